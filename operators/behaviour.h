@@ -1,0 +1,65 @@
+/*
+ * behaviour.h
+ *	Which Flink version's event-time rules to follow.
+ *
+ * Flink changed several watermark rules recently (flink-semantics.md §0).
+ * The default, WM_BEHAVIOUR_RELEASED, reproduces the releases people run
+ * (1.17 to 2.1) and is what the conformance traces record. Each newer
+ * master rule can be switched on alone, or all at once with
+ * WM_BEHAVIOUR_MASTER. Operators receive the flag set at initialisation
+ * and never change it afterwards.
+ */
+#ifndef WM_OPERATORS_BEHAVIOUR_H
+#define WM_OPERATORS_BEHAVIOUR_H
+
+#include <stdbool.h>
+
+enum wm_behaviour_flag {
+	/* Idleness wrapper sends markIdle only on the active->idle edge
+	 * (FLINK-28975); off, it repeats markIdle on every idle probe. */
+	WM_IDLE_MARK_ONCE = 1u << 0,
+	/* All inputs of a multiplexer or two-input combiner idle: advance to
+	 * the maximum over all inputs before IDLE (FLINK-38454). */
+	WM_MUX_ALLIDLE_FLUSH_MAX = 1u << 1,
+	/* Valve all-idle flush whatever the last idle channel's watermark
+	 * (FLINK-40475); off, only when it equals the last output. */
+	WM_VALVE_FLUSH_UNCONDITIONAL = 1u << 2,
+	/* Valve re-derives the aligned minimum after idle->active
+	 * (FLINK-40475). */
+	WM_VALVE_REDERIVE_ON_ACTIVE = 1u << 3,
+	/* A multiplexer whose splits were all removed reports IDLE
+	 * (FLINK-39586). */
+	WM_MUX_EMPTY_IS_IDLE = 1u << 4,
+	/* A resumed idle split re-announces ACTIVE even when the watermark
+	 * does not advance (FLINK-40504). */
+	WM_MUX_REACTIVATE = 1u << 5,
+	/* At end of input an idle source sends ACTIVE before the final MAX
+	 * watermark instead of losing it (FLINK-40499). */
+	WM_DRAIN_ACTIVE_BEFORE_MAX = 1u << 6,
+};
+
+#define WM_BEHAVIOUR_ALL ((1u << 7) - 1)
+#define WM_BEHAVIOUR_RELEASED ((unsigned)WM_IDLE_MARK_ONCE)
+#define WM_BEHAVIOUR_MASTER WM_BEHAVIOUR_ALL
+
+static inline bool
+wm_behaviour_has(unsigned flags, enum wm_behaviour_flag flag)
+{
+	return (flags & (unsigned)flag) != 0;
+}
+
+/* Flag name as flink-semantics.md §0 writes it ("VALVE_FLUSH_UNCONDITIONAL"),
+ * or NULL for a value that is not exactly one flag. */
+const char *wm_behaviour_name(enum wm_behaviour_flag flag);
+
+/*
+ * Parse a behaviour setting: "released", "master", or a comma-separated
+ * list of flag names, each optionally prefixed with '-' to switch it off
+ * and '+' (or nothing) to switch it on, applied left to right starting from
+ * *flags. Names are case-insensitive. Returns 0, or -EINVAL with
+ * *bad pointing at the first unrecognized word (length in *bad_len).
+ */
+int wm_behaviour_parse(const char *text, unsigned *flags, const char **bad,
+		       int *bad_len);
+
+#endif /* WM_OPERATORS_BEHAVIOUR_H */

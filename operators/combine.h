@@ -1,0 +1,63 @@
+/*
+ * combine.h
+ *	Combine the watermarks of several inputs into one (Flink's
+ *	CombinedWatermarkStatus): used by a source subtask's multiplexer over
+ *	its partitions and by an operator over its logical inputs.
+ *
+ * The combined watermark is the minimum over inputs that are not idle and
+ * never goes backwards. Unlike the valve there is no "unaligned" state: an
+ * input that returns with an older watermark takes part in the minimum at
+ * once and so holds the combined value back until it passes it. When every
+ * input is idle, released Flink keeps the combined value;
+ * WM_MUX_ALLIDLE_FLUSH_MAX advances it to the maximum over all inputs.
+ */
+#ifndef WM_OPERATORS_COMBINE_H
+#define WM_OPERATORS_COMBINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "operators/event.h"
+
+/* One input's part (Flink's PartialWatermark). */
+struct wm_partial_watermark {
+	wm_ts_t watermark; /* never decreases; MIN at start */
+	bool idle;	   /* false at start */
+};
+
+static inline void
+wm_partial_init(struct wm_partial_watermark *p)
+{
+	p->watermark = WM_TS_MIN;
+	p->idle = false;
+}
+
+/* Record a watermark: clears idleness even when `w` is not higher.
+ * Returns true if the input's watermark increased. */
+static inline bool
+wm_partial_set_watermark(struct wm_partial_watermark *p, wm_ts_t w)
+{
+	p->idle = false;
+	if (w <= p->watermark)
+		return false;
+	p->watermark = w;
+	return true;
+}
+
+struct wm_combined {
+	wm_ts_t watermark; /* last combined value; MIN at start */
+	bool all_idle;	   /* every input idle at the last update */
+	bool flush_max;	   /* WM_MUX_ALLIDLE_FLUSH_MAX */
+};
+
+void wm_combined_init(struct wm_combined *c, unsigned behaviour);
+
+/*
+ * Recompute from `n` inputs (n == 0 changes nothing). Updates all_idle.
+ * Returns true if the combined watermark increased; the caller then emits
+ * c->watermark.
+ */
+bool wm_combined_update(struct wm_combined *c,
+			struct wm_partial_watermark *const *parts, size_t n);
+
+#endif /* WM_OPERATORS_COMBINE_H */

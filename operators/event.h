@@ -1,0 +1,93 @@
+/*
+ * event.h
+ *	The vocabulary every layer shares: event time, records, watermark
+ *	status, and the output through which pure operators speak.
+ *
+ * Time is Java's: signed 64-bit milliseconds. WM_TS_MIN doubles as Flink's
+ * "no timestamp" and "no watermark yet"; WM_TS_MAX is the end-of-time
+ * watermark that a finished bounded source sends. Flink computes on these
+ * values with Java's wrapping arithmetic in a few places (window starts,
+ * cleanup times); wm_ts_add() and wm_ts_sub() reproduce that without
+ * relying on undefined signed overflow in C.
+ *
+ * Nothing here allocates or performs I/O.
+ */
+#ifndef WM_OPERATORS_EVENT_H
+#define WM_OPERATORS_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int64_t wm_ts_t;
+
+#define WM_TS_MIN INT64_MIN
+#define WM_TS_MAX INT64_MAX
+
+/* Java long addition and subtraction: two's complement wrap-around. */
+static inline wm_ts_t
+wm_ts_add(wm_ts_t a, int64_t b)
+{
+	return (wm_ts_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline wm_ts_t
+wm_ts_sub(wm_ts_t a, int64_t b)
+{
+	return (wm_ts_t)((uint64_t)a - (uint64_t)b);
+}
+
+/*
+ * Watermark status of a stream (Flink's WatermarkStatus). Values are part
+ * of the frame format; do not renumber.
+ */
+enum wm_status {
+	WM_STATUS_ACTIVE = 0,
+	WM_STATUS_IDLE = 1,
+};
+
+/* Record flags. */
+enum wm_record_flag {
+	/* A punctuated generator emits a watermark at this record's time. */
+	WM_RECORD_PUNCTUATE = 1u << 0,
+};
+
+/*
+ * One record as it travels between subtasks: exactly 32 bytes, so that two
+ * fit a cache line and a batch never straddles one.
+ */
+struct wm_record {
+	wm_ts_t ts;	 /* event time; WM_TS_MIN = none */
+	int64_t key;	 /* key (strings travel as dictionary ids) */
+	int64_t value;	 /* the aggregated value */
+	uint32_t flags;	 /* enum wm_record_flag */
+	uint32_t source; /* source partition that produced it */
+};
+
+_Static_assert(sizeof(struct wm_record) == 32, "records are 32 bytes");
+
+/*
+ * Where an operator sends watermarks and statuses. Callers embed it in their
+ * own struct and recover that with wm_container_of(). Both callbacks must be
+ * set. Calls happen synchronously, in emission order, on the caller's thread.
+ */
+struct wm_output {
+	void (*watermark)(struct wm_output *out, wm_ts_t watermark);
+	void (*status)(struct wm_output *out, enum wm_status status);
+};
+
+static inline void
+wm_output_watermark(struct wm_output *out, wm_ts_t watermark)
+{
+	out->watermark(out, watermark);
+}
+
+static inline void
+wm_output_status(struct wm_output *out, enum wm_status status)
+{
+	out->status(out, status);
+}
+
+#define wm_container_of(ptr, type, member)                                     \
+	((type *)(void *)((char *)(ptr)-offsetof(type, member)))
+
+#endif /* WM_OPERATORS_EVENT_H */

@@ -1,0 +1,46 @@
+/*
+ * idle.c
+ *	Flink's IdlenessTimer: idle once strictly more than the timeout has
+ *	passed since the first quiet probe.
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "operators/idle.h"
+
+int
+wm_idle_init(struct wm_idle_timer *t, int64_t timeout_ms)
+{
+	if (timeout_ms <= 0)
+		return -EINVAL;
+	t->activity = 0;
+	t->activity_at_probe = 0;
+	t->quiet_since_ns = 0;
+	/* Flink: Duration.toNanos() overflow is clamped to Long.MAX_VALUE. */
+	t->max_idle_ns = timeout_ms > INT64_MAX / WM_IDLE_NS_PER_MS
+				 ? INT64_MAX
+				 : timeout_ms * WM_IDLE_NS_PER_MS;
+	return 0;
+}
+
+bool
+wm_idle_check(struct wm_idle_timer *t, int64_t now_ns)
+{
+	if (t->activity != t->activity_at_probe) {
+		/* Something happened since the previous probe. */
+		t->activity_at_probe = t->activity;
+		t->quiet_since_ns = 0;
+		return false;
+	}
+	if (t->quiet_since_ns == 0) {
+		/* First quiet probe: the countdown starts now. */
+		t->quiet_since_ns = now_ns;
+		return false;
+	}
+	/* Strictly greater: exactly the timeout is not yet idle. Unsigned
+	 * difference: a monotonic clock never runs backwards, and this keeps
+	 * the subtraction defined for any readings. */
+	return (uint64_t)now_ns - (uint64_t)t->quiet_since_ns >
+	       (uint64_t)t->max_idle_ns;
+}

@@ -1,0 +1,141 @@
+/*
+ * multiplexer.c
+ *	Flink's WatermarkOutputMultiplexer over caller-owned splits.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/behaviour.h"
+#include "operators/multiplexer.h"
+
+/*
+ * Flink's updateCombinedWatermark(): a raised combined watermark is emitted,
+ * and an all-idle state is reported (on every call; the output dedups).
+ * Released Flink never raises the watermark when all splits are idle, so
+ * there it is one or the other; WM_MUX_ALLIDLE_FLUSH_MAX emits the flushed
+ * maximum and then IDLE in the same call. WM_MUX_REACTIVATE adds: leaving
+ * the all-idle state without a new watermark announces ACTIVE.
+ */
+static void
+recompute(struct wm_multiplexer *m)
+{
+	bool was_all_idle = m->combined.all_idle;
+	bool raised = wm_combined_update(&m->combined, m->parts, m->n_splits);
+
+	if (raised)
+		wm_output_watermark(m->out, m->combined.watermark);
+	if (m->n_splits == 0 && m->had_splits && m->empty_is_idle)
+		m->combined.all_idle = true;
+	if (m->combined.all_idle)
+		wm_output_status(m->out, WM_STATUS_IDLE);
+	else if (!raised && was_all_idle && m->reactivate)
+		wm_output_status(m->out, WM_STATUS_ACTIVE);
+}
+
+static void
+immediate_watermark(struct wm_output *out, wm_ts_t w)
+{
+	struct wm_mux_split *s =
+		wm_container_of(out, struct wm_mux_split, immediate);
+	bool was_idle = s->partial.idle;
+	bool increased = wm_partial_set_watermark(&s->partial, w);
+
+	/* Only a raise above the combined value can move it; with
+	 * WM_MUX_REACTIVATE a resumed idle split may also end all-idle. */
+	if ((increased && w > s->mux->combined.watermark) ||
+	    (was_idle && s->mux->reactivate))
+		recompute(s->mux);
+}
+
+static void
+immediate_status(struct wm_output *out, enum wm_status status)
+{
+	struct wm_mux_split *s =
+		wm_container_of(out, struct wm_mux_split, immediate);
+
+	s->partial.idle = status == WM_STATUS_IDLE;
+	recompute(s->mux);
+}
+
+static void
+deferred_watermark(struct wm_output *out, wm_ts_t w)
+{
+	struct wm_mux_split *s =
+		wm_container_of(out, struct wm_mux_split, deferred);
+
+	wm_partial_set_watermark(&s->partial, w);
+}
+
+static void
+deferred_status(struct wm_output *out, enum wm_status status)
+{
+	struct wm_mux_split *s =
+		wm_container_of(out, struct wm_mux_split, deferred);
+
+	s->partial.idle = status == WM_STATUS_IDLE;
+}
+
+void
+wm_multiplexer_init(struct wm_multiplexer *m, struct wm_output *out,
+		    unsigned behaviour)
+{
+	memset(m, 0, sizeof(*m));
+	m->out = out;
+	wm_combined_init(&m->combined, behaviour);
+	m->empty_is_idle = wm_behaviour_has(behaviour, WM_MUX_EMPTY_IS_IDLE);
+	m->reactivate = wm_behaviour_has(behaviour, WM_MUX_REACTIVATE);
+}
+
+void
+wm_multiplexer_destroy(struct wm_multiplexer *m)
+{
+	free(m->parts);
+	m->parts = NULL;
+	m->n_splits = m->cap_splits = 0;
+}
+
+int
+wm_multiplexer_register(struct wm_multiplexer *m, struct wm_mux_split *split)
+{
+	if (m->n_splits == m->cap_splits) {
+		size_t cap = m->cap_splits ? 2 * m->cap_splits : 8;
+		void *parts = realloc(m->parts, cap * sizeof(*m->parts));
+
+		if (parts == NULL)
+			return -ENOMEM;
+		m->parts = parts;
+		m->cap_splits = cap;
+	}
+	split->mux = m;
+	wm_partial_init(&split->partial);
+	split->immediate.watermark = immediate_watermark;
+	split->immediate.status = immediate_status;
+	split->deferred.watermark = deferred_watermark;
+	split->deferred.status = deferred_status;
+	m->parts[m->n_splits++] = &split->partial;
+	m->had_splits = true;
+	return 0;
+}
+
+int
+wm_multiplexer_unregister(struct wm_multiplexer *m, struct wm_mux_split *split)
+{
+	for (size_t i = 0; i < m->n_splits; i++) {
+		if (m->parts[i] != &split->partial)
+			continue;
+		memmove(&m->parts[i], &m->parts[i + 1],
+			(m->n_splits - i - 1) * sizeof(*m->parts));
+		m->n_splits--;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+void
+wm_multiplexer_on_periodic(struct wm_multiplexer *m)
+{
+	recompute(m);
+}

@@ -1,0 +1,116 @@
+/*
+ * source_watermarks.h
+ *	Watermarks and idleness of one source subtask (Flink's
+ *	ProgressiveTimestampsAndWatermarks in streaming mode).
+ *
+ *   partition generators --(immediate/deferred)--> multiplexer --\
+ *                                                                 gate --> data output --> out
+ *   main-output generator -------------------------------------- /
+ *
+ * Every partition (Flink: split) assigned to the subtask has its own
+ * generator and multiplexer slot. The subtask also owns a main output with
+ * one more generator, for records emitted without a partition; it runs on
+ * every tick and has its own idleness countdown even if it never sees a
+ * record. The gate (Flink's IdlenessManager) forwards watermarks from either
+ * side and reports IDLE only when both sides are idle; both start idle, so a
+ * silent main generator cannot hold a busy subtask idle and a subtask whose
+ * partitions never advanced goes idle with the main side. The data output
+ * makes the result strictly increasing and deduplicated (data_output.h).
+ *
+ * Pure: processing time is passed to wm_source_watermarks_on_periodic().
+ * One thread only.
+ */
+#ifndef WM_OPERATORS_SOURCE_WATERMARKS_H
+#define WM_OPERATORS_SOURCE_WATERMARKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "operators/data_output.h"
+#include "operators/event.h"
+#include "operators/multiplexer.h"
+#include "operators/watermark.h"
+
+/* One assigned partition; address stable while registered. */
+struct wm_source_split {
+	uint64_t id;
+	struct wm_watermark_generator generator;
+	struct wm_mux_split slot;
+};
+
+/* One side of the gate (Flink's IdlenessAwareWatermarkOutput). */
+struct wm_gate_side {
+	struct wm_output output;
+	struct wm_source_watermarks *owner;
+	bool idle; /* true at start */
+};
+
+struct wm_source_watermarks {
+	struct wm_watermark_strategy strategy;
+	struct wm_data_output data;
+	struct wm_gate_side split_side; /* the multiplexer's output */
+	struct wm_gate_side main_side;	/* the main generator's output */
+	struct wm_multiplexer mux;
+	struct wm_watermark_generator main_generator;
+	size_t n_splits;
+	size_t cap_splits;
+	struct wm_source_split **splits; /* registration order */
+};
+
+/* Set up for `strategy`, sending to `out`. 0, or -EINVAL for an invalid
+ * strategy (see wm_watermark_strategy_check()). */
+int wm_source_watermarks_init(struct wm_source_watermarks *sw,
+			      const struct wm_watermark_strategy *strategy,
+			      struct wm_output *out);
+void wm_source_watermarks_destroy(struct wm_source_watermarks *sw);
+
+/* A partition was assigned: fresh generator, slot at MIN. Returns it, or
+ * NULL with errno EEXIST (id already assigned) or ENOMEM. */
+struct wm_source_split *
+wm_source_watermarks_add_split(struct wm_source_watermarks *sw, uint64_t id);
+
+/* The partition finished; its slot is forgotten without recomputation.
+ * 0 or -ENOENT. */
+int wm_source_watermarks_remove_split(struct wm_source_watermarks *sw,
+				      uint64_t id);
+
+/* The registered partition `id`, or NULL. O(partitions): look up once. */
+struct wm_source_split *
+wm_source_watermarks_split(struct wm_source_watermarks *sw, uint64_t id);
+
+/* A record of `split` with event time `ts` was emitted. */
+static inline void
+wm_source_split_on_record(struct wm_source_split *split, wm_ts_t ts,
+			  uint32_t flags)
+{
+	wm_watermark_on_event(&split->generator, ts, flags,
+			      &split->slot.immediate);
+}
+
+/* A record was emitted through the main output (no partition). */
+void wm_source_watermarks_on_main_record(struct wm_source_watermarks *sw,
+					 wm_ts_t ts, uint32_t flags);
+
+/* Periodic tick at `now_ns`: every partition generator (registration
+ * order), one combine, then the main generator. */
+void wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
+				      int64_t now_ns);
+
+/* End of input (drain): the final MAX watermark (data_output.h). */
+void wm_source_watermarks_end_of_input(struct wm_source_watermarks *sw);
+
+/* Last watermark sent (MIN before the first) and whether IDLE is announced;
+ * what watermark alignment reports. */
+static inline wm_ts_t
+wm_source_watermarks_current(const struct wm_source_watermarks *sw)
+{
+	return sw->data.max_so_far;
+}
+
+static inline bool
+wm_source_watermarks_idle(const struct wm_source_watermarks *sw)
+{
+	return sw->data.idle;
+}
+
+#endif /* WM_OPERATORS_SOURCE_WATERMARKS_H */

@@ -1,0 +1,112 @@
+/*
+ * watermark.c
+ *	Flink's watermark generators and the withIdleness wrapper.
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "operators/behaviour.h"
+#include "operators/watermark.h"
+
+int
+wm_watermark_strategy_check(const struct wm_watermark_strategy *s,
+			    const char **why)
+{
+	switch (s->kind) {
+	case WM_WATERMARK_BOUNDED:
+		if (s->out_of_orderness_ms < 0) {
+			*why = "out-of-orderness bound must not be negative";
+			return -EINVAL;
+		}
+		break;
+	case WM_WATERMARK_ASCENDING:
+	case WM_WATERMARK_PUNCTUATED:
+	case WM_WATERMARK_NONE:
+		if (s->out_of_orderness_ms != 0) {
+			*why = "out-of-orderness bound applies only to "
+			       "bounded generators";
+			return -EINVAL;
+		}
+		break;
+	default:
+		*why = "unknown watermark generator";
+		return -EINVAL;
+	}
+	if (s->with_idleness && s->idle_timeout_ms <= 0) {
+		/* As Flink's withIdleness(): zero would declare every
+		 * partition idle at the second quiet probe. */
+		*why = "idle timeout must be positive";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+wm_watermark_init(struct wm_watermark_generator *g,
+		  const struct wm_watermark_strategy *s)
+{
+	const char *why;
+
+	if (wm_watermark_strategy_check(s, &why) != 0)
+		return -EINVAL;
+	g->kind = s->kind;
+	g->bound = s->kind == WM_WATERMARK_BOUNDED ? s->out_of_orderness_ms : 0;
+	/* Chosen so the first periodic watermark is exactly MIN and
+	 * max_ts - bound - 1 can never underflow. */
+	g->max_ts = WM_TS_MIN + g->bound + 1;
+	g->with_idleness = s->with_idleness;
+	g->mark_idle_once = wm_behaviour_has(s->behaviour, WM_IDLE_MARK_ONCE);
+	g->idle_now = false;
+	if (g->with_idleness)
+		return wm_idle_init(&g->idle, s->idle_timeout_ms);
+	return 0;
+}
+
+void
+wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
+		      uint32_t flags, struct wm_output *out)
+{
+	switch (g->kind) {
+	case WM_WATERMARK_BOUNDED:
+	case WM_WATERMARK_ASCENDING:
+		if (ts > g->max_ts)
+			g->max_ts = ts;
+		break;
+	case WM_WATERMARK_PUNCTUATED:
+		if (flags & WM_RECORD_PUNCTUATE)
+			wm_output_watermark(out, ts);
+		break;
+	case WM_WATERMARK_NONE:
+		break;
+	}
+	if (g->with_idleness) {
+		wm_idle_activity(&g->idle);
+		g->idle_now = false;
+	}
+}
+
+static void
+base_on_periodic(struct wm_watermark_generator *g, struct wm_output *out)
+{
+	if (g->kind == WM_WATERMARK_BOUNDED ||
+	    g->kind == WM_WATERMARK_ASCENDING)
+		/* Every tick, even if unchanged: duplicates are dropped by
+		 * the layers above, and a repeated watermark also clears a
+		 * split's idle flag there. */
+		wm_output_watermark(out, g->max_ts - g->bound - 1);
+}
+
+void
+wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
+			 struct wm_output *out)
+{
+	if (!g->with_idleness || !wm_idle_check(&g->idle, now_ns)) {
+		base_on_periodic(g, out);
+		return;
+	}
+	/* Idle: no watermark at all while idle. */
+	if (!g->idle_now || !g->mark_idle_once)
+		wm_output_status(out, WM_STATUS_IDLE);
+	g->idle_now = true;
+}

@@ -1,0 +1,78 @@
+/*
+ * watermark.h
+ *	Watermark generators of one partition: bounded out-of-orderness,
+ *	ascending timestamps, punctuated, none; each optionally wrapped with
+ *	Flink's withIdleness().
+ *
+ * A generator has Flink's two callbacks. wm_watermark_on_event() runs for
+ * every record after the record itself was emitted, and may emit at once
+ * (punctuated); wm_watermark_on_periodic() runs on every periodic tick
+ * (pipeline.auto-watermark-interval, 200 ms by default) and is the only place
+ * where periodic generators emit and where idleness is judged. Generators may
+ * emit any value, repeated or lower; the output layers above enforce
+ * monotonicity (multiplexer, data output).
+ *
+ *   bounded(B)   watermark = max timestamp seen - B - 1 (the first is MIN)
+ *   ascending    bounded(0): max - 1, so equal timestamps are not late
+ *   punctuated   a record flagged WM_RECORD_PUNCTUATE sets the watermark to
+ *                its own timestamp, at once; nothing periodic
+ *   none         never emits (Flink's noWatermarks())
+ *
+ * With an idle timeout, a probe that finds the partition idle sends
+ * markIdle (as status IDLE) instead of the periodic watermark; released Flink
+ * sends it once per idle period (WM_IDLE_MARK_ONCE). The wrapper never sends
+ * ACTIVE: the partition counts again with its next emitted watermark.
+ */
+#ifndef WM_OPERATORS_WATERMARK_H
+#define WM_OPERATORS_WATERMARK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "operators/event.h"
+#include "operators/idle.h"
+
+enum wm_watermark_kind {
+	WM_WATERMARK_BOUNDED,
+	WM_WATERMARK_ASCENDING,
+	WM_WATERMARK_PUNCTUATED,
+	WM_WATERMARK_NONE,
+};
+
+/* A source's watermark strategy (Flink's WatermarkStrategy). */
+struct wm_watermark_strategy {
+	enum wm_watermark_kind kind;
+	int64_t out_of_orderness_ms; /* bounded only; >= 0 */
+	bool with_idleness;	     /* wrapped with withIdleness() */
+	int64_t idle_timeout_ms;     /* with_idleness only; must be > 0 */
+	unsigned behaviour;	     /* enum wm_behaviour_flag */
+};
+
+/* 0 if the strategy is valid, else -EINVAL and *why (a static message). */
+int wm_watermark_strategy_check(const struct wm_watermark_strategy *strategy,
+				const char **why);
+
+struct wm_watermark_generator {
+	enum wm_watermark_kind kind;
+	int64_t bound;	/* B; 0 for ascending */
+	wm_ts_t max_ts; /* starts at MIN + B + 1, never underflows */
+	bool with_idleness;
+	bool mark_idle_once;	   /* WM_IDLE_MARK_ONCE */
+	bool idle_now;		   /* markIdle sent since the last record */
+	struct wm_idle_timer idle; /* valid if with_idleness */
+};
+
+/* Fresh generator for `strategy`; -EINVAL if the strategy is invalid. */
+int wm_watermark_init(struct wm_watermark_generator *g,
+		      const struct wm_watermark_strategy *strategy);
+
+/* A record with event time `ts` and `flags` (enum wm_record_flag) was
+ * emitted; punctuated watermarks go to `out` at once. */
+void wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
+			   uint32_t flags, struct wm_output *out);
+
+/* Periodic tick at processing time `now_ns` (monotonic, nanoseconds). */
+void wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
+			      struct wm_output *out);
+
+#endif /* WM_OPERATORS_WATERMARK_H */

@@ -1,0 +1,181 @@
+/*
+ * window.h
+ *	The keyed event-time window operator (Flink's WindowOperator with an
+ *	EventTimeTrigger, optionally purging, and an incremental aggregate of
+ *	count, sum, min and max per key and window).
+ *
+ * Semantics are flink-semantics.md §5.3-5.9, exactly:
+ *  - an element goes into each of its windows that is not late
+ *    (cleanupTime(w) = maxTs(w) + L, or WM_TS_MAX on overflow, > watermark);
+ *    a window whose maxTs the watermark already passed fires at once with
+ *    its full contents (a "late firing"); otherwise a timer at maxTs is set;
+ *    a cleanup timer at cleanupTime(w) is set unless it is WM_TS_MAX;
+ *  - an element late for all its windows, and late itself (ts + L <=
+ *    watermark), goes to the late side output if one is configured, or is
+ *    counted as dropped; an element late for only some of its sliding
+ *    windows is silently left out of those;
+ *  - a watermark first fires every due timer in (timestamp, key, window
+ *    start) order, each emitting its window's result if it has contents and
+ *    dropping all of its state at cleanup time, and only then is forwarded.
+ *
+ * Results carry full accumulated contents (refinements, not deltas) unless
+ * the trigger purges. Output happens synchronously, in order, through
+ * struct wm_window_output. The operator keeps its own watermark (WM_TS_MIN
+ * at start) and never invents one.
+ *
+ * State: one hash table entry per live (key, window), keyed by (key, window
+ * start); the window end is stored with it, so merging (session) windows,
+ * whose ends vary, can later reuse the table and the timer service (a
+ * timer's namespace is the window start) and add only the merging-window
+ * set of §5.10.
+ *
+ * Cost per record: per window, one state probe, plus two timer-set probes
+ * when the (key, window) is new; no allocation except amortised growth of
+ * the tables. Used by one thread only; no locking.
+ */
+#ifndef WM_OPERATORS_WINDOW_H
+#define WM_OPERATORS_WINDOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/event.h"
+#include "operators/window_assign.h"
+
+struct wm_window_config {
+	struct wm_window_assigner assigner; /* set up and validated */
+	int64_t allowed_lateness;	    /* L >= 0, milliseconds */
+	/* PurgingTrigger.of(EventTimeTrigger): every FIRE is FIRE_AND_PURGE,
+	 * so each result holds only what arrived since the previous one. */
+	bool purging;
+	/* A late side output is configured (sideOutputLateData): records late
+	 * for all their windows go to wm_window_output.late instead of being
+	 * counted as dropped. */
+	bool late_side_output;
+};
+
+/* One firing of one window. */
+struct wm_window_result {
+	int64_t key;
+	struct wm_time_window window;
+	wm_ts_t timestamp; /* output timestamp: the window's maxTs */
+	int64_t count;	   /* > 0: an empty window never fires */
+	int64_t sum;	   /* wraps like a Java long */
+	int64_t min;
+	int64_t max;
+	/* Fired by an element that arrived after the watermark passed the
+	 * window's maxTs (allowed lateness); false for the timer firing. */
+	bool late_firing;
+};
+
+/* Average as Flink's AggregateFunction would give it: sum / count. */
+static inline double
+wm_window_result_avg(const struct wm_window_result *r)
+{
+	return (double)r->sum / (double)r->count;
+}
+
+/*
+ * Where the operator's output goes. Embed it and recover the container with
+ * wm_container_of(). `result` and `base` callbacks must be set; `late` must
+ * be set if the configuration has a late side output. A result is emitted
+ * before the watermark that caused it; a late record is passed unchanged.
+ */
+struct wm_window_output {
+	void (*result)(struct wm_window_output *out,
+		       const struct wm_window_result *result);
+	void (*late)(struct wm_window_output *out,
+		     const struct wm_record *record);
+	struct wm_output base; /* forwarded watermarks and statuses */
+};
+
+/*
+ * What happened to the records, for metrics and for checking that none is
+ * lost. Every call of wm_window_process_element() that does not return
+ * -ENOMEM counts in records_in and in exactly one of the next five:
+ *
+ *   records_in == records_accepted + late_records_dropped
+ *		   + late_records_side_output + records_ignored
+ *		   + records_rejected
+ *
+ * (wm_window_counters_balanced() checks it.)
+ */
+struct wm_window_counters {
+	uint64_t records_in;
+	/* Added to at least one window (perhaps left out of others). */
+	uint64_t records_accepted;
+	/* Flink's numLateRecordsDropped: late for all windows, no side
+	 * output configured. */
+	uint64_t late_records_dropped;
+	uint64_t late_records_side_output;
+	/*
+	 * In no window, yet not late either. Only Java wrap-around at the
+	 * ends of time does that (a window end wrapping past WM_TS_MAX, or ts
+	 * - size wrapping below WM_TS_MIN): Flink loses such a record without
+	 * counting it; we count it here.
+	 */
+	uint64_t records_ignored;
+	/* No timestamp (WM_TS_MIN): Flink fails the job; we return -EINVAL. */
+	uint64_t records_rejected;
+	/* Results emitted by timers (on time) and by late elements. */
+	uint64_t windows_fired;
+	uint64_t windows_fired_late;
+};
+
+static inline bool
+wm_window_counters_balanced(const struct wm_window_counters *c)
+{
+	return c->records_in == c->records_accepted + c->late_records_dropped +
+					c->late_records_side_output +
+					c->records_ignored +
+					c->records_rejected;
+}
+
+struct wm_window;
+
+/*
+ * A window operator for `config` (copied). NULL with errno EINVAL and *why
+ * set to a message (static string) if the configuration is invalid, or
+ * with errno ENOMEM.
+ */
+struct wm_window *wm_window_new(const struct wm_window_config *config,
+				const char **why);
+void wm_window_free(struct wm_window *op);
+
+/*
+ * Process one record (key, ts, value). Results of late firings and a late
+ * side-output record are emitted through `out` before this returns.
+ * Returns 0; -EINVAL if the record has no timestamp (counted as rejected);
+ * -ENOMEM if a table could not grow: nothing was counted, and the record
+ * went into a prefix of its windows (all or none of them for tumbling
+ * windows). The operator stays consistent, but the caller should treat
+ * -ENOMEM as fatal, as Flink fails the job.
+ */
+int wm_window_process_element(struct wm_window *op,
+			      const struct wm_record *record,
+			      struct wm_window_output *out);
+
+/*
+ * Advance event time to `watermark`: fire every timer with timestamp <=
+ * watermark (results go to `out` in timer order), then forward the
+ * watermark to out->base. Never allocates, never fails. WM_TS_MAX fires
+ * everything.
+ */
+void wm_window_process_watermark(struct wm_window *op, wm_ts_t watermark,
+				 struct wm_window_output *out);
+
+/* Forward a watermark status unchanged (the output deduplicates). */
+void wm_window_process_status(struct wm_window *op, enum wm_status status,
+			      struct wm_window_output *out);
+
+/* The operator's event-time watermark (WM_TS_MIN before the first). */
+wm_ts_t wm_window_watermark(const struct wm_window *op);
+
+const struct wm_window_counters *wm_window_counters(const struct wm_window *op);
+
+/* Live (key, window) states and pending timers, for tests and metrics. */
+size_t wm_window_state_count(const struct wm_window *op);
+size_t wm_window_timer_count(const struct wm_window *op);
+
+#endif /* WM_OPERATORS_WINDOW_H */

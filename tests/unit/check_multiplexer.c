@@ -1,0 +1,326 @@
+/*
+ * check_multiplexer.c
+ *	Unit tests of the split multiplexer (flink-semantics.md §2.2-2.3,
+ *	cases M-1..M-19) and of the combine rule it shares with two-input
+ *	operators. The multiplexer feeds a data output, as in a source
+ *	subtask, so expectations read as what leaves the subtask.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/behaviour.h"
+#include "operators/data_output.h"
+#include "operators/multiplexer.h"
+#include "tests/unit/recorder.h"
+
+#define RELEASED WM_BEHAVIOUR_RELEASED
+#define FLUSH_MAX (RELEASED | WM_MUX_ALLIDLE_FLUSH_MAX)
+#define EMPTY_IDLE (RELEASED | WM_MUX_EMPTY_IS_IDLE)
+
+#define N_SPLITS 4
+
+struct fixture {
+	struct recorder rec;
+	struct wm_data_output data;
+	struct wm_output to_data; /* the multiplexer's underlying output */
+	struct wm_multiplexer mux;
+	struct wm_mux_split split[N_SPLITS + 1]; /* s1..s4 */
+};
+
+static void
+to_data_watermark(struct wm_output *out, wm_ts_t w)
+{
+	struct fixture *f = wm_container_of(out, struct fixture, to_data);
+
+	wm_data_output_watermark(&f->data, w);
+}
+
+static void
+to_data_status(struct wm_output *out, enum wm_status status)
+{
+	struct fixture *f = wm_container_of(out, struct fixture, to_data);
+
+	wm_data_output_status(&f->data, status);
+}
+
+static void
+fixture_init(struct fixture *f, unsigned behaviour)
+{
+	recorder_init(&f->rec);
+	wm_data_output_init(&f->data, &f->rec.out, behaviour);
+	f->to_data.watermark = to_data_watermark;
+	f->to_data.status = to_data_status;
+	wm_multiplexer_init(&f->mux, &f->to_data, behaviour);
+}
+
+/* "reg sN", "unreg sN", "periodic", "sN imm|def W x|idle|active". */
+static void
+apply(struct fixture *f, const char *step)
+{
+	unsigned n;
+	char mode[4], what[8];
+	int64_t w = 0;
+
+	if (strcmp(step, "periodic") == 0) {
+		wm_multiplexer_on_periodic(&f->mux);
+	} else if (sscanf(step, "reg s%u", &n) == 1) {
+		ck_assert_int_eq(wm_multiplexer_register(&f->mux, &f->split[n]),
+				 0);
+	} else if (sscanf(step, "unreg s%u", &n) == 1) {
+		ck_assert_int_eq(
+			wm_multiplexer_unregister(&f->mux, &f->split[n]), 0);
+	} else if (sscanf(step, "s%u %3s %7s %" SCNd64, &n, mode, what, &w) >=
+		   3) {
+		struct wm_output *out = strcmp(mode, "imm") == 0
+						? &f->split[n].immediate
+						: &f->split[n].deferred;
+
+		if (strcmp(what, "W") == 0)
+			wm_output_watermark(out, w);
+		else
+			wm_output_status(out, strcmp(what, "idle") == 0
+						      ? WM_STATUS_IDLE
+						      : WM_STATUS_ACTIVE);
+	} else {
+		ck_abort_msg("bad step \"%s\"", step);
+	}
+}
+
+struct step {
+	const char *input;
+	const char *expected;
+};
+
+struct mux_case {
+	const char *id;
+	unsigned behaviour;
+	struct step steps[12];
+};
+
+static const struct mux_case cases[] = {
+	{"M-1", RELEASED, {{"reg s1", ""}, {"s1 imm W 0", "W(0)"}}},
+	{"M-2", RELEASED, {{"reg s1", ""}, {"s1 imm idle", "IDLE"}}},
+	{"M-3",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"s1 imm idle", "IDLE"},
+	  {"s1 imm W 0", "ACTIVE W(0)"}}},
+	{"M-4",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"reg s3", ""},
+	  {"s1 imm W 2", ""},
+	  {"s2 imm W 5", ""},
+	  {"s3 imm idle", "W(2)"}}},
+	{"M-5",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 imm W 2", ""},
+	  {"s2 imm W 5", "W(2)"},
+	  {"s1 imm idle", "W(5)"}}},
+	{"M-6 released",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 imm W 5", ""},
+	  {"s2 imm W 2", "W(2)"},
+	  {"s1 imm idle", ""},
+	  {"s2 imm idle", "IDLE"}}},
+	{"M-6 flush",
+	 FLUSH_MAX,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 imm W 5", ""},
+	  {"s2 imm W 2", "W(2)"},
+	  {"s1 imm idle", ""},
+	  {"s2 imm idle", "W(5) IDLE"}}},
+	{"M-7 released",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 def W 5", ""},
+	  {"s1 def idle", ""},
+	  {"s2 def W 2", ""},
+	  {"s2 def idle", ""},
+	  {"periodic", "IDLE"}}},
+	{"M-7 flush",
+	 FLUSH_MAX,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 def W 5", ""},
+	  {"s1 def idle", ""},
+	  {"s2 def W 2", ""},
+	  {"s2 def idle", ""},
+	  {"periodic", "W(5) IDLE"}}},
+	{"M-8",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 imm W 2", ""},
+	  {"s2 imm W 5", "W(2)"},
+	  {"s1 imm idle", "W(5)"},
+	  {"s1 imm W 3", ""},
+	  /* s1 now holds the combined watermark back at 5 */
+	  {"s2 imm W 8", ""},
+	  {"s1 imm W 6", "W(6)"}}},
+	{"M-9", RELEASED, {{"periodic", ""}}},
+	{"M-10",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 def W 0", ""},
+	  {"s2 def W 1", ""},
+	  {"periodic", "W(0)"}}},
+	{"M-11",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"s1 def idle", ""},
+	  {"periodic", "IDLE"},
+	  {"s1 def W 0", ""},
+	  {"periodic", "ACTIVE W(0)"}}},
+	{"M-12",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s2 def W 5", ""},
+	  {"s1 imm W 2", "W(2)"}}},
+	{"M-13",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"s1 def W 5", ""},
+	  {"periodic", "W(5)"},
+	  {"s1 imm W 2", ""},
+	  {"periodic", ""}}},
+	{"M-14",
+	 RELEASED,
+	 {{"reg s1", ""}, {"s1 def W 5", ""}, {"s1 imm W 2", ""}}},
+	{"M-15",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 imm W 156765", ""},
+	  {"unreg s1", ""},
+	  {"s2 imm W 156775", "W(156775)"}}},
+	{"M-16",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"reg s2", ""},
+	  {"s1 imm W -4343", ""},
+	  {"s2 imm W -4333", "W(-4343)"},
+	  {"unreg s1", ""}}},
+	{"M-17",
+	 RELEASED,
+	 {{"reg s2", ""},
+	  {"s2 imm W 2", "W(2)"},
+	  {"unreg s2", ""},
+	  {"reg s1", ""},
+	  {"s1 imm W 1", ""}}},
+	{"M-18 released",
+	 RELEASED,
+	 {{"reg s1", ""},
+	  {"s1 imm W 1", "W(1)"},
+	  {"unreg s1", ""},
+	  {"periodic", ""}}},
+	{"M-18 empty idle",
+	 EMPTY_IDLE,
+	 {{"reg s1", ""},
+	  {"s1 imm W 1", "W(1)"},
+	  {"unreg s1", ""},
+	  {"periodic", "IDLE"}}},
+	{"M-9 empty idle", EMPTY_IDLE, {{"periodic", ""}}},
+	{"M-19", RELEASED, {{"reg s1", ""}, {"periodic", ""}}},
+};
+
+#define N_CASES (sizeof(cases) / sizeof(cases[0]))
+
+START_TEST(test_multiplexer_reproduces_flink_case)
+{
+	const struct mux_case *c = &cases[_i];
+	struct fixture f;
+
+	fixture_init(&f, c->behaviour);
+	for (int s = 0; c->steps[s].input != NULL; s++) {
+		apply(&f, c->steps[s].input);
+		const char *got = recorder_take(&f.rec);
+
+		ck_assert_msg(strcmp(got, c->steps[s].expected) == 0,
+			      "%s step %d \"%s\": expected \"%s\", got \"%s\"",
+			      c->id, s + 1, c->steps[s].input,
+			      c->steps[s].expected, got);
+	}
+	wm_multiplexer_destroy(&f.mux);
+}
+END_TEST
+
+START_TEST(test_multiplexer_reports_idle_on_every_all_idle_update)
+{
+	/* The multiplexer itself repeats IDLE; the data output dedups. */
+	struct recorder raw;
+	struct wm_multiplexer m;
+	struct wm_mux_split s;
+
+	recorder_init(&raw);
+	wm_multiplexer_init(&m, &raw.out, RELEASED);
+	wm_multiplexer_register(&m, &s);
+	wm_output_status(&s.deferred, WM_STATUS_IDLE);
+	wm_multiplexer_on_periodic(&m);
+	wm_multiplexer_on_periodic(&m);
+	ck_assert_str_eq(recorder_take(&raw), "IDLE IDLE");
+	ck_assert_int_eq(wm_multiplexer_unregister(&m, &s), 0);
+	ck_assert_int_eq(wm_multiplexer_unregister(&m, &s), -ENOENT);
+	wm_multiplexer_destroy(&m);
+}
+END_TEST
+
+START_TEST(test_multiplexer_grows_past_initial_capacity)
+{
+	struct fixture f;
+	struct wm_mux_split many[100];
+
+	fixture_init(&f, RELEASED);
+	for (int i = 0; i < 100; i++) {
+		ck_assert_int_eq(wm_multiplexer_register(&f.mux, &many[i]), 0);
+		wm_output_watermark(&many[i].deferred, 1000 - i);
+	}
+	wm_multiplexer_on_periodic(&f.mux);
+	ck_assert_str_eq(recorder_take(&f.rec), "W(901)");
+	wm_multiplexer_destroy(&f.mux);
+}
+END_TEST
+
+static Suite *
+multiplexer_suite(void)
+{
+	Suite *s = suite_create("multiplexer");
+	TCase *flink = tcase_create("flink_cases");
+	TCase *misc = tcase_create("mechanics");
+
+	tcase_add_loop_test(flink, test_multiplexer_reproduces_flink_case, 0,
+			    (int)N_CASES);
+	tcase_add_test(misc,
+		       test_multiplexer_reports_idle_on_every_all_idle_update);
+	tcase_add_test(misc, test_multiplexer_grows_past_initial_capacity);
+	suite_add_tcase(s, flink);
+	suite_add_tcase(s, misc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(multiplexer_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,344 @@
+/*
+ * check_source_watermarks.c
+ *	Unit tests of a source subtask's watermark output: data output
+ *	(WatermarkToDataOutput) and the whole chain of partition generators,
+ *	multiplexer, idleness gate and main output (flink-semantics.md §2,
+ *	cases S-1..S-8, T-3, T-5 and their behaviour flags).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "operators/behaviour.h"
+#include "operators/data_output.h"
+#include "operators/source_watermarks.h"
+#include "tests/unit/recorder.h"
+
+#define RELEASED WM_BEHAVIOUR_RELEASED
+#define REACTIVATE (RELEASED | WM_MUX_REACTIVATE)
+#define DRAIN_ACTIVE (RELEASED | WM_DRAIN_ACTIVE_BEFORE_MAX)
+#define MS(x) ((int64_t)(x)*WM_IDLE_NS_PER_MS)
+
+static struct recorder rec;
+
+static void
+setup(void)
+{
+	recorder_init(&rec);
+}
+
+START_TEST(test_data_output_first_watermark_zero)
+{
+	/* S-1 */
+	struct wm_data_output d;
+
+	wm_data_output_init(&d, &rec.out, RELEASED);
+	wm_data_output_watermark(&d, 0);
+	ck_assert_str_eq(recorder_take(&rec), "W(0)");
+}
+END_TEST
+
+START_TEST(test_data_output_watermarks_do_not_regress)
+{
+	/* S-2 */
+	static const wm_ts_t in[] = {12, 17, 10, 18, 17, 18};
+	struct wm_data_output d;
+
+	wm_data_output_init(&d, &rec.out, RELEASED);
+	for (size_t i = 0; i < sizeof(in) / sizeof(*in); i++)
+		wm_data_output_watermark(&d, in[i]);
+	ck_assert_str_eq(recorder_take(&rec), "W(12) W(17) W(18)");
+}
+END_TEST
+
+START_TEST(test_data_output_becoming_active_emits_status)
+{
+	/* S-3 */
+	struct wm_data_output d;
+
+	wm_data_output_init(&d, &rec.out, RELEASED);
+	wm_data_output_status(&d, WM_STATUS_IDLE);
+	wm_data_output_watermark(&d, 100);
+	ck_assert_str_eq(recorder_take(&rec), "IDLE ACTIVE W(100)");
+}
+END_TEST
+
+START_TEST(test_data_output_reactivation_needs_advancing_watermark)
+{
+	/* S-4 and T-3, released and with WM_MUX_REACTIVATE. */
+	static const struct {
+		unsigned behaviour;
+		const char *after_w4;
+		const char *after_w6;
+	} v[] = {{RELEASED, "", "ACTIVE W(6)"}, {REACTIVATE, "ACTIVE", "W(6)"}};
+
+	for (int i = 0; i < 2; i++) {
+		struct wm_data_output d;
+
+		wm_data_output_init(&d, &rec.out, v[i].behaviour);
+		wm_data_output_watermark(&d, 5);
+		ck_assert_str_eq(recorder_take(&rec), "W(5)");
+		wm_data_output_watermark(&d, 5);
+		wm_data_output_watermark(&d, 3);
+		ck_assert_str_eq(recorder_take(&rec), "");
+		wm_data_output_status(&d, WM_STATUS_IDLE);
+		wm_data_output_status(&d, WM_STATUS_IDLE);
+		ck_assert_str_eq(recorder_take(&rec), "IDLE");
+		wm_data_output_watermark(&d, 4);
+		ck_assert_str_eq(recorder_take(&rec), v[i].after_w4);
+		wm_data_output_watermark(&d, 6);
+		ck_assert_str_eq(recorder_take(&rec), v[i].after_w6);
+	}
+}
+END_TEST
+
+START_TEST(test_end_of_input_sends_max_unless_idle)
+{
+	/* T-5: released Flink loses MAX of an idle source. */
+	struct wm_data_output d;
+
+	wm_data_output_init(&d, &rec.out, RELEASED);
+	wm_data_output_watermark(&d, 7);
+	wm_data_output_end_of_input(&d);
+	ck_assert_str_eq(recorder_take(&rec), "W(7) W(MAX)");
+
+	wm_data_output_init(&d, &rec.out, RELEASED);
+	wm_data_output_status(&d, WM_STATUS_IDLE);
+	wm_data_output_end_of_input(&d);
+	ck_assert_str_eq(recorder_take(&rec), "IDLE");
+
+	wm_data_output_init(&d, &rec.out, DRAIN_ACTIVE);
+	wm_data_output_status(&d, WM_STATUS_IDLE);
+	wm_data_output_end_of_input(&d);
+	ck_assert_str_eq(recorder_take(&rec), "IDLE ACTIVE W(MAX)");
+}
+END_TEST
+
+/* A source whose partitions emit a watermark at every record's time (the
+ * punctuated test generator of Flink's SourceOperatorEventTimeTest). */
+static void
+init_punctuated(struct wm_source_watermarks *sw, unsigned behaviour)
+{
+	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_PUNCTUATED,
+					  .behaviour = behaviour};
+
+	ck_assert_int_eq(wm_source_watermarks_init(sw, &s, &rec.out), 0);
+}
+
+/* The record is emitted first, then its generator runs. */
+static void
+record(struct wm_source_watermarks *sw, uint64_t split, wm_ts_t ts)
+{
+	char note[32];
+
+	snprintf(note, sizeof(note), "rec%lld", (long long)ts);
+	recorder_note(&rec, note);
+	if (split == 0) {
+		wm_source_watermarks_on_main_record(sw, ts,
+						    WM_RECORD_PUNCTUATE);
+		return;
+	}
+	struct wm_source_split *s = wm_source_watermarks_split(sw, split);
+
+	if (s == NULL)
+		s = wm_source_watermarks_add_split(sw, split);
+	ck_assert_ptr_nonnull(s);
+	wm_source_split_on_record(s, ts, WM_RECORD_PUNCTUATE);
+}
+
+/* Split `split` (0 = main output) says IDLE through its own output. */
+static void
+mark_idle(struct wm_source_watermarks *sw, uint64_t split)
+{
+	if (split == 0) {
+		wm_output_status(&sw->main_side.output, WM_STATUS_IDLE);
+		return;
+	}
+	wm_output_status(&wm_source_watermarks_split(sw, split)->slot.immediate,
+			 WM_STATUS_IDLE);
+}
+
+START_TEST(test_per_split_outputs_hold_back_until_all_advance)
+{
+	/* S-5 */
+	struct wm_source_watermarks sw;
+
+	init_punctuated(&sw, RELEASED);
+	ck_assert_ptr_nonnull(wm_source_watermarks_add_split(&sw, 1));
+	ck_assert_ptr_nonnull(wm_source_watermarks_add_split(&sw, 2));
+	record(&sw, 1, 100);
+	record(&sw, 1, 200);
+	record(&sw, 2, 150);
+	record(&sw, 1, 300);
+	record(&sw, 2, 400);
+	ck_assert_str_eq(recorder_take(&rec),
+			 "rec100 rec200 rec150 W(150) rec300 rec400 W(300)");
+	wm_source_watermarks_destroy(&sw);
+}
+END_TEST
+
+START_TEST(test_released_split_unblocks_at_next_periodic_combine)
+{
+	/* S-6 */
+	struct wm_source_watermarks sw;
+
+	init_punctuated(&sw, RELEASED);
+	wm_source_watermarks_add_split(&sw, 1);
+	wm_source_watermarks_add_split(&sw, 2);
+	record(&sw, 1, 100);
+	record(&sw, 2, 200);
+	record(&sw, 1, 150);
+	ck_assert_int_eq(wm_source_watermarks_remove_split(&sw, 1), 0);
+	record(&sw, 2, 200);
+	ck_assert_str_eq(recorder_take(&rec),
+			 "rec100 rec200 W(100) rec150 W(150) rec200");
+	wm_source_watermarks_on_periodic(&sw, MS(1));
+	ck_assert_str_eq(recorder_take(&rec), "W(200)");
+	ck_assert_int_eq(wm_source_watermarks_remove_split(&sw, 1), -ENOENT);
+	wm_source_watermarks_destroy(&sw);
+}
+END_TEST
+
+START_TEST(test_main_and_split_idleness_combine_in_the_gate)
+{
+	/* S-7 */
+	struct wm_source_watermarks sw;
+
+	init_punctuated(&sw, RELEASED);
+	record(&sw, 0, 100);
+	mark_idle(&sw, 0);
+	ck_assert_str_eq(recorder_take(&rec), "rec100 W(100) IDLE");
+	record(&sw, 1, 150);
+	record(&sw, 2, 200);
+	ck_assert_str_eq(recorder_take(&rec), "rec150 ACTIVE W(150) rec200");
+	mark_idle(&sw, 1);
+	ck_assert_str_eq(recorder_take(&rec), "W(200)");
+	mark_idle(&sw, 2);
+	ck_assert_str_eq(recorder_take(&rec), "IDLE");
+	record(&sw, 0, 250);
+	ck_assert_str_eq(recorder_take(&rec), "rec250 ACTIVE W(250)");
+	mark_idle(&sw, 1);
+	mark_idle(&sw, 2);
+	ck_assert_str_eq(recorder_take(&rec), ""); /* main side active */
+	mark_idle(&sw, 0);
+	ck_assert_str_eq(recorder_take(&rec), "IDLE");
+	record(&sw, 1, 300);
+	ck_assert_str_eq(recorder_take(&rec), "rec300 ACTIVE W(300)");
+	wm_source_watermarks_destroy(&sw);
+}
+END_TEST
+
+START_TEST(test_resumed_split_without_advance_stays_idle_unless_flag)
+{
+	/* S-8, released and with WM_MUX_REACTIVATE. */
+	static const struct {
+		unsigned behaviour;
+		const char *after_resume;
+	} v[] = {{RELEASED, "rec150"}, {REACTIVATE, "rec150 ACTIVE"}};
+
+	for (int i = 0; i < 2; i++) {
+		struct wm_source_watermarks sw;
+
+		init_punctuated(&sw, v[i].behaviour);
+		record(&sw, 1, 200);
+		record(&sw, 2, 100);
+		mark_idle(&sw, 1);
+		mark_idle(&sw, 2);
+		ck_assert_str_eq(recorder_take(&rec),
+				 "rec200 W(200) rec100 IDLE");
+		record(&sw, 1, 150);
+		ck_assert_str_eq(recorder_take(&rec), v[i].after_resume);
+		wm_source_watermarks_destroy(&sw);
+	}
+}
+END_TEST
+
+START_TEST(test_split_registration_is_checked)
+{
+	struct wm_source_watermarks sw;
+
+	init_punctuated(&sw, RELEASED);
+	ck_assert_ptr_nonnull(wm_source_watermarks_add_split(&sw, 3));
+	errno = 0;
+	ck_assert_ptr_null(wm_source_watermarks_add_split(&sw, 3));
+	ck_assert_int_eq(errno, EEXIST);
+	ck_assert_ptr_null(wm_source_watermarks_split(&sw, 4));
+	wm_source_watermarks_destroy(&sw);
+}
+END_TEST
+
+START_TEST(test_idle_source_end_of_input_loses_max_in_released_flink)
+{
+	/* §2.6: a bounded source whose partitions all went idle ends
+	 * without delivering MAX downstream; the flag fixes it. */
+	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_BOUNDED,
+					  .with_idleness = true,
+					  .idle_timeout_ms = 100};
+
+	for (int flag = 0; flag < 2; flag++) {
+		struct wm_source_watermarks sw;
+
+		s.behaviour = flag ? DRAIN_ACTIVE : RELEASED;
+		ck_assert_int_eq(wm_source_watermarks_init(&sw, &s, &rec.out),
+				 0);
+		struct wm_source_split *p =
+			wm_source_watermarks_add_split(&sw, 0);
+
+		wm_source_split_on_record(p, 1000, 0);
+		for (int t = 200; t <= 1000; t += 200)
+			wm_source_watermarks_on_periodic(&sw, MS(t));
+		ck_assert_str_eq(recorder_take(&rec), "W(999) IDLE");
+		wm_source_watermarks_end_of_input(&sw);
+		ck_assert_str_eq(recorder_take(&rec),
+				 flag ? "ACTIVE W(MAX)" : "");
+		wm_source_watermarks_destroy(&sw);
+	}
+}
+END_TEST
+
+static Suite *
+source_suite(void)
+{
+	Suite *s = suite_create("source_watermarks");
+	TCase *data = tcase_create("data_output");
+	TCase *chain = tcase_create("subtask_chain");
+
+	tcase_add_checked_fixture(data, setup, NULL);
+	tcase_add_checked_fixture(chain, setup, NULL);
+	tcase_add_test(data, test_data_output_first_watermark_zero);
+	tcase_add_test(data, test_data_output_watermarks_do_not_regress);
+	tcase_add_test(data, test_data_output_becoming_active_emits_status);
+	tcase_add_test(data,
+		       test_data_output_reactivation_needs_advancing_watermark);
+	tcase_add_test(data, test_end_of_input_sends_max_unless_idle);
+	tcase_add_test(chain,
+		       test_per_split_outputs_hold_back_until_all_advance);
+	tcase_add_test(chain,
+		       test_released_split_unblocks_at_next_periodic_combine);
+	tcase_add_test(chain, test_main_and_split_idleness_combine_in_the_gate);
+	tcase_add_test(
+		chain,
+		test_resumed_split_without_advance_stays_idle_unless_flag);
+	tcase_add_test(chain, test_split_registration_is_checked);
+	tcase_add_test(
+		chain,
+		test_idle_source_end_of_input_loses_max_in_released_flink);
+	suite_add_tcase(s, data);
+	suite_add_tcase(s, chain);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(source_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,1431 @@
+/*
+ * check_window.c
+ *	Unit tests of the event-time window operator (operators/window.c):
+ *	the tumbling and sliding conformance cases of flink-semantics.md
+ *	§10.4 with their exact numbers, timer order, lateness, purging,
+ *	aggregates, the edges of time, record accounting, and randomized
+ *	comparisons against a batch aggregation and a lateness model.
+ *
+ * Keys "key1" and "key2" of the Flink tests are 1 and 2. At equal output
+ * timestamps our results come in key order (then window start); Flink's
+ * order there is unspecified and its tests sort, so W-5 lists key1 first.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/window.h"
+
+/* ---- recording harness ---- */
+
+enum ev_kind {
+	EV_RESULT = 1,
+	EV_LATE,
+	EV_WATERMARK,
+	EV_STATUS,
+};
+
+struct ev {
+	enum ev_kind kind;
+	struct wm_window_result r; /* EV_RESULT */
+	struct wm_record rec;	   /* EV_LATE */
+	wm_ts_t watermark;	   /* EV_WATERMARK */
+	enum wm_status status;	   /* EV_STATUS */
+};
+
+struct harness {
+	struct wm_window_output out;
+	struct wm_window *op;
+	struct ev *ev;
+	size_t n;    /* events recorded */
+	size_t cap;  /* events allocated */
+	size_t next; /* first event not yet checked */
+};
+
+static struct harness h;
+
+static struct ev *
+push(enum ev_kind kind)
+{
+	struct ev *e;
+
+	if (h.n == h.cap) {
+		h.cap = h.cap ? 2 * h.cap : 64;
+		h.ev = realloc(h.ev, h.cap * sizeof(*h.ev));
+		ck_assert_ptr_nonnull(h.ev);
+	}
+	e = &h.ev[h.n++];
+	memset(e, 0, sizeof(*e));
+	e->kind = kind;
+	return e;
+}
+
+static void
+on_result(struct wm_window_output *out, const struct wm_window_result *r)
+{
+	ck_assert_ptr_eq(out, &h.out);
+	push(EV_RESULT)->r = *r;
+}
+
+static void
+on_late(struct wm_window_output *out, const struct wm_record *rec)
+{
+	ck_assert_ptr_eq(out, &h.out);
+	push(EV_LATE)->rec = *rec;
+}
+
+static void
+on_watermark(struct wm_output *out, wm_ts_t watermark)
+{
+	ck_assert_ptr_eq(wm_container_of(out, struct wm_window_output, base),
+			 &h.out);
+	push(EV_WATERMARK)->watermark = watermark;
+}
+
+static void
+on_status(struct wm_output *out, enum wm_status status)
+{
+	ck_assert_ptr_eq(wm_container_of(out, struct wm_window_output, base),
+			 &h.out);
+	push(EV_STATUS)->status = status;
+}
+
+static void
+open_op(const struct wm_window_assigner *a, int64_t lateness, bool purging,
+	bool side_output)
+{
+	struct wm_window_config conf;
+	const char *why = NULL;
+
+	memset(&conf, 0, sizeof(conf));
+	conf.assigner = *a;
+	conf.allowed_lateness = lateness;
+	conf.purging = purging;
+	conf.late_side_output = side_output;
+	h.op = wm_window_new(&conf, &why);
+	ck_assert_msg(h.op != NULL, "wm_window_new: %s", why ? why : "?");
+	h.out.result = on_result;
+	h.out.late = side_output ? on_late : NULL;
+	h.out.base.watermark = on_watermark;
+	h.out.base.status = on_status;
+	h.n = 0;
+	h.next = 0;
+}
+
+static void
+open_tumbling(int64_t size, int64_t offset, int64_t lateness, bool purging,
+	      bool side_output)
+{
+	struct wm_window_assigner a;
+	const char *why;
+
+	ck_assert_int_eq(wm_window_tumbling(&a, size, offset, &why), 0);
+	open_op(&a, lateness, purging, side_output);
+}
+
+static void
+open_sliding(int64_t size, int64_t slide, int64_t offset, int64_t lateness,
+	     bool purging, bool side_output)
+{
+	struct wm_window_assigner a;
+	const char *why;
+
+	ck_assert_int_eq(wm_window_sliding(&a, size, slide, offset, &why), 0);
+	open_op(&a, lateness, purging, side_output);
+}
+
+static void
+close_op(void)
+{
+	wm_window_free(h.op);
+	h.op = NULL;
+	h.n = 0;
+	h.next = 0;
+}
+
+static void
+setup(void)
+{
+	memset(&h, 0, sizeof(h));
+}
+
+static void
+teardown(void)
+{
+	close_op();
+	free(h.ev);
+	memset(&h, 0, sizeof(h));
+}
+
+/* Feed record (key, value) at ts; it must be processed (return 0). */
+static void
+elem(int64_t key, int64_t value, wm_ts_t ts)
+{
+	struct wm_record rec = {.ts = ts, .key = key, .value = value};
+
+	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out), 0);
+}
+
+static void
+wmark(wm_ts_t watermark)
+{
+	wm_window_process_watermark(h.op, watermark, &h.out);
+}
+
+static const char *
+describe(const struct ev *e, char *buf, size_t len)
+{
+	switch (e->kind) {
+	case EV_RESULT:
+		snprintf(buf, len,
+			 "result key %lld [%lld,%lld) @%lld count %lld sum "
+			 "%lld min %lld max %lld%s",
+			 (long long)e->r.key, (long long)e->r.window.start,
+			 (long long)e->r.window.end, (long long)e->r.timestamp,
+			 (long long)e->r.count, (long long)e->r.sum,
+			 (long long)e->r.min, (long long)e->r.max,
+			 e->r.late_firing ? " late" : "");
+		break;
+	case EV_LATE:
+		snprintf(buf, len, "late record key %lld value %lld @%lld",
+			 (long long)e->rec.key, (long long)e->rec.value,
+			 (long long)e->rec.ts);
+		break;
+	case EV_WATERMARK:
+		snprintf(buf, len, "watermark %lld", (long long)e->watermark);
+		break;
+	case EV_STATUS:
+		snprintf(buf, len, "status %d", (int)e->status);
+		break;
+	}
+	return buf;
+}
+
+/* Check the next output event equals `want`; for results, all but min and
+ * max, which the callers that care check themselves. */
+static void
+expect_ev(int line, const struct ev *want)
+{
+	char a[160], b[160];
+	const struct ev *got;
+	bool same;
+
+	ck_assert_msg(h.next < h.n, "line %d: expected %s, got no more output",
+		      line, describe(want, a, sizeof(a)));
+	got = &h.ev[h.next++];
+	same = got->kind == want->kind;
+	if (same && want->kind == EV_RESULT)
+		same = got->r.key == want->r.key &&
+		       got->r.window.start == want->r.window.start &&
+		       got->r.window.end == want->r.window.end &&
+		       got->r.timestamp == want->r.timestamp &&
+		       got->r.count == want->r.count &&
+		       got->r.sum == want->r.sum &&
+		       got->r.late_firing == want->r.late_firing;
+	else if (same && want->kind == EV_LATE)
+		same = memcmp(&got->rec, &want->rec, sizeof(got->rec)) == 0;
+	else if (same && want->kind == EV_WATERMARK)
+		same = got->watermark == want->watermark;
+	else if (same && want->kind == EV_STATUS)
+		same = got->status == want->status;
+	ck_assert_msg(same, "line %d: output %zu: expected %s, got %s", line,
+		      h.next - 1, describe(want, a, sizeof(a)),
+		      describe(got, b, sizeof(b)));
+}
+
+/* A result whose values were all 1 (count == sum), as in the Flink tests. */
+static void
+expect_ones(int line, int64_t key, wm_ts_t start, wm_ts_t end, int64_t count,
+	    bool late)
+{
+	struct ev want = {.kind = EV_RESULT};
+
+	want.r.key = key;
+	want.r.window.start = start;
+	want.r.window.end = end;
+	want.r.timestamp = wm_ts_sub(end, 1);
+	want.r.count = count;
+	want.r.sum = count;
+	want.r.late_firing = late;
+	expect_ev(line, &want);
+}
+
+static void
+expect_watermark(int line, wm_ts_t watermark)
+{
+	struct ev want = {.kind = EV_WATERMARK, .watermark = watermark};
+
+	expect_ev(line, &want);
+}
+
+static void
+expect_late(int line, int64_t key, int64_t value, wm_ts_t ts)
+{
+	struct ev want = {.kind = EV_LATE};
+
+	want.rec.ts = ts;
+	want.rec.key = key;
+	want.rec.value = value;
+	expect_ev(line, &want);
+}
+
+static void
+expect_nothing(int line)
+{
+	char a[160];
+
+	ck_assert_msg(h.next == h.n, "line %d: unexpected output %s", line,
+		      h.next < h.n ? describe(&h.ev[h.next], a, sizeof(a))
+				   : "");
+}
+
+#define RESULT(key, start, end, count)                                         \
+	expect_ones(__LINE__, (key), (start), (end), (count), false)
+#define LATE_RESULT(key, start, end, count)                                    \
+	expect_ones(__LINE__, (key), (start), (end), (count), true)
+#define WATERMARK(w) expect_watermark(__LINE__, (w))
+#define SIDE(key, value, ts) expect_late(__LINE__, (key), (value), (ts))
+#define NOTHING() expect_nothing(__LINE__)
+
+/* Feed watermark w and expect nothing but its forwarding. */
+#define QUIET_WATERMARK(w)                                                     \
+	do {                                                                   \
+		wmark(w);                                                      \
+		WATERMARK(w);                                                  \
+		NOTHING();                                                     \
+	} while (0)
+
+static const struct wm_window_counters *
+counters(void)
+{
+	return wm_window_counters(h.op);
+}
+
+#define ASSERT_BALANCED()                                                      \
+	ck_assert_msg(wm_window_counters_balanced(counters()),                 \
+		      "records are not all accounted for")
+
+/* ---- tcase conformance: flink-semantics.md §10.4 ---- */
+
+static void
+feed_w1_records(void)
+{
+	elem(2, 1, 3999);
+	elem(2, 1, 3000);
+	elem(1, 1, 20);
+	elem(1, 1, 0);
+	elem(1, 1, 999);
+	elem(2, 1, 1998);
+	elem(2, 1, 1999);
+	elem(2, 1, 1000);
+}
+
+START_TEST(test_tumbling_fires_each_key_when_watermark_reaches_max_ts)
+{
+	/* W-1: tumbling 3 s, L = 0. */
+	open_tumbling(3000, 0, 0, false, false);
+	feed_w1_records();
+	NOTHING();
+	QUIET_WATERMARK(999);
+	QUIET_WATERMARK(1999);
+	wmark(2999);
+	RESULT(1, 0, 3000, 3);
+	RESULT(2, 0, 3000, 3);
+	WATERMARK(2999);
+	NOTHING();
+	QUIET_WATERMARK(3999);
+	QUIET_WATERMARK(4999);
+	wmark(5999);
+	RESULT(2, 3000, 6000, 2);
+	WATERMARK(5999);
+	NOTHING();
+	QUIET_WATERMARK(6999);
+	QUIET_WATERMARK(7999);
+
+	ck_assert_uint_eq(counters()->records_in, 8);
+	ck_assert_uint_eq(counters()->records_accepted, 8);
+	ck_assert_uint_eq(counters()->windows_fired, 3);
+	ck_assert_uint_eq(counters()->windows_fired_late, 0);
+	ck_assert_uint_eq(counters()->late_records_dropped, 0);
+	ASSERT_BALANCED();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+}
+END_TEST
+
+START_TEST(test_sliding_fires_every_window_of_each_record)
+{
+	/* W-2: sliding 3 s / 1 s, L = 0. */
+	open_sliding(3000, 1000, 0, 0, false, false);
+	feed_w1_records();
+	NOTHING();
+	wmark(999);
+	RESULT(1, -2000, 1000, 3);
+	WATERMARK(999);
+	wmark(1999);
+	RESULT(1, -1000, 2000, 3);
+	RESULT(2, -1000, 2000, 3);
+	WATERMARK(1999);
+	wmark(2999);
+	RESULT(1, 0, 3000, 3);
+	RESULT(2, 0, 3000, 3);
+	WATERMARK(2999);
+	wmark(3999);
+	RESULT(2, 1000, 4000, 5);
+	WATERMARK(3999);
+	wmark(4999);
+	RESULT(2, 2000, 5000, 2);
+	WATERMARK(4999);
+	wmark(5999);
+	RESULT(2, 3000, 6000, 2);
+	WATERMARK(5999);
+	NOTHING();
+	QUIET_WATERMARK(6999);
+	QUIET_WATERMARK(7999);
+
+	ck_assert_uint_eq(counters()->records_in, 8);
+	ck_assert_uint_eq(counters()->records_accepted, 8);
+	ck_assert_uint_eq(counters()->windows_fired, 8);
+	ASSERT_BALANCED();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+}
+END_TEST
+
+START_TEST(test_purging_trigger_late_firing_has_only_new_elements)
+{
+	/* W-3: tumbling 2 s, L = 500, PurgingTrigger, late side output. */
+	open_tumbling(2000, 0, 500, true, true);
+	elem(2, 1, 500);
+	QUIET_WATERMARK(1500);
+	elem(2, 1, 1300);
+	NOTHING();
+	wmark(2300);
+	RESULT(2, 0, 2000, 2);
+	WATERMARK(2300);
+	NOTHING();
+	/* Cleanup 2499 > 2300: accepted; maxTs 1999 <= 2300: fires at once,
+	 * with 1 element, not 3, as the first firing purged. */
+	elem(2, 1, 1997);
+	LATE_RESULT(2, 0, 2000, 1);
+	NOTHING();
+	QUIET_WATERMARK(6000);
+	/* Cleanup 2499 <= 6000 and 1998 + 500 <= 6000. */
+	elem(2, 1, 1998);
+	SIDE(2, 1, 1998);
+	NOTHING();
+	QUIET_WATERMARK(7000);
+
+	ck_assert_uint_eq(counters()->records_in, 4);
+	ck_assert_uint_eq(counters()->records_accepted, 3);
+	ck_assert_uint_eq(counters()->late_records_side_output, 1);
+	ck_assert_uint_eq(counters()->late_records_dropped, 0);
+	ck_assert_uint_eq(counters()->windows_fired, 1);
+	ck_assert_uint_eq(counters()->windows_fired_late, 1);
+	ASSERT_BALANCED();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+}
+END_TEST
+
+START_TEST(test_record_late_for_its_tumbling_window_goes_to_side_output)
+{
+	/* W-4: tumbling 2 s, L = 0, late side output. */
+	open_tumbling(2000, 0, 0, false, true);
+	elem(2, 1, 1000);
+	QUIET_WATERMARK(1985);
+	elem(2, 1, 1980); /* 1999 > 1985: kept */
+	NOTHING();
+	wmark(1999);
+	RESULT(2, 0, 2000, 2);
+	WATERMARK(1999);
+	elem(2, 1, 1998); /* cleanup 1999 <= 1999 */
+	SIDE(2, 1, 1998);
+	elem(2, 1, 2001);
+	NOTHING();
+	QUIET_WATERMARK(2999);
+	wmark(3999);
+	RESULT(2, 2000, 4000, 1);
+	WATERMARK(3999);
+	NOTHING();
+
+	ck_assert_uint_eq(counters()->records_in, 4);
+	ck_assert_uint_eq(counters()->records_accepted, 3);
+	ck_assert_uint_eq(counters()->late_records_side_output, 1);
+	ck_assert_uint_eq(counters()->late_records_dropped, 0);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_record_late_for_some_sliding_windows_stays_in_the_others)
+{
+	/* W-5: sliding 3 s / 1 s, L = 0, late side output. */
+	open_sliding(3000, 1000, 0, 0, false, true);
+	elem(2, 1, 1000);
+	wmark(1999);
+	RESULT(2, -1000, 2000, 1);
+	WATERMARK(1999);
+	elem(2, 1, 2000);
+	wmark(3000);
+	RESULT(2, 0, 3000, 2);
+	WATERMARK(3000);
+	elem(1, 1, 3001);
+	/* Late for [0,3000) only: silently left out of it. */
+	elem(2, 1, 2400);
+	elem(2, 1, 2400);
+	elem(1, 1, 3001);
+	elem(2, 1, 3900);
+	NOTHING();
+	ck_assert_uint_eq(counters()->late_records_side_output, 0);
+	ck_assert_uint_eq(counters()->late_records_dropped, 0);
+	wmark(6000);
+	RESULT(1, 1000, 4000, 2);
+	RESULT(2, 1000, 4000, 5);
+	RESULT(1, 2000, 5000, 2);
+	RESULT(2, 2000, 5000, 4);
+	RESULT(1, 3000, 6000, 2);
+	RESULT(2, 3000, 6000, 1);
+	WATERMARK(6000);
+	NOTHING();
+	/* All three windows late now. */
+	elem(1, 1, 3001);
+	SIDE(1, 1, 3001);
+	NOTHING();
+	QUIET_WATERMARK(25000);
+
+	ck_assert_uint_eq(counters()->records_in, 8);
+	ck_assert_uint_eq(counters()->records_accepted, 7);
+	ck_assert_uint_eq(counters()->late_records_side_output, 1);
+	ck_assert_uint_eq(counters()->windows_fired, 8);
+	ASSERT_BALANCED();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+}
+END_TEST
+
+START_TEST(test_cleanup_timer_clears_state_after_allowed_lateness)
+{
+	/* W-10: tumbling 2 s, L = 1. */
+	open_tumbling(2000, 0, 1, false, false);
+	elem(2, 1, 1000);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 2);
+	QUIET_WATERMARK(1599);
+	wmark(1999);
+	RESULT(2, 0, 2000, 1);
+	WATERMARK(1999);
+	NOTHING();
+	/* Fired, not purged: the state waits for the cleanup timer. */
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	QUIET_WATERMARK(2000);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+	QUIET_WATERMARK(5000);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_cleanup_time_overflow_keeps_window_until_it_fires)
+{
+	/* W-12: tumbling 1000 ms, L = 2000, record at MAX - 1750. */
+	open_tumbling(1000, 0, 2000, false, false);
+	elem(2, 1, WM_TS_MAX - 1750);
+	/* Only the trigger timer: the cleanup time saturated at MAX. */
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	QUIET_WATERMARK(WM_TS_MAX - 1500);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+	wmark(WM_TS_MAX - 808);
+	RESULT(2, WM_TS_MAX - 1807, WM_TS_MAX - 807, 1);
+	WATERMARK(WM_TS_MAX - 808);
+	NOTHING();
+	/* Never cleaned: no cleanup timer exists, even at MAX. */
+	QUIET_WATERMARK(WM_TS_MAX);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+}
+END_TEST
+
+START_TEST(test_record_before_window_end_watermark_is_accepted)
+{
+	/* W-21: W = 1998, record at 1500 is accepted and waits for 1999. */
+	open_tumbling(2000, 0, 0, false, false);
+	QUIET_WATERMARK(1998);
+	elem(1, 1, 1500);
+	NOTHING();
+	ck_assert_uint_eq(counters()->records_accepted, 1);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	wmark(1999);
+	RESULT(1, 0, 2000, 1);
+	WATERMARK(1999);
+	NOTHING();
+}
+END_TEST
+
+START_TEST(test_record_at_window_end_watermark_is_dropped)
+{
+	/* W-21, second half, without and with a side output. */
+	open_tumbling(2000, 0, 0, false, false);
+	QUIET_WATERMARK(1999);
+	elem(1, 1, 1500);
+	NOTHING();
+	ck_assert_uint_eq(counters()->late_records_dropped, 1);
+	ck_assert_uint_eq(counters()->records_accepted, 0);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+	ASSERT_BALANCED();
+	close_op();
+
+	open_tumbling(2000, 0, 0, false, true);
+	QUIET_WATERMARK(1999);
+	elem(1, 7, 1500);
+	SIDE(1, 7, 1500);
+	NOTHING();
+	ck_assert_uint_eq(counters()->late_records_dropped, 0);
+	ck_assert_uint_eq(counters()->late_records_side_output, 1);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+/* ---- tcase lateness ---- */
+
+START_TEST(test_late_element_refires_full_window)
+{
+	open_tumbling(2000, 0, 1000, false, false);
+	elem(1, 1, 500);
+	elem(1, 1, 1500);
+	wmark(1999);
+	RESULT(1, 0, 2000, 2);
+	WATERMARK(1999);
+	/* Each late element fires the whole window again. */
+	elem(1, 1, 1000);
+	LATE_RESULT(1, 0, 2000, 3);
+	elem(1, 1, 100);
+	LATE_RESULT(1, 0, 2000, 4);
+	NOTHING();
+	/* Cleanup at 2999 drops everything, silently. */
+	QUIET_WATERMARK(2999);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+	/* Now late for good, and counted since there is no side output. */
+	elem(1, 1, 200);
+	NOTHING();
+	ck_assert_uint_eq(counters()->late_records_dropped, 1);
+	ck_assert_uint_eq(counters()->windows_fired, 1);
+	ck_assert_uint_eq(counters()->windows_fired_late, 2);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_late_window_without_state_fires_new_contents_only)
+{
+	/* The first element of a window already past its maxTs (but within
+	 * lateness) creates it and fires it at once; no trigger timer. */
+	open_tumbling(1000, 0, 5000, false, false);
+	QUIET_WATERMARK(1500);
+	elem(3, 1, 200);
+	LATE_RESULT(3, 0, 1000, 1);
+	NOTHING();
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1); /* cleanup */
+	QUIET_WATERMARK(5998);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+	QUIET_WATERMARK(5999);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+}
+END_TEST
+
+START_TEST(test_sliding_late_firings_come_latest_start_first)
+{
+	open_sliding(3000, 1000, 0, 5000, false, false);
+	elem(1, 1, 500);
+	wmark(2999);
+	RESULT(1, -2000, 1000, 1);
+	RESULT(1, -1000, 2000, 1);
+	RESULT(1, 0, 3000, 1);
+	WATERMARK(2999);
+	elem(1, 1, 600);
+	LATE_RESULT(1, 0, 3000, 2);
+	LATE_RESULT(1, -1000, 2000, 2);
+	LATE_RESULT(1, -2000, 1000, 2);
+	NOTHING();
+}
+END_TEST
+
+START_TEST(test_purging_trigger_empties_window_when_it_fires)
+{
+	open_tumbling(1000, 0, 3000, true, false);
+	elem(1, 1, 10);
+	elem(1, 1, 20);
+	wmark(999);
+	RESULT(1, 0, 1000, 2);
+	WATERMARK(999);
+	/* Purged at once, though the cleanup timer is still pending. */
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	elem(1, 1, 30);
+	LATE_RESULT(1, 0, 1000, 1);
+	elem(1, 1, 40);
+	LATE_RESULT(1, 0, 1000, 1);
+	NOTHING();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	QUIET_WATERMARK(3999);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+}
+END_TEST
+
+START_TEST(test_element_lateness_uses_allowed_lateness)
+{
+	/* isElementLate: ts + L <= W. With L = 100 a record of window
+	 * [0,1000) is late once W >= 1099, and the window is gone too. */
+	open_tumbling(1000, 0, 100, false, true);
+	QUIET_WATERMARK(1098);
+	elem(1, 1, 999);
+	LATE_RESULT(1, 0, 1000, 1);
+	QUIET_WATERMARK(1099);
+	elem(1, 1, 999);
+	SIDE(1, 1, 999);
+	NOTHING();
+	ASSERT_BALANCED();
+}
+END_TEST
+
+/* ---- tcase order: which results a watermark produces, in which order */
+
+START_TEST(test_one_watermark_fires_many_windows_in_timer_order)
+{
+	open_tumbling(10, 0, 0, false, false);
+	/* Keys 3, 1, 2 over windows [0,10) .. [40,50), scrambled. */
+	elem(3, 1, 45);
+	elem(1, 1, 5);
+	elem(2, 1, 25);
+	elem(3, 1, 5);
+	elem(1, 1, 45);
+	elem(2, 1, 5);
+	elem(1, 1, 25);
+	elem(3, 1, 15);
+	elem(2, 1, 6);
+	wmark(1000);
+	RESULT(1, 0, 10, 1);
+	RESULT(2, 0, 10, 2);
+	RESULT(3, 0, 10, 1);
+	RESULT(3, 10, 20, 1);
+	RESULT(1, 20, 30, 1);
+	RESULT(2, 20, 30, 1);
+	RESULT(1, 40, 50, 1);
+	RESULT(3, 40, 50, 1);
+	WATERMARK(1000);
+	NOTHING();
+	ck_assert_uint_eq(counters()->windows_fired, 8);
+}
+END_TEST
+
+START_TEST(test_max_watermark_fires_everything_and_cleans_up)
+{
+	open_sliding(100, 50, 0, 1000, false, false);
+	elem(1, 1, 10);
+	elem(2, 1, 70);
+	elem(1, 1, 1000000);
+	wmark(WM_TS_MAX);
+	RESULT(1, -50, 50, 1);
+	RESULT(1, 0, 100, 1);
+	RESULT(2, 0, 100, 1);
+	RESULT(2, 50, 150, 1);
+	RESULT(1, 999950, 1000050, 1);
+	RESULT(1, 1000000, 1000100, 1);
+	WATERMARK(WM_TS_MAX);
+	NOTHING();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+}
+END_TEST
+
+START_TEST(test_negative_timestamps_fire_in_order)
+{
+	open_tumbling(1000, 0, 0, false, false);
+	elem(1, 1, -1);
+	elem(1, 1, -1000);
+	elem(1, 1, -1001);
+	elem(1, 1, 0);
+	QUIET_WATERMARK(-1002);
+	wmark(-1);
+	RESULT(1, -2000, -1000, 1);
+	RESULT(1, -1000, 0, 2);
+	WATERMARK(-1);
+	wmark(999);
+	RESULT(1, 0, 1000, 1);
+	WATERMARK(999);
+	NOTHING();
+}
+END_TEST
+
+START_TEST(test_offset_shifts_window_bounds)
+{
+	open_tumbling(1000, -100, 0, false, false);
+	elem(1, 1, 0);
+	elem(1, 1, 899);
+	elem(1, 1, 900);
+	wmark(899);
+	RESULT(1, -100, 900, 2);
+	WATERMARK(899);
+	wmark(1899);
+	RESULT(1, 900, 1900, 1);
+	WATERMARK(1899);
+	NOTHING();
+}
+END_TEST
+
+START_TEST(test_lower_watermark_rearms_window_like_flink)
+{
+	/* Flink does not guard against a watermark going back (the valve
+	 * does): the window's timer is registered again, and the window fires
+	 * once more, on time, when the watermark returns. */
+	open_tumbling(2000, 0, 1000, false, false);
+	elem(1, 1, 500);
+	wmark(2000);
+	RESULT(1, 0, 2000, 1);
+	WATERMARK(2000);
+	QUIET_WATERMARK(1500);
+	elem(1, 1, 1800);
+	NOTHING();
+	wmark(2000);
+	RESULT(1, 0, 2000, 2);
+	WATERMARK(2000);
+	NOTHING();
+	ck_assert_uint_eq(counters()->windows_fired, 2);
+	ck_assert_uint_eq(counters()->windows_fired_late, 0);
+}
+END_TEST
+
+START_TEST(test_status_is_forwarded_unchanged)
+{
+	open_tumbling(1000, 0, 0, false, false);
+	wm_window_process_status(h.op, WM_STATUS_IDLE, &h.out);
+	wm_window_process_status(h.op, WM_STATUS_ACTIVE, &h.out);
+	ck_assert_uint_eq(h.n, 2);
+	ck_assert_int_eq(h.ev[0].kind, EV_STATUS);
+	ck_assert_int_eq(h.ev[0].status, WM_STATUS_IDLE);
+	ck_assert_int_eq(h.ev[1].kind, EV_STATUS);
+	ck_assert_int_eq(h.ev[1].status, WM_STATUS_ACTIVE);
+	ck_assert_int_eq(wm_window_watermark(h.op), WM_TS_MIN);
+	wmark(5);
+	ck_assert_int_eq(wm_window_watermark(h.op), 5);
+}
+END_TEST
+
+/* ---- tcase aggregate ---- */
+
+START_TEST(test_aggregates_count_sum_min_max_avg)
+{
+	const struct wm_window_result *r;
+
+	open_tumbling(1000, 0, 0, false, false);
+	elem(1, 5, 1);
+	elem(1, -3, 2);
+	elem(1, 10, 3);
+	elem(1, 0, 4);
+	elem(2, -7, 5);
+	wmark(999);
+	ck_assert_uint_eq(h.n, 3);
+	r = &h.ev[0].r;
+	ck_assert_int_eq(h.ev[0].kind, EV_RESULT);
+	ck_assert_int_eq(r->key, 1);
+	ck_assert_int_eq(r->count, 4);
+	ck_assert_int_eq(r->sum, 12);
+	ck_assert_int_eq(r->min, -3);
+	ck_assert_int_eq(r->max, 10);
+	ck_assert_double_eq(wm_window_result_avg(r), 3.0);
+	ck_assert_int_eq(r->timestamp, 999);
+	ck_assert(!r->late_firing);
+	r = &h.ev[1].r;
+	ck_assert_int_eq(r->key, 2);
+	ck_assert_int_eq(r->count, 1);
+	ck_assert_int_eq(r->min, -7);
+	ck_assert_int_eq(r->max, -7);
+	ck_assert_double_eq(wm_window_result_avg(r), -7.0);
+}
+END_TEST
+
+START_TEST(test_sum_wraps_like_java_long)
+{
+	open_tumbling(1000, 0, 0, false, false);
+	elem(1, INT64_MAX, 1);
+	elem(1, 1, 2);
+	wmark(999);
+	ck_assert_int_eq(h.ev[0].kind, EV_RESULT);
+	ck_assert_int_eq(h.ev[0].r.sum, INT64_MIN);
+	ck_assert_int_eq(h.ev[0].r.min, 1);
+	ck_assert_int_eq(h.ev[0].r.max, INT64_MAX);
+}
+END_TEST
+
+/* ---- tcase accounting: every record ends somewhere ---- */
+
+START_TEST(test_record_without_timestamp_is_rejected_and_counted)
+{
+	struct wm_record rec = {.ts = WM_TS_MIN, .key = 1, .value = 1};
+
+	open_tumbling(1000, 0, 0, false, true);
+	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out),
+			 -EINVAL);
+	NOTHING();
+	ck_assert_uint_eq(counters()->records_in, 1);
+	ck_assert_uint_eq(counters()->records_rejected, 1);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_wrapped_window_end_counts_record_as_ignored)
+{
+	/* ts = MAX - 5 lies in [MAX - 807, MAX + 193), whose end wraps to
+	 * MIN + 192: maxTs = MIN + 191. Java does the same. */
+	open_tumbling(1000, 0, 0, false, true);
+	elem(1, 1, WM_TS_MAX - 5);
+	NOTHING();
+	ck_assert_uint_eq(counters()->records_accepted, 1);
+	wmark(0);
+	RESULT(1, WM_TS_MAX - 807, WM_TS_MIN + 192, 1);
+	WATERMARK(0);
+	/* Now the window is late but the record (ts + 0 > 0) is not: Flink
+	 * loses it without a trace; we count it. */
+	elem(1, 1, WM_TS_MAX - 5);
+	NOTHING();
+	ck_assert_uint_eq(counters()->records_ignored, 1);
+	ck_assert_uint_eq(counters()->late_records_side_output, 0);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_invalid_configuration_is_rejected)
+{
+	struct wm_window_config conf;
+	const char *why;
+
+	memset(&conf, 0, sizeof(conf));
+	why = NULL;
+	errno = 0;
+	ck_assert_ptr_null(wm_window_new(&conf, &why));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_nonnull(why);
+
+	ck_assert_int_eq(wm_window_tumbling(&conf.assigner, 1000, 0, &why), 0);
+	conf.allowed_lateness = -1;
+	why = NULL;
+	errno = 0;
+	ck_assert_ptr_null(wm_window_new(&conf, &why));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_nonnull(why);
+
+	conf.allowed_lateness = 0;
+	h.op = wm_window_new(&conf, &why);
+	ck_assert_ptr_nonnull(h.op);
+}
+END_TEST
+
+START_TEST(test_many_keys_grow_state_table)
+{
+	enum { KEYS = 20000 };
+
+	open_tumbling(1000, 0, 0, false, false);
+	for (int k = 0; k < KEYS; k++) {
+		elem(k, k, 10);
+		elem(k, 1, 20);
+	}
+	ck_assert_uint_eq(wm_window_state_count(h.op), KEYS);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), KEYS);
+	wmark(999);
+	ck_assert_uint_eq(h.n, KEYS + 1);
+	for (int k = 0; k < KEYS; k++) {
+		ck_assert_int_eq(h.ev[k].r.key, k);
+		ck_assert_int_eq(h.ev[k].r.count, 2);
+		ck_assert_int_eq(h.ev[k].r.sum, k + 1);
+	}
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+/* ---- tcase random: against independent models ---- */
+
+struct agg {
+	int64_t key;
+	int64_t start;
+	int64_t end;
+	int64_t count, sum, min, max;
+	bool pending; /* lateness model: an on-time firing is due */
+	bool live;
+};
+
+static int64_t
+floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+
+	if (a % b != 0 && (a < 0) != (b < 0))
+		q--;
+	return q;
+}
+
+/* Window starts of ts, latest first, by floor division (no Java %). */
+static int
+model_starts(int64_t size, int64_t slide, int64_t offset, int64_t ts,
+	     int64_t *starts)
+{
+	int n = 0;
+
+	for (int64_t s = floor_div(ts - offset, slide) * slide + offset;
+	     s + size > ts; s -= slide)
+		starts[n++] = s;
+	return n;
+}
+
+static int
+agg_cmp(const void *pa, const void *pb)
+{
+	const struct agg *a = pa, *b = pb;
+
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return 0;
+}
+
+static void
+agg_add(struct agg *a, int64_t value)
+{
+	if (a->count == 0 || value < a->min)
+		a->min = value;
+	if (a->count == 0 || value > a->max)
+		a->max = value;
+	a->count++;
+	a->sum += value;
+}
+
+static void
+expect_agg(int line, const struct agg *a, bool late)
+{
+	struct ev want = {.kind = EV_RESULT};
+
+	want.r.key = a->key;
+	want.r.window.start = a->start;
+	want.r.window.end = a->end;
+	want.r.timestamp = a->end - 1;
+	want.r.count = a->count;
+	want.r.sum = a->sum;
+	want.r.min = a->min;
+	want.r.max = a->max;
+	want.r.late_firing = late;
+	expect_ev(line, &want);
+	ck_assert_int_eq(h.ev[h.next - 1].r.min, a->min);
+	ck_assert_int_eq(h.ev[h.next - 1].r.max, a->max);
+}
+
+/*
+ * L = 0 and watermarks that never pass a record yet to come: every record
+ * is on time, so the output must be the batch aggregation per (key,
+ * window), in (maxTs, key, start) order.
+ */
+static void
+random_matches_batch(unsigned seed, bool sliding)
+{
+	enum { N = 3000 };
+	int64_t ts[N], suffix_min[N + 1], size, slide, offset, starts[64];
+	int64_t keys[N], values[N];
+	struct agg *batch;
+	size_t nbatch = 0;
+	wm_ts_t last_wm = WM_TS_MIN;
+
+	srandom(seed);
+	size = 1 + random() % 500;
+	slide = sliding ? size / (1 + random() % 6) : size;
+	if (slide == 0)
+		slide = 1;
+	offset = random() % slide * (random() % 2 ? 1 : -1);
+	if (sliding)
+		open_sliding(size, slide, offset, 0, false, false);
+	else
+		open_tumbling(size, offset, 0, false, false);
+
+	/* Timestamps roughly ascending with local disorder, some negative. */
+	for (int i = 0; i < N; i++)
+		ts[i] = -5000 + i * 5 + random() % 50;
+	for (int i = 0; i < N; i++) {
+		keys[i] = 1 + random() % 5;
+		values[i] = random() % 2001 - 1000;
+	}
+	suffix_min[N] = INT64_MAX;
+	for (int i = N - 1; i >= 0; i--)
+		suffix_min[i] =
+			ts[i] < suffix_min[i + 1] ? ts[i] : suffix_min[i + 1];
+
+	/* slide >= 1 and size <= 11 when slide is 1: at most 11 windows. */
+	batch = calloc((size_t)N * 16, sizeof(*batch));
+	ck_assert_ptr_nonnull(batch);
+	for (int i = 0; i < N; i++) {
+		int n = model_starts(size, slide, offset, ts[i], starts);
+
+		ck_assert_int_le(n, 16);
+		for (int j = 0; j < n; j++) {
+			struct agg *a = &batch[nbatch++];
+
+			a->key = keys[i];
+			a->start = starts[j];
+			a->end = starts[j] + size;
+			a->count = 1;
+			a->sum = a->min = a->max = values[i];
+		}
+	}
+	qsort(batch, nbatch, sizeof(*batch), agg_cmp);
+	{
+		/* Merge equal (key, window) runs into one aggregate. */
+		size_t out = 0;
+
+		for (size_t i = 0; i < nbatch; i++) {
+			if (out > 0 &&
+			    agg_cmp(&batch[out - 1], &batch[i]) == 0) {
+				struct agg *a = &batch[out - 1];
+
+				a->count++;
+				a->sum += batch[i].sum;
+				if (batch[i].min < a->min)
+					a->min = batch[i].min;
+				if (batch[i].max > a->max)
+					a->max = batch[i].max;
+			} else {
+				batch[out++] = batch[i];
+			}
+		}
+		nbatch = out;
+	}
+
+	for (int i = 0; i < N; i++) {
+		if (random() % 4 == 0) {
+			wm_ts_t w = suffix_min[i] - 1 - random() % 3;
+
+			if (w > last_wm) {
+				wmark(w);
+				last_wm = w;
+			}
+		}
+		elem(keys[i], values[i], ts[i]);
+	}
+	wmark(WM_TS_MAX);
+
+	for (size_t i = 0; i < nbatch; i++) {
+		/* Skip forwarded watermarks between results. */
+		while (h.next < h.n && h.ev[h.next].kind == EV_WATERMARK)
+			h.next++;
+		expect_agg(__LINE__, &batch[i], false);
+	}
+	while (h.next < h.n && h.ev[h.next].kind == EV_WATERMARK)
+		h.next++;
+	NOTHING();
+	ck_assert_int_eq(h.ev[h.n - 1].kind, EV_WATERMARK);
+	ck_assert_int_eq(h.ev[h.n - 1].watermark, WM_TS_MAX);
+	ck_assert_uint_eq(counters()->records_in, N);
+	ck_assert_uint_eq(counters()->records_accepted, N);
+	ck_assert_uint_eq(counters()->windows_fired, nbatch);
+	ck_assert_uint_eq(counters()->windows_fired_late, 0);
+	ASSERT_BALANCED();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+	free(batch);
+	close_op();
+}
+
+START_TEST(test_random_tumbling_matches_batch_aggregation)
+{
+	for (unsigned seed = 1; seed <= 20; seed++)
+		random_matches_batch(seed, false);
+}
+END_TEST
+
+START_TEST(test_random_sliding_matches_batch_aggregation)
+{
+	for (unsigned seed = 100; seed <= 120; seed++)
+		random_matches_batch(seed, true);
+}
+END_TEST
+
+/* The lateness model: windows as a flat list, searched linearly. */
+struct model {
+	struct agg *w;
+	size_t n, cap;
+	int64_t size, slide, offset, lateness;
+	bool side_output;
+	uint64_t accepted, side, dropped;
+	struct ev *want; /* the expected output */
+	size_t nwant, capwant;
+};
+
+static struct ev *
+model_expect(struct model *m, enum ev_kind kind)
+{
+	if (m->nwant == m->capwant) {
+		m->capwant = m->capwant ? 2 * m->capwant : 256;
+		m->want = realloc(m->want, m->capwant * sizeof(*m->want));
+		ck_assert_ptr_nonnull(m->want);
+	}
+	memset(&m->want[m->nwant], 0, sizeof(*m->want));
+	m->want[m->nwant].kind = kind;
+	return &m->want[m->nwant++];
+}
+
+static void
+model_expect_result(struct model *m, const struct agg *a, bool late)
+{
+	struct ev *e = model_expect(m, EV_RESULT);
+
+	e->r.key = a->key;
+	e->r.window.start = a->start;
+	e->r.window.end = a->end;
+	e->r.timestamp = a->end - 1;
+	e->r.count = a->count;
+	e->r.sum = a->sum;
+	e->r.min = a->min;
+	e->r.max = a->max;
+	e->r.late_firing = late;
+}
+
+static struct agg *
+model_window(struct model *m, int64_t key, int64_t start)
+{
+	struct agg *a;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->w[i].live && m->w[i].key == key &&
+		    m->w[i].start == start)
+			return &m->w[i];
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 256;
+		m->w = realloc(m->w, m->cap * sizeof(*m->w));
+		ck_assert_ptr_nonnull(m->w);
+	}
+	a = &m->w[m->n++];
+	memset(a, 0, sizeof(*a));
+	a->key = key;
+	a->start = start;
+	a->end = start + m->size;
+	a->live = true;
+	return a;
+}
+
+static void
+model_element(struct model *m, int64_t key, int64_t value, int64_t ts,
+	      wm_ts_t wm)
+{
+	int64_t starts[64];
+	int n = model_starts(m->size, m->slide, m->offset, ts, starts);
+	bool any = false;
+
+	for (int j = 0; j < n; j++) {
+		int64_t max_ts = starts[j] + m->size - 1;
+		struct agg *a;
+
+		if (max_ts + m->lateness <= wm)
+			continue;
+		any = true;
+		a = model_window(m, key, starts[j]);
+		agg_add(a, value);
+		if (max_ts <= wm)
+			model_expect_result(m, a, true);
+		else
+			a->pending = true;
+	}
+	if (any) {
+		m->accepted++;
+	} else {
+		ck_assert(ts + m->lateness <= wm);
+		if (m->side_output) {
+			struct ev *e = model_expect(m, EV_LATE);
+
+			e->rec.ts = ts;
+			e->rec.key = key;
+			e->rec.value = value;
+			m->side++;
+		} else {
+			m->dropped++;
+		}
+	}
+}
+
+static void
+model_watermark(struct model *m, wm_ts_t wm)
+{
+	struct agg *due = calloc(m->n + 1, sizeof(*due));
+	size_t ndue = 0, out = 0;
+
+	ck_assert_ptr_nonnull(due);
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->w[i].pending && m->w[i].end - 1 <= wm) {
+			m->w[i].pending = false;
+			due[ndue++] = m->w[i];
+		}
+	}
+	qsort(due, ndue, sizeof(*due), agg_cmp);
+	for (size_t i = 0; i < ndue; i++)
+		model_expect_result(m, &due[i], false);
+	/* Cleanup (never before the firing: maxTs <= cleanup time). */
+	for (size_t i = 0; i < m->n; i++)
+		if (m->w[i].end - 1 + m->lateness > wm)
+			m->w[out++] = m->w[i];
+	m->n = out;
+	model_expect(m, EV_WATERMARK)->watermark = wm;
+	free(due);
+}
+
+static void
+random_matches_lateness_model(unsigned seed)
+{
+	struct model m;
+	wm_ts_t wm = WM_TS_MIN;
+	int records = 1500;
+
+	memset(&m, 0, sizeof(m));
+	srandom(seed);
+	m.size = 50 + random() % 400;
+	m.slide = m.size / (1 + random() % 4);
+	m.offset = random() % m.slide * (random() % 2 ? 1 : -1);
+	m.lateness = random() % 3 == 0 ? 0 : random() % 600;
+	m.side_output = random() % 2;
+	open_sliding(m.size, m.slide, m.offset, m.lateness, false,
+		     m.side_output);
+
+	for (int i = 0; i < records; i++) {
+		int64_t ts = random() % 6000 - 3000;
+		int64_t key = 1 + random() % 3;
+		int64_t value = random() % 100 - 50;
+
+		if (random() % 8 == 0) {
+			wm_ts_t next = wm == WM_TS_MIN ? -3100 : wm;
+
+			next += random() % 60;
+			wmark(next);
+			model_watermark(&m, next);
+			wm = next;
+		}
+		elem(key, value, ts);
+		model_element(&m, key, value, ts, wm);
+	}
+	wmark(WM_TS_MAX);
+	model_watermark(&m, WM_TS_MAX);
+
+	for (size_t i = 0; i < m.nwant; i++) {
+		expect_ev(__LINE__, &m.want[i]);
+		if (m.want[i].kind == EV_RESULT) {
+			ck_assert_int_eq(h.ev[h.next - 1].r.min,
+					 m.want[i].r.min);
+			ck_assert_int_eq(h.ev[h.next - 1].r.max,
+					 m.want[i].r.max);
+		}
+	}
+	NOTHING();
+	ck_assert_uint_eq(counters()->records_in, (uint64_t)records);
+	ck_assert_uint_eq(counters()->records_accepted, m.accepted);
+	ck_assert_uint_eq(counters()->late_records_side_output, m.side);
+	ck_assert_uint_eq(counters()->late_records_dropped, m.dropped);
+	ASSERT_BALANCED();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+	free(m.w);
+	free(m.want);
+	close_op();
+}
+
+START_TEST(test_random_late_data_matches_lateness_model)
+{
+	for (unsigned seed = 500; seed < 540; seed++)
+		random_matches_lateness_model(seed);
+}
+END_TEST
+
+static Suite *
+window_suite(void)
+{
+	Suite *s = suite_create("window");
+	TCase *tc;
+
+	tc = tcase_create("conformance");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(
+		tc, test_tumbling_fires_each_key_when_watermark_reaches_max_ts);
+	tcase_add_test(tc, test_sliding_fires_every_window_of_each_record);
+	tcase_add_test(tc,
+		       test_purging_trigger_late_firing_has_only_new_elements);
+	tcase_add_test(
+		tc,
+		test_record_late_for_its_tumbling_window_goes_to_side_output);
+	tcase_add_test(
+		tc,
+		test_record_late_for_some_sliding_windows_stays_in_the_others);
+	tcase_add_test(tc,
+		       test_cleanup_timer_clears_state_after_allowed_lateness);
+	tcase_add_test(tc,
+		       test_cleanup_time_overflow_keeps_window_until_it_fires);
+	tcase_add_test(tc, test_record_before_window_end_watermark_is_accepted);
+	tcase_add_test(tc, test_record_at_window_end_watermark_is_dropped);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("lateness");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_late_element_refires_full_window);
+	tcase_add_test(tc,
+		       test_late_window_without_state_fires_new_contents_only);
+	tcase_add_test(tc, test_sliding_late_firings_come_latest_start_first);
+	tcase_add_test(tc, test_purging_trigger_empties_window_when_it_fires);
+	tcase_add_test(tc, test_element_lateness_uses_allowed_lateness);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("order");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc,
+		       test_one_watermark_fires_many_windows_in_timer_order);
+	tcase_add_test(tc, test_max_watermark_fires_everything_and_cleans_up);
+	tcase_add_test(tc, test_negative_timestamps_fire_in_order);
+	tcase_add_test(tc, test_offset_shifts_window_bounds);
+	tcase_add_test(tc, test_lower_watermark_rearms_window_like_flink);
+	tcase_add_test(tc, test_status_is_forwarded_unchanged);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("aggregate");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_aggregates_count_sum_min_max_avg);
+	tcase_add_test(tc, test_sum_wraps_like_java_long);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("accounting");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc,
+		       test_record_without_timestamp_is_rejected_and_counted);
+	tcase_add_test(tc, test_wrapped_window_end_counts_record_as_ignored);
+	tcase_add_test(tc, test_invalid_configuration_is_rejected);
+	tcase_add_test(tc, test_many_keys_grow_state_table);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("random");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_random_tumbling_matches_batch_aggregation);
+	tcase_add_test(tc, test_random_sliding_matches_batch_aggregation);
+	tcase_add_test(tc, test_random_late_data_matches_lateness_model);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(window_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
