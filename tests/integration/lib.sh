@@ -1,0 +1,38 @@
+# lib.sh -- shared helpers for integration tests (sourced, not run).
+#
+# Each test gets its own scratch directory, removed on exit. Paths come from
+# the automake harness: $WMCONFORM (and later $WMRUN) name the binaries under
+# test, $srcdir the source tree (read-only under distcheck).
+
+set -u
+: "${srcdir:=.}"
+: "${WMCONFORM:=./wmconform}"
+TRACES="$srcdir/tests/conformance"
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/wmtest.XXXXXX") || exit 99
+trap 'rm -rf "$scratch"' EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# expect_status WANT CMD... -- run CMD, output to $scratch/out, check status.
+expect_status() {
+	want=$1
+	shift
+	"$@" >"$scratch/out" 2>"$scratch/err"
+	got=$?
+	[ "$got" -eq "$want" ] || {
+		cat "$scratch/out" "$scratch/err" >&2
+		fail "\"$*\" exited $got, expected $want"
+	}
+}
+
+# expect_line PATTERN FILE -- FILE has a line matching the extended regex.
+expect_line() {
+	grep -Eq -- "$1" "$2" || {
+		cat "$2" >&2
+		fail "no line matching /$1/ in $2"
+	}
+}

@@ -1,0 +1,38 @@
+#!/bin/sh
+# wmconform can fail: a changed expectation, a malformed trace, a missing
+# file and a bad option each give the documented message and exit status.
+. "$srcdir/tests/integration/lib.sh"
+
+# One expected watermark changed: FAIL naming the input line, exit 1.
+src="$TRACES/valve/testMultipleInputIncreasingWatermarks.valve"
+cp "$src" "$scratch/changed.valve"
+line=$(grep -n '^> wm 10$' "$scratch/changed.valve" | head -n 1 | cut -d: -f1)
+[ -n "$line" ] || fail "fixture trace has no '> wm 10' line"
+sed -i "${line}s/> wm 10/> wm 11/" "$scratch/changed.valve"
+input=$((line - 1))
+expect_status 1 "$WMCONFORM" "$scratch/changed.valve"
+expect_line "^FAIL changed.valve line $input: expected \"> wm 11\", got \"> wm 10\"" "$scratch/out"
+expect_line '^0 passed, 1 failed$' "$scratch/out"
+
+# A missing output line is reported as "got ... expected nothing".
+grep -v '^> wm 10$' "$src" >"$scratch/missing.valve"
+expect_status 1 "$WMCONFORM" "$scratch/missing.valve"
+expect_line 'expected nothing, got "> wm 10"' "$scratch/out"
+
+# A malformed trace: exit 65 (EX_DATAERR) with the line.
+printf 'channels 2\nwm 0 5\nwm 7 5\n' >"$scratch/bad.valve"
+expect_status 65 "$WMCONFORM" "$scratch/bad.valve"
+expect_line '^FAIL bad.valve line 3: invalid or out-of-range channel' "$scratch/out"
+printf 'partitions 1\nidle_timeout_ms 5\n' >"$scratch/bad.source"
+expect_status 65 "$WMCONFORM" "$scratch/bad.source"
+expect_line 'line 2: expected header "out_of_orderness_ms"' "$scratch/out"
+
+# A missing file: exit 66 (EX_NOINPUT), and it outranks a mismatch.
+expect_status 66 "$WMCONFORM" "$scratch/changed.valve" "$scratch/nope.valve"
+expect_line '^FAIL nope.valve: could not open' "$scratch/out"
+
+# Bad usage: exit 64 (EX_USAGE).
+expect_status 64 "$WMCONFORM"
+expect_status 64 "$WMCONFORM" --behaviour released,NO_SUCH_FLAG "$src"
+expect_line 'unrecognized behaviour "NO_SUCH_FLAG"' "$scratch/err"
+echo "ok"
