@@ -1,0 +1,115 @@
+/*
+ * wmbench.c
+ *	The wmbench front end: "wmbench <benchmark> [options]".
+ *
+ * Each benchmark is one entry of commands[] below: a name, a function
+ * taking the benchmark's own argc/argv (argv[0] is the benchmark name), and
+ * one line of help. Later benchmarks (ring, pipeline) add an entry; nothing
+ * else here changes. Results go to stdout as key=value lines (bench/stats.h);
+ * diagnostics go to stderr. Exit codes: 0 success, 64 (EX_USAGE) bad
+ * command line, 70 (EX_SOFTWARE) the two implementations disagreed,
+ * 71 (EX_OSERR) memory could not be allocated.
+ *
+ * Targets are ratios measured in one run (docs/performance.md), so each
+ * benchmark runs the implementations it compares in the same process,
+ * repetition by repetition, alternating which goes first.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "bench/wmbench.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *progname = "wmbench";
+
+int
+wm_bench_usage_error(const char *command, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry \"%s%s%s --help\" for more information.\n",
+		progname, command ? " " : "", command ? command : "");
+	return EX_USAGE;
+}
+
+/* strtoull alone would accept "-1" and " 7". */
+bool
+wm_bench_parse_count(const char *text, uint64_t min, uint64_t max,
+		     uint64_t *value)
+{
+	char *end;
+	unsigned long long v;
+
+	if (text[0] < '0' || text[0] > '9')
+		return false;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return false;
+	*value = v;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Front end */
+
+struct wmbench_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct wmbench_command commands[] = {
+	{"valve", wm_bench_valve,
+	 "heap valve against a linear-scan valve, 1 to 4096 channels"},
+};
+
+static void
+help(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s BENCHMARK [OPTION]...\n"
+		"       %s BENCHMARK --help\n"
+		"Run one wmrun benchmark; results are key=value lines on "
+		"stdout.\n"
+		"\n"
+		"Benchmarks:\n",
+		progname, progname);
+	for (size_t i = 0; i < N_ELEMS(commands); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name,
+			commands[i].help);
+	fprintf(out,
+		"\nExit status: 0 success, %d bad command line, "
+		"%d implementations disagree,\n%d out of memory.\n",
+		EX_USAGE, EX_SOFTWARE, EX_OSERR);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2)
+		return wm_bench_usage_error(NULL, "missing benchmark name");
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		help(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < N_ELEMS(commands); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	return wm_bench_usage_error(NULL, "unrecognized benchmark \"%s\"",
+				    argv[1]);
+}
