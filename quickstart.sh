@@ -1,0 +1,101 @@
+#!/bin/sh
+# quickstart.sh -- set up, build and run wmrun on a Debian machine.
+#
+#   sh quickstart.sh run     install what is missing, build, run the main job
+#   sh quickstart.sh test    install what is missing, build, run every test
+#
+# Missing Debian packages are installed with apt-get (through sudo when not
+# root). The build happens out of tree in _build/ (BUILD_DIR overrides), so
+# the source tree stays clean; extra configure options can be passed in
+# CONFIGURE_FLAGS (e.g. CONFIGURE_FLAGS=--enable-sanitizers).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${BUILD_DIR:-$here/_build}
+packages="gcc make autoconf automake autoconf-archive pkg-config check
+libsubunit-dev liburcu-dev libhwloc-dev libnuma-dev"
+
+usage() {
+	echo "usage: sh quickstart.sh run|test" >&2
+	exit 64
+}
+
+install_missing() {
+	missing=""
+	for p in $packages; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "quickstart: installing Debian packages:$missing" >&2
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	export DEBIAN_FRONTEND=noninteractive
+	$sudo apt-get update -q >&2
+	# shellcheck disable=SC2086
+	$sudo apt-get install -y -q --no-install-recommends $missing >&2
+}
+
+build() {
+	if [ ! -x "$here/configure" ] || [ "$here/configure.ac" -nt "$here/configure" ]; then
+		"$here/bootstrap" >&2
+	fi
+	mkdir -p "$build"
+	cd "$build"
+	if [ ! -f Makefile ] || [ "$here/configure" -nt Makefile ]; then
+		# shellcheck disable=SC2086
+		"$here/configure" -q ${CONFIGURE_FLAGS:-} >&2
+	fi
+	make -s -j"$(nproc)" >&2
+}
+
+# Sum up every Check test and every integration script into one line.
+summarize() {
+	passed=0
+	failed=0
+	for log in tests/unit/*.log; do
+		[ -f "$log" ] || continue
+		line=$(grep -E '^[0-9]+%: Checks: ' "$log" | tail -n 1)
+		if [ -z "$line" ]; then
+			failed=$((failed + 1)) # crashed before Check reported
+			continue
+		fi
+		n=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+		f=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1+\2/')
+		f=$((f))
+		passed=$((passed + n - f))
+		failed=$((failed + f))
+	done
+	for trs in tests/integration/*.trs; do
+		[ -f "$trs" ] || continue
+		if grep -q '^:test-result: PASS' "$trs"; then
+			passed=$((passed + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+	echo "$passed passed, $failed failed"
+}
+
+[ $# -eq 1 ] || usage
+case "$1" in
+run)
+	install_missing
+	build
+	# Until the runtime lands, the main job is the conformance replay:
+	# every Flink-recorded trace through wmrun's operators.
+	exec "$build/wmconform" "$here/tests/conformance"
+	;;
+test)
+	install_missing
+	build
+	status=0
+	make -s -j"$(nproc)" check >&2 || status=$?
+	[ "$status" -eq 0 ] || cat test-suite.log >&2
+	summarize
+	exit "$status"
+	;;
+*)
+	usage
+	;;
+esac
