@@ -61,8 +61,9 @@ summarize() {
 			continue
 		fi
 		n=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
-		f=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1+\2/')
-		f=$((f))
+		bad=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
+		errors=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
+		f=$((bad + errors))
 		passed=$((passed + n - f))
 		failed=$((failed + f))
 	done
