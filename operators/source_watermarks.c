@@ -67,6 +67,7 @@ wm_source_watermarks_init(struct wm_source_watermarks *sw,
 	gate_side_init(&sw->main_side, sw);
 	wm_multiplexer_init(&sw->mux, &sw->split_side.output,
 			    strategy->behaviour);
+	sw->next_tick_ns = INT64_MAX;
 	return 0;
 }
 
@@ -162,6 +163,35 @@ wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
 	wm_multiplexer_on_periodic(&sw->mux);
 	wm_watermark_on_periodic(&sw->main_generator, now_ns,
 				 &sw->main_side.output);
+}
+
+/* now + interval, saturating: a tick that would come after the end of
+ * time never comes. Clocks are monotonic and start at 0, so now_ns >= 0. */
+static int64_t
+tick_after(const struct wm_source_watermarks *sw, int64_t now_ns)
+{
+	int64_t interval_ms = sw->strategy.interval_ms;
+
+	if (interval_ms == 0 ||
+	    interval_ms > (INT64_MAX - now_ns) / WM_IDLE_NS_PER_MS)
+		return INT64_MAX;
+	return now_ns + interval_ms * WM_IDLE_NS_PER_MS;
+}
+
+void
+wm_source_watermarks_start(struct wm_source_watermarks *sw, int64_t now_ns)
+{
+	sw->next_tick_ns = tick_after(sw, now_ns);
+}
+
+bool
+wm_source_watermarks_poll(struct wm_source_watermarks *sw, int64_t now_ns)
+{
+	if (now_ns < sw->next_tick_ns)
+		return false;
+	wm_source_watermarks_on_periodic(sw, now_ns);
+	sw->next_tick_ns = tick_after(sw, now_ns);
+	return true;
 }
 
 void

@@ -55,6 +55,7 @@ struct wm_source_watermarks {
 	size_t n_splits;
 	size_t cap_splits;
 	struct wm_source_split **splits; /* registration order */
+	int64_t next_tick_ns; /* next periodic emission; INT64_MAX = never */
 };
 
 /* Set up for `strategy`, sending to `out`. 0, or -EINVAL for an invalid
@@ -95,6 +96,26 @@ void wm_source_watermarks_on_main_record(struct wm_source_watermarks *sw,
  * order), one combine, then the main generator. */
 void wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
 				      int64_t now_ns);
+
+/*
+ * Periodic emission on the processing-time clock, as Flink schedules it
+ * (scheduleWithFixedDelay(interval, interval)): wm_source_watermarks_start()
+ * at `now_ns` puts the first tick one interval later; wm_source_watermarks_
+ * poll() runs the tick once it is due and schedules the next one interval
+ * after it ran. With interval 0 nothing is ever due.
+ */
+void wm_source_watermarks_start(struct wm_source_watermarks *sw,
+				int64_t now_ns);
+
+/* When the next tick is due (INT64_MAX if never). */
+static inline int64_t
+wm_source_watermarks_next_tick(const struct wm_source_watermarks *sw)
+{
+	return sw->next_tick_ns;
+}
+
+/* Run the periodic tick if it is due at `now_ns`; true if it ran. */
+bool wm_source_watermarks_poll(struct wm_source_watermarks *sw, int64_t now_ns);
 
 /* End of input (drain): the final MAX watermark (data_output.h). */
 void wm_source_watermarks_end_of_input(struct wm_source_watermarks *sw);

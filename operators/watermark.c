@@ -33,6 +33,10 @@ wm_watermark_strategy_check(const struct wm_watermark_strategy *s,
 		*why = "unknown watermark generator";
 		return -EINVAL;
 	}
+	if (s->interval_ms < 0) {
+		*why = "watermark interval must not be negative";
+		return -EINVAL;
+	}
 	if (s->with_idleness && s->idle_timeout_ms <= 0) {
 		/* As Flink's withIdleness(): zero would declare every
 		 * partition idle at the second quiet probe. */

@@ -39,13 +39,21 @@ enum wm_watermark_kind {
 	WM_WATERMARK_NONE,
 };
 
-/* A source's watermark strategy (Flink's WatermarkStrategy). */
+/* Flink's default pipeline.auto-watermark-interval. */
+#define WM_WATERMARK_DEFAULT_INTERVAL_MS 200
+
+/* A source's watermark strategy (Flink's WatermarkStrategy), plus the
+ * periodic emission interval that Flink sets per job. */
 struct wm_watermark_strategy {
 	enum wm_watermark_kind kind;
 	int64_t out_of_orderness_ms; /* bounded only; >= 0 */
-	bool with_idleness;	     /* wrapped with withIdleness() */
-	int64_t idle_timeout_ms;     /* with_idleness only; must be > 0 */
-	unsigned behaviour;	     /* enum wm_behaviour_flag */
+	/* Periodic emission every interval_ms of processing time; 0 = never,
+	 * so periodic generators never emit and idleness is never judged
+	 * (punctuated watermarks still flow). */
+	int64_t interval_ms;
+	bool with_idleness;	 /* wrapped with withIdleness() */
+	int64_t idle_timeout_ms; /* with_idleness only; must be > 0 */
+	unsigned behaviour;	 /* enum wm_behaviour_flag */
 };
 
 /* 0 if the strategy is valid, else -EINVAL and *why (a static message). */

@@ -299,6 +299,66 @@ START_TEST(test_idle_source_end_of_input_loses_max_in_released_flink)
 }
 END_TEST
 
+START_TEST(test_periodic_emission_follows_the_interval)
+{
+	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_BOUNDED,
+					  .interval_ms = 200,
+					  .with_idleness = true,
+					  .idle_timeout_ms = 100,
+					  .behaviour = RELEASED};
+	struct wm_source_watermarks sw;
+
+	ck_assert_int_eq(wm_source_watermarks_init(&sw, &s, &rec.out), 0);
+	wm_source_split_on_record(wm_source_watermarks_add_split(&sw, 0), 50,
+				  0);
+	ck_assert_int_eq(wm_source_watermarks_next_tick(&sw), INT64_MAX);
+	wm_source_watermarks_start(&sw, MS(1000));
+	ck_assert(!wm_source_watermarks_poll(&sw, MS(1199)));
+	ck_assert(wm_source_watermarks_poll(&sw, MS(1200)));
+	ck_assert_str_eq(recorder_take(&rec), "W(49)");
+	/* Fixed delay: the next tick is one interval after this one ran. */
+	ck_assert(wm_source_watermarks_poll(&sw, MS(1450)));
+	ck_assert_int_eq(wm_source_watermarks_next_tick(&sw), MS(1650));
+	ck_assert(!wm_source_watermarks_poll(&sw, MS(1649)));
+	ck_assert(wm_source_watermarks_poll(&sw, MS(1650)));
+	ck_assert_str_eq(recorder_take(&rec), "IDLE");
+	wm_source_watermarks_destroy(&sw);
+}
+END_TEST
+
+START_TEST(test_interval_zero_never_emits_nor_goes_idle)
+{
+	/* pipeline.auto-watermark-interval = 0: periodic generators never
+	 * emit and idleness is never judged; punctuated ones still work. */
+	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_BOUNDED,
+					  .interval_ms = 0,
+					  .with_idleness = true,
+					  .idle_timeout_ms = 1,
+					  .behaviour = RELEASED};
+	struct wm_source_watermarks sw;
+
+	ck_assert_int_eq(wm_source_watermarks_init(&sw, &s, &rec.out), 0);
+	wm_source_split_on_record(wm_source_watermarks_add_split(&sw, 0), 50,
+				  0);
+	wm_source_watermarks_start(&sw, 0);
+	for (int64_t t = 0; t < MS(100000); t += MS(997))
+		ck_assert(!wm_source_watermarks_poll(&sw, t));
+	ck_assert_str_eq(recorder_take(&rec), "");
+	wm_source_watermarks_destroy(&sw);
+
+	s.kind = WM_WATERMARK_PUNCTUATED;
+	s.with_idleness = false;
+	ck_assert_int_eq(wm_source_watermarks_init(&sw, &s, &rec.out), 0);
+	wm_source_split_on_record(wm_source_watermarks_add_split(&sw, 0), 50,
+				  WM_RECORD_PUNCTUATE);
+	ck_assert_str_eq(recorder_take(&rec), "W(50)");
+	wm_source_watermarks_destroy(&sw);
+
+	s.interval_ms = -1;
+	ck_assert_int_eq(wm_source_watermarks_init(&sw, &s, &rec.out), -EINVAL);
+}
+END_TEST
+
 static Suite *
 source_suite(void)
 {
@@ -326,6 +386,8 @@ source_suite(void)
 	tcase_add_test(
 		chain,
 		test_idle_source_end_of_input_loses_max_in_released_flink);
+	tcase_add_test(chain, test_periodic_emission_follows_the_interval);
+	tcase_add_test(chain, test_interval_zero_never_emits_nor_goes_idle);
 	suite_add_tcase(s, data);
 	suite_add_tcase(s, chain);
 	return s;
