@@ -1,9 +1,10 @@
 /*
  * window.c
  *	The event-time window operator: processElement, onEventTime and
- *	processWatermark of Flink's WindowOperator for non-merging assigners,
- *	with EventTimeTrigger (optionally purging) and a count/sum/min/max
- *	aggregate.
+ *	processWatermark of Flink's WindowOperator, with EventTimeTrigger
+ *	(optionally purging) and a count/sum/min/max aggregate: the
+ *	non-merging branch (tumbling, sliding) and the merging branch
+ *	(sessions).
  *
  * State table: open addressing with linear probing over 64-byte entries
  * (one cache line each), keyed by (key, window start), load at most 3/4.
@@ -29,6 +30,25 @@
  * watermarks that never go back: after a lower watermark (which Flink
  * accepts; the valve never sends one) the operator registers on every
  * element, exactly like Flink.
+ * The skip is not valid for session windows, whose state entry is keyed by
+ * the state window while the timers live in the namespace of the (merged)
+ * window, which changes with every merge: an existing entry says nothing
+ * about the current window's timers. The merging branch registers on every
+ * element, as Flink does; the timer set drops the duplicates.
+ *
+ * Sessions (the merging branch, flink-semantics.md §5.10). The per-key
+ * windows and their state windows live in operators/merging_windows.c. A
+ * record's window [ts, ts + gap) is added to its key's set; each merge
+ * calls back here (session_merge: EventTimeTrigger.onMerge, clearing the
+ * absorbed windows' trigger and cleanup timers, merging their states into
+ * the state window), then the element goes into the state window of the
+ * window it ended up in, unless that window is late. A timer's namespace
+ * is a window start; the window is found again in the key's set by its
+ * start, which is unique there (windows of a key that share a start
+ * intersect, so they are merged), and a timer whose window has left the set
+ * does nothing, as in Flink. Timers are deleted whenever their window
+ * leaves the set, so a later window with the same start never meets a
+ * stale timer.
  *
  * The fast path reserves table and timer room before it changes a window,
  * so a failed growth leaves every window either fully updated or untouched.
@@ -39,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/merging_windows.h"
 #include "operators/timer.h"
 #include "operators/window.h"
 
@@ -49,8 +70,8 @@
 struct window_state {
 	uint64_t hash; /* of (key, start), never 0; 0 marks an empty slot */
 	int64_t key;
-	wm_ts_t start;
-	wm_ts_t end;
+	wm_ts_t start; /* sessions: the state window's start */
+	wm_ts_t end;   /* sessions: unused */
 	int64_t count; /* > 0 in every occupied slot */
 	int64_t sum;   /* Java-wrapping */
 	int64_t min;
@@ -63,6 +84,8 @@ _Static_assert(sizeof(struct window_state) == 64,
 struct wm_window {
 	struct wm_window_config conf;
 	struct wm_timer_service *timers; /* also holds the watermark */
+	/* Session windows: the merging window sets; NULL otherwise. */
+	struct wm_merging_windows *sessions;
 	struct window_state *table;
 	size_t mask;	/* slots - 1; slots is a power of two */
 	size_t used;	/* occupied slots */
@@ -178,29 +201,30 @@ state_resize(struct wm_window *op, size_t slots)
 	return 0;
 }
 
-/* Room for one more entry; 0 or -ENOMEM (nothing changed). */
+/* Room for n more entries; 0 or -ENOMEM (nothing changed). */
 static inline int
-state_reserve(struct wm_window *op)
+state_reserve(struct wm_window *op, size_t n)
 {
 	size_t slots = op->mask + 1;
 
-	if (op->used + 1 <= op->grow_at)
+	if (op->used + n <= op->grow_at)
 		return 0;
 	if (slots >= WINDOW_MAX_SLOTS)
 		return -ENOMEM;
 	return state_resize(op, slots * 2);
 }
 
+/* Emit contents `e` for window `w` (for sessions not e's own window). */
 static void
-window_emit(struct wm_window *op, const struct window_state *e, wm_ts_t max_ts,
-	    bool late_firing, struct wm_window_output *out)
+result_emit(struct wm_window *op, const struct window_state *e,
+	    struct wm_time_window w, bool late_firing,
+	    struct wm_window_output *out)
 {
 	struct wm_window_result r;
 
 	r.key = e->key;
-	r.window.start = e->start;
-	r.window.end = e->end;
-	r.timestamp = max_ts;
+	r.window = w;
+	r.timestamp = wm_window_max_timestamp(w);
 	r.count = e->count;
 	r.sum = e->sum;
 	r.min = e->min;
@@ -213,13 +237,25 @@ window_emit(struct wm_window *op, const struct window_state *e, wm_ts_t max_ts,
 	out->result(out, &r);
 }
 
+/* Emit the contents of a tumbling or sliding window; max_ts is its maxTs. */
+static inline void
+window_emit(struct wm_window *op, const struct window_state *e, wm_ts_t max_ts,
+	    bool late_firing, struct wm_window_output *out)
+{
+	struct wm_time_window w = {.start = e->start, .end = e->end};
+
+	(void)max_ts;
+	result_emit(op, e, w, late_firing, out);
+}
+
 struct wm_window *
 wm_window_new(const struct wm_window_config *config, const char **why)
 {
 	const struct wm_window_assigner *a = &config->assigner;
 	struct wm_window *op;
 
-	if ((a->kind != WM_WINDOW_TUMBLING && a->kind != WM_WINDOW_SLIDING) ||
+	if ((a->kind != WM_WINDOW_TUMBLING && a->kind != WM_WINDOW_SLIDING &&
+	     a->kind != WM_WINDOW_SESSION) ||
 	    a->size <= 0 || a->slide <= 0 || a->max_windows == 0) {
 		*why = "invalid window assigner: not set up";
 		errno = EINVAL;
@@ -235,7 +271,11 @@ wm_window_new(const struct wm_window_config *config, const char **why)
 		return NULL;
 	op->conf = *config;
 	op->timers = wm_timer_new();
-	if (op->timers == NULL || state_resize(op, WINDOW_MIN_SLOTS) != 0) {
+	if (a->kind == WM_WINDOW_SESSION)
+		op->sessions = wm_merging_new();
+	if (op->timers == NULL ||
+	    (a->kind == WM_WINDOW_SESSION && op->sessions == NULL) ||
+	    state_resize(op, WINDOW_MIN_SLOTS) != 0) {
 		wm_window_free(op);
 		errno = ENOMEM;
 		return NULL;
@@ -249,6 +289,7 @@ wm_window_free(struct wm_window *op)
 	if (op == NULL)
 		return;
 	wm_timer_free(op->timers);
+	wm_merging_free(op->sessions);
 	free(op->table);
 	free(op);
 }
@@ -268,7 +309,7 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 	bool register_timers;
 	size_t idx;
 
-	if (state_reserve(op) != 0)
+	if (state_reserve(op, 1) != 0)
 		return -ENOMEM;
 	/* See "Timer registration" at the top of the file. */
 	register_timers = !state_find(op, rec->key, w.start, hash, &idx) ||
@@ -312,6 +353,234 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 	return 0;
 }
 
+/* The end of processElement(): count the record, and send it to the late
+ * side output if it went into no window and is late itself. */
+static inline void
+record_done(struct wm_window *op, const struct wm_record *rec, bool skipped,
+	    wm_ts_t watermark, struct wm_window_output *out)
+{
+	op->counters.records_in++;
+	if (!skipped) {
+		op->counters.records_accepted++;
+	} else if (wm_ts_add(rec->ts, op->conf.allowed_lateness) <= watermark) {
+		/* isElementLate(). */
+		if (op->conf.late_side_output) {
+			op->counters.late_records_side_output++;
+			out->late(out, rec);
+		} else {
+			op->counters.late_records_dropped++;
+		}
+	} else {
+		op->counters.records_ignored++;
+	}
+}
+
+/* Create an empty state entry at free slot idx. */
+static inline struct window_state *
+state_insert(struct wm_window *op, size_t idx, uint64_t hash, int64_t key,
+	     wm_ts_t start, wm_ts_t end)
+{
+	struct window_state *e = &op->table[idx];
+
+	e->hash = hash;
+	e->key = key;
+	e->start = start;
+	e->end = end;
+	e->count = 0;
+	e->sum = 0;
+	e->min = INT64_MAX;
+	e->max = INT64_MIN;
+	op->used++;
+	return e;
+}
+
+/*
+ * The merge function's precondition in Flink: a merge must not produce a
+ * window with maxTs + L <= watermark, computed without saturation. Since
+ * a merge result covers windows that are not late, this fails only when
+ * maxTs + L overflows (huge allowed lateness); Flink then throws
+ * UnsupportedOperationException and the job fails.
+ */
+static int
+session_check(void *ctx, int64_t key, struct wm_time_window result)
+{
+	struct wm_window *op = ctx;
+
+	(void)key;
+	if (wm_ts_add(wm_window_max_timestamp(result),
+		      op->conf.allowed_lateness) <=
+	    wm_timer_watermark(op->timers))
+		return -ERANGE;
+	return 0;
+}
+
+/* mergeNamespaces() for one source: fold state window `from` into `to`. */
+static void
+session_merge_state(struct wm_window *op, int64_t key, wm_ts_t to, wm_ts_t from)
+{
+	uint64_t to_hash = window_hash(key, to);
+	struct window_state *src, *dst;
+	size_t from_idx, to_idx;
+
+	if (!state_find(op, key, from, window_hash(key, from), &from_idx))
+		return;
+	src = &op->table[from_idx];
+	if (!state_find(op, key, to, to_hash, &to_idx)) {
+		/* Filling an empty slot moves no other entry. */
+		dst = state_insert(op, to_idx, to_hash, key, to, src->end);
+		dst->count = src->count;
+		dst->sum = src->sum;
+		dst->min = src->min;
+		dst->max = src->max;
+	} else {
+		dst = &op->table[to_idx];
+		dst->count += src->count;
+		dst->sum = wm_ts_add(dst->sum, src->sum);
+		if (src->min < dst->min)
+			dst->min = src->min;
+		if (src->max > dst->max)
+			dst->max = src->max;
+	}
+	state_remove(op, from_idx);
+}
+
+/*
+ * The merge function of Flink's processElement(): EventTimeTrigger.onMerge
+ * on the result, then for each absorbed window trigger.clear() and
+ * deleteCleanupTimer(), then the states merged into the state window.
+ */
+static void
+session_merge(void *ctx, int64_t key, struct wm_time_window result,
+	      const struct wm_merging_entry *merged, size_t n,
+	      wm_ts_t state_start)
+{
+	struct wm_window *op = ctx;
+	int64_t lateness = op->conf.allowed_lateness;
+	wm_ts_t max_ts = wm_window_max_timestamp(result);
+
+	if (max_ts > wm_timer_watermark(op->timers))
+		(void)wm_timer_add(op->timers, max_ts, key, result.start);
+	for (size_t i = 0; i < n; i++) {
+		struct wm_time_window m = merged[i].window;
+		wm_ts_t m_max = wm_window_max_timestamp(m);
+		wm_ts_t m_cleanup = window_cleanup_time(m_max, lateness);
+
+		(void)wm_timer_delete(op->timers, m_max, key, m.start);
+		if (m_cleanup != WM_TS_MAX)
+			(void)wm_timer_delete(op->timers, m_cleanup, key,
+					      m.start);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (merged[i].state_start != state_start)
+			session_merge_state(op, key, state_start,
+					    merged[i].state_start);
+}
+
+/* processElement(), merging branch (flink-semantics.md §5.10). */
+static int
+session_process_element(struct wm_window *op, const struct wm_record *rec,
+			struct wm_window_output *out)
+{
+	wm_ts_t watermark = wm_timer_watermark(op->timers);
+	struct wm_merging_callbacks cb = {
+		.check = session_check,
+		.merge = session_merge,
+		.ctx = op,
+	};
+	struct wm_time_window w;
+	struct wm_merging_entry act;
+	struct window_state *e;
+	wm_ts_t max_ts, cleanup;
+	bool skipped = true;
+	uint64_t hash;
+	size_t idx;
+	int err;
+
+	w.start = rec->ts;
+	w.end = wm_ts_add(rec->ts, op->conf.assigner.size);
+	/* Room for the state window of a merge and of the element, and for
+	 * the timers of onMerge, onElement and the cleanup; merges only free
+	 * entries otherwise. */
+	if (state_reserve(op, 2) != 0 || wm_timer_reserve(op->timers, 3) != 0)
+		return -ENOMEM;
+	err = wm_merging_add(op->sessions, rec->key, w, &cb, &act);
+	if (err == -ENOMEM)
+		return err;
+	if (err != 0) {
+		op->counters.records_in++;
+		op->counters.records_rejected++;
+		return err;
+	}
+	max_ts = wm_window_max_timestamp(act.window);
+	cleanup = window_cleanup_time(max_ts, op->conf.allowed_lateness);
+	if (cleanup <= watermark) {
+		/* isWindowLate(): the session is gone, drop the element. */
+		(void)wm_merging_retire(op->sessions, rec->key, act.window);
+	} else {
+		skipped = false;
+		hash = window_hash(rec->key, act.state_start);
+		if (state_find(op, rec->key, act.state_start, hash, &idx))
+			e = &op->table[idx];
+		else
+			e = state_insert(op, idx, hash, rec->key,
+					 act.state_start, act.window.end);
+		e->count++;
+		e->sum = wm_ts_add(e->sum, rec->value);
+		if (rec->value < e->min)
+			e->min = rec->value;
+		if (rec->value > e->max)
+			e->max = rec->value;
+		/* EventTimeTrigger.onElement() on the merged window. */
+		if (max_ts <= watermark) {
+			result_emit(op, e, act.window, true, out);
+			if (op->conf.purging)
+				state_remove(op, idx);
+		} else {
+			(void)wm_timer_add(op->timers, max_ts, rec->key,
+					   act.window.start);
+		}
+		/* registerCleanupTimer(). */
+		if (cleanup != WM_TS_MAX)
+			(void)wm_timer_add(op->timers, cleanup, rec->key,
+					   act.window.start);
+	}
+	record_done(op, rec, skipped, watermark, out);
+	return 0;
+}
+
+/* onEventTime(), merging branch: the timer's namespace is a window start. */
+static void
+session_on_event_time(struct wm_window *op, const struct wm_timer *t,
+		      struct wm_window_output *out)
+{
+	struct wm_merging_entry ent;
+	wm_ts_t max_ts, cleanup;
+	bool fire, clean, found;
+	size_t idx;
+
+	/* Flink: getStateWindow() == null, the window is gone: ignore. */
+	if (!wm_merging_find(op->sessions, t->key, t->ns, &ent))
+		return;
+	max_ts = wm_window_max_timestamp(ent.window);
+	cleanup = window_cleanup_time(max_ts, op->conf.allowed_lateness);
+	fire = t->ts == max_ts;
+	clean = t->ts == cleanup;
+	if (!fire && !clean)
+		return;
+	found = state_find(op, t->key, ent.state_start,
+			   window_hash(t->key, ent.state_start), &idx);
+	if (fire && found)
+		result_emit(op, &op->table[idx], ent.window, false, out);
+	if (found && ((fire && op->conf.purging) || clean))
+		state_remove(op, idx);
+	if (clean) {
+		/* clearAllState(): trigger.clear(), retireWindow(). */
+		(void)wm_timer_delete(op->timers, max_ts, t->key,
+				      ent.window.start);
+		(void)wm_merging_retire(op->sessions, t->key, ent.window);
+	}
+}
+
 int
 wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
 			  struct wm_window_output *out)
@@ -322,6 +591,8 @@ wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
 	struct wm_time_window w;
 	bool skipped = true;
 
+	if (op->sessions != NULL)
+		return session_process_element(op, rec, out);
 	if (wm_window_assign(&op->conf.assigner, rec->ts, &it) != 0) {
 		op->counters.records_in++;
 		op->counters.records_rejected++;
@@ -340,21 +611,7 @@ wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
 			return -ENOMEM;
 		skipped = false;
 	}
-
-	op->counters.records_in++;
-	if (!skipped) {
-		op->counters.records_accepted++;
-	} else if (wm_ts_add(rec->ts, lateness) <= watermark) {
-		/* isElementLate(). */
-		if (op->conf.late_side_output) {
-			op->counters.late_records_side_output++;
-			out->late(out, rec);
-		} else {
-			op->counters.late_records_dropped++;
-		}
-	} else {
-		op->counters.records_ignored++;
-	}
+	record_done(op, rec, skipped, watermark, out);
 	return 0;
 }
 
@@ -397,8 +654,13 @@ wm_window_process_watermark(struct wm_window *op, wm_ts_t watermark,
 	if (watermark < wm_timer_watermark(op->timers))
 		op->watermark_regressed = true;
 	wm_timer_set_watermark(op->timers, watermark);
-	while (wm_timer_pop_due(op->timers, &t))
-		window_on_event_time(op, &t, out);
+	if (op->sessions != NULL) {
+		while (wm_timer_pop_due(op->timers, &t))
+			session_on_event_time(op, &t, out);
+	} else {
+		while (wm_timer_pop_due(op->timers, &t))
+			window_on_event_time(op, &t, out);
+	}
 	wm_output_watermark(&out->base, watermark);
 }
 
@@ -432,4 +694,10 @@ size_t
 wm_window_timer_count(const struct wm_window *op)
 {
 	return wm_timer_count(op->timers);
+}
+
+size_t
+wm_window_session_count(const struct wm_window *op)
+{
+	return op->sessions != NULL ? wm_merging_count(op->sessions) : 0;
 }

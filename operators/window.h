@@ -2,7 +2,8 @@
  * window.h
  *	The keyed event-time window operator (Flink's WindowOperator with an
  *	EventTimeTrigger, optionally purging, and an incremental aggregate of
- *	count, sum, min and max per key and window).
+ *	count, sum, min and max per key and window), for tumbling, sliding
+ *	and session (merging) windows.
  *
  * Semantics are flink-semantics.md §5.3-5.9, exactly:
  *  - an element goes into each of its windows that is not late
@@ -23,15 +24,26 @@
  * struct wm_window_output. The operator keeps its own watermark (WM_TS_MIN
  * at start) and never invents one.
  *
+ * Session windows follow §5.10 (Flink's merging branch): a record's
+ * window [ts, ts + gap) merges with every intersecting (or touching)
+ * session of its key; a merge registers the trigger timer of the result if
+ * its maxTs is still ahead of the watermark, deletes the absorbed windows'
+ * trigger and cleanup timers and merges their aggregates; then the element
+ * is dropped if the resulting session is late, and otherwise added and
+ * triggered as above. Because merging can move a session's end past the
+ * watermark, an element older than the watermark may still be accepted.
+ * Results report the merged window.
+ *
  * State: one hash table entry per live (key, window), keyed by (key, window
- * start); the window end is stored with it, so merging (session) windows,
- * whose ends vary, can later reuse the table and the timer service (a
- * timer's namespace is the window start) and add only the merging-window
- * set of §5.10.
+ * start); for sessions, by (key, state window start), the state window
+ * being one original window of the session (merging_windows.h). A timer's
+ * namespace is the window start.
  *
  * Cost per record: per window, one state probe, plus two timer-set probes
- * when the (key, window) is new; no allocation except amortised growth of
- * the tables. Used by one thread only; no locking.
+ * when the (key, window) is new; sessions: one probe of the key's session
+ * set, a state probe, and two timer probes, plus timer deletions and state
+ * folds when sessions merge. No allocation except amortised growth of the
+ * tables. Used by one thread only; no locking.
  */
 #ifndef WM_OPERATORS_WINDOW_H
 #define WM_OPERATORS_WINDOW_H
@@ -116,7 +128,12 @@ struct wm_window_counters {
 	 * counting it; we count it here.
 	 */
 	uint64_t records_ignored;
-	/* No timestamp (WM_TS_MIN): Flink fails the job; we return -EINVAL. */
+	/*
+	 * Flink fails the job on them; we return an error: no timestamp
+	 * (WM_TS_MIN; tumbling and sliding windows only, -EINVAL), or a
+	 * session merge Flink refuses (-ERANGE, see
+	 * wm_window_process_element()).
+	 */
 	uint64_t records_rejected;
 	/* Results emitted by timers (on time) and by late elements. */
 	uint64_t windows_fired;
@@ -146,11 +163,19 @@ void wm_window_free(struct wm_window *op);
 /*
  * Process one record (key, ts, value). Results of late firings and a late
  * side-output record are emitted through `out` before this returns.
- * Returns 0; -EINVAL if the record has no timestamp (counted as rejected);
- * -ENOMEM if a table could not grow: nothing was counted, and the record
- * went into a prefix of its windows (all or none of them for tumbling
+ * Returns 0; -EINVAL if the record has no timestamp (counted as rejected;
+ * session windows accept WM_TS_MIN as a timestamp, as Flink's session
+ * assigner does); -ERANGE (session windows, counted as rejected, nothing
+ * else changed) if merging the record's session would produce a window
+ * whose maxTs + allowed lateness, computed with Java's wrap-around, is <=
+ * the watermark: Flink throws UnsupportedOperationException ("the end
+ * timestamp of an event-time window cannot become earlier than the current
+ * watermark by merging"). Merged sessions cover live ones, so only an
+ * overflowing maxTs + L (a huge allowed lateness) can cause it. -ENOMEM if
+ * a table could not grow: nothing was counted, and the record went into a
+ * prefix of its windows (all or none of them for tumbling and session
  * windows). The operator stays consistent, but the caller should treat
- * -ENOMEM as fatal, as Flink fails the job.
+ * -ENOMEM, -EINVAL and -ERANGE as fatal, as Flink fails the job.
  */
 int wm_window_process_element(struct wm_window *op,
 			      const struct wm_record *record,
@@ -177,5 +202,7 @@ const struct wm_window_counters *wm_window_counters(const struct wm_window *op);
 /* Live (key, window) states and pending timers, for tests and metrics. */
 size_t wm_window_state_count(const struct wm_window *op);
 size_t wm_window_timer_count(const struct wm_window *op);
+/* In-flight session windows over all keys; 0 for other assigners. */
+size_t wm_window_session_count(const struct wm_window *op);
 
 #endif /* WM_OPERATORS_WINDOW_H */

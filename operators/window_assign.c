@@ -1,6 +1,7 @@
 /*
  * window_assign.c
- *	Window start computation and the tumbling and sliding assigners.
+ *	Window start computation and the tumbling, sliding and session
+ *	assigners.
  *
  * Validation follows Flink's constructors, with one difference: Flink tests
  * Math.abs(offset) >= size, and Math.abs(Long.MIN_VALUE) is negative, so
@@ -87,9 +88,34 @@ wm_window_sliding(struct wm_window_assigner *a, int64_t size, int64_t slide,
 }
 
 int
+wm_window_session(struct wm_window_assigner *a, int64_t gap, const char **why)
+{
+	if (gap <= 0) {
+		*why = "invalid session window gap: must be positive";
+		return -EINVAL;
+	}
+	a->kind = WM_WINDOW_SESSION;
+	a->size = gap;
+	a->slide = gap;
+	a->offset = 0;
+	a->max_windows = 1;
+	return 0;
+}
+
+int
 wm_window_assign(const struct wm_window_assigner *a, wm_ts_t ts,
 		 struct wm_window_iter *it)
 {
+	if (a->kind == WM_WINDOW_SESSION) {
+		/* EventTimeSessionWindows: [ts, ts + gap), no check of ts. */
+		it->next = ts;
+		it->bound = ts;
+		it->size = a->size;
+		it->slide = a->size;
+		it->left = 1;
+		it->sliding = false;
+		return 0;
+	}
 	if (ts == WM_TS_MIN)
 		return -EINVAL;
 	it->next = wm_window_start_with_offset(ts, a->offset, a->slide);

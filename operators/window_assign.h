@@ -67,16 +67,18 @@ wm_ts_t wm_window_start_with_offset(wm_ts_t ts, int64_t offset, int64_t size);
 enum wm_window_kind {
 	WM_WINDOW_TUMBLING = 1,
 	WM_WINDOW_SLIDING = 2,
-	/* Session (merging) windows would be added here. */
+	/* Event-time sessions: merging windows (operators/merging_windows.h). */
+	WM_WINDOW_SESSION = 3,
 };
 
-/* A validated assigner; set it up with wm_window_tumbling() or
- * wm_window_sliding(), then treat it as read-only. */
+/* A validated assigner; set it up with wm_window_tumbling(),
+ * wm_window_sliding() or wm_window_session(), then treat it as read-only. */
 struct wm_window_assigner {
 	enum wm_window_kind kind;
-	int64_t size;	/* window length, > 0 */
-	int64_t slide;	/* distance between starts; == size for tumbling */
-	int64_t offset; /* alignment, |offset| < slide */
+	int64_t size;	/* window length, > 0; the gap for sessions */
+	int64_t slide;	/* distance between starts; == size for tumbling and
+			 * sessions */
+	int64_t offset; /* alignment, |offset| < slide; 0 for sessions */
 	uint32_t max_windows; /* most windows one record can belong to */
 };
 
@@ -97,6 +99,16 @@ int wm_window_tumbling(struct wm_window_assigner *a, int64_t size,
 int wm_window_sliding(struct wm_window_assigner *a, int64_t size, int64_t slide,
 		      int64_t offset, const char **why);
 
+/*
+ * Set up an event-time session assigner (Flink's
+ * EventTimeSessionWindows.withGap(gap)): each record gets [ts, ts + gap),
+ * the end wrapping like Java; the window operator merges intersecting
+ * windows of a key. Requires gap > 0. Returns 0, or -EINVAL with *why set
+ * as above.
+ */
+int wm_window_session(struct wm_window_assigner *a, int64_t gap,
+		      const char **why);
+
 /* Where an assignment is; owned by the caller, opaque otherwise. */
 struct wm_window_iter {
 	wm_ts_t next;  /* start of the next window */
@@ -109,16 +121,18 @@ struct wm_window_iter {
 
 /*
  * Begin assigning `ts` to windows. Returns 0, or -EINVAL if ts is WM_TS_MIN
- * ("no timestamp": Flink throws). Then call wm_window_next() until it
- * returns false.
+ * ("no timestamp": Flink's tumbling and sliding assigners throw; its session
+ * assigner does not check, and neither do we: ts = WM_TS_MIN gets
+ * [WM_TS_MIN, WM_TS_MIN + gap)). Then call wm_window_next() until it returns
+ * false.
  */
 int wm_window_assign(const struct wm_window_assigner *a, wm_ts_t ts,
 		     struct wm_window_iter *it);
 
 /*
  * Store the next window in *w and return true, or return false when there
- * are no more. Order is Flink's: the single tumbling window; sliding windows
- * from the latest start to the earliest.
+ * are no more. Order is Flink's: the single tumbling or session window;
+ * sliding windows from the latest start to the earliest.
  */
 static inline bool
 wm_window_next(struct wm_window_iter *it, struct wm_time_window *w)

@@ -2,9 +2,10 @@
  * check_window.c
  *	Unit tests of the event-time window operator (operators/window.c):
  *	the tumbling and sliding conformance cases of flink-semantics.md
- *	§10.4 with their exact numbers, timer order, lateness, purging,
- *	aggregates, the edges of time, record accounting, and randomized
- *	comparisons against a batch aggregation and a lateness model.
+ *	§10.4 with their exact numbers (session cases W-6 to W-9 and W-11
+ *	included), timer order, lateness, purging, aggregates, the edges of
+ *	time, record accounting, session merging, and randomized comparisons
+ *	against a batch aggregation (sessions too) and a lateness model.
  *
  * Keys "key1" and "key2" of the Flink tests are 1 and 2. At equal output
  * timestamps our results come in key order (then window start); Flink's
@@ -1345,6 +1346,584 @@ START_TEST(test_random_late_data_matches_lateness_model)
 }
 END_TEST
 
+/* ---- tcase session: merging windows, flink-semantics.md §5.10 ---- */
+
+static void
+open_session(int64_t gap, int64_t lateness, bool purging, bool side_output)
+{
+	struct wm_window_assigner a;
+	const char *why;
+
+	ck_assert_int_eq(wm_window_session(&a, gap, &why), 0);
+	open_op(&a, lateness, purging, side_output);
+}
+
+static void
+expect_result(int line, int64_t key, wm_ts_t start, wm_ts_t end, int64_t count,
+	      int64_t sum, int64_t min, int64_t max, bool late)
+{
+	struct ev want = {.kind = EV_RESULT};
+
+	want.r.key = key;
+	want.r.window.start = start;
+	want.r.window.end = end;
+	want.r.timestamp = wm_ts_sub(end, 1);
+	want.r.count = count;
+	want.r.sum = sum;
+	want.r.late_firing = late;
+	expect_ev(line, &want);
+	ck_assert_int_eq(h.ev[h.next - 1].r.min, min);
+	ck_assert_int_eq(h.ev[h.next - 1].r.max, max);
+}
+
+/* Nothing left: no state, no timer, no session. */
+#define ASSERT_EMPTY()                                                         \
+	do {                                                                   \
+		ck_assert_uint_eq(wm_window_state_count(h.op), 0);             \
+		ck_assert_uint_eq(wm_window_timer_count(h.op), 0);             \
+		ck_assert_uint_eq(wm_window_session_count(h.op), 0);           \
+	} while (0)
+
+/* W-6 to W-9 share the records up to W(14600). */
+static void
+feed_w6_prefix(void)
+{
+	elem(2, 1, 1000);
+	QUIET_WATERMARK(1999);
+	elem(2, 1, 2000); /* [1000,5000) */
+	QUIET_WATERMARK(4998);
+	elem(2, 1, 4500); /* extends the live session: [1000,7500) */
+	elem(2, 1, 8500); /* a new session [8500,11500) */
+	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 2);
+	QUIET_WATERMARK(7400);
+	elem(2, 1, 7000); /* [7000,10000) bridges both: [1000,11500) */
+	NOTHING();
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+}
+
+START_TEST(test_session_late_record_goes_to_side_output)
+{
+	/* W-6: gap 3 s, L = 0, late side output. */
+	open_session(3000, 0, false, true);
+	feed_w6_prefix();
+	/* The trigger timer of the merged session, and nothing else: the
+	 * absorbed windows' timers were deleted (L = 0: cleanup timer ==
+	 * trigger timer). */
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	wmark(11501);
+	RESULT(2, 1000, 11500, 5);
+	WATERMARK(11501);
+	NOTHING();
+	ASSERT_EMPTY();
+	elem(2, 1, 11600);
+	wmark(14600);
+	RESULT(2, 11600, 14600, 1);
+	WATERMARK(14600);
+	NOTHING();
+	/* [10000,13000) is late and merges with nothing: the session of
+	 * 11600 is cleaned already. */
+	elem(2, 1, 10000);
+	SIDE(2, 1, 10000);
+	NOTHING();
+	ASSERT_EMPTY();
+	elem(2, 1, 14500);
+	wmark(20000);
+	RESULT(2, 14500, 17500, 1);
+	WATERMARK(20000);
+	NOTHING();
+	QUIET_WATERMARK(WM_TS_MAX);
+
+	ck_assert_uint_eq(counters()->records_in, 8);
+	ck_assert_uint_eq(counters()->records_accepted, 7);
+	ck_assert_uint_eq(counters()->late_records_side_output, 1);
+	ck_assert_uint_eq(counters()->late_records_dropped, 0);
+	ck_assert_uint_eq(counters()->windows_fired, 3);
+	ck_assert_uint_eq(counters()->windows_fired_late, 0);
+	ASSERT_BALANCED();
+	ASSERT_EMPTY();
+}
+END_TEST
+
+START_TEST(test_session_late_record_merges_into_live_session)
+{
+	/* W-7: as W-6 with L = 10. */
+	open_session(3000, 10, false, true);
+	feed_w6_prefix();
+	wmark(11501);
+	RESULT(2, 1000, 11500, 5);
+	WATERMARK(11501);
+	NOTHING();
+	/* Fired, kept until its cleanup at 11509. */
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+	elem(2, 1, 11600);
+	wmark(14600);
+	RESULT(2, 11600, 14600, 1);
+	WATERMARK(14600);
+	NOTHING();
+	/* [11600,14600) lives until 14609: [10000,13000) merges into it,
+	 * and the result, past its maxTs, fires at once in full. */
+	elem(2, 1, 10000);
+	LATE_RESULT(2, 10000, 14600, 2);
+	NOTHING();
+	elem(2, 1, 14500); /* [10000,17500) */
+	NOTHING();
+	wmark(20000);
+	RESULT(2, 10000, 17500, 3);
+	WATERMARK(20000);
+	NOTHING();
+	ASSERT_EMPTY();
+	QUIET_WATERMARK(WM_TS_MAX);
+
+	ck_assert_uint_eq(counters()->records_in, 8);
+	ck_assert_uint_eq(counters()->records_accepted, 8);
+	ck_assert_uint_eq(counters()->late_records_side_output, 0);
+	ck_assert_uint_eq(counters()->windows_fired, 3);
+	ck_assert_uint_eq(counters()->windows_fired_late, 1);
+	ASSERT_BALANCED();
+	ASSERT_EMPTY();
+}
+END_TEST
+
+START_TEST(test_session_purging_trigger_late_merge_has_only_new_element)
+{
+	/* W-8: as W-7 with PurgingTrigger. */
+	open_session(3000, 10, true, true);
+	feed_w6_prefix();
+	wmark(11501);
+	RESULT(2, 1000, 11500, 5);
+	WATERMARK(11501);
+	/* Purged, but the session stays until its cleanup timer. */
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	elem(2, 1, 11600);
+	wmark(14600);
+	RESULT(2, 11600, 14600, 1);
+	WATERMARK(14600);
+	NOTHING();
+	elem(2, 1, 10000);
+	LATE_RESULT(2, 10000, 14600, 1);
+	NOTHING();
+	elem(2, 1, 14500);
+	wmark(20000);
+	RESULT(2, 10000, 17500, 1);
+	WATERMARK(20000);
+	NOTHING();
+	ASSERT_EMPTY();
+
+	ck_assert_uint_eq(counters()->records_accepted, 8);
+	ck_assert_uint_eq(counters()->late_records_side_output, 0);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_session_huge_lateness_merges_both_sessions)
+{
+	/* W-9: gap 3 s, L = 10000. */
+	open_session(3000, 10000, false, true);
+	feed_w6_prefix();
+	wmark(11501);
+	RESULT(2, 1000, 11500, 5);
+	WATERMARK(11501);
+	elem(2, 1, 11600);
+	wmark(14600);
+	RESULT(2, 11600, 14600, 1);
+	WATERMARK(14600);
+	NOTHING();
+	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
+	/* [10000,13000) bridges [1000,11500) and [11600,14600), both alive
+	 * (cleanup 21499 and 24599). */
+	elem(2, 1, 10000);
+	LATE_RESULT(2, 1000, 14600, 7);
+	NOTHING();
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+	/* Only the cleanup timer of [1000,14600): its trigger fired. */
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	elem(2, 1, 14500);
+	wmark(20000);
+	RESULT(2, 1000, 17500, 8);
+	WATERMARK(20000);
+	NOTHING();
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	/* Cleanup at 17499 + 10000. */
+	QUIET_WATERMARK(27498);
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	QUIET_WATERMARK(27499);
+	ASSERT_EMPTY();
+
+	ck_assert_uint_eq(counters()->records_accepted, 8);
+	ck_assert_uint_eq(counters()->windows_fired, 3);
+	ck_assert_uint_eq(counters()->windows_fired_late, 1);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_session_cleanup_timer_with_lateness)
+{
+	/* W-11: gap 3 s, L = 10. */
+	open_session(3000, 10, false, false);
+	elem(2, 1, 1000);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 2);
+	wmark(4998);
+	RESULT(2, 1000, 4000, 1);
+	WATERMARK(4998);
+	NOTHING();
+	ASSERT_EMPTY();
+	QUIET_WATERMARK(14600);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_session_bridging_element_merges_three_windows)
+{
+	/* With a fixed gap an element's window can reach at most two
+	 * existing sessions (they are >= gap long and apart); merging them
+	 * and itself, twice, folds three sessions into one. */
+	open_session(10, 0, false, false);
+	elem(1, 1, 0);	/* [0,10) */
+	elem(1, 2, 15); /* [15,25) */
+	elem(1, 3, 30); /* [30,40) */
+	ck_assert_uint_eq(wm_window_session_count(h.op), 3);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 3);
+	elem(1, 4, 8); /* [8,18) bridges [0,10) and [15,25) */
+	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 2);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 2);
+	elem(1, 5, 24); /* [24,34) bridges [0,25) and [30,40) */
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	QUIET_WATERMARK(38);
+	wmark(39);
+	expect_result(__LINE__, 1, 0, 40, 5, 15, 1, 5, false);
+	WATERMARK(39);
+	NOTHING();
+	ASSERT_EMPTY();
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_session_keys_are_independent)
+{
+	open_session(100, 0, false, false);
+	elem(1, 1, 0);
+	elem(2, 10, 50);
+	elem(1, 1, 60); /* key 1: [0,160) */
+	elem(3, 5, 60);
+	elem(2, 10, 120); /* key 2: [50,220) */
+	ck_assert_uint_eq(wm_window_session_count(h.op), 3);
+	wmark(WM_TS_MAX);
+	/* Equal maxTs: key order. */
+	expect_result(__LINE__, 1, 0, 160, 2, 2, 1, 1, false);
+	expect_result(__LINE__, 3, 60, 160, 1, 5, 5, 5, false);
+	expect_result(__LINE__, 2, 50, 220, 2, 20, 10, 10, false);
+	WATERMARK(WM_TS_MAX);
+	NOTHING();
+	ASSERT_EMPTY();
+}
+END_TEST
+
+START_TEST(test_session_element_inside_a_fired_session_refires_it)
+{
+	/* L = 100: an element inside a fired, uncleaned session refires it
+	 * with everything (no merge, the session does not grow). */
+	open_session(10, 100, false, true);
+	elem(1, 1, 0);
+	elem(1, 1, 5); /* [0,15) */
+	wmark(20);
+	RESULT(1, 0, 15, 2);
+	WATERMARK(20);
+	elem(1, 1, 3); /* [3,13) inside [0,15) */
+	LATE_RESULT(1, 0, 15, 3);
+	NOTHING();
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	QUIET_WATERMARK(113);
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	QUIET_WATERMARK(114); /* cleanup: 14 + 100 */
+	ASSERT_EMPTY();
+	/* Now late and alone: side output. */
+	elem(1, 1, 3);
+	SIDE(1, 1, 3);
+	ASSERT_EMPTY();
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_session_merge_behind_watermark_is_refused_like_flink)
+{
+	/* L = MAX: cleanup times saturate, but Flink's merge check adds
+	 * maxTs + L without saturation, wraps, and throws. We return -ERANGE,
+	 * count the record as rejected and change nothing. */
+	struct wm_record rec = {.ts = 105, .key = 1, .value = 1};
+
+	open_session(10, WM_TS_MAX, false, true);
+	elem(1, 1, 100); /* [100,110), no cleanup timer */
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	QUIET_WATERMARK(50);
+	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out),
+			 -ERANGE);
+	NOTHING();
+	ck_assert_uint_eq(counters()->records_rejected, 1);
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
+	/* No merge, no check. */
+	elem(1, 1, 500);
+	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
+	wmark(WM_TS_MAX);
+	RESULT(1, 100, 110, 1);
+	RESULT(1, 500, 510, 1);
+	WATERMARK(WM_TS_MAX);
+	NOTHING();
+	/* Cleanup time MAX: never cleaned, as W-12. */
+	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
+	ck_assert_uint_eq(counters()->records_in, 3);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_session_accepts_min_timestamp_like_flink)
+{
+	/* EventTimeSessionWindows does not check for "no timestamp". */
+	open_session(10, 0, false, false);
+	elem(1, 1, WM_TS_MIN);
+	ck_assert_uint_eq(counters()->records_accepted, 1);
+	wmark(WM_TS_MIN + 9);
+	RESULT(1, WM_TS_MIN, WM_TS_MIN + 10, 1);
+	WATERMARK(WM_TS_MIN + 9);
+	NOTHING();
+	ASSERT_EMPTY();
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_session_end_wrapping_past_max_is_late_at_once)
+{
+	/* [MAX - 5, MIN + 4): maxTs MIN + 3, late for any watermark >= it;
+	 * the record itself is not late: counted as ignored (see W-12's
+	 * tumbling twin). Before any watermark it is accepted. */
+	open_session(10, 0, false, true);
+	elem(1, 1, WM_TS_MAX - 5);
+	ck_assert_uint_eq(counters()->records_accepted, 1);
+	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
+	wmark(0);
+	RESULT(1, WM_TS_MAX - 5, WM_TS_MIN + 4, 1);
+	WATERMARK(0);
+	ASSERT_EMPTY();
+	elem(1, 1, WM_TS_MAX - 5);
+	NOTHING();
+	ck_assert_uint_eq(counters()->records_ignored, 1);
+	ASSERT_EMPTY();
+	ASSERT_BALANCED();
+}
+END_TEST
+
+START_TEST(test_session_many_keys)
+{
+	enum { KEYS = 20000 };
+
+	open_session(100, 0, false, false);
+	for (int k = 0; k < KEYS; k++) {
+		elem(k, k, 10);
+		elem(k, 1, 20);
+		elem(k, 1, 500);
+	}
+	ck_assert_uint_eq(wm_window_session_count(h.op), 2 * KEYS);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 2 * KEYS);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 2 * KEYS);
+	wmark(119);
+	ck_assert_uint_eq(h.n, KEYS + 1);
+	for (int k = 0; k < KEYS; k++)
+		if (h.ev[k].r.key != k || h.ev[k].r.count != 2 ||
+		    h.ev[k].r.sum != k + 1 || h.ev[k].r.window.end != 120)
+			ck_abort_msg("key %d: wrong result", k);
+	ck_assert_uint_eq(wm_window_session_count(h.op), KEYS);
+	wmark(WM_TS_MAX);
+	ASSERT_EMPTY();
+	ASSERT_BALANCED();
+}
+END_TEST
+
+/*
+ * Sessions by batch computation: per key, sort the records by timestamp
+ * and merge [ts, ts + gap) while the next record starts at or before the
+ * current end. With L = 0 and watermarks that stay below every record yet
+ * to come by 2 (a session whose maxTs the watermark reached can never be
+ * touched by a later record), the operator must produce exactly these, in
+ * (maxTs, key, start) order.
+ */
+struct srec {
+	int64_t key, ts, value;
+};
+
+static int
+srec_cmp(const void *pa, const void *pb)
+{
+	const struct srec *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return 0;
+}
+
+static void
+random_sessions_match_batch(unsigned seed)
+{
+	enum { N = 3000 };
+	static struct srec recs[N], sorted[N];
+	static int64_t suffix_min[N + 1];
+	static struct agg batch[N];
+	size_t nbatch = 0;
+	wm_ts_t last_wm = WM_TS_MIN;
+	int64_t gap;
+	int keys;
+
+	srandom(seed);
+	gap = 1 + random() % 200;
+	keys = 1 + random() % 6;
+	open_session(gap, 0, false, false);
+	for (int i = 0; i < N; i++) {
+		/* Roughly ascending, local disorder, bursts and pauses. */
+		recs[i].ts = -20000 + i * (random() % 3 ? 5 : 60) / 2 +
+			     random() % 80;
+		recs[i].key = 1 + random() % keys;
+		recs[i].value = random() % 2001 - 1000;
+	}
+	suffix_min[N] = INT64_MAX;
+	for (int i = N - 1; i >= 0; i--)
+		suffix_min[i] = recs[i].ts < suffix_min[i + 1]
+					? recs[i].ts
+					: suffix_min[i + 1];
+
+	memcpy(sorted, recs, sizeof(recs));
+	qsort(sorted, N, sizeof(sorted[0]), srec_cmp);
+	for (int i = 0; i < N; i++) {
+		struct agg *a = nbatch > 0 ? &batch[nbatch - 1] : NULL;
+
+		if (a != NULL && a->key == sorted[i].key &&
+		    sorted[i].ts <= a->end) {
+			if (sorted[i].ts + gap > a->end)
+				a->end = sorted[i].ts + gap;
+		} else {
+			a = &batch[nbatch++];
+			memset(a, 0, sizeof(*a));
+			a->key = sorted[i].key;
+			a->start = sorted[i].ts;
+			a->end = sorted[i].ts + gap;
+		}
+		agg_add(a, sorted[i].value);
+	}
+	qsort(batch, nbatch, sizeof(batch[0]), agg_cmp);
+
+	for (int i = 0; i < N; i++) {
+		if (random() % 4 == 0) {
+			wm_ts_t w = suffix_min[i] - 2 - random() % 3;
+
+			if (w > last_wm) {
+				wmark(w);
+				last_wm = w;
+			}
+		}
+		elem(recs[i].key, recs[i].value, recs[i].ts);
+	}
+	wmark(WM_TS_MAX);
+
+	for (size_t i = 0; i < nbatch; i++) {
+		while (h.next < h.n && h.ev[h.next].kind == EV_WATERMARK)
+			h.next++;
+		expect_agg(__LINE__, &batch[i], false);
+	}
+	while (h.next < h.n && h.ev[h.next].kind == EV_WATERMARK)
+		h.next++;
+	NOTHING();
+	ck_assert_uint_eq(counters()->records_in, N);
+	ck_assert_uint_eq(counters()->records_accepted, N);
+	ck_assert_uint_eq(counters()->windows_fired, nbatch);
+	ck_assert_uint_eq(counters()->windows_fired_late, 0);
+	ASSERT_BALANCED();
+	ASSERT_EMPTY();
+	close_op();
+}
+
+START_TEST(test_random_sessions_match_batch_sessions)
+{
+	for (unsigned seed = 1; seed <= 30; seed++)
+		random_sessions_match_batch(seed);
+}
+END_TEST
+
+/*
+ * Late data, lateness, purging and side output at random: no model of
+ * the output, but the invariants: every record accounted for, results
+ * with contents, within their session, never a result for a session
+ * already cleaned, and nothing left after MAX.
+ */
+static void
+random_sessions_keep_invariants(unsigned seed)
+{
+	enum { N = 2000 };
+	wm_ts_t wm = -1000;
+	int64_t gap, lateness;
+	bool purging, side;
+	uint64_t results = 0, sides = 0;
+
+	srandom(seed);
+	gap = 1 + random() % 100;
+	lateness = random() % 3 == 0 ? 0 : random() % 300;
+	purging = random() % 2;
+	side = random() % 2;
+	open_session(gap, lateness, purging, side);
+	for (int i = 0; i < N; i++) {
+		int64_t ts = random() % 4000 - 1000;
+
+		if (random() % 6 == 0) {
+			wm += random() % 40;
+			wmark(wm);
+		}
+		elem(1 + random() % 3, random() % 10, ts);
+	}
+	wmark(WM_TS_MAX);
+	for (size_t i = 0; i < h.n; i++) {
+		const struct ev *e = &h.ev[i];
+
+		if (e->kind == EV_LATE) {
+			sides++;
+			continue;
+		}
+		if (e->kind != EV_RESULT)
+			continue;
+		results++;
+		if (e->r.count <= 0 ||
+		    e->r.window.end - e->r.window.start < gap ||
+		    e->r.timestamp != e->r.window.end - 1 ||
+		    e->r.min > e->r.max)
+			ck_abort_msg("seed %u: bad result %zu", seed, i);
+	}
+	ck_assert_uint_eq(results, counters()->windows_fired +
+					   counters()->windows_fired_late);
+	ck_assert_uint_eq(sides, counters()->late_records_side_output);
+	if (!side)
+		ck_assert_uint_eq(sides, 0);
+	ck_assert_uint_eq(counters()->records_in, N);
+	ck_assert_uint_eq(counters()->records_rejected, 0);
+	ck_assert_uint_eq(counters()->records_ignored, 0);
+	ASSERT_BALANCED();
+	ASSERT_EMPTY();
+	close_op();
+}
+
+START_TEST(test_random_late_sessions_keep_invariants)
+{
+	for (unsigned seed = 700; seed < 760; seed++)
+		random_sessions_keep_invariants(seed);
+}
+END_TEST
+
 static Suite *
 window_suite(void)
 {
@@ -1408,12 +1987,34 @@ window_suite(void)
 	tcase_add_test(tc, test_many_keys_grow_state_table);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("session");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_session_late_record_goes_to_side_output);
+	tcase_add_test(tc, test_session_late_record_merges_into_live_session);
+	tcase_add_test(
+		tc,
+		test_session_purging_trigger_late_merge_has_only_new_element);
+	tcase_add_test(tc, test_session_huge_lateness_merges_both_sessions);
+	tcase_add_test(tc, test_session_cleanup_timer_with_lateness);
+	tcase_add_test(tc, test_session_bridging_element_merges_three_windows);
+	tcase_add_test(tc, test_session_keys_are_independent);
+	tcase_add_test(tc,
+		       test_session_element_inside_a_fired_session_refires_it);
+	tcase_add_test(
+		tc, test_session_merge_behind_watermark_is_refused_like_flink);
+	tcase_add_test(tc, test_session_accepts_min_timestamp_like_flink);
+	tcase_add_test(tc, test_session_end_wrapping_past_max_is_late_at_once);
+	tcase_add_test(tc, test_session_many_keys);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("random");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_random_tumbling_matches_batch_aggregation);
 	tcase_add_test(tc, test_random_sliding_matches_batch_aggregation);
 	tcase_add_test(tc, test_random_late_data_matches_lateness_model);
+	tcase_add_test(tc, test_random_sessions_match_batch_sessions);
+	tcase_add_test(tc, test_random_late_sessions_keep_invariants);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,8 +1,8 @@
 /*
  * check_window_assign.c
- *	Unit tests of time windows and the tumbling and sliding assigners
- *	(operators/window_assign.c): conformance cases W-13 to W-20 of
- *	flink-semantics.md §10.4, plus the edges of time.
+ *	Unit tests of time windows and the tumbling, sliding and session
+ *	assigners (operators/window_assign.c): conformance cases W-13 to W-20
+ *	of flink-semantics.md §10.4, plus the edges of time.
  */
 #include "config.h"
 
@@ -345,6 +345,63 @@ START_TEST(test_sliding_near_min_wraps_like_java)
 }
 END_TEST
 
+/* ---- tcase session ---- */
+
+START_TEST(test_session_assigns_ts_to_ts_plus_gap)
+{
+	struct wm_window_assigner a;
+	struct wm_time_window w[2];
+	const char *why;
+
+	ck_assert_int_eq(wm_window_session(&a, 3000, &why), 0);
+	ck_assert_int_eq(a.kind, WM_WINDOW_SESSION);
+	ck_assert_int_eq(assign_all(&a, 1000, w, 2), 1);
+	ck_assert_int_eq(w[0].start, 1000);
+	ck_assert_int_eq(w[0].end, 4000);
+	ck_assert_int_eq(assign_all(&a, -1, w, 2), 1);
+	ck_assert_int_eq(w[0].start, -1);
+	ck_assert_int_eq(w[0].end, 2999);
+	/* Not aligned: every timestamp starts its own window. */
+	ck_assert_int_eq(assign_all(&a, 1001, w, 2), 1);
+	ck_assert_int_eq(w[0].start, 1001);
+}
+END_TEST
+
+START_TEST(test_session_rejects_gap_not_positive)
+{
+	struct wm_window_assigner a;
+	const char *why;
+
+	why = NULL;
+	ck_assert_int_eq(wm_window_session(&a, 0, &why), -EINVAL);
+	ck_assert_ptr_nonnull(why);
+	why = NULL;
+	ck_assert_int_eq(wm_window_session(&a, -3000, &why), -EINVAL);
+	ck_assert_ptr_nonnull(why);
+	ck_assert_int_eq(wm_window_session(&a, WM_TS_MIN, &why), -EINVAL);
+	ck_assert_int_eq(wm_window_session(&a, 1, &why), 0);
+	ck_assert_int_eq(wm_window_session(&a, WM_TS_MAX, &why), 0);
+}
+END_TEST
+
+START_TEST(test_session_window_wraps_like_java)
+{
+	struct wm_window_assigner a;
+	struct wm_time_window w[2];
+	const char *why;
+
+	ck_assert_int_eq(wm_window_session(&a, 10, &why), 0);
+	ck_assert_int_eq(assign_all(&a, WM_TS_MAX - 5, w, 2), 1);
+	ck_assert_int_eq(w[0].start, WM_TS_MAX - 5);
+	ck_assert_int_eq(w[0].end, WM_TS_MIN + 4);
+	/* EventTimeSessionWindows does not reject the "no timestamp"
+	 * marker: it is a timestamp like any other there. */
+	ck_assert_int_eq(assign_all(&a, WM_TS_MIN, w, 2), 1);
+	ck_assert_int_eq(w[0].start, WM_TS_MIN);
+	ck_assert_int_eq(w[0].end, WM_TS_MIN + 10);
+}
+END_TEST
+
 static Suite *
 window_assign_suite(void)
 {
@@ -365,6 +422,12 @@ window_assign_suite(void)
 	tcase_add_test(tc, test_tumbling_rejects_invalid_parameters);
 	tcase_add_test(tc, test_record_without_timestamp_is_rejected);
 	tcase_add_test(tc, test_tumbling_window_end_wraps_past_max);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("session");
+	tcase_add_test(tc, test_session_assigns_ts_to_ts_plus_gap);
+	tcase_add_test(tc, test_session_rejects_gap_not_positive);
+	tcase_add_test(tc, test_session_window_wraps_like_java);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("sliding");

@@ -1,0 +1,497 @@
+/*
+ * merging_windows.c
+ *	Per-key merging window sets: a key -> sorted window array hash table
+ *	and Flink's merge sweep over it.
+ *
+ * Slot (64 bytes, one cache line): the key, the number of windows n (0
+ * marks an empty slot), the heap capacity (0: windows inline, at most
+ * INLINE_WINDOWS), and the "irregular" flag. Windows are sorted by start;
+ * a new window goes after the existing ones with an equal start, where
+ * Flink's stable sort puts it.
+ *
+ * The sweep (Flink's TimeWindow.mergeWindows()): walk the windows in start
+ * order keeping the cover of the current run; a window that intersects the
+ * cover joins the run, any other starts the next run. If no two
+ * neighbours of the old array intersect ("regular"), every run of the old
+ * array is a single window, so adding one window can only change the run
+ * that contains it, and that run starts at its left neighbour or at itself:
+ * the sweep can begin there and stop after that run. Merging can leave the
+ * cover intersecting its left neighbour only when windows wrap around the
+ * end of time; that pair is checked after every change, and a key where it
+ * happens is marked irregular and swept in full from then on, exactly as
+ * Flink sweeps every time, until a full sweep finds it regular again.
+ *
+ * Each addition first sweeps without changing anything, asking the owner
+ * to check every merge, then sweeps again to merge. So a vetoed addition
+ * leaves nothing changed, and room for the new window is reserved before
+ * either sweep.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/merging_windows.h"
+
+#define INLINE_WINDOWS 2
+#define MERGING_MIN_SLOTS 64
+#define MERGING_MAX_SLOTS ((size_t)1 << 40)
+#define MERGING_MAX_WINDOWS ((uint32_t)1 << 30)
+
+struct merging_slot {
+	int64_t key;
+	uint32_t n;		/* windows; 0 = empty slot */
+	uint32_t cap : 31;	/* heap capacity; 0 = inline */
+	uint32_t irregular : 1; /* neighbours may intersect: sweep in full */
+	union {
+		struct wm_merging_entry in[INLINE_WINDOWS];
+		struct wm_merging_entry *heap;
+	} u;
+};
+
+_Static_assert(sizeof(struct merging_slot) == 64,
+	       "a merging slot fills one cache line");
+
+struct wm_merging_windows {
+	struct merging_slot *table;
+	size_t mask;	/* slots - 1; a power of two */
+	size_t used;	/* occupied slots (keys) */
+	size_t grow_at; /* grow before used exceeds this */
+	size_t windows; /* windows over all keys */
+};
+
+static inline size_t
+key_home(int64_t key, size_t mask)
+{
+	uint64_t x = (uint64_t)key * 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return (size_t)x & mask;
+}
+
+static inline struct wm_merging_entry *
+slot_windows(struct merging_slot *s)
+{
+	return s->cap == 0 ? s->u.in : s->u.heap;
+}
+
+static inline const struct wm_merging_entry *
+slot_windows_const(const struct merging_slot *s)
+{
+	return s->cap == 0 ? s->u.in : s->u.heap;
+}
+
+static inline bool
+window_eq(struct wm_time_window a, struct wm_time_window b)
+{
+	return a.start == b.start && a.end == b.end;
+}
+
+/* Found: true, *idx at the key's slot; else false, *idx at an empty slot. */
+static inline bool
+slot_find(const struct wm_merging_windows *mw, int64_t key, size_t *idx)
+{
+	size_t i = key_home(key, mw->mask);
+
+	for (;;) {
+		const struct merging_slot *s = &mw->table[i];
+
+		if (s->n == 0) {
+			*idx = i;
+			return false;
+		}
+		if (s->key == key) {
+			*idx = i;
+			return true;
+		}
+		i = (i + 1) & mw->mask;
+	}
+}
+
+/* Empty slot `hole` (its heap array already freed), shifting back later
+ * members of the cluster whose probe path crosses it. */
+static void
+slot_remove(struct wm_merging_windows *mw, size_t hole)
+{
+	size_t j = hole;
+
+	for (;;) {
+		const struct merging_slot *s;
+		size_t home;
+
+		j = (j + 1) & mw->mask;
+		s = &mw->table[j];
+		if (s->n == 0)
+			break;
+		home = key_home(s->key, mw->mask);
+		if (((j - home) & mw->mask) >= ((j - hole) & mw->mask)) {
+			mw->table[hole] = *s;
+			hole = j;
+		}
+	}
+	memset(&mw->table[hole], 0, sizeof(mw->table[hole]));
+	mw->used--;
+}
+
+static int
+table_resize(struct wm_merging_windows *mw, size_t slots)
+{
+	struct merging_slot *old = mw->table;
+	size_t old_slots = old != NULL ? mw->mask + 1 : 0;
+	struct merging_slot *table;
+
+	table = aligned_alloc(sizeof(*table), slots * sizeof(*table));
+	if (table == NULL)
+		return -ENOMEM;
+	memset(table, 0, slots * sizeof(*table));
+	mw->table = table;
+	mw->mask = slots - 1;
+	mw->grow_at = slots / 4 * 3;
+	for (size_t i = 0; i < old_slots; i++) {
+		size_t idx;
+
+		if (old[i].n == 0)
+			continue;
+		(void)slot_find(mw, old[i].key, &idx);
+		table[idx] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* Room for one more window in slot s; 0 or -ENOMEM (nothing changed). */
+static int
+slot_reserve(struct merging_slot *s)
+{
+	struct wm_merging_entry *a;
+	uint32_t cap;
+
+	if (s->n + 1 <= (s->cap == 0 ? INLINE_WINDOWS : s->cap))
+		return 0;
+	if (s->n >= MERGING_MAX_WINDOWS)
+		return -ENOMEM;
+	cap = s->cap == 0 ? 2 * INLINE_WINDOWS : 2 * s->cap;
+	if (s->cap == 0) {
+		a = malloc(cap * sizeof(*a));
+		if (a == NULL)
+			return -ENOMEM;
+		memcpy(a, s->u.in, s->n * sizeof(*a));
+	} else {
+		a = realloc(s->u.heap, cap * sizeof(*a));
+		if (a == NULL)
+			return -ENOMEM;
+	}
+	s->u.heap = a;
+	s->cap = cap;
+	return 0;
+}
+
+/* First index whose start is > start (upper bound). */
+static size_t
+after_start(const struct wm_merging_entry *a, size_t n, wm_ts_t start)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid].window.start <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* First index whose start is >= start (lower bound). */
+static size_t
+at_start(const struct wm_merging_entry *a, size_t n, wm_ts_t start)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid].window.start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool
+all_neighbours_apart(const struct wm_merging_entry *a, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (wm_window_intersects(a[i - 1].window, a[i].window))
+			return false;
+	return true;
+}
+
+struct sweep {
+	struct wm_merging_entry *a;
+	size_t n; /* windows, the new one included */
+	size_t p; /* index of the new window */
+	size_t from;
+	bool local; /* stop after the run holding p */
+	int64_t key;
+	const struct wm_merging_callbacks *cb;
+};
+
+/*
+ * One pass of Flink's sweep over a[from .. n). With apply false, only ask
+ * cb->check about each merge and return its first error. With apply true,
+ * merge: call cb->merge, compact the array, and return the new count in
+ * *n_out and the index of the new window's run in *result.
+ */
+static int
+sweep_pass(const struct sweep *sw, bool apply, size_t *n_out, size_t *result)
+{
+	struct wm_merging_entry *a = sw->a;
+	size_t n = sw->n, p = sw->p;
+	size_t out = sw->from, i = sw->from;
+
+	while (i < n) {
+		struct wm_time_window cover = a[i].window;
+		size_t j = i + 1, k, first;
+		bool has_new;
+
+		while (j < n && wm_window_intersects(cover, a[j].window)) {
+			cover = wm_window_cover(cover, a[j].window);
+			j++;
+		}
+		has_new = i <= p && p < j;
+		/* The run's existing windows: all but the new one. */
+		k = j - i - (has_new ? 1 : 0);
+		first = has_new && p == i ? i + 1 : i;
+		if (j - i == 1) {
+			if (apply)
+				a[out] = a[i];
+		} else if (has_new && k == 1 &&
+			   window_eq(a[first].window, cover)) {
+			/* Inside one existing window (or equal to it): that
+			 * window is the result; Flink calls no merge. */
+			if (apply)
+				a[out] = a[first];
+		} else if (!apply) {
+			if (sw->cb->check != NULL) {
+				int err = sw->cb->check(sw->cb->ctx, sw->key,
+							cover);
+
+				if (err != 0)
+					return err;
+			}
+		} else {
+			struct wm_merging_entry merged;
+
+			if (has_new && p != j - 1) {
+				/* Move the new window to the end of the run
+				 * so the existing ones are contiguous. */
+				struct wm_merging_entry nw = a[p];
+
+				memmove(&a[p], &a[p + 1],
+					(j - p - 1) * sizeof(*a));
+				a[j - 1] = nw;
+			}
+			merged.window = cover;
+			merged.state_start = a[i].state_start;
+			sw->cb->merge(sw->cb->ctx, sw->key, cover, &a[i], k,
+				      merged.state_start);
+			a[out] = merged;
+		}
+		if (apply && has_new)
+			*result = out;
+		out++;
+		i = j;
+		if (sw->local && has_new)
+			break;
+	}
+	if (apply) {
+		memmove(&a[out], &a[i], (n - i) * sizeof(*a));
+		*n_out = out + (n - i);
+	}
+	return 0;
+}
+
+struct wm_merging_windows *
+wm_merging_new(void)
+{
+	struct wm_merging_windows *mw = calloc(1, sizeof(*mw));
+
+	if (mw == NULL)
+		return NULL;
+	if (table_resize(mw, MERGING_MIN_SLOTS) != 0) {
+		free(mw);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return mw;
+}
+
+void
+wm_merging_free(struct wm_merging_windows *mw)
+{
+	if (mw == NULL)
+		return;
+	for (size_t i = 0; i <= mw->mask; i++)
+		if (mw->table[i].n != 0 && mw->table[i].cap != 0)
+			free(mw->table[i].u.heap);
+	free(mw->table);
+	free(mw);
+}
+
+int
+wm_merging_add(struct wm_merging_windows *mw, int64_t key,
+	       struct wm_time_window window,
+	       const struct wm_merging_callbacks *cb,
+	       struct wm_merging_entry *actual)
+{
+	struct merging_slot *s;
+	struct wm_merging_entry *a;
+	struct sweep sw;
+	size_t idx, n, result = 0;
+	int err;
+
+	if (!slot_find(mw, key, &idx)) {
+		/* A key's first window: nothing to merge with. */
+		if (mw->used + 1 > mw->grow_at) {
+			if (mw->mask + 1 >= MERGING_MAX_SLOTS ||
+			    table_resize(mw, (mw->mask + 1) * 2) != 0)
+				return -ENOMEM;
+			(void)slot_find(mw, key, &idx);
+		}
+		s = &mw->table[idx];
+		s->key = key;
+		s->n = 1;
+		s->cap = 0;
+		s->irregular = 0;
+		s->u.in[0].window = window;
+		s->u.in[0].state_start = window.start;
+		mw->used++;
+		mw->windows++;
+		*actual = s->u.in[0];
+		return 0;
+	}
+	s = &mw->table[idx];
+	if (slot_reserve(s) != 0)
+		return -ENOMEM;
+	a = slot_windows(s);
+	n = s->n;
+	sw.p = after_start(a, n, window.start);
+	memmove(&a[sw.p + 1], &a[sw.p], (n - sw.p) * sizeof(*a));
+	a[sw.p].window = window;
+	a[sw.p].state_start = window.start;
+	sw.a = a;
+	sw.n = n + 1;
+	sw.local = !s->irregular;
+	sw.from = sw.local && sw.p > 0 ? sw.p - 1 : 0;
+	sw.key = key;
+	sw.cb = cb;
+
+	err = sweep_pass(&sw, false, NULL, NULL);
+	if (err != 0) {
+		memmove(&a[sw.p], &a[sw.p + 1], (n - sw.p) * sizeof(*a));
+		return err;
+	}
+	(void)sweep_pass(&sw, true, &n, &result);
+	mw->windows += n;
+	mw->windows -= s->n;
+	s->n = (uint32_t)n;
+	if (sw.local)
+		s->irregular =
+			result > 0 && wm_window_intersects(a[result - 1].window,
+							   a[result].window);
+	else
+		s->irregular = !all_neighbours_apart(a, n);
+	*actual = a[result];
+	return 0;
+}
+
+bool
+wm_merging_find(const struct wm_merging_windows *mw, int64_t key, wm_ts_t start,
+		struct wm_merging_entry *entry)
+{
+	const struct merging_slot *s;
+	const struct wm_merging_entry *a;
+	size_t idx, i;
+
+	if (!slot_find(mw, key, &idx))
+		return false;
+	s = &mw->table[idx];
+	a = slot_windows_const(s);
+	if (s->n == 1) {
+		i = 0; /* the common case: one session per key */
+	} else {
+		i = at_start(a, s->n, start);
+		if (i == s->n)
+			return false;
+	}
+	if (a[i].window.start != start)
+		return false;
+	*entry = a[i];
+	return true;
+}
+
+bool
+wm_merging_retire(struct wm_merging_windows *mw, int64_t key,
+		  struct wm_time_window window)
+{
+	struct merging_slot *s;
+	struct wm_merging_entry *a;
+	size_t idx, i;
+
+	if (!slot_find(mw, key, &idx))
+		return false;
+	s = &mw->table[idx];
+	a = slot_windows(s);
+	for (i = at_start(a, s->n, window.start);
+	     i < s->n && a[i].window.start == window.start; i++)
+		if (window_eq(a[i].window, window))
+			break;
+	if (i == s->n || !window_eq(a[i].window, window))
+		return false;
+	mw->windows--;
+	if (--s->n == 0) {
+		if (s->cap != 0)
+			free(s->u.heap);
+		slot_remove(mw, idx);
+		return true;
+	}
+	memmove(&a[i], &a[i + 1], (s->n - i) * sizeof(*a));
+	/* The new neighbours were never compared by a sweep. */
+	if (i > 0 && i < s->n &&
+	    wm_window_intersects(a[i - 1].window, a[i].window))
+		s->irregular = 1;
+	return true;
+}
+
+size_t
+wm_merging_count(const struct wm_merging_windows *mw)
+{
+	return mw->windows;
+}
+
+size_t
+wm_merging_key_count(const struct wm_merging_windows *mw)
+{
+	return mw->used;
+}
+
+size_t
+wm_merging_windows_of(const struct wm_merging_windows *mw, int64_t key,
+		      struct wm_merging_entry *out, size_t cap)
+{
+	const struct merging_slot *s;
+	size_t idx;
+
+	if (!slot_find(mw, key, &idx))
+		return 0;
+	s = &mw->table[idx];
+	memcpy(out, slot_windows_const(s),
+	       (s->n < cap ? s->n : cap) * sizeof(*out));
+	return s->n;
+}
