@@ -52,15 +52,16 @@ enum wm_record_flag {
 };
 
 /*
- * One record as it travels between subtasks: exactly 32 bytes, so that two
- * fit a cache line and a batch never straddles one.
+ * One record: 32 bytes, two to a cache line. Between subtasks flags and
+ * partition travel as 16 bits each (ipc/frame.h); configuration keeps
+ * partition numbers below 65536.
  */
 struct wm_record {
-	wm_ts_t ts;	 /* event time; WM_TS_MIN = none */
-	int64_t key;	 /* key (strings travel as dictionary ids) */
-	int64_t value;	 /* the aggregated value */
-	uint32_t flags;	 /* enum wm_record_flag */
-	uint32_t source; /* source partition that produced it */
+	wm_ts_t ts;	    /* event time; WM_TS_MIN = none */
+	int64_t key;	    /* key (strings travel as dictionary ids) */
+	int64_t value;	    /* the aggregated value */
+	uint32_t flags;	    /* enum wm_record_flag */
+	uint32_t partition; /* source partition that produced it */
 };
 
 _Static_assert(sizeof(struct wm_record) == 32, "records are 32 bytes");

@@ -1,0 +1,142 @@
+/*
+ * frame.h
+ *	What travels on a ring: 32-byte cells, each one frame.
+ *
+ * A cell is 24 bytes of payload and an 8-byte tail. The tail carries the
+ * frame's kind and a 32-bit argument, and the cell's sequence: the low 24
+ * bits of the cell's position in the ring's stream (positions count cells
+ * ever written, they never wrap). The producer stores the tail last, with
+ * release; the consumer loads it with acquire and trusts the payload only if
+ * the sequence is the one it expects at that position. So "data ready" is
+ * read from the cache line the consumer needs anyway, with no shared index
+ * in between (performance.md, lesson 1), and a batch of records is a run of
+ * record cells published by one call.
+ *
+ *   offset  0  8 16      24        28   29        32
+ *          +--+--+--+-------------+----+---------+
+ *          | payload (3 x u64)    | arg| kind| seq (24 bits) |
+ *          +--+--+--+-------------+----+---------+
+ *           tail = arg | kind << 32 | seq << 40
+ *
+ *   kind        payload                       arg
+ *   RECORD      ts, key, value                flags | partition << 16
+ *   WATERMARK   ts                            0
+ *   STATUS      -                             enum wm_status
+ *   END         -                             enum wm_end_kind
+ *   BARRIER     checkpoint id, timestamp      barrier options
+ *
+ * Every frame is one cell, so no frame ever straddles the end of the ring and
+ * nothing needs padding or copying. A consumer can tell three states of the
+ * cell at its position p apart: ready (sequence p), not yet written
+ * (sequence of p - ring size, or a never-written cell whose kind is 0), and
+ * anything else, which is corruption. A ring holds fewer than 2^24 cells, so
+ * the sequences of p and p - size always differ.
+ *
+ * Kinds have explicit values; a retired kind stays as a comment. Any change
+ * here bumps WM_LAYOUT_VERSION (shm.h).
+ */
+#ifndef WM_IPC_FRAME_H
+#define WM_IPC_FRAME_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/event.h"
+
+enum wm_frame_kind {
+	/* 0: never used, so a zero-filled (never written) cell is not ready */
+	WM_FRAME_RECORD = 1,
+	WM_FRAME_WATERMARK = 2,
+	WM_FRAME_STATUS = 3,
+	WM_FRAME_END = 4,
+	WM_FRAME_BARRIER = 5,
+};
+
+#define WM_FRAME_KIND_MAX WM_FRAME_BARRIER
+
+/* END's argument: Flink's EndOfData(DRAIN) after a MAX watermark, or STOP. */
+enum wm_end_kind {
+	WM_END_DRAIN = 0,
+	WM_END_STOP = 1,
+};
+
+/* Limits of what a RECORD cell carries of struct wm_record. */
+#define WM_FRAME_MAX_FLAGS 0xffffu
+#define WM_FRAME_MAX_PARTITION 0xffffu
+
+#define WM_CELL_SIZE 32
+#define WM_SEQ_BITS 24
+#define WM_SEQ_MASK ((1u << WM_SEQ_BITS) - 1)
+
+struct wm_cell {
+	uint64_t payload[3];
+	_Atomic uint64_t tail; /* written last (release), read first (acquire) */
+};
+
+_Static_assert(sizeof(struct wm_cell) == WM_CELL_SIZE, "a cell is 32 bytes");
+_Static_assert(offsetof(struct wm_cell, tail) == 24, "tail ends the cell");
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2,
+	       "shared atomics must be lock-free, hence address-free");
+
+/* A frame as the consumer sees it, decoded from one cell. */
+struct wm_frame {
+	enum wm_frame_kind kind;
+	uint32_t arg;
+	uint64_t payload[3];
+};
+
+static inline uint64_t
+wm_frame_tail(enum wm_frame_kind kind, uint32_t arg, uint64_t position)
+{
+	return (uint64_t)arg | (uint64_t)kind << 32 |
+	       (position & WM_SEQ_MASK) << 40;
+}
+
+static inline enum wm_frame_kind
+wm_frame_tail_kind(uint64_t tail)
+{
+	return (enum wm_frame_kind)((tail >> 32) & 0xff);
+}
+
+static inline uint32_t
+wm_frame_tail_seq(uint64_t tail)
+{
+	return (uint32_t)(tail >> 40);
+}
+
+static inline uint32_t
+wm_frame_tail_arg(uint64_t tail)
+{
+	return (uint32_t)tail;
+}
+
+/* Record <-> cell payload and argument. The caller guarantees flags and
+ * partition fit (checked once at configuration, not per record). */
+static inline uint32_t
+wm_frame_record_arg(const struct wm_record *r)
+{
+	return (r->flags & WM_FRAME_MAX_FLAGS) |
+	       (r->partition & WM_FRAME_MAX_PARTITION) << 16;
+}
+
+static inline void
+wm_frame_to_record(const struct wm_frame *f, struct wm_record *r)
+{
+	r->ts = (wm_ts_t)f->payload[0];
+	r->key = (int64_t)f->payload[1];
+	r->value = (int64_t)f->payload[2];
+	r->flags = f->arg & WM_FRAME_MAX_FLAGS;
+	r->partition = f->arg >> 16;
+}
+
+/* Whether a ready cell's kind and argument make sense; a cell that fails
+ * this was corrupted, and the consumer must stop rather than act on it. */
+bool wm_frame_valid(enum wm_frame_kind kind, uint32_t arg);
+
+/* Name of a kind for messages ("RECORD"), or "unknown". */
+const char *wm_frame_kind_name(enum wm_frame_kind kind);
+
+#endif /* WM_IPC_FRAME_H */

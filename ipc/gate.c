@@ -1,0 +1,95 @@
+/*
+ * gate.c
+ *	Fair reading of a subtask's input rings, and waiting on them.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "ipc/gate.h"
+
+int
+wm_gate_init(struct wm_gate *g, uint32_t n_inputs, struct wm_doorbell *own_bell,
+	     enum wm_wait_mode mode)
+{
+	if (n_inputs == 0)
+		return -EINVAL;
+	g->inputs = calloc(n_inputs, sizeof(*g->inputs));
+	if (g->inputs == NULL)
+		return -ENOMEM;
+	g->n_inputs = n_inputs;
+	g->open_inputs = n_inputs;
+	g->current = 0;
+	g->taken = 0;
+	g->burst = WM_GATE_DEFAULT_BURST;
+	wm_waiter_init(&g->waiter, own_bell, mode);
+	return 0;
+}
+
+void
+wm_gate_destroy(struct wm_gate *g)
+{
+	free(g->inputs);
+	g->inputs = NULL;
+	g->n_inputs = 0;
+}
+
+void
+wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,
+	       struct wm_doorbell *producer_bell)
+{
+	wm_ring_consumer_attach(&g->inputs[i].ring, ring, producer_bell);
+}
+
+static inline bool
+readable(const struct wm_gate_input *in)
+{
+	return !in->blocked && !in->finished;
+}
+
+int
+wm_gate_next(struct wm_gate *g, uint32_t *channel, struct wm_frame *f)
+{
+	/* Stay on the current input for up to `burst` frames, then visit
+	 * every other input once before coming back. */
+	for (uint32_t visited = 0; visited <= g->n_inputs; visited++) {
+		struct wm_gate_input *in = &g->inputs[g->current];
+
+		if (g->taken < g->burst && readable(in)) {
+			int r = wm_ring_pop(&in->ring, f);
+
+			if (r != 0) {
+				*channel = g->current;
+				g->taken += r == 1;
+				return r;
+			}
+		}
+		g->taken = 0;
+		g->current = g->current + 1 == g->n_inputs ? 0 : g->current + 1;
+	}
+	return 0;
+}
+
+static bool
+any_ready(void *arg)
+{
+	const struct wm_gate *g = arg;
+
+	for (uint32_t i = 0; i < g->n_inputs; i++)
+		if (readable(&g->inputs[i]) &&
+		    wm_ring_ready(&g->inputs[i].ring))
+			return true;
+	return false;
+}
+
+int
+wm_gate_wait(struct wm_gate *g, int64_t timeout_ns)
+{
+	/* Hand every producer all the space before sleeping, or a producer
+	 * blocked on a full ring and this consumer could wait on each
+	 * other. */
+	for (uint32_t i = 0; i < g->n_inputs; i++)
+		wm_ring_release(&g->inputs[i].ring);
+	return wm_wait(&g->waiter, any_ready, g, timeout_ns);
+}

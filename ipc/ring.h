@@ -1,0 +1,357 @@
+/*
+ * ring.h
+ *	Single-producer single-consumer ring of 32-byte cells in shared
+ *	memory: the fast path, all inline.
+ *
+ * Shared state (struct wm_ring, in the segment):
+ *
+ * cells[]	cell at position p lives in cells[p & mask]; positions count
+ *		cells ever written and never wrap (64 bits)
+ * read		positions < read are free for the producer; advanced only by
+ *		the consumer, published every WM_RING_PUBLISH_EVERY cells and
+ *		whenever it finds the ring empty
+ * written	cells published, stored by the producer for monitoring and for
+ *		the consumer's wake decision only: the consumer learns of new
+ *		cells from the cells' own sequence numbers (frame.h)
+ * size, mask	set by the supervisor before the workers start; read-only
+ *
+ * Invariant: 0 <= producer position - read <= size.
+ *
+ * Each side keeps its position in private memory (struct wm_ring_producer,
+ * struct wm_ring_consumer) and the producer caches `read`, reloading it only
+ * when the ring looks full. Memory ordering, one label per edge:
+ *
+ * P1 producer store-release cell tail   after the payload   pairs with C1
+ * C1 consumer load-acquire  cell tail   before the payload  pairs with P1
+ * C2 consumer store-release read        after the payloads  pairs with P2
+ * P2 producer load-acquire  read        before reusing      pairs with C2
+ *
+ * P1/C1 make a cell's payload visible with its tail; C2/P2 keep the producer
+ * from overwriting a cell the consumer is still reading. `written` is
+ * relaxed: nothing is read through it.
+ *
+ * Waking (wait.h): the producer rings the consumer's doorbell every
+ * WM_RING_NOTIFY_EVERY cells and on wm_ring_flush(); the consumer rings the
+ * producer's doorbell whenever it publishes `read`. A side must flush
+ * before it waits or goes idle, so the other side never sleeps on work.
+ */
+#ifndef WM_IPC_RING_H
+#define WM_IPC_RING_H
+
+#include <errno.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ipc/frame.h"
+#include "ipc/wait.h"
+
+/* Smallest and largest ring, in cells (both powers of two). Fewer than
+ * 2^24 cells keeps the sequences of p and p - size apart (frame.h). */
+#define WM_RING_MIN_CELLS 64u
+#define WM_RING_MAX_CELLS (1u << 23)
+
+/* Consumer publishes `read` this often; producer rings this often. */
+#define WM_RING_PUBLISH_EVERY 32u
+#define WM_RING_NOTIFY_EVERY 32u
+
+#define WM_RING_MAGIC 0x676e6972u /* "ring" */
+
+struct wm_ring {
+	/* Read-only after wm_ring_init(). */
+	uint32_t magic;
+	uint32_t size; /* cells, a power of two */
+	uint64_t mask;
+	/* Producer's line. */
+	alignas(WM_FALSE_SHARING_RANGE) _Atomic uint64_t written;
+	/* Consumer's line. */
+	alignas(WM_FALSE_SHARING_RANGE) _Atomic uint64_t read;
+	alignas(WM_FALSE_SHARING_RANGE) struct wm_cell cells[];
+};
+
+_Static_assert(offsetof(struct wm_ring, written) % WM_FALSE_SHARING_RANGE ==
+		       0,
+	       "producer counter starts its own cache lines");
+_Static_assert(offsetof(struct wm_ring, read) % WM_FALSE_SHARING_RANGE == 0,
+	       "consumer counter starts its own cache lines");
+_Static_assert(offsetof(struct wm_ring, cells) % WM_FALSE_SHARING_RANGE == 0,
+	       "cells start their own cache lines");
+
+/* Producer's private view. */
+struct wm_ring_producer {
+	struct wm_ring *ring;
+	struct wm_cell *cells;
+	uint64_t mask;
+	uint64_t size;
+	uint64_t pos;	     /* next position to write */
+	uint64_t read_cache; /* last `read` seen (P2); may lag */
+	uint64_t notified;   /* pos at the last doorbell check */
+	struct wm_doorbell *consumer_bell;
+};
+
+/* Consumer's private view. */
+struct wm_ring_consumer {
+	struct wm_ring *ring;
+	struct wm_cell *cells;
+	uint64_t mask;
+	uint64_t pos;	    /* next position to read */
+	uint64_t released;  /* last `read` published (C2) */
+	struct wm_doorbell *producer_bell;
+};
+
+/* Bytes a ring of `cells` cells needs, or 0 if `cells` is not a power of
+ * two in [WM_RING_MIN_CELLS, WM_RING_MAX_CELLS]. */
+size_t wm_ring_size(uint32_t cells);
+
+/* Set up a ring in `mem`: wm_ring_size() bytes, 128-byte aligned and zeroed
+ * (zeroed cells have kind 0, "never written"). Only the ring's first cache
+ * lines are written, so the pages of the cells stay untouched until the
+ * workers use them and can still be bound to the consumer's NUMA node.
+ * Done by the supervisor before any worker starts. 0 or -EINVAL. */
+int wm_ring_init(void *mem, uint32_t cells);
+
+/* Check a ring another process set up, `bytes` long: magic and size. 0, or
+ * -EBADMSG with a message in err. */
+int wm_ring_check(const struct wm_ring *ring, size_t bytes, char *err,
+		  size_t errlen);
+
+/* Attach this process as the ring's only producer or only consumer; the
+ * doorbell is the other side's (may be NULL: nobody to wake). The ring
+ * must be fresh: positions start at 0. */
+void wm_ring_producer_attach(struct wm_ring_producer *p, struct wm_ring *ring,
+			     struct wm_doorbell *consumer_bell);
+void wm_ring_consumer_attach(struct wm_ring_consumer *c, struct wm_ring *ring,
+			     struct wm_doorbell *producer_bell);
+
+/* Print the ring's counters and the cells around `position` (to find a
+ * corrupt cell), for failure reports. */
+void wm_ring_dump(const struct wm_ring *ring, uint64_t position, FILE *out);
+
+/* --------------------------------------------------------------------- */
+/* Producer fast path */
+
+/* Free cells, reloading `read` (P2) only when fewer than `want` seem free. */
+static inline uint64_t
+wm_ring_free(struct wm_ring_producer *p, uint64_t want)
+{
+	uint64_t free_cells = p->size - (p->pos - p->read_cache);
+
+	if (free_cells < want) {
+		/* P2: pairs with C2 in wm_ring_release(). */
+		p->read_cache = atomic_load_explicit(&p->ring->read,
+						     memory_order_acquire);
+		free_cells = p->size - (p->pos - p->read_cache);
+	}
+	return free_cells;
+}
+
+/* Ring the consumer if it may sleep: the W2 side of wait.h. */
+static inline void
+wm_ring_flush(struct wm_ring_producer *p)
+{
+	if (p->notified == p->pos)
+		return;
+	p->notified = p->pos;
+	atomic_store_explicit(&p->ring->written, p->pos, memory_order_relaxed);
+	if (p->consumer_bell != NULL)
+		wm_doorbell_ring(p->consumer_bell);
+}
+
+static inline void
+wm_ring_write_cell(struct wm_ring_producer *p, enum wm_frame_kind kind,
+		   uint32_t arg, uint64_t a, uint64_t b, uint64_t c)
+{
+	struct wm_cell *cell = &p->cells[p->pos & p->mask];
+
+	cell->payload[0] = a;
+	cell->payload[1] = b;
+	cell->payload[2] = c;
+	/* P1: the tail last; pairs with C1 in wm_ring_peek(). */
+	atomic_store_explicit(&cell->tail, wm_frame_tail(kind, arg, p->pos),
+			      memory_order_release);
+	p->pos++;
+}
+
+/* After writing cells: ring the consumer once enough accumulated. */
+static inline void
+wm_ring_wrote(struct wm_ring_producer *p)
+{
+	if (p->pos - p->notified >= WM_RING_NOTIFY_EVERY)
+		wm_ring_flush(p);
+}
+
+/* Push one frame; false (nothing written) if the ring is full. */
+static inline bool
+wm_ring_try_push(struct wm_ring_producer *p, enum wm_frame_kind kind,
+		 uint32_t arg, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (wm_ring_free(p, 1) == 0)
+		return false;
+	wm_ring_write_cell(p, kind, arg, a, b, c);
+	wm_ring_wrote(p);
+	return true;
+}
+
+/* Push as many of `n` records as fit (a burst); returns how many. One
+ * free-space check for the batch ("reserve many"); each cell is published
+ * by its own release store, free on x86 and needed elsewhere. */
+static inline uint32_t
+wm_ring_push_records(struct wm_ring_producer *p, const struct wm_record *r,
+		     uint32_t n)
+{
+	uint64_t free_cells = wm_ring_free(p, n);
+
+	if (n > free_cells)
+		n = (uint32_t)free_cells;
+	for (uint32_t i = 0; i < n; i++)
+		wm_ring_write_cell(p, WM_FRAME_RECORD, wm_frame_record_arg(&r[i]),
+				   (uint64_t)r[i].ts, (uint64_t)r[i].key,
+				   (uint64_t)r[i].value);
+	wm_ring_wrote(p);
+	return n;
+}
+
+/* --------------------------------------------------------------------- */
+/* Consumer fast path */
+
+/* Publish the consumer's position (C2) and ring the producer if it waits
+ * for space: the W2 side of wait.h. */
+static inline void
+wm_ring_release(struct wm_ring_consumer *c)
+{
+	if (c->released == c->pos)
+		return;
+	c->released = c->pos;
+	/* C2: pairs with P2 in wm_ring_free(). */
+	atomic_store_explicit(&c->ring->read, c->pos, memory_order_release);
+	if (c->producer_bell != NULL)
+		wm_doorbell_ring(c->producer_bell);
+}
+
+enum wm_cell_state { WM_CELL_EMPTY, WM_CELL_READY, WM_CELL_CORRUPT };
+
+/* What the cell with `tail` at the consumer's position holds: this lap's
+ * frame (its kind is checked by the caller), nothing yet (last lap's cell,
+ * or in the first lap a never-written one, all zero), or anything else,
+ * which only corruption produces (frame.h). */
+static inline enum wm_cell_state
+wm_ring_cell_state(const struct wm_ring_consumer *c, uint64_t tail)
+{
+	uint32_t seq = wm_frame_tail_seq(tail);
+
+	if (tail == 0) /* never written: only possible in the first lap */
+		return c->pos <= c->mask ? WM_CELL_EMPTY : WM_CELL_CORRUPT;
+	if (seq == (c->pos & WM_SEQ_MASK))
+		return WM_CELL_READY;
+	if (seq == ((c->pos - (c->mask + 1)) & WM_SEQ_MASK))
+		return WM_CELL_EMPTY;
+	return WM_CELL_CORRUPT;
+}
+
+/*
+ * Look at the frame at the consumer's position without consuming it.
+ * Returns 1 and fills *f if a frame is ready, 0 if the ring is empty (then
+ * the consumer's position is published so the producer sees all the space),
+ * or -EBADMSG if the cell there is corrupt (position unchanged; report it
+ * with wm_ring_dump()).
+ */
+static inline int
+wm_ring_peek(struct wm_ring_consumer *c, struct wm_frame *f)
+{
+	const struct wm_cell *cell = &c->cells[c->pos & c->mask];
+	/* C1: pairs with P1 in wm_ring_write_cell(). */
+	uint64_t tail = atomic_load_explicit(&cell->tail, memory_order_acquire);
+
+	switch (wm_ring_cell_state(c, tail)) {
+	case WM_CELL_EMPTY:
+		wm_ring_release(c);
+		return 0;
+	case WM_CELL_CORRUPT:
+		return -EBADMSG;
+	case WM_CELL_READY:
+		break;
+	}
+	f->kind = wm_frame_tail_kind(tail);
+	f->arg = wm_frame_tail_arg(tail);
+	if (!wm_frame_valid(f->kind, f->arg))
+		return -EBADMSG;
+	f->payload[0] = cell->payload[0];
+	f->payload[1] = cell->payload[1];
+	f->payload[2] = cell->payload[2];
+	return 1;
+}
+
+/* Consume the frame wm_ring_peek() returned. */
+static inline void
+wm_ring_consume(struct wm_ring_consumer *c)
+{
+	c->pos++;
+	if (c->pos - c->released >= WM_RING_PUBLISH_EVERY)
+		wm_ring_release(c);
+}
+
+/* Peek and consume: 1 with *f, 0 empty, -EBADMSG corrupt. */
+static inline int
+wm_ring_pop(struct wm_ring_consumer *c, struct wm_frame *f)
+{
+	int r = wm_ring_peek(c, f);
+
+	if (r == 1)
+		wm_ring_consume(c);
+	return r;
+}
+
+/*
+ * Pop up to `max` frames into f[]: the batched consume. Returns how many
+ * (0 if the ring is empty), or -EBADMSG if the first cell is corrupt; a
+ * corrupt cell after good ones ends the burst and is reported by the next
+ * call. Publishes `read` as wm_ring_consume() does.
+ */
+static inline int
+wm_ring_pop_burst(struct wm_ring_consumer *c, struct wm_frame *f, uint32_t max)
+{
+	uint32_t n = 0;
+
+	while (n < max) {
+		const struct wm_cell *cell = &c->cells[c->pos & c->mask];
+		/* C1: pairs with P1 in wm_ring_write_cell(). */
+		uint64_t tail =
+			atomic_load_explicit(&cell->tail, memory_order_acquire);
+
+		if (wm_frame_tail_seq(tail) != (c->pos & WM_SEQ_MASK) ||
+		    wm_frame_tail_kind(tail) != WM_FRAME_RECORD) {
+			/* Not a record of this lap: the general path. */
+			int r = wm_ring_peek(c, &f[n]);
+
+			if (r != 1)
+				return n > 0 ? (int)n : r;
+		} else {
+			f[n].kind = WM_FRAME_RECORD;
+			f[n].arg = wm_frame_tail_arg(tail);
+			f[n].payload[0] = cell->payload[0];
+			f[n].payload[1] = cell->payload[1];
+			f[n].payload[2] = cell->payload[2];
+		}
+		n++;
+		c->pos++;
+	}
+	if (c->pos - c->released >= WM_RING_PUBLISH_EVERY)
+		wm_ring_release(c);
+	return (int)n;
+}
+
+/* Whether a frame (or a corrupt cell) waits at the consumer's position,
+ * without publishing anything: the wait condition. */
+static inline bool
+wm_ring_ready(const struct wm_ring_consumer *c)
+{
+	const struct wm_cell *cell = &c->cells[c->pos & c->mask];
+	uint64_t tail = atomic_load_explicit(&cell->tail, memory_order_acquire);
+
+	return wm_ring_cell_state(c, tail) != WM_CELL_EMPTY;
+}
+
+#endif /* WM_IPC_RING_H */

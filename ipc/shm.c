@@ -1,0 +1,275 @@
+/*
+ * shm.c
+ *	Create, attach and check the job's memfd segment.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ipc/shm.h"
+
+static uint64_t
+round_up(uint64_t x, uint64_t align)
+{
+	return (x + align - 1) / align * align;
+}
+
+/* Offsets of everything for `spec`; 0 or -EINVAL with a message. */
+static int
+layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
+       struct wm_shm_channel *channels, char *err, size_t errlen)
+{
+	uint64_t off;
+
+	if (spec->n_subtasks == 0) {
+		snprintf(err, errlen, "a segment needs at least one subtask");
+		return -EINVAL;
+	}
+	memset(h, 0, sizeof(*h));
+	h->magic = WM_SHM_MAGIC;
+	h->version = WM_LAYOUT_VERSION;
+	h->header_bytes = sizeof(*h);
+	h->n_subtasks = spec->n_subtasks;
+	h->n_channels = spec->n_channels;
+	off = round_up(sizeof(*h), WM_FALSE_SHARING_RANGE);
+	h->doorbells_offset = off;
+	off += (uint64_t)spec->n_subtasks * sizeof(struct wm_doorbell);
+	h->channels_offset = off;
+	off += (uint64_t)spec->n_channels * sizeof(struct wm_shm_channel);
+	off = round_up(off, WM_FALSE_SHARING_RANGE);
+	h->metrics_offset = off;
+	h->metrics_stride =
+		round_up(spec->metrics_bytes, WM_FALSE_SHARING_RANGE);
+	off += (uint64_t)spec->n_subtasks * h->metrics_stride;
+	for (uint32_t i = 0; i < spec->n_channels; i++) {
+		const struct wm_shm_channel_spec *c = &spec->channels[i];
+		size_t bytes = wm_ring_size(c->cells);
+
+		if (c->producer >= spec->n_subtasks ||
+		    c->consumer >= spec->n_subtasks) {
+			snprintf(err, errlen,
+				 "channel %" PRIu32 " names subtask %" PRIu32
+				 " of %" PRIu32,
+				 i,
+				 c->producer >= spec->n_subtasks ? c->producer
+								 : c->consumer,
+				 spec->n_subtasks);
+			return -EINVAL;
+		}
+		if (bytes == 0) {
+			snprintf(err, errlen,
+				 "channel %" PRIu32 ": invalid ring size %" PRIu32
+				 " cells (a power of two from %u to %u)",
+				 i, c->cells, WM_RING_MIN_CELLS,
+				 WM_RING_MAX_CELLS);
+			return -EINVAL;
+		}
+		off = round_up(off, WM_SHM_PAGE);
+		channels[i] = (struct wm_shm_channel){
+			.producer = c->producer,
+			.consumer = c->consumer,
+			.cells = c->cells,
+			.ring_offset = off,
+			.ring_bytes = bytes,
+		};
+		off += bytes;
+	}
+	h->size = round_up(off, WM_SHM_PAGE);
+	return 0;
+}
+
+int
+wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
+	      size_t errlen)
+{
+	struct wm_shm_header h;
+	struct wm_shm_channel *channels;
+	int r;
+
+	seg->fd = -1;
+	seg->base = NULL;
+	seg->size = 0;
+	/* Lay out in a scratch table first: nothing is created for a spec
+	 * that cannot work. */
+	channels = calloc(spec->n_channels ? spec->n_channels : 1,
+			  sizeof(*channels));
+	if (channels == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = layout(spec, &h, channels, err, errlen);
+	if (r != 0)
+		goto out;
+	seg->fd = memfd_create("wmrun", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (seg->fd < 0) {
+		r = -errno;
+		snprintf(err, errlen, "could not create shared memory: %s",
+			 strerror(errno));
+		goto out;
+	}
+	if (ftruncate(seg->fd, (off_t)h.size) != 0 ||
+	    fcntl(seg->fd, F_ADD_SEALS,
+		  F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+		r = -errno;
+		snprintf(err, errlen,
+			 "could not size shared memory to %" PRIu64
+			 " bytes: %s",
+			 h.size, strerror(errno));
+		goto fail;
+	}
+	seg->base = mmap(NULL, h.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 seg->fd, 0);
+	if (seg->base == MAP_FAILED) {
+		r = -errno;
+		seg->base = NULL;
+		snprintf(err, errlen, "could not map shared memory: %s",
+			 strerror(errno));
+		goto fail;
+	}
+	seg->size = h.size;
+	/* A fresh memfd reads as zeros: doorbells, metrics and cells start
+	 * zeroed without touching (and so placing) their pages. */
+	memcpy(seg->base, &h, sizeof(h));
+	memcpy((char *)seg->base + h.channels_offset, channels,
+	       spec->n_channels * sizeof(*channels));
+	for (uint32_t i = 0; i < spec->n_channels; i++)
+		wm_ring_init(wm_shm_ring(seg, i), channels[i].cells);
+	r = 0;
+	goto out;
+fail:
+	wm_shm_detach(seg);
+	close(seg->fd);
+	seg->fd = -1;
+out:
+	free(channels);
+	return r;
+}
+
+/* `count` items of `each` bytes from `offset` lie within `size` bytes,
+ * computed without overflow whatever the header says. */
+static bool
+fits(uint64_t offset, uint64_t count, uint64_t each, uint64_t size)
+{
+	return offset <= size && (each == 0 || count <= (size - offset) / each);
+}
+
+static int
+bad_segment(char *err, size_t errlen, const char *what)
+{
+	snprintf(err, errlen, "invalid shared memory segment: %s", what);
+	return -EBADMSG;
+}
+
+/* Everything in the header and channel table must hold before any of it
+ * is used: another process wrote it. */
+static int
+check(const struct wm_shm *seg, char *err, size_t errlen)
+{
+	const struct wm_shm_header *h = wm_shm_header(seg);
+	uint64_t size = seg->size;
+
+	if (size < sizeof(*h) || h->magic != WM_SHM_MAGIC)
+		return bad_segment(err, errlen, "bad magic");
+	if (h->version != WM_LAYOUT_VERSION ||
+	    h->header_bytes != sizeof(*h)) {
+		snprintf(err, errlen,
+			 "shared memory layout version %" PRIu32
+			 " (header %" PRIu32 " bytes), expected %u (%zu): "
+			 "supervisor and worker binaries differ",
+			 h->version, h->header_bytes, WM_LAYOUT_VERSION,
+			 sizeof(*h));
+		return -EBADMSG;
+	}
+	if (h->size != size)
+		return bad_segment(err, errlen, "size differs from header");
+	if (h->n_subtasks == 0 ||
+	    !fits(h->doorbells_offset, h->n_subtasks,
+		  sizeof(struct wm_doorbell), size) ||
+	    !fits(h->channels_offset, h->n_channels,
+		  sizeof(struct wm_shm_channel), size) ||
+	    !fits(h->metrics_offset, h->n_subtasks, h->metrics_stride, size) ||
+	    h->doorbells_offset % WM_FALSE_SHARING_RANGE != 0 ||
+	    h->channels_offset % 8 != 0)
+		return bad_segment(err, errlen, "tables out of bounds");
+	/* Rings follow the tables in channel order without overlapping, as
+	 * layout() places them; anything else was not written by us. */
+	uint64_t end = h->metrics_offset +
+		       (uint64_t)h->n_subtasks * h->metrics_stride;
+
+	for (uint32_t i = 0; i < h->n_channels; i++) {
+		const struct wm_shm_channel *c = wm_shm_channel(seg, i);
+		char why[128];
+
+		if (c->producer >= h->n_subtasks ||
+		    c->consumer >= h->n_subtasks ||
+		    c->ring_offset % WM_SHM_PAGE != 0 || c->ring_offset < end ||
+		    c->ring_bytes != wm_ring_size(c->cells) ||
+		    !fits(c->ring_offset, 1, c->ring_bytes, size)) {
+			snprintf(err, errlen,
+				 "invalid shared memory segment: channel "
+				 "%" PRIu32 " descriptor out of bounds",
+				 i);
+			return -EBADMSG;
+		}
+		end = c->ring_offset + c->ring_bytes;
+		if (wm_ring_check(wm_shm_ring(seg, i), c->ring_bytes, why,
+				  sizeof(why)) != 0) {
+			snprintf(err, errlen,
+				 "invalid shared memory segment: channel "
+				 "%" PRIu32 ": %s",
+				 i, why);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+int
+wm_shm_attach(int fd, struct wm_shm *seg, char *err, size_t errlen)
+{
+	struct stat st;
+	int r;
+
+	seg->fd = fd;
+	seg->base = NULL;
+	seg->size = 0;
+	if (fstat(fd, &st) != 0) {
+		r = -errno;
+		snprintf(err, errlen, "could not attach shared memory: %s",
+			 strerror(errno));
+		return r;
+	}
+	if (st.st_size < (off_t)sizeof(struct wm_shm_header))
+		return bad_segment(err, errlen, "too small");
+	seg->base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
+	if (seg->base == MAP_FAILED) {
+		r = -errno;
+		seg->base = NULL;
+		snprintf(err, errlen, "could not attach shared memory: %s",
+			 strerror(errno));
+		return r;
+	}
+	seg->size = (size_t)st.st_size;
+	r = check(seg, err, errlen);
+	if (r != 0)
+		wm_shm_detach(seg);
+	return r;
+}
+
+void
+wm_shm_detach(struct wm_shm *seg)
+{
+	if (seg->base != NULL)
+		munmap(seg->base, seg->size);
+	seg->base = NULL;
+	seg->size = 0;
+}

@@ -1,0 +1,140 @@
+/*
+ * shm.h
+ *	The job's shared-memory segment: header, doorbells, channel table,
+ *	per-subtask metrics and rings, in one sealed memfd.
+ *
+ * The supervisor creates the segment before forking; every subtask maps it
+ * again after fork (wm_shm_attach() on the inherited descriptor) and checks
+ * the header before trusting anything in it. The memfd has no name anyone
+ * else could open, and its memory is freed when the last process holding
+ * the descriptor or a mapping is gone, however it died: nothing is ever
+ * left in /dev/shm. Its size is sealed (F_SEAL_GROW, F_SEAL_SHRINK,
+ * F_SEAL_SEAL), so no process can truncate it under the others' mappings.
+ *
+ * Layout (offsets in bytes from the start; all offsets, never pointers):
+ *
+ *   0                 struct wm_shm_header
+ *   doorbells_offset  struct wm_doorbell[n_subtasks]       (128 B each)
+ *   channels_offset   struct wm_shm_channel[n_channels]
+ *   metrics_offset    n_subtasks blocks of metrics_stride bytes: one writer
+ *                     (the subtask), read by the supervisor
+ *   ring_offset of c  struct wm_ring, page-aligned so its pages can be
+ *                     bound to the consumer's NUMA node
+ *
+ * Everything but the rings' cells and the metrics is written by the
+ * supervisor before the first fork and read-only afterwards.
+ */
+#ifndef WM_IPC_SHM_H
+#define WM_IPC_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ipc/ring.h"
+#include "ipc/wait.h"
+
+#define WM_SHM_MAGIC 0x4745534e55524d57ull /* "WMRUNSEG" in memory */
+/* Bumped on any change to this header, frame.h or ring.h. */
+#define WM_LAYOUT_VERSION 1u
+#define WM_SHM_PAGE 4096u
+
+struct wm_shm_header {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t header_bytes; /* sizeof(struct wm_shm_header) */
+	uint64_t size;	       /* of the whole segment */
+	uint32_t n_subtasks;
+	uint32_t n_channels;
+	uint64_t doorbells_offset;
+	uint64_t channels_offset;
+	uint64_t metrics_offset;
+	uint64_t metrics_stride;
+};
+
+/* One channel: a ring from one subtask to another. */
+struct wm_shm_channel {
+	uint32_t producer; /* subtask index */
+	uint32_t consumer;
+	uint32_t cells;
+	uint32_t reserved;
+	uint64_t ring_offset;
+	uint64_t ring_bytes;
+};
+
+/* What the supervisor asks for. */
+struct wm_shm_channel_spec {
+	uint32_t producer;
+	uint32_t consumer;
+	uint32_t cells; /* power of two, see WM_RING_MIN_CELLS / MAX_CELLS */
+};
+
+struct wm_shm_spec {
+	uint32_t n_subtasks;
+	uint32_t n_channels;
+	const struct wm_shm_channel_spec *channels;
+	size_t metrics_bytes; /* per subtask */
+};
+
+/* A mapping of the segment in this process. */
+struct wm_shm {
+	int fd;
+	void *base;
+	size_t size;
+};
+
+/*
+ * Create, size, seal, map and lay out a segment for `spec`. Returns 0, or
+ * a negative errno with a message in err: -EINVAL for an impossible spec,
+ * else what the OS refused (EX_OSERR for the caller).
+ */
+int wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg,
+		  char *err, size_t errlen);
+
+/* Map the segment behind `fd` (inherited from the supervisor) and check
+ * header, version, sizes and every channel. 0 or negative errno + err. */
+int wm_shm_attach(int fd, struct wm_shm *seg, char *err, size_t errlen);
+
+/* Unmap; the descriptor is the caller's to close. */
+void wm_shm_detach(struct wm_shm *seg);
+
+static inline const struct wm_shm_header *
+wm_shm_header(const struct wm_shm *seg)
+{
+	return (const struct wm_shm_header *)seg->base;
+}
+
+static inline const struct wm_shm_channel *
+wm_shm_channel(const struct wm_shm *seg, uint32_t channel)
+{
+	const struct wm_shm_header *h = wm_shm_header(seg);
+
+	return (const struct wm_shm_channel *)((const char *)seg->base +
+					       h->channels_offset) +
+	       channel;
+}
+
+static inline struct wm_ring *
+wm_shm_ring(const struct wm_shm *seg, uint32_t channel)
+{
+	return (struct wm_ring *)((char *)seg->base +
+				  wm_shm_channel(seg, channel)->ring_offset);
+}
+
+static inline struct wm_doorbell *
+wm_shm_doorbell(const struct wm_shm *seg, uint32_t subtask)
+{
+	return (struct wm_doorbell *)((char *)seg->base +
+				      wm_shm_header(seg)->doorbells_offset) +
+	       subtask;
+}
+
+static inline void *
+wm_shm_metrics(const struct wm_shm *seg, uint32_t subtask)
+{
+	const struct wm_shm_header *h = wm_shm_header(seg);
+
+	return (char *)seg->base + h->metrics_offset +
+	       (size_t)subtask * h->metrics_stride;
+}
+
+#endif /* WM_IPC_SHM_H */

@@ -1,0 +1,174 @@
+/*
+ * wait.c
+ *	Spin, yield, then sleep on a shared futex (protocol in wait.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ipc/wait.h"
+
+/* Clock reads in the spin loop are spaced this many pauses apart: a pause
+ * is tens of cycles, a vDSO clock read about twenty nanoseconds. */
+#define SPIN_CHECK_EVERY 16
+
+void
+wm_doorbell_init(struct wm_doorbell *db)
+{
+	memset(db, 0, sizeof(*db));
+}
+
+void
+wm_waiter_init(struct wm_waiter *w, struct wm_doorbell *db,
+	       enum wm_wait_mode mode)
+{
+	w->db = db;
+	w->mode = mode;
+	w->spin_max_ns = WM_WAIT_DEFAULT_SPIN_MAX_NS;
+	w->spin_ns = w->spin_max_ns / 4;
+	w->yields = WM_WAIT_DEFAULT_YIELDS;
+}
+
+int
+wm_wait_mode_parse(const char *text, enum wm_wait_mode *mode)
+{
+	if (strcmp(text, "spin") == 0)
+		*mode = WM_WAIT_SPIN;
+	else if (strcmp(text, "futex") == 0)
+		*mode = WM_WAIT_FUTEX;
+	else if (strcmp(text, "yield") == 0)
+		*mode = WM_WAIT_YIELD;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static long
+futex(_Atomic uint32_t *word, int op, uint32_t val,
+      const struct timespec *timeout)
+{
+	return syscall(SYS_futex, (uint32_t *)word, op, val, timeout, NULL, 0);
+}
+
+void
+wm_doorbell_wake(struct wm_doorbell *db)
+{
+	/* The new bell value makes a futex_wait() that is about to start
+	 * return at once; the wake gets one that already sleeps. */
+	atomic_fetch_add_explicit(&db->bell, 1, memory_order_relaxed);
+	futex(&db->bell, FUTEX_WAKE, 1, NULL);
+}
+
+/* Spin (or yield) until ready or the budget is spent; true if ready. */
+static bool
+spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
+	   int64_t start, int64_t deadline)
+{
+	if (w->mode == WM_WAIT_YIELD) {
+		for (uint32_t i = 0; i < w->yields; i++) {
+			if (ready(arg))
+				return true;
+			sched_yield();
+		}
+		return ready(arg);
+	}
+	int64_t until = start + (int64_t)w->spin_ns;
+
+	if (w->mode == WM_WAIT_SPIN || until > deadline)
+		until = deadline;
+	for (;;) {
+		for (int i = 0; i < SPIN_CHECK_EVERY; i++) {
+			if (ready(arg))
+				return true;
+			wm_cpu_relax();
+		}
+		if (now_ns() >= until)
+			return ready(arg);
+	}
+}
+
+/* Adapt the spin budget to how the last wait ended. */
+static void
+adapt(struct wm_waiter *w, bool spin_was_enough)
+{
+	if (spin_was_enough) {
+		uint32_t next = w->spin_ns ? 2 * w->spin_ns : 250;
+
+		w->spin_ns = next < w->spin_max_ns ? next : w->spin_max_ns;
+	} else {
+		w->spin_ns /= 2;
+	}
+}
+
+int
+wm_wait(struct wm_waiter *w, bool (*ready)(void *), void *arg,
+	int64_t timeout_ns)
+{
+	struct wm_doorbell *db = w->db;
+	int64_t start = now_ns();
+	int64_t deadline = timeout_ns < 0 ? INT64_MAX : start + timeout_ns;
+
+	if (spin_phase(w, ready, arg, start, deadline)) {
+		adapt(w, true);
+		return 0;
+	}
+	if (w->mode == WM_WAIT_SPIN) {
+		/* Spins to the deadline; only a timeout ends it unready. */
+		return -ETIMEDOUT;
+	}
+	adapt(w, false);
+	for (;;) {
+		uint32_t seen = atomic_load_explicit(&db->bell,
+						     memory_order_relaxed);
+		struct timespec rel, *timeout = NULL;
+
+		/* W3: release, so `seen` is read before a waker can see
+		 * sleeping == 1; pairs with the acquire exchange in
+		 * wm_doorbell_ring(). Relaxed, the load of `seen` could be
+		 * satisfied after this store (load buffering, allowed on Arm
+		 * and by C11) and read the waker's add: futex_wait() would
+		 * then sleep through the only wake. Free on x86. */
+		atomic_store_explicit(&db->sleeping, 1, memory_order_release);
+		atomic_thread_fence(memory_order_seq_cst); /* W1 */
+		if (ready(arg))
+			break;
+		if (deadline != INT64_MAX) {
+			int64_t left = deadline - now_ns();
+
+			if (left <= 0) {
+				atomic_store_explicit(&db->sleeping, 0,
+						      memory_order_relaxed);
+				return ready(arg) ? 0 : -ETIMEDOUT;
+			}
+			rel.tv_sec = left / 1000000000;
+			rel.tv_nsec = left % 1000000000;
+			timeout = &rel;
+		}
+		atomic_fetch_add_explicit(&db->parks, 1, memory_order_relaxed);
+		if (futex(&db->bell, FUTEX_WAIT, seen, timeout) == 0)
+			atomic_fetch_add_explicit(&db->wakeups, 1,
+						  memory_order_relaxed);
+		else if (errno != EAGAIN && errno != EINTR &&
+			 errno != ETIMEDOUT)
+			return -errno;
+		if (ready(arg))
+			break;
+	}
+	atomic_store_explicit(&db->sleeping, 0, memory_order_relaxed);
+	return 0;
+}

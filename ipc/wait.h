@@ -1,0 +1,133 @@
+/*
+ * wait.h
+ *	Waiting without burning a core: one futex doorbell per subtask, in the
+ *	shared segment; spin briefly, then sleep; wake only a peer that said it
+ *	may sleep.
+ *
+ * A subtask waits for one thing at a time: data on any of its input rings,
+ * or space on one of its output rings. Either way it waits on its own
+ * doorbell, and whoever can change what it waits for (a producer that
+ * published, a consumer that freed space) rings that doorbell.
+ *
+ * The protocol (W1, W2 name the two full fences):
+ *
+ *   owner, about to sleep                  waker, after publishing
+ *     seen = load(bell)                      fence(seq_cst)           [W2]
+ *     store(sleeping, 1)                     if (load(sleeping) &&
+ *     fence(seq_cst)                [W1]         exchange(sleeping, 0))
+ *     if (ready()) { sleeping = 0; done }       add(bell, 1); futex_wake(bell)
+ *     futex_wait(bell, seen)
+ *
+ * Each side stores one variable and then loads another; acquire and release
+ * do not order a store before a later load, so without W1 and W2 the owner
+ * could miss the data and the waker miss the flag, and the owner would sleep
+ * on data. With them, at least one side sees the other. A wake that comes
+ * between W1 and futex_wait() changed `bell`, so futex_wait() returns at
+ * once (EAGAIN). The exchange makes one sleep cost at most one wake system
+ * call however many producers publish.
+ *
+ * Futex words live in a MAP_SHARED mapping used by several processes: the
+ * operations are FUTEX_WAIT and FUTEX_WAKE, never the _PRIVATE variants.
+ */
+#ifndef WM_IPC_WAIT_H
+#define WM_IPC_WAIT_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define WM_CACHELINE 64
+/* Two lines: adjacent-line prefetch pairs them, so shared blocks written by
+ * different sides are kept 128 bytes apart (performance.md, lesson 3). */
+#define WM_FALSE_SHARING_RANGE 128
+
+/* One per subtask, in the segment. */
+struct wm_doorbell {
+	alignas(WM_FALSE_SHARING_RANGE) _Atomic uint32_t bell; /* futex word */
+	_Atomic uint32_t sleeping; /* 1 while the owner may be asleep */
+	/* Statistics, written by the owner only (relaxed). */
+	_Atomic uint64_t parks;	   /* FUTEX_WAIT calls */
+	_Atomic uint64_t wakeups;  /* of which woken (not timed out) */
+};
+
+_Static_assert(sizeof(struct wm_doorbell) == WM_FALSE_SHARING_RANGE,
+	       "a doorbell has its own two cache lines");
+
+void wm_doorbell_init(struct wm_doorbell *db);
+
+/* How the owner waits. */
+enum wm_wait_mode {
+	/* Pause loop, never sleep: lowest latency, burns a CPU. For
+	 * benchmarks and tests, and only with a core per process. */
+	WM_WAIT_SPIN,
+	/* Spin up to the adaptive budget, then sleep on the futex. */
+	WM_WAIT_FUTEX,
+	/* sched_yield() instead of pausing, then sleep: for a waiter whose
+	 * peer shares its CPU, where spinning holds the CPU the peer needs. */
+	WM_WAIT_YIELD,
+};
+
+/* The owner's side: process-local, one per doorbell owner. */
+struct wm_waiter {
+	struct wm_doorbell *db;
+	enum wm_wait_mode mode;
+	/* Spin budget in nanoseconds: doubled after a wait that the spin
+	 * satisfied, halved after one that had to sleep, within [0, max]. So
+	 * a busy pipeline spins through short gaps and an idle one stops
+	 * spinning almost at once. */
+	uint32_t spin_ns;
+	uint32_t spin_max_ns;
+	uint32_t yields; /* WM_WAIT_YIELD: sched_yield() calls before sleeping */
+};
+
+#define WM_WAIT_DEFAULT_SPIN_MAX_NS 20000
+#define WM_WAIT_DEFAULT_YIELDS 64
+
+void wm_waiter_init(struct wm_waiter *w, struct wm_doorbell *db,
+		    enum wm_wait_mode mode);
+
+/* Parse "spin", "futex" or "yield"; -EINVAL otherwise. */
+int wm_wait_mode_parse(const char *text, enum wm_wait_mode *mode);
+
+/*
+ * Wait until ready(arg) is true or `timeout_ns` (relative; < 0 = no
+ * timeout) passes. Returns 0 when ready, -ETIMEDOUT, or a negative errno
+ * if the futex call failed in a way retrying cannot fix. ready() may be
+ * called many times, must not block, and must see through memory what the
+ * wakers publish before they ring.
+ */
+int wm_wait(struct wm_waiter *w, bool (*ready)(void *arg), void *arg,
+	    int64_t timeout_ns);
+
+void wm_doorbell_wake(struct wm_doorbell *db);
+
+/*
+ * Ring `db` if its owner may be asleep. Call after publishing (the W2
+ * fence orders the publication before the check). Cheap when the owner is
+ * awake: one fence and one load of a line the owner rarely writes.
+ */
+static inline void
+wm_doorbell_ring(struct wm_doorbell *db)
+{
+	atomic_thread_fence(memory_order_seq_cst); /* W2 */
+	if (atomic_load_explicit(&db->sleeping, memory_order_relaxed) &&
+	    /* W3: acquire; pairs with the release of sleeping in wm_wait() */
+	    atomic_exchange_explicit(&db->sleeping, 0, memory_order_acquire))
+		wm_doorbell_wake(db);
+}
+
+/* CPU pause for spin loops. */
+static inline void
+wm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+#endif /* WM_IPC_WAIT_H */

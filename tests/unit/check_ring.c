@@ -1,0 +1,365 @@
+/*
+ * check_ring.c
+ *	Unit tests of the transport in one process: frames, ring edges (full,
+ *	empty, wrap), corruption detection, the gate's fairness, waiting with
+ *	a timeout, and the segment's layout checks.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ipc/gate.h"
+#include "ipc/ring.h"
+#include "ipc/shm.h"
+
+static struct wm_ring *
+new_ring(uint32_t cells)
+{
+	size_t bytes = wm_ring_size(cells);
+	void *mem;
+
+	ck_assert_uint_gt(bytes, 0);
+	mem = aligned_alloc(WM_SHM_PAGE, (bytes + WM_SHM_PAGE - 1) /
+						 WM_SHM_PAGE * WM_SHM_PAGE);
+	ck_assert_ptr_nonnull(mem);
+	memset(mem, 0, bytes);
+	ck_assert_int_eq(wm_ring_init(mem, cells), 0);
+	return mem;
+}
+
+static struct wm_record
+rec(int64_t i)
+{
+	return (struct wm_record){.ts = i,
+				  .key = i * 7,
+				  .value = -i,
+				  .flags = (uint32_t)i & 0xffff,
+				  .partition = (uint32_t)(i % 1000)};
+}
+
+START_TEST(test_ring_sizes_are_powers_of_two_in_range)
+{
+	ck_assert_uint_eq(wm_ring_size(63), 0);
+	ck_assert_uint_eq(wm_ring_size(100), 0);
+	ck_assert_uint_eq(wm_ring_size(WM_RING_MAX_CELLS * 2), 0);
+	ck_assert_uint_eq(wm_ring_size(64),
+			  sizeof(struct wm_ring) + 64 * WM_CELL_SIZE);
+	ck_assert_int_eq(wm_ring_init(NULL, 100), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_ring_carries_every_frame_kind)
+{
+	struct wm_ring *ring = new_ring(64);
+	struct wm_ring_producer p;
+	struct wm_ring_consumer c;
+	struct wm_record in = rec(123456789), out;
+	struct wm_frame f;
+
+	wm_ring_producer_attach(&p, ring, NULL);
+	wm_ring_consumer_attach(&c, ring, NULL);
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 0);
+	ck_assert_uint_eq(wm_ring_push_records(&p, &in, 1), 1);
+	ck_assert(wm_ring_try_push(&p, WM_FRAME_WATERMARK, 0,
+				   (uint64_t)WM_TS_MIN, 0, 0));
+	ck_assert(wm_ring_try_push(&p, WM_FRAME_STATUS, WM_STATUS_IDLE, 0, 0,
+				   0));
+	ck_assert(wm_ring_try_push(&p, WM_FRAME_BARRIER, 3, 42, 99, 0));
+	ck_assert(wm_ring_try_push(&p, WM_FRAME_END, WM_END_DRAIN, 0, 0, 0));
+
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+	ck_assert_int_eq(f.kind, WM_FRAME_RECORD);
+	wm_frame_to_record(&f, &out);
+	ck_assert(memcmp(&in, &out, sizeof(in)) == 0);
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+	ck_assert_int_eq(f.kind, WM_FRAME_WATERMARK);
+	ck_assert_int_eq((wm_ts_t)f.payload[0], WM_TS_MIN);
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+	ck_assert_int_eq(f.kind, WM_FRAME_STATUS);
+	ck_assert_uint_eq(f.arg, WM_STATUS_IDLE);
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+	ck_assert_int_eq(f.kind, WM_FRAME_BARRIER);
+	ck_assert_uint_eq(f.payload[0], 42);
+	ck_assert_uint_eq(f.arg, 3);
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+	ck_assert_int_eq(f.kind, WM_FRAME_END);
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 0);
+	free(ring);
+}
+END_TEST
+
+START_TEST(test_ring_full_and_empty_edges_across_many_wraps)
+{
+	struct wm_ring *ring = new_ring(64);
+	struct wm_ring_producer p;
+	struct wm_ring_consumer c;
+	struct wm_record batch[100];
+	int64_t next_in = 0, next_out = 0;
+
+	wm_ring_producer_attach(&p, ring, NULL);
+	wm_ring_consumer_attach(&c, ring, NULL);
+	for (int round = 0; round < 1000; round++) {
+		uint32_t want = (uint32_t)(round * 37 % 100) + 1;
+		uint32_t pushed;
+		struct wm_frame f;
+
+		for (uint32_t i = 0; i < want; i++)
+			batch[i] = rec(next_in + i);
+		pushed = wm_ring_push_records(&p, batch, want);
+		next_in += pushed;
+		/* Never more than the ring holds. */
+		if (next_in - next_out > 64)
+			ck_abort_msg("ring holds %lld cells",
+				     (long long)(next_in - next_out));
+		if (next_in - next_out == 64 &&
+		    wm_ring_push_records(&p, batch, 1) != 0)
+			ck_abort_msg("pushed into a full ring");
+		/* Drain a varying part, checking order. */
+		for (int k = 0; k < round % 70; k++) {
+			int r = wm_ring_pop(&c, &f);
+			struct wm_record got;
+
+			if (r == 0)
+				break;
+			if (r != 1)
+				ck_abort_msg("pop returned %d", r);
+			wm_frame_to_record(&f, &got);
+			if (got.ts != next_out || got.value != -next_out)
+				ck_abort_msg("got %lld, expected %lld",
+					     (long long)got.ts,
+					     (long long)next_out);
+			next_out++;
+		}
+	}
+	ck_assert_int_gt(next_out, 64 * 100); /* many wraps */
+	free(ring);
+}
+END_TEST
+
+START_TEST(test_ring_detects_corrupt_cell)
+{
+	struct wm_ring *ring = new_ring(64);
+	struct wm_ring_producer p;
+	struct wm_ring_consumer c;
+	struct wm_frame f;
+	struct wm_record r = rec(1);
+
+	wm_ring_producer_attach(&p, ring, NULL);
+	wm_ring_consumer_attach(&c, ring, NULL);
+	wm_ring_push_records(&p, &r, 1);
+	wm_ring_push_records(&p, &r, 1);
+	/* A sequence that is neither this lap's nor the last one's. */
+	atomic_store(&ring->cells[1].tail,
+		     wm_frame_tail(WM_FRAME_RECORD, 0, 1 + 5));
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+	ck_assert_int_eq(wm_ring_pop(&c, &f), -EBADMSG);
+	ck_assert_uint_eq(c.pos, 1); /* left in place for the report */
+	ck_assert(wm_ring_ready(&c)); /* a waiter wakes to report it */
+	/* A right sequence with an impossible kind or argument. */
+	atomic_store(&ring->cells[1].tail, wm_frame_tail(9, 0, 1));
+	ck_assert_int_eq(wm_ring_pop(&c, &f), -EBADMSG);
+	atomic_store(&ring->cells[1].tail,
+		     wm_frame_tail(WM_FRAME_STATUS, 7, 1));
+	ck_assert_int_eq(wm_ring_pop(&c, &f), -EBADMSG);
+	/* A zeroed cell after the first lap: every cell was written then. */
+	atomic_store(&ring->cells[1].tail, wm_frame_tail(WM_FRAME_RECORD, 0, 1));
+	for (int i = 0; i < 70; i++) {
+		ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+		ck_assert_uint_eq(wm_ring_push_records(&p, &r, 1), 1);
+	}
+	ck_assert_uint_eq(c.pos, 71);
+	atomic_store(&ring->cells[71 & 63].tail, 0);
+	ck_assert_int_eq(wm_ring_pop(&c, &f), -EBADMSG);
+	free(ring);
+}
+END_TEST
+
+START_TEST(test_ring_dump_names_the_position)
+{
+	struct wm_ring *ring = new_ring(64);
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	wm_ring_dump(ring, 3, out);
+	fclose(out);
+	ck_assert_ptr_nonnull(strstr(text, "=> position 3 (offset 96)"));
+	free(text);
+	free(ring);
+}
+END_TEST
+
+START_TEST(test_gate_reads_inputs_fairly)
+{
+	struct wm_ring *rings[3];
+	struct wm_ring_producer p[3];
+	struct wm_gate g;
+	struct wm_doorbell bell;
+	uint32_t count[3] = {0, 0, 0};
+
+	wm_doorbell_init(&bell);
+	ck_assert_int_eq(wm_gate_init(&g, 3, &bell, WM_WAIT_FUTEX), 0);
+	g.burst = 4;
+	for (int i = 0; i < 3; i++) {
+		rings[i] = new_ring(1024);
+		wm_ring_producer_attach(&p[i], rings[i], &bell);
+		wm_gate_attach(&g, (uint32_t)i, rings[i], NULL);
+	}
+	/* Channel 0 is flooded, 1 and 2 have a little. */
+	for (int i = 0; i < 1000; i++)
+		wm_ring_try_push(&p[0], WM_FRAME_WATERMARK, 0, (uint64_t)i, 0,
+				 0);
+	for (int i = 0; i < 5; i++) {
+		wm_ring_try_push(&p[1], WM_FRAME_WATERMARK, 0, 0, 0, 0);
+		wm_ring_try_push(&p[2], WM_FRAME_WATERMARK, 0, 0, 0, 0);
+	}
+	/* Within the first 30 frames every channel has been served. */
+	for (int i = 0; i < 30; i++) {
+		uint32_t ch;
+		struct wm_frame f;
+
+		ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 1);
+		count[ch]++;
+	}
+	ck_assert_uint_eq(count[1], 5);
+	ck_assert_uint_eq(count[2], 5);
+	/* Blocked and finished inputs are not read. */
+	wm_gate_block(&g, 0, true);
+	ck_assert_int_eq(wm_gate_next(&g, &(uint32_t){0}, &(struct wm_frame){0}),
+			 0);
+	ck_assert_int_eq(wm_gate_wait(&g, 1000000), -ETIMEDOUT);
+	wm_gate_block(&g, 0, false);
+	ck_assert_int_eq(wm_gate_wait(&g, 0), 0);
+	wm_gate_finish(&g, 0);
+	wm_gate_finish(&g, 1);
+	ck_assert(!wm_gate_done(&g));
+	wm_gate_finish(&g, 2);
+	ck_assert(wm_gate_done(&g));
+	wm_gate_destroy(&g);
+	for (int i = 0; i < 3; i++)
+		free(rings[i]);
+}
+END_TEST
+
+START_TEST(test_segment_layout_and_checks)
+{
+	struct wm_shm_channel_spec channels[] = {
+		{0, 1, 64}, {0, 2, 4096}, {1, 2, 128}};
+	struct wm_shm_spec spec = {3, 3, channels, 100};
+	struct wm_shm seg, other;
+	char err[256];
+
+	ck_assert_int_eq(wm_shm_create(&spec, &seg, err, sizeof(err)), 0);
+	ck_assert_uint_eq(wm_shm_header(&seg)->n_channels, 3);
+	for (uint32_t i = 0; i < 3; i++) {
+		ck_assert_uint_eq(wm_shm_channel(&seg, i)->ring_offset %
+					  WM_SHM_PAGE,
+				  0);
+		ck_assert_uint_eq(wm_shm_ring(&seg, i)->size,
+				  channels[i].cells);
+	}
+	ck_assert_uint_ge(wm_shm_header(&seg)->metrics_stride, 100);
+	/* A second mapping of the same descriptor checks out. */
+	ck_assert_int_eq(wm_shm_attach(seg.fd, &other, err, sizeof(err)), 0);
+	wm_shm_ring(&other, 1)->written = 5;
+	ck_assert_uint_eq(wm_shm_ring(&seg, 1)->written, 5);
+	wm_shm_detach(&other);
+	/* The size is sealed. */
+	ck_assert_int_ne(ftruncate(seg.fd, 1 << 20), 0);
+	/* A damaged ring or version is refused with a message. */
+	wm_shm_ring(&seg, 2)->size = 100;
+	ck_assert_int_eq(wm_shm_attach(seg.fd, &other, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "channel 2"));
+	wm_shm_ring(&seg, 2)->size = 128;
+	((struct wm_shm_header *)seg.base)->version = 99;
+	ck_assert_int_eq(wm_shm_attach(seg.fd, &other, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "version 99"));
+	wm_shm_detach(&seg);
+	close(seg.fd);
+}
+END_TEST
+
+START_TEST(test_segment_spec_errors)
+{
+	struct wm_shm_channel_spec bad_size[] = {{0, 1, 100}};
+	struct wm_shm_channel_spec bad_task[] = {{0, 5, 64}};
+	struct wm_shm_spec spec = {2, 1, bad_size, 0};
+	struct wm_shm seg;
+	char err[256];
+
+	ck_assert_int_eq(wm_shm_create(&spec, &seg, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "invalid ring size 100"));
+	spec.channels = bad_task;
+	ck_assert_int_eq(wm_shm_create(&spec, &seg, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "subtask 5"));
+	spec.n_subtasks = 0;
+	ck_assert_int_eq(wm_shm_create(&spec, &seg, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+static bool
+never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+START_TEST(test_wait_times_out_in_every_mode)
+{
+	static const enum wm_wait_mode modes[] = {WM_WAIT_SPIN, WM_WAIT_FUTEX,
+						   WM_WAIT_YIELD};
+	struct wm_doorbell bell;
+
+	wm_doorbell_init(&bell);
+	for (size_t i = 0; i < 3; i++) {
+		struct wm_waiter w;
+
+		wm_waiter_init(&w, &bell, modes[i]);
+		ck_assert_int_eq(wm_wait(&w, never, NULL, 2000000), -ETIMEDOUT);
+		ck_assert_uint_eq(atomic_load(&bell.sleeping), 0);
+	}
+	ck_assert_uint_gt(atomic_load(&bell.parks), 0);
+}
+END_TEST
+
+static Suite *
+ring_suite(void)
+{
+	Suite *s = suite_create("ring");
+	TCase *ring = tcase_create("ring");
+	TCase *gate = tcase_create("gate");
+	TCase *seg = tcase_create("segment");
+
+	tcase_add_test(ring, test_ring_sizes_are_powers_of_two_in_range);
+	tcase_add_test(ring, test_ring_carries_every_frame_kind);
+	tcase_add_test(ring, test_ring_full_and_empty_edges_across_many_wraps);
+	tcase_add_test(ring, test_ring_detects_corrupt_cell);
+	tcase_add_test(ring, test_ring_dump_names_the_position);
+	tcase_add_test(gate, test_gate_reads_inputs_fairly);
+	tcase_add_test(gate, test_wait_times_out_in_every_mode);
+	tcase_add_test(seg, test_segment_layout_and_checks);
+	tcase_add_test(seg, test_segment_spec_errors);
+	suite_add_tcase(s, ring);
+	suite_add_tcase(s, gate);
+	suite_add_tcase(s, seg);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(ring_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
