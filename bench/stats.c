@@ -45,10 +45,11 @@ wm_stats_summarize(double *samples, size_t n)
 
 void
 wm_stats_print(FILE *out, const char *prefix, const char *metric,
-	       const struct wm_stats *stats)
+	       const struct wm_stats *stats, const char *suffix)
 {
-	fprintf(out, "%s metric=%s median=%.3f min=%.3f max=%.3f\n", prefix,
-		metric, stats->median, stats->min, stats->max);
+	fprintf(out, "%s metric=%s median=%.3f min=%.3f max=%.3f%s%s\n", prefix,
+		metric, stats->median, stats->min, stats->max,
+		suffix ? " " : "", suffix ? suffix : "");
 }
 
 void

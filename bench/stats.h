@@ -39,10 +39,10 @@ uint64_t wm_stats_now_ns(void);
  */
 struct wm_stats wm_stats_summarize(double *samples, size_t n);
 
-/* Print "<prefix> metric=<metric> median=X min=Y max=Z\n" with three
- * decimals. */
+/* Print "<prefix> metric=<metric> median=X min=Y max=Z[ <suffix>]\n" with
+ * three decimals; suffix (NULL for none) adds context such as "probe_ns=P". */
 void wm_stats_print(FILE *out, const char *prefix, const char *metric,
-		    const struct wm_stats *stats);
+		    const struct wm_stats *stats, const char *suffix);
 
 /* Print "<prefix> metric=<metric> ratio=X\n" with three decimals. */
 void wm_stats_print_ratio(FILE *out, const char *prefix, const char *metric,

@@ -305,7 +305,7 @@ valve_measure(const struct valve_options *o, uint32_t channels)
 		snprintf(prefix, sizeof(prefix),
 			 "bench=valve channels=%" PRIu32 " impl=%s", channels,
 			 valve_impl_name[impl]);
-		wm_stats_print(stdout, prefix, "mupd_per_s", &s);
+		wm_stats_print(stdout, prefix, "mupd_per_s", &s, NULL);
 	}
 	snprintf(prefix, sizeof(prefix), "bench=valve channels=%" PRIu32,
 		 channels);

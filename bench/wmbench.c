@@ -74,6 +74,9 @@ struct wmbench_command {
 };
 
 static const struct wmbench_command commands[] = {
+	{"ring", wm_bench_ring,
+	 "shared-memory rings between processes: throughput, round trip, "
+	 "waiting"},
 	{"valve", wm_bench_valve,
 	 "heap valve against a linear-scan valve, 1 to 4096 channels"},
 };

@@ -19,6 +19,7 @@ bool wm_bench_parse_count(const char *text, uint64_t min, uint64_t max,
 			  uint64_t *value);
 
 /* Benchmarks: argv[0] is the benchmark's name; return an exit status. */
+int wm_bench_ring(int argc, char **argv);
 int wm_bench_valve(int argc, char **argv);
 
 #endif /* WM_BENCH_WMBENCH_H */

@@ -1,0 +1,643 @@
+/*
+ * ring_bench.c
+ *	wmbench ring: the shared-memory transport between real processes.
+ *
+ * Each variant forks its processes over a segment made by wm_shm_create(),
+ * exactly as the runtime will, pins them with sched_setaffinity() and lets
+ * them wait with the real doorbells (ipc/wait.h). 32-byte records, 4096-cell
+ * rings, as the peers harness (shared/peers) measures its rings, so that
+ * lines from both can be compared as ratios from one run:
+ *
+ *   batched   32 records per push, producer CPU 0, consumer CPU 1
+ *   single    1 record per push (each record published on its own)
+ *   pingpong  one record there and back; round trip in ns
+ *   paced     32 records every 50 us: latency (median and mean) and the
+ *             consumer's CPU use, the life of an operator whose input is
+ *             slower than it
+ *   samecore  batched, both processes on CPU 0 (they yield to each other)
+ *   pairsN    N batched pairs at once on CPU 0 and 1: aggregate
+ *
+ * Before every measurement a cache-line ping-pong between CPU 0 and 1 is
+ * timed and printed as probe_ns, so that runs on this noisy VM can be
+ * matched to peers lines taken in the same machine state.
+ *
+ * Every received record is checked (sequence and value); a mismatch fails
+ * the benchmark with exit 70 rather than report a number for broken data.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/stats.h"
+#include "bench/wmbench.h"
+#include "ipc/shm.h"
+
+#define RING_CELLS 4096u
+#define MAX_REPS 64
+#define MAX_PAIRS 64
+#define PACED_PERIOD_NS 50000
+#define PACED_BATCH 32
+/* Latency histogram: 100 ns buckets up to 1 ms, then one overflow bucket. */
+#define LAT_BUCKET_NS 100
+#define LAT_BUCKETS 10001
+
+enum variant { BATCHED, SINGLE, PINGPONG, PACED, SAMECORE, PAIRS };
+
+static const char *const variant_names[] = {
+	[BATCHED] = "batched", [SINGLE] = "single",
+	[PINGPONG] = "pingpong", [PACED] = "paced",
+	[SAMECORE] = "samecore", [PAIRS] = "pairs",
+};
+
+/* What one side reports through its metrics block in the segment. */
+struct side_result {
+	int64_t start_ns, end_ns; /* CLOCK_MONOTONIC around the work */
+	int64_t cpu_ns;		  /* this process's CPU time in between */
+	uint64_t received;
+	uint64_t errors;
+	uint64_t lat_sum_ns;
+	uint32_t lat_hist[LAT_BUCKETS];
+	_Atomic uint32_t ready; /* rendezvous before the clock starts */
+};
+
+struct options {
+	unsigned reps;
+	double target_s; /* per repetition */
+	unsigned pairs;
+	bool only[PAIRS + 1];
+	bool any_only;
+};
+
+static int64_t
+now_ns(void)
+{
+	return (int64_t)wm_stats_now_ns();
+}
+
+static int64_t
+cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void
+pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	/* Failure (a CPU missing from our cpuset) leaves the process
+	 * unpinned: the number is then only less comparable, not wrong. */
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Both sides of a pair wait here so neither times the other's start-up. */
+static void
+rendezvous(struct side_result *me, struct side_result *peer)
+{
+	atomic_store_explicit(&me->ready, 1, memory_order_release);
+	while (!atomic_load_explicit(&peer->ready, memory_order_acquire))
+		sched_yield();
+}
+
+/* ------------------------------------------------------------------ */
+/* The cache-line probe */
+
+struct probe_line {
+	alignas(WM_FALSE_SHARING_RANGE) _Atomic uint64_t turn;
+};
+
+/* One shared line bounced between CPU 0 and CPU 1: ns per round trip. */
+static double
+probe_ns(void)
+{
+	const uint64_t rounds = 20000;
+	struct probe_line *line =
+		mmap(NULL, sizeof(*line), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int64_t start, end;
+	pid_t pid;
+
+	if (line == MAP_FAILED)
+		return -1;
+	atomic_store(&line->turn, 0);
+	pid = fork();
+	if (pid == 0) {
+		pin(1);
+		for (uint64_t i = 0; i < rounds; i++) {
+			while (atomic_load_explicit(&line->turn,
+						    memory_order_acquire) !=
+			       2 * i + 1)
+				wm_cpu_relax();
+			atomic_store_explicit(&line->turn, 2 * i + 2,
+					      memory_order_release);
+		}
+		_exit(0);
+	}
+	pin(0);
+	start = now_ns();
+	for (uint64_t i = 0; i < rounds; i++) {
+		atomic_store_explicit(&line->turn, 2 * i + 1,
+				      memory_order_release);
+		while (atomic_load_explicit(&line->turn, memory_order_acquire) !=
+		       2 * i + 2)
+			wm_cpu_relax();
+	}
+	end = now_ns();
+	waitpid(pid, NULL, 0);
+	munmap(line, sizeof(*line));
+	return (double)(end - start) / (double)rounds;
+}
+
+/* ------------------------------------------------------------------ */
+/* Producer and consumer loops */
+
+struct endpoint {
+	struct wm_shm seg;
+	struct wm_waiter waiter;
+	struct side_result *result;
+	struct side_result *peer;
+};
+
+static bool
+producer_has_space(void *arg)
+{
+	return wm_ring_free(arg, 1) > 0;
+}
+
+static bool
+consumer_has_frame(void *arg)
+{
+	return wm_ring_ready(arg);
+}
+
+static void
+push_all(struct wm_ring_producer *p, struct wm_waiter *w,
+	 const struct wm_record *r, uint32_t n)
+{
+	uint32_t done = 0;
+
+	while (done < n) {
+		uint32_t k = wm_ring_push_records(p, r + done, n - done);
+
+		done += k;
+		if (done < n) {
+			/* Never sleep on unannounced cells. */
+			wm_ring_flush(p);
+			wm_wait(w, producer_has_space, p, -1);
+		}
+	}
+}
+
+static void
+produce(struct endpoint *e, uint32_t channel, uint32_t consumer,
+	uint64_t n, uint32_t batch, bool paced)
+{
+	struct wm_ring_producer p;
+	struct wm_record r[PACED_BATCH > 64 ? PACED_BATCH : 64];
+	struct timespec next;
+	int64_t cpu0;
+
+	wm_ring_producer_attach(&p, wm_shm_ring(&e->seg, channel),
+				wm_shm_doorbell(&e->seg, consumer));
+	rendezvous(e->result, e->peer);
+	cpu0 = cpu_ns();
+	e->result->start_ns = now_ns();
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (uint64_t i = 0; i < n;) {
+		uint32_t b = n - i < batch ? (uint32_t)(n - i) : batch;
+		int64_t ts = 0;
+
+		if (paced) {
+			next.tv_nsec += PACED_PERIOD_NS;
+			if (next.tv_nsec >= 1000000000) {
+				next.tv_nsec -= 1000000000;
+				next.tv_sec++;
+			}
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next,
+					NULL);
+			ts = now_ns();
+		}
+		for (uint32_t j = 0; j < b; j++)
+			r[j] = (struct wm_record){
+				.ts = paced ? ts : (wm_ts_t)(i + j),
+				.key = (int64_t)(i + j),
+				.value = (int64_t)(i + j),
+			};
+		push_all(&p, &e->waiter, r, b);
+		if (paced)
+			wm_ring_flush(&p); /* the batch is complete: wake */
+		i += b;
+	}
+	wm_ring_flush(&p);
+	e->result->end_ns = now_ns();
+	e->result->cpu_ns = cpu_ns() - cpu0;
+}
+
+static void
+consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
+	bool paced)
+{
+	struct wm_ring_consumer c;
+	struct side_result *res = e->result;
+	uint64_t expect = 0;
+	int64_t cpu0;
+
+	wm_ring_consumer_attach(&c, wm_shm_ring(&e->seg, channel),
+				wm_shm_doorbell(&e->seg, producer));
+	rendezvous(res, e->peer);
+	cpu0 = cpu_ns();
+	while (expect < n) {
+		struct wm_frame f[64];
+		int got = wm_ring_pop_burst(&c, f, 64);
+
+		if (got == 0) {
+			wm_wait(&e->waiter, consumer_has_frame, &c, -1);
+			continue;
+		}
+		if (got < 0) {
+			res->errors++;
+			break;
+		}
+		for (int k = 0; k < got; k++, expect++) {
+			if (f[k].kind != WM_FRAME_RECORD ||
+			    f[k].payload[2] != expect)
+				res->errors++;
+			if (paced) {
+				int64_t lat = now_ns() - (int64_t)f[k].payload[0];
+				uint64_t bucket = (uint64_t)lat / LAT_BUCKET_NS;
+
+				res->lat_sum_ns += (uint64_t)lat;
+				res->lat_hist[bucket < LAT_BUCKETS
+						      ? bucket
+						      : LAT_BUCKETS - 1]++;
+			}
+		}
+		if (res->errors)
+			break;
+	}
+	wm_ring_release(&c);
+	res->end_ns = now_ns();
+	res->cpu_ns = cpu_ns() - cpu0;
+	res->received = expect;
+}
+
+/* Ping-pong: the initiator sends record i and waits for it back. */
+static void
+bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
+       bool initiator)
+{
+	struct wm_ring_producer p;
+	struct wm_ring_consumer c;
+	int64_t cpu0;
+
+	/* Channel 0 goes from subtask 0 to 1, channel 1 back. */
+	wm_ring_producer_attach(&p, wm_shm_ring(&e->seg, self),
+				wm_shm_doorbell(&e->seg, peer));
+	wm_ring_consumer_attach(&c, wm_shm_ring(&e->seg, peer),
+				wm_shm_doorbell(&e->seg, peer));
+	rendezvous(e->result, e->peer);
+	cpu0 = cpu_ns();
+	e->result->start_ns = now_ns();
+	for (uint64_t i = 0; i < n; i++) {
+		struct wm_record r = {.ts = (wm_ts_t)i, .value = (int64_t)i};
+		struct wm_frame f = {0};
+		int got;
+
+		if (initiator) {
+			push_all(&p, &e->waiter, &r, 1);
+			wm_ring_flush(&p);
+		}
+		while ((got = wm_ring_pop(&c, &f)) == 0)
+			wm_wait(&e->waiter, consumer_has_frame, &c, -1);
+		if (got != 1 || f.payload[2] != i)
+			e->result->errors++;
+		if (!initiator) {
+			push_all(&p, &e->waiter, &r, 1);
+			wm_ring_flush(&p);
+		}
+	}
+	e->result->end_ns = now_ns();
+	e->result->cpu_ns = cpu_ns() - cpu0;
+	e->result->received = n;
+}
+
+/* ------------------------------------------------------------------ */
+/* One repetition of one variant */
+
+struct rep_result {
+	double value;	     /* the variant's main metric */
+	double cpu_pct;	     /* paced: consumer CPU */
+	double lat_mean_us;  /* paced */
+	bool failed;
+};
+
+static double
+hist_median_us(const uint32_t *hist, uint64_t count)
+{
+	uint64_t seen = 0;
+
+	for (size_t b = 0; b < LAT_BUCKETS; b++) {
+		seen += hist[b];
+		if (2 * seen >= count)
+			return ((double)b + 0.5) * LAT_BUCKET_NS / 1000.0;
+	}
+	return -1;
+}
+
+static struct rep_result
+run_rep(enum variant v, unsigned pairs, uint64_t n)
+{
+	unsigned n_pairs = v == PAIRS ? pairs : 1;
+	uint32_t n_sub = 2 * n_pairs;
+	struct wm_shm_channel_spec ch[2 * MAX_PAIRS];
+	struct wm_shm_spec spec = {n_sub, 0, ch, sizeof(struct side_result)};
+	struct rep_result out = {0};
+	struct wm_shm seg;
+	pid_t pids[2 * MAX_PAIRS];
+	char err[256];
+	enum wm_wait_mode mode = WM_WAIT_FUTEX;
+
+	/* Pair k: subtask 2k produces on channel k to subtask 2k+1;
+	 * ping-pong also has channel 1 back. */
+	for (unsigned k = 0; k < n_pairs; k++)
+		ch[spec.n_channels++] = (struct wm_shm_channel_spec){
+			2 * k, 2 * k + 1, RING_CELLS};
+	if (v == PINGPONG)
+		ch[spec.n_channels++] =
+			(struct wm_shm_channel_spec){1, 0, RING_CELLS};
+	/* More processes than CPUs: spinning holds the CPU the peer
+	 * needs, so waiters yield (what the runtime chooses too). */
+	if (v == SAMECORE || (v == PAIRS && n_pairs > 1))
+		mode = WM_WAIT_YIELD;
+	if (wm_shm_create(&spec, &seg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "wmbench: %s\n", err);
+		out.failed = true;
+		return out;
+	}
+	for (uint32_t s = 0; s < n_sub; s++) {
+		pids[s] = fork();
+		if (pids[s] != 0)
+			continue;
+		struct endpoint e;
+		int cpu = v == SAMECORE ? 0 : (int)(s % 2);
+
+		if (v == PAIRS)
+			cpu = (int)((s / 2 + s % 2) % 2);
+		pin(cpu);
+		if (wm_shm_attach(seg.fd, &e.seg, err, sizeof(err)) != 0) {
+			fprintf(stderr, "wmbench: %s\n", err);
+			_exit(EX_OSERR);
+		}
+		wm_waiter_init(&e.waiter, wm_shm_doorbell(&e.seg, s), mode);
+		e.result = wm_shm_metrics(&e.seg, s);
+		e.peer = wm_shm_metrics(&e.seg, s ^ 1);
+		if (v == PINGPONG)
+			bounce(&e, s, s ^ 1, n, s == 0);
+		else if (s % 2 == 0)
+			produce(&e, s / 2, s + 1, n,
+				v == SINGLE ? 1 : PACED_BATCH, v == PACED);
+		else
+			consume(&e, s / 2, s - 1, n, v == PACED);
+		_exit(0);
+	}
+	for (uint32_t s = 0; s < n_sub; s++) {
+		int status;
+
+		waitpid(pids[s], &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			out.failed = true;
+	}
+	int64_t start = INT64_MAX, end = 0;
+	uint64_t received = 0;
+
+	for (uint32_t s = 0; s < n_sub; s++) {
+		const struct side_result *r = wm_shm_metrics(&seg, s);
+
+		if (r->errors != 0)
+			out.failed = true;
+		if (s % 2 == 0 && r->start_ns < start)
+			start = r->start_ns;
+		if (r->end_ns > end)
+			end = r->end_ns;
+		if (s % 2 == 1)
+			received += r->received;
+	}
+	if (v == PINGPONG) {
+		const struct side_result *r = wm_shm_metrics(&seg, 0);
+
+		out.value = (double)(r->end_ns - r->start_ns) / (double)n;
+	} else if (v == PACED) {
+		const struct side_result *c = wm_shm_metrics(&seg, 1);
+
+		out.value = hist_median_us(c->lat_hist, c->received);
+		out.lat_mean_us = (double)c->lat_sum_ns / (double)c->received /
+				  1000.0;
+		out.cpu_pct = 100.0 * (double)c->cpu_ns /
+			      (double)(c->end_ns - start);
+	} else {
+		out.value = (double)received / ((double)(end - start) / 1e3);
+	}
+	if (received != (v == PINGPONG ? n : n * n_pairs))
+		out.failed = true;
+	wm_shm_detach(&seg);
+	close(seg.fd);
+	return out;
+}
+
+/* Records (or round trips) per repetition: a short trial, then what fits
+ * target_s, capped at a nominal count. */
+static uint64_t
+size_run(enum variant v, unsigned pairs, double target_s)
+{
+	static const uint64_t nominal[] = {
+		[BATCHED] = 50000000, [SINGLE] = 50000000,
+		[PINGPONG] = 1000000, [PACED] = 192000,
+		[SAMECORE] = 25000000, [PAIRS] = 20000000,
+	};
+	uint64_t trial = nominal[v] / 50;
+	struct rep_result r;
+	double per_s;
+
+	if (v == PACED) /* paced by the clock: the count sets the time */
+		return (uint64_t)(target_s * 1e9 / PACED_PERIOD_NS) *
+		       PACED_BATCH;
+	r = run_rep(v, pairs, trial);
+	if (r.failed || r.value <= 0)
+		return trial;
+	per_s = v == PINGPONG ? 1e9 / r.value : r.value * 1e6;
+	if (v == PAIRS)
+		per_s /= pairs;
+	uint64_t fit = (uint64_t)(per_s * target_s);
+
+	return fit < trial ? trial : fit > nominal[v] ? nominal[v] : fit;
+}
+
+static int
+bench_variant(enum variant v, const struct options *o)
+{
+	unsigned pairs = v == PAIRS ? o->pairs : 1;
+	double value[MAX_REPS], cpu[MAX_REPS], mean[MAX_REPS], probe[MAX_REPS];
+	uint64_t n = size_run(v, pairs, o->target_s);
+	char prefix[96], suffix[64];
+
+	for (unsigned i = 0; i < o->reps; i++) {
+		struct rep_result r;
+
+		probe[i] = probe_ns();
+		r = run_rep(v, pairs, n);
+		if (r.failed) {
+			fprintf(stderr,
+				"wmbench: ring variant %s: records lost, "
+				"duplicated or reordered, or a process "
+				"failed\n",
+				variant_names[v]);
+			return EX_SOFTWARE;
+		}
+		value[i] = r.value;
+		cpu[i] = r.cpu_pct;
+		mean[i] = r.lat_mean_us;
+	}
+	struct wm_stats p = wm_stats_summarize(probe, o->reps);
+
+	if (v == PAIRS)
+		snprintf(prefix, sizeof(prefix),
+			 "bench=ring impl=wmrun variant=pairs%u", pairs);
+	else
+		snprintf(prefix, sizeof(prefix),
+			 "bench=ring impl=wmrun variant=%s", variant_names[v]);
+	snprintf(suffix, sizeof(suffix), "reps=%u count=%" PRIu64 " probe_ns=%.0f",
+		 o->reps, n, p.median);
+	if (v == PACED) {
+		struct wm_stats s = wm_stats_summarize(value, o->reps);
+
+		wm_stats_print(stdout, prefix, "lat_us", &s, suffix);
+		s = wm_stats_summarize(mean, o->reps);
+		wm_stats_print(stdout, prefix, "lat_mean_us", &s, suffix);
+		s = wm_stats_summarize(cpu, o->reps);
+		wm_stats_print(stdout, prefix, "consumer_cpu_pct", &s, suffix);
+	} else {
+		struct wm_stats s = wm_stats_summarize(value, o->reps);
+
+		wm_stats_print(stdout, prefix,
+			       v == PINGPONG ? "rtt_ns" : "mrec_per_s", &s,
+			       suffix);
+	}
+	fflush(stdout);
+	return 0;
+}
+
+static void
+ring_help(FILE *out)
+{
+	fprintf(out,
+		"Usage: wmbench ring [OPTION]...\n"
+		"Throughput, round trip and waiting cost of the shared-memory\n"
+		"rings between real processes (CPU 0 and 1).\n"
+		"\n"
+		"  -v, --variant NAME   only this variant (repeatable): batched,\n"
+		"                       single, pingpong, paced, samecore, pairs\n"
+		"  -p, --pairs N        pairs for the pairs variant (default 16;\n"
+		"                       pairs1 is always measured beside it)\n"
+		"  -r, --reps R         repetitions (default 5)\n"
+		"  -t, --target-ms MS   time per repetition (default 300)\n"
+		"  -h, --help           this text\n");
+}
+
+int
+wm_bench_ring(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"variant", required_argument, NULL, 'v'},
+		{"pairs", required_argument, NULL, 'p'},
+		{"reps", required_argument, NULL, 'r'},
+		{"target-ms", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct options o = {.reps = 5, .target_s = 0.3, .pairs = 16};
+	uint64_t v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "v:p:r:t:h", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'v': {
+			size_t k;
+
+			for (k = 0; k <= PAIRS; k++)
+				if (strcmp(optarg, variant_names[k]) == 0)
+					break;
+			if (k > PAIRS)
+				return wm_bench_usage_error(
+					"ring", "unrecognized variant \"%s\"",
+					optarg);
+			o.only[k] = true;
+			o.any_only = true;
+			break;
+		}
+		case 'p':
+			if (!wm_bench_parse_count(optarg, 1, MAX_PAIRS, &v))
+				return wm_bench_usage_error(
+					"ring", "invalid pair count \"%s\"",
+					optarg);
+			o.pairs = (unsigned)v;
+			break;
+		case 'r':
+			if (!wm_bench_parse_count(optarg, 1, MAX_REPS, &v))
+				return wm_bench_usage_error(
+					"ring", "invalid repetitions \"%s\"",
+					optarg);
+			o.reps = (unsigned)v;
+			break;
+		case 't':
+			if (!wm_bench_parse_count(optarg, 1, 60000, &v))
+				return wm_bench_usage_error(
+					"ring", "invalid time \"%s\"", optarg);
+			o.target_s = (double)v / 1000.0;
+			break;
+		case 'h':
+			ring_help(stdout);
+			return 0;
+		default:
+			return wm_bench_usage_error("ring", "invalid option");
+		}
+	}
+	if (optind != argc)
+		return wm_bench_usage_error("ring", "unexpected argument \"%s\"",
+					    argv[optind]);
+	for (size_t k = 0; k <= PAIRS; k++) {
+		int r = 0;
+
+		if (o.any_only && !o.only[k])
+			continue;
+		if (k == PAIRS && o.pairs != 1) {
+			struct options one = o;
+
+			one.pairs = 1;
+			r = bench_variant(PAIRS, &one);
+		}
+		if (r == 0)
+			r = bench_variant((enum variant)k, &o);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
