@@ -56,9 +56,8 @@
 enum variant { BATCHED, SINGLE, PINGPONG, PACED, SAMECORE, PAIRS };
 
 static const char *const variant_names[] = {
-	[BATCHED] = "batched", [SINGLE] = "single",
-	[PINGPONG] = "pingpong", [PACED] = "paced",
-	[SAMECORE] = "samecore", [PAIRS] = "pairs",
+	[BATCHED] = "batched", [SINGLE] = "single",	[PINGPONG] = "pingpong",
+	[PACED] = "paced",     [SAMECORE] = "samecore", [PAIRS] = "pairs",
 };
 
 /* What one side reports through its metrics block in the segment. */
@@ -140,23 +139,27 @@ probe_ns(void)
 	pid = fork();
 	if (pid == 0) {
 		pin(1);
-		for (uint64_t i = 0; i < rounds; i++) {
+		/* Ready: the clock starts only once both sides are pinned
+		 * and running, or start-up would count as round trips. */
+		atomic_store_explicit(&line->turn, 1, memory_order_release);
+		for (uint64_t i = 1; i <= rounds; i++) {
 			while (atomic_load_explicit(&line->turn,
 						    memory_order_acquire) !=
-			       2 * i + 1)
+			       2 * i)
 				wm_cpu_relax();
-			atomic_store_explicit(&line->turn, 2 * i + 2,
+			atomic_store_explicit(&line->turn, 2 * i + 1,
 					      memory_order_release);
 		}
 		_exit(0);
 	}
 	pin(0);
+	while (atomic_load_explicit(&line->turn, memory_order_acquire) != 1)
+		sched_yield();
 	start = now_ns();
-	for (uint64_t i = 0; i < rounds; i++) {
-		atomic_store_explicit(&line->turn, 2 * i + 1,
-				      memory_order_release);
-		while (atomic_load_explicit(&line->turn, memory_order_acquire) !=
-		       2 * i + 2)
+	for (uint64_t i = 1; i <= rounds; i++) {
+		atomic_store_explicit(&line->turn, 2 * i, memory_order_release);
+		while (atomic_load_explicit(&line->turn,
+					    memory_order_acquire) != 2 * i + 1)
 			wm_cpu_relax();
 	}
 	end = now_ns();
@@ -174,6 +177,34 @@ struct endpoint {
 	struct side_result *result;
 	struct side_result *peer;
 };
+
+/* The waiters' before_sleep: ring the peer, fenced, before sleeping. */
+static void
+flush_producer(void *arg)
+{
+	wm_ring_flush(arg);
+}
+
+static void
+release_consumer(void *arg)
+{
+	wm_ring_release(arg);
+}
+
+/* Ping-pong sides both produce and consume. */
+struct duplex {
+	struct wm_ring_producer *p;
+	struct wm_ring_consumer *c;
+};
+
+static void
+flush_both(void *arg)
+{
+	struct duplex *d = arg;
+
+	wm_ring_flush(d->p);
+	wm_ring_release(d->c);
+}
 
 static bool
 producer_has_space(void *arg)
@@ -197,17 +228,14 @@ push_all(struct wm_ring_producer *p, struct wm_waiter *w,
 		uint32_t k = wm_ring_push_records(p, r + done, n - done);
 
 		done += k;
-		if (done < n) {
-			/* Never sleep on unannounced cells. */
-			wm_ring_flush(p);
+		if (done < n)
 			wm_wait(w, producer_has_space, p, -1);
-		}
 	}
 }
 
 static void
-produce(struct endpoint *e, uint32_t channel, uint32_t consumer,
-	uint64_t n, uint32_t batch, bool paced)
+produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
+	uint32_t batch, bool paced)
 {
 	struct wm_ring_producer p;
 	struct wm_record r[PACED_BATCH > 64 ? PACED_BATCH : 64];
@@ -216,6 +244,8 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer,
 
 	wm_ring_producer_attach(&p, wm_shm_ring(&e->seg, channel),
 				wm_shm_doorbell(&e->seg, consumer));
+	e->waiter.before_sleep = flush_producer;
+	e->waiter.before_sleep_arg = &p;
 	rendezvous(e->result, e->peer);
 	cpu0 = cpu_ns();
 	e->result->start_ns = now_ns();
@@ -242,7 +272,7 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer,
 			};
 		push_all(&p, &e->waiter, r, b);
 		if (paced)
-			wm_ring_flush(&p); /* the batch is complete: wake */
+			wm_ring_flush(&p); /* the batch is complete; now idle */
 		i += b;
 	}
 	wm_ring_flush(&p);
@@ -261,6 +291,8 @@ consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
 
 	wm_ring_consumer_attach(&c, wm_shm_ring(&e->seg, channel),
 				wm_shm_doorbell(&e->seg, producer));
+	e->waiter.before_sleep = release_consumer;
+	e->waiter.before_sleep_arg = &c;
 	rendezvous(res, e->peer);
 	cpu0 = cpu_ns();
 	while (expect < n) {
@@ -280,7 +312,8 @@ consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
 			    f[k].payload[2] != expect)
 				res->errors++;
 			if (paced) {
-				int64_t lat = now_ns() - (int64_t)f[k].payload[0];
+				int64_t lat =
+					now_ns() - (int64_t)f[k].payload[0];
 				uint64_t bucket = (uint64_t)lat / LAT_BUCKET_NS;
 
 				res->lat_sum_ns += (uint64_t)lat;
@@ -312,6 +345,10 @@ bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
 				wm_shm_doorbell(&e->seg, peer));
 	wm_ring_consumer_attach(&c, wm_shm_ring(&e->seg, peer),
 				wm_shm_doorbell(&e->seg, peer));
+	struct duplex d = {&p, &c};
+
+	e->waiter.before_sleep = flush_both;
+	e->waiter.before_sleep_arg = &d;
 	rendezvous(e->result, e->peer);
 	cpu0 = cpu_ns();
 	e->result->start_ns = now_ns();
@@ -322,7 +359,7 @@ bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
 
 		if (initiator) {
 			push_all(&p, &e->waiter, &r, 1);
-			wm_ring_flush(&p);
+			wm_ring_nudge(&p);
 		}
 		while ((got = wm_ring_pop(&c, &f)) == 0)
 			wm_wait(&e->waiter, consumer_has_frame, &c, -1);
@@ -330,7 +367,7 @@ bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
 			e->result->errors++;
 		if (!initiator) {
 			push_all(&p, &e->waiter, &r, 1);
-			wm_ring_flush(&p);
+			wm_ring_nudge(&p);
 		}
 	}
 	e->result->end_ns = now_ns();
@@ -342,9 +379,9 @@ bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
 /* One repetition of one variant */
 
 struct rep_result {
-	double value;	     /* the variant's main metric */
-	double cpu_pct;	     /* paced: consumer CPU */
-	double lat_mean_us;  /* paced */
+	double value;	    /* the variant's main metric */
+	double cpu_pct;	    /* paced: consumer CPU */
+	double lat_mean_us; /* paced */
 	bool failed;
 };
 
@@ -360,6 +397,10 @@ hist_median_us(const uint32_t *hist, uint64_t count)
 	}
 	return -1;
 }
+
+/* --wait: a wait mode forced for every process (-1: the runtime's
+ * choice), to compare with the peers' spin-waiting lines. */
+static int forced_wait_mode = -1;
 
 static struct rep_result
 run_rep(enum variant v, unsigned pairs, uint64_t n)
@@ -386,6 +427,8 @@ run_rep(enum variant v, unsigned pairs, uint64_t n)
 	 * needs, so waiters yield (what the runtime chooses too). */
 	if (v == SAMECORE || (v == PAIRS && n_pairs > 1))
 		mode = WM_WAIT_YIELD;
+	if (forced_wait_mode >= 0)
+		mode = (enum wm_wait_mode)forced_wait_mode;
 	if (wm_shm_create(&spec, &seg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "wmbench: %s\n", err);
 		out.failed = true;
@@ -447,10 +490,10 @@ run_rep(enum variant v, unsigned pairs, uint64_t n)
 		const struct side_result *c = wm_shm_metrics(&seg, 1);
 
 		out.value = hist_median_us(c->lat_hist, c->received);
-		out.lat_mean_us = (double)c->lat_sum_ns / (double)c->received /
-				  1000.0;
-		out.cpu_pct = 100.0 * (double)c->cpu_ns /
-			      (double)(c->end_ns - start);
+		out.lat_mean_us =
+			(double)c->lat_sum_ns / (double)c->received / 1000.0;
+		out.cpu_pct =
+			100.0 * (double)c->cpu_ns / (double)(c->end_ns - start);
 	} else {
 		out.value = (double)received / ((double)(end - start) / 1e3);
 	}
@@ -467,8 +510,8 @@ static uint64_t
 size_run(enum variant v, unsigned pairs, double target_s)
 {
 	static const uint64_t nominal[] = {
-		[BATCHED] = 50000000, [SINGLE] = 50000000,
-		[PINGPONG] = 1000000, [PACED] = 192000,
+		[BATCHED] = 50000000,  [SINGLE] = 50000000,
+		[PINGPONG] = 1000000,  [PACED] = 192000,
 		[SAMECORE] = 25000000, [PAIRS] = 20000000,
 	};
 	uint64_t trial = nominal[v] / 50;
@@ -522,8 +565,9 @@ bench_variant(enum variant v, const struct options *o)
 	else
 		snprintf(prefix, sizeof(prefix),
 			 "bench=ring impl=wmrun variant=%s", variant_names[v]);
-	snprintf(suffix, sizeof(suffix), "reps=%u count=%" PRIu64 " probe_ns=%.0f",
-		 o->reps, n, p.median);
+	snprintf(suffix, sizeof(suffix),
+		 "reps=%u count=%" PRIu64 " probe_ns=%.0f", o->reps, n,
+		 p.median);
 	if (v == PACED) {
 		struct wm_stats s = wm_stats_summarize(value, o->reps);
 
@@ -551,12 +595,19 @@ ring_help(FILE *out)
 		"Throughput, round trip and waiting cost of the shared-memory\n"
 		"rings between real processes (CPU 0 and 1).\n"
 		"\n"
-		"  -v, --variant NAME   only this variant (repeatable): batched,\n"
-		"                       single, pingpong, paced, samecore, pairs\n"
-		"  -p, --pairs N        pairs for the pairs variant (default 16;\n"
+		"  -v, --variant NAME   only this variant (repeatable): "
+		"batched,\n"
+		"                       single, pingpong, paced, samecore, "
+		"pairs\n"
+		"  -p, --pairs N        pairs for the pairs variant (default "
+		"16;\n"
 		"                       pairs1 is always measured beside it)\n"
 		"  -r, --reps R         repetitions (default 5)\n"
 		"  -t, --target-ms MS   time per repetition (default 300)\n"
+		"  -w, --wait MODE      force spin, futex or yield waiting "
+		"(default:\n"
+		"                       futex, yield where processes share "
+		"CPUs)\n"
 		"  -h, --help           this text\n");
 }
 
@@ -568,6 +619,7 @@ wm_bench_ring(int argc, char **argv)
 		{"pairs", required_argument, NULL, 'p'},
 		{"reps", required_argument, NULL, 'r'},
 		{"target-ms", required_argument, NULL, 't'},
+		{"wait", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -576,7 +628,7 @@ wm_bench_ring(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:p:r:t:h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "v:p:r:t:w:h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'v': {
@@ -613,6 +665,16 @@ wm_bench_ring(int argc, char **argv)
 					"ring", "invalid time \"%s\"", optarg);
 			o.target_s = (double)v / 1000.0;
 			break;
+		case 'w': {
+			enum wm_wait_mode m;
+
+			if (wm_wait_mode_parse(optarg, &m) != 0)
+				return wm_bench_usage_error(
+					"ring", "unrecognized wait mode \"%s\"",
+					optarg);
+			forced_wait_mode = (int)m;
+			break;
+		}
 		case 'h':
 			ring_help(stdout);
 			return 0;
@@ -621,8 +683,8 @@ wm_bench_ring(int argc, char **argv)
 		}
 	}
 	if (optind != argc)
-		return wm_bench_usage_error("ring", "unexpected argument \"%s\"",
-					    argv[optind]);
+		return wm_bench_usage_error(
+			"ring", "unexpected argument \"%s\"", argv[optind]);
 	for (size_t k = 0; k <= PAIRS; k++) {
 		int r = 0;
 

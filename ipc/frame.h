@@ -73,7 +73,8 @@ enum wm_end_kind {
 
 struct wm_cell {
 	uint64_t payload[3];
-	_Atomic uint64_t tail; /* written last (release), read first (acquire) */
+	_Atomic uint64_t
+		tail; /* written last (release), read first (acquire) */
 };
 
 _Static_assert(sizeof(struct wm_cell) == WM_CELL_SIZE, "a cell is 32 bytes");

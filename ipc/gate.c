@@ -24,6 +24,8 @@ wm_gate_init(struct wm_gate *g, uint32_t n_inputs, struct wm_doorbell *own_bell,
 	g->taken = 0;
 	g->burst = WM_GATE_DEFAULT_BURST;
 	wm_waiter_init(&g->waiter, own_bell, mode);
+	g->waiter.before_sleep = wm_gate_release;
+	g->waiter.before_sleep_arg = g;
 	return 0;
 }
 
@@ -83,13 +85,17 @@ any_ready(void *arg)
 	return false;
 }
 
+void
+wm_gate_release(void *arg)
+{
+	struct wm_gate *g = arg;
+
+	for (uint32_t i = 0; i < g->n_inputs; i++)
+		wm_ring_release(&g->inputs[i].ring);
+}
+
 int
 wm_gate_wait(struct wm_gate *g, int64_t timeout_ns)
 {
-	/* Hand every producer all the space before sleeping, or a producer
-	 * blocked on a full ring and this consumer could wait on each
-	 * other. */
-	for (uint32_t i = 0; i < g->n_inputs; i++)
-		wm_ring_release(&g->inputs[i].ring);
 	return wm_wait(&g->waiter, any_ready, g, timeout_ns);
 }

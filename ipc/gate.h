@@ -31,10 +31,10 @@ struct wm_gate_input {
 
 struct wm_gate {
 	uint32_t n_inputs;
-	uint32_t current;	/* the channel being read */
-	uint32_t taken;		/* frames taken from it in a row */
+	uint32_t current; /* the channel being read */
+	uint32_t taken;	  /* frames taken from it in a row */
 	uint32_t burst;
-	uint32_t open_inputs;	/* not finished */
+	uint32_t open_inputs; /* not finished */
 	struct wm_gate_input *inputs;
 	struct wm_waiter waiter;
 };
@@ -57,8 +57,14 @@ void wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,
 int wm_gate_next(struct wm_gate *g, uint32_t *channel, struct wm_frame *f);
 
 /* Sleep until some readable input has a frame, or `timeout_ns` (< 0: no
- * limit) passes: 0, -ETIMEDOUT, or another negative errno. */
+ * limit) passes: 0, -ETIMEDOUT, or another negative errno. Before it
+ * really sleeps it hands every producer all consumed space, fenced
+ * (wm_gate_release(), the waiter's before_sleep; a subtask that also
+ * produces chains its own flush in front of it). */
 int wm_gate_wait(struct wm_gate *g, int64_t timeout_ns);
+
+/* Publish every input's position and ring its producer, fenced. */
+void wm_gate_release(void *gate);
 
 static inline void
 wm_gate_block(struct wm_gate *g, uint32_t i, bool blocked)

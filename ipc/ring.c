@@ -41,8 +41,8 @@ wm_ring_check(const struct wm_ring *ring, size_t bytes, char *err,
 		snprintf(err, errlen, "bad ring magic");
 		return -EBADMSG;
 	}
-	if (wm_ring_size(ring->size) == 0 ||
-	    wm_ring_size(ring->size) > bytes || ring->mask != ring->size - 1) {
+	if (wm_ring_size(ring->size) == 0 || wm_ring_size(ring->size) > bytes ||
+	    ring->mask != ring->size - 1) {
 		snprintf(err, errlen,
 			 "bad ring size %" PRIu32 " for %zu bytes of space",
 			 ring->size, bytes);

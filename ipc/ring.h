@@ -30,10 +30,12 @@
  * from overwriting a cell the consumer is still reading. `written` is
  * relaxed: nothing is read through it.
  *
- * Waking (wait.h): the producer rings the consumer's doorbell every
- * WM_RING_NOTIFY_EVERY cells and on wm_ring_flush(); the consumer rings the
- * producer's doorbell whenever it publishes `read`. A side must flush
- * before it waits or goes idle, so the other side never sleeps on work.
+ * Waking (wait.h): every WM_RING_NOTIFY_EVERY cells each side nudges the
+ * other's doorbell (unfenced), every WM_RING_FENCE_EVERY cells it rings it
+ * (fenced), and wm_ring_flush() / wm_ring_release() ring at once. A side
+ * must call those before it sleeps (its waiter's before_sleep), before it
+ * goes idle, and on its flush deadline while busy, so the other side never
+ * sleeps on work for long and never for ever.
  */
 #ifndef WM_IPC_RING_H
 #define WM_IPC_RING_H
@@ -54,9 +56,11 @@
 #define WM_RING_MIN_CELLS 64u
 #define WM_RING_MAX_CELLS (1u << 23)
 
-/* Consumer publishes `read` this often; producer rings this often. */
+/* Consumer publishes `read` this often; both sides nudge this often and
+ * ring with the fence at least every WM_RING_FENCE_EVERY cells. */
 #define WM_RING_PUBLISH_EVERY 32u
 #define WM_RING_NOTIFY_EVERY 32u
+#define WM_RING_FENCE_EVERY 1024u
 
 #define WM_RING_MAGIC 0x676e6972u /* "ring" */
 
@@ -72,8 +76,7 @@ struct wm_ring {
 	alignas(WM_FALSE_SHARING_RANGE) struct wm_cell cells[];
 };
 
-_Static_assert(offsetof(struct wm_ring, written) % WM_FALSE_SHARING_RANGE ==
-		       0,
+_Static_assert(offsetof(struct wm_ring, written) % WM_FALSE_SHARING_RANGE == 0,
 	       "producer counter starts its own cache lines");
 _Static_assert(offsetof(struct wm_ring, read) % WM_FALSE_SHARING_RANGE == 0,
 	       "consumer counter starts its own cache lines");
@@ -88,7 +91,8 @@ struct wm_ring_producer {
 	uint64_t size;
 	uint64_t pos;	     /* next position to write */
 	uint64_t read_cache; /* last `read` seen (P2); may lag */
-	uint64_t notified;   /* pos at the last doorbell check */
+	uint64_t notified;   /* pos at the last nudge */
+	uint64_t rung;	     /* pos at the last fenced ring */
 	struct wm_doorbell *consumer_bell;
 };
 
@@ -97,8 +101,9 @@ struct wm_ring_consumer {
 	struct wm_ring *ring;
 	struct wm_cell *cells;
 	uint64_t mask;
-	uint64_t pos;	    /* next position to read */
-	uint64_t released;  /* last `read` published (C2) */
+	uint64_t pos;	   /* next position to read */
+	uint64_t released; /* `read` at the last nudge */
+	uint64_t rung;	   /* `read` at the last fenced ring */
 	struct wm_doorbell *producer_bell;
 };
 
@@ -148,16 +153,28 @@ wm_ring_free(struct wm_ring_producer *p, uint64_t want)
 	return free_cells;
 }
 
-/* Ring the consumer if it may sleep: the W2 side of wait.h. */
+/* Ring the consumer, fenced (the W2 side of wait.h): before sleeping,
+ * going idle, or on the flush deadline. */
 static inline void
 wm_ring_flush(struct wm_ring_producer *p)
 {
-	if (p->notified == p->pos)
+	if (p->rung == p->pos)
 		return;
-	p->notified = p->pos;
+	p->notified = p->rung = p->pos;
 	atomic_store_explicit(&p->ring->written, p->pos, memory_order_relaxed);
 	if (p->consumer_bell != NULL)
 		wm_doorbell_ring(p->consumer_bell);
+}
+
+/* Nudge the consumer now (unfenced, wait.h): a message that should not
+ * wait for WM_RING_NOTIFY_EVERY cells, from a producer that stays awake. */
+static inline void
+wm_ring_nudge(struct wm_ring_producer *p)
+{
+	p->notified = p->pos;
+	atomic_store_explicit(&p->ring->written, p->pos, memory_order_relaxed);
+	if (p->consumer_bell != NULL)
+		wm_doorbell_nudge(p->consumer_bell);
 }
 
 static inline void
@@ -175,12 +192,18 @@ wm_ring_write_cell(struct wm_ring_producer *p, enum wm_frame_kind kind,
 	p->pos++;
 }
 
-/* After writing cells: ring the consumer once enough accumulated. */
+/* After writing cells: nudge the consumer every WM_RING_NOTIFY_EVERY
+ * cells, ring it fenced every WM_RING_FENCE_EVERY. */
 static inline void
 wm_ring_wrote(struct wm_ring_producer *p)
 {
-	if (p->pos - p->notified >= WM_RING_NOTIFY_EVERY)
+	if (p->pos - p->notified < WM_RING_NOTIFY_EVERY)
+		return;
+	if (p->pos - p->rung >= WM_RING_FENCE_EVERY) {
 		wm_ring_flush(p);
+		return;
+	}
+	wm_ring_nudge(p);
 }
 
 /* Push one frame; false (nothing written) if the ring is full. */
@@ -207,7 +230,8 @@ wm_ring_push_records(struct wm_ring_producer *p, const struct wm_record *r,
 	if (n > free_cells)
 		n = (uint32_t)free_cells;
 	for (uint32_t i = 0; i < n; i++)
-		wm_ring_write_cell(p, WM_FRAME_RECORD, wm_frame_record_arg(&r[i]),
+		wm_ring_write_cell(p, WM_FRAME_RECORD,
+				   wm_frame_record_arg(&r[i]),
 				   (uint64_t)r[i].ts, (uint64_t)r[i].key,
 				   (uint64_t)r[i].value);
 	wm_ring_wrote(p);
@@ -217,18 +241,46 @@ wm_ring_push_records(struct wm_ring_producer *p, const struct wm_record *r,
 /* --------------------------------------------------------------------- */
 /* Consumer fast path */
 
-/* Publish the consumer's position (C2) and ring the producer if it waits
- * for space: the W2 side of wait.h. */
+/* Publish the consumer's position (C2) without waking anyone: what an
+ * empty poll does, cheap enough to do every time. */
+static inline void
+wm_ring_publish_read(struct wm_ring_consumer *c)
+{
+	/* C2: pairs with P2 in wm_ring_free(). */
+	atomic_store_explicit(&c->ring->read, c->pos, memory_order_release);
+}
+
+/*
+ * Publish the consumer's position and ring the producer, fenced, in case it
+ * waits for space (the W2 side of wait.h): before sleeping, going idle, or
+ * on the flush deadline.
+ */
 static inline void
 wm_ring_release(struct wm_ring_consumer *c)
 {
-	if (c->released == c->pos)
+	if (c->rung == c->pos)
 		return;
-	c->released = c->pos;
-	/* C2: pairs with P2 in wm_ring_free(). */
-	atomic_store_explicit(&c->ring->read, c->pos, memory_order_release);
+	c->released = c->rung = c->pos;
+	wm_ring_publish_read(c);
 	if (c->producer_bell != NULL)
 		wm_doorbell_ring(c->producer_bell);
+}
+
+/* Every WM_RING_PUBLISH_EVERY consumed cells: publish and nudge; every
+ * WM_RING_FENCE_EVERY: release, fenced. */
+static inline void
+wm_ring_consumed(struct wm_ring_consumer *c)
+{
+	if (c->pos - c->released < WM_RING_PUBLISH_EVERY)
+		return;
+	if (c->pos - c->rung >= WM_RING_FENCE_EVERY) {
+		wm_ring_release(c);
+		return;
+	}
+	c->released = c->pos;
+	wm_ring_publish_read(c);
+	if (c->producer_bell != NULL)
+		wm_doorbell_nudge(c->producer_bell);
 }
 
 enum wm_cell_state { WM_CELL_EMPTY, WM_CELL_READY, WM_CELL_CORRUPT };
@@ -254,8 +306,8 @@ wm_ring_cell_state(const struct wm_ring_consumer *c, uint64_t tail)
 /*
  * Look at the frame at the consumer's position without consuming it.
  * Returns 1 and fills *f if a frame is ready, 0 if the ring is empty (then
- * the consumer's position is published so the producer sees all the space),
- * or -EBADMSG if the cell there is corrupt (position unchanged; report it
+ * the consumer's position is published, unfenced, so the producer sees all
+ * the space; call wm_ring_release() before waiting), or -EBADMSG if the cell there is corrupt (position unchanged; report it
  * with wm_ring_dump()).
  */
 static inline int
@@ -267,7 +319,7 @@ wm_ring_peek(struct wm_ring_consumer *c, struct wm_frame *f)
 
 	switch (wm_ring_cell_state(c, tail)) {
 	case WM_CELL_EMPTY:
-		wm_ring_release(c);
+		wm_ring_publish_read(c);
 		return 0;
 	case WM_CELL_CORRUPT:
 		return -EBADMSG;
@@ -289,8 +341,7 @@ static inline void
 wm_ring_consume(struct wm_ring_consumer *c)
 {
 	c->pos++;
-	if (c->pos - c->released >= WM_RING_PUBLISH_EVERY)
-		wm_ring_release(c);
+	wm_ring_consumed(c);
 }
 
 /* Peek and consume: 1 with *f, 0 empty, -EBADMSG corrupt. */
@@ -338,8 +389,7 @@ wm_ring_pop_burst(struct wm_ring_consumer *c, struct wm_frame *f, uint32_t max)
 		n++;
 		c->pos++;
 	}
-	if (c->pos - c->released >= WM_RING_PUBLISH_EVERY)
-		wm_ring_release(c);
+	wm_ring_consumed(c);
 	return (int)n;
 }
 

@@ -66,7 +66,8 @@ layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
 		}
 		if (bytes == 0) {
 			snprintf(err, errlen,
-				 "channel %" PRIu32 ": invalid ring size %" PRIu32
+				 "channel %" PRIu32
+				 ": invalid ring size %" PRIu32
 				 " cells (a power of two from %u to %u)",
 				 i, c->cells, WM_RING_MIN_CELLS,
 				 WM_RING_MAX_CELLS);
@@ -178,8 +179,7 @@ check(const struct wm_shm *seg, char *err, size_t errlen)
 
 	if (size < sizeof(*h) || h->magic != WM_SHM_MAGIC)
 		return bad_segment(err, errlen, "bad magic");
-	if (h->version != WM_LAYOUT_VERSION ||
-	    h->header_bytes != sizeof(*h)) {
+	if (h->version != WM_LAYOUT_VERSION || h->header_bytes != sizeof(*h)) {
 		snprintf(err, errlen,
 			 "shared memory layout version %" PRIu32
 			 " (header %" PRIu32 " bytes), expected %u (%zu): "
@@ -201,8 +201,8 @@ check(const struct wm_shm *seg, char *err, size_t errlen)
 		return bad_segment(err, errlen, "tables out of bounds");
 	/* Rings follow the tables in channel order without overlapping, as
 	 * layout() places them; anything else was not written by us. */
-	uint64_t end = h->metrics_offset +
-		       (uint64_t)h->n_subtasks * h->metrics_stride;
+	uint64_t end =
+		h->metrics_offset + (uint64_t)h->n_subtasks * h->metrics_stride;
 
 	for (uint32_t i = 0; i < h->n_channels; i++) {
 		const struct wm_shm_channel *c = wm_shm_channel(seg, i);

@@ -87,8 +87,8 @@ struct wm_shm {
  * a negative errno with a message in err: -EINVAL for an impossible spec,
  * else what the OS refused (EX_OSERR for the caller).
  */
-int wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg,
-		  char *err, size_t errlen);
+int wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
+		  size_t errlen);
 
 /* Map the segment behind `fd` (inherited from the supervisor) and check
  * header, version, sizes and every channel. 0 or negative errno + err. */

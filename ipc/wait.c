@@ -33,6 +33,8 @@ wm_waiter_init(struct wm_waiter *w, struct wm_doorbell *db,
 	w->spin_max_ns = WM_WAIT_DEFAULT_SPIN_MAX_NS;
 	w->spin_ns = w->spin_max_ns / 4;
 	w->yields = WM_WAIT_DEFAULT_YIELDS;
+	w->before_sleep = NULL;
+	w->before_sleep_arg = NULL;
 }
 
 int
@@ -74,10 +76,14 @@ wm_doorbell_wake(struct wm_doorbell *db)
 	futex(&db->bell, FUTEX_WAKE, 1, NULL);
 }
 
-/* Spin (or yield) until ready or the budget is spent; true if ready. */
+/*
+ * Spin (or yield) until ready or the budget is spent; true if ready. The
+ * clock (tens of nanoseconds here) is read only after a first round of
+ * polls, so a wait that data ends at once costs no clock read at all.
+ */
 static bool
 spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
-	   int64_t start, int64_t deadline)
+	   int64_t timeout_ns, int64_t *start)
 {
 	if (w->mode == WM_WAIT_YIELD) {
 		for (uint32_t i = 0; i < w->yields; i++) {
@@ -85,19 +91,35 @@ spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 				return true;
 			sched_yield();
 		}
+		*start = now_ns();
 		return ready(arg);
 	}
-	int64_t until = start + (int64_t)w->spin_ns;
+	/* An adapted budget of 0 (an idle stream) means one look, then
+	 * sleep: every pause would be pure cost. */
+	int polls = w->mode == WM_WAIT_FUTEX && w->spin_ns == 0
+			    ? 1
+			    : SPIN_CHECK_EVERY;
 
-	if (w->mode == WM_WAIT_SPIN || until > deadline)
-		until = deadline;
+	for (int i = 0; i < polls; i++) {
+		if (ready(arg))
+			return true;
+		wm_cpu_relax();
+	}
+	*start = now_ns();
+	int64_t budget = w->mode == WM_WAIT_SPIN ? INT64_MAX : w->spin_ns;
+
+	if (budget == 0)
+		return ready(arg);
+
+	if (timeout_ns >= 0 && timeout_ns < budget)
+		budget = timeout_ns;
 	for (;;) {
 		for (int i = 0; i < SPIN_CHECK_EVERY; i++) {
 			if (ready(arg))
 				return true;
 			wm_cpu_relax();
 		}
-		if (now_ns() >= until)
+		if (now_ns() - *start >= budget)
 			return ready(arg);
 	}
 }
@@ -120,10 +142,10 @@ wm_wait(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 	int64_t timeout_ns)
 {
 	struct wm_doorbell *db = w->db;
-	int64_t start = now_ns();
-	int64_t deadline = timeout_ns < 0 ? INT64_MAX : start + timeout_ns;
+	int64_t start = 0;
+	int64_t deadline;
 
-	if (spin_phase(w, ready, arg, start, deadline)) {
+	if (spin_phase(w, ready, arg, timeout_ns, &start)) {
 		adapt(w, true);
 		return 0;
 	}
@@ -131,10 +153,13 @@ wm_wait(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 		/* Spins to the deadline; only a timeout ends it unready. */
 		return -ETIMEDOUT;
 	}
+	deadline = timeout_ns < 0 ? INT64_MAX : start + timeout_ns;
+	if (w->before_sleep != NULL)
+		w->before_sleep(w->before_sleep_arg);
 	adapt(w, false);
 	for (;;) {
-		uint32_t seen = atomic_load_explicit(&db->bell,
-						     memory_order_relaxed);
+		uint32_t seen =
+			atomic_load_explicit(&db->bell, memory_order_relaxed);
 		struct timespec rel, *timeout = NULL;
 
 		/* W3: release, so `seen` is read before a waker can see

@@ -26,6 +26,16 @@
  * once (EAGAIN). The exchange makes one sleep cost at most one wake system
  * call however many producers publish.
  *
+ * The fence W2 costs as much as moving a record, so the fast path does
+ * without it: after every few cells a waker only nudges (loads `sleeping`
+ * unfenced and wakes if it sees 1). A nudge can miss an owner that is just
+ * falling asleep; the fenced ring then comes later, and it always comes:
+ * every process rings (fenced) everyone it publishes to before it sleeps
+ * itself (struct wm_waiter's before_sleep), after at most
+ * WM_RING_FENCE_EVERY cells, and on its flush deadline while busy. A wake
+ * is thus never lost, at worst late by that bound, and a stream whose
+ * peers are awake pays no fence per record.
+ *
  * Futex words live in a MAP_SHARED mapping used by several processes: the
  * operations are FUTEX_WAIT and FUTEX_WAKE, never the _PRIVATE variants.
  */
@@ -47,8 +57,8 @@ struct wm_doorbell {
 	alignas(WM_FALSE_SHARING_RANGE) _Atomic uint32_t bell; /* futex word */
 	_Atomic uint32_t sleeping; /* 1 while the owner may be asleep */
 	/* Statistics, written by the owner only (relaxed). */
-	_Atomic uint64_t parks;	   /* FUTEX_WAIT calls */
-	_Atomic uint64_t wakeups;  /* of which woken (not timed out) */
+	_Atomic uint64_t parks;	  /* FUTEX_WAIT calls */
+	_Atomic uint64_t wakeups; /* of which woken (not timed out) */
 };
 
 _Static_assert(sizeof(struct wm_doorbell) == WM_FALSE_SHARING_RANGE,
@@ -78,7 +88,13 @@ struct wm_waiter {
 	 * spinning almost at once. */
 	uint32_t spin_ns;
 	uint32_t spin_max_ns;
-	uint32_t yields; /* WM_WAIT_YIELD: sched_yield() calls before sleeping */
+	/* WM_WAIT_YIELD: sched_yield() calls before sleeping. */
+	uint32_t yields;
+	/* Called once before the owner sleeps: ring (fenced) every peer
+	 * this process publishes to, so that no one waits on it while it
+	 * sleeps (see the protocol above). NULL if it publishes nothing. */
+	void (*before_sleep)(void *arg);
+	void *before_sleep_arg;
 };
 
 #define WM_WAIT_DEFAULT_SPIN_MAX_NS 20000
@@ -102,19 +118,27 @@ int wm_wait(struct wm_waiter *w, bool (*ready)(void *arg), void *arg,
 
 void wm_doorbell_wake(struct wm_doorbell *db);
 
+/* Wake `db`'s owner if it was seen asleep, without a fence: the fast
+ * path's nudge, which may miss an owner falling asleep just now. */
+static inline void
+wm_doorbell_nudge(struct wm_doorbell *db)
+{
+	if (atomic_load_explicit(&db->sleeping, memory_order_relaxed) &&
+	    /* W3: acquire; pairs with the release of sleeping in wm_wait() */
+	    atomic_exchange_explicit(&db->sleeping, 0, memory_order_acquire))
+		wm_doorbell_wake(db);
+}
+
 /*
- * Ring `db` if its owner may be asleep. Call after publishing (the W2
- * fence orders the publication before the check). Cheap when the owner is
- * awake: one fence and one load of a line the owner rarely writes.
+ * Ring `db` if its owner may be asleep: the W2 side of the protocol, never
+ * missing. Call after publishing (the fence orders the publication before
+ * the check).
  */
 static inline void
 wm_doorbell_ring(struct wm_doorbell *db)
 {
 	atomic_thread_fence(memory_order_seq_cst); /* W2 */
-	if (atomic_load_explicit(&db->sleeping, memory_order_relaxed) &&
-	    /* W3: acquire; pairs with the release of sleeping in wm_wait() */
-	    atomic_exchange_explicit(&db->sleeping, 0, memory_order_acquire))
-		wm_doorbell_wake(db);
+	wm_doorbell_nudge(db);
 }
 
 /* CPU pause for spin loops. */
