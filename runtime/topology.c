@@ -1,0 +1,1032 @@
+/*
+ * topology.c
+ *	topology.conf -> struct wm_topology: keys, units, defaults, edges,
+ *	and every check that can be made before anything runs.
+ *
+ * Values are looked up in the stage's section first, then in [global]
+ * (for stage keys). Every lookup marks the entry used, so what is left
+ * unused at the end is an unknown key, reported with a did-you-mean.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/behaviour.h"
+#include "operators/keygroup.h"
+#include "runtime/topology.h"
+#include "runtime/units.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const job_keys[] = {
+	"name",
+	"event_time",
+	"processing_time",
+	"records",
+	"speed",
+	"seed",
+	"flink_behaviour",
+	"pipeline.auto-watermark-interval",
+	"pipeline.max-parallelism",
+	"idle_mark_once",
+	"mux_allidle_flush_max",
+	"valve_flush_unconditional",
+	"valve_rederive_on_active",
+	"mux_empty_is_idle",
+	"mux_reactivate",
+	"drain_active_before_max",
+};
+
+static const char *const source_keys[] = {
+	"parallelism",	 "partitions", "rate",	       "out_of_orderness",
+	"late_fraction", "late_by",    "keys",	       "key_distribution",
+	"zipf_exponent", "watermark",  "idle_timeout", "watermark_interval",
+	"silence",
+};
+
+static const char *const keyby_keys[] = {"input", "parallelism",
+					 "partitioning"};
+
+static const char *const window_keys[] = {
+	"input",	"parallelism",
+	"partitioning", "max_parallelism",
+	"type",		"size",
+	"slide",	"gap",
+	"offset",	"allowed_lateness",
+	"purging",	"aggregates",
+	"late_output",
+};
+
+static const char *const sink_keys[] = {"input", "parallelism", "partitioning",
+					"format", "path"};
+
+static const char *const stage_kind_names[] = {
+	[WM_STAGE_SOURCE] = "source",
+	[WM_STAGE_KEYBY] = "keyby",
+	[WM_STAGE_WINDOW] = "window",
+	[WM_STAGE_SINK] = "sink",
+};
+
+static const char *const edge_kind_names[] = {
+	[WM_EDGE_FORWARD] = "forward",
+	[WM_EDGE_HASH] = "hash",
+	[WM_EDGE_REBALANCE] = "rebalance",
+	[WM_EDGE_BROADCAST] = "broadcast",
+};
+
+const char *
+wm_stage_kind_name(enum wm_stage_kind kind)
+{
+	return stage_kind_names[kind];
+}
+
+const char *
+wm_edge_kind_name(enum wm_edge_kind kind)
+{
+	return edge_kind_names[kind];
+}
+
+struct loader {
+	/* The caller's name of the file: errors outlive the document. */
+	const char *file;
+	struct wm_ini_doc *doc;
+	struct wm_ini_error *err;
+	struct wm_topology *t;
+	struct wm_ini_section *global;
+	/* The input entry of each stage, to report unknown stage names. */
+	struct wm_ini_entry **input_entry;
+};
+
+static bool
+in_list(const char *key, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(key, list[i]) == 0)
+			return true;
+	return false;
+}
+
+static void
+keys_of(enum wm_stage_kind kind, const char *const **keys, size_t *n)
+{
+	switch (kind) {
+	case WM_STAGE_SOURCE:
+		*keys = source_keys, *n = N_ELEMS(source_keys);
+		return;
+	case WM_STAGE_KEYBY:
+		*keys = keyby_keys, *n = N_ELEMS(keyby_keys);
+		return;
+	case WM_STAGE_WINDOW:
+		*keys = window_keys, *n = N_ELEMS(window_keys);
+		return;
+	case WM_STAGE_SINK:
+		*keys = sink_keys, *n = N_ELEMS(sink_keys);
+		return;
+	}
+}
+
+/* The entry for `key` of a stage section: its own, else [global]'s. */
+static struct wm_ini_entry *
+lookup(struct loader *l, struct wm_ini_section *sec, const char *key)
+{
+	struct wm_ini_entry *e = wm_ini_get(sec, key);
+
+	if (e == NULL && sec != l->global && l->global != NULL &&
+	    strcmp(sec->kind, "job") != 0)
+		e = wm_ini_get(l->global, key);
+	return e;
+}
+
+static int
+bad_value(struct loader *l, const struct wm_ini_entry *e, const char *why)
+{
+	char label[WM_INI_QUOTE_MAX];
+
+	wm_ini_error_set(l->err, l->file, e->line, e->value_col,
+			 "invalid value for \"%s\" in %s: %s", e->key,
+			 wm_ini_section_label(label, sizeof(label), e->section),
+			 why);
+	return -EINVAL;
+}
+
+static int
+missing_key(struct loader *l, const struct wm_ini_section *sec, const char *key)
+{
+	char label[WM_INI_QUOTE_MAX];
+
+	wm_ini_error_set(l->err, l->file, sec->line, sec->col,
+			 "missing key \"%s\" in %s", key,
+			 wm_ini_section_label(label, sizeof(label), sec));
+	return -EINVAL;
+}
+
+/* Typed getters: 0 if absent (default kept) or valid, else -EINVAL. */
+
+static int
+get_duration(struct loader *l, struct wm_ini_section *sec, const char *key,
+	     bool positive, int64_t *ms)
+{
+	struct wm_ini_entry *e = lookup(l, sec, key);
+	char why[WM_UNITS_WHY_MAX];
+
+	if (e == NULL)
+		return 0;
+	if (wm_units_duration_ms(e->value, ms, why, sizeof(why)) != 0)
+		return bad_value(l, e, why);
+	if (positive && *ms <= 0)
+		return bad_value(l, e, "must be positive");
+	return 0;
+}
+
+static int
+get_count(struct loader *l, struct wm_ini_section *sec, const char *key,
+	  uint64_t min, uint64_t max, uint64_t *v)
+{
+	struct wm_ini_entry *e = lookup(l, sec, key);
+	char why[WM_UNITS_WHY_MAX];
+
+	if (e == NULL)
+		return 0;
+	if (wm_units_count(e->value, v, why, sizeof(why)) != 0)
+		return bad_value(l, e, why);
+	if (*v < min || *v > max) {
+		snprintf(why, sizeof(why), "must be between %llu and %llu",
+			 (unsigned long long)min, (unsigned long long)max);
+		return bad_value(l, e, why);
+	}
+	return 0;
+}
+
+static int
+get_u32(struct loader *l, struct wm_ini_section *sec, const char *key,
+	uint32_t min, uint32_t max, uint32_t *v)
+{
+	uint64_t x = *v;
+	int r = get_count(l, sec, key, min, max, &x);
+
+	*v = (uint32_t)x;
+	return r;
+}
+
+static int
+get_number(struct loader *l, struct wm_ini_section *sec, const char *key,
+	   double min, double max, double *v)
+{
+	struct wm_ini_entry *e = lookup(l, sec, key);
+	char *end;
+	double x;
+
+	if (e == NULL)
+		return 0;
+	errno = 0;
+	x = strtod(e->value, &end);
+	if (e->value[0] == '\0' || *end != '\0' || errno != 0 || isnan(x) ||
+	    !(x >= min && x <= max)) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "expected a number from %g to %g",
+			 min, max);
+		return bad_value(l, e, why);
+	}
+	*v = x;
+	return 0;
+}
+
+static int
+get_enum(struct loader *l, struct wm_ini_section *sec, const char *key,
+	 const char *const *names, size_t n, size_t *idx)
+{
+	struct wm_ini_entry *e = lookup(l, sec, key);
+	char why[WM_UNITS_WHY_MAX];
+
+	if (e == NULL)
+		return 0;
+	if (wm_units_enum(e->value, key, names, n, idx, why, sizeof(why)) != 0)
+		return bad_value(l, e, why);
+	return 0;
+}
+
+static int
+get_bool(struct loader *l, struct wm_ini_section *sec, const char *key, bool *v)
+{
+	struct wm_ini_entry *e = lookup(l, sec, key);
+	char why[WM_UNITS_WHY_MAX];
+
+	if (e == NULL)
+		return 0;
+	if (wm_units_bool(e->value, v, why, sizeof(why)) != 0)
+		return bad_value(l, e, why);
+	return 0;
+}
+
+static int
+get_string(struct loader *l, struct wm_ini_section *sec, const char *key,
+	   char **v)
+{
+	struct wm_ini_entry *e = lookup(l, sec, key);
+
+	if (e == NULL)
+		return 0;
+	if (e->value[0] == '\0')
+		return bad_value(l, e, "must not be empty");
+	free(*v);
+	*v = strdup(e->value);
+	return *v == NULL ? -ENOMEM : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* [job] */
+
+static int
+load_job(struct loader *l, struct wm_ini_section *sec)
+{
+	struct wm_job_conf *job = &l->t->job;
+	static const enum wm_behaviour_flag flags[] = {
+		WM_IDLE_MARK_ONCE,
+		WM_MUX_ALLIDLE_FLUSH_MAX,
+		WM_VALVE_FLUSH_UNCONDITIONAL,
+		WM_VALVE_REDERIVE_ON_ACTIVE,
+		WM_MUX_EMPTY_IS_IDLE,
+		WM_MUX_REACTIVATE,
+		WM_DRAIN_ACTIVE_BEFORE_MAX,
+	};
+	struct wm_ini_entry *e;
+	int r = 0;
+
+	job->event_time_ms = INT64_MAX;
+	job->processing_time_ms = INT64_MAX;
+	job->records = UINT64_MAX;
+	job->speed = 1.0;
+	job->seed = 1;
+	job->behaviour = WM_BEHAVIOUR_RELEASED;
+	job->watermark_interval_ms = WM_WATERMARK_DEFAULT_INTERVAL_MS;
+	if (sec == NULL)
+		return 0;
+	if ((r = get_string(l, sec, "name", &job->name)) != 0 ||
+	    (r = get_duration(l, sec, "event_time", true,
+			      &job->event_time_ms)) != 0 ||
+	    (r = get_duration(l, sec, "processing_time", true,
+			      &job->processing_time_ms)) != 0 ||
+	    (r = get_count(l, sec, "records", 1, UINT64_MAX - 1,
+			   &job->records)) != 0 ||
+	    (r = get_number(l, sec, "speed", 1e-6, 1e9, &job->speed)) != 0 ||
+	    (r = get_count(l, sec, "seed", 0, UINT64_MAX, &job->seed)) != 0 ||
+	    (r = get_duration(l, sec, "pipeline.auto-watermark-interval", false,
+			      &job->watermark_interval_ms)) != 0)
+		return r;
+	e = wm_ini_get(sec, "flink_behaviour");
+	if (e != NULL) {
+		const char *bad;
+		int bad_len;
+		char why[160];
+
+		if (wm_behaviour_parse(e->value, &job->behaviour, &bad,
+				       &bad_len) != 0) {
+			snprintf(why, sizeof(why),
+				 "unrecognized behaviour \"%.*s\" (use "
+				 "released, master or flag names)",
+				 bad_len > 40 ? 40 : bad_len, bad);
+			return bad_value(l, e, why);
+		}
+	}
+	/* One key per flag, after the setting, so it can adjust it. */
+	for (size_t i = 0; i < N_ELEMS(flags); i++) {
+		char key[64];
+		bool on;
+
+		snprintf(key, sizeof(key), "%s", wm_behaviour_name(flags[i]));
+		for (char *p = key; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		on = wm_behaviour_has(job->behaviour, flags[i]);
+		if ((r = get_bool(l, sec, key, &on)) != 0)
+			return r;
+		job->behaviour = on ? job->behaviour | flags[i]
+				    : job->behaviour & ~(unsigned)flags[i];
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stages */
+
+/* "13-15 from 1 h to 8 h", "2", "0,3 from 10 s". */
+static int
+parse_silence(struct loader *l, const struct wm_ini_entry *e,
+	      uint32_t partitions, struct wm_silence *s)
+{
+	char text[256], why[WM_UNITS_WHY_MAX];
+	char *from, *to, *end;
+	unsigned long a, b;
+
+	if (e->value_len >= sizeof(text))
+		return bad_value(l, e, "too long");
+	memcpy(text, e->value, e->value_len + 1);
+	s->from_ms = 0;
+	s->to_ms = INT64_MAX;
+	to = strstr(text, " to ");
+	if (to != NULL) {
+		*to = '\0';
+		if (wm_units_duration_ms(to + 4, &s->to_ms, why, sizeof(why)))
+			return bad_value(l, e, why);
+	}
+	from = strstr(text, " from ");
+	if (from != NULL) {
+		*from = '\0';
+		if (wm_units_duration_ms(from + 6, &s->from_ms, why,
+					 sizeof(why)))
+			return bad_value(l, e, why);
+	}
+	if (s->to_ms <= s->from_ms)
+		return bad_value(l, e, "\"to\" must come after \"from\"");
+	errno = 0;
+	a = strtoul(text, &end, 10);
+	b = a;
+	if (end != text && *end == '-') {
+		const char *second = end + 1;
+
+		b = strtoul(second, &end, 10);
+		if (end == second)
+			end = (char *)second - 1;
+	}
+	if (end == text || *end != '\0' || errno != 0 || b < a ||
+	    b >= partitions)
+		return bad_value(l, e,
+				 "expected \"FIRST[-LAST] [from DURATION] "
+				 "[to DURATION]\" with partitions that exist");
+	s->first_partition = (uint32_t)a;
+	s->last_partition = (uint32_t)b;
+	return 0;
+}
+
+static int
+load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+{
+	static const char *const distributions[] = {"uniform", "zipf"};
+	static const char *const generators[] = {"bounded", "ascending"};
+	struct wm_source_conf *src = &st->u.source;
+	struct wm_ini_entry *e;
+	size_t idx;
+	const char *why;
+	int r;
+
+	src->partitions = st->parallelism;
+	src->rate = INFINITY;
+	src->keys = 1000;
+	src->zipf_exponent = 1.0;
+	src->late_by_ms = 0;
+	src->strategy.kind = WM_WATERMARK_BOUNDED;
+	src->strategy.interval_ms = l->t->job.watermark_interval_ms;
+	src->strategy.behaviour = l->t->job.behaviour;
+	if ((r = get_u32(l, sec, "partitions", 1, WM_TOPOLOGY_MAX_PARTITIONS,
+			 &src->partitions)) != 0)
+		return r;
+	e = lookup(l, sec, "rate");
+	if (e != NULL) {
+		char buf[WM_UNITS_WHY_MAX];
+
+		if (wm_units_rate(e->value, &src->rate, buf, sizeof(buf)) != 0)
+			return bad_value(l, e, buf);
+		if (src->rate <= 0)
+			return bad_value(l, e, "must be positive");
+	}
+	if ((r = get_duration(l, sec, "out_of_orderness", false,
+			      &src->out_of_orderness_ms)) != 0 ||
+	    (r = get_number(l, sec, "late_fraction", 0, 1,
+			    &src->late_fraction)) != 0 ||
+	    (r = get_duration(l, sec, "late_by", false, &src->late_by_ms)) !=
+		    0 ||
+	    (r = get_count(l, sec, "keys", 1, UINT64_MAX, &src->keys)) != 0 ||
+	    (r = get_number(l, sec, "zipf_exponent", 0, 100,
+			    &src->zipf_exponent)) != 0)
+		return r;
+	idx = 0;
+	if ((r = get_enum(l, sec, "key_distribution", distributions, 2,
+			  &idx)) != 0)
+		return r;
+	src->zipf = idx == 1;
+	idx = 0;
+	if ((r = get_enum(l, sec, "watermark", generators, 2, &idx)) != 0)
+		return r;
+	src->strategy.kind =
+		idx == 0 ? WM_WATERMARK_BOUNDED : WM_WATERMARK_ASCENDING;
+	if (src->strategy.kind == WM_WATERMARK_BOUNDED)
+		src->strategy.out_of_orderness_ms = src->out_of_orderness_ms;
+	e = lookup(l, sec, "idle_timeout");
+	if (e != NULL) {
+		char buf[WM_UNITS_WHY_MAX];
+
+		if (wm_units_duration_ms(e->value,
+					 &src->strategy.idle_timeout_ms, buf,
+					 sizeof(buf)) != 0)
+			return bad_value(l, e, buf);
+		if (src->strategy.idle_timeout_ms <= 0)
+			return bad_value(l, e,
+					 "must be positive (Flink rejects "
+					 "withIdleness with zero)");
+		src->strategy.with_idleness = true;
+	}
+	if ((r = get_duration(l, sec, "watermark_interval", false,
+			      &src->strategy.interval_ms)) != 0)
+		return r;
+	if (wm_watermark_strategy_check(&src->strategy, &why) != 0) {
+		char label[WM_INI_QUOTE_MAX];
+
+		wm_ini_error_set(
+			l->err, l->file, sec->line, sec->col,
+			"invalid watermark strategy in %s: %s",
+			wm_ini_section_label(label, sizeof(label), sec), why);
+		return -EINVAL;
+	}
+	for (e = lookup(l, sec, "silence"); e != NULL;
+	     e = wm_ini_get_next((struct wm_ini_section *)e->section, e)) {
+		void *grown =
+			realloc(src->silences,
+				(src->n_silences + 1) * sizeof(*src->silences));
+
+		if (grown == NULL)
+			return -ENOMEM;
+		src->silences = grown;
+		if ((r = parse_silence(l, e, src->partitions,
+				       &src->silences[src->n_silences])) != 0)
+			return r;
+		src->n_silences++;
+	}
+	return 0;
+}
+
+static int
+load_window(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+{
+	static const char *const types[] = {"tumbling", "sliding", "session"};
+	static const char *const aggs[] = {"count", "sum", "min", "max", "avg"};
+	struct wm_window_stage_conf *w = &st->u.window;
+	int64_t size = 0, slide = 0, gap = 0, offset = 0;
+	struct wm_ini_entry *type_entry = lookup(l, sec, "type");
+	struct wm_ini_entry *e;
+	const char *why = NULL;
+	size_t type = 0;
+	int r;
+
+	if ((r = get_enum(l, sec, "type", types, 3, &type)) != 0 ||
+	    (r = get_duration(l, sec, "size", true, &size)) != 0 ||
+	    (r = get_duration(l, sec, "slide", true, &slide)) != 0 ||
+	    (r = get_duration(l, sec, "gap", true, &gap)) != 0 ||
+	    (r = get_duration(l, sec, "allowed_lateness", false,
+			      &w->op.allowed_lateness)) != 0 ||
+	    (r = get_bool(l, sec, "purging", &w->op.purging)) != 0 ||
+	    (r = get_string(l, sec, "late_output", &w->late_output)) != 0)
+		return r;
+	/* An offset may be negative ("-8 h" for a UTC+8 day). */
+	struct wm_ini_entry *offset_entry = e = lookup(l, sec, "offset");
+
+	if (e != NULL) {
+		char buf[WM_UNITS_WHY_MAX];
+		bool negative = e->value[0] == '-';
+
+		if (wm_units_duration_ms(e->value + negative, &offset, buf,
+					 sizeof(buf)) != 0)
+			return bad_value(l, e, buf);
+		if (negative)
+			offset = -offset;
+	}
+	if (type != 2 && size == 0)
+		return missing_key(l, sec, "size");
+	if (type == 1 && slide == 0)
+		return missing_key(l, sec, "slide");
+	if (type == 2 && gap == 0)
+		return missing_key(l, sec, "gap");
+	if (type == 0)
+		r = wm_window_tumbling(&w->op.assigner, size, offset, &why);
+	else if (type == 1)
+		r = wm_window_sliding(&w->op.assigner, size, slide, offset,
+				      &why);
+	else
+		r = wm_window_session(&w->op.assigner, gap, &why);
+	if (r != 0) {
+		/* Point at what the assigner refused: the offset, or the
+		 * sizes (given by type and size). */
+		e = strstr(why, "offset") && offset_entry ? offset_entry
+		    : type_entry			  ? type_entry
+				 : lookup(l, sec, "size");
+		return bad_value(l, e, why);
+	}
+	w->op.late_side_output = w->late_output != NULL;
+	w->aggregates = WM_AGG_COUNT;
+	e = lookup(l, sec, "aggregates");
+	if (e != NULL) {
+		char list[256];
+
+		if (e->value_len >= sizeof(list))
+			return bad_value(l, e, "too long");
+		memcpy(list, e->value, e->value_len + 1);
+		w->aggregates = 0;
+		for (char *save = NULL, *a = strtok_r(list, ", ", &save);
+		     a != NULL; a = strtok_r(NULL, ", ", &save)) {
+			char buf[WM_UNITS_WHY_MAX];
+			size_t k;
+
+			if (wm_units_enum(a, "aggregate", aggs, N_ELEMS(aggs),
+					  &k, buf, sizeof(buf)) != 0)
+				return bad_value(l, e, buf);
+			w->aggregates |= 1u << k;
+		}
+		if (w->aggregates == 0)
+			return bad_value(l, e, "names no aggregate");
+	}
+	return 0;
+}
+
+static int
+load_sink(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+{
+	static const char *const formats[] = {"csv", "jsonl"};
+	size_t format = 0;
+	int r;
+
+	if ((r = get_enum(l, sec, "format", formats, 2, &format)) != 0 ||
+	    (r = get_string(l, sec, "path", &st->u.sink.path)) != 0)
+		return r;
+	st->u.sink.format = format == 0 ? WM_SINK_CSV : WM_SINK_JSONL;
+	if (st->u.sink.path == NULL && (st->u.sink.path = strdup("-")) == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+static int
+stage_kind(const char *kind, enum wm_stage_kind *out)
+{
+	for (size_t k = 0; k < N_ELEMS(stage_kind_names); k++)
+		if (strcmp(kind, stage_kind_names[k]) == 0) {
+			*out = (enum wm_stage_kind)k;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int
+load_stage(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+{
+	char label[WM_INI_QUOTE_MAX];
+	int r;
+
+	st->line = sec->line;
+	st->parallelism = 1;
+	if (sec->name == NULL || sec->name[0] == '\0') {
+		wm_ini_error_set(
+			l->err, l->file, sec->line, sec->col,
+			"section %s needs a name, as in [%s NAME]",
+			wm_ini_section_label(label, sizeof(label), sec),
+			sec->kind);
+		return -EINVAL;
+	}
+	st->name = strdup(sec->name);
+	if (st->name == NULL)
+		return -ENOMEM;
+	if ((r = get_u32(l, sec, "parallelism", 1, WM_TOPOLOGY_MAX_PARALLELISM,
+			 &st->parallelism)) != 0)
+		return r;
+	switch (st->kind) {
+	case WM_STAGE_SOURCE:
+		return load_source(l, sec, st);
+	case WM_STAGE_KEYBY:
+		return 0;
+	case WM_STAGE_WINDOW:
+		return load_window(l, sec, st);
+	case WM_STAGE_SINK:
+		return load_sink(l, sec, st);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Edges */
+
+static int
+find_stage(const struct wm_topology *t, const char *name, size_t len)
+{
+	for (uint32_t i = 0; i < t->n_stages; i++)
+		if (strlen(t->stages[i].name) == len &&
+		    strncmp(t->stages[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int
+resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
+{
+	static const char *const edges[] = {"forward", "hash", "rebalance",
+					    "broadcast"};
+	struct wm_topology *t = l->t;
+	struct wm_stage *st = &t->stages[s];
+	struct wm_ini_entry *e = lookup(l, sec, "input");
+	struct wm_ini_entry *pe;
+	const char *p;
+	size_t edge = 0;
+	bool forced;
+	int r;
+
+	if (st->kind == WM_STAGE_SOURCE)
+		return 0;
+	if (e == NULL)
+		return missing_key(l, sec, "input");
+	l->input_entry[s] = e;
+	pe = lookup(l, sec, "partitioning");
+	forced = pe != NULL;
+	if ((r = get_enum(l, sec, "partitioning", edges, 4, &edge)) != 0)
+		return r;
+	for (p = e->value; *p != '\0';) {
+		size_t len = strcspn(p, ", ");
+		int in;
+
+		if (len == 0) {
+			p++;
+			continue;
+		}
+		in = find_stage(t, p, len);
+		if (in < 0) {
+			char name[128], why[300];
+			const char *names[256];
+			const char *guess;
+			uint32_t n = t->n_stages < 256 ? t->n_stages : 256;
+
+			snprintf(name, sizeof(name), "%.*s",
+				 (int)(len < 100 ? len : 100), p);
+			for (uint32_t i = 0; i < n; i++)
+				names[i] = t->stages[i].name;
+			guess = wm_ini_suggest(name, names, n);
+			snprintf(why, sizeof(why),
+				 "no stage named \"%s\"%s%s%s", name,
+				 guess ? " (did you mean \"" : "",
+				 guess ? guess : "", guess ? "\"?)" : "");
+			return bad_value(l, e, why);
+		}
+		if ((uint32_t)in == s)
+			return bad_value(l, e, "a stage cannot read itself");
+		if (st->n_inputs == WM_TOPOLOGY_MAX_INPUTS ||
+		    (st->kind != WM_STAGE_WINDOW && st->n_inputs == 1))
+			return bad_value(
+				l, e,
+				st->kind == WM_STAGE_WINDOW
+					? "a window reads one or two "
+					  "stages"
+					: "this stage reads one stage");
+		struct wm_stage *up = &t->stages[in];
+		enum wm_edge_kind kind;
+
+		if (forced)
+			kind = (enum wm_edge_kind)edge;
+		else if (st->kind == WM_STAGE_WINDOW)
+			kind = WM_EDGE_HASH;
+		else if (up->parallelism == st->parallelism)
+			kind = WM_EDGE_FORWARD;
+		else
+			kind = WM_EDGE_REBALANCE;
+		if (kind == WM_EDGE_FORWARD &&
+		    up->parallelism != st->parallelism) {
+			char why[200];
+
+			snprintf(why, sizeof(why),
+				 "a forward edge needs equal parallelism, but "
+				 "\"%s\" has %u and \"%s\" %u",
+				 up->name, up->parallelism, st->name,
+				 st->parallelism);
+			return bad_value(l, pe ? pe : e, why);
+		}
+		st->inputs[st->n_inputs].stage = (uint32_t)in;
+		st->inputs[st->n_inputs].edge = kind;
+		st->n_inputs++;
+		p += len;
+	}
+	if (st->n_inputs == 0)
+		return bad_value(l, e, "names no stage");
+	return 0;
+}
+
+/* Depth-first search for a cycle through stage s; colour 1 = on the path. */
+static int
+find_cycle(struct loader *l, uint32_t s, unsigned char *colour)
+{
+	struct wm_stage *st = &l->t->stages[s];
+
+	if (colour[s] == 2)
+		return 0;
+	if (colour[s] == 1) {
+		const struct wm_ini_entry *e = l->input_entry[s];
+
+		return bad_value(l, e, "the inputs form a cycle");
+	}
+	colour[s] = 1;
+	for (uint32_t i = 0; i < st->n_inputs; i++) {
+		int r = find_cycle(l, st->inputs[i].stage, colour);
+
+		if (r != 0)
+			return r;
+	}
+	colour[s] = 2;
+	return 0;
+}
+
+static int
+check_keyed(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+{
+	uint32_t maxp = 0;
+	struct wm_ini_entry *e = lookup(l, sec, "max_parallelism");
+	struct wm_ini_entry *je =
+		wm_ini_get(wm_ini_section_find(l->doc, "job", NULL),
+			   "pipeline.max-parallelism");
+	int r;
+
+	if (st->kind != WM_STAGE_WINDOW)
+		return 0;
+	if (je != NULL) {
+		uint64_t v;
+		char why[WM_UNITS_WHY_MAX];
+
+		if (wm_units_count(je->value, &v, why, sizeof(why)) != 0 ||
+		    v == 0 || v > WM_KEYGROUP_MAX_PARALLELISM)
+			return bad_value(l, je, "expected 1 to 32768");
+		maxp = (uint32_t)v;
+	}
+	if ((r = get_u32(l, sec, "max_parallelism", 1,
+			 WM_KEYGROUP_MAX_PARALLELISM, &maxp)) != 0)
+		return r;
+	if (maxp == 0)
+		maxp = (uint32_t)wm_keygroup_default_max_parallelism(
+			st->parallelism);
+	if (wm_keygroup_check(st->parallelism, maxp) != 0) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "max parallelism %u is below the parallelism %u", maxp,
+			 st->parallelism);
+		if (e == NULL && je == NULL) /* cannot happen: the default
+					     * is never below p */
+			return -EINVAL;
+		return bad_value(l, e ? e : je, why);
+	}
+	st->max_parallelism = maxp;
+	return 0;
+}
+
+/* Unknown keys and sections, with a did-you-mean. */
+static int
+check_unused(struct loader *l)
+{
+	const struct wm_ini_entry *e;
+	char label[WM_INI_QUOTE_MAX];
+	const char *const *keys;
+	size_t n;
+
+	/* [global] keys that are some stage's keys were defaults that
+	 * perhaps no stage needed: not unknown. */
+	if (l->global != NULL)
+		for (size_t i = 0; i < l->global->n_entries; i++) {
+			struct wm_ini_entry *g = &l->global->entries[i];
+
+			for (int k = 0; k < 4 && !g->used; k++) {
+				keys_of((enum wm_stage_kind)k, &keys, &n);
+				g->used = in_list(g->key, keys, n);
+			}
+		}
+	if (!wm_ini_first_unused(l->doc, &e))
+		return 0;
+	const char *kind = e->section->kind;
+	enum wm_stage_kind sk;
+	const char *guess = NULL;
+
+	if (strcmp(kind, "job") == 0) {
+		guess = wm_ini_suggest(e->key, job_keys, N_ELEMS(job_keys));
+	} else if (stage_kind(kind, &sk) == 0) {
+		keys_of(sk, &keys, &n);
+		guess = wm_ini_suggest(e->key, keys, n);
+	} else {
+		for (int k = 0; k < 4 && guess == NULL; k++) {
+			keys_of((enum wm_stage_kind)k, &keys, &n);
+			guess = wm_ini_suggest(e->key, keys, n);
+		}
+	}
+	wm_ini_error_set(l->err, l->file, e->line, e->key_col,
+			 "unrecognized key \"%s\" in %s%s%s%s", e->key,
+			 wm_ini_section_label(label, sizeof(label), e->section),
+			 guess ? " (did you mean \"" : "", guess ? guess : "",
+			 guess ? "\"?)" : "");
+	return -EINVAL;
+}
+
+static bool
+may_repeat(const char *kind, const char *key, void *arg)
+{
+	(void)arg;
+	return strcmp(kind, "source") == 0 && strcmp(key, "silence") == 0;
+}
+
+static int
+load(struct loader *l)
+{
+	struct wm_ini_doc *doc = l->doc;
+	struct wm_topology *t = l->t;
+	unsigned char *colour;
+	int r;
+
+	/* Section kinds first: a typo there would hide everything else. */
+	for (size_t i = 0; i < doc->n_sections; i++) {
+		struct wm_ini_section *sec = &doc->sections[i];
+		enum wm_stage_kind k;
+		static const char *const kinds[] = {"job",   "global", "source",
+						    "keyby", "window", "sink"};
+
+		if (strcmp(sec->kind, "job") == 0 ||
+		    strcmp(sec->kind, "global") == 0) {
+			if (sec->name != NULL) {
+				wm_ini_error_set(l->err, l->file, sec->line,
+						 sec->col,
+						 "section [%s] takes no name",
+						 sec->kind);
+				return -EINVAL;
+			}
+			if (sec->kind[0] == 'g')
+				l->global = sec;
+			continue;
+		}
+		if (stage_kind(sec->kind, &k) != 0) {
+			const char *guess = wm_ini_suggest(sec->kind, kinds,
+							   N_ELEMS(kinds));
+
+			wm_ini_error_set(
+				l->err, l->file, sec->line, sec->col,
+				"unrecognized section kind \"%s\"%s%s%s",
+				sec->kind, guess ? " (did you mean \"" : "",
+				guess ? guess : "", guess ? "\"?)" : "");
+			return -EINVAL;
+		}
+		t->n_stages++;
+	}
+	if ((r = load_job(l, wm_ini_section_find(doc, "job", NULL))) != 0)
+		return r;
+	if (t->n_stages == 0) {
+		wm_ini_error_set(l->err, l->file, 0, 0,
+				 "no stages: add [source NAME] and the stages "
+				 "that read it");
+		return -EINVAL;
+	}
+	t->stages = calloc(t->n_stages, sizeof(*t->stages));
+	l->input_entry = calloc(t->n_stages, sizeof(*l->input_entry));
+	colour = calloc(t->n_stages, 1);
+	if (t->stages == NULL || l->input_entry == NULL || colour == NULL) {
+		free(colour);
+		return -ENOMEM;
+	}
+	struct wm_ini_section **secs = calloc(t->n_stages, sizeof(*secs));
+	uint32_t s = 0;
+
+	if (secs == NULL) {
+		free(colour);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < doc->n_sections; i++) {
+		struct wm_ini_section *sec = &doc->sections[i];
+
+		if (stage_kind(sec->kind, &t->stages[s].kind) != 0)
+			continue;
+		secs[s] = sec;
+		if ((r = load_stage(l, sec, &t->stages[s])) != 0)
+			goto out;
+		if (find_stage(t, t->stages[s].name,
+			       strlen(t->stages[s].name)) != (int)s) {
+			wm_ini_error_set(l->err, l->file, sec->line, sec->col,
+					 "a stage named \"%s\" exists already",
+					 t->stages[s].name);
+			r = -EINVAL;
+			goto out;
+		}
+		s++;
+	}
+	for (s = 0; s < t->n_stages; s++)
+		if ((r = resolve_inputs(l, secs[s], s)) != 0 ||
+		    (r = check_keyed(l, secs[s], &t->stages[s])) != 0)
+			goto out;
+	for (s = 0; s < t->n_stages; s++)
+		if ((r = find_cycle(l, s, colour)) != 0)
+			goto out;
+	r = check_unused(l);
+out:
+	free(secs);
+	free(colour);
+	return r;
+}
+
+static int
+load_doc(const char *file, struct wm_ini_doc *doc, struct wm_topology **topo,
+	 struct wm_ini_error *err)
+{
+	struct loader l = {.file = file, .doc = doc, .err = err};
+	int r;
+
+	l.t = calloc(1, sizeof(*l.t));
+	if (l.t == NULL) {
+		wm_ini_free(doc);
+		return -ENOMEM;
+	}
+	r = load(&l);
+	free(l.input_entry);
+	wm_ini_free(doc);
+	if (r != 0) {
+		if (r == -ENOMEM)
+			wm_ini_error_set(err, NULL, 0, 0, "out of memory");
+		wm_topology_free(l.t);
+		return r;
+	}
+	*topo = l.t;
+	return 0;
+}
+
+int
+wm_topology_load_file(const char *path, struct wm_topology **topo,
+		      struct wm_ini_error *err)
+{
+	struct wm_ini_options opts = {.may_repeat = may_repeat};
+	struct wm_ini_doc *doc;
+	int r = wm_ini_parse_file(path, &opts, &doc, err);
+
+	*topo = NULL;
+	return r != 0 ? r : load_doc(path, doc, topo, err);
+}
+
+int
+wm_topology_load_buffer(const char *text, size_t len, const char *name,
+			struct wm_topology **topo, struct wm_ini_error *err)
+{
+	struct wm_ini_options opts = {.may_repeat = may_repeat};
+	struct wm_ini_doc *doc;
+	int r = wm_ini_parse_buffer(text, len, name, &opts, &doc, err);
+
+	*topo = NULL;
+	return r != 0 ? r : load_doc(name, doc, topo, err);
+}
+
+void
+wm_topology_free(struct wm_topology *t)
+{
+	if (t == NULL)
+		return;
+	/* n_stages is counted before stages is allocated. */
+	for (uint32_t i = 0; t->stages != NULL && i < t->n_stages; i++) {
+		struct wm_stage *st = &t->stages[i];
+
+		free(st->name);
+		if (st->kind == WM_STAGE_SOURCE)
+			free(st->u.source.silences);
+		else if (st->kind == WM_STAGE_WINDOW)
+			free(st->u.window.late_output);
+		else if (st->kind == WM_STAGE_SINK)
+			free(st->u.sink.path);
+	}
+	free(t->stages);
+	free(t->job.name);
+	free(t);
+}

@@ -1,0 +1,165 @@
+/*
+ * topology.h
+ *	A job as topology.conf describes it: stages, their parallelism and
+ *	the edges between them, validated, with Flink's defaults applied.
+ *
+ * The file (read by runtime/ini.c, values by runtime/units.c):
+ *
+ *   [job]            name, event_time / processing_time / records (run
+ *                    length, any of them: the first reached ends the job),
+ *                    speed, seed, flink_behaviour (released | master | a
+ *                    flag list), one key per behaviour flag by its
+ *                    lower-case name (valve_flush_unconditional = true),
+ *                    pipeline.auto-watermark-interval,
+ *                    pipeline.max-parallelism
+ *   [global]         defaults for any stage key (parallelism = 4)
+ *   [source NAME]    parallelism, partitions, rate (per partition),
+ *                    out_of_orderness, late_fraction, late_by, keys,
+ *                    key_distribution (uniform | zipf), zipf_exponent,
+ *                    watermark (bounded | ascending), idle_timeout,
+ *                    watermark_interval, silence (repeatable:
+ *                    "PARTITIONS [from DURATION] [to DURATION]")
+ *   [keyby NAME]     input, parallelism
+ *   [window NAME]    input (one stage, or two separated by a comma: a
+ *                    union), parallelism, max_parallelism, type
+ *                    (tumbling | sliding | session), size, slide, gap,
+ *                    offset, allowed_lateness, purging, aggregates (count,
+ *                    sum, min, max, avg), late_output
+ *   [sink NAME]      input, parallelism, format (csv | jsonl), path
+ *
+ * Edges, as Flink wires them: into a window, hash (keyBy: key groups of the
+ * window's max parallelism); elsewhere forward when both sides have the
+ * same parallelism, else rebalance. `partitioning` on a stage overrides
+ * the edges into it (forward | hash | rebalance | broadcast); forward needs
+ * equal parallelism.
+ *
+ * Every error names file, line and column and says what is wrong, in the
+ * house style; unknown keys get a did-you-mean. The model has no side
+ * effects: no files are opened but the topology itself.
+ */
+#ifndef WM_RUNTIME_TOPOLOGY_H
+#define WM_RUNTIME_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "operators/watermark.h"
+#include "operators/window.h"
+#include "runtime/ini.h"
+
+enum wm_stage_kind {
+	WM_STAGE_SOURCE,
+	WM_STAGE_KEYBY,
+	WM_STAGE_WINDOW,
+	WM_STAGE_SINK,
+};
+
+enum wm_edge_kind {
+	WM_EDGE_FORWARD,
+	WM_EDGE_HASH,
+	WM_EDGE_REBALANCE,
+	WM_EDGE_BROADCAST,
+};
+
+enum wm_aggregate {
+	WM_AGG_COUNT = 1u << 0,
+	WM_AGG_SUM = 1u << 1,
+	WM_AGG_MIN = 1u << 2,
+	WM_AGG_MAX = 1u << 3,
+	WM_AGG_AVG = 1u << 4,
+};
+
+#define WM_TOPOLOGY_MAX_INPUTS 2
+#define WM_TOPOLOGY_MAX_PARALLELISM 32768u
+#define WM_TOPOLOGY_MAX_PARTITIONS 65536u
+
+/* One silence of some partitions of a source, in event-time-free terms:
+ * processing time since the job started. */
+struct wm_silence {
+	uint32_t first_partition, last_partition; /* inclusive */
+	int64_t from_ms;			  /* 0: from the start */
+	int64_t to_ms;				  /* INT64_MAX: for ever */
+};
+
+struct wm_source_conf {
+	uint32_t partitions;
+	double rate; /* records per second per partition; inf */
+	int64_t out_of_orderness_ms;
+	double late_fraction; /* of records later than the bound */
+	int64_t late_by_ms;   /* how much later than the bound, at most */
+	uint64_t keys;
+	bool zipf;
+	double zipf_exponent;
+	struct wm_watermark_strategy strategy;
+	uint32_t n_silences;
+	struct wm_silence *silences;
+};
+
+struct wm_window_stage_conf {
+	struct wm_window_config op;
+	unsigned aggregates; /* enum wm_aggregate */
+	char *late_output;   /* NULL: count late records as dropped */
+};
+
+enum wm_sink_format { WM_SINK_CSV, WM_SINK_JSONL };
+
+struct wm_sink_conf {
+	enum wm_sink_format format;
+	char *path; /* "-" for stdout */
+};
+
+struct wm_stage_input {
+	uint32_t stage; /* index into wm_topology.stages */
+	enum wm_edge_kind edge;
+};
+
+struct wm_stage {
+	enum wm_stage_kind kind;
+	char *name;
+	int line; /* of the section header, for messages */
+	uint32_t parallelism;
+	uint32_t max_parallelism; /* key groups of a keyed (window) stage */
+	uint32_t n_inputs;
+	struct wm_stage_input inputs[WM_TOPOLOGY_MAX_INPUTS];
+	union {
+		struct wm_source_conf source;
+		struct wm_window_stage_conf window;
+		struct wm_sink_conf sink;
+	} u;
+};
+
+struct wm_job_conf {
+	char *name;
+	int64_t event_time_ms;	    /* run length; INT64_MAX: unlimited */
+	int64_t processing_time_ms; /* likewise */
+	uint64_t records;	    /* per source partition; UINT64_MAX */
+	double speed;		    /* processing time runs this much faster */
+	uint64_t seed;
+	unsigned behaviour; /* enum wm_behaviour_flag */
+	int64_t watermark_interval_ms;
+};
+
+struct wm_topology {
+	struct wm_job_conf job;
+	uint32_t n_stages; /* in file order; inputs come before users */
+	struct wm_stage *stages;
+};
+
+/*
+ * Read and validate the topology at `path` (or `len` bytes at `text`,
+ * named `name`). Returns 0 with *topo set (free with wm_topology_free()),
+ * or fills *err and returns -EINVAL (the configuration is wrong: exit 78),
+ * a negative errno from reading the file (exit 66), or -ENOMEM.
+ */
+int wm_topology_load_file(const char *path, struct wm_topology **topo,
+			  struct wm_ini_error *err);
+int wm_topology_load_buffer(const char *text, size_t len, const char *name,
+			    struct wm_topology **topo,
+			    struct wm_ini_error *err);
+void wm_topology_free(struct wm_topology *topo);
+
+/* Names for messages and plans. */
+const char *wm_stage_kind_name(enum wm_stage_kind kind);
+const char *wm_edge_kind_name(enum wm_edge_kind kind);
+
+#endif /* WM_RUNTIME_TOPOLOGY_H */

@@ -1,0 +1,268 @@
+/*
+ * check_topology.c
+ *	Unit tests of topology.conf semantics: a full job with Flink's
+ *	defaults, and every configuration error with its position and message.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/behaviour.h"
+#include "runtime/topology.h"
+
+static const char full[] = "[job]\n"
+			   "name = quiet-partitions\n"
+			   "event_time = 2 h\n"
+			   "speed = 600\n"
+			   "flink_behaviour = released\n"
+			   "valve_flush_unconditional = true\n"
+			   "\n"
+			   "[global]\n"
+			   "parallelism = 4\n"
+			   "\n"
+			   "[source events]\n"
+			   "partitions = 16\n"
+			   "rate = 1000/s\n"
+			   "out_of_orderness = 5 s\n"
+			   "idle_timeout = 30 s\n"
+			   "silence = 13-15 from 1 h to 8 h\n"
+			   "silence = 2\n"
+			   "\n"
+			   "[keyby bykey]\n"
+			   "input = events\n"
+			   "parallelism = 8\n"
+			   "\n"
+			   "[window counts]\n"
+			   "input = bykey\n"
+			   "parallelism = 8\n"
+			   "type = sliding\n"
+			   "size = 10 min\n"
+			   "slide = 1 min\n"
+			   "allowed_lateness = 1 min\n"
+			   "aggregates = count, avg\n"
+			   "late_output = late.csv\n"
+			   "\n"
+			   "[sink out]\n"
+			   "input = counts\n"
+			   "parallelism = 8\n"
+			   "path = results.csv\n";
+
+static struct wm_topology *
+load_ok(const char *text)
+{
+	struct wm_topology *t = NULL;
+	struct wm_ini_error err;
+	char msg[1024];
+
+	if (wm_topology_load_buffer(text, strlen(text), "t.conf", &t, &err) !=
+	    0) {
+		wm_ini_error_format(&err, msg, sizeof(msg));
+		ck_abort_msg("valid topology refused: %s", msg);
+	}
+	return t;
+}
+
+START_TEST(test_full_topology_with_flink_defaults)
+{
+	struct wm_topology *t = load_ok(full);
+	const struct wm_stage *src, *kb, *win, *sink;
+
+	ck_assert_str_eq(t->job.name, "quiet-partitions");
+	ck_assert_int_eq(t->job.event_time_ms, 2 * 3600 * 1000);
+	ck_assert_int_eq(t->job.processing_time_ms, INT64_MAX);
+	ck_assert(t->job.speed == 600);
+	ck_assert_uint_eq(t->job.behaviour,
+			  WM_BEHAVIOUR_RELEASED | WM_VALVE_FLUSH_UNCONDITIONAL);
+	ck_assert_int_eq(t->job.watermark_interval_ms, 200);
+	ck_assert_uint_eq(t->n_stages, 4);
+	src = &t->stages[0];
+	kb = &t->stages[1];
+	win = &t->stages[2];
+	sink = &t->stages[3];
+	/* [global] parallelism = 4 reaches the source only. */
+	ck_assert_uint_eq(src->parallelism, 4);
+	ck_assert_uint_eq(src->u.source.partitions, 16);
+	ck_assert(src->u.source.rate == 1000);
+	ck_assert(src->u.source.strategy.with_idleness);
+	ck_assert_int_eq(src->u.source.strategy.idle_timeout_ms, 30000);
+	ck_assert_int_eq(src->u.source.strategy.out_of_orderness_ms, 5000);
+	ck_assert_int_eq(src->u.source.strategy.interval_ms, 200);
+	ck_assert_uint_eq(src->u.source.n_silences, 2);
+	ck_assert_uint_eq(src->u.source.silences[0].first_partition, 13);
+	ck_assert_uint_eq(src->u.source.silences[0].last_partition, 15);
+	ck_assert_int_eq(src->u.source.silences[0].from_ms, 3600000);
+	ck_assert_int_eq(src->u.source.silences[0].to_ms, 8 * 3600000);
+	ck_assert_int_eq(src->u.source.silences[1].to_ms, INT64_MAX);
+	/* Edges: 4 -> 8 rebalance, keyBy -> window hash, 8 -> 8 forward. */
+	ck_assert_uint_eq(kb->n_inputs, 1);
+	ck_assert_int_eq(kb->inputs[0].edge, WM_EDGE_REBALANCE);
+	ck_assert_int_eq(win->inputs[0].edge, WM_EDGE_HASH);
+	ck_assert_int_eq(sink->inputs[0].edge, WM_EDGE_FORWARD);
+	ck_assert_uint_eq(win->max_parallelism, 128); /* Flink's default */
+	ck_assert_int_eq(win->u.window.op.assigner.kind, WM_WINDOW_SLIDING);
+	ck_assert_int_eq(win->u.window.op.allowed_lateness, 60000);
+	ck_assert_uint_eq(win->u.window.aggregates, WM_AGG_COUNT | WM_AGG_AVG);
+	ck_assert(win->u.window.op.late_side_output);
+	ck_assert_str_eq(sink->u.sink.path, "results.csv");
+	wm_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_minimal_topology_defaults)
+{
+	struct wm_topology *t = load_ok("[source s]\n"
+					"[window w]\ninput = s\nsize = 1 min\n"
+					"[sink k]\ninput = w\n");
+
+	ck_assert_uint_eq(t->stages[0].u.source.partitions, 1);
+	ck_assert(isinf(t->stages[0].u.source.rate));
+	ck_assert(!t->stages[0].u.source.strategy.with_idleness);
+	ck_assert_int_eq(t->stages[1].u.window.op.assigner.kind,
+			 WM_WINDOW_TUMBLING);
+	ck_assert_uint_eq(t->stages[1].u.window.aggregates, WM_AGG_COUNT);
+	ck_assert_str_eq(t->stages[2].u.sink.path, "-");
+	ck_assert_uint_eq(t->job.behaviour, WM_BEHAVIOUR_RELEASED);
+	wm_topology_free(t);
+	t = load_ok("[job]\nflink_behaviour = master\nmux_reactivate = off\n"
+		    "pipeline.max-parallelism = 1000\n"
+		    "[source s]\n[window w]\ninput = s\ntype = session\n"
+		    "gap = 3 s\nparallelism = 3\n");
+	ck_assert_uint_eq(t->job.behaviour,
+			  WM_BEHAVIOUR_MASTER & ~WM_MUX_REACTIVATE);
+	ck_assert_uint_eq(t->stages[1].max_parallelism, 1000);
+	wm_topology_free(t);
+}
+END_TEST
+
+struct bad_case {
+	const char *text;
+	const char *error; /* the formatted error starts with this */
+};
+
+static const struct bad_case bad[] = {
+	{"[source s]\nidle_timout = 30 s\n",
+	 "t.conf:2:1: unrecognized key \"idle_timout\" in [source s] (did "
+	 "you mean \"idle_timeout\"?)"},
+	{"[source s]\nidle_timeout = 0\n",
+	 "t.conf:2:16: invalid value for \"idle_timeout\" in [source s]: must "
+	 "be positive"},
+	{"[source s]\nparallelism = 0\n",
+	 "t.conf:2:15: invalid value for \"parallelism\" in [source s]: must "
+	 "be between 1 and 32768"},
+	{"[source s]\n[window w]\nsize = 1 min\n",
+	 "t.conf:2:1: missing key \"input\" in [window w]"},
+	{"[source s]\n[window w]\ninput = s\n",
+	 "t.conf:2:1: missing key \"size\" in [window w]"},
+	{"[source events]\n[keyby k]\ninput = event\n",
+	 "t.conf:3:9: invalid value for \"input\" in [keyby k]: no stage named "
+	 "\"event\" (did you mean \"events\"?)"},
+	{"[source s]\n[keyby a]\ninput = b\n[keyby b]\ninput = a\n",
+	 "t.conf:3:9: invalid value for \"input\" in [keyby a]: the inputs "
+	 "form a cycle"},
+	{"[source s]\nparallelism = 2\n[sink k]\ninput = s\npartitioning = "
+	 "forward\n",
+	 "t.conf:5:16: invalid value for \"partitioning\" in [sink k]: a "
+	 "forward edge needs equal parallelism, but \"s\" has 2 and \"k\" 1"},
+	{"[source s]\n[window w]\ninput = s\nsize = 5 parsecs\n",
+	 "t.conf:4:8: invalid value for \"size\" in [window w]: invalid "
+	 "duration"},
+	{"[source s]\n[windw w]\n",
+	 "t.conf:2:1: unrecognized section kind \"windw\" (did you mean "
+	 "\"window\"?)"},
+	{"[source s]\n[sink s]\ninput = s\n",
+	 "t.conf:2:1: a stage named \"s\" exists already"},
+	{"[job x]\n[source s]\n", "t.conf:1:1: section [job] takes no name"},
+	{"[job]\nname = j\n", "t.conf: no stages"},
+	{"[job]\nflink_behaviour = released,VALVE_FLUSH\n[source s]\n",
+	 "t.conf:2:19: invalid value for \"flink_behaviour\" in [job]: "
+	 "unrecognized behaviour \"VALVE_FLUSH\""},
+	{"[source]\n", "t.conf:1:1: section [source] needs a name"},
+	{"[source s]\npartitions = 4\nsilence = 3-4\n",
+	 "t.conf:3:11: invalid value for \"silence\" in [source s]: expected"},
+	{"[source s]\nsilence = 1 from 2 h to 1 h\n",
+	 "t.conf:2:11: invalid value for \"silence\" in [source s]: \"to\" "
+	 "must come after \"from\""},
+	{"[source s]\n[window w]\ninput = s\nsize = 10 s\noffset = 20 s\n",
+	 "t.conf:5:10: invalid value for \"offset\" in [window w]: invalid "
+	 "tumbling window offset"},
+	{"[source s]\nparallelism = 4\n[window w]\ninput = s\nsize = 1 s\n"
+	 "parallelism = 200\nmax_parallelism = 100\n",
+	 "t.conf:7:19: invalid value for \"max_parallelism\" in [window w]: "
+	 "max parallelism 100 is below the parallelism 200"},
+	{"[source s]\n[window w]\ninput = s\nsize = 1 s\naggregates = count, "
+	 "median\n",
+	 "t.conf:5:14: invalid value for \"aggregates\" in [window w]:"},
+	{"[source a]\n[source b]\n[source c]\n[window w]\ninput = a, b, c\n"
+	 "size = 1 s\n",
+	 "t.conf:5:9: invalid value for \"input\" in [window w]: a window "
+	 "reads one or two stages"},
+	{"[source s]\nrate = 1000\n",
+	 "t.conf:2:8: invalid value for \"rate\" in [source s]:"},
+	{"[global]\nparalelism = 2\n[source s]\n",
+	 "t.conf:2:1: unrecognized key \"paralelism\" in [global] (did you "
+	 "mean \"parallelism\"?)"},
+};
+
+#define N_BAD (sizeof(bad) / sizeof(bad[0]))
+
+START_TEST(test_configuration_errors_name_file_line_and_key)
+{
+	const struct bad_case *c = &bad[_i];
+	struct wm_topology *t = (struct wm_topology *)&t;
+	struct wm_ini_error err;
+	char msg[1024];
+
+	ck_assert_int_eq(wm_topology_load_buffer(c->text, strlen(c->text),
+						 "t.conf", &t, &err),
+			 -EINVAL);
+	ck_assert_ptr_null(t);
+	wm_ini_error_format(&err, msg, sizeof(msg));
+	ck_assert_msg(strncmp(msg, c->error, strlen(c->error)) == 0,
+		      "case %d: expected \"%s...\", got \"%s\"", _i, c->error,
+		      msg);
+}
+END_TEST
+
+START_TEST(test_missing_file_is_not_a_configuration_error)
+{
+	struct wm_topology *t;
+	struct wm_ini_error err;
+
+	ck_assert_int_eq(wm_topology_load_file("/nonexistent/t.conf", &t, &err),
+			 -ENOENT);
+}
+END_TEST
+
+static Suite *
+topology_suite(void)
+{
+	Suite *s = suite_create("topology");
+	TCase *good = tcase_create("valid");
+	TCase *errors = tcase_create("errors");
+
+	tcase_add_test(good, test_full_topology_with_flink_defaults);
+	tcase_add_test(good, test_minimal_topology_defaults);
+	tcase_add_loop_test(errors,
+			    test_configuration_errors_name_file_line_and_key, 0,
+			    (int)N_BAD);
+	tcase_add_test(errors, test_missing_file_is_not_a_configuration_error);
+	suite_add_tcase(s, good);
+	suite_add_tcase(s, errors);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(topology_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
