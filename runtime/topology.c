@@ -72,11 +72,11 @@ static const char *const stage_kind_names[] = {
 	[WM_STAGE_SINK] = "sink",
 };
 
-static const char *const edge_kind_names[] = {
-	[WM_EDGE_FORWARD] = "forward",
-	[WM_EDGE_HASH] = "hash",
-	[WM_EDGE_REBALANCE] = "rebalance",
-	[WM_EDGE_BROADCAST] = "broadcast",
+static const char *const partitioning_names[] = {
+	[WM_PARTITION_FORWARD] = "forward",
+	[WM_PARTITION_HASH] = "hash",
+	[WM_PARTITION_REBALANCE] = "rebalance",
+	[WM_PARTITION_BROADCAST] = "broadcast",
 };
 
 const char *
@@ -86,9 +86,9 @@ wm_stage_kind_name(enum wm_stage_kind kind)
 }
 
 const char *
-wm_edge_kind_name(enum wm_edge_kind kind)
+wm_partitioning_name(enum wm_partitioning kind)
 {
-	return edge_kind_names[kind];
+	return partitioning_names[kind];
 }
 
 struct loader {
@@ -716,17 +716,17 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 					  "stages"
 					: "this stage reads one stage");
 		struct wm_stage *up = &t->stages[in];
-		enum wm_edge_kind kind;
+		enum wm_partitioning kind;
 
 		if (forced)
-			kind = (enum wm_edge_kind)edge;
+			kind = (enum wm_partitioning)edge;
 		else if (st->kind == WM_STAGE_WINDOW)
-			kind = WM_EDGE_HASH;
+			kind = WM_PARTITION_HASH;
 		else if (up->parallelism == st->parallelism)
-			kind = WM_EDGE_FORWARD;
+			kind = WM_PARTITION_FORWARD;
 		else
-			kind = WM_EDGE_REBALANCE;
-		if (kind == WM_EDGE_FORWARD &&
+			kind = WM_PARTITION_REBALANCE;
+		if (kind == WM_PARTITION_FORWARD &&
 		    up->parallelism != st->parallelism) {
 			char why[200];
 

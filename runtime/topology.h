@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "operators/edge.h"
 #include "operators/watermark.h"
 #include "operators/window.h"
 #include "runtime/ini.h"
@@ -52,13 +53,6 @@ enum wm_stage_kind {
 	WM_STAGE_KEYBY,
 	WM_STAGE_WINDOW,
 	WM_STAGE_SINK,
-};
-
-enum wm_edge_kind {
-	WM_EDGE_FORWARD,
-	WM_EDGE_HASH,
-	WM_EDGE_REBALANCE,
-	WM_EDGE_BROADCAST,
 };
 
 enum wm_aggregate {
@@ -110,7 +104,7 @@ struct wm_sink_conf {
 
 struct wm_stage_input {
 	uint32_t stage; /* index into wm_topology.stages */
-	enum wm_edge_kind edge;
+	enum wm_partitioning edge;
 };
 
 struct wm_stage {
@@ -160,6 +154,6 @@ void wm_topology_free(struct wm_topology *topo);
 
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);
-const char *wm_edge_kind_name(enum wm_edge_kind kind);
+const char *wm_partitioning_name(enum wm_partitioning kind);
 
 #endif /* WM_RUNTIME_TOPOLOGY_H */

@@ -99,9 +99,9 @@ START_TEST(test_full_topology_with_flink_defaults)
 	ck_assert_int_eq(src->u.source.silences[1].to_ms, INT64_MAX);
 	/* Edges: 4 -> 8 rebalance, keyBy -> window hash, 8 -> 8 forward. */
 	ck_assert_uint_eq(kb->n_inputs, 1);
-	ck_assert_int_eq(kb->inputs[0].edge, WM_EDGE_REBALANCE);
-	ck_assert_int_eq(win->inputs[0].edge, WM_EDGE_HASH);
-	ck_assert_int_eq(sink->inputs[0].edge, WM_EDGE_FORWARD);
+	ck_assert_int_eq(kb->inputs[0].edge, WM_PARTITION_REBALANCE);
+	ck_assert_int_eq(win->inputs[0].edge, WM_PARTITION_HASH);
+	ck_assert_int_eq(sink->inputs[0].edge, WM_PARTITION_FORWARD);
 	ck_assert_uint_eq(win->max_parallelism, 128); /* Flink's default */
 	ck_assert_int_eq(win->u.window.op.assigner.kind, WM_WINDOW_SLIDING);
 	ck_assert_int_eq(win->u.window.op.allowed_lateness, 60000);

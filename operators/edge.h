@@ -1,0 +1,94 @@
+/*
+ * edge.h
+ *	One output edge of a subtask (Flink's RecordWriterOutput with its
+ *	partitioner): which downstream channel a record goes to, and which
+ *	watermarks and statuses are sent at all.
+ *
+ * Records are routed by the partitioner; watermarks and statuses go to
+ * every channel of the edge (broadcast), in order with the records.
+ *
+ *   forward     one channel (equal parallelism, subtask i feeds subtask i)
+ *   hash        Flink's keyBy: Java Long.hashCode of the key, murmur, key
+ *               group of the downstream max parallelism, operator index
+ *   rebalance   round robin from a random start r0: the first record goes
+ *               to (r0 + 1) mod n, as Flink's RebalancePartitioner
+ *   broadcast   every channel
+ *
+ * The edge remembers the status it announced (ACTIVE at start): a
+ * watermark while IDLE is dropped, silently and without updating the
+ * currentOutputWatermark gauge, and a status equal to the announced one
+ * is not repeated (flink-semantics.md §3.1). Pure; one thread.
+ */
+#ifndef WM_OPERATORS_EDGE_H
+#define WM_OPERATORS_EDGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "operators/event.h"
+#include "operators/keygroup.h"
+
+enum wm_partitioning {
+	WM_PARTITION_FORWARD,
+	WM_PARTITION_HASH,
+	WM_PARTITION_REBALANCE,
+	WM_PARTITION_BROADCAST,
+};
+
+struct wm_edge {
+	enum wm_partitioning partitioning;
+	uint32_t channels;	  /* downstream channels of this edge */
+	uint32_t max_parallelism; /* hash: key groups downstream */
+	uint32_t next;		  /* rebalance: last channel used */
+	enum wm_status announced;
+	wm_ts_t output_watermark; /* Flink's currentOutputWatermark */
+};
+
+/*
+ * An edge with `channels` (>= 1) downstream channels; for hash,
+ * `max_parallelism` key groups (0 < channels <= max_parallelism); for
+ * rebalance, `start` picks the random first position (any value; it is
+ * taken modulo channels). 0, or -EINVAL.
+ */
+int wm_edge_init(struct wm_edge *e, enum wm_partitioning partitioning,
+		 uint32_t channels, uint32_t max_parallelism, uint64_t start);
+
+/* The channel for one record (not for broadcast edges). */
+static inline uint32_t
+wm_edge_route(struct wm_edge *e, const struct wm_record *r)
+{
+	switch (e->partitioning) {
+	case WM_PARTITION_HASH:
+		return wm_keygroup_subtask(wm_keygroup_hash_int64(r->key),
+					   e->max_parallelism, e->channels);
+	case WM_PARTITION_REBALANCE:
+		e->next = e->next + 1 == e->channels ? 0 : e->next + 1;
+		return e->next;
+	case WM_PARTITION_FORWARD:
+	case WM_PARTITION_BROADCAST:
+		break;
+	}
+	return 0;
+}
+
+/* Should watermark `w` be sent? False while IDLE is announced. */
+static inline bool
+wm_edge_watermark(struct wm_edge *e, wm_ts_t w)
+{
+	if (e->announced == WM_STATUS_IDLE)
+		return false;
+	e->output_watermark = w;
+	return true;
+}
+
+/* Should status `s` be sent? Only when it changes the announced one. */
+static inline bool
+wm_edge_status(struct wm_edge *e, enum wm_status s)
+{
+	if (s == e->announced)
+		return false;
+	e->announced = s;
+	return true;
+}
+
+#endif /* WM_OPERATORS_EDGE_H */

@@ -1,0 +1,107 @@
+/*
+ * check_edge.c
+ *	Unit tests of output edges: keyBy routing with Flink's key groups,
+ *	rebalance's round robin, and the announced-status rules (§3.1, T-4).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "operators/edge.h"
+
+START_TEST(test_hash_routes_long_keys_by_flink_key_groups)
+{
+	/* K-6: Long keys 0, 1, 2^32, -1, 1234567890123 with 128 key groups
+	 * fall in key groups 94, 86, 86, 94, 92; with 4 subtasks that is
+	 * kg * 4 / 128 = 2, 2, 2, 2, 2, and with 128 subtasks the group. */
+	static const int64_t keys[] = {0, 1, 4294967296LL, -1, 1234567890123LL};
+	static const uint32_t groups[] = {94, 86, 86, 94, 92};
+	struct wm_edge e4, e128;
+
+	ck_assert_int_eq(wm_edge_init(&e4, WM_PARTITION_HASH, 4, 128, 0), 0);
+	ck_assert_int_eq(wm_edge_init(&e128, WM_PARTITION_HASH, 128, 128, 0),
+			 0);
+	for (int i = 0; i < 5; i++) {
+		struct wm_record r = {.key = keys[i]};
+
+		ck_assert_uint_eq(wm_edge_route(&e128, &r), groups[i]);
+		ck_assert_uint_eq(wm_edge_route(&e4, &r), groups[i] * 4 / 128);
+	}
+}
+END_TEST
+
+START_TEST(test_rebalance_is_round_robin_after_the_start)
+{
+	struct wm_edge e;
+	struct wm_record r = {0};
+
+	ck_assert_int_eq(wm_edge_init(&e, WM_PARTITION_REBALANCE, 3, 0, 7), 0);
+	/* start 7 mod 3 = 1: the first record goes to 2, then 0, 1, 2... */
+	ck_assert_uint_eq(wm_edge_route(&e, &r), 2);
+	ck_assert_uint_eq(wm_edge_route(&e, &r), 0);
+	ck_assert_uint_eq(wm_edge_route(&e, &r), 1);
+	ck_assert_uint_eq(wm_edge_route(&e, &r), 2);
+}
+END_TEST
+
+START_TEST(test_idle_edge_drops_watermarks_and_dedups_statuses)
+{
+	/* T-4: announced IDLE; W(9) dropped, gauge not updated; ACTIVE sent;
+	 * W(10) sent. */
+	struct wm_edge e;
+
+	ck_assert_int_eq(wm_edge_init(&e, WM_PARTITION_FORWARD, 1, 0, 0), 0);
+	ck_assert(!wm_edge_status(&e, WM_STATUS_ACTIVE)); /* starts ACTIVE */
+	ck_assert(wm_edge_watermark(&e, 5));
+	ck_assert_int_eq(e.output_watermark, 5);
+	ck_assert(wm_edge_status(&e, WM_STATUS_IDLE));
+	ck_assert(!wm_edge_status(&e, WM_STATUS_IDLE));
+	ck_assert(!wm_edge_watermark(&e, 9));
+	ck_assert_int_eq(e.output_watermark, 5);
+	ck_assert(wm_edge_status(&e, WM_STATUS_ACTIVE));
+	ck_assert(wm_edge_watermark(&e, 10));
+	ck_assert_int_eq(e.output_watermark, 10);
+}
+END_TEST
+
+START_TEST(test_invalid_edges_are_refused)
+{
+	struct wm_edge e;
+
+	ck_assert_int_eq(wm_edge_init(&e, WM_PARTITION_HASH, 0, 128, 0),
+			 -EINVAL);
+	ck_assert_int_eq(wm_edge_init(&e, WM_PARTITION_HASH, 200, 128, 0),
+			 -EINVAL);
+	ck_assert_int_eq(wm_edge_init(&e, WM_PARTITION_FORWARD, 2, 0, 0),
+			 -EINVAL);
+	ck_assert_int_eq(wm_edge_init(&e, WM_PARTITION_BROADCAST, 5, 0, 0), 0);
+}
+END_TEST
+
+static Suite *
+edge_suite(void)
+{
+	Suite *s = suite_create("edge");
+	TCase *t = tcase_create("edge");
+
+	tcase_add_test(t, test_hash_routes_long_keys_by_flink_key_groups);
+	tcase_add_test(t, test_rebalance_is_round_robin_after_the_start);
+	tcase_add_test(t, test_idle_edge_drops_watermarks_and_dedups_statuses);
+	tcase_add_test(t, test_invalid_edges_are_refused);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(edge_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
