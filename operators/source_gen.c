@@ -1,0 +1,952 @@
+/*
+ * source_gen.c
+ *	Synthetic records of one source subtask (see source_gen.h for the
+ *	model: arrivals, delays, keys, values, silences, limits).
+ *
+ * Per partition state lives in parts[], in the order of conf->partitions.
+ * A partition not yet finished is in exactly one of two binary heaps of
+ * (key, partition id) entries, smallest first:
+ *
+ * timed	paced mode: every partition, keyed by the processing time of
+ *		its next event: its next emitted arrival, or end_ns when it
+ *		will finish first ("ending"), or INT64_MAX (never).
+ *		fast mode: the partitions that are silent, keyed by the end
+ *		of their silence (INT64_MAX: for ever).
+ * ready	fast mode only: the partitions that may emit, keyed by the
+ *		virtual time of their next record (start-time fair queueing:
+ *		the popped minimum becomes vclock; a returning partition
+ *		starts at max(its own, vclock), so it neither starves the
+ *		others nor is starved). Keys are rebased before they get near
+ *		INT64_MAX.
+ *
+ * Paced arrival bookkeeping: arrivals [0, k_passed) have been emitted or
+ * counted as skipped; arrival k is the next one to emit (arrivals in
+ * [k_passed, k) fell into a silence and are committed to `skipped` when
+ * the partition gets past them), or, for an ending partition, the first
+ * arrival at or after end_ns; k = UINT64_MAX: silent for ever, unbounded.
+ *
+ * Only the top of a heap is ever changed or removed, so entries carry no
+ * back-pointers. Nothing allocates after wm_source_gen_new(); the only
+ * O(P) operation after it is the fast-mode rebase, once per 2^62 units of
+ * virtual time.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/keygroup.h"
+#include "operators/source_gen.h"
+
+__extension__ typedef unsigned __int128 gen_u128;
+
+#define GEN_NS_PER_MS 1000000
+#define GEN_NS_PER_S 1000000000u
+/* Delays above this are refused (31,000 years): bound + late_by + 1 and
+ * start_epoch arithmetic can then never overflow. */
+#define GEN_MAX_DELAY_MS ((int64_t)1000000000000000)
+/* Fast mode: virtual time per record at skew 1, and the rebase point. */
+#define GEN_VSTEP_UNIT 1048576.0
+#define GEN_VSTEP_MAX ((int64_t)1 << 40)
+#define GEN_VCLOCK_REBASE ((int64_t)1 << 62)
+
+struct gen_heap_ent {
+	int64_t key;
+	uint32_t id;  /* partition id: the tie-breaker */
+	uint32_t idx; /* index into parts[] */
+};
+
+struct gen_heap {
+	struct gen_heap_ent *a;
+	uint32_t n;
+};
+
+struct gen_part {
+	uint32_t id;
+	bool finished;
+	bool ending;	/* paced: the timed key is end_ns, not an arrival */
+	double rate;	/* paced: records/s (rate x skew) */
+	uint64_t irate; /* paced: rate when a whole number, else 0 */
+	int64_t vstep;	/* fast: virtual time per record */
+	int64_t vt;	/* fast: virtual time of the next record */
+	uint64_t k;	/* paced: next arrival (see the top comment) */
+	uint64_t k_passed;
+	uint64_t emitted;
+	uint64_t skipped; /* committed skips (paced) */
+	uint64_t rng;	  /* splitmix64 state */
+};
+
+struct gen_silence {
+	uint32_t first, last;
+	int64_t from_ns, to_ns; /* to_ns INT64_MAX: for ever */
+};
+
+struct wm_source_gen {
+	struct wm_record_source base; /* first: wm_source_gen_source() */
+	bool fast;		      /* rate INFINITY */
+	bool bounded;		      /* max_records or end_ts set */
+	uint32_t n_parts;
+	uint32_t n_finished;
+	struct gen_part *parts;
+	struct gen_heap timed;
+	struct gen_heap ready;
+	uint32_t n_silences;
+	struct gen_silence *silences;
+	int64_t end_ns; /* processing time at which partitions end */
+	int64_t last_now;
+	int64_t vclock;
+	wm_ts_t start_epoch_ms;
+	int64_t bound_ms;
+	int64_t late_by_ms;
+	double late_fraction;
+	bool late; /* late_fraction > 0 and late_by_ms > 0 */
+	uint64_t keys;
+	bool zipf;
+	double zipf_s;	   /* exponent */
+	double zipf_hx1;   /* H(1.5) - 1 */
+	double zipf_hn;	   /* H(keys + 0.5) */
+	double zipf_slack; /* accept k at once when k - x <= this */
+	uint32_t value_cycle;
+	uint64_t max_records;
+};
+
+/* ---- heaps ---- */
+
+static inline bool
+ent_before(const struct gen_heap_ent *a, const struct gen_heap_ent *b)
+{
+	return a->key < b->key || (a->key == b->key && a->id < b->id);
+}
+
+static void
+heap_sift_down(struct gen_heap *h, uint32_t i)
+{
+	struct gen_heap_ent e = h->a[i];
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= h->n)
+			break;
+		if (c + 1 < h->n && ent_before(&h->a[c + 1], &h->a[c]))
+			c++;
+		if (!ent_before(&h->a[c], &e))
+			break;
+		h->a[i] = h->a[c];
+		i = c;
+	}
+	h->a[i] = e;
+}
+
+static void
+heap_push(struct gen_heap *h, int64_t key, uint32_t id, uint32_t idx)
+{
+	struct gen_heap_ent e = {.key = key, .id = id, .idx = idx};
+	uint32_t i = h->n++;
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (!ent_before(&e, &h->a[parent]))
+			break;
+		h->a[i] = h->a[parent];
+		i = parent;
+	}
+	h->a[i] = e;
+}
+
+static void
+heap_pop(struct gen_heap *h)
+{
+	if (--h->n > 0) {
+		h->a[0] = h->a[h->n];
+		heap_sift_down(h, 0);
+	}
+}
+
+static void
+heap_rekey_top(struct gen_heap *h, int64_t key)
+{
+	h->a[0].key = key;
+	heap_sift_down(h, 0);
+}
+
+/* ---- random numbers: splitmix64, one stream per partition ---- */
+
+static inline uint64_t
+gen_mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static inline uint64_t
+gen_rand(uint64_t *state)
+{
+	*state += 0x9e3779b97f4a7c15ull;
+	return gen_mix64(*state);
+}
+
+/* Uniform in [0, 1) with 53 random bits. */
+static inline double
+gen_unit(uint64_t *state)
+{
+	return (double)(gen_rand(state) >> 11) * 0x1.0p-53;
+}
+
+/* Uniform in [0, n), n >= 1, unbiased (Lemire's multiply and reject). */
+static inline uint64_t
+gen_below(uint64_t *state, uint64_t n)
+{
+	gen_u128 m = (gen_u128)gen_rand(state) * n;
+
+	if ((uint64_t)m < n) {
+		uint64_t threshold = -n % n;
+
+		while ((uint64_t)m < threshold)
+			m = (gen_u128)gen_rand(state) * n;
+	}
+	return (uint64_t)(m >> 64);
+}
+
+/* ---- Zipf by rejection-inversion (Hormann and Derflinger 1996) ---- */
+
+/* log1p(x) / x, continuous at 0. */
+static double
+zipf_log1p_ratio(double x)
+{
+	if (fabs(x) > 1e-8)
+		return log1p(x) / x;
+	return 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x));
+}
+
+/* expm1(x) / x, continuous at 0. */
+static double
+zipf_expm1_ratio(double x)
+{
+	if (fabs(x) > 1e-8)
+		return expm1(x) / x;
+	return 1.0 + x * 0.5 * (1.0 + x / 3.0 * (1.0 + 0.25 * x));
+}
+
+/* h(x) = x^-s, the unnormalised density. */
+static double
+zipf_h(double s, double x)
+{
+	return exp(-s * log(x));
+}
+
+/* H(x) = integral of h from 1 to x: (x^(1-s) - 1) / (1 - s), log x at
+ * s = 1, without cancellation near s = 1. */
+static double
+zipf_hint(double s, double x)
+{
+	double lx = log(x);
+
+	return zipf_expm1_ratio((1.0 - s) * lx) * lx;
+}
+
+/* The inverse of H. */
+static double
+zipf_hint_inv(double s, double y)
+{
+	double t = y * (1.0 - s);
+
+	if (t < -1.0) /* rounding at the far end of the domain */
+		t = -1.0;
+	return exp(zipf_log1p_ratio(t) * y);
+}
+
+static void
+zipf_setup(struct wm_source_gen *g)
+{
+	double s = g->zipf_s;
+
+	g->zipf_hx1 = zipf_hint(s, 1.5) - 1.0;
+	g->zipf_hn = zipf_hint(s, (double)g->keys + 0.5);
+	g->zipf_slack =
+		2.0 - zipf_hint_inv(s, zipf_hint(s, 2.5) - zipf_h(s, 2.0));
+}
+
+/*
+ * A rank in [1, keys]. Draw u uniformly in the area under h between 1.5
+ * and keys + 0.5 (plus the unit box of rank 1), invert H to x, round to the
+ * nearest rank k; accept k when x falls in the part of [k - 1/2, k + 1/2]
+ * that lies under h(k). The first test accepts most draws without any
+ * further logarithm; fewer than a few per cent are rejected for any s.
+ */
+static uint64_t
+zipf_rank(const struct wm_source_gen *g, uint64_t *state)
+{
+	double s = g->zipf_s;
+
+	for (;;) {
+		double u = g->zipf_hn +
+			   gen_unit(state) * (g->zipf_hx1 - g->zipf_hn);
+		double x = zipf_hint_inv(s, u);
+		double kd = floor(x + 0.5);
+		uint64_t k;
+
+		if (!(kd >= 1.0)) /* also NaN, never expected */
+			k = 1;
+		else if (kd >= (double)g->keys)
+			k = g->keys;
+		else
+			k = (uint64_t)kd;
+		if ((double)k - x <= g->zipf_slack ||
+		    u >= zipf_hint(s, (double)k + 0.5) - zipf_h(s, (double)k))
+			return k;
+	}
+}
+
+/* ---- time ---- */
+
+static int64_t
+ms_to_ns(int64_t ms)
+{
+	if (ms >= INT64_MAX / GEN_NS_PER_MS)
+		return INT64_MAX;
+	return ms * GEN_NS_PER_MS;
+}
+
+/* t_k = floor(k x 10^9 / r), INT64_MAX beyond. */
+static int64_t
+arrival_ns(const struct gen_part *p, uint64_t k)
+{
+	double t;
+
+	if (p->irate != 0) {
+		gen_u128 q = (gen_u128)k * GEN_NS_PER_S / p->irate;
+
+		return q >= (gen_u128)INT64_MAX ? INT64_MAX : (int64_t)q;
+	}
+	t = (double)k * 1e9 / p->rate;
+	return t >= 0x1p63 ? INT64_MAX : (int64_t)t;
+}
+
+/* The first arrival k with t_k >= t. */
+static uint64_t
+first_arrival_from(const struct gen_part *p, int64_t t)
+{
+	uint64_t k;
+
+	if (t <= 0)
+		return 0;
+	if (p->irate != 0) {
+		/* t_k >= t <=> k x 10^9 / r >= t (t is whole): exact. */
+		gen_u128 q = ((gen_u128)t * p->irate + (GEN_NS_PER_S - 1)) /
+			     GEN_NS_PER_S;
+
+		k = q >= ((gen_u128)1 << 62) ? (uint64_t)1 << 62 : (uint64_t)q;
+	} else {
+		double kd = ceil((double)t * p->rate / 1e9);
+
+		k = kd >= 0x1p62 ? (uint64_t)1 << 62 : (uint64_t)kd;
+	}
+	/* The double estimate may be one off either way. */
+	while (k > 0 && arrival_ns(p, k - 1) >= t)
+		k--;
+	while (arrival_ns(p, k) < t)
+		k++;
+	return k;
+}
+
+/* The first time >= t at which partition `id` is not silent (INT64_MAX:
+ * never). Each silence can move t at most once, since t only grows past
+ * its end: at most n_silences + 1 passes. */
+static int64_t
+silence_end(const struct wm_source_gen *g, uint32_t id, int64_t t)
+{
+	bool moved;
+
+	if (g->n_silences == 0)
+		return t;
+	do {
+		moved = false;
+		for (uint32_t i = 0; i < g->n_silences; i++) {
+			const struct gen_silence *s = &g->silences[i];
+
+			if (id < s->first || id > s->last)
+				continue;
+			if (s->from_ns <= t && t < s->to_ns) {
+				t = s->to_ns;
+				moved = true;
+			}
+		}
+	} while (moved && t != INT64_MAX);
+	return t;
+}
+
+/* ---- per partition ---- */
+
+static void
+part_finish(struct wm_source_gen *g, struct gen_part *p)
+{
+	if (p->k != UINT64_MAX && p->k > p->k_passed) {
+		p->skipped += p->k - p->k_passed;
+		p->k_passed = p->k;
+	}
+	p->finished = true;
+	g->n_finished++;
+}
+
+/*
+ * Paced: the timed key of p from arrival p->k on: skip arrivals that fall
+ * into silences, or end at end_ns. Sets p->k and p->ending.
+ */
+static int64_t
+paced_schedule(const struct wm_source_gen *g, struct gen_part *p)
+{
+	for (;;) {
+		int64_t t = arrival_ns(p, p->k);
+		int64_t e;
+
+		if (t >= g->end_ns) {
+			p->ending = true;
+			return g->end_ns;
+		}
+		e = silence_end(g, p->id, t);
+		if (e == t) {
+			p->ending = false;
+			return t;
+		}
+		if (e >= g->end_ns) {
+			p->k = g->end_ns == INT64_MAX
+				       ? UINT64_MAX
+				       : first_arrival_from(p, g->end_ns);
+			p->ending = true;
+			return g->end_ns;
+		}
+		p->k = first_arrival_from(p, e);
+	}
+}
+
+/* Fill *out with p's next record, arriving at t_ns; count it. */
+static void
+part_emit(const struct wm_source_gen *g, struct gen_part *p, int64_t t_ns,
+	  struct wm_record *out)
+{
+	int64_t delay = 0;
+	uint64_t key = 0;
+
+	if (g->late && gen_unit(&p->rng) < g->late_fraction) {
+		delay = g->bound_ms + 1;
+		if (g->late_by_ms > 1)
+			delay += (int64_t)gen_below(&p->rng,
+						    (uint64_t)g->late_by_ms);
+	} else if (g->bound_ms > 0) {
+		delay = (int64_t)gen_below(&p->rng, (uint64_t)g->bound_ms + 1);
+	}
+	if (g->keys > 1)
+		key = g->zipf ? zipf_rank(g, &p->rng) - 1
+			      : gen_below(&p->rng, g->keys);
+	out->ts = wm_ts_sub(wm_ts_add(g->start_epoch_ms, t_ns / GEN_NS_PER_MS),
+			    delay);
+	out->key = (int64_t)key;
+	out->value = g->value_cycle > 1
+			     ? 1 + (int64_t)(p->emitted % g->value_cycle)
+			     : 1;
+	out->flags = 0;
+	out->partition = p->id;
+	p->emitted++;
+}
+
+/* ---- configuration ---- */
+
+void
+wm_source_gen_conf_init(struct wm_source_gen_conf *conf)
+{
+	memset(conf, 0, sizeof(*conf));
+	conf->rate = INFINITY;
+	conf->keys = 1;
+	conf->zipf_exponent = 1.0;
+	conf->value_cycle = 1;
+	conf->max_records = UINT64_MAX;
+	conf->end_ts = WM_TS_MAX;
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool
+conf_valid(const struct wm_source_gen_conf *c)
+{
+	if (c->n_partitions > 0 && c->partitions == NULL)
+		return false;
+	if (!(c->rate > 0)) /* also NaN */
+		return false;
+	if (c->n_skew > 0 && c->skew == NULL)
+		return false;
+	for (uint32_t i = 0; i < c->n_skew; i++)
+		if (!(c->skew[i] > 0) || !isfinite(c->skew[i]))
+			return false;
+	if (c->out_of_orderness_ms < 0 ||
+	    c->out_of_orderness_ms > GEN_MAX_DELAY_MS || c->late_by_ms < 0 ||
+	    c->late_by_ms > GEN_MAX_DELAY_MS)
+		return false;
+	if (!(c->late_fraction >= 0 && c->late_fraction <= 1))
+		return false;
+	if (c->keys < 1 || c->keys > (uint64_t)INT64_MAX)
+		return false;
+	if (c->zipf && (!(c->zipf_exponent > 0) || !isfinite(c->zipf_exponent)))
+		return false;
+	if (c->start_epoch_ms < -GEN_MAX_DELAY_MS * 1000 ||
+	    c->start_epoch_ms > GEN_MAX_DELAY_MS * 1000)
+		return false;
+	if (c->n_silences > 0 && c->silences == NULL)
+		return false;
+	for (uint32_t i = 0; i < c->n_silences; i++) {
+		const struct wm_source_gen_silence *s = &c->silences[i];
+
+		if (s->first_partition > s->last_partition || s->from_ms < 0 ||
+		    s->to_ms < s->from_ms)
+			return false;
+	}
+	return true;
+}
+
+/* Partition ids must be distinct: sort a copy. */
+static int
+partitions_distinct(const struct wm_source_gen_conf *c)
+{
+	uint32_t *ids;
+	int rc = 0;
+
+	if (c->n_partitions < 2)
+		return 0;
+	ids = malloc(c->n_partitions * sizeof(*ids));
+	if (ids == NULL)
+		return -ENOMEM;
+	memcpy(ids, c->partitions, c->n_partitions * sizeof(*ids));
+	qsort(ids, c->n_partitions, sizeof(*ids), cmp_u32);
+	for (uint32_t i = 1; i < c->n_partitions; i++)
+		if (ids[i] == ids[i - 1])
+			rc = -EINVAL;
+	free(ids);
+	return rc;
+}
+
+static const struct wm_record_source_ops gen_source_ops;
+
+static int
+gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
+{
+	for (uint32_t i = 0; i < g->n_parts; i++) {
+		struct gen_part *p = &g->parts[i];
+		uint32_t id = c->partitions[i];
+		double skew = id < c->n_skew ? c->skew[id] : 1.0;
+
+		p->id = id;
+		p->rng = gen_mix64(
+			c->seed ^
+			gen_mix64((uint64_t)id * 0x9e3779b97f4a7c15ull +
+				  0xd1b54a32d192ed03ull));
+		if (g->fast) {
+			double v = GEN_VSTEP_UNIT / skew;
+
+			p->vstep = v < 1.0		       ? 1
+				   : v > (double)GEN_VSTEP_MAX ? GEN_VSTEP_MAX
+							       : llround(v);
+			continue;
+		}
+		p->rate = c->rate * skew;
+		if (!isfinite(p->rate) || !(p->rate > 0))
+			return -EINVAL;
+		if (p->rate <= 1e18 && p->rate == floor(p->rate))
+			p->irate = (uint64_t)p->rate;
+	}
+	return 0;
+}
+
+static void
+gen_start(struct wm_source_gen *g)
+{
+	if (g->max_records == 0 || g->end_ns <= 0) {
+		for (uint32_t i = 0; i < g->n_parts; i++)
+			part_finish(g, &g->parts[i]);
+		return;
+	}
+	for (uint32_t i = 0; i < g->n_parts; i++) {
+		struct gen_part *p = &g->parts[i];
+
+		if (g->fast)
+			heap_push(&g->ready, 0, p->id, i);
+		else
+			heap_push(&g->timed, paced_schedule(g, p), p->id, i);
+	}
+}
+
+struct wm_source_gen *
+wm_source_gen_new(const struct wm_source_gen_conf *conf)
+{
+	struct wm_source_gen *g;
+	int64_t span_ms;
+	int rc;
+
+	if (!conf_valid(conf)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rc = partitions_distinct(conf);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return NULL;
+	g->base.ops = &gen_source_ops;
+	g->fast = isinf(conf->rate);
+	g->bounded =
+		conf->max_records != UINT64_MAX || conf->end_ts != WM_TS_MAX;
+	g->n_parts = conf->n_partitions;
+	g->start_epoch_ms = conf->start_epoch_ms;
+	g->bound_ms = conf->out_of_orderness_ms;
+	g->late_by_ms = conf->late_by_ms;
+	g->late_fraction = conf->late_fraction;
+	g->late = conf->late_fraction > 0 && conf->late_by_ms > 0;
+	g->keys = conf->keys;
+	g->zipf = conf->zipf && conf->keys > 1;
+	g->zipf_s = conf->zipf_exponent;
+	if (g->zipf)
+		zipf_setup(g);
+	g->value_cycle = conf->value_cycle;
+	g->max_records = conf->max_records;
+	if (conf->end_ts == WM_TS_MAX)
+		g->end_ns = INT64_MAX;
+	else if (conf->end_ts <= conf->start_epoch_ms)
+		g->end_ns = 0;
+	else if (__builtin_sub_overflow(conf->end_ts, conf->start_epoch_ms,
+					&span_ms))
+		g->end_ns = INT64_MAX;
+	else
+		g->end_ns = ms_to_ns(span_ms);
+
+	g->n_silences = conf->n_silences;
+	if (g->n_silences > 0) {
+		g->silences = calloc(g->n_silences, sizeof(*g->silences));
+		if (g->silences == NULL)
+			goto nomem;
+		for (uint32_t i = 0; i < g->n_silences; i++) {
+			const struct wm_source_gen_silence *s =
+				&conf->silences[i];
+
+			g->silences[i] = (struct gen_silence){
+				.first = s->first_partition,
+				.last = s->last_partition,
+				.from_ns = ms_to_ns(s->from_ms),
+				.to_ns = ms_to_ns(s->to_ms),
+			};
+		}
+	}
+	if (g->n_parts > 0) {
+		g->parts = calloc(g->n_parts, sizeof(*g->parts));
+		g->timed.a = calloc(g->n_parts, sizeof(*g->timed.a));
+		if (g->parts == NULL || g->timed.a == NULL)
+			goto nomem;
+		if (g->fast) {
+			g->ready.a = calloc(g->n_parts, sizeof(*g->ready.a));
+			if (g->ready.a == NULL)
+				goto nomem;
+		}
+	}
+	rc = gen_setup_parts(g, conf);
+	if (rc < 0) {
+		wm_source_gen_free(g);
+		errno = -rc;
+		return NULL;
+	}
+	gen_start(g);
+	return g;
+nomem:
+	wm_source_gen_free(g);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+wm_source_gen_free(struct wm_source_gen *g)
+{
+	if (g == NULL)
+		return;
+	free(g->parts);
+	free(g->timed.a);
+	free(g->ready.a);
+	free(g->silences);
+	free(g);
+}
+
+struct wm_record_source *
+wm_source_gen_source(struct wm_source_gen *g)
+{
+	return &g->base;
+}
+
+/* ---- the event loop interface ---- */
+
+static int
+paced_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
+{
+	while (g->timed.n > 0) {
+		struct gen_heap_ent *top = &g->timed.a[0];
+		struct gen_part *p = &g->parts[top->idx];
+
+		if (top->key > now_ns || top->key == INT64_MAX)
+			return 0;
+		if (p->ending) {
+			part_finish(g, p);
+			heap_pop(&g->timed);
+			continue;
+		}
+		p->skipped += p->k - p->k_passed;
+		part_emit(g, p, top->key, out);
+		p->k_passed = ++p->k;
+		if (p->emitted == g->max_records) {
+			part_finish(g, p);
+			heap_pop(&g->timed);
+		} else {
+			heap_rekey_top(&g->timed, paced_schedule(g, p));
+		}
+		return 1;
+	}
+	return 0;
+}
+
+/* Shift all virtual times down by vclock, keeping their order. */
+static void
+fast_rebase(struct wm_source_gen *g)
+{
+	int64_t off = g->vclock;
+
+	for (uint32_t i = 0; i < g->n_parts; i++)
+		g->parts[i].vt =
+			g->parts[i].vt > off ? g->parts[i].vt - off : 0;
+	for (uint32_t i = 0; i < g->ready.n; i++)
+		g->ready.a[i].key -= off; /* all >= vclock */
+	g->vclock = 0;
+}
+
+static int
+fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
+{
+	g->last_now = now_ns;
+	if (g->end_ns != INT64_MAX && now_ns >= g->end_ns) {
+		for (uint32_t i = 0; i < g->n_parts; i++)
+			if (!g->parts[i].finished)
+				part_finish(g, &g->parts[i]);
+		g->ready.n = 0;
+		g->timed.n = 0;
+		return 0;
+	}
+	/* Silences that ended: back into the round. */
+	while (g->timed.n > 0 && g->timed.a[0].key <= now_ns &&
+	       g->timed.a[0].key != INT64_MAX) {
+		uint32_t idx = g->timed.a[0].idx;
+		struct gen_part *p = &g->parts[idx];
+
+		heap_pop(&g->timed);
+		if (p->vt < g->vclock)
+			p->vt = g->vclock;
+		heap_push(&g->ready, p->vt, p->id, idx);
+	}
+	while (g->ready.n > 0) {
+		uint32_t idx = g->ready.a[0].idx;
+		struct gen_part *p = &g->parts[idx];
+		int64_t e = silence_end(g, p->id, now_ns);
+
+		if (e != now_ns) {
+			heap_pop(&g->ready);
+			heap_push(&g->timed, e, p->id, idx);
+			continue;
+		}
+		part_emit(g, p, now_ns, out);
+		g->vclock = p->vt;
+		p->vt += p->vstep;
+		if (p->emitted == g->max_records) {
+			part_finish(g, p);
+			heap_pop(&g->ready);
+		} else {
+			heap_rekey_top(&g->ready, p->vt);
+		}
+		if (g->vclock >= GEN_VCLOCK_REBASE)
+			fast_rebase(g);
+		return 1;
+	}
+	return 0;
+}
+
+int
+wm_source_gen_next(struct wm_source_gen *g, int64_t now_ns,
+		   struct wm_record *out)
+{
+	if (g->fast)
+		return fast_next(g, now_ns, out);
+	return paced_next(g, now_ns, out);
+}
+
+int64_t
+wm_source_gen_next_due_ns(const struct wm_source_gen *g)
+{
+	int64_t due;
+
+	if (g->n_finished == g->n_parts)
+		return INT64_MAX;
+	if (!g->fast)
+		return g->timed.a[0].key;
+	if (g->ready.n > 0)
+		return g->last_now;
+	due = g->timed.n > 0 ? g->timed.a[0].key : INT64_MAX;
+	return due < g->end_ns ? due : g->end_ns;
+}
+
+bool
+wm_source_gen_finished(const struct wm_source_gen *g)
+{
+	if (g->n_parts == 0)
+		return g->bounded;
+	return g->n_finished == g->n_parts;
+}
+
+uint32_t
+wm_source_gen_n_partitions(const struct wm_source_gen *g)
+{
+	return g->n_parts;
+}
+
+void
+wm_source_gen_partition_stats(const struct wm_source_gen *g, uint32_t i,
+			      int64_t now_ns,
+			      struct wm_source_partition_stats *st)
+{
+	const struct gen_part *p = &g->parts[i];
+
+	st->partition = p->id;
+	st->emitted = p->emitted;
+	st->skipped = p->skipped;
+	st->finished = p->finished;
+	if (!g->fast && !p->finished && now_ns >= 0 && now_ns < INT64_MAX) {
+		/* Arrivals at or before now in [k_passed, k) were skipped. */
+		uint64_t upto = first_arrival_from(p, now_ns + 1);
+
+		if (upto > p->k)
+			upto = p->k;
+		if (upto > p->k_passed)
+			st->skipped += upto - p->k_passed;
+	}
+}
+
+/* ---- as a wm_record_source ---- */
+
+static struct wm_source_gen *
+gen_of(struct wm_record_source *src)
+{
+	return wm_container_of(src, struct wm_source_gen, base);
+}
+
+static const struct wm_source_gen *
+gen_of_const(const struct wm_record_source *src)
+{
+	return (const struct wm_source_gen
+			*)(const void *)((const char *)src -
+					 offsetof(struct wm_source_gen, base));
+}
+
+static int
+gen_src_next(struct wm_record_source *src, int64_t now_ns,
+	     struct wm_record *out)
+{
+	return wm_source_gen_next(gen_of(src), now_ns, out);
+}
+
+static int64_t
+gen_src_next_due_ns(const struct wm_record_source *src)
+{
+	return wm_source_gen_next_due_ns(gen_of_const(src));
+}
+
+static bool
+gen_src_finished(const struct wm_record_source *src)
+{
+	return wm_source_gen_finished(gen_of_const(src));
+}
+
+static int
+gen_src_wait_fd(const struct wm_record_source *src)
+{
+	(void)src;
+	return -1;
+}
+
+static uint32_t
+gen_src_n_partitions(const struct wm_record_source *src)
+{
+	return wm_source_gen_n_partitions(gen_of_const(src));
+}
+
+static void
+gen_src_partition_stats(const struct wm_record_source *src, uint32_t i,
+			int64_t now_ns, struct wm_source_partition_stats *st)
+{
+	wm_source_gen_partition_stats(gen_of_const(src), i, now_ns, st);
+}
+
+static void
+gen_src_free(struct wm_record_source *src)
+{
+	wm_source_gen_free(gen_of(src));
+}
+
+static const struct wm_record_source_ops gen_source_ops = {
+	.name = "synthetic",
+	.next = gen_src_next,
+	.next_due_ns = gen_src_next_due_ns,
+	.finished = gen_src_finished,
+	.wait_fd = gen_src_wait_fd,
+	.n_partitions = gen_src_n_partitions,
+	.partition_stats = gen_src_partition_stats,
+	.free = gen_src_free,
+};
+
+/* ---- split assignment (Flink's KafkaSourceEnumerator) ---- */
+
+uint32_t
+wm_source_gen_split_owner(const char *topic, uint32_t partition,
+			  uint32_t parallelism)
+{
+	uint32_t start = 0;
+
+	if (topic != NULL) {
+		/* Java int: hashCode() * 31 wraps, & 0x7FFFFFFF clears the
+		 * sign; unsigned arithmetic gives the same bits. */
+		uint32_t h =
+			(uint32_t)wm_keygroup_hash_string(topic, strlen(topic));
+
+		start = ((h * 31u) & 0x7FFFFFFFu) % parallelism;
+	}
+	return (uint32_t)(((uint64_t)start + partition) % parallelism);
+}
+
+size_t
+wm_source_gen_partitions_of(uint32_t subtask, uint32_t parallelism,
+			    uint32_t partitions, const char *topic,
+			    uint32_t *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (uint32_t p = 0; p < partitions; p++) {
+		if (wm_source_gen_split_owner(topic, p, parallelism) != subtask)
+			continue;
+		if (n < cap)
+			out[n] = p;
+		n++;
+	}
+	return n;
+}

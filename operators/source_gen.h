@@ -1,0 +1,304 @@
+/*
+ * source_gen.h
+ *	The synthetic record generator of one source subtask: per partition
+ *	arrivals, out-of-order event times, keys and values, silences and
+ *	limits, merged in due order. Pure: no I/O, no clock reads (processing
+ *	time is passed in), deterministic from a seed.
+ *
+ * Time. Processing time is nanoseconds since the job started (now_ns >= 0);
+ * the runtime reads it from its clock (monotonic x speed) or from the --sim
+ * driver. Event time is Java milliseconds (operators/event.h).
+ *
+ * Arrivals (paced mode, finite rate). Partition p has the rate
+ * r = rate x skew(p) records per second. Its arrivals are numbered k = 0,
+ * 1, 2, ... and arrival k happens at the processing time
+ *
+ *	t_k = floor(k x 10^9 / r) ns		(t_0 = 0: the job start)
+ *
+ * exactly in 128-bit integers when r is a whole number, else in double
+ * (correctly rounded while k < 4.6 x 10^9). The spacing is deterministic, not
+ * Poisson: tests predict counts exactly (rate 1000/s over 10 s of event
+ * time gives exactly 10000 records per partition) and results do not depend
+ * on how often the caller polls, since a record carries the time of its
+ * arrival, not the time next() was called.
+ *
+ * Arrivals (fast mode, rate = INFINITY). Every partition is always due; a
+ * record's arrival time is the now_ns of the next() call that returns it.
+ * Partitions take turns by virtual time (weighted fair queueing: partition
+ * p advances 1/skew(p) per record, ties by partition id), so with equal
+ * skew they alternate and one partition never starves another; a partition
+ * returning from a silence starts at the current virtual time (no
+ * catch-up burst). Event times then depend on the caller's clock: fast mode
+ * is reproducible under --sim, not in real time.
+ *
+ * Records. For arrival time t (ns) and a delay d (ms):
+ *
+ *	ts        = start_epoch_ms + floor(t / 10^6) - d
+ *	key       = uniform in [0, keys), or Zipf: key k has rank k + 1
+ *	value     = 1 + (i mod value_cycle), i = records this partition
+ *		    emitted before (0, 1, 2, ...); value_cycle 0 or 1: always 1
+ *	flags     = 0
+ *	partition = the partition id
+ *
+ * so a partition that emitted n = q x c + m records (c = value_cycle)
+ * summed to n + q x c(c - 1)/2 + m(m - 1)/2. The delay d is uniform in
+ * [0, out_of_orderness_ms]; with probability late_fraction (and only if
+ * late_by_ms > 0) it is instead uniform in (out_of_orderness_ms,
+ * out_of_orderness_ms + late_by_ms]: those records are later than a
+ * bounded-out-of-orderness watermark of that bound allows.
+ * start_epoch_ms: the event-time origin; 0 (wm_source_gen_conf_init())
+ * makes event times read as milliseconds since the job start.
+ *
+ * Random draws. Each partition has its own splitmix64 stream, seeded from
+ * (seed, partition id) alone. Per record it draws, in this order: the late
+ * decision (only if late_fraction > 0 and late_by_ms > 0), the delay (only
+ * if its range has more than one value), the key (only if keys > 1; Zipf
+ * may draw several times). So a partition's records do not depend on which
+ * subtask reads it, on the parallelism or on the other partitions.
+ *
+ * Zipf keys: P(rank j) = j^-s / H(keys, s) for j = 1..keys, s > 0, sampled
+ * by rejection-inversion (Hormann and Derflinger, "Rejection-inversion to
+ * generate variates from monotone discrete distributions", 1996): O(1)
+ * memory and about one uniform draw per key for any keys up to 2^63 and
+ * any exponent, exact (no table truncation). Uses log/exp: link -lm.
+ *
+ * Silences, in processing time since the job start: partition p is silent
+ * in [from_ms, to_ms) of every silence with first_partition <= p <=
+ * last_partition (to_ms = INT64_MAX: for ever). A silent partition emits
+ * nothing: in paced mode its arrivals in that interval are skipped and
+ * counted (its arrival clock keeps running, so it resumes with arrival
+ * ceil(to x r)); in fast mode it just sits out (nothing is counted).
+ * Overlapping silences chain. Cost: O(S) per record for S silences.
+ *
+ * Limits. A partition finishes after emitting max_records records
+ * (UINT64_MAX: no limit), or when its event-time clock passes end_ts
+ * (INT64_MAX: no end), i.e. at processing time
+ * E = (end_ts - start_epoch_ms) ms: in paced mode it emits exactly the
+ * arrivals with t_k < E (all with ts < end_ts), in fast mode nothing once
+ * now_ns >= E. A silent partition finishes at E too, so that a bounded job
+ * with a partition "silent for ever" still ends, at the right time (while
+ * it is silent it holds its subtask's watermark, which is the point).
+ * A subtask without partitions (parallelism above the partition count) is
+ * finished from the start if the generator is bounded (max_records or
+ * end_ts set: a bounded Flink source reader without splits ends at once)
+ * and never otherwise (an unbounded reader waits for splits for ever).
+ *
+ * Merging. Due records come out earliest arrival first, ties by partition
+ * id; a binary heap of partitions keyed by (due time, id) makes that
+ * O(log P + S) per record. Nothing is allocated after wm_source_gen_new().
+ *
+ * One generator belongs to one subtask (one thread); no locking.
+ */
+#ifndef WM_OPERATORS_SOURCE_GEN_H
+#define WM_OPERATORS_SOURCE_GEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/event.h"
+
+/*
+ * A record source, as the runtime sees one source subtask: a set of
+ * partitions (Flink splits), polled with the processing time.
+ *
+ *	next(src, now_ns, &rec)	1 and the next record due at now_ns, or 0:
+ *				nothing is due. Never blocks. After 0,
+ *				next_due_ns(src) > now_ns.
+ *	next_due_ns(src)	the earliest processing time at which next()
+ *				may return a record or a partition may finish
+ *				(a value <= now: call next() now); INT64_MAX:
+ *				not from the passage of time (finished, silent
+ *				for ever, or waiting on wait_fd)
+ *	finished(src)		every partition is finished: the subtask sends
+ *				its final watermark and END
+ *	wait_fd(src)		a descriptor that becomes readable when records
+ *				arrive from outside, or -1 (the generator)
+ *	n_partitions, partition_stats	partitions of this subtask in a fixed
+ *				order (the index used by the runtime's per
+ *				partition watermark state and summary)
+ *
+ * How a Kafka source plugs in (the rest of the runtime is untouched): a
+ * librdkafka consumer given (rd_kafka_assign()) the partitions that
+ * wm_source_gen_partitions_of() gives this subtask (Flink's rule, one split
+ * per Kafka partition), next() = rd_kafka_consumer_poll(rk, 0) turned into
+ * a wm_record (ts from rd_kafka_message_timestamp(), partition from the
+ * message), next_due_ns() = INT64_MAX while it is unbounded and not
+ * finishing, wait_fd() = the pipe given to rd_kafka_queue_io_event_enable(),
+ * finished() = every partition reached its stopping offset. The worker
+ * waits for min(next_due_ns, the next periodic watermark tick) or for
+ * wait_fd, whichever comes first, then drains next().
+ *
+ * The interface lives here, with its first implementation; it moves to a
+ * header of its own when the second one arrives.
+ */
+struct wm_record_source;
+
+/* Per partition counters for the job summary. */
+struct wm_source_partition_stats {
+	uint32_t partition; /* partition id */
+	uint64_t emitted;   /* records returned by next() */
+	uint64_t skipped;   /* arrivals at or before now dropped by silence */
+	bool finished;
+};
+
+struct wm_record_source_ops {
+	const char *name; /* "synthetic", "kafka" */
+	int (*next)(struct wm_record_source *src, int64_t now_ns,
+		    struct wm_record *out);
+	int64_t (*next_due_ns)(const struct wm_record_source *src);
+	bool (*finished)(const struct wm_record_source *src);
+	int (*wait_fd)(const struct wm_record_source *src);
+	uint32_t (*n_partitions)(const struct wm_record_source *src);
+	void (*partition_stats)(const struct wm_record_source *src, uint32_t i,
+				int64_t now_ns,
+				struct wm_source_partition_stats *st);
+	void (*free)(struct wm_record_source *src);
+};
+
+/* Embedded first in every implementation; wm_container_of() recovers it. */
+struct wm_record_source {
+	const struct wm_record_source_ops *ops;
+};
+
+static inline int
+wm_record_source_next(struct wm_record_source *src, int64_t now_ns,
+		      struct wm_record *out)
+{
+	return src->ops->next(src, now_ns, out);
+}
+
+static inline int64_t
+wm_record_source_next_due_ns(const struct wm_record_source *src)
+{
+	return src->ops->next_due_ns(src);
+}
+
+static inline bool
+wm_record_source_finished(const struct wm_record_source *src)
+{
+	return src->ops->finished(src);
+}
+
+static inline void
+wm_record_source_free(struct wm_record_source *src)
+{
+	if (src != NULL)
+		src->ops->free(src);
+}
+
+/* ---- the synthetic generator ---- */
+
+/* Partitions first..last (inclusive) are silent in [from_ms, to_ms) of
+ * processing time since the job start; to_ms = INT64_MAX: for ever. */
+struct wm_source_gen_silence {
+	uint32_t first_partition, last_partition;
+	int64_t from_ms;
+	int64_t to_ms;
+};
+
+/*
+ * What one subtask generates. The runtime fills it from its topology
+ * (runtime/topology.h: struct wm_source_conf, struct wm_job_conf) after
+ * wm_source_gen_conf_init(). Pointed-to arrays are copied by
+ * wm_source_gen_new() and need not outlive the call.
+ */
+struct wm_source_gen_conf {
+	uint32_t n_partitions;
+	const uint32_t *partitions; /* distinct ids, this subtask's; the
+				     * order is that of partition_stats() */
+	double rate;		    /* records/s per partition; INFINITY:
+				     * as fast as possible; > 0 */
+	uint32_t n_skew;
+	const double *skew;	     /* rate multiplier by partition id (> 0,
+			     * finite); ids >= n_skew get 1; NULL: none */
+	int64_t out_of_orderness_ms; /* delays uniform in [0, bound] */
+	double late_fraction;	     /* in [0, 1] */
+	int64_t late_by_ms;	     /* late delays in (bound, bound + this] */
+	uint64_t keys;		     /* >= 1, <= INT64_MAX */
+	bool zipf;		     /* else uniform */
+	double zipf_exponent;	     /* > 0 */
+	uint32_t value_cycle;	     /* values 1..cycle in turn; 0, 1: all 1 */
+	uint32_t n_silences;
+	const struct wm_source_gen_silence *silences;
+	uint64_t seed;
+	int64_t start_epoch_ms; /* event time of processing time 0 */
+	uint64_t max_records;	/* per partition; UINT64_MAX: none */
+	wm_ts_t end_ts;		/* event-time end, exclusive; INT64_MAX */
+};
+
+struct wm_source_gen;
+
+/*
+ * Defaults: no partitions, rate INFINITY, no skew, in order, no late
+ * records, 1 key, uniform (zipf_exponent 1 ready for zipf = true), values
+ * all 1, no silences, seed 0, start_epoch_ms 0, no limits.
+ */
+void wm_source_gen_conf_init(struct wm_source_gen_conf *conf);
+
+/*
+ * Validate `conf` and allocate a generator at processing time 0. NULL with
+ * errno EINVAL (a value out of range, a duplicate partition id, a silence
+ * with first > last, from < 0 or to < from) or ENOMEM.
+ */
+struct wm_source_gen *wm_source_gen_new(const struct wm_source_gen_conf *conf);
+void wm_source_gen_free(struct wm_source_gen *g);
+
+/* The generator as a wm_record_source (same object; freeing either frees
+ * both). */
+struct wm_record_source *wm_source_gen_source(struct wm_source_gen *g);
+
+/*
+ * 1 and *out = the next record due at now_ns (earliest arrival first, ties
+ * by partition id), or 0 when none is due; finishing partitions whose end
+ * passed is part of it. After 0, wm_source_gen_next_due_ns(g) > now_ns.
+ * now_ns should not go backwards (if it does, nothing more becomes due
+ * until it catches up).
+ */
+int wm_source_gen_next(struct wm_source_gen *g, int64_t now_ns,
+		       struct wm_record *out);
+
+/* When next() may next return a record or finish a partition; a value at
+ * or below the last now_ns means "now"; INT64_MAX: never (finished, or
+ * silent for ever without an end). */
+int64_t wm_source_gen_next_due_ns(const struct wm_source_gen *g);
+
+/* Every partition is finished (see "Limits" for a subtask without any). */
+bool wm_source_gen_finished(const struct wm_source_gen *g);
+
+uint32_t wm_source_gen_n_partitions(const struct wm_source_gen *g);
+
+/* Counters of the i-th partition of conf->partitions (i < n_partitions);
+ * `skipped` counts the arrivals skipped by silence up to now_ns (paced
+ * mode; 0 in fast mode). */
+void wm_source_gen_partition_stats(const struct wm_source_gen *g, uint32_t i,
+				   int64_t now_ns,
+				   struct wm_source_partition_stats *st);
+
+/*
+ * Which source subtask reads Kafka partition `partition` of `topic`, as
+ * Flink's KafkaSource assigns splits (KafkaSourceEnumerator.getSplitOwner):
+ *
+ *	start = ((topic.hashCode() * 31) & 0x7FFFFFFF) % parallelism
+ *	owner = (start + partition) % parallelism
+ *
+ * with Java's String.hashCode() of the UTF-8 `topic` (wrapping int
+ * arithmetic). The partitions of one topic thus go round-robin over the
+ * subtasks, starting at a subtask that depends on the topic name. topic
+ * NULL: start = 0, owner = partition % parallelism. parallelism >= 1;
+ * partition < 2^31 - parallelism (Java int, no overflow).
+ */
+uint32_t wm_source_gen_split_owner(const char *topic, uint32_t partition,
+				   uint32_t parallelism);
+
+/*
+ * The partitions among 0..partitions-1 that `subtask` of `parallelism`
+ * reads (wm_source_gen_split_owner() == subtask), in ascending order: the
+ * first min(count, cap) are written to out[]. Returns the count (each
+ * subtask gets floor or ceil of partitions / parallelism).
+ */
+size_t wm_source_gen_partitions_of(uint32_t subtask, uint32_t parallelism,
+				   uint32_t partitions, const char *topic,
+				   uint32_t *out, size_t cap);
+
+#endif /* WM_OPERATORS_SOURCE_GEN_H */

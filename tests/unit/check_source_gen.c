@@ -1,0 +1,1241 @@
+/*
+ * check_source_gen.c
+ *	Unit tests of the synthetic source generator (operators/source_gen.c):
+ *	determinism, arrival spacing, merge order, out-of-orderness, key
+ *	distributions, values, silences, limits, next_due_ns, Flink's split
+ *	assignment and the wm_record_source interface.
+ *
+ * Statistical tests use fixed seeds, so they are deterministic; their
+ * tolerances are still set several standard deviations wide, so that a
+ * change of the random streams does not turn them into false alarms.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/source_gen.h"
+
+#define MS 1000000LL /* ns */
+#define SEC 1000000000LL
+
+static struct wm_source_gen *
+gen_new_ok(const struct wm_source_gen_conf *c)
+{
+	struct wm_source_gen *g = wm_source_gen_new(c);
+
+	ck_assert_msg(g != NULL, "wm_source_gen_new failed: errno %d", errno);
+	return g;
+}
+
+/* One partition per id in ids[0..n), rate, in order, one key. */
+static void
+conf_base(struct wm_source_gen_conf *c, const uint32_t *ids, uint32_t n,
+	  double rate)
+{
+	wm_source_gen_conf_init(c);
+	c->partitions = ids;
+	c->n_partitions = n;
+	c->rate = rate;
+	c->seed = 42;
+}
+
+/* Drain everything due at now; returns the count. */
+static size_t
+drain(struct wm_source_gen *g, int64_t now, struct wm_record *out, size_t cap)
+{
+	struct wm_record r;
+	size_t n = 0;
+
+	while (wm_source_gen_next(g, now, &r) == 1) {
+		if (n < cap)
+			out[n] = r;
+		n++;
+	}
+	return n;
+}
+
+/* ---- tcase determinism ---- */
+
+static void
+conf_rich(struct wm_source_gen_conf *c, const uint32_t *ids, uint32_t n)
+{
+	conf_base(c, ids, n, 1000);
+	c->out_of_orderness_ms = 50;
+	c->late_fraction = 0.1;
+	c->late_by_ms = 100;
+	c->keys = 1000;
+	c->zipf = true;
+	c->zipf_exponent = 1.1;
+	c->value_cycle = 7;
+}
+
+START_TEST(test_same_seed_gives_identical_records)
+{
+	static const uint32_t ids[] = {0, 1, 2, 3};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *a, *b;
+	struct wm_record ra, rb;
+	int64_t now = 0;
+
+	conf_rich(&c, ids, 4);
+	a = gen_new_ok(&c);
+	b = gen_new_ok(&c);
+	for (int i = 0; i < 20000; i++) {
+		int na, nb;
+
+		if (i % 100 == 0)
+			now += 37 * MS;
+		na = wm_source_gen_next(a, now, &ra);
+		nb = wm_source_gen_next(b, now, &rb);
+		if (na != nb)
+			ck_abort_msg("record %d: next gave %d and %d", i, na,
+				     nb);
+		if (na == 1 && memcmp(&ra, &rb, sizeof(ra)) != 0)
+			ck_abort_msg("record %d differs", i);
+	}
+	wm_source_gen_free(a);
+	wm_source_gen_free(b);
+}
+END_TEST
+
+START_TEST(test_different_seed_gives_different_records)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *a, *b;
+	struct wm_record ra, rb;
+	int same_key = 0, same_ts = 0;
+
+	conf_rich(&c, ids, 2);
+	c.zipf = false;
+	a = gen_new_ok(&c);
+	c.seed = 43;
+	b = gen_new_ok(&c);
+	for (int i = 0; i < 2000; i++) {
+		ck_assert_int_eq(wm_source_gen_next(a, 10 * SEC, &ra), 1);
+		ck_assert_int_eq(wm_source_gen_next(b, 10 * SEC, &rb), 1);
+		/* Arrival order does not depend on the seed. */
+		ck_assert_uint_eq(ra.partition, rb.partition);
+		same_key += ra.key == rb.key;
+		same_ts += ra.ts == rb.ts;
+	}
+	/* 1000 uniform keys: about 2 equal by chance. */
+	ck_assert_int_lt(same_key, 20);
+	/* 51 delays, mostly: about 2000/51 + late ones equal. */
+	ck_assert_int_lt(same_ts, 200);
+	wm_source_gen_free(a);
+	wm_source_gen_free(b);
+}
+END_TEST
+
+START_TEST(test_partition_stream_does_not_depend_on_subtask)
+{
+	static const uint32_t alone[] = {3};
+	static const uint32_t mixed[] = {5, 3, 0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *a, *b;
+	struct wm_record ra, rb;
+	int n = 0;
+
+	conf_rich(&c, alone, 1);
+	a = gen_new_ok(&c);
+	conf_rich(&c, mixed, 3);
+	b = gen_new_ok(&c);
+	while (n < 3000) {
+		ck_assert_int_eq(wm_source_gen_next(b, 60 * SEC, &rb), 1);
+		if (rb.partition != 3)
+			continue;
+		ck_assert_int_eq(wm_source_gen_next(a, 60 * SEC, &ra), 1);
+		if (memcmp(&ra, &rb, sizeof(ra)) != 0)
+			ck_abort_msg("record %d of partition 3 differs", n);
+		n++;
+	}
+	wm_source_gen_free(a);
+	wm_source_gen_free(b);
+}
+END_TEST
+
+/* ---- tcase arrivals ---- */
+
+/* Each record is due exactly at floor(k x 10^9 / rate): not a ns before. */
+static void
+check_spacing(double rate, const int64_t *expect, int n)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, 1, rate);
+	g = gen_new_ok(&c);
+	for (int k = 0; k < n; k++) {
+		ck_assert_int_eq(wm_source_gen_next_due_ns(g), expect[k]);
+		if (expect[k] > 0)
+			ck_assert_int_eq(
+				wm_source_gen_next(g, expect[k] - 1, &r), 0);
+		ck_assert_int_eq(wm_source_gen_next(g, expect[k], &r), 1);
+		ck_assert_int_eq(r.ts, expect[k] / MS);
+		ck_assert_int_eq(wm_source_gen_next(g, expect[k], &r), 0);
+	}
+	wm_source_gen_free(g);
+}
+
+START_TEST(test_paced_arrivals_are_exactly_spaced)
+{
+	static const int64_t r1000[] = {0, 1 * MS, 2 * MS, 3 * MS, 4 * MS};
+	static const int64_t r3[] = {0,		 333333333,  666666666, SEC,
+				     1333333333, 1666666666, 2 * SEC};
+	static const int64_t r2_5[] = {0,	  400 * MS,  800 * MS,
+				       1200 * MS, 1600 * MS, 2 * SEC};
+	static const int64_t r0_3[] = {0, 3333333333LL, 6666666666LL, 10 * SEC};
+
+	check_spacing(1000, r1000, 5);
+	check_spacing(3, r3, 7);
+	check_spacing(2.5, r2_5, 6);
+	check_spacing(0.3, r0_3, 4);
+}
+END_TEST
+
+START_TEST(test_whole_rates_stay_exact_far_out)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	int64_t skip = 5000 * SEC; /* arrival 5 x 10^9 at 1M/s */
+
+	conf_base(&c, ids, 1, 1000000);
+	/* Jump far ahead with a silence, then check the spacing. */
+	c.n_silences = 1;
+	c.silences = &(struct wm_source_gen_silence){0, 0, 0, skip / MS};
+	g = gen_new_ok(&c);
+	for (int64_t k = 0; k < 5; k++) {
+		ck_assert_int_eq(wm_source_gen_next_due_ns(g), skip + k * 1000);
+		ck_assert_int_eq(wm_source_gen_next(g, skip + k * 1000, &r), 1);
+	}
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_records_carry_arrival_time_not_poll_time)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	static struct wm_record out[2000];
+	size_t n;
+
+	conf_base(&c, ids, 1, 1000);
+	g = gen_new_ok(&c);
+	/* Polled once, a second late: every arrival up to 1 s, in order. */
+	n = drain(g, SEC, out, 2000);
+	ck_assert_uint_eq(n, 1001);
+	for (size_t i = 0; i < n; i++)
+		if (out[i].ts != (int64_t)i)
+			ck_abort_msg("record %zu has ts %lld", i,
+				     (long long)out[i].ts);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 1001 * MS);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_skew_multiplies_rate)
+{
+	static const uint32_t ids[] = {0, 1, 2, 3};
+	static const double skew[] = {1, 4, 0.5};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+	static const uint64_t expect[] = {1001, 4001, 501, 1001};
+
+	conf_base(&c, ids, 4, 1000);
+	c.skew = skew;
+	c.n_skew = 3; /* partition 3: no entry, multiplier 1 */
+	g = gen_new_ok(&c);
+	drain(g, SEC, NULL, 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		wm_source_gen_partition_stats(g, i, SEC, &st);
+		ck_assert_uint_eq(st.partition, ids[i]);
+		ck_assert_uint_eq(st.emitted, expect[i]);
+		ck_assert_uint_eq(st.skipped, 0);
+	}
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_ties_go_by_partition_id)
+{
+	static const uint32_t ids[] = {5, 2, 9};
+	static const uint32_t order[] = {2, 5, 9, 2, 5, 9};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record out[8];
+
+	conf_base(&c, ids, 3, 10);
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 100 * MS, out, 8), 6);
+	for (int i = 0; i < 6; i++)
+		ck_assert_uint_eq(out[i].partition, order[i]);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_merge_is_earliest_arrival_first)
+{
+	static const uint32_t ids[] = {0, 1, 2};
+	static const double skew[] = {1, 1.5, 0.7};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	int64_t prev_due = -1;
+	uint32_t prev_part = 0;
+
+	conf_base(&c, ids, 3, 1000);
+	c.skew = skew;
+	c.n_skew = 3;
+	g = gen_new_ok(&c);
+	for (int i = 0; i < 10000; i++) {
+		int64_t due = wm_source_gen_next_due_ns(g);
+
+		/* Nothing is due a nanosecond early... */
+		if (wm_source_gen_next(g, due - 1, &r) != 0)
+			ck_abort_msg("record %d came before its due time", i);
+		/* ...and the one due comes out, in (due, partition) order. */
+		if (wm_source_gen_next(g, due, &r) != 1)
+			ck_abort_msg("record %d not due at next_due_ns", i);
+		if (due < prev_due ||
+		    (due == prev_due && r.partition <= prev_part))
+			ck_abort_msg("record %d out of order: %lld/%u after "
+				     "%lld/%u",
+				     i, (long long)due, r.partition,
+				     (long long)prev_due, prev_part);
+		if (r.ts != due / MS)
+			ck_abort_msg("record %d: ts %lld, arrival %lld ns", i,
+				     (long long)r.ts, (long long)due);
+		prev_due = due;
+		prev_part = r.partition;
+	}
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_fast_mode_takes_turns_by_skew)
+{
+	static const uint32_t ids[] = {0, 1, 2};
+	static const double skew[] = {1, 2, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record out[3000];
+	unsigned count[3] = {0, 0, 0};
+
+	conf_base(&c, ids, 3, INFINITY);
+	g = gen_new_ok(&c);
+	ck_assert_int_le(wm_source_gen_next_due_ns(g), 0);
+	for (int i = 0; i < 9; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 7 * MS, &out[i]), 1);
+		ck_assert_uint_eq(out[i].partition, (uint32_t)i % 3);
+		ck_assert_int_eq(out[i].ts, 7);
+	}
+	ck_assert_int_le(wm_source_gen_next_due_ns(g), 7 * MS);
+	wm_source_gen_free(g);
+
+	c.skew = skew;
+	c.n_skew = 3;
+	g = gen_new_ok(&c);
+	for (int i = 0; i < 3000; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 0, &out[i]), 1);
+		count[out[i].partition]++;
+	}
+	ck_assert_uint_eq(count[0], 750);
+	ck_assert_uint_eq(count[1], 1500);
+	ck_assert_uint_eq(count[2], 750);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_next_due_ns_after_nothing_due_is_in_the_future)
+{
+	static const uint32_t ids[] = {0, 1, 2};
+	static const double skew[] = {1, 3, 0.25};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	uint64_t emitted = 0;
+
+	conf_base(&c, ids, 3, 700);
+	c.skew = skew;
+	c.n_skew = 3;
+	c.n_silences = 1;
+	c.silences = &(struct wm_source_gen_silence){0, 1, 300, 800};
+	g = gen_new_ok(&c);
+	/* Poll at odd times: after a 0 the next due time is later, and
+	 * nothing comes out before it. */
+	for (int64_t now = 0; now < 2 * SEC; now += 1234567) {
+		int64_t due;
+
+		while (wm_source_gen_next(g, now, &r) == 1)
+			emitted++;
+		due = wm_source_gen_next_due_ns(g);
+		if (due <= now)
+			ck_abort_msg("due %lld not after now %lld",
+				     (long long)due, (long long)now);
+		if (due - 1 > now && wm_source_gen_next(g, due - 1, &r) != 0)
+			ck_abort_msg("record before due %lld", (long long)due);
+		if (wm_source_gen_next(g, due, &r) != 1)
+			ck_abort_msg("nothing at due %lld", (long long)due);
+		emitted++;
+	}
+	ck_assert_uint_gt(emitted, 1000);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* ---- tcase out_of_order ---- */
+
+START_TEST(test_delays_within_bound_and_late_fraction)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	const int n = 100000;
+	int late = 0, min_in = 1000, max_in = -1, min_late = 1000,
+	    max_late = -1;
+	double sum_in = 0;
+
+	conf_base(&c, ids, 1, 1000);
+	c.out_of_orderness_ms = 50;
+	c.late_fraction = 0.2;
+	c.late_by_ms = 100;
+	c.start_epoch_ms = 1700000000000LL;
+	g = gen_new_ok(&c);
+	for (int k = 0; k < n; k++) {
+		int64_t d;
+
+		if (wm_source_gen_next(g, 200 * SEC, &r) != 1)
+			ck_abort_msg("record %d missing", k);
+		d = c.start_epoch_ms + k - r.ts;
+		if (d < 0 || d > 150)
+			ck_abort_msg("record %d: delay %lld", k, (long long)d);
+		if (d > 50) {
+			late++;
+			min_late = d < min_late ? (int)d : min_late;
+			max_late = d > max_late ? (int)d : max_late;
+		} else {
+			sum_in += (double)d;
+			min_in = d < min_in ? (int)d : min_in;
+			max_in = d > max_in ? (int)d : max_in;
+		}
+	}
+	/* sd of the fraction: sqrt(0.2 x 0.8 / 1e5) = 0.0013 */
+	ck_assert_msg(fabs((double)late / n - 0.2) < 0.01, "late fraction %f",
+		      (double)late / n);
+	ck_assert_int_eq(min_in, 0);
+	ck_assert_int_eq(max_in, 50);
+	ck_assert_int_eq(min_late, 51);
+	ck_assert_int_eq(max_late, 150);
+	/* Uniform on 0..50: mean 25, sd of the mean about 0.05. */
+	ck_assert_msg(fabs(sum_in / (n - late) - 25.0) < 0.5, "mean delay %f",
+		      sum_in / (n - late));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_no_late_records_without_late_by)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, 1, 1000);
+	c.out_of_orderness_ms = 20;
+	c.late_fraction = 0.5;
+	c.late_by_ms = 0;
+	g = gen_new_ok(&c);
+	for (int k = 0; k < 10000; k++) {
+		int64_t d;
+
+		if (wm_source_gen_next(g, 20 * SEC, &r) != 1)
+			ck_abort_msg("record %d missing", k);
+		d = k - r.ts;
+		if (d < 0 || d > 20)
+			ck_abort_msg("record %d: delay %lld", k, (long long)d);
+	}
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_in_order_without_bound)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	wm_ts_t last[2] = {WM_TS_MIN, WM_TS_MIN};
+
+	conf_base(&c, ids, 2, 333);
+	c.start_epoch_ms = -5000;
+	g = gen_new_ok(&c);
+	for (int i = 0; i < 5000; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 100 * SEC, &r), 1);
+		if (r.ts < last[r.partition])
+			ck_abort_msg("record %d goes backwards", i);
+		last[r.partition] = r.ts;
+	}
+	ck_assert_int_ge(last[0], -5000 + 7500 - 1);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* ---- tcase keys ---- */
+
+/* Draw n keys from one fast-mode partition into counts[0..keys). */
+static void
+draw_keys(uint64_t keys, bool zipf, double s, int n, unsigned *counts)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, 1, INFINITY);
+	c.keys = keys;
+	c.zipf = zipf;
+	c.zipf_exponent = s;
+	c.seed = 7;
+	g = gen_new_ok(&c);
+	for (int i = 0; i < n; i++) {
+		if (wm_source_gen_next(g, 0, &r) != 1)
+			ck_abort_msg("record %d missing", i);
+		if (r.key < 0 || (uint64_t)r.key >= keys)
+			ck_abort_msg("key %lld out of range", (long long)r.key);
+		counts[r.key]++;
+	}
+	wm_source_gen_free(g);
+}
+
+/* Pearson's chi-square of counts[0..k) against probabilities p[]. */
+static double
+chi_square(const unsigned *counts, const double *p, size_t k, int n)
+{
+	double chi = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		double e = p[i] * n;
+
+		chi += (counts[i] - e) * (counts[i] - e) / e;
+	}
+	return chi;
+}
+
+START_TEST(test_uniform_keys_pass_chi_square)
+{
+	static unsigned counts[100];
+	double p[100];
+	double chi;
+
+	for (int i = 0; i < 100; i++)
+		p[i] = 0.01;
+	draw_keys(100, false, 0, 100000, counts);
+	chi = chi_square(counts, p, 100, 100000);
+	/* 99 degrees of freedom: mean 99, sd 14; 1e-4 quantile 148. */
+	ck_assert_msg(chi < 160, "chi-square %f", chi);
+	ck_assert_msg(chi > 50, "chi-square %f: suspiciously even", chi);
+}
+END_TEST
+
+/* Zipf(keys, s) against its exact probabilities. */
+static void
+check_zipf(uint64_t keys, double s, int n, double limit)
+{
+	unsigned *counts = calloc(keys, sizeof(*counts));
+	double *p = calloc(keys, sizeof(*p));
+	double norm = 0, chi;
+
+	ck_assert_ptr_nonnull(counts);
+	ck_assert_ptr_nonnull(p);
+	for (uint64_t j = 0; j < keys; j++) {
+		p[j] = pow((double)(j + 1), -s);
+		norm += p[j];
+	}
+	for (uint64_t j = 0; j < keys; j++)
+		p[j] /= norm;
+	draw_keys(keys, true, s, n, counts);
+	chi = chi_square(counts, p, keys, n);
+	ck_assert_msg(chi < limit,
+		      "zipf(%llu, %g): chi-square %f over %llu "
+		      "bins",
+		      (unsigned long long)keys, s, chi,
+		      (unsigned long long)keys);
+	free(counts);
+	free(p);
+}
+
+START_TEST(test_zipf_keys_match_distribution)
+{
+	/* 49 degrees of freedom: 1e-4 quantile 90. */
+	check_zipf(50, 1.2, 200000, 100);
+	check_zipf(50, 0.7, 200000, 100);
+	check_zipf(50, 1.0, 200000, 100);
+	check_zipf(50, 3.0, 200000, 100);
+	/* 999: mean 999, sd 45. */
+	check_zipf(1000, 1.0, 200000, 1250);
+	check_zipf(2, 1.0, 100000, 20);
+}
+END_TEST
+
+START_TEST(test_zipf_rank_one_is_most_frequent_over_a_million_keys)
+{
+	unsigned *counts = calloc(1000000, sizeof(*counts));
+	double h = 0;
+	unsigned above = 0;
+
+	ck_assert_ptr_nonnull(counts);
+	for (int j = 1; j <= 1000000; j++)
+		h += pow(j, -1.1);
+	draw_keys(1000000, true, 1.1, 200000, counts);
+	/* Ranks 1..5 in order with a clear margin (expected about 24800,
+	 * 11600, 7400, 5400, 4200; sd at most 160). */
+	for (int j = 0; j < 4; j++) {
+		double e = 200000 * pow(j + 1, -1.1) / h;
+
+		ck_assert_msg(fabs(counts[j] - e) < 6 * sqrt(e),
+			      "rank %d: %u, expected %f", j + 1, counts[j], e);
+		ck_assert_uint_gt(counts[j], counts[j + 1] + 500);
+	}
+	/* The tail beyond rank 1000 holds its share too. */
+	for (int j = 1000; j < 1000000; j++)
+		above += counts[j];
+	{
+		double tail = 0;
+
+		for (int j = 1001; j <= 1000000; j++)
+			tail += pow(j, -1.1);
+		tail *= 200000 / h;
+		ck_assert_msg(fabs(above - tail) < 6 * sqrt(tail),
+			      "tail: %u, expected %f", above, tail);
+	}
+	free(counts);
+}
+END_TEST
+
+START_TEST(test_single_key_is_zero)
+{
+	unsigned counts[1] = {0};
+
+	draw_keys(1, true, 1.0, 1000, counts);
+	ck_assert_uint_eq(counts[0], 1000);
+}
+END_TEST
+
+/* ---- tcase values ---- */
+
+START_TEST(test_values_cycle_per_partition)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record out[20];
+	int64_t sum = 0;
+
+	conf_base(&c, ids, 2, 1000);
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 9 * MS, out, 20), 20);
+	for (int i = 0; i < 20; i++)
+		ck_assert_int_eq(out[i].value, 1);
+	for (int i = 0; i < 20; i++)
+		ck_assert_uint_eq(out[i].flags, 0);
+	wm_source_gen_free(g);
+
+	c.value_cycle = 3;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 9 * MS, out, 20), 20);
+	for (int i = 0; i < 20; i++) {
+		/* Records alternate 0, 1; each partition counts its own. */
+		ck_assert_int_eq(out[i].value, 1 + (i / 2) % 3);
+		sum += out[i].value;
+	}
+	/* n = 10 per partition = 3 x 3 + 1: 10 + 3 x 3 + 0 = 19 each. */
+	ck_assert_int_eq(sum, 38);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* ---- tcase silences ---- */
+
+START_TEST(test_silence_skips_arrivals_and_resumes)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+	unsigned emitted[2] = {0, 0};
+
+	conf_base(&c, ids, 2, 1000);
+	c.n_silences = 1;
+	c.silences = &(struct wm_source_gen_silence){0, 0, 100, 200};
+	g = gen_new_ok(&c);
+	while (wm_source_gen_next(g, 150 * MS, &r) == 1) {
+		emitted[r.partition]++;
+		if (r.partition == 0 && r.ts >= 100)
+			ck_abort_msg("partition 0 emitted at %lld while silent",
+				     (long long)r.ts);
+	}
+	ck_assert_uint_eq(emitted[0], 100);
+	ck_assert_uint_eq(emitted[1], 151);
+	/* Arrivals 100..150 of partition 0 were skipped by now. */
+	wm_source_gen_partition_stats(g, 0, 150 * MS, &st);
+	ck_assert_uint_eq(st.skipped, 51);
+	ck_assert_uint_eq(st.emitted, 100);
+	ck_assert(!st.finished);
+	/* Partition 1 is next; partition 0 resumes exactly at 200 ms. */
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 151 * MS);
+	drain(g, 199 * MS, NULL, 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 200 * MS);
+	ck_assert_int_eq(wm_source_gen_next(g, 200 * MS, &r), 1);
+	ck_assert_uint_eq(r.partition, 0);
+	ck_assert_int_eq(r.ts, 200);
+	drain(g, 300 * MS, NULL, 0);
+	wm_source_gen_partition_stats(g, 0, 300 * MS, &st);
+	ck_assert_uint_eq(st.emitted, 100 + 101);
+	ck_assert_uint_eq(st.skipped, 100);
+	wm_source_gen_partition_stats(g, 1, 300 * MS, &st);
+	ck_assert_uint_eq(st.emitted, 301);
+	ck_assert_uint_eq(st.skipped, 0);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_silence_covers_only_its_partition_range)
+{
+	static const uint32_t ids[] = {1, 2, 3, 4};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+	static const uint64_t expect[] = {11, 1, 1, 11};
+
+	conf_base(&c, ids, 4, 100);
+	c.n_silences = 1;
+	c.silences = &(struct wm_source_gen_silence){2, 3, 5, 1000};
+	g = gen_new_ok(&c);
+	drain(g, 100 * MS, NULL, 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		wm_source_gen_partition_stats(g, i, 100 * MS, &st);
+		ck_assert_uint_eq(st.emitted, expect[i]);
+		ck_assert_uint_eq(st.skipped, 11 - expect[i]);
+	}
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_overlapping_silences_chain)
+{
+	static const uint32_t ids[] = {0};
+	static const struct wm_source_gen_silence sil[] = {
+		{0, 0, 150, 300},
+		{0, 5, 100, 200},
+		{0, 0, 300, 310},
+	};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, 1, 1000);
+	c.n_silences = 3;
+	c.silences = sil;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 99 * MS, NULL, 0), 100);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 310 * MS);
+	ck_assert_int_eq(wm_source_gen_next(g, 310 * MS, &r), 1);
+	ck_assert_int_eq(r.ts, 310);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_silence_for_ever)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+
+	/* Unbounded: partition 1 never comes back and never finishes. */
+	conf_base(&c, ids, 2, 1000);
+	c.n_silences = 1;
+	c.silences = &(struct wm_source_gen_silence){1, 1, 50, INT64_MAX};
+	g = gen_new_ok(&c);
+	drain(g, 10 * SEC, NULL, 0);
+	wm_source_gen_partition_stats(g, 1, 10 * SEC, &st);
+	ck_assert_uint_eq(st.emitted, 50);
+	ck_assert_uint_eq(st.skipped, 10001 - 50);
+	wm_source_gen_free(g);
+
+	/* Only that partition: nothing is ever due. */
+	conf_base(&c, ids + 1, 1, 1000);
+	c.n_silences = 1;
+	c.silences = &(struct wm_source_gen_silence){1, 1, 50, INT64_MAX};
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 49 * MS, NULL, 0), 50);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	ck_assert_int_eq(wm_source_gen_next(g, INT64_MAX, &r), 0);
+	ck_assert(!wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+
+	/* With an event-time end, it finishes when its clock gets there. */
+	c.end_ts = 1000;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 49 * MS, NULL, 0), 50);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), SEC);
+	ck_assert_int_eq(wm_source_gen_next(g, SEC - 1, &r), 0);
+	ck_assert(!wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next(g, SEC, &r), 0);
+	ck_assert(wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	wm_source_gen_partition_stats(g, 0, 5 * SEC, &st);
+	ck_assert(st.finished);
+	ck_assert_uint_eq(st.emitted, 50);
+	ck_assert_uint_eq(st.skipped, 950);
+	wm_source_gen_free(g);
+
+	/* Silent from the start: nothing at all. */
+	c.silences = &(struct wm_source_gen_silence){0, 9, 0, INT64_MAX};
+	g = gen_new_ok(&c);
+	ck_assert_int_eq(wm_source_gen_next(g, 0, &r), 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), SEC);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_fast_mode_silence_sits_out_without_catch_up)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	unsigned count[2] = {0, 0};
+
+	conf_base(&c, ids, 2, INFINITY);
+	c.n_silences = 1;
+	c.silences = &(struct wm_source_gen_silence){0, 0, 0, 10};
+	g = gen_new_ok(&c);
+	for (int i = 0; i < 100; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 5 * MS, &r), 1);
+		ck_assert_uint_eq(r.partition, 1);
+	}
+	/* Both silent: nothing until the silence ends. */
+	c.silences = &(struct wm_source_gen_silence){0, 1, 0, 10};
+	wm_source_gen_free(g);
+	g = gen_new_ok(&c);
+	ck_assert_int_eq(wm_source_gen_next(g, 5 * MS, &r), 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 10 * MS);
+	wm_source_gen_free(g);
+
+	/* Partition 0 returns at 10 ms and takes turns from then on. */
+	c.silences = &(struct wm_source_gen_silence){0, 0, 0, 10};
+	g = gen_new_ok(&c);
+	for (int i = 0; i < 1000; i++)
+		ck_assert_int_eq(wm_source_gen_next(g, 9 * MS, &r), 1);
+	for (int i = 0; i < 100; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 10 * MS, &r), 1);
+		count[r.partition]++;
+	}
+	ck_assert_uint_ge(count[0], 49);
+	ck_assert_uint_le(count[0], 51);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* ---- tcase limits ---- */
+
+START_TEST(test_record_limit_finishes_partitions)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+
+	conf_base(&c, ids, 2, 1000);
+	c.max_records = 5;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 3 * MS, NULL, 0), 8);
+	ck_assert(!wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next(g, 4 * MS, &r), 1);
+	ck_assert_int_eq(wm_source_gen_next(g, 4 * MS, &r), 1);
+	/* The last record finishes both at once. */
+	ck_assert(wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	ck_assert_int_eq(wm_source_gen_next(g, 100 * SEC, &r), 0);
+	wm_source_gen_partition_stats(g, 1, 100 * SEC, &st);
+	ck_assert(st.finished);
+	ck_assert_uint_eq(st.emitted, 5);
+	wm_source_gen_free(g);
+
+	/* Fast mode too. */
+	conf_base(&c, ids, 2, INFINITY);
+	c.max_records = 1000;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 0, NULL, 0), 2000);
+	ck_assert(wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_event_time_end_finishes_partitions)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	size_t n = 0;
+
+	conf_base(&c, ids, 2, 1000);
+	c.out_of_orderness_ms = 30;
+	c.start_epoch_ms = 1700000000000LL;
+	c.end_ts = c.start_epoch_ms + 1000;
+	g = gen_new_ok(&c);
+	/* Exactly the arrivals before 1 s: 1000 per partition, all before
+	 * the end, even when polled long after. */
+	while (wm_source_gen_next(g, 999 * MS, &r) == 1) {
+		if (r.ts >= c.end_ts)
+			ck_abort_msg("ts %lld at or past the end",
+				     (long long)r.ts);
+		n++;
+	}
+	ck_assert_uint_eq(n, 2000);
+	ck_assert(!wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), SEC);
+	ck_assert_int_eq(wm_source_gen_next(g, 5 * SEC, &r), 0);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+
+	/* Polled only once, long after the end: the same 2000. */
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 60 * SEC, NULL, 0), 2000);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_fast_mode_event_time_end)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, 2, INFINITY);
+	c.end_ts = 100;
+	g = gen_new_ok(&c);
+	ck_assert_int_eq(wm_source_gen_next(g, 99 * MS, &r), 1);
+	ck_assert_int_eq(r.ts, 99);
+	ck_assert(!wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next(g, 100 * MS, &r), 0);
+	ck_assert(wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_zero_limits_finish_at_once)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, 2, 1000);
+	c.max_records = 0;
+	g = gen_new_ok(&c);
+	ck_assert(wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next(g, SEC, &r), 0);
+	wm_source_gen_free(g);
+
+	conf_base(&c, ids, 2, 1000);
+	c.start_epoch_ms = 500;
+	c.end_ts = 500;
+	g = gen_new_ok(&c);
+	ck_assert(wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_subtask_without_partitions)
+{
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, NULL, 0, 1000);
+	g = gen_new_ok(&c);
+	ck_assert(!wm_source_gen_finished(g));
+	ck_assert_int_eq(wm_source_gen_next(g, SEC, &r), 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	wm_source_gen_free(g);
+
+	c.max_records = 10;
+	g = gen_new_ok(&c);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_invalid_configuration_is_refused)
+{
+	static const uint32_t ids[] = {0, 1};
+	static const uint32_t dup[] = {3, 1, 3};
+	static const double bad_skew[] = {1, 0};
+	struct wm_source_gen_conf c;
+	int n = 0;
+
+#define REFUSE(field_, value_)                                                 \
+	do {                                                                   \
+		conf_base(&c, ids, 2, 1000);                                   \
+		c.field_ = value_;                                             \
+		errno = 0;                                                     \
+		ck_assert_msg(wm_source_gen_new(&c) == NULL,                   \
+			      "accepted " #field_ " = " #value_);              \
+		ck_assert_int_eq(errno, EINVAL);                               \
+		n++;                                                           \
+	} while (0)
+
+	REFUSE(rate, 0);
+	REFUSE(rate, -1);
+	REFUSE(rate, NAN);
+	REFUSE(keys, 0);
+	REFUSE(out_of_orderness_ms, -1);
+	REFUSE(late_by_ms, -1);
+	REFUSE(late_fraction, 1.5);
+	REFUSE(late_fraction, -0.1);
+	REFUSE(n_silences, 1); /* silences NULL */
+	REFUSE(n_skew, 2);     /* skew NULL */
+	conf_base(&c, dup, 3, 1000);
+	ck_assert_ptr_null(wm_source_gen_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+	conf_base(&c, ids, 2, 1000);
+	c.zipf = true;
+	c.zipf_exponent = 0;
+	ck_assert_ptr_null(wm_source_gen_new(&c));
+	conf_base(&c, ids, 2, 1000);
+	c.skew = bad_skew;
+	c.n_skew = 2;
+	ck_assert_ptr_null(wm_source_gen_new(&c));
+	conf_base(&c, ids, 2, 1000);
+	c.n_silences = 1;
+	c.silences = &(struct wm_source_gen_silence){0, 1, 200, 100};
+	ck_assert_ptr_null(wm_source_gen_new(&c));
+	c.silences = &(struct wm_source_gen_silence){1, 0, 0, 100};
+	ck_assert_ptr_null(wm_source_gen_new(&c));
+	ck_assert_int_eq(n, 10);
+#undef REFUSE
+}
+END_TEST
+
+/* ---- tcase assignment ---- */
+
+START_TEST(test_split_owner_matches_flink_by_hand)
+{
+	/* "a".hashCode() = 97; 97 * 31 = 3007. */
+	ck_assert_uint_eq(wm_source_gen_split_owner("a", 0, 4), 3007 % 4);
+	ck_assert_uint_eq(wm_source_gen_split_owner("a", 1, 4), 0);
+	ck_assert_uint_eq(wm_source_gen_split_owner("a", 0, 7), 4);
+	/* "orders".hashCode() = -1008770331; x 31 wraps to -1207109189;
+	 * & 0x7FFFFFFF = 940374459; % 4 = 3, % 7 = 3. */
+	ck_assert_uint_eq(wm_source_gen_split_owner("orders", 0, 4), 3);
+	ck_assert_uint_eq(wm_source_gen_split_owner("orders", 5, 4), 0);
+	ck_assert_uint_eq(wm_source_gen_split_owner("orders", 6, 7), 2);
+	/* "clicks".hashCode() = -1357714453; x 31 = 860524917; % 8 = 5. */
+	ck_assert_uint_eq(wm_source_gen_split_owner("clicks", 0, 8), 5);
+	ck_assert_uint_eq(wm_source_gen_split_owner("clicks", 3, 8), 0);
+	ck_assert_uint_eq(wm_source_gen_split_owner("clicks", 4, 5), 1);
+	/* No topic: partition % parallelism. */
+	ck_assert_uint_eq(wm_source_gen_split_owner(NULL, 13, 4), 1);
+	ck_assert_uint_eq(wm_source_gen_split_owner(NULL, 3, 1), 0);
+}
+END_TEST
+
+START_TEST(test_partitions_are_assigned_once_and_balanced)
+{
+	static const char *const topics[] = {NULL, "a", "orders", "clicks"};
+	uint32_t out[64];
+	unsigned seen[64];
+
+	for (size_t t = 0; t < 4; t++)
+		for (uint32_t par = 1; par <= 9; par++)
+			for (uint32_t parts = 0; parts <= 40; parts++) {
+				size_t lo = parts / par, total = 0;
+
+				memset(seen, 0, sizeof(seen));
+				for (uint32_t s = 0; s < par; s++) {
+					size_t n = wm_source_gen_partitions_of(
+						s, par, parts, topics[t], out,
+						64);
+
+					if (n != lo && n != lo + 1)
+						ck_abort_msg("unbalanced: %zu",
+							     n);
+					for (size_t i = 0; i < n; i++) {
+						seen[out[i]]++;
+						if (i > 0 &&
+						    out[i] <= out[i - 1])
+							ck_abort_msg(
+								"not "
+								"ascending");
+						if (wm_source_gen_split_owner(
+							    topics[t], out[i],
+							    par) != s)
+							ck_abort_msg("owner "
+								     "differs");
+					}
+					total += n;
+				}
+				ck_assert_uint_eq(total, parts);
+				for (uint32_t p = 0; p < parts; p++)
+					if (seen[p] != 1)
+						ck_abort_msg(
+							"partition %u seen "
+							"%u times",
+							p, seen[p]);
+			}
+}
+END_TEST
+
+START_TEST(test_partitions_of_respects_cap)
+{
+	uint32_t out[3] = {99, 99, 99};
+
+	/* Subtask 1 of 4, no topic: 1, 5, 9, 13. */
+	ck_assert_uint_eq(wm_source_gen_partitions_of(1, 4, 16, NULL, out, 2),
+			  4);
+	ck_assert_uint_eq(out[0], 1);
+	ck_assert_uint_eq(out[1], 5);
+	ck_assert_uint_eq(out[2], 99);
+	ck_assert_uint_eq(wm_source_gen_partitions_of(1, 4, 16, NULL, NULL, 0),
+			  4);
+}
+END_TEST
+
+/* ---- tcase interface ---- */
+
+START_TEST(test_record_source_ops_drive_the_generator)
+{
+	static const uint32_t ids[] = {4, 6};
+	struct wm_source_gen_conf c;
+	struct wm_record_source *src;
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+	int n = 0;
+
+	conf_base(&c, ids, 2, 100);
+	c.end_ts = 1000;
+	src = wm_source_gen_source(gen_new_ok(&c));
+	ck_assert_str_eq(src->ops->name, "synthetic");
+	ck_assert_int_eq(src->ops->wait_fd(src), -1);
+	ck_assert_uint_eq(src->ops->n_partitions(src), 2);
+	while (!wm_record_source_finished(src)) {
+		int64_t due = wm_record_source_next_due_ns(src);
+
+		ck_assert_int_ne(due, INT64_MAX);
+		while (wm_record_source_next(src, due, &r) == 1)
+			n++;
+	}
+	ck_assert_int_eq(n, 200);
+	src->ops->partition_stats(src, 1, 2 * SEC, &st);
+	ck_assert_uint_eq(st.partition, 6);
+	ck_assert_uint_eq(st.emitted, 100);
+	ck_assert(st.finished);
+	wm_record_source_free(src);
+}
+END_TEST
+
+static Suite *
+source_gen_suite(void)
+{
+	Suite *s = suite_create("source_gen");
+	TCase *tc;
+
+	tc = tcase_create("determinism");
+	tcase_add_test(tc, test_same_seed_gives_identical_records);
+	tcase_add_test(tc, test_different_seed_gives_different_records);
+	tcase_add_test(tc, test_partition_stream_does_not_depend_on_subtask);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("arrivals");
+	tcase_add_test(tc, test_paced_arrivals_are_exactly_spaced);
+	tcase_add_test(tc, test_whole_rates_stay_exact_far_out);
+	tcase_add_test(tc, test_records_carry_arrival_time_not_poll_time);
+	tcase_add_test(tc, test_skew_multiplies_rate);
+	tcase_add_test(tc, test_ties_go_by_partition_id);
+	tcase_add_test(tc, test_merge_is_earliest_arrival_first);
+	tcase_add_test(tc, test_fast_mode_takes_turns_by_skew);
+	tcase_add_test(tc, test_next_due_ns_after_nothing_due_is_in_the_future);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("out_of_order");
+	tcase_add_test(tc, test_delays_within_bound_and_late_fraction);
+	tcase_add_test(tc, test_no_late_records_without_late_by);
+	tcase_add_test(tc, test_in_order_without_bound);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("keys");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_uniform_keys_pass_chi_square);
+	tcase_add_test(tc, test_zipf_keys_match_distribution);
+	tcase_add_test(tc,
+		       test_zipf_rank_one_is_most_frequent_over_a_million_keys);
+	tcase_add_test(tc, test_single_key_is_zero);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("values");
+	tcase_add_test(tc, test_values_cycle_per_partition);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("silences");
+	tcase_add_test(tc, test_silence_skips_arrivals_and_resumes);
+	tcase_add_test(tc, test_silence_covers_only_its_partition_range);
+	tcase_add_test(tc, test_overlapping_silences_chain);
+	tcase_add_test(tc, test_silence_for_ever);
+	tcase_add_test(tc, test_fast_mode_silence_sits_out_without_catch_up);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("limits");
+	tcase_add_test(tc, test_record_limit_finishes_partitions);
+	tcase_add_test(tc, test_event_time_end_finishes_partitions);
+	tcase_add_test(tc, test_fast_mode_event_time_end);
+	tcase_add_test(tc, test_zero_limits_finish_at_once);
+	tcase_add_test(tc, test_subtask_without_partitions);
+	tcase_add_test(tc, test_invalid_configuration_is_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("assignment");
+	tcase_add_test(tc, test_split_owner_matches_flink_by_hand);
+	tcase_add_test(tc, test_partitions_are_assigned_once_and_balanced);
+	tcase_add_test(tc, test_partitions_of_respects_cap);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("interface");
+	tcase_add_test(tc, test_record_source_ops_drive_the_generator);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(source_gen_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
