@@ -91,6 +91,59 @@ wm_partitioning_name(enum wm_partitioning kind)
 	return partitioning_names[kind];
 }
 
+uint32_t
+wm_topology_out_edges(const struct wm_topology *t, uint32_t stage,
+		      struct wm_topology_edge *edges, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		for (uint32_t k = 0; k < t->stages[s].n_inputs; k++) {
+			if (t->stages[s].inputs[k].stage != stage)
+				continue;
+			if (n < max)
+				edges[n] = (struct wm_topology_edge){s, k};
+			n++;
+		}
+	return n;
+}
+
+uint32_t
+wm_topology_input_width(const struct wm_topology *t, uint32_t stage,
+			uint32_t input)
+{
+	const struct wm_stage_input *in = &t->stages[stage].inputs[input];
+
+	return in->edge == WM_PARTITION_FORWARD
+		       ? 1
+		       : t->stages[in->stage].parallelism;
+}
+
+uint32_t
+wm_topology_input_channels(const struct wm_topology *t, uint32_t stage)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < t->stages[stage].n_inputs; k++)
+		n += wm_topology_input_width(t, stage, k);
+	return n;
+}
+
+uint32_t
+wm_topology_input_channel(const struct wm_topology *t, uint32_t stage,
+			  uint32_t input, uint32_t up)
+{
+	uint32_t offset = 0;
+
+	for (uint32_t k = 0; k < input; k++)
+		offset += wm_topology_input_width(t, stage, k);
+	/* A forward edge has one channel whatever the upstream index. */
+	return offset + (t->stages[stage].inputs[input].edge ==
+					 WM_PARTITION_FORWARD
+				 ? 0
+				 : up);
+}
+
 struct loader {
 	/* The caller's name of the file: errors outlive the document. */
 	const char *file;
@@ -717,6 +770,23 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 					: "this stage reads one stage");
 		struct wm_stage *up = &t->stages[in];
 		enum wm_partitioning kind;
+
+		/* A sink is chained to the window it writes for: same
+		 * subtasks, so same parallelism. */
+		if (st->kind == WM_STAGE_SINK && up->kind != WM_STAGE_WINDOW)
+			return bad_value(l, e,
+					 "a sink writes the results of a "
+					 "window stage");
+		if (st->kind == WM_STAGE_SINK &&
+		    up->parallelism != st->parallelism) {
+			char why[200];
+
+			snprintf(why, sizeof(why),
+				 "a sink is chained to its window, so it "
+				 "needs its parallelism (%u, not %u)",
+				 up->parallelism, st->parallelism);
+			return bad_value(l, e, why);
+		}
 
 		if (forced)
 			kind = (enum wm_partitioning)edge;

@@ -152,6 +152,31 @@ int wm_topology_load_buffer(const char *text, size_t len, const char *name,
 			    struct wm_ini_error *err);
 void wm_topology_free(struct wm_topology *topo);
 
+/* One output edge of a stage: input `input` of stage `stage` reads it. */
+struct wm_topology_edge {
+	uint32_t stage;
+	uint32_t input;
+};
+
+/* The edges out of `stage`, in stage order; returns how many (at most
+ * `max` are stored). */
+uint32_t wm_topology_out_edges(const struct wm_topology *topo, uint32_t stage,
+			       struct wm_topology_edge *edges, uint32_t max);
+
+/* Channels of input `input` of `stage`: one per upstream subtask, or one
+ * for a forward edge. */
+uint32_t wm_topology_input_width(const struct wm_topology *topo,
+				 uint32_t stage, uint32_t input);
+
+/* The number of input channels of each subtask of `stage` (all inputs),
+ * and the channel through which upstream subtask `up` reaches it on
+ * input `input` (inputs numbered in order, input 0's channels first). */
+uint32_t wm_topology_input_channels(const struct wm_topology *topo,
+				    uint32_t stage);
+uint32_t wm_topology_input_channel(const struct wm_topology *topo,
+				   uint32_t stage, uint32_t input,
+				   uint32_t up);
+
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);
 const char *wm_partitioning_name(enum wm_partitioning kind);

@@ -36,3 +36,15 @@ expect_line() {
 		fail "no line matching /$1/ in $2"
 	}
 }
+
+: "${WMRUN:=./wmrun}"
+EXAMPLES="$srcdir/examples"
+
+# max_fire_delay CSV FROM TO -- the largest fire_time - window_end, in ms,
+# over results whose window starts in [FROM, TO) (CSV from a sink with
+# aggregates count, sum: fire_time is column 6, window_end column 3).
+max_fire_delay() {
+	awk -F, -v from="$2" -v to="$3" \
+		'NR > 1 && $2 >= from && $2 < to { d = $6 - $3; if (d > m) m = d }
+		 END { print m + 0 }' "$1"
+}

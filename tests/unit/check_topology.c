@@ -163,10 +163,17 @@ static const struct bad_case bad[] = {
 	{"[source s]\n[keyby a]\ninput = b\n[keyby b]\ninput = a\n",
 	 "t.conf:3:9: invalid value for \"input\" in [keyby a]: the inputs "
 	 "form a cycle"},
-	{"[source s]\nparallelism = 2\n[sink k]\ninput = s\npartitioning = "
+	{"[source s]\nparallelism = 2\n[keyby k]\ninput = s\npartitioning = "
 	 "forward\n",
-	 "t.conf:5:16: invalid value for \"partitioning\" in [sink k]: a "
+	 "t.conf:5:16: invalid value for \"partitioning\" in [keyby k]: a "
 	 "forward edge needs equal parallelism, but \"s\" has 2 and \"k\" 1"},
+	{"[source s]\n[sink k]\ninput = s\n",
+	 "t.conf:3:9: invalid value for \"input\" in [sink k]: a sink writes "
+	 "the results of a window stage"},
+	{"[source s]\n[window w]\ninput = s\nsize = 1 s\nparallelism = 2\n"
+	 "[sink k]\ninput = w\n",
+	 "t.conf:7:9: invalid value for \"input\" in [sink k]: a sink is "
+	 "chained to its window, so it needs its parallelism (2, not 1)"},
 	{"[source s]\n[window w]\ninput = s\nsize = 5 parsecs\n",
 	 "t.conf:4:8: invalid value for \"size\" in [window w]: invalid "
 	 "duration"},

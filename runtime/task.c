@@ -1,0 +1,585 @@
+/*
+ * task.c
+ *	A subtask's operators between input frames and output frames.
+ *
+ * Watermarks and statuses travel up this chain:
+ *
+ *   input frame -> valve of its logical input -> (two inputs: combined as
+ *   a two-input operator) -> operator: window fires its timers first ->
+ *   output edges (dropped while IDLE is announced, statuses deduplicated)
+ *
+ * and records are routed by each output edge's partitioner.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/keygroup.h"
+#include "runtime/task.h"
+
+/* Where a flattened input channel goes. */
+struct channel_map {
+	uint32_t input;	  /* logical input */
+	uint32_t channel; /* channel of that input's valve */
+	bool ended;
+};
+
+/* The output of one input's valve. */
+struct valve_port {
+	struct wm_output output;
+	struct wm_task *task;
+	uint32_t input;
+};
+
+struct wm_task {
+	const struct wm_topology *topo;
+	const struct wm_stage *stage;
+	uint32_t index;
+	struct wm_task_out *out;
+	struct wm_task_counters counters;
+	int64_t now_ns;
+	bool finished;
+
+	/* inputs */
+	uint32_t n_channels;
+	uint32_t ended_channels;
+	struct channel_map *channels;
+	struct wm_valve *valves[WM_TOPOLOGY_MAX_INPUTS];
+	struct valve_port ports[WM_TOPOLOGY_MAX_INPUTS];
+	bool two_inputs;
+	struct wm_multi_input combined;
+
+	/* what reaches the operator: watermarks and statuses after the
+	 * valves (and the combination of inputs) */
+	struct wm_output operator_in;
+
+	/* outputs */
+	uint32_t n_edges;
+	struct wm_edge *edges;
+	struct wm_output edges_out; /* watermarks and statuses to edges */
+
+	/* operators */
+	struct wm_window *window;
+	struct wm_window_output window_out;
+	wm_ts_t firing_watermark;
+	struct wm_source_gen *gen;
+	struct wm_source_watermarks watermarks;
+	struct wm_source_split **split_of; /* by partition id */
+	bool source_started;
+};
+
+static void
+send_all(struct wm_task *t, const struct wm_frame *f)
+{
+	for (uint32_t e = 0; e < t->n_edges; e++)
+		for (uint32_t c = 0; c < t->edges[e].channels; c++)
+			t->out->frame(t->out, e, c, f);
+}
+
+static void
+send_record(struct wm_task *t, const struct wm_record *r)
+{
+	struct wm_frame f = {
+		.kind = WM_FRAME_RECORD,
+		.arg = wm_frame_record_arg(r),
+		.payload = {(uint64_t)r->ts, (uint64_t)r->key,
+			    (uint64_t)r->value},
+	};
+
+	for (uint32_t e = 0; e < t->n_edges; e++) {
+		struct wm_edge *edge = &t->edges[e];
+
+		if (edge->partitioning == WM_PARTITION_BROADCAST) {
+			for (uint32_t c = 0; c < edge->channels; c++)
+				t->out->frame(t->out, e, c, &f);
+		} else {
+			t->out->frame(t->out, e, wm_edge_route(edge, r), &f);
+		}
+		t->counters.records_out++;
+	}
+}
+
+/* Watermarks and statuses leaving the operator, through each edge's
+ * announced-status rules (every edge decides alike: they see the same
+ * sequence). */
+static void
+edges_watermark(struct wm_output *o, wm_ts_t w)
+{
+	struct wm_task *t = wm_container_of(o, struct wm_task, edges_out);
+	struct wm_frame f = {.kind = WM_FRAME_WATERMARK,
+			     .payload = {(uint64_t)w}};
+
+	for (uint32_t e = 0; e < t->n_edges; e++) {
+		if (!wm_edge_watermark(&t->edges[e], w))
+			continue;
+		for (uint32_t c = 0; c < t->edges[e].channels; c++)
+			t->out->frame(t->out, e, c, &f);
+	}
+	t->counters.watermarks_out++;
+}
+
+static void
+edges_status(struct wm_output *o, enum wm_status s)
+{
+	struct wm_task *t = wm_container_of(o, struct wm_task, edges_out);
+	struct wm_frame f = {.kind = WM_FRAME_STATUS, .arg = (uint32_t)s};
+
+	for (uint32_t e = 0; e < t->n_edges; e++) {
+		if (!wm_edge_status(&t->edges[e], s))
+			continue;
+		for (uint32_t c = 0; c < t->edges[e].channels; c++)
+			t->out->frame(t->out, e, c, &f);
+	}
+	t->counters.statuses_out++;
+}
+
+/* The operator's input side: a window fires its timers, then forwards;
+ * others forward at once. */
+static void
+operator_watermark(struct wm_output *o, wm_ts_t w)
+{
+	struct wm_task *t = wm_container_of(o, struct wm_task, operator_in);
+
+	if (t->window != NULL) {
+		t->firing_watermark = w;
+		wm_window_process_watermark(t->window, w, &t->window_out);
+	} else {
+		edges_watermark(&t->edges_out, w);
+	}
+}
+
+static void
+operator_status(struct wm_output *o, enum wm_status s)
+{
+	struct wm_task *t = wm_container_of(o, struct wm_task, operator_in);
+
+	if (t->window != NULL)
+		wm_window_process_status(t->window, s, &t->window_out);
+	else
+		edges_status(&t->edges_out, s);
+}
+
+/* A valve's output: straight to the operator, or into the combination of
+ * two inputs. */
+static void
+port_watermark(struct wm_output *o, wm_ts_t w)
+{
+	struct valve_port *p = wm_container_of(o, struct valve_port, output);
+	struct wm_task *t = p->task;
+
+	if (t->two_inputs)
+		wm_output_watermark(wm_multi_input_port(&t->combined, p->input),
+				    w);
+	else
+		operator_watermark(&t->operator_in, w);
+}
+
+static void
+port_status(struct wm_output *o, enum wm_status s)
+{
+	struct valve_port *p = wm_container_of(o, struct valve_port, output);
+	struct wm_task *t = p->task;
+
+	if (t->two_inputs)
+		wm_output_status(wm_multi_input_port(&t->combined, p->input),
+				 s);
+	else
+		operator_status(&t->operator_in, s);
+}
+
+static void
+window_result(struct wm_window_output *o, const struct wm_window_result *r)
+{
+	struct wm_task *t = wm_container_of(o, struct wm_task, window_out);
+	/* A timer firing happens for the watermark being processed; a late
+	 * firing at the operator's current watermark. */
+	wm_ts_t w = r->late_firing ? wm_window_watermark(t->window)
+				   : t->firing_watermark;
+
+	t->out->result(t->out, r, w, t->now_ns / 1000000);
+}
+
+static void
+window_late(struct wm_window_output *o, const struct wm_record *r)
+{
+	struct wm_task *t = wm_container_of(o, struct wm_task, window_out);
+
+	t->out->late(t->out, r);
+}
+
+/* The partitions this subtask reads, their generator, and one watermark
+ * generator per partition merged as Flink's source does. */
+static int
+init_source(struct wm_task *t)
+{
+	const struct wm_source_conf *sc = &t->stage->u.source;
+	const struct wm_job_conf *job = &t->topo->job;
+	struct wm_source_gen_conf conf;
+	struct wm_source_gen_silence *silences = NULL;
+	uint32_t *parts;
+	size_t n;
+	int r = 0;
+
+	parts = calloc(sc->partitions, sizeof(*parts));
+	t->split_of = calloc(sc->partitions, sizeof(*t->split_of));
+	if (sc->n_silences > 0)
+		silences = calloc(sc->n_silences, sizeof(*silences));
+	if (parts == NULL || t->split_of == NULL ||
+	    (sc->n_silences > 0 && silences == NULL)) {
+		r = -ENOMEM;
+		goto out;
+	}
+	/* Splits are spread as Flink's Kafka source spreads them, the
+	 * stage's name standing for the topic. */
+	n = wm_source_gen_partitions_of(t->index, t->stage->parallelism,
+					sc->partitions, t->stage->name, parts,
+					sc->partitions);
+	for (uint32_t i = 0; i < sc->n_silences; i++)
+		silences[i] = (struct wm_source_gen_silence){
+			sc->silences[i].first_partition,
+			sc->silences[i].last_partition, sc->silences[i].from_ms,
+			sc->silences[i].to_ms};
+	wm_source_gen_conf_init(&conf);
+	conf.n_partitions = (uint32_t)n;
+	conf.partitions = parts;
+	conf.rate = sc->rate;
+	conf.out_of_orderness_ms = sc->out_of_orderness_ms;
+	conf.late_fraction = sc->late_fraction;
+	conf.late_by_ms = sc->late_by_ms;
+	conf.keys = sc->keys;
+	conf.zipf = sc->zipf;
+	conf.zipf_exponent = sc->zipf_exponent;
+	conf.n_silences = sc->n_silences;
+	conf.silences = silences;
+	/* Each source has its own stream of the job's randomness. */
+	conf.seed = job->seed ^ (uint64_t)wm_keygroup_hash_string(
+					t->stage->name, strlen(t->stage->name));
+	conf.max_records = job->records;
+	conf.end_ts = job->event_time_ms;
+	t->gen = wm_source_gen_new(&conf);
+	if (t->gen == NULL) {
+		r = -errno;
+		goto out;
+	}
+	if (wm_source_watermarks_init(&t->watermarks, &sc->strategy,
+				      &t->edges_out) != 0) {
+		wm_source_gen_free(t->gen);
+		t->gen = NULL;
+		r = -EINVAL;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		t->split_of[parts[i]] = wm_source_watermarks_add_split(
+			&t->watermarks, parts[i]);
+		if (t->split_of[parts[i]] == NULL) {
+			r = -ENOMEM;
+			goto out;
+		}
+	}
+out:
+	free(parts);
+	free(silences);
+	return r;
+}
+
+int64_t
+wm_task_run_source(struct wm_task *t, int64_t now_ns)
+{
+	struct wm_record rec;
+	int64_t due, tick;
+
+	if (t->finished)
+		return INT64_MAX;
+	t->now_ns = now_ns;
+	if (!t->source_started) {
+		wm_source_watermarks_start(&t->watermarks, now_ns);
+		t->source_started = true;
+	}
+	/* Records due by now first, each followed by its partition's
+	 * generator (Flink emits the record, then calls onEvent); at most a
+	 * burst per call, so that an unlimited-rate source lets its caller
+	 * move time on, run ticks and serve its other duties. */
+	for (uint32_t n = 0; n < WM_TASK_SOURCE_BURST &&
+			     wm_source_gen_next(t->gen, now_ns, &rec) == 1;
+	     n++) {
+		t->counters.records_in++;
+		send_record(t, &rec);
+		wm_source_split_on_record(t->split_of[rec.partition], rec.ts,
+					  rec.flags);
+	}
+	/* Then the periodic tick, if it is due. */
+	wm_source_watermarks_poll(&t->watermarks, now_ns);
+	if (wm_source_gen_finished(t->gen)) {
+		struct wm_frame end = {.kind = WM_FRAME_END,
+				       .arg = WM_END_DRAIN};
+
+		/* Drain: the MAX watermark (lost if IDLE is announced, as in
+		 * released Flink), then END. */
+		wm_source_watermarks_end_of_input(&t->watermarks);
+		send_all(t, &end);
+		t->finished = true;
+		return INT64_MAX;
+	}
+	due = wm_source_gen_next_due_ns(t->gen);
+	tick = wm_source_watermarks_next_tick(&t->watermarks);
+	return due < tick ? due : tick;
+}
+
+static int
+init_inputs(struct wm_task *t)
+{
+	const struct wm_topology *topo = t->topo;
+	uint32_t stage = (uint32_t)(t->stage - topo->stages);
+	unsigned behaviour = topo->job.behaviour;
+
+	t->n_channels = wm_topology_input_channels(topo, stage);
+	if (t->n_channels == 0)
+		return 0;
+	t->channels = calloc(t->n_channels, sizeof(*t->channels));
+	if (t->channels == NULL)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < t->stage->n_inputs; k++) {
+		uint32_t width = wm_topology_input_width(topo, stage, k);
+		uint32_t first = wm_topology_input_channel(topo, stage, k, 0);
+
+		t->valves[k] = wm_valve_new(width, behaviour);
+		if (t->valves[k] == NULL)
+			return -ENOMEM;
+		t->ports[k] = (struct valve_port){
+			{port_watermark, port_status}, t, k};
+		for (uint32_t c = 0; c < width; c++)
+			t->channels[first + c] =
+				(struct channel_map){k, c, false};
+	}
+	t->two_inputs = t->stage->n_inputs == 2;
+	if (t->two_inputs &&
+	    wm_multi_input_init(&t->combined, 2, &t->operator_in, behaviour) !=
+		    0)
+		return -ENOMEM;
+	return 0;
+}
+
+static int
+init_outputs(struct wm_task *t)
+{
+	const struct wm_topology *topo = t->topo;
+	uint32_t stage = (uint32_t)(t->stage - topo->stages);
+	struct wm_topology_edge out[64];
+
+	t->n_edges = wm_topology_out_edges(topo, stage, out, 64);
+	if (t->n_edges > 64)
+		return -EINVAL;
+	t->edges = calloc(t->n_edges ? t->n_edges : 1, sizeof(*t->edges));
+	if (t->edges == NULL)
+		return -ENOMEM;
+	/* A sink reading this stage is chained: no edge. */
+	uint32_t kept = 0;
+
+	for (uint32_t e = 0; e < t->n_edges; e++)
+		if (topo->stages[out[e].stage].kind != WM_STAGE_SINK)
+			out[kept++] = out[e];
+	t->n_edges = kept;
+	for (uint32_t e = 0; e < t->n_edges; e++) {
+		const struct wm_stage *down = &topo->stages[out[e].stage];
+		enum wm_partitioning p = down->inputs[out[e].input].edge;
+		uint32_t channels =
+			p == WM_PARTITION_FORWARD ? 1 : down->parallelism;
+		/* Rebalance starts at a random channel; the job's seed
+		 * makes it the same on every run. */
+		uint64_t start = topo->job.seed * 0x9e3779b97f4a7c15ull +
+				 stage * 1000003ull + t->index;
+
+		if (wm_edge_init(&t->edges[e], p, channels,
+				 down->max_parallelism, start) != 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The window operator's own output goes to the edges: its base output is
+ * the task's edges_out, found through the window_out member. */
+static void
+window_base_watermark(struct wm_output *o, wm_ts_t w)
+{
+	struct wm_task *t = wm_container_of(o, struct wm_task, window_out.base);
+
+	edges_watermark(&t->edges_out, w);
+}
+
+static void
+window_base_status(struct wm_output *o, enum wm_status s)
+{
+	struct wm_task *t = wm_container_of(o, struct wm_task, window_out.base);
+
+	edges_status(&t->edges_out, s);
+}
+
+static int
+init_window(struct wm_task *t)
+{
+	const char *why;
+
+	t->window = wm_window_new(&t->stage->u.window.op, &why);
+	if (t->window == NULL)
+		return -errno;
+	t->window_out.result = window_result;
+	t->window_out.late = window_late;
+	t->window_out.base.watermark = window_base_watermark;
+	t->window_out.base.status = window_base_status;
+	return 0;
+}
+
+struct wm_task *
+wm_task_new(const struct wm_topology *topo, uint32_t stage, uint32_t index,
+	    struct wm_task_out *out)
+{
+	struct wm_task *t = calloc(1, sizeof(*t));
+	int r;
+
+	if (t == NULL)
+		return NULL;
+	t->topo = topo;
+	t->stage = &topo->stages[stage];
+	t->index = index;
+	t->out = out;
+	t->operator_in =
+		(struct wm_output){operator_watermark, operator_status};
+	t->edges_out = (struct wm_output){edges_watermark, edges_status};
+	r = init_inputs(t);
+	if (r == 0)
+		r = init_outputs(t);
+	if (r == 0 && t->stage->kind == WM_STAGE_WINDOW)
+		r = init_window(t);
+	if (r == 0 && t->stage->kind == WM_STAGE_SOURCE)
+		r = init_source(t);
+	if (r != 0) {
+		wm_task_free(t);
+		errno = -r;
+		return NULL;
+	}
+	return t;
+}
+
+void
+wm_task_free(struct wm_task *t)
+{
+	if (t == NULL)
+		return;
+	for (uint32_t k = 0; k < WM_TOPOLOGY_MAX_INPUTS; k++)
+		wm_valve_free(t->valves[k]);
+	if (t->two_inputs)
+		wm_multi_input_destroy(&t->combined);
+	wm_window_free(t->window);
+	if (t->gen != NULL) {
+		wm_source_gen_free(t->gen);
+		wm_source_watermarks_destroy(&t->watermarks);
+	}
+	free(t->split_of);
+	free(t->channels);
+	free(t->edges);
+	free(t);
+}
+
+uint32_t
+wm_task_input_channels(const struct wm_task *t)
+{
+	return t->n_channels;
+}
+
+uint32_t
+wm_task_output_edges(const struct wm_task *t)
+{
+	return t->n_edges;
+}
+
+uint32_t
+wm_task_edge_channels(const struct wm_task *t, uint32_t edge)
+{
+	return t->edges[edge].channels;
+}
+
+static void
+input_record(struct wm_task *t, const struct wm_frame *f)
+{
+	struct wm_record r;
+
+	wm_frame_to_record(f, &r);
+	t->counters.records_in++;
+	if (t->window != NULL)
+		wm_window_process_element(t->window, &r, &t->window_out);
+	else
+		send_record(t, &r);
+}
+
+int
+wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
+	      int64_t now_ns)
+{
+	struct channel_map *m;
+
+	if (channel >= t->n_channels)
+		return -EBADMSG;
+	m = &t->channels[channel];
+	if (m->ended)
+		return -EBADMSG; /* nothing may follow END */
+	t->now_ns = now_ns;
+	switch (f->kind) {
+	case WM_FRAME_RECORD:
+		input_record(t, f);
+		break;
+	case WM_FRAME_WATERMARK:
+		wm_valve_input_watermark(t->valves[m->input], m->channel,
+					 (wm_ts_t)f->payload[0],
+					 &t->ports[m->input].output);
+		break;
+	case WM_FRAME_STATUS:
+		wm_valve_input_status(t->valves[m->input], m->channel,
+				      (enum wm_status)f->arg,
+				      &t->ports[m->input].output);
+		break;
+	case WM_FRAME_END:
+		/* The channel keeps its last watermark and status for ever
+		 * (Flink: EndOfPartition does not touch the valve). */
+		m->ended = true;
+		if (++t->ended_channels == t->n_channels) {
+			struct wm_frame end = {.kind = WM_FRAME_END,
+					       .arg = f->arg};
+
+			send_all(t, &end);
+			t->finished = true;
+		}
+		break;
+	case WM_FRAME_BARRIER:
+		/* Checkpoints come with the fault-tolerance work; a barrier
+		 * is passed on so the stream stays aligned. */
+		send_all(t, f);
+		break;
+	}
+	return 0;
+}
+
+bool
+wm_task_inputs_done(const struct wm_task *t)
+{
+	return t->n_channels > 0 && t->ended_channels == t->n_channels;
+}
+
+bool
+wm_task_finished(const struct wm_task *t)
+{
+	return t->finished;
+}
+
+const struct wm_task_counters *
+wm_task_counters(const struct wm_task *t)
+{
+	return &t->counters;
+}
+
+const struct wm_window *
+wm_task_window(const struct wm_task *t)
+{
+	return t->window;
+}

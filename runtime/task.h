@@ -1,0 +1,100 @@
+/*
+ * task.h
+ *	One subtask of a job: the operators of its stage between its input
+ *	channels and its output edges, whatever carries the frames.
+ *
+ * The same code runs in a worker process (frames from rings, real clock)
+ * and in the --sim driver (frames from in-memory queues, simulated clock):
+ * a task only reacts to calls, and speaks through struct wm_task_out.
+ *
+ *   source   partitions (source_gen) -> records out; their watermarks and
+ *            idleness (source_watermarks) -> edges
+ *   keyby    input valve -> records re-routed by key; valve output -> edges
+ *   window   one valve per logical input (two inputs combined as Flink's
+ *            two-input operators) -> window operator -> results to the
+ *            chained sink; watermarks and statuses -> edges
+ *
+ * Input channels are numbered across logical inputs: input 0's channels
+ * first. Every record is accounted for (struct wm_task_counters).
+ */
+#ifndef WM_RUNTIME_TASK_H
+#define WM_RUNTIME_TASK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ipc/frame.h"
+#include "operators/edge.h"
+#include "operators/multi_input.h"
+#include "operators/source_gen.h"
+#include "operators/source_watermarks.h"
+#include "operators/valve.h"
+#include "operators/window.h"
+#include "runtime/topology.h"
+
+struct wm_task_out {
+	/* Send one frame on channel `channel` of output edge `edge`. */
+	void (*frame)(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+		      const struct wm_frame *f);
+	/* One window result for the chained sink. */
+	void (*result)(struct wm_task_out *out,
+		       const struct wm_window_result *r, wm_ts_t watermark,
+		       int64_t fire_time_ms);
+	/* A record late for all its windows, for the late side output (only
+	 * when the window stage has one). */
+	void (*late)(struct wm_task_out *out, const struct wm_record *r);
+};
+
+struct wm_task_counters {
+	uint64_t records_in;  /* read from partitions or input channels */
+	uint64_t records_out; /* sent on edges */
+	uint64_t watermarks_out;
+	uint64_t statuses_out;
+};
+
+struct wm_task;
+
+/*
+ * The task for subtask `index` of stage `stage` of `topo`, writing to
+ * `out`. Output edges are the edges of the stages that read this one, in
+ * stage order (edge e's channels are the downstream subtasks, or the one
+ * forward subtask). NULL with errno on failure.
+ */
+struct wm_task *wm_task_new(const struct wm_topology *topo, uint32_t stage,
+			    uint32_t index, struct wm_task_out *out);
+void wm_task_free(struct wm_task *task);
+
+/* Input channels of this task, and the edges out of it. */
+uint32_t wm_task_input_channels(const struct wm_task *task);
+uint32_t wm_task_output_edges(const struct wm_task *task);
+uint32_t wm_task_edge_channels(const struct wm_task *task, uint32_t edge);
+
+/* A frame arrived on input channel `channel`. Returns 0, or -EBADMSG for
+ * a frame this task cannot take (a corrupt stream). */
+int wm_task_input(struct wm_task *task, uint32_t channel,
+		  const struct wm_frame *f, int64_t now_ns);
+
+/* Every input delivered END. */
+bool wm_task_inputs_done(const struct wm_task *task);
+
+/* Records a source emits per wm_task_run_source() call at most. */
+#define WM_TASK_SOURCE_BURST 256u
+
+/* Sources: emit the records due by `now_ns` (processing time since the
+ * job started; at most WM_TASK_SOURCE_BURST) and run the periodic
+ * watermark tick if due. Returns the processing time of the next thing to
+ * do (<= now_ns: call again at once; INT64_MAX: nothing). When every
+ * partition is finished, ends the stream: MAX watermark, then END. */
+int64_t wm_task_run_source(struct wm_task *task, int64_t now_ns);
+
+/* The task finished: a source that sent END, or a task whose inputs all
+ * ended (it then sent END itself). */
+bool wm_task_finished(const struct wm_task *task);
+
+const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
+
+/* The window operator of a window task (NULL otherwise). */
+const struct wm_window *wm_task_window(const struct wm_task *task);
+
+#endif /* WM_RUNTIME_TASK_H */
