@@ -134,8 +134,24 @@ wm_frame_to_record(const struct wm_frame *f, struct wm_record *r)
 }
 
 /* Whether a ready cell's kind and argument make sense; a cell that fails
- * this was corrupted, and the consumer must stop rather than act on it. */
-bool wm_frame_valid(enum wm_frame_kind kind, uint32_t arg);
+ * this was corrupted, and the consumer must stop rather than act on it.
+ * Inline: wm_ring_peek() asks it for every frame. */
+static inline bool
+wm_frame_valid(enum wm_frame_kind kind, uint32_t arg)
+{
+	switch (kind) {
+	case WM_FRAME_RECORD:
+	case WM_FRAME_BARRIER:
+		return true;
+	case WM_FRAME_WATERMARK:
+		return arg == 0;
+	case WM_FRAME_STATUS:
+		return arg == WM_STATUS_ACTIVE || arg == WM_STATUS_IDLE;
+	case WM_FRAME_END:
+		return arg == WM_END_DRAIN || arg == WM_END_STOP;
+	}
+	return false;
+}
 
 /* Name of a kind for messages ("RECORD"), or "unknown". */
 const char *wm_frame_kind_name(enum wm_frame_kind kind);

@@ -128,18 +128,15 @@ spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 static void
 adapt(struct wm_waiter *w, bool spin_was_enough)
 {
-	if (spin_was_enough) {
-		uint32_t next = w->spin_ns ? 2 * w->spin_ns : 250;
-
-		w->spin_ns = next < w->spin_max_ns ? next : w->spin_max_ns;
-	} else {
+	if (spin_was_enough)
+		wm_waiter_spun(w);
+	else
 		w->spin_ns /= 2;
-	}
 }
 
 int
-wm_wait(struct wm_waiter *w, bool (*ready)(void *), void *arg,
-	int64_t timeout_ns)
+wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
+	     int64_t timeout_ns)
 {
 	struct wm_doorbell *db = w->db;
 	int64_t start = 0;

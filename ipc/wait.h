@@ -106,15 +106,64 @@ void wm_waiter_init(struct wm_waiter *w, struct wm_doorbell *db,
 /* Parse "spin", "futex" or "yield"; -EINVAL otherwise. */
 int wm_wait_mode_parse(const char *text, enum wm_wait_mode *mode);
 
+/* CPU pause for spin loops. */
+static inline void
+wm_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+/* The rest of wm_wait() after its inline polls: timed spin, yield, sleep. */
+int wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *arg), void *arg,
+		 int64_t timeout_ns);
+
+/* Polls wm_wait() makes inline, a pause before each, before the rest. */
+#define WM_WAIT_INLINE_POLLS 16
+
+/* A wait that spinning satisfied: double the spin budget, to the cap. */
+static inline void
+wm_waiter_spun(struct wm_waiter *w)
+{
+	uint32_t next = w->spin_ns ? 2 * w->spin_ns : 250;
+
+	w->spin_ns = next < w->spin_max_ns ? next : w->spin_max_ns;
+}
+
 /*
  * Wait until ready(arg) is true or `timeout_ns` (relative; < 0 = no
  * timeout) passes. Returns 0 when ready, -ETIMEDOUT, or a negative errno
  * if the futex call failed in a way retrying cannot fix. ready() may be
  * called many times, must not block, and must see through memory what the
  * wakers publish before they ring.
+ *
+ * The first polls are inline, where ready() (a static function of the
+ * caller) inlines too: a wait that data ends within a few pauses, the
+ * streaming and ping-pong case, costs neither a call nor a clock read. The
+ * pause comes first because the caller has just found nothing. A waiter
+ * that yields, or whose budget has adapted to sleeping at once, skips them.
  */
-int wm_wait(struct wm_waiter *w, bool (*ready)(void *arg), void *arg,
-	    int64_t timeout_ns);
+static inline int
+wm_wait(struct wm_waiter *w, bool (*ready)(void *arg), void *arg,
+	int64_t timeout_ns)
+{
+	if (w->mode == WM_WAIT_SPIN ||
+	    (w->mode == WM_WAIT_FUTEX && w->spin_ns != 0)) {
+		for (int i = 0; i < WM_WAIT_INLINE_POLLS; i++) {
+			wm_cpu_relax();
+			if (ready(arg)) {
+				wm_waiter_spun(w);
+				return 0;
+			}
+		}
+	}
+	return wm_wait_slow(w, ready, arg, timeout_ns);
+}
 
 void wm_doorbell_wake(struct wm_doorbell *db);
 
@@ -139,19 +188,6 @@ wm_doorbell_ring(struct wm_doorbell *db)
 {
 	atomic_thread_fence(memory_order_seq_cst); /* W2 */
 	wm_doorbell_nudge(db);
-}
-
-/* CPU pause for spin loops. */
-static inline void
-wm_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#else
-	atomic_signal_fence(memory_order_seq_cst);
-#endif
 }
 
 #endif /* WM_IPC_WAIT_H */
