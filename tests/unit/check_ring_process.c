@@ -65,6 +65,7 @@
 #include "ipc/ring.h"
 #include "ipc/shm.h"
 #include "ipc/wait.h"
+#include "tests/unit/stress.h"
 
 #define WAIT_LIMIT_NS (5 * 1000000000LL)
 #define MAX_CHILDREN 8
@@ -90,59 +91,6 @@ static struct report *rep;
 static pid_t children[MAX_CHILDREN];
 static int n_children;
 static uint64_t seed;
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static uint64_t
-rng_next(uint64_t *s)
-{
-	/* xorshift64* */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
-
-static void
-sleep_ns(int64_t ns)
-{
-	struct timespec ts = {ns / 1000000000, ns % 1000000000};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-static void
-busy_ns(int64_t ns)
-{
-	int64_t until = now_ns() + ns;
-
-	while (now_ns() < until)
-		wm_cpu_relax();
-}
-
-static uint64_t
-env_u64(const char *name, uint64_t dflt)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0')
-		ck_abort_msg("invalid %s=\"%s\"", name, s);
-	return v;
-}
 
 static void
 setup(void)

@@ -35,6 +35,7 @@
 
 #include "ipc/ring.h"
 #include "ipc/wait.h"
+#include "tests/unit/stress.h"
 
 #define WAIT_LIMIT_NS (5 * 1000000000LL)
 #define STREAM_CELLS 256u
@@ -48,58 +49,6 @@ const char *
 __tsan_default_options(void)
 {
 	return "halt_on_error=1:exitcode=66";
-}
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static uint64_t
-rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dull;
-}
-
-static void
-sleep_ns(int64_t ns)
-{
-	struct timespec ts = {ns / 1000000000, ns % 1000000000};
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
-static void
-busy_ns(int64_t ns)
-{
-	int64_t until = now_ns() + ns;
-
-	while (now_ns() < until)
-		wm_cpu_relax();
-}
-
-static uint64_t
-env_u64(const char *name, uint64_t dflt)
-{
-	const char *s = getenv(name);
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0')
-		ck_abort_msg("invalid %s=\"%s\"", name, s);
-	return v;
 }
 
 static void *
