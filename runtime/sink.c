@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,8 @@ open_path(struct wm_sink *s, const char *path, char *err, size_t errlen)
 		return r;
 	}
 	s->own = true;
+	/* Appends from several processes never overwrite each other. */
+	fcntl(fileno(s->f), F_SETFL, fcntl(fileno(s->f), F_GETFL) | O_APPEND);
 	return 0;
 }
 
@@ -142,6 +145,18 @@ wm_sink_late(struct wm_sink *s, const struct wm_record *r)
 	fprintf(s->f, "%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
 		r->partition, r->ts, r->key, r->value);
 	s->written++;
+}
+
+void
+wm_sink_line_buffered(struct wm_sink *s)
+{
+	setvbuf(s->f, NULL, _IOLBF, 0);
+}
+
+int
+wm_sink_flush(struct wm_sink *s)
+{
+	return fflush(s->f) != 0 || ferror(s->f) ? -EIO : 0;
 }
 
 uint64_t

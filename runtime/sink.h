@@ -41,6 +41,14 @@ void wm_sink_late(struct wm_sink *sink, const struct wm_record *r);
 /* Results (or late records) written so far. */
 uint64_t wm_sink_results(const struct wm_sink *sink);
 
+/* Write each line with one system call from now on: several worker
+ * processes share a sink's file (opened O_APPEND), and whole-line writes
+ * keep their lines from mixing. */
+void wm_sink_line_buffered(struct wm_sink *sink);
+
+/* Flush what this process buffered; 0 or -EIO. */
+int wm_sink_flush(struct wm_sink *sink);
+
 /* Flush and close; 0, or -EIO if anything failed to be written. */
 int wm_sink_close(struct wm_sink *sink);
 

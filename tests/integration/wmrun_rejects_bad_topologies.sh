@@ -19,9 +19,8 @@ expect_status 66 "$WMRUN" --check "$scratch/missing.conf"
 expect_line 'could not' "$scratch/err"
 expect_status 64 "$WMRUN" --no-such-option
 expect_status 64 "$WMRUN" a.conf b.conf
-# Separate processes are not offered yet: say so, do not pretend.
-expect_status 69 "$WMRUN" "$EXAMPLES/quiet_partitions.conf"
-expect_line 'use --sim' "$scratch/err"
+# A topology error stops a real run before any process starts.
+expect_status 78 "$WMRUN" "$scratch/typo.conf"
 # --check prints the plan.
 expect_status 0 "$WMRUN" --check "$EXAMPLES/quiet_partitions.conf"
 expect_line '^  window  counts +parallelism 2, max parallelism 128, input hash from "events"' "$scratch/out"

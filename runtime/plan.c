@@ -1,0 +1,144 @@
+/*
+ * plan.c
+ *	Subtasks and channels of a job, in one numbering for all processes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "runtime/plan.h"
+
+/* The stages reading `stage` through an edge (sinks are chained). */
+static uint32_t
+edges_of(const struct wm_topology *t, uint32_t stage,
+	 struct wm_topology_edge *out, uint32_t max)
+{
+	struct wm_topology_edge all[64];
+	uint32_t n = wm_topology_out_edges(t, stage, all, 64), kept = 0;
+
+	for (uint32_t e = 0; e < n && e < 64; e++)
+		if (t->stages[all[e].stage].kind != WM_STAGE_SINK && kept < max)
+			out[kept++] = all[e];
+	return kept;
+}
+
+struct wm_plan *
+wm_plan_new(const struct wm_topology *t)
+{
+	struct wm_plan *p = calloc(1, sizeof(*p));
+	uint32_t id = 0;
+
+	if (p == NULL)
+		return NULL;
+	p->first = calloc(t->n_stages, sizeof(*p->first));
+	if (p->first == NULL)
+		goto fail;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		p->first[s] = p->n_subtasks;
+		if (t->stages[s].kind != WM_STAGE_SINK)
+			p->n_subtasks += t->stages[s].parallelism;
+	}
+	p->subtasks = calloc(p->n_subtasks, sizeof(*p->subtasks));
+	if (p->subtasks == NULL)
+		goto fail;
+	/* Count channels and size every table first. */
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_topology_edge out[64];
+		uint32_t n_edges;
+
+		if (t->stages[s].kind == WM_STAGE_SINK)
+			continue;
+		n_edges = edges_of(t, s, out, 64);
+		for (uint32_t i = 0; i < t->stages[s].parallelism; i++, id++) {
+			struct wm_plan_subtask *st = &p->subtasks[id];
+
+			st->stage = s;
+			st->index = i;
+			st->n_inputs = wm_topology_input_channels(t, s);
+			st->inputs = calloc(st->n_inputs ? st->n_inputs : 1,
+					    sizeof(*st->inputs));
+			st->n_edges = n_edges;
+			st->outputs = calloc(n_edges ? n_edges : 1,
+					     sizeof(*st->outputs));
+			st->widths = calloc(n_edges ? n_edges : 1,
+					    sizeof(*st->widths));
+			if (!st->inputs || !st->outputs || !st->widths)
+				goto fail;
+			for (uint32_t e = 0; e < n_edges; e++) {
+				const struct wm_stage *down =
+					&t->stages[out[e].stage];
+				uint32_t w =
+					down->inputs[out[e].input].edge ==
+							WM_PARTITION_FORWARD
+						? 1
+						: down->parallelism;
+
+				st->widths[e] = w;
+				st->outputs[e] =
+					calloc(w, sizeof(**st->outputs));
+				if (st->outputs[e] == NULL)
+					goto fail;
+				p->n_channels += w;
+			}
+		}
+	}
+	p->channels =
+		calloc(p->n_channels ? p->n_channels : 1, sizeof(*p->channels));
+	if (p->channels == NULL)
+		goto fail;
+	/* Number the channels, producer by producer. */
+	uint32_t c = 0;
+
+	for (id = 0; id < p->n_subtasks; id++) {
+		struct wm_plan_subtask *st = &p->subtasks[id];
+		struct wm_topology_edge out[64];
+
+		edges_of(t, st->stage, out, 64);
+		for (uint32_t e = 0; e < st->n_edges; e++) {
+			const struct wm_stage *down = &t->stages[out[e].stage];
+			bool fwd = down->inputs[out[e].input].edge ==
+				   WM_PARTITION_FORWARD;
+
+			for (uint32_t k = 0; k < st->widths[e]; k++, c++) {
+				uint32_t consumer = p->first[out[e].stage] +
+						    (fwd ? st->index : k);
+				uint32_t in = wm_topology_input_channel(
+					t, out[e].stage, out[e].input,
+					st->index);
+
+				p->channels[c] = (struct wm_plan_channel){
+					id, consumer, e, k, in};
+				st->outputs[e][k] = c;
+				p->subtasks[consumer].inputs[in] = c;
+			}
+		}
+	}
+	return p;
+fail:
+	wm_plan_free(p);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+wm_plan_free(struct wm_plan *p)
+{
+	if (p == NULL)
+		return;
+	for (uint32_t i = 0; p->subtasks != NULL && i < p->n_subtasks; i++) {
+		struct wm_plan_subtask *st = &p->subtasks[i];
+
+		for (uint32_t e = 0; st->outputs != NULL && e < st->n_edges;
+		     e++)
+			free(st->outputs[e]);
+		free(st->outputs);
+		free(st->widths);
+		free(st->inputs);
+	}
+	free(p->subtasks);
+	free(p->channels);
+	free(p->first);
+	free(p);
+}

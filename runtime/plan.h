@@ -1,0 +1,46 @@
+/*
+ * plan.h
+ *	The physical plan of a job: its subtasks and the channels (rings)
+ *	between them, numbered the same way in every process.
+ *
+ * Subtasks are the subtasks of every stage but sinks (a sink is chained
+ * to its window), stage by stage: subtask id = first[stage] + index.
+ * Channels are numbered producer by producer, output edge by output edge
+ * (in the task's edge order), channel by channel; each knows the input
+ * channel it is at its consumer (task.h numbering).
+ */
+#ifndef WM_RUNTIME_PLAN_H
+#define WM_RUNTIME_PLAN_H
+
+#include <stdint.h>
+
+#include "runtime/topology.h"
+
+struct wm_plan_channel {
+	uint32_t producer, consumer; /* subtask ids */
+	uint32_t edge, edge_channel; /* at the producer */
+	uint32_t input_channel;	     /* at the consumer */
+};
+
+struct wm_plan_subtask {
+	uint32_t stage, index;
+	uint32_t n_inputs;  /* input channels */
+	uint32_t *inputs;   /* channel id of each input channel */
+	uint32_t n_edges;   /* output edges */
+	uint32_t **outputs; /* channel id of [edge][edge channel] */
+	uint32_t *widths;   /* channels of each edge */
+};
+
+struct wm_plan {
+	uint32_t n_subtasks;
+	struct wm_plan_subtask *subtasks;
+	uint32_t *first; /* by stage: id of its subtask 0 (sinks: none) */
+	uint32_t n_channels;
+	struct wm_plan_channel *channels;
+};
+
+/* The plan of `topo`; NULL with errno ENOMEM. */
+struct wm_plan *wm_plan_new(const struct wm_topology *topo);
+void wm_plan_free(struct wm_plan *plan);
+
+#endif /* WM_RUNTIME_PLAN_H */

@@ -1,0 +1,348 @@
+/*
+ * supervisor.c
+ *	Create the segment, fork and pin one process per subtask, wait, and
+ *	stop everything cleanly when one fails or the user interrupts.
+ *
+ * The supervisor never touches a ring (PostgreSQL's postmaster): a worker
+ * that crashes cannot take it down, and it reads the workers' metrics
+ * blocks only. Signals: SIGCHLD, SIGINT, SIGTERM and SIGHUP are blocked
+ * before the first fork and taken with sigwaitinfo(); each child restores
+ * them, asks for SIGKILL when the supervisor dies (PR_SET_PDEATHSIG, then
+ * re-checks its parent, which may have died before the prctl), pins
+ * itself and runs its subtask.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ipc/shm.h"
+#include "runtime/affinity.h"
+#include "runtime/supervisor.h"
+#include "runtime/worker.h"
+
+#define RING_CELLS 4096u
+
+struct child {
+	pid_t pid;
+	bool done;
+};
+
+static int64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* CPUs for the subtasks, or -1 each if placement is not possible. */
+static void
+place(const struct wm_topology *t, const struct wm_plan *plan, int *cpu)
+{
+	struct wm_affinity *a = NULL;
+	struct wm_affinity_plan *ap = NULL;
+	struct wm_affinity_task *tasks =
+		calloc(plan->n_subtasks, sizeof(*tasks));
+	struct wm_affinity_edge *edges =
+		calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*edges));
+	char err[256];
+
+	for (uint32_t i = 0; i < plan->n_subtasks; i++)
+		cpu[i] = -1;
+	if (tasks == NULL || edges == NULL)
+		goto out;
+	for (uint32_t i = 0; i < plan->n_subtasks; i++)
+		tasks[i] = (struct wm_affinity_task){
+			t->stages[plan->subtasks[i].stage].name,
+			plan->subtasks[i].index};
+	for (uint32_t c = 0; c < plan->n_channels; c++)
+		edges[c] = (struct wm_affinity_edge){
+			plan->channels[c].producer, plan->channels[c].consumer,
+			plan->subtasks[plan->channels[c].producer].widths
+						[plan->channels[c].edge] == 1
+				? 16
+				: 1};
+	if (wm_affinity_open(NULL, &a, err, sizeof(err)) != 0 ||
+	    wm_affinity_plan_new(a, tasks, plan->n_subtasks, edges,
+				 plan->n_channels, NULL, &ap, err,
+				 sizeof(err)) != 0) {
+		fprintf(stderr, "wmrun: warning: subtasks are not pinned: %s\n",
+			err);
+		goto out;
+	}
+	for (uint32_t i = 0; i < plan->n_subtasks; i++)
+		cpu[i] = (int)ap->place[i].cpu;
+out:
+	wm_affinity_plan_free(ap);
+	wm_affinity_close(a);
+	free(tasks);
+	free(edges);
+}
+
+static void
+child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
+	   int fd, int64_t start, int cpu, pid_t parent, struct wm_sink **sinks,
+	   struct wm_sink **lates, const sigset_t *old_mask)
+{
+	struct wm_worker_args args = {
+		.topo = t,
+		.plan = plan,
+		.subtask = id,
+		.shm_fd = fd,
+		.start_ns = start,
+		.wait = plan->n_subtasks >
+					(uint32_t)sysconf(_SC_NPROCESSORS_ONLN)
+				? WM_WAIT_YIELD
+				: WM_WAIT_FUTEX,
+		.sinks = sinks,
+		.lates = lates,
+		.cells = RING_CELLS,
+	};
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+	/* Die with the supervisor, even if it already died. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(EX_OSERR);
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigprocmask(SIG_SETMASK, old_mask, NULL);
+	if (cpu >= 0) {
+		struct wm_affinity *a = NULL;
+		char err[256];
+
+		if (wm_affinity_open(NULL, &a, err, sizeof(err)) == 0)
+			wm_affinity_pin_self(a, (unsigned)cpu, err,
+					     sizeof(err));
+		wm_affinity_close(a);
+	}
+	_exit(wm_worker_run(&args));
+}
+
+static const char *
+subtask_name(const struct wm_topology *t, const struct wm_plan *plan,
+	     uint32_t id, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%u", t->stages[plan->subtasks[id].stage].name,
+		 plan->subtasks[id].index);
+	return buf;
+}
+
+static void
+kill_all(struct child *children, uint32_t n, int sig)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (children[i].pid > 0 && !children[i].done)
+			kill(children[i].pid, sig);
+}
+
+/* Reap every child that exited; returns 1 if one failed (0 otherwise) and
+ * describes the job's first failure in err (left alone once set). */
+static int
+reap(const struct wm_topology *t, const struct wm_plan *plan,
+     struct child *children, uint32_t *running, char *err, size_t errlen)
+{
+	int failure = 0, st;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		char name[128];
+
+		for (uint32_t i = 0; i < plan->n_subtasks; i++) {
+			if (children[i].pid != pid)
+				continue;
+			children[i].done = true;
+			(*running)--;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+				break;
+			failure = 1;
+			/* Name the first worker that failed: the others
+			 * were stopped because of it. */
+			if (err[0] == '\0') {
+				if (WIFSIGNALED(st))
+					snprintf(err, errlen,
+						 "worker \"%s\" (pid %d) was "
+						 "terminated by signal %d: %s",
+						 subtask_name(t, plan, i, name,
+							      sizeof(name)),
+						 (int)pid, WTERMSIG(st),
+						 strsignal(WTERMSIG(st)));
+				else
+					snprintf(err, errlen,
+						 "worker \"%s\" (pid %d) "
+						 "exited with status %d",
+						 subtask_name(t, plan, i, name,
+							      sizeof(name)),
+						 (int)pid, WEXITSTATUS(st));
+			}
+			break;
+		}
+	}
+	return failure;
+}
+
+static void
+collect(const struct wm_shm *seg, const struct wm_plan *plan,
+	const struct wm_topology *t, struct wm_sim_report *rep, int64_t start)
+{
+	memset(rep, 0, sizeof(*rep));
+	rep->end_ns =
+		(int64_t)((double)(monotonic_ns() - start) * t->job.speed);
+	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
+		struct wm_worker_metrics *m = wm_shm_metrics(seg, i);
+
+		if (t->stages[plan->subtasks[i].stage].kind == WM_STAGE_SOURCE)
+			rep->records_read += atomic_load(&m->records_in);
+		rep->records_windowed += atomic_load(&m->records_windowed);
+		rep->late_dropped += atomic_load(&m->late_dropped);
+		rep->late_side_output += atomic_load(&m->late_side_output);
+		rep->other_dropped += atomic_load(&m->other_dropped);
+		rep->windows_fired += atomic_load(&m->windows_fired);
+		rep->windows_fired_late += atomic_load(&m->windows_fired_late);
+		rep->results_written += atomic_load(&m->results_written);
+		if (atomic_load(&m->fire_delay_max_ms) > rep->fire_delay_max_ms)
+			rep->fire_delay_max_ms =
+				atomic_load(&m->fire_delay_max_ms);
+	}
+	/* Percentiles need every delay; workers keep only their maximum. */
+	rep->fire_delay_p50_ms = rep->fire_delay_p99_ms = -1;
+}
+
+int
+wm_supervisor_run(const struct wm_topology *t, struct wm_sim_report *rep,
+		  char *err, size_t errlen)
+{
+	struct wm_plan *plan = wm_plan_new(t);
+	struct wm_shm_channel_spec *specs = NULL;
+	struct child *children = NULL;
+	struct wm_sink **sinks = NULL, **lates = NULL;
+	int *cpu = NULL;
+	struct wm_shm seg = {.fd = -1};
+	sigset_t mask, old;
+	uint32_t running = 0;
+	int status = 0;
+	int64_t start;
+
+	err[0] = '\0';
+	if (plan == NULL)
+		return EX_OSERR;
+	specs = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*specs));
+	children = calloc(plan->n_subtasks, sizeof(*children));
+	sinks = calloc(t->n_stages, sizeof(*sinks));
+	lates = calloc(t->n_stages, sizeof(*lates));
+	cpu = calloc(plan->n_subtasks, sizeof(*cpu));
+	if (!specs || !children || !sinks || !lates || !cpu) {
+		status = EX_OSERR;
+		goto out;
+	}
+	for (uint32_t c = 0; c < plan->n_channels; c++)
+		specs[c] = (struct wm_shm_channel_spec){
+			plan->channels[c].producer, plan->channels[c].consumer,
+			RING_CELLS};
+	struct wm_shm_spec spec = {plan->n_subtasks, plan->n_channels, specs,
+				   sizeof(struct wm_worker_metrics)};
+
+	if (wm_shm_create(&spec, &seg, err, errlen) != 0) {
+		status = EX_OSERR;
+		goto out;
+	}
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+		int r = 0;
+
+		if (st->kind == WM_STAGE_SINK)
+			r = wm_sink_open(&sinks[s], &st->u.sink,
+					 &t->stages[st->inputs[0].stage], err,
+					 errlen);
+		else if (st->kind == WM_STAGE_WINDOW &&
+			 st->u.window.late_output != NULL)
+			r = wm_sink_open_late(&lates[s],
+					      st->u.window.late_output, err,
+					      errlen);
+		if (r == 0 && sinks[s] != NULL)
+			r = wm_sink_flush(sinks[s]);
+		if (r == 0 && lates[s] != NULL)
+			r = wm_sink_flush(lates[s]);
+		if (r != 0) {
+			status = EX_IOERR;
+			goto out;
+		}
+	}
+	place(t, plan, cpu);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	fflush(stdout);
+	fflush(stderr);
+	start = monotonic_ns();
+	pid_t self = getpid();
+
+	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			child_main(t, plan, i, seg.fd, start, cpu[i], self,
+				   sinks, lates, &old);
+		if (pid < 0) {
+			snprintf(err, errlen, "could not fork: %s",
+				 strerror(errno));
+			status = EX_OSERR;
+			kill_all(children, i, SIGKILL);
+			break;
+		}
+		children[i].pid = pid;
+		running++;
+	}
+	while (running > 0) {
+		siginfo_t info;
+		int sig = sigwaitinfo(&mask, &info);
+
+		if (sig == SIGCHLD) {
+			if (reap(t, plan, children, &running, err, errlen) &&
+			    status == 0) {
+				status = 1;
+				kill_all(children, plan->n_subtasks, SIGKILL);
+			}
+		} else if (sig > 0 && status == 0) {
+			/* Interrupted: stop every worker, still summarize. */
+			status = 128 + sig;
+			snprintf(err, errlen, "stopped by signal %d: %s", sig,
+				 strsignal(sig));
+			kill_all(children, plan->n_subtasks, SIGTERM);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	collect(&seg, plan, t, rep, start);
+out:
+	for (uint32_t s = 0; sinks != NULL && s < t->n_stages; s++) {
+		if (wm_sink_close(sinks[s]) != 0 && status == 0) {
+			snprintf(err, errlen, "could not write sink \"%s\"",
+				 t->stages[s].name);
+			status = EX_IOERR;
+		}
+		if (lates != NULL && wm_sink_close(lates[s]) != 0 &&
+		    status == 0)
+			status = EX_IOERR;
+	}
+	wm_shm_detach(&seg);
+	if (seg.fd >= 0)
+		close(seg.fd);
+	free(specs);
+	free(children);
+	free(sinks);
+	free(lates);
+	free(cpu);
+	wm_plan_free(plan);
+	return status;
+}

@@ -1,0 +1,363 @@
+/*
+ * worker.c
+ *	A subtask's process: rings in, task, rings out, on the real clock.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <time.h>
+
+#include "ipc/gate.h"
+#include "ipc/shm.h"
+#include "runtime/task.h"
+#include "runtime/worker.h"
+
+/* Frames taken from the inputs before looking at anything else. */
+#define WORKER_BURST 256
+
+struct worker {
+	const struct wm_worker_args *args;
+	const struct wm_plan_subtask *me;
+	const struct wm_stage *stage;
+	struct wm_shm seg;
+	struct wm_task *task;
+	struct wm_task_out out;
+	struct wm_ring_producer *producers; /* by local output index */
+	uint32_t n_producers;
+	uint32_t **local; /* [edge][channel] -> producer */
+	struct wm_gate gate;
+	bool has_gate;
+	struct wm_waiter space; /* waiting for room in an output ring */
+	struct wm_worker_metrics *metrics;
+	uint64_t results;
+	int64_t fire_delay_max_ms;
+	double speed;
+};
+
+static void worker_error(const struct worker *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+worker_error(const struct worker *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "wmrun[%s/%u]: error: ", w->stage->name, w->me->index);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Processing time since the job started, in ns, at the job's speed. */
+static int64_t
+processing_now(const struct worker *w)
+{
+	struct timespec ts;
+	int64_t real;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	real = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - w->args->start_ns;
+	return (int64_t)((double)real * w->speed);
+}
+
+/* Ring every consumer of this worker and hand every producer its space:
+ * what must happen before this process sleeps (wait.h). */
+static void
+before_sleep(void *arg)
+{
+	struct worker *w = arg;
+
+	for (uint32_t i = 0; i < w->n_producers; i++)
+		wm_ring_flush(&w->producers[i]);
+	if (w->has_gate)
+		wm_gate_release(&w->gate);
+}
+
+static bool
+has_space(void *arg)
+{
+	return wm_ring_free(arg, 1) > 0;
+}
+
+static void
+worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	     const struct wm_frame *f)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+	struct wm_ring_producer *p = &w->producers[w->local[edge][channel]];
+
+	/* A full ring makes the producer wait; nothing is dropped. */
+	while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
+				 f->payload[1], f->payload[2]))
+		wm_wait(&w->space, has_space, p, -1);
+	/* Control frames are rare and matter: announce them at once. */
+	if (f->kind != WM_FRAME_RECORD)
+		wm_ring_nudge(p);
+}
+
+static void
+worker_result(struct wm_task_out *out, const struct wm_window_result *r,
+	      wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+	uint32_t stage = (uint32_t)(w->stage - w->args->topo->stages);
+	struct wm_topology_edge sinks[16];
+	uint32_t n = wm_topology_out_edges(w->args->topo, stage, sinks, 16);
+
+	for (uint32_t i = 0; i < n && i < 16; i++)
+		if (w->args->sinks[sinks[i].stage] != NULL)
+			wm_sink_result(w->args->sinks[sinks[i].stage], r,
+				       watermark, fire_time_ms);
+	w->results++;
+	if (!r->late_firing &&
+	    fire_time_ms - r->window.end > w->fire_delay_max_ms)
+		w->fire_delay_max_ms = fire_time_ms - r->window.end;
+}
+
+static void
+worker_late(struct wm_task_out *out, const struct wm_record *r)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+	uint32_t stage = (uint32_t)(w->stage - w->args->topo->stages);
+
+	if (w->args->lates[stage] != NULL)
+		wm_sink_late(w->args->lates[stage], r);
+}
+
+static void
+publish_metrics(struct worker *w)
+{
+	const struct wm_task_counters *c = wm_task_counters(w->task);
+	const struct wm_window *win = wm_task_window(w->task);
+	struct wm_worker_metrics *m = w->metrics;
+
+	atomic_store_explicit(&m->records_in, c->records_in,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->records_out, c->records_out,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->results_written, w->results,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->fire_delay_max_ms, w->fire_delay_max_ms,
+			      memory_order_relaxed);
+	if (win == NULL)
+		return;
+	const struct wm_window_counters *wc = wm_window_counters(win);
+
+	atomic_store_explicit(&m->records_windowed, wc->records_accepted,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->late_dropped, wc->late_records_dropped,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->late_side_output,
+			      wc->late_records_side_output,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->other_dropped,
+			      wc->records_ignored + wc->records_rejected,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->windows_fired, wc->windows_fired,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->windows_fired_late, wc->windows_fired_late,
+			      memory_order_relaxed);
+	atomic_store_explicit(&m->watermark, wm_window_watermark(win),
+			      memory_order_relaxed);
+}
+
+static int
+attach(struct worker *w)
+{
+	const struct wm_worker_args *a = w->args;
+	const struct wm_plan *plan = a->plan;
+	char err[256];
+	uint32_t k = 0;
+
+	if (wm_shm_attach(a->shm_fd, &w->seg, err, sizeof(err)) != 0) {
+		worker_error(w, "could not attach shared memory: %s", err);
+		return EX_OSERR;
+	}
+	w->metrics = wm_shm_metrics(&w->seg, a->subtask);
+	for (uint32_t e = 0; e < w->me->n_edges; e++)
+		w->n_producers += w->me->widths[e];
+	w->producers = calloc(w->n_producers ? w->n_producers : 1,
+			      sizeof(*w->producers));
+	w->local =
+		calloc(w->me->n_edges ? w->me->n_edges : 1, sizeof(*w->local));
+	if (w->producers == NULL || w->local == NULL)
+		return EX_OSERR;
+	for (uint32_t e = 0; e < w->me->n_edges; e++) {
+		w->local[e] = calloc(w->me->widths[e], sizeof(**w->local));
+		if (w->local[e] == NULL)
+			return EX_OSERR;
+		for (uint32_t c = 0; c < w->me->widths[e]; c++, k++) {
+			uint32_t ch = w->me->outputs[e][c];
+
+			wm_ring_producer_attach(
+				&w->producers[k], wm_shm_ring(&w->seg, ch),
+				wm_shm_doorbell(&w->seg,
+						plan->channels[ch].consumer));
+			w->local[e][c] = k;
+		}
+	}
+	if (w->me->n_inputs > 0) {
+		if (wm_gate_init(&w->gate, w->me->n_inputs,
+				 wm_shm_doorbell(&w->seg, a->subtask),
+				 a->wait) != 0)
+			return EX_OSERR;
+		w->has_gate = true;
+		for (uint32_t i = 0; i < w->me->n_inputs; i++) {
+			uint32_t ch = w->me->inputs[i];
+
+			wm_gate_attach(
+				&w->gate, i, wm_shm_ring(&w->seg, ch),
+				wm_shm_doorbell(&w->seg,
+						plan->channels[ch].producer));
+		}
+		w->gate.waiter.before_sleep = before_sleep;
+		w->gate.waiter.before_sleep_arg = w;
+	}
+	wm_waiter_init(&w->space, wm_shm_doorbell(&w->seg, a->subtask),
+		       a->wait);
+	w->space.before_sleep = before_sleep;
+	w->space.before_sleep_arg = w;
+	return 0;
+}
+
+static bool
+never(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+/* A source: generate on the clock, sleep until the next thing is due. */
+static int
+run_source(struct worker *w)
+{
+	struct wm_waiter idle;
+
+	wm_waiter_init(&idle, wm_shm_doorbell(&w->seg, w->args->subtask),
+		       WM_WAIT_FUTEX);
+	idle.spin_ns = idle.spin_max_ns = 0;
+	idle.before_sleep = before_sleep;
+	idle.before_sleep_arg = w;
+	for (;;) {
+		int64_t now = processing_now(w);
+		int64_t next = wm_task_run_source(w->task, now);
+
+		publish_metrics(w);
+		if (wm_task_finished(w->task))
+			return 0;
+		if (next <= now)
+			continue;
+		/* Nothing due: everything written so far goes out, then
+		 * sleep (in real time) until the next record or tick. */
+		int64_t real_ns = (int64_t)((double)(next - now) / w->speed);
+
+		if (real_ns > 0)
+			wm_wait(&idle, never, NULL, real_ns);
+	}
+}
+
+/* Any other task: frames in, frames out, sleep when the inputs are dry. */
+static int
+run_inputs(struct worker *w)
+{
+	for (;;) {
+		int n = 0;
+
+		while (n < WORKER_BURST) {
+			struct wm_frame f;
+			uint32_t ch;
+			int r = wm_gate_next(&w->gate, &ch, &f);
+
+			if (r == 0)
+				break;
+			if (r < 0 || wm_task_input(w->task, ch, &f,
+						   processing_now(w)) != 0) {
+				const struct wm_plan_channel *pc =
+					&w->args->plan
+						 ->channels[w->me->inputs[ch]];
+
+				worker_error(
+					w,
+					"corrupt frame on channel %u from "
+					"subtask %u at position %llu",
+					ch, pc->producer,
+					(unsigned long long)w->gate.inputs[ch]
+						.ring.pos);
+				wm_ring_dump(w->gate.inputs[ch].ring.ring,
+					     w->gate.inputs[ch].ring.pos,
+					     stderr);
+				return EX_SOFTWARE;
+			}
+			n++;
+		}
+		publish_metrics(w);
+		if (wm_task_finished(w->task))
+			return 0;
+		if (n == 0) {
+			int r = wm_gate_wait(&w->gate, -1);
+
+			if (r != 0 && r != -ETIMEDOUT) {
+				worker_error(w, "could not wait: %s",
+					     strerror(-r));
+				return EX_OSERR;
+			}
+		} else {
+			/* Busy: let the consumers see what this batch
+			 * produced without paying a fence. */
+			for (uint32_t i = 0; i < w->n_producers; i++)
+				wm_ring_nudge(&w->producers[i]);
+		}
+	}
+}
+
+int
+wm_worker_run(const struct wm_worker_args *a)
+{
+	struct worker w = {.args = a};
+	int status;
+
+	w.me = &a->plan->subtasks[a->subtask];
+	w.stage = &a->topo->stages[w.me->stage];
+	w.speed = a->topo->job.speed;
+	w.out.frame = worker_frame;
+	w.out.result = worker_result;
+	w.out.late = worker_late;
+	/* Results from every window subtask share the sink's file: one
+	 * write per line keeps lines whole. */
+	for (uint32_t s = 0; s < a->topo->n_stages; s++) {
+		if (a->sinks[s] != NULL)
+			wm_sink_line_buffered(a->sinks[s]);
+		if (a->lates[s] != NULL)
+			wm_sink_line_buffered(a->lates[s]);
+	}
+	status = attach(&w);
+	if (status == 0) {
+		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out);
+		if (w.task == NULL) {
+			worker_error(&w, "could not set up the subtask: %s",
+				     strerror(errno));
+			status = EX_OSERR;
+		}
+	}
+	if (status == 0)
+		status = w.has_gate ? run_inputs(&w) : run_source(&w);
+	if (status == 0) {
+		before_sleep(&w); /* the last frames, announced */
+		publish_metrics(&w);
+		atomic_store_explicit(&w.metrics->finished, 1,
+				      memory_order_release);
+	}
+	for (uint32_t s = 0; s < a->topo->n_stages; s++) {
+		if (a->sinks[s] != NULL && wm_sink_flush(a->sinks[s]) != 0)
+			status = status ? status : EX_IOERR;
+		if (a->lates[s] != NULL && wm_sink_flush(a->lates[s]) != 0)
+			status = status ? status : EX_IOERR;
+	}
+	wm_task_free(w.task);
+	return status;
+}

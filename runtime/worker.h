@@ -1,0 +1,58 @@
+/*
+ * worker.h
+ *	One subtask as a process: its task (task.h) between the rings of the
+ *	shared segment, on the real clock.
+ *
+ * The worker maps the segment itself (after fork, from the inherited
+ * descriptor) and checks it before use; reads its input rings fairly
+ * through a gate; pushes its frames into its output rings, waiting when
+ * one is full; and sleeps on its doorbell when it has nothing to do,
+ * after ringing (fenced) everyone it publishes to. Processing time is the
+ * monotonic clock since the job started, times the job's speed.
+ *
+ * Its counters live in its metrics block in the segment: written by this
+ * worker only (relaxed stores), read by the supervisor at any time.
+ */
+#ifndef WM_RUNTIME_WORKER_H
+#define WM_RUNTIME_WORKER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "ipc/wait.h"
+#include "runtime/plan.h"
+#include "runtime/sink.h"
+#include "runtime/topology.h"
+
+struct wm_worker_metrics {
+	_Atomic uint64_t records_in;
+	_Atomic uint64_t records_out;
+	_Atomic uint64_t records_windowed;
+	_Atomic uint64_t late_dropped;
+	_Atomic uint64_t late_side_output;
+	_Atomic uint64_t other_dropped;
+	_Atomic uint64_t windows_fired;
+	_Atomic uint64_t windows_fired_late;
+	_Atomic uint64_t results_written;
+	_Atomic int64_t fire_delay_max_ms;
+	_Atomic int64_t watermark; /* operator's (windows) */
+	_Atomic uint32_t finished;
+};
+
+struct wm_worker_args {
+	const struct wm_topology *topo;
+	const struct wm_plan *plan;
+	uint32_t subtask;
+	int shm_fd;
+	int64_t start_ns;	/* CLOCK_MONOTONIC when the job started */
+	enum wm_wait_mode wait; /* how to wait for rings */
+	struct wm_sink **sinks; /* by stage (inherited, opened) */
+	struct wm_sink **lates; /* by stage: late side outputs */
+	uint32_t cells;		/* ring size, for nothing but checks */
+};
+
+/* Run the subtask to its end. Returns an exit status (0, or a sysexits
+ * code after printing "wmrun[stage/i]: error: ..." to stderr). */
+int wm_worker_run(const struct wm_worker_args *args);
+
+#endif /* WM_RUNTIME_WORKER_H */
