@@ -193,6 +193,8 @@ static void
 collect(const struct wm_shm *seg, const struct wm_plan *plan,
 	const struct wm_topology *t, struct wm_sim_report *rep, int64_t start)
 {
+	uint64_t delays[WM_HISTOGRAM_BUCKETS] = {0};
+
 	memset(rep, 0, sizeof(*rep));
 	rep->end_ns =
 		(int64_t)((double)(monotonic_ns() - start) * t->job.speed);
@@ -211,9 +213,15 @@ collect(const struct wm_shm *seg, const struct wm_plan *plan,
 		if (atomic_load(&m->fire_delay_max_ms) > rep->fire_delay_max_ms)
 			rep->fire_delay_max_ms =
 				atomic_load(&m->fire_delay_max_ms);
+		/* The histogram is complete once the worker finished
+		 * (acquire pairs with its release); an interrupted one
+		 * gives what it had. */
+		(void)atomic_load_explicit(&m->finished, memory_order_acquire);
+		for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
+			delays[b] += m->fire_delays[b];
 	}
-	/* Percentiles need every delay; workers keep only their maximum. */
-	rep->fire_delay_p50_ms = rep->fire_delay_p99_ms = -1;
+	rep->fire_delay_p50_ms = wm_histogram_quantile(delays, 0.5);
+	rep->fire_delay_p99_ms = wm_histogram_quantile(delays, 0.99);
 }
 
 int

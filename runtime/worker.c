@@ -114,9 +114,15 @@ worker_result(struct wm_task_out *out, const struct wm_window_result *r,
 			wm_sink_result(w->args->sinks[sinks[i].stage], r,
 				       watermark, fire_time_ms);
 	w->results++;
-	if (!r->late_firing &&
-	    fire_time_ms - r->window.end > w->fire_delay_max_ms)
-		w->fire_delay_max_ms = fire_time_ms - r->window.end;
+	if (!r->late_firing) {
+		int64_t delay = fire_time_ms - r->window.end;
+
+		if (delay > w->fire_delay_max_ms)
+			w->fire_delay_max_ms = delay;
+		/* Only this worker writes its histogram; the supervisor
+		 * reads it after `finished` (release in wm_worker_run()). */
+		w->metrics->fire_delays[wm_histogram_bucket(delay)]++;
+	}
 }
 
 static void

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "ipc/wait.h"
+#include "runtime/histogram.h"
 #include "runtime/plan.h"
 #include "runtime/sink.h"
 #include "runtime/topology.h"
@@ -37,6 +38,9 @@ struct wm_worker_metrics {
 	_Atomic int64_t fire_delay_max_ms;
 	_Atomic int64_t watermark; /* operator's (windows) */
 	_Atomic uint32_t finished;
+	/* Fire delays of on-time firings, ms (runtime/histogram.h); final
+	 * once `finished` is set (release). */
+	uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
 };
 
 struct wm_worker_args {
