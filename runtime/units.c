@@ -244,6 +244,36 @@ check_start(const char *s, size_t b, size_t e, const char *what,
 	return 0;
 }
 
+/*
+ * A whole number, then blanks, then perhaps a unit: what durations and
+ * sizes share. Stores the number in *v and the unit's bounds in
+ * [*unit, *end) (empty: no unit), or fails with the reason.
+ */
+static int
+number_then_unit(const char *s, const char *what, const char *negative,
+		 uint64_t *v, size_t *unit, size_t *end, char *why,
+		 size_t why_len)
+{
+	size_t b, e, i;
+	int rc;
+
+	trim(s, &b, &e);
+	rc = check_start(s, b, e, what, negative, why, why_len);
+	if (rc)
+		return rc;
+	i = b;
+	if (read_uint(s, &i, e, INT64_MAX, v) < 0)
+		return fail(why, why_len, what, s, "out of range");
+	if (i < e && s[i] == '.' && i + 1 < e && is_digit(s[i + 1]))
+		return fail(why, why_len, what, s,
+			    "fractions are not supported (use a smaller unit)");
+	while (i < e && is_blank(s[i]))
+		i++;
+	*unit = i;
+	*end = e;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Durations */
 
@@ -255,22 +285,13 @@ wm_units_duration_ms(const char *s, int64_t *ms, char *why, size_t why_len)
 	char shown[SHOW_MAX];
 	uint64_t v = 0;
 	int64_t per_ms;
-	size_t b, e, i;
+	size_t e, i;
 	int rc;
 
-	trim(s, &b, &e);
-	rc = check_start(s, b, e, what, "negative durations are not allowed",
-			 why, why_len);
+	rc = number_then_unit(s, what, "negative durations are not allowed", &v,
+			      &i, &e, why, why_len);
 	if (rc)
 		return rc;
-	i = b;
-	if (read_uint(s, &i, e, INT64_MAX, &v) < 0)
-		return fail(why, why_len, what, s, "out of range");
-	if (i < e && s[i] == '.' && i + 1 < e && is_digit(s[i + 1]))
-		return fail(why, why_len, what, s,
-			    "fractions are not supported (use a smaller unit)");
-	while (i < e && is_blank(s[i]))
-		i++;
 	if (i == e) {
 		*ms = (int64_t)v;
 		return 0;
@@ -409,22 +430,13 @@ wm_units_size(const char *s, uint64_t *bytes, char *why, size_t why_len)
 	const struct unit *u;
 	char shown[SHOW_MAX];
 	uint64_t v = 0;
-	size_t b, e, i;
+	size_t e, i;
 	int rc;
 
-	trim(s, &b, &e);
-	rc = check_start(s, b, e, what, "negative sizes are not allowed", why,
-			 why_len);
+	rc = number_then_unit(s, what, "negative sizes are not allowed", &v, &i,
+			      &e, why, why_len);
 	if (rc)
 		return rc;
-	i = b;
-	if (read_uint(s, &i, e, INT64_MAX, &v) < 0)
-		return fail(why, why_len, what, s, "out of range");
-	if (i < e && s[i] == '.' && i + 1 < e && is_digit(s[i + 1]))
-		return fail(why, why_len, what, s,
-			    "fractions are not supported (use a smaller unit)");
-	while (i < e && is_blank(s[i]))
-		i++;
 	if (i == e) {
 		*bytes = v;
 		return 0;
