@@ -144,8 +144,9 @@ kill_all(struct child *children, uint32_t n, int sig)
 			kill(children[i].pid, sig);
 }
 
-/* Reap every child that exited; returns 1 if one failed (0 otherwise) and
- * describes the job's first failure in err (left alone once set). */
+/* Reap every child that exited; returns the job's exit status if one
+ * failed (0 otherwise) and describes the first failure in err (left alone
+ * once set). */
 static int
 reap(const struct wm_topology *t, const struct wm_plan *plan,
      struct child *children, uint32_t *running, char *err, size_t errlen)
@@ -163,7 +164,14 @@ reap(const struct wm_topology *t, const struct wm_plan *plan,
 			(*running)--;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 				break;
-			failure = 1;
+			/* A worker's sysexits code (bad trace data, an
+			 * unreadable file) is the job's; anything else is a
+			 * failed worker. */
+			failure = WIFEXITED(st) &&
+						  WEXITSTATUS(st) >= EX__BASE &&
+						  WEXITSTATUS(st) <= EX__MAX
+					  ? WEXITSTATUS(st)
+					  : 1;
 			/* Name the first worker that failed: the others
 			 * were stopped because of it. */
 			if (err[0] == '\0') {
@@ -317,9 +325,11 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_sim_report *rep,
 		int sig = sigwaitinfo(&mask, &info);
 
 		if (sig == SIGCHLD) {
-			if (reap(t, plan, children, &running, err, errlen) &&
-			    status == 0) {
-				status = 1;
+			int failed =
+				reap(t, plan, children, &running, err, errlen);
+
+			if (failed && status == 0) {
+				status = failed;
 				kill_all(children, plan->n_subtasks, SIGKILL);
 			}
 		} else if (sig > 0 && status == 0) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "operators/keygroup.h"
+#include "runtime/replay.h"
 #include "runtime/task.h"
 
 /* Where a flattened input channel goes. */
@@ -64,7 +65,7 @@ struct wm_task {
 	struct wm_window *window;
 	struct wm_window_output window_out;
 	wm_ts_t firing_watermark;
-	struct wm_source_gen *gen;
+	struct wm_record_source *src; /* generator or replay */
 	struct wm_source_watermarks watermarks;
 	struct wm_source_split **split_of; /* by partition id */
 	bool source_started;
@@ -258,15 +259,31 @@ init_source(struct wm_task *t)
 					t->stage->name, strlen(t->stage->name));
 	conf.max_records = job->records;
 	conf.end_ts = job->event_time_ms;
-	t->gen = wm_source_gen_new(&conf);
-	if (t->gen == NULL) {
-		r = -errno;
-		goto out;
+	if (sc->replay != NULL) {
+		char why[512];
+		uint64_t skipped;
+
+		t->src = wm_replay_open(sc->replay, parts, n, sc->partitions,
+					sc->pacing, sc->skip_bad_records,
+					&skipped, why, sizeof(why));
+		if (t->src == NULL) {
+			fprintf(stderr, "wmrun: %s\n", why);
+			r = errno == EINVAL ? -EBADMSG : -errno;
+			goto out;
+		}
+	} else {
+		struct wm_source_gen *gen = wm_source_gen_new(&conf);
+
+		if (gen == NULL) {
+			r = -errno;
+			goto out;
+		}
+		t->src = wm_source_gen_source(gen);
 	}
 	if (wm_source_watermarks_init(&t->watermarks, &sc->strategy,
 				      &t->edges_out) != 0) {
-		wm_source_gen_free(t->gen);
-		t->gen = NULL;
+		wm_record_source_free(t->src);
+		t->src = NULL;
 		r = -EINVAL;
 		goto out;
 	}
@@ -302,7 +319,7 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	 * burst per call, so that an unlimited-rate source lets its caller
 	 * move time on, run ticks and serve its other duties. */
 	for (uint32_t n = 0; n < WM_TASK_SOURCE_BURST &&
-			     wm_source_gen_next(t->gen, now_ns, &rec) == 1;
+			     wm_record_source_next(t->src, now_ns, &rec) == 1;
 	     n++) {
 		t->counters.records_in++;
 		send_record(t, &rec);
@@ -311,7 +328,7 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	}
 	/* Then the periodic tick, if it is due. */
 	wm_source_watermarks_poll(&t->watermarks, now_ns);
-	if (wm_source_gen_finished(t->gen)) {
+	if (wm_record_source_finished(t->src)) {
 		struct wm_frame end = {.kind = WM_FRAME_END,
 				       .arg = WM_END_DRAIN};
 
@@ -322,7 +339,7 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		t->finished = true;
 		return INT64_MAX;
 	}
-	due = wm_source_gen_next_due_ns(t->gen);
+	due = wm_record_source_next_due_ns(t->src);
 	tick = wm_source_watermarks_next_tick(&t->watermarks);
 	return due < tick ? due : tick;
 }
@@ -472,8 +489,8 @@ wm_task_free(struct wm_task *t)
 	if (t->two_inputs)
 		wm_multi_input_destroy(&t->combined);
 	wm_window_free(t->window);
-	if (t->gen != NULL) {
-		wm_source_gen_free(t->gen);
+	if (t->src != NULL) {
+		wm_record_source_free(t->src);
 		wm_source_watermarks_destroy(&t->watermarks);
 	}
 	free(t->split_of);

@@ -138,10 +138,10 @@ wm_topology_input_channel(const struct wm_topology *t, uint32_t stage,
 	for (uint32_t k = 0; k < input; k++)
 		offset += wm_topology_input_width(t, stage, k);
 	/* A forward edge has one channel whatever the upstream index. */
-	return offset + (t->stages[stage].inputs[input].edge ==
-					 WM_PARTITION_FORWARD
-				 ? 0
-				 : up);
+	return offset +
+	       (t->stages[stage].inputs[input].edge == WM_PARTITION_FORWARD
+			? 0
+			: up);
 }
 
 struct loader {
@@ -534,6 +534,21 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 			"invalid watermark strategy in %s: %s",
 			wm_ini_section_label(label, sizeof(label), sec), why);
 		return -EINVAL;
+	}
+	{
+		static const char *const pacings[] = {"fast", "arrival",
+						      "event"};
+		static const char *const on_bad[] = {"fail", "skip"};
+		size_t k = 0;
+
+		if ((r = get_string(l, sec, "replay", &src->replay)) != 0 ||
+		    (r = get_enum(l, sec, "pacing", pacings, 3, &k)) != 0)
+			return r;
+		src->pacing = (enum wm_replay_pacing)k;
+		k = 0;
+		if ((r = get_enum(l, sec, "on_bad_record", on_bad, 2, &k)) != 0)
+			return r;
+		src->skip_bad_records = k == 1;
 	}
 	for (e = lookup(l, sec, "silence"); e != NULL;
 	     e = wm_ini_get_next((struct wm_ini_section *)e->section, e)) {
@@ -1089,9 +1104,10 @@ wm_topology_free(struct wm_topology *t)
 		struct wm_stage *st = &t->stages[i];
 
 		free(st->name);
-		if (st->kind == WM_STAGE_SOURCE)
+		if (st->kind == WM_STAGE_SOURCE) {
 			free(st->u.source.silences);
-		else if (st->kind == WM_STAGE_WINDOW)
+			free(st->u.source.replay);
+		} else if (st->kind == WM_STAGE_WINDOW)
 			free(st->u.window.late_output);
 		else if (st->kind == WM_STAGE_SINK)
 			free(st->u.sink.path);

@@ -18,7 +18,9 @@
  *                    key_distribution (uniform | zipf), zipf_exponent,
  *                    watermark (bounded | ascending), idle_timeout,
  *                    watermark_interval, silence (repeatable:
- *                    "PARTITIONS [from DURATION] [to DURATION]")
+ *                    "PARTITIONS [from DURATION] [to DURATION]"); or
+ *                    replay (a trace, runtime/replay.h), pacing (fast |
+ *                    arrival | event), on_bad_record (fail | skip)
  *   [keyby NAME]     input, parallelism
  *   [window NAME]    input (one stage, or two separated by a comma: a
  *                    union), parallelism, max_parallelism, type
@@ -47,6 +49,7 @@
 #include "operators/watermark.h"
 #include "operators/window.h"
 #include "runtime/ini.h"
+#include "runtime/replay.h"
 
 enum wm_stage_kind {
 	WM_STAGE_SOURCE,
@@ -87,6 +90,10 @@ struct wm_source_conf {
 	struct wm_watermark_strategy strategy;
 	uint32_t n_silences;
 	struct wm_silence *silences;
+	/* Replay a trace instead of generating (runtime/replay.h). */
+	char *replay;
+	enum wm_replay_pacing pacing;
+	bool skip_bad_records; /* on_bad_record = skip */
 };
 
 struct wm_window_stage_conf {
@@ -165,8 +172,8 @@ uint32_t wm_topology_out_edges(const struct wm_topology *topo, uint32_t stage,
 
 /* Channels of input `input` of `stage`: one per upstream subtask, or one
  * for a forward edge. */
-uint32_t wm_topology_input_width(const struct wm_topology *topo,
-				 uint32_t stage, uint32_t input);
+uint32_t wm_topology_input_width(const struct wm_topology *topo, uint32_t stage,
+				 uint32_t input);
 
 /* The number of input channels of each subtask of `stage` (all inputs),
  * and the channel through which upstream subtask `up` reaches it on
@@ -174,8 +181,7 @@ uint32_t wm_topology_input_width(const struct wm_topology *topo,
 uint32_t wm_topology_input_channels(const struct wm_topology *topo,
 				    uint32_t stage);
 uint32_t wm_topology_input_channel(const struct wm_topology *topo,
-				   uint32_t stage, uint32_t input,
-				   uint32_t up);
+				   uint32_t stage, uint32_t input, uint32_t up);
 
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);

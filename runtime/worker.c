@@ -345,9 +345,16 @@ wm_worker_run(const struct wm_worker_args *a)
 	if (status == 0) {
 		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out);
 		if (w.task == NULL) {
-			worker_error(&w, "could not set up the subtask: %s",
-				     strerror(errno));
-			status = EX_OSERR;
+			/* A trace that cannot be read or parsed is the
+			 * user's data, not the machine (replay.h). */
+			status = errno == EBADMSG ? EX_DATAERR
+				 : errno == ENOENT || errno == EACCES
+					 ? EX_NOINPUT
+					 : EX_OSERR;
+			if (status == EX_OSERR)
+				worker_error(&w,
+					     "could not set up the subtask: %s",
+					     strerror(errno));
 		}
 	}
 	if (status == 0)

@@ -1,0 +1,51 @@
+/*
+ * replay.h
+ *	A source subtask that replays a recorded trace instead of generating
+ *	records: one CSV line per record,
+ *
+ *	  partition,timestamp,key,value[,arrival]
+ *
+ * (integers; arrival in milliseconds of processing time since the job
+ * started; '#' lines and a header line starting with "partition" are
+ * skipped). A JSON-lines trace has the same fields as keys of one object
+ * per line: {"partition":0,"timestamp":1000,"key":7,"value":1}.
+ *
+ * Pacing: "fast" replays as fast as possible (every record due at once,
+ * in file order); "arrival" releases each record at its arrival column;
+ * "event" at its timestamp minus the first timestamp of the trace. A
+ * subtask replays the lines of the partitions it owns (Flink's split
+ * assignment, source_gen.h), in file order within a partition.
+ *
+ * The whole trace is read and checked when the source opens, before the
+ * job starts: a malformed line is an error naming file and line, unless
+ * skip_bad is set, in which case every skipped line is counted and
+ * reported on stderr with its line number.
+ */
+#ifndef WM_RUNTIME_REPLAY_H
+#define WM_RUNTIME_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/source_gen.h"
+
+enum wm_replay_pacing {
+	WM_REPLAY_FAST,
+	WM_REPLAY_ARRIVAL,
+	WM_REPLAY_EVENT,
+};
+
+/*
+ * Open `path` for the subtask owning `partitions` (n ids, of `total`
+ * partitions). Returns the source, or NULL with a message in err
+ * ("trace.csv:12: invalid timestamp \"x\"") and errno: EINVAL for bad
+ * data (exit 65), or the error that kept the file from being read.
+ * *skipped counts lines skipped because of skip_bad.
+ */
+struct wm_record_source *
+wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
+	       uint32_t total, enum wm_replay_pacing pacing, bool skip_bad,
+	       uint64_t *skipped, char *err, size_t errlen);
+
+#endif /* WM_RUNTIME_REPLAY_H */
