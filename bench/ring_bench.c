@@ -8,8 +8,8 @@
  * rings, as the peers harness (shared/peers) measures its rings, so that
  * lines from both can be compared as ratios from one run:
  *
- *   batched   32 records per push, producer CPU 0, consumer CPU 1
- *   single    1 record per push (each record published on its own)
+ *   batched   32 records per batch, producer CPU 0, consumer CPU 1
+ *   single    1 record per batch (each record published on its own)
  *   pingpong  one record there and back; round trip in ns
  *   paced     32 records every 50 us: latency (median and mean) and the
  *             consumer's CPU use, the life of an operator whose input is
@@ -20,6 +20,12 @@
  * Before every measurement a cache-line ping-pong between CPU 0 and 1 is
  * timed and printed as probe_ns, so that runs on this noisy VM can be
  * matched to peers lines taken in the same machine state.
+ *
+ * Producers write each record straight into its cell (wm_ring_reserve(),
+ * wm_ring_put_record(), wm_ring_commit()), as an operator emits its
+ * output; --staged pushes from an array (wm_ring_push_records()), as the
+ * peers' harness does. Consumers read runs of records in place
+ * (wm_ring_peek_records()).
  *
  * Every received record is checked (sequence and value); a mismatch fails
  * the benchmark with exit 70 rather than report a number for broken data.
@@ -171,6 +177,14 @@ probe_ns(void)
 /* ------------------------------------------------------------------ */
 /* Producer and consumer loops */
 
+/* --wait: a wait mode forced for every process (-1: the runtime's
+ * choice), to compare with the peers' spin-waiting lines. */
+static int forced_wait_mode = -1;
+
+/* --staged: producers push from a staging array (wm_ring_push_records()),
+ * as the peers' harness does, instead of writing cells in place. */
+static bool staged;
+
 struct endpoint {
 	struct wm_shm seg;
 	struct wm_waiter waiter;
@@ -273,18 +287,45 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
 					NULL);
 			ts = now_ns();
 		}
-		/* Field by field, as an operator emits records: a compound
-		 * literal becomes a memset of the array plus stores, and the
-		 * ring's narrower loads of that wide store cannot be
-		 * forwarded from the store buffer (ring.h, WM_RING_SCALAR). */
-		for (uint32_t j = 0; j < b; j++) {
-			r[j].ts = paced ? ts : (wm_ts_t)(i + j);
-			r[j].key = (int64_t)(i + j);
-			r[j].value = (int64_t)(i + j);
-			r[j].flags = 0;
-			r[j].partition = 0;
+		if (staged) {
+			/* Field by field into an array, then pushed, as
+			 * the peers' harness does: a compound literal would
+			 * become a memset of the array plus stores, and the
+			 * ring's narrower loads of that wide store cannot be
+			 * forwarded from the store buffer (ring.h,
+			 * WM_RING_SCALAR). */
+			for (uint32_t j = 0; j < b; j++) {
+				r[j].ts = paced ? ts : (wm_ts_t)(i + j);
+				r[j].key = (int64_t)(i + j);
+				r[j].value = (int64_t)(i + j);
+				r[j].flags = 0;
+				r[j].partition = 0;
+			}
+			push_all(&p, &e->waiter, r, b);
+		} else {
+			/* In place, as an operator emits its output. */
+			for (uint32_t done = 0; done < b;) {
+				struct wm_ring_span s =
+					wm_ring_reserve(&p, b - done);
+				uint32_t k = s.n;
+
+				for (uint32_t j = 0; j < k; j++) {
+					uint64_t x = i + done + j;
+					struct wm_record rec = {
+						.ts = paced ? ts : (wm_ts_t)x,
+						.key = (int64_t)x,
+						.value = (int64_t)x,
+					};
+
+					wm_ring_put_record(&s, j, &rec);
+				}
+				wm_ring_commit(&p, k);
+				done += k;
+				if (done < b)
+					wm_wait(&e->waiter, producer_has_space,
+						&p, -1);
+			}
 		}
-		push_all(&p, &e->waiter, r, b);
 		if (paced)
 			wm_ring_flush(&p); /* the batch is complete; now idle */
 		i += b;
@@ -302,9 +343,14 @@ consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
 {
 	struct wm_ring_consumer c;
 	struct side_result *res = e->result;
-	uint64_t expect = 0;
+	uint64_t expect = 0, lat_sum = 0;
 	int64_t cpu0;
+	/* The histogram lives in private memory while the clock runs (the
+	 * segment's copy is written once at the end), as the peers keep
+	 * theirs in registers. */
+	static uint32_t hist[LAT_BUCKETS];
 
+	memset(hist, 0, sizeof(hist)); /* and fault it in now */
 	wm_ring_consumer_attach(&c, wm_shm_ring(&e->seg, channel),
 				wm_shm_doorbell(&e->seg, producer));
 	e->waiter.before_sleep = release_consumer;
@@ -312,43 +358,87 @@ consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
 	rendezvous(res, e->peer);
 	cpu0 = cpu_ns();
 	while (expect < n) {
-		struct wm_frame f[64];
-		int got = wm_ring_pop_burst(&c, f, burst);
+		const struct wm_cell *cell;
+		uint32_t got = wm_ring_peek_records(&c, &cell, burst);
 
 		if (got == 0) {
-			wm_wait(&e->waiter, consumer_has_frame, &c, -1);
+			/* Empty (peek then publishes `read`), a record that
+			 * arrived just now, or not a record: this stream
+			 * carries records only. */
+			struct wm_frame f = {0};
+			int r = wm_ring_peek(&c, &f);
+
+			if (r == 0)
+				wm_wait(&e->waiter, consumer_has_frame, &c, -1);
+			else if (r != 1 || f.kind != WM_FRAME_RECORD)
+				res->errors++;
+			if (res->errors)
+				break;
 			continue;
 		}
-		if (got < 0) {
-			res->errors++;
-			break;
-		}
-		/* One clock read per burst, as the peers do: at ~30 ns a
-		 * read, one per record would be a fifth of an idle
-		 * consumer's CPU. */
+		/* Read in place: one clock read per burst, as the peers do:
+		 * at ~30 ns a read, one per record would be a fifth of an
+		 * idle consumer's CPU. */
 		int64_t now = paced ? now_ns() : 0;
+		uint64_t bad = 0;
 
-		for (int k = 0; k < got; k++, expect++) {
-			if (f[k].kind != WM_FRAME_RECORD ||
-			    f[k].payload[2] != expect)
-				res->errors++;
+		for (uint32_t k = 0; k < got; k++) {
+			bad += cell[k].payload[2] != expect + k;
 			if (paced) {
-				int64_t lat = now - (int64_t)f[k].payload[0];
+				int64_t lat = now - (int64_t)cell[k].payload[0];
 				uint64_t bucket = (uint64_t)lat / LAT_BUCKET_NS;
 
-				res->lat_sum_ns += (uint64_t)lat;
-				res->lat_hist[bucket < LAT_BUCKETS
-						      ? bucket
-						      : LAT_BUCKETS - 1]++;
+				lat_sum += (uint64_t)lat;
+				hist[bucket < LAT_BUCKETS ? bucket
+							  : LAT_BUCKETS - 1]++;
 			}
 		}
-		if (res->errors)
+		wm_ring_consume_run(&c, got);
+		expect += got;
+		if (bad != 0) {
+			res->errors += bad;
 			break;
+		}
 	}
 	wm_ring_release(&c);
 	res->end_ns = now_ns();
 	res->cpu_ns = cpu_ns() - cpu0;
 	res->received = expect;
+	res->lat_sum_ns = lat_sum;
+	memcpy(res->lat_hist, hist, sizeof(hist));
+}
+
+/* Send one record in place and nudge the peer at once. */
+static inline void
+send_one(struct wm_ring_producer *p, struct wm_waiter *w,
+	 const struct wm_record *r)
+{
+	struct wm_ring_span s;
+
+	while ((s = wm_ring_reserve(p, 1)).n == 0)
+		wm_wait(w, producer_has_space, p, -1);
+	wm_ring_put_record(&s, 0, r);
+	wm_ring_commit(p, 1);
+	wm_ring_nudge(p);
+}
+
+/* The next record, in place, waiting for it; NULL if the next frame is
+ * not a record (this stream carries records only) or is corrupt. */
+static inline const struct wm_cell *
+next_record(struct wm_ring_consumer *c, struct wm_waiter *w)
+{
+	const struct wm_cell *cell;
+
+	while (wm_ring_peek_records(c, &cell, 1) == 0) {
+		struct wm_frame f = {0};
+		int r = wm_ring_peek(c, &f); /* empty: publishes `read` */
+
+		if (r == 0)
+			wm_wait(w, consumer_has_frame, c, -1);
+		else if (r != 1 || f.kind != WM_FRAME_RECORD)
+			return NULL;
+	}
+	return cell;
 }
 
 /* Ping-pong: the initiator sends record i and waits for it back. */
@@ -374,21 +464,18 @@ bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
 	e->result->start_ns = now_ns();
 	for (uint64_t i = 0; i < n; i++) {
 		struct wm_record r = {.ts = (wm_ts_t)i, .value = (int64_t)i};
-		struct wm_frame f = {0};
-		int got;
+		const struct wm_cell *cell;
 
-		if (initiator) {
-			push_all(&p, &e->waiter, &r, 1);
-			wm_ring_nudge(&p);
-		}
-		while ((got = wm_ring_pop(&c, &f)) == 0)
-			wm_wait(&e->waiter, consumer_has_frame, &c, -1);
-		if (got != 1 || f.payload[2] != i)
+		if (initiator)
+			send_one(&p, &e->waiter, &r);
+		cell = next_record(&c, &e->waiter);
+		if (cell == NULL || cell->payload[2] != i) {
 			e->result->errors++;
-		if (!initiator) {
-			push_all(&p, &e->waiter, &r, 1);
-			wm_ring_nudge(&p);
+			break;
 		}
+		wm_ring_consume_run(&c, 1);
+		if (!initiator)
+			send_one(&p, &e->waiter, &r);
 	}
 	e->result->end_ns = now_ns();
 	e->result->cpu_ns = cpu_ns() - cpu0;
@@ -417,10 +504,6 @@ hist_median_us(const uint32_t *hist, uint64_t count)
 	}
 	return -1;
 }
-
-/* --wait: a wait mode forced for every process (-1: the runtime's
- * choice), to compare with the peers' spin-waiting lines. */
-static int forced_wait_mode = -1;
 
 static struct rep_result
 run_rep(enum variant v, unsigned pairs, uint64_t n)
@@ -629,6 +712,10 @@ ring_help(FILE *out)
 		"(default:\n"
 		"                       futex, yield where processes share "
 		"CPUs)\n"
+		"  -s, --staged         producers push from a staging array, "
+		"as the\n"
+		"                       peers do (default: records written in "
+		"place)\n"
 		"  -h, --help           this text\n");
 }
 
@@ -641,6 +728,7 @@ wm_bench_ring(int argc, char **argv)
 		{"reps", required_argument, NULL, 'r'},
 		{"target-ms", required_argument, NULL, 't'},
 		{"wait", required_argument, NULL, 'w'},
+		{"staged", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -649,7 +737,7 @@ wm_bench_ring(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:p:r:t:w:h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "v:p:r:t:w:sh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'v': {
@@ -696,6 +784,9 @@ wm_bench_ring(int argc, char **argv)
 			forced_wait_mode = (int)m;
 			break;
 		}
+		case 's':
+			staged = true;
+			break;
 		case 'h':
 			ring_help(stdout);
 			return 0;

@@ -12,6 +12,10 @@
 # reported is the median over counted pairs. The peers harness
 # (shared/peers/run.sh) is built first if needed; raw lines go to
 # ring_vs_peers.log.
+#
+# wmbench's producers write records in place (ring.h, wm_ring_reserve());
+# the "(staged array)" row pushes from an array as the peers' harness does,
+# to show what the in-place API is worth.
 set -eu
 wmbench=${1:-./wmbench}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,13 +36,14 @@ field() {
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1
 }
 
-# measure PEER VARIANT METRIC: one pair, appended to pairs.txt as
-# "variant peer peer_median peer_probe our_median our_probe"
+# measure PEER VARIANT METRIC [LABEL FLAG]: one pair, appended to pairs.txt
+# as "label peer peer_median peer_probe our_median our_probe" (the label is
+# the variant unless given; FLAG is passed to wmbench ring)
 measure() {
 	pl=$("$build/peerbench" -r 3 -f "$1" | tee -a "$log" | grep "^peer=$1 " | head -n 1)
-	ol=$("$wmbench" ring -r 3 -t 200 -v "$2" | tee -a "$log" |
+	ol=$("$wmbench" ring -r 3 -t 200 -v "$2" ${5:-} | tee -a "$log" |
 		grep "variant=$2[0-9]* metric=$3 " | tail -n 1)
-	echo "$2 $1 $(field median "$pl") $(field probe_ns "$pl") $(field median "$ol") $(field probe_ns "$ol")" >>pairs.txt
+	echo "${4:-$2} $1 $(field median "$pl") $(field probe_ns "$pl") $(field median "$ol") $(field probe_ns "$ol")" >>pairs.txt
 }
 
 : >pairs.txt
@@ -46,6 +51,7 @@ for r in $(seq "$rounds"); do
 	measure own_slotseq_b32_spin batched mrec_per_s
 	measure boost_spsc_b32_spin batched mrec_per_s
 	measure rte_ring_b32_spin batched mrec_per_s
+	measure own_slotseq_b32_spin batched mrec_per_s staged --staged
 	measure own_slotseq_b1_spin single mrec_per_s
 	measure ck_ring_b1_spin single mrec_per_s
 	measure boost_spsc_b1_spin single mrec_per_s
@@ -89,6 +95,7 @@ END {
 	row("batched / slot-sequence b32 (Mrec/s)", "batched", "own_slotseq_b32_spin", ">= 1.0")
 	row("batched / boost spsc b32", "batched", "boost_spsc_b32_spin", ">= 1.5")
 	row("batched / DPDK rte_ring b32", "batched", "rte_ring_b32_spin", ">= 1.5")
+	row("(staged array) / slot-sequence b32", "staged", "own_slotseq_b32_spin", "-")
 	row("single / slot-sequence b1 (Mrec/s)", "single", "own_slotseq_b1_spin", ">= 1.0")
 	row("single / ck_ring b1", "single", "ck_ring_b1_spin", ">= 5")
 	row("single / boost spsc b1", "single", "boost_spsc_b1_spin", ">= 5")

@@ -96,6 +96,20 @@ wm_frame_tail(enum wm_frame_kind kind, uint32_t arg, uint64_t position)
 	       (position & WM_SEQ_MASK) << 40;
 }
 
+/* Adding this to a tail steps its sequence by one position: the sequence
+ * fills the tail's top bits, so the sum wraps it modulo 2^24 exactly as
+ * wm_frame_tail() masks it. */
+#define WM_TAIL_SEQ_ONE ((uint64_t)1 << 40)
+_Static_assert(40 + WM_SEQ_BITS == 64, "the sequence fills the tail's top");
+
+/* The tail's upper half, kind and sequence: what a consumer expects of the
+ * cell at `position` when it expects that kind, whatever the argument. */
+static inline uint32_t
+wm_frame_tail_high(enum wm_frame_kind kind, uint64_t position)
+{
+	return (uint32_t)(wm_frame_tail(kind, 0, position) >> 32);
+}
+
 static inline enum wm_frame_kind
 wm_frame_tail_kind(uint64_t tail)
 {
@@ -131,6 +145,26 @@ wm_frame_to_record(const struct wm_frame *f, struct wm_record *r)
 	r->value = (int64_t)f->payload[2];
 	r->flags = f->arg & WM_FRAME_MAX_FLAGS;
 	r->partition = f->arg >> 16;
+}
+
+/*
+ * The record in a RECORD cell that the consumer owns (it saw the cell ready
+ * with C1, ring.h, and has not released it), read in place. The tail is
+ * loaded relaxed: its acquire load (C1) already ordered this thread after
+ * the producer's writes, and the producer writes the cell again only after
+ * the consumer releases it (C2/P2).
+ */
+static inline void
+wm_cell_to_record(const struct wm_cell *cell, struct wm_record *r)
+{
+	uint32_t arg = wm_frame_tail_arg(
+		atomic_load_explicit(&cell->tail, memory_order_relaxed));
+
+	r->ts = (wm_ts_t)cell->payload[0];
+	r->key = (int64_t)cell->payload[1];
+	r->value = (int64_t)cell->payload[2];
+	r->flags = arg & WM_FRAME_MAX_FLAGS;
+	r->partition = arg >> 16;
 }
 
 /* Whether a ready cell's kind and argument make sense; a cell that fails

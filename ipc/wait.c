@@ -105,9 +105,12 @@ spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 			return true;
 		wm_cpu_relax();
 	}
-	*start = now_ns();
 	int64_t budget = w->mode == WM_WAIT_SPIN ? INT64_MAX : w->spin_ns;
 
+	/* No budget and no deadline: nothing needs the clock. */
+	if (budget == 0 && timeout_ns < 0)
+		return ready(arg);
+	*start = now_ns();
 	if (budget == 0)
 		return ready(arg);
 
@@ -161,7 +164,7 @@ wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 
 		/* W3: release, so `seen` is read before a waker can see
 		 * sleeping == 1; pairs with the acquire exchange in
-		 * wm_doorbell_ring(). Relaxed, the load of `seen` could be
+		 * wm_doorbell_take(). Relaxed, the load of `seen` could be
 		 * satisfied after this store (load buffering, allowed on Arm
 		 * and by C11) and read the waker's add: futex_wait() would
 		 * then sleep through the only wake. Free on x86. */

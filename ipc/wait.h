@@ -28,8 +28,10 @@
  *
  * The fence W2 costs as much as moving a record, so the fast path does
  * without it: after every few cells a waker only nudges (loads `sleeping`
- * unfenced and wakes if it sees 1). A nudge can miss an owner that is just
- * falling asleep; the fenced ring then comes later, and it always comes:
+ * unfenced; only if it sees 1 does it fence, as W2, and wake, where the
+ * fence is small beside the system call, and that nudge then counts as a
+ * full ring). A nudge that sees 0 can miss an owner that is just falling
+ * asleep; the fenced ring then comes later, and it always comes:
  * every process rings (fenced) everyone it publishes to before it sleeps
  * itself (struct wm_waiter's before_sleep), after at most
  * WM_RING_FENCE_EVERY cells, and on its flush deadline while busy. A wake
@@ -167,15 +169,34 @@ wm_wait(struct wm_waiter *w, bool (*ready)(void *arg), void *arg,
 
 void wm_doorbell_wake(struct wm_doorbell *db);
 
-/* Wake `db`'s owner if it was seen asleep, without a fence: the fast
- * path's nudge, which may miss an owner falling asleep just now. */
-static inline void
+/* Take the sleeping flag and wake the owner; false if someone else took
+ * the flag first. The caller has already fenced (W2). */
+static inline bool
+wm_doorbell_take(struct wm_doorbell *db)
+{
+	/* W3: acquire; pairs with the release of sleeping in wm_wait(). */
+	if (!atomic_exchange_explicit(&db->sleeping, 0, memory_order_acquire))
+		return false;
+	wm_doorbell_wake(db);
+	return true;
+}
+
+/*
+ * Wake `db`'s owner if it is seen asleep: the fast path's nudge. Without
+ * the flag set it costs one relaxed load and no fence, and may miss an
+ * owner falling asleep just now. With it set, the nudge is about to make a
+ * system call anyway, so it fences first (W2) and becomes a full ring:
+ * true then, and whatever the caller published before the call can no
+ * longer be slept on (the caller may count it as rung, see ring.h).
+ */
+static inline bool
 wm_doorbell_nudge(struct wm_doorbell *db)
 {
-	if (atomic_load_explicit(&db->sleeping, memory_order_relaxed) &&
-	    /* W3: acquire; pairs with the release of sleeping in wm_wait() */
-	    atomic_exchange_explicit(&db->sleeping, 0, memory_order_acquire))
-		wm_doorbell_wake(db);
+	if (!atomic_load_explicit(&db->sleeping, memory_order_relaxed))
+		return false;
+	atomic_thread_fence(memory_order_seq_cst); /* W2 */
+	(void)wm_doorbell_take(db);
+	return true;
 }
 
 /*
@@ -187,7 +208,8 @@ static inline void
 wm_doorbell_ring(struct wm_doorbell *db)
 {
 	atomic_thread_fence(memory_order_seq_cst); /* W2 */
-	wm_doorbell_nudge(db);
+	if (atomic_load_explicit(&db->sleeping, memory_order_relaxed))
+		(void)wm_doorbell_take(db);
 }
 
 #endif /* WM_IPC_WAIT_H */

@@ -67,8 +67,8 @@ START_TEST(test_ring_carries_every_frame_kind)
 	ck_assert_uint_eq(wm_ring_push_records(&p, &in, 1), 1);
 	ck_assert(wm_ring_try_push(&p, WM_FRAME_WATERMARK, 0,
 				   (uint64_t)WM_TS_MIN, 0, 0));
-	ck_assert(wm_ring_try_push(&p, WM_FRAME_STATUS, WM_STATUS_IDLE, 0, 0,
-				   0));
+	ck_assert(
+		wm_ring_try_push(&p, WM_FRAME_STATUS, WM_STATUS_IDLE, 0, 0, 0));
 	ck_assert(wm_ring_try_push(&p, WM_FRAME_BARRIER, 3, 42, 99, 0));
 	ck_assert(wm_ring_try_push(&p, WM_FRAME_END, WM_END_DRAIN, 0, 0, 0));
 
@@ -141,6 +141,65 @@ START_TEST(test_ring_full_and_empty_edges_across_many_wraps)
 }
 END_TEST
 
+START_TEST(test_ring_in_place_write_and_read_across_wraps)
+{
+	/* reserve/put/commit on the producer, peek_records/consume_run on
+	 * the consumer, with watermarks in between and many wraps. */
+	struct wm_ring *ring = new_ring(64);
+	struct wm_ring_producer p;
+	struct wm_ring_consumer c;
+	int64_t next_in = 0, next_out = 0, marks = 0;
+
+	wm_ring_producer_attach(&p, ring, NULL);
+	wm_ring_consumer_attach(&c, ring, NULL);
+	for (int round = 0; round < 3000; round++) {
+		struct wm_ring_span s =
+			wm_ring_reserve(&p, (uint32_t)(round % 40));
+		const struct wm_cell *first;
+		struct wm_frame f;
+		uint32_t n;
+
+		for (uint32_t i = 0; i < s.n; i++) {
+			struct wm_record r = rec(next_in + i);
+
+			wm_ring_put_record(&s, i, &r);
+		}
+		wm_ring_commit(&p, s.n);
+		next_in += s.n;
+		if (round % 7 == 0 &&
+		    wm_ring_try_push(&p, WM_FRAME_WATERMARK, 0, (uint64_t)round,
+				     0, 0))
+			marks++;
+		/* Drain part of it: runs of records in place, single pops
+		 * for the watermarks. */
+		for (int k = 0; k < 3; k++) {
+			n = wm_ring_peek_records(&c, &first,
+						 (uint32_t)(round % 23) + 1);
+			for (uint32_t i = 0; i < n; i++) {
+				struct wm_record got,
+					want = rec(next_out + (int64_t)i);
+
+				wm_cell_to_record(&first[i], &got);
+				if (memcmp(&got, &want, sizeof(got)) != 0)
+					ck_abort_msg("record %lld differs",
+						     (long long)(next_out + i));
+			}
+			wm_ring_consume_run(&c, n);
+			next_out += n;
+			if (n == 0 && wm_ring_pop(&c, &f) == 1) {
+				if (f.kind != WM_FRAME_WATERMARK)
+					ck_abort_msg("expected a watermark");
+				marks--;
+			}
+		}
+		if (next_in - next_out > 64)
+			ck_abort_msg("ring overfilled");
+	}
+	ck_assert_int_gt(next_out, 64 * 200);
+	free(ring);
+}
+END_TEST
+
 START_TEST(test_ring_detects_corrupt_cell)
 {
 	struct wm_ring *ring = new_ring(64);
@@ -158,7 +217,7 @@ START_TEST(test_ring_detects_corrupt_cell)
 		     wm_frame_tail(WM_FRAME_RECORD, 0, 1 + 5));
 	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
 	ck_assert_int_eq(wm_ring_pop(&c, &f), -EBADMSG);
-	ck_assert_uint_eq(c.pos, 1); /* left in place for the report */
+	ck_assert_uint_eq(c.pos, 1);  /* left in place for the report */
 	ck_assert(wm_ring_ready(&c)); /* a waiter wakes to report it */
 	/* A right sequence with an impossible kind or argument. */
 	atomic_store(&ring->cells[1].tail, wm_frame_tail(9, 0, 1));
@@ -167,7 +226,8 @@ START_TEST(test_ring_detects_corrupt_cell)
 		     wm_frame_tail(WM_FRAME_STATUS, 7, 1));
 	ck_assert_int_eq(wm_ring_pop(&c, &f), -EBADMSG);
 	/* A zeroed cell after the first lap: every cell was written then. */
-	atomic_store(&ring->cells[1].tail, wm_frame_tail(WM_FRAME_RECORD, 0, 1));
+	atomic_store(&ring->cells[1].tail,
+		     wm_frame_tail(WM_FRAME_RECORD, 0, 1));
 	for (int i = 0; i < 70; i++) {
 		ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
 		ck_assert_uint_eq(wm_ring_push_records(&p, &r, 1), 1);
@@ -230,8 +290,8 @@ START_TEST(test_gate_reads_inputs_fairly)
 	ck_assert_uint_eq(count[2], 5);
 	/* Blocked and finished inputs are not read. */
 	wm_gate_block(&g, 0, true);
-	ck_assert_int_eq(wm_gate_next(&g, &(uint32_t){0}, &(struct wm_frame){0}),
-			 0);
+	ck_assert_int_eq(
+		wm_gate_next(&g, &(uint32_t){0}, &(struct wm_frame){0}), 0);
 	ck_assert_int_eq(wm_gate_wait(&g, 1000000), -ETIMEDOUT);
 	wm_gate_block(&g, 0, false);
 	ck_assert_int_eq(wm_gate_wait(&g, 0), 0);
@@ -257,9 +317,8 @@ START_TEST(test_segment_layout_and_checks)
 	ck_assert_int_eq(wm_shm_create(&spec, &seg, err, sizeof(err)), 0);
 	ck_assert_uint_eq(wm_shm_header(&seg)->n_channels, 3);
 	for (uint32_t i = 0; i < 3; i++) {
-		ck_assert_uint_eq(wm_shm_channel(&seg, i)->ring_offset %
-					  WM_SHM_PAGE,
-				  0);
+		ck_assert_uint_eq(
+			wm_shm_channel(&seg, i)->ring_offset % WM_SHM_PAGE, 0);
 		ck_assert_uint_eq(wm_shm_ring(&seg, i)->size,
 				  channels[i].cells);
 	}
@@ -314,7 +373,7 @@ never(void *arg)
 START_TEST(test_wait_times_out_in_every_mode)
 {
 	static const enum wm_wait_mode modes[] = {WM_WAIT_SPIN, WM_WAIT_FUTEX,
-						   WM_WAIT_YIELD};
+						  WM_WAIT_YIELD};
 	struct wm_doorbell bell;
 
 	wm_doorbell_init(&bell);
@@ -340,6 +399,7 @@ ring_suite(void)
 	tcase_add_test(ring, test_ring_sizes_are_powers_of_two_in_range);
 	tcase_add_test(ring, test_ring_carries_every_frame_kind);
 	tcase_add_test(ring, test_ring_full_and_empty_edges_across_many_wraps);
+	tcase_add_test(ring, test_ring_in_place_write_and_read_across_wraps);
 	tcase_add_test(ring, test_ring_detects_corrupt_cell);
 	tcase_add_test(ring, test_ring_dump_names_the_position);
 	tcase_add_test(gate, test_gate_reads_inputs_fairly);
