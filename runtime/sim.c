@@ -10,18 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/plan.h"
 #include "runtime/sim.h"
 #include "runtime/sink.h"
 #include "runtime/task.h"
 
 /* Simulated processing cost of a record from an unlimited-rate source. */
 #define WM_SIM_NS_PER_RECORD 1000
-
-/* Where one output channel of a task leads. */
-struct dest {
-	uint32_t task;
-	uint32_t channel;
-};
 
 struct queued {
 	uint32_t channel;
@@ -39,9 +34,7 @@ struct sim_task {
 	struct wm_task_out out; /* first: recovered with wm_container_of */
 	struct sim *sim;
 	struct wm_task *task;
-	uint32_t stage;
-	uint32_t edges;
-	struct dest **dest; /* [edge][channel] */
+	const struct wm_plan_subtask *sub; /* its place in the plan */
 	struct queue in;
 	int64_t next_due;	/* sources */
 	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
@@ -50,9 +43,10 @@ struct sim_task {
 
 struct sim {
 	const struct wm_topology *topo;
+	struct wm_plan
+		*plan; /* subtasks and channels, as workers number them */
 	uint32_t n_tasks;
-	struct sim_task *tasks;
-	uint32_t *first_task;	      /* by stage: index of its subtask 0 */
+	struct sim_task *tasks;	      /* by plan subtask id */
 	struct wm_sink **stage_sinks; /* by stage: the sink of a sink stage */
 	int64_t now_ns;
 	bool failed; /* out of memory while queueing */
@@ -83,9 +77,11 @@ sim_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	  const struct wm_frame *f)
 {
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
-	struct dest d = st->dest[edge][channel];
+	const struct wm_plan_channel *c =
+		&st->sim->plan->channels[st->sub->outputs[edge][channel]];
 
-	if (queue_push(&st->sim->tasks[d.task].in, d.channel, f) != 0)
+	if (queue_push(&st->sim->tasks[c->consumer].in, c->input_channel, f) !=
+	    0)
 		st->sim->failed = true;
 }
 
@@ -132,26 +128,21 @@ sim_late(struct wm_task_out *out, const struct wm_record *r)
 		wm_sink_late(st->late, r);
 }
 
-/* Tasks exist for every stage but sinks, which are chained to windows. */
+/* Tasks exist for every subtask of the plan (every stage but sinks, which
+ * are chained to windows); sinks open first, windows need them. */
 static int
 build(struct sim *sim, char *err, size_t errlen)
 {
 	const struct wm_topology *t = sim->topo;
-	uint32_t id = 0;
 
-	sim->first_task = calloc(t->n_stages, sizeof(*sim->first_task));
+	sim->plan = wm_plan_new(t);
 	sim->stage_sinks = calloc(t->n_stages, sizeof(*sim->stage_sinks));
-	if (sim->first_task == NULL || sim->stage_sinks == NULL)
+	if (sim->plan == NULL || sim->stage_sinks == NULL)
 		return -ENOMEM;
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		sim->first_task[s] = sim->n_tasks;
-		if (t->stages[s].kind != WM_STAGE_SINK)
-			sim->n_tasks += t->stages[s].parallelism;
-	}
+	sim->n_tasks = sim->plan->n_subtasks;
 	sim->tasks = calloc(sim->n_tasks, sizeof(*sim->tasks));
 	if (sim->tasks == NULL)
 		return -ENOMEM;
-	/* Sinks first: windows need them. */
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *stage = &t->stages[s];
 		int r;
@@ -164,33 +155,28 @@ build(struct sim *sim, char *err, size_t errlen)
 		if (r != 0)
 			return r;
 	}
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		const struct wm_stage *stage = &t->stages[s];
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
 
-		if (stage->kind == WM_STAGE_SINK)
-			continue;
-		for (uint32_t i = 0; i < stage->parallelism; i++, id++) {
-			struct sim_task *st = &sim->tasks[id];
-
-			st->sim = sim;
-			st->stage = s;
-			st->out.frame = sim_frame;
-			st->out.result = sim_result;
-			st->out.late = sim_late;
-			st->task = wm_task_new(t, s, i, &st->out);
-			if (st->task == NULL) {
-				snprintf(err, errlen,
-					 "could not set up subtask %s/%u: %s",
-					 stage->name, i, strerror(errno));
-				return -errno;
-			}
+		st->sim = sim;
+		st->sub = &sim->plan->subtasks[id];
+		st->out.frame = sim_frame;
+		st->out.result = sim_result;
+		st->out.late = sim_late;
+		st->task = wm_task_new(t, st->sub->stage, st->sub->index,
+				       &st->out);
+		if (st->task == NULL) {
+			snprintf(err, errlen,
+				 "could not set up subtask %s/%u: %s",
+				 t->stages[st->sub->stage].name, st->sub->index,
+				 strerror(errno));
+			return -errno;
 		}
 	}
 	return 0;
 }
 
-/* Wire every output channel of every task to its receiver, and chain
- * sinks and late outputs to windows. */
+/* Chain sinks and late outputs to the windows that feed them. */
 static int
 wire(struct sim *sim, char *err, size_t errlen)
 {
@@ -198,63 +184,31 @@ wire(struct sim *sim, char *err, size_t errlen)
 
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
-		const struct wm_stage *stage = &t->stages[st->stage];
-		uint32_t index = id - sim->first_task[st->stage];
+		const struct wm_stage *stage = &t->stages[st->sub->stage];
 		struct wm_topology_edge out[64];
-		uint32_t n = wm_topology_out_edges(t, st->stage, out, 64);
-		uint32_t e = 0, n_sinks = 0;
+		uint32_t n = wm_topology_out_edges(t, st->sub->stage, out, 64);
+		uint32_t n_sinks = 0;
 
-		st->edges = wm_task_output_edges(st->task);
-		st->dest = calloc(st->edges ? st->edges : 1, sizeof(*st->dest));
 		st->sinks = calloc(n + 1, sizeof(*st->sinks));
-		if (st->dest == NULL || st->sinks == NULL)
+		if (st->sinks == NULL)
 			return -ENOMEM;
-		for (uint32_t k = 0; k < n; k++) {
-			const struct wm_stage *down = &t->stages[out[k].stage];
-
-			if (down->kind == WM_STAGE_SINK) {
+		for (uint32_t k = 0; k < n && k < 64; k++)
+			if (t->stages[out[k].stage].kind == WM_STAGE_SINK)
 				st->sinks[n_sinks++] =
 					sim->stage_sinks[out[k].stage];
-				continue;
-			}
-			uint32_t channels = wm_task_edge_channels(st->task, e);
-
-			st->dest[e] = calloc(channels, sizeof(**st->dest));
-			if (st->dest[e] == NULL)
-				return -ENOMEM;
-			for (uint32_t c = 0; c < channels; c++) {
-				/* Forward: the one channel is the subtask
-				 * with the same index. */
-				uint32_t sub =
-					channels == 1 &&
-							down->inputs[out[k].input]
-									.edge ==
-								WM_PARTITION_FORWARD
-						? index
-						: c;
-
-				st->dest[e][c] = (struct dest){
-					sim->first_task[out[k].stage] + sub,
-					wm_topology_input_channel(
-						t, out[k].stage, out[k].input,
-						index)};
-			}
-			e++;
+		if (stage->kind != WM_STAGE_WINDOW ||
+		    stage->u.window.late_output == NULL)
+			continue;
+		/* One file per stage: subtask 0 opens it, the others share. */
+		if (st->sub->index != 0) {
+			st->late = sim->tasks[id - st->sub->index].late;
+			continue;
 		}
-		if (stage->kind == WM_STAGE_WINDOW &&
-		    stage->u.window.late_output != NULL) {
-			int r = wm_sink_open_late(&st->late,
-						  stage->u.window.late_output,
-						  err, errlen);
+		int r = wm_sink_open_late(
+			&st->late, stage->u.window.late_output, err, errlen);
 
-			if (r != 0)
-				return r;
-			/* One file per stage: subtask 0 owns it. */
-			if (index != 0) {
-				wm_sink_close(st->late);
-				st->late = sim->tasks[id - index].late;
-			}
-		}
+		if (r != 0)
+			return r;
 	}
 	return 0;
 }
@@ -302,7 +256,7 @@ report(struct sim *sim, struct wm_sim_report *rep)
 		struct sim_task *st = &sim->tasks[id];
 		const struct wm_window *w = wm_task_window(st->task);
 
-		if (sim->topo->stages[st->stage].kind == WM_STAGE_SOURCE)
+		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE)
 			rep->records_read +=
 				wm_task_counters(st->task)->records_in;
 		if (w == NULL)
@@ -345,7 +299,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (sim->topo->stages[st->stage].kind ==
+			if (sim->topo->stages[st->sub->stage].kind ==
 				    WM_STAGE_SOURCE &&
 			    !wm_task_finished(st->task) && st->next_due < t)
 				t = st->next_due;
@@ -356,7 +310,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (sim->topo->stages[st->stage].kind !=
+			if (sim->topo->stages[st->sub->stage].kind !=
 				    WM_STAGE_SOURCE ||
 			    wm_task_finished(st->task) || st->next_due > t)
 				continue;
@@ -393,12 +347,12 @@ run(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
-		if (sim->topo->stages[st->stage].kind == WM_STAGE_SOURCE &&
+		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE &&
 		    !wm_task_finished(st->task)) {
 			snprintf(err, errlen,
 				 "source \"%s\" never ends: give [job] a "
 				 "run length (event_time or records)",
-				 sim->topo->stages[st->stage].name);
+				 sim->topo->stages[st->sub->stage].name);
 			return -EINVAL;
 		}
 	}
@@ -424,16 +378,13 @@ wm_sim_run(const struct wm_topology *topo, struct wm_sim_report *rep, char *err,
 		snprintf(err, errlen, "out of memory");
 	for (uint32_t id = 0; id < sim.n_tasks; id++) {
 		struct sim_task *st = &sim.tasks[id];
-		uint32_t index = id - sim.first_task[st->stage];
 
 		wm_task_free(st->task);
-		for (uint32_t e = 0; st->dest != NULL && e < st->edges; e++)
-			free(st->dest[e]);
-		free(st->dest);
 		free(st->sinks);
 		free(st->in.items);
-		if (index == 0 && st->late != NULL &&
-		    wm_sink_close(st->late) != 0 && r == 0) {
+		if (st->sub != NULL && st->sub->index == 0 &&
+		    st->late != NULL && wm_sink_close(st->late) != 0 &&
+		    r == 0) {
 			snprintf(err, errlen, "could not write late output");
 			r = -EIO;
 		}
@@ -447,7 +398,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_sim_report *rep, char *err,
 		}
 	free(sim.tasks);
 	free(sim.delays);
-	free(sim.first_task);
+	wm_plan_free(sim.plan);
 	free(sim.stage_sinks);
 	return r;
 }
