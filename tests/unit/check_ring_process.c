@@ -325,30 +325,6 @@ wait_data(struct wm_ring_consumer *c, struct wm_waiter *w)
 	return 0;
 }
 
-/* Record number i, with every field derived from i. */
-static void
-make_record(uint64_t i, struct wm_record *r)
-{
-	r->ts = (wm_ts_t)i;
-	r->key = (int64_t)(i * 0x9e3779b97f4a7c15ull);
-	r->value = (int64_t)~i;
-	r->flags = (uint32_t)(i & 0xffff);
-	r->partition = (uint32_t)((i >> 16) & 0xffff);
-}
-
-/* Whether frame f is record number i, exactly. */
-static bool
-is_record(const struct wm_frame *f, uint64_t i)
-{
-	struct wm_record r;
-
-	make_record(i, &r);
-	return f->kind == WM_FRAME_RECORD && f->payload[0] == i &&
-	       f->payload[1] == (uint64_t)r.key &&
-	       f->payload[2] == (uint64_t)r.value &&
-	       f->arg == wm_frame_record_arg(&r);
-}
-
 static void
 set_no_spin(struct wm_waiter *w)
 {

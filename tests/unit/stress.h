@@ -10,10 +10,12 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "ipc/frame.h"
 #include "ipc/wait.h"
 
 static inline int64_t
@@ -70,6 +72,30 @@ env_u64(const char *name, uint64_t dflt)
 	if (errno != 0 || *end != '\0')
 		ck_abort_msg("invalid %s=\"%s\"", name, s);
 	return v;
+}
+
+/* Record number i, with every field derived from i. */
+static inline void
+make_record(uint64_t i, struct wm_record *r)
+{
+	r->ts = (wm_ts_t)i;
+	r->key = (int64_t)(i * 0x9e3779b97f4a7c15ull);
+	r->value = (int64_t)~i;
+	r->flags = (uint32_t)(i & 0xffff);
+	r->partition = (uint32_t)((i >> 16) & 0xffff);
+}
+
+/* Whether frame f is record number i, exactly. */
+static inline bool
+is_record(const struct wm_frame *f, uint64_t i)
+{
+	struct wm_record r;
+
+	make_record(i, &r);
+	return f->kind == WM_FRAME_RECORD && f->payload[0] == i &&
+	       f->payload[1] == (uint64_t)r.key &&
+	       f->payload[2] == (uint64_t)r.value &&
+	       f->arg == wm_frame_record_arg(&r);
 }
 
 #endif /* WM_TESTS_STRESS_H */
