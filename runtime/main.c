@@ -188,59 +188,6 @@ check(const struct wm_topology *t)
 	return status;
 }
 
-static void
-print_summary(FILE *f, const struct wm_topology *t,
-	      const struct wm_sim_report *r, bool json)
-{
-	uint64_t accounted = r->records_windowed + r->late_dropped +
-			     r->late_side_output + r->other_dropped;
-
-	if (json) {
-		fprintf(f,
-			"{\"job\":\"%s\",\"mode\":\"sim\","
-			"\"records_read\":%" PRIu64
-			",\"records_windowed\":%" PRIu64
-			",\"late_records_dropped\":%" PRIu64
-			",\"late_records_side_output\":%" PRIu64
-			",\"records_in_no_window\":%" PRIu64
-			",\"windows_fired\":%" PRIu64
-			",\"windows_fired_late\":%" PRIu64
-			",\"results_written\":%" PRIu64
-			",\"fire_delay_ms\":{\"p50\":%" PRId64
-			",\"p99\":%" PRId64 ",\"max\":%" PRId64 "}"
-			",\"processing_time_ms\":%" PRId64
-			",\"all_records_accounted\":%s}\n",
-			t->job.name ? t->job.name : "", r->records_read,
-			r->records_windowed, r->late_dropped,
-			r->late_side_output, r->other_dropped, r->windows_fired,
-			r->windows_fired_late, r->results_written,
-			r->fire_delay_p50_ms, r->fire_delay_p99_ms,
-			r->fire_delay_max_ms, r->end_ns / 1000000,
-			accounted == r->records_read ? "true" : "false");
-		return;
-	}
-	fprintf(f,
-		"wmrun: job \"%s\" finished after %" PRId64
-		" ms of processing time\n"
-		"  records read            %" PRIu64 "\n"
-		"  into windows            %" PRIu64 "\n"
-		"  late, dropped           %" PRIu64 "\n"
-		"  late, side output       %" PRIu64 "\n"
-		"  in no window            %" PRIu64 "\n"
-		"  windows fired           %" PRIu64 " (%" PRIu64
-		" late firings)\n"
-		"  results written         %" PRIu64 "\n"
-		"  window fire delay (ms)  p50 %" PRId64 ", p99 %" PRId64
-		", max %" PRId64 "\n"
-		"  every record accounted  %s\n",
-		t->job.name ? t->job.name : "unnamed", r->end_ns / 1000000,
-		r->records_read, r->records_windowed, r->late_dropped,
-		r->late_side_output, r->other_dropped, r->windows_fired,
-		r->windows_fired_late, r->results_written, r->fire_delay_p50_ms,
-		r->fire_delay_p99_ms, r->fire_delay_max_ms,
-		accounted == r->records_read ? "yes" : "NO");
-}
-
 int
 main(int argc, char **argv)
 {
@@ -301,7 +248,7 @@ main(int argc, char **argv)
 		wm_topology_free(t);
 		return r;
 	}
-	struct wm_sim_report rep;
+	struct wm_job_report rep = {0};
 	char why[512];
 	int status = EX_OK;
 
@@ -324,11 +271,12 @@ main(int argc, char **argv)
 		/* A failed job has nothing to summarize; an interrupted one
 		 * does (what was done until then). */
 		if (status != 0 && status < 128) {
+			wm_report_free(&rep);
 			wm_topology_free(t);
 			return status;
 		}
 	}
-	print_summary(stderr, t, &rep, false);
+	wm_report_print(stderr, t, &rep);
 	if (summary != NULL) {
 		FILE *f = fopen(summary, "w");
 
@@ -337,15 +285,14 @@ main(int argc, char **argv)
 				"wmrun: could not open summary file \"%s\": "
 				"%s\n",
 				summary, strerror(errno));
-			wm_topology_free(t);
-			return EX_IOERR;
-		}
-		print_summary(f, t, &rep, true);
-		if (fclose(f) != 0) {
-			wm_topology_free(t);
-			return EX_IOERR;
+			status = EX_IOERR;
+		} else {
+			wm_report_print_json(f, t, &rep);
+			if (fclose(f) != 0)
+				status = EX_IOERR;
 		}
 	}
+	wm_report_free(&rep);
 	wm_topology_free(t);
 	return status;
 }

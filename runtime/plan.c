@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "operators/source_gen.h"
 #include "runtime/plan.h"
 
 /* The stages reading `stage` through an edge (sinks are chained). */
@@ -57,6 +58,14 @@ wm_plan_new(const struct wm_topology *t)
 			st->stage = s;
 			st->index = i;
 			st->n_inputs = wm_topology_input_channels(t, s);
+			if (t->stages[s].kind == WM_STAGE_SOURCE)
+				st->n_partitions =
+					(uint32_t)wm_source_gen_partitions_of(
+						i, t->stages[s].parallelism,
+						t->stages[s].u.source.partitions,
+						t->stages[s].name, NULL, 0);
+			if (st->n_partitions > p->max_partitions)
+				p->max_partitions = st->n_partitions;
 			st->inputs = calloc(st->n_inputs ? st->n_inputs : 1,
 					    sizeof(*st->inputs));
 			st->n_edges = n_edges;

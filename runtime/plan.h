@@ -29,6 +29,7 @@ struct wm_plan_subtask {
 	uint32_t n_edges;   /* output edges */
 	uint32_t **outputs; /* channel id of [edge][edge channel] */
 	uint32_t *widths;   /* channels of each edge */
+	uint32_t n_partitions; /* a source's: the splits it reads */
 };
 
 struct wm_plan {
@@ -37,6 +38,7 @@ struct wm_plan {
 	uint32_t *first; /* by stage: id of its subtask 0 (sinks: none) */
 	uint32_t n_channels;
 	struct wm_plan_channel *channels;
+	uint32_t max_partitions; /* of any one subtask */
 };
 
 /* The plan of `topo`; NULL with errno ENOMEM. */

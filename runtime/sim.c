@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/plan.h"
 #include "runtime/sim.h"
@@ -50,8 +51,8 @@ struct sim {
 	struct wm_sink **stage_sinks; /* by stage: the sink of a sink stage */
 	int64_t now_ns;
 	bool failed; /* out of memory while queueing */
-	size_t n_delays, cap_delays;
-	int64_t *delays; /* fire delays of on-time firings, ms */
+	size_t stride;
+	void *metrics; /* one block per subtask, as in the segment */
 };
 
 static int
@@ -91,32 +92,8 @@ sim_result(struct wm_task_out *out, const struct wm_window_result *r,
 {
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
 
-	struct sim *sim = st->sim;
-
 	for (struct wm_sink **s = st->sinks; s && *s; s++)
 		wm_sink_result(*s, r, watermark, fire_time_ms);
-	if (r->late_firing)
-		return;
-	if (sim->n_delays == sim->cap_delays) {
-		size_t cap = sim->cap_delays ? 2 * sim->cap_delays : 1024;
-		void *d = realloc(sim->delays, cap * sizeof(*sim->delays));
-
-		if (d == NULL) {
-			sim->failed = true;
-			return;
-		}
-		sim->delays = d;
-		sim->cap_delays = cap;
-	}
-	sim->delays[sim->n_delays++] = fire_time_ms - r->window.end;
-}
-
-static int
-by_value(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void
@@ -141,7 +118,9 @@ build(struct sim *sim, char *err, size_t errlen)
 		return -ENOMEM;
 	sim->n_tasks = sim->plan->n_subtasks;
 	sim->tasks = calloc(sim->n_tasks, sizeof(*sim->tasks));
-	if (sim->tasks == NULL)
+	sim->stride = wm_subtask_metrics_bytes(sim->plan->max_partitions);
+	sim->metrics = calloc(sim->n_tasks ? sim->n_tasks : 1, sim->stride);
+	if (sim->tasks == NULL || sim->metrics == NULL)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *stage = &t->stages[s];
@@ -164,7 +143,9 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.result = sim_result;
 		st->out.late = sim_late;
 		st->task = wm_task_new(t, st->sub->stage, st->sub->index,
-				       &st->out);
+				       &st->out,
+				       (struct wm_subtask_metrics *)((char *)sim->metrics +
+								     id * sim->stride));
 		if (st->task == NULL) {
 			snprintf(err, errlen,
 				 "could not set up subtask %s/%u: %s",
@@ -247,43 +228,6 @@ settle(struct sim *sim)
 	return sim->failed ? -ENOMEM : 0;
 }
 
-static void
-report(struct sim *sim, struct wm_sim_report *rep)
-{
-	memset(rep, 0, sizeof(*rep));
-	rep->end_ns = sim->now_ns;
-	for (uint32_t id = 0; id < sim->n_tasks; id++) {
-		struct sim_task *st = &sim->tasks[id];
-		const struct wm_window *w = wm_task_window(st->task);
-
-		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE)
-			rep->records_read +=
-				wm_task_counters(st->task)->records_in;
-		if (w == NULL)
-			continue;
-		const struct wm_window_counters *c = wm_window_counters(w);
-
-		rep->records_windowed += c->records_accepted;
-		rep->late_dropped += c->late_records_dropped;
-		rep->late_side_output += c->late_records_side_output;
-		rep->other_dropped += c->records_ignored + c->records_rejected;
-		rep->windows_fired += c->windows_fired;
-		rep->windows_fired_late += c->windows_fired_late;
-	}
-	for (uint32_t s = 0; s < sim->topo->n_stages; s++)
-		if (sim->stage_sinks[s] != NULL)
-			rep->results_written +=
-				wm_sink_results(sim->stage_sinks[s]);
-	if (sim->n_delays > 0) {
-		size_t n = sim->n_delays;
-
-		qsort(sim->delays, n, sizeof(*sim->delays), by_value);
-		rep->fire_delay_p50_ms = sim->delays[(n - 1) / 2];
-		rep->fire_delay_p99_ms = sim->delays[(n - 1) * 99 / 100];
-		rep->fire_delay_max_ms = sim->delays[n - 1];
-	}
-}
-
 static int
 run(struct sim *sim, char *err, size_t errlen)
 {
@@ -359,11 +303,21 @@ run(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
+static int64_t
+wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int
-wm_sim_run(const struct wm_topology *topo, struct wm_sim_report *rep, char *err,
-	   size_t errlen)
+wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep,
+	   char *err, size_t errlen)
 {
 	struct sim sim = {.topo = topo};
+	int64_t start = wall_ns();
 	int r;
 
 	err[0] = '\0';
@@ -372,8 +326,14 @@ wm_sim_run(const struct wm_topology *topo, struct wm_sim_report *rep, char *err,
 		r = wire(&sim, err, errlen);
 	if (r == 0)
 		r = run(&sim, err, errlen);
-	if (r == 0)
-		report(&sim, rep);
+	if (r == 0) {
+		/* Every subtask's figures as of the end of the job. */
+		for (uint32_t id = 0; id < sim.n_tasks; id++)
+			wm_task_publish(sim.tasks[id].task, sim.now_ns);
+		r = wm_report_collect(rep, topo, sim.plan, sim.metrics,
+				      sim.stride, sim.now_ns,
+				      wall_ns() - start, true);
+	}
 	if (r == -ENOMEM && err[0] == '\0')
 		snprintf(err, errlen, "out of memory");
 	for (uint32_t id = 0; id < sim.n_tasks; id++) {
@@ -397,7 +357,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_sim_report *rep, char *err,
 			r = -EIO;
 		}
 	free(sim.tasks);
-	free(sim.delays);
+	free(sim.metrics);
 	wm_plan_free(sim.plan);
 	free(sim.stage_sinks);
 	return r;

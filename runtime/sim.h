@@ -38,31 +38,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "runtime/report.h"
 #include "runtime/topology.h"
-
-/* What happened, for the summary. */
-struct wm_sim_report {
-	uint64_t records_read;	   /* by all sources */
-	uint64_t records_windowed; /* accepted into >= 1 window */
-	uint64_t late_dropped;	   /* numLateRecordsDropped */
-	uint64_t late_side_output;
-	uint64_t other_dropped; /* in no window, not late (time's ends) */
-	uint64_t windows_fired;
-	uint64_t windows_fired_late;
-	uint64_t results_written;
-	int64_t end_ns; /* processing time when the job ended */
-	/* Window fire delay: processing time of the firing minus the
-	 * window's end, both in ms from the job start (event time 0 is
-	 * processing time 0, source_gen.h), over on-time firings. */
-	int64_t fire_delay_p50_ms, fire_delay_p99_ms, fire_delay_max_ms;
-};
 
 /*
  * Run `topo` to its end. Sinks write to their paths ("-": stdout), late
- * side outputs to theirs. Returns 0, or a negative errno with a message in
- * err (-EIO for an output that could not be written: exit 74).
+ * side outputs to theirs. Returns 0 with `report` filled (free it with
+ * wm_report_free()), or a negative errno with a message in err (-EIO for
+ * an output that could not be written: exit 74).
  */
-int wm_sim_run(const struct wm_topology *topo, struct wm_sim_report *report,
+int wm_sim_run(const struct wm_topology *topo, struct wm_job_report *report,
 	       char *err, size_t errlen);
 
 #endif /* WM_RUNTIME_SIM_H */

@@ -197,43 +197,8 @@ reap(const struct wm_topology *t, const struct wm_plan *plan,
 	return failure;
 }
 
-static void
-collect(const struct wm_shm *seg, const struct wm_plan *plan,
-	const struct wm_topology *t, struct wm_sim_report *rep, int64_t start)
-{
-	uint64_t delays[WM_HISTOGRAM_BUCKETS] = {0};
-
-	memset(rep, 0, sizeof(*rep));
-	rep->end_ns =
-		(int64_t)((double)(monotonic_ns() - start) * t->job.speed);
-	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
-		struct wm_worker_metrics *m = wm_shm_metrics(seg, i);
-
-		if (t->stages[plan->subtasks[i].stage].kind == WM_STAGE_SOURCE)
-			rep->records_read += atomic_load(&m->records_in);
-		rep->records_windowed += atomic_load(&m->records_windowed);
-		rep->late_dropped += atomic_load(&m->late_dropped);
-		rep->late_side_output += atomic_load(&m->late_side_output);
-		rep->other_dropped += atomic_load(&m->other_dropped);
-		rep->windows_fired += atomic_load(&m->windows_fired);
-		rep->windows_fired_late += atomic_load(&m->windows_fired_late);
-		rep->results_written += atomic_load(&m->results_written);
-		if (atomic_load(&m->fire_delay_max_ms) > rep->fire_delay_max_ms)
-			rep->fire_delay_max_ms =
-				atomic_load(&m->fire_delay_max_ms);
-		/* The histogram is complete once the worker finished
-		 * (acquire pairs with its release); an interrupted one
-		 * gives what it had. */
-		(void)atomic_load_explicit(&m->finished, memory_order_acquire);
-		for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
-			delays[b] += m->fire_delays[b];
-	}
-	rep->fire_delay_p50_ms = wm_histogram_quantile(delays, 0.5);
-	rep->fire_delay_p99_ms = wm_histogram_quantile(delays, 0.99);
-}
-
 int
-wm_supervisor_run(const struct wm_topology *t, struct wm_sim_report *rep,
+wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 		  char *err, size_t errlen)
 {
 	struct wm_plan *plan = wm_plan_new(t);
@@ -248,6 +213,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_sim_report *rep,
 	int64_t start;
 
 	err[0] = '\0';
+	memset(rep, 0, sizeof(*rep));
 	if (plan == NULL)
 		return EX_OSERR;
 	specs = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*specs));
@@ -263,8 +229,9 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_sim_report *rep,
 		specs[c] = (struct wm_shm_channel_spec){
 			plan->channels[c].producer, plan->channels[c].consumer,
 			RING_CELLS};
-	struct wm_shm_spec spec = {plan->n_subtasks, plan->n_channels, specs,
-				   sizeof(struct wm_worker_metrics)};
+	struct wm_shm_spec spec = {
+		plan->n_subtasks, plan->n_channels, specs,
+		wm_subtask_metrics_bytes(plan->max_partitions)};
 
 	if (wm_shm_create(&spec, &seg, err, errlen) != 0) {
 		status = EX_OSERR;
@@ -341,7 +308,14 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_sim_report *rep,
 		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	collect(&seg, plan, t, rep, start);
+	int64_t wall = monotonic_ns() - start;
+
+	if (wm_report_collect(rep, t, plan, wm_shm_metrics(&seg, 0),
+			      wm_shm_header(&seg)->metrics_stride,
+			      (int64_t)((double)wall * t->job.speed), wall,
+			      false) != 0 &&
+	    status == 0)
+		status = EX_OSERR;
 out:
 	for (uint32_t s = 0; sinks != NULL && s < t->n_stages; s++) {
 		if (wm_sink_close(sinks[s]) != 0 && status == 0) {

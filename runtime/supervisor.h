@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "runtime/sim.h"
+#include "runtime/report.h"
 #include "runtime/topology.h"
 
 /*
@@ -16,10 +16,10 @@
  * failed or died (err names it: subtask, pid, signal or exit status; the
  * others were stopped); 128 + n when signal n stopped the job; a sysexits
  * code when the segment, a fork or an output failed. *report holds what
- * the workers counted (fire delay percentiles from a merged log-linear
- * histogram: within 12.5% below the true value; the maximum is exact).
+ * the workers published in their metrics blocks (report.h) once the
+ * workers ran (zeroed if none could start); free it with wm_report_free().
  */
 int wm_supervisor_run(const struct wm_topology *topo,
-		      struct wm_sim_report *report, char *err, size_t errlen);
+		      struct wm_job_report *report, char *err, size_t errlen);
 
 #endif /* WM_RUNTIME_SUPERVISOR_H */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "operators/keygroup.h"
+#include "runtime/progress.h"
 #include "runtime/replay.h"
 #include "runtime/task.h"
 
@@ -43,6 +44,12 @@ struct wm_task {
 	int64_t now_ns;
 	bool finished;
 
+	/* what is published (metrics.h) */
+	struct wm_subtask_metrics *metrics;
+	struct wm_progress output; /* the subtask's output watermark */
+	uint64_t results;
+	int64_t fire_delay_max_ms;
+
 	/* inputs */
 	uint32_t n_channels;
 	uint32_t ended_channels;
@@ -68,8 +75,23 @@ struct wm_task {
 	struct wm_record_source *src; /* generator or replay */
 	struct wm_source_watermarks watermarks;
 	struct wm_source_split **split_of; /* by partition id */
+	uint32_t n_parts;
+	uint32_t *parts;		 /* partition ids, local order */
+	uint32_t *local_of;		 /* by partition id: local index */
+	struct wm_progress *part_progress; /* by local index */
+	uint64_t *part_records;		 /* by local index */
 	bool source_started;
 };
+
+/* [job] stall_threshold in ns; a threshold beyond the int64 range of ns
+ * (292 years) means never. */
+static int64_t
+stall_threshold_ns(const struct wm_topology *topo)
+{
+	int64_t ms = topo->job.stall_threshold_ms;
+
+	return ms > INT64_MAX / 1000000 ? INT64_MAX : ms * 1000000;
+}
 
 static void
 send_all(struct wm_task *t, const struct wm_frame *f)
@@ -112,6 +134,7 @@ edges_watermark(struct wm_output *o, wm_ts_t w)
 	struct wm_frame f = {.kind = WM_FRAME_WATERMARK,
 			     .payload = {(uint64_t)w}};
 
+	wm_progress_watermark(&t->output, w, t->now_ns);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		if (!wm_edge_watermark(&t->edges[e], w))
 			continue;
@@ -127,6 +150,7 @@ edges_status(struct wm_output *o, enum wm_status s)
 	struct wm_task *t = wm_container_of(o, struct wm_task, edges_out);
 	struct wm_frame f = {.kind = WM_FRAME_STATUS, .arg = (uint32_t)s};
 
+	wm_progress_status(&t->output, s == WM_STATUS_IDLE, t->now_ns);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		if (!wm_edge_status(&t->edges[e], s))
 			continue;
@@ -198,8 +222,21 @@ window_result(struct wm_window_output *o, const struct wm_window_result *r)
 	 * firing at the operator's current watermark. */
 	wm_ts_t w = r->late_firing ? wm_window_watermark(t->window)
 				   : t->firing_watermark;
+	int64_t fire_time_ms = t->now_ns / 1000000;
 
-	t->out->result(t->out, r, w, t->now_ns / 1000000);
+	t->out->result(t->out, r, w, fire_time_ms);
+	t->results++;
+	if (!r->late_firing) {
+		/* Event time 0 is processing time 0 (source_gen.h), so this
+		 * is how long after its end the window fired. */
+		int64_t delay = fire_time_ms - r->window.end;
+
+		if (delay > t->fire_delay_max_ms)
+			t->fire_delay_max_ms = delay;
+		WM_METRIC_ADD(t->metrics->fire_delays[wm_histogram_bucket(
+				      delay)],
+			      1);
+	}
 }
 
 static void
@@ -223,11 +260,12 @@ init_source(struct wm_task *t)
 	size_t n;
 	int r = 0;
 
-	parts = calloc(sc->partitions, sizeof(*parts));
+	t->parts = parts = calloc(sc->partitions, sizeof(*parts));
 	t->split_of = calloc(sc->partitions, sizeof(*t->split_of));
+	t->local_of = calloc(sc->partitions, sizeof(*t->local_of));
 	if (sc->n_silences > 0)
 		silences = calloc(sc->n_silences, sizeof(*silences));
-	if (parts == NULL || t->split_of == NULL ||
+	if (parts == NULL || t->split_of == NULL || t->local_of == NULL ||
 	    (sc->n_silences > 0 && silences == NULL)) {
 		r = -ENOMEM;
 		goto out;
@@ -237,6 +275,18 @@ init_source(struct wm_task *t)
 	n = wm_source_gen_partitions_of(t->index, t->stage->parallelism,
 					sc->partitions, t->stage->name, parts,
 					sc->partitions);
+	t->n_parts = (uint32_t)n;
+	t->part_progress = calloc(n ? n : 1, sizeof(*t->part_progress));
+	t->part_records = calloc(n ? n : 1, sizeof(*t->part_records));
+	if (t->part_progress == NULL || t->part_records == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		t->local_of[parts[i]] = (uint32_t)i;
+		wm_progress_init(&t->part_progress[i],
+				 stall_threshold_ns(t->topo));
+	}
 	for (uint32_t i = 0; i < sc->n_silences; i++)
 		silences[i] = (struct wm_source_gen_silence){
 			sc->silences[i].first_partition,
@@ -296,9 +346,23 @@ init_source(struct wm_task *t)
 		}
 	}
 out:
-	free(parts);
 	free(silences);
 	return r;
+}
+
+/* A partition's slot in the multiplexer may have changed status or
+ * watermark: follow it. */
+static void
+watch_partition(struct wm_task *t, uint32_t local)
+{
+	const struct wm_partial_watermark *slot =
+		&t->split_of[t->parts[local]]->slot.partial;
+	struct wm_progress *p = &t->part_progress[local];
+
+	/* A slot leaving idleness does so with a watermark: the status
+	 * first, so the advance closes no idle time as stalled. */
+	wm_progress_status(p, slot->idle, t->now_ns);
+	wm_progress_watermark(p, slot->watermark, t->now_ns);
 }
 
 int64_t
@@ -321,13 +385,19 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	for (uint32_t n = 0; n < WM_TASK_SOURCE_BURST &&
 			     wm_record_source_next(t->src, now_ns, &rec) == 1;
 	     n++) {
+		uint32_t local = t->local_of[rec.partition];
+
 		t->counters.records_in++;
+		t->part_records[local]++;
 		send_record(t, &rec);
 		wm_source_split_on_record(t->split_of[rec.partition], rec.ts,
 					  rec.flags);
+		watch_partition(t, local);
 	}
 	/* Then the periodic tick, if it is due. */
-	wm_source_watermarks_poll(&t->watermarks, now_ns);
+	if (wm_source_watermarks_poll(&t->watermarks, now_ns))
+		for (uint32_t i = 0; i < t->n_parts; i++)
+			watch_partition(t, i);
 	if (wm_record_source_finished(t->src)) {
 		struct wm_frame end = {.kind = WM_FRAME_END,
 				       .arg = WM_END_DRAIN};
@@ -450,7 +520,7 @@ init_window(struct wm_task *t)
 
 struct wm_task *
 wm_task_new(const struct wm_topology *topo, uint32_t stage, uint32_t index,
-	    struct wm_task_out *out)
+	    struct wm_task_out *out, struct wm_subtask_metrics *metrics)
 {
 	struct wm_task *t = calloc(1, sizeof(*t));
 	int r;
@@ -461,6 +531,8 @@ wm_task_new(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	t->stage = &topo->stages[stage];
 	t->index = index;
 	t->out = out;
+	t->metrics = metrics;
+	wm_progress_init(&t->output, stall_threshold_ns(topo));
 	t->operator_in =
 		(struct wm_output){operator_watermark, operator_status};
 	t->edges_out = (struct wm_output){edges_watermark, edges_status};
@@ -494,6 +566,10 @@ wm_task_free(struct wm_task *t)
 		wm_source_watermarks_destroy(&t->watermarks);
 	}
 	free(t->split_of);
+	free(t->parts);
+	free(t->local_of);
+	free(t->part_progress);
+	free(t->part_records);
 	free(t->channels);
 	free(t->edges);
 	free(t);
@@ -599,4 +675,55 @@ const struct wm_window *
 wm_task_window(const struct wm_task *t)
 {
 	return t->window;
+}
+
+static void
+publish_progress(struct wm_watermark_metrics *m, const struct wm_progress *p,
+		 int64_t now_ns)
+{
+	struct wm_progress_reading r;
+
+	wm_progress_read(p, now_ns, &r);
+	WM_METRIC_SET(m->watermark, r.watermark);
+	WM_METRIC_SET(m->idle, r.idle);
+	WM_METRIC_SET(m->stalled_ns, r.stalled_ns);
+	WM_METRIC_SET(m->longest_stall_ns, r.longest_stall_ns);
+	WM_METRIC_SET(m->stalls, r.stalls);
+	WM_METRIC_SET(m->idle_ns, r.idle_ns);
+	WM_METRIC_SET(m->to_idle, r.to_idle);
+	WM_METRIC_SET(m->to_active, r.to_active);
+}
+
+void
+wm_task_publish(const struct wm_task *t, int64_t now_ns)
+{
+	struct wm_subtask_metrics *m = t->metrics;
+
+	WM_METRIC_SET(m->records_in, t->counters.records_in);
+	WM_METRIC_SET(m->records_out, t->counters.records_out);
+	WM_METRIC_SET(m->results, t->results);
+	WM_METRIC_SET(m->fire_delay_max_ms, t->fire_delay_max_ms);
+	publish_progress(&m->output, &t->output, now_ns);
+	WM_METRIC_SET(m->n_partitions, t->n_parts);
+	for (uint32_t i = 0; i < t->n_parts; i++) {
+		struct wm_partition_metrics *pm = &m->partitions[i];
+
+		WM_METRIC_SET(pm->partition, t->parts[i]);
+		WM_METRIC_SET(pm->records, t->part_records[i]);
+		publish_progress(&pm->progress, &t->part_progress[i], now_ns);
+	}
+	if (t->window != NULL) {
+		const struct wm_window_counters *c =
+			wm_window_counters(t->window);
+
+		WM_METRIC_SET(m->records_windowed, c->records_accepted);
+		WM_METRIC_SET(m->late_dropped, c->late_records_dropped);
+		WM_METRIC_SET(m->late_side_output,
+			      c->late_records_side_output);
+		WM_METRIC_SET(m->other_dropped,
+			      c->records_ignored + c->records_rejected);
+		WM_METRIC_SET(m->windows_fired, c->windows_fired);
+		WM_METRIC_SET(m->windows_fired_late, c->windows_fired_late);
+	}
+	WM_METRIC_SET(m->now_ns, now_ns);
 }

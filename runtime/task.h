@@ -31,6 +31,7 @@
 #include "operators/source_watermarks.h"
 #include "operators/valve.h"
 #include "operators/window.h"
+#include "runtime/metrics.h"
 #include "runtime/topology.h"
 
 struct wm_task_out {
@@ -57,12 +58,15 @@ struct wm_task;
 
 /*
  * The task for subtask `index` of stage `stage` of `topo`, writing to
- * `out`. Output edges are the edges of the stages that read this one, in
+ * `out` and publishing to `metrics` (a zeroed block with room for the
+ * subtask's partitions: wm_plan_subtask.n_partitions; the task is its only
+ * writer). Output edges are the edges of the stages that read this one, in
  * stage order (edge e's channels are the downstream subtasks, or the one
  * forward subtask). NULL with errno on failure.
  */
 struct wm_task *wm_task_new(const struct wm_topology *topo, uint32_t stage,
-			    uint32_t index, struct wm_task_out *out);
+			    uint32_t index, struct wm_task_out *out,
+			    struct wm_subtask_metrics *metrics);
 void wm_task_free(struct wm_task *task);
 
 /* Input channels of this task, and the edges out of it. */
@@ -93,6 +97,11 @@ int64_t wm_task_run_source(struct wm_task *task, int64_t now_ns);
 bool wm_task_finished(const struct wm_task *task);
 
 const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
+
+/* Write every figure to the metrics block, open stretches counted up to
+ * `now_ns`. Window fire delays are written as they happen. Call it after
+ * a batch of work and at the end (then set `finished`, metrics.h). */
+void wm_task_publish(const struct wm_task *task, int64_t now_ns);
 
 /* The window operator of a window task (NULL otherwise). */
 const struct wm_window *wm_task_window(const struct wm_task *task);

@@ -30,6 +30,7 @@ static const char *const job_keys[] = {
 	"records",
 	"speed",
 	"seed",
+	"stall_threshold",
 	"flink_behaviour",
 	"pipeline.auto-watermark-interval",
 	"pipeline.max-parallelism",
@@ -358,6 +359,7 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	job->seed = 1;
 	job->behaviour = WM_BEHAVIOUR_RELEASED;
 	job->watermark_interval_ms = WM_WATERMARK_DEFAULT_INTERVAL_MS;
+	job->stall_threshold_ms = 10000;
 	if (sec == NULL)
 		return 0;
 	if ((r = get_string(l, sec, "name", &job->name)) != 0 ||
@@ -369,6 +371,8 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 			   &job->records)) != 0 ||
 	    (r = get_number(l, sec, "speed", 1e-6, 1e9, &job->speed)) != 0 ||
 	    (r = get_count(l, sec, "seed", 0, UINT64_MAX, &job->seed)) != 0 ||
+	    (r = get_duration(l, sec, "stall_threshold", true,
+			      &job->stall_threshold_ms)) != 0 ||
 	    (r = get_duration(l, sec, "pipeline.auto-watermark-interval", false,
 			      &job->watermark_interval_ms)) != 0)
 		return r;

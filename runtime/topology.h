@@ -7,7 +7,9 @@
  *
  *   [job]            name, event_time / processing_time / records (run
  *                    length, any of them: the first reached ends the job),
- *                    speed, seed, flink_behaviour (released | master | a
+ *                    speed, seed, stall_threshold (a watermark still
+ *                    for longer is stalled: runtime/progress.h; 10 s),
+ *                    flink_behaviour (released | master | a
  *                    flag list), one key per behaviour flag by its
  *                    lower-case name (valve_flush_unconditional = true),
  *                    pipeline.auto-watermark-interval,
@@ -138,6 +140,7 @@ struct wm_job_conf {
 	uint64_t seed;
 	unsigned behaviour; /* enum wm_behaviour_flag */
 	int64_t watermark_interval_ms;
+	int64_t stall_threshold_ms; /* runtime/progress.h */
 };
 
 struct wm_topology {

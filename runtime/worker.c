@@ -32,9 +32,7 @@ struct worker {
 	struct wm_gate gate;
 	bool has_gate;
 	struct wm_waiter space; /* waiting for room in an output ring */
-	struct wm_worker_metrics *metrics;
-	uint64_t results;
-	int64_t fire_delay_max_ms;
+	struct wm_subtask_metrics *metrics;
 	double speed;
 };
 
@@ -113,16 +111,6 @@ worker_result(struct wm_task_out *out, const struct wm_window_result *r,
 		if (w->args->sinks[sinks[i].stage] != NULL)
 			wm_sink_result(w->args->sinks[sinks[i].stage], r,
 				       watermark, fire_time_ms);
-	w->results++;
-	if (!r->late_firing) {
-		int64_t delay = fire_time_ms - r->window.end;
-
-		if (delay > w->fire_delay_max_ms)
-			w->fire_delay_max_ms = delay;
-		/* Only this worker writes its histogram; the supervisor
-		 * reads it after `finished` (release in wm_worker_run()). */
-		w->metrics->fire_delays[wm_histogram_bucket(delay)]++;
-	}
 }
 
 static void
@@ -135,41 +123,11 @@ worker_late(struct wm_task_out *out, const struct wm_record *r)
 		wm_sink_late(w->args->lates[stage], r);
 }
 
+/* The task's figures to its block in the segment, for the supervisor. */
 static void
 publish_metrics(struct worker *w)
 {
-	const struct wm_task_counters *c = wm_task_counters(w->task);
-	const struct wm_window *win = wm_task_window(w->task);
-	struct wm_worker_metrics *m = w->metrics;
-
-	atomic_store_explicit(&m->records_in, c->records_in,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->records_out, c->records_out,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->results_written, w->results,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->fire_delay_max_ms, w->fire_delay_max_ms,
-			      memory_order_relaxed);
-	if (win == NULL)
-		return;
-	const struct wm_window_counters *wc = wm_window_counters(win);
-
-	atomic_store_explicit(&m->records_windowed, wc->records_accepted,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->late_dropped, wc->late_records_dropped,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->late_side_output,
-			      wc->late_records_side_output,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->other_dropped,
-			      wc->records_ignored + wc->records_rejected,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->windows_fired, wc->windows_fired,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->windows_fired_late, wc->windows_fired_late,
-			      memory_order_relaxed);
-	atomic_store_explicit(&m->watermark, wm_window_watermark(win),
-			      memory_order_relaxed);
+	wm_task_publish(w->task, processing_now(w));
 }
 
 static int
@@ -343,7 +301,8 @@ wm_worker_run(const struct wm_worker_args *a)
 	}
 	status = attach(&w);
 	if (status == 0) {
-		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out);
+		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out,
+				     w.metrics);
 		if (w.task == NULL) {
 			/* A trace that cannot be read or parsed is the
 			 * user's data, not the machine (replay.h). */

@@ -10,38 +10,18 @@
  * after ringing (fenced) everyone it publishes to. Processing time is the
  * monotonic clock since the job started, times the job's speed.
  *
- * Its counters live in its metrics block in the segment: written by this
- * worker only (relaxed stores), read by the supervisor at any time.
+ * Its figures live in its metrics block in the segment (metrics.h):
+ * written by this worker only, read by the supervisor at any time.
  */
 #ifndef WM_RUNTIME_WORKER_H
 #define WM_RUNTIME_WORKER_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 
 #include "ipc/wait.h"
-#include "runtime/histogram.h"
 #include "runtime/plan.h"
 #include "runtime/sink.h"
 #include "runtime/topology.h"
-
-struct wm_worker_metrics {
-	_Atomic uint64_t records_in;
-	_Atomic uint64_t records_out;
-	_Atomic uint64_t records_windowed;
-	_Atomic uint64_t late_dropped;
-	_Atomic uint64_t late_side_output;
-	_Atomic uint64_t other_dropped;
-	_Atomic uint64_t windows_fired;
-	_Atomic uint64_t windows_fired_late;
-	_Atomic uint64_t results_written;
-	_Atomic int64_t fire_delay_max_ms;
-	_Atomic int64_t watermark; /* operator's (windows) */
-	_Atomic uint32_t finished;
-	/* Fire delays of on-time firings, ms (runtime/histogram.h); final
-	 * once `finished` is set (release). */
-	uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
-};
 
 struct wm_worker_args {
 	const struct wm_topology *topo;

@@ -1,0 +1,96 @@
+/*
+ * metrics.h
+ *	The metrics block of one subtask: what it counted and how its
+ *	watermark moved, for the job summary now and for a live view and a
+ *	Prometheus endpoint later.
+ *
+ * In a real run the blocks sit in the job's shared segment (one per
+ * subtask, shm.h's metrics area): the subtask is the only writer and the
+ * supervisor reads them while the job runs and after it ended. The --sim
+ * driver keeps the same blocks in its own memory. Every field is written
+ * with relaxed atomic stores of whole values (single writer: load, add,
+ * store, never a locked read-modify-write) and read with relaxed loads: a
+ * reader sees each value whole but not the block as one snapshot, which a
+ * live view does not need. `finished` is stored with release once the
+ * subtask wrote its last values; a reader that loads it with acquire and
+ * sees 1 reads final figures.
+ *
+ * Names follow Flink's metrics (flink-semantics.md section 6) where Flink
+ * has one; the rest are wmrun's own.
+ */
+#ifndef WM_RUNTIME_METRICS_H
+#define WM_RUNTIME_METRICS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/histogram.h"
+
+/* How a watermark moved (runtime/progress.h), as published. */
+struct wm_watermark_metrics {
+	_Atomic int64_t watermark; /* last one; MIN before the first */
+	_Atomic uint32_t idle;	   /* 1 while IDLE */
+	_Atomic uint32_t reserved;
+	_Atomic int64_t stalled_ns;
+	_Atomic int64_t longest_stall_ns;
+	_Atomic uint64_t stalls;
+	_Atomic int64_t idle_ns;
+	_Atomic uint64_t to_idle, to_active;
+};
+
+/* One partition (Flink: split) a source subtask reads. */
+struct wm_partition_metrics {
+	_Atomic uint32_t partition;
+	_Atomic uint32_t reserved;
+	_Atomic uint64_t records; /* emitted */
+	struct wm_watermark_metrics progress; /* its multiplexer slot */
+};
+
+struct wm_subtask_metrics {
+	_Atomic uint64_t records_in;  /* numRecordsIn */
+	_Atomic uint64_t records_out; /* numRecordsOut (per edge sent) */
+	/* window subtasks */
+	_Atomic uint64_t records_windowed;
+	_Atomic uint64_t late_dropped; /* numLateRecordsDropped */
+	_Atomic uint64_t late_side_output;
+	_Atomic uint64_t other_dropped; /* in no window, not late */
+	_Atomic uint64_t windows_fired;
+	_Atomic uint64_t windows_fired_late;
+	_Atomic uint64_t results; /* handed to the chained sink */
+	_Atomic int64_t fire_delay_max_ms;
+	/* The subtask's output watermark and status (currentOutputWatermark;
+	 * for a window subtask also what fires its windows). */
+	struct wm_watermark_metrics output;
+	_Atomic int64_t now_ns; /* processing time of the last update */
+	_Atomic uint32_t finished;
+	_Atomic uint32_t n_partitions;
+	/* Window fire delays of on-time firings, ms (histogram.h). */
+	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
+	struct wm_partition_metrics partitions[];
+};
+
+/* Bytes of a block for a subtask with `n_partitions` partitions, rounded
+ * up to whole cache lines so neighbouring writers never share one. */
+static inline size_t
+wm_subtask_metrics_bytes(uint32_t n_partitions)
+{
+	size_t bytes = sizeof(struct wm_subtask_metrics) +
+		       (size_t)n_partitions *
+			       sizeof(struct wm_partition_metrics);
+
+	return (bytes + 127) & ~(size_t)127;
+}
+
+/* The single writer's update: a plain load and store, no lock prefix. */
+#define WM_METRIC_SET(field, value) \
+	atomic_store_explicit(&(field), (value), memory_order_relaxed)
+#define WM_METRIC_ADD(field, n)                                         \
+	atomic_store_explicit(                                          \
+		&(field),                                               \
+		atomic_load_explicit(&(field), memory_order_relaxed) + (n), \
+		memory_order_relaxed)
+#define WM_METRIC_GET(field) \
+	atomic_load_explicit(&(field), memory_order_relaxed)
+
+#endif /* WM_RUNTIME_METRICS_H */

@@ -1,0 +1,98 @@
+/*
+ * progress.c
+ *	Stall and idle accounting of one watermark (definitions in
+ *	progress.h).
+ */
+#include "config.h"
+
+#include "runtime/progress.h"
+
+void
+wm_progress_init(struct wm_progress *p, int64_t threshold_ns)
+{
+	*p = (struct wm_progress){
+		.threshold_ns = threshold_ns,
+		.watermark = WM_TS_MIN,
+	};
+}
+
+/* The still stretch [still_since, now) ends: a stall if long enough. */
+static void
+close_still(struct wm_progress *p, int64_t now_ns)
+{
+	int64_t still = now_ns - p->still_since_ns;
+
+	if (still > p->threshold_ns) {
+		p->stalled_ns += still;
+		p->stalls++;
+		if (still > p->longest_stall_ns)
+			p->longest_stall_ns = still;
+	}
+	p->still_since_ns = now_ns;
+}
+
+void
+wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns)
+{
+	if (p->done || w <= p->watermark)
+		return;
+	p->watermark = w;
+	/* An advance while IDLE is announced is not possible for an output
+	 * (Flink sends ACTIVE first) but is for a partition's slot, whose
+	 * generator may advance before its status is re-read: the idle
+	 * stretch decides, nothing was stalled. */
+	if (!p->idle)
+		close_still(p, now_ns);
+	if (w == WM_TS_MAX) {
+		if (p->idle) {
+			p->idle_ns += now_ns - p->idle_since_ns;
+			p->idle = false;
+		}
+		p->done = true;
+	}
+}
+
+void
+wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns)
+{
+	if (p->done || idle == p->idle)
+		return;
+	if (idle) {
+		close_still(p, now_ns);
+		p->idle_since_ns = now_ns;
+		p->to_idle++;
+	} else {
+		p->idle_ns += now_ns - p->idle_since_ns;
+		p->still_since_ns = now_ns;
+		p->to_active++;
+	}
+	p->idle = idle;
+}
+
+void
+wm_progress_read(const struct wm_progress *p, int64_t now_ns,
+		 struct wm_progress_reading *out)
+{
+	*out = (struct wm_progress_reading){
+		.watermark = p->watermark,
+		.idle = p->idle,
+		.stalled_ns = p->stalled_ns,
+		.longest_stall_ns = p->longest_stall_ns,
+		.stalls = p->stalls,
+		.idle_ns = p->idle_ns,
+		.to_idle = p->to_idle,
+		.to_active = p->to_active,
+	};
+	if (p->done)
+		return;
+	if (p->idle) {
+		out->idle_ns += now_ns - p->idle_since_ns;
+	} else if (now_ns - p->still_since_ns > p->threshold_ns) {
+		int64_t still = now_ns - p->still_since_ns;
+
+		out->stalled_ns += still;
+		out->stalls++;
+		if (still > out->longest_stall_ns)
+			out->longest_stall_ns = still;
+	}
+}

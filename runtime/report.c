@@ -1,0 +1,451 @@
+/*
+ * report.c
+ *	The job summary from the subtasks' metrics blocks (report.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/report.h"
+
+static void
+read_progress(const struct wm_watermark_metrics *m,
+	      struct wm_progress_reading *r)
+{
+	r->watermark = WM_METRIC_GET(m->watermark);
+	r->idle = WM_METRIC_GET(m->idle) != 0;
+	r->stalled_ns = WM_METRIC_GET(m->stalled_ns);
+	r->longest_stall_ns = WM_METRIC_GET(m->longest_stall_ns);
+	r->stalls = WM_METRIC_GET(m->stalls);
+	r->idle_ns = WM_METRIC_GET(m->idle_ns);
+	r->to_idle = WM_METRIC_GET(m->to_idle);
+	r->to_active = WM_METRIC_GET(m->to_active);
+}
+
+static void
+read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
+{
+	/* Acquire pairs with the worker's release of `finished`: a finished
+	 * subtask's figures read after it are final. */
+	s->finished =
+		atomic_load_explicit(&m->finished, memory_order_acquire) != 0;
+	s->records_in = WM_METRIC_GET(m->records_in);
+	s->records_out = WM_METRIC_GET(m->records_out);
+	s->records_windowed = WM_METRIC_GET(m->records_windowed);
+	s->late_dropped = WM_METRIC_GET(m->late_dropped);
+	s->late_side_output = WM_METRIC_GET(m->late_side_output);
+	s->other_dropped = WM_METRIC_GET(m->other_dropped);
+	s->windows_fired = WM_METRIC_GET(m->windows_fired);
+	s->windows_fired_late = WM_METRIC_GET(m->windows_fired_late);
+	s->results = WM_METRIC_GET(m->results);
+	read_progress(&m->output, &s->wm);
+}
+
+int
+wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
+		  const struct wm_plan *plan, const void *base, size_t stride,
+		  int64_t end_ns, int64_t wall_ns, bool sim)
+{
+	uint64_t delays[WM_HISTOGRAM_BUCKETS] = {0};
+	uint32_t n_parts = 0, k = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->sim = sim;
+	rep->end_ns = end_ns;
+	rep->wall_ns = wall_ns;
+	rep->fire_delay_max_ms = -1;
+	for (uint32_t i = 0; i < plan->n_subtasks; i++)
+		n_parts += plan->subtasks[i].n_partitions;
+	rep->subtasks = calloc(plan->n_subtasks ? plan->n_subtasks : 1,
+			       sizeof(*rep->subtasks));
+	rep->partitions = calloc(n_parts ? n_parts : 1,
+				 sizeof(*rep->partitions));
+	if (rep->subtasks == NULL || rep->partitions == NULL) {
+		wm_report_free(rep);
+		return -ENOMEM;
+	}
+	rep->n_subtasks = plan->n_subtasks;
+	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
+		const struct wm_subtask_metrics *m =
+			(const void *)((const char *)base + i * stride);
+		struct wm_subtask_report *s = &rep->subtasks[i];
+		uint32_t np = WM_METRIC_GET(m->n_partitions);
+		int64_t max_delay = WM_METRIC_GET(m->fire_delay_max_ms);
+
+		s->stage = plan->subtasks[i].stage;
+		s->index = plan->subtasks[i].index;
+		read_subtask(s, m);
+		/* A subtask that never published (interrupted early) says 0
+		 * partitions; it cannot say more than the plan gave it. */
+		if (np > plan->subtasks[i].n_partitions)
+			np = plan->subtasks[i].n_partitions;
+		s->n_partitions = np;
+		s->partitions = &rep->partitions[k];
+		for (uint32_t p = 0; p < np; p++, k++) {
+			struct wm_partition_report *pr = &rep->partitions[k];
+
+			pr->partition = WM_METRIC_GET(m->partitions[p].partition);
+			pr->subtask = s->index;
+			pr->records = WM_METRIC_GET(m->partitions[p].records);
+			read_progress(&m->partitions[p].progress, &pr->wm);
+		}
+		if (t->stages[s->stage].kind == WM_STAGE_SOURCE)
+			rep->records_read += s->records_in;
+		rep->records_windowed += s->records_windowed;
+		rep->late_dropped += s->late_dropped;
+		rep->late_side_output += s->late_side_output;
+		rep->other_dropped += s->other_dropped;
+		rep->windows_fired += s->windows_fired;
+		rep->windows_fired_late += s->windows_fired_late;
+		rep->results_written += s->results;
+		if (max_delay > rep->fire_delay_max_ms && s->windows_fired > 0)
+			rep->fire_delay_max_ms = max_delay;
+		for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
+			delays[b] += WM_METRIC_GET(m->fire_delays[b]);
+	}
+	rep->n_partitions = k;
+	rep->fire_delay_p50_ms = wm_histogram_quantile(delays, 0.5);
+	rep->fire_delay_p99_ms = wm_histogram_quantile(delays, 0.99);
+	if (rep->fire_delay_p50_ms < 0)
+		rep->fire_delay_max_ms = -1; /* no on-time firing at all */
+	return 0;
+}
+
+void
+wm_report_free(struct wm_job_report *rep)
+{
+	free(rep->subtasks);
+	free(rep->partitions);
+	rep->subtasks = NULL;
+	rep->partitions = NULL;
+	rep->n_subtasks = rep->n_partitions = 0;
+}
+
+bool
+wm_report_accounted(const struct wm_job_report *rep)
+{
+	return rep->records_windowed + rep->late_dropped +
+		       rep->late_side_output + rep->other_dropped ==
+	       rep->records_read;
+}
+
+static double
+records_per_s(const struct wm_job_report *rep)
+{
+	int64_t ns = rep->sim ? rep->end_ns : rep->wall_ns;
+
+	return ns > 0 ? (double)rep->records_read * 1e9 / (double)ns : 0.0;
+}
+
+/* ---- for people ---- */
+
+/* "950 ms", "42.5 s", "3 min 20 s", "7 h 58 min": durations of processing
+ * time read at a glance. */
+static const char *
+human_duration(int64_t ns, char *buf, size_t len)
+{
+	int64_t ms = ns / 1000000, s = ms / 1000;
+
+	if (ms < 1000)
+		snprintf(buf, len, "%" PRId64 " ms", ms);
+	else if (s < 60)
+		snprintf(buf, len, "%.1f s", (double)ms / 1000.0);
+	else if (s < 3600)
+		snprintf(buf, len, "%" PRId64 " min %" PRId64 " s", s / 60,
+			 s % 60);
+	else
+		snprintf(buf, len, "%" PRId64 " h %" PRId64 " min", s / 3600,
+			 s / 60 % 60);
+	return buf;
+}
+
+/* One line per stage: records and the worst watermark of its subtasks. */
+static void
+print_stage(FILE *f, const struct wm_topology *t,
+	    const struct wm_job_report *rep, uint32_t stage)
+{
+	const struct wm_stage *st = &t->stages[stage];
+	const struct wm_subtask_report *worst = NULL;
+	uint64_t in = 0, out = 0, to_idle = 0;
+	int64_t idle_ns = 0;
+	char a[32], b[32], c[32];
+
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		const struct wm_subtask_report *s = &rep->subtasks[i];
+
+		if (s->stage != stage)
+			continue;
+		in += s->records_in;
+		out += s->records_out;
+		idle_ns += s->wm.idle_ns;
+		to_idle += s->wm.to_idle;
+		if (worst == NULL || s->wm.stalled_ns > worst->wm.stalled_ns)
+			worst = s;
+	}
+	fprintf(f, "    %-7s %-14s in %-10" PRIu64 " out %-10" PRIu64, 
+		wm_stage_kind_name(st->kind), st->name, in, out);
+	if (worst == NULL || worst->wm.stalled_ns == 0)
+		fprintf(f, " watermark never stalled");
+	else
+		fprintf(f,
+			" watermark stalled %s in subtask %u (longest %s, %" PRIu64
+			" stall%s)",
+			human_duration(worst->wm.stalled_ns, a, sizeof(a)),
+			worst->index,
+			human_duration(worst->wm.longest_stall_ns, b,
+				       sizeof(b)),
+			worst->wm.stalls, worst->wm.stalls == 1 ? "" : "s");
+	if (to_idle > 0)
+		fprintf(f, ", idle %s over its subtasks (%" PRIu64
+			   " times)",
+			human_duration(idle_ns, c, sizeof(c)), to_idle);
+	fputc('\n', f);
+}
+
+/* Partitions that went idle or stalled, most affected first: the first
+ * place to look when windows stop firing. */
+static int
+by_trouble(const void *x, const void *y)
+{
+	const struct wm_partition_report *a = *(const void *const *)x;
+	const struct wm_partition_report *b = *(const void *const *)y;
+	int64_t ta = a->wm.stalled_ns + a->wm.idle_ns;
+	int64_t tb = b->wm.stalled_ns + b->wm.idle_ns;
+
+	if (ta != tb)
+		return ta < tb ? 1 : -1;
+	return (a->partition > b->partition) - (a->partition < b->partition);
+}
+
+#define WM_REPORT_PARTITION_LINES 8
+
+static void
+print_partitions(FILE *f, const struct wm_job_report *rep)
+{
+	const struct wm_partition_report **sorted;
+	uint32_t troubled = 0;
+	uint64_t flips = 0;
+	char a[32], b[32];
+
+	sorted = calloc(rep->n_partitions ? rep->n_partitions : 1,
+			sizeof(*sorted));
+	if (sorted == NULL)
+		return;
+	for (uint32_t i = 0; i < rep->n_partitions; i++) {
+		const struct wm_partition_report *p = &rep->partitions[i];
+
+		flips += p->wm.to_idle + p->wm.to_active;
+		if (p->wm.stalled_ns > 0 || p->wm.idle_ns > 0)
+			sorted[troubled++] = p;
+	}
+	qsort(sorted, troubled, sizeof(*sorted), by_trouble);
+	fprintf(f,
+		"  partitions              %u, %u stalled or idle, %" PRIu64
+		" idle/active transitions\n",
+		rep->n_partitions, troubled, flips);
+	for (uint32_t i = 0; i < troubled && i < WM_REPORT_PARTITION_LINES;
+	     i++) {
+		const struct wm_partition_report *p = sorted[i];
+
+		fprintf(f,
+			"    partition %-5u (subtask %u) %-10" PRIu64
+			" records, watermark stalled %s, idle %s (%" PRIu64
+			" time%s)\n",
+			p->partition, p->subtask, p->records,
+			human_duration(p->wm.stalled_ns, a, sizeof(a)),
+			human_duration(p->wm.idle_ns, b, sizeof(b)),
+			p->wm.to_idle, p->wm.to_idle == 1 ? "" : "s");
+	}
+	if (troubled > WM_REPORT_PARTITION_LINES)
+		fprintf(f, "    ... %u more (see --summary)\n",
+			troubled - WM_REPORT_PARTITION_LINES);
+	free(sorted);
+}
+
+void
+wm_report_print(FILE *f, const struct wm_topology *t,
+		const struct wm_job_report *rep)
+{
+	char a[32];
+
+	fprintf(f,
+		"wmrun: job \"%s\" finished after %" PRId64
+		" ms of processing time (%s)\n"
+		"  records read            %" PRIu64 "\n"
+		"  into windows            %" PRIu64 "\n"
+		"  late, dropped           %" PRIu64 "\n"
+		"  late, side output       %" PRIu64 "\n"
+		"  in no window            %" PRIu64 "\n"
+		"  windows fired           %" PRIu64 " (%" PRIu64
+		" late firings)\n"
+		"  results written         %" PRIu64 "\n"
+		"  window fire delay (ms)  p50 %" PRId64 ", p99 %" PRId64
+		", max %" PRId64 "\n"
+		"  every record accounted  %s\n",
+		t->job.name ? t->job.name : "unnamed", rep->end_ns / 1000000,
+		human_duration(rep->end_ns, a, sizeof(a)), rep->records_read,
+		rep->records_windowed, rep->late_dropped, rep->late_side_output,
+		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
+		rep->results_written, rep->fire_delay_p50_ms,
+		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
+		wm_report_accounted(rep) ? "yes" : "NO");
+	fprintf(f, "  throughput              %.0f records/s of %s time\n",
+		records_per_s(rep), rep->sim ? "simulated" : "real");
+	fprintf(f, "  stages\n");
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind != WM_STAGE_SINK)
+			print_stage(f, t, rep, s);
+	if (rep->n_partitions > 0)
+		print_partitions(f, rep);
+}
+
+/* ---- JSON ---- */
+
+/* A JSON string: the characters JSON cannot hold raw are escaped. */
+static void
+json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void
+json_progress(FILE *f, const struct wm_progress_reading *r)
+{
+	if (r->watermark == WM_TS_MIN)
+		fprintf(f, "\"watermark\":null");
+	else
+		fprintf(f, "\"watermark\":%" PRId64, r->watermark);
+	fprintf(f,
+		",\"idle\":%s,\"watermark_stalled_ms\":%" PRId64
+		",\"longest_stall_ms\":%" PRId64 ",\"stalls\":%" PRIu64
+		",\"idle_ms\":%" PRId64 ",\"idle_transitions\":%" PRIu64
+		",\"active_transitions\":%" PRIu64,
+		r->idle ? "true" : "false", r->stalled_ns / 1000000,
+		r->longest_stall_ns / 1000000, r->stalls, r->idle_ns / 1000000,
+		r->to_idle, r->to_active);
+}
+
+static void
+json_stage(FILE *f, const struct wm_topology *t,
+	   const struct wm_job_report *rep, uint32_t stage)
+{
+	const struct wm_stage *st = &t->stages[stage];
+	uint64_t in = 0, out = 0;
+	bool first = true;
+
+	for (uint32_t i = 0; i < rep->n_subtasks; i++)
+		if (rep->subtasks[i].stage == stage) {
+			in += rep->subtasks[i].records_in;
+			out += rep->subtasks[i].records_out;
+		}
+	fprintf(f, "{\"name\":");
+	json_string(f, st->name);
+	fprintf(f,
+		",\"kind\":\"%s\",\"parallelism\":%u,\"records_in\":%" PRIu64
+		",\"records_out\":%" PRIu64 ",\"subtasks\":[",
+		wm_stage_kind_name(st->kind), st->parallelism, in, out);
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		const struct wm_subtask_report *s = &rep->subtasks[i];
+
+		if (s->stage != stage)
+			continue;
+		fprintf(f,
+			"%s{\"index\":%u,\"records_in\":%" PRIu64
+			",\"records_out\":%" PRIu64 ",",
+			first ? "" : ",", s->index, s->records_in,
+			s->records_out);
+		if (st->kind == WM_STAGE_WINDOW)
+			fprintf(f,
+				"\"records_windowed\":%" PRIu64
+				",\"late_records_dropped\":%" PRIu64
+				",\"late_records_side_output\":%" PRIu64
+				",\"windows_fired\":%" PRIu64 ",",
+				s->records_windowed, s->late_dropped,
+				s->late_side_output, s->windows_fired);
+		json_progress(f, &s->wm);
+		fputc('}', f);
+		first = false;
+	}
+	fprintf(f, "]");
+	if (st->kind == WM_STAGE_SOURCE) {
+		first = true;
+		fprintf(f, ",\"partitions\":[");
+		for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+			const struct wm_subtask_report *s = &rep->subtasks[i];
+
+			if (s->stage != stage)
+				continue;
+			for (uint32_t p = 0; p < s->n_partitions; p++) {
+				const struct wm_partition_report *pr =
+					&s->partitions[p];
+
+				fprintf(f,
+					"%s{\"partition\":%u,\"subtask\":%u,"
+					"\"records\":%" PRIu64 ",",
+					first ? "" : ",", pr->partition,
+					pr->subtask, pr->records);
+				json_progress(f, &pr->wm);
+				fputc('}', f);
+				first = false;
+			}
+		}
+		fprintf(f, "]");
+	}
+	fputc('}', f);
+}
+
+void
+wm_report_print_json(FILE *f, const struct wm_topology *t,
+		     const struct wm_job_report *rep)
+{
+	bool first = true;
+
+	fprintf(f, "{\"job\":");
+	json_string(f, t->job.name ? t->job.name : "");
+	fprintf(f,
+		",\"mode\":\"%s\",\"records_read\":%" PRIu64
+		",\"records_windowed\":%" PRIu64
+		",\"late_records_dropped\":%" PRIu64
+		",\"late_records_side_output\":%" PRIu64
+		",\"records_in_no_window\":%" PRIu64
+		",\"windows_fired\":%" PRIu64
+		",\"windows_fired_late\":%" PRIu64
+		",\"results_written\":%" PRIu64
+		",\"fire_delay_ms\":{\"p50\":%" PRId64 ",\"p99\":%" PRId64
+		",\"max\":%" PRId64 "}"
+		",\"processing_time_ms\":%" PRId64,
+		rep->sim ? "sim" : "real", rep->records_read,
+		rep->records_windowed, rep->late_dropped, rep->late_side_output,
+		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
+		rep->results_written, rep->fire_delay_p50_ms,
+		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
+		rep->end_ns / 1000000);
+	/* Wall-clock time would make two --sim summaries differ. */
+	if (!rep->sim)
+		fprintf(f, ",\"wall_time_ms\":%" PRId64,
+			rep->wall_ns / 1000000);
+	fprintf(f, ",\"records_per_s\":%.1f,\"all_records_accounted\":%s",
+		records_per_s(rep), wm_report_accounted(rep) ? "true" : "false");
+	fprintf(f, ",\"stages\":[");
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		if (t->stages[s].kind == WM_STAGE_SINK)
+			continue;
+		if (!first)
+			fputc(',', f);
+		json_stage(f, t, rep, s);
+		first = false;
+	}
+	fprintf(f, "]}\n");
+}

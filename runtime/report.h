@@ -1,0 +1,101 @@
+/*
+ * report.h
+ *	The job summary: the subtasks' metrics blocks (metrics.h) added up per
+ *	job, per stage and per partition, printed for people or as JSON.
+ *
+ * Both drivers fill it the same way: the --sim driver from the blocks it
+ * keeps in memory, the supervisor from the blocks in the shared segment,
+ * at the end of the job (and, for a live view, while it runs).
+ *
+ * Figures (every one is defined by metrics.h and progress.h):
+ *   records_read            records the sources emitted
+ *   records_windowed, late_records_dropped, late_records_side_output,
+ *   records_in_no_window    what the window stages did with what they
+ *                           read; the four add up to records_read when
+ *                           every source feeds a window (conservation)
+ *   windows_fired(_late), results_written
+ *   fire_delay_ms           processing time from a window's end to its
+ *                           on-time firing: p50 and p99 from the merged
+ *                           histograms (each within 12.5% below the true
+ *                           value), max exact
+ *   records_per_s           records_read per second of wall-clock time
+ *                           (real runs) or of simulated time (--sim, so
+ *                           that its summary stays byte-identical)
+ *   per subtask             records in/out, its output watermark's stalls
+ *                           and idle time (progress.h)
+ *   per source partition    records, its watermark's stalls, idle time
+ *                           and idle/active transitions
+ */
+#ifndef WM_RUNTIME_REPORT_H
+#define WM_RUNTIME_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime/metrics.h"
+#include "runtime/plan.h"
+#include "runtime/progress.h"
+#include "runtime/topology.h"
+
+struct wm_partition_report {
+	uint32_t partition;
+	uint32_t subtask; /* index within its stage */
+	uint64_t records;
+	struct wm_progress_reading wm;
+};
+
+struct wm_subtask_report {
+	uint32_t stage, index;
+	uint64_t records_in, records_out;
+	uint64_t records_windowed, late_dropped, late_side_output;
+	uint64_t other_dropped, windows_fired, windows_fired_late;
+	uint64_t results;
+	bool finished;
+	struct wm_progress_reading wm; /* its output watermark */
+	uint32_t n_partitions;
+	struct wm_partition_report *partitions; /* into the report's array */
+};
+
+struct wm_job_report {
+	bool sim;
+	int64_t end_ns;	 /* processing time when the job ended */
+	int64_t wall_ns; /* real time the run took */
+	uint64_t records_read;
+	uint64_t records_windowed;
+	uint64_t late_dropped; /* numLateRecordsDropped */
+	uint64_t late_side_output;
+	uint64_t other_dropped; /* in no window, not late (time's ends) */
+	uint64_t windows_fired;
+	uint64_t windows_fired_late;
+	uint64_t results_written;
+	int64_t fire_delay_p50_ms, fire_delay_p99_ms, fire_delay_max_ms;
+	uint32_t n_subtasks; /* the plan's, in plan order */
+	struct wm_subtask_report *subtasks;
+	uint32_t n_partitions;
+	struct wm_partition_report *partitions;
+};
+
+/*
+ * Fill `rep` from the metrics blocks of every subtask of `plan`: block i
+ * at base + i x stride. `end_ns` and `wall_ns` as above. 0 or -ENOMEM.
+ * Free with wm_report_free().
+ */
+int wm_report_collect(struct wm_job_report *rep, const struct wm_topology *topo,
+		      const struct wm_plan *plan, const void *base,
+		      size_t stride, int64_t end_ns, int64_t wall_ns, bool sim);
+void wm_report_free(struct wm_job_report *rep);
+
+/* Every record read is in a window, late (dropped or side output) or in
+ * no window. */
+bool wm_report_accounted(const struct wm_job_report *rep);
+
+/* The summary for people (what wmrun prints at the end), and as one JSON
+ * object (--summary FILE). */
+void wm_report_print(FILE *f, const struct wm_topology *topo,
+		     const struct wm_job_report *rep);
+void wm_report_print_json(FILE *f, const struct wm_topology *topo,
+			  const struct wm_job_report *rep);
+
+#endif /* WM_RUNTIME_REPORT_H */

@@ -1,0 +1,170 @@
+/*
+ * check_progress.c
+ *	Unit tests of stall and idle accounting (runtime/progress.h): what
+ *	counts as a stall, what as idle time, and readings with stretches
+ *	still open.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+
+#include "runtime/progress.h"
+
+#define S 1000000000LL /* one second in ns */
+
+static struct wm_progress_reading
+read_at(const struct wm_progress *p, int64_t now)
+{
+	struct wm_progress_reading r;
+
+	wm_progress_read(p, now, &r);
+	return r;
+}
+
+START_TEST(test_regular_advances_never_stall)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	for (int64_t t = 1; t <= 100; t++)
+		wm_progress_watermark(&p, t * 1000, t * S);
+	struct wm_progress_reading r = read_at(&p, 105 * S);
+
+	ck_assert_int_eq(r.watermark, 100000);
+	ck_assert_int_eq(r.stalled_ns, 0);
+	ck_assert_uint_eq(r.stalls, 0);
+	ck_assert_int_eq(r.idle_ns, 0);
+}
+END_TEST
+
+START_TEST(test_a_long_gap_counts_whole)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_watermark(&p, 1, 2 * S);
+	wm_progress_watermark(&p, 2, 32 * S); /* 30 s still */
+	wm_progress_watermark(&p, 3, 42 * S); /* exactly 10 s: not */
+	wm_progress_watermark(&p, 4, 53 * S); /* 11 s */
+	struct wm_progress_reading r = read_at(&p, 53 * S);
+
+	ck_assert_int_eq(r.stalled_ns, 41 * S);
+	ck_assert_int_eq(r.longest_stall_ns, 30 * S);
+	ck_assert_uint_eq(r.stalls, 2);
+}
+END_TEST
+
+START_TEST(test_no_advance_is_ignored)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_watermark(&p, 5, 1 * S);
+	/* The same or an older watermark does not end the stretch. */
+	wm_progress_watermark(&p, 5, 8 * S);
+	wm_progress_watermark(&p, 4, 9 * S);
+	wm_progress_watermark(&p, 6, 20 * S);
+	ck_assert_int_eq(read_at(&p, 20 * S).stalled_ns, 19 * S);
+}
+END_TEST
+
+START_TEST(test_idle_time_is_not_stalled_time)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_watermark(&p, 1, 1 * S);
+	wm_progress_status(&p, true, 5 * S);	    /* 4 s still: no stall */
+	wm_progress_status(&p, true, 6 * S);	    /* no change */
+	wm_progress_status(&p, false, 3605 * S);   /* idle for an hour */
+	wm_progress_watermark(&p, 2, 3610 * S);	    /* 5 s after ACTIVE */
+	struct wm_progress_reading r = read_at(&p, 3610 * S);
+
+	ck_assert_int_eq(r.idle_ns, 3600 * S);
+	ck_assert_int_eq(r.stalled_ns, 0);
+	ck_assert_uint_eq(r.to_idle, 1);
+	ck_assert_uint_eq(r.to_active, 1);
+	ck_assert(!r.idle);
+}
+END_TEST
+
+START_TEST(test_going_idle_closes_a_stall)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_watermark(&p, 1, 0);
+	wm_progress_status(&p, true, 40 * S); /* held 40 s, then idle */
+	struct wm_progress_reading r = read_at(&p, 100 * S);
+
+	ck_assert_int_eq(r.stalled_ns, 40 * S);
+	ck_assert_int_eq(r.idle_ns, 60 * S);
+	ck_assert(r.idle);
+}
+END_TEST
+
+START_TEST(test_open_stretches_count_up_to_the_reading)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_watermark(&p, 1, 1 * S);
+	ck_assert_int_eq(read_at(&p, 11 * S).stalled_ns, 0);
+	struct wm_progress_reading r = read_at(&p, 31 * S);
+
+	ck_assert_int_eq(r.stalled_ns, 30 * S);
+	ck_assert_uint_eq(r.stalls, 1);
+	/* A reading changes nothing: the stretch is still open. */
+	ck_assert_int_eq(p.stalled_ns, 0);
+	wm_progress_watermark(&p, 2, 41 * S);
+	ck_assert_int_eq(read_at(&p, 41 * S).stalled_ns, 40 * S);
+	ck_assert_uint_eq(read_at(&p, 41 * S).stalls, 1);
+}
+END_TEST
+
+START_TEST(test_nothing_counts_after_max)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_status(&p, true, 1 * S);
+	wm_progress_watermark(&p, WM_TS_MAX, 3 * S);
+	wm_progress_status(&p, true, 4 * S);
+	struct wm_progress_reading r = read_at(&p, 1000 * S);
+
+	ck_assert_int_eq(r.watermark, WM_TS_MAX);
+	ck_assert_int_eq(r.idle_ns, 2 * S);
+	ck_assert_int_eq(r.stalled_ns, 0);
+	ck_assert(!r.idle);
+}
+END_TEST
+
+static Suite *
+progress_suite(void)
+{
+	Suite *s = suite_create("progress");
+	TCase *t = tcase_create("progress");
+
+	tcase_add_test(t, test_regular_advances_never_stall);
+	tcase_add_test(t, test_a_long_gap_counts_whole);
+	tcase_add_test(t, test_no_advance_is_ignored);
+	tcase_add_test(t, test_idle_time_is_not_stalled_time);
+	tcase_add_test(t, test_going_idle_closes_a_stall);
+	tcase_add_test(t, test_open_stretches_count_up_to_the_reading);
+	tcase_add_test(t, test_nothing_counts_after_max);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(progress_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
