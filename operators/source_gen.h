@@ -117,6 +117,10 @@
  *	n_partitions, partition_stats	partitions of this subtask in a fixed
  *				order (the index used by the runtime's per
  *				partition watermark state and summary)
+ *	pause(src, i, paused, now_ns)	stop (or resume) reading the i-th
+ *				partition, for watermark alignment: its
+ *				records wait, nothing is lost; NULL when the
+ *				source cannot hold back one partition
  *
  * How a Kafka source plugs in (the rest of the runtime is untouched): a
  * librdkafka consumer given (rd_kafka_assign()) the partitions that
@@ -154,6 +158,8 @@ struct wm_record_source_ops {
 				int64_t now_ns,
 				struct wm_source_partition_stats *st);
 	void (*free)(struct wm_record_source *src);
+	void (*pause)(struct wm_record_source *src, uint32_t i, bool paused,
+		      int64_t now_ns);
 };
 
 /* Embedded first in every implementation; wm_container_of() recovers it. */

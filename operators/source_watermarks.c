@@ -151,17 +151,46 @@ wm_source_watermarks_on_main_record(struct wm_source_watermarks *sw, wm_ts_t ts,
 }
 
 void
+wm_source_watermarks_pause(struct wm_source_watermarks *sw, bool paused,
+			   int64_t now_ns)
+{
+	if (paused)
+		wm_pausable_clock_pause(&sw->clock, now_ns);
+	else
+		wm_pausable_clock_resume(&sw->clock, now_ns);
+}
+
+void
+wm_source_split_pause(struct wm_source_watermarks *sw,
+		      struct wm_source_split *split, bool paused,
+		      int64_t now_ns)
+{
+	/* A partition's pauses are measured on the subtask's clock, so a
+	 * stretch in which both were paused is not taken off twice. */
+	int64_t subtask_now = wm_pausable_clock_read(&sw->clock, now_ns);
+
+	if (paused)
+		wm_pausable_clock_pause(&split->clock, subtask_now);
+	else
+		wm_pausable_clock_resume(&split->clock, subtask_now);
+}
+
+void
 wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
 				 int64_t now_ns)
 {
+	int64_t subtask_now = wm_pausable_clock_read(&sw->clock, now_ns);
+
 	for (size_t i = 0; i < sw->n_splits; i++) {
 		struct wm_source_split *split = sw->splits[i];
 
-		wm_watermark_on_periodic(&split->generator, now_ns,
-					 &split->slot.deferred);
+		wm_watermark_on_periodic(
+			&split->generator,
+			wm_pausable_clock_read(&split->clock, subtask_now),
+			&split->slot.deferred);
 	}
 	wm_multiplexer_on_periodic(&sw->mux);
-	wm_watermark_on_periodic(&sw->main_generator, now_ns,
+	wm_watermark_on_periodic(&sw->main_generator, subtask_now,
 				 &sw->main_side.output);
 }
 

@@ -17,6 +17,11 @@
  * partitions never advanced goes idle with the main side. The data output
  * makes the result strictly increasing and deduplicated (data_output.h).
  *
+ * Idleness is judged on pausable clocks (pausable_clock.h): the subtask's
+ * stops while the runtime says the subtask cannot read (back-pressure, or
+ * waiting for watermark alignment), a partition's also while alignment
+ * pauses that partition. Unpaused, both read the processing time given.
+ *
  * Pure: processing time is passed to wm_source_watermarks_on_periodic().
  * One thread only.
  */
@@ -29,6 +34,7 @@
 #include "operators/data_output.h"
 #include "operators/event.h"
 #include "operators/multiplexer.h"
+#include "operators/pausable_clock.h"
 #include "operators/watermark.h"
 
 /* One assigned partition; address stable while registered. */
@@ -36,6 +42,7 @@ struct wm_source_split {
 	uint64_t id;
 	struct wm_watermark_generator generator;
 	struct wm_mux_split slot;
+	struct wm_pausable_clock clock; /* on the subtask's clock */
 };
 
 /* One side of the gate (Flink's IdlenessAwareWatermarkOutput). */
@@ -56,6 +63,7 @@ struct wm_source_watermarks {
 	size_t cap_splits;
 	struct wm_source_split **splits; /* registration order */
 	int64_t next_tick_ns; /* next periodic emission; INT64_MAX = never */
+	struct wm_pausable_clock clock; /* the subtask's idleness clock */
 };
 
 /* Set up for `strategy`, sending to `out`. 0, or -EINVAL for an invalid
@@ -64,6 +72,16 @@ int wm_source_watermarks_init(struct wm_source_watermarks *sw,
 			      const struct wm_watermark_strategy *strategy,
 			      struct wm_output *out);
 void wm_source_watermarks_destroy(struct wm_source_watermarks *sw);
+
+/* Stop (`paused`) or restart the subtask's idleness clock at `now_ns`:
+ * while it cannot read, no partition and not the main output go idle. */
+void wm_source_watermarks_pause(struct wm_source_watermarks *sw, bool paused,
+				int64_t now_ns);
+
+/* The same for one partition's clock (watermark alignment paused it). */
+void wm_source_split_pause(struct wm_source_watermarks *sw,
+			   struct wm_source_split *split, bool paused,
+			   int64_t now_ns);
 
 /* A partition was assigned: fresh generator, slot at MIN. Returns it, or
  * NULL with errno EEXIST (id already assigned) or ENOMEM. */

@@ -44,6 +44,7 @@ struct wm_partition_metrics {
 	_Atomic uint32_t partition;
 	_Atomic uint32_t reserved;
 	_Atomic uint64_t records; /* emitted */
+	_Atomic int64_t alignment_paused_ns; /* held back by alignment */
 	struct wm_watermark_metrics progress; /* its multiplexer slot */
 };
 
@@ -65,6 +66,16 @@ struct wm_subtask_metrics {
 	_Atomic int64_t now_ns; /* processing time of the last update */
 	_Atomic uint32_t finished;
 	_Atomic uint32_t n_partitions;
+	/* Watermark alignment of a source subtask (operators/alignment.h).
+	 * The report is how the subtasks of a group talk: each writes its
+	 * own, then sets `alignment_reported` (release); the others read it
+	 * after loading the flag (acquire) and take the report as it is
+	 * then (a later one is as good: reports are snapshots). */
+	_Atomic uint32_t alignment_reported;
+	_Atomic uint32_t reserved;
+	_Atomic int64_t alignment_report;
+	_Atomic int64_t alignment_max_allowed; /* last announced; MAX */
+	_Atomic int64_t alignment_waiting_ns;  /* not reading at all */
 	/* Window fire delays of on-time firings, ms (histogram.h). */
 	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
 	struct wm_partition_metrics partitions[];

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "operators/source_gen.h"
 #include "runtime/plan.h"
@@ -150,4 +151,30 @@ wm_plan_free(struct wm_plan *p)
 	free(p->channels);
 	free(p->first);
 	free(p);
+}
+
+uint32_t
+wm_plan_alignment_peers(const struct wm_plan *plan,
+			const struct wm_topology *topo, uint32_t id,
+			uint32_t *ids, uint32_t max)
+{
+	const struct wm_stage *me = &topo->stages[plan->subtasks[id].stage];
+	uint32_t n = 0;
+
+	if (me->kind != WM_STAGE_SOURCE || me->u.source.alignment_group == NULL)
+		return 0;
+	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
+		const struct wm_stage *st =
+			&topo->stages[plan->subtasks[i].stage];
+
+		if (st->kind != WM_STAGE_SOURCE ||
+		    st->u.source.alignment_group == NULL ||
+		    strcmp(st->u.source.alignment_group,
+			   me->u.source.alignment_group) != 0)
+			continue;
+		if (n < max)
+			ids[n] = i;
+		n++;
+	}
+	return n;
 }

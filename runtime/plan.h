@@ -41,6 +41,13 @@ struct wm_plan {
 	uint32_t max_partitions; /* of any one subtask */
 };
 
+/* The source subtasks (plan ids, ascending) of the watermark alignment
+ * group of source subtask `id`, itself included: at most `max` are
+ * stored, the count is returned (0 if it is not aligned). */
+uint32_t wm_plan_alignment_peers(const struct wm_plan *plan,
+				 const struct wm_topology *topo, uint32_t id,
+				 uint32_t *ids, uint32_t max);
+
 /* The plan of `topo`; NULL with errno ENOMEM. */
 struct wm_plan *wm_plan_new(const struct wm_topology *topo);
 void wm_plan_free(struct wm_plan *plan);

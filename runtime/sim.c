@@ -55,6 +55,14 @@ struct sim {
 	void *metrics; /* one block per subtask, as in the segment */
 };
 
+/* The metrics block of subtask `id`. */
+static struct wm_subtask_metrics *
+block(const struct sim *sim, uint32_t id)
+{
+	return (struct wm_subtask_metrics *)((char *)sim->metrics +
+					     id * sim->stride);
+}
+
 static int
 queue_push(struct queue *q, uint32_t channel, const struct wm_frame *f)
 {
@@ -143,9 +151,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.result = sim_result;
 		st->out.late = sim_late;
 		st->task = wm_task_new(t, st->sub->stage, st->sub->index,
-				       &st->out,
-				       (struct wm_subtask_metrics *)((char *)sim->metrics +
-								     id * sim->stride));
+				       &st->out, block(sim, id));
 		if (st->task == NULL) {
 			snprintf(err, errlen,
 				 "could not set up subtask %s/%u: %s",
@@ -155,6 +161,30 @@ build(struct sim *sim, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/* Sources of an alignment group read each other's reports from their
+ * blocks, as the worker processes do in the segment. */
+static int
+align(struct sim *sim)
+{
+	uint32_t *ids = calloc(sim->n_tasks ? sim->n_tasks : 1, sizeof(*ids));
+	struct wm_subtask_metrics **peers =
+		calloc(sim->n_tasks ? sim->n_tasks : 1, sizeof(*peers));
+	int r = ids == NULL || peers == NULL ? -ENOMEM : 0;
+
+	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++) {
+		uint32_t n = wm_plan_alignment_peers(sim->plan, sim->topo, id,
+						     ids, sim->n_tasks);
+
+		for (uint32_t i = 0; i < n; i++)
+			peers[i] = block(sim, ids[i]);
+		if (n > 0)
+			r = wm_task_align_with(sim->tasks[id].task, peers, n);
+	}
+	free(ids);
+	free(peers);
+	return r;
 }
 
 /* Chain sinks and late outputs to the windows that feed them. */
@@ -322,6 +352,8 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep,
 
 	err[0] = '\0';
 	r = build(&sim, err, errlen);
+	if (r == 0)
+		r = align(&sim);
 	if (r == 0)
 		r = wire(&sim, err, errlen);
 	if (r == 0)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/alignment.h"
 #include "operators/keygroup.h"
 #include "runtime/progress.h"
 #include "runtime/replay.h"
@@ -81,6 +82,18 @@ struct wm_task {
 	struct wm_progress *part_progress; /* by local index */
 	uint64_t *part_records;		 /* by local index */
 	bool source_started;
+
+	/* watermark alignment (operators/alignment.h) */
+	uint32_t n_peers;
+	struct wm_subtask_metrics **peers; /* the group's blocks, self too */
+	bool reported;
+	wm_ts_t max_allowed;	/* last announced; MAX before the first */
+	int64_t next_alignment_ns;
+	bool waiting;		/* subtask level: reads nothing */
+	int64_t waiting_since_ns, waiting_ns;
+	bool *part_paused;	/* split level, by local index */
+	int64_t *part_paused_since_ns, *part_paused_ns;
+	bool backpressured;	/* the runtime cannot send */
 };
 
 /* [job] stall_threshold in ns; a threshold beyond the int64 range of ns
@@ -278,7 +291,15 @@ init_source(struct wm_task *t)
 	t->n_parts = (uint32_t)n;
 	t->part_progress = calloc(n ? n : 1, sizeof(*t->part_progress));
 	t->part_records = calloc(n ? n : 1, sizeof(*t->part_records));
-	if (t->part_progress == NULL || t->part_records == NULL) {
+	t->part_paused = calloc(n ? n : 1, sizeof(*t->part_paused));
+	t->part_paused_since_ns =
+		calloc(n ? n : 1, sizeof(*t->part_paused_since_ns));
+	t->part_paused_ns = calloc(n ? n : 1, sizeof(*t->part_paused_ns));
+	t->max_allowed = WM_TS_MAX;
+	t->next_alignment_ns = INT64_MAX;
+	if (t->part_progress == NULL || t->part_records == NULL ||
+	    t->part_paused == NULL || t->part_paused_since_ns == NULL ||
+	    t->part_paused_ns == NULL) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -350,6 +371,103 @@ out:
 	return r;
 }
 
+/* The subtask's idleness clock stops while it cannot read: waiting for
+ * alignment or back-pressured (flink-semantics.md section 1.7.3). */
+static void
+pause_clock(struct wm_task *t)
+{
+	wm_source_watermarks_pause(&t->watermarks,
+				   t->waiting || t->backpressured, t->now_ns);
+}
+
+static void
+set_waiting(struct wm_task *t, bool waiting)
+{
+	if (waiting == t->waiting)
+		return;
+	if (waiting)
+		t->waiting_since_ns = t->now_ns;
+	else
+		t->waiting_ns += t->now_ns - t->waiting_since_ns;
+	t->waiting = waiting;
+	pause_clock(t);
+}
+
+/* Split-level alignment: the partition is not read and its idleness
+ * clock stops. A source that cannot pause one partition (allowed by
+ * pipeline.watermark-alignment.allow-unaligned-source-splits) is aligned
+ * per subtask only. */
+static void
+pause_partition(struct wm_task *t, uint32_t local, bool paused)
+{
+	if (paused == t->part_paused[local] || t->src->ops->pause == NULL)
+		return;
+	t->src->ops->pause(t->src, local, paused, t->now_ns);
+	wm_source_split_pause(&t->watermarks, t->split_of[t->parts[local]],
+			      paused, t->now_ns);
+	if (paused)
+		t->part_paused_since_ns[local] = t->now_ns;
+	else
+		t->part_paused_ns[local] +=
+			t->now_ns - t->part_paused_since_ns[local];
+	t->part_paused[local] = paused;
+}
+
+/* One alignment update (every watermark_alignment_update_interval): this
+ * subtask reports, the group's minimum is read from every report so far
+ * (the coordinator's work, done by each member: the result is the same),
+ * and the new maxAllowed pauses or resumes the subtask and its
+ * partitions. As in Flink, a subtask that never reported hears nothing. */
+static void
+alignment_update(struct wm_task *t)
+{
+	const struct wm_source_conf *sc = &t->stage->u.source;
+	wm_ts_t report, group_min = WM_TS_MAX;
+
+	if (wm_alignment_report(wm_source_watermarks_current(&t->watermarks),
+				wm_source_watermarks_idle(&t->watermarks),
+				t->finished, &report)) {
+		WM_METRIC_SET(t->metrics->alignment_report, report);
+		atomic_store_explicit(&t->metrics->alignment_reported, 1,
+				      memory_order_release);
+		t->reported = true;
+	}
+	if (!t->reported || t->finished)
+		return;
+	for (uint32_t i = 0; i < t->n_peers; i++) {
+		struct wm_subtask_metrics *peer = t->peers[i];
+
+		if (!atomic_load_explicit(&peer->alignment_reported,
+					  memory_order_acquire))
+			continue;
+		wm_ts_t r = WM_METRIC_GET(peer->alignment_report);
+
+		if (r < group_min)
+			group_min = r;
+	}
+	t->max_allowed = wm_alignment_max_allowed(group_min,
+						  sc->alignment_max_drift_ms);
+	for (uint32_t i = 0; i < t->n_parts; i++)
+		pause_partition(
+			t, i,
+			wm_alignment_holds_back(
+				t->split_of[t->parts[i]]->slot.partial.watermark,
+				t->max_allowed));
+	set_waiting(t, wm_alignment_holds_back(
+			       wm_source_watermarks_current(&t->watermarks),
+			       t->max_allowed));
+}
+
+/* now + the update interval, saturating. */
+static int64_t
+alignment_after(const struct wm_task *t, int64_t now_ns)
+{
+	int64_t ms = t->stage->u.source.alignment_update_interval_ms;
+
+	return ms > (INT64_MAX - now_ns) / 1000000 ? INT64_MAX
+						   : now_ns + ms * 1000000;
+}
+
 /* A partition's slot in the multiplexer may have changed status or
  * watermark: follow it. */
 static void
@@ -363,6 +481,11 @@ watch_partition(struct wm_task *t, uint32_t local)
 	 * first, so the advance closes no idle time as stalled. */
 	wm_progress_status(p, slot->idle, t->now_ns);
 	wm_progress_watermark(p, slot->watermark, t->now_ns);
+	/* Alignment checks a partition on every update of its watermark
+	 * (which only grows: resuming waits for an announcement). */
+	if (t->peers != NULL &&
+	    wm_alignment_holds_back(slot->watermark, t->max_allowed))
+		pause_partition(t, local, true);
 }
 
 int64_t
@@ -376,13 +499,21 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	t->now_ns = now_ns;
 	if (!t->source_started) {
 		wm_source_watermarks_start(&t->watermarks, now_ns);
+		t->next_alignment_ns = t->peers != NULL
+					       ? alignment_after(t, now_ns)
+					       : INT64_MAX;
 		t->source_started = true;
+	}
+	if (now_ns >= t->next_alignment_ns) {
+		alignment_update(t);
+		t->next_alignment_ns = alignment_after(t, now_ns);
 	}
 	/* Records due by now first, each followed by its partition's
 	 * generator (Flink emits the record, then calls onEvent); at most a
 	 * burst per call, so that an unlimited-rate source lets its caller
-	 * move time on, run ticks and serve its other duties. */
-	for (uint32_t n = 0; n < WM_TASK_SOURCE_BURST &&
+	 * move time on, run ticks and serve its other duties. A subtask
+	 * waiting for alignment reads nothing. */
+	for (uint32_t n = 0; !t->waiting && n < WM_TASK_SOURCE_BURST &&
 			     wm_record_source_next(t->src, now_ns, &rec) == 1;
 	     n++) {
 		uint32_t local = t->local_of[rec.partition];
@@ -398,6 +529,11 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	if (wm_source_watermarks_poll(&t->watermarks, now_ns))
 		for (uint32_t i = 0; i < t->n_parts; i++)
 			watch_partition(t, i);
+	/* Subtask-level alignment is checked after every batch too. */
+	if (t->peers != NULL &&
+	    wm_alignment_holds_back(wm_source_watermarks_current(&t->watermarks),
+				    t->max_allowed))
+		set_waiting(t, true);
 	if (wm_record_source_finished(t->src)) {
 		struct wm_frame end = {.kind = WM_FRAME_END,
 				       .arg = WM_END_DRAIN};
@@ -407,11 +543,16 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		wm_source_watermarks_end_of_input(&t->watermarks);
 		send_all(t, &end);
 		t->finished = true;
+		/* A finished source reports MAX: it holds no one back. */
+		if (t->peers != NULL)
+			alignment_update(t);
 		return INT64_MAX;
 	}
-	due = wm_record_source_next_due_ns(t->src);
+	due = t->waiting ? INT64_MAX : wm_record_source_next_due_ns(t->src);
 	tick = wm_source_watermarks_next_tick(&t->watermarks);
-	return due < tick ? due : tick;
+	if (tick < due)
+		due = tick;
+	return t->next_alignment_ns < due ? t->next_alignment_ns : due;
 }
 
 static int
@@ -570,6 +711,10 @@ wm_task_free(struct wm_task *t)
 	free(t->local_of);
 	free(t->part_progress);
 	free(t->part_records);
+	free(t->peers);
+	free(t->part_paused);
+	free(t->part_paused_since_ns);
+	free(t->part_paused_ns);
 	free(t->channels);
 	free(t->edges);
 	free(t);
@@ -710,6 +855,12 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 
 		WM_METRIC_SET(pm->partition, t->parts[i]);
 		WM_METRIC_SET(pm->records, t->part_records[i]);
+		WM_METRIC_SET(pm->alignment_paused_ns,
+			      t->part_paused_ns[i] +
+				      (t->part_paused[i]
+					       ? now_ns -
+							 t->part_paused_since_ns[i]
+					       : 0));
 		publish_progress(&pm->progress, &t->part_progress[i], now_ns);
 	}
 	if (t->window != NULL) {
@@ -725,5 +876,36 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 		WM_METRIC_SET(m->windows_fired, c->windows_fired);
 		WM_METRIC_SET(m->windows_fired_late, c->windows_fired_late);
 	}
+	if (t->peers != NULL) {
+		WM_METRIC_SET(m->alignment_max_allowed, t->max_allowed);
+		WM_METRIC_SET(m->alignment_waiting_ns,
+			      t->waiting_ns + (t->waiting ? now_ns -
+								t->waiting_since_ns
+							  : 0));
+	}
 	WM_METRIC_SET(m->now_ns, now_ns);
+}
+
+int
+wm_task_align_with(struct wm_task *t, struct wm_subtask_metrics *const *peers,
+		   uint32_t n_peers)
+{
+	if (t->stage->kind != WM_STAGE_SOURCE || n_peers == 0)
+		return -EINVAL;
+	t->peers = calloc(n_peers, sizeof(*t->peers));
+	if (t->peers == NULL)
+		return -ENOMEM;
+	memcpy(t->peers, peers, n_peers * sizeof(*peers));
+	t->n_peers = n_peers;
+	return 0;
+}
+
+void
+wm_task_backpressure(struct wm_task *t, bool blocked, int64_t now_ns)
+{
+	if (t->src == NULL || blocked == t->backpressured)
+		return;
+	t->now_ns = now_ns;
+	t->backpressured = blocked;
+	pause_clock(t);
 }

@@ -98,6 +98,23 @@ bool wm_task_finished(const struct wm_task *task);
 
 const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
 
+/*
+ * Watermark alignment: this source subtask belongs to the alignment group
+ * whose subtasks publish to `peers` (its own block included; plan.h's
+ * wm_plan_alignment_peers()). Call once, before the first run. Every
+ * watermark_alignment_update_interval it reports into its block, reads
+ * the group's reports and pauses what runs ahead (operators/alignment.h);
+ * partitions only if the record source can pause them. 0, -EINVAL (not
+ * a source, no peers) or -ENOMEM.
+ */
+int wm_task_align_with(struct wm_task *task,
+		       struct wm_subtask_metrics *const *peers,
+		       uint32_t n_peers);
+
+/* A source cannot send (`blocked`: its output ring is full) or can again:
+ * its idleness clock stops meanwhile (flink-semantics.md 1.7.3). */
+void wm_task_backpressure(struct wm_task *task, bool blocked, int64_t now_ns);
+
 /* Write every figure to the metrics block, open stretches counted up to
  * `now_ns`. Window fire delays are written as they happen. Call it after
  * a batch of work and at the end (then set `finished`, metrics.h). */

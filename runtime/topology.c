@@ -31,6 +31,7 @@ static const char *const job_keys[] = {
 	"speed",
 	"seed",
 	"stall_threshold",
+	"pipeline.watermark-alignment.allow-unaligned-source-splits",
 	"flink_behaviour",
 	"pipeline.auto-watermark-interval",
 	"pipeline.max-parallelism",
@@ -48,6 +49,12 @@ static const char *const source_keys[] = {
 	"late_fraction", "late_by",    "keys",	       "key_distribution",
 	"zipf_exponent", "watermark",  "idle_timeout", "watermark_interval",
 	"silence",
+	"replay",
+	"pacing",
+	"on_bad_record",
+	"watermark_alignment_group",
+	"watermark_alignment_max_drift",
+	"watermark_alignment_update_interval",
 };
 
 static const char *const keyby_keys[] = {"input", "parallelism",
@@ -373,6 +380,10 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	    (r = get_count(l, sec, "seed", 0, UINT64_MAX, &job->seed)) != 0 ||
 	    (r = get_duration(l, sec, "stall_threshold", true,
 			      &job->stall_threshold_ms)) != 0 ||
+	    (r = get_bool(l, sec,
+			  "pipeline.watermark-alignment.allow-unaligned-"
+			  "source-splits",
+			  &job->allow_unaligned_source_splits)) != 0 ||
 	    (r = get_duration(l, sec, "pipeline.auto-watermark-interval", false,
 			      &job->watermark_interval_ms)) != 0)
 		return r;
@@ -457,6 +468,46 @@ parse_silence(struct loader *l, const struct wm_ini_entry *e,
 				 "[to DURATION]\" with partitions that exist");
 	s->first_partition = (uint32_t)a;
 	s->last_partition = (uint32_t)b;
+	return 0;
+}
+
+/* withWatermarkAlignment(group, maxAllowedDrift, updateInterval). */
+static int
+load_alignment(struct loader *l, struct wm_ini_section *sec,
+	       struct wm_source_conf *src)
+{
+	struct wm_ini_entry *group, *drift;
+	char label[WM_INI_QUOTE_MAX];
+	int r;
+
+	src->alignment_update_interval_ms = 1000;
+	if ((r = get_string(l, sec, "watermark_alignment_group",
+			    &src->alignment_group)) != 0 ||
+	    (r = get_duration(l, sec, "watermark_alignment_max_drift", false,
+			      &src->alignment_max_drift_ms)) != 0 ||
+	    (r = get_duration(l, sec, "watermark_alignment_update_interval",
+			      true, &src->alignment_update_interval_ms)) != 0)
+		return r;
+	group = lookup(l, sec, "watermark_alignment_group");
+	drift = lookup(l, sec, "watermark_alignment_max_drift");
+	if ((group == NULL) != (drift == NULL)) {
+		wm_ini_error_set(l->err, l->file, sec->line, sec->col,
+				 "%s: watermark_alignment_group and "
+				 "watermark_alignment_max_drift go together",
+				 wm_ini_section_label(label, sizeof(label),
+						      sec));
+		return -EINVAL;
+	}
+	/* A trace is one file read in order: it cannot hold back one
+	 * partition while reading the others. Flink throws at run time for
+	 * such readers unless told to align whole subtasks only. */
+	if (group != NULL && src->replay != NULL &&
+	    !l->t->job.allow_unaligned_source_splits)
+		return bad_value(l, group,
+				 "a replayed trace cannot pause single "
+				 "partitions; set pipeline.watermark-"
+				 "alignment.allow-unaligned-source-splits = "
+				 "true in [job] to align whole subtasks only");
 	return 0;
 }
 
@@ -704,7 +755,9 @@ load_stage(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 		return r;
 	switch (st->kind) {
 	case WM_STAGE_SOURCE:
-		return load_source(l, sec, st);
+		return (r = load_source(l, sec, st)) != 0
+			       ? r
+			       : load_alignment(l, sec, &st->u.source);
 	case WM_STAGE_KEYBY:
 		return 0;
 	case WM_STAGE_WINDOW:
@@ -1111,6 +1164,7 @@ wm_topology_free(struct wm_topology *t)
 		if (st->kind == WM_STAGE_SOURCE) {
 			free(st->u.source.silences);
 			free(st->u.source.replay);
+			free(st->u.source.alignment_group);
 		} else if (st->kind == WM_STAGE_WINDOW)
 			free(st->u.window.late_output);
 		else if (st->kind == WM_STAGE_SINK)

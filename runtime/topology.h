@@ -13,7 +13,9 @@
  *                    flag list), one key per behaviour flag by its
  *                    lower-case name (valve_flush_unconditional = true),
  *                    pipeline.auto-watermark-interval,
- *                    pipeline.max-parallelism
+ *                    pipeline.max-parallelism,
+ *                    pipeline.watermark-alignment.allow-unaligned-
+ *                    source-splits (align whole source subtasks only)
  *   [global]         defaults for any stage key (parallelism = 4)
  *   [source NAME]    parallelism, partitions, rate (per partition),
  *                    out_of_orderness, late_fraction, late_by, keys,
@@ -22,7 +24,10 @@
  *                    watermark_interval, silence (repeatable:
  *                    "PARTITIONS [from DURATION] [to DURATION]"); or
  *                    replay (a trace, runtime/replay.h), pacing (fast |
- *                    arrival | event), on_bad_record (fail | skip)
+ *                    arrival | event), on_bad_record (fail | skip);
+ *                    watermark_alignment_group, _max_drift and
+ *                    _update_interval (1 s): Flink's
+ *                    withWatermarkAlignment, runtime/task.h
  *   [keyby NAME]     input, parallelism
  *   [window NAME]    input (one stage, or two separated by a comma: a
  *                    union), parallelism, max_parallelism, type
@@ -96,6 +101,12 @@ struct wm_source_conf {
 	char *replay;
 	enum wm_replay_pacing pacing;
 	bool skip_bad_records; /* on_bad_record = skip */
+	/* Watermark alignment (flink-semantics.md section 2.7): sources of
+	 * one group hold back partitions whose watermark runs more than
+	 * max_drift ahead of the group's slowest. */
+	char *alignment_group; /* NULL: not aligned */
+	int64_t alignment_max_drift_ms;
+	int64_t alignment_update_interval_ms; /* 1 s */
 };
 
 struct wm_window_stage_conf {
@@ -141,6 +152,7 @@ struct wm_job_conf {
 	unsigned behaviour; /* enum wm_behaviour_flag */
 	int64_t watermark_interval_ms;
 	int64_t stall_threshold_ms; /* runtime/progress.h */
+	bool allow_unaligned_source_splits; /* align whole subtasks only */
 };
 
 struct wm_topology {

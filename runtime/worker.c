@@ -89,10 +89,17 @@ worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	struct worker *w = wm_container_of(out, struct worker, out);
 	struct wm_ring_producer *p = &w->producers[w->local[edge][channel]];
 
-	/* A full ring makes the producer wait; nothing is dropped. */
-	while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
-				 f->payload[1], f->payload[2]))
-		wm_wait(&w->space, has_space, p, -1);
+	/* A full ring makes the producer wait; nothing is dropped. A source
+	 * stops its idleness clock meanwhile (task.h). */
+	if (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
+			      f->payload[1], f->payload[2])) {
+		wm_task_backpressure(w->task, true, processing_now(w));
+		do
+			wm_wait(&w->space, has_space, p, -1);
+		while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
+					 f->payload[1], f->payload[2]));
+		wm_task_backpressure(w->task, false, processing_now(w));
+	}
 	/* Control frames are rare and matter: announce them at once. */
 	if (f->kind != WM_FRAME_RECORD)
 		wm_ring_nudge(p);
@@ -187,6 +194,31 @@ attach(struct worker *w)
 	w->space.before_sleep = before_sleep;
 	w->space.before_sleep_arg = w;
 	return 0;
+}
+
+/* Sources of an alignment group read each other's reports from their
+ * metrics blocks in the segment. */
+static int
+align(struct worker *w)
+{
+	const struct wm_plan *plan = w->args->plan;
+	uint32_t *ids = calloc(plan->n_subtasks, sizeof(*ids));
+	struct wm_subtask_metrics **peers =
+		calloc(plan->n_subtasks, sizeof(*peers));
+	uint32_t n;
+	int r = ids == NULL || peers == NULL ? -ENOMEM : 0;
+
+	n = r == 0 ? wm_plan_alignment_peers(plan, w->args->topo,
+					     w->args->subtask, ids,
+					     plan->n_subtasks)
+		   : 0;
+	for (uint32_t i = 0; i < n; i++)
+		peers[i] = wm_shm_metrics(&w->seg, ids[i]);
+	if (n > 0)
+		r = wm_task_align_with(w->task, peers, n);
+	free(ids);
+	free(peers);
+	return r;
 }
 
 static bool
@@ -303,6 +335,11 @@ wm_worker_run(const struct wm_worker_args *a)
 	if (status == 0) {
 		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out,
 				     w.metrics);
+		if (w.task != NULL && align(&w) != 0) {
+			wm_task_free(w.task);
+			w.task = NULL;
+			errno = ENOMEM;
+		}
 		if (w.task == NULL) {
 			/* A trace that cannot be read or parsed is the
 			 * user's data, not the machine (replay.h). */

@@ -326,6 +326,82 @@ START_TEST(test_periodic_emission_follows_the_interval)
 }
 END_TEST
 
+/* Probes every 100 ms in (from, to]; split 2 gets a record before each. */
+static void
+tick_until(struct wm_source_watermarks *sw, int64_t from_ms, int64_t to_ms)
+{
+	for (int64_t t = from_ms + 100; t <= to_ms; t += 100) {
+		wm_source_split_on_record(wm_source_watermarks_split(sw, 2), t,
+					  0);
+		ck_assert(wm_source_watermarks_poll(sw, MS(t)));
+	}
+}
+
+static bool
+split_idle(struct wm_source_watermarks *sw, uint64_t id)
+{
+	return wm_source_watermarks_split(sw, id)->slot.partial.idle;
+}
+
+START_TEST(test_paused_clocks_hold_idleness_back)
+{
+	/* Idle timeout 1 s, probes every 100 ms. Split 1 is paused (as
+	 * alignment pauses it) from 50 ms to 5 s; split 3 never is; split 4
+	 * gets records until 2 s, and the whole subtask is paused (as
+	 * back-pressure pauses it) from 2 s to 3 s. */
+	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_BOUNDED,
+					  .interval_ms = 100,
+					  .with_idleness = true,
+					  .idle_timeout_ms = 1000,
+					  .behaviour = RELEASED};
+	struct wm_source_watermarks sw;
+
+	ck_assert_int_eq(wm_source_watermarks_init(&sw, &s, &rec.out), 0);
+	for (uint64_t id = 1; id <= 4; id++)
+		wm_source_split_on_record(
+			wm_source_watermarks_add_split(&sw, id), 0, 0);
+	wm_source_watermarks_start(&sw, 0);
+	wm_source_split_pause(&sw, wm_source_watermarks_split(&sw, 1), true,
+			      MS(50));
+	/* Split 3: activity seen at 100, quiet from the probe at 200, idle
+	 * once more than 1 s passed: at the probe at 1300. */
+	tick_until(&sw, 0, 1200);
+	ck_assert(!split_idle(&sw, 3));
+	tick_until(&sw, 1200, 1300);
+	ck_assert(split_idle(&sw, 3));
+	for (int64_t t = 1400; t <= 2000; t += 100) {
+		wm_source_split_on_record(wm_source_watermarks_split(&sw, 4), t,
+					  0);
+		tick_until(&sw, t - 100, t);
+	}
+	wm_source_watermarks_pause(&sw, true, MS(2000));
+	tick_until(&sw, 2000, 3000);
+	wm_source_watermarks_pause(&sw, false, MS(3000));
+	/* Split 4, unpaused, would be quiet from the probe at 2100 and idle
+	 * at 3200. Its clock stood still from 2 s to 3 s: the probe at 2100
+	 * read 2 s and started the countdown there, so it goes idle when its
+	 * clock passes 3 s, at the probe at 4100. */
+	tick_until(&sw, 3000, 4000);
+	ck_assert(!split_idle(&sw, 4));
+	tick_until(&sw, 4000, 4100);
+	ck_assert(split_idle(&sw, 4));
+	/* Split 1's clock stood still from 50 ms to 5 s, the subtask's pause
+	 * inside that stretch not taken off twice: the probe at 200 started
+	 * its countdown at 50 ms, and it goes idle when its clock passes
+	 * 1050 ms, at the probe at 6100 (its clock then reads 1150 ms). */
+	tick_until(&sw, 4100, 5000);
+	ck_assert(!split_idle(&sw, 1));
+	wm_source_split_pause(&sw, wm_source_watermarks_split(&sw, 1), false,
+			      MS(5000));
+	tick_until(&sw, 5000, 6000);
+	ck_assert(!split_idle(&sw, 1));
+	tick_until(&sw, 6000, 6100);
+	ck_assert(split_idle(&sw, 1));
+	recorder_take(&rec);
+	wm_source_watermarks_destroy(&sw);
+}
+END_TEST
+
 START_TEST(test_interval_zero_never_emits_nor_goes_idle)
 {
 	/* pipeline.auto-watermark-interval = 0: periodic generators never
@@ -388,6 +464,7 @@ source_suite(void)
 		test_idle_source_end_of_input_loses_max_in_released_flink);
 	tcase_add_test(chain, test_periodic_emission_follows_the_interval);
 	tcase_add_test(chain, test_interval_zero_never_emits_nor_goes_idle);
+	tcase_add_test(chain, test_paused_clocks_hold_idleness_back);
 	suite_add_tcase(s, data);
 	suite_add_tcase(s, chain);
 	return s;

@@ -135,6 +135,24 @@ START_TEST(test_minimal_topology_defaults)
 			  WM_BEHAVIOUR_MASTER & ~WM_MUX_REACTIVATE);
 	ck_assert_uint_eq(t->stages[1].max_parallelism, 1000);
 	wm_topology_free(t);
+	t = load_ok("[job]\n"
+		    "pipeline.watermark-alignment.allow-unaligned-source-"
+		    "splits = true\n"
+		    "[source a]\nwatermark_alignment_group = g\n"
+		    "watermark_alignment_max_drift = 30 s\n"
+		    "[source b]\nreplay = b.csv\n"
+		    "watermark_alignment_group = g\n"
+		    "watermark_alignment_max_drift = 1 min\n"
+		    "watermark_alignment_update_interval = 250 ms\n");
+	ck_assert(t->job.allow_unaligned_source_splits);
+	ck_assert_str_eq(t->stages[0].u.source.alignment_group, "g");
+	ck_assert_int_eq(t->stages[0].u.source.alignment_max_drift_ms, 30000);
+	ck_assert_int_eq(t->stages[0].u.source.alignment_update_interval_ms,
+			 1000);
+	ck_assert_int_eq(t->stages[1].u.source.alignment_max_drift_ms, 60000);
+	ck_assert_int_eq(t->stages[1].u.source.alignment_update_interval_ms,
+			 250);
+	wm_topology_free(t);
 }
 END_TEST
 
@@ -212,6 +230,20 @@ static const struct bad_case bad[] = {
 	{"[global]\nparalelism = 2\n[source s]\n",
 	 "t.conf:2:1: unrecognized key \"paralelism\" in [global] (did you "
 	 "mean \"parallelism\"?)"},
+	{"[source s]\nwatermark_alignment_group = g\n",
+	 "t.conf:1:1: [source s]: watermark_alignment_group and "
+	 "watermark_alignment_max_drift go together"},
+	{"[source s]\nwatermark_alignment_max_drift = 1 s\n",
+	 "t.conf:1:1: [source s]: watermark_alignment_group and"},
+	{"[source s]\nwatermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 1 s\n"
+	 "watermark_alignment_update_interval = 0 ms\n",
+	 "t.conf:4:39: invalid value for \"watermark_alignment_update_"
+	 "interval\" in [source s]: must be positive"},
+	{"[source s]\nreplay = t.csv\nwatermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 1 s\n",
+	 "t.conf:3:29: invalid value for \"watermark_alignment_group\" in "
+	 "[source s]: a replayed trace cannot pause single partitions"},
 };
 
 #define N_BAD (sizeof(bad) / sizeof(bad[0]))

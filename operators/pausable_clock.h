@@ -1,0 +1,60 @@
+/*
+ * pausable_clock.h
+ *	A clock that stops while paused (Flink's PausableRelativeClock,
+ *	FLIP-471): the time idleness is judged on.
+ *
+ * Since Flink 1.20 / 2.0 a source's idleness timers do not count time in
+ * which the source could not read: while its task is back-pressured (the
+ * subtask's clock) and, for one split, while watermark alignment pauses it
+ * (the split's clock, layered on the subtask's: paused when either is).
+ * Without it a back-pressured or aligned-away split would go idle and stop
+ * holding the watermark, precisely when it is behind (flink-semantics.md
+ * sections 1.7.3 and 2.7).
+ *
+ * A clock reads its parent's time minus every stretch it was paused,
+ * measured in its parent's time:
+ *
+ *	read(c, t) = (c->paused ? c->paused_at : t) - c->paused_total
+ *
+ * so it never goes backwards, stands still while paused and runs on from
+ * where it stopped. Layering is reading the parent first: a split's time
+ * is read(split, read(subtask, now)). Pausing a paused clock or resuming
+ * a running one changes nothing. Pure, one thread.
+ */
+#ifndef WM_OPERATORS_PAUSABLE_CLOCK_H
+#define WM_OPERATORS_PAUSABLE_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct wm_pausable_clock {
+	int64_t paused_total; /* parent time spent paused, closed stretches */
+	int64_t paused_at;    /* parent time the current pause began */
+	bool paused;
+};
+
+static inline int64_t
+wm_pausable_clock_read(const struct wm_pausable_clock *c, int64_t parent_now)
+{
+	return (c->paused ? c->paused_at : parent_now) - c->paused_total;
+}
+
+static inline void
+wm_pausable_clock_pause(struct wm_pausable_clock *c, int64_t parent_now)
+{
+	if (c->paused)
+		return;
+	c->paused_at = parent_now;
+	c->paused = true;
+}
+
+static inline void
+wm_pausable_clock_resume(struct wm_pausable_clock *c, int64_t parent_now)
+{
+	if (!c->paused)
+		return;
+	c->paused_total += parent_now - c->paused_at;
+	c->paused = false;
+}
+
+#endif /* WM_OPERATORS_PAUSABLE_CLOCK_H */
