@@ -16,16 +16,23 @@
  *     record, so time moves on and ticks happen.
  *  2. At each instant t (the earliest next event over all sources), every
  *     source subtask with an event due at t runs, in stage order then
- *     subtask order: first all its records due at or before t (earliest
- *     arrival first, ties by partition), each followed by its partition's
- *     watermark generator, then its tick if due. A source whose partitions
- *     all finished sends MAX (unless IDLE is announced: released Flink
- *     loses it) and END.
- *  3. Transport has no delay and never reorders a channel. Every frame a
- *     subtask sends is queued for its receiver; after the sources of an
- *     instant ran, queues are drained in stage order then subtask order,
- *     each receiver taking its whole queue in arrival order, again and
- *     again until every queue is empty, all at the same instant t.
+ *     subtask order: first its watermark alignment update if due (aligned
+ *     sources, every update interval, the first one interval after 0: it
+ *     reports, then reads the group's reports as they stand, those of
+ *     subtasks that ran earlier at t included, and pauses or resumes),
+ *     then all its records due at or before t (earliest arrival first,
+ *     ties by partition; none while it waits for alignment, none of a
+ *     paused partition), each followed by its partition's watermark
+ *     generator, then its tick if due. A source whose partitions all
+ *     finished sends MAX (unless IDLE is announced: released Flink loses
+ *     it) and END, and reports MAX to its alignment group.
+ *  3. Transport has no delay, never reorders a channel and never fills
+ *     (so no source is ever back-pressured: idleness clocks stop only for
+ *     alignment). Every frame a subtask sends is queued for its
+ *     receiver; after the sources of an instant ran, queues are drained
+ *     in stage order then subtask order, each receiver taking its whole
+ *     queue in arrival order, again and again until every queue is
+ *     empty, all at the same instant t.
  *  4. The job ends when every source finished and every queue is empty.
  *     Window results are written by the window's subtasks (the sink is
  *     chained) in the order they fire; fire_time is t in milliseconds.
