@@ -319,6 +319,8 @@ main(int argc, char **argv)
 		}
 	} else {
 		status = wm_supervisor_run(t, &rep, why, sizeof(why));
+		free(rep.max_rss_kib); /* the summary does not show memory */
+		rep.max_rss_kib = NULL;
 		if (status != 0)
 			fprintf(stderr, "wmrun: %s\n", why);
 		/* A failed job has nothing to summarize; an interrupted one

@@ -55,6 +55,16 @@ struct wm_sim_report {
 	 * window's end, both in ms from the job start (event time 0 is
 	 * processing time 0, source_gen.h), over on-time firings. */
 	int64_t fire_delay_p50_ms, fire_delay_p99_ms, fire_delay_max_ms;
+	/* Memory of a real run (wm_supervisor_run(); wm_sim_run() leaves
+	 * 0 and NULL): bytes of the shared segment it created, and by plan
+	 * subtask id the peak resident set of each subtask's process, in
+	 * KiB (wait4()'s ru_maxrss: counts the segment pages the process
+	 * touched and the pages it still shared with the supervisor after
+	 * fork). max_rss_kib holds n_subtasks entries, malloc'd: the caller
+	 * frees it (NULL if it could not be allocated). */
+	uint64_t shm_bytes;
+	uint32_t n_subtasks;
+	uint64_t *max_rss_kib;
 };
 
 /*

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sysexits.h>
 #include <time.h>
@@ -33,6 +34,7 @@
 struct child {
 	pid_t pid;
 	bool done;
+	uint64_t max_rss_kib; /* ru_maxrss from wait4(), once done */
 };
 
 static int64_t
@@ -152,15 +154,17 @@ reap(const struct wm_topology *t, const struct wm_plan *plan,
      struct child *children, uint32_t *running, char *err, size_t errlen)
 {
 	int failure = 0, st;
+	struct rusage ru;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+	while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0) {
 		char name[128];
 
 		for (uint32_t i = 0; i < plan->n_subtasks; i++) {
 			if (children[i].pid != pid)
 				continue;
 			children[i].done = true;
+			children[i].max_rss_kib = (uint64_t)ru.ru_maxrss;
 			(*running)--;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 				break;
@@ -199,11 +203,18 @@ reap(const struct wm_topology *t, const struct wm_plan *plan,
 
 static void
 collect(const struct wm_shm *seg, const struct wm_plan *plan,
-	const struct wm_topology *t, struct wm_sim_report *rep, int64_t start)
+	const struct wm_topology *t, const struct child *children,
+	struct wm_sim_report *rep, int64_t start)
 {
 	uint64_t delays[WM_HISTOGRAM_BUCKETS] = {0};
 
 	memset(rep, 0, sizeof(*rep));
+	rep->shm_bytes = seg->size;
+	rep->n_subtasks = plan->n_subtasks;
+	rep->max_rss_kib = calloc(plan->n_subtasks, sizeof(*rep->max_rss_kib));
+	for (uint32_t i = 0; rep->max_rss_kib != NULL && i < plan->n_subtasks;
+	     i++)
+		rep->max_rss_kib[i] = children[i].max_rss_kib;
 	rep->end_ns =
 		(int64_t)((double)(monotonic_ns() - start) * t->job.speed);
 	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
@@ -248,6 +259,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_sim_report *rep,
 	int64_t start;
 
 	err[0] = '\0';
+	memset(rep, 0, sizeof(*rep));
 	if (plan == NULL)
 		return EX_OSERR;
 	specs = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*specs));
@@ -341,7 +353,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_sim_report *rep,
 		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	collect(&seg, plan, t, rep, start);
+	collect(&seg, plan, t, children, rep, start);
 out:
 	for (uint32_t s = 0; sinks != NULL && s < t->n_stages; s++) {
 		if (wm_sink_close(sinks[s]) != 0 && status == 0) {

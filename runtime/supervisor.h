@@ -17,7 +17,9 @@
  * others were stopped); 128 + n when signal n stopped the job; a sysexits
  * code when the segment, a fork or an output failed. *report holds what
  * the workers counted (fire delay percentiles from a merged log-linear
- * histogram: within 12.5% below the true value; the maximum is exact).
+ * histogram: within 12.5% below the true value; the maximum is exact) and
+ * the memory they used; it is zeroed first, so free(report->max_rss_kib)
+ * is right after any return.
  */
 int wm_supervisor_run(const struct wm_topology *topo,
 		      struct wm_sim_report *report, char *err, size_t errlen);
