@@ -123,6 +123,9 @@ static const struct wmbench_command commands[] = {
 	 "waiting"},
 	{"valve", wm_bench_valve,
 	 "heap valve against a linear-scan valve, 1 to 4096 channels"},
+	{"pipeline", wm_bench_pipeline,
+	 "source -> keyBy -> window -> sink as processes, beside one "
+	 "thread"},
 };
 
 static void
