@@ -361,46 +361,6 @@ valve_help(FILE *out)
 		VALVE_DEFAULT_TARGET_MS);
 }
 
-/* Append a comma-separated list of channel counts to o->channels. */
-static bool
-valve_parse_channels(const char *text, struct valve_options *o)
-{
-	char buf[256];
-	char *save = NULL;
-
-	if (strlen(text) >= sizeof(buf))
-		return false;
-	strcpy(buf, text);
-	/* strtok_r would skip empty items: refuse them here. */
-	if (buf[0] == '\0' || buf[0] == ',' || buf[strlen(buf) - 1] == ',' ||
-	    strstr(buf, ",,") != NULL)
-		return false;
-	for (char *tok = strtok_r(buf, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		uint64_t n;
-
-		if (o->n_channels == VALVE_MAX_LIST ||
-		    !wm_bench_parse_count(tok, 1, VALVE_MAX_CHANNELS, &n))
-			return false;
-		o->channels[o->n_channels++] = (uint32_t)n;
-	}
-	return true;
-}
-
-/*
- * The option getopt_long() just refused, as the user wrote it: the word
- * itself for a long option ("--reps"), else "-x" built from optopt (the
- * word may hold several grouped short options).
- */
-static const char *
-option_name(const char *word, int opt, char *buf, size_t size)
-{
-	if (strncmp(word, "--", 2) == 0 || opt == 0)
-		return word;
-	snprintf(buf, size, "-%c", opt);
-	return buf;
-}
-
 int
 wm_bench_valve(int argc, char **argv)
 {
@@ -418,7 +378,6 @@ wm_bench_valve(int argc, char **argv)
 		.target_ms = VALVE_DEFAULT_TARGET_MS,
 		.seed = 1,
 	};
-	char name[3];
 	int opt;
 
 	opterr = 0;
@@ -426,7 +385,9 @@ wm_bench_valve(int argc, char **argv)
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'c':
-			if (!valve_parse_channels(optarg, &o))
+			if (!wm_bench_parse_count_list(
+				    optarg, 1, VALVE_MAX_CHANNELS, o.channels,
+				    VALVE_MAX_LIST, &o.n_channels))
 				return wm_bench_usage_error(
 					"valve",
 					"invalid channel count list \"%s\"",
@@ -463,16 +424,8 @@ wm_bench_valve(int argc, char **argv)
 		case 'h':
 			valve_help(stdout);
 			return 0;
-		case ':':
-			return wm_bench_usage_error(
-				"valve", "option \"%s\" requires an argument",
-				option_name(argv[optind - 1], optopt, name,
-					    sizeof(name)));
 		default:
-			return wm_bench_usage_error(
-				"valve", "unrecognized option \"%s\"",
-				option_name(argv[optind - 1], optopt, name,
-					    sizeof(name)));
+			return wm_bench_option_error("valve", opt, argv);
 		}
 	}
 	if (optind < argc)

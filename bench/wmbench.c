@@ -64,6 +64,50 @@ wm_bench_parse_count(const char *text, uint64_t min, uint64_t max,
 	return true;
 }
 
+bool
+wm_bench_parse_count_list(const char *text, uint64_t min, uint64_t max,
+			  uint32_t *values, size_t cap, size_t *n)
+{
+	char buf[256];
+	char *save = NULL;
+
+	if (strlen(text) >= sizeof(buf))
+		return false;
+	strcpy(buf, text);
+	/* strtok_r would skip empty items: refuse them here. */
+	if (buf[0] == '\0' || buf[0] == ',' || buf[strlen(buf) - 1] == ',' ||
+	    strstr(buf, ",,") != NULL)
+		return false;
+	for (char *tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (*n == cap || !wm_bench_parse_count(tok, min, max, &v))
+			return false;
+		values[(*n)++] = (uint32_t)v;
+	}
+	return true;
+}
+
+int
+wm_bench_option_error(const char *command, int opt, char **argv)
+{
+	/* The word as the user wrote it for a long option ("--reps"), else
+	 * "-x" from optopt (the word may group several short options). */
+	const char *word = argv[optind - 1];
+	char name[3];
+
+	if (strncmp(word, "--", 2) != 0 && optopt != 0) {
+		snprintf(name, sizeof(name), "-%c", optopt);
+		word = name;
+	}
+	if (opt == ':')
+		return wm_bench_usage_error(
+			command, "option \"%s\" requires an argument", word);
+	return wm_bench_usage_error(command, "unrecognized option \"%s\"",
+				    word);
+}
+
 /* ------------------------------------------------------------------ */
 /* Front end */
 
@@ -79,6 +123,9 @@ static const struct wmbench_command commands[] = {
 	 "waiting"},
 	{"valve", wm_bench_valve,
 	 "heap valve against a linear-scan valve, 1 to 4096 channels"},
+	{"pipeline", wm_bench_pipeline,
+	 "source -> keyBy -> window -> sink as processes, beside one "
+	 "thread"},
 };
 
 static void

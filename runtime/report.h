@@ -53,6 +53,10 @@ struct wm_subtask_report {
 	uint64_t other_dropped, windows_fired, windows_fired_late;
 	uint64_t results;
 	bool finished;
+	/* Peak resident set of its process in KiB (real runs; 0 in --sim):
+	 * wait4()'s ru_maxrss, which counts the segment pages it touched and
+	 * the pages still shared with the supervisor after fork. */
+	uint64_t max_rss_kib;
 	struct wm_progress_reading wm; /* its output watermark */
 	uint32_t n_partitions;
 	struct wm_partition_report *partitions; /* into the report's array */
@@ -71,6 +75,7 @@ struct wm_job_report {
 	uint64_t windows_fired_late;
 	uint64_t results_written;
 	int64_t fire_delay_p50_ms, fire_delay_p99_ms, fire_delay_max_ms;
+	uint64_t shm_bytes; /* the shared segment of a real run; 0 in --sim */
 	uint32_t n_subtasks; /* the plan's, in plan order */
 	struct wm_subtask_report *subtasks;
 	uint32_t n_partitions;

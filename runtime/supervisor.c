@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sysexits.h>
 #include <time.h>
@@ -33,6 +34,7 @@
 struct child {
 	pid_t pid;
 	bool done;
+	uint64_t max_rss_kib; /* ru_maxrss from wait4(), once done */
 };
 
 static int64_t
@@ -152,15 +154,17 @@ reap(const struct wm_topology *t, const struct wm_plan *plan,
      struct child *children, uint32_t *running, char *err, size_t errlen)
 {
 	int failure = 0, st;
+	struct rusage ru;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+	while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0) {
 		char name[128];
 
 		for (uint32_t i = 0; i < plan->n_subtasks; i++) {
 			if (children[i].pid != pid)
 				continue;
 			children[i].done = true;
+			children[i].max_rss_kib = (uint64_t)ru.ru_maxrss;
 			(*running)--;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 				break;
@@ -316,6 +320,9 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 			      false) != 0 &&
 	    status == 0)
 		status = EX_OSERR;
+	rep->shm_bytes = seg.size;
+	for (uint32_t i = 0; i < rep->n_subtasks; i++)
+		rep->subtasks[i].max_rss_kib = children[i].max_rss_kib;
 out:
 	for (uint32_t s = 0; sinks != NULL && s < t->n_stages; s++) {
 		if (wm_sink_close(sinks[s]) != 0 && status == 0) {

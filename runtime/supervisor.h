@@ -17,7 +17,8 @@
  * others were stopped); 128 + n when signal n stopped the job; a sysexits
  * code when the segment, a fork or an output failed. *report holds what
  * the workers published in their metrics blocks (report.h) once the
- * workers ran (zeroed if none could start); free it with wm_report_free().
+ * workers ran, and the memory they used (zeroed if none could start);
+ * free it with wm_report_free().
  */
 int wm_supervisor_run(const struct wm_topology *topo,
 		      struct wm_job_report *report, char *err, size_t errlen);

@@ -1,8 +1,8 @@
 # lib.sh -- shared helpers for integration tests (sourced, not run).
 #
 # Each test gets its own scratch directory, removed on exit. Paths come from
-# the automake harness: $WMCONFORM (and later $WMRUN) name the binaries under
-# test, $srcdir the source tree (read-only under distcheck).
+# the automake harness: $WMCONFORM, $WMRUN and $WMBENCH name the binaries
+# under test, $srcdir the source tree (read-only under distcheck).
 
 set -u
 : "${srcdir:=.}"
@@ -38,6 +38,7 @@ expect_line() {
 }
 
 : "${WMRUN:=./wmrun}"
+: "${WMBENCH:=./wmbench}"
 EXAMPLES="$srcdir/examples"
 
 # max_fire_delay CSV FROM TO -- the largest fire_time - window_end, in ms,

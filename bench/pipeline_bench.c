@@ -1,0 +1,583 @@
+/*
+ * pipeline_bench.c
+ *	wmbench pipeline: records per second through source -> keyBy ->
+ *	tumbling count window -> sink, as wmrun runs it (one pinned process
+ *	per subtask over the shared-memory rings) at parallelism 1, 2 and 4
+ *	per stage, beside the same work in one thread with no transport.
+ *
+ * The job (pipeline_topology()): one source of PIPELINE_PARTITIONS
+ * partitions at an unlimited rate, each emitting a fixed number of records
+ * over PIPELINE_KEYS uniform keys, in order (bounded out-of-orderness 0);
+ * a keyBy stage; a keyed one-minute tumbling window counting per key; a
+ * CSV sink on /dev/null. Every stage has parallelism P. At speed 1000 the
+ * windows' event time moves a minute every 60 ms of real time, so windows
+ * fire all through the run (about one result per 400 records at 7 Mrec/s)
+ * and the periodic watermark ticks every 200 us: the run is not a burst of
+ * records followed by one firing at the end.
+ *
+ * impl=wmrun: wm_supervisor_run() on that topology (real processes, pinned
+ * by the placement plan, waiting as the runtime chooses), timed with
+ * CLOCK_MONOTONIC around the call: segment creation, forks and pinning
+ * are in the time, as they are in a job's.
+ *
+ * impl=loop: the very same struct wm_task objects of the parallelism-1
+ * job in this thread, each frame handed from one task to the next by a
+ * direct call through struct wm_task_out (no queue, no ring). It includes
+ * what every record costs in the runtime apart from the transport: the
+ * generator and its per-partition watermark generators and ticks, the
+ * record packed into a frame and unpacked by each task, the keyBy task's
+ * routing, the window task's valve, state, timers and firings, and CSV
+ * formatting of the results into a sink on /dev/null. It excludes the
+ * rings (cells, sequence words, flushes), waiting and wake-ups, the
+ * workers' clock read per input frame (the loop reads the clock once per
+ * source burst of WM_TASK_SOURCE_BURST records), metrics publication,
+ * process start-up, and the workers' one write() per result line (their
+ * sink file is shared by processes; the loop's is buffered, as --sim's).
+ *
+ * Each repetition runs the loop and every wmrun variant, alternating which
+ * goes first. Every record must be accounted for (read = generated = in a
+ * window + late + dropped); a mismatch or a failed job exits 70.
+ *
+ * Memory per variant: the segment's size, and each subtask's peak resident
+ * set (ru_maxrss from the supervisor's wait4(): it counts the ring pages
+ * the process touched and the pages it shared with wmbench after fork).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "bench/stats.h"
+#include "bench/wmbench.h"
+#include "runtime/plan.h"
+#include "runtime/sink.h"
+#include "runtime/supervisor.h"
+#include "runtime/task.h"
+#include "runtime/topology.h"
+
+#define PIPELINE_PARTITIONS 8u
+#define PIPELINE_KEYS 1024u
+#define PIPELINE_SPEED 1000
+#define PIPELINE_DEFAULT_RECORDS 12000000u
+#define PIPELINE_DEFAULT_REPS 5
+#define PIPELINE_MAX_REPS 100
+/* Every source subtask reads at least one partition. */
+#define PIPELINE_MAX_PARALLELISM PIPELINE_PARTITIONS
+#define PIPELINE_MAX_LIST 8
+
+static const uint32_t pipeline_default_parallelism[] = {1, 2, 4};
+
+struct pipeline_options {
+	uint64_t records; /* in all; a multiple of the partitions */
+	uint64_t reps;
+	uint32_t parallelism[PIPELINE_MAX_LIST];
+	size_t n_parallelism;
+};
+
+/* The job at parallelism p, loaded from its text; NULL after a message. */
+static struct wm_topology *
+pipeline_topology(uint64_t records, uint32_t p)
+{
+	struct wm_topology *t = NULL;
+	struct wm_ini_error err;
+	char text[1024], msg[512];
+	int n = snprintf(text, sizeof(text),
+			 "[job]\n"
+			 "name = pipeline-bench\n"
+			 "records = %" PRIu64 "\n"
+			 "speed = %d\n"
+			 "[global]\n"
+			 "parallelism = %" PRIu32 "\n"
+			 "[source gen]\n"
+			 "partitions = %u\n"
+			 "keys = %u\n"
+			 "out_of_orderness = 0\n"
+			 "[keyby route]\n"
+			 "input = gen\n"
+			 "[window counts]\n"
+			 "input = route\n"
+			 "type = tumbling\n"
+			 "size = 1 min\n"
+			 "aggregates = count\n"
+			 "[sink out]\n"
+			 "input = counts\n"
+			 "path = /dev/null\n",
+			 records / PIPELINE_PARTITIONS, PIPELINE_SPEED, p,
+			 PIPELINE_PARTITIONS, PIPELINE_KEYS);
+
+	if (wm_topology_load_buffer(text, (size_t)n, "(pipeline benchmark)", &t,
+				    &err) != 0) {
+		wm_ini_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "wmbench: %s\n", msg);
+		return NULL;
+	}
+	return t;
+}
+
+/* read == generated == windowed + late + dropped, or say what is off. */
+static bool
+accounted(const char *what, uint64_t expected, uint64_t read, uint64_t windowed,
+	  uint64_t elsewhere)
+{
+	if (read == expected && windowed + elsewhere == read)
+		return true;
+	fprintf(stderr,
+		"wmbench: pipeline %s: %" PRIu64 " records generated, %" PRIu64
+		" read, %" PRIu64 " in windows, %" PRIu64 " late or dropped\n",
+		what, expected, read, windowed, elsewhere);
+	return false;
+}
+
+/* ------------------------------------------------------------------ */
+/* impl=loop: the tasks in one thread, frames passed by direct calls */
+
+struct loop;
+
+struct loop_task {
+	struct wm_task_out out; /* recovered with wm_container_of */
+	struct loop *loop;
+	struct wm_task *task;
+	const struct wm_plan_subtask *sub;
+};
+
+struct loop {
+	const struct wm_topology *topo;
+	struct wm_plan *plan;
+	struct loop_task *tasks; /* by plan subtask id */
+	struct wm_sink *sink;
+	int64_t now_ns; /* processing time of the current source burst */
+	bool failed;
+	size_t stride;
+	void *metrics; /* a block per task, as the worker has (task.h) */
+};
+
+/* Into the consumer's task at once: its own output runs inside this call,
+ * so a record goes from the source to the window before the next. */
+static void
+loop_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	   const struct wm_frame *f)
+{
+	struct loop_task *lt = wm_container_of(out, struct loop_task, out);
+	struct loop *l = lt->loop;
+	const struct wm_plan_channel *c =
+		&l->plan->channels[lt->sub->outputs[edge][channel]];
+
+	if (wm_task_input(l->tasks[c->consumer].task, c->input_channel, f,
+			  l->now_ns) != 0)
+		l->failed = true;
+}
+
+static void
+loop_result(struct wm_task_out *out, const struct wm_window_result *r,
+	    wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct loop_task *lt = wm_container_of(out, struct loop_task, out);
+
+	wm_sink_result(lt->loop->sink, r, watermark, fire_time_ms);
+}
+
+/* The job has no late side output: the window counts late records. */
+static void
+loop_late(struct wm_task_out *out, const struct wm_record *r)
+{
+	(void)out;
+	(void)r;
+}
+
+static int
+loop_build(struct loop *l, char *err, size_t errlen)
+{
+	const struct wm_topology *t = l->topo;
+
+	l->plan = wm_plan_new(t);
+	if (l->plan == NULL)
+		return -ENOMEM;
+	l->tasks = calloc(l->plan->n_subtasks, sizeof(*l->tasks));
+	l->stride = wm_subtask_metrics_bytes(l->plan->max_partitions);
+	l->metrics = calloc(l->plan->n_subtasks, l->stride);
+	if (l->tasks == NULL || l->metrics == NULL)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+		int r;
+
+		if (st->kind != WM_STAGE_SINK)
+			continue;
+		r = wm_sink_open(&l->sink, &st->u.sink,
+				 &t->stages[st->inputs[0].stage], err, errlen);
+		if (r != 0)
+			return r;
+	}
+	for (uint32_t id = 0; id < l->plan->n_subtasks; id++) {
+		struct loop_task *lt = &l->tasks[id];
+
+		lt->loop = l;
+		lt->sub = &l->plan->subtasks[id];
+		lt->out = (struct wm_task_out){loop_frame, loop_result,
+					       loop_late};
+		lt->task = wm_task_new(
+			t, lt->sub->stage, lt->sub->index, &lt->out,
+			(struct wm_subtask_metrics *)((char *)l->metrics +
+						      id * l->stride));
+		if (lt->task == NULL)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Run the sources burst by burst on the clock, as a worker would, until
+ * they finished; END has then gone through every stage (each frame is
+ * passed on within the call that sent it), or a task is stuck. */
+static void
+loop_drive(struct loop *l, uint64_t start_ns)
+{
+	bool ran = true;
+
+	while (ran && !l->failed) {
+		ran = false;
+		for (uint32_t id = 0; id < l->plan->n_subtasks; id++) {
+			struct wm_task *task = l->tasks[id].task;
+
+			if (wm_task_finished(task) ||
+			    wm_task_input_channels(task) > 0)
+				continue; /* done, or fed by its inputs */
+			ran = true;
+			l->now_ns = (int64_t)((double)(wm_stats_now_ns() -
+						       start_ns) *
+					      l->topo->job.speed);
+			wm_task_run_source(task, l->now_ns);
+		}
+	}
+	for (uint32_t id = 0; id < l->plan->n_subtasks; id++)
+		if (!wm_task_finished(l->tasks[id].task))
+			l->failed = true;
+}
+
+/* One run of the loop: Mrec/s, or -1 after a message. */
+static double
+loop_run(const struct wm_topology *t, uint64_t records)
+{
+	struct loop l = {.topo = t};
+	uint64_t read = 0, windowed = 0, elsewhere = 0;
+	uint64_t start = wm_stats_now_ns(), end;
+	char err[256] = "";
+	int r = loop_build(&l, err, sizeof(err));
+
+	if (r == 0)
+		loop_drive(&l, start);
+	if (l.sink != NULL && wm_sink_close(l.sink) != 0 && r == 0)
+		r = -EIO;
+	end = wm_stats_now_ns();
+	for (uint32_t id = 0; l.tasks != NULL && id < l.plan->n_subtasks;
+	     id++) {
+		struct wm_task *task = l.tasks[id].task;
+		const struct wm_window *w = task ? wm_task_window(task) : NULL;
+
+		if (task != NULL && wm_task_input_channels(task) == 0)
+			read += wm_task_counters(task)->records_in;
+		if (w != NULL) {
+			const struct wm_window_counters *c =
+				wm_window_counters(w);
+
+			windowed += c->records_accepted;
+			elsewhere += c->late_records_dropped +
+				     c->late_records_side_output +
+				     c->records_ignored + c->records_rejected;
+		}
+		wm_task_free(task);
+	}
+	free(l.tasks);
+	free(l.metrics);
+	wm_plan_free(l.plan);
+	if (r != 0 || l.failed) {
+		fprintf(stderr, "wmbench: pipeline loop: %s\n",
+			err[0]	   ? err
+			: l.failed ? "a task refused a frame or did not finish"
+				   : strerror(-r));
+		return -1;
+	}
+	if (!accounted("loop", records, read, windowed, elsewhere))
+		return -1;
+	return (double)records / ((double)(end - start) / 1e3);
+}
+
+/* ------------------------------------------------------------------ */
+/* impl=wmrun: the job as processes */
+
+struct wmrun_result {
+	double mrec_per_s; /* -1: failed (after a message) */
+	int status;	   /* exit status for the failure */
+};
+
+/* One run of the job as processes; *rep is the supervisor's report (shm
+ * size, RSS by subtask), to free with wm_report_free(). */
+static struct wmrun_result
+wmrun_run(const struct wm_topology *t, uint32_t p, uint64_t records,
+	  struct wm_job_report *rep)
+{
+	struct wmrun_result out = {.mrec_per_s = -1, .status = EX_SOFTWARE};
+	char err[512], what[32];
+	uint64_t start = wm_stats_now_ns(), end;
+	int status = wm_supervisor_run(t, rep, err, sizeof(err));
+
+	end = wm_stats_now_ns();
+	snprintf(what, sizeof(what), "wmrun p%" PRIu32, p);
+	if (status != 0) {
+		fprintf(stderr, "wmbench: pipeline %s: %s\n", what, err);
+		/* The OS refusing resources stays 71 and an interrupt 128 +
+		 * n; anything else is a job that should have worked. */
+		if (status == EX_OSERR || status > 128)
+			out.status = status;
+		return out;
+	}
+	if (accounted(what, records, rep->records_read, rep->records_windowed,
+		      rep->late_dropped + rep->late_side_output +
+			      rep->other_dropped))
+		out.mrec_per_s =
+			(double)records / ((double)(end - start) / 1e3);
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Repetitions and results */
+
+struct variant {
+	uint32_t parallelism;
+	struct wm_topology *topo;
+	double *mrec; /* by repetition */
+	double *rss;  /* KiB, every subtask of every repetition */
+	size_t n_rss, cap_rss;
+	uint64_t shm_bytes;
+};
+
+/* One wmrun run of variant v in repetition r; 0 or an exit status. */
+static int
+variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r)
+{
+	struct wm_job_report rep;
+	struct wmrun_result w =
+		wmrun_run(v->topo, v->parallelism, o->records, &rep);
+
+	if (w.mrec_per_s >= 0) {
+		v->mrec[r] = w.mrec_per_s;
+		v->shm_bytes = rep.shm_bytes;
+		for (uint32_t i = 0; i < rep.n_subtasks && v->n_rss < v->cap_rss;
+		     i++)
+			v->rss[v->n_rss++] = (double)rep.subtasks[i].max_rss_kib;
+	}
+	wm_report_free(&rep);
+	return w.mrec_per_s < 0 ? w.status : 0;
+}
+
+static int
+loop_rep(const struct wm_topology *t, const struct pipeline_options *o,
+	 double *mrec)
+{
+	*mrec = loop_run(t, o->records);
+	return *mrec < 0 ? EX_SOFTWARE : 0;
+}
+
+static void
+pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
+	       struct variant *v, size_t nv)
+{
+	char prefix[96], suffix[96];
+	double *copy = malloc(o->reps * sizeof(*copy));
+	struct wm_stats s;
+
+	if (copy == NULL)
+		return;
+	snprintf(suffix, sizeof(suffix), "reps=%" PRIu64 " records=%" PRIu64,
+		 o->reps, o->records);
+	memcpy(copy, loop_mrec, o->reps * sizeof(*copy));
+	s = wm_stats_summarize(copy, o->reps);
+	wm_stats_print(stdout, "bench=pipeline impl=loop variant=p1",
+		       "mrec_per_s", &s, suffix);
+	for (size_t k = 0; k < nv; k++) {
+		snprintf(prefix, sizeof(prefix),
+			 "bench=pipeline impl=wmrun variant=p%" PRIu32,
+			 v[k].parallelism);
+		for (uint64_t r = 0; r < o->reps; r++)
+			copy[r] = v[k].mrec[r] / loop_mrec[r];
+		s = wm_stats_summarize(v[k].mrec, o->reps);
+		wm_stats_print(stdout, prefix, "mrec_per_s", &s, suffix);
+		printf("%s metric=shm_bytes value=%" PRIu64 "\n", prefix,
+		       v[k].shm_bytes);
+		s = wm_stats_summarize(v[k].rss, v[k].n_rss);
+		wm_stats_print(stdout, prefix, "rss_kib_per_subtask", &s, NULL);
+		snprintf(prefix, sizeof(prefix),
+			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
+		wm_stats_print_ratio(stdout, prefix, "wmrun_over_loop",
+				     wm_stats_summarize(copy, o->reps).median);
+	}
+	fflush(stdout);
+	free(copy);
+}
+
+static int
+pipeline_measure(const struct pipeline_options *o)
+{
+	size_t nv = o->n_parallelism;
+	struct variant *v = calloc(nv, sizeof(*v));
+	struct wm_topology *loop_topo = NULL;
+	double *loop_mrec = calloc(o->reps, sizeof(double));
+	int rc = 0;
+
+	if (v == NULL || loop_mrec == NULL) {
+		rc = EX_OSERR;
+		goto out;
+	}
+	/* A topology that does not load is this file's bug. */
+	loop_topo = pipeline_topology(o->records, 1);
+	if (loop_topo == NULL)
+		rc = EX_SOFTWARE;
+	for (size_t k = 0; k < nv && rc == 0; k++) {
+		uint32_t p = o->parallelism[k];
+
+		v[k].parallelism = p;
+		v[k].topo = pipeline_topology(o->records, p);
+		v[k].mrec = calloc(o->reps, sizeof(double));
+		/* source, keyBy and window subtasks (the sink is chained) */
+		v[k].cap_rss = o->reps * 3 * p;
+		v[k].rss = calloc(v[k].cap_rss, sizeof(double));
+		if (v[k].topo == NULL)
+			rc = EX_SOFTWARE;
+		else if (v[k].mrec == NULL || v[k].rss == NULL)
+			rc = EX_OSERR;
+	}
+	/* Even repetitions start with the loop, odd ones end with it:
+	 * neither side always runs on a machine the other just warmed. */
+	for (uint64_t r = 0; r < o->reps && rc == 0; r++) {
+		if (r % 2 == 0)
+			rc = loop_rep(loop_topo, o, &loop_mrec[r]);
+		for (size_t k = 0; k < nv && rc == 0; k++)
+			rc = variant_rep(&v[k], o, r);
+		if (r % 2 == 1 && rc == 0)
+			rc = loop_rep(loop_topo, o, &loop_mrec[r]);
+	}
+	if (rc == 0)
+		pipeline_print(o, loop_mrec, v, nv);
+out:
+	for (size_t k = 0; v != NULL && k < nv; k++) {
+		wm_topology_free(v[k].topo);
+		free(v[k].mrec);
+		free(v[k].rss);
+	}
+	free(v);
+	wm_topology_free(loop_topo);
+	free(loop_mrec);
+	return rc;
+}
+
+static void
+pipeline_help(FILE *out)
+{
+	fprintf(out,
+		"Usage: wmbench pipeline [OPTION]...\n"
+		"Records per second through source -> keyBy -> tumbling count "
+		"window ->\n"
+		"sink: wmrun's pinned processes over shared-memory rings at "
+		"each\n"
+		"parallelism, beside the same tasks in one thread without "
+		"transport.\n"
+		"\n"
+		"  -n, --records N          records per run, in all (default "
+		"%u;\n"
+		"                           rounded down to a multiple of %u "
+		"partitions)\n"
+		"  -r, --reps R             repetitions (default %d)\n"
+		"  -p, --parallelism P[,P...]  parallelism of every stage, 1 "
+		"to %u\n"
+		"                           (repeatable; default 1,2,4)\n"
+		"  -h, --help               show this help\n"
+		"\n"
+		"Prints:\n"
+		"  bench=pipeline impl=loop variant=p1 metric=mrec_per_s "
+		"median=X min=Y max=Z\n"
+		"  bench=pipeline impl=wmrun variant=pP metric=mrec_per_s "
+		"median=X min=Y max=Z\n"
+		"  bench=pipeline impl=wmrun variant=pP metric=shm_bytes "
+		"value=B\n"
+		"  bench=pipeline impl=wmrun variant=pP "
+		"metric=rss_kib_per_subtask median=X min=Y max=Z\n"
+		"  bench=pipeline variant=pP metric=wmrun_over_loop ratio=X\n"
+		"(millions of records per second; the ratio is the median of "
+		"the\n"
+		"per-repetition ratios; RSS over every subtask of every "
+		"repetition).\n",
+		PIPELINE_DEFAULT_RECORDS, PIPELINE_PARTITIONS,
+		PIPELINE_DEFAULT_REPS, PIPELINE_MAX_PARALLELISM);
+}
+
+int
+wm_bench_pipeline(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"records", required_argument, NULL, 'n'},
+		{"reps", required_argument, NULL, 'r'},
+		{"parallelism", required_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct pipeline_options o = {
+		.records = PIPELINE_DEFAULT_RECORDS,
+		.reps = PIPELINE_DEFAULT_REPS,
+	};
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:n:r:p:h", longopts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'n':
+			if (!wm_bench_parse_count(optarg, PIPELINE_PARTITIONS,
+						  UINT64_MAX / 2, &o.records))
+				return wm_bench_usage_error(
+					"pipeline",
+					"invalid record count \"%s\" (at "
+					"least %u)",
+					optarg, PIPELINE_PARTITIONS);
+			break;
+		case 'r':
+			if (!wm_bench_parse_count(optarg, 1, PIPELINE_MAX_REPS,
+						  &o.reps))
+				return wm_bench_usage_error(
+					"pipeline",
+					"invalid repetition count \"%s\"",
+					optarg);
+			break;
+		case 'p':
+			if (!wm_bench_parse_count_list(
+				    optarg, 1, PIPELINE_MAX_PARALLELISM,
+				    o.parallelism, PIPELINE_MAX_LIST,
+				    &o.n_parallelism))
+				return wm_bench_usage_error(
+					"pipeline",
+					"invalid parallelism list \"%s\"",
+					optarg);
+			break;
+		case 'h':
+			pipeline_help(stdout);
+			return 0;
+		default:
+			return wm_bench_option_error("pipeline", opt, argv);
+		}
+	}
+	if (optind < argc)
+		return wm_bench_usage_error(
+			"pipeline", "unexpected argument \"%s\"", argv[optind]);
+	if (o.n_parallelism == 0) {
+		for (size_t i = 0; i < 3; i++)
+			o.parallelism[i] = pipeline_default_parallelism[i];
+		o.n_parallelism = 3;
+	}
+	o.records -= o.records % PIPELINE_PARTITIONS;
+	return pipeline_measure(&o);
+}
