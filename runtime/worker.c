@@ -130,11 +130,12 @@ worker_late(struct wm_task_out *out, const struct wm_record *r)
 		wm_sink_late(w->args->lates[stage], r);
 }
 
-/* The task's figures to its block in the segment, for the supervisor. */
+/* The task's figures as of `now` to its block in the segment, for the
+ * supervisor. */
 static void
-publish_metrics(struct worker *w)
+publish_metrics(struct worker *w, int64_t now)
 {
-	wm_task_publish(w->task, processing_now(w));
+	wm_task_publish(w->task, now);
 }
 
 static int
@@ -243,7 +244,7 @@ run_source(struct worker *w)
 		int64_t now = processing_now(w);
 		int64_t next = wm_task_run_source(w->task, now);
 
-		publish_metrics(w);
+		publish_metrics(w, now);
 		if (wm_task_finished(w->task))
 			return 0;
 		if (next <= now)
@@ -262,6 +263,10 @@ static int
 run_inputs(struct worker *w)
 {
 	for (;;) {
+		/* One clock read per burst, not per frame (it costs about as
+		 * much as handling a record): the frames of a burst were all
+		 * waiting when it began, and are taken at that time. */
+		int64_t now = processing_now(w);
 		int n = 0;
 
 		while (n < WORKER_BURST) {
@@ -271,8 +276,7 @@ run_inputs(struct worker *w)
 
 			if (r == 0)
 				break;
-			if (r < 0 || wm_task_input(w->task, ch, &f,
-						   processing_now(w)) != 0) {
+			if (r < 0 || wm_task_input(w->task, ch, &f, now) != 0) {
 				const struct wm_plan_channel *pc =
 					&w->args->plan
 						 ->channels[w->me->inputs[ch]];
@@ -291,7 +295,7 @@ run_inputs(struct worker *w)
 			}
 			n++;
 		}
-		publish_metrics(w);
+		publish_metrics(w, now);
 		if (wm_task_finished(w->task))
 			return 0;
 		if (n == 0) {
@@ -357,7 +361,7 @@ wm_worker_run(const struct wm_worker_args *a)
 		status = w.has_gate ? run_inputs(&w) : run_source(&w);
 	if (status == 0) {
 		before_sleep(&w); /* the last frames, announced */
-		publish_metrics(&w);
+		publish_metrics(&w, processing_now(&w));
 		atomic_store_explicit(&w.metrics->finished, 1,
 				      memory_order_release);
 	}
