@@ -76,11 +76,24 @@ struct gen_part {
 	uint64_t emitted;
 	uint64_t skipped; /* committed skips (paced) */
 	uint64_t rng;	  /* splitmix64 state */
+	/* No silence covers [loud_from, loud_until): the stretch found by
+	 * the last part_silence_end() that had to look (empty at first). */
+	int64_t loud_from, loud_until;
 };
 
-struct gen_silence {
+/*
+ * When a silence applies, and to which partitions, in ns: the window
+ * [from_ns, to_ns), or with period_ns > 0 the windows
+ * [from_ns + n period_ns, from_ns + n period_ns + length_ns) that start
+ * before to_ns, cut at to_ns. Windows of one schedule never overlap:
+ * length_ns < period_ns, except that both may saturate at INT64_MAX (a
+ * period beyond the int64 horizon: only the first window ever starts).
+ */
+struct gen_sched {
 	uint32_t first, last;
 	int64_t from_ns, to_ns; /* to_ns INT64_MAX: for ever */
+	int64_t period_ns;	/* 0: once */
+	int64_t length_ns;
 };
 
 struct wm_source_gen {
@@ -93,7 +106,7 @@ struct wm_source_gen {
 	struct gen_heap timed;
 	struct gen_heap ready;
 	uint32_t n_silences;
-	struct gen_silence *silences;
+	struct gen_sched *silences;
 	int64_t end_ns; /* processing time at which partitions end */
 	int64_t last_now;
 	int64_t vclock;
@@ -354,30 +367,191 @@ first_arrival_from(const struct gen_part *p, int64_t t)
 	return k;
 }
 
-/* The first time >= t at which partition `id` is not silent (INT64_MAX:
- * never). Each silence can move t at most once, since t only grows past
- * its end: at most n_silences + 1 passes. */
+/* a + b for a, b >= 0, INT64_MAX beyond. */
 static int64_t
-silence_end(const struct wm_source_gen *g, uint32_t id, int64_t t)
+add_sat(int64_t a, int64_t b)
 {
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
+/* ---- schedules of silences ---- */
+
+static bool
+sched_for(const struct gen_sched *s, uint32_t id)
+{
+	return s->first <= id && id <= s->last;
+}
+
+/* The end of the window of s that holds t, or -1: none does. */
+static int64_t
+sched_window_end(const struct gen_sched *s, int64_t t)
+{
+	int64_t start, end;
+
+	if (t < s->from_ns || t >= s->to_ns)
+		return -1;
+	if (s->period_ns == 0)
+		return s->to_ns;
+	start = s->from_ns + (t - s->from_ns) / s->period_ns * s->period_ns;
+	end = add_sat(start, s->length_ns);
+	if (t >= end)
+		return -1;
+	return end < s->to_ns ? end : s->to_ns;
+}
+
+/* The start of the first window of s after t, or INT64_MAX: none. */
+static int64_t
+sched_next_start(const struct gen_sched *s, int64_t t)
+{
+	int64_t n;
+
+	if (t < s->from_ns)
+		return s->from_ns < s->to_ns ? s->from_ns : INT64_MAX;
+	if (s->period_ns == 0)
+		return INT64_MAX;
+	n = (t - s->from_ns) / s->period_ns + 1;
+	if (n > (INT64_MAX - s->from_ns) / s->period_ns)
+		return INT64_MAX;
+	t = s->from_ns + n * s->period_ns;
+	return t < s->to_ns ? t : INT64_MAX;
+}
+
+/* Partitions first..last, times in ms -> *s in ns; false if invalid
+ * (see wm_source_gen_new()). */
+static bool
+sched_init(struct gen_sched *s, uint32_t first, uint32_t last, int64_t from_ms,
+	   int64_t to_ms, int64_t period_ms, int64_t length_ms)
+{
+	if (first > last || from_ms < 0 || to_ms < from_ms || period_ms < 0)
+		return false;
+	if (period_ms > 0 && !(length_ms > 0 && length_ms < period_ms))
+		return false;
+	*s = (struct gen_sched){
+		.first = first,
+		.last = last,
+		.from_ns = ms_to_ns(from_ms),
+		.to_ns = ms_to_ns(to_ms),
+		.period_ns = ms_to_ns(period_ms),
+		.length_ns = period_ms > 0 ? ms_to_ns(length_ms) : 0,
+	};
+	return true;
+}
+
+static uint64_t
+gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b != 0) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* lcm(a, b) for a, b > 0; UINT64_MAX when it does not fit. */
+static uint64_t
+lcm_u64(uint64_t a, uint64_t b)
+{
+	uint64_t q = a / gcd_u64(a, b);
+
+	return q > UINT64_MAX / b ? UINT64_MAX : q * b;
+}
+
+/*
+ * The first time >= t at which partition `id` is not silent: INT64_MAX if
+ * never, or some time >= limit if none comes before limit (the caller
+ * stops there). Overlapping silences chain: t moves to the end of a window
+ * that holds it until none does.
+ *
+ * A one-shot silence moves t at most once, but periodic ones can take
+ * turns for ever. So the walk keeps the time cycle_from since which every
+ * window that moved t belongs to a silence that repeats for ever (periodic,
+ * to = for ever, started by cycle_from), and the lcm of their periods: the
+ * union of those silences repeats with that period, and it covered
+ * [cycle_from, t); once t - cycle_from reaches the period, it covers all
+ * time after cycle_from. Without such a cycle, the walk ends at a time
+ * nobody covers, at limit, or at the end of a silence for ever.
+ */
+static int64_t
+silence_end(const struct wm_source_gen *g, uint32_t id, int64_t t,
+	    int64_t limit)
+{
+	int64_t cycle_from = t;
+	uint64_t cycle = 0; /* lcm of the periods since cycle_from; 0: none */
 	bool moved;
 
-	if (g->n_silences == 0)
-		return t;
 	do {
 		moved = false;
 		for (uint32_t i = 0; i < g->n_silences; i++) {
-			const struct gen_silence *s = &g->silences[i];
+			const struct gen_sched *s = &g->silences[i];
+			int64_t end;
 
-			if (id < s->first || id > s->last)
+			if (!sched_for(s, id))
 				continue;
-			if (s->from_ns <= t && t < s->to_ns) {
-				t = s->to_ns;
-				moved = true;
+			end = sched_window_end(s, t);
+			if (end < 0)
+				continue;
+			if (s->period_ns > 0 && s->to_ns == INT64_MAX &&
+			    s->from_ns <= cycle_from) {
+				uint64_t period = (uint64_t)s->period_ns;
+
+				cycle = cycle == 0 ? period
+						   : lcm_u64(cycle, period);
+			} else {
+				cycle_from = end;
+				cycle = 0;
 			}
+			t = end;
+			moved = true;
+			if (t >= limit || t == INT64_MAX)
+				return t;
+			if (cycle != 0 && (uint64_t)(t - cycle_from) >= cycle)
+				return INT64_MAX;
 		}
-	} while (moved && t != INT64_MAX);
+	} while (moved);
 	return t;
+}
+
+/* The first silence window of partition `id` that starts after t. */
+static int64_t
+silence_next_start(const struct wm_source_gen *g, uint32_t id, int64_t t)
+{
+	int64_t next = INT64_MAX;
+
+	for (uint32_t i = 0; i < g->n_silences; i++) {
+		const struct gen_sched *s = &g->silences[i];
+
+		if (sched_for(s, id)) {
+			int64_t start = sched_next_start(s, t);
+
+			if (start < next)
+				next = start;
+		}
+	}
+	return next;
+}
+
+/*
+ * silence_end() for p up to end_ns, in O(1) while t stays in the
+ * silence-free stretch found last: a partition pays O(S) per silence edge
+ * it meets (S silences), not per record, since its t only grows.
+ */
+static int64_t
+part_silence_end(const struct wm_source_gen *g, struct gen_part *p, int64_t t)
+{
+	int64_t e;
+
+	if (t >= p->loud_from && t < p->loud_until)
+		return t;
+	e = silence_end(g, p->id, t, g->end_ns);
+	if (e < g->end_ns) {
+		/* e is not covered, so a window that meets the stretch
+		 * after it starts after it. */
+		p->loud_from = e;
+		p->loud_until = silence_next_start(g, p->id, e);
+	}
+	return e;
 }
 
 /* ---- per partition ---- */
@@ -408,7 +582,7 @@ paced_schedule(const struct wm_source_gen *g, struct gen_part *p)
 			p->ending = true;
 			return g->end_ns;
 		}
-		e = silence_end(g, p->id, t);
+		e = part_silence_end(g, p, t);
 		if (e == t) {
 			p->ending = false;
 			return t;
@@ -503,13 +677,6 @@ conf_valid(const struct wm_source_gen_conf *c)
 		return false;
 	if (c->n_silences > 0 && c->silences == NULL)
 		return false;
-	for (uint32_t i = 0; i < c->n_silences; i++) {
-		const struct wm_source_gen_silence *s = &c->silences[i];
-
-		if (s->first_partition > s->last_partition || s->from_ms < 0 ||
-		    s->to_ms < s->from_ms)
-			return false;
-	}
 	return true;
 }
 
@@ -639,12 +806,10 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 			const struct wm_source_gen_silence *s =
 				&conf->silences[i];
 
-			g->silences[i] = (struct gen_silence){
-				.first = s->first_partition,
-				.last = s->last_partition,
-				.from_ns = ms_to_ns(s->from_ms),
-				.to_ns = ms_to_ns(s->to_ms),
-			};
+			if (!sched_init(&g->silences[i], s->first_partition,
+					s->last_partition, s->from_ms, s->to_ms,
+					s->period_ms, s->length_ms))
+				goto invalid;
 		}
 	}
 	if (g->n_parts > 0) {
@@ -669,6 +834,10 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 nomem:
 	wm_source_gen_free(g);
 	errno = ENOMEM;
+	return NULL;
+invalid:
+	wm_source_gen_free(g);
+	errno = EINVAL;
 	return NULL;
 }
 
@@ -760,7 +929,7 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 	while (g->ready.n > 0) {
 		uint32_t idx = g->ready.a[0].idx;
 		struct gen_part *p = &g->parts[idx];
-		int64_t e = silence_end(g, p->id, now_ns);
+		int64_t e = part_silence_end(g, p, now_ns);
 
 		if (e != now_ns) {
 			heap_pop(&g->ready);

@@ -62,13 +62,24 @@
  * memory and about one uniform draw per key for any keys up to 2^63 and
  * any exponent, exact (no table truncation). Uses log/exp: link -lm.
  *
- * Silences, in processing time since the job start: partition p is silent
- * in [from_ms, to_ms) of every silence with first_partition <= p <=
- * last_partition (to_ms = INT64_MAX: for ever). A silent partition emits
- * nothing: in paced mode its arrivals in that interval are skipped and
- * counted (its arrival clock keeps running, so it resumes with arrival
- * ceil(to x r)); in fast mode it just sits out (nothing is counted).
- * Overlapping silences chain. Cost: O(S) per record for S silences.
+ * Silences, in processing time since the job start. A silence covers
+ * partitions first_partition..last_partition during its windows: the one
+ * window [from, to) (to_ms = INT64_MAX: for ever), or, if it is periodic
+ * (period P > 0, length L, 0 < L < P), the windows
+ *
+ *	[from + n x P, from + n x P + L) cut at to, for n = 0, 1, ...
+ *
+ * that start before to: silent for L at the start of every period P,
+ * counted from `from`. A partition is silent while any silence covers it
+ * (overlapping silences chain). A silent partition emits nothing: in
+ * paced mode its arrivals in a silence are skipped and counted (its
+ * arrival clock keeps running, so it resumes with the first arrival at or
+ * after the silence's end, e.g. arrival ceil(to x r) without bursts); in
+ * fast mode it just sits out (nothing is counted). Periodic silences that
+ * together cover all time from some point on (say two of them, each
+ * silent for half of a common period) are silent for ever from there.
+ * Cost: O(S) when a partition meets the edge of a silence window (S
+ * silences), O(1) per record in between.
  *
  * Limits. A partition finishes after emitting max_records records
  * (UINT64_MAX: no limit), or when its event-time clock passes end_ts
@@ -85,7 +96,8 @@
  *
  * Merging. Due records come out earliest arrival first, ties by partition
  * id; a binary heap of partitions keyed by (due time, id) makes that
- * O(log P + S) per record. Nothing is allocated after wm_source_gen_new().
+ * O(log P) per record, plus the costs of silences above. Nothing is
+ * allocated after wm_source_gen_new().
  *
  * One generator belongs to one subtask (one thread); no locking.
  */
@@ -190,11 +202,15 @@ wm_record_source_free(struct wm_record_source *src)
 /* ---- the synthetic generator ---- */
 
 /* Partitions first..last (inclusive) are silent in [from_ms, to_ms) of
- * processing time since the job start; to_ms = INT64_MAX: for ever. */
+ * processing time since the job start (to_ms = INT64_MAX: for ever), or,
+ * with period_ms > 0, in the first length_ms of every period_ms from
+ * from_ms on, cut at to_ms (see "Silences"). */
 struct wm_source_gen_silence {
 	uint32_t first_partition, last_partition;
 	int64_t from_ms;
 	int64_t to_ms;
+	int64_t period_ms; /* 0: once, the whole of [from_ms, to_ms) */
+	int64_t length_ms; /* periodic: 0 < length_ms < period_ms */
 };
 
 /*
@@ -239,7 +255,8 @@ void wm_source_gen_conf_init(struct wm_source_gen_conf *conf);
 /*
  * Validate `conf` and allocate a generator at processing time 0. NULL with
  * errno EINVAL (a value out of range, a duplicate partition id, a silence
- * with first > last, from < 0 or to < from) or ENOMEM.
+ * with first > last, from < 0, to < from, period < 0, or period > 0
+ * without 0 < length < period) or ENOMEM.
  */
 struct wm_source_gen *wm_source_gen_new(const struct wm_source_gen_conf *conf);
 void wm_source_gen_free(struct wm_source_gen *g);

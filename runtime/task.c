@@ -239,9 +239,11 @@ init_source(struct wm_task *t)
 					sc->partitions);
 	for (uint32_t i = 0; i < sc->n_silences; i++)
 		silences[i] = (struct wm_source_gen_silence){
-			sc->silences[i].first_partition,
-			sc->silences[i].last_partition, sc->silences[i].from_ms,
-			sc->silences[i].to_ms};
+			.first_partition = sc->silences[i].first_partition,
+			.last_partition = sc->silences[i].last_partition,
+			.from_ms = sc->silences[i].from_ms,
+			.to_ms = sc->silences[i].to_ms,
+		};
 	wm_source_gen_conf_init(&conf);
 	conf.n_partitions = (uint32_t)n;
 	conf.partitions = parts;
