@@ -1,7 +1,7 @@
 /*
  * source_gen.c
  *	Synthetic records of one source subtask (see source_gen.h for the
- *	model: arrivals, delays, keys, values, silences, limits).
+ *	model: arrivals, delays, keys, values, silences, bursts, limits).
  *
  * Per partition state lives in parts[], in the order of conf->partitions.
  * A partition not yet finished is in exactly one of two binary heaps of
@@ -24,6 +24,11 @@
  * [k_passed, k) fell into a silence and are committed to `skipped` when
  * the partition gets past them), or, for an ending partition, the first
  * arrival at or after end_ns; k = UINT64_MAX: silent for ever, unbounded.
+ * The segment cursor seg (struct gen_segment) has k0 <= k and is moved on
+ * to the segment of k when t_k is needed; seg_passed keeps the segment of
+ * k_passed while skips are pending, so that partition_stats() can count
+ * them from there. Cursors only move forwards: a segment is derived from
+ * the one before it (its first arrival depends on it).
  *
  * Only the top of a heap is ever changed or removed, so entries carry no
  * back-pointers. Nothing allocates after wm_source_gen_new(); the only
@@ -63,15 +68,34 @@ struct gen_heap {
 	uint32_t n;
 };
 
+/*
+ * A stretch of constant rate: from one burst edge of a partition (a start
+ * or an end of a burst window that covers it) to the next. Paced arrival
+ * k0 happens at start_ns, arrival k >= k0 of the segment at
+ * start_ns + floor((k - k0) x 10^9 / rate) while that is before end_ns.
+ */
+struct gen_segment {
+	int64_t start_ns;
+	int64_t end_ns; /* the next burst edge; INT64_MAX: none */
+	uint64_t k0;
+	double factor;	/* the product of the bursts in force */
+	double rate;	/* paced: base_rate x factor */
+	uint64_t irate; /* paced: rate when a whole number, else 0 */
+};
+
 struct gen_part {
 	uint32_t id;
 	bool finished;
-	bool ending;	/* paced: the timed key is end_ns, not an arrival */
-	double rate;	/* paced: records/s (rate x skew) */
-	uint64_t irate; /* paced: rate when a whole number, else 0 */
-	int64_t vstep;	/* fast: virtual time per record */
-	int64_t vt;	/* fast: virtual time of the next record */
-	uint64_t k;	/* paced: next arrival (see the top comment) */
+	bool ending;	  /* paced: the timed key is end_ns, not an arrival */
+	double base_rate; /* paced: records/s outside bursts (rate x skew) */
+	double skew;	  /* fast: the weight outside bursts */
+	struct gen_segment seg;	       /* the bursts in force at arrival k
+					* (paced) or at the last record */
+	struct gen_segment seg_passed; /* paced: holds arrival k_passed
+					* while k > k_passed */
+	int64_t vstep;		       /* fast: virtual time per record */
+	int64_t vt; /* fast: virtual time of the next record */
+	uint64_t k; /* paced: next arrival (see the top comment) */
 	uint64_t k_passed;
 	uint64_t emitted;
 	uint64_t skipped; /* committed skips (paced) */
@@ -82,7 +106,8 @@ struct gen_part {
 };
 
 /*
- * When a silence applies, and to which partitions, in ns: the window
+ * When a silence or a burst applies, and to which partitions, in ns: the
+ * window
  * [from_ns, to_ns), or with period_ns > 0 the windows
  * [from_ns + n period_ns, from_ns + n period_ns + length_ns) that start
  * before to_ns, cut at to_ns. Windows of one schedule never overlap:
@@ -96,6 +121,11 @@ struct gen_sched {
 	int64_t length_ns;
 };
 
+struct gen_burst {
+	struct gen_sched when;
+	double factor; /* > 0, finite */
+};
+
 struct wm_source_gen {
 	struct wm_record_source base; /* first: wm_source_gen_source() */
 	bool fast;		      /* rate INFINITY */
@@ -107,6 +137,8 @@ struct wm_source_gen {
 	struct gen_heap ready;
 	uint32_t n_silences;
 	struct gen_sched *silences;
+	uint32_t n_bursts;
+	struct gen_burst *bursts;
 	int64_t end_ns; /* processing time at which partitions end */
 	int64_t last_now;
 	int64_t vclock;
@@ -325,48 +357,6 @@ ms_to_ns(int64_t ms)
 	return ms * GEN_NS_PER_MS;
 }
 
-/* t_k = floor(k x 10^9 / r), INT64_MAX beyond. */
-static int64_t
-arrival_ns(const struct gen_part *p, uint64_t k)
-{
-	double t;
-
-	if (p->irate != 0) {
-		gen_u128 q = (gen_u128)k * GEN_NS_PER_S / p->irate;
-
-		return q >= (gen_u128)INT64_MAX ? INT64_MAX : (int64_t)q;
-	}
-	t = (double)k * 1e9 / p->rate;
-	return t >= 0x1p63 ? INT64_MAX : (int64_t)t;
-}
-
-/* The first arrival k with t_k >= t. */
-static uint64_t
-first_arrival_from(const struct gen_part *p, int64_t t)
-{
-	uint64_t k;
-
-	if (t <= 0)
-		return 0;
-	if (p->irate != 0) {
-		/* t_k >= t <=> k x 10^9 / r >= t (t is whole): exact. */
-		gen_u128 q = ((gen_u128)t * p->irate + (GEN_NS_PER_S - 1)) /
-			     GEN_NS_PER_S;
-
-		k = q >= ((gen_u128)1 << 62) ? (uint64_t)1 << 62 : (uint64_t)q;
-	} else {
-		double kd = ceil((double)t * p->rate / 1e9);
-
-		k = kd >= 0x1p62 ? (uint64_t)1 << 62 : (uint64_t)kd;
-	}
-	/* The double estimate may be one off either way. */
-	while (k > 0 && arrival_ns(p, k - 1) >= t)
-		k--;
-	while (arrival_ns(p, k) < t)
-		k++;
-	return k;
-}
-
 /* a + b for a, b >= 0, INT64_MAX beyond. */
 static int64_t
 add_sat(int64_t a, int64_t b)
@@ -374,7 +364,60 @@ add_sat(int64_t a, int64_t b)
 	return b > INT64_MAX - a ? INT64_MAX : a + b;
 }
 
-/* ---- schedules of silences ---- */
+/* Arrival numbers saturate here: beyond any job (2^62 records). */
+#define GEN_K_MAX ((uint64_t)1 << 62)
+
+/* Arrival k >= seg->k0 at seg's rate (see struct gen_segment); INT64_MAX
+ * beyond. Without bursts (start 0, k0 0): t_k = floor(k x 10^9 / r). */
+static int64_t
+seg_arrival_ns(const struct gen_segment *seg, uint64_t k)
+{
+	uint64_t i = k - seg->k0;
+	double t;
+
+	if (seg->irate != 0) {
+		gen_u128 q = (gen_u128)i * GEN_NS_PER_S / seg->irate;
+
+		return q >= (gen_u128)(INT64_MAX - seg->start_ns)
+			       ? INT64_MAX
+			       : seg->start_ns + (int64_t)q;
+	}
+	t = (double)i * 1e9 / seg->rate;
+	return t >= 0x1p63 ? INT64_MAX : add_sat(seg->start_ns, (int64_t)t);
+}
+
+/* The first arrival k >= seg->k0 with t_k >= t at seg's rate (also past
+ * seg->end_ns: the caller moves on to the segment that holds t first). */
+static uint64_t
+seg_first_arrival_from(const struct gen_segment *seg, int64_t t)
+{
+	uint64_t i, k;
+
+	if (t <= seg->start_ns)
+		return seg->k0;
+	t -= seg->start_ns;
+	if (seg->irate != 0) {
+		/* t_k >= t <=> i x 10^9 / r >= t (t is whole): exact. */
+		gen_u128 q = ((gen_u128)t * seg->irate + (GEN_NS_PER_S - 1)) /
+			     GEN_NS_PER_S;
+
+		i = q >= GEN_K_MAX ? GEN_K_MAX : (uint64_t)q;
+	} else {
+		double kd = ceil((double)t * seg->rate / 1e9);
+
+		i = kd >= 0x1p62 ? GEN_K_MAX : (uint64_t)kd;
+	}
+	k = seg->k0 + i;
+	t += seg->start_ns;
+	/* The double estimate may be one off either way. */
+	while (k > seg->k0 && seg_arrival_ns(seg, k - 1) >= t)
+		k--;
+	while (k - seg->k0 < GEN_K_MAX && seg_arrival_ns(seg, k) < t)
+		k++;
+	return k;
+}
+
+/* ---- schedules of silences and bursts ---- */
 
 static bool
 sched_for(const struct gen_sched *s, uint32_t id)
@@ -554,6 +597,89 @@ part_silence_end(const struct wm_source_gen *g, struct gen_part *p, int64_t t)
 	return e;
 }
 
+/*
+ * The product of the factors of the bursts that cover partition `id` at t
+ * (1 if none), and in *edge the next time after t at which one of them
+ * starts or ends (INT64_MAX: never). O(B) for B bursts.
+ */
+static double
+burst_factor_at(const struct wm_source_gen *g, uint32_t id, int64_t t,
+		int64_t *edge)
+{
+	double factor = 1.0;
+
+	*edge = INT64_MAX;
+	for (uint32_t i = 0; i < g->n_bursts; i++) {
+		const struct gen_burst *b = &g->bursts[i];
+		int64_t end, next;
+
+		if (!sched_for(&b->when, id))
+			continue;
+		/* Windows of one burst do not overlap: inside one, its
+		 * end is the burst's next edge. */
+		end = sched_window_end(&b->when, t);
+		if (end >= 0) {
+			factor *= b->factor;
+			next = end;
+		} else {
+			next = sched_next_start(&b->when, t);
+		}
+		if (next < *edge)
+			*edge = next;
+	}
+	return factor;
+}
+
+/* Set *seg to p's segment from `start` on, whose first arrival is k0. */
+static void
+seg_begin(const struct wm_source_gen *g, const struct gen_part *p,
+	  struct gen_segment *seg, int64_t start, uint64_t k0)
+{
+	seg->start_ns = start;
+	seg->k0 = k0;
+	seg->factor = burst_factor_at(g, p->id, start, &seg->end_ns);
+	seg->rate = p->base_rate * seg->factor;
+	seg->irate = 0;
+	if (seg->rate <= 1e18 && seg->rate == floor(seg->rate))
+		seg->irate = (uint64_t)seg->rate;
+}
+
+/* Move *seg on to p's segment that holds time t (t >= seg->start_ns): the
+ * arrival clock restarts at each edge with the first arrival that the
+ * segment before would have had at or after it. O(B) per edge passed. */
+static void
+seg_advance_to(const struct wm_source_gen *g, const struct gen_part *p,
+	       struct gen_segment *seg, int64_t t)
+{
+	while (seg->end_ns <= t && seg->end_ns != INT64_MAX)
+		seg_begin(g, p, seg, seg->end_ns,
+			  seg_first_arrival_from(seg, seg->end_ns));
+}
+
+/* t_k of p's arrival k >= p->seg.k0, moving p->seg on to the segment that
+ * holds it. */
+static int64_t
+part_arrival_ns(const struct wm_source_gen *g, struct gen_part *p, uint64_t k)
+{
+	for (;;) {
+		int64_t t = seg_arrival_ns(&p->seg, k);
+
+		if (t < p->seg.end_ns || p->seg.end_ns == INT64_MAX)
+			return t;
+		seg_advance_to(g, p, &p->seg, p->seg.end_ns);
+	}
+}
+
+/* p's first arrival at or after t (t >= seg->start_ns), found from *seg, a
+ * cursor of p's that the search moves on. */
+static uint64_t
+part_first_arrival_from(const struct wm_source_gen *g, const struct gen_part *p,
+			struct gen_segment *seg, int64_t t)
+{
+	seg_advance_to(g, p, seg, t);
+	return seg_first_arrival_from(seg, t);
+}
+
 /* ---- per partition ---- */
 
 static void
@@ -575,7 +701,7 @@ static int64_t
 paced_schedule(const struct wm_source_gen *g, struct gen_part *p)
 {
 	for (;;) {
-		int64_t t = arrival_ns(p, p->k);
+		int64_t t = part_arrival_ns(g, p, p->k);
 		int64_t e;
 
 		if (t >= g->end_ns) {
@@ -587,14 +713,17 @@ paced_schedule(const struct wm_source_gen *g, struct gen_part *p)
 			p->ending = false;
 			return t;
 		}
+		if (p->k == p->k_passed)
+			p->seg_passed = p->seg;
 		if (e >= g->end_ns) {
 			p->k = g->end_ns == INT64_MAX
 				       ? UINT64_MAX
-				       : first_arrival_from(p, g->end_ns);
+				       : part_first_arrival_from(g, p, &p->seg,
+								 g->end_ns);
 			p->ending = true;
 			return g->end_ns;
 		}
-		p->k = first_arrival_from(p, e);
+		p->k = part_first_arrival_from(g, p, &p->seg, e);
 	}
 }
 
@@ -677,6 +806,8 @@ conf_valid(const struct wm_source_gen_conf *c)
 		return false;
 	if (c->n_silences > 0 && c->silences == NULL)
 		return false;
+	if (c->n_bursts > 0 && c->bursts == NULL)
+		return false;
 	return true;
 }
 
@@ -703,6 +834,39 @@ partitions_distinct(const struct wm_source_gen_conf *c)
 
 static const struct wm_record_source_ops gen_source_ops;
 
+/* Fast: p's virtual time per record, GEN_VSTEP_UNIT / (skew x the bursts
+ * in force), within [1, GEN_VSTEP_MAX]. */
+static void
+part_set_vstep(struct gen_part *p)
+{
+	double v = GEN_VSTEP_UNIT / (p->skew * p->seg.factor);
+
+	p->vstep = v < 1.0		       ? 1
+		   : v > (double)GEN_VSTEP_MAX ? GEN_VSTEP_MAX
+					       : llround(v);
+}
+
+/* Whether every rate (paced) or weight (fast) that p's bursts can give it,
+ * from `base` outside them, is finite and positive. */
+static bool
+part_rates_valid(const struct wm_source_gen *g, const struct gen_part *p,
+		 double base)
+{
+	double highest = base, lowest = base;
+
+	for (uint32_t i = 0; i < g->n_bursts; i++) {
+		const struct gen_burst *b = &g->bursts[i];
+
+		if (!sched_for(&b->when, p->id))
+			continue;
+		if (b->factor > 1)
+			highest *= b->factor;
+		else
+			lowest *= b->factor;
+	}
+	return isfinite(highest) && lowest > 0;
+}
+
 static int
 gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 {
@@ -716,19 +880,15 @@ gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 			c->seed ^
 			gen_mix64((uint64_t)id * 0x9e3779b97f4a7c15ull +
 				  0xd1b54a32d192ed03ull));
-		if (g->fast) {
-			double v = GEN_VSTEP_UNIT / skew;
-
-			p->vstep = v < 1.0		       ? 1
-				   : v > (double)GEN_VSTEP_MAX ? GEN_VSTEP_MAX
-							       : llround(v);
-			continue;
-		}
-		p->rate = c->rate * skew;
-		if (!isfinite(p->rate) || !(p->rate > 0))
+		p->skew = skew;
+		if (!g->fast)
+			p->base_rate = c->rate * skew;
+		if (!part_rates_valid(g, p, g->fast ? skew : p->base_rate))
 			return -EINVAL;
-		if (p->rate <= 1e18 && p->rate == floor(p->rate))
-			p->irate = (uint64_t)p->rate;
+		seg_begin(g, p, &p->seg, 0, 0);
+		p->seg_passed = p->seg;
+		if (g->fast)
+			part_set_vstep(p);
 	}
 	return 0;
 }
@@ -798,19 +958,30 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 		g->end_ns = ms_to_ns(span_ms);
 
 	g->n_silences = conf->n_silences;
-	if (g->n_silences > 0) {
-		g->silences = calloc(g->n_silences, sizeof(*g->silences));
-		if (g->silences == NULL)
-			goto nomem;
-		for (uint32_t i = 0; i < g->n_silences; i++) {
-			const struct wm_source_gen_silence *s =
-				&conf->silences[i];
+	g->n_bursts = conf->n_bursts;
+	if (g->n_silences > 0 &&
+	    (g->silences = calloc(g->n_silences, sizeof(*g->silences))) == NULL)
+		goto nomem;
+	if (g->n_bursts > 0 &&
+	    (g->bursts = calloc(g->n_bursts, sizeof(*g->bursts))) == NULL)
+		goto nomem;
+	for (uint32_t i = 0; i < g->n_silences; i++) {
+		const struct wm_source_gen_silence *s = &conf->silences[i];
 
-			if (!sched_init(&g->silences[i], s->first_partition,
-					s->last_partition, s->from_ms, s->to_ms,
-					s->period_ms, s->length_ms))
-				goto invalid;
-		}
+		if (!sched_init(&g->silences[i], s->first_partition,
+				s->last_partition, s->from_ms, s->to_ms,
+				s->period_ms, s->length_ms))
+			goto invalid;
+	}
+	for (uint32_t i = 0; i < g->n_bursts; i++) {
+		const struct wm_source_gen_burst *b = &conf->bursts[i];
+
+		if (!sched_init(&g->bursts[i].when, b->first_partition,
+				b->last_partition, b->from_ms, b->to_ms,
+				b->period_ms, b->length_ms) ||
+		    !(b->factor > 0) || !isfinite(b->factor))
+			goto invalid;
+		g->bursts[i].factor = b->factor;
 	}
 	if (g->n_parts > 0) {
 		g->parts = calloc(g->n_parts, sizeof(*g->parts));
@@ -850,6 +1021,7 @@ wm_source_gen_free(struct wm_source_gen *g)
 	free(g->timed.a);
 	free(g->ready.a);
 	free(g->silences);
+	free(g->bursts);
 	free(g);
 }
 
@@ -936,6 +1108,10 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 			heap_push(&g->timed, e, p->id, idx);
 			continue;
 		}
+		if (now_ns >= p->seg.end_ns) { /* a burst started or ended */
+			seg_begin(g, p, &p->seg, now_ns, 0);
+			part_set_vstep(p);
+		}
 		part_emit(g, p, now_ns, out);
 		g->vclock = p->vt;
 		p->vt += p->vstep;
@@ -1001,9 +1177,14 @@ wm_source_gen_partition_stats(const struct wm_source_gen *g, uint32_t i,
 	st->emitted = p->emitted;
 	st->skipped = p->skipped;
 	st->finished = p->finished;
-	if (!g->fast && !p->finished && now_ns >= 0 && now_ns < INT64_MAX) {
-		/* Arrivals at or before now in [k_passed, k) were skipped. */
-		uint64_t upto = first_arrival_from(p, now_ns + 1);
+	if (!g->fast && !p->finished && p->k > p->k_passed && now_ns >= 0 &&
+	    now_ns < INT64_MAX) {
+		/* Arrivals at or before now in [k_passed, k) were skipped;
+		 * count them from the later of p's cursors that starts by
+		 * then. */
+		struct gen_segment seg =
+			p->seg.start_ns <= now_ns + 1 ? p->seg : p->seg_passed;
+		uint64_t upto = part_first_arrival_from(g, p, &seg, now_ns + 1);
 
 		if (upto > p->k)
 			upto = p->k;

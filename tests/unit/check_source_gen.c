@@ -1114,6 +1114,239 @@ START_TEST(test_invalid_periodic_silence_is_refused)
 }
 END_TEST
 
+/* ---- tcase bursts ---- */
+
+START_TEST(test_burst_multiplies_rate_in_its_window)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+	uint64_t in_burst = 0;
+
+	/* x5 from 10 s for 30 s at 1000/s over 60 s: 30 s x 4000/s more. */
+	conf_base(&c, ids, 2, 1000);
+	c.end_ts = 60000;
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 10000, 40000, 0, 0, 5};
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 10 * SEC - 1, NULL, 0), 2 * 10000);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 10 * SEC);
+	while (wm_source_gen_next(g, 40 * SEC - 1, &r) == 1)
+		in_burst += r.partition == 0;
+	ck_assert_uint_eq(in_burst, 150000);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 40 * SEC);
+	drain(g, 100 * SEC, NULL, 0);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_partition_stats(g, 0, 100 * SEC, &st);
+	ck_assert_uint_eq(st.emitted, 60000 + 30 * 4000);
+	wm_source_gen_partition_stats(g, 1, 100 * SEC, &st);
+	ck_assert_uint_eq(st.emitted, 60000);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* The arrival times of g (one partition, no delays) up to `until`, as the
+ * due times it announces, against expect[0..n). */
+static void
+check_arrival_times(struct wm_source_gen *g, const int64_t *expect, size_t n)
+{
+	struct wm_record r;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t due = wm_source_gen_next_due_ns(g);
+
+		if (due != expect[i])
+			ck_abort_msg("arrival %zu at %lld, expected %lld", i,
+				     (long long)due, (long long)expect[i]);
+		ck_assert_int_eq(wm_source_gen_next(g, due, &r), 1);
+		ck_assert_int_eq(wm_source_gen_next(g, due, &r), 0);
+	}
+}
+
+START_TEST(test_burst_edges_restart_the_arrival_clock)
+{
+	static const uint32_t ids[] = {0};
+	/* 3/s, x2 in [500 ms, 1500 ms): segment 0 has arrivals 0, 1 (at
+	 * 0 and 333333333); arrival 2 would be at 666666666, so it starts
+	 * segment 1 at its edge and the next ones come every 10^9/6 ns;
+	 * arrival 8 would be at 1.5 s, so it starts segment 2 there. */
+	static const int64_t expect[] = {
+		0,	    333333333,	500000000,  666666666,
+		833333333,  1000000000, 1166666666, 1333333333,
+		1500000000, 1833333333, 2166666666, 2500000000,
+	};
+	/* 1/s, x2 in [0, 2 s), x3 in [1 s, 3 s): rates 2, 6, 3 then 1. */
+	static const int64_t overlap[] = {
+		0,	    500000000,	1000000000, 1166666666, 1333333333,
+		1500000000, 1666666666, 1833333333, 2000000000, 2333333333,
+		2666666666, 3000000000, 4000000000,
+	};
+	static const struct wm_source_gen_burst two[] = {
+		{0, 0, 0, 2000, 0, 0, 2},
+		{0, 0, 1000, 3000, 0, 0, 3},
+	};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+
+	conf_base(&c, ids, 1, 3);
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 500, 1500, 0, 0, 2};
+	g = gen_new_ok(&c);
+	check_arrival_times(g, expect, sizeof(expect) / sizeof(expect[0]));
+	wm_source_gen_free(g);
+
+	conf_base(&c, ids, 1, 1);
+	c.n_bursts = 2;
+	c.bursts = two;
+	g = gen_new_ok(&c);
+	check_arrival_times(g, overlap, sizeof(overlap) / sizeof(overlap[0]));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_periodic_burst_due_times_are_exact)
+{
+	static const uint32_t ids[] = {2};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+
+	/* x5 every 1 h for 1 min at 10/s over 3 h: 3 x 60 s x 40/s more,
+	 * polled only at the due times. */
+	conf_base(&c, ids, 1, 10);
+	c.end_ts = 3 * 3600 * 1000;
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){
+		2, 2, 0, INT64_MAX, 3600 * 1000, 60000, 5};
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(step_through_due_times(g, 4 * 3600 * SEC),
+			  3 * 3600 * 10 + 3 * 60 * 40);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_silence_during_burst_skips_at_the_burst_rate)
+{
+	static const uint32_t ids[] = {0};
+	static const struct wm_source_gen_silence quiet = {0,	  0, 8000,
+							   12000, 0, 0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+
+	/* x5 until 10 s, silent from 8 s to 12 s: 2 s at 5000/s and 2 s at
+	 * 1000/s skipped, over 20 s. */
+	conf_base(&c, ids, 1, 1000);
+	c.end_ts = 20000;
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 0, 10000, 0, 0, 5};
+	c.n_silences = 1;
+	c.silences = &quiet;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 11 * SEC, NULL, 0), 40000);
+	/* Skips pending across the edge, counted up to now either side. */
+	wm_source_gen_partition_stats(g, 0, 9 * SEC, &st);
+	ck_assert_uint_eq(st.skipped, 5001);
+	wm_source_gen_partition_stats(g, 0, 11 * SEC, &st);
+	ck_assert_uint_eq(st.skipped, 10000 + 1001);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 12 * SEC);
+	drain(g, 30 * SEC, NULL, 0);
+	wm_source_gen_partition_stats(g, 0, 30 * SEC, &st);
+	ck_assert_uint_eq(st.skipped, 12000);
+	ck_assert_uint_eq(st.emitted, 60000 - 12000);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* Partition 1's records of g up to 2 s into out[0..4000); the count. */
+static size_t
+records_of_partition_1(struct wm_source_gen *g, struct wm_record *out)
+{
+	struct wm_record r;
+	size_t n = 0;
+
+	while (wm_source_gen_next(g, 2 * SEC, &r) == 1)
+		if (r.partition == 1 && n < 4000)
+			out[n++] = r;
+	wm_source_gen_free(g);
+	return n;
+}
+
+START_TEST(test_burst_leaves_other_partitions_alone)
+{
+	static const uint32_t ids[] = {0, 1};
+	static struct wm_record a[4000], b[4000];
+	struct wm_source_gen_conf c;
+	size_t n;
+
+	conf_rich(&c, ids, 2);
+	n = records_of_partition_1(gen_new_ok(&c), a);
+	ck_assert_uint_eq(n, 2001);
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 100, 900, 0, 0, 7};
+	ck_assert_uint_eq(records_of_partition_1(gen_new_ok(&c), b), n);
+	ck_assert(memcmp(a, b, n * sizeof(a[0])) == 0);
+}
+END_TEST
+
+START_TEST(test_fast_mode_burst_raises_the_share)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	unsigned before = 0, during = 0;
+
+	conf_base(&c, ids, 2, INFINITY);
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 10, 20, 0, 0, 3};
+	g = gen_new_ok(&c);
+	for (int i = 0; i < 400; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 5 * MS, &r), 1);
+		before += r.partition == 0;
+	}
+	for (int i = 0; i < 400; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 10 * MS, &r), 1);
+		during += r.partition == 0;
+	}
+	ck_assert_uint_eq(before, 200);
+	ck_assert_uint_ge(during, 298);
+	ck_assert_uint_le(during, 302);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_invalid_burst_is_refused)
+{
+	static const uint32_t ids[] = {0};
+	static const struct wm_source_gen_burst bad[] = {
+		{0, 0, 0, INT64_MAX, 0, 0, 0},
+		{0, 0, 0, INT64_MAX, 0, 0, -2},
+		{0, 0, 0, INT64_MAX, 0, 0, NAN},
+		{0, 0, 0, INT64_MAX, 0, 0, INFINITY},
+		{0, 0, 0, INT64_MAX, 0, 0, 1e300}, /* rate x factor overflows */
+		{0, 0, 0, INT64_MAX, 1000, 1000, 2},
+		{1, 0, 0, INT64_MAX, 0, 0, 2},
+		{0, 0, 20, 10, 0, 0, 2},
+	};
+	struct wm_source_gen_conf c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		conf_base(&c, ids, 1, 1e15);
+		c.n_bursts = 1;
+		c.bursts = &bad[i];
+		errno = 0;
+		ck_assert_msg(wm_source_gen_new(&c) == NULL, "accepted %zu", i);
+		ck_assert_int_eq(errno, EINVAL);
+	}
+	conf_base(&c, ids, 1, 1000);
+	c.n_bursts = 1; /* bursts NULL */
+	ck_assert_ptr_null(wm_source_gen_new(&c));
+}
+END_TEST
+
 /* ---- tcase limits ---- */
 
 START_TEST(test_record_limit_finishes_partitions)
@@ -1473,6 +1706,16 @@ source_gen_suite(void)
 	tcase_add_test(tc, test_periodic_silences_that_cover_all_time);
 	tcase_add_test(tc, test_fast_mode_periodic_silence_sits_out);
 	tcase_add_test(tc, test_invalid_periodic_silence_is_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bursts");
+	tcase_add_test(tc, test_burst_multiplies_rate_in_its_window);
+	tcase_add_test(tc, test_burst_edges_restart_the_arrival_clock);
+	tcase_add_test(tc, test_periodic_burst_due_times_are_exact);
+	tcase_add_test(tc, test_silence_during_burst_skips_at_the_burst_rate);
+	tcase_add_test(tc, test_burst_leaves_other_partitions_alone);
+	tcase_add_test(tc, test_fast_mode_burst_raises_the_share);
+	tcase_add_test(tc, test_invalid_burst_is_refused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");
