@@ -1,7 +1,7 @@
 /*
  * source_gen.c
  *	Synthetic records of one source subtask (see source_gen.h for the
- *	model: arrivals, delays, keys, values, silences, limits).
+ *	model: arrivals, delays, keys, values, silences, bursts, limits).
  *
  * Per partition state lives in parts[], in the order of conf->partitions.
  * A partition not yet finished is in exactly one of two binary heaps of
@@ -24,6 +24,11 @@
  * [k_passed, k) fell into a silence and are committed to `skipped` when
  * the partition gets past them), or, for an ending partition, the first
  * arrival at or after end_ns; k = UINT64_MAX: silent for ever, unbounded.
+ * The segment cursor seg (struct gen_segment) has k0 <= k and is moved on
+ * to the segment of k when t_k is needed; seg_passed keeps the segment of
+ * k_passed while skips are pending, so that partition_stats() can count
+ * them from there. Cursors only move forwards: a segment is derived from
+ * the one before it (its first arrival depends on it).
  *
  * Only the top of a heap is ever changed or removed, so entries carry no
  * back-pointers. Nothing allocates after wm_source_gen_new(); the only
@@ -63,24 +68,62 @@ struct gen_heap {
 	uint32_t n;
 };
 
+/*
+ * A stretch of constant rate: from one burst edge of a partition (a start
+ * or an end of a burst window that covers it) to the next. Paced arrival
+ * k0 happens at start_ns, arrival k >= k0 of the segment at
+ * start_ns + floor((k - k0) x 10^9 / rate) while that is before end_ns.
+ */
+struct gen_segment {
+	int64_t start_ns;
+	int64_t end_ns; /* the next burst edge; INT64_MAX: none */
+	uint64_t k0;
+	double factor;	/* the product of the bursts in force */
+	double rate;	/* paced: base_rate x factor */
+	uint64_t irate; /* paced: rate when a whole number, else 0 */
+};
+
 struct gen_part {
 	uint32_t id;
 	bool finished;
-	bool ending;	/* paced: the timed key is end_ns, not an arrival */
-	double rate;	/* paced: records/s (rate x skew) */
-	uint64_t irate; /* paced: rate when a whole number, else 0 */
-	int64_t vstep;	/* fast: virtual time per record */
-	int64_t vt;	/* fast: virtual time of the next record */
-	uint64_t k;	/* paced: next arrival (see the top comment) */
+	bool ending;	  /* paced: the timed key is end_ns, not an arrival */
+	double base_rate; /* paced: records/s outside bursts (rate x skew) */
+	double skew;	  /* fast: the weight outside bursts */
+	struct gen_segment seg;	       /* the bursts in force at arrival k
+					* (paced) or at the last record */
+	struct gen_segment seg_passed; /* paced: holds arrival k_passed
+					* while k > k_passed */
+	int64_t vstep;		       /* fast: virtual time per record */
+	int64_t vt; /* fast: virtual time of the next record */
+	uint64_t k; /* paced: next arrival (see the top comment) */
 	uint64_t k_passed;
 	uint64_t emitted;
 	uint64_t skipped; /* committed skips (paced) */
 	uint64_t rng;	  /* splitmix64 state */
+	/* No silence covers [loud_from, loud_until): the stretch found by
+	 * the last part_silence_end() that had to look (empty at first). */
+	int64_t loud_from, loud_until;
 };
 
-struct gen_silence {
+/*
+ * When a silence or a burst applies, and to which partitions, in ns: the
+ * window
+ * [from_ns, to_ns), or with period_ns > 0 the windows
+ * [from_ns + n period_ns, from_ns + n period_ns + length_ns) that start
+ * before to_ns, cut at to_ns. Windows of one schedule never overlap:
+ * length_ns < period_ns, except that both may saturate at INT64_MAX (a
+ * period beyond the int64 horizon: only the first window ever starts).
+ */
+struct gen_sched {
 	uint32_t first, last;
 	int64_t from_ns, to_ns; /* to_ns INT64_MAX: for ever */
+	int64_t period_ns;	/* 0: once */
+	int64_t length_ns;
+};
+
+struct gen_burst {
+	struct gen_sched when;
+	double factor; /* > 0, finite */
 };
 
 struct wm_source_gen {
@@ -93,7 +136,9 @@ struct wm_source_gen {
 	struct gen_heap timed;
 	struct gen_heap ready;
 	uint32_t n_silences;
-	struct gen_silence *silences;
+	struct gen_sched *silences;
+	uint32_t n_bursts;
+	struct gen_burst *bursts;
 	int64_t end_ns; /* processing time at which partitions end */
 	int64_t last_now;
 	int64_t vclock;
@@ -312,72 +357,327 @@ ms_to_ns(int64_t ms)
 	return ms * GEN_NS_PER_MS;
 }
 
-/* t_k = floor(k x 10^9 / r), INT64_MAX beyond. */
+/* a + b for a, b >= 0, INT64_MAX beyond. */
 static int64_t
-arrival_ns(const struct gen_part *p, uint64_t k)
+add_sat(int64_t a, int64_t b)
 {
-	double t;
-
-	if (p->irate != 0) {
-		gen_u128 q = (gen_u128)k * GEN_NS_PER_S / p->irate;
-
-		return q >= (gen_u128)INT64_MAX ? INT64_MAX : (int64_t)q;
-	}
-	t = (double)k * 1e9 / p->rate;
-	return t >= 0x1p63 ? INT64_MAX : (int64_t)t;
+	return b > INT64_MAX - a ? INT64_MAX : a + b;
 }
 
-/* The first arrival k with t_k >= t. */
-static uint64_t
-first_arrival_from(const struct gen_part *p, int64_t t)
-{
-	uint64_t k;
+/* Arrival numbers saturate here: beyond any job (2^62 records). */
+#define GEN_K_MAX ((uint64_t)1 << 62)
 
-	if (t <= 0)
-		return 0;
-	if (p->irate != 0) {
-		/* t_k >= t <=> k x 10^9 / r >= t (t is whole): exact. */
-		gen_u128 q = ((gen_u128)t * p->irate + (GEN_NS_PER_S - 1)) /
+/* Arrival k >= seg->k0 at seg's rate (see struct gen_segment); INT64_MAX
+ * beyond. Without bursts (start 0, k0 0): t_k = floor(k x 10^9 / r). */
+static int64_t
+seg_arrival_ns(const struct gen_segment *seg, uint64_t k)
+{
+	uint64_t i = k - seg->k0;
+	double t;
+
+	if (seg->irate != 0) {
+		gen_u128 q = (gen_u128)i * GEN_NS_PER_S / seg->irate;
+
+		return q >= (gen_u128)(INT64_MAX - seg->start_ns)
+			       ? INT64_MAX
+			       : seg->start_ns + (int64_t)q;
+	}
+	t = (double)i * 1e9 / seg->rate;
+	return t >= 0x1p63 ? INT64_MAX : add_sat(seg->start_ns, (int64_t)t);
+}
+
+/* The first arrival k >= seg->k0 with t_k >= t at seg's rate (also past
+ * seg->end_ns: the caller moves on to the segment that holds t first). */
+static uint64_t
+seg_first_arrival_from(const struct gen_segment *seg, int64_t t)
+{
+	uint64_t i, k;
+
+	if (t <= seg->start_ns)
+		return seg->k0;
+	t -= seg->start_ns;
+	if (seg->irate != 0) {
+		/* t_k >= t <=> i x 10^9 / r >= t (t is whole): exact. */
+		gen_u128 q = ((gen_u128)t * seg->irate + (GEN_NS_PER_S - 1)) /
 			     GEN_NS_PER_S;
 
-		k = q >= ((gen_u128)1 << 62) ? (uint64_t)1 << 62 : (uint64_t)q;
+		i = q >= GEN_K_MAX ? GEN_K_MAX : (uint64_t)q;
 	} else {
-		double kd = ceil((double)t * p->rate / 1e9);
+		double kd = ceil((double)t * seg->rate / 1e9);
 
-		k = kd >= 0x1p62 ? (uint64_t)1 << 62 : (uint64_t)kd;
+		i = kd >= 0x1p62 ? GEN_K_MAX : (uint64_t)kd;
 	}
+	k = seg->k0 + i;
+	t += seg->start_ns;
 	/* The double estimate may be one off either way. */
-	while (k > 0 && arrival_ns(p, k - 1) >= t)
+	while (k > seg->k0 && seg_arrival_ns(seg, k - 1) >= t)
 		k--;
-	while (arrival_ns(p, k) < t)
+	while (k - seg->k0 < GEN_K_MAX && seg_arrival_ns(seg, k) < t)
 		k++;
 	return k;
 }
 
-/* The first time >= t at which partition `id` is not silent (INT64_MAX:
- * never). Each silence can move t at most once, since t only grows past
- * its end: at most n_silences + 1 passes. */
-static int64_t
-silence_end(const struct wm_source_gen *g, uint32_t id, int64_t t)
+/* ---- schedules of silences and bursts ---- */
+
+static bool
+sched_for(const struct gen_sched *s, uint32_t id)
 {
+	return s->first <= id && id <= s->last;
+}
+
+/* The end of the window of s that holds t, or -1: none does. */
+static int64_t
+sched_window_end(const struct gen_sched *s, int64_t t)
+{
+	int64_t start, end;
+
+	if (t < s->from_ns || t >= s->to_ns)
+		return -1;
+	if (s->period_ns == 0)
+		return s->to_ns;
+	start = s->from_ns + (t - s->from_ns) / s->period_ns * s->period_ns;
+	end = add_sat(start, s->length_ns);
+	if (t >= end)
+		return -1;
+	return end < s->to_ns ? end : s->to_ns;
+}
+
+/* The start of the first window of s after t, or INT64_MAX: none. */
+static int64_t
+sched_next_start(const struct gen_sched *s, int64_t t)
+{
+	int64_t n;
+
+	if (t < s->from_ns)
+		return s->from_ns < s->to_ns ? s->from_ns : INT64_MAX;
+	if (s->period_ns == 0)
+		return INT64_MAX;
+	n = (t - s->from_ns) / s->period_ns + 1;
+	if (n > (INT64_MAX - s->from_ns) / s->period_ns)
+		return INT64_MAX;
+	t = s->from_ns + n * s->period_ns;
+	return t < s->to_ns ? t : INT64_MAX;
+}
+
+/* Partitions first..last, times in ms -> *s in ns; false if invalid
+ * (see wm_source_gen_new()). */
+static bool
+sched_init(struct gen_sched *s, uint32_t first, uint32_t last, int64_t from_ms,
+	   int64_t to_ms, int64_t period_ms, int64_t length_ms)
+{
+	if (first > last || from_ms < 0 || to_ms < from_ms || period_ms < 0)
+		return false;
+	if (period_ms > 0 && !(length_ms > 0 && length_ms < period_ms))
+		return false;
+	*s = (struct gen_sched){
+		.first = first,
+		.last = last,
+		.from_ns = ms_to_ns(from_ms),
+		.to_ns = ms_to_ns(to_ms),
+		.period_ns = ms_to_ns(period_ms),
+		.length_ns = period_ms > 0 ? ms_to_ns(length_ms) : 0,
+	};
+	return true;
+}
+
+static uint64_t
+gcd_u64(uint64_t a, uint64_t b)
+{
+	while (b != 0) {
+		uint64_t r = a % b;
+
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* lcm(a, b) for a, b > 0; UINT64_MAX when it does not fit. */
+static uint64_t
+lcm_u64(uint64_t a, uint64_t b)
+{
+	uint64_t q = a / gcd_u64(a, b);
+
+	return q > UINT64_MAX / b ? UINT64_MAX : q * b;
+}
+
+/*
+ * The first time >= t at which partition `id` is not silent: INT64_MAX if
+ * never, or some time >= limit if none comes before limit (the caller
+ * stops there). Overlapping silences chain: t moves to the end of a window
+ * that holds it until none does.
+ *
+ * A one-shot silence moves t at most once, but periodic ones can take
+ * turns for ever. So the walk keeps the time cycle_from since which every
+ * window that moved t belongs to a silence that repeats for ever (periodic,
+ * to = for ever, started by cycle_from), and the lcm of their periods: the
+ * union of those silences repeats with that period, and it covered
+ * [cycle_from, t); once t - cycle_from reaches the period, it covers all
+ * time after cycle_from. Without such a cycle, the walk ends at a time
+ * nobody covers, at limit, or at the end of a silence for ever.
+ */
+static int64_t
+silence_end(const struct wm_source_gen *g, uint32_t id, int64_t t,
+	    int64_t limit)
+{
+	int64_t cycle_from = t;
+	uint64_t cycle = 0; /* lcm of the periods since cycle_from; 0: none */
 	bool moved;
 
-	if (g->n_silences == 0)
-		return t;
 	do {
 		moved = false;
 		for (uint32_t i = 0; i < g->n_silences; i++) {
-			const struct gen_silence *s = &g->silences[i];
+			const struct gen_sched *s = &g->silences[i];
+			int64_t end;
 
-			if (id < s->first || id > s->last)
+			if (!sched_for(s, id))
 				continue;
-			if (s->from_ns <= t && t < s->to_ns) {
-				t = s->to_ns;
-				moved = true;
+			end = sched_window_end(s, t);
+			if (end < 0)
+				continue;
+			if (s->period_ns > 0 && s->to_ns == INT64_MAX &&
+			    s->from_ns <= cycle_from) {
+				uint64_t period = (uint64_t)s->period_ns;
+
+				cycle = cycle == 0 ? period
+						   : lcm_u64(cycle, period);
+			} else {
+				cycle_from = end;
+				cycle = 0;
 			}
+			t = end;
+			moved = true;
+			if (t >= limit || t == INT64_MAX)
+				return t;
+			if (cycle != 0 && (uint64_t)(t - cycle_from) >= cycle)
+				return INT64_MAX;
 		}
-	} while (moved && t != INT64_MAX);
+	} while (moved);
 	return t;
+}
+
+/* The first silence window of partition `id` that starts after t. */
+static int64_t
+silence_next_start(const struct wm_source_gen *g, uint32_t id, int64_t t)
+{
+	int64_t next = INT64_MAX;
+
+	for (uint32_t i = 0; i < g->n_silences; i++) {
+		const struct gen_sched *s = &g->silences[i];
+
+		if (sched_for(s, id)) {
+			int64_t start = sched_next_start(s, t);
+
+			if (start < next)
+				next = start;
+		}
+	}
+	return next;
+}
+
+/*
+ * silence_end() for p up to end_ns, in O(1) while t stays in the
+ * silence-free stretch found last: a partition pays O(S) per silence edge
+ * it meets (S silences), not per record, since its t only grows.
+ */
+static int64_t
+part_silence_end(const struct wm_source_gen *g, struct gen_part *p, int64_t t)
+{
+	int64_t e;
+
+	if (t >= p->loud_from && t < p->loud_until)
+		return t;
+	e = silence_end(g, p->id, t, g->end_ns);
+	if (e < g->end_ns) {
+		/* e is not covered, so a window that meets the stretch
+		 * after it starts after it. */
+		p->loud_from = e;
+		p->loud_until = silence_next_start(g, p->id, e);
+	}
+	return e;
+}
+
+/*
+ * The product of the factors of the bursts that cover partition `id` at t
+ * (1 if none), and in *edge the next time after t at which one of them
+ * starts or ends (INT64_MAX: never). O(B) for B bursts.
+ */
+static double
+burst_factor_at(const struct wm_source_gen *g, uint32_t id, int64_t t,
+		int64_t *edge)
+{
+	double factor = 1.0;
+
+	*edge = INT64_MAX;
+	for (uint32_t i = 0; i < g->n_bursts; i++) {
+		const struct gen_burst *b = &g->bursts[i];
+		int64_t end, next;
+
+		if (!sched_for(&b->when, id))
+			continue;
+		/* Windows of one burst do not overlap: inside one, its
+		 * end is the burst's next edge. */
+		end = sched_window_end(&b->when, t);
+		if (end >= 0) {
+			factor *= b->factor;
+			next = end;
+		} else {
+			next = sched_next_start(&b->when, t);
+		}
+		if (next < *edge)
+			*edge = next;
+	}
+	return factor;
+}
+
+/* Set *seg to p's segment from `start` on, whose first arrival is k0. */
+static void
+seg_begin(const struct wm_source_gen *g, const struct gen_part *p,
+	  struct gen_segment *seg, int64_t start, uint64_t k0)
+{
+	seg->start_ns = start;
+	seg->k0 = k0;
+	seg->factor = burst_factor_at(g, p->id, start, &seg->end_ns);
+	seg->rate = p->base_rate * seg->factor;
+	seg->irate = 0;
+	if (seg->rate <= 1e18 && seg->rate == floor(seg->rate))
+		seg->irate = (uint64_t)seg->rate;
+}
+
+/* Move *seg on to p's segment that holds time t (t >= seg->start_ns): the
+ * arrival clock restarts at each edge with the first arrival that the
+ * segment before would have had at or after it. O(B) per edge passed. */
+static void
+seg_advance_to(const struct wm_source_gen *g, const struct gen_part *p,
+	       struct gen_segment *seg, int64_t t)
+{
+	while (seg->end_ns <= t && seg->end_ns != INT64_MAX)
+		seg_begin(g, p, seg, seg->end_ns,
+			  seg_first_arrival_from(seg, seg->end_ns));
+}
+
+/* t_k of p's arrival k >= p->seg.k0, moving p->seg on to the segment that
+ * holds it. */
+static int64_t
+part_arrival_ns(const struct wm_source_gen *g, struct gen_part *p, uint64_t k)
+{
+	for (;;) {
+		int64_t t = seg_arrival_ns(&p->seg, k);
+
+		if (t < p->seg.end_ns || p->seg.end_ns == INT64_MAX)
+			return t;
+		seg_advance_to(g, p, &p->seg, p->seg.end_ns);
+	}
+}
+
+/* p's first arrival at or after t (t >= seg->start_ns), found from *seg, a
+ * cursor of p's that the search moves on. */
+static uint64_t
+part_first_arrival_from(const struct wm_source_gen *g, const struct gen_part *p,
+			struct gen_segment *seg, int64_t t)
+{
+	seg_advance_to(g, p, seg, t);
+	return seg_first_arrival_from(seg, t);
 }
 
 /* ---- per partition ---- */
@@ -401,26 +701,29 @@ static int64_t
 paced_schedule(const struct wm_source_gen *g, struct gen_part *p)
 {
 	for (;;) {
-		int64_t t = arrival_ns(p, p->k);
+		int64_t t = part_arrival_ns(g, p, p->k);
 		int64_t e;
 
 		if (t >= g->end_ns) {
 			p->ending = true;
 			return g->end_ns;
 		}
-		e = silence_end(g, p->id, t);
+		e = part_silence_end(g, p, t);
 		if (e == t) {
 			p->ending = false;
 			return t;
 		}
+		if (p->k == p->k_passed)
+			p->seg_passed = p->seg;
 		if (e >= g->end_ns) {
 			p->k = g->end_ns == INT64_MAX
 				       ? UINT64_MAX
-				       : first_arrival_from(p, g->end_ns);
+				       : part_first_arrival_from(g, p, &p->seg,
+								 g->end_ns);
 			p->ending = true;
 			return g->end_ns;
 		}
-		p->k = first_arrival_from(p, e);
+		p->k = part_first_arrival_from(g, p, &p->seg, e);
 	}
 }
 
@@ -503,13 +806,8 @@ conf_valid(const struct wm_source_gen_conf *c)
 		return false;
 	if (c->n_silences > 0 && c->silences == NULL)
 		return false;
-	for (uint32_t i = 0; i < c->n_silences; i++) {
-		const struct wm_source_gen_silence *s = &c->silences[i];
-
-		if (s->first_partition > s->last_partition || s->from_ms < 0 ||
-		    s->to_ms < s->from_ms)
-			return false;
-	}
+	if (c->n_bursts > 0 && c->bursts == NULL)
+		return false;
 	return true;
 }
 
@@ -536,6 +834,39 @@ partitions_distinct(const struct wm_source_gen_conf *c)
 
 static const struct wm_record_source_ops gen_source_ops;
 
+/* Fast: p's virtual time per record, GEN_VSTEP_UNIT / (skew x the bursts
+ * in force), within [1, GEN_VSTEP_MAX]. */
+static void
+part_set_vstep(struct gen_part *p)
+{
+	double v = GEN_VSTEP_UNIT / (p->skew * p->seg.factor);
+
+	p->vstep = v < 1.0		       ? 1
+		   : v > (double)GEN_VSTEP_MAX ? GEN_VSTEP_MAX
+					       : llround(v);
+}
+
+/* Whether every rate (paced) or weight (fast) that p's bursts can give it,
+ * from `base` outside them, is finite and positive. */
+static bool
+part_rates_valid(const struct wm_source_gen *g, const struct gen_part *p,
+		 double base)
+{
+	double highest = base, lowest = base;
+
+	for (uint32_t i = 0; i < g->n_bursts; i++) {
+		const struct gen_burst *b = &g->bursts[i];
+
+		if (!sched_for(&b->when, p->id))
+			continue;
+		if (b->factor > 1)
+			highest *= b->factor;
+		else
+			lowest *= b->factor;
+	}
+	return isfinite(highest) && lowest > 0;
+}
+
 static int
 gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 {
@@ -549,19 +880,15 @@ gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 			c->seed ^
 			gen_mix64((uint64_t)id * 0x9e3779b97f4a7c15ull +
 				  0xd1b54a32d192ed03ull));
-		if (g->fast) {
-			double v = GEN_VSTEP_UNIT / skew;
-
-			p->vstep = v < 1.0		       ? 1
-				   : v > (double)GEN_VSTEP_MAX ? GEN_VSTEP_MAX
-							       : llround(v);
-			continue;
-		}
-		p->rate = c->rate * skew;
-		if (!isfinite(p->rate) || !(p->rate > 0))
+		p->skew = skew;
+		if (!g->fast)
+			p->base_rate = c->rate * skew;
+		if (!part_rates_valid(g, p, g->fast ? skew : p->base_rate))
 			return -EINVAL;
-		if (p->rate <= 1e18 && p->rate == floor(p->rate))
-			p->irate = (uint64_t)p->rate;
+		seg_begin(g, p, &p->seg, 0, 0);
+		p->seg_passed = p->seg;
+		if (g->fast)
+			part_set_vstep(p);
 	}
 	return 0;
 }
@@ -631,21 +958,30 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 		g->end_ns = ms_to_ns(span_ms);
 
 	g->n_silences = conf->n_silences;
-	if (g->n_silences > 0) {
-		g->silences = calloc(g->n_silences, sizeof(*g->silences));
-		if (g->silences == NULL)
-			goto nomem;
-		for (uint32_t i = 0; i < g->n_silences; i++) {
-			const struct wm_source_gen_silence *s =
-				&conf->silences[i];
+	g->n_bursts = conf->n_bursts;
+	if (g->n_silences > 0 &&
+	    (g->silences = calloc(g->n_silences, sizeof(*g->silences))) == NULL)
+		goto nomem;
+	if (g->n_bursts > 0 &&
+	    (g->bursts = calloc(g->n_bursts, sizeof(*g->bursts))) == NULL)
+		goto nomem;
+	for (uint32_t i = 0; i < g->n_silences; i++) {
+		const struct wm_source_gen_silence *s = &conf->silences[i];
 
-			g->silences[i] = (struct gen_silence){
-				.first = s->first_partition,
-				.last = s->last_partition,
-				.from_ns = ms_to_ns(s->from_ms),
-				.to_ns = ms_to_ns(s->to_ms),
-			};
-		}
+		if (!sched_init(&g->silences[i], s->first_partition,
+				s->last_partition, s->from_ms, s->to_ms,
+				s->period_ms, s->length_ms))
+			goto invalid;
+	}
+	for (uint32_t i = 0; i < g->n_bursts; i++) {
+		const struct wm_source_gen_burst *b = &conf->bursts[i];
+
+		if (!sched_init(&g->bursts[i].when, b->first_partition,
+				b->last_partition, b->from_ms, b->to_ms,
+				b->period_ms, b->length_ms) ||
+		    !(b->factor > 0) || !isfinite(b->factor))
+			goto invalid;
+		g->bursts[i].factor = b->factor;
 	}
 	if (g->n_parts > 0) {
 		g->parts = calloc(g->n_parts, sizeof(*g->parts));
@@ -670,6 +1006,10 @@ nomem:
 	wm_source_gen_free(g);
 	errno = ENOMEM;
 	return NULL;
+invalid:
+	wm_source_gen_free(g);
+	errno = EINVAL;
+	return NULL;
 }
 
 void
@@ -681,6 +1021,7 @@ wm_source_gen_free(struct wm_source_gen *g)
 	free(g->timed.a);
 	free(g->ready.a);
 	free(g->silences);
+	free(g->bursts);
 	free(g);
 }
 
@@ -760,12 +1101,16 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 	while (g->ready.n > 0) {
 		uint32_t idx = g->ready.a[0].idx;
 		struct gen_part *p = &g->parts[idx];
-		int64_t e = silence_end(g, p->id, now_ns);
+		int64_t e = part_silence_end(g, p, now_ns);
 
 		if (e != now_ns) {
 			heap_pop(&g->ready);
 			heap_push(&g->timed, e, p->id, idx);
 			continue;
+		}
+		if (now_ns >= p->seg.end_ns) { /* a burst started or ended */
+			seg_begin(g, p, &p->seg, now_ns, 0);
+			part_set_vstep(p);
 		}
 		part_emit(g, p, now_ns, out);
 		g->vclock = p->vt;
@@ -832,9 +1177,14 @@ wm_source_gen_partition_stats(const struct wm_source_gen *g, uint32_t i,
 	st->emitted = p->emitted;
 	st->skipped = p->skipped;
 	st->finished = p->finished;
-	if (!g->fast && !p->finished && now_ns >= 0 && now_ns < INT64_MAX) {
-		/* Arrivals at or before now in [k_passed, k) were skipped. */
-		uint64_t upto = first_arrival_from(p, now_ns + 1);
+	if (!g->fast && !p->finished && p->k > p->k_passed && now_ns >= 0 &&
+	    now_ns < INT64_MAX) {
+		/* Arrivals at or before now in [k_passed, k) were skipped;
+		 * count them from the later of p's cursors that starts by
+		 * then. */
+		struct gen_segment seg =
+			p->seg.start_ns <= now_ns + 1 ? p->seg : p->seg_passed;
+		uint64_t upto = part_first_arrival_from(g, p, &seg, now_ns + 1);
 
 		if (upto > p->k)
 			upto = p->k;

@@ -1,9 +1,9 @@
 /*
  * source_gen.h
  *	The synthetic record generator of one source subtask: per partition
- *	arrivals, out-of-order event times, keys and values, silences and
- *	limits, merged in due order. Pure: no I/O, no clock reads (processing
- *	time is passed in), deterministic from a seed.
+ *	arrivals, out-of-order event times, keys and values, silences,
+ *	bursts and limits, merged in due order. Pure: no I/O, no clock
+ *	reads (processing time is passed in), deterministic from a seed.
  *
  * Time. Processing time is nanoseconds since the job started (now_ns >= 0);
  * the runtime reads it from its clock (monotonic x speed) or from the --sim
@@ -22,10 +22,27 @@
  * on how often the caller polls, since a record carries the time of its
  * arrival, not the time next() was called.
  *
+ * Bursts make the rate piecewise constant: r(t) = rate x skew(p) x B(t),
+ * B(t) the product of the factors of the bursts covering p at t (1 if
+ * none). B changes only at p's burst edges s_1 < s_2 < ... (the starts and
+ * ends of the burst windows that cover p); segment j = [s_j, s_j+1) has
+ * the rate r_j (s_0 = 0). Arrival k of segment j happens at
+ *
+ *	t_k = s_j + floor((k - K_j) x 10^9 / r_j) ns	K_j <= k < K_j+1
+ *
+ * with K_0 = 0 and K_j+1 the first k whose t_k by segment j's formula is
+ * >= s_j+1: the arrival clock restarts at every edge, with an arrival at
+ * the edge. Segment j thus holds exactly ceil((s_j+1 - s_j) x r_j / 10^9)
+ * arrivals (in real arithmetic; exact for whole r_j): 1000/s with a burst
+ * x5 for 30 s from 10 s gives 10000 + 150000 arrivals in the first 40 s.
+ * Without bursts there is one segment and the formula above. Each formula
+ * is exact as described there (128-bit integers for whole rates).
+ *
  * Arrivals (fast mode, rate = INFINITY). Every partition is always due; a
  * record's arrival time is the now_ns of the next() call that returns it.
  * Partitions take turns by virtual time (weighted fair queueing: partition
- * p advances 1/skew(p) per record, ties by partition id), so with equal
+ * p advances 1/(skew(p) x B(now)) per record, B the bursts in force at the
+ * record's arrival, ties by partition id), so with equal
  * skew they alternate and one partition never starves another; a partition
  * returning from a silence starts at the current virtual time (no
  * catch-up burst). Event times then depend on the caller's clock: fast mode
@@ -62,13 +79,32 @@
  * memory and about one uniform draw per key for any keys up to 2^63 and
  * any exponent, exact (no table truncation). Uses log/exp: link -lm.
  *
- * Silences, in processing time since the job start: partition p is silent
- * in [from_ms, to_ms) of every silence with first_partition <= p <=
- * last_partition (to_ms = INT64_MAX: for ever). A silent partition emits
- * nothing: in paced mode its arrivals in that interval are skipped and
- * counted (its arrival clock keeps running, so it resumes with arrival
- * ceil(to x r)); in fast mode it just sits out (nothing is counted).
- * Overlapping silences chain. Cost: O(S) per record for S silences.
+ * Silences, in processing time since the job start. A silence covers
+ * partitions first_partition..last_partition during its windows: the one
+ * window [from, to) (to_ms = INT64_MAX: for ever), or, if it is periodic
+ * (period P > 0, length L, 0 < L < P), the windows
+ *
+ *	[from + n x P, from + n x P + L) cut at to, for n = 0, 1, ...
+ *
+ * that start before to: silent for L at the start of every period P,
+ * counted from `from`. A partition is silent while any silence covers it
+ * (overlapping silences chain). A silent partition emits nothing: in
+ * paced mode its arrivals in a silence are skipped and counted (its
+ * arrival clock keeps running, so it resumes with the first arrival at or
+ * after the silence's end, e.g. arrival ceil(to x r) without bursts); in
+ * fast mode it just sits out (nothing is counted). Periodic silences that
+ * together cover all time from some point on (say two of them, each
+ * silent for half of a common period) are silent for ever from there.
+ * Cost: O(S) when a partition meets the edge of a silence window (S
+ * silences), O(1) per record in between.
+ *
+ * Bursts: partitions first_partition..last_partition, windows as for
+ * silences (one [from, to), or periodic), and a factor F > 0 by which the
+ * rate is multiplied in them (overlapping bursts multiply): the segments
+ * above in paced mode, the partition's share of records in fast mode. A
+ * burst inside a silence changes the rate of the skipped arrivals. Cost:
+ * O(B) when a partition passes one of its burst edges (B bursts), nothing
+ * per record.
  *
  * Limits. A partition finishes after emitting max_records records
  * (UINT64_MAX: no limit), or when its event-time clock passes end_ts
@@ -85,7 +121,9 @@
  *
  * Merging. Due records come out earliest arrival first, ties by partition
  * id; a binary heap of partitions keyed by (due time, id) makes that
- * O(log P + S) per record. Nothing is allocated after wm_source_gen_new().
+ * O(log P) per record, plus the costs of silences and bursts above.
+ * Nothing is
+ * allocated after wm_source_gen_new().
  *
  * One generator belongs to one subtask (one thread); no locking.
  */
@@ -196,11 +234,26 @@ wm_record_source_free(struct wm_record_source *src)
 /* ---- the synthetic generator ---- */
 
 /* Partitions first..last (inclusive) are silent in [from_ms, to_ms) of
- * processing time since the job start; to_ms = INT64_MAX: for ever. */
+ * processing time since the job start (to_ms = INT64_MAX: for ever), or,
+ * with period_ms > 0, in the first length_ms of every period_ms from
+ * from_ms on, cut at to_ms (see "Silences"). */
 struct wm_source_gen_silence {
 	uint32_t first_partition, last_partition;
 	int64_t from_ms;
 	int64_t to_ms;
+	int64_t period_ms; /* 0: once, the whole of [from_ms, to_ms) */
+	int64_t length_ms; /* periodic: 0 < length_ms < period_ms */
+};
+
+/* The rate of partitions first..last is multiplied by factor during the
+ * windows of a schedule spelled as a silence's (see "Bursts"). */
+struct wm_source_gen_burst {
+	uint32_t first_partition, last_partition;
+	int64_t from_ms;
+	int64_t to_ms;
+	int64_t period_ms;
+	int64_t length_ms;
+	double factor; /* > 0, finite */
 };
 
 /*
@@ -227,6 +280,8 @@ struct wm_source_gen_conf {
 	uint32_t value_cycle;	     /* values 1..cycle in turn; 0, 1: all 1 */
 	uint32_t n_silences;
 	const struct wm_source_gen_silence *silences;
+	uint32_t n_bursts;
+	const struct wm_source_gen_burst *bursts;
 	uint64_t seed;
 	int64_t start_epoch_ms; /* event time of processing time 0 */
 	uint64_t max_records;	/* per partition; UINT64_MAX: none */
@@ -238,14 +293,17 @@ struct wm_source_gen;
 /*
  * Defaults: no partitions, rate INFINITY, no skew, in order, no late
  * records, 1 key, uniform (zipf_exponent 1 ready for zipf = true), values
- * all 1, no silences, seed 0, start_epoch_ms 0, no limits.
+ * all 1, no silences, no bursts, seed 0, start_epoch_ms 0, no limits.
  */
 void wm_source_gen_conf_init(struct wm_source_gen_conf *conf);
 
 /*
  * Validate `conf` and allocate a generator at processing time 0. NULL with
  * errno EINVAL (a value out of range, a duplicate partition id, a silence
- * with first > last, from < 0 or to < from) or ENOMEM.
+ * or a burst with first > last, from < 0, to < from, period < 0, or
+ * period > 0 without 0 < length < period; a burst factor not finite and
+ * positive; a partition whose rate or weight its bursts would take to
+ * infinity or 0) or ENOMEM.
  */
 struct wm_source_gen *wm_source_gen_new(const struct wm_source_gen_conf *conf);
 void wm_source_gen_free(struct wm_source_gen *g);

@@ -268,7 +268,6 @@ init_source(struct wm_task *t)
 	const struct wm_source_conf *sc = &t->stage->u.source;
 	const struct wm_job_conf *job = &t->topo->job;
 	struct wm_source_gen_conf conf;
-	struct wm_source_gen_silence *silences = NULL;
 	uint32_t *parts;
 	size_t n;
 	int r = 0;
@@ -276,10 +275,7 @@ init_source(struct wm_task *t)
 	t->parts = parts = calloc(sc->partitions, sizeof(*parts));
 	t->split_of = calloc(sc->partitions, sizeof(*t->split_of));
 	t->local_of = calloc(sc->partitions, sizeof(*t->local_of));
-	if (sc->n_silences > 0)
-		silences = calloc(sc->n_silences, sizeof(*silences));
-	if (parts == NULL || t->split_of == NULL || t->local_of == NULL ||
-	    (sc->n_silences > 0 && silences == NULL)) {
+	if (parts == NULL || t->split_of == NULL || t->local_of == NULL) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -308,11 +304,6 @@ init_source(struct wm_task *t)
 		wm_progress_init(&t->part_progress[i],
 				 stall_threshold_ns(t->topo));
 	}
-	for (uint32_t i = 0; i < sc->n_silences; i++)
-		silences[i] = (struct wm_source_gen_silence){
-			sc->silences[i].first_partition,
-			sc->silences[i].last_partition, sc->silences[i].from_ms,
-			sc->silences[i].to_ms};
 	wm_source_gen_conf_init(&conf);
 	conf.n_partitions = (uint32_t)n;
 	conf.partitions = parts;
@@ -323,8 +314,12 @@ init_source(struct wm_task *t)
 	conf.keys = sc->keys;
 	conf.zipf = sc->zipf;
 	conf.zipf_exponent = sc->zipf_exponent;
+	conf.n_skew = sc->n_skew;
+	conf.skew = sc->skew;
 	conf.n_silences = sc->n_silences;
-	conf.silences = silences;
+	conf.silences = sc->silences;
+	conf.n_bursts = sc->n_bursts;
+	conf.bursts = sc->bursts;
 	/* Each source has its own stream of the job's randomness. */
 	conf.seed = job->seed ^ (uint64_t)wm_keygroup_hash_string(
 					t->stage->name, strlen(t->stage->name));
@@ -367,7 +362,6 @@ init_source(struct wm_task *t)
 		}
 	}
 out:
-	free(silences);
 	return r;
 }
 

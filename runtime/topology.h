@@ -21,12 +21,26 @@
  *                    out_of_orderness, late_fraction, late_by, keys,
  *                    key_distribution (uniform | zipf), zipf_exponent,
  *                    watermark (bounded | ascending), idle_timeout,
- *                    watermark_interval, silence (repeatable:
- *                    "PARTITIONS [from DURATION] [to DURATION]"); or
- *                    replay (a trace, runtime/replay.h), pacing (fast |
- *                    arrival | event), on_bad_record (fail | skip);
- *                    watermark_alignment_group, _max_drift and
- *                    _update_interval (1 s): Flink's
+ *                    watermark_interval; and, repeatable, the shapes
+ *                    of the load (operators/source_gen.h):
+ *                      skew = PARTITIONS xF         rate x F for the
+ *                                                   whole job (later
+ *                                                   entries win)
+ *                      silence = PARTITIONS WHEN    no records then
+ *                      burst = PARTITIONS xF WHEN   rate x F then
+ *                                                   (overlaps multiply)
+ *                    PARTITIONS: FIRST or FIRST-LAST; F > 0; WHEN:
+ *                    [every D] [for D] [from D] [to D] in processing
+ *                    time since the job start, i.e. [from, to) (default
+ *                    the whole job) or `for` D from `from`, or with
+ *                    `every`, `for` D (< every) at the start of every D
+ *                    from `from` on, until `to`. E.g. "skew = 7 x0.01",
+ *                    "silence = 3-5 every 10 min for 2 min from 1 h",
+ *                    "burst = 0-3 x20 from 10 min for 30 s".
+ *                    Or instead: replay (a trace, runtime/replay.h),
+ *                    pacing (fast | arrival | event), on_bad_record
+ *                    (fail | skip). And watermark_alignment_group,
+ *                    _max_drift and _update_interval (1 s): Flink's
  *                    withWatermarkAlignment, runtime/task.h
  *   [keyby NAME]     input, parallelism
  *   [window NAME]    input (one stage, or two separated by a comma: a
@@ -53,6 +67,7 @@
 #include <stdint.h>
 
 #include "operators/edge.h"
+#include "operators/source_gen.h"
 #include "operators/watermark.h"
 #include "operators/window.h"
 #include "runtime/ini.h"
@@ -77,14 +92,6 @@ enum wm_aggregate {
 #define WM_TOPOLOGY_MAX_PARALLELISM 32768u
 #define WM_TOPOLOGY_MAX_PARTITIONS 65536u
 
-/* One silence of some partitions of a source, in event-time-free terms:
- * processing time since the job started. */
-struct wm_silence {
-	uint32_t first_partition, last_partition; /* inclusive */
-	int64_t from_ms;			  /* 0: from the start */
-	int64_t to_ms;				  /* INT64_MAX: for ever */
-};
-
 struct wm_source_conf {
 	uint32_t partitions;
 	double rate; /* records per second per partition; inf */
@@ -95,8 +102,14 @@ struct wm_source_conf {
 	bool zipf;
 	double zipf_exponent;
 	struct wm_watermark_strategy strategy;
+	/* Shapes of the generated load, as operators/source_gen.h defines
+	 * them (times: processing time since the job start). */
+	uint32_t n_skew;
+	double *skew; /* by partition id (n_skew = partitions); NULL: none */
 	uint32_t n_silences;
-	struct wm_silence *silences;
+	struct wm_source_gen_silence *silences;
+	uint32_t n_bursts;
+	struct wm_source_gen_burst *bursts;
 	/* Replay a trace instead of generating (runtime/replay.h). */
 	char *replay;
 	enum wm_replay_pacing pacing;

@@ -211,7 +211,7 @@ START_TEST(test_whole_rates_stay_exact_far_out)
 	conf_base(&c, ids, 1, 1000000);
 	/* Jump far ahead with a silence, then check the spacing. */
 	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){0, 0, 0, skip / MS};
+	c.silences = &(struct wm_source_gen_silence){0, 0, 0, skip / MS, 0, 0};
 	g = gen_new_ok(&c);
 	for (int64_t k = 0; k < 5; k++) {
 		ck_assert_int_eq(wm_source_gen_next_due_ns(g), skip + k * 1000);
@@ -370,7 +370,7 @@ START_TEST(test_next_due_ns_after_nothing_due_is_in_the_future)
 	c.skew = skew;
 	c.n_skew = 3;
 	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){0, 1, 300, 800};
+	c.silences = &(struct wm_source_gen_silence){0, 1, 300, 800, 0, 0};
 	g = gen_new_ok(&c);
 	/* Poll at odd times: after a 0 the next due time is later, and
 	 * nothing comes out before it. */
@@ -679,7 +679,7 @@ START_TEST(test_silence_skips_arrivals_and_resumes)
 
 	conf_base(&c, ids, 2, 1000);
 	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){0, 0, 100, 200};
+	c.silences = &(struct wm_source_gen_silence){0, 0, 100, 200, 0, 0};
 	g = gen_new_ok(&c);
 	while (wm_source_gen_next(g, 150 * MS, &r) == 1) {
 		emitted[r.partition]++;
@@ -722,7 +722,7 @@ START_TEST(test_silence_covers_only_its_partition_range)
 
 	conf_base(&c, ids, 4, 100);
 	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){2, 3, 5, 1000};
+	c.silences = &(struct wm_source_gen_silence){2, 3, 5, 1000, 0, 0};
 	g = gen_new_ok(&c);
 	drain(g, 100 * MS, NULL, 0);
 	for (uint32_t i = 0; i < 4; i++) {
@@ -738,9 +738,9 @@ START_TEST(test_overlapping_silences_chain)
 {
 	static const uint32_t ids[] = {0};
 	static const struct wm_source_gen_silence sil[] = {
-		{0, 0, 150, 300},
-		{0, 5, 100, 200},
-		{0, 0, 300, 310},
+		{0, 0, 150, 300, 0, 0},
+		{0, 5, 100, 200, 0, 0},
+		{0, 0, 300, 310, 0, 0},
 	};
 	struct wm_source_gen_conf c;
 	struct wm_source_gen *g;
@@ -769,7 +769,7 @@ START_TEST(test_silence_for_ever)
 	/* Unbounded: partition 1 never comes back and never finishes. */
 	conf_base(&c, ids, 2, 1000);
 	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){1, 1, 50, INT64_MAX};
+	c.silences = &(struct wm_source_gen_silence){1, 1, 50, INT64_MAX, 0, 0};
 	g = gen_new_ok(&c);
 	drain(g, 10 * SEC, NULL, 0);
 	wm_source_gen_partition_stats(g, 1, 10 * SEC, &st);
@@ -780,7 +780,7 @@ START_TEST(test_silence_for_ever)
 	/* Only that partition: nothing is ever due. */
 	conf_base(&c, ids + 1, 1, 1000);
 	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){1, 1, 50, INT64_MAX};
+	c.silences = &(struct wm_source_gen_silence){1, 1, 50, INT64_MAX, 0, 0};
 	g = gen_new_ok(&c);
 	ck_assert_uint_eq(drain(g, 49 * MS, NULL, 0), 50);
 	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
@@ -805,7 +805,7 @@ START_TEST(test_silence_for_ever)
 	wm_source_gen_free(g);
 
 	/* Silent from the start: nothing at all. */
-	c.silences = &(struct wm_source_gen_silence){0, 9, 0, INT64_MAX};
+	c.silences = &(struct wm_source_gen_silence){0, 9, 0, INT64_MAX, 0, 0};
 	g = gen_new_ok(&c);
 	ck_assert_int_eq(wm_source_gen_next(g, 0, &r), 0);
 	ck_assert_int_eq(wm_source_gen_next_due_ns(g), SEC);
@@ -823,14 +823,14 @@ START_TEST(test_fast_mode_silence_sits_out_without_catch_up)
 
 	conf_base(&c, ids, 2, INFINITY);
 	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){0, 0, 0, 10};
+	c.silences = &(struct wm_source_gen_silence){0, 0, 0, 10, 0, 0};
 	g = gen_new_ok(&c);
 	for (int i = 0; i < 100; i++) {
 		ck_assert_int_eq(wm_source_gen_next(g, 5 * MS, &r), 1);
 		ck_assert_uint_eq(r.partition, 1);
 	}
 	/* Both silent: nothing until the silence ends. */
-	c.silences = &(struct wm_source_gen_silence){0, 1, 0, 10};
+	c.silences = &(struct wm_source_gen_silence){0, 1, 0, 10, 0, 0};
 	wm_source_gen_free(g);
 	g = gen_new_ok(&c);
 	ck_assert_int_eq(wm_source_gen_next(g, 5 * MS, &r), 0);
@@ -838,7 +838,7 @@ START_TEST(test_fast_mode_silence_sits_out_without_catch_up)
 	wm_source_gen_free(g);
 
 	/* Partition 0 returns at 10 ms and takes turns from then on. */
-	c.silences = &(struct wm_source_gen_silence){0, 0, 0, 10};
+	c.silences = &(struct wm_source_gen_silence){0, 0, 0, 10, 0, 0};
 	g = gen_new_ok(&c);
 	for (int i = 0; i < 1000; i++)
 		ck_assert_int_eq(wm_source_gen_next(g, 9 * MS, &r), 1);
@@ -849,6 +849,501 @@ START_TEST(test_fast_mode_silence_sits_out_without_catch_up)
 	ck_assert_uint_ge(count[0], 49);
 	ck_assert_uint_le(count[0], 51);
 	wm_source_gen_free(g);
+}
+END_TEST
+
+/* Partitions of g that have finished. */
+static uint32_t
+n_finished(const struct wm_source_gen *g)
+{
+	struct wm_source_partition_stats st;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < wm_source_gen_n_partitions(g); i++) {
+		wm_source_gen_partition_stats(g, i, 0, &st);
+		n += st.finished;
+	}
+	return n;
+}
+
+/*
+ * Poll only at due times up to `until`, as the runtime does when it sleeps
+ * until next_due_ns(): nothing comes out 1 ns before a due time, and at it
+ * a record arrives at exactly that time (no delays) or a partition
+ * finishes. Returns the records.
+ */
+static uint64_t
+step_through_due_times(struct wm_source_gen *g, int64_t until)
+{
+	struct wm_record r;
+	uint64_t n = 0;
+	int64_t due;
+
+	while ((due = wm_source_gen_next_due_ns(g)) <= until) {
+		uint32_t finished = n_finished(g);
+
+		if (due > 0 && wm_source_gen_next(g, due - 1, &r) != 0)
+			ck_abort_msg("record 1 ns before due %lld",
+				     (long long)due);
+		if (wm_source_gen_next(g, due, &r) == 1) {
+			ck_assert_int_eq(r.ts, due / MS);
+			n += 1 + drain(g, due, NULL, 0);
+		} else if (n_finished(g) == finished) {
+			ck_abort_msg("nothing at due %lld", (long long)due);
+		}
+	}
+	return n;
+}
+
+#define MIN (60 * SEC)
+
+/* Partitions ids[0..n) at 1000/s for 1 h of event time, with one
+ * silence. */
+static struct wm_source_gen *
+gen_hour_with_silence(const uint32_t *ids, uint32_t n,
+		      const struct wm_source_gen_silence *silence)
+{
+	struct wm_source_gen_conf c;
+
+	conf_base(&c, ids, n, 1000);
+	c.end_ts = 3600 * 1000;
+	c.n_silences = 1;
+	c.silences = silence;
+	return gen_new_ok(&c);
+}
+
+START_TEST(test_periodic_silence_removes_exactly_its_windows)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+	/* Silent for 2 min at the start of every 10 min, over 1 h at
+	 * 1000/s: 6 x 120000 arrivals skipped, the rest emitted. */
+	struct wm_source_gen *g = gen_hour_with_silence(
+		ids, 2,
+		&(struct wm_source_gen_silence){0, 0, 0, INT64_MAX, 10 * 60000,
+						2 * 60000});
+
+	while (wm_source_gen_next(g, 2 * 3600 * SEC, &r) == 1)
+		if (r.partition == 0 && r.ts % 600000 < 120000)
+			ck_abort_msg("record at %lld in a silence",
+				     (long long)r.ts);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_partition_stats(g, 0, 2 * 3600 * SEC, &st);
+	ck_assert_uint_eq(st.emitted, 3600000 - 720000);
+	ck_assert_uint_eq(st.skipped, 720000);
+	wm_source_gen_partition_stats(g, 1, 2 * 3600 * SEC, &st);
+	ck_assert_uint_eq(st.emitted, 3600000);
+	ck_assert_uint_eq(st.skipped, 0);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_periodic_silence_within_from_and_to)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+	/* Windows [5, 7), [15, 17), [25, 27) min; the one at 35 min would
+	 * start at `to`, so it does not. */
+	struct wm_source_gen *g = gen_hour_with_silence(
+		ids, 1,
+		&(struct wm_source_gen_silence){0, 0, 5 * 60000, 35 * 60000,
+						10 * 60000, 2 * 60000});
+
+	ck_assert_uint_eq(drain(g, 5 * MIN - 1, NULL, 0), 300000);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 7 * MIN);
+	ck_assert_int_eq(wm_source_gen_next(g, 7 * MIN - 1, &r), 0);
+	ck_assert_int_eq(wm_source_gen_next(g, 7 * MIN, &r), 1);
+	ck_assert_int_eq(r.ts, 7 * 60000);
+	/* Mid-window, the skips so far: the first window, then the
+	 * arrivals at or before 16 min of the second. */
+	drain(g, 16 * MIN, NULL, 0);
+	wm_source_gen_partition_stats(g, 0, 16 * MIN, &st);
+	ck_assert_uint_eq(st.skipped, 120000 + 60001);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 17 * MIN);
+	drain(g, 35 * MIN - 1, NULL, 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 35 * MIN);
+	drain(g, 2 * 3600 * SEC, NULL, 0);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_partition_stats(g, 0, 2 * 3600 * SEC, &st);
+	ck_assert_uint_eq(st.skipped, 3 * 120000);
+	ck_assert_uint_eq(st.emitted, 3600000 - 3 * 120000);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* Arrivals of rate 7.5/s before 10 s that no silence of sil[] covers,
+ * counted one by one: t_k = floor(k x 10^9 / 7.5). */
+static uint64_t
+count_uncovered(const struct wm_source_gen_silence *sil, uint32_t n)
+{
+	uint64_t count = 0;
+
+	for (uint64_t k = 0;; k++) {
+		int64_t t_ms = (int64_t)((double)k * 1e9 / 7.5) / MS;
+		bool silent = false;
+
+		if (t_ms >= 10000)
+			return count;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct wm_source_gen_silence *s = &sil[i];
+			int64_t at = t_ms - s->from_ms;
+
+			if (t_ms < s->from_ms || t_ms >= s->to_ms)
+				continue;
+			silent |= s->period_ms == 0 ||
+				  at % s->period_ms < s->length_ms;
+		}
+		count += !silent;
+	}
+}
+
+START_TEST(test_periodic_silence_due_times_are_exact)
+{
+	static const uint32_t ids[] = {0};
+	/* Whole milliseconds, so that the count by ms above is exact. */
+	static const struct wm_source_gen_silence sil[] = {
+		{0, 0, 250, INT64_MAX, 1000, 300},
+		{0, 0, 1400, 2600, 0, 0},
+		{0, 0, 5000, 9000, 700, 699},
+	};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+
+	conf_base(&c, ids, 1, 7.5);
+	c.end_ts = 10000;
+	c.n_silences = 3;
+	c.silences = sil;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(step_through_due_times(g, 20 * SEC),
+			  count_uncovered(sil, 3));
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_periodic_silences_that_cover_all_time)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_gen_silence sil[] = {
+		{0, 0, 0, INT64_MAX, 10, 5},
+		{0, 0, 5, INT64_MAX, 10, 5},
+	};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+
+	/* Each is silent half the time, together always: silent for ever,
+	 * and an unbounded generator says so instead of walking on. */
+	conf_base(&c, ids, 1, 1000);
+	c.n_silences = 2;
+	c.silences = sil;
+	g = gen_new_ok(&c);
+	ck_assert_int_eq(wm_source_gen_next(g, 3600 * SEC, &r), 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	ck_assert(!wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+
+	/* Bounded: it finishes at the end, every arrival skipped. */
+	c.end_ts = 60000;
+	g = gen_new_ok(&c);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 60 * SEC);
+	ck_assert_int_eq(wm_source_gen_next(g, 60 * SEC, &r), 0);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_partition_stats(g, 0, 60 * SEC, &st);
+	ck_assert_uint_eq(st.skipped, 60000);
+	wm_source_gen_free(g);
+
+	/* The second stops at 100 ms: the first alone is left, and the
+	 * partition speaks in its gaps, from 105 ms on. */
+	sil[1].to_ms = 100;
+	c.end_ts = WM_TS_MAX;
+	g = gen_new_ok(&c);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 105 * MS);
+	ck_assert_uint_eq(drain(g, 110 * MS - 1, NULL, 0), 5);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 115 * MS);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_fast_mode_periodic_silence_sits_out)
+{
+	static const uint32_t ids[] = {0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, 1, INFINITY);
+	c.n_silences = 1;
+	c.silences =
+		&(struct wm_source_gen_silence){0, 0, 0, INT64_MAX, 100, 30};
+	g = gen_new_ok(&c);
+	ck_assert_int_eq(wm_source_gen_next(g, 10 * MS, &r), 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 30 * MS);
+	ck_assert_int_eq(wm_source_gen_next(g, 30 * MS, &r), 1);
+	ck_assert_int_eq(wm_source_gen_next(g, 99 * MS, &r), 1);
+	ck_assert_int_eq(wm_source_gen_next(g, 100 * MS, &r), 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 130 * MS);
+	ck_assert_int_eq(wm_source_gen_next(g, 130 * MS, &r), 1);
+	ck_assert_int_eq(r.ts, 130);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_invalid_periodic_silence_is_refused)
+{
+	static const uint32_t ids[] = {0};
+	static const struct wm_source_gen_silence bad[] = {
+		{0, 0, 0, INT64_MAX, 100, 100}, /* length = period */
+		{0, 0, 0, INT64_MAX, 100, 200}, /* length > period */
+		{0, 0, 0, INT64_MAX, 100, 0},	/* no length */
+		{0, 0, 0, INT64_MAX, -1, 0},	/* negative period */
+	};
+	struct wm_source_gen_conf c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		conf_base(&c, ids, 1, 1000);
+		c.n_silences = 1;
+		c.silences = &bad[i];
+		errno = 0;
+		ck_assert_msg(wm_source_gen_new(&c) == NULL, "accepted %zu", i);
+		ck_assert_int_eq(errno, EINVAL);
+	}
+}
+END_TEST
+
+/* ---- tcase bursts ---- */
+
+START_TEST(test_burst_multiplies_rate_in_its_window)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+	struct wm_record r;
+	uint64_t in_burst = 0;
+
+	/* x5 from 10 s for 30 s at 1000/s over 60 s: 30 s x 4000/s more. */
+	conf_base(&c, ids, 2, 1000);
+	c.end_ts = 60000;
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 10000, 40000, 0, 0, 5};
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 10 * SEC - 1, NULL, 0), 2 * 10000);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 10 * SEC);
+	while (wm_source_gen_next(g, 40 * SEC - 1, &r) == 1)
+		in_burst += r.partition == 0;
+	ck_assert_uint_eq(in_burst, 150000);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 40 * SEC);
+	drain(g, 100 * SEC, NULL, 0);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_partition_stats(g, 0, 100 * SEC, &st);
+	ck_assert_uint_eq(st.emitted, 60000 + 30 * 4000);
+	wm_source_gen_partition_stats(g, 1, 100 * SEC, &st);
+	ck_assert_uint_eq(st.emitted, 60000);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* The arrival times of g (one partition, no delays) up to `until`, as the
+ * due times it announces, against expect[0..n). */
+static void
+check_arrival_times(struct wm_source_gen *g, const int64_t *expect, size_t n)
+{
+	struct wm_record r;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t due = wm_source_gen_next_due_ns(g);
+
+		if (due != expect[i])
+			ck_abort_msg("arrival %zu at %lld, expected %lld", i,
+				     (long long)due, (long long)expect[i]);
+		ck_assert_int_eq(wm_source_gen_next(g, due, &r), 1);
+		ck_assert_int_eq(wm_source_gen_next(g, due, &r), 0);
+	}
+}
+
+START_TEST(test_burst_edges_restart_the_arrival_clock)
+{
+	static const uint32_t ids[] = {0};
+	/* 3/s, x2 in [500 ms, 1500 ms): segment 0 has arrivals 0, 1 (at
+	 * 0 and 333333333); arrival 2 would be at 666666666, so it starts
+	 * segment 1 at its edge and the next ones come every 10^9/6 ns;
+	 * arrival 8 would be at 1.5 s, so it starts segment 2 there. */
+	static const int64_t expect[] = {
+		0,	    333333333,	500000000,  666666666,
+		833333333,  1000000000, 1166666666, 1333333333,
+		1500000000, 1833333333, 2166666666, 2500000000,
+	};
+	/* 1/s, x2 in [0, 2 s), x3 in [1 s, 3 s): rates 2, 6, 3 then 1. */
+	static const int64_t overlap[] = {
+		0,	    500000000,	1000000000, 1166666666, 1333333333,
+		1500000000, 1666666666, 1833333333, 2000000000, 2333333333,
+		2666666666, 3000000000, 4000000000,
+	};
+	static const struct wm_source_gen_burst two[] = {
+		{0, 0, 0, 2000, 0, 0, 2},
+		{0, 0, 1000, 3000, 0, 0, 3},
+	};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+
+	conf_base(&c, ids, 1, 3);
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 500, 1500, 0, 0, 2};
+	g = gen_new_ok(&c);
+	check_arrival_times(g, expect, sizeof(expect) / sizeof(expect[0]));
+	wm_source_gen_free(g);
+
+	conf_base(&c, ids, 1, 1);
+	c.n_bursts = 2;
+	c.bursts = two;
+	g = gen_new_ok(&c);
+	check_arrival_times(g, overlap, sizeof(overlap) / sizeof(overlap[0]));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_periodic_burst_due_times_are_exact)
+{
+	static const uint32_t ids[] = {2};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+
+	/* x5 every 1 h for 1 min at 10/s over 3 h: 3 x 60 s x 40/s more,
+	 * polled only at the due times. */
+	conf_base(&c, ids, 1, 10);
+	c.end_ts = 3 * 3600 * 1000;
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){
+		2, 2, 0, INT64_MAX, 3600 * 1000, 60000, 5};
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(step_through_due_times(g, 4 * 3600 * SEC),
+			  3 * 3600 * 10 + 3 * 60 * 40);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_silence_during_burst_skips_at_the_burst_rate)
+{
+	static const uint32_t ids[] = {0};
+	static const struct wm_source_gen_silence quiet = {0,	  0, 8000,
+							   12000, 0, 0};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+
+	/* x5 until 10 s, silent from 8 s to 12 s: 2 s at 5000/s and 2 s at
+	 * 1000/s skipped, over 20 s. */
+	conf_base(&c, ids, 1, 1000);
+	c.end_ts = 20000;
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 0, 10000, 0, 0, 5};
+	c.n_silences = 1;
+	c.silences = &quiet;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 11 * SEC, NULL, 0), 40000);
+	/* Skips pending across the edge, counted up to now either side. */
+	wm_source_gen_partition_stats(g, 0, 9 * SEC, &st);
+	ck_assert_uint_eq(st.skipped, 5001);
+	wm_source_gen_partition_stats(g, 0, 11 * SEC, &st);
+	ck_assert_uint_eq(st.skipped, 10000 + 1001);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 12 * SEC);
+	drain(g, 30 * SEC, NULL, 0);
+	wm_source_gen_partition_stats(g, 0, 30 * SEC, &st);
+	ck_assert_uint_eq(st.skipped, 12000);
+	ck_assert_uint_eq(st.emitted, 60000 - 12000);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* Partition 1's records of g up to 2 s into out[0..4000); the count. */
+static size_t
+records_of_partition_1(struct wm_source_gen *g, struct wm_record *out)
+{
+	struct wm_record r;
+	size_t n = 0;
+
+	while (wm_source_gen_next(g, 2 * SEC, &r) == 1)
+		if (r.partition == 1 && n < 4000)
+			out[n++] = r;
+	wm_source_gen_free(g);
+	return n;
+}
+
+START_TEST(test_burst_leaves_other_partitions_alone)
+{
+	static const uint32_t ids[] = {0, 1};
+	static struct wm_record a[4000], b[4000];
+	struct wm_source_gen_conf c;
+	size_t n;
+
+	conf_rich(&c, ids, 2);
+	n = records_of_partition_1(gen_new_ok(&c), a);
+	ck_assert_uint_eq(n, 2001);
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 100, 900, 0, 0, 7};
+	ck_assert_uint_eq(records_of_partition_1(gen_new_ok(&c), b), n);
+	ck_assert(memcmp(a, b, n * sizeof(a[0])) == 0);
+}
+END_TEST
+
+START_TEST(test_fast_mode_burst_raises_the_share)
+{
+	static const uint32_t ids[] = {0, 1};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	unsigned before = 0, during = 0;
+
+	conf_base(&c, ids, 2, INFINITY);
+	c.n_bursts = 1;
+	c.bursts = &(struct wm_source_gen_burst){0, 0, 10, 20, 0, 0, 3};
+	g = gen_new_ok(&c);
+	for (int i = 0; i < 400; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 5 * MS, &r), 1);
+		before += r.partition == 0;
+	}
+	for (int i = 0; i < 400; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 10 * MS, &r), 1);
+		during += r.partition == 0;
+	}
+	ck_assert_uint_eq(before, 200);
+	ck_assert_uint_ge(during, 298);
+	ck_assert_uint_le(during, 302);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_invalid_burst_is_refused)
+{
+	static const uint32_t ids[] = {0};
+	static const struct wm_source_gen_burst bad[] = {
+		{0, 0, 0, INT64_MAX, 0, 0, 0},
+		{0, 0, 0, INT64_MAX, 0, 0, -2},
+		{0, 0, 0, INT64_MAX, 0, 0, NAN},
+		{0, 0, 0, INT64_MAX, 0, 0, INFINITY},
+		{0, 0, 0, INT64_MAX, 0, 0, 1e300}, /* rate x factor overflows */
+		{0, 0, 0, INT64_MAX, 1000, 1000, 2},
+		{1, 0, 0, INT64_MAX, 0, 0, 2},
+		{0, 0, 20, 10, 0, 0, 2},
+	};
+	struct wm_source_gen_conf c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		conf_base(&c, ids, 1, 1e15);
+		c.n_bursts = 1;
+		c.bursts = &bad[i];
+		errno = 0;
+		ck_assert_msg(wm_source_gen_new(&c) == NULL, "accepted %zu", i);
+		ck_assert_int_eq(errno, EINVAL);
+	}
+	conf_base(&c, ids, 1, 1000);
+	c.n_bursts = 1; /* bursts NULL */
+	ck_assert_ptr_null(wm_source_gen_new(&c));
 }
 END_TEST
 
@@ -1031,9 +1526,9 @@ START_TEST(test_invalid_configuration_is_refused)
 	ck_assert_ptr_null(wm_source_gen_new(&c));
 	conf_base(&c, ids, 2, 1000);
 	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){0, 1, 200, 100};
+	c.silences = &(struct wm_source_gen_silence){0, 1, 200, 100, 0, 0};
 	ck_assert_ptr_null(wm_source_gen_new(&c));
-	c.silences = &(struct wm_source_gen_silence){1, 0, 0, 100};
+	c.silences = &(struct wm_source_gen_silence){1, 0, 0, 100, 0, 0};
 	ck_assert_ptr_null(wm_source_gen_new(&c));
 	ck_assert_int_eq(n, 10);
 #undef REFUSE
@@ -1205,6 +1700,22 @@ source_gen_suite(void)
 	tcase_add_test(tc, test_overlapping_silences_chain);
 	tcase_add_test(tc, test_silence_for_ever);
 	tcase_add_test(tc, test_fast_mode_silence_sits_out_without_catch_up);
+	tcase_add_test(tc, test_periodic_silence_removes_exactly_its_windows);
+	tcase_add_test(tc, test_periodic_silence_within_from_and_to);
+	tcase_add_test(tc, test_periodic_silence_due_times_are_exact);
+	tcase_add_test(tc, test_periodic_silences_that_cover_all_time);
+	tcase_add_test(tc, test_fast_mode_periodic_silence_sits_out);
+	tcase_add_test(tc, test_invalid_periodic_silence_is_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bursts");
+	tcase_add_test(tc, test_burst_multiplies_rate_in_its_window);
+	tcase_add_test(tc, test_burst_edges_restart_the_arrival_clock);
+	tcase_add_test(tc, test_periodic_burst_due_times_are_exact);
+	tcase_add_test(tc, test_silence_during_burst_skips_at_the_burst_rate);
+	tcase_add_test(tc, test_burst_leaves_other_partitions_alone);
+	tcase_add_test(tc, test_fast_mode_burst_raises_the_share);
+	tcase_add_test(tc, test_invalid_burst_is_refused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");

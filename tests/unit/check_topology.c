@@ -156,6 +156,71 @@ START_TEST(test_minimal_topology_defaults)
 }
 END_TEST
 
+START_TEST(test_source_shapes)
+{
+	struct wm_topology *t =
+		load_ok("[source s]\n"
+			"partitions = 16\n"
+			"rate = 1000/s\n"
+			"skew = 0-3 x10\n"
+			"skew = 7 x0.01\n"
+			"skew = 2 x3\n"
+			"silence = 3-5 every 10 min for 2 min from 1 h to 5 h\n"
+			"silence = 9 for 1 min from 30 s\n"
+			"silence = 15\n"
+			"burst = 0-3 x20 from 10 min for 30 s\n"
+			"burst = 2 x5 every 1 h for 1 min\n"
+			"burst = \"12 x1.5 to 2 h\"\n");
+	const struct wm_source_conf *src = &t->stages[0].u.source;
+	static const double skew[16] = {10, 10, 3, 10, 1, 1, 1, 0.01,
+					1,  1,	1, 1,  1, 1, 1, 1};
+	const struct wm_source_gen_silence *sil = src->silences;
+	const struct wm_source_gen_burst *b = src->bursts;
+
+	/* Later skews override earlier ones for the partitions they name. */
+	ck_assert_uint_eq(src->n_skew, 16);
+	for (int p = 0; p < 16; p++)
+		ck_assert_msg(src->skew[p] == skew[p], "skew of %d: %g", p,
+			      src->skew[p]);
+	ck_assert_uint_eq(src->n_silences, 3);
+	ck_assert_uint_eq(sil[0].first_partition, 3);
+	ck_assert_uint_eq(sil[0].last_partition, 5);
+	ck_assert_int_eq(sil[0].from_ms, 3600000);
+	ck_assert_int_eq(sil[0].to_ms, 5 * 3600000);
+	ck_assert_int_eq(sil[0].period_ms, 600000);
+	ck_assert_int_eq(sil[0].length_ms, 120000);
+	/* Without "every", "for" ends the one window. */
+	ck_assert_int_eq(sil[1].from_ms, 30000);
+	ck_assert_int_eq(sil[1].to_ms, 90000);
+	ck_assert_int_eq(sil[1].period_ms, 0);
+	ck_assert_int_eq(sil[2].first_partition, 15);
+	ck_assert_int_eq(sil[2].from_ms, 0);
+	ck_assert_int_eq(sil[2].to_ms, INT64_MAX);
+	ck_assert_uint_eq(src->n_bursts, 3);
+	ck_assert_uint_eq(b[0].last_partition, 3);
+	ck_assert(b[0].factor == 20);
+	ck_assert_int_eq(b[0].from_ms, 600000);
+	ck_assert_int_eq(b[0].to_ms, 630000);
+	ck_assert_int_eq(b[0].period_ms, 0);
+	ck_assert_uint_eq(b[1].first_partition, 2);
+	ck_assert(b[1].factor == 5);
+	ck_assert_int_eq(b[1].from_ms, 0);
+	ck_assert_int_eq(b[1].to_ms, INT64_MAX);
+	ck_assert_int_eq(b[1].period_ms, 3600000);
+	ck_assert_int_eq(b[1].length_ms, 60000);
+	ck_assert(b[2].factor == 1.5);
+	ck_assert_int_eq(b[2].to_ms, 7200000);
+	wm_topology_free(t);
+
+	/* Nothing said: no skew, silences or bursts. */
+	t = load_ok("[source s]\n");
+	ck_assert_ptr_null(t->stages[0].u.source.skew);
+	ck_assert_uint_eq(t->stages[0].u.source.n_silences, 0);
+	ck_assert_uint_eq(t->stages[0].u.source.n_bursts, 0);
+	wm_topology_free(t);
+}
+END_TEST
+
 struct bad_case {
 	const char *text;
 	const char *error; /* the formatted error starts with this */
@@ -244,6 +309,71 @@ static const struct bad_case bad[] = {
 	 "watermark_alignment_max_drift = 1 s\n",
 	 "t.conf:3:29: invalid value for \"watermark_alignment_group\" in "
 	 "[source s]: a replayed trace cannot pause single partitions"},
+	/* Skews, silences and bursts: a part wrong by itself is shown at
+	 * its column, a wrong combination at the value's. */
+	{"[source s]\npartitions = 4\nskew = 0-3\n",
+	 "t.conf:3:11: invalid value for \"skew\" in [source s]: expected a "
+	 "multiplier after the partitions, as in x10"},
+	{"[source s]\npartitions = 4\nskew = 1 x0\n",
+	 "t.conf:3:10: invalid value for \"skew\" in [source s]: invalid "
+	 "multiplier \"x0\" (expected x and a number above 0, as in x10 or "
+	 "x0.01)"},
+	{"[source s]\npartitions = 4\nskew = 1 xinf\n",
+	 "t.conf:3:10: invalid value for \"skew\" in [source s]: invalid "
+	 "multiplier \"xinf\""},
+	{"[source s]\npartitions = 4\nskew = 1 x1e999\n",
+	 "t.conf:3:10: invalid value for \"skew\" in [source s]: invalid "
+	 "multiplier \"x1e999\""},
+	{"[source s]\npartitions = 4\nskew = 4 x2\n",
+	 "t.conf:3:8: invalid value for \"skew\" in [source s]: expected "
+	 "partitions from 0 to 3 (the source has 4), not \"4\""},
+	{"[source s]\npartitions = 4\nskew = 1 x2 from 1 h\n",
+	 "t.conf:3:13: invalid value for \"skew\" in [source s]: unexpected "
+	 "\"from\" (a skew holds for the whole job; a burst holds for a "
+	 "while)"},
+	{"[source s]\npartitions = 4\nsilence = 1 every 10 min for 15 min\n",
+	 "t.conf:3:11: invalid value for \"silence\" in [source s]: \"for\" "
+	 "must be shorter than \"every\""},
+	{"[source s]\npartitions = 4\nsilence = 1 every 10 min\n",
+	 "t.conf:3:11: invalid value for \"silence\" in [source s]: "
+	 "\"every\" needs \"for\""},
+	{"[source s]\npartitions = 4\nsilence = 0 x2\n",
+	 "t.conf:3:13: invalid value for \"silence\" in [source s]: "
+	 "unexpected \"x2\" (expected every, for, from or to)"},
+	{"[source s]\npartitions = 4\nsilence = 1 every 10 min for 1 min to 0 "
+	 "s\n",
+	 "t.conf:3:11: invalid value for \"silence\" in [source s]: \"to\" "
+	 "must come after \"from\""},
+	{"[source s]\npartitions = 4\nburst = 0 x2 every 0 s for 1 s\n",
+	 "t.conf:3:20: invalid value for \"burst\" in [source s]: \"every\" "
+	 "must be positive"},
+	{"[source s]\npartitions = 4\nburst = 0 x2 from 1 min for 30 s to 2 "
+	 "min\n",
+	 "t.conf:3:9: invalid value for \"burst\" in [source s]: give "
+	 "\"for\" or \"to\", not both"},
+	{"[source s]\npartitions = 4\nburst = 0 x2 from 1 min from 2 min\n",
+	 "t.conf:3:25: invalid value for \"burst\" in [source s]: \"from\" "
+	 "given twice"},
+	{"[source s]\npartitions = 4\nburst = 0 x2 for\n",
+	 "t.conf:3:14: invalid value for \"burst\" in [source s]: \"for\" "
+	 "needs a duration"},
+	{"[source s]\npartitions = 4\nburst = 0 x2 for 5 parsecs\n",
+	 "t.conf:3:18: invalid value for \"burst\" in [source s]: invalid "
+	 "duration \"5 parsecs\""},
+	{"[source s]\npartitions = 4\nburst = 0 x2 during 1 h\n",
+	 "t.conf:3:14: invalid value for \"burst\" in [source s]: unexpected "
+	 "\"during\" (expected every, for, from or to)"},
+	{"[source s]\npartitions = 4\nburst = 3-1 x2\n",
+	 "t.conf:3:9: invalid value for \"burst\" in [source s]: expected "
+	 "FIRST <= LAST, not \"3-1\""},
+	{"[source s]\npartitions = 4\nburst = a x2\n",
+	 "t.conf:3:9: invalid value for \"burst\" in [source s]: expected "
+	 "\"FIRST[-LAST] xFACTOR [every DURATION]"},
+	/* Columns count characters: the µ before is one. */
+	{"[source s]\npartitions = 4\nburst = 0 x2 for 2000 \xc2\xb5s from 1 s "
+	 "from 2 s\n",
+	 "t.conf:3:35: invalid value for \"burst\" in [source s]: \"from\" "
+	 "given twice"},
 };
 
 #define N_BAD (sizeof(bad) / sizeof(bad[0]))
@@ -285,6 +415,7 @@ topology_suite(void)
 
 	tcase_add_test(good, test_full_topology_with_flink_defaults);
 	tcase_add_test(good, test_minimal_topology_defaults);
+	tcase_add_test(good, test_source_shapes);
 	tcase_add_loop_test(errors,
 			    test_configuration_errors_name_file_line_and_key, 0,
 			    (int)N_BAD);
