@@ -86,6 +86,8 @@ struct gen_segment {
 struct gen_part {
 	uint32_t id;
 	bool finished;
+	bool paused;  /* by wm_source_gen_pause() */
+	bool in_heap; /* in timed or ready; a paused one leaves lazily */
 	bool ending;	  /* paced: the timed key is end_ns, not an arrival */
 	double base_rate; /* paced: records/s outside bursts (rate x skew) */
 	double skew;	  /* fast: the weight outside bursts */
@@ -908,6 +910,7 @@ gen_start(struct wm_source_gen *g)
 			heap_push(&g->ready, 0, p->id, i);
 		else
 			heap_push(&g->timed, paced_schedule(g, p), p->id, i);
+		p->in_heap = true;
 	}
 }
 
@@ -1033,32 +1036,49 @@ wm_source_gen_source(struct wm_source_gen *g)
 
 /* ---- the event loop interface ---- */
 
+/*
+ * A paused partition stays in its heap until it comes to the top, and
+ * leaves then: after this, no heap has a paused partition on top, so the
+ * top's key is a time something is due.
+ */
+static void
+drop_paused_tops(struct wm_source_gen *g, struct gen_heap *h)
+{
+	while (h->n > 0 && g->parts[h->a[0].idx].paused) {
+		g->parts[h->a[0].idx].in_heap = false;
+		heap_pop(h);
+	}
+}
+
 static int
 paced_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 {
-	while (g->timed.n > 0) {
+	int emitted = 0;
+
+	while (!emitted && g->timed.n > 0) {
 		struct gen_heap_ent *top = &g->timed.a[0];
 		struct gen_part *p = &g->parts[top->idx];
 
 		if (top->key > now_ns || top->key == INT64_MAX)
-			return 0;
+			break;
 		if (p->ending) {
 			part_finish(g, p);
 			heap_pop(&g->timed);
-			continue;
-		}
-		p->skipped += p->k - p->k_passed;
-		part_emit(g, p, top->key, out);
-		p->k_passed = ++p->k;
-		if (p->emitted == g->max_records) {
-			part_finish(g, p);
-			heap_pop(&g->timed);
 		} else {
-			heap_rekey_top(&g->timed, paced_schedule(g, p));
+			p->skipped += p->k - p->k_passed;
+			part_emit(g, p, top->key, out);
+			p->k_passed = ++p->k;
+			if (p->emitted == g->max_records) {
+				part_finish(g, p);
+				heap_pop(&g->timed);
+			} else {
+				heap_rekey_top(&g->timed, paced_schedule(g, p));
+			}
+			emitted = 1;
 		}
-		return 1;
+		drop_paused_tops(g, &g->timed);
 	}
-	return 0;
+	return emitted;
 }
 
 /* Shift all virtual times down by vclock, keeping their order. */
@@ -1097,6 +1117,8 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 		if (p->vt < g->vclock)
 			p->vt = g->vclock;
 		heap_push(&g->ready, p->vt, p->id, idx);
+		drop_paused_tops(g, &g->timed);
+		drop_paused_tops(g, &g->ready);
 	}
 	while (g->ready.n > 0) {
 		uint32_t idx = g->ready.a[0].idx;
@@ -1106,6 +1128,8 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 		if (e != now_ns) {
 			heap_pop(&g->ready);
 			heap_push(&g->timed, e, p->id, idx);
+			drop_paused_tops(g, &g->ready);
+			drop_paused_tops(g, &g->timed);
 			continue;
 		}
 		if (now_ns >= p->seg.end_ns) { /* a burst started or ended */
@@ -1121,6 +1145,7 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 		} else {
 			heap_rekey_top(&g->ready, p->vt);
 		}
+		drop_paused_tops(g, &g->ready);
 		if (g->vclock >= GEN_VCLOCK_REBASE)
 			fast_rebase(g);
 		return 1;
@@ -1144,12 +1169,46 @@ wm_source_gen_next_due_ns(const struct wm_source_gen *g)
 
 	if (g->n_finished == g->n_parts)
 		return INT64_MAX;
-	if (!g->fast)
-		return g->timed.a[0].key;
+	if (!g->fast) /* empty while every partition left is paused */
+		return g->timed.n > 0 ? g->timed.a[0].key : INT64_MAX;
 	if (g->ready.n > 0)
 		return g->last_now;
 	due = g->timed.n > 0 ? g->timed.a[0].key : INT64_MAX;
 	return due < g->end_ns ? due : g->end_ns;
+}
+
+void
+wm_source_gen_pause(struct wm_source_gen *g, uint32_t i, bool paused,
+		    int64_t now_ns)
+{
+	struct gen_part *p = &g->parts[i];
+
+	if (paused == p->paused || p->finished)
+		return;
+	p->paused = paused;
+	if (paused) {
+		drop_paused_tops(g, &g->timed);
+		drop_paused_tops(g, &g->ready);
+		return;
+	}
+	if (p->in_heap)
+		return; /* never left: it carries on where it was */
+	p->in_heap = true;
+	if (!g->fast) {
+		/* Its arrivals went on while it was paused: they are due
+		 * now, with the event times of when they arrived. */
+		heap_push(&g->timed,
+			  p->ending ? g->end_ns : part_arrival_ns(g, p, p->k),
+			  p->id, i);
+		return;
+	}
+	/* Fast: records exist only when read, so there is nothing to catch
+	 * up; it rejoins the round at the current virtual time, or waits out
+	 * a silence. */
+	if (p->vt < g->vclock)
+		p->vt = g->vclock;
+	heap_push(&g->ready, p->vt, p->id, i);
+	g->last_now = now_ns;
 }
 
 bool
@@ -1254,6 +1313,13 @@ gen_src_free(struct wm_record_source *src)
 	wm_source_gen_free(gen_of(src));
 }
 
+static void
+gen_src_pause(struct wm_record_source *src, uint32_t i, bool paused,
+	      int64_t now_ns)
+{
+	wm_source_gen_pause(gen_of(src), i, paused, now_ns);
+}
+
 static const struct wm_record_source_ops gen_source_ops = {
 	.name = "synthetic",
 	.next = gen_src_next,
@@ -1263,6 +1329,7 @@ static const struct wm_record_source_ops gen_source_ops = {
 	.n_partitions = gen_src_n_partitions,
 	.partition_stats = gen_src_partition_stats,
 	.free = gen_src_free,
+	.pause = gen_src_pause,
 };
 
 /* ---- split assignment (Flink's KafkaSourceEnumerator) ---- */

@@ -327,6 +327,20 @@ int wm_source_gen_next(struct wm_source_gen *g, int64_t now_ns,
  * silent for ever without an end). */
 int64_t wm_source_gen_next_due_ns(const struct wm_source_gen *g);
 
+/*
+ * Stop reading the i-th partition of conf->partitions (`paused`), or read
+ * it again, at now_ns (watermark alignment). Paced: its arrivals go on
+ * while it is paused and wait, as records wait in a Kafka partition; on
+ * resuming they are due at once, in arrival order and with the event
+ * times of their arrivals, merged with the others by arrival time as
+ * ever (so the backlog comes first). Fast: it sits out and rejoins the
+ * round at the current virtual time, as after a silence. A paused
+ * partition neither emits nor finishes; pausing a finished one does
+ * nothing. O(log P).
+ */
+void wm_source_gen_pause(struct wm_source_gen *g, uint32_t i, bool paused,
+			 int64_t now_ns);
+
 /* Every partition is finished (see "Limits" for a subtask without any). */
 bool wm_source_gen_finished(const struct wm_source_gen *g);
 

@@ -41,6 +41,7 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	s->windows_fired = WM_METRIC_GET(m->windows_fired);
 	s->windows_fired_late = WM_METRIC_GET(m->windows_fired_late);
 	s->results = WM_METRIC_GET(m->results);
+	s->alignment_waiting_ns = WM_METRIC_GET(m->alignment_waiting_ns);
 	read_progress(&m->output, &s->wm);
 }
 
@@ -88,7 +89,10 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 			struct wm_partition_report *pr = &rep->partitions[k];
 
 			pr->partition = WM_METRIC_GET(m->partitions[p].partition);
+			pr->stage = s->stage;
 			pr->subtask = s->index;
+			pr->alignment_paused_ns =
+				WM_METRIC_GET(m->partitions[p].alignment_paused_ns);
 			pr->records = WM_METRIC_GET(m->partitions[p].records);
 			read_progress(&m->partitions[p].progress, &pr->wm);
 		}
@@ -223,7 +227,8 @@ by_trouble(const void *x, const void *y)
 #define WM_REPORT_PARTITION_LINES 8
 
 static void
-print_partitions(FILE *f, const struct wm_job_report *rep)
+print_partitions(FILE *f, const struct wm_topology *t,
+		 const struct wm_job_report *rep)
 {
 	const struct wm_partition_report **sorted;
 	uint32_t troubled = 0;
@@ -250,14 +255,23 @@ print_partitions(FILE *f, const struct wm_job_report *rep)
 	     i++) {
 		const struct wm_partition_report *p = sorted[i];
 
+		char name[48];
+
+		snprintf(name, sizeof(name), "%s/%u",
+			 t->stages[p->stage].name, p->partition);
 		fprintf(f,
-			"    partition %-5u (subtask %u) %-10" PRIu64
+			"    partition %-12s (subtask %u) %-10" PRIu64
 			" records, watermark stalled %s, idle %s (%" PRIu64
-			" time%s)\n",
-			p->partition, p->subtask, p->records,
+			" time%s)",
+			name, p->subtask, p->records,
 			human_duration(p->wm.stalled_ns, a, sizeof(a)),
 			human_duration(p->wm.idle_ns, b, sizeof(b)),
 			p->wm.to_idle, p->wm.to_idle == 1 ? "" : "s");
+		if (p->alignment_paused_ns > 0)
+			fprintf(f, ", paused by alignment %s",
+				human_duration(p->alignment_paused_ns, a,
+					       sizeof(a)));
+		fputc('\n', f);
 	}
 	if (troubled > WM_REPORT_PARTITION_LINES)
 		fprintf(f, "    ... %u more (see --summary)\n",
@@ -299,7 +313,7 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		if (t->stages[s].kind != WM_STAGE_SINK)
 			print_stage(f, t, rep, s);
 	if (rep->n_partitions > 0)
-		print_partitions(f, rep);
+		print_partitions(f, t, rep);
 }
 
 /* ---- JSON ---- */
@@ -374,6 +388,10 @@ json_stage(FILE *f, const struct wm_topology *t,
 				",\"windows_fired\":%" PRIu64 ",",
 				s->records_windowed, s->late_dropped,
 				s->late_side_output, s->windows_fired);
+		if (st->kind == WM_STAGE_SOURCE &&
+		    st->u.source.alignment_group != NULL)
+			fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
+				s->alignment_waiting_ns / 1000000);
 		json_progress(f, &s->wm);
 		fputc('}', f);
 		first = false;
@@ -393,9 +411,11 @@ json_stage(FILE *f, const struct wm_topology *t,
 
 				fprintf(f,
 					"%s{\"partition\":%u,\"subtask\":%u,"
-					"\"records\":%" PRIu64 ",",
+					"\"records\":%" PRIu64
+					",\"alignment_paused_ms\":%" PRId64 ",",
 					first ? "" : ",", pr->partition,
-					pr->subtask, pr->records);
+					pr->subtask, pr->records,
+					pr->alignment_paused_ns / 1000000);
 				json_progress(f, &pr->wm);
 				fputc('}', f);
 				first = false;

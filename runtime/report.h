@@ -23,8 +23,9 @@
  *                           that its summary stays byte-identical)
  *   per subtask             records in/out, its output watermark's stalls
  *                           and idle time (progress.h)
- *   per source partition    records, its watermark's stalls, idle time
- *                           and idle/active transitions
+ *   per source partition    records, its watermark's stalls, idle time,
+ *                           idle/active transitions and the time
+ *                           watermark alignment kept it from being read
  */
 #ifndef WM_RUNTIME_REPORT_H
 #define WM_RUNTIME_REPORT_H
@@ -41,8 +42,10 @@
 
 struct wm_partition_report {
 	uint32_t partition;
+	uint32_t stage;
 	uint32_t subtask; /* index within its stage */
 	uint64_t records;
+	int64_t alignment_paused_ns; /* not read: watermark alignment */
 	struct wm_progress_reading wm;
 };
 
@@ -57,6 +60,7 @@ struct wm_subtask_report {
 	 * wait4()'s ru_maxrss, which counts the segment pages it touched and
 	 * the pages still shared with the supervisor after fork. */
 	uint64_t max_rss_kib;
+	int64_t alignment_waiting_ns; /* read nothing: watermark alignment */
 	struct wm_progress_reading wm; /* its output watermark */
 	uint32_t n_partitions;
 	struct wm_partition_report *partitions; /* into the report's array */

@@ -11,9 +11,10 @@
  *     subtasks' next due times: a record's arrival (source_gen.h) or a
  *     periodic watermark tick (every watermark_interval, the first one
  *     interval after 0, then one interval after each tick ran). A source
- *     with an unlimited rate has records due at every instant; it emits at
- *     most 256 per instant and is charged 1 us of processing time per
- *     record, so time moves on and ticks happen.
+ *     with records due at every instant (an unlimited rate, or the backlog
+ *     of a partition that alignment paused) emits at most 256 per instant
+ *     and is charged 1 us of processing time per record, so time moves on
+ *     and ticks happen.
  *  2. At each instant t (the earliest next event over all sources), every
  *     source subtask with an event due at t runs, in stage order then
  *     subtask order: first its watermark alignment update if due (aligned

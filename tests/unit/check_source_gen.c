@@ -1349,6 +1349,94 @@ END_TEST
 
 /* ---- tcase limits ---- */
 
+/* ---- pausing partitions (watermark alignment) ---- */
+
+START_TEST(test_paused_partition_keeps_its_backlog)
+{
+	static const uint32_t ids[] = {0, 1};
+	static struct wm_record out[8000];
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	size_t n;
+
+	conf_base(&c, ids, 2, 1000);
+	g = wm_source_gen_new(&c);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_uint_eq(drain(g, SEC - 1, out, 8000), 2000);
+	wm_source_gen_pause(g, 0, true, SEC - 1);
+	/* Partition 1 goes on alone; partition 0 is never due. */
+	n = drain(g, 3 * SEC - 1, out, 8000);
+	ck_assert_uint_eq(n, 2000);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(out[i].partition, 1);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 3 * SEC);
+	/* Back: its 2000 arrivals of 1 s to 3 s are due at once, oldest
+	 * first, stamped with their arrival times. */
+	wm_source_gen_pause(g, 0, false, 3 * SEC - 1);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), SEC);
+	n = drain(g, 3 * SEC - 1, out, 8000);
+	ck_assert_uint_eq(n, 2000);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(out[i].partition, 0);
+		ck_assert_int_eq(out[i].ts, 1000 + (int64_t)i);
+	}
+	ck_assert_uint_eq(drain(g, 5 * SEC - 1, out, 8000), 4000);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_every_partition_paused_is_never_due)
+{
+	static const uint32_t ids[] = {3};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, 1, 10);
+	c.end_ts = 1000; /* ends at 1 s */
+	g = wm_source_gen_new(&c);
+	ck_assert_ptr_nonnull(g);
+	wm_source_gen_pause(g, 0, true, 0);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), INT64_MAX);
+	/* A paused partition does not even finish. */
+	ck_assert_int_eq(wm_source_gen_next(g, 2 * SEC, &r), 0);
+	ck_assert(!wm_source_gen_finished(g));
+	wm_source_gen_pause(g, 0, false, 2 * SEC);
+	for (int i = 0; i < 10; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, 2 * SEC, &r), 1);
+		ck_assert_int_eq(r.ts, i * 100);
+	}
+	ck_assert_int_eq(wm_source_gen_next(g, 2 * SEC, &r), 0);
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_fast_mode_paused_partition_sits_out)
+{
+	static const uint32_t ids[] = {0, 1};
+	static struct wm_record out[64];
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+
+	conf_base(&c, ids, 2, INFINITY);
+	g = wm_source_gen_new(&c);
+	ck_assert_ptr_nonnull(g);
+	wm_source_gen_pause(g, 1, true, 0);
+	for (int i = 0; i < 10; i++) {
+		ck_assert_int_eq(wm_source_gen_next(g, i, &out[0]), 1);
+		ck_assert_uint_eq(out[0].partition, 0);
+	}
+	/* No catch-up: they take turns again at once. */
+	wm_source_gen_pause(g, 1, false, 10);
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(wm_source_gen_next(g, 10 + i, &out[i]), 1);
+	for (int i = 0; i < 10; i++)
+		ck_assert_uint_eq(out[i].partition, (uint32_t)(i % 2 == 0));
+	wm_source_gen_free(g);
+}
+END_TEST
+
 START_TEST(test_record_limit_finishes_partitions)
 {
 	static const uint32_t ids[] = {0, 1};
@@ -1700,6 +1788,9 @@ source_gen_suite(void)
 	tcase_add_test(tc, test_overlapping_silences_chain);
 	tcase_add_test(tc, test_silence_for_ever);
 	tcase_add_test(tc, test_fast_mode_silence_sits_out_without_catch_up);
+	tcase_add_test(tc, test_paused_partition_keeps_its_backlog);
+	tcase_add_test(tc, test_every_partition_paused_is_never_due);
+	tcase_add_test(tc, test_fast_mode_paused_partition_sits_out);
 	tcase_add_test(tc, test_periodic_silence_removes_exactly_its_windows);
 	tcase_add_test(tc, test_periodic_silence_within_from_and_to);
 	tcase_add_test(tc, test_periodic_silence_due_times_are_exact);
