@@ -22,6 +22,8 @@
 #include <sysexits.h>
 
 #include "runtime/affinity.h"
+#include "runtime/placement.h"
+#include "runtime/plan.h"
 #include "runtime/sim.h"
 #include "runtime/supervisor.h"
 #include "runtime/topology.h"
@@ -92,71 +94,17 @@ usage(FILE *f)
 static int
 check(const struct wm_topology *t)
 {
+	struct wm_plan *plan = wm_plan_new(t);
 	struct wm_affinity *a = NULL;
-	struct wm_affinity_plan *plan = NULL;
-	struct wm_affinity_task *tasks = NULL;
-	struct wm_affinity_edge *edges = NULL;
-	unsigned *first = calloc(t->n_stages, sizeof(*first));
-	size_t n_tasks = 0, n_edges = 0, cap_edges = 0;
+	struct wm_affinity_plan *placed = NULL;
 	char err[512];
 	int status = EX_OK;
 
-	if (first == NULL)
+	if (plan == NULL)
 		return EX_OSERR;
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		first[s] = (unsigned)n_tasks;
-		if (t->stages[s].kind != WM_STAGE_SINK)
-			n_tasks += t->stages[s].parallelism;
-	}
-	tasks = calloc(n_tasks, sizeof(*tasks));
-	if (tasks == NULL) {
-		free(first);
-		return EX_OSERR;
-	}
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		const struct wm_stage *st = &t->stages[s];
-
-		if (st->kind == WM_STAGE_SINK)
-			continue;
-		for (unsigned i = 0; i < st->parallelism; i++)
-			tasks[first[s] + i] =
-				(struct wm_affinity_task){st->name, i};
-		for (uint32_t k = 0; k < st->n_inputs; k++) {
-			const struct wm_stage_input *in = &st->inputs[k];
-			const struct wm_stage *up = &t->stages[in->stage];
-			bool fwd = in->edge == WM_PARTITION_FORWARD;
-
-			for (unsigned u = 0; u < up->parallelism; u++)
-				for (unsigned d = 0; d < st->parallelism; d++) {
-					if (fwd && u != d)
-						continue;
-					if (n_edges == cap_edges) {
-						cap_edges =
-							cap_edges
-								? 2 * cap_edges
-								: 64;
-						edges = realloc(
-							edges,
-							cap_edges *
-								sizeof(*edges));
-						if (edges == NULL)
-							return EX_OSERR;
-					}
-					/* A forward pair carries the whole
-					 * stream, an all-to-all channel a
-					 * share of it. */
-					edges[n_edges++] =
-						(struct wm_affinity_edge){
-							first[in->stage] + u,
-							first[s] + d,
-							fwd ? st->parallelism
-							    : 1};
-				}
-		}
-	}
-	printf("job \"%s\": %u stages, %zu subtasks, %zu channels\n",
-	       t->job.name ? t->job.name : "unnamed", t->n_stages, n_tasks,
-	       n_edges);
+	printf("job \"%s\": %u stages, %u subtasks, %u channels\n",
+	       t->job.name ? t->job.name : "unnamed", t->n_stages,
+	       plan->n_subtasks, plan->n_channels);
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *st = &t->stages[s];
 
@@ -172,19 +120,20 @@ check(const struct wm_topology *t)
 			printf(" (chained to its window)");
 		printf("\n");
 	}
-	if (wm_affinity_open(NULL, &a, err, sizeof(err)) != 0 ||
-	    wm_affinity_plan_new(a, tasks, n_tasks, edges, n_edges, NULL, &plan,
-				 err, sizeof(err)) != 0) {
+	if (wm_affinity_open(NULL, &a, err, sizeof(err)) != 0) {
 		fprintf(stderr, "wmrun: %s\n", err);
 		status = EX_OSERR;
+	} else if (wm_placement_plan(a, t, plan, &placed, err, sizeof(err)) !=
+		   0) {
+		fprintf(stderr, "wmrun: %s%s\n", t->job.cpus ? "[job] cpus: " : "",
+			err);
+		status = t->job.cpus ? EX_CONFIG : EX_OSERR;
 	} else {
-		wm_affinity_describe(a, plan, stdout);
+		wm_affinity_describe(a, placed, stdout);
 	}
-	wm_affinity_plan_free(plan);
+	wm_affinity_plan_free(placed);
 	wm_affinity_close(a);
-	free(edges);
-	free(tasks);
-	free(first);
+	wm_plan_free(plan);
 	return status;
 }
 

@@ -351,6 +351,22 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep,
 	int r;
 
 	err[0] = '\0';
+	/* Simulated time runs as fast as it can: a job without an end would
+	 * never return. (A real run of it is a stream job, stopped with
+	 * Ctrl-C.) Replayed traces end by themselves. */
+	for (uint32_t s = 0; s < topo->n_stages; s++)
+		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
+		    topo->stages[s].u.source.replay == NULL &&
+		    topo->job.event_time_ms == INT64_MAX &&
+		    topo->job.processing_time_ms == INT64_MAX &&
+		    topo->job.records == UINT64_MAX) {
+			snprintf(err, errlen,
+				 "source \"%s\" never ends: give [job] a run "
+				 "length (event_time, processing_time or "
+				 "records) to run it with --sim",
+				 topo->stages[s].name);
+			return -EINVAL;
+		}
 	r = build(&sim, err, errlen);
 	if (r == 0)
 		r = align(&sim);

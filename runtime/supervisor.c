@@ -26,6 +26,7 @@
 
 #include "ipc/shm.h"
 #include "runtime/affinity.h"
+#include "runtime/placement.h"
 #include "runtime/supervisor.h"
 #include "runtime/worker.h"
 
@@ -46,48 +47,53 @@ monotonic_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* CPUs for the subtasks, or -1 each if placement is not possible. */
-static void
-place(const struct wm_topology *t, const struct wm_plan *plan, int *cpu)
+/*
+ * CPUs for the subtasks (-1 each when they cannot be pinned: a warning),
+ * and each ring's pages bound to its consumer's NUMA node (a no-op on one
+ * node, but exercised). Returns 0, or EX_CONFIG with err set when an
+ * explicit [job] cpus list does not fit the job or the machine.
+ */
+static int
+place(const struct wm_topology *t, const struct wm_plan *plan,
+      const struct wm_shm *seg, int *cpu, char *err, size_t errlen)
 {
 	struct wm_affinity *a = NULL;
 	struct wm_affinity_plan *ap = NULL;
-	struct wm_affinity_task *tasks =
-		calloc(plan->n_subtasks, sizeof(*tasks));
-	struct wm_affinity_edge *edges =
-		calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*edges));
-	char err[256];
+	char why[256];
+	int status = 0;
 
 	for (uint32_t i = 0; i < plan->n_subtasks; i++)
 		cpu[i] = -1;
-	if (tasks == NULL || edges == NULL)
-		goto out;
-	for (uint32_t i = 0; i < plan->n_subtasks; i++)
-		tasks[i] = (struct wm_affinity_task){
-			t->stages[plan->subtasks[i].stage].name,
-			plan->subtasks[i].index};
-	for (uint32_t c = 0; c < plan->n_channels; c++)
-		edges[c] = (struct wm_affinity_edge){
-			plan->channels[c].producer, plan->channels[c].consumer,
-			plan->subtasks[plan->channels[c].producer].widths
-						[plan->channels[c].edge] == 1
-				? 16
-				: 1};
-	if (wm_affinity_open(NULL, &a, err, sizeof(err)) != 0 ||
-	    wm_affinity_plan_new(a, tasks, plan->n_subtasks, edges,
-				 plan->n_channels, NULL, &ap, err,
-				 sizeof(err)) != 0) {
-		fprintf(stderr, "wmrun: warning: subtasks are not pinned: %s\n",
-			err);
+	if (wm_affinity_open(NULL, &a, why, sizeof(why)) != 0 ||
+	    wm_placement_plan(a, t, plan, &ap, why, sizeof(why)) != 0) {
+		if (t->job.cpus != NULL) {
+			snprintf(err, errlen, "[job] cpus: %s", why);
+			status = EX_CONFIG;
+		} else {
+			fprintf(stderr,
+				"wmrun: warning: subtasks are not pinned: "
+				"%s\n",
+				why);
+		}
 		goto out;
 	}
 	for (uint32_t i = 0; i < plan->n_subtasks; i++)
 		cpu[i] = (int)ap->place[i].cpu;
+	for (uint32_t c = 0; c < plan->n_channels; c++)
+		if (wm_affinity_bind_memory(a, wm_shm_ring(seg, c),
+					    wm_shm_channel(seg, c)->ring_bytes,
+					    ap->ring_node[c], why,
+					    sizeof(why)) != 0) {
+			fprintf(stderr,
+				"wmrun: warning: ring pages stay where "
+				"they are: %s\n",
+				why);
+			break;
+		}
 out:
 	wm_affinity_plan_free(ap);
 	wm_affinity_close(a);
-	free(tasks);
-	free(edges);
+	return status;
 }
 
 static void
@@ -263,7 +269,9 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 			goto out;
 		}
 	}
-	place(t, plan, cpu);
+	status = place(t, plan, &seg, cpu, err, errlen);
+	if (status != 0)
+		goto out;
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGINT);

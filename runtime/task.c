@@ -82,6 +82,7 @@ struct wm_task {
 	struct wm_progress *part_progress; /* by local index */
 	uint64_t *part_records;		 /* by local index */
 	bool source_started;
+	int64_t end_ns; /* [job] processing_time: input ends then */
 
 	/* watermark alignment (operators/alignment.h) */
 	uint32_t n_peers;
@@ -293,6 +294,12 @@ init_source(struct wm_task *t)
 	t->part_paused_ns = calloc(n ? n : 1, sizeof(*t->part_paused_ns));
 	t->max_allowed = WM_TS_MAX;
 	t->next_alignment_ns = INT64_MAX;
+	/* A run length in processing time ends every source's input then,
+	 * whatever its records: drained, as a bounded source ends. The
+	 * processing time [0, end) is read, as an event-time end is. */
+	t->end_ns = job->processing_time_ms > INT64_MAX / 1000000
+			    ? INT64_MAX
+			    : job->processing_time_ms * 1000000;
 	if (t->part_progress == NULL || t->part_records == NULL ||
 	    t->part_paused == NULL || t->part_paused_since_ns == NULL ||
 	    t->part_paused_ns == NULL) {
@@ -507,8 +514,9 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	 * burst per call, so that an unlimited-rate source lets its caller
 	 * move time on, run ticks and serve its other duties. A subtask
 	 * waiting for alignment reads nothing. */
-	for (uint32_t n = 0; !t->waiting && n < WM_TASK_SOURCE_BURST &&
-			     wm_record_source_next(t->src, now_ns, &rec) == 1;
+	for (uint32_t n = 0;
+	     !t->waiting && now_ns < t->end_ns && n < WM_TASK_SOURCE_BURST &&
+	     wm_record_source_next(t->src, now_ns, &rec) == 1;
 	     n++) {
 		uint32_t local = t->local_of[rec.partition];
 
@@ -528,7 +536,7 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	    wm_alignment_holds_back(wm_source_watermarks_current(&t->watermarks),
 				    t->max_allowed))
 		set_waiting(t, true);
-	if (wm_record_source_finished(t->src)) {
+	if (wm_record_source_finished(t->src) || now_ns >= t->end_ns) {
 		struct wm_frame end = {.kind = WM_FRAME_END,
 				       .arg = WM_END_DRAIN};
 
@@ -546,6 +554,8 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	tick = wm_source_watermarks_next_tick(&t->watermarks);
 	if (tick < due)
 		due = tick;
+	if (t->end_ns < due)
+		due = t->end_ns;
 	return t->next_alignment_ns < due ? t->next_alignment_ns : due;
 }
 

@@ -89,7 +89,8 @@ bool wm_task_inputs_done(const struct wm_task *task);
  * job started; at most WM_TASK_SOURCE_BURST) and run the periodic
  * watermark tick if due. Returns the processing time of the next thing to
  * do (<= now_ns: call again at once; INT64_MAX: nothing). When every
- * partition is finished, ends the stream: MAX watermark, then END. */
+ * partition is finished, or [job] processing_time has passed, ends the
+ * stream: MAX watermark, then END. */
 int64_t wm_task_run_source(struct wm_task *task, int64_t now_ns);
 
 /* The task finished: a source that sent END, or a task whose inputs all

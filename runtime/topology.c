@@ -32,6 +32,7 @@ static const char *const job_keys[] = {
 	"seed",
 	"stall_threshold",
 	"pipeline.watermark-alignment.allow-unaligned-source-splits",
+	"cpus",
 	"flink_behaviour",
 	"pipeline.auto-watermark-interval",
 	"pipeline.max-parallelism",
@@ -395,6 +396,7 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	if (sec == NULL)
 		return 0;
 	if ((r = get_string(l, sec, "name", &job->name)) != 0 ||
+	    (r = get_string(l, sec, "cpus", &job->cpus)) != 0 ||
 	    (r = get_duration(l, sec, "event_time", true,
 			      &job->event_time_ms)) != 0 ||
 	    (r = get_duration(l, sec, "processing_time", true,
@@ -1498,5 +1500,6 @@ wm_topology_free(struct wm_topology *t)
 	}
 	free(t->stages);
 	free(t->job.name);
+	free(t->job.cpus);
 	free(t);
 }

@@ -15,7 +15,9 @@
  *                    pipeline.auto-watermark-interval,
  *                    pipeline.max-parallelism,
  *                    pipeline.watermark-alignment.allow-unaligned-
- *                    source-splits (align whole source subtasks only)
+ *                    source-splits (align whole source subtasks only),
+ *                    cpus (a CPU list, one CPU per subtask in plan
+ *                    order: runtime/placement.h; default: the heuristic)
  *   [global]         defaults for any stage key (parallelism = 4)
  *   [source NAME]    parallelism, partitions, rate (per partition),
  *                    out_of_orderness, late_fraction, late_by, keys,
@@ -166,6 +168,7 @@ struct wm_job_conf {
 	int64_t watermark_interval_ms;
 	int64_t stall_threshold_ms; /* runtime/progress.h */
 	bool allow_unaligned_source_splits; /* align whole subtasks only */
+	char *cpus; /* explicit placement (runtime/placement.h); NULL */
 };
 
 struct wm_topology {

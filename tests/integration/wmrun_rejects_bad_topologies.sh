@@ -25,3 +25,17 @@ expect_status 78 "$WMRUN" "$scratch/typo.conf"
 expect_status 0 "$WMRUN" --check "$EXAMPLES/quiet_partitions.conf"
 expect_line '^  window  counts +parallelism 2, max parallelism 128, input hash from "events"' "$scratch/out"
 expect_line '^events/3 ' "$scratch/out"
+
+# An explicit placement names one CPU per subtask, in plan order.
+printf '[job]\ncpus = 0\n[source s]\nparallelism = 2\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/cpus.conf"
+expect_status 78 "$WMRUN" --check "$scratch/cpus.conf"
+expect_line 'cpus: CPU list "0" names 1 CPUs for 3 tasks' "$scratch/err"
+expect_status 78 "$WMRUN" "$scratch/cpus.conf"
+expect_line 'cpus: CPU list "0" names 1 CPUs for 3 tasks' "$scratch/err"
+sed -i 's/^cpus = 0$/cpus = 0,0,0/' "$scratch/cpus.conf"
+expect_status 0 "$WMRUN" --check "$scratch/cpus.conf"
+expect_line 'from the CPU list' "$scratch/out"
+expect_line '^s/1 +0 ' "$scratch/out"
+# --sim refuses a job that would never end; a real run is a stream job.
+expect_status 78 "$WMRUN" --sim "$scratch/cpus.conf"
+expect_line 'source "s" never ends: give \[job\] a run length' "$scratch/err"

@@ -1,0 +1,31 @@
+/*
+ * placement.h
+ *	Where a job's subtasks run: its plan (plan.h) turned into placement
+ *	tasks and edges for runtime/affinity.h, planned with [job] cpus or
+ *	the heuristic. The supervisor pins and binds by it; wmrun --check
+ *	prints it.
+ *
+ * Tasks are the plan's subtasks in plan order (so a `cpus` list names one
+ * CPU per subtask in that order: stage by stage, subtask by subtask, sinks
+ * excluded); edges are the plan's channels in channel order, so the ring
+ * of channel c goes to the plan's ring_node[c]. A channel of a forward
+ * edge carries its producer's whole stream and weighs 16, a channel of an
+ * all-to-all exchange 1.
+ */
+#ifndef WM_RUNTIME_PLACEMENT_H
+#define WM_RUNTIME_PLACEMENT_H
+
+#include <stddef.h>
+
+#include "runtime/affinity.h"
+#include "runtime/plan.h"
+#include "runtime/topology.h"
+
+/* 0 with *out set, or a negative errno with a message in err: -EINVAL for
+ * a `cpus` list that does not fit the job or the machine. */
+int wm_placement_plan(const struct wm_affinity *a,
+		      const struct wm_topology *topo,
+		      const struct wm_plan *plan,
+		      struct wm_affinity_plan **out, char *err, size_t errlen);
+
+#endif /* WM_RUNTIME_PLACEMENT_H */
