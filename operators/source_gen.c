@@ -98,6 +98,8 @@ struct gen_part {
 	int64_t vstep;		       /* fast: virtual time per record */
 	int64_t vt; /* fast: virtual time of the next record */
 	uint64_t k; /* paced: next arrival (see the top comment) */
+	int64_t arrival_ns; /* paced: arrival k's time; its key may be later
+			     * (an outage) */
 	uint64_t k_passed;
 	uint64_t emitted;
 	uint64_t skipped; /* committed skips (paced) */
@@ -141,6 +143,8 @@ struct wm_source_gen {
 	struct gen_sched *silences;
 	uint32_t n_bursts;
 	struct gen_burst *bursts;
+	uint32_t n_outages;
+	struct gen_sched *outages;
 	int64_t end_ns; /* processing time at which partitions end */
 	int64_t last_now;
 	int64_t vclock;
@@ -599,6 +603,30 @@ part_silence_end(const struct wm_source_gen *g, struct gen_part *p, int64_t t)
 	return e;
 }
 
+/* When an arrival of partition `id` at t can be read: the end of the
+ * outages that hold t (chained), or t. O(U) per window met. */
+static int64_t
+outage_end(const struct wm_source_gen *g, uint32_t id, int64_t t)
+{
+	bool moved = true;
+
+	while (moved && t != INT64_MAX) {
+		moved = false;
+		for (uint32_t i = 0; i < g->n_outages; i++) {
+			int64_t end;
+
+			if (!sched_for(&g->outages[i], id))
+				continue;
+			end = sched_window_end(&g->outages[i], t);
+			if (end > t) {
+				t = end;
+				moved = true;
+			}
+		}
+	}
+	return t;
+}
+
 /*
  * The product of the factors of the bursts that cover partition `id` at t
  * (1 if none), and in *edge the next time after t at which one of them
@@ -713,7 +741,8 @@ paced_schedule(const struct wm_source_gen *g, struct gen_part *p)
 		e = part_silence_end(g, p, t);
 		if (e == t) {
 			p->ending = false;
-			return t;
+			p->arrival_ns = t;
+			return g->n_outages > 0 ? outage_end(g, p->id, t) : t;
 		}
 		if (p->k == p->k_passed)
 			p->seg_passed = p->seg;
@@ -809,6 +838,8 @@ conf_valid(const struct wm_source_gen_conf *c)
 	if (c->n_silences > 0 && c->silences == NULL)
 		return false;
 	if (c->n_bursts > 0 && c->bursts == NULL)
+		return false;
+	if (c->n_outages > 0 && c->outages == NULL)
 		return false;
 	return true;
 }
@@ -976,6 +1007,18 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 				s->period_ms, s->length_ms))
 			goto invalid;
 	}
+	g->n_outages = conf->n_outages;
+	if (g->n_outages > 0 &&
+	    (g->outages = calloc(g->n_outages, sizeof(*g->outages))) == NULL)
+		goto nomem;
+	for (uint32_t i = 0; i < g->n_outages; i++) {
+		const struct wm_source_gen_silence *o = &conf->outages[i];
+
+		if (!sched_init(&g->outages[i], o->first_partition,
+				o->last_partition, o->from_ms, o->to_ms,
+				o->period_ms, o->length_ms))
+			goto invalid;
+	}
 	for (uint32_t i = 0; i < g->n_bursts; i++) {
 		const struct wm_source_gen_burst *b = &conf->bursts[i];
 
@@ -1025,6 +1068,7 @@ wm_source_gen_free(struct wm_source_gen *g)
 	free(g->ready.a);
 	free(g->silences);
 	free(g->bursts);
+	free(g->outages);
 	free(g);
 }
 
@@ -1066,7 +1110,7 @@ paced_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 			heap_pop(&g->timed);
 		} else {
 			p->skipped += p->k - p->k_passed;
-			part_emit(g, p, top->key, out);
+			part_emit(g, p, p->arrival_ns, out);
 			p->k_passed = ++p->k;
 			if (p->emitted == g->max_records) {
 				part_finish(g, p);
@@ -1125,6 +1169,10 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 		struct gen_part *p = &g->parts[idx];
 		int64_t e = part_silence_end(g, p, now_ns);
 
+		/* An outage is a silence to a source that makes records as
+		 * they are read. */
+		if (e == now_ns && g->n_outages > 0)
+			e = outage_end(g, p->id, now_ns);
 		if (e != now_ns) {
 			heap_pop(&g->ready);
 			heap_push(&g->timed, e, p->id, idx);
@@ -1198,7 +1246,8 @@ wm_source_gen_pause(struct wm_source_gen *g, uint32_t i, bool paused,
 		/* Its arrivals went on while it was paused: they are due
 		 * now, with the event times of when they arrived. */
 		heap_push(&g->timed,
-			  p->ending ? g->end_ns : part_arrival_ns(g, p, p->k),
+			  p->ending ? g->end_ns
+				    : outage_end(g, p->id, p->arrival_ns),
 			  p->id, i);
 		return;
 	}

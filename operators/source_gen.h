@@ -98,6 +98,16 @@
  * Cost: O(S) when a partition meets the edge of a silence window (S
  * silences), O(1) per record in between.
  *
+ * Outages: windows as for silences, in which the partition's records are
+ * produced but cannot be read (a broker or network outage, devices that
+ * buffer while offline). Paced mode: an arrival in an outage keeps its
+ * arrival time, and so its event time, but is due only when the outage
+ * ends (overlapping outages chain): the backlog is then due at once, in
+ * arrival order, merged with what else is due as ever (ties by partition
+ * id). Fast mode: as
+ * a silence (records exist only when read). Cost: O(U) per record for U
+ * outages covering the partition.
+ *
  * Bursts: partitions first_partition..last_partition, windows as for
  * silences (one [from, to), or periodic), and a factor F > 0 by which the
  * rate is multiplied in them (overlapping bursts multiply): the segments
@@ -282,6 +292,8 @@ struct wm_source_gen_conf {
 	const struct wm_source_gen_silence *silences;
 	uint32_t n_bursts;
 	const struct wm_source_gen_burst *bursts;
+	uint32_t n_outages; /* windows spelled as silences' */
+	const struct wm_source_gen_silence *outages;
 	uint64_t seed;
 	int64_t start_epoch_ms; /* event time of processing time 0 */
 	uint64_t max_records;	/* per partition; UINT64_MAX: none */

@@ -327,6 +327,8 @@ init_source(struct wm_task *t)
 	conf.silences = sc->silences;
 	conf.n_bursts = sc->n_bursts;
 	conf.bursts = sc->bursts;
+	conf.n_outages = sc->n_outages;
+	conf.outages = sc->outages;
 	/* Each source has its own stream of the job's randomness. */
 	conf.seed = job->seed ^ (uint64_t)wm_keygroup_hash_string(
 					t->stage->name, strlen(t->stage->name));

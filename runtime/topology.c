@@ -49,7 +49,7 @@ static const char *const source_keys[] = {
 	"parallelism",	 "partitions", "rate",	       "out_of_orderness",
 	"late_fraction", "late_by",    "keys",	       "key_distribution",
 	"zipf_exponent", "watermark",  "idle_timeout", "watermark_interval",
-	"silence",	 "skew",       "burst",
+	"silence",	 "skew",       "burst",	       "outage",
 	"replay",
 	"pacing",
 	"on_bad_record",
@@ -471,7 +471,7 @@ load_job(struct loader *l, struct wm_ini_section *sec)
  * wrong by itself is reported at its column, a wrong combination at the
  * value's.
  */
-enum shape_kind { SHAPE_SKEW, SHAPE_SILENCE, SHAPE_BURST };
+enum shape_kind { SHAPE_SKEW, SHAPE_SILENCE, SHAPE_BURST, SHAPE_OUTAGE };
 
 struct shape_key {
 	enum shape_kind kind;
@@ -489,6 +489,9 @@ static const struct shape_key shape_keys[] = {
 	{SHAPE_BURST, "burst", true, true,
 	 "FIRST[-LAST] xFACTOR [every DURATION] [for DURATION] "
 	 "[from DURATION] [to DURATION]"},
+	{SHAPE_OUTAGE, "outage", false, true,
+	 "FIRST[-LAST] [every DURATION] [for DURATION] [from DURATION] "
+	 "[to DURATION]"},
 };
 
 enum { SHAPE_EVERY, SHAPE_FOR, SHAPE_FROM, SHAPE_TO, SHAPE_N_WORDS };
@@ -784,6 +787,27 @@ parse_shape(struct loader *l, const struct wm_ini_entry *e,
 	return check_partitions(l, e, &words[0], bound, partitions, sh);
 }
 
+/* A silence or an outage: the partitions and windows of a shape. */
+static int
+add_window(struct wm_source_gen_silence **windows, uint32_t *n,
+	   const struct wm_source_gen_burst *sh)
+{
+	void *grown = realloc(*windows, (*n + 1) * sizeof(**windows));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	*windows = grown;
+	(*windows)[(*n)++] = (struct wm_source_gen_silence){
+		.first_partition = sh->first_partition,
+		.last_partition = sh->last_partition,
+		.from_ms = sh->from_ms,
+		.to_ms = sh->to_ms,
+		.period_ms = sh->period_ms,
+		.length_ms = sh->length_ms,
+	};
+	return 0;
+}
+
 /* Apply one parsed shape of the given kind to the source (a shape is
  * parsed as a burst: partitions, windows and a factor). */
 static int
@@ -807,21 +831,9 @@ add_shape(struct wm_source_conf *src, enum shape_kind kind,
 			src->skew[p] = sh->factor;
 		return 0;
 	case SHAPE_SILENCE:
-		grown = realloc(src->silences,
-				(src->n_silences + 1) * sizeof(*src->silences));
-		if (grown == NULL)
-			return -ENOMEM;
-		src->silences = grown;
-		src->silences[src->n_silences++] =
-			(struct wm_source_gen_silence){
-				.first_partition = sh->first_partition,
-				.last_partition = sh->last_partition,
-				.from_ms = sh->from_ms,
-				.to_ms = sh->to_ms,
-				.period_ms = sh->period_ms,
-				.length_ms = sh->length_ms,
-			};
-		return 0;
+		return add_window(&src->silences, &src->n_silences, sh);
+	case SHAPE_OUTAGE:
+		return add_window(&src->outages, &src->n_outages, sh);
 	case SHAPE_BURST:
 		grown = realloc(src->bursts,
 				(src->n_bursts + 1) * sizeof(*src->bursts));
@@ -1489,6 +1501,7 @@ wm_topology_free(struct wm_topology *t)
 		free(st->name);
 		if (st->kind == WM_STAGE_SOURCE) {
 			free(st->u.source.silences);
+			free(st->u.source.outages);
 			free(st->u.source.bursts);
 			free(st->u.source.skew);
 			free(st->u.source.replay);

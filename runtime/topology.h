@@ -31,6 +31,8 @@
  *                      silence = PARTITIONS WHEN    no records then
  *                      burst = PARTITIONS xF WHEN   rate x F then
  *                                                   (overlaps multiply)
+ *                      outage = PARTITIONS WHEN     records wait, read
+ *                                                   when it ends
  *                    PARTITIONS: FIRST or FIRST-LAST; F > 0; WHEN:
  *                    [every D] [for D] [from D] [to D] in processing
  *                    time since the job start, i.e. [from, to) (default
@@ -112,6 +114,8 @@ struct wm_source_conf {
 	struct wm_source_gen_silence *silences;
 	uint32_t n_bursts;
 	struct wm_source_gen_burst *bursts;
+	uint32_t n_outages;
+	struct wm_source_gen_silence *outages;
 	/* Replay a trace instead of generating (runtime/replay.h). */
 	char *replay;
 	enum wm_replay_pacing pacing;

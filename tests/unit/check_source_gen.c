@@ -1349,6 +1349,83 @@ END_TEST
 
 /* ---- tcase limits ---- */
 
+/* ---- outages ---- */
+
+START_TEST(test_outage_delivers_its_backlog_when_it_ends)
+{
+	static const uint32_t ids[] = {0, 1};
+	static const struct wm_source_gen_silence outage = {
+		.first_partition = 1, .last_partition = 1,
+		.from_ms = 1000, .to_ms = 3000};
+	static struct wm_record out[8000];
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	size_t n;
+
+	conf_base(&c, ids, 2, 1000);
+	c.n_outages = 1;
+	c.outages = &outage;
+	g = wm_source_gen_new(&c);
+	ck_assert_ptr_nonnull(g);
+	/* Up to 3 s (exclusive) partition 1 is read only before 1 s. */
+	n = drain(g, 3 * SEC - 1, out, 8000);
+	ck_assert_uint_eq(n, 3000 + 1000);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 3 * SEC);
+	/* At 3 s its 2000 held records are due, oldest first, with the
+	 * event times of their arrivals; partition 0's arrival at 3 s is due
+	 * then too and goes first (ties by partition id). */
+	n = drain(g, 3 * SEC, out, 8000);
+	ck_assert_uint_eq(n, 2002);
+	ck_assert_uint_eq(out[0].partition, 0);
+	ck_assert_int_eq(out[0].ts, 3000);
+	for (size_t i = 1; i <= 2000; i++) {
+		ck_assert_uint_eq(out[i].partition, 1);
+		ck_assert_int_eq(out[i].ts, 1000 + (int64_t)i - 1);
+	}
+	ck_assert_int_eq(out[2001].ts, 3000);
+	/* Nothing was skipped: an outage delays, a silence drops. */
+	struct wm_source_partition_stats st;
+
+	wm_source_gen_partition_stats(g, 1, 3 * SEC, &st);
+	ck_assert_uint_eq(st.emitted, 3001);
+	ck_assert_uint_eq(st.skipped, 0);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+START_TEST(test_periodic_outages_chain_and_hold)
+{
+	static const uint32_t ids[] = {4};
+	/* Held for 200 ms of every second, and once from 150 ms to 250 ms:
+	 * together [0, 250) of the first second. */
+	static const struct wm_source_gen_silence outages[] = {
+		{.first_partition = 4, .last_partition = 4, .from_ms = 0,
+		 .to_ms = INT64_MAX, .period_ms = 1000, .length_ms = 200},
+		{.first_partition = 0, .last_partition = 7, .from_ms = 150,
+		 .to_ms = 250},
+	};
+	static struct wm_record out[2000];
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+
+	conf_base(&c, ids, 1, 100);
+	c.n_outages = 2;
+	c.outages = outages;
+	g = wm_source_gen_new(&c);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_int_eq(wm_source_gen_next_due_ns(g), 250 * MS);
+	ck_assert_uint_eq(drain(g, 250 * MS - 1, out, 2000), 0);
+	/* Arrivals 0..240 ms (25 of them) at 250 ms. */
+	ck_assert_uint_eq(drain(g, 250 * MS, out, 2000), 26);
+	ck_assert_int_eq(out[24].ts, 240);
+	ck_assert_int_eq(out[25].ts, 250);
+	/* 260..990, then the second second: 1000..1190 held until 1200. */
+	ck_assert_uint_eq(drain(g, 1200 * MS - 1, out, 2000), 74);
+	ck_assert_uint_eq(drain(g, 1200 * MS, out, 2000), 21);
+	wm_source_gen_free(g);
+}
+END_TEST
+
 /* ---- pausing partitions (watermark alignment) ---- */
 
 START_TEST(test_paused_partition_keeps_its_backlog)
@@ -1788,6 +1865,8 @@ source_gen_suite(void)
 	tcase_add_test(tc, test_overlapping_silences_chain);
 	tcase_add_test(tc, test_silence_for_ever);
 	tcase_add_test(tc, test_fast_mode_silence_sits_out_without_catch_up);
+	tcase_add_test(tc, test_outage_delivers_its_backlog_when_it_ends);
+	tcase_add_test(tc, test_periodic_outages_chain_and_hold);
 	tcase_add_test(tc, test_paused_partition_keeps_its_backlog);
 	tcase_add_test(tc, test_every_partition_paused_is_never_due);
 	tcase_add_test(tc, test_fast_mode_paused_partition_sits_out);

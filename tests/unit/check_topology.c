@@ -31,6 +31,7 @@ static const char full[] = "[job]\n"
 			   "idle_timeout = 30 s\n"
 			   "silence = 13-15 from 1 h to 8 h\n"
 			   "silence = 2\n"
+			   "outage = 3-4 every 1 h for 5 min\n"
 			   "\n"
 			   "[keyby bykey]\n"
 			   "input = events\n"
@@ -92,6 +93,11 @@ START_TEST(test_full_topology_with_flink_defaults)
 	ck_assert_int_eq(src->u.source.strategy.out_of_orderness_ms, 5000);
 	ck_assert_int_eq(src->u.source.strategy.interval_ms, 200);
 	ck_assert_uint_eq(src->u.source.n_silences, 2);
+	ck_assert_uint_eq(src->u.source.n_outages, 1);
+	ck_assert_uint_eq(src->u.source.outages[0].first_partition, 3);
+	ck_assert_uint_eq(src->u.source.outages[0].last_partition, 4);
+	ck_assert_int_eq(src->u.source.outages[0].period_ms, 3600000);
+	ck_assert_int_eq(src->u.source.outages[0].length_ms, 300000);
 	ck_assert_uint_eq(src->u.source.silences[0].first_partition, 13);
 	ck_assert_uint_eq(src->u.source.silences[0].last_partition, 15);
 	ck_assert_int_eq(src->u.source.silences[0].from_ms, 3600000);
@@ -363,6 +369,9 @@ static const struct bad_case bad[] = {
 	{"[source s]\npartitions = 4\nburst = 0 x2 during 1 h\n",
 	 "t.conf:3:14: invalid value for \"burst\" in [source s]: unexpected "
 	 "\"during\" (expected every, for, from or to)"},
+	{"[source s]\npartitions = 4\noutage = 1 x2\n",
+	 "t.conf:3:12: invalid value for \"outage\" in [source s]: "
+	 "unexpected \"x2\" (expected every, for, from or to)"},
 	{"[source s]\npartitions = 4\nburst = 3-1 x2\n",
 	 "t.conf:3:9: invalid value for \"burst\" in [source s]: expected "
 	 "FIRST <= LAST, not \"3-1\""},
