@@ -51,6 +51,7 @@ struct wm_partition_metrics {
 struct wm_subtask_metrics {
 	_Atomic uint64_t records_in;  /* numRecordsIn */
 	_Atomic uint64_t records_out; /* numRecordsOut (per edge sent) */
+	_Atomic uint64_t bad_records_skipped; /* numRecordsInErrors */
 	/* window subtasks */
 	_Atomic uint64_t records_windowed;
 	_Atomic uint64_t late_dropped; /* numLateRecordsDropped */

@@ -213,7 +213,10 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	size_t cap = 0, cap_items = 0;
 	long lineno = 0;
 	int64_t first_ts = 0;
-	bool have_first = false;
+	bool have_first = false, have_content = false;
+	/* Every subtask reads the whole trace; the owner of partition 0
+	 * (there is exactly one) reports and counts the bad lines. */
+	bool reporter = owned(partitions, n, 0);
 
 	*skipped = 0;
 	if (r == NULL || f == NULL) {
@@ -241,9 +244,15 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0' ||
-		    (lineno == 1 && strncmp(line, "partition", 9) == 0))
+		if (line[0] == '#' || line[0] == '\0')
 			continue;
+		/* A header, if any, is the first line that is not a
+		 * comment. */
+		if (!have_content && strncmp(line, "partition", 9) == 0) {
+			have_content = true;
+			continue;
+		}
+		have_content = true;
 		k = parse_line(line, fld, &bad);
 		if (k > 0 && (fld[0] < 0 || fld[0] >= total)) {
 			bad = "partition (not a partition of this source)";
@@ -259,10 +268,13 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 		}
 		if (k < 0) {
 			if (skip_bad) {
-				fprintf(stderr,
-					"wmrun: %s:%ld: skipped: invalid %s\n",
-					path, lineno, bad);
-				(*skipped)++;
+				if (reporter) {
+					fprintf(stderr,
+						"wmrun: %s:%ld: skipped: "
+						"invalid %s\n",
+						path, lineno, bad);
+					(*skipped)++;
+				}
 				continue;
 			}
 			snprintf(err, errlen, "%s:%ld: invalid %s", path,

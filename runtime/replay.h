@@ -6,8 +6,8 @@
  *	  partition,timestamp,key,value[,arrival]
  *
  * (integers; arrival in milliseconds of processing time since the job
- * started; '#' lines and a header line starting with "partition" are
- * skipped). A JSON-lines trace has the same fields as keys of one object
+ * started; '#' lines, blank lines and a header starting with "partition"
+ * as the first other line are skipped). A JSON-lines trace has the same fields as keys of one object
  * per line: {"partition":0,"timestamp":1000,"key":7,"value":1}.
  *
  * Pacing: "fast" replays as fast as possible (every record due at once,
@@ -41,7 +41,9 @@ enum wm_replay_pacing {
  * partitions). Returns the source, or NULL with a message in err
  * ("trace.csv:12: invalid timestamp \"x\"") and errno: EINVAL for bad
  * data (exit 65), or the error that kept the file from being read.
- * *skipped counts lines skipped because of skip_bad.
+ * *skipped counts lines skipped because of skip_bad, by the one subtask
+ * that reports them (the owner of partition 0; 0 for the others), so
+ * that the subtasks' counts add up to the lines skipped.
  */
 struct wm_record_source *
 wm_replay_open(const char *path, const uint32_t *partitions, size_t n,

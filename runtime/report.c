@@ -34,6 +34,7 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 		atomic_load_explicit(&m->finished, memory_order_acquire) != 0;
 	s->records_in = WM_METRIC_GET(m->records_in);
 	s->records_out = WM_METRIC_GET(m->records_out);
+	s->bad_records_skipped = WM_METRIC_GET(m->bad_records_skipped);
 	s->records_windowed = WM_METRIC_GET(m->records_windowed);
 	s->late_dropped = WM_METRIC_GET(m->late_dropped);
 	s->late_side_output = WM_METRIC_GET(m->late_side_output);
@@ -98,6 +99,7 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		}
 		if (t->stages[s->stage].kind == WM_STAGE_SOURCE)
 			rep->records_read += s->records_in;
+		rep->bad_records_skipped += s->bad_records_skipped;
 		rep->records_windowed += s->records_windowed;
 		rep->late_dropped += s->late_dropped;
 		rep->late_side_output += s->late_side_output;
@@ -306,6 +308,9 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		rep->results_written, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
 		wm_report_accounted(rep) ? "yes" : "NO");
+	if (rep->bad_records_skipped > 0)
+		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
+			rep->bad_records_skipped);
 	fprintf(f, "  throughput              %.0f records/s of %s time\n",
 		records_per_s(rep), rep->sim ? "simulated" : "real");
 	fprintf(f, "  stages\n");
@@ -436,6 +441,7 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 	json_string(f, t->job.name ? t->job.name : "");
 	fprintf(f,
 		",\"mode\":\"%s\",\"records_read\":%" PRIu64
+		",\"bad_records_skipped\":%" PRIu64
 		",\"records_windowed\":%" PRIu64
 		",\"late_records_dropped\":%" PRIu64
 		",\"late_records_side_output\":%" PRIu64
@@ -447,7 +453,7 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		",\"max\":%" PRId64 "}"
 		",\"processing_time_ms\":%" PRId64,
 		rep->sim ? "sim" : "real", rep->records_read,
-		rep->records_windowed, rep->late_dropped, rep->late_side_output,
+		rep->bad_records_skipped, rep->records_windowed, rep->late_dropped, rep->late_side_output,
 		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
 		rep->results_written, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,

@@ -9,6 +9,8 @@
  *
  * Figures (every one is defined by metrics.h and progress.h):
  *   records_read            records the sources emitted
+ *   bad_records_skipped     malformed trace lines skipped (on_bad_record
+ *                           = skip): not records, not in records_read
  *   records_windowed, late_records_dropped, late_records_side_output,
  *   records_in_no_window    what the window stages did with what they
  *                           read; the four add up to records_read when
@@ -52,6 +54,7 @@ struct wm_partition_report {
 struct wm_subtask_report {
 	uint32_t stage, index;
 	uint64_t records_in, records_out;
+	uint64_t bad_records_skipped; /* malformed trace lines */
 	uint64_t records_windowed, late_dropped, late_side_output;
 	uint64_t other_dropped, windows_fired, windows_fired_late;
 	uint64_t results;
@@ -71,6 +74,7 @@ struct wm_job_report {
 	int64_t end_ns;	 /* processing time when the job ended */
 	int64_t wall_ns; /* real time the run took */
 	uint64_t records_read;
+	uint64_t bad_records_skipped; /* on_bad_record = skip */
 	uint64_t records_windowed;
 	uint64_t late_dropped; /* numLateRecordsDropped */
 	uint64_t late_side_output;

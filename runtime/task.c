@@ -83,6 +83,7 @@ struct wm_task {
 	uint64_t *part_records;		 /* by local index */
 	bool source_started;
 	int64_t end_ns; /* [job] processing_time: input ends then */
+	uint64_t bad_records; /* trace lines skipped (on_bad_record) */
 
 	/* watermark alignment (operators/alignment.h) */
 	uint32_t n_peers;
@@ -321,6 +322,7 @@ init_source(struct wm_task *t)
 	conf.keys = sc->keys;
 	conf.zipf = sc->zipf;
 	conf.zipf_exponent = sc->zipf_exponent;
+	conf.value_cycle = sc->value_cycle;
 	conf.n_skew = sc->n_skew;
 	conf.skew = sc->skew;
 	conf.n_silences = sc->n_silences;
@@ -336,11 +338,10 @@ init_source(struct wm_task *t)
 	conf.end_ts = job->event_time_ms;
 	if (sc->replay != NULL) {
 		char why[512];
-		uint64_t skipped;
 
 		t->src = wm_replay_open(sc->replay, parts, n, sc->partitions,
 					sc->pacing, sc->skip_bad_records,
-					&skipped, why, sizeof(why));
+					&t->bad_records, why, sizeof(why));
 		if (t->src == NULL) {
 			fprintf(stderr, "wmrun: %s\n", why);
 			r = errno == EINVAL ? -EBADMSG : -errno;
@@ -852,6 +853,7 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 
 	WM_METRIC_SET(m->records_in, t->counters.records_in);
 	WM_METRIC_SET(m->records_out, t->counters.records_out);
+	WM_METRIC_SET(m->bad_records_skipped, t->bad_records);
 	WM_METRIC_SET(m->results, t->results);
 	WM_METRIC_SET(m->fire_delay_max_ms, t->fire_delay_max_ms);
 	publish_progress(&m->output, &t->output, now_ns);

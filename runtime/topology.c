@@ -49,6 +49,7 @@ static const char *const source_keys[] = {
 	"parallelism",	 "partitions", "rate",	       "out_of_orderness",
 	"late_fraction", "late_by",    "keys",	       "key_distribution",
 	"zipf_exponent", "watermark",  "idle_timeout", "watermark_interval",
+	"values",
 	"silence",	 "skew",       "burst",	       "outage",
 	"replay",
 	"pacing",
@@ -861,6 +862,7 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	src->rate = INFINITY;
 	src->keys = 1000;
 	src->zipf_exponent = 1.0;
+	src->value_cycle = 1;
 	src->late_by_ms = 0;
 	src->strategy.kind = WM_WATERMARK_BOUNDED;
 	src->strategy.interval_ms = l->t->job.watermark_interval_ms;
@@ -885,7 +887,9 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 		    0 ||
 	    (r = get_count(l, sec, "keys", 1, UINT64_MAX, &src->keys)) != 0 ||
 	    (r = get_number(l, sec, "zipf_exponent", 0, 100,
-			    &src->zipf_exponent)) != 0)
+			    &src->zipf_exponent)) != 0 ||
+	    (r = get_u32(l, sec, "values", 1, UINT32_MAX, &src->value_cycle)) !=
+		    0)
 		return r;
 	idx = 0;
 	if ((r = get_enum(l, sec, "key_distribution", distributions, 2,

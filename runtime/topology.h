@@ -22,6 +22,8 @@
  *   [source NAME]    parallelism, partitions, rate (per partition),
  *                    out_of_orderness, late_fraction, late_by, keys,
  *                    key_distribution (uniform | zipf), zipf_exponent,
+ *                    values (N: each partition's values go 1, 2, ..., N,
+ *                    1, ...; default 1: every value is 1),
  *                    watermark (bounded | ascending), idle_timeout,
  *                    watermark_interval; and, repeatable, the shapes
  *                    of the load (operators/source_gen.h):
@@ -105,6 +107,7 @@ struct wm_source_conf {
 	uint64_t keys;
 	bool zipf;
 	double zipf_exponent;
+	uint32_t value_cycle; /* values 1..value_cycle in turn; 1: all 1 */
 	struct wm_watermark_strategy strategy;
 	/* Shapes of the generated load, as operators/source_gen.h defines
 	 * them (times: processing time since the job start). */
