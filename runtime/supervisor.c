@@ -30,8 +30,6 @@
 #include "runtime/supervisor.h"
 #include "runtime/worker.h"
 
-#define RING_CELLS 4096u
-
 struct child {
 	pid_t pid;
 	bool done;
@@ -113,7 +111,7 @@ child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 				: WM_WAIT_FUTEX,
 		.sinks = sinks,
 		.lates = lates,
-		.cells = RING_CELLS,
+		.cells = t->job.ring_cells,
 	};
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 
@@ -238,7 +236,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	for (uint32_t c = 0; c < plan->n_channels; c++)
 		specs[c] = (struct wm_shm_channel_spec){
 			plan->channels[c].producer, plan->channels[c].consumer,
-			RING_CELLS};
+			t->job.ring_cells};
 	struct wm_shm_spec spec = {
 		plan->n_subtasks, plan->n_channels, specs,
 		wm_subtask_metrics_bytes(plan->max_partitions)};

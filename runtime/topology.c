@@ -18,6 +18,7 @@
 
 #include "operators/behaviour.h"
 #include "operators/keygroup.h"
+#include "ipc/ring.h"
 #include "runtime/topology.h"
 #include "runtime/units.h"
 
@@ -33,6 +34,7 @@ static const char *const job_keys[] = {
 	"stall_threshold",
 	"pipeline.watermark-alignment.allow-unaligned-source-splits",
 	"cpus",
+	"ring_size",
 	"flink_behaviour",
 	"pipeline.auto-watermark-interval",
 	"pipeline.max-parallelism",
@@ -352,6 +354,32 @@ get_bool(struct loader *l, struct wm_ini_section *sec, const char *key, bool *v)
 	return 0;
 }
 
+/* ring_size: bytes of each channel's ring, a power of two of cells. */
+static int
+get_ring_size(struct loader *l, struct wm_ini_section *sec, uint32_t *cells)
+{
+	struct wm_ini_entry *e = lookup(l, sec, "ring_size");
+	char why[WM_UNITS_WHY_MAX + 80];
+	uint64_t bytes, n;
+
+	if (e == NULL)
+		return 0;
+	if (wm_units_size(e->value, &bytes, why, sizeof(why)) != 0)
+		return bad_value(l, e, why);
+	n = bytes / WM_CELL_SIZE;
+	if (bytes % WM_CELL_SIZE != 0 || n < WM_RING_MIN_CELLS ||
+	    n > WM_RING_MAX_CELLS || (n & (n - 1)) != 0) {
+		snprintf(why, sizeof(why),
+			 "must be a power of two from %u to %u bytes (%u-byte "
+			 "cells)",
+			 WM_RING_MIN_CELLS * WM_CELL_SIZE,
+			 WM_RING_MAX_CELLS * WM_CELL_SIZE, WM_CELL_SIZE);
+		return bad_value(l, e, why);
+	}
+	*cells = (uint32_t)n;
+	return 0;
+}
+
 static int
 get_string(struct loader *l, struct wm_ini_section *sec, const char *key,
 	   char **v)
@@ -394,8 +422,11 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	job->behaviour = WM_BEHAVIOUR_RELEASED;
 	job->watermark_interval_ms = WM_WATERMARK_DEFAULT_INTERVAL_MS;
 	job->stall_threshold_ms = 10000;
+	job->ring_cells = WM_TOPOLOGY_RING_CELLS;
 	if (sec == NULL)
 		return 0;
+	if ((r = get_ring_size(l, sec, &job->ring_cells)) != 0)
+		return r;
 	if ((r = get_string(l, sec, "name", &job->name)) != 0 ||
 	    (r = get_string(l, sec, "cpus", &job->cpus)) != 0 ||
 	    (r = get_duration(l, sec, "event_time", true,

@@ -17,7 +17,9 @@
  *                    pipeline.watermark-alignment.allow-unaligned-
  *                    source-splits (align whole source subtasks only),
  *                    cpus (a CPU list, one CPU per subtask in plan
- *                    order: runtime/placement.h; default: the heuristic)
+ *                    order: runtime/placement.h; default: the heuristic),
+ *                    ring_size (bytes of each channel's ring, a power of
+ *                    two: 128KiB)
  *   [global]         defaults for any stage key (parallelism = 4)
  *   [source NAME]    parallelism, partitions, rate (per partition),
  *                    out_of_orderness, late_fraction, late_by, keys,
@@ -176,7 +178,12 @@ struct wm_job_conf {
 	int64_t stall_threshold_ms; /* runtime/progress.h */
 	bool allow_unaligned_source_splits; /* align whole subtasks only */
 	char *cpus; /* explicit placement (runtime/placement.h); NULL */
+	uint32_t ring_cells; /* of each channel's ring (ring_size) */
 };
+
+/* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of
+ * 256 records while the consumer sleeps. */
+#define WM_TOPOLOGY_RING_CELLS 4096u
 
 struct wm_topology {
 	struct wm_job_conf job;

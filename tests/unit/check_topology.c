@@ -141,6 +141,9 @@ START_TEST(test_minimal_topology_defaults)
 			  WM_BEHAVIOUR_MASTER & ~WM_MUX_REACTIVATE);
 	ck_assert_uint_eq(t->stages[1].max_parallelism, 1000);
 	wm_topology_free(t);
+	t = load_ok("[job]\nring_size = 64KiB\n[source s]\n");
+	ck_assert_uint_eq(t->job.ring_cells, 2048);
+	wm_topology_free(t);
 	t = load_ok("[job]\n"
 		    "pipeline.watermark-alignment.allow-unaligned-source-"
 		    "splits = true\n"
@@ -151,6 +154,7 @@ START_TEST(test_minimal_topology_defaults)
 		    "watermark_alignment_max_drift = 1 min\n"
 		    "watermark_alignment_update_interval = 250 ms\n");
 	ck_assert(t->job.allow_unaligned_source_splits);
+	ck_assert_uint_eq(t->job.ring_cells, WM_TOPOLOGY_RING_CELLS);
 	ck_assert_str_eq(t->stages[0].u.source.alignment_group, "g");
 	ck_assert_int_eq(t->stages[0].u.source.alignment_max_drift_ms, 30000);
 	ck_assert_int_eq(t->stages[0].u.source.alignment_update_interval_ms,
@@ -369,6 +373,12 @@ static const struct bad_case bad[] = {
 	{"[source s]\npartitions = 4\nburst = 0 x2 during 1 h\n",
 	 "t.conf:3:14: invalid value for \"burst\" in [source s]: unexpected "
 	 "\"during\" (expected every, for, from or to)"},
+	{"[job]\nring_size = 3KiB\n[source s]\n",
+	 "t.conf:2:13: invalid value for \"ring_size\" in [job]: must be a "
+	 "power of two from 2048 to 268435456 bytes (32-byte cells)"},
+	{"[job]\nring_size = 1GiB\n[source s]\n",
+	 "t.conf:2:13: invalid value for \"ring_size\" in [job]: must be a "
+	 "power of two"},
 	{"[source s]\npartitions = 4\noutage = 1 x2\n",
 	 "t.conf:3:12: invalid value for \"outage\" in [source s]: "
 	 "unexpected \"x2\" (expected every, for, from or to)"},
