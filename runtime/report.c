@@ -288,7 +288,7 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 	char a[32];
 
 	fprintf(f,
-		"wmrun: job \"%s\" finished after %" PRId64
+		"wmrun: job \"%s\" %s after %" PRId64
 		" ms of processing time (%s)\n"
 		"  records read            %" PRIu64 "\n"
 		"  into windows            %" PRIu64 "\n"
@@ -301,7 +301,8 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		"  window fire delay (ms)  p50 %" PRId64 ", p99 %" PRId64
 		", max %" PRId64 "\n"
 		"  every record accounted  %s\n",
-		t->job.name ? t->job.name : "unnamed", rep->end_ns / 1000000,
+		t->job.name ? t->job.name : "unnamed",
+		rep->stopped ? "stopped" : "finished", rep->end_ns / 1000000,
 		human_duration(rep->end_ns, a, sizeof(a)), rep->records_read,
 		rep->records_windowed, rep->late_dropped, rep->late_side_output,
 		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
@@ -458,6 +459,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		rep->results_written, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
 		rep->end_ns / 1000000);
+	if (rep->stopped)
+		fprintf(f, ",\"stopped\":true");
 	/* Wall-clock time would make two --sim summaries differ. */
 	if (!rep->sim)
 		fprintf(f, ",\"wall_time_ms\":%" PRId64,

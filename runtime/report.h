@@ -71,6 +71,7 @@ struct wm_subtask_report {
 
 struct wm_job_report {
 	bool sim;
+	bool stopped; /* by a signal: figures as of then */
 	int64_t end_ns;	 /* processing time when the job ended */
 	int64_t wall_ns; /* real time the run took */
 	uint64_t records_read;

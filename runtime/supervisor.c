@@ -326,6 +326,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 			      false) != 0 &&
 	    status == 0)
 		status = EX_OSERR;
+	rep->stopped = status > 128;
 	rep->shm_bytes = seg.size;
 	for (uint32_t i = 0; i < rep->n_subtasks; i++)
 		rep->subtasks[i].max_rss_kib = children[i].max_rss_kib;

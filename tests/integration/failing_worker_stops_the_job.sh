@@ -50,6 +50,7 @@ wait $sup
 status=$?
 [ $status -eq 130 ] || { cat "$scratch/err" >&2; fail "exit status $status after SIGINT, expected 130"; }
 expect_line 'stopped by signal 2' "$scratch/err"
+expect_line '^wmrun: job "[^"]*" stopped after ' "$scratch/err"
 expect_line 'records read' "$scratch/err"
 for k in $kids; do
 	kill -0 "$k" 2>/dev/null && fail "worker $k outlived the job"
