@@ -26,6 +26,7 @@
 #include <numaif.h>
 
 #include "runtime/affinity.h"
+#include "tests/unit/check_main.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define NONE_CPU (~0u)
@@ -1099,11 +1100,5 @@ affinity_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(affinity_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(affinity_suite());
 }

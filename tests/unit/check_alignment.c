@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "operators/alignment.h"
+#include "tests/unit/check_main.h"
 
 START_TEST(test_nothing_is_reported_before_a_watermark)
 {
@@ -78,11 +79,5 @@ alignment_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(alignment_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(alignment_suite());
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "operators/edge.h"
+#include "tests/unit/check_main.h"
 
 START_TEST(test_hash_routes_long_keys_by_flink_key_groups)
 {
@@ -97,11 +98,5 @@ edge_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(edge_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(edge_suite());
 }

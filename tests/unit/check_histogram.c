@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "runtime/histogram.h"
+#include "tests/unit/check_main.h"
 
 START_TEST(test_small_values_have_a_bucket_each)
 {
@@ -77,11 +78,5 @@ histogram_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(histogram_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(histogram_suite());
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "runtime/ini.h"
+#include "tests/unit/check_main.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -926,11 +927,5 @@ ini_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(ini_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(ini_suite());
 }

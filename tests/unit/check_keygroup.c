@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "operators/keygroup.h"
+#include "tests/unit/check_main.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -544,11 +545,5 @@ keygroup_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(keygroup_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(keygroup_suite());
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "operators/merging_windows.h"
+#include "tests/unit/check_main.h"
 
 /* ---- recording callbacks ---- */
 
@@ -564,11 +565,5 @@ merging_windows_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(merging_windows_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(merging_windows_suite());
 }

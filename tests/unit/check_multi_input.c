@@ -15,6 +15,7 @@
 #include "operators/multi_input.h"
 #include "operators/valve.h"
 #include "tests/unit/recorder.h"
+#include "tests/unit/check_main.h"
 
 static struct recorder rec;
 
@@ -216,11 +217,5 @@ multi_input_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(multi_input_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(multi_input_suite());
 }

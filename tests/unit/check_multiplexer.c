@@ -18,6 +18,7 @@
 #include "operators/data_output.h"
 #include "operators/multiplexer.h"
 #include "tests/unit/recorder.h"
+#include "tests/unit/check_main.h"
 
 #define RELEASED WM_BEHAVIOUR_RELEASED
 #define FLUSH_MAX (RELEASED | WM_MUX_ALLIDLE_FLUSH_MAX)
@@ -316,11 +317,5 @@ multiplexer_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(multiplexer_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(multiplexer_suite());
 }

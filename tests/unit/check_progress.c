@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "runtime/progress.h"
+#include "tests/unit/check_main.h"
 
 #define S 1000000000LL /* one second in ns */
 
@@ -160,11 +161,5 @@ progress_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(progress_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(progress_suite());
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "operators/source_gen.h"
+#include "tests/unit/check_main.h"
 
 #define MS 1000000LL /* ns */
 #define SEC 1000000000LL
@@ -1912,11 +1913,5 @@ source_gen_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(source_gen_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(source_gen_suite());
 }

@@ -16,6 +16,7 @@
 #include "operators/data_output.h"
 #include "operators/source_watermarks.h"
 #include "tests/unit/recorder.h"
+#include "tests/unit/check_main.h"
 
 #define RELEASED WM_BEHAVIOUR_RELEASED
 #define REACTIVATE (RELEASED | WM_MUX_REACTIVATE)
@@ -473,11 +474,5 @@ source_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(source_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(source_suite());
 }

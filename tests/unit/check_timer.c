@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "operators/timer.h"
+#include "tests/unit/check_main.h"
 
 static struct wm_timer_service *svc;
 
@@ -438,11 +439,5 @@ timer_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(timer_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(timer_suite());
 }

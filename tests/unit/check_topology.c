@@ -13,6 +13,7 @@
 
 #include "operators/behaviour.h"
 #include "runtime/topology.h"
+#include "tests/unit/check_main.h"
 
 static const char full[] = "[job]\n"
 			   "name = quiet-partitions\n"
@@ -447,11 +448,5 @@ topology_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(topology_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(topology_suite());
 }

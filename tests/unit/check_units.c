@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "runtime/units.h"
+#include "tests/unit/check_main.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -609,11 +610,5 @@ units_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(units_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(units_suite());
 }

@@ -15,6 +15,7 @@
 #include "operators/behaviour.h"
 #include "operators/valve.h"
 #include "tests/unit/recorder.h"
+#include "tests/unit/check_main.h"
 
 #define RELEASED WM_BEHAVIOUR_RELEASED
 #define FLUSH (RELEASED | WM_VALVE_FLUSH_UNCONDITIONAL)
@@ -395,11 +396,5 @@ valve_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(valve_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(valve_suite());
 }

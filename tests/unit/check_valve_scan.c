@@ -22,6 +22,7 @@
 #include "bench/valve_scan.h"
 #include "operators/behaviour.h"
 #include "operators/valve.h"
+#include "tests/unit/check_main.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -638,11 +639,5 @@ valve_scan_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(valve_scan_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(valve_scan_suite());
 }

@@ -15,6 +15,7 @@
 #include "operators/idle.h"
 #include "operators/watermark.h"
 #include "tests/unit/recorder.h"
+#include "tests/unit/check_main.h"
 
 #define MS(x) ((int64_t)(x)*WM_IDLE_NS_PER_MS)
 
@@ -297,11 +298,5 @@ watermark_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(watermark_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(watermark_suite());
 }

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "operators/window.h"
+#include "tests/unit/check_main.h"
 
 /* ---- recording harness ---- */
 
@@ -2022,11 +2023,5 @@ window_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(window_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(window_suite());
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "operators/window_assign.h"
+#include "tests/unit/check_main.h"
 
 /* Collect all windows of ts; returns how many (at most cap). */
 static int
@@ -444,11 +445,5 @@ window_assign_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(window_assign_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_ENV);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return wm_check_main(window_assign_suite());
 }
