@@ -31,7 +31,7 @@
 struct wm_watermark_metrics {
 	_Atomic int64_t watermark; /* last one; MIN before the first */
 	_Atomic uint32_t idle;	   /* 1 while IDLE */
-	_Atomic uint32_t reserved;
+	_Atomic uint32_t longest_cause; /* progress.h; input channel */
 	_Atomic int64_t stalled_ns;
 	_Atomic int64_t longest_stall_ns;
 	_Atomic uint64_t stalls;

@@ -12,27 +12,31 @@ wm_progress_init(struct wm_progress *p, int64_t threshold_ns)
 {
 	*p = (struct wm_progress){
 		.threshold_ns = threshold_ns,
+		.longest_cause = WM_PROGRESS_NO_CAUSE,
 		.watermark = WM_TS_MIN,
 	};
 }
 
 /* The still stretch [still_since, now) ends: a stall if long enough. */
 static void
-close_still(struct wm_progress *p, int64_t now_ns)
+close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
 {
 	int64_t still = now_ns - p->still_since_ns;
 
 	if (still > p->threshold_ns) {
 		p->stalled_ns += still;
 		p->stalls++;
-		if (still > p->longest_stall_ns)
+		if (still > p->longest_stall_ns) {
 			p->longest_stall_ns = still;
+			p->longest_cause = cause;
+		}
 	}
 	p->still_since_ns = now_ns;
 }
 
 void
-wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns)
+wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns,
+		      uint32_t cause)
 {
 	if (p->done || w <= p->watermark)
 		return;
@@ -42,7 +46,7 @@ wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns)
 	 * generator may advance before its status is re-read: the idle
 	 * stretch decides, nothing was stalled. */
 	if (!p->idle)
-		close_still(p, now_ns);
+		close_still(p, now_ns, cause);
 	if (w == WM_TS_MAX) {
 		if (p->idle) {
 			p->idle_ns += now_ns - p->idle_since_ns;
@@ -53,12 +57,13 @@ wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns)
 }
 
 void
-wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns)
+wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
+		   uint32_t cause)
 {
 	if (p->done || idle == p->idle)
 		return;
 	if (idle) {
-		close_still(p, now_ns);
+		close_still(p, now_ns, cause);
 		p->idle_since_ns = now_ns;
 		p->to_idle++;
 	} else {
@@ -78,6 +83,7 @@ wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		.idle = p->idle,
 		.stalled_ns = p->stalled_ns,
 		.longest_stall_ns = p->longest_stall_ns,
+		.longest_cause = p->longest_cause,
 		.stalls = p->stalls,
 		.idle_ns = p->idle_ns,
 		.to_idle = p->to_idle,
@@ -92,7 +98,9 @@ wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 
 		out->stalled_ns += still;
 		out->stalls++;
-		if (still > out->longest_stall_ns)
+		if (still > out->longest_stall_ns) {
 			out->longest_stall_ns = still;
+			out->longest_cause = WM_PROGRESS_NO_CAUSE;
+		}
 	}
 }

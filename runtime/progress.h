@@ -19,6 +19,11 @@
  *                 switch (ACTIVE -> IDLE and IDLE -> ACTIVE separately)
  *   done          the watermark reached MAX (end of stream): nothing is
  *                 counted afterwards
+ *   cause         what ended the longest stall: the caller names, with
+ *                 each update, what it came from (an operator its input
+ *                 channel: the channel whose watermark or IDLE moved the
+ *                 operator's watermark was the one holding it), or
+ *                 WM_PROGRESS_NO_CAUSE
  *
  * A stretch still open at the time of a reading counts up to that time, so
  * a reading is what a user would see if the job ended then. Pure: time is
@@ -32,8 +37,11 @@
 
 #include "operators/event.h"
 
+#define WM_PROGRESS_NO_CAUSE UINT32_MAX
+
 struct wm_progress {
 	int64_t threshold_ns;
+	uint32_t longest_cause;
 	wm_ts_t watermark; /* MIN at start */
 	bool idle;
 	bool done;
@@ -53,6 +61,7 @@ struct wm_progress_reading {
 	bool idle;
 	int64_t stalled_ns;
 	int64_t longest_stall_ns;
+	uint32_t longest_cause; /* NO_CAUSE when still open at the reading */
 	uint64_t stalls;
 	int64_t idle_ns;
 	uint64_t to_idle, to_active;
@@ -62,11 +71,15 @@ struct wm_progress_reading {
  * `threshold_ns` (> 0). */
 void wm_progress_init(struct wm_progress *p, int64_t threshold_ns);
 
-/* The watermark is now `w` at `now_ns` (ignored unless it advanced). */
-void wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns);
+/* The watermark is now `w` at `now_ns` (ignored unless it advanced),
+ * because of `cause`. */
+void wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns,
+			   uint32_t cause);
 
-/* The status is now IDLE (`idle`) or ACTIVE (ignored unless it changed). */
-void wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns);
+/* The status is now IDLE (`idle`) or ACTIVE (ignored unless it changed),
+ * because of `cause`. */
+void wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
+			uint32_t cause);
 
 /* The figures as of `now_ns` (>= every time passed before). */
 void wm_progress_read(const struct wm_progress *p, int64_t now_ns,

@@ -19,10 +19,23 @@ read_progress(const struct wm_watermark_metrics *m,
 	r->idle = WM_METRIC_GET(m->idle) != 0;
 	r->stalled_ns = WM_METRIC_GET(m->stalled_ns);
 	r->longest_stall_ns = WM_METRIC_GET(m->longest_stall_ns);
+	r->longest_cause = WM_METRIC_GET(m->longest_cause);
 	r->stalls = WM_METRIC_GET(m->stalls);
 	r->idle_ns = WM_METRIC_GET(m->idle_ns);
 	r->to_idle = WM_METRIC_GET(m->to_idle);
 	r->to_active = WM_METRIC_GET(m->to_active);
+}
+
+/* The upstream subtask (plan id) behind input channel `cause` of
+ * subtask `id`, or UINT32_MAX. */
+static uint32_t
+upstream_of(const struct wm_plan *plan, uint32_t id, uint32_t cause)
+{
+	const struct wm_plan_subtask *sub = &plan->subtasks[id];
+
+	if (cause >= sub->n_inputs)
+		return UINT32_MAX;
+	return plan->channels[sub->inputs[cause]].producer;
 }
 
 static void
@@ -80,6 +93,7 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		s->stage = plan->subtasks[i].stage;
 		s->index = plan->subtasks[i].index;
 		read_subtask(s, m);
+		s->held_by = upstream_of(plan, i, s->wm.longest_cause);
 		/* A subtask that never published (interrupted early) says 0
 		 * partitions; it cannot say more than the plan gave it. */
 		if (np > plan->subtasks[i].n_partitions)
@@ -191,19 +205,24 @@ print_stage(FILE *f, const struct wm_topology *t,
 		if (worst == NULL || s->wm.stalled_ns > worst->wm.stalled_ns)
 			worst = s;
 	}
-	fprintf(f, "    %-7s %-14s in %-10" PRIu64 " out %-10" PRIu64, 
+	fprintf(f, "    %-7s %-14s in %-10" PRIu64 " out %-10" PRIu64,
 		wm_stage_kind_name(st->kind), st->name, in, out);
-	if (worst == NULL || worst->wm.stalled_ns == 0)
+	if (worst == NULL || worst->wm.stalled_ns == 0) {
 		fprintf(f, " watermark never stalled");
-	else
-		fprintf(f,
-			" watermark stalled %s in subtask %u (longest %s, %" PRIu64
-			" stall%s)",
+	} else {
+		fprintf(f, " watermark stalled %s in subtask %u (longest %s",
 			human_duration(worst->wm.stalled_ns, a, sizeof(a)),
 			worst->index,
 			human_duration(worst->wm.longest_stall_ns, b,
-				       sizeof(b)),
-			worst->wm.stalls, worst->wm.stalls == 1 ? "" : "s");
+				       sizeof(b)));
+		if (worst->held_by != UINT32_MAX)
+			fprintf(f, ", held by %s/%u",
+				t->stages[rep->subtasks[worst->held_by].stage]
+					.name,
+				rep->subtasks[worst->held_by].index);
+		fprintf(f, "; %" PRIu64 " stall%s)", worst->wm.stalls,
+			worst->wm.stalls == 1 ? "" : "s");
+	}
 	if (to_idle > 0)
 		fprintf(f, ", idle %s over its subtasks (%" PRIu64
 			   " times)",
@@ -398,6 +417,21 @@ json_stage(FILE *f, const struct wm_topology *t,
 		    st->u.source.alignment_group != NULL)
 			fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
 				s->alignment_waiting_ns / 1000000);
+		if (st->kind != WM_STAGE_SOURCE) {
+			fprintf(f, "\"longest_stall_held_by\":");
+			if (s->held_by == UINT32_MAX) {
+				fprintf(f, "null,");
+			} else {
+				const struct wm_subtask_report *u =
+					&rep->subtasks[s->held_by];
+				char name[96];
+
+				snprintf(name, sizeof(name), "%s/%u",
+					 t->stages[u->stage].name, u->index);
+				json_string(f, name);
+				fputc(',', f);
+			}
+		}
 		json_progress(f, &s->wm);
 		fputc('}', f);
 		first = false;

@@ -48,6 +48,7 @@ struct wm_task {
 	/* what is published (metrics.h) */
 	struct wm_subtask_metrics *metrics;
 	struct wm_progress output; /* the subtask's output watermark */
+	uint32_t cause; /* input channel of the frame at hand, or NO_CAUSE */
 	uint64_t results;
 	int64_t fire_delay_max_ms;
 
@@ -149,7 +150,7 @@ edges_watermark(struct wm_output *o, wm_ts_t w)
 	struct wm_frame f = {.kind = WM_FRAME_WATERMARK,
 			     .payload = {(uint64_t)w}};
 
-	wm_progress_watermark(&t->output, w, t->now_ns);
+	wm_progress_watermark(&t->output, w, t->now_ns, t->cause);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		if (!wm_edge_watermark(&t->edges[e], w))
 			continue;
@@ -165,7 +166,8 @@ edges_status(struct wm_output *o, enum wm_status s)
 	struct wm_task *t = wm_container_of(o, struct wm_task, edges_out);
 	struct wm_frame f = {.kind = WM_FRAME_STATUS, .arg = (uint32_t)s};
 
-	wm_progress_status(&t->output, s == WM_STATUS_IDLE, t->now_ns);
+	wm_progress_status(&t->output, s == WM_STATUS_IDLE, t->now_ns,
+			   t->cause);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		if (!wm_edge_status(&t->edges[e], s))
 			continue;
@@ -483,8 +485,9 @@ watch_partition(struct wm_task *t, uint32_t local)
 
 	/* A slot leaving idleness does so with a watermark: the status
 	 * first, so the advance closes no idle time as stalled. */
-	wm_progress_status(p, slot->idle, t->now_ns);
-	wm_progress_watermark(p, slot->watermark, t->now_ns);
+	wm_progress_status(p, slot->idle, t->now_ns, WM_PROGRESS_NO_CAUSE);
+	wm_progress_watermark(p, slot->watermark, t->now_ns,
+			      WM_PROGRESS_NO_CAUSE);
 	/* Alignment checks a partition on every update of its watermark
 	 * (which only grows: resuming waits for an announcement). */
 	if (t->peers != NULL &&
@@ -680,6 +683,7 @@ wm_task_new(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	t->index = index;
 	t->out = out;
 	t->metrics = metrics;
+	t->cause = WM_PROGRESS_NO_CAUSE;
 	wm_progress_init(&t->output, stall_threshold_ns(topo));
 	t->operator_in =
 		(struct wm_output){operator_watermark, operator_status};
@@ -770,6 +774,9 @@ wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
 	if (m->ended)
 		return -EBADMSG; /* nothing may follow END */
 	t->now_ns = now_ns;
+	/* Whatever this frame moves downstream, it moved: the channel that
+	 * held the operator's watermark is the one whose frame released it. */
+	t->cause = channel;
 	switch (f->kind) {
 	case WM_FRAME_RECORD:
 		input_record(t, f);
@@ -840,6 +847,7 @@ publish_progress(struct wm_watermark_metrics *m, const struct wm_progress *p,
 	WM_METRIC_SET(m->idle, r.idle);
 	WM_METRIC_SET(m->stalled_ns, r.stalled_ns);
 	WM_METRIC_SET(m->longest_stall_ns, r.longest_stall_ns);
+	WM_METRIC_SET(m->longest_cause, r.longest_cause);
 	WM_METRIC_SET(m->stalls, r.stalls);
 	WM_METRIC_SET(m->idle_ns, r.idle_ns);
 	WM_METRIC_SET(m->to_idle, r.to_idle);

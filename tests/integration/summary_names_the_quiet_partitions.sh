@@ -62,3 +62,7 @@ done <"$scratch/win_stuck"
 while read -r ms; do
 	[ "$ms" -lt 60000 ] || fail "a window subtask stalled $ms ms with idle_timeout = 30 s"
 done <"$scratch/win_idle"
+# And it names the source subtask whose watermark released the windows:
+# one of those reading partitions 13-15.
+owners=$(for p in 13 14 15; do partition_field "$scratch/stuck.json" $p subtask; done | sort -u | tr '\n' '|')
+expect_line "\"longest_stall_held_by\":\"events/(${owners%|})\"" "$scratch/stuck.json"

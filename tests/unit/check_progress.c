@@ -29,7 +29,7 @@ START_TEST(test_regular_advances_never_stall)
 
 	wm_progress_init(&p, 10 * S);
 	for (int64_t t = 1; t <= 100; t++)
-		wm_progress_watermark(&p, t * 1000, t * S);
+		wm_progress_watermark(&p, t * 1000, t * S, 7);
 	struct wm_progress_reading r = read_at(&p, 105 * S);
 
 	ck_assert_int_eq(r.watermark, 100000);
@@ -44,10 +44,10 @@ START_TEST(test_a_long_gap_counts_whole)
 	struct wm_progress p;
 
 	wm_progress_init(&p, 10 * S);
-	wm_progress_watermark(&p, 1, 2 * S);
-	wm_progress_watermark(&p, 2, 32 * S); /* 30 s still */
-	wm_progress_watermark(&p, 3, 42 * S); /* exactly 10 s: not */
-	wm_progress_watermark(&p, 4, 53 * S); /* 11 s */
+	wm_progress_watermark(&p, 1, 2 * S, 7);
+	wm_progress_watermark(&p, 2, 32 * S, 7); /* 30 s still */
+	wm_progress_watermark(&p, 3, 42 * S, 7); /* exactly 10 s: not */
+	wm_progress_watermark(&p, 4, 53 * S, 7); /* 11 s */
 	struct wm_progress_reading r = read_at(&p, 53 * S);
 
 	ck_assert_int_eq(r.stalled_ns, 41 * S);
@@ -61,11 +61,11 @@ START_TEST(test_no_advance_is_ignored)
 	struct wm_progress p;
 
 	wm_progress_init(&p, 10 * S);
-	wm_progress_watermark(&p, 5, 1 * S);
+	wm_progress_watermark(&p, 5, 1 * S, 7);
 	/* The same or an older watermark does not end the stretch. */
-	wm_progress_watermark(&p, 5, 8 * S);
-	wm_progress_watermark(&p, 4, 9 * S);
-	wm_progress_watermark(&p, 6, 20 * S);
+	wm_progress_watermark(&p, 5, 8 * S, 7);
+	wm_progress_watermark(&p, 4, 9 * S, 7);
+	wm_progress_watermark(&p, 6, 20 * S, 7);
 	ck_assert_int_eq(read_at(&p, 20 * S).stalled_ns, 19 * S);
 }
 END_TEST
@@ -75,11 +75,11 @@ START_TEST(test_idle_time_is_not_stalled_time)
 	struct wm_progress p;
 
 	wm_progress_init(&p, 10 * S);
-	wm_progress_watermark(&p, 1, 1 * S);
-	wm_progress_status(&p, true, 5 * S);	    /* 4 s still: no stall */
-	wm_progress_status(&p, true, 6 * S);	    /* no change */
-	wm_progress_status(&p, false, 3605 * S);   /* idle for an hour */
-	wm_progress_watermark(&p, 2, 3610 * S);	    /* 5 s after ACTIVE */
+	wm_progress_watermark(&p, 1, 1 * S, 7);
+	wm_progress_status(&p, true, 5 * S, 7);	    /* 4 s still: no stall */
+	wm_progress_status(&p, true, 6 * S, 7);	    /* no change */
+	wm_progress_status(&p, false, 3605 * S, 7);   /* idle for an hour */
+	wm_progress_watermark(&p, 2, 3610 * S, 7);	    /* 5 s after ACTIVE */
 	struct wm_progress_reading r = read_at(&p, 3610 * S);
 
 	ck_assert_int_eq(r.idle_ns, 3600 * S);
@@ -95,8 +95,8 @@ START_TEST(test_going_idle_closes_a_stall)
 	struct wm_progress p;
 
 	wm_progress_init(&p, 10 * S);
-	wm_progress_watermark(&p, 1, 0);
-	wm_progress_status(&p, true, 40 * S); /* held 40 s, then idle */
+	wm_progress_watermark(&p, 1, 0, 7);
+	wm_progress_status(&p, true, 40 * S, 7); /* held 40 s, then idle */
 	struct wm_progress_reading r = read_at(&p, 100 * S);
 
 	ck_assert_int_eq(r.stalled_ns, 40 * S);
@@ -110,7 +110,7 @@ START_TEST(test_open_stretches_count_up_to_the_reading)
 	struct wm_progress p;
 
 	wm_progress_init(&p, 10 * S);
-	wm_progress_watermark(&p, 1, 1 * S);
+	wm_progress_watermark(&p, 1, 1 * S, 7);
 	ck_assert_int_eq(read_at(&p, 11 * S).stalled_ns, 0);
 	struct wm_progress_reading r = read_at(&p, 31 * S);
 
@@ -118,7 +118,7 @@ START_TEST(test_open_stretches_count_up_to_the_reading)
 	ck_assert_uint_eq(r.stalls, 1);
 	/* A reading changes nothing: the stretch is still open. */
 	ck_assert_int_eq(p.stalled_ns, 0);
-	wm_progress_watermark(&p, 2, 41 * S);
+	wm_progress_watermark(&p, 2, 41 * S, 7);
 	ck_assert_int_eq(read_at(&p, 41 * S).stalled_ns, 40 * S);
 	ck_assert_uint_eq(read_at(&p, 41 * S).stalls, 1);
 }
@@ -129,15 +129,34 @@ START_TEST(test_nothing_counts_after_max)
 	struct wm_progress p;
 
 	wm_progress_init(&p, 10 * S);
-	wm_progress_status(&p, true, 1 * S);
-	wm_progress_watermark(&p, WM_TS_MAX, 3 * S);
-	wm_progress_status(&p, true, 4 * S);
+	wm_progress_status(&p, true, 1 * S, 7);
+	wm_progress_watermark(&p, WM_TS_MAX, 3 * S, 7);
+	wm_progress_status(&p, true, 4 * S, 7);
 	struct wm_progress_reading r = read_at(&p, 1000 * S);
 
 	ck_assert_int_eq(r.watermark, WM_TS_MAX);
 	ck_assert_int_eq(r.idle_ns, 2 * S);
 	ck_assert_int_eq(r.stalled_ns, 0);
 	ck_assert(!r.idle);
+}
+END_TEST
+
+START_TEST(test_the_longest_stall_names_what_ended_it)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_watermark(&p, 1, 0, 3);
+	wm_progress_watermark(&p, 2, 20 * S, 4);  /* 20 s, ended by 4 */
+	wm_progress_watermark(&p, 3, 25 * S, 5);  /* 5 s: no stall */
+	wm_progress_status(&p, true, 55 * S, 6);  /* 30 s, ended by 6 */
+	wm_progress_status(&p, false, 60 * S, 1);
+	wm_progress_watermark(&p, 4, 75 * S, 2);  /* 15 s */
+	ck_assert_uint_eq(read_at(&p, 75 * S).longest_cause, 6);
+	/* Still open and longer: nothing ended it yet. */
+	ck_assert_uint_eq(read_at(&p, 200 * S).longest_cause,
+			  WM_PROGRESS_NO_CAUSE);
+	ck_assert_uint_eq(p.longest_cause, 6);
 }
 END_TEST
 
@@ -154,6 +173,7 @@ progress_suite(void)
 	tcase_add_test(t, test_going_idle_closes_a_stall);
 	tcase_add_test(t, test_open_stretches_count_up_to_the_reading);
 	tcase_add_test(t, test_nothing_counts_after_max);
+	tcase_add_test(t, test_the_longest_stall_names_what_ended_it);
 	suite_add_tcase(s, t);
 	return s;
 }
