@@ -177,7 +177,9 @@
  * a wm_record (ts from rd_kafka_message_timestamp(), partition from the
  * message), next_due_ns() = INT64_MAX while it is unbounded and not
  * finishing, wait_fd() = the pipe given to rd_kafka_queue_io_event_enable(),
- * finished() = every partition reached its stopping offset. The worker
+ * finished() = every partition reached its stopping offset, pause() =
+ * rd_kafka_pause_partitions() / rd_kafka_resume_partitions() of that
+ * one partition (watermark alignment; records wait in Kafka). The worker
  * waits for min(next_due_ns, the next periodic watermark tick) or for
  * wait_fd, whichever comes first, then drains next().
  *
