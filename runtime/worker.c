@@ -33,6 +33,8 @@ struct worker {
 	bool has_gate;
 	struct wm_waiter space; /* waiting for room in an output ring */
 	struct wm_subtask_metrics *metrics;
+	int64_t published_ns;	  /* processing time of the last publish */
+	int64_t publish_every_ns; /* WORKER_PUBLISH_NS at the job's speed */
 	double speed;
 };
 
@@ -130,12 +132,21 @@ worker_late(struct wm_task_out *out, const struct wm_record *r)
 		wm_sink_late(w->args->lates[stage], r);
 }
 
-/* The task's figures as of `now` to its block in the segment, for the
- * supervisor. */
+/*
+ * The task's figures as of `now` to its block in the segment, for the
+ * supervisor: when it is about to sleep (`idle`), and while busy at most
+ * every WORKER_PUBLISH_NS of real time. Publishing copies every figure,
+ * per partition too, which a busy source would otherwise pay every burst.
+ */
+#define WORKER_PUBLISH_NS 1000000
+
 static void
-publish_metrics(struct worker *w, int64_t now)
+publish_metrics(struct worker *w, int64_t now, bool idle)
 {
+	if (!idle && now - w->published_ns < w->publish_every_ns)
+		return;
 	wm_task_publish(w->task, now);
+	w->published_ns = now;
 }
 
 static int
@@ -244,7 +255,7 @@ run_source(struct worker *w)
 		int64_t now = processing_now(w);
 		int64_t next = wm_task_run_source(w->task, now);
 
-		publish_metrics(w, now);
+		publish_metrics(w, now, next > now);
 		if (wm_task_finished(w->task))
 			return 0;
 		if (next <= now)
@@ -295,7 +306,7 @@ run_inputs(struct worker *w)
 			}
 			n++;
 		}
-		publish_metrics(w, now);
+		publish_metrics(w, now, n == 0);
 		if (wm_task_finished(w->task))
 			return 0;
 		if (n == 0) {
@@ -324,6 +335,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.me = &a->plan->subtasks[a->subtask];
 	w.stage = &a->topo->stages[w.me->stage];
 	w.speed = a->topo->job.speed;
+	w.publish_every_ns = (int64_t)(WORKER_PUBLISH_NS * w.speed);
 	w.out.frame = worker_frame;
 	w.out.result = worker_result;
 	w.out.late = worker_late;
@@ -361,7 +373,7 @@ wm_worker_run(const struct wm_worker_args *a)
 		status = w.has_gate ? run_inputs(&w) : run_source(&w);
 	if (status == 0) {
 		before_sleep(&w); /* the last frames, announced */
-		publish_metrics(&w, processing_now(&w));
+		publish_metrics(&w, processing_now(&w), true);
 		atomic_store_explicit(&w.metrics->finished, 1,
 				      memory_order_release);
 	}
