@@ -9,7 +9,7 @@
  *		cells ever written and never wrap (64 bits)
  * read		positions < read are free for the producer; advanced only by
  *		the consumer, published every WM_RING_PUBLISH_EVERY cells and
- *		whenever it finds the ring empty
+ *		when it finds the ring empty, if it moved since
  * written	cells published, stored by the producer for monitoring and for
  *		the consumer's wake decision only: the consumer learns of new
  *		cells from the cells' own sequence numbers (frame.h)
@@ -367,13 +367,26 @@ wm_ring_commit(struct wm_ring_producer *p, uint32_t k)
 /* --------------------------------------------------------------------- */
 /* Consumer fast path */
 
-/* Publish the consumer's position (C2) without waking anyone: what an
- * empty poll does, cheap enough to do every time. */
+/* Publish the consumer's position (C2) without waking anyone. */
 static inline void
 wm_ring_publish_read(struct wm_ring_consumer *c)
 {
 	/* C2: pairs with P2 in wm_ring_free(). */
 	atomic_store_explicit(&c->ring->read, c->pos, memory_order_release);
+}
+
+/*
+ * What an empty poll does: publish the position only if it moved. The
+ * consumer is the only writer of `read`, so its relaxed load returns its
+ * own last store, from a line it holds; a store on every poll would take
+ * the line from a producer that has just read it (P2) for nothing.
+ */
+static inline void
+wm_ring_publish_read_if_moved(struct wm_ring_consumer *c)
+{
+	if (atomic_load_explicit(&c->ring->read, memory_order_relaxed) !=
+	    c->pos)
+		wm_ring_publish_read(c);
 }
 
 /*
@@ -432,9 +445,10 @@ wm_ring_cell_state(const struct wm_ring_consumer *c, uint64_t tail)
 /*
  * Look at the frame at the consumer's position without consuming it.
  * Returns 1 and fills *f if a frame is ready, 0 if the ring is empty (then
- * the consumer's position is published, unfenced, so the producer sees all
- * the space; call wm_ring_release() before waiting), or -EBADMSG if the cell there is corrupt (position unchanged; report it
- * with wm_ring_dump()).
+ * the consumer's position is published if it moved, unfenced, so the
+ * producer sees all the space; call wm_ring_release() before waiting), or
+ * -EBADMSG if the cell there is corrupt (position unchanged; report it with
+ * wm_ring_dump()).
  */
 static inline int
 wm_ring_peek(struct wm_ring_consumer *c, struct wm_frame *f)
@@ -446,7 +460,7 @@ wm_ring_peek(struct wm_ring_consumer *c, struct wm_frame *f)
 
 	switch (wm_ring_cell_state(c, tail)) {
 	case WM_CELL_EMPTY:
-		wm_ring_publish_read(c);
+		wm_ring_publish_read_if_moved(c);
 		return 0;
 	case WM_CELL_CORRUPT:
 		return -EBADMSG;
