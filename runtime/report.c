@@ -93,7 +93,9 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		s->stage = plan->subtasks[i].stage;
 		s->index = plan->subtasks[i].index;
 		read_subtask(s, m);
-		s->held_by = upstream_of(plan, i, s->wm.longest_cause);
+		s->held_by = t->stages[s->stage].kind == WM_STAGE_SOURCE
+				     ? s->wm.longest_cause
+				     : upstream_of(plan, i, s->wm.longest_cause);
 		/* A subtask that never published (interrupted early) says 0
 		 * partitions; it cannot say more than the plan gave it. */
 		if (np > plan->subtasks[i].n_partitions)
@@ -160,6 +162,26 @@ records_per_s(const struct wm_job_report *rep)
 	return ns > 0 ? (double)rep->records_read * 1e9 / (double)ns : 0.0;
 }
 
+/* What held subtask s's longest stall, named: "events/2" (an upstream
+ * subtask) or "events-13" (a partition of a source); false if unknown. */
+static bool
+held_by_name(const struct wm_topology *t, const struct wm_job_report *rep,
+	     const struct wm_subtask_report *s, char *buf, size_t len)
+{
+	const struct wm_subtask_report *u;
+
+	if (s->held_by == UINT32_MAX)
+		return false;
+	if (t->stages[s->stage].kind == WM_STAGE_SOURCE) {
+		snprintf(buf, len, "%s-%u", t->stages[s->stage].name,
+			 s->held_by);
+		return true;
+	}
+	u = &rep->subtasks[s->held_by];
+	snprintf(buf, len, "%s/%u", t->stages[u->stage].name, u->index);
+	return true;
+}
+
 /* ---- for people ---- */
 
 /* "950 ms", "42.5 s", "3 min 20 s", "7 h 58 min": durations of processing
@@ -215,11 +237,10 @@ print_stage(FILE *f, const struct wm_topology *t,
 			worst->index,
 			human_duration(worst->wm.longest_stall_ns, b,
 				       sizeof(b)));
-		if (worst->held_by != UINT32_MAX)
-			fprintf(f, ", held by %s/%u",
-				t->stages[rep->subtasks[worst->held_by].stage]
-					.name,
-				rep->subtasks[worst->held_by].index);
+		char who[96];
+
+		if (held_by_name(t, rep, worst, who, sizeof(who)))
+			fprintf(f, ", held by %s", who);
 		fprintf(f, "; %" PRIu64 " stall%s)", worst->wm.stalls,
 			worst->wm.stalls == 1 ? "" : "s");
 	}
@@ -278,7 +299,7 @@ print_partitions(FILE *f, const struct wm_topology *t,
 
 		char name[48];
 
-		snprintf(name, sizeof(name), "%s/%u",
+		snprintf(name, sizeof(name), "%s-%u",
 			 t->stages[p->stage].name, p->partition);
 		fprintf(f,
 			"    partition %-12s (subtask %u) %-10" PRIu64
@@ -417,21 +438,14 @@ json_stage(FILE *f, const struct wm_topology *t,
 		    st->u.source.alignment_group != NULL)
 			fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
 				s->alignment_waiting_ns / 1000000);
-		if (st->kind != WM_STAGE_SOURCE) {
-			fprintf(f, "\"longest_stall_held_by\":");
-			if (s->held_by == UINT32_MAX) {
-				fprintf(f, "null,");
-			} else {
-				const struct wm_subtask_report *u =
-					&rep->subtasks[s->held_by];
-				char name[96];
+		char who[96];
 
-				snprintf(name, sizeof(name), "%s/%u",
-					 t->stages[u->stage].name, u->index);
-				json_string(f, name);
-				fputc(',', f);
-			}
-		}
+		fprintf(f, "\"longest_stall_held_by\":");
+		if (held_by_name(t, rep, s, who, sizeof(who)))
+			json_string(f, who);
+		else
+			fprintf(f, "null");
+		fputc(',', f);
 		json_progress(f, &s->wm);
 		fputc('}', f);
 		first = false;

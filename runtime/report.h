@@ -64,9 +64,11 @@ struct wm_subtask_report {
 	 * the pages still shared with the supervisor after fork. */
 	uint64_t max_rss_kib;
 	int64_t alignment_waiting_ns; /* read nothing: watermark alignment */
-	/* The upstream subtask (plan id) whose input ended the longest
-	 * stall: the one that held the watermark; UINT32_MAX: unknown (a
-	 * source, or the stall was still open). */
+	/* What ended the longest stall, the one that held the watermark:
+	 * for an operator the upstream subtask (plan id) whose input did,
+	 * for a source the partition (id) at the multiplexer's minimum;
+	 * UINT32_MAX: unknown (the stall was still open). Names: subtasks
+	 * "stage/index", partitions "stage-partition", as Kafka names them. */
 	uint32_t held_by;
 	struct wm_progress_reading wm; /* its output watermark */
 	uint32_t n_partitions;

@@ -474,6 +474,28 @@ alignment_after(const struct wm_task *t, int64_t now_ns)
 						   : now_ns + ms * 1000000;
 }
 
+/* The partition (id) whose slot holds the multiplexer's minimum: the
+ * lowest watermark among those not idle, the first on a tie; NO_CAUSE if
+ * every one is idle. O(partitions), once a tick. */
+static uint32_t
+holding_partition(const struct wm_task *t)
+{
+	uint32_t holder = WM_PROGRESS_NO_CAUSE;
+	wm_ts_t low = WM_TS_MAX;
+
+	for (uint32_t i = 0; i < t->n_parts; i++) {
+		const struct wm_partial_watermark *slot =
+			&t->split_of[t->parts[i]]->slot.partial;
+
+		if (!slot->idle && (holder == WM_PROGRESS_NO_CAUSE ||
+				    slot->watermark < low)) {
+			low = slot->watermark;
+			holder = t->parts[i];
+		}
+	}
+	return holder;
+}
+
 /* A partition's slot in the multiplexer may have changed status or
  * watermark: follow it. */
 static void
@@ -528,15 +550,21 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 
 		t->counters.records_in++;
 		t->part_records[local]++;
+		t->cause = rec.partition; /* a punctuated watermark */
 		send_record(t, &rec);
 		wm_source_split_on_record(t->split_of[rec.partition], rec.ts,
 					  rec.flags);
 		watch_partition(t, local);
 	}
-	/* Then the periodic tick, if it is due. */
+	/* Then the periodic tick, if it is due. If it moves the subtask's
+	 * watermark, the partition at the minimum before it was the one
+	 * holding it. */
+	if (now_ns >= wm_source_watermarks_next_tick(&t->watermarks))
+		t->cause = holding_partition(t);
 	if (wm_source_watermarks_poll(&t->watermarks, now_ns))
 		for (uint32_t i = 0; i < t->n_parts; i++)
 			watch_partition(t, i);
+	t->cause = WM_PROGRESS_NO_CAUSE;
 	/* Subtask-level alignment is checked after every batch too. */
 	if (t->peers != NULL &&
 	    wm_alignment_holds_back(wm_source_watermarks_current(&t->watermarks),

@@ -66,3 +66,5 @@ done <"$scratch/win_idle"
 # one of those reading partitions 13-15.
 owners=$(for p in 13 14 15; do partition_field "$scratch/stuck.json" $p subtask; done | sort -u | tr '\n' '|')
 expect_line "\"longest_stall_held_by\":\"events/(${owners%|})\"" "$scratch/stuck.json"
+# Which itself was held by one of those partitions.
+expect_line '"kind":"source".*"longest_stall_held_by":"events-1[345]"' "$scratch/stuck.json"
