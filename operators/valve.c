@@ -298,3 +298,9 @@ wm_valve_last_status(const struct wm_valve *valve)
 {
 	return valve->last_status;
 }
+
+uint32_t
+wm_valve_min_channel(const struct wm_valve *v)
+{
+	return v->heap_len > 0 ? v->heap[0].channel : UINT32_MAX;
+}

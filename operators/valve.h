@@ -52,6 +52,11 @@ void wm_valve_input_status(struct wm_valve *valve, uint32_t channel,
 uint32_t wm_valve_channels(const struct wm_valve *valve);
 struct wm_channel_status wm_valve_channel(const struct wm_valve *valve,
 					  uint32_t channel);
+/* The aligned channel with the lowest watermark: the one holding the
+ * output back (the first to reach the heap's top on a tie), or UINT32_MAX
+ * when no channel is aligned. O(1). */
+uint32_t wm_valve_min_channel(const struct wm_valve *valve);
+
 /* Last watermark emitted (WM_TS_MIN before the first) and last status. */
 wm_ts_t wm_valve_last_watermark(const struct wm_valve *valve);
 enum wm_status wm_valve_last_status(const struct wm_valve *valve);

@@ -35,6 +35,8 @@ struct wm_watermark_metrics {
 	_Atomic int64_t stalled_ns;
 	_Atomic int64_t longest_stall_ns;
 	_Atomic uint64_t stalls;
+	_Atomic uint32_t stalled_now;
+	_Atomic uint32_t reserved;
 	_Atomic int64_t idle_ns;
 	_Atomic uint64_t to_idle, to_active;
 };
@@ -73,7 +75,9 @@ struct wm_subtask_metrics {
 	 * after loading the flag (acquire) and take the report as it is
 	 * then (a later one is as good: reports are snapshots). */
 	_Atomic uint32_t alignment_reported;
-	_Atomic uint32_t reserved;
+	/* What holds the output watermark now (task.c: an input channel or a
+	 * partition id; UINT32_MAX: nothing), for a live view. */
+	_Atomic uint32_t held_by_now;
 	_Atomic int64_t alignment_report;
 	_Atomic int64_t alignment_max_allowed; /* last announced; MAX */
 	_Atomic int64_t alignment_waiting_ns;  /* not reading at all */

@@ -98,6 +98,7 @@ wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 
 		out->stalled_ns += still;
 		out->stalls++;
+		out->stalled_now = true;
 		if (still > out->longest_stall_ns) {
 			out->longest_stall_ns = still;
 			out->longest_cause = WM_PROGRESS_NO_CAUSE;

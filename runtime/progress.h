@@ -62,6 +62,7 @@ struct wm_progress_reading {
 	int64_t stalled_ns;
 	int64_t longest_stall_ns;
 	uint32_t longest_cause; /* NO_CAUSE when still open at the reading */
+	bool stalled_now;	/* a stall is open at the reading */
 	uint64_t stalls;
 	int64_t idle_ns;
 	uint64_t to_idle, to_active;

@@ -21,6 +21,7 @@ read_progress(const struct wm_watermark_metrics *m,
 	r->longest_stall_ns = WM_METRIC_GET(m->longest_stall_ns);
 	r->longest_cause = WM_METRIC_GET(m->longest_cause);
 	r->stalls = WM_METRIC_GET(m->stalls);
+	r->stalled_now = WM_METRIC_GET(m->stalled_now) != 0;
 	r->idle_ns = WM_METRIC_GET(m->idle_ns);
 	r->to_idle = WM_METRIC_GET(m->to_idle);
 	r->to_active = WM_METRIC_GET(m->to_active);
@@ -36,6 +37,17 @@ upstream_of(const struct wm_plan *plan, uint32_t id, uint32_t cause)
 	if (cause >= sub->n_inputs)
 		return UINT32_MAX;
 	return plan->channels[sub->inputs[cause]].producer;
+}
+
+/* A task's cause (progress.h) as the report names it: a partition id for
+ * a source, the upstream subtask's plan id for an operator. */
+static uint32_t
+who_held(const struct wm_topology *t, const struct wm_plan *plan,
+	 uint32_t id, uint32_t cause)
+{
+	if (t->stages[plan->subtasks[id].stage].kind == WM_STAGE_SOURCE)
+		return cause;
+	return upstream_of(plan, id, cause);
 }
 
 static void
@@ -93,9 +105,12 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		s->stage = plan->subtasks[i].stage;
 		s->index = plan->subtasks[i].index;
 		read_subtask(s, m);
-		s->held_by = t->stages[s->stage].kind == WM_STAGE_SOURCE
-				     ? s->wm.longest_cause
-				     : upstream_of(plan, i, s->wm.longest_cause);
+		s->held_by = who_held(t, plan, i, s->wm.longest_cause);
+		s->held_by_now =
+			s->wm.stalled_now
+				? who_held(t, plan, i,
+					   WM_METRIC_GET(m->held_by_now))
+				: UINT32_MAX;
 		/* A subtask that never published (interrupted early) says 0
 		 * partitions; it cannot say more than the plan gave it. */
 		if (np > plan->subtasks[i].n_partitions)
@@ -166,18 +181,18 @@ records_per_s(const struct wm_job_report *rep)
  * subtask) or "events-13" (a partition of a source); false if unknown. */
 static bool
 held_by_name(const struct wm_topology *t, const struct wm_job_report *rep,
-	     const struct wm_subtask_report *s, char *buf, size_t len)
+	     const struct wm_subtask_report *s, uint32_t who, char *buf,
+	     size_t len)
 {
 	const struct wm_subtask_report *u;
 
-	if (s->held_by == UINT32_MAX)
+	if (who == UINT32_MAX)
 		return false;
 	if (t->stages[s->stage].kind == WM_STAGE_SOURCE) {
-		snprintf(buf, len, "%s-%u", t->stages[s->stage].name,
-			 s->held_by);
+		snprintf(buf, len, "%s-%u", t->stages[s->stage].name, who);
 		return true;
 	}
-	u = &rep->subtasks[s->held_by];
+	u = &rep->subtasks[who];
 	snprintf(buf, len, "%s/%u", t->stages[u->stage].name, u->index);
 	return true;
 }
@@ -239,8 +254,12 @@ print_stage(FILE *f, const struct wm_topology *t,
 				       sizeof(b)));
 		char who[96];
 
-		if (held_by_name(t, rep, worst, who, sizeof(who)))
+		if (held_by_name(t, rep, worst, worst->held_by, who,
+				 sizeof(who)))
 			fprintf(f, ", held by %s", who);
+		if (held_by_name(t, rep, worst, worst->held_by_now, who,
+				 sizeof(who)))
+			fprintf(f, ", stalled now, held by %s", who);
 		fprintf(f, "; %" PRIu64 " stall%s)", worst->wm.stalls,
 			worst->wm.stalls == 1 ? "" : "s");
 	}
@@ -441,7 +460,12 @@ json_stage(FILE *f, const struct wm_topology *t,
 		char who[96];
 
 		fprintf(f, "\"longest_stall_held_by\":");
-		if (held_by_name(t, rep, s, who, sizeof(who)))
+		if (held_by_name(t, rep, s, s->held_by, who, sizeof(who)))
+			json_string(f, who);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"held_by_now\":");
+		if (held_by_name(t, rep, s, s->held_by_now, who, sizeof(who)))
 			json_string(f, who);
 		else
 			fprintf(f, "null");

@@ -70,6 +70,9 @@ struct wm_subtask_report {
 	 * UINT32_MAX: unknown (the stall was still open). Names: subtasks
 	 * "stage/index", partitions "stage-partition", as Kafka names them. */
 	uint32_t held_by;
+	/* The same for a stall still open when the figures were read (a job
+	 * stopped while stalled, or a live reading); UINT32_MAX if none. */
+	uint32_t held_by_now;
 	struct wm_progress_reading wm; /* its output watermark */
 	uint32_t n_partitions;
 	struct wm_partition_report *partitions; /* into the report's array */

@@ -57,6 +57,7 @@ struct wm_task {
 	uint32_t ended_channels;
 	struct channel_map *channels;
 	struct wm_valve *valves[WM_TOPOLOGY_MAX_INPUTS];
+	uint32_t input_first[WM_TOPOLOGY_MAX_INPUTS]; /* its first channel */
 	struct valve_port ports[WM_TOPOLOGY_MAX_INPUTS];
 	bool two_inputs;
 	struct wm_multi_input combined;
@@ -610,6 +611,8 @@ init_inputs(struct wm_task *t)
 		uint32_t width = wm_topology_input_width(topo, stage, k);
 		uint32_t first = wm_topology_input_channel(topo, stage, k, 0);
 
+		t->input_first[k] = first;
+
 		t->valves[k] = wm_valve_new(width, behaviour);
 		if (t->valves[k] == NULL)
 			return -ENOMEM;
@@ -864,6 +867,34 @@ wm_task_window(const struct wm_task *t)
 	return t->window;
 }
 
+/* What holds the subtask's watermark now: for a source the partition at
+ * its minimum, for an operator the input channel at its valve's minimum
+ * (with two inputs, of the input whose watermark is the lower, an idle
+ * input holding nothing); WM_PROGRESS_NO_CAUSE if nothing does. */
+static uint32_t
+holding_now(const struct wm_task *t)
+{
+	uint32_t k = 0, c;
+
+	if (t->src != NULL)
+		return holding_partition(t);
+	if (t->n_channels == 0)
+		return WM_PROGRESS_NO_CAUSE;
+	if (t->two_inputs) {
+		bool idle0 = wm_valve_last_status(t->valves[0]) ==
+			     WM_STATUS_IDLE;
+		bool idle1 = wm_valve_last_status(t->valves[1]) ==
+			     WM_STATUS_IDLE;
+
+		if (idle0 ||
+		    (!idle1 && wm_valve_last_watermark(t->valves[1]) <
+				       wm_valve_last_watermark(t->valves[0])))
+			k = 1;
+	}
+	c = wm_valve_min_channel(t->valves[k]);
+	return c == UINT32_MAX ? WM_PROGRESS_NO_CAUSE : t->input_first[k] + c;
+}
+
 static void
 publish_progress(struct wm_watermark_metrics *m, const struct wm_progress *p,
 		 int64_t now_ns)
@@ -877,6 +908,7 @@ publish_progress(struct wm_watermark_metrics *m, const struct wm_progress *p,
 	WM_METRIC_SET(m->longest_stall_ns, r.longest_stall_ns);
 	WM_METRIC_SET(m->longest_cause, r.longest_cause);
 	WM_METRIC_SET(m->stalls, r.stalls);
+	WM_METRIC_SET(m->stalled_now, r.stalled_now);
 	WM_METRIC_SET(m->idle_ns, r.idle_ns);
 	WM_METRIC_SET(m->to_idle, r.to_idle);
 	WM_METRIC_SET(m->to_active, r.to_active);
@@ -893,6 +925,7 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 	WM_METRIC_SET(m->results, t->results);
 	WM_METRIC_SET(m->fire_delay_max_ms, t->fire_delay_max_ms);
 	publish_progress(&m->output, &t->output, now_ns);
+	WM_METRIC_SET(m->held_by_now, holding_now(t));
 	WM_METRIC_SET(m->n_partitions, t->n_parts);
 	for (uint32_t i = 0; i < t->n_parts; i++) {
 		struct wm_partition_metrics *pm = &m->partitions[i];

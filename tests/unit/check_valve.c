@@ -253,6 +253,27 @@ START_TEST(test_valve_tracks_channel_alignment)
 }
 END_TEST
 
+START_TEST(test_valve_names_the_channel_holding_it)
+{
+	struct wm_valve *v = wm_valve_new(3, RELEASED);
+	struct recorder rec;
+
+	recorder_init(&rec);
+	ck_assert_uint_eq(wm_valve_min_channel(v), 0); /* all at MIN */
+	apply(v, "wm 0 10", &rec.out);
+	apply(v, "wm 2 4", &rec.out);
+	ck_assert_uint_eq(wm_valve_min_channel(v), 1); /* still at MIN */
+	apply(v, "wm 1 7", &rec.out);
+	ck_assert_uint_eq(wm_valve_min_channel(v), 2);
+	apply(v, "idle 2", &rec.out);
+	ck_assert_uint_eq(wm_valve_min_channel(v), 1);
+	apply(v, "idle 1", &rec.out);
+	apply(v, "idle 0", &rec.out);
+	ck_assert_uint_eq(wm_valve_min_channel(v), UINT32_MAX);
+	wm_valve_free(v);
+}
+END_TEST
+
 START_TEST(test_valve_rejects_zero_channels)
 {
 	ck_assert_ptr_null(wm_valve_new(0, RELEASED));
@@ -381,6 +402,7 @@ valve_suite(void)
 	tcase_add_loop_test(flink, test_valve_reproduces_flink_case, 0,
 			    (int)N_CASES);
 	tcase_add_test(state, test_valve_tracks_channel_alignment);
+	tcase_add_test(state, test_valve_names_the_channel_holding_it);
 	tcase_add_test(state, test_valve_rejects_zero_channels);
 	tcase_add_test(
 		state,
