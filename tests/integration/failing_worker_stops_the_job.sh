@@ -45,10 +45,7 @@ done
 "$WMRUN" "$scratch/long.conf" >"$scratch/out" 2>"$scratch/err" &
 sup=$!
 kids=$(workers $sup) || { kill -9 $sup; fail "workers did not start"; }
-kill -INT $sup
-wait $sup
-status=$?
-[ $status -eq 130 ] || { cat "$scratch/err" >&2; fail "exit status $status after SIGINT, expected 130"; }
+interrupt $sup
 expect_line 'stopped by signal 2' "$scratch/err"
 expect_line '^wmrun: job "[^"]*" stopped after ' "$scratch/err"
 expect_line 'records read' "$scratch/err"

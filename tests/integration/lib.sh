@@ -41,6 +41,18 @@ expect_line() {
 : "${WMBENCH:=./wmbench}"
 EXAMPLES="$srcdir/examples"
 
+# interrupt PID -- Ctrl-C for the wmrun running as PID: it must stop with
+# 130 (its stderr is $scratch/err).
+interrupt() {
+	kill -INT "$1"
+	wait "$1"
+	got=$?
+	[ "$got" -eq 130 ] || {
+		cat "$scratch/err" >&2
+		fail "exit status $got after SIGINT, expected 130"
+	}
+}
+
 # max_fire_delay CSV FROM TO -- the largest fire_time - window_end, in ms,
 # over results whose window starts in [FROM, TO) (CSV from a sink with
 # aggregates count, sum: fire_time is column 6, window_end column 3).

@@ -10,10 +10,7 @@
 	>"$scratch/out" 2>"$scratch/err" &
 sup=$!
 sleep 8
-kill -INT $sup
-wait $sup
-status=$?
-[ $status -eq 130 ] || { cat "$scratch/err" >&2; fail "exit status $status after SIGINT, expected 130"; }
+interrupt $sup
 expect_line '"stopped":true' "$scratch/s.json"
 expect_line 'window  counts .*stalled now, held by events/[0-3]' "$scratch/err"
 # Every window subtask is held by a source subtask; each source subtask
