@@ -38,9 +38,12 @@ wm_idle_check(struct wm_idle_timer *t, int64_t now_ns)
 		t->quiet_since_ns = now_ns;
 		return false;
 	}
+	/* A reading before the countdown began would be a clock run
+	 * backwards: no time has passed. */
+	if (now_ns < t->quiet_since_ns)
+		return false;
 	/* Strictly greater: exactly the timeout is not yet idle. Unsigned
-	 * difference: a monotonic clock never runs backwards, and this keeps
-	 * the subtraction defined for any readings. */
+	 * difference: defined for any readings in order. */
 	return (uint64_t)now_ns - (uint64_t)t->quiet_since_ns >
 	       (uint64_t)t->max_idle_ns;
 }

@@ -16,10 +16,12 @@
  *
  *	read(c, t) = (c->paused ? c->paused_at : t) - c->paused_total
  *
- * so it never goes backwards, stands still while paused and runs on from
- * where it stopped. Layering is reading the parent first: a split's time
- * is read(split, read(subtask, now)). Pausing a paused clock or resuming
- * a running one changes nothing. Pure, one thread.
+ * so, given parent times that never go backwards (every call's
+ * parent_now at least the one before: the caller's duty), it never goes
+ * backwards either, stands still while paused and runs on from where it
+ * stopped. Layering is reading the parent first: a split's time is
+ * read(split, read(subtask, now)). Pausing a paused clock or resuming a
+ * running one changes nothing. Pure, one thread.
  */
 #ifndef WM_OPERATORS_PAUSABLE_CLOCK_H
 #define WM_OPERATORS_PAUSABLE_CLOCK_H

@@ -1349,6 +1349,12 @@ gen_src_n_partitions(const struct wm_record_source *src)
 	return wm_source_gen_n_partitions(gen_of_const(src));
 }
 
+static uint32_t
+gen_src_n_finished(const struct wm_record_source *src)
+{
+	return gen_of_const(src)->n_finished;
+}
+
 static void
 gen_src_partition_stats(const struct wm_record_source *src, uint32_t i,
 			int64_t now_ns, struct wm_source_partition_stats *st)
@@ -1376,6 +1382,7 @@ static const struct wm_record_source_ops gen_source_ops = {
 	.finished = gen_src_finished,
 	.wait_fd = gen_src_wait_fd,
 	.n_partitions = gen_src_n_partitions,
+	.n_finished = gen_src_n_finished,
 	.partition_stats = gen_src_partition_stats,
 	.free = gen_src_free,
 	.pause = gen_src_pause,

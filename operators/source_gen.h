@@ -165,6 +165,9 @@
  *	n_partitions, partition_stats	partitions of this subtask in a fixed
  *				order (the index used by the runtime's per
  *				partition watermark state and summary)
+ *	n_finished(src)		how many partitions finished so far (never
+ *				decreases): the runtime looks for which when
+ *				it changes, and releases their watermark slots
  *	pause(src, i, paused, now_ns)	stop (or resume) reading the i-th
  *				partition, for watermark alignment: its
  *				records wait, nothing is lost; NULL when the
@@ -204,6 +207,7 @@ struct wm_record_source_ops {
 	bool (*finished)(const struct wm_record_source *src);
 	int (*wait_fd)(const struct wm_record_source *src);
 	uint32_t (*n_partitions)(const struct wm_record_source *src);
+	uint32_t (*n_finished)(const struct wm_record_source *src);
 	void (*partition_stats)(const struct wm_record_source *src, uint32_t i,
 				int64_t now_ns,
 				struct wm_source_partition_stats *st);
@@ -349,7 +353,9 @@ int64_t wm_source_gen_next_due_ns(const struct wm_source_gen *g);
  * times of their arrivals, merged with the others by arrival time as
  * ever (so the backlog comes first). Fast: it sits out and rejoins the
  * round at the current virtual time, as after a silence. A paused
- * partition neither emits nor finishes; pausing a finished one does
+ * partition emits nothing; in paced mode it does not finish either (its
+ * backlog must come out first), in fast mode it finishes at the end as
+ * the others do (there is no backlog). Pausing a finished one does
  * nothing. O(log P).
  */
 void wm_source_gen_pause(struct wm_source_gen *g, uint32_t i, bool paused,

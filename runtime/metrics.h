@@ -31,7 +31,9 @@
 struct wm_watermark_metrics {
 	_Atomic int64_t watermark; /* last one; MIN before the first */
 	_Atomic uint32_t idle;	   /* 1 while IDLE */
-	_Atomic uint32_t longest_cause; /* progress.h; input channel */
+	/* What ended the longest stall (progress.h): an input channel, for
+	 * a source a partition id; UINT32_MAX: unknown. */
+	_Atomic uint32_t longest_cause;
 	_Atomic int64_t stalled_ns;
 	_Atomic int64_t longest_stall_ns;
 	_Atomic uint64_t stalls;

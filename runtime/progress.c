@@ -75,6 +75,20 @@ wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
 }
 
 void
+wm_progress_finish(struct wm_progress *p, int64_t now_ns)
+{
+	if (p->done)
+		return;
+	if (p->idle) {
+		p->idle_ns += now_ns - p->idle_since_ns;
+		p->idle = false;
+	} else {
+		close_still(p, now_ns, WM_PROGRESS_NO_CAUSE);
+	}
+	p->done = true;
+}
+
+void
 wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		 struct wm_progress_reading *out)
 {

@@ -82,6 +82,11 @@ void wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns,
 void wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
 			uint32_t cause);
 
+/* The watermark's stream ended at `now_ns` (a partition finished): open
+ * stretches close as a reading would count them, nothing is counted
+ * after. */
+void wm_progress_finish(struct wm_progress *p, int64_t now_ns);
+
 /* The figures as of `now_ns` (>= every time passed before). */
 void wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		      struct wm_progress_reading *out);

@@ -158,6 +158,15 @@ replay_n_partitions(const struct wm_record_source *src)
 	return ((const struct replay *)src)->n_partitions;
 }
 
+/* A trace's partitions end together, with its last line. */
+static uint32_t
+replay_n_finished(const struct wm_record_source *src)
+{
+	const struct replay *r = (const struct replay *)src;
+
+	return r->next == r->n ? r->n_partitions : 0;
+}
+
 static void
 replay_partition_stats(const struct wm_record_source *src, uint32_t i,
 		       int64_t now_ns, struct wm_source_partition_stats *st)
@@ -189,6 +198,7 @@ static const struct wm_record_source_ops replay_ops = {
 	.finished = replay_finished,
 	.wait_fd = replay_wait_fd,
 	.n_partitions = replay_n_partitions,
+	.n_finished = replay_n_finished,
 	.partition_stats = replay_partition_stats,
 	.free = replay_free,
 };

@@ -224,6 +224,19 @@ wire(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
+/* --sim refuses to run source `stage` for ever. */
+static int
+endless(const struct wm_topology *t, uint32_t stage, char *err,
+	size_t errlen)
+{
+	snprintf(err, errlen,
+		 "source \"%s\" never ends: give [job] a run length "
+		 "(event_time, processing_time or records) to run it with "
+		 "--sim",
+		 t->stages[stage].name);
+	return -EINVAL;
+}
+
 /* Drain every queue until all are empty (rule 3). */
 static int
 settle(struct sim *sim)
@@ -323,11 +336,7 @@ run(struct sim *sim, char *err, size_t errlen)
 
 		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE &&
 		    !wm_task_finished(st->task)) {
-			snprintf(err, errlen,
-				 "source \"%s\" never ends: give [job] a "
-				 "run length (event_time or records)",
-				 sim->topo->stages[st->sub->stage].name);
-			return -EINVAL;
+			return endless(sim->topo, st->sub->stage, err, errlen);
 		}
 	}
 	return 0;
@@ -360,12 +369,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep,
 		    topo->job.event_time_ms == INT64_MAX &&
 		    topo->job.processing_time_ms == INT64_MAX &&
 		    topo->job.records == UINT64_MAX) {
-			snprintf(err, errlen,
-				 "source \"%s\" never ends: give [job] a run "
-				 "length (event_time, processing_time or "
-				 "records) to run it with --sim",
-				 topo->stages[s].name);
-			return -EINVAL;
+			return endless(topo, s, err, errlen);
 		}
 	r = build(&sim, err, errlen);
 	if (r == 0)

@@ -84,6 +84,7 @@ struct wm_task {
 	struct wm_progress *part_progress; /* by local index */
 	uint64_t *part_records;		 /* by local index */
 	bool source_started;
+	uint32_t parts_finished; /* the source's count, last looked at */
 	int64_t end_ns; /* [job] processing_time: input ends then */
 	uint64_t bad_records; /* trace lines skipped (on_bad_record) */
 
@@ -245,8 +246,11 @@ window_result(struct wm_window_output *o, const struct wm_window_result *r)
 	t->out->result(t->out, r, w, fire_time_ms);
 	t->results++;
 	if (!r->late_firing) {
-		/* Event time 0 is processing time 0 (source_gen.h), so this
-		 * is how long after its end the window fired. */
+		/* Event time 0 is processing time 0 for generated records
+		 * (source_gen.h), so this is how long after its end the
+		 * window fired; for a replayed trace only if its timestamps
+		 * follow the job's processing time (pacing = event, from
+		 * 0). */
 		int64_t delay = fire_time_ms - r->window.end;
 
 		if (delay > t->fire_delay_max_ms)
@@ -400,6 +404,16 @@ set_waiting(struct wm_task *t, bool waiting)
 	pause_clock(t);
 }
 
+/* The multiplexer slot of the i-th partition, or NULL once it finished
+ * (its slot released, retire_finished()). */
+static const struct wm_partial_watermark *
+slot_of(const struct wm_task *t, uint32_t local)
+{
+	const struct wm_source_split *split = t->split_of[t->parts[local]];
+
+	return split != NULL ? &split->slot.partial : NULL;
+}
+
 /* Split-level alignment: the partition is not read and its idleness
  * clock stops. A source that cannot pause one partition (allowed by
  * pipeline.watermark-alignment.allow-unaligned-source-splits) is aligned
@@ -407,7 +421,8 @@ set_waiting(struct wm_task *t, bool waiting)
 static void
 pause_partition(struct wm_task *t, uint32_t local, bool paused)
 {
-	if (paused == t->part_paused[local] || t->src->ops->pause == NULL)
+	if (paused == t->part_paused[local] || t->src->ops->pause == NULL ||
+	    slot_of(t, local) == NULL)
 		return;
 	t->src->ops->pause(t->src, local, paused, t->now_ns);
 	wm_source_split_pause(&t->watermarks, t->split_of[t->parts[local]],
@@ -455,11 +470,11 @@ alignment_update(struct wm_task *t)
 	t->max_allowed = wm_alignment_max_allowed(group_min,
 						  sc->alignment_max_drift_ms);
 	for (uint32_t i = 0; i < t->n_parts; i++)
-		pause_partition(
-			t, i,
-			wm_alignment_holds_back(
-				t->split_of[t->parts[i]]->slot.partial.watermark,
-				t->max_allowed));
+		if (slot_of(t, i) != NULL)
+			pause_partition(t, i,
+					wm_alignment_holds_back(
+						slot_of(t, i)->watermark,
+						t->max_allowed));
 	set_waiting(t, wm_alignment_holds_back(
 			       wm_source_watermarks_current(&t->watermarks),
 			       t->max_allowed));
@@ -485,11 +500,10 @@ holding_partition(const struct wm_task *t)
 	wm_ts_t low = WM_TS_MAX;
 
 	for (uint32_t i = 0; i < t->n_parts; i++) {
-		const struct wm_partial_watermark *slot =
-			&t->split_of[t->parts[i]]->slot.partial;
+		const struct wm_partial_watermark *slot = slot_of(t, i);
 
-		if (!slot->idle && (holder == WM_PROGRESS_NO_CAUSE ||
-				    slot->watermark < low)) {
+		if (slot != NULL && !slot->idle &&
+		    (holder == WM_PROGRESS_NO_CAUSE || slot->watermark < low)) {
 			low = slot->watermark;
 			holder = t->parts[i];
 		}
@@ -497,15 +511,46 @@ holding_partition(const struct wm_task *t)
 	return holder;
 }
 
+/*
+ * Partitions that finished leave the multiplexer, as Flink releases a
+ * finished split's output (flink-semantics.md 2.5: "split finished: slot
+ * removed"): a finished partition no longer holds the subtask's watermark,
+ * and alignment no longer waits on it. Looked for only when the source's
+ * count of finished partitions moved.
+ */
+static void
+retire_finished(struct wm_task *t)
+{
+	uint32_t n = t->src->ops->n_finished(t->src);
+
+	if (n == t->parts_finished)
+		return;
+	t->parts_finished = n;
+	for (uint32_t i = 0; i < t->n_parts; i++) {
+		struct wm_source_partition_stats st;
+
+		if (slot_of(t, i) == NULL)
+			continue;
+		t->src->ops->partition_stats(t->src, i, t->now_ns, &st);
+		if (!st.finished)
+			continue;
+		pause_partition(t, i, false);
+		wm_progress_finish(&t->part_progress[i], t->now_ns);
+		wm_source_watermarks_remove_split(&t->watermarks, t->parts[i]);
+		t->split_of[t->parts[i]] = NULL;
+	}
+}
+
 /* A partition's slot in the multiplexer may have changed status or
  * watermark: follow it. */
 static void
 watch_partition(struct wm_task *t, uint32_t local)
 {
-	const struct wm_partial_watermark *slot =
-		&t->split_of[t->parts[local]]->slot.partial;
+	const struct wm_partial_watermark *slot = slot_of(t, local);
 	struct wm_progress *p = &t->part_progress[local];
 
+	if (slot == NULL)
+		return;
 	/* A slot leaving idleness does so with a watermark: the status
 	 * first, so the advance closes no idle time as stalled. */
 	wm_progress_status(p, slot->idle, t->now_ns, WM_PROGRESS_NO_CAUSE);
@@ -557,6 +602,12 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 					  rec.flags);
 		watch_partition(t, local);
 	}
+	/* Sending may have blocked on a full ring (wm_task_backpressure()
+	 * read the clock meanwhile): go on from the later time, so that no
+	 * clock is ever read backwards. */
+	if (t->now_ns > now_ns)
+		now_ns = t->now_ns;
+	retire_finished(t);
 	/* Then the periodic tick, if it is due. If it moves the subtask's
 	 * watermark, the partition at the minimum before it was the one
 	 * holding it. */
@@ -967,7 +1018,8 @@ int
 wm_task_align_with(struct wm_task *t, struct wm_subtask_metrics *const *peers,
 		   uint32_t n_peers)
 {
-	if (t->stage->kind != WM_STAGE_SOURCE || n_peers == 0)
+	if (t->stage->kind != WM_STAGE_SOURCE || n_peers == 0 ||
+	    t->peers != NULL)
 		return -EINVAL;
 	t->peers = calloc(n_peers, sizeof(*t->peers));
 	if (t->peers == NULL)

@@ -106,7 +106,7 @@ const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
  * watermark_alignment_update_interval it reports into its block, reads
  * the group's reports and pauses what runs ahead (operators/alignment.h);
  * partitions only if the record source can pause them. 0, -EINVAL (not
- * a source, no peers) or -ENOMEM.
+ * a source, no peers, or called before) or -ENOMEM.
  */
 int wm_task_align_with(struct wm_task *task,
 		       struct wm_subtask_metrics *const *peers,

@@ -34,6 +34,7 @@ struct worker {
 	struct wm_waiter space; /* waiting for room in an output ring */
 	struct wm_subtask_metrics *metrics;
 	int64_t published_ns;	  /* processing time of the last publish */
+	bool clock_stale;	  /* a push waited: read the clock again */
 	int64_t publish_every_ns; /* WORKER_PUBLISH_NS at the job's speed */
 	double speed;
 };
@@ -101,6 +102,7 @@ worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 		while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
 					 f->payload[1], f->payload[2]));
 		wm_task_backpressure(w->task, false, processing_now(w));
+		w->clock_stale = true;
 	}
 	/* Control frames are rare and matter: announce them at once. */
 	if (f->kind != WM_FRAME_RECORD)
@@ -276,7 +278,8 @@ run_inputs(struct worker *w)
 	for (;;) {
 		/* One clock read per burst, not per frame (it costs about as
 		 * much as handling a record): the frames of a burst were all
-		 * waiting when it began, and are taken at that time. */
+		 * waiting when it began, and are taken at that time, unless
+		 * sending blocked on a full ring meanwhile. */
 		int64_t now = processing_now(w);
 		int n = 0;
 
@@ -287,6 +290,10 @@ run_inputs(struct worker *w)
 
 			if (r == 0)
 				break;
+			if (w->clock_stale) {
+				now = processing_now(w);
+				w->clock_stale = false;
+			}
 			if (r < 0 || wm_task_input(w->task, ch, &f, now) != 0) {
 				const struct wm_plan_channel *pc =
 					&w->args->plan
@@ -351,10 +358,12 @@ wm_worker_run(const struct wm_worker_args *a)
 	if (status == 0) {
 		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out,
 				     w.metrics);
-		if (w.task != NULL && align(&w) != 0) {
+		int r = w.task != NULL ? align(&w) : 0;
+
+		if (r != 0) {
 			wm_task_free(w.task);
 			w.task = NULL;
-			errno = ENOMEM;
+			errno = -r;
 		}
 		if (w.task == NULL) {
 			/* A trace that cannot be read or parsed is the

@@ -47,3 +47,26 @@ for ms in $(paused_ms "$scratch/real.json" clicks); do
 	[ "$ms" -gt $((hour / 2)) ] ||
 		fail "in the real run a click partition was paused only $ms ms"
 done
+
+# A bounded job in which a partition falls silent: it holds its subtask's
+# watermark, alignment holds the other partition back, and only when the
+# silent one finishes (and leaves the multiplexer, as a finished Flink
+# split does) can the other's backlog come out. The job must end, having
+# read every record: 2 partitions x 5/s, one of them for 5 min of 30.
+cat >"$scratch/silent.conf" <<CONF
+[job]
+event_time = 30 min
+[source s]
+partitions = 2
+rate = 5/s
+out_of_orderness = 1 s
+silence = 0 from 5 min
+watermark_alignment_group = g
+watermark_alignment_max_drift = 1 min
+[window w]
+input = s
+size = 1 min
+CONF
+expect_status 0 timeout 60 "$WMRUN" --sim --summary "$scratch/silent.json" "$scratch/silent.conf"
+expect_line '"records_read":10500,' "$scratch/silent.json"
+expect_line '"all_records_accounted":true' "$scratch/silent.json"

@@ -24,3 +24,13 @@ read_with() {
 	fail "processing_time before records"
 [ "$(read_with 'event_time = 3 s' 'processing_time = 1 h')" = 6000 ] ||
 	fail "event_time before processing_time"
+
+# A partition that reached its record limit leaves its subtask's
+# multiplexer (Flink releases a finished split): partition 0 at twice the
+# rate of partition 1 finishes first and must not hold the windows of the
+# time partition 1 still runs.
+printf '[job]\nrecords = 2000\n[source s]\npartitions = 2\nrate = 10/s\nskew = 0 x2\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/uneven.conf"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/u.json" "$scratch/uneven.conf"
+expect_line '"records_read":4000,' "$scratch/u.json"
+max=$(sed 's/.*"fire_delay_ms":{[^}]*"max":\([-0-9]*\)}.*/\1/' "$scratch/u.json")
+[ "$max" -lt 1000 ] || fail "windows fired up to $max ms late after a partition finished"

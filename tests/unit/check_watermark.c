@@ -220,6 +220,23 @@ START_TEST(test_idle_timeout_boundary_is_strict)
 }
 END_TEST
 
+START_TEST(test_idle_timer_ignores_a_clock_read_backwards)
+{
+	/* Timeout 10 ms: the countdown starts at the quiet probe at 100 ms;
+	 * a reading of 50 ms (a clock read out of order) is no time passed,
+	 * not the wrapped-around eternity an unsigned difference makes it. */
+	struct wm_idle_timer t;
+
+	ck_assert_int_eq(wm_idle_init(&t, 10), 0);
+	wm_idle_activity(&t);
+	ck_assert(!wm_idle_check(&t, MS(90)));
+	ck_assert(!wm_idle_check(&t, MS(100)));
+	ck_assert(!wm_idle_check(&t, MS(50)));
+	ck_assert(!wm_idle_check(&t, MS(110)));
+	ck_assert(wm_idle_check(&t, MS(111)));
+}
+END_TEST
+
 START_TEST(test_idle_generator_is_silent_and_marks_idle_once)
 {
 	struct wm_watermark_generator g =
@@ -287,6 +304,7 @@ watermark_suite(void)
 	tcase_add_test(idle, test_zero_or_negative_idle_timeout_is_rejected);
 	tcase_add_test(idle, test_idle_timer_flink_cases);
 	tcase_add_test(idle, test_idle_timeout_boundary_is_strict);
+	tcase_add_test(idle, test_idle_timer_ignores_a_clock_read_backwards);
 	tcase_add_test(idle, test_idle_generator_is_silent_and_marks_idle_once);
 	tcase_add_test(idle, test_idle_mark_repeats_without_mark_once_flag);
 	tcase_add_test(idle, test_countdown_started_at_clock_zero_is_forgotten);
