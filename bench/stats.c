@@ -9,15 +9,12 @@
 #include <time.h>
 
 #include "bench/stats.h"
+#include "runtime/clock.h"
 
 uint64_t
 wm_stats_now_ns(void)
 {
-	struct timespec ts;
-
-	/* Cannot fail for CLOCK_MONOTONIC on Linux. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)wm_monotonic_ns();
 }
 
 static int

@@ -23,6 +23,26 @@ typedef int64_t wm_ts_t;
 #define WM_TS_MIN INT64_MIN
 #define WM_TS_MAX INT64_MAX
 
+/*
+ * Processing time is int64 nanoseconds from 0 (the job's start); durations
+ * are configured in milliseconds. Both conversions saturate at INT64_MAX,
+ * which every user reads as "never": a duration beyond about 292 years
+ * does not wrap into the past. Arguments are >= 0.
+ */
+static inline int64_t
+wm_ms_to_ns(int64_t ms)
+{
+	return ms > INT64_MAX / 1000000 ? INT64_MAX : ms * 1000000;
+}
+
+/* now_ns plus ms milliseconds. */
+static inline int64_t
+wm_ns_after_ms(int64_t now_ns, int64_t ms)
+{
+	return ms > (INT64_MAX - now_ns) / 1000000 ? INT64_MAX
+						   : now_ns + ms * 1000000;
+}
+
 /* Java long addition and subtraction: two's complement wrap-around. */
 static inline wm_ts_t
 wm_ts_add(wm_ts_t a, int64_t b)

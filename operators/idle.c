@@ -7,6 +7,7 @@
 
 #include <errno.h>
 
+#include "operators/event.h"
 #include "operators/idle.h"
 
 int
@@ -18,9 +19,7 @@ wm_idle_init(struct wm_idle_timer *t, int64_t timeout_ms)
 	t->activity_at_probe = 0;
 	t->quiet_since_ns = 0;
 	/* Flink: Duration.toNanos() overflow is clamped to Long.MAX_VALUE. */
-	t->max_idle_ns = timeout_ms > INT64_MAX / WM_IDLE_NS_PER_MS
-				 ? INT64_MAX
-				 : timeout_ms * WM_IDLE_NS_PER_MS;
+	t->max_idle_ns = wm_ms_to_ns(timeout_ms);
 	return 0;
 }
 

@@ -355,14 +355,6 @@ zipf_rank(const struct wm_source_gen *g, uint64_t *state)
 
 /* ---- time ---- */
 
-static int64_t
-ms_to_ns(int64_t ms)
-{
-	if (ms >= INT64_MAX / GEN_NS_PER_MS)
-		return INT64_MAX;
-	return ms * GEN_NS_PER_MS;
-}
-
 /* a + b for a, b >= 0, INT64_MAX beyond. */
 static int64_t
 add_sat(int64_t a, int64_t b)
@@ -478,10 +470,10 @@ sched_init(struct gen_sched *s, uint32_t first, uint32_t last, int64_t from_ms,
 	*s = (struct gen_sched){
 		.first = first,
 		.last = last,
-		.from_ns = ms_to_ns(from_ms),
-		.to_ns = ms_to_ns(to_ms),
-		.period_ns = ms_to_ns(period_ms),
-		.length_ns = period_ms > 0 ? ms_to_ns(length_ms) : 0,
+		.from_ns = wm_ms_to_ns(from_ms),
+		.to_ns = wm_ms_to_ns(to_ms),
+		.period_ns = wm_ms_to_ns(period_ms),
+		.length_ns = period_ms > 0 ? wm_ms_to_ns(length_ms) : 0,
 	};
 	return true;
 }
@@ -989,7 +981,7 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 					&span_ms))
 		g->end_ns = INT64_MAX;
 	else
-		g->end_ns = ms_to_ns(span_ms);
+		g->end_ns = wm_ms_to_ns(span_ms);
 
 	g->n_silences = conf->n_silences;
 	g->n_bursts = conf->n_bursts;

@@ -201,10 +201,7 @@ tick_after(const struct wm_source_watermarks *sw, int64_t now_ns)
 {
 	int64_t interval_ms = sw->strategy.interval_ms;
 
-	if (interval_ms == 0 ||
-	    interval_ms > (INT64_MAX - now_ns) / WM_IDLE_NS_PER_MS)
-		return INT64_MAX;
-	return now_ns + interval_ms * WM_IDLE_NS_PER_MS;
+	return interval_ms == 0 ? INT64_MAX : wm_ns_after_ms(now_ns, interval_ms);
 }
 
 void

@@ -73,9 +73,10 @@ struct wm_subtask_metrics {
 	_Atomic uint32_t n_partitions;
 	/* Watermark alignment of a source subtask (operators/alignment.h).
 	 * The report is how the subtasks of a group talk: each writes its
-	 * own, then sets `alignment_reported` (release); the others read it
-	 * after loading the flag (acquire) and take the report as it is
-	 * then (a later one is as good: reports are snapshots). */
+	 * own, then sets `alignment_reported` (release, A1 in task.c); the
+	 * others read it after loading the flag (acquire, A2) and take the
+	 * report as it is then (a later one is as good: reports are
+	 * snapshots). */
 	_Atomic uint32_t alignment_reported;
 	/* What holds the output watermark now (task.c: an input channel or a
 	 * partition id; UINT32_MAX: nothing), for a live view. */
@@ -87,6 +88,11 @@ struct wm_subtask_metrics {
 	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
 	struct wm_partition_metrics partitions[];
 };
+
+/* Other processes read these atomics in the shared mapping: they must be
+ * plain loads and stores, not locks private to one process. */
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
+	       "metrics in shared memory need lock-free atomics");
 
 /* Bytes of a block for a subtask with `n_partitions` partitions, rounded
  * up to whole cache lines so neighbouring writers never share one. */

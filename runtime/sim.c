@@ -9,8 +9,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "runtime/clock.h"
 #include "runtime/plan.h"
 #include "runtime/sim.h"
 #include "runtime/sink.h"
@@ -161,30 +161,6 @@ build(struct sim *sim, char *err, size_t errlen)
 		}
 	}
 	return 0;
-}
-
-/* Sources of an alignment group read each other's reports from their
- * blocks, as the worker processes do in the segment. */
-static int
-align(struct sim *sim)
-{
-	uint32_t *ids = calloc(sim->n_tasks ? sim->n_tasks : 1, sizeof(*ids));
-	struct wm_subtask_metrics **peers =
-		calloc(sim->n_tasks ? sim->n_tasks : 1, sizeof(*peers));
-	int r = ids == NULL || peers == NULL ? -ENOMEM : 0;
-
-	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++) {
-		uint32_t n = wm_plan_alignment_peers(sim->plan, sim->topo, id,
-						     ids, sim->n_tasks);
-
-		for (uint32_t i = 0; i < n; i++)
-			peers[i] = block(sim, ids[i]);
-		if (n > 0)
-			r = wm_task_align_with(sim->tasks[id].task, peers, n);
-	}
-	free(ids);
-	free(peers);
-	return r;
 }
 
 /* Chain sinks and late outputs to the windows that feed them. */
@@ -342,21 +318,13 @@ run(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
-static int64_t
-wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 int
 wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep,
 	   char *err, size_t errlen)
 {
 	struct sim sim = {.topo = topo};
-	int64_t start = wall_ns();
+	int64_t start = wm_monotonic_ns();
 	int r;
 
 	err[0] = '\0';
@@ -372,8 +340,11 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep,
 			return endless(topo, s, err, errlen);
 		}
 	r = build(&sim, err, errlen);
-	if (r == 0)
-		r = align(&sim);
+	/* Sources of an alignment group read each other's reports from
+	 * their blocks, as the worker processes do in the segment. */
+	for (uint32_t id = 0; r == 0 && id < sim.n_tasks; id++)
+		r = wm_task_align(sim.tasks[id].task, sim.plan, id, sim.metrics,
+				  sim.stride);
 	if (r == 0)
 		r = wire(&sim, err, errlen);
 	if (r == 0)
@@ -384,7 +355,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep,
 			wm_task_publish(sim.tasks[id].task, sim.now_ns);
 		r = wm_report_collect(rep, topo, sim.plan, sim.metrics,
 				      sim.stride, sim.now_ns,
-				      wall_ns() - start, true);
+				      wm_monotonic_ns() - start, true);
 	}
 	if (r == -ENOMEM && err[0] == '\0')
 		snprintf(err, errlen, "out of memory");

@@ -21,11 +21,11 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <sysexits.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "ipc/shm.h"
 #include "runtime/affinity.h"
+#include "runtime/clock.h"
 #include "runtime/placement.h"
 #include "runtime/supervisor.h"
 #include "runtime/worker.h"
@@ -35,15 +35,6 @@ struct child {
 	bool done;
 	uint64_t max_rss_kib; /* ru_maxrss from wait4(), once done */
 };
-
-static int64_t
-monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /*
  * CPUs for the subtasks (-1 each when they cannot be pinned: a warning),
@@ -278,7 +269,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	fflush(stdout);
 	fflush(stderr);
-	start = monotonic_ns();
+	start = wm_monotonic_ns();
 	pid_t self = getpid();
 
 	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
@@ -318,7 +309,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	int64_t wall = monotonic_ns() - start;
+	int64_t wall = wm_monotonic_ns() - start;
 
 	if (wm_report_collect(rep, t, plan, wm_shm_metrics(&seg, 0),
 			      wm_shm_header(&seg)->metrics_stride,

@@ -106,9 +106,7 @@ struct wm_task {
 static int64_t
 stall_threshold_ns(const struct wm_topology *topo)
 {
-	int64_t ms = topo->job.stall_threshold_ms;
-
-	return ms > INT64_MAX / 1000000 ? INT64_MAX : ms * 1000000;
+	return wm_ms_to_ns(topo->job.stall_threshold_ms);
 }
 
 static void
@@ -305,9 +303,7 @@ init_source(struct wm_task *t)
 	/* A run length in processing time ends every source's input then,
 	 * whatever its records: drained, as a bounded source ends. The
 	 * processing time [0, end) is read, as an event-time end is. */
-	t->end_ns = job->processing_time_ms > INT64_MAX / 1000000
-			    ? INT64_MAX
-			    : job->processing_time_ms * 1000000;
+	t->end_ns = wm_ms_to_ns(job->processing_time_ms);
 	if (t->part_progress == NULL || t->part_records == NULL ||
 	    t->part_paused == NULL || t->part_paused_since_ns == NULL ||
 	    t->part_paused_ns == NULL) {
@@ -450,6 +446,8 @@ alignment_update(struct wm_task *t)
 				wm_source_watermarks_idle(&t->watermarks),
 				t->finished, &report)) {
 		WM_METRIC_SET(t->metrics->alignment_report, report);
+		/* A1: release, pairs with A2: a peer that sees the flag sees
+		 * a report of this subtask's (this one or a later one). */
 		atomic_store_explicit(&t->metrics->alignment_reported, 1,
 				      memory_order_release);
 		t->reported = true;
@@ -459,6 +457,7 @@ alignment_update(struct wm_task *t)
 	for (uint32_t i = 0; i < t->n_peers; i++) {
 		struct wm_subtask_metrics *peer = t->peers[i];
 
+		/* A2: acquire, pairs with A1 in the peer. */
 		if (!atomic_load_explicit(&peer->alignment_reported,
 					  memory_order_acquire))
 			continue;
@@ -484,10 +483,8 @@ alignment_update(struct wm_task *t)
 static int64_t
 alignment_after(const struct wm_task *t, int64_t now_ns)
 {
-	int64_t ms = t->stage->u.source.alignment_update_interval_ms;
-
-	return ms > (INT64_MAX - now_ns) / 1000000 ? INT64_MAX
-						   : now_ns + ms * 1000000;
+	return wm_ns_after_ms(now_ns,
+			      t->stage->u.source.alignment_update_interval_ms);
 }
 
 /* The partition (id) whose slot holds the multiplexer's minimum: the
@@ -1015,17 +1012,31 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 }
 
 int
-wm_task_align_with(struct wm_task *t, struct wm_subtask_metrics *const *peers,
-		   uint32_t n_peers)
+wm_task_align(struct wm_task *t, const struct wm_plan *plan, uint32_t id,
+	      void *blocks, size_t stride)
 {
-	if (t->stage->kind != WM_STAGE_SOURCE || n_peers == 0 ||
-	    t->peers != NULL)
+	uint32_t *ids;
+	uint32_t n;
+
+	if (t->peers != NULL)
 		return -EINVAL;
-	t->peers = calloc(n_peers, sizeof(*t->peers));
-	if (t->peers == NULL)
+	n = wm_plan_alignment_peers(plan, t->topo, id, NULL, 0);
+	if (n == 0)
+		return 0;
+	ids = calloc(n, sizeof(*ids));
+	t->peers = calloc(n, sizeof(*t->peers));
+	if (ids == NULL || t->peers == NULL) {
+		free(ids);
+		free(t->peers);
+		t->peers = NULL;
 		return -ENOMEM;
-	memcpy(t->peers, peers, n_peers * sizeof(*peers));
-	t->n_peers = n_peers;
+	}
+	wm_plan_alignment_peers(plan, t->topo, id, ids, n);
+	for (uint32_t i = 0; i < n; i++)
+		t->peers[i] = (struct wm_subtask_metrics *)((char *)blocks +
+							    ids[i] * stride);
+	t->n_peers = n;
+	free(ids);
 	return 0;
 }
 

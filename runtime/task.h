@@ -32,6 +32,7 @@
 #include "operators/valve.h"
 #include "operators/window.h"
 #include "runtime/metrics.h"
+#include "runtime/plan.h"
 #include "runtime/topology.h"
 
 struct wm_task_out {
@@ -100,17 +101,18 @@ bool wm_task_finished(const struct wm_task *task);
 const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
 
 /*
- * Watermark alignment: this source subtask belongs to the alignment group
- * whose subtasks publish to `peers` (its own block included; plan.h's
- * wm_plan_alignment_peers()). Call once, before the first run. Every
+ * Watermark alignment: if this task is subtask `id` of `plan` and a source
+ * of an alignment group, it talks to the group through the metrics blocks
+ * of its subtasks, block i at blocks + i x stride (the segment's metrics
+ * area, or --sim's copy of it; its own block included). Call once, before
+ * the first run; a task that is not aligned is left alone. Every
  * watermark_alignment_update_interval it reports into its block, reads
  * the group's reports and pauses what runs ahead (operators/alignment.h);
- * partitions only if the record source can pause them. 0, -EINVAL (not
- * a source, no peers, or called before) or -ENOMEM.
+ * partitions only if the record source can pause them. 0, -EINVAL (called
+ * before) or -ENOMEM.
  */
-int wm_task_align_with(struct wm_task *task,
-		       struct wm_subtask_metrics *const *peers,
-		       uint32_t n_peers);
+int wm_task_align(struct wm_task *task, const struct wm_plan *plan,
+		  uint32_t id, void *blocks, size_t stride);
 
 /* A source cannot send (`blocked`: its output ring is full) or can again:
  * its idleness clock stops meanwhile (flink-semantics.md 1.7.3). */

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 
 #include "ipc/gate.h"
 #include "ipc/shm.h"
+#include "runtime/clock.h"
 #include "runtime/task.h"
 #include "runtime/worker.h"
 
@@ -58,11 +58,8 @@ worker_error(const struct worker *w, const char *fmt, ...)
 static int64_t
 processing_now(const struct worker *w)
 {
-	struct timespec ts;
-	int64_t real;
+	int64_t real = wm_monotonic_ns() - w->args->start_ns;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	real = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - w->args->start_ns;
 	return (int64_t)((double)real * w->speed);
 }
 
@@ -210,31 +207,6 @@ attach(struct worker *w)
 	return 0;
 }
 
-/* Sources of an alignment group read each other's reports from their
- * metrics blocks in the segment. */
-static int
-align(struct worker *w)
-{
-	const struct wm_plan *plan = w->args->plan;
-	uint32_t *ids = calloc(plan->n_subtasks, sizeof(*ids));
-	struct wm_subtask_metrics **peers =
-		calloc(plan->n_subtasks, sizeof(*peers));
-	uint32_t n;
-	int r = ids == NULL || peers == NULL ? -ENOMEM : 0;
-
-	n = r == 0 ? wm_plan_alignment_peers(plan, w->args->topo,
-					     w->args->subtask, ids,
-					     plan->n_subtasks)
-		   : 0;
-	for (uint32_t i = 0; i < n; i++)
-		peers[i] = wm_shm_metrics(&w->seg, ids[i]);
-	if (n > 0)
-		r = wm_task_align_with(w->task, peers, n);
-	free(ids);
-	free(peers);
-	return r;
-}
-
 static bool
 never(void *arg)
 {
@@ -358,7 +330,12 @@ wm_worker_run(const struct wm_worker_args *a)
 	if (status == 0) {
 		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out,
 				     w.metrics);
-		int r = w.task != NULL ? align(&w) : 0;
+		int r = w.task != NULL
+				? wm_task_align(
+					  w.task, a->plan, a->subtask,
+					  wm_shm_metrics(&w.seg, 0),
+					  wm_shm_header(&w.seg)->metrics_stride)
+				: 0;
 
 		if (r != 0) {
 			wm_task_free(w.task);

@@ -17,14 +17,12 @@
 
 #include "ipc/frame.h"
 #include "ipc/wait.h"
+#include "runtime/clock.h"
 
 static inline int64_t
 now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return wm_monotonic_ns();
 }
 
 /* xorshift64*: fast, and reproducible from the seed a failure prints. */
