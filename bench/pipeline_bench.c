@@ -367,9 +367,10 @@ variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r)
 	if (w.mrec_per_s >= 0) {
 		v->mrec[r] = w.mrec_per_s;
 		v->shm_bytes = rep.shm_bytes;
-		for (uint32_t i = 0; i < rep.n_subtasks && v->n_rss < v->cap_rss;
-		     i++)
-			v->rss[v->n_rss++] = (double)rep.subtasks[i].max_rss_kib;
+		for (uint32_t i = 0;
+		     i < rep.n_subtasks && v->n_rss < v->cap_rss; i++)
+			v->rss[v->n_rss++] =
+				(double)rep.subtasks[i].max_rss_kib;
 	}
 	wm_report_free(&rep);
 	return w.mrec_per_s < 0 ? w.status : 0;

@@ -86,8 +86,8 @@ struct gen_segment {
 struct gen_part {
 	uint32_t id;
 	bool finished;
-	bool paused;  /* by wm_source_gen_pause() */
-	bool in_heap; /* in timed or ready; a paused one leaves lazily */
+	bool paused;	  /* by wm_source_gen_pause() */
+	bool in_heap;	  /* in timed or ready; a paused one leaves lazily */
 	bool ending;	  /* paced: the timed key is end_ns, not an arrival */
 	double base_rate; /* paced: records/s outside bursts (rate x skew) */
 	double skew;	  /* fast: the weight outside bursts */
@@ -96,8 +96,8 @@ struct gen_part {
 	struct gen_segment seg_passed; /* paced: holds arrival k_passed
 					* while k > k_passed */
 	int64_t vstep;		       /* fast: virtual time per record */
-	int64_t vt; /* fast: virtual time of the next record */
-	uint64_t k; /* paced: next arrival (see the top comment) */
+	int64_t vt;	    /* fast: virtual time of the next record */
+	uint64_t k;	    /* paced: next arrival (see the top comment) */
 	int64_t arrival_ns; /* paced: arrival k's time; its key may be later
 			     * (an outage) */
 	uint64_t k_passed;

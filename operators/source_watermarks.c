@@ -201,7 +201,8 @@ tick_after(const struct wm_source_watermarks *sw, int64_t now_ns)
 {
 	int64_t interval_ms = sw->strategy.interval_ms;
 
-	return interval_ms == 0 ? INT64_MAX : wm_ns_after_ms(now_ns, interval_ms);
+	return interval_ms == 0 ? INT64_MAX
+				: wm_ns_after_ms(now_ns, interval_ms);
 }
 
 void

@@ -23,6 +23,7 @@
 #include <numaif.h>
 
 #include "runtime/affinity.h"
+#include "runtime/cpulist.h"
 
 #define NONE UINT_MAX
 /* Bounds that keep every product below 2^63 and every table small. */
@@ -981,86 +982,6 @@ task_label(const struct wm_affinity_task *t, size_t i, char *buf, size_t len)
 		snprintf(buf, len, "task %zu", i);
 }
 
-/* Parse a CPU number at *s; false if there is none or it is too big. */
-static bool
-parse_cpu(const char **s, unsigned long *out)
-{
-	const char *c = *s;
-	unsigned long v = 0;
-
-	if (*c < '0' || *c > '9')
-		return false;
-	while (*c >= '0' && *c <= '9') {
-		v = v * 10 + (unsigned long)(*c - '0');
-		if (v > UINT_MAX)
-			return false;
-		c++;
-	}
-	*s = c;
-	*out = v;
-	return true;
-}
-
-/*
- * Walk the list "a-b,c,..."; with cpus NULL only check it and count the
- * CPUs, else store them (the caller checked the count). Linux's
- * bitmap_parselist() also has strides ("0-7:2"); they are refused here.
- */
-static int
-walk_cpulist(const char *list, unsigned *cpus, uint64_t *count, char *err,
-	     size_t errlen)
-{
-	const char *s = list;
-
-	*count = 0;
-	for (;;) {
-		const char *item = s;
-		unsigned long lo, hi;
-
-		if (!parse_cpu(&s, &lo)) {
-			say(err, errlen,
-			    "invalid CPU list \"%s\": expected a "
-			    "CPU number at character %zu",
-			    list, (size_t)(s - list) + 1);
-			return -EINVAL;
-		}
-		hi = lo;
-		if (*s == '-') {
-			s++;
-			if (!parse_cpu(&s, &hi)) {
-				say(err, errlen,
-				    "invalid CPU list \"%s\": "
-				    "expected a CPU number at "
-				    "character %zu",
-				    list, (size_t)(s - list) + 1);
-				return -EINVAL;
-			}
-			if (hi < lo) {
-				say(err, errlen,
-				    "invalid CPU list \"%s\": "
-				    "range \"%.*s\" descends",
-				    list, (int)(s - item), item);
-				return -EINVAL;
-			}
-		}
-		if (cpus != NULL)
-			for (; lo <= hi; lo++)
-				cpus[(*count)++] = (unsigned)lo;
-		else
-			*count += hi - lo + 1;
-		if (*s == '\0')
-			return 0;
-		if (*s != ',') {
-			say(err, errlen,
-			    "invalid CPU list \"%s\": unexpected "
-			    "\"%c\" at character %zu",
-			    list, *s, (size_t)(s - list) + 1);
-			return -EINVAL;
-		}
-		s++;
-	}
-}
-
 static int
 plan_explicit(const struct wm_affinity *a, const char *list,
 	      struct wm_affinity_plan *plan, char *err, size_t errlen)
@@ -1070,7 +991,7 @@ plan_explicit(const struct wm_affinity *a, const char *list,
 	size_t i;
 	int rc;
 
-	rc = walk_cpulist(list, NULL, &count, err, errlen);
+	rc = wm_cpulist_parse(list, NULL, &count, err, errlen);
 	if (rc < 0)
 		return rc;
 	if (count != plan->n_tasks) {
@@ -1085,7 +1006,7 @@ plan_explicit(const struct wm_affinity *a, const char *list,
 		say(err, errlen, "could not plan placement: out of memory");
 		return -ENOMEM;
 	}
-	walk_cpulist(list, cpus, &count, err, errlen);
+	wm_cpulist_parse(list, cpus, &count, err, errlen);
 	for (i = 0; i < plan->n_tasks; i++) {
 		const struct wm_affinity_pu *pu =
 			wm_affinity_pu_by_cpu(a, cpus[i]);

@@ -47,8 +47,8 @@ struct wm_watermark_metrics {
 struct wm_partition_metrics {
 	_Atomic uint32_t partition;
 	_Atomic uint32_t reserved;
-	_Atomic uint64_t records; /* emitted */
-	_Atomic int64_t alignment_paused_ns; /* held back by alignment */
+	_Atomic uint64_t records;	      /* emitted */
+	_Atomic int64_t alignment_paused_ns;  /* held back by alignment */
 	struct wm_watermark_metrics progress; /* its multiplexer slot */
 };
 
@@ -99,22 +99,22 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
 static inline size_t
 wm_subtask_metrics_bytes(uint32_t n_partitions)
 {
-	size_t bytes = sizeof(struct wm_subtask_metrics) +
-		       (size_t)n_partitions *
-			       sizeof(struct wm_partition_metrics);
+	size_t bytes =
+		sizeof(struct wm_subtask_metrics) +
+		(size_t)n_partitions * sizeof(struct wm_partition_metrics);
 
 	return (bytes + 127) & ~(size_t)127;
 }
 
 /* The single writer's update: a plain load and store, no lock prefix. */
-#define WM_METRIC_SET(field, value) \
+#define WM_METRIC_SET(field, value)                                            \
 	atomic_store_explicit(&(field), (value), memory_order_relaxed)
-#define WM_METRIC_ADD(field, n)                                         \
-	atomic_store_explicit(                                          \
-		&(field),                                               \
-		atomic_load_explicit(&(field), memory_order_relaxed) + (n), \
+#define WM_METRIC_ADD(field, n)                                                \
+	atomic_store_explicit(                                                 \
+		&(field),                                                      \
+		atomic_load_explicit(&(field), memory_order_relaxed) + (n),    \
 		memory_order_relaxed)
-#define WM_METRIC_GET(field) \
+#define WM_METRIC_GET(field)                                                   \
 	atomic_load_explicit(&(field), memory_order_relaxed)
 
 #endif /* WM_RUNTIME_METRICS_H */

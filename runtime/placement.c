@@ -33,12 +33,14 @@ wm_placement_plan(const struct wm_affinity *a, const struct wm_topology *t,
 			plan->subtasks[i].index};
 	for (uint32_t c = 0; c < plan->n_channels; c++) {
 		const struct wm_plan_channel *ch = &plan->channels[c];
-		const struct wm_plan_subtask *from = &plan->subtasks[ch->producer];
+		const struct wm_plan_subtask *from =
+			&plan->subtasks[ch->producer];
 		bool forward = from->widths[ch->edge] == 1;
 		bool source = t->stages[from->stage].kind == WM_STAGE_SOURCE;
 
-		edges[c] = (struct wm_affinity_edge){
-			ch->producer, ch->consumer, forward && !source ? 16 : 1};
+		edges[c] =
+			(struct wm_affinity_edge){ch->producer, ch->consumer,
+						  forward && !source ? 16 : 1};
 	}
 	r = wm_affinity_plan_new(a, tasks, plan->n_subtasks, edges,
 				 plan->n_channels, t->job.cpus, out, err,

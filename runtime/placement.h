@@ -31,7 +31,7 @@
  * a `cpus` list that does not fit the job or the machine. */
 int wm_placement_plan(const struct wm_affinity *a,
 		      const struct wm_topology *topo,
-		      const struct wm_plan *plan,
-		      struct wm_affinity_plan **out, char *err, size_t errlen);
+		      const struct wm_plan *plan, struct wm_affinity_plan **out,
+		      char *err, size_t errlen);
 
 #endif /* WM_RUNTIME_PLACEMENT_H */

@@ -63,7 +63,8 @@ wm_plan_new(const struct wm_topology *t)
 				st->n_partitions =
 					(uint32_t)wm_source_gen_partitions_of(
 						i, t->stages[s].parallelism,
-						t->stages[s].u.source.partitions,
+						t->stages[s]
+							.u.source.partitions,
 						t->stages[s].name, NULL, 0);
 			if (st->n_partitions > p->max_partitions)
 				p->max_partitions = st->n_partitions;

@@ -24,11 +24,11 @@ struct wm_plan_channel {
 
 struct wm_plan_subtask {
 	uint32_t stage, index;
-	uint32_t n_inputs;  /* input channels */
-	uint32_t *inputs;   /* channel id of each input channel */
-	uint32_t n_edges;   /* output edges */
-	uint32_t **outputs; /* channel id of [edge][edge channel] */
-	uint32_t *widths;   /* channels of each edge */
+	uint32_t n_inputs;     /* input channels */
+	uint32_t *inputs;      /* channel id of each input channel */
+	uint32_t n_edges;      /* output edges */
+	uint32_t **outputs;    /* channel id of [edge][edge channel] */
+	uint32_t *widths;      /* channels of each edge */
 	uint32_t n_partitions; /* a source's: the splits it reads */
 };
 

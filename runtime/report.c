@@ -42,8 +42,8 @@ upstream_of(const struct wm_plan *plan, uint32_t id, uint32_t cause)
 /* A task's cause (progress.h) as the report names it: a partition id for
  * a source, the upstream subtask's plan id for an operator. */
 static uint32_t
-who_held(const struct wm_topology *t, const struct wm_plan *plan,
-	 uint32_t id, uint32_t cause)
+who_held(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
+	 uint32_t cause)
 {
 	if (t->stages[plan->subtasks[id].stage].kind == WM_STAGE_SOURCE)
 		return cause;
@@ -88,8 +88,8 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		n_parts += plan->subtasks[i].n_partitions;
 	rep->subtasks = calloc(plan->n_subtasks ? plan->n_subtasks : 1,
 			       sizeof(*rep->subtasks));
-	rep->partitions = calloc(n_parts ? n_parts : 1,
-				 sizeof(*rep->partitions));
+	rep->partitions =
+		calloc(n_parts ? n_parts : 1, sizeof(*rep->partitions));
 	if (rep->subtasks == NULL || rep->partitions == NULL) {
 		wm_report_free(rep);
 		return -ENOMEM;
@@ -120,11 +120,12 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		for (uint32_t p = 0; p < np; p++, k++) {
 			struct wm_partition_report *pr = &rep->partitions[k];
 
-			pr->partition = WM_METRIC_GET(m->partitions[p].partition);
+			pr->partition =
+				WM_METRIC_GET(m->partitions[p].partition);
 			pr->stage = s->stage;
 			pr->subtask = s->index;
-			pr->alignment_paused_ns =
-				WM_METRIC_GET(m->partitions[p].alignment_paused_ns);
+			pr->alignment_paused_ns = WM_METRIC_GET(
+				m->partitions[p].alignment_paused_ns);
 			pr->records = WM_METRIC_GET(m->partitions[p].records);
 			read_progress(&m->partitions[p].progress, &pr->wm);
 		}
@@ -264,8 +265,7 @@ print_stage(FILE *f, const struct wm_topology *t,
 			worst->wm.stalls == 1 ? "" : "s");
 	}
 	if (to_idle > 0)
-		fprintf(f, ", idle %s over its subtasks (%" PRIu64
-			   " times)",
+		fprintf(f, ", idle %s over its subtasks (%" PRIu64 " times)",
 			human_duration(idle_ns, c, sizeof(c)), to_idle);
 	fputc('\n', f);
 }
@@ -318,8 +318,8 @@ print_partitions(FILE *f, const struct wm_topology *t,
 
 		char name[48];
 
-		snprintf(name, sizeof(name), "%s-%u",
-			 t->stages[p->stage].name, p->partition);
+		snprintf(name, sizeof(name), "%s-%u", t->stages[p->stage].name,
+			 p->partition);
 		fprintf(f,
 			"    partition %-12s (subtask %u) %-10" PRIu64
 			" records, watermark stalled %s, idle %s (%" PRIu64
@@ -519,15 +519,15 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		",\"late_records_dropped\":%" PRIu64
 		",\"late_records_side_output\":%" PRIu64
 		",\"records_in_no_window\":%" PRIu64
-		",\"windows_fired\":%" PRIu64
-		",\"windows_fired_late\":%" PRIu64
+		",\"windows_fired\":%" PRIu64 ",\"windows_fired_late\":%" PRIu64
 		",\"results_written\":%" PRIu64
 		",\"fire_delay_ms\":{\"p50\":%" PRId64 ",\"p99\":%" PRId64
 		",\"max\":%" PRId64 "}"
 		",\"processing_time_ms\":%" PRId64,
 		rep->sim ? "sim" : "real", rep->records_read,
-		rep->bad_records_skipped, rep->records_windowed, rep->late_dropped, rep->late_side_output,
-		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
+		rep->bad_records_skipped, rep->records_windowed,
+		rep->late_dropped, rep->late_side_output, rep->other_dropped,
+		rep->windows_fired, rep->windows_fired_late,
 		rep->results_written, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
 		rep->end_ns / 1000000);
@@ -538,7 +538,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		fprintf(f, ",\"wall_time_ms\":%" PRId64,
 			rep->wall_ns / 1000000);
 	fprintf(f, ",\"records_per_s\":%.1f,\"all_records_accounted\":%s",
-		records_per_s(rep), wm_report_accounted(rep) ? "true" : "false");
+		records_per_s(rep),
+		wm_report_accounted(rep) ? "true" : "false");
 	fprintf(f, ",\"stages\":[");
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		if (t->stages[s].kind == WM_STAGE_SINK)

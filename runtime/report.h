@@ -80,7 +80,7 @@ struct wm_subtask_report {
 
 struct wm_job_report {
 	bool sim;
-	bool stopped; /* by a signal: figures as of then */
+	bool stopped;	 /* by a signal: figures as of then */
 	int64_t end_ns;	 /* processing time when the job ended */
 	int64_t wall_ns; /* real time the run took */
 	uint64_t records_read;
@@ -93,7 +93,7 @@ struct wm_job_report {
 	uint64_t windows_fired_late;
 	uint64_t results_written;
 	int64_t fire_delay_p50_ms, fire_delay_p99_ms, fire_delay_max_ms;
-	uint64_t shm_bytes; /* the shared segment of a real run; 0 in --sim */
+	uint64_t shm_bytes;  /* the shared segment of a real run; 0 in --sim */
 	uint32_t n_subtasks; /* the plan's, in plan order */
 	struct wm_subtask_report *subtasks;
 	uint32_t n_partitions;

@@ -202,8 +202,7 @@ wire(struct sim *sim, char *err, size_t errlen)
 
 /* --sim refuses to run source `stage` for ever. */
 static int
-endless(const struct wm_topology *t, uint32_t stage, char *err,
-	size_t errlen)
+endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 {
 	snprintf(err, errlen,
 		 "source \"%s\" never ends: give [job] a run length "
@@ -318,10 +317,9 @@ run(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
-
 int
-wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep,
-	   char *err, size_t errlen)
+wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
+	   size_t errlen)
 {
 	struct sim sim = {.topo = topo};
 	int64_t start = wm_monotonic_ns();

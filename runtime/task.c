@@ -79,26 +79,26 @@ struct wm_task {
 	struct wm_source_watermarks watermarks;
 	struct wm_source_split **split_of; /* by partition id */
 	uint32_t n_parts;
-	uint32_t *parts;		 /* partition ids, local order */
-	uint32_t *local_of;		 /* by partition id: local index */
+	uint32_t *parts;		   /* partition ids, local order */
+	uint32_t *local_of;		   /* by partition id: local index */
 	struct wm_progress *part_progress; /* by local index */
-	uint64_t *part_records;		 /* by local index */
+	uint64_t *part_records;		   /* by local index */
 	bool source_started;
 	uint32_t parts_finished; /* the source's count, last looked at */
-	int64_t end_ns; /* [job] processing_time: input ends then */
-	uint64_t bad_records; /* trace lines skipped (on_bad_record) */
+	int64_t end_ns;		 /* [job] processing_time: input ends then */
+	uint64_t bad_records;	 /* trace lines skipped (on_bad_record) */
 
 	/* watermark alignment (operators/alignment.h) */
 	uint32_t n_peers;
 	struct wm_subtask_metrics **peers; /* the group's blocks, self too */
 	bool reported;
-	wm_ts_t max_allowed;	/* last announced; MAX before the first */
+	wm_ts_t max_allowed; /* last announced; MAX before the first */
 	int64_t next_alignment_ns;
-	bool waiting;		/* subtask level: reads nothing */
+	bool waiting; /* subtask level: reads nothing */
 	int64_t waiting_since_ns, waiting_ns;
-	bool *part_paused;	/* split level, by local index */
+	bool *part_paused; /* split level, by local index */
 	int64_t *part_paused_since_ns, *part_paused_ns;
-	bool backpressured;	/* the runtime cannot send */
+	bool backpressured; /* the runtime cannot send */
 };
 
 /* [job] stall_threshold in ns; a threshold beyond the int64 range of ns
@@ -253,9 +253,8 @@ window_result(struct wm_window_output *o, const struct wm_window_result *r)
 
 		if (delay > t->fire_delay_max_ms)
 			t->fire_delay_max_ms = delay;
-		WM_METRIC_ADD(t->metrics->fire_delays[wm_histogram_bucket(
-				      delay)],
-			      1);
+		WM_METRIC_ADD(
+			t->metrics->fire_delays[wm_histogram_bucket(delay)], 1);
 	}
 }
 
@@ -466,8 +465,8 @@ alignment_update(struct wm_task *t)
 		if (r < group_min)
 			group_min = r;
 	}
-	t->max_allowed = wm_alignment_max_allowed(group_min,
-						  sc->alignment_max_drift_ms);
+	t->max_allowed =
+		wm_alignment_max_allowed(group_min, sc->alignment_max_drift_ms);
 	for (uint32_t i = 0; i < t->n_parts; i++)
 		if (slot_of(t, i) != NULL)
 			pause_partition(t, i,
@@ -616,8 +615,9 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	t->cause = WM_PROGRESS_NO_CAUSE;
 	/* Subtask-level alignment is checked after every batch too. */
 	if (t->peers != NULL &&
-	    wm_alignment_holds_back(wm_source_watermarks_current(&t->watermarks),
-				    t->max_allowed))
+	    wm_alignment_holds_back(
+		    wm_source_watermarks_current(&t->watermarks),
+		    t->max_allowed))
 		set_waiting(t, true);
 	if (wm_record_source_finished(t->src) || now_ns >= t->end_ns) {
 		struct wm_frame end = {.kind = WM_FRAME_END,
@@ -929,10 +929,10 @@ holding_now(const struct wm_task *t)
 	if (t->n_channels == 0)
 		return WM_PROGRESS_NO_CAUSE;
 	if (t->two_inputs) {
-		bool idle0 = wm_valve_last_status(t->valves[0]) ==
-			     WM_STATUS_IDLE;
-		bool idle1 = wm_valve_last_status(t->valves[1]) ==
-			     WM_STATUS_IDLE;
+		bool idle0 =
+			wm_valve_last_status(t->valves[0]) == WM_STATUS_IDLE;
+		bool idle1 =
+			wm_valve_last_status(t->valves[1]) == WM_STATUS_IDLE;
 
 		if (idle0 ||
 		    (!idle1 && wm_valve_last_watermark(t->valves[1]) <
@@ -980,12 +980,12 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 
 		WM_METRIC_SET(pm->partition, t->parts[i]);
 		WM_METRIC_SET(pm->records, t->part_records[i]);
-		WM_METRIC_SET(pm->alignment_paused_ns,
-			      t->part_paused_ns[i] +
-				      (t->part_paused[i]
-					       ? now_ns -
-							 t->part_paused_since_ns[i]
-					       : 0));
+		WM_METRIC_SET(
+			pm->alignment_paused_ns,
+			t->part_paused_ns[i] +
+				(t->part_paused[i]
+					 ? now_ns - t->part_paused_since_ns[i]
+					 : 0));
 		publish_progress(&pm->progress, &t->part_progress[i], now_ns);
 	}
 	if (t->window != NULL) {
@@ -994,8 +994,7 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 
 		WM_METRIC_SET(m->records_windowed, c->records_accepted);
 		WM_METRIC_SET(m->late_dropped, c->late_records_dropped);
-		WM_METRIC_SET(m->late_side_output,
-			      c->late_records_side_output);
+		WM_METRIC_SET(m->late_side_output, c->late_records_side_output);
 		WM_METRIC_SET(m->other_dropped,
 			      c->records_ignored + c->records_rejected);
 		WM_METRIC_SET(m->windows_fired, c->windows_fired);
@@ -1004,9 +1003,9 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 	if (t->peers != NULL) {
 		WM_METRIC_SET(m->alignment_max_allowed, t->max_allowed);
 		WM_METRIC_SET(m->alignment_waiting_ns,
-			      t->waiting_ns + (t->waiting ? now_ns -
-								t->waiting_since_ns
-							  : 0));
+			      t->waiting_ns +
+				      (t->waiting ? now_ns - t->waiting_since_ns
+						  : 0));
 	}
 	WM_METRIC_SET(m->now_ns, now_ns);
 }

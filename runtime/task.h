@@ -111,8 +111,8 @@ const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
  * partitions only if the record source can pause them. 0, -EINVAL (called
  * before) or -ENOMEM.
  */
-int wm_task_align(struct wm_task *task, const struct wm_plan *plan,
-		  uint32_t id, void *blocks, size_t stride);
+int wm_task_align(struct wm_task *task, const struct wm_plan *plan, uint32_t id,
+		  void *blocks, size_t stride);
 
 /* A source cannot send (`blocked`: its output ring is full) or can again:
  * its idleness clock stops meanwhile (flink-semantics.md 1.7.3). */

@@ -19,6 +19,7 @@
 #include "operators/behaviour.h"
 #include "operators/keygroup.h"
 #include "ipc/ring.h"
+#include "runtime/cpulist.h"
 #include "runtime/topology.h"
 #include "runtime/units.h"
 
@@ -48,11 +49,23 @@ static const char *const job_keys[] = {
 };
 
 static const char *const source_keys[] = {
-	"parallelism",	 "partitions", "rate",	       "out_of_orderness",
-	"late_fraction", "late_by",    "keys",	       "key_distribution",
-	"zipf_exponent", "watermark",  "idle_timeout", "watermark_interval",
+	"parallelism",
+	"partitions",
+	"rate",
+	"out_of_orderness",
+	"late_fraction",
+	"late_by",
+	"keys",
+	"key_distribution",
+	"zipf_exponent",
+	"watermark",
+	"idle_timeout",
+	"watermark_interval",
 	"values",
-	"silence",	 "skew",       "burst",	       "outage",
+	"silence",
+	"skew",
+	"burst",
+	"outage",
 	"replay",
 	"pacing",
 	"on_bad_record",
@@ -606,11 +619,11 @@ load_alignment(struct loader *l, struct wm_ini_section *sec,
 	group = lookup(l, sec, "watermark_alignment_group");
 	drift = lookup(l, sec, "watermark_alignment_max_drift");
 	if ((group == NULL) != (drift == NULL)) {
-		wm_ini_error_set(l->err, l->file, sec->line, sec->col,
-				 "%s: watermark_alignment_group and "
-				 "watermark_alignment_max_drift go together",
-				 wm_ini_section_label(label, sizeof(label),
-						      sec));
+		wm_ini_error_set(
+			l->err, l->file, sec->line, sec->col,
+			"%s: watermark_alignment_group and "
+			"watermark_alignment_max_drift go together",
+			wm_ini_section_label(label, sizeof(label), sec));
 		return -EINVAL;
 	}
 	/* A trace is one file read in order: it cannot hold back one
@@ -1322,6 +1335,35 @@ check_keyed(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	return 0;
 }
 
+/* [job] cpus: a CPU list naming one CPU per subtask (every stage's but
+ * the sinks', which are chained). Whether the CPUs exist is the machine's
+ * business, checked when the job is placed (runtime/placement.h). */
+static int
+check_cpus(struct loader *l)
+{
+	struct wm_ini_section *job = wm_ini_section_find(l->doc, "job", NULL);
+	struct wm_ini_entry *e = job ? wm_ini_get(job, "cpus") : NULL;
+	char why[WM_UNITS_WHY_MAX + 160];
+	uint64_t subtasks = 0, count;
+
+	if (e == NULL)
+		return 0;
+	if (wm_cpulist_parse(e->value, NULL, &count, why, sizeof(why)) != 0)
+		return bad_value(l, e, why);
+	for (uint32_t s = 0; s < l->t->n_stages; s++)
+		if (l->t->stages[s].kind != WM_STAGE_SINK)
+			subtasks += l->t->stages[s].parallelism;
+	if (count != subtasks) {
+		snprintf(why, sizeof(why),
+			 "names %llu CPUs for %llu subtasks: give one CPU per "
+			 "subtask, in the order wmrun --check lists them",
+			 (unsigned long long)count,
+			 (unsigned long long)subtasks);
+		return bad_value(l, e, why);
+	}
+	return 0;
+}
+
 /* Unknown keys and sections, with a did-you-mean. */
 static int
 check_unused(struct loader *l)
@@ -1468,6 +1510,8 @@ load(struct loader *l)
 	for (s = 0; s < t->n_stages; s++)
 		if ((r = find_cycle(l, s, colour)) != 0)
 			goto out;
+	if ((r = check_cpus(l)) != 0)
+		goto out;
 	r = check_unused(l);
 out:
 	free(secs);

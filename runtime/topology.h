@@ -175,7 +175,7 @@ struct wm_job_conf {
 	uint64_t seed;
 	unsigned behaviour; /* enum wm_behaviour_flag */
 	int64_t watermark_interval_ms;
-	int64_t stall_threshold_ms; /* runtime/progress.h */
+	int64_t stall_threshold_ms;	    /* runtime/progress.h */
 	bool allow_unaligned_source_splits; /* align whole subtasks only */
 	char *cpus; /* explicit placement (runtime/placement.h); NULL */
 	uint32_t ring_cells; /* of each channel's ring (ring_size) */

@@ -91,8 +91,8 @@ worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 
 	/* A full ring makes the producer wait; nothing is dropped. A source
 	 * stops its idleness clock meanwhile (task.h). */
-	if (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
-			      f->payload[1], f->payload[2])) {
+	if (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0], f->payload[1],
+			      f->payload[2])) {
 		wm_task_backpressure(w->task, true, processing_now(w));
 		do
 			wm_wait(&w->space, has_space, p, -1);

@@ -78,8 +78,8 @@ START_TEST(test_idle_time_is_not_stalled_time)
 	wm_progress_watermark(&p, 1, 1 * S, 7);
 	wm_progress_status(&p, true, 5 * S, 7);	    /* 4 s still: no stall */
 	wm_progress_status(&p, true, 6 * S, 7);	    /* no change */
-	wm_progress_status(&p, false, 3605 * S, 7);   /* idle for an hour */
-	wm_progress_watermark(&p, 2, 3610 * S, 7);	    /* 5 s after ACTIVE */
+	wm_progress_status(&p, false, 3605 * S, 7); /* idle for an hour */
+	wm_progress_watermark(&p, 2, 3610 * S, 7);  /* 5 s after ACTIVE */
 	struct wm_progress_reading r = read_at(&p, 3610 * S);
 
 	ck_assert_int_eq(r.idle_ns, 3600 * S);
@@ -147,11 +147,11 @@ START_TEST(test_the_longest_stall_names_what_ended_it)
 
 	wm_progress_init(&p, 10 * S);
 	wm_progress_watermark(&p, 1, 0, 3);
-	wm_progress_watermark(&p, 2, 20 * S, 4);  /* 20 s, ended by 4 */
-	wm_progress_watermark(&p, 3, 25 * S, 5);  /* 5 s: no stall */
-	wm_progress_status(&p, true, 55 * S, 6);  /* 30 s, ended by 6 */
+	wm_progress_watermark(&p, 2, 20 * S, 4); /* 20 s, ended by 4 */
+	wm_progress_watermark(&p, 3, 25 * S, 5); /* 5 s: no stall */
+	wm_progress_status(&p, true, 55 * S, 6); /* 30 s, ended by 6 */
 	wm_progress_status(&p, false, 60 * S, 1);
-	wm_progress_watermark(&p, 4, 75 * S, 2);  /* 15 s */
+	wm_progress_watermark(&p, 4, 75 * S, 2); /* 15 s */
 	ck_assert_uint_eq(read_at(&p, 75 * S).longest_cause, 6);
 	/* Still open and longer: nothing ended it yet. */
 	ck_assert_uint_eq(read_at(&p, 200 * S).longest_cause,

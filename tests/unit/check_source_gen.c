@@ -1355,9 +1355,11 @@ END_TEST
 START_TEST(test_outage_delivers_its_backlog_when_it_ends)
 {
 	static const uint32_t ids[] = {0, 1};
-	static const struct wm_source_gen_silence outage = {
-		.first_partition = 1, .last_partition = 1,
-		.from_ms = 1000, .to_ms = 3000};
+	static const struct wm_source_gen_silence outage = {.first_partition =
+								    1,
+							    .last_partition = 1,
+							    .from_ms = 1000,
+							    .to_ms = 3000};
 	static struct wm_record out[8000];
 	struct wm_source_gen_conf c;
 	struct wm_source_gen *g;
@@ -1400,9 +1402,15 @@ START_TEST(test_periodic_outages_chain_and_hold)
 	/* Held for 200 ms of every second, and once from 150 ms to 250 ms:
 	 * together [0, 250) of the first second. */
 	static const struct wm_source_gen_silence outages[] = {
-		{.first_partition = 4, .last_partition = 4, .from_ms = 0,
-		 .to_ms = INT64_MAX, .period_ms = 1000, .length_ms = 200},
-		{.first_partition = 0, .last_partition = 7, .from_ms = 150,
+		{.first_partition = 4,
+		 .last_partition = 4,
+		 .from_ms = 0,
+		 .to_ms = INT64_MAX,
+		 .period_ms = 1000,
+		 .length_ms = 200},
+		{.first_partition = 0,
+		 .last_partition = 7,
+		 .from_ms = 150,
 		 .to_ms = 250},
 	};
 	static struct wm_record out[2000];
