@@ -237,8 +237,15 @@ main(int argc, char **argv)
 			status = EX_IOERR;
 		} else {
 			wm_report_print_json(f, t, &rep);
-			if (fclose(f) != 0)
+			bool failed = ferror(f) != 0;
+
+			if (fclose(f) != 0 || failed) {
+				fprintf(stderr,
+					"wmrun: could not write summary file "
+					"\"%s\"\n",
+					summary);
 				status = EX_IOERR;
+			}
 		}
 	}
 	wm_report_free(&rep);

@@ -53,11 +53,15 @@ place(const struct wm_topology *t, const struct wm_plan *plan,
 
 	for (uint32_t i = 0; i < plan->n_subtasks; i++)
 		cpu[i] = -1;
-	if (wm_affinity_open(NULL, &a, why, sizeof(why)) != 0 ||
+	bool opened = wm_affinity_open(NULL, &a, why, sizeof(why)) == 0;
+
+	if (!opened ||
 	    wm_placement_plan(a, t, plan, &ap, why, sizeof(why)) != 0) {
+		/* A CPU list the machine cannot follow is the user's to
+		 * fix; a machine we cannot read is not. */
 		if (t->job.cpus != NULL) {
 			snprintf(err, errlen, "[job] cpus: %s", why);
-			status = EX_CONFIG;
+			status = opened ? EX_CONFIG : EX_OSERR;
 		} else {
 			fprintf(stderr,
 				"wmrun: warning: subtasks are not pinned: "
