@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ipc/clock.h"
 #include "ipc/shm.h"
 
 static uint64_t
@@ -272,4 +273,52 @@ wm_shm_detach(struct wm_shm *seg)
 		munmap(seg->base, seg->size);
 	seg->base = NULL;
 	seg->size = 0;
+}
+
+/* The wait condition of the start line. S3: acquire, pairs with S2, so
+ * the start time read after it is the one stored. */
+static bool
+started(void *arg)
+{
+	const struct wm_shm_header *h = arg;
+
+	return atomic_load_explicit(&h->start_ns, memory_order_acquire) != 0;
+}
+
+int
+wm_shm_start_line(struct wm_shm *seg, uint32_t subtask, enum wm_wait_mode mode,
+		  int64_t *start_ns)
+{
+	struct wm_shm_header *h = seg->base;
+	struct wm_waiter w;
+	int r;
+
+	/* S1: acq_rel: the last to arrive sees every other arrival. */
+	if (atomic_fetch_add_explicit(&h->ready, 1, memory_order_acq_rel) + 1 ==
+	    h->n_subtasks) {
+		int64_t start = wm_monotonic_ns();
+
+		/* S2: release, pairs with S3. The ring after it fences (W2),
+		 * so no subtask sleeps through the start. */
+		atomic_store_explicit(&h->start_ns, start ? start : 1,
+				      memory_order_release);
+		for (uint32_t i = 0; i < h->n_subtasks; i++)
+			if (i != subtask)
+				wm_doorbell_ring(wm_shm_doorbell(seg, i));
+	} else {
+		wm_waiter_init(&w, wm_shm_doorbell(seg, subtask), mode);
+		r = wm_wait(&w, started, h, -1);
+		if (r != 0)
+			return r;
+	}
+	*start_ns = atomic_load_explicit(&h->start_ns, memory_order_acquire);
+	return 0;
+}
+
+int64_t
+wm_shm_started(const struct wm_shm *seg)
+{
+	/* S3 again: after the workers were reaped, a plain read would do. */
+	return atomic_load_explicit(&wm_shm_header(seg)->start_ns,
+				    memory_order_acquire);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ipc/clock.h"
 #include "ipc/wait.h"
 
 /* Clock reads in the spin loop are spaced this many pauses apart: a pause
@@ -51,15 +52,6 @@ wm_wait_mode_parse(const char *text, enum wm_wait_mode *mode)
 	return 0;
 }
 
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 static long
 futex(_Atomic uint32_t *word, int op, uint32_t val,
       const struct timespec *timeout)
@@ -91,7 +83,7 @@ spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 				return true;
 			sched_yield();
 		}
-		*start = now_ns();
+		*start = wm_monotonic_ns();
 		return ready(arg);
 	}
 	/* An adapted budget of 0 (an idle stream) means one look, then
@@ -110,7 +102,7 @@ spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 	/* No budget and no deadline: nothing needs the clock. */
 	if (budget == 0 && timeout_ns < 0)
 		return ready(arg);
-	*start = now_ns();
+	*start = wm_monotonic_ns();
 	if (budget == 0)
 		return ready(arg);
 
@@ -122,7 +114,7 @@ spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 				return true;
 			wm_cpu_relax();
 		}
-		if (now_ns() - *start >= budget)
+		if (wm_monotonic_ns() - *start >= budget)
 			return ready(arg);
 	}
 }
@@ -173,7 +165,7 @@ wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 		if (ready(arg))
 			break;
 		if (deadline != INT64_MAX) {
-			int64_t left = deadline - now_ns();
+			int64_t left = deadline - wm_monotonic_ns();
 
 			if (left <= 0) {
 				atomic_store_explicit(&db->sleeping, 0,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/clock.h"
+#include "ipc/clock.h"
 #include "runtime/plan.h"
 #include "runtime/sim.h"
 #include "runtime/sink.h"

@@ -25,7 +25,7 @@
 
 #include "ipc/shm.h"
 #include "runtime/affinity.h"
-#include "runtime/clock.h"
+#include "ipc/clock.h"
 #include "runtime/placement.h"
 #include "runtime/supervisor.h"
 #include "runtime/worker.h"
@@ -91,7 +91,7 @@ out:
 
 static void
 child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
-	   int fd, int64_t start, int cpu, pid_t parent, struct wm_sink **sinks,
+	   int fd, int cpu, pid_t parent, struct wm_sink **sinks,
 	   struct wm_sink **lates, const sigset_t *old_mask)
 {
 	struct wm_worker_args args = {
@@ -99,7 +99,6 @@ child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 		.plan = plan,
 		.subtask = id,
 		.shm_fd = fd,
-		.start_ns = start,
 		.wait = plan->n_subtasks >
 					(uint32_t)sysconf(_SC_NPROCESSORS_ONLN)
 				? WM_WAIT_YIELD
@@ -280,8 +279,8 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 		pid_t pid = fork();
 
 		if (pid == 0)
-			child_main(t, plan, i, seg.fd, start, cpu[i], self,
-				   sinks, lates, &old);
+			child_main(t, plan, i, seg.fd, cpu[i], self, sinks,
+				   lates, &old);
 		if (pid < 0) {
 			snprintf(err, errlen, "could not fork: %s",
 				 strerror(errno));
@@ -313,7 +312,10 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	int64_t wall = wm_monotonic_ns() - start;
+	/* Processing time ran from the start line (shm.h), if every
+	 * subtask reached it; else from the forks. */
+	int64_t started = wm_shm_started(&seg);
+	int64_t wall = wm_monotonic_ns() - (started != 0 ? started : start);
 
 	if (wm_report_collect(rep, t, plan, wm_shm_metrics(&seg, 0),
 			      wm_shm_header(&seg)->metrics_stride,

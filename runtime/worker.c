@@ -12,7 +12,7 @@
 
 #include "ipc/gate.h"
 #include "ipc/shm.h"
-#include "runtime/clock.h"
+#include "ipc/clock.h"
 #include "runtime/task.h"
 #include "runtime/worker.h"
 
@@ -33,6 +33,7 @@ struct worker {
 	bool has_gate;
 	struct wm_waiter space; /* waiting for room in an output ring */
 	struct wm_subtask_metrics *metrics;
+	int64_t start_ns;	  /* the job's start line (shm.h) */
 	int64_t published_ns;	  /* processing time of the last publish */
 	bool clock_stale;	  /* a push waited: read the clock again */
 	int64_t publish_every_ns; /* WORKER_PUBLISH_NS at the job's speed */
@@ -58,7 +59,7 @@ worker_error(const struct worker *w, const char *fmt, ...)
 static int64_t
 processing_now(const struct worker *w)
 {
-	int64_t real = wm_monotonic_ns() - w->args->start_ns;
+	int64_t real = wm_monotonic_ns() - w->start_ns;
 
 	return (int64_t)((double)real * w->speed);
 }
@@ -353,6 +354,17 @@ wm_worker_run(const struct wm_worker_args *a)
 				worker_error(&w,
 					     "could not set up the subtask: %s",
 					     strerror(errno));
+		}
+	}
+	/* Every subtask set up: processing time starts now, for all. */
+	if (status == 0) {
+		int r = wm_shm_start_line(&w.seg, a->subtask, a->wait,
+					  &w.start_ns);
+
+		if (r != 0) {
+			worker_error(&w, "could not wait for the start: %s",
+				     strerror(-r));
+			status = EX_OSERR;
 		}
 	}
 	if (status == 0)

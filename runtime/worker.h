@@ -28,7 +28,6 @@ struct wm_worker_args {
 	const struct wm_plan *plan;
 	uint32_t subtask;
 	int shm_fd;
-	int64_t start_ns;	/* CLOCK_MONOTONIC when the job started */
 	enum wm_wait_mode wait; /* how to wait for rings */
 	struct wm_sink **sinks; /* by stage (inherited, opened) */
 	struct wm_sink **lates; /* by stage: late side outputs */

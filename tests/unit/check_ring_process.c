@@ -83,6 +83,7 @@ struct report {
 	_Atomic uint32_t ready[MAX_CHILDREN];
 	_Atomic int32_t result[MAX_CHILDREN];
 	pid_t pids[MAX_CHILDREN];
+	_Atomic int64_t arrived[MAX_CHILDREN], start[MAX_CHILDREN];
 	int fd;
 	char err[256];
 };
@@ -1314,6 +1315,47 @@ START_TEST(test_worker_refuses_other_layout_version)
 }
 END_TEST
 
+/* Subtask `slot` reaches the start line late by slot x 20 ms. */
+static void
+start_worker(int slot, void *varg)
+{
+	struct wm_shm *inherited = varg, seg;
+	int64_t start;
+
+	child_attach(slot, inherited, &seg);
+	usleep((useconds_t)slot * 20000);
+	atomic_store(&rep->arrived[slot], now_ns());
+	if (wm_shm_start_line(&seg, (uint32_t)slot, WM_WAIT_FUTEX, &start) != 0)
+		child_fail(slot, "the start line failed");
+	/* Nobody leaves before the last one arrived and set the start. */
+	if (now_ns() < start)
+		child_fail(slot, "left the start line before the start");
+	atomic_store(&rep->start[slot], start);
+}
+
+START_TEST(test_every_subtask_starts_at_the_same_time)
+{
+	struct wm_shm seg;
+	int64_t last = 0;
+
+	make_segment(&seg, 4, NULL, 0);
+	for (int i = 0; i < 4; i++)
+		spawn(i, start_worker, &seg);
+	for (int i = 0; i < 4; i++)
+		reap(i);
+	for (int i = 0; i < 4; i++)
+		if (atomic_load(&rep->arrived[i]) > last)
+			last = atomic_load(&rep->arrived[i]);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(atomic_load(&rep->start[i]),
+				 atomic_load(&rep->start[0]));
+		ck_assert_int_ge(atomic_load(&rep->start[i]), last);
+	}
+	ck_assert_int_eq(wm_shm_started(&seg), atomic_load(&rep->start[0]));
+	destroy_segment(&seg);
+}
+END_TEST
+
 /* --------------------------------------------------------------------- */
 
 static Suite *
@@ -1342,6 +1384,7 @@ ring_process_suite(void)
 	tcase_add_test(seg,
 		       test_segment_is_gone_after_sigkill_of_every_process);
 	tcase_add_test(seg, test_worker_refuses_other_layout_version);
+	tcase_add_test(seg, test_every_subtask_starts_at_the_same_time);
 	suite_add_tcase(s, stream);
 	suite_add_tcase(s, wake);
 	suite_add_tcase(s, frame);
