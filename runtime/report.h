@@ -24,7 +24,13 @@
  *                           (real runs) or of simulated time (--sim, so
  *                           that its summary stays byte-identical)
  *   per subtask             records in/out, its output watermark's stalls
- *                           and idle time (progress.h)
+ *                           and idle time (progress.h), what held its
+ *                           longest stall (longest_stall_held_by) and
+ *                           what holds it now if it is stalled
+ *                           (held_by_now): an upstream subtask
+ *                           "stage/index" or a partition "stage-id"
+ *   stopped                 true when a signal stopped the job (figures
+ *                           as of then); wall_time_ms in real runs
  *   per source partition    records, its watermark's stalls, idle time,
  *                           idle/active transitions and the time
  *                           watermark alignment kept it from being read
