@@ -92,30 +92,21 @@ void
 wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		 struct wm_progress_reading *out)
 {
+	/* A reading is what finishing now would leave: a copy is closed as
+	 * the stream's end closes it (an open stall ended by nothing). */
+	struct wm_progress q = *p;
+
+	wm_progress_finish(&q, now_ns);
 	*out = (struct wm_progress_reading){
 		.watermark = p->watermark,
 		.idle = p->idle,
-		.stalled_ns = p->stalled_ns,
-		.longest_stall_ns = p->longest_stall_ns,
-		.longest_cause = p->longest_cause,
-		.stalls = p->stalls,
-		.idle_ns = p->idle_ns,
+		.stalled_ns = q.stalled_ns,
+		.longest_stall_ns = q.longest_stall_ns,
+		.longest_cause = q.longest_cause,
+		.stalls = q.stalls,
+		.stalled_now = q.stalls > p->stalls,
+		.idle_ns = q.idle_ns,
 		.to_idle = p->to_idle,
 		.to_active = p->to_active,
 	};
-	if (p->done)
-		return;
-	if (p->idle) {
-		out->idle_ns += now_ns - p->idle_since_ns;
-	} else if (now_ns - p->still_since_ns > p->threshold_ns) {
-		int64_t still = now_ns - p->still_since_ns;
-
-		out->stalled_ns += still;
-		out->stalls++;
-		out->stalled_now = true;
-		if (still > out->longest_stall_ns) {
-			out->longest_stall_ns = still;
-			out->longest_cause = WM_PROGRESS_NO_CAUSE;
-		}
-	}
 }

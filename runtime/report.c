@@ -54,9 +54,9 @@ static void
 read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 {
 	/* Acquire pairs with the worker's release of `finished`: a finished
-	 * subtask's figures read after it are final. */
-	s->finished =
-		atomic_load_explicit(&m->finished, memory_order_acquire) != 0;
+	 * subtask's figures read after it are final (an interrupted one
+	 * gives what it had); the value itself is not needed. */
+	(void)atomic_load_explicit(&m->finished, memory_order_acquire);
 	s->records_in = WM_METRIC_GET(m->records_in);
 	s->records_out = WM_METRIC_GET(m->records_out);
 	s->bad_records_skipped = WM_METRIC_GET(m->bad_records_skipped);

@@ -64,7 +64,6 @@ struct wm_subtask_report {
 	uint64_t records_windowed, late_dropped, late_side_output;
 	uint64_t other_dropped, windows_fired, windows_fired_late;
 	uint64_t results;
-	bool finished;
 	/* Peak resident set of its process in KiB (real runs; 0 in --sim):
 	 * wait4()'s ru_maxrss, which counts the segment pages it touched and
 	 * the pages still shared with the supervisor after fork. */

@@ -341,12 +341,8 @@ wm_task_free(struct wm_task *t)
 	free(t->split_of);
 	free(t->parts);
 	free(t->local_of);
-	free(t->part_progress);
-	free(t->part_records);
+	free(t->part);
 	free(t->peers);
-	free(t->part_paused);
-	free(t->part_paused_since_ns);
-	free(t->part_paused_ns);
 	free(t->channels);
 	free(t->edges);
 	free(t);
@@ -485,6 +481,13 @@ holding_now(const struct wm_task *t)
 	return c == UINT32_MAX ? WM_PROGRESS_NO_CAUSE : t->input_first[k] + c;
 }
 
+/* How long a clock on processing time stood still, up to now_ns. */
+static int64_t
+time_stopped(const struct wm_pausable_clock *c, int64_t now_ns)
+{
+	return now_ns - wm_pausable_clock_read(c, now_ns);
+}
+
 static void
 publish_progress(struct wm_watermark_metrics *m, const struct wm_progress *p,
 		 int64_t now_ns)
@@ -521,14 +524,10 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 		struct wm_partition_metrics *pm = &m->partitions[i];
 
 		WM_METRIC_SET(pm->partition, t->parts[i]);
-		WM_METRIC_SET(pm->records, t->part_records[i]);
-		WM_METRIC_SET(
-			pm->alignment_paused_ns,
-			t->part_paused_ns[i] +
-				(t->part_paused[i]
-					 ? now_ns - t->part_paused_since_ns[i]
-					 : 0));
-		publish_progress(&pm->progress, &t->part_progress[i], now_ns);
+		WM_METRIC_SET(pm->records, t->part[i].records);
+		WM_METRIC_SET(pm->alignment_paused_ns,
+			      time_stopped(&t->part[i].held, now_ns));
+		publish_progress(&pm->progress, &t->part[i].progress, now_ns);
 	}
 	if (t->window != NULL) {
 		const struct wm_window_counters *c =
@@ -545,9 +544,7 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 	if (t->peers != NULL) {
 		WM_METRIC_SET(m->alignment_max_allowed, t->max_allowed);
 		WM_METRIC_SET(m->alignment_waiting_ns,
-			      t->waiting_ns +
-				      (t->waiting ? now_ns - t->waiting_since_ns
-						  : 0));
+			      time_stopped(&t->waiting, now_ns));
 	}
 	WM_METRIC_SET(m->now_ns, now_ns);
 }

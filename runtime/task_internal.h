@@ -8,6 +8,7 @@
 #ifndef WM_RUNTIME_TASK_INTERNAL_H
 #define WM_RUNTIME_TASK_INTERNAL_H
 
+#include "operators/pausable_clock.h"
 #include "runtime/progress.h"
 #include "runtime/task.h"
 
@@ -23,6 +24,16 @@ struct valve_port {
 	struct wm_output output;
 	struct wm_task *task;
 	uint32_t input;
+};
+
+/* What a source subtask keeps of one of its partitions. */
+struct source_partition {
+	struct wm_progress progress; /* its multiplexer slot */
+	uint64_t records;	     /* emitted */
+	/* Paused while alignment holds the partition back (split level), on
+	 * processing time: processing time minus its reading is the time it
+	 * was held back. */
+	struct wm_pausable_clock held;
 };
 
 struct wm_task {
@@ -68,10 +79,9 @@ struct wm_task {
 	struct wm_source_watermarks watermarks;
 	struct wm_source_split **split_of; /* by partition id */
 	uint32_t n_parts;
-	uint32_t *parts;		   /* partition ids, local order */
-	uint32_t *local_of;		   /* by partition id: local index */
-	struct wm_progress *part_progress; /* by local index */
-	uint64_t *part_records;		   /* by local index */
+	uint32_t *parts;	       /* partition ids, local order */
+	uint32_t *local_of;	       /* by partition id: local index */
+	struct source_partition *part; /* by local index */
 	bool source_started;
 	uint32_t parts_finished; /* the source's count, last looked at */
 	int64_t end_ns;		 /* [job] processing_time: input ends then */
@@ -83,10 +93,9 @@ struct wm_task {
 	bool reported;
 	wm_ts_t max_allowed; /* last announced; MAX before the first */
 	int64_t next_alignment_ns;
-	bool waiting; /* subtask level: reads nothing */
-	int64_t waiting_since_ns, waiting_ns;
-	bool *part_paused; /* split level, by local index */
-	int64_t *part_paused_since_ns, *part_paused_ns;
+	/* Subtask level: paused while it reads nothing; processing time
+	 * minus its reading is the time it waited. */
+	struct wm_pausable_clock waiting;
 	bool backpressured; /* the runtime cannot send */
 };
 

@@ -42,27 +42,20 @@ wm_task_init_source(struct wm_task *t)
 					sc->partitions, t->stage->name, parts,
 					sc->partitions);
 	t->n_parts = (uint32_t)n;
-	t->part_progress = calloc(n ? n : 1, sizeof(*t->part_progress));
-	t->part_records = calloc(n ? n : 1, sizeof(*t->part_records));
-	t->part_paused = calloc(n ? n : 1, sizeof(*t->part_paused));
-	t->part_paused_since_ns =
-		calloc(n ? n : 1, sizeof(*t->part_paused_since_ns));
-	t->part_paused_ns = calloc(n ? n : 1, sizeof(*t->part_paused_ns));
+	t->part = calloc(n ? n : 1, sizeof(*t->part));
 	t->max_allowed = WM_TS_MAX;
 	t->next_alignment_ns = INT64_MAX;
 	/* A run length in processing time ends every source's input then,
 	 * whatever its records: drained, as a bounded source ends. The
 	 * processing time [0, end) is read, as an event-time end is. */
 	t->end_ns = wm_ms_to_ns(job->processing_time_ms);
-	if (t->part_progress == NULL || t->part_records == NULL ||
-	    t->part_paused == NULL || t->part_paused_since_ns == NULL ||
-	    t->part_paused_ns == NULL) {
+	if (t->part == NULL) {
 		r = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		t->local_of[parts[i]] = (uint32_t)i;
-		wm_progress_init(&t->part_progress[i],
+		wm_progress_init(&t->part[i].progress,
 				 wm_task_stall_threshold_ns(t->topo));
 	}
 	wm_source_gen_conf_init(&conf);
@@ -134,19 +127,19 @@ static void
 pause_clock(struct wm_task *t)
 {
 	wm_source_watermarks_pause(&t->watermarks,
-				   t->waiting || t->backpressured, t->now_ns);
+				   t->waiting.paused || t->backpressured,
+				   t->now_ns);
 }
 
 static void
 set_waiting(struct wm_task *t, bool waiting)
 {
-	if (waiting == t->waiting)
+	if (waiting == t->waiting.paused)
 		return;
 	if (waiting)
-		t->waiting_since_ns = t->now_ns;
+		wm_pausable_clock_pause(&t->waiting, t->now_ns);
 	else
-		t->waiting_ns += t->now_ns - t->waiting_since_ns;
-	t->waiting = waiting;
+		wm_pausable_clock_resume(&t->waiting, t->now_ns);
 	pause_clock(t);
 }
 
@@ -167,18 +160,18 @@ slot_of(const struct wm_task *t, uint32_t local)
 static void
 pause_partition(struct wm_task *t, uint32_t local, bool paused)
 {
-	if (paused == t->part_paused[local] || t->src->ops->pause == NULL ||
+	struct wm_pausable_clock *held = &t->part[local].held;
+
+	if (paused == held->paused || t->src->ops->pause == NULL ||
 	    slot_of(t, local) == NULL)
 		return;
 	t->src->ops->pause(t->src, local, paused, t->now_ns);
 	wm_source_split_pause(&t->watermarks, t->split_of[t->parts[local]],
 			      paused, t->now_ns);
 	if (paused)
-		t->part_paused_since_ns[local] = t->now_ns;
+		wm_pausable_clock_pause(held, t->now_ns);
 	else
-		t->part_paused_ns[local] +=
-			t->now_ns - t->part_paused_since_ns[local];
-	t->part_paused[local] = paused;
+		wm_pausable_clock_resume(held, t->now_ns);
 }
 
 /* One alignment update (every watermark_alignment_update_interval): this
@@ -282,7 +275,7 @@ retire_finished(struct wm_task *t)
 		if (!st.finished)
 			continue;
 		pause_partition(t, i, false);
-		wm_progress_finish(&t->part_progress[i], t->now_ns);
+		wm_progress_finish(&t->part[i].progress, t->now_ns);
 		wm_source_watermarks_remove_split(&t->watermarks, t->parts[i]);
 		t->split_of[t->parts[i]] = NULL;
 	}
@@ -294,7 +287,7 @@ static void
 watch_partition(struct wm_task *t, uint32_t local)
 {
 	const struct wm_partial_watermark *slot = slot_of(t, local);
-	struct wm_progress *p = &t->part_progress[local];
+	struct wm_progress *p = &t->part[local].progress;
 
 	if (slot == NULL)
 		return;
@@ -335,14 +328,14 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	 * burst per call, so that an unlimited-rate source lets its caller
 	 * move time on, run ticks and serve its other duties. A subtask
 	 * waiting for alignment reads nothing. */
-	for (uint32_t n = 0;
-	     !t->waiting && now_ns < t->end_ns && n < WM_TASK_SOURCE_BURST &&
-	     wm_record_source_next(t->src, now_ns, &rec) == 1;
+	for (uint32_t n = 0; !t->waiting.paused && now_ns < t->end_ns &&
+			     n < WM_TASK_SOURCE_BURST &&
+			     wm_record_source_next(t->src, now_ns, &rec) == 1;
 	     n++) {
 		uint32_t local = t->local_of[rec.partition];
 
 		t->counters.records_in++;
-		t->part_records[local]++;
+		t->part[local].records++;
 		t->cause = rec.partition; /* a punctuated watermark */
 		wm_task_send_record(t, &rec);
 		wm_source_split_on_record(t->split_of[rec.partition], rec.ts,
@@ -384,7 +377,8 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 			alignment_update(t);
 		return INT64_MAX;
 	}
-	due = t->waiting ? INT64_MAX : wm_record_source_next_due_ns(t->src);
+	due = t->waiting.paused ? INT64_MAX
+				: wm_record_source_next_due_ns(t->src);
 	tick = wm_source_watermarks_next_tick(&t->watermarks);
 	if (tick < due)
 		due = tick;
