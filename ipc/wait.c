@@ -119,36 +119,29 @@ spin_phase(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 	}
 }
 
-/* Adapt the spin budget to how the last wait ended. */
-static void
-adapt(struct wm_waiter *w, bool spin_was_enough)
-{
-	if (spin_was_enough)
-		wm_waiter_spun(w);
-	else
-		w->spin_ns /= 2;
-}
-
 int
 wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 	     int64_t timeout_ns)
 {
 	struct wm_doorbell *db = w->db;
-	int64_t start = 0;
+	int64_t start = -1; /* spin_phase() reads the clock only if it must */
 	int64_t deadline;
 
 	if (spin_phase(w, ready, arg, timeout_ns, &start)) {
-		adapt(w, true);
+		wm_waiter_spun(w);
 		return 0;
 	}
 	if (w->mode == WM_WAIT_SPIN) {
 		/* Spins to the deadline; only a timeout ends it unready. */
 		return -ETIMEDOUT;
 	}
+	/* About to make system calls: a clock read is cheap beside them, and
+	 * the budget's adaptation needs the wait's length. */
+	if (start < 0)
+		start = wm_monotonic_ns();
 	deadline = timeout_ns < 0 ? INT64_MAX : start + timeout_ns;
 	if (w->before_sleep != NULL)
 		w->before_sleep(w->before_sleep_arg);
-	adapt(w, false);
 	for (;;) {
 		uint32_t seen =
 			atomic_load_explicit(&db->bell, memory_order_relaxed);
@@ -170,6 +163,9 @@ wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 			if (left <= 0) {
 				atomic_store_explicit(&db->sleeping, 0,
 						      memory_order_relaxed);
+				/* Nothing came: spinning longer would
+				 * not have helped. */
+				wm_waiter_shrink(w);
 				return ready(arg) ? 0 : -ETIMEDOUT;
 			}
 			rel.tv_sec = left / 1000000000;
@@ -187,5 +183,6 @@ wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 			break;
 	}
 	atomic_store_explicit(&db->sleeping, 0, memory_order_relaxed);
+	wm_waiter_slept(w, wm_monotonic_ns() - start);
 	return 0;
 }

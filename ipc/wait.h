@@ -85,9 +85,10 @@ struct wm_waiter {
 	struct wm_doorbell *db;
 	enum wm_wait_mode mode;
 	/* Spin budget in nanoseconds: doubled after a wait that the spin
-	 * satisfied, halved after one that had to sleep, within [0, max]. So
-	 * a busy pipeline spins through short gaps and an idle one stops
-	 * spinning almost at once. */
+	 * satisfied or that slept only briefly, halved after one that slept
+	 * long (wm_waiter_slept()), within [0, max]. So a busy pipeline
+	 * spins through short gaps and an idle one stops spinning almost at
+	 * once. */
 	uint32_t spin_ns;
 	uint32_t spin_max_ns;
 	/* WM_WAIT_YIELD: sched_yield() calls before sleeping. */
@@ -128,6 +129,9 @@ int wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *arg), void *arg,
 /* Polls wm_wait() makes inline, a pause before each, before the rest. */
 #define WM_WAIT_INLINE_POLLS 16
 
+/* The smallest budget but zero: what a zero budget grows to first. */
+#define WM_WAIT_FIRST_SPIN_NS 250
+
 /*
  * A wait that spinning satisfied: double the spin budget, to the cap. A
  * streaming or ping-pong waiter is at the cap almost always, and then the
@@ -140,9 +144,51 @@ wm_waiter_spun(struct wm_waiter *w)
 {
 	if (w->spin_ns == w->spin_max_ns)
 		return;
-	uint32_t next = w->spin_ns ? 2 * w->spin_ns : 250;
+	uint32_t next = w->spin_ns ? 2 * w->spin_ns : WM_WAIT_FIRST_SPIN_NS;
 
 	w->spin_ns = next < w->spin_max_ns ? next : w->spin_max_ns;
+}
+
+/*
+ * A wait that slept long: halve the budget, and below the first step make
+ * it zero. Any budget costs its inline polls and a spin round, a
+ * microsecond or two of pauses, so a budget decaying through 125, 62, ...
+ * 1 ns would cost that on each of eight more waits of an idle stream.
+ */
+static inline void
+wm_waiter_shrink(struct wm_waiter *w)
+{
+	w->spin_ns =
+		w->spin_ns / 2 < WM_WAIT_FIRST_SPIN_NS ? 0 : w->spin_ns / 2;
+}
+
+/*
+ * A wait that had to sleep and lasted `waited_ns` in all, spin and wake-up
+ * included. If it ended within one and a half caps, the data came soon
+ * after the spin gave up and a longer spin would have saved the sleep and
+ * the peer's wake-up call: grow the budget as a spun wait does. Otherwise
+ * the stream has gaps longer than any spin: halve it, towards sleeping at
+ * once.
+ *
+ * Halving after every sleep, as this did first, let two busy peers lock
+ * each other into sleeping: once one sleeps, the other's next wait includes
+ * a futex wake-up (7-8 us here, the paced benchmark's median latency),
+ * longer than its budget, so it sleeps too, and both budgets halve to zero
+ * while messages still flow every microsecond; every message then costs a
+ * wake-up. Seen as ping-pong repetitions of 1.5-2.5 us where the machine's
+ * state gave 0.5 us (wmbench ring -v pingpong, probe 450 ns). The half cap
+ * of slack takes in the wake-ups of such a wait (two, about 15 us, with the
+ * default cap of 20 us) and keeps out the gaps of a paced input (32
+ * records every 50 us: waits of 42-50 us, which must end in sleeping at
+ * once to keep the consumer under 10% of a CPU).
+ */
+static inline void
+wm_waiter_slept(struct wm_waiter *w, int64_t waited_ns)
+{
+	if (waited_ns <= (int64_t)w->spin_max_ns * 3 / 2)
+		wm_waiter_spun(w);
+	else
+		wm_waiter_shrink(w);
 }
 
 /*

@@ -1,0 +1,167 @@
+/*
+ * check_wait.c
+ *	Unit tests for the waiter's spin budget (ipc/wait.h): how it grows
+ *	after waits that spinning ended or that slept only briefly, how it
+ *	shrinks after long sleeps, and that two busy peers cannot lock each
+ *	other into sleeping. Only the adaptation is tested here, with the
+ *	waits' lengths given; the futex protocol itself runs between threads
+ *	(check_ring_threads) and processes (check_ring_process).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "ipc/wait.h"
+#include "tests/unit/check_main.h"
+
+/* A cross-process futex wake-up on this kind of machine (the paced
+ * benchmark's median latency): what a waiter whose peer slept waits at
+ * least. */
+#define WAKE_UP_NS 8000
+/* Longest wait that still counts as soon (wait.h). */
+#define SOON_NS(w) ((int64_t)(w).spin_max_ns * 3 / 2)
+
+static struct wm_waiter
+futex_waiter(void)
+{
+	static struct wm_doorbell db;
+	struct wm_waiter w;
+
+	wm_doorbell_init(&db);
+	wm_waiter_init(&w, &db, WM_WAIT_FUTEX);
+	return w;
+}
+
+START_TEST(spun_waits_double_the_budget_up_to_the_cap)
+{
+	struct wm_waiter w = futex_waiter();
+
+	w.spin_ns = 0;
+	wm_waiter_spun(&w);
+	ck_assert_uint_gt(w.spin_ns, 0);
+	for (int i = 0; i < 64; i++) {
+		uint32_t before = w.spin_ns;
+
+		wm_waiter_spun(&w);
+		ck_assert_uint_eq(w.spin_ns, before * 2 < w.spin_max_ns
+						     ? before * 2
+						     : w.spin_max_ns);
+	}
+	ck_assert_uint_eq(w.spin_ns, w.spin_max_ns);
+}
+END_TEST
+
+START_TEST(a_long_sleep_halves_the_budget_to_zero)
+{
+	struct wm_waiter w = futex_waiter();
+	int64_t long_wait = SOON_NS(w) + 1;
+	int sleeps = 0;
+
+	w.spin_ns = w.spin_max_ns;
+	while (w.spin_ns != 0) {
+		uint32_t before = w.spin_ns;
+
+		wm_waiter_slept(&w, long_wait);
+		ck_assert_uint_eq(w.spin_ns, before / 2 < WM_WAIT_FIRST_SPIN_NS
+						     ? 0
+						     : before / 2);
+		sleeps++;
+	}
+	/* An idle stream stops spinning after a few waits: log2 of the
+	 * cap over the first step, not log2 of the cap in nanoseconds. */
+	ck_assert_int_le(sleeps, 8);
+	wm_waiter_slept(&w, long_wait);
+	ck_assert_uint_eq(w.spin_ns, 0);
+}
+END_TEST
+
+START_TEST(a_short_sleep_grows_the_budget)
+{
+	struct wm_waiter w = futex_waiter();
+
+	w.spin_ns = 0;
+	wm_waiter_slept(&w, SOON_NS(w));
+	ck_assert_uint_gt(w.spin_ns, 0);
+	w.spin_ns = 1000;
+	wm_waiter_slept(&w, WAKE_UP_NS);
+	ck_assert_uint_eq(w.spin_ns, 2000);
+}
+END_TEST
+
+/*
+ * Two peers that answer each other at once (ping-pong, or a busy stream
+ * with back-pressure). Once one sleeps, the other's wait includes its
+ * wake-up; if that is longer than the other's budget, it sleeps too. The
+ * model: a wait lasts the answer time if the peer was awake, or a wake-up
+ * if it slept; it sleeps if that is longer than its budget. Both peers
+ * start just under the wake-up, as after a hiccup halved them. They must
+ * end up spinning, not sleeping on every message for ever.
+ */
+START_TEST(two_busy_peers_do_not_lock_each_other_asleep)
+{
+	struct wm_waiter a = futex_waiter(), b = futex_waiter();
+	struct wm_waiter *side[2] = {&a, &b};
+	const int64_t answer_ns = 500;
+	bool peer_slept = true;
+	int sleeps_in_last_half = 0;
+
+	a.spin_ns = b.spin_ns = WAKE_UP_NS / 4;
+	for (int msg = 0; msg < 1000; msg++) {
+		struct wm_waiter *w = side[msg % 2];
+		int64_t waited = peer_slept ? WAKE_UP_NS : answer_ns;
+
+		if (waited <= (int64_t)w->spin_ns) {
+			wm_waiter_spun(w);
+			peer_slept = false;
+		} else {
+			wm_waiter_slept(w, waited + WAKE_UP_NS);
+			peer_slept = true;
+			sleeps_in_last_half += msg >= 500;
+		}
+	}
+	ck_assert_int_eq(sleeps_in_last_half, 0);
+	ck_assert_uint_ge(a.spin_ns, WAKE_UP_NS);
+	ck_assert_uint_ge(b.spin_ns, WAKE_UP_NS);
+}
+END_TEST
+
+/* A paced stream whose gaps are longer than the cap, as an operator whose
+ * input is slower than it (32 records every 50 us): the budget falls to
+ * zero, so an idle consumer burns no CPU between batches. */
+START_TEST(gaps_longer_than_the_cap_stop_the_spinning)
+{
+	struct wm_waiter w = futex_waiter();
+	const int64_t gap_ns = 50000;
+
+	for (int batch = 0; batch < 64; batch++) {
+		if (gap_ns <= (int64_t)w.spin_ns)
+			wm_waiter_spun(&w);
+		else
+			wm_waiter_slept(&w, gap_ns + WAKE_UP_NS);
+	}
+	ck_assert_uint_eq(w.spin_ns, 0);
+}
+END_TEST
+
+static Suite *
+wait_suite(void)
+{
+	Suite *s = suite_create("wait");
+	TCase *tc = tcase_create("budget");
+
+	tcase_add_test(tc, spun_waits_double_the_budget_up_to_the_cap);
+	tcase_add_test(tc, a_long_sleep_halves_the_budget_to_zero);
+	tcase_add_test(tc, a_short_sleep_grows_the_budget);
+	tcase_add_test(tc, two_busy_peers_do_not_lock_each_other_asleep);
+	tcase_add_test(tc, gaps_longer_than_the_cap_stop_the_spinning);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return wm_check_main(wait_suite());
+}
