@@ -512,6 +512,36 @@ wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len)
 }
 
 /* ------------------------------------------------------------------ */
+/* Plain numbers */
+
+int
+wm_units_number(const char *s, double *value, char *why, size_t why_len)
+{
+	const char *what = "number";
+	size_t b, e, i;
+	double v;
+	int rc;
+
+	trim(s, &b, &e);
+	rc = check_start(s, b, e, what, "negative numbers are not allowed", why,
+			 why_len);
+	if (rc)
+		return rc;
+	i = b;
+	if (read_decimal(s, &i, e, &v) < 0)
+		return fail(why, why_len, what, s,
+			    "a decimal point must be followed by digits");
+	if (i != e)
+		return fail(why, why_len, what, s,
+			    "expected digits with an optional decimal part, "
+			    "as in 2000 or 0.5");
+	if (!isfinite(v))
+		return fail(why, why_len, what, s, "out of range");
+	*value = v;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Booleans and names */
 
 int

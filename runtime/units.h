@@ -53,6 +53,9 @@
  *   it: "16", "10k", "2.5M". The result must be a whole number ("1.5"
  *   and "1.2345k" are refused) and fit a uint64.
  *
+ * Numbers (wm_units_number): digits with an optional decimal part, as a
+ *   double: "2000", "0.5". No sign, exponent or hexadecimal, as above.
+ *
  * Booleans (wm_units_bool): true yes on 1 / false no off 0, any case.
  *
  * Names (wm_units_enum): exactly one of the caller's names (case matters).
@@ -73,6 +76,8 @@ int wm_units_rate(const char *s, double *per_second, char *why, size_t why_len);
 int wm_units_size(const char *s, uint64_t *bytes, char *why, size_t why_len);
 
 int wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len);
+
+int wm_units_number(const char *s, double *value, char *why, size_t why_len);
 
 int wm_units_bool(const char *s, bool *value, char *why, size_t why_len);
 

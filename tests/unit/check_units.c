@@ -411,6 +411,49 @@ START_TEST(test_units_count_refuses_garbage)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* tcase number: plain decimals (speed, fractions, exponents) */
+
+START_TEST(test_units_number_is_plain_decimal)
+{
+	static const struct {
+		const char *in;
+		double v;
+	} ok[] = {{"2000", 2000}, {"0.5", 0.5}, {" 1.25 ", 1.25}, {"0", 0}};
+	static const struct bad bad[] = {
+		{"0x10", "expected digits"},
+		{"1e3", "expected digits"},
+		{"inf", "does not start with a number"},
+		{"nan", "does not start with a number"},
+		{"-1", "negative numbers are not allowed"},
+		{"+1", "does not start with a number"},
+		{"1.", "a decimal point must be followed by digits"},
+		{"", "no value"},
+		{"5 5", "expected digits"},
+	};
+	char why[WM_UNITS_WHY_MAX] = "";
+	double v;
+
+	for (size_t i = 0; i < N_ELEMS(ok); i++) {
+		v = -1;
+		ck_assert_msg(wm_units_number(ok[i].in, &v, why, sizeof(why)) ==
+				      0,
+			      "\"%s\": %s", ok[i].in, why);
+		ck_assert_double_eq(v, ok[i].v);
+	}
+	for (size_t i = 0; i < N_ELEMS(bad); i++) {
+		v = 42;
+		ck_assert_msg(wm_units_number(bad[i].in, &v, why,
+					      sizeof(why)) == -EINVAL,
+			      "\"%s\" accepted as %g", bad[i].in, v);
+		ck_assert_double_eq(v, 42);
+		ck_assert_msg(strstr(why, bad[i].msg) != NULL,
+			      "\"%s\": \"%s\" lacks \"%s\"", bad[i].in, why,
+			      bad[i].msg);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* tcase words: booleans and names */
 
 START_TEST(test_units_bool_words)
@@ -593,6 +636,10 @@ units_suite(void)
 			    (int)N_ELEMS(count_ok));
 	tcase_add_loop_test(tc, test_units_count_refuses_garbage, 0,
 			    (int)N_ELEMS(count_bad));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("number");
+	tcase_add_test(tc, test_units_number_is_plain_decimal);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("words");
