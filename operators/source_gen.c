@@ -49,9 +49,6 @@ __extension__ typedef unsigned __int128 gen_u128;
 
 #define GEN_NS_PER_MS 1000000
 #define GEN_NS_PER_S 1000000000u
-/* Delays above this are refused (31,000 years): bound + late_by + 1 and
- * start_epoch arithmetic can then never overflow. */
-#define GEN_MAX_DELAY_MS ((int64_t)1000000000000000)
 /* Fast mode: virtual time per record at skew 1, and the rebase point. */
 #define GEN_VSTEP_UNIT 1048576.0
 #define GEN_VSTEP_MAX ((int64_t)1 << 40)
@@ -815,8 +812,8 @@ conf_valid(const struct wm_source_gen_conf *c)
 		if (!(c->skew[i] > 0) || !isfinite(c->skew[i]))
 			return false;
 	if (c->out_of_orderness_ms < 0 ||
-	    c->out_of_orderness_ms > GEN_MAX_DELAY_MS || c->late_by_ms < 0 ||
-	    c->late_by_ms > GEN_MAX_DELAY_MS)
+	    c->out_of_orderness_ms > WM_SOURCE_GEN_MAX_DELAY_MS ||
+	    c->late_by_ms < 0 || c->late_by_ms > WM_SOURCE_GEN_MAX_DELAY_MS)
 		return false;
 	if (!(c->late_fraction >= 0 && c->late_fraction <= 1))
 		return false;
@@ -824,8 +821,8 @@ conf_valid(const struct wm_source_gen_conf *c)
 		return false;
 	if (c->zipf && (!(c->zipf_exponent > 0) || !isfinite(c->zipf_exponent)))
 		return false;
-	if (c->start_epoch_ms < -GEN_MAX_DELAY_MS * 1000 ||
-	    c->start_epoch_ms > GEN_MAX_DELAY_MS * 1000)
+	if (c->start_epoch_ms < -WM_SOURCE_GEN_MAX_DELAY_MS * 1000 ||
+	    c->start_epoch_ms > WM_SOURCE_GEN_MAX_DELAY_MS * 1000)
 		return false;
 	if (c->n_silences > 0 && c->silences == NULL)
 		return false;

@@ -290,10 +290,12 @@ struct wm_source_gen_conf {
 	int64_t out_of_orderness_ms; /* delays uniform in [0, bound] */
 	double late_fraction;	     /* in [0, 1] */
 	int64_t late_by_ms;	     /* late delays in (bound, bound + this] */
-	uint64_t keys;		     /* >= 1, <= INT64_MAX */
-	bool zipf;		     /* else uniform */
-	double zipf_exponent;	     /* > 0 */
-	uint32_t value_cycle;	     /* values 1..cycle in turn; 0, 1: all 1 */
+	/* out_of_orderness_ms and late_by_ms are at most
+	 * WM_SOURCE_GEN_MAX_DELAY_MS */
+	uint64_t keys;	      /* >= 1, <= INT64_MAX */
+	bool zipf;	      /* else uniform */
+	double zipf_exponent; /* > 0 */
+	uint32_t value_cycle; /* values 1..cycle in turn; 0, 1: all 1 */
 	uint32_t n_silences;
 	const struct wm_source_gen_silence *silences;
 	uint32_t n_bursts;
@@ -305,6 +307,10 @@ struct wm_source_gen_conf {
 	uint64_t max_records;	/* per partition; UINT64_MAX: none */
 	wm_ts_t end_ts;		/* event-time end, exclusive; INT64_MAX */
 };
+
+/* Longest delay the generator takes (31,000 years): bound + late_by + 1
+ * and the start-epoch arithmetic can then never overflow. */
+#define WM_SOURCE_GEN_MAX_DELAY_MS ((int64_t)1000000000000000)
 
 struct wm_source_gen;
 

@@ -125,8 +125,7 @@ check(const struct wm_topology *t)
 		status = EX_OSERR;
 	} else if (wm_placement_plan(a, t, plan, &placed, err, sizeof(err)) !=
 		   0) {
-		fprintf(stderr, "wmrun: %s%s\n",
-			t->job.cpus ? "[job] cpus: " : "", err);
+		fprintf(stderr, "wmrun: %s\n", err);
 		status = t->job.cpus ? EX_CONFIG : EX_OSERR;
 	} else {
 		wm_affinity_describe(a, placed, stdout);

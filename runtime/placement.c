@@ -45,6 +45,16 @@ wm_placement_plan(const struct wm_affinity *a, const struct wm_topology *t,
 	r = wm_affinity_plan_new(a, tasks, plan->n_subtasks, edges,
 				 plan->n_channels, t->job.cpus, out, err,
 				 errlen);
+	if (r != 0 && t->job.cpus != NULL && errlen > 0) {
+		/* The list is the user's: point at it, as a topology
+		 * error does. */
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen,
+			 "%s: invalid value for \"cpus\" in [job]: %s",
+			 t->job.cpus_at, why);
+	}
 	free(tasks);
 	free(edges);
 	return r;

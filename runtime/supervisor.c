@@ -60,7 +60,7 @@ place(const struct wm_topology *t, const struct wm_plan *plan,
 		/* A CPU list the machine cannot follow is the user's to
 		 * fix; a machine we cannot read is not. */
 		if (t->job.cpus != NULL) {
-			snprintf(err, errlen, "[job] cpus: %s", why);
+			snprintf(err, errlen, "%s", why);
 			status = opened ? EX_CONFIG : EX_OSERR;
 		} else {
 			fprintf(stderr,

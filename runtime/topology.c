@@ -321,17 +321,14 @@ get_number(struct loader *l, struct wm_ini_section *sec, const char *key,
 	   double min, double max, double *v)
 {
 	struct wm_ini_entry *e = lookup(l, sec, key);
-	char *end;
+	char why[WM_UNITS_WHY_MAX];
 	double x;
 
 	if (e == NULL)
 		return 0;
-	errno = 0;
-	x = strtod(e->value, &end);
-	if (e->value[0] == '\0' || *end != '\0' || errno != 0 || isnan(x) ||
-	    !(x >= min && x <= max)) {
-		char why[128];
-
+	if (wm_units_number(e->value, &x, why, sizeof(why)) != 0)
+		return bad_value(l, e, why);
+	if (!(x >= min && x <= max)) {
 		snprintf(why, sizeof(why), "expected a number from %g to %g",
 			 min, max);
 		return bad_value(l, e, why);
@@ -891,6 +888,48 @@ add_shape(struct wm_source_conf *src, enum shape_kind kind,
 	return -EINVAL;
 }
 
+/* The generator's limit on delays (source_gen.h), checked here so that
+ * the error names the line. */
+static int
+check_delay(struct loader *l, struct wm_ini_section *sec, const char *key,
+	    int64_t ms)
+{
+	char why[100];
+
+	if (ms <= WM_SOURCE_GEN_MAX_DELAY_MS)
+		return 0;
+	snprintf(why, sizeof(why), "at most %lld ms (31,000 years)",
+		 (long long)WM_SOURCE_GEN_MAX_DELAY_MS);
+	return bad_value(l, lookup(l, sec, key), why);
+}
+
+/*
+ * Whether every partition's rate stays finite and positive under all the
+ * bursts at once, as the generator requires (source_gen.h). Bursts are
+ * counted whatever partitions and times they cover: an upper bound, and
+ * only factors near 1e300 can reach it.
+ */
+static bool
+burst_rates_finite(const struct wm_source_conf *src)
+{
+	double base = isinf(src->rate) ? 1.0 : src->rate;
+	double highest = base, lowest = base;
+
+	for (uint32_t p = 0; p < src->n_skew; p++) {
+		if (src->skew[p] * base > highest)
+			highest = src->skew[p] * base;
+		if (src->skew[p] * base < lowest)
+			lowest = src->skew[p] * base;
+	}
+	for (uint32_t i = 0; i < src->n_bursts; i++) {
+		if (src->bursts[i].factor > 1)
+			highest *= src->bursts[i].factor;
+		else
+			lowest *= src->bursts[i].factor;
+	}
+	return isfinite(highest) && lowest > 0;
+}
+
 static int
 load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 {
@@ -929,11 +968,15 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 			    &src->late_fraction)) != 0 ||
 	    (r = get_duration(l, sec, "late_by", false, &src->late_by_ms)) !=
 		    0 ||
-	    (r = get_count(l, sec, "keys", 1, UINT64_MAX, &src->keys)) != 0 ||
+	    (r = get_count(l, sec, "keys", 1, INT64_MAX, &src->keys)) != 0 ||
 	    (r = get_number(l, sec, "zipf_exponent", 0, 100,
 			    &src->zipf_exponent)) != 0 ||
 	    (r = get_u32(l, sec, "values", 1, UINT32_MAX, &src->value_cycle)) !=
 		    0)
+		return r;
+	if ((r = check_delay(l, sec, "out_of_orderness",
+			     src->out_of_orderness_ms)) != 0 ||
+	    (r = check_delay(l, sec, "late_by", src->late_by_ms)) != 0)
 		return r;
 	idx = 0;
 	if ((r = get_enum(l, sec, "key_distribution", distributions, 2,
@@ -999,6 +1042,20 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 			    (r = add_shape(src, shape_keys[k].kind, &sh)) != 0)
 				return r;
 		}
+	if (!burst_rates_finite(src)) {
+		struct wm_ini_entry *last = NULL;
+
+		for (e = lookup(l, sec, "burst"); e != NULL;
+		     e = wm_ini_get_next((struct wm_ini_section *)e->section,
+					 e))
+			last = e;
+		if (last != NULL) /* else skews alone, which parse_shape
+				   * bounds */
+			return bad_value(l, last,
+					 "with the other bursts and skews, "
+					 "this takes a partition's rate past "
+					 "what a double holds, or to 0");
+	}
 	return 0;
 }
 
@@ -1127,6 +1184,17 @@ load_stage(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 			sec->kind);
 		return -EINVAL;
 	}
+	if (sec->name[strcspn(sec->name, WM_TOPOLOGY_NAME_SEPARATORS)] !=
+	    '\0') {
+		/* `input` lists names separated by these: such a stage
+		 * could be declared but never read. */
+		wm_ini_error_set(l->err, l->file, sec->line, sec->col,
+				 "stage name \"%s\" contains a blank or a "
+				 "comma, which separate the names in an input "
+				 "list",
+				 sec->name);
+		return -EINVAL;
+	}
 	st->name = strdup(sec->name);
 	if (st->name == NULL)
 		return -ENOMEM;
@@ -1168,15 +1236,17 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 					    "broadcast"};
 	struct wm_topology *t = l->t;
 	struct wm_stage *st = &t->stages[s];
-	struct wm_ini_entry *e = lookup(l, sec, "input");
-	struct wm_ini_entry *pe;
+	struct wm_ini_entry *e, *pe;
 	const char *p;
 	size_t edge = 0;
 	bool forced;
 	int r;
 
+	/* Before the lookup, which marks the key used: a source has no
+	 * input, and check_unused() must say so. */
 	if (st->kind == WM_STAGE_SOURCE)
 		return 0;
+	e = lookup(l, sec, "input");
 	if (e == NULL)
 		return missing_key(l, sec, "input");
 	l->input_entry[s] = e;
@@ -1185,7 +1255,7 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 	if ((r = get_enum(l, sec, "partitioning", edges, 4, &edge)) != 0)
 		return r;
 	for (p = e->value; *p != '\0';) {
-		size_t len = strcspn(p, ", ");
+		size_t len = strcspn(p, WM_TOPOLOGY_NAME_SEPARATORS);
 		int in;
 
 		if (len == 0) {
@@ -1212,6 +1282,15 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 		}
 		if ((uint32_t)in == s)
 			return bad_value(l, e, "a stage cannot read itself");
+		for (uint32_t k = 0; k < st->n_inputs; k++)
+			if (st->inputs[k].stage == (uint32_t)in) {
+				char why[160];
+
+				/* Every record would be counted twice. */
+				snprintf(why, sizeof(why), "names \"%s\" twice",
+					 t->stages[in].name);
+				return bad_value(l, e, why);
+			}
 		if (st->n_inputs == WM_TOPOLOGY_MAX_INPUTS ||
 		    (st->kind != WM_STAGE_WINDOW && st->n_inputs == 1))
 			return bad_value(
@@ -1297,14 +1376,16 @@ static int
 check_keyed(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 {
 	uint32_t maxp = 0;
-	struct wm_ini_entry *e = lookup(l, sec, "max_parallelism");
-	struct wm_ini_entry *je =
-		wm_ini_get(wm_ini_section_find(l->doc, "job", NULL),
-			   "pipeline.max-parallelism");
+	struct wm_ini_entry *e, *je;
 	int r;
 
+	/* Before any lookup: a lookup marks the key used, and a stage that
+	 * has no such key must leave it to check_unused(). */
 	if (st->kind != WM_STAGE_WINDOW)
 		return 0;
+	e = lookup(l, sec, "max_parallelism");
+	je = wm_ini_get(wm_ini_section_find(l->doc, "job", NULL),
+			"pipeline.max-parallelism");
 	if (je != NULL) {
 		uint64_t v;
 		char why[WM_UNITS_WHY_MAX];
@@ -1350,6 +1431,11 @@ check_cpus(struct loader *l)
 		return 0;
 	if (wm_cpulist_parse(e->value, NULL, &count, why, sizeof(why)) != 0)
 		return bad_value(l, e, why);
+	if (asprintf(&l->t->job.cpus_at, "%s:%d:%d", l->file, e->line,
+		     value_col_at(e, 0)) < 0) {
+		l->t->job.cpus_at = NULL;
+		return -ENOMEM;
+	}
 	for (uint32_t s = 0; s < l->t->n_stages; s++)
 		if (l->t->stages[s].kind != WM_STAGE_SINK)
 			subtasks += l->t->stages[s].parallelism;
@@ -1422,6 +1508,177 @@ may_repeat(const char *kind, const char *key, void *arg)
 	return false;
 }
 
+/* Where a stage's size is set: its parallelism entry, else its header. */
+static int
+too_big(struct loader *l, struct wm_ini_section *sec, const char *why)
+{
+	struct wm_ini_entry *e = lookup(l, sec, "parallelism");
+	char label[WM_INI_QUOTE_MAX];
+
+	if (e != NULL)
+		return bad_value(l, e, why);
+	wm_ini_error_set(l->err, l->file, sec->line, sec->col, "%s: %s",
+			 wm_ini_section_label(label, sizeof(label), sec), why);
+	return -EINVAL;
+}
+
+/*
+ * The job must fit one machine's processes and segment: refused here, with
+ * the stage that crosses the line, rather than by a supervisor that has
+ * already filled gigabytes of shared memory with rings.
+ */
+static int
+check_size(struct loader *l, struct wm_ini_section **secs)
+{
+	const struct wm_topology *t = l->t;
+	uint64_t subtasks = 0, channels = 0;
+	char why[200];
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		if (st->kind == WM_STAGE_SINK) /* chained to its window */
+			continue;
+		subtasks += st->parallelism;
+		channels += (uint64_t)wm_topology_input_channels(t, s) *
+			    st->parallelism;
+		if (subtasks > WM_TOPOLOGY_MAX_SUBTASKS) {
+			snprintf(why, sizeof(why),
+				 "the job would have %llu subtasks by here; "
+				 "at most %u run on one machine",
+				 (unsigned long long)subtasks,
+				 WM_TOPOLOGY_MAX_SUBTASKS);
+			return too_big(l, secs[s], why);
+		}
+		if (channels > WM_TOPOLOGY_MAX_CHANNELS) {
+			snprintf(why, sizeof(why),
+				 "the job would have %llu rings by here (one "
+				 "per upstream and downstream subtask of an "
+				 "all-to-all edge); at most %u",
+				 (unsigned long long)channels,
+				 WM_TOPOLOGY_MAX_CHANNELS);
+			return too_big(l, secs[s], why);
+		}
+	}
+	return 0;
+}
+
+/* A key given in the stage's own section that its other keys make
+ * meaningless: refused, as a silent no-op would hide a mistake. Keys of
+ * [global] are defaults for whichever stages use them, never refused. */
+static int
+no_effect(struct loader *l, struct wm_ini_section *sec, const char *const *keys,
+	  size_t n, const char *because)
+{
+	char label[WM_INI_QUOTE_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct wm_ini_entry *e = wm_ini_get(sec, keys[i]);
+
+		if (e == NULL)
+			continue;
+		wm_ini_error_set(
+			l->err, l->file, e->line, e->key_col,
+			"\"%s\" has no effect in %s: %s", e->key,
+			wm_ini_section_label(label, sizeof(label), sec),
+			because);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+check_no_effect(struct loader *l, struct wm_ini_section *sec,
+		const struct wm_stage *st)
+{
+	static const char *const generator_only[] = {
+		"rate",		 "late_fraction", "late_by",
+		"keys",		 "values",	  "key_distribution",
+		"zipf_exponent", "silence",	  "skew",
+		"burst",	 "outage",
+	};
+	static const char *const replay_only[] = {"pacing", "on_bad_record"};
+	static const char *const not_tumbling[] = {"slide", "gap"};
+	static const char *const not_sliding[] = {"gap"};
+	static const char *const not_session[] = {"size", "slide", "offset"};
+	const struct wm_window_assigner *a;
+
+	switch (st->kind) {
+	case WM_STAGE_SOURCE:
+		if (st->u.source.replay != NULL)
+			return no_effect(l, sec, generator_only,
+					 N_ELEMS(generator_only),
+					 "the source replays a trace, which "
+					 "gives the records");
+		return no_effect(l, sec, replay_only, N_ELEMS(replay_only),
+				 "only a replaying source (replay = FILE) "
+				 "reads it");
+	case WM_STAGE_WINDOW:
+		a = &st->u.window.op.assigner;
+		if (a->kind == WM_WINDOW_TUMBLING)
+			return no_effect(l, sec, not_tumbling,
+					 N_ELEMS(not_tumbling),
+					 "a tumbling window has a size only");
+		if (a->kind == WM_WINDOW_SLIDING)
+			return no_effect(l, sec, not_sliding,
+					 N_ELEMS(not_sliding),
+					 "a sliding window has a size and a "
+					 "slide");
+		return no_effect(l, sec, not_session, N_ELEMS(not_session),
+				 "a session window has a gap only");
+	case WM_STAGE_KEYBY:
+	case WM_STAGE_SINK:
+		return 0;
+	}
+	return 0;
+}
+
+/* The file a stage writes, if it names one: a sink's path, a window's late
+ * output. */
+static const struct wm_ini_entry *
+output_entry(struct loader *l, struct wm_ini_section *sec,
+	     const struct wm_stage *st)
+{
+	if (st->kind == WM_STAGE_SINK)
+		return lookup(l, sec, "path");
+	if (st->kind == WM_STAGE_WINDOW)
+		return lookup(l, sec, "late_output");
+	return NULL;
+}
+
+/* Each file the job writes is written by one stage: two writers would
+ * interleave two tables in one file. Standard output ("-") may be shared;
+ * it is where a quick look goes. */
+static int
+check_outputs(struct loader *l, struct wm_ini_section **secs)
+{
+	const struct wm_topology *t = l->t;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_ini_entry *e =
+			output_entry(l, secs[s], &t->stages[s]);
+
+		if (e == NULL || strcmp(e->value, "-") == 0)
+			continue;
+		for (uint32_t o = 0; o < s; o++) {
+			const struct wm_ini_entry *oe =
+				output_entry(l, secs[o], &t->stages[o]);
+			char why[300];
+
+			if (oe == NULL || strcmp(oe->value, e->value) != 0)
+				continue;
+			snprintf(why, sizeof(why),
+				 "\"%s\" is also the %s of %s \"%s\" "
+				 "(line %d): give each output its own file",
+				 e->value, oe->key,
+				 wm_stage_kind_name(t->stages[o].kind),
+				 t->stages[o].name, oe->line);
+			return bad_value(l, e, why);
+		}
+	}
+	return 0;
+}
+
 static int
 load(struct loader *l)
 {
@@ -1459,6 +1716,12 @@ load(struct loader *l)
 				"unrecognized section kind \"%s\"%s%s%s",
 				sec->kind, guess ? " (did you mean \"" : "",
 				guess ? guess : "", guess ? "\"?)" : "");
+			return -EINVAL;
+		}
+		if (t->n_stages == WM_TOPOLOGY_MAX_STAGES) {
+			wm_ini_error_set(l->err, l->file, sec->line, sec->col,
+					 "too many stages: at most %u",
+					 WM_TOPOLOGY_MAX_STAGES);
 			return -EINVAL;
 		}
 		t->n_stages++;
@@ -1505,8 +1768,11 @@ load(struct loader *l)
 	}
 	for (s = 0; s < t->n_stages; s++)
 		if ((r = resolve_inputs(l, secs[s], s)) != 0 ||
-		    (r = check_keyed(l, secs[s], &t->stages[s])) != 0)
+		    (r = check_keyed(l, secs[s], &t->stages[s])) != 0 ||
+		    (r = check_no_effect(l, secs[s], &t->stages[s])) != 0)
 			goto out;
+	if ((r = check_size(l, secs)) != 0 || (r = check_outputs(l, secs)) != 0)
+		goto out;
 	for (s = 0; s < t->n_stages; s++)
 		if ((r = find_cycle(l, s, colour)) != 0)
 			goto out;
@@ -1593,5 +1859,6 @@ wm_topology_free(struct wm_topology *t)
 	free(t->stages);
 	free(t->job.name);
 	free(t->job.cpus);
+	free(t->job.cpus_at);
 	free(t);
 }

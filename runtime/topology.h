@@ -65,8 +65,13 @@
  * equal parallelism.
  *
  * Every error names file, line and column and says what is wrong, in the
- * house style; unknown keys get a did-you-mean. The model has no side
- * effects: no files are opened but the topology itself.
+ * house style; unknown keys get a did-you-mean. Also refused: a key the
+ * stage's other keys make meaningless (a generator key on a replaying
+ * source, pacing without replay, slide on a tumbling window; [global]
+ * defaults are exempt), an input named twice, a stage name with a blank or
+ * comma, two stages writing one file, and jobs past one machine's limits
+ * below (stages, subtasks, rings). The model has no side effects: no files
+ * are opened but the topology itself.
  */
 #ifndef WM_RUNTIME_TOPOLOGY_H
 #define WM_RUNTIME_TOPOLOGY_H
@@ -97,6 +102,17 @@ enum wm_aggregate {
 };
 
 #define WM_TOPOLOGY_MAX_INPUTS 2
+/* Stages in a job: far more than any job on one machine needs, few enough
+ * that the checks' searches and the cycle search's recursion stay small. */
+#define WM_TOPOLOGY_MAX_STAGES 1024u
+/* Subtask processes (sinks are chained to their windows, not counted): as
+ * many as placement can pin (runtime/affinity.h). */
+#define WM_TOPOLOGY_MAX_SUBTASKS 4096u
+/* Rings in the segment. Every ring costs a page as soon as the segment is
+ * made, and an all-to-all edge has upstream x downstream of them. */
+#define WM_TOPOLOGY_MAX_CHANNELS 65536u
+/* What separates the stage names of an `input` list. */
+#define WM_TOPOLOGY_NAME_SEPARATORS ", \t"
 #define WM_TOPOLOGY_MAX_PARALLELISM 32768u
 #define WM_TOPOLOGY_MAX_PARTITIONS 65536u
 
@@ -177,7 +193,9 @@ struct wm_job_conf {
 	int64_t watermark_interval_ms;
 	int64_t stall_threshold_ms;	    /* runtime/progress.h */
 	bool allow_unaligned_source_splits; /* align whole subtasks only */
-	char *cpus; /* explicit placement (runtime/placement.h); NULL */
+	char *cpus;    /* explicit placement (runtime/placement.h); NULL */
+	char *cpus_at; /* "FILE:LINE:COL" of cpus' value, for the errors of
+			* a placement that cannot follow it */
 	uint32_t ring_cells; /* of each channel's ring (ring_size) */
 };
 

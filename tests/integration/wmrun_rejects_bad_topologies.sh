@@ -39,3 +39,70 @@ expect_line '^s/1 +0 ' "$scratch/out"
 # --sim refuses a job that would never end; a real run is a stream job.
 expect_status 78 "$WMRUN" --sim "$scratch/cpus.conf"
 expect_line 'source "s" never ends: give \[job\] a run length' "$scratch/err"
+# The CPUs of the list must exist; the error points at the list.
+printf '[job]\ncpus = 0,4097,4096\n[source s]\nparallelism = 2\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/nocpu.conf"
+expect_status 78 "$WMRUN" --check "$scratch/nocpu.conf"
+expect_line 'nocpu.conf:2:8: invalid value for "cpus" in \[job\]: CPU 4097 .*does not exist' "$scratch/err"
+
+# Keys another stage kind has are still unknown here.
+printf '[source s]\ninput = x\nmax_parallelism = 7\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/foreign.conf"
+expect_status 78 "$WMRUN" --check "$scratch/foreign.conf"
+expect_line 'foreign.conf:2:1: unrecognized key "input" in \[source s\]' "$scratch/err"
+sed -i '/^input = x$/d' "$scratch/foreign.conf"
+expect_status 78 "$WMRUN" --check "$scratch/foreign.conf"
+expect_line 'foreign.conf:2:1: unrecognized key "max_parallelism" in \[source s\]' "$scratch/err"
+
+# An input named twice would count every record twice.
+printf '[source s]\n[window w]\ninput = s, s\nsize = 1 min\n' >"$scratch/twice.conf"
+expect_status 78 "$WMRUN" --check "$scratch/twice.conf"
+expect_line 'twice.conf:3:9: .*names "s" twice' "$scratch/err"
+
+# A name no input list could spell.
+printf '[source "my source"]\n[window w]\ninput = my source\nsize = 1 min\n' >"$scratch/blank.conf"
+expect_status 78 "$WMRUN" --check "$scratch/blank.conf"
+expect_line 'blank.conf:1:1: stage name "my source" contains a blank or a comma' "$scratch/err"
+
+# Plain decimal numbers only.
+printf '[job]\nspeed = 0x10\n[source s]\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/speed.conf"
+expect_status 78 "$WMRUN" --check "$scratch/speed.conf"
+expect_line 'speed.conf:2:9: invalid value for "speed" in \[job\]: invalid number "0x10"' "$scratch/err"
+
+# Jobs that cannot fit one machine are refused before anything is made,
+# at the stage that crosses the line.
+printf '[source s]\nparallelism = 2049\n[window w]\ninput = s\nsize = 1 min\nparallelism = 2048\n' >"$scratch/huge.conf"
+expect_status 78 "$WMRUN" "$scratch/huge.conf"
+expect_line 'huge.conf:6:15: .*4097 subtasks by here; at most 4096' "$scratch/err"
+printf '[source s]\nparallelism = 300\n[window w]\ninput = s\nsize = 1 min\nparallelism = 300\n' >"$scratch/rings.conf"
+expect_status 78 "$WMRUN" --check "$scratch/rings.conf"
+expect_line 'rings.conf:6:15: .*90000 rings by here.*at most 65536' "$scratch/err"
+awk 'BEGIN { print "[source s0]"; for (i = 1; i <= 1100; i++) printf "[keyby s%d]\ninput = s%d\n", i, i - 1 }' >"$scratch/stages.conf"
+expect_status 78 "$WMRUN" --check "$scratch/stages.conf"
+expect_line 'too many stages: at most 1024' "$scratch/err"
+
+# The generator's limits are named at their lines, not found at setup.
+printf '[job]\nevent_time = 1 min\n[source s]\nout_of_orderness = 20000000 d\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/delay.conf"
+expect_status 78 "$WMRUN" --sim "$scratch/delay.conf"
+expect_line 'delay.conf:4:20: invalid value for "out_of_orderness".*at most' "$scratch/err"
+printf '[job]\nevent_time = 1 min\n[source s]\nburst = 0 x1e200\nburst = 0 x1e200\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/burst.conf"
+expect_status 78 "$WMRUN" --sim "$scratch/burst.conf"
+expect_line 'burst.conf:5:9: invalid value for "burst".*past what a double holds' "$scratch/err"
+
+# Keys that the stage's other keys make meaningless.
+printf 'partition,timestamp,key,value\n0,1000,1,1\n' >"$scratch/t.csv"
+printf '[source s]\nreplay = %s\nrate = 1/s\n[window w]\ninput = s\nsize = 1 min\n' "$scratch/t.csv" >"$scratch/noeffect.conf"
+expect_status 78 "$WMRUN" --check "$scratch/noeffect.conf"
+expect_line 'noeffect.conf:3:1: "rate" has no effect in \[source s\]: the source replays a trace' "$scratch/err"
+printf '[source s]\npacing = event\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/pacing.conf"
+expect_status 78 "$WMRUN" --check "$scratch/pacing.conf"
+expect_line 'pacing.conf:2:1: "pacing" has no effect' "$scratch/err"
+printf '[source s]\n[window w]\ninput = s\nsize = 1 min\nslide = 10 s\n' >"$scratch/slide.conf"
+expect_status 78 "$WMRUN" --check "$scratch/slide.conf"
+expect_line 'slide.conf:5:1: "slide" has no effect in \[window w\]: a tumbling window' "$scratch/err"
+# ... but [global] defaults serve whichever stages use them.
+printf '[global]\nslide = 10 s\nsize = 1 min\n[source s]\n[window w]\ninput = s\n[window v]\ninput = s\ntype = sliding\n' >"$scratch/global.conf"
+expect_status 0 "$WMRUN" --check "$scratch/global.conf"
+
+# One writer per output file.
+printf '[source s]\n[window w]\ninput = s\nsize = 1 min\nlate_output = %s/o.csv\n[sink o]\ninput = w\npath = %s/o.csv\n' "$scratch" "$scratch" >"$scratch/outputs.conf"
+expect_status 78 "$WMRUN" --check "$scratch/outputs.conf"
+expect_line 'outputs.conf:8:8: invalid value for "path" in \[sink o\]: ".*o.csv" is also the late_output of window "w" \(line 5\)' "$scratch/err"
