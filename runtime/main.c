@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "runtime/affinity.h"
 #include "runtime/placement.h"
@@ -179,6 +180,18 @@ main(int argc, char **argv)
 	}
 	if (optind < argc)
 		path = argv[optind];
+	if (path != NULL && path[0] == '\0') {
+		fprintf(stderr, "wmrun: the topology file name is empty\n");
+		return EX_USAGE;
+	}
+	if (check_only && (sim || summary != NULL)) {
+		/* --check runs nothing, so there would be nothing to
+		 * simulate or summarize: say so rather than ignore them. */
+		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
+				"--sim or --summary\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
 	r = path != NULL
 		    ? wm_topology_load_file(path, &t, &err)
 		    : wm_topology_load_buffer(default_topology,
@@ -199,52 +212,54 @@ main(int argc, char **argv)
 	struct wm_job_report rep = {0};
 	char why[512];
 	int status = EX_OK;
+	/* Opened before the job runs: a summary that cannot be written is
+	 * found now, not after hours of running. */
+	FILE *summary_file = summary != NULL ? fopen(summary, "w") : NULL;
 
+	if (summary != NULL && summary_file == NULL) {
+		fprintf(stderr,
+			"wmrun: could not open summary file \"%s\": %s\n",
+			summary, strerror(errno));
+		wm_topology_free(t);
+		return EX_IOERR;
+	}
 	if (sim) {
 		r = wm_sim_run(t, &rep, why, sizeof(why));
 		if (r != 0) {
 			fprintf(stderr, "wmrun: %s\n", why);
-			wm_topology_free(t);
-			return r == -EIO		      ? EX_IOERR
-			       : r == -EINVAL		      ? EX_CONFIG
-			       : r == -EBADMSG		      ? EX_DATAERR
-			       : r == -ENOENT || r == -EACCES ? EX_NOINPUT
-			       : r == -ENOMEM		      ? EX_OSERR
-							      : EX_SOFTWARE;
+			status = r == -EIO			? EX_IOERR
+				 : r == -EINVAL			? EX_CONFIG
+				 : r == -EBADMSG		? EX_DATAERR
+				 : r == -ENOENT || r == -EACCES ? EX_NOINPUT
+				 : r == -ENOMEM			? EX_OSERR
+								: EX_SOFTWARE;
 		}
 	} else {
 		status = wm_supervisor_run(t, &rep, why, sizeof(why));
 		if (status != 0)
 			fprintf(stderr, "wmrun: %s\n", why);
-		/* A failed job has nothing to summarize; an interrupted one
-		 * does (what was done until then). */
-		if (status != 0 && status < 128) {
-			wm_report_free(&rep);
-			wm_topology_free(t);
-			return status;
+	}
+	/* A failed job has nothing to summarize (and leaves no summary
+	 * file); an interrupted one does: what was done until then. */
+	if (status != 0 && status < 128) {
+		if (summary_file != NULL) {
+			fclose(summary_file);
+			unlink(summary);
 		}
+		wm_report_free(&rep);
+		wm_topology_free(t);
+		return status;
 	}
 	wm_report_print(stderr, t, &rep);
-	if (summary != NULL) {
-		FILE *f = fopen(summary, "w");
+	if (summary_file != NULL) {
+		wm_report_print_json(summary_file, t, &rep);
+		bool failed = ferror(summary_file) != 0;
 
-		if (f == NULL) {
+		if (fclose(summary_file) != 0 || failed) {
 			fprintf(stderr,
-				"wmrun: could not open summary file \"%s\": "
-				"%s\n",
-				summary, strerror(errno));
+				"wmrun: could not write summary file \"%s\"\n",
+				summary);
 			status = EX_IOERR;
-		} else {
-			wm_report_print_json(f, t, &rep);
-			bool failed = ferror(f) != 0;
-
-			if (fclose(f) != 0 || failed) {
-				fprintf(stderr,
-					"wmrun: could not write summary file "
-					"\"%s\"\n",
-					summary);
-				status = EX_IOERR;
-			}
 		}
 	}
 	wm_report_free(&rep);

@@ -115,6 +115,15 @@ sim_late(struct wm_task_out *out, const struct wm_record *r)
 
 /* Tasks exist for every subtask of the plan (every stage but sinks, which
  * are chained to windows); sinks open first, windows need them. */
+/* An output file that cannot be opened is an output error (exit 74), as
+ * in a real run: its errno (ENOENT, EACCES) must not read as a missing
+ * input. */
+static int
+output_error(int r)
+{
+	return r == -ENOMEM ? r : -EIO;
+}
+
 static int
 build(struct sim *sim, char *err, size_t errlen)
 {
@@ -140,7 +149,7 @@ build(struct sim *sim, char *err, size_t errlen)
 				 &t->stages[stage->inputs[0].stage], err,
 				 errlen);
 		if (r != 0)
-			return r;
+			return output_error(r);
 	}
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
@@ -195,7 +204,7 @@ wire(struct sim *sim, char *err, size_t errlen)
 			&st->late, stage->u.window.late_output, err, errlen);
 
 		if (r != 0)
-			return r;
+			return output_error(r);
 	}
 	return 0;
 }
@@ -366,7 +375,9 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 		if (st->sub != NULL && st->sub->index == 0 &&
 		    st->late != NULL && wm_sink_close(st->late) != 0 &&
 		    r == 0) {
-			snprintf(err, errlen, "could not write late output");
+			snprintf(err, errlen,
+				 "could not write the late output of \"%s\"",
+				 topo->stages[st->sub->stage].name);
 			r = -EIO;
 		}
 	}

@@ -252,12 +252,19 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 			r = wm_sink_open_late(&lates[s],
 					      st->u.window.late_output, err,
 					      errlen);
-		if (r == 0 && sinks[s] != NULL)
-			r = wm_sink_flush(sinks[s]);
-		if (r == 0 && lates[s] != NULL)
-			r = wm_sink_flush(lates[s]);
+		if (r == 0 && ((sinks[s] != NULL && wm_sink_flush(sinks[s])) ||
+			       (lates[s] != NULL && wm_sink_flush(lates[s])))) {
+			snprintf(err, errlen,
+				 "could not write the header of %s's output "
+				 "\"%s\"",
+				 st->name,
+				 st->kind == WM_STAGE_SINK
+					 ? st->u.sink.path
+					 : st->u.window.late_output);
+			r = -EIO;
+		}
 		if (r != 0) {
-			status = EX_IOERR;
+			status = r == -ENOMEM ? EX_OSERR : EX_IOERR;
 			goto out;
 		}
 	}
@@ -335,8 +342,12 @@ out:
 			status = EX_IOERR;
 		}
 		if (lates != NULL && wm_sink_close(lates[s]) != 0 &&
-		    status == 0)
+		    status == 0) {
+			snprintf(err, errlen,
+				 "could not write the late output of \"%s\"",
+				 t->stages[s].name);
 			status = EX_IOERR;
+		}
 	}
 	wm_shm_detach(&seg);
 	if (seg.fd >= 0)

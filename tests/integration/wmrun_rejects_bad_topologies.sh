@@ -106,3 +106,34 @@ expect_status 0 "$WMRUN" --check "$scratch/global.conf"
 printf '[source s]\n[window w]\ninput = s\nsize = 1 min\nlate_output = %s/o.csv\n[sink o]\ninput = w\npath = %s/o.csv\n' "$scratch" "$scratch" >"$scratch/outputs.conf"
 expect_status 78 "$WMRUN" --check "$scratch/outputs.conf"
 expect_line 'outputs.conf:8:8: invalid value for "path" in \[sink o\]: ".*o.csv" is also the late_output of window "w" \(line 5\)' "$scratch/err"
+
+# Outputs that cannot be written: exit 74 with the reason, the same with
+# --sim as in a real run.
+mkdir -p "$scratch/adir"
+for path in "$scratch/adir" "$scratch/no/such/dir.csv"; do
+	printf '[job]\nevent_time = 10 s\n[source s]\n[window w]\ninput = s\nsize = 1 s\n[sink o]\ninput = w\npath = %s\n' "$path" >"$scratch/out.conf"
+	expect_status 74 "$WMRUN" --sim "$scratch/out.conf"
+	expect_line "could not open output file \".*\": (Is a directory|No such file)" "$scratch/err"
+	expect_status 74 "$WMRUN" "$scratch/out.conf"
+	expect_line "could not open output file \".*\": (Is a directory|No such file)" "$scratch/err"
+done
+if [ -w /dev/full ]; then
+	sed -i "s#^path = .*#path = /dev/full#" "$scratch/out.conf"
+	expect_status 74 "$WMRUN" "$scratch/out.conf"
+	expect_line 'could not write the header of o.s output "/dev/full"' "$scratch/err"
+fi
+
+# Options that would be ignored, and names that name nothing.
+expect_status 64 "$WMRUN" --check --sim
+expect_line 'check runs nothing' "$scratch/err"
+expect_status 64 "$WMRUN" --check --summary "$scratch/s.json"
+expect_status 64 "$WMRUN" ""
+expect_line 'the topology file name is empty' "$scratch/err"
+# An unwritable summary is found before the job runs, and a failed job
+# leaves no summary behind.
+expect_status 74 "$WMRUN" --sim --summary "$scratch/no/such/s.json"
+expect_line 'could not open summary file' "$scratch/err"
+[ ! -s "$scratch/out" ] || fail "the job ran although its summary could not be written"
+sed -i "s#^path = .*#path = $scratch/adir#" "$scratch/out.conf"
+expect_status 74 "$WMRUN" --sim --summary "$scratch/s.json" "$scratch/out.conf"
+[ ! -e "$scratch/s.json" ] || fail "a failed job left a summary file"
