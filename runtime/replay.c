@@ -331,7 +331,10 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	}
 	free(line);
 	fclose(f);
-	qsort(r->items, r->n, sizeof(*r->items), by_due);
+	/* A subtask may own no line (its partitions silent in the trace, or
+	 * an empty trace): then items is NULL, which qsort must not see. */
+	if (r->n > 1)
+		qsort(r->items, r->n, sizeof(*r->items), by_due);
 	for (size_t i = 0; i < r->n; i++)
 		r->items[i].rec.flags = 0;
 	return &r->source;
