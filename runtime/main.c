@@ -24,6 +24,7 @@
 #include "runtime/affinity.h"
 #include "runtime/placement.h"
 #include "runtime/plan.h"
+#include "runtime/replay.h"
 #include "runtime/sim.h"
 #include "runtime/supervisor.h"
 #include "runtime/topology.h"
@@ -206,12 +207,12 @@ main(int argc, char **argv)
 		if (r != 0) {
 			fprintf(stderr, "wmrun: %s\n", why);
 			wm_topology_free(t);
-			return r == -EIO		      ? EX_IOERR
-			       : r == -EINVAL		      ? EX_CONFIG
-			       : r == -EBADMSG		      ? EX_DATAERR
-			       : r == -ENOENT || r == -EACCES ? EX_NOINPUT
-			       : r == -ENOMEM		      ? EX_OSERR
-							      : EX_SOFTWARE;
+			return r == -EIO		  ? EX_IOERR
+			       : r == -EINVAL		  ? EX_CONFIG
+			       : r == -EBADMSG		  ? EX_DATAERR
+			       : wm_replay_unreadable(-r) ? EX_NOINPUT
+			       : r == -ENOMEM		  ? EX_OSERR
+							  : EX_SOFTWARE;
 		}
 	} else {
 		status = wm_supervisor_run(t, &rep, why, sizeof(why));

@@ -212,6 +212,13 @@ owned(const uint32_t *partitions, size_t n, uint32_t p)
 	return false;
 }
 
+bool
+wm_replay_unreadable(int e)
+{
+	return e == ENOENT || e == EACCES || e == EPERM || e == EISDIR ||
+	       e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG || e == ENXIO;
+}
+
 struct wm_record_source *
 wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	       uint32_t total, enum wm_replay_pacing pacing, bool skip_bad,
@@ -328,6 +335,20 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 					     ? 0
 					     : (fld[1] - first_ts) * 1000000;
 		r->n++;
+	}
+	/* getline() ends on a read error as on the end of the file: a
+	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
+	 * for a short trace. */
+	if (!feof(f)) {
+		int e = errno;
+
+		free(line);
+		fclose(f);
+		replay_free(&r->source);
+		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
+			 strerror(e));
+		errno = e;
+		return NULL;
 	}
 	free(line);
 	fclose(f);

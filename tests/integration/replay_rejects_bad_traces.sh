@@ -50,4 +50,15 @@ expect_line '^  records read +2$' "$scratch/err"
 : >"$trace"
 replays 0 fast 2
 expect_line '^  records read +0$' "$scratch/err"
+
+# A directory opens, but reading it fails: that is no empty trace. In a
+# real run too, where the worker maps the error to its exit status.
+rm -f "$trace"
+mkdir "$trace"
+replays 66 fast
+expect_line "could not read trace \"$trace\": Is a directory" "$scratch/err"
+conf fast >"$scratch/job.conf"
+expect_status 66 timeout 60 "$WMRUN" "$scratch/job.conf"
+expect_line "could not read trace \"$trace\": Is a directory" "$scratch/err"
+rmdir "$trace"
 echo "ok"
