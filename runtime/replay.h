@@ -5,10 +5,13 @@
  *
  *	  partition,timestamp,key,value[,arrival]
  *
- * (integers; arrival in milliseconds of processing time since the job
- * started; '#' lines, blank lines and a header starting with "partition"
- * as the first other line are skipped). A JSON-lines trace has the same fields as keys of one object
- * per line: {"partition":0,"timestamp":1000,"key":7,"value":1}.
+ * (64-bit decimal integers, nothing else in a field; arrival in
+ * milliseconds of processing time since the job started; '#' lines, blank
+ * lines and a header starting with "partition" as the first other line
+ * are skipped, and so is a UTF-8 byte order mark). A JSON-lines trace has
+ * the same fields as keys of one flat object per line, in any order,
+ * each an integer: {"partition":0,"timestamp":1000,"key":7,"value":1};
+ * other keys, repeated keys and anything after the object are errors.
  *
  * Pacing: "fast" replays as fast as possible (every record due at once,
  * in file order); "arrival" releases each record at its arrival column;

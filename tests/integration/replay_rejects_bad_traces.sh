@@ -61,4 +61,54 @@ conf fast >"$scratch/job.conf"
 expect_status 66 timeout 60 "$WMRUN" "$scratch/job.conf"
 expect_line "could not read trace \"$trace\": Is a directory" "$scratch/err"
 rmdir "$trace"
+
+# rejects LINE PATTERN [PACING] -- $trace is refused (exit 65) with a
+# message matching PATTERN about line LINE.
+rejects() {
+	replays 65 "${3:-fast}"
+	expect_line "^wmrun: $trace:$1: $2\$" "$scratch/err"
+}
+
+# Every field is a whole 64-bit integer, quoted when it is not.
+printf '0,1000,1,1\n1,1000,1,1\n0,12x,3,3\n' >"$trace"
+rejects 3 'invalid timestamp "12x"'
+printf '0,1000,1,9223372036854775808\n' >"$trace"
+rejects 1 'invalid value "9223372036854775808" \(beyond 64 bits\)'
+printf '0,1000,1,+5\n' >"$trace"
+rejects 1 'invalid value "\+5"'
+printf '0,1000,1,1,4,5\n' >"$trace"
+rejects 1 'invalid line: extra field "5"'
+printf '0,1000,1\n' >"$trace"
+rejects 1 'invalid line: no value'
+# getline() reads past a NUL, which must not end the line early.
+printf '0,1000,1,1\000garbage\n' >"$trace"
+rejects 1 'invalid line: NUL byte at column 11'
+
+# JSON lines: the flat object of integers and nothing else.
+printf '{"partition":0,"timestamp":1.5,"key":1e9,"value":3}\n' >"$trace"
+rejects 1 'invalid timestamp "1.5"'
+printf '{"partition":0,"timestamp":1,"key":1e9,"value":3}\n' >"$trace"
+rejects 1 'invalid key "1e9"'
+printf '{"partition":0,"timestamp":1,"key":1,"value":3} trailing junk\n' >"$trace"
+rejects 1 'invalid text after the JSON object "trailing junk"'
+printf '{"partition":0,"timestamp":1,"key":1,"value":3,"key":2}\n' >"$trace"
+rejects 1 'invalid field "key" \(given twice\)'
+printf '{"partition":0,"timestamp":1,"key":1,"value":3,"arival":2}\n' >"$trace"
+rejects 1 'invalid field "arival" \(not partition, timestamp, key, value or arrival\)'
+printf '{"partition":0,"timestamp":1,"key":1,"value":3\n' >"$trace"
+rejects 1 "invalid JSON: expected ',' or '}' at column 47"
+printf '{"partition":0,"timestamp":1,"key":1}\n' >"$trace"
+rejects 1 'invalid line: no value'
+# Blanks around the tokens, any order, a CRLF line end: all fine.
+printf '{ "value" : 3 , "partition":1,"timestamp":1000,\t"key":-7 }  \r\n' >"$trace"
+replays 0 fast
+expect_line '^  records read +1$' "$scratch/err"
+
+# A byte order mark before the header, or before the first record.
+printf '\357\273\277partition,timestamp,key,value\n0,1000,1,1\n' >"$trace"
+replays 0 fast
+expect_line '^  records read +1$' "$scratch/err"
+printf '\357\273\2770,1000,1,1\n1,1000,1,1\n' >"$trace"
+replays 0 fast
+expect_line '^  records read +2$' "$scratch/err"
 echo "ok"
