@@ -26,6 +26,9 @@ struct replay {
 	uint64_t *emitted; /* by index in partitions[] */
 };
 
+/* The latest due time, in ms, that counts in int64_t nanoseconds. */
+#define MAX_DUE_MS (INT64_MAX / 1000000)
+
 enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
 
 static const char *const field_names[N_FIELDS] = {"partition", "timestamp",
@@ -225,6 +228,56 @@ parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 			      : parse_csv(line, len, f, why, whylen);
 }
 
+/*
+ * When a line of `n` fields is due, in processing time (ns since the job
+ * started): 0 for fast pacing, its arrival, or its timestamp's distance
+ * from `first_ts`, the trace's first. Returns n, or -1 and why.
+ *
+ * A due time past INT64_MAX ns (292 years) is refused, not saturated:
+ * no run lasts that long, and INT64_MAX reads as "nothing more to emit"
+ * (next_due_ns), so a saturated record would never be released, which is
+ * silent loss or a job that never ends. Such a line is a wrong column or
+ * unit (nanoseconds for milliseconds), which the user wants named.
+ */
+static int
+due_at(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
+       int64_t first_ts, int64_t *due_ns, char *why, size_t whylen)
+{
+	int64_t since_first;
+
+	if (n == N_FIELDS && (f[ARRIVAL] < 0 || f[ARRIVAL] > MAX_DUE_MS)) {
+		snprintf(why, whylen, "invalid arrival \"%" PRId64 "\" (%s)",
+			 f[ARRIVAL],
+			 f[ARRIVAL] < 0 ? "negative" : "beyond 292 years");
+		return -1;
+	}
+	*due_ns = 0;
+	if (pacing == WM_REPLAY_ARRIVAL) {
+		if (n < N_FIELDS) {
+			snprintf(why, whylen,
+				 "invalid line: no arrival (pacing = arrival "
+				 "needs it)");
+			return -1;
+		}
+		*due_ns = f[ARRIVAL] * 1000000;
+	} else if (pacing == WM_REPLAY_EVENT && f[TIMESTAMP] > first_ts) {
+		/* Earlier timestamps than the first are due at once. */
+		if (__builtin_sub_overflow(f[TIMESTAMP], first_ts,
+					   &since_first) ||
+		    since_first > MAX_DUE_MS) {
+			snprintf(
+				why, whylen,
+				"invalid timestamp \"%" PRId64
+				"\" (beyond 292 years after the first, %" PRId64
+				": pacing = event would never release it)",
+				f[TIMESTAMP], first_ts);
+			return -1;
+		}
+		*due_ns = since_first * 1000000;
+	}
+	return n;
+}
+
 static int
 by_due(const void *a, const void *b)
 {
@@ -380,7 +433,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	while ((got = getline(&line, &cap, f)) >= 0) {
 		const char *text = line;
 		size_t len = (size_t)got;
-		int64_t fld[N_FIELDS] = {0};
+		int64_t fld[N_FIELDS] = {0}, due_ns = 0;
 		char why[160];
 		int k;
 
@@ -414,18 +467,11 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 				 fld[PARTITION], total);
 			k = -1;
 		}
-		if (k > 0 && pacing == WM_REPLAY_ARRIVAL && k < N_FIELDS) {
-			snprintf(why, sizeof(why),
-				 "invalid line: no arrival (pacing = arrival "
-				 "needs it)");
-			k = -1;
-		}
-		if (k == N_FIELDS && fld[ARRIVAL] < 0) {
-			snprintf(why, sizeof(why),
-				 "invalid arrival \"%" PRId64 "\" (negative)",
-				 fld[ARRIVAL]);
-			k = -1;
-		}
+		if (k > 0 && !have_first)
+			first_ts = fld[TIMESTAMP];
+		if (k > 0)
+			k = due_at(fld, k, pacing, first_ts, &due_ns, why,
+				   sizeof(why));
 		if (k < 0) {
 			if (skip_bad) {
 				if (reporter) {
@@ -443,10 +489,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 			errno = EINVAL;
 			return NULL;
 		}
-		if (!have_first) {
-			first_ts = fld[TIMESTAMP];
-			have_first = true;
-		}
+		have_first = true;
 		if (!owned(partitions, n, (uint32_t)fld[PARTITION]))
 			continue;
 		if (r->n == cap_items) {
@@ -467,15 +510,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 			.flags = (uint32_t)r->n, /* file order, for ties */
 			.partition = (uint32_t)fld[PARTITION],
 		};
-		if (pacing == WM_REPLAY_FAST)
-			it->due_ns = 0;
-		else if (pacing == WM_REPLAY_ARRIVAL)
-			it->due_ns = fld[ARRIVAL] * 1000000;
-		else /* event: the trace's event time, from its start */
-			it->due_ns =
-				fld[TIMESTAMP] <= first_ts
-					? 0
-					: (fld[TIMESTAMP] - first_ts) * 1000000;
+		it->due_ns = due_ns;
 		r->n++;
 	}
 	/* getline() ends on a read error as on the end of the file: a

@@ -104,6 +104,17 @@ printf '{ "value" : 3 , "partition":1,"timestamp":1000,\t"key":-7 }  \r\n' >"$tr
 replays 0 fast
 expect_line '^  records read +1$' "$scratch/err"
 
+# A due time past the 292 years int64_t nanoseconds count is refused: it
+# overflowed, and saturated it would mean "never".
+printf '0,1000,1,1,9223372036854775807\n' >"$trace"
+rejects 1 'invalid arrival "9223372036854775807" \(beyond 292 years\)' arrival
+printf '0,-9223372036854775808,1,1,1\n1,9223372036854775807,1,1,2\n' >"$trace"
+rejects 2 'invalid timestamp "9223372036854775807" \(beyond 292 years after the first, -9223372036854775808: pacing = event would never release it\)' event
+# Timestamps before the first are due at once, however far before.
+printf '0,5000,1,1\n1,-9223372036854775807,1,1\n1,5100,1,1\n' >"$trace"
+replays 0 event
+expect_line '^  records read +3$' "$scratch/err"
+
 # A byte order mark before the header, or before the first record.
 printf '\357\273\277partition,timestamp,key,value\n0,1000,1,1\n' >"$trace"
 replays 0 fast
