@@ -413,25 +413,32 @@ wm_trace_replay(const char *path, unsigned behaviour,
 	result->outcome = WM_TRACE_PASS;
 	result->line = 0;
 	result->message[0] = '\0';
+	/* Opened first: a missing file is unreadable, whatever its name. */
+	f = fopen(path, "r");
+	if (f == NULL)
+		return finish(&r, WM_TRACE_UNREADABLE, 0,
+			      "could not open \"%s\": %s", path,
+			      strerror(errno));
 	if (has_suffix(path, ".valve"))
 		r.kind = TRACE_VALVE;
 	else if (has_suffix(path, ".source"))
 		r.kind = TRACE_SOURCE;
-	else
+	else {
+		fclose(f);
 		return finish(&r, WM_TRACE_MALFORMED, 0,
 			      "unknown trace kind (expected a .valve or "
 			      ".source file)");
-	f = fopen(path, "r");
-	if (f == NULL)
-		return finish(&r, WM_TRACE_UNREADABLE, 0, "could not open: %s",
-			      strerror(errno));
+	}
 	while (outcome == WM_TRACE_PASS && getline(&line, &cap, f) >= 0) {
 		r.lineno++;
 		outcome = handle_line(&r, line);
 	}
-	if (outcome == WM_TRACE_PASS && ferror(f))
-		outcome =
-			finish(&r, WM_TRACE_UNREADABLE, r.lineno, "read error");
+	/* getline() fails as it ends: only the end of the file is one (a
+	 * directory, EIO or no memory must not pass for a short trace). */
+	if (outcome == WM_TRACE_PASS && !feof(f))
+		outcome = finish(&r, WM_TRACE_UNREADABLE, r.lineno,
+				 "could not read \"%s\": %s", path,
+				 strerror(errno));
 	else if (outcome == WM_TRACE_PASS && r.input_line == 0)
 		outcome = finish(&r, WM_TRACE_MALFORMED, r.lineno,
 				 "no input lines");

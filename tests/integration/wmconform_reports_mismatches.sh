@@ -31,6 +31,22 @@ expect_line 'line 2: expected header "out_of_orderness_ms"' "$scratch/out"
 expect_status 66 "$WMCONFORM" "$scratch/changed.valve" "$scratch/nope.valve"
 expect_line '^FAIL nope.valve: could not open' "$scratch/out"
 
+# A missing path is unreadable whatever its name (it is not a trace of an
+# unknown kind), and says which path.
+expect_status 66 "$WMCONFORM" "$scratch/nonexistent"
+expect_line "^FAIL nonexistent: could not open \"$scratch/nonexistent\": No such file or directory\$" "$scratch/out"
+# A named directory without a trace is no input either, even beside one
+# that passes; a nested empty one is just empty.
+mkdir -p "$scratch/empty" "$scratch/some/empty"
+cp "$src" "$scratch/some/"
+expect_status 66 "$WMCONFORM" "$scratch/empty"
+expect_line "^wmconform: no .valve or .source files in \"$scratch/empty\"\$" "$scratch/err"
+expect_line '^0 passed, 0 failed$' "$scratch/out"
+expect_status 66 "$WMCONFORM" "$src" "$scratch/empty"
+expect_line '^1 passed, 0 failed$' "$scratch/out"
+expect_status 0 "$WMCONFORM" "$scratch/some"
+expect_line '^1 passed, 0 failed$' "$scratch/out"
+
 # Bad usage: exit 64 (EX_USAGE).
 expect_status 64 "$WMCONFORM"
 expect_status 64 "$WMCONFORM" --behaviour released,NO_SUCH_FLAG "$src"
