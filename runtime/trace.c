@@ -18,9 +18,22 @@
 
 #include "operators/source_watermarks.h"
 #include "operators/valve.h"
+#include "runtime/topology.h"
 #include "runtime/trace.h"
 
 #define MAX_TOKENS 5
+
+/*
+ * A trace is no bigger than a wmrun job: a valve merges the channels of at
+ * most WM_TOPOLOGY_MAX_INPUTS inputs of WM_TOPOLOGY_MAX_PARALLELISM
+ * subtasks each, a source reads at most WM_TOPOLOGY_MAX_PARTITIONS
+ * partitions (their numbers travel in 16 bits, operators/event.h). A larger
+ * trace tests nothing wmrun runs and only costs: memory for the channels
+ * (2e9 ran out), and time for the partitions, as registering one looks
+ * through those registered (quadratic: 65536 take 5 s, 2e9 never end).
+ */
+#define MAX_CHANNELS (WM_TOPOLOGY_MAX_INPUTS * WM_TOPOLOGY_MAX_PARALLELISM)
+#define MAX_PARTITIONS WM_TOPOLOGY_MAX_PARTITIONS
 
 enum emitted_kind { EMITTED_WATERMARK, EMITTED_IDLE, EMITTED_ACTIVE };
 
@@ -214,10 +227,13 @@ valve_line(struct replay *r, char **tok, int n)
 	int64_t ch, w;
 
 	if (r->valve == NULL) {
-		if (n != 2 || strcmp(tok[0], "channels") != 0 ||
-		    !parse_i64(tok[1], &ch) || ch < 1 || ch > UINT32_MAX / 2)
-			return malformed(r, "expected header \"channels N\" "
-					    "with N >= 1");
+		if (n != 2 || strcmp(tok[0], "channels") != 0)
+			return malformed(r, "expected header \"channels N\"");
+		if (!parse_i64(tok[1], &ch) || ch < 1 || ch > MAX_CHANNELS)
+			return malformed(r,
+					 "invalid channel count \"%s\" (1 to "
+					 "%u, a wmrun valve's most)",
+					 tok[1], MAX_CHANNELS);
 		r->channels = (uint32_t)ch;
 		r->valve = wm_valve_new(r->channels, r->behaviour);
 		if (r->valve == NULL)
@@ -261,9 +277,11 @@ source_header(struct replay *r, char **tok, int n)
 		return malformed(r, "expected header \"%s\"", name);
 	switch (r->next_header) {
 	case HEADER_PARTITIONS:
-		if (!parse_i64(tok[1], &v) || v < 0)
-			return malformed(r, "invalid partition count \"%s\"",
-					 tok[1]);
+		if (!parse_i64(tok[1], &v) || v < 0 || v > MAX_PARTITIONS)
+			return malformed(r,
+					 "invalid partition count \"%s\" "
+					 "(0 to %u, a wmrun source's most)",
+					 tok[1], MAX_PARTITIONS);
 		r->partitions = v;
 		break;
 	case HEADER_OUT_OF_ORDERNESS:
@@ -339,8 +357,12 @@ source_line(struct replay *r, char **tok, int n)
 					 tok[1]);
 		wm_source_split_on_record(split, b, 0);
 	} else if (n == 2 && strcmp(tok[0], "add") == 0) {
-		if (a < 0 ||
-		    !wm_source_watermarks_add_split(&r->source, (uint64_t)a))
+		if (a < 0 || a >= MAX_PARTITIONS)
+			return malformed(r,
+					 "cannot add partition %s (numbers "
+					 "are 0 to %u)",
+					 tok[1], MAX_PARTITIONS - 1);
+		if (!wm_source_watermarks_add_split(&r->source, (uint64_t)a))
 			return malformed(r, "cannot add partition %s", tok[1]);
 	} else if (n == 2 && strcmp(tok[0], "remove") == 0) {
 		if (a < 0 || wm_source_watermarks_remove_split(

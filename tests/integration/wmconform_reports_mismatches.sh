@@ -27,6 +27,21 @@ printf 'partitions 1\nidle_timeout_ms 5\n' >"$scratch/bad.source"
 expect_status 65 "$WMCONFORM" "$scratch/bad.source"
 expect_line 'line 2: expected header "out_of_orderness_ms"' "$scratch/out"
 
+# Sizes beyond a wmrun job's are malformed, at once (2e9 partitions took
+# for ever to register, 2e9 channels ran out of memory); the largest pass.
+header='out_of_orderness_ms 0\nidle_timeout_ms 0\ngenerator bounded\n'
+printf "partitions 2000000000\n$header" >"$scratch/huge.source"
+expect_status 65 timeout 10 "$WMCONFORM" "$scratch/huge.source"
+expect_line '^FAIL huge.source line 1: invalid partition count "2000000000" \(0 to 65536' "$scratch/out"
+printf "partitions 1\n${header}add 65536\n" >"$scratch/add.source"
+expect_status 65 "$WMCONFORM" "$scratch/add.source"
+expect_line '^FAIL add.source line 5: cannot add partition 65536 \(numbers are 0 to 65535\)$' "$scratch/out"
+printf 'channels 2000000000\nwm 0 1\n' >"$scratch/huge.valve"
+expect_status 65 timeout 10 "$WMCONFORM" "$scratch/huge.valve"
+expect_line '^FAIL huge.valve line 1: invalid channel count "2000000000" \(1 to 65536' "$scratch/out"
+printf 'channels 65536\nwm 65535 5\nidle 0\n' >"$scratch/widest.valve"
+expect_status 0 "$WMCONFORM" "$scratch/widest.valve"
+
 # A missing file: exit 66 (EX_NOINPUT), and it outranks a mismatch.
 expect_status 66 "$WMCONFORM" "$scratch/changed.valve" "$scratch/nope.valve"
 expect_line '^FAIL nope.valve: could not open' "$scratch/out"
