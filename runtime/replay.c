@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/replay.h"
+#include "runtime/units.h"
 
 struct replayed {
 	struct wm_record rec;
@@ -51,34 +52,6 @@ refuse(char *why, size_t whylen, const char *what, const char *text, size_t len,
 		 (int)(len < QUOTED_MAX ? len : QUOTED_MAX), text,
 		 len > QUOTED_MAX ? "..." : "", detail);
 	return -1;
-}
-
-/*
- * A decimal integer that fits in int64_t, and nothing else: an optional
- * '-' and digits (no blanks, '+', fraction or exponent, which strtoll()
- * or a float parse would let through or round). Returns NULL, or what is
- * wrong as a detail for refuse(): "" when it is no integer at all.
- */
-static const char *
-parse_i64(const char *s, size_t len, int64_t *v)
-{
-	bool negative = len > 0 && s[0] == '-';
-	int64_t x = 0;
-	bool overflow = false;
-
-	if (len == (size_t)negative)
-		return "";
-	/* Accumulated negatively: INT64_MIN has no positive twin. */
-	for (size_t i = negative; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return "";
-		overflow = overflow || __builtin_mul_overflow(x, 10, &x) ||
-			   __builtin_sub_overflow(x, s[i] - '0', &x);
-	}
-	if (overflow || (!negative && x == INT64_MIN))
-		return " (beyond 64 bits)";
-	*v = negative ? x : -x;
-	return NULL;
 }
 
 static const char *
@@ -151,7 +124,7 @@ parse_json(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 		while (value + value_len < end &&
 		       strchr(",} \t", value[value_len]) == NULL)
 			value_len++;
-		bad = parse_i64(value, value_len, &f[i]);
+		bad = wm_units_int64(value, value_len, &f[i]);
 		if (bad != NULL)
 			return refuse(why, whylen, field_names[i], value,
 				      value_len, bad);
@@ -193,7 +166,7 @@ parse_csv(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 		if (n == N_FIELDS)
 			return refuse(why, whylen, "line: extra field", p,
 				      field_len, "");
-		bad = parse_i64(p, field_len, &f[n]);
+		bad = wm_units_int64(p, field_len, &f[n]);
 		if (bad != NULL)
 			return refuse(why, whylen, field_names[n], p, field_len,
 				      bad);

@@ -1,6 +1,7 @@
 #!/bin/sh
-# wmconform can fail: a changed expectation, a malformed trace, a missing
-# file and a bad option each give the documented message and exit status.
+# wmconform can fail: a changed expectation, a malformed or oversized
+# trace, a missing file, an empty directory and a bad option each give the
+# documented message, naming what is wrong, and exit status.
 . "$srcdir/tests/integration/lib.sh"
 
 # One expected watermark changed: FAIL naming the input line, exit 1.
@@ -22,14 +23,38 @@ expect_line 'expected nothing, got "> wm 10"' "$scratch/out"
 # A malformed trace: exit 65 (EX_DATAERR) with the line.
 printf 'channels 2\nwm 0 5\nwm 7 5\n' >"$scratch/bad.valve"
 expect_status 65 "$WMCONFORM" "$scratch/bad.valve"
-expect_line '^FAIL bad.valve line 3: invalid or out-of-range channel' "$scratch/out"
+expect_line '^FAIL bad.valve line 3: invalid channel "7" \(the valve has channels 0 to 1\)$' "$scratch/out"
 printf 'partitions 1\nidle_timeout_ms 5\n' >"$scratch/bad.source"
 expect_status 65 "$WMCONFORM" "$scratch/bad.source"
 expect_line 'line 2: expected header "out_of_orderness_ms"' "$scratch/out"
 
+header='out_of_orderness_ms 0\nidle_timeout_ms 0\ngenerator bounded\n'
+
+# A bad input line names the field at fault and what is wrong with it.
+# bad_valve LINE PATTERN -- "channels 2" then LINE is malformed (65) with a
+# message matching PATTERN about line 2.
+bad_valve() {
+	printf 'channels 2\n%s\n' "$1" >"$scratch/bad.valve"
+	expect_status 65 "$WMCONFORM" "$scratch/bad.valve"
+	expect_line "^FAIL bad.valve line 2: $2\$" "$scratch/out"
+}
+bad_valve 'wm 0 0x10' 'invalid watermark "0x10"'
+bad_valve 'wm 0 9223372036854775808' 'invalid watermark "9223372036854775808" \(beyond 64 bits\)'
+bad_valve 'wm 0 1 2' 'extra field "2"'
+bad_valve 'idle 1 7 8 9' 'extra field "7"'
+bad_valve 'wm 0' 'missing watermark after "0"'
+bad_valve 'wm x 1' 'invalid channel "x"'
+bad_valve 'wm 2 1' 'invalid channel "2" \(the valve has channels 0 to 1\)'
+bad_valve 'flood 0' 'unrecognized valve input "flood" \(expected wm, idle or active\)'
+printf 'channels 2\nwm 0 5\nwm 1 5\n> wm +5\n' >"$scratch/bad.valve"
+expect_status 65 "$WMCONFORM" "$scratch/bad.valve"
+expect_line '^FAIL bad.valve line 4: invalid watermark "\+5"$' "$scratch/out"
+printf "partitions 1\n${header}event 0 12x\n" >"$scratch/bad.source"
+expect_status 65 "$WMCONFORM" "$scratch/bad.source"
+expect_line '^FAIL bad.source line 5: invalid timestamp "12x"$' "$scratch/out"
+
 # Sizes beyond a wmrun job's are malformed, at once (2e9 partitions took
 # for ever to register, 2e9 channels ran out of memory); the largest pass.
-header='out_of_orderness_ms 0\nidle_timeout_ms 0\ngenerator bounded\n'
 printf "partitions 2000000000\n$header" >"$scratch/huge.source"
 expect_status 65 timeout 10 "$WMCONFORM" "$scratch/huge.source"
 expect_line '^FAIL huge.source line 1: invalid partition count "2000000000" \(0 to 65536' "$scratch/out"
