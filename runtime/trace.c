@@ -452,12 +452,19 @@ source_line(struct replay *r, char **tok, int n)
 	return WM_TRACE_PASS;
 }
 
+/* One line as getline() read it, `len` bytes. */
 static enum wm_trace_outcome
-handle_line(struct replay *r, char *line)
+handle_line(struct replay *r, char *line, size_t len)
 {
 	char *tok[MAX_TOKENS + 1];
 	int n = 0;
+	/* getline() reads past a NUL, where the C strings below would end
+	 * the line: "wm 0 5\0junk" would pass as "wm 0 5". */
+	const char *nul = line[0] == '#' ? NULL : memchr(line, '\0', len);
 
+	if (nul != NULL)
+		return malformed(r, "invalid line: NUL byte at column %zu",
+				 (size_t)(nul - line) + 1);
 	line[strcspn(line, "\r\n")] = '\0';
 	if (line[0] == '#' || line[0] == '\0')
 		return WM_TRACE_PASS;
@@ -509,6 +516,7 @@ wm_trace_replay(const char *path, unsigned behaviour,
 	enum wm_trace_outcome outcome = WM_TRACE_PASS;
 	char *line = NULL;
 	size_t cap = 0;
+	ssize_t got;
 	FILE *f;
 
 	result->outcome = WM_TRACE_PASS;
@@ -530,9 +538,10 @@ wm_trace_replay(const char *path, unsigned behaviour,
 			      "unknown trace kind (expected a .valve or "
 			      ".source file)");
 	}
-	while (outcome == WM_TRACE_PASS && getline(&line, &cap, f) >= 0) {
+	while (outcome == WM_TRACE_PASS &&
+	       (got = getline(&line, &cap, f)) >= 0) {
 		r.lineno++;
-		outcome = handle_line(&r, line);
+		outcome = handle_line(&r, line, (size_t)got);
 	}
 	/* getline() fails as it ends: only the end of the file is one (a
 	 * directory, EIO or no memory must not pass for a short trace). */

@@ -46,6 +46,9 @@ bad_valve 'wm 0' 'missing watermark after "0"'
 bad_valve 'wm x 1' 'invalid channel "x"'
 bad_valve 'wm 2 1' 'invalid channel "2" \(the valve has channels 0 to 1\)'
 bad_valve 'flood 0' 'unrecognized valve input "flood" \(expected wm, idle or active\)'
+printf 'channels 2\nwm 0 5\000junk\n' >"$scratch/bad.valve"
+expect_status 65 "$WMCONFORM" "$scratch/bad.valve"
+expect_line '^FAIL bad.valve line 2: invalid line: NUL byte at column 7$' "$scratch/out"
 printf 'channels 2\nwm 0 5\nwm 1 5\n> wm +5\n' >"$scratch/bad.valve"
 expect_status 65 "$WMCONFORM" "$scratch/bad.valve"
 expect_line '^FAIL bad.valve line 4: invalid watermark "\+5"$' "$scratch/out"
