@@ -6,10 +6,11 @@
  *
  * One line per trace, "PASS name" or "FAIL name line N: expected ... got
  * ...", then "N passed, M failed". A directory stands for every .valve and
- * .source file below it, in name order. Exit status: 0 when every trace
- * passed, 1 when one differed, 65 (EX_DATAERR) when a trace is malformed,
- * 66 (EX_NOINPUT) when one cannot be read, 64 (EX_USAGE) for a bad command
- * line; the most serious wins.
+ * .source file below it, in name order; a directory named without any is
+ * an error (66). Exit status: 0 when every trace passed, 1 when one
+ * differed, 65 (EX_DATAERR) when a trace is malformed, 66 (EX_NOINPUT) when
+ * one cannot be read or a named directory holds none, 64 (EX_USAGE) for a
+ * bad command line; the most serious wins.
  */
 #include "config.h"
 
@@ -116,10 +117,13 @@ is_trace_name(const char *name)
 	       (n > 7 && strcmp(name + n - 7, ".source") == 0);
 }
 
-static void replay_path(struct tally *t, const char *path, bool named);
+static void replay_path(struct tally *t, const char *path, bool named,
+			size_t *traces);
 
-static void
-replay_dir(struct tally *t, const char *path)
+/* Replay the traces below `path`, counting them into *traces. False when
+ * the directory could not be read (reported). */
+static bool
+replay_dir(struct tally *t, const char *path, size_t *traces)
 {
 	DIR *d = opendir(path);
 	struct dirent *e;
@@ -131,7 +135,7 @@ replay_dir(struct tally *t, const char *path)
 			"wmconform: could not open directory \"%s\": %s\n",
 			path, strerror(errno));
 		raise_status(t, EX_NOINPUT);
-		return;
+		return false;
 	}
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
@@ -151,25 +155,43 @@ replay_dir(struct tally *t, const char *path)
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), by_name);
+	/* names is NULL in an empty directory, which qsort() must not see. */
+	if (n > 1)
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
-		replay_path(t, names[i], false);
+		replay_path(t, names[i], false, traces);
 		free(names[i]);
 	}
 	free(names);
+	return true;
 }
 
-/* A named file is replayed whatever its name (and then rejected if it is
- * no trace); inside directories only trace files are picked up. */
+/*
+ * A named file is replayed whatever its name (and then rejected if it is
+ * no trace); inside directories only trace files are picked up. A named
+ * directory without any trace is an error (66, as a missing file): a
+ * mistyped or not yet filled directory would otherwise pass, with the
+ * others, as if its traces had. *traces counts the traces replayed.
+ */
 static void
-replay_path(struct tally *t, const char *path, bool named)
+replay_path(struct tally *t, const char *path, bool named, size_t *traces)
 {
 	struct stat st;
+	size_t before = *traces;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		replay_dir(t, path);
-	else if (named || is_trace_name(path))
-		replay_file(t, path);
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		if (named || is_trace_name(path)) {
+			replay_file(t, path);
+			(*traces)++;
+		}
+		return;
+	}
+	if (replay_dir(t, path, traces) && named && *traces == before) {
+		fprintf(stderr,
+			"wmconform: no .valve or .source files in \"%s\"\n",
+			path);
+		raise_status(t, EX_NOINPUT);
+	}
 }
 
 int
@@ -182,6 +204,7 @@ main(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct tally t = {.behaviour = WM_BEHAVIOUR_RELEASED};
+	size_t traces = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "b:qh", options, NULL)) != -1) {
@@ -218,11 +241,7 @@ main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	for (int i = optind; i < argc; i++)
-		replay_path(&t, argv[i], true);
+		replay_path(&t, argv[i], true, &traces);
 	printf("%u passed, %u failed\n", t.passed, t.failed);
-	if (t.passed + t.failed == 0 && t.status == 0) {
-		fprintf(stderr, "wmconform: no trace files found\n");
-		return EX_NOINPUT;
-	}
 	return t.status;
 }

@@ -25,6 +25,7 @@
 #include "runtime/affinity.h"
 #include "runtime/placement.h"
 #include "runtime/plan.h"
+#include "runtime/replay.h"
 #include "runtime/sim.h"
 #include "runtime/supervisor.h"
 #include "runtime/topology.h"
@@ -227,12 +228,12 @@ main(int argc, char **argv)
 		r = wm_sim_run(t, &rep, why, sizeof(why));
 		if (r != 0) {
 			fprintf(stderr, "wmrun: %s\n", why);
-			status = r == -EIO			? EX_IOERR
-				 : r == -EINVAL			? EX_CONFIG
-				 : r == -EBADMSG		? EX_DATAERR
-				 : r == -ENOENT || r == -EACCES ? EX_NOINPUT
-				 : r == -ENOMEM			? EX_OSERR
-								: EX_SOFTWARE;
+			status = r == -EIO		    ? EX_IOERR
+				 : r == -EINVAL		    ? EX_CONFIG
+				 : r == -EBADMSG	    ? EX_DATAERR
+				 : wm_replay_unreadable(-r) ? EX_NOINPUT
+				 : r == -ENOMEM		    ? EX_OSERR
+							    : EX_SOFTWARE;
 		}
 	} else {
 		status = wm_supervisor_run(t, &rep, why, sizeof(why));

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/replay.h"
+#include "runtime/units.h"
 
 struct replayed {
 	struct wm_record rec;
@@ -26,79 +27,226 @@ struct replay {
 	uint64_t *emitted; /* by index in partitions[] */
 };
 
-/* A signed 64-bit decimal integer, whole field. */
-static bool
-parse_i64(const char *s, size_t len, int64_t *v)
-{
-	char buf[32], *end;
+/* The latest due time, in ms, that counts in int64_t nanoseconds. */
+#define MAX_DUE_MS (INT64_MAX / 1000000)
 
-	if (len == 0 || len >= sizeof(buf))
-		return false;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	errno = 0;
-	long long x = strtoll(buf, &end, 10);
+enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
 
-	if (errno != 0 || *end != '\0')
-		return false;
-	*v = x;
-	return true;
-}
+static const char *const field_names[N_FIELDS] = {"partition", "timestamp",
+						  "key", "value", "arrival"};
 
-/* The value of "key": in a flat JSON object of integers. */
-static bool
-json_field(const char *line, const char *key, int64_t *v)
-{
-	char pattern[32];
-	const char *p;
-	size_t len;
+/* Enough of a bad field or of trailing text to recognise it in the
+ * message; the line number tells where the rest is. */
+#define QUOTED_MAX 40
 
-	snprintf(pattern, sizeof(pattern), "\"%s\"", key);
-	p = strstr(line, pattern);
-	if (p == NULL)
-		return false;
-	p += strlen(pattern);
-	p += strspn(p, " \t");
-	if (*p++ != ':')
-		return false;
-	p += strspn(p, " \t");
-	len = strspn(p, "-0123456789");
-	return parse_i64(p, len, v);
-}
-
-/* One line into fields: partition, timestamp, key, value[, arrival].
- * Returns the field count parsed, or -1 with the bad field's name. */
+/*
+ * Why a line is refused, quoting the text at fault: `what` "text"
+ * `detail`, as in: invalid timestamp "12x". Returns -1, for the parsers
+ * to return.
+ */
 static int
-parse_line(const char *line, int64_t f[5], const char **bad)
+refuse(char *why, size_t whylen, const char *what, const char *text, size_t len,
+       const char *detail)
 {
-	static const char *const names[] = {"partition", "timestamp", "key",
-					    "value", "arrival"};
-	int n = 0;
+	snprintf(why, whylen, "invalid %s \"%.*s%s\"%s", what,
+		 (int)(len < QUOTED_MAX ? len : QUOTED_MAX), text,
+		 len > QUOTED_MAX ? "..." : "", detail);
+	return -1;
+}
 
-	if (line[0] == '{') {
-		for (n = 0; n < 4; n++)
-			if (!json_field(line, names[n], &f[n])) {
-				*bad = names[n];
-				return -1;
-			}
-		return json_field(line, "arrival", &f[4]) ? 5 : 4;
+static const char *
+skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static int
+field_named(const char *name, size_t len)
+{
+	for (int i = 0; i < N_FIELDS; i++)
+		if (strlen(field_names[i]) == len &&
+		    memcmp(field_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
+static int
+json_expected(char *why, size_t whylen, const char *what, const char *line,
+	      const char *at)
+{
+	snprintf(why, whylen, "invalid JSON: expected %s at column %zu", what,
+		 (size_t)(at - line) + 1);
+	return -1;
+}
+
+/*
+ * A JSON line: one flat object whose members are the fields, in any
+ * order, each a whole integer, blanks allowed around the tokens:
+ * {"partition":0,"timestamp":1000,"key":7,"value":1}. Exactly that
+ * shape, not JSON at large: strings, escapes, nesting, fractions and
+ * exponents are refused, as are unknown and repeated fields (a typo in
+ * "arrival" must not go unnoticed) and anything after the object.
+ * Returns the field count, arrival included, or -1 and why.
+ */
+static int
+parse_json(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
+	   size_t whylen)
+{
+	const char *p = line + 1, *end = line + len; /* past the '{' */
+	bool seen[N_FIELDS] = {false};
+
+	for (;;) {
+		const char *name, *name_end, *value, *bad;
+		size_t value_len = 0;
+		int i;
+
+		p = skip_blanks(p, end);
+		if (p == end || *p != '"')
+			return json_expected(why, whylen, "a quoted field name",
+					     line, p);
+		name = p + 1;
+		name_end = memchr(name, '"', (size_t)(end - name));
+		if (name_end == NULL)
+			return json_expected(why, whylen, "'\"'", line, end);
+		i = field_named(name, (size_t)(name_end - name));
+		if (i < 0 || seen[i])
+			return refuse(why, whylen, "field", name,
+				      (size_t)(name_end - name),
+				      i < 0 ? " (not partition, timestamp, "
+					      "key, value or arrival)"
+					    : " (given twice)");
+		p = skip_blanks(name_end + 1, end);
+		if (p == end || *p != ':')
+			return json_expected(why, whylen, "':'", line, p);
+		value = skip_blanks(p + 1, end);
+		while (value + value_len < end &&
+		       strchr(",} \t", value[value_len]) == NULL)
+			value_len++;
+		bad = wm_units_int64(value, value_len, &f[i]);
+		if (bad != NULL)
+			return refuse(why, whylen, field_names[i], value,
+				      value_len, bad);
+		seen[i] = true;
+		p = skip_blanks(value + value_len, end);
+		if (p == end || (*p != ',' && *p != '}'))
+			return json_expected(why, whylen, "',' or '}'", line,
+					     p);
+		if (*p++ == '}')
+			break;
 	}
-	for (const char *p = line;; n++) {
-		size_t len = strcspn(p, ",\r\n");
-
-		if (n == 5 || !parse_i64(p, len, &f[n])) {
-			*bad = n < 5 ? names[n] : "line (too many fields)";
+	p = skip_blanks(p, end);
+	if (p != end)
+		return refuse(why, whylen, "text after the JSON object", p,
+			      (size_t)(end - p), "");
+	for (int i = 0; i < ARRIVAL; i++)
+		if (!seen[i]) {
+			snprintf(why, whylen, "invalid line: no %s",
+				 field_names[i]);
 			return -1;
 		}
-		p += len;
-		if (*p != ',')
+	return seen[ARRIVAL] ? N_FIELDS : ARRIVAL;
+}
+
+/* A CSV line: partition,timestamp,key,value[,arrival]. Returns the field
+ * count or -1 and why. */
+static int
+parse_csv(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
+	  size_t whylen)
+{
+	const char *p = line, *end = line + len;
+	int n = 0;
+
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t field_len = (size_t)((comma ? comma : end) - p);
+		const char *bad;
+
+		if (n == N_FIELDS)
+			return refuse(why, whylen, "line: extra field", p,
+				      field_len, "");
+		bad = wm_units_int64(p, field_len, &f[n]);
+		if (bad != NULL)
+			return refuse(why, whylen, field_names[n], p, field_len,
+				      bad);
+		n++;
+		if (comma == NULL)
 			break;
-		p++;
+		p = comma + 1;
 	}
-	n++;
-	if (n < 4) {
-		*bad = names[n];
+	if (n < ARRIVAL) {
+		snprintf(why, whylen, "invalid line: no %s", field_names[n]);
 		return -1;
+	}
+	return n;
+}
+
+/* One line of the trace (no line end), CSV or JSON. Returns the field
+ * count, or -1 and why. */
+static int
+parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
+	   size_t whylen)
+{
+	/* getline() reads past NULs; C string functions would stop there
+	 * and accept "0,1000,1,1\0garbage". */
+	const char *nul = memchr(line, '\0', len);
+
+	if (nul != NULL) {
+		snprintf(why, whylen, "invalid line: NUL byte at column %zu",
+			 (size_t)(nul - line) + 1);
+		return -1;
+	}
+	return line[0] == '{' ? parse_json(line, len, f, why, whylen)
+			      : parse_csv(line, len, f, why, whylen);
+}
+
+/*
+ * When a line of `n` fields is due, in processing time (ns since the job
+ * started): 0 for fast pacing, its arrival, or its timestamp's distance
+ * from `first_ts`, the trace's first. Returns n, or -1 and why.
+ *
+ * A due time past INT64_MAX ns (292 years) is refused, not saturated:
+ * no run lasts that long, and INT64_MAX reads as "nothing more to emit"
+ * (next_due_ns), so a saturated record would never be released, which is
+ * silent loss or a job that never ends. Such a line is a wrong column or
+ * unit (nanoseconds for milliseconds), which the user wants named.
+ */
+static int
+due_at(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
+       int64_t first_ts, int64_t *due_ns, char *why, size_t whylen)
+{
+	int64_t since_first;
+
+	if (n == N_FIELDS && (f[ARRIVAL] < 0 || f[ARRIVAL] > MAX_DUE_MS)) {
+		snprintf(why, whylen, "invalid arrival \"%" PRId64 "\" (%s)",
+			 f[ARRIVAL],
+			 f[ARRIVAL] < 0 ? "negative" : "beyond 292 years");
+		return -1;
+	}
+	*due_ns = 0;
+	if (pacing == WM_REPLAY_ARRIVAL) {
+		if (n < N_FIELDS) {
+			snprintf(why, whylen,
+				 "invalid line: no arrival (pacing = arrival "
+				 "needs it)");
+			return -1;
+		}
+		*due_ns = f[ARRIVAL] * 1000000;
+	} else if (pacing == WM_REPLAY_EVENT && f[TIMESTAMP] > first_ts) {
+		/* Earlier timestamps than the first are due at once. */
+		if (__builtin_sub_overflow(f[TIMESTAMP], first_ts,
+					   &since_first) ||
+		    since_first > MAX_DUE_MS) {
+			snprintf(
+				why, whylen,
+				"invalid timestamp \"%" PRId64
+				"\" (beyond 292 years after the first, %" PRId64
+				": pacing = event would never release it)",
+				f[TIMESTAMP], first_ts);
+			return -1;
+		}
+		*due_ns = since_first * 1000000;
 	}
 	return n;
 }
@@ -212,6 +360,13 @@ owned(const uint32_t *partitions, size_t n, uint32_t p)
 	return false;
 }
 
+bool
+wm_replay_unreadable(int e)
+{
+	return e == ENOENT || e == EACCES || e == EPERM || e == EISDIR ||
+	       e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG || e == ENXIO;
+}
+
 struct wm_record_source *
 wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	       uint32_t total, enum wm_replay_pacing pacing, bool skip_bad,
@@ -221,6 +376,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
 	size_t cap = 0, cap_items = 0;
+	ssize_t got;
 	long lineno = 0;
 	int64_t first_ts = 0;
 	bool have_first = false, have_content = false;
@@ -247,59 +403,67 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	if (r->partitions == NULL || r->emitted == NULL)
 		goto nomem;
 	memcpy(r->partitions, partitions, n * sizeof(*partitions));
-	while (getline(&line, &cap, f) >= 0) {
-		int64_t fld[5] = {0};
-		const char *bad = NULL;
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		const char *text = line;
+		size_t len = (size_t)got;
+		int64_t fld[N_FIELDS] = {0}, due_ns = 0;
+		char why[160];
 		int k;
 
 		lineno++;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
+		/* A UTF-8 byte order mark, as editors on Windows write, is
+		 * not part of the first field (the INI reader skips it too). */
+		if (lineno == 1 && len >= 3 &&
+		    memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+			text += 3;
+			len -= 3;
+		}
+		if (len > 0 && text[len - 1] == '\n')
+			len--;
+		if (len > 0 && text[len - 1] == '\r')
+			len--;
+		if (len == 0 || text[0] == '#')
 			continue;
 		/* A header, if any, is the first line that is not a
 		 * comment. */
-		if (!have_content && strncmp(line, "partition", 9) == 0) {
+		if (!have_content && len >= 9 &&
+		    memcmp(text, "partition", 9) == 0) {
 			have_content = true;
 			continue;
 		}
 		have_content = true;
-		k = parse_line(line, fld, &bad);
-		if (k > 0 && (fld[0] < 0 || fld[0] >= total)) {
-			bad = "partition (not a partition of this source)";
+		k = parse_line(text, len, fld, why, sizeof(why));
+		if (k > 0 && (fld[PARTITION] < 0 || fld[PARTITION] >= total)) {
+			snprintf(why, sizeof(why),
+				 "invalid partition \"%" PRId64
+				 "\" (the source has %" PRIu32 " partitions)",
+				 fld[PARTITION], total);
 			k = -1;
 		}
-		if (k > 0 && pacing == WM_REPLAY_ARRIVAL && k < 5) {
-			bad = "arrival (pacing = arrival needs it)";
-			k = -1;
-		}
-		if (k > 0 && k == 5 && fld[4] < 0) {
-			bad = "arrival (negative)";
-			k = -1;
-		}
+		if (k > 0 && !have_first)
+			first_ts = fld[TIMESTAMP];
+		if (k > 0)
+			k = due_at(fld, k, pacing, first_ts, &due_ns, why,
+				   sizeof(why));
 		if (k < 0) {
 			if (skip_bad) {
 				if (reporter) {
 					fprintf(stderr,
-						"wmrun: %s:%ld: skipped: "
-						"invalid %s\n",
-						path, lineno, bad);
+						"wmrun: %s:%ld: skipped: %s\n",
+						path, lineno, why);
 					(*skipped)++;
 				}
 				continue;
 			}
-			snprintf(err, errlen, "%s:%ld: invalid %s", path,
-				 lineno, bad);
+			snprintf(err, errlen, "%s:%ld: %s", path, lineno, why);
 			free(line);
 			fclose(f);
 			replay_free(&r->source);
 			errno = EINVAL;
 			return NULL;
 		}
-		if (!have_first) {
-			first_ts = fld[1];
-			have_first = true;
-		}
-		if (!owned(partitions, n, (uint32_t)fld[0]))
+		have_first = true;
+		if (!owned(partitions, n, (uint32_t)fld[PARTITION]))
 			continue;
 		if (r->n == cap_items) {
 			cap_items = cap_items ? 2 * cap_items : 1024;
@@ -313,25 +477,35 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 		struct replayed *it = &r->items[r->n];
 
 		it->rec = (struct wm_record){
-			.ts = fld[1],
-			.key = fld[2],
-			.value = fld[3],
+			.ts = fld[TIMESTAMP],
+			.key = fld[KEY],
+			.value = fld[VALUE],
 			.flags = (uint32_t)r->n, /* file order, for ties */
-			.partition = (uint32_t)fld[0],
+			.partition = (uint32_t)fld[PARTITION],
 		};
-		if (pacing == WM_REPLAY_FAST)
-			it->due_ns = 0;
-		else if (pacing == WM_REPLAY_ARRIVAL)
-			it->due_ns = fld[4] * 1000000;
-		else /* event: the trace's event time, from its start */
-			it->due_ns = fld[1] <= first_ts
-					     ? 0
-					     : (fld[1] - first_ts) * 1000000;
+		it->due_ns = due_ns;
 		r->n++;
+	}
+	/* getline() ends on a read error as on the end of the file: a
+	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
+	 * for a short trace. */
+	if (!feof(f)) {
+		int e = errno;
+
+		free(line);
+		fclose(f);
+		replay_free(&r->source);
+		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
+			 strerror(e));
+		errno = e;
+		return NULL;
 	}
 	free(line);
 	fclose(f);
-	qsort(r->items, r->n, sizeof(*r->items), by_due);
+	/* A subtask may own no line (its partitions silent in the trace, or
+	 * an empty trace): then items is NULL, which qsort must not see. */
+	if (r->n > 1)
+		qsort(r->items, r->n, sizeof(*r->items), by_due);
 	for (size_t i = 0; i < r->n; i++)
 		r->items[i].rec.flags = 0;
 	return &r->source;

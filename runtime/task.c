@@ -166,8 +166,13 @@ window_result(struct wm_window_output *o, const struct wm_window_result *r)
 		 * (source_gen.h), so this is how long after its end the
 		 * window fired; for a replayed trace only if its timestamps
 		 * follow the job's processing time (pacing = event, from
-		 * 0). */
-		int64_t delay = fire_time_ms - r->window.end;
+		 * 0). A trace's timestamps may lie anywhere in 64 bits,
+		 * and a window at either end wraps as Flink's does: the
+		 * delay saturates rather than overflow. */
+		int64_t delay;
+
+		if (__builtin_sub_overflow(fire_time_ms, r->window.end, &delay))
+			delay = r->window.end < 0 ? INT64_MAX : INT64_MIN;
 
 		if (delay > t->fire_delay_max_ms)
 			t->fire_delay_max_ms = delay;

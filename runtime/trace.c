@@ -18,9 +18,24 @@
 
 #include "operators/source_watermarks.h"
 #include "operators/valve.h"
+#include "runtime/topology.h"
 #include "runtime/trace.h"
+#include "runtime/units.h"
 
-#define MAX_TOKENS 5
+/* The longest lines: "wm CH TS", "event P TS", "> wm TS". */
+#define MAX_TOKENS 3
+
+/*
+ * A trace is no bigger than a wmrun job: a valve merges the channels of at
+ * most WM_TOPOLOGY_MAX_INPUTS inputs of WM_TOPOLOGY_MAX_PARALLELISM
+ * subtasks each, a source reads at most WM_TOPOLOGY_MAX_PARTITIONS
+ * partitions (their numbers travel in 16 bits, operators/event.h). A larger
+ * trace tests nothing wmrun runs and only costs: memory for the channels
+ * (2e9 ran out), and time for the partitions, as registering one looks
+ * through those registered (quadratic: 65536 take 5 s, 2e9 never end).
+ */
+#define MAX_CHANNELS (WM_TOPOLOGY_MAX_INPUTS * WM_TOPOLOGY_MAX_PARALLELISM)
+#define MAX_PARTITIONS WM_TOPOLOGY_MAX_PARTITIONS
 
 enum emitted_kind { EMITTED_WATERMARK, EMITTED_IDLE, EMITTED_ACTIVE };
 
@@ -171,53 +186,93 @@ settle(struct replay *r)
 	return WM_TRACE_PASS;
 }
 
-static bool
-parse_i64(const char *s, int64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	long long x = strtoll(s, &end, 10);
-
-	if (errno != 0 || end == s || *end != '\0')
-		return false;
-	*v = x;
-	return true;
-}
-
 /* The trace itself is wrong at the line being read. */
 #define malformed(r, ...)                                                      \
 	finish((r), WM_TRACE_MALFORMED, (r)->lineno, __VA_ARGS__)
+
+/*
+ * The integers of a line from token `first` on, named as given ("channel",
+ * &ch, "watermark", &w, NULL), and nothing after them. PASS, or the line is
+ * malformed and the message names the token at fault and what is wrong.
+ */
+static enum wm_trace_outcome
+integers(struct replay *r, char **tok, int n, int first, ...)
+{
+	enum wm_trace_outcome o = WM_TRACE_PASS;
+	const char *what;
+	int i = first;
+	va_list ap;
+
+	va_start(ap, first);
+	while (o == WM_TRACE_PASS && (what = va_arg(ap, const char *))) {
+		int64_t *v = va_arg(ap, int64_t *);
+		const char *bad;
+
+		if (i == n) {
+			o = malformed(r, "missing %s after \"%s\"", what,
+				      tok[i - 1]);
+			break;
+		}
+		bad = wm_units_int64(tok[i], strlen(tok[i]), v);
+		if (bad != NULL)
+			o = malformed(r, "invalid %s \"%s\"%s", what, tok[i],
+				      bad);
+		i++;
+	}
+	va_end(ap);
+	if (o == WM_TRACE_PASS && n > i)
+		o = malformed(r, "extra field \"%s\"", tok[i]);
+	return o;
+}
 
 /* An output line ("> wm TS", "> idle", "> active") for the current input. */
 static enum wm_trace_outcome
 expect_line(struct replay *r, char **tok, int n)
 {
+	const char *kind = n > 1 ? tok[1] : "";
 	int64_t w = 0;
+	enum wm_trace_outcome o;
 
 	if (r->input_line == 0)
 		return malformed(r, "output line before any input");
-	if (n == 3 && strcmp(tok[1], "wm") == 0 && parse_i64(tok[2], &w))
-		emissions_push(&r->expected, EMITTED_WATERMARK, w);
-	else if (n == 2 && strcmp(tok[1], "idle") == 0)
-		emissions_push(&r->expected, EMITTED_IDLE, 0);
-	else if (n == 2 && strcmp(tok[1], "active") == 0)
-		emissions_push(&r->expected, EMITTED_ACTIVE, 0);
-	else
-		return malformed(r, "invalid output line \"%s\"", tok[1]);
-	return WM_TRACE_PASS;
+	if (strcmp(kind, "wm") == 0) {
+		o = integers(r, tok, n, 2, "watermark", &w, NULL);
+		if (o == WM_TRACE_PASS)
+			emissions_push(&r->expected, EMITTED_WATERMARK, w);
+	} else if (strcmp(kind, "idle") == 0 || strcmp(kind, "active") == 0) {
+		o = integers(r, tok, n, 2, NULL);
+		if (o == WM_TRACE_PASS)
+			emissions_push(&r->expected,
+				       kind[0] == 'i' ? EMITTED_IDLE
+						      : EMITTED_ACTIVE,
+				       0);
+	} else {
+		o = malformed(r,
+			      "invalid output line \"> %s\" (expected "
+			      "\"> wm TS\", \"> idle\" or \"> active\")",
+			      kind);
+	}
+	return o;
 }
 
 static enum wm_trace_outcome
 valve_line(struct replay *r, char **tok, int n)
 {
-	int64_t ch, w;
+	int64_t ch = 0, w = 0;
+	bool is_wm = strcmp(tok[0], "wm") == 0;
+	enum wm_trace_outcome o;
 
 	if (r->valve == NULL) {
-		if (n != 2 || strcmp(tok[0], "channels") != 0 ||
-		    !parse_i64(tok[1], &ch) || ch < 1 || ch > UINT32_MAX / 2)
-			return malformed(r, "expected header \"channels N\" "
-					    "with N >= 1");
+		if (strcmp(tok[0], "channels") != 0)
+			return malformed(r, "expected header \"channels N\"");
+		o = integers(r, tok, n, 1, "channel count", &ch, NULL);
+		if (o != WM_TRACE_PASS)
+			return o;
+		if (ch < 1 || ch > MAX_CHANNELS)
+			return malformed(r,
+					 "invalid channel count \"%s\" (1 to "
+					 "%u, a wmrun valve's most)",
+					 tok[1], MAX_CHANNELS);
 		r->channels = (uint32_t)ch;
 		r->valve = wm_valve_new(r->channels, r->behaviour);
 		if (r->valve == NULL)
@@ -226,20 +281,30 @@ valve_line(struct replay *r, char **tok, int n)
 				      strerror(errno));
 		return WM_TRACE_PASS;
 	}
-	if (n < 2 || !parse_i64(tok[1], &ch) || ch < 0 || ch >= r->channels)
-		return malformed(r, "invalid or out-of-range channel in \"%s\"",
+	if (!is_wm && strcmp(tok[0], "idle") != 0 &&
+	    strcmp(tok[0], "active") != 0)
+		return malformed(r,
+				 "unrecognized valve input \"%s\" (expected "
+				 "wm, idle or active)",
 				 tok[0]);
-	if (n == 3 && strcmp(tok[0], "wm") == 0 && parse_i64(tok[2], &w))
+	o = is_wm ? integers(r, tok, n, 1, "channel", &ch, "watermark", &w,
+			     NULL)
+		  : integers(r, tok, n, 1, "channel", &ch, NULL);
+	if (o != WM_TRACE_PASS)
+		return o;
+	if (ch < 0 || ch >= r->channels)
+		return malformed(r,
+				 "invalid channel \"%s\" (the valve has "
+				 "channels 0 to %" PRIu32 ")",
+				 tok[1], r->channels - 1);
+	if (is_wm)
 		wm_valve_input_watermark(r->valve, (uint32_t)ch, w,
 					 &r->capture_output);
-	else if (n == 2 && strcmp(tok[0], "idle") == 0)
-		wm_valve_input_status(r->valve, (uint32_t)ch, WM_STATUS_IDLE,
-				      &r->capture_output);
-	else if (n == 2 && strcmp(tok[0], "active") == 0)
-		wm_valve_input_status(r->valve, (uint32_t)ch, WM_STATUS_ACTIVE,
-				      &r->capture_output);
 	else
-		return malformed(r, "unrecognized valve input \"%s\"", tok[0]);
+		wm_valve_input_status(r->valve, (uint32_t)ch,
+				      tok[0][0] == 'i' ? WM_STATUS_IDLE
+						       : WM_STATUS_ACTIVE,
+				      &r->capture_output);
 	return WM_TRACE_PASS;
 }
 
@@ -256,29 +321,48 @@ source_header(struct replay *r, char **tok, int n)
 {
 	const char *name = source_header_names[r->next_header];
 	int64_t v = 0;
+	enum wm_trace_outcome o;
 
-	if (n != 2 || strcmp(tok[0], name) != 0)
+	if (strcmp(tok[0], name) != 0)
 		return malformed(r, "expected header \"%s\"", name);
 	switch (r->next_header) {
 	case HEADER_PARTITIONS:
-		if (!parse_i64(tok[1], &v) || v < 0)
-			return malformed(r, "invalid partition count \"%s\"",
-					 tok[1]);
+		o = integers(r, tok, n, 1, "partition count", &v, NULL);
+		if (o != WM_TRACE_PASS)
+			return o;
+		if (v < 0 || v > MAX_PARTITIONS)
+			return malformed(r,
+					 "invalid partition count \"%s\" "
+					 "(0 to %u, a wmrun source's most)",
+					 tok[1], MAX_PARTITIONS);
 		r->partitions = v;
 		break;
 	case HEADER_OUT_OF_ORDERNESS:
-		if (!parse_i64(tok[1], &v) || v < 0)
-			return malformed(r, "invalid bound \"%s\"", tok[1]);
+		o = integers(r, tok, n, 1, "bound", &v, NULL);
+		if (o != WM_TRACE_PASS)
+			return o;
+		if (v < 0)
+			return malformed(r, "invalid bound \"%s\" (negative)",
+					 tok[1]);
 		r->strategy.out_of_orderness_ms = v;
 		break;
 	case HEADER_IDLE_TIMEOUT:
-		if (!parse_i64(tok[1], &v) || v < 0)
-			return malformed(r, "invalid idle timeout \"%s\"",
+		o = integers(r, tok, n, 1, "idle timeout", &v, NULL);
+		if (o != WM_TRACE_PASS)
+			return o;
+		if (v < 0)
+			return malformed(r,
+					 "invalid idle timeout \"%s\" "
+					 "(negative)",
 					 tok[1]);
 		r->strategy.with_idleness = v > 0;
 		r->strategy.idle_timeout_ms = v;
 		break;
 	case HEADER_GENERATOR:
+		if (n != 2)
+			return malformed(r, "expected header \"generator "
+					    "bounded\" or \"generator "
+					    "ascending\"");
 		if (strcmp(tok[1], "bounded") == 0)
 			r->strategy.kind = WM_WATERMARK_BOUNDED;
 		else if (strcmp(tok[1], "ascending") == 0)
@@ -307,17 +391,33 @@ source_header(struct replay *r, char **tok, int n)
 static enum wm_trace_outcome
 source_line(struct replay *r, char **tok, int n)
 {
-	int64_t a, b;
+	int64_t a = 0, b = 0;
+	enum wm_trace_outcome o;
+	bool is_event = strcmp(tok[0], "event") == 0;
 
 	if (r->next_header != HEADER_DONE)
 		return source_header(r, tok, n);
-	if (n == 1 && strcmp(tok[0], "periodic") == 0) {
-		wm_source_watermarks_on_periodic(&r->source, r->now_ns);
-		return WM_TRACE_PASS;
+	if (strcmp(tok[0], "periodic") == 0) {
+		o = integers(r, tok, n, 1, NULL);
+		if (o == WM_TRACE_PASS)
+			wm_source_watermarks_on_periodic(&r->source, r->now_ns);
+		return o;
 	}
-	if (n < 2 || !parse_i64(tok[1], &a))
-		return malformed(r, "unrecognized source input \"%s\"", tok[0]);
-	if (n == 2 && strcmp(tok[0], "clock") == 0) {
+	if (strcmp(tok[0], "clock") == 0)
+		o = integers(r, tok, n, 1, "clock", &a, NULL);
+	else if (is_event)
+		o = integers(r, tok, n, 1, "partition", &a, "timestamp", &b,
+			     NULL);
+	else if (strcmp(tok[0], "add") == 0 || strcmp(tok[0], "remove") == 0)
+		o = integers(r, tok, n, 1, "partition", &a, NULL);
+	else
+		o = malformed(r,
+			      "unrecognized source input \"%s\" (expected "
+			      "clock, event, periodic, add or remove)",
+			      tok[0]);
+	if (o != WM_TRACE_PASS)
+		return o;
+	if (strcmp(tok[0], "clock") == 0) {
 		if (a < 0 || a > INT64_MAX / WM_IDLE_NS_PER_MS ||
 		    a * WM_IDLE_NS_PER_MS < r->now_ns)
 			return malformed(r,
@@ -325,8 +425,7 @@ source_line(struct replay *r, char **tok, int n)
 					 "large or goes backwards",
 					 tok[1]);
 		r->now_ns = a * WM_IDLE_NS_PER_MS;
-	} else if (n == 3 && strcmp(tok[0], "event") == 0 &&
-		   parse_i64(tok[2], &b)) {
+	} else if (is_event) {
 		struct wm_source_split *split =
 			a < 0 ? NULL
 			      : wm_source_watermarks_split(&r->source,
@@ -338,34 +437,43 @@ source_line(struct replay *r, char **tok, int n)
 					 "%s",
 					 tok[1]);
 		wm_source_split_on_record(split, b, 0);
-	} else if (n == 2 && strcmp(tok[0], "add") == 0) {
-		if (a < 0 ||
-		    !wm_source_watermarks_add_split(&r->source, (uint64_t)a))
+	} else if (strcmp(tok[0], "add") == 0) {
+		if (a < 0 || a >= MAX_PARTITIONS)
+			return malformed(r,
+					 "cannot add partition %s (numbers "
+					 "are 0 to %u)",
+					 tok[1], MAX_PARTITIONS - 1);
+		if (!wm_source_watermarks_add_split(&r->source, (uint64_t)a))
 			return malformed(r, "cannot add partition %s", tok[1]);
-	} else if (n == 2 && strcmp(tok[0], "remove") == 0) {
-		if (a < 0 || wm_source_watermarks_remove_split(
-				     &r->source, (uint64_t)a) != 0)
-			return malformed(r, "cannot remove partition %s",
-					 tok[1]);
-	} else {
-		return malformed(r, "unrecognized source input \"%s\"", tok[0]);
+	} else if (a < 0 || wm_source_watermarks_remove_split(
+				    &r->source, (uint64_t)a) != 0) {
+		return malformed(r, "cannot remove partition %s", tok[1]);
 	}
 	return WM_TRACE_PASS;
 }
 
+/* One line as getline() read it, `len` bytes. */
 static enum wm_trace_outcome
-handle_line(struct replay *r, char *line)
+handle_line(struct replay *r, char *line, size_t len)
 {
 	char *tok[MAX_TOKENS + 1];
 	int n = 0;
+	/* getline() reads past a NUL, where the C strings below would end
+	 * the line: "wm 0 5\0junk" would pass as "wm 0 5". */
+	const char *nul = line[0] == '#' ? NULL : memchr(line, '\0', len);
 
+	if (nul != NULL)
+		return malformed(r, "invalid line: NUL byte at column %zu",
+				 (size_t)(nul - line) + 1);
 	line[strcspn(line, "\r\n")] = '\0';
 	if (line[0] == '#' || line[0] == '\0')
 		return WM_TRACE_PASS;
 	for (char *save = NULL, *t = strtok_r(line, " ", &save); t != NULL;
 	     t = strtok_r(NULL, " ", &save)) {
-		if (n == MAX_TOKENS)
-			return malformed(r, "too many tokens");
+		/* One token more than the longest line is enough for the
+		 * line's reader to name the first extra one. */
+		if (n == MAX_TOKENS + 1)
+			break;
 		tok[n++] = t;
 	}
 	if (n == 0)
@@ -408,30 +516,39 @@ wm_trace_replay(const char *path, unsigned behaviour,
 	enum wm_trace_outcome outcome = WM_TRACE_PASS;
 	char *line = NULL;
 	size_t cap = 0;
+	ssize_t got;
 	FILE *f;
 
 	result->outcome = WM_TRACE_PASS;
 	result->line = 0;
 	result->message[0] = '\0';
+	/* Opened first: a missing file is unreadable, whatever its name. */
+	f = fopen(path, "r");
+	if (f == NULL)
+		return finish(&r, WM_TRACE_UNREADABLE, 0,
+			      "could not open \"%s\": %s", path,
+			      strerror(errno));
 	if (has_suffix(path, ".valve"))
 		r.kind = TRACE_VALVE;
 	else if (has_suffix(path, ".source"))
 		r.kind = TRACE_SOURCE;
-	else
+	else {
+		fclose(f);
 		return finish(&r, WM_TRACE_MALFORMED, 0,
 			      "unknown trace kind (expected a .valve or "
 			      ".source file)");
-	f = fopen(path, "r");
-	if (f == NULL)
-		return finish(&r, WM_TRACE_UNREADABLE, 0, "could not open: %s",
-			      strerror(errno));
-	while (outcome == WM_TRACE_PASS && getline(&line, &cap, f) >= 0) {
-		r.lineno++;
-		outcome = handle_line(&r, line);
 	}
-	if (outcome == WM_TRACE_PASS && ferror(f))
-		outcome =
-			finish(&r, WM_TRACE_UNREADABLE, r.lineno, "read error");
+	while (outcome == WM_TRACE_PASS &&
+	       (got = getline(&line, &cap, f)) >= 0) {
+		r.lineno++;
+		outcome = handle_line(&r, line, (size_t)got);
+	}
+	/* getline() fails as it ends: only the end of the file is one (a
+	 * directory, EIO or no memory must not pass for a short trace). */
+	if (outcome == WM_TRACE_PASS && !feof(f))
+		outcome = finish(&r, WM_TRACE_UNREADABLE, r.lineno,
+				 "could not read \"%s\": %s", path,
+				 strerror(errno));
 	else if (outcome == WM_TRACE_PASS && r.input_line == 0)
 		outcome = finish(&r, WM_TRACE_MALFORMED, r.lineno,
 				 "no input lines");

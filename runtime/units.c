@@ -603,3 +603,25 @@ wm_units_enum(const char *s, const char *what, const char *const *names,
 		snprintf(why + k, why_len - (size_t)k, ")");
 	return -EINVAL;
 }
+
+const char *
+wm_units_int64(const char *s, size_t len, int64_t *v)
+{
+	bool negative = len > 0 && s[0] == '-';
+	int64_t x = 0;
+	bool overflow = false;
+
+	if (len == (size_t)negative)
+		return "";
+	/* Accumulated negatively: INT64_MIN has no positive twin. */
+	for (size_t i = negative; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return "";
+		overflow = overflow || __builtin_mul_overflow(x, 10, &x) ||
+			   __builtin_sub_overflow(x, s[i] - '0', &x);
+	}
+	if (overflow || (!negative && x == INT64_MIN))
+		return " (beyond 64 bits)";
+	*v = negative ? x : -x;
+	return NULL;
+}

@@ -87,4 +87,15 @@ int wm_units_bool(const char *s, bool *value, char *why, size_t why_len);
 int wm_units_enum(const char *s, const char *what, const char *const *names,
 		  size_t n, size_t *index, char *why, size_t why_len);
 
+/*
+ * The signed 64-bit decimal integer s[0..len), as trace files write them:
+ * an optional '-' and digits, nothing else (no blanks, '+', hexadecimal,
+ * fraction or exponent, which strtoll() or a float parse would let through
+ * or round). Not this file's convention, for readers that quote the whole
+ * field themselves: returns NULL and stores *v, or leaves *v alone and
+ * returns what to add after the quoted field, "" when it is no integer at
+ * all, " (beyond 64 bits)" when it does not fit.
+ */
+const char *wm_units_int64(const char *s, size_t len, int64_t *v);
+
 #endif /* WM_RUNTIME_UNITS_H */

@@ -13,6 +13,7 @@
 #include "ipc/gate.h"
 #include "ipc/shm.h"
 #include "ipc/clock.h"
+#include "runtime/replay.h"
 #include "runtime/task.h"
 #include "runtime/worker.h"
 
@@ -346,10 +347,10 @@ wm_worker_run(const struct wm_worker_args *a)
 		if (w.task == NULL) {
 			/* A trace that cannot be read or parsed is the
 			 * user's data, not the machine (replay.h). */
-			status = errno == EBADMSG ? EX_DATAERR
-				 : errno == ENOENT || errno == EACCES
-					 ? EX_NOINPUT
-					 : EX_OSERR;
+			status = errno == EBADMSG	       ? EX_DATAERR
+				 : wm_replay_unreadable(errno) ? EX_NOINPUT
+				 : errno == EIO		       ? EX_IOERR
+							       : EX_OSERR;
 			if (status == EX_OSERR)
 				worker_error(&w,
 					     "could not set up the subtask: %s",

@@ -2,9 +2,9 @@
  * check_units.c
  *	Unit tests for runtime/units.[ch]: durations (Flink's TimeUtils
  *	labels), rates, sizes (Flink's MemorySize labels and IEC symbols),
- *	counts, booleans and names, valid and invalid, at the int64 and
- *	uint64 boundaries, plus random strings that must never be half
- *	accepted.
+ *	counts, whole int64 trace fields, booleans and names, valid and
+ *	invalid, at the int64 and uint64 boundaries, plus random strings
+ *	that must never be half accepted.
  */
 #include "config.h"
 
@@ -411,6 +411,77 @@ START_TEST(test_units_count_refuses_garbage)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* tcase int64: trace fields, whole signed integers by length */
+
+struct int64_ok {
+	const char *in;
+	int64_t v;
+};
+
+static const struct int64_ok int64_ok[] = {
+	{"0", 0},
+	{"-0", 0},
+	{"007", 7},
+	{"-42", -42},
+	{"9223372036854775807", INT64_MAX},
+	{"-9223372036854775808", INT64_MIN},
+	{"00000000000000000000000000000000000001", 1},
+};
+
+/* What is refused, and the detail given: "" for no integer at all. */
+static const struct bad int64_bad[] = {
+	{"", ""},
+	{"-", ""},
+	{"+5", ""},
+	{" 5", ""},
+	{"5 ", ""},
+	{"0x10", ""},
+	{"1.5", ""},
+	{"1e9", ""},
+	{"--1", ""},
+	{"9223372036854775808", " (beyond 64 bits)"},
+	{"-9223372036854775809", " (beyond 64 bits)"},
+	{"99999999999999999999999999", " (beyond 64 bits)"},
+};
+
+START_TEST(test_units_int64_accepts_whole_integers)
+{
+	const struct int64_ok *c = &int64_ok[_i];
+	int64_t v = 7;
+	const char *bad = wm_units_int64(c->in, strlen(c->in), &v);
+
+	ck_assert_msg(bad == NULL, "\"%s\" refused%s", c->in, bad);
+	ck_assert_msg(v == c->v, "\"%s\": %lld, expected %lld", c->in,
+		      (long long)v, (long long)c->v);
+}
+END_TEST
+
+START_TEST(test_units_int64_refuses_anything_else)
+{
+	const struct bad *c = &int64_bad[_i];
+	int64_t v = 42;
+	const char *bad = wm_units_int64(c->in, strlen(c->in), &v);
+
+	ck_assert_msg(bad != NULL, "\"%s\" accepted as %lld", c->in,
+		      (long long)v);
+	ck_assert_str_eq(bad, c->msg);
+	ck_assert_int_eq(v, 42);
+}
+END_TEST
+
+/* The length, not a NUL, ends the field: a NUL inside is no digit. */
+START_TEST(test_units_int64_reads_exactly_len_bytes)
+{
+	int64_t v = 0;
+
+	ck_assert_ptr_null(wm_units_int64("1234", 2, &v));
+	ck_assert_int_eq(v, 12);
+	ck_assert_ptr_nonnull(wm_units_int64("1\0002", 3, &v));
+	ck_assert_int_eq(v, 12);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* tcase number: plain decimals (speed, fractions, exponents) */
 
 START_TEST(test_units_number_is_plain_decimal)
@@ -636,6 +707,14 @@ units_suite(void)
 			    (int)N_ELEMS(count_ok));
 	tcase_add_loop_test(tc, test_units_count_refuses_garbage, 0,
 			    (int)N_ELEMS(count_bad));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("int64");
+	tcase_add_loop_test(tc, test_units_int64_accepts_whole_integers, 0,
+			    (int)N_ELEMS(int64_ok));
+	tcase_add_loop_test(tc, test_units_int64_refuses_anything_else, 0,
+			    (int)N_ELEMS(int64_bad));
+	tcase_add_test(tc, test_units_int64_reads_exactly_len_bytes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("number");

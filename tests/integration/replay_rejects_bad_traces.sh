@@ -1,0 +1,125 @@
+#!/bin/sh
+# A replayed trace that is malformed or out of range stops the job naming
+# file, line and what is wrong (exit 65); one that cannot be read names the
+# path and why (exit 66); a source subtask that owns no line of the trace
+# just has nothing to emit. Each case runs the real wmrun, so that a
+# sanitizer build also catches undefined behaviour on the way.
+. "$srcdir/tests/integration/lib.sh"
+
+trace="$scratch/trace"
+
+conf() { # conf PACING [PARALLELISM] -- a job replaying $trace
+	cat <<CONF
+[job]
+name = bad-traces
+speed = 20
+[source t]
+parallelism = ${2:-1}
+partitions = 2
+replay = $trace
+pacing = $1
+out_of_orderness = 50 ms
+[window w]
+input = t
+size = 100 ms
+aggregates = count
+[sink out]
+input = w
+path = $scratch/results.csv
+CONF
+}
+
+# replays STATUS PACING [PARALLELISM] -- $trace replayed under --sim exits
+# with STATUS (its stderr in $scratch/err).
+replays() {
+	conf "$2" "${3:-1}" >"$scratch/job.conf"
+	expect_status "$1" "$WMRUN" --sim "$scratch/job.conf"
+}
+
+# A subtask owning no line: partition 1 is absent, so one of the two
+# subtasks has nothing; and an empty trace, for all of them. A real run
+# too, where each subtask is its own process.
+printf 'partition,timestamp,key,value\n0,1000,1,1\n0,1200,1,2\n' >"$trace"
+replays 0 event 2
+expect_line '^  records read +2$' "$scratch/err"
+conf event 2 >"$scratch/job.conf"
+expect_status 0 timeout 60 "$WMRUN" "$scratch/job.conf"
+expect_line '^  records read +2$' "$scratch/err"
+[ "$(wc -l <"$scratch/results.csv")" -eq 3 ] ||
+	fail "expected a header and 2 windows in results.csv"
+: >"$trace"
+replays 0 fast 2
+expect_line '^  records read +0$' "$scratch/err"
+
+# A directory opens, but reading it fails: that is no empty trace. In a
+# real run too, where the worker maps the error to its exit status.
+rm -f "$trace"
+mkdir "$trace"
+replays 66 fast
+expect_line "could not read trace \"$trace\": Is a directory" "$scratch/err"
+conf fast >"$scratch/job.conf"
+expect_status 66 timeout 60 "$WMRUN" "$scratch/job.conf"
+expect_line "could not read trace \"$trace\": Is a directory" "$scratch/err"
+rmdir "$trace"
+
+# rejects LINE PATTERN [PACING] -- $trace is refused (exit 65) with a
+# message matching PATTERN about line LINE.
+rejects() {
+	replays 65 "${3:-fast}"
+	expect_line "^wmrun: $trace:$1: $2\$" "$scratch/err"
+}
+
+# Every field is a whole 64-bit integer, quoted when it is not.
+printf '0,1000,1,1\n1,1000,1,1\n0,12x,3,3\n' >"$trace"
+rejects 3 'invalid timestamp "12x"'
+printf '0,1000,1,9223372036854775808\n' >"$trace"
+rejects 1 'invalid value "9223372036854775808" \(beyond 64 bits\)'
+printf '0,1000,1,+5\n' >"$trace"
+rejects 1 'invalid value "\+5"'
+printf '0,1000,1,1,4,5\n' >"$trace"
+rejects 1 'invalid line: extra field "5"'
+printf '0,1000,1\n' >"$trace"
+rejects 1 'invalid line: no value'
+# getline() reads past a NUL, which must not end the line early.
+printf '0,1000,1,1\000garbage\n' >"$trace"
+rejects 1 'invalid line: NUL byte at column 11'
+
+# JSON lines: the flat object of integers and nothing else.
+printf '{"partition":0,"timestamp":1.5,"key":1e9,"value":3}\n' >"$trace"
+rejects 1 'invalid timestamp "1.5"'
+printf '{"partition":0,"timestamp":1,"key":1e9,"value":3}\n' >"$trace"
+rejects 1 'invalid key "1e9"'
+printf '{"partition":0,"timestamp":1,"key":1,"value":3} trailing junk\n' >"$trace"
+rejects 1 'invalid text after the JSON object "trailing junk"'
+printf '{"partition":0,"timestamp":1,"key":1,"value":3,"key":2}\n' >"$trace"
+rejects 1 'invalid field "key" \(given twice\)'
+printf '{"partition":0,"timestamp":1,"key":1,"value":3,"arival":2}\n' >"$trace"
+rejects 1 'invalid field "arival" \(not partition, timestamp, key, value or arrival\)'
+printf '{"partition":0,"timestamp":1,"key":1,"value":3\n' >"$trace"
+rejects 1 "invalid JSON: expected ',' or '}' at column 47"
+printf '{"partition":0,"timestamp":1,"key":1}\n' >"$trace"
+rejects 1 'invalid line: no value'
+# Blanks around the tokens, any order, a CRLF line end: all fine.
+printf '{ "value" : 3 , "partition":1,"timestamp":1000,\t"key":-7 }  \r\n' >"$trace"
+replays 0 fast
+expect_line '^  records read +1$' "$scratch/err"
+
+# A due time past the 292 years int64_t nanoseconds count is refused: it
+# overflowed, and saturated it would mean "never".
+printf '0,1000,1,1,9223372036854775807\n' >"$trace"
+rejects 1 'invalid arrival "9223372036854775807" \(beyond 292 years\)' arrival
+printf '0,-9223372036854775808,1,1,1\n1,9223372036854775807,1,1,2\n' >"$trace"
+rejects 2 'invalid timestamp "9223372036854775807" \(beyond 292 years after the first, -9223372036854775808: pacing = event would never release it\)' event
+# Timestamps before the first are due at once, however far before.
+printf '0,5000,1,1\n1,-9223372036854775807,1,1\n1,5100,1,1\n' >"$trace"
+replays 0 event
+expect_line '^  records read +3$' "$scratch/err"
+
+# A byte order mark before the header, or before the first record.
+printf '\357\273\277partition,timestamp,key,value\n0,1000,1,1\n' >"$trace"
+replays 0 fast
+expect_line '^  records read +1$' "$scratch/err"
+printf '\357\273\2770,1000,1,1\n1,1000,1,1\n' >"$trace"
+replays 0 fast
+expect_line '^  records read +2$' "$scratch/err"
+echo "ok"
