@@ -17,10 +17,12 @@ static uint32_t
 edges_of(const struct wm_topology *t, uint32_t stage,
 	 struct wm_topology_edge *out, uint32_t max)
 {
-	struct wm_topology_edge all[64];
-	uint32_t n = wm_topology_out_edges(t, stage, all, 64), kept = 0;
+	struct wm_topology_edge all[WM_TOPOLOGY_MAX_OUTPUTS];
+	uint32_t n = wm_topology_out_edges(t, stage, all,
+					   WM_TOPOLOGY_MAX_OUTPUTS),
+		 kept = 0;
 
-	for (uint32_t e = 0; e < n && e < 64; e++)
+	for (uint32_t e = 0; e < n && e < WM_TOPOLOGY_MAX_OUTPUTS; e++)
 		if (t->stages[all[e].stage].kind != WM_STAGE_SINK && kept < max)
 			out[kept++] = all[e];
 	return kept;

@@ -181,8 +181,9 @@ wire(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 		const struct wm_stage *stage = &t->stages[st->sub->stage];
-		struct wm_topology_edge out[64];
-		uint32_t n = wm_topology_out_edges(t, st->sub->stage, out, 64);
+		struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
+		uint32_t n = wm_topology_out_edges(t, st->sub->stage, out,
+						   WM_TOPOLOGY_MAX_OUTPUTS);
 		uint32_t n_sinks = 0;
 
 		st->sinks = calloc(n + 1, sizeof(*st->sinks));

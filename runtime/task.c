@@ -230,10 +230,11 @@ init_outputs(struct wm_task *t)
 {
 	const struct wm_topology *topo = t->topo;
 	uint32_t stage = (uint32_t)(t->stage - topo->stages);
-	struct wm_topology_edge out[64];
+	struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
 
-	t->n_edges = wm_topology_out_edges(topo, stage, out, 64);
-	if (t->n_edges > 64)
+	t->n_edges = wm_topology_out_edges(topo, stage, out,
+					   WM_TOPOLOGY_MAX_OUTPUTS);
+	if (t->n_edges > WM_TOPOLOGY_MAX_OUTPUTS) /* topology.c refuses it */
 		return -EINVAL;
 	t->edges = calloc(t->n_edges ? t->n_edges : 1, sizeof(*t->edges));
 	if (t->edges == NULL)

@@ -1282,6 +1282,16 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 		}
 		if ((uint32_t)in == s)
 			return bad_value(l, e, "a stage cannot read itself");
+		if (wm_topology_out_edges(t, (uint32_t)in, NULL, 0) ==
+		    WM_TOPOLOGY_MAX_OUTPUTS) {
+			char why[200];
+
+			snprintf(why, sizeof(why),
+				 "\"%s\" feeds %u stages already, the most "
+				 "one stage can",
+				 t->stages[in].name, WM_TOPOLOGY_MAX_OUTPUTS);
+			return bad_value(l, e, why);
+		}
 		for (uint32_t k = 0; k < st->n_inputs; k++)
 			if (st->inputs[k].stage == (uint32_t)in) {
 				char why[160];

@@ -102,6 +102,8 @@ enum wm_aggregate {
 };
 
 #define WM_TOPOLOGY_MAX_INPUTS 2
+/* Stages reading one stage (sinks included): its out edges. */
+#define WM_TOPOLOGY_MAX_OUTPUTS 64u
 /* Stages in a job: far more than any job on one machine needs, few enough
  * that the checks' searches and the cycle search's recursion stay small. */
 #define WM_TOPOLOGY_MAX_STAGES 1024u

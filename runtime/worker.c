@@ -114,10 +114,14 @@ worker_result(struct wm_task_out *out, const struct wm_window_result *r,
 {
 	struct worker *w = wm_container_of(out, struct worker, out);
 	uint32_t stage = (uint32_t)(w->stage - w->args->topo->stages);
-	struct wm_topology_edge sinks[16];
-	uint32_t n = wm_topology_out_edges(w->args->topo, stage, sinks, 16);
+	struct wm_topology_edge sinks[WM_TOPOLOGY_MAX_OUTPUTS];
+	uint32_t n = wm_topology_out_edges(w->args->topo, stage, sinks,
+					   WM_TOPOLOGY_MAX_OUTPUTS);
 
-	for (uint32_t i = 0; i < n && i < 16; i++)
+	/* n <= WM_TOPOLOGY_MAX_OUTPUTS: topology.c refuses more. (This
+	 * array had 16 entries while the others had 64: a window's 17th
+	 * sink got nothing, silently.) */
+	for (uint32_t i = 0; i < n; i++)
 		if (w->args->sinks[sinks[i].stage] != NULL)
 			wm_sink_result(w->args->sinks[sinks[i].stage], r,
 				       watermark, fire_time_ms);
