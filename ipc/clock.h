@@ -20,4 +20,24 @@ wm_monotonic_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/*
+ * `ns` times `factor` (a job's speed, or its inverse), saturated to the
+ * int64 range. Processing time is real time times the speed: at speed 1e9
+ * it passes INT64_MAX nanoseconds after 9 s, and a cast of a double past
+ * the range is undefined (it gave INT64_MIN: a clock gone backwards, and
+ * every later record late). Saturated, time stops at the end of time.
+ */
+static inline int64_t
+wm_scale_ns(int64_t ns, double factor)
+{
+	double x = (double)ns * factor;
+
+	/* 2^63 is exact in a double; anything at or past it does not fit. */
+	if (!(x < 9223372036854775808.0))
+		return INT64_MAX;
+	if (x < -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)x;
+}
+
 #endif /* WM_IPC_CLOCK_H */

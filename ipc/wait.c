@@ -139,7 +139,11 @@ wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 	 * the budget's adaptation needs the wait's length. */
 	if (start < 0)
 		start = wm_monotonic_ns();
-	deadline = timeout_ns < 0 ? INT64_MAX : start + timeout_ns;
+	/* A timeout past the end of time is no timeout (and start + timeout
+	 * must not overflow). */
+	deadline = timeout_ns < 0 || timeout_ns > INT64_MAX - start
+			   ? INT64_MAX
+			   : start + timeout_ns;
 	if (w->before_sleep != NULL)
 		w->before_sleep(w->before_sleep_arg);
 	for (;;) {

@@ -326,7 +326,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 
 	if (wm_report_collect(rep, t, plan, wm_shm_metrics(&seg, 0),
 			      wm_shm_header(&seg)->metrics_stride,
-			      (int64_t)((double)wall * t->job.speed), wall,
+			      wm_scale_ns(wall, t->job.speed), wall,
 			      false) != 0 &&
 	    status == 0)
 		status = EX_OSERR;

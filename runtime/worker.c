@@ -62,7 +62,7 @@ processing_now(const struct worker *w)
 {
 	int64_t real = wm_monotonic_ns() - w->start_ns;
 
-	return (int64_t)((double)real * w->speed);
+	return wm_scale_ns(real, w->speed);
 }
 
 /* Ring every consumer of this worker and hand every producer its space:
@@ -242,9 +242,12 @@ run_source(struct worker *w)
 			continue;
 		/* Nothing due: everything written so far goes out, then
 		 * sleep (in real time) until the next record or tick. */
-		int64_t real_ns = (int64_t)((double)(next - now) / w->speed);
+		int64_t real_ns =
+			next == INT64_MAX
+				? -1 /* nothing ever due: sleep */
+				: wm_scale_ns(next - now, 1 / w->speed);
 
-		if (real_ns > 0)
+		if (real_ns != 0)
 			wm_wait(&idle, never, NULL, real_ns);
 	}
 }
@@ -320,7 +323,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.me = &a->plan->subtasks[a->subtask];
 	w.stage = &a->topo->stages[w.me->stage];
 	w.speed = a->topo->job.speed;
-	w.publish_every_ns = (int64_t)(WORKER_PUBLISH_NS * w.speed);
+	w.publish_every_ns = wm_scale_ns(WORKER_PUBLISH_NS, w.speed);
 	w.out.frame = worker_frame;
 	w.out.result = worker_result;
 	w.out.late = worker_late;

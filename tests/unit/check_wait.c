@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "ipc/clock.h"
 #include "ipc/wait.h"
 #include "tests/unit/check_main.h"
 
@@ -145,6 +146,45 @@ START_TEST(gaps_longer_than_the_cap_stop_the_spinning)
 }
 END_TEST
 
+/* Processing time and wait lengths scale real time by the job's speed:
+ * past the int64 range they saturate, never wrap (a cast of a double out
+ * of range is undefined and gave INT64_MIN). */
+START_TEST(scaled_times_saturate)
+{
+	ck_assert_int_eq(wm_scale_ns(1000, 2.5), 2500);
+	ck_assert_int_eq(wm_scale_ns(1000, 0.5), 500);
+	ck_assert_int_eq(wm_scale_ns(10000000000, 1e9), INT64_MAX);
+	ck_assert_int_eq(wm_scale_ns(INT64_MAX, 1.0), INT64_MAX);
+	ck_assert_int_eq(wm_scale_ns(INT64_MAX - 5, 1 / 0.5), INT64_MAX);
+	ck_assert_int_eq(wm_scale_ns(-10000000000, 1e9), INT64_MIN);
+	ck_assert_int_eq(wm_scale_ns(0, 1e9), 0);
+}
+END_TEST
+
+/* A wait whose timeout runs past the end of time waits like one without
+ * a timeout: start + timeout must not overflow into the past (undefined;
+ * the sanitizer build stops on it). With no spin budget, the third look
+ * is the one after the deadline is computed. */
+static bool
+ready_at_third_look(void *arg)
+{
+	int *calls = arg;
+
+	return ++*calls >= 3;
+}
+
+START_TEST(a_timeout_past_the_end_of_time_is_none)
+{
+	struct wm_waiter w = futex_waiter();
+	int calls = 0;
+
+	w.spin_ns = w.spin_max_ns = 0;
+	ck_assert_int_eq(wm_wait(&w, ready_at_third_look, &calls, INT64_MAX),
+			 0);
+	ck_assert_int_eq(calls, 3);
+}
+END_TEST
+
 static Suite *
 wait_suite(void)
 {
@@ -156,6 +196,11 @@ wait_suite(void)
 	tcase_add_test(tc, a_short_sleep_grows_the_budget);
 	tcase_add_test(tc, two_busy_peers_do_not_lock_each_other_asleep);
 	tcase_add_test(tc, gaps_longer_than_the_cap_stop_the_spinning);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("time");
+	tcase_add_test(tc, scaled_times_saturate);
+	tcase_add_test(tc, a_timeout_past_the_end_of_time_is_none);
 	suite_add_tcase(s, tc);
 	return s;
 }
