@@ -71,6 +71,58 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	read_progress(&m->output, &s->wm);
 }
 
+/* Per stage: what its subtasks received, and what a window stage did with
+ * it. */
+struct stage_flow {
+	uint64_t in, accounted, due;
+};
+
+/*
+ * The flow into the window stages (report.h). Stages come after their
+ * inputs (topology.h), so one pass computes what each stage is due:
+ * a source is due what it read, a keyBy passes on what it received, and
+ * an edge carries each record once, or to every subtask if it broadcasts.
+ */
+static int
+collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
+{
+	struct stage_flow *f =
+		calloc(t->n_stages ? t->n_stages : 1, sizeof(*f));
+
+	if (f == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		const struct wm_subtask_report *s = &rep->subtasks[i];
+
+		f[s->stage].in += s->records_in;
+		f[s->stage].accounted += s->records_windowed + s->late_dropped +
+					 s->late_side_output + s->other_dropped;
+	}
+	rep->windows_account = true;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		if (st->kind == WM_STAGE_SOURCE) {
+			f[s].due = f[s].in;
+			continue;
+		}
+		for (uint32_t k = 0; k < st->n_inputs; k++)
+			f[s].due +=
+				f[st->inputs[k].stage].in *
+				(st->inputs[k].edge == WM_PARTITION_BROADCAST
+					 ? st->parallelism
+					 : 1);
+		if (st->kind != WM_STAGE_WINDOW)
+			continue;
+		rep->records_to_windows += f[s].in;
+		rep->records_due_to_windows += f[s].due;
+		if (f[s].accounted != f[s].in)
+			rep->windows_account = false;
+	}
+	free(f);
+	return 0;
+}
+
 int
 wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		  const struct wm_plan *plan, const void *base, size_t stride,
@@ -145,6 +197,10 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 			delays[b] += WM_METRIC_GET(m->fire_delays[b]);
 	}
 	rep->n_partitions = k;
+	if (collect_flow(rep, t) != 0) {
+		wm_report_free(rep);
+		return -ENOMEM;
+	}
 	rep->fire_delay_p50_ms = wm_histogram_quantile(delays, 0.5);
 	rep->fire_delay_p99_ms = wm_histogram_quantile(delays, 0.99);
 	if (rep->fire_delay_p50_ms < 0)
@@ -165,10 +221,11 @@ wm_report_free(struct wm_job_report *rep)
 bool
 wm_report_accounted(const struct wm_job_report *rep)
 {
-	return rep->records_windowed + rep->late_dropped +
-		       rep->late_side_output + rep->other_dropped ==
-	       rep->records_read;
+	return rep->windows_account &&
+	       (rep->stopped ||
+		rep->records_to_windows == rep->records_due_to_windows);
 }
+
 
 static double
 records_per_s(const struct wm_job_report *rep)
@@ -368,6 +425,16 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		rep->results_written, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
 		wm_report_accounted(rep) ? "yes" : "NO");
+	if (rep->stopped &&
+	    rep->records_due_to_windows != rep->records_to_windows)
+		/* Stopped mid-stream: records were in the rings, and each
+		 * subtask's counts are as of its last publication. */
+		fprintf(f,
+			"  between stages          %" PRId64
+			" (stopped: records in flight, counts as each "
+			"subtask last published them)\n",
+			(int64_t)(rep->records_due_to_windows -
+				  rep->records_to_windows));
 	if (rep->bad_records_skipped > 0)
 		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
 			rep->bad_records_skipped);
@@ -521,6 +588,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		",\"records_in_no_window\":%" PRIu64
 		",\"windows_fired\":%" PRIu64 ",\"windows_fired_late\":%" PRIu64
 		",\"results_written\":%" PRIu64
+		",\"records_to_windows\":%" PRIu64
+		",\"records_due_to_windows\":%" PRIu64
 		",\"fire_delay_ms\":{\"p50\":%" PRId64 ",\"p99\":%" PRId64
 		",\"max\":%" PRId64 "}"
 		",\"processing_time_ms\":%" PRId64,
@@ -528,7 +597,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		rep->bad_records_skipped, rep->records_windowed,
 		rep->late_dropped, rep->late_side_output, rep->other_dropped,
 		rep->windows_fired, rep->windows_fired_late,
-		rep->results_written, rep->fire_delay_p50_ms,
+		rep->results_written, rep->records_to_windows,
+		rep->records_due_to_windows, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
 		rep->end_ns / 1000000);
 	if (rep->stopped)

@@ -97,6 +97,13 @@ struct wm_job_report {
 	uint64_t windows_fired;
 	uint64_t windows_fired_late;
 	uint64_t results_written;
+	/* The flow into the window stages: records they received, and how
+	 * many they should have (each record read once per path to a window,
+	 * times the parallelism of a broadcast edge on the way); and whether
+	 * each window stage accounts for what it received. */
+	uint64_t records_to_windows;
+	uint64_t records_due_to_windows;
+	bool windows_account;
 	int64_t fire_delay_p50_ms, fire_delay_p99_ms, fire_delay_max_ms;
 	uint64_t shm_bytes;  /* the shared segment of a real run; 0 in --sim */
 	uint32_t n_subtasks; /* the plan's, in plan order */
@@ -115,8 +122,10 @@ int wm_report_collect(struct wm_job_report *rep, const struct wm_topology *topo,
 		      size_t stride, int64_t end_ns, int64_t wall_ns, bool sim);
 void wm_report_free(struct wm_job_report *rep);
 
-/* Every record read is in a window, late (dropped or side output) or in
- * no window. */
+/* Every record a window stage received is in a window, late (dropped or
+ * side output) or in no window; and, unless the job was stopped, every
+ * record read reached every window stage it was bound for (fan-out to
+ * several windows and broadcast edges count once per receiver). */
 bool wm_report_accounted(const struct wm_job_report *rep);
 
 /* The summary for people (what wmrun prints at the end), and as one JSON
