@@ -94,6 +94,14 @@ wm_gate_release(void *arg)
 		wm_ring_release(&g->inputs[i].ring);
 }
 
+void
+wm_gate_nudge(struct wm_gate *g)
+{
+	for (uint32_t i = 0; i < g->n_inputs; i++)
+		if (!g->inputs[i].finished)
+			wm_ring_nudge_producer(&g->inputs[i].ring);
+}
+
 int
 wm_gate_wait(struct wm_gate *g, int64_t timeout_ns)
 {

@@ -66,6 +66,12 @@ int wm_gate_wait(struct wm_gate *g, int64_t timeout_ns);
 /* Publish every input's position and ring its producer, fenced. */
 void wm_gate_release(void *gate);
 
+/* The busy path's counterpart: publish every open input's position and
+ * nudge its producer, unfenced (wm_ring_nudge_producer()). After each
+ * burst of a subtask that does not sleep, so that a producer asleep on a
+ * full ring is woken even if the consumer stays busy with other inputs. */
+void wm_gate_nudge(struct wm_gate *g);
+
 static inline void
 wm_gate_block(struct wm_gate *g, uint32_t i, bool blocked)
 {

@@ -405,6 +405,28 @@ wm_ring_release(struct wm_ring_consumer *c)
 		wm_doorbell_ring(c->producer_bell);
 }
 
+/*
+ * Publish the position if it moved, and nudge the producer (unfenced,
+ * wait.h) unless a fenced ring already covers this position: the
+ * consumer's side of the busy path. A nudge can miss a producer falling
+ * asleep on a full ring just now (its flag not yet seen); another nudge
+ * later sees it. A busy consumer therefore nudges every input after each
+ * burst (wm_gate_nudge()), even one it drained: the nudges every
+ * WM_RING_PUBLISH_EVERY cells stop with the ring's cells, and a ring
+ * smaller than WM_RING_FENCE_EVERY may never reach a fenced ring.
+ */
+static inline void
+wm_ring_nudge_producer(struct wm_ring_consumer *c)
+{
+	if (c->pos != c->released) {
+		c->released = c->pos;
+		wm_ring_publish_read(c);
+	}
+	if (c->rung != c->pos && c->producer_bell != NULL &&
+	    wm_doorbell_nudge(c->producer_bell))
+		c->rung = c->pos; /* it fenced: a full ring (wait.h) */
+}
+
 /* Every WM_RING_PUBLISH_EVERY consumed cells: publish and nudge; every
  * WM_RING_FENCE_EVERY: release, fenced. */
 static inline void
@@ -416,10 +438,7 @@ wm_ring_consumed(struct wm_ring_consumer *c)
 		wm_ring_release(c);
 		return;
 	}
-	c->released = c->pos;
-	wm_ring_publish_read(c);
-	if (c->producer_bell != NULL && wm_doorbell_nudge(c->producer_bell))
-		c->rung = c->pos; /* it fenced: a full ring (wait.h) */
+	wm_ring_nudge_producer(c);
 }
 
 enum wm_cell_state { WM_CELL_EMPTY, WM_CELL_READY, WM_CELL_CORRUPT };

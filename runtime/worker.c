@@ -307,9 +307,11 @@ run_inputs(struct worker *w)
 			}
 		} else {
 			/* Busy: let the consumers see what this batch
-			 * produced without paying a fence. */
+			 * produced, and the producers what it freed,
+			 * without paying a fence. */
 			for (uint32_t i = 0; i < w->n_producers; i++)
 				wm_ring_nudge(&w->producers[i]);
+			wm_gate_nudge(&w->gate);
 		}
 	}
 }

@@ -306,6 +306,53 @@ START_TEST(test_gate_reads_inputs_fairly)
 }
 END_TEST
 
+/*
+ * A producer asleep on a full ring whose last nudge it missed (it set its
+ * flag just after the consumer looked): a consumer that drained the ring
+ * and stays busy with other inputs wakes it with its per-burst nudge,
+ * without a fence and without sleeping itself. The ring is smaller than
+ * WM_RING_FENCE_EVERY, so draining it never rings fenced on its own.
+ */
+START_TEST(test_gate_nudge_wakes_a_producer_that_missed_its_nudge)
+{
+	struct wm_ring *ring = new_ring(64);
+	struct wm_ring_producer p;
+	struct wm_doorbell consumer_bell, producer_bell;
+	struct wm_gate g;
+	uint32_t ch, bell_before;
+	struct wm_frame f;
+
+	wm_doorbell_init(&consumer_bell);
+	wm_doorbell_init(&producer_bell);
+	ck_assert_int_eq(wm_gate_init(&g, 1, &consumer_bell, WM_WAIT_FUTEX), 0);
+	wm_ring_producer_attach(&p, ring, &consumer_bell);
+	wm_gate_attach(&g, 0, ring, &producer_bell);
+	while (wm_ring_try_push(&p, WM_FRAME_WATERMARK, 0, 0, 0, 0))
+		;
+	/* The consumer drains it: its nudges every 32 cells find nobody
+	 * asleep. */
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 1);
+	ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 0);
+	ck_assert_uint_lt(g.inputs[0].ring.pos - g.inputs[0].ring.rung,
+			  WM_RING_FENCE_EVERY);
+	/* Now the producer's flag becomes visible: it sleeps. */
+	atomic_store(&producer_bell.sleeping, 1);
+	bell_before = atomic_load(&producer_bell.bell);
+	wm_gate_nudge(&g);
+	ck_assert_uint_eq(atomic_load(&producer_bell.sleeping), 0);
+	ck_assert_uint_eq(atomic_load(&producer_bell.bell), bell_before + 1);
+	/* It sees all the space. */
+	ck_assert_uint_eq(wm_ring_free(&p, 64), 64);
+	/* Once rung, further nudges leave the producer alone. */
+	atomic_store(&producer_bell.sleeping, 1);
+	wm_gate_nudge(&g);
+	ck_assert_uint_eq(atomic_load(&producer_bell.sleeping), 1);
+	wm_gate_destroy(&g);
+	free(ring);
+}
+END_TEST
+
 START_TEST(test_segment_layout_and_checks)
 {
 	struct wm_shm_channel_spec channels[] = {
@@ -403,6 +450,8 @@ ring_suite(void)
 	tcase_add_test(ring, test_ring_detects_corrupt_cell);
 	tcase_add_test(ring, test_ring_dump_names_the_position);
 	tcase_add_test(gate, test_gate_reads_inputs_fairly);
+	tcase_add_test(gate,
+		       test_gate_nudge_wakes_a_producer_that_missed_its_nudge);
 	tcase_add_test(gate, test_wait_times_out_in_every_mode);
 	tcase_add_test(seg, test_segment_layout_and_checks);
 	tcase_add_test(seg, test_segment_spec_errors);
