@@ -154,6 +154,47 @@ publish_metrics(struct worker *w, int64_t now, bool idle)
 	w->published_ns = now;
 }
 
+/*
+ * The segment is the plan's: as many subtasks, the same channels between
+ * the same subtasks. wm_shm_attach() checked the layout and the rings'
+ * own bounds; this checks that every index the worker is about to use
+ * names what the plan says, rather than trusting a header it did not make.
+ */
+static int
+attach_matches_plan(const struct worker *w)
+{
+	const struct wm_shm_header *h = wm_shm_header(&w->seg);
+	const struct wm_plan *plan = w->args->plan;
+
+	if (h->n_subtasks != plan->n_subtasks ||
+	    h->n_channels != plan->n_channels ||
+	    h->metrics_stride <
+		    wm_subtask_metrics_bytes(plan->max_partitions)) {
+		worker_error(w,
+			     "the shared segment has %u subtasks and %u "
+			     "channels, the plan %u and %u",
+			     h->n_subtasks, h->n_channels, plan->n_subtasks,
+			     plan->n_channels);
+		return -EBADMSG;
+	}
+	for (uint32_t c = 0; c < plan->n_channels; c++) {
+		const struct wm_shm_channel *ch = wm_shm_channel(&w->seg, c);
+
+		if (ch->producer != plan->channels[c].producer ||
+		    ch->consumer != plan->channels[c].consumer) {
+			worker_error(w,
+				     "channel %u of the shared segment goes "
+				     "from subtask %u to %u, the plan's from "
+				     "%u to %u",
+				     c, ch->producer, ch->consumer,
+				     plan->channels[c].producer,
+				     plan->channels[c].consumer);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
 static int
 attach(struct worker *w)
 {
@@ -163,9 +204,11 @@ attach(struct worker *w)
 	uint32_t k = 0;
 
 	if (wm_shm_attach(a->shm_fd, &w->seg, err, sizeof(err)) != 0) {
-		worker_error(w, "could not attach shared memory: %s", err);
+		worker_error(w, "%s", err);
 		return EX_OSERR;
 	}
+	if (attach_matches_plan(w) != 0)
+		return EX_SOFTWARE;
 	w->metrics = wm_shm_metrics(&w->seg, a->subtask);
 	for (uint32_t e = 0; e < w->me->n_edges; e++)
 		w->n_producers += w->me->widths[e];
