@@ -14,12 +14,12 @@
 # states rank the designs differently, and a median over both would
 # describe neither. performance.md's reference run is the slow state.
 #
-# Beside the targets, two floors from the same run tell what any design
-# with a ring per direction can reach: the peers' ping-pong with each side
-# writing its own line (a ring per direction can do no better: each side
-# polls a line only the other writes) and the plain cached-index ring at 32
-# records per publish (every record still crosses in its 32 bytes). The
-# peers harness (shared/peers/run.sh) is built first if needed; raw lines
+# Beside the targets, two references from the same run: the peers'
+# ping-pong with each side writing its own line, a floor for any design
+# with a ring per direction (each side polls a line only the other
+# writes), and the plain cached-index ring at 32 records per publish, the
+# simplest design moving the same 32 bytes per record. The peers harness
+# (shared/peers/run.sh) is built first if needed; raw lines
 # go to ring_vs_peers.log.
 #
 # wmbench's producers write records in place (ring.h, wm_ring_reserve());
@@ -109,7 +109,7 @@ function rows(s) {
 	row("batched / slot-sequence b32 (Mrec/s)", "batched", "own_slotseq_b32_spin", ">= 1.0")
 	row("batched / boost spsc b32", "batched", "boost_spsc_b32_spin", ">= 1.5")
 	row("batched / DPDK rte_ring b32", "batched", "rte_ring_b32_spin", ">= 1.5")
-	row("(floor) batched / plain ring b32", "batched", "own_spsc_b32_spin", "-")
+	row("(reference) batched / plain ring b32", "batched", "own_spsc_b32_spin", "-")
 	row("(staged array) / slot-sequence b32", "staged", "own_slotseq_b32_spin", "-")
 	row("single / slot-sequence b1 (Mrec/s)", "single", "own_slotseq_b1_spin", ">= 1.0")
 	row("single / ck_ring b1", "single", "ck_ring_b1_spin", ">= 5")
