@@ -315,6 +315,19 @@ wm_shm_start_line(struct wm_shm *seg, uint32_t subtask, enum wm_wait_mode mode,
 	return 0;
 }
 
+void
+wm_shm_request_stop(struct wm_shm *seg)
+{
+	struct wm_shm_header *h = seg->base;
+
+	atomic_store_explicit(&h->stop, 1, memory_order_relaxed);
+	/* wm_doorbell_ring() fences (W2) before it looks for sleepers: a
+	 * source that sleeps after that fence saw the flag in its own
+	 * recheck (W1, wait.h). */
+	for (uint32_t i = 0; i < h->n_subtasks; i++)
+		wm_doorbell_ring(wm_shm_doorbell(seg, i));
+}
+
 int64_t
 wm_shm_started(const struct wm_shm *seg)
 {

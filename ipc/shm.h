@@ -38,7 +38,7 @@
 
 #define WM_SHM_MAGIC 0x4745534e55524d57ull /* "WMRUNSEG" in memory */
 /* Bumped on any change to this header, frame.h or ring.h. */
-#define WM_LAYOUT_VERSION 2u
+#define WM_LAYOUT_VERSION 3u
 #define WM_SHM_PAGE 4096u
 
 struct wm_shm_header {
@@ -56,6 +56,9 @@ struct wm_shm_header {
 	 * written after the forks, on a line of its own. */
 	alignas(WM_FALSE_SHARING_RANGE) _Atomic uint32_t ready;
 	_Atomic int64_t start_ns; /* 0 until every subtask is ready */
+	/* Set once by the supervisor when the job is to stop: the sources
+	 * end their streams with END(STOP) (wm_shm_request_stop()). */
+	_Atomic uint32_t stop;
 };
 
 /* One channel: a ring from one subtask to another. */
@@ -116,6 +119,26 @@ int wm_shm_start_line(struct wm_shm *seg, uint32_t subtask,
 
 /* The start every subtask saw, or 0 if not every subtask got there. */
 int64_t wm_shm_started(const struct wm_shm *seg);
+
+/*
+ * Ask the job to stop (the supervisor, on Ctrl-C): every source ends its
+ * stream with END(STOP), the frames in the rings drain, and every worker
+ * finishes with its final figures published, so that a stopped job's
+ * summary is exact. Rings every subtask's doorbell, so a sleeping source
+ * looks at once.
+ */
+void wm_shm_request_stop(struct wm_shm *seg);
+
+/* Whether the job was asked to stop: a source's look, once a loop. */
+static inline bool
+wm_shm_stop_requested(const struct wm_shm *seg)
+{
+	/* Relaxed: the flag carries no data; whatever the source does next
+	 * is its own. */
+	return atomic_load_explicit(
+		&((const struct wm_shm_header *)seg->base)->stop,
+		memory_order_relaxed);
+}
 
 /* Unmap; the descriptor is the caller's to close. */
 void wm_shm_detach(struct wm_shm *seg);

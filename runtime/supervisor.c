@@ -108,11 +108,15 @@ child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 		.cells = t->job.ring_cells,
 	};
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	struct sigaction ign = {.sa_handler = SIG_IGN};
 
 	/* Die with the supervisor, even if it already died. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 		_exit(EX_OSERR);
-	sigaction(SIGINT, &dfl, NULL);
+	/* Ctrl-C reaches the whole process group: the supervisor alone
+	 * decides how the job stops (a stop request, then SIGTERM). */
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
 	sigaction(SIGTERM, &dfl, NULL);
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
 	if (cpu >= 0) {
@@ -134,6 +138,28 @@ subtask_name(const struct wm_topology *t, const struct wm_plan *plan,
 	snprintf(buf, len, "%s/%u", t->stages[plan->subtasks[id].stage].name,
 		 plan->subtasks[id].index);
 	return buf;
+}
+
+/* How long a stopped job may take to drain before its workers are
+ * terminated: rings hold at most ring_size each, which the workers move in
+ * milliseconds; seconds leave room for a loaded machine. */
+#define STOP_GRACE_NS ((int64_t)5000000000)
+
+/* sigtimedwait() until the CLOCK_MONOTONIC time `by`: -1 with EAGAIN once
+ * it has passed. */
+static int
+wait_signal_until(const sigset_t *mask, siginfo_t *info, int64_t by)
+{
+	int64_t left = by - wm_monotonic_ns();
+	struct timespec ts;
+
+	if (left <= 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	ts.tv_sec = left / 1000000000;
+	ts.tv_nsec = left % 1000000000;
+	return sigtimedwait(mask, info, &ts);
 }
 
 static void
@@ -211,6 +237,8 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	struct wm_shm seg = {.fd = -1};
 	sigset_t mask, old;
 	uint32_t running = 0;
+	bool stopping = false; /* a stop was requested and is draining */
+	int64_t stop_by = 0;
 	int status = 0;
 	int64_t start;
 
@@ -300,9 +328,15 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	}
 	while (running > 0) {
 		siginfo_t info;
-		int sig = sigwaitinfo(&mask, &info);
+		int sig = stopping ? wait_signal_until(&mask, &info, stop_by)
+				   : sigwaitinfo(&mask, &info);
 
-		if (sig == SIGCHLD) {
+		if (sig < 0 && errno == EAGAIN) {
+			/* The stop did not drain in time: end it now. The
+			 * summary then says what was in flight. */
+			kill_all(children, plan->n_subtasks, SIGTERM);
+			stopping = false;
+		} else if (sig == SIGCHLD) {
 			int failed =
 				reap(t, plan, children, &running, err, errlen);
 
@@ -311,11 +345,19 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 				kill_all(children, plan->n_subtasks, SIGKILL);
 			}
 		} else if (sig > 0 && status == 0) {
-			/* Interrupted: stop every worker, still summarize. */
+			/* Interrupted: the sources end their streams, the
+			 * rings drain, every worker finishes with its
+			 * figures; the summary is exact. */
 			status = 128 + sig;
 			snprintf(err, errlen, "stopped by signal %d: %s", sig,
 				 strsignal(sig));
+			wm_shm_request_stop(&seg);
+			stopping = true;
+			stop_by = wm_monotonic_ns() + STOP_GRACE_NS;
+		} else if (sig > 0 && stopping) {
+			/* A second signal: do not wait for the drain. */
 			kill_all(children, plan->n_subtasks, SIGTERM);
+			stopping = false;
 		}
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -94,6 +94,12 @@ bool wm_task_inputs_done(const struct wm_task *task);
  * stream: MAX watermark, then END. */
 int64_t wm_task_run_source(struct wm_task *task, int64_t now_ns);
 
+/* Stop a source now, as Flink's stop without drain: END(STOP) on every
+ * output and no MAX watermark, so windows still open stay unfired (their
+ * records are in them); the tasks downstream pass END(STOP) on once all
+ * their inputs ended, and finish. A finished source is left alone. */
+void wm_task_stop_source(struct wm_task *task);
+
 /* The task finished: a source that sent END, or a task whose inputs all
  * ended (it then sent END itself). */
 bool wm_task_finished(const struct wm_task *task);

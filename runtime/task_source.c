@@ -303,6 +303,20 @@ watch_partition(struct wm_task *t, uint32_t local)
 		pause_partition(t, local, true);
 }
 
+void
+wm_task_stop_source(struct wm_task *t)
+{
+	struct wm_frame end = {.kind = WM_FRAME_END, .arg = WM_END_STOP};
+
+	if (t->finished)
+		return;
+	wm_task_send_all(t, &end);
+	t->finished = true;
+	/* A stopped source holds no aligned peer back either. */
+	if (t->peers != NULL)
+		alignment_update(t);
+}
+
 int64_t
 wm_task_run_source(struct wm_task *t, int64_t now_ns)
 {

@@ -256,11 +256,12 @@ attach(struct worker *w)
 	return 0;
 }
 
+/* What ends a source's sleep early: a request to stop (the supervisor
+ * rings its doorbell after setting it). */
 static bool
-never(void *arg)
+stop_requested(void *arg)
 {
-	(void)arg;
-	return false;
+	return wm_shm_stop_requested(arg);
 }
 
 /* A source: generate on the clock, sleep until the next thing is due. */
@@ -276,7 +277,13 @@ run_source(struct worker *w)
 	idle.before_sleep_arg = w;
 	for (;;) {
 		int64_t now = processing_now(w);
-		int64_t next = wm_task_run_source(w->task, now);
+		int64_t next;
+
+		if (wm_shm_stop_requested(&w->seg)) {
+			wm_task_stop_source(w->task);
+			return 0;
+		}
+		next = wm_task_run_source(w->task, now);
 
 		publish_metrics(w, now, next > now);
 		if (wm_task_finished(w->task))
@@ -291,7 +298,7 @@ run_source(struct worker *w)
 				: wm_scale_ns(next - now, 1 / w->speed);
 
 		if (real_ns != 0)
-			wm_wait(&idle, never, NULL, real_ns);
+			wm_wait(&idle, stop_requested, &w->seg, real_ns);
 	}
 }
 
