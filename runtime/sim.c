@@ -162,11 +162,20 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->task = wm_task_new(t, st->sub->stage, st->sub->index,
 				       &st->out, block(sim, id));
 		if (st->task == NULL) {
-			snprintf(err, errlen,
-				 "could not set up subtask %s/%u: %s",
-				 t->stages[st->sub->stage].name, st->sub->index,
-				 strerror(errno));
-			return -errno;
+			/* A trace's own error was reported with its file
+			 * and line: say only whose it was. */
+			const char *name = t->stages[st->sub->stage].name;
+			int e = errno;
+
+			if (e == EBADMSG || wm_replay_unreadable(e))
+				snprintf(err, errlen,
+					 "subtask %s/%u stopped at its trace",
+					 name, st->sub->index);
+			else
+				snprintf(err, errlen,
+					 "could not set up subtask %s/%u: %s",
+					 name, st->sub->index, strerror(e));
+			return -e;
 		}
 	}
 	return 0;

@@ -1,7 +1,7 @@
 /*
  * trace.h
  *	Replay one conformance trace (.valve or .source, format in
- *	shared/conformance/README.md) through the operators and compare what
+ *	tests/conformance/FORMAT.md) through the operators and compare what
  *	they emit with what Flink emitted.
  *
  * A .valve trace drives one wm_valve; a .source trace drives one
