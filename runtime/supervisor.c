@@ -6,10 +6,18 @@
  * The supervisor never touches a ring (PostgreSQL's postmaster): a worker
  * that crashes cannot take it down, and it reads the workers' metrics
  * blocks only. Signals: SIGCHLD, SIGINT, SIGTERM and SIGHUP are blocked
- * before the first fork and taken with sigwaitinfo(); each child restores
- * them, asks for SIGKILL when the supervisor dies (PR_SET_PDEATHSIG, then
- * re-checks its parent, which may have died before the prctl), pins
- * itself and runs its subtask.
+ * before the first fork and taken with sigwaitinfo(); each child unblocks
+ * them, leaves SIGINT and SIGHUP to the supervisor (ignored: a terminal's
+ * Ctrl-C reaches the whole group), asks for SIGKILL when the supervisor
+ * dies (PR_SET_PDEATHSIG, then re-checks its parent, which may have died
+ * before the prctl), pins itself and runs its subtask.
+ *
+ * Stopping: the first SIGINT, SIGTERM or SIGHUP sets the segment's stop
+ * flag (wm_shm_request_stop()); the sources end their streams with
+ * END(STOP), the rings drain and every worker exits with its final
+ * figures. A second signal, or STOP_GRACE_NS without the drain ending,
+ * sends SIGTERM to the workers left. A worker that fails stops the others
+ * with SIGKILL.
  */
 #include "config.h"
 
