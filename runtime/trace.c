@@ -225,6 +225,20 @@ integers(struct replay *r, char **tok, int n, int first, ...)
 	return o;
 }
 
+/* A header's count, one integer in [min, max]; the message says whose
+ * limit max is. */
+static enum wm_trace_outcome
+header_count(struct replay *r, char **tok, int n, const char *what, int64_t min,
+	     int64_t max, const char *whose, int64_t *v)
+{
+	enum wm_trace_outcome o = integers(r, tok, n, 1, what, v, NULL);
+
+	if (o == WM_TRACE_PASS && (*v < min || *v > max))
+		o = malformed(r, "invalid %s \"%s\" (%lld to %lld, %s)", what,
+			      tok[1], (long long)min, (long long)max, whose);
+	return o;
+}
+
 /* An output line ("> wm TS", "> idle", "> active") for the current input. */
 static enum wm_trace_outcome
 expect_line(struct replay *r, char **tok, int n)
@@ -265,14 +279,10 @@ valve_line(struct replay *r, char **tok, int n)
 	if (r->valve == NULL) {
 		if (strcmp(tok[0], "channels") != 0)
 			return malformed(r, "expected header \"channels N\"");
-		o = integers(r, tok, n, 1, "channel count", &ch, NULL);
+		o = header_count(r, tok, n, "channel count", 1, MAX_CHANNELS,
+				 "a wmrun valve's most", &ch);
 		if (o != WM_TRACE_PASS)
 			return o;
-		if (ch < 1 || ch > MAX_CHANNELS)
-			return malformed(r,
-					 "invalid channel count \"%s\" (1 to "
-					 "%u, a wmrun valve's most)",
-					 tok[1], MAX_CHANNELS);
 		r->channels = (uint32_t)ch;
 		r->valve = wm_valve_new(r->channels, r->behaviour);
 		if (r->valve == NULL)
@@ -327,14 +337,10 @@ source_header(struct replay *r, char **tok, int n)
 		return malformed(r, "expected header \"%s\"", name);
 	switch (r->next_header) {
 	case HEADER_PARTITIONS:
-		o = integers(r, tok, n, 1, "partition count", &v, NULL);
+		o = header_count(r, tok, n, "partition count", 0,
+				 MAX_PARTITIONS, "a wmrun source's most", &v);
 		if (o != WM_TRACE_PASS)
 			return o;
-		if (v < 0 || v > MAX_PARTITIONS)
-			return malformed(r,
-					 "invalid partition count \"%s\" "
-					 "(0 to %u, a wmrun source's most)",
-					 tok[1], MAX_PARTITIONS);
 		r->partitions = v;
 		break;
 	case HEADER_OUT_OF_ORDERNESS:
