@@ -185,6 +185,11 @@ static int forced_wait_mode = -1;
  * as the peers' harness does, instead of writing cells in place. */
 static bool staged;
 
+/* --four-stores: producers publish each cell with four stores, the
+ * portable way, even where two 16-byte stores are allowed (ring.h,
+ * wm_cell_publish()), to show what the paired stores are worth. */
+static bool four_stores;
+
 struct endpoint {
 	struct wm_shm seg;
 	struct wm_waiter waiter;
@@ -267,6 +272,7 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
 
 	wm_ring_producer_attach(&p, wm_shm_ring(&e->seg, channel),
 				wm_shm_doorbell(&e->seg, consumer));
+	p.paired_stores &= !four_stores;
 	e->waiter.before_sleep = flush_producer;
 	e->waiter.before_sleep_arg = &p;
 	rendezvous(e->result, e->peer);
@@ -480,6 +486,7 @@ bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
 	/* Channel 0 goes from subtask 0 to 1, channel 1 back. */
 	wm_ring_producer_attach(&p, wm_shm_ring(&e->seg, self),
 				wm_shm_doorbell(&e->seg, peer));
+	p.paired_stores &= !four_stores;
 	wm_ring_consumer_attach(&c, wm_shm_ring(&e->seg, peer),
 				wm_shm_doorbell(&e->seg, peer));
 	struct duplex d = {&p, &c};
@@ -693,7 +700,9 @@ bench_variant(enum variant v, const struct options *o)
 		snprintf(prefix, sizeof(prefix),
 			 "bench=ring impl=wmrun variant=%s", variant_names[v]);
 	snprintf(suffix, sizeof(suffix),
-		 "reps=%u count=%" PRIu64 " probe_ns=%.0f", o->reps, n,
+		 "reps=%u count=%" PRIu64 " stores_per_cell=%d probe_ns=%.0f",
+		 o->reps, n,
+		 !four_stores && wm_ring_paired_stores_supported() ? 2 : 4,
 		 p.median);
 	if (v == PACED) {
 		struct wm_stats s = wm_stats_summarize(value, o->reps);
@@ -739,6 +748,12 @@ ring_help(FILE *out)
 		"as the\n"
 		"                       peers do (default: records written in "
 		"place)\n"
+		"  -4, --four-stores    publish each cell with four stores, "
+		"the "
+		"portable\n"
+		"                       way (default: two 16-byte stores where "
+		"the CPU\n"
+		"                       makes them atomic)\n"
 		"  -h, --help           this text\n");
 }
 
@@ -752,6 +767,7 @@ wm_bench_ring(int argc, char **argv)
 		{"target-ms", required_argument, NULL, 't'},
 		{"wait", required_argument, NULL, 'w'},
 		{"staged", no_argument, NULL, 's'},
+		{"four-stores", no_argument, NULL, '4'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -760,7 +776,7 @@ wm_bench_ring(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:p:r:t:w:sh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "v:p:r:t:w:s4h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'v': {
@@ -809,6 +825,9 @@ wm_bench_ring(int argc, char **argv)
 		}
 		case 's':
 			staged = true;
+			break;
+		case '4':
+			four_stores = true;
 			break;
 		case 'h':
 			ring_help(stdout);

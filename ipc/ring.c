@@ -51,6 +51,19 @@ wm_ring_check(const struct wm_ring *ring, size_t bytes, char *err,
 	return 0;
 }
 
+bool
+wm_ring_paired_stores_supported(void)
+{
+#if WM_RING_HAVE_PAIRED_STORES
+	/* The vendors' promise is made for processors that report AVX; GCC's
+	 * check also wants the OS to have enabled it, which costs nothing
+	 * here (the stores themselves are SSE2). */
+	return __builtin_cpu_supports("avx");
+#else
+	return false;
+#endif
+}
+
 void
 wm_ring_producer_attach(struct wm_ring_producer *p, struct wm_ring *ring,
 			struct wm_doorbell *consumer_bell)
@@ -60,6 +73,7 @@ wm_ring_producer_attach(struct wm_ring_producer *p, struct wm_ring *ring,
 	p->cells = ring->cells;
 	p->mask = ring->mask;
 	p->size = ring->size;
+	p->paired_stores = wm_ring_paired_stores_supported();
 	p->consumer_bell = consumer_bell;
 }
 
