@@ -19,11 +19,14 @@
 # pair is also appended to the log, as "pair LABEL PEER ...", with both
 # medians and both probes.
 #
-# Beside the targets, two references from the same run: the peers'
+# Beside the targets, references from the same run: the peers'
 # ping-pong with each side writing its own line, a floor for any design
 # with a ring per direction (each side polls a line only the other
 # writes), and the plain cached-index ring at 32 records per publish, the
-# simplest design moving the same 32 bytes per record. The peers harness
+# simplest design moving the same 32 bytes per record; and for the paced
+# load, the peer that parks at once, whose consumer CPU (one futex sleep
+# and one wake-up every 50 us) is the floor for any consumer that sleeps
+# between batches, as the CPU goal needs. The peers harness
 # (shared/peers/run.sh) is built first if needed; raw lines
 # go to ring_vs_peers.log.
 #
@@ -58,7 +61,7 @@ field() {
 # as "label peer peer_median peer_probe our_median our_probe" (the label is
 # the variant unless given; FLAG is passed to wmbench ring)
 measure() {
-	pl=$("$build/peerbench" -r 3 -f "$1" | tee -a "$log" | grep "^peer=$1 " | head -n 1)
+	pl=$("$build/peerbench" -r 3 -f "$1" | tee -a "$log" | grep "^peer=$1 metric=$3 " | head -n 1)
 	ol=$("$wmbench" ring -r 3 -t 200 -v "$2" ${5:-} | tee -a "$log" |
 		grep "variant=$2[0-9]* metric=$3 " | tail -n 1)
 	echo "${4:-$2} $1 $(field median "$pl") $(field probe_ns "$pl") $(field median "$ol") $(field probe_ns "$ol")" >>pairs.txt
@@ -79,6 +82,7 @@ for r in $(seq "$rounds"); do
 	measure own_spsc_b32_spin batched mrec_per_s
 	measure own_spsc_b32_yield_samecore samecore mrec_per_s
 	measure own_spsc_paced_futex0 paced lat_us
+	measure own_spsc_paced_futex0 paced consumer_cpu_pct pacedcpu
 done
 "$wmbench" ring -r 5 -t 200 -v paced -v pairs | tee -a "$log" >ours.txt
 
@@ -131,6 +135,7 @@ function rows(s) {
 	row("(floor) pingpong / 2-line ping-pong", "pingpong", "cacheline_pingpong_2lines", "-")
 	row("samecore / sched_yield peer (Mrec/s)", "samecore", "own_spsc_b32_yield_samecore", ">= 0.5")
 	row("paced latency / park-at-once peer (us)", "paced", "own_spsc_paced_futex0", "-")
+	row("paced consumer CPU / park-at-once (%)", "pacedcpu", "own_spsc_paced_futex0", "-")
 }
 END {
 	rows("slow")
