@@ -6,7 +6,7 @@
  * The supervisor never touches a ring (PostgreSQL's postmaster): a worker
  * that crashes cannot take it down, and it reads the workers' metrics
  * blocks only. Signals: SIGCHLD, SIGINT, SIGTERM and SIGHUP are blocked
- * before the first fork and taken with sigwaitinfo(); each child unblocks
+ * before the set-up and taken with sigwaitinfo(); each child unblocks
  * them, leaves SIGINT and SIGHUP to the supervisor (ignored: a terminal's
  * Ctrl-C reaches the whole group), asks for SIGKILL when the supervisor
  * dies (PR_SET_PDEATHSIG, then re-checks its parent, which may have died
@@ -254,6 +254,16 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	memset(rep, 0, sizeof(*rep));
 	if (plan == NULL)
 		return EX_OSERR;
+	/* From here on a Ctrl-C waits for the workers: one that comes while
+	 * the segment is set up and the machine read (which can take a
+	 * second on a loaded machine) stops the job as soon as it runs,
+	 * with its summary, instead of killing the supervisor silently. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
 	specs = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*specs));
 	children = calloc(plan->n_subtasks, sizeof(*children));
 	sinks = calloc(t->n_stages, sizeof(*sinks));
@@ -307,12 +317,6 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	status = place(t, plan, &seg, cpu, err, errlen);
 	if (status != 0)
 		goto out;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &old);
 	fflush(stdout);
 	fflush(stderr);
 	start = wm_monotonic_ns();
@@ -399,6 +403,9 @@ out:
 			status = EX_IOERR;
 		}
 	}
+	/* Restored after the run already; after a failed set-up, here: a
+	 * signal that came meanwhile now takes its default action. */
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	wm_shm_detach(&seg);
 	if (seg.fd >= 0)
 		close(seg.fd);

@@ -39,6 +39,16 @@ for target in supervisor group; do
 		>"$scratch/out" 2>"$scratch/err" &
 	pid=$!
 	set +m
+	# Interrupt a running job: on a loaded machine the set-up alone may
+	# take a second. (A Ctrl-C during the set-up stops the job as soon
+	# as it runs, but before wmrun's first instruction it is the shell's
+	# default: the process just dies.)
+	tries=0
+	until pgrep -P "$pid" >/dev/null; do
+		tries=$((tries + 1))
+		[ "$tries" -le 600 ] || fail "$target: no worker after 60 s"
+		sleep 0.1
+	done
 	sleep 1
 	if [ "$target" = group ]; then
 		# Without job control the job shares our group: signal the
