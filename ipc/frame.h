@@ -6,10 +6,12 @@
  * frame's kind and a 32-bit argument, and the cell's sequence: the low 24
  * bits of the cell's position in the ring's stream (positions count cells
  * ever written, they never wrap). The producer stores the tail last, with
- * release; the consumer loads it with acquire and trusts the payload only if
- * the sequence is the one it expects at that position. So "data ready" is
- * read from the cache line the consumer needs anyway, with no shared index
- * in between (performance.md, lesson 1), and a batch of records is a run of
+ * release (or, on x86-64 with AVX, in one 16-byte store with the last
+ * payload word: ring.h, wm_cell_publish()); the consumer loads it with
+ * acquire and trusts the payload only if the sequence is the one it
+ * expects at that position. So "data ready" is read from the cache line
+ * the consumer needs anyway, with no shared index in between
+ * (performance.md, lesson 1), and a batch of records is a run of
  * record cells published by one call.
  *
  *   offset  0  8 16      24        28   29        32
@@ -71,10 +73,11 @@ enum wm_end_kind {
 #define WM_SEQ_BITS 24
 #define WM_SEQ_MASK ((1u << WM_SEQ_BITS) - 1)
 
+/* 16-byte aligned: wm_cell_publish() may write each half with one aligned
+ * 16-byte store. */
 struct wm_cell {
-	uint64_t payload[3];
-	_Atomic uint64_t
-		tail; /* written last (release), read first (acquire) */
+	alignas(16) uint64_t payload[3];
+	_Atomic uint64_t tail; /* written last (ring.h, P1), read first (C1) */
 };
 
 _Static_assert(sizeof(struct wm_cell) == WM_CELL_SIZE, "a cell is 32 bytes");

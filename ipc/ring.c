@@ -55,10 +55,15 @@ bool
 wm_ring_paired_stores_supported(void)
 {
 #if WM_RING_HAVE_PAIRED_STORES
-	/* The vendors' promise is made for processors that report AVX; GCC's
-	 * check also wants the OS to have enabled it, which costs nothing
-	 * here (the stores themselves are SSE2). */
-	return __builtin_cpu_supports("avx");
+	/* Each vendor promises atomic 16-byte stores for its own processors
+	 * that report AVX (ring.h, wm_cell_publish()); other vendors, and
+	 * emulators that may split such a store, get the portable path.
+	 * GCC's AVX check also wants the OS to have enabled AVX, which only
+	 * ever turns the paired stores off. The init makes the checks valid
+	 * even if a constructor attaches a producer. */
+	__builtin_cpu_init();
+	return (__builtin_cpu_is("intel") || __builtin_cpu_is("amd")) &&
+	       __builtin_cpu_supports("avx");
 #else
 	return false;
 #endif

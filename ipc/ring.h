@@ -86,6 +86,11 @@
 
 #if WM_RING_HAVE_PAIRED_STORES
 #include <emmintrin.h>
+#ifdef __AVX__
+#define WM_RING_MOVDQA "vmovdqa"
+#else
+#define WM_RING_MOVDQA "movdqa"
+#endif
 #endif
 
 /* Smallest and largest ring, in cells (both powers of two). Fewer than
@@ -164,7 +169,8 @@ int wm_ring_check(const struct wm_ring *ring, size_t bytes, char *err,
 		  size_t errlen);
 
 /* Whether this build and processor can publish a cell with two 16-byte
- * stores (wm_cell_publish()): an x86-64 processor that reports AVX. */
+ * stores (wm_cell_publish()): an Intel or AMD x86-64 processor that
+ * reports AVX. */
 bool wm_ring_paired_stores_supported(void);
 
 /* Attach this process as the ring's only producer or only consumer; the
@@ -227,7 +233,7 @@ wm_ring_nudge(struct wm_ring_producer *p)
 
 /*
  * Publish a cell: its three payload words, then its tail (P1, which pairs
- * with C1 in wm_ring_peek() and wm_ring_peek_records()).
+ * with C1 in wm_ring_peek(), wm_ring_peek_records() and wm_ring_ready()).
  *
  * With `paired` (wm_ring_paired_stores_supported()), as two aligned
  * 16-byte stores, {a, b} and then {c, tail}, instead of four: a producer's
@@ -239,20 +245,31 @@ wm_ring_nudge(struct wm_ring_producer *p)
  * but 0.8x in the siblings state, where the two CPUs are one core's
  * hardware threads, no line travels, and the four more instructions a
  * cell (moving the words into vector registers) are what counts. Three
- * stores a cell ({a, b} as two) gained half as much. Why it is still P1:
- *   - the second store is single-copy atomic: Intel (SDM vol. 3A, 9.1.1)
- *     and AMD (APM vol. 2, 7.3.2) guarantee it for aligned 16-byte SSE
- *     stores to cacheable memory on every processor that reports AVX
- *     (GCC PR 104688 relies on the same), so a consumer that loads the new
- *     tail loads c from the same store;
+ * stores a cell ({a, b} as two) gained half as much.
+ *
+ * On x86 hardware this is the P1 edge:
+ *   - the second store is single-copy atomic. Intel guarantees it for
+ *     MOVDQA, MOVAPS and MOVAPD (and their VEX.128 forms) with an aligned
+ *     operand, on every Intel processor that reports AVX (SDM vol. 3A,
+ *     "Guaranteed Atomic Operations"); AMD for any naturally aligned
+ *     16-byte load or store to cacheable memory on its processors that
+ *     report AVX (APM vol. 2, "Access Atomicity"). Hence the vendor check
+ *     in wm_ring_paired_stores_supported() and an aligned move in the asm
+ *     (an unaligned MOVDQU, even at an aligned address, is not covered).
+ *     So a consumer that loads the new tail loads c from the same store;
  *   - x86 makes stores visible in program order (TSO), so {a, b} is
  *     visible first, as a release store would have it;
  *   - the asm's memory clobber keeps the compiler from moving any earlier
  *     store past it or merging the two into one 32-byte store, for which
  *     no vendor promises atomicity.
- * Cells are 32 bytes from a 128-byte boundary, so both halves are 16-byte
- * aligned. Elsewhere, and under ThreadSanitizer, which cannot see an asm
- * store as atomic, the portable release store.
+ * In C11 terms there is no release store any more, and the consumer's
+ * payload loads race with these stores; what makes it sound is the asm,
+ * opaque to the compiler, and the hardware rules above. No sanitizer sees
+ * this path: ThreadSanitizer builds take the portable one (TSan cannot see
+ * the asm store as atomic), and the tests run both (check_ring,
+ * check_ring_process). The shared segment is ordinary write-back memory,
+ * and cells are 16-byte aligned (struct wm_cell). Elsewhere, the portable
+ * release store.
  */
 static inline void
 wm_cell_publish(struct wm_cell *cell, uint64_t a, uint64_t b, uint64_t c,
@@ -264,7 +281,10 @@ wm_cell_publish(struct wm_cell *cell, uint64_t a, uint64_t b, uint64_t c,
 		__m128i ct = _mm_set_epi64x((long long)tail, (long long)c);
 
 		_mm_store_si128((__m128i *)(void *)&cell->payload[0], ab);
-		__asm__ volatile("movdqa %1, %0"
+		/* Built with -mavx, the VEX form, as the compiler's own
+		 * stores: mixing in the legacy SSE form costs a transition
+		 * on some Intel processors. */
+		__asm__ volatile(WM_RING_MOVDQA " %1, %0"
 				 : "=m"(*(__m128i *)(void *)&cell->payload[2])
 				 : "x"(ct)
 				 : "memory");
@@ -345,7 +365,8 @@ wm_ring_write_record(struct wm_cell *cell, uint64_t tail,
 /*
  * Push as many of `n` records as fit (a burst); returns how many. One
  * free-space check for the batch ("reserve many"); each cell is published
- * by its own release store, free on x86 and needed elsewhere.
+ * by its own P1 (wm_cell_publish()), free of fences on x86 and needed
+ * elsewhere.
  *
  * The loop keeps the position, mask and cells in locals: the cells are
  * uint64_t, which may alias the private struct, so through `p` every cell
@@ -400,7 +421,7 @@ wm_ring_push_records(struct wm_ring_producer *p, const struct wm_record *r,
  * `p` would reload its fields after every store. A staging array costs four
  * more stores per record and their loads back, and its stores queue in the
  * store buffer with the cells'; in place, a record costs only its cell's
- * four stores. Measured (wmbench ring -v batched, --staged for the array,
+ * stores. Measured (wmbench ring -v batched, --staged for the array,
  * fast machine state): 240-300 against 165-200 Mrec/s.
  */
 struct wm_ring_span {
@@ -552,8 +573,7 @@ static inline int
 wm_ring_peek(struct wm_ring_consumer *c, struct wm_frame *f)
 {
 	const struct wm_cell *cell = &c->cells[c->pos & c->mask];
-	/* C1: pairs with P1 in wm_ring_write_cell() and
-	 * wm_ring_write_record(). */
+	/* C1: pairs with P1 in wm_cell_publish(). */
 	uint64_t tail = atomic_load_explicit(&cell->tail, memory_order_acquire);
 
 	switch (wm_ring_cell_state(c, tail)) {
@@ -620,9 +640,9 @@ wm_ring_peek_records(const struct wm_ring_consumer *c,
 	if (max > room)
 		max = (uint32_t)room;
 	for (n = 0; n < max; n++) {
-		/* C1: pairs with P1 in wm_ring_write_record() (or
-		 * wm_ring_write_cell()); it orders the caller's reads of
-		 * this cell after the producer's writes. */
+		/* C1: pairs with P1 in wm_cell_publish(); it orders the
+		 * caller's reads of this cell after the producer's
+		 * writes. */
 		uint64_t tail = atomic_load_explicit(&cell[n].tail,
 						     memory_order_acquire);
 

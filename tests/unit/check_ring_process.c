@@ -8,7 +8,12 @@
  *   stream	100 M records (default) through a 1024-cell ring in random
  *		batches, with control frames and random pauses on both sides:
  *		no loss, duplication or reordering across ~100 000 wraps, and
- *		neither side ever sleeps on work (every wait is timed).
+ *		neither side ever sleeps on work (every wait is timed). Once
+ *		with each way of publishing a cell (four stores; two 16-byte
+ *		stores where the processor allows them).
+ *   tight	a fifth as many records through a 64-cell ring, both sides
+ *		at full speed, the consumer reading bursts as their tails
+ *		appear: no record is ever seen half written. Both ways too.
  *   gate	3 producer processes into 1 consumer: the gate reads full
  *		inputs strictly round robin, `burst` frames each, and every
  *		channel's sequence arrives complete and in order.
@@ -31,10 +36,11 @@
  * timed and a wait that long fails the test.
  *
  * Environment:
- *   WM_STRESS_RECORDS	records in the stream test; default 100000000:
- *			about 1.5 s on an idle 2-core machine, 3 s with
- *			ASan+UBSan, 5 s when the machine is busy. A slower
- *			CI may lower it (the integration harness may set it).
+ *   WM_STRESS_RECORDS	records in each run of the stream test (the tight
+ *			test takes a fifth); default 100000000: about 1.5 s
+ *			on an idle 2-core machine, 3 s with ASan+UBSan, 5 s
+ *			when the machine is busy. A slower CI may lower it
+ *			(the integration harness may set it).
  *   WM_STRESS_SEED	seed of the random batches and pauses (printed on
  *			failure); default from the clock.
  *
@@ -326,6 +332,27 @@ wait_data(struct wm_ring_consumer *c, struct wm_waiter *w)
 	return 0;
 }
 
+/* In a producer child: push records first .. first + n - 1 (n <= 64) as
+ * one batch, waiting for space as often as the ring is full. */
+static void
+push_records_waiting(struct wm_ring_producer *p, struct wm_waiter *w, int slot,
+		     uint64_t first, uint32_t n)
+{
+	struct wm_record batch[64];
+	uint32_t done = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		make_record(first + i, &batch[i]);
+	while (done < n) {
+		done += wm_ring_push_records(p, batch + done, n - done);
+		if (done < n && wait_space(p, w) != 0)
+			child_fail(slot,
+				   "lost wake-up: producer slept 5 s on a "
+				   "full ring at position %" PRIu64,
+				   p->pos);
+	}
+}
+
 static void
 set_no_spin(struct wm_waiter *w)
 {
@@ -360,7 +387,42 @@ proc_state(pid_t pid)
 struct stream_arg {
 	struct wm_shm *seg;
 	uint64_t records;
+	bool paired_stores; /* ring.h, wm_cell_publish() */
+	bool records_only;  /* no control frames, no pauses (tight) */
 };
+
+/*
+ * The stream tests run once for each way of publishing a cell: _i == 0
+ * with four stores (the portable path), _i == 1 with two 16-byte stores
+ * where this processor allows them. Returns the mode the producer uses,
+ * after saying on stderr that a paired run falls back on this host.
+ */
+static bool
+paired_stores_for(int mode, const char *test)
+{
+	if (mode == 1 && !wm_ring_paired_stores_supported()) {
+		fprintf(stderr,
+			"%s: this host cannot publish with paired stores; "
+			"four stores again\n",
+			test);
+		return false;
+	}
+	return mode == 1;
+}
+
+/* In a stream test's producer child: map the segment, attach channel 0
+ * (subtask 0 to 1), publishing cells as the test's run says, and wait on
+ * subtask 0's doorbell. */
+static void
+attach_stream_producer(int slot, struct stream_arg *a, struct wm_shm *seg,
+		       struct wm_ring_producer *p, struct wm_waiter *w)
+{
+	child_attach(slot, a->seg, seg);
+	wm_ring_producer_attach(p, wm_shm_ring(seg, 0),
+				wm_shm_doorbell(seg, 1));
+	p->paired_stores = a->paired_stores;
+	wm_waiter_init(w, wm_shm_doorbell(seg, 0), WM_WAIT_FUTEX);
+}
 
 /* Control frames carry (records before it, control frame number). */
 static bool
@@ -384,32 +446,19 @@ stream_producer(int slot, void *varg)
 	struct wm_shm seg;
 	struct wm_ring_producer p;
 	struct wm_waiter w;
-	struct wm_record batch[64];
 	uint64_t rs = seed ^ 0x5bd1e995u, next = 0, ctl = 0;
 
-	child_attach(slot, a->seg, &seg);
-	wm_ring_producer_attach(&p, wm_shm_ring(&seg, 0),
-				wm_shm_doorbell(&seg, 1));
-	wm_waiter_init(&w, wm_shm_doorbell(&seg, 0), WM_WAIT_FUTEX);
+	attach_stream_producer(slot, a, &seg, &p, &w);
 	while (next < a->records) {
 		uint64_t r = rng_next(&rs);
-		uint32_t n = (uint32_t)(r % 64) + 1, done = 0;
+		uint32_t n = (uint32_t)(r % 64) + 1;
 
 		if (n > a->records - next)
 			n = (uint32_t)(a->records - next);
-		for (uint32_t i = 0; i < n; i++)
-			make_record(next + i, &batch[i]);
-		while (done < n) {
-			done += wm_ring_push_records(&p, batch + done,
-						     n - done);
-			if (done < n && wait_space(&p, &w) != 0)
-				child_fail(
-					slot,
-					"lost wake-up: producer slept 5 s "
-					"on a full ring at position %" PRIu64,
-					p.pos);
-		}
+		push_records_waiting(&p, &w, slot, next, n);
 		next += n;
+		if (a->records_only)
+			continue;
 		r >>= 6;
 		switch (r % 128) {
 		case 0:
@@ -450,6 +499,8 @@ START_TEST(test_stream_survives_random_batches_and_pauses)
 	int64_t t0 = now_ns();
 
 	a.records = env_u64("WM_STRESS_RECORDS", STRESS_DEFAULT);
+	a.paired_stores = paired_stores_for(_i, "stream");
+	a.records_only = false;
 	make_segment(&seg, 2, ch, 1);
 	a.seg = &seg;
 	ring = wm_shm_ring(&seg, 0);
@@ -518,13 +569,99 @@ START_TEST(test_stream_survives_random_batches_and_pauses)
 	ck_assert_int_eq(wm_ring_pop(&c, &f), 0);
 	ck_assert_uint_eq(atomic_load(&ring->written), c.pos);
 	fprintf(stderr,
-		"stream: %" PRIu64 " records, %" PRIu64 " control frames, %.1f"
-		" wraps in %.2f s; consumer waited %" PRIu64
-		" times, parked %" PRIu64 ", producer parked %" PRIu64 "\n",
-		expect, ctl, (double)c.pos / STREAM_CELLS,
-		(double)(now_ns() - t0) / 1e9, waits,
-		atomic_load(&wm_shm_doorbell(&seg, 1)->parks),
+		"stream (%s stores a cell): %" PRIu64 " records, %" PRIu64
+		" control frames, %.1f wraps in %.2f s; consumer waited "
+		"%" PRIu64 " times, parked %" PRIu64
+		", producer parked %" PRIu64 "\n",
+		a.paired_stores ? "two" : "four", expect, ctl,
+		(double)c.pos / STREAM_CELLS, (double)(now_ns() - t0) / 1e9,
+		waits, atomic_load(&wm_shm_doorbell(&seg, 1)->parks),
 		atomic_load(&wm_shm_doorbell(&seg, 0)->parks));
+	destroy_segment(&seg);
+}
+END_TEST
+
+/* --------------------------------------------------------------------- */
+/* tight: a 64-cell ring that both sides chase at full speed */
+
+#define TIGHT_CELLS 64u
+#define TIGHT_BURST 32u
+
+/*
+ * The stream test's ring is large and its sides pause, so the consumer
+ * seldom reads a cell while the producer is writing it. Here the ring holds
+ * 64 cells, nobody pauses, and the consumer reads bursts the moment their
+ * tails appear, checking every word: a publication that let a tail be seen
+ * before its payload shows as a damaged record. Both such mistakes tried
+ * (the two 16-byte stores of wm_cell_publish() swapped; the tail stored
+ * before the last payload word) failed it in every run tried, within its
+ * first 9 M records.
+ */
+START_TEST(test_tight_ring_never_shows_a_half_written_cell)
+{
+	static const struct wm_shm_channel_spec ch[] = {{0, 1, TIGHT_CELLS}};
+	struct stream_arg a;
+	struct wm_shm seg;
+	struct wm_ring *ring;
+	struct wm_ring_consumer c;
+	struct wm_waiter w;
+	struct wm_frame f[TIGHT_BURST];
+	uint64_t expect = 0;
+	int64_t t0 = now_ns();
+	bool ended = false;
+
+	a.records = env_u64("WM_STRESS_RECORDS", STRESS_DEFAULT) / 5;
+	a.paired_stores = paired_stores_for(_i, "tight");
+	a.records_only = true;
+	make_segment(&seg, 2, ch, 1);
+	a.seg = &seg;
+	ring = wm_shm_ring(&seg, 0);
+	wm_ring_consumer_attach(&c, ring, wm_shm_doorbell(&seg, 0));
+	wm_waiter_init(&w, wm_shm_doorbell(&seg, 1), WM_WAIT_FUTEX);
+	spawn(0, stream_producer, &a);
+	while (!ended) {
+		int n = wm_ring_pop_burst(&c, f, TIGHT_BURST);
+
+		if (n == 0) {
+			if (wait_data(&c, &w) != 0)
+				test_fail_wait("lost wake-up: consumer slept "
+					       "5 s with data in the ring");
+			continue;
+		}
+		if (n < 0) {
+			dump_ring(ring, c.pos);
+			test_fail("corrupt cell at position %" PRIu64, c.pos);
+		}
+		for (int i = 0; i < n; i++) {
+			uint64_t pos = c.pos - (uint64_t)n + (uint64_t)i;
+
+			if (f[i].kind == WM_FRAME_END && i == n - 1 &&
+			    f[i].payload[0] == a.records) {
+				ended = true;
+				break;
+			}
+			if (!is_record(&f[i], expect)) {
+				dump_ring(ring, pos);
+				test_fail("position %" PRIu64
+					  " should hold record %" PRIu64
+					  ": kind %s, words %" PRIx64
+					  " %" PRIx64 " %" PRIx64
+					  ", argument %" PRIu32,
+					  pos, expect,
+					  wm_frame_kind_name(f[i].kind),
+					  f[i].payload[0], f[i].payload[1],
+					  f[i].payload[2], f[i].arg);
+			}
+			expect++;
+		}
+	}
+	ck_assert_uint_eq(expect, a.records);
+	reap(0);
+	fprintf(stderr,
+		"tight (%s stores a cell): %" PRIu64 " records through %u "
+		"cells in %.2f s\n",
+		a.paired_stores ? "two" : "four", expect, TIGHT_CELLS,
+		(double)(now_ns() - t0) / 1e9);
 	destroy_segment(&seg);
 }
 END_TEST
@@ -543,7 +680,6 @@ gate_producer(int slot, void *varg)
 	struct wm_shm *inherited = varg, seg;
 	struct wm_ring_producer p;
 	struct wm_waiter w;
-	struct wm_record batch[64];
 	uint64_t rs = seed ^ (0x9e37u * (uint64_t)(slot + 1)), next = 0;
 
 	child_attach(slot, inherited, &seg);
@@ -553,21 +689,11 @@ gate_producer(int slot, void *varg)
 		       WM_WAIT_FUTEX);
 	while (next < GATE_RECORDS) {
 		uint64_t r = rng_next(&rs);
-		uint32_t n = (uint32_t)(r % 64) + 1, done = 0;
+		uint32_t n = (uint32_t)(r % 64) + 1;
 
 		if (n > GATE_RECORDS - next)
 			n = (uint32_t)(GATE_RECORDS - next);
-		for (uint32_t i = 0; i < n; i++)
-			make_record(next + i, &batch[i]);
-		while (done < n) {
-			done += wm_ring_push_records(&p, batch + done,
-						     n - done);
-			if (done < n && wait_space(&p, &w) != 0)
-				child_fail(slot,
-					   "lost wake-up: producer %d slept "
-					   "5 s on a full ring",
-					   slot);
-		}
+		push_records_waiting(&p, &w, slot, next, n);
 		next += n;
 		/* Channels run at different speeds. */
 		if ((r >> 6) % (64u << (2 * slot)) == 0)
@@ -1373,7 +1499,10 @@ ring_process_suite(void)
 		/* Generous: a loaded 2-core machine, sanitizer builds. */
 		tcase_set_timeout(all[i], 240);
 	}
-	tcase_add_test(stream, test_stream_survives_random_batches_and_pauses);
+	tcase_add_loop_test(
+		stream, test_stream_survives_random_batches_and_pauses, 0, 2);
+	tcase_add_loop_test(
+		stream, test_tight_ring_never_shows_a_half_written_cell, 0, 2);
 	tcase_add_test(stream,
 		       test_gate_reads_three_producers_fairly_and_completely);
 	tcase_add_test(wake, test_blocked_sides_are_woken_on_full_and_empty);
