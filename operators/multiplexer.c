@@ -115,6 +115,7 @@ wm_multiplexer_register(struct wm_multiplexer *m, struct wm_mux_split *split)
 	split->immediate.status = immediate_status;
 	split->deferred.watermark = deferred_watermark;
 	split->deferred.status = deferred_status;
+	split->index = m->n_splits;
 	m->parts[m->n_splits++] = &split->partial;
 	m->had_splits = true;
 	return 0;
@@ -123,15 +124,19 @@ wm_multiplexer_register(struct wm_multiplexer *m, struct wm_mux_split *split)
 int
 wm_multiplexer_unregister(struct wm_multiplexer *m, struct wm_mux_split *split)
 {
-	for (size_t i = 0; i < m->n_splits; i++) {
-		if (m->parts[i] != &split->partial)
-			continue;
-		memmove(&m->parts[i], &m->parts[i + 1],
-			(m->n_splits - i - 1) * sizeof(*m->parts));
-		m->n_splits--;
-		return 0;
-	}
-	return -ENOENT;
+	size_t i = split->index;
+	struct wm_mux_split *last;
+
+	/* parts[] is the authority: a stale index (split unregistered, its
+	 * position since reused or gone) does not point back at the split. */
+	if (i >= m->n_splits || m->parts[i] != &split->partial)
+		return -ENOENT;
+	/* Fill the gap with the last split: the order is not observable
+	 * (multiplexer.h). */
+	last = wm_multiplexer_split(m, --m->n_splits);
+	m->parts[i] = &last->partial;
+	last->index = i;
+	return 0;
 }
 
 void

@@ -71,24 +71,116 @@ wm_source_watermarks_init(struct wm_source_watermarks *sw,
 	return 0;
 }
 
+/* The partition at position i of the multiplexer, which lists them. */
+static struct wm_source_split *
+split_at(const struct wm_source_watermarks *sw, size_t i)
+{
+	return wm_container_of(wm_multiplexer_split(&sw->mux, i),
+			       struct wm_source_split, slot);
+}
+
 void
 wm_source_watermarks_destroy(struct wm_source_watermarks *sw)
 {
-	for (size_t i = 0; i < sw->n_splits; i++)
-		free(sw->splits[i]);
-	free(sw->splits);
-	sw->splits = NULL;
-	sw->n_splits = sw->cap_splits = 0;
+	for (size_t i = 0; i < sw->mux.n_splits; i++)
+		free(split_at(sw, i));
+	free(sw->index);
+	sw->index = NULL;
+	sw->index_bits = 0;
 	wm_multiplexer_destroy(&sw->mux);
+}
+
+/*
+ * The index from partition id to partition: a linear-probing hash table of
+ * 2^index_bits split pointers, NULL for an empty slot, allocated at the
+ * first add. Load stays at or below one half, so a probe ends after a few
+ * slots. Removal shifts later members of the cluster back instead of
+ * leaving tombstones, so partitions coming and going for ever do not
+ * lengthen probes. The table never shrinks.
+ *
+ * Why a hash: ids are arbitrary 64-bit numbers, assigned and finished in
+ * any order (a sorted array would move half of it per change), and the
+ * trace replayer looks a partition up for every event.
+ */
+#define INDEX_MIN_BITS 4
+
+/* Fibonacci hashing: the top bits of id * 2^64 / phi spread consecutive
+ * partition numbers evenly over the table. */
+static size_t
+index_home(const struct wm_source_watermarks *sw, uint64_t id)
+{
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> (64 - sw->index_bits));
+}
+
+static size_t
+index_mask(const struct wm_source_watermarks *sw)
+{
+	return ((size_t)1 << sw->index_bits) - 1;
+}
+
+/* The slot holding partition `id`, or else the empty slot where it would
+ * go. The table must exist. */
+static size_t
+index_find(const struct wm_source_watermarks *sw, uint64_t id)
+{
+	size_t i = index_home(sw, id);
+
+	while (sw->index[i] != NULL && sw->index[i]->id != id)
+		i = (i + 1) & index_mask(sw);
+	return i;
+}
+
+/* Make room for one more partition within the load limit, doubling the
+ * table and re-inserting every partition (the multiplexer lists them) when
+ * it is full. 0, or -ENOMEM with nothing changed. */
+static int
+index_reserve(struct wm_source_watermarks *sw)
+{
+	size_t n = sw->mux.n_splits + 1;
+	unsigned bits = sw->index_bits ? sw->index_bits : INDEX_MIN_BITS;
+	struct wm_source_split **index;
+
+	if (sw->index != NULL && 2 * n <= index_mask(sw) + 1)
+		return 0;
+	while (((size_t)1 << bits) < 2 * n)
+		bits++;
+	index = calloc((size_t)1 << bits, sizeof(*index));
+	if (index == NULL)
+		return -ENOMEM;
+	free(sw->index);
+	sw->index = index;
+	sw->index_bits = bits;
+	for (size_t i = 0; i < sw->mux.n_splits; i++) {
+		struct wm_source_split *split = split_at(sw, i);
+
+		sw->index[index_find(sw, split->id)] = split;
+	}
+	return 0;
+}
+
+/* Empty slot `hole`, moving back each later member of its cluster whose
+ * probe path, from its home slot to where it is, crosses the hole. */
+static void
+index_remove(struct wm_source_watermarks *sw, size_t hole)
+{
+	size_t mask = index_mask(sw);
+
+	for (size_t j = (hole + 1) & mask; sw->index[j] != NULL;
+	     j = (j + 1) & mask) {
+		size_t home = index_home(sw, sw->index[j]->id);
+
+		if (((j - home) & mask) >= ((j - hole) & mask)) {
+			sw->index[hole] = sw->index[j];
+			hole = j;
+		}
+	}
+	sw->index[hole] = NULL;
 }
 
 struct wm_source_split *
 wm_source_watermarks_split(struct wm_source_watermarks *sw, uint64_t id)
 {
-	for (size_t i = 0; i < sw->n_splits; i++)
-		if (sw->splits[i]->id == id)
-			return sw->splits[i];
-	return NULL;
+	return sw->index != NULL ? sw->index[index_find(sw, id)] : NULL;
 }
 
 struct wm_source_split *
@@ -100,14 +192,10 @@ wm_source_watermarks_add_split(struct wm_source_watermarks *sw, uint64_t id)
 		errno = EEXIST;
 		return NULL;
 	}
-	if (sw->n_splits == sw->cap_splits) {
-		size_t cap = sw->cap_splits ? 2 * sw->cap_splits : 8;
-		void *splits = realloc(sw->splits, cap * sizeof(*sw->splits));
-
-		if (splits == NULL)
-			return NULL;
-		sw->splits = splits;
-		sw->cap_splits = cap;
+	/* A larger table is harmless if what follows fails. */
+	if (index_reserve(sw) != 0) {
+		errno = ENOMEM;
+		return NULL;
 	}
 	split = calloc(1, sizeof(*split));
 	if (split == NULL)
@@ -120,26 +208,26 @@ wm_source_watermarks_add_split(struct wm_source_watermarks *sw, uint64_t id)
 		errno = ENOMEM;
 		return NULL;
 	}
-	sw->splits[sw->n_splits++] = split;
+	sw->index[index_find(sw, id)] = split;
 	return split;
 }
 
 int
 wm_source_watermarks_remove_split(struct wm_source_watermarks *sw, uint64_t id)
 {
-	for (size_t i = 0; i < sw->n_splits; i++) {
-		struct wm_source_split *split = sw->splits[i];
+	struct wm_source_split *split;
+	size_t i;
 
-		if (split->id != id)
-			continue;
-		wm_multiplexer_unregister(&sw->mux, &split->slot);
-		memmove(&sw->splits[i], &sw->splits[i + 1],
-			(sw->n_splits - i - 1) * sizeof(*sw->splits));
-		sw->n_splits--;
-		free(split);
-		return 0;
-	}
-	return -ENOENT;
+	if (sw->index == NULL)
+		return -ENOENT;
+	i = index_find(sw, id);
+	split = sw->index[i];
+	if (split == NULL)
+		return -ENOENT;
+	index_remove(sw, i);
+	wm_multiplexer_unregister(&sw->mux, &split->slot);
+	free(split);
+	return 0;
 }
 
 void
@@ -181,8 +269,8 @@ wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
 {
 	int64_t subtask_now = wm_pausable_clock_read(&sw->clock, now_ns);
 
-	for (size_t i = 0; i < sw->n_splits; i++) {
-		struct wm_source_split *split = sw->splits[i];
+	for (size_t i = 0; i < sw->mux.n_splits; i++) {
+		struct wm_source_split *split = split_at(sw, i);
 
 		wm_watermark_on_periodic(
 			&split->generator,

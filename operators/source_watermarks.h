@@ -59,9 +59,10 @@ struct wm_source_watermarks {
 	struct wm_gate_side main_side;	/* the main generator's output */
 	struct wm_multiplexer mux;
 	struct wm_watermark_generator main_generator;
-	size_t n_splits;
-	size_t cap_splits;
-	struct wm_source_split **splits; /* registration order */
+	/* The partitions are the multiplexer's splits (wm_multiplexer_split());
+	 * this hash table finds them by id (source_watermarks.c). */
+	struct wm_source_split **index;
+	unsigned index_bits;  /* 2^index_bits slots; 0 while index is NULL */
 	int64_t next_tick_ns; /* next periodic emission; INT64_MAX = never */
 	struct wm_pausable_clock clock; /* the subtask's idleness clock */
 };
@@ -84,16 +85,16 @@ void wm_source_split_pause(struct wm_source_watermarks *sw,
 			   int64_t now_ns);
 
 /* A partition was assigned: fresh generator, slot at MIN. Returns it, or
- * NULL with errno EEXIST (id already assigned) or ENOMEM. */
+ * NULL with errno EEXIST (id already assigned) or ENOMEM. O(1) amortised. */
 struct wm_source_split *
 wm_source_watermarks_add_split(struct wm_source_watermarks *sw, uint64_t id);
 
 /* The partition finished; its slot is forgotten without recomputation.
- * 0 or -ENOENT. */
+ * 0 or -ENOENT. O(1) expected. */
 int wm_source_watermarks_remove_split(struct wm_source_watermarks *sw,
 				      uint64_t id);
 
-/* The registered partition `id`, or NULL. O(partitions): look up once. */
+/* The registered partition `id`, or NULL. O(1) expected. */
 struct wm_source_split *
 wm_source_watermarks_split(struct wm_source_watermarks *sw, uint64_t id);
 
@@ -110,8 +111,11 @@ wm_source_split_on_record(struct wm_source_split *split, wm_ts_t ts,
 void wm_source_watermarks_on_main_record(struct wm_source_watermarks *sw,
 					 wm_ts_t ts, uint32_t flags);
 
-/* Periodic tick at `now_ns`: every partition generator (registration
- * order), one combine, then the main generator. */
+/* Periodic tick at `now_ns`: every partition generator, one combine, then
+ * the main generator. Flink runs the partitions' generators in insertion
+ * order; here the order is the multiplexer's, which is not observable: each
+ * generator writes only its own state and, through its deferred output, its
+ * own slot, and nothing is emitted before the combine. */
 void wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
 				      int64_t now_ns);
 

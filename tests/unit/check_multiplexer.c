@@ -297,6 +297,43 @@ START_TEST(test_multiplexer_grows_past_initial_capacity)
 }
 END_TEST
 
+START_TEST(test_multiplexer_unregisters_from_anywhere)
+{
+	/* Unregistering moves the last split into the gap: the others stay
+	 * registered, the combine sees the same set, and a split that is not
+	 * (or no longer) registered with this multiplexer is refused. */
+	struct fixture f;
+	struct wm_multiplexer other;
+	struct wm_mux_split stranger;
+
+	fixture_init(&f, RELEASED);
+	wm_multiplexer_init(&other, &f.to_data, RELEASED);
+	ck_assert_int_eq(wm_multiplexer_register(&other, &stranger), 0);
+	for (unsigned n = 1; n <= N_SPLITS; n++) {
+		ck_assert_int_eq(wm_multiplexer_register(&f.mux, &f.split[n]),
+				 0);
+		wm_output_watermark(&f.split[n].deferred, 10 * n);
+	}
+	apply(&f, "unreg s1"); /* s4 takes its place */
+	ck_assert_int_eq(wm_multiplexer_unregister(&f.mux, &f.split[1]),
+			 -ENOENT);
+	ck_assert_int_eq(wm_multiplexer_unregister(&f.mux, &stranger), -ENOENT);
+	apply(&f, "periodic");
+	ck_assert_str_eq(recorder_take(&f.rec), "W(20)");
+	apply(&f, "unreg s3");
+	apply(&f, "periodic");
+	ck_assert_str_eq(recorder_take(&f.rec), "");
+	apply(&f, "unreg s2");
+	apply(&f, "periodic");
+	ck_assert_str_eq(recorder_take(&f.rec), "W(40)");
+	apply(&f, "unreg s4");
+	ck_assert_uint_eq(f.mux.n_splits, 0);
+	ck_assert_int_eq(wm_multiplexer_unregister(&other, &stranger), 0);
+	wm_multiplexer_destroy(&other);
+	wm_multiplexer_destroy(&f.mux);
+}
+END_TEST
+
 static Suite *
 multiplexer_suite(void)
 {
@@ -309,6 +346,7 @@ multiplexer_suite(void)
 	tcase_add_test(misc,
 		       test_multiplexer_reports_idle_on_every_all_idle_update);
 	tcase_add_test(misc, test_multiplexer_grows_past_initial_capacity);
+	tcase_add_test(misc, test_multiplexer_unregisters_from_anywhere);
 	suite_add_tcase(s, flink);
 	suite_add_tcase(s, misc);
 	return s;

@@ -436,6 +436,171 @@ START_TEST(test_interval_zero_never_emits_nor_goes_idle)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Many partitions, assigned and finished in any order */
+
+#define MANY 65536
+/* Partition k: ids far apart, so neither their density nor their order
+ * helps the index; watermark 1000 + k; every fifth one idle. */
+#define MANY_ID(k) ((uint64_t)(k)*1000003)
+#define MANY_WM(k) ((wm_ts_t)(k) + 1000)
+#define MANY_IDLE(k) ((k) % 5 == 0)
+
+struct many {
+	struct wm_source_watermarks sw;
+	bool present[MANY];
+	wm_ts_t watermark; /* what the subtask should have sent so far */
+	bool idle;	   /* and whether it should be announced IDLE */
+};
+
+/* A fixed permutation of [0, n): Fisher-Yates driven by Knuth's MMIX
+ * linear congruential generator. */
+static void
+shuffle(uint32_t *v, uint32_t n, uint64_t seed)
+{
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = i;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint32_t j, t;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		j = (uint32_t)((seed >> 33) % (i + 1));
+		t = v[i];
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
+/* Partition k is found if present and not otherwise; an id never added
+ * is not found either. */
+static bool
+many_lookup_ok(struct many *m, uint32_t k)
+{
+	const struct wm_source_split *s =
+		wm_source_watermarks_split(&m->sw, MANY_ID(k));
+
+	if (wm_source_watermarks_split(&m->sw, MANY_ID(k) + 1) != NULL)
+		return false;
+	return m->present[k] ? s != NULL && s->id == MANY_ID(k) : s == NULL;
+}
+
+/*
+ * With `lookups`, every partition is looked up (many_lookup_ok()). Then one
+ * periodic combine must give the minimum over the present active
+ * partitions; with only idle ones left, IDLE (after their maximum with
+ * WM_MUX_ALLIDLE_FLUSH_MAX); with none left, nothing new (IDLE with
+ * WM_MUX_EMPTY_IS_IDLE). A removal alone changes nothing.
+ *
+ * The loops over all partitions fail with ck_abort_msg() rather than
+ * ck_assert(), which records its place (a write) on every pass.
+ */
+static void
+many_check(struct many *m, unsigned behaviour, bool lookups)
+{
+	wm_ts_t min_active = WM_TS_MAX, max_all = WM_TS_MIN;
+	size_t left = 0;
+
+	for (uint32_t k = 0; k < MANY; k++) {
+		if (lookups && !many_lookup_ok(m, k))
+			ck_abort_msg("partition %u (%s): wrong lookup", k,
+				     m->present[k] ? "present" : "removed");
+		if (!m->present[k])
+			continue;
+		left++;
+		if (MANY_WM(k) > max_all)
+			max_all = MANY_WM(k);
+		if (!MANY_IDLE(k) && MANY_WM(k) < min_active)
+			min_active = MANY_WM(k);
+	}
+	ck_assert_uint_eq(m->sw.mux.n_splits, left);
+	wm_source_watermarks_on_periodic(&m->sw, 0);
+	if (min_active != WM_TS_MAX) {
+		if (min_active > m->watermark)
+			m->watermark = min_active;
+		m->idle = false;
+	} else if (left > 0) {
+		if (wm_behaviour_has(behaviour, WM_MUX_ALLIDLE_FLUSH_MAX) &&
+		    max_all > m->watermark)
+			m->watermark = max_all;
+		m->idle = true;
+	} else if (wm_behaviour_has(behaviour, WM_MUX_EMPTY_IS_IDLE)) {
+		m->idle = true;
+	}
+	ck_assert_int_eq(wm_source_watermarks_current(&m->sw), m->watermark);
+	ck_assert(wm_source_watermarks_idle(&m->sw) == m->idle);
+}
+
+START_TEST(test_many_partitions_in_any_order)
+{
+	/* Released and master rules: the flags must not make the order of
+	 * the partitions observable either. */
+	static const unsigned behaviours[] = {RELEASED, WM_BEHAVIOUR_MASTER};
+	unsigned behaviour = behaviours[_i];
+	struct many *m = calloc(1, sizeof(*m));
+	uint32_t *order = calloc(MANY, sizeof(*order));
+	uint32_t active_left = 0, idle_only_checks = 0;
+
+	ck_assert_ptr_nonnull(m);
+	ck_assert_ptr_nonnull(order);
+	init_punctuated(&m->sw, behaviour);
+	m->watermark = WM_TS_MIN;
+	shuffle(order, MANY, 1);
+	for (uint32_t r = 0; r < MANY; r++) {
+		uint32_t k = order[r];
+		struct wm_source_split *s =
+			wm_source_watermarks_add_split(&m->sw, MANY_ID(k));
+
+		if (s == NULL)
+			ck_abort_msg("partition %u: could not add", k);
+		m->present[k] = true;
+		/* As a periodic generator would: recorded, not combined. */
+		wm_output_watermark(&s->slot.deferred, MANY_WM(k));
+		if (MANY_IDLE(k))
+			wm_output_status(&s->slot.deferred, WM_STATUS_IDLE);
+		else
+			active_left++;
+	}
+	for (uint32_t k = 0; k < MANY; k++) {
+		errno = 0;
+		if (wm_source_watermarks_add_split(&m->sw, MANY_ID(k)) !=
+			    NULL ||
+		    errno != EEXIST)
+			ck_abort_msg("partition %u: added twice", k);
+	}
+	many_check(m, behaviour, true);
+
+	/* This order ends with three idle partitions, 21125, 3355 and 21335:
+	 * their maximum is above the last minimum, so the flush shows. */
+	shuffle(order, MANY, 18);
+	for (uint32_t r = 0; r < MANY; r++) {
+		uint32_t k = order[r];
+
+		if (wm_source_watermarks_remove_split(&m->sw, MANY_ID(k)) !=
+			    0 ||
+		    wm_source_watermarks_split(&m->sw, MANY_ID(k)) != NULL ||
+		    wm_source_watermarks_remove_split(&m->sw, MANY_ID(k)) !=
+			    -ENOENT)
+			ck_abort_msg("partition %u: wrong removal", k);
+		m->present[k] = false;
+		if (!MANY_IDLE(k))
+			active_left--;
+		/* Often enough to see the minimum climb, and at every step
+		 * once only idle partitions are left. */
+		if ((r + 1) % 4096 == 0)
+			many_check(m, behaviour, true);
+		else if (active_left == 0)
+			many_check(m, behaviour, false);
+		if (active_left == 0 && r + 1 < MANY)
+			idle_only_checks++;
+	}
+	ck_assert_uint_eq(idle_only_checks, 3);
+	recorder_take(&rec);
+	wm_source_watermarks_destroy(&m->sw);
+	free(order);
+	free(m);
+}
+END_TEST
+
 static Suite *
 source_suite(void)
 {
@@ -466,6 +631,7 @@ source_suite(void)
 	tcase_add_test(chain, test_periodic_emission_follows_the_interval);
 	tcase_add_test(chain, test_interval_zero_never_emits_nor_goes_idle);
 	tcase_add_test(chain, test_paused_clocks_hold_idleness_back);
+	tcase_add_loop_test(chain, test_many_partitions_in_any_order, 0, 2);
 	suite_add_tcase(s, data);
 	suite_add_tcase(s, chain);
 	return s;
