@@ -133,6 +133,7 @@ struct wm_source_gen {
 	bool bounded;		      /* max_records or end_ts set */
 	uint32_t n_parts;
 	uint32_t n_finished;
+	uint32_t *finish_order; /* [k]: the k-th partition to finish */
 	struct gen_part *parts;
 	struct gen_heap timed;
 	struct gen_heap ready;
@@ -709,7 +710,7 @@ part_finish(struct wm_source_gen *g, struct gen_part *p)
 		p->k_passed = p->k;
 	}
 	p->finished = true;
-	g->n_finished++;
+	g->finish_order[g->n_finished++] = (uint32_t)(p - g->parts);
 }
 
 /*
@@ -1020,8 +1021,10 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 	}
 	if (g->n_parts > 0) {
 		g->parts = calloc(g->n_parts, sizeof(*g->parts));
+		g->finish_order = calloc(g->n_parts, sizeof(*g->finish_order));
 		g->timed.a = calloc(g->n_parts, sizeof(*g->timed.a));
-		if (g->parts == NULL || g->timed.a == NULL)
+		if (g->parts == NULL || g->finish_order == NULL ||
+		    g->timed.a == NULL)
 			goto nomem;
 		if (g->fast) {
 			g->ready.a = calloc(g->n_parts, sizeof(*g->ready.a));
@@ -1053,6 +1056,7 @@ wm_source_gen_free(struct wm_source_gen *g)
 	if (g == NULL)
 		return;
 	free(g->parts);
+	free(g->finish_order);
 	free(g->timed.a);
 	free(g->ready.a);
 	free(g->silences);
@@ -1344,6 +1348,12 @@ gen_src_n_finished(const struct wm_record_source *src)
 	return gen_of_const(src)->n_finished;
 }
 
+static uint32_t
+gen_src_finished_partition(const struct wm_record_source *src, uint32_t k)
+{
+	return gen_of_const(src)->finish_order[k];
+}
+
 static void
 gen_src_partition_stats(const struct wm_record_source *src, uint32_t i,
 			int64_t now_ns, struct wm_source_partition_stats *st)
@@ -1372,6 +1382,7 @@ static const struct wm_record_source_ops gen_source_ops = {
 	.wait_fd = gen_src_wait_fd,
 	.n_partitions = gen_src_n_partitions,
 	.n_finished = gen_src_n_finished,
+	.finished_partition = gen_src_finished_partition,
 	.partition_stats = gen_src_partition_stats,
 	.free = gen_src_free,
 	.pause = gen_src_pause,

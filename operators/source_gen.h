@@ -166,8 +166,11 @@
  *				order (the index used by the runtime's per
  *				partition watermark state and summary)
  *	n_finished(src)		how many partitions finished so far (never
- *				decreases): the runtime looks for which when
- *				it changes, and releases their watermark slots
+ *				decreases)
+ *	finished_partition(src, k)	for k < n_finished, the index of
+ *				the k-th partition to finish: the runtime
+ *				retires each once, as n_finished grows, and
+ *				releases its watermark slot
  *	pause(src, i, paused, now_ns)	stop (or resume) reading the i-th
  *				partition, for watermark alignment: its
  *				records wait, nothing is lost; NULL when the
@@ -208,6 +211,8 @@ struct wm_record_source_ops {
 	int (*wait_fd)(const struct wm_record_source *src);
 	uint32_t (*n_partitions)(const struct wm_record_source *src);
 	uint32_t (*n_finished)(const struct wm_record_source *src);
+	uint32_t (*finished_partition)(const struct wm_record_source *src,
+				       uint32_t k);
 	void (*partition_stats)(const struct wm_record_source *src, uint32_t i,
 				int64_t now_ns,
 				struct wm_source_partition_stats *st);

@@ -315,6 +315,13 @@ replay_n_finished(const struct wm_record_source *src)
 	return r->next == r->n ? r->n_partitions : 0;
 }
 
+static uint32_t
+replay_finished_partition(const struct wm_record_source *src, uint32_t k)
+{
+	(void)src;
+	return k;
+}
+
 static void
 replay_partition_stats(const struct wm_record_source *src, uint32_t i,
 		       int64_t now_ns, struct wm_source_partition_stats *st)
@@ -347,6 +354,7 @@ static const struct wm_record_source_ops replay_ops = {
 	.wait_fd = replay_wait_fd,
 	.n_partitions = replay_n_partitions,
 	.n_finished = replay_n_finished,
+	.finished_partition = replay_finished_partition,
 	.partition_stats = replay_partition_stats,
 	.free = replay_free,
 };

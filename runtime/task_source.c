@@ -255,25 +255,21 @@ wm_task_holding_partition(const struct wm_task *t)
  * Partitions that finished leave the multiplexer, as Flink releases a
  * finished split's output (flink-semantics.md 2.5: "split finished: slot
  * removed"): a finished partition no longer holds the subtask's watermark,
- * and alignment no longer waits on it. Looked for only when the source's
- * count of finished partitions moved.
+ * and alignment no longer waits on it. Each is retired once, in the order
+ * the source finished them, as its count of finished partitions grows:
+ * work per finished partition, not per partition each time one finishes
+ * (quadratic for a source with tens of thousands of partitions ending one
+ * by one).
  */
 static void
 retire_finished(struct wm_task *t)
 {
 	uint32_t n = t->src->ops->n_finished(t->src);
 
-	if (n == t->parts_finished)
-		return;
-	t->parts_finished = n;
-	for (uint32_t i = 0; i < t->n_parts; i++) {
-		struct wm_source_partition_stats st;
+	for (; t->parts_finished < n; t->parts_finished++) {
+		uint32_t i = t->src->ops->finished_partition(t->src,
+							     t->parts_finished);
 
-		if (slot_of(t, i) == NULL)
-			continue;
-		t->src->ops->partition_stats(t->src, i, t->now_ns, &st);
-		if (!st.finished)
-			continue;
 		pause_partition(t, i, false);
 		wm_progress_finish(&t->part[i].progress, t->now_ns);
 		wm_source_watermarks_remove_split(&t->watermarks, t->parts[i]);

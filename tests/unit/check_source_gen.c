@@ -1826,6 +1826,53 @@ START_TEST(test_record_source_ops_drive_the_generator)
 }
 END_TEST
 
+START_TEST(test_partitions_are_reported_in_the_order_they_finish)
+{
+	/* Ids in no order; partition id p runs (p + 1) times as fast, so id
+	 * 4 (local 2) finishes first and id 0 (local 3) last. */
+	static const uint32_t ids[] = {3, 1, 4, 0, 2};
+	static const double skew[] = {1, 2, 3, 4, 5};
+	static const uint32_t order[] = {2, 0, 4, 1, 3};
+	struct wm_source_gen_conf c;
+	struct wm_record_source *src;
+	struct wm_record r;
+	uint32_t seen = 0;
+
+	conf_base(&c, ids, 5, 100);
+	c.skew = skew;
+	c.n_skew = 5;
+	c.max_records = 10;
+	src = wm_source_gen_source(gen_new_ok(&c));
+	while (!wm_record_source_finished(src)) {
+		int64_t due = wm_record_source_next_due_ns(src);
+		uint32_t n;
+
+		while (wm_record_source_next(src, due, &r) == 1)
+			;
+		n = src->ops->n_finished(src);
+		/* The ones reported are exactly the finished ones. */
+		for (uint32_t i = 0; i < 5; i++) {
+			struct wm_source_partition_stats st;
+			bool listed = false;
+
+			src->ops->partition_stats(src, i, due, &st);
+			for (uint32_t k = 0; k < n; k++)
+				listed |= src->ops->finished_partition(src,
+								       k) == i;
+			if (listed != st.finished)
+				ck_abort_msg("local %u: finished %d, listed %d",
+					     i, st.finished, listed);
+		}
+		for (; seen < n; seen++)
+			ck_assert_uint_eq(
+				src->ops->finished_partition(src, seen),
+				order[seen]);
+	}
+	ck_assert_uint_eq(seen, 5);
+	wm_record_source_free(src);
+}
+END_TEST
+
 static Suite *
 source_gen_suite(void)
 {
@@ -1914,6 +1961,8 @@ source_gen_suite(void)
 
 	tc = tcase_create("interface");
 	tcase_add_test(tc, test_record_source_ops_drive_the_generator);
+	tcase_add_test(tc,
+		       test_partitions_are_reported_in_the_order_they_finish);
 	suite_add_tcase(s, tc);
 	return s;
 }
