@@ -6,11 +6,12 @@
  * The supervisor never touches a ring (PostgreSQL's postmaster): a worker
  * that crashes cannot take it down, and it reads the workers' metrics
  * blocks only. Signals: SIGCHLD, SIGINT, SIGTERM and SIGHUP are blocked
- * before the set-up and taken with sigwaitinfo(); each child unblocks
- * them, leaves SIGINT and SIGHUP to the supervisor (ignored: a terminal's
- * Ctrl-C reaches the whole group), asks for SIGKILL when the supervisor
- * dies (PR_SET_PDEATHSIG, then re-checks its parent, which may have died
- * before the prctl), pins itself and runs its subtask.
+ * before the placement and the forks and taken with sigwaitinfo(); each
+ * child unblocks them, leaves SIGINT and SIGHUP to the supervisor
+ * (ignored: a terminal's Ctrl-C reaches the whole group), asks for SIGKILL
+ * when the supervisor dies (PR_SET_PDEATHSIG, then re-checks its parent,
+ * which may have died before the prctl), pins itself and runs its
+ * subtask.
  *
  * Stopping: the first SIGINT, SIGTERM or SIGHUP sets the segment's stop
  * flag (wm_shm_request_stop()); the sources end their streams with
@@ -244,6 +245,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	int *cpu = NULL;
 	struct wm_shm seg = {.fd = -1};
 	sigset_t mask, old;
+	bool blocked = false; /* mask holds the signals, old the caller's */
 	uint32_t running = 0;
 	bool stopping = false; /* a stop was requested and is draining */
 	int64_t stop_by = 0;
@@ -254,16 +256,6 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	memset(rep, 0, sizeof(*rep));
 	if (plan == NULL)
 		return EX_OSERR;
-	/* From here on a Ctrl-C waits for the workers: one that comes while
-	 * the segment is set up and the machine read (which can take a
-	 * second on a loaded machine) stops the job as soon as it runs,
-	 * with its summary, instead of killing the supervisor silently. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &old);
 	specs = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*specs));
 	children = calloc(plan->n_subtasks, sizeof(*children));
 	sinks = calloc(t->n_stages, sizeof(*sinks));
@@ -314,6 +306,19 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 			goto out;
 		}
 	}
+	/* From here on a Ctrl-C waits for the workers: one that comes while
+	 * the machine is read and the workers are forked (a second, on a
+	 * loaded machine) stops the job as soon as it runs, with its
+	 * summary, instead of killing the supervisor silently. Not before
+	 * the sinks are open: opening a FIFO waits for a reader, and must
+	 * stay interruptible. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	blocked = true;
 	status = place(t, plan, &seg, cpu, err, errlen);
 	if (status != 0)
 		goto out;
@@ -403,9 +408,10 @@ out:
 			status = EX_IOERR;
 		}
 	}
-	/* Restored after the run already; after a failed set-up, here: a
+	/* Restored after the run already; after a failed placement, here: a
 	 * signal that came meanwhile now takes its default action. */
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &old, NULL);
 	wm_shm_detach(&seg);
 	if (seg.fd >= 0)
 		close(seg.fd);
