@@ -486,6 +486,25 @@ stream_producer(int slot, void *varg)
 	wm_shm_detach(&seg);
 }
 
+/* Start a stream test set up in *a: the segment with channel `ch` (from
+ * subtask 0 to 1), the producer child, and here the consumer's side of
+ * the channel and its waiter. Returns the ring. */
+static struct wm_ring *
+start_stream(struct stream_arg *a, struct wm_shm *seg,
+	     const struct wm_shm_channel_spec *ch, struct wm_ring_consumer *c,
+	     struct wm_waiter *w)
+{
+	struct wm_ring *ring;
+
+	make_segment(seg, 2, ch, 1);
+	a->seg = seg;
+	ring = wm_shm_ring(seg, 0);
+	wm_ring_consumer_attach(c, ring, wm_shm_doorbell(seg, 0));
+	wm_waiter_init(w, wm_shm_doorbell(seg, 1), WM_WAIT_FUTEX);
+	spawn(0, stream_producer, a);
+	return ring;
+}
+
 START_TEST(test_stream_survives_random_batches_and_pauses)
 {
 	static const struct wm_shm_channel_spec ch[] = {{0, 1, STREAM_CELLS}};
@@ -501,12 +520,7 @@ START_TEST(test_stream_survives_random_batches_and_pauses)
 	a.records = env_u64("WM_STRESS_RECORDS", STRESS_DEFAULT);
 	a.paired_stores = paired_stores_for(_i, "stream");
 	a.records_only = false;
-	make_segment(&seg, 2, ch, 1);
-	a.seg = &seg;
-	ring = wm_shm_ring(&seg, 0);
-	wm_ring_consumer_attach(&c, ring, wm_shm_doorbell(&seg, 0));
-	wm_waiter_init(&w, wm_shm_doorbell(&seg, 1), WM_WAIT_FUTEX);
-	spawn(0, stream_producer, &a);
+	ring = start_stream(&a, &seg, ch, &c, &w);
 	for (;;) {
 		int r = wm_ring_pop(&c, &f);
 
@@ -613,12 +627,7 @@ START_TEST(test_tight_ring_never_shows_a_half_written_cell)
 	a.records = env_u64("WM_STRESS_RECORDS", STRESS_DEFAULT) / 5;
 	a.paired_stores = paired_stores_for(_i, "tight");
 	a.records_only = true;
-	make_segment(&seg, 2, ch, 1);
-	a.seg = &seg;
-	ring = wm_shm_ring(&seg, 0);
-	wm_ring_consumer_attach(&c, ring, wm_shm_doorbell(&seg, 0));
-	wm_waiter_init(&w, wm_shm_doorbell(&seg, 1), WM_WAIT_FUTEX);
-	spawn(0, stream_producer, &a);
+	ring = start_stream(&a, &seg, ch, &c, &w);
 	while (!ended) {
 		int n = wm_ring_pop_burst(&c, f, TIGHT_BURST);
 
