@@ -377,7 +377,13 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 			stopping = false;
 		}
 	}
+	/* A stop signal that came after the last worker ended finds the job
+	 * over: take it now, or restoring the mask would let it kill the
+	 * supervisor before the summary and the sinks' last writes. */
+	while (sigtimedwait(&mask, NULL, &(struct timespec){0, 0}) > 0)
+		;
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	blocked = false;
 	/* Processing time ran from the start line (shm.h), if every
 	 * subtask reached it; else from the forks. */
 	int64_t started = wm_shm_started(&seg);
@@ -408,8 +414,8 @@ out:
 			status = EX_IOERR;
 		}
 	}
-	/* Restored after the run already; after a failed placement, here: a
-	 * signal that came meanwhile now takes its default action. */
+	/* After a failed placement: a signal that came meanwhile now takes
+	 * its default action. */
 	if (blocked)
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	wm_shm_detach(&seg);

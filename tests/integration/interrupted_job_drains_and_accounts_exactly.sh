@@ -22,11 +22,11 @@ parallelism = 2
 [window w]
 input = k
 parallelism = 2
-size = 10 s
+size = 1 ms
 [sink o]
 input = w
 parallelism = 2
-path = /dev/null
+path = $scratch/results.csv
 CONF
 
 # To the supervisor alone, and to the whole process group (a terminal's
@@ -35,21 +35,27 @@ for target in supervisor group; do
 	if [ "$target" = group ]; then
 		set -m
 	fi
+	rm -f "$scratch/results.csv"
 	"$WMRUN" --summary "$scratch/s.json" "$scratch/flood.conf" \
 		>"$scratch/out" 2>"$scratch/err" &
 	pid=$!
 	set +m
-	# Interrupt a running job: on a loaded machine the set-up alone may
-	# take a second. (A Ctrl-C during the set-up stops the job as soon
-	# as it runs, but before wmrun's first instruction it is the shell's
-	# default: the process just dies.)
+	# Interrupt a job in full flow: once windows have fired (every
+	# 200 ms of watermarks), records are in every stage and ring. On a
+	# loaded machine the set-up alone may take a second. (A Ctrl-C
+	# during the set-up stops the job as soon as it runs, but before
+	# wmrun's first instruction it is the shell's default: the process
+	# just dies.)
 	tries=0
-	until pgrep -P "$pid" >/dev/null; do
+	until [ "$({ wc -l <"$scratch/results.csv"; } 2>/dev/null || echo 0)" -gt 1 ]; do
+		kill -0 "$pid" 2>/dev/null || {
+			cat "$scratch/err" >&2
+			fail "$target: wmrun ended before a window fired"
+		}
 		tries=$((tries + 1))
-		[ "$tries" -le 600 ] || fail "$target: no worker after 60 s"
+		[ "$tries" -le 600 ] || fail "$target: no window fired in 60 s"
 		sleep 0.1
 	done
-	sleep 1
 	if [ "$target" = group ]; then
 		# Without job control the job shares our group: signal the
 		# supervisor alone rather than leave the job running.
