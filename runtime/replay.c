@@ -25,7 +25,14 @@ struct replay {
 	uint32_t n_partitions;
 	uint32_t *partitions;
 	uint64_t *emitted; /* by index in partitions[] */
+	/* By partition id, of all the source's: its index in partitions[],
+	 * or NOT_OWNED. A scan of partitions[] for every line and every
+	 * record made a trace of a source with 65536 partitions take
+	 * minutes per 100,000 lines. */
+	uint32_t *slot;
 };
+
+#define NOT_OWNED UINT32_MAX
 
 /* The latest due time, in ms, that counts in int64_t nanoseconds. */
 #define MAX_DUE_MS (INT64_MAX / 1000000)
@@ -271,9 +278,7 @@ replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 	if (r->next == r->n || r->items[r->next].due_ns > now_ns)
 		return 0;
 	*out = r->items[r->next++].rec;
-	for (uint32_t i = 0; i < r->n_partitions; i++)
-		if (r->partitions[i] == out->partition)
-			r->emitted[i]++;
+	r->emitted[r->slot[out->partition]]++;
 	return 1;
 }
 
@@ -343,6 +348,7 @@ replay_free(struct wm_record_source *src)
 	free(r->items);
 	free(r->partitions);
 	free(r->emitted);
+	free(r->slot);
 	free(r);
 }
 
@@ -358,15 +364,6 @@ static const struct wm_record_source_ops replay_ops = {
 	.partition_stats = replay_partition_stats,
 	.free = replay_free,
 };
-
-static bool
-owned(const uint32_t *partitions, size_t n, uint32_t p)
-{
-	for (size_t i = 0; i < n; i++)
-		if (partitions[i] == p)
-			return true;
-	return false;
-}
 
 bool
 wm_replay_unreadable(int e)
@@ -387,10 +384,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	ssize_t got;
 	long lineno = 0;
 	int64_t first_ts = 0;
-	bool have_first = false, have_content = false;
-	/* Every subtask reads the whole trace; the owner of partition 0
-	 * (there is exactly one) reports and counts the bad lines. */
-	bool reporter = owned(partitions, n, 0);
+	bool have_first = false, have_content = false, reporter;
 
 	*skipped = 0;
 	if (r == NULL || f == NULL) {
@@ -408,9 +402,17 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	r->n_partitions = (uint32_t)n;
 	r->partitions = calloc(n ? n : 1, sizeof(*r->partitions));
 	r->emitted = calloc(n ? n : 1, sizeof(*r->emitted));
-	if (r->partitions == NULL || r->emitted == NULL)
+	r->slot = malloc((total ? total : 1) * sizeof(*r->slot));
+	if (r->partitions == NULL || r->emitted == NULL || r->slot == NULL)
 		goto nomem;
 	memcpy(r->partitions, partitions, n * sizeof(*partitions));
+	for (uint32_t p = 0; p < total; p++)
+		r->slot[p] = NOT_OWNED;
+	for (size_t i = 0; i < n; i++)
+		r->slot[partitions[i]] = (uint32_t)i;
+	/* Every subtask reads the whole trace; the owner of partition 0
+	 * (there is exactly one) reports and counts the bad lines. */
+	reporter = total > 0 && r->slot[0] != NOT_OWNED;
 	while ((got = getline(&line, &cap, f)) >= 0) {
 		const char *text = line;
 		size_t len = (size_t)got;
@@ -471,7 +473,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 			return NULL;
 		}
 		have_first = true;
-		if (!owned(partitions, n, (uint32_t)fld[PARTITION]))
+		if (r->slot[fld[PARTITION]] == NOT_OWNED)
 			continue;
 		if (r->n == cap_items) {
 			cap_items = cap_items ? 2 * cap_items : 1024;
