@@ -219,15 +219,18 @@ wire(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
-/* --sim refuses to run source `stage` for ever. */
+/* --sim refuses to run source `stage` for ever: a topology error, at the
+ * source's section as the loader's are (exit 78). */
 static int
 endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 {
+	const struct wm_stage *st = &t->stages[stage];
+
 	snprintf(err, errlen,
-		 "source \"%s\" never ends: give [job] a run length "
-		 "(event_time, processing_time or records) to run it with "
-		 "--sim",
-		 t->stages[stage].name);
+		 "%s:%d:%d: source \"%s\" never ends: give [job] a run "
+		 "length (event_time, processing_time or records) to run it "
+		 "with --sim",
+		 t->file, st->line, st->col, st->name);
 	return -EINVAL;
 }
 

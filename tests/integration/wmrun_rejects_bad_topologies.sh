@@ -36,9 +36,10 @@ sed -i 's/^cpus = 0$/cpus = 0,0,0/' "$scratch/cpus.conf"
 expect_status 0 "$WMRUN" --check "$scratch/cpus.conf"
 expect_line 'from the CPU list' "$scratch/out"
 expect_line '^s/1 +0 ' "$scratch/out"
-# --sim refuses a job that would never end; a real run is a stream job.
+# --sim refuses a job that would never end, naming where its endless
+# source is; a real run is a stream job.
 expect_status 78 "$WMRUN" --sim "$scratch/cpus.conf"
-expect_line 'source "s" never ends: give \[job\] a run length' "$scratch/err"
+expect_line 'cpus.conf:3:1: source "s" never ends: give \[job\] a run length' "$scratch/err"
 # The CPUs of the list must exist; the error points at the list.
 printf '[job]\ncpus = 0,4097,4096\n[source s]\nparallelism = 2\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/nocpu.conf"
 expect_status 78 "$WMRUN" --check "$scratch/nocpu.conf"
