@@ -34,6 +34,10 @@ struct replay {
 
 #define NOT_OWNED UINT32_MAX
 
+/* Bytes of a line, its end included: five integers, and blanks around
+ * JSON's tokens, never need that many. */
+#define MAX_LINE 65536
+
 /* The latest due time, in ms, that counts in int64_t nanoseconds. */
 #define MAX_DUE_MS (INT64_MAX / 1000000)
 
@@ -195,7 +199,7 @@ static int
 parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 	   size_t whylen)
 {
-	/* getline() reads past NULs; C string functions would stop there
+	/* next_line() reads past NULs; C string functions would stop there
 	 * and accept "0,1000,1,1\0garbage". */
 	const char *nul = memchr(line, '\0', len);
 
@@ -365,6 +369,37 @@ static const struct wm_record_source_ops replay_ops = {
 	.free = replay_free,
 };
 
+/*
+ * The next line of f, its '\n' included, into line (MAX_LINE bytes), as
+ * getline() reads it but bounded: a trace without line ends (a binary
+ * file, /dev/zero) must not take all memory before its first line is
+ * refused. Returns the length; 0 at the end of the file or on a read error
+ * (feof() tells); MAX_LINE + 1 for a longer line, of which the rest is left
+ * unread (skip_rest()).
+ */
+static size_t
+next_line(FILE *f, char *line)
+{
+	size_t n = 0;
+	int c;
+
+	while (n < MAX_LINE && (c = getc_unlocked(f)) != EOF) {
+		line[n++] = (char)c;
+		if (c == '\n')
+			return n;
+	}
+	return n < MAX_LINE ? n : MAX_LINE + 1;
+}
+
+static void
+skip_rest(FILE *f)
+{
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF && c != '\n')
+		;
+}
+
 bool
 wm_replay_unreadable(int e)
 {
@@ -380,8 +415,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	struct replay *r = calloc(1, sizeof(*r));
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
-	size_t cap = 0, cap_items = 0;
-	ssize_t got;
+	size_t got, cap_items = 0;
 	long lineno = 0;
 	int64_t first_ts = 0;
 	bool have_first = false, have_content = false, reporter;
@@ -403,7 +437,9 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	r->partitions = calloc(n ? n : 1, sizeof(*r->partitions));
 	r->emitted = calloc(n ? n : 1, sizeof(*r->emitted));
 	r->slot = malloc((total ? total : 1) * sizeof(*r->slot));
-	if (r->partitions == NULL || r->emitted == NULL || r->slot == NULL)
+	line = malloc(MAX_LINE);
+	if (r->partitions == NULL || r->emitted == NULL || r->slot == NULL ||
+	    line == NULL)
 		goto nomem;
 	memcpy(r->partitions, partitions, n * sizeof(*partitions));
 	for (uint32_t p = 0; p < total; p++)
@@ -413,14 +449,21 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	/* Every subtask reads the whole trace; the owner of partition 0
 	 * (there is exactly one) reports and counts the bad lines. */
 	reporter = total > 0 && r->slot[0] != NOT_OWNED;
-	while ((got = getline(&line, &cap, f)) >= 0) {
+	while ((got = next_line(f, line)) > 0) {
 		const char *text = line;
-		size_t len = (size_t)got;
+		size_t len = got;
 		int64_t fld[N_FIELDS] = {0}, due_ns = 0;
 		char why[160];
 		int k;
 
 		lineno++;
+		if (got > MAX_LINE) {
+			snprintf(why, sizeof(why),
+				 "invalid line: longer than %d bytes",
+				 MAX_LINE);
+			k = -1;
+			goto check;
+		}
 		/* A UTF-8 byte order mark, as editors on Windows write, is
 		 * not part of the first field (the INI reader skips it too). */
 		if (lineno == 1 && len >= 3 &&
@@ -455,8 +498,11 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 		if (k > 0)
 			k = due_at(fld, k, pacing, first_ts, &due_ns, why,
 				   sizeof(why));
+	check:
 		if (k < 0) {
 			if (skip_bad) {
+				if (got > MAX_LINE)
+					skip_rest(f);
 				if (reporter) {
 					fprintf(stderr,
 						"wmrun: %s:%ld: skipped: %s\n",
@@ -496,7 +542,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 		it->due_ns = due_ns;
 		r->n++;
 	}
-	/* getline() ends on a read error as on the end of the file: a
+	/* next_line() ends on a read error as on the end of the file: a
 	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
 	 * for a short trace. */
 	if (!feof(f)) {
