@@ -27,11 +27,19 @@ cflags="-std=gnu11 -g -O1 -fno-omit-frame-pointer $san -I$src -I$build"
 cflags="$cflags $(pkg-config --cflags hwloc numa)"
 libs="$(pkg-config --libs hwloc numa) -lm"
 
+# fresh OBJECT SOURCE -- OBJECT is newer than SOURCE and every header (a
+# header changed under an object would leave it with an old layout).
+fresh() {
+	[ -f "$1" ] && [ ! "$2" -nt "$1" ] && [ ! "$build/config.h" -nt "$1" ] &&
+		[ -z "$(find "$src/ipc" "$src/operators" "$src/runtime" \
+			-name '*.h' -newer "$1" | head -n 1)" ]
+}
+
 # compile FILE... -- instrumented objects, echoing their paths.
 compile() {
 	for f in "$@"; do
 		o="$out/obj/$(echo "$f" | tr / _ | sed 's/\.c$/.o/')"
-		if [ ! -f "$o" ] || [ "$src/$f" -nt "$o" ]; then
+		if ! fresh "$o" "$src/$f"; then
 			$cc $cflags -fsanitize=fuzzer-no-link -c "$src/$f" \
 				-o "$o"
 		fi
