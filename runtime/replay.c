@@ -25,7 +25,18 @@ struct replay {
 	uint32_t n_partitions;
 	uint32_t *partitions;
 	uint64_t *emitted; /* by index in partitions[] */
+	/* By partition id, of all the source's: its index in partitions[],
+	 * or NOT_OWNED. A scan of partitions[] for every line and every
+	 * record made a trace of a source with 65536 partitions take
+	 * minutes per 100,000 lines. */
+	uint32_t *slot;
 };
+
+#define NOT_OWNED UINT32_MAX
+
+/* Bytes of a line, its end included: five integers, and blanks around
+ * JSON's tokens, never need that many. */
+#define MAX_LINE 65536
 
 /* The latest due time, in ms, that counts in int64_t nanoseconds. */
 #define MAX_DUE_MS (INT64_MAX / 1000000)
@@ -188,7 +199,7 @@ static int
 parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 	   size_t whylen)
 {
-	/* getline() reads past NULs; C string functions would stop there
+	/* next_line() reads past NULs; C string functions would stop there
 	 * and accept "0,1000,1,1\0garbage". */
 	const char *nul = memchr(line, '\0', len);
 
@@ -271,9 +282,7 @@ replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 	if (r->next == r->n || r->items[r->next].due_ns > now_ns)
 		return 0;
 	*out = r->items[r->next++].rec;
-	for (uint32_t i = 0; i < r->n_partitions; i++)
-		if (r->partitions[i] == out->partition)
-			r->emitted[i]++;
+	r->emitted[r->slot[out->partition]]++;
 	return 1;
 }
 
@@ -343,6 +352,7 @@ replay_free(struct wm_record_source *src)
 	free(r->items);
 	free(r->partitions);
 	free(r->emitted);
+	free(r->slot);
 	free(r);
 }
 
@@ -359,13 +369,35 @@ static const struct wm_record_source_ops replay_ops = {
 	.free = replay_free,
 };
 
-static bool
-owned(const uint32_t *partitions, size_t n, uint32_t p)
+/*
+ * The next line of f, its '\n' included, into line (MAX_LINE bytes), as
+ * getline() reads it but bounded: a trace without line ends (a binary
+ * file, /dev/zero) must not take all memory before its first line is
+ * refused. Returns the length; 0 at the end of the file or on a read error
+ * (feof() tells); MAX_LINE + 1 for a longer line, of which the rest is left
+ * unread (skip_rest()).
+ */
+static size_t
+next_line(FILE *f, char *line)
 {
-	for (size_t i = 0; i < n; i++)
-		if (partitions[i] == p)
-			return true;
-	return false;
+	size_t n = 0;
+	int c;
+
+	while (n < MAX_LINE && (c = getc_unlocked(f)) != EOF) {
+		line[n++] = (char)c;
+		if (c == '\n')
+			return n;
+	}
+	return n < MAX_LINE ? n : MAX_LINE + 1;
+}
+
+static void
+skip_rest(FILE *f)
+{
+	int c;
+
+	while ((c = getc_unlocked(f)) != EOF && c != '\n')
+		;
 }
 
 bool
@@ -383,14 +415,10 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	struct replay *r = calloc(1, sizeof(*r));
 	FILE *f = fopen(path, "r");
 	char *line = NULL;
-	size_t cap = 0, cap_items = 0;
-	ssize_t got;
+	size_t got, cap_items = 0;
 	long lineno = 0;
 	int64_t first_ts = 0;
-	bool have_first = false, have_content = false;
-	/* Every subtask reads the whole trace; the owner of partition 0
-	 * (there is exactly one) reports and counts the bad lines. */
-	bool reporter = owned(partitions, n, 0);
+	bool have_first = false, have_content = false, reporter;
 
 	*skipped = 0;
 	if (r == NULL || f == NULL) {
@@ -408,17 +436,34 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	r->n_partitions = (uint32_t)n;
 	r->partitions = calloc(n ? n : 1, sizeof(*r->partitions));
 	r->emitted = calloc(n ? n : 1, sizeof(*r->emitted));
-	if (r->partitions == NULL || r->emitted == NULL)
+	r->slot = malloc((total ? total : 1) * sizeof(*r->slot));
+	line = malloc(MAX_LINE);
+	if (r->partitions == NULL || r->emitted == NULL || r->slot == NULL ||
+	    line == NULL)
 		goto nomem;
 	memcpy(r->partitions, partitions, n * sizeof(*partitions));
-	while ((got = getline(&line, &cap, f)) >= 0) {
+	for (uint32_t p = 0; p < total; p++)
+		r->slot[p] = NOT_OWNED;
+	for (size_t i = 0; i < n; i++)
+		r->slot[partitions[i]] = (uint32_t)i;
+	/* Every subtask reads the whole trace; the owner of partition 0
+	 * (there is exactly one) reports and counts the bad lines. */
+	reporter = total > 0 && r->slot[0] != NOT_OWNED;
+	while ((got = next_line(f, line)) > 0) {
 		const char *text = line;
-		size_t len = (size_t)got;
+		size_t len = got;
 		int64_t fld[N_FIELDS] = {0}, due_ns = 0;
 		char why[160];
 		int k;
 
 		lineno++;
+		if (got > MAX_LINE) {
+			snprintf(why, sizeof(why),
+				 "invalid line: longer than %d bytes",
+				 MAX_LINE);
+			k = -1;
+			goto check;
+		}
 		/* A UTF-8 byte order mark, as editors on Windows write, is
 		 * not part of the first field (the INI reader skips it too). */
 		if (lineno == 1 && len >= 3 &&
@@ -453,8 +498,11 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 		if (k > 0)
 			k = due_at(fld, k, pacing, first_ts, &due_ns, why,
 				   sizeof(why));
+	check:
 		if (k < 0) {
 			if (skip_bad) {
+				if (got > MAX_LINE)
+					skip_rest(f);
 				if (reporter) {
 					fprintf(stderr,
 						"wmrun: %s:%ld: skipped: %s\n",
@@ -471,7 +519,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 			return NULL;
 		}
 		have_first = true;
-		if (!owned(partitions, n, (uint32_t)fld[PARTITION]))
+		if (r->slot[fld[PARTITION]] == NOT_OWNED)
 			continue;
 		if (r->n == cap_items) {
 			cap_items = cap_items ? 2 * cap_items : 1024;
@@ -494,7 +542,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 		it->due_ns = due_ns;
 		r->n++;
 	}
-	/* getline() ends on a read error as on the end of the file: a
+	/* next_line() ends on a read error as on the end of the file: a
 	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
 	 * for a short trace. */
 	if (!feof(f)) {

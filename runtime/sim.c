@@ -219,16 +219,58 @@ wire(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
-/* --sim refuses to run source `stage` for ever. */
+/* --sim refuses to run source `stage` for ever: a topology error, at the
+ * source's section as the loader's are (exit 78). */
 static int
 endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 {
-	snprintf(err, errlen,
-		 "source \"%s\" never ends: give [job] a run length "
-		 "(event_time, processing_time or records) to run it with "
-		 "--sim",
-		 t->stages[stage].name);
+	const struct wm_stage *st = &t->stages[stage];
+
+	if (t->job.records == UINT64_MAX)
+		snprintf(err, errlen,
+			 "%s:%d:%d: source \"%s\" never ends: give [job] a "
+			 "run length (event_time, processing_time or records) "
+			 "to run it with --sim",
+			 t->file, st->line, st->col, st->name);
+	else
+		snprintf(err, errlen,
+			 "%s:%d:%d: source \"%s\" never ends: a partition "
+			 "silent for ever, or held back for ever by watermark "
+			 "alignment, never reaches [job] records = %" PRIu64
+			 "; give [job] event_time or processing_time to run "
+			 "it with --sim",
+			 t->file, st->line, st->col, st->name, t->job.records);
 	return -EINVAL;
+}
+
+/*
+ * How long every unfinished source may have no input due (only ticks left)
+ * and still get some again: an idle timeout can release the watermark that
+ * holds an aligned source back, at the group's next alignment update, both
+ * seen at a tick. Past that, the job can only tick for ever.
+ */
+static int64_t
+quiet_limit_ns(const struct wm_topology *t)
+{
+	int64_t limit = 0;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_source_conf *src = &t->stages[s].u.source;
+		int64_t ns = 0;
+
+		if (t->stages[s].kind != WM_STAGE_SOURCE)
+			continue;
+		if (src->strategy.with_idleness)
+			ns = wm_ns_after_ms(ns, src->strategy.idle_timeout_ms);
+		if (src->alignment_group != NULL)
+			ns = wm_ns_after_ms(ns,
+					    src->alignment_update_interval_ms);
+		ns = wm_ns_after_ms(ns, src->strategy.interval_ms);
+		ns = wm_ns_after_ms(ns, src->strategy.interval_ms);
+		if (ns > limit)
+			limit = ns;
+	}
+	return limit;
 }
 
 /* Drain every queue until all are empty (rule 3). */
@@ -265,9 +307,26 @@ settle(struct sim *sim)
 	return sim->failed ? -ENOMEM : 0;
 }
 
+/* No unfinished source has a record or the end of its input due, ever. */
+static bool
+sources_quiet(const struct sim *sim)
+{
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		const struct sim_task *st = &sim->tasks[id];
+
+		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE &&
+		    !wm_task_finished(st->task) &&
+		    wm_task_source_input_due(st->task) != INT64_MAX)
+			return false;
+	}
+	return true;
+}
+
 static int
 run(struct sim *sim, char *err, size_t errlen)
 {
+	int64_t quiet_since = INT64_MAX,
+		quiet_limit = quiet_limit_ns(sim->topo);
 	bool sources_left = true;
 	int r;
 
@@ -322,6 +381,14 @@ run(struct sim *sim, char *err, size_t errlen)
 						"cannot take");
 			return r;
 		}
+		/* Sources left with nothing but ticks for longer than any
+		 * timer could change that never end (below). */
+		if (!sources_quiet(sim))
+			quiet_since = INT64_MAX;
+		else if (quiet_since == INT64_MAX)
+			quiet_since = t;
+		else if (t - quiet_since > quiet_limit)
+			break;
 	}
 	/* Sources that never become due again (silent for ever, no end)
 	 * leave the job unbounded: --sim refuses to spin for ever. */

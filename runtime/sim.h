@@ -37,6 +37,12 @@
  *  4. The job ends when every source finished and every queue is empty.
  *     Window results are written by the window's subtasks (the sink is
  *     chained) in the order they fire; fire_time is t in milliseconds.
+ *     A job that cannot end is refused (-EINVAL, naming the source's
+ *     section): a generating source without any [job] run length, and
+ *     sources left with nothing but ticks to run (a partition silent for
+ *     ever short of [job] records, or held back for ever behind one)
+ *     for longer than an idle timeout and an alignment update could
+ *     change it.
  *
  * Same topology and seed: byte-identical output, every run.
  */

@@ -94,6 +94,12 @@ bool wm_task_inputs_done(const struct wm_task *task);
  * stream: MAX watermark, then END. */
 int64_t wm_task_run_source(struct wm_task *task, int64_t now_ns);
 
+/* When a source's next record is due, or its input ends ([job]
+ * processing_time): INT64_MAX when neither will happen from the passage of
+ * time alone (partitions silent for ever, or all held back by watermark
+ * alignment), only watermark ticks and alignment updates. */
+int64_t wm_task_source_input_due(const struct wm_task *task);
+
 /* Stop a source now, as Flink's stop without drain: END(STOP) on every
  * output and no MAX watermark, so windows still open stay unfired (their
  * records are in them); the tasks downstream pass END(STOP) on once all

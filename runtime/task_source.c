@@ -397,6 +397,15 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	return t->next_alignment_ns < due ? t->next_alignment_ns : due;
 }
 
+int64_t
+wm_task_source_input_due(const struct wm_task *t)
+{
+	int64_t due = t->waiting.paused ? INT64_MAX
+					: wm_record_source_next_due_ns(t->src);
+
+	return t->end_ns < due ? t->end_ns : due;
+}
+
 int
 wm_task_align(struct wm_task *t, const struct wm_plan *plan, uint32_t id,
 	      void *blocks, size_t stride)

@@ -1175,6 +1175,7 @@ load_stage(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	int r;
 
 	st->line = sec->line;
+	st->col = sec->col;
 	st->parallelism = 1;
 	if (sec->name == NULL || sec->name[0] == '\0') {
 		wm_ini_error_set(
@@ -1803,7 +1804,8 @@ load_doc(const char *file, struct wm_ini_doc *doc, struct wm_topology **topo,
 	int r;
 
 	l.t = calloc(1, sizeof(*l.t));
-	if (l.t == NULL) {
+	if (l.t == NULL || (l.t->file = strdup(file)) == NULL) {
+		free(l.t);
 		wm_ini_free(doc);
 		return -ENOMEM;
 	}
@@ -1867,6 +1869,7 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.sink.path);
 	}
 	free(t->stages);
+	free(t->file);
 	free(t->job.name);
 	free(t->job.cpus);
 	free(t->job.cpus_at);

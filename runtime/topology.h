@@ -172,7 +172,7 @@ struct wm_stage_input {
 struct wm_stage {
 	enum wm_stage_kind kind;
 	char *name;
-	int line; /* of the section header, for messages */
+	int line, col; /* of the section header, for messages */
 	uint32_t parallelism;
 	uint32_t max_parallelism; /* key groups of a keyed (window) stage */
 	uint32_t n_inputs;
@@ -206,6 +206,7 @@ struct wm_job_conf {
 #define WM_TOPOLOGY_RING_CELLS 4096u
 
 struct wm_topology {
+	char *file; /* the path or name it was loaded as, for messages */
 	struct wm_job_conf job;
 	uint32_t n_stages; /* in file order; inputs come before users */
 	struct wm_stage *stages;

@@ -1,17 +1,10 @@
 /*
  * fuzz_ini.c
  *	libFuzzer entry point for runtime/ini.[ch] and runtime/units.[ch], for
- *	manual runs; not built by `make` (check_ini's randomized tests run in
- *	`make check` instead).
+ *	manual runs; not built by `make` or `make check` (check_ini's
+ *	randomized tests run in `make check` instead).
  *
- * Build and run from the source tree, with clang (Debian's clang package
- * ships libFuzzer), a configured build directory for config.h in $B:
- *
- *	clang -g -O1 -fsanitize=fuzzer,address,undefined -I. -I$B \
- *		tests/fuzz/fuzz_ini.c runtime/ini.c runtime/units.c \
- *		-o /tmp/fuzz_ini
- *	mkdir -p /tmp/ini-corpus && /tmp/fuzz_ini -max_len=4096 \
- *		-timeout=5 /tmp/ini-corpus
+ * Build and run: tests/fuzz/README.md (`make fuzz`).
  *
  * Each input is parsed as a topology file; on success every value goes
  * through every unit parser, and the invariants check_ini.c asserts are
@@ -28,8 +21,7 @@
 
 #include "runtime/ini.h"
 #include "runtime/units.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "tests/fuzz/fuzz.h"
 
 /* Every other key may repeat, to reach both paths. */
 static bool

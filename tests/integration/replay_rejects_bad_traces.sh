@@ -80,7 +80,16 @@ printf '0,1000,1,1,4,5\n' >"$trace"
 rejects 1 'invalid line: extra field "5"'
 printf '0,1000,1\n' >"$trace"
 rejects 1 'invalid line: no value'
-# getline() reads past a NUL, which must not end the line early.
+# A line is at most 64 KiB: a trace without line ends (a binary file, a
+# device) is refused at its first line, not read whole into memory first.
+{ printf '0,1000,1,1\n0,1001,1,1'; head -c 70000 /dev/zero | tr '\0' ' '; echo; } >"$trace"
+rejects 2 'invalid line: longer than 65536 bytes'
+trace=/dev/zero
+conf fast >"$scratch/job.conf"
+trace="$scratch/trace"
+expect_status 65 timeout 30 "$WMRUN" --sim "$scratch/job.conf"
+expect_line '^wmrun: /dev/zero:1: invalid line: longer than 65536 bytes$' "$scratch/err"
+# The reader reads past a NUL, which must not end the line early.
 printf '0,1000,1,1\000garbage\n' >"$trace"
 rejects 1 'invalid line: NUL byte at column 11'
 

@@ -36,9 +36,22 @@ sed -i 's/^cpus = 0$/cpus = 0,0,0/' "$scratch/cpus.conf"
 expect_status 0 "$WMRUN" --check "$scratch/cpus.conf"
 expect_line 'from the CPU list' "$scratch/out"
 expect_line '^s/1 +0 ' "$scratch/out"
-# --sim refuses a job that would never end; a real run is a stream job.
+# --sim refuses a job that would never end, naming where its endless
+# source is; a real run is a stream job.
 expect_status 78 "$WMRUN" --sim "$scratch/cpus.conf"
-expect_line 'source "s" never ends: give \[job\] a run length' "$scratch/err"
+expect_line 'cpus.conf:3:1: source "s" never ends: give \[job\] a run length' "$scratch/err"
+# So does one whose run length some partition can never reach: silent for
+# ever, or held back for ever by watermark alignment behind one that is
+# (--sim used to tick its watermarks for ever).
+printf '[job]\nrecords = 10\n[source s]\npartitions = 2\nrate = 1/s\nsilence = 0\n[window w]\ninput = s\nsize = 1 s\n' >"$scratch/silent.conf"
+expect_status 78 timeout 30 "$WMRUN" --sim "$scratch/silent.conf"
+expect_line 'silent.conf:3:1: source "s" never ends: a partition silent for ever, or held back for ever by watermark alignment, never reaches \[job\] records = 10; give \[job\] event_time or processing_time' "$scratch/err"
+printf '[job]\nrecords = 100\n[source a]\nrate = 10/s\nsilence = 0 from 1 s\nwatermark_alignment_group = g\nwatermark_alignment_max_drift = 1 s\n[source b]\nrate = 10/s\nwatermark_alignment_group = g\nwatermark_alignment_max_drift = 1 s\n[window w]\ninput = a, b\nsize = 1 s\n' >"$scratch/held.conf"
+expect_status 78 timeout 30 "$WMRUN" --sim "$scratch/held.conf"
+expect_line 'held.conf:3:1: source "a" never ends' "$scratch/err"
+# With an event_time, a silent partition ends with it.
+sed -i 's/^records = 10$/event_time = 1 min/' "$scratch/silent.conf"
+expect_status 0 timeout 30 "$WMRUN" --sim "$scratch/silent.conf"
 # The CPUs of the list must exist; the error points at the list.
 printf '[job]\ncpus = 0,4097,4096\n[source s]\nparallelism = 2\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/nocpu.conf"
 expect_status 78 "$WMRUN" --check "$scratch/nocpu.conf"
