@@ -1319,6 +1319,19 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 			return bad_value(l, e,
 					 "a sink writes the results of a "
 					 "window stage");
+		/* And only a sink: a window sends its results to its sinks
+		 * and nothing but watermarks down its edges, so a stage
+		 * reading it would get no record. */
+		if (st->kind != WM_STAGE_SINK && up->kind == WM_STAGE_WINDOW) {
+			char why[200];
+
+			snprintf(why, sizeof(why),
+				 "\"%s\" is a window, whose results only a "
+				 "sink can write (a stage reading it would "
+				 "get no record)",
+				 up->name);
+			return bad_value(l, e, why);
+		}
 		if (st->kind == WM_STAGE_SINK &&
 		    up->parallelism != st->parallelism) {
 			char why[200];

@@ -69,9 +69,10 @@
  * stage's other keys make meaningless (a generator key on a replaying
  * source, pacing without replay, slide on a tumbling window; [global]
  * defaults are exempt), an input named twice, a stage name with a blank or
- * comma, two stages writing one file, and jobs past one machine's limits
- * below (stages, subtasks, rings). The model has no side effects: no files
- * are opened but the topology itself.
+ * comma, two stages writing one file, a keyby or window reading a window
+ * (a window's results go to its sinks only), and jobs past one machine's
+ * limits below (stages, subtasks, rings). The model has no side effects:
+ * no files are opened but the topology itself.
  */
 #ifndef WM_RUNTIME_TOPOLOGY_H
 #define WM_RUNTIME_TOPOLOGY_H
