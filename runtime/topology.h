@@ -69,7 +69,8 @@
  * stage's other keys make meaningless (a generator key on a replaying
  * source, pacing without replay, slide on a tumbling window; [global]
  * defaults are exempt), an input named twice, a stage name with a blank or
- * comma, two stages writing one file, a keyby or window reading a window
+ * comma, two stages writing one file, an output that is a replayed trace
+ * (by path, or the same existing file), a keyby or window reading a window
  * (a window's results go to its sinks only), and jobs past one machine's
  * limits below (stages, subtasks, rings). The model has no side effects:
  * no files are opened but the topology itself.

@@ -128,6 +128,17 @@ expect_status 0 "$WMRUN" --check "$scratch/global.conf"
 printf '[source s]\n[window w]\ninput = s\nsize = 1 min\nlate_output = %s/o.csv\n[sink o]\ninput = w\npath = %s/o.csv\n' "$scratch" "$scratch" >"$scratch/outputs.conf"
 expect_status 78 "$WMRUN" --check "$scratch/outputs.conf"
 expect_line 'outputs.conf:8:8: invalid value for "path" in \[sink o\]: ".*o.csv" is also the late_output of window "w" \(line 5\)' "$scratch/err"
+# No output is a trace the job replays: opening it would erase the
+# recording before it is read (and the job would run on nothing). By
+# path, or by file when spelled otherwise.
+printf '0,1000,1,1\n' >"$scratch/t.csv"
+printf '[job]\nname = erase\n[source s]\nreplay = %s/t.csv\n[window w]\ninput = s\nsize = 1 s\n[sink o]\ninput = w\npath = %s/t.csv\n' "$scratch" "$scratch" >"$scratch/erase.conf"
+expect_status 78 "$WMRUN" --sim "$scratch/erase.conf"
+expect_line 'erase.conf:10:8: invalid value for "path" in \[sink o\]: ".*/t.csv" is the trace that source "s" replays \(line 4\): writing it would erase it' "$scratch/err"
+sed -i 's|^path = .*|path = '"$scratch"'/./t.csv|' "$scratch/erase.conf"
+expect_status 78 "$WMRUN" "$scratch/erase.conf"
+expect_line 'erase.conf:10:8: .* is the trace that source "s" replays' "$scratch/err"
+[ "$(cat "$scratch/t.csv")" = '0,1000,1,1' ] || fail "the trace was overwritten"
 
 # Outputs that cannot be written: exit 74 with the reason, the same with
 # --sim as in a real run.
