@@ -1901,6 +1901,39 @@ wm_topology_load_buffer(const char *text, size_t len, const char *name,
 	return r != 0 ? r : load_doc(name, doc, topo, err);
 }
 
+const char *
+wm_topology_file_use(const struct wm_topology *t, const char *path, char *buf,
+		     size_t len)
+{
+	if (same_file(path, t->file)) {
+		snprintf(buf, len, "the topology");
+		return buf;
+	}
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+		const char *file = NULL, *role = "", *verb = "";
+
+		if (st->kind == WM_STAGE_SOURCE) {
+			file = st->u.source.replay;
+			role = "trace that source";
+			verb = " replays";
+		} else if (st->kind == WM_STAGE_WINDOW) {
+			file = st->u.window.late_output;
+			role = "late output of window";
+		} else if (st->kind == WM_STAGE_SINK &&
+			   strcmp(st->u.sink.path, "-") != 0) {
+			file = st->u.sink.path;
+			role = "output of sink";
+		}
+		if (file != NULL && same_file(path, file)) {
+			snprintf(buf, len, "the %s \"%s\"%s", role, st->name,
+				 verb);
+			return buf;
+		}
+	}
+	return NULL;
+}
+
 void
 wm_topology_free(struct wm_topology *t)
 {

@@ -251,6 +251,13 @@ uint32_t wm_topology_input_channels(const struct wm_topology *topo,
 uint32_t wm_topology_input_channel(const struct wm_topology *topo,
 				   uint32_t stage, uint32_t input, uint32_t up);
 
+/* What the job does with the file at `path` ("the topology", "the trace
+ * that source \"s\" replays", "the output of sink \"o\""), written into
+ * buf for a message, or NULL if nothing: by path, or the same existing
+ * file. For a file the job must not also write (--summary). */
+const char *wm_topology_file_use(const struct wm_topology *topo,
+				 const char *path, char *buf, size_t len);
+
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);
 const char *wm_partitioning_name(enum wm_partitioning kind);

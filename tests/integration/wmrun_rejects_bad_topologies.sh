@@ -139,6 +139,18 @@ sed -i 's|^path = .*|path = '"$scratch"'/./t.csv|' "$scratch/erase.conf"
 expect_status 78 "$WMRUN" "$scratch/erase.conf"
 expect_line 'erase.conf:10:8: .* is the trace that source "s" replays' "$scratch/err"
 [ "$(cat "$scratch/t.csv")" = '0,1000,1,1' ] || fail "the trace was overwritten"
+# Nor is --summary (exit 64): the topology, a trace or an output.
+sed -i 's|^path = .*|path = '"$scratch"'/out.csv|' "$scratch/erase.conf"
+cp "$scratch/erase.conf" "$scratch/erase.orig"
+expect_status 64 "$WMRUN" --sim --summary "$scratch/erase.conf" "$scratch/erase.conf"
+expect_line '^wmrun: --summary ".*/erase.conf" is the topology: give the summary its own file$' "$scratch/err"
+cmp -s "$scratch/erase.conf" "$scratch/erase.orig" || fail "the topology was overwritten"
+expect_status 64 "$WMRUN" --sim --summary "$scratch/./t.csv" "$scratch/erase.conf"
+expect_line 'is the trace that source "s" replays: give the summary its own file$' "$scratch/err"
+[ "$(cat "$scratch/t.csv")" = '0,1000,1,1' ] || fail "the trace was overwritten"
+expect_status 64 "$WMRUN" --sim --summary "$scratch/out.csv" "$scratch/erase.conf"
+expect_line 'is the output of sink "o": give the summary its own file$' "$scratch/err"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/s.json" "$scratch/erase.conf"
 
 # Outputs that cannot be written: exit 74 with the reason, the same with
 # --sim as in a real run.
