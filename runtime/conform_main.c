@@ -31,6 +31,14 @@ struct tally {
 	int status; /* exit status so far */
 	bool quiet;
 	unsigned behaviour;
+	/* Directories walked so far: each once, whatever the symbolic
+	 * links that lead to it again (a link to "." made the walk replay
+	 * every trace 41 times, two such links for ever). */
+	size_t n_dirs, cap_dirs;
+	struct dir_id {
+		dev_t dev;
+		ino_t ino;
+	} * dirs;
 };
 
 static void
@@ -120,6 +128,26 @@ is_trace_name(const char *name)
 static void replay_path(struct tally *t, const char *path, bool named,
 			size_t *traces);
 
+/* Whether the directory `st` was walked before; records it if not. */
+static bool
+walked(struct tally *t, const struct stat *st)
+{
+	for (size_t i = 0; i < t->n_dirs; i++)
+		if (t->dirs[i].dev == st->st_dev &&
+		    t->dirs[i].ino == st->st_ino)
+			return true;
+	if (t->n_dirs == t->cap_dirs) {
+		t->cap_dirs = t->cap_dirs ? 2 * t->cap_dirs : 16;
+		t->dirs = realloc(t->dirs, t->cap_dirs * sizeof(*t->dirs));
+		if (t->dirs == NULL) {
+			fprintf(stderr, "wmconform: out of memory\n");
+			exit(EX_OSERR);
+		}
+	}
+	t->dirs[t->n_dirs++] = (struct dir_id){st->st_dev, st->st_ino};
+	return false;
+}
+
 /* Replay the traces below `path`, counting them into *traces. False when
  * the directory could not be read (reported). */
 static bool
@@ -168,7 +196,8 @@ replay_dir(struct tally *t, const char *path, size_t *traces)
 
 /*
  * A named file is replayed whatever its name (and then rejected if it is
- * no trace); inside directories only trace files are picked up. A named
+ * no trace); inside directories only trace files are picked up, and a
+ * directory is walked once however many links lead to it. A named
  * directory without any trace is an error (66, as a missing file): a
  * mistyped or not yet filled directory would otherwise pass, with the
  * others, as if its traces had. *traces counts the traces replayed.
@@ -186,6 +215,10 @@ replay_path(struct tally *t, const char *path, bool named, size_t *traces)
 		}
 		return;
 	}
+	/* A named directory is walked even if named twice; one found in a
+	 * walk only the first time. */
+	if (walked(t, &st) && !named)
+		return;
 	if (replay_dir(t, path, traces) && named && *traces == before) {
 		fprintf(stderr,
 			"wmconform: no .valve or .source files in \"%s\"\n",
@@ -243,5 +276,6 @@ main(int argc, char **argv)
 	for (int i = optind; i < argc; i++)
 		replay_path(&t, argv[i], true, &traces);
 	printf("%u passed, %u failed\n", t.passed, t.failed);
+	free(t.dirs);
 	return t.status;
 }

@@ -213,6 +213,17 @@ main(int argc, char **argv)
 	struct wm_job_report rep = {0};
 	char why[512];
 	int status = EX_OK;
+
+	/* Opening it erases it: not a file the job reads or writes. */
+	if (summary != NULL &&
+	    wm_topology_file_use(t, summary, why, sizeof(why)) != NULL) {
+		fprintf(stderr,
+			"wmrun: --summary \"%s\" is %s: give the summary "
+			"its own file\n",
+			summary, why);
+		wm_topology_free(t);
+		return EX_USAGE;
+	}
 	/* Opened before the job runs: a summary that cannot be written is
 	 * found now, not after hours of running. */
 	FILE *summary_file = summary != NULL ? fopen(summary, "w") : NULL;

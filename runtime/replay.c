@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/lines.h"
 #include "runtime/replay.h"
 #include "runtime/units.h"
 
@@ -199,7 +200,7 @@ static int
 parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 	   size_t whylen)
 {
-	/* next_line() reads past NULs; C string functions would stop there
+	/* wm_line_read() reads past NULs; C string functions would stop there
 	 * and accept "0,1000,1,1\0garbage". */
 	const char *nul = memchr(line, '\0', len);
 
@@ -369,37 +370,6 @@ static const struct wm_record_source_ops replay_ops = {
 	.free = replay_free,
 };
 
-/*
- * The next line of f, its '\n' included, into line (MAX_LINE bytes), as
- * getline() reads it but bounded: a trace without line ends (a binary
- * file, /dev/zero) must not take all memory before its first line is
- * refused. Returns the length; 0 at the end of the file or on a read error
- * (feof() tells); MAX_LINE + 1 for a longer line, of which the rest is left
- * unread (skip_rest()).
- */
-static size_t
-next_line(FILE *f, char *line)
-{
-	size_t n = 0;
-	int c;
-
-	while (n < MAX_LINE && (c = getc_unlocked(f)) != EOF) {
-		line[n++] = (char)c;
-		if (c == '\n')
-			return n;
-	}
-	return n < MAX_LINE ? n : MAX_LINE + 1;
-}
-
-static void
-skip_rest(FILE *f)
-{
-	int c;
-
-	while ((c = getc_unlocked(f)) != EOF && c != '\n')
-		;
-}
-
 bool
 wm_replay_unreadable(int e)
 {
@@ -437,7 +407,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	r->partitions = calloc(n ? n : 1, sizeof(*r->partitions));
 	r->emitted = calloc(n ? n : 1, sizeof(*r->emitted));
 	r->slot = malloc((total ? total : 1) * sizeof(*r->slot));
-	line = malloc(MAX_LINE);
+	line = malloc(MAX_LINE + 1);
 	if (r->partitions == NULL || r->emitted == NULL || r->slot == NULL ||
 	    line == NULL)
 		goto nomem;
@@ -449,7 +419,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 	/* Every subtask reads the whole trace; the owner of partition 0
 	 * (there is exactly one) reports and counts the bad lines. */
 	reporter = total > 0 && r->slot[0] != NOT_OWNED;
-	while ((got = next_line(f, line)) > 0) {
+	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
 		const char *text = line;
 		size_t len = got;
 		int64_t fld[N_FIELDS] = {0}, due_ns = 0;
@@ -502,7 +472,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 		if (k < 0) {
 			if (skip_bad) {
 				if (got > MAX_LINE)
-					skip_rest(f);
+					wm_line_skip(f);
 				if (reporter) {
 					fprintf(stderr,
 						"wmrun: %s:%ld: skipped: %s\n",
@@ -542,7 +512,7 @@ wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
 		it->due_ns = due_ns;
 		r->n++;
 	}
-	/* next_line() ends on a read error as on the end of the file: a
+	/* wm_line_read() ends on a read error as on the end of the file: a
 	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
 	 * for a short trace. */
 	if (!feof(f)) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "operators/behaviour.h"
 #include "operators/keygroup.h"
@@ -1319,6 +1320,19 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 			return bad_value(l, e,
 					 "a sink writes the results of a "
 					 "window stage");
+		/* And only a sink: a window sends its results to its sinks
+		 * and nothing but watermarks down its edges, so a stage
+		 * reading it would get no record. */
+		if (st->kind != WM_STAGE_SINK && up->kind == WM_STAGE_WINDOW) {
+			char why[200];
+
+			snprintf(why, sizeof(why),
+				 "\"%s\" is a window, whose results only a "
+				 "sink can write (a stage reading it would "
+				 "get no record)",
+				 up->name);
+			return bad_value(l, e, why);
+		}
 		if (st->kind == WM_STAGE_SINK &&
 		    up->parallelism != st->parallelism) {
 			char why[200];
@@ -1657,9 +1671,47 @@ output_entry(struct loader *l, struct wm_ini_section *sec,
 	return NULL;
 }
 
+/* Paths a and b name one file: the same text, or one existing file (a
+ * stat() opens nothing). */
+static bool
+same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return strcmp(a, b) == 0 ||
+	       (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+		sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
+}
+
+/* An output that is a replayed trace would be emptied when it is opened,
+ * before the source reads it: the recording lost, and a job that runs on
+ * nothing. */
+static int
+check_output_not_trace(struct loader *l, struct wm_ini_section **secs,
+		       const struct wm_ini_entry *e)
+{
+	const struct wm_topology *t = l->t;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_ini_entry *re;
+		char why[300];
+
+		if (t->stages[s].kind != WM_STAGE_SOURCE ||
+		    (re = lookup(l, secs[s], "replay")) == NULL ||
+		    !same_file(e->value, re->value))
+			continue;
+		snprintf(why, sizeof(why),
+			 "\"%s\" is the trace that source \"%s\" replays "
+			 "(line %d): writing it would erase it",
+			 e->value, t->stages[s].name, re->line);
+		return bad_value(l, e, why);
+	}
+	return 0;
+}
+
 /* Each file the job writes is written by one stage: two writers would
  * interleave two tables in one file. Standard output ("-") may be shared;
- * it is where a quick look goes. */
+ * it is where a quick look goes. And no output is a trace it reads. */
 static int
 check_outputs(struct loader *l, struct wm_ini_section **secs)
 {
@@ -1668,9 +1720,12 @@ check_outputs(struct loader *l, struct wm_ini_section **secs)
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_ini_entry *e =
 			output_entry(l, secs[s], &t->stages[s]);
+		int r;
 
 		if (e == NULL || strcmp(e->value, "-") == 0)
 			continue;
+		if ((r = check_output_not_trace(l, secs, e)) != 0)
+			return r;
 		for (uint32_t o = 0; o < s; o++) {
 			const struct wm_ini_entry *oe =
 				output_entry(l, secs[o], &t->stages[o]);
@@ -1844,6 +1899,39 @@ wm_topology_load_buffer(const char *text, size_t len, const char *name,
 
 	*topo = NULL;
 	return r != 0 ? r : load_doc(name, doc, topo, err);
+}
+
+const char *
+wm_topology_file_use(const struct wm_topology *t, const char *path, char *buf,
+		     size_t len)
+{
+	if (same_file(path, t->file)) {
+		snprintf(buf, len, "the topology");
+		return buf;
+	}
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+		const char *file = NULL, *role = "", *verb = "";
+
+		if (st->kind == WM_STAGE_SOURCE) {
+			file = st->u.source.replay;
+			role = "trace that source";
+			verb = " replays";
+		} else if (st->kind == WM_STAGE_WINDOW) {
+			file = st->u.window.late_output;
+			role = "late output of window";
+		} else if (st->kind == WM_STAGE_SINK &&
+			   strcmp(st->u.sink.path, "-") != 0) {
+			file = st->u.sink.path;
+			role = "output of sink";
+		}
+		if (file != NULL && same_file(path, file)) {
+			snprintf(buf, len, "the %s \"%s\"%s", role, st->name,
+				 verb);
+			return buf;
+		}
+	}
+	return NULL;
 }
 
 void

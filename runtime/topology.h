@@ -69,9 +69,11 @@
  * stage's other keys make meaningless (a generator key on a replaying
  * source, pacing without replay, slide on a tumbling window; [global]
  * defaults are exempt), an input named twice, a stage name with a blank or
- * comma, two stages writing one file, and jobs past one machine's limits
- * below (stages, subtasks, rings). The model has no side effects: no files
- * are opened but the topology itself.
+ * comma, two stages writing one file, an output that is a replayed trace
+ * (by path, or the same existing file), a keyby or window reading a window
+ * (a window's results go to its sinks only), and jobs past one machine's
+ * limits below (stages, subtasks, rings). The model has no side effects:
+ * no files are opened but the topology itself.
  */
 #ifndef WM_RUNTIME_TOPOLOGY_H
 #define WM_RUNTIME_TOPOLOGY_H
@@ -248,6 +250,13 @@ uint32_t wm_topology_input_channels(const struct wm_topology *topo,
 				    uint32_t stage);
 uint32_t wm_topology_input_channel(const struct wm_topology *topo,
 				   uint32_t stage, uint32_t input, uint32_t up);
+
+/* What the job does with the file at `path` ("the topology", "the trace
+ * that source \"s\" replays", "the output of sink \"o\""), written into
+ * buf for a message, or NULL if nothing: by path, or the same existing
+ * file. For a file the job must not also write (--summary). */
+const char *wm_topology_file_use(const struct wm_topology *topo,
+				 const char *path, char *buf, size_t len);
 
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);

@@ -18,12 +18,16 @@
 
 #include "operators/source_watermarks.h"
 #include "operators/valve.h"
+#include "runtime/lines.h"
 #include "runtime/topology.h"
 #include "runtime/trace.h"
 #include "runtime/units.h"
 
 /* The longest lines: "wm CH TS", "event P TS", "> wm TS". */
 #define MAX_TOKENS 3
+
+/* Bytes of a line, its end included: comments too are a few words. */
+#define MAX_LINE 4096
 
 /*
  * A trace is no bigger than a wmrun job: a valve merges the channels of at
@@ -458,13 +462,13 @@ source_line(struct replay *r, char **tok, int n)
 	return WM_TRACE_PASS;
 }
 
-/* One line as getline() read it, `len` bytes. */
+/* One line as wm_line_read() read it, `len` bytes. */
 static enum wm_trace_outcome
 handle_line(struct replay *r, char *line, size_t len)
 {
 	char *tok[MAX_TOKENS + 1];
 	int n = 0;
-	/* getline() reads past a NUL, where the C strings below would end
+	/* wm_line_read() reads past a NUL, where the C strings below would end
 	 * the line: "wm 0 5\0junk" would pass as "wm 0 5". */
 	const char *nul = line[0] == '#' ? NULL : memchr(line, '\0', len);
 
@@ -520,9 +524,8 @@ wm_trace_replay(const char *path, unsigned behaviour,
 		.capture_output = {capture_watermark, capture_status},
 	};
 	enum wm_trace_outcome outcome = WM_TRACE_PASS;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t got;
+	char line[MAX_LINE + 1];
+	size_t got;
 	FILE *f;
 
 	result->outcome = WM_TRACE_PASS;
@@ -545,12 +548,17 @@ wm_trace_replay(const char *path, unsigned behaviour,
 			      ".source file)");
 	}
 	while (outcome == WM_TRACE_PASS &&
-	       (got = getline(&line, &cap, f)) >= 0) {
+	       (got = wm_line_read(f, line, MAX_LINE)) > 0) {
 		r.lineno++;
-		outcome = handle_line(&r, line, (size_t)got);
+		if (got > MAX_LINE)
+			outcome = malformed(
+				&r, "invalid line: longer than %d bytes",
+				MAX_LINE);
+		else
+			outcome = handle_line(&r, line, got);
 	}
-	/* getline() fails as it ends: only the end of the file is one (a
-	 * directory, EIO or no memory must not pass for a short trace). */
+	/* wm_line_read() fails as it ends: only the end of the file is one
+	 * (a directory or EIO must not pass for a short trace). */
 	if (outcome == WM_TRACE_PASS && !feof(f))
 		outcome = finish(&r, WM_TRACE_UNREADABLE, r.lineno,
 				 "could not read \"%s\": %s", path,
@@ -561,7 +569,6 @@ wm_trace_replay(const char *path, unsigned behaviour,
 	else if (outcome == WM_TRACE_PASS)
 		outcome = settle(&r);
 	fclose(f);
-	free(line);
 	free(r.got.items);
 	free(r.expected.items);
 	wm_valve_free(r.valve);

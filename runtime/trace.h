@@ -7,7 +7,8 @@
  * A .valve trace drives one wm_valve; a .source trace drives one
  * wm_source_watermarks with its partitions, on the clock the trace sets.
  * After each input line, everything the module emitted is compared with the
- * '>' lines that follow it: same lines, same order.
+ * '>' lines that follow it: same lines, same order. A line is at most 4096
+ * bytes, its end included (a longer one is malformed).
  */
 #ifndef WM_RUNTIME_TRACE_H
 #define WM_RUNTIME_TRACE_H

@@ -66,7 +66,8 @@ harness() {
 harness fuzz_ini $parse
 harness fuzz_topology $topology
 harness fuzz_sim $topology runtime/sim.c runtime/task.c runtime/task_source.c \
-	runtime/replay.c runtime/sink.c runtime/report.c runtime/progress.c \
-	ipc/frame.c
-harness fuzz_replay runtime/replay.c runtime/units.c $operators
-harness fuzz_trace runtime/trace.c runtime/units.c $operators
+	runtime/replay.c runtime/lines.c runtime/sink.c runtime/report.c \
+	runtime/progress.c ipc/frame.c
+harness fuzz_replay runtime/replay.c runtime/lines.c runtime/units.c \
+	$operators
+harness fuzz_trace runtime/trace.c runtime/lines.c runtime/units.c $operators

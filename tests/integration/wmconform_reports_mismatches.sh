@@ -55,6 +55,15 @@ expect_line '^FAIL bad.valve line 4: invalid watermark "\+5"$' "$scratch/out"
 printf "partitions 1\n${header}event 0 12x\n" >"$scratch/bad.source"
 expect_status 65 "$WMCONFORM" "$scratch/bad.source"
 expect_line '^FAIL bad.source line 5: invalid timestamp "12x"$' "$scratch/out"
+# A line is at most 4096 bytes (blanks between the words are no excuse),
+# and a file without line ends is refused at its first, not read whole
+# into memory first.
+{ printf 'channels 1\nwm 0 5'; head -c 5000 /dev/zero | tr '\0' ' '; printf '\n> wm 5\n'; } >"$scratch/long.valve"
+expect_status 65 "$WMCONFORM" "$scratch/long.valve"
+expect_line '^FAIL long.valve line 2: invalid line: longer than 4096 bytes$' "$scratch/out"
+ln -s /dev/zero "$scratch/zero.valve"
+expect_status 65 timeout 30 "$WMCONFORM" "$scratch/zero.valve"
+expect_line '^FAIL zero.valve line 1: invalid line: longer than 4096 bytes$' "$scratch/out"
 
 # Sizes beyond a wmrun job's are malformed, at once (2e9 partitions took
 # for ever to register, 2e9 channels ran out of memory); the largest pass.
@@ -88,6 +97,13 @@ expect_line '^0 passed, 0 failed$' "$scratch/out"
 expect_status 66 "$WMCONFORM" "$src" "$scratch/empty"
 expect_line '^1 passed, 0 failed$' "$scratch/out"
 expect_status 0 "$WMCONFORM" "$scratch/some"
+expect_line '^1 passed, 0 failed$' "$scratch/out"
+# A directory is walked once however many links lead back to it: two
+# links to "." made 2^40 paths (the walk never ended), one replayed every
+# trace 41 times.
+ln -s . "$scratch/some/again"
+ln -s .. "$scratch/some/empty/up"
+expect_status 0 timeout 30 "$WMCONFORM" "$scratch/some"
 expect_line '^1 passed, 0 failed$' "$scratch/out"
 
 # Bad usage: exit 64 (EX_USAGE).

@@ -70,6 +70,15 @@ printf '[source s]\n[window w]\ninput = s, s\nsize = 1 min\n' >"$scratch/twice.c
 expect_status 78 "$WMRUN" --check "$scratch/twice.conf"
 expect_line 'twice.conf:3:9: .*names "s" twice' "$scratch/err"
 
+# A window's results go to its sinks only: a window or keyby reading it
+# would get no record (and its sinks nothing), so it is refused.
+printf '[job]\nevent_time = 1 min\n[window late]\ninput = w\nsize = 1 min\n[source s]\n[window w]\ninput = s\nsize = 1 s\n' >"$scratch/cascade.conf"
+expect_status 78 "$WMRUN" --sim "$scratch/cascade.conf"
+expect_line 'cascade.conf:4:9: invalid value for "input" in \[window late\]: "w" is a window, whose results only a sink can write' "$scratch/err"
+printf '[source s]\n[window w]\ninput = s\nsize = 1 s\n[keyby k]\ninput = w\n' >"$scratch/cascade.conf"
+expect_status 78 "$WMRUN" --check "$scratch/cascade.conf"
+expect_line 'cascade.conf:6:9: invalid value for "input" in \[keyby k\]: "w" is a window' "$scratch/err"
+
 # A name no input list could spell.
 printf '[source "my source"]\n[window w]\ninput = my source\nsize = 1 min\n' >"$scratch/blank.conf"
 expect_status 78 "$WMRUN" --check "$scratch/blank.conf"
@@ -119,6 +128,29 @@ expect_status 0 "$WMRUN" --check "$scratch/global.conf"
 printf '[source s]\n[window w]\ninput = s\nsize = 1 min\nlate_output = %s/o.csv\n[sink o]\ninput = w\npath = %s/o.csv\n' "$scratch" "$scratch" >"$scratch/outputs.conf"
 expect_status 78 "$WMRUN" --check "$scratch/outputs.conf"
 expect_line 'outputs.conf:8:8: invalid value for "path" in \[sink o\]: ".*o.csv" is also the late_output of window "w" \(line 5\)' "$scratch/err"
+# No output is a trace the job replays: opening it would erase the
+# recording before it is read (and the job would run on nothing). By
+# path, or by file when spelled otherwise.
+printf '0,1000,1,1\n' >"$scratch/t.csv"
+printf '[job]\nname = erase\n[source s]\nreplay = %s/t.csv\n[window w]\ninput = s\nsize = 1 s\n[sink o]\ninput = w\npath = %s/t.csv\n' "$scratch" "$scratch" >"$scratch/erase.conf"
+expect_status 78 "$WMRUN" --sim "$scratch/erase.conf"
+expect_line 'erase.conf:10:8: invalid value for "path" in \[sink o\]: ".*/t.csv" is the trace that source "s" replays \(line 4\): writing it would erase it' "$scratch/err"
+sed -i 's|^path = .*|path = '"$scratch"'/./t.csv|' "$scratch/erase.conf"
+expect_status 78 "$WMRUN" "$scratch/erase.conf"
+expect_line 'erase.conf:10:8: .* is the trace that source "s" replays' "$scratch/err"
+[ "$(cat "$scratch/t.csv")" = '0,1000,1,1' ] || fail "the trace was overwritten"
+# Nor is --summary (exit 64): the topology, a trace or an output.
+sed -i 's|^path = .*|path = '"$scratch"'/out.csv|' "$scratch/erase.conf"
+cp "$scratch/erase.conf" "$scratch/erase.orig"
+expect_status 64 "$WMRUN" --sim --summary "$scratch/erase.conf" "$scratch/erase.conf"
+expect_line '^wmrun: --summary ".*/erase.conf" is the topology: give the summary its own file$' "$scratch/err"
+cmp -s "$scratch/erase.conf" "$scratch/erase.orig" || fail "the topology was overwritten"
+expect_status 64 "$WMRUN" --sim --summary "$scratch/./t.csv" "$scratch/erase.conf"
+expect_line 'is the trace that source "s" replays: give the summary its own file$' "$scratch/err"
+[ "$(cat "$scratch/t.csv")" = '0,1000,1,1' ] || fail "the trace was overwritten"
+expect_status 64 "$WMRUN" --sim --summary "$scratch/out.csv" "$scratch/erase.conf"
+expect_line 'is the output of sink "o": give the summary its own file$' "$scratch/err"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/s.json" "$scratch/erase.conf"
 
 # Outputs that cannot be written: exit 74 with the reason, the same with
 # --sim as in a real run.
