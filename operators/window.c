@@ -201,7 +201,8 @@ state_resize(struct wm_window *op, size_t slots)
 	return 0;
 }
 
-/* Room for n more entries; 0 or -ENOMEM (nothing changed). */
+/* Room for n more entries (the table doubled as often as that takes, in
+ * one resize); 0 or -ENOMEM (nothing changed). */
 static inline int
 state_reserve(struct wm_window *op, size_t n)
 {
@@ -209,9 +210,12 @@ state_reserve(struct wm_window *op, size_t n)
 
 	if (op->used + n <= op->grow_at)
 		return 0;
-	if (slots >= WINDOW_MAX_SLOTS)
-		return -ENOMEM;
-	return state_resize(op, slots * 2);
+	do {
+		if (slots >= WINDOW_MAX_SLOTS)
+			return -ENOMEM;
+		slots *= 2;
+	} while (op->used + n > slots / 4 * 3);
+	return state_resize(op, slots);
 }
 
 /* Emit contents `e` for window `w` (for sessions not e's own window). */
@@ -598,6 +602,22 @@ wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
 		op->counters.records_rejected++;
 		return -EINVAL;
 	}
+	/* All or nothing: room for every window the record enters before it
+	 * enters any, so that running out of memory leaves it in none (no
+	 * late firing emitted, nothing counted) rather than in some of its
+	 * windows, which would be a wrong result. One more walk of the
+	 * windows, no probe: arithmetic per window. */
+	if (op->conf.assigner.max_windows > 1) {
+		struct wm_window_iter count = it;
+		size_t open = 0;
+
+		while (wm_window_next(&count, &w))
+			open += window_cleanup_time(wm_window_max_timestamp(w),
+						    lateness) > watermark;
+		if (state_reserve(op, open) != 0 ||
+		    wm_timer_reserve(op->timers, 2 * open) != 0)
+			return -ENOMEM;
+	}
 	while (wm_window_next(&it, &w)) {
 		wm_ts_t max_ts = wm_window_max_timestamp(w);
 		wm_ts_t cleanup = window_cleanup_time(max_ts, lateness);
@@ -606,6 +626,8 @@ wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
 		 * it alone. */
 		if (cleanup <= watermark)
 			continue;
+		/* Cannot fail after the reservation (a single window
+		 * reserves in window_add()). */
 		if (window_add(op, rec, w, max_ts, cleanup, watermark, out) !=
 		    0)
 			return -ENOMEM;

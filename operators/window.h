@@ -172,10 +172,10 @@ void wm_window_free(struct wm_window *op);
  * timestamp of an event-time window cannot become earlier than the current
  * watermark by merging"). Merged sessions cover live ones, so only an
  * overflowing maxTs + L (a huge allowed lateness) can cause it. -ENOMEM if
- * a table could not grow: nothing was counted, and the record went into a
- * prefix of its windows (all or none of them for tumbling and session
- * windows). The operator stays consistent, but the caller should treat
- * -ENOMEM, -EINVAL and -ERANGE as fatal, as Flink fails the job.
+ * a table could not grow: nothing was counted or emitted, and the record
+ * went into none of its windows (room for all of them is reserved before
+ * the first is touched). The operator stays consistent; the caller stops
+ * the job on -ENOMEM, as Flink fails it.
  */
 int wm_window_process_element(struct wm_window *op,
 			      const struct wm_record *record,

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "operators/window.h"
+#include "tests/unit/alloc_limit.h"
 #include "tests/unit/check_main.h"
 
 /* ---- recording harness ---- */
@@ -897,6 +898,43 @@ START_TEST(test_wrapped_window_end_counts_record_as_ignored)
 	NOTHING();
 	ck_assert_uint_eq(counters()->records_ignored, 1);
 	ck_assert_uint_eq(counters()->late_records_side_output, 0);
+	ASSERT_BALANCED();
+}
+END_TEST
+
+/*
+ * Memory runs out while a record enters its 100,000 sliding windows (size
+ * 100 s, slide 1 ms), some of which fire at once (late firings: the
+ * watermark passed their end, not their allowed lateness): the record goes
+ * into none of them, nothing is emitted or counted, and the same record is
+ * taken whole once memory is back. It used to go into the first few
+ * thousand windows, firing some, before -ENOMEM.
+ */
+START_TEST(test_out_of_memory_leaves_record_in_no_window)
+{
+	struct wm_record rec = {.ts = 50000, .key = 7, .value = 1};
+	size_t results = 0;
+
+	open_sliding(100000, 1, 0, 20000, false, false);
+	wmark(60000);
+	h.next = h.n;
+	wm_alloc_limit = 1 << 20;
+	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out),
+			 -ENOMEM);
+	wm_alloc_limit = SIZE_MAX;
+	NOTHING();
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+	ck_assert_uint_eq(counters()->records_in, 0);
+
+	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out), 0);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 100000);
+	for (size_t i = h.next; i < h.n; i++)
+		results += h.ev[i].kind == EV_RESULT && h.ev[i].r.late_firing;
+	/* Windows whose maxTs the watermark passed: ends 50001..60001. */
+	ck_assert_uint_eq(results, 10001);
+	ck_assert_uint_eq(counters()->records_accepted, 1);
+	h.next = h.n;
 	ASSERT_BALANCED();
 }
 END_TEST
@@ -1986,6 +2024,7 @@ window_suite(void)
 	tcase_add_test(tc, test_wrapped_window_end_counts_record_as_ignored);
 	tcase_add_test(tc, test_invalid_configuration_is_rejected);
 	tcase_add_test(tc, test_many_keys_grow_state_table);
+	tcase_add_test(tc, test_out_of_memory_leaves_record_in_no_window);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("session");
