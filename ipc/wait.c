@@ -181,8 +181,15 @@ wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 			atomic_fetch_add_explicit(&db->wakeups, 1,
 						  memory_order_relaxed);
 		else if (errno != EAGAIN && errno != EINTR &&
-			 errno != ETIMEDOUT)
-			return -errno;
+			 errno != ETIMEDOUT) {
+			/* The owner is not asleep and will not be: no waker
+			 * may take the flag for a sleep that is over. */
+			int e = errno;
+
+			atomic_store_explicit(&db->sleeping, 0,
+					      memory_order_relaxed);
+			return -e;
+		}
 		if (ready(arg))
 			break;
 	}
