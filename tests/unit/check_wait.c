@@ -10,12 +10,14 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "ipc/clock.h"
 #include "ipc/wait.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/futex_faults.h"
 
 /* A cross-process futex wake-up on this kind of machine (the paced
  * benchmark's median latency): what a waiter whose peer slept waits at
@@ -185,6 +187,37 @@ START_TEST(a_timeout_past_the_end_of_time_is_none)
 }
 END_TEST
 
+static bool
+never_ready(void *arg)
+{
+	(void)arg;
+	return false;
+}
+
+/*
+ * A FUTEX_WAIT that fails (the filter of futex_faults.h answers ENOSYS,
+ * in this forked test only) ends the wait with that error, and the owner
+ * is no longer marked asleep: a waker must not take the flag and make a
+ * wake-up call for a sleep that is not happening. The flag used to stay
+ * set. Timed and untimed waits both.
+ */
+START_TEST(a_failing_futex_ends_the_wait_marked_awake)
+{
+	struct wm_waiter w = futex_waiter();
+
+	if (wm_futex_faults_install(WM_FUTEX_FAIL_ALL) != 0)
+		ck_abort_msg("could not install the futex filter");
+	w.spin_ns = w.spin_max_ns = 0;
+	ck_assert_int_eq(wm_wait(&w, never_ready, NULL, -1), -ENOSYS);
+	uint32_t asleep = atomic_load(&w.db->sleeping);
+
+	ck_assert_uint_eq(asleep, 0);
+	ck_assert_int_eq(wm_wait(&w, never_ready, NULL, 1000000000), -ENOSYS);
+	asleep = atomic_load(&w.db->sleeping);
+	ck_assert_uint_eq(asleep, 0);
+}
+END_TEST
+
 static Suite *
 wait_suite(void)
 {
@@ -201,6 +234,11 @@ wait_suite(void)
 	tc = tcase_create("time");
 	tcase_add_test(tc, scaled_times_saturate);
 	tcase_add_test(tc, a_timeout_past_the_end_of_time_is_none);
+	suite_add_tcase(s, tc);
+
+	/* Forked (the Check default): the filter stays in the child. */
+	tc = tcase_create("errors");
+	tcase_add_test(tc, a_failing_futex_ends_the_wait_marked_awake);
 	suite_add_tcase(s, tc);
 	return s;
 }
