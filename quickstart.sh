@@ -13,7 +13,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-$here/_build}
 packages="gcc make autoconf automake autoconf-archive pkg-config check
-libsubunit-dev liburcu-dev libhwloc-dev libnuma-dev"
+libsubunit-dev liburcu-dev libhwloc-dev libnuma-dev strace"
 
 usage() {
 	echo "usage: sh quickstart.sh run|test" >&2
@@ -67,15 +67,18 @@ summarize() {
 		passed=$((passed + n - f))
 		failed=$((failed + f))
 	done
+	skipped=0
 	for trs in tests/integration/*.trs; do
 		[ -f "$trs" ] || continue
 		if grep -q '^:test-result: PASS' "$trs"; then
 			passed=$((passed + 1))
+		elif grep -q '^:test-result: SKIP' "$trs"; then
+			skipped=$((skipped + 1)) # the machine lacks something
 		else
 			failed=$((failed + 1))
 		fi
 	done
-	echo "$passed passed, $failed failed"
+	echo "$passed passed, $failed failed, $skipped skipped"
 }
 
 [ $# -eq 1 ] || usage

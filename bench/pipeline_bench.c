@@ -209,8 +209,8 @@ loop_build(struct loop *l, char *err, size_t errlen)
 
 		if (st->kind != WM_STAGE_SINK)
 			continue;
-		r = wm_sink_open(&l->sink, &st->u.sink,
-				 &t->stages[st->inputs[0].stage], err, errlen);
+		r = wm_sink_open(&l->sink, st, &t->stages[st->inputs[0].stage],
+				 err, errlen);
 		if (r != 0)
 			return r;
 	}
@@ -271,7 +271,7 @@ loop_run(const struct wm_topology *t, uint64_t records)
 
 	if (r == 0)
 		loop_drive(&l, start);
-	if (l.sink != NULL && wm_sink_close(l.sink) != 0 && r == 0)
+	if (wm_sink_close(l.sink, r != 0, err, sizeof(err)) != 0 && r == 0)
 		r = -EIO;
 	end = wm_stats_now_ns();
 	for (uint32_t id = 0; l.tasks != NULL && id < l.plan->n_subtasks;

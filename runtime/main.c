@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "runtime/affinity.h"
+#include "runtime/outfile.h"
 #include "runtime/placement.h"
 #include "runtime/plan.h"
 #include "runtime/replay.h"
@@ -92,6 +94,69 @@ usage(FILE *f)
 		"78 invalid topology, 128+n signal n.\n");
 }
 
+/* The JSON summary into `path`, whole or not at all (outfile.h). 0, or a
+ * negative errno with a message. */
+static int
+write_summary(const char *path, const struct wm_topology *t,
+	      const struct wm_job_report *rep, char *err, size_t errlen)
+{
+	struct wm_outfile f;
+	char *json = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&json, &len);
+	int r;
+
+	if (mem == NULL) {
+		snprintf(err, errlen, "could not write summary file \"%s\": %s",
+			 path, strerror(errno));
+		return -errno;
+	}
+	wm_report_print_json(mem, t, rep);
+	if (fclose(mem) != 0) {
+		free(json);
+		snprintf(err, errlen, "could not write summary file \"%s\": %s",
+			 path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	r = wm_outfile_open(&f, "summary file", path, true, err, errlen);
+	if (r == 0) {
+		if (wm_outfile_write(&f, json, len) != 0) {
+			char name[4200];
+
+			snprintf(err, errlen, "could not write summary file %s: %s",
+				 wm_outfile_name(&f, name, sizeof(name)),
+				 strerror(f.error));
+			r = -f.error;
+			wm_outfile_discard(&f);
+		} else {
+			r = wm_outfile_commit(&f, err, errlen);
+		}
+	}
+	free(json);
+	return r;
+}
+
+/* The summary on stderr, in one write: whole lines, never mixed with
+ * anyone else's. Piece by piece if memory is short. */
+static void
+print_summary(const struct wm_topology *t, const struct wm_job_report *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (mem != NULL) {
+		wm_report_print(mem, t, rep);
+		if (fclose(mem) == 0)
+			fwrite(text, 1, len, stderr);
+		else
+			wm_report_print(stderr, t, rep);
+		free(text);
+	} else {
+		wm_report_print(stderr, t, rep);
+	}
+}
+
 /* --check: every subtask on this machine, and the rings between them. */
 static int
 check(const struct wm_topology *t)
@@ -155,6 +220,13 @@ main(int argc, char **argv)
 	char msg[1024];
 	int c, r;
 
+	/* A reader that goes away (wmrun job.conf | head) makes a write fail
+	 * with EPIPE, and a file grown to its size limit (ulimit -f) with
+	 * EFBIG: output errors the job reports (exit 74) with its summary,
+	 * rather than a death by SIGPIPE or SIGXFSZ. Inherited by the
+	 * workers. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -211,7 +283,7 @@ main(int argc, char **argv)
 		return r;
 	}
 	struct wm_job_report rep = {0};
-	char why[512];
+	char why[4400];
 	int status = EX_OK;
 
 	/* Opening it erases it: not a file the job reads or writes. */
@@ -224,14 +296,12 @@ main(int argc, char **argv)
 		wm_topology_free(t);
 		return EX_USAGE;
 	}
-	/* Opened before the job runs: a summary that cannot be written is
-	 * found now, not after hours of running. */
-	FILE *summary_file = summary != NULL ? fopen(summary, "w") : NULL;
-
-	if (summary != NULL && summary_file == NULL) {
-		fprintf(stderr,
-			"wmrun: could not open summary file \"%s\": %s\n",
-			summary, strerror(errno));
+	/* A summary that cannot be written is found now, not after hours of
+	 * running; it is written whole at the end (outfile.h), so nothing is
+	 * left at its path if the job never gets there. */
+	if (summary != NULL &&
+	    wm_outfile_probe("summary file", summary, why, sizeof(why)) != 0) {
+		fprintf(stderr, "wmrun: %s\n", why);
 		wm_topology_free(t);
 		return EX_IOERR;
 	}
@@ -251,27 +321,24 @@ main(int argc, char **argv)
 		if (status != 0)
 			fprintf(stderr, "wmrun: %s\n", why);
 	}
-	/* A failed job has nothing to summarize (and leaves no summary
-	 * file); an interrupted one does: what was done until then. */
-	if (status != 0 && status < 128) {
-		if (summary_file != NULL) {
-			fclose(summary_file);
-			unlink(summary);
-		}
-		wm_report_free(&rep);
-		wm_topology_free(t);
-		return status;
-	}
-	wm_report_print(stderr, t, &rep);
-	if (summary_file != NULL) {
-		wm_report_print_json(summary_file, t, &rep);
-		bool failed = ferror(summary_file) != 0;
-
-		if (fclose(summary_file) != 0 || failed) {
+	/* A job that ran has a summary, whatever ended it: finished, stopped
+	 * by a signal, or failed (figures as the workers last published
+	 * them). One that never started has none. */
+	if (rep.subtasks != NULL) {
+		print_summary(t, &rep);
+		/* Exit 0 says every record is accounted for: a job whose
+		 * own summary says otherwise did not succeed. */
+		if (status == 0 && !wm_report_accounted(&rep)) {
 			fprintf(stderr,
-				"wmrun: could not write summary file \"%s\"\n",
-				summary);
-			status = EX_IOERR;
+				"wmrun: the summary does not account for every "
+				"record: an internal error\n");
+			status = EX_SOFTWARE;
+		}
+		if (summary != NULL &&
+		    write_summary(summary, t, &rep, why, sizeof(why)) != 0) {
+			fprintf(stderr, "wmrun: %s\n", why);
+			if (status == 0)
+				status = EX_IOERR;
 		}
 	}
 	wm_report_free(&rep);

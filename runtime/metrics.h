@@ -27,6 +27,11 @@
 
 #include "runtime/histogram.h"
 
+/* Logical inputs and output edges of a stage, as topology.h bounds them
+ * (task.c checks that they agree). */
+#define WM_METRICS_MAX_INPUTS 2
+#define WM_METRICS_MAX_EDGES 64
+
 /* How a watermark moved (runtime/progress.h), as published. */
 struct wm_watermark_metrics {
 	_Atomic int64_t watermark; /* last one; MIN before the first */
@@ -65,6 +70,9 @@ struct wm_subtask_metrics {
 	_Atomic uint64_t windows_fired_late;
 	_Atomic uint64_t results; /* handed to the chained sink */
 	_Atomic int64_t fire_delay_max_ms;
+	/* On-time firings whose delay means nothing: windows at the ends of
+	 * time (report.h), not in fire_delays. */
+	_Atomic uint64_t fire_delays_excluded;
 	/* The subtask's output watermark and status (currentOutputWatermark;
 	 * for a window subtask also what fires its windows). */
 	struct wm_watermark_metrics output;
@@ -86,6 +94,16 @@ struct wm_subtask_metrics {
 	_Atomic int64_t alignment_waiting_ns;  /* not reading at all */
 	/* Window fire delays of on-time firings, ms (histogram.h). */
 	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
+	/* Records received on each logical input, and sent on each output
+	 * edge (the stage's data edges in stage order, topology.h; every copy
+	 * of a broadcast counted): the summary checks that every edge
+	 * delivered what was sent on it. Unlike the rest of the block these
+	 * are kept here, one record at a time, not published now and then: a
+	 * record is counted sent before it is pushed and received once its
+	 * work is done, so received <= sent on every edge whenever the
+	 * figures are read, even of processes killed at different times. */
+	_Atomic uint64_t records_received[WM_METRICS_MAX_INPUTS];
+	_Atomic uint64_t records_sent[WM_METRICS_MAX_EDGES];
 	struct wm_partition_metrics partitions[];
 };
 

@@ -6,27 +6,12 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "operators/source_gen.h"
 #include "runtime/plan.h"
-
-/* The stages reading `stage` through an edge (sinks are chained). */
-static uint32_t
-edges_of(const struct wm_topology *t, uint32_t stage,
-	 struct wm_topology_edge *out, uint32_t max)
-{
-	struct wm_topology_edge all[WM_TOPOLOGY_MAX_OUTPUTS];
-	uint32_t n = wm_topology_out_edges(t, stage, all,
-					   WM_TOPOLOGY_MAX_OUTPUTS),
-		 kept = 0;
-
-	for (uint32_t e = 0; e < n && e < WM_TOPOLOGY_MAX_OUTPUTS; e++)
-		if (t->stages[all[e].stage].kind != WM_STAGE_SINK && kept < max)
-			out[kept++] = all[e];
-	return kept;
-}
 
 struct wm_plan *
 wm_plan_new(const struct wm_topology *t)
@@ -54,7 +39,7 @@ wm_plan_new(const struct wm_topology *t)
 
 		if (t->stages[s].kind == WM_STAGE_SINK)
 			continue;
-		n_edges = edges_of(t, s, out, 64);
+		n_edges = wm_topology_data_edges(t, s, out, 64);
 		for (uint32_t i = 0; i < t->stages[s].parallelism; i++, id++) {
 			struct wm_plan_subtask *st = &p->subtasks[id];
 
@@ -108,7 +93,7 @@ wm_plan_new(const struct wm_topology *t)
 		struct wm_plan_subtask *st = &p->subtasks[id];
 		struct wm_topology_edge out[64];
 
-		edges_of(t, st->stage, out, 64);
+		wm_topology_data_edges(t, st->stage, out, 64);
 		for (uint32_t e = 0; e < st->n_edges; e++) {
 			const struct wm_stage *down = &t->stages[out[e].stage];
 			bool fwd = down->inputs[out[e].input].edge ==
@@ -180,4 +165,14 @@ wm_plan_alignment_peers(const struct wm_plan *plan,
 		n++;
 	}
 	return n;
+}
+
+const char *
+wm_plan_subtask_name(const struct wm_plan *plan,
+		     const struct wm_topology *topo, uint32_t id, char *buf,
+		     size_t len)
+{
+	snprintf(buf, len, "%s/%u", topo->stages[plan->subtasks[id].stage].name,
+		 plan->subtasks[id].index);
+	return buf;
 }

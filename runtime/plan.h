@@ -12,6 +12,7 @@
 #ifndef WM_RUNTIME_PLAN_H
 #define WM_RUNTIME_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "runtime/topology.h"
@@ -47,6 +48,11 @@ struct wm_plan {
 uint32_t wm_plan_alignment_peers(const struct wm_plan *plan,
 				 const struct wm_topology *topo, uint32_t id,
 				 uint32_t *ids, uint32_t max);
+
+/* "stage/index": subtask `id` as messages and the summary name it. */
+const char *wm_plan_subtask_name(const struct wm_plan *plan,
+				 const struct wm_topology *topo, uint32_t id,
+				 char *buf, size_t len);
 
 /* The plan of `topo`; NULL with errno ENOMEM. */
 struct wm_plan *wm_plan_new(const struct wm_topology *topo);

@@ -123,6 +123,70 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 	return 0;
 }
 
+/* The block of subtask `id`. */
+static const struct wm_subtask_metrics *
+block_of(const void *base, size_t stride, uint32_t id)
+{
+	return (const void *)((const char *)base + id * stride);
+}
+
+/*
+ * Every edge between stages: what the subtasks at its start sent on it,
+ * what those at its end received on that input. What a stage does inside
+ * (a source reads and sends, a keyBy passes on, a window takes in) cannot
+ * lose a record; what travels between processes could, so each edge is
+ * checked.
+ */
+static int
+collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
+	      const struct wm_plan *plan, const void *base, size_t stride)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		n += wm_topology_data_edges(t, s, NULL, 0);
+	rep->edges = calloc(n ? n : 1, sizeof(*rep->edges));
+	if (rep->edges == NULL)
+		return -ENOMEM;
+	rep->edges_consistent = true;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
+		uint32_t k = wm_topology_data_edges(t, s, out,
+						    WM_TOPOLOGY_MAX_OUTPUTS);
+
+		if (t->stages[s].kind == WM_STAGE_SINK)
+			continue;
+		for (uint32_t e = 0; e < k && e < WM_TOPOLOGY_MAX_OUTPUTS;
+		     e++) {
+			struct wm_edge_report *r = &rep->edges[rep->n_edges++];
+			uint32_t to = out[e].stage;
+
+			r->from = s;
+			r->to = to;
+			r->input = out[e].input;
+			/* What arrived first, then what was sent: counts only
+			 * grow, so one read while the job runs cannot find
+			 * more received than sent (metrics.h). */
+			for (uint32_t i = 0; i < t->stages[to].parallelism;
+			     i++)
+				r->received += WM_METRIC_GET(
+					block_of(base, stride,
+						 plan->first[to] + i)
+						->records_received[r->input]);
+			for (uint32_t i = 0; i < t->stages[s].parallelism; i++)
+				r->sent += WM_METRIC_GET(
+					block_of(base, stride,
+						 plan->first[s] + i)
+						->records_sent[e]);
+			if (r->received > r->sent)
+				rep->edges_consistent = false;
+			else
+				rep->in_flight += r->sent - r->received;
+		}
+	}
+	return 0;
+}
+
 int
 wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		  const struct wm_plan *plan, const void *base, size_t stride,
@@ -148,8 +212,7 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 	}
 	rep->n_subtasks = plan->n_subtasks;
 	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
-		const struct wm_subtask_metrics *m =
-			(const void *)((const char *)base + i * stride);
+		const struct wm_subtask_metrics *m = block_of(base, stride, i);
 		struct wm_subtask_report *s = &rep->subtasks[i];
 		uint32_t np = WM_METRIC_GET(m->n_partitions);
 		int64_t max_delay = WM_METRIC_GET(m->fire_delay_max_ms);
@@ -191,13 +254,16 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		rep->windows_fired += s->windows_fired;
 		rep->windows_fired_late += s->windows_fired_late;
 		rep->results_written += s->results;
+		rep->fire_delays_excluded +=
+			WM_METRIC_GET(m->fire_delays_excluded);
 		if (max_delay > rep->fire_delay_max_ms && s->windows_fired > 0)
 			rep->fire_delay_max_ms = max_delay;
 		for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
 			delays[b] += WM_METRIC_GET(m->fire_delays[b]);
 	}
 	rep->n_partitions = k;
-	if (collect_flow(rep, t) != 0) {
+	if (collect_flow(rep, t) != 0 ||
+	    collect_edges(rep, t, plan, base, stride) != 0) {
 		wm_report_free(rep);
 		return -ENOMEM;
 	}
@@ -213,17 +279,26 @@ wm_report_free(struct wm_job_report *rep)
 {
 	free(rep->subtasks);
 	free(rep->partitions);
+	free(rep->edges);
 	rep->subtasks = NULL;
 	rep->partitions = NULL;
-	rep->n_subtasks = rep->n_partitions = 0;
+	rep->edges = NULL;
+	rep->n_subtasks = rep->n_partitions = rep->n_edges = 0;
 }
 
 bool
 wm_report_accounted(const struct wm_job_report *rep)
 {
-	return rep->windows_account &&
-	       (rep->stopped ||
-		rep->records_to_windows == rep->records_due_to_windows);
+	/* In flight is an account only of a job cut short: one that ran to
+	 * its end delivered everything. */
+	return rep->windows_account && rep->edges_consistent &&
+	       (rep->in_flight == 0 || rep->stopped || rep->failed);
+}
+
+static const char *
+outcome(const struct wm_job_report *rep)
+{
+	return rep->failed ? "failed" : rep->stopped ? "stopped" : "finished";
 }
 
 
@@ -397,6 +472,33 @@ print_partitions(FILE *f, const struct wm_topology *t,
 	free(sorted);
 }
 
+/* Records that left a stage and did not reach the next: what a stop or a
+ * failure cut off, edge by edge. */
+static void
+print_edges(FILE *f, const struct wm_topology *t,
+	    const struct wm_job_report *rep)
+{
+	fprintf(f, "  in flight when %-8s %" PRIu64 "\n",
+		rep->failed	   ? "failed"
+		: rep->stopped ? "stopped"
+			       : "ended",
+		rep->in_flight);
+	for (uint32_t i = 0; i < rep->n_edges; i++) {
+		const struct wm_edge_report *e = &rep->edges[i];
+
+		if (e->sent == e->received)
+			continue;
+		fprintf(f,
+			"    %s -> %s: sent %" PRIu64 ", received %" PRIu64
+			"%s\n",
+			t->stages[e->from].name, t->stages[e->to].name, e->sent,
+			e->received,
+			e->received > e->sent
+				? " (figures of workers that died apart)"
+				: "");
+	}
+}
+
 void
 wm_report_print(FILE *f, const struct wm_topology *t,
 		const struct wm_job_report *rep)
@@ -417,24 +519,23 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		"  window fire delay (ms)  p50 %" PRId64 ", p99 %" PRId64
 		", max %" PRId64 "\n"
 		"  every record accounted  %s\n",
-		t->job.name ? t->job.name : "unnamed",
-		rep->stopped ? "stopped" : "finished", rep->end_ns / 1000000,
+		t->job.name ? t->job.name : "unnamed", outcome(rep),
+		rep->end_ns / 1000000,
 		human_duration(rep->end_ns, a, sizeof(a)), rep->records_read,
 		rep->records_windowed, rep->late_dropped, rep->late_side_output,
 		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
 		rep->results_written, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
 		wm_report_accounted(rep) ? "yes" : "NO");
-	if (rep->stopped &&
-	    rep->records_due_to_windows != rep->records_to_windows)
-		/* Stopped mid-stream: records were in the rings, and each
-		 * subtask's counts are as of its last publication. */
+	if (rep->fire_delays_excluded > 0)
 		fprintf(f,
-			"  between stages          %" PRId64
-			" (stopped: records in flight, counts as each "
-			"subtask last published them)\n",
-			(int64_t)(rep->records_due_to_windows -
-				  rep->records_to_windows));
+			"                          (%" PRIu64
+			" window%s at the ends of time left out of the delay)"
+			"\n",
+			rep->fire_delays_excluded,
+			rep->fire_delays_excluded == 1 ? "" : "s");
+	if (rep->in_flight > 0 || !rep->edges_consistent)
+		print_edges(f, t, rep);
 	if (rep->bad_records_skipped > 0)
 		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
 			rep->bad_records_skipped);
@@ -591,7 +692,7 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		",\"records_to_windows\":%" PRIu64
 		",\"records_due_to_windows\":%" PRIu64
 		",\"fire_delay_ms\":{\"p50\":%" PRId64 ",\"p99\":%" PRId64
-		",\"max\":%" PRId64 "}"
+		",\"max\":%" PRId64 "},\"fire_delays_excluded\":%" PRIu64
 		",\"processing_time_ms\":%" PRId64,
 		rep->sim ? "sim" : "real", rep->records_read,
 		rep->bad_records_skipped, rep->records_windowed,
@@ -600,9 +701,25 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		rep->results_written, rep->records_to_windows,
 		rep->records_due_to_windows, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
-		rep->end_ns / 1000000);
+		rep->fire_delays_excluded, rep->end_ns / 1000000);
+	fprintf(f, ",\"outcome\":\"%s\"", outcome(rep));
 	if (rep->stopped)
 		fprintf(f, ",\"stopped\":true");
+	fprintf(f, ",\"records_in_flight\":%" PRIu64 ",\"edges\":[",
+		rep->in_flight);
+	for (uint32_t i = 0; i < rep->n_edges; i++) {
+		const struct wm_edge_report *e = &rep->edges[i];
+
+		fprintf(f, "%s{\"from\":", i ? "," : "");
+		json_string(f, t->stages[e->from].name);
+		fprintf(f, ",\"to\":");
+		json_string(f, t->stages[e->to].name);
+		fprintf(f,
+			",\"input\":%u,\"sent\":%" PRIu64
+			",\"received\":%" PRIu64 "}",
+			e->input, e->sent, e->received);
+	}
+	fputc(']', f);
 	/* Wall-clock time would make two --sim summaries differ. */
 	if (!rep->sim)
 		fprintf(f, ",\"wall_time_ms\":%" PRId64,

@@ -19,7 +19,9 @@
  *   fire_delay_ms           processing time from a window's end to its
  *                           on-time firing: p50 and p99 from the merged
  *                           histograms (each within 12.5% below the true
- *                           value), max exact
+ *                           value), max exact; windows at the ends of the
+ *                           int64 range are left out and counted
+ *                           (fire_delays_excluded)
  *   records_per_s           records_read per second of wall-clock time
  *                           (real runs) or of simulated time (--sim, so
  *                           that its summary stays byte-identical)
@@ -29,8 +31,13 @@
  *                           what holds it now if it is stalled
  *                           (held_by_now): an upstream subtask
  *                           "stage/index" or a partition "stage-id"
- *   stopped                 true when a signal stopped the job (figures
- *                           as of then); wall_time_ms in real runs
+ *   outcome                 finished, stopped (by a signal: figures as of
+ *                           then) or failed (a worker or an output failed:
+ *                           figures as last published); wall_time_ms in
+ *                           real runs
+ *   edges                   per edge between stages, records sent and
+ *                           received; records_in_flight, what a stop or a
+ *                           failure left between them
  *   per source partition    records, its watermark's stalls, idle time,
  *                           idle/active transitions and the time
  *                           watermark alignment kept it from being read
@@ -83,9 +90,19 @@ struct wm_subtask_report {
 	struct wm_partition_report *partitions; /* into the report's array */
 };
 
+/* One edge between stages: what its upstream subtasks sent on it (every
+ * copy of a broadcast counted) and what its downstream subtasks received
+ * on that input. */
+struct wm_edge_report {
+	uint32_t from, to; /* stages */
+	uint32_t input;	   /* of `to` */
+	uint64_t sent, received;
+};
+
 struct wm_job_report {
 	bool sim;
 	bool stopped;	 /* by a signal: figures as of then */
+	bool failed;	 /* a worker failed: figures as last published */
 	int64_t end_ns;	 /* processing time when the job ended */
 	int64_t wall_ns; /* real time the run took */
 	uint64_t records_read;
@@ -104,6 +121,20 @@ struct wm_job_report {
 	uint64_t records_to_windows;
 	uint64_t records_due_to_windows;
 	bool windows_account;
+	/* Every edge, and what was sent on them but not received: records
+	 * in flight when a stop or a failure cut the job short (a job that
+	 * ran to its end has none). edges_consistent is false if an edge
+	 * received more than was sent (figures of processes that died at
+	 * different times). */
+	uint32_t n_edges;
+	struct wm_edge_report *edges;
+	uint64_t in_flight;
+	bool edges_consistent;
+	/* On-time firings left out of fire_delay_ms: windows at the ends of
+	 * the int64 range of time (more than 2^62 ms from 1970, or wrapped
+	 * there as Flink's do, their end below their start), whose delay
+	 * says only how far from processing time they lie. */
+	uint64_t fire_delays_excluded;
 	int64_t fire_delay_p50_ms, fire_delay_p99_ms, fire_delay_max_ms;
 	uint64_t shm_bytes;  /* the shared segment of a real run; 0 in --sim */
 	uint32_t n_subtasks; /* the plan's, in plan order */
@@ -122,10 +153,10 @@ int wm_report_collect(struct wm_job_report *rep, const struct wm_topology *topo,
 		      size_t stride, int64_t end_ns, int64_t wall_ns, bool sim);
 void wm_report_free(struct wm_job_report *rep);
 
-/* Every record a window stage received is in a window, late (dropped or
- * side output) or in no window; and, unless the job was stopped, every
- * record read reached every window stage it was bound for (fan-out to
- * several windows and broadcast edges count once per receiver). */
+/* Every record is accounted for: every record a window stage received is
+ * in a window, late (dropped or side output) or in no window; and every
+ * record sent on an edge was received by the stage at its end, or, when a
+ * stop or a failure cut the job short, is counted in flight. */
 bool wm_report_accounted(const struct wm_job_report *rep);
 
 /* The summary for people (what wmrun prints at the end), and as one JSON

@@ -50,7 +50,11 @@ struct sim {
 	struct sim_task *tasks;	      /* by plan subtask id */
 	struct wm_sink **stage_sinks; /* by stage: the sink of a sink stage */
 	int64_t now_ns;
-	bool failed; /* out of memory while queueing */
+	/* The job failed: -ENOMEM (a queue or a window's state could not
+	 * grow) or -EIO (an output could not be written), why says what;
+	 * it stops at the end of the instant. */
+	int error;
+	char why[512];
 	size_t stride;
 	void *metrics; /* one block per subtask, as in the segment */
 };
@@ -81,6 +85,24 @@ queue_push(struct queue *q, uint32_t channel, const struct wm_frame *f)
 	return 0;
 }
 
+/* The first failure stops the job; later ones follow from it. */
+static void
+sim_failed(struct sim *sim, int error, const char *why)
+{
+	if (sim->error != 0)
+		return;
+	sim->error = error;
+	snprintf(sim->why, sizeof(sim->why), "%s", why);
+}
+
+static void
+output_failed(struct sim *sim, const struct wm_sink *sink)
+{
+	char why[4400];
+
+	sim_failed(sim, -EIO, wm_sink_error(sink, why, sizeof(why)));
+}
+
 static void
 sim_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	  const struct wm_frame *f)
@@ -91,7 +113,7 @@ sim_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 
 	if (queue_push(&st->sim->tasks[c->consumer].in, c->input_channel, f) !=
 	    0)
-		st->sim->failed = true;
+		sim_failed(st->sim, -ENOMEM, "out of memory");
 }
 
 static void
@@ -100,8 +122,9 @@ sim_result(struct wm_task_out *out, const struct wm_window_result *r,
 {
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
 
-	for (struct wm_sink **s = st->sinks; s && *s; s++)
-		wm_sink_result(*s, r, watermark, fire_time_ms);
+	for (struct wm_sink **s = st->sinks; s && *s && !st->sim->error; s++)
+		if (wm_sink_result(*s, r, watermark, fire_time_ms) != 0)
+			output_failed(st->sim, *s);
 }
 
 static void
@@ -109,8 +132,9 @@ sim_late(struct wm_task_out *out, const struct wm_record *r)
 {
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
 
-	if (st->late != NULL)
-		wm_sink_late(st->late, r);
+	if (st->late != NULL && !st->sim->error &&
+	    wm_sink_late(st->late, r) != 0)
+		output_failed(st->sim, st->late);
 }
 
 /* Tasks exist for every subtask of the plan (every stage but sinks, which
@@ -145,7 +169,7 @@ build(struct sim *sim, char *err, size_t errlen)
 
 		if (stage->kind != WM_STAGE_SINK)
 			continue;
-		r = wm_sink_open(&sim->stage_sinks[s], &stage->u.sink,
+		r = wm_sink_open(&sim->stage_sinks[s], stage,
 				 &t->stages[stage->inputs[0].stage], err,
 				 errlen);
 		if (r != 0)
@@ -210,8 +234,7 @@ wire(struct sim *sim, char *err, size_t errlen)
 			st->late = sim->tasks[id - st->sub->index].late;
 			continue;
 		}
-		int r = wm_sink_open_late(
-			&st->late, stage->u.window.late_output, err, errlen);
+		int r = wm_sink_open_late(&st->late, stage, err, errlen);
 
 		if (r != 0)
 			return output_error(r);
@@ -280,7 +303,7 @@ settle(struct sim *sim)
 	struct queue batch = {0};
 	bool moved = true;
 
-	while (moved && !sim->failed) {
+	while (moved && !sim->error) {
 		moved = false;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
@@ -294,17 +317,29 @@ settle(struct sim *sim)
 			tmp = st->in;
 			st->in = batch;
 			st->in.n = 0;
-			for (size_t i = 0; i < tmp.n; i++)
-				if (wm_task_input(st->task,
-						  tmp.items[i].channel,
-						  &tmp.items[i].frame,
-						  sim->now_ns) != 0)
-					return -EBADMSG;
+			for (size_t i = 0; i < tmp.n && !sim->error; i++) {
+				int r = wm_task_input(st->task,
+						      tmp.items[i].channel,
+						      &tmp.items[i].frame,
+						      sim->now_ns);
+				char why[400];
+
+				if (r == 0)
+					continue;
+				snprintf(why, sizeof(why), "subtask %s/%u: %s",
+					 sim->topo->stages[st->sub->stage].name,
+					 st->sub->index,
+					 r == -ENOMEM
+						 ? wm_task_why(st->task)
+						 : "a frame it cannot take");
+				sim_failed(sim, r == -ENOMEM ? r : -EBADMSG,
+					   why);
+			}
 			batch = tmp;
 		}
 	}
 	free(batch.items);
-	return sim->failed ? -ENOMEM : 0;
+	return sim->error;
 }
 
 /* No unfinished source has a record or the end of its input due, ever. */
@@ -375,10 +410,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		}
 		r = settle(sim);
 		if (r != 0) {
-			snprintf(err, errlen, "%s",
-				 r == -ENOMEM ? "out of memory"
-					      : "a subtask received a frame it "
-						"cannot take");
+			snprintf(err, errlen, "%s", sim->why);
 			return r;
 		}
 		/* Sources left with nothing but ticks for longer than any
@@ -431,40 +463,52 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 				  sim.stride);
 	if (r == 0)
 		r = wire(&sim, err, errlen);
+	bool ran = r == 0;
+
 	if (r == 0)
 		r = run(&sim, err, errlen);
-	if (r == 0) {
-		/* Every subtask's figures as of the end of the job. */
+	/* Every subtask's figures as of the end of the job, or as of the
+	 * failure of an output or of memory, which the summary reports. */
+	if (ran && (r == 0 || sim.error != 0)) {
 		for (uint32_t id = 0; id < sim.n_tasks; id++)
 			wm_task_publish(sim.tasks[id].task, sim.now_ns);
-		r = wm_report_collect(rep, topo, sim.plan, sim.metrics,
-				      sim.stride, sim.now_ns,
-				      wm_monotonic_ns() - start, true);
+		int c = wm_report_collect(rep, topo, sim.plan, sim.metrics,
+					  sim.stride, sim.now_ns,
+					  wm_monotonic_ns() - start, true);
+
+		rep->failed = r != 0;
+		if (r == 0)
+			r = c;
 	}
 	if (r == -ENOMEM && err[0] == '\0')
 		snprintf(err, errlen, "out of memory");
 	for (uint32_t id = 0; id < sim.n_tasks; id++) {
 		struct sim_task *st = &sim.tasks[id];
+		char why[512];
 
 		wm_task_free(st->task);
 		free(st->sinks);
 		free(st->in.items);
 		if (st->sub != NULL && st->sub->index == 0 &&
-		    st->late != NULL && wm_sink_close(st->late) != 0 &&
+		    wm_sink_close(st->late, r != 0, why, sizeof(why)) != 0 &&
 		    r == 0) {
-			snprintf(err, errlen,
-				 "could not write the late output of \"%s\"",
-				 topo->stages[st->sub->stage].name);
+			snprintf(err, errlen, "%s", why);
 			r = -EIO;
 		}
 	}
-	for (uint32_t s = 0; sim.stage_sinks != NULL && s < topo->n_stages; s++)
-		if (sim.stage_sinks[s] != NULL &&
-		    wm_sink_close(sim.stage_sinks[s]) != 0 && r == 0) {
-			snprintf(err, errlen, "could not write sink \"%s\"",
-				 topo->stages[s].name);
+	for (uint32_t s = 0; sim.stage_sinks != NULL && s < topo->n_stages;
+	     s++) {
+		char why[512];
+
+		if (wm_sink_close(sim.stage_sinks[s], r != 0, why,
+				  sizeof(why)) != 0 &&
+		    r == 0) {
+			snprintf(err, errlen, "%s", why);
 			r = -EIO;
 		}
+	}
+	if (r != 0 && rep->subtasks != NULL)
+		rep->failed = true; /* the last writes failed */
 	free(sim.tasks);
 	free(sim.metrics);
 	wm_plan_free(sim.plan);

@@ -14,10 +14,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runtime/task_internal.h"
+
+_Static_assert(WM_METRICS_MAX_INPUTS == WM_TOPOLOGY_MAX_INPUTS &&
+		       WM_METRICS_MAX_EDGES == WM_TOPOLOGY_MAX_OUTPUTS,
+	       "the metrics block has a counter for every input and edge");
 
 /* [job] stall_threshold in ns; a threshold beyond the int64 range of ns
  * (292 years) means never. */
@@ -47,8 +53,14 @@ wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		struct wm_edge *edge = &t->edges[e];
+		bool all = edge->partitioning == WM_PARTITION_BROADCAST;
 
-		if (edge->partitioning == WM_PARTITION_BROADCAST) {
+		/* Counted in the metrics block before it goes, so that what
+		 * an edge received never exceeds what it was sent, even in
+		 * the figures of a process killed at any instant. */
+		WM_METRIC_ADD(t->metrics->records_sent[e],
+			      all ? edge->channels : 1);
+		if (all) {
 			for (uint32_t c = 0; c < edge->channels; c++)
 				t->out->frame(t->out, e, c, &f);
 		} else {
@@ -149,6 +161,19 @@ port_status(struct wm_output *o, enum wm_status s)
 		operator_status(&t->operator_in, s);
 }
 
+/* More than 2^62 ms (146 million years) from 1970 either way, a time is
+ * the end of the int64 range, not a date. */
+#define ENDS_OF_TIME_MS ((int64_t)1 << 62)
+
+/* A window at the ends of time: wrapped there (Flink's arithmetic), or
+ * reaching beyond ENDS_OF_TIME_MS. */
+static bool
+at_ends_of_time(struct wm_time_window w)
+{
+	return w.end < w.start || w.start < -ENDS_OF_TIME_MS ||
+	       w.end > ENDS_OF_TIME_MS;
+}
+
 static void
 window_result(struct wm_window_output *o, const struct wm_window_result *r)
 {
@@ -166,18 +191,25 @@ window_result(struct wm_window_output *o, const struct wm_window_result *r)
 		 * (source_gen.h), so this is how long after its end the
 		 * window fired; for a replayed trace only if its timestamps
 		 * follow the job's processing time (pacing = event, from
-		 * 0). A trace's timestamps may lie anywhere in 64 bits,
-		 * and a window at either end wraps as Flink's does: the
-		 * delay saturates rather than overflow. */
+		 * 0). A trace's timestamps may lie anywhere in 64 bits, and
+		 * a window at either end wraps as Flink's does (its end
+		 * before its start), or lies so far from any processing time
+		 * that its delay is that distance and nothing else: such a
+		 * delay is garbage, left out of the figures and counted, so
+		 * that the summary can say so. */
 		int64_t delay;
 
-		if (__builtin_sub_overflow(fire_time_ms, r->window.end, &delay))
-			delay = r->window.end < 0 ? INT64_MAX : INT64_MIN;
-
-		if (delay > t->fire_delay_max_ms)
-			t->fire_delay_max_ms = delay;
-		WM_METRIC_ADD(
-			t->metrics->fire_delays[wm_histogram_bucket(delay)], 1);
+		if (at_ends_of_time(r->window) ||
+		    __builtin_sub_overflow(fire_time_ms, r->window.end,
+					   &delay)) {
+			t->fire_delays_excluded++;
+		} else {
+			if (delay > t->fire_delay_max_ms)
+				t->fire_delay_max_ms = delay;
+			WM_METRIC_ADD(t->metrics->fire_delays
+					      [wm_histogram_bucket(delay)],
+				      1);
+		}
 	}
 }
 
@@ -232,20 +264,14 @@ init_outputs(struct wm_task *t)
 	uint32_t stage = (uint32_t)(t->stage - topo->stages);
 	struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
 
-	t->n_edges = wm_topology_out_edges(topo, stage, out,
-					   WM_TOPOLOGY_MAX_OUTPUTS);
+	/* A sink reading this stage is chained: no edge. */
+	t->n_edges = wm_topology_data_edges(topo, stage, out,
+					    WM_TOPOLOGY_MAX_OUTPUTS);
 	if (t->n_edges > WM_TOPOLOGY_MAX_OUTPUTS) /* topology.c refuses it */
 		return -EINVAL;
 	t->edges = calloc(t->n_edges ? t->n_edges : 1, sizeof(*t->edges));
 	if (t->edges == NULL)
 		return -ENOMEM;
-	/* A sink reading this stage is chained: no edge. */
-	uint32_t kept = 0;
-
-	for (uint32_t e = 0; e < t->n_edges; e++)
-		if (topo->stages[out[e].stage].kind != WM_STAGE_SINK)
-			out[kept++] = out[e];
-	t->n_edges = kept;
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		const struct wm_stage *down = &topo->stages[out[e].stage];
 		enum wm_partitioning p = down->inputs[out[e].input].edge;
@@ -372,17 +398,58 @@ wm_task_edge_channels(const struct wm_task *t, uint32_t edge)
 	return t->edges[edge].channels;
 }
 
-static void
-input_record(struct wm_task *t, const struct wm_frame *f)
+/* A record from input `input` was taken, its work done: counted in the
+ * metrics block only now, after what it sent, so that a process killed in
+ * the middle leaves it in flight, never received and lost. */
+static inline void
+received(struct wm_task *t, uint32_t input)
 {
+	WM_METRIC_ADD(t->metrics->records_received[input], 1);
+}
+
+static int
+input_record(struct wm_task *t, uint32_t input, const struct wm_frame *f)
+{
+	const struct wm_window_assigner *a;
 	struct wm_record r;
 
 	wm_frame_to_record(f, &r);
-	t->counters.records_in++;
-	if (t->window != NULL)
-		wm_window_process_element(t->window, &r, &t->window_out);
-	else
+	if (t->window == NULL) {
+		t->counters.records_in++;
 		wm_task_send_record(t, &r);
+		received(t, input);
+		return 0;
+	}
+	/* A record without a timestamp, or a session merge Flink refuses,
+	 * is counted as rejected by the operator (records in no window);
+	 * only running out of memory stops the job. */
+	if (wm_window_process_element(t->window, &r, &t->window_out) !=
+	    -ENOMEM) {
+		t->counters.records_in++;
+		received(t, input);
+		return 0;
+	}
+	a = &t->stage->u.window.op.assigner;
+	if (a->kind == WM_WINDOW_SESSION)
+		snprintf(t->why, sizeof(t->why),
+			 "could not allocate the session window of a record "
+			 "(key %" PRId64 ", timestamp %" PRId64
+			 "): out of memory",
+			 r.key, r.ts);
+	else
+		snprintf(t->why, sizeof(t->why),
+			 "could not allocate the state of the %" PRIu32
+			 " window%s of a record (key %" PRId64
+			 ", timestamp %" PRId64 "): out of memory",
+			 a->max_windows, a->max_windows == 1 ? "" : "s", r.key,
+			 r.ts);
+	return -ENOMEM;
+}
+
+const char *
+wm_task_why(const struct wm_task *t)
+{
+	return t->why;
 }
 
 int
@@ -402,8 +469,7 @@ wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
 	t->cause = channel;
 	switch (f->kind) {
 	case WM_FRAME_RECORD:
-		input_record(t, f);
-		break;
+		return input_record(t, m->input, f);
 	case WM_FRAME_WATERMARK:
 		wm_valve_input_watermark(t->valves[m->input], m->channel,
 					 (wm_ts_t)f->payload[0],
@@ -523,6 +589,7 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 	WM_METRIC_SET(m->bad_records_skipped, t->bad_records);
 	WM_METRIC_SET(m->results, t->results);
 	WM_METRIC_SET(m->fire_delay_max_ms, t->fire_delay_max_ms);
+	WM_METRIC_SET(m->fire_delays_excluded, t->fire_delays_excluded);
 	publish_progress(&m->output, &t->output, now_ns);
 	WM_METRIC_SET(m->held_by_now, holding_now(t));
 	WM_METRIC_SET(m->n_partitions, t->n_parts);

@@ -75,10 +75,16 @@ uint32_t wm_task_input_channels(const struct wm_task *task);
 uint32_t wm_task_output_edges(const struct wm_task *task);
 uint32_t wm_task_edge_channels(const struct wm_task *task, uint32_t edge);
 
-/* A frame arrived on input channel `channel`. Returns 0, or -EBADMSG for
- * a frame this task cannot take (a corrupt stream). */
+/* A frame arrived on input channel `channel`. Returns 0, -EBADMSG for a
+ * frame this task cannot take (a corrupt stream), or -ENOMEM when a window
+ * could not allocate the state of the record (it went into none of its
+ * windows and was not counted: the job must stop, as Flink's fails;
+ * wm_task_why() says what). */
 int wm_task_input(struct wm_task *task, uint32_t channel,
 		  const struct wm_frame *f, int64_t now_ns);
+
+/* What the last failed wm_task_input() could not do, for a message. */
+const char *wm_task_why(const struct wm_task *task);
 
 /* Every input delivered END. */
 bool wm_task_inputs_done(const struct wm_task *task);

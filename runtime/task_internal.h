@@ -44,6 +44,7 @@ struct wm_task {
 	struct wm_task_counters counters;
 	int64_t now_ns;
 	bool finished;
+	char why[256]; /* the last failure of wm_task_input() */
 
 	/* what is published (metrics.h) */
 	struct wm_subtask_metrics *metrics;
@@ -51,6 +52,7 @@ struct wm_task {
 	uint32_t cause; /* input channel of the frame at hand, or NO_CAUSE */
 	uint64_t results;
 	int64_t fire_delay_max_ms;
+	uint64_t fire_delays_excluded; /* windows at the ends of time */
 
 	/* inputs */
 	uint32_t n_channels;

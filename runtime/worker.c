@@ -13,6 +13,7 @@
 #include "ipc/gate.h"
 #include "ipc/shm.h"
 #include "ipc/clock.h"
+#include "runtime/log.h"
 #include "runtime/replay.h"
 #include "runtime/task.h"
 #include "runtime/worker.h"
@@ -39,21 +40,43 @@ struct worker {
 	bool clock_stale;	  /* a push waited: read the clock again */
 	int64_t publish_every_ns; /* WORKER_PUBLISH_NS at the job's speed */
 	double speed;
+	/* A window's outputs: the sinks chained to it, its late output. */
+	struct wm_sink *sinks[WM_TOPOLOGY_MAX_OUTPUTS];
+	uint32_t n_sinks;
+	struct wm_sink *late;
+	/* The exit status of the first failure (worker_fail()), 0 while
+	 * there is none. Once set, nothing more is sent or written and the
+	 * run loops return it: the supervisor stops the job. */
+	int failed;
 };
 
-static void worker_error(const struct worker *w, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int worker_fail(struct worker *w, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void
-worker_error(const struct worker *w, const char *fmt, ...)
+/* Report the worker's first failure, one line on stderr, and keep its exit
+ * status; later failures (of a job already failing) are not reported. */
+static int
+worker_fail(struct worker *w, int status, const char *fmt, ...)
 {
+	char prefix[160];
 	va_list ap;
 
-	fprintf(stderr, "wmrun[%s/%u]: error: ", w->stage->name, w->me->index);
+	if (w->failed != 0)
+		return w->failed;
+	w->failed = status;
+	snprintf(prefix, sizeof(prefix), "wmrun[%s/%u]: error: ",
+		 w->stage->name, w->me->index);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	wm_vlog(prefix, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	return status;
+}
+
+/* "stage/index" of subtask `id`, for messages. */
+static const char *
+name_of(const struct worker *w, uint32_t id, char *buf, size_t len)
+{
+	return wm_plan_subtask_name(w->args->plan, w->args->topo, id, buf, len);
 }
 
 /* Processing time since the job started, in ns, at the job's speed. */
@@ -91,15 +114,32 @@ worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	struct worker *w = wm_container_of(out, struct worker, out);
 	struct wm_ring_producer *p = &w->producers[w->local[edge][channel]];
 
+	if (w->failed != 0)
+		return; /* the job is stopping: nothing more goes out */
 	/* A full ring makes the producer wait; nothing is dropped. A source
 	 * stops its idleness clock meanwhile (task.h). */
 	if (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0], f->payload[1],
 			      f->payload[2])) {
 		wm_task_backpressure(w->task, true, processing_now(w));
-		do
-			wm_wait(&w->space, has_space, p, -1);
-		while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
-					 f->payload[1], f->payload[2]));
+		do {
+			int r = wm_wait(&w->space, has_space, p, -1);
+
+			if (r != 0) {
+				char name[128];
+				uint32_t ch = w->me->outputs[edge][channel];
+
+				worker_fail(w, EX_OSERR,
+					    "could not wait for room in the ring "
+					    "to \"%s\": %s",
+					    name_of(w,
+						    w->args->plan->channels[ch]
+							    .consumer,
+						    name, sizeof(name)),
+					    strerror(-r));
+				return;
+			}
+		} while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
+					   f->payload[1], f->payload[2]));
 		wm_task_backpressure(w->task, false, processing_now(w));
 		w->clock_stale = true;
 	}
@@ -108,33 +148,66 @@ worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 		wm_ring_nudge(p);
 }
 
+/* An output that could not be written stops the job (exit 74): the first
+ * failure is the one to name. */
+static void
+output_failed(struct worker *w, const struct wm_sink *s)
+{
+	char why[4400];
+
+	worker_fail(w, EX_IOERR, "%s", wm_sink_error(s, why, sizeof(why)));
+}
+
 static void
 worker_result(struct wm_task_out *out, const struct wm_window_result *r,
 	      wm_ts_t watermark, int64_t fire_time_ms)
 {
 	struct worker *w = wm_container_of(out, struct worker, out);
-	uint32_t stage = (uint32_t)(w->stage - w->args->topo->stages);
-	struct wm_topology_edge sinks[WM_TOPOLOGY_MAX_OUTPUTS];
-	uint32_t n = wm_topology_out_edges(w->args->topo, stage, sinks,
-					   WM_TOPOLOGY_MAX_OUTPUTS);
 
-	/* n <= WM_TOPOLOGY_MAX_OUTPUTS: topology.c refuses more. (This
-	 * array had 16 entries while the others had 64: a window's 17th
-	 * sink got nothing, silently.) */
-	for (uint32_t i = 0; i < n; i++)
-		if (w->args->sinks[sinks[i].stage] != NULL)
-			wm_sink_result(w->args->sinks[sinks[i].stage], r,
-				       watermark, fire_time_ms);
+	for (uint32_t i = 0; i < w->n_sinks && w->failed == 0; i++)
+		if (wm_sink_result(w->sinks[i], r, watermark, fire_time_ms) !=
+		    0)
+			output_failed(w, w->sinks[i]);
 }
 
 static void
 worker_late(struct wm_task_out *out, const struct wm_record *r)
 {
 	struct worker *w = wm_container_of(out, struct worker, out);
-	uint32_t stage = (uint32_t)(w->stage - w->args->topo->stages);
 
-	if (w->args->lates[stage] != NULL)
-		wm_sink_late(w->args->lates[stage], r);
+	if (w->late != NULL && w->failed == 0 && wm_sink_late(w->late, r) != 0)
+		output_failed(w, w->late);
+}
+
+/* Write what the window gathered for its outputs: when it has nothing else
+ * to do, and at the end. */
+static int
+flush_outputs(struct worker *w)
+{
+	for (uint32_t i = 0; i < w->n_sinks && w->failed == 0; i++)
+		if (wm_sink_flush(w->sinks[i]) != 0)
+			output_failed(w, w->sinks[i]);
+	if (w->late != NULL && w->failed == 0 && wm_sink_flush(w->late) != 0)
+		output_failed(w, w->late);
+	return w->failed;
+}
+
+/* The sinks chained to this worker's window stage, and its late output. */
+static void
+find_outputs(struct worker *w)
+{
+	const struct wm_topology *t = w->args->topo;
+	uint32_t stage = w->me->stage;
+	struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
+	/* n <= WM_TOPOLOGY_MAX_OUTPUTS: topology.c refuses more. (An array
+	 * of 16 here once gave a window's 17th sink nothing, silently.) */
+	uint32_t n = wm_topology_out_edges(t, stage, out,
+					   WM_TOPOLOGY_MAX_OUTPUTS);
+
+	for (uint32_t i = 0; i < n && i < WM_TOPOLOGY_MAX_OUTPUTS; i++)
+		if (w->args->sinks[out[i].stage] != NULL)
+			w->sinks[w->n_sinks++] = w->args->sinks[out[i].stage];
+	w->late = w->args->lates[stage];
 }
 
 /*
@@ -161,7 +234,7 @@ publish_metrics(struct worker *w, int64_t now, bool idle)
  * names what the plan says, rather than trusting a header it did not make.
  */
 static int
-attach_matches_plan(const struct worker *w)
+attach_matches_plan(struct worker *w)
 {
 	const struct wm_shm_header *h = wm_shm_header(&w->seg);
 	const struct wm_plan *plan = w->args->plan;
@@ -170,7 +243,7 @@ attach_matches_plan(const struct worker *w)
 	    h->n_channels != plan->n_channels ||
 	    h->metrics_stride <
 		    wm_subtask_metrics_bytes(plan->max_partitions)) {
-		worker_error(w,
+		worker_fail(w, EX_SOFTWARE,
 			     "the shared segment has %u subtasks and %u "
 			     "channels, the plan %u and %u",
 			     h->n_subtasks, h->n_channels, plan->n_subtasks,
@@ -182,7 +255,7 @@ attach_matches_plan(const struct worker *w)
 
 		if (ch->producer != plan->channels[c].producer ||
 		    ch->consumer != plan->channels[c].consumer) {
-			worker_error(w,
+			worker_fail(w, EX_SOFTWARE,
 				     "channel %u of the shared segment goes "
 				     "from subtask %u to %u, the plan's from "
 				     "%u to %u",
@@ -204,8 +277,7 @@ attach(struct worker *w)
 	uint32_t k = 0;
 
 	if (wm_shm_attach(a->shm_fd, &w->seg, err, sizeof(err)) != 0) {
-		worker_error(w, "%s", err);
-		return EX_OSERR;
+		return worker_fail(w, EX_OSERR, "%s", err);
 	}
 	if (attach_matches_plan(w) != 0)
 		return EX_SOFTWARE;
@@ -281,10 +353,11 @@ run_source(struct worker *w)
 
 		if (wm_shm_stop_requested(&w->seg)) {
 			wm_task_stop_source(w->task);
-			return 0;
+			return w->failed;
 		}
 		next = wm_task_run_source(w->task, now);
-
+		if (w->failed != 0)
+			return w->failed;
 		publish_metrics(w, now, next > now);
 		if (wm_task_finished(w->task))
 			return 0;
@@ -297,9 +370,38 @@ run_source(struct worker *w)
 				? -1 /* nothing ever due: sleep */
 				: wm_scale_ns(next - now, 1 / w->speed);
 
-		if (real_ns != 0)
-			wm_wait(&idle, stop_requested, &w->seg, real_ns);
+		if (real_ns == 0)
+			continue;
+		int r = wm_wait(&idle, stop_requested, &w->seg, real_ns);
+
+		/* A wait that fails would return at once, every time: a
+		 * core burnt in silence. */
+		if (r != 0 && r != -ETIMEDOUT)
+			return worker_fail(w, EX_OSERR,
+					   "could not wait for the next record: "
+					   "%s",
+					   strerror(-r));
 	}
+}
+
+/* A frame the task refused: a corrupt stream (a bug), or a window that
+ * could not allocate the state of a record. */
+static int
+input_failed(struct worker *w, uint32_t ch, int r)
+{
+	const struct wm_plan_channel *pc =
+		&w->args->plan->channels[w->me->inputs[ch]];
+	char name[128];
+
+	if (r == -ENOMEM)
+		return worker_fail(w, EX_OSERR, "%s", wm_task_why(w->task));
+	worker_fail(w, EX_SOFTWARE,
+		    "corrupt frame on channel %u from \"%s\" at position %llu",
+		    ch, name_of(w, pc->producer, name, sizeof(name)),
+		    (unsigned long long)w->gate.inputs[ch].ring.pos);
+	wm_ring_dump(w->gate.inputs[ch].ring.ring, w->gate.inputs[ch].ring.pos,
+		     stderr);
+	return w->failed;
 }
 
 /* Any other task: frames in, frames out, sleep when the inputs are dry. */
@@ -325,36 +427,31 @@ run_inputs(struct worker *w)
 				now = processing_now(w);
 				w->clock_stale = false;
 			}
-			if (r < 0 || wm_task_input(w->task, ch, &f, now) != 0) {
-				const struct wm_plan_channel *pc =
-					&w->args->plan
-						 ->channels[w->me->inputs[ch]];
-
-				worker_error(
-					w,
-					"corrupt frame on channel %u from "
-					"subtask %u at position %llu",
-					ch, pc->producer,
-					(unsigned long long)w->gate.inputs[ch]
-						.ring.pos);
-				wm_ring_dump(w->gate.inputs[ch].ring.ring,
-					     w->gate.inputs[ch].ring.pos,
-					     stderr);
-				return EX_SOFTWARE;
-			}
+			if (r > 0)
+				r = wm_task_input(w->task, ch, &f, now);
+			else
+				r = -EBADMSG;
+			if (r != 0)
+				return input_failed(w, ch, r);
+			if (w->failed != 0)
+				return w->failed;
 			n++;
 		}
 		publish_metrics(w, now, n == 0);
 		if (wm_task_finished(w->task))
 			return 0;
 		if (n == 0) {
+			/* Idle: the results gathered go out before it sleeps,
+			 * in one write per sink. */
+			if (flush_outputs(w) != 0)
+				return w->failed;
 			int r = wm_gate_wait(&w->gate, -1);
 
-			if (r != 0 && r != -ETIMEDOUT) {
-				worker_error(w, "could not wait: %s",
-					     strerror(-r));
-				return EX_OSERR;
-			}
+			if (r != 0 && r != -ETIMEDOUT)
+				return worker_fail(w, EX_OSERR,
+						   "could not wait for input: "
+						   "%s",
+						   strerror(-r));
 		} else {
 			/* Busy: let the consumers see what this batch
 			 * produced, and the producers what it freed,
@@ -379,14 +476,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.out.frame = worker_frame;
 	w.out.result = worker_result;
 	w.out.late = worker_late;
-	/* Results from every window subtask share the sink's file: one
-	 * write per line keeps lines whole. */
-	for (uint32_t s = 0; s < a->topo->n_stages; s++) {
-		if (a->sinks[s] != NULL)
-			wm_sink_line_buffered(a->sinks[s]);
-		if (a->lates[s] != NULL)
-			wm_sink_line_buffered(a->lates[s]);
-	}
+	find_outputs(&w);
 	status = attach(&w);
 	if (status == 0) {
 		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out,
@@ -411,9 +501,9 @@ wm_worker_run(const struct wm_worker_args *a)
 				 : errno == EIO		       ? EX_IOERR
 							       : EX_OSERR;
 			if (status == EX_OSERR)
-				worker_error(&w,
-					     "could not set up the subtask: %s",
-					     strerror(errno));
+				worker_fail(&w, status,
+					    "could not set up the subtask: %s",
+					    strerror(errno));
 		}
 	}
 	/* Every subtask set up: processing time starts now, for all. */
@@ -421,26 +511,24 @@ wm_worker_run(const struct wm_worker_args *a)
 		int r = wm_shm_start_line(&w.seg, a->subtask, a->wait,
 					  &w.start_ns);
 
-		if (r != 0) {
-			worker_error(&w, "could not wait for the start: %s",
-				     strerror(-r));
-			status = EX_OSERR;
-		}
+		if (r != 0)
+			status = worker_fail(&w, EX_OSERR,
+					     "could not wait for the start: %s",
+					     strerror(-r));
 	}
 	if (status == 0)
 		status = w.has_gate ? run_inputs(&w) : run_source(&w);
-	if (status == 0) {
+	if (status == 0)
+		status = flush_outputs(&w);
+	if (status == 0)
 		before_sleep(&w); /* the last frames, announced */
+	/* The figures as they end, a failed worker's too: the summary of a
+	 * job that failed says what was done until then. */
+	if (w.start_ns != 0)
 		publish_metrics(&w, processing_now(&w), true);
+	if (status == 0)
 		atomic_store_explicit(&w.metrics->finished, 1,
 				      memory_order_release);
-	}
-	for (uint32_t s = 0; s < a->topo->n_stages; s++) {
-		if (a->sinks[s] != NULL && wm_sink_flush(a->sinks[s]) != 0)
-			status = status ? status : EX_IOERR;
-		if (a->lates[s] != NULL && wm_sink_flush(a->lates[s]) != 0)
-			status = status ? status : EX_IOERR;
-	}
 	wm_task_free(w.task);
 	return status;
 }

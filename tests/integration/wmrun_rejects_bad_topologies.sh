@@ -165,7 +165,7 @@ done
 if [ -w /dev/full ]; then
 	sed -i "s#^path = .*#path = /dev/full#" "$scratch/out.conf"
 	expect_status 74 "$WMRUN" "$scratch/out.conf"
-	expect_line 'could not write the header of o.s output "/dev/full"' "$scratch/err"
+	expect_line 'could not write to "/dev/full" \(sink "o"\): No space left on device' "$scratch/err"
 fi
 
 # Options that would be ignored, and names that name nothing.
@@ -179,6 +179,11 @@ expect_line 'the topology file name is empty' "$scratch/err"
 expect_status 74 "$WMRUN" --sim --summary "$scratch/no/such/s.json"
 expect_line 'could not open summary file' "$scratch/err"
 [ ! -s "$scratch/out" ] || fail "the job ran although its summary could not be written"
+# A job that fails before it runs writes no summary (and one it could not
+# write leaves nothing at its path, neither empty nor half written).
 sed -i "s#^path = .*#path = $scratch/adir#" "$scratch/out.conf"
+rm -f "$scratch/s.json"
 expect_status 74 "$WMRUN" --sim --summary "$scratch/s.json" "$scratch/out.conf"
 [ ! -e "$scratch/s.json" ] || fail "a failed job left a summary file"
+[ -z "$(ls -A "$scratch" | grep '^\.s\.json')" ] ||
+	fail "a failed job left a temporary summary file"

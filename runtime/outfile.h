@@ -1,0 +1,97 @@
+/*
+ * outfile.h
+ *	The files wmrun writes (sinks, late side outputs, the --summary
+ *	file): created without following anyone's links, written with every
+ *	error seen, and left either complete, cut at a whole line, or gone.
+ *
+ * Where a file goes decides how it is opened:
+ *
+ *   "-"                    standard output
+ *   an existing FIFO,      written as it is (a reader, /dev/null, a
+ *   device or socket       terminal); through a symbolic link only in a
+ *                          directory that no one else can write
+ *   a regular file, or     created afresh: in a directory no one else
+ *   nothing yet            can write (owned by us or root, not group or
+ *                          world writable), opened and truncated as any
+ *                          program would, links followed; in any other
+ *                          directory (/tmp, another user's) a new file
+ *                          is made under a random name with O_EXCL, which
+ *                          never follows a link, and renamed over the path,
+ *                          which replaces a planted link or hard link
+ *                          instead of writing through it
+ *
+ * so that a root job writing into /tmp cannot be made to overwrite a file
+ * that a link planted by another user points at, even where the kernel's
+ * fs.protected_symlinks is off. A new file gets mode 0666 less the umask,
+ * as fopen() gives.
+ *
+ * An `atomic` file (the summary) is written under the random name in the
+ * same directory and renamed into place only by wm_outfile_commit(): it is
+ * whole or absent, never empty or half written, whatever stops the job.
+ *
+ * Writes take whole buffers; the first failure is kept (its errno) and
+ * every later write is refused with it, so a caller may check once.
+ */
+#ifndef WM_RUNTIME_OUTFILE_H
+#define WM_RUNTIME_OUTFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct wm_outfile {
+	int fd;
+	char *path;	  /* as given, for messages; "-": standard output */
+	char *target;	  /* the file meant: path, or where our link leads */
+	char *temp;	  /* atomic: the random name written until commit */
+	bool created;	  /* a regular file made by this open */
+	dev_t dev;	  /* of the file made, to remove only that one */
+	ino_t ino;
+	int error;	  /* errno of the first failed write, 0 */
+	const char *what; /* "output file", "summary file": for messages */
+};
+
+/*
+ * Open `path`, a `what` ("output file": a static string, named in
+ * messages), for writing as described above. 0, or a negative errno with
+ * a message in err ('could not open output file "x": reason').
+ */
+int wm_outfile_open(struct wm_outfile *f, const char *what, const char *path,
+		    bool atomic, char *err, size_t errlen);
+
+/*
+ * Whether `path` could be opened by wm_outfile_open(f, path, true, ...)
+ * later, without creating anything that stays: for a file written only at
+ * the end (the summary), checked before hours of running. 0 or a negative
+ * errno with a message.
+ */
+int wm_outfile_probe(const char *what, const char *path, char *err,
+		     size_t errlen);
+
+/* Write all `len` bytes (retrying short writes and EINTR): 0, or the
+ * negative errno of the first failure, now or before. */
+int wm_outfile_write(struct wm_outfile *f, const void *buf, size_t len);
+
+/* "standard output" or the path quoted, for messages. */
+const char *wm_outfile_name(const struct wm_outfile *f, char *buf,
+			    size_t len);
+
+/*
+ * Close. `keep` false: a file this open created is removed again (if it
+ * is still the file at its path), for an output the job never wrote
+ * anything into. A regular file kept is first cut after its last line end,
+ * so that a failed write never leaves half a line. atomic: commit or
+ * discard instead (below). 0, or a negative errno with a message.
+ */
+int wm_outfile_close(struct wm_outfile *f, bool keep, char *err,
+		     size_t errlen);
+
+/* atomic: make the file written so far the file at its path (rename), or
+ * remove it. Both close it. 0, or a negative errno with a message. */
+int wm_outfile_commit(struct wm_outfile *f, char *err, size_t errlen);
+void wm_outfile_discard(struct wm_outfile *f);
+
+/* Bytes in the file now (its size; 0 for a stream). */
+off_t wm_outfile_size(const struct wm_outfile *f);
+
+#endif /* WM_RUNTIME_OUTFILE_H */

@@ -1,0 +1,61 @@
+#!/bin/sh
+# Ctrl-C with a stopped worker (SIGSTOP) cannot hang the job: after the
+# drain's time limit (5 s) the workers left are named, sent SIGTERM and
+# SIGCONT, then SIGKILL, and the job exits 1 (a worker did not stop), with
+# no process left. Its summary says what the stop cut off: the records in
+# flight between stages, edge by edge. The supervisor used to send
+# SIGTERM, which a stopped process never acts on, and wait for ever.
+. "$srcdir/tests/integration/lib.sh"
+
+cat >"$scratch/flood.conf" <<CONF
+[job]
+ring_size = 2 KiB
+[source s]
+parallelism = 1
+partitions = 2
+rate = unlimited
+keys = 64
+[keyby k]
+input = s
+parallelism = 1
+[window w]
+input = k
+parallelism = 1
+size = 1 ms
+[sink o]
+input = w
+parallelism = 1
+path = $scratch/results.csv
+CONF
+
+"$WMRUN" --summary "$scratch/s.json" "$scratch/flood.conf" \
+	>"$scratch/out" 2>"$scratch/err" &
+sup=$!
+# A watchdog: a hung job fails the test instead of hanging it.
+(sleep 120 && kill -9 "$sup") 2>/dev/null &
+watchdog=$!
+trap 'kill "$watchdog" 2>/dev/null; pkill -9 -P "$sup" 2>/dev/null; rm -rf "$scratch"' EXIT
+
+tries=0
+until [ "$({ wc -l <"$scratch/results.csv"; } 2>/dev/null || echo 0)" -gt 1 ]; do
+	kill -0 "$sup" 2>/dev/null || { cat "$scratch/err" >&2; fail "wmrun ended early"; }
+	tries=$((tries + 1))
+	[ "$tries" -le 600 ] || fail "no window fired in 60 s"
+	sleep 0.1
+done
+keyby=$(pgrep -P "$sup" -x 'k/0') || fail "no process named k/0"
+kill -STOP "$keyby"
+kill -INT "$sup"
+wait "$sup"
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$scratch/err" >&2; fail "exit status $rc, expected 1"; }
+expect_line "^wmrun: worker \"k/0\" \(pid $keyby\) is stopped \(SIGSTOP\) and did not stop within 5 s of the stop request: terminating it\$" "$scratch/err"
+expect_line "^wmrun: worker \"k/0\" \(pid $keyby\) was stopped and did not stop within 5 s of the stop request on signal 2\$" "$scratch/err"
+expect_line '^wmrun: job "[^"]*" failed after ' "$scratch/err"
+expect_line '^  in flight when failed   [1-9][0-9]*$' "$scratch/err"
+expect_line '^    s -> k: sent [0-9]+, received [0-9]+$' "$scratch/err"
+expect_line '"outcome":"failed"' "$scratch/s.json"
+expect_line '"records_in_flight":[1-9]' "$scratch/s.json"
+kill -0 "$keyby" 2>/dev/null && fail "the stopped worker outlived the job"
+! pgrep -P "$sup" >/dev/null || fail "workers left running"
+echo ok

@@ -1,0 +1,52 @@
+#!/bin/sh
+# A worker that dies while a Ctrl-C stop drains is named, with its pid and
+# signal, and the job's exit status says it failed (1), not that it was
+# stopped (130). The job used to exit 130 with only "stopped by signal 2".
+. "$srcdir/tests/integration/lib.sh"
+
+cat >"$scratch/flood.conf" <<CONF
+[job]
+ring_size = 2 KiB
+[source s]
+parallelism = 1
+partitions = 2
+rate = unlimited
+keys = 64
+[keyby k]
+input = s
+parallelism = 1
+[window w]
+input = k
+parallelism = 1
+size = 1 ms
+[sink o]
+input = w
+parallelism = 1
+path = $scratch/results.csv
+CONF
+
+"$WMRUN" "$scratch/flood.conf" >"$scratch/out" 2>"$scratch/err" &
+sup=$!
+(sleep 120 && kill -9 "$sup") 2>/dev/null &
+watchdog=$!
+trap 'kill "$watchdog" 2>/dev/null; pkill -9 -P "$sup" 2>/dev/null; rm -rf "$scratch"' EXIT
+
+tries=0
+until [ "$({ wc -l <"$scratch/results.csv"; } 2>/dev/null || echo 0)" -gt 1 ]; do
+	kill -0 "$sup" 2>/dev/null || { cat "$scratch/err" >&2; fail "wmrun ended early"; }
+	tries=$((tries + 1))
+	[ "$tries" -le 600 ] || fail "no window fired in 60 s"
+	sleep 0.1
+done
+# Stopped, the keyBy keeps the drain from ending; then it dies in it.
+keyby=$(pgrep -P "$sup" -x 'k/0') || fail "no process named k/0"
+kill -STOP "$keyby"
+kill -INT "$sup"
+sleep 0.5
+kill -9 "$keyby"
+wait "$sup"
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$scratch/err" >&2; fail "exit status $rc, expected 1"; }
+expect_line "^wmrun: worker \"k/0\" \(pid $keyby\) was terminated by signal 9: Killed \(while the job stopped on signal 2\)\$" "$scratch/err"
+! pgrep -P "$sup" >/dev/null || fail "workers left running"
+echo ok
