@@ -12,7 +12,8 @@
  * the same fields as keys of one flat object per line, in any order,
  * each an integer: {"partition":0,"timestamp":1000,"key":7,"value":1};
  * other keys, repeated keys and anything after the object are errors.
- * A line of either kind is at most 64 KiB, its end included.
+ * A line of either kind ends with LF, CRLF or a lone CR, mixed as they
+ * come, and is at most 64 KiB, its end included.
  *
  * Pacing: "fast" replays as fast as possible (every record due at once,
  * in file order); "arrival" releases each record at its arrival column;
