@@ -1,7 +1,10 @@
 /*
  * replay.h
- *	A source subtask that replays a recorded trace instead of generating
- *	records: one CSV line per record,
+ *	A source that replays a recorded trace instead of generating records:
+ *	the trace of a source stage, read and checked once by the process
+ *	that runs the job, and a record source over it for each subtask.
+ *
+ * Format: one CSV line per record,
  *
  *	  partition,timestamp,key,value[,arrival]
  *
@@ -21,10 +24,10 @@
  * subtask replays the lines of the partitions it owns (Flink's split
  * assignment, source_gen.h), in file order within a partition.
  *
- * The whole trace is read and checked when the source opens, before the
- * job starts: a malformed line is an error naming file and line, unless
- * skip_bad is set, in which case every skipped line is counted and
- * reported on stderr with its line number.
+ * Errors: a malformed line stops the reading with a message naming file
+ * and line, unless skip_bad is set: then it is skipped and counted, the
+ * first WM_REPLAY_REPORTED are reported on stderr with file, line and
+ * why, and the rest in one count once the trace is read.
  */
 #ifndef WM_RUNTIME_REPLAY_H
 #define WM_RUNTIME_REPLAY_H
@@ -41,27 +44,63 @@ enum wm_replay_pacing {
 	WM_REPLAY_EVENT,
 };
 
-/*
- * Open `path` for the subtask owning `partitions` (n ids, of `total`
- * partitions). Returns the source, or NULL with a message in err
- * ("trace.csv:12: invalid timestamp \"x\"") and errno: EINVAL for bad
- * data (exit 65), or the error that kept the file from being opened or
- * read to its end (a directory: EISDIR).
- * *skipped counts lines skipped because of skip_bad, by the one subtask
- * that reports them (the owner of partition 0; 0 for the others), so
- * that the subtasks' counts add up to the lines skipped.
- */
-struct wm_record_source *
-wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
-	       uint32_t total, enum wm_replay_pacing pacing, bool skip_bad,
-	       uint64_t *skipped, char *err, size_t errlen);
+/* Skipped lines reported one by one; the rest are counted. */
+#define WM_REPLAY_REPORTED 10
+
+/* Every record of a trace, due times computed; read-only once read. */
+struct wm_replay_trace;
+
+struct wm_topology;
 
 /*
- * Whether errno `e` from wm_replay_open() says the trace could not be
+ * Read and check the trace at `path` for a source of `partitions`
+ * partitions, paced by `pacing`. Returns it, or NULL with errno and a
+ * message in err ("trace.csv:12: invalid timestamp \"x\""): EBADMSG for
+ * bad data (exit 65), ENOMEM, or the error that kept the file from being
+ * opened or read to its end (a directory: EISDIR). Skipped lines are
+ * reported on stderr.
+ */
+struct wm_replay_trace *wm_replay_read(const char *path, uint32_t partitions,
+				       enum wm_replay_pacing pacing,
+				       bool skip_bad, char *err, size_t errlen);
+
+/* Lines skipped because of skip_bad. */
+uint64_t wm_replay_skipped(const struct wm_replay_trace *trace);
+
+void wm_replay_free(struct wm_replay_trace *trace);
+
+/*
+ * The records of the `n` partitions in `partitions` (ids below the trace's
+ * count, each once) as a record source, in release order. It reads the
+ * trace, which must outlive it, and never writes it: worker processes
+ * share their supervisor's copy through fork. NULL with errno: ENOMEM, or
+ * EINVAL for a partition the trace's source does not have.
+ */
+struct wm_record_source *wm_replay_source(const struct wm_replay_trace *trace,
+					  const uint32_t *partitions, size_t n);
+
+/*
+ * The trace of every source of `topo` that replays one, read before the
+ * job creates anything: *traces is an array by stage, NULL for the stages
+ * that replay nothing (free it with wm_replay_free_all()). 0, or a
+ * negative errno of wm_replay_read() with a message in err (nothing to
+ * free then).
+ */
+int wm_replay_read_all(const struct wm_topology *topo,
+		       struct wm_replay_trace ***traces, char *err,
+		       size_t errlen);
+void wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages);
+
+/*
+ * Whether errno `e` from wm_replay_read() says the trace could not be
  * opened or read as a file (missing, forbidden, a directory...), for exit
  * 66 (EX_NOINPUT). Not EIO: a failing read is an I/O error (74), as a
  * failing write of the results is.
  */
 bool wm_replay_unreadable(int e);
+
+/* The exit status for errno `e` from wm_replay_read(): 65 for bad data,
+ * 66 for an unreadable file, 74 for EIO, 71 (out of memory) otherwise. */
+int wm_replay_exit_status(int e);
 
 #endif /* WM_RUNTIME_REPLAY_H */

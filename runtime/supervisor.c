@@ -101,7 +101,8 @@ out:
 static void
 child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 	   int fd, int cpu, pid_t parent, struct wm_sink **sinks,
-	   struct wm_sink **lates, const sigset_t *old_mask)
+	   struct wm_sink **lates, struct wm_replay_trace **traces,
+	   const sigset_t *old_mask)
 {
 	struct wm_worker_args args = {
 		.topo = t,
@@ -114,6 +115,7 @@ child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 				: WM_WAIT_FUTEX,
 		.sinks = sinks,
 		.lates = lates,
+		.traces = traces,
 		.cells = t->job.ring_cells,
 	};
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
@@ -242,6 +244,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	struct wm_shm_channel_spec *specs = NULL;
 	struct child *children = NULL;
 	struct wm_sink **sinks = NULL, **lates = NULL;
+	struct wm_replay_trace **traces = NULL;
 	int *cpu = NULL;
 	struct wm_shm seg = {.fd = -1};
 	sigset_t mask, old;
@@ -263,6 +266,14 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	cpu = calloc(plan->n_subtasks, sizeof(*cpu));
 	if (!specs || !children || !sinks || !lates || !cpu) {
 		status = EX_OSERR;
+		goto out;
+	}
+	/* Each replayed trace is read and checked here, once, before
+	 * anything is created: a bad line is reported once, and leaves no
+	 * output behind. The workers inherit the records through fork. */
+	status = wm_replay_read_all(t, &traces, err, errlen);
+	if (status != 0) {
+		status = wm_replay_exit_status(-status);
 		goto out;
 	}
 	for (uint32_t c = 0; c < plan->n_channels; c++)
@@ -332,7 +343,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 
 		if (pid == 0)
 			child_main(t, plan, i, seg.fd, cpu[i], self, sinks,
-				   lates, &old);
+				   lates, traces, &old);
 		if (pid < 0) {
 			snprintf(err, errlen, "could not fork: %s",
 				 strerror(errno));
@@ -426,6 +437,7 @@ out:
 	free(sinks);
 	free(lates);
 	free(cpu);
+	wm_replay_free_all(traces, t->n_stages);
 	wm_plan_free(plan);
 	return status;
 }
