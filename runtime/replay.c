@@ -239,6 +239,57 @@ parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 			      : parse_csv(line, len, f, why, whylen);
 }
 
+/* A name in a header: a letter or '_', then letters, digits or '_'
+ * (ASCII, whatever the locale). */
+static bool
+is_name(const char *p, const char *end)
+{
+	for (const char *c = p; c < end; c++) {
+		bool letter = (*c >= 'a' && *c <= 'z') ||
+			      (*c >= 'A' && *c <= 'Z') || *c == '_';
+
+		if (!letter && (c == p || *c < '0' || *c > '9'))
+			return false;
+	}
+	return p < end;
+}
+
+/*
+ * Whether a CSV line is the header: the column names in their order,
+ * partition to value or to arrival, blanks around each allowed; the
+ * first line that begins "partition" is not enough ("partition0,1000,1,1"
+ * is a record gone wrong). *names says whether the line has several
+ * fields and every one is a name: no record either, it is refused as a
+ * header with the wrong names ("bad" alone reads as a bad partition).
+ */
+static bool
+is_header(const char *line, size_t len, bool *names)
+{
+	const char *p = line, *end = line + len;
+	bool exact = true;
+	int n = 0;
+
+	*names = true;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *name_end = comma != NULL ? comma : end;
+		const char *name = skip_blanks(p, name_end);
+
+		while (name_end > name &&
+		       (name_end[-1] == ' ' || name_end[-1] == '\t'))
+			name_end--;
+		*names = *names && is_name(name, name_end);
+		exact = exact && n < N_FIELDS &&
+			field_named(name, (size_t)(name_end - name)) == n;
+		n++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	*names = *names && n > 1;
+	return exact && n >= ARRIVAL;
+}
+
 /*
  * When a line of `n` fields is due, in ms of processing time, as the line
  * alone says (schedule() makes the due times of the trace from these):
@@ -313,7 +364,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	const char *text = line;
 	size_t len = got;
 	int64_t fld[N_FIELDS] = {0}, first_ts, due = 0;
-	bool first;
+	bool first, names = false;
 	int k;
 
 	if (got > MAX_LINE) {
@@ -337,10 +388,15 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 		return 0;
 	first = !rd->have_content;
 	rd->have_content = true;
-	/* A header, if any, is the first line that is not a comment. */
-	if (first && len >= 9 && memcmp(text, "partition", 9) == 0)
+	/* Only the first line that is not a comment can be the header, and
+	 * only in CSV. */
+	if (first && text[0] != '{' && is_header(text, len, &names))
 		return 0;
 	k = parse_line(text, len, fld, why, whylen);
+	if (k < 0 && first && text[0] != '{' && names)
+		refuse(why, whylen, "header", text, len,
+		       " (the columns are partition,timestamp,key,value"
+		       "[,arrival], in that order)");
 	if (k > 0 &&
 	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
 		snprintf(why, whylen,

@@ -10,13 +10,16 @@
  *
  * (64-bit decimal integers, nothing else in a field; arrival in
  * milliseconds of processing time since the job started; '#' lines, blank
- * lines and a header starting with "partition" as the first other line
- * are skipped, and so is a UTF-8 byte order mark). A JSON-lines trace has
- * the same fields as keys of one flat object per line, in any order,
- * each an integer: {"partition":0,"timestamp":1000,"key":7,"value":1};
- * other keys, repeated keys and anything after the object are errors.
- * A line of either kind ends with LF, CRLF or a lone CR, mixed as they
- * come, and is at most 64 KiB, its end included.
+ * lines and a UTF-8 byte order mark are skipped). The first other line
+ * is a header, and skipped, when it is exactly the column names
+ * "partition,timestamp,key,value" or "partition,timestamp,key,value,
+ * arrival", blanks (spaces, tabs) allowed around each name; anything else
+ * there is data. A JSON-lines trace, which has no header, has the same
+ * fields as keys of one flat object per line, in any order, each an
+ * integer: {"partition":0,"timestamp":1000,"key":7,"value":1}; other
+ * keys, repeated keys and anything after the object are errors. A line of
+ * either kind ends with LF, CRLF or a lone CR, mixed as they come, and is
+ * at most 64 KiB, its end included.
  *
  * Pacing: "fast" replays as fast as possible (every record due at once,
  * in file order); "arrival" releases each record at its arrival column;
