@@ -431,13 +431,35 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	return 0;
 }
 
-/* The due times of the trace in ns, made here once for --sim and real
- * runs alike from every record's milliseconds (take_line()). */
-static void
+/*
+ * The due times of the trace, made here once for --sim and real runs
+ * alike: every record's milliseconds (take_line()), raised to its
+ * predecessor's in its partition so that a partition is released in
+ * file order, then in ns. 0 or -ENOMEM.
+ */
+static int
 schedule(struct wm_replay_trace *tr)
 {
-	for (size_t i = 0; i < tr->n; i++)
-		tr->items[i].due_ns *= 1000000; /* <= MAX_DUE_MS: no overflow */
+	/* By partition: the due time of its last record so far. Every due
+	 * time is at least 0, so 0 holds no partition's first record
+	 * back. */
+	int64_t *last = calloc(tr->n_partitions ? tr->n_partitions : 1,
+			       sizeof(*last));
+
+	if (last == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < tr->n; i++) {
+		struct replayed *it = &tr->items[i];
+		int64_t *prev = &last[it->rec.partition];
+		int64_t ms = it->due_ns;
+
+		if (ms < *prev)
+			ms = *prev;
+		*prev = ms;
+		it->due_ns = ms * 1000000; /* ms <= MAX_DUE_MS: no overflow */
+	}
+	free(last);
+	return 0;
 }
 
 void
@@ -513,7 +535,8 @@ wm_replay_read(const char *path, uint32_t partitions,
 			"wmrun: %s: %" PRIu64 " more bad line%s skipped\n",
 			path, tr->skipped - WM_REPLAY_REPORTED,
 			tr->skipped - WM_REPLAY_REPORTED == 1 ? "" : "s");
-	schedule(tr);
+	if (schedule(tr) != 0)
+		goto nomem;
 	free(line);
 	fclose(f);
 	return tr;

@@ -21,11 +21,17 @@
  * either kind ends with LF, CRLF or a lone CR, mixed as they come, and is
  * at most 64 KiB, its end included.
  *
- * Pacing: "fast" replays as fast as possible (every record due at once,
- * in file order); "arrival" releases each record at its arrival column;
- * "event" at its timestamp minus the first timestamp of the trace. A
- * subtask replays the lines of the partitions it owns (Flink's split
- * assignment, source_gen.h), in file order within a partition.
+ * Pacing: "fast" makes every record due at once; "arrival" due at its
+ * arrival; "event" at its timestamp minus the first record's (a timestamp
+ * before the first's is due at once).
+ *
+ * Order: a partition is a log, read in file order (as a Kafka split is)
+ * under every pacing. A record due before the one above it in its
+ * partition is due with it, and released right after it: the disorder of
+ * the trace stays, and a record recorded late is late. Records of
+ * different partitions are released by due time, then in file order. A
+ * subtask replays the partitions it owns (Flink's split assignment,
+ * source_gen.h).
  *
  * Errors: a malformed line stops the reading with a message naming file
  * and line, unless skip_bad is set: then it is skipped and counted, the
