@@ -4,7 +4,7 @@
  *
  * A trace is read once into one array of its records in file order, and
  * their due times are made in one place, schedule(), once every line is
- * read. Each
+ * read (the shift of wall-clock arrivals needs the earliest). Each
  * subtask's source then lists its own records by index, sorted into
  * release order, and never writes the array: forked workers share its
  * pages with their supervisor.
@@ -67,6 +67,10 @@ struct replay {
 
 /* The latest due time, in ms, that counts in int64_t nanoseconds. */
 #define MAX_DUE_MS (INT64_MAX / 1000000)
+
+/* Arrivals whose earliest lies further from the job start are wall-clock
+ * times: no recorded job ran a year before its first record. */
+#define WALL_CLOCK_MS ((int64_t)365 * 24 * 60 * 60 * 1000)
 
 enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
 
@@ -348,6 +352,8 @@ struct reader {
 	bool have_content; /* a line other than blanks or a comment came */
 	bool have_first;
 	int64_t first_ts; /* the first record's, for pacing = event */
+	int64_t earliest; /* the earliest arrival (pacing = arrival) */
+	long earliest_line;
 	size_t cap; /* of the trace's items */
 };
 
@@ -412,6 +418,11 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 		return -EBADMSG;
 	rd->first_ts = first_ts;
 	rd->have_first = true;
+	if (rd->pacing == WM_REPLAY_ARRIVAL &&
+	    (tr->n == 0 || due < rd->earliest)) {
+		rd->earliest = due;
+		rd->earliest_line = rd->lineno;
+	}
 	if (tr->n == rd->cap) {
 		size_t cap = rd->cap ? 2 * rd->cap : 1024;
 		void *grown = realloc(tr->items, cap * sizeof(*tr->items));
@@ -433,16 +444,16 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 
 /*
  * The due times of the trace, made here once for --sim and real runs
- * alike: every record's milliseconds (take_line()), raised to its
- * predecessor's in its partition so that a partition is released in
- * file order, then in ns. 0 or -ENOMEM.
+ * alike: every record's milliseconds (take_line()) less `shift_ms`, raised
+ * to its predecessor's in its partition so that a partition is released
+ * in file order, then in ns. 0 or -ENOMEM.
  */
 static int
-schedule(struct wm_replay_trace *tr)
+schedule(struct wm_replay_trace *tr, int64_t shift_ms)
 {
 	/* By partition: the due time of its last record so far. Every due
-	 * time is at least 0, so 0 holds no partition's first record
-	 * back. */
+	 * time is at least 0 (the shift is the earliest arrival), so 0
+	 * holds no partition's first record back. */
 	int64_t *last = calloc(tr->n_partitions ? tr->n_partitions : 1,
 			       sizeof(*last));
 
@@ -451,7 +462,7 @@ schedule(struct wm_replay_trace *tr)
 	for (size_t i = 0; i < tr->n; i++) {
 		struct replayed *it = &tr->items[i];
 		int64_t *prev = &last[it->rec.partition];
-		int64_t ms = it->due_ns;
+		int64_t ms = it->due_ns - shift_ms;
 
 		if (ms < *prev)
 			ms = *prev;
@@ -486,6 +497,7 @@ wm_replay_read(const char *path, uint32_t partitions,
 	struct reader rd = {.pacing = pacing};
 	char *line = malloc(MAX_LINE + 1);
 	FILE *f = fopen(path, "r");
+	int64_t shift = 0;
 	size_t got;
 	int e = 0, r;
 
@@ -535,7 +547,17 @@ wm_replay_read(const char *path, uint32_t partitions,
 			"wmrun: %s: %" PRIu64 " more bad line%s skipped\n",
 			path, tr->skipped - WM_REPLAY_REPORTED,
 			tr->skipped - WM_REPLAY_REPORTED == 1 ? "" : "s");
-	if (schedule(tr) != 0)
+	if (pacing == WM_REPLAY_ARRIVAL && tr->n > 0 &&
+	    rd.earliest > WALL_CLOCK_MS) {
+		shift = rd.earliest;
+		fprintf(stderr,
+			"wmrun: %s:%ld: notice: the earliest arrival (%" PRId64
+			" ms) is more than a year after the job start: "
+			"arrivals are read as wall-clock times and shifted "
+			"%" PRId64 " ms earlier\n",
+			path, rd.earliest_line, rd.earliest, shift);
+	}
+	if (schedule(tr, shift) != 0)
 		goto nomem;
 	free(line);
 	fclose(f);

@@ -4,26 +4,34 @@
  *	the trace of a source stage, read and checked once by the process
  *	that runs the job, and a record source over it for each subtask.
  *
- * Format: one CSV line per record,
+ * Format. One record per line, as CSV
  *
  *	  partition,timestamp,key,value[,arrival]
  *
- * (64-bit decimal integers, nothing else in a field; arrival in
- * milliseconds of processing time since the job started; '#' lines, blank
- * lines and a UTF-8 byte order mark are skipped). The first other line
- * is a header, and skipped, when it is exactly the column names
- * "partition,timestamp,key,value" or "partition,timestamp,key,value,
- * arrival", blanks (spaces, tabs) allowed around each name; anything else
- * there is data. A JSON-lines trace, which has no header, has the same
- * fields as keys of one flat object per line, in any order, each an
- * integer: {"partition":0,"timestamp":1000,"key":7,"value":1}; other
- * keys, repeated keys and anything after the object are errors. A line of
- * either kind ends with LF, CRLF or a lone CR, mixed as they come, and is
- * at most 64 KiB, its end included.
+ * or as JSON lines with the same fields as keys of one flat object, in
+ * any order, arrival optional: {"partition":0,"timestamp":1000,"key":7,
+ * "value":1}; other keys, repeated keys and anything after the object
+ * are errors. Every field is a 64-bit decimal integer, an optional '-'
+ * then digits, and nothing else: no '+', no blanks in CSV (JSON allows
+ * them around its tokens). partition is below the source's count;
+ * arrival, milliseconds of processing time since the job started, is 0
+ * to 292 years. Lines end with LF, CRLF or a lone CR, mixed as they
+ * come; a line is at most 64 KiB, its end included. Blank lines and lines
+ * starting with '#' are skipped, and so is a UTF-8 byte order mark at the
+ * start of the file. The first other line is a header, and skipped, when
+ * it is exactly the column names "partition,timestamp,key,value" or
+ * "partition,timestamp,key,value,arrival", blanks (spaces, tabs) allowed
+ * around each name; anything else there is data. JSON traces have no
+ * header.
  *
  * Pacing: "fast" makes every record due at once; "arrival" due at its
  * arrival; "event" at its timestamp minus the first record's (a timestamp
- * before the first's is due at once).
+ * before the first's is due at once). Arrivals whose earliest lies more
+ * than a year after the job start are wall-clock times (epoch
+ * milliseconds): they are taken relative to the earliest, with a notice
+ * naming its line and the shift, so that --sim and a real run start the
+ * trace's clock there. Below that they stay as they are: a trace recorded
+ * from a job's start.
  *
  * Order: a partition is a log, read in file order (as a Kafka split is)
  * under every pacing. A record due before the one above it in its
@@ -66,8 +74,8 @@ struct wm_topology;
  * partitions, paced by `pacing`. Returns it, or NULL with errno and a
  * message in err ("trace.csv:12: invalid timestamp \"x\""): EBADMSG for
  * bad data (exit 65), ENOMEM, or the error that kept the file from being
- * opened or read to its end (a directory: EISDIR). Skipped lines are
- * reported on stderr.
+ * opened or read to its end (a directory: EISDIR). Skipped lines and the
+ * shift of wall-clock arrivals are reported on stderr.
  */
 struct wm_replay_trace *wm_replay_read(const char *path, uint32_t partitions,
 				       enum wm_replay_pacing pacing,
