@@ -224,7 +224,8 @@ loop_build(struct loop *l, char *err, size_t errlen)
 		lt->task = wm_task_new(
 			t, lt->sub->stage, lt->sub->index, &lt->out,
 			(struct wm_subtask_metrics *)((char *)l->metrics +
-						      id * l->stride));
+						      id * l->stride),
+			NULL);
 		if (lt->task == NULL)
 			return -errno;
 	}

@@ -1,6 +1,13 @@
 /*
  * replay.c
- *	Trace replay as a record source (format and pacing in replay.h).
+ *	Trace replay (format, pacing and order in replay.h).
+ *
+ * A trace is read once into one array of its records in file order, and
+ * their due times are made in one place, schedule(), once every line is
+ * read (the shift of wall-clock arrivals needs the earliest). Each
+ * subtask's source then lists its own records by index, sorted into
+ * release order, and never writes the array: forked workers share its
+ * pages with their supervisor.
  */
 #include "config.h"
 
@@ -9,27 +16,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "runtime/lines.h"
 #include "runtime/replay.h"
+#include "runtime/topology.h"
 #include "runtime/units.h"
 
+/* A record of the trace and when it is due: ns of processing time, or
+ * the line's own ms until schedule() made the trace's due times. */
 struct replayed {
 	struct wm_record rec;
 	int64_t due_ns;
 };
 
+struct wm_replay_trace {
+	struct replayed *items; /* every record kept, in file order */
+	size_t n;
+	uint32_t n_partitions; /* of the source: ids below it */
+	uint64_t skipped;      /* lines skipped (skip_bad) */
+};
+
+/* One record of a subtask's: its due time, copied for the release loop,
+ * and its place in the trace, which also breaks ties (file order). */
+struct pending {
+	int64_t due_ns;
+	size_t index;
+};
+
 struct replay {
 	struct wm_record_source source; /* first: the interface */
-	struct replayed *items;		/* this subtask's, in release order */
+	const struct wm_replay_trace *trace;
+	struct pending *items; /* this subtask's, in release order */
 	size_t n, next;
 	uint32_t n_partitions;
 	uint32_t *partitions;
 	uint64_t *emitted; /* by index in partitions[] */
 	/* By partition id, of all the source's: its index in partitions[],
-	 * or NOT_OWNED. A scan of partitions[] for every line and every
-	 * record made a trace of a source with 65536 partitions take
-	 * minutes per 100,000 lines. */
+	 * or NOT_OWNED. A scan of partitions[] for every record made a
+	 * trace of a source with 65536 partitions take minutes per 100,000
+	 * lines. */
 	uint32_t *slot;
 };
 
@@ -41,6 +67,10 @@ struct replay {
 
 /* The latest due time, in ms, that counts in int64_t nanoseconds. */
 #define MAX_DUE_MS (INT64_MAX / 1000000)
+
+/* Arrivals whose earliest lies further from the job start are wall-clock
+ * times: no recorded job ran a year before its first record. */
+#define WALL_CLOCK_MS ((int64_t)365 * 24 * 60 * 60 * 1000)
 
 enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
 
@@ -213,10 +243,62 @@ parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 			      : parse_csv(line, len, f, why, whylen);
 }
 
+/* A name in a header: a letter or '_', then letters, digits or '_'
+ * (ASCII, whatever the locale). */
+static bool
+is_name(const char *p, const char *end)
+{
+	for (const char *c = p; c < end; c++) {
+		bool letter = (*c >= 'a' && *c <= 'z') ||
+			      (*c >= 'A' && *c <= 'Z') || *c == '_';
+
+		if (!letter && (c == p || *c < '0' || *c > '9'))
+			return false;
+	}
+	return p < end;
+}
+
 /*
- * When a line of `n` fields is due, in processing time (ns since the job
- * started): 0 for fast pacing, its arrival, or its timestamp's distance
- * from `first_ts`, the trace's first. Returns n, or -1 and why.
+ * Whether a CSV line is the header: the column names in their order,
+ * partition to value or to arrival, blanks around each allowed; the
+ * first line that begins "partition" is not enough ("partition0,1000,1,1"
+ * is a record gone wrong). *names says whether the line has several
+ * fields and every one is a name: no record either, it is refused as a
+ * header with the wrong names ("bad" alone reads as a bad partition).
+ */
+static bool
+is_header(const char *line, size_t len, bool *names)
+{
+	const char *p = line, *end = line + len;
+	bool exact = true;
+	int n = 0;
+
+	*names = true;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *name_end = comma != NULL ? comma : end;
+		const char *name = skip_blanks(p, name_end);
+
+		while (name_end > name &&
+		       (name_end[-1] == ' ' || name_end[-1] == '\t'))
+			name_end--;
+		*names = *names && is_name(name, name_end);
+		exact = exact && n < N_FIELDS &&
+			field_named(name, (size_t)(name_end - name)) == n;
+		n++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	*names = *names && n > 1;
+	return exact && n >= ARRIVAL;
+}
+
+/*
+ * When a line of `n` fields is due, in ms of processing time, as the line
+ * alone says (schedule() makes the due times of the trace from these):
+ * 0 for fast pacing, its arrival, or its timestamp's distance from
+ * `first_ts`, the first record's. Returns n, or -1 and why.
  *
  * A due time past INT64_MAX ns (292 years) is refused, not saturated:
  * no run lasts that long, and INT64_MAX reads as "nothing more to emit"
@@ -225,8 +307,8 @@ parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
  * unit (nanoseconds for milliseconds), which the user wants named.
  */
 static int
-due_at(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
-       int64_t first_ts, int64_t *due_ns, char *why, size_t whylen)
+due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
+       int64_t first_ts, int64_t *due, char *why, size_t whylen)
 {
 	int64_t since_first;
 
@@ -236,7 +318,7 @@ due_at(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
 			 f[ARRIVAL] < 0 ? "negative" : "beyond 292 years");
 		return -1;
 	}
-	*due_ns = 0;
+	*due = 0;
 	if (pacing == WM_REPLAY_ARRIVAL) {
 		if (n < N_FIELDS) {
 			snprintf(why, whylen,
@@ -244,7 +326,7 @@ due_at(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
 				 "needs it)");
 			return -1;
 		}
-		*due_ns = f[ARRIVAL] * 1000000;
+		*due = f[ARRIVAL];
 	} else if (pacing == WM_REPLAY_EVENT && f[TIMESTAMP] > first_ts) {
 		/* Earlier timestamps than the first are due at once. */
 		if (__builtin_sub_overflow(f[TIMESTAMP], first_ts,
@@ -258,21 +340,249 @@ due_at(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
 				f[TIMESTAMP], first_ts);
 			return -1;
 		}
-		*due_ns = since_first * 1000000;
+		*due = since_first;
 	}
 	return n;
+}
+
+/* What reading a trace keeps from line to line. */
+struct reader {
+	enum wm_replay_pacing pacing;
+	long lineno;
+	bool have_content; /* a line other than blanks or a comment came */
+	bool have_first;
+	int64_t first_ts; /* the first record's, for pacing = event */
+	int64_t earliest; /* the earliest arrival (pacing = arrival) */
+	long earliest_line;
+	size_t cap; /* of the trace's items */
+};
+
+/*
+ * One line as wm_line_read() read it (`got` bytes, its end included):
+ * nothing (blank, comment, header) or a record appended to the trace,
+ * its due_ns holding due_ms()'s milliseconds until schedule(). Returns 0,
+ * -EBADMSG with why, or -ENOMEM.
+ */
+static int
+take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
+	  size_t got, char *why, size_t whylen)
+{
+	const char *text = line;
+	size_t len = got;
+	int64_t fld[N_FIELDS] = {0}, first_ts, due = 0;
+	bool first, names = false;
+	int k;
+
+	if (got > MAX_LINE) {
+		snprintf(why, whylen, "invalid line: longer than %d bytes",
+			 MAX_LINE);
+		return -EBADMSG;
+	}
+	/* A UTF-8 byte order mark, as editors on Windows write, is not part
+	 * of the first field (the INI reader skips it too). */
+	if (rd->lineno == 1 && len >= 3 &&
+	    memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		len -= 3;
+	}
+	/* The line's end: "\n", "\r\n" or "\r" (wm_line_read()). */
+	if (len > 0 && text[len - 1] == '\n')
+		len--;
+	if (len > 0 && text[len - 1] == '\r')
+		len--;
+	if (len == 0 || text[0] == '#')
+		return 0;
+	first = !rd->have_content;
+	rd->have_content = true;
+	/* Only the first line that is not a comment can be the header, and
+	 * only in CSV. */
+	if (first && text[0] != '{' && is_header(text, len, &names))
+		return 0;
+	k = parse_line(text, len, fld, why, whylen);
+	if (k < 0 && first && text[0] != '{' && names)
+		refuse(why, whylen, "header", text, len,
+		       " (the columns are partition,timestamp,key,value"
+		       "[,arrival], in that order)");
+	if (k > 0 &&
+	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
+		snprintf(why, whylen,
+			 "invalid partition \"%" PRId64
+			 "\" (the source has %" PRIu32 " partitions)",
+			 fld[PARTITION], tr->n_partitions);
+		k = -1;
+	}
+	first_ts = rd->have_first ? rd->first_ts : fld[TIMESTAMP];
+	if (k > 0)
+		k = due_ms(fld, k, rd->pacing, first_ts, &due, why, whylen);
+	if (k < 0)
+		return -EBADMSG;
+	rd->first_ts = first_ts;
+	rd->have_first = true;
+	if (rd->pacing == WM_REPLAY_ARRIVAL &&
+	    (tr->n == 0 || due < rd->earliest)) {
+		rd->earliest = due;
+		rd->earliest_line = rd->lineno;
+	}
+	if (tr->n == rd->cap) {
+		size_t cap = rd->cap ? 2 * rd->cap : 1024;
+		void *grown = realloc(tr->items, cap * sizeof(*tr->items));
+
+		if (grown == NULL)
+			return -ENOMEM;
+		tr->items = grown;
+		rd->cap = cap;
+	}
+	tr->items[tr->n++] = (struct replayed){
+		.rec = {.ts = fld[TIMESTAMP],
+			.key = fld[KEY],
+			.value = fld[VALUE],
+			.partition = (uint32_t)fld[PARTITION]},
+		.due_ns = due,
+	};
+	return 0;
+}
+
+/*
+ * The due times of the trace, made here once for --sim and real runs
+ * alike: every record's milliseconds (take_line()) less `shift_ms`, raised
+ * to its predecessor's in its partition so that a partition is released
+ * in file order, then in ns. 0 or -ENOMEM.
+ */
+static int
+schedule(struct wm_replay_trace *tr, int64_t shift_ms)
+{
+	/* By partition: the due time of its last record so far. Every due
+	 * time is at least 0 (the shift is the earliest arrival), so 0
+	 * holds no partition's first record back. */
+	int64_t *last = calloc(tr->n_partitions ? tr->n_partitions : 1,
+			       sizeof(*last));
+
+	if (last == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < tr->n; i++) {
+		struct replayed *it = &tr->items[i];
+		int64_t *prev = &last[it->rec.partition];
+		int64_t ms = it->due_ns - shift_ms;
+
+		if (ms < *prev)
+			ms = *prev;
+		*prev = ms;
+		it->due_ns = ms * 1000000; /* ms <= MAX_DUE_MS: no overflow */
+	}
+	free(last);
+	return 0;
+}
+
+void
+wm_replay_free(struct wm_replay_trace *tr)
+{
+	if (tr == NULL)
+		return;
+	free(tr->items);
+	free(tr);
+}
+
+uint64_t
+wm_replay_skipped(const struct wm_replay_trace *tr)
+{
+	return tr->skipped;
+}
+
+struct wm_replay_trace *
+wm_replay_read(const char *path, uint32_t partitions,
+	       enum wm_replay_pacing pacing, bool skip_bad, char *err,
+	       size_t errlen)
+{
+	struct wm_replay_trace *tr = calloc(1, sizeof(*tr));
+	struct reader rd = {.pacing = pacing};
+	char *line = malloc(MAX_LINE + 1);
+	FILE *f = fopen(path, "r");
+	int64_t shift = 0;
+	size_t got;
+	int e = 0, r;
+
+	if (f == NULL) {
+		e = errno;
+		snprintf(err, errlen, "could not open trace \"%s\": %s", path,
+			 strerror(e));
+		goto fail;
+	}
+	if (tr == NULL || line == NULL)
+		goto nomem;
+	tr->n_partitions = partitions;
+	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
+		char why[160];
+
+		rd.lineno++;
+		r = take_line(&rd, tr, line, got, why, sizeof(why));
+		if (r == -ENOMEM)
+			goto nomem;
+		if (r == 0)
+			continue;
+		if (!skip_bad) {
+			snprintf(err, errlen, "%s:%ld: %s", path, rd.lineno,
+				 why);
+			e = EBADMSG;
+			goto fail;
+		}
+		if (got > MAX_LINE)
+			wm_line_skip(f);
+		/* The first few, with why: a flood of them (a binary file,
+		 * a wrong format) would bury everything else. */
+		if (tr->skipped++ < WM_REPLAY_REPORTED)
+			fprintf(stderr, "wmrun: %s:%ld: skipped: %s\n", path,
+				rd.lineno, why);
+	}
+	/* wm_line_read() ends on a read error as on the end of the file: a
+	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
+	 * for a short trace. */
+	if (!feof(f)) {
+		e = errno;
+		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
+			 strerror(e));
+		goto fail;
+	}
+	if (tr->skipped > WM_REPLAY_REPORTED)
+		fprintf(stderr,
+			"wmrun: %s: %" PRIu64 " more bad line%s skipped\n",
+			path, tr->skipped - WM_REPLAY_REPORTED,
+			tr->skipped - WM_REPLAY_REPORTED == 1 ? "" : "s");
+	if (pacing == WM_REPLAY_ARRIVAL && tr->n > 0 &&
+	    rd.earliest > WALL_CLOCK_MS) {
+		shift = rd.earliest;
+		fprintf(stderr,
+			"wmrun: %s:%ld: notice: the earliest arrival (%" PRId64
+			" ms) is more than a year after the job start: "
+			"arrivals are read as wall-clock times and shifted "
+			"%" PRId64 " ms earlier\n",
+			path, rd.earliest_line, rd.earliest, shift);
+	}
+	if (schedule(tr, shift) != 0)
+		goto nomem;
+	free(line);
+	fclose(f);
+	return tr;
+nomem:
+	e = ENOMEM;
+	snprintf(err, errlen, "out of memory reading \"%s\"", path);
+fail:
+	free(line);
+	if (f != NULL)
+		fclose(f);
+	wm_replay_free(tr);
+	errno = e;
+	return NULL;
 }
 
 static int
 by_due(const void *a, const void *b)
 {
-	const struct replayed *x = a, *y = b;
+	const struct pending *x = a, *y = b;
 
-	/* Stable on file order: qsort is not, so ties keep the order
-	 * recorded in `rec.flags` (the line's index, restored after). */
+	/* Ties keep file order: qsort is not stable. */
 	if (x->due_ns != y->due_ns)
 		return x->due_ns < y->due_ns ? -1 : 1;
-	return (x->rec.flags > y->rec.flags) - (x->rec.flags < y->rec.flags);
+	return (x->index > y->index) - (x->index < y->index);
 }
 
 static int
@@ -282,7 +592,7 @@ replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 
 	if (r->next == r->n || r->items[r->next].due_ns > now_ns)
 		return 0;
-	*out = r->items[r->next++].rec;
+	*out = r->trace->items[r->items[r->next++].index].rec;
 	r->emitted[r->slot[out->partition]]++;
 	return 1;
 }
@@ -370,6 +680,95 @@ static const struct wm_record_source_ops replay_ops = {
 	.free = replay_free,
 };
 
+struct wm_record_source *
+wm_replay_source(const struct wm_replay_trace *tr, const uint32_t *partitions,
+		 size_t n)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	uint32_t total = tr->n_partitions;
+	size_t mine = 0;
+
+	if (r == NULL)
+		goto nomem;
+	r->source.ops = &replay_ops;
+	r->trace = tr;
+	r->n_partitions = (uint32_t)n;
+	r->partitions = calloc(n ? n : 1, sizeof(*r->partitions));
+	r->emitted = calloc(n ? n : 1, sizeof(*r->emitted));
+	r->slot = malloc((total ? total : 1) * sizeof(*r->slot));
+	if (r->partitions == NULL || r->emitted == NULL || r->slot == NULL)
+		goto nomem;
+	memcpy(r->partitions, partitions, n * sizeof(*partitions));
+	for (uint32_t p = 0; p < total; p++)
+		r->slot[p] = NOT_OWNED;
+	for (size_t i = 0; i < n; i++) {
+		if (partitions[i] >= total) {
+			replay_free(&r->source);
+			errno = EINVAL;
+			return NULL;
+		}
+		r->slot[partitions[i]] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < tr->n; i++)
+		mine += r->slot[tr->items[i].rec.partition] != NOT_OWNED;
+	r->items = malloc((mine ? mine : 1) * sizeof(*r->items));
+	if (r->items == NULL)
+		goto nomem;
+	for (size_t i = 0; i < tr->n; i++)
+		if (r->slot[tr->items[i].rec.partition] != NOT_OWNED)
+			r->items[r->n++] = (struct pending){
+				tr->items[i].due_ns, i};
+	qsort(r->items, r->n, sizeof(*r->items), by_due);
+	return &r->source;
+nomem:
+	if (r != NULL)
+		replay_free(&r->source);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages)
+{
+	if (traces == NULL)
+		return;
+	for (uint32_t s = 0; s < n_stages; s++)
+		wm_replay_free(traces[s]);
+	free(traces);
+}
+
+int
+wm_replay_read_all(const struct wm_topology *topo,
+		   struct wm_replay_trace ***tracesp, char *err, size_t errlen)
+{
+	struct wm_replay_trace **traces =
+		calloc(topo->n_stages ? topo->n_stages : 1, sizeof(*traces));
+
+	if (traces == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < topo->n_stages; s++) {
+		const struct wm_stage *st = &topo->stages[s];
+		const struct wm_source_conf *sc;
+
+		if (st->kind != WM_STAGE_SOURCE || st->u.source.replay == NULL)
+			continue;
+		sc = &st->u.source;
+		traces[s] = wm_replay_read(sc->replay, sc->partitions,
+					   sc->pacing, sc->skip_bad_records,
+					   err, errlen);
+		if (traces[s] == NULL) {
+			int e = errno;
+
+			wm_replay_free_all(traces, topo->n_stages);
+			return -e;
+		}
+	}
+	*tracesp = traces;
+	return 0;
+}
+
 bool
 wm_replay_unreadable(int e)
 {
@@ -377,169 +776,11 @@ wm_replay_unreadable(int e)
 	       e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG || e == ENXIO;
 }
 
-struct wm_record_source *
-wm_replay_open(const char *path, const uint32_t *partitions, size_t n,
-	       uint32_t total, enum wm_replay_pacing pacing, bool skip_bad,
-	       uint64_t *skipped, char *err, size_t errlen)
+int
+wm_replay_exit_status(int e)
 {
-	struct replay *r = calloc(1, sizeof(*r));
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t got, cap_items = 0;
-	long lineno = 0;
-	int64_t first_ts = 0;
-	bool have_first = false, have_content = false, reporter;
-
-	*skipped = 0;
-	if (r == NULL || f == NULL) {
-		int e = f == NULL ? errno : ENOMEM;
-
-		snprintf(err, errlen, "could not open trace \"%s\": %s", path,
-			 strerror(e));
-		free(r);
-		if (f != NULL)
-			fclose(f);
-		errno = e;
-		return NULL;
-	}
-	r->source.ops = &replay_ops;
-	r->n_partitions = (uint32_t)n;
-	r->partitions = calloc(n ? n : 1, sizeof(*r->partitions));
-	r->emitted = calloc(n ? n : 1, sizeof(*r->emitted));
-	r->slot = malloc((total ? total : 1) * sizeof(*r->slot));
-	line = malloc(MAX_LINE + 1);
-	if (r->partitions == NULL || r->emitted == NULL || r->slot == NULL ||
-	    line == NULL)
-		goto nomem;
-	memcpy(r->partitions, partitions, n * sizeof(*partitions));
-	for (uint32_t p = 0; p < total; p++)
-		r->slot[p] = NOT_OWNED;
-	for (size_t i = 0; i < n; i++)
-		r->slot[partitions[i]] = (uint32_t)i;
-	/* Every subtask reads the whole trace; the owner of partition 0
-	 * (there is exactly one) reports and counts the bad lines. */
-	reporter = total > 0 && r->slot[0] != NOT_OWNED;
-	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
-		const char *text = line;
-		size_t len = got;
-		int64_t fld[N_FIELDS] = {0}, due_ns = 0;
-		char why[160];
-		int k;
-
-		lineno++;
-		if (got > MAX_LINE) {
-			snprintf(why, sizeof(why),
-				 "invalid line: longer than %d bytes",
-				 MAX_LINE);
-			k = -1;
-			goto check;
-		}
-		/* A UTF-8 byte order mark, as editors on Windows write, is
-		 * not part of the first field (the INI reader skips it too). */
-		if (lineno == 1 && len >= 3 &&
-		    memcmp(text, "\xef\xbb\xbf", 3) == 0) {
-			text += 3;
-			len -= 3;
-		}
-		if (len > 0 && text[len - 1] == '\n')
-			len--;
-		if (len > 0 && text[len - 1] == '\r')
-			len--;
-		if (len == 0 || text[0] == '#')
-			continue;
-		/* A header, if any, is the first line that is not a
-		 * comment. */
-		if (!have_content && len >= 9 &&
-		    memcmp(text, "partition", 9) == 0) {
-			have_content = true;
-			continue;
-		}
-		have_content = true;
-		k = parse_line(text, len, fld, why, sizeof(why));
-		if (k > 0 && (fld[PARTITION] < 0 || fld[PARTITION] >= total)) {
-			snprintf(why, sizeof(why),
-				 "invalid partition \"%" PRId64
-				 "\" (the source has %" PRIu32 " partitions)",
-				 fld[PARTITION], total);
-			k = -1;
-		}
-		if (k > 0 && !have_first)
-			first_ts = fld[TIMESTAMP];
-		if (k > 0)
-			k = due_at(fld, k, pacing, first_ts, &due_ns, why,
-				   sizeof(why));
-	check:
-		if (k < 0) {
-			if (skip_bad) {
-				if (got > MAX_LINE)
-					wm_line_skip(f);
-				if (reporter) {
-					fprintf(stderr,
-						"wmrun: %s:%ld: skipped: %s\n",
-						path, lineno, why);
-					(*skipped)++;
-				}
-				continue;
-			}
-			snprintf(err, errlen, "%s:%ld: %s", path, lineno, why);
-			free(line);
-			fclose(f);
-			replay_free(&r->source);
-			errno = EINVAL;
-			return NULL;
-		}
-		have_first = true;
-		if (r->slot[fld[PARTITION]] == NOT_OWNED)
-			continue;
-		if (r->n == cap_items) {
-			cap_items = cap_items ? 2 * cap_items : 1024;
-			void *grown = realloc(r->items,
-					      cap_items * sizeof(*r->items));
-
-			if (grown == NULL)
-				goto nomem;
-			r->items = grown;
-		}
-		struct replayed *it = &r->items[r->n];
-
-		it->rec = (struct wm_record){
-			.ts = fld[TIMESTAMP],
-			.key = fld[KEY],
-			.value = fld[VALUE],
-			.flags = (uint32_t)r->n, /* file order, for ties */
-			.partition = (uint32_t)fld[PARTITION],
-		};
-		it->due_ns = due_ns;
-		r->n++;
-	}
-	/* wm_line_read() ends on a read error as on the end of the file: a
-	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
-	 * for a short trace. */
-	if (!feof(f)) {
-		int e = errno;
-
-		free(line);
-		fclose(f);
-		replay_free(&r->source);
-		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
-			 strerror(e));
-		errno = e;
-		return NULL;
-	}
-	free(line);
-	fclose(f);
-	/* A subtask may own no line (its partitions silent in the trace, or
-	 * an empty trace): then items is NULL, which qsort must not see. */
-	if (r->n > 1)
-		qsort(r->items, r->n, sizeof(*r->items), by_due);
-	for (size_t i = 0; i < r->n; i++)
-		r->items[i].rec.flags = 0;
-	return &r->source;
-nomem:
-	free(line);
-	fclose(f);
-	replay_free(&r->source);
-	snprintf(err, errlen, "out of memory reading \"%s\"", path);
-	errno = ENOMEM;
-	return NULL;
+	return e == EBADMSG		? EX_DATAERR
+	       : wm_replay_unreadable(e) ? EX_NOINPUT
+	       : e == EIO		? EX_IOERR
+					: EX_OSERR;
 }

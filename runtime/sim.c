@@ -49,6 +49,7 @@ struct sim {
 	uint32_t n_tasks;
 	struct sim_task *tasks;	      /* by plan subtask id */
 	struct wm_sink **stage_sinks; /* by stage: the sink of a sink stage */
+	struct wm_replay_trace **traces; /* by stage: replayed, read first */
 	int64_t now_ns;
 	/* The job failed: -ENOMEM (a queue or a window's state could not
 	 * grow) or -EIO (an output could not be written), why says what;
@@ -184,21 +185,15 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.result = sim_result;
 		st->out.late = sim_late;
 		st->task = wm_task_new(t, st->sub->stage, st->sub->index,
-				       &st->out, block(sim, id));
+				       &st->out, block(sim, id),
+				       sim->traces[st->sub->stage]);
 		if (st->task == NULL) {
-			/* A trace's own error was reported with its file
-			 * and line: say only whose it was. */
-			const char *name = t->stages[st->sub->stage].name;
 			int e = errno;
 
-			if (e == EBADMSG || wm_replay_unreadable(e))
-				snprintf(err, errlen,
-					 "subtask %s/%u stopped at its trace",
-					 name, st->sub->index);
-			else
-				snprintf(err, errlen,
-					 "could not set up subtask %s/%u: %s",
-					 name, st->sub->index, strerror(e));
+			snprintf(err, errlen,
+				 "could not set up subtask %s/%u: %s",
+				 t->stages[st->sub->stage].name,
+				 st->sub->index, strerror(e));
 			return -e;
 		}
 	}
@@ -455,7 +450,11 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 		    topo->job.records == UINT64_MAX) {
 			return endless(topo, s, err, errlen);
 		}
-	r = build(&sim, err, errlen);
+	/* Traces first, as a real run reads them: a bad one is reported
+	 * once and leaves no output behind. */
+	r = wm_replay_read_all(topo, &sim.traces, err, errlen);
+	if (r == 0)
+		r = build(&sim, err, errlen);
 	/* Sources of an alignment group read each other's reports from
 	 * their blocks, as the worker processes do in the segment. */
 	for (uint32_t id = 0; r == 0 && id < sim.n_tasks; id++)
@@ -513,5 +512,6 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 	free(sim.metrics);
 	wm_plan_free(sim.plan);
 	free(sim.stage_sinks);
+	wm_replay_free_all(sim.traces, topo->n_stages);
 	return r;
 }

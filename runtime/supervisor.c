@@ -174,6 +174,7 @@ static void
 child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 	   int fd, const struct placement *pl, pid_t parent,
 	   struct wm_sink **sinks, struct wm_sink **lates,
+	   struct wm_replay_trace **traces,
 	   const sigset_t *old_mask)
 {
 	struct wm_worker_args args = {
@@ -187,6 +188,7 @@ child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 							    : WM_WAIT_FUTEX,
 		.sinks = sinks,
 		.lates = lates,
+		.traces = traces,
 		.cells = t->job.ring_cells,
 	};
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
@@ -294,9 +296,9 @@ reap(struct job *j)
 					   name, (int)pid, WTERMSIG(st),
 					   strsignal(WTERMSIG(st)));
 			else
-				/* A worker's sysexits code (bad trace data, an
-				 * output error) is the job's; any other
-				 * status is a failed worker. */
+				/* A worker's sysexits code (an output error,
+				 * memory) is the job's; any other status is a
+				 * failed worker. */
 				job_failed(j,
 					   WEXITSTATUS(st) >= EX__BASE &&
 							   WEXITSTATUS(st) <=
@@ -510,6 +512,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	struct wm_plan *plan = wm_plan_new(t);
 	struct wm_shm_channel_spec *specs = NULL;
 	struct wm_sink **sinks = NULL, **lates = NULL;
+	struct wm_replay_trace **traces = NULL;
 	struct placement pl = {0};
 	struct wm_shm seg = {.fd = -1};
 	struct job j = {.t = t, .plan = plan, .err = err, .errlen = errlen};
@@ -529,6 +532,14 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	pl.cpu = calloc(plan->n_subtasks, sizeof(*pl.cpu));
 	if (!specs || !j.children || !sinks || !lates || !pl.cpu) {
 		status = EX_OSERR;
+		goto out;
+	}
+	/* Each replayed trace is read and checked here, once, before
+	 * anything is created: a bad line is reported once, and leaves no
+	 * output behind. The workers inherit the records through fork. */
+	status = wm_replay_read_all(t, &traces, err, errlen);
+	if (status != 0) {
+		status = wm_replay_exit_status(-status);
 		goto out;
 	}
 	for (uint32_t c = 0; c < plan->n_channels; c++)
@@ -568,7 +579,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 
 		if (pid == 0)
 			child_main(t, plan, i, seg.fd, &pl, self, sinks, lates,
-				   &old);
+				   traces, &old);
 		if (pid < 0) {
 			job_failed(&j, EX_OSERR, "could not fork: %s",
 				   strerror(errno));
@@ -620,6 +631,7 @@ out:
 	free(sinks);
 	free(lates);
 	free(pl.cpu);
+	wm_replay_free_all(traces, t->n_stages);
 	wm_plan_free(plan);
 	return status;
 }

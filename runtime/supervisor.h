@@ -15,7 +15,8 @@
  * Run `topo` to its end. Returns 0 when every worker finished; 1 when one
  * failed or died (err names it: subtask, pid, signal or exit status; the
  * others were stopped); 128 + n when signal n stopped the job; a sysexits
- * code when the segment, a fork or an output failed. *report holds what
+ * code when a replayed trace is bad or unreadable (read before anything
+ * is created: replay.h), or the segment, a fork or an output failed. *report holds what
  * the workers published in their metrics blocks (report.h) once the
  * workers ran, and the memory they used (zeroed if none could start);
  * free it with wm_report_free().

@@ -324,7 +324,8 @@ init_window(struct wm_task *t)
 
 struct wm_task *
 wm_task_new(const struct wm_topology *topo, uint32_t stage, uint32_t index,
-	    struct wm_task_out *out, struct wm_subtask_metrics *metrics)
+	    struct wm_task_out *out, struct wm_subtask_metrics *metrics,
+	    const struct wm_replay_trace *trace)
 {
 	struct wm_task *t = calloc(1, sizeof(*t));
 	int r;
@@ -347,7 +348,7 @@ wm_task_new(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	if (r == 0 && t->stage->kind == WM_STAGE_WINDOW)
 		r = init_window(t);
 	if (r == 0 && t->stage->kind == WM_STAGE_SOURCE)
-		r = wm_task_init_source(t);
+		r = wm_task_init_source(t, trace);
 	if (r != 0) {
 		wm_task_free(t);
 		errno = -r;

@@ -63,11 +63,15 @@ struct wm_task;
  * subtask's partitions: wm_plan_subtask.n_partitions; the task is its only
  * writer). Output edges are the edges of the stages that read this one, in
  * stage order (edge e's channels are the downstream subtasks, or the one
- * forward subtask). NULL with errno on failure.
+ * forward subtask). A source that replays a trace reads `trace`, the
+ * stage's as wm_replay_read_all() read it, which must outlive the task
+ * (NULL for any other stage: -EINVAL if one is missing). NULL with errno
+ * on failure.
  */
 struct wm_task *wm_task_new(const struct wm_topology *topo, uint32_t stage,
 			    uint32_t index, struct wm_task_out *out,
-			    struct wm_subtask_metrics *metrics);
+			    struct wm_subtask_metrics *metrics,
+			    const struct wm_replay_trace *trace);
 void wm_task_free(struct wm_task *task);
 
 /* Input channels of this task, and the edges out of it. */

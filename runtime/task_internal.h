@@ -110,10 +110,12 @@ void wm_task_send_all(struct wm_task *t, const struct wm_frame *f);
 /* A record to each output edge, by its partitioner. */
 void wm_task_send_record(struct wm_task *t, const struct wm_record *r);
 
-/* task_source.c: set up a source subtask's partitions, record source and
- * watermarks (0 or a negative errno); the partition holding its
- * watermark now (progress.h cause; WM_PROGRESS_NO_CAUSE if none). */
-int wm_task_init_source(struct wm_task *t);
+/* task_source.c: set up a source subtask's partitions, record source (over
+ * `trace` if it replays one) and watermarks (0 or a negative errno); the
+ * partition holding its watermark now (progress.h cause;
+ * WM_PROGRESS_NO_CAUSE if none). */
+int wm_task_init_source(struct wm_task *t,
+			const struct wm_replay_trace *trace);
 uint32_t wm_task_holding_partition(const struct wm_task *t);
 
 #endif /* WM_RUNTIME_TASK_INTERNAL_H */

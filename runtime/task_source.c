@@ -20,7 +20,7 @@
 /* The partitions this subtask reads, their generator, and one watermark
  * generator per partition merged as Flink's source does. */
 int
-wm_task_init_source(struct wm_task *t)
+wm_task_init_source(struct wm_task *t, const struct wm_replay_trace *trace)
 {
 	const struct wm_source_conf *sc = &t->stage->u.source;
 	const struct wm_job_conf *job = &t->topo->job;
@@ -83,16 +83,19 @@ wm_task_init_source(struct wm_task *t)
 	conf.max_records = job->records;
 	conf.end_ts = job->event_time_ms;
 	if (sc->replay != NULL) {
-		char why[512];
-
-		t->src = wm_replay_open(sc->replay, parts, n, sc->partitions,
-					sc->pacing, sc->skip_bad_records,
-					&t->bad_records, why, sizeof(why));
+		/* Read and checked once for the whole stage, before the job
+		 * started (replay.h): nothing here can be wrong with it. */
+		t->src = trace != NULL ? wm_replay_source(trace, parts, n)
+				       : NULL;
 		if (t->src == NULL) {
-			fprintf(stderr, "wmrun: %s\n", why);
-			r = errno == EINVAL ? -EBADMSG : -errno;
+			r = trace != NULL ? -errno : -EINVAL;
 			goto out;
 		}
+		/* The owner of partition 0 (there is exactly one) counts the
+		 * lines skipped, so that the subtasks' counts add up. */
+		for (size_t i = 0; i < n; i++)
+			if (parts[i] == 0)
+				t->bad_records = wm_replay_skipped(trace);
 	} else {
 		struct wm_source_gen *gen = wm_source_gen_new(&conf);
 

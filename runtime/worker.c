@@ -14,7 +14,6 @@
 #include "ipc/shm.h"
 #include "ipc/clock.h"
 #include "runtime/log.h"
-#include "runtime/replay.h"
 #include "runtime/task.h"
 #include "runtime/worker.h"
 
@@ -480,7 +479,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	status = attach(&w);
 	if (status == 0) {
 		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out,
-				     w.metrics);
+				     w.metrics, a->traces[w.me->stage]);
 		int r = w.task != NULL
 				? wm_task_align(
 					  w.task, a->plan, a->subtask,
@@ -493,17 +492,12 @@ wm_worker_run(const struct wm_worker_args *a)
 			w.task = NULL;
 			errno = -r;
 		}
+		/* The traces were read and checked before the fork: what
+		 * is left to fail is the machine's. */
 		if (w.task == NULL) {
-			/* A trace that cannot be read or parsed is the
-			 * user's data, not the machine (replay.h). */
-			status = errno == EBADMSG	       ? EX_DATAERR
-				 : wm_replay_unreadable(errno) ? EX_NOINPUT
-				 : errno == EIO		       ? EX_IOERR
-							       : EX_OSERR;
-			if (status == EX_OSERR)
-				worker_fail(&w, status,
-					    "could not set up the subtask: %s",
-					    strerror(errno));
+			status = worker_fail(&w, EX_OSERR,
+					     "could not set up the subtask: %s",
+					     strerror(errno));
 		}
 	}
 	/* Every subtask set up: processing time starts now, for all. */

@@ -20,6 +20,7 @@
 
 #include "ipc/wait.h"
 #include "runtime/plan.h"
+#include "runtime/replay.h"
 #include "runtime/sink.h"
 #include "runtime/topology.h"
 
@@ -31,6 +32,9 @@ struct wm_worker_args {
 	enum wm_wait_mode wait; /* how to wait for rings */
 	struct wm_sink **sinks; /* by stage (inherited, opened) */
 	struct wm_sink **lates; /* by stage: late side outputs */
+	/* by stage: the replayed traces the supervisor read (inherited,
+	 * never written: their pages stay shared) */
+	struct wm_replay_trace *const *traces;
 	uint32_t cells;		/* ring size, for nothing but checks */
 };
 

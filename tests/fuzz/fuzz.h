@@ -11,14 +11,17 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The lines of an input, counting a last one without its end: the largest
- * line number a message about it may name. */
+ * line number a message about it may name. Lines end as runtime/lines.h
+ * ends them: "\n", "\r\n" or a lone "\r". */
 static inline long
 fuzz_lines(const uint8_t *data, size_t size)
 {
 	long n = 1;
 
 	for (size_t i = 0; i < size; i++)
-		n += data[i] == '\n';
+		if (data[i] == '\n' ||
+		    (data[i] == '\r' && (i + 1 == size || data[i + 1] != '\n')))
+			n++;
 	return n;
 }
 

@@ -1,9 +1,10 @@
 /*
  * fuzz_replay.c
  *	libFuzzer entry point for runtime/replay.c: a source's replayed trace
- *	(CSV or JSON lines), read as a source subtask reads it, then drained
- *	as the task loop drains it. For manual runs; not built by `make` or
- *	`make check`: see tests/fuzz/README.md.
+ *	(CSV or JSON lines), read once as the job reads it, then drained by
+ *	its subtasks' record sources as the task loop drains them. For
+ *	manual runs; not built by `make` or `make check`: see
+ *	tests/fuzz/README.md.
  *
  * The first byte of an input chooses the options, the rest is the trace:
  *
@@ -12,16 +13,17 @@
  *	bits 3-6  partitions of the source: 1 to 8, 16, 17, 64, 100, 255,
  *		  256, 1000 or 65536
  *
- * The trace is read by one subtask owning every partition, then by two
+ * The trace is drained by one subtask owning every partition, then by two
  * owning the even and the odd ones (but for 65536 partitions, whose
  * tables cost a hundred times more than the trace: rarely chosen and
- * read once, they would otherwise slow the search for the rest). Checked, with abort() for
- * libFuzzer to report: a refused trace names the file and a line inside
- * it (errno EINVAL) and both reads agree on it; an accepted one releases
- * every record it kept exactly once, in due order, only of partitions the
- * subtask owns, and finishes (no record left due at "never"); the two
- * subtasks together release what the single one does, and skipped lines
- * are counted once.
+ * drained once, they would otherwise slow the search for the rest).
+ * Checked, with abort() for libFuzzer to report: a refused trace names
+ * the file and a line inside it (errno EBADMSG), and only without skip;
+ * a kept one has skipped lines only with skip; each source releases every
+ * record it holds exactly once, in due order, only of partitions it owns,
+ * and finishes (no record left due at "never"); the two subtasks together
+ * release what the single one does, and each partition's records in the
+ * same order whoever owns it.
  */
 #include "config.h"
 
@@ -46,8 +48,14 @@ static uint32_t all[65536], even[32768], odd[32768];
 static int fd = -1;
 static char path[64];
 
-/* "PATH:LINE: why", LINE in the trace. Returns LINE. */
-static long
+/* Records in the order a source released them. */
+struct released {
+	struct wm_record *recs;
+	size_t n, cap;
+};
+
+/* "PATH:LINE: why", LINE in the trace. */
+static void
 check_message(const char *err, long lines)
 {
 	size_t len = strlen(path);
@@ -60,34 +68,19 @@ check_message(const char *err, long lines)
 	if (line < 1 || line > lines || strncmp(end, ": ", 2) != 0 ||
 	    end[2] == '\0')
 		abort();
-	return line;
 }
 
-/*
- * Open the trace for `owned` (n of `total`) and release everything.
- * Returns the records released, or -1 when refused (*line says where).
- */
-static int64_t
-drain(const uint32_t *owned, size_t n, uint32_t total,
-      enum wm_replay_pacing pacing, bool skip, uint64_t *skipped, long lines,
-      long *line)
+/* Release everything `owned` (n of `total`, ascending) holds into out. */
+static void
+drain(const struct wm_replay_trace *tr, const uint32_t *owned, size_t n,
+      uint32_t total, struct released *out)
 {
-	struct wm_record_source *src;
+	struct wm_record_source *src = wm_replay_source(tr, owned, n);
 	struct wm_record rec;
-	char err[512];
-	int64_t got = 0, now = 0;
+	int64_t now = 0;
 	uint64_t emitted = 0;
 
-	errno = 0;
-	src = wm_replay_open(path, owned, n, total, pacing, skip, skipped, err,
-			     sizeof(err));
-	if (src == NULL) {
-		if (errno != EINVAL)
-			abort();
-		*line = check_message(err, lines);
-		return -1;
-	}
-	if (src->ops->n_partitions(src) != n)
+	if (src == NULL || src->ops->n_partitions(src) != n)
 		abort();
 	while (!src->ops->finished(src)) {
 		int64_t due = src->ops->next_due_ns(src);
@@ -99,13 +92,20 @@ drain(const uint32_t *owned, size_t n, uint32_t total,
 		now = due;
 		while (src->ops->next(src, now, &rec) == 1) {
 			/* owned[] is every partition, the even or the
-			 * odd ones, ascending: rec's is at its half. */
+			 * odd ones: rec's is at its half. */
 			uint32_t i =
 				n == total ? rec.partition : rec.partition / 2;
 
 			if (i >= n || owned[i] != rec.partition)
 				abort();
-			got++;
+			if (out->n == out->cap) {
+				out->cap = out->cap ? 2 * out->cap : 256;
+				out->recs = realloc(out->recs,
+						    out->cap * sizeof(rec));
+				if (out->recs == NULL)
+					abort();
+			}
+			out->recs[out->n++] = rec;
 		}
 	}
 	if (src->ops->next_due_ns(src) != INT64_MAX ||
@@ -120,20 +120,40 @@ drain(const uint32_t *owned, size_t n, uint32_t total,
 			abort();
 		emitted += st.emitted;
 	}
-	if (emitted != (uint64_t)got)
+	if (emitted != out->n)
 		abort();
 	src->ops->free(src);
-	return got;
+}
+
+/* Each record of `part` comes in whole's order: cursor[p] is where the
+ * search for partition p's next one in whole goes on. */
+static void
+same_partition_order(const struct released *whole,
+		     const struct released *part, size_t *cursor)
+{
+	for (size_t i = 0; i < part->n; i++) {
+		const struct wm_record *r = &part->recs[i];
+		size_t *at = &cursor[r->partition];
+
+		while (*at < whole->n &&
+		       whole->recs[*at].partition != r->partition)
+			(*at)++;
+		if (*at == whole->n ||
+		    memcmp(&whole->recs[*at], r, sizeof(*r)) != 0)
+			abort();
+		(*at)++;
+	}
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct released got_all = {0}, got_even = {0}, got_odd = {0};
+	struct wm_replay_trace *tr;
 	enum wm_replay_pacing pacing;
-	uint64_t skipped_all = 0, skipped_even = 0, skipped_odd = 0;
 	uint32_t total, n_even = 0, n_odd = 0;
-	int64_t got_all, got_even, got_odd;
-	long line_all = 0, line_even = 0, line_odd = 0;
+	size_t *cursor;
+	char err[512];
 	bool skip;
 	long lines;
 
@@ -158,32 +178,39 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 
-	got_all = drain(all, total, total, pacing, skip, &skipped_all, lines,
-			&line_all);
-	if (total == 65536)
+	errno = 0;
+	tr = wm_replay_read(path, total, pacing, skip, err, sizeof(err));
+	if (tr == NULL) {
+		if (errno != EBADMSG || skip)
+			abort();
+		check_message(err, lines);
 		return 0;
+	}
+	if (!skip && wm_replay_skipped(tr) != 0)
+		abort();
+	drain(tr, all, total, total, &got_all);
+	if (total == 65536)
+		goto out;
 	for (uint32_t i = 0; i < total; i++) {
 		if (i % 2 == 0)
 			even[n_even++] = i;
 		else
 			odd[n_odd++] = i;
 	}
-	got_even = drain(even, n_even, total, pacing, skip, &skipped_even,
-			 lines, &line_even);
-	got_odd = drain(odd, n_odd, total, pacing, skip, &skipped_odd, lines,
-			&line_odd);
-	if (got_all < 0) {
-		/* Refused: by every subtask, at the same line. */
-		if (skip || got_even >= 0 || got_odd >= 0 ||
-		    line_even != line_all || line_odd != line_all)
-			abort();
-		return 0;
-	}
-	if (got_even < 0 || got_odd < 0 || got_even + got_odd != got_all)
+	drain(tr, even, n_even, total, &got_even);
+	drain(tr, odd, n_odd, total, &got_odd);
+	if (got_even.n + got_odd.n != got_all.n)
 		abort();
-	/* Partition 0's owner counts the skipped lines, the others none. */
-	if (skipped_odd != 0 || skipped_even != skipped_all ||
-	    (!skip && skipped_all != 0))
+	cursor = calloc(total, sizeof(*cursor));
+	if (cursor == NULL)
 		abort();
+	same_partition_order(&got_all, &got_even, cursor);
+	same_partition_order(&got_all, &got_odd, cursor);
+	free(cursor);
+out:
+	free(got_all.recs);
+	free(got_even.recs);
+	free(got_odd.recs);
+	wm_replay_free(tr);
 	return 0;
 }

@@ -131,4 +131,19 @@ expect_line '^  records read +1$' "$scratch/err"
 printf '\357\273\2770,1000,1,1\n1,1000,1,1\n' >"$trace"
 replays 0 fast
 expect_line '^  records read +2$' "$scratch/err"
+
+# The first line is the header only when it is exactly the columns' names,
+# blanks around them allowed; anything else there is data, and refused
+# when it is no record (it used to be skipped if it began "partition").
+printf 'partition0,1000,1,1\n0,1100,1,1\n' >"$trace"
+rejects 1 'invalid partition "partition0"'
+printf 'partition,timestamp,key,valeu\n0,1000,1,1\n' >"$trace"
+rejects 1 'invalid header "partition,timestamp,key,valeu" \(the columns are partition,timestamp,key,value\[,arrival\], in that order\)'
+printf '# recorded\ntimestamp,partition,key,value\n0,1000,1,1\n' >"$trace"
+rejects 2 'invalid header "timestamp,partition,key,value" \(.*\)'
+printf 'partition,timestamp,key,value,arrival,x\n' >"$trace"
+rejects 1 'invalid header "partition,timestamp,key,value,arrival,x" \(.*\)'
+printf 'partition , timestamp,key,\tvalue ,arrival\n0,1000,1,1,5\n' >"$trace"
+replays 0 fast
+expect_line '^  records read +1$' "$scratch/err"
 echo "ok"
