@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "operators/source_gen.h"
+#include "runtime/metrics.h"
 #include "runtime/plan.h"
 
 /* The stages reading `stage` through an edge (sinks are chained). */
@@ -180,4 +181,17 @@ wm_plan_alignment_peers(const struct wm_plan *plan,
 		n++;
 	}
 	return n;
+}
+
+struct wm_shm_spec
+wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
+		 struct wm_shm_channel_spec *specs)
+{
+	for (uint32_t c = 0; c < plan->n_channels; c++)
+		specs[c] = (struct wm_shm_channel_spec){
+			plan->channels[c].producer, plan->channels[c].consumer,
+			cells};
+	return (struct wm_shm_spec){
+		plan->n_subtasks, plan->n_channels, specs,
+		wm_subtask_metrics_bytes(plan->max_partitions)};
 }
