@@ -100,7 +100,7 @@ usage(FILE *f)
  * Whether the job fits in this machine's memory (runtime/footprint.h),
  * for a real run or for --sim; the same test and message for --check, a
  * run and --sim. EX_OK, or EX_CONFIG after saying where the memory goes
- * (or EX_OSERR if there was none to estimate with). With `out`, print the
+ * (EX_OSERR if memory ran out while estimating). With `out`, print the
  * estimate there first (--check).
  */
 static int
