@@ -32,7 +32,7 @@
  * rings. wm_shm_attach() therefore checks the header and the channel
  * table only; a worker checks each ring it uses with wm_shm_ring_check().
  * A job of 256 x 256 subtasks has 65536 rings in 8.3 GiB: when every
- * process touched every ring's header, each of its 512 processes paid 16
+ * process touched every ring's header, each of its 513 processes paid 16
  * MiB of page tables for the whole segment.
  */
 #ifndef WM_IPC_SHM_H
