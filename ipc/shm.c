@@ -23,10 +23,9 @@ round_up(uint64_t x, uint64_t align)
 	return (x + align - 1) / align * align;
 }
 
-/* Offsets of everything for `spec`; 0 or -EINVAL with a message. */
-static int
-layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
-       struct wm_shm_channel *channels, char *err, size_t errlen)
+int
+wm_shm_layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
+	      struct wm_shm_channel *channels, char *err, size_t errlen)
 {
 	uint64_t off;
 
@@ -75,13 +74,14 @@ layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
 			return -EINVAL;
 		}
 		off = round_up(off, WM_SHM_PAGE);
-		channels[i] = (struct wm_shm_channel){
-			.producer = c->producer,
-			.consumer = c->consumer,
-			.cells = c->cells,
-			.ring_offset = off,
-			.ring_bytes = bytes,
-		};
+		if (channels != NULL)
+			channels[i] = (struct wm_shm_channel){
+				.producer = c->producer,
+				.consumer = c->consumer,
+				.cells = c->cells,
+				.ring_offset = off,
+				.ring_bytes = bytes,
+			};
 		off += bytes;
 	}
 	h->size = round_up(off, WM_SHM_PAGE);
@@ -107,7 +107,7 @@ wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	r = layout(spec, &h, channels, err, errlen);
+	r = wm_shm_layout(spec, &h, channels, err, errlen);
 	if (r != 0)
 		goto out;
 	seg->fd = memfd_create("wmrun", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -142,8 +142,30 @@ wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
 	memcpy(seg->base, &h, sizeof(h));
 	memcpy((char *)seg->base + h.channels_offset, channels,
 	       spec->n_channels * sizeof(*channels));
-	for (uint32_t i = 0; i < spec->n_channels; i++)
-		wm_ring_init(wm_shm_ring(seg, i), channels[i].cells);
+	/* Each ring's header goes in through the descriptor, not the
+	 * mapping: a store would map a page of every ring here, and with it
+	 * a page-table page for every 2 MiB of rings (16 MiB for 8 GiB),
+	 * in a process that never touches a ring again. The pages are
+	 * allocated all the same; only this process's page tables stay
+	 * those of the tables. Nobody else has the segment yet, so plain
+	 * bytes will do for the atomics. */
+	for (uint32_t i = 0; i < spec->n_channels; i++) {
+		struct wm_ring ring;
+
+		memset(&ring, 0, sizeof(ring));
+		wm_ring_init(&ring, channels[i].cells);
+		errno = 0;
+		if (pwrite(seg->fd, &ring, sizeof(ring),
+			   (off_t)channels[i].ring_offset) !=
+		    (ssize_t)sizeof(ring)) {
+			r = errno != 0 ? -errno : -EIO;
+			snprintf(err, errlen,
+				 "could not set up ring %" PRIu32
+				 " in shared memory: %s",
+				 i, strerror(-r));
+			goto fail;
+		}
+	}
 	r = 0;
 	goto out;
 fail:
@@ -171,7 +193,8 @@ bad_segment(char *err, size_t errlen, const char *what)
 }
 
 /* Everything in the header and channel table must hold before any of it
- * is used: another process wrote it. */
+ * is used: another process wrote it. The rings' own headers are checked
+ * by wm_shm_ring_check(), ring by ring, by the process that uses them. */
 static int
 check(const struct wm_shm *seg, char *err, size_t errlen)
 {
@@ -207,7 +230,6 @@ check(const struct wm_shm *seg, char *err, size_t errlen)
 
 	for (uint32_t i = 0; i < h->n_channels; i++) {
 		const struct wm_shm_channel *c = wm_shm_channel(seg, i);
-		char why[128];
 
 		if (c->producer >= h->n_subtasks ||
 		    c->consumer >= h->n_subtasks ||
@@ -221,14 +243,6 @@ check(const struct wm_shm *seg, char *err, size_t errlen)
 			return -EBADMSG;
 		}
 		end = c->ring_offset + c->ring_bytes;
-		if (wm_ring_check(wm_shm_ring(seg, i), c->ring_bytes, why,
-				  sizeof(why)) != 0) {
-			snprintf(err, errlen,
-				 "invalid shared memory segment: channel "
-				 "%" PRIu32 ": %s",
-				 i, why);
-			return -EBADMSG;
-		}
 	}
 	return 0;
 }
@@ -264,6 +278,34 @@ wm_shm_attach(int fd, struct wm_shm *seg, char *err, size_t errlen)
 	if (r != 0)
 		wm_shm_detach(seg);
 	return r;
+}
+
+int
+wm_shm_ring_check(const struct wm_shm *seg, uint32_t channel, char *err,
+		  size_t errlen)
+{
+	const struct wm_shm_channel *c;
+	char why[128];
+
+	/* wm_shm_attach() checked the descriptor: the ring lies within the
+	 * segment. */
+	if (channel >= wm_shm_header(seg)->n_channels) {
+		snprintf(err, errlen,
+			 "invalid shared memory segment: no channel %" PRIu32
+			 " among %" PRIu32,
+			 channel, wm_shm_header(seg)->n_channels);
+		return -EBADMSG;
+	}
+	c = wm_shm_channel(seg, channel);
+	if (wm_ring_check(wm_shm_ring(seg, channel), c->ring_bytes, why,
+			  sizeof(why)) != 0) {
+		snprintf(err, errlen,
+			 "invalid shared memory segment: channel %" PRIu32
+			 ": %s",
+			 channel, why);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 void

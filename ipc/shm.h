@@ -24,6 +24,16 @@
  * Everything but the rings' cells, the metrics and the header's start line
  * is written by the supervisor before the first fork and read-only
  * afterwards.
+ *
+ * Pages: a process maps the whole segment but touches only what it uses,
+ * so that only those pages cost it page tables (a page-table page for
+ * each 2 MiB span it touches): the supervisor the tables (it writes the
+ * rings' headers through the descriptor), a worker the tables and its own
+ * rings. wm_shm_attach() therefore checks the header and the channel
+ * table only; a worker checks each ring it uses with wm_shm_ring_check().
+ * A job of 256 x 256 subtasks has 65536 rings in 8.3 GiB: when every
+ * process touched every ring's header, each of its 513 processes paid 16
+ * MiB of page tables for the whole segment.
  */
 #ifndef WM_IPC_SHM_H
 #define WM_IPC_SHM_H
@@ -100,9 +110,25 @@ struct wm_shm {
 int wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
 		  size_t errlen);
 
+/*
+ * The layout wm_shm_create() gives `spec`, without creating anything: the
+ * header (h->size is the segment's bytes) and, unless channels is NULL,
+ * every channel's descriptor (spec->n_channels). 0, or -EINVAL with a
+ * message for an impossible spec. For estimates of what a job needs.
+ */
+int wm_shm_layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
+		  struct wm_shm_channel *channels, char *err, size_t errlen);
+
 /* Map the segment behind `fd` (inherited from the supervisor) and check
- * header, version, sizes and every channel. 0 or negative errno + err. */
+ * header, version, sizes and every channel's descriptor, touching no ring.
+ * 0 or negative errno + err. */
 int wm_shm_attach(int fd, struct wm_shm *seg, char *err, size_t errlen);
+
+/* Check the ring of `channel` (its header: magic and size), before this
+ * process first uses it; touches that ring's first page only. 0, or
+ * -EBADMSG with a message naming the channel. */
+int wm_shm_ring_check(const struct wm_shm *seg, uint32_t channel, char *err,
+		      size_t errlen);
 
 /*
  * The start line: subtask `subtask`, set up, counts itself ready and waits

@@ -9,7 +9,8 @@
  * timeout). Exit status: 0 the job finished, 1 a worker failed or died,
  * 64 usage, 66 a file cannot be read, 71 the OS refused shared memory, a
  * fork or pinning, 74 an output could not be written, 78 the topology is
- * invalid (with file:line:col), 128+n stopped by signal n.
+ * invalid (with file:line:col) or the job cannot fit in this machine's
+ * memory, 128+n stopped by signal n.
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@
 
 #include "runtime/affinity.h"
 #include "runtime/outfile.h"
+#include "runtime/footprint.h"
 #include "runtime/placement.h"
 #include "runtime/plan.h"
 #include "runtime/replay.h"
@@ -84,14 +86,16 @@ usage(FILE *f)
 		"                  shared-memory rings, real time x speed)\n"
 		"  --check         validate the topology and print the plan "
 		"(subtasks,\n"
-		"                  CPUs, channels) without running\n"
+		"                  CPUs, channels) and the memory it needs, "
+		"without\n"
+		"                  running\n"
 		"  --summary FILE  also write the summary as JSON to FILE\n"
 		"  -h, --help      this text\n"
 		"\n"
 		"Without a file, the built-in quiet-partition incident runs.\n"
 		"Exit status: 0 done, 1 a worker failed, 64 usage, 66 "
 		"unreadable file,\n71 OS refused resources, 74 output error, "
-		"78 invalid topology, 128+n signal n.\n");
+		"78 invalid topology or too big for memory, 128+n signal n.\n");
 }
 
 /* The JSON summary into `path`, whole or not at all (outfile.h). 0, or a
@@ -157,7 +161,42 @@ print_summary(const struct wm_topology *t, const struct wm_job_report *rep)
 	}
 }
 
-/* --check: every subtask on this machine, and the rings between them. */
+/*
+ * Whether the job fits in this machine's memory (runtime/footprint.h),
+ * for a real run or for --sim; the same test and message for --check, a
+ * run and --sim. EX_OK, or EX_CONFIG after saying where the memory goes
+ * (EX_OSERR if memory ran out while estimating). With `out`, print the
+ * estimate there first (--check).
+ */
+static int
+fits_memory(const struct wm_topology *t, const struct wm_plan *plan, bool sim,
+	    FILE *out)
+{
+	struct wm_footprint_machine m;
+	struct wm_footprint fp;
+	char err[1024];
+	int r;
+
+	r = wm_footprint_estimate(t, plan, sim, &fp, err, sizeof(err));
+	if (r != 0) {
+		fprintf(stderr, "wmrun: could not estimate the job's memory: "
+				"%s\n",
+			err);
+		return r == -ENOMEM ? EX_OSERR : EX_SOFTWARE;
+	}
+	wm_footprint_machine(&m);
+	if (out != NULL)
+		wm_footprint_print(out, t, &fp, &m);
+	r = wm_footprint_verdict(t, &fp, &m, err, sizeof(err));
+	wm_footprint_free(&fp);
+	if (r == 0)
+		return EX_OK;
+	fprintf(stderr, "wmrun: %s\n", err);
+	return EX_CONFIG;
+}
+
+/* --check: every subtask on this machine, the rings between them, and the
+ * memory it will take. */
 static int
 check(const struct wm_topology *t)
 {
@@ -197,8 +236,28 @@ check(const struct wm_topology *t)
 	} else {
 		wm_affinity_describe(a, placed, stdout);
 	}
+	int fits = fits_memory(t, plan, false, stdout);
+
+	if (status == EX_OK)
+		status = fits;
 	wm_affinity_plan_free(placed);
 	wm_affinity_close(a);
+	wm_plan_free(plan);
+	return status;
+}
+
+/* A job that cannot fit is refused before anything is opened or made. */
+static int
+refuse_unless_fits(const struct wm_topology *t, bool sim)
+{
+	struct wm_plan *plan = wm_plan_new(t);
+	int status;
+
+	if (plan == NULL) {
+		fprintf(stderr, "wmrun: out of memory\n");
+		return EX_OSERR;
+	}
+	status = fits_memory(t, plan, sim, NULL);
 	wm_plan_free(plan);
 	return status;
 }
@@ -295,6 +354,11 @@ main(int argc, char **argv)
 			summary, why);
 		wm_topology_free(t);
 		return EX_USAGE;
+	}
+	status = refuse_unless_fits(t, sim);
+	if (status != EX_OK) {
+		wm_topology_free(t);
+		return status;
 	}
 	/* A summary that cannot be written is found now, not after hours of
 	 * running; it is written whole at the end (outfile.h), so nothing is

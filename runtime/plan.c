@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "operators/source_gen.h"
+#include "runtime/metrics.h"
 #include "runtime/plan.h"
 
 struct wm_plan *
@@ -175,4 +176,17 @@ wm_plan_subtask_name(const struct wm_plan *plan,
 	snprintf(buf, len, "%s/%u", topo->stages[plan->subtasks[id].stage].name,
 		 plan->subtasks[id].index);
 	return buf;
+}
+
+struct wm_shm_spec
+wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
+		 struct wm_shm_channel_spec *specs)
+{
+	for (uint32_t c = 0; c < plan->n_channels; c++)
+		specs[c] = (struct wm_shm_channel_spec){
+			plan->channels[c].producer, plan->channels[c].consumer,
+			cells};
+	return (struct wm_shm_spec){
+		plan->n_subtasks, plan->n_channels, specs,
+		wm_subtask_metrics_bytes(plan->max_partitions)};
 }

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ipc/shm.h"
 #include "runtime/topology.h"
 
 struct wm_plan_channel {
@@ -53,6 +54,12 @@ uint32_t wm_plan_alignment_peers(const struct wm_plan *plan,
 const char *wm_plan_subtask_name(const struct wm_plan *plan,
 				 const struct wm_topology *topo, uint32_t id,
 				 char *buf, size_t len);
+
+/* The segment the plan needs (ipc/shm.h): a ring of `cells` cells for
+ * each channel, described in specs[0 .. n_channels), and a metrics block
+ * for each subtask. The result points at specs. */
+struct wm_shm_spec wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
+				    struct wm_shm_channel_spec *specs);
 
 /* The plan of `topo`; NULL with errno ENOMEM. */
 struct wm_plan *wm_plan_new(const struct wm_topology *topo);

@@ -542,13 +542,8 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 		status = wm_replay_exit_status(-status);
 		goto out;
 	}
-	for (uint32_t c = 0; c < plan->n_channels; c++)
-		specs[c] = (struct wm_shm_channel_spec){
-			plan->channels[c].producer, plan->channels[c].consumer,
-			t->job.ring_cells};
-	struct wm_shm_spec spec = {
-		plan->n_subtasks, plan->n_channels, specs,
-		wm_subtask_metrics_bytes(plan->max_partitions)};
+	struct wm_shm_spec spec =
+		wm_plan_shm_spec(plan, t->job.ring_cells, specs);
 
 	if (wm_shm_create(&spec, &seg, err, errlen) != 0) {
 		status = EX_OSERR;

@@ -229,8 +229,9 @@ publish_metrics(struct worker *w, int64_t now, bool idle)
 /*
  * The segment is the plan's: as many subtasks, the same channels between
  * the same subtasks. wm_shm_attach() checked the layout and the rings'
- * own bounds; this checks that every index the worker is about to use
- * names what the plan says, rather than trusting a header it did not make.
+ * bounds (attach() checks the headers of the rings it uses); this checks
+ * that every index the worker is about to use names what the plan says,
+ * rather than trusting a header it did not make.
  */
 static int
 attach_matches_plan(struct worker *w)
@@ -267,6 +268,20 @@ attach_matches_plan(struct worker *w)
 	return 0;
 }
 
+/* The ring of channel `ch`, checked before its first use (shm.h: a worker
+ * touches only its own rings); NULL after a message. */
+static struct wm_ring *
+own_ring(struct worker *w, uint32_t ch)
+{
+	char err[256];
+
+	if (wm_shm_ring_check(&w->seg, ch, err, sizeof(err)) != 0) {
+		worker_fail(w, EX_OSERR, "%s", err);
+		return NULL;
+	}
+	return wm_shm_ring(&w->seg, ch);
+}
+
 static int
 attach(struct worker *w)
 {
@@ -275,9 +290,8 @@ attach(struct worker *w)
 	char err[256];
 	uint32_t k = 0;
 
-	if (wm_shm_attach(a->shm_fd, &w->seg, err, sizeof(err)) != 0) {
+	if (wm_shm_attach(a->shm_fd, &w->seg, err, sizeof(err)) != 0)
 		return worker_fail(w, EX_OSERR, "%s", err);
-	}
 	if (attach_matches_plan(w) != 0)
 		return EX_SOFTWARE;
 	w->metrics = wm_shm_metrics(&w->seg, a->subtask);
@@ -295,9 +309,12 @@ attach(struct worker *w)
 			return EX_OSERR;
 		for (uint32_t c = 0; c < w->me->widths[e]; c++, k++) {
 			uint32_t ch = w->me->outputs[e][c];
+			struct wm_ring *ring = own_ring(w, ch);
 
+			if (ring == NULL)
+				return EX_OSERR;
 			wm_ring_producer_attach(
-				&w->producers[k], wm_shm_ring(&w->seg, ch),
+				&w->producers[k], ring,
 				wm_shm_doorbell(&w->seg,
 						plan->channels[ch].consumer));
 			w->local[e][c] = k;
@@ -311,9 +328,12 @@ attach(struct worker *w)
 		w->has_gate = true;
 		for (uint32_t i = 0; i < w->me->n_inputs; i++) {
 			uint32_t ch = w->me->inputs[i];
+			struct wm_ring *ring = own_ring(w, ch);
 
+			if (ring == NULL)
+				return EX_OSERR;
 			wm_gate_attach(
-				&w->gate, i, wm_shm_ring(&w->seg, ch),
+				&w->gate, i, ring,
 				wm_shm_doorbell(&w->seg,
 						plan->channels[ch].producer));
 		}

@@ -5,10 +5,13 @@
 # windows. The job used to exit 0 with "windows fired 786432, every record
 # accounted NO".
 #
-# Memory runs out for real: under `ulimit -v` (the address space of every
-# process), or, in a sanitizer build whose shadow memory needs terabytes of
-# address space, with the sanitizer's allocator limiting single requests
-# and returning NULL instead of aborting.
+# Memory runs out for real: under `ulimit -d` (the data segment and
+# private mappings of every process: the job's memory estimate, which
+# goes by physical memory and the address space limit, lets the job
+# start, as it would when others take the memory while it runs), or, in a
+# sanitizer build whose shadow memory needs terabytes of mappings, with
+# the sanitizer's allocator limiting single requests and returning NULL
+# instead of aborting.
 . "$srcdir/tests/integration/lib.sh"
 
 # A million sliding windows per record (1000 s, slide 1 ms): about 300 MB
@@ -33,8 +36,8 @@ path = $scratch/out.csv
 CONF
 
 limited() { # limited CMD... -- CMD with little memory
-	if (ulimit -v 200000 && "$WMRUN" --help) >/dev/null 2>&1; then
-		(ulimit -v 200000 && exec "$@")
+	if (ulimit -d 200000 && "$WMRUN" --help) >/dev/null 2>&1; then
+		(ulimit -d 200000 && exec "$@")
 	else
 		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}allocator_may_return_null=1:max_allocation_size_mb=64" \
 			"$@"

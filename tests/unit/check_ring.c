@@ -424,12 +424,23 @@ START_TEST(test_segment_layout_and_checks)
 	wm_shm_detach(&other);
 	/* The size is sealed. */
 	ck_assert_int_ne(ftruncate(seg.fd, 1 << 20), 0);
-	/* A damaged ring or version is refused with a message. */
+	/* A damaged ring is refused with a message when it is checked for
+	 * use, and only then (attach touches no ring); so is a channel the
+	 * segment does not have. */
 	wm_shm_ring(&seg, 2)->size = 100;
-	ck_assert_int_eq(wm_shm_attach(seg.fd, &other, err, sizeof(err)),
+	ck_assert_int_eq(wm_shm_attach(seg.fd, &other, err, sizeof(err)), 0);
+	ck_assert_int_eq(wm_shm_ring_check(&other, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(wm_shm_ring_check(&other, 2, err, sizeof(err)),
 			 -EBADMSG);
-	ck_assert_ptr_nonnull(strstr(err, "channel 2"));
+	ck_assert_ptr_nonnull(strstr(err, "channel 2: bad ring size 100"));
+	ck_assert_int_eq(wm_shm_ring_check(&other, 3, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "no channel 3"));
+	wm_shm_detach(&other);
 	wm_shm_ring(&seg, 2)->size = 128;
+	ck_assert_int_eq(wm_shm_attach(seg.fd, &other, err, sizeof(err)), 0);
+	ck_assert_int_eq(wm_shm_ring_check(&other, 2, err, sizeof(err)), 0);
+	wm_shm_detach(&other);
 	((struct wm_shm_header *)seg.base)->version = 99;
 	ck_assert_int_eq(wm_shm_attach(seg.fd, &other, err, sizeof(err)),
 			 -EBADMSG);

@@ -29,7 +29,9 @@
  *		process on the machine holds the memfd's inode (fd or
  *		mapping) and nothing was left in /dev/shm; a worker attaching
  *		a segment of another layout version is refused with a
- *		message naming that version.
+ *		message naming that version; neither the creating process
+ *		nor a worker maps a page of rings it does not use (their
+ *		page tables stay small however many rings there are).
  *
  * A lost wake-up shows as a wait that lasts WAIT_LIMIT_NS (5 s): wm_wait()
  * re-checks after its futex times out and would return 0, so every wait is
@@ -1450,6 +1452,100 @@ START_TEST(test_worker_refuses_other_layout_version)
 }
 END_TEST
 
+/*
+ * Page tables: every process that touches a page of the segment pays a
+ * page-table page for the 2 MiB around it. A job of P x P subtasks has
+ * P^2 rings; when every process touched every ring's header (creating
+ * the segment, or checking it on attach), each of 2P processes paid for
+ * the whole segment: 8.5 GB of page tables for 256 x 256. Here every ring
+ * is just over 2 MiB, so each ring's header lies in a 2 MiB span of its
+ * own and a process touching all of them would need one page-table page
+ * per ring (PT_RINGS x 4 KiB), while one touching its own rings needs a
+ * page per ring it uses and one for the tables.
+ */
+#define PT_SIDE 16 /* producers, and as many consumers */
+#define PT_RINGS (PT_SIDE * PT_SIDE)
+#define PT_CELLS 65536u /* 2 MiB of cells, and the ring's header */
+
+/* This process's page tables (VmPTE), in KiB. */
+static long
+page_table_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmPTE: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* Consumer subtask PT_SIDE + 0 attaches and reads the header of each of
+ * its PT_SIDE input rings, as a worker does; reports what its page tables
+ * grew by. */
+static void
+pt_consumer(int slot, void *varg)
+{
+	struct wm_shm *inherited = varg, seg;
+	long before = page_table_kib();
+	char err[256];
+
+	if (before < 0)
+		child_fail(slot, "could not read VmPTE from /proc/self/status");
+	if (wm_shm_attach(inherited->fd, &seg, err, sizeof(err)) != 0)
+		child_fail(slot, "could not attach segment: %s", err);
+	for (uint32_t p = 0; p < PT_SIDE; p++) {
+		uint32_t ch = p * PT_SIDE; /* producer p to consumer 0 */
+		struct wm_ring_consumer c;
+
+		if (wm_shm_ring_check(&seg, ch, err, sizeof(err)) != 0)
+			child_fail(slot, "%s", err);
+		wm_ring_consumer_attach(&c, wm_shm_ring(&seg, ch), NULL);
+		if (c.mask != PT_CELLS - 1)
+			child_fail(slot, "ring %u has mask %" PRIu64, ch,
+				   c.mask);
+	}
+	atomic_store(&rep->result[slot], (int32_t)(page_table_kib() - before));
+	wm_shm_detach(&seg);
+}
+
+START_TEST(test_processes_map_only_the_rings_they_use)
+{
+	static struct wm_shm_channel_spec ch[PT_RINGS];
+	/* What touching one page of every ring costs, and the line: a
+	 * quarter of it leaves room for the tables, the upper levels and a
+	 * sanitizer's shadow pages, and is still far below. */
+	const long every_ring_kib = PT_RINGS * 4, limit = every_ring_kib / 4;
+	struct wm_shm seg;
+	long before, created;
+
+	for (uint32_t p = 0; p < PT_SIDE; p++)
+		for (uint32_t c = 0; c < PT_SIDE; c++)
+			ch[p * PT_SIDE + c] = (struct wm_shm_channel_spec){
+				p, PT_SIDE + c, PT_CELLS};
+	before = page_table_kib();
+	ck_assert_int_ge(before, 0);
+	make_segment(&seg, 2 * PT_SIDE, ch, PT_RINGS);
+	created = page_table_kib() - before;
+	ck_assert_msg(created < limit,
+		      "creating %d rings grew the page tables by %ld KiB, "
+		      "expected less than %ld (touching every ring: %ld)",
+		      PT_RINGS, created, limit, every_ring_kib);
+	spawn(0, pt_consumer, &seg);
+	reap(0);
+	ck_assert_msg(atomic_load(&rep->result[0]) < limit,
+		      "attaching %d of %d rings grew the page tables by %d "
+		      "KiB, expected less than %ld (touching every ring: %ld)",
+		      PT_SIDE, PT_RINGS, (int)atomic_load(&rep->result[0]),
+		      limit, every_ring_kib);
+	destroy_segment(&seg);
+}
+END_TEST
+
 /* Subtask `slot` reaches the start line late by slot x 20 ms. */
 static void
 start_worker(int slot, void *varg)
@@ -1523,6 +1619,7 @@ ring_process_suite(void)
 		       test_segment_is_gone_after_sigkill_of_every_process);
 	tcase_add_test(seg, test_worker_refuses_other_layout_version);
 	tcase_add_test(seg, test_every_subtask_starts_at_the_same_time);
+	tcase_add_test(seg, test_processes_map_only_the_rings_they_use);
 	suite_add_tcase(s, stream);
 	suite_add_tcase(s, wake);
 	suite_add_tcase(s, frame);
