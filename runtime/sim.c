@@ -37,7 +37,9 @@ struct sim_task {
 	struct wm_task *task;
 	const struct wm_plan_subtask *sub; /* its place in the plan */
 	struct queue in;
-	int64_t next_due;	/* sources */
+	int64_t next_due;	/* sources: when to run it next */
+	bool charged;		/* next_due pays for records (rule 1) */
+	bool aligned;		/* a source of an alignment group */
 	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
 	struct wm_sink *late;	/* late side output of a window */
 };
@@ -243,36 +245,6 @@ endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-/*
- * How long every unfinished source may have no input due (only ticks left)
- * and still get some again: an idle timeout can release the watermark that
- * holds an aligned source back, at the group's next alignment update, both
- * seen at a tick. Past that, the job can only tick for ever.
- */
-static int64_t
-quiet_limit_ns(const struct wm_topology *t)
-{
-	int64_t limit = 0;
-
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		const struct wm_source_conf *src = &t->stages[s].u.source;
-		int64_t ns = 0;
-
-		if (t->stages[s].kind != WM_STAGE_SOURCE)
-			continue;
-		if (src->strategy.with_idleness)
-			ns = wm_ns_after_ms(ns, src->strategy.idle_timeout_ms);
-		if (src->alignment_group != NULL)
-			ns = wm_ns_after_ms(ns,
-					    src->alignment_update_interval_ms);
-		ns = wm_ns_after_ms(ns, src->strategy.interval_ms);
-		ns = wm_ns_after_ms(ns, src->strategy.interval_ms);
-		if (ns > limit)
-			limit = ns;
-	}
-	return limit;
-}
-
 /* Drain every queue until all are empty (rule 3). */
 static int
 settle(struct sim *sim)
@@ -307,98 +279,122 @@ settle(struct sim *sim)
 	return sim->failed ? -ENOMEM : 0;
 }
 
-/* No unfinished source has a record or the end of its input due, ever. */
 static bool
-sources_quiet(const struct sim *sim)
+is_source(const struct sim *sim, const struct sim_task *st)
 {
-	for (uint32_t id = 0; id < sim->n_tasks; id++) {
-		const struct sim_task *st = &sim->tasks[id];
+	return sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE;
+}
 
-		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE &&
-		    !wm_task_finished(st->task) &&
-		    wm_task_source_input_due(st->task) != INT64_MAX)
-			return false;
+/* An unfinished source of an alignment group whose next event was taken
+ * from the source itself (not a charge for records still due): a report
+ * of another member may have changed it. */
+static bool
+follows_reports(const struct sim *sim, const struct sim_task *st)
+{
+	return is_source(sim, st) && st->aligned && !st->charged &&
+	       !wm_task_finished(st->task);
+}
+
+/* Run source `st` at instant t (rule 2) and work out when it is next due. */
+static void
+run_source(struct sim_task *st, int64_t t)
+{
+	uint64_t before = wm_task_counters(st->task)->records_in;
+	int64_t next;
+
+	/* Ticks and alignment updates due before t that change nothing
+	 * count as run on time (rule 1). */
+	wm_task_source_skip(st->task, t);
+	next = wm_task_run_source(st->task, t);
+	st->charged = next <= t;
+	if (!st->charged) {
+		st->next_due = wm_task_source_next_event(st->task, t);
+		return;
 	}
-	return true;
+	/* Rule 1: records that were due at once (an unlimited rate) cost 1 us
+	 * each, or time would never move. Ticks and updates that fall due
+	 * meanwhile run late, at that time. */
+	st->next_due =
+		t + WM_SIM_NS_PER_RECORD *
+			    (int64_t)(wm_task_counters(st->task)->records_in -
+				      before);
+	if (st->next_due <= t)
+		st->next_due = t + WM_SIM_NS_PER_RECORD;
+}
+
+/* settle(), saying what failed. */
+static int
+settle_instant(struct sim *sim, char *err, size_t errlen)
+{
+	int r = settle(sim);
+
+	if (r != 0)
+		snprintf(err, errlen, "%s",
+			 r == -ENOMEM ? "out of memory"
+				      : "a subtask received a frame it cannot "
+					"take");
+	return r;
 }
 
 static int
 run(struct sim *sim, char *err, size_t errlen)
 {
-	int64_t quiet_since = INT64_MAX,
-		quiet_limit = quiet_limit_ns(sim->topo);
-	bool sources_left = true;
 	int r;
 
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		sim->tasks[id].next_due = 0;
-	while (sources_left) {
+	for (;;) {
 		int64_t t = INT64_MAX;
+		bool reported = false; /* an aligned source ran at t */
 
-		sources_left = false;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (sim->topo->stages[st->sub->stage].kind ==
-				    WM_STAGE_SOURCE &&
+			if (is_source(sim, st) &&
 			    !wm_task_finished(st->task) && st->next_due < t)
 				t = st->next_due;
 		}
+		/* Every source finished, or none can ever do anything again
+		 * (refused below). */
 		if (t == INT64_MAX)
-			break; /* every source finished */
+			break;
 		sim->now_ns = t;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (sim->topo->stages[st->sub->stage].kind !=
-				    WM_STAGE_SOURCE ||
-			    wm_task_finished(st->task) || st->next_due > t)
+			if (!is_source(sim, st) || wm_task_finished(st->task))
 				continue;
-			uint64_t before =
-				wm_task_counters(st->task)->records_in;
-
-			st->next_due = wm_task_run_source(st->task, t);
-			/* Rule 1: records that were due at once (an
-			 * unlimited rate) cost 1 us each, or time would
-			 * never move. */
-			if (st->next_due <= t)
+			/* Rule 2: a member that runs after another at t reads
+			 * its report of t. */
+			if (reported && follows_reports(sim, st))
 				st->next_due =
-					t +
-					WM_SIM_NS_PER_RECORD *
-						(int64_t)(wm_task_counters(
-								  st->task)
-								  ->records_in -
-							  before);
-			if (st->next_due <= t)
-				st->next_due = t + WM_SIM_NS_PER_RECORD;
-			sources_left = true;
+					wm_task_source_next_event(st->task, t);
+			if (st->next_due > t)
+				continue;
+			run_source(st, t);
+			reported = reported || st->aligned;
 		}
-		r = settle(sim);
-		if (r != 0) {
-			snprintf(err, errlen, "%s",
-				 r == -ENOMEM ? "out of memory"
-					      : "a subtask received a frame it "
-						"cannot take");
+		/* Those that ran before a report of t, or ran at t
+		 * themselves, read it at their next update after t. */
+		for (uint32_t id = 0; reported && id < sim->n_tasks; id++) {
+			struct sim_task *st = &sim->tasks[id];
+
+			if (follows_reports(sim, st))
+				st->next_due = wm_task_source_next_event(
+					st->task, t + 1);
+		}
+		r = settle_instant(sim, err, errlen);
+		if (r != 0)
 			return r;
-		}
-		/* Sources left with nothing but ticks for longer than any
-		 * timer could change that never end (below). */
-		if (!sources_quiet(sim))
-			quiet_since = INT64_MAX;
-		else if (quiet_since == INT64_MAX)
-			quiet_since = t;
-		else if (t - quiet_since > quiet_limit)
-			break;
 	}
-	/* Sources that never become due again (silent for ever, no end)
-	 * leave the job unbounded: --sim refuses to spin for ever. */
+	/* Sources that can never do anything again (silent for ever, or
+	 * held back for ever, and no end) leave the job unbounded: --sim
+	 * refuses to spin for ever. */
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
-		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE &&
-		    !wm_task_finished(st->task)) {
+		if (is_source(sim, st) && !wm_task_finished(st->task))
 			return endless(sim->topo, st->sub->stage, err, errlen);
-		}
 	}
 	return 0;
 }
@@ -426,9 +422,14 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 	r = build(&sim, err, errlen);
 	/* Sources of an alignment group read each other's reports from
 	 * their blocks, as the worker processes do in the segment. */
-	for (uint32_t id = 0; r == 0 && id < sim.n_tasks; id++)
-		r = wm_task_align(sim.tasks[id].task, sim.plan, id, sim.metrics,
+	for (uint32_t id = 0; r == 0 && id < sim.n_tasks; id++) {
+		struct sim_task *st = &sim.tasks[id];
+
+		r = wm_task_align(st->task, sim.plan, id, sim.metrics,
 				  sim.stride);
+		st->aligned = wm_plan_alignment_peers(sim.plan, topo, id, NULL,
+						      0) > 0;
+	}
 	if (r == 0)
 		r = wire(&sim, err, errlen);
 	if (r == 0)
