@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,7 +53,8 @@ struct sim {
 	struct sim_task *tasks;	      /* by plan subtask id */
 	struct wm_sink **stage_sinks; /* by stage: the sink of a sink stage */
 	int64_t now_ns;
-	bool failed; /* out of memory while queueing */
+	bool failed;	/* out of memory while queueing */
+	int stopped_by; /* the signal that stopped the job, or 0 */
 	size_t stride;
 	void *metrics; /* one block per subtask, as in the segment */
 };
@@ -322,6 +324,71 @@ run_source(struct sim_task *st, int64_t t)
 		st->next_due = t + WM_SIM_NS_PER_RECORD;
 }
 
+/*
+ * Stopping (a real run's stop, on simulated time): the first SIGINT,
+ * SIGTERM or SIGHUP sets stop_signal, which the driver reads between
+ * instants; then every source ends its stream with END(STOP) (no MAX
+ * watermark: open windows stay unfired), the queues drain, and the job
+ * ends with its figures as of the last instant. A signal ignored when the
+ * job starts (nohup's SIGHUP, a background job's SIGINT) stays ignored. A
+ * second signal, if the stop ever hangs (on an output nobody reads), ends
+ * wmrun as if it had not been caught.
+ */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS (sizeof(stop_signals) / sizeof(*stop_signals))
+
+static volatile sig_atomic_t stop_signal; /* 0: none yet */
+
+static void
+on_stop_signal(int sig)
+{
+	if (stop_signal == 0) {
+		stop_signal = sig;
+		return;
+	}
+	/* Blocked while this handler runs: delivered when it returns. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Catch the stop signals that are not ignored; `old` keeps what they
+ * were, for restore_signals(). */
+static void
+catch_signals(struct sigaction old[N_STOP_SIGNALS])
+{
+	struct sigaction sa = {.sa_handler = on_stop_signal,
+			       .sa_flags = SA_RESTART};
+
+	stop_signal = 0;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+/* A signal that comes after the job ended changes nothing any more. */
+static void
+restore_signals(const struct sigaction old[N_STOP_SIGNALS])
+{
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+}
+
+/* Stop every source as a real run's stop does (wm_task_stop_source());
+ * settle() then takes END(STOP) through the job. */
+static void
+stop(struct sim *sim)
+{
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+
+		if (is_source(sim, st))
+			wm_task_stop_source(st->task);
+	}
+}
+
 /* settle(), saying what failed. */
 static int
 settle_instant(struct sim *sim, char *err, size_t errlen)
@@ -355,9 +422,15 @@ run(struct sim *sim, char *err, size_t errlen)
 				t = st->next_due;
 		}
 		/* Every source finished, or none can ever do anything again
-		 * (refused below). */
+		 * (refused below). A signal now finds the job over. */
 		if (t == INT64_MAX)
 			break;
+		/* Rule 5: between instants. */
+		if (stop_signal != 0) {
+			sim->stopped_by = stop_signal;
+			stop(sim);
+			return settle_instant(sim, err, errlen);
+		}
 		sim->now_ns = t;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
@@ -405,6 +478,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 {
 	struct sim sim = {.topo = topo};
 	int64_t start = wm_monotonic_ns();
+	struct sigaction old[N_STOP_SIGNALS];
 	int r;
 
 	err[0] = '\0';
@@ -432,6 +506,9 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 	}
 	if (r == 0)
 		r = wire(&sim, err, errlen);
+	/* Caught from here until every output is closed, so that a stop
+	 * never cuts one short; before, the set-up stays interruptible. */
+	catch_signals(old);
 	if (r == 0)
 		r = run(&sim, err, errlen);
 	if (r == 0) {
@@ -441,6 +518,14 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 		r = wm_report_collect(rep, topo, sim.plan, sim.metrics,
 				      sim.stride, sim.now_ns,
 				      wm_monotonic_ns() - start, true);
+	}
+	if (r == 0 && sim.stopped_by != 0) {
+		/* As a real run that was stopped: 128 + n, the summary as
+		 * of the stop. */
+		rep->stopped = true;
+		snprintf(err, errlen, "stopped by signal %d: %s",
+			 sim.stopped_by, strsignal(sim.stopped_by));
+		r = 128 + sim.stopped_by;
 	}
 	if (r == -ENOMEM && err[0] == '\0')
 		snprintf(err, errlen, "out of memory");
@@ -466,6 +551,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 				 topo->stages[s].name);
 			r = -EIO;
 		}
+	restore_signals(old);
 	free(sim.tasks);
 	free(sim.metrics);
 	wm_plan_free(sim.plan);

@@ -56,6 +56,12 @@
  *     partition silent for ever short of [job] records, or held back for
  *     ever behind one, once idleness and alignment have done all they
  *     can).
+ *  5. Stop. The first SIGINT, SIGTERM or SIGHUP (unless ignored when the
+ *     job started, as nohup and background jobs leave some) stops the
+ *     job after the instant at hand, as a real run's stop: every source
+ *     ends its stream with END(STOP) (no MAX watermark, so windows still
+ *     open stay unfired), the queues drain at that instant, and the job
+ *     ends there, its figures as of then, every record accounted for.
  *
  * Same topology and seed: byte-identical output, every run.
  */
@@ -72,7 +78,10 @@
  * Run `topo` to its end. Sinks write to their paths ("-": stdout), late
  * side outputs to theirs. Returns 0 with `report` filled (free it with
  * wm_report_free()), or a negative errno with a message in err (-EIO for
- * an output that could not be written: exit 74).
+ * an output that could not be written: exit 74). Stopped by the first
+ * SIGINT, SIGTERM or SIGHUP that is not ignored (rule 5), it returns
+ * 128 + the signal's number, the exit status of a real run stopped so,
+ * with `report` filled (marked stopped) and err saying which signal.
  */
 int wm_sim_run(const struct wm_topology *topo, struct wm_job_report *report,
 	       char *err, size_t errlen);
