@@ -43,6 +43,26 @@ wm_ns_after_ms(int64_t now_ns, int64_t ms)
 						   : now_ns + ms * 1000000;
 }
 
+/*
+ * A fixed-delay schedule run on time is next_ns, then one period after each
+ * run: next_ns + k x period. The first of its times at or after at_ns
+ * (next_ns itself if at_ns <= next_ns); INT64_MAX once past the end of
+ * time, where wm_ns_after_ms() saturates too. next_ns >= 0, period_ms > 0
+ * unless next_ns is INT64_MAX.
+ */
+static inline int64_t
+wm_ns_schedule_at_or_after(int64_t next_ns, int64_t period_ms, int64_t at_ns)
+{
+	int64_t period_ns, k;
+
+	if (at_ns <= next_ns)
+		return next_ns;
+	period_ns = wm_ms_to_ns(period_ms);
+	k = (at_ns - next_ns - 1) / period_ns + 1;
+	return k > (INT64_MAX - next_ns) / period_ns ? INT64_MAX
+						     : next_ns + k * period_ns;
+}
+
 /* Java long addition and subtraction: two's complement wrap-around. */
 static inline wm_ts_t
 wm_ts_add(wm_ts_t a, int64_t b)

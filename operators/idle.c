@@ -46,3 +46,18 @@ wm_idle_check(struct wm_idle_timer *t, int64_t now_ns)
 	return (uint64_t)now_ns - (uint64_t)t->quiet_since_ns >
 	       (uint64_t)t->max_idle_ns;
 }
+
+int64_t
+wm_idle_next_change(const struct wm_idle_timer *t)
+{
+	if (t->activity != t->activity_at_probe)
+		return 0;
+	if (t->quiet_since_ns == 0)
+		return 1;
+	int64_t at;
+
+	if (__builtin_add_overflow(t->quiet_since_ns, t->max_idle_ns, &at) ||
+	    at == INT64_MAX)
+		return INT64_MAX;
+	return at + 1;
+}

@@ -47,4 +47,24 @@ wm_idle_activity(struct wm_idle_timer *t)
 /* One periodic probe at `now_ns`: true when idle. */
 bool wm_idle_check(struct wm_idle_timer *t, int64_t now_ns);
 
+/*
+ * When a probe can next do anything, if no record arrives first: the
+ * lowest clock reading at which wm_idle_check() changes the timer or
+ * answers true; a probe at any lower reading changes nothing and answers
+ * false. Readings never go backwards, so once a probe answered true every
+ * later one does too, changing nothing.
+ *
+ *   activity since the previous probe   0: any probe forgets the countdown
+ *   no countdown running                1: a probe starts one (a probe at
+ *                                       reading 0 "starts" it at 0, which
+ *                                       is none: the quirk above)
+ *   countdown since q, timeout T        q + T + 1: the first reading more
+ *                                       than T after q
+ *
+ * INT64_MAX: not before the end of time (a timeout that large saturates).
+ * Pure; what the --sim driver asks to jump over probes that cannot change
+ * anything.
+ */
+int64_t wm_idle_next_change(const struct wm_idle_timer *t);
+
 #endif /* WM_OPERATORS_IDLE_H */

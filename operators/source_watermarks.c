@@ -68,6 +68,7 @@ wm_source_watermarks_init(struct wm_source_watermarks *sw,
 	wm_multiplexer_init(&sw->mux, &sw->split_side.output,
 			    strategy->behaviour);
 	sw->next_tick_ns = INT64_MAX;
+	sw->input_since_tick = true; /* the first tick sets the gate up */
 	return 0;
 }
 
@@ -209,6 +210,7 @@ wm_source_watermarks_add_split(struct wm_source_watermarks *sw, uint64_t id)
 		return NULL;
 	}
 	sw->index[index_find(sw, id)] = split;
+	sw->input_since_tick = true;
 	return split;
 }
 
@@ -227,6 +229,8 @@ wm_source_watermarks_remove_split(struct wm_source_watermarks *sw, uint64_t id)
 	index_remove(sw, i);
 	wm_multiplexer_unregister(&sw->mux, &split->slot);
 	free(split);
+	/* The multiplexer recombines without it at the next tick. */
+	sw->input_since_tick = true;
 	return 0;
 }
 
@@ -234,6 +238,7 @@ void
 wm_source_watermarks_on_main_record(struct wm_source_watermarks *sw, wm_ts_t ts,
 				    uint32_t flags)
 {
+	sw->input_since_tick = true;
 	wm_watermark_on_event(&sw->main_generator, ts, flags,
 			      &sw->main_side.output);
 }
@@ -280,6 +285,7 @@ wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
 	wm_multiplexer_on_periodic(&sw->mux);
 	wm_watermark_on_periodic(&sw->main_generator, subtask_now,
 				 &sw->main_side.output);
+	sw->input_since_tick = false;
 }
 
 /* now + interval, saturating: a tick that would come after the end of
@@ -313,4 +319,70 @@ void
 wm_source_watermarks_end_of_input(struct wm_source_watermarks *sw)
 {
 	wm_data_output_end_of_input(&sw->data);
+}
+
+/*
+ * The processing time from which a timer reading `clock` (layered on
+ * `parent`, or NULL for the subtask's own) reaches `reading`: a clock
+ * running now reads processing time minus its pauses; one standing still
+ * reads one value until the caller resumes it, so either it has reached
+ * `reading` already (0: at once) or it will not (INT64_MAX).
+ */
+static int64_t
+time_of_reading(const struct wm_pausable_clock *parent,
+		const struct wm_pausable_clock *clock, int64_t reading)
+{
+	int64_t offset;
+
+	if (reading == INT64_MAX)
+		return INT64_MAX;
+	if (clock->paused || (parent != NULL && parent->paused)) {
+		/* The argument is not read while a clock stands still. */
+		int64_t now = wm_pausable_clock_read(
+			clock, parent != NULL
+				       ? wm_pausable_clock_read(parent, 0)
+				       : 0);
+
+		return now >= reading ? 0 : INT64_MAX;
+	}
+	offset = clock->paused_total +
+		 (parent != NULL ? parent->paused_total : 0);
+	if (__builtin_add_overflow(reading, offset, &offset))
+		return INT64_MAX;
+	return offset;
+}
+
+int64_t
+wm_source_watermarks_next_change(const struct wm_source_watermarks *sw)
+{
+	int64_t at;
+
+	if (sw->next_tick_ns == INT64_MAX || sw->input_since_tick)
+		return sw->next_tick_ns;
+	at = time_of_reading(NULL, &sw->clock,
+			     wm_watermark_next_change(&sw->main_generator));
+	for (size_t i = 0; i < sw->mux.n_splits && at > sw->next_tick_ns;
+	     i++) {
+		const struct wm_source_split *split = split_at(sw, i);
+		int64_t t = time_of_reading(
+			&sw->clock, &split->clock,
+			wm_watermark_next_change(&split->generator));
+
+		if (t < at)
+			at = t;
+	}
+	if (at == INT64_MAX)
+		return INT64_MAX;
+	return wm_ns_schedule_at_or_after(sw->next_tick_ns,
+					  sw->strategy.interval_ms, at);
+}
+
+void
+wm_source_watermarks_skip(struct wm_source_watermarks *sw, int64_t now_ns)
+{
+	if (sw->next_tick_ns >= now_ns ||
+	    wm_source_watermarks_next_change(sw) < now_ns)
+		return;
+	sw->next_tick_ns = wm_ns_schedule_at_or_after(
+		sw->next_tick_ns, sw->strategy.interval_ms, now_ns);
 }

@@ -65,6 +65,10 @@ struct wm_source_watermarks {
 	unsigned index_bits;  /* 2^index_bits slots; 0 while index is NULL */
 	int64_t next_tick_ns; /* next periodic emission; INT64_MAX = never */
 	struct wm_pausable_clock clock; /* the subtask's idleness clock */
+	/* Something reached the generators or the multiplexer since the last
+	 * tick (a record, a partition added or removed; true before the
+	 * first tick): the next tick may pass it on. Cleared by the tick. */
+	bool input_since_tick;
 };
 
 /* Set up for `strategy`, sending to `out`. 0, or -EINVAL for an invalid
@@ -103,6 +107,9 @@ static inline void
 wm_source_split_on_record(struct wm_source_split *split, wm_ts_t ts,
 			  uint32_t flags)
 {
+	/* The multiplexer is embedded in its wm_source_watermarks. */
+	wm_container_of(split->slot.mux, struct wm_source_watermarks, mux)
+		->input_since_tick = true;
 	wm_watermark_on_event(&split->generator, ts, flags,
 			      &split->slot.immediate);
 }
@@ -138,6 +145,40 @@ wm_source_watermarks_next_tick(const struct wm_source_watermarks *sw)
 
 /* Run the periodic tick if it is due at `now_ns`; true if it ran. */
 bool wm_source_watermarks_poll(struct wm_source_watermarks *sw, int64_t now_ns);
+
+/*
+ * Ticks that cannot change anything, and jumping over them (the --sim
+ * driver's business: a partition silent for years is billions of ticks).
+ *
+ * Apart from the idleness timers a tick is idempotent: run again with no
+ * record in between, every generator emits what it emitted the time before
+ * (the same watermark, IDLE again, or nothing), the multiplexer combines
+ * the same slots to the same value and all-idle state, the gate sees the
+ * same sides and the data output drops what it already sent. So a tick
+ * can change something only if input reached the subtask since the last
+ * one (input_since_tick), or if one of its timers, partitions' or the
+ * main output's, reaches a change on its clock (wm_watermark_next_change():
+ * a countdown starts, or idleness is found). Clocks are read as the tick
+ * reads them: a partition's on the subtask's, each standing still while
+ * paused.
+ *
+ * wm_source_watermarks_next_change() is the due time of the first tick,
+ * from the next one on, that can change anything, provided nothing
+ * reaches the subtask and no clock is paused or resumed meanwhile (the
+ * caller's own events): every tick due before it changes nothing and
+ * sends nothing. Due times follow the schedule as polling on time gives
+ * it, the next one plus whole intervals. INT64_MAX: none ever. O(partitions)
+ * unless input came since the last tick.
+ */
+int64_t
+wm_source_watermarks_next_change(const struct wm_source_watermarks *sw);
+
+/* The ticks due before `now_ns`, if none of them can change anything,
+ * count as run on time: the next one due is then the first of the
+ * schedule at or after now_ns. Otherwise nothing changes (a tick that can
+ * change something is not skipped; the next poll runs it late). */
+void wm_source_watermarks_skip(struct wm_source_watermarks *sw,
+			       int64_t now_ns);
 
 /* End of input (drain): the final MAX watermark (data_output.h). */
 void wm_source_watermarks_end_of_input(struct wm_source_watermarks *sw);

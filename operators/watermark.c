@@ -114,3 +114,13 @@ wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
 		wm_output_status(out, WM_STATUS_IDLE);
 	g->idle_now = true;
 }
+
+int64_t
+wm_watermark_next_change(const struct wm_watermark_generator *g)
+{
+	/* Idle stays idle until a record: later probes read later clocks,
+	 * still more than the timeout after the countdown began. */
+	if (!g->with_idleness || g->idle_now)
+		return INT64_MAX;
+	return wm_idle_next_change(&g->idle);
+}

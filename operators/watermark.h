@@ -83,4 +83,18 @@ void wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
 void wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
 			      struct wm_output *out);
 
+/*
+ * When a tick can next do something new, if no record arrives first (no
+ * on_event since the previous on_periodic): the lowest clock reading at
+ * which on_periodic() changes the generator or emits something new.
+ * Ticks at lower readings change nothing and emit nothing new: the
+ * watermark the previous tick emitted or, once idle, IDLE again or
+ * nothing (WM_IDLE_MARK_ONCE), which leave its output as they found it.
+ * Only idleness depends on the clock: without it, or once the generator
+ * is idle, never (INT64_MAX); else the timer's next change
+ * (wm_idle_next_change()), where the countdown starts or the generator
+ * goes idle. Pure.
+ */
+int64_t wm_watermark_next_change(const struct wm_watermark_generator *g);
+
 #endif /* WM_OPERATORS_WATERMARK_H */

@@ -371,8 +371,11 @@ main(int argc, char **argv)
 	}
 	if (sim) {
 		r = wm_sim_run(t, &rep, why, sizeof(why));
-		if (r != 0) {
+		if (r != 0)
 			fprintf(stderr, "wmrun: %s\n", why);
+		if (r > 0) {
+			status = r; /* stopped by a signal: 128 + n */
+		} else if (r != 0) {
 			status = r == -EIO		    ? EX_IOERR
 				 : r == -EINVAL		    ? EX_CONFIG
 				 : r == -EBADMSG	    ? EX_DATAERR

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,9 @@ struct sim_task {
 	struct wm_task *task;
 	const struct wm_plan_subtask *sub; /* its place in the plan */
 	struct queue in;
-	int64_t next_due;	/* sources */
+	int64_t next_due;	/* sources: when to run it next */
+	bool charged;		/* next_due pays for records (rule 1) */
+	bool aligned;		/* a source of an alignment group */
 	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
 	struct wm_sink *late;	/* late side output of a window */
 };
@@ -56,6 +59,7 @@ struct sim {
 	 * it stops at the end of the instant. */
 	int error;
 	char why[512];
+	int stopped_by; /* the signal that stopped the job, or 0 */
 	size_t stride;
 	void *metrics; /* one block per subtask, as in the segment */
 };
@@ -261,36 +265,6 @@ endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 	return -EINVAL;
 }
 
-/*
- * How long every unfinished source may have no input due (only ticks left)
- * and still get some again: an idle timeout can release the watermark that
- * holds an aligned source back, at the group's next alignment update, both
- * seen at a tick. Past that, the job can only tick for ever.
- */
-static int64_t
-quiet_limit_ns(const struct wm_topology *t)
-{
-	int64_t limit = 0;
-
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		const struct wm_source_conf *src = &t->stages[s].u.source;
-		int64_t ns = 0;
-
-		if (t->stages[s].kind != WM_STAGE_SOURCE)
-			continue;
-		if (src->strategy.with_idleness)
-			ns = wm_ns_after_ms(ns, src->strategy.idle_timeout_ms);
-		if (src->alignment_group != NULL)
-			ns = wm_ns_after_ms(ns,
-					    src->alignment_update_interval_ms);
-		ns = wm_ns_after_ms(ns, src->strategy.interval_ms);
-		ns = wm_ns_after_ms(ns, src->strategy.interval_ms);
-		if (ns > limit)
-			limit = ns;
-	}
-	return limit;
-}
-
 /* Drain every queue until all are empty (rule 3). */
 static int
 settle(struct sim *sim)
@@ -337,95 +311,190 @@ settle(struct sim *sim)
 	return sim->error;
 }
 
-/* No unfinished source has a record or the end of its input due, ever. */
 static bool
-sources_quiet(const struct sim *sim)
+is_source(const struct sim *sim, const struct sim_task *st)
+{
+	return sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE;
+}
+
+/* An unfinished source of an alignment group whose next event was taken
+ * from the source itself (not a charge for records still due): a report
+ * of another member may have changed it. */
+static bool
+follows_reports(const struct sim *sim, const struct sim_task *st)
+{
+	return is_source(sim, st) && st->aligned && !st->charged &&
+	       !wm_task_finished(st->task);
+}
+
+/* Run source `st` at instant t (rule 2) and work out when it is next due. */
+static void
+run_source(struct sim_task *st, int64_t t)
+{
+	uint64_t before = wm_task_counters(st->task)->records_in;
+	int64_t next;
+
+	/* Ticks and alignment updates due before t that change nothing
+	 * count as run on time (rule 1). */
+	wm_task_source_skip(st->task, t);
+	next = wm_task_run_source(st->task, t);
+	st->charged = next <= t;
+	if (!st->charged) {
+		st->next_due = wm_task_source_next_event(st->task, t);
+		return;
+	}
+	/* Rule 1: records that were due at once (an unlimited rate) cost 1 us
+	 * each, or time would never move. Ticks and updates that fall due
+	 * meanwhile run late, at that time. */
+	st->next_due =
+		t + WM_SIM_NS_PER_RECORD *
+			    (int64_t)(wm_task_counters(st->task)->records_in -
+				      before);
+	if (st->next_due <= t)
+		st->next_due = t + WM_SIM_NS_PER_RECORD;
+}
+
+/*
+ * Stopping (a real run's stop, on simulated time): the first SIGINT,
+ * SIGTERM or SIGHUP sets stop_signal, which the driver reads between
+ * instants; then every source ends its stream with END(STOP) (no MAX
+ * watermark: open windows stay unfired), the queues drain, and the job
+ * ends with its figures as of the last instant. A signal ignored when the
+ * job starts (nohup's SIGHUP, a background job's SIGINT) stays ignored. A
+ * second signal, if the stop ever hangs (on an output nobody reads), ends
+ * wmrun as if it had not been caught.
+ */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS (sizeof(stop_signals) / sizeof(*stop_signals))
+
+static volatile sig_atomic_t stop_signal; /* 0: none yet */
+
+static void
+on_stop_signal(int sig)
+{
+	if (stop_signal == 0) {
+		stop_signal = sig;
+		return;
+	}
+	/* Blocked while this handler runs: delivered when it returns. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Catch the stop signals that are not ignored; `old` keeps what they
+ * were, for restore_signals(). */
+static void
+catch_signals(struct sigaction old[N_STOP_SIGNALS])
+{
+	struct sigaction sa = {.sa_handler = on_stop_signal,
+			       .sa_flags = SA_RESTART};
+
+	stop_signal = 0;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+/* A signal that comes after the job ended changes nothing any more. */
+static void
+restore_signals(const struct sigaction old[N_STOP_SIGNALS])
+{
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+}
+
+/* Stop every source as a real run's stop does (wm_task_stop_source());
+ * settle() then takes END(STOP) through the job. */
+static void
+stop(struct sim *sim)
 {
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
-		const struct sim_task *st = &sim->tasks[id];
+		struct sim_task *st = &sim->tasks[id];
 
-		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE &&
-		    !wm_task_finished(st->task) &&
-		    wm_task_source_input_due(st->task) != INT64_MAX)
-			return false;
+		if (is_source(sim, st))
+			wm_task_stop_source(st->task);
 	}
-	return true;
+}
+
+/* settle(), saying what failed. */
+static int
+settle_instant(struct sim *sim, char *err, size_t errlen)
+{
+	int r = settle(sim);
+
+	if (r != 0)
+		snprintf(err, errlen, "%s", sim->why);
+	return r;
 }
 
 static int
 run(struct sim *sim, char *err, size_t errlen)
 {
-	int64_t quiet_since = INT64_MAX,
-		quiet_limit = quiet_limit_ns(sim->topo);
-	bool sources_left = true;
 	int r;
 
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		sim->tasks[id].next_due = 0;
-	while (sources_left) {
+	for (;;) {
 		int64_t t = INT64_MAX;
+		bool reported = false; /* an aligned source ran at t */
 
-		sources_left = false;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (sim->topo->stages[st->sub->stage].kind ==
-				    WM_STAGE_SOURCE &&
+			if (is_source(sim, st) &&
 			    !wm_task_finished(st->task) && st->next_due < t)
 				t = st->next_due;
 		}
+		/* Every source finished, or none can ever do anything again
+		 * (refused below). A signal now finds the job over. */
 		if (t == INT64_MAX)
-			break; /* every source finished */
+			break;
+		/* Rule 5: between instants. */
+		if (stop_signal != 0) {
+			sim->stopped_by = stop_signal;
+			stop(sim);
+			return settle_instant(sim, err, errlen);
+		}
 		sim->now_ns = t;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (sim->topo->stages[st->sub->stage].kind !=
-				    WM_STAGE_SOURCE ||
-			    wm_task_finished(st->task) || st->next_due > t)
+			if (!is_source(sim, st) || wm_task_finished(st->task))
 				continue;
-			uint64_t before =
-				wm_task_counters(st->task)->records_in;
-
-			st->next_due = wm_task_run_source(st->task, t);
-			/* Rule 1: records that were due at once (an
-			 * unlimited rate) cost 1 us each, or time would
-			 * never move. */
-			if (st->next_due <= t)
+			/* Rule 2: a member that runs after another at t reads
+			 * its report of t. */
+			if (reported && follows_reports(sim, st))
 				st->next_due =
-					t +
-					WM_SIM_NS_PER_RECORD *
-						(int64_t)(wm_task_counters(
-								  st->task)
-								  ->records_in -
-							  before);
-			if (st->next_due <= t)
-				st->next_due = t + WM_SIM_NS_PER_RECORD;
-			sources_left = true;
+					wm_task_source_next_event(st->task, t);
+			if (st->next_due > t)
+				continue;
+			run_source(st, t);
+			reported = reported || st->aligned;
 		}
-		r = settle(sim);
-		if (r != 0) {
-			snprintf(err, errlen, "%s", sim->why);
+		/* Those that ran before a report of t, or ran at t
+		 * themselves, read it at their next update after t. */
+		for (uint32_t id = 0; reported && id < sim->n_tasks; id++) {
+			struct sim_task *st = &sim->tasks[id];
+
+			if (follows_reports(sim, st))
+				st->next_due = wm_task_source_next_event(
+					st->task, t + 1);
+		}
+		r = settle_instant(sim, err, errlen);
+		if (r != 0)
 			return r;
-		}
-		/* Sources left with nothing but ticks for longer than any
-		 * timer could change that never end (below). */
-		if (!sources_quiet(sim))
-			quiet_since = INT64_MAX;
-		else if (quiet_since == INT64_MAX)
-			quiet_since = t;
-		else if (t - quiet_since > quiet_limit)
-			break;
 	}
-	/* Sources that never become due again (silent for ever, no end)
-	 * leave the job unbounded: --sim refuses to spin for ever. */
+	/* Sources that can never do anything again (silent for ever, or
+	 * held back for ever, and no end) leave the job unbounded: --sim
+	 * refuses to spin for ever. */
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
-		if (sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE &&
-		    !wm_task_finished(st->task)) {
+		if (is_source(sim, st) && !wm_task_finished(st->task))
 			return endless(sim->topo, st->sub->stage, err, errlen);
-		}
 	}
 	return 0;
 }
@@ -436,6 +505,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 {
 	struct sim sim = {.topo = topo};
 	int64_t start = wm_monotonic_ns();
+	struct sigaction old[N_STOP_SIGNALS];
 	int r;
 
 	err[0] = '\0';
@@ -457,13 +527,21 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 		r = build(&sim, err, errlen);
 	/* Sources of an alignment group read each other's reports from
 	 * their blocks, as the worker processes do in the segment. */
-	for (uint32_t id = 0; r == 0 && id < sim.n_tasks; id++)
-		r = wm_task_align(sim.tasks[id].task, sim.plan, id, sim.metrics,
+	for (uint32_t id = 0; r == 0 && id < sim.n_tasks; id++) {
+		struct sim_task *st = &sim.tasks[id];
+
+		r = wm_task_align(st->task, sim.plan, id, sim.metrics,
 				  sim.stride);
+		st->aligned = wm_plan_alignment_peers(sim.plan, topo, id, NULL,
+						      0) > 0;
+	}
 	if (r == 0)
 		r = wire(&sim, err, errlen);
 	bool ran = r == 0;
 
+	/* Caught from here until every output is closed, so that a stop
+	 * never cuts one short; before, the set-up stays interruptible. */
+	catch_signals(old);
 	if (r == 0)
 		r = run(&sim, err, errlen);
 	/* Every subtask's figures as of the end of the job, or as of the
@@ -475,9 +553,17 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 					  sim.stride, sim.now_ns,
 					  wm_monotonic_ns() - start, true);
 
-		rep->failed = r != 0;
+		rep->failed = r < 0;
 		if (r == 0)
 			r = c;
+	}
+	if (r == 0 && sim.stopped_by != 0) {
+		/* As a real run that was stopped: 128 + n, the summary as
+		 * of the stop. */
+		rep->stopped = true;
+		snprintf(err, errlen, "stopped by signal %d: %s",
+			 sim.stopped_by, strsignal(sim.stopped_by));
+		r = 128 + sim.stopped_by;
 	}
 	if (r == -ENOMEM && err[0] == '\0')
 		snprintf(err, errlen, "out of memory");
@@ -489,7 +575,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 		free(st->sinks);
 		free(st->in.items);
 		if (st->sub != NULL && st->sub->index == 0 &&
-		    wm_sink_close(st->late, r != 0, why, sizeof(why)) != 0 &&
+		    wm_sink_close(st->late, r < 0, why, sizeof(why)) != 0 &&
 		    r == 0) {
 			snprintf(err, errlen, "%s", why);
 			r = -EIO;
@@ -499,15 +585,18 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 	     s++) {
 		char why[512];
 
-		if (wm_sink_close(sim.stage_sinks[s], r != 0, why,
+		/* A stop (128 + n) keeps its results, a failure (< 0) only
+		 * those it wrote. */
+		if (wm_sink_close(sim.stage_sinks[s], r < 0, why,
 				  sizeof(why)) != 0 &&
 		    r == 0) {
 			snprintf(err, errlen, "%s", why);
 			r = -EIO;
 		}
 	}
-	if (r != 0 && rep->subtasks != NULL)
+	if (r < 0 && rep->subtasks != NULL)
 		rep->failed = true; /* the last writes failed */
+	restore_signals(old);
 	free(sim.tasks);
 	free(sim.metrics);
 	wm_plan_free(sim.plan);

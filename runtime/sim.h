@@ -14,7 +14,20 @@
  *     with records due at every instant (an unlimited rate, or the backlog
  *     of a partition that alignment paused) emits at most 256 per instant
  *     and is charged 1 us of processing time per record, so time moves on
- *     and ticks happen.
+ *     and ticks happen; a tick or update that falls due meanwhile runs
+ *     late, at the end of the charge, and the next is due one interval
+ *     after that.
+ *     Time jumps over what cannot change anything: a tick with no
+ *     record since the previous one (its watermarks are out already) and
+ *     no idleness countdown to start or to expire at it (announced
+ *     already, or not yet due: operators/source_watermarks.h), and an
+ *     alignment update that would report what the last one reported and
+ *     read the reports the last one read (runtime/task.h). Such a tick or
+ *     update is not run but counted as run on time: the next one is due
+ *     exactly whole intervals later, as if each had run. The output is
+ *     byte for byte that of running every one; a trace with years
+ *     between records, or partitions silent for years, take as long as
+ *     their records.
  *  2. At each instant t (the earliest next event over all sources), every
  *     source subtask with an event due at t runs, in stage order then
  *     subtask order: first its watermark alignment update if due (aligned
@@ -39,10 +52,16 @@
  *     chained) in the order they fire; fire_time is t in milliseconds.
  *     A job that cannot end is refused (-EINVAL, naming the source's
  *     section): a generating source without any [job] run length, and
- *     sources left with nothing but ticks to run (a partition silent for
- *     ever short of [job] records, or held back for ever behind one)
- *     for longer than an idle timeout and an alignment update could
- *     change it.
+ *     sources left with no event that can change anything, ever (a
+ *     partition silent for ever short of [job] records, or held back for
+ *     ever behind one, once idleness and alignment have done all they
+ *     can).
+ *  5. Stop. The first SIGINT, SIGTERM or SIGHUP (unless ignored when the
+ *     job started, as nohup and background jobs leave some) stops the
+ *     job after the instant at hand, as a real run's stop: every source
+ *     ends its stream with END(STOP) (no MAX watermark, so windows still
+ *     open stay unfired), the queues drain at that instant, and the job
+ *     ends there, its figures as of then, every record accounted for.
  *
  * Same topology and seed: byte-identical output, every run.
  */
@@ -59,7 +78,10 @@
  * Run `topo` to its end. Sinks write to their paths ("-": stdout), late
  * side outputs to theirs. Returns 0 with `report` filled (free it with
  * wm_report_free()), or a negative errno with a message in err (-EIO for
- * an output that could not be written: exit 74).
+ * an output that could not be written: exit 74). Stopped by the first
+ * SIGINT, SIGTERM or SIGHUP that is not ignored (rule 5), it returns
+ * 128 + the signal's number, the exit status of a real run stopped so,
+ * with `report` filled (marked stopped) and err saying which signal.
  */
 int wm_sim_run(const struct wm_topology *topo, struct wm_job_report *report,
 	       char *err, size_t errlen);

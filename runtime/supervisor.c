@@ -7,8 +7,8 @@
  * that crashes cannot take it down, and it reads the workers' metrics
  * blocks only. Signals: SIGCHLD and the stop signals (SIGINT, SIGTERM,
  * SIGHUP) are blocked before the placement and the forks and taken with
- * sigtimedwait(). A SIGHUP that the caller left ignored (nohup) stays
- * ignored, here and in every worker. Each child unblocks the signals, leaves SIGINT and SIGHUP to the
+ * sigtimedwait(). A stop signal that the caller left ignored (nohup's
+ * SIGHUP, a background command's SIGINT) stays ignored, by the whole job. Each child unblocks the signals, leaves SIGINT and SIGHUP to the
  * supervisor (ignored: a terminal's Ctrl-C reaches the whole group), asks
  * for SIGKILL when the supervisor dies (PR_SET_PDEATHSIG, then re-checks
  * its parent, which may have died before the prctl), pins itself where
@@ -440,21 +440,26 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 	}
 }
 
-/* The stop signals and SIGCHLD. SIGHUP only if the caller did not ignore
- * it: that is nohup's promise, kept for the whole job. SIGINT is taken even
- * when inherited ignored, as a shell starts background commands: a
- * `kill -INT` sent on purpose must still stop the job. */
+/* SIGCHLD, and the stop signals the caller did not leave ignored: nohup
+ * ignores SIGHUP, a shell without job control starts a background command
+ * with SIGINT ignored, and what the caller ignored the whole job ignores
+ * (a blocked signal would be queued, ignored or not: those are not
+ * blocked). */
 static void
 stop_signals(sigset_t *mask)
 {
-	struct sigaction hup;
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
 
 	sigemptyset(mask);
 	sigaddset(mask, SIGCHLD);
-	sigaddset(mask, SIGINT);
-	sigaddset(mask, SIGTERM);
-	if (sigaction(SIGHUP, NULL, &hup) != 0 || hup.sa_handler != SIG_IGN)
-		sigaddset(mask, SIGHUP);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		struct sigaction now;
+
+		if (sigaction(stops[i], NULL, &now) == 0 &&
+		    now.sa_handler == SIG_IGN)
+			continue;
+		sigaddset(mask, stops[i]);
+	}
 }
 
 /* Open every sink and late output (the supervisor writes their headers;

@@ -110,6 +110,36 @@ int64_t wm_task_run_source(struct wm_task *task, int64_t now_ns);
  * alignment), only watermark ticks and alignment updates. */
 int64_t wm_task_source_input_due(const struct wm_task *task);
 
+/*
+ * Jumping over time in which a source can change nothing (--sim): a
+ * partition silent for years is billions of periodic ticks and alignment
+ * updates that each change nothing. Stepping through them gives the same
+ * output as jumping, only slower.
+ *
+ * wm_task_source_next_event() is the earliest time, for a source that ran
+ * last at or before `from_ns` (and nothing ran it since), at which running
+ * it can change anything: its first run; its next record due or the end
+ * of its input (wm_task_source_input_due()); the first periodic tick that
+ * can change anything (operators/source_watermarks.h); the first
+ * alignment update at or after `from_ns` if one can change anything now:
+ * its own report changed, or the group's reports did. Ticks and updates
+ * due before that time, from `from_ns` on, change nothing, as long as no
+ * other source of its alignment group runs meanwhile (a report of theirs
+ * may change: ask again, with the time of their run). A value <= from_ns:
+ * run it at once; INT64_MAX: never from the passage of time alone.
+ *
+ * wm_task_source_skip(), just before running the source at `now_ns`, the
+ * time next_event() gave (or a later one asked again gave), takes the
+ * ticks and updates due before `now_ns` as run on time: their schedules
+ * move on as running each on time would have moved them (the next one
+ * plus whole intervals), so the output is the same as stepping through
+ * them. After a run that left records due (wm_task_run_source() returned
+ * at most its now_ns) it does nothing: the caller comes back when it can,
+ * and what fell due meanwhile runs late, as in a real run.
+ */
+int64_t wm_task_source_next_event(const struct wm_task *task, int64_t from_ns);
+void wm_task_source_skip(struct wm_task *task, int64_t now_ns);
+
 /* Stop a source now, as Flink's stop without drain: END(STOP) on every
  * output and no MAX watermark, so windows still open stay unfired (their
  * records are in them); the tasks downstream pass END(STOP) on once all

@@ -85,6 +85,9 @@ struct wm_task {
 	uint32_t *local_of;	       /* by partition id: local index */
 	struct source_partition *part; /* by local index */
 	bool source_started;
+	/* The last run left records due (a burst cut short, an unlimited
+	 * rate): what falls due before the next run runs late, then. */
+	bool behind;
 	uint32_t parts_finished; /* retired so far, in the source's finish order */
 	int64_t end_ns;		 /* [job] processing_time: input ends then */
 	uint64_t bad_records;	 /* trace lines skipped (on_bad_record) */

@@ -177,29 +177,22 @@ pause_partition(struct wm_task *t, uint32_t local, bool paused)
 		wm_pausable_clock_resume(held, t->now_ns);
 }
 
-/* One alignment update (every watermark_alignment_update_interval): this
- * subtask reports, the group's minimum is read from every report so far
- * (the coordinator's work, done by each member: the result is the same),
- * and the new maxAllowed pauses or resumes the subtask and its
- * partitions. As in Flink, a subtask that never reported hears nothing. */
-static void
-alignment_update(struct wm_task *t)
+/* What this subtask reports now, if anything (alignment.h). */
+static bool
+alignment_report(const struct wm_task *t, wm_ts_t *report)
 {
-	const struct wm_source_conf *sc = &t->stage->u.source;
-	wm_ts_t report, group_min = WM_TS_MAX;
+	return wm_alignment_report(
+		wm_source_watermarks_current(&t->watermarks),
+		wm_source_watermarks_idle(&t->watermarks), t->finished, report);
+}
 
-	if (wm_alignment_report(wm_source_watermarks_current(&t->watermarks),
-				wm_source_watermarks_idle(&t->watermarks),
-				t->finished, &report)) {
-		WM_METRIC_SET(t->metrics->alignment_report, report);
-		/* A1: release, pairs with A2: a peer that sees the flag sees
-		 * a report of this subtask's (this one or a later one). */
-		atomic_store_explicit(&t->metrics->alignment_reported, 1,
-				      memory_order_release);
-		t->reported = true;
-	}
-	if (!t->reported || t->finished)
-		return;
+/* maxAllowed from the group's reports as they stand: the coordinator's
+ * work, done by each member (the result is the same). */
+static wm_ts_t
+alignment_max_allowed(const struct wm_task *t)
+{
+	wm_ts_t group_min = WM_TS_MAX;
+
 	for (uint32_t i = 0; i < t->n_peers; i++) {
 		struct wm_subtask_metrics *peer = t->peers[i];
 
@@ -212,8 +205,30 @@ alignment_update(struct wm_task *t)
 		if (r < group_min)
 			group_min = r;
 	}
-	t->max_allowed =
-		wm_alignment_max_allowed(group_min, sc->alignment_max_drift_ms);
+	return wm_alignment_max_allowed(
+		group_min, t->stage->u.source.alignment_max_drift_ms);
+}
+
+/* One alignment update (every watermark_alignment_update_interval): this
+ * subtask reports, the group's minimum is read from every report so far,
+ * and the new maxAllowed pauses or resumes the subtask and its
+ * partitions. As in Flink, a subtask that never reported hears nothing. */
+static void
+alignment_update(struct wm_task *t)
+{
+	wm_ts_t report;
+
+	if (alignment_report(t, &report)) {
+		WM_METRIC_SET(t->metrics->alignment_report, report);
+		/* A1: release, pairs with A2: a peer that sees the flag sees
+		 * a report of this subtask's (this one or a later one). */
+		atomic_store_explicit(&t->metrics->alignment_reported, 1,
+				      memory_order_release);
+		t->reported = true;
+	}
+	if (!t->reported || t->finished)
+		return;
+	t->max_allowed = alignment_max_allowed(t);
 	for (uint32_t i = 0; i < t->n_parts; i++)
 		if (slot_of(t, i) != NULL)
 			pause_partition(t, i,
@@ -392,12 +407,75 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	}
 	due = t->waiting.paused ? INT64_MAX
 				: wm_record_source_next_due_ns(t->src);
+	t->behind = due <= now_ns;
 	tick = wm_source_watermarks_next_tick(&t->watermarks);
 	if (tick < due)
 		due = tick;
 	if (t->end_ns < due)
 		due = t->end_ns;
 	return t->next_alignment_ns < due ? t->next_alignment_ns : due;
+}
+
+/*
+ * Whether an alignment update now can change anything. It writes the
+ * report, which changes only with the subtask's watermark or idleness, and
+ * applies maxAllowed, which changes only with the group's reports. With
+ * both as at the last update nothing changes: the pauses are those
+ * maxAllowed gives, because they are kept so between updates too (a
+ * partition or the subtask that runs past maxAllowed is paused at once,
+ * watch_partition() and the end of wm_task_run_source(); watermarks only
+ * rise, so nothing held back comes free without a new maxAllowed).
+ */
+static bool
+alignment_can_change(const struct wm_task *t)
+{
+	wm_ts_t report;
+
+	if (t->peers == NULL || t->finished)
+		return false;
+	if (alignment_report(t, &report) &&
+	    (!t->reported ||
+	     WM_METRIC_GET(t->metrics->alignment_report) != report))
+		return true;
+	return t->reported && alignment_max_allowed(t) != t->max_allowed;
+}
+
+int64_t
+wm_task_source_next_event(const struct wm_task *t, int64_t from_ns)
+{
+	int64_t due, tick;
+
+	if (t->finished)
+		return INT64_MAX;
+	if (!t->source_started)
+		return from_ns;
+	due = wm_task_source_input_due(t);
+	tick = wm_source_watermarks_next_change(&t->watermarks);
+	if (tick < due)
+		due = tick;
+	if (alignment_can_change(t)) {
+		int64_t update = wm_ns_schedule_at_or_after(
+			t->next_alignment_ns,
+			t->stage->u.source.alignment_update_interval_ms,
+			from_ns);
+
+		if (update < due)
+			due = update;
+	}
+	return due;
+}
+
+void
+wm_task_source_skip(struct wm_task *t, int64_t now_ns)
+{
+	if (t->finished || !t->source_started || t->behind)
+		return;
+	wm_source_watermarks_skip(&t->watermarks, now_ns);
+	if (t->peers != NULL)
+		t->next_alignment_ns = wm_ns_schedule_at_or_after(
+			t->next_alignment_ns,
+			t->stage->u.source.alignment_update_interval_ms,
+			now_ns);
 }
 
 int64_t

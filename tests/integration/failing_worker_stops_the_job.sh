@@ -29,7 +29,7 @@ workers() {
 	return 1
 }
 
-"$WMRUN" "$scratch/long.conf" >"$scratch/out" 2>"$scratch/err" &
+$INTERRUPTIBLE "$WMRUN" "$scratch/long.conf" >"$scratch/out" 2>"$scratch/err" &
 sup=$!
 kids=$(workers $sup) || { kill -9 $sup; fail "workers did not start"; }
 victim=$(echo $kids | cut -d' ' -f2)
@@ -42,7 +42,7 @@ for k in $kids; do
 	kill -0 "$k" 2>/dev/null && fail "worker $k outlived the job"
 done
 
-"$WMRUN" "$scratch/long.conf" >"$scratch/out" 2>"$scratch/err" &
+$INTERRUPTIBLE "$WMRUN" "$scratch/long.conf" >"$scratch/out" 2>"$scratch/err" &
 sup=$!
 kids=$(workers $sup) || { kill -9 $sup; fail "workers did not start"; }
 interrupt $sup

@@ -36,7 +36,7 @@ for target in supervisor group; do
 		set -m
 	fi
 	rm -f "$scratch/results.csv"
-	"$WMRUN" --summary "$scratch/s.json" "$scratch/flood.conf" \
+	$INTERRUPTIBLE "$WMRUN" --summary "$scratch/s.json" "$scratch/flood.conf" \
 		>"$scratch/out" 2>"$scratch/err" &
 	pid=$!
 	set +m

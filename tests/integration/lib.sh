@@ -38,6 +38,11 @@ expect_line() {
 }
 
 : "${WMRUN:=./wmrun}"
+# A prefix for a job started in the background that the test will
+# interrupt: a shell without job control starts background commands with
+# SIGINT ignored, and wmrun keeps what its caller ignored; this gives it
+# SIGINT at its default, as a terminal's foreground job has it.
+INTERRUPTIBLE="env --default-signal=INT"
 : "${WMBENCH:=./wmbench}"
 EXAMPLES="$srcdir/examples"
 

@@ -6,7 +6,7 @@
 # that source subtask the silent partition, holding its watermark.
 . "$srcdir/tests/integration/lib.sh"
 
-"$WMRUN" --summary "$scratch/s.json" "$EXAMPLES/quiet_partitions_no_idleness.conf" \
+$INTERRUPTIBLE "$WMRUN" --summary "$scratch/s.json" "$EXAMPLES/quiet_partitions_no_idleness.conf" \
 	>"$scratch/out" 2>"$scratch/err" &
 sup=$!
 sleep 8

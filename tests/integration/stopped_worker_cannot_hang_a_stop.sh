@@ -28,7 +28,7 @@ parallelism = 1
 path = $scratch/results.csv
 CONF
 
-"$WMRUN" --summary "$scratch/s.json" "$scratch/flood.conf" \
+$INTERRUPTIBLE "$WMRUN" --summary "$scratch/s.json" "$scratch/flood.conf" \
 	>"$scratch/out" 2>"$scratch/err" &
 sup=$!
 # A watchdog: a hung job fails the test instead of hanging it.

@@ -25,7 +25,7 @@ parallelism = 1
 path = $scratch/results.csv
 CONF
 
-"$WMRUN" "$scratch/flood.conf" >"$scratch/out" 2>"$scratch/err" &
+$INTERRUPTIBLE "$WMRUN" "$scratch/flood.conf" >"$scratch/out" 2>"$scratch/err" &
 sup=$!
 (sleep 120 && kill -9 "$sup") 2>/dev/null &
 watchdog=$!

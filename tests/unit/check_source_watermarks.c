@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "operators/behaviour.h"
 #include "operators/data_output.h"
@@ -601,12 +602,333 @@ START_TEST(test_many_partitions_in_any_order)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Ticks that change nothing, and jumping over them */
+
+#define JUMP_IDS 6	/* partition ids 0..5 come and go */
+#define JUMP_EVENTS 400
+
+/* xorshift64*: a scenario is reproducible from its loop index. */
+static uint64_t
+next_random(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+static size_t
+put(char *buf, size_t len, size_t at, const char *what, long long a,
+    long long b, long long c)
+{
+	int n = snprintf(buf + at, at < len ? len - at : 0,
+			 "%s %lld %lld %lld; ", what, a, b, c);
+
+	return at + (n > 0 ? (size_t)n : 0);
+}
+
+static size_t
+put_generator(char *buf, size_t len, size_t at,
+	      const struct wm_watermark_generator *g)
+{
+	at = put(buf, len, at, "gen", g->max_ts, g->idle_now, 0);
+	return put(buf, len, at, "timer", (long long)g->idle.activity,
+		   (long long)g->idle.activity_at_probe,
+		   g->idle.quiet_since_ns);
+}
+
+static size_t
+put_clock(char *buf, size_t len, size_t at, const struct wm_pausable_clock *c)
+{
+	return put(buf, len, at, "clock", c->paused, c->paused_at,
+		   c->paused_total);
+}
+
+/* Everything a tick can change, as text: the data output, the gate, the
+ * multiplexer, each partition's slot, generator and clock (by id), the
+ * main generator and the subtask's clock. */
+static void
+describe(struct wm_source_watermarks *sw, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	at = put(buf, len, at, "data", sw->data.max_so_far, sw->data.idle, 0);
+	at = put(buf, len, at, "gate", sw->split_side.idle, sw->main_side.idle,
+		 sw->input_since_tick);
+	at = put(buf, len, at, "mux", sw->mux.combined.watermark,
+		 sw->mux.combined.all_idle, (long long)sw->mux.n_splits);
+	for (uint64_t id = 0; id < JUMP_IDS; id++) {
+		struct wm_source_split *split =
+			wm_source_watermarks_split(sw, id);
+
+		if (split == NULL)
+			continue;
+		at = put(buf, len, at, "split", (long long)id,
+			 split->slot.partial.watermark,
+			 split->slot.partial.idle);
+		at = put_generator(buf, len, at, &split->generator);
+		at = put_clock(buf, len, at, &split->clock);
+	}
+	at = put_generator(buf, len, at, &sw->main_generator);
+	put_clock(buf, len, at, &sw->clock);
+}
+
+/* One caller event at a time: a record, a pause or a resumption of the
+ * subtask or of a partition, a partition added or removed. */
+static void
+jump_event(struct wm_source_watermarks *sw, uint64_t *seed, int64_t now,
+	   wm_ts_t ts)
+{
+	uint64_t what = next_random(seed) % 16;
+	uint64_t id = next_random(seed) % JUMP_IDS;
+	struct wm_source_split *split = wm_source_watermarks_split(sw, id);
+
+	if (what < 9 && split != NULL)
+		wm_source_split_on_record(split, ts,
+					  what % 3 ? 0 : WM_RECORD_PUNCTUATE);
+	else if (what == 9)
+		wm_source_watermarks_on_main_record(sw, ts, 0);
+	else if (what == 10)
+		wm_source_watermarks_pause(sw, !sw->clock.paused, now);
+	else if (what < 13 && split != NULL)
+		wm_source_split_pause(sw, split, !split->clock.paused, now);
+	else if (what == 13 && split != NULL)
+		ck_assert_int_eq(wm_source_watermarks_remove_split(sw, id), 0);
+	else if (split == NULL)
+		ck_assert_ptr_nonnull(wm_source_watermarks_add_split(sw, id));
+}
+
+/* What the subtask sent, with the time it sent it. */
+static void
+jump_log(struct recorder *r, char *log, size_t len, int64_t now)
+{
+	const char *sent = recorder_take(r);
+	size_t at = strlen(log);
+
+	if (sent[0] != '\0')
+		snprintf(log + at, len - at, "@%lld %s\n", (long long)now,
+			 sent);
+}
+
+struct jump_run {
+	struct wm_source_watermarks sw;
+	struct recorder rec;
+	char log[1 << 16];
+	uint64_t ticks; /* run */
+};
+
+/* A strategy from the loop index: every generator kind, idleness of
+ * several timeouts or none, intervals of 1 to 5 ms, released, master and
+ * pre-FLINK-28975 rules. */
+static struct wm_watermark_strategy
+jump_strategy(int i)
+{
+	static const enum wm_watermark_kind kinds[] = {
+		WM_WATERMARK_BOUNDED, WM_WATERMARK_ASCENDING,
+		WM_WATERMARK_PUNCTUATED, WM_WATERMARK_NONE};
+	static const int64_t timeouts[] = {0, 1, 3, 20};
+	static const unsigned behaviours[] = {RELEASED, WM_BEHAVIOUR_MASTER,
+					      0};
+	int64_t timeout = timeouts[i / 4 % 4];
+
+	return (struct wm_watermark_strategy){
+		.kind = kinds[i % 4],
+		.out_of_orderness_ms = i % 4 == 0 ? 3 : 0,
+		.interval_ms = 1 + i % 5,
+		.with_idleness = timeout != 0,
+		.idle_timeout_ms = timeout,
+		.behaviour = behaviours[i / 16 % 3],
+	};
+}
+
+/*
+ * Run scenario `i`: the same events at the same times, between them
+ * either every tick (`jump` false: each checked against the prediction
+ * made after the tick or event before it) or only the ticks predicted
+ * to change something, skipping the others.
+ */
+static void
+jump_scenario(struct jump_run *run, int i, bool jump)
+{
+	static const int64_t gaps[] = {300000, MS(2), MS(7), MS(40), MS(300)};
+	struct wm_watermark_strategy s = jump_strategy(i);
+	uint64_t seed = 0xabcdef + (uint64_t)i;
+	char before[4096], after[4096];
+	int64_t now = 0;
+
+	recorder_init(&run->rec);
+	run->log[0] = '\0';
+	run->ticks = 0;
+	ck_assert_int_eq(wm_source_watermarks_init(&run->sw, &s, &run->rec.out),
+			 0);
+	for (uint64_t id = 0; id < 3; id++)
+		ck_assert_ptr_nonnull(
+			wm_source_watermarks_add_split(&run->sw, id));
+	wm_source_watermarks_start(&run->sw, 0);
+	for (int n = 0; n < JUMP_EVENTS; n++) {
+		int64_t at = now + gaps[next_random(&seed) % 5] +
+			     (int64_t)(next_random(&seed) % 1000);
+
+		for (;;) {
+			struct wm_source_watermarks *sw = &run->sw;
+			int64_t change = wm_source_watermarks_next_change(sw);
+			bool by_clock = !sw->input_since_tick;
+			int64_t tick = jump ? change : sw->next_tick_ns;
+
+			if (tick >= at)
+				break;
+			if (jump)
+				wm_source_watermarks_skip(&run->sw, tick);
+			describe(&run->sw, before, sizeof(before));
+			ck_assert(wm_source_watermarks_poll(&run->sw, tick));
+			run->ticks++;
+			describe(&run->sw, after, sizeof(after));
+			if (!jump && tick < change)
+				ck_assert_msg(run->rec.len == 0 &&
+					      !strcmp(before, after),
+					      "scenario %d: the tick at %lld "
+					      "changed something before %lld",
+					      i, (long long)tick,
+					      (long long)change);
+			if (!jump && tick == change && by_clock)
+				ck_assert_msg(run->rec.len != 0 ||
+					      strcmp(before, after),
+					      "scenario %d: the tick at %lld "
+					      "changed nothing",
+					      i, (long long)tick);
+			jump_log(&run->rec, run->log, sizeof(run->log), tick);
+		}
+		if (jump)
+			wm_source_watermarks_skip(&run->sw, at);
+		now = at;
+		jump_event(&run->sw, &seed, now, n * 10 - 50);
+		jump_log(&run->rec, run->log, sizeof(run->log), now);
+	}
+}
+
+START_TEST(test_jumping_over_ticks_is_stepping_through_them)
+{
+	/* Up to 300 ms between events, ticks every 1 to 5 ms: most ticks
+	 * change nothing. Jumping over those sends the same at the same
+	 * times, ends in the same state with the same next tick, and
+	 * runs far fewer ticks. */
+	struct jump_run *step = calloc(1, sizeof(*step)),
+			*jump = calloc(1, sizeof(*jump));
+	char a[4096], b[4096];
+
+	ck_assert_ptr_nonnull(step);
+	ck_assert_ptr_nonnull(jump);
+	jump_scenario(step, _i, false);
+	jump_scenario(jump, _i, true);
+	ck_assert_str_eq(jump->log, step->log);
+	describe(&step->sw, a, sizeof(a));
+	describe(&jump->sw, b, sizeof(b));
+	ck_assert_str_eq(b, a);
+	ck_assert_int_eq(wm_source_watermarks_next_tick(&jump->sw),
+			 wm_source_watermarks_next_tick(&step->sw));
+	ck_assert_msg(jump->ticks * 4 < step->ticks,
+		      "scenario %d: %llu ticks of %llu run", _i,
+		      (unsigned long long)jump->ticks,
+		      (unsigned long long)step->ticks);
+	wm_source_watermarks_destroy(&step->sw);
+	wm_source_watermarks_destroy(&jump->sw);
+	free(step);
+	free(jump);
+}
+END_TEST
+
+START_TEST(test_a_tick_that_can_change_something_is_not_skipped)
+{
+	/* Input since the last tick: the tick due at 2 ms passes it on, so
+	 * skipping to 5 ms leaves it due, to run late. */
+	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_BOUNDED,
+					  .interval_ms = 2,
+					  .behaviour = RELEASED};
+	struct wm_source_watermarks sw;
+
+	ck_assert_int_eq(wm_source_watermarks_init(&sw, &s, &rec.out), 0);
+	wm_source_split_on_record(wm_source_watermarks_add_split(&sw, 0), 50,
+				  0);
+	wm_source_watermarks_start(&sw, 0);
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), MS(2));
+	wm_source_watermarks_skip(&sw, MS(5));
+	ck_assert_int_eq(wm_source_watermarks_next_tick(&sw), MS(2));
+	ck_assert(wm_source_watermarks_poll(&sw, MS(5)));
+	ck_assert_str_eq(recorder_take(&rec), "W(49)");
+	/* Then nothing can change any more: without idleness, never. */
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), INT64_MAX);
+	wm_source_watermarks_skip(&sw, MS(10) + 1);
+	ck_assert_int_eq(wm_source_watermarks_next_tick(&sw), MS(11));
+	wm_source_watermarks_destroy(&sw);
+}
+END_TEST
+
+START_TEST(test_next_change_reads_idleness_on_paused_clocks)
+{
+	/* Idle timeout 10 ms, ticks every 1 ms, two partitions and the main
+	 * output, on clocks that stand still now and then. */
+	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_BOUNDED,
+					  .interval_ms = 1,
+					  .with_idleness = true,
+					  .idle_timeout_ms = 10,
+					  .behaviour = RELEASED};
+	struct wm_source_watermarks sw;
+	struct wm_source_split *zero, *one;
+
+	ck_assert_int_eq(wm_source_watermarks_init(&sw, &s, &rec.out), 0);
+	zero = wm_source_watermarks_add_split(&sw, 0);
+	one = wm_source_watermarks_add_split(&sw, 1);
+	/* Their watermarks advanced: the multiplexer's side of the gate is
+	 * active (and holds the subtask active). */
+	wm_source_split_on_record(zero, 50, 0);
+	wm_source_split_on_record(one, 50, 0);
+	wm_source_watermarks_start(&sw, 0);
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), MS(1));
+	ck_assert(wm_source_watermarks_poll(&sw, MS(1)));
+	ck_assert_str_eq(recorder_take(&rec), "W(49)");
+	/* The main output's countdown started at 1 ms, the partitions' at
+	 * 2 ms (the tick at 1 ms saw their records); each expires once its
+	 * clock reads more than 10 ms later. */
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), MS(2));
+	ck_assert(wm_source_watermarks_poll(&sw, MS(2)));
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), MS(12));
+	/* Split 1 stands still at 3 ms: only the others expire. */
+	wm_source_split_pause(&sw, one, true, MS(3));
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), MS(12));
+	/* The subtask too, at 5 ms: nothing expires any more. */
+	wm_source_watermarks_pause(&sw, true, MS(5));
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), INT64_MAX);
+	/* Resumed at 100 ms, 95 ms late: the main output expires at the
+	 * first tick past 106 ms, split 0 one later. */
+	wm_source_watermarks_pause(&sw, false, MS(100));
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), MS(107));
+	wm_source_watermarks_skip(&sw, MS(107));
+	ck_assert_int_eq(wm_source_watermarks_next_tick(&sw), MS(107));
+	ck_assert(wm_source_watermarks_poll(&sw, MS(107)));
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), MS(108));
+	ck_assert(wm_source_watermarks_poll(&sw, MS(108)));
+	ck_assert(zero->slot.partial.idle && !one->slot.partial.idle);
+	ck_assert_str_eq(recorder_take(&rec), "");
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), INT64_MAX);
+	/* Split 1 resumed at 200 ms, its clock 197 ms behind: idle at the
+	 * first tick past 209 ms, and with it the whole subtask. */
+	wm_source_split_pause(&sw, one, false, MS(200));
+	ck_assert_int_eq(wm_source_watermarks_next_change(&sw), MS(210));
+	wm_source_watermarks_skip(&sw, MS(210));
+	ck_assert(wm_source_watermarks_poll(&sw, MS(210)));
+	ck_assert_str_eq(recorder_take(&rec), "IDLE");
+	wm_source_watermarks_destroy(&sw);
+}
+END_TEST
+
 static Suite *
 source_suite(void)
 {
 	Suite *s = suite_create("source_watermarks");
 	TCase *data = tcase_create("data_output");
 	TCase *chain = tcase_create("subtask_chain");
+	TCase *jump = tcase_create("jump");
 
 	tcase_add_checked_fixture(data, setup, NULL);
 	tcase_add_checked_fixture(chain, setup, NULL);
@@ -632,8 +954,15 @@ source_suite(void)
 	tcase_add_test(chain, test_interval_zero_never_emits_nor_goes_idle);
 	tcase_add_test(chain, test_paused_clocks_hold_idleness_back);
 	tcase_add_loop_test(chain, test_many_partitions_in_any_order, 0, 2);
+	tcase_add_checked_fixture(jump, setup, NULL);
+	tcase_add_loop_test(
+		jump, test_jumping_over_ticks_is_stepping_through_them, 0, 48);
+	tcase_add_test(jump,
+		       test_a_tick_that_can_change_something_is_not_skipped);
+	tcase_add_test(jump, test_next_change_reads_idleness_on_paused_clocks);
 	suite_add_tcase(s, data);
 	suite_add_tcase(s, chain);
+	suite_add_tcase(s, jump);
 	return s;
 }
 

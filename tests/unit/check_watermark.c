@@ -8,6 +8,8 @@
 
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -285,6 +287,163 @@ START_TEST(test_countdown_started_at_clock_zero_is_forgotten)
 }
 END_TEST
 
+/* xorshift64*: the tests below are reproducible from the loop index. */
+static uint64_t
+next_random(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+/* The next clock reading: the same now and then (a paused clock stands
+ * still), else a step, down to a nanosecond: a probe may land on the
+ * first reading past a timeout. */
+static int64_t
+advance(uint64_t *seed, int64_t now)
+{
+	static const int64_t steps[] = {0, 0, 1, 100000, 700000, MS(1), MS(3)};
+
+	size_t n = sizeof(steps) / sizeof(*steps);
+
+	return now + steps[next_random(seed) % n];
+}
+
+static bool
+same_timer(const struct wm_idle_timer *a, const struct wm_idle_timer *b)
+{
+	return a->activity == b->activity &&
+	       a->activity_at_probe == b->activity_at_probe &&
+	       a->quiet_since_ns == b->quiet_since_ns &&
+	       a->max_idle_ns == b->max_idle_ns;
+}
+
+START_TEST(test_idle_next_change_names_the_first_probe_that_acts)
+{
+	/* Probes from reading 0 on (the quirk of a countdown started at 0
+	 * included), a record before some: a probe below the reading
+	 * predicted changes nothing and answers false; one at or above it
+	 * changes the timer or answers true. */
+	uint64_t seed = 0x5eed + (uint64_t)_i;
+	struct wm_idle_timer t;
+	int64_t now = 0;
+
+	ck_assert_int_eq(wm_idle_init(&t, 1 + _i % 4), 0);
+	for (int n = 0; n < 5000; n++) {
+		struct wm_idle_timer before;
+		int64_t at;
+		bool idle;
+
+		if (next_random(&seed) % 16 == 0)
+			wm_idle_activity(&t);
+		before = t;
+		at = wm_idle_next_change(&t);
+		idle = wm_idle_check(&t, now);
+		if (now < at)
+			ck_assert_msg(!idle && same_timer(&before, &t),
+				      "probe %d at %" PRId64
+				      " acted before %" PRId64,
+				      n, now, at);
+		else
+			ck_assert_msg(idle || !same_timer(&before, &t),
+				      "probe %d at %" PRId64
+				      " did nothing (%" PRId64 " predicted)",
+				      n, now, at);
+		now = advance(&seed, now);
+	}
+}
+END_TEST
+
+START_TEST(test_idle_next_change_saturates_at_the_end_of_time)
+{
+	struct wm_idle_timer t;
+
+	ck_assert_int_eq(wm_idle_init(&t, INT64_MAX), 0);
+	ck_assert_int_eq(wm_idle_next_change(&t), 1);
+	ck_assert(!wm_idle_check(&t, MS(5)));
+	ck_assert_int_eq(wm_idle_next_change(&t), INT64_MAX);
+	ck_assert_int_eq(wm_idle_init(&t, 10), 0);
+	wm_idle_activity(&t);
+	ck_assert_int_eq(wm_idle_next_change(&t), 0);
+	ck_assert(!wm_idle_check(&t, MS(5)));
+	ck_assert(!wm_idle_check(&t, MS(6)));
+	ck_assert_int_eq(wm_idle_next_change(&t), MS(16) + 1);
+}
+END_TEST
+
+static bool
+same_generator(const struct wm_watermark_generator *a,
+	       const struct wm_watermark_generator *b)
+{
+	return a->kind == b->kind && a->bound == b->bound &&
+	       a->max_ts == b->max_ts && a->with_idleness == b->with_idleness &&
+	       a->mark_idle_once == b->mark_idle_once &&
+	       a->idle_now == b->idle_now &&
+	       (!a->with_idleness || same_timer(&a->idle, &b->idle));
+}
+
+/* A tick's emission `out` is nothing new after the previous one's: the
+ * same, or nothing after IDLE (marked once). */
+static bool
+repeats(const char *out, const char *previous)
+{
+	return strcmp(out, previous) == 0 ||
+	       (out[0] == '\0' && strcmp(previous, "IDLE") == 0);
+}
+
+START_TEST(test_generator_next_change_names_the_first_tick_that_differs)
+{
+	/* Every kind, with and without idleness, marking idle once or on
+	 * every probe. Between records, a tick at a reading below the one
+	 * predicted changes nothing and emits nothing new; the tick at or
+	 * above it does one or the other. */
+	static const enum wm_watermark_kind kinds[] = {
+		WM_WATERMARK_BOUNDED, WM_WATERMARK_ASCENDING,
+		WM_WATERMARK_PUNCTUATED, WM_WATERMARK_NONE};
+	uint64_t seed = 0xfeed + (uint64_t)_i;
+	struct wm_watermark_generator g =
+		make(kinds[_i % 4], _i % 4 == 0 ? 3 : 0, _i / 4 % 3,
+		     _i / 12 % 2 ? WM_BEHAVIOUR_RELEASED : 0);
+	char previous[sizeof(rec.text)] = "";
+	bool ticked = false, record = false;
+	int64_t now = MS(1);
+
+	for (int n = 0; n < 5000; n++) {
+		struct wm_watermark_generator before = g;
+		int64_t at = wm_watermark_next_change(&g);
+		const char *out;
+
+		if (next_random(&seed) % 16 == 0) {
+			wm_watermark_on_event(&g, n, WM_RECORD_PUNCTUATE,
+					      &rec.out);
+			recorder_take(&rec);
+			record = true;
+			continue;
+		}
+		wm_watermark_on_periodic(&g, now, &rec.out);
+		out = recorder_take(&rec);
+		if (ticked && !record && now < at)
+			ck_assert_msg(repeats(out, previous) &&
+					      same_generator(&before, &g),
+				      "tick %d at %" PRId64
+				      " acted before %" PRId64,
+				      n, now, at);
+		else if (ticked && !record)
+			ck_assert_msg(!repeats(out, previous) ||
+					      !same_generator(&before, &g),
+				      "tick %d at %" PRId64
+				      " did nothing new (%" PRId64
+				      " predicted)",
+				      n, now, at);
+		snprintf(previous, sizeof(previous), "%s", out);
+		ticked = true;
+		record = false;
+		now = advance(&seed, now);
+	}
+}
+END_TEST
+
 static Suite *
 watermark_suite(void)
 {
@@ -308,6 +467,15 @@ watermark_suite(void)
 	tcase_add_test(idle, test_idle_generator_is_silent_and_marks_idle_once);
 	tcase_add_test(idle, test_idle_mark_repeats_without_mark_once_flag);
 	tcase_add_test(idle, test_countdown_started_at_clock_zero_is_forgotten);
+	tcase_add_loop_test(
+		idle, test_idle_next_change_names_the_first_probe_that_acts, 0,
+		8);
+	tcase_add_test(idle,
+		       test_idle_next_change_saturates_at_the_end_of_time);
+	tcase_add_loop_test(
+		idle,
+		test_generator_next_change_names_the_first_tick_that_differs, 0,
+		24);
 	suite_add_tcase(s, gen);
 	suite_add_tcase(s, idle);
 	return s;

@@ -1,0 +1,351 @@
+/*
+ * check_task.c
+ *	Unit tests of a task's source half as a driver on simulated time sees
+ *	it: jumping over the ticks and alignment updates that change nothing
+ *	(wm_task_source_next_event(), wm_task_source_skip()) sends the very
+ *	frames that running every one of them sends, at the same times.
+ *
+ * Two drivers run the source subtasks of one topology on simulated time,
+ * rule 2 of runtime/sim.h without the stages downstream (a source never
+ * hears from them). The stepping one runs each source whenever
+ * wm_task_run_source() says something is due; the jumping one follows
+ * task.h's contract: it runs a source at the time next_event() gives,
+ * asking again, as the time of their runs, for the members of an
+ * alignment group after one of them ran. Both charge 1 us per record
+ * that was due at once, as --sim does.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/plan.h"
+#include "runtime/task.h"
+#include "runtime/topology.h"
+#include "tests/unit/check_main.h"
+
+struct source_run;
+
+struct source {
+	struct wm_task_out out; /* first: recovered with wm_container_of */
+	struct source_run *run;
+	struct wm_task *task;
+	uint32_t id; /* plan subtask */
+	int64_t next_due;
+	bool charged; /* next_due pays for records due at once */
+	bool aligned;
+};
+
+struct source_run {
+	struct wm_topology *topo;
+	struct wm_plan *plan;
+	size_t stride;
+	void *blocks; /* every subtask's metrics block, as in the segment */
+	uint32_t n;
+	struct source *src;
+	int64_t now;
+	uint64_t frames, hash; /* what the sources sent, and when */
+	uint64_t runs;	       /* wm_task_run_source() calls */
+};
+
+/* FNV-1a over what a frame says and when it was sent. */
+static void
+mix(struct source_run *run, const void *bytes, size_t len)
+{
+	const unsigned char *p = bytes;
+
+	for (size_t i = 0; i < len; i++)
+		run->hash = (run->hash ^ p[i]) * 0x100000001b3ULL;
+}
+
+static void
+on_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	 const struct wm_frame *f)
+{
+	struct source *s = wm_container_of(out, struct source, out);
+	uint64_t fields[] = {(uint64_t)s->run->now, s->id, edge, channel,
+			     (uint64_t)f->kind, f->arg, f->payload[0],
+			     f->payload[1], f->payload[2]};
+
+	mix(s->run, fields, sizeof(fields));
+	s->run->frames++;
+}
+
+static void
+on_result(struct wm_task_out *out, const struct wm_window_result *r,
+	  wm_ts_t watermark, int64_t fire_time_ms)
+{
+	(void)out;
+	(void)r;
+	(void)watermark;
+	(void)fire_time_ms;
+	ck_abort_msg("a source fired a window");
+}
+
+static void
+on_late(struct wm_task_out *out, const struct wm_record *r)
+{
+	(void)out;
+	(void)r;
+	ck_abort_msg("a source sent a late record");
+}
+
+static void
+source_run_open(struct source_run *run, const char *text)
+{
+	struct wm_ini_error err;
+
+	memset(run, 0, sizeof(*run));
+	run->hash = 0xcbf29ce484222325ULL;
+	ck_assert_msg(wm_topology_load_buffer(text, strlen(text), "job.conf",
+					      &run->topo, &err) == 0,
+		      "line %d: %s", err.line, err.msg);
+	run->plan = wm_plan_new(run->topo);
+	ck_assert_ptr_nonnull(run->plan);
+	run->stride = wm_subtask_metrics_bytes(run->plan->max_partitions);
+	run->blocks = calloc(run->plan->n_subtasks, run->stride);
+	run->src = calloc(run->plan->n_subtasks, sizeof(*run->src));
+	ck_assert_ptr_nonnull(run->blocks);
+	ck_assert_ptr_nonnull(run->src);
+	for (uint32_t id = 0; id < run->plan->n_subtasks; id++) {
+		const struct wm_plan_subtask *sub = &run->plan->subtasks[id];
+		struct source *s = &run->src[run->n];
+
+		if (run->topo->stages[sub->stage].kind != WM_STAGE_SOURCE)
+			continue;
+		s->out = (struct wm_task_out){on_frame, on_result, on_late};
+		s->run = run;
+		s->id = id;
+		/* The topologies here generate their records: no trace. */
+		s->task = wm_task_new(
+			run->topo, sub->stage, sub->index, &s->out,
+			(struct wm_subtask_metrics *)((char *)run->blocks +
+						      id * run->stride),
+			NULL);
+		ck_assert_ptr_nonnull(s->task);
+		ck_assert_int_eq(wm_task_align(s->task, run->plan, id,
+					       run->blocks, run->stride),
+				 0);
+		s->aligned = wm_plan_alignment_peers(run->plan, run->topo, id,
+						     NULL, 0) > 0;
+		run->n++;
+	}
+}
+
+static void
+source_run_close(struct source_run *run)
+{
+	for (uint32_t i = 0; i < run->n; i++)
+		wm_task_free(run->src[i].task);
+	free(run->src);
+	free(run->blocks);
+	wm_plan_free(run->plan);
+	wm_topology_free(run->topo);
+}
+
+/* Run source s at run->now; false if it left records due (charged). */
+static bool
+run_one(struct source_run *run, struct source *s, bool jump)
+{
+	uint64_t before = wm_task_counters(s->task)->records_in;
+	int64_t t = run->now, next;
+
+	if (jump)
+		wm_task_source_skip(s->task, t);
+	next = wm_task_run_source(s->task, t);
+	run->runs++;
+	s->charged = next <= t;
+	if (!s->charged) {
+		s->next_due = jump ? wm_task_source_next_event(s->task, t)
+				   : next;
+		return true;
+	}
+	s->next_due = t + 1000 * (int64_t)(wm_task_counters(s->task)
+						   ->records_in -
+					   before);
+	if (s->next_due <= t)
+		s->next_due = t + 1000;
+	return false;
+}
+
+/* Ask an aligned source again (jumping): a report may have changed. */
+static void
+ask_again(struct source *s, int64_t from_ns)
+{
+	if (s->aligned && !s->charged && !wm_task_finished(s->task))
+		s->next_due = wm_task_source_next_event(s->task, from_ns);
+}
+
+/* Run every source to its end; the metrics blocks then hold every
+ * figure as of the end. */
+static void
+source_run_all(struct source_run *run, bool jump)
+{
+	for (;;) {
+		int64_t t = INT64_MAX;
+		bool reported = false;
+
+		for (uint32_t i = 0; i < run->n; i++)
+			if (!wm_task_finished(run->src[i].task) &&
+			    run->src[i].next_due < t)
+				t = run->src[i].next_due;
+		if (t == INT64_MAX)
+			break;
+		run->now = t;
+		for (uint32_t i = 0; i < run->n; i++) {
+			struct source *s = &run->src[i];
+
+			if (wm_task_finished(s->task))
+				continue;
+			if (jump && reported)
+				ask_again(s, t);
+			if (s->next_due > t)
+				continue;
+			run_one(run, s, jump);
+			reported = reported || s->aligned;
+		}
+		for (uint32_t i = 0; jump && reported && i < run->n; i++)
+			ask_again(&run->src[i], t + 1);
+	}
+	for (uint32_t i = 0; i < run->n; i++) {
+		ck_assert_msg(wm_task_finished(run->src[i].task),
+			      "source subtask %u never ends", run->src[i].id);
+		wm_task_publish(run->src[i].task, run->now);
+	}
+}
+
+/*
+ * Topologies where most ticks and updates change nothing: partitions
+ * silent for hours, idleness that flaps or settles, alignment groups that
+ * hold sources back and let them go (per partition and per subtask, with
+ * no drift at all: read in bursts between updates), an unlimited rate
+ * whose ticks and updates run late, master and released rules.
+ */
+static const struct {
+	const char *text;
+	bool jumps; /* most of its ticks change nothing */
+} jobs[] = {
+	/* Silent for hours, idle after 30 s, aligned with a busy source. */
+	{"[job]\nevent_time = 3 h\nseed = 3\n"
+	 "[source a]\nparallelism = 2\npartitions = 4\nrate = 1/s\n"
+	 "idle_timeout = 30 s\nsilence = 1-2 from 10 min to 150 min\n"
+	 "watermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 10 s\n"
+	 "[source b]\npartitions = 2\nrate = 1/min\nout_of_orderness = 20 s\n"
+	 "watermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 10 s\n"
+	 "watermark_alignment_update_interval = 3 s\n"
+	 "[window w]\ninput = a, b\nsize = 1 min\n", true},
+	/* No drift: each update lets a burst through. */
+	{"[job]\nevent_time = 20 min\n"
+	 "[source s]\npartitions = 2\nrate = 10/s\nskew = 1 x0.5\n"
+	 "watermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 0 s\n"
+	 "watermark_alignment_update_interval = 5 s\n"
+	 "[window w]\ninput = s\nsize = 10 s\n", true},
+	/* Idleness that flaps (3 s timeout, a record every 10 s), master
+	 * rules, one partition silent for ever. */
+	{"[job]\nevent_time = 2 h\nflink_behaviour = master\nseed = 8\n"
+	 "[source s]\nparallelism = 2\npartitions = 5\nrate = 0.1/s\n"
+	 "idle_timeout = 3 s\nwatermark_interval = 1 s\nsilence = 4\n"
+	 "[window w]\ninput = s\nsize = 10 s\n", true},
+	/* Periodic silences, an outage and idleness in released rules,
+	 * without IDLE_MARK_ONCE. */
+	{"[job]\nevent_time = 2 h\nidle_mark_once = false\n"
+	 "[source s]\npartitions = 3\nrate = 0.5/s\nidle_timeout = 2 s\n"
+	 "silence = 0-1 every 10 min for 4 min from 1 min\n"
+	 "outage = 2 from 30 min for 20 min\nwatermark_interval = 50 ms\n"
+	 "[window w]\ninput = s\nsize = 1 min\n", true},
+	/* An unlimited rate next to a slow aligned source: ticks and
+	 * updates fall due while records are charged, and run late. */
+	{"[job]\nprocessing_time = 300 ms\n"
+	 "[source fast]\npartitions = 2\nrate = unlimited\nkeys = 4\n"
+	 "watermark_interval = 7 ms\nwatermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 20 ms\n"
+	 "watermark_alignment_update_interval = 10 ms\n"
+	 "[source slow]\nrate = 100/s\nidle_timeout = 15 ms\n"
+	 "silence = 0 from 100 ms to 200 ms\n"
+	 "watermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 20 ms\n"
+	 "watermark_alignment_update_interval = 10 ms\n"
+	 "[window w]\ninput = fast, slow\nsize = 10 ms\n", false},
+	/* Subtask-level alignment only: the partitions cannot pause. */
+	{"[job]\nevent_time = 1 h\n"
+	 "pipeline.watermark-alignment.allow-unaligned-source-splits = true\n"
+	 "[source a]\npartitions = 3\nrate = 2/s\nidle_timeout = 1 min\n"
+	 "silence = 0 from 5 min to 40 min\n"
+	 "watermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 1 s\n"
+	 "[source b]\nparallelism = 2\npartitions = 2\nrate = 1/s\n"
+	 "out_of_orderness = 5 s\nwatermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 1 s\n"
+	 "[window w]\ninput = a, b\nsize = 1 min\n", true},
+};
+
+START_TEST(test_jumping_sends_what_stepping_sends)
+{
+	struct source_run step, jump;
+
+	source_run_open(&step, jobs[_i].text);
+	source_run_open(&jump, jobs[_i].text);
+	source_run_all(&step, false);
+	source_run_all(&jump, true);
+	ck_assert_uint_gt(step.frames, 0);
+	ck_assert_uint_eq(jump.frames, step.frames);
+	ck_assert_msg(jump.hash == step.hash,
+		      "job %d: the frames differ (%" PRIu64 " of them)", _i,
+		      step.frames);
+	ck_assert_int_eq(jump.now, step.now);
+	/* Every figure the summary reads, alignment reports included. */
+	ck_assert(memcmp(jump.blocks, step.blocks,
+			 step.plan->n_subtasks * step.stride) == 0);
+	/* And it did jump, where there is anything to jump over. */
+	ck_assert_msg(jump.runs * (jobs[_i].jumps ? 2 : 1) <= step.runs,
+		      "job %d: %" PRIu64 " runs, stepping %" PRIu64, _i,
+		      jump.runs, step.runs);
+	source_run_close(&step);
+	source_run_close(&jump);
+}
+END_TEST
+
+START_TEST(test_years_of_silence_take_a_few_runs)
+{
+	/* One partition silent from 1 h to 10000 h, idle after 1 min: once
+	 * it is idle nothing can change until it returns, so the jump goes
+	 * there in one step (stepping would tick 180 million times). */
+	struct source_run run;
+
+	source_run_open(&run, "[job]\nevent_time = 10001 h\n"
+			      "[source s]\npartitions = 2\nrate = 1/h\n"
+			      "idle_timeout = 1 min\n"
+			      "silence = 0-1 from 1 h to 10000 h\n"
+			      "[window w]\ninput = s\nsize = 1 h\n");
+	source_run_all(&run, true);
+	ck_assert_int_eq(run.now, (int64_t)10001 * 3600 * 1000000000);
+	ck_assert_uint_lt(run.runs, 100);
+	source_run_close(&run);
+}
+END_TEST
+
+static Suite *
+task_suite(void)
+{
+	Suite *s = suite_create("task");
+	TCase *jump = tcase_create("jump");
+
+	tcase_set_timeout(jump, 60);
+	tcase_add_loop_test(jump, test_jumping_sends_what_stepping_sends, 0,
+			    (int)(sizeof(jobs) / sizeof(*jobs)));
+	tcase_add_test(jump, test_years_of_silence_take_a_few_runs);
+	suite_add_tcase(s, jump);
+	return s;
+}
+
+int
+main(void)
+{
+	return wm_check_main(task_suite());
+}
