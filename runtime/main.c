@@ -234,7 +234,14 @@ check(const struct wm_topology *t)
 		fprintf(stderr, "wmrun: %s\n", err);
 		status = t->job.cpus ? EX_CONFIG : EX_OSERR;
 	} else {
+		unsigned cpus = wm_affinity_allowed_pus(a);
+
 		wm_affinity_describe(a, placed, stdout);
+		printf("waiting: %s (%u subtasks on %u allowed CPU%s)\n",
+		       wm_placement_wait_mode(plan, cpus) == WM_WAIT_YIELD
+			       ? "yield the CPU, then sleep"
+			       : "spin briefly, then sleep",
+		       plan->n_subtasks, cpus, cpus == 1 ? "" : "s");
 	}
 	int fits = fits_memory(t, plan, false, stdout);
 

@@ -59,3 +59,9 @@ wm_placement_plan(const struct wm_affinity *a, const struct wm_topology *t,
 	free(edges);
 	return r;
 }
+
+enum wm_wait_mode
+wm_placement_wait_mode(const struct wm_plan *plan, unsigned allowed_cpus)
+{
+	return plan->n_subtasks > allowed_cpus ? WM_WAIT_YIELD : WM_WAIT_FUTEX;
+}

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 
+#include "ipc/wait.h"
 #include "runtime/affinity.h"
 #include "runtime/plan.h"
 #include "runtime/topology.h"
@@ -33,5 +34,15 @@ int wm_placement_plan(const struct wm_affinity *a,
 		      const struct wm_topology *topo,
 		      const struct wm_plan *plan, struct wm_affinity_plan **out,
 		      char *err, size_t errlen);
+
+/*
+ * How the job's processes wait for rings (ipc/wait.h), given the CPUs it
+ * may use (`allowed_cpus`: taskset, cgroups; wm_affinity_allowed_pus()):
+ * spin a little, then sleep, while every subtask has a CPU of its own;
+ * yield the CPU instead of spinning when there are more subtasks than
+ * CPUs, where a waiter's peer may need the very CPU it would spin on.
+ */
+enum wm_wait_mode wm_placement_wait_mode(const struct wm_plan *plan,
+					 unsigned allowed_cpus);
 
 #endif /* WM_RUNTIME_PLACEMENT_H */

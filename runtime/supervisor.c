@@ -182,10 +182,7 @@ child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 		.plan = plan,
 		.subtask = id,
 		.shm_fd = fd,
-		/* More subtasks than the CPUs the job may use: a waiter's
-		 * peer may need the very CPU it would spin on. */
-		.wait = plan->n_subtasks > pl->allowed_cpus ? WM_WAIT_YIELD
-							    : WM_WAIT_FUTEX,
+		.wait = wm_placement_wait_mode(plan, pl->allowed_cpus),
 		.sinks = sinks,
 		.lates = lates,
 		.traces = traces,
