@@ -66,3 +66,37 @@ max_fire_delay() {
 		'NR > 1 && $2 >= from && $2 < to { d = $6 - $3; if (d > m) m = d }
 		 END { print m + 0 }' "$1"
 }
+
+# await WHAT CMD... -- run CMD every 50 ms until it succeeds; fail the test
+# naming WHAT if that takes more than 60 s (a loaded machine, never a
+# timing assumption).
+await() {
+	what=$1
+	shift
+	tries=0
+	until "$@"; do
+		tries=$((tries + 1))
+		[ "$tries" -le 1200 ] || fail "$what: not within 60 s"
+		sleep 0.05
+	done
+}
+
+# has_results CSV -- CSV holds its header and at least one result.
+has_results() {
+	[ "$({ wc -l <"$1"; } 2>/dev/null || echo 0)" -gt 1 ]
+}
+
+# running_with_results PID CSV -- the job PID is still running and has
+# written a result to CSV (fails the test if it ended first).
+running_with_results() {
+	kill -0 "$1" 2>/dev/null || {
+		cat "$scratch/err" >&2
+		fail "wmrun ended before a window fired"
+	}
+	has_results "$2"
+}
+
+# workers_up PID N -- the job PID has N worker processes.
+workers_up() {
+	[ "$(pgrep -P "$1" | wc -l)" -ge "$2" ]
+}

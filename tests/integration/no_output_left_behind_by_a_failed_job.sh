@@ -43,20 +43,11 @@ no_summary "a summary too large"
 # wmrun killed: the summary it would have written is not there.
 "$WMRUN" --summary "$scratch/s.json" "$scratch/job.conf" >"$scratch/out" 2>"$scratch/err" &
 pid=$!
-tries=0
-until [ "$(pgrep -P "$pid" | wc -l)" -ge 2 ]; do
-	tries=$((tries + 1))
-	[ "$tries" -le 600 ] || fail "workers did not start"
-	sleep 0.05
-done
+await "the workers starting" workers_up "$pid" 2
 kill -9 "$pid"
 wait "$pid"
-tries=0
-while pgrep -f "$scratch/job.conf" >/dev/null; do
-	tries=$((tries + 1))
-	[ "$tries" -le 600 ] || fail "workers outlived the supervisor"
-	sleep 0.05
-done
+no_worker_left() { ! pgrep -f "$scratch/job.conf" >/dev/null; }
+await "the workers ending with the supervisor" no_worker_left
 no_summary "SIGKILL"
 
 # A job failing before any result: its output is not left with only its

@@ -23,12 +23,7 @@ CONF
 
 # hangup PID -- SIGHUP to the job and its workers, once they run.
 hangup() {
-	tries=0
-	until [ "$(pgrep -P "$1" | wc -l)" -ge 3 ]; do
-		tries=$((tries + 1))
-		[ "$tries" -le 600 ] || fail "workers did not start"
-		sleep 0.05
-	done
+	await "the workers starting" workers_up "$1" 3
 	kill -HUP "$1" $(pgrep -P "$1")
 }
 

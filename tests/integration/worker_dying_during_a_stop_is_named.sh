@@ -31,13 +31,7 @@ sup=$!
 watchdog=$!
 trap 'kill "$watchdog" 2>/dev/null; pkill -9 -P "$sup" 2>/dev/null; rm -rf "$scratch"' EXIT
 
-tries=0
-until [ "$({ wc -l <"$scratch/results.csv"; } 2>/dev/null || echo 0)" -gt 1 ]; do
-	kill -0 "$sup" 2>/dev/null || { cat "$scratch/err" >&2; fail "wmrun ended early"; }
-	tries=$((tries + 1))
-	[ "$tries" -le 600 ] || fail "no window fired in 60 s"
-	sleep 0.1
-done
+await "a window firing" running_with_results "$sup" "$scratch/results.csv"
 # Stopped, the keyBy keeps the drain from ending; then it dies in it.
 keyby=$(pgrep -P "$sup" -x 'k/0') || fail "no process named k/0"
 kill -STOP "$keyby"

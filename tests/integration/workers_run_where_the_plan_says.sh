@@ -32,6 +32,11 @@ if [ "$ncpu" -ge 2 ]; then
 	expect_line '^waiting: spin briefly, then sleep \(2 subtasks on 2 allowed CPUs\)$' "$scratch/out"
 fi
 
+# pinned PID CPU -- process PID may run on CPU alone.
+pinned() {
+	[ "$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$1/status")" = "$2" ]
+}
+
 # Each worker's CPU, as planned.
 expect_status 0 "$WMRUN" --check "$scratch/job.conf"
 "$WMRUN" "$scratch/job.conf" >/dev/null 2>"$scratch/err" &
@@ -40,19 +45,10 @@ trap 'kill "$sup" 2>/dev/null; rm -rf "$scratch"' EXIT
 for task in s/0 w/0; do
 	cpu=$(awk -v t="$task" '$1 == t { print $2; exit }' "$scratch/out")
 	[ -n "$cpu" ] || fail "no CPU planned for $task"
-	tries=0
-	until pid=$(pgrep -P "$sup" -x "$task"); do
-		tries=$((tries + 1))
-		[ "$tries" -le 600 ] || fail "no worker $task"
-		sleep 0.05
-	done
+	await "worker $task" pgrep -P "$sup" -x "$task" >/dev/null
+	pid=$(pgrep -P "$sup" -x "$task")
 	# Pinning follows the fork: wait until it happened.
-	tries=0
-	until [ "$(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$pid/status")" = "$cpu" ]; do
-		tries=$((tries + 1))
-		[ "$tries" -le 600 ] || fail "$task runs on $(awk '/^Cpus_allowed_list/ { print $2 }' "/proc/$pid/status"), planned $cpu"
-		sleep 0.05
-	done
+	await "$task on CPU $cpu" pinned "$pid" "$cpu"
 done
 kill "$sup"
 wait "$sup"
