@@ -46,6 +46,8 @@ struct wm_watermark_metrics {
 	_Atomic uint32_t reserved;
 	_Atomic int64_t idle_ns;
 	_Atomic uint64_t to_idle, to_active;
+	/* Real time the process waited for a CPU during the longest stall. */
+	_Atomic int64_t longest_starved_ns;
 };
 
 /* One partition (Flink: split) a source subtask reads. */
@@ -73,6 +75,9 @@ struct wm_subtask_metrics {
 	/* On-time firings whose delay means nothing: windows at the ends of
 	 * time (report.h), not in fire_delays. */
 	_Atomic uint64_t fire_delays_excluded;
+	/* Real time its process waited for a CPU (runnable, not running),
+	 * as the worker last read it; 0 under --sim. */
+	_Atomic int64_t cpu_wait_ns;
 	/* The subtask's output watermark and status (currentOutputWatermark;
 	 * for a window subtask also what fires its windows). */
 	struct wm_watermark_metrics output;

@@ -17,6 +17,27 @@ wm_progress_init(struct wm_progress *p, int64_t threshold_ns)
 	};
 }
 
+void
+wm_progress_follow_starvation(struct wm_progress *p, const int64_t *starved_ns)
+{
+	p->starved = starved_ns;
+	p->starved_at_still_ns = *starved_ns;
+}
+
+static int64_t
+starved_now(const struct wm_progress *p)
+{
+	return p->starved != NULL ? *p->starved : 0;
+}
+
+/* A still stretch begins at `now_ns`. */
+static void
+start_still(struct wm_progress *p, int64_t now_ns)
+{
+	p->still_since_ns = now_ns;
+	p->starved_at_still_ns = starved_now(p);
+}
+
 /* The still stretch [still_since, now) ends: a stall if long enough. */
 static void
 close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
@@ -29,9 +50,11 @@ close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
 		if (still > p->longest_stall_ns) {
 			p->longest_stall_ns = still;
 			p->longest_cause = cause;
+			p->longest_starved_ns =
+				starved_now(p) - p->starved_at_still_ns;
 		}
 	}
-	p->still_since_ns = now_ns;
+	start_still(p, now_ns);
 }
 
 void
@@ -68,7 +91,7 @@ wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
 		p->to_idle++;
 	} else {
 		p->idle_ns += now_ns - p->idle_since_ns;
-		p->still_since_ns = now_ns;
+		start_still(p, now_ns);
 		p->to_active++;
 	}
 	p->idle = idle;
@@ -108,5 +131,6 @@ wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		.idle_ns = q.idle_ns,
 		.to_idle = p->to_idle,
 		.to_active = p->to_active,
+		.longest_starved_ns = q.longest_starved_ns,
 	};
 }

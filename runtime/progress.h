@@ -24,6 +24,12 @@
  *                 channel: the channel whose watermark or IDLE moved the
  *                 operator's watermark was the one holding it), or
  *                 WM_PROGRESS_NO_CAUSE
+ *   starved       how much of the longest stall its process spent
+ *                 runnable but not running, waiting for a CPU: the
+ *                 growth, over the stall, of a count the caller keeps
+ *                 (wm_progress_follow_starvation(); real nanoseconds, not
+ *                 processing time). A stall of a starved process is the
+ *                 machine's doing, not the data's.
  *
  * A stretch still open at the time of a reading counts up to that time, so
  * a reading is what a user would see if the job ended then. Pure: time is
@@ -53,6 +59,11 @@ struct wm_progress {
 	uint64_t stalls;
 	int64_t idle_ns;
 	uint64_t to_idle, to_active;
+	/* starved: the caller's count, its value at still_since, and its
+	 * growth over the longest stall */
+	const int64_t *starved;
+	int64_t starved_at_still_ns;
+	int64_t longest_starved_ns;
 };
 
 /* What a reading at some time gives, open stretches included. */
@@ -66,11 +77,18 @@ struct wm_progress_reading {
 	uint64_t stalls;
 	int64_t idle_ns;
 	uint64_t to_idle, to_active;
+	int64_t longest_starved_ns; /* of the longest stall */
 };
 
 /* ACTIVE at MIN from time 0; stalls are stretches longer than
  * `threshold_ns` (> 0). */
 void wm_progress_init(struct wm_progress *p, int64_t threshold_ns);
+
+/* Take the starvation of each stall from `*starved_ns`, a count that
+ * only grows (the process's time waiting for a CPU), read at each update;
+ * its value now is where the still stretch begins. */
+void wm_progress_follow_starvation(struct wm_progress *p,
+				   const int64_t *starved_ns);
 
 /* The watermark is now `w` at `now_ns` (ignored unless it advanced),
  * because of `cause`. */

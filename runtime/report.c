@@ -25,6 +25,7 @@ read_progress(const struct wm_watermark_metrics *m,
 	r->idle_ns = WM_METRIC_GET(m->idle_ns);
 	r->to_idle = WM_METRIC_GET(m->to_idle);
 	r->to_active = WM_METRIC_GET(m->to_active);
+	r->longest_starved_ns = WM_METRIC_GET(m->longest_starved_ns);
 }
 
 /* The upstream subtask (plan id) behind input channel `cause` of
@@ -68,6 +69,7 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	s->windows_fired_late = WM_METRIC_GET(m->windows_fired_late);
 	s->results = WM_METRIC_GET(m->results);
 	s->alignment_waiting_ns = WM_METRIC_GET(m->alignment_waiting_ns);
+	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
 	read_progress(&m->output, &s->wm);
 }
 
@@ -393,6 +395,12 @@ print_stage(FILE *f, const struct wm_topology *t,
 		if (held_by_name(t, rep, worst, worst->held_by_now, who,
 				 sizeof(who)))
 			fprintf(f, ", stalled now, held by %s", who);
+		/* Real time: a process that could not run for that long is
+		 * why its watermark stood still, not the data. */
+		if (worst->wm.longest_starved_ns >= 1000000)
+			fprintf(f, ", %s of it waiting for a CPU",
+				human_duration(worst->wm.longest_starved_ns, c,
+					       sizeof(c)));
 		fprintf(f, "; %" PRIu64 " stall%s)", worst->wm.stalls,
 			worst->wm.stalls == 1 ? "" : "s");
 	}
@@ -578,10 +586,11 @@ json_progress(FILE *f, const struct wm_progress_reading *r)
 		",\"idle\":%s,\"watermark_stalled_ms\":%" PRId64
 		",\"longest_stall_ms\":%" PRId64 ",\"stalls\":%" PRIu64
 		",\"idle_ms\":%" PRId64 ",\"idle_transitions\":%" PRIu64
-		",\"active_transitions\":%" PRIu64,
+		",\"active_transitions\":%" PRIu64
+		",\"longest_stall_cpu_wait_ms\":%" PRId64,
 		r->idle ? "true" : "false", r->stalled_ns / 1000000,
 		r->longest_stall_ns / 1000000, r->stalls, r->idle_ns / 1000000,
-		r->to_idle, r->to_active);
+		r->to_idle, r->to_active, r->longest_starved_ns / 1000000);
 }
 
 static void
@@ -625,6 +634,10 @@ json_stage(FILE *f, const struct wm_topology *t,
 		    st->u.source.alignment_group != NULL)
 			fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
 				s->alignment_waiting_ns / 1000000);
+		/* Real runs only: --sim's summary stays byte-identical. */
+		if (!rep->sim)
+			fprintf(f, "\"cpu_wait_ms\":%" PRId64 ",",
+				s->cpu_wait_ns / 1000000);
 		char who[96];
 
 		fprintf(f, "\"longest_stall_held_by\":");

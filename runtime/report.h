@@ -26,7 +26,9 @@
  *                           (real runs) or of simulated time (--sim, so
  *                           that its summary stays byte-identical)
  *   per subtask             records in/out, its output watermark's stalls
- *                           and idle time (progress.h), what held its
+ *                           and idle time (progress.h), how much of the
+ *                           longest stall its process waited for a CPU
+ *                           (real time; cpu_wait_ms in all), what held its
  *                           longest stall (longest_stall_held_by) and
  *                           what holds it now if it is stalled
  *                           (held_by_now): an upstream subtask
@@ -76,6 +78,7 @@ struct wm_subtask_report {
 	 * the pages still shared with the supervisor after fork. */
 	uint64_t max_rss_kib;
 	int64_t alignment_waiting_ns; /* read nothing: watermark alignment */
+	int64_t cpu_wait_ns; /* real time runnable, not running (real runs) */
 	/* What ended the longest stall, the one that held the watermark:
 	 * for an operator the upstream subtask (plan id) whose input did,
 	 * for a source the partition (id) at the multiplexer's minimum;

@@ -339,6 +339,7 @@ wm_task_new(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	t->metrics = metrics;
 	t->cause = WM_PROGRESS_NO_CAUSE;
 	wm_progress_init(&t->output, wm_task_stall_threshold_ns(topo));
+	wm_progress_follow_starvation(&t->output, &t->cpu_wait_ns);
 	t->operator_in =
 		(struct wm_output){operator_watermark, operator_status};
 	t->edges_out = (struct wm_output){edges_watermark, edges_status};
@@ -451,6 +452,12 @@ const char *
 wm_task_why(const struct wm_task *t)
 {
 	return t->why;
+}
+
+void
+wm_task_cpu_wait(struct wm_task *t, int64_t waited_ns)
+{
+	t->cpu_wait_ns = waited_ns;
 }
 
 int
@@ -578,6 +585,7 @@ publish_progress(struct wm_watermark_metrics *m, const struct wm_progress *p,
 	WM_METRIC_SET(m->idle_ns, r.idle_ns);
 	WM_METRIC_SET(m->to_idle, r.to_idle);
 	WM_METRIC_SET(m->to_active, r.to_active);
+	WM_METRIC_SET(m->longest_starved_ns, r.longest_starved_ns);
 }
 
 void
@@ -591,6 +599,7 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 	WM_METRIC_SET(m->results, t->results);
 	WM_METRIC_SET(m->fire_delay_max_ms, t->fire_delay_max_ms);
 	WM_METRIC_SET(m->fire_delays_excluded, t->fire_delays_excluded);
+	WM_METRIC_SET(m->cpu_wait_ns, t->cpu_wait_ns);
 	publish_progress(&m->output, &t->output, now_ns);
 	WM_METRIC_SET(m->held_by_now, holding_now(t));
 	WM_METRIC_SET(m->n_partitions, t->n_parts);

@@ -90,6 +90,13 @@ int wm_task_input(struct wm_task *task, uint32_t channel,
 /* What the last failed wm_task_input() could not do, for a message. */
 const char *wm_task_why(const struct wm_task *task);
 
+/* The real time the task's process has waited for a CPU so far (runnable,
+ * not running: the kernel's run delay), as the runtime last read it: each
+ * stall then says how much of it was the process not being scheduled
+ * (progress.h). Never called under --sim, whose processing time has no
+ * scheduler. */
+void wm_task_cpu_wait(struct wm_task *task, int64_t waited_ns);
+
 /* Every input delivered END. */
 bool wm_task_inputs_done(const struct wm_task *task);
 

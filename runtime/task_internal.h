@@ -45,6 +45,9 @@ struct wm_task {
 	int64_t now_ns;
 	bool finished;
 	char why[256]; /* the last failure of wm_task_input() */
+	/* Real time its process waited for a CPU (wm_task_cpu_wait()), which
+	 * every progress tracker of the task follows. */
+	int64_t cpu_wait_ns;
 
 	/* what is published (metrics.h) */
 	struct wm_subtask_metrics *metrics;

@@ -57,6 +57,8 @@ wm_task_init_source(struct wm_task *t, const struct wm_replay_trace *trace)
 		t->local_of[parts[i]] = (uint32_t)i;
 		wm_progress_init(&t->part[i].progress,
 				 wm_task_stall_threshold_ns(t->topo));
+		wm_progress_follow_starvation(&t->part[i].progress,
+					      &t->cpu_wait_ns);
 	}
 	wm_source_gen_conf_init(&conf);
 	conf.n_partitions = (uint32_t)n;

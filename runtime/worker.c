@@ -5,10 +5,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "ipc/gate.h"
 #include "ipc/shm.h"
@@ -43,6 +46,11 @@ struct worker {
 	struct wm_sink *sinks[WM_TOPOLOGY_MAX_OUTPUTS];
 	uint32_t n_sinks;
 	struct wm_sink *late;
+	/* /proc/self/schedstat, kept open: the kernel's count of the time
+	 * this process waited for a CPU; -1 where there is none. Read
+	 * along with publishing, at most every WORKER_PUBLISH_NS. */
+	int schedstat_fd;
+	int64_t schedstat_read_ns; /* real time of the last reading */
 	/* The exit status of the first failure (worker_fail()), 0 while
 	 * there is none. Once set, nothing more is sent or written and the
 	 * run loops return it: the supervisor stops the job. */
@@ -217,6 +225,32 @@ find_outputs(struct worker *w)
  */
 #define WORKER_PUBLISH_NS 1000000
 
+/* The time this process waited for a CPU (runnable, not running), to the
+ * task: the second of the three figures in /proc/self/schedstat, in ns,
+ * read at most every WORKER_PUBLISH_NS of real time (a pread, a few
+ * microseconds). On a loaded machine a worker can go tens of milliseconds
+ * unscheduled, and its watermark stalls for it; the summary then says so
+ * (task.h). */
+static void
+read_cpu_wait(struct worker *w)
+{
+	int64_t real = wm_monotonic_ns();
+	char buf[128];
+	ssize_t n;
+	long long ran, waited;
+
+	if (w->schedstat_fd < 0 ||
+	    real - w->schedstat_read_ns < WORKER_PUBLISH_NS)
+		return;
+	w->schedstat_read_ns = real;
+	n = pread(w->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lld %lld", &ran, &waited) == 2 && waited >= 0)
+		wm_task_cpu_wait(w->task, waited);
+}
+
 static void
 publish_metrics(struct worker *w, int64_t now, bool idle)
 {
@@ -374,6 +408,9 @@ run_source(struct worker *w)
 			wm_task_stop_source(w->task);
 			return w->failed;
 		}
+		/* Before the work, which may end a stall: one that a wait
+		 * for a CPU caused must count that wait. */
+		read_cpu_wait(w);
 		next = wm_task_run_source(w->task, now);
 		if (w->failed != 0)
 			return w->failed;
@@ -435,6 +472,7 @@ run_inputs(struct worker *w)
 		int64_t now = processing_now(w);
 		int n = 0;
 
+		read_cpu_wait(w); /* before the burst, as a source does */
 		while (n < WORKER_BURST) {
 			struct wm_frame f;
 			uint32_t ch;
@@ -496,6 +534,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.out.result = worker_result;
 	w.out.late = worker_late;
 	find_outputs(&w);
+	w.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
 	status = attach(&w);
 	if (status == 0) {
 		w.task = wm_task_new(a->topo, w.me->stage, w.me->index, &w.out,
@@ -544,5 +583,7 @@ wm_worker_run(const struct wm_worker_args *a)
 		atomic_store_explicit(&w.metrics->finished, 1,
 				      memory_order_release);
 	wm_task_free(w.task);
+	if (w.schedstat_fd >= 0)
+		close(w.schedstat_fd);
 	return status;
 }

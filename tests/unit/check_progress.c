@@ -160,6 +160,37 @@ START_TEST(test_the_longest_stall_names_what_ended_it)
 }
 END_TEST
 
+/* The longest stall carries how much the followed count of time waiting
+ * for a CPU grew during it, counted from the start of the still stretch
+ * (the last advance, or the return to ACTIVE); a shorter stall, however
+ * starved, does not replace it, and an idle stretch is not a stall. */
+START_TEST(test_the_longest_stall_says_how_starved_it_was)
+{
+	struct wm_progress p;
+	int64_t waited = 5 * S;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_follow_starvation(&p, &waited);
+	wm_progress_watermark(&p, 1000, 1 * S, 0); /* still from 1 s */
+	waited += 2 * S;
+	wm_progress_watermark(&p, 2000, 31 * S, 0); /* 30 s, 2 s starved */
+	ck_assert_int_eq(read_at(&p, 31 * S).longest_starved_ns, 2 * S);
+	waited += 9 * S;
+	wm_progress_watermark(&p, 3000, 51 * S, 0); /* 20 s: shorter */
+	ck_assert_int_eq(read_at(&p, 51 * S).longest_starved_ns, 2 * S);
+	/* Idle, then back: the still stretch starts at the return. */
+	wm_progress_status(&p, true, 52 * S, 0);
+	waited += 100 * S;
+	wm_progress_status(&p, false, 60 * S, 0);
+	waited += 3 * S;
+	struct wm_progress_reading r = read_at(&p, 100 * S); /* 40 s, open */
+
+	ck_assert(r.stalled_now);
+	ck_assert_int_eq(r.longest_stall_ns, 40 * S);
+	ck_assert_int_eq(r.longest_starved_ns, 3 * S);
+}
+END_TEST
+
 static Suite *
 progress_suite(void)
 {
@@ -174,6 +205,7 @@ progress_suite(void)
 	tcase_add_test(t, test_open_stretches_count_up_to_the_reading);
 	tcase_add_test(t, test_nothing_counts_after_max);
 	tcase_add_test(t, test_the_longest_stall_names_what_ended_it);
+	tcase_add_test(t, test_the_longest_stall_says_how_starved_it_was);
 	suite_add_tcase(s, t);
 	return s;
 }
