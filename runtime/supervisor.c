@@ -190,7 +190,6 @@ child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 	};
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	struct sigaction ign = {.sa_handler = SIG_IGN};
-
 	char name[128];
 
 	/* Die with the supervisor, even if it already died. */

@@ -48,7 +48,7 @@ struct worker {
 	struct wm_sink *late;
 	/* /proc/self/schedstat, kept open: the kernel's count of the time
 	 * this process waited for a CPU; -1 where there is none. Read
-	 * along with publishing, at most every WORKER_PUBLISH_NS. */
+	 * before work, at most every WORKER_PUBLISH_NS (read_cpu_wait()). */
 	int schedstat_fd;
 	int64_t schedstat_read_ns; /* real time of the last reading */
 	/* The exit status of the first failure (worker_fail()), 0 while

@@ -11,7 +11,15 @@
  * monotonic clock since the job started, times the job's speed.
  *
  * Its figures live in its metrics block in the segment (metrics.h):
- * written by this worker only, read by the supervisor at any time.
+ * written by this worker only, read by the supervisor at any time. A
+ * window worker writes its results into the sinks it inherited, whole
+ * lines gathered and written when it has nothing else to do (sink.h).
+ *
+ * The first failure (a wait that fails, an output that cannot be written,
+ * a record whose window state cannot be allocated, a corrupt frame) is
+ * reported on one line of stderr, naming the subtask, and ends the worker
+ * with its sysexits code: nothing more is sent or written, and the
+ * supervisor stops the job.
  */
 #ifndef WM_RUNTIME_WORKER_H
 #define WM_RUNTIME_WORKER_H

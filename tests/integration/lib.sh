@@ -100,3 +100,38 @@ running_with_results() {
 workers_up() {
 	[ "$(pgrep -P "$1" | wc -l)" -ge "$2" ]
 }
+
+# flood_job RESULTS -- a job that floods source -> keyBy -> window over
+# small rings (every ring full most of the time), its results to RESULTS,
+# for tests that stop or break it while it runs.
+flood_job() {
+	cat <<CONF
+[job]
+ring_size = 2 KiB
+[source s]
+parallelism = 1
+partitions = 2
+rate = unlimited
+keys = 64
+[keyby k]
+input = s
+parallelism = 1
+[window w]
+input = k
+parallelism = 1
+size = 1 ms
+[sink o]
+input = w
+parallelism = 1
+path = $1
+CONF
+}
+
+# watch_job PID -- a watchdog: the job PID is killed after 120 s, so that a
+# hung job fails the test instead of hanging it, and its workers go when
+# the test ends.
+watch_job() {
+	(sleep 120 && kill -9 "$1") 2>/dev/null &
+	watchdog=$!
+	trap 'kill "$watchdog" 2>/dev/null; pkill -9 -P '"$1"' 2>/dev/null; rm -rf "$scratch"' EXIT
+}

@@ -7,34 +7,13 @@
 # SIGTERM, which a stopped process never acts on, and wait for ever.
 . "$srcdir/tests/integration/lib.sh"
 
-cat >"$scratch/flood.conf" <<CONF
-[job]
-ring_size = 2 KiB
-[source s]
-parallelism = 1
-partitions = 2
-rate = unlimited
-keys = 64
-[keyby k]
-input = s
-parallelism = 1
-[window w]
-input = k
-parallelism = 1
-size = 1 ms
-[sink o]
-input = w
-parallelism = 1
-path = $scratch/results.csv
-CONF
+flood_job "$scratch/results.csv" >"$scratch/flood.conf"
 
 $INTERRUPTIBLE "$WMRUN" --summary "$scratch/s.json" "$scratch/flood.conf" \
 	>"$scratch/out" 2>"$scratch/err" &
 sup=$!
 # A watchdog: a hung job fails the test instead of hanging it.
-(sleep 120 && kill -9 "$sup") 2>/dev/null &
-watchdog=$!
-trap 'kill "$watchdog" 2>/dev/null; pkill -9 -P "$sup" 2>/dev/null; rm -rf "$scratch"' EXIT
+watch_job "$sup"
 
 await "a window firing" running_with_results "$sup" "$scratch/results.csv"
 keyby=$(pgrep -P "$sup" -x 'k/0') || fail "no process named k/0"

@@ -4,32 +4,11 @@
 # stopped (130). The job used to exit 130 with only "stopped by signal 2".
 . "$srcdir/tests/integration/lib.sh"
 
-cat >"$scratch/flood.conf" <<CONF
-[job]
-ring_size = 2 KiB
-[source s]
-parallelism = 1
-partitions = 2
-rate = unlimited
-keys = 64
-[keyby k]
-input = s
-parallelism = 1
-[window w]
-input = k
-parallelism = 1
-size = 1 ms
-[sink o]
-input = w
-parallelism = 1
-path = $scratch/results.csv
-CONF
+flood_job "$scratch/results.csv" >"$scratch/flood.conf"
 
 $INTERRUPTIBLE "$WMRUN" "$scratch/flood.conf" >"$scratch/out" 2>"$scratch/err" &
 sup=$!
-(sleep 120 && kill -9 "$sup") 2>/dev/null &
-watchdog=$!
-trap 'kill "$watchdog" 2>/dev/null; pkill -9 -P "$sup" 2>/dev/null; rm -rf "$scratch"' EXIT
+watch_job "$sup"
 
 await "a window firing" running_with_results "$sup" "$scratch/results.csv"
 # Stopped, the keyBy keeps the drain from ending; then it dies in it.
