@@ -104,9 +104,9 @@ struct wm_subtask_metrics {
 	 * of a broadcast counted): the summary checks that every edge
 	 * delivered what was sent on it. Unlike the rest of the block these
 	 * are kept here, one record at a time, not published now and then: a
-	 * record is counted sent before it is pushed and received once its
-	 * work is done, so received <= sent on every edge whenever the
-	 * figures are read, even of processes killed at different times. */
+	 * record is counted sent before it is pushed and received once it is
+	 * taken, so received <= sent on every edge whenever the figures are
+	 * read, even of processes killed at different times. */
 	_Atomic uint64_t records_received[WM_METRICS_MAX_INPUTS];
 	_Atomic uint64_t records_sent[WM_METRICS_MAX_EDGES];
 	struct wm_partition_metrics partitions[];

@@ -400,52 +400,66 @@ wm_task_edge_channels(const struct wm_task *t, uint32_t edge)
 	return t->edges[edge].channels;
 }
 
-/* A record from input `input` was taken, its work done: counted in the
- * metrics block only now, after what it sent, so that a process killed in
- * the middle leaves it in flight, never received and lost. */
+/* Records taken from input `input`, counted as they are taken (after the
+ * upstream counted them sent, before this task's own sends): on every
+ * edge received <= sent, whenever the figures are read (metrics.h). */
 static inline void
-received(struct wm_task *t, uint32_t input)
+received(struct wm_task *t, uint32_t input, int64_t n)
 {
-	WM_METRIC_ADD(t->metrics->records_received[input], 1);
+	WM_METRIC_ADD(t->metrics->records_received[input], n);
 }
 
-static int
-input_record(struct wm_task *t, uint32_t input, const struct wm_frame *f)
+/* What a window could not allocate, for wm_task_why(). Out of the way of
+ * input_record(), which runs for every record and stays small enough to
+ * inline. */
+static __attribute__((cold, noinline)) int
+window_out_of_memory(struct wm_task *t, uint32_t input,
+		     const struct wm_record *r)
 {
-	const struct wm_window_assigner *a;
-	struct wm_record r;
+	const struct wm_window_assigner *a = &t->stage->u.window.op.assigner;
 
-	wm_frame_to_record(f, &r);
-	if (t->window == NULL) {
-		t->counters.records_in++;
-		wm_task_send_record(t, &r);
-		received(t, input);
-		return 0;
-	}
-	/* A record without a timestamp, or a session merge Flink refuses,
-	 * is counted as rejected by the operator (records in no window);
-	 * only running out of memory stops the job. */
-	if (wm_window_process_element(t->window, &r, &t->window_out) !=
-	    -ENOMEM) {
-		t->counters.records_in++;
-		received(t, input);
-		return 0;
-	}
-	a = &t->stage->u.window.op.assigner;
+	/* Lost with the job, not received: the summary counts it in
+	 * flight. */
+	received(t, input, -1);
 	if (a->kind == WM_WINDOW_SESSION)
 		snprintf(t->why, sizeof(t->why),
 			 "could not allocate the session window of a record "
 			 "(key %" PRId64 ", timestamp %" PRId64
 			 "): out of memory",
-			 r.key, r.ts);
+			 r->key, r->ts);
 	else
 		snprintf(t->why, sizeof(t->why),
 			 "could not allocate the state of the %" PRIu32
 			 " window%s of a record (key %" PRId64
 			 ", timestamp %" PRId64 "): out of memory",
-			 a->max_windows, a->max_windows == 1 ? "" : "s", r.key,
-			 r.ts);
+			 a->max_windows, a->max_windows == 1 ? "" : "s", r->key,
+			 r->ts);
 	return -ENOMEM;
+}
+
+static inline int
+input_record(struct wm_task *t, uint32_t input, const struct wm_frame *f)
+{
+	struct wm_record r;
+
+	wm_frame_to_record(f, &r);
+	received(t, input, 1);
+	t->counters.records_in++;
+	if (t->window == NULL) {
+		wm_task_send_record(t, &r);
+		return 0;
+	}
+	/* A record without a timestamp, or a session merge Flink refuses,
+	 * is counted as rejected by the operator (records in no window);
+	 * only running out of memory stops the job. */
+	if (__builtin_expect(wm_window_process_element(t->window, &r,
+						       &t->window_out) ==
+				     -ENOMEM,
+			     0)) {
+		t->counters.records_in--;
+		return window_out_of_memory(t, input, &r);
+	}
+	return 0;
 }
 
 const char *
