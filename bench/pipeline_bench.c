@@ -55,11 +55,12 @@
 
 #include "bench/stats.h"
 #include "bench/wmbench.h"
-#include "runtime/plan.h"
-#include "runtime/sink.h"
-#include "runtime/supervisor.h"
-#include "runtime/task.h"
-#include "runtime/topology.h"
+#include "runtime/plan/plan.h"
+#include "runtime/io/sink.h"
+#include "runtime/io/sources.h"
+#include "runtime/run/supervisor.h"
+#include "runtime/engine/task.h"
+#include "runtime/conf/topology.h"
 
 #define PIPELINE_PARTITIONS 8u
 #define PIPELINE_KEYS 1024u
@@ -221,7 +222,7 @@ loop_build(struct loop *l, char *err, size_t errlen)
 		lt->sub = &l->plan->subtasks[id];
 		lt->out = (struct wm_task_out){loop_frame, loop_result,
 					       loop_late};
-		lt->task = wm_task_new(
+		lt->task = wm_sources_new_task(
 			t, lt->sub->stage, lt->sub->index, &lt->out,
 			(struct wm_subtask_metrics *)((char *)l->metrics +
 						      id * l->stride),

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "bench/stats.h"
-#include "ipc/clock.h"
+#include "base/clock.h"
 
 uint64_t
 wm_stats_now_ns(void)

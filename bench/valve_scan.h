@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 #include "operators/valve.h"
 
 struct wm_valve_scan;

@@ -46,7 +46,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "base/record.h"
 
 enum wm_frame_kind {
 	/* 0: never used, so a zero-filled (never written) cell is not ready */

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ipc/clock.h"
+#include "base/clock.h"
 #include "ipc/shm.h"
 
 static uint64_t

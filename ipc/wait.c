@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ipc/clock.h"
+#include "base/clock.h"
 #include "ipc/wait.h"
 
 /* Clock reads in the spin loop are spaced this many pauses apart: a pause

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 
 /*
  * What a subtask reports, from its last emitted watermark (MIN before the

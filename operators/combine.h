@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 
 /* One input's part (Flink's PartialWatermark). */
 struct wm_partial_watermark {

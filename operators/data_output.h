@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 
 struct wm_data_output {
 	struct wm_output *out; /* the subtask's output */

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 #include "operators/keygroup.h"
 
 enum wm_partitioning {

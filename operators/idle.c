@@ -7,7 +7,7 @@
 
 #include <errno.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 #include "operators/idle.h"
 
 int

@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 #include "operators/window_assign.h"
 
 /* One in-flight window and the start of its state window. */

@@ -20,7 +20,7 @@
 #include <stddef.h>
 
 #include "operators/combine.h"
-#include "operators/event.h"
+#include "operators/output.h"
 
 struct wm_multi_input;
 

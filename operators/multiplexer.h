@@ -31,7 +31,7 @@
 #include <stddef.h>
 
 #include "operators/combine.h"
-#include "operators/event.h"
+#include "operators/output.h"
 
 struct wm_multiplexer;
 

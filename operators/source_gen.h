@@ -7,7 +7,7 @@
  *
  * Time. Processing time is nanoseconds since the job started (now_ns >= 0);
  * the runtime reads it from its clock (monotonic x speed) or from the --sim
- * driver. Event time is Java milliseconds (operators/event.h).
+ * driver. Event time is Java milliseconds (operators/output.h).
  *
  * Arrivals (paced mode, finite rate). Partition p has the rate
  * r = rate x skew(p) records per second. Its arrivals are numbered k = 0,
@@ -144,7 +144,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 
 /*
  * A record source, as the runtime sees one source subtask: a set of
@@ -279,7 +279,7 @@ struct wm_source_gen_burst {
 
 /*
  * What one subtask generates. The runtime fills it from its topology
- * (runtime/topology.h: struct wm_source_conf, struct wm_job_conf) after
+ * (runtime/conf/topology.h: struct wm_source_conf, struct wm_job_conf) after
  * wm_source_gen_conf_init(). Pointed-to arrays are copied by
  * wm_source_gen_new() and need not outlive the call.
  */

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "operators/data_output.h"
-#include "operators/event.h"
+#include "operators/output.h"
 #include "operators/multiplexer.h"
 #include "operators/pausable_clock.h"
 #include "operators/watermark.h"

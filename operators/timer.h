@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 
 /* One timer. `ns` is the namespace (for windows: the window start). */
 struct wm_timer {

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 
 /* What the valve knows of one channel (names follow Flink's). */
 struct wm_channel_status {

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 #include "operators/idle.h"
 
 enum wm_watermark_kind {

@@ -52,7 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 #include "operators/window_assign.h"
 
 struct wm_window_config {

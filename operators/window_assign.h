@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "operators/event.h"
+#include "operators/output.h"
 
 /* Flink rejects sliding windows with more than this many slides per size. */
 #define WM_WINDOW_MAX_SLIDES_PER_SIZE 10000000

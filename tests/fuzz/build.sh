@@ -48,9 +48,9 @@ compile() {
 }
 
 operators=$(cd "$src" && ls operators/*.c)
-parse="runtime/ini.c runtime/units.c"
-topology="$parse runtime/topology.c runtime/plan.c runtime/placement.c
-	runtime/affinity.c runtime/cpulist.c $operators"
+parse="runtime/conf/ini.c runtime/conf/units.c"
+topology="$parse runtime/conf/topology.c runtime/plan/plan.c runtime/plan/placement.c
+	runtime/plan/affinity.c runtime/conf/cpulist.c $operators"
 
 # harness NAME SOURCES... -- link tests/fuzz/NAME.c with SOURCES.
 harness() {
@@ -65,9 +65,9 @@ harness() {
 
 harness fuzz_ini $parse
 harness fuzz_topology $topology
-harness fuzz_sim $topology runtime/sim.c runtime/task.c runtime/task_source.c \
-	runtime/replay.c runtime/lines.c runtime/sink.c runtime/report.c \
-	runtime/progress.c ipc/frame.c
-harness fuzz_replay runtime/replay.c runtime/lines.c runtime/units.c \
+harness fuzz_sim $topology runtime/run/sim.c runtime/engine/task.c runtime/engine/task_source.c \
+	runtime/io/replay.c runtime/io/lines.c runtime/io/sink.c runtime/report/report.c \
+	runtime/engine/progress.c ipc/frame.c
+harness fuzz_replay runtime/io/replay.c runtime/io/lines.c runtime/conf/units.c \
 	$operators
-harness fuzz_trace runtime/trace.c runtime/lines.c runtime/units.c $operators
+harness fuzz_trace tools/wmconform/trace.c runtime/io/lines.c runtime/conf/units.c $operators

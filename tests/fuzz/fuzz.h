@@ -11,7 +11,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The lines of an input, counting a last one without its end: the largest
- * line number a message about it may name. Lines end as runtime/lines.h
+ * line number a message about it may name. Lines end as runtime/io/lines.h
  * ends them: "\n", "\r\n" or a lone "\r". */
 static inline long
 fuzz_lines(const uint8_t *data, size_t size)

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/ini.h"
-#include "runtime/units.h"
+#include "runtime/conf/ini.h"
+#include "runtime/conf/units.h"
 #include "tests/fuzz/fuzz.h"
 
 /* Every other key may repeat, to reach both paths. */

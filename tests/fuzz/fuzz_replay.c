@@ -1,6 +1,6 @@
 /*
  * fuzz_replay.c
- *	libFuzzer entry point for runtime/replay.c: a source's replayed trace
+ *	libFuzzer entry point for runtime/io/replay.c: a source's replayed trace
  *	(CSV or JSON lines), read once as the job reads it, then drained by
  *	its subtasks' record sources as the task loop drains them. For
  *	manual runs; not built by `make` or `make check`: see
@@ -38,7 +38,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runtime/replay.h"
+#include "runtime/io/replay.h"
 #include "tests/fuzz/fuzz.h"
 
 static const uint32_t totals[16] = {

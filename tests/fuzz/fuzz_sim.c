@@ -1,7 +1,7 @@
 /*
  * fuzz_sim.c
  *	libFuzzer entry point for `wmrun --sim` on a fuzzed topology: load it
- *	(runtime/topology.c), then run it to its end with runtime/sim.c and the
+ *	(runtime/conf/topology.c), then run it to its end with runtime/run/sim.c and the
  *	operators, and build its report. For manual runs; not built by `make`
  *	or `make check`: see tests/fuzz/README.md.
  *
@@ -23,10 +23,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/plan.h"
-#include "runtime/report.h"
-#include "runtime/sim.h"
-#include "runtime/topology.h"
+#include "runtime/plan/plan.h"
+#include "runtime/report/report.h"
+#include "runtime/run/sim.h"
+#include "runtime/conf/topology.h"
 #include "tests/fuzz/fuzz.h"
 
 static char trace[256];

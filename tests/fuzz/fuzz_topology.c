@@ -1,9 +1,9 @@
 /*
  * fuzz_topology.c
- *	libFuzzer entry point for runtime/topology.c (and the INI reader and
+ *	libFuzzer entry point for runtime/conf/topology.c (and the INI reader and
  *	unit parsers under it), then what `wmrun --check` does with a valid
- *	topology: the plan (runtime/plan.c) and the placement on this machine
- *	(runtime/placement.c, runtime/affinity.c). For manual runs; not built
+ *	topology: the plan (runtime/plan/plan.c) and the placement on this machine
+ *	(runtime/plan/placement.c, runtime/plan/affinity.c). For manual runs; not built
  *	by `make` or `make check`: see tests/fuzz/README.md.
  *
  * Each input is a topology file, loaded with wm_topology_load_buffer() as
@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/affinity.h"
-#include "runtime/placement.h"
-#include "runtime/plan.h"
-#include "runtime/topology.h"
+#include "runtime/plan/affinity.h"
+#include "runtime/plan/placement.h"
+#include "runtime/plan/plan.h"
+#include "runtime/conf/topology.h"
 #include "tests/fuzz/fuzz.h"
 
 #define NAME "fuzz.conf"
@@ -58,7 +58,7 @@ check_error(const uint8_t *data, size_t size, int rc,
 		abort();
 }
 
-/* What --check does after loading (runtime/main.c: check()). */
+/* What --check does after loading (tools/wmrun/main.c: check()). */
 static void
 check_plan(const struct wm_topology *t)
 {

@@ -1,6 +1,6 @@
 /*
  * fuzz_trace.c
- *	libFuzzer entry point for runtime/trace.c, the conformance trace
+ *	libFuzzer entry point for tools/wmconform/trace.c, the conformance trace
  *	reader and replayer behind `wmconform`. For manual runs; not built by
  *	`make` or `make check`: see tests/fuzz/README.md.
  *
@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "operators/behaviour.h"
-#include "runtime/trace.h"
+#include "tools/wmconform/trace.h"
 #include "tests/fuzz/fuzz.h"
 
 static char dir[200], valve_path[256], source_path[256];

@@ -25,7 +25,7 @@
 
 #include <numaif.h>
 
-#include "runtime/affinity.h"
+#include "runtime/plan/affinity.h"
 #include "tests/unit/check_main.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))

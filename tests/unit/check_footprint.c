@@ -20,10 +20,10 @@
 #include "ipc/ring.h"
 #include "ipc/shm.h"
 #include "operators/window.h"
-#include "runtime/footprint.h"
-#include "runtime/metrics.h"
-#include "runtime/plan.h"
-#include "runtime/topology.h"
+#include "runtime/plan/footprint.h"
+#include "runtime/metrics/metrics.h"
+#include "runtime/plan/plan.h"
+#include "runtime/conf/topology.h"
 #include "tests/unit/check_main.h"
 
 #define GiB (1024.0 * 1024 * 1024)

@@ -8,7 +8,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "runtime/histogram.h"
+#include "runtime/metrics/histogram.h"
 #include "tests/unit/check_main.h"
 
 START_TEST(test_small_values_have_a_bucket_each)

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/ini.h"
+#include "runtime/conf/ini.h"
 #include "tests/unit/check_main.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,6 +1,6 @@
 /*
  * check_progress.c
- *	Unit tests of stall and idle accounting (runtime/progress.h): what
+ *	Unit tests of stall and idle accounting (runtime/engine/progress.h): what
  *	counts as a stall, what as idle time, and readings with stretches
  *	still open.
  */
@@ -9,7 +9,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "runtime/progress.h"
+#include "runtime/engine/progress.h"
 #include "tests/unit/check_main.h"
 
 #define S 1000000000LL /* one second in ns */

@@ -6,7 +6,7 @@
  *	frames that running every one of them sends, at the same times.
  *
  * Two drivers run the source subtasks of one topology on simulated time,
- * rule 2 of runtime/sim.h without the stages downstream (a source never
+ * rule 2 of runtime/run/sim.h without the stages downstream (a source never
  * hears from them). The stepping one runs each source whenever
  * wm_task_run_source() says something is due; the jumping one follows
  * task.h's contract: it runs a source at the time next_event() gives,
@@ -22,9 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/plan.h"
-#include "runtime/task.h"
-#include "runtime/topology.h"
+#include "runtime/plan/plan.h"
+#include "runtime/engine/task.h"
+#include "runtime/io/sources.h"
+#include "runtime/conf/topology.h"
 #include "tests/unit/check_main.h"
 
 struct source_run;
@@ -120,7 +121,7 @@ source_run_open(struct source_run *run, const char *text)
 		s->run = run;
 		s->id = id;
 		/* The topologies here generate their records: no trace. */
-		s->task = wm_task_new(
+		s->task = wm_sources_new_task(
 			run->topo, sub->stage, sub->index, &s->out,
 			(struct wm_subtask_metrics *)((char *)run->blocks +
 						      id * run->stride),

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "operators/behaviour.h"
-#include "runtime/topology.h"
+#include "runtime/conf/topology.h"
 #include "tests/unit/check_main.h"
 
 static const char full[] = "[job]\n"

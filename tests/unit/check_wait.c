@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "ipc/clock.h"
+#include "base/clock.h"
 #include "ipc/wait.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/futex_faults.h"

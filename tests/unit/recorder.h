@@ -7,7 +7,7 @@
 #ifndef WM_TESTS_RECORDER_H
 #define WM_TESTS_RECORDER_H
 
-#include "operators/event.h"
+#include "operators/output.h"
 
 struct recorder {
 	struct wm_output out;

@@ -17,7 +17,7 @@
 
 #include "ipc/frame.h"
 #include "ipc/wait.h"
-#include "ipc/clock.h"
+#include "base/clock.h"
 
 static inline int64_t
 now_ns(void)

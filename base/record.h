@@ -1,0 +1,44 @@
+/*
+ * record.h
+ *	What flows through a job: records, and the watermark status of a
+ *	stream. The operators compute on them, the transport carries them
+ *	(ipc/frame.h), the runtime counts them.
+ */
+#ifndef WM_BASE_RECORD_H
+#define WM_BASE_RECORD_H
+
+#include <stdint.h>
+
+#include "base/time.h"
+
+/*
+ * Watermark status of a stream (Flink's WatermarkStatus). Values are part
+ * of the frame format; do not renumber.
+ */
+enum wm_status {
+	WM_STATUS_ACTIVE = 0,
+	WM_STATUS_IDLE = 1,
+};
+
+/* Record flags. */
+enum wm_record_flag {
+	/* A punctuated generator emits a watermark at this record's time. */
+	WM_RECORD_PUNCTUATE = 1u << 0,
+};
+
+/*
+ * One record: 32 bytes, two to a cache line. Between subtasks flags and
+ * partition travel as 16 bits each (ipc/frame.h); configuration keeps
+ * partition numbers below 65536.
+ */
+struct wm_record {
+	wm_ts_t ts;	    /* event time; WM_TS_MIN = none */
+	int64_t key;	    /* key (strings travel as dictionary ids) */
+	int64_t value;	    /* the aggregated value */
+	uint32_t flags;	    /* enum wm_record_flag */
+	uint32_t partition; /* source partition that produced it */
+};
+
+_Static_assert(sizeof(struct wm_record) == 32, "records are 32 bytes");
+
+#endif /* WM_BASE_RECORD_H */

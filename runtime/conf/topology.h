@@ -1,0 +1,280 @@
+/*
+ * topology.h
+ *	A job as topology.conf describes it: stages, their parallelism and
+ *	the edges between them, validated, with Flink's defaults applied.
+ *
+ * The file (read by runtime/conf/ini.c, values by runtime/conf/units.c):
+ *
+ *   [job]            name, event_time / processing_time / records (run
+ *                    length, any of them: the first reached ends the job),
+ *                    speed, seed, stall_threshold (a watermark still
+ *                    for longer is stalled: runtime/engine/progress.h; 10 s),
+ *                    flink_behaviour (released | master | a
+ *                    flag list), one key per behaviour flag by its
+ *                    lower-case name (valve_flush_unconditional = true),
+ *                    pipeline.auto-watermark-interval,
+ *                    pipeline.max-parallelism,
+ *                    pipeline.watermark-alignment.allow-unaligned-
+ *                    source-splits (align whole source subtasks only),
+ *                    cpus (a CPU list, one CPU per subtask in plan
+ *                    order: runtime/plan/placement.h; default: the heuristic),
+ *                    ring_size (bytes of each channel's ring, a power of
+ *                    two: 128KiB)
+ *   [global]         defaults for any stage key (parallelism = 4)
+ *   [source NAME]    parallelism, partitions, rate (per partition),
+ *                    out_of_orderness, late_fraction, late_by, keys,
+ *                    key_distribution (uniform | zipf), zipf_exponent,
+ *                    values (N: each partition's values go 1, 2, ..., N,
+ *                    1, ...; default 1: every value is 1),
+ *                    watermark (bounded | ascending), idle_timeout,
+ *                    watermark_interval; and, repeatable, the shapes
+ *                    of the load (operators/source_gen.h):
+ *                      skew = PARTITIONS xF         rate x F for the
+ *                                                   whole job (later
+ *                                                   entries win)
+ *                      silence = PARTITIONS WHEN    no records then
+ *                      burst = PARTITIONS xF WHEN   rate x F then
+ *                                                   (overlaps multiply)
+ *                      outage = PARTITIONS WHEN     records wait, read
+ *                                                   when it ends
+ *                    PARTITIONS: FIRST or FIRST-LAST; F > 0; WHEN:
+ *                    [every D] [for D] [from D] [to D] in processing
+ *                    time since the job start, i.e. [from, to) (default
+ *                    the whole job) or `for` D from `from`, or with
+ *                    `every`, `for` D (< every) at the start of every D
+ *                    from `from` on, until `to`. E.g. "skew = 7 x0.01",
+ *                    "silence = 3-5 every 10 min for 2 min from 1 h",
+ *                    "burst = 0-3 x20 from 10 min for 30 s".
+ *                    Or instead: replay (a trace, runtime/io/replay.h),
+ *                    pacing (fast | arrival | event), on_bad_record
+ *                    (fail | skip). And watermark_alignment_group,
+ *                    _max_drift and _update_interval (1 s): Flink's
+ *                    withWatermarkAlignment, runtime/engine/task.h
+ *   [keyby NAME]     input, parallelism
+ *   [window NAME]    input (one stage, or two separated by a comma: a
+ *                    union), parallelism, max_parallelism, type
+ *                    (tumbling | sliding | session), size, slide, gap,
+ *                    offset, allowed_lateness, purging, aggregates (count,
+ *                    sum, min, max, avg), late_output
+ *   [sink NAME]      input, parallelism, format (csv | jsonl), path
+ *
+ * Edges, as Flink wires them: into a window, hash (keyBy: key groups of the
+ * window's max parallelism); elsewhere forward when both sides have the
+ * same parallelism, else rebalance. `partitioning` on a stage overrides
+ * the edges into it (forward | hash | rebalance | broadcast); forward needs
+ * equal parallelism.
+ *
+ * Every error names file, line and column and says what is wrong, in the
+ * house style; unknown keys get a did-you-mean. Also refused: a key the
+ * stage's other keys make meaningless (a generator key on a replaying
+ * source, pacing without replay, slide on a tumbling window; [global]
+ * defaults are exempt), an input named twice, a stage name with a blank or
+ * comma, two stages writing one file, an output that is a replayed trace
+ * (by path, or the same existing file), a keyby or window reading a window
+ * (a window's results go to its sinks only), and jobs past one machine's
+ * limits below (stages, subtasks, rings). The model has no side effects:
+ * no files are opened but the topology itself.
+ */
+#ifndef WM_RUNTIME_TOPOLOGY_H
+#define WM_RUNTIME_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "operators/edge.h"
+#include "operators/source_gen.h"
+#include "operators/watermark.h"
+#include "operators/window.h"
+#include "runtime/conf/ini.h"
+
+enum wm_stage_kind {
+	WM_STAGE_SOURCE,
+	WM_STAGE_KEYBY,
+	WM_STAGE_WINDOW,
+	WM_STAGE_SINK,
+};
+
+enum wm_aggregate {
+	WM_AGG_COUNT = 1u << 0,
+	WM_AGG_SUM = 1u << 1,
+	WM_AGG_MIN = 1u << 2,
+	WM_AGG_MAX = 1u << 3,
+	WM_AGG_AVG = 1u << 4,
+};
+
+#define WM_TOPOLOGY_MAX_INPUTS 2
+/* Stages reading one stage (sinks included): its out edges. */
+#define WM_TOPOLOGY_MAX_OUTPUTS 64u
+/* Stages in a job: far more than any job on one machine needs, few enough
+ * that the checks' searches and the cycle search's recursion stay small. */
+#define WM_TOPOLOGY_MAX_STAGES 1024u
+/* Subtask processes (sinks are chained to their windows, not counted): as
+ * many as placement can pin (runtime/plan/affinity.h). */
+#define WM_TOPOLOGY_MAX_SUBTASKS 4096u
+/* Rings in the segment. Every ring costs a page as soon as the segment is
+ * made, and an all-to-all edge has upstream x downstream of them. */
+#define WM_TOPOLOGY_MAX_CHANNELS 65536u
+/* What separates the stage names of an `input` list. */
+#define WM_TOPOLOGY_NAME_SEPARATORS ", \t"
+#define WM_TOPOLOGY_MAX_PARALLELISM 32768u
+#define WM_TOPOLOGY_MAX_PARTITIONS 65536u
+
+/* How a replayed trace's records are released (runtime/io/replay.h):
+ * as fast as possible, at their arrival column, or by event time. */
+enum wm_replay_pacing {
+	WM_REPLAY_FAST,
+	WM_REPLAY_ARRIVAL,
+	WM_REPLAY_EVENT,
+};
+
+struct wm_source_conf {
+	uint32_t partitions;
+	double rate; /* records per second per partition; inf */
+	int64_t out_of_orderness_ms;
+	double late_fraction; /* of records later than the bound */
+	int64_t late_by_ms;   /* how much later than the bound, at most */
+	uint64_t keys;
+	bool zipf;
+	double zipf_exponent;
+	uint32_t value_cycle; /* values 1..value_cycle in turn; 1: all 1 */
+	struct wm_watermark_strategy strategy;
+	/* Shapes of the generated load, as operators/source_gen.h defines
+	 * them (times: processing time since the job start). */
+	uint32_t n_skew;
+	double *skew; /* by partition id (n_skew = partitions); NULL: none */
+	uint32_t n_silences;
+	struct wm_source_gen_silence *silences;
+	uint32_t n_bursts;
+	struct wm_source_gen_burst *bursts;
+	uint32_t n_outages;
+	struct wm_source_gen_silence *outages;
+	/* Replay a trace instead of generating (runtime/io/replay.h). */
+	char *replay;
+	enum wm_replay_pacing pacing;
+	bool skip_bad_records; /* on_bad_record = skip */
+	/* Watermark alignment (flink-semantics.md section 2.7): sources of
+	 * one group hold back partitions whose watermark runs more than
+	 * max_drift ahead of the group's slowest. */
+	char *alignment_group; /* NULL: not aligned */
+	int64_t alignment_max_drift_ms;
+	int64_t alignment_update_interval_ms; /* 1 s */
+};
+
+struct wm_window_stage_conf {
+	struct wm_window_config op;
+	unsigned aggregates; /* enum wm_aggregate */
+	char *late_output;   /* NULL: count late records as dropped */
+};
+
+enum wm_sink_format { WM_SINK_CSV, WM_SINK_JSONL };
+
+struct wm_sink_conf {
+	enum wm_sink_format format;
+	char *path; /* "-" for stdout */
+};
+
+struct wm_stage_input {
+	uint32_t stage; /* index into wm_topology.stages */
+	enum wm_partitioning edge;
+};
+
+struct wm_stage {
+	enum wm_stage_kind kind;
+	char *name;
+	int line, col; /* of the section header, for messages */
+	uint32_t parallelism;
+	uint32_t max_parallelism; /* key groups of a keyed (window) stage */
+	uint32_t n_inputs;
+	struct wm_stage_input inputs[WM_TOPOLOGY_MAX_INPUTS];
+	union {
+		struct wm_source_conf source;
+		struct wm_window_stage_conf window;
+		struct wm_sink_conf sink;
+	} u;
+};
+
+struct wm_job_conf {
+	char *name;
+	int64_t event_time_ms;	    /* run length; INT64_MAX: unlimited */
+	int64_t processing_time_ms; /* likewise */
+	uint64_t records;	    /* per source partition; UINT64_MAX */
+	double speed;		    /* processing time runs this much faster */
+	uint64_t seed;
+	unsigned behaviour; /* enum wm_behaviour_flag */
+	int64_t watermark_interval_ms;
+	int64_t stall_threshold_ms;	    /* runtime/engine/progress.h */
+	bool allow_unaligned_source_splits; /* align whole subtasks only */
+	char *cpus;    /* explicit placement (runtime/plan/placement.h); NULL */
+	char *cpus_at; /* "FILE:LINE:COL" of cpus' value, for the errors of
+			* a placement that cannot follow it */
+	uint32_t ring_cells; /* of each channel's ring (ring_size) */
+};
+
+/* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of
+ * 256 records while the consumer sleeps. */
+#define WM_TOPOLOGY_RING_CELLS 4096u
+
+struct wm_topology {
+	char *file; /* the path or name it was loaded as, for messages */
+	struct wm_job_conf job;
+	uint32_t n_stages; /* in file order; inputs come before users */
+	struct wm_stage *stages;
+};
+
+/*
+ * Read and validate the topology at `path` (or `len` bytes at `text`,
+ * named `name`). Returns 0 with *topo set (free with wm_topology_free()),
+ * or fills *err and returns -EINVAL (the configuration is wrong: exit 78),
+ * a negative errno from reading the file (exit 66), or -ENOMEM.
+ */
+int wm_topology_load_file(const char *path, struct wm_topology **topo,
+			  struct wm_ini_error *err);
+int wm_topology_load_buffer(const char *text, size_t len, const char *name,
+			    struct wm_topology **topo,
+			    struct wm_ini_error *err);
+void wm_topology_free(struct wm_topology *topo);
+
+/* One output edge of a stage: input `input` of stage `stage` reads it. */
+struct wm_topology_edge {
+	uint32_t stage;
+	uint32_t input;
+};
+
+/* The edges out of `stage`, in stage order; returns how many (at most
+ * `max` are stored). */
+uint32_t wm_topology_out_edges(const struct wm_topology *topo, uint32_t stage,
+			       struct wm_topology_edge *edges, uint32_t max);
+
+/* The out edges of `stage` that carry frames, in stage order: those to
+ * stages other than sinks (a sink is chained to its window and reads its
+ * results, not a channel). Numbered so by the plan's channels, the task's
+ * output edges and the summary's accounting. Returns how many (at most
+ * `max` are stored). */
+uint32_t wm_topology_data_edges(const struct wm_topology *topo, uint32_t stage,
+				struct wm_topology_edge *edges, uint32_t max);
+
+/* Channels of input `input` of `stage`: one per upstream subtask, or one
+ * for a forward edge. */
+uint32_t wm_topology_input_width(const struct wm_topology *topo, uint32_t stage,
+				 uint32_t input);
+
+/* The number of input channels of each subtask of `stage` (all inputs),
+ * and the channel through which upstream subtask `up` reaches it on
+ * input `input` (inputs numbered in order, input 0's channels first). */
+uint32_t wm_topology_input_channels(const struct wm_topology *topo,
+				    uint32_t stage);
+uint32_t wm_topology_input_channel(const struct wm_topology *topo,
+				   uint32_t stage, uint32_t input, uint32_t up);
+
+/* What the job does with the file at `path` ("the topology", "the trace
+ * that source \"s\" replays", "the output of sink \"o\""), written into
+ * buf for a message, or NULL if nothing: by path, or the same existing
+ * file. For a file the job must not also write (--summary). */
+const char *wm_topology_file_use(const struct wm_topology *topo,
+				 const char *path, char *buf, size_t len);
+
+/* Names for messages and plans. */
+const char *wm_stage_kind_name(enum wm_stage_kind kind);
+const char *wm_partitioning_name(enum wm_partitioning kind);
+
+#endif /* WM_RUNTIME_TOPOLOGY_H */

@@ -1,0 +1,136 @@
+/*
+ * progress.c
+ *	Stall and idle accounting of one watermark (definitions in
+ *	progress.h).
+ */
+#include "config.h"
+
+#include "runtime/engine/progress.h"
+
+void
+wm_progress_init(struct wm_progress *p, int64_t threshold_ns)
+{
+	*p = (struct wm_progress){
+		.threshold_ns = threshold_ns,
+		.longest_cause = WM_PROGRESS_NO_CAUSE,
+		.watermark = WM_TS_MIN,
+	};
+}
+
+void
+wm_progress_follow_starvation(struct wm_progress *p, const int64_t *starved_ns)
+{
+	p->starved = starved_ns;
+	p->starved_at_still_ns = *starved_ns;
+}
+
+static int64_t
+starved_now(const struct wm_progress *p)
+{
+	return p->starved != NULL ? *p->starved : 0;
+}
+
+/* A still stretch begins at `now_ns`. */
+static void
+start_still(struct wm_progress *p, int64_t now_ns)
+{
+	p->still_since_ns = now_ns;
+	p->starved_at_still_ns = starved_now(p);
+}
+
+/* The still stretch [still_since, now) ends: a stall if long enough. */
+static void
+close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
+{
+	int64_t still = now_ns - p->still_since_ns;
+
+	if (still > p->threshold_ns) {
+		p->stalled_ns += still;
+		p->stalls++;
+		if (still > p->longest_stall_ns) {
+			p->longest_stall_ns = still;
+			p->longest_cause = cause;
+			p->longest_starved_ns =
+				starved_now(p) - p->starved_at_still_ns;
+		}
+	}
+	start_still(p, now_ns);
+}
+
+void
+wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns,
+		      uint32_t cause)
+{
+	if (p->done || w <= p->watermark)
+		return;
+	p->watermark = w;
+	/* An advance while IDLE is announced is not possible for an output
+	 * (Flink sends ACTIVE first) but is for a partition's slot, whose
+	 * generator may advance before its status is re-read: the idle
+	 * stretch decides, nothing was stalled. */
+	if (!p->idle)
+		close_still(p, now_ns, cause);
+	if (w == WM_TS_MAX) {
+		if (p->idle) {
+			p->idle_ns += now_ns - p->idle_since_ns;
+			p->idle = false;
+		}
+		p->done = true;
+	}
+}
+
+void
+wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
+		   uint32_t cause)
+{
+	if (p->done || idle == p->idle)
+		return;
+	if (idle) {
+		close_still(p, now_ns, cause);
+		p->idle_since_ns = now_ns;
+		p->to_idle++;
+	} else {
+		p->idle_ns += now_ns - p->idle_since_ns;
+		start_still(p, now_ns);
+		p->to_active++;
+	}
+	p->idle = idle;
+}
+
+void
+wm_progress_finish(struct wm_progress *p, int64_t now_ns)
+{
+	if (p->done)
+		return;
+	if (p->idle) {
+		p->idle_ns += now_ns - p->idle_since_ns;
+		p->idle = false;
+	} else {
+		close_still(p, now_ns, WM_PROGRESS_NO_CAUSE);
+	}
+	p->done = true;
+}
+
+void
+wm_progress_read(const struct wm_progress *p, int64_t now_ns,
+		 struct wm_progress_reading *out)
+{
+	/* A reading is what finishing now would leave: a copy is closed as
+	 * the stream's end closes it (an open stall ended by nothing). */
+	struct wm_progress q = *p;
+
+	wm_progress_finish(&q, now_ns);
+	*out = (struct wm_progress_reading){
+		.watermark = p->watermark,
+		.idle = p->idle,
+		.stalled_ns = q.stalled_ns,
+		.longest_stall_ns = q.longest_stall_ns,
+		.longest_cause = q.longest_cause,
+		.stalls = q.stalls,
+		.stalled_now = q.stalls > p->stalls,
+		.idle_ns = q.idle_ns,
+		.to_idle = p->to_idle,
+		.to_active = p->to_active,
+		.longest_starved_ns = q.longest_starved_ns,
+	};
+}

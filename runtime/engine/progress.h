@@ -1,0 +1,112 @@
+/*
+ * progress.h
+ *	How a watermark moved over processing time: when it stood still for
+ *	too long (a stall), and when it was idle. One tracker follows one
+ *	watermark: a subtask's output or a source partition's.
+ *
+ * Definitions (processing time in ns since the job started, event time in
+ * ms; every figure in the job summary comes from these):
+ *
+ *   still since   the last time the watermark advanced, or became ACTIVE,
+ *                 or the job started (0)
+ *   stall         a stretch of ACTIVE time without an advance longer than
+ *                 the threshold ([job] stall_threshold); it is counted
+ *                 whole, from `still since` to the advance, the switch to
+ *                 IDLE or the end of the job that closes it. While IDLE
+ *                 the watermark is not held down by anything it waits
+ *                 for: that time is idle time, not stalled time.
+ *   idle time     the sum of IDLE stretches; transitions count each
+ *                 switch (ACTIVE -> IDLE and IDLE -> ACTIVE separately)
+ *   done          the watermark reached MAX (end of stream): nothing is
+ *                 counted afterwards
+ *   cause         what ended the longest stall: the caller names, with
+ *                 each update, what it came from (an operator its input
+ *                 channel: the channel whose watermark or IDLE moved the
+ *                 operator's watermark was the one holding it), or
+ *                 WM_PROGRESS_NO_CAUSE
+ *   starved       how much of the longest stall its process spent
+ *                 runnable but not running, waiting for a CPU: the
+ *                 growth, over the stall, of a count the caller keeps
+ *                 (wm_progress_follow_starvation(); real nanoseconds, not
+ *                 processing time). A stall of a starved process is the
+ *                 machine's doing, not the data's.
+ *
+ * A stretch still open at the time of a reading counts up to that time, so
+ * a reading is what a user would see if the job ended then. Pure: time is
+ * passed in; one thread writes a tracker.
+ */
+#ifndef WM_RUNTIME_PROGRESS_H
+#define WM_RUNTIME_PROGRESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "operators/output.h"
+
+#define WM_PROGRESS_NO_CAUSE UINT32_MAX
+
+struct wm_progress {
+	int64_t threshold_ns;
+	uint32_t longest_cause;
+	wm_ts_t watermark; /* MIN at start */
+	bool idle;
+	bool done;
+	int64_t still_since_ns;
+	int64_t idle_since_ns;
+	/* closed stretches */
+	int64_t stalled_ns;
+	int64_t longest_stall_ns;
+	uint64_t stalls;
+	int64_t idle_ns;
+	uint64_t to_idle, to_active;
+	/* starved: the caller's count, its value at still_since, and its
+	 * growth over the longest stall */
+	const int64_t *starved;
+	int64_t starved_at_still_ns;
+	int64_t longest_starved_ns;
+};
+
+/* What a reading at some time gives, open stretches included. */
+struct wm_progress_reading {
+	wm_ts_t watermark;
+	bool idle;
+	int64_t stalled_ns;
+	int64_t longest_stall_ns;
+	uint32_t longest_cause; /* NO_CAUSE when still open at the reading */
+	bool stalled_now;	/* a stall is open at the reading */
+	uint64_t stalls;
+	int64_t idle_ns;
+	uint64_t to_idle, to_active;
+	int64_t longest_starved_ns; /* of the longest stall */
+};
+
+/* ACTIVE at MIN from time 0; stalls are stretches longer than
+ * `threshold_ns` (> 0). */
+void wm_progress_init(struct wm_progress *p, int64_t threshold_ns);
+
+/* Take the starvation of each stall from `*starved_ns`, a count that
+ * only grows (the process's time waiting for a CPU), read at each update;
+ * its value now is where the still stretch begins. */
+void wm_progress_follow_starvation(struct wm_progress *p,
+				   const int64_t *starved_ns);
+
+/* The watermark is now `w` at `now_ns` (ignored unless it advanced),
+ * because of `cause`. */
+void wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns,
+			   uint32_t cause);
+
+/* The status is now IDLE (`idle`) or ACTIVE (ignored unless it changed),
+ * because of `cause`. */
+void wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
+			uint32_t cause);
+
+/* The watermark's stream ended at `now_ns` (a partition finished): open
+ * stretches close as a reading would count them, nothing is counted
+ * after. */
+void wm_progress_finish(struct wm_progress *p, int64_t now_ns);
+
+/* The figures as of `now_ns` (>= every time passed before). */
+void wm_progress_read(const struct wm_progress *p, int64_t now_ns,
+		      struct wm_progress_reading *out);
+
+#endif /* WM_RUNTIME_PROGRESS_H */

@@ -1,0 +1,193 @@
+/*
+ * task.h
+ *	One subtask of a job: the operators of its stage between its input
+ *	channels and its output edges, whatever carries the frames.
+ *
+ * The same code runs in a worker process (frames from rings, real clock)
+ * and in the --sim driver (frames from in-memory queues, simulated clock):
+ * a task only reacts to calls, and speaks through struct wm_task_out.
+ *
+ *   source   partitions (source_gen) -> records out; their watermarks and
+ *            idleness (source_watermarks) -> edges
+ *   keyby    input valve -> records re-routed by key; valve output -> edges
+ *   window   one valve per logical input (two inputs combined as Flink's
+ *            two-input operators) -> window operator -> results to the
+ *            chained sink; watermarks and statuses -> edges
+ *
+ * Input channels are numbered across logical inputs: input 0's channels
+ * first. Every record is accounted for (struct wm_task_counters).
+ */
+#ifndef WM_RUNTIME_TASK_H
+#define WM_RUNTIME_TASK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ipc/frame.h"
+#include "operators/edge.h"
+#include "operators/multi_input.h"
+#include "operators/source_gen.h"
+#include "operators/source_watermarks.h"
+#include "operators/valve.h"
+#include "operators/window.h"
+#include "runtime/metrics/metrics.h"
+#include "runtime/plan/plan.h"
+#include "runtime/conf/topology.h"
+
+struct wm_task_out {
+	/* Send one frame on channel `channel` of output edge `edge`. */
+	void (*frame)(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+		      const struct wm_frame *f);
+	/* One window result for the chained sink. */
+	void (*result)(struct wm_task_out *out,
+		       const struct wm_window_result *r, wm_ts_t watermark,
+		       int64_t fire_time_ms);
+	/* A record late for all its windows, for the late side output (only
+	 * when the window stage has one). */
+	void (*late)(struct wm_task_out *out, const struct wm_record *r);
+};
+
+struct wm_task_counters {
+	uint64_t records_in;  /* read from partitions or input channels */
+	uint64_t records_out; /* sent on edges */
+	uint64_t watermarks_out;
+	uint64_t statuses_out;
+};
+
+struct wm_task;
+
+/*
+ * The task for subtask `index` of stage `stage` of `topo`, writing to
+ * `out` and publishing to `metrics` (a zeroed block with room for the
+ * subtask's partitions: wm_plan_subtask.n_partitions; the task is its only
+ * writer). Output edges are the edges of the stages that read this one, in
+ * stage order (edge e's channels are the downstream subtasks, or the one
+ * forward subtask). A source stage reads `src`, the record source its
+ * driver opened for it (runtime/io/sources.h: the subtask's partitions,
+ * generated or replayed; -EINVAL if it is missing); the task owns it from
+ * the call on, and frees it, even when the call fails. NULL for other
+ * stages. NULL with errno on failure.
+ */
+struct wm_task *wm_task_new(const struct wm_topology *topo, uint32_t stage,
+			    uint32_t index, struct wm_task_out *out,
+			    struct wm_subtask_metrics *metrics,
+			    struct wm_record_source *src);
+
+/* Lines of the replayed trace skipped as bad that this subtask reports
+ * (wm_sources_open()'s count), for the summary. */
+void wm_task_bad_records(struct wm_task *task, uint64_t n);
+void wm_task_free(struct wm_task *task);
+
+/* Input channels of this task, and the edges out of it. */
+uint32_t wm_task_input_channels(const struct wm_task *task);
+uint32_t wm_task_output_edges(const struct wm_task *task);
+uint32_t wm_task_edge_channels(const struct wm_task *task, uint32_t edge);
+
+/* A frame arrived on input channel `channel`. Returns 0, -EBADMSG for a
+ * frame this task cannot take (a corrupt stream), or -ENOMEM when a window
+ * could not allocate the state of the record (it went into none of its
+ * windows and was not counted: the job must stop, as Flink's fails;
+ * wm_task_why() says what). */
+int wm_task_input(struct wm_task *task, uint32_t channel,
+		  const struct wm_frame *f, int64_t now_ns);
+
+/* What the last failed wm_task_input() could not do, for a message. */
+const char *wm_task_why(const struct wm_task *task);
+
+/* The real time the task's process has waited for a CPU so far (runnable,
+ * not running: the kernel's run delay), as the runtime last read it: each
+ * stall then says how much of it was the process not being scheduled
+ * (progress.h). Never called under --sim, whose processing time has no
+ * scheduler. */
+void wm_task_cpu_wait(struct wm_task *task, int64_t waited_ns);
+
+/* Every input delivered END. */
+bool wm_task_inputs_done(const struct wm_task *task);
+
+/* Records a source emits per wm_task_run_source() call at most. */
+#define WM_TASK_SOURCE_BURST 256u
+
+/* Sources: emit the records due by `now_ns` (processing time since the
+ * job started; at most WM_TASK_SOURCE_BURST) and run the periodic
+ * watermark tick if due. Returns the processing time of the next thing to
+ * do (<= now_ns: call again at once; INT64_MAX: nothing). When every
+ * partition is finished, or [job] processing_time has passed, ends the
+ * stream: MAX watermark, then END. */
+int64_t wm_task_run_source(struct wm_task *task, int64_t now_ns);
+
+/* When a source's next record is due, or its input ends ([job]
+ * processing_time): INT64_MAX when neither will happen from the passage of
+ * time alone (partitions silent for ever, or all held back by watermark
+ * alignment), only watermark ticks and alignment updates. */
+int64_t wm_task_source_input_due(const struct wm_task *task);
+
+/*
+ * Jumping over time in which a source can change nothing (--sim): a
+ * partition silent for years is billions of periodic ticks and alignment
+ * updates that each change nothing. Stepping through them gives the same
+ * output as jumping, only slower.
+ *
+ * wm_task_source_next_event() is the earliest time, for a source that ran
+ * last at or before `from_ns` (and nothing ran it since), at which running
+ * it can change anything: its first run; its next record due or the end
+ * of its input (wm_task_source_input_due()); the first periodic tick that
+ * can change anything (operators/source_watermarks.h); the first
+ * alignment update at or after `from_ns` if one can change anything now:
+ * its own report changed, or the group's reports did. Ticks and updates
+ * due before that time, from `from_ns` on, change nothing, as long as no
+ * other source of its alignment group runs meanwhile (a report of theirs
+ * may change: ask again, with the time of their run). A value <= from_ns:
+ * run it at once; INT64_MAX: never from the passage of time alone.
+ *
+ * wm_task_source_skip(), just before running the source at `now_ns`, the
+ * time next_event() gave (or a later one asked again gave), takes the
+ * ticks and updates due before `now_ns` as run on time: their schedules
+ * move on as running each on time would have moved them (the next one
+ * plus whole intervals), so the output is the same as stepping through
+ * them. After a run that left records due (wm_task_run_source() returned
+ * at most its now_ns) it does nothing: the caller comes back when it can,
+ * and what fell due meanwhile runs late, as in a real run.
+ */
+int64_t wm_task_source_next_event(const struct wm_task *task, int64_t from_ns);
+void wm_task_source_skip(struct wm_task *task, int64_t now_ns);
+
+/* Stop a source now, as Flink's stop without drain: END(STOP) on every
+ * output and no MAX watermark, so windows still open stay unfired (their
+ * records are in them); the tasks downstream pass END(STOP) on once all
+ * their inputs ended, and finish. A finished source is left alone. */
+void wm_task_stop_source(struct wm_task *task);
+
+/* The task finished: a source that sent END, or a task whose inputs all
+ * ended (it then sent END itself). */
+bool wm_task_finished(const struct wm_task *task);
+
+const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
+
+/*
+ * Watermark alignment: if this task is subtask `id` of `plan` and a source
+ * of an alignment group, it talks to the group through the metrics blocks
+ * of its subtasks, block i at blocks + i x stride (the segment's metrics
+ * area, or --sim's copy of it; its own block included). Call once, before
+ * the first run; a task that is not aligned is left alone. Every
+ * watermark_alignment_update_interval it reports into its block, reads
+ * the group's reports and pauses what runs ahead (operators/alignment.h);
+ * partitions only if the record source can pause them. 0, -EINVAL (called
+ * before) or -ENOMEM.
+ */
+int wm_task_align(struct wm_task *task, const struct wm_plan *plan, uint32_t id,
+		  void *blocks, size_t stride);
+
+/* A source cannot send (`blocked`: its output ring is full) or can again:
+ * its idleness clock stops meanwhile (flink-semantics.md 1.7.3). */
+void wm_task_backpressure(struct wm_task *task, bool blocked, int64_t now_ns);
+
+/* Write every figure to the metrics block, open stretches counted up to
+ * `now_ns`. Window fire delays are written as they happen. Call it after
+ * a batch of work and at the end (then set `finished`, metrics.h). */
+void wm_task_publish(const struct wm_task *task, int64_t now_ns);
+
+/* The window operator of a window task (NULL otherwise). */
+const struct wm_window *wm_task_window(const struct wm_task *task);
+
+#endif /* WM_RUNTIME_TASK_H */

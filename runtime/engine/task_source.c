@@ -1,0 +1,473 @@
+/*
+ * task_source.c
+ *	A source subtask: its partitions (Flink splits) read from the record
+ *	source its driver opened (the generator or a replayed trace,
+ *	runtime/io/sources.h), one watermark generator
+ *	each merged as Flink's source merges them, partitions that finish
+ *	released, and watermark alignment with the other sources of its
+ *	group (operators/alignment.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/alignment.h"
+#include "runtime/engine/task_internal.h"
+
+/* The partitions of the record source the driver opened (io/sources.h),
+ * and one watermark generator per partition merged as Flink's source
+ * does. */
+int
+wm_task_init_source(struct wm_task *t)
+{
+	const struct wm_source_conf *sc = &t->stage->u.source;
+	struct wm_record_source *src = t->src;
+	uint32_t n;
+
+	if (src == NULL)
+		return -EINVAL;
+	n = src->ops->n_partitions(src);
+	t->n_parts = n;
+	t->parts = calloc(n ? n : 1, sizeof(*t->parts));
+	t->part = calloc(n ? n : 1, sizeof(*t->part));
+	t->split_of = calloc(sc->partitions, sizeof(*t->split_of));
+	t->local_of = calloc(sc->partitions, sizeof(*t->local_of));
+	if (t->parts == NULL || t->part == NULL || t->split_of == NULL ||
+	    t->local_of == NULL)
+		return -ENOMEM;
+	t->max_allowed = WM_TS_MAX;
+	t->next_alignment_ns = INT64_MAX;
+	/* A run length in processing time ends every source's input then,
+	 * whatever its records: drained, as a bounded source ends. The
+	 * processing time [0, end) is read, as an event-time end is. */
+	t->end_ns = wm_ms_to_ns(t->topo->job.processing_time_ms);
+	for (uint32_t i = 0; i < n; i++) {
+		struct wm_source_partition_stats st;
+
+		/* The source's order of its partitions is the task's. */
+		src->ops->partition_stats(src, i, 0, &st);
+		if (st.partition >= sc->partitions)
+			return -EINVAL;
+		t->parts[i] = st.partition;
+		t->local_of[st.partition] = i;
+		wm_progress_init(&t->part[i].progress,
+				 wm_task_stall_threshold_ns(t->topo));
+		wm_progress_follow_starvation(&t->part[i].progress,
+					      &t->cpu_wait_ns);
+	}
+	if (wm_source_watermarks_init(&t->watermarks, &sc->strategy,
+				      &t->edges_out) != 0)
+		return -EINVAL;
+	t->watermarks_ready = true;
+	for (uint32_t i = 0; i < n; i++) {
+		t->split_of[t->parts[i]] = wm_source_watermarks_add_split(
+			&t->watermarks, t->parts[i]);
+		if (t->split_of[t->parts[i]] == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The subtask's idleness clock stops while it cannot read: waiting for
+ * alignment or back-pressured (flink-semantics.md section 1.7.3). */
+static void
+pause_clock(struct wm_task *t)
+{
+	wm_source_watermarks_pause(&t->watermarks,
+				   t->waiting.paused || t->backpressured,
+				   t->now_ns);
+}
+
+static void
+set_waiting(struct wm_task *t, bool waiting)
+{
+	if (waiting == t->waiting.paused)
+		return;
+	if (waiting)
+		wm_pausable_clock_pause(&t->waiting, t->now_ns);
+	else
+		wm_pausable_clock_resume(&t->waiting, t->now_ns);
+	pause_clock(t);
+}
+
+/* The multiplexer slot of the i-th partition, or NULL once it finished
+ * (its slot released, retire_finished()). */
+static const struct wm_partial_watermark *
+slot_of(const struct wm_task *t, uint32_t local)
+{
+	const struct wm_source_split *split = t->split_of[t->parts[local]];
+
+	return split != NULL ? &split->slot.partial : NULL;
+}
+
+/* Split-level alignment: the partition is not read and its idleness
+ * clock stops. A source that cannot pause one partition (allowed by
+ * pipeline.watermark-alignment.allow-unaligned-source-splits) is aligned
+ * per subtask only. */
+static void
+pause_partition(struct wm_task *t, uint32_t local, bool paused)
+{
+	struct wm_pausable_clock *held = &t->part[local].held;
+
+	if (paused == held->paused || t->src->ops->pause == NULL ||
+	    slot_of(t, local) == NULL)
+		return;
+	t->src->ops->pause(t->src, local, paused, t->now_ns);
+	wm_source_split_pause(&t->watermarks, t->split_of[t->parts[local]],
+			      paused, t->now_ns);
+	if (paused)
+		wm_pausable_clock_pause(held, t->now_ns);
+	else
+		wm_pausable_clock_resume(held, t->now_ns);
+}
+
+/* What this subtask reports now, if anything (alignment.h). */
+static bool
+alignment_report(const struct wm_task *t, wm_ts_t *report)
+{
+	return wm_alignment_report(
+		wm_source_watermarks_current(&t->watermarks),
+		wm_source_watermarks_idle(&t->watermarks), t->finished, report);
+}
+
+/* maxAllowed from the group's reports as they stand: the coordinator's
+ * work, done by each member (the result is the same). */
+static wm_ts_t
+alignment_max_allowed(const struct wm_task *t)
+{
+	wm_ts_t group_min = WM_TS_MAX;
+
+	for (uint32_t i = 0; i < t->n_peers; i++) {
+		struct wm_subtask_metrics *peer = t->peers[i];
+
+		/* A2: acquire, pairs with A1 in the peer. */
+		if (!atomic_load_explicit(&peer->alignment_reported,
+					  memory_order_acquire))
+			continue;
+		wm_ts_t r = WM_METRIC_GET(peer->alignment_report);
+
+		if (r < group_min)
+			group_min = r;
+	}
+	return wm_alignment_max_allowed(
+		group_min, t->stage->u.source.alignment_max_drift_ms);
+}
+
+/* One alignment update (every watermark_alignment_update_interval): this
+ * subtask reports, the group's minimum is read from every report so far,
+ * and the new maxAllowed pauses or resumes the subtask and its
+ * partitions. As in Flink, a subtask that never reported hears nothing. */
+static void
+alignment_update(struct wm_task *t)
+{
+	wm_ts_t report;
+
+	if (alignment_report(t, &report)) {
+		WM_METRIC_SET(t->metrics->alignment_report, report);
+		/* A1: release, pairs with A2: a peer that sees the flag sees
+		 * a report of this subtask's (this one or a later one). */
+		atomic_store_explicit(&t->metrics->alignment_reported, 1,
+				      memory_order_release);
+		t->reported = true;
+	}
+	if (!t->reported || t->finished)
+		return;
+	t->max_allowed = alignment_max_allowed(t);
+	for (uint32_t i = 0; i < t->n_parts; i++)
+		if (slot_of(t, i) != NULL)
+			pause_partition(t, i,
+					wm_alignment_holds_back(
+						slot_of(t, i)->watermark,
+						t->max_allowed));
+	set_waiting(t, wm_alignment_holds_back(
+			       wm_source_watermarks_current(&t->watermarks),
+			       t->max_allowed));
+}
+
+/* now + the update interval, saturating. */
+static int64_t
+alignment_after(const struct wm_task *t, int64_t now_ns)
+{
+	return wm_ns_after_ms(now_ns,
+			      t->stage->u.source.alignment_update_interval_ms);
+}
+
+/* The partition (id) whose slot holds the multiplexer's minimum: the
+ * lowest watermark among those not idle, the first on a tie; NO_CAUSE if
+ * every one is idle. O(partitions), once a tick. */
+uint32_t
+wm_task_holding_partition(const struct wm_task *t)
+{
+	uint32_t holder = WM_PROGRESS_NO_CAUSE;
+	wm_ts_t low = WM_TS_MAX;
+
+	for (uint32_t i = 0; i < t->n_parts; i++) {
+		const struct wm_partial_watermark *slot = slot_of(t, i);
+
+		if (slot != NULL && !slot->idle &&
+		    (holder == WM_PROGRESS_NO_CAUSE || slot->watermark < low)) {
+			low = slot->watermark;
+			holder = t->parts[i];
+		}
+	}
+	return holder;
+}
+
+/*
+ * Partitions that finished leave the multiplexer, as Flink releases a
+ * finished split's output (flink-semantics.md 2.5: "split finished: slot
+ * removed"): a finished partition no longer holds the subtask's watermark,
+ * and alignment no longer waits on it. Each is retired once, in the order
+ * the source finished them, as its count of finished partitions grows:
+ * work per finished partition, not per partition each time one finishes
+ * (quadratic for a source with tens of thousands of partitions ending one
+ * by one).
+ */
+static void
+retire_finished(struct wm_task *t)
+{
+	uint32_t n = t->src->ops->n_finished(t->src);
+
+	for (; t->parts_finished < n; t->parts_finished++) {
+		uint32_t i = t->src->ops->finished_partition(t->src,
+							     t->parts_finished);
+
+		pause_partition(t, i, false);
+		wm_progress_finish(&t->part[i].progress, t->now_ns);
+		wm_source_watermarks_remove_split(&t->watermarks, t->parts[i]);
+		t->split_of[t->parts[i]] = NULL;
+	}
+}
+
+/* A partition's slot in the multiplexer may have changed status or
+ * watermark: follow it. */
+static void
+watch_partition(struct wm_task *t, uint32_t local)
+{
+	const struct wm_partial_watermark *slot = slot_of(t, local);
+	struct wm_progress *p = &t->part[local].progress;
+
+	if (slot == NULL)
+		return;
+	/* A slot leaving idleness does so with a watermark: the status
+	 * first, so the advance closes no idle time as stalled. */
+	wm_progress_status(p, slot->idle, t->now_ns, WM_PROGRESS_NO_CAUSE);
+	wm_progress_watermark(p, slot->watermark, t->now_ns,
+			      WM_PROGRESS_NO_CAUSE);
+	/* Alignment checks a partition on every update of its watermark
+	 * (which only grows: resuming waits for an announcement). */
+	if (t->peers != NULL &&
+	    wm_alignment_holds_back(slot->watermark, t->max_allowed))
+		pause_partition(t, local, true);
+}
+
+void
+wm_task_stop_source(struct wm_task *t)
+{
+	struct wm_frame end = {.kind = WM_FRAME_END, .arg = WM_END_STOP};
+
+	if (t->finished)
+		return;
+	wm_task_send_all(t, &end);
+	t->finished = true;
+	/* A stopped source holds no aligned peer back either. */
+	if (t->peers != NULL)
+		alignment_update(t);
+}
+
+int64_t
+wm_task_run_source(struct wm_task *t, int64_t now_ns)
+{
+	struct wm_record rec;
+	int64_t due, tick;
+
+	if (t->finished)
+		return INT64_MAX;
+	t->now_ns = now_ns;
+	if (!t->source_started) {
+		wm_source_watermarks_start(&t->watermarks, now_ns);
+		t->next_alignment_ns = t->peers != NULL
+					       ? alignment_after(t, now_ns)
+					       : INT64_MAX;
+		t->source_started = true;
+	}
+	if (now_ns >= t->next_alignment_ns) {
+		alignment_update(t);
+		t->next_alignment_ns = alignment_after(t, now_ns);
+	}
+	/* Records due by now first, each followed by its partition's
+	 * generator (Flink emits the record, then calls onEvent); at most a
+	 * burst per call, so that an unlimited-rate source lets its caller
+	 * move time on, run ticks and serve its other duties. A subtask
+	 * waiting for alignment reads nothing. */
+	for (uint32_t n = 0; !t->waiting.paused && now_ns < t->end_ns &&
+			     n < WM_TASK_SOURCE_BURST &&
+			     wm_record_source_next(t->src, now_ns, &rec) == 1;
+	     n++) {
+		uint32_t local = t->local_of[rec.partition];
+
+		t->counters.records_in++;
+		t->part[local].records++;
+		t->cause = rec.partition; /* a punctuated watermark */
+		wm_task_send_record(t, &rec);
+		wm_source_split_on_record(t->split_of[rec.partition], rec.ts,
+					  rec.flags);
+		watch_partition(t, local);
+	}
+	/* Sending may have blocked on a full ring (wm_task_backpressure()
+	 * read the clock meanwhile): go on from the later time, so that no
+	 * clock is ever read backwards. */
+	if (t->now_ns > now_ns)
+		now_ns = t->now_ns;
+	retire_finished(t);
+	/* Then the periodic tick, if it is due. If it moves the subtask's
+	 * watermark, the partition at the minimum before it was the one
+	 * holding it. */
+	if (now_ns >= wm_source_watermarks_next_tick(&t->watermarks))
+		t->cause = wm_task_holding_partition(t);
+	if (wm_source_watermarks_poll(&t->watermarks, now_ns))
+		for (uint32_t i = 0; i < t->n_parts; i++)
+			watch_partition(t, i);
+	t->cause = WM_PROGRESS_NO_CAUSE;
+	/* Subtask-level alignment is checked after every batch too. */
+	if (t->peers != NULL &&
+	    wm_alignment_holds_back(
+		    wm_source_watermarks_current(&t->watermarks),
+		    t->max_allowed))
+		set_waiting(t, true);
+	if (wm_record_source_finished(t->src) || now_ns >= t->end_ns) {
+		struct wm_frame end = {.kind = WM_FRAME_END,
+				       .arg = WM_END_DRAIN};
+
+		/* Drain: the MAX watermark (lost if IDLE is announced, as in
+		 * released Flink), then END. */
+		wm_source_watermarks_end_of_input(&t->watermarks);
+		wm_task_send_all(t, &end);
+		t->finished = true;
+		/* A finished source reports MAX: it holds no one back. */
+		if (t->peers != NULL)
+			alignment_update(t);
+		return INT64_MAX;
+	}
+	due = t->waiting.paused ? INT64_MAX
+				: wm_record_source_next_due_ns(t->src);
+	t->behind = due <= now_ns;
+	tick = wm_source_watermarks_next_tick(&t->watermarks);
+	if (tick < due)
+		due = tick;
+	if (t->end_ns < due)
+		due = t->end_ns;
+	return t->next_alignment_ns < due ? t->next_alignment_ns : due;
+}
+
+/*
+ * Whether an alignment update now can change anything. It writes the
+ * report, which changes only with the subtask's watermark or idleness, and
+ * applies maxAllowed, which changes only with the group's reports. With
+ * both as at the last update nothing changes: the pauses are those
+ * maxAllowed gives, because they are kept so between updates too (a
+ * partition or the subtask that runs past maxAllowed is paused at once,
+ * watch_partition() and the end of wm_task_run_source(); watermarks only
+ * rise, so nothing held back comes free without a new maxAllowed).
+ */
+static bool
+alignment_can_change(const struct wm_task *t)
+{
+	wm_ts_t report;
+
+	if (t->peers == NULL || t->finished)
+		return false;
+	if (alignment_report(t, &report) &&
+	    (!t->reported ||
+	     WM_METRIC_GET(t->metrics->alignment_report) != report))
+		return true;
+	return t->reported && alignment_max_allowed(t) != t->max_allowed;
+}
+
+int64_t
+wm_task_source_next_event(const struct wm_task *t, int64_t from_ns)
+{
+	int64_t due, tick;
+
+	if (t->finished)
+		return INT64_MAX;
+	if (!t->source_started)
+		return from_ns;
+	due = wm_task_source_input_due(t);
+	tick = wm_source_watermarks_next_change(&t->watermarks);
+	if (tick < due)
+		due = tick;
+	if (alignment_can_change(t)) {
+		int64_t update = wm_ns_schedule_at_or_after(
+			t->next_alignment_ns,
+			t->stage->u.source.alignment_update_interval_ms,
+			from_ns);
+
+		if (update < due)
+			due = update;
+	}
+	return due;
+}
+
+void
+wm_task_source_skip(struct wm_task *t, int64_t now_ns)
+{
+	if (t->finished || !t->source_started || t->behind)
+		return;
+	wm_source_watermarks_skip(&t->watermarks, now_ns);
+	if (t->peers != NULL)
+		t->next_alignment_ns = wm_ns_schedule_at_or_after(
+			t->next_alignment_ns,
+			t->stage->u.source.alignment_update_interval_ms,
+			now_ns);
+}
+
+int64_t
+wm_task_source_input_due(const struct wm_task *t)
+{
+	int64_t due = t->waiting.paused ? INT64_MAX
+					: wm_record_source_next_due_ns(t->src);
+
+	return t->end_ns < due ? t->end_ns : due;
+}
+
+int
+wm_task_align(struct wm_task *t, const struct wm_plan *plan, uint32_t id,
+	      void *blocks, size_t stride)
+{
+	uint32_t *ids;
+	uint32_t n;
+
+	if (t->peers != NULL)
+		return -EINVAL;
+	n = wm_plan_alignment_peers(plan, t->topo, id, NULL, 0);
+	if (n == 0)
+		return 0;
+	ids = calloc(n, sizeof(*ids));
+	t->peers = calloc(n, sizeof(*t->peers));
+	if (ids == NULL || t->peers == NULL) {
+		free(ids);
+		free(t->peers);
+		t->peers = NULL;
+		return -ENOMEM;
+	}
+	wm_plan_alignment_peers(plan, t->topo, id, ids, n);
+	for (uint32_t i = 0; i < n; i++)
+		t->peers[i] = (struct wm_subtask_metrics *)((char *)blocks +
+							    ids[i] * stride);
+	t->n_peers = n;
+	free(ids);
+	return 0;
+}
+
+void
+wm_task_backpressure(struct wm_task *t, bool blocked, int64_t now_ns)
+{
+	if (t->src == NULL || blocked == t->backpressured)
+		return;
+	t->now_ns = now_ns;
+	t->backpressured = blocked;
+	pause_clock(t);
+}

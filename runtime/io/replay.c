@@ -1,0 +1,786 @@
+/*
+ * replay.c
+ *	Trace replay (format, pacing and order in replay.h).
+ *
+ * A trace is read once into one array of its records in file order, and
+ * their due times are made in one place, schedule(), once every line is
+ * read (the shift of wall-clock arrivals needs the earliest). Each
+ * subtask's source then lists its own records by index, sorted into
+ * release order, and never writes the array: forked workers share its
+ * pages with their supervisor.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "runtime/io/lines.h"
+#include "runtime/io/replay.h"
+#include "runtime/conf/topology.h"
+#include "runtime/conf/units.h"
+
+/* A record of the trace and when it is due: ns of processing time, or
+ * the line's own ms until schedule() made the trace's due times. */
+struct replayed {
+	struct wm_record rec;
+	int64_t due_ns;
+};
+
+struct wm_replay_trace {
+	struct replayed *items; /* every record kept, in file order */
+	size_t n;
+	uint32_t n_partitions; /* of the source: ids below it */
+	uint64_t skipped;      /* lines skipped (skip_bad) */
+};
+
+/* One record of a subtask's: its due time, copied for the release loop,
+ * and its place in the trace, which also breaks ties (file order). */
+struct pending {
+	int64_t due_ns;
+	size_t index;
+};
+
+struct replay {
+	struct wm_record_source source; /* first: the interface */
+	const struct wm_replay_trace *trace;
+	struct pending *items; /* this subtask's, in release order */
+	size_t n, next;
+	uint32_t n_partitions;
+	uint32_t *partitions;
+	uint64_t *emitted; /* by index in partitions[] */
+	/* By partition id, of all the source's: its index in partitions[],
+	 * or NOT_OWNED. A scan of partitions[] for every record made a
+	 * trace of a source with 65536 partitions take minutes per 100,000
+	 * lines. */
+	uint32_t *slot;
+};
+
+#define NOT_OWNED UINT32_MAX
+
+/* Bytes of a line, its end included: five integers, and blanks around
+ * JSON's tokens, never need that many. */
+#define MAX_LINE 65536
+
+/* The latest due time, in ms, that counts in int64_t nanoseconds. */
+#define MAX_DUE_MS (INT64_MAX / 1000000)
+
+/* Arrivals whose earliest lies further from the job start are wall-clock
+ * times: no recorded job ran a year before its first record. */
+#define WALL_CLOCK_MS ((int64_t)365 * 24 * 60 * 60 * 1000)
+
+enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
+
+static const char *const field_names[N_FIELDS] = {"partition", "timestamp",
+						  "key", "value", "arrival"};
+
+/* Enough of a bad field or of trailing text to recognise it in the
+ * message; the line number tells where the rest is. */
+#define QUOTED_MAX 40
+
+/*
+ * Why a line is refused, quoting the text at fault: `what` "text"
+ * `detail`, as in: invalid timestamp "12x". Returns -1, for the parsers
+ * to return.
+ */
+static int
+refuse(char *why, size_t whylen, const char *what, const char *text, size_t len,
+       const char *detail)
+{
+	snprintf(why, whylen, "invalid %s \"%.*s%s\"%s", what,
+		 (int)(len < QUOTED_MAX ? len : QUOTED_MAX), text,
+		 len > QUOTED_MAX ? "..." : "", detail);
+	return -1;
+}
+
+static const char *
+skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static int
+field_named(const char *name, size_t len)
+{
+	for (int i = 0; i < N_FIELDS; i++)
+		if (strlen(field_names[i]) == len &&
+		    memcmp(field_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
+static int
+json_expected(char *why, size_t whylen, const char *what, const char *line,
+	      const char *at)
+{
+	snprintf(why, whylen, "invalid JSON: expected %s at column %zu", what,
+		 (size_t)(at - line) + 1);
+	return -1;
+}
+
+/*
+ * A JSON line: one flat object whose members are the fields, in any
+ * order, each a whole integer, blanks allowed around the tokens:
+ * {"partition":0,"timestamp":1000,"key":7,"value":1}. Exactly that
+ * shape, not JSON at large: strings, escapes, nesting, fractions and
+ * exponents are refused, as are unknown and repeated fields (a typo in
+ * "arrival" must not go unnoticed) and anything after the object.
+ * Returns the field count, arrival included, or -1 and why.
+ */
+static int
+parse_json(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
+	   size_t whylen)
+{
+	const char *p = line + 1, *end = line + len; /* past the '{' */
+	bool seen[N_FIELDS] = {false};
+
+	for (;;) {
+		const char *name, *name_end, *value, *bad;
+		size_t value_len = 0;
+		int i;
+
+		p = skip_blanks(p, end);
+		if (p == end || *p != '"')
+			return json_expected(why, whylen, "a quoted field name",
+					     line, p);
+		name = p + 1;
+		name_end = memchr(name, '"', (size_t)(end - name));
+		if (name_end == NULL)
+			return json_expected(why, whylen, "'\"'", line, end);
+		i = field_named(name, (size_t)(name_end - name));
+		if (i < 0 || seen[i])
+			return refuse(why, whylen, "field", name,
+				      (size_t)(name_end - name),
+				      i < 0 ? " (not partition, timestamp, "
+					      "key, value or arrival)"
+					    : " (given twice)");
+		p = skip_blanks(name_end + 1, end);
+		if (p == end || *p != ':')
+			return json_expected(why, whylen, "':'", line, p);
+		value = skip_blanks(p + 1, end);
+		while (value + value_len < end &&
+		       strchr(",} \t", value[value_len]) == NULL)
+			value_len++;
+		bad = wm_units_int64(value, value_len, &f[i]);
+		if (bad != NULL)
+			return refuse(why, whylen, field_names[i], value,
+				      value_len, bad);
+		seen[i] = true;
+		p = skip_blanks(value + value_len, end);
+		if (p == end || (*p != ',' && *p != '}'))
+			return json_expected(why, whylen, "',' or '}'", line,
+					     p);
+		if (*p++ == '}')
+			break;
+	}
+	p = skip_blanks(p, end);
+	if (p != end)
+		return refuse(why, whylen, "text after the JSON object", p,
+			      (size_t)(end - p), "");
+	for (int i = 0; i < ARRIVAL; i++)
+		if (!seen[i]) {
+			snprintf(why, whylen, "invalid line: no %s",
+				 field_names[i]);
+			return -1;
+		}
+	return seen[ARRIVAL] ? N_FIELDS : ARRIVAL;
+}
+
+/* A CSV line: partition,timestamp,key,value[,arrival]. Returns the field
+ * count or -1 and why. */
+static int
+parse_csv(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
+	  size_t whylen)
+{
+	const char *p = line, *end = line + len;
+	int n = 0;
+
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t field_len = (size_t)((comma ? comma : end) - p);
+		const char *bad;
+
+		if (n == N_FIELDS)
+			return refuse(why, whylen, "line: extra field", p,
+				      field_len, "");
+		bad = wm_units_int64(p, field_len, &f[n]);
+		if (bad != NULL)
+			return refuse(why, whylen, field_names[n], p, field_len,
+				      bad);
+		n++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	if (n < ARRIVAL) {
+		snprintf(why, whylen, "invalid line: no %s", field_names[n]);
+		return -1;
+	}
+	return n;
+}
+
+/* One line of the trace (no line end), CSV or JSON. Returns the field
+ * count, or -1 and why. */
+static int
+parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
+	   size_t whylen)
+{
+	/* wm_line_read() reads past NULs; C string functions would stop there
+	 * and accept "0,1000,1,1\0garbage". */
+	const char *nul = memchr(line, '\0', len);
+
+	if (nul != NULL) {
+		snprintf(why, whylen, "invalid line: NUL byte at column %zu",
+			 (size_t)(nul - line) + 1);
+		return -1;
+	}
+	return line[0] == '{' ? parse_json(line, len, f, why, whylen)
+			      : parse_csv(line, len, f, why, whylen);
+}
+
+/* A name in a header: a letter or '_', then letters, digits or '_'
+ * (ASCII, whatever the locale). */
+static bool
+is_name(const char *p, const char *end)
+{
+	for (const char *c = p; c < end; c++) {
+		bool letter = (*c >= 'a' && *c <= 'z') ||
+			      (*c >= 'A' && *c <= 'Z') || *c == '_';
+
+		if (!letter && (c == p || *c < '0' || *c > '9'))
+			return false;
+	}
+	return p < end;
+}
+
+/*
+ * Whether a CSV line is the header: the column names in their order,
+ * partition to value or to arrival, blanks around each allowed; the
+ * first line that begins "partition" is not enough ("partition0,1000,1,1"
+ * is a record gone wrong). *names says whether the line has several
+ * fields and every one is a name: no record either, it is refused as a
+ * header with the wrong names ("bad" alone reads as a bad partition).
+ */
+static bool
+is_header(const char *line, size_t len, bool *names)
+{
+	const char *p = line, *end = line + len;
+	bool exact = true;
+	int n = 0;
+
+	*names = true;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *name_end = comma != NULL ? comma : end;
+		const char *name = skip_blanks(p, name_end);
+
+		while (name_end > name &&
+		       (name_end[-1] == ' ' || name_end[-1] == '\t'))
+			name_end--;
+		*names = *names && is_name(name, name_end);
+		exact = exact && n < N_FIELDS &&
+			field_named(name, (size_t)(name_end - name)) == n;
+		n++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	*names = *names && n > 1;
+	return exact && n >= ARRIVAL;
+}
+
+/*
+ * When a line of `n` fields is due, in ms of processing time, as the line
+ * alone says (schedule() makes the due times of the trace from these):
+ * 0 for fast pacing, its arrival, or its timestamp's distance from
+ * `first_ts`, the first record's. Returns n, or -1 and why.
+ *
+ * A due time past INT64_MAX ns (292 years) is refused, not saturated:
+ * no run lasts that long, and INT64_MAX reads as "nothing more to emit"
+ * (next_due_ns), so a saturated record would never be released, which is
+ * silent loss or a job that never ends. Such a line is a wrong column or
+ * unit (nanoseconds for milliseconds), which the user wants named.
+ */
+static int
+due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
+       int64_t first_ts, int64_t *due, char *why, size_t whylen)
+{
+	int64_t since_first;
+
+	if (n == N_FIELDS && (f[ARRIVAL] < 0 || f[ARRIVAL] > MAX_DUE_MS)) {
+		snprintf(why, whylen, "invalid arrival \"%" PRId64 "\" (%s)",
+			 f[ARRIVAL],
+			 f[ARRIVAL] < 0 ? "negative" : "beyond 292 years");
+		return -1;
+	}
+	*due = 0;
+	if (pacing == WM_REPLAY_ARRIVAL) {
+		if (n < N_FIELDS) {
+			snprintf(why, whylen,
+				 "invalid line: no arrival (pacing = arrival "
+				 "needs it)");
+			return -1;
+		}
+		*due = f[ARRIVAL];
+	} else if (pacing == WM_REPLAY_EVENT && f[TIMESTAMP] > first_ts) {
+		/* Earlier timestamps than the first are due at once. */
+		if (__builtin_sub_overflow(f[TIMESTAMP], first_ts,
+					   &since_first) ||
+		    since_first > MAX_DUE_MS) {
+			snprintf(
+				why, whylen,
+				"invalid timestamp \"%" PRId64
+				"\" (beyond 292 years after the first, %" PRId64
+				": pacing = event would never release it)",
+				f[TIMESTAMP], first_ts);
+			return -1;
+		}
+		*due = since_first;
+	}
+	return n;
+}
+
+/* What reading a trace keeps from line to line. */
+struct reader {
+	enum wm_replay_pacing pacing;
+	long lineno;
+	bool have_content; /* a line other than blanks or a comment came */
+	bool have_first;
+	int64_t first_ts; /* the first record's, for pacing = event */
+	int64_t earliest; /* the earliest arrival (pacing = arrival) */
+	long earliest_line;
+	size_t cap; /* of the trace's items */
+};
+
+/*
+ * One line as wm_line_read() read it (`got` bytes, its end included):
+ * nothing (blank, comment, header) or a record appended to the trace,
+ * its due_ns holding due_ms()'s milliseconds until schedule(). Returns 0,
+ * -EBADMSG with why, or -ENOMEM.
+ */
+static int
+take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
+	  size_t got, char *why, size_t whylen)
+{
+	const char *text = line;
+	size_t len = got;
+	int64_t fld[N_FIELDS] = {0}, first_ts, due = 0;
+	bool first, names = false;
+	int k;
+
+	if (got > MAX_LINE) {
+		snprintf(why, whylen, "invalid line: longer than %d bytes",
+			 MAX_LINE);
+		return -EBADMSG;
+	}
+	/* A UTF-8 byte order mark, as editors on Windows write, is not part
+	 * of the first field (the INI reader skips it too). */
+	if (rd->lineno == 1 && len >= 3 &&
+	    memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		len -= 3;
+	}
+	/* The line's end: "\n", "\r\n" or "\r" (wm_line_read()). */
+	if (len > 0 && text[len - 1] == '\n')
+		len--;
+	if (len > 0 && text[len - 1] == '\r')
+		len--;
+	if (len == 0 || text[0] == '#')
+		return 0;
+	first = !rd->have_content;
+	rd->have_content = true;
+	/* Only the first line that is not a comment can be the header, and
+	 * only in CSV. */
+	if (first && text[0] != '{' && is_header(text, len, &names))
+		return 0;
+	k = parse_line(text, len, fld, why, whylen);
+	if (k < 0 && first && text[0] != '{' && names)
+		refuse(why, whylen, "header", text, len,
+		       " (the columns are partition,timestamp,key,value"
+		       "[,arrival], in that order)");
+	if (k > 0 &&
+	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
+		snprintf(why, whylen,
+			 "invalid partition \"%" PRId64
+			 "\" (the source has %" PRIu32 " partitions)",
+			 fld[PARTITION], tr->n_partitions);
+		k = -1;
+	}
+	first_ts = rd->have_first ? rd->first_ts : fld[TIMESTAMP];
+	if (k > 0)
+		k = due_ms(fld, k, rd->pacing, first_ts, &due, why, whylen);
+	if (k < 0)
+		return -EBADMSG;
+	rd->first_ts = first_ts;
+	rd->have_first = true;
+	if (rd->pacing == WM_REPLAY_ARRIVAL &&
+	    (tr->n == 0 || due < rd->earliest)) {
+		rd->earliest = due;
+		rd->earliest_line = rd->lineno;
+	}
+	if (tr->n == rd->cap) {
+		size_t cap = rd->cap ? 2 * rd->cap : 1024;
+		void *grown = realloc(tr->items, cap * sizeof(*tr->items));
+
+		if (grown == NULL)
+			return -ENOMEM;
+		tr->items = grown;
+		rd->cap = cap;
+	}
+	tr->items[tr->n++] = (struct replayed){
+		.rec = {.ts = fld[TIMESTAMP],
+			.key = fld[KEY],
+			.value = fld[VALUE],
+			.partition = (uint32_t)fld[PARTITION]},
+		.due_ns = due,
+	};
+	return 0;
+}
+
+/*
+ * The due times of the trace, made here once for --sim and real runs
+ * alike: every record's milliseconds (take_line()) less `shift_ms`, raised
+ * to its predecessor's in its partition so that a partition is released
+ * in file order, then in ns. 0 or -ENOMEM.
+ */
+static int
+schedule(struct wm_replay_trace *tr, int64_t shift_ms)
+{
+	/* By partition: the due time of its last record so far. Every due
+	 * time is at least 0 (the shift is the earliest arrival), so 0
+	 * holds no partition's first record back. */
+	int64_t *last = calloc(tr->n_partitions ? tr->n_partitions : 1,
+			       sizeof(*last));
+
+	if (last == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < tr->n; i++) {
+		struct replayed *it = &tr->items[i];
+		int64_t *prev = &last[it->rec.partition];
+		int64_t ms = it->due_ns - shift_ms;
+
+		if (ms < *prev)
+			ms = *prev;
+		*prev = ms;
+		it->due_ns = ms * 1000000; /* ms <= MAX_DUE_MS: no overflow */
+	}
+	free(last);
+	return 0;
+}
+
+void
+wm_replay_free(struct wm_replay_trace *tr)
+{
+	if (tr == NULL)
+		return;
+	free(tr->items);
+	free(tr);
+}
+
+uint64_t
+wm_replay_skipped(const struct wm_replay_trace *tr)
+{
+	return tr->skipped;
+}
+
+struct wm_replay_trace *
+wm_replay_read(const char *path, uint32_t partitions,
+	       enum wm_replay_pacing pacing, bool skip_bad, char *err,
+	       size_t errlen)
+{
+	struct wm_replay_trace *tr = calloc(1, sizeof(*tr));
+	struct reader rd = {.pacing = pacing};
+	char *line = malloc(MAX_LINE + 1);
+	FILE *f = fopen(path, "r");
+	int64_t shift = 0;
+	size_t got;
+	int e = 0, r;
+
+	if (f == NULL) {
+		e = errno;
+		snprintf(err, errlen, "could not open trace \"%s\": %s", path,
+			 strerror(e));
+		goto fail;
+	}
+	if (tr == NULL || line == NULL)
+		goto nomem;
+	tr->n_partitions = partitions;
+	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
+		char why[160];
+
+		rd.lineno++;
+		r = take_line(&rd, tr, line, got, why, sizeof(why));
+		if (r == -ENOMEM)
+			goto nomem;
+		if (r == 0)
+			continue;
+		if (!skip_bad) {
+			snprintf(err, errlen, "%s:%ld: %s", path, rd.lineno,
+				 why);
+			e = EBADMSG;
+			goto fail;
+		}
+		if (got > MAX_LINE)
+			wm_line_skip(f);
+		/* The first few, with why: a flood of them (a binary file,
+		 * a wrong format) would bury everything else. */
+		if (tr->skipped++ < WM_REPLAY_REPORTED)
+			fprintf(stderr, "wmrun: %s:%ld: skipped: %s\n", path,
+				rd.lineno, why);
+	}
+	/* wm_line_read() ends on a read error as on the end of the file: a
+	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
+	 * for a short trace. */
+	if (!feof(f)) {
+		e = errno;
+		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
+			 strerror(e));
+		goto fail;
+	}
+	if (tr->skipped > WM_REPLAY_REPORTED)
+		fprintf(stderr,
+			"wmrun: %s: %" PRIu64 " more bad line%s skipped\n",
+			path, tr->skipped - WM_REPLAY_REPORTED,
+			tr->skipped - WM_REPLAY_REPORTED == 1 ? "" : "s");
+	if (pacing == WM_REPLAY_ARRIVAL && tr->n > 0 &&
+	    rd.earliest > WALL_CLOCK_MS) {
+		shift = rd.earliest;
+		fprintf(stderr,
+			"wmrun: %s:%ld: notice: the earliest arrival (%" PRId64
+			" ms) is more than a year after the job start: "
+			"arrivals are read as wall-clock times and shifted "
+			"%" PRId64 " ms earlier\n",
+			path, rd.earliest_line, rd.earliest, shift);
+	}
+	if (schedule(tr, shift) != 0)
+		goto nomem;
+	free(line);
+	fclose(f);
+	return tr;
+nomem:
+	e = ENOMEM;
+	snprintf(err, errlen, "out of memory reading \"%s\"", path);
+fail:
+	free(line);
+	if (f != NULL)
+		fclose(f);
+	wm_replay_free(tr);
+	errno = e;
+	return NULL;
+}
+
+static int
+by_due(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	/* Ties keep file order: qsort is not stable. */
+	if (x->due_ns != y->due_ns)
+		return x->due_ns < y->due_ns ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static int
+replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
+{
+	struct replay *r = (struct replay *)src;
+
+	if (r->next == r->n || r->items[r->next].due_ns > now_ns)
+		return 0;
+	*out = r->trace->items[r->items[r->next++].index].rec;
+	r->emitted[r->slot[out->partition]]++;
+	return 1;
+}
+
+static int64_t
+replay_next_due(const struct wm_record_source *src)
+{
+	const struct replay *r = (const struct replay *)src;
+
+	return r->next == r->n ? INT64_MAX : r->items[r->next].due_ns;
+}
+
+static bool
+replay_finished(const struct wm_record_source *src)
+{
+	const struct replay *r = (const struct replay *)src;
+
+	return r->next == r->n;
+}
+
+static int
+replay_wait_fd(const struct wm_record_source *src)
+{
+	(void)src;
+	return -1;
+}
+
+static uint32_t
+replay_n_partitions(const struct wm_record_source *src)
+{
+	return ((const struct replay *)src)->n_partitions;
+}
+
+/* A trace's partitions end together, with its last line. */
+static uint32_t
+replay_n_finished(const struct wm_record_source *src)
+{
+	const struct replay *r = (const struct replay *)src;
+
+	return r->next == r->n ? r->n_partitions : 0;
+}
+
+static uint32_t
+replay_finished_partition(const struct wm_record_source *src, uint32_t k)
+{
+	(void)src;
+	return k;
+}
+
+static void
+replay_partition_stats(const struct wm_record_source *src, uint32_t i,
+		       int64_t now_ns, struct wm_source_partition_stats *st)
+{
+	const struct replay *r = (const struct replay *)src;
+
+	(void)now_ns;
+	st->partition = r->partitions[i];
+	st->emitted = r->emitted[i];
+	st->skipped = 0;
+	st->finished = r->next == r->n;
+}
+
+static void
+replay_free(struct wm_record_source *src)
+{
+	struct replay *r = (struct replay *)src;
+
+	free(r->items);
+	free(r->partitions);
+	free(r->emitted);
+	free(r->slot);
+	free(r);
+}
+
+static const struct wm_record_source_ops replay_ops = {
+	.name = "replay",
+	.next = replay_next,
+	.next_due_ns = replay_next_due,
+	.finished = replay_finished,
+	.wait_fd = replay_wait_fd,
+	.n_partitions = replay_n_partitions,
+	.n_finished = replay_n_finished,
+	.finished_partition = replay_finished_partition,
+	.partition_stats = replay_partition_stats,
+	.free = replay_free,
+};
+
+struct wm_record_source *
+wm_replay_source(const struct wm_replay_trace *tr, const uint32_t *partitions,
+		 size_t n)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	uint32_t total = tr->n_partitions;
+	size_t mine = 0;
+
+	if (r == NULL)
+		goto nomem;
+	r->source.ops = &replay_ops;
+	r->trace = tr;
+	r->n_partitions = (uint32_t)n;
+	r->partitions = calloc(n ? n : 1, sizeof(*r->partitions));
+	r->emitted = calloc(n ? n : 1, sizeof(*r->emitted));
+	r->slot = malloc((total ? total : 1) * sizeof(*r->slot));
+	if (r->partitions == NULL || r->emitted == NULL || r->slot == NULL)
+		goto nomem;
+	memcpy(r->partitions, partitions, n * sizeof(*partitions));
+	for (uint32_t p = 0; p < total; p++)
+		r->slot[p] = NOT_OWNED;
+	for (size_t i = 0; i < n; i++) {
+		if (partitions[i] >= total) {
+			replay_free(&r->source);
+			errno = EINVAL;
+			return NULL;
+		}
+		r->slot[partitions[i]] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < tr->n; i++)
+		mine += r->slot[tr->items[i].rec.partition] != NOT_OWNED;
+	r->items = malloc((mine ? mine : 1) * sizeof(*r->items));
+	if (r->items == NULL)
+		goto nomem;
+	for (size_t i = 0; i < tr->n; i++)
+		if (r->slot[tr->items[i].rec.partition] != NOT_OWNED)
+			r->items[r->n++] = (struct pending){
+				tr->items[i].due_ns, i};
+	qsort(r->items, r->n, sizeof(*r->items), by_due);
+	return &r->source;
+nomem:
+	if (r != NULL)
+		replay_free(&r->source);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void
+wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages)
+{
+	if (traces == NULL)
+		return;
+	for (uint32_t s = 0; s < n_stages; s++)
+		wm_replay_free(traces[s]);
+	free(traces);
+}
+
+int
+wm_replay_read_all(const struct wm_topology *topo,
+		   struct wm_replay_trace ***tracesp, char *err, size_t errlen)
+{
+	struct wm_replay_trace **traces =
+		calloc(topo->n_stages ? topo->n_stages : 1, sizeof(*traces));
+
+	if (traces == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < topo->n_stages; s++) {
+		const struct wm_stage *st = &topo->stages[s];
+		const struct wm_source_conf *sc;
+
+		if (st->kind != WM_STAGE_SOURCE || st->u.source.replay == NULL)
+			continue;
+		sc = &st->u.source;
+		traces[s] = wm_replay_read(sc->replay, sc->partitions,
+					   sc->pacing, sc->skip_bad_records,
+					   err, errlen);
+		if (traces[s] == NULL) {
+			int e = errno;
+
+			wm_replay_free_all(traces, topo->n_stages);
+			return -e;
+		}
+	}
+	*tracesp = traces;
+	return 0;
+}
+
+bool
+wm_replay_unreadable(int e)
+{
+	return e == ENOENT || e == EACCES || e == EPERM || e == EISDIR ||
+	       e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG || e == ENXIO;
+}
+
+int
+wm_replay_exit_status(int e)
+{
+	return e == EBADMSG		? EX_DATAERR
+	       : wm_replay_unreadable(e) ? EX_NOINPUT
+	       : e == EIO		? EX_IOERR
+					: EX_OSERR;
+}

@@ -1,0 +1,289 @@
+/*
+ * sink.c
+ *	CSV and JSON-lines writers for window results and late records.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/io/outfile.h"
+#include "runtime/io/sink.h"
+
+/* Whole lines gathered for one destination, not yet written. */
+struct lines {
+	size_t len;
+	char buf[WM_SINK_BUFFER];
+};
+
+struct wm_sink {
+	struct wm_outfile file;
+	const char *stage; /* the sink's or the window's name, for messages */
+	bool late;	   /* a late side output */
+	bool jsonl;
+	unsigned aggregates;
+	size_t header_bytes; /* written at open, by the opening process */
+	/* Its own lines, or for standard output the process's one buffer:
+	 * sinks and late outputs that all print to stdout keep the order in
+	 * which their lines were made. */
+	struct lines *pending;
+	struct lines own;
+};
+
+static struct lines stdout_lines;
+
+/* The longest line: key, two bounds, five aggregates, fire time and
+ * watermark of 20 characters each, names and punctuation. */
+#define LINE_MAX_BYTES 512
+
+struct line {
+	size_t n;
+	char text[LINE_MAX_BYTES];
+};
+
+static void line_add(struct line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+line_add(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->n >= sizeof(l->text))
+		return; /* already cut: append() refuses the line */
+	va_start(ap, fmt);
+	n = vsnprintf(l->text + l->n, sizeof(l->text) - l->n, fmt, ap);
+	va_end(ap);
+	/* Bounded by construction (LINE_MAX_BYTES); a cut line would be
+	 * silent loss, so count what was asked and let append refuse it. */
+	if (n > 0)
+		l->n += (size_t)n;
+}
+
+static const char *const agg_names[] = {"count", "sum", "min", "max", "avg"};
+
+int
+wm_sink_flush(struct wm_sink *s)
+{
+	int r = wm_outfile_write(&s->file, s->pending->buf, s->pending->len);
+
+	s->pending->len = 0;
+	return r;
+}
+
+/* A whole line into the buffer, writing the buffer first if the line
+ * does not fit. */
+static int
+append(struct wm_sink *s, const struct line *l)
+{
+	if (l->n >= sizeof(l->text))
+		return -EOVERFLOW; /* cannot happen: the line is bounded */
+	if (s->file.error != 0)
+		return -s->file.error;
+	if (s->pending->len + l->n > sizeof(s->pending->buf)) {
+		int r = wm_sink_flush(s);
+
+		if (r != 0)
+			return r;
+	}
+	memcpy(s->pending->buf + s->pending->len, l->text, l->n);
+	s->pending->len += l->n;
+	return 0;
+}
+
+static int
+open_sink(struct wm_sink **out, const char *stage, const char *path, bool late,
+	  char *err, size_t errlen)
+{
+	struct wm_sink *s = calloc(1, sizeof(*s));
+	int r;
+
+	*out = NULL;
+	if (s == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->stage = stage;
+	s->late = late;
+	s->pending = strcmp(path, "-") == 0 ? &stdout_lines : &s->own;
+	r = wm_outfile_open(&s->file, "output file", path, false, err, errlen);
+	if (r != 0) {
+		free(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+/* The header, written now (before the workers start), or the error. */
+static int
+write_header(struct wm_sink *s, const struct line *l, char *err, size_t errlen)
+{
+	int r = append(s, l);
+
+	if (r == 0)
+		r = wm_sink_flush(s);
+	if (r != 0) {
+		wm_sink_error(s, err, errlen);
+		return r;
+	}
+	s->header_bytes = l->n;
+	return 0;
+}
+
+int
+wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
+	     const struct wm_stage *window, char *err, size_t errlen)
+{
+	struct wm_sink *s;
+	struct line l = {0};
+	int r;
+
+	r = open_sink(&s, sink->name, sink->u.sink.path, false, err, errlen);
+	if (r != 0)
+		return r;
+	s->jsonl = sink->u.sink.format == WM_SINK_JSONL;
+	s->aggregates = window->u.window.aggregates;
+	if (!s->jsonl) {
+		line_add(&l, "key,window_start,window_end");
+		for (unsigned a = 0; a < 5; a++)
+			if (s->aggregates & (1u << a))
+				line_add(&l, ",%s", agg_names[a]);
+		line_add(&l, ",fire_time,watermark,late_firing\n");
+		r = write_header(s, &l, err, errlen);
+		if (r != 0) {
+			wm_sink_close(s, true, NULL, 0);
+			return r;
+		}
+	}
+	*out = s;
+	return 0;
+}
+
+int
+wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
+		  char *err, size_t errlen)
+{
+	struct wm_sink *s;
+	struct line l = {0};
+	int r;
+
+	r = open_sink(&s, window->name, window->u.window.late_output, true, err,
+		      errlen);
+	if (r != 0)
+		return r;
+	line_add(&l, "partition,timestamp,key,value\n");
+	r = write_header(s, &l, err, errlen);
+	if (r != 0) {
+		wm_sink_close(s, true, NULL, 0);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+int
+wm_sink_result(struct wm_sink *s, const struct wm_window_result *r,
+	       wm_ts_t watermark, int64_t fire_time_ms)
+{
+	const char *sep = s->jsonl ? ",\"" : ",";
+	const char *eq = s->jsonl ? "\":" : "";
+	struct line l = {0};
+
+	if (s->jsonl)
+		line_add(&l,
+			 "{\"key\":%" PRId64 ",\"window_start\":%" PRId64
+			 ",\"window_end\":%" PRId64,
+			 r->key, r->window.start, r->window.end);
+	else
+		line_add(&l, "%" PRId64 ",%" PRId64 ",%" PRId64, r->key,
+			 r->window.start, r->window.end);
+	for (unsigned a = 0; a < 5; a++) {
+		if (!(s->aggregates & (1u << a)))
+			continue;
+		line_add(&l, "%s%s%s", sep, s->jsonl ? agg_names[a] : "", eq);
+		switch (a) {
+		case 0:
+			line_add(&l, "%" PRId64, r->count);
+			break;
+		case 1:
+			line_add(&l, "%" PRId64, r->sum);
+			break;
+		case 2:
+			line_add(&l, "%" PRId64, r->min);
+			break;
+		case 3:
+			line_add(&l, "%" PRId64, r->max);
+			break;
+		default:
+			line_add(&l, "%.17g", wm_window_result_avg(r));
+			break;
+		}
+	}
+	if (s->jsonl)
+		line_add(&l,
+			 ",\"fire_time\":%" PRId64 ",\"watermark\":%" PRId64
+			 ",\"late_firing\":%s}\n",
+			 fire_time_ms, watermark,
+			 r->late_firing ? "true" : "false");
+	else
+		line_add(&l, ",%" PRId64 ",%" PRId64 ",%s\n", fire_time_ms,
+			 watermark, r->late_firing ? "true" : "false");
+	return append(s, &l);
+}
+
+int
+wm_sink_late(struct wm_sink *s, const struct wm_record *r)
+{
+	struct line l = {0};
+
+	line_add(&l, "%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+		 r->partition, r->ts, r->key, r->value);
+	return append(s, &l);
+}
+
+const char *
+wm_sink_error(const struct wm_sink *s, char *buf, size_t len)
+{
+	char name[PATH_MAX + 3];
+
+	snprintf(buf, len, "could not write to %s (%s \"%s\"): %s",
+		 wm_outfile_name(&s->file, name, sizeof(name)),
+		 s->late ? "late output of window" : "sink", s->stage,
+		 strerror(s->file.error ? s->file.error : EIO));
+	return buf;
+}
+
+int
+wm_sink_close(struct wm_sink *s, bool job_failed, char *err, size_t errlen)
+{
+	char why[256];
+	int r, c;
+
+	if (s == NULL)
+		return 0;
+	r = wm_sink_flush(s);
+	if (r != 0 && err != NULL)
+		wm_sink_error(s, err, errlen);
+	/* Results went in if the file grew past its header; a stream keeps
+	 * what it was given either way. */
+	c = wm_outfile_close(&s->file,
+			     !job_failed || wm_outfile_size(&s->file) >
+						    (off_t)s->header_bytes,
+			     why, sizeof(why));
+	if (c != 0 && r == 0) {
+		r = c;
+		if (err != NULL)
+			snprintf(err, errlen, "%s (%s \"%s\")", why,
+				 s->late ? "late output of window" : "sink",
+				 s->stage);
+	}
+	free(s);
+	return r;
+}

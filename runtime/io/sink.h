@@ -1,0 +1,76 @@
+/*
+ * sink.h
+ *	Where window results and late records are written: CSV with a header
+ *	or JSON lines, to a file or stdout.
+ *
+ *   key,window_start,window_end[,count][,sum][,min][,max][,avg],
+ *   fire_time,watermark,late_firing
+ *
+ * one column per configured aggregate, in that order; fire_time is the
+ * processing time of the firing in milliseconds since the job started,
+ * watermark the operator's event time when it fired, late_firing whether
+ * an element after the window's end fired it (allowed lateness). Late side
+ * outputs are CSV "partition,timestamp,key,value". avg is printed with 17
+ * significant digits, so output is exact and byte-identical across runs.
+ *
+ * Several processes write one sink (every window subtask of its window
+ * stage; the supervisor writes the header before they start), through one
+ * descriptor they inherit. Each process gathers whole lines in a buffer of
+ * WM_SINK_BUFFER bytes and writes it in one call: a write of at most
+ * PIPE_BUF bytes to a pipe is atomic, and appends to a file (O_APPEND) by
+ * one call do not interleave, so lines never mix. The file is opened as
+ * outfile.h says (no link followed in a shared directory).
+ *
+ * Every write is checked. The first failure (a full disk, a reader gone)
+ * is kept: every later call returns it, nothing more is written, and
+ * wm_sink_error() says what failed where, for the caller to stop the job.
+ */
+#ifndef WM_RUNTIME_SINK_H
+#define WM_RUNTIME_SINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/window.h"
+#include "runtime/conf/topology.h"
+
+/* PIPE_BUF on Linux: the largest write a pipe takes whole. */
+#define WM_SINK_BUFFER 4096
+
+struct wm_sink;
+
+/* Open sink stage `sink` (its path and format) for the results of the
+ * window stage it reads. 0, or a negative errno with a message in err
+ * (exit 74 for the caller; -ENOMEM: 71). */
+int wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
+		 const struct wm_stage *window, char *err, size_t errlen);
+
+/* Open the late side output of window stage `window` (its late_output). */
+int wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
+		      char *err, size_t errlen);
+
+/* One result, one late record: 0, or the negative errno of the first
+ * failed write (this one or an earlier one). */
+int wm_sink_result(struct wm_sink *sink, const struct wm_window_result *r,
+		   wm_ts_t watermark, int64_t fire_time_ms);
+int wm_sink_late(struct wm_sink *sink, const struct wm_record *r);
+
+/* Write what this process has gathered: 0 or the negative errno of the
+ * first failure. */
+int wm_sink_flush(struct wm_sink *sink);
+
+/* What failed, for a message: 'could not write to "out.csv" (sink "out"):
+ * No space left on device'. */
+const char *wm_sink_error(const struct wm_sink *sink, char *buf, size_t len);
+
+/*
+ * Flush and close. `job_failed`: the job did not end well, and an output
+ * into which no result was written (only its header, if any) is removed
+ * rather than left behind; a file with results is kept, cut after its last
+ * whole line. 0, or a negative errno with a message in err.
+ */
+int wm_sink_close(struct wm_sink *sink, bool job_failed, char *err,
+		  size_t errlen);
+
+#endif /* WM_RUNTIME_SINK_H */

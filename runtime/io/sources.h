@@ -1,0 +1,48 @@
+/*
+ * sources.h
+ *	Where a source subtask's records come from: the generator
+ *	(operators/source_gen.h) or the stage's replayed trace (replay.h),
+ *	for exactly the partitions the subtask owns.
+ *
+ * The drivers (the worker, --sim, the pipeline benchmark) open the record
+ * source and hand it to the subtask's task, which only reacts to calls
+ * (runtime/engine/task.h): the task does no I/O and chooses no input.
+ */
+#ifndef WM_RUNTIME_SOURCES_H
+#define WM_RUNTIME_SOURCES_H
+
+#include <stdint.h>
+
+#include "operators/source_gen.h"
+#include "runtime/conf/topology.h"
+#include "runtime/engine/task.h"
+#include "runtime/io/replay.h"
+
+/*
+ * The record source of subtask `index` of source stage `stage` of `topo`:
+ * its partitions spread as Flink's Kafka source spreads splits (the stage's
+ * name standing for the topic), generated, or taken from `trace` when the
+ * stage replays one (read beforehand by wm_replay_read_all(); it must
+ * outlive the source). *bad_records: the trace's lines skipped as bad if
+ * this subtask is the one that reports them (the owner of partition 0,
+ * so that the subtasks' counts add up), else 0. NULL with errno (ENOMEM,
+ * EINVAL for a replaying stage without its trace).
+ */
+struct wm_record_source *wm_sources_open(const struct wm_topology *topo,
+					 uint32_t stage, uint32_t index,
+					 const struct wm_replay_trace *trace,
+					 uint64_t *bad_records);
+
+/*
+ * The task of subtask `index` of `stage` (runtime/engine/task.h), with its
+ * record source if it is a source (opened as above, from `trace` if the
+ * stage replays one): what every driver makes for each subtask. NULL with
+ * errno.
+ */
+struct wm_task *wm_sources_new_task(const struct wm_topology *topo,
+				    uint32_t stage, uint32_t index,
+				    struct wm_task_out *out,
+				    struct wm_subtask_metrics *metrics,
+				    const struct wm_replay_trace *trace);
+
+#endif /* WM_RUNTIME_SOURCES_H */

@@ -1,0 +1,143 @@
+/*
+ * metrics.h
+ *	The metrics block of one subtask: what it counted and how its
+ *	watermark moved, for the job summary now and for a live view and a
+ *	Prometheus endpoint later.
+ *
+ * In a real run the blocks sit in the job's shared segment (one per
+ * subtask, shm.h's metrics area): the subtask is the only writer and the
+ * supervisor reads them while the job runs and after it ended. The --sim
+ * driver keeps the same blocks in its own memory. Every field is written
+ * with relaxed atomic stores of whole values (single writer: load, add,
+ * store, never a locked read-modify-write) and read with relaxed loads: a
+ * reader sees each value whole but not the block as one snapshot, which a
+ * live view does not need. `finished` is stored with release once the
+ * subtask wrote its last values; a reader that loads it with acquire and
+ * sees 1 reads final figures.
+ *
+ * Names follow Flink's metrics (flink-semantics.md section 6) where Flink
+ * has one; the rest are wmrun's own.
+ */
+#ifndef WM_RUNTIME_METRICS_H
+#define WM_RUNTIME_METRICS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/metrics/histogram.h"
+
+/* Logical inputs and output edges of a stage, as topology.h bounds them
+ * (task.c checks that they agree). */
+#define WM_METRICS_MAX_INPUTS 2
+#define WM_METRICS_MAX_EDGES 64
+
+/* How a watermark moved (runtime/engine/progress.h), as published. */
+struct wm_watermark_metrics {
+	_Atomic int64_t watermark; /* last one; MIN before the first */
+	_Atomic uint32_t idle;	   /* 1 while IDLE */
+	/* What ended the longest stall (progress.h): an input channel, for
+	 * a source a partition id; UINT32_MAX: unknown. */
+	_Atomic uint32_t longest_cause;
+	_Atomic int64_t stalled_ns;
+	_Atomic int64_t longest_stall_ns;
+	_Atomic uint64_t stalls;
+	_Atomic uint32_t stalled_now;
+	_Atomic uint32_t reserved;
+	_Atomic int64_t idle_ns;
+	_Atomic uint64_t to_idle, to_active;
+	/* Real time the process waited for a CPU during the longest stall. */
+	_Atomic int64_t longest_starved_ns;
+};
+
+/* One partition (Flink: split) a source subtask reads. */
+struct wm_partition_metrics {
+	_Atomic uint32_t partition;
+	_Atomic uint32_t reserved;
+	_Atomic uint64_t records;	      /* emitted */
+	_Atomic int64_t alignment_paused_ns;  /* held back by alignment */
+	struct wm_watermark_metrics progress; /* its multiplexer slot */
+};
+
+struct wm_subtask_metrics {
+	_Atomic uint64_t records_in;  /* numRecordsIn */
+	_Atomic uint64_t records_out; /* numRecordsOut (per edge sent) */
+	_Atomic uint64_t bad_records_skipped; /* numRecordsInErrors */
+	/* window subtasks */
+	_Atomic uint64_t records_windowed;
+	_Atomic uint64_t late_dropped; /* numLateRecordsDropped */
+	_Atomic uint64_t late_side_output;
+	_Atomic uint64_t other_dropped; /* in no window, not late */
+	_Atomic uint64_t windows_fired;
+	_Atomic uint64_t windows_fired_late;
+	_Atomic uint64_t results; /* handed to the chained sink */
+	_Atomic int64_t fire_delay_max_ms;
+	/* On-time firings whose delay means nothing: windows at the ends of
+	 * time (report.h), not in fire_delays. */
+	_Atomic uint64_t fire_delays_excluded;
+	/* Real time its process waited for a CPU (runnable, not running),
+	 * as the worker last read it; 0 under --sim. */
+	_Atomic int64_t cpu_wait_ns;
+	/* The subtask's output watermark and status (currentOutputWatermark;
+	 * for a window subtask also what fires its windows). */
+	struct wm_watermark_metrics output;
+	_Atomic int64_t now_ns; /* processing time of the last update */
+	_Atomic uint32_t finished;
+	_Atomic uint32_t n_partitions;
+	/* Watermark alignment of a source subtask (operators/alignment.h).
+	 * The report is how the subtasks of a group talk: each writes its
+	 * own, then sets `alignment_reported` (release, A1 in task.c); the
+	 * others read it after loading the flag (acquire, A2) and take the
+	 * report as it is then (a later one is as good: reports are
+	 * snapshots). */
+	_Atomic uint32_t alignment_reported;
+	/* What holds the output watermark now (task.c: an input channel or a
+	 * partition id; UINT32_MAX: nothing), for a live view. */
+	_Atomic uint32_t held_by_now;
+	_Atomic int64_t alignment_report;
+	_Atomic int64_t alignment_max_allowed; /* last announced; MAX */
+	_Atomic int64_t alignment_waiting_ns;  /* not reading at all */
+	/* Window fire delays of on-time firings, ms (histogram.h). */
+	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
+	/* Records received on each logical input, and sent on each output
+	 * edge (the stage's data edges in stage order, topology.h; every copy
+	 * of a broadcast counted): the summary checks that every edge
+	 * delivered what was sent on it. Unlike the rest of the block these
+	 * are kept here, one record at a time, not published now and then: a
+	 * record is counted sent before it is pushed and received once it is
+	 * taken, so received <= sent on every edge whenever the figures are
+	 * read, even of processes killed at different times. */
+	_Atomic uint64_t records_received[WM_METRICS_MAX_INPUTS];
+	_Atomic uint64_t records_sent[WM_METRICS_MAX_EDGES];
+	struct wm_partition_metrics partitions[];
+};
+
+/* Other processes read these atomics in the shared mapping: they must be
+ * plain loads and stores, not locks private to one process. */
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
+	       "metrics in shared memory need lock-free atomics");
+
+/* Bytes of a block for a subtask with `n_partitions` partitions, rounded
+ * up to whole cache lines so neighbouring writers never share one. */
+static inline size_t
+wm_subtask_metrics_bytes(uint32_t n_partitions)
+{
+	size_t bytes =
+		sizeof(struct wm_subtask_metrics) +
+		(size_t)n_partitions * sizeof(struct wm_partition_metrics);
+
+	return (bytes + 127) & ~(size_t)127;
+}
+
+/* The single writer's update: a plain load and store, no lock prefix. */
+#define WM_METRIC_SET(field, value)                                            \
+	atomic_store_explicit(&(field), (value), memory_order_relaxed)
+#define WM_METRIC_ADD(field, n)                                                \
+	atomic_store_explicit(                                                 \
+		&(field),                                                      \
+		atomic_load_explicit(&(field), memory_order_relaxed) + (n),    \
+		memory_order_relaxed)
+#define WM_METRIC_GET(field)                                                   \
+	atomic_load_explicit(&(field), memory_order_relaxed)
+
+#endif /* WM_RUNTIME_METRICS_H */

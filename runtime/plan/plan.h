@@ -1,0 +1,68 @@
+/*
+ * plan.h
+ *	The physical plan of a job: its subtasks and the channels (rings)
+ *	between them, numbered the same way in every process.
+ *
+ * Subtasks are the subtasks of every stage but sinks (a sink is chained
+ * to its window), stage by stage: subtask id = first[stage] + index.
+ * Channels are numbered producer by producer, output edge by output edge
+ * (in the task's edge order), channel by channel; each knows the input
+ * channel it is at its consumer (task.h numbering).
+ */
+#ifndef WM_RUNTIME_PLAN_H
+#define WM_RUNTIME_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ipc/shm.h"
+#include "runtime/conf/topology.h"
+
+struct wm_plan_channel {
+	uint32_t producer, consumer; /* subtask ids */
+	uint32_t edge, edge_channel; /* at the producer */
+	uint32_t input_channel;	     /* at the consumer */
+};
+
+struct wm_plan_subtask {
+	uint32_t stage, index;
+	uint32_t n_inputs;     /* input channels */
+	uint32_t *inputs;      /* channel id of each input channel */
+	uint32_t n_edges;      /* output edges */
+	uint32_t **outputs;    /* channel id of [edge][edge channel] */
+	uint32_t *widths;      /* channels of each edge */
+	uint32_t n_partitions; /* a source's: the splits it reads */
+};
+
+struct wm_plan {
+	uint32_t n_subtasks;
+	struct wm_plan_subtask *subtasks;
+	uint32_t *first; /* by stage: id of its subtask 0 (sinks: none) */
+	uint32_t n_channels;
+	struct wm_plan_channel *channels;
+	uint32_t max_partitions; /* of any one subtask */
+};
+
+/* The source subtasks (plan ids, ascending) of the watermark alignment
+ * group of source subtask `id`, itself included: at most `max` are
+ * stored, the count is returned (0 if it is not aligned). */
+uint32_t wm_plan_alignment_peers(const struct wm_plan *plan,
+				 const struct wm_topology *topo, uint32_t id,
+				 uint32_t *ids, uint32_t max);
+
+/* "stage/index": subtask `id` as messages and the summary name it. */
+const char *wm_plan_subtask_name(const struct wm_plan *plan,
+				 const struct wm_topology *topo, uint32_t id,
+				 char *buf, size_t len);
+
+/* The segment the plan needs (ipc/shm.h): a ring of `cells` cells for
+ * each channel, described in specs[0 .. n_channels), and a metrics block
+ * for each subtask. The result points at specs. */
+struct wm_shm_spec wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
+				    struct wm_shm_channel_spec *specs);
+
+/* The plan of `topo`; NULL with errno ENOMEM. */
+struct wm_plan *wm_plan_new(const struct wm_topology *topo);
+void wm_plan_free(struct wm_plan *plan);
+
+#endif /* WM_RUNTIME_PLAN_H */

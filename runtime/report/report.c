@@ -1,0 +1,753 @@
+/*
+ * report.c
+ *	The job summary from the subtasks' metrics blocks (report.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/report/report.h"
+
+static void
+read_progress(const struct wm_watermark_metrics *m,
+	      struct wm_progress_reading *r)
+{
+	r->watermark = WM_METRIC_GET(m->watermark);
+	r->idle = WM_METRIC_GET(m->idle) != 0;
+	r->stalled_ns = WM_METRIC_GET(m->stalled_ns);
+	r->longest_stall_ns = WM_METRIC_GET(m->longest_stall_ns);
+	r->longest_cause = WM_METRIC_GET(m->longest_cause);
+	r->stalls = WM_METRIC_GET(m->stalls);
+	r->stalled_now = WM_METRIC_GET(m->stalled_now) != 0;
+	r->idle_ns = WM_METRIC_GET(m->idle_ns);
+	r->to_idle = WM_METRIC_GET(m->to_idle);
+	r->to_active = WM_METRIC_GET(m->to_active);
+	r->longest_starved_ns = WM_METRIC_GET(m->longest_starved_ns);
+}
+
+/* The upstream subtask (plan id) behind input channel `cause` of
+ * subtask `id`, or UINT32_MAX. */
+static uint32_t
+upstream_of(const struct wm_plan *plan, uint32_t id, uint32_t cause)
+{
+	const struct wm_plan_subtask *sub = &plan->subtasks[id];
+
+	if (cause >= sub->n_inputs)
+		return UINT32_MAX;
+	return plan->channels[sub->inputs[cause]].producer;
+}
+
+/* A task's cause (progress.h) as the report names it: a partition id for
+ * a source, the upstream subtask's plan id for an operator. */
+static uint32_t
+who_held(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
+	 uint32_t cause)
+{
+	if (t->stages[plan->subtasks[id].stage].kind == WM_STAGE_SOURCE)
+		return cause;
+	return upstream_of(plan, id, cause);
+}
+
+static void
+read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
+{
+	/* Acquire pairs with the worker's release of `finished`: a finished
+	 * subtask's figures read after it are final (an interrupted one
+	 * gives what it had); the value itself is not needed. */
+	(void)atomic_load_explicit(&m->finished, memory_order_acquire);
+	s->records_in = WM_METRIC_GET(m->records_in);
+	s->records_out = WM_METRIC_GET(m->records_out);
+	s->bad_records_skipped = WM_METRIC_GET(m->bad_records_skipped);
+	s->records_windowed = WM_METRIC_GET(m->records_windowed);
+	s->late_dropped = WM_METRIC_GET(m->late_dropped);
+	s->late_side_output = WM_METRIC_GET(m->late_side_output);
+	s->other_dropped = WM_METRIC_GET(m->other_dropped);
+	s->windows_fired = WM_METRIC_GET(m->windows_fired);
+	s->windows_fired_late = WM_METRIC_GET(m->windows_fired_late);
+	s->results = WM_METRIC_GET(m->results);
+	s->alignment_waiting_ns = WM_METRIC_GET(m->alignment_waiting_ns);
+	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
+	read_progress(&m->output, &s->wm);
+}
+
+/* Per stage: what its subtasks received, and what a window stage did with
+ * it. */
+struct stage_flow {
+	uint64_t in, accounted, due;
+};
+
+/*
+ * The flow into the window stages (report.h). Stages come after their
+ * inputs (topology.h), so one pass computes what each stage is due:
+ * a source is due what it read, a keyBy passes on what it received, and
+ * an edge carries each record once, or to every subtask if it broadcasts.
+ */
+static int
+collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
+{
+	struct stage_flow *f =
+		calloc(t->n_stages ? t->n_stages : 1, sizeof(*f));
+
+	if (f == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		const struct wm_subtask_report *s = &rep->subtasks[i];
+
+		f[s->stage].in += s->records_in;
+		f[s->stage].accounted += s->records_windowed + s->late_dropped +
+					 s->late_side_output + s->other_dropped;
+	}
+	rep->windows_account = true;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		if (st->kind == WM_STAGE_SOURCE) {
+			f[s].due = f[s].in;
+			continue;
+		}
+		for (uint32_t k = 0; k < st->n_inputs; k++)
+			f[s].due +=
+				f[st->inputs[k].stage].in *
+				(st->inputs[k].edge == WM_PARTITION_BROADCAST
+					 ? st->parallelism
+					 : 1);
+		if (st->kind != WM_STAGE_WINDOW)
+			continue;
+		rep->records_to_windows += f[s].in;
+		rep->records_due_to_windows += f[s].due;
+		if (f[s].accounted != f[s].in)
+			rep->windows_account = false;
+	}
+	free(f);
+	return 0;
+}
+
+/* The block of subtask `id`. */
+static const struct wm_subtask_metrics *
+block_of(const void *base, size_t stride, uint32_t id)
+{
+	return (const void *)((const char *)base + id * stride);
+}
+
+/*
+ * Every edge between stages: what the subtasks at its start sent on it,
+ * what those at its end received on that input. What a stage does inside
+ * (a source reads and sends, a keyBy passes on, a window takes in) cannot
+ * lose a record; what travels between processes could, so each edge is
+ * checked.
+ */
+static int
+collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
+	      const struct wm_plan *plan, const void *base, size_t stride)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		n += wm_topology_data_edges(t, s, NULL, 0);
+	rep->edges = calloc(n ? n : 1, sizeof(*rep->edges));
+	if (rep->edges == NULL)
+		return -ENOMEM;
+	rep->edges_consistent = true;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
+		uint32_t k = wm_topology_data_edges(t, s, out,
+						    WM_TOPOLOGY_MAX_OUTPUTS);
+
+		if (t->stages[s].kind == WM_STAGE_SINK)
+			continue;
+		for (uint32_t e = 0; e < k && e < WM_TOPOLOGY_MAX_OUTPUTS;
+		     e++) {
+			struct wm_edge_report *r = &rep->edges[rep->n_edges++];
+			uint32_t to = out[e].stage;
+
+			r->from = s;
+			r->to = to;
+			r->input = out[e].input;
+			/* What arrived first, then what was sent: counts only
+			 * grow, so one read while the job runs cannot find
+			 * more received than sent (metrics.h). */
+			for (uint32_t i = 0; i < t->stages[to].parallelism;
+			     i++)
+				r->received += WM_METRIC_GET(
+					block_of(base, stride,
+						 plan->first[to] + i)
+						->records_received[r->input]);
+			for (uint32_t i = 0; i < t->stages[s].parallelism; i++)
+				r->sent += WM_METRIC_GET(
+					block_of(base, stride,
+						 plan->first[s] + i)
+						->records_sent[e]);
+			if (r->received > r->sent)
+				rep->edges_consistent = false;
+			else
+				rep->in_flight += r->sent - r->received;
+		}
+	}
+	return 0;
+}
+
+int
+wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
+		  const struct wm_plan *plan, const void *base, size_t stride,
+		  int64_t end_ns, int64_t wall_ns, bool sim)
+{
+	uint64_t delays[WM_HISTOGRAM_BUCKETS] = {0};
+	uint32_t n_parts = 0, k = 0;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->sim = sim;
+	rep->end_ns = end_ns;
+	rep->wall_ns = wall_ns;
+	rep->fire_delay_max_ms = -1;
+	for (uint32_t i = 0; i < plan->n_subtasks; i++)
+		n_parts += plan->subtasks[i].n_partitions;
+	rep->subtasks = calloc(plan->n_subtasks ? plan->n_subtasks : 1,
+			       sizeof(*rep->subtasks));
+	rep->partitions =
+		calloc(n_parts ? n_parts : 1, sizeof(*rep->partitions));
+	if (rep->subtasks == NULL || rep->partitions == NULL) {
+		wm_report_free(rep);
+		return -ENOMEM;
+	}
+	rep->n_subtasks = plan->n_subtasks;
+	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
+		const struct wm_subtask_metrics *m = block_of(base, stride, i);
+		struct wm_subtask_report *s = &rep->subtasks[i];
+		uint32_t np = WM_METRIC_GET(m->n_partitions);
+		int64_t max_delay = WM_METRIC_GET(m->fire_delay_max_ms);
+
+		s->stage = plan->subtasks[i].stage;
+		s->index = plan->subtasks[i].index;
+		read_subtask(s, m);
+		s->held_by = who_held(t, plan, i, s->wm.longest_cause);
+		s->held_by_now =
+			s->wm.stalled_now
+				? who_held(t, plan, i,
+					   WM_METRIC_GET(m->held_by_now))
+				: UINT32_MAX;
+		/* A subtask that never published (interrupted early) says 0
+		 * partitions; it cannot say more than the plan gave it. */
+		if (np > plan->subtasks[i].n_partitions)
+			np = plan->subtasks[i].n_partitions;
+		s->n_partitions = np;
+		s->partitions = &rep->partitions[k];
+		for (uint32_t p = 0; p < np; p++, k++) {
+			struct wm_partition_report *pr = &rep->partitions[k];
+
+			pr->partition =
+				WM_METRIC_GET(m->partitions[p].partition);
+			pr->stage = s->stage;
+			pr->subtask = s->index;
+			pr->alignment_paused_ns = WM_METRIC_GET(
+				m->partitions[p].alignment_paused_ns);
+			pr->records = WM_METRIC_GET(m->partitions[p].records);
+			read_progress(&m->partitions[p].progress, &pr->wm);
+		}
+		if (t->stages[s->stage].kind == WM_STAGE_SOURCE)
+			rep->records_read += s->records_in;
+		rep->bad_records_skipped += s->bad_records_skipped;
+		rep->records_windowed += s->records_windowed;
+		rep->late_dropped += s->late_dropped;
+		rep->late_side_output += s->late_side_output;
+		rep->other_dropped += s->other_dropped;
+		rep->windows_fired += s->windows_fired;
+		rep->windows_fired_late += s->windows_fired_late;
+		rep->results_written += s->results;
+		rep->fire_delays_excluded +=
+			WM_METRIC_GET(m->fire_delays_excluded);
+		if (max_delay > rep->fire_delay_max_ms && s->windows_fired > 0)
+			rep->fire_delay_max_ms = max_delay;
+		for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
+			delays[b] += WM_METRIC_GET(m->fire_delays[b]);
+	}
+	rep->n_partitions = k;
+	if (collect_flow(rep, t) != 0 ||
+	    collect_edges(rep, t, plan, base, stride) != 0) {
+		wm_report_free(rep);
+		return -ENOMEM;
+	}
+	rep->fire_delay_p50_ms = wm_histogram_quantile(delays, 0.5);
+	rep->fire_delay_p99_ms = wm_histogram_quantile(delays, 0.99);
+	if (rep->fire_delay_p50_ms < 0)
+		rep->fire_delay_max_ms = -1; /* no on-time firing at all */
+	return 0;
+}
+
+void
+wm_report_free(struct wm_job_report *rep)
+{
+	free(rep->subtasks);
+	free(rep->partitions);
+	free(rep->edges);
+	rep->subtasks = NULL;
+	rep->partitions = NULL;
+	rep->edges = NULL;
+	rep->n_subtasks = rep->n_partitions = rep->n_edges = 0;
+}
+
+bool
+wm_report_accounted(const struct wm_job_report *rep)
+{
+	/* In flight is an account only of a job cut short: one that ran to
+	 * its end delivered everything. */
+	return rep->windows_account && rep->edges_consistent &&
+	       (rep->in_flight == 0 || rep->stopped || rep->failed);
+}
+
+static const char *
+outcome(const struct wm_job_report *rep)
+{
+	return rep->failed ? "failed" : rep->stopped ? "stopped" : "finished";
+}
+
+
+static double
+records_per_s(const struct wm_job_report *rep)
+{
+	int64_t ns = rep->sim ? rep->end_ns : rep->wall_ns;
+
+	return ns > 0 ? (double)rep->records_read * 1e9 / (double)ns : 0.0;
+}
+
+/* What held subtask s's longest stall, named: "events/2" (an upstream
+ * subtask) or "events-13" (a partition of a source); false if unknown. */
+static bool
+held_by_name(const struct wm_topology *t, const struct wm_job_report *rep,
+	     const struct wm_subtask_report *s, uint32_t who, char *buf,
+	     size_t len)
+{
+	const struct wm_subtask_report *u;
+
+	if (who == UINT32_MAX)
+		return false;
+	if (t->stages[s->stage].kind == WM_STAGE_SOURCE) {
+		snprintf(buf, len, "%s-%u", t->stages[s->stage].name, who);
+		return true;
+	}
+	u = &rep->subtasks[who];
+	snprintf(buf, len, "%s/%u", t->stages[u->stage].name, u->index);
+	return true;
+}
+
+/* ---- for people ---- */
+
+/* "950 ms", "42.5 s", "3 min 20 s", "7 h 58 min": durations of processing
+ * time read at a glance. */
+static const char *
+human_duration(int64_t ns, char *buf, size_t len)
+{
+	int64_t ms = ns / 1000000, s = ms / 1000;
+
+	if (ms < 1000)
+		snprintf(buf, len, "%" PRId64 " ms", ms);
+	else if (s < 60)
+		snprintf(buf, len, "%.1f s", (double)ms / 1000.0);
+	else if (s < 3600)
+		snprintf(buf, len, "%" PRId64 " min %" PRId64 " s", s / 60,
+			 s % 60);
+	else
+		snprintf(buf, len, "%" PRId64 " h %" PRId64 " min", s / 3600,
+			 s / 60 % 60);
+	return buf;
+}
+
+/* One line per stage: records and the worst watermark of its subtasks. */
+static void
+print_stage(FILE *f, const struct wm_topology *t,
+	    const struct wm_job_report *rep, uint32_t stage)
+{
+	const struct wm_stage *st = &t->stages[stage];
+	const struct wm_subtask_report *worst = NULL;
+	uint64_t in = 0, out = 0, to_idle = 0;
+	int64_t idle_ns = 0;
+	char a[32], b[32], c[32];
+
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		const struct wm_subtask_report *s = &rep->subtasks[i];
+
+		if (s->stage != stage)
+			continue;
+		in += s->records_in;
+		out += s->records_out;
+		idle_ns += s->wm.idle_ns;
+		to_idle += s->wm.to_idle;
+		if (worst == NULL || s->wm.stalled_ns > worst->wm.stalled_ns)
+			worst = s;
+	}
+	fprintf(f, "    %-7s %-14s in %-10" PRIu64 " out %-10" PRIu64,
+		wm_stage_kind_name(st->kind), st->name, in, out);
+	if (worst == NULL || worst->wm.stalled_ns == 0) {
+		fprintf(f, " watermark never stalled");
+	} else {
+		fprintf(f, " watermark stalled %s in subtask %u (longest %s",
+			human_duration(worst->wm.stalled_ns, a, sizeof(a)),
+			worst->index,
+			human_duration(worst->wm.longest_stall_ns, b,
+				       sizeof(b)));
+		char who[96];
+
+		if (held_by_name(t, rep, worst, worst->held_by, who,
+				 sizeof(who)))
+			fprintf(f, ", held by %s", who);
+		if (held_by_name(t, rep, worst, worst->held_by_now, who,
+				 sizeof(who)))
+			fprintf(f, ", stalled now, held by %s", who);
+		/* Real time: a process that could not run for that long is
+		 * why its watermark stood still, not the data. */
+		if (worst->wm.longest_starved_ns >= 1000000)
+			fprintf(f, ", %s of it waiting for a CPU",
+				human_duration(worst->wm.longest_starved_ns, c,
+					       sizeof(c)));
+		fprintf(f, "; %" PRIu64 " stall%s)", worst->wm.stalls,
+			worst->wm.stalls == 1 ? "" : "s");
+	}
+	if (to_idle > 0)
+		fprintf(f, ", idle %s over its subtasks (%" PRIu64 " times)",
+			human_duration(idle_ns, c, sizeof(c)), to_idle);
+	fputc('\n', f);
+}
+
+/* Partitions that went idle or stalled, most affected first: the first
+ * place to look when windows stop firing. */
+static int
+by_trouble(const void *x, const void *y)
+{
+	const struct wm_partition_report *a = *(const void *const *)x;
+	const struct wm_partition_report *b = *(const void *const *)y;
+	int64_t ta = a->wm.stalled_ns + a->wm.idle_ns;
+	int64_t tb = b->wm.stalled_ns + b->wm.idle_ns;
+
+	if (ta != tb)
+		return ta < tb ? 1 : -1;
+	return (a->partition > b->partition) - (a->partition < b->partition);
+}
+
+#define WM_REPORT_PARTITION_LINES 8
+
+static void
+print_partitions(FILE *f, const struct wm_topology *t,
+		 const struct wm_job_report *rep)
+{
+	const struct wm_partition_report **sorted;
+	uint32_t troubled = 0;
+	uint64_t flips = 0;
+	char a[32], b[32];
+
+	sorted = calloc(rep->n_partitions ? rep->n_partitions : 1,
+			sizeof(*sorted));
+	if (sorted == NULL)
+		return;
+	for (uint32_t i = 0; i < rep->n_partitions; i++) {
+		const struct wm_partition_report *p = &rep->partitions[i];
+
+		flips += p->wm.to_idle + p->wm.to_active;
+		if (p->wm.stalled_ns > 0 || p->wm.idle_ns > 0)
+			sorted[troubled++] = p;
+	}
+	qsort(sorted, troubled, sizeof(*sorted), by_trouble);
+	fprintf(f,
+		"  partitions              %u, %u stalled or idle, %" PRIu64
+		" idle/active transitions\n",
+		rep->n_partitions, troubled, flips);
+	for (uint32_t i = 0; i < troubled && i < WM_REPORT_PARTITION_LINES;
+	     i++) {
+		const struct wm_partition_report *p = sorted[i];
+
+		char name[48];
+
+		snprintf(name, sizeof(name), "%s-%u", t->stages[p->stage].name,
+			 p->partition);
+		fprintf(f,
+			"    partition %-12s (subtask %u) %-10" PRIu64
+			" records, watermark stalled %s, idle %s (%" PRIu64
+			" time%s)",
+			name, p->subtask, p->records,
+			human_duration(p->wm.stalled_ns, a, sizeof(a)),
+			human_duration(p->wm.idle_ns, b, sizeof(b)),
+			p->wm.to_idle, p->wm.to_idle == 1 ? "" : "s");
+		if (p->alignment_paused_ns > 0)
+			fprintf(f, ", paused by alignment %s",
+				human_duration(p->alignment_paused_ns, a,
+					       sizeof(a)));
+		fputc('\n', f);
+	}
+	if (troubled > WM_REPORT_PARTITION_LINES)
+		fprintf(f, "    ... %u more (see --summary)\n",
+			troubled - WM_REPORT_PARTITION_LINES);
+	free(sorted);
+}
+
+/* Records that left a stage and did not reach the next: what a stop or a
+ * failure cut off, edge by edge. */
+static void
+print_edges(FILE *f, const struct wm_topology *t,
+	    const struct wm_job_report *rep)
+{
+	fprintf(f, "  in flight when %-8s %" PRIu64 "\n",
+		rep->failed	   ? "failed"
+		: rep->stopped ? "stopped"
+			       : "ended",
+		rep->in_flight);
+	for (uint32_t i = 0; i < rep->n_edges; i++) {
+		const struct wm_edge_report *e = &rep->edges[i];
+
+		if (e->sent == e->received)
+			continue;
+		fprintf(f,
+			"    %s -> %s: sent %" PRIu64 ", received %" PRIu64
+			"%s\n",
+			t->stages[e->from].name, t->stages[e->to].name, e->sent,
+			e->received,
+			e->received > e->sent
+				? " (figures of workers that died apart)"
+				: "");
+	}
+}
+
+void
+wm_report_print(FILE *f, const struct wm_topology *t,
+		const struct wm_job_report *rep)
+{
+	char a[32];
+
+	fprintf(f,
+		"wmrun: job \"%s\" %s after %" PRId64
+		" ms of processing time (%s)\n"
+		"  records read            %" PRIu64 "\n"
+		"  into windows            %" PRIu64 "\n"
+		"  late, dropped           %" PRIu64 "\n"
+		"  late, side output       %" PRIu64 "\n"
+		"  in no window            %" PRIu64 "\n"
+		"  windows fired           %" PRIu64 " (%" PRIu64
+		" late firings)\n"
+		"  results written         %" PRIu64 "\n"
+		"  window fire delay (ms)  p50 %" PRId64 ", p99 %" PRId64
+		", max %" PRId64 "\n"
+		"  every record accounted  %s\n",
+		t->job.name ? t->job.name : "unnamed", outcome(rep),
+		rep->end_ns / 1000000,
+		human_duration(rep->end_ns, a, sizeof(a)), rep->records_read,
+		rep->records_windowed, rep->late_dropped, rep->late_side_output,
+		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
+		rep->results_written, rep->fire_delay_p50_ms,
+		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
+		wm_report_accounted(rep) ? "yes" : "NO");
+	if (rep->fire_delays_excluded > 0)
+		fprintf(f,
+			"                          (%" PRIu64
+			" window%s at the ends of time left out of the delay)"
+			"\n",
+			rep->fire_delays_excluded,
+			rep->fire_delays_excluded == 1 ? "" : "s");
+	if (rep->in_flight > 0 || !rep->edges_consistent)
+		print_edges(f, t, rep);
+	if (rep->bad_records_skipped > 0)
+		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
+			rep->bad_records_skipped);
+	fprintf(f, "  throughput              %.0f records/s of %s time\n",
+		records_per_s(rep), rep->sim ? "simulated" : "real");
+	fprintf(f, "  stages\n");
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind != WM_STAGE_SINK)
+			print_stage(f, t, rep, s);
+	if (rep->n_partitions > 0)
+		print_partitions(f, t, rep);
+}
+
+/* ---- JSON ---- */
+
+/* A JSON string: the characters JSON cannot hold raw are escaped. */
+static void
+json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void
+json_progress(FILE *f, const struct wm_progress_reading *r)
+{
+	if (r->watermark == WM_TS_MIN)
+		fprintf(f, "\"watermark\":null");
+	else
+		fprintf(f, "\"watermark\":%" PRId64, r->watermark);
+	fprintf(f,
+		",\"idle\":%s,\"watermark_stalled_ms\":%" PRId64
+		",\"longest_stall_ms\":%" PRId64 ",\"stalls\":%" PRIu64
+		",\"idle_ms\":%" PRId64 ",\"idle_transitions\":%" PRIu64
+		",\"active_transitions\":%" PRIu64
+		",\"longest_stall_cpu_wait_ms\":%" PRId64,
+		r->idle ? "true" : "false", r->stalled_ns / 1000000,
+		r->longest_stall_ns / 1000000, r->stalls, r->idle_ns / 1000000,
+		r->to_idle, r->to_active, r->longest_starved_ns / 1000000);
+}
+
+static void
+json_stage(FILE *f, const struct wm_topology *t,
+	   const struct wm_job_report *rep, uint32_t stage)
+{
+	const struct wm_stage *st = &t->stages[stage];
+	uint64_t in = 0, out = 0;
+	bool first = true;
+
+	for (uint32_t i = 0; i < rep->n_subtasks; i++)
+		if (rep->subtasks[i].stage == stage) {
+			in += rep->subtasks[i].records_in;
+			out += rep->subtasks[i].records_out;
+		}
+	fprintf(f, "{\"name\":");
+	json_string(f, st->name);
+	fprintf(f,
+		",\"kind\":\"%s\",\"parallelism\":%u,\"records_in\":%" PRIu64
+		",\"records_out\":%" PRIu64 ",\"subtasks\":[",
+		wm_stage_kind_name(st->kind), st->parallelism, in, out);
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		const struct wm_subtask_report *s = &rep->subtasks[i];
+
+		if (s->stage != stage)
+			continue;
+		fprintf(f,
+			"%s{\"index\":%u,\"records_in\":%" PRIu64
+			",\"records_out\":%" PRIu64 ",",
+			first ? "" : ",", s->index, s->records_in,
+			s->records_out);
+		if (st->kind == WM_STAGE_WINDOW)
+			fprintf(f,
+				"\"records_windowed\":%" PRIu64
+				",\"late_records_dropped\":%" PRIu64
+				",\"late_records_side_output\":%" PRIu64
+				",\"windows_fired\":%" PRIu64 ",",
+				s->records_windowed, s->late_dropped,
+				s->late_side_output, s->windows_fired);
+		if (st->kind == WM_STAGE_SOURCE &&
+		    st->u.source.alignment_group != NULL)
+			fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
+				s->alignment_waiting_ns / 1000000);
+		/* Real runs only: --sim's summary stays byte-identical. */
+		if (!rep->sim)
+			fprintf(f, "\"cpu_wait_ms\":%" PRId64 ",",
+				s->cpu_wait_ns / 1000000);
+		char who[96];
+
+		fprintf(f, "\"longest_stall_held_by\":");
+		if (held_by_name(t, rep, s, s->held_by, who, sizeof(who)))
+			json_string(f, who);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"held_by_now\":");
+		if (held_by_name(t, rep, s, s->held_by_now, who, sizeof(who)))
+			json_string(f, who);
+		else
+			fprintf(f, "null");
+		fputc(',', f);
+		json_progress(f, &s->wm);
+		fputc('}', f);
+		first = false;
+	}
+	fprintf(f, "]");
+	if (st->kind == WM_STAGE_SOURCE) {
+		first = true;
+		fprintf(f, ",\"partitions\":[");
+		for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+			const struct wm_subtask_report *s = &rep->subtasks[i];
+
+			if (s->stage != stage)
+				continue;
+			for (uint32_t p = 0; p < s->n_partitions; p++) {
+				const struct wm_partition_report *pr =
+					&s->partitions[p];
+
+				fprintf(f,
+					"%s{\"partition\":%u,\"subtask\":%u,"
+					"\"records\":%" PRIu64
+					",\"alignment_paused_ms\":%" PRId64 ",",
+					first ? "" : ",", pr->partition,
+					pr->subtask, pr->records,
+					pr->alignment_paused_ns / 1000000);
+				json_progress(f, &pr->wm);
+				fputc('}', f);
+				first = false;
+			}
+		}
+		fprintf(f, "]");
+	}
+	fputc('}', f);
+}
+
+void
+wm_report_print_json(FILE *f, const struct wm_topology *t,
+		     const struct wm_job_report *rep)
+{
+	bool first = true;
+
+	fprintf(f, "{\"job\":");
+	json_string(f, t->job.name ? t->job.name : "");
+	fprintf(f,
+		",\"mode\":\"%s\",\"records_read\":%" PRIu64
+		",\"bad_records_skipped\":%" PRIu64
+		",\"records_windowed\":%" PRIu64
+		",\"late_records_dropped\":%" PRIu64
+		",\"late_records_side_output\":%" PRIu64
+		",\"records_in_no_window\":%" PRIu64
+		",\"windows_fired\":%" PRIu64 ",\"windows_fired_late\":%" PRIu64
+		",\"results_written\":%" PRIu64
+		",\"records_to_windows\":%" PRIu64
+		",\"records_due_to_windows\":%" PRIu64
+		",\"fire_delay_ms\":{\"p50\":%" PRId64 ",\"p99\":%" PRId64
+		",\"max\":%" PRId64 "},\"fire_delays_excluded\":%" PRIu64
+		",\"processing_time_ms\":%" PRId64,
+		rep->sim ? "sim" : "real", rep->records_read,
+		rep->bad_records_skipped, rep->records_windowed,
+		rep->late_dropped, rep->late_side_output, rep->other_dropped,
+		rep->windows_fired, rep->windows_fired_late,
+		rep->results_written, rep->records_to_windows,
+		rep->records_due_to_windows, rep->fire_delay_p50_ms,
+		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
+		rep->fire_delays_excluded, rep->end_ns / 1000000);
+	fprintf(f, ",\"outcome\":\"%s\"", outcome(rep));
+	if (rep->stopped)
+		fprintf(f, ",\"stopped\":true");
+	fprintf(f, ",\"records_in_flight\":%" PRIu64 ",\"edges\":[",
+		rep->in_flight);
+	for (uint32_t i = 0; i < rep->n_edges; i++) {
+		const struct wm_edge_report *e = &rep->edges[i];
+
+		fprintf(f, "%s{\"from\":", i ? "," : "");
+		json_string(f, t->stages[e->from].name);
+		fprintf(f, ",\"to\":");
+		json_string(f, t->stages[e->to].name);
+		fprintf(f,
+			",\"input\":%u,\"sent\":%" PRIu64
+			",\"received\":%" PRIu64 "}",
+			e->input, e->sent, e->received);
+	}
+	fputc(']', f);
+	/* Wall-clock time would make two --sim summaries differ. */
+	if (!rep->sim)
+		fprintf(f, ",\"wall_time_ms\":%" PRId64,
+			rep->wall_ns / 1000000);
+	fprintf(f, ",\"records_per_s\":%.1f,\"all_records_accounted\":%s",
+		records_per_s(rep),
+		wm_report_accounted(rep) ? "true" : "false");
+	fprintf(f, ",\"stages\":[");
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		if (t->stages[s].kind == WM_STAGE_SINK)
+			continue;
+		if (!first)
+			fputc(',', f);
+		json_stage(f, t, rep, s);
+		first = false;
+	}
+	fprintf(f, "]}\n");
+}

@@ -1,0 +1,172 @@
+/*
+ * report.h
+ *	The job summary: the subtasks' metrics blocks (metrics.h) added up per
+ *	job, per stage and per partition, printed for people or as JSON.
+ *
+ * Both drivers fill it the same way: the --sim driver from the blocks it
+ * keeps in memory, the supervisor from the blocks in the shared segment,
+ * at the end of the job (and, for a live view, while it runs).
+ *
+ * Figures (every one is defined by metrics.h and progress.h):
+ *   records_read            records the sources emitted
+ *   bad_records_skipped     malformed trace lines skipped (on_bad_record
+ *                           = skip): not records, not in records_read
+ *   records_windowed, late_records_dropped, late_records_side_output,
+ *   records_in_no_window    what the window stages did with what they
+ *                           read; the four add up to records_read when
+ *                           every source feeds a window (conservation)
+ *   windows_fired(_late), results_written
+ *   fire_delay_ms           processing time from a window's end to its
+ *                           on-time firing: p50 and p99 from the merged
+ *                           histograms (each within 12.5% below the true
+ *                           value), max exact; windows at the ends of the
+ *                           int64 range are left out and counted
+ *                           (fire_delays_excluded)
+ *   records_per_s           records_read per second of wall-clock time
+ *                           (real runs) or of simulated time (--sim, so
+ *                           that its summary stays byte-identical)
+ *   per subtask             records in/out, its output watermark's stalls
+ *                           and idle time (progress.h), how much of the
+ *                           longest stall its process waited for a CPU
+ *                           (real time; cpu_wait_ms in all), what held its
+ *                           longest stall (longest_stall_held_by) and
+ *                           what holds it now if it is stalled
+ *                           (held_by_now): an upstream subtask
+ *                           "stage/index" or a partition "stage-id"
+ *   outcome                 finished, stopped (by a signal: figures as of
+ *                           then) or failed (a worker or an output failed:
+ *                           figures as last published); wall_time_ms in
+ *                           real runs
+ *   edges                   per edge between stages, records sent and
+ *                           received; records_in_flight, what a stop or a
+ *                           failure left between them
+ *   per source partition    records, its watermark's stalls, idle time,
+ *                           idle/active transitions and the time
+ *                           watermark alignment kept it from being read
+ */
+#ifndef WM_RUNTIME_REPORT_H
+#define WM_RUNTIME_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime/metrics/metrics.h"
+#include "runtime/plan/plan.h"
+#include "runtime/engine/progress.h"
+#include "runtime/conf/topology.h"
+
+struct wm_partition_report {
+	uint32_t partition;
+	uint32_t stage;
+	uint32_t subtask; /* index within its stage */
+	uint64_t records;
+	int64_t alignment_paused_ns; /* not read: watermark alignment */
+	struct wm_progress_reading wm;
+};
+
+struct wm_subtask_report {
+	uint32_t stage, index;
+	uint64_t records_in, records_out;
+	uint64_t bad_records_skipped; /* malformed trace lines */
+	uint64_t records_windowed, late_dropped, late_side_output;
+	uint64_t other_dropped, windows_fired, windows_fired_late;
+	uint64_t results;
+	/* Peak resident set of its process in KiB (real runs; 0 in --sim):
+	 * wait4()'s ru_maxrss, which counts the segment pages it touched and
+	 * the pages still shared with the supervisor after fork. */
+	uint64_t max_rss_kib;
+	int64_t alignment_waiting_ns; /* read nothing: watermark alignment */
+	int64_t cpu_wait_ns; /* real time runnable, not running (real runs) */
+	/* What ended the longest stall, the one that held the watermark:
+	 * for an operator the upstream subtask (plan id) whose input did,
+	 * for a source the partition (id) at the multiplexer's minimum;
+	 * UINT32_MAX: unknown (the stall was still open). Names: subtasks
+	 * "stage/index", partitions "stage-partition", as Kafka names them. */
+	uint32_t held_by;
+	/* The same for a stall still open when the figures were read (a job
+	 * stopped while stalled, or a live reading); UINT32_MAX if none. */
+	uint32_t held_by_now;
+	struct wm_progress_reading wm; /* its output watermark */
+	uint32_t n_partitions;
+	struct wm_partition_report *partitions; /* into the report's array */
+};
+
+/* One edge between stages: what its upstream subtasks sent on it (every
+ * copy of a broadcast counted) and what its downstream subtasks received
+ * on that input. */
+struct wm_edge_report {
+	uint32_t from, to; /* stages */
+	uint32_t input;	   /* of `to` */
+	uint64_t sent, received;
+};
+
+struct wm_job_report {
+	bool sim;
+	bool stopped;	 /* by a signal: figures as of then */
+	bool failed;	 /* a worker failed: figures as last published */
+	int64_t end_ns;	 /* processing time when the job ended */
+	int64_t wall_ns; /* real time the run took */
+	uint64_t records_read;
+	uint64_t bad_records_skipped; /* on_bad_record = skip */
+	uint64_t records_windowed;
+	uint64_t late_dropped; /* numLateRecordsDropped */
+	uint64_t late_side_output;
+	uint64_t other_dropped; /* in no window, not late (time's ends) */
+	uint64_t windows_fired;
+	uint64_t windows_fired_late;
+	uint64_t results_written;
+	/* The flow into the window stages: records they received, and how
+	 * many they should have (each record read once per path to a window,
+	 * times the parallelism of a broadcast edge on the way); and whether
+	 * each window stage accounts for what it received. */
+	uint64_t records_to_windows;
+	uint64_t records_due_to_windows;
+	bool windows_account;
+	/* Every edge, and what was sent on them but not received: records
+	 * in flight when a stop or a failure cut the job short (a job that
+	 * ran to its end has none). edges_consistent is false if an edge
+	 * received more than was sent (figures of processes that died at
+	 * different times). */
+	uint32_t n_edges;
+	struct wm_edge_report *edges;
+	uint64_t in_flight;
+	bool edges_consistent;
+	/* On-time firings left out of fire_delay_ms: windows at the ends of
+	 * the int64 range of time (more than 2^62 ms from 1970, or wrapped
+	 * there as Flink's do, their end below their start), whose delay
+	 * says only how far from processing time they lie. */
+	uint64_t fire_delays_excluded;
+	int64_t fire_delay_p50_ms, fire_delay_p99_ms, fire_delay_max_ms;
+	uint64_t shm_bytes;  /* the shared segment of a real run; 0 in --sim */
+	uint32_t n_subtasks; /* the plan's, in plan order */
+	struct wm_subtask_report *subtasks;
+	uint32_t n_partitions;
+	struct wm_partition_report *partitions;
+};
+
+/*
+ * Fill `rep` from the metrics blocks of every subtask of `plan`: block i
+ * at base + i x stride. `end_ns` and `wall_ns` as above. 0 or -ENOMEM.
+ * Free with wm_report_free().
+ */
+int wm_report_collect(struct wm_job_report *rep, const struct wm_topology *topo,
+		      const struct wm_plan *plan, const void *base,
+		      size_t stride, int64_t end_ns, int64_t wall_ns, bool sim);
+void wm_report_free(struct wm_job_report *rep);
+
+/* Every record is accounted for: every record a window stage received is
+ * in a window, late (dropped or side output) or in no window; and every
+ * record sent on an edge was received by the stage at its end, or, when a
+ * stop or a failure cut the job short, is counted in flight. */
+bool wm_report_accounted(const struct wm_job_report *rep);
+
+/* The summary for people (what wmrun prints at the end), and as one JSON
+ * object (--summary FILE). */
+void wm_report_print(FILE *f, const struct wm_topology *topo,
+		     const struct wm_job_report *rep);
+void wm_report_print_json(FILE *f, const struct wm_topology *topo,
+			  const struct wm_job_report *rep);
+
+#endif /* WM_RUNTIME_REPORT_H */

@@ -1,0 +1,608 @@
+/*
+ * sim.c
+ *	The --sim driver: tasks, in-memory channels, simulated time (rules in
+ *	sim.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "runtime/plan/plan.h"
+#include "runtime/run/sim.h"
+#include "runtime/io/sink.h"
+#include "runtime/io/sources.h"
+#include "runtime/engine/task.h"
+
+/* Simulated processing cost of a record from an unlimited-rate source. */
+#define WM_SIM_NS_PER_RECORD 1000
+
+struct queued {
+	uint32_t channel;
+	struct wm_frame frame;
+};
+
+struct queue {
+	size_t n, cap;
+	struct queued *items;
+};
+
+struct sim;
+
+struct sim_task {
+	struct wm_task_out out; /* first: recovered with wm_container_of */
+	struct sim *sim;
+	struct wm_task *task;
+	const struct wm_plan_subtask *sub; /* its place in the plan */
+	struct queue in;
+	int64_t next_due;	/* sources: when to run it next */
+	bool charged;		/* next_due pays for records (rule 1) */
+	bool aligned;		/* a source of an alignment group */
+	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
+	struct wm_sink *late;	/* late side output of a window */
+};
+
+struct sim {
+	const struct wm_topology *topo;
+	struct wm_plan
+		*plan; /* subtasks and channels, as workers number them */
+	uint32_t n_tasks;
+	struct sim_task *tasks;	      /* by plan subtask id */
+	struct wm_sink **stage_sinks; /* by stage: the sink of a sink stage */
+	struct wm_replay_trace **traces; /* by stage: replayed, read first */
+	int64_t now_ns;
+	/* The job failed: -ENOMEM (a queue or a window's state could not
+	 * grow) or -EIO (an output could not be written), why says what;
+	 * it stops at the end of the instant. */
+	int error;
+	char why[512];
+	int stopped_by; /* the signal that stopped the job, or 0 */
+	size_t stride;
+	void *metrics; /* one block per subtask, as in the segment */
+};
+
+/* The metrics block of subtask `id`. */
+static struct wm_subtask_metrics *
+block(const struct sim *sim, uint32_t id)
+{
+	return (struct wm_subtask_metrics *)((char *)sim->metrics +
+					     id * sim->stride);
+}
+
+static int
+queue_push(struct queue *q, uint32_t channel, const struct wm_frame *f)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 256;
+		void *items = realloc(q->items, cap * sizeof(*q->items));
+
+		if (items == NULL)
+			return -ENOMEM;
+		q->items = items;
+		q->cap = cap;
+	}
+	q->items[q->n].channel = channel;
+	q->items[q->n].frame = *f;
+	q->n++;
+	return 0;
+}
+
+/* The first failure stops the job; later ones follow from it. */
+static void
+sim_failed(struct sim *sim, int error, const char *why)
+{
+	if (sim->error != 0)
+		return;
+	sim->error = error;
+	snprintf(sim->why, sizeof(sim->why), "%s", why);
+}
+
+static void
+output_failed(struct sim *sim, const struct wm_sink *sink)
+{
+	char why[4400];
+
+	sim_failed(sim, -EIO, wm_sink_error(sink, why, sizeof(why)));
+}
+
+static void
+sim_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	  const struct wm_frame *f)
+{
+	struct sim_task *st = wm_container_of(out, struct sim_task, out);
+	const struct wm_plan_channel *c =
+		&st->sim->plan->channels[st->sub->outputs[edge][channel]];
+
+	if (queue_push(&st->sim->tasks[c->consumer].in, c->input_channel, f) !=
+	    0)
+		sim_failed(st->sim, -ENOMEM, "out of memory");
+}
+
+static void
+sim_result(struct wm_task_out *out, const struct wm_window_result *r,
+	   wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct sim_task *st = wm_container_of(out, struct sim_task, out);
+
+	for (struct wm_sink **s = st->sinks; s && *s && !st->sim->error; s++)
+		if (wm_sink_result(*s, r, watermark, fire_time_ms) != 0)
+			output_failed(st->sim, *s);
+}
+
+static void
+sim_late(struct wm_task_out *out, const struct wm_record *r)
+{
+	struct sim_task *st = wm_container_of(out, struct sim_task, out);
+
+	if (st->late != NULL && !st->sim->error &&
+	    wm_sink_late(st->late, r) != 0)
+		output_failed(st->sim, st->late);
+}
+
+/* Tasks exist for every subtask of the plan (every stage but sinks, which
+ * are chained to windows); sinks open first, windows need them. */
+/* An output file that cannot be opened is an output error (exit 74), as
+ * in a real run: its errno (ENOENT, EACCES) must not read as a missing
+ * input. */
+static int
+output_error(int r)
+{
+	return r == -ENOMEM ? r : -EIO;
+}
+
+static int
+build(struct sim *sim, char *err, size_t errlen)
+{
+	const struct wm_topology *t = sim->topo;
+
+	sim->plan = wm_plan_new(t);
+	sim->stage_sinks = calloc(t->n_stages, sizeof(*sim->stage_sinks));
+	if (sim->plan == NULL || sim->stage_sinks == NULL)
+		return -ENOMEM;
+	sim->n_tasks = sim->plan->n_subtasks;
+	sim->tasks = calloc(sim->n_tasks, sizeof(*sim->tasks));
+	sim->stride = wm_subtask_metrics_bytes(sim->plan->max_partitions);
+	sim->metrics = calloc(sim->n_tasks ? sim->n_tasks : 1, sim->stride);
+	if (sim->tasks == NULL || sim->metrics == NULL)
+		return -ENOMEM;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *stage = &t->stages[s];
+		int r;
+
+		if (stage->kind != WM_STAGE_SINK)
+			continue;
+		r = wm_sink_open(&sim->stage_sinks[s], stage,
+				 &t->stages[stage->inputs[0].stage], err,
+				 errlen);
+		if (r != 0)
+			return output_error(r);
+	}
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+
+		st->sim = sim;
+		st->sub = &sim->plan->subtasks[id];
+		st->out.frame = sim_frame;
+		st->out.result = sim_result;
+		st->out.late = sim_late;
+		st->task = wm_sources_new_task(t, st->sub->stage,
+					       st->sub->index, &st->out,
+					       block(sim, id),
+					       sim->traces[st->sub->stage]);
+		if (st->task == NULL) {
+			int e = errno;
+
+			snprintf(err, errlen,
+				 "could not set up subtask %s/%u: %s",
+				 t->stages[st->sub->stage].name,
+				 st->sub->index, strerror(e));
+			return -e;
+		}
+	}
+	return 0;
+}
+
+/* Chain sinks and late outputs to the windows that feed them. */
+static int
+wire(struct sim *sim, char *err, size_t errlen)
+{
+	const struct wm_topology *t = sim->topo;
+
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+		const struct wm_stage *stage = &t->stages[st->sub->stage];
+		struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
+		uint32_t n = wm_topology_out_edges(t, st->sub->stage, out,
+						   WM_TOPOLOGY_MAX_OUTPUTS);
+		uint32_t n_sinks = 0;
+
+		st->sinks = calloc(n + 1, sizeof(*st->sinks));
+		if (st->sinks == NULL)
+			return -ENOMEM;
+		for (uint32_t k = 0; k < n && k < 64; k++)
+			if (t->stages[out[k].stage].kind == WM_STAGE_SINK)
+				st->sinks[n_sinks++] =
+					sim->stage_sinks[out[k].stage];
+		if (stage->kind != WM_STAGE_WINDOW ||
+		    stage->u.window.late_output == NULL)
+			continue;
+		/* One file per stage: subtask 0 opens it, the others share. */
+		if (st->sub->index != 0) {
+			st->late = sim->tasks[id - st->sub->index].late;
+			continue;
+		}
+		int r = wm_sink_open_late(&st->late, stage, err, errlen);
+
+		if (r != 0)
+			return output_error(r);
+	}
+	return 0;
+}
+
+/* --sim refuses to run source `stage` for ever: a topology error, at the
+ * source's section as the loader's are (exit 78). */
+static int
+endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
+{
+	const struct wm_stage *st = &t->stages[stage];
+
+	if (t->job.records == UINT64_MAX)
+		snprintf(err, errlen,
+			 "%s:%d:%d: source \"%s\" never ends: give [job] a "
+			 "run length (event_time, processing_time or records) "
+			 "to run it with --sim",
+			 t->file, st->line, st->col, st->name);
+	else
+		snprintf(err, errlen,
+			 "%s:%d:%d: source \"%s\" never ends: a partition "
+			 "silent for ever, or held back for ever by watermark "
+			 "alignment, never reaches [job] records = %" PRIu64
+			 "; give [job] event_time or processing_time to run "
+			 "it with --sim",
+			 t->file, st->line, st->col, st->name, t->job.records);
+	return -EINVAL;
+}
+
+/* Drain every queue until all are empty (rule 3). */
+static int
+settle(struct sim *sim)
+{
+	struct queue batch = {0};
+	bool moved = true;
+
+	while (moved && !sim->error) {
+		moved = false;
+		for (uint32_t id = 0; id < sim->n_tasks; id++) {
+			struct sim_task *st = &sim->tasks[id];
+			struct queue tmp;
+
+			if (st->in.n == 0)
+				continue;
+			moved = true;
+			/* Take the whole queue: frames it sends to itself
+			 * (none today) would wait for the next round. */
+			tmp = st->in;
+			st->in = batch;
+			st->in.n = 0;
+			for (size_t i = 0; i < tmp.n && !sim->error; i++) {
+				int r = wm_task_input(st->task,
+						      tmp.items[i].channel,
+						      &tmp.items[i].frame,
+						      sim->now_ns);
+				char why[400];
+
+				if (r == 0)
+					continue;
+				snprintf(why, sizeof(why), "subtask %s/%u: %s",
+					 sim->topo->stages[st->sub->stage].name,
+					 st->sub->index,
+					 r == -ENOMEM
+						 ? wm_task_why(st->task)
+						 : "a frame it cannot take");
+				sim_failed(sim, r == -ENOMEM ? r : -EBADMSG,
+					   why);
+			}
+			batch = tmp;
+		}
+	}
+	free(batch.items);
+	return sim->error;
+}
+
+static bool
+is_source(const struct sim *sim, const struct sim_task *st)
+{
+	return sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE;
+}
+
+/* An unfinished source of an alignment group whose next event was taken
+ * from the source itself (not a charge for records still due): a report
+ * of another member may have changed it. */
+static bool
+follows_reports(const struct sim *sim, const struct sim_task *st)
+{
+	return is_source(sim, st) && st->aligned && !st->charged &&
+	       !wm_task_finished(st->task);
+}
+
+/* Run source `st` at instant t (rule 2) and work out when it is next due. */
+static void
+run_source(struct sim_task *st, int64_t t)
+{
+	uint64_t before = wm_task_counters(st->task)->records_in;
+	int64_t next;
+
+	/* Ticks and alignment updates due before t that change nothing
+	 * count as run on time (rule 1). */
+	wm_task_source_skip(st->task, t);
+	next = wm_task_run_source(st->task, t);
+	st->charged = next <= t;
+	if (!st->charged) {
+		st->next_due = wm_task_source_next_event(st->task, t);
+		return;
+	}
+	/* Rule 1: records that were due at once (an unlimited rate) cost 1 us
+	 * each, or time would never move. Ticks and updates that fall due
+	 * meanwhile run late, at that time. */
+	st->next_due =
+		t + WM_SIM_NS_PER_RECORD *
+			    (int64_t)(wm_task_counters(st->task)->records_in -
+				      before);
+	if (st->next_due <= t)
+		st->next_due = t + WM_SIM_NS_PER_RECORD;
+}
+
+/*
+ * Stopping (a real run's stop, on simulated time): the first SIGINT,
+ * SIGTERM or SIGHUP sets stop_signal, which the driver reads between
+ * instants; then every source ends its stream with END(STOP) (no MAX
+ * watermark: open windows stay unfired), the queues drain, and the job
+ * ends with its figures as of the last instant. A signal ignored when the
+ * job starts (nohup's SIGHUP, a background job's SIGINT) stays ignored. A
+ * second signal, if the stop ever hangs (on an output nobody reads), ends
+ * wmrun as if it had not been caught.
+ */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS (sizeof(stop_signals) / sizeof(*stop_signals))
+
+static volatile sig_atomic_t stop_signal; /* 0: none yet */
+
+static void
+on_stop_signal(int sig)
+{
+	if (stop_signal == 0) {
+		stop_signal = sig;
+		return;
+	}
+	/* Blocked while this handler runs: delivered when it returns. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Catch the stop signals that are not ignored; `old` keeps what they
+ * were, for restore_signals(). */
+static void
+catch_signals(struct sigaction old[N_STOP_SIGNALS])
+{
+	struct sigaction sa = {.sa_handler = on_stop_signal,
+			       .sa_flags = SA_RESTART};
+
+	stop_signal = 0;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+}
+
+/* A signal that comes after the job ended changes nothing any more. */
+static void
+restore_signals(const struct sigaction old[N_STOP_SIGNALS])
+{
+	for (size_t i = 0; i < N_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+}
+
+/* Stop every source as a real run's stop does (wm_task_stop_source());
+ * settle() then takes END(STOP) through the job. */
+static void
+stop(struct sim *sim)
+{
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+
+		if (is_source(sim, st))
+			wm_task_stop_source(st->task);
+	}
+}
+
+/* settle(), saying what failed. */
+static int
+settle_instant(struct sim *sim, char *err, size_t errlen)
+{
+	int r = settle(sim);
+
+	if (r != 0)
+		snprintf(err, errlen, "%s", sim->why);
+	return r;
+}
+
+static int
+run(struct sim *sim, char *err, size_t errlen)
+{
+	int r;
+
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		sim->tasks[id].next_due = 0;
+	for (;;) {
+		int64_t t = INT64_MAX;
+		bool reported = false; /* an aligned source ran at t */
+
+		for (uint32_t id = 0; id < sim->n_tasks; id++) {
+			struct sim_task *st = &sim->tasks[id];
+
+			if (is_source(sim, st) &&
+			    !wm_task_finished(st->task) && st->next_due < t)
+				t = st->next_due;
+		}
+		/* Every source finished, or none can ever do anything again
+		 * (refused below). A signal now finds the job over. */
+		if (t == INT64_MAX)
+			break;
+		/* Rule 5: between instants. */
+		if (stop_signal != 0) {
+			sim->stopped_by = stop_signal;
+			stop(sim);
+			return settle_instant(sim, err, errlen);
+		}
+		sim->now_ns = t;
+		for (uint32_t id = 0; id < sim->n_tasks; id++) {
+			struct sim_task *st = &sim->tasks[id];
+
+			if (!is_source(sim, st) || wm_task_finished(st->task))
+				continue;
+			/* Rule 2: a member that runs after another at t reads
+			 * its report of t. */
+			if (reported && follows_reports(sim, st))
+				st->next_due =
+					wm_task_source_next_event(st->task, t);
+			if (st->next_due > t)
+				continue;
+			run_source(st, t);
+			reported = reported || st->aligned;
+		}
+		/* Those that ran before a report of t, or ran at t
+		 * themselves, read it at their next update after t. */
+		for (uint32_t id = 0; reported && id < sim->n_tasks; id++) {
+			struct sim_task *st = &sim->tasks[id];
+
+			if (follows_reports(sim, st))
+				st->next_due = wm_task_source_next_event(
+					st->task, t + 1);
+		}
+		r = settle_instant(sim, err, errlen);
+		if (r != 0)
+			return r;
+	}
+	/* Sources that can never do anything again (silent for ever, or
+	 * held back for ever, and no end) leave the job unbounded: --sim
+	 * refuses to spin for ever. */
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+
+		if (is_source(sim, st) && !wm_task_finished(st->task))
+			return endless(sim->topo, st->sub->stage, err, errlen);
+	}
+	return 0;
+}
+
+int
+wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
+	   size_t errlen)
+{
+	struct sim sim = {.topo = topo};
+	int64_t start = wm_monotonic_ns();
+	struct sigaction old[N_STOP_SIGNALS];
+	int r;
+
+	err[0] = '\0';
+	/* Simulated time runs as fast as it can: a job without an end would
+	 * never return. (A real run of it is a stream job, stopped with
+	 * Ctrl-C.) Replayed traces end by themselves. */
+	for (uint32_t s = 0; s < topo->n_stages; s++)
+		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
+		    topo->stages[s].u.source.replay == NULL &&
+		    topo->job.event_time_ms == INT64_MAX &&
+		    topo->job.processing_time_ms == INT64_MAX &&
+		    topo->job.records == UINT64_MAX) {
+			return endless(topo, s, err, errlen);
+		}
+	/* Traces first, as a real run reads them: a bad one is reported
+	 * once and leaves no output behind. */
+	r = wm_replay_read_all(topo, &sim.traces, err, errlen);
+	if (r == 0)
+		r = build(&sim, err, errlen);
+	/* Sources of an alignment group read each other's reports from
+	 * their blocks, as the worker processes do in the segment. */
+	for (uint32_t id = 0; r == 0 && id < sim.n_tasks; id++) {
+		struct sim_task *st = &sim.tasks[id];
+
+		r = wm_task_align(st->task, sim.plan, id, sim.metrics,
+				  sim.stride);
+		st->aligned = wm_plan_alignment_peers(sim.plan, topo, id, NULL,
+						      0) > 0;
+	}
+	if (r == 0)
+		r = wire(&sim, err, errlen);
+	bool ran = r == 0;
+
+	/* Caught from here until every output is closed, so that a stop
+	 * never cuts one short; before, the set-up stays interruptible. */
+	catch_signals(old);
+	if (r == 0)
+		r = run(&sim, err, errlen);
+	/* Every subtask's figures as of the end of the job, or as of the
+	 * failure of an output or of memory, which the summary reports. */
+	if (ran && (r == 0 || sim.error != 0)) {
+		for (uint32_t id = 0; id < sim.n_tasks; id++)
+			wm_task_publish(sim.tasks[id].task, sim.now_ns);
+		int c = wm_report_collect(rep, topo, sim.plan, sim.metrics,
+					  sim.stride, sim.now_ns,
+					  wm_monotonic_ns() - start, true);
+
+		rep->failed = r < 0;
+		if (r == 0)
+			r = c;
+	}
+	if (r == 0 && sim.stopped_by != 0) {
+		/* As a real run that was stopped: 128 + n, the summary as
+		 * of the stop. */
+		rep->stopped = true;
+		snprintf(err, errlen, "stopped by signal %d: %s",
+			 sim.stopped_by, strsignal(sim.stopped_by));
+		r = 128 + sim.stopped_by;
+	}
+	if (r == -ENOMEM && err[0] == '\0')
+		snprintf(err, errlen, "out of memory");
+	for (uint32_t id = 0; id < sim.n_tasks; id++) {
+		struct sim_task *st = &sim.tasks[id];
+		char why[512];
+
+		wm_task_free(st->task);
+		free(st->sinks);
+		free(st->in.items);
+		if (st->sub != NULL && st->sub->index == 0 &&
+		    wm_sink_close(st->late, r < 0, why, sizeof(why)) != 0 &&
+		    r == 0) {
+			snprintf(err, errlen, "%s", why);
+			r = -EIO;
+		}
+	}
+	for (uint32_t s = 0; sim.stage_sinks != NULL && s < topo->n_stages;
+	     s++) {
+		char why[512];
+
+		/* A stop (128 + n) keeps its results, a failure (< 0) only
+		 * those it wrote. */
+		if (wm_sink_close(sim.stage_sinks[s], r < 0, why,
+				  sizeof(why)) != 0 &&
+		    r == 0) {
+			snprintf(err, errlen, "%s", why);
+			r = -EIO;
+		}
+	}
+	if (r < 0 && rep->subtasks != NULL)
+		rep->failed = true; /* the last writes failed */
+	restore_signals(old);
+	free(sim.tasks);
+	free(sim.metrics);
+	wm_plan_free(sim.plan);
+	free(sim.stage_sinks);
+	wm_replay_free_all(sim.traces, topo->n_stages);
+	return r;
+}

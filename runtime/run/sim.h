@@ -1,0 +1,89 @@
+/*
+ * sim.h
+ *	--sim: every subtask of a job in one process, on simulated processing
+ *	time, running the very same task code as the worker processes.
+ *
+ * The rules, precise enough that an independent implementation of
+ * Flink's semantics produces the same output from the same topology:
+ *
+ *  1. Time. Processing time starts at 0 and jumps from event to event;
+ *     `speed` does not apply (nothing waits). The events are the source
+ *     subtasks' next due times: a record's arrival (source_gen.h) or a
+ *     periodic watermark tick (every watermark_interval, the first one
+ *     interval after 0, then one interval after each tick ran). A source
+ *     with records due at every instant (an unlimited rate, or the backlog
+ *     of a partition that alignment paused) emits at most 256 per instant
+ *     and is charged 1 us of processing time per record, so time moves on
+ *     and ticks happen; a tick or update that falls due meanwhile runs
+ *     late, at the end of the charge, and the next is due one interval
+ *     after that.
+ *     Time jumps over what cannot change anything: a tick with no
+ *     record since the previous one (its watermarks are out already) and
+ *     no idleness countdown to start or to expire at it (announced
+ *     already, or not yet due: operators/source_watermarks.h), and an
+ *     alignment update that would report what the last one reported and
+ *     read the reports the last one read (runtime/engine/task.h). Such a tick or
+ *     update is not run but counted as run on time: the next one is due
+ *     exactly whole intervals later, as if each had run. The output is
+ *     byte for byte that of running every one; a trace with years
+ *     between records, or partitions silent for years, take as long as
+ *     their records.
+ *  2. At each instant t (the earliest next event over all sources), every
+ *     source subtask with an event due at t runs, in stage order then
+ *     subtask order: first its watermark alignment update if due (aligned
+ *     sources, every update interval, the first one interval after 0: it
+ *     reports, then reads the group's reports as they stand, those of
+ *     subtasks that ran earlier at t included, and pauses or resumes),
+ *     then all its records due at or before t (earliest arrival first,
+ *     ties by partition; none while it waits for alignment, none of a
+ *     paused partition), each followed by its partition's watermark
+ *     generator, then its tick if due. A source whose partitions all
+ *     finished sends MAX (unless IDLE is announced: released Flink loses
+ *     it) and END, and reports MAX to its alignment group.
+ *  3. Transport has no delay, never reorders a channel and never fills
+ *     (so no source is ever back-pressured: idleness clocks stop only for
+ *     alignment). Every frame a subtask sends is queued for its
+ *     receiver; after the sources of an instant ran, queues are drained
+ *     in stage order then subtask order, each receiver taking its whole
+ *     queue in arrival order, again and again until every queue is
+ *     empty, all at the same instant t.
+ *  4. The job ends when every source finished and every queue is empty.
+ *     Window results are written by the window's subtasks (the sink is
+ *     chained) in the order they fire; fire_time is t in milliseconds.
+ *     A job that cannot end is refused (-EINVAL, naming the source's
+ *     section): a generating source without any [job] run length, and
+ *     sources left with no event that can change anything, ever (a
+ *     partition silent for ever short of [job] records, or held back for
+ *     ever behind one, once idleness and alignment have done all they
+ *     can).
+ *  5. Stop. The first SIGINT, SIGTERM or SIGHUP (unless ignored when the
+ *     job started, as nohup and background jobs leave some) stops the
+ *     job after the instant at hand, as a real run's stop: every source
+ *     ends its stream with END(STOP) (no MAX watermark, so windows still
+ *     open stay unfired), the queues drain at that instant, and the job
+ *     ends there, its figures as of then, every record accounted for.
+ *
+ * Same topology and seed: byte-identical output, every run.
+ */
+#ifndef WM_RUNTIME_SIM_H
+#define WM_RUNTIME_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime/report/report.h"
+#include "runtime/conf/topology.h"
+
+/*
+ * Run `topo` to its end. Sinks write to their paths ("-": stdout), late
+ * side outputs to theirs. Returns 0 with `report` filled (free it with
+ * wm_report_free()), or a negative errno with a message in err (-EIO for
+ * an output that could not be written: exit 74). Stopped by the first
+ * SIGINT, SIGTERM or SIGHUP that is not ignored (rule 5), it returns
+ * 128 + the signal's number, the exit status of a real run stopped so,
+ * with `report` filled (marked stopped) and err saying which signal.
+ */
+int wm_sim_run(const struct wm_topology *topo, struct wm_job_report *report,
+	       char *err, size_t errlen);
+
+#endif /* WM_RUNTIME_SIM_H */

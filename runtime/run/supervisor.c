@@ -1,0 +1,633 @@
+/*
+ * supervisor.c
+ *	Create the segment, fork and pin one process per subtask, wait, and
+ *	stop everything cleanly when one fails or the user interrupts.
+ *
+ * The supervisor never touches a ring (PostgreSQL's postmaster): a worker
+ * that crashes cannot take it down, and it reads the workers' metrics
+ * blocks only. Signals: SIGCHLD and the stop signals (SIGINT, SIGTERM,
+ * SIGHUP) are blocked before the placement and the forks and taken with
+ * sigtimedwait(). A stop signal that the caller left ignored (nohup's
+ * SIGHUP, a background command's SIGINT) stays ignored, by the whole job. Each child unblocks the signals, leaves SIGINT and SIGHUP to the
+ * supervisor (ignored: a terminal's Ctrl-C reaches the whole group), asks
+ * for SIGKILL when the supervisor dies (PR_SET_PDEATHSIG, then re-checks
+ * its parent, which may have died before the prctl), pins itself where
+ * the supervisor's plan says and runs its subtask. SIGPIPE is ignored by
+ * the whole job (main.c): a reader that went away is a write error (exit
+ * 74), not a death.
+ *
+ * Stopping, as a state machine:
+ *
+ *   RUNNING   --stop signal-->  DRAINING: the segment's stop flag is set
+ *                               (wm_shm_request_stop()); sources end their
+ *                               streams with END(STOP), the rings drain and
+ *                               every worker exits with its final figures
+ *   DRAINING  --STOP_GRACE_NS-->  TERMINATING: each worker left is named
+ *                               for not having stopped (the job failed:
+ *                               exit 1), then sent SIGTERM and SIGCONT (a
+ *                               stopped process acts on SIGTERM only once
+ *                               continued)
+ *   DRAINING  --second signal-->  TERMINATING at once, the user's choice:
+ *                               still 128 + n, the summary says what was
+ *                               in flight
+ *   TERMINATING --TERM_GRACE_NS-->  SIGKILL to the workers left, which
+ *                               ends even a stopped process
+ *   any       --a worker fails-->  SIGKILL to the others
+ *
+ * A worker that fails (dies by a signal, or exits non-zero) is named with
+ * its pid and signal or status in every case, during a stop too, and the
+ * job's exit status says so: the worker's sysexits code, or 1; a worker
+ * that had to be killed because it did not stop also makes it 1. Only a
+ * stop that every worker finished is 128 + n.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "base/clock.h"
+#include "ipc/shm.h"
+#include "runtime/plan/affinity.h"
+#include "runtime/io/log.h"
+#include "runtime/plan/placement.h"
+#include "runtime/run/supervisor.h"
+#include "runtime/run/worker.h"
+
+/* How long a stopped job may take to drain before its workers are
+ * terminated: rings hold at most ring_size each, which the workers move in
+ * milliseconds; seconds leave room for a loaded machine. */
+#define STOP_GRACE_NS ((int64_t)5000000000)
+/* How long a terminated worker may take to go before it is killed. */
+#define TERM_GRACE_NS ((int64_t)2000000000)
+
+struct child {
+	pid_t pid;
+	bool done;
+	/* Told to go (SIGTERM, SIGKILL): its death by that signal is the
+	 * stop's doing, not a failure of its own. */
+	bool signalled;
+	uint64_t max_rss_kib; /* ru_maxrss from wait4(), once done */
+};
+
+enum phase { RUNNING, DRAINING, TERMINATING, KILLING };
+
+/* One run of a job, as the supervisor follows it. */
+struct job {
+	const struct wm_topology *t;
+	const struct wm_plan *plan;
+	struct child *children;
+	uint32_t running;
+	enum phase phase;
+	int64_t deadline; /* of DRAINING and TERMINATING */
+	int stop_signal;  /* the signal that asked for the stop, 0 */
+	int failure;	  /* exit status of the first failure, 0 */
+	char *err;	  /* what the job's status says */
+	size_t errlen;
+};
+
+/* The CPUs the supervisor's plan gave each subtask, and the machine they
+ * are on: the children pin themselves from these, inherited through fork,
+ * without reading the machine again. */
+struct placement {
+	struct wm_affinity *machine; /* NULL: not pinned */
+	int *cpu;		     /* by subtask; -1: not pinned */
+	uint32_t allowed_cpus;	     /* the CPUs this job may use */
+};
+
+/* The CPUs this process may run on (taskset, cgroup cpusets), when the
+ * machine could not be read. */
+static uint32_t
+allowed_by_affinity(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return (uint32_t)sysconf(_SC_NPROCESSORS_ONLN);
+	return (uint32_t)CPU_COUNT(&set);
+}
+
+/*
+ * CPUs for the subtasks (-1 each when they cannot be pinned: a warning),
+ * and each ring's pages bound to its consumer's NUMA node (a no-op on one
+ * node, but exercised). Returns 0, or EX_CONFIG with err set when an
+ * explicit [job] cpus list does not fit the job or the machine.
+ */
+static int
+place(const struct wm_topology *t, const struct wm_plan *plan,
+      const struct wm_shm *seg, struct placement *pl, char *err,
+      size_t errlen)
+{
+	struct wm_affinity_plan *ap = NULL;
+	char why[256];
+	int status = 0;
+
+	for (uint32_t i = 0; i < plan->n_subtasks; i++)
+		pl->cpu[i] = -1;
+	bool opened = wm_affinity_open(NULL, &pl->machine, why, sizeof(why)) ==
+		      0;
+
+	pl->allowed_cpus = opened ? wm_affinity_allowed_pus(pl->machine)
+				  : allowed_by_affinity();
+	if (!opened ||
+	    wm_placement_plan(pl->machine, t, plan, &ap, why, sizeof(why)) !=
+		    0) {
+		/* A CPU list the machine cannot follow is the user's to
+		 * fix; a machine we cannot read is not. */
+		if (t->job.cpus != NULL) {
+			snprintf(err, errlen, "%s", why);
+			status = opened ? EX_CONFIG : EX_OSERR;
+		} else {
+			wm_log("wmrun: warning: subtasks are not pinned: %s",
+			       why);
+		}
+		goto out;
+	}
+	for (uint32_t i = 0; i < plan->n_subtasks; i++)
+		pl->cpu[i] = (int)ap->place[i].cpu;
+	for (uint32_t c = 0; c < plan->n_channels; c++)
+		if (wm_affinity_bind_memory(pl->machine, wm_shm_ring(seg, c),
+					    wm_shm_channel(seg, c)->ring_bytes,
+					    ap->ring_node[c], why,
+					    sizeof(why)) != 0) {
+			wm_log("wmrun: warning: ring pages stay where they "
+			       "are: %s",
+			       why);
+			break;
+		}
+out:
+	wm_affinity_plan_free(ap);
+	return status;
+}
+
+static void
+child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
+	   int fd, const struct placement *pl, pid_t parent,
+	   struct wm_sink **sinks, struct wm_sink **lates,
+	   struct wm_replay_trace **traces,
+	   const sigset_t *old_mask)
+{
+	struct wm_worker_args args = {
+		.topo = t,
+		.plan = plan,
+		.subtask = id,
+		.shm_fd = fd,
+		.wait = wm_placement_wait_mode(plan, pl->allowed_cpus),
+		.sinks = sinks,
+		.lates = lates,
+		.traces = traces,
+		.cells = t->job.ring_cells,
+	};
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	char name[128];
+
+	/* Die with the supervisor, even if it already died. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(EX_OSERR);
+	/* ps, top and pgrep show which subtask a process runs: its name
+	 * is "stage/index" (the kernel keeps 15 bytes of it). */
+	prctl(PR_SET_NAME,
+	      wm_plan_subtask_name(plan, t, id, name, sizeof(name)), 0, 0, 0);
+	/* Ctrl-C reaches the whole process group: the supervisor alone
+	 * decides how the job stops (a stop request, then SIGTERM). */
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGHUP, &ign, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	sigprocmask(SIG_SETMASK, old_mask, NULL);
+	if (pl->cpu[id] >= 0) {
+		char err[256];
+
+		if (wm_affinity_pin_self(pl->machine, (unsigned)pl->cpu[id],
+					 err, sizeof(err)) != 0)
+			wm_log("wmrun[%s]: warning: %s", name, err);
+	}
+	_exit(wm_worker_run(&args));
+}
+
+/* Send `sig` to every worker left (and SIGCONT after it, for one that is
+ * stopped). */
+static void
+kill_all(struct job *j, int sig)
+{
+	for (uint32_t i = 0; i < j->plan->n_subtasks; i++) {
+		struct child *c = &j->children[i];
+
+		if (c->pid <= 0 || c->done)
+			continue;
+		c->signalled = true;
+		kill(c->pid, sig);
+		if (sig != SIGKILL)
+			kill(c->pid, SIGCONT);
+	}
+}
+
+/* The first failure of the job: its status and message; later ones (the
+ * workers it brought down) are not the cause. Kills the other workers. */
+static void
+job_failed(struct job *j, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+job_failed(struct job *j, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (j->failure != 0)
+		return;
+	j->failure = status;
+	va_start(ap, fmt);
+	vsnprintf(j->err, j->errlen, fmt, ap);
+	va_end(ap);
+	if (j->stop_signal != 0) {
+		size_t len = strlen(j->err);
+
+		snprintf(j->err + len, j->errlen - len,
+			 " (while the job stopped on signal %d)",
+			 j->stop_signal);
+	}
+	/* The rings of a dead worker never drain: nothing left waits for
+	 * the others to finish. */
+	kill_all(j, SIGKILL);
+	j->phase = KILLING;
+}
+
+/* Reap every child that exited; a failure is the job's (job_failed()). */
+static void
+reap(struct job *j)
+{
+	struct rusage ru;
+	pid_t pid;
+	int st;
+
+	while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0) {
+		char name[128];
+
+		for (uint32_t i = 0; i < j->plan->n_subtasks; i++) {
+			if (j->children[i].pid != pid)
+				continue;
+			j->children[i].done = true;
+			j->children[i].max_rss_kib = (uint64_t)ru.ru_maxrss;
+			j->running--;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+				break;
+			if (WIFSIGNALED(st) && j->children[i].signalled)
+				break; /* ours: the stop or a failure */
+			wm_plan_subtask_name(j->plan, j->t, i, name,
+					     sizeof(name));
+			if (WIFSIGNALED(st))
+				job_failed(j, 1,
+					   "worker \"%s\" (pid %d) was "
+					   "terminated by signal %d: %s",
+					   name, (int)pid, WTERMSIG(st),
+					   strsignal(WTERMSIG(st)));
+			else
+				/* A worker's sysexits code (an output error,
+				 * memory) is the job's; any other status is a
+				 * failed worker. */
+				job_failed(j,
+					   WEXITSTATUS(st) >= EX__BASE &&
+							   WEXITSTATUS(st) <=
+								   EX__MAX
+						   ? WEXITSTATUS(st)
+						   : 1,
+					   "worker \"%s\" (pid %d) exited with "
+					   "status %d",
+					   name, (int)pid, WEXITSTATUS(st));
+			break;
+		}
+	}
+}
+
+/* Whether process `pid` is stopped (SIGSTOP, a debugger): its state in
+ * /proc/PID/stat, the letter after the parenthesised name. */
+static bool
+is_stopped(pid_t pid)
+{
+	char path[64], buf[512];
+	const char *end;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	end = strrchr(buf, ')'); /* the name may hold anything */
+	return end != NULL && end[1] == ' ' && (end[2] == 'T' || end[2] == 't');
+}
+
+/* The drain did not end in time: every worker left is named (a stopped
+ * one, the likely cause, said so and named first), and fails the job (its
+ * figures are not final), then is told to go. */
+static void
+terminate_stragglers(struct job *j)
+{
+	int grace = (int)(STOP_GRACE_NS / 1000000000);
+
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t i = 0; i < j->plan->n_subtasks; i++) {
+			struct child *c = &j->children[i];
+			bool stopped;
+			char name[128];
+
+			if (c->pid <= 0 || c->done)
+				continue;
+			stopped = is_stopped(c->pid);
+			if (stopped != (pass == 0))
+				continue;
+			wm_plan_subtask_name(j->plan, j->t, i, name,
+					     sizeof(name));
+			wm_log("wmrun: worker \"%s\" (pid %d) %sdid not stop "
+			       "within %d s of the stop request: terminating it",
+			       name, (int)c->pid,
+			       stopped ? "is stopped (SIGSTOP) and " : "", grace);
+			if (j->failure == 0) {
+				j->failure = 1;
+				snprintf(j->err, j->errlen,
+					 "worker \"%s\" (pid %d) %sdid not stop "
+					 "within %d s of the stop request on "
+					 "signal %d",
+					 name, (int)c->pid,
+					 stopped ? "was stopped and " : "", grace,
+					 j->stop_signal);
+			}
+		}
+	kill_all(j, SIGTERM);
+	j->phase = TERMINATING;
+	j->deadline = wm_monotonic_ns() + TERM_GRACE_NS;
+}
+
+/* sigtimedwait() until the CLOCK_MONOTONIC time `by` (INT64_MAX: no
+ * limit): the signal, or -1 with EAGAIN once `by` has passed. */
+static int
+wait_signal_until(const sigset_t *mask, int64_t by)
+{
+	siginfo_t info;
+	int64_t left;
+	struct timespec ts;
+
+	if (by == INT64_MAX)
+		return sigwaitinfo(mask, &info);
+	left = by - wm_monotonic_ns();
+	if (left <= 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	ts.tv_sec = left / 1000000000;
+	ts.tv_nsec = left % 1000000000;
+	return sigtimedwait(mask, &info, &ts);
+}
+
+/* Follow the job until every worker is gone (the state machine at the top
+ * of the file). */
+static void
+supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
+{
+	while (j->running > 0) {
+		bool timed = j->phase == DRAINING || j->phase == TERMINATING;
+		int sig = wait_signal_until(mask, timed ? j->deadline
+							: INT64_MAX);
+
+		if (sig < 0 && errno == EAGAIN) {
+			if (j->phase == DRAINING) {
+				terminate_stragglers(j);
+			} else if (j->phase == TERMINATING) {
+				/* SIGKILL ends even a process that is
+				 * stopped and never saw the SIGTERM. */
+				kill_all(j, SIGKILL);
+				j->phase = KILLING;
+			}
+		} else if (sig == SIGCHLD) {
+			reap(j);
+		} else if (sig > 0 && j->phase == RUNNING) {
+			/* Interrupted: the sources end their streams, the
+			 * rings drain, every worker finishes with its
+			 * figures; the summary is exact. */
+			j->stop_signal = sig;
+			snprintf(j->err, j->errlen, "stopped by signal %d: %s",
+				 sig, strsignal(sig));
+			wm_shm_request_stop(seg);
+			j->phase = DRAINING;
+			j->deadline = wm_monotonic_ns() + STOP_GRACE_NS;
+		} else if (sig > 0 && j->phase == DRAINING) {
+			/* A second signal: the user does not want to wait
+			 * for the drain. The summary then says what was in
+			 * flight. */
+			kill_all(j, SIGTERM);
+			j->phase = TERMINATING;
+			j->deadline = wm_monotonic_ns() + TERM_GRACE_NS;
+		}
+	}
+}
+
+/* SIGCHLD, and the stop signals the caller did not leave ignored: nohup
+ * ignores SIGHUP, a shell without job control starts a background command
+ * with SIGINT ignored, and what the caller ignored the whole job ignores
+ * (a blocked signal would be queued, ignored or not: those are not
+ * blocked). */
+static void
+stop_signals(sigset_t *mask)
+{
+	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+
+	sigemptyset(mask);
+	sigaddset(mask, SIGCHLD);
+	for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+		struct sigaction now;
+
+		if (sigaction(stops[i], NULL, &now) == 0 &&
+		    now.sa_handler == SIG_IGN)
+			continue;
+		sigaddset(mask, stops[i]);
+	}
+}
+
+/* Open every sink and late output (the supervisor writes their headers;
+ * the workers inherit them). 0 or an exit status with err set. */
+static int
+open_outputs(const struct wm_topology *t, struct wm_sink **sinks,
+	     struct wm_sink **lates, char *err, size_t errlen)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+		int r = 0;
+
+		if (st->kind == WM_STAGE_SINK)
+			r = wm_sink_open(&sinks[s], st,
+					 &t->stages[st->inputs[0].stage], err,
+					 errlen);
+		else if (st->kind == WM_STAGE_WINDOW &&
+			 st->u.window.late_output != NULL)
+			r = wm_sink_open_late(&lates[s], st, err, errlen);
+		if (r != 0)
+			return r == -ENOMEM ? EX_OSERR : EX_IOERR;
+	}
+	return 0;
+}
+
+/* Close the outputs; the results of a failed job stay only where some
+ * were written (sink.h). An exit status, or `status` unchanged. */
+static int
+close_outputs(const struct wm_topology *t, struct wm_sink **sinks,
+	      struct wm_sink **lates, int status, char *err, size_t errlen)
+{
+	bool failed = status != 0 && status < 128;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		char why[512];
+
+		if (wm_sink_close(sinks[s], failed, why, sizeof(why)) != 0 &&
+		    status == 0) {
+			snprintf(err, errlen, "%s", why);
+			status = EX_IOERR;
+		}
+		if (wm_sink_close(lates[s], failed, why, sizeof(why)) != 0 &&
+		    status == 0) {
+			snprintf(err, errlen, "%s", why);
+			status = EX_IOERR;
+		}
+	}
+	return status;
+}
+
+int
+wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
+		  char *err, size_t errlen)
+{
+	struct wm_plan *plan = wm_plan_new(t);
+	struct wm_shm_channel_spec *specs = NULL;
+	struct wm_sink **sinks = NULL, **lates = NULL;
+	struct wm_replay_trace **traces = NULL;
+	struct placement pl = {0};
+	struct wm_shm seg = {.fd = -1};
+	struct job j = {.t = t, .plan = plan, .err = err, .errlen = errlen};
+	sigset_t mask, old;
+	bool blocked = false; /* mask holds the signals, old the caller's */
+	int status = 0;
+	int64_t start;
+
+	err[0] = '\0';
+	memset(rep, 0, sizeof(*rep));
+	if (plan == NULL)
+		return EX_OSERR;
+	specs = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*specs));
+	j.children = calloc(plan->n_subtasks, sizeof(*j.children));
+	sinks = calloc(t->n_stages, sizeof(*sinks));
+	lates = calloc(t->n_stages, sizeof(*lates));
+	pl.cpu = calloc(plan->n_subtasks, sizeof(*pl.cpu));
+	if (!specs || !j.children || !sinks || !lates || !pl.cpu) {
+		status = EX_OSERR;
+		goto out;
+	}
+	/* Each replayed trace is read and checked here, once, before
+	 * anything is created: a bad line is reported once, and leaves no
+	 * output behind. The workers inherit the records through fork. */
+	status = wm_replay_read_all(t, &traces, err, errlen);
+	if (status != 0) {
+		status = wm_replay_exit_status(-status);
+		goto out;
+	}
+	struct wm_shm_spec spec =
+		wm_plan_shm_spec(plan, t->job.ring_cells, specs);
+
+	if (wm_shm_create(&spec, &seg, err, errlen) != 0) {
+		status = EX_OSERR;
+		goto out;
+	}
+	status = open_outputs(t, sinks, lates, err, errlen);
+	if (status != 0)
+		goto out;
+	/* From here on a Ctrl-C waits for the workers: one that comes while
+	 * the machine is read and the workers are forked (a second, on a
+	 * loaded machine) stops the job as soon as it runs, with its
+	 * summary, instead of killing the supervisor silently. Not before
+	 * the sinks are open: opening a FIFO waits for a reader, and must
+	 * stay interruptible. */
+	stop_signals(&mask);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	blocked = true;
+	status = place(t, plan, &seg, &pl, err, errlen);
+	if (status != 0)
+		goto out;
+	fflush(stdout);
+	fflush(stderr);
+	start = wm_monotonic_ns();
+	pid_t self = getpid();
+
+	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			child_main(t, plan, i, seg.fd, &pl, self, sinks, lates,
+				   traces, &old);
+		if (pid < 0) {
+			job_failed(&j, EX_OSERR, "could not fork: %s",
+				   strerror(errno));
+			break;
+		}
+		j.children[i].pid = pid;
+		j.running++;
+	}
+	supervise(&j, &seg, &mask);
+	status = j.failure != 0	    ? j.failure
+		 : j.stop_signal != 0 ? 128 + j.stop_signal
+				      : 0;
+	/* A stop signal that came after the last worker ended finds the job
+	 * over: take it now, or restoring the mask would let it kill the
+	 * supervisor before the summary and the sinks' last writes. */
+	while (sigtimedwait(&mask, NULL, &(struct timespec){0, 0}) > 0)
+		;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	blocked = false;
+	/* Processing time ran from the start line (shm.h), if every
+	 * subtask reached it; else from the forks. */
+	int64_t started = wm_shm_started(&seg);
+	int64_t wall = wm_monotonic_ns() - (started != 0 ? started : start);
+
+	if (wm_report_collect(rep, t, plan, wm_shm_metrics(&seg, 0),
+			      wm_shm_header(&seg)->metrics_stride,
+			      wm_scale_ns(wall, t->job.speed), wall,
+			      false) != 0 &&
+	    status == 0)
+		status = EX_OSERR;
+	rep->stopped = j.stop_signal != 0;
+	rep->failed = j.failure != 0;
+	rep->shm_bytes = seg.size;
+	for (uint32_t i = 0; i < rep->n_subtasks; i++)
+		rep->subtasks[i].max_rss_kib = j.children[i].max_rss_kib;
+out:
+	if (sinks != NULL && lates != NULL)
+		status = close_outputs(t, sinks, lates, status, err, errlen);
+	/* After a failed placement: a signal that came meanwhile now takes
+	 * its default action. */
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	wm_affinity_close(pl.machine);
+	wm_shm_detach(&seg);
+	if (seg.fd >= 0)
+		close(seg.fd);
+	free(specs);
+	free(j.children);
+	free(sinks);
+	free(lates);
+	free(pl.cpu);
+	wm_replay_free_all(traces, t->n_stages);
+	wm_plan_free(plan);
+	return status;
+}

@@ -1,0 +1,27 @@
+/*
+ * supervisor.h
+ *	Run a job as processes: one per subtask, pinned, over the shared
+ *	segment's rings (supervisor.c says how it starts and stops them).
+ */
+#ifndef WM_RUNTIME_SUPERVISOR_H
+#define WM_RUNTIME_SUPERVISOR_H
+
+#include <stddef.h>
+
+#include "runtime/report/report.h"
+#include "runtime/conf/topology.h"
+
+/*
+ * Run `topo` to its end. Returns 0 when every worker finished; 1 when one
+ * failed or died (err names it: subtask, pid, signal or exit status; the
+ * others were stopped); 128 + n when signal n stopped the job; a sysexits
+ * code when a replayed trace is bad or unreadable (read before anything
+ * is created: replay.h), or the segment, a fork or an output failed. *report holds what
+ * the workers published in their metrics blocks (report.h) once the
+ * workers ran, and the memory they used (zeroed if none could start);
+ * free it with wm_report_free().
+ */
+int wm_supervisor_run(const struct wm_topology *topo,
+		      struct wm_job_report *report, char *err, size_t errlen);
+
+#endif /* WM_RUNTIME_SUPERVISOR_H */

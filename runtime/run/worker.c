@@ -1,0 +1,591 @@
+/*
+ * worker.c
+ *	A subtask's process: rings in, task, rings out, on the real clock.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "ipc/gate.h"
+#include "ipc/shm.h"
+#include "base/clock.h"
+#include "runtime/io/log.h"
+#include "runtime/io/sources.h"
+#include "runtime/engine/task.h"
+#include "runtime/run/worker.h"
+
+/* Frames taken from the inputs before looking at anything else. */
+#define WORKER_BURST 256
+
+struct worker {
+	const struct wm_worker_args *args;
+	const struct wm_plan_subtask *me;
+	const struct wm_stage *stage;
+	struct wm_shm seg;
+	struct wm_task *task;
+	struct wm_task_out out;
+	struct wm_ring_producer *producers; /* by local output index */
+	uint32_t n_producers;
+	uint32_t **local; /* [edge][channel] -> producer */
+	struct wm_gate gate;
+	bool has_gate;
+	struct wm_waiter space; /* waiting for room in an output ring */
+	struct wm_subtask_metrics *metrics;
+	int64_t start_ns;	  /* the job's start line (shm.h) */
+	int64_t published_ns;	  /* processing time of the last publish */
+	bool clock_stale;	  /* a push waited: read the clock again */
+	int64_t publish_every_ns; /* WORKER_PUBLISH_NS at the job's speed */
+	double speed;
+	/* A window's outputs: the sinks chained to it, its late output. */
+	struct wm_sink *sinks[WM_TOPOLOGY_MAX_OUTPUTS];
+	uint32_t n_sinks;
+	struct wm_sink *late;
+	/* /proc/self/schedstat, kept open: the kernel's count of the time
+	 * this process waited for a CPU; -1 where there is none. Read
+	 * before work, at most every WORKER_PUBLISH_NS (read_cpu_wait()). */
+	int schedstat_fd;
+	int64_t schedstat_read_ns; /* real time of the last reading */
+	/* The exit status of the first failure (worker_fail()), 0 while
+	 * there is none. Once set, nothing more is sent or written and the
+	 * run loops return it: the supervisor stops the job. */
+	int failed;
+};
+
+static int worker_fail(struct worker *w, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Report the worker's first failure, one line on stderr, and keep its exit
+ * status; later failures (of a job already failing) are not reported. */
+static int
+worker_fail(struct worker *w, int status, const char *fmt, ...)
+{
+	char prefix[160];
+	va_list ap;
+
+	if (w->failed != 0)
+		return w->failed;
+	w->failed = status;
+	snprintf(prefix, sizeof(prefix), "wmrun[%s/%u]: error: ",
+		 w->stage->name, w->me->index);
+	va_start(ap, fmt);
+	wm_vlog(prefix, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+/* "stage/index" of subtask `id`, for messages. */
+static const char *
+name_of(const struct worker *w, uint32_t id, char *buf, size_t len)
+{
+	return wm_plan_subtask_name(w->args->plan, w->args->topo, id, buf, len);
+}
+
+/* Processing time since the job started, in ns, at the job's speed. */
+static int64_t
+processing_now(const struct worker *w)
+{
+	int64_t real = wm_monotonic_ns() - w->start_ns;
+
+	return wm_scale_ns(real, w->speed);
+}
+
+/* Ring every consumer of this worker and hand every producer its space:
+ * what must happen before this process sleeps (wait.h). */
+static void
+before_sleep(void *arg)
+{
+	struct worker *w = arg;
+
+	for (uint32_t i = 0; i < w->n_producers; i++)
+		wm_ring_flush(&w->producers[i]);
+	if (w->has_gate)
+		wm_gate_release(&w->gate);
+}
+
+static bool
+has_space(void *arg)
+{
+	return wm_ring_free(arg, 1) > 0;
+}
+
+static void
+worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	     const struct wm_frame *f)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+	struct wm_ring_producer *p = &w->producers[w->local[edge][channel]];
+
+	if (w->failed != 0)
+		return; /* the job is stopping: nothing more goes out */
+	/* A full ring makes the producer wait; nothing is dropped. A source
+	 * stops its idleness clock meanwhile (task.h). */
+	if (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0], f->payload[1],
+			      f->payload[2])) {
+		wm_task_backpressure(w->task, true, processing_now(w));
+		do {
+			int r = wm_wait(&w->space, has_space, p, -1);
+
+			if (r != 0) {
+				char name[128];
+				uint32_t ch = w->me->outputs[edge][channel];
+
+				worker_fail(w, EX_OSERR,
+					    "could not wait for room in the ring "
+					    "to \"%s\": %s",
+					    name_of(w,
+						    w->args->plan->channels[ch]
+							    .consumer,
+						    name, sizeof(name)),
+					    strerror(-r));
+				return;
+			}
+		} while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
+					   f->payload[1], f->payload[2]));
+		wm_task_backpressure(w->task, false, processing_now(w));
+		w->clock_stale = true;
+	}
+	/* Control frames are rare and matter: announce them at once. */
+	if (f->kind != WM_FRAME_RECORD)
+		wm_ring_nudge(p);
+}
+
+/* An output that could not be written stops the job (exit 74): the first
+ * failure is the one to name. */
+static void
+output_failed(struct worker *w, const struct wm_sink *s)
+{
+	char why[4400];
+
+	worker_fail(w, EX_IOERR, "%s", wm_sink_error(s, why, sizeof(why)));
+}
+
+static void
+worker_result(struct wm_task_out *out, const struct wm_window_result *r,
+	      wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+
+	for (uint32_t i = 0; i < w->n_sinks && w->failed == 0; i++)
+		if (wm_sink_result(w->sinks[i], r, watermark, fire_time_ms) !=
+		    0)
+			output_failed(w, w->sinks[i]);
+}
+
+static void
+worker_late(struct wm_task_out *out, const struct wm_record *r)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+
+	if (w->late != NULL && w->failed == 0 && wm_sink_late(w->late, r) != 0)
+		output_failed(w, w->late);
+}
+
+/* Write what the window gathered for its outputs: when it has nothing else
+ * to do, and at the end. */
+static int
+flush_outputs(struct worker *w)
+{
+	for (uint32_t i = 0; i < w->n_sinks && w->failed == 0; i++)
+		if (wm_sink_flush(w->sinks[i]) != 0)
+			output_failed(w, w->sinks[i]);
+	if (w->late != NULL && w->failed == 0 && wm_sink_flush(w->late) != 0)
+		output_failed(w, w->late);
+	return w->failed;
+}
+
+/* The sinks chained to this worker's window stage, and its late output. */
+static void
+find_outputs(struct worker *w)
+{
+	const struct wm_topology *t = w->args->topo;
+	uint32_t stage = w->me->stage;
+	struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
+	/* n <= WM_TOPOLOGY_MAX_OUTPUTS: topology.c refuses more. (An array
+	 * of 16 here once gave a window's 17th sink nothing, silently.) */
+	uint32_t n = wm_topology_out_edges(t, stage, out,
+					   WM_TOPOLOGY_MAX_OUTPUTS);
+
+	for (uint32_t i = 0; i < n && i < WM_TOPOLOGY_MAX_OUTPUTS; i++)
+		if (w->args->sinks[out[i].stage] != NULL)
+			w->sinks[w->n_sinks++] = w->args->sinks[out[i].stage];
+	w->late = w->args->lates[stage];
+}
+
+/*
+ * The task's figures as of `now` to its block in the segment, for the
+ * supervisor: when it is about to sleep (`idle`), and while busy at most
+ * every WORKER_PUBLISH_NS of real time. Publishing copies every figure,
+ * per partition too, which a busy source would otherwise pay every burst.
+ */
+#define WORKER_PUBLISH_NS 1000000
+
+/* The time this process waited for a CPU (runnable, not running), to the
+ * task: the second of the three figures in /proc/self/schedstat, in ns,
+ * read at most every WORKER_PUBLISH_NS of real time (a pread, a few
+ * microseconds). On a loaded machine a worker can go tens of milliseconds
+ * unscheduled, and its watermark stalls for it; the summary then says so
+ * (task.h). */
+static void
+read_cpu_wait(struct worker *w)
+{
+	int64_t real = wm_monotonic_ns();
+	char buf[128];
+	ssize_t n;
+	long long ran, waited;
+
+	if (w->schedstat_fd < 0 ||
+	    real - w->schedstat_read_ns < WORKER_PUBLISH_NS)
+		return;
+	w->schedstat_read_ns = real;
+	n = pread(w->schedstat_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lld %lld", &ran, &waited) == 2 && waited >= 0)
+		wm_task_cpu_wait(w->task, waited);
+}
+
+static void
+publish_metrics(struct worker *w, int64_t now, bool idle)
+{
+	if (!idle && now - w->published_ns < w->publish_every_ns)
+		return;
+	wm_task_publish(w->task, now);
+	w->published_ns = now;
+}
+
+/*
+ * The segment is the plan's: as many subtasks, the same channels between
+ * the same subtasks. wm_shm_attach() checked the layout and the rings'
+ * bounds (attach() checks the headers of the rings it uses); this checks
+ * that every index the worker is about to use names what the plan says,
+ * rather than trusting a header it did not make.
+ */
+static int
+attach_matches_plan(struct worker *w)
+{
+	const struct wm_shm_header *h = wm_shm_header(&w->seg);
+	const struct wm_plan *plan = w->args->plan;
+
+	if (h->n_subtasks != plan->n_subtasks ||
+	    h->n_channels != plan->n_channels ||
+	    h->metrics_stride <
+		    wm_subtask_metrics_bytes(plan->max_partitions)) {
+		worker_fail(w, EX_SOFTWARE,
+			     "the shared segment has %u subtasks and %u "
+			     "channels, the plan %u and %u",
+			     h->n_subtasks, h->n_channels, plan->n_subtasks,
+			     plan->n_channels);
+		return -EBADMSG;
+	}
+	for (uint32_t c = 0; c < plan->n_channels; c++) {
+		const struct wm_shm_channel *ch = wm_shm_channel(&w->seg, c);
+
+		if (ch->producer != plan->channels[c].producer ||
+		    ch->consumer != plan->channels[c].consumer) {
+			worker_fail(w, EX_SOFTWARE,
+				     "channel %u of the shared segment goes "
+				     "from subtask %u to %u, the plan's from "
+				     "%u to %u",
+				     c, ch->producer, ch->consumer,
+				     plan->channels[c].producer,
+				     plan->channels[c].consumer);
+			return -EBADMSG;
+		}
+	}
+	return 0;
+}
+
+/* The ring of channel `ch`, checked before its first use (shm.h: a worker
+ * touches only its own rings); NULL after a message. */
+static struct wm_ring *
+own_ring(struct worker *w, uint32_t ch)
+{
+	char err[256];
+
+	if (wm_shm_ring_check(&w->seg, ch, err, sizeof(err)) != 0) {
+		worker_fail(w, EX_OSERR, "%s", err);
+		return NULL;
+	}
+	return wm_shm_ring(&w->seg, ch);
+}
+
+static int
+attach(struct worker *w)
+{
+	const struct wm_worker_args *a = w->args;
+	const struct wm_plan *plan = a->plan;
+	char err[256];
+	uint32_t k = 0;
+
+	if (wm_shm_attach(a->shm_fd, &w->seg, err, sizeof(err)) != 0)
+		return worker_fail(w, EX_OSERR, "%s", err);
+	if (attach_matches_plan(w) != 0)
+		return EX_SOFTWARE;
+	w->metrics = wm_shm_metrics(&w->seg, a->subtask);
+	for (uint32_t e = 0; e < w->me->n_edges; e++)
+		w->n_producers += w->me->widths[e];
+	w->producers = calloc(w->n_producers ? w->n_producers : 1,
+			      sizeof(*w->producers));
+	w->local =
+		calloc(w->me->n_edges ? w->me->n_edges : 1, sizeof(*w->local));
+	if (w->producers == NULL || w->local == NULL)
+		return EX_OSERR;
+	for (uint32_t e = 0; e < w->me->n_edges; e++) {
+		w->local[e] = calloc(w->me->widths[e], sizeof(**w->local));
+		if (w->local[e] == NULL)
+			return EX_OSERR;
+		for (uint32_t c = 0; c < w->me->widths[e]; c++, k++) {
+			uint32_t ch = w->me->outputs[e][c];
+			struct wm_ring *ring = own_ring(w, ch);
+
+			if (ring == NULL)
+				return EX_OSERR;
+			wm_ring_producer_attach(
+				&w->producers[k], ring,
+				wm_shm_doorbell(&w->seg,
+						plan->channels[ch].consumer));
+			w->local[e][c] = k;
+		}
+	}
+	if (w->me->n_inputs > 0) {
+		if (wm_gate_init(&w->gate, w->me->n_inputs,
+				 wm_shm_doorbell(&w->seg, a->subtask),
+				 a->wait) != 0)
+			return EX_OSERR;
+		w->has_gate = true;
+		for (uint32_t i = 0; i < w->me->n_inputs; i++) {
+			uint32_t ch = w->me->inputs[i];
+			struct wm_ring *ring = own_ring(w, ch);
+
+			if (ring == NULL)
+				return EX_OSERR;
+			wm_gate_attach(
+				&w->gate, i, ring,
+				wm_shm_doorbell(&w->seg,
+						plan->channels[ch].producer));
+		}
+		w->gate.waiter.before_sleep = before_sleep;
+		w->gate.waiter.before_sleep_arg = w;
+	}
+	wm_waiter_init(&w->space, wm_shm_doorbell(&w->seg, a->subtask),
+		       a->wait);
+	w->space.before_sleep = before_sleep;
+	w->space.before_sleep_arg = w;
+	return 0;
+}
+
+/* What ends a source's sleep early: a request to stop (the supervisor
+ * rings its doorbell after setting it). */
+static bool
+stop_requested(void *arg)
+{
+	return wm_shm_stop_requested(arg);
+}
+
+/* A source: generate on the clock, sleep until the next thing is due. */
+static int
+run_source(struct worker *w)
+{
+	struct wm_waiter idle;
+
+	wm_waiter_init(&idle, wm_shm_doorbell(&w->seg, w->args->subtask),
+		       WM_WAIT_FUTEX);
+	idle.spin_ns = idle.spin_max_ns = 0;
+	idle.before_sleep = before_sleep;
+	idle.before_sleep_arg = w;
+	for (;;) {
+		int64_t now = processing_now(w);
+		int64_t next;
+
+		if (wm_shm_stop_requested(&w->seg)) {
+			wm_task_stop_source(w->task);
+			return w->failed;
+		}
+		/* Before the work, which may end a stall: one that a wait
+		 * for a CPU caused must count that wait. */
+		read_cpu_wait(w);
+		next = wm_task_run_source(w->task, now);
+		if (w->failed != 0)
+			return w->failed;
+		publish_metrics(w, now, next > now);
+		if (wm_task_finished(w->task))
+			return 0;
+		if (next <= now)
+			continue;
+		/* Nothing due: everything written so far goes out, then
+		 * sleep (in real time) until the next record or tick. */
+		int64_t real_ns =
+			next == INT64_MAX
+				? -1 /* nothing ever due: sleep */
+				: wm_scale_ns(next - now, 1 / w->speed);
+
+		if (real_ns == 0)
+			continue;
+		int r = wm_wait(&idle, stop_requested, &w->seg, real_ns);
+
+		/* A wait that fails would return at once, every time: a
+		 * core burnt in silence. */
+		if (r != 0 && r != -ETIMEDOUT)
+			return worker_fail(w, EX_OSERR,
+					   "could not wait for the next record: "
+					   "%s",
+					   strerror(-r));
+	}
+}
+
+/* A frame the task refused: a corrupt stream (a bug), or a window that
+ * could not allocate the state of a record. */
+static int
+input_failed(struct worker *w, uint32_t ch, int r)
+{
+	const struct wm_plan_channel *pc =
+		&w->args->plan->channels[w->me->inputs[ch]];
+	char name[128];
+
+	if (r == -ENOMEM)
+		return worker_fail(w, EX_OSERR, "%s", wm_task_why(w->task));
+	worker_fail(w, EX_SOFTWARE,
+		    "corrupt frame on channel %u from \"%s\" at position %llu",
+		    ch, name_of(w, pc->producer, name, sizeof(name)),
+		    (unsigned long long)w->gate.inputs[ch].ring.pos);
+	wm_ring_dump(w->gate.inputs[ch].ring.ring, w->gate.inputs[ch].ring.pos,
+		     stderr);
+	return w->failed;
+}
+
+/* Any other task: frames in, frames out, sleep when the inputs are dry. */
+static int
+run_inputs(struct worker *w)
+{
+	for (;;) {
+		/* One clock read per burst, not per frame (it costs about as
+		 * much as handling a record): the frames of a burst were all
+		 * waiting when it began, and are taken at that time, unless
+		 * sending blocked on a full ring meanwhile. */
+		int64_t now = processing_now(w);
+		int n = 0;
+
+		read_cpu_wait(w); /* before the burst, as a source does */
+		while (n < WORKER_BURST) {
+			struct wm_frame f;
+			uint32_t ch;
+			int r = wm_gate_next(&w->gate, &ch, &f);
+
+			if (r == 0)
+				break;
+			if (w->clock_stale) {
+				now = processing_now(w);
+				w->clock_stale = false;
+			}
+			if (r > 0)
+				r = wm_task_input(w->task, ch, &f, now);
+			else
+				r = -EBADMSG;
+			if (r != 0)
+				return input_failed(w, ch, r);
+			if (w->failed != 0)
+				return w->failed;
+			n++;
+		}
+		publish_metrics(w, now, n == 0);
+		if (wm_task_finished(w->task))
+			return 0;
+		if (n == 0) {
+			/* Idle: the results gathered go out before it sleeps,
+			 * in one write per sink. */
+			if (flush_outputs(w) != 0)
+				return w->failed;
+			int r = wm_gate_wait(&w->gate, -1);
+
+			if (r != 0 && r != -ETIMEDOUT)
+				return worker_fail(w, EX_OSERR,
+						   "could not wait for input: "
+						   "%s",
+						   strerror(-r));
+		} else {
+			/* Busy: let the consumers see what this batch
+			 * produced, and the producers what it freed,
+			 * without paying a fence. */
+			for (uint32_t i = 0; i < w->n_producers; i++)
+				wm_ring_nudge(&w->producers[i]);
+			wm_gate_nudge(&w->gate);
+		}
+	}
+}
+
+int
+wm_worker_run(const struct wm_worker_args *a)
+{
+	struct worker w = {.args = a};
+	int status;
+
+	w.me = &a->plan->subtasks[a->subtask];
+	w.stage = &a->topo->stages[w.me->stage];
+	w.speed = a->topo->job.speed;
+	w.publish_every_ns = wm_scale_ns(WORKER_PUBLISH_NS, w.speed);
+	w.out.frame = worker_frame;
+	w.out.result = worker_result;
+	w.out.late = worker_late;
+	find_outputs(&w);
+	w.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
+	status = attach(&w);
+	if (status == 0) {
+		w.task = wm_sources_new_task(a->topo, w.me->stage,
+					     w.me->index, &w.out, w.metrics,
+					     a->traces[w.me->stage]);
+		int r = w.task != NULL
+				? wm_task_align(
+					  w.task, a->plan, a->subtask,
+					  wm_shm_metrics(&w.seg, 0),
+					  wm_shm_header(&w.seg)->metrics_stride)
+				: 0;
+
+		if (r != 0) {
+			wm_task_free(w.task);
+			w.task = NULL;
+			errno = -r;
+		}
+		/* The traces were read and checked before the fork: what
+		 * is left to fail is the machine's. */
+		if (w.task == NULL) {
+			status = worker_fail(&w, EX_OSERR,
+					     "could not set up the subtask: %s",
+					     strerror(errno));
+		}
+	}
+	/* Every subtask set up: processing time starts now, for all. */
+	if (status == 0) {
+		int r = wm_shm_start_line(&w.seg, a->subtask, a->wait,
+					  &w.start_ns);
+
+		if (r != 0)
+			status = worker_fail(&w, EX_OSERR,
+					     "could not wait for the start: %s",
+					     strerror(-r));
+	}
+	if (status == 0)
+		status = w.has_gate ? run_inputs(&w) : run_source(&w);
+	if (status == 0)
+		status = flush_outputs(&w);
+	if (status == 0)
+		before_sleep(&w); /* the last frames, announced */
+	/* The figures as they end, a failed worker's too: the summary of a
+	 * job that failed says what was done until then. */
+	if (w.start_ns != 0)
+		publish_metrics(&w, processing_now(&w), true);
+	if (status == 0)
+		atomic_store_explicit(&w.metrics->finished, 1,
+				      memory_order_release);
+	wm_task_free(w.task);
+	if (w.schedstat_fd >= 0)
+		close(w.schedstat_fd);
+	return status;
+}

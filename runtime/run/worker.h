@@ -1,0 +1,53 @@
+/*
+ * worker.h
+ *	One subtask as a process: its task (task.h) between the rings of the
+ *	shared segment, on the real clock.
+ *
+ * The worker maps the segment itself (after fork, from the inherited
+ * descriptor) and checks it before use; reads its input rings fairly
+ * through a gate; pushes its frames into its output rings, waiting when
+ * one is full; and sleeps on its doorbell when it has nothing to do,
+ * after ringing (fenced) everyone it publishes to. Processing time is the
+ * monotonic clock since the job started, times the job's speed.
+ *
+ * Its figures live in its metrics block in the segment (metrics.h):
+ * written by this worker only, read by the supervisor at any time. A
+ * window worker writes its results into the sinks it inherited, whole
+ * lines gathered and written when it has nothing else to do (sink.h).
+ *
+ * The first failure (a wait that fails, an output that cannot be written,
+ * a record whose window state cannot be allocated, a corrupt frame) is
+ * reported on one line of stderr, naming the subtask, and ends the worker
+ * with its sysexits code: nothing more is sent or written, and the
+ * supervisor stops the job.
+ */
+#ifndef WM_RUNTIME_WORKER_H
+#define WM_RUNTIME_WORKER_H
+
+#include <stdint.h>
+
+#include "ipc/wait.h"
+#include "runtime/plan/plan.h"
+#include "runtime/io/replay.h"
+#include "runtime/io/sink.h"
+#include "runtime/conf/topology.h"
+
+struct wm_worker_args {
+	const struct wm_topology *topo;
+	const struct wm_plan *plan;
+	uint32_t subtask;
+	int shm_fd;
+	enum wm_wait_mode wait; /* how to wait for rings */
+	struct wm_sink **sinks; /* by stage (inherited, opened) */
+	struct wm_sink **lates; /* by stage: late side outputs */
+	/* by stage: the replayed traces the supervisor read (inherited,
+	 * never written: their pages stay shared) */
+	struct wm_replay_trace *const *traces;
+	uint32_t cells;		/* ring size, for nothing but checks */
+};
+
+/* Run the subtask to its end. Returns an exit status (0, or a sysexits
+ * code after printing "wmrun[stage/i]: error: ..." to stderr). */
+int wm_worker_run(const struct wm_worker_args *args);
+
+#endif /* WM_RUNTIME_WORKER_H */

@@ -1,0 +1,421 @@
+/*
+ * main.c
+ *	wmrun: run a stream job described by a topology file.
+ *
+ *   wmrun [--sim] [--check] [--summary FILE] [TOPOLOGY.conf]
+ *
+ * Without a file, the built-in default topology runs: the quiet-partition
+ * incident (16 partitions, 3 of them silent for the night, with an idle
+ * timeout). Exit status: 0 the job finished, 1 a worker failed or died,
+ * 64 usage, 66 a file cannot be read, 71 the OS refused shared memory, a
+ * fork or pinning, 74 an output could not be written, 78 the topology is
+ * invalid (with file:line:col) or the job cannot fit in this machine's
+ * memory, 128+n stopped by signal n.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+#include <unistd.h>
+
+#include "runtime/plan/affinity.h"
+#include "runtime/io/outfile.h"
+#include "runtime/plan/footprint.h"
+#include "runtime/plan/placement.h"
+#include "runtime/plan/plan.h"
+#include "runtime/io/replay.h"
+#include "runtime/run/sim.h"
+#include "runtime/run/supervisor.h"
+#include "runtime/conf/topology.h"
+
+/* The quiet-partition incident, compressed: twelve hours of event time
+ * (22 s of real time at speed 2000, or a fraction of a second with --sim),
+ * partitions 13-15 silent from 1 h to 9 h. With the 30 s idle timeout the
+ * ten-minute windows keep firing through the night; remove it and they
+ * stop until the partitions return. */
+static const char default_topology[] =
+	"# Built-in default: the quiet-partition incident.\n"
+	"[job]\n"
+	"name = quiet-partitions\n"
+	"event_time = 12 h\n"
+	"speed = 2000\n"
+	"seed = 42\n"
+	"\n"
+	"[source events]\n"
+	"parallelism = 4\n"
+	"partitions = 16\n"
+	"rate = 1/s\n"
+	"out_of_orderness = 5 s\n"
+	"keys = 8\n"
+	"idle_timeout = 30 s\n"
+	"silence = 13-15 from 1 h to 9 h\n"
+	"\n"
+	"[window counts]\n"
+	"input = events\n"
+	"parallelism = 2\n"
+	"type = tumbling\n"
+	"size = 10 min\n"
+	"aggregates = count, sum\n"
+	"\n"
+	"[sink out]\n"
+	"input = counts\n"
+	"parallelism = 2\n"
+	"path = -\n";
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: wmrun [--sim] [--check] [--summary FILE] "
+		"[TOPOLOGY.conf]\n"
+		"\n"
+		"Run an event-time stream job with Apache Flink's watermark,\n"
+		"idleness and window semantics.\n"
+		"\n"
+		"  --sim           run every subtask in this process on "
+		"simulated\n"
+		"                  time: deterministic, byte-identical output\n"
+		"                  (default: one pinned process per subtask "
+		"over\n"
+		"                  shared-memory rings, real time x speed)\n"
+		"  --check         validate the topology and print the plan "
+		"(subtasks,\n"
+		"                  CPUs, channels) and the memory it needs, "
+		"without\n"
+		"                  running\n"
+		"  --summary FILE  also write the summary as JSON to FILE\n"
+		"  -h, --help      this text\n"
+		"\n"
+		"Without a file, the built-in quiet-partition incident runs.\n"
+		"Exit status: 0 done, 1 a worker failed, 64 usage, 66 "
+		"unreadable file,\n71 OS refused resources, 74 output error, "
+		"78 invalid topology or too big for memory, 128+n signal n.\n");
+}
+
+/* The JSON summary into `path`, whole or not at all (outfile.h). 0, or a
+ * negative errno with a message. */
+static int
+write_summary(const char *path, const struct wm_topology *t,
+	      const struct wm_job_report *rep, char *err, size_t errlen)
+{
+	struct wm_outfile f;
+	char *json = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&json, &len);
+	int r;
+
+	if (mem == NULL) {
+		snprintf(err, errlen, "could not write summary file \"%s\": %s",
+			 path, strerror(errno));
+		return -errno;
+	}
+	wm_report_print_json(mem, t, rep);
+	if (fclose(mem) != 0) {
+		free(json);
+		snprintf(err, errlen, "could not write summary file \"%s\": %s",
+			 path, strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	r = wm_outfile_open(&f, "summary file", path, true, err, errlen);
+	if (r == 0) {
+		if (wm_outfile_write(&f, json, len) != 0) {
+			char name[4200];
+
+			snprintf(err, errlen, "could not write summary file %s: %s",
+				 wm_outfile_name(&f, name, sizeof(name)),
+				 strerror(f.error));
+			r = -f.error;
+			wm_outfile_discard(&f);
+		} else {
+			r = wm_outfile_commit(&f, err, errlen);
+		}
+	}
+	free(json);
+	return r;
+}
+
+/* The summary on stderr, in one write: whole lines, never mixed with
+ * anyone else's. Piece by piece if memory is short. */
+static void
+print_summary(const struct wm_topology *t, const struct wm_job_report *rep)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (mem != NULL) {
+		wm_report_print(mem, t, rep);
+		if (fclose(mem) == 0)
+			fwrite(text, 1, len, stderr);
+		else
+			wm_report_print(stderr, t, rep);
+		free(text);
+	} else {
+		wm_report_print(stderr, t, rep);
+	}
+}
+
+/*
+ * Whether the job fits in this machine's memory (runtime/plan/footprint.h),
+ * for a real run or for --sim; the same test and message for --check, a
+ * run and --sim. EX_OK, or EX_CONFIG after saying where the memory goes
+ * (EX_OSERR if memory ran out while estimating). With `out`, print the
+ * estimate there first (--check).
+ */
+static int
+fits_memory(const struct wm_topology *t, const struct wm_plan *plan, bool sim,
+	    FILE *out)
+{
+	struct wm_footprint_machine m;
+	struct wm_footprint fp;
+	char err[1024];
+	int r;
+
+	r = wm_footprint_estimate(t, plan, sim, &fp, err, sizeof(err));
+	if (r != 0) {
+		fprintf(stderr, "wmrun: could not estimate the job's memory: "
+				"%s\n",
+			err);
+		return r == -ENOMEM ? EX_OSERR : EX_SOFTWARE;
+	}
+	wm_footprint_machine(&m);
+	if (out != NULL)
+		wm_footprint_print(out, t, &fp, &m);
+	r = wm_footprint_verdict(t, &fp, &m, err, sizeof(err));
+	wm_footprint_free(&fp);
+	if (r == 0)
+		return EX_OK;
+	fprintf(stderr, "wmrun: %s\n", err);
+	return EX_CONFIG;
+}
+
+/* --check: every subtask on this machine, the rings between them, and the
+ * memory it will take. */
+static int
+check(const struct wm_topology *t)
+{
+	struct wm_plan *plan = wm_plan_new(t);
+	struct wm_affinity *a = NULL;
+	struct wm_affinity_plan *placed = NULL;
+	char err[512];
+	int status = EX_OK;
+
+	if (plan == NULL)
+		return EX_OSERR;
+	printf("job \"%s\": %u stages, %u subtasks, %u channels\n",
+	       t->job.name ? t->job.name : "unnamed", t->n_stages,
+	       plan->n_subtasks, plan->n_channels);
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		printf("  %-7s %-16s parallelism %u",
+		       wm_stage_kind_name(st->kind), st->name, st->parallelism);
+		if (st->kind == WM_STAGE_WINDOW)
+			printf(", max parallelism %u", st->max_parallelism);
+		for (uint32_t k = 0; k < st->n_inputs; k++)
+			printf("%s%s from \"%s\"", k ? ", " : ", input ",
+			       wm_partitioning_name(st->inputs[k].edge),
+			       t->stages[st->inputs[k].stage].name);
+		if (st->kind == WM_STAGE_SINK)
+			printf(" (chained to its window)");
+		printf("\n");
+	}
+	if (wm_affinity_open(NULL, &a, err, sizeof(err)) != 0) {
+		fprintf(stderr, "wmrun: %s\n", err);
+		status = EX_OSERR;
+	} else if (wm_placement_plan(a, t, plan, &placed, err, sizeof(err)) !=
+		   0) {
+		fprintf(stderr, "wmrun: %s\n", err);
+		status = t->job.cpus ? EX_CONFIG : EX_OSERR;
+	} else {
+		unsigned cpus = wm_affinity_allowed_pus(a);
+
+		wm_affinity_describe(a, placed, stdout);
+		printf("waiting: %s (%u subtasks on %u allowed CPU%s)\n",
+		       wm_placement_wait_mode(plan, cpus) == WM_WAIT_YIELD
+			       ? "yield the CPU, then sleep"
+			       : "spin briefly, then sleep",
+		       plan->n_subtasks, cpus, cpus == 1 ? "" : "s");
+	}
+	int fits = fits_memory(t, plan, false, stdout);
+
+	if (status == EX_OK)
+		status = fits;
+	wm_affinity_plan_free(placed);
+	wm_affinity_close(a);
+	wm_plan_free(plan);
+	return status;
+}
+
+/* A job that cannot fit is refused before anything is opened or made. */
+static int
+refuse_unless_fits(const struct wm_topology *t, bool sim)
+{
+	struct wm_plan *plan = wm_plan_new(t);
+	int status;
+
+	if (plan == NULL) {
+		fprintf(stderr, "wmrun: out of memory\n");
+		return EX_OSERR;
+	}
+	status = fits_memory(t, plan, sim, NULL);
+	wm_plan_free(plan);
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"sim", no_argument, NULL, 's'},
+		{"check", no_argument, NULL, 'c'},
+		{"summary", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *summary = NULL, *path = NULL;
+	bool sim = false, check_only = false;
+	struct wm_topology *t = NULL;
+	struct wm_ini_error err;
+	char msg[1024];
+	int c, r;
+
+	/* A reader that goes away (wmrun job.conf | head) makes a write fail
+	 * with EPIPE, and a file grown to its size limit (ulimit -f) with
+	 * EFBIG: output errors the job reports (exit 74) with its summary,
+	 * rather than a death by SIGPIPE or SIGXFSZ. Inherited by the
+	 * workers. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sim = true;
+			break;
+		case 'c':
+			check_only = true;
+			break;
+		case 'S':
+			summary = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return EX_OK;
+		default:
+			usage(stderr);
+			return EX_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "wmrun: too many arguments\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (optind < argc)
+		path = argv[optind];
+	if (path != NULL && path[0] == '\0') {
+		fprintf(stderr, "wmrun: the topology file name is empty\n");
+		return EX_USAGE;
+	}
+	if (check_only && (sim || summary != NULL)) {
+		/* --check runs nothing, so there would be nothing to
+		 * simulate or summarize: say so rather than ignore them. */
+		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
+				"--sim or --summary\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	r = path != NULL
+		    ? wm_topology_load_file(path, &t, &err)
+		    : wm_topology_load_buffer(default_topology,
+					      strlen(default_topology),
+					      "(built-in topology)", &t, &err);
+	if (r != 0) {
+		wm_ini_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "wmrun: %s\n", msg);
+		return r == -EINVAL || r == -EFBIG ? EX_CONFIG
+		       : r == -ENOMEM		   ? EX_OSERR
+						   : EX_NOINPUT;
+	}
+	if (check_only) {
+		r = check(t);
+		wm_topology_free(t);
+		return r;
+	}
+	struct wm_job_report rep = {0};
+	char why[4400];
+	int status = EX_OK;
+
+	/* Opening it erases it: not a file the job reads or writes. */
+	if (summary != NULL &&
+	    wm_topology_file_use(t, summary, why, sizeof(why)) != NULL) {
+		fprintf(stderr,
+			"wmrun: --summary \"%s\" is %s: give the summary "
+			"its own file\n",
+			summary, why);
+		wm_topology_free(t);
+		return EX_USAGE;
+	}
+	status = refuse_unless_fits(t, sim);
+	if (status != EX_OK) {
+		wm_topology_free(t);
+		return status;
+	}
+	/* A summary that cannot be written is found now, not after hours of
+	 * running; it is written whole at the end (outfile.h), so nothing is
+	 * left at its path if the job never gets there. */
+	if (summary != NULL &&
+	    wm_outfile_probe("summary file", summary, why, sizeof(why)) != 0) {
+		fprintf(stderr, "wmrun: %s\n", why);
+		wm_topology_free(t);
+		return EX_IOERR;
+	}
+	if (sim) {
+		r = wm_sim_run(t, &rep, why, sizeof(why));
+		if (r != 0)
+			fprintf(stderr, "wmrun: %s\n", why);
+		if (r > 0) {
+			status = r; /* stopped by a signal: 128 + n */
+		} else if (r != 0) {
+			status = r == -EIO		    ? EX_IOERR
+				 : r == -EINVAL		    ? EX_CONFIG
+				 : r == -EBADMSG	    ? EX_DATAERR
+				 : wm_replay_unreadable(-r) ? EX_NOINPUT
+				 : r == -ENOMEM		    ? EX_OSERR
+							    : EX_SOFTWARE;
+		}
+	} else {
+		status = wm_supervisor_run(t, &rep, why, sizeof(why));
+		if (status != 0)
+			fprintf(stderr, "wmrun: %s\n", why);
+	}
+	/* A job that ran has a summary, whatever ended it: finished, stopped
+	 * by a signal, or failed (figures as the workers last published
+	 * them). One that never started has none. */
+	if (rep.subtasks != NULL) {
+		print_summary(t, &rep);
+		/* Exit 0 says every record is accounted for: a job whose
+		 * own summary says otherwise did not succeed. */
+		if (status == 0 && !wm_report_accounted(&rep)) {
+			fprintf(stderr,
+				"wmrun: the summary does not account for every "
+				"record: an internal error\n");
+			status = EX_SOFTWARE;
+		}
+		if (summary != NULL &&
+		    write_summary(summary, t, &rep, why, sizeof(why)) != 0) {
+			fprintf(stderr, "wmrun: %s\n", why);
+			if (status == 0)
+				status = EX_IOERR;
+		}
+	}
+	wm_report_free(&rep);
+	wm_topology_free(t);
+	return status;
+}
