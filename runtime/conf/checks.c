@@ -1,0 +1,381 @@
+/*
+ * checks.c
+ *	The checks of a whole topology once every stage is read: cycles,
+ *	keyed inputs, CPU lists, unknown keys, sizes past one machine, keys
+ *	that would have no effect, outputs that clash.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "operators/behaviour.h"
+#include "operators/keygroup.h"
+#include "ipc/ring.h"
+#include "runtime/conf/cpulist.h"
+#include "runtime/conf/loader.h"
+#include "runtime/conf/topology.h"
+#include "runtime/conf/units.h"
+
+/* Depth-first search for a cycle through stage s; colour 1 = on the path. */
+int
+wm_conf_find_cycle(struct loader *l, uint32_t s, unsigned char *colour)
+{
+	struct wm_stage *st = &l->t->stages[s];
+
+	if (colour[s] == 2)
+		return 0;
+	if (colour[s] == 1) {
+		const struct wm_ini_entry *e = l->input_entry[s];
+
+		return wm_conf_bad_value(l, e, "the inputs form a cycle");
+	}
+	colour[s] = 1;
+	for (uint32_t i = 0; i < st->n_inputs; i++) {
+		int r = wm_conf_find_cycle(l, st->inputs[i].stage, colour);
+
+		if (r != 0)
+			return r;
+	}
+	colour[s] = 2;
+	return 0;
+}
+
+int
+wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,
+		    struct wm_stage *st)
+{
+	uint32_t maxp = 0;
+	struct wm_ini_entry *e, *je;
+	int r;
+
+	/* Before any lookup: a lookup marks the key used, and a stage that
+	 * has no such key must leave it to wm_conf_check_unused(). */
+	if (st->kind != WM_STAGE_WINDOW)
+		return 0;
+	e = wm_conf_lookup(l, sec, "max_parallelism");
+	je = wm_ini_get(wm_ini_section_find(l->doc, "job", NULL),
+			"pipeline.max-parallelism");
+	if (je != NULL) {
+		uint64_t v;
+		char why[WM_UNITS_WHY_MAX];
+
+		if (wm_units_count(je->value, &v, why, sizeof(why)) != 0 ||
+		    v == 0 || v > WM_KEYGROUP_MAX_PARALLELISM)
+			return wm_conf_bad_value(l, je, "expected 1 to 32768");
+		maxp = (uint32_t)v;
+	}
+	if ((r = wm_conf_get_u32(l, sec, "max_parallelism", 1,
+				 WM_KEYGROUP_MAX_PARALLELISM, &maxp)) != 0)
+		return r;
+	if (maxp == 0)
+		maxp = (uint32_t)wm_keygroup_default_max_parallelism(
+			st->parallelism);
+	if (wm_keygroup_check(st->parallelism, maxp) != 0) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "max parallelism %u is below the parallelism %u", maxp,
+			 st->parallelism);
+		if (e == NULL && je == NULL) /* cannot happen: the default
+					     * is never below p */
+			return -EINVAL;
+		return wm_conf_bad_value(l, e ? e : je, why);
+	}
+	st->max_parallelism = maxp;
+	return 0;
+}
+
+/* [job] cpus: a CPU list naming one CPU per subtask (every stage's but
+ * the sinks', which are chained). Whether the CPUs exist is the machine's
+ * business, checked when the job is placed (runtime/plan/placement.h). */
+int
+wm_conf_check_cpus(struct loader *l)
+{
+	struct wm_ini_section *job = wm_ini_section_find(l->doc, "job", NULL);
+	struct wm_ini_entry *e = job ? wm_ini_get(job, "cpus") : NULL;
+	char why[WM_UNITS_WHY_MAX + 160];
+	uint64_t subtasks = 0, count;
+
+	if (e == NULL)
+		return 0;
+	if (wm_cpulist_parse(e->value, NULL, &count, why, sizeof(why)) != 0)
+		return wm_conf_bad_value(l, e, why);
+	if (asprintf(&l->t->job.cpus_at, "%s:%d:%d", l->file, e->line,
+		     wm_conf_value_col_at(e, 0)) < 0) {
+		l->t->job.cpus_at = NULL;
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < l->t->n_stages; s++)
+		if (l->t->stages[s].kind != WM_STAGE_SINK)
+			subtasks += l->t->stages[s].parallelism;
+	if (count != subtasks) {
+		snprintf(why, sizeof(why),
+			 "names %llu CPUs for %llu subtasks: give one CPU per "
+			 "subtask, in the order wmrun --check lists them",
+			 (unsigned long long)count,
+			 (unsigned long long)subtasks);
+		return wm_conf_bad_value(l, e, why);
+	}
+	return 0;
+}
+
+/* Unknown keys and sections, with a did-you-mean. */
+int
+wm_conf_check_unused(struct loader *l)
+{
+	const struct wm_ini_entry *e;
+	char label[WM_INI_QUOTE_MAX];
+	const char *const *keys;
+	size_t n;
+
+	/* [global] keys that are some stage's keys were defaults that
+	 * perhaps no stage needed: not unknown. */
+	if (l->global != NULL)
+		for (size_t i = 0; i < l->global->n_entries; i++) {
+			struct wm_ini_entry *g = &l->global->entries[i];
+
+			for (int k = 0; k < 4 && !g->used; k++) {
+				wm_conf_keys_of((enum wm_stage_kind)k, &keys,
+						&n);
+				g->used = wm_conf_in_list(g->key, keys, n);
+			}
+		}
+	if (!wm_ini_first_unused(l->doc, &e))
+		return 0;
+	const char *kind = e->section->kind;
+	enum wm_stage_kind sk;
+	const char *guess = NULL;
+
+	if (strcmp(kind, "job") == 0) {
+		wm_conf_job_keys_of(&keys, &n);
+		guess = wm_ini_suggest(e->key, keys, n);
+	} else if (wm_conf_stage_kind(kind, &sk) == 0) {
+		wm_conf_keys_of(sk, &keys, &n);
+		guess = wm_ini_suggest(e->key, keys, n);
+	} else {
+		for (int k = 0; k < 4 && guess == NULL; k++) {
+			wm_conf_keys_of((enum wm_stage_kind)k, &keys, &n);
+			guess = wm_ini_suggest(e->key, keys, n);
+		}
+	}
+	wm_ini_error_set(l->err, l->file, e->line, e->key_col,
+			 "unrecognized key \"%s\" in %s%s%s%s", e->key,
+			 wm_ini_section_label(label, sizeof(label), e->section),
+			 guess ? " (did you mean \"" : "", guess ? guess : "",
+			 guess ? "\"?)" : "");
+	return -EINVAL;
+}
+
+/* Skews, silences and bursts add up; any other key is set once. */
+bool
+wm_conf_may_repeat(const char *kind, const char *key, void *arg)
+{
+	(void)arg;
+	return strcmp(kind, "source") == 0 && wm_conf_is_shape_key(key);
+}
+
+/* Where a stage's size is set: its parallelism entry, else its header. */
+static int
+too_big(struct loader *l, struct wm_ini_section *sec, const char *why)
+{
+	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "parallelism");
+	char label[WM_INI_QUOTE_MAX];
+
+	if (e != NULL)
+		return wm_conf_bad_value(l, e, why);
+	wm_ini_error_set(l->err, l->file, sec->line, sec->col, "%s: %s",
+			 wm_ini_section_label(label, sizeof(label), sec), why);
+	return -EINVAL;
+}
+
+/*
+ * The job must fit one machine's processes and segment: refused here, with
+ * the stage that crosses the line, rather than by a supervisor that has
+ * already filled gigabytes of shared memory with rings.
+ */
+int
+wm_conf_check_size(struct loader *l, struct wm_ini_section **secs)
+{
+	const struct wm_topology *t = l->t;
+	uint64_t subtasks = 0, channels = 0;
+	char why[200];
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		if (st->kind == WM_STAGE_SINK) /* chained to its window */
+			continue;
+		subtasks += st->parallelism;
+		channels += (uint64_t)wm_topology_input_channels(t, s) *
+			    st->parallelism;
+		if (subtasks > WM_TOPOLOGY_MAX_SUBTASKS) {
+			snprintf(why, sizeof(why),
+				 "the job would have %llu subtasks by here; "
+				 "at most %u run on one machine",
+				 (unsigned long long)subtasks,
+				 WM_TOPOLOGY_MAX_SUBTASKS);
+			return too_big(l, secs[s], why);
+		}
+		if (channels > WM_TOPOLOGY_MAX_CHANNELS) {
+			snprintf(why, sizeof(why),
+				 "the job would have %llu rings by here (one "
+				 "per upstream and downstream subtask of an "
+				 "all-to-all edge); at most %u",
+				 (unsigned long long)channels,
+				 WM_TOPOLOGY_MAX_CHANNELS);
+			return too_big(l, secs[s], why);
+		}
+	}
+	return 0;
+}
+
+/* A key given in the stage's own section that its other keys make
+ * meaningless: refused, as a silent no-op would hide a mistake. Keys of
+ * [global] are defaults for whichever stages use them, never refused. */
+static int
+no_effect(struct loader *l, struct wm_ini_section *sec, const char *const *keys,
+	  size_t n, const char *because)
+{
+	char label[WM_INI_QUOTE_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		const struct wm_ini_entry *e = wm_ini_get(sec, keys[i]);
+
+		if (e == NULL)
+			continue;
+		wm_ini_error_set(
+			l->err, l->file, e->line, e->key_col,
+			"\"%s\" has no effect in %s: %s", e->key,
+			wm_ini_section_label(label, sizeof(label), sec),
+			because);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
+			const struct wm_stage *st)
+{
+	static const char *const generator_only[] = {
+		"rate",		 "late_fraction", "late_by",
+		"keys",		 "values",	  "key_distribution",
+		"zipf_exponent", "silence",	  "skew",
+		"burst",	 "outage",
+	};
+	static const char *const replay_only[] = {"pacing", "on_bad_record"};
+	static const char *const not_tumbling[] = {"slide", "gap"};
+	static const char *const not_sliding[] = {"gap"};
+	static const char *const not_session[] = {"size", "slide", "offset"};
+	const struct wm_window_assigner *a;
+
+	switch (st->kind) {
+	case WM_STAGE_SOURCE:
+		if (st->u.source.replay != NULL)
+			return no_effect(l, sec, generator_only,
+					 N_ELEMS(generator_only),
+					 "the source replays a trace, which "
+					 "gives the records");
+		return no_effect(l, sec, replay_only, N_ELEMS(replay_only),
+				 "only a replaying source (replay = FILE) "
+				 "reads it");
+	case WM_STAGE_WINDOW:
+		a = &st->u.window.op.assigner;
+		if (a->kind == WM_WINDOW_TUMBLING)
+			return no_effect(l, sec, not_tumbling,
+					 N_ELEMS(not_tumbling),
+					 "a tumbling window has a size only");
+		if (a->kind == WM_WINDOW_SLIDING)
+			return no_effect(l, sec, not_sliding,
+					 N_ELEMS(not_sliding),
+					 "a sliding window has a size and a "
+					 "slide");
+		return no_effect(l, sec, not_session, N_ELEMS(not_session),
+				 "a session window has a gap only");
+	case WM_STAGE_KEYBY:
+	case WM_STAGE_SINK:
+		return 0;
+	}
+	return 0;
+}
+
+/* The file a stage writes, if it names one: a sink's path, a window's late
+ * output. */
+static const struct wm_ini_entry *
+output_entry(struct loader *l, struct wm_ini_section *sec,
+	     const struct wm_stage *st)
+{
+	if (st->kind == WM_STAGE_SINK)
+		return wm_conf_lookup(l, sec, "path");
+	if (st->kind == WM_STAGE_WINDOW)
+		return wm_conf_lookup(l, sec, "late_output");
+	return NULL;
+}
+
+/* An output that is a replayed trace would be emptied when it is opened,
+ * before the source reads it: the recording lost, and a job that runs on
+ * nothing. */
+static int
+check_output_not_trace(struct loader *l, struct wm_ini_section **secs,
+		       const struct wm_ini_entry *e)
+{
+	const struct wm_topology *t = l->t;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_ini_entry *re;
+		char why[300];
+
+		if (t->stages[s].kind != WM_STAGE_SOURCE ||
+		    (re = wm_conf_lookup(l, secs[s], "replay")) == NULL ||
+		    !wm_conf_same_file(e->value, re->value))
+			continue;
+		snprintf(why, sizeof(why),
+			 "\"%s\" is the trace that source \"%s\" replays "
+			 "(line %d): writing it would erase it",
+			 e->value, t->stages[s].name, re->line);
+		return wm_conf_bad_value(l, e, why);
+	}
+	return 0;
+}
+
+/* Each file the job writes is written by one stage: two writers would
+ * interleave two tables in one file. Standard output ("-") may be shared;
+ * it is where a quick look goes. And no output is a trace it reads. */
+int
+wm_conf_check_outputs(struct loader *l, struct wm_ini_section **secs)
+{
+	const struct wm_topology *t = l->t;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_ini_entry *e =
+			output_entry(l, secs[s], &t->stages[s]);
+		int r;
+
+		if (e == NULL || strcmp(e->value, "-") == 0)
+			continue;
+		if ((r = check_output_not_trace(l, secs, e)) != 0)
+			return r;
+		for (uint32_t o = 0; o < s; o++) {
+			const struct wm_ini_entry *oe =
+				output_entry(l, secs[o], &t->stages[o]);
+			char why[300];
+
+			if (oe == NULL || strcmp(oe->value, e->value) != 0)
+				continue;
+			snprintf(why, sizeof(why),
+				 "\"%s\" is also the %s of %s \"%s\" "
+				 "(line %d): give each output its own file",
+				 e->value, oe->key,
+				 wm_stage_kind_name(t->stages[o].kind),
+				 t->stages[o].name, oe->line);
+			return wm_conf_bad_value(l, e, why);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,87 @@
+/*
+ * loader.h
+ *	What the files of runtime/conf/ share while they read a topology: the
+ *	loader's state, and the functions one file offers the others. Not for
+ *	use outside runtime/conf/ (topology.h is the folder's interface).
+ *
+ * Every function taking a loader reports an error with
+ * wm_ini_error_set() on l->err, naming file, line and column, and
+ * returns -EINVAL (0 otherwise), unless its comment says else.
+ */
+#ifndef WM_RUNTIME_CONF_LOADER_H
+#define WM_RUNTIME_CONF_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/conf/ini.h"
+#include "runtime/conf/topology.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+struct loader {
+	/* The caller's name of the file: errors outlive the document. */
+	const char *file;
+	struct wm_ini_doc *doc;
+	struct wm_ini_error *err;
+	struct wm_topology *t;
+	struct wm_ini_section *global;
+	/* The input entry of each stage, to report unknown stage names. */
+	struct wm_ini_entry **input_entry;
+};
+
+/* keys and values (schema.c) */
+bool wm_conf_in_list(const char *key, const char *const *list, size_t n);
+void wm_conf_keys_of(enum wm_stage_kind kind, const char *const **keys,
+		     size_t *n);
+void wm_conf_job_keys_of(const char *const **keys, size_t *n);
+struct wm_ini_entry *
+wm_conf_lookup(struct loader *l, struct wm_ini_section *sec, const char *key);
+int wm_conf_value_col_at(const struct wm_ini_entry *e, size_t off);
+int wm_conf_bad_value_at(struct loader *l, const struct wm_ini_entry *e,
+			 size_t off, const char *why);
+int wm_conf_bad_value(struct loader *l, const struct wm_ini_entry *e,
+		      const char *why);
+int wm_conf_missing_key(struct loader *l, const struct wm_ini_section *sec,
+			const char *key);
+int wm_conf_get_duration(struct loader *l, struct wm_ini_section *sec,
+			 const char *key, bool positive, int64_t *ms);
+int wm_conf_get_count(struct loader *l, struct wm_ini_section *sec,
+		      const char *key, uint64_t min, uint64_t max, uint64_t *v);
+int wm_conf_get_u32(struct loader *l, struct wm_ini_section *sec,
+		    const char *key, uint32_t min, uint32_t max, uint32_t *v);
+int wm_conf_get_number(struct loader *l, struct wm_ini_section *sec,
+		       const char *key, double min, double max, double *v);
+int wm_conf_get_enum(struct loader *l, struct wm_ini_section *sec,
+		     const char *key, const char *const *names, size_t n,
+		     size_t *idx);
+int wm_conf_get_bool(struct loader *l, struct wm_ini_section *sec,
+		     const char *key, bool *v);
+int wm_conf_get_ring_size(struct loader *l, struct wm_ini_section *sec,
+			  uint32_t *cells);
+int wm_conf_get_string(struct loader *l, struct wm_ini_section *sec,
+		       const char *key, char **v);
+int wm_conf_stage_kind(const char *kind, enum wm_stage_kind *out);
+
+/* load shapes (shapes.c) */
+int wm_conf_load_shapes(struct loader *l, struct wm_ini_section *sec,
+			struct wm_source_conf *src);
+bool wm_conf_is_shape_key(const char *key);
+
+/* whole-topology checks (checks.c) */
+int wm_conf_find_cycle(struct loader *l, uint32_t s, unsigned char *colour);
+int wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,
+			struct wm_stage *st);
+int wm_conf_check_cpus(struct loader *l);
+int wm_conf_check_unused(struct loader *l);
+bool wm_conf_may_repeat(const char *kind, const char *key, void *arg);
+int wm_conf_check_size(struct loader *l, struct wm_ini_section **secs);
+int wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
+			    const struct wm_stage *st);
+int wm_conf_check_outputs(struct loader *l, struct wm_ini_section **secs);
+
+/* queries (graph.c) */
+bool wm_conf_same_file(const char *a, const char *b);
+
+#endif /* WM_RUNTIME_CONF_LOADER_H */

@@ -1,0 +1,466 @@
+/*
+ * shapes.c
+ *	The load-shape language of a synthetic source: skew, silence, burst
+ *	and outage entries, their partitions and their schedules.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "operators/behaviour.h"
+#include "operators/keygroup.h"
+#include "ipc/ring.h"
+#include "runtime/conf/cpulist.h"
+#include "runtime/conf/loader.h"
+#include "runtime/conf/topology.h"
+#include "runtime/conf/units.h"
+
+/* ------------------------------------------------------------------ */
+/* Stages */
+
+/*
+ * The values of skew, silence and burst ("shapes" of a synthetic source):
+ * blank-separated words
+ *
+ *	PARTITIONS [xF] [every D] [for D] [from D] [to D]
+ *
+ * PARTITIONS	FIRST or FIRST-LAST (digits), partitions of the source
+ * xF		a rate multiplier, F > 0 and finite: skew and burst need one,
+ *		silence takes none
+ * every D	periodic: a window starts every D from `from` on...
+ * for D	... and lasts D (shorter than every D; needed with every);
+ *		without every: the one window lasts D from `from` (instead
+ *		of "to")
+ * from D	the first window starts here (default 0: the job start)
+ * to D		no window reaches past here (default: for ever)
+ *
+ * in processing time since the job start; D is a duration, possibly of
+ * several words ("10 min"). The schedule words come in any order, each at
+ * most once; skew takes none (it holds for the whole job). A part that is
+ * wrong by itself is reported at its column, a wrong combination at the
+ * value's.
+ */
+enum shape_kind { SHAPE_SKEW, SHAPE_SILENCE, SHAPE_BURST, SHAPE_OUTAGE };
+
+struct shape_key {
+	enum shape_kind kind;
+	const char *key;
+	bool multiplier; /* needs xF */
+	bool schedule;	 /* takes every, for, from, to */
+	const char *usage;
+};
+
+static const struct shape_key shape_keys[] = {
+	{SHAPE_SKEW, "skew", true, false, "FIRST[-LAST] xFACTOR"},
+	{SHAPE_SILENCE, "silence", false, true,
+	 "FIRST[-LAST] [every DURATION] [for DURATION] [from DURATION] "
+	 "[to DURATION]"},
+	{SHAPE_BURST, "burst", true, true,
+	 "FIRST[-LAST] xFACTOR [every DURATION] [for DURATION] "
+	 "[from DURATION] [to DURATION]"},
+	{SHAPE_OUTAGE, "outage", false, true,
+	 "FIRST[-LAST] [every DURATION] [for DURATION] [from DURATION] "
+	 "[to DURATION]"},
+};
+
+enum { SHAPE_EVERY, SHAPE_FOR, SHAPE_FROM, SHAPE_TO, SHAPE_N_WORDS };
+
+static const char *const shape_words[SHAPE_N_WORDS] = {"every", "for", "from",
+						       "to"};
+
+struct word {
+	size_t off, len; /* in the entry's value */
+};
+
+#define SHAPE_MAX_WORDS 16
+
+static int
+shape_word(const char *value, const struct word *w)
+{
+	for (int k = 0; k < SHAPE_N_WORDS; k++)
+		if (strlen(shape_words[k]) == w->len &&
+		    strncmp(value + w->off, shape_words[k], w->len) == 0)
+			return k;
+	return -1;
+}
+
+static int
+shape_usage(struct loader *l, const struct wm_ini_entry *e,
+	    const struct shape_key *sk)
+{
+	char why[200];
+
+	snprintf(why, sizeof(why), "expected \"%s\"", sk->usage);
+	return wm_conf_bad_value(l, e, why);
+}
+
+/* PARTITIONS: FIRST or FIRST-LAST, in digits. */
+static int
+parse_partitions(struct loader *l, const struct wm_ini_entry *e,
+		 const struct shape_key *sk, const struct word *w,
+		 uint64_t bound[2])
+{
+	const char *p = e->value + w->off, *end = p + w->len;
+	int n = 0;
+
+	bound[0] = bound[1] = 0;
+	while (n < 2) {
+		const char *digits = p;
+
+		while (p < end && isdigit((unsigned char)*p) &&
+		       bound[n] <= UINT32_MAX)
+			bound[n] = bound[n] * 10 + (uint64_t)(*p++ - '0');
+		if (p == digits || (p < end && isdigit((unsigned char)*p)))
+			return shape_usage(l, e, sk);
+		n++;
+		if (p == end)
+			break;
+		if (*p++ != '-' || n == 2)
+			return shape_usage(l, e, sk);
+	}
+	if (n == 1)
+		bound[1] = bound[0];
+	return 0;
+}
+
+/* FIRST <= LAST < partitions, for the partitions in word w. */
+static int
+check_partitions(struct loader *l, const struct wm_ini_entry *e,
+		 const struct word *w, const uint64_t bound[2],
+		 uint32_t partitions, struct wm_source_gen_burst *sh)
+{
+	int len = (int)(w->len < 40 ? w->len : 40);
+	char why[160];
+
+	if (bound[0] > bound[1]) {
+		snprintf(why, sizeof(why),
+			 "expected FIRST <= LAST, not \"%.*s\"", len,
+			 e->value + w->off);
+		return wm_conf_bad_value_at(l, e, w->off, why);
+	}
+	if (bound[1] >= partitions) {
+		snprintf(why, sizeof(why),
+			 "expected partitions from 0 to %u (the source has "
+			 "%u), not \"%.*s\"",
+			 partitions - 1, partitions, len, e->value + w->off);
+		return wm_conf_bad_value_at(l, e, w->off, why);
+	}
+	sh->first_partition = (uint32_t)bound[0];
+	sh->last_partition = (uint32_t)bound[1];
+	return 0;
+}
+
+/* xF: F a plain decimal number above 0. */
+static int
+parse_multiplier(struct loader *l, const struct wm_ini_entry *e,
+		 const struct word *w, struct wm_source_gen_burst *sh)
+{
+	const char *p = e->value + w->off;
+	char text[64], *end;
+	char why[200];
+	double f = 0;
+
+	if (w->len < sizeof(text) && p[0] == 'x' &&
+	    (isdigit((unsigned char)p[1]) || p[1] == '.')) {
+		memcpy(text, p + 1, w->len - 1);
+		text[w->len - 1] = '\0';
+		errno = 0;
+		f = strtod(text, &end);
+		/* Decimal only: strtod() would take "0x10" and "inf". */
+		if (*end != '\0' || errno != 0 ||
+		    strspn(text, "0123456789.eE+-") != w->len - 1)
+			f = 0;
+	}
+	if (!(f > 0) || !isfinite(f)) {
+		snprintf(why, sizeof(why),
+			 "invalid multiplier \"%.*s\" (expected x and a number "
+			 "above 0, as in x10 or x0.01)",
+			 (int)(w->len < 40 ? w->len : 40), p);
+		return wm_conf_bad_value_at(l, e, w->off, why);
+	}
+	sh->factor = f;
+	return 0;
+}
+
+/* The schedule words from words[i] on into dur[] (-1: not given). */
+static int
+parse_schedule(struct loader *l, const struct wm_ini_entry *e,
+	       const struct shape_key *sk, const struct word *words, size_t i,
+	       size_t n, int64_t dur[SHAPE_N_WORDS])
+{
+	char text[256], why[WM_UNITS_WHY_MAX + 64];
+
+	while (i < n) {
+		int k = sk->schedule ? shape_word(e->value, &words[i]) : -1;
+		const struct word *w = &words[i];
+		size_t j = i + 1, len;
+
+		if (k < 0) {
+			snprintf(why, sizeof(why), "unexpected \"%.*s\" %s",
+				 (int)(w->len < 40 ? w->len : 40),
+				 e->value + w->off,
+				 sk->schedule
+					 ? "(expected every, for, from or to)"
+					 : "(a skew holds for the whole job; "
+					   "a burst holds for a while)");
+			return wm_conf_bad_value_at(l, e, w->off, why);
+		}
+		if (dur[k] >= 0) {
+			snprintf(why, sizeof(why), "\"%s\" given twice",
+				 shape_words[k]);
+			return wm_conf_bad_value_at(l, e, w->off, why);
+		}
+		while (j < n && shape_word(e->value, &words[j]) < 0)
+			j++;
+		if (j == i + 1) {
+			snprintf(why, sizeof(why), "\"%s\" needs a duration",
+				 shape_words[k]);
+			return wm_conf_bad_value_at(l, e, w->off, why);
+		}
+		/* The duration: its words and the blanks between them. */
+		len = words[j - 1].off + words[j - 1].len - words[i + 1].off;
+		if (len >= sizeof(text))
+			return wm_conf_bad_value_at(l, e, words[i + 1].off,
+						    "too long");
+		memcpy(text, e->value + words[i + 1].off, len);
+		text[len] = '\0';
+		if (wm_units_duration_ms(text, &dur[k], why, sizeof(why)) != 0)
+			return wm_conf_bad_value_at(l, e, words[i + 1].off,
+						    why);
+		if ((k == SHAPE_EVERY || k == SHAPE_FOR) && dur[k] == 0) {
+			snprintf(why, sizeof(why), "\"%s\" must be positive",
+				 shape_words[k]);
+			return wm_conf_bad_value_at(l, e, words[i + 1].off,
+						    why);
+		}
+		i = j;
+	}
+	return 0;
+}
+
+/* The windows of a shape from its schedule words: checks that need more
+ * than one word. */
+static int
+shape_windows(struct loader *l, const struct wm_ini_entry *e,
+	      const int64_t dur[SHAPE_N_WORDS], struct wm_source_gen_burst *sh)
+{
+	sh->from_ms = dur[SHAPE_FROM] < 0 ? 0 : dur[SHAPE_FROM];
+	sh->to_ms = dur[SHAPE_TO] < 0 ? INT64_MAX : dur[SHAPE_TO];
+	sh->period_ms = 0;
+	sh->length_ms = 0;
+	if (dur[SHAPE_EVERY] >= 0) {
+		if (dur[SHAPE_FOR] < 0)
+			return wm_conf_bad_value(
+				l, e,
+				"\"every\" needs \"for\": how long "
+				"each period's window lasts");
+		if (dur[SHAPE_FOR] >= dur[SHAPE_EVERY])
+			return wm_conf_bad_value(l, e,
+						 "\"for\" must be shorter than "
+						 "\"every\"");
+		sh->period_ms = dur[SHAPE_EVERY];
+		sh->length_ms = dur[SHAPE_FOR];
+	} else if (dur[SHAPE_FOR] >= 0) {
+		if (dur[SHAPE_TO] >= 0)
+			return wm_conf_bad_value(
+				l, e,
+				"give \"for\" or \"to\", not both "
+				"(without \"every\", both end the "
+				"window)");
+		if (__builtin_add_overflow(sh->from_ms, dur[SHAPE_FOR],
+					   &sh->to_ms))
+			return wm_conf_bad_value(
+				l, e,
+				"\"from\" plus \"for\" is out of "
+				"range");
+	}
+	if (sh->to_ms <= sh->from_ms)
+		return wm_conf_bad_value(l, e,
+					 "\"to\" must come after \"from\"");
+	return 0;
+}
+
+/* One skew, silence or burst value (see above) into *sh; its factor is 1
+ * if the key takes none, its windows the whole job if it takes none. */
+static int
+parse_shape(struct loader *l, const struct wm_ini_entry *e,
+	    const struct shape_key *sk, uint32_t partitions,
+	    struct wm_source_gen_burst *sh)
+{
+	struct word words[SHAPE_MAX_WORDS];
+	int64_t dur[SHAPE_N_WORDS] = {-1, -1, -1, -1};
+	uint64_t bound[2];
+	size_t n = 0, i = 1, off = 0;
+	int r;
+
+	for (;;) {
+		off += strspn(e->value + off, " \t");
+		if (e->value[off] == '\0')
+			break;
+		if (n == SHAPE_MAX_WORDS)
+			return wm_conf_bad_value_at(l, e, off,
+						    "too many words");
+		words[n].off = off;
+		words[n].len = strcspn(e->value + off, " \t");
+		off += words[n++].len;
+	}
+	if (n == 0)
+		return shape_usage(l, e, sk);
+	if ((r = parse_partitions(l, e, sk, &words[0], bound)) != 0)
+		return r;
+	sh->factor = 1;
+	if (sk->multiplier) {
+		if (n < 2)
+			return wm_conf_bad_value_at(
+				l, e, e->value_len,
+				"expected a multiplier after the "
+				"partitions, as in x10");
+		if ((r = parse_multiplier(l, e, &words[1], sh)) != 0)
+			return r;
+		i = 2;
+	}
+	if ((r = parse_schedule(l, e, sk, words, i, n, dur)) != 0 ||
+	    (r = shape_windows(l, e, dur, sh)) != 0)
+		return r;
+	return check_partitions(l, e, &words[0], bound, partitions, sh);
+}
+
+/* A silence or an outage: the partitions and windows of a shape. */
+static int
+add_window(struct wm_source_gen_silence **windows, uint32_t *n,
+	   const struct wm_source_gen_burst *sh)
+{
+	void *grown = realloc(*windows, (*n + 1) * sizeof(**windows));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	*windows = grown;
+	(*windows)[(*n)++] = (struct wm_source_gen_silence){
+		.first_partition = sh->first_partition,
+		.last_partition = sh->last_partition,
+		.from_ms = sh->from_ms,
+		.to_ms = sh->to_ms,
+		.period_ms = sh->period_ms,
+		.length_ms = sh->length_ms,
+	};
+	return 0;
+}
+
+/* Apply one parsed shape of the given kind to the source (a shape is
+ * parsed as a burst: partitions, windows and a factor). */
+static int
+add_shape(struct wm_source_conf *src, enum shape_kind kind,
+	  const struct wm_source_gen_burst *sh)
+{
+	void *grown;
+
+	switch (kind) {
+	case SHAPE_SKEW: /* later entries override earlier ones */
+		if (src->skew == NULL) {
+			src->skew = malloc(src->partitions * sizeof(double));
+			if (src->skew == NULL)
+				return -ENOMEM;
+			src->n_skew = src->partitions;
+			for (uint32_t p = 0; p < src->partitions; p++)
+				src->skew[p] = 1.0;
+		}
+		for (uint32_t p = sh->first_partition; p <= sh->last_partition;
+		     p++)
+			src->skew[p] = sh->factor;
+		return 0;
+	case SHAPE_SILENCE:
+		return add_window(&src->silences, &src->n_silences, sh);
+	case SHAPE_OUTAGE:
+		return add_window(&src->outages, &src->n_outages, sh);
+	case SHAPE_BURST:
+		grown = realloc(src->bursts,
+				(src->n_bursts + 1) * sizeof(*src->bursts));
+		if (grown == NULL)
+			return -ENOMEM;
+		src->bursts = grown;
+		src->bursts[src->n_bursts++] = *sh;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/*
+ * Whether every partition's rate stays finite and positive under all the
+ * bursts at once, as the generator requires (source_gen.h). Bursts are
+ * counted whatever partitions and times they cover: an upper bound, and
+ * only factors near 1e300 can reach it.
+ */
+static bool
+burst_rates_finite(const struct wm_source_conf *src)
+{
+	double base = isinf(src->rate) ? 1.0 : src->rate;
+	double highest = base, lowest = base;
+
+	for (uint32_t p = 0; p < src->n_skew; p++) {
+		if (src->skew[p] * base > highest)
+			highest = src->skew[p] * base;
+		if (src->skew[p] * base < lowest)
+			lowest = src->skew[p] * base;
+	}
+	for (uint32_t i = 0; i < src->n_bursts; i++) {
+		if (src->bursts[i].factor > 1)
+			highest *= src->bursts[i].factor;
+		else
+			lowest *= src->bursts[i].factor;
+	}
+	return isfinite(highest) && lowest > 0;
+}
+
+/* Every skew, silence, burst and outage of source section `sec`, in the
+ * order of their kinds, each kind's entries in file order. */
+int
+wm_conf_load_shapes(struct loader *l, struct wm_ini_section *sec,
+		    struct wm_source_conf *src)
+{
+	struct wm_ini_entry *e;
+	int r;
+
+	for (size_t k = 0; k < N_ELEMS(shape_keys); k++)
+		for (e = wm_conf_lookup(l, sec, shape_keys[k].key); e != NULL;
+		     e = wm_ini_get_next((struct wm_ini_section *)e->section,
+					 e)) {
+			struct wm_source_gen_burst sh = {0};
+
+			if ((r = parse_shape(l, e, &shape_keys[k],
+					     src->partitions, &sh)) != 0 ||
+			    (r = add_shape(src, shape_keys[k].kind, &sh)) != 0)
+				return r;
+		}
+	if (!burst_rates_finite(src)) {
+		struct wm_ini_entry *last = NULL;
+
+		for (e = wm_conf_lookup(l, sec, "burst"); e != NULL;
+		     e = wm_ini_get_next((struct wm_ini_section *)e->section,
+					 e))
+			last = e;
+		if (last != NULL) /* else skews alone, which parse_shape
+				   * bounds */
+			return wm_conf_bad_value(
+				l, last,
+				"with the other bursts and skews, "
+				"this takes a partition's rate past "
+				"what a double holds, or to 0");
+	}
+	return 0;
+}
+
+/* Whether `key` names a shape (those are the keys that may repeat). */
+bool
+wm_conf_is_shape_key(const char *key)
+{
+	for (size_t k = 0; k < N_ELEMS(shape_keys); k++)
+		if (strcmp(key, shape_keys[k].key) == 0)
+			return true;
+	return false;
+}
