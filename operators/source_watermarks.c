@@ -339,9 +339,8 @@ time_of_reading(const struct wm_pausable_clock *parent,
 	if (clock->paused || (parent != NULL && parent->paused)) {
 		/* The argument is not read while a clock stands still. */
 		int64_t now = wm_pausable_clock_read(
-			clock, parent != NULL
-				       ? wm_pausable_clock_read(parent, 0)
-				       : 0);
+			clock,
+			parent != NULL ? wm_pausable_clock_read(parent, 0) : 0);
 
 		return now >= reading ? 0 : INT64_MAX;
 	}
@@ -361,8 +360,7 @@ wm_source_watermarks_next_change(const struct wm_source_watermarks *sw)
 		return sw->next_tick_ns;
 	at = time_of_reading(NULL, &sw->clock,
 			     wm_watermark_next_change(&sw->main_generator));
-	for (size_t i = 0; i < sw->mux.n_splits && at > sw->next_tick_ns;
-	     i++) {
+	for (size_t i = 0; i < sw->mux.n_splits && at > sw->next_tick_ns; i++) {
 		const struct wm_source_split *split = split_at(sw, i);
 		int64_t t = time_of_reading(
 			&sw->clock, &split->clock,

@@ -170,15 +170,13 @@ bool wm_source_watermarks_poll(struct wm_source_watermarks *sw, int64_t now_ns);
  * it, the next one plus whole intervals. INT64_MAX: none ever. O(partitions)
  * unless input came since the last tick.
  */
-int64_t
-wm_source_watermarks_next_change(const struct wm_source_watermarks *sw);
+int64_t wm_source_watermarks_next_change(const struct wm_source_watermarks *sw);
 
 /* The ticks due before `now_ns`, if none of them can change anything,
  * count as run on time: the next one due is then the first of the
  * schedule at or after now_ns. Otherwise nothing changes (a tick that can
  * change something is not skipped; the next poll runs it late). */
-void wm_source_watermarks_skip(struct wm_source_watermarks *sw,
-			       int64_t now_ns);
+void wm_source_watermarks_skip(struct wm_source_watermarks *sw, int64_t now_ns);
 
 /* End of input (drain): the final MAX watermark (data_output.h). */
 void wm_source_watermarks_end_of_input(struct wm_source_watermarks *sw);

@@ -206,9 +206,10 @@ window_result(struct wm_window_output *o, const struct wm_window_result *r)
 		} else {
 			if (delay > t->fire_delay_max_ms)
 				t->fire_delay_max_ms = delay;
-			WM_METRIC_ADD(t->metrics->fire_delays
-					      [wm_histogram_bucket(delay)],
-				      1);
+			WM_METRIC_ADD(
+				t->metrics->fire_delays[wm_histogram_bucket(
+					delay)],
+				1);
 		}
 	}
 }
@@ -454,9 +455,8 @@ input_record(struct wm_task *t, uint32_t input, const struct wm_frame *f)
 	/* A record without a timestamp, or a session merge Flink refuses,
 	 * is counted as rejected by the operator (records in no window);
 	 * only running out of memory stops the job. */
-	if (__builtin_expect(wm_window_process_element(t->window, &r,
-						       &t->window_out) ==
-				     -ENOMEM,
+	if (__builtin_expect(wm_window_process_element(
+				     t->window, &r, &t->window_out) == -ENOMEM,
 			     0)) {
 		t->counters.records_in--;
 		return window_out_of_memory(t, input, &r);

@@ -92,9 +92,10 @@ struct wm_task {
 	/* The last run left records due (a burst cut short, an unlimited
 	 * rate): what falls due before the next run runs late, then. */
 	bool behind;
-	uint32_t parts_finished; /* retired so far, in the source's finish order */
-	int64_t end_ns;		 /* [job] processing_time: input ends then */
-	uint64_t bad_records;	 /* trace lines skipped (on_bad_record) */
+	uint32_t
+		parts_finished; /* retired so far, in the source's finish order */
+	int64_t end_ns;		/* [job] processing_time: input ends then */
+	uint64_t bad_records;	/* trace lines skipped (on_bad_record) */
 
 	/* watermark alignment (operators/alignment.h) */
 	uint32_t n_peers;

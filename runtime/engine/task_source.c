@@ -127,9 +127,9 @@ pause_partition(struct wm_task *t, uint32_t local, bool paused)
 static bool
 alignment_report(const struct wm_task *t, wm_ts_t *report)
 {
-	return wm_alignment_report(
-		wm_source_watermarks_current(&t->watermarks),
-		wm_source_watermarks_idle(&t->watermarks), t->finished, report);
+	return wm_alignment_report(wm_source_watermarks_current(&t->watermarks),
+				   wm_source_watermarks_idle(&t->watermarks),
+				   t->finished, report);
 }
 
 /* maxAllowed from the group's reports as they stand: the coordinator's

@@ -99,8 +99,8 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 		else if (realpath(path, t->path) != NULL) {
 			/* Our own link: write where it leads, deciding
 			 * there as if it had been named. */
-			t->shared = shared_dir(
-				dir_of(t->path, dir, sizeof(dir)));
+			t->shared =
+				shared_dir(dir_of(t->path, dir, sizeof(dir)));
 			t->link = false;
 			if (lstat(t->path, &st) != 0)
 				return fail(err, errlen, errno, what, path);
@@ -120,8 +120,8 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 					  dir, to) >= (int)sizeof(t->path))
 				return fail(err, errlen, ENAMETOOLONG, what,
 					    path);
-			t->shared = shared_dir(
-				dir_of(t->path, dir, sizeof(dir)));
+			t->shared =
+				shared_dir(dir_of(t->path, dir, sizeof(dir)));
 			t->link = false;
 			t->exists = false;
 			return 0;
@@ -200,7 +200,8 @@ wm_outfile_open(struct wm_outfile *f, const char *what, const char *path,
 	if (strcmp(path, "-") == 0) {
 		f->fd = STDOUT_FILENO;
 		f->path = strdup(path);
-		return f->path != NULL ? 0 : fail(err, errlen, ENOMEM, what, path);
+		return f->path != NULL ? 0
+				       : fail(err, errlen, ENOMEM, what, path);
 	}
 	r = resolve(what, path, &t, err, errlen);
 	if (r != 0)
@@ -214,9 +215,8 @@ wm_outfile_open(struct wm_outfile *f, const char *what, const char *path,
 	if (t.special) {
 		/* A reader (FIFO), a device: it is there to be written. In a
 		 * shared directory, not through a link put there since. */
-		f->fd = open(t.path,
-			     O_WRONLY | O_NOCTTY | O_CLOEXEC |
-				     (t.shared ? O_NOFOLLOW : 0));
+		f->fd = open(t.path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
+					     (t.shared ? O_NOFOLLOW : 0));
 		if (f->fd < 0)
 			r = fail(err, errlen, errno, what, path);
 		goto out;
@@ -355,8 +355,8 @@ cut_at_line_end(int fd)
 	if (end <= 0)
 		return end < 0 ? -errno : 0;
 	for (off_t at = end; at > 0;) {
-		size_t n = at < (off_t)sizeof(block) ? (size_t)at
-						     : sizeof(block);
+		size_t n =
+			at < (off_t)sizeof(block) ? (size_t)at : sizeof(block);
 		ssize_t got = pread(fd, block, n, at - (off_t)n);
 
 		if (got != (ssize_t)n)

@@ -41,11 +41,11 @@
 
 struct wm_outfile {
 	int fd;
-	char *path;	  /* as given, for messages; "-": standard output */
-	char *target;	  /* the file meant: path, or where our link leads */
-	char *temp;	  /* atomic: the random name written until commit */
-	bool created;	  /* a regular file made by this open */
-	dev_t dev;	  /* of the file made, to remove only that one */
+	char *path;   /* as given, for messages; "-": standard output */
+	char *target; /* the file meant: path, or where our link leads */
+	char *temp;   /* atomic: the random name written until commit */
+	bool created; /* a regular file made by this open */
+	dev_t dev;    /* of the file made, to remove only that one */
 	ino_t ino;
 	int error;	  /* errno of the first failed write, 0 */
 	const char *what; /* "output file", "summary file": for messages */
@@ -73,8 +73,7 @@ int wm_outfile_probe(const char *what, const char *path, char *err,
 int wm_outfile_write(struct wm_outfile *f, const void *buf, size_t len);
 
 /* "standard output" or the path quoted, for messages. */
-const char *wm_outfile_name(const struct wm_outfile *f, char *buf,
-			    size_t len);
+const char *wm_outfile_name(const struct wm_outfile *f, char *buf, size_t len);
 
 /*
  * Close. `keep` false: a file this open created is removed again (if it
@@ -83,8 +82,7 @@ const char *wm_outfile_name(const struct wm_outfile *f, char *buf,
  * so that a failed write never leaves half a line. atomic: commit or
  * discard instead (below). 0, or a negative errno with a message.
  */
-int wm_outfile_close(struct wm_outfile *f, bool keep, char *err,
-		     size_t errlen);
+int wm_outfile_close(struct wm_outfile *f, bool keep, char *err, size_t errlen);
 
 /* atomic: make the file written so far the file at its path (rename), or
  * remove it. Both close it. 0, or a negative errno with a message. */

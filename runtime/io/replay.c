@@ -454,8 +454,8 @@ schedule(struct wm_replay_trace *tr, int64_t shift_ms)
 	/* By partition: the due time of its last record so far. Every due
 	 * time is at least 0 (the shift is the earliest arrival), so 0
 	 * holds no partition's first record back. */
-	int64_t *last = calloc(tr->n_partitions ? tr->n_partitions : 1,
-			       sizeof(*last));
+	int64_t *last =
+		calloc(tr->n_partitions ? tr->n_partitions : 1, sizeof(*last));
 
 	if (last == NULL)
 		return -ENOMEM;
@@ -716,8 +716,8 @@ wm_replay_source(const struct wm_replay_trace *tr, const uint32_t *partitions,
 		goto nomem;
 	for (size_t i = 0; i < tr->n; i++)
 		if (r->slot[tr->items[i].rec.partition] != NOT_OWNED)
-			r->items[r->n++] = (struct pending){
-				tr->items[i].due_ns, i};
+			r->items[r->n++] =
+				(struct pending){tr->items[i].due_ns, i};
 	qsort(r->items, r->n, sizeof(*r->items), by_due);
 	return &r->source;
 nomem:
@@ -755,9 +755,9 @@ wm_replay_read_all(const struct wm_topology *topo,
 		if (st->kind != WM_STAGE_SOURCE || st->u.source.replay == NULL)
 			continue;
 		sc = &st->u.source;
-		traces[s] = wm_replay_read(sc->replay, sc->partitions,
-					   sc->pacing, sc->skip_bad_records,
-					   err, errlen);
+		traces[s] =
+			wm_replay_read(sc->replay, sc->partitions, sc->pacing,
+				       sc->skip_bad_records, err, errlen);
 		if (traces[s] == NULL) {
 			int e = errno;
 
@@ -779,8 +779,8 @@ wm_replay_unreadable(int e)
 int
 wm_replay_exit_status(int e)
 {
-	return e == EBADMSG		? EX_DATAERR
+	return e == EBADMSG		 ? EX_DATAERR
 	       : wm_replay_unreadable(e) ? EX_NOINPUT
-	       : e == EIO		? EX_IOERR
-					: EX_OSERR;
+	       : e == EIO		 ? EX_IOERR
+					 : EX_OSERR;
 }

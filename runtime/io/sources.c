@@ -57,8 +57,8 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	const struct wm_stage *st = &topo->stages[stage];
 	const struct wm_source_conf *sc = &st->u.source;
 	struct wm_record_source *src = NULL;
-	uint32_t *parts = calloc(sc->partitions ? sc->partitions : 1,
-				 sizeof(*parts));
+	uint32_t *parts =
+		calloc(sc->partitions ? sc->partitions : 1, sizeof(*parts));
 	size_t n;
 
 	*bad_records = 0;

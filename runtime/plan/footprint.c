@@ -223,8 +223,8 @@ feed_from(const struct wm_topology *t, const struct wm_plan *plan,
 
 		if (src->replay != NULL)
 			f->keys_unknown = true;
-		f->keys = fmax(f->keys, src->replay != NULL ? 1.0
-							     : (double)src->keys);
+		f->keys = fmax(f->keys,
+			       src->replay != NULL ? 1.0 : (double)src->keys);
 		f->rate += source_rate(src) * c;
 		f->records += source_records(t, src) * c;
 		f->partitions += (double)src->partitions * c;
@@ -267,7 +267,8 @@ window_states(const struct wm_topology *t, const struct wm_plan *plan,
 				: ceil(span / (double)a->slide);
 	/* The states alive at once were opened by records with timestamps
 	 * in the span, which arrived within it and the lag after it. */
-	w->records = fmin(f.records, ceil(f.rate * (span + lag)) + f.partitions);
+	w->records =
+		fmin(f.records, ceil(f.rate * (span + lag)) + f.partitions);
 	w->states = w->keys * w->per_key;
 	if (w->records * w->windows_per_record < w->states) {
 		w->states = w->records * w->windows_per_record;
@@ -333,8 +334,7 @@ segment(const struct wm_topology *t, const struct wm_plan *plan,
 	uint64_t pages;
 	int r;
 
-	specs = calloc(plan->n_channels ? plan->n_channels : 1,
-		       sizeof(*specs));
+	specs = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*specs));
 	ch = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*ch));
 	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
 		const struct wm_plan_subtask *s = &plan->subtasks[i];
@@ -359,8 +359,8 @@ segment(const struct wm_topology *t, const struct wm_plan *plan,
 		goto out;
 	fp->segment_bytes = h.size;
 	/* Header, doorbells, channel table and metrics: everyone's. */
-	struct span tables = {
-		0, h.metrics_offset + (uint64_t)h.n_subtasks * h.metrics_stride};
+	struct span tables = {0, h.metrics_offset + (uint64_t)h.n_subtasks *
+							    h.metrics_stride};
 
 	pages = table_pages(&tables, 1); /* the supervisor's */
 	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
@@ -431,14 +431,13 @@ wm_footprint_estimate(const struct wm_topology *t, const struct wm_plan *plan,
 		}
 	if (sim) {
 		fp->processes = 1;
-		fp->process_bytes =
-			(uint64_t)plan->n_subtasks *
-				(WM_FOOTPRINT_SIM_SUBTASK_BYTES +
-				 wm_subtask_metrics_bytes(
-					 plan->max_partitions)) +
-			(uint64_t)plan->n_channels *
-				WM_FOOTPRINT_CHANNEL_BYTES +
-			WM_FOOTPRINT_PROGRAM_BYTES;
+		fp->process_bytes = (uint64_t)plan->n_subtasks *
+					    (WM_FOOTPRINT_SIM_SUBTASK_BYTES +
+					     wm_subtask_metrics_bytes(
+						     plan->max_partitions)) +
+				    (uint64_t)plan->n_channels *
+					    WM_FOOTPRINT_CHANNEL_BYTES +
+				    WM_FOOTPRINT_PROGRAM_BYTES;
 	} else {
 		r = segment(t, plan, fp, err, errlen);
 		if (r != 0) {
@@ -477,8 +476,8 @@ unescape(char *s)
 	char *out = s;
 
 	for (; *s != '\0'; s++, out++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
 			*out = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
 				      (s[3] - '0'));
 			s += 3;
@@ -577,7 +576,8 @@ cgroup_path(const char *cgroup, bool v1)
 			char *save = NULL;
 
 			for (char *c = strtok_r(ctl, ",", &save);
-			     c != NULL && !match; c = strtok_r(NULL, ",", &save))
+			     c != NULL && !match;
+			     c = strtok_r(NULL, ",", &save))
 				match = strcmp(c, "memory") == 0;
 		}
 		if (match)
@@ -718,8 +718,7 @@ describe_states(const struct wm_footprint_window *w, char *buf, size_t len)
 	const char *what = w->session ? "sessions" : "windows";
 
 	if (w->by_records)
-		snprintf(buf, len,
-			 "as many as %s records can open, %u %s each",
+		snprintf(buf, len, "as many as %s records can open, %u %s each",
 			 count_text(w->records, a, sizeof(a)),
 			 w->windows_per_record,
 			 w->windows_per_record == 1 ? "window" : "windows");
@@ -765,8 +764,8 @@ wm_footprint_print(FILE *out, const struct wm_topology *t,
 		print_part(out, "segment", (double)fp->segment_bytes, what);
 		print_part(out, "page tables", (double)fp->page_table_bytes,
 			   "for the pages of it each process touches");
-		snprintf(what, sizeof(what),
-			 "%u of about %s, and the program", fp->processes,
+		snprintf(what, sizeof(what), "%u of about %s, and the program",
+			 fp->processes,
 			 wm_footprint_bytes_text(WM_FOOTPRINT_PROCESS_BYTES, a,
 						 sizeof(a)));
 		print_part(out, "processes", (double)fp->process_bytes, what);

@@ -114,17 +114,17 @@
 struct wm_footprint_window {
 	uint32_t stage;
 	bool session;
-	double keys;	  /* distinct keys, times the subtasks that may
+	double keys;	   /* distinct keys, times the subtasks that may
 			   * each see them (input not hashed) */
 	bool keys_unknown; /* a replayed trace feeds it: counted as 1 key */
-	double lag_ms;	  /* how far the watermark may trail, at most */
-	double per_key;	  /* windows (sessions) of a key alive at once */
-	double records;	  /* most records that can open states at once */
+	double lag_ms;	   /* how far the watermark may trail, at most */
+	double per_key;	   /* windows (sessions) of a key alive at once */
+	double records;	   /* most records that can open states at once */
 	uint32_t windows_per_record;
-	double states;	  /* alive at once: min(keys x per_key, records x
+	double states;	 /* alive at once: min(keys x per_key, records x
 			   * windows_per_record) */
-	bool by_records;  /* the records gave the smaller figure */
-	bool unbounded;	  /* the watermark may stall for as long as the
+	bool by_records; /* the records gave the smaller figure */
+	bool unbounded;	 /* the watermark may stall for as long as the
 			   * job runs, which has no end */
 	double bytes;
 };
@@ -133,10 +133,10 @@ struct wm_footprint {
 	bool sim;
 	uint32_t processes; /* supervisor and workers; 1 for --sim */
 	uint32_t rings;
-	uint64_t ring_bytes;	 /* one ring's, page-aligned */
-	uint64_t segment_bytes;	 /* 0 for --sim */
+	uint64_t ring_bytes;	/* one ring's, page-aligned */
+	uint64_t segment_bytes; /* 0 for --sim */
 	uint64_t page_table_bytes;
-	uint64_t process_bytes;	 /* processes, channels, program; --sim:
+	uint64_t process_bytes; /* processes, channels, program; --sim:
 				  * subtasks, metrics, program */
 	uint32_t n_windows;
 	struct wm_footprint_window *windows; /* in stage order */

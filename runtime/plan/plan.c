@@ -169,9 +169,8 @@ wm_plan_alignment_peers(const struct wm_plan *plan,
 }
 
 const char *
-wm_plan_subtask_name(const struct wm_plan *plan,
-		     const struct wm_topology *topo, uint32_t id, char *buf,
-		     size_t len)
+wm_plan_subtask_name(const struct wm_plan *plan, const struct wm_topology *topo,
+		     uint32_t id, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%u", topo->stages[plan->subtasks[id].stage].name,
 		 plan->subtasks[id].index);

@@ -169,8 +169,7 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 			/* What arrived first, then what was sent: counts only
 			 * grow, so one read while the job runs cannot find
 			 * more received than sent (metrics.h). */
-			for (uint32_t i = 0; i < t->stages[to].parallelism;
-			     i++)
+			for (uint32_t i = 0; i < t->stages[to].parallelism; i++)
 				r->received += WM_METRIC_GET(
 					block_of(base, stride,
 						 plan->first[to] + i)
@@ -302,7 +301,6 @@ outcome(const struct wm_job_report *rep)
 {
 	return rep->failed ? "failed" : rep->stopped ? "stopped" : "finished";
 }
-
 
 static double
 records_per_s(const struct wm_job_report *rep)
@@ -487,7 +485,7 @@ print_edges(FILE *f, const struct wm_topology *t,
 	    const struct wm_job_report *rep)
 {
 	fprintf(f, "  in flight when %-8s %" PRIu64 "\n",
-		rep->failed	   ? "failed"
+		rep->failed    ? "failed"
 		: rep->stopped ? "stopped"
 			       : "ended",
 		rep->in_flight);

@@ -189,17 +189,16 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.frame = sim_frame;
 		st->out.result = sim_result;
 		st->out.late = sim_late;
-		st->task = wm_sources_new_task(t, st->sub->stage,
-					       st->sub->index, &st->out,
-					       block(sim, id),
-					       sim->traces[st->sub->stage]);
+		st->task = wm_sources_new_task(
+			t, st->sub->stage, st->sub->index, &st->out,
+			block(sim, id), sim->traces[st->sub->stage]);
 		if (st->task == NULL) {
 			int e = errno;
 
 			snprintf(err, errlen,
 				 "could not set up subtask %s/%u: %s",
-				 t->stages[st->sub->stage].name,
-				 st->sub->index, strerror(e));
+				 t->stages[st->sub->stage].name, st->sub->index,
+				 strerror(e));
 			return -e;
 		}
 	}
@@ -289,10 +288,9 @@ settle(struct sim *sim)
 			st->in = batch;
 			st->in.n = 0;
 			for (size_t i = 0; i < tmp.n && !sim->error; i++) {
-				int r = wm_task_input(st->task,
-						      tmp.items[i].channel,
-						      &tmp.items[i].frame,
-						      sim->now_ns);
+				int r = wm_task_input(
+					st->task, tmp.items[i].channel,
+					&tmp.items[i].frame, sim->now_ns);
 				char why[400];
 
 				if (r == 0)
@@ -446,8 +444,8 @@ run(struct sim *sim, char *err, size_t errlen)
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (is_source(sim, st) &&
-			    !wm_task_finished(st->task) && st->next_due < t)
+			if (is_source(sim, st) && !wm_task_finished(st->task) &&
+			    st->next_due < t)
 				t = st->next_due;
 		}
 		/* Every source finished, or none can ever do anything again

@@ -125,8 +125,7 @@ allowed_by_affinity(void)
  */
 static int
 place(const struct wm_topology *t, const struct wm_plan *plan,
-      const struct wm_shm *seg, struct placement *pl, char *err,
-      size_t errlen)
+      const struct wm_shm *seg, struct placement *pl, char *err, size_t errlen)
 {
 	struct wm_affinity_plan *ap = NULL;
 	char why[256];
@@ -134,14 +133,13 @@ place(const struct wm_topology *t, const struct wm_plan *plan,
 
 	for (uint32_t i = 0; i < plan->n_subtasks; i++)
 		pl->cpu[i] = -1;
-	bool opened = wm_affinity_open(NULL, &pl->machine, why, sizeof(why)) ==
-		      0;
+	bool opened =
+		wm_affinity_open(NULL, &pl->machine, why, sizeof(why)) == 0;
 
 	pl->allowed_cpus = opened ? wm_affinity_allowed_pus(pl->machine)
 				  : allowed_by_affinity();
-	if (!opened ||
-	    wm_placement_plan(pl->machine, t, plan, &ap, why, sizeof(why)) !=
-		    0) {
+	if (!opened || wm_placement_plan(pl->machine, t, plan, &ap, why,
+					 sizeof(why)) != 0) {
 		/* A CPU list the machine cannot follow is the user's to
 		 * fix; a machine we cannot read is not. */
 		if (t->job.cpus != NULL) {
@@ -174,8 +172,7 @@ static void
 child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
 	   int fd, const struct placement *pl, pid_t parent,
 	   struct wm_sink **sinks, struct wm_sink **lates,
-	   struct wm_replay_trace **traces,
-	   const sigset_t *old_mask)
+	   struct wm_replay_trace **traces, const sigset_t *old_mask)
 {
 	struct wm_worker_args args = {
 		.topo = t,
@@ -234,8 +231,7 @@ kill_all(struct job *j, int sig)
 
 /* The first failure of the job: its status and message; later ones (the
  * workers it brought down) are not the cause. Kills the other workers. */
-static void
-job_failed(struct job *j, int status, const char *fmt, ...)
+static void job_failed(struct job *j, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static void
@@ -354,18 +350,21 @@ terminate_stragglers(struct job *j)
 			wm_plan_subtask_name(j->plan, j->t, i, name,
 					     sizeof(name));
 			wm_log("wmrun: worker \"%s\" (pid %d) %sdid not stop "
-			       "within %d s of the stop request: terminating it",
+			       "within %d s of the stop request: terminating "
+			       "it",
 			       name, (int)c->pid,
-			       stopped ? "is stopped (SIGSTOP) and " : "", grace);
+			       stopped ? "is stopped (SIGSTOP) and " : "",
+			       grace);
 			if (j->failure == 0) {
 				j->failure = 1;
-				snprintf(j->err, j->errlen,
-					 "worker \"%s\" (pid %d) %sdid not stop "
-					 "within %d s of the stop request on "
-					 "signal %d",
-					 name, (int)c->pid,
-					 stopped ? "was stopped and " : "", grace,
-					 j->stop_signal);
+				snprintf(
+					j->err, j->errlen,
+					"worker \"%s\" (pid %d) %sdid not stop "
+					"within %d s of the stop request on "
+					"signal %d",
+					name, (int)c->pid,
+					stopped ? "was stopped and " : "",
+					grace, j->stop_signal);
 			}
 		}
 	kill_all(j, SIGTERM);
@@ -401,8 +400,8 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 {
 	while (j->running > 0) {
 		bool timed = j->phase == DRAINING || j->phase == TERMINATING;
-		int sig = wait_signal_until(mask, timed ? j->deadline
-							: INT64_MAX);
+		int sig = wait_signal_until(mask,
+					    timed ? j->deadline : INT64_MAX);
 
 		if (sig < 0 && errno == EAGAIN) {
 			if (j->phase == DRAINING) {
@@ -585,7 +584,7 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 		j.running++;
 	}
 	supervise(&j, &seg, &mask);
-	status = j.failure != 0	    ? j.failure
+	status = j.failure != 0	      ? j.failure
 		 : j.stop_signal != 0 ? 128 + j.stop_signal
 				      : 0;
 	/* A stop signal that came after the last worker ended finds the job

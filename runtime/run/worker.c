@@ -72,8 +72,8 @@ worker_fail(struct worker *w, int status, const char *fmt, ...)
 	if (w->failed != 0)
 		return w->failed;
 	w->failed = status;
-	snprintf(prefix, sizeof(prefix), "wmrun[%s/%u]: error: ",
-		 w->stage->name, w->me->index);
+	snprintf(prefix, sizeof(prefix),
+		 "wmrun[%s/%u]: error: ", w->stage->name, w->me->index);
 	va_start(ap, fmt);
 	wm_vlog(prefix, fmt, ap);
 	va_end(ap);
@@ -136,14 +136,15 @@ worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 				char name[128];
 				uint32_t ch = w->me->outputs[edge][channel];
 
-				worker_fail(w, EX_OSERR,
-					    "could not wait for room in the ring "
-					    "to \"%s\": %s",
-					    name_of(w,
-						    w->args->plan->channels[ch]
-							    .consumer,
-						    name, sizeof(name)),
-					    strerror(-r));
+				worker_fail(
+					w, EX_OSERR,
+					"could not wait for room in the ring "
+					"to \"%s\": %s",
+					name_of(w,
+						w->args->plan->channels[ch]
+							.consumer,
+						name, sizeof(name)),
+					strerror(-r));
 				return;
 			}
 		} while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
@@ -209,8 +210,8 @@ find_outputs(struct worker *w)
 	struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
 	/* n <= WM_TOPOLOGY_MAX_OUTPUTS: topology.c refuses more. (An array
 	 * of 16 here once gave a window's 17th sink nothing, silently.) */
-	uint32_t n = wm_topology_out_edges(t, stage, out,
-					   WM_TOPOLOGY_MAX_OUTPUTS);
+	uint32_t n =
+		wm_topology_out_edges(t, stage, out, WM_TOPOLOGY_MAX_OUTPUTS);
 
 	for (uint32_t i = 0; i < n && i < WM_TOPOLOGY_MAX_OUTPUTS; i++)
 		if (w->args->sinks[out[i].stage] != NULL)
@@ -279,10 +280,10 @@ attach_matches_plan(struct worker *w)
 	    h->metrics_stride <
 		    wm_subtask_metrics_bytes(plan->max_partitions)) {
 		worker_fail(w, EX_SOFTWARE,
-			     "the shared segment has %u subtasks and %u "
-			     "channels, the plan %u and %u",
-			     h->n_subtasks, h->n_channels, plan->n_subtasks,
-			     plan->n_channels);
+			    "the shared segment has %u subtasks and %u "
+			    "channels, the plan %u and %u",
+			    h->n_subtasks, h->n_channels, plan->n_subtasks,
+			    plan->n_channels);
 		return -EBADMSG;
 	}
 	for (uint32_t c = 0; c < plan->n_channels; c++) {
@@ -291,12 +292,12 @@ attach_matches_plan(struct worker *w)
 		if (ch->producer != plan->channels[c].producer ||
 		    ch->consumer != plan->channels[c].consumer) {
 			worker_fail(w, EX_SOFTWARE,
-				     "channel %u of the shared segment goes "
-				     "from subtask %u to %u, the plan's from "
-				     "%u to %u",
-				     c, ch->producer, ch->consumer,
-				     plan->channels[c].producer,
-				     plan->channels[c].consumer);
+				    "channel %u of the shared segment goes "
+				    "from subtask %u to %u, the plan's from "
+				    "%u to %u",
+				    c, ch->producer, ch->consumer,
+				    plan->channels[c].producer,
+				    plan->channels[c].consumer);
 			return -EBADMSG;
 		}
 	}
@@ -434,10 +435,11 @@ run_source(struct worker *w)
 		/* A wait that fails would return at once, every time: a
 		 * core burnt in silence. */
 		if (r != 0 && r != -ETIMEDOUT)
-			return worker_fail(w, EX_OSERR,
-					   "could not wait for the next record: "
-					   "%s",
-					   strerror(-r));
+			return worker_fail(
+				w, EX_OSERR,
+				"could not wait for the next record: "
+				"%s",
+				strerror(-r));
 	}
 }
 
@@ -538,8 +540,8 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
 	status = attach(&w);
 	if (status == 0) {
-		w.task = wm_sources_new_task(a->topo, w.me->stage,
-					     w.me->index, &w.out, w.metrics,
+		w.task = wm_sources_new_task(a->topo, w.me->stage, w.me->index,
+					     &w.out, w.metrics,
 					     a->traces[w.me->stage]);
 		int r = w.task != NULL
 				? wm_task_align(

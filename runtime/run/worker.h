@@ -43,7 +43,7 @@ struct wm_worker_args {
 	/* by stage: the replayed traces the supervisor read (inherited,
 	 * never written: their pages stay shared) */
 	struct wm_replay_trace *const *traces;
-	uint32_t cells;		/* ring size, for nothing but checks */
+	uint32_t cells; /* ring size, for nothing but checks */
 };
 
 /* Run the subtask to its end. Returns an exit status (0, or a sysexits

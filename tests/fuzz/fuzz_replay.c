@@ -128,8 +128,8 @@ drain(const struct wm_replay_trace *tr, const uint32_t *owned, size_t n,
 /* Each record of `part` comes in whole's order: cursor[p] is where the
  * search for partition p's next one in whole goes on. */
 static void
-same_partition_order(const struct released *whole,
-		     const struct released *part, size_t *cursor)
+same_partition_order(const struct released *whole, const struct released *part,
+		     size_t *cursor)
 {
 	for (size_t i = 0; i < part->n; i++) {
 		const struct wm_record *r = &part->recs[i];

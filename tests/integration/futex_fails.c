@@ -19,15 +19,17 @@ main(int argc, char **argv)
 {
 	enum wm_futex_fault which;
 
-	if (argc < 3 || (strcmp(argv[1], "timed") != 0 &&
-			 strcmp(argv[1], "all") != 0)) {
-		fprintf(stderr, "usage: futex_fails timed|all COMMAND [ARG...]\n");
+	if (argc < 3 ||
+	    (strcmp(argv[1], "timed") != 0 && strcmp(argv[1], "all") != 0)) {
+		fprintf(stderr,
+			"usage: futex_fails timed|all COMMAND [ARG...]\n");
 		return EX_USAGE;
 	}
 	which = strcmp(argv[1], "timed") == 0 ? WM_FUTEX_FAIL_TIMED
 					      : WM_FUTEX_FAIL_ALL;
 	if (wm_futex_faults_install(which) != 0) {
-		fprintf(stderr, "futex_fails: could not install the filter: %s\n",
+		fprintf(stderr,
+			"futex_fails: could not install the filter: %s\n",
 			strerror(errno));
 		return EX_OSERR;
 	}

@@ -149,13 +149,13 @@ START_TEST(test_huge_sliding_window_is_refused_at_its_section)
 	ck_assert_double_eq(w->bytes, w->states * WM_FOOTPRINT_STATE_BYTES);
 	ck_assert_int_eq(wm_footprint_verdict(j.t, &j.fp, &m, err, sizeof(err)),
 			 -E2BIG);
-	ck_assert_msg(strstr(err, "t.conf:8:1: the job needs about 3.3 TiB "
-				  "of memory and this machine has 64.0 GiB "
-				  "(test): window \"w\" keeps about "
-				  "10000201000 (key, window) states at once "
-				  "(1000 keys x 10000201 windows alive each)") ==
-			      err,
-		      "%s", err);
+	ck_assert_msg(
+		strstr(err, "t.conf:8:1: the job needs about 3.3 TiB "
+			    "of memory and this machine has 64.0 GiB "
+			    "(test): window \"w\" keeps about "
+			    "10000201000 (key, window) states at once "
+			    "(1000 keys x 10000201 windows alive each)") == err,
+		"%s", err);
 	/* --sim keeps the same states, and is refused the same way. */
 	done(&j);
 	estimate(&j, huge_sliding, true);
@@ -525,8 +525,7 @@ fake_proc(struct fake *fk, const char *cgroup_line, const char *type,
 	snprintf(fk->dir, sizeof(fk->dir), "/tmp/check_footprint.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(fk->dir));
 	snprintf(fk->cgroup, sizeof(fk->cgroup), "%s/cgroup", fk->dir);
-	snprintf(fk->mountinfo, sizeof(fk->mountinfo), "%s/mountinfo",
-		 fk->dir);
+	snprintf(fk->mountinfo, sizeof(fk->mountinfo), "%s/mountinfo", fk->dir);
 	put(fk->cgroup, cgroup_line);
 	snprintf(line, sizeof(line),
 		 "22 1 0:21 / /proc rw,nosuid - proc proc rw\n"
@@ -589,8 +588,7 @@ START_TEST(test_cgroup_v2_lowest_limit_up_the_tree)
 	fake_free(&fk);
 	/* A mount of part of the hierarchy (a container's): the cgroup's
 	 * path is taken below the mount's root. */
-	fake_proc(&fk, "0::/docker/a/b\n", "cgroup2", "nsdelegate",
-		  "/docker");
+	fake_proc(&fk, "0::/docker/a/b\n", "cgroup2", "nsdelegate", "/docker");
 	fake_limit(&fk, "/a/b", "memory.max", "536870912\n");
 	ck_assert_uint_eq(limit_of(&fk), 536870912u);
 	fake_free(&fk);
@@ -635,9 +633,9 @@ START_TEST(test_machine_and_byte_texts)
 			 "1.5 KiB");
 	ck_assert_str_eq(wm_footprint_bytes_text(23.5 * GiB, buf, sizeof(buf)),
 			 "23.5 GiB");
-	ck_assert_str_eq(wm_footprint_bytes_text(1023.99 * GiB, buf,
-						 sizeof(buf)),
-			 "1.0 TiB");
+	ck_assert_str_eq(
+		wm_footprint_bytes_text(1023.99 * GiB, buf, sizeof(buf)),
+		"1.0 TiB");
 	ck_assert_str_eq(wm_footprint_bytes_text(INFINITY, buf, sizeof(buf)),
 			 "unbounded");
 }

@@ -605,7 +605,7 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* Ticks that change nothing, and jumping over them */
 
-#define JUMP_IDS 6	/* partition ids 0..5 come and go */
+#define JUMP_IDS 6 /* partition ids 0..5 come and go */
 #define JUMP_EVENTS 400
 
 /* xorshift64*: a scenario is reproducible from its loop index. */
@@ -728,8 +728,7 @@ jump_strategy(int i)
 		WM_WATERMARK_BOUNDED, WM_WATERMARK_ASCENDING,
 		WM_WATERMARK_PUNCTUATED, WM_WATERMARK_NONE};
 	static const int64_t timeouts[] = {0, 1, 3, 20};
-	static const unsigned behaviours[] = {RELEASED, WM_BEHAVIOUR_MASTER,
-					      0};
+	static const unsigned behaviours[] = {RELEASED, WM_BEHAVIOUR_MASTER, 0};
 	int64_t timeout = timeouts[i / 4 % 4];
 
 	return (struct wm_watermark_strategy){
@@ -786,14 +785,14 @@ jump_scenario(struct jump_run *run, int i, bool jump)
 			describe(&run->sw, after, sizeof(after));
 			if (!jump && tick < change)
 				ck_assert_msg(run->rec.len == 0 &&
-					      !strcmp(before, after),
+						      !strcmp(before, after),
 					      "scenario %d: the tick at %lld "
 					      "changed something before %lld",
 					      i, (long long)tick,
 					      (long long)change);
 			if (!jump && tick == change && by_clock)
 				ck_assert_msg(run->rec.len != 0 ||
-					      strcmp(before, after),
+						      strcmp(before, after),
 					      "scenario %d: the tick at %lld "
 					      "changed nothing",
 					      i, (long long)tick);

@@ -67,9 +67,10 @@ on_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	 const struct wm_frame *f)
 {
 	struct source *s = wm_container_of(out, struct source, out);
-	uint64_t fields[] = {(uint64_t)s->run->now, s->id, edge, channel,
-			     (uint64_t)f->kind, f->arg, f->payload[0],
-			     f->payload[1], f->payload[2]};
+	uint64_t fields[] = {
+		(uint64_t)s->run->now, s->id,  edge,	      channel,
+		(uint64_t)f->kind,     f->arg, f->payload[0], f->payload[1],
+		f->payload[2]};
 
 	mix(s->run, fields, sizeof(fields));
 	s->run->frames++;
@@ -160,13 +161,13 @@ run_one(struct source_run *run, struct source *s, bool jump)
 	run->runs++;
 	s->charged = next <= t;
 	if (!s->charged) {
-		s->next_due = jump ? wm_task_source_next_event(s->task, t)
-				   : next;
+		s->next_due =
+			jump ? wm_task_source_next_event(s->task, t) : next;
 		return true;
 	}
-	s->next_due = t + 1000 * (int64_t)(wm_task_counters(s->task)
-						   ->records_in -
-					   before);
+	s->next_due =
+		t + 1000 * (int64_t)(wm_task_counters(s->task)->records_in -
+				     before);
 	if (s->next_due <= t)
 		s->next_due = t + 1000;
 	return false;
@@ -239,27 +240,31 @@ static const struct {
 	 "watermark_alignment_group = g\n"
 	 "watermark_alignment_max_drift = 10 s\n"
 	 "watermark_alignment_update_interval = 3 s\n"
-	 "[window w]\ninput = a, b\nsize = 1 min\n", true},
+	 "[window w]\ninput = a, b\nsize = 1 min\n",
+	 true},
 	/* No drift: each update lets a burst through. */
 	{"[job]\nevent_time = 20 min\n"
 	 "[source s]\npartitions = 2\nrate = 10/s\nskew = 1 x0.5\n"
 	 "watermark_alignment_group = g\n"
 	 "watermark_alignment_max_drift = 0 s\n"
 	 "watermark_alignment_update_interval = 5 s\n"
-	 "[window w]\ninput = s\nsize = 10 s\n", true},
+	 "[window w]\ninput = s\nsize = 10 s\n",
+	 true},
 	/* Idleness that flaps (3 s timeout, a record every 10 s), master
 	 * rules, one partition silent for ever. */
 	{"[job]\nevent_time = 2 h\nflink_behaviour = master\nseed = 8\n"
 	 "[source s]\nparallelism = 2\npartitions = 5\nrate = 0.1/s\n"
 	 "idle_timeout = 3 s\nwatermark_interval = 1 s\nsilence = 4\n"
-	 "[window w]\ninput = s\nsize = 10 s\n", true},
+	 "[window w]\ninput = s\nsize = 10 s\n",
+	 true},
 	/* Periodic silences, an outage and idleness in released rules,
 	 * without IDLE_MARK_ONCE. */
 	{"[job]\nevent_time = 2 h\nidle_mark_once = false\n"
 	 "[source s]\npartitions = 3\nrate = 0.5/s\nidle_timeout = 2 s\n"
 	 "silence = 0-1 every 10 min for 4 min from 1 min\n"
 	 "outage = 2 from 30 min for 20 min\nwatermark_interval = 50 ms\n"
-	 "[window w]\ninput = s\nsize = 1 min\n", true},
+	 "[window w]\ninput = s\nsize = 1 min\n",
+	 true},
 	/* An unlimited rate next to a slow aligned source: ticks and
 	 * updates fall due while records are charged, and run late. */
 	{"[job]\nprocessing_time = 300 ms\n"
@@ -272,7 +277,8 @@ static const struct {
 	 "watermark_alignment_group = g\n"
 	 "watermark_alignment_max_drift = 20 ms\n"
 	 "watermark_alignment_update_interval = 10 ms\n"
-	 "[window w]\ninput = fast, slow\nsize = 10 ms\n", false},
+	 "[window w]\ninput = fast, slow\nsize = 10 ms\n",
+	 false},
 	/* Subtask-level alignment only: the partitions cannot pause. */
 	{"[job]\nevent_time = 1 h\n"
 	 "pipeline.watermark-alignment.allow-unaligned-source-splits = true\n"
@@ -283,7 +289,8 @@ static const struct {
 	 "[source b]\nparallelism = 2\npartitions = 2\nrate = 1/s\n"
 	 "out_of_orderness = 5 s\nwatermark_alignment_group = g\n"
 	 "watermark_alignment_max_drift = 1 s\n"
-	 "[window w]\ninput = a, b\nsize = 1 min\n", true},
+	 "[window w]\ninput = a, b\nsize = 1 min\n",
+	 true},
 };
 
 START_TEST(test_jumping_sends_what_stepping_sends)

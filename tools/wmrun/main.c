@@ -127,7 +127,8 @@ write_summary(const char *path, const struct wm_topology *t,
 		if (wm_outfile_write(&f, json, len) != 0) {
 			char name[4200];
 
-			snprintf(err, errlen, "could not write summary file %s: %s",
+			snprintf(err, errlen,
+				 "could not write summary file %s: %s",
 				 wm_outfile_name(&f, name, sizeof(name)),
 				 strerror(f.error));
 			r = -f.error;
@@ -179,8 +180,9 @@ fits_memory(const struct wm_topology *t, const struct wm_plan *plan, bool sim,
 
 	r = wm_footprint_estimate(t, plan, sim, &fp, err, sizeof(err));
 	if (r != 0) {
-		fprintf(stderr, "wmrun: could not estimate the job's memory: "
-				"%s\n",
+		fprintf(stderr,
+			"wmrun: could not estimate the job's memory: "
+			"%s\n",
 			err);
 		return r == -ENOMEM ? EX_OSERR : EX_SOFTWARE;
 	}
