@@ -173,31 +173,17 @@ check_delay(struct loader *l, struct wm_ini_section *sec, const char *key,
 	return wm_conf_bad_value(l, wm_conf_lookup(l, sec, key), why);
 }
 
+/* What a synthetic source generates: its rate, disorder, lateness, keys
+ * and values. */
 static int
-load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+load_generator(struct loader *l, struct wm_ini_section *sec,
+	       struct wm_source_conf *src)
 {
 	static const char *const distributions[] = {"uniform", "zipf"};
-	static const char *const generators[] = {"bounded", "ascending"};
-	struct wm_source_conf *src = &st->u.source;
-	struct wm_ini_entry *e;
-	size_t idx;
-	const char *why;
+	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "rate");
+	size_t idx = 0;
 	int r;
 
-	src->partitions = st->parallelism;
-	src->rate = INFINITY;
-	src->keys = 1000;
-	src->zipf_exponent = 1.0;
-	src->value_cycle = 1;
-	src->late_by_ms = 0;
-	src->strategy.kind = WM_WATERMARK_BOUNDED;
-	src->strategy.interval_ms = l->t->job.watermark_interval_ms;
-	src->strategy.behaviour = l->t->job.behaviour;
-	if ((r = wm_conf_get_u32(l, sec, "partitions", 1,
-				 WM_TOPOLOGY_MAX_PARTITIONS,
-				 &src->partitions)) != 0)
-		return r;
-	e = wm_conf_lookup(l, sec, "rate");
 	if (e != NULL) {
 		char buf[WM_UNITS_WHY_MAX];
 
@@ -223,12 +209,24 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 			     src->out_of_orderness_ms)) != 0 ||
 	    (r = check_delay(l, sec, "late_by", src->late_by_ms)) != 0)
 		return r;
-	idx = 0;
 	if ((r = wm_conf_get_enum(l, sec, "key_distribution", distributions, 2,
 				  &idx)) != 0)
 		return r;
 	src->zipf = idx == 1;
-	idx = 0;
+	return 0;
+}
+
+/* The source's WatermarkStrategy: the generator, idleness, interval. */
+static int
+load_strategy(struct loader *l, struct wm_ini_section *sec,
+	      struct wm_source_conf *src)
+{
+	static const char *const generators[] = {"bounded", "ascending"};
+	struct wm_ini_entry *e;
+	const char *why;
+	size_t idx = 0;
+	int r;
+
 	if ((r = wm_conf_get_enum(l, sec, "watermark", generators, 2, &idx)) !=
 	    0)
 		return r;
@@ -263,24 +261,52 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 			wm_ini_section_label(label, sizeof(label), sec), why);
 		return -EINVAL;
 	}
-	{
-		static const char *const pacings[] = {"fast", "arrival",
-						      "event"};
-		static const char *const on_bad[] = {"fail", "skip"};
-		size_t k = 0;
+	return 0;
+}
 
-		if ((r = wm_conf_get_string(l, sec, "replay", &src->replay)) !=
-			    0 ||
-		    (r = wm_conf_get_enum(l, sec, "pacing", pacings, 3, &k)) !=
-			    0)
-			return r;
-		src->pacing = (enum wm_replay_pacing)k;
-		k = 0;
-		if ((r = wm_conf_get_enum(l, sec, "on_bad_record", on_bad, 2,
-					  &k)) != 0)
-			return r;
-		src->skip_bad_records = k == 1;
-	}
+/* A trace to replay instead of generating, and how. */
+static int
+load_replay(struct loader *l, struct wm_ini_section *sec,
+	    struct wm_source_conf *src)
+{
+	static const char *const pacings[] = {"fast", "arrival", "event"};
+	static const char *const on_bad[] = {"fail", "skip"};
+	size_t k = 0;
+	int r;
+
+	if ((r = wm_conf_get_string(l, sec, "replay", &src->replay)) != 0 ||
+	    (r = wm_conf_get_enum(l, sec, "pacing", pacings, 3, &k)) != 0)
+		return r;
+	src->pacing = (enum wm_replay_pacing)k;
+	k = 0;
+	if ((r = wm_conf_get_enum(l, sec, "on_bad_record", on_bad, 2, &k)) != 0)
+		return r;
+	src->skip_bad_records = k == 1;
+	return 0;
+}
+
+static int
+load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+{
+	struct wm_source_conf *src = &st->u.source;
+	int r;
+
+	src->partitions = st->parallelism;
+	src->rate = INFINITY;
+	src->keys = 1000;
+	src->zipf_exponent = 1.0;
+	src->value_cycle = 1;
+	src->late_by_ms = 0;
+	src->strategy.kind = WM_WATERMARK_BOUNDED;
+	src->strategy.interval_ms = l->t->job.watermark_interval_ms;
+	src->strategy.behaviour = l->t->job.behaviour;
+	if ((r = wm_conf_get_u32(l, sec, "partitions", 1,
+				 WM_TOPOLOGY_MAX_PARTITIONS,
+				 &src->partitions)) != 0 ||
+	    (r = load_generator(l, sec, src)) != 0 ||
+	    (r = load_strategy(l, sec, src)) != 0 ||
+	    (r = load_replay(l, sec, src)) != 0)
+		return r;
 	return wm_conf_load_shapes(l, sec, src);
 }
 
@@ -448,6 +474,116 @@ find_stage(const struct wm_topology *t, const char *name, size_t len)
 	return -1;
 }
 
+/* "no stage named ..." for the `len` bytes at `name` in entry e, with a
+ * did-you-mean from the job's stage names. */
+static int
+no_such_stage(struct loader *l, const struct wm_ini_entry *e, const char *p,
+	      size_t len)
+{
+	const struct wm_topology *t = l->t;
+	char name[128], why[300];
+	const char *names[256];
+	const char *guess;
+	uint32_t n = t->n_stages < 256 ? t->n_stages : 256;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(len < 100 ? len : 100), p);
+	for (uint32_t i = 0; i < n; i++)
+		names[i] = t->stages[i].name;
+	guess = wm_ini_suggest(name, names, n);
+	snprintf(why, sizeof(why), "no stage named \"%s\"%s%s%s", name,
+		 guess ? " (did you mean \"" : "", guess ? guess : "",
+		 guess ? "\"?)" : "");
+	return wm_conf_bad_value(l, e, why);
+}
+
+/* Whether stage s may read stage `in` (entry e names it), as one more of
+ * its inputs: 0, or the error at e. */
+static int
+check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
+	    uint32_t in)
+{
+	const struct wm_topology *t = l->t;
+	const struct wm_stage *st = &t->stages[s], *up = &t->stages[in];
+	char why[200];
+
+	if (in == s)
+		return wm_conf_bad_value(l, e, "a stage cannot read itself");
+	if (wm_topology_out_edges(t, in, NULL, 0) == WM_TOPOLOGY_MAX_OUTPUTS) {
+		snprintf(why, sizeof(why),
+			 "\"%s\" feeds %u stages already, the most one stage "
+			 "can",
+			 up->name, WM_TOPOLOGY_MAX_OUTPUTS);
+		return wm_conf_bad_value(l, e, why);
+	}
+	for (uint32_t k = 0; k < st->n_inputs; k++)
+		if (st->inputs[k].stage == in) {
+			/* Every record would be counted twice. */
+			snprintf(why, sizeof(why), "names \"%s\" twice",
+				 up->name);
+			return wm_conf_bad_value(l, e, why);
+		}
+	if (st->n_inputs == WM_TOPOLOGY_MAX_INPUTS ||
+	    (st->kind != WM_STAGE_WINDOW && st->n_inputs == 1))
+		return wm_conf_bad_value(
+			l, e,
+			st->kind == WM_STAGE_WINDOW
+				? "a window reads one or two "
+				  "stages"
+				: "this stage reads one stage");
+	/* A sink is chained to the window it writes for: same subtasks, so
+	 * same parallelism. */
+	if (st->kind == WM_STAGE_SINK && up->kind != WM_STAGE_WINDOW)
+		return wm_conf_bad_value(l, e,
+					 "a sink writes the results of a "
+					 "window stage");
+	/* And only a sink: a window sends its results to its sinks and
+	 * nothing but watermarks down its edges, so a stage reading it would
+	 * get no record. */
+	if (st->kind != WM_STAGE_SINK && up->kind == WM_STAGE_WINDOW) {
+		snprintf(why, sizeof(why),
+			 "\"%s\" is a window, whose results only a sink can "
+			 "write (a stage reading it would get no record)",
+			 up->name);
+		return wm_conf_bad_value(l, e, why);
+	}
+	if (st->kind == WM_STAGE_SINK && up->parallelism != st->parallelism) {
+		snprintf(why, sizeof(why),
+			 "a sink is chained to its window, so it needs its "
+			 "parallelism (%u, not %u)",
+			 up->parallelism, st->parallelism);
+		return wm_conf_bad_value(l, e, why);
+	}
+	return 0;
+}
+
+/* The partitioning of the edge from `up` into `st`: as `partitioning`
+ * (entry pe) forces it, else as Flink wires it (topology.h). 0, or the
+ * error at pe (or e) for a forward edge of unequal sides. */
+static int
+edge_kind(struct loader *l, const struct wm_ini_entry *e,
+	  const struct wm_ini_entry *pe, const struct wm_stage *up,
+	  const struct wm_stage *st, enum wm_partitioning *kind)
+{
+	char why[200];
+
+	/* Forced: *kind holds the `partitioning` value already. */
+	if (pe == NULL)
+		*kind = st->kind == WM_STAGE_WINDOW ? WM_PARTITION_HASH
+			: up->parallelism == st->parallelism
+				? WM_PARTITION_FORWARD
+				: WM_PARTITION_REBALANCE;
+	if (*kind == WM_PARTITION_FORWARD &&
+	    up->parallelism != st->parallelism) {
+		snprintf(why, sizeof(why),
+			 "a forward edge needs equal parallelism, but \"%s\" "
+			 "has %u and \"%s\" %u",
+			 up->name, up->parallelism, st->name, st->parallelism);
+		return wm_conf_bad_value(l, pe ? pe : e, why);
+	}
+	return 0;
+}
+
+/* Stage s's `input` (one stage, or two for a window) into its edges. */
 static int
 resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 {
@@ -456,9 +592,7 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 	struct wm_topology *t = l->t;
 	struct wm_stage *st = &t->stages[s];
 	struct wm_ini_entry *e, *pe;
-	const char *p;
 	size_t edge = 0;
-	bool forced;
 	int r;
 
 	/* Before the lookup, which marks the key used: a source has no
@@ -470,12 +604,12 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 		return wm_conf_missing_key(l, sec, "input");
 	l->input_entry[s] = e;
 	pe = wm_conf_lookup(l, sec, "partitioning");
-	forced = pe != NULL;
 	if ((r = wm_conf_get_enum(l, sec, "partitioning", edges, 4, &edge)) !=
 	    0)
 		return r;
-	for (p = e->value; *p != '\0';) {
+	for (const char *p = e->value; *p != '\0';) {
 		size_t len = strcspn(p, WM_TOPOLOGY_NAME_SEPARATORS);
+		enum wm_partitioning kind = (enum wm_partitioning)edge;
 		int in;
 
 		if (len == 0) {
@@ -483,106 +617,11 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 			continue;
 		}
 		in = find_stage(t, p, len);
-		if (in < 0) {
-			char name[128], why[300];
-			const char *names[256];
-			const char *guess;
-			uint32_t n = t->n_stages < 256 ? t->n_stages : 256;
-
-			snprintf(name, sizeof(name), "%.*s",
-				 (int)(len < 100 ? len : 100), p);
-			for (uint32_t i = 0; i < n; i++)
-				names[i] = t->stages[i].name;
-			guess = wm_ini_suggest(name, names, n);
-			snprintf(why, sizeof(why),
-				 "no stage named \"%s\"%s%s%s", name,
-				 guess ? " (did you mean \"" : "",
-				 guess ? guess : "", guess ? "\"?)" : "");
-			return wm_conf_bad_value(l, e, why);
-		}
-		if ((uint32_t)in == s)
-			return wm_conf_bad_value(l, e,
-						 "a stage cannot read itself");
-		if (wm_topology_out_edges(t, (uint32_t)in, NULL, 0) ==
-		    WM_TOPOLOGY_MAX_OUTPUTS) {
-			char why[200];
-
-			snprintf(why, sizeof(why),
-				 "\"%s\" feeds %u stages already, the most "
-				 "one stage can",
-				 t->stages[in].name, WM_TOPOLOGY_MAX_OUTPUTS);
-			return wm_conf_bad_value(l, e, why);
-		}
-		for (uint32_t k = 0; k < st->n_inputs; k++)
-			if (st->inputs[k].stage == (uint32_t)in) {
-				char why[160];
-
-				/* Every record would be counted twice. */
-				snprintf(why, sizeof(why), "names \"%s\" twice",
-					 t->stages[in].name);
-				return wm_conf_bad_value(l, e, why);
-			}
-		if (st->n_inputs == WM_TOPOLOGY_MAX_INPUTS ||
-		    (st->kind != WM_STAGE_WINDOW && st->n_inputs == 1))
-			return wm_conf_bad_value(
-				l, e,
-				st->kind == WM_STAGE_WINDOW
-					? "a window reads one or two "
-					  "stages"
-					: "this stage reads one stage");
-		struct wm_stage *up = &t->stages[in];
-		enum wm_partitioning kind;
-
-		/* A sink is chained to the window it writes for: same
-		 * subtasks, so same parallelism. */
-		if (st->kind == WM_STAGE_SINK && up->kind != WM_STAGE_WINDOW)
-			return wm_conf_bad_value(
-				l, e,
-				"a sink writes the results of a "
-				"window stage");
-		/* And only a sink: a window sends its results to its sinks
-		 * and nothing but watermarks down its edges, so a stage
-		 * reading it would get no record. */
-		if (st->kind != WM_STAGE_SINK && up->kind == WM_STAGE_WINDOW) {
-			char why[200];
-
-			snprintf(why, sizeof(why),
-				 "\"%s\" is a window, whose results only a "
-				 "sink can write (a stage reading it would "
-				 "get no record)",
-				 up->name);
-			return wm_conf_bad_value(l, e, why);
-		}
-		if (st->kind == WM_STAGE_SINK &&
-		    up->parallelism != st->parallelism) {
-			char why[200];
-
-			snprintf(why, sizeof(why),
-				 "a sink is chained to its window, so it "
-				 "needs its parallelism (%u, not %u)",
-				 up->parallelism, st->parallelism);
-			return wm_conf_bad_value(l, e, why);
-		}
-
-		if (forced)
-			kind = (enum wm_partitioning)edge;
-		else if (st->kind == WM_STAGE_WINDOW)
-			kind = WM_PARTITION_HASH;
-		else if (up->parallelism == st->parallelism)
-			kind = WM_PARTITION_FORWARD;
-		else
-			kind = WM_PARTITION_REBALANCE;
-		if (kind == WM_PARTITION_FORWARD &&
-		    up->parallelism != st->parallelism) {
-			char why[200];
-
-			snprintf(why, sizeof(why),
-				 "a forward edge needs equal parallelism, but "
-				 "\"%s\" has %u and \"%s\" %u",
-				 up->name, up->parallelism, st->name,
-				 st->parallelism);
-			return wm_conf_bad_value(l, pe ? pe : e, why);
-		}
+		if (in < 0)
+			return no_such_stage(l, e, p, len);
+		if ((r = check_input(l, e, s, (uint32_t)in)) != 0 ||
+		    (r = edge_kind(l, e, pe, &t->stages[in], st, &kind)) != 0)
+			return r;
 		st->inputs[st->n_inputs].stage = (uint32_t)in;
 		st->inputs[st->n_inputs].edge = kind;
 		st->n_inputs++;
@@ -593,20 +632,20 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 	return 0;
 }
 
+/* Every section's kind known, [job] and [global] nameless; the stages
+ * counted into t->n_stages. */
 static int
-load(struct loader *l)
+count_stages(struct loader *l)
 {
+	static const char *const kinds[] = {"job",   "global", "source",
+					    "keyby", "window", "sink"};
 	struct wm_ini_doc *doc = l->doc;
 	struct wm_topology *t = l->t;
-	unsigned char *colour;
-	int r;
 
 	/* Section kinds first: a typo there would hide everything else. */
 	for (size_t i = 0; i < doc->n_sections; i++) {
 		struct wm_ini_section *sec = &doc->sections[i];
 		enum wm_stage_kind k;
-		static const char *const kinds[] = {"job",   "global", "source",
-						    "keyby", "window", "sink"};
 
 		if (strcmp(sec->kind, "job") == 0 ||
 		    strcmp(sec->kind, "global") == 0) {
@@ -640,7 +679,75 @@ load(struct loader *l)
 		}
 		t->n_stages++;
 	}
-	if ((r = load_job(l, wm_ini_section_find(doc, "job", NULL))) != 0)
+	return 0;
+}
+
+/* Every stage section read, in file order, into t->stages (secs[s] its
+ * section); names unique. */
+static int
+load_stages(struct loader *l, struct wm_ini_section **secs)
+{
+	struct wm_ini_doc *doc = l->doc;
+	struct wm_topology *t = l->t;
+	uint32_t s = 0;
+	int r;
+
+	for (size_t i = 0; i < doc->n_sections; i++) {
+		struct wm_ini_section *sec = &doc->sections[i];
+
+		if (wm_conf_stage_kind(sec->kind, &t->stages[s].kind) != 0)
+			continue;
+		secs[s] = sec;
+		if ((r = load_stage(l, sec, &t->stages[s])) != 0)
+			return r;
+		if (find_stage(t, t->stages[s].name,
+			       strlen(t->stages[s].name)) != (int)s) {
+			wm_ini_error_set(l->err, l->file, sec->line, sec->col,
+					 "a stage named \"%s\" exists already",
+					 t->stages[s].name);
+			return -EINVAL;
+		}
+		s++;
+	}
+	return 0;
+}
+
+/* The edges between the stages, and every check of the whole (checks.c),
+ * in the order in which one failure can hide another least. */
+static int
+connect_and_check(struct loader *l, struct wm_ini_section **secs,
+		  unsigned char *colour)
+{
+	struct wm_topology *t = l->t;
+	int r;
+
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if ((r = resolve_inputs(l, secs[s], s)) != 0 ||
+		    (r = wm_conf_check_keyed(l, secs[s], &t->stages[s])) != 0 ||
+		    (r = wm_conf_check_no_effect(l, secs[s], &t->stages[s])) !=
+			    0)
+			return r;
+	if ((r = wm_conf_check_size(l, secs)) != 0 ||
+	    (r = wm_conf_check_outputs(l, secs)) != 0)
+		return r;
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if ((r = wm_conf_find_cycle(l, s, colour)) != 0)
+			return r;
+	if ((r = wm_conf_check_cpus(l)) != 0)
+		return r;
+	return wm_conf_check_unused(l);
+}
+
+static int
+load(struct loader *l)
+{
+	struct wm_topology *t = l->t;
+	struct wm_ini_section **secs;
+	unsigned char *colour;
+	int r;
+
+	if ((r = count_stages(l)) != 0 ||
+	    (r = load_job(l, wm_ini_section_find(l->doc, "job", NULL))) != 0)
 		return r;
 	if (t->n_stages == 0) {
 		wm_ini_error_set(l->err, l->file, 0, 0,
@@ -651,51 +758,15 @@ load(struct loader *l)
 	t->stages = calloc(t->n_stages, sizeof(*t->stages));
 	l->input_entry = calloc(t->n_stages, sizeof(*l->input_entry));
 	colour = calloc(t->n_stages, 1);
-	if (t->stages == NULL || l->input_entry == NULL || colour == NULL) {
-		free(colour);
-		return -ENOMEM;
-	}
-	struct wm_ini_section **secs = calloc(t->n_stages, sizeof(*secs));
-	uint32_t s = 0;
-
-	if (secs == NULL) {
-		free(colour);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < doc->n_sections; i++) {
-		struct wm_ini_section *sec = &doc->sections[i];
-
-		if (wm_conf_stage_kind(sec->kind, &t->stages[s].kind) != 0)
-			continue;
-		secs[s] = sec;
-		if ((r = load_stage(l, sec, &t->stages[s])) != 0)
-			goto out;
-		if (find_stage(t, t->stages[s].name,
-			       strlen(t->stages[s].name)) != (int)s) {
-			wm_ini_error_set(l->err, l->file, sec->line, sec->col,
-					 "a stage named \"%s\" exists already",
-					 t->stages[s].name);
-			r = -EINVAL;
-			goto out;
-		}
-		s++;
-	}
-	for (s = 0; s < t->n_stages; s++)
-		if ((r = resolve_inputs(l, secs[s], s)) != 0 ||
-		    (r = wm_conf_check_keyed(l, secs[s], &t->stages[s])) != 0 ||
-		    (r = wm_conf_check_no_effect(l, secs[s], &t->stages[s])) !=
-			    0)
-			goto out;
-	if ((r = wm_conf_check_size(l, secs)) != 0 ||
-	    (r = wm_conf_check_outputs(l, secs)) != 0)
-		goto out;
-	for (s = 0; s < t->n_stages; s++)
-		if ((r = wm_conf_find_cycle(l, s, colour)) != 0)
-			goto out;
-	if ((r = wm_conf_check_cpus(l)) != 0)
-		goto out;
-	r = wm_conf_check_unused(l);
-out:
+	secs = calloc(t->n_stages, sizeof(*secs));
+	r = t->stages == NULL || l->input_entry == NULL || colour == NULL ||
+			    secs == NULL
+		    ? -ENOMEM
+		    : 0;
+	if (r == 0)
+		r = load_stages(l, secs);
+	if (r == 0)
+		r = connect_and_check(l, secs, colour);
 	free(secs);
 	free(colour);
 	return r;
