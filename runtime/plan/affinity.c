@@ -76,15 +76,83 @@ copy_tree(struct wm_affinity *a, hwloc_obj_t obj, const bool *primary,
 	return idx;
 }
 
+/* PU i of the topology as a struct wm_affinity_pu: its CPU, core (a PU
+ * without a core object a core of its own, numbered after the real ones:
+ * *coreless counts them), package, node, and whether `allowed`. */
+static void
+read_pu(struct wm_affinity *a, unsigned i, hwloc_const_bitmap_t allowed,
+	unsigned n_hw_cores, unsigned *coreless)
+{
+	hwloc_topology_t topo = a->topo;
+	hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, i);
+	hwloc_obj_t core, pkg;
+	struct wm_affinity_pu *p = &a->pus[i];
+
+	p->cpu = pu->os_index;
+	core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+	p->core = core ? core->logical_index : n_hw_cores + (*coreless)++;
+	pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu);
+	p->package = pkg ? pkg->logical_index : 0;
+	/* The first node, in topology order, local to the PU (a PU may see
+	 * several: DRAM first, then HBM or CXL). */
+	p->node = a->node_os[0];
+	for (unsigned j = 0; j < a->n_nodes; j++) {
+		hwloc_obj_t node =
+			hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, j);
+
+		if (node && node->cpuset &&
+		    hwloc_bitmap_isset(node->cpuset, p->cpu)) {
+			p->node = node->os_index;
+			break;
+		}
+	}
+	p->allowed = hwloc_bitmap_isset(allowed, p->cpu);
+	if (p->allowed)
+		a->n_allowed++;
+}
+
+/* The tree of objects, copied (copy_tree()), each PU marked primary if it
+ * is the first allowed PU of its core. 0 or -ENOMEM. */
+static int
+read_tree(struct wm_affinity *a, bool *primary)
+{
+	hwloc_topology_t topo = a->topo;
+	unsigned total = 0, next_kid = 0;
+	int depth = hwloc_topology_get_depth(topo);
+	bool *core_seen = calloc(a->n_cores, sizeof(*core_seen));
+
+	if (core_seen == NULL)
+		return -ENOMEM;
+	for (unsigned i = 0; i < a->n_pus; i++) {
+		struct wm_affinity_pu *p = &a->pus[i];
+
+		if (p->allowed && !core_seen[p->core]) {
+			core_seen[p->core] = true;
+			primary[i] = true;
+		}
+	}
+	free(core_seen);
+	for (int d = 0; d < depth; d++)
+		total += (unsigned)hwloc_get_nbobjs_by_depth(topo, d);
+	a->objs = calloc(total, sizeof(*a->objs));
+	a->kids = calloc(total, sizeof(*a->kids));
+	if (!a->objs || !a->kids)
+		return -ENOMEM;
+	copy_tree(a, hwloc_get_root_obj(topo), primary, &next_kid);
+	return 0;
+}
+
+/* Everything of a->topo that the planner needs, copied into a: the PUs,
+ * nodes, cores and the tree. 0, or -EINVAL (no usable PU) or -ENOMEM with
+ * a message. */
 static int
 read_topology(struct wm_affinity *a, char *err, size_t errlen)
 {
 	hwloc_topology_t topo = a->topo;
 	hwloc_bitmap_t allowed = NULL, bound = NULL;
-	unsigned n_hw_cores, coreless = 0, total = 0, next_kid = 0, i;
-	int depth, d, n;
-	bool *primary = NULL, *core_seen = NULL;
-	int rc = -ENOMEM;
+	unsigned n_hw_cores, coreless = 0;
+	bool *primary = NULL;
+	int n, rc = -ENOMEM;
 
 	n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
 	if (n <= 0) {
@@ -111,41 +179,14 @@ read_topology(struct wm_affinity *a, char *err, size_t errlen)
 	if (a->this_machine &&
 	    hwloc_get_cpubind(topo, bound, HWLOC_CPUBIND_THREAD) == 0)
 		hwloc_bitmap_and(allowed, allowed, bound);
-
-	for (i = 0; i < a->n_nodes; i++) {
+	for (unsigned i = 0; i < a->n_nodes; i++) {
 		hwloc_obj_t node =
 			hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, i);
+
 		a->node_os[i] = node ? node->os_index : 0;
 	}
-	for (i = 0; i < a->n_pus; i++) {
-		hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU, i);
-		hwloc_obj_t core, pkg;
-		struct wm_affinity_pu *p = &a->pus[i];
-		unsigned j;
-
-		p->cpu = pu->os_index;
-		core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
-		/* A PU without a core object is a core of its own. */
-		p->core = core ? core->logical_index : n_hw_cores + coreless++;
-		pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE,
-						     pu);
-		p->package = pkg ? pkg->logical_index : 0;
-		/* The first node, in topology order, local to the PU (a PU
-		 * may see several: DRAM first, then HBM or CXL). */
-		p->node = a->node_os[0];
-		for (j = 0; j < a->n_nodes; j++) {
-			hwloc_obj_t node = hwloc_get_obj_by_type(
-				topo, HWLOC_OBJ_NUMANODE, j);
-			if (node && node->cpuset &&
-			    hwloc_bitmap_isset(node->cpuset, p->cpu)) {
-				p->node = node->os_index;
-				break;
-			}
-		}
-		p->allowed = hwloc_bitmap_isset(allowed, p->cpu);
-		if (p->allowed)
-			a->n_allowed++;
-	}
+	for (unsigned i = 0; i < a->n_pus; i++)
+		read_pu(a, i, allowed, n_hw_cores, &coreless);
 	a->n_cores = n_hw_cores + coreless;
 	if (a->n_allowed == 0) {
 		wm_affinity_say(err, errlen,
@@ -154,29 +195,8 @@ read_topology(struct wm_affinity *a, char *err, size_t errlen)
 		rc = -EINVAL;
 		goto out;
 	}
-	/* Primary PU: the first allowed PU of its core. */
-	core_seen = calloc(a->n_cores, sizeof(*core_seen));
-	if (!core_seen)
-		goto out;
-	for (i = 0; i < a->n_pus; i++) {
-		struct wm_affinity_pu *p = &a->pus[i];
-
-		if (p->allowed && !core_seen[p->core]) {
-			core_seen[p->core] = true;
-			primary[i] = true;
-		}
-	}
-
-	depth = hwloc_topology_get_depth(topo);
-	for (d = 0; d < depth; d++)
-		total += (unsigned)hwloc_get_nbobjs_by_depth(topo, d);
-	a->objs = calloc(total, sizeof(*a->objs));
-	a->kids = calloc(total, sizeof(*a->kids));
-	if (!a->objs || !a->kids)
-		goto out;
-	copy_tree(a, hwloc_get_root_obj(topo), primary, &next_kid);
-
-	if (hwloc_bitmap_list_asprintf(
+	if (read_tree(a, primary) != 0 ||
+	    hwloc_bitmap_list_asprintf(
 		    &a->all_list, hwloc_topology_get_topology_cpuset(topo)) <
 		    0 ||
 	    hwloc_bitmap_list_asprintf(&a->allowed_list, allowed) < 0)
@@ -187,7 +207,6 @@ out:
 		wm_affinity_say(err, errlen,
 				"could not read topology: out of memory");
 	free(primary);
-	free(core_seen);
 	hwloc_bitmap_free(allowed);
 	hwloc_bitmap_free(bound);
 	return rc;
