@@ -188,6 +188,59 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 	return 0;
 }
 
+/* The partitions of subtask s, from its block m, into the report's array
+ * from *k on. */
+static void
+read_partitions(struct wm_job_report *rep, struct wm_subtask_report *s,
+		const struct wm_subtask_metrics *m, uint32_t planned,
+		uint32_t *k)
+{
+	uint32_t np = WM_METRIC_GET(m->n_partitions);
+
+	/* A subtask that never published (interrupted early) says 0
+	 * partitions; it cannot say more than the plan gave it. */
+	if (np > planned)
+		np = planned;
+	s->n_partitions = np;
+	s->partitions = &rep->partitions[*k];
+	for (uint32_t p = 0; p < np; p++, (*k)++) {
+		struct wm_partition_report *pr = &rep->partitions[*k];
+
+		pr->partition = WM_METRIC_GET(m->partitions[p].partition);
+		pr->stage = s->stage;
+		pr->subtask = s->index;
+		pr->alignment_paused_ns =
+			WM_METRIC_GET(m->partitions[p].alignment_paused_ns);
+		pr->records = WM_METRIC_GET(m->partitions[p].records);
+		read_progress(&m->partitions[p].progress, &pr->wm);
+	}
+}
+
+/* Subtask s's figures added to the job's (its fire delays to delays). */
+static void
+add_up(struct wm_job_report *rep, const struct wm_topology *t,
+       const struct wm_subtask_report *s, const struct wm_subtask_metrics *m,
+       uint64_t *delays)
+{
+	int64_t max_delay = WM_METRIC_GET(m->fire_delay_max_ms);
+
+	if (t->stages[s->stage].kind == WM_STAGE_SOURCE)
+		rep->records_read += s->records_in;
+	rep->bad_records_skipped += s->bad_records_skipped;
+	rep->records_windowed += s->records_windowed;
+	rep->late_dropped += s->late_dropped;
+	rep->late_side_output += s->late_side_output;
+	rep->other_dropped += s->other_dropped;
+	rep->windows_fired += s->windows_fired;
+	rep->windows_fired_late += s->windows_fired_late;
+	rep->results_written += s->results;
+	rep->fire_delays_excluded += WM_METRIC_GET(m->fire_delays_excluded);
+	if (max_delay > rep->fire_delay_max_ms && s->windows_fired > 0)
+		rep->fire_delay_max_ms = max_delay;
+	for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
+		delays[b] += WM_METRIC_GET(m->fire_delays[b]);
+}
+
 int
 wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		  const struct wm_plan *plan, const void *base, size_t stride,
@@ -215,8 +268,6 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
 		const struct wm_subtask_metrics *m = block_of(base, stride, i);
 		struct wm_subtask_report *s = &rep->subtasks[i];
-		uint32_t np = WM_METRIC_GET(m->n_partitions);
-		int64_t max_delay = WM_METRIC_GET(m->fire_delay_max_ms);
 
 		s->stage = plan->subtasks[i].stage;
 		s->index = plan->subtasks[i].index;
@@ -227,40 +278,8 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 				? who_held(t, plan, i,
 					   WM_METRIC_GET(m->held_by_now))
 				: UINT32_MAX;
-		/* A subtask that never published (interrupted early) says 0
-		 * partitions; it cannot say more than the plan gave it. */
-		if (np > plan->subtasks[i].n_partitions)
-			np = plan->subtasks[i].n_partitions;
-		s->n_partitions = np;
-		s->partitions = &rep->partitions[k];
-		for (uint32_t p = 0; p < np; p++, k++) {
-			struct wm_partition_report *pr = &rep->partitions[k];
-
-			pr->partition =
-				WM_METRIC_GET(m->partitions[p].partition);
-			pr->stage = s->stage;
-			pr->subtask = s->index;
-			pr->alignment_paused_ns = WM_METRIC_GET(
-				m->partitions[p].alignment_paused_ns);
-			pr->records = WM_METRIC_GET(m->partitions[p].records);
-			read_progress(&m->partitions[p].progress, &pr->wm);
-		}
-		if (t->stages[s->stage].kind == WM_STAGE_SOURCE)
-			rep->records_read += s->records_in;
-		rep->bad_records_skipped += s->bad_records_skipped;
-		rep->records_windowed += s->records_windowed;
-		rep->late_dropped += s->late_dropped;
-		rep->late_side_output += s->late_side_output;
-		rep->other_dropped += s->other_dropped;
-		rep->windows_fired += s->windows_fired;
-		rep->windows_fired_late += s->windows_fired_late;
-		rep->results_written += s->results;
-		rep->fire_delays_excluded +=
-			WM_METRIC_GET(m->fire_delays_excluded);
-		if (max_delay > rep->fire_delay_max_ms && s->windows_fired > 0)
-			rep->fire_delay_max_ms = max_delay;
-		for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
-			delays[b] += WM_METRIC_GET(m->fire_delays[b]);
+		read_partitions(rep, s, m, plan->subtasks[i].n_partitions, &k);
+		add_up(rep, t, s, m, delays);
 	}
 	rep->n_partitions = k;
 	if (collect_flow(rep, t) != 0 ||
@@ -591,6 +610,84 @@ json_progress(FILE *f, const struct wm_progress_reading *r)
 		r->to_idle, r->to_active, r->longest_starved_ns / 1000000);
 }
 
+/* "name" or null: what held a watermark (held_by_name()). */
+static void
+json_held_by(FILE *f, const struct wm_topology *t,
+	     const struct wm_job_report *rep, const struct wm_subtask_report *s,
+	     uint32_t who)
+{
+	char name[96];
+
+	if (held_by_name(t, rep, s, who, name, sizeof(name)))
+		json_string(f, name);
+	else
+		fprintf(f, "null");
+}
+
+/* One subtask of stage `st`, as an object. */
+static void
+json_subtask(FILE *f, const struct wm_topology *t,
+	     const struct wm_job_report *rep, const struct wm_stage *st,
+	     const struct wm_subtask_report *s)
+{
+	fprintf(f,
+		"{\"index\":%u,\"records_in\":%" PRIu64
+		",\"records_out\":%" PRIu64 ",",
+		s->index, s->records_in, s->records_out);
+	if (st->kind == WM_STAGE_WINDOW)
+		fprintf(f,
+			"\"records_windowed\":%" PRIu64
+			",\"late_records_dropped\":%" PRIu64
+			",\"late_records_side_output\":%" PRIu64
+			",\"windows_fired\":%" PRIu64 ",",
+			s->records_windowed, s->late_dropped,
+			s->late_side_output, s->windows_fired);
+	if (st->kind == WM_STAGE_SOURCE && st->u.source.alignment_group != NULL)
+		fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
+			s->alignment_waiting_ns / 1000000);
+	/* Real runs only: --sim's summary stays byte-identical. */
+	if (!rep->sim)
+		fprintf(f, "\"cpu_wait_ms\":%" PRId64 ",",
+			s->cpu_wait_ns / 1000000);
+	fprintf(f, "\"longest_stall_held_by\":");
+	json_held_by(f, t, rep, s, s->held_by);
+	fprintf(f, ",\"held_by_now\":");
+	json_held_by(f, t, rep, s, s->held_by_now);
+	fputc(',', f);
+	json_progress(f, &s->wm);
+	fputc('}', f);
+}
+
+/* Every partition of source stage `stage`, in subtask order. */
+static void
+json_partitions(FILE *f, const struct wm_job_report *rep, uint32_t stage)
+{
+	bool first = true;
+
+	fprintf(f, ",\"partitions\":[");
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		const struct wm_subtask_report *s = &rep->subtasks[i];
+
+		if (s->stage != stage)
+			continue;
+		for (uint32_t p = 0; p < s->n_partitions; p++) {
+			const struct wm_partition_report *pr =
+				&s->partitions[p];
+
+			fprintf(f,
+				"%s{\"partition\":%u,\"subtask\":%u,"
+				"\"records\":%" PRIu64
+				",\"alignment_paused_ms\":%" PRId64 ",",
+				first ? "" : ",", pr->partition, pr->subtask,
+				pr->records, pr->alignment_paused_ns / 1000000);
+			json_progress(f, &pr->wm);
+			fputc('}', f);
+			first = false;
+		}
+	}
+	fprintf(f, "]");
+}
+
 static void
 json_stage(FILE *f, const struct wm_topology *t,
 	   const struct wm_job_report *rep, uint32_t stage)
@@ -611,75 +708,16 @@ json_stage(FILE *f, const struct wm_topology *t,
 		",\"records_out\":%" PRIu64 ",\"subtasks\":[",
 		wm_stage_kind_name(st->kind), st->parallelism, in, out);
 	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
-		const struct wm_subtask_report *s = &rep->subtasks[i];
-
-		if (s->stage != stage)
+		if (rep->subtasks[i].stage != stage)
 			continue;
-		fprintf(f,
-			"%s{\"index\":%u,\"records_in\":%" PRIu64
-			",\"records_out\":%" PRIu64 ",",
-			first ? "" : ",", s->index, s->records_in,
-			s->records_out);
-		if (st->kind == WM_STAGE_WINDOW)
-			fprintf(f,
-				"\"records_windowed\":%" PRIu64
-				",\"late_records_dropped\":%" PRIu64
-				",\"late_records_side_output\":%" PRIu64
-				",\"windows_fired\":%" PRIu64 ",",
-				s->records_windowed, s->late_dropped,
-				s->late_side_output, s->windows_fired);
-		if (st->kind == WM_STAGE_SOURCE &&
-		    st->u.source.alignment_group != NULL)
-			fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
-				s->alignment_waiting_ns / 1000000);
-		/* Real runs only: --sim's summary stays byte-identical. */
-		if (!rep->sim)
-			fprintf(f, "\"cpu_wait_ms\":%" PRId64 ",",
-				s->cpu_wait_ns / 1000000);
-		char who[96];
-
-		fprintf(f, "\"longest_stall_held_by\":");
-		if (held_by_name(t, rep, s, s->held_by, who, sizeof(who)))
-			json_string(f, who);
-		else
-			fprintf(f, "null");
-		fprintf(f, ",\"held_by_now\":");
-		if (held_by_name(t, rep, s, s->held_by_now, who, sizeof(who)))
-			json_string(f, who);
-		else
-			fprintf(f, "null");
-		fputc(',', f);
-		json_progress(f, &s->wm);
-		fputc('}', f);
+		if (!first)
+			fputc(',', f);
+		json_subtask(f, t, rep, st, &rep->subtasks[i]);
 		first = false;
 	}
 	fprintf(f, "]");
-	if (st->kind == WM_STAGE_SOURCE) {
-		first = true;
-		fprintf(f, ",\"partitions\":[");
-		for (uint32_t i = 0; i < rep->n_subtasks; i++) {
-			const struct wm_subtask_report *s = &rep->subtasks[i];
-
-			if (s->stage != stage)
-				continue;
-			for (uint32_t p = 0; p < s->n_partitions; p++) {
-				const struct wm_partition_report *pr =
-					&s->partitions[p];
-
-				fprintf(f,
-					"%s{\"partition\":%u,\"subtask\":%u,"
-					"\"records\":%" PRIu64
-					",\"alignment_paused_ms\":%" PRId64 ",",
-					first ? "" : ",", pr->partition,
-					pr->subtask, pr->records,
-					pr->alignment_paused_ns / 1000000);
-				json_progress(f, &pr->wm);
-				fputc('}', f);
-				first = false;
-			}
-		}
-		fprintf(f, "]");
-	}
+	if (st->kind == WM_STAGE_SOURCE)
+		json_partitions(f, rep, stage);
 	fputc('}', f);
 }
 
