@@ -505,51 +505,140 @@ close_outputs(const struct wm_topology *t, struct wm_sink **sinks,
 	return status;
 }
 
+/* One worker process per subtask, each pinned where `pl` says, with the
+ * outputs and traces it inherits; the caller's signal mask `old` is the
+ * children's. A fork that fails fails the job. */
+static void
+launch(struct job *j, const struct wm_shm *seg, const struct placement *pl,
+       struct wm_sink **sinks, struct wm_sink **lates,
+       struct wm_replay_trace **traces, const sigset_t *old)
+{
+	pid_t self = getpid();
+
+	/* Nothing buffered may be written twice, by parent and child. */
+	fflush(stdout);
+	fflush(stderr);
+	for (uint32_t i = 0; i < j->plan->n_subtasks; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			child_main(j->t, j->plan, i, seg->fd, pl, self, sinks,
+				   lates, traces, old);
+		if (pid < 0) {
+			job_failed(j, EX_OSERR, "could not fork: %s",
+				   strerror(errno));
+			return;
+		}
+		j->children[i].pid = pid;
+		j->running++;
+	}
+}
+
+/* What the workers published into the segment, as the job's summary, and
+ * each worker's peak memory. 0 or -ENOMEM. */
+static int
+summarize(const struct job *j, const struct wm_shm *seg, int64_t forked_ns,
+	  struct wm_job_report *rep)
+{
+	/* Processing time ran from the start line (shm.h), if every
+	 * subtask reached it; else from the forks. */
+	int64_t started = wm_shm_started(seg);
+	int64_t wall = wm_monotonic_ns() - (started != 0 ? started : forked_ns);
+	int r = wm_report_collect(rep, j->t, j->plan, wm_shm_metrics(seg, 0),
+				  wm_shm_header(seg)->metrics_stride,
+				  wm_scale_ns(wall, j->t->job.speed), wall,
+				  false);
+
+	if (r != 0)
+		return r;
+	rep->stopped = j->stop_signal != 0;
+	rep->failed = j->failure != 0;
+	rep->shm_bytes = seg->size;
+	for (uint32_t i = 0; i < rep->n_subtasks; i++)
+		rep->subtasks[i].max_rss_kib = j->children[i].max_rss_kib;
+	return 0;
+}
+
+/* What a run holds from its set-up to its end, released by tear_down(). */
+struct resources {
+	struct wm_shm_channel_spec *specs;
+	struct wm_replay_trace **traces; /* by stage, the replayed ones */
+	struct wm_sink **sinks, **lates; /* by stage */
+	struct placement pl;
+	struct wm_shm seg;
+};
+
+/*
+ * Everything the workers inherit, before any signal is blocked: the
+ * traces, read and checked here, once, before anything is created (a bad
+ * line is reported once and leaves no output behind; the workers inherit
+ * the records through fork), the segment, and the outputs, whose headers
+ * the supervisor writes. 0 or an exit status with err set.
+ */
+static int
+set_up(struct job *j, struct resources *res)
+{
+	const struct wm_topology *t = j->t;
+	const struct wm_plan *plan = j->plan;
+	struct wm_shm_spec spec;
+	int r;
+
+	res->specs = calloc(plan->n_channels ? plan->n_channels : 1,
+			    sizeof(*res->specs));
+	j->children = calloc(plan->n_subtasks, sizeof(*j->children));
+	res->sinks = calloc(t->n_stages, sizeof(*res->sinks));
+	res->lates = calloc(t->n_stages, sizeof(*res->lates));
+	res->pl.cpu = calloc(plan->n_subtasks, sizeof(*res->pl.cpu));
+	if (!res->specs || !j->children || !res->sinks || !res->lates ||
+	    !res->pl.cpu)
+		return EX_OSERR;
+	r = wm_replay_read_all(t, &res->traces, j->err, j->errlen);
+	if (r != 0)
+		return wm_replay_exit_status(-r);
+	spec = wm_plan_shm_spec(plan, t->job.ring_cells, res->specs);
+	if (wm_shm_create(&spec, &res->seg, j->err, j->errlen) != 0)
+		return EX_OSERR;
+	return open_outputs(t, res->sinks, res->lates, j->err, j->errlen);
+}
+
+/* The outputs closed (a failed job's status decides what stays), and
+ * everything else released; the job's final status. */
+static int
+tear_down(struct job *j, struct resources *res, int status)
+{
+	if (res->sinks != NULL && res->lates != NULL)
+		status = close_outputs(j->t, res->sinks, res->lates, status,
+				       j->err, j->errlen);
+	wm_affinity_close(res->pl.machine);
+	wm_shm_detach(&res->seg);
+	if (res->seg.fd >= 0)
+		close(res->seg.fd);
+	free(res->specs);
+	free(j->children);
+	free(res->sinks);
+	free(res->lates);
+	free(res->pl.cpu);
+	wm_replay_free_all(res->traces, j->t->n_stages);
+	return status;
+}
+
 int
 wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 		  char *err, size_t errlen)
 {
 	struct wm_plan *plan = wm_plan_new(t);
-	struct wm_shm_channel_spec *specs = NULL;
-	struct wm_sink **sinks = NULL, **lates = NULL;
-	struct wm_replay_trace **traces = NULL;
-	struct placement pl = {0};
-	struct wm_shm seg = {.fd = -1};
+	struct resources res = {.seg = {.fd = -1}};
 	struct job j = {.t = t, .plan = plan, .err = err, .errlen = errlen};
 	sigset_t mask, old;
-	bool blocked = false; /* mask holds the signals, old the caller's */
-	int status = 0;
-	int64_t start;
+	bool launched;
+	int status;
+	int64_t start = 0;
 
 	err[0] = '\0';
 	memset(rep, 0, sizeof(*rep));
 	if (plan == NULL)
 		return EX_OSERR;
-	specs = calloc(plan->n_channels ? plan->n_channels : 1, sizeof(*specs));
-	j.children = calloc(plan->n_subtasks, sizeof(*j.children));
-	sinks = calloc(t->n_stages, sizeof(*sinks));
-	lates = calloc(t->n_stages, sizeof(*lates));
-	pl.cpu = calloc(plan->n_subtasks, sizeof(*pl.cpu));
-	if (!specs || !j.children || !sinks || !lates || !pl.cpu) {
-		status = EX_OSERR;
-		goto out;
-	}
-	/* Each replayed trace is read and checked here, once, before
-	 * anything is created: a bad line is reported once, and leaves no
-	 * output behind. The workers inherit the records through fork. */
-	status = wm_replay_read_all(t, &traces, err, errlen);
-	if (status != 0) {
-		status = wm_replay_exit_status(-status);
-		goto out;
-	}
-	struct wm_shm_spec spec =
-		wm_plan_shm_spec(plan, t->job.ring_cells, specs);
-
-	if (wm_shm_create(&spec, &seg, err, errlen) != 0) {
-		status = EX_OSERR;
-		goto out;
-	}
-	status = open_outputs(t, sinks, lates, err, errlen);
+	status = set_up(&j, &res);
 	if (status != 0)
 		goto out;
 	/* From here on a Ctrl-C waits for the workers: one that comes while
@@ -560,73 +649,28 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	 * stay interruptible. */
 	stop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, &old);
-	blocked = true;
-	status = place(t, plan, &seg, &pl, err, errlen);
-	if (status != 0)
-		goto out;
-	fflush(stdout);
-	fflush(stderr);
-	start = wm_monotonic_ns();
-	pid_t self = getpid();
-
-	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
-		pid_t pid = fork();
-
-		if (pid == 0)
-			child_main(t, plan, i, seg.fd, &pl, self, sinks, lates,
-				   traces, &old);
-		if (pid < 0) {
-			job_failed(&j, EX_OSERR, "could not fork: %s",
-				   strerror(errno));
-			break;
-		}
-		j.children[i].pid = pid;
-		j.running++;
+	status = place(t, plan, &res.seg, &res.pl, err, errlen);
+	launched = status == 0;
+	if (launched) {
+		start = wm_monotonic_ns();
+		launch(&j, &res.seg, &res.pl, res.sinks, res.lates, res.traces,
+		       &old);
+		supervise(&j, &res.seg, &mask);
+		status = j.failure != 0	      ? j.failure
+			 : j.stop_signal != 0 ? 128 + j.stop_signal
+					      : 0;
 	}
-	supervise(&j, &seg, &mask);
-	status = j.failure != 0	      ? j.failure
-		 : j.stop_signal != 0 ? 128 + j.stop_signal
-				      : 0;
 	/* A stop signal that came after the last worker ended finds the job
 	 * over: take it now, or restoring the mask would let it kill the
-	 * supervisor before the summary and the sinks' last writes. */
+	 * supervisor before the summary and the sinks' last writes. (After
+	 * a failed placement, one that came meanwhile: the job never ran.) */
 	while (sigtimedwait(&mask, NULL, &(struct timespec){0, 0}) > 0)
 		;
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	blocked = false;
-	/* Processing time ran from the start line (shm.h), if every
-	 * subtask reached it; else from the forks. */
-	int64_t started = wm_shm_started(&seg);
-	int64_t wall = wm_monotonic_ns() - (started != 0 ? started : start);
-
-	if (wm_report_collect(rep, t, plan, wm_shm_metrics(&seg, 0),
-			      wm_shm_header(&seg)->metrics_stride,
-			      wm_scale_ns(wall, t->job.speed), wall,
-			      false) != 0 &&
-	    status == 0)
+	if (launched && summarize(&j, &res.seg, start, rep) != 0 && status == 0)
 		status = EX_OSERR;
-	rep->stopped = j.stop_signal != 0;
-	rep->failed = j.failure != 0;
-	rep->shm_bytes = seg.size;
-	for (uint32_t i = 0; i < rep->n_subtasks; i++)
-		rep->subtasks[i].max_rss_kib = j.children[i].max_rss_kib;
 out:
-	if (sinks != NULL && lates != NULL)
-		status = close_outputs(t, sinks, lates, status, err, errlen);
-	/* After a failed placement: a signal that came meanwhile now takes
-	 * its default action. */
-	if (blocked)
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	wm_affinity_close(pl.machine);
-	wm_shm_detach(&seg);
-	if (seg.fd >= 0)
-		close(seg.fd);
-	free(specs);
-	free(j.children);
-	free(sinks);
-	free(lates);
-	free(pl.cpu);
-	wm_replay_free_all(traces, t->n_stages);
+	status = tear_down(&j, &res, status);
 	wm_plan_free(plan);
 	return status;
 }
