@@ -499,77 +499,84 @@ run(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
-int
-wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
-	   size_t errlen)
+/* Simulated time runs as fast as it can: a job without an end would never
+ * return. (A real run of it is a stream job, stopped with Ctrl-C.)
+ * Replayed traces end by themselves. 0, or -EINVAL with err set. */
+static int
+refuse_endless(const struct wm_topology *topo, char *err, size_t errlen)
 {
-	struct sim sim = {.topo = topo};
-	int64_t start = wm_monotonic_ns();
-	struct sigaction old[N_STOP_SIGNALS];
-	int r;
-
-	err[0] = '\0';
-	/* Simulated time runs as fast as it can: a job without an end would
-	 * never return. (A real run of it is a stream job, stopped with
-	 * Ctrl-C.) Replayed traces end by themselves. */
 	for (uint32_t s = 0; s < topo->n_stages; s++)
 		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
 		    topo->stages[s].u.source.replay == NULL &&
 		    topo->job.event_time_ms == INT64_MAX &&
 		    topo->job.processing_time_ms == INT64_MAX &&
-		    topo->job.records == UINT64_MAX) {
+		    topo->job.records == UINT64_MAX)
 			return endless(topo, s, err, errlen);
-		}
-	/* Traces first, as a real run reads them: a bad one is reported
-	 * once and leaves no output behind. */
-	r = wm_replay_read_all(topo, &sim.traces, err, errlen);
+	return 0;
+}
+
+/* The traces (first, as a real run reads them: a bad one is reported once
+ * and leaves no output behind), the tasks, alignment, the outputs. */
+static int
+set_up(struct sim *sim, char *err, size_t errlen)
+{
+	const struct wm_topology *topo = sim->topo;
+	int r = wm_replay_read_all(topo, &sim->traces, err, errlen);
+
 	if (r == 0)
-		r = build(&sim, err, errlen);
+		r = build(sim, err, errlen);
 	/* Sources of an alignment group read each other's reports from
 	 * their blocks, as the worker processes do in the segment. */
-	for (uint32_t id = 0; r == 0 && id < sim.n_tasks; id++) {
-		struct sim_task *st = &sim.tasks[id];
+	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
 
-		r = wm_task_align(st->task, sim.plan, id, sim.metrics,
-				  sim.stride);
-		st->aligned = wm_plan_alignment_peers(sim.plan, topo, id, NULL,
+		r = wm_task_align(st->task, sim->plan, id, sim->metrics,
+				  sim->stride);
+		st->aligned = wm_plan_alignment_peers(sim->plan, topo, id, NULL,
 						      0) > 0;
 	}
-	if (r == 0)
-		r = wire(&sim, err, errlen);
-	bool ran = r == 0;
+	return r == 0 ? wire(sim, err, errlen) : r;
+}
 
-	/* Caught from here until every output is closed, so that a stop
-	 * never cuts one short; before, the set-up stays interruptible. */
-	catch_signals(old);
-	if (r == 0)
-		r = run(&sim, err, errlen);
-	/* Every subtask's figures as of the end of the job, or as of the
-	 * failure of an output or of memory, which the summary reports. */
-	if (ran && (r == 0 || sim.error != 0)) {
-		for (uint32_t id = 0; id < sim.n_tasks; id++)
-			wm_task_publish(sim.tasks[id].task, sim.now_ns);
-		int c = wm_report_collect(rep, topo, sim.plan, sim.metrics,
-					  sim.stride, sim.now_ns,
-					  wm_monotonic_ns() - start, true);
+/* Every subtask's figures as of the end of the job (or the failure of an
+ * output or of memory, `r` < 0), into rep. The status, now 128 + n for
+ * a job stopped by signal n. */
+static int
+summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
+	  char *err, size_t errlen)
+{
+	int c;
 
-		rep->failed = r < 0;
-		if (r == 0)
-			r = c;
-	}
-	if (r == 0 && sim.stopped_by != 0) {
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		wm_task_publish(sim->tasks[id].task, sim->now_ns);
+	c = wm_report_collect(rep, sim->topo, sim->plan, sim->metrics,
+			      sim->stride, sim->now_ns,
+			      wm_monotonic_ns() - start, true);
+	rep->failed = r < 0;
+	if (r == 0)
+		r = c;
+	if (r == 0 && sim->stopped_by != 0) {
 		/* As a real run that was stopped: 128 + n, the summary as
 		 * of the stop. */
 		rep->stopped = true;
 		snprintf(err, errlen, "stopped by signal %d: %s",
-			 sim.stopped_by, strsignal(sim.stopped_by));
-		r = 128 + sim.stopped_by;
+			 sim->stopped_by, strsignal(sim->stopped_by));
+		r = 128 + sim->stopped_by;
 	}
-	if (r == -ENOMEM && err[0] == '\0')
-		snprintf(err, errlen, "out of memory");
-	for (uint32_t id = 0; id < sim.n_tasks; id++) {
-		struct sim_task *st = &sim.tasks[id];
-		char why[512];
+	return r;
+}
+
+/* The tasks freed and the outputs closed: a stop (128 + n) keeps its
+ * results, a failure (< 0) only those it wrote. The status, -EIO if a
+ * last write failed. */
+static int
+tear_down(struct sim *sim, int r, char *err, size_t errlen)
+{
+	const struct wm_topology *topo = sim->topo;
+	char why[512];
+
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
 
 		wm_task_free(st->task);
 		free(st->sinks);
@@ -581,26 +588,50 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 			r = -EIO;
 		}
 	}
-	for (uint32_t s = 0; sim.stage_sinks != NULL && s < topo->n_stages;
-	     s++) {
-		char why[512];
-
-		/* A stop (128 + n) keeps its results, a failure (< 0) only
-		 * those it wrote. */
-		if (wm_sink_close(sim.stage_sinks[s], r < 0, why,
+	for (uint32_t s = 0; sim->stage_sinks != NULL && s < topo->n_stages;
+	     s++)
+		if (wm_sink_close(sim->stage_sinks[s], r < 0, why,
 				  sizeof(why)) != 0 &&
 		    r == 0) {
 			snprintf(err, errlen, "%s", why);
 			r = -EIO;
 		}
-	}
+	free(sim->tasks);
+	free(sim->metrics);
+	wm_plan_free(sim->plan);
+	free(sim->stage_sinks);
+	wm_replay_free_all(sim->traces, topo->n_stages);
+	return r;
+}
+
+int
+wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
+	   size_t errlen)
+{
+	struct sim sim = {.topo = topo};
+	int64_t start = wm_monotonic_ns();
+	struct sigaction old[N_STOP_SIGNALS];
+	bool ran;
+	int r;
+
+	err[0] = '\0';
+	r = refuse_endless(topo, err, errlen);
+	if (r != 0)
+		return r;
+	r = set_up(&sim, err, errlen);
+	ran = r == 0;
+	/* Caught from here until every output is closed, so that a stop
+	 * never cuts one short; before, the set-up stays interruptible. */
+	catch_signals(old);
+	if (r == 0)
+		r = run(&sim, err, errlen);
+	if (ran && (r == 0 || sim.error != 0))
+		r = summarize(&sim, r, start, rep, err, errlen);
+	if (r == -ENOMEM && err[0] == '\0')
+		snprintf(err, errlen, "out of memory");
+	r = tear_down(&sim, r, err, errlen);
 	if (r < 0 && rep->subtasks != NULL)
 		rep->failed = true; /* the last writes failed */
 	restore_signals(old);
-	free(sim.tasks);
-	free(sim.metrics);
-	wm_plan_free(sim.plan);
-	free(sim.stage_sinks);
-	wm_replay_free_all(sim.traces, topo->n_stages);
 	return r;
 }
