@@ -88,6 +88,76 @@ wm_shm_layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
 	return 0;
 }
 
+/* A sealed memfd of `size` bytes, mapped into seg. 0, or a negative errno
+ * with a message (seg->fd stays open for the caller to close). */
+static int
+create_memfd(struct wm_shm *seg, uint64_t size, char *err, size_t errlen)
+{
+	seg->fd = memfd_create("wmrun", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (seg->fd < 0) {
+		snprintf(err, errlen, "could not create shared memory: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	if (ftruncate(seg->fd, (off_t)size) != 0 ||
+	    fcntl(seg->fd, F_ADD_SEALS,
+		  F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+		int r = -errno;
+
+		snprintf(err, errlen,
+			 "could not size shared memory to %" PRIu64
+			 " bytes: %s",
+			 size, strerror(-r));
+		return r;
+	}
+	seg->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 seg->fd, 0);
+	if (seg->base == MAP_FAILED) {
+		int r = -errno;
+
+		seg->base = NULL;
+		snprintf(err, errlen, "could not map shared memory: %s",
+			 strerror(-r));
+		return r;
+	}
+	seg->size = size;
+	return 0;
+}
+
+/*
+ * Each ring's header goes in through the descriptor, not the mapping: a
+ * store would map a page of every ring here, and with it a page-table page
+ * for every 2 MiB of rings (16 MiB for 8 GiB), in a process that never
+ * touches a ring again. The pages are allocated all the same; only this
+ * process's page tables stay those of the tables. Nobody else has the
+ * segment yet, so plain bytes will do for the atomics.
+ */
+static int
+write_ring_headers(const struct wm_shm *seg,
+		   const struct wm_shm_channel *channels, uint32_t n, char *err,
+		   size_t errlen)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct wm_ring ring;
+		int r;
+
+		memset(&ring, 0, sizeof(ring));
+		wm_ring_init(&ring, channels[i].cells);
+		errno = 0;
+		if (pwrite(seg->fd, &ring, sizeof(ring),
+			   (off_t)channels[i].ring_offset) ==
+		    (ssize_t)sizeof(ring))
+			continue;
+		r = errno != 0 ? -errno : -EIO;
+		snprintf(err, errlen,
+			 "could not set up ring %" PRIu32
+			 " in shared memory: %s",
+			 i, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
 int
 wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
 	      size_t errlen)
@@ -108,71 +178,23 @@ wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
 		return -ENOMEM;
 	}
 	r = wm_shm_layout(spec, &h, channels, err, errlen);
-	if (r != 0)
-		goto out;
-	seg->fd = memfd_create("wmrun", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (seg->fd < 0) {
-		r = -errno;
-		snprintf(err, errlen, "could not create shared memory: %s",
-			 strerror(errno));
-		goto out;
+	if (r == 0)
+		r = create_memfd(seg, h.size, err, errlen);
+	if (r == 0) {
+		/* A fresh memfd reads as zeros: doorbells, metrics and cells
+		 * start zeroed without touching (and so placing) their
+		 * pages. */
+		memcpy(seg->base, &h, sizeof(h));
+		memcpy((char *)seg->base + h.channels_offset, channels,
+		       spec->n_channels * sizeof(*channels));
+		r = write_ring_headers(seg, channels, spec->n_channels, err,
+				       errlen);
 	}
-	if (ftruncate(seg->fd, (off_t)h.size) != 0 ||
-	    fcntl(seg->fd, F_ADD_SEALS,
-		  F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
-		r = -errno;
-		snprintf(err, errlen,
-			 "could not size shared memory to %" PRIu64
-			 " bytes: %s",
-			 h.size, strerror(errno));
-		goto fail;
+	if (r != 0 && seg->fd >= 0) {
+		wm_shm_detach(seg);
+		close(seg->fd);
+		seg->fd = -1;
 	}
-	seg->base = mmap(NULL, h.size, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 seg->fd, 0);
-	if (seg->base == MAP_FAILED) {
-		r = -errno;
-		seg->base = NULL;
-		snprintf(err, errlen, "could not map shared memory: %s",
-			 strerror(errno));
-		goto fail;
-	}
-	seg->size = h.size;
-	/* A fresh memfd reads as zeros: doorbells, metrics and cells start
-	 * zeroed without touching (and so placing) their pages. */
-	memcpy(seg->base, &h, sizeof(h));
-	memcpy((char *)seg->base + h.channels_offset, channels,
-	       spec->n_channels * sizeof(*channels));
-	/* Each ring's header goes in through the descriptor, not the
-	 * mapping: a store would map a page of every ring here, and with it
-	 * a page-table page for every 2 MiB of rings (16 MiB for 8 GiB),
-	 * in a process that never touches a ring again. The pages are
-	 * allocated all the same; only this process's page tables stay
-	 * those of the tables. Nobody else has the segment yet, so plain
-	 * bytes will do for the atomics. */
-	for (uint32_t i = 0; i < spec->n_channels; i++) {
-		struct wm_ring ring;
-
-		memset(&ring, 0, sizeof(ring));
-		wm_ring_init(&ring, channels[i].cells);
-		errno = 0;
-		if (pwrite(seg->fd, &ring, sizeof(ring),
-			   (off_t)channels[i].ring_offset) !=
-		    (ssize_t)sizeof(ring)) {
-			r = errno != 0 ? -errno : -EIO;
-			snprintf(err, errlen,
-				 "could not set up ring %" PRIu32
-				 " in shared memory: %s",
-				 i, strerror(-r));
-			goto fail;
-		}
-	}
-	r = 0;
-	goto out;
-fail:
-	wm_shm_detach(seg);
-	close(seg->fd);
-	seg->fd = -1;
-out:
 	free(channels);
 	return r;
 }
