@@ -19,6 +19,7 @@
 #include <sysexits.h>
 
 #include "runtime/io/lines.h"
+#include "runtime/io/log.h"
 #include "runtime/io/replay.h"
 #include "runtime/conf/topology.h"
 #include "runtime/conf/units.h"
@@ -488,6 +489,71 @@ wm_replay_skipped(const struct wm_replay_trace *tr)
 	return tr->skipped;
 }
 
+/* Every line of f into tr, bad ones refused (err, -EBADMSG) or, with
+ * skip_bad, skipped: the first few reported with why, then a count. 0, a
+ * negative errno with err set, or -ENOMEM. */
+static int
+read_lines(FILE *f, const char *path, struct reader *rd,
+	   struct wm_replay_trace *tr, bool skip_bad, char *line, char *err,
+	   size_t errlen)
+{
+	size_t got;
+	int r;
+
+	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
+		char why[160];
+
+		rd->lineno++;
+		r = take_line(rd, tr, line, got, why, sizeof(why));
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0)
+			continue;
+		if (!skip_bad) {
+			snprintf(err, errlen, "%s:%ld: %s", path, rd->lineno,
+				 why);
+			return -EBADMSG;
+		}
+		if (got > MAX_LINE)
+			wm_line_skip(f);
+		/* The first few, with why: a flood of them (a binary file,
+		 * a wrong format) would bury everything else. */
+		if (tr->skipped++ < WM_REPLAY_REPORTED)
+			wm_log("wmrun: %s:%ld: skipped: %s", path, rd->lineno,
+			       why);
+	}
+	/* wm_line_read() ends on a read error as on the end of the file: a
+	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
+	 * for a short trace. */
+	if (!feof(f)) {
+		r = -errno;
+		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
+			 strerror(-r));
+		return r;
+	}
+	if (tr->skipped > WM_REPLAY_REPORTED)
+		wm_log("wmrun: %s: %" PRIu64 " more bad line%s skipped", path,
+		       tr->skipped - WM_REPLAY_REPORTED,
+		       tr->skipped - WM_REPLAY_REPORTED == 1 ? "" : "s");
+	return 0;
+}
+
+/* How far arrivals move earlier: by the earliest when it lies more than a
+ * year after the job start (wall-clock times, said so), else not at all. */
+static int64_t
+arrival_shift(const struct reader *rd, const struct wm_replay_trace *tr,
+	      const char *path)
+{
+	if (rd->pacing != WM_REPLAY_ARRIVAL || tr->n == 0 ||
+	    rd->earliest <= WALL_CLOCK_MS)
+		return 0;
+	wm_log("wmrun: %s:%ld: notice: the earliest arrival (%" PRId64
+	       " ms) is more than a year after the job start: arrivals are "
+	       "read as wall-clock times and shifted %" PRId64 " ms earlier",
+	       path, rd->earliest_line, rd->earliest, rd->earliest);
+	return rd->earliest;
+}
+
 struct wm_replay_trace *
 wm_replay_read(const char *path, uint32_t partitions,
 	       enum wm_replay_pacing pacing, bool skip_bad, char *err,
@@ -497,81 +563,31 @@ wm_replay_read(const char *path, uint32_t partitions,
 	struct reader rd = {.pacing = pacing};
 	char *line = malloc(MAX_LINE + 1);
 	FILE *f = fopen(path, "r");
-	int64_t shift = 0;
-	size_t got;
-	int e = 0, r;
+	int r = 0;
 
 	if (f == NULL) {
-		e = errno;
+		r = -errno;
 		snprintf(err, errlen, "could not open trace \"%s\": %s", path,
-			 strerror(e));
-		goto fail;
+			 strerror(-r));
+	} else if (tr == NULL || line == NULL) {
+		r = -ENOMEM;
+	} else {
+		tr->n_partitions = partitions;
+		r = read_lines(f, path, &rd, tr, skip_bad, line, err, errlen);
+		if (r == 0 && schedule(tr, arrival_shift(&rd, tr, path)) != 0)
+			r = -ENOMEM;
 	}
-	if (tr == NULL || line == NULL)
-		goto nomem;
-	tr->n_partitions = partitions;
-	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
-		char why[160];
-
-		rd.lineno++;
-		r = take_line(&rd, tr, line, got, why, sizeof(why));
-		if (r == -ENOMEM)
-			goto nomem;
-		if (r == 0)
-			continue;
-		if (!skip_bad) {
-			snprintf(err, errlen, "%s:%ld: %s", path, rd.lineno,
-				 why);
-			e = EBADMSG;
-			goto fail;
-		}
-		if (got > MAX_LINE)
-			wm_line_skip(f);
-		/* The first few, with why: a flood of them (a binary file,
-		 * a wrong format) would bury everything else. */
-		if (tr->skipped++ < WM_REPLAY_REPORTED)
-			fprintf(stderr, "wmrun: %s:%ld: skipped: %s\n", path,
-				rd.lineno, why);
-	}
-	/* wm_line_read() ends on a read error as on the end of the file: a
-	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
-	 * for a short trace. */
-	if (!feof(f)) {
-		e = errno;
-		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
-			 strerror(e));
-		goto fail;
-	}
-	if (tr->skipped > WM_REPLAY_REPORTED)
-		fprintf(stderr,
-			"wmrun: %s: %" PRIu64 " more bad line%s skipped\n",
-			path, tr->skipped - WM_REPLAY_REPORTED,
-			tr->skipped - WM_REPLAY_REPORTED == 1 ? "" : "s");
-	if (pacing == WM_REPLAY_ARRIVAL && tr->n > 0 &&
-	    rd.earliest > WALL_CLOCK_MS) {
-		shift = rd.earliest;
-		fprintf(stderr,
-			"wmrun: %s:%ld: notice: the earliest arrival (%" PRId64
-			" ms) is more than a year after the job start: "
-			"arrivals are read as wall-clock times and shifted "
-			"%" PRId64 " ms earlier\n",
-			path, rd.earliest_line, rd.earliest, shift);
-	}
-	if (schedule(tr, shift) != 0)
-		goto nomem;
-	free(line);
-	fclose(f);
-	return tr;
-nomem:
-	e = ENOMEM;
-	snprintf(err, errlen, "out of memory reading \"%s\"", path);
-fail:
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory reading \"%s\"", path);
 	free(line);
 	if (f != NULL)
 		fclose(f);
-	wm_replay_free(tr);
-	errno = e;
-	return NULL;
+	if (r != 0) {
+		wm_replay_free(tr);
+		errno = -r;
+		return NULL;
+	}
+	return tr;
 }
 
 static int
