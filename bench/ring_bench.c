@@ -5,8 +5,8 @@
  * Each variant forks its processes over a segment made by wm_shm_create(),
  * exactly as the runtime will, pins them with sched_setaffinity() and lets
  * them wait with the real doorbells (ipc/wait.h). 32-byte records, 4096-cell
- * rings, as the peers harness (shared/peers) measures its rings, so that
- * lines from both can be compared as ratios from one run:
+ * rings, as the peer harness (doc/performance.md section 4) measures its
+ * rings, so that lines from both can be compared as ratios from one run:
  *
  *   batched   32 records per batch, producer CPU 0, consumer CPU 1
  *   single    1 record per batch (each record published on its own)

@@ -8,16 +8,16 @@
 # cache-line round trip between the two CPUs: near 450 ns (slow), near
 # 80 ns (fast), and near 30 ns, where the two vCPUs are evidently the two
 # hardware threads of one core (siblings: they share its caches and its
-# execution units). So each target of docs/performance.md is measured as
+# execution units). So each target of doc/performance.md is measured as
 # pairs: a peer measurement and the matching wmbench variant back to back,
 # ROUNDS times (default 3). A pair counts only if its two cache-line probes
 # agree within 20%; the ratio reported is the median over counted pairs,
 # for each machine state apart (a probe under SIBLINGS_NS, default 50 ns,
 # is the siblings state; under SLOW_NS, default 250 ns, the fast one): the
 # states rank the designs differently, and a median over them would
-# describe none. performance.md's reference run is the slow state. Every
-# pair is also appended to the log, as "pair LABEL PEER ...", with both
-# medians and both probes.
+# describe none. The peers' reference run (doc/performance.md section 7)
+# is in the slow state. Every pair is also appended to the log, as "pair
+# LABEL PEER ...", with both medians and both probes.
 #
 # Beside the targets, references from the same run: the peers'
 # ping-pong with each side writing its own line, a floor for any design
@@ -26,9 +26,9 @@
 # simplest design moving the same 32 bytes per record; and for the paced
 # load, the peer that parks at once, whose consumer CPU (one futex sleep
 # and one wake-up every 50 us) is the floor for any consumer that sleeps
-# between batches, as the CPU goal needs. The peers harness
-# (shared/peers/run.sh) is built first if needed; raw lines
-# go to ring_vs_peers.log.
+# between batches, as the CPU goal needs. The peers harness, a separate
+# tool (its run.sh in PEERS_DIR; doc/performance.md section 4), is built
+# first if needed; raw lines go to ring_vs_peers.log.
 #
 # wmbench's producers write records in place (ring.h, wm_ring_reserve());
 # the "(staged array)" row pushes from an array as the peers' harness does,

@@ -11,7 +11,8 @@
  *
  * where <prefix> names the benchmark and its parameters
  * ("bench=valve channels=256 impl=heap"). Targets are ratios measured in
- * one run (docs/performance.md), so the ratio line exists for that.
+ * one run (doc/performance.md section 1), so the ratio line exists for
+ * that.
  *
  * No state is kept between calls; the functions are safe from any thread.
  */

@@ -4,12 +4,13 @@
  *	array, and a linear scan wherever a minimum, a maximum or "is any
  *	channel active" is needed.
  *
- * The code follows flink-semantics.md §4.1-4.3 line by line, deliberately
- * without the bookkeeping operators/valve.c adds (heap, running maximum,
- * active count), so that the two are independent: a bug would have to be
- * made twice, in two different shapes, to slip through the differential
- * test. The scan is still written to be fast (one pass over a dense array,
- * no calls), so that the benchmark compares data structures, not effort.
+ * The code follows doc/semantics.md sections 5.1-5.3 line by line,
+ * deliberately without the bookkeeping operators/valve.c adds (heap, running
+ * maximum, active count), so that the two are independent: a bug would have
+ * to be made twice, in two different shapes, to slip through the
+ * differential test. The scan is still written to be fast (one pass over a
+ * dense array, no calls), so that the benchmark compares data structures,
+ * not effort.
  */
 #include "config.h"
 

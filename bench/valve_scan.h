@@ -1,9 +1,9 @@
 /*
  * valve_scan.h
  *	A reference valve with StatusWatermarkValve's exact semantics
- *	(flink-semantics.md §4.1-4.3) and the data structure of Flink 1.x: one
- *	array of channel statuses, scanned in full for the minimum on every
- *	accepted watermark.
+ *	(doc/semantics.md sections 5.1-5.3) and the data structure of Flink
+ *	1.x: one array of channel statuses, scanned in full for the minimum
+ *	on every accepted watermark.
  *
  * It exists to be measured against and tested against: wmbench compares
  * operators/valve.c (a heap, O(log n) per watermark) with this O(n) scan,

@@ -10,7 +10,7 @@
  * command line, 70 (EX_SOFTWARE) the two implementations disagreed,
  * 71 (EX_OSERR) memory could not be allocated.
  *
- * Targets are ratios measured in one run (docs/performance.md), so each
+ * Targets are ratios measured in one run (doc/performance.md), so each
  * benchmark runs the implementations it compares in the same process,
  * repetition by repetition, alternating which goes first.
  */

@@ -11,7 +11,7 @@
  * acquire and trusts the payload only if the sequence is the one it
  * expects at that position. So "data ready" is read from the cache line
  * the consumer needs anyway, with no shared index in between
- * (performance.md, lesson 1), and a batch of records is a run of
+ * (doc/performance.md, lesson 1), and a batch of records is a run of
  * record cells published by one call.
  *
  *   offset  0  8 16      24        28   29        32

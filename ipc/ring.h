@@ -239,13 +239,8 @@ wm_ring_nudge(struct wm_ring_producer *p)
  * 16-byte stores, {a, b} and then {c, tail}, instead of four: a producer's
  * stores wait in its store queue for their lines to come back from the
  * consumer, and with half as many stores per line the queue asks for twice
- * as many lines at once. Measured (wmbench ring -v batched, against
- * --four-stores, interleaved; states as bench/ring_vs_peers.sh names
- * them): 1.35-1.6x in the fast machine state, 1.2-1.4x in the slow one,
- * but 0.8x in the siblings state, where the two CPUs are one core's
- * hardware threads, no line travels, and the four more instructions a
- * cell (moving the words into vector registers) are what counts. Three
- * stores a cell ({a, b} as two) gained half as much.
+ * as many lines at once, which pays wherever lines travel between cores
+ * (doc/performance.md section 9.9).
  *
  * On x86 hardware this is the P1 edge:
  *   - the second store is single-copy atomic. Intel guarantees it for
@@ -340,10 +335,8 @@ wm_ring_try_push(struct wm_ring_producer *p, enum wm_frame_kind kind,
  * record field by field, and a load that spans two stores still in the
  * store buffer cannot be forwarded from them: it waits until they reach the
  * cache, behind the cells of earlier records, each waiting for its line to
- * come back from the consumer. Measured (wmbench ring -v single, perf
- * cpu-clock): that wait was the producer's top stall, once per record; its
- * removal took one record per push from 31-74 to 55-94 Mrec/s (fast
- * machine state). Costs nothing.
+ * come back from the consumer: the producer's top stall, once per record
+ * (doc/performance.md section 9.2). Costs nothing.
  */
 #define WM_RING_SCALAR(x) __asm__("" : "+r"(x))
 
@@ -421,8 +414,7 @@ wm_ring_push_records(struct wm_ring_producer *p, const struct wm_record *r,
  * `p` would reload its fields after every store. A staging array costs four
  * more stores per record and their loads back, and its stores queue in the
  * store buffer with the cells'; in place, a record costs only its cell's
- * stores. Measured (wmbench ring -v batched, --staged for the array,
- * fast machine state): 240-300 against 165-200 Mrec/s.
+ * stores (doc/performance.md section 9.3).
  */
 struct wm_ring_span {
 	struct wm_cell *cells;

@@ -51,7 +51,7 @@
 
 #define WM_CACHELINE 64
 /* Two lines: adjacent-line prefetch pairs them, so shared blocks written by
- * different sides are kept 128 bytes apart (performance.md, lesson 3). */
+ * different sides are kept 128 bytes apart (doc/performance.md, lesson 3). */
 #define WM_FALSE_SHARING_RANGE 128
 
 /* One per subtask, in the segment. */
@@ -135,9 +135,8 @@ int wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *arg), void *arg,
 /*
  * A wait that spinning satisfied: double the spin budget, to the cap. A
  * streaming or ping-pong waiter is at the cap almost always, and then the
- * field is left alone: storing the same value again on every wait cost 8-9
- * ns per ping-pong round trip (two waits; interleaved runs, probe 80 ns),
- * about a tenth of it.
+ * field is left alone: storing the same value again on every wait cost about
+ * a tenth of a ping-pong round trip (doc/performance.md section 9.6).
  */
 static inline void
 wm_waiter_spun(struct wm_waiter *w)
@@ -170,17 +169,13 @@ wm_waiter_shrink(struct wm_waiter *w)
  * the stream has gaps longer than any spin: halve it, towards sleeping at
  * once.
  *
- * Halving after every sleep, as this did first, let two busy peers lock
- * each other into sleeping: once one sleeps, the other's next wait includes
- * a futex wake-up (7-8 us here, the paced benchmark's median latency),
- * longer than its budget, so it sleeps too, and both budgets halve to zero
- * while messages still flow every microsecond; every message then costs a
- * wake-up. Seen as ping-pong repetitions of 1.5-2.5 us where the machine's
- * state gave 0.5 us (wmbench ring -v pingpong, probe 450 ns). The half cap
- * of slack takes in the wake-ups of such a wait (two, about 15 us, with the
- * default cap of 20 us) and keeps out the gaps of a paced input (32
- * records every 50 us: waits of 42-50 us, which must end in sleeping at
- * once to keep the consumer under 10% of a CPU).
+ * Halving after every sleep would let two busy peers lock each other into
+ * sleeping: once one sleeps, the other's next wait includes a futex
+ * wake-up, longer than its budget, so it sleeps too, and both budgets halve
+ * to zero while messages still flow; every message then costs a wake-up
+ * (doc/performance.md section 9.7). The half cap of slack takes in the two
+ * wake-ups of such a wait and keeps out the gaps of a paced input, whose
+ * waits must end in sleeping at once to keep its consumer's CPU low.
  */
 static inline void
 wm_waiter_slept(struct wm_waiter *w, int64_t waited_ns)

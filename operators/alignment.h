@@ -1,7 +1,7 @@
 /*
  * alignment.h
  *	Source watermark alignment (Flink FLIP-182 per subtask, FLIP-217 per
- *	split; flink-semantics.md section 2.7): the rules, without the
+ *	split; doc/semantics.md section 3.7): the rules, without the
  *	transport that carries reports and announcements.
  *
  * Every update interval each source subtask of an alignment group reports

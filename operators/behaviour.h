@@ -2,7 +2,8 @@
  * behaviour.h
  *	Which Flink version's event-time rules to follow.
  *
- * Flink changed several watermark rules recently (flink-semantics.md §0).
+ * Flink changed several watermark rules recently (doc/semantics.md
+ * section 1).
  * The default, WM_BEHAVIOUR_RELEASED, reproduces the releases people run
  * (1.17 to 2.1) and is what the conformance traces record. Each newer
  * master rule can be switched on alone, or all at once with
@@ -48,8 +49,9 @@ wm_behaviour_has(unsigned flags, enum wm_behaviour_flag flag)
 	return (flags & (unsigned)flag) != 0;
 }
 
-/* Flag name as flink-semantics.md §0 writes it ("VALVE_FLUSH_UNCONDITIONAL"),
- * or NULL for a value that is not exactly one flag. */
+/* Flag name as doc/semantics.md section 1 writes it
+ * ("VALVE_FLUSH_UNCONDITIONAL"), or NULL for a value that is not exactly one
+ * flag. */
 const char *wm_behaviour_name(enum wm_behaviour_flag flag);
 
 /*

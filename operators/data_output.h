@@ -38,8 +38,9 @@ void wm_data_output_status(struct wm_data_output *d, enum wm_status status);
 /*
  * End of input in drain mode: the source task writes the MAX watermark
  * directly, bypassing the checks above. A network output that announced
- * IDLE drops it (released Flink, flink-semantics.md §2.6), so downstream
- * never sees it; WM_DRAIN_ACTIVE_BEFORE_MAX sends ACTIVE first instead.
+ * IDLE drops it (released Flink, doc/semantics.md section 3.6), so
+ * downstream never sees it; WM_DRAIN_ACTIVE_BEFORE_MAX sends ACTIVE first
+ * instead.
  */
 void wm_data_output_end_of_input(struct wm_data_output *d);
 

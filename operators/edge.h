@@ -17,7 +17,7 @@
  * The edge remembers the status it announced (ACTIVE at start): a
  * watermark while IDLE is dropped, silently and without updating the
  * currentOutputWatermark gauge, and a status equal to the announced one
- * is not repeated (flink-semantics.md §3.1). Pure; one thread.
+ * is not repeated (doc/semantics.md section 4.1). Pure; one thread.
  */
 #ifndef WM_OPERATORS_EDGE_H
 #define WM_OPERATORS_EDGE_H

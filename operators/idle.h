@@ -8,7 +8,7 @@
  * since the previous probe (not at the last record), and the generator is
  * idle once strictly more than the timeout has passed since then. With probe
  * period I and timeout T a partition therefore goes idle between about T+I
- * and T+3I after its last record (flink-semantics.md §1.7).
+ * and T+3I after its last record (doc/semantics.md section 2.6).
  *
  * The clock is passed in (monotonic nanoseconds). Flink encodes "no countdown
  * running" as a start time of 0, so a countdown started while the clock reads

@@ -1,7 +1,7 @@
 /*
  * keygroup.c
  *	Java String.hashCode over UTF-8 input, parallelism checks, default max
- *	parallelism and key-group ranges (flink-semantics.md §3.3).
+ *	parallelism and key-group ranges (doc/semantics.md section 4.3).
  *
  * The string hash decodes UTF-8 on the fly into UTF-16 code units and folds
  * them in without building the Java string: one pass, no buffer, so keys of

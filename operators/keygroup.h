@@ -1,7 +1,7 @@
 /*
  * keygroup.h
  *	Flink's keyBy routing: key -> Java hashCode -> murmur -> key group ->
- *	subtask index (flink-semantics.md §3.3).
+ *	subtask index (doc/semantics.md section 4.3).
  *
  * A keyed operator with parallelism p and max parallelism maxP splits the
  * key space into maxP key groups; subtask i owns the contiguous range

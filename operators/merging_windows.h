@@ -6,9 +6,9 @@
  * Per key, a set of windows, each mapped to its "state window": the
  * original window in whose namespace the merged window's contents stay, so
  * that a merge moves the contents of the absorbed state windows into one
- * and never re-keys the survivor (flink-semantics.md §5.10). The window
- * operator keys its state table by (key, state window start) and its timers
- * by (key, window start).
+ * and never re-keys the survivor (doc/semantics.md section 7.10). The
+ * window operator keys its state table by (key, state window start) and its
+ * timers by (key, window start).
  *
  * Adding a window does what Flink's addWindow() does: take the set plus the
  * new window, sort by start (the new window after existing ones with the

@@ -8,8 +8,8 @@
  * subtask's clock) and, for one split, while watermark alignment pauses it
  * (the split's clock, layered on the subtask's: paused when either is).
  * Without it a back-pressured or aligned-away split would go idle and stop
- * holding the watermark, precisely when it is behind (flink-semantics.md
- * sections 1.7.3 and 2.7).
+ * holding the watermark, precisely when it is behind (doc/semantics.md
+ * sections 2.7 and 3.7).
  *
  * A clock reads its parent's time minus every stretch it was paused,
  * measured in its parent's time:

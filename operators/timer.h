@@ -5,8 +5,8 @@
  *
  * A timer is a triple; the service holds each triple at most once, so adding
  * a timer that is already there and deleting one that is not are both no-ops
- * (flink-semantics.md §5.9). The window operator uses the window start as the
- * namespace.
+ * (doc/semantics.md section 7.9). The window operator uses the window start
+ * as the namespace.
  *
  * Firing order is total: timestamp, then key, then namespace, all as signed
  * 64-bit integers. Flink leaves the order among equal timestamps to its heap;

@@ -2,8 +2,8 @@
  * valve.c
  *	Merge per-channel watermarks and idle status for one operator input.
  *
- * The rules are Flink's StatusWatermarkValve (flink-semantics.md §4); this
- * file only chooses the data structures:
+ * The rules are Flink's StatusWatermarkValve (doc/semantics.md section 5);
+ * this file only chooses the data structures:
  *
  *  - aligned channels live in a binary min-heap of (watermark, channel)
  *    pairs; a channel is aligned exactly when it is in the heap

@@ -36,7 +36,7 @@
  * about the current window's timers. The merging branch registers on every
  * element, as Flink does; the timer set drops the duplicates.
  *
- * Sessions (the merging branch, flink-semantics.md §5.10). The per-key
+ * Sessions (the merging branch, doc/semantics.md section 7.10). The per-key
  * windows and their state windows live in operators/merging_windows.c. A
  * record's window [ts, ts + gap) is added to its key's set; each merge
  * calls back here (session_merge: EventTimeTrigger.onMerge, clearing the
@@ -480,7 +480,7 @@ session_merge(void *ctx, int64_t key, struct wm_time_window result,
 					    merged[i].state_start);
 }
 
-/* processElement(), merging branch (flink-semantics.md §5.10). */
+/* processElement(), merging branch (doc/semantics.md section 7.10). */
 static int
 session_process_element(struct wm_window *op, const struct wm_record *rec,
 			struct wm_window_output *out)

@@ -5,7 +5,7 @@
  *	count, sum, min and max per key and window), for tumbling, sliding
  *	and session (merging) windows.
  *
- * Semantics are flink-semantics.md §5.3-5.9, exactly:
+ * Semantics are doc/semantics.md sections 7.3-7.9, exactly:
  *  - an element goes into each of its windows that is not late
  *    (cleanupTime(w) = maxTs(w) + L, or WM_TS_MAX on overflow, > watermark);
  *    a window whose maxTs the watermark already passed fires at once with
@@ -24,7 +24,7 @@
  * struct wm_window_output. The operator keeps its own watermark (WM_TS_MIN
  * at start) and never invents one.
  *
- * Session windows follow §5.10 (Flink's merging branch): a record's
+ * Session windows follow section 7.10 (Flink's merging branch): a record's
  * window [ts, ts + gap) merges with every intersecting (or touching)
  * session of its key; a merge registers the trigger timer of the result if
  * its maxTs is still ahead of the watermark, deletes the absorbed windows'

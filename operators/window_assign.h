@@ -8,7 +8,8 @@
  * ("max timestamp") is end - 1. All arithmetic on window bounds is Java's
  * wrapping long arithmetic (wm_ts_add, wm_ts_sub), because Flink computes
  * them that way and the edge cases near WM_TS_MIN and WM_TS_MAX are part of
- * the observable behaviour (flink-semantics.md §5.1, §5.2, case W-12).
+ * the observable behaviour (doc/semantics.md sections 7.1 and 7.2, case
+ * W-12).
  *
  * An assigner is validated once, when it is set up; assignment itself never
  * fails except for a record without a timestamp (WM_TS_MIN), which Flink

@@ -152,7 +152,7 @@ struct wm_source_conf {
 	char *replay;
 	enum wm_replay_pacing pacing;
 	bool skip_bad_records; /* on_bad_record = skip */
-	/* Watermark alignment (flink-semantics.md section 2.7): sources of
+	/* Watermark alignment (doc/semantics.md section 3.7): sources of
 	 * one group hold back partitions whose watermark runs more than
 	 * max_drift ahead of the group's slowest. */
 	char *alignment_group; /* NULL: not aligned */

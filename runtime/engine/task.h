@@ -179,7 +179,7 @@ int wm_task_align(struct wm_task *task, const struct wm_plan *plan, uint32_t id,
 		  void *blocks, size_t stride);
 
 /* A source cannot send (`blocked`: its output ring is full) or can again:
- * its idleness clock stops meanwhile (flink-semantics.md 1.7.3). */
+ * its idleness clock stops meanwhile (doc/semantics.md section 2.7). */
 void wm_task_backpressure(struct wm_task *task, bool blocked, int64_t now_ns);
 
 /* Write every figure to the metrics block, open stretches counted up to

@@ -71,7 +71,7 @@ wm_task_init_source(struct wm_task *t)
 }
 
 /* The subtask's idleness clock stops while it cannot read: waiting for
- * alignment or back-pressured (flink-semantics.md section 1.7.3). */
+ * alignment or back-pressured (doc/semantics.md section 2.7). */
 static void
 pause_clock(struct wm_task *t)
 {
@@ -217,8 +217,8 @@ wm_task_holding_partition(const struct wm_task *t)
 
 /*
  * Partitions that finished leave the multiplexer, as Flink releases a
- * finished split's output (flink-semantics.md 2.5: "split finished: slot
- * removed"): a finished partition no longer holds the subtask's watermark,
+ * finished split's output, its slot removed (doc/semantics.md section
+ * 3.6): a finished partition no longer holds the subtask's watermark,
  * and alignment no longer waits on it. Each is retired once, in the order
  * the source finished them, as its count of finished partitions grows:
  * work per finished partition, not per partition each time one finishes

@@ -15,7 +15,7 @@
  * subtask wrote its last values; a reader that loads it with acquire and
  * sees 1 reads final figures.
  *
- * Names follow Flink's metrics (flink-semantics.md section 6) where Flink
+ * Names follow Flink's metrics (doc/semantics.md section 9.4) where Flink
  * has one; the rest are wmrun's own.
  */
 #ifndef WM_RUNTIME_METRICS_H

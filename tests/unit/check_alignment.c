@@ -1,7 +1,7 @@
 /*
  * check_alignment.c
  *	Unit tests of the watermark alignment rules (operators/alignment.h,
- *	flink-semantics.md section 2.7).
+ *	doc/semantics.md section 3.7).
  */
 #include "config.h"
 

@@ -1,7 +1,8 @@
 /*
  * check_edge.c
  *	Unit tests of output edges: keyBy routing with Flink's key groups,
- *	rebalance's round robin, and the announced-status rules (§3.1, T-4).
+ *	rebalance's round robin, and the announced-status rules
+ *	(doc/semantics.md section 4.1, case T-4).
  */
 #include "config.h"
 

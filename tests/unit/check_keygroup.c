@@ -3,10 +3,11 @@
  *	Unit tests for operators/keygroup.[ch]: Java hashCode, murmur, key
  *	groups, operator indexes, default max parallelism and key-group ranges.
  *
- * The numbers of flink-semantics.md §10.5 (K-1..K-9) were produced on a JVM
- * by Flink's own code; every one is checked here. String hashes beyond those
- * were worked out by hand (shown beside each case) and confirmed with
- * new String(bytes, StandardCharsets.UTF_8).hashCode() on OpenJDK 17.
+ * The numbers of cases K-1..K-9 (doc/semantics.md section 10.7) were
+ * produced on a JVM by Flink's own code; every one is checked here. String
+ * hashes beyond those were worked out by hand (shown beside each case) and
+ * confirmed with new String(bytes, StandardCharsets.UTF_8).hashCode() on
+ * OpenJDK 17.
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
 /*
  * check_multi_input.c
  *	Unit tests of the combination of an operator's logical inputs
- *	(flink-semantics.md §4.6, cases T-1 and T-2), each input fed by its
+ *	(doc/semantics.md section 6.2, cases T-1 and T-2), each input fed by its
  *	own valve, and of behaviour-flag parsing.
  */
 #include "config.h"

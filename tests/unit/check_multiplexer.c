@@ -1,6 +1,6 @@
 /*
  * check_multiplexer.c
- *	Unit tests of the split multiplexer (flink-semantics.md §2.2-2.3,
+ *	Unit tests of the split multiplexer (doc/semantics.md sections 3.2-3.3,
  *	cases M-1..M-19) and of the combine rule it shares with two-input
  *	operators. The multiplexer feeds a data output, as in a source
  *	subtask, so expectations read as what leaves the subtask.

@@ -2,7 +2,7 @@
  * check_source_watermarks.c
  *	Unit tests of a source subtask's watermark output: data output
  *	(WatermarkToDataOutput) and the whole chain of partition generators,
- *	multiplexer, idleness gate and main output (flink-semantics.md §2,
+ *	multiplexer, idleness gate and main output (doc/semantics.md section 3,
  *	cases S-1..S-8, T-3, T-5 and their behaviour flags).
  */
 #include "config.h"
@@ -274,7 +274,7 @@ END_TEST
 
 START_TEST(test_idle_source_end_of_input_loses_max_in_released_flink)
 {
-	/* §2.6: a bounded source whose partitions all went idle ends
+	/* Section 3.6: a bounded source whose partitions all went idle ends
 	 * without delivering MAX downstream; the flag fixes it. */
 	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_BOUNDED,
 					  .with_idleness = true,

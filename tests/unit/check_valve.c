@@ -1,8 +1,8 @@
 /*
  * check_valve.c
  *	Unit tests of the heap valve: every StatusWatermarkValve case of
- *	flink-semantics.md §10.3 (V-1..V-17, with and without the flags they
- *	name), and invariants under random input.
+ *	doc/semantics.md section 10.5 (V-1..V-17, with and without the flags
+ *	they name), and invariants under random input.
  */
 #include "config.h"
 

@@ -5,11 +5,12 @@
  *	(operators/valve.c).
  *
  * The scan valve is only worth measuring against if it is right, so it
- * must pass the same conformance cases (flink-semantics.md §10.3, V-1..V-17)
- * as the heap valve, under every setting of the two valve flags; the cases
- * are run against both implementations through one table. The differential
- * test then feeds both valves identical random input and requires identical
- * output and identical per-channel state after every step.
+ * must pass the same conformance cases (doc/semantics.md section 10.5,
+ * V-1..V-17) as the heap valve, under every setting of the two valve flags;
+ * the cases are run against both implementations through one table. The
+ * differential test then feeds both valves identical random input and
+ * requires identical output and identical per-channel state after every
+ * step.
  */
 #include "config.h"
 
@@ -73,7 +74,7 @@ recorder_init(struct recorder *r)
 	r->n = 0;
 }
 
-/* "W10,IDLE" style rendering, the notation of §10.3's expected column. */
+/* "W10,IDLE" style rendering, the notation of the case tables below. */
 static const char *
 recorder_render(const struct recorder *r, char *buf, size_t size)
 {
@@ -303,10 +304,11 @@ static const struct valve_case cases[] = {
 	 WITHOUT(REDERIVE),
 	 {W(0, 10, ""), W(1, 7, ""), I(2, "W7"), A(2, ""), I(0, ""), I(1, ""),
 	  A(0, ""), I(2, "")}},
-	/* V-17: §10.3 gives both flags on and both off. The mixed settings
-	 * follow from §4.3: with re-derive on the final flush finds 30
-	 * already out; with only the flush flag, c2 (30) is not the held
-	 * output (20) but the unconditional flush emits the maximum 30. */
+	/* V-17 is given with both flags on and both off. The mixed settings
+	 * follow from doc/semantics.md section 5.3: with re-derive on the
+	 * final flush finds 30 already out; with only the flush flag, c2 (30)
+	 * is not the held output (20) but the unconditional flush emits the
+	 * maximum 30. */
 	{"V-17 both on / rederive only",
 	 3,
 	 (1u << (FLUSH | REDERIVE)) | (1u << REDERIVE),
@@ -453,11 +455,11 @@ rnd_below(uint64_t *state, uint64_t n)
 }
 
 /*
- * A watermark for `channel`, drawn so that every branch of §4.2/§4.3 is hit
- * often: rising, repeating and regressing values relative to the channel,
- * values around the valve's output (ties decide flushes and re-alignment),
- * and values next to MIN and MAX. Arithmetic wraps (wm_ts_add), as it would
- * in Java; any value is a legal input.
+ * A watermark for `channel`, drawn so that every branch of doc/semantics.md
+ * sections 5.2 and 5.3 is hit often: rising, repeating and regressing values
+ * relative to the channel, values around the valve's output (ties decide
+ * flushes and re-alignment), and values next to MIN and MAX. Arithmetic
+ * wraps (wm_ts_add), as it would in Java; any value is a legal input.
  */
 static wm_ts_t
 random_watermark(uint64_t *rng, wm_ts_t channel_wm, wm_ts_t output)

@@ -1,8 +1,8 @@
 /*
  * check_watermark.c
- *	Unit tests of the generators and of idleness (flink-semantics.md §1,
- *	cases G-1..G-14), including the timeout boundary and the rejection of
- *	zero and negative idle timeouts.
+ *	Unit tests of the generators and of idleness (doc/semantics.md
+ *	section 2, cases G-1..G-14), including the timeout boundary and the
+ *	rejection of zero and negative idle timeouts.
  */
 #include "config.h"
 

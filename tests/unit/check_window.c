@@ -1,8 +1,8 @@
 /*
  * check_window.c
  *	Unit tests of the event-time window operator (operators/window.c):
- *	the tumbling and sliding conformance cases of flink-semantics.md
- *	§10.4 with their exact numbers (session cases W-6 to W-9 and W-11
+ *	the tumbling and sliding conformance cases of doc/semantics.md
+ *	section 10.6 with their exact numbers (session cases W-6 to W-9 and W-11
  *	included), timer order, lateness, purging, aggregates, the edges of
  *	time, record accounting, session merging, and randomized comparisons
  *	against a batch aggregation (sessions too) and a lateness model.
@@ -312,7 +312,7 @@ counters(void)
 	ck_assert_msg(wm_window_counters_balanced(counters()),                 \
 		      "records are not all accounted for")
 
-/* ---- tcase conformance: flink-semantics.md §10.4 ---- */
+/* ---- tcase conformance: doc/semantics.md section 10.6 ---- */
 
 static void
 feed_w1_records(void)
@@ -1385,7 +1385,7 @@ START_TEST(test_random_late_data_matches_lateness_model)
 }
 END_TEST
 
-/* ---- tcase session: merging windows, flink-semantics.md §5.10 ---- */
+/* ---- tcase session: merging windows, doc/semantics.md section 7.10 ---- */
 
 static void
 open_session(int64_t gap, int64_t lateness, bool purging, bool side_output)

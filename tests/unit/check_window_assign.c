@@ -2,7 +2,7 @@
  * check_window_assign.c
  *	Unit tests of time windows and the tumbling, sliding and session
  *	assigners (operators/window_assign.c): conformance cases W-13 to W-20
- *	of flink-semantics.md §10.4, plus the edges of time.
+ *	of doc/semantics.md section 10.6, plus the edges of time.
  */
 #include "config.h"
 

@@ -2,7 +2,7 @@
  * recorder.h
  *	A struct wm_output for tests that writes what it receives as text:
  *	"W(12) IDLE ACTIVE W(MAX)", so a table row can state a whole expected
- *	output sequence in the notation of flink-semantics.md §10.
+ *	output sequence in the notation of doc/semantics.md section 10.
  */
 #ifndef WM_TESTS_RECORDER_H
 #define WM_TESTS_RECORDER_H

@@ -252,7 +252,8 @@ main(int argc, char **argv)
 				fprintf(stderr,
 					"wmconform: unrecognized behaviour "
 					"\"%.*s\" (expected released, master "
-					"or a flag of flink-semantics.md §0)\n",
+					"or a flag of doc/semantics.md "
+					"section 1)\n",
 					bad_len, bad);
 				return EX_USAGE;
 			}
