@@ -12,9 +12,9 @@
 . "$srcdir/tests/integration/lib.sh"
 
 umask 022
-shared="$scratch/shared"
-mkdir "$shared"
-chmod 1777 "$shared"
+common="$scratch/common"
+mkdir "$common"
+chmod 1777 "$common"
 # One file a link: the job refuses two outputs that are the same file.
 for f in out.csv late.csv s.json; do
 	echo "secret" >"$scratch/victim.$f"
@@ -46,40 +46,40 @@ parallelism = 1
 path = $1/out.csv
 CONF
 }
-conf "$shared" >"$scratch/job.conf"
+conf "$common" >"$scratch/job.conf"
 
 for mode in --sim real; do
 	opt=$mode
 	[ "$mode" = real ] && opt=
 	for f in out.csv late.csv s.json; do
-		rm -f "$shared/$f"
-		ln -s "$scratch/victim.$f" "$shared/$f"
+		rm -f "$common/$f"
+		ln -s "$scratch/victim.$f" "$common/$f"
 	done
 	# shellcheck disable=SC2086
-	expect_status 0 "$WMRUN" $opt --summary "$shared/s.json" "$scratch/job.conf"
+	expect_status 0 "$WMRUN" $opt --summary "$common/s.json" "$scratch/job.conf"
 	for f in out.csv late.csv s.json; do
 		[ "$(cat "$scratch/victim.$f")" = secret ] ||
 			fail "$mode: the planted link $f was followed"
 	done
 	for f in out.csv late.csv s.json; do
-		[ -f "$shared/$f" ] && [ ! -L "$shared/$f" ] ||
+		[ -f "$common/$f" ] && [ ! -L "$common/$f" ] ||
 			fail "$mode: $f is not a file of its own"
-		[ "$(stat -c %a "$shared/$f")" = 644 ] ||
-			fail "$mode: $f has mode $(stat -c %a "$shared/$f"), expected 644"
+		[ "$(stat -c %a "$common/$f")" = 644 ] ||
+			fail "$mode: $f has mode $(stat -c %a "$common/$f"), expected 644"
 	done
-	expect_line '^1,1000,2000,' "$shared/out.csv"
-	expect_line '^0,500,1,1$' "$shared/late.csv"
-	expect_line '"records_read":4' "$shared/s.json"
+	expect_line '^1,1000,2000,' "$common/out.csv"
+	expect_line '^0,500,1,1$' "$common/late.csv"
+	expect_line '"records_read":4' "$common/s.json"
 done
-[ -z "$(ls -A "$shared" | grep -v '^\(out\.csv\|late\.csv\|s\.json\)$')" ] ||
-	fail "files left behind in $shared: $(ls -A "$shared")"
+[ -z "$(ls -A "$common" | grep -v '^\(out\.csv\|late\.csv\|s\.json\)$')" ] ||
+	fail "files left behind in $common: $(ls -A "$common")"
 
 # A link to a FIFO in the shared directory is refused, not opened.
 mkfifo "$scratch/fifo"
-rm -f "$shared/out.csv"
-ln -s "$scratch/fifo" "$shared/out.csv"
+rm -f "$common/out.csv"
+ln -s "$scratch/fifo" "$common/out.csv"
 expect_status 74 "$WMRUN" --sim "$scratch/job.conf"
-expect_line "could not open output file \"$shared/out.csv\": refusing to follow a symbolic link in a directory that other users can write" "$scratch/err"
+expect_line "could not open output file \"$common/out.csv\": refusing to follow a symbolic link in a directory that other users can write" "$scratch/err"
 
 # Our own directory: our own links lead where they point.
 private="$scratch/private"

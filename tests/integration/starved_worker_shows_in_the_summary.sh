@@ -48,7 +48,9 @@ kill $hogs
 wait "$job"
 rc=$?
 [ "$rc" -eq 0 ] || { cat "$scratch/err" >&2; fail "exit status $rc, expected 0"; }
-expect_line '^    source  s .* watermark stalled .*, [0-9.]+ (ms|s) of it waiting for a CPU; [0-9]+ stalls?\)$' "$scratch/err"
+# The source, or the window it holds back (whichever stage's worst
+# subtask had the longest stall while starved).
+expect_line '^    (source  s|window  w) .* watermark stalled .*, [0-9.]+ (ms|s) of it waiting for a CPU; [0-9]+ stalls?\)$' "$scratch/err"
 grep -q '"cpu_wait_ms":[1-9]' "$scratch/s.json" || fail "no worker waited for a CPU"
 grep -q '"longest_stall_cpu_wait_ms":[1-9]' "$scratch/s.json" ||
 	fail "no stall waited for a CPU"
