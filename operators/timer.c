@@ -3,22 +3,20 @@
  *	Event-time timer set: a binary min-heap ordered by (ts, key, ns) with a
  *	hash index from the triple to its heap position.
  *
- * heap[0 .. count)	the timers; heap[i] <= heap[2i+1], heap[2i+2] in
- *			(ts, key, ns) order. heap[i].slot is the index of
- *			the hash slot that points back at i.
- * slots[0 .. mask]	linear-probing hash table. A slot is empty when its
- *			pos1 is 0, otherwise it holds heap position pos1 - 1
- *			and the low 32 bits of the triple's hash (the home
- *			slot is hash & mask, so no rehashing is needed to
- *			move entries; the bits above mask filter out most
- *			mismatches without touching the heap).
- *			Deletion shifts later entries of the cluster back
- *			(no tombstones), so probe lengths never degrade.
- *			Load stays at or below one half.
+ * heap		(operators/binary_heap.h) the timers in (ts, key, ns)
+ *		order; each node's slot is the index of the hash slot that
+ *		points back at it.
+ * index	(operators/hash_table.h) a slot is empty when its pos1 is 0,
+ *		otherwise it holds heap position pos1 - 1 and the low 32
+ *		bits of the triple's hash (the home slot is hash & mask, so
+ *		no rehashing is needed to move entries; the bits above mask
+ *		filter out most mismatches without touching the heap). Load
+ *		stays at or below one half.
  *
- * Every heap move updates the hash slot of the moved node, and every slot
- * move updates the heap node of the moved slot: that is the only coupling,
- * and the two helpers heap_place() and slot_place() own it.
+ * Every heap move updates the hash slot of the moved node (the heap's
+ * PLACED hook), and every slot move updates the heap node of the moved
+ * slot (the index's MOVED hook): that is the only coupling, and the two
+ * hooks own it.
  *
  * Why not a balanced tree or a skip list: the heap is one array, pops touch
  * log n cache lines, and a timer set is mostly "add at the tail, pop at the
@@ -29,15 +27,13 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "operators/hash.h"
 #include "operators/timer.h"
 
 /* Positions are uint32_t: stay well below 2^32 so pos + 1 never wraps and
  * the slot count (twice the timers) still fits. */
 #define TIMER_MAX_COUNT ((size_t)1 << 30)
-#define TIMER_MIN_HEAP 64
-#define TIMER_MIN_SLOTS 128
 
 struct timer_node {
 	struct wm_timer t;
@@ -49,43 +45,49 @@ struct timer_slot {
 	uint32_t pos1; /* heap position + 1; 0 = empty slot */
 };
 
+#define WM_HEAP_PREFIX timer_heap
+#define WM_HEAP_ENTRY struct timer_node
+#define WM_HEAP_DECLARE
+#include "operators/binary_heap.h"
+
+#define WM_HT_PREFIX timer_index
+#define WM_HT_ENTRY struct timer_slot
+#define WM_HT_DECLARE
+#include "operators/hash_table.h"
+
 struct wm_timer_service {
-	struct timer_node *heap;
-	size_t count;	 /* timers held */
-	size_t heap_cap; /* nodes allocated */
-	struct timer_slot *slots;
-	size_t mask;	/* slot count - 1; slot count is a power of two */
-	size_t grow_at; /* grow slots before count exceeds this */
+	struct timer_heap heap;
+	struct timer_index index;
 	wm_ts_t watermark;
 };
 
-static inline uint64_t
-timer_mix(uint64_t x)
+static inline struct wm_timer_service *
+timer_of_heap(const struct timer_heap *h)
 {
-	/* MurmurHash3's 64-bit finaliser: every input bit affects every
-	 * output bit, so sequential timestamps spread over the table. */
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
+	return wm_container_of(h, struct wm_timer_service, heap);
+}
+
+static inline struct wm_timer_service *
+timer_of_index(const struct timer_index *tb)
+{
+	return wm_container_of(tb, struct wm_timer_service, index);
 }
 
 static inline uint32_t
-timer_hash(wm_ts_t ts, int64_t key, int64_t ns)
+timer_hash(const struct wm_timer *t)
 {
 	uint64_t h;
 
-	h = timer_mix((uint64_t)ts * 0x9e3779b97f4a7c15ULL ^ (uint64_t)key);
-	h = timer_mix(h ^ (uint64_t)ns * 0xc2b2ae3d27d4eb4fULL);
+	h = wm_hash_mix64(wm_hash_fibonacci((uint64_t)t->ts) ^
+			  (uint64_t)t->key);
+	h = wm_hash_mix64(h ^ wm_hash_fibonacci((uint64_t)t->ns));
 	return (uint32_t)h;
 }
 
 static inline bool
-timer_equal(const struct wm_timer *a, wm_ts_t ts, int64_t key, int64_t ns)
+timer_equal(const struct wm_timer *a, const struct wm_timer *b)
 {
-	return a->ts == ts && a->key == key && a->ns == ns;
+	return a->ts == b->ts && a->key == b->key && a->ns == b->ns;
 }
 
 /* Strict firing order: timestamp, then key, then namespace. */
@@ -99,138 +101,32 @@ timer_before(const struct wm_timer *a, const struct wm_timer *b)
 	return a->ns < b->ns;
 }
 
-/* Put `node` at heap position `pos` and point its slot at it. */
-static inline void
-heap_place(struct wm_timer_service *svc, size_t pos,
-	   const struct timer_node *node)
-{
-	svc->heap[pos] = *node;
-	svc->slots[node->slot].pos1 = (uint32_t)(pos + 1);
-}
+#define WM_HEAP_PREFIX timer_heap
+#define WM_HEAP_ENTRY struct timer_node
+#define WM_HEAP_BEFORE(a, b) timer_before(&(a)->t, &(b)->t)
+#define WM_HEAP_MIN_CAPACITY 64
+#define WM_HEAP_PLACED(h, e, pos)                                              \
+	(timer_of_heap(h)->index.slots[(e)->slot].pos1 = (uint32_t)(pos) + 1)
+#define WM_HEAP_DEFINE
+#include "operators/binary_heap.h"
 
-/* Put slot value `s` at slot index `idx` and point its heap node at it. */
-static inline void
-slot_place(struct wm_timer_service *svc, size_t idx, struct timer_slot s)
-{
-	svc->slots[idx] = s;
-	svc->heap[s.pos1 - 1].slot = (uint32_t)idx;
-}
-
-static void
-heap_sift_up(struct wm_timer_service *svc, size_t pos)
-{
-	struct timer_node node = svc->heap[pos];
-
-	while (pos > 0) {
-		size_t parent = (pos - 1) / 2;
-
-		if (!timer_before(&node.t, &svc->heap[parent].t))
-			break;
-		heap_place(svc, pos, &svc->heap[parent]);
-		pos = parent;
-	}
-	heap_place(svc, pos, &node);
-}
-
-static void
-heap_sift_down(struct wm_timer_service *svc, size_t pos)
-{
-	struct timer_node node = svc->heap[pos];
-
-	for (;;) {
-		size_t child = 2 * pos + 1;
-
-		if (child >= svc->count)
-			break;
-		if (child + 1 < svc->count &&
-		    timer_before(&svc->heap[child + 1].t, &svc->heap[child].t))
-			child++;
-		if (!timer_before(&svc->heap[child].t, &node.t))
-			break;
-		heap_place(svc, pos, &svc->heap[child]);
-		pos = child;
-	}
-	heap_place(svc, pos, &node);
-}
-
-/*
- * Find the triple's slot. Returns true with *idx at its slot if present;
- * otherwise false with *idx at the empty slot where it would go.
- */
-static bool
-slot_find(const struct wm_timer_service *svc, wm_ts_t ts, int64_t key,
-	  int64_t ns, uint32_t hash, size_t *idx)
-{
-	size_t i = hash & svc->mask;
-
-	for (;;) {
-		const struct timer_slot *s = &svc->slots[i];
-
-		if (s->pos1 == 0) {
-			*idx = i;
-			return false;
-		}
-		if (s->hash == hash &&
-		    timer_equal(&svc->heap[s->pos1 - 1].t, ts, key, ns)) {
-			*idx = i;
-			return true;
-		}
-		i = (i + 1) & svc->mask;
-	}
-}
-
-/* Empty slot `hole`, shifting back later members of its cluster that may
- * live closer to their home slot. */
-static void
-slot_remove(struct wm_timer_service *svc, size_t hole)
-{
-	size_t j = hole;
-
-	for (;;) {
-		struct timer_slot s;
-		size_t home;
-
-		j = (j + 1) & svc->mask;
-		s = svc->slots[j];
-		if (s.pos1 == 0)
-			break;
-		home = s.hash & svc->mask;
-		/* Movable iff the hole lies on its probe path: the distance
-		 * from home to j is at least the distance from hole to j. */
-		if (((j - home) & svc->mask) >= ((j - hole) & svc->mask)) {
-			slot_place(svc, hole, s);
-			hole = j;
-		}
-	}
-	svc->slots[hole].pos1 = 0;
-	svc->slots[hole].hash = 0;
-}
-
-/* Rebuild the slot table with `nslots` slots (a power of two) from the
- * heap, which is the authoritative copy of the triples. */
-static int
-slots_rebuild(struct wm_timer_service *svc, size_t nslots)
-{
-	struct timer_slot *slots = calloc(nslots, sizeof(*slots));
-
-	if (slots == NULL)
-		return -ENOMEM;
-	free(svc->slots);
-	svc->slots = slots;
-	svc->mask = nslots - 1;
-	svc->grow_at = nslots / 2;
-	for (size_t pos = 0; pos < svc->count; pos++) {
-		const struct wm_timer *t = &svc->heap[pos].t;
-		struct timer_slot s;
-		size_t idx;
-
-		s.hash = timer_hash(t->ts, t->key, t->ns);
-		s.pos1 = (uint32_t)(pos + 1);
-		(void)slot_find(svc, t->ts, t->key, t->ns, s.hash, &idx);
-		slot_place(svc, idx, s);
-	}
-	return 0;
-}
+#define WM_HT_PREFIX timer_index
+#define WM_HT_ENTRY struct timer_slot
+#define WM_HT_KEY struct wm_timer
+#define WM_HT_EMPTY(e) ((e)->pos1 == 0)
+#define WM_HT_HASH(tb, e) ((e)->hash)
+#define WM_HT_MATCH(tb, e, key, hash_)                                         \
+	((e)->hash == (hash_) &&                                               \
+	 timer_equal(&timer_of_index(tb)->heap.nodes[(e)->pos1 - 1].t,         \
+		     &(key)))
+#define WM_HT_MIN_SLOTS 128
+#define WM_HT_FILL(slots) ((slots) / 2)
+/* Twice TIMER_MAX_COUNT: slot indices fit in a node's uint32_t. */
+#define WM_HT_MAX_SLOTS ((size_t)1 << 31)
+#define WM_HT_MOVED(tb, e, idx)                                                \
+	(timer_of_index(tb)->heap.nodes[(e)->pos1 - 1].slot = (uint32_t)(idx))
+#define WM_HT_DEFINE
+#include "operators/hash_table.h"
 
 struct wm_timer_service *
 wm_timer_new(void)
@@ -239,10 +135,12 @@ wm_timer_new(void)
 
 	if (svc == NULL)
 		return NULL;
+	timer_heap_init(&svc->heap);
+	timer_index_init(&svc->index);
 	svc->watermark = WM_TS_MIN;
-	svc->heap = malloc(TIMER_MIN_HEAP * sizeof(*svc->heap));
-	svc->heap_cap = TIMER_MIN_HEAP;
-	if (svc->heap == NULL || slots_rebuild(svc, TIMER_MIN_SLOTS) != 0) {
+	/* The first 64 nodes and 128 slots now: a service that cannot have
+	 * them fails here, not at its first timer. */
+	if (wm_timer_reserve(svc, 1) != 0) {
 		wm_timer_free(svc);
 		errno = ENOMEM;
 		return NULL;
@@ -255,97 +153,65 @@ wm_timer_free(struct wm_timer_service *svc)
 {
 	if (svc == NULL)
 		return;
-	free(svc->heap);
-	free(svc->slots);
+	timer_heap_destroy(&svc->heap);
+	timer_index_destroy(&svc->index);
 	free(svc);
 }
 
 int
 wm_timer_reserve(struct wm_timer_service *svc, size_t n)
 {
-	size_t need;
-
-	if (n > TIMER_MAX_COUNT - svc->count)
+	if (n > TIMER_MAX_COUNT - svc->heap.count ||
+	    timer_heap_reserve(&svc->heap, n) != 0)
 		return -ENOMEM;
-	need = svc->count + n;
-	if (need > svc->heap_cap) {
-		size_t cap = svc->heap_cap;
-		struct timer_node *heap;
-
-		while (cap < need)
-			cap *= 2;
-		heap = realloc(svc->heap, cap * sizeof(*heap));
-		if (heap == NULL)
-			return -ENOMEM;
-		svc->heap = heap;
-		svc->heap_cap = cap;
-	}
-	if (need > svc->grow_at) {
-		size_t nslots = svc->mask + 1;
-
-		while (nslots / 2 < need)
-			nslots *= 2;
-		/* A larger heap is harmless if this fails. */
-		if (slots_rebuild(svc, nslots) != 0)
-			return -ENOMEM;
-	}
-	return 0;
+	/* A larger heap is harmless if this fails. */
+	return timer_index_reserve(&svc->index, n);
 }
 
 int
 wm_timer_add(struct wm_timer_service *svc, wm_ts_t ts, int64_t key, int64_t ns)
 {
-	uint32_t hash = timer_hash(ts, key, ns);
-	struct timer_node node;
+	struct timer_node node = {.t = {.ts = ts, .key = key, .ns = ns}};
+	uint32_t hash = timer_hash(&node.t);
+	struct timer_slot *s;
 	size_t idx;
 
-	if (slot_find(svc, ts, key, ns, hash, &idx))
+	if (timer_index_lookup(&svc->index, node.t, hash, &idx))
 		return 0;
-	if (svc->count + 1 > svc->heap_cap || svc->count + 1 > svc->grow_at) {
+	if (!timer_heap_has_room(&svc->heap, 1) ||
+	    !timer_index_has_room(&svc->index, 1)) {
 		if (wm_timer_reserve(svc, 1) != 0)
 			return -ENOMEM;
-		/* The slot table may have been rebuilt: probe again. */
-		(void)slot_find(svc, ts, key, ns, hash, &idx);
+		/* The index may have grown: probe again. */
+		(void)timer_index_lookup(&svc->index, node.t, hash, &idx);
 	}
-	svc->slots[idx].hash = hash;
-	node.t.ts = ts;
-	node.t.key = key;
-	node.t.ns = ns;
+	s = timer_index_insert_at(&svc->index, idx);
+	s->hash = hash;
+	/* The push sets s->pos1, through the heap's PLACED hook. */
 	node.slot = (uint32_t)idx;
-	svc->heap[svc->count] = node;
-	svc->slots[idx].pos1 = (uint32_t)(svc->count + 1);
-	svc->count++;
-	heap_sift_up(svc, svc->count - 1);
+	timer_heap_push(&svc->heap, &node);
 	return 1;
 }
 
-/* Remove the timer at heap position `pos` (its slot included). */
+/* Remove the timer at heap position `pos` (its slot included): the slot
+ * first, while every slot still points at its node. */
 static void
 timer_remove_at(struct wm_timer_service *svc, size_t pos)
 {
-	struct timer_node last;
-
-	slot_remove(svc, svc->heap[pos].slot);
-	svc->count--;
-	if (pos == svc->count)
-		return;
-	last = svc->heap[svc->count];
-	heap_place(svc, pos, &last);
-	if (pos > 0 && timer_before(&last.t, &svc->heap[(pos - 1) / 2].t))
-		heap_sift_up(svc, pos);
-	else
-		heap_sift_down(svc, pos);
+	timer_index_remove_at(&svc->index, svc->heap.nodes[pos].slot);
+	timer_heap_remove_at(&svc->heap, pos);
 }
 
 bool
 wm_timer_delete(struct wm_timer_service *svc, wm_ts_t ts, int64_t key,
 		int64_t ns)
 {
+	struct wm_timer t = {.ts = ts, .key = key, .ns = ns};
 	size_t idx;
 
-	if (!slot_find(svc, ts, key, ns, timer_hash(ts, key, ns), &idx))
+	if (!timer_index_lookup(&svc->index, t, timer_hash(&t), &idx))
 		return false;
-	timer_remove_at(svc, svc->slots[idx].pos1 - 1);
+	timer_remove_at(svc, svc->index.slots[idx].pos1 - 1);
 	return true;
 }
 
@@ -353,15 +219,16 @@ bool
 wm_timer_contains(const struct wm_timer_service *svc, wm_ts_t ts, int64_t key,
 		  int64_t ns)
 {
+	struct wm_timer t = {.ts = ts, .key = key, .ns = ns};
 	size_t idx;
 
-	return slot_find(svc, ts, key, ns, timer_hash(ts, key, ns), &idx);
+	return timer_index_lookup(&svc->index, t, timer_hash(&t), &idx);
 }
 
 size_t
 wm_timer_count(const struct wm_timer_service *svc)
 {
-	return svc->count;
+	return svc->heap.count;
 }
 
 wm_ts_t
@@ -379,18 +246,18 @@ wm_timer_set_watermark(struct wm_timer_service *svc, wm_ts_t watermark)
 bool
 wm_timer_peek(const struct wm_timer_service *svc, struct wm_timer *timer)
 {
-	if (svc->count == 0)
+	if (svc->heap.count == 0)
 		return false;
-	*timer = svc->heap[0].t;
+	*timer = svc->heap.nodes[0].t;
 	return true;
 }
 
 bool
 wm_timer_pop_due(struct wm_timer_service *svc, struct wm_timer *timer)
 {
-	if (svc->count == 0 || svc->heap[0].t.ts > svc->watermark)
+	if (svc->heap.count == 0 || svc->heap.nodes[0].t.ts > svc->watermark)
 		return false;
-	*timer = svc->heap[0].t;
+	*timer = svc->heap.nodes[0].t;
 	timer_remove_at(svc, 0);
 	return true;
 }
