@@ -6,12 +6,12 @@
  *	non-merging branch (tumbling, sliding) and the merging branch
  *	(sessions).
  *
- * State table: open addressing with linear probing over 64-byte entries
- * (one cache line each), keyed by (key, window start), load at most 3/4.
- * An entry exists exactly while its window has contents (count > 0):
- * Flink's "state.get() != null". Purging and cleanup remove the entry;
- * removal shifts the rest of the cluster back, so there are no tombstones
- * and a long-running operator's probes do not degrade.
+ * State table (operators/hash_table.h): 64-byte entries (one cache line
+ * each) keyed by (key, window start), load at most 3/4. An entry exists
+ * exactly while its window has contents (count > 0): Flink's
+ * "state.get() != null". Purging and cleanup remove the entry, and the
+ * table's backward-shift removal keeps a long-running operator's probes
+ * as short as a fresh one's.
  *
  * Timers: each (key, window) has at most two, both in namespace = window
  * start: the trigger timer at maxTs and the cleanup timer at maxTs + L (the
@@ -57,15 +57,11 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "operators/hash.h"
 #include "operators/merging_windows.h"
 #include "operators/timer.h"
 #include "operators/window.h"
-
-#define WINDOW_MIN_SLOTS 256
-/* Far below the point where slots * 64 bytes would overflow size_t. */
-#define WINDOW_MAX_SLOTS ((size_t)1 << 40)
 
 struct window_state {
 	uint64_t hash; /* of (key, start), never 0; 0 marks an empty slot */
@@ -81,15 +77,29 @@ struct window_state {
 _Static_assert(sizeof(struct window_state) == 64,
 	       "a window state entry fills one cache line");
 
+struct window_key {
+	int64_t key;
+	wm_ts_t start;
+};
+
+#define WM_HT_PREFIX state_table
+#define WM_HT_ENTRY struct window_state
+#define WM_HT_KEY struct window_key
+#define WM_HT_EMPTY(e) ((e)->hash == 0)
+#define WM_HT_HASH(tb, e) ((e)->hash)
+#define WM_HT_MATCH(tb, e, k, hash_)                                           \
+	((e)->hash == (hash_) && (e)->key == (k).key && (e)->start == (k).start)
+#define WM_HT_MIN_SLOTS 256
+#define WM_HT_FILL(slots) ((slots) / 4 * 3)
+#define WM_HT_ALIGN sizeof(struct window_state)
+#include "operators/hash_table.h"
+
 struct wm_window {
 	struct wm_window_config conf;
 	struct wm_timer_service *timers; /* also holds the watermark */
 	/* Session windows: the merging window sets; NULL otherwise. */
 	struct wm_merging_windows *sessions;
-	struct window_state *table;
-	size_t mask;	/* slots - 1; slots is a power of two */
-	size_t used;	/* occupied slots */
-	size_t grow_at; /* grow before used exceeds this */
+	struct state_table states;
 	/* A watermark lower than the current one was processed: from then
 	 * on, register timers on every element, as Flink does. */
 	bool watermark_regressed;
@@ -99,18 +109,13 @@ struct wm_window {
 static inline uint64_t
 window_hash(int64_t key, wm_ts_t start)
 {
-	/* MurmurHash3's finaliser over the key spread by an odd constant and
-	 * the start rotated, so that neither aligned starts nor small keys
-	 * pile up in the low bits the index uses. */
+	/* The finaliser over the key spread upwards and the start rotated,
+	 * so that neither aligned starts nor small keys pile up in the low
+	 * bits the table uses. */
 	uint64_t s = (uint64_t)start;
-	uint64_t x =
-		(uint64_t)key * 0x9e3779b97f4a7c15ULL ^ (s << 29 | s >> 35);
+	uint64_t x = wm_hash_mix64(wm_hash_fibonacci((uint64_t)key) ^
+				   (s << 29 | s >> 35));
 
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
 	return x != 0 ? x : 1;
 }
 
@@ -131,91 +136,27 @@ static inline bool
 state_find(const struct wm_window *op, int64_t key, wm_ts_t start,
 	   uint64_t hash, size_t *idx)
 {
-	size_t i = hash & op->mask;
+	struct window_key k = {.key = key, .start = start};
 
-	for (;;) {
-		const struct window_state *e = &op->table[i];
-
-		if (e->hash == 0) {
-			*idx = i;
-			return false;
-		}
-		if (e->hash == hash && e->key == key && e->start == start) {
-			*idx = i;
-			return true;
-		}
-		i = (i + 1) & op->mask;
-	}
+	return state_table_lookup(&op->states, k, hash, idx);
 }
 
-/* Empty slot `hole`, shifting back the later members of its cluster that
- * may live closer to their home slot. */
-static void
-state_remove(struct wm_window *op, size_t hole)
+/* Create an empty state entry at free slot idx (room reserved). */
+static inline struct window_state *
+state_insert(struct wm_window *op, size_t idx, uint64_t hash, int64_t key,
+	     wm_ts_t start, wm_ts_t end)
 {
-	size_t j = hole;
+	struct window_state *e = state_table_insert_at(&op->states, idx);
 
-	for (;;) {
-		const struct window_state *e;
-		size_t home;
-
-		j = (j + 1) & op->mask;
-		e = &op->table[j];
-		if (e->hash == 0)
-			break;
-		home = e->hash & op->mask;
-		/* Movable iff the hole lies on its probe path. */
-		if (((j - home) & op->mask) >= ((j - hole) & op->mask)) {
-			op->table[hole] = *e;
-			hole = j;
-		}
-	}
-	op->table[hole].hash = 0;
-	op->used--;
-}
-
-static int
-state_resize(struct wm_window *op, size_t slots)
-{
-	struct window_state *old = op->table;
-	size_t old_slots = old != NULL ? op->mask + 1 : 0;
-	struct window_state *table;
-
-	table = aligned_alloc(sizeof(*table), slots * sizeof(*table));
-	if (table == NULL)
-		return -ENOMEM;
-	memset(table, 0, slots * sizeof(*table));
-	op->table = table;
-	op->mask = slots - 1;
-	op->grow_at = slots / 4 * 3;
-	for (size_t i = 0; i < old_slots; i++) {
-		size_t idx;
-
-		if (old[i].hash == 0)
-			continue;
-		(void)state_find(op, old[i].key, old[i].start, old[i].hash,
-				 &idx);
-		table[idx] = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-/* Room for n more entries (the table doubled as often as that takes, in
- * one resize); 0 or -ENOMEM (nothing changed). */
-static inline int
-state_reserve(struct wm_window *op, size_t n)
-{
-	size_t slots = op->mask + 1;
-
-	if (op->used + n <= op->grow_at)
-		return 0;
-	do {
-		if (slots >= WINDOW_MAX_SLOTS)
-			return -ENOMEM;
-		slots *= 2;
-	} while (op->used + n > slots / 4 * 3);
-	return state_resize(op, slots);
+	e->hash = hash;
+	e->key = key;
+	e->start = start;
+	e->end = end;
+	e->count = 0;
+	e->sum = 0;
+	e->min = INT64_MAX;
+	e->max = INT64_MIN;
+	return e;
 }
 
 /* Emit contents `e` for window `w` (for sessions not e's own window). */
@@ -274,12 +215,14 @@ wm_window_new(const struct wm_window_config *config, const char **why)
 	if (op == NULL)
 		return NULL;
 	op->conf = *config;
+	state_table_init(&op->states);
 	op->timers = wm_timer_new();
 	if (a->kind == WM_WINDOW_SESSION)
 		op->sessions = wm_merging_new();
+	/* The first 256 state slots now, as the timers' first memory. */
 	if (op->timers == NULL ||
 	    (a->kind == WM_WINDOW_SESSION && op->sessions == NULL) ||
-	    state_resize(op, WINDOW_MIN_SLOTS) != 0) {
+	    state_table_reserve(&op->states, 1) != 0) {
 		wm_window_free(op);
 		errno = ENOMEM;
 		return NULL;
@@ -294,7 +237,7 @@ wm_window_free(struct wm_window *op)
 		return;
 	wm_timer_free(op->timers);
 	wm_merging_free(op->sessions);
-	free(op->table);
+	state_table_destroy(&op->states);
 	free(op);
 }
 
@@ -310,29 +253,20 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 	uint64_t hash = window_hash(rec->key, w.start);
 	struct window_state *e;
 	bool timer_set = false;
-	bool register_timers;
+	bool register_timers, found;
 	size_t idx;
 
-	if (state_reserve(op, 1) != 0)
+	if (state_table_reserve(&op->states, 1) != 0)
 		return -ENOMEM;
 	/* See "Timer registration" at the top of the file. */
-	register_timers = !state_find(op, rec->key, w.start, hash, &idx) ||
-			  op->watermark_regressed;
+	found = state_find(op, rec->key, w.start, hash, &idx);
+	register_timers = !found || op->watermark_regressed;
 	if (register_timers && wm_timer_reserve(op->timers, 2) != 0)
 		return -ENOMEM;
-	if (op->table[idx].hash == 0) {
-		e = &op->table[idx];
-		e->hash = hash;
-		e->key = rec->key;
-		e->start = w.start;
-		e->end = w.end;
-		e->count = 0;
-		e->sum = 0;
-		e->min = INT64_MAX;
-		e->max = INT64_MIN;
-		op->used++;
-	}
-	e = &op->table[idx];
+	if (found)
+		e = &op->states.slots[idx];
+	else
+		e = state_insert(op, idx, hash, rec->key, w.start, w.end);
 	e->count++;
 	e->sum = wm_ts_add(e->sum, rec->value); /* Java long addition */
 	if (rec->value < e->min)
@@ -344,7 +278,7 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 	if (max_ts <= watermark) {
 		window_emit(op, e, max_ts, true, out);
 		if (op->conf.purging)
-			state_remove(op, idx);
+			state_table_remove_at(&op->states, idx);
 	} else if (register_timers) {
 		(void)wm_timer_add(op->timers, max_ts, rec->key, w.start);
 		timer_set = true;
@@ -379,25 +313,6 @@ record_done(struct wm_window *op, const struct wm_record *rec, bool skipped,
 	}
 }
 
-/* Create an empty state entry at free slot idx. */
-static inline struct window_state *
-state_insert(struct wm_window *op, size_t idx, uint64_t hash, int64_t key,
-	     wm_ts_t start, wm_ts_t end)
-{
-	struct window_state *e = &op->table[idx];
-
-	e->hash = hash;
-	e->key = key;
-	e->start = start;
-	e->end = end;
-	e->count = 0;
-	e->sum = 0;
-	e->min = INT64_MAX;
-	e->max = INT64_MIN;
-	op->used++;
-	return e;
-}
-
 /*
  * The merge function's precondition in Flink: a merge must not produce a
  * window with maxTs + L <= watermark, computed without saturation. Since
@@ -428,7 +343,7 @@ session_merge_state(struct wm_window *op, int64_t key, wm_ts_t to, wm_ts_t from)
 
 	if (!state_find(op, key, from, window_hash(key, from), &from_idx))
 		return;
-	src = &op->table[from_idx];
+	src = &op->states.slots[from_idx];
 	if (!state_find(op, key, to, to_hash, &to_idx)) {
 		/* Filling an empty slot moves no other entry. */
 		dst = state_insert(op, to_idx, to_hash, key, to, src->end);
@@ -437,7 +352,7 @@ session_merge_state(struct wm_window *op, int64_t key, wm_ts_t to, wm_ts_t from)
 		dst->min = src->min;
 		dst->max = src->max;
 	} else {
-		dst = &op->table[to_idx];
+		dst = &op->states.slots[to_idx];
 		dst->count += src->count;
 		dst->sum = wm_ts_add(dst->sum, src->sum);
 		if (src->min < dst->min)
@@ -445,7 +360,7 @@ session_merge_state(struct wm_window *op, int64_t key, wm_ts_t to, wm_ts_t from)
 		if (src->max > dst->max)
 			dst->max = src->max;
 	}
-	state_remove(op, from_idx);
+	state_table_remove_at(&op->states, from_idx);
 }
 
 /*
@@ -505,7 +420,8 @@ session_process_element(struct wm_window *op, const struct wm_record *rec,
 	/* Room for the state window of a merge and of the element, and for
 	 * the timers of onMerge, onElement and the cleanup; merges only free
 	 * entries otherwise. */
-	if (state_reserve(op, 2) != 0 || wm_timer_reserve(op->timers, 3) != 0)
+	if (state_table_reserve(&op->states, 2) != 0 ||
+	    wm_timer_reserve(op->timers, 3) != 0)
 		return -ENOMEM;
 	err = wm_merging_add(op->sessions, rec->key, w, &cb, &act);
 	if (err == -ENOMEM)
@@ -524,7 +440,7 @@ session_process_element(struct wm_window *op, const struct wm_record *rec,
 		skipped = false;
 		hash = window_hash(rec->key, act.state_start);
 		if (state_find(op, rec->key, act.state_start, hash, &idx))
-			e = &op->table[idx];
+			e = &op->states.slots[idx];
 		else
 			e = state_insert(op, idx, hash, rec->key,
 					 act.state_start, act.window.end);
@@ -538,7 +454,7 @@ session_process_element(struct wm_window *op, const struct wm_record *rec,
 		if (max_ts <= watermark) {
 			result_emit(op, e, act.window, true, out);
 			if (op->conf.purging)
-				state_remove(op, idx);
+				state_table_remove_at(&op->states, idx);
 		} else {
 			(void)wm_timer_add(op->timers, max_ts, rec->key,
 					   act.window.start);
@@ -574,9 +490,9 @@ session_on_event_time(struct wm_window *op, const struct wm_timer *t,
 	found = state_find(op, t->key, ent.state_start,
 			   window_hash(t->key, ent.state_start), &idx);
 	if (fire && found)
-		result_emit(op, &op->table[idx], ent.window, false, out);
+		result_emit(op, &op->states.slots[idx], ent.window, false, out);
 	if (found && ((fire && op->conf.purging) || clean))
-		state_remove(op, idx);
+		state_table_remove_at(&op->states, idx);
 	if (clean) {
 		/* clearAllState(): trigger.clear(), retireWindow(). */
 		(void)wm_timer_delete(op->timers, max_ts, t->key,
@@ -614,7 +530,7 @@ wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
 		while (wm_window_next(&count, &w))
 			open += window_cleanup_time(wm_window_max_timestamp(w),
 						    lateness) > watermark;
-		if (state_reserve(op, open) != 0 ||
+		if (state_table_reserve(&op->states, open) != 0 ||
 		    wm_timer_reserve(op->timers, 2 * open) != 0)
 			return -ENOMEM;
 	}
@@ -658,10 +574,10 @@ window_on_event_time(struct wm_window *op, const struct wm_timer *t,
 		return;
 	found = state_find(op, t->key, w.start, window_hash(t->key, w.start),
 			   &idx);
-	if (fire && found && op->table[idx].count > 0)
-		window_emit(op, &op->table[idx], max_ts, false, out);
+	if (fire && found && op->states.slots[idx].count > 0)
+		window_emit(op, &op->states.slots[idx], max_ts, false, out);
 	if (found && ((fire && op->conf.purging) || clean))
-		state_remove(op, idx);
+		state_table_remove_at(&op->states, idx);
 	/* clearAllState(): trigger.clear() deletes the trigger timer. */
 	if (clean)
 		(void)wm_timer_delete(op->timers, max_ts, t->key, w.start);
@@ -709,7 +625,7 @@ wm_window_counters(const struct wm_window *op)
 size_t
 wm_window_state_count(const struct wm_window *op)
 {
-	return op->used;
+	return state_table_count(&op->states);
 }
 
 size_t
