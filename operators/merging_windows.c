@@ -3,11 +3,12 @@
  *	Per-key merging window sets: a key -> sorted window array hash table
  *	and Flink's merge sweep over it.
  *
- * Slot (64 bytes, one cache line): the key, the number of windows n (0
- * marks an empty slot), the heap capacity (0: windows inline, at most
- * INLINE_WINDOWS), and the "irregular" flag. Windows are sorted by start;
- * a new window goes after the existing ones with an equal start, where
- * Flink's stable sort puts it.
+ * Slot of the table (operators/hash_table.h; 64 bytes, one cache line,
+ * load at most 3/4): the key, the number of windows n (0 marks an empty
+ * slot), the heap capacity (0: windows inline, at most INLINE_WINDOWS),
+ * and the "irregular" flag. Windows are sorted by start; a new window goes
+ * after the existing ones with an equal start, where Flink's stable sort
+ * puts it.
  *
  * The sweep (Flink's TimeWindow.mergeWindows()): walk the windows in start
  * order keeping the cover of the current run; a window that intersects the
@@ -32,11 +33,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/hash.h"
 #include "operators/merging_windows.h"
 
 #define INLINE_WINDOWS 2
-#define MERGING_MIN_SLOTS 64
-#define MERGING_MAX_SLOTS ((size_t)1 << 40)
 #define MERGING_MAX_WINDOWS ((uint32_t)1 << 30)
 
 struct merging_slot {
@@ -53,24 +53,21 @@ struct merging_slot {
 _Static_assert(sizeof(struct merging_slot) == 64,
 	       "a merging slot fills one cache line");
 
+#define WM_HT_PREFIX key_table
+#define WM_HT_ENTRY struct merging_slot
+#define WM_HT_KEY int64_t
+#define WM_HT_EMPTY(e) ((e)->n == 0)
+#define WM_HT_HASH(tb, e) wm_hash_mix64((uint64_t)(e)->key)
+#define WM_HT_MATCH(tb, e, k, hash) ((e)->key == (k))
+#define WM_HT_MIN_SLOTS 64
+#define WM_HT_FILL(slots) ((slots) / 4 * 3)
+#define WM_HT_ALIGN sizeof(struct merging_slot)
+#include "operators/hash_table.h"
+
 struct wm_merging_windows {
-	struct merging_slot *table;
-	size_t mask;	/* slots - 1; a power of two */
-	size_t used;	/* occupied slots (keys) */
-	size_t grow_at; /* grow before used exceeds this */
-	size_t windows; /* windows over all keys */
+	struct key_table keys; /* one slot per key with windows */
+	size_t windows;	       /* windows over all keys */
 };
-
-static inline size_t
-key_home(int64_t key, size_t mask)
-{
-	uint64_t x = (uint64_t)key * 0x9e3779b97f4a7c15ULL;
-
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return (size_t)x & mask;
-}
 
 static inline struct wm_merging_entry *
 slot_windows(struct merging_slot *s)
@@ -94,72 +91,8 @@ window_eq(struct wm_time_window a, struct wm_time_window b)
 static inline bool
 slot_find(const struct wm_merging_windows *mw, int64_t key, size_t *idx)
 {
-	size_t i = key_home(key, mw->mask);
-
-	for (;;) {
-		const struct merging_slot *s = &mw->table[i];
-
-		if (s->n == 0) {
-			*idx = i;
-			return false;
-		}
-		if (s->key == key) {
-			*idx = i;
-			return true;
-		}
-		i = (i + 1) & mw->mask;
-	}
-}
-
-/* Empty slot `hole` (its heap array already freed), shifting back later
- * members of the cluster whose probe path crosses it. */
-static void
-slot_remove(struct wm_merging_windows *mw, size_t hole)
-{
-	size_t j = hole;
-
-	for (;;) {
-		const struct merging_slot *s;
-		size_t home;
-
-		j = (j + 1) & mw->mask;
-		s = &mw->table[j];
-		if (s->n == 0)
-			break;
-		home = key_home(s->key, mw->mask);
-		if (((j - home) & mw->mask) >= ((j - hole) & mw->mask)) {
-			mw->table[hole] = *s;
-			hole = j;
-		}
-	}
-	memset(&mw->table[hole], 0, sizeof(mw->table[hole]));
-	mw->used--;
-}
-
-static int
-table_resize(struct wm_merging_windows *mw, size_t slots)
-{
-	struct merging_slot *old = mw->table;
-	size_t old_slots = old != NULL ? mw->mask + 1 : 0;
-	struct merging_slot *table;
-
-	table = aligned_alloc(sizeof(*table), slots * sizeof(*table));
-	if (table == NULL)
-		return -ENOMEM;
-	memset(table, 0, slots * sizeof(*table));
-	mw->table = table;
-	mw->mask = slots - 1;
-	mw->grow_at = slots / 4 * 3;
-	for (size_t i = 0; i < old_slots; i++) {
-		size_t idx;
-
-		if (old[i].n == 0)
-			continue;
-		(void)slot_find(mw, old[i].key, &idx);
-		table[idx] = old[i];
-	}
-	free(old);
-	return 0;
+	return key_table_lookup(&mw->keys, key, wm_hash_mix64((uint64_t)key),
+				idx);
 }
 
 /* Room for one more window in slot s; 0 or -ENOMEM (nothing changed). */
@@ -324,7 +257,9 @@ wm_merging_new(void)
 
 	if (mw == NULL)
 		return NULL;
-	if (table_resize(mw, MERGING_MIN_SLOTS) != 0) {
+	key_table_init(&mw->keys);
+	/* The first 64 slots now: a set that cannot have them fails here. */
+	if (key_table_reserve(&mw->keys, 1) != 0) {
 		free(mw);
 		errno = ENOMEM;
 		return NULL;
@@ -335,12 +270,15 @@ wm_merging_new(void)
 void
 wm_merging_free(struct wm_merging_windows *mw)
 {
+	struct merging_slot *s;
+	size_t pos = 0;
+
 	if (mw == NULL)
 		return;
-	for (size_t i = 0; i <= mw->mask; i++)
-		if (mw->table[i].n != 0 && mw->table[i].cap != 0)
-			free(mw->table[i].u.heap);
-	free(mw->table);
+	while ((s = key_table_next(&mw->keys, &pos)) != NULL)
+		if (s->cap != 0)
+			free(s->u.heap);
+	key_table_destroy(&mw->keys);
 	free(mw);
 }
 
@@ -358,25 +296,23 @@ wm_merging_add(struct wm_merging_windows *mw, int64_t key,
 
 	if (!slot_find(mw, key, &idx)) {
 		/* A key's first window: nothing to merge with. */
-		if (mw->used + 1 > mw->grow_at) {
-			if (mw->mask + 1 >= MERGING_MAX_SLOTS ||
-			    table_resize(mw, (mw->mask + 1) * 2) != 0)
+		if (!key_table_has_room(&mw->keys, 1)) {
+			if (key_table_reserve(&mw->keys, 1) != 0)
 				return -ENOMEM;
 			(void)slot_find(mw, key, &idx);
 		}
-		s = &mw->table[idx];
+		s = key_table_insert_at(&mw->keys, idx);
 		s->key = key;
 		s->n = 1;
 		s->cap = 0;
 		s->irregular = 0;
 		s->u.in[0].window = window;
 		s->u.in[0].state_start = window.start;
-		mw->used++;
 		mw->windows++;
 		*actual = s->u.in[0];
 		return 0;
 	}
-	s = &mw->table[idx];
+	s = &mw->keys.slots[idx];
 	if (slot_reserve(s) != 0)
 		return -ENOMEM;
 	a = slot_windows(s);
@@ -421,7 +357,7 @@ wm_merging_find(const struct wm_merging_windows *mw, int64_t key, wm_ts_t start,
 
 	if (!slot_find(mw, key, &idx))
 		return false;
-	s = &mw->table[idx];
+	s = &mw->keys.slots[idx];
 	a = slot_windows_const(s);
 	if (s->n == 1) {
 		i = 0; /* the common case: one session per key */
@@ -446,7 +382,7 @@ wm_merging_retire(struct wm_merging_windows *mw, int64_t key,
 
 	if (!slot_find(mw, key, &idx))
 		return false;
-	s = &mw->table[idx];
+	s = &mw->keys.slots[idx];
 	a = slot_windows(s);
 	for (i = at_start(a, s->n, window.start);
 	     i < s->n && a[i].window.start == window.start; i++)
@@ -458,7 +394,7 @@ wm_merging_retire(struct wm_merging_windows *mw, int64_t key,
 	if (--s->n == 0) {
 		if (s->cap != 0)
 			free(s->u.heap);
-		slot_remove(mw, idx);
+		key_table_remove_at(&mw->keys, idx);
 		return true;
 	}
 	memmove(&a[i], &a[i + 1], (s->n - i) * sizeof(*a));
@@ -478,7 +414,7 @@ wm_merging_count(const struct wm_merging_windows *mw)
 size_t
 wm_merging_key_count(const struct wm_merging_windows *mw)
 {
-	return mw->used;
+	return key_table_count(&mw->keys);
 }
 
 size_t
@@ -490,7 +426,7 @@ wm_merging_windows_of(const struct wm_merging_windows *mw, int64_t key,
 
 	if (!slot_find(mw, key, &idx))
 		return 0;
-	s = &mw->table[idx];
+	s = &mw->keys.slots[idx];
 	memcpy(out, slot_windows_const(s),
 	       (s->n < cap ? s->n : cap) * sizeof(*out));
 	return s->n;
