@@ -9,7 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/hash.h"
 #include "operators/source_watermarks.h"
+
+/*
+ * The index from partition id to partition (operators/hash_table.h): split
+ * pointers, load at most one half, from 16 slots, allocated at the first
+ * add. It never shrinks, and its backward-shift removal keeps partitions
+ * coming and going for ever from lengthening probes.
+ *
+ * Why a hash: ids are arbitrary 64-bit numbers, assigned and finished in
+ * any order (a sorted array would move half of it per change), and the
+ * trace replayer looks a partition up for every event.
+ */
+#define WM_HT_PREFIX wm_source_split_index
+#define WM_HT_ENTRY struct wm_source_split_slot
+#define WM_HT_KEY uint64_t
+#define WM_HT_EMPTY(e) ((e)->split == NULL)
+#define WM_HT_HASH(tb, e) wm_hash_mix64((e)->split->id)
+#define WM_HT_MATCH(tb, e, k, hash) ((e)->split->id == (k))
+#define WM_HT_MIN_SLOTS 16
+#define WM_HT_FILL(slots) ((slots) / 2)
+#define WM_HT_DEFINE
+#include "operators/hash_table.h"
 
 /*
  * The gate. A watermark from a side goes straight through and clears that
@@ -67,6 +89,7 @@ wm_source_watermarks_init(struct wm_source_watermarks *sw,
 	gate_side_init(&sw->main_side, sw);
 	wm_multiplexer_init(&sw->mux, &sw->split_side.output,
 			    strategy->behaviour);
+	wm_source_split_index_init(&sw->index);
 	sw->next_tick_ns = INT64_MAX;
 	sw->input_since_tick = true; /* the first tick sets the gate up */
 	return 0;
@@ -85,116 +108,39 @@ wm_source_watermarks_destroy(struct wm_source_watermarks *sw)
 {
 	for (size_t i = 0; i < sw->mux.n_splits; i++)
 		free(split_at(sw, i));
-	free(sw->index);
-	sw->index = NULL;
-	sw->index_bits = 0;
+	wm_source_split_index_destroy(&sw->index);
 	wm_multiplexer_destroy(&sw->mux);
 }
 
-/*
- * The index from partition id to partition: a linear-probing hash table of
- * 2^index_bits split pointers, NULL for an empty slot, allocated at the
- * first add. Load stays at or below one half, so a probe ends after a few
- * slots. Removal shifts later members of the cluster back instead of
- * leaving tombstones, so partitions coming and going for ever do not
- * lengthen probes. The table never shrinks.
- *
- * Why a hash: ids are arbitrary 64-bit numbers, assigned and finished in
- * any order (a sorted array would move half of it per change), and the
- * trace replayer looks a partition up for every event.
- */
-#define INDEX_MIN_BITS 4
-
-/* Fibonacci hashing: the top bits of id * 2^64 / phi spread consecutive
- * partition numbers evenly over the table. */
-static size_t
-index_home(const struct wm_source_watermarks *sw, uint64_t id)
+/* Whether partition `id` is registered, with *idx at its slot; otherwise
+ * *idx at the empty slot where it would go. */
+static bool
+index_find(const struct wm_source_watermarks *sw, uint64_t id, size_t *idx)
 {
-	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> (64 - sw->index_bits));
-}
-
-static size_t
-index_mask(const struct wm_source_watermarks *sw)
-{
-	return ((size_t)1 << sw->index_bits) - 1;
-}
-
-/* The slot holding partition `id`, or else the empty slot where it would
- * go. The table must exist. */
-static size_t
-index_find(const struct wm_source_watermarks *sw, uint64_t id)
-{
-	size_t i = index_home(sw, id);
-
-	while (sw->index[i] != NULL && sw->index[i]->id != id)
-		i = (i + 1) & index_mask(sw);
-	return i;
-}
-
-/* Make room for one more partition within the load limit, doubling the
- * table and re-inserting every partition (the multiplexer lists them) when
- * it is full. 0, or -ENOMEM with nothing changed. */
-static int
-index_reserve(struct wm_source_watermarks *sw)
-{
-	size_t n = sw->mux.n_splits + 1;
-	unsigned bits = sw->index_bits ? sw->index_bits : INDEX_MIN_BITS;
-	struct wm_source_split **index;
-
-	if (sw->index != NULL && 2 * n <= index_mask(sw) + 1)
-		return 0;
-	while (((size_t)1 << bits) < 2 * n)
-		bits++;
-	index = calloc((size_t)1 << bits, sizeof(*index));
-	if (index == NULL)
-		return -ENOMEM;
-	free(sw->index);
-	sw->index = index;
-	sw->index_bits = bits;
-	for (size_t i = 0; i < sw->mux.n_splits; i++) {
-		struct wm_source_split *split = split_at(sw, i);
-
-		sw->index[index_find(sw, split->id)] = split;
-	}
-	return 0;
-}
-
-/* Empty slot `hole`, moving back each later member of its cluster whose
- * probe path, from its home slot to where it is, crosses the hole. */
-static void
-index_remove(struct wm_source_watermarks *sw, size_t hole)
-{
-	size_t mask = index_mask(sw);
-
-	for (size_t j = (hole + 1) & mask; sw->index[j] != NULL;
-	     j = (j + 1) & mask) {
-		size_t home = index_home(sw, sw->index[j]->id);
-
-		if (((j - home) & mask) >= ((j - hole) & mask)) {
-			sw->index[hole] = sw->index[j];
-			hole = j;
-		}
-	}
-	sw->index[hole] = NULL;
+	return wm_source_split_index_lookup(&sw->index, id, wm_hash_mix64(id),
+					    idx);
 }
 
 struct wm_source_split *
 wm_source_watermarks_split(struct wm_source_watermarks *sw, uint64_t id)
 {
-	return sw->index != NULL ? sw->index[index_find(sw, id)] : NULL;
+	size_t i;
+
+	return index_find(sw, id, &i) ? sw->index.slots[i].split : NULL;
 }
 
 struct wm_source_split *
 wm_source_watermarks_add_split(struct wm_source_watermarks *sw, uint64_t id)
 {
 	struct wm_source_split *split;
+	size_t i;
 
 	if (wm_source_watermarks_split(sw, id) != NULL) {
 		errno = EEXIST;
 		return NULL;
 	}
 	/* A larger table is harmless if what follows fails. */
-	if (index_reserve(sw) != 0) {
+	if (wm_source_split_index_reserve(&sw->index, 1) != 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -209,7 +155,8 @@ wm_source_watermarks_add_split(struct wm_source_watermarks *sw, uint64_t id)
 		errno = ENOMEM;
 		return NULL;
 	}
-	sw->index[index_find(sw, id)] = split;
+	(void)index_find(sw, id, &i);
+	wm_source_split_index_insert_at(&sw->index, i)->split = split;
 	sw->input_since_tick = true;
 	return split;
 }
@@ -220,13 +167,10 @@ wm_source_watermarks_remove_split(struct wm_source_watermarks *sw, uint64_t id)
 	struct wm_source_split *split;
 	size_t i;
 
-	if (sw->index == NULL)
+	if (!index_find(sw, id, &i))
 		return -ENOENT;
-	i = index_find(sw, id);
-	split = sw->index[i];
-	if (split == NULL)
-		return -ENOENT;
-	index_remove(sw, i);
+	split = sw->index.slots[i].split;
+	wm_source_split_index_remove_at(&sw->index, i);
 	wm_multiplexer_unregister(&sw->mux, &split->slot);
 	free(split);
 	/* The multiplexer recombines without it at the next tick. */

@@ -45,6 +45,16 @@ struct wm_source_split {
 	struct wm_pausable_clock clock; /* on the subtask's clock */
 };
 
+/* A slot of the index from partition id to partition; NULL: empty. */
+struct wm_source_split_slot {
+	struct wm_source_split *split;
+};
+
+#define WM_HT_PREFIX wm_source_split_index
+#define WM_HT_ENTRY struct wm_source_split_slot
+#define WM_HT_DECLARE
+#include "operators/hash_table.h"
+
 /* One side of the gate (Flink's IdlenessAwareWatermarkOutput). */
 struct wm_gate_side {
 	struct wm_output output;
@@ -61,8 +71,7 @@ struct wm_source_watermarks {
 	struct wm_watermark_generator main_generator;
 	/* The partitions are the multiplexer's splits (wm_multiplexer_split());
 	 * this hash table finds them by id (source_watermarks.c). */
-	struct wm_source_split **index;
-	unsigned index_bits;  /* 2^index_bits slots; 0 while index is NULL */
+	struct wm_source_split_index index;
 	int64_t next_tick_ns; /* next periodic emission; INT64_MAX = never */
 	struct wm_pausable_clock clock; /* the subtask's idleness clock */
 	/* Something reached the generators or the multiplexer since the last
