@@ -5,10 +5,11 @@
  * The rules are Flink's StatusWatermarkValve (doc/semantics.md section 5);
  * this file only chooses the data structures:
  *
- *  - aligned channels live in a binary min-heap of (watermark, channel)
- *    pairs; a channel is aligned exactly when it is in the heap
- *    (heap_pos != NOT_IN_HEAP). The heap holds a copy of the watermark so
- *    that sifting touches one array, not one cache line per channel.
+ *  - aligned channels live in a binary min-heap (operators/binary_heap.h)
+ *    of (watermark, channel) pairs; a channel is aligned exactly when it is
+ *    in the heap (heap_pos != NOT_IN_HEAP, kept by the heap's PLACED
+ *    hook). The heap holds a copy of the watermark so that sifting touches
+ *    one array, not one cache line per channel.
  *  - max_watermark is the maximum over every channel's watermark. Channel
  *    watermarks only ever rise and are never reset, so the running maximum
  *    of accepted watermarks is exact and the all-idle flush needs no scan.
@@ -17,7 +18,7 @@
  *
  * Invariants (checked by the unit tests through the public accessors):
  *   aligned(c)  implies  status(c) == ACTIVE
- *   heap[0].watermark == min watermark over aligned channels
+ *   heap.nodes[0].watermark == min watermark over aligned channels
  *   last_watermark only increases; last_status alternates
  */
 #include "config.h"
@@ -35,23 +36,65 @@ struct valve_heap_entry {
 	uint32_t channel;
 };
 
+#define WM_HEAP_PREFIX valve_heap
+#define WM_HEAP_ENTRY struct valve_heap_entry
+#define WM_HEAP_DECLARE
+#include "operators/binary_heap.h"
+
 struct valve_channel {
 	wm_ts_t watermark;
-	uint32_t heap_pos; /* index in heap[], or NOT_IN_HEAP if unaligned */
+	uint32_t heap_pos; /* in heap.nodes[]; NOT_IN_HEAP: unaligned */
 	enum wm_status status;
 };
 
 struct wm_valve {
 	uint32_t n_channels;
 	uint32_t active_channels;
-	uint32_t heap_len;
 	unsigned behaviour;
 	wm_ts_t last_watermark;
 	enum wm_status last_status;
 	wm_ts_t max_watermark;
-	struct valve_heap_entry *heap; /* n_channels entries, after channel[] */
+	struct valve_heap heap; /* room for every channel */
 	struct valve_channel channel[];
 };
+
+static inline struct wm_valve *
+valve_of_heap(const struct valve_heap *h)
+{
+	return wm_container_of(h, struct wm_valve, heap);
+}
+
+/* Ties keep their places, so the channel reported as holding the output
+ * back (wm_valve_min_channel()) is the one that got to the top first. */
+#define WM_HEAP_PREFIX valve_heap
+#define WM_HEAP_ENTRY struct valve_heap_entry
+#define WM_HEAP_BEFORE(a, b) ((a)->watermark < (b)->watermark)
+#define WM_HEAP_MIN_CAPACITY 1
+#define WM_HEAP_PLACED(h, e, pos)                                              \
+	(valve_of_heap(h)->channel[(e)->channel].heap_pos = (uint32_t)(pos))
+#define WM_HEAP_DEFINE
+#include "operators/binary_heap.h"
+
+/* The channel is aligned: into the heap, at its watermark. */
+static void
+heap_add_channel(struct wm_valve *v, uint32_t channel)
+{
+	struct valve_heap_entry e = {
+		.watermark = v->channel[channel].watermark,
+		.channel = channel,
+	};
+
+	valve_heap_push(&v->heap, &e);
+}
+
+static void
+heap_remove_channel(struct wm_valve *v, uint32_t channel)
+{
+	size_t pos = v->channel[channel].heap_pos;
+
+	v->channel[channel].heap_pos = NOT_IN_HEAP;
+	valve_heap_remove_at(&v->heap, pos);
+}
 
 struct wm_valve *
 wm_valve_new(uint32_t channels, unsigned behaviour)
@@ -60,9 +103,8 @@ wm_valve_new(uint32_t channels, unsigned behaviour)
 		errno = EINVAL;
 		return NULL;
 	}
-	size_t channel_bytes = sizeof(struct valve_channel) * channels;
-	size_t heap_bytes = sizeof(struct valve_heap_entry) * channels;
-	struct wm_valve *v = malloc(sizeof(*v) + channel_bytes + heap_bytes);
+	struct wm_valve *v =
+		malloc(sizeof(*v) + sizeof(struct valve_channel) * channels);
 
 	if (v == NULL)
 		return NULL;
@@ -72,17 +114,18 @@ wm_valve_new(uint32_t channels, unsigned behaviour)
 	v->last_watermark = WM_TS_MIN;
 	v->last_status = WM_STATUS_ACTIVE;
 	v->max_watermark = WM_TS_MIN;
-	v->heap = (struct valve_heap_entry *)(void *)((char *)v->channel +
-						      channel_bytes);
-	/* Every channel starts ACTIVE at MIN and aligned (MIN >= MIN): all are
-	 * in the heap, and equal keys already form a valid heap. */
-	v->heap_len = channels;
+	valve_heap_init(&v->heap);
+	if (valve_heap_reserve(&v->heap, channels) != 0) {
+		free(v);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* Every channel starts ACTIVE at MIN and aligned (MIN >= MIN): all go
+	 * into the heap, each staying where it is put, at its own index. */
 	for (uint32_t c = 0; c < channels; c++) {
 		v->channel[c].watermark = WM_TS_MIN;
 		v->channel[c].status = WM_STATUS_ACTIVE;
-		v->channel[c].heap_pos = c;
-		v->heap[c].watermark = WM_TS_MIN;
-		v->heap[c].channel = c;
+		heap_add_channel(v, c);
 	}
 	return v;
 }
@@ -90,92 +133,18 @@ wm_valve_new(uint32_t channels, unsigned behaviour)
 void
 wm_valve_free(struct wm_valve *valve)
 {
-	free(valve);
-}
-
-static inline void
-heap_place(struct wm_valve *v, uint32_t pos, struct valve_heap_entry e)
-{
-	v->heap[pos] = e;
-	v->channel[e.channel].heap_pos = pos;
-}
-
-static void
-heap_sift_up(struct wm_valve *v, uint32_t pos)
-{
-	struct valve_heap_entry e = v->heap[pos];
-
-	while (pos > 0) {
-		uint32_t parent = (pos - 1) / 2;
-
-		if (v->heap[parent].watermark <= e.watermark)
-			break;
-		heap_place(v, pos, v->heap[parent]);
-		pos = parent;
-	}
-	heap_place(v, pos, e);
-}
-
-static void
-heap_sift_down(struct wm_valve *v, uint32_t pos)
-{
-	struct valve_heap_entry e = v->heap[pos];
-	uint32_t n = v->heap_len;
-	uint32_t start = pos;
-
-	for (;;) {
-		uint32_t child = 2 * pos + 1;
-
-		if (child >= n)
-			break;
-		if (child + 1 < n &&
-		    v->heap[child + 1].watermark < v->heap[child].watermark)
-			child++;
-		if (e.watermark <= v->heap[child].watermark)
-			break;
-		heap_place(v, pos, v->heap[child]);
-		pos = child;
-	}
-	/* Nothing moved (the common case for one channel, or for a channel
-	 * that is not the minimum): the entry is already where it belongs. */
-	if (pos != start)
-		heap_place(v, pos, e);
-}
-
-static void
-heap_insert(struct wm_valve *v, uint32_t channel)
-{
-	uint32_t pos = v->heap_len++;
-
-	v->heap[pos].watermark = v->channel[channel].watermark;
-	v->heap[pos].channel = channel;
-	v->channel[channel].heap_pos = pos;
-	heap_sift_up(v, pos);
-}
-
-static void
-heap_remove(struct wm_valve *v, uint32_t channel)
-{
-	uint32_t pos = v->channel[channel].heap_pos;
-	uint32_t last = --v->heap_len;
-
-	v->channel[channel].heap_pos = NOT_IN_HEAP;
-	if (pos == last)
+	if (valve == NULL)
 		return;
-	heap_place(v, pos, v->heap[last]);
-	/* The moved entry may belong above or below its new place. */
-	if (pos > 0 &&
-	    v->heap[(pos - 1) / 2].watermark > v->heap[pos].watermark)
-		heap_sift_up(v, pos);
-	else
-		heap_sift_down(v, pos);
+	valve_heap_destroy(&valve->heap);
+	free(valve);
 }
 
 static void
 emit_min_of_aligned(struct wm_valve *v, struct wm_output *out)
 {
-	if (v->heap_len > 0 && v->heap[0].watermark > v->last_watermark) {
-		v->last_watermark = v->heap[0].watermark;
+	if (v->heap.count > 0 &&
+	    v->heap.nodes[0].watermark > v->last_watermark) {
+		v->last_watermark = v->heap.nodes[0].watermark;
 		wm_output_watermark(out, v->last_watermark);
 	}
 }
@@ -204,11 +173,11 @@ wm_valve_input_watermark(struct wm_valve *v, uint32_t channel,
 		v->max_watermark = watermark;
 	if (ch->heap_pos != NOT_IN_HEAP) {
 		/* A rising key in a min-heap only moves down. */
-		v->heap[ch->heap_pos].watermark = watermark;
-		heap_sift_down(v, ch->heap_pos);
+		v->heap.nodes[ch->heap_pos].watermark = watermark;
+		valve_heap_sift_down(&v->heap, ch->heap_pos);
 	} else if (watermark >= v->last_watermark) {
 		/* Caught up with the output: the channel counts again. */
-		heap_insert(v, channel);
+		heap_add_channel(v, channel);
 	}
 	emit_min_of_aligned(v, out);
 }
@@ -222,7 +191,7 @@ channel_goes_idle(struct wm_valve *v, uint32_t channel, struct wm_output *out)
 	ch->status = WM_STATUS_IDLE;
 	v->active_channels--;
 	if (ch->heap_pos != NOT_IN_HEAP)
-		heap_remove(v, channel);
+		heap_remove_channel(v, channel);
 	if (v->active_channels == 0) {
 		/* Nothing can advance any more: flush the highest watermark
 		 * any channel reached, then announce IDLE (never MAX). */
@@ -248,7 +217,7 @@ channel_goes_active(struct wm_valve *v, uint32_t channel, struct wm_output *out)
 	/* A channel returning behind the output stays unaligned until it
 	 * catches up, so it cannot drag the output back. */
 	if (ch->watermark >= v->last_watermark)
-		heap_insert(v, channel);
+		heap_add_channel(v, channel);
 	if (v->last_status == WM_STATUS_IDLE) {
 		v->last_status = WM_STATUS_ACTIVE;
 		wm_output_status(out, WM_STATUS_ACTIVE);
@@ -302,5 +271,5 @@ wm_valve_last_status(const struct wm_valve *valve)
 uint32_t
 wm_valve_min_channel(const struct wm_valve *v)
 {
-	return v->heap_len > 0 ? v->heap[0].channel : UINT32_MAX;
+	return v->heap.count > 0 ? v->heap.nodes[0].channel : UINT32_MAX;
 }
