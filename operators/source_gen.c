@@ -4,8 +4,8 @@
  *	model: arrivals, delays, keys, values, silences, bursts, limits).
  *
  * Per partition state lives in parts[], in the order of conf->partitions.
- * A partition not yet finished is in exactly one of two binary heaps of
- * (key, partition id) entries, smallest first:
+ * A partition not yet finished is in exactly one of two binary heaps
+ * (operators/binary_heap.h) of (key, partition id) entries, smallest first:
  *
  * timed	paced mode: every partition, keyed by the processing time of
  *		its next event: its next emitted arrival, or end_ns when it
@@ -42,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/hash.h"
 #include "operators/keygroup.h"
 #include "operators/source_gen.h"
 
@@ -60,10 +61,18 @@ struct gen_heap_ent {
 	uint32_t idx; /* index into parts[] */
 };
 
-struct gen_heap {
-	struct gen_heap_ent *a;
-	uint32_t n;
-};
+static inline bool
+ent_before(const struct gen_heap_ent *a, const struct gen_heap_ent *b)
+{
+	return a->key < b->key || (a->key == b->key && a->id < b->id);
+}
+
+/* Room for every partition, allocated once. */
+#define WM_HEAP_PREFIX gen_heap
+#define WM_HEAP_ENTRY struct gen_heap_ent
+#define WM_HEAP_BEFORE(a, b) ent_before(a, b)
+#define WM_HEAP_MIN_CAPACITY 1
+#include "operators/binary_heap.h"
 
 /*
  * A stretch of constant rate: from one burst edge of a partition (a start
@@ -163,66 +172,29 @@ struct wm_source_gen {
 
 /* ---- heaps ---- */
 
-static inline bool
-ent_before(const struct gen_heap_ent *a, const struct gen_heap_ent *b)
-{
-	return a->key < b->key || (a->key == b->key && a->id < b->id);
-}
-
-static void
-heap_sift_down(struct gen_heap *h, uint32_t i)
-{
-	struct gen_heap_ent e = h->a[i];
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= h->n)
-			break;
-		if (c + 1 < h->n && ent_before(&h->a[c + 1], &h->a[c]))
-			c++;
-		if (!ent_before(&h->a[c], &e))
-			break;
-		h->a[i] = h->a[c];
-		i = c;
-	}
-	h->a[i] = e;
-}
-
 static void
 heap_push(struct gen_heap *h, int64_t key, uint32_t id, uint32_t idx)
 {
 	struct gen_heap_ent e = {.key = key, .id = id, .idx = idx};
-	uint32_t i = h->n++;
 
-	while (i > 0) {
-		uint32_t parent = (i - 1) / 2;
-
-		if (!ent_before(&e, &h->a[parent]))
-			break;
-		h->a[i] = h->a[parent];
-		i = parent;
-	}
-	h->a[i] = e;
-}
-
-static void
-heap_pop(struct gen_heap *h)
-{
-	if (--h->n > 0) {
-		h->a[0] = h->a[h->n];
-		heap_sift_down(h, 0);
-	}
+	gen_heap_push(h, &e);
 }
 
 static void
 heap_rekey_top(struct gen_heap *h, int64_t key)
 {
-	h->a[0].key = key;
-	heap_sift_down(h, 0);
+	h->nodes[0].key = key;
+	gen_heap_sift_down(h, 0);
 }
 
-/* ---- random numbers: splitmix64, one stream per partition ---- */
+/*
+ * ---- random numbers: splitmix64, one stream per partition ----
+ *
+ * Its output function is not operators/hash.h's finaliser: the stream is
+ * part of what a seed means (a seed gives the same records on every
+ * version), so it stays splitmix64's, constants and all. The state moves by
+ * the odd constant 2^64 / phi, splitmix64's own increment.
+ */
 
 static inline uint64_t
 gen_mix64(uint64_t z)
@@ -899,10 +871,8 @@ gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 		double skew = id < c->n_skew ? c->skew[id] : 1.0;
 
 		p->id = id;
-		p->rng = gen_mix64(
-			c->seed ^
-			gen_mix64((uint64_t)id * 0x9e3779b97f4a7c15ull +
-				  0xd1b54a32d192ed03ull));
+		p->rng = gen_mix64(c->seed ^ gen_mix64(wm_hash_fibonacci(id) +
+						       0xd1b54a32d192ed03ull));
 		p->skew = skew;
 		if (!g->fast)
 			p->base_rate = c->rate * skew;
@@ -954,6 +924,8 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 	g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return NULL;
+	gen_heap_init(&g->timed);
+	gen_heap_init(&g->ready);
 	g->base.ops = &gen_source_ops;
 	g->fast = isinf(conf->rate);
 	g->bounded =
@@ -1022,15 +994,11 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 	if (g->n_parts > 0) {
 		g->parts = calloc(g->n_parts, sizeof(*g->parts));
 		g->finish_order = calloc(g->n_parts, sizeof(*g->finish_order));
-		g->timed.a = calloc(g->n_parts, sizeof(*g->timed.a));
 		if (g->parts == NULL || g->finish_order == NULL ||
-		    g->timed.a == NULL)
+		    gen_heap_reserve(&g->timed, g->n_parts) != 0)
 			goto nomem;
-		if (g->fast) {
-			g->ready.a = calloc(g->n_parts, sizeof(*g->ready.a));
-			if (g->ready.a == NULL)
-				goto nomem;
-		}
+		if (g->fast && gen_heap_reserve(&g->ready, g->n_parts) != 0)
+			goto nomem;
 	}
 	rc = gen_setup_parts(g, conf);
 	if (rc < 0) {
@@ -1057,8 +1025,8 @@ wm_source_gen_free(struct wm_source_gen *g)
 		return;
 	free(g->parts);
 	free(g->finish_order);
-	free(g->timed.a);
-	free(g->ready.a);
+	gen_heap_destroy(&g->timed);
+	gen_heap_destroy(&g->ready);
 	free(g->silences);
 	free(g->bursts);
 	free(g->outages);
@@ -1078,13 +1046,20 @@ wm_source_gen_source(struct wm_source_gen *g)
  * leaves then: after this, no heap has a paused partition on top, so the
  * top's key is a time something is due.
  */
-static void
+static __attribute__((noinline, cold)) void
+drop_top(struct wm_source_gen *g, struct gen_heap *h)
+{
+	g->parts[h->nodes[0].idx].in_heap = false;
+	gen_heap_pop(h);
+}
+
+/* Every call, after every change of a heap: the check inline, the rare
+ * pop out of line, so that the check costs no registers for the pop. */
+static inline void
 drop_paused_tops(struct wm_source_gen *g, struct gen_heap *h)
 {
-	while (h->n > 0 && g->parts[h->a[0].idx].paused) {
-		g->parts[h->a[0].idx].in_heap = false;
-		heap_pop(h);
-	}
+	while (h->count > 0 && g->parts[h->nodes[0].idx].paused)
+		drop_top(g, h);
 }
 
 static int
@@ -1092,22 +1067,22 @@ paced_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 {
 	int emitted = 0;
 
-	while (!emitted && g->timed.n > 0) {
-		struct gen_heap_ent *top = &g->timed.a[0];
+	while (!emitted && g->timed.count > 0) {
+		struct gen_heap_ent *top = &g->timed.nodes[0];
 		struct gen_part *p = &g->parts[top->idx];
 
 		if (top->key > now_ns || top->key == INT64_MAX)
 			break;
 		if (p->ending) {
 			part_finish(g, p);
-			heap_pop(&g->timed);
+			gen_heap_pop(&g->timed);
 		} else {
 			p->skipped += p->k - p->k_passed;
 			part_emit(g, p, p->arrival_ns, out);
 			p->k_passed = ++p->k;
 			if (p->emitted == g->max_records) {
 				part_finish(g, p);
-				heap_pop(&g->timed);
+				gen_heap_pop(&g->timed);
 			} else {
 				heap_rekey_top(&g->timed, paced_schedule(g, p));
 			}
@@ -1127,8 +1102,8 @@ fast_rebase(struct wm_source_gen *g)
 	for (uint32_t i = 0; i < g->n_parts; i++)
 		g->parts[i].vt =
 			g->parts[i].vt > off ? g->parts[i].vt - off : 0;
-	for (uint32_t i = 0; i < g->ready.n; i++)
-		g->ready.a[i].key -= off; /* all >= vclock */
+	for (size_t i = 0; i < g->ready.count; i++)
+		g->ready.nodes[i].key -= off; /* all >= vclock */
 	g->vclock = 0;
 }
 
@@ -1140,25 +1115,25 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 		for (uint32_t i = 0; i < g->n_parts; i++)
 			if (!g->parts[i].finished)
 				part_finish(g, &g->parts[i]);
-		g->ready.n = 0;
-		g->timed.n = 0;
+		gen_heap_clear(&g->ready);
+		gen_heap_clear(&g->timed);
 		return 0;
 	}
 	/* Silences that ended: back into the round. */
-	while (g->timed.n > 0 && g->timed.a[0].key <= now_ns &&
-	       g->timed.a[0].key != INT64_MAX) {
-		uint32_t idx = g->timed.a[0].idx;
+	while (g->timed.count > 0 && g->timed.nodes[0].key <= now_ns &&
+	       g->timed.nodes[0].key != INT64_MAX) {
+		uint32_t idx = g->timed.nodes[0].idx;
 		struct gen_part *p = &g->parts[idx];
 
-		heap_pop(&g->timed);
+		gen_heap_pop(&g->timed);
 		if (p->vt < g->vclock)
 			p->vt = g->vclock;
 		heap_push(&g->ready, p->vt, p->id, idx);
 		drop_paused_tops(g, &g->timed);
 		drop_paused_tops(g, &g->ready);
 	}
-	while (g->ready.n > 0) {
-		uint32_t idx = g->ready.a[0].idx;
+	while (g->ready.count > 0) {
+		uint32_t idx = g->ready.nodes[0].idx;
 		struct gen_part *p = &g->parts[idx];
 		int64_t e = part_silence_end(g, p, now_ns);
 
@@ -1167,7 +1142,7 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 		if (e == now_ns && g->n_outages > 0)
 			e = outage_end(g, p->id, now_ns);
 		if (e != now_ns) {
-			heap_pop(&g->ready);
+			gen_heap_pop(&g->ready);
 			heap_push(&g->timed, e, p->id, idx);
 			drop_paused_tops(g, &g->ready);
 			drop_paused_tops(g, &g->timed);
@@ -1182,7 +1157,7 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 		p->vt += p->vstep;
 		if (p->emitted == g->max_records) {
 			part_finish(g, p);
-			heap_pop(&g->ready);
+			gen_heap_pop(&g->ready);
 		} else {
 			heap_rekey_top(&g->ready, p->vt);
 		}
@@ -1211,10 +1186,10 @@ wm_source_gen_next_due_ns(const struct wm_source_gen *g)
 	if (g->n_finished == g->n_parts)
 		return INT64_MAX;
 	if (!g->fast) /* empty while every partition left is paused */
-		return g->timed.n > 0 ? g->timed.a[0].key : INT64_MAX;
-	if (g->ready.n > 0)
+		return g->timed.count > 0 ? g->timed.nodes[0].key : INT64_MAX;
+	if (g->ready.count > 0)
 		return g->last_now;
-	due = g->timed.n > 0 ? g->timed.a[0].key : INT64_MAX;
+	due = g->timed.count > 0 ? g->timed.nodes[0].key : INT64_MAX;
 	return due < g->end_ns ? due : g->end_ns;
 }
 
