@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "operators/hash.h"
 #include "runtime/conf/ini.h"
 
 #define KEY_CHARS_HINT "use a-z, 0-9, \"_\", \"-\" and \".\""
@@ -374,8 +375,7 @@ key_find_or_add(struct parser *p, size_t sec, const char *key, size_t ent,
 		int *rc)
 {
 	struct table *t = &p->keys;
-	uint64_t h =
-		fnv(FNV_BASIS ^ ((uint64_t)sec * 0x9e3779b97f4a7c15ULL), key);
+	uint64_t h = fnv(FNV_BASIS ^ wm_hash_fibonacci(sec), key);
 	const struct wm_ini_section *s = &p->doc->sections[sec];
 	size_t i;
 

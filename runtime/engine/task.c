@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/hash.h"
 #include "runtime/engine/task_internal.h"
 
 _Static_assert(WM_METRICS_MAX_INPUTS == WM_TOPOLOGY_MAX_INPUTS &&
@@ -280,7 +281,7 @@ init_outputs(struct wm_task *t)
 			p == WM_PARTITION_FORWARD ? 1 : down->parallelism;
 		/* Rebalance starts at a random channel; the job's seed
 		 * makes it the same on every run. */
-		uint64_t start = topo->job.seed * 0x9e3779b97f4a7c15ull +
+		uint64_t start = wm_hash_fibonacci(topo->job.seed) +
 				 stage * 1000003ull + t->index;
 
 		if (wm_edge_init(&t->edges[e], p, channels,
