@@ -35,6 +35,7 @@ struct worker {
 	uint32_t n_producers;
 	uint32_t **local; /* [edge][channel] -> producer */
 	struct wm_gate gate;
+	struct wm_ring_consumer *inputs; /* the gate's, by input channel */
 	bool has_gate;
 	struct wm_waiter space; /* waiting for room in an output ring */
 	struct wm_subtask_metrics *metrics;
@@ -356,7 +357,9 @@ attach(struct worker *w)
 		}
 	}
 	if (w->me->n_inputs > 0) {
-		if (wm_gate_init(&w->gate, w->me->n_inputs,
+		w->inputs = calloc(w->me->n_inputs, sizeof(*w->inputs));
+		if (w->inputs == NULL ||
+		    wm_gate_init(&w->gate, w->inputs, w->me->n_inputs,
 				 wm_shm_doorbell(&w->seg, a->subtask),
 				 a->wait) != 0)
 			return EX_OSERR;
@@ -455,9 +458,8 @@ input_failed(struct worker *w, uint32_t ch, int r)
 	worker_fail(w, EX_SOFTWARE,
 		    "corrupt frame on channel %u from \"%s\" at position %llu",
 		    ch, name_of(w, pc->producer, name, sizeof(name)),
-		    (unsigned long long)w->gate.inputs[ch].ring.pos);
-	wm_ring_dump(w->gate.inputs[ch].ring.ring, w->gate.inputs[ch].ring.pos,
-		     stderr);
+		    (unsigned long long)w->inputs[ch].pos);
+	wm_ring_dump(w->inputs[ch].ring, w->inputs[ch].pos, stderr);
 	return w->failed;
 }
 

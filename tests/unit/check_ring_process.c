@@ -721,14 +721,16 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 	struct wm_shm_channel_spec ch[GATE_INPUTS];
 	struct wm_shm seg;
 	struct wm_gate g;
+	struct wm_ring_consumer inputs[GATE_INPUTS];
 	uint64_t next[GATE_INPUTS] = {0}, frames = 0;
 	bool ended[GATE_INPUTS] = {false};
+	uint32_t open_inputs = GATE_INPUTS;
 
 	for (uint32_t i = 0; i < GATE_INPUTS; i++)
 		ch[i] = (struct wm_shm_channel_spec){i, GATE_INPUTS,
 						     GATE_CELLS};
 	make_segment(&seg, GATE_INPUTS + 1, ch, GATE_INPUTS);
-	ck_assert_int_eq(wm_gate_init(&g, GATE_INPUTS,
+	ck_assert_int_eq(wm_gate_init(&g, inputs, GATE_INPUTS,
 				      wm_shm_doorbell(&seg, GATE_INPUTS),
 				      WM_WAIT_FUTEX),
 			 0);
@@ -743,7 +745,7 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 		POLL_UNTIL(atomic_load(&wm_shm_ring(&seg, i)->written) ==
 				   GATE_CELLS,
 			   "every producer filled its ring");
-	while (!wm_gate_done(&g)) {
+	while (open_inputs > 0) {
 		struct wm_frame f;
 		uint32_t in;
 		int r = wm_gate_next(&g, &in, &f);
@@ -759,7 +761,7 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 			continue;
 		}
 		if (r < 0) {
-			dump_ring(wm_shm_ring(&seg, in), g.inputs[in].ring.pos);
+			dump_ring(wm_shm_ring(&seg, in), inputs[in].pos);
 			test_fail("corrupt cell on input %" PRIu32, in);
 		}
 		/* While all three rings are still full from the start, the
@@ -777,13 +779,15 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 				test_fail("input %" PRIu32
 					  " ended after %" PRIu64 " records",
 					  in, f.payload[0]);
+			if (ended[in])
+				test_fail("input %" PRIu32 " ended twice", in);
 			ended[in] = true;
-			wm_gate_finish(&g, in);
+			open_inputs--;
 			continue;
 		}
 		if (!is_record(&f, next[in])) {
 			dump_ring(wm_shm_ring(&seg, in),
-				  g.inputs[in].ring.pos - 1);
+				  inputs[in].pos - 1);
 			test_fail("input %" PRIu32 ": expected record %" PRIu64
 				  ", got %" PRIu64,
 				  in, next[in], f.payload[0]);
@@ -795,7 +799,6 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 		ck_assert_uint_eq(next[i], GATE_RECORDS);
 		reap(i);
 	}
-	wm_gate_destroy(&g);
 	destroy_segment(&seg);
 }
 END_TEST
