@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/engine/codec.h"
 #include "runtime/engine/task_internal.h"
 
 _Static_assert(WM_METRICS_MAX_INPUTS == WM_TOPOLOGY_MAX_INPUTS &&
@@ -44,13 +45,9 @@ wm_task_send_all(struct wm_task *t, const struct wm_frame *f)
 void
 wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 {
-	struct wm_frame f = {
-		.kind = WM_FRAME_RECORD,
-		.arg = wm_frame_record_arg(r),
-		.payload = {(uint64_t)r->ts, (uint64_t)r->key,
-			    (uint64_t)r->value},
-	};
+	struct wm_frame f;
 
+	wm_codec_record_frame(r, &f);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		struct wm_edge *edge = &t->edges[e];
 		bool all = edge->partitioning == WM_PARTITION_BROADCAST;
@@ -444,7 +441,7 @@ input_record(struct wm_task *t, uint32_t input, const struct wm_frame *f)
 {
 	struct wm_record r;
 
-	wm_frame_to_record(f, &r);
+	wm_codec_frame_record(f, &r);
 	received(t, input, 1);
 	t->counters.records_in++;
 	if (t->window == NULL) {

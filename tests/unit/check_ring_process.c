@@ -340,13 +340,10 @@ static void
 push_records_waiting(struct wm_ring_producer *p, struct wm_waiter *w, int slot,
 		     uint64_t first, uint32_t n)
 {
-	struct wm_record batch[64];
 	uint32_t done = 0;
 
-	for (uint32_t i = 0; i < n; i++)
-		make_record(first + i, &batch[i]);
 	while (done < n) {
-		done += wm_ring_push_records(p, batch + done, n - done);
+		done += push_run(p, first + done, n - done);
 		if (done < n && wait_space(p, w) != 0)
 			child_fail(slot,
 				   "lost wake-up: producer slept 5 s on a "
@@ -786,8 +783,7 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 			continue;
 		}
 		if (!is_record(&f, next[in])) {
-			dump_ring(wm_shm_ring(&seg, in),
-				  inputs[in].pos - 1);
+			dump_ring(wm_shm_ring(&seg, in), inputs[in].pos - 1);
 			test_fail("input %" PRIu32 ": expected record %" PRIu64
 				  ", got %" PRIu64,
 				  in, next[in], f.payload[0]);
@@ -819,7 +815,6 @@ edge_producer(int slot, void *varg)
 	struct wm_shm *inherited = varg, seg;
 	struct wm_ring_producer p;
 	struct wm_waiter w;
-	struct wm_record r;
 	uint64_t next = 0;
 	struct wm_doorbell *cbell;
 	pid_t parent = getppid();
@@ -835,8 +830,7 @@ edge_producer(int slot, void *varg)
 
 		/* Full edge: fill, then block. */
 		for (;;) {
-			make_record(next, &r);
-			if (wm_ring_push_records(&p, &r, 1) == 0)
+			if (push_run(&p, next, 1) == 0)
 				break;
 			next++;
 			filled++;
@@ -862,8 +856,7 @@ edge_producer(int slot, void *varg)
 		/* The consumer freed exactly one publication's worth. */
 		filled = 0;
 		for (;;) {
-			make_record(next, &r);
-			if (wm_ring_push_records(&p, &r, 1) == 0)
+			if (push_run(&p, next, 1) == 0)
 				break;
 			next++;
 			filled++;
@@ -882,8 +875,7 @@ edge_producer(int slot, void *varg)
 		       atomic_load(&cbell->sleeping) != 1 ||
 		       proc_state(parent) != 'S')
 			sleep_ns(20000);
-		make_record(next++, &r);
-		if (wm_ring_push_records(&p, &r, 1) != 1)
+		if (push_run(&p, next++, 1) != 1)
 			child_fail(slot,
 				   "round %u: could not push into an "
 				   "empty ring",
@@ -1010,7 +1002,6 @@ pong(int slot, void *varg)
 	wm_waiter_init(&w, wm_shm_doorbell(&seg, 1), WM_WAIT_FUTEX);
 	set_no_spin(&w);
 	for (uint64_t i = 0; i < pp_rounds; i++) {
-		struct wm_record rec;
 		int r;
 
 		while ((r = wm_ring_pop(&in, &f)) == 0)
@@ -1022,8 +1013,7 @@ pong(int slot, void *varg)
 		if (r != 1 || !is_record(&f, i))
 			child_fail(slot, "round %" PRIu64 ": bad ping", i);
 		answer_delay(&rs);
-		make_record(i, &rec);
-		if (wm_ring_push_records(&out, &rec, 1) != 1)
+		if (push_run(&out, i, 1) != 1)
 			child_fail(slot, "round %" PRIu64 ": pong ring full",
 				   i);
 		wm_ring_flush(&out);
@@ -1053,11 +1043,9 @@ ping_pong(void)
 	set_no_spin(&w);
 	spawn(0, pong, &seg);
 	for (uint64_t i = 0; i < pp_rounds; i++) {
-		struct wm_record rec;
 		int r;
 
-		make_record(i, &rec);
-		if (wm_ring_push_records(&out, &rec, 1) != 1)
+		if (push_run(&out, i, 1) != 1)
 			test_fail("round %" PRIu64 ": ping ring full", i);
 		wm_ring_flush(&out);
 		while ((r = wm_ring_pop(&in, &f)) == 0)
@@ -1133,10 +1121,7 @@ corrupt_producer(int slot, void *varg)
 	wm_ring_producer_attach(&p, ring, wm_shm_doorbell(&seg, 1));
 	wm_waiter_init(&w, wm_shm_doorbell(&seg, 0), WM_WAIT_FUTEX);
 	for (uint64_t i = 0; i < CORRUPT_AT; i++) {
-		struct wm_record r;
-
-		make_record(i, &r);
-		while (wm_ring_push_records(&p, &r, 1) == 0)
+		while (push_run(&p, i, 1) == 0)
 			if (wait_space(&p, &w) != 0)
 				child_fail(slot, "lost wake-up on a full ring");
 	}
