@@ -220,8 +220,13 @@ loop_build(struct loop *l, char *err, size_t errlen)
 
 		lt->loop = l;
 		lt->sub = &l->plan->subtasks[id];
-		lt->out = (struct wm_task_out){loop_frame, loop_result,
-					       loop_late};
+		/* Records as frames, as --sim passes them. */
+		lt->out = (struct wm_task_out){
+			.frame = loop_frame,
+			.record = wm_task_record_as_frame,
+			.result = loop_result,
+			.late = loop_late,
+		};
 		lt->task = wm_sources_new_task(
 			t, lt->sub->stage, lt->sub->index, &lt->out,
 			(struct wm_subtask_metrics *)((char *)l->metrics +

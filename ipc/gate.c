@@ -34,16 +34,27 @@ wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,
 }
 
 int
-wm_gate_next(struct wm_gate *g, uint32_t *channel, struct wm_frame *f)
+wm_gate_next(struct wm_gate *g, struct wm_gate_take *t, uint32_t max)
 {
 	/* Stay on the current input for up to `burst` frames, then visit
 	 * every other input once before coming back. */
 	for (uint32_t visited = 0; visited <= g->n_inputs; visited++) {
-		if (g->taken < g->burst) {
-			int r = wm_ring_pop(&g->inputs[g->current], f);
+		struct wm_ring_consumer *in = &g->inputs[g->current];
 
+		if (g->taken < g->burst) {
+			uint32_t room = g->burst - g->taken;
+			int r;
+
+			t->channel = g->current;
+			t->records = wm_ring_peek_records(
+				in, &t->cells, room < max ? room : max);
+			if (t->records > 0) {
+				g->taken += t->records;
+				return 1;
+			}
+			/* Not a record: another frame, none, or corrupt. */
+			r = wm_ring_pop(in, &t->frame);
 			if (r != 0) {
-				*channel = g->current;
 				g->taken += r == 1;
 				return r;
 			}

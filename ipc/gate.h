@@ -4,7 +4,9 @@
  *
  * Frames come from one ring at a time, at most `burst` in a row, then the
  * gate moves on to the next ring, so a busy channel cannot starve a quiet
- * one (whose watermark may be the one holding event time back). A ring
+ * one (whose watermark may be the one holding event time back). Records
+ * come as runs read in place (the burst pop: one call for up to `burst`
+ * records, none copied), other frames one at a time. A ring
  * whose channel delivered END stays empty, and reading it costs one load
  * of a tail per round. When no input has a frame, wm_gate_wait() sleeps
  * on the subtask's doorbell, which every producer of this subtask rings.
@@ -44,11 +46,37 @@ void wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,
 		    struct wm_doorbell *producer_bell);
 
 /*
- * The next frame from any input: 1 with *channel and *f filled
- * (the frame is consumed), 0 if none has one now, -EBADMSG if the cell at
- * input *channel is corrupt (nothing consumed; see wm_ring_dump()).
+ * What wm_gate_next() took from input `channel`: either a run of
+ * `records` > 0 RECORD cells at `cells`, in the ring, which the caller
+ * reads where they lie and then releases with wm_gate_consume(); or
+ * (records == 0) one other frame, copied into `frame` and consumed
+ * already. A record that arrived just as the gate looked may come that
+ * way too, as a RECORD frame.
  */
-int wm_gate_next(struct wm_gate *g, uint32_t *channel, struct wm_frame *f);
+struct wm_gate_take {
+	uint32_t channel;
+	uint32_t records;
+	const struct wm_cell *cells;
+	struct wm_frame frame;
+};
+
+/*
+ * The next thing to read from any input, at most `max` (>= 1) records: 1
+ * with *t filled, 0 if no input has a frame now, -EBADMSG if the cell at
+ * input t->channel is corrupt (nothing consumed; see wm_ring_dump()).
+ * Records of a run count against the burst as frames do. Until the run is
+ * consumed the gate must not be asked again.
+ */
+int wm_gate_next(struct wm_gate *g, struct wm_gate_take *t, uint32_t max);
+
+/* Release the run that wm_gate_next() handed out in *t (nothing to do for
+ * a frame): its cells are the producer's again (ring.h). */
+static inline void
+wm_gate_consume(struct wm_gate *g, const struct wm_gate_take *t)
+{
+	if (t->records > 0)
+		wm_ring_consume_run(&g->inputs[t->channel], t->records);
+}
 
 /* Sleep until some input has a frame, or `timeout_ns` (< 0: no
  * limit) passes: 0, -ETIMEDOUT, or another negative errno. Before it

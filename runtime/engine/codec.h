@@ -12,11 +12,11 @@
  * partition numbers below 65536 and every flag fits (asserted below, at
  * compile time), so nothing is checked per record.
  *
- * A record travels three ways, all through here: put in place into a run
- * of a ring's cells (the workers' data path, wm_codec_put_record()), read
- * in place from a run (wm_codec_cell_record()), or as a struct wm_frame
- * (--sim's queues, and callers that hand frames on by direct calls). One
- * field mapping, wm_codec_record(), decodes them all.
+ * A record travels as a struct wm_frame (the RECORD frame a worker stages
+ * and then puts into a run of cells word for word, --sim's queues, callers
+ * that hand frames on by direct calls), and is read back from one, or in
+ * place from a ring's cell (wm_codec_cell_record()). One field mapping,
+ * wm_codec_record(), decodes both.
  */
 #ifndef WM_RUNTIME_ENGINE_CODEC_H
 #define WM_RUNTIME_ENGINE_CODEC_H
@@ -55,15 +55,6 @@ wm_codec_record(uint32_t arg, uint64_t a, uint64_t b, uint64_t c,
 	r->partition = arg >> 16;
 }
 
-/* Put `r` as cell `i` of the run `s` (ring.h, wm_ring_put()). */
-static inline void
-wm_codec_put_record(const struct wm_ring_span *s, uint32_t i,
-		    const struct wm_record *r)
-{
-	wm_ring_put(s, i, wm_codec_record_arg(r), (uint64_t)r->ts,
-		    (uint64_t)r->key, (uint64_t)r->value);
-}
-
 /* The record in a RECORD cell the consumer owns (wm_ring_peek_records()
  * handed it out and it is not consumed yet), read where it lies. */
 static inline void
@@ -73,13 +64,20 @@ wm_codec_cell_record(const struct wm_cell *cell, struct wm_record *r)
 			cell->payload[2], r);
 }
 
+/* Each field is loaded on its own (WM_RING_SCALAR, ring.h): the caller
+ * has often just written the record field by field, and a wider load
+ * would wait for those stores to reach the cache. */
 static inline void
 wm_codec_record_frame(const struct wm_record *r, struct wm_frame *f)
 {
+	uint64_t ts = (uint64_t)r->ts, key = (uint64_t)r->key;
+
+	WM_RING_SCALAR(ts);
+	WM_RING_SCALAR(key);
 	f->kind = WM_FRAME_RECORD;
 	f->arg = wm_codec_record_arg(r);
-	f->payload[0] = (uint64_t)r->ts;
-	f->payload[1] = (uint64_t)r->key;
+	f->payload[0] = ts;
+	f->payload[1] = key;
 	f->payload[2] = (uint64_t)r->value;
 }
 

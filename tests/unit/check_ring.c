@@ -286,8 +286,7 @@ START_TEST(test_gate_reads_inputs_fairly)
 	struct wm_gate g;
 	struct wm_doorbell bell;
 	uint32_t count[3] = {0, 0, 0};
-	uint32_t ch;
-	struct wm_frame f;
+	struct wm_gate_take t;
 
 	wm_doorbell_init(&bell);
 	ck_assert_int_eq(wm_gate_init(&g, in, 0, &bell, WM_WAIT_FUTEX),
@@ -309,21 +308,80 @@ START_TEST(test_gate_reads_inputs_fairly)
 	}
 	/* Within the first 30 frames every channel has been served. */
 	for (int i = 0; i < 30; i++) {
-		ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 1);
-		count[ch]++;
+		ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 1);
+		ck_assert_uint_eq(t.records, 0);
+		count[t.channel]++;
 	}
 	ck_assert_uint_eq(count[1], 5);
 	ck_assert_uint_eq(count[2], 5);
 	/* Drained, the gate has nothing and a wait times out; one frame
 	 * ends the wait. */
-	while (wm_gate_next(&g, &ch, &f) == 1)
-		ck_assert_uint_eq(ch, 0);
+	while (wm_gate_next(&g, &t, UINT32_MAX) == 1)
+		ck_assert_uint_eq(t.channel, 0);
 	ck_assert_int_eq(wm_gate_wait(&g, 1000000), -ETIMEDOUT);
 	wm_ring_try_push(&p[2], WM_FRAME_WATERMARK, 0, 0, 0, 0);
 	ck_assert_int_eq(wm_gate_wait(&g, 0), 0);
-	ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 1);
-	ck_assert_uint_eq(ch, 2);
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 1);
+	ck_assert_uint_eq(t.channel, 2);
+	ck_assert_int_eq(t.frame.kind, WM_FRAME_WATERMARK);
 	for (int i = 0; i < 3; i++)
+		free(rings[i]);
+}
+END_TEST
+
+/*
+ * Records come as runs in place, bounded by the burst, the caller's
+ * `max` and the next other frame, and stay in the ring until consumed;
+ * the burst then moves on to the next input exactly as frames do.
+ */
+START_TEST(test_gate_hands_out_records_as_runs_in_place)
+{
+	struct wm_ring *rings[2];
+	struct wm_ring_producer p[2];
+	struct wm_ring_consumer in[2];
+	struct wm_gate g;
+	struct wm_doorbell bell;
+	struct wm_gate_take t;
+	/* (channel, first record, records; 0 records: the watermark) */
+	static const uint32_t want[][3] = {
+		{0, 0, 3}, {0, 3, 5},  {1, 100, 8}, {0, 8, 2},
+		{0, 0, 0}, {0, 10, 5}, {1, 108, 1}, {1, 109, 1},
+	};
+
+	wm_doorbell_init(&bell);
+	ck_assert_int_eq(wm_gate_init(&g, in, 2, &bell, WM_WAIT_FUTEX), 0);
+	g.burst = 8;
+	for (int i = 0; i < 2; i++) {
+		rings[i] = new_ring(64);
+		wm_ring_producer_attach(&p[i], rings[i], NULL);
+		wm_gate_attach(&g, (uint32_t)i, rings[i], NULL);
+	}
+	ck_assert_uint_eq(push_run(&p[0], 0, 10), 10);
+	ck_assert(wm_ring_try_push(&p[0], WM_FRAME_WATERMARK, 0, 7, 0, 0));
+	ck_assert_uint_eq(push_run(&p[0], 10, 5), 5);
+	ck_assert_uint_eq(push_run(&p[1], 100, 10), 10);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		/* The first run is cut by `max`, the last by it too. */
+		uint32_t max = k == 0 ? 3 : k == 6 ? 1 : UINT32_MAX;
+
+		ck_assert_int_eq(wm_gate_next(&g, &t, max), 1);
+		ck_assert_uint_eq(t.channel, want[k][0]);
+		ck_assert_uint_eq(t.records, want[k][2]);
+		if (t.records == 0) {
+			ck_assert_int_eq(t.frame.kind, WM_FRAME_WATERMARK);
+			ck_assert_uint_eq(t.frame.payload[0], 7);
+			continue;
+		}
+		for (uint32_t i = 0; i < t.records; i++)
+			ck_assert(is_record_cell(&t.cells[i], want[k][1] + i));
+		/* In place: the cells are still the consumer's. */
+		ck_assert_ptr_eq(
+			t.cells,
+			&rings[t.channel]->cells[in[t.channel].pos & 63]);
+		wm_gate_consume(&g, &t);
+	}
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 0);
+	for (int i = 0; i < 2; i++)
 		free(rings[i]);
 }
 END_TEST
@@ -342,8 +400,8 @@ START_TEST(test_gate_nudge_wakes_a_producer_that_missed_its_nudge)
 	struct wm_ring_consumer in;
 	struct wm_doorbell consumer_bell, producer_bell;
 	struct wm_gate g;
-	uint32_t ch, bell_before;
-	struct wm_frame f;
+	struct wm_gate_take t;
+	uint32_t bell_before;
 
 	wm_doorbell_init(&consumer_bell);
 	wm_doorbell_init(&producer_bell);
@@ -356,8 +414,8 @@ START_TEST(test_gate_nudge_wakes_a_producer_that_missed_its_nudge)
 	/* The consumer drains it: its nudges every 32 cells find nobody
 	 * asleep. */
 	for (int i = 0; i < 64; i++)
-		ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 1);
-	ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 0);
+		ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 1);
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 0);
 	ck_assert_uint_lt(in.pos - in.rung, WM_RING_FENCE_EVERY);
 	/* Now the producer's flag becomes visible: it sleeps. */
 	atomic_store(&producer_bell.sleeping, 1);
@@ -486,6 +544,7 @@ ring_suite(void)
 	tcase_add_test(ring, test_ring_detects_corrupt_cell);
 	tcase_add_test(ring, test_ring_dump_names_the_position);
 	tcase_add_test(gate, test_gate_reads_inputs_fairly);
+	tcase_add_test(gate, test_gate_hands_out_records_as_runs_in_place);
 	tcase_add_test(gate,
 		       test_gate_nudge_wakes_a_producer_that_missed_its_nudge);
 	tcase_add_test(gate, test_wait_times_out_in_every_mode);

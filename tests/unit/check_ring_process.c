@@ -743,9 +743,9 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 				   GATE_CELLS,
 			   "every producer filled its ring");
 	while (open_inputs > 0) {
-		struct wm_frame f;
+		struct wm_gate_take t;
 		uint32_t in;
-		int r = wm_gate_next(&g, &in, &f);
+		int r = wm_gate_next(&g, &t, UINT32_MAX);
 
 		if (r == 0) {
 			int64_t t0 = now_ns();
@@ -757,38 +757,53 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 					"with data in a ring of the gate");
 			continue;
 		}
+		in = t.channel;
 		if (r < 0) {
 			dump_ring(wm_shm_ring(&seg, in), inputs[in].pos);
 			test_fail("corrupt cell on input %" PRIu32, in);
 		}
 		/* While all three rings are still full from the start, the
-		 * gate must take exactly `burst` frames from each in turn. */
-		if (frames < GATE_INPUTS * GATE_CELLS &&
-		    in != (frames / GATE_BURST) % GATE_INPUTS)
-			test_fail("frame %" PRIu64 " came from input %" PRIu32
-				  ", expected %" PRIu64 " (round robin by %u)",
-				  frames, in,
-				  (frames / GATE_BURST) % GATE_INPUTS,
-				  GATE_BURST);
-		frames++;
-		if (f.kind == WM_FRAME_END) {
-			if (f.payload[0] != GATE_RECORDS)
+		 * gate must take exactly `burst` frames from each in turn,
+		 * the records of a run counting one by one. */
+		for (uint32_t k = 0; k < (t.records > 0 ? t.records : 1); k++) {
+			if (frames < GATE_INPUTS * GATE_CELLS &&
+			    in != (frames / GATE_BURST) % GATE_INPUTS)
+				test_fail("frame %" PRIu64
+					  " came from input %" PRIu32
+					  ", expected %" PRIu64
+					  " (round robin by %u)",
+					  frames, in,
+					  (frames / GATE_BURST) % GATE_INPUTS,
+					  GATE_BURST);
+			frames++;
+		}
+		if (t.records == 0 && t.frame.kind == WM_FRAME_END) {
+			if (t.frame.payload[0] != GATE_RECORDS)
 				test_fail("input %" PRIu32
 					  " ended after %" PRIu64 " records",
-					  in, f.payload[0]);
+					  in, t.frame.payload[0]);
 			if (ended[in])
 				test_fail("input %" PRIu32 " ended twice", in);
 			ended[in] = true;
 			open_inputs--;
 			continue;
 		}
-		if (!is_record(&f, next[in])) {
-			dump_ring(wm_shm_ring(&seg, in), inputs[in].pos - 1);
-			test_fail("input %" PRIu32 ": expected record %" PRIu64
-				  ", got %" PRIu64,
-				  in, next[in], f.payload[0]);
+		for (uint32_t k = 0; k < (t.records > 0 ? t.records : 1); k++) {
+			bool ok = t.records > 0 ? is_record_cell(&t.cells[k],
+								 next[in])
+						: is_record(&t.frame, next[in]);
+
+			if (!ok) {
+				dump_ring(wm_shm_ring(&seg, in),
+					  t.records > 0 ? inputs[in].pos + k
+							: inputs[in].pos - 1);
+				test_fail("input %" PRIu32
+					  ": expected record %" PRIu64,
+					  in, next[in]);
+			}
+			next[in]++;
 		}
-		next[in]++;
+		wm_gate_consume(&g, &t);
 	}
 	for (int i = 0; i < GATE_INPUTS; i++) {
 		ck_assert(ended[i]);
