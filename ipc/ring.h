@@ -618,51 +618,6 @@ wm_ring_consume_run(struct wm_ring_consumer *c, uint32_t n)
 	wm_ring_consumed(c);
 }
 
-/*
- * Pop up to `max` frames into f[]: the batched consume. Returns how many
- * (0 if the ring is empty), or -EBADMSG if the first cell is corrupt; a
- * corrupt cell after good ones ends the burst and is reported by the next
- * call. Publishes `read` as wm_ring_consume() does. Runs of records are
- * read as wm_ring_peek_records() reads them; other frames one at a time.
- */
-static inline int
-wm_ring_pop_burst(struct wm_ring_consumer *c, struct wm_frame *f, uint32_t max)
-{
-	uint32_t n = 0;
-
-	while (n < max) {
-		const struct wm_cell *cell;
-		uint32_t run = wm_ring_peek_records(c, &cell, max - n);
-
-		for (uint32_t i = 0; i < run; i++, n++) {
-			f[n].kind = WM_FRAME_RECORD;
-			/* Relaxed: C1 in wm_ring_peek_records() acquired
-			 * this very tail, and the producer cannot write it
-			 * again before C2 releases the cell. */
-			f[n].arg = wm_frame_tail_arg(atomic_load_explicit(
-				&cell[i].tail, memory_order_relaxed));
-			f[n].payload[0] = cell[i].payload[0];
-			f[n].payload[1] = cell[i].payload[1];
-			f[n].payload[2] = cell[i].payload[2];
-		}
-		c->pos += run;
-		if (run > 0)
-			continue;
-		/* Not a record of this lap: the general path. */
-		int r = wm_ring_peek(c, &f[n]);
-
-		if (r != 1) {
-			if (n == 0)
-				return r;
-			break;
-		}
-		n++;
-		c->pos++;
-	}
-	wm_ring_consumed(c);
-	return (int)n;
-}
-
 /* Whether a frame (or a corrupt cell) waits at the consumer's position,
  * without publishing anything: the wait condition. */
 static inline bool
