@@ -349,10 +349,10 @@ wm_ring_try_push(struct wm_ring_producer *p, enum wm_frame_kind kind,
 
 /*
  * A run of RECORD cells written in place: the producer's counterpart of
- * wm_ring_peek_records(), and its data path. A producer that emits its
- * records one by one puts each straight into its cell, with no staging
- * array, and commits the run when it has put enough or must let the
- * consumer know (before any other frame, before it waits):
+ * wm_ring_peek_records(), and its data path. The producer reserves room
+ * for the run, puts each record into its cell and commits the run when it
+ * has put enough or must let the consumer know (before any other frame,
+ * before it waits):
  *
  *	struct wm_ring_span s = wm_ring_reserve(p, n);	// s.n <= n free
  *	for (i = 0; i < k; i++)				// k <= s.n
@@ -369,12 +369,12 @@ wm_ring_try_push(struct wm_ring_producer *p, enum wm_frame_kind kind,
  * published a `read` past the producer's position: nothing may look at the
  * free space (wm_ring_free()), flush or nudge until the commit.
  *
- * The span is a copy of what the puts need: the cells are uint64_t and
- * may alias the producer's struct, so puts through `p` would reload its
- * fields after every store. In place, a record costs only its cell's
- * stores; a staging array would cost four more stores per record and their
- * loads back, and its stores would queue in the store buffer with the
- * cells'.
+ * A producer may put each record as soon as it has it, or gather a run in
+ * its own memory first and put it in one go, so that the consumer does not
+ * read lines that the producer is still writing (the workers do); here a
+ * record costs its cell's stores and nothing else. The span is a copy of
+ * what the puts need: the cells are uint64_t and may alias the producer's
+ * struct, so puts through `p` would reload its fields after every store.
  */
 struct wm_ring_span {
 	struct wm_cell *cells;
