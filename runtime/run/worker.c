@@ -45,6 +45,7 @@
 #include "runtime/io/sources.h"
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
+#include "runtime/plan/footprint.h"
 #include "runtime/run/worker.h"
 
 /* Frames taken from the inputs before looking at anything else. */
@@ -63,6 +64,9 @@ struct output {
 	uint32_t pushed;
 	struct wm_frame run[WORKER_RUN];
 };
+
+_Static_assert(sizeof(struct output) <= WM_FOOTPRINT_STAGED_BYTES,
+	       "the memory estimate counts each output's staged run");
 
 struct worker {
 	const struct wm_worker_args *args;
