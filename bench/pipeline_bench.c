@@ -25,14 +25,19 @@
  * direct call through struct wm_task_out (no queue, no ring). It includes
  * what every record costs in the runtime apart from the transport: the
  * generator and its per-partition watermark generators and ticks, the
- * record packed into a frame and unpacked by each task, the keyBy task's
+ * record packed into a frame (a worker stages it so) and unpacked by each
+ * task (a worker reads it from its cell instead), the keyBy task's
  * routing, the window task's valve, state, timers and firings, and CSV
  * formatting of the results into a sink on /dev/null. It excludes the
- * rings (cells, sequence words, flushes), waiting and wake-ups, the
- * workers' clock read per input frame (the loop reads the clock once per
- * source burst of WM_TASK_SOURCE_BURST records), metrics publication,
- * process start-up, and the workers' one write() per result line (their
- * sink file is shared by processes; the loop's is buffered, as --sim's).
+ * rings (cells, sequence words, pushes of staged runs), waiting and
+ * wake-ups, the workers' clock read per burst of input frames (the loop
+ * reads the clock once per source burst of WM_TASK_SOURCE_BURST records),
+ * metrics publication, process start-up, and the workers' one write() per
+ * result line (their sink file is shared by processes; the loop's is
+ * buffered, as --sim's). It does not batch: each record goes through all
+ * three tasks before the next one comes, where a worker's task takes a
+ * run of records at a time, its code and data warm in its own core's
+ * caches; so the ratio can exceed the number of CPUs.
  *
  * Each repetition runs the loop and every wmrun variant, alternating which
  * goes first. Every record must be accounted for (read = generated = in a
