@@ -64,20 +64,13 @@ wm_codec_cell_record(const struct wm_cell *cell, struct wm_record *r)
 			cell->payload[2], r);
 }
 
-/* Each field is loaded on its own (WM_RING_SCALAR, ring.h): the caller
- * has often just written the record field by field, and a wider load
- * would wait for those stores to reach the cache. */
 static inline void
 wm_codec_record_frame(const struct wm_record *r, struct wm_frame *f)
 {
-	uint64_t ts = (uint64_t)r->ts, key = (uint64_t)r->key;
-
-	WM_RING_SCALAR(ts);
-	WM_RING_SCALAR(key);
 	f->kind = WM_FRAME_RECORD;
 	f->arg = wm_codec_record_arg(r);
-	f->payload[0] = ts;
-	f->payload[1] = key;
+	f->payload[0] = (uint64_t)r->ts;
+	f->payload[1] = (uint64_t)r->key;
 	f->payload[2] = (uint64_t)r->value;
 }
 

@@ -260,10 +260,7 @@ worker_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 
 	if (o == NULL || (o->staged == WORKER_RUN && !output_flush(w, o)))
 		return;
-	/* Encoded field by field from the record the task has just
-	 * written, as the codec reads it: a copy of the whole struct would
-	 * load it in 16-byte halves, which the store buffer cannot forward
-	 * from its narrower stores (ring.h, WM_RING_SCALAR). */
+	/* Staged as the words its cell will hold (runtime/engine/codec.h). */
 	wm_codec_record_frame(r, &o->run[o->staged++]);
 }
 
