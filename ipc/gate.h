@@ -6,10 +6,10 @@
  * gate moves on to the next ring, so a busy channel cannot starve a quiet
  * one (whose watermark may be the one holding event time back). Records
  * come as runs read in place (the burst pop: one call for up to `burst`
- * records, none copied), other frames one at a time. A ring
- * whose channel delivered END stays empty, and reading it costs one load
- * of a tail per round. When no input has a frame, wm_gate_wait() sleeps
- * on the subtask's doorbell, which every producer of this subtask rings.
+ * records, none copied), other frames one at a time. A ring whose channel
+ * delivered END stays empty, and reading it costs one load of a tail per
+ * round. When no input has a frame, wm_gate_wait() sleeps on the
+ * subtask's doorbell, which every producer of this subtask rings.
  *
  * Process-local, in memory the caller owns (the gate allocates nothing);
  * the rings are in the shared segment.
