@@ -1,24 +1,16 @@
 /*
  * record.h
  *	What flows through a job: records, and the watermark status of a
- *	stream. The operators compute on them, the transport carries them
- *	(ipc/frame.h), the runtime counts them.
+ *	stream. The operators compute on them, the engine puts them in the
+ *	transport's cells (runtime/engine/codec.h), the runtime counts them.
  */
 #ifndef WM_BASE_RECORD_H
 #define WM_BASE_RECORD_H
 
 #include <stdint.h>
 
+#include "base/status.h"
 #include "base/time.h"
-
-/*
- * Watermark status of a stream (Flink's WatermarkStatus). Values are part
- * of the frame format; do not renumber.
- */
-enum wm_status {
-	WM_STATUS_ACTIVE = 0,
-	WM_STATUS_IDLE = 1,
-};
 
 /* Record flags. */
 enum wm_record_flag {
@@ -28,8 +20,8 @@ enum wm_record_flag {
 
 /*
  * One record: 32 bytes, two to a cache line. Between subtasks flags and
- * partition travel as 16 bits each (ipc/frame.h); configuration keeps
- * partition numbers below 65536.
+ * partition travel as 16 bits each (runtime/engine/codec.h); configuration
+ * keeps partition numbers below 65536.
  */
 struct wm_record {
 	wm_ts_t ts;	    /* event time; WM_TS_MIN = none */

@@ -22,10 +22,11 @@
  * matched to peers lines taken in the same machine state.
  *
  * Producers write each record straight into its cell (wm_ring_reserve(),
- * wm_ring_put_record(), wm_ring_commit()), as an operator emits its
- * output; --staged pushes from an array (wm_ring_push_records()), as the
- * peers' harness does. Consumers read runs of records in place
- * (wm_ring_peek_records()).
+ * wm_ring_put(), wm_ring_commit()) and consumers read runs of records in
+ * place (wm_ring_peek_records(), wm_ring_consume_run()): the path a job's
+ * records take between workers (runtime/run/worker.c). A record is three
+ * words the ring gives no meaning (ipc/frame.h): here its number, or its
+ * send time.
  *
  * Every received record is checked (sequence and value); a mismatch fails
  * the benchmark with exit 70 rather than report a number for broken data.
@@ -181,10 +182,6 @@ probe_ns(void)
  * choice), to compare with the peers' spin-waiting lines. */
 static int forced_wait_mode = -1;
 
-/* --staged: producers push from a staging array (wm_ring_push_records()),
- * as the peers' harness does, instead of writing cells in place. */
-static bool staged;
-
 /* --four-stores: producers publish each cell with four stores, the
  * portable way, even where two 16-byte stores are allowed (ring.h,
  * wm_cell_publish()), to show what the paired stores are worth. */
@@ -237,36 +234,11 @@ consumer_has_frame(void *arg)
 	return wm_ring_ready(arg);
 }
 
-/* The rest of a batch that did not fit: wait for space, push, repeat. */
-static __attribute__((noinline)) void
-push_rest(struct wm_ring_producer *p, struct wm_waiter *w,
-	  const struct wm_record *r, uint32_t n, uint32_t done)
-{
-	while (done < n) {
-		wm_wait(w, producer_has_space, p, -1);
-		done += wm_ring_push_records(p, r + done, n - done);
-	}
-}
-
-/* Push a whole batch. The common case, room for all, stays inline: like
- * the peers' loops, a record costs no call frame (whose stores would
- * queue behind the cells' in the store buffer). */
-static inline void
-push_all(struct wm_ring_producer *p, struct wm_waiter *w,
-	 const struct wm_record *r, uint32_t n)
-{
-	uint32_t done = wm_ring_push_records(p, r, n);
-
-	if (done < n)
-		push_rest(p, w, r, n, done);
-}
-
 static inline __attribute__((always_inline)) void
 produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
 	uint32_t batch, bool paced)
 {
 	struct wm_ring_producer p;
-	struct wm_record r[PACED_BATCH > 64 ? PACED_BATCH : 64];
 	struct timespec next;
 	int64_t cpu0;
 
@@ -293,44 +265,21 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
 					NULL);
 			ts = now_ns();
 		}
-		if (staged) {
-			/* Field by field into an array, then pushed, as
-			 * the peers' harness does: a compound literal would
-			 * become a memset of the array plus stores, and the
-			 * ring's narrower loads of that wide store cannot be
-			 * forwarded from the store buffer (ring.h,
-			 * WM_RING_SCALAR). */
-			for (uint32_t j = 0; j < b; j++) {
-				r[j].ts = paced ? ts : (wm_ts_t)(i + j);
-				r[j].key = (int64_t)(i + j);
-				r[j].value = (int64_t)(i + j);
-				r[j].flags = 0;
-				r[j].partition = 0;
-			}
-			push_all(&p, &e->waiter, r, b);
-		} else {
-			/* In place, as an operator emits its output. */
-			for (uint32_t done = 0; done < b;) {
-				struct wm_ring_span s =
-					wm_ring_reserve(&p, b - done);
-				uint32_t k = s.n;
+		/* In place, as a worker stages its output. */
+		for (uint32_t done = 0; done < b;) {
+			struct wm_ring_span s = wm_ring_reserve(&p, b - done);
+			uint32_t k = s.n;
 
-				for (uint32_t j = 0; j < k; j++) {
-					uint64_t x = i + done + j;
-					struct wm_record rec = {
-						.ts = paced ? ts : (wm_ts_t)x,
-						.key = (int64_t)x,
-						.value = (int64_t)x,
-					};
+			for (uint32_t j = 0; j < k; j++) {
+				uint64_t x = i + done + j;
 
-					wm_ring_put_record(&s, j, &rec);
-				}
-				wm_ring_commit(&p, k);
-				done += k;
-				if (done < b)
-					wm_wait(&e->waiter, producer_has_space,
-						&p, -1);
+				wm_ring_put(&s, j, 0, paced ? (uint64_t)ts : x,
+					    x, x);
 			}
+			wm_ring_commit(&p, k);
+			done += k;
+			if (done < b)
+				wm_wait(&e->waiter, producer_has_space, &p, -1);
 		}
 		if (paced)
 			wm_ring_flush(&p); /* the batch is complete; now idle */
@@ -441,16 +390,15 @@ stream(struct endpoint *e, uint32_t s, enum variant v, uint64_t n)
 		consume(e, ch, s - 1, n, PACED_BATCH, false);
 }
 
-/* Send one record in place and nudge the peer at once. */
+/* Send record `i` in place and nudge the peer at once. */
 static inline void
-send_one(struct wm_ring_producer *p, struct wm_waiter *w,
-	 const struct wm_record *r)
+send_one(struct wm_ring_producer *p, struct wm_waiter *w, uint64_t i)
 {
 	struct wm_ring_span s;
 
 	while ((s = wm_ring_reserve(p, 1)).n == 0)
 		wm_wait(w, producer_has_space, p, -1);
-	wm_ring_put_record(&s, 0, r);
+	wm_ring_put(&s, 0, 0, i, 0, i);
 	wm_ring_commit(p, 1);
 	wm_ring_nudge(p);
 }
@@ -497,11 +445,10 @@ bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
 	cpu0 = cpu_ns();
 	e->result->start_ns = now_ns();
 	for (uint64_t i = 0; i < n; i++) {
-		struct wm_record r = {.ts = (wm_ts_t)i, .value = (int64_t)i};
 		const struct wm_cell *cell;
 
 		if (initiator)
-			send_one(&p, &e->waiter, &r);
+			send_one(&p, &e->waiter, i);
 		cell = next_record(&c, &e->waiter);
 		if (cell == NULL || cell->payload[2] != i) {
 			e->result->errors++;
@@ -509,7 +456,7 @@ bounce(struct endpoint *e, uint32_t self, uint32_t peer, uint64_t n,
 		}
 		wm_ring_consume_run(&c, 1);
 		if (!initiator)
-			send_one(&p, &e->waiter, &r);
+			send_one(&p, &e->waiter, i);
 	}
 	e->result->end_ns = now_ns();
 	e->result->cpu_ns = cpu_ns() - cpu0;
@@ -744,10 +691,6 @@ ring_help(FILE *out)
 		"(default:\n"
 		"                       futex, yield where processes share "
 		"CPUs)\n"
-		"  -s, --staged         producers push from a staging array, "
-		"as the\n"
-		"                       peers do (default: records written in "
-		"place)\n"
 		"  -4, --four-stores    publish each cell with four stores, "
 		"the "
 		"portable\n"
@@ -766,7 +709,6 @@ wm_bench_ring(int argc, char **argv)
 		{"reps", required_argument, NULL, 'r'},
 		{"target-ms", required_argument, NULL, 't'},
 		{"wait", required_argument, NULL, 'w'},
-		{"staged", no_argument, NULL, 's'},
 		{"four-stores", no_argument, NULL, '4'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -776,7 +718,7 @@ wm_bench_ring(int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "v:p:r:t:w:s4h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "v:p:r:t:w:4h", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'v': {
@@ -823,9 +765,6 @@ wm_bench_ring(int argc, char **argv)
 			forced_wait_mode = (int)m;
 			break;
 		}
-		case 's':
-			staged = true;
-			break;
 		case '4':
 			four_stores = true;
 			break;

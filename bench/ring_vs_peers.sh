@@ -30,11 +30,10 @@
 # tool (its run.sh in PEERS_DIR; doc/performance.md section 4), is built
 # first if needed; raw lines go to ring_vs_peers.log.
 #
-# wmbench's producers write records in place (ring.h, wm_ring_reserve());
-# the "(staged array)" row pushes from an array as the peers' harness does,
-# to show what the in-place API is worth, and the "(four stores a cell)"
-# row publishes each cell the portable way instead of with two 16-byte
-# stores (ring.h, wm_cell_publish()), to show what those are worth.
+# wmbench's producers write records in place (ring.h, wm_ring_reserve()),
+# as a job's workers do; the "(four stores a cell)" row publishes each cell
+# the portable way instead of with two 16-byte stores (ring.h,
+# wm_cell_publish()), to show what those are worth.
 set -eu
 wmbench=${1:-./wmbench}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,7 +71,6 @@ for r in $(seq "$rounds"); do
 	measure own_slotseq_b32_spin batched mrec_per_s
 	measure boost_spsc_b32_spin batched mrec_per_s
 	measure rte_ring_b32_spin batched mrec_per_s
-	measure own_slotseq_b32_spin batched mrec_per_s staged --staged
 	measure boost_spsc_b32_spin batched mrec_per_s four --four-stores
 	measure own_slotseq_b1_spin single mrec_per_s
 	measure ck_ring_b1_spin single mrec_per_s
@@ -126,7 +124,6 @@ function rows(s) {
 	row("batched / boost spsc b32", "batched", "boost_spsc_b32_spin", ">= 1.5")
 	row("batched / DPDK rte_ring b32", "batched", "rte_ring_b32_spin", ">= 1.5")
 	row("(reference) batched / plain ring b32", "batched", "own_spsc_b32_spin", "-")
-	row("(staged array) / slot-sequence b32", "staged", "own_slotseq_b32_spin", "-")
 	row("(four stores a cell) / boost spsc b32", "four", "boost_spsc_b32_spin", "-")
 	row("single / slot-sequence b1 (Mrec/s)", "single", "own_slotseq_b1_spin", ">= 1.0")
 	row("single / ck_ring b1", "single", "ck_ring_b1_spin", ">= 5")

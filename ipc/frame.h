@@ -12,7 +12,7 @@
  * expects at that position. So "data ready" is read from the cache line
  * the consumer needs anyway, with no shared index in between
  * (doc/performance.md, lesson 1), and a batch of records is a run of
- * record cells published by one call.
+ * RECORD cells, each published by its own tail.
  *
  *   offset  0  8 16      24        28   29        32
  *          +--+--+--+-------------+----+---------+
@@ -21,11 +21,16 @@
  *           tail = arg | kind << 32 | seq << 40
  *
  *   kind        payload                       arg
- *   RECORD      ts, key, value                flags | partition << 16
- *   WATERMARK   ts                            0
+ *   RECORD      3 words                       32 bits
+ *   WATERMARK   the watermark                 0
  *   STATUS      -                             enum wm_status
  *   END         -                             enum wm_end_kind
  *   BARRIER     checkpoint id, timestamp      barrier options
+ *
+ * The transport gives a RECORD cell's words no meaning: they are opaque to
+ * it, and the engine's codec (runtime/engine/codec.h) says which field of
+ * a record each one holds. It checks only what it must to refuse a
+ * corrupt stream: kinds, and the arguments of the control frames.
  *
  * Every frame is one cell, so no frame ever straddles the end of the ring and
  * nothing needs padding or copying. A consumer can tell three states of the
@@ -46,7 +51,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/record.h"
+#include "base/status.h"
 
 enum wm_frame_kind {
 	/* 0: never used, so a zero-filled (never written) cell is not ready */
@@ -54,6 +59,9 @@ enum wm_frame_kind {
 	WM_FRAME_WATERMARK = 2,
 	WM_FRAME_STATUS = 3,
 	WM_FRAME_END = 4,
+	/* Never produced yet: kept for the checkpoints to come, whose
+	 * barriers travel in line with the records. A task passes one on to
+	 * every output so that the stream stays aligned. */
 	WM_FRAME_BARRIER = 5,
 };
 
@@ -64,10 +72,6 @@ enum wm_end_kind {
 	WM_END_DRAIN = 0,
 	WM_END_STOP = 1,
 };
-
-/* Limits of what a RECORD cell carries of struct wm_record. */
-#define WM_FRAME_MAX_FLAGS 0xffffu
-#define WM_FRAME_MAX_PARTITION 0xffffu
 
 #define WM_CELL_SIZE 32
 #define WM_SEQ_BITS 24
@@ -131,43 +135,18 @@ wm_frame_tail_arg(uint64_t tail)
 	return (uint32_t)tail;
 }
 
-/* Record <-> cell payload and argument. The caller guarantees flags and
- * partition fit (checked once at configuration, not per record). */
-static inline uint32_t
-wm_frame_record_arg(const struct wm_record *r)
-{
-	return (r->flags & WM_FRAME_MAX_FLAGS) |
-	       (r->partition & WM_FRAME_MAX_PARTITION) << 16;
-}
-
-static inline void
-wm_frame_to_record(const struct wm_frame *f, struct wm_record *r)
-{
-	r->ts = (wm_ts_t)f->payload[0];
-	r->key = (int64_t)f->payload[1];
-	r->value = (int64_t)f->payload[2];
-	r->flags = f->arg & WM_FRAME_MAX_FLAGS;
-	r->partition = f->arg >> 16;
-}
-
 /*
- * The record in a RECORD cell that the consumer owns (it saw the cell ready
- * with C1, ring.h, and has not released it), read in place. The tail is
- * loaded relaxed: its acquire load (C1) already ordered this thread after
- * the producer's writes, and the producer writes the cell again only after
- * the consumer releases it (C2/P2).
+ * The argument of a cell that the consumer owns (it saw the cell ready
+ * with C1, ring.h, and has not released it), for reading the cell in
+ * place. Relaxed: its acquire load (C1) already ordered this thread after
+ * the producer's writes, and the producer writes the cell again only
+ * after the consumer releases it (C2/P2).
  */
-static inline void
-wm_cell_to_record(const struct wm_cell *cell, struct wm_record *r)
+static inline uint32_t
+wm_cell_arg(const struct wm_cell *cell)
 {
-	uint32_t arg = wm_frame_tail_arg(
+	return wm_frame_tail_arg(
 		atomic_load_explicit(&cell->tail, memory_order_relaxed));
-
-	r->ts = (wm_ts_t)cell->payload[0];
-	r->key = (int64_t)cell->payload[1];
-	r->value = (int64_t)cell->payload[2];
-	r->flags = arg & WM_FRAME_MAX_FLAGS;
-	r->partition = arg >> 16;
 }
 
 /* Whether a ready cell's kind and argument make sense; a cell that fails

@@ -5,21 +5,18 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdlib.h>
 
 #include "ipc/gate.h"
 
 int
-wm_gate_init(struct wm_gate *g, uint32_t n_inputs, struct wm_doorbell *own_bell,
+wm_gate_init(struct wm_gate *g, struct wm_ring_consumer *inputs,
+	     uint32_t n_inputs, struct wm_doorbell *own_bell,
 	     enum wm_wait_mode mode)
 {
 	if (n_inputs == 0)
 		return -EINVAL;
-	g->inputs = calloc(n_inputs, sizeof(*g->inputs));
-	if (g->inputs == NULL)
-		return -ENOMEM;
+	g->inputs = inputs;
 	g->n_inputs = n_inputs;
-	g->open_inputs = n_inputs;
 	g->current = 0;
 	g->taken = 0;
 	g->burst = WM_GATE_DEFAULT_BURST;
@@ -30,39 +27,34 @@ wm_gate_init(struct wm_gate *g, uint32_t n_inputs, struct wm_doorbell *own_bell,
 }
 
 void
-wm_gate_destroy(struct wm_gate *g)
-{
-	free(g->inputs);
-	g->inputs = NULL;
-	g->n_inputs = 0;
-}
-
-void
 wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,
 	       struct wm_doorbell *producer_bell)
 {
-	wm_ring_consumer_attach(&g->inputs[i].ring, ring, producer_bell);
-}
-
-static inline bool
-readable(const struct wm_gate_input *in)
-{
-	return !in->blocked && !in->finished;
+	wm_ring_consumer_attach(&g->inputs[i], ring, producer_bell);
 }
 
 int
-wm_gate_next(struct wm_gate *g, uint32_t *channel, struct wm_frame *f)
+wm_gate_next(struct wm_gate *g, struct wm_gate_take *t, uint32_t max)
 {
 	/* Stay on the current input for up to `burst` frames, then visit
 	 * every other input once before coming back. */
 	for (uint32_t visited = 0; visited <= g->n_inputs; visited++) {
-		struct wm_gate_input *in = &g->inputs[g->current];
+		struct wm_ring_consumer *in = &g->inputs[g->current];
 
-		if (g->taken < g->burst && readable(in)) {
-			int r = wm_ring_pop(&in->ring, f);
+		if (g->taken < g->burst) {
+			uint32_t room = g->burst - g->taken;
+			int r;
 
+			t->channel = g->current;
+			t->records = wm_ring_peek_records(
+				in, &t->cells, room < max ? room : max);
+			if (t->records > 0) {
+				g->taken += t->records;
+				return 1;
+			}
+			/* Not a record: another frame, none, or corrupt. */
+			r = wm_ring_pop(in, &t->frame);
 			if (r != 0) {
-				*channel = g->current;
 				g->taken += r == 1;
 				return r;
 			}
@@ -79,8 +71,7 @@ any_ready(void *arg)
 	const struct wm_gate *g = arg;
 
 	for (uint32_t i = 0; i < g->n_inputs; i++)
-		if (readable(&g->inputs[i]) &&
-		    wm_ring_ready(&g->inputs[i].ring))
+		if (wm_ring_ready(&g->inputs[i]))
 			return true;
 	return false;
 }
@@ -91,15 +82,14 @@ wm_gate_release(void *arg)
 	struct wm_gate *g = arg;
 
 	for (uint32_t i = 0; i < g->n_inputs; i++)
-		wm_ring_release(&g->inputs[i].ring);
+		wm_ring_release(&g->inputs[i]);
 }
 
 void
 wm_gate_nudge(struct wm_gate *g)
 {
 	for (uint32_t i = 0; i < g->n_inputs; i++)
-		if (!g->inputs[i].finished)
-			wm_ring_nudge_producer(&g->inputs[i].ring);
+		wm_ring_nudge_producer(&g->inputs[i]);
 }
 
 int

@@ -4,13 +4,15 @@
  *
  * Frames come from one ring at a time, at most `burst` in a row, then the
  * gate moves on to the next ring, so a busy channel cannot starve a quiet
- * one (whose watermark may be the one holding event time back). A channel
- * can be blocked (aligned checkpoints block a channel that delivered the
- * barrier until all have) or finished (it delivered END); neither is read.
- * When no input has a frame, wm_gate_wait() sleeps on the subtask's
- * doorbell, which every producer of this subtask rings.
+ * one (whose watermark may be the one holding event time back). Records
+ * come as runs read in place (the burst pop: one call for up to `burst`
+ * records, none copied), other frames one at a time. A ring whose channel
+ * delivered END stays empty, and reading it costs one load of a tail per
+ * round. When no input has a frame, wm_gate_wait() sleeps on the
+ * subtask's doorbell, which every producer of this subtask rings.
  *
- * Process-local; the rings are in the shared segment.
+ * Process-local, in memory the caller owns (the gate allocates nothing);
+ * the rings are in the shared segment.
  */
 #ifndef WM_IPC_GATE_H
 #define WM_IPC_GATE_H
@@ -23,40 +25,60 @@
 
 #define WM_GATE_DEFAULT_BURST 256u
 
-struct wm_gate_input {
-	struct wm_ring_consumer ring;
-	bool blocked;
-	bool finished;
-};
-
 struct wm_gate {
 	uint32_t n_inputs;
 	uint32_t current; /* the channel being read */
 	uint32_t taken;	  /* frames taken from it in a row */
 	uint32_t burst;
-	uint32_t open_inputs; /* not finished */
-	struct wm_gate_input *inputs;
+	struct wm_ring_consumer *inputs; /* the caller's, n_inputs of them */
 	struct wm_waiter waiter;
 };
 
-/* A gate over `n_inputs` channels; attach each ring with
- * wm_gate_attach(). 0, -EINVAL or -ENOMEM. */
-int wm_gate_init(struct wm_gate *g, uint32_t n_inputs,
-		 struct wm_doorbell *own_bell, enum wm_wait_mode mode);
-void wm_gate_destroy(struct wm_gate *g);
+/* A gate over the `n_inputs` consumers at `inputs` (the caller's memory,
+ * which must outlive the gate); attach each ring with wm_gate_attach().
+ * 0, or -EINVAL if there is no input. */
+int wm_gate_init(struct wm_gate *g, struct wm_ring_consumer *inputs,
+		 uint32_t n_inputs, struct wm_doorbell *own_bell,
+		 enum wm_wait_mode mode);
 
 /* Input `i` reads `ring`, produced by the subtask owning `producer_bell`. */
 void wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,
 		    struct wm_doorbell *producer_bell);
 
 /*
- * The next frame from any readable input: 1 with *channel and *f filled
- * (the frame is consumed), 0 if none has one now, -EBADMSG if the cell at
- * input *channel is corrupt (nothing consumed; see wm_ring_dump()).
+ * What wm_gate_next() took from input `channel`: either a run of
+ * `records` > 0 RECORD cells at `cells`, in the ring, which the caller
+ * reads where they lie and then releases with wm_gate_consume(); or
+ * (records == 0) one other frame, copied into `frame` and consumed
+ * already. A record that arrived just as the gate looked may come that
+ * way too, as a RECORD frame.
  */
-int wm_gate_next(struct wm_gate *g, uint32_t *channel, struct wm_frame *f);
+struct wm_gate_take {
+	uint32_t channel;
+	uint32_t records;
+	const struct wm_cell *cells;
+	struct wm_frame frame;
+};
 
-/* Sleep until some readable input has a frame, or `timeout_ns` (< 0: no
+/*
+ * The next thing to read from any input, at most `max` (>= 1) records: 1
+ * with *t filled, 0 if no input has a frame now, -EBADMSG if the cell at
+ * input t->channel is corrupt (nothing consumed; see wm_ring_dump()).
+ * Records of a run count against the burst as frames do. Until the run is
+ * consumed the gate must not be asked again.
+ */
+int wm_gate_next(struct wm_gate *g, struct wm_gate_take *t, uint32_t max);
+
+/* Release the run that wm_gate_next() handed out in *t (nothing to do for
+ * a frame): its cells are the producer's again (ring.h). */
+static inline void
+wm_gate_consume(struct wm_gate *g, const struct wm_gate_take *t)
+{
+	if (t->records > 0)
+		wm_ring_consume_run(&g->inputs[t->channel], t->records);
+}
+
+/* Sleep until some input has a frame, or `timeout_ns` (< 0: no
  * limit) passes: 0, -ETIMEDOUT, or another negative errno. Before it
  * really sleeps it hands every producer all consumed space, fenced
  * (wm_gate_release(), the waiter's before_sleep; a subtask that also
@@ -66,33 +88,10 @@ int wm_gate_wait(struct wm_gate *g, int64_t timeout_ns);
 /* Publish every input's position and ring its producer, fenced. */
 void wm_gate_release(void *gate);
 
-/* The busy path's counterpart: publish every open input's position and
+/* The busy path's counterpart: publish every input's position and
  * nudge its producer, unfenced (wm_ring_nudge_producer()). After each
  * burst of a subtask that does not sleep, so that a producer asleep on a
  * full ring is woken even if the consumer stays busy with other inputs. */
 void wm_gate_nudge(struct wm_gate *g);
-
-static inline void
-wm_gate_block(struct wm_gate *g, uint32_t i, bool blocked)
-{
-	g->inputs[i].blocked = blocked;
-}
-
-/* Input `i` delivered END: never read it again. */
-static inline void
-wm_gate_finish(struct wm_gate *g, uint32_t i)
-{
-	if (!g->inputs[i].finished) {
-		g->inputs[i].finished = true;
-		g->open_inputs--;
-	}
-}
-
-/* Every input finished. */
-static inline bool
-wm_gate_done(const struct wm_gate *g)
-{
-	return g->open_inputs == 0;
-}
 
 #endif /* WM_IPC_GATE_H */

@@ -36,13 +36,13 @@
  * it. A consumer may load a tail again, relaxed, after C1 acquired it: the
  * producer does not touch the cell again before C2.
  *
- * Fast paths: the producer pushes one frame (wm_ring_try_push()), a batch
- * of records from an array (wm_ring_push_records()), or writes records in
- * place (wm_ring_reserve(), wm_ring_put_record(), wm_ring_commit()); the
- * consumer pops one frame or a burst into struct wm_frame, or reads a run of
- * records in place (wm_ring_peek_records(), wm_ring_consume_run()). In
- * place, a record costs two stores (four without AVX) on one side and two
- * loads on the other.
+ * Fast paths: the producer pushes one frame (wm_ring_try_push()) or writes
+ * a run of records in place (wm_ring_reserve(), wm_ring_put(),
+ * wm_ring_commit()); the consumer pops one frame into struct wm_frame, or
+ * reads a run of records in place (wm_ring_peek_records(),
+ * wm_ring_consume_run()). In place, a record costs two stores (four without
+ * AVX) on one side and two loads on the other. The ring gives a record's
+ * words no meaning (frame.h).
  *
  * Waking (wait.h): every WM_RING_NOTIFY_EVERY cells each side nudges the
  * other's doorbell (unfenced; a nudge that finds the other asleep fences
@@ -340,81 +340,35 @@ wm_ring_try_push(struct wm_ring_producer *p, enum wm_frame_kind kind,
  */
 #define WM_RING_SCALAR(x) __asm__("" : "+r"(x))
 
-/* Write record `r` into `cell` and publish it with `tail` (its sequence
- * and kind; the record's argument is or-ed in). */
-static inline void
-wm_ring_write_record(struct wm_cell *cell, uint64_t tail,
-		     const struct wm_record *r, bool paired)
-{
-	uint64_t ts = (uint64_t)r->ts;
-	uint64_t key = (uint64_t)r->key;
-
-	WM_RING_SCALAR(ts);
-	WM_RING_SCALAR(key);
-	wm_cell_publish(cell, ts, key, (uint64_t)r->value,
-			tail | wm_frame_record_arg(r), paired);
-}
-
 /*
- * Push as many of `n` records as fit (a burst); returns how many. One
- * free-space check for the batch ("reserve many"); each cell is published
- * by its own P1 (wm_cell_publish()), free of fences on x86 and needed
- * elsewhere.
- *
- * The loop keeps the position, mask and cells in locals: the cells are
- * uint64_t, which may alias the private struct, so through `p` every cell
- * store would force a reload of all three and a store of the position per
- * record (one more store queued behind the cells'). The tail is built once
- * and stepped by WM_TAIL_SEQ_ONE per cell.
- */
-static inline uint32_t
-wm_ring_push_records(struct wm_ring_producer *p, const struct wm_record *r,
-		     uint32_t n)
-{
-	uint64_t free_cells = wm_ring_free(p, n);
-	struct wm_cell *cells = p->cells;
-	uint64_t mask = p->mask;
-	uint64_t pos = p->pos;
-	uint64_t tail = wm_frame_tail(WM_FRAME_RECORD, 0, pos);
-	bool paired = p->paired_stores;
-
-	if (n > free_cells)
-		n = (uint32_t)free_cells;
-	for (uint32_t i = 0; i < n; i++) {
-		wm_ring_write_record(&cells[(pos + i) & mask], tail, &r[i],
-				     paired);
-		tail += WM_TAIL_SEQ_ONE;
-	}
-	p->pos = pos + n;
-	wm_ring_wrote(p);
-	return n;
-}
-
-/*
- * Records written in place, with no staging array: the producer's
- * counterpart of wm_ring_peek_records(). An operator that computes its
- * output record by record puts each straight into its cell:
+ * A run of RECORD cells written in place: the producer's counterpart of
+ * wm_ring_peek_records(), and its data path. The producer reserves room
+ * for the run, puts each record into its cell and commits the run when it
+ * has put enough or must let the consumer know (before any other frame,
+ * before it waits):
  *
  *	struct wm_ring_span s = wm_ring_reserve(p, n);	// s.n <= n free
- *	for (i = 0; i < s.n; i++)
- *		wm_ring_put_record(&s, i, &record_i);
- *	wm_ring_commit(p, s.n);
+ *	for (i = 0; i < k; i++)				// k <= s.n
+ *		wm_ring_put(&s, i, arg_i, a_i, b_i, c_i);
+ *	wm_ring_commit(p, k);
  *
- * wm_ring_put_record() publishes the cell at once (P1), so the consumer may
- * read it before the commit; wm_ring_commit(p, k) then moves the position
- * past the k cells and notifies as wm_ring_push_records() does. Put each of
- * cells 0 .. k-1 exactly once and commit them all, before any other push:
- * a cell put but not committed would be written again, under the same
- * sequence, by the next push. Between the puts and the commit the consumer
- * may have read the cells already and published a `read` past the
- * producer's position; nothing looks at the free space until the commit.
+ * wm_ring_put() publishes the cell at once (P1), so the consumer may read
+ * it before the commit; wm_ring_commit(p, k) then moves the position past
+ * the k cells and notifies as wm_ring_try_push() does. Put each of cells
+ * 0 .. k-1 exactly once and commit them, before any other push: a cell put
+ * but not committed would be written again, under the same sequence, by
+ * the next push. Cells reserved but not put are simply not used. Between
+ * the puts and the commit the consumer may have read the cells already and
+ * published a `read` past the producer's position: nothing may look at the
+ * free space (wm_ring_free()), flush or nudge until the commit.
  *
- * The span is a copy of what the puts need, in the caller's locals: the
- * cells are uint64_t and may alias the producer's struct, so puts through
- * `p` would reload its fields after every store. A staging array costs four
- * more stores per record and their loads back, and its stores queue in the
- * store buffer with the cells'; in place, a record costs only its cell's
- * stores (doc/performance.md section 9.3).
+ * A producer may put each record as soon as it has it, or gather a run in
+ * its own memory first and put it in one go, so that the consumer does not
+ * read lines that the producer is still writing (the workers do); here a
+ * record costs its cell's stores and nothing else. The span is a copy of
+ * what the puts need: the cells are uint64_t and may alias the producer's
+ * struct, so puts through `p` would reload its fields after every store
+ * (doc/performance.md section 9.3).
  */
 struct wm_ring_span {
 	struct wm_cell *cells;
@@ -438,15 +392,19 @@ wm_ring_reserve(struct wm_ring_producer *p, uint32_t n)
 	};
 }
 
+/* Put RECORD cell `i` of the span, words `a`, `b`, `c` and argument `arg`
+ * (opaque to the ring), and publish it (P1, wm_cell_publish()). */
 static inline void
-wm_ring_put_record(const struct wm_ring_span *s, uint32_t i,
-		   const struct wm_record *r)
+wm_ring_put(const struct wm_ring_span *s, uint32_t i, uint32_t arg, uint64_t a,
+	    uint64_t b, uint64_t c)
 {
 	uint64_t pos = s->pos + i;
 
-	wm_ring_write_record(&s->cells[pos & s->mask],
-			     wm_frame_tail(WM_FRAME_RECORD, 0, pos), r,
-			     s->paired_stores);
+	WM_RING_SCALAR(a);
+	WM_RING_SCALAR(b);
+	wm_cell_publish(&s->cells[pos & s->mask], a, b, c,
+			wm_frame_tail(WM_FRAME_RECORD, arg, pos),
+			s->paired_stores);
 }
 
 static inline void
@@ -610,7 +568,7 @@ wm_ring_pop(struct wm_ring_consumer *c, struct wm_frame *f)
  * Records in place: the run of ready RECORD cells at the consumer's
  * position, at most `max` and not past the end of the ring. Returns its
  * length n and points *first at its first cell; the caller reads the n
- * cells where they lie (wm_cell_to_record(), or the payload words) and then
+ * cells where they lie (their payload words, wm_cell_arg()) and then
  * consumes them with wm_ring_consume_run(c, n), or fewer. No frame is
  * decoded or copied, and a record costs one load and one compare here.
  *
@@ -652,51 +610,6 @@ wm_ring_consume_run(struct wm_ring_consumer *c, uint32_t n)
 {
 	c->pos += n;
 	wm_ring_consumed(c);
-}
-
-/*
- * Pop up to `max` frames into f[]: the batched consume. Returns how many
- * (0 if the ring is empty), or -EBADMSG if the first cell is corrupt; a
- * corrupt cell after good ones ends the burst and is reported by the next
- * call. Publishes `read` as wm_ring_consume() does. Runs of records are
- * read as wm_ring_peek_records() reads them; other frames one at a time.
- */
-static inline int
-wm_ring_pop_burst(struct wm_ring_consumer *c, struct wm_frame *f, uint32_t max)
-{
-	uint32_t n = 0;
-
-	while (n < max) {
-		const struct wm_cell *cell;
-		uint32_t run = wm_ring_peek_records(c, &cell, max - n);
-
-		for (uint32_t i = 0; i < run; i++, n++) {
-			f[n].kind = WM_FRAME_RECORD;
-			/* Relaxed: C1 in wm_ring_peek_records() acquired
-			 * this very tail, and the producer cannot write it
-			 * again before C2 releases the cell. */
-			f[n].arg = wm_frame_tail_arg(atomic_load_explicit(
-				&cell[i].tail, memory_order_relaxed));
-			f[n].payload[0] = cell[i].payload[0];
-			f[n].payload[1] = cell[i].payload[1];
-			f[n].payload[2] = cell[i].payload[2];
-		}
-		c->pos += run;
-		if (run > 0)
-			continue;
-		/* Not a record of this lap: the general path. */
-		int r = wm_ring_peek(c, &f[n]);
-
-		if (r != 1) {
-			if (n == 0)
-				return r;
-			break;
-		}
-		n++;
-		c->pos++;
-	}
-	wm_ring_consumed(c);
-	return (int)n;
 }
 
 /* Whether a frame (or a corrupt cell) waits at the consumer's position,

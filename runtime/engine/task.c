@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "operators/hash.h"
+#include "runtime/engine/codec.h"
 #include "runtime/engine/task_internal.h"
 
 _Static_assert(WM_METRICS_MAX_INPUTS == WM_TOPOLOGY_MAX_INPUTS &&
@@ -43,29 +44,33 @@ wm_task_send_all(struct wm_task *t, const struct wm_frame *f)
 }
 
 void
+wm_task_record_as_frame(struct wm_task_out *out, uint32_t edge,
+			uint32_t channel, const struct wm_record *r)
+{
+	struct wm_frame f;
+
+	wm_codec_record_frame(r, &f);
+	out->frame(out, edge, channel, &f);
+}
+
+void
 wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 {
-	struct wm_frame f = {
-		.kind = WM_FRAME_RECORD,
-		.arg = wm_frame_record_arg(r),
-		.payload = {(uint64_t)r->ts, (uint64_t)r->key,
-			    (uint64_t)r->value},
-	};
-
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		struct wm_edge *edge = &t->edges[e];
 		bool all = edge->partitioning == WM_PARTITION_BROADCAST;
 
 		/* Counted in the metrics block before it goes, so that what
 		 * an edge received never exceeds what it was sent, even in
-		 * the figures of a process killed at any instant. */
+		 * the figures of a process killed at any instant (a driver
+		 * that stages it makes it visible later still). */
 		WM_METRIC_ADD(t->metrics->records_sent[e],
 			      all ? edge->channels : 1);
 		if (all) {
 			for (uint32_t c = 0; c < edge->channels; c++)
-				t->out->frame(t->out, e, c, &f);
+				t->out->record(t->out, e, c, r);
 		} else {
-			t->out->frame(t->out, e, wm_edge_route(edge, r), &f);
+			t->out->record(t->out, e, wm_edge_route(edge, r), r);
 		}
 		t->counters.records_out++;
 	}
@@ -441,26 +446,23 @@ window_out_of_memory(struct wm_task *t, uint32_t input,
 	return -ENOMEM;
 }
 
+/* A record taken from logical input `input`, already counted received. */
 static inline int
-input_record(struct wm_task *t, uint32_t input, const struct wm_frame *f)
+input_record(struct wm_task *t, uint32_t input, const struct wm_record *r)
 {
-	struct wm_record r;
-
-	wm_frame_to_record(f, &r);
-	received(t, input, 1);
 	t->counters.records_in++;
 	if (t->window == NULL) {
-		wm_task_send_record(t, &r);
+		wm_task_send_record(t, r);
 		return 0;
 	}
 	/* A record without a timestamp, or a session merge Flink refuses,
 	 * is counted as rejected by the operator (records in no window);
 	 * only running out of memory stops the job. */
 	if (__builtin_expect(wm_window_process_element(
-				     t->window, &r, &t->window_out) == -ENOMEM,
+				     t->window, r, &t->window_out) == -ENOMEM,
 			     0)) {
 		t->counters.records_in--;
-		return window_out_of_memory(t, input, &r);
+		return window_out_of_memory(t, input, r);
 	}
 	return 0;
 }
@@ -483,24 +485,40 @@ wm_task_cpu_wait(struct wm_task *t, int64_t waited_ns)
 	t->cpu_wait_ns = waited_ns;
 }
 
-int
-wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
-	      int64_t now_ns)
+/* The map of input channel `channel`, for a frame arriving on it at
+ * `now_ns`; NULL if nothing may arrive there (no such channel, or one that
+ * delivered END). */
+static inline struct channel_map *
+arriving(struct wm_task *t, uint32_t channel, int64_t now_ns)
 {
 	struct channel_map *m;
 
 	if (channel >= t->n_channels)
-		return -EBADMSG;
+		return NULL;
 	m = &t->channels[channel];
 	if (m->ended)
-		return -EBADMSG; /* nothing may follow END */
+		return NULL; /* nothing may follow END */
 	t->now_ns = now_ns;
 	/* Whatever this frame moves downstream, it moved: the channel that
 	 * held the operator's watermark is the one whose frame released it. */
 	t->cause = channel;
+	return m;
+}
+
+int
+wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
+	      int64_t now_ns)
+{
+	struct channel_map *m = arriving(t, channel, now_ns);
+	struct wm_record r;
+
+	if (m == NULL)
+		return -EBADMSG;
 	switch (f->kind) {
 	case WM_FRAME_RECORD:
-		return input_record(t, m->input, f);
+		wm_codec_frame_record(f, &r);
+		received(t, m->input, 1);
+		return input_record(t, m->input, &r);
 	case WM_FRAME_WATERMARK:
 		wm_valve_input_watermark(t->valves[m->input], m->channel,
 					 (wm_ts_t)f->payload[0],
@@ -528,6 +546,33 @@ wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
 		 * is passed on so the stream stays aligned. */
 		wm_task_send_all(t, f);
 		break;
+	}
+	return 0;
+}
+
+int
+wm_task_input_records(struct wm_task *t, uint32_t channel,
+		      const struct wm_cell *cells, uint32_t n, int64_t now_ns)
+{
+	struct channel_map *m = arriving(t, channel, now_ns);
+
+	if (m == NULL)
+		return -EBADMSG;
+	/* The run is taken as a whole: counted received once, before any of
+	 * it is sent on (received <= sent downstream too). */
+	received(t, m->input, n);
+	for (uint32_t i = 0; i < n; i++) {
+		struct wm_record r;
+		int e;
+
+		wm_codec_cell_record(&cells[i], &r);
+		e = input_record(t, m->input, &r);
+		if (__builtin_expect(e != 0, 0)) {
+			/* The failed record was uncounted where it failed;
+			 * the ones after it stay in the ring, in flight. */
+			received(t, m->input, -(int64_t)(n - i - 1));
+			return e;
+		}
 	}
 	return 0;
 }

@@ -16,6 +16,13 @@
  *
  * Input channels are numbered across logical inputs: input 0's channels
  * first. Every record is accounted for (struct wm_task_counters).
+ *
+ * Records come in one at a time as frames (wm_task_input()), or as a run
+ * read in place from a ring's cells (wm_task_input_records(), the
+ * workers' data path), and go out one at a time (wm_task_out.record),
+ * which the driver may stage: the task asks nothing of when they arrive,
+ * as long as each channel keeps its order (a frame sent after a record
+ * never arrives before it).
  */
 #ifndef WM_RUNTIME_TASK_H
 #define WM_RUNTIME_TASK_H
@@ -36,9 +43,14 @@
 #include "runtime/conf/topology.h"
 
 struct wm_task_out {
-	/* Send one frame on channel `channel` of output edge `edge`. */
+	/* Send one frame other than a record (a watermark, status, END or
+	 * barrier) on channel `channel` of output edge `edge`. */
 	void (*frame)(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 		      const struct wm_frame *f);
+	/* Send one record on channel `channel` of output edge `edge`; the
+	 * task counted it sent before the call (metrics.h). */
+	void (*record)(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+		       const struct wm_record *r);
 	/* One window result for the chained sink. */
 	void (*result)(struct wm_task_out *out,
 		       const struct wm_window_result *r, wm_ts_t watermark,
@@ -47,6 +59,11 @@ struct wm_task_out {
 	 * when the window stage has one). */
 	void (*late)(struct wm_task_out *out, const struct wm_record *r);
 };
+
+/* A `record` for drivers whose channels carry frames (--sim's queues,
+ * direct calls): the record's frame, through out->frame. */
+void wm_task_record_as_frame(struct wm_task_out *out, uint32_t edge,
+			     uint32_t channel, const struct wm_record *r);
 
 struct wm_task_counters {
 	uint64_t records_in;  /* read from partitions or input channels */
@@ -91,6 +108,15 @@ uint32_t wm_task_edge_channels(const struct wm_task *task, uint32_t edge);
  * wm_task_why() says what). */
 int wm_task_input(struct wm_task *task, uint32_t channel,
 		  const struct wm_frame *f, int64_t now_ns);
+
+/* A run of `n` records arrived on input channel `channel`, in the `n`
+ * RECORD cells at `cells`, which the caller owns until the call returns
+ * (ring.h, wm_ring_peek_records()): read where they lie, all at `now_ns`.
+ * Returns as wm_task_input() does; after a failure the records from the
+ * failed one on are neither taken nor counted received. */
+int wm_task_input_records(struct wm_task *task, uint32_t channel,
+			  const struct wm_cell *cells, uint32_t n,
+			  int64_t now_ns);
 
 /* What the last failed wm_task_input() could not do, for a message. */
 const char *wm_task_why(const struct wm_task *task);

@@ -448,7 +448,8 @@ wm_footprint_estimate(const struct wm_topology *t, const struct wm_plan *plan,
 		fp->process_bytes =
 			(uint64_t)fp->processes * WM_FOOTPRINT_PROCESS_BYTES +
 			(uint64_t)plan->n_channels *
-				WM_FOOTPRINT_CHANNEL_BYTES +
+				(WM_FOOTPRINT_CHANNEL_BYTES +
+				 WM_FOOTPRINT_STAGED_BYTES) +
 			WM_FOOTPRINT_PROGRAM_BYTES;
 	}
 	fp->total_bytes = (double)fp->segment_bytes +

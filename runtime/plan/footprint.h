@@ -100,12 +100,14 @@
  * to 144 KiB private, 56 KiB of its own page tables, a 16 KiB kernel
  * stack, and the kernel's task, memory map and file structures; 512 KiB
  * with room for sinks' buffers and large valves. A channel: its plan
- * entry and both ends' views. The program and libraries, the
- * supervisor's plan and report: once. A --sim subtask: its task, queue
- * (256 frames to start with) and valves.
+ * entry and both ends' views; in a real run also the run of records its
+ * producer stages (64 frames of 32 B and the view: 2144 B, rounded up).
+ * The program and libraries, the supervisor's plan and report: once. A
+ * --sim subtask: its task, queue (256 frames to start with) and valves.
  */
 #define WM_FOOTPRINT_PROCESS_BYTES (512u << 10)
 #define WM_FOOTPRINT_CHANNEL_BYTES 256u
+#define WM_FOOTPRINT_STAGED_BYTES 2304u
 #define WM_FOOTPRINT_PROGRAM_BYTES (4u << 20)
 #define WM_FOOTPRINT_SIM_SUBTASK_BYTES (32u << 10)
 

@@ -187,6 +187,10 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->sim = sim;
 		st->sub = &sim->plan->subtasks[id];
 		st->out.frame = sim_frame;
+		/* A record queues as its frame: --sim stages nothing, so
+		 * every frame is in its consumer's queue, in the order
+		 * sent, the moment it is sent. */
+		st->out.record = wm_task_record_as_frame;
 		st->out.result = sim_result;
 		st->out.late = sim_late;
 		st->task = wm_sources_new_task(

@@ -1,6 +1,31 @@
 /*
  * worker.c
  *	A subtask's process: rings in, task, rings out, on the real clock.
+ *
+ * Records move in runs both ways. In, the gate hands out a run of record
+ * cells from one input, which the task reads where they lie
+ * (wm_task_input_records()) before the gate consumes them. Out, each
+ * output channel stages the records the task sends on it in the worker's
+ * own memory (struct output) and pushes them into its ring as one run,
+ * put in place (ring.h, wm_ring_reserve()), at these points and no later:
+ *
+ *   count    WORKER_RUN records staged
+ *   frame    before any other frame goes on that channel (watermark,
+ *            status, END, barrier), so that it never overtakes a record
+ *            sent before it: order per channel is the task's order
+ *   burst    after every burst of input frames or of a source's records,
+ *            and so before the worker waits for input or for its next
+ *            record: staged records never outlive the burst that sent them
+ *   wait     while the worker waits for room in one ring, the others'
+ *            records go as far as their rings have room (before_sleep()),
+ *            so that no consumer sleeps on an empty ring while records
+ *            for it are staged here
+ *
+ * Staging, not writing each record into its cell as it comes, keeps the
+ * consumer off the cache lines the producer is still writing: a consumer
+ * as fast as its producer otherwise takes each record the moment its cell
+ * is published, one or two at a time, and every line crosses between
+ * their cores twice. A run is published in one go and read in one go.
  */
 #include "config.h"
 
@@ -18,11 +43,30 @@
 #include "base/clock.h"
 #include "runtime/io/log.h"
 #include "runtime/io/sources.h"
+#include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
+#include "runtime/plan/footprint.h"
 #include "runtime/run/worker.h"
 
 /* Frames taken from the inputs before looking at anything else. */
 #define WORKER_BURST 256
+
+/* Records an output stages before it pushes them (the "count" point). */
+#define WORKER_RUN 64
+
+/* One output channel: its ring's producer and the run staged for it, as
+ * the RECORD frames the codec made of them (runtime/engine/codec.h).
+ * run[pushed .. staged) are still to go; both are 0 when none is. */
+struct output {
+	struct wm_ring_producer ring;
+	uint32_t channel; /* the plan's, for messages */
+	uint32_t staged;
+	uint32_t pushed;
+	struct wm_frame run[WORKER_RUN];
+};
+
+_Static_assert(sizeof(struct output) <= WM_FOOTPRINT_STAGED_BYTES,
+	       "the memory estimate counts each output's staged run");
 
 struct worker {
 	const struct wm_worker_args *args;
@@ -31,10 +75,11 @@ struct worker {
 	struct wm_shm seg;
 	struct wm_task *task;
 	struct wm_task_out out;
-	struct wm_ring_producer *producers; /* by local output index */
-	uint32_t n_producers;
-	uint32_t **local; /* [edge][channel] -> producer */
+	struct output *outputs; /* by local output index */
+	uint32_t n_outputs;
+	uint32_t *edge_first; /* by edge: the output of its channel 0 */
 	struct wm_gate gate;
+	struct wm_ring_consumer *inputs; /* the gate's, by input channel */
 	bool has_gate;
 	struct wm_waiter space; /* waiting for room in an output ring */
 	struct wm_subtask_metrics *metrics;
@@ -96,15 +141,48 @@ processing_now(const struct worker *w)
 	return wm_scale_ns(real, w->speed);
 }
 
-/* Ring every consumer of this worker and hand every producer its space:
- * what must happen before this process sleeps (wait.h). */
+/*
+ * Push as much of output `o`'s staged run as its ring has room for, as
+ * one run in place; the consumer learns of it as of any push (ring.h,
+ * wm_ring_commit()). True if nothing is left staged. Never waits.
+ */
+static inline bool
+output_push(struct output *o)
+{
+	uint32_t left = o->staged - o->pushed;
+	struct wm_ring_span s;
+
+	if (left == 0)
+		return true;
+	s = wm_ring_reserve(&o->ring, left);
+	for (uint32_t i = 0; i < s.n; i++) {
+		const struct wm_frame *f = &o->run[o->pushed + i];
+
+		wm_ring_put(&s, i, f->arg, f->payload[0], f->payload[1],
+			    f->payload[2]);
+	}
+	wm_ring_commit(&o->ring, s.n);
+	if (s.n < left) {
+		o->pushed += s.n;
+		return false;
+	}
+	o->staged = o->pushed = 0;
+	return true;
+}
+
+/* Push what every output staged, ring every consumer of this worker,
+ * fenced, and hand every producer its space: what must happen before this
+ * process sleeps (wait.h). Records that find a ring full stay staged for
+ * the flush that waits for room: that ring's consumer has work. */
 static void
 before_sleep(void *arg)
 {
 	struct worker *w = arg;
 
-	for (uint32_t i = 0; i < w->n_producers; i++)
-		wm_ring_flush(&w->producers[i]);
+	for (uint32_t i = 0; i < w->n_outputs; i++) {
+		(void)output_push(&w->outputs[i]);
+		wm_ring_flush(&w->outputs[i].ring);
+	}
 	if (w->has_gate)
 		wm_gate_release(&w->gate);
 }
@@ -115,46 +193,93 @@ has_space(void *arg)
 	return wm_ring_free(arg, 1) > 0;
 }
 
+/*
+ * Wait for room in the full ring of output `o`: nothing is dropped. A
+ * source stops its idleness clock meanwhile (task.h), and the clock is
+ * read again after. False, the worker failed, if the wait did.
+ */
+static bool
+wait_for_room(struct worker *w, struct output *o)
+{
+	int r;
+
+	wm_task_backpressure(w->task, true, processing_now(w));
+	r = wm_wait(&w->space, has_space, &o->ring, -1);
+	if (r != 0) {
+		uint32_t consumer =
+			w->args->plan->channels[o->channel].consumer;
+		char name[128];
+
+		worker_fail(w, EX_OSERR,
+			    "could not wait for room in the ring to \"%s\": %s",
+			    name_of(w, consumer, name, sizeof(name)),
+			    strerror(-r));
+		return false;
+	}
+	wm_task_backpressure(w->task, false, processing_now(w));
+	w->clock_stale = true;
+	return true;
+}
+
+/* Push output `o`'s whole staged run, waiting for room as often as its
+ * ring is full; false if the worker failed meanwhile. */
+static bool
+output_flush(struct worker *w, struct output *o)
+{
+	while (!output_push(o))
+		if (!wait_for_room(w, o))
+			return false;
+	return true;
+}
+
+/* Every output's staged run, whole: the "burst" point. */
+static bool
+flush_all(struct worker *w)
+{
+	for (uint32_t i = 0; i < w->n_outputs && w->failed == 0; i++)
+		if (!output_flush(w, &w->outputs[i]))
+			return false;
+	return w->failed == 0;
+}
+
+/* The output of channel `channel` of `edge`, or NULL once the worker
+ * failed: the job is stopping, and nothing more goes out. */
+static inline struct output *
+output_of(struct worker *w, uint32_t edge, uint32_t channel)
+{
+	return w->failed == 0 ? &w->outputs[w->edge_first[edge] + channel]
+			      : NULL;
+}
+
+static void
+worker_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	      const struct wm_record *r)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+	struct output *o = output_of(w, edge, channel);
+
+	if (o == NULL || (o->staged == WORKER_RUN && !output_flush(w, o)))
+		return;
+	/* Staged as the words its cell will hold (runtime/engine/codec.h). */
+	wm_codec_record_frame(r, &o->run[o->staged++]);
+}
+
 static void
 worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	     const struct wm_frame *f)
 {
 	struct worker *w = wm_container_of(out, struct worker, out);
-	struct wm_ring_producer *p = &w->producers[w->local[edge][channel]];
+	struct output *o = output_of(w, edge, channel);
 
-	if (w->failed != 0)
-		return; /* the job is stopping: nothing more goes out */
-	/* A full ring makes the producer wait; nothing is dropped. A source
-	 * stops its idleness clock meanwhile (task.h). */
-	if (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0], f->payload[1],
-			      f->payload[2])) {
-		wm_task_backpressure(w->task, true, processing_now(w));
-		do {
-			int r = wm_wait(&w->space, has_space, p, -1);
-
-			if (r != 0) {
-				char name[128];
-				uint32_t ch = w->me->outputs[edge][channel];
-
-				worker_fail(
-					w, EX_OSERR,
-					"could not wait for room in the ring "
-					"to \"%s\": %s",
-					name_of(w,
-						w->args->plan->channels[ch]
-							.consumer,
-						name, sizeof(name)),
-					strerror(-r));
-				return;
-			}
-		} while (!wm_ring_try_push(p, f->kind, f->arg, f->payload[0],
-					   f->payload[1], f->payload[2]));
-		wm_task_backpressure(w->task, false, processing_now(w));
-		w->clock_stale = true;
-	}
+	/* The records staged before it go first. */
+	if (o == NULL || !output_flush(w, o))
+		return;
+	while (!wm_ring_try_push(&o->ring, f->kind, f->arg, f->payload[0],
+				 f->payload[1], f->payload[2]))
+		if (!wait_for_room(w, o))
+			return;
 	/* Control frames are rare and matter: announce them at once. */
-	if (f->kind != WM_FRAME_RECORD)
-		wm_ring_nudge(p);
+	wm_ring_nudge(&o->ring);
 }
 
 /* An output that could not be written stops the job (exit 74): the first
@@ -332,32 +457,32 @@ attach(struct worker *w)
 		return EX_SOFTWARE;
 	w->metrics = wm_shm_metrics(&w->seg, a->subtask);
 	for (uint32_t e = 0; e < w->me->n_edges; e++)
-		w->n_producers += w->me->widths[e];
-	w->producers = calloc(w->n_producers ? w->n_producers : 1,
-			      sizeof(*w->producers));
-	w->local =
-		calloc(w->me->n_edges ? w->me->n_edges : 1, sizeof(*w->local));
-	if (w->producers == NULL || w->local == NULL)
+		w->n_outputs += w->me->widths[e];
+	w->outputs =
+		calloc(w->n_outputs ? w->n_outputs : 1, sizeof(*w->outputs));
+	w->edge_first = calloc(w->me->n_edges ? w->me->n_edges : 1,
+			       sizeof(*w->edge_first));
+	if (w->outputs == NULL || w->edge_first == NULL)
 		return EX_OSERR;
 	for (uint32_t e = 0; e < w->me->n_edges; e++) {
-		w->local[e] = calloc(w->me->widths[e], sizeof(**w->local));
-		if (w->local[e] == NULL)
-			return EX_OSERR;
+		w->edge_first[e] = k;
 		for (uint32_t c = 0; c < w->me->widths[e]; c++, k++) {
 			uint32_t ch = w->me->outputs[e][c];
 			struct wm_ring *ring = own_ring(w, ch);
 
 			if (ring == NULL)
 				return EX_OSERR;
+			w->outputs[k].channel = ch;
 			wm_ring_producer_attach(
-				&w->producers[k], ring,
+				&w->outputs[k].ring, ring,
 				wm_shm_doorbell(&w->seg,
 						plan->channels[ch].consumer));
-			w->local[e][c] = k;
 		}
 	}
 	if (w->me->n_inputs > 0) {
-		if (wm_gate_init(&w->gate, w->me->n_inputs,
+		w->inputs = calloc(w->me->n_inputs, sizeof(*w->inputs));
+		if (w->inputs == NULL ||
+		    wm_gate_init(&w->gate, w->inputs, w->me->n_inputs,
 				 wm_shm_doorbell(&w->seg, a->subtask),
 				 a->wait) != 0)
 			return EX_OSERR;
@@ -416,6 +541,8 @@ run_source(struct worker *w)
 		next = wm_task_run_source(w->task, now);
 		if (w->failed != 0)
 			return w->failed;
+		if (!flush_all(w)) /* the burst's records, whatever is next */
+			return w->failed;
 		publish_metrics(w, now, next > now);
 		if (wm_task_finished(w->task))
 			return 0;
@@ -457,10 +584,25 @@ input_failed(struct worker *w, uint32_t ch, int r)
 	worker_fail(w, EX_SOFTWARE,
 		    "corrupt frame on channel %u from \"%s\" at position %llu",
 		    ch, name_of(w, pc->producer, name, sizeof(name)),
-		    (unsigned long long)w->gate.inputs[ch].ring.pos);
-	wm_ring_dump(w->gate.inputs[ch].ring.ring, w->gate.inputs[ch].ring.pos,
-		     stderr);
+		    (unsigned long long)w->inputs[ch].pos);
+	wm_ring_dump(w->inputs[ch].ring, w->inputs[ch].pos, stderr);
 	return w->failed;
+}
+
+/* What the gate handed out, to the task: a run of records read in place,
+ * consumed only once the task is done with it, or another frame. */
+static inline int
+input(struct worker *w, const struct wm_gate_take *t, int64_t now)
+{
+	int r;
+
+	if (t->records == 0)
+		return wm_task_input(w->task, t->channel, &t->frame, now);
+	r = wm_task_input_records(w->task, t->channel, t->cells, t->records,
+				  now);
+	if (r == 0)
+		wm_gate_consume(&w->gate, t);
+	return r;
 }
 
 /* Any other task: frames in, frames out, sleep when the inputs are dry. */
@@ -471,15 +613,15 @@ run_inputs(struct worker *w)
 		/* One clock read per burst, not per frame (it costs about as
 		 * much as handling a record): the frames of a burst were all
 		 * waiting when it began, and are taken at that time, unless
-		 * sending blocked on a full ring meanwhile. */
+		 * sending blocked on a full ring meanwhile (then from the
+		 * next run or frame on). */
 		int64_t now = processing_now(w);
-		int n = 0;
+		uint32_t n = 0;
 
 		read_cpu_wait(w); /* before the burst, as a source does */
 		while (n < WORKER_BURST) {
-			struct wm_frame f;
-			uint32_t ch;
-			int r = wm_gate_next(&w->gate, &ch, &f);
+			struct wm_gate_take t;
+			int r = wm_gate_next(&w->gate, &t, WORKER_BURST - n);
 
 			if (r == 0)
 				break;
@@ -487,16 +629,16 @@ run_inputs(struct worker *w)
 				now = processing_now(w);
 				w->clock_stale = false;
 			}
-			if (r > 0)
-				r = wm_task_input(w->task, ch, &f, now);
-			else
-				r = -EBADMSG;
+			r = r > 0 ? input(w, &t, now) : -EBADMSG;
 			if (r != 0)
-				return input_failed(w, ch, r);
+				return input_failed(w, t.channel, r);
 			if (w->failed != 0)
 				return w->failed;
-			n++;
+			n += t.records > 0 ? t.records : 1;
 		}
+		/* The burst's records go before anything else happens. */
+		if (!flush_all(w))
+			return w->failed;
 		publish_metrics(w, now, n == 0);
 		if (wm_task_finished(w->task))
 			return 0;
@@ -513,11 +655,11 @@ run_inputs(struct worker *w)
 						   "%s",
 						   strerror(-r));
 		} else {
-			/* Busy: let the consumers see what this batch
+			/* Busy: let the consumers see what this burst
 			 * produced, and the producers what it freed,
 			 * without paying a fence. */
-			for (uint32_t i = 0; i < w->n_producers; i++)
-				wm_ring_nudge(&w->producers[i]);
+			for (uint32_t i = 0; i < w->n_outputs; i++)
+				wm_ring_nudge(&w->outputs[i].ring);
 			wm_gate_nudge(&w->gate);
 		}
 	}
@@ -534,6 +676,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.speed = a->topo->job.speed;
 	w.publish_every_ns = wm_scale_ns(WORKER_PUBLISH_NS, w.speed);
 	w.out.frame = worker_frame;
+	w.out.record = worker_record;
 	w.out.result = worker_result;
 	w.out.late = worker_late;
 	find_outputs(&w);

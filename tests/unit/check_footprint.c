@@ -293,7 +293,8 @@ START_TEST(test_segment_and_page_tables_by_hand)
 	ck_assert_uint_eq(j.fp.page_table_bytes, 5 * 2 * 4096);
 	ck_assert_uint_eq(j.fp.process_bytes,
 			  5 * WM_FOOTPRINT_PROCESS_BYTES +
-				  4 * WM_FOOTPRINT_CHANNEL_BYTES +
+				  4 * (WM_FOOTPRINT_CHANNEL_BYTES +
+				       WM_FOOTPRINT_STAGED_BYTES) +
 				  WM_FOOTPRINT_PROGRAM_BYTES);
 	/* What the supervisor will create has that size. */
 	struct wm_shm_channel_spec ch[4];

@@ -16,6 +16,7 @@
 #include "ipc/gate.h"
 #include "ipc/ring.h"
 #include "ipc/shm.h"
+#include "tests/unit/stress.h"
 
 static struct wm_ring *
 new_ring(uint32_t cells)
@@ -30,16 +31,6 @@ new_ring(uint32_t cells)
 	memset(mem, 0, bytes);
 	ck_assert_int_eq(wm_ring_init(mem, cells), 0);
 	return mem;
-}
-
-static struct wm_record
-rec(int64_t i)
-{
-	return (struct wm_record){.ts = i,
-				  .key = i * 7,
-				  .value = -i,
-				  .flags = (uint32_t)i & 0xffff,
-				  .partition = (uint32_t)(i % 1000)};
 }
 
 /* The loop tests run twice: _i == 0 publishes every cell with four stores,
@@ -68,27 +59,24 @@ START_TEST(test_ring_carries_every_frame_kind)
 	struct wm_ring *ring = new_ring(64);
 	struct wm_ring_producer p;
 	struct wm_ring_consumer c;
-	struct wm_record in = rec(123456789), out;
 	struct wm_frame f;
 
 	attach_producer(&p, ring, _i);
 	wm_ring_consumer_attach(&c, ring, NULL);
 	ck_assert_int_eq(wm_ring_pop(&c, &f), 0);
-	ck_assert_uint_eq(wm_ring_push_records(&p, &in, 1), 1);
+	ck_assert_uint_eq(push_run(&p, 123456789, 1), 1);
 	ck_assert(wm_ring_try_push(&p, WM_FRAME_WATERMARK, 0,
-				   (uint64_t)WM_TS_MIN, 0, 0));
+				   (uint64_t)INT64_MIN, 0, 0));
 	ck_assert(
 		wm_ring_try_push(&p, WM_FRAME_STATUS, WM_STATUS_IDLE, 0, 0, 0));
 	ck_assert(wm_ring_try_push(&p, WM_FRAME_BARRIER, 3, 42, 99, 0));
 	ck_assert(wm_ring_try_push(&p, WM_FRAME_END, WM_END_DRAIN, 0, 0, 0));
 
 	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
-	ck_assert_int_eq(f.kind, WM_FRAME_RECORD);
-	wm_frame_to_record(&f, &out);
-	ck_assert(memcmp(&in, &out, sizeof(in)) == 0);
+	ck_assert(is_record(&f, 123456789));
 	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
 	ck_assert_int_eq(f.kind, WM_FRAME_WATERMARK);
-	ck_assert_int_eq((wm_ts_t)f.payload[0], WM_TS_MIN);
+	ck_assert_uint_eq(f.payload[0], (uint64_t)INT64_MIN);
 	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
 	ck_assert_int_eq(f.kind, WM_FRAME_STATUS);
 	ck_assert_uint_eq(f.arg, WM_STATUS_IDLE);
@@ -108,40 +96,33 @@ START_TEST(test_ring_full_and_empty_edges_across_many_wraps)
 	struct wm_ring *ring = new_ring(64);
 	struct wm_ring_producer p;
 	struct wm_ring_consumer c;
-	struct wm_record batch[100];
 	int64_t next_in = 0, next_out = 0;
 
 	attach_producer(&p, ring, _i);
 	wm_ring_consumer_attach(&c, ring, NULL);
 	for (int round = 0; round < 1000; round++) {
 		uint32_t want = (uint32_t)(round * 37 % 100) + 1;
-		uint32_t pushed;
 		struct wm_frame f;
 
-		for (uint32_t i = 0; i < want; i++)
-			batch[i] = rec(next_in + i);
-		pushed = wm_ring_push_records(&p, batch, want);
-		next_in += pushed;
+		next_in += push_run(&p, (uint64_t)next_in, want);
 		/* Never more than the ring holds. */
 		if (next_in - next_out > 64)
 			ck_abort_msg("ring holds %lld cells",
 				     (long long)(next_in - next_out));
 		if (next_in - next_out == 64 &&
-		    wm_ring_push_records(&p, batch, 1) != 0)
+		    push_run(&p, (uint64_t)next_in, 1) != 0)
 			ck_abort_msg("pushed into a full ring");
 		/* Drain a varying part, checking order. */
 		for (int k = 0; k < round % 70; k++) {
 			int r = wm_ring_pop(&c, &f);
-			struct wm_record got;
 
 			if (r == 0)
 				break;
 			if (r != 1)
 				ck_abort_msg("pop returned %d", r);
-			wm_frame_to_record(&f, &got);
-			if (got.ts != next_out || got.value != -next_out)
-				ck_abort_msg("got %lld, expected %lld",
-					     (long long)got.ts,
+			if (!is_record(&f, (uint64_t)next_out))
+				ck_abort_msg("got %llu, expected %lld",
+					     (unsigned long long)f.payload[0],
 					     (long long)next_out);
 			next_out++;
 		}
@@ -170,9 +151,10 @@ START_TEST(test_ring_in_place_write_and_read_across_wraps)
 		uint32_t n;
 
 		for (uint32_t i = 0; i < s.n; i++) {
-			struct wm_record r = rec(next_in + i);
+			struct test_words r =
+				record_words((uint64_t)next_in + i);
 
-			wm_ring_put_record(&s, i, &r);
+			wm_ring_put(&s, i, r.arg, r.a, r.b, r.c);
 		}
 		wm_ring_commit(&p, s.n);
 		next_in += s.n;
@@ -185,15 +167,11 @@ START_TEST(test_ring_in_place_write_and_read_across_wraps)
 		for (int k = 0; k < 3; k++) {
 			n = wm_ring_peek_records(&c, &first,
 						 (uint32_t)(round % 23) + 1);
-			for (uint32_t i = 0; i < n; i++) {
-				struct wm_record got,
-					want = rec(next_out + (int64_t)i);
-
-				wm_cell_to_record(&first[i], &got);
-				if (memcmp(&got, &want, sizeof(got)) != 0)
+			for (uint32_t i = 0; i < n; i++)
+				if (!is_record_cell(&first[i],
+						    (uint64_t)next_out + i))
 					ck_abort_msg("record %lld differs",
 						     (long long)(next_out + i));
-			}
 			wm_ring_consume_run(&c, n);
 			next_out += n;
 			if (n == 0 && wm_ring_pop(&c, &f) == 1) {
@@ -212,22 +190,20 @@ END_TEST
 
 START_TEST(test_ring_paired_stores_write_the_same_cells)
 {
-	/* Byte for byte what the four stores write, for records in place and
-	 * from an array, and for the other frame kinds, across a wrap (where
-	 * the processor does not allow paired stores, both rings get four). */
+	/* Byte for byte what the four stores write, for records in place
+	 * and for the other frame kinds, across a wrap (where the processor
+	 * does not allow paired stores, both rings get four). */
 	struct wm_ring *four = new_ring(64), *paired = new_ring(64);
 	struct wm_ring *rings[2] = {four, paired};
 	for (int mode = 0; mode < 2; mode++) {
 		struct wm_ring_producer p;
 		struct wm_ring_consumer c;
-		struct wm_record r[40];
 		struct wm_frame f;
+		const uint64_t high = (uint64_t)INT64_MAX / 8;
 
 		attach_producer(&p, rings[mode], mode);
 		wm_ring_consumer_attach(&c, rings[mode], NULL);
-		for (int i = 0; i < 40; i++)
-			r[i] = rec(INT64_MAX / 8 - i * 977);
-		ck_assert_uint_eq(wm_ring_push_records(&p, r, 40), 40);
+		ck_assert_uint_eq(push_run(&p, high, 40), 40);
 		ck_assert(wm_ring_try_push(&p, WM_FRAME_BARRIER, 9, UINT64_MAX,
 					   1, 2));
 		for (int i = 0; i < 41; i++)
@@ -235,11 +211,14 @@ START_TEST(test_ring_paired_stores_write_the_same_cells)
 		struct wm_ring_span s = wm_ring_reserve(&p, 40);
 
 		ck_assert_uint_eq(s.n, 40);
-		for (uint32_t i = 0; i < s.n; i++)
-			wm_ring_put_record(&s, i, &r[39 - i]);
+		for (uint32_t i = 0; i < s.n; i++) {
+			struct test_words r = record_words(high - 977 * i);
+
+			wm_ring_put(&s, i, r.arg, r.a, r.b, r.c);
+		}
 		wm_ring_commit(&p, s.n);
 		ck_assert(wm_ring_try_push(&p, WM_FRAME_WATERMARK, 0,
-					   (uint64_t)WM_TS_MIN, 0, 0));
+					   (uint64_t)INT64_MIN, 0, 0));
 	}
 	ck_assert(memcmp(four->cells, paired->cells, 64 * WM_CELL_SIZE) == 0);
 	free(four);
@@ -253,12 +232,10 @@ START_TEST(test_ring_detects_corrupt_cell)
 	struct wm_ring_producer p;
 	struct wm_ring_consumer c;
 	struct wm_frame f;
-	struct wm_record r = rec(1);
 
 	wm_ring_producer_attach(&p, ring, NULL);
 	wm_ring_consumer_attach(&c, ring, NULL);
-	wm_ring_push_records(&p, &r, 1);
-	wm_ring_push_records(&p, &r, 1);
+	push_run(&p, 1, 2);
 	/* A sequence that is neither this lap's nor the last one's. */
 	atomic_store(&ring->cells[1].tail,
 		     wm_frame_tail(WM_FRAME_RECORD, 0, 1 + 5));
@@ -277,7 +254,7 @@ START_TEST(test_ring_detects_corrupt_cell)
 		     wm_frame_tail(WM_FRAME_RECORD, 0, 1));
 	for (int i = 0; i < 70; i++) {
 		ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
-		ck_assert_uint_eq(wm_ring_push_records(&p, &r, 1), 1);
+		ck_assert_uint_eq(push_run(&p, 1, 1), 1);
 	}
 	ck_assert_uint_eq(c.pos, 71);
 	atomic_store(&ring->cells[71 & 63].tail, 0);
@@ -305,12 +282,16 @@ START_TEST(test_gate_reads_inputs_fairly)
 {
 	struct wm_ring *rings[3];
 	struct wm_ring_producer p[3];
+	struct wm_ring_consumer in[3];
 	struct wm_gate g;
 	struct wm_doorbell bell;
 	uint32_t count[3] = {0, 0, 0};
+	struct wm_gate_take t;
 
 	wm_doorbell_init(&bell);
-	ck_assert_int_eq(wm_gate_init(&g, 3, &bell, WM_WAIT_FUTEX), 0);
+	ck_assert_int_eq(wm_gate_init(&g, in, 0, &bell, WM_WAIT_FUTEX),
+			 -EINVAL);
+	ck_assert_int_eq(wm_gate_init(&g, in, 3, &bell, WM_WAIT_FUTEX), 0);
 	g.burst = 4;
 	for (int i = 0; i < 3; i++) {
 		rings[i] = new_ring(1024);
@@ -327,28 +308,80 @@ START_TEST(test_gate_reads_inputs_fairly)
 	}
 	/* Within the first 30 frames every channel has been served. */
 	for (int i = 0; i < 30; i++) {
-		uint32_t ch;
-		struct wm_frame f;
-
-		ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 1);
-		count[ch]++;
+		ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 1);
+		ck_assert_uint_eq(t.records, 0);
+		count[t.channel]++;
 	}
 	ck_assert_uint_eq(count[1], 5);
 	ck_assert_uint_eq(count[2], 5);
-	/* Blocked and finished inputs are not read. */
-	wm_gate_block(&g, 0, true);
-	ck_assert_int_eq(
-		wm_gate_next(&g, &(uint32_t){0}, &(struct wm_frame){0}), 0);
+	/* Drained, the gate has nothing and a wait times out; one frame
+	 * ends the wait. */
+	while (wm_gate_next(&g, &t, UINT32_MAX) == 1)
+		ck_assert_uint_eq(t.channel, 0);
 	ck_assert_int_eq(wm_gate_wait(&g, 1000000), -ETIMEDOUT);
-	wm_gate_block(&g, 0, false);
+	wm_ring_try_push(&p[2], WM_FRAME_WATERMARK, 0, 0, 0, 0);
 	ck_assert_int_eq(wm_gate_wait(&g, 0), 0);
-	wm_gate_finish(&g, 0);
-	wm_gate_finish(&g, 1);
-	ck_assert(!wm_gate_done(&g));
-	wm_gate_finish(&g, 2);
-	ck_assert(wm_gate_done(&g));
-	wm_gate_destroy(&g);
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 1);
+	ck_assert_uint_eq(t.channel, 2);
+	ck_assert_int_eq(t.frame.kind, WM_FRAME_WATERMARK);
 	for (int i = 0; i < 3; i++)
+		free(rings[i]);
+}
+END_TEST
+
+/*
+ * Records come as runs in place, bounded by the burst, the caller's
+ * `max` and the next other frame, and stay in the ring until consumed;
+ * the burst then moves on to the next input exactly as frames do.
+ */
+START_TEST(test_gate_hands_out_records_as_runs_in_place)
+{
+	struct wm_ring *rings[2];
+	struct wm_ring_producer p[2];
+	struct wm_ring_consumer in[2];
+	struct wm_gate g;
+	struct wm_doorbell bell;
+	struct wm_gate_take t;
+	/* (channel, first record, records; 0 records: the watermark) */
+	static const uint32_t want[][3] = {
+		{0, 0, 3}, {0, 3, 5},  {1, 100, 8}, {0, 8, 2},
+		{0, 0, 0}, {0, 10, 5}, {1, 108, 1}, {1, 109, 1},
+	};
+
+	wm_doorbell_init(&bell);
+	ck_assert_int_eq(wm_gate_init(&g, in, 2, &bell, WM_WAIT_FUTEX), 0);
+	g.burst = 8;
+	for (int i = 0; i < 2; i++) {
+		rings[i] = new_ring(64);
+		wm_ring_producer_attach(&p[i], rings[i], NULL);
+		wm_gate_attach(&g, (uint32_t)i, rings[i], NULL);
+	}
+	ck_assert_uint_eq(push_run(&p[0], 0, 10), 10);
+	ck_assert(wm_ring_try_push(&p[0], WM_FRAME_WATERMARK, 0, 7, 0, 0));
+	ck_assert_uint_eq(push_run(&p[0], 10, 5), 5);
+	ck_assert_uint_eq(push_run(&p[1], 100, 10), 10);
+	for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		/* The first run is cut by `max`, the last by it too. */
+		uint32_t max = k == 0 ? 3 : k == 6 ? 1 : UINT32_MAX;
+
+		ck_assert_int_eq(wm_gate_next(&g, &t, max), 1);
+		ck_assert_uint_eq(t.channel, want[k][0]);
+		ck_assert_uint_eq(t.records, want[k][2]);
+		if (t.records == 0) {
+			ck_assert_int_eq(t.frame.kind, WM_FRAME_WATERMARK);
+			ck_assert_uint_eq(t.frame.payload[0], 7);
+			continue;
+		}
+		for (uint32_t i = 0; i < t.records; i++)
+			ck_assert(is_record_cell(&t.cells[i], want[k][1] + i));
+		/* In place: the cells are still the consumer's. */
+		ck_assert_ptr_eq(
+			t.cells,
+			&rings[t.channel]->cells[in[t.channel].pos & 63]);
+		wm_gate_consume(&g, &t);
+	}
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 0);
+	for (int i = 0; i < 2; i++)
 		free(rings[i]);
 }
 END_TEST
@@ -364,14 +397,16 @@ START_TEST(test_gate_nudge_wakes_a_producer_that_missed_its_nudge)
 {
 	struct wm_ring *ring = new_ring(64);
 	struct wm_ring_producer p;
+	struct wm_ring_consumer in;
 	struct wm_doorbell consumer_bell, producer_bell;
 	struct wm_gate g;
-	uint32_t ch, bell_before;
-	struct wm_frame f;
+	struct wm_gate_take t;
+	uint32_t bell_before;
 
 	wm_doorbell_init(&consumer_bell);
 	wm_doorbell_init(&producer_bell);
-	ck_assert_int_eq(wm_gate_init(&g, 1, &consumer_bell, WM_WAIT_FUTEX), 0);
+	ck_assert_int_eq(
+		wm_gate_init(&g, &in, 1, &consumer_bell, WM_WAIT_FUTEX), 0);
 	wm_ring_producer_attach(&p, ring, &consumer_bell);
 	wm_gate_attach(&g, 0, ring, &producer_bell);
 	while (wm_ring_try_push(&p, WM_FRAME_WATERMARK, 0, 0, 0, 0))
@@ -379,10 +414,9 @@ START_TEST(test_gate_nudge_wakes_a_producer_that_missed_its_nudge)
 	/* The consumer drains it: its nudges every 32 cells find nobody
 	 * asleep. */
 	for (int i = 0; i < 64; i++)
-		ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 1);
-	ck_assert_int_eq(wm_gate_next(&g, &ch, &f), 0);
-	ck_assert_uint_lt(g.inputs[0].ring.pos - g.inputs[0].ring.rung,
-			  WM_RING_FENCE_EVERY);
+		ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 1);
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 0);
+	ck_assert_uint_lt(in.pos - in.rung, WM_RING_FENCE_EVERY);
 	/* Now the producer's flag becomes visible: it sleeps. */
 	atomic_store(&producer_bell.sleeping, 1);
 	bell_before = atomic_load(&producer_bell.bell);
@@ -395,7 +429,6 @@ START_TEST(test_gate_nudge_wakes_a_producer_that_missed_its_nudge)
 	atomic_store(&producer_bell.sleeping, 1);
 	wm_gate_nudge(&g);
 	ck_assert_uint_eq(atomic_load(&producer_bell.sleeping), 1);
-	wm_gate_destroy(&g);
 	free(ring);
 }
 END_TEST
@@ -511,6 +544,7 @@ ring_suite(void)
 	tcase_add_test(ring, test_ring_detects_corrupt_cell);
 	tcase_add_test(ring, test_ring_dump_names_the_position);
 	tcase_add_test(gate, test_gate_reads_inputs_fairly);
+	tcase_add_test(gate, test_gate_hands_out_records_as_runs_in_place);
 	tcase_add_test(gate,
 		       test_gate_nudge_wakes_a_producer_that_missed_its_nudge);
 	tcase_add_test(gate, test_wait_times_out_in_every_mode);

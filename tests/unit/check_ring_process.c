@@ -12,8 +12,9 @@
  *		with each way of publishing a cell (four stores; two 16-byte
  *		stores where the processor allows them).
  *   tight	a fifth as many records through a 64-cell ring, both sides
- *		at full speed, the consumer reading bursts as their tails
- *		appear: no record is ever seen half written. Both ways too.
+ *		at full speed, the consumer reading runs in place as their
+ *		tails appear: no record is ever seen half written. Both ways
+ *		too.
  *   gate	3 producer processes into 1 consumer: the gate reads full
  *		inputs strictly round robin, `burst` frames each, and every
  *		channel's sequence arrives complete and in order.
@@ -340,13 +341,10 @@ static void
 push_records_waiting(struct wm_ring_producer *p, struct wm_waiter *w, int slot,
 		     uint64_t first, uint32_t n)
 {
-	struct wm_record batch[64];
 	uint32_t done = 0;
 
-	for (uint32_t i = 0; i < n; i++)
-		make_record(first + i, &batch[i]);
 	while (done < n) {
-		done += wm_ring_push_records(p, batch + done, n - done);
+		done += push_run(p, first + done, n - done);
 		if (done < n && wait_space(p, w) != 0)
 			child_fail(slot,
 				   "lost wake-up: producer slept 5 s on a "
@@ -606,8 +604,8 @@ END_TEST
 /*
  * The stream test's ring is large and its sides pause, so the consumer
  * seldom reads a cell while the producer is writing it. Here the ring holds
- * 64 cells, nobody pauses, and the consumer reads bursts the moment their
- * tails appear, checking every word: a publication that let a tail be seen
+ * 64 cells, nobody pauses, and the consumer reads runs in place the moment
+ * their tails appear, checking every word: a publication that let a tail be seen
  * before its payload shows as a damaged record. Both such mistakes tried
  * (the two 16-byte stores of wm_cell_publish() swapped; the tail stored
  * before the last payload word) failed it in every run tried, within its
@@ -621,7 +619,6 @@ START_TEST(test_tight_ring_never_shows_a_half_written_cell)
 	struct wm_ring *ring;
 	struct wm_ring_consumer c;
 	struct wm_waiter w;
-	struct wm_frame f[TIGHT_BURST];
 	uint64_t expect = 0;
 	int64_t t0 = now_ns();
 	bool ended = false;
@@ -631,40 +628,55 @@ START_TEST(test_tight_ring_never_shows_a_half_written_cell)
 	a.records_only = true;
 	ring = start_stream(&a, &seg, ch, &c, &w);
 	while (!ended) {
-		int n = wm_ring_pop_burst(&c, f, TIGHT_BURST);
+		/* Runs read in place, as a worker's gate reads them. */
+		const struct wm_cell *run;
+		uint32_t n = wm_ring_peek_records(&c, &run, TIGHT_BURST);
+		struct wm_frame f;
+		int r;
 
-		if (n == 0) {
+		for (uint32_t i = 0; i < n; i++, expect++) {
+			if (is_record_cell(&run[i], expect))
+				continue;
+			dump_ring(ring, c.pos + i);
+			test_fail("position %" PRIu64
+				  " should hold record %" PRIu64
+				  ": words %" PRIx64 " %" PRIx64 " %" PRIx64
+				  ", argument %" PRIu32,
+				  c.pos + i, expect, run[i].payload[0],
+				  run[i].payload[1], run[i].payload[2],
+				  wm_cell_arg(&run[i]));
+		}
+		if (n > 0) {
+			wm_ring_consume_run(&c, n);
+			continue;
+		}
+		/* Not a record: END, nothing yet, or corrupt. */
+		r = wm_ring_pop(&c, &f);
+		if (r == 0) {
 			if (wait_data(&c, &w) != 0)
 				test_fail_wait("lost wake-up: consumer slept "
 					       "5 s with data in the ring");
 			continue;
 		}
-		if (n < 0) {
+		if (r < 0) {
 			dump_ring(ring, c.pos);
 			test_fail("corrupt cell at position %" PRIu64, c.pos);
 		}
-		for (int i = 0; i < n; i++) {
-			uint64_t pos = c.pos - (uint64_t)n + (uint64_t)i;
-
-			if (f[i].kind == WM_FRAME_END && i == n - 1 &&
-			    f[i].payload[0] == a.records) {
-				ended = true;
-				break;
-			}
-			if (!is_record(&f[i], expect)) {
-				dump_ring(ring, pos);
+		if (f.kind == WM_FRAME_RECORD) {
+			/* It arrived between the two looks. */
+			if (!is_record(&f, expect))
 				test_fail("position %" PRIu64
-					  " should hold record %" PRIu64
-					  ": kind %s, words %" PRIx64
-					  " %" PRIx64 " %" PRIx64
-					  ", argument %" PRIu32,
-					  pos, expect,
-					  wm_frame_kind_name(f[i].kind),
-					  f[i].payload[0], f[i].payload[1],
-					  f[i].payload[2], f[i].arg);
-			}
+					  " should hold record %" PRIu64,
+					  c.pos - 1, expect);
 			expect++;
+			continue;
 		}
+		if (f.kind != WM_FRAME_END || f.payload[0] != a.records)
+			test_fail("%s frame at position %" PRIu64
+				  " after %" PRIu64 " records",
+				  wm_frame_kind_name(f.kind), c.pos - 1,
+				  expect);
+		ended = true;
 	}
 	ck_assert_uint_eq(expect, a.records);
 	reap(0);
@@ -721,14 +733,16 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 	struct wm_shm_channel_spec ch[GATE_INPUTS];
 	struct wm_shm seg;
 	struct wm_gate g;
+	struct wm_ring_consumer inputs[GATE_INPUTS];
 	uint64_t next[GATE_INPUTS] = {0}, frames = 0;
 	bool ended[GATE_INPUTS] = {false};
+	uint32_t open_inputs = GATE_INPUTS;
 
 	for (uint32_t i = 0; i < GATE_INPUTS; i++)
 		ch[i] = (struct wm_shm_channel_spec){i, GATE_INPUTS,
 						     GATE_CELLS};
 	make_segment(&seg, GATE_INPUTS + 1, ch, GATE_INPUTS);
-	ck_assert_int_eq(wm_gate_init(&g, GATE_INPUTS,
+	ck_assert_int_eq(wm_gate_init(&g, inputs, GATE_INPUTS,
 				      wm_shm_doorbell(&seg, GATE_INPUTS),
 				      WM_WAIT_FUTEX),
 			 0);
@@ -743,10 +757,10 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 		POLL_UNTIL(atomic_load(&wm_shm_ring(&seg, i)->written) ==
 				   GATE_CELLS,
 			   "every producer filled its ring");
-	while (!wm_gate_done(&g)) {
-		struct wm_frame f;
+	while (open_inputs > 0) {
+		struct wm_gate_take t;
 		uint32_t in;
-		int r = wm_gate_next(&g, &in, &f);
+		int r = wm_gate_next(&g, &t, UINT32_MAX);
 
 		if (r == 0) {
 			int64_t t0 = now_ns();
@@ -758,44 +772,59 @@ START_TEST(test_gate_reads_three_producers_fairly_and_completely)
 					"with data in a ring of the gate");
 			continue;
 		}
+		in = t.channel;
 		if (r < 0) {
-			dump_ring(wm_shm_ring(&seg, in), g.inputs[in].ring.pos);
+			dump_ring(wm_shm_ring(&seg, in), inputs[in].pos);
 			test_fail("corrupt cell on input %" PRIu32, in);
 		}
 		/* While all three rings are still full from the start, the
-		 * gate must take exactly `burst` frames from each in turn. */
-		if (frames < GATE_INPUTS * GATE_CELLS &&
-		    in != (frames / GATE_BURST) % GATE_INPUTS)
-			test_fail("frame %" PRIu64 " came from input %" PRIu32
-				  ", expected %" PRIu64 " (round robin by %u)",
-				  frames, in,
-				  (frames / GATE_BURST) % GATE_INPUTS,
-				  GATE_BURST);
-		frames++;
-		if (f.kind == WM_FRAME_END) {
-			if (f.payload[0] != GATE_RECORDS)
+		 * gate must take exactly `burst` frames from each in turn,
+		 * the records of a run counting one by one. */
+		for (uint32_t k = 0; k < (t.records > 0 ? t.records : 1); k++) {
+			if (frames < GATE_INPUTS * GATE_CELLS &&
+			    in != (frames / GATE_BURST) % GATE_INPUTS)
+				test_fail("frame %" PRIu64
+					  " came from input %" PRIu32
+					  ", expected %" PRIu64
+					  " (round robin by %u)",
+					  frames, in,
+					  (frames / GATE_BURST) % GATE_INPUTS,
+					  GATE_BURST);
+			frames++;
+		}
+		if (t.records == 0 && t.frame.kind == WM_FRAME_END) {
+			if (t.frame.payload[0] != GATE_RECORDS)
 				test_fail("input %" PRIu32
 					  " ended after %" PRIu64 " records",
-					  in, f.payload[0]);
+					  in, t.frame.payload[0]);
+			if (ended[in])
+				test_fail("input %" PRIu32 " ended twice", in);
 			ended[in] = true;
-			wm_gate_finish(&g, in);
+			open_inputs--;
 			continue;
 		}
-		if (!is_record(&f, next[in])) {
-			dump_ring(wm_shm_ring(&seg, in),
-				  g.inputs[in].ring.pos - 1);
-			test_fail("input %" PRIu32 ": expected record %" PRIu64
-				  ", got %" PRIu64,
-				  in, next[in], f.payload[0]);
+		for (uint32_t k = 0; k < (t.records > 0 ? t.records : 1); k++) {
+			bool ok = t.records > 0 ? is_record_cell(&t.cells[k],
+								 next[in])
+						: is_record(&t.frame, next[in]);
+
+			if (!ok) {
+				dump_ring(wm_shm_ring(&seg, in),
+					  t.records > 0 ? inputs[in].pos + k
+							: inputs[in].pos - 1);
+				test_fail("input %" PRIu32
+					  ": expected record %" PRIu64,
+					  in, next[in]);
+			}
+			next[in]++;
 		}
-		next[in]++;
+		wm_gate_consume(&g, &t);
 	}
 	for (int i = 0; i < GATE_INPUTS; i++) {
 		ck_assert(ended[i]);
 		ck_assert_uint_eq(next[i], GATE_RECORDS);
 		reap(i);
 	}
-	wm_gate_destroy(&g);
 	destroy_segment(&seg);
 }
 END_TEST
@@ -816,7 +845,6 @@ edge_producer(int slot, void *varg)
 	struct wm_shm *inherited = varg, seg;
 	struct wm_ring_producer p;
 	struct wm_waiter w;
-	struct wm_record r;
 	uint64_t next = 0;
 	struct wm_doorbell *cbell;
 	pid_t parent = getppid();
@@ -832,8 +860,7 @@ edge_producer(int slot, void *varg)
 
 		/* Full edge: fill, then block. */
 		for (;;) {
-			make_record(next, &r);
-			if (wm_ring_push_records(&p, &r, 1) == 0)
+			if (push_run(&p, next, 1) == 0)
 				break;
 			next++;
 			filled++;
@@ -859,8 +886,7 @@ edge_producer(int slot, void *varg)
 		/* The consumer freed exactly one publication's worth. */
 		filled = 0;
 		for (;;) {
-			make_record(next, &r);
-			if (wm_ring_push_records(&p, &r, 1) == 0)
+			if (push_run(&p, next, 1) == 0)
 				break;
 			next++;
 			filled++;
@@ -879,8 +905,7 @@ edge_producer(int slot, void *varg)
 		       atomic_load(&cbell->sleeping) != 1 ||
 		       proc_state(parent) != 'S')
 			sleep_ns(20000);
-		make_record(next++, &r);
-		if (wm_ring_push_records(&p, &r, 1) != 1)
+		if (push_run(&p, next++, 1) != 1)
 			child_fail(slot,
 				   "round %u: could not push into an "
 				   "empty ring",
@@ -1007,7 +1032,6 @@ pong(int slot, void *varg)
 	wm_waiter_init(&w, wm_shm_doorbell(&seg, 1), WM_WAIT_FUTEX);
 	set_no_spin(&w);
 	for (uint64_t i = 0; i < pp_rounds; i++) {
-		struct wm_record rec;
 		int r;
 
 		while ((r = wm_ring_pop(&in, &f)) == 0)
@@ -1019,8 +1043,7 @@ pong(int slot, void *varg)
 		if (r != 1 || !is_record(&f, i))
 			child_fail(slot, "round %" PRIu64 ": bad ping", i);
 		answer_delay(&rs);
-		make_record(i, &rec);
-		if (wm_ring_push_records(&out, &rec, 1) != 1)
+		if (push_run(&out, i, 1) != 1)
 			child_fail(slot, "round %" PRIu64 ": pong ring full",
 				   i);
 		wm_ring_flush(&out);
@@ -1050,11 +1073,9 @@ ping_pong(void)
 	set_no_spin(&w);
 	spawn(0, pong, &seg);
 	for (uint64_t i = 0; i < pp_rounds; i++) {
-		struct wm_record rec;
 		int r;
 
-		make_record(i, &rec);
-		if (wm_ring_push_records(&out, &rec, 1) != 1)
+		if (push_run(&out, i, 1) != 1)
 			test_fail("round %" PRIu64 ": ping ring full", i);
 		wm_ring_flush(&out);
 		while ((r = wm_ring_pop(&in, &f)) == 0)
@@ -1130,10 +1151,7 @@ corrupt_producer(int slot, void *varg)
 	wm_ring_producer_attach(&p, ring, wm_shm_doorbell(&seg, 1));
 	wm_waiter_init(&w, wm_shm_doorbell(&seg, 0), WM_WAIT_FUTEX);
 	for (uint64_t i = 0; i < CORRUPT_AT; i++) {
-		struct wm_record r;
-
-		make_record(i, &r);
-		while (wm_ring_push_records(&p, &r, 1) == 0)
+		while (push_run(&p, i, 1) == 0)
 			if (wait_space(&p, &w) != 0)
 				child_fail(slot, "lost wake-up on a full ring");
 	}

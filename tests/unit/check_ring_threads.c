@@ -191,7 +191,6 @@ static void *
 stream_producer(void *arg)
 {
 	struct side *s = arg;
-	struct wm_record batch[64];
 	uint64_t next = 0, ctl = 0, total = s->sh->records;
 
 	while (next < total) {
@@ -201,11 +200,8 @@ stream_producer(void *arg)
 
 		if (n > total - next)
 			n = (uint32_t)(total - next);
-		for (uint32_t i = 0; i < n; i++)
-			make_record(next + i, &batch[i]);
 		while (done < n) {
-			done += wm_ring_push_records(&s->out, batch + done,
-						     n - done);
+			done += push_run(&s->out, next + done, n - done);
 			if (done < n && !wait_space(s))
 				return NULL;
 		}
@@ -348,13 +344,11 @@ static void
 ping_pong(struct side *s, bool first)
 {
 	for (uint64_t i = 0; i < PINGPONG_ROUNDS; i++) {
-		struct wm_record rec;
 		struct wm_frame f;
 		int r;
 
-		make_record(i, &rec);
 		if (first) {
-			if (wm_ring_push_records(&s->out, &rec, 1) != 1) {
+			if (push_run(&s->out, i, 1) != 1) {
 				side_fail(s, "round %" PRIu64 ": ring full", i);
 				return;
 			}
@@ -369,7 +363,7 @@ ping_pong(struct side *s, bool first)
 		}
 		answer_delay(s);
 		if (!first) {
-			if (wm_ring_push_records(&s->out, &rec, 1) != 1) {
+			if (push_run(&s->out, i, 1) != 1) {
 				side_fail(s, "round %" PRIu64 ": ring full", i);
 				return;
 			}

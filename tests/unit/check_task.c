@@ -118,7 +118,11 @@ source_run_open(struct source_run *run, const char *text)
 
 		if (run->topo->stages[sub->stage].kind != WM_STAGE_SOURCE)
 			continue;
-		s->out = (struct wm_task_out){on_frame, on_result, on_late};
+		s->out = (struct wm_task_out){.frame = on_frame,
+					      /* hashed as its frame */
+					      .record = wm_task_record_as_frame,
+					      .result = on_result,
+					      .late = on_late};
 		s->run = run;
 		s->id = id;
 		/* The topologies here generate their records: no trace. */

@@ -1,9 +1,10 @@
 /*
  * stress.h
- *	Small helpers shared by the transport's stress tests (processes and
- *	threads): time, a seeded PRNG, pauses, and counts from the
- *	environment. Header-only, so that the ThreadSanitizer build, which
- *	compiles its own objects, can use it too.
+ *	Small helpers shared by the transport's tests (one process, processes
+ *	and threads): time, a seeded PRNG, pauses, counts from the
+ *	environment, and numbered records as the ring's opaque words.
+ *	Header-only, so that the ThreadSanitizer build, which compiles its own
+ *	objects, can use it too.
  */
 #ifndef WM_TESTS_STRESS_H
 #define WM_TESTS_STRESS_H
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include "ipc/frame.h"
+#include "ipc/ring.h"
 #include "ipc/wait.h"
 #include "base/clock.h"
 
@@ -72,28 +74,59 @@ env_u64(const char *name, uint64_t dflt)
 	return v;
 }
 
-/* Record number i, with every field derived from i. */
-static inline void
-make_record(uint64_t i, struct wm_record *r)
+/* The words of record cell number i (opaque to the ring), each derived
+ * from i. */
+struct test_words {
+	uint32_t arg;
+	uint64_t a, b, c;
+};
+
+static inline struct test_words
+record_words(uint64_t i)
 {
-	r->ts = (wm_ts_t)i;
-	r->key = (int64_t)(i * 0x9e3779b97f4a7c15ull);
-	r->value = (int64_t)~i;
-	r->flags = (uint32_t)(i & 0xffff);
-	r->partition = (uint32_t)((i >> 16) & 0xffff);
+	return (struct test_words){
+		.arg = (uint32_t)(i * 2654435761u),
+		.a = i,
+		.b = i * 0x9e3779b97f4a7c15ull,
+		.c = ~i,
+	};
 }
 
 /* Whether frame f is record number i, exactly. */
 static inline bool
 is_record(const struct wm_frame *f, uint64_t i)
 {
-	struct wm_record r;
+	struct test_words w = record_words(i);
 
-	make_record(i, &r);
-	return f->kind == WM_FRAME_RECORD && f->payload[0] == i &&
-	       f->payload[1] == (uint64_t)r.key &&
-	       f->payload[2] == (uint64_t)r.value &&
-	       f->arg == wm_frame_record_arg(&r);
+	return f->kind == WM_FRAME_RECORD && f->arg == w.arg &&
+	       f->payload[0] == w.a && f->payload[1] == w.b &&
+	       f->payload[2] == w.c;
+}
+
+/* Whether a cell handed out by wm_ring_peek_records() is record i. */
+static inline bool
+is_record_cell(const struct wm_cell *cell, uint64_t i)
+{
+	struct test_words w = record_words(i);
+
+	return wm_cell_arg(cell) == w.arg && cell->payload[0] == w.a &&
+	       cell->payload[1] == w.b && cell->payload[2] == w.c;
+}
+
+/* Put records first .. first + n - 1 in place as one run, as many as fit
+ * (the data path's way, ring.h), and commit them; returns how many. */
+static inline uint32_t
+push_run(struct wm_ring_producer *p, uint64_t first, uint32_t n)
+{
+	struct wm_ring_span s = wm_ring_reserve(p, n);
+
+	for (uint32_t i = 0; i < s.n; i++) {
+		struct test_words w = record_words(first + i);
+
+		wm_ring_put(&s, i, w.arg, w.a, w.b, w.c);
+	}
+	wm_ring_commit(p, s.n);
+	return s.n;
 }
 
 #endif /* WM_TESTS_STRESS_H */
