@@ -36,8 +36,8 @@
 # wm_cell_publish()), to show what those are worth.
 set -eu
 wmbench=${1:-./wmbench}
-here=$(cd "$(dirname "$0")/.." && pwd)
-peers=${PEERS_DIR:-$here/../shared/peers}
+# The peers are not part of this project: say where they are.
+peers=${PEERS_DIR:?set PEERS_DIR to the peer rings harness (the folder with its run.sh)}
 build=${PEERS_BUILD:-${TMPDIR:-/tmp}/wm-peers}
 log=${LOG:-ring_vs_peers.log}
 rounds=${ROUNDS:-3}
