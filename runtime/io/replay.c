@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "runtime/io/lines.h"
 #include "runtime/io/log.h"
@@ -783,20 +782,4 @@ wm_replay_read_all(const struct wm_topology *topo,
 	}
 	*tracesp = traces;
 	return 0;
-}
-
-bool
-wm_replay_unreadable(int e)
-{
-	return e == ENOENT || e == EACCES || e == EPERM || e == EISDIR ||
-	       e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG || e == ENXIO;
-}
-
-int
-wm_replay_exit_status(int e)
-{
-	return e == EBADMSG		 ? EX_DATAERR
-	       : wm_replay_unreadable(e) ? EX_NOINPUT
-	       : e == EIO		 ? EX_IOERR
-					 : EX_OSERR;
 }
