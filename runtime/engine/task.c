@@ -616,6 +616,12 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 {
 	struct wm_subtask_metrics *m = t->metrics;
 
+	/* A send that waited for room moved the task's time past the
+	 * caller's reading (wm_task_backpressure()): a reading before it
+	 * would count the stretches begun since as negative. */
+	if (now_ns < t->now_ns)
+		now_ns = t->now_ns;
+
 	WM_METRIC_SET(m->records_in, t->counters.records_in);
 	WM_METRIC_SET(m->records_out, t->counters.records_out);
 	WM_METRIC_SET(m->bad_records_skipped, t->bad_records);
