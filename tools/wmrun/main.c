@@ -3,6 +3,7 @@
  *	wmrun: run a stream job described by a topology file.
  *
  *   wmrun [--sim] [--check] [--summary FILE] [TOPOLOGY.conf]
+ *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
  * incident (16 partitions, 3 of them silent for the night, with an idle
@@ -69,8 +70,9 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: wmrun [--sim] [--check] [--summary FILE] "
+		"Usage: wmrun [--sim] [--check] [--summary FILE] "
 		"[TOPOLOGY.conf]\n"
+		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
 		"idleness and window semantics.\n"
@@ -88,6 +90,7 @@ usage(FILE *f)
 		"                  running\n"
 		"  --summary FILE  also write the summary as JSON to FILE\n"
 		"  -h, --help      this text\n"
+		"  --version       the version of wmrun\n"
 		"\n"
 		"Without a file, the built-in quiet-partition incident runs.\n"
 		"\n"
@@ -287,6 +290,7 @@ main(int argc, char **argv)
 		{"check", no_argument, NULL, 'c'},
 		{"summary", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *summary = NULL, *path = NULL;
@@ -316,6 +320,9 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return EX_OK;
+		case 'V':
+			printf("%s\n", PACKAGE_STRING);
 			return EX_OK;
 		default:
 			usage(stderr);
