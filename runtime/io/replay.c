@@ -628,13 +628,6 @@ replay_finished(const struct wm_record_source *src)
 	return r->next == r->n;
 }
 
-static int
-replay_wait_fd(const struct wm_record_source *src)
-{
-	(void)src;
-	return -1;
-}
-
 static uint32_t
 replay_n_partitions(const struct wm_record_source *src)
 {
@@ -683,11 +676,9 @@ replay_free(struct wm_record_source *src)
 }
 
 static const struct wm_record_source_ops replay_ops = {
-	.name = "replay",
 	.next = replay_next,
 	.next_due_ns = replay_next_due,
 	.finished = replay_finished,
-	.wait_fd = replay_wait_fd,
 	.n_partitions = replay_n_partitions,
 	.n_finished = replay_n_finished,
 	.finished_partition = replay_finished_partition,
