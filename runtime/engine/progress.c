@@ -16,8 +16,7 @@
 static void
 check(const struct wm_progress *p)
 {
-	WM_ASSERT(p->done ||
-		  p->to_idle == p->to_active + (p->idle ? 1u : 0u));
+	WM_ASSERT(p->done || p->to_idle == p->to_active + (p->idle ? 1u : 0u));
 	WM_ASSERT(p->to_idle - p->to_active <= 1);
 	WM_ASSERT(p->longest_stall_ns <= p->stalled_ns);
 	WM_ASSERT(p->stalls > 0 || p->stalled_ns == 0);

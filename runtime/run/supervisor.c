@@ -289,7 +289,8 @@ reap(struct job *j)
 					   name, (int)pid, WTERMSIG(st),
 					   strsignal(WTERMSIG(st)));
 			else
-				job_failed(j, wm_exit_of_worker(WEXITSTATUS(st)),
+				job_failed(j,
+					   wm_exit_of_worker(WEXITSTATUS(st)),
 					   "worker \"%s\" (pid %d) exited with "
 					   "status %d",
 					   name, (int)pid, WEXITSTATUS(st));

@@ -60,8 +60,7 @@ START_TEST(test_false_assertion_names_file_line_and_expression_then_aborts)
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
 		      "status %#x, expected a death by SIGABRT", st);
-	snprintf(want, sizeof(want),
-		 "%s: %s:%d: assertion \"x == 2\" failed\n",
+	snprintf(want, sizeof(want), "%s: %s:%d: assertion \"x == 2\" failed\n",
 		 program_invocation_short_name, __FILE__, line);
 	/* The sanitizers may add their own report after it. */
 	ck_assert_msg(strncmp(got, want, strlen(want)) == 0,

@@ -44,21 +44,20 @@ END_TEST
 START_TEST(test_memory_is_the_machines_whatever_the_cause)
 {
 	for (int c = WM_EXIT_INPUT; c <= WM_EXIT_SIM; c++)
-		ck_assert_int_eq(
-			wm_exit_status((enum wm_exit_cause)c, -ENOMEM),
-			EX_OSERR);
+		ck_assert_int_eq(wm_exit_status((enum wm_exit_cause)c, -ENOMEM),
+				 EX_OSERR);
 }
 END_TEST
 
 START_TEST(test_input_errors_say_what_is_wrong_with_the_input)
 {
 	static const struct row rows[] = {
-		{EBADMSG, EX_DATAERR},	   {EINVAL, EX_CONFIG},
-		{EFBIG, EX_CONFIG},	   {ENOENT, EX_NOINPUT},
-		{EACCES, EX_NOINPUT},	   {EPERM, EX_NOINPUT},
-		{EISDIR, EX_NOINPUT},	   {ENOTDIR, EX_NOINPUT},
-		{ELOOP, EX_NOINPUT},	   {ENAMETOOLONG, EX_NOINPUT},
-		{ENXIO, EX_NOINPUT},	   {EIO, EX_IOERR},
+		{EBADMSG, EX_DATAERR}, {EINVAL, EX_CONFIG},
+		{EFBIG, EX_CONFIG},    {ENOENT, EX_NOINPUT},
+		{EACCES, EX_NOINPUT},  {EPERM, EX_NOINPUT},
+		{EISDIR, EX_NOINPUT},  {ENOTDIR, EX_NOINPUT},
+		{ELOOP, EX_NOINPUT},   {ENAMETOOLONG, EX_NOINPUT},
+		{ENXIO, EX_NOINPUT},   {EIO, EX_IOERR},
 		{EMFILE, EX_OSERR},
 	};
 
@@ -71,8 +70,8 @@ START_TEST(test_output_errors_are_io_errors_whatever_the_errno)
 	/* A missing directory or a forbidden file is a failed output, not
 	 * a missing input; EFBIG is a sink at its file size limit. */
 	static const struct row rows[] = {
-		{ENOENT, EX_IOERR}, {EACCES, EX_IOERR}, {EFBIG, EX_IOERR},
-		{ENOSPC, EX_IOERR}, {EPIPE, EX_IOERR},	{EIO, EX_IOERR},
+		{ENOENT, EX_IOERR},  {EACCES, EX_IOERR}, {EFBIG, EX_IOERR},
+		{ENOSPC, EX_IOERR},  {EPIPE, EX_IOERR},	 {EIO, EX_IOERR},
 		{EBADMSG, EX_IOERR},
 	};
 
@@ -96,9 +95,9 @@ END_TEST
 START_TEST(test_sim_errors_keep_the_kind_sim_gave_them)
 {
 	static const struct row rows[] = {
-		{EIO, EX_IOERR},	{EINVAL, EX_CONFIG},
-		{EBADMSG, EX_DATAERR},	{ENOENT, EX_NOINPUT},
-		{EACCES, EX_NOINPUT},	{EPROTO, EX_SOFTWARE},
+		{EIO, EX_IOERR},       {EINVAL, EX_CONFIG},
+		{EBADMSG, EX_DATAERR}, {ENOENT, EX_NOINPUT},
+		{EACCES, EX_NOINPUT},  {EPROTO, EX_SOFTWARE},
 	};
 
 	expect_rows(WM_EXIT_SIM, rows, sizeof(rows) / sizeof(rows[0]));
@@ -125,7 +124,8 @@ exit_suite(void)
 	TCase *errno_table = tcase_create("errno to status");
 	TCase *workers = tcase_create("worker status");
 
-	tcase_add_test(errno_table, test_no_error_is_success_whatever_the_cause);
+	tcase_add_test(errno_table,
+		       test_no_error_is_success_whatever_the_cause);
 	tcase_add_test(errno_table,
 		       test_memory_is_the_machines_whatever_the_cause);
 	tcase_add_test(errno_table,
