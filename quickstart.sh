@@ -13,7 +13,8 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-$here/_build}
 packages="gcc make autoconf automake autoconf-archive pkg-config check
-libsubunit-dev liburcu-dev libhwloc-dev libnuma-dev strace"
+libsubunit-dev liburcu-dev libhwloc-dev libnuma-dev strace help2man
+clang-format"
 
 usage() {
 	echo "usage: sh quickstart.sh run|test" >&2

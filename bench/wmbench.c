@@ -134,11 +134,12 @@ help(FILE *out)
 	fprintf(out,
 		"Usage: %s BENCHMARK [OPTION]...\n"
 		"       %s BENCHMARK --help\n"
+		"       %s --version\n"
 		"Run one wmrun benchmark; results are key=value lines on "
 		"stdout.\n"
 		"\n"
 		"Benchmarks:\n",
-		progname, progname);
+		progname, progname, progname);
 	for (size_t i = 0; i < N_ELEMS(commands); i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name,
 			commands[i].help);
@@ -155,6 +156,10 @@ main(int argc, char **argv)
 		return wm_bench_usage_error(NULL, "missing benchmark name");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		help(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("%s (%s) %s\n", progname, PACKAGE_NAME, PACKAGE_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < N_ELEMS(commands); i++)

@@ -10,9 +10,12 @@
  * read		positions < read are free for the producer; advanced only by
  *		the consumer, published every WM_RING_PUBLISH_EVERY cells and
  *		when it finds the ring empty, if it moved since
- * written	cells published, stored by the producer for monitoring and for
- *		the consumer's wake decision only: the consumer learns of new
- *		cells from the cells' own sequence numbers (frame.h)
+ * written	the producer's position as of its last nudge or ring
+ *		(wm_ring_nudge(), wm_ring_flush()), for wm_ring_dump() alone: a
+ *		failure report shows how far the producer had announced beside
+ *		how far the consumer read. No decision reads it: the consumer
+ *		learns of new cells from the cells' own sequence numbers
+ *		(frame.h), and whether anyone sleeps is the doorbell's (wait.h)
  * size, mask	set by the supervisor before the workers start; read-only
  *
  * Invariant: 0 <= producer position - read <= size, where cells put in
@@ -32,9 +35,10 @@
  * payload word after a 16-byte store of the first two (wm_cell_publish()
  * says why that is the same edge). P1/C1 make a cell's payload visible
  * with its tail; C2/P2 keep the producer from overwriting a cell the
- * consumer is still reading. `written` is relaxed: nothing is read through
- * it. A consumer may load a tail again, relaxed, after C1 acquired it: the
- * producer does not touch the cell again before C2.
+ * consumer is still reading. `written` is stored relaxed and orders
+ * nothing: only the dump reads it. A consumer may load a tail again,
+ * relaxed, after C1 acquired it: the producer does not touch the cell
+ * again before C2.
  *
  * Fast paths: the producer pushes one frame (wm_ring_try_push()) or writes
  * a run of records in place (wm_ring_reserve(), wm_ring_put(),

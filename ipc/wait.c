@@ -151,12 +151,9 @@ wm_wait_slow(struct wm_waiter *w, bool (*ready)(void *), void *arg,
 			atomic_load_explicit(&db->bell, memory_order_relaxed);
 		struct timespec rel, *timeout = NULL;
 
-		/* W3: release, so `seen` is read before a waker can see
-		 * sleeping == 1; pairs with the acquire exchange in
-		 * wm_doorbell_take(). Relaxed, the load of `seen` could be
-		 * satisfied after this store (load buffering, allowed on Arm
-		 * and by C11) and read the waker's add: futex_wait() would
-		 * then sleep through the only wake. Free on x86. */
+		/* W3: release, so `seen` is read before a waker can take
+		 * the flag (wait.h); pairs with the acquire exchange in
+		 * wm_doorbell_take(). */
 		atomic_store_explicit(&db->sleeping, 1, memory_order_release);
 		atomic_thread_fence(memory_order_seq_cst); /* W1 */
 		if (ready(arg))

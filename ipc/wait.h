@@ -9,22 +9,30 @@
  * doorbell, and whoever can change what it waits for (a producer that
  * published, a consumer that freed space) rings that doorbell.
  *
- * The protocol (W1, W2 name the two full fences):
+ * The protocol (W1 and W2 name the two full fences, W3 the release and
+ * acquire that pair on the flag):
  *
- *   owner, about to sleep                  waker, after publishing
- *     seen = load(bell)                      fence(seq_cst)           [W2]
- *     store(sleeping, 1)                     if (load(sleeping) &&
- *     fence(seq_cst)                [W1]         exchange(sleeping, 0))
- *     if (ready()) { sleeping = 0; done }       add(bell, 1); futex_wake(bell)
- *     futex_wait(bell, seen)
+ *   owner, about to sleep (wm_wait_slow())     waker, after publishing
+ *                                                (wm_doorbell_ring())
+ *     seen = load(bell)                          fence(seq_cst)       [W2]
+ *     store-release(sleeping, 1)        [W3]     if (load(sleeping) &&
+ *     fence(seq_cst)                    [W1]         exchange-acquire(
+ *     if (ready()) { sleeping = 0; done }              sleeping, 0)) [W3]
+ *     futex_wait(bell, seen)                       add(bell, 1);
+ *                                                  futex_wake(bell)
  *
  * Each side stores one variable and then loads another; acquire and release
  * do not order a store before a later load, so without W1 and W2 the owner
  * could miss the data and the waker miss the flag, and the owner would sleep
- * on data. With them, at least one side sees the other. A wake that comes
- * between W1 and futex_wait() changed `bell`, so futex_wait() returns at
- * once (EAGAIN). The exchange makes one sleep cost at most one wake system
- * call however many producers publish.
+ * on data. With them, at least one side sees the other. A waker that takes
+ * the flag read the owner's store of it, which W3 orders after the owner's
+ * load of `seen`, and adds to `bell` after that: futex_wait() then finds
+ * `bell` changed and returns at once (EAGAIN), however late the wake comes.
+ * Without W3 the load of `seen` could be satisfied after the store (load
+ * buffering, allowed by C11 and on Arm) and read the waker's add already,
+ * and the owner would sleep through the only wake; on x86 it costs
+ * nothing. The exchange makes one sleep cost at most one wake system call
+ * however many producers publish.
  *
  * The fence W2 costs as much as moving a record, so the fast path does
  * without it: after every few cells a waker only nudges (loads `sleeping`
@@ -223,7 +231,8 @@ void wm_doorbell_wake(struct wm_doorbell *db);
 static inline bool
 wm_doorbell_take(struct wm_doorbell *db)
 {
-	/* W3: acquire; pairs with the release of sleeping in wm_wait(). */
+	/* W3: acquire; pairs with the release of sleeping in
+	 * wm_wait_slow(). */
 	if (!atomic_exchange_explicit(&db->sleeping, 0, memory_order_acquire))
 		return false;
 	wm_doorbell_wake(db);

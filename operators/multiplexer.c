@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "operators/behaviour.h"
 #include "operators/multiplexer.h"
 
@@ -23,7 +24,12 @@ static void
 recompute(struct wm_multiplexer *m)
 {
 	bool was_all_idle = m->combined.all_idle;
+	wm_ts_t before = m->combined.watermark;
 	bool raised = wm_combined_update(&m->combined, m->parts, m->n_splits);
+
+	/* The combined watermark never goes backwards (combine.h). */
+	WM_ASSERT(m->combined.watermark >= before);
+	WM_ASSERT(raised == (m->combined.watermark > before));
 
 	if (raised)
 		wm_output_watermark(m->out, m->combined.watermark);
@@ -100,6 +106,10 @@ wm_multiplexer_destroy(struct wm_multiplexer *m)
 int
 wm_multiplexer_register(struct wm_multiplexer *m, struct wm_mux_split *split)
 {
+	/* Not registered already (multiplexer.h): a registered split's
+	 * index leads back to it. */
+	WM_ASSERT(split->mux != m || split->index >= m->n_splits ||
+		  m->parts[split->index] != &split->partial);
 	if (m->n_splits == m->cap_splits) {
 		size_t cap = m->cap_splits ? 2 * m->cap_splits : 8;
 		void *parts = realloc(m->parts, cap * sizeof(*m->parts));

@@ -1304,13 +1304,6 @@ gen_src_finished(const struct wm_record_source *src)
 	return wm_source_gen_finished(gen_of_const(src));
 }
 
-static int
-gen_src_wait_fd(const struct wm_record_source *src)
-{
-	(void)src;
-	return -1;
-}
-
 static uint32_t
 gen_src_n_partitions(const struct wm_record_source *src)
 {
@@ -1350,11 +1343,9 @@ gen_src_pause(struct wm_record_source *src, uint32_t i, bool paused,
 }
 
 static const struct wm_record_source_ops gen_source_ops = {
-	.name = "synthetic",
 	.next = gen_src_next,
 	.next_due_ns = gen_src_next_due_ns,
 	.finished = gen_src_finished,
-	.wait_fd = gen_src_wait_fd,
 	.n_partitions = gen_src_n_partitions,
 	.n_finished = gen_src_n_finished,
 	.finished_partition = gen_src_finished_partition,

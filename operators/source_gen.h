@@ -156,12 +156,10 @@
  *	next_due_ns(src)	the earliest processing time at which next()
  *				may return a record or a partition may finish
  *				(a value <= now: call next() now); INT64_MAX:
- *				not from the passage of time (finished, silent
- *				for ever, or waiting on wait_fd)
+ *				not from the passage of time (finished, or
+ *				silent for ever)
  *	finished(src)		every partition is finished: the subtask sends
  *				its final watermark and END
- *	wait_fd(src)		a descriptor that becomes readable when records
- *				arrive from outside, or -1 (the generator)
  *	n_partitions, partition_stats	partitions of this subtask in a fixed
  *				order (the index used by the runtime's per
  *				partition watermark state and summary)
@@ -182,12 +180,14 @@
  * per Kafka partition), next() = rd_kafka_consumer_poll(rk, 0) turned into
  * a wm_record (ts from rd_kafka_message_timestamp(), partition from the
  * message), next_due_ns() = INT64_MAX while it is unbounded and not
- * finishing, wait_fd() = the pipe given to rd_kafka_queue_io_event_enable(),
- * finished() = every partition reached its stopping offset, pause() =
- * rd_kafka_pause_partitions() / rd_kafka_resume_partitions() of that
- * one partition (watermark alignment; records wait in Kafka). The worker
- * waits for min(next_due_ns, the next periodic watermark tick) or for
- * wait_fd, whichever comes first, then drains next().
+ * finishing, finished() = every partition reached its stopping offset,
+ * pause() = rd_kafka_pause_partitions() / rd_kafka_resume_partitions() of
+ * that one partition (watermark alignment; records wait in Kafka). Such a
+ * source also needs the worker to wake when records arrive from outside:
+ * it brings the op for that (a descriptor that becomes readable, the pipe
+ * given to rd_kafka_queue_io_event_enable(), which the worker waits on
+ * beside min(next_due_ns, the next periodic watermark tick)); the sources
+ * here, generated and replayed, are driven by time alone and have none.
  *
  * The interface lives here, with its first implementation; it moves to a
  * header of its own when the second one arrives.
@@ -203,12 +203,10 @@ struct wm_source_partition_stats {
 };
 
 struct wm_record_source_ops {
-	const char *name; /* "synthetic", "kafka" */
 	int (*next)(struct wm_record_source *src, int64_t now_ns,
 		    struct wm_record *out);
 	int64_t (*next_due_ns)(const struct wm_record_source *src);
 	bool (*finished)(const struct wm_record_source *src);
-	int (*wait_fd)(const struct wm_record_source *src);
 	uint32_t (*n_partitions)(const struct wm_record_source *src);
 	uint32_t (*n_finished)(const struct wm_record_source *src);
 	uint32_t (*finished_partition)(const struct wm_record_source *src,

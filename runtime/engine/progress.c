@@ -5,11 +5,27 @@
  */
 #include "config.h"
 
+#include "base/assert.h"
 #include "runtime/engine/progress.h"
+
+/* The tracker's books balance (progress.h): switches alternate, so while
+ * the stream lasts there is one more to IDLE than to ACTIVE exactly when
+ * it is IDLE (and the stream may end IDLE); the longest stall is one of
+ * those in the total. Time never going back is checked where stretches
+ * close. */
+static void
+check(const struct wm_progress *p)
+{
+	WM_ASSERT(p->done || p->to_idle == p->to_active + (p->idle ? 1u : 0u));
+	WM_ASSERT(p->to_idle - p->to_active <= 1);
+	WM_ASSERT(p->longest_stall_ns <= p->stalled_ns);
+	WM_ASSERT(p->stalls > 0 || p->stalled_ns == 0);
+}
 
 void
 wm_progress_init(struct wm_progress *p, int64_t threshold_ns)
 {
+	WM_ASSERT(threshold_ns > 0); /* the topology refuses anything else */
 	*p = (struct wm_progress){
 		.threshold_ns = threshold_ns,
 		.longest_cause = WM_PROGRESS_NO_CAUSE,
@@ -44,6 +60,7 @@ close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
 {
 	int64_t still = now_ns - p->still_since_ns;
 
+	WM_ASSERT(still >= 0);
 	if (still > p->threshold_ns) {
 		p->stalled_ns += still;
 		p->stalls++;
@@ -55,6 +72,14 @@ close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
 		}
 	}
 	start_still(p, now_ns);
+}
+
+/* The idle stretch [idle_since, now) ends. */
+static void
+close_idle(struct wm_progress *p, int64_t now_ns)
+{
+	WM_ASSERT(now_ns >= p->idle_since_ns);
+	p->idle_ns += now_ns - p->idle_since_ns;
 }
 
 void
@@ -72,11 +97,12 @@ wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns,
 		close_still(p, now_ns, cause);
 	if (w == WM_TS_MAX) {
 		if (p->idle) {
-			p->idle_ns += now_ns - p->idle_since_ns;
+			close_idle(p, now_ns);
 			p->idle = false;
 		}
 		p->done = true;
 	}
+	check(p);
 }
 
 void
@@ -90,11 +116,12 @@ wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
 		p->idle_since_ns = now_ns;
 		p->to_idle++;
 	} else {
-		p->idle_ns += now_ns - p->idle_since_ns;
+		close_idle(p, now_ns);
 		start_still(p, now_ns);
 		p->to_active++;
 	}
 	p->idle = idle;
+	check(p);
 }
 
 void
@@ -103,12 +130,13 @@ wm_progress_finish(struct wm_progress *p, int64_t now_ns)
 	if (p->done)
 		return;
 	if (p->idle) {
-		p->idle_ns += now_ns - p->idle_since_ns;
+		close_idle(p, now_ns);
 		p->idle = false;
 	} else {
 		close_still(p, now_ns, WM_PROGRESS_NO_CAUSE);
 	}
 	p->done = true;
+	check(p);
 }
 
 void

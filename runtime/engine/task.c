@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "operators/hash.h"
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task_internal.h"
@@ -656,10 +657,47 @@ publish_progress(struct wm_watermark_metrics *m, const struct wm_progress *p,
 	WM_METRIC_SET(m->longest_starved_ns, r.longest_starved_ns);
 }
 
+/*
+ * Every record taken is accounted for (task.h), the figures a summary is
+ * made of: a source's by partition, a window's by its operator, whose own
+ * counters balance (window.h); any other task sends each on every edge
+ * once. Not the window's records_out: it sends results, not records.
+ */
+static void
+check_counters(const struct wm_task *t)
+{
+	const struct wm_task_counters *c = &t->counters;
+
+	if (t->n_parts > 0) {
+		uint64_t by_partition = 0;
+
+		for (uint32_t i = 0; i < t->n_parts; i++)
+			by_partition += t->part[i].records;
+		WM_ASSERT(by_partition == c->records_in);
+	}
+	if (t->window != NULL) {
+		const struct wm_window_counters *w =
+			wm_window_counters(t->window);
+
+		WM_ASSERT(wm_window_counters_balanced(w));
+		WM_ASSERT(w->records_in == c->records_in);
+		WM_ASSERT(c->records_out == 0);
+	} else {
+		WM_ASSERT(c->records_out == c->records_in * t->n_edges);
+	}
+}
+
 void
 wm_task_publish(const struct wm_task *t, int64_t now_ns)
 {
 	struct wm_subtask_metrics *m = t->metrics;
+
+	/* A send that waited for room moved the task's time past the
+	 * caller's reading (wm_task_backpressure()): a reading before it
+	 * would count the stretches begun since as negative. */
+	if (now_ns < t->now_ns)
+		now_ns = t->now_ns;
+	check_counters(t);
 
 	WM_METRIC_SET(m->records_in, t->counters.records_in);
 	WM_METRIC_SET(m->records_out, t->counters.records_out);

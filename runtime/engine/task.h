@@ -209,8 +209,10 @@ int wm_task_align(struct wm_task *task, const struct wm_plan *plan, uint32_t id,
 void wm_task_backpressure(struct wm_task *task, bool blocked, int64_t now_ns);
 
 /* Write every figure to the metrics block, open stretches counted up to
- * `now_ns`. Window fire delays are written as they happen. Call it after
- * a batch of work and at the end (then set `finished`, metrics.h). */
+ * `now_ns`, or up to the task's own time if a send that waited for room
+ * moved it later (wm_task_backpressure()). Window fire delays are written
+ * as they happen. Call it after a batch of work and at the end (then set
+ * `finished`, metrics.h). */
 void wm_task_publish(const struct wm_task *task, int64_t now_ns);
 
 /* The window operator of a window task (NULL otherwise). */

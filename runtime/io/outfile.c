@@ -13,7 +13,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/assert.h"
 #include "runtime/io/outfile.h"
+
+/* An open file (outfile.h): a descriptor and its name; the file meant,
+ * but for standard output; a random name only for a file this open made
+ * (atomic, until commit); the first write error kept as an errno. A
+ * closed one has none of them (forget()). */
+static void
+check_open(const struct wm_outfile *f)
+{
+	WM_ASSERT(f->path != NULL && f->fd >= 0);
+	WM_ASSERT(f->target != NULL || f->fd == STDOUT_FILENO);
+	WM_ASSERT(f->temp == NULL || f->created);
+	WM_ASSERT(f->error >= 0);
+}
 
 /* The directory part of `path` ("." for a bare name), in buf. */
 static const char *
@@ -261,6 +275,8 @@ out:
 		if (f->fd >= 0)
 			close(f->fd);
 		forget(f);
+	} else {
+		check_open(f);
 	}
 	return r;
 }
@@ -293,6 +309,7 @@ wm_outfile_write(struct wm_outfile *f, const void *buf, size_t len)
 {
 	const char *p = buf;
 
+	check_open(f);
 	if (f->error != 0)
 		return -f->error;
 	while (len > 0) {
@@ -382,6 +399,7 @@ wm_outfile_close(struct wm_outfile *f, bool keep, char *err, size_t errlen)
 
 	if (f->path == NULL)
 		return 0;
+	check_open(f);
 	wm_outfile_name(f, name, sizeof(name));
 	if (f->temp != NULL) {
 		wm_outfile_discard(f);
@@ -411,6 +429,7 @@ wm_outfile_commit(struct wm_outfile *f, char *err, size_t errlen)
 	char name[PATH_MAX + 2];
 	int r = f->error != 0 ? -f->error : 0;
 
+	check_open(f);
 	wm_outfile_name(f, name, sizeof(name));
 	if (f->temp == NULL) /* a stream: written as it went */
 		return wm_outfile_close(f, true, err, errlen);

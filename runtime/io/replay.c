@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sysexits.h>
 
 #include "runtime/io/lines.h"
 #include "runtime/io/log.h"
@@ -629,13 +628,6 @@ replay_finished(const struct wm_record_source *src)
 	return r->next == r->n;
 }
 
-static int
-replay_wait_fd(const struct wm_record_source *src)
-{
-	(void)src;
-	return -1;
-}
-
 static uint32_t
 replay_n_partitions(const struct wm_record_source *src)
 {
@@ -684,11 +676,9 @@ replay_free(struct wm_record_source *src)
 }
 
 static const struct wm_record_source_ops replay_ops = {
-	.name = "replay",
 	.next = replay_next,
 	.next_due_ns = replay_next_due,
 	.finished = replay_finished,
-	.wait_fd = replay_wait_fd,
 	.n_partitions = replay_n_partitions,
 	.n_finished = replay_n_finished,
 	.finished_partition = replay_finished_partition,
@@ -783,20 +773,4 @@ wm_replay_read_all(const struct wm_topology *topo,
 	}
 	*tracesp = traces;
 	return 0;
-}
-
-bool
-wm_replay_unreadable(int e)
-{
-	return e == ENOENT || e == EACCES || e == EPERM || e == EISDIR ||
-	       e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG || e == ENXIO;
-}
-
-int
-wm_replay_exit_status(int e)
-{
-	return e == EBADMSG		 ? EX_DATAERR
-	       : wm_replay_unreadable(e) ? EX_NOINPUT
-	       : e == EIO		 ? EX_IOERR
-					 : EX_OSERR;
 }

@@ -103,16 +103,4 @@ int wm_replay_read_all(const struct wm_topology *topo,
 		       size_t errlen);
 void wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages);
 
-/*
- * Whether errno `e` from wm_replay_read() says the trace could not be
- * opened or read as a file (missing, forbidden, a directory...), for exit
- * 66 (EX_NOINPUT). Not EIO: a failing read is an I/O error (74), as a
- * failing write of the results is.
- */
-bool wm_replay_unreadable(int e);
-
-/* The exit status for errno `e` from wm_replay_read(): 65 for bad data,
- * 66 for an unreadable file, 74 for EIO, 71 (out of memory) otherwise. */
-int wm_replay_exit_status(int e);
-
 #endif /* WM_RUNTIME_REPLAY_H */

@@ -59,6 +59,7 @@
 #include "base/clock.h"
 #include "ipc/shm.h"
 #include "runtime/plan/affinity.h"
+#include "runtime/io/exit.h"
 #include "runtime/io/log.h"
 #include "runtime/plan/placement.h"
 #include "runtime/run/supervisor.h"
@@ -288,15 +289,8 @@ reap(struct job *j)
 					   name, (int)pid, WTERMSIG(st),
 					   strsignal(WTERMSIG(st)));
 			else
-				/* A worker's sysexits code (an output error,
-				 * memory) is the job's; any other status is a
-				 * failed worker. */
 				job_failed(j,
-					   WEXITSTATUS(st) >= EX__BASE &&
-							   WEXITSTATUS(st) <=
-								   EX__MAX
-						   ? WEXITSTATUS(st)
-						   : 1,
+					   wm_exit_of_worker(WEXITSTATUS(st)),
 					   "worker \"%s\" (pid %d) exited with "
 					   "status %d",
 					   name, (int)pid, WEXITSTATUS(st));
@@ -475,7 +469,7 @@ open_outputs(const struct wm_topology *t, struct wm_sink **sinks,
 			 st->u.window.late_output != NULL)
 			r = wm_sink_open_late(&lates[s], st, err, errlen);
 		if (r != 0)
-			return r == -ENOMEM ? EX_OSERR : EX_IOERR;
+			return wm_exit_status(WM_EXIT_OUTPUT, r);
 	}
 	return 0;
 }
@@ -594,7 +588,7 @@ set_up(struct job *j, struct resources *res)
 		return EX_OSERR;
 	r = wm_replay_read_all(t, &res->traces, j->err, j->errlen);
 	if (r != 0)
-		return wm_replay_exit_status(-r);
+		return wm_exit_status(WM_EXIT_INPUT, r);
 	spec = wm_plan_shm_spec(plan, t->job.ring_cells, res->specs);
 	if (wm_shm_create(&spec, &res->seg, j->err, j->errlen) != 0)
 		return EX_OSERR;

@@ -41,6 +41,7 @@
 #include "ipc/gate.h"
 #include "ipc/shm.h"
 #include "base/clock.h"
+#include "runtime/io/exit.h"
 #include "runtime/io/log.h"
 #include "runtime/io/sources.h"
 #include "runtime/engine/codec.h"
@@ -577,11 +578,12 @@ input_failed(struct worker *w, uint32_t ch, int r)
 {
 	const struct wm_plan_channel *pc =
 		&w->args->plan->channels[w->me->inputs[ch]];
+	int status = wm_exit_status(WM_EXIT_INTERNAL, r);
 	char name[128];
 
 	if (r == -ENOMEM)
-		return worker_fail(w, EX_OSERR, "%s", wm_task_why(w->task));
-	worker_fail(w, EX_SOFTWARE,
+		return worker_fail(w, status, "%s", wm_task_why(w->task));
+	worker_fail(w, status,
 		    "corrupt frame on channel %u from \"%s\" at position %llu",
 		    ch, name_of(w, pc->producer, name, sizeof(name)),
 		    (unsigned long long)w->inputs[ch].pos);

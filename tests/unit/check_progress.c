@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include "runtime/engine/progress.h"
@@ -191,6 +192,21 @@ START_TEST(test_the_longest_stall_says_how_starved_it_was)
 }
 END_TEST
 
+#ifdef WM_ASSERT_ENABLED
+/* Checked builds only (base/assert.h): a reading before the last update
+ * breaks progress.h's contract, and the tracker says so at once instead
+ * of counting an idle stretch as negative. */
+START_TEST(test_reading_before_the_last_update_is_a_broken_invariant)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_status(&p, true, 5 * S, WM_PROGRESS_NO_CAUSE);
+	(void)read_at(&p, 4 * S);
+}
+END_TEST
+#endif
+
 static Suite *
 progress_suite(void)
 {
@@ -206,6 +222,11 @@ progress_suite(void)
 	tcase_add_test(t, test_nothing_counts_after_max);
 	tcase_add_test(t, test_the_longest_stall_names_what_ended_it);
 	tcase_add_test(t, test_the_longest_stall_says_how_starved_it_was);
+#ifdef WM_ASSERT_ENABLED
+	tcase_add_test_raise_signal(
+		t, test_reading_before_the_last_update_is_a_broken_invariant,
+		SIGABRT);
+#endif
 	suite_add_tcase(s, t);
 	return s;
 }

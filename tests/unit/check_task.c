@@ -38,6 +38,9 @@ struct source {
 	int64_t next_due;
 	bool charged; /* next_due pays for records due at once */
 	bool aligned;
+	/* Nonzero: the next frame finds its ring full until then, as a
+	 * worker's send waits (wm_task_backpressure() at both ends). */
+	int64_t blocked_until;
 };
 
 struct source_run {
@@ -74,6 +77,11 @@ on_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 
 	mix(s->run, fields, sizeof(fields));
 	s->run->frames++;
+	if (s->blocked_until != 0) {
+		wm_task_backpressure(s->task, true, s->run->now);
+		wm_task_backpressure(s->task, false, s->blocked_until);
+		s->blocked_until = 0;
+	}
 }
 
 static void
@@ -342,17 +350,53 @@ START_TEST(test_years_of_silence_take_a_few_runs)
 }
 END_TEST
 
+START_TEST(test_figures_are_as_of_a_blocked_send_not_before_it)
+{
+	/* A worker reads the clock, runs the source, and publishes with
+	 * that reading; a send that waited for room moved the task's time
+	 * on meanwhile. The figures are as of that later time: never a
+	 * reading before what they count (an idle stretch begun at the
+	 * later time would count negative). */
+	struct source_run run;
+	struct source *s;
+	int64_t t = 1000000000, later = 6000000000;
+	const struct wm_subtask_metrics *m;
+
+	source_run_open(&run, "[job]\nevent_time = 1 min\n"
+			      "[source s]\npartitions = 2\nrate = 1/s\n"
+			      "[window w]\ninput = s\nsize = 10 s\n");
+	ck_assert_uint_eq(run.n, 1);
+	s = &run.src[0];
+	m = (const struct wm_subtask_metrics *)((char *)run.blocks +
+						s->id * run.stride);
+	run.now = t;
+	s->blocked_until = later;
+	wm_task_run_source(s->task, t);
+	ck_assert_uint_gt(run.frames, 0);
+	ck_assert_int_eq(s->blocked_until, 0);
+	wm_task_publish(s->task, t);
+	int64_t published = WM_METRIC_GET(m->now_ns);
+
+	ck_assert_int_eq(published, later);
+	source_run_close(&run);
+}
+END_TEST
+
 static Suite *
 task_suite(void)
 {
 	Suite *s = suite_create("task");
 	TCase *jump = tcase_create("jump");
+	TCase *figures = tcase_create("figures");
 
 	tcase_set_timeout(jump, 60);
 	tcase_add_loop_test(jump, test_jumping_sends_what_stepping_sends, 0,
 			    (int)(sizeof(jobs) / sizeof(*jobs)));
 	tcase_add_test(jump, test_years_of_silence_take_a_few_runs);
+	tcase_add_test(figures,
+		       test_figures_are_as_of_a_blocked_send_not_before_it);
 	suite_add_tcase(s, jump);
+	suite_add_tcase(s, figures);
 	return s;
 }
 

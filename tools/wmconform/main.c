@@ -59,6 +59,7 @@ usage(FILE *f)
 		"\"released,VALVE_FLUSH_UNCONDITIONAL\"\n"
 		"  -q, --quiet              print only failures and the total\n"
 		"  -h, --help               this text\n"
+		"      --version            the version of wmconform\n"
 		"\n"
 		"Exit status: 0 all passed, 1 a trace differed, 64 usage,\n"
 		"65 malformed trace, 66 unreadable file.\n");
@@ -234,6 +235,7 @@ main(int argc, char **argv)
 		{"behaviour", required_argument, NULL, 'b'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	struct tally t = {.behaviour = WM_BEHAVIOUR_RELEASED};
@@ -263,6 +265,10 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return 0;
+		case 'V':
+			printf("wmconform (%s) %s\n", PACKAGE_NAME,
+			       PACKAGE_VERSION);
 			return 0;
 		default:
 			usage(stderr);

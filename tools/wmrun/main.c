@@ -3,14 +3,12 @@
  *	wmrun: run a stream job described by a topology file.
  *
  *   wmrun [--sim] [--check] [--summary FILE] [TOPOLOGY.conf]
+ *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
  * incident (16 partitions, 3 of them silent for the night, with an idle
- * timeout). Exit status: 0 the job finished, 1 a worker failed or died,
- * 64 usage, 66 a file cannot be read, 71 the OS refused shared memory, a
- * fork or pinning, 74 an output could not be written, 78 the topology is
- * invalid (with file:line:col) or the job cannot fit in this machine's
- * memory, 128+n stopped by signal n.
+ * timeout). Exit status: the table of runtime/io/exit.h, which --help
+ * repeats.
  */
 #include "config.h"
 
@@ -29,7 +27,7 @@
 #include "runtime/plan/footprint.h"
 #include "runtime/plan/placement.h"
 #include "runtime/plan/plan.h"
-#include "runtime/io/replay.h"
+#include "runtime/io/exit.h"
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/conf/topology.h"
@@ -72,8 +70,9 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: wmrun [--sim] [--check] [--summary FILE] "
+		"Usage: wmrun [--sim] [--check] [--summary FILE] "
 		"[TOPOLOGY.conf]\n"
+		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
 		"idleness and window semantics.\n"
@@ -91,11 +90,23 @@ usage(FILE *f)
 		"                  running\n"
 		"  --summary FILE  also write the summary as JSON to FILE\n"
 		"  -h, --help      this text\n"
+		"  --version       the version of wmrun\n"
 		"\n"
 		"Without a file, the built-in quiet-partition incident runs.\n"
-		"Exit status: 0 done, 1 a worker failed, 64 usage, 66 "
-		"unreadable file,\n71 OS refused resources, 74 output error, "
-		"78 invalid topology or too big for memory, 128+n signal n.\n");
+		"\n"
+		"Exit status:\n"
+		"  0      the job finished and every record is accounted for\n"
+		"  1      a worker failed or died\n"
+		"  64     bad command line\n"
+		"  65     a malformed record in a replayed trace\n"
+		"  66     a topology file or trace cannot be read\n"
+		"  70     internal error\n"
+		"  71     the OS refused memory, shared memory, a fork or "
+		"pinning\n"
+		"  74     an output could not be written, or a read failed\n"
+		"  78     invalid topology, or a job too big for this "
+		"machine's memory\n"
+		"  128+n  stopped by signal n\n");
 }
 
 /* The JSON summary into `path`, whole or not at all (outfile.h). 0, or a
@@ -184,7 +195,7 @@ fits_memory(const struct wm_topology *t, const struct wm_plan *plan, bool sim,
 			"wmrun: could not estimate the job's memory: "
 			"%s\n",
 			err);
-		return r == -ENOMEM ? EX_OSERR : EX_SOFTWARE;
+		return wm_exit_status(WM_EXIT_INTERNAL, r);
 	}
 	wm_footprint_machine(&m);
 	if (out != NULL)
@@ -279,6 +290,7 @@ main(int argc, char **argv)
 		{"check", no_argument, NULL, 'c'},
 		{"summary", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *summary = NULL, *path = NULL;
@@ -308,6 +320,9 @@ main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			return EX_OK;
+		case 'V':
+			printf("%s\n", PACKAGE_STRING);
 			return EX_OK;
 		default:
 			usage(stderr);
@@ -341,9 +356,7 @@ main(int argc, char **argv)
 	if (r != 0) {
 		wm_ini_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "wmrun: %s\n", msg);
-		return r == -EINVAL || r == -EFBIG ? EX_CONFIG
-		       : r == -ENOMEM		   ? EX_OSERR
-						   : EX_NOINPUT;
+		return wm_exit_status(WM_EXIT_INPUT, r);
 	}
 	if (check_only) {
 		r = check(t);
@@ -385,12 +398,7 @@ main(int argc, char **argv)
 		if (r > 0) {
 			status = r; /* stopped by a signal: 128 + n */
 		} else if (r != 0) {
-			status = r == -EIO		    ? EX_IOERR
-				 : r == -EINVAL		    ? EX_CONFIG
-				 : r == -EBADMSG	    ? EX_DATAERR
-				 : wm_replay_unreadable(-r) ? EX_NOINPUT
-				 : r == -ENOMEM		    ? EX_OSERR
-							    : EX_SOFTWARE;
+			status = wm_exit_status(WM_EXIT_SIM, r);
 		}
 	} else {
 		status = wm_supervisor_run(t, &rep, why, sizeof(why));

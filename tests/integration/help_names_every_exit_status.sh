@@ -1,0 +1,25 @@
+#!/bin/sh
+# wmrun --help and the README's wmrun row list every exit status of the
+# table in runtime/io/exit.h, the one place the codes are decided, and no
+# other.
+. "$srcdir/tests/integration/lib.sh"
+
+awk '/^ \*   [0-9]/ { print $2 }' "$srcdir/runtime/io/exit.h" >"$scratch/codes"
+[ "$(wc -l <"$scratch/codes")" -ge 10 ] ||
+	fail "exit.h's table not found: $(cat "$scratch/codes")"
+
+expect_status 0 "$WMRUN" --help
+sed -n '/^Exit status:/,$p' "$scratch/out" >"$scratch/help"
+grep -F 'wmrun [--sim]' "$srcdir/README.md" >"$scratch/readme" ||
+	fail "no wmrun row in README.md"
+awk '/^  [0-9]/ { print $1 }' "$scratch/help" >"$scratch/listed"
+while read -r code; do
+	grep -qxF -- "$code" "$scratch/listed" ||
+		fail "--help does not list exit status $code: $(cat "$scratch/help")"
+	grep -qF -- " $code " "$scratch/readme" ||
+		fail "README.md's wmrun row does not list exit status $code"
+done <"$scratch/codes"
+while read -r code; do
+	grep -qxF -- "$code" "$scratch/codes" ||
+		fail "--help lists exit status $code, which exit.h does not"
+done <"$scratch/listed"
