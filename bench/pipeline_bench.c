@@ -173,7 +173,7 @@ loop_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	struct loop_task *lt = wm_container_of(out, struct loop_task, out);
 	struct loop *l = lt->loop;
 	const struct wm_plan_channel *c =
-		&l->plan->channels[lt->sub->outputs[edge][channel]];
+		&l->plan->channels[lt->sub->edges[edge].channels[channel]];
 
 	if (wm_task_input(l->tasks[c->consumer].task, c->input_channel, f,
 			  l->now_ns) != 0)
@@ -247,7 +247,7 @@ loop_build(struct loop *l, char *err, size_t errlen)
 			.late = loop_late,
 		};
 		lt->task = wm_sources_new_task(
-			t, lt->sub->stage, lt->sub->index, &lt->out,
+			t, l->plan, id, &lt->out,
 			(struct wm_subtask_metrics *)((char *)l->metrics +
 						      id * l->stride),
 			NULL);

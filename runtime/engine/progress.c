@@ -162,3 +162,23 @@ wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		.longest_starved_ns = q.longest_starved_ns,
 	};
 }
+
+void
+wm_progress_publish(const struct wm_progress *p, int64_t now_ns,
+		    struct wm_watermark_metrics *m)
+{
+	struct wm_progress_reading r;
+
+	wm_progress_read(p, now_ns, &r);
+	WM_METRIC_SET(m->watermark, r.watermark);
+	WM_METRIC_SET(m->idle, r.idle);
+	WM_METRIC_SET(m->stalled_ns, r.stalled_ns);
+	WM_METRIC_SET(m->longest_stall_ns, r.longest_stall_ns);
+	WM_METRIC_SET(m->longest_cause, r.longest_cause);
+	WM_METRIC_SET(m->stalls, r.stalls);
+	WM_METRIC_SET(m->stalled_now, r.stalled_now);
+	WM_METRIC_SET(m->idle_ns, r.idle_ns);
+	WM_METRIC_SET(m->to_idle, r.to_idle);
+	WM_METRIC_SET(m->to_active, r.to_active);
+	WM_METRIC_SET(m->longest_starved_ns, r.longest_starved_ns);
+}

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "operators/output.h"
+#include "runtime/metrics/metrics.h"
 
 #define WM_PROGRESS_NO_CAUSE UINT32_MAX
 
@@ -108,5 +109,10 @@ void wm_progress_finish(struct wm_progress *p, int64_t now_ns);
 /* The figures as of `now_ns` (>= every time passed before). */
 void wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		      struct wm_progress_reading *out);
+
+/* The reading at `now_ns` into a metrics block's watermark figures, for
+ * the supervisor (metrics.h: one writer, relaxed stores). */
+void wm_progress_publish(const struct wm_progress *p, int64_t now_ns,
+			 struct wm_watermark_metrics *m);
 
 #endif /* WM_RUNTIME_PROGRESS_H */

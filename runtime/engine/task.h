@@ -75,19 +75,19 @@ struct wm_task_counters {
 struct wm_task;
 
 /*
- * The task for subtask `index` of stage `stage` of `topo`, writing to
- * `out` and publishing to `metrics` (a zeroed block with room for the
- * subtask's partitions: wm_plan_subtask.n_partitions; the task is its only
- * writer). Output edges are the edges of the stages that read this one, in
- * stage order (edge e's channels are the downstream subtasks, or the one
- * forward subtask). A source stage reads `src`, the record source its
- * driver opened for it (runtime/io/sources.h: the subtask's partitions,
- * generated or replayed; -EINVAL if it is missing); the task owns it from
- * the call on, and frees it, even when the call fails. NULL for other
- * stages. NULL with errno on failure.
+ * The task for subtask `id` of `plan`, the plan of `topo` (both outlive
+ * the task), writing to `out` and publishing to `metrics` (a zeroed block
+ * with room for the subtask's partitions: wm_plan_subtask.n_partitions;
+ * the task is its only writer). Its input channels, output edges and
+ * their channels are the plan's (wm_plan_subtask). A source stage reads
+ * `src`, the record source its driver opened for it (runtime/io/sources.h:
+ * the subtask's partitions, generated or replayed; -EINVAL if it is
+ * missing); the task owns it from the call on, and frees it, even when the
+ * call fails. NULL for other stages. NULL with errno on failure.
  */
-struct wm_task *wm_task_new(const struct wm_topology *topo, uint32_t stage,
-			    uint32_t index, struct wm_task_out *out,
+struct wm_task *wm_task_new(const struct wm_topology *topo,
+			    const struct wm_plan *plan, uint32_t id,
+			    struct wm_task_out *out,
 			    struct wm_subtask_metrics *metrics,
 			    struct wm_record_source *src);
 
@@ -191,18 +191,17 @@ bool wm_task_finished(const struct wm_task *task);
 const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
 
 /*
- * Watermark alignment: if this task is subtask `id` of `plan` and a source
- * of an alignment group, it talks to the group through the metrics blocks
- * of its subtasks, block i at blocks + i x stride (the segment's metrics
- * area, or --sim's copy of it; its own block included). Call once, before
- * the first run; a task that is not aligned is left alone. Every
+ * Watermark alignment: if this task is a source of an alignment group, it
+ * talks to the group through the metrics blocks of the plan's subtasks,
+ * block i at blocks + i x stride (the segment's metrics area, or --sim's
+ * copy of it; its own block included). Call once, before the first run; a
+ * task that is not aligned is left alone. Every
  * watermark_alignment_update_interval it reports into its block, reads
  * the group's reports and pauses what runs ahead (operators/alignment.h);
  * partitions only if the record source can pause them. 0, -EINVAL (called
  * before) or -ENOMEM.
  */
-int wm_task_align(struct wm_task *task, const struct wm_plan *plan, uint32_t id,
-		  void *blocks, size_t stride);
+int wm_task_align(struct wm_task *task, void *blocks, size_t stride);
 
 /* A source cannot send (`blocked`: its output ring is full) or can again:
  * its idleness clock stops meanwhile (doc/semantics.md section 2.7). */

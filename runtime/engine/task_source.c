@@ -13,36 +13,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/assert.h"
 #include "operators/alignment.h"
-#include "runtime/engine/task_internal.h"
+#include "runtime/engine/task_state.h"
 
 /* The partitions of the record source the driver opened (io/sources.h),
  * and one watermark generator per partition merged as Flink's source
  * does. */
 int
-wm_task_init_source(struct wm_task *t)
+wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 {
 	const struct wm_source_conf *sc = &t->stage->u.source;
-	struct wm_record_source *src = t->src;
+	struct task_source *s = calloc(1, sizeof(*s));
 	uint32_t n;
 
+	if (s == NULL) {
+		wm_record_source_free(src);
+		return -ENOMEM;
+	}
+	t->source = s;
+	s->src = src; /* the task's now, freed with it whatever happens */
 	if (src == NULL)
 		return -EINVAL;
 	n = src->ops->n_partitions(src);
-	t->n_parts = n;
-	t->parts = calloc(n ? n : 1, sizeof(*t->parts));
-	t->part = calloc(n ? n : 1, sizeof(*t->part));
-	t->split_of = calloc(sc->partitions, sizeof(*t->split_of));
-	t->local_of = calloc(sc->partitions, sizeof(*t->local_of));
-	if (t->parts == NULL || t->part == NULL || t->split_of == NULL ||
-	    t->local_of == NULL)
+	s->n_parts = n;
+	s->parts = calloc(n ? n : 1, sizeof(*s->parts));
+	s->part = calloc(n ? n : 1, sizeof(*s->part));
+	s->split_of = calloc(sc->partitions, sizeof(*s->split_of));
+	s->local_of = calloc(sc->partitions, sizeof(*s->local_of));
+	if (s->parts == NULL || s->part == NULL || s->split_of == NULL ||
+	    s->local_of == NULL)
 		return -ENOMEM;
-	t->max_allowed = WM_TS_MAX;
-	t->next_alignment_ns = INT64_MAX;
+	s->max_allowed = WM_TS_MAX;
+	s->next_alignment_ns = INT64_MAX;
 	/* A run length in processing time ends every source's input then,
 	 * whatever its records: drained, as a bounded source ends. The
 	 * processing time [0, end) is read, as an event-time end is. */
-	t->end_ns = wm_ms_to_ns(t->topo->job.processing_time_ms);
+	s->end_ns = wm_ms_to_ns(t->topo->job.processing_time_ms);
 	for (uint32_t i = 0; i < n; i++) {
 		struct wm_source_partition_stats st;
 
@@ -50,24 +57,43 @@ wm_task_init_source(struct wm_task *t)
 		src->ops->partition_stats(src, i, 0, &st);
 		if (st.partition >= sc->partitions)
 			return -EINVAL;
-		t->parts[i] = st.partition;
-		t->local_of[st.partition] = i;
-		wm_progress_init(&t->part[i].progress,
+		s->parts[i] = st.partition;
+		s->local_of[st.partition] = i;
+		wm_progress_init(&s->part[i].progress,
 				 wm_task_stall_threshold_ns(t->topo));
-		wm_progress_follow_starvation(&t->part[i].progress,
+		wm_progress_follow_starvation(&s->part[i].progress,
 					      &t->cpu_wait_ns);
 	}
-	if (wm_source_watermarks_init(&t->watermarks, &sc->strategy,
+	if (wm_source_watermarks_init(&s->watermarks, &sc->strategy,
 				      &t->edges_out) != 0)
 		return -EINVAL;
-	t->watermarks_ready = true;
+	s->watermarks_ready = true;
 	for (uint32_t i = 0; i < n; i++) {
-		t->split_of[t->parts[i]] = wm_source_watermarks_add_split(
-			&t->watermarks, t->parts[i]);
-		if (t->split_of[t->parts[i]] == NULL)
+		s->split_of[s->parts[i]] = wm_source_watermarks_add_split(
+			&s->watermarks, s->parts[i]);
+		if (s->split_of[s->parts[i]] == NULL)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+void
+wm_task_free_source(struct wm_task *t)
+{
+	struct task_source *s = t->source;
+
+	if (s == NULL)
+		return;
+	wm_record_source_free(s->src);
+	if (s->watermarks_ready)
+		wm_source_watermarks_destroy(&s->watermarks);
+	free(s->split_of);
+	free(s->parts);
+	free(s->local_of);
+	free(s->part);
+	free(s->peers);
+	free(s);
+	t->source = NULL;
 }
 
 /* The subtask's idleness clock stops while it cannot read: waiting for
@@ -75,20 +101,24 @@ wm_task_init_source(struct wm_task *t)
 static void
 pause_clock(struct wm_task *t)
 {
-	wm_source_watermarks_pause(&t->watermarks,
-				   t->waiting.paused || t->backpressured,
+	struct task_source *s = t->source;
+
+	wm_source_watermarks_pause(&s->watermarks,
+				   s->waiting.paused || s->backpressured,
 				   t->now_ns);
 }
 
 static void
 set_waiting(struct wm_task *t, bool waiting)
 {
-	if (waiting == t->waiting.paused)
+	struct task_source *s = t->source;
+
+	if (waiting == s->waiting.paused)
 		return;
 	if (waiting)
-		wm_pausable_clock_pause(&t->waiting, t->now_ns);
+		wm_pausable_clock_pause(&s->waiting, t->now_ns);
 	else
-		wm_pausable_clock_resume(&t->waiting, t->now_ns);
+		wm_pausable_clock_resume(&s->waiting, t->now_ns);
 	pause_clock(t);
 }
 
@@ -97,7 +127,8 @@ set_waiting(struct wm_task *t, bool waiting)
 static const struct wm_partial_watermark *
 slot_of(const struct wm_task *t, uint32_t local)
 {
-	const struct wm_source_split *split = t->split_of[t->parts[local]];
+	const struct task_source *s = t->source;
+	const struct wm_source_split *split = s->split_of[s->parts[local]];
 
 	return split != NULL ? &split->slot.partial : NULL;
 }
@@ -109,13 +140,14 @@ slot_of(const struct wm_task *t, uint32_t local)
 static void
 pause_partition(struct wm_task *t, uint32_t local, bool paused)
 {
-	struct wm_pausable_clock *held = &t->part[local].held;
+	struct task_source *s = t->source;
+	struct wm_pausable_clock *held = &s->part[local].held;
 
-	if (paused == held->paused || t->src->ops->pause == NULL ||
+	if (paused == held->paused || s->src->ops->pause == NULL ||
 	    slot_of(t, local) == NULL)
 		return;
-	t->src->ops->pause(t->src, local, paused, t->now_ns);
-	wm_source_split_pause(&t->watermarks, t->split_of[t->parts[local]],
+	s->src->ops->pause(s->src, local, paused, t->now_ns);
+	wm_source_split_pause(&s->watermarks, s->split_of[s->parts[local]],
 			      paused, t->now_ns);
 	if (paused)
 		wm_pausable_clock_pause(held, t->now_ns);
@@ -127,8 +159,10 @@ pause_partition(struct wm_task *t, uint32_t local, bool paused)
 static bool
 alignment_report(const struct wm_task *t, wm_ts_t *report)
 {
-	return wm_alignment_report(wm_source_watermarks_current(&t->watermarks),
-				   wm_source_watermarks_idle(&t->watermarks),
+	const struct task_source *s = t->source;
+
+	return wm_alignment_report(wm_source_watermarks_current(&s->watermarks),
+				   wm_source_watermarks_idle(&s->watermarks),
 				   t->finished, report);
 }
 
@@ -137,10 +171,11 @@ alignment_report(const struct wm_task *t, wm_ts_t *report)
 static wm_ts_t
 alignment_max_allowed(const struct wm_task *t)
 {
+	const struct task_source *s = t->source;
 	wm_ts_t group_min = WM_TS_MAX;
 
-	for (uint32_t i = 0; i < t->n_peers; i++) {
-		struct wm_subtask_metrics *peer = t->peers[i];
+	for (uint32_t i = 0; i < s->n_peers; i++) {
+		struct wm_subtask_metrics *peer = s->peers[i];
 
 		/* A2: acquire, pairs with A1 in the peer. */
 		if (!atomic_load_explicit(&peer->alignment_reported,
@@ -162,6 +197,7 @@ alignment_max_allowed(const struct wm_task *t)
 static void
 alignment_update(struct wm_task *t)
 {
+	struct task_source *s = t->source;
 	wm_ts_t report;
 
 	if (alignment_report(t, &report)) {
@@ -170,20 +206,20 @@ alignment_update(struct wm_task *t)
 		 * a report of this subtask's (this one or a later one). */
 		atomic_store_explicit(&t->metrics->alignment_reported, 1,
 				      memory_order_release);
-		t->reported = true;
+		s->reported = true;
 	}
-	if (!t->reported || t->finished)
+	if (!s->reported || t->finished)
 		return;
-	t->max_allowed = alignment_max_allowed(t);
-	for (uint32_t i = 0; i < t->n_parts; i++)
+	s->max_allowed = alignment_max_allowed(t);
+	for (uint32_t i = 0; i < s->n_parts; i++)
 		if (slot_of(t, i) != NULL)
 			pause_partition(t, i,
 					wm_alignment_holds_back(
 						slot_of(t, i)->watermark,
-						t->max_allowed));
+						s->max_allowed));
 	set_waiting(t, wm_alignment_holds_back(
-			       wm_source_watermarks_current(&t->watermarks),
-			       t->max_allowed));
+			       wm_source_watermarks_current(&s->watermarks),
+			       s->max_allowed));
 }
 
 /* now + the update interval, saturating. */
@@ -200,16 +236,17 @@ alignment_after(const struct wm_task *t, int64_t now_ns)
 uint32_t
 wm_task_holding_partition(const struct wm_task *t)
 {
+	const struct task_source *s = t->source;
 	uint32_t holder = WM_PROGRESS_NO_CAUSE;
 	wm_ts_t low = WM_TS_MAX;
 
-	for (uint32_t i = 0; i < t->n_parts; i++) {
+	for (uint32_t i = 0; i < s->n_parts; i++) {
 		const struct wm_partial_watermark *slot = slot_of(t, i);
 
 		if (slot != NULL && !slot->idle &&
 		    (holder == WM_PROGRESS_NO_CAUSE || slot->watermark < low)) {
 			low = slot->watermark;
-			holder = t->parts[i];
+			holder = s->parts[i];
 		}
 	}
 	return holder;
@@ -228,16 +265,17 @@ wm_task_holding_partition(const struct wm_task *t)
 static void
 retire_finished(struct wm_task *t)
 {
-	uint32_t n = t->src->ops->n_finished(t->src);
+	struct task_source *s = t->source;
+	uint32_t n = s->src->ops->n_finished(s->src);
 
-	for (; t->parts_finished < n; t->parts_finished++) {
-		uint32_t i = t->src->ops->finished_partition(t->src,
-							     t->parts_finished);
+	for (; s->finished_parts < n; s->finished_parts++) {
+		uint32_t i = s->src->ops->finished_partition(s->src,
+							     s->finished_parts);
 
 		pause_partition(t, i, false);
-		wm_progress_finish(&t->part[i].progress, t->now_ns);
-		wm_source_watermarks_remove_split(&t->watermarks, t->parts[i]);
-		t->split_of[t->parts[i]] = NULL;
+		wm_progress_finish(&s->part[i].progress, t->now_ns);
+		wm_source_watermarks_remove_split(&s->watermarks, s->parts[i]);
+		s->split_of[s->parts[i]] = NULL;
 	}
 }
 
@@ -246,8 +284,9 @@ retire_finished(struct wm_task *t)
 static void
 watch_partition(struct wm_task *t, uint32_t local)
 {
+	struct task_source *s = t->source;
 	const struct wm_partial_watermark *slot = slot_of(t, local);
-	struct wm_progress *p = &t->part[local].progress;
+	struct wm_progress *p = &s->part[local].progress;
 
 	if (slot == NULL)
 		return;
@@ -258,61 +297,63 @@ watch_partition(struct wm_task *t, uint32_t local)
 			      WM_PROGRESS_NO_CAUSE);
 	/* Alignment checks a partition on every update of its watermark
 	 * (which only grows: resuming waits for an announcement). */
-	if (t->peers != NULL &&
-	    wm_alignment_holds_back(slot->watermark, t->max_allowed))
+	if (s->peers != NULL &&
+	    wm_alignment_holds_back(slot->watermark, s->max_allowed))
 		pause_partition(t, local, true);
 }
 
 void
 wm_task_stop_source(struct wm_task *t)
 {
+	struct task_source *s = t->source;
 	struct wm_frame end = {.kind = WM_FRAME_END, .arg = WM_END_STOP};
 
-	if (t->finished)
+	if (s == NULL || t->finished)
 		return;
 	wm_task_send_all(t, &end);
 	t->finished = true;
 	/* A stopped source holds no aligned peer back either. */
-	if (t->peers != NULL)
+	if (s->peers != NULL)
 		alignment_update(t);
 }
 
 int64_t
 wm_task_run_source(struct wm_task *t, int64_t now_ns)
 {
+	struct task_source *s = t->source;
 	struct wm_record rec;
 	int64_t due, tick;
 
 	if (t->finished)
 		return INT64_MAX;
 	t->now_ns = now_ns;
-	if (!t->source_started) {
-		wm_source_watermarks_start(&t->watermarks, now_ns);
-		t->next_alignment_ns = t->peers != NULL
+	if (!s->started) {
+		wm_source_watermarks_start(&s->watermarks, now_ns);
+		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
-		t->source_started = true;
+		s->started = true;
 	}
-	if (now_ns >= t->next_alignment_ns) {
+	if (now_ns >= s->next_alignment_ns) {
 		alignment_update(t);
-		t->next_alignment_ns = alignment_after(t, now_ns);
+		s->next_alignment_ns = alignment_after(t, now_ns);
 	}
 	/* Records due by now first, each followed by its partition's
 	 * generator (Flink emits the record, then calls onEvent); at most a
 	 * burst per call, so that an unlimited-rate source lets its caller
 	 * move time on, run ticks and serve its other duties. A subtask
 	 * waiting for alignment reads nothing. */
-	for (uint32_t n = 0; !t->waiting.paused && now_ns < t->end_ns &&
+	for (uint32_t n = 0; !s->waiting.paused && now_ns < s->end_ns &&
 			     n < WM_TASK_SOURCE_BURST &&
-			     wm_record_source_next(t->src, now_ns, &rec) == 1;
+			     wm_record_source_next(s->src, now_ns, &rec) == 1;
 	     n++) {
-		uint32_t local = t->local_of[rec.partition];
+		uint32_t local = s->local_of[rec.partition];
 
 		t->counters.records_in++;
-		t->part[local].records++;
+		s->part[local].records++;
 		t->cause = rec.partition; /* a punctuated watermark */
 		wm_task_send_record(t, &rec);
-		wm_source_split_on_record(t->split_of[rec.partition], rec.ts,
+		wm_source_split_on_record(s->split_of[rec.partition], rec.ts,
 					  rec.flags);
 		watch_partition(t, local);
 	}
@@ -325,41 +366,41 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	/* Then the periodic tick, if it is due. If it moves the subtask's
 	 * watermark, the partition at the minimum before it was the one
 	 * holding it. */
-	if (now_ns >= wm_source_watermarks_next_tick(&t->watermarks))
+	if (now_ns >= wm_source_watermarks_next_tick(&s->watermarks))
 		t->cause = wm_task_holding_partition(t);
-	if (wm_source_watermarks_poll(&t->watermarks, now_ns))
-		for (uint32_t i = 0; i < t->n_parts; i++)
+	if (wm_source_watermarks_poll(&s->watermarks, now_ns))
+		for (uint32_t i = 0; i < s->n_parts; i++)
 			watch_partition(t, i);
 	t->cause = WM_PROGRESS_NO_CAUSE;
 	/* Subtask-level alignment is checked after every batch too. */
-	if (t->peers != NULL &&
+	if (s->peers != NULL &&
 	    wm_alignment_holds_back(
-		    wm_source_watermarks_current(&t->watermarks),
-		    t->max_allowed))
+		    wm_source_watermarks_current(&s->watermarks),
+		    s->max_allowed))
 		set_waiting(t, true);
-	if (wm_record_source_finished(t->src) || now_ns >= t->end_ns) {
+	if (wm_record_source_finished(s->src) || now_ns >= s->end_ns) {
 		struct wm_frame end = {.kind = WM_FRAME_END,
 				       .arg = WM_END_DRAIN};
 
 		/* Drain: the MAX watermark (lost if IDLE is announced, as in
 		 * released Flink), then END. */
-		wm_source_watermarks_end_of_input(&t->watermarks);
+		wm_source_watermarks_end_of_input(&s->watermarks);
 		wm_task_send_all(t, &end);
 		t->finished = true;
 		/* A finished source reports MAX: it holds no one back. */
-		if (t->peers != NULL)
+		if (s->peers != NULL)
 			alignment_update(t);
 		return INT64_MAX;
 	}
-	due = t->waiting.paused ? INT64_MAX
-				: wm_record_source_next_due_ns(t->src);
-	t->behind = due <= now_ns;
-	tick = wm_source_watermarks_next_tick(&t->watermarks);
+	due = s->waiting.paused ? INT64_MAX
+				: wm_record_source_next_due_ns(s->src);
+	s->behind = due <= now_ns;
+	tick = wm_source_watermarks_next_tick(&s->watermarks);
 	if (tick < due)
 		due = tick;
-	if (t->end_ns < due)
-		due = t->end_ns;
-	return t->next_alignment_ns < due ? t->next_alignment_ns : due;
+	if (s->end_ns < due)
+		due = s->end_ns;
+	return s->next_alignment_ns < due ? s->next_alignment_ns : due;
 }
 
 /*
@@ -375,33 +416,35 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 static bool
 alignment_can_change(const struct wm_task *t)
 {
+	const struct task_source *s = t->source;
 	wm_ts_t report;
 
-	if (t->peers == NULL || t->finished)
+	if (s->peers == NULL || t->finished)
 		return false;
 	if (alignment_report(t, &report) &&
-	    (!t->reported ||
+	    (!s->reported ||
 	     WM_METRIC_GET(t->metrics->alignment_report) != report))
 		return true;
-	return t->reported && alignment_max_allowed(t) != t->max_allowed;
+	return s->reported && alignment_max_allowed(t) != s->max_allowed;
 }
 
 int64_t
 wm_task_source_next_event(const struct wm_task *t, int64_t from_ns)
 {
+	const struct task_source *s = t->source;
 	int64_t due, tick;
 
 	if (t->finished)
 		return INT64_MAX;
-	if (!t->source_started)
+	if (!s->started)
 		return from_ns;
 	due = wm_task_source_input_due(t);
-	tick = wm_source_watermarks_next_change(&t->watermarks);
+	tick = wm_source_watermarks_next_change(&s->watermarks);
 	if (tick < due)
 		due = tick;
 	if (alignment_can_change(t)) {
 		int64_t update = wm_ns_schedule_at_or_after(
-			t->next_alignment_ns,
+			s->next_alignment_ns,
 			t->stage->u.source.alignment_update_interval_ms,
 			from_ns);
 
@@ -414,12 +457,14 @@ wm_task_source_next_event(const struct wm_task *t, int64_t from_ns)
 void
 wm_task_source_skip(struct wm_task *t, int64_t now_ns)
 {
-	if (t->finished || !t->source_started || t->behind)
+	struct task_source *s = t->source;
+
+	if (t->finished || !s->started || s->behind)
 		return;
-	wm_source_watermarks_skip(&t->watermarks, now_ns);
-	if (t->peers != NULL)
-		t->next_alignment_ns = wm_ns_schedule_at_or_after(
-			t->next_alignment_ns,
+	wm_source_watermarks_skip(&s->watermarks, now_ns);
+	if (s->peers != NULL)
+		s->next_alignment_ns = wm_ns_schedule_at_or_after(
+			s->next_alignment_ns,
 			t->stage->u.source.alignment_update_interval_ms,
 			now_ns);
 }
@@ -427,37 +472,40 @@ wm_task_source_skip(struct wm_task *t, int64_t now_ns)
 int64_t
 wm_task_source_input_due(const struct wm_task *t)
 {
-	int64_t due = t->waiting.paused ? INT64_MAX
-					: wm_record_source_next_due_ns(t->src);
+	const struct task_source *s = t->source;
+	int64_t due = s->waiting.paused ? INT64_MAX
+					: wm_record_source_next_due_ns(s->src);
 
-	return t->end_ns < due ? t->end_ns : due;
+	return s->end_ns < due ? s->end_ns : due;
 }
 
 int
-wm_task_align(struct wm_task *t, const struct wm_plan *plan, uint32_t id,
-	      void *blocks, size_t stride)
+wm_task_align(struct wm_task *t, void *blocks, size_t stride)
 {
+	struct task_source *s = t->source;
 	uint32_t *ids;
 	uint32_t n;
 
-	if (t->peers != NULL)
+	if (s == NULL)
+		return 0; /* only sources align */
+	if (s->peers != NULL)
 		return -EINVAL;
-	n = wm_plan_alignment_peers(plan, t->topo, id, NULL, 0);
+	n = wm_plan_alignment_peers(t->plan, t->topo, t->id, NULL, 0);
 	if (n == 0)
 		return 0;
 	ids = calloc(n, sizeof(*ids));
-	t->peers = calloc(n, sizeof(*t->peers));
-	if (ids == NULL || t->peers == NULL) {
+	s->peers = calloc(n, sizeof(*s->peers));
+	if (ids == NULL || s->peers == NULL) {
 		free(ids);
-		free(t->peers);
-		t->peers = NULL;
+		free(s->peers);
+		s->peers = NULL;
 		return -ENOMEM;
 	}
-	wm_plan_alignment_peers(plan, t->topo, id, ids, n);
+	wm_plan_alignment_peers(t->plan, t->topo, t->id, ids, n);
 	for (uint32_t i = 0; i < n; i++)
-		t->peers[i] = (struct wm_subtask_metrics *)((char *)blocks +
+		s->peers[i] = (struct wm_subtask_metrics *)((char *)blocks +
 							    ids[i] * stride);
-	t->n_peers = n;
+	s->n_peers = n;
 	free(ids);
 	return 0;
 }
@@ -465,9 +513,62 @@ wm_task_align(struct wm_task *t, const struct wm_plan *plan, uint32_t id,
 void
 wm_task_backpressure(struct wm_task *t, bool blocked, int64_t now_ns)
 {
-	if (t->src == NULL || blocked == t->backpressured)
+	struct task_source *s = t->source;
+
+	if (s == NULL || blocked == s->backpressured)
 		return;
 	t->now_ns = now_ns;
-	t->backpressured = blocked;
+	s->backpressured = blocked;
 	pause_clock(t);
+}
+
+void
+wm_task_bad_records(struct wm_task *t, uint64_t n)
+{
+	if (t->source != NULL)
+		t->source->bad_records = n;
+}
+
+/* How long a clock on processing time stood still, up to now_ns. */
+static int64_t
+time_stopped(const struct wm_pausable_clock *c, int64_t now_ns)
+{
+	return now_ns - wm_pausable_clock_read(c, now_ns);
+}
+
+void
+wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
+{
+	const struct task_source *s = t->source;
+	struct wm_subtask_metrics *m = t->metrics;
+
+	WM_METRIC_SET(m->bad_records_skipped, s->bad_records);
+	WM_METRIC_SET(m->n_partitions, s->n_parts);
+	for (uint32_t i = 0; i < s->n_parts; i++) {
+		struct wm_partition_metrics *pm = &m->partitions[i];
+
+		WM_METRIC_SET(pm->partition, s->parts[i]);
+		WM_METRIC_SET(pm->records, s->part[i].records);
+		WM_METRIC_SET(pm->alignment_paused_ns,
+			      time_stopped(&s->part[i].held, now_ns));
+		wm_progress_publish(&s->part[i].progress, now_ns,
+				    &pm->progress);
+	}
+	if (s->peers != NULL) {
+		WM_METRIC_SET(m->alignment_max_allowed, s->max_allowed);
+		WM_METRIC_SET(m->alignment_waiting_ns,
+			      time_stopped(&s->waiting, now_ns));
+	}
+}
+
+/* A source's records are accounted for by partition. */
+void
+wm_task_check_source(const struct wm_task *t)
+{
+	const struct task_source *s = t->source;
+	uint64_t by_partition = 0;
+
+	for (uint32_t i = 0; i < s->n_parts; i++)
+		by_partition += s->part[i].records;
+	WM_ASSERT(by_partition == t->counters.records_in);
 }

@@ -81,21 +81,23 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 }
 
 struct wm_task *
-wm_sources_new_task(const struct wm_topology *topo, uint32_t stage,
-		    uint32_t index, struct wm_task_out *out,
+wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
+		    uint32_t id, struct wm_task_out *out,
 		    struct wm_subtask_metrics *metrics,
 		    const struct wm_replay_trace *trace)
 {
+	const struct wm_plan_subtask *sub = &plan->subtasks[id];
 	struct wm_record_source *src = NULL;
 	struct wm_task *task;
 	uint64_t bad = 0;
 
-	if (topo->stages[stage].kind == WM_STAGE_SOURCE) {
-		src = wm_sources_open(topo, stage, index, trace, &bad);
+	if (topo->stages[sub->stage].kind == WM_STAGE_SOURCE) {
+		src = wm_sources_open(topo, sub->stage, sub->index, trace,
+				      &bad);
 		if (src == NULL)
 			return NULL;
 	}
-	task = wm_task_new(topo, stage, index, out, metrics, src);
+	task = wm_task_new(topo, plan, id, out, metrics, src);
 	if (task != NULL)
 		wm_task_bad_records(task, bad);
 	return task;

@@ -34,13 +34,13 @@ struct wm_record_source *wm_sources_open(const struct wm_topology *topo,
 					 uint64_t *bad_records);
 
 /*
- * The task of subtask `index` of `stage` (runtime/engine/task.h), with its
- * record source if it is a source (opened as above, from `trace` if the
- * stage replays one): what every driver makes for each subtask. NULL with
- * errno.
+ * The task of subtask `id` of `plan`, the plan of `topo`
+ * (runtime/engine/task.h), with its record source if it is a source
+ * (opened as above, from `trace` if the stage replays one): what every
+ * driver makes for each subtask. NULL with errno.
  */
 struct wm_task *wm_sources_new_task(const struct wm_topology *topo,
-				    uint32_t stage, uint32_t index,
+				    const struct wm_plan *plan, uint32_t id,
 				    struct wm_task_out *out,
 				    struct wm_subtask_metrics *metrics,
 				    const struct wm_replay_trace *trace);

@@ -341,7 +341,7 @@ segment(const struct wm_topology *t, const struct wm_plan *plan,
 		size_t n = 1 + s->n_inputs;
 
 		for (uint32_t e = 0; e < s->n_edges; e++)
-			n += s->widths[e];
+			n += s->edges[e].width;
 		if (n > most)
 			most = n;
 	}
@@ -374,12 +374,14 @@ segment(const struct wm_topology *t, const struct wm_plan *plan,
 				ch[s->inputs[k]].ring_offset +
 					ch[s->inputs[k]].ring_bytes};
 		for (uint32_t e = 0; e < s->n_edges; e++)
-			for (uint32_t k = 0; k < s->widths[e]; k++, n++)
-				spans[n] = (struct span){
-					ch[s->outputs[e][k]].ring_offset,
-					ch[s->outputs[e][k]].ring_offset +
-						ch[s->outputs[e][k]]
-							.ring_bytes};
+			for (uint32_t k = 0; k < s->edges[e].width; k++, n++) {
+				const struct wm_shm_channel *c =
+					&ch[s->edges[e].channels[k]];
+
+				spans[n] = (struct span){c->ring_offset,
+							 c->ring_offset +
+								 c->ring_bytes};
+			}
 		pages += table_pages(spans, n);
 	}
 	fp->page_table_bytes = pages * TABLE_PAGE;

@@ -35,7 +35,7 @@ wm_placement_plan(const struct wm_affinity *a, const struct wm_topology *t,
 		const struct wm_plan_channel *ch = &plan->channels[c];
 		const struct wm_plan_subtask *from =
 			&plan->subtasks[ch->producer];
-		bool forward = from->widths[ch->edge] == 1;
+		bool forward = from->edges[ch->edge].width == 1;
 		bool source = t->stages[from->stage].kind == WM_STAGE_SOURCE;
 
 		edges[c] =

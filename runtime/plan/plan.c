@@ -14,111 +14,165 @@
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/plan.h"
 
-struct wm_plan *
-wm_plan_new(const struct wm_topology *t)
+/* The stages' subtasks, numbered stage by stage (sinks have none). */
+static int
+number_subtasks(struct wm_plan *p, const struct wm_topology *t)
 {
-	struct wm_plan *p = calloc(1, sizeof(*p));
 	uint32_t id = 0;
 
-	if (p == NULL)
-		return NULL;
 	p->first = calloc(t->n_stages, sizeof(*p->first));
 	if (p->first == NULL)
-		goto fail;
+		return -ENOMEM;
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		p->first[s] = p->n_subtasks;
 		if (t->stages[s].kind != WM_STAGE_SINK)
 			p->n_subtasks += t->stages[s].parallelism;
 	}
-	p->subtasks = calloc(p->n_subtasks, sizeof(*p->subtasks));
+	p->subtasks =
+		calloc(p->n_subtasks ? p->n_subtasks : 1, sizeof(*p->subtasks));
 	if (p->subtasks == NULL)
-		goto fail;
-	/* Count channels and size every table first. */
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		struct wm_topology_edge out[64];
-		uint32_t n_edges;
+		return -ENOMEM;
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		for (uint32_t i = 0; t->stages[s].kind != WM_STAGE_SINK &&
+				     i < t->stages[s].parallelism;
+		     i++, id++)
+			p->subtasks[id] = (struct wm_plan_subtask){.stage = s,
+								   .index = i};
+	return 0;
+}
 
-		if (t->stages[s].kind == WM_STAGE_SINK)
-			continue;
-		n_edges = wm_topology_data_edges(t, s, out, 64);
-		for (uint32_t i = 0; i < t->stages[s].parallelism; i++, id++) {
-			struct wm_plan_subtask *st = &p->subtasks[id];
+/* A subtask's logical inputs: each a run of its input channels, one per
+ * upstream subtask or one for a forward edge. */
+static int
+plan_inputs(struct wm_plan_subtask *st, const struct wm_topology *t)
+{
+	const struct wm_stage *stage = &t->stages[st->stage];
 
-			st->stage = s;
-			st->index = i;
-			st->n_inputs = wm_topology_input_channels(t, s);
-			if (t->stages[s].kind == WM_STAGE_SOURCE)
-				st->n_partitions =
-					(uint32_t)wm_source_gen_partitions_of(
-						i, t->stages[s].parallelism,
-						t->stages[s]
-							.u.source.partitions,
-						t->stages[s].name, NULL, 0);
-			if (st->n_partitions > p->max_partitions)
-				p->max_partitions = st->n_partitions;
-			st->inputs = calloc(st->n_inputs ? st->n_inputs : 1,
-					    sizeof(*st->inputs));
-			st->n_edges = n_edges;
-			st->outputs = calloc(n_edges ? n_edges : 1,
-					     sizeof(*st->outputs));
-			st->widths = calloc(n_edges ? n_edges : 1,
-					    sizeof(*st->widths));
-			if (!st->inputs || !st->outputs || !st->widths)
-				goto fail;
-			for (uint32_t e = 0; e < n_edges; e++) {
-				const struct wm_stage *down =
-					&t->stages[out[e].stage];
-				uint32_t w =
-					down->inputs[out[e].input].edge ==
-							WM_PARTITION_FORWARD
-						? 1
-						: down->parallelism;
-
-				st->widths[e] = w;
-				st->outputs[e] =
-					calloc(w, sizeof(**st->outputs));
-				if (st->outputs[e] == NULL)
-					goto fail;
-				p->n_channels += w;
-			}
-		}
+	st->n_ports = stage->n_inputs;
+	for (uint32_t k = 0; k < stage->n_inputs; k++) {
+		st->ports[k] = (struct wm_plan_port){
+			st->n_inputs, wm_topology_input_width(t, st->stage, k)};
+		st->n_inputs += st->ports[k].width;
 	}
+	st->inputs =
+		calloc(st->n_inputs ? st->n_inputs : 1, sizeof(*st->inputs));
+	return st->inputs != NULL ? 0 : -ENOMEM;
+}
+
+/* A subtask's output edges (every stage reading it but sinks) and the
+ * sinks chained to it. The edges' channels are numbered later. */
+static int
+plan_outputs(struct wm_plan_subtask *st, const struct wm_topology *t)
+{
+	/* topology.c refuses a stage read more than MAX_OUTPUTS times. */
+	struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
+	uint32_t n = wm_topology_out_edges(t, st->stage, out,
+					   WM_TOPOLOGY_MAX_OUTPUTS);
+
+	if (n > WM_TOPOLOGY_MAX_OUTPUTS)
+		return -EINVAL;
+	st->edges = calloc(n ? n : 1, sizeof(*st->edges));
+	st->sinks = calloc(n ? n : 1, sizeof(*st->sinks));
+	if (st->edges == NULL || st->sinks == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct wm_stage *down = &t->stages[out[i].stage];
+		enum wm_partitioning p = down->inputs[out[i].input].edge;
+		struct wm_plan_edge *e = &st->edges[st->n_edges];
+
+		if (down->kind == WM_STAGE_SINK) {
+			st->sinks[st->n_sinks++] = out[i].stage;
+			continue;
+		}
+		*e = (struct wm_plan_edge){
+			out[i].stage,
+			out[i].input,
+			p,
+			p == WM_PARTITION_FORWARD ? 1 : down->parallelism,
+			down->max_parallelism,
+			NULL};
+		e->channels = calloc(e->width, sizeof(*e->channels));
+		if (e->channels == NULL)
+			return -ENOMEM;
+		st->n_edges++;
+	}
+	return 0;
+}
+
+/* Number the channels producer by producer, edge by edge, and tell each
+ * consumer which of its input channels each one is. */
+static int
+number_channels(struct wm_plan *p)
+{
+	uint32_t c = 0;
+
+	for (uint32_t id = 0; id < p->n_subtasks; id++)
+		for (uint32_t e = 0; e < p->subtasks[id].n_edges; e++)
+			p->n_channels += p->subtasks[id].edges[e].width;
 	p->channels =
 		calloc(p->n_channels ? p->n_channels : 1, sizeof(*p->channels));
 	if (p->channels == NULL)
-		goto fail;
-	/* Number the channels, producer by producer. */
-	uint32_t c = 0;
-
-	for (id = 0; id < p->n_subtasks; id++) {
+		return -ENOMEM;
+	for (uint32_t id = 0; id < p->n_subtasks; id++) {
 		struct wm_plan_subtask *st = &p->subtasks[id];
-		struct wm_topology_edge out[64];
 
-		wm_topology_data_edges(t, st->stage, out, 64);
 		for (uint32_t e = 0; e < st->n_edges; e++) {
-			const struct wm_stage *down = &t->stages[out[e].stage];
-			bool fwd = down->inputs[out[e].input].edge ==
-				   WM_PARTITION_FORWARD;
+			struct wm_plan_edge *edge = &st->edges[e];
+			bool fwd = edge->partitioning == WM_PARTITION_FORWARD;
+			struct wm_plan_subtask *down;
+			uint32_t in;
 
-			for (uint32_t k = 0; k < st->widths[e]; k++, c++) {
-				uint32_t consumer = p->first[out[e].stage] +
-						    (fwd ? st->index : k);
-				uint32_t in = wm_topology_input_channel(
-					t, out[e].stage, out[e].input,
-					st->index);
-
+			for (uint32_t k = 0; k < edge->width; k++, c++) {
+				down = &p->subtasks[p->first[edge->to_stage] +
+						    (fwd ? st->index : k)];
+				/* A forward edge has one channel, whatever
+				 * the producer's index. */
+				in = down->ports[edge->to_input].first +
+				     (fwd ? 0 : st->index);
 				p->channels[c] = (struct wm_plan_channel){
-					id, consumer, e, k, in};
-				st->outputs[e][k] = c;
-				p->subtasks[consumer].inputs[in] = c;
+					id, (uint32_t)(down - p->subtasks), e,
+					k, in};
+				edge->channels[k] = c;
+				down->inputs[in] = c;
 			}
 		}
 	}
+	return 0;
+}
+
+struct wm_plan *
+wm_plan_new(const struct wm_topology *t)
+{
+	struct wm_plan *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (p == NULL)
+		return NULL;
+	r = number_subtasks(p, t);
+	for (uint32_t id = 0; r == 0 && id < p->n_subtasks; id++) {
+		struct wm_plan_subtask *st = &p->subtasks[id];
+		const struct wm_stage *stage = &t->stages[st->stage];
+
+		r = plan_inputs(st, t);
+		if (r == 0)
+			r = plan_outputs(st, t);
+		if (stage->kind == WM_STAGE_SOURCE)
+			st->n_partitions =
+				(uint32_t)wm_source_gen_partitions_of(
+					st->index, stage->parallelism,
+					stage->u.source.partitions, stage->name,
+					NULL, 0);
+		if (st->n_partitions > p->max_partitions)
+			p->max_partitions = st->n_partitions;
+	}
+	if (r == 0)
+		r = number_channels(p);
+	if (r != 0) {
+		wm_plan_free(p);
+		errno = -r;
+		return NULL;
+	}
 	return p;
-fail:
-	wm_plan_free(p);
-	errno = ENOMEM;
-	return NULL;
 }
 
 void
@@ -129,11 +183,10 @@ wm_plan_free(struct wm_plan *p)
 	for (uint32_t i = 0; p->subtasks != NULL && i < p->n_subtasks; i++) {
 		struct wm_plan_subtask *st = &p->subtasks[i];
 
-		for (uint32_t e = 0; st->outputs != NULL && e < st->n_edges;
-		     e++)
-			free(st->outputs[e]);
-		free(st->outputs);
-		free(st->widths);
+		for (uint32_t e = 0; st->edges != NULL && e < st->n_edges; e++)
+			free(st->edges[e].channels);
+		free(st->edges);
+		free(st->sinks);
 		free(st->inputs);
 	}
 	free(p->subtasks);

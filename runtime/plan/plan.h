@@ -24,13 +24,38 @@ struct wm_plan_channel {
 	uint32_t input_channel;	     /* at the consumer */
 };
 
+/* One output edge of a subtask: the channels to one logical input of a
+ * downstream stage (sinks are chained, not edges). */
+struct wm_plan_edge {
+	uint32_t to_stage, to_input;
+	enum wm_partitioning partitioning; /* the downstream input's */
+	uint32_t width; /* channels: 1 if forward, else its parallelism */
+	uint32_t
+		max_parallelism; /* downstream's key groups, for hash routing */
+	uint32_t *channels;	 /* channel id of each edge channel */
+};
+
+/* One logical input of a subtask: input channels [first, first + width)
+ * in the task's numbering (input 0's first). */
+struct wm_plan_port {
+	uint32_t first, width;
+};
+
+/*
+ * Everything a driver and the task need to know of one subtask's place in
+ * the job, derived from the topology once, here: nothing else asks the
+ * topology's graph queries while a job runs.
+ */
 struct wm_plan_subtask {
 	uint32_t stage, index;
-	uint32_t n_inputs;     /* input channels */
-	uint32_t *inputs;      /* channel id of each input channel */
-	uint32_t n_edges;      /* output edges */
-	uint32_t **outputs;    /* channel id of [edge][edge channel] */
-	uint32_t *widths;      /* channels of each edge */
+	uint32_t n_inputs; /* input channels */
+	uint32_t *inputs;  /* channel id of each input channel */
+	uint32_t n_ports;  /* logical inputs */
+	struct wm_plan_port ports[WM_TOPOLOGY_MAX_INPUTS];
+	uint32_t n_edges; /* output edges, in stage order */
+	struct wm_plan_edge *edges;
+	uint32_t n_sinks; /* sink stages chained to it, in stage order */
+	uint32_t *sinks;
 	uint32_t n_partitions; /* a source's: the splits it reads */
 };
 
@@ -61,7 +86,8 @@ const char *wm_plan_subtask_name(const struct wm_plan *plan,
 struct wm_shm_spec wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 				    struct wm_shm_channel_spec *specs);
 
-/* The plan of `topo`; NULL with errno ENOMEM. */
+/* The plan of `topo`; NULL with errno ENOMEM (EINVAL: a topology that
+ * topology.c refuses). */
 struct wm_plan *wm_plan_new(const struct wm_topology *topo);
 void wm_plan_free(struct wm_plan *plan);
 

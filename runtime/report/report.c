@@ -145,27 +145,27 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 {
 	uint32_t n = 0;
 
+	/* Every subtask of a stage has its stage's edges: count subtask 0's. */
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		n += wm_topology_data_edges(t, s, NULL, 0);
+		if (t->stages[s].kind != WM_STAGE_SINK)
+			n += plan->subtasks[plan->first[s]].n_edges;
 	rep->edges = calloc(n ? n : 1, sizeof(*rep->edges));
 	if (rep->edges == NULL)
 		return -ENOMEM;
 	rep->edges_consistent = true;
 	for (uint32_t s = 0; s < t->n_stages; s++) {
-		struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
-		uint32_t k = wm_topology_data_edges(t, s, out,
-						    WM_TOPOLOGY_MAX_OUTPUTS);
+		const struct wm_plan_subtask *first;
 
 		if (t->stages[s].kind == WM_STAGE_SINK)
 			continue;
-		for (uint32_t e = 0; e < k && e < WM_TOPOLOGY_MAX_OUTPUTS;
-		     e++) {
+		first = &plan->subtasks[plan->first[s]];
+		for (uint32_t e = 0; e < first->n_edges; e++) {
 			struct wm_edge_report *r = &rep->edges[rep->n_edges++];
-			uint32_t to = out[e].stage;
+			uint32_t to = first->edges[e].to_stage;
 
 			r->from = s;
 			r->to = to;
-			r->input = out[e].input;
+			r->input = first->edges[e].to_input;
 			/* What arrived first, then what was sent: counts only
 			 * grow, so one read while the job runs cannot find
 			 * more received than sent (metrics.h). */

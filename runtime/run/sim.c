@@ -115,7 +115,8 @@ sim_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 {
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
 	const struct wm_plan_channel *c =
-		&st->sim->plan->channels[st->sub->outputs[edge][channel]];
+		&st->sim->plan
+			 ->channels[st->sub->edges[edge].channels[channel]];
 
 	if (queue_push(&st->sim->tasks[c->consumer].in, c->input_channel, f) !=
 	    0)
@@ -193,9 +194,9 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.record = wm_task_record_as_frame;
 		st->out.result = sim_result;
 		st->out.late = sim_late;
-		st->task = wm_sources_new_task(
-			t, st->sub->stage, st->sub->index, &st->out,
-			block(sim, id), sim->traces[st->sub->stage]);
+		st->task = wm_sources_new_task(t, sim->plan, id, &st->out,
+					       block(sim, id),
+					       sim->traces[st->sub->stage]);
 		if (st->task == NULL) {
 			int e = errno;
 
@@ -218,18 +219,12 @@ wire(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 		const struct wm_stage *stage = &t->stages[st->sub->stage];
-		struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
-		uint32_t n = wm_topology_out_edges(t, st->sub->stage, out,
-						   WM_TOPOLOGY_MAX_OUTPUTS);
-		uint32_t n_sinks = 0;
 
-		st->sinks = calloc(n + 1, sizeof(*st->sinks));
+		st->sinks = calloc(st->sub->n_sinks + 1, sizeof(*st->sinks));
 		if (st->sinks == NULL)
 			return -ENOMEM;
-		for (uint32_t k = 0; k < n && k < 64; k++)
-			if (t->stages[out[k].stage].kind == WM_STAGE_SINK)
-				st->sinks[n_sinks++] =
-					sim->stage_sinks[out[k].stage];
+		for (uint32_t k = 0; k < st->sub->n_sinks; k++)
+			st->sinks[k] = sim->stage_sinks[st->sub->sinks[k]];
 		if (stage->kind != WM_STAGE_WINDOW ||
 		    stage->u.window.late_output == NULL)
 			continue;
@@ -534,8 +529,7 @@ set_up(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
-		r = wm_task_align(st->task, sim->plan, id, sim->metrics,
-				  sim->stride);
+		r = wm_task_align(st->task, sim->metrics, sim->stride);
 		st->aligned = wm_plan_alignment_peers(sim->plan, topo, id, NULL,
 						      0) > 0;
 	}

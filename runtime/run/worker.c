@@ -327,22 +327,16 @@ flush_outputs(struct worker *w)
 	return w->failed;
 }
 
-/* The sinks chained to this worker's window stage, and its late output. */
+/* The sinks chained to this worker's window stage (the plan's), and its
+ * late output. */
 static void
 find_outputs(struct worker *w)
 {
-	const struct wm_topology *t = w->args->topo;
-	uint32_t stage = w->me->stage;
-	struct wm_topology_edge out[WM_TOPOLOGY_MAX_OUTPUTS];
-	/* n <= WM_TOPOLOGY_MAX_OUTPUTS: topology.c refuses more. (An array
-	 * of 16 here once gave a window's 17th sink nothing, silently.) */
-	uint32_t n =
-		wm_topology_out_edges(t, stage, out, WM_TOPOLOGY_MAX_OUTPUTS);
-
-	for (uint32_t i = 0; i < n && i < WM_TOPOLOGY_MAX_OUTPUTS; i++)
-		if (w->args->sinks[out[i].stage] != NULL)
-			w->sinks[w->n_sinks++] = w->args->sinks[out[i].stage];
-	w->late = w->args->lates[stage];
+	for (uint32_t i = 0; i < w->me->n_sinks; i++)
+		if (w->args->sinks[w->me->sinks[i]] != NULL)
+			w->sinks[w->n_sinks++] =
+				w->args->sinks[w->me->sinks[i]];
+	w->late = w->args->lates[w->me->stage];
 }
 
 /*
@@ -458,7 +452,7 @@ attach(struct worker *w)
 		return EX_SOFTWARE;
 	w->metrics = wm_shm_metrics(&w->seg, a->subtask);
 	for (uint32_t e = 0; e < w->me->n_edges; e++)
-		w->n_outputs += w->me->widths[e];
+		w->n_outputs += w->me->edges[e].width;
 	w->outputs =
 		calloc(w->n_outputs ? w->n_outputs : 1, sizeof(*w->outputs));
 	w->edge_first = calloc(w->me->n_edges ? w->me->n_edges : 1,
@@ -467,8 +461,8 @@ attach(struct worker *w)
 		return EX_OSERR;
 	for (uint32_t e = 0; e < w->me->n_edges; e++) {
 		w->edge_first[e] = k;
-		for (uint32_t c = 0; c < w->me->widths[e]; c++, k++) {
-			uint32_t ch = w->me->outputs[e][c];
+		for (uint32_t c = 0; c < w->me->edges[e].width; c++, k++) {
+			uint32_t ch = w->me->edges[e].channels[c];
 			struct wm_ring *ring = own_ring(w, ch);
 
 			if (ring == NULL)
@@ -685,13 +679,12 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
 	status = attach(&w);
 	if (status == 0) {
-		w.task = wm_sources_new_task(a->topo, w.me->stage, w.me->index,
+		w.task = wm_sources_new_task(a->topo, a->plan, a->subtask,
 					     &w.out, w.metrics,
 					     a->traces[w.me->stage]);
 		int r = w.task != NULL
 				? wm_task_align(
-					  w.task, a->plan, a->subtask,
-					  wm_shm_metrics(&w.seg, 0),
+					  w.task, wm_shm_metrics(&w.seg, 0),
 					  wm_shm_header(&w.seg)->metrics_stride)
 				: 0;
 

@@ -135,14 +135,13 @@ source_run_open(struct source_run *run, const char *text)
 		s->id = id;
 		/* The topologies here generate their records: no trace. */
 		s->task = wm_sources_new_task(
-			run->topo, sub->stage, sub->index, &s->out,
+			run->topo, run->plan, id, &s->out,
 			(struct wm_subtask_metrics *)((char *)run->blocks +
 						      id * run->stride),
 			NULL);
 		ck_assert_ptr_nonnull(s->task);
-		ck_assert_int_eq(wm_task_align(s->task, run->plan, id,
-					       run->blocks, run->stride),
-				 0);
+		ck_assert_int_eq(
+			wm_task_align(s->task, run->blocks, run->stride), 0);
 		s->aligned = wm_plan_alignment_peers(run->plan, run->topo, id,
 						     NULL, 0) > 0;
 		run->n++;

@@ -1,0 +1,180 @@
+/*
+ * task_state.h
+ *	The inside of a task (task.h), shared by its files and nothing else.
+ *
+ * A task is a skeleton common to every stage kind (task.c: its inputs and
+ * valves, the dispatch of frames, publishing), an output side (task_out.c:
+ * the edges, their partitioners and status rules) and the state of its
+ * kind: a source's partitions and alignment (task_source.c), a window's
+ * operator (task_window.c); a keyBy has none. The calls go one way:
+ * task.c calls the kinds and the output side, the kinds call the output
+ * side, and the output side calls nobody back.
+ */
+#ifndef WM_RUNTIME_TASK_STATE_H
+#define WM_RUNTIME_TASK_STATE_H
+
+#include "operators/pausable_clock.h"
+#include "runtime/engine/progress.h"
+#include "runtime/engine/task.h"
+
+/* Where a flattened input channel goes. */
+struct channel_map {
+	uint32_t input;	  /* logical input */
+	uint32_t channel; /* channel of that input's valve */
+	bool ended;
+};
+
+/* The output of one input's valve. */
+struct valve_port {
+	struct wm_output output;
+	struct wm_task *task;
+	uint32_t input;
+};
+
+/* What a source subtask keeps of one of its partitions. */
+struct source_partition {
+	struct wm_progress progress; /* its multiplexer slot */
+	uint64_t records;	     /* emitted */
+	/* Paused while alignment holds the partition back (split level), on
+	 * processing time: processing time minus its reading is the time it
+	 * was held back. */
+	struct wm_pausable_clock held;
+};
+
+/* A source subtask's own state (task_source.c). */
+struct task_source {
+	struct wm_record_source *src; /* generator or replay: the driver's */
+	bool watermarks_ready;	      /* `watermarks` set up, to destroy */
+	struct wm_source_watermarks watermarks;
+	struct wm_source_split **split_of; /* by partition id */
+	uint32_t n_parts;
+	uint32_t *parts;	       /* partition ids, local order */
+	uint32_t *local_of;	       /* by partition id: local index */
+	struct source_partition *part; /* by local index */
+	bool started;
+	/* The last run left records due (a burst cut short, an unlimited
+	 * rate): what falls due before the next run runs late, then. */
+	bool behind;
+	uint32_t finished_parts; /* retired so far, in the source's order */
+	int64_t end_ns;		 /* [job] processing_time: input ends then */
+	uint64_t bad_records;	 /* trace lines skipped (on_bad_record) */
+
+	/* watermark alignment (operators/alignment.h) */
+	uint32_t n_peers;
+	struct wm_subtask_metrics **peers; /* the group's blocks, self too */
+	bool reported;
+	wm_ts_t max_allowed; /* last announced; MAX before the first */
+	int64_t next_alignment_ns;
+	/* Subtask level: paused while it reads nothing; processing time
+	 * minus its reading is the time it waited. */
+	struct wm_pausable_clock waiting;
+	bool backpressured; /* the runtime cannot send */
+};
+
+/* A window subtask's own state (task_window.c). */
+struct task_window {
+	struct wm_task *task;
+	struct wm_window *op;
+	struct wm_window_output out;
+	wm_ts_t firing_watermark; /* the watermark whose timers fire now */
+	uint64_t results;
+	int64_t fire_delay_max_ms;
+	uint64_t fire_delays_excluded; /* windows at the ends of time */
+};
+
+struct wm_task {
+	const struct wm_topology *topo;
+	const struct wm_stage *stage;
+	const struct wm_plan *plan;
+	const struct wm_plan_subtask *sub; /* its place in the plan */
+	uint32_t id;			   /* plan id */
+	struct wm_task_out *out;
+	struct wm_task_counters counters;
+	int64_t now_ns;
+	bool finished;
+	char why[256]; /* the last failure of wm_task_input() */
+	/* Real time its process waited for a CPU (wm_task_cpu_wait()), which
+	 * every progress tracker of the task follows. */
+	int64_t cpu_wait_ns;
+
+	/* what is published (metrics.h) */
+	struct wm_subtask_metrics *metrics;
+	struct wm_progress output; /* the subtask's output watermark */
+	uint32_t cause; /* input channel of the frame at hand, or NO_CAUSE */
+
+	/* inputs */
+	uint32_t n_channels;
+	uint32_t ended_channels;
+	struct channel_map *channels;
+	struct wm_valve *valves[WM_TOPOLOGY_MAX_INPUTS];
+	struct valve_port ports[WM_TOPOLOGY_MAX_INPUTS];
+	bool two_inputs;
+	struct wm_multi_input combined;
+
+	/* what reaches the operator: watermarks and statuses after the
+	 * valves (and the combination of inputs) */
+	struct wm_output operator_in;
+
+	/* outputs (task_out.c) */
+	uint32_t n_edges;
+	struct wm_edge *edges;
+	struct wm_output edges_out; /* watermarks and statuses to edges */
+
+	/* the kind's own state: at most one is set */
+	struct task_source *source;
+	struct task_window *window;
+};
+
+/* [job] stall_threshold in ns (progress.h); a threshold beyond the int64
+ * range of ns (292 years) means never. */
+static inline int64_t
+wm_task_stall_threshold_ns(const struct wm_topology *topo)
+{
+	return wm_ms_to_ns(topo->job.stall_threshold_ms);
+}
+
+/* task_out.c: the output edges of the plan's subtask, and t->edges_out,
+ * through which watermarks and statuses leave (0 or a negative errno). */
+int wm_task_init_outputs(struct wm_task *t);
+
+/* A frame to every channel of every output edge. */
+void wm_task_send_all(struct wm_task *t, const struct wm_frame *f);
+
+/* A record to each output edge, by its partitioner. */
+void wm_task_send_record(struct wm_task *t, const struct wm_record *r);
+
+/* task_source.c: set up a source subtask's partitions and watermarks
+ * from its record source `src`, owned by the task from the call on (0 or
+ * a negative errno); free them; the partition holding its watermark now
+ * (progress.h cause; WM_PROGRESS_NO_CAUSE if none); its figures into its
+ * metrics block, and the check that they add up (WM_ASSERT). */
+int wm_task_init_source(struct wm_task *t, struct wm_record_source *src);
+void wm_task_free_source(struct wm_task *t);
+uint32_t wm_task_holding_partition(const struct wm_task *t);
+void wm_task_publish_source(const struct wm_task *t, int64_t now_ns);
+void wm_task_check_source(const struct wm_task *t);
+
+/* task_window.c: set up and free a window subtask's operator; a record,
+ * a watermark and a status reaching the operator (the record already
+ * counted received from logical input `input`: returns 0 or -ENOMEM, the
+ * record then in no window and uncounted, wm_task_why() saying what); its
+ * figures into its metrics block, and the check that they add up. */
+int wm_task_init_window(struct wm_task *t);
+void wm_task_free_window(struct wm_task *t);
+int wm_task_window_record(struct wm_task *t, uint32_t input,
+			  const struct wm_record *r);
+void wm_task_window_watermark(struct wm_task *t, wm_ts_t w);
+void wm_task_window_status(struct wm_task *t, enum wm_status s);
+void wm_task_publish_window(const struct wm_task *t);
+void wm_task_check_window(const struct wm_task *t);
+
+/* Records taken from input `input`, counted as they are taken (after the
+ * upstream counted them sent, before this task's own sends): on every
+ * edge received <= sent, whenever the figures are read (metrics.h). */
+static inline void
+wm_task_received(struct wm_task *t, uint32_t input, int64_t n)
+{
+	WM_METRIC_ADD(t->metrics->records_received[input], n);
+}
+
+#endif /* WM_RUNTIME_TASK_STATE_H */

@@ -1,0 +1,224 @@
+/*
+ * task_window.c
+ *	A window subtask: its window operator (operators/window.h) between
+ *	the task's valves and its output, the results it fires to the
+ *	chained sinks, its late records to the side output, and how long
+ *	after its end each window fired.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/assert.h"
+#include "runtime/engine/task_state.h"
+
+/* More than 2^62 ms (146 million years) from 1970 either way, a time is
+ * the end of the int64 range, not a date. */
+#define ENDS_OF_TIME_MS ((int64_t)1 << 62)
+
+/* A window at the ends of time: wrapped there (Flink's arithmetic), or
+ * reaching beyond ENDS_OF_TIME_MS. */
+static bool
+at_ends_of_time(struct wm_time_window w)
+{
+	return w.end < w.start || w.start < -ENDS_OF_TIME_MS ||
+	       w.end > ENDS_OF_TIME_MS;
+}
+
+/* How long after its end a window fired, into the fire-delay figures. */
+static void
+count_fire_delay(struct task_window *win, const struct wm_window_result *r,
+		 int64_t fire_time_ms)
+{
+	/* Event time 0 is processing time 0 for generated records
+	 * (source_gen.h), so this is how long after its end the window
+	 * fired; for a replayed trace only if its timestamps follow the
+	 * job's processing time (pacing = event, from 0). A trace's
+	 * timestamps may lie anywhere in 64 bits, and a window at either end
+	 * wraps as Flink's does (its end before its start), or lies so far
+	 * from any processing time that its delay is that distance and
+	 * nothing else: such a delay is garbage, left out of the figures and
+	 * counted, so that the summary can say so. */
+	int64_t delay;
+
+	if (at_ends_of_time(r->window) ||
+	    __builtin_sub_overflow(fire_time_ms, r->window.end, &delay)) {
+		win->fire_delays_excluded++;
+		return;
+	}
+	if (delay > win->fire_delay_max_ms)
+		win->fire_delay_max_ms = delay;
+	WM_METRIC_ADD(
+		win->task->metrics->fire_delays[wm_histogram_bucket(delay)], 1);
+}
+
+static void
+window_result(struct wm_window_output *o, const struct wm_window_result *r)
+{
+	struct task_window *win = wm_container_of(o, struct task_window, out);
+	struct wm_task *t = win->task;
+	/* A timer firing happens for the watermark being processed; a late
+	 * firing at the operator's current watermark. */
+	wm_ts_t w = r->late_firing ? wm_window_watermark(win->op)
+				   : win->firing_watermark;
+	int64_t fire_time_ms = t->now_ns / 1000000;
+
+	t->out->result(t->out, r, w, fire_time_ms);
+	win->results++;
+	if (!r->late_firing)
+		count_fire_delay(win, r, fire_time_ms);
+}
+
+static void
+window_late(struct wm_window_output *o, const struct wm_record *r)
+{
+	struct task_window *win = wm_container_of(o, struct task_window, out);
+
+	win->task->out->late(win->task->out, r);
+}
+
+/* The window operator's own watermarks and statuses go to the edges. */
+static void
+window_base_watermark(struct wm_output *o, wm_ts_t w)
+{
+	struct task_window *win =
+		wm_container_of(o, struct task_window, out.base);
+
+	wm_output_watermark(&win->task->edges_out, w);
+}
+
+static void
+window_base_status(struct wm_output *o, enum wm_status s)
+{
+	struct task_window *win =
+		wm_container_of(o, struct task_window, out.base);
+
+	wm_output_status(&win->task->edges_out, s);
+}
+
+int
+wm_task_init_window(struct wm_task *t)
+{
+	struct task_window *win = calloc(1, sizeof(*win));
+	const char *why;
+
+	if (win == NULL)
+		return -ENOMEM;
+	t->window = win;
+	win->task = t;
+	win->op = wm_window_new(&t->stage->u.window.op, &why);
+	if (win->op == NULL)
+		return -errno;
+	win->out.result = window_result;
+	win->out.late = window_late;
+	win->out.base.watermark = window_base_watermark;
+	win->out.base.status = window_base_status;
+	return 0;
+}
+
+void
+wm_task_free_window(struct wm_task *t)
+{
+	if (t->window == NULL)
+		return;
+	wm_window_free(t->window->op);
+	free(t->window);
+	t->window = NULL;
+}
+
+/* What the window could not allocate, for wm_task_why(). Out of the way of
+ * wm_task_window_record(), which runs for every record. */
+static __attribute__((cold, noinline)) int
+out_of_memory(struct wm_task *t, uint32_t input, const struct wm_record *r)
+{
+	const struct wm_window_assigner *a = &t->stage->u.window.op.assigner;
+
+	/* Lost with the job, not received: the summary counts it in
+	 * flight. */
+	wm_task_received(t, input, -1);
+	if (a->kind == WM_WINDOW_SESSION)
+		snprintf(t->why, sizeof(t->why),
+			 "could not allocate the session window of a record "
+			 "(key %" PRId64 ", timestamp %" PRId64
+			 "): out of memory",
+			 r->key, r->ts);
+	else
+		snprintf(t->why, sizeof(t->why),
+			 "could not allocate the state of the %" PRIu32
+			 " window%s of a record (key %" PRId64
+			 ", timestamp %" PRId64 "): out of memory",
+			 a->max_windows, a->max_windows == 1 ? "" : "s", r->key,
+			 r->ts);
+	return -ENOMEM;
+}
+
+int
+wm_task_window_record(struct wm_task *t, uint32_t input,
+		      const struct wm_record *r)
+{
+	/* A record without a timestamp, or a session merge Flink refuses,
+	 * is counted as rejected by the operator (records in no window);
+	 * only running out of memory stops the job. */
+	if (__builtin_expect(wm_window_process_element(t->window->op, r,
+						       &t->window->out) ==
+				     -ENOMEM,
+			     0)) {
+		t->counters.records_in--;
+		return out_of_memory(t, input, r);
+	}
+	return 0;
+}
+
+/* The window fires its timers for the watermark, then forwards it. */
+void
+wm_task_window_watermark(struct wm_task *t, wm_ts_t w)
+{
+	t->window->firing_watermark = w;
+	wm_window_process_watermark(t->window->op, w, &t->window->out);
+}
+
+void
+wm_task_window_status(struct wm_task *t, enum wm_status s)
+{
+	wm_window_process_status(t->window->op, s, &t->window->out);
+}
+
+void
+wm_task_publish_window(const struct wm_task *t)
+{
+	const struct task_window *win = t->window;
+	const struct wm_window_counters *c = wm_window_counters(win->op);
+	struct wm_subtask_metrics *m = t->metrics;
+
+	WM_METRIC_SET(m->results, win->results);
+	WM_METRIC_SET(m->fire_delay_max_ms, win->fire_delay_max_ms);
+	WM_METRIC_SET(m->fire_delays_excluded, win->fire_delays_excluded);
+	WM_METRIC_SET(m->records_windowed, c->records_accepted);
+	WM_METRIC_SET(m->late_dropped, c->late_records_dropped);
+	WM_METRIC_SET(m->late_side_output, c->late_records_side_output);
+	WM_METRIC_SET(m->other_dropped,
+		      c->records_ignored + c->records_rejected);
+	WM_METRIC_SET(m->windows_fired, c->windows_fired);
+	WM_METRIC_SET(m->windows_fired_late, c->windows_fired_late);
+}
+
+/* A window's records are accounted for by its operator, whose counters
+ * balance (window.h); it sends results, not records. */
+void
+wm_task_check_window(const struct wm_task *t)
+{
+	const struct wm_window_counters *w = wm_window_counters(t->window->op);
+
+	WM_ASSERT(wm_window_counters_balanced(w));
+	WM_ASSERT(w->records_in == t->counters.records_in);
+	WM_ASSERT(t->counters.records_out == 0);
+}
+
+const struct wm_window *
+wm_task_window(const struct wm_task *t)
+{
+	return t->window != NULL ? t->window->op : NULL;
+}
