@@ -21,16 +21,13 @@
 #include "runtime/conf/topology.h"
 #include "runtime/conf/units.h"
 
-/* The edges out of `stage`, sinks included or not. */
-static uint32_t
-edges_from(const struct wm_topology *t, uint32_t stage, bool sinks,
-	   struct wm_topology_edge *edges, uint32_t max)
+uint32_t
+wm_topology_out_edges(const struct wm_topology *t, uint32_t stage,
+		      struct wm_topology_edge *edges, uint32_t max)
 {
 	uint32_t n = 0;
 
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		if (!sinks && t->stages[s].kind == WM_STAGE_SINK)
-			continue;
+	for (uint32_t s = 0; s < t->n_stages; s++)
 		for (uint32_t k = 0; k < t->stages[s].n_inputs; k++) {
 			if (t->stages[s].inputs[k].stage != stage)
 				continue;
@@ -38,22 +35,7 @@ edges_from(const struct wm_topology *t, uint32_t stage, bool sinks,
 				edges[n] = (struct wm_topology_edge){s, k};
 			n++;
 		}
-	}
 	return n;
-}
-
-uint32_t
-wm_topology_out_edges(const struct wm_topology *t, uint32_t stage,
-		      struct wm_topology_edge *edges, uint32_t max)
-{
-	return edges_from(t, stage, true, edges, max);
-}
-
-uint32_t
-wm_topology_data_edges(const struct wm_topology *t, uint32_t stage,
-		       struct wm_topology_edge *edges, uint32_t max)
-{
-	return edges_from(t, stage, false, edges, max);
 }
 
 uint32_t

@@ -240,18 +240,12 @@ struct wm_topology_edge {
 	uint32_t input;
 };
 
-/* The edges out of `stage`, in stage order; returns how many (at most
- * `max` are stored). */
+/* The edges out of `stage`, in stage order, sinks included; returns how
+ * many (at most `max` are stored). The plan (runtime/plan/plan.h) derives
+ * from these the output edges that carry frames (all but those to sinks,
+ * which are chained) and the chained sinks. */
 uint32_t wm_topology_out_edges(const struct wm_topology *topo, uint32_t stage,
 			       struct wm_topology_edge *edges, uint32_t max);
-
-/* The out edges of `stage` that carry frames, in stage order: those to
- * stages other than sinks (a sink is chained to its window and reads its
- * results, not a channel). Numbered so by the plan's channels, the task's
- * output edges and the summary's accounting. Returns how many (at most
- * `max` are stored). */
-uint32_t wm_topology_data_edges(const struct wm_topology *topo, uint32_t stage,
-				struct wm_topology_edge *edges, uint32_t max);
 
 /* Channels of input `input` of `stage`: one per upstream subtask, or one
  * for a forward edge. */
