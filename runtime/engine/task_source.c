@@ -317,12 +317,88 @@ wm_task_stop_source(struct wm_task *t)
 		alignment_update(t);
 }
 
+/*
+ * The records due by `now_ns`, each followed by its partition's
+ * generator (Flink emits the record, then calls onEvent); at most a burst
+ * per call, so that an unlimited-rate source lets its caller move time
+ * on, run ticks and serve its other duties. A subtask waiting for
+ * alignment reads nothing.
+ */
+static void
+emit_due(struct wm_task *t, int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	struct wm_record rec;
+
+	for (uint32_t n = 0; !s->waiting.paused && now_ns < s->end_ns &&
+			     n < WM_TASK_SOURCE_BURST &&
+			     wm_record_source_next(s->src, now_ns, &rec) == 1;
+	     n++) {
+		uint32_t local = s->local_of[rec.partition];
+
+		t->counters.records_in++;
+		s->part[local].records++;
+		t->cause = rec.partition; /* a punctuated watermark */
+		wm_task_send_record(t, &rec);
+		wm_source_split_on_record(s->split_of[rec.partition], rec.ts,
+					  rec.flags);
+		watch_partition(t, local);
+	}
+}
+
+/* The periodic tick, if it is due. If it moves the subtask's watermark,
+ * the partition at the minimum before it was the one holding it. */
+static void
+tick_if_due(struct wm_task *t, int64_t now_ns)
+{
+	struct task_source *s = t->source;
+
+	if (now_ns >= wm_source_watermarks_next_tick(&s->watermarks))
+		t->cause = wm_task_holding_partition(t);
+	if (wm_source_watermarks_poll(&s->watermarks, now_ns))
+		for (uint32_t i = 0; i < s->n_parts; i++)
+			watch_partition(t, i);
+	t->cause = WM_PROGRESS_NO_CAUSE;
+}
+
+/* The input ended: drain, the MAX watermark (lost if IDLE is announced,
+ * as in released Flink), then END. */
+static void
+end_of_input(struct wm_task *t)
+{
+	struct task_source *s = t->source;
+	struct wm_frame end = {.kind = WM_FRAME_END, .arg = WM_END_DRAIN};
+
+	wm_source_watermarks_end_of_input(&s->watermarks);
+	wm_task_send_all(t, &end);
+	t->finished = true;
+	/* A finished source reports MAX: it holds no one back. */
+	if (s->peers != NULL)
+		alignment_update(t);
+}
+
+/* After a run at `now_ns`: when the next thing is due (a record, a tick,
+ * the end of input or an alignment update). */
+static int64_t
+next_due(struct wm_task *t, int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	int64_t due = s->waiting.paused ? INT64_MAX
+					: wm_record_source_next_due_ns(s->src);
+	int64_t tick = wm_source_watermarks_next_tick(&s->watermarks);
+
+	s->behind = due <= now_ns;
+	if (tick < due)
+		due = tick;
+	if (s->end_ns < due)
+		due = s->end_ns;
+	return s->next_alignment_ns < due ? s->next_alignment_ns : due;
+}
+
 int64_t
 wm_task_run_source(struct wm_task *t, int64_t now_ns)
 {
 	struct task_source *s = t->source;
-	struct wm_record rec;
-	int64_t due, tick;
 
 	if (t->finished)
 		return INT64_MAX;
@@ -338,40 +414,14 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		alignment_update(t);
 		s->next_alignment_ns = alignment_after(t, now_ns);
 	}
-	/* Records due by now first, each followed by its partition's
-	 * generator (Flink emits the record, then calls onEvent); at most a
-	 * burst per call, so that an unlimited-rate source lets its caller
-	 * move time on, run ticks and serve its other duties. A subtask
-	 * waiting for alignment reads nothing. */
-	for (uint32_t n = 0; !s->waiting.paused && now_ns < s->end_ns &&
-			     n < WM_TASK_SOURCE_BURST &&
-			     wm_record_source_next(s->src, now_ns, &rec) == 1;
-	     n++) {
-		uint32_t local = s->local_of[rec.partition];
-
-		t->counters.records_in++;
-		s->part[local].records++;
-		t->cause = rec.partition; /* a punctuated watermark */
-		wm_task_send_record(t, &rec);
-		wm_source_split_on_record(s->split_of[rec.partition], rec.ts,
-					  rec.flags);
-		watch_partition(t, local);
-	}
+	emit_due(t, now_ns);
 	/* Sending may have blocked on a full ring (wm_task_backpressure()
 	 * read the clock meanwhile): go on from the later time, so that no
 	 * clock is ever read backwards. */
 	if (t->now_ns > now_ns)
 		now_ns = t->now_ns;
 	retire_finished(t);
-	/* Then the periodic tick, if it is due. If it moves the subtask's
-	 * watermark, the partition at the minimum before it was the one
-	 * holding it. */
-	if (now_ns >= wm_source_watermarks_next_tick(&s->watermarks))
-		t->cause = wm_task_holding_partition(t);
-	if (wm_source_watermarks_poll(&s->watermarks, now_ns))
-		for (uint32_t i = 0; i < s->n_parts; i++)
-			watch_partition(t, i);
-	t->cause = WM_PROGRESS_NO_CAUSE;
+	tick_if_due(t, now_ns);
 	/* Subtask-level alignment is checked after every batch too. */
 	if (s->peers != NULL &&
 	    wm_alignment_holds_back(
@@ -379,28 +429,10 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		    s->max_allowed))
 		set_waiting(t, true);
 	if (wm_record_source_finished(s->src) || now_ns >= s->end_ns) {
-		struct wm_frame end = {.kind = WM_FRAME_END,
-				       .arg = WM_END_DRAIN};
-
-		/* Drain: the MAX watermark (lost if IDLE is announced, as in
-		 * released Flink), then END. */
-		wm_source_watermarks_end_of_input(&s->watermarks);
-		wm_task_send_all(t, &end);
-		t->finished = true;
-		/* A finished source reports MAX: it holds no one back. */
-		if (s->peers != NULL)
-			alignment_update(t);
+		end_of_input(t);
 		return INT64_MAX;
 	}
-	due = s->waiting.paused ? INT64_MAX
-				: wm_record_source_next_due_ns(s->src);
-	s->behind = due <= now_ns;
-	tick = wm_source_watermarks_next_tick(&s->watermarks);
-	if (tick < due)
-		due = tick;
-	if (s->end_ns < due)
-		due = s->end_ns;
-	return s->next_alignment_ns < due ? s->next_alignment_ns : due;
+	return next_due(t, now_ns);
 }
 
 /*
