@@ -300,7 +300,10 @@ settle(struct sim *sim)
 					 r == -ENOMEM
 						 ? wm_task_why(st->task)
 						 : "a frame it cannot take");
-				sim_failed(sim, r == -ENOMEM ? r : -EBADMSG,
+				/* A frame the task refuses is --sim's own
+				 * bug, as a corrupt frame is a real run's
+				 * (70): -EPROTO, not a trace's -EBADMSG. */
+				sim_failed(sim, r == -ENOMEM ? r : -EPROTO,
 					   why);
 			}
 			batch = tmp;
