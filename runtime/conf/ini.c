@@ -10,8 +10,9 @@
  * Each line is checked as text first (NUL, control characters, UTF-8),
  * then parsed; the first error stops the parse, so errors come in file
  * order. Duplicate sections and keys are found through one hash table each
- * (open addressing over indexes into the arrays, which move as they grow),
- * so that a large generated file costs linear time, not quadratic.
+ * (operators/hash_table.h, over indexes into the arrays, which move as
+ * they grow), so that a large generated file costs linear time, not
+ * quadratic.
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/container_of.h"
 #include "operators/hash.h"
 #include "runtime/conf/ini.h"
 
@@ -33,8 +35,9 @@
 #define SUGGEST_MAX 64 /* longest word wm_ini_suggest() considers */
 #define NO_INDEX SIZE_MAX
 
-/* One slot of an open-addressing table: an index into doc->sections and,
- * for the key table, into that section's entries. */
+/* One slot of the section or key table (operators/hash_table.h): an
+ * index into doc->sections and, for the key table, into that section's
+ * entries. The arrays move as they grow; indexes do not. */
 struct slot {
 	uint64_t hash;
 	size_t sec;
@@ -42,11 +45,25 @@ struct slot {
 	bool full;
 };
 
-struct table {
-	struct slot *slots;
-	size_t cap; /* 0 or a power of two */
-	size_t n;
+/* What each table looks up. */
+struct section_name {
+	const char *kind, *name; /* name NULL: a section without one */
 };
+
+struct key_name {
+	size_t sec;
+	const char *key;
+};
+
+#define WM_HT_PREFIX section_table
+#define WM_HT_ENTRY struct slot
+#define WM_HT_DECLARE
+#include "operators/hash_table.h"
+
+#define WM_HT_PREFIX key_table
+#define WM_HT_ENTRY struct slot
+#define WM_HT_DECLARE
+#include "operators/hash_table.h"
 
 struct parser {
 	struct wm_ini_doc *doc;
@@ -56,8 +73,8 @@ struct parser {
 	char *line; /* start of the current line */
 	int lineno;
 	size_t cur; /* index of the current section, or NO_INDEX */
-	struct table secs;
-	struct table keys;
+	struct section_table secs;
+	struct key_table keys;
 };
 
 /* ------------------------------------------------------------------ */
@@ -297,38 +314,17 @@ fnv(uint64_t h, const char *s)
 
 #define FNV_BASIS 0xcbf29ce484222325ULL
 
-/* Make room for one more slot (load factor at most one half). */
-static int
-table_reserve(struct table *t)
+static uint64_t
+section_hash(struct section_name n)
 {
-	struct slot *slots;
-	size_t cap, i, j;
-
-	if ((t->n + 1) * 2 <= t->cap)
-		return 0;
-	cap = t->cap ? t->cap * 2 : 64;
-	slots = calloc(cap, sizeof(*slots));
-	if (slots == NULL)
-		return -ENOMEM;
-	for (i = 0; i < t->cap; i++) {
-		if (!t->slots[i].full)
-			continue;
-		j = t->slots[i].hash & (cap - 1);
-		while (slots[j].full)
-			j = (j + 1) & (cap - 1);
-		slots[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-	return 0;
+	/* Names are never empty, so "" stands for no name. */
+	return fnv(fnv(FNV_BASIS, n.kind) * 31 + 1, n.name ? n.name : "");
 }
 
 static uint64_t
-section_hash(const char *kind, const char *name)
+key_hash(struct key_name n)
 {
-	/* Names are never empty, so "" stands for no name. */
-	return fnv(fnv(FNV_BASIS, kind) * 31 + 1, name ? name : "");
+	return fnv(FNV_BASIS ^ wm_hash_fibonacci(n.sec), n.key);
 }
 
 static bool
@@ -339,33 +335,70 @@ same_name(const char *a, const char *b)
 	return strcmp(a, b) == 0;
 }
 
+static bool
+section_is(const struct section_table *tb, const struct slot *e,
+	   struct section_name n)
+{
+	const struct parser *p = wm_container_of(tb, struct parser, secs);
+	const struct wm_ini_section *s = &p->doc->sections[e->sec];
+
+	return strcmp(s->kind, n.kind) == 0 && same_name(s->name, n.name);
+}
+
+static bool
+key_is(const struct key_table *tb, const struct slot *e, struct key_name n)
+{
+	const struct parser *p = wm_container_of(tb, struct parser, keys);
+
+	return e->sec == n.sec &&
+	       strcmp(p->doc->sections[n.sec].entries[e->ent].key, n.key) == 0;
+}
+
+/* Load factor at most one half: a parse is short-lived, probes short. */
+#define WM_HT_PREFIX section_table
+#define WM_HT_ENTRY struct slot
+#define WM_HT_KEY struct section_name
+#define WM_HT_EMPTY(e) (!(e)->full)
+#define WM_HT_HASH(tb, e) ((e)->hash)
+#define WM_HT_MATCH(tb, e, key_, hash_)                                        \
+	((e)->hash == (hash_) && section_is(tb, e, key_))
+#define WM_HT_MIN_SLOTS 64
+#define WM_HT_FILL(slots) ((slots) / 2)
+#define WM_HT_DEFINE
+#include "operators/hash_table.h"
+
+#define WM_HT_PREFIX key_table
+#define WM_HT_ENTRY struct slot
+#define WM_HT_KEY struct key_name
+#define WM_HT_EMPTY(e) (!(e)->full)
+#define WM_HT_HASH(tb, e) ((e)->hash)
+#define WM_HT_MATCH(tb, e, key_, hash_)                                        \
+	((e)->hash == (hash_) && key_is(tb, e, key_))
+#define WM_HT_MIN_SLOTS 64
+#define WM_HT_FILL(slots) ((slots) / 2)
+#define WM_HT_DEFINE
+#include "operators/hash_table.h"
+
 /*
- * Find the section (kind, name) in the table, or insert index `idx` for
- * it. Returns the index found, NO_INDEX after inserting, or -ENOMEM cast
- * through *rc.
+ * Find the section (kind, name), or insert index `idx` for it. Returns
+ * the index found, or NO_INDEX after inserting (*rc 0) or when out of
+ * memory (*rc -ENOMEM).
  */
 static size_t
 section_find_or_add(struct parser *p, const char *kind, const char *name,
 		    size_t idx, int *rc)
 {
-	struct table *t = &p->secs;
-	uint64_t h = section_hash(kind, name);
-	const struct wm_ini_section *s;
+	struct section_name n = {kind, name};
+	uint64_t h = section_hash(n);
 	size_t i;
 
-	*rc = table_reserve(t);
+	*rc = section_table_reserve(&p->secs, 1);
 	if (*rc)
 		return NO_INDEX;
-	for (i = h & (t->cap - 1); t->slots[i].full;
-	     i = (i + 1) & (t->cap - 1)) {
-		if (t->slots[i].hash != h)
-			continue;
-		s = &p->doc->sections[t->slots[i].sec];
-		if (strcmp(s->kind, kind) == 0 && same_name(s->name, name))
-			return t->slots[i].sec;
-	}
-	t->slots[i] = (struct slot){.hash = h, .sec = idx, .full = true};
-	t->n++;
+	if (section_table_lookup(&p->secs, n, h, &i))
+		return p->secs.slots[i].sec;
+	*section_table_insert_at(&p->secs, i) =
+		(struct slot){.hash = h, .sec = idx, .full = true};
 	return NO_INDEX;
 }
 
@@ -374,23 +407,17 @@ static size_t
 key_find_or_add(struct parser *p, size_t sec, const char *key, size_t ent,
 		int *rc)
 {
-	struct table *t = &p->keys;
-	uint64_t h = fnv(FNV_BASIS ^ wm_hash_fibonacci(sec), key);
-	const struct wm_ini_section *s = &p->doc->sections[sec];
+	struct key_name n = {sec, key};
+	uint64_t h = key_hash(n);
 	size_t i;
 
-	*rc = table_reserve(t);
+	*rc = key_table_reserve(&p->keys, 1);
 	if (*rc)
 		return NO_INDEX;
-	for (i = h & (t->cap - 1); t->slots[i].full;
-	     i = (i + 1) & (t->cap - 1)) {
-		if (t->slots[i].hash == h && t->slots[i].sec == sec &&
-		    strcmp(s->entries[t->slots[i].ent].key, key) == 0)
-			return t->slots[i].ent;
-	}
-	t->slots[i] =
+	if (key_table_lookup(&p->keys, n, h, &i))
+		return p->keys.slots[i].ent;
+	*key_table_insert_at(&p->keys, i) =
 		(struct slot){.hash = h, .sec = sec, .ent = ent, .full = true};
-	t->n++;
 	return NO_INDEX;
 }
 
@@ -743,6 +770,8 @@ parse_text(char *text, size_t len, const char *name,
 	}
 	doc->text = text;
 	p.doc = doc;
+	section_table_init(&p.secs);
+	key_table_init(&p.keys);
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
 		pos = 3;
 	while (pos < len && rc == 0) {
@@ -758,8 +787,8 @@ parse_text(char *text, size_t len, const char *name,
 			rc = parse_line(&p, n);
 		pos = end + 1;
 	}
-	free(p.secs.slots);
-	free(p.keys.slots);
+	section_table_destroy(&p.secs);
+	key_table_destroy(&p.keys);
 	if (rc) {
 		wm_ini_free(doc);
 		return rc;
