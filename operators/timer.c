@@ -261,18 +261,3 @@ wm_timer_pop_due(struct wm_timer_service *svc, struct wm_timer *timer)
 	timer_remove_at(svc, 0);
 	return true;
 }
-
-size_t
-wm_timer_advance(struct wm_timer_service *svc, wm_ts_t watermark,
-		 wm_timer_fire_fn fire, void *ctx)
-{
-	struct wm_timer timer;
-	size_t fired = 0;
-
-	wm_timer_set_watermark(svc, watermark);
-	while (wm_timer_pop_due(svc, &timer)) {
-		fire(ctx, &timer);
-		fired++;
-	}
-	return fired;
-}
