@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "base/assert.h"
 #include "operators/hash.h"
 #include "operators/timer.h"
 
@@ -198,6 +199,8 @@ wm_timer_add(struct wm_timer_service *svc, wm_ts_t ts, int64_t key, int64_t ns)
 static void
 timer_remove_at(struct wm_timer_service *svc, size_t pos)
 {
+	/* The two hooks keep node and slot pointing at each other. */
+	WM_ASSERT(svc->index.slots[svc->heap.nodes[pos].slot].pos1 == pos + 1);
 	timer_index_remove_at(&svc->index, svc->heap.nodes[pos].slot);
 	timer_heap_remove_at(&svc->heap, pos);
 }
