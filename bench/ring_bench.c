@@ -368,8 +368,8 @@ consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
  * batch and the pacing as constants, so each variant runs a loop compiled
  * for it, as the peers' harness compiles its loops for each ring: with the
  * batch a variable, the one-record stream paid for the batch and pacing
- * logic on every record, and ran at 0.55-0.6 of the same ring driven by a
- * loop for one record (fast machine state, interleaved runs).
+ * logic on every record, and measured that loop rather than the ring
+ * (doc/performance.md section 9.5).
  */
 static void
 stream(struct endpoint *e, uint32_t s, enum variant v, uint64_t n)
