@@ -368,8 +368,8 @@ consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
  * batch and the pacing as constants, so each variant runs a loop compiled
  * for it, as the peers' harness compiles its loops for each ring: with the
  * batch a variable, the one-record stream paid for the batch and pacing
- * logic on every record, and ran at 0.55-0.6 of the same ring driven by a
- * loop for one record (fast machine state, interleaved runs).
+ * logic on every record, and measured that loop rather than the ring
+ * (doc/performance.md section 9.5).
  */
 static void
 stream(struct endpoint *e, uint32_t s, enum variant v, uint64_t n)
@@ -486,33 +486,96 @@ hist_median_us(const uint32_t *hist, uint64_t count)
 	return -1;
 }
 
-static struct rep_result
-run_rep(enum variant v, unsigned pairs, uint64_t n)
+/* The segment of one repetition: pair k's subtask 2k produces on channel k
+ * to subtask 2k+1; ping-pong also has channel 1 back. `ch` has room for
+ * 2 * MAX_PAIRS channels. */
+static struct wm_shm_spec
+rep_layout(enum variant v, unsigned n_pairs, struct wm_shm_channel_spec *ch)
 {
-	unsigned n_pairs = v == PAIRS ? pairs : 1;
-	uint32_t n_sub = 2 * n_pairs;
-	struct wm_shm_channel_spec ch[2 * MAX_PAIRS];
-	struct wm_shm_spec spec = {n_sub, 0, ch, sizeof(struct side_result)};
-	struct rep_result out = {0};
-	struct wm_shm seg;
-	pid_t pids[2 * MAX_PAIRS];
-	char err[256];
-	enum wm_wait_mode mode = WM_WAIT_FUTEX;
+	struct wm_shm_spec spec = {2 * n_pairs, 0, ch,
+				   sizeof(struct side_result)};
 
-	/* Pair k: subtask 2k produces on channel k to subtask 2k+1;
-	 * ping-pong also has channel 1 back. */
 	for (unsigned k = 0; k < n_pairs; k++)
 		ch[spec.n_channels++] = (struct wm_shm_channel_spec){
 			2 * k, 2 * k + 1, RING_CELLS};
 	if (v == PINGPONG)
 		ch[spec.n_channels++] =
 			(struct wm_shm_channel_spec){1, 0, RING_CELLS};
+	return spec;
+}
+
+/* How every process of the repetition waits: --wait if given, else what
+ * the runtime would choose. */
+static enum wm_wait_mode
+rep_wait_mode(enum variant v, unsigned n_pairs)
+{
+	if (forced_wait_mode >= 0)
+		return (enum wm_wait_mode)forced_wait_mode;
 	/* More processes than CPUs: spinning holds the CPU the peer
 	 * needs, so waiters yield (what the runtime chooses too). */
 	if (v == SAMECORE || (v == PAIRS && n_pairs > 1))
-		mode = WM_WAIT_YIELD;
-	if (forced_wait_mode >= 0)
-		mode = (enum wm_wait_mode)forced_wait_mode;
+		return WM_WAIT_YIELD;
+	return WM_WAIT_FUTEX;
+}
+
+/* The repetition's figure from what its n_sub sides left in the segment;
+ * failed if a side saw an error or a record is missing. */
+static struct rep_result
+rep_figures(const struct wm_shm *seg, enum variant v, uint32_t n_sub,
+	    uint64_t n)
+{
+	struct rep_result out = {0};
+	int64_t start = INT64_MAX, end = 0;
+	uint64_t received = 0;
+
+	for (uint32_t s = 0; s < n_sub; s++) {
+		const struct side_result *r = wm_shm_metrics(seg, s);
+
+		if (r->errors != 0)
+			out.failed = true;
+		if (s % 2 == 0 && r->start_ns < start)
+			start = r->start_ns;
+		if (r->end_ns > end)
+			end = r->end_ns;
+		if (s % 2 == 1)
+			received += r->received;
+	}
+	if (v == PINGPONG) {
+		const struct side_result *r = wm_shm_metrics(seg, 0);
+
+		out.value = (double)(r->end_ns - r->start_ns) / (double)n;
+	} else if (v == PACED) {
+		const struct side_result *c = wm_shm_metrics(seg, 1);
+
+		out.value = hist_median_us(c->lat_hist, c->received);
+		out.lat_mean_us =
+			(double)c->lat_sum_ns / (double)c->received / 1000.0;
+		out.cpu_pct =
+			100.0 * (double)c->cpu_ns / (double)(c->end_ns - start);
+	} else {
+		out.value = (double)received / ((double)(end - start) / 1e3);
+	}
+	if (received != (v == PINGPONG ? n : n * (n_sub / 2)))
+		out.failed = true;
+	return out;
+}
+
+/* One repetition of variant v moving n records (or round trips): a fresh
+ * segment, a process per side, the figure once all have exited. */
+static struct rep_result
+run_rep(enum variant v, unsigned pairs, uint64_t n)
+{
+	unsigned n_pairs = v == PAIRS ? pairs : 1;
+	uint32_t n_sub = 2 * n_pairs;
+	struct wm_shm_channel_spec ch[2 * MAX_PAIRS];
+	struct wm_shm_spec spec = rep_layout(v, n_pairs, ch);
+	enum wm_wait_mode mode = rep_wait_mode(v, n_pairs);
+	struct rep_result out = {0};
+	struct wm_shm seg;
+	pid_t pids[2 * MAX_PAIRS];
+	bool failed = false;
+	char err[256];
+
 	if (wm_shm_create(&spec, &seg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "wmbench: %s\n", err);
 		out.failed = true;
@@ -522,6 +585,10 @@ run_rep(enum variant v, unsigned pairs, uint64_t n)
 		pids[s] = fork();
 		if (pids[s] != 0)
 			continue;
+		/* Subtask s, in its own process. Its loops are inlined
+		 * here, as they always were: moved to a function of their
+		 * own, which GCC sees run only before _exit(), they would be
+		 * compiled as cold code, for size. */
 		struct endpoint e;
 		int cpu = v == SAMECORE ? 0 : (int)(s % 2);
 
@@ -546,40 +613,10 @@ run_rep(enum variant v, unsigned pairs, uint64_t n)
 
 		waitpid(pids[s], &status, 0);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			out.failed = true;
+			failed = true;
 	}
-	int64_t start = INT64_MAX, end = 0;
-	uint64_t received = 0;
-
-	for (uint32_t s = 0; s < n_sub; s++) {
-		const struct side_result *r = wm_shm_metrics(&seg, s);
-
-		if (r->errors != 0)
-			out.failed = true;
-		if (s % 2 == 0 && r->start_ns < start)
-			start = r->start_ns;
-		if (r->end_ns > end)
-			end = r->end_ns;
-		if (s % 2 == 1)
-			received += r->received;
-	}
-	if (v == PINGPONG) {
-		const struct side_result *r = wm_shm_metrics(&seg, 0);
-
-		out.value = (double)(r->end_ns - r->start_ns) / (double)n;
-	} else if (v == PACED) {
-		const struct side_result *c = wm_shm_metrics(&seg, 1);
-
-		out.value = hist_median_us(c->lat_hist, c->received);
-		out.lat_mean_us =
-			(double)c->lat_sum_ns / (double)c->received / 1000.0;
-		out.cpu_pct =
-			100.0 * (double)c->cpu_ns / (double)(c->end_ns - start);
-	} else {
-		out.value = (double)received / ((double)(end - start) / 1e3);
-	}
-	if (received != (v == PINGPONG ? n : n * n_pairs))
-		out.failed = true;
+	out = rep_figures(&seg, v, n_sub, n);
+	out.failed |= failed;
 	wm_shm_detach(&seg);
 	close(seg.fd);
 	return out;
@@ -700,8 +737,10 @@ ring_help(FILE *out)
 		"  -h, --help           this text\n");
 }
 
-int
-wm_bench_ring(int argc, char **argv)
+/* argv into *o (defaults first). -1 to go on, or the exit status once
+ * --help has been answered or a bad command line refused. */
+static int
+ring_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longopts[] = {
 		{"variant", required_argument, NULL, 'v'},
@@ -713,10 +752,10 @@ wm_bench_ring(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct options o = {.reps = 5, .target_s = 0.3, .pairs = 16};
 	uint64_t v;
 	int c;
 
+	*o = (struct options){.reps = 5, .target_s = 0.3, .pairs = 16};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "v:p:r:t:w:4h", longopts, NULL)) !=
 	       -1) {
@@ -731,8 +770,8 @@ wm_bench_ring(int argc, char **argv)
 				return wm_bench_usage_error(
 					"ring", "unrecognized variant \"%s\"",
 					optarg);
-			o.only[k] = true;
-			o.any_only = true;
+			o->only[k] = true;
+			o->any_only = true;
 			break;
 		}
 		case 'p':
@@ -740,20 +779,20 @@ wm_bench_ring(int argc, char **argv)
 				return wm_bench_usage_error(
 					"ring", "invalid pair count \"%s\"",
 					optarg);
-			o.pairs = (unsigned)v;
+			o->pairs = (unsigned)v;
 			break;
 		case 'r':
 			if (!wm_bench_parse_count(optarg, 1, MAX_REPS, &v))
 				return wm_bench_usage_error(
 					"ring", "invalid repetitions \"%s\"",
 					optarg);
-			o.reps = (unsigned)v;
+			o->reps = (unsigned)v;
 			break;
 		case 't':
 			if (!wm_bench_parse_count(optarg, 1, 60000, &v))
 				return wm_bench_usage_error(
 					"ring", "invalid time \"%s\"", optarg);
-			o.target_s = (double)v / 1000.0;
+			o->target_s = (double)v / 1000.0;
 			break;
 		case 'w': {
 			enum wm_wait_mode m;
@@ -778,11 +817,21 @@ wm_bench_ring(int argc, char **argv)
 	if (optind != argc)
 		return wm_bench_usage_error(
 			"ring", "unexpected argument \"%s\"", argv[optind]);
-	for (size_t k = 0; k <= PAIRS; k++) {
-		int r = 0;
+	return -1;
+}
 
+int
+wm_bench_ring(int argc, char **argv)
+{
+	struct options o;
+	int r = ring_options(argc, argv, &o);
+
+	if (r >= 0)
+		return r;
+	for (size_t k = 0; k <= PAIRS; k++) {
 		if (o.any_only && !o.only[k])
 			continue;
+		r = 0;
 		if (k == PAIRS && o.pairs != 1) {
 			struct options one = o;
 

@@ -229,7 +229,110 @@ struct valve_options {
 	uint64_t seed;
 };
 
-/* Measure one channel count and print its three lines. */
+/* Size each implementation's repetition into plan[impl]: calibrated to
+ * --target-ms, or --updates in whole passes of the `have` updates of seq.
+ * 0 or -ENOMEM. */
+static int
+valve_size(const struct valve_options *o, uint32_t channels,
+	   const struct valve_update *seq, size_t have,
+	   struct valve_plan plan[2])
+{
+	for (int impl = 0; impl < 2; impl++) {
+		if (o->updates == 0) {
+			if (valve_calibrate((enum valve_impl)impl, channels,
+					    seq, have, o->target_ms * 1000000u,
+					    &plan[impl]) != 0)
+				return -ENOMEM;
+		} else {
+			/* At least `updates`, in whole passes. */
+			plan[impl].len = have;
+			plan[impl].passes = o->updates / have;
+			if (o->updates % have != 0)
+				plan[impl].passes++;
+		}
+	}
+	return 0;
+}
+
+/* Untimed check that both valves do the same work: the same prefix must
+ * make them emit the same number of watermarks. 0, -ENOMEM, or
+ * EX_SOFTWARE after a message. */
+static int
+valve_agree(uint32_t channels, const struct valve_update *seq,
+	    const struct valve_plan plan[2])
+{
+	size_t check_len =
+		plan[0].len < plan[1].len ? plan[0].len : plan[1].len;
+	uint64_t emitted[2];
+
+	for (int impl = 0; impl < 2; impl++)
+		if (valve_run((enum valve_impl)impl, channels, seq, check_len,
+			      1, &emitted[impl]) == 0)
+			return -ENOMEM;
+	if (emitted[0] == emitted[1])
+		return 0;
+	fprintf(stderr,
+		"%s: heap and scan valves disagree at %" PRIu32
+		" channels: %" PRIu64 " and %" PRIu64 " watermarks emitted\n",
+		"wmbench", channels, emitted[0], emitted[1]);
+	return EX_SOFTWARE;
+}
+
+/* The timed repetitions: rate[impl][r] in millions of updates per second
+ * and ratio[r], heap over scan, for r < o->reps. 0 or -ENOMEM. */
+static int
+valve_repeat(const struct valve_options *o, uint32_t channels,
+	     const struct valve_update *seq, const struct valve_plan plan[2],
+	     double *const rate[2], double *ratio)
+{
+	uint64_t emitted;
+
+	for (uint64_t r = 0; r < o->reps; r++) {
+		/* Alternate which implementation goes first so that drifting
+		 * machine conditions hit both alike. */
+		for (int k = 0; k < 2; k++) {
+			int impl = (int)((k + r) % 2);
+			const struct valve_plan *p = &plan[impl];
+			uint64_t ns =
+				valve_run((enum valve_impl)impl, channels, seq,
+					  p->len, p->passes, &emitted);
+
+			if (ns == 0)
+				return -ENOMEM;
+			rate[impl][r] = (double)p->len * (double)p->passes /
+					((double)ns / 1e9) / 1e6;
+		}
+		/* Paired per repetition: both ran back to back. */
+		ratio[r] = rate[VALVE_HEAP][r] / rate[VALVE_SCAN][r];
+	}
+	return 0;
+}
+
+/* The three lines of one channel count: each rate, then the ratio
+ * (summarizing sorts the samples in place). */
+static void
+valve_print(uint32_t channels, uint64_t reps, double *const rate[2],
+	    double *ratio)
+{
+	char prefix[128];
+
+	for (int impl = 0; impl < 2; impl++) {
+		struct wm_stats s = wm_stats_summarize(rate[impl], reps);
+
+		snprintf(prefix, sizeof(prefix),
+			 "bench=valve channels=%" PRIu32 " impl=%s", channels,
+			 valve_impl_name[impl]);
+		wm_stats_print(stdout, prefix, "mupd_per_s", &s, NULL);
+	}
+	snprintf(prefix, sizeof(prefix), "bench=valve channels=%" PRIu32,
+		 channels);
+	wm_stats_print_ratio(stdout, prefix, "heap_over_scan",
+			     wm_stats_summarize(ratio, reps).median);
+	fflush(stdout);
+}
+
+/* Measure one channel count and print its three lines. 0, or the exit
+ * status after a message. */
 static int
 valve_measure(const struct valve_options *o, uint32_t channels)
 {
@@ -240,85 +343,27 @@ valve_measure(const struct valve_options *o, uint32_t channels)
 	struct valve_update *seq = malloc(sizeof(*seq) * have);
 	double *rate[2], *ratio;
 	struct valve_plan plan[2];
-	uint64_t emitted[2];
-	size_t check_len;
-	char prefix[128];
-	int rc = EX_OSERR;
+	int rc = -ENOMEM;
 
 	rate[0] = calloc(o->reps, sizeof(double));
 	rate[1] = calloc(o->reps, sizeof(double));
 	ratio = calloc(o->reps, sizeof(double));
-	if (seq == NULL || rate[0] == NULL || rate[1] == NULL ||
-	    ratio == NULL || valve_generate(seq, have, channels, o->seed) != 0)
-		goto out_nomem;
-	for (int impl = 0; impl < 2; impl++) {
-		if (o->updates == 0) {
-			if (valve_calibrate((enum valve_impl)impl, channels,
-					    seq, have, o->target_ms * 1000000u,
-					    &plan[impl]) != 0)
-				goto out_nomem;
-		} else {
-			/* At least `updates`, in whole passes. */
-			plan[impl].len = have;
-			plan[impl].passes = o->updates / have;
-			if (o->updates % have != 0)
-				plan[impl].passes++;
-		}
-	}
-	/* Untimed check that both valves do the same work: the same prefix
-	 * must make them emit the same number of watermarks. */
-	check_len = plan[0].len < plan[1].len ? plan[0].len : plan[1].len;
-	for (int impl = 0; impl < 2; impl++)
-		if (valve_run((enum valve_impl)impl, channels, seq, check_len,
-			      1, &emitted[impl]) == 0)
-			goto out_nomem;
-	if (emitted[0] != emitted[1]) {
+	if (seq != NULL && rate[0] != NULL && rate[1] != NULL &&
+	    ratio != NULL && valve_generate(seq, have, channels, o->seed) == 0)
+		rc = valve_size(o, channels, seq, have, plan);
+	if (rc == 0)
+		rc = valve_agree(channels, seq, plan);
+	if (rc == 0)
+		rc = valve_repeat(o, channels, seq, plan, rate, ratio);
+	if (rc == 0)
+		valve_print(channels, o->reps, rate, ratio);
+	if (rc == -ENOMEM) {
 		fprintf(stderr,
-			"%s: heap and scan valves disagree at %" PRIu32
-			" channels: %" PRIu64 " and %" PRIu64
-			" watermarks emitted\n",
-			"wmbench", channels, emitted[0], emitted[1]);
-		rc = EX_SOFTWARE;
-		goto out;
+			"%s: could not allocate memory for %" PRIu32
+			" channels\n",
+			"wmbench", channels);
+		rc = EX_OSERR;
 	}
-	for (uint64_t r = 0; r < o->reps; r++) {
-		/* Alternate which implementation goes first so that drifting
-		 * machine conditions hit both alike. */
-		for (int k = 0; k < 2; k++) {
-			int impl = (int)((k + r) % 2);
-			struct valve_plan *p = &plan[impl];
-			uint64_t ns =
-				valve_run((enum valve_impl)impl, channels, seq,
-					  p->len, p->passes, &emitted[impl]);
-
-			if (ns == 0)
-				goto out_nomem;
-			rate[impl][r] = (double)p->len * (double)p->passes /
-					((double)ns / 1e9) / 1e6;
-		}
-		/* Paired per repetition: both ran back to back. */
-		ratio[r] = rate[VALVE_HEAP][r] / rate[VALVE_SCAN][r];
-	}
-	for (int impl = 0; impl < 2; impl++) {
-		struct wm_stats s = wm_stats_summarize(rate[impl], o->reps);
-
-		snprintf(prefix, sizeof(prefix),
-			 "bench=valve channels=%" PRIu32 " impl=%s", channels,
-			 valve_impl_name[impl]);
-		wm_stats_print(stdout, prefix, "mupd_per_s", &s, NULL);
-	}
-	snprintf(prefix, sizeof(prefix), "bench=valve channels=%" PRIu32,
-		 channels);
-	wm_stats_print_ratio(stdout, prefix, "heap_over_scan",
-			     wm_stats_summarize(ratio, o->reps).median);
-	fflush(stdout);
-	rc = 0;
-	goto out;
-out_nomem:
-	fprintf(stderr,
-		"%s: could not allocate memory for %" PRIu32 " channels\n",
-		"wmbench", channels);
-out:
 	free(seq);
 	free(rate[0]);
 	free(rate[1]);
@@ -361,8 +406,11 @@ valve_help(FILE *out)
 		VALVE_DEFAULT_TARGET_MS);
 }
 
-int
-wm_bench_valve(int argc, char **argv)
+/* argv into *o (defaults first; the default channel counts if none is
+ * given). -1 to go on, or the exit status once --help has been answered or
+ * a bad command line refused. */
+static int
+valve_options(int argc, char **argv, struct valve_options *o)
 {
 	static const struct option longopts[] = {
 		{"channels", required_argument, NULL, 'c'},
@@ -373,28 +421,28 @@ wm_bench_valve(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct valve_options o = {
+	int opt;
+
+	*o = (struct valve_options){
 		.reps = VALVE_DEFAULT_REPS,
 		.target_ms = VALVE_DEFAULT_TARGET_MS,
 		.seed = 1,
 	};
-	int opt;
-
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:c:r:u:t:s:h", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			if (!wm_bench_parse_count_list(
-				    optarg, 1, VALVE_MAX_CHANNELS, o.channels,
-				    VALVE_MAX_LIST, &o.n_channels))
+				    optarg, 1, VALVE_MAX_CHANNELS, o->channels,
+				    VALVE_MAX_LIST, &o->n_channels))
 				return wm_bench_usage_error(
 					"valve",
 					"invalid channel count list \"%s\"",
 					optarg);
 			break;
 		case 'r':
-			if (!wm_bench_parse_count(optarg, 1, 10000, &o.reps))
+			if (!wm_bench_parse_count(optarg, 1, 10000, &o->reps))
 				return wm_bench_usage_error(
 					"valve",
 					"invalid repetition count "
@@ -403,21 +451,21 @@ wm_bench_valve(int argc, char **argv)
 			break;
 		case 'u':
 			if (!wm_bench_parse_count(optarg, 1, UINT64_MAX / 2,
-						  &o.updates))
+						  &o->updates))
 				return wm_bench_usage_error(
 					"valve", "invalid update count \"%s\"",
 					optarg);
 			break;
 		case 't':
 			if (!wm_bench_parse_count(optarg, 1, 3600000,
-						  &o.target_ms))
+						  &o->target_ms))
 				return wm_bench_usage_error(
 					"valve", "invalid target time \"%s\"",
 					optarg);
 			break;
 		case 's':
 			if (!wm_bench_parse_count(optarg, 0, UINT64_MAX,
-						  &o.seed))
+						  &o->seed))
 				return wm_bench_usage_error(
 					"valve", "invalid seed \"%s\"", optarg);
 			break;
@@ -431,14 +479,24 @@ wm_bench_valve(int argc, char **argv)
 	if (optind < argc)
 		return wm_bench_usage_error(
 			"valve", "unexpected argument \"%s\"", argv[optind]);
-	if (o.n_channels == 0) {
+	if (o->n_channels == 0) {
 		for (size_t i = 0; i < N_ELEMS(valve_default_channels); i++)
-			o.channels[i] = valve_default_channels[i];
-		o.n_channels = N_ELEMS(valve_default_channels);
+			o->channels[i] = valve_default_channels[i];
+		o->n_channels = N_ELEMS(valve_default_channels);
 	}
-	for (size_t i = 0; i < o.n_channels; i++) {
-		int rc = valve_measure(&o, o.channels[i]);
+	return -1;
+}
 
+int
+wm_bench_valve(int argc, char **argv)
+{
+	struct valve_options o;
+	int rc = valve_options(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	for (size_t i = 0; i < o.n_channels; i++) {
+		rc = valve_measure(&o, o.channels[i]);
 		if (rc != 0)
 			return rc;
 	}

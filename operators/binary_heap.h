@@ -42,12 +42,19 @@
  * moved per level; top and count are O(1). Memory: capacity grows by
  * doubling when reserved and never shrinks; push, pop and remove never
  * allocate (reserve first). Used by one thread only; no locking.
+ *
+ * Checked builds (base/assert.h) assert the contract on every call (room
+ * for a push, positions below count) and the invariant where each sift
+ * ends, around the entry it stored (O(1)); the whole heap is checked
+ * when it grows, which costs O(n) already. Include config.h first.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#include "base/assert.h"
 
 #ifndef WM_HEAP_PREFIX
 #error "define WM_HEAP_PREFIX before including operators/binary_heap.h"
@@ -88,6 +95,36 @@ WM_HEAP_NAME(destroy)(struct WM_HEAP_PREFIX *h)
 	WM_HEAP_NAME(init)(h);
 }
 
+/* The invariant around pos (< count): its parent does not come after it,
+ * and neither child comes before it. O(1), for WM_ASSERT() where a sift
+ * has just stored an entry at pos. */
+static inline bool
+WM_HEAP_NAME(ordered_at)(const struct WM_HEAP_PREFIX *h, size_t pos)
+{
+	size_t first_child = 2 * pos + 1;
+
+	if (pos > 0 && WM_HEAP_BEFORE(&h->nodes[pos], &h->nodes[(pos - 1) / 2]))
+		return false;
+	for (size_t c = first_child; c < h->count && c <= first_child + 1; c++)
+		if (WM_HEAP_BEFORE(&h->nodes[c], &h->nodes[pos]))
+			return false;
+	return true;
+}
+
+/* Whether the whole heap keeps the invariant, count within capacity. O(n),
+ * for WM_ASSERT() at coarse points only (growth, an owner's own full
+ * check). */
+static inline bool
+WM_HEAP_NAME(valid)(const struct WM_HEAP_PREFIX *h)
+{
+	if (h->count > h->capacity)
+		return false;
+	for (size_t i = 1; i < h->count; i++)
+		if (WM_HEAP_BEFORE(&h->nodes[i], &h->nodes[(i - 1) / 2]))
+			return false;
+	return true;
+}
+
 /* The slow half of reserve(): the first allocation holds what is asked, or
  * WM_HEAP_MIN_CAPACITY entries if that is more; later ones double the
  * capacity until the entries fit. */
@@ -98,6 +135,8 @@ WM_HEAP_NAME(grow)(struct WM_HEAP_PREFIX *h, size_t n)
 	size_t need, cap;
 	WM_HEAP_ENTRY *nodes;
 
+	/* A coarse point: every push since the last growth kept the order. */
+	WM_ASSERT(WM_HEAP_NAME(valid)(h));
 	if (n > most - h->count)
 		return -ENOMEM;
 	need = h->count + n;
@@ -169,6 +208,7 @@ WM_HEAP_NAME(up)(struct WM_HEAP_PREFIX *h, size_t pos, const WM_HEAP_ENTRY *e)
 		pos = parent;
 	}
 	WM_HEAP_NAME(place)(h, pos, e);
+	WM_ASSERT(WM_HEAP_NAME(ordered_at)(h, pos));
 }
 
 /* With a hole at pos, move children that come before *e up into it; the
@@ -199,6 +239,7 @@ WM_HEAP_NAME(down_hole)(struct WM_HEAP_PREFIX *h, size_t pos,
 static inline void
 WM_HEAP_NAME(push)(struct WM_HEAP_PREFIX *h, const WM_HEAP_ENTRY *e)
 {
+	WM_ASSERT(h->count < h->capacity);
 	WM_HEAP_NAME(up)(h, h->count++, e);
 }
 
@@ -210,11 +251,17 @@ WM_HEAP_NAME(push)(struct WM_HEAP_PREFIX *h, const WM_HEAP_ENTRY *e)
 static inline void
 WM_HEAP_NAME(sift_down)(struct WM_HEAP_PREFIX *h, size_t pos)
 {
-	WM_HEAP_ENTRY e = h->nodes[pos];
-	size_t hole = WM_HEAP_NAME(down_hole)(h, pos, &e);
+	WM_HEAP_ENTRY e;
+	size_t hole;
 
+	WM_ASSERT(pos < h->count);
+	e = h->nodes[pos];
+	hole = WM_HEAP_NAME(down_hole)(h, pos, &e);
 	if (hole != pos)
 		WM_HEAP_NAME(place)(h, hole, &e);
+	/* Staying put, an entry whose key fell fails here: it is then
+	 * before its parent. */
+	WM_ASSERT(WM_HEAP_NAME(ordered_at)(h, hole));
 }
 
 /* Remove the entry at pos (< count); the last entry takes its place and
@@ -225,6 +272,7 @@ WM_HEAP_NAME(remove_at)(struct WM_HEAP_PREFIX *h, size_t pos)
 	WM_HEAP_ENTRY last;
 	size_t hole;
 
+	WM_ASSERT(pos < h->count);
 	if (pos == --h->count)
 		return;
 	last = h->nodes[h->count];
@@ -234,6 +282,7 @@ WM_HEAP_NAME(remove_at)(struct WM_HEAP_PREFIX *h, size_t pos)
 	}
 	hole = WM_HEAP_NAME(down_hole)(h, pos, &last);
 	WM_HEAP_NAME(place)(h, hole, &last);
+	WM_ASSERT(WM_HEAP_NAME(ordered_at)(h, hole));
 }
 
 /* Remove the top; the heap must not be empty. */

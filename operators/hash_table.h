@@ -70,6 +70,11 @@
  * Iteration visits slots in array order, an order that depends on the
  * hashes and on the history of the table: nothing observable may depend
  * on it. Used by one thread only; no locking.
+ *
+ * Checked builds (base/assert.h) assert the contract on every insertion
+ * and removal (room reserved, the slot empty or occupied as it must be),
+ * and check the whole table, reachability and count, when it grows, which
+ * costs O(n) already. Include config.h first.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -77,6 +82,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/assert.h"
 
 #ifndef WM_HT_PREFIX
 #error "define WM_HT_PREFIX before including operators/hash_table.h"
@@ -172,6 +179,36 @@ WM_HT_NAME(lookup)(const struct WM_HT_PREFIX *tb, WM_HT_KEY key, uint64_t hash,
 	}
 }
 
+/*
+ * Whether the representation holds: `used` counts the occupied slots and
+ * stays within the load limit, which leaves an empty slot for every probe
+ * to end at, and every entry is reachable from its home without crossing
+ * an empty slot. O(n) times the probe length, for WM_ASSERT() at coarse
+ * points only (growth).
+ */
+static inline bool
+WM_HT_NAME(valid)(const struct WM_HT_PREFIX *tb)
+{
+	size_t occupied = 0;
+
+	if (tb->slots == WM_HT_NAME(no_slots))
+		return tb->mask == 0 && tb->used == 0 && tb->grow_at == 0;
+	if (tb->used > tb->grow_at || tb->grow_at > tb->mask)
+		return false;
+	for (size_t i = 0; i <= tb->mask; i++) {
+		const WM_HT_ENTRY *e = &tb->slots[i];
+
+		if (WM_HT_EMPTY(e))
+			continue;
+		occupied++;
+		for (size_t j = (size_t)WM_HT_HASH(tb, e) & tb->mask; j != i;
+		     j = (j + 1) & tb->mask)
+			if (WM_HT_EMPTY(&tb->slots[j]))
+				return false;
+	}
+	return occupied == tb->used;
+}
+
 /* Put occupied slot `e` of an old array into the first free slot from its
  * home: growth only, where every key is known to be absent. */
 static inline void
@@ -195,6 +232,8 @@ WM_HT_NAME(grow)(struct WM_HT_PREFIX *tb, size_t n)
 	size_t slots;
 	WM_HT_ENTRY *fresh;
 
+	/* A coarse point: every change since the last growth kept it. */
+	WM_ASSERT(WM_HT_NAME(valid)(tb));
 	if (n > WM_HT_MAX_SLOTS - tb->used)
 		return -ENOMEM;
 	if (old == WM_HT_NAME(no_slots)) {
@@ -228,6 +267,7 @@ WM_HT_NAME(grow)(struct WM_HT_PREFIX *tb, size_t n)
 			WM_HT_NAME(move_in)(tb, &old[i]);
 	if (old != WM_HT_NAME(no_slots))
 		free(old);
+	WM_ASSERT(WM_HT_NAME(valid)(tb));
 	return 0;
 }
 
@@ -253,6 +293,8 @@ WM_HT_NAME(reserve)(struct WM_HT_PREFIX *tb, size_t n)
 static inline WM_HT_ENTRY *
 WM_HT_NAME(insert_at)(struct WM_HT_PREFIX *tb, size_t idx)
 {
+	WM_ASSERT(tb->used < tb->grow_at);
+	WM_ASSERT(idx <= tb->mask && WM_HT_EMPTY(&tb->slots[idx]));
 	tb->used++;
 	return &tb->slots[idx];
 }
@@ -261,7 +303,9 @@ WM_HT_NAME(insert_at)(struct WM_HT_PREFIX *tb, size_t idx)
  * Remove the entry in slot `idx`. Later members of its cluster whose path
  * from home to slot crosses the hole move back into it, each in turn
  * leaving the next hole, until the cluster ends; the last hole is zeroed.
- * Indices of the moved entries change (WM_HT_MOVED says where to).
+ * Indices of the moved entries change (WM_HT_MOVED says where to). Only
+ * the later slots are read, so the owner may have emptied this one first
+ * (operators/merging_windows.c does).
  */
 static inline void
 WM_HT_NAME(remove_at)(struct WM_HT_PREFIX *tb, size_t idx)
@@ -269,6 +313,7 @@ WM_HT_NAME(remove_at)(struct WM_HT_PREFIX *tb, size_t idx)
 	size_t mask = tb->mask;
 	size_t hole = idx;
 
+	WM_ASSERT(idx <= mask && tb->used > 0);
 	for (size_t j = (hole + 1) & mask; !WM_HT_EMPTY(&tb->slots[j]);
 	     j = (j + 1) & mask) {
 		size_t home = (size_t)WM_HT_HASH(tb, &tb->slots[j]) & mask;

@@ -905,28 +905,13 @@ gen_start(struct wm_source_gen *g)
 	}
 }
 
-struct wm_source_gen *
-wm_source_gen_new(const struct wm_source_gen_conf *conf)
+/* The configuration's scalars into g: what to generate, and when the
+ * partitions end (end_ts as processing time since the start). */
+static void
+gen_copy_conf(struct wm_source_gen *g, const struct wm_source_gen_conf *conf)
 {
-	struct wm_source_gen *g;
 	int64_t span_ms;
-	int rc;
 
-	if (!conf_valid(conf)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	rc = partitions_distinct(conf);
-	if (rc < 0) {
-		errno = -rc;
-		return NULL;
-	}
-	g = calloc(1, sizeof(*g));
-	if (g == NULL)
-		return NULL;
-	gen_heap_init(&g->timed);
-	gen_heap_init(&g->ready);
-	g->base.ops = &gen_source_ops;
 	g->fast = isinf(conf->rate);
 	g->bounded =
 		conf->max_records != UINT64_MAX || conf->end_ts != WM_TS_MAX;
@@ -952,35 +937,41 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 		g->end_ns = INT64_MAX;
 	else
 		g->end_ns = wm_ms_to_ns(span_ms);
+}
 
+/* One silence, outage or burst window of the configuration into *s: true,
+ * or false if the window is invalid (sched_init()). */
+static bool
+gen_sched_from(struct gen_sched *s, const struct wm_source_gen_silence *w)
+{
+	return sched_init(s, w->first_partition, w->last_partition, w->from_ms,
+			  w->to_ms, w->period_ms, w->length_ms);
+}
+
+/* The silences, outages and bursts into g's own arrays, each checked. 0,
+ * -ENOMEM or -EINVAL; what was allocated is g's to free either way. */
+static int
+gen_copy_schedules(struct wm_source_gen *g,
+		   const struct wm_source_gen_conf *conf)
+{
 	g->n_silences = conf->n_silences;
 	g->n_bursts = conf->n_bursts;
 	if (g->n_silences > 0 &&
 	    (g->silences = calloc(g->n_silences, sizeof(*g->silences))) == NULL)
-		goto nomem;
+		return -ENOMEM;
 	if (g->n_bursts > 0 &&
 	    (g->bursts = calloc(g->n_bursts, sizeof(*g->bursts))) == NULL)
-		goto nomem;
-	for (uint32_t i = 0; i < g->n_silences; i++) {
-		const struct wm_source_gen_silence *s = &conf->silences[i];
-
-		if (!sched_init(&g->silences[i], s->first_partition,
-				s->last_partition, s->from_ms, s->to_ms,
-				s->period_ms, s->length_ms))
-			goto invalid;
-	}
+		return -ENOMEM;
+	for (uint32_t i = 0; i < g->n_silences; i++)
+		if (!gen_sched_from(&g->silences[i], &conf->silences[i]))
+			return -EINVAL;
 	g->n_outages = conf->n_outages;
 	if (g->n_outages > 0 &&
 	    (g->outages = calloc(g->n_outages, sizeof(*g->outages))) == NULL)
-		goto nomem;
-	for (uint32_t i = 0; i < g->n_outages; i++) {
-		const struct wm_source_gen_silence *o = &conf->outages[i];
-
-		if (!sched_init(&g->outages[i], o->first_partition,
-				o->last_partition, o->from_ms, o->to_ms,
-				o->period_ms, o->length_ms))
-			goto invalid;
-	}
+		return -ENOMEM;
+	for (uint32_t i = 0; i < g->n_outages; i++)
+		if (!gen_sched_from(&g->outages[i], &conf->outages[i]))
+			return -EINVAL;
 	for (uint32_t i = 0; i < g->n_bursts; i++) {
 		const struct wm_source_gen_burst *b = &conf->bursts[i];
 
@@ -988,19 +979,57 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 				b->last_partition, b->from_ms, b->to_ms,
 				b->period_ms, b->length_ms) ||
 		    !(b->factor > 0) || !isfinite(b->factor))
-			goto invalid;
+			return -EINVAL;
 		g->bursts[i].factor = b->factor;
 	}
-	if (g->n_parts > 0) {
-		g->parts = calloc(g->n_parts, sizeof(*g->parts));
-		g->finish_order = calloc(g->n_parts, sizeof(*g->finish_order));
-		if (g->parts == NULL || g->finish_order == NULL ||
-		    gen_heap_reserve(&g->timed, g->n_parts) != 0)
-			goto nomem;
-		if (g->fast && gen_heap_reserve(&g->ready, g->n_parts) != 0)
-			goto nomem;
+	return 0;
+}
+
+/* The partitions' array, the finishing order and room in the heaps for
+ * every partition, so that nothing allocates once records flow. 0 or
+ * -ENOMEM; what was allocated is g's to free either way. */
+static int
+gen_alloc_parts(struct wm_source_gen *g)
+{
+	if (g->n_parts == 0)
+		return 0;
+	g->parts = calloc(g->n_parts, sizeof(*g->parts));
+	g->finish_order = calloc(g->n_parts, sizeof(*g->finish_order));
+	if (g->parts == NULL || g->finish_order == NULL ||
+	    gen_heap_reserve(&g->timed, g->n_parts) != 0)
+		return -ENOMEM;
+	if (g->fast && gen_heap_reserve(&g->ready, g->n_parts) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+struct wm_source_gen *
+wm_source_gen_new(const struct wm_source_gen_conf *conf)
+{
+	struct wm_source_gen *g;
+	int rc;
+
+	if (!conf_valid(conf)) {
+		errno = EINVAL;
+		return NULL;
 	}
-	rc = gen_setup_parts(g, conf);
+	rc = partitions_distinct(conf);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return NULL;
+	gen_heap_init(&g->timed);
+	gen_heap_init(&g->ready);
+	g->base.ops = &gen_source_ops;
+	gen_copy_conf(g, conf);
+	rc = gen_copy_schedules(g, conf);
+	if (rc == 0)
+		rc = gen_alloc_parts(g);
+	if (rc == 0)
+		rc = gen_setup_parts(g, conf);
 	if (rc < 0) {
 		wm_source_gen_free(g);
 		errno = -rc;
@@ -1008,14 +1037,6 @@ wm_source_gen_new(const struct wm_source_gen_conf *conf)
 	}
 	gen_start(g);
 	return g;
-nomem:
-	wm_source_gen_free(g);
-	errno = ENOMEM;
-	return NULL;
-invalid:
-	wm_source_gen_free(g);
-	errno = EINVAL;
-	return NULL;
 }
 
 void

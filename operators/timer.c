@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "base/assert.h"
 #include "operators/hash.h"
 #include "operators/timer.h"
 
@@ -198,6 +199,8 @@ wm_timer_add(struct wm_timer_service *svc, wm_ts_t ts, int64_t key, int64_t ns)
 static void
 timer_remove_at(struct wm_timer_service *svc, size_t pos)
 {
+	/* The two hooks keep node and slot pointing at each other. */
+	WM_ASSERT(svc->index.slots[svc->heap.nodes[pos].slot].pos1 == pos + 1);
 	timer_index_remove_at(&svc->index, svc->heap.nodes[pos].slot);
 	timer_heap_remove_at(&svc->heap, pos);
 }
@@ -260,19 +263,4 @@ wm_timer_pop_due(struct wm_timer_service *svc, struct wm_timer *timer)
 	*timer = svc->heap.nodes[0].t;
 	timer_remove_at(svc, 0);
 	return true;
-}
-
-size_t
-wm_timer_advance(struct wm_timer_service *svc, wm_ts_t watermark,
-		 wm_timer_fire_fn fire, void *ctx)
-{
-	struct wm_timer timer;
-	size_t fired = 0;
-
-	wm_timer_set_watermark(svc, watermark);
-	while (wm_timer_pop_due(svc, &timer)) {
-		fire(ctx, &timer);
-		fired++;
-	}
-	return fired;
 }

@@ -45,10 +45,6 @@ struct wm_timer {
 
 struct wm_timer_service;
 
-/* Called by wm_timer_advance() for each due timer, in firing order. The
- * timer has already been removed; the callback may add and delete timers. */
-typedef void (*wm_timer_fire_fn)(void *ctx, const struct wm_timer *timer);
-
 /* An empty service with watermark WM_TS_MIN; NULL with errno set to ENOMEM
  * on failure. */
 struct wm_timer_service *wm_timer_new(void);
@@ -92,12 +88,5 @@ bool wm_timer_peek(const struct wm_timer_service *svc, struct wm_timer *timer);
  * including due timers added in between.
  */
 bool wm_timer_pop_due(struct wm_timer_service *svc, struct wm_timer *timer);
-
-/*
- * Set the watermark to `watermark`, then hand every due timer to `fire`, in
- * order, until none is due. Returns the number of timers fired.
- */
-size_t wm_timer_advance(struct wm_timer_service *svc, wm_ts_t watermark,
-			wm_timer_fire_fn fire, void *ctx);
 
 #endif /* WM_OPERATORS_TIMER_H */

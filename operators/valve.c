@@ -16,16 +16,26 @@
  *  - active_channels counts ACTIVE channels, so "no channel is active" is
  *    a comparison, not a scan.
  *
- * Invariants (checked by the unit tests through the public accessors):
- *   aligned(c)  implies  status(c) == ACTIVE
+ * Invariants (checked by the unit tests through the public accessors, and
+ * asserted in checked builds: base/assert.h):
+ *   aligned(c)  implies  status(c) == ACTIVE and
+ *                        watermark(c) >= last_watermark (caught up)
  *   heap.nodes[0].watermark == min watermark over aligned channels
+ *   an aligned channel's heap entry names it and copies its watermark
+ *   max_watermark == max watermark over all channels
+ *   active_channels == number of ACTIVE channels; aligned ones <= that
+ *   last_status == IDLE  iff  active_channels == 0
  *   last_watermark only increases; last_status alternates
+ * A call asserts what it touched in O(1) (the heap's own asserts ride on
+ * its sifts); the whole valve is checked, O(channels), only where it is
+ * made, freed or changes its own status, which are rare.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
+#include "base/assert.h"
 #include "operators/behaviour.h"
 #include "operators/valve.h"
 
@@ -74,6 +84,59 @@ valve_of_heap(const struct valve_heap *h)
 	(valve_of_heap(h)->channel[(e)->channel].heap_pos = (uint32_t)(pos))
 #define WM_HEAP_DEFINE
 #include "operators/binary_heap.h"
+
+/* Channel c as the valve's invariants say it must be, against the heap
+ * and the valve's totals: O(1), for WM_ASSERT(). */
+static bool
+channel_consistent(const struct wm_valve *v, uint32_t c)
+{
+	const struct valve_channel *ch = &v->channel[c];
+
+	if (ch->watermark > v->max_watermark)
+		return false;
+	if (ch->heap_pos == NOT_IN_HEAP)
+		return true;
+	return ch->status == WM_STATUS_ACTIVE &&
+	       ch->watermark >= v->last_watermark &&
+	       ch->heap_pos < v->heap.count &&
+	       v->heap.nodes[ch->heap_pos].channel == c &&
+	       v->heap.nodes[ch->heap_pos].watermark == ch->watermark;
+}
+
+/* The valve's totals agree with each other: O(1), for WM_ASSERT(). */
+static bool
+totals_consistent(const struct wm_valve *v)
+{
+	return v->heap.count <= v->active_channels &&
+	       v->active_channels <= v->n_channels &&
+	       (v->active_channels == 0) ==
+		       (v->last_status == WM_STATUS_IDLE) &&
+	       (v->heap.count == 0 ||
+		v->heap.nodes[0].watermark >= v->last_watermark);
+}
+
+/* Every invariant of the top comment, over every channel: O(channels),
+ * for WM_ASSERT() at coarse points only. */
+static bool
+valve_consistent(const struct wm_valve *v)
+{
+	uint32_t active = 0, aligned = 0;
+	wm_ts_t max = WM_TS_MIN;
+
+	for (uint32_t c = 0; c < v->n_channels; c++) {
+		const struct valve_channel *ch = &v->channel[c];
+
+		if (!channel_consistent(v, c))
+			return false;
+		active += ch->status == WM_STATUS_ACTIVE;
+		aligned += ch->heap_pos != NOT_IN_HEAP;
+		if (ch->watermark > max)
+			max = ch->watermark;
+	}
+	return totals_consistent(v) && active == v->active_channels &&
+	       aligned == v->heap.count && max == v->max_watermark &&
+	       valve_heap_valid(&v->heap);
+}
 
 /* The channel is aligned: into the heap, at its watermark. */
 static void
@@ -127,6 +190,7 @@ wm_valve_new(uint32_t channels, unsigned behaviour)
 		v->channel[c].status = WM_STATUS_ACTIVE;
 		heap_add_channel(v, c);
 	}
+	WM_ASSERT(valve_consistent(v));
 	return v;
 }
 
@@ -135,6 +199,8 @@ wm_valve_free(struct wm_valve *valve)
 {
 	if (valve == NULL)
 		return;
+	/* The end of its life: whatever it went through kept it whole. */
+	WM_ASSERT(valve_consistent(valve));
 	valve_heap_destroy(&valve->heap);
 	free(valve);
 }
@@ -152,6 +218,9 @@ emit_min_of_aligned(struct wm_valve *v, struct wm_output *out)
 static void
 emit_max_of_all(struct wm_valve *v, struct wm_output *out)
 {
+	/* Only the all-idle flush may pass the aligned channels: with none
+	 * aligned, nothing can be left behind the output. */
+	WM_ASSERT(v->active_channels == 0 && v->heap.count == 0);
 	if (v->max_watermark > v->last_watermark) {
 		v->last_watermark = v->max_watermark;
 		wm_output_watermark(out, v->last_watermark);
@@ -162,8 +231,10 @@ void
 wm_valve_input_watermark(struct wm_valve *v, uint32_t channel,
 			 wm_ts_t watermark, struct wm_output *out)
 {
-	struct valve_channel *ch = &v->channel[channel];
+	struct valve_channel *ch;
 
+	WM_ASSERT(channel < v->n_channels);
+	ch = &v->channel[channel];
 	/* A watermark on an idle channel is forgotten, not buffered; the
 	 * valve itself is idle only when every channel is. */
 	if (ch->status == WM_STATUS_IDLE || watermark <= ch->watermark)
@@ -180,6 +251,7 @@ wm_valve_input_watermark(struct wm_valve *v, uint32_t channel,
 		heap_add_channel(v, channel);
 	}
 	emit_min_of_aligned(v, out);
+	WM_ASSERT(channel_consistent(v, channel) && totals_consistent(v));
 }
 
 static void
@@ -188,6 +260,7 @@ channel_goes_idle(struct wm_valve *v, uint32_t channel, struct wm_output *out)
 	struct valve_channel *ch = &v->channel[channel];
 	bool held_minimum = ch->watermark == v->last_watermark;
 
+	WM_ASSERT(v->active_channels > 0);
 	ch->status = WM_STATUS_IDLE;
 	v->active_channels--;
 	if (ch->heap_pos != NOT_IN_HEAP)
@@ -212,6 +285,7 @@ channel_goes_active(struct wm_valve *v, uint32_t channel, struct wm_output *out)
 {
 	struct valve_channel *ch = &v->channel[channel];
 
+	WM_ASSERT(v->active_channels < v->n_channels);
 	ch->status = WM_STATUS_ACTIVE;
 	v->active_channels++;
 	/* A channel returning behind the output stays unaligned until it
@@ -230,12 +304,18 @@ void
 wm_valve_input_status(struct wm_valve *v, uint32_t channel,
 		      enum wm_status status, struct wm_output *out)
 {
+	enum wm_status before = v->last_status;
+
+	WM_ASSERT(channel < v->n_channels);
 	if (status == v->channel[channel].status)
 		return;
 	if (status == WM_STATUS_IDLE)
 		channel_goes_idle(v, channel, out);
 	else
 		channel_goes_active(v, channel, out);
+	WM_ASSERT(channel_consistent(v, channel) && totals_consistent(v));
+	/* The valve's own status changed: rare, so check the whole. */
+	WM_ASSERT(v->last_status == before || valve_consistent(v));
 }
 
 uint32_t

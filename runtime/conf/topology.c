@@ -31,22 +31,11 @@
 /* ------------------------------------------------------------------ */
 /* [job] */
 
-static int
-load_job(struct loader *l, struct wm_ini_section *sec)
+/* [job]'s defaults: what a topology without the section, or without a
+ * key of it, runs with. */
+static void
+job_defaults(struct wm_job_conf *job)
 {
-	struct wm_job_conf *job = &l->t->job;
-	static const enum wm_behaviour_flag flags[] = {
-		WM_IDLE_MARK_ONCE,
-		WM_MUX_ALLIDLE_FLUSH_MAX,
-		WM_VALVE_FLUSH_UNCONDITIONAL,
-		WM_VALVE_REDERIVE_ON_ACTIVE,
-		WM_MUX_EMPTY_IS_IDLE,
-		WM_MUX_REACTIVATE,
-		WM_DRAIN_ACTIVE_BEFORE_MAX,
-	};
-	struct wm_ini_entry *e;
-	int r = 0;
-
 	job->event_time_ms = INT64_MAX;
 	job->processing_time_ms = INT64_MAX;
 	job->records = UINT64_MAX;
@@ -56,34 +45,27 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	job->watermark_interval_ms = WM_WATERMARK_DEFAULT_INTERVAL_MS;
 	job->stall_threshold_ms = 10000;
 	job->ring_cells = WM_TOPOLOGY_RING_CELLS;
-	if (sec == NULL)
-		return 0;
-	if ((r = wm_conf_get_ring_size(l, sec, &job->ring_cells)) != 0)
-		return r;
-	if ((r = wm_conf_get_string(l, sec, "name", &job->name)) != 0 ||
-	    (r = wm_conf_get_string(l, sec, "cpus", &job->cpus)) != 0 ||
-	    (r = wm_conf_get_duration(l, sec, "event_time", true,
-				      &job->event_time_ms)) != 0 ||
-	    (r = wm_conf_get_duration(l, sec, "processing_time", true,
-				      &job->processing_time_ms)) != 0 ||
-	    (r = wm_conf_get_count(l, sec, "records", 1, UINT64_MAX - 1,
-				   &job->records)) != 0 ||
-	    (r = wm_conf_get_number(l, sec, "speed", 1e-6, 1e9, &job->speed)) !=
-		    0 ||
-	    (r = wm_conf_get_count(l, sec, "seed", 0, UINT64_MAX,
-				   &job->seed)) != 0 ||
-	    (r = wm_conf_get_duration(l, sec, "stall_threshold", true,
-				      &job->stall_threshold_ms)) != 0 ||
-	    (r = wm_conf_get_bool(
-		     l, sec,
-		     "pipeline.watermark-alignment.allow-unaligned-"
-		     "source-splits",
-		     &job->allow_unaligned_source_splits)) != 0 ||
-	    (r = wm_conf_get_duration(l, sec,
-				      "pipeline.auto-watermark-interval", false,
-				      &job->watermark_interval_ms)) != 0)
-		return r;
-	e = wm_ini_get(sec, "flink_behaviour");
+}
+
+/* The behaviour: flink_behaviour (released, master or flag names), then
+ * one boolean key per flag, which may adjust it. 0 or a negative errno
+ * with l->err set. */
+static int
+load_behaviour(struct loader *l, struct wm_ini_section *sec,
+	       struct wm_job_conf *job)
+{
+	static const enum wm_behaviour_flag flags[] = {
+		WM_IDLE_MARK_ONCE,
+		WM_MUX_ALLIDLE_FLUSH_MAX,
+		WM_VALVE_FLUSH_UNCONDITIONAL,
+		WM_VALVE_REDERIVE_ON_ACTIVE,
+		WM_MUX_EMPTY_IS_IDLE,
+		WM_MUX_REACTIVATE,
+		WM_DRAIN_ACTIVE_BEFORE_MAX,
+	};
+	struct wm_ini_entry *e = wm_ini_get(sec, "flink_behaviour");
+	int r;
+
 	if (e != NULL) {
 		const char *bad;
 		int bad_len;
@@ -113,6 +95,43 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 				    : job->behaviour & ~(unsigned)flags[i];
 	}
 	return 0;
+}
+
+static int
+load_job(struct loader *l, struct wm_ini_section *sec)
+{
+	struct wm_job_conf *job = &l->t->job;
+	int r = 0;
+
+	job_defaults(job);
+	if (sec == NULL)
+		return 0;
+	if ((r = wm_conf_get_ring_size(l, sec, &job->ring_cells)) != 0)
+		return r;
+	if ((r = wm_conf_get_string(l, sec, "name", &job->name)) != 0 ||
+	    (r = wm_conf_get_string(l, sec, "cpus", &job->cpus)) != 0 ||
+	    (r = wm_conf_get_duration(l, sec, "event_time", true,
+				      &job->event_time_ms)) != 0 ||
+	    (r = wm_conf_get_duration(l, sec, "processing_time", true,
+				      &job->processing_time_ms)) != 0 ||
+	    (r = wm_conf_get_count(l, sec, "records", 1, UINT64_MAX - 1,
+				   &job->records)) != 0 ||
+	    (r = wm_conf_get_number(l, sec, "speed", 1e-6, 1e9, &job->speed)) !=
+		    0 ||
+	    (r = wm_conf_get_count(l, sec, "seed", 0, UINT64_MAX,
+				   &job->seed)) != 0 ||
+	    (r = wm_conf_get_duration(l, sec, "stall_threshold", true,
+				      &job->stall_threshold_ms)) != 0 ||
+	    (r = wm_conf_get_bool(
+		     l, sec,
+		     "pipeline.watermark-alignment.allow-unaligned-"
+		     "source-splits",
+		     &job->allow_unaligned_source_splits)) != 0 ||
+	    (r = wm_conf_get_duration(l, sec,
+				      "pipeline.auto-watermark-interval", false,
+				      &job->watermark_interval_ms)) != 0)
+		return r;
+	return load_behaviour(l, sec, job);
 }
 
 /* withWatermarkAlignment(group, maxAllowedDrift, updateInterval). */
@@ -310,88 +329,128 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	return wm_conf_load_shapes(l, sec, src);
 }
 
+/* A window's shape as its keys give it, before the assigner checks it. */
+struct window_shape {
+	size_t type; /* 0 tumbling, 1 sliding, 2 session */
+	int64_t size, slide, gap, offset;
+	struct wm_ini_entry *type_entry, *offset_entry; /* NULL: not given */
+};
+
+/* `offset`, which may be negative ("-8 h" for a UTC+8 day), into
+ * shape->offset. 0 or a negative errno with l->err set. */
+static int
+load_window_offset(struct loader *l, struct wm_ini_section *sec,
+		   struct window_shape *shape)
+{
+	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "offset");
+	char buf[WM_UNITS_WHY_MAX];
+	bool negative;
+
+	shape->offset_entry = e;
+	if (e == NULL)
+		return 0;
+	negative = e->value[0] == '-';
+	if (wm_units_duration_ms(e->value + negative, &shape->offset, buf,
+				 sizeof(buf)) != 0)
+		return wm_conf_bad_value(l, e, buf);
+	if (negative)
+		shape->offset = -shape->offset;
+	return 0;
+}
+
+/* The assigner of the shape into *assigner, with the keys its type needs.
+ * 0 or a negative errno with l->err set, pointing at what the assigner
+ * refused: the offset, or the sizes (given by type and size). */
+static int
+window_assigner(struct loader *l, struct wm_ini_section *sec,
+		const struct window_shape *shape,
+		struct wm_window_assigner *assigner)
+{
+	const char *why = NULL;
+	struct wm_ini_entry *e;
+	int r;
+
+	if (shape->type != 2 && shape->size == 0)
+		return wm_conf_missing_key(l, sec, "size");
+	if (shape->type == 1 && shape->slide == 0)
+		return wm_conf_missing_key(l, sec, "slide");
+	if (shape->type == 2 && shape->gap == 0)
+		return wm_conf_missing_key(l, sec, "gap");
+	if (shape->type == 0)
+		r = wm_window_tumbling(assigner, shape->size, shape->offset,
+				       &why);
+	else if (shape->type == 1)
+		r = wm_window_sliding(assigner, shape->size, shape->slide,
+				      shape->offset, &why);
+	else
+		r = wm_window_session(assigner, shape->gap, &why);
+	if (r == 0)
+		return 0;
+	e = strstr(why, "offset") && shape->offset_entry ? shape->offset_entry
+	    : shape->type_entry				 ? shape->type_entry
+				: wm_conf_lookup(l, sec, "size");
+	return wm_conf_bad_value(l, e, why);
+}
+
+/* `aggregates`, a list of names, into w->aggregates (count alone if the
+ * key is not given). 0 or a negative errno with l->err set. */
+static int
+load_aggregates(struct loader *l, struct wm_ini_section *sec,
+		struct wm_window_stage_conf *w)
+{
+	static const char *const aggs[] = {"count", "sum", "min", "max", "avg"};
+	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "aggregates");
+	char list[256];
+
+	w->aggregates = WM_AGG_COUNT;
+	if (e == NULL)
+		return 0;
+	if (e->value_len >= sizeof(list))
+		return wm_conf_bad_value(l, e, "too long");
+	memcpy(list, e->value, e->value_len + 1);
+	w->aggregates = 0;
+	for (char *save = NULL, *a = strtok_r(list, ", ", &save); a != NULL;
+	     a = strtok_r(NULL, ", ", &save)) {
+		char buf[WM_UNITS_WHY_MAX];
+		size_t k;
+
+		if (wm_units_enum(a, "aggregate", aggs, N_ELEMS(aggs), &k, buf,
+				  sizeof(buf)) != 0)
+			return wm_conf_bad_value(l, e, buf);
+		w->aggregates |= 1u << k;
+	}
+	if (w->aggregates == 0)
+		return wm_conf_bad_value(l, e, "names no aggregate");
+	return 0;
+}
+
 static int
 load_window(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 {
 	static const char *const types[] = {"tumbling", "sliding", "session"};
-	static const char *const aggs[] = {"count", "sum", "min", "max", "avg"};
 	struct wm_window_stage_conf *w = &st->u.window;
-	int64_t size = 0, slide = 0, gap = 0, offset = 0;
-	struct wm_ini_entry *type_entry = wm_conf_lookup(l, sec, "type");
-	struct wm_ini_entry *e;
-	const char *why = NULL;
-	size_t type = 0;
+	struct window_shape shape = {
+		.type_entry = wm_conf_lookup(l, sec, "type"),
+	};
 	int r;
 
-	if ((r = wm_conf_get_enum(l, sec, "type", types, 3, &type)) != 0 ||
-	    (r = wm_conf_get_duration(l, sec, "size", true, &size)) != 0 ||
-	    (r = wm_conf_get_duration(l, sec, "slide", true, &slide)) != 0 ||
-	    (r = wm_conf_get_duration(l, sec, "gap", true, &gap)) != 0 ||
+	if ((r = wm_conf_get_enum(l, sec, "type", types, 3, &shape.type)) !=
+		    0 ||
+	    (r = wm_conf_get_duration(l, sec, "size", true, &shape.size)) !=
+		    0 ||
+	    (r = wm_conf_get_duration(l, sec, "slide", true, &shape.slide)) !=
+		    0 ||
+	    (r = wm_conf_get_duration(l, sec, "gap", true, &shape.gap)) != 0 ||
 	    (r = wm_conf_get_duration(l, sec, "allowed_lateness", false,
 				      &w->op.allowed_lateness)) != 0 ||
 	    (r = wm_conf_get_bool(l, sec, "purging", &w->op.purging)) != 0 ||
 	    (r = wm_conf_get_string(l, sec, "late_output", &w->late_output)) !=
-		    0)
+		    0 ||
+	    (r = load_window_offset(l, sec, &shape)) != 0 ||
+	    (r = window_assigner(l, sec, &shape, &w->op.assigner)) != 0)
 		return r;
-	/* An offset may be negative ("-8 h" for a UTC+8 day). */
-	struct wm_ini_entry *offset_entry = e =
-		wm_conf_lookup(l, sec, "offset");
-
-	if (e != NULL) {
-		char buf[WM_UNITS_WHY_MAX];
-		bool negative = e->value[0] == '-';
-
-		if (wm_units_duration_ms(e->value + negative, &offset, buf,
-					 sizeof(buf)) != 0)
-			return wm_conf_bad_value(l, e, buf);
-		if (negative)
-			offset = -offset;
-	}
-	if (type != 2 && size == 0)
-		return wm_conf_missing_key(l, sec, "size");
-	if (type == 1 && slide == 0)
-		return wm_conf_missing_key(l, sec, "slide");
-	if (type == 2 && gap == 0)
-		return wm_conf_missing_key(l, sec, "gap");
-	if (type == 0)
-		r = wm_window_tumbling(&w->op.assigner, size, offset, &why);
-	else if (type == 1)
-		r = wm_window_sliding(&w->op.assigner, size, slide, offset,
-				      &why);
-	else
-		r = wm_window_session(&w->op.assigner, gap, &why);
-	if (r != 0) {
-		/* Point at what the assigner refused: the offset, or the
-		 * sizes (given by type and size). */
-		e = strstr(why, "offset") && offset_entry ? offset_entry
-		    : type_entry			  ? type_entry
-				 : wm_conf_lookup(l, sec, "size");
-		return wm_conf_bad_value(l, e, why);
-	}
 	w->op.late_side_output = w->late_output != NULL;
-	w->aggregates = WM_AGG_COUNT;
-	e = wm_conf_lookup(l, sec, "aggregates");
-	if (e != NULL) {
-		char list[256];
-
-		if (e->value_len >= sizeof(list))
-			return wm_conf_bad_value(l, e, "too long");
-		memcpy(list, e->value, e->value_len + 1);
-		w->aggregates = 0;
-		for (char *save = NULL, *a = strtok_r(list, ", ", &save);
-		     a != NULL; a = strtok_r(NULL, ", ", &save)) {
-			char buf[WM_UNITS_WHY_MAX];
-			size_t k;
-
-			if (wm_units_enum(a, "aggregate", aggs, N_ELEMS(aggs),
-					  &k, buf, sizeof(buf)) != 0)
-				return wm_conf_bad_value(l, e, buf);
-			w->aggregates |= 1u << k;
-		}
-		if (w->aggregates == 0)
-			return wm_conf_bad_value(l, e, "names no aggregate");
-	}
-	return 0;
+	return load_aggregates(l, sec, w);
 }
 
 static int

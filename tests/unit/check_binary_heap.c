@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -348,6 +349,29 @@ START_TEST(test_random_ops_match_model_with_spread_keys)
 }
 END_TEST
 
+#ifdef WM_ASSERT_ENABLED
+/* Checked builds only (base/assert.h): misuse breaks the heap's contract
+ * and the heap says so at once. A push needs room reserved first. */
+START_TEST(test_push_without_room_is_a_broken_invariant)
+{
+	struct test_entry e = {.key = 1, .id = 0};
+
+	test_heap_push(&h, &e);
+}
+END_TEST
+
+/* sift_down() is for a key that rose; one that fell below its parent
+ * would stay there, out of order. */
+START_TEST(test_sift_down_of_a_key_that_fell_is_a_broken_invariant)
+{
+	for (uint32_t i = 0; i < 7; i++)
+		push(10 * (int64_t)i, i);
+	h.nodes[5].key = -1; /* below its parent, at 2 */
+	test_heap_sift_down(&h, 5);
+}
+END_TEST
+#endif
+
 static Suite *
 binary_heap_suite(void)
 {
@@ -378,6 +402,17 @@ binary_heap_suite(void)
 	tcase_add_test(tc, test_random_ops_match_model_with_many_ties);
 	tcase_add_test(tc, test_random_ops_match_model_with_spread_keys);
 	suite_add_tcase(s, tc);
+
+#ifdef WM_ASSERT_ENABLED
+	tc = tcase_create("contract");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test_raise_signal(
+		tc, test_push_without_room_is_a_broken_invariant, SIGABRT);
+	tcase_add_test_raise_signal(
+		tc, test_sift_down_of_a_key_that_fell_is_a_broken_invariant,
+		SIGABRT);
+	suite_add_tcase(s, tc);
+#endif
 	return s;
 }
 

@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -486,6 +487,20 @@ START_TEST(test_random_ops_match_model_wide_range)
 }
 END_TEST
 
+#ifdef WM_ASSERT_ENABLED
+/* Checked builds only (base/assert.h): an insertion needs room reserved
+ * first, and the table says so at once instead of writing into the
+ * shared empty slot or past its load limit. */
+START_TEST(test_insertion_without_room_is_a_broken_invariant)
+{
+	size_t idx;
+
+	ck_assert(!test_table_lookup(&tb, 3, key_hash(3), &idx));
+	(void)test_table_insert_at(&tb, idx);
+}
+END_TEST
+#endif
+
 static Suite *
 hash_table_suite(void)
 {
@@ -521,6 +536,14 @@ hash_table_suite(void)
 	tcase_add_test(tc, test_random_ops_match_model_small_range);
 	tcase_add_test(tc, test_random_ops_match_model_wide_range);
 	suite_add_tcase(s, tc);
+
+#ifdef WM_ASSERT_ENABLED
+	tc = tcase_create("contract");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test_raise_signal(
+		tc, test_insertion_without_room_is_a_broken_invariant, SIGABRT);
+	suite_add_tcase(s, tc);
+#endif
 	return s;
 }
 

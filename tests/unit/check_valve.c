@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,6 +392,22 @@ START_TEST(test_valve_invariants_hold_under_random_input)
 }
 END_TEST
 
+#ifdef WM_ASSERT_ENABLED
+/* Checked builds only (base/assert.h): a channel number is the caller's
+ * own (its input's index, never read from a ring), so one out of range
+ * is a broken invariant, caught before it reads past the channels. */
+START_TEST(test_a_channel_out_of_range_is_a_broken_invariant)
+{
+	struct recorder rec;
+	struct wm_valve *v = wm_valve_new(2, RELEASED);
+
+	ck_assert_ptr_nonnull(v);
+	recorder_init(&rec);
+	wm_valve_input_watermark(v, 2, 10, &rec.out);
+}
+END_TEST
+#endif
+
 static Suite *
 valve_suite(void)
 {
@@ -409,6 +426,11 @@ valve_suite(void)
 		test_valve_never_emits_min_and_flushes_max_not_end_of_time);
 	tcase_add_test(random, test_valve_invariants_hold_under_random_input);
 	tcase_set_timeout(random, 60);
+#ifdef WM_ASSERT_ENABLED
+	tcase_add_test_raise_signal(
+		state, test_a_channel_out_of_range_is_a_broken_invariant,
+		SIGABRT);
+#endif
 	suite_add_tcase(s, flink);
 	suite_add_tcase(s, state);
 	suite_add_tcase(s, random);

@@ -282,8 +282,18 @@ refuse_unless_fits(const struct wm_topology *t, bool sim)
 	return status;
 }
 
-int
-main(int argc, char **argv)
+/* What the command line asks for. */
+struct cmdline {
+	const char *summary; /* --summary FILE, or NULL */
+	const char *path;    /* the topology file; NULL: the built-in one */
+	bool sim;
+	bool check_only;
+};
+
+/* argv into *cl. -1 to go on, or the exit status once --help or --version
+ * has been answered or a bad command line refused with a usage message. */
+static int
+parse_cmdline(int argc, char **argv, struct cmdline *cl)
 {
 	static const struct option options[] = {
 		{"sim", no_argument, NULL, 's'},
@@ -293,30 +303,19 @@ main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *summary = NULL, *path = NULL;
-	bool sim = false, check_only = false;
-	struct wm_topology *t = NULL;
-	struct wm_ini_error err;
-	char msg[1024];
-	int c, r;
+	int c;
 
-	/* A reader that goes away (wmrun job.conf | head) makes a write fail
-	 * with EPIPE, and a file grown to its size limit (ulimit -f) with
-	 * EFBIG: output errors the job reports (exit 74) with its summary,
-	 * rather than a death by SIGPIPE or SIGXFSZ. Inherited by the
-	 * workers. */
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);
+	*cl = (struct cmdline){0};
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			sim = true;
+			cl->sim = true;
 			break;
 		case 'c':
-			check_only = true;
+			cl->check_only = true;
 			break;
 		case 'S':
-			summary = optarg;
+			cl->summary = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -335,12 +334,12 @@ main(int argc, char **argv)
 		return EX_USAGE;
 	}
 	if (optind < argc)
-		path = argv[optind];
-	if (path != NULL && path[0] == '\0') {
+		cl->path = argv[optind];
+	if (cl->path != NULL && cl->path[0] == '\0') {
 		fprintf(stderr, "wmrun: the topology file name is empty\n");
 		return EX_USAGE;
 	}
-	if (check_only && (sim || summary != NULL)) {
+	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
 		/* --check runs nothing, so there would be nothing to
 		 * simulate or summarize: say so rather than ignore them. */
 		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
@@ -348,83 +347,148 @@ main(int argc, char **argv)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	return -1;
+}
+
+/* The topology in `path`, or the built-in one, into *t. EX_OK, or the
+ * exit status after a message naming file, line and column. */
+static int
+load_topology(const char *path, struct wm_topology **t)
+{
+	struct wm_ini_error err;
+	char msg[1024];
+	int r;
+
 	r = path != NULL
-		    ? wm_topology_load_file(path, &t, &err)
+		    ? wm_topology_load_file(path, t, &err)
 		    : wm_topology_load_buffer(default_topology,
 					      strlen(default_topology),
-					      "(built-in topology)", &t, &err);
-	if (r != 0) {
-		wm_ini_error_format(&err, msg, sizeof(msg));
-		fprintf(stderr, "wmrun: %s\n", msg);
-		return wm_exit_status(WM_EXIT_INPUT, r);
-	}
-	if (check_only) {
-		r = check(t);
-		wm_topology_free(t);
-		return r;
-	}
-	struct wm_job_report rep = {0};
+					      "(built-in topology)", t, &err);
+	if (r == 0)
+		return EX_OK;
+	wm_ini_error_format(&err, msg, sizeof(msg));
+	fprintf(stderr, "wmrun: %s\n", msg);
+	return wm_exit_status(WM_EXIT_INPUT, r);
+}
+
+/*
+ * What must hold before anything is opened or made: the summary file is
+ * none the job reads or writes, the job fits in memory, and the summary
+ * can be written. EX_OK, or the exit status after a message.
+ */
+static int
+preflight(const struct wm_topology *t, const struct cmdline *cl)
+{
 	char why[4400];
-	int status = EX_OK;
+	int status;
 
 	/* Opening it erases it: not a file the job reads or writes. */
-	if (summary != NULL &&
-	    wm_topology_file_use(t, summary, why, sizeof(why)) != NULL) {
+	if (cl->summary != NULL &&
+	    wm_topology_file_use(t, cl->summary, why, sizeof(why)) != NULL) {
 		fprintf(stderr,
 			"wmrun: --summary \"%s\" is %s: give the summary "
 			"its own file\n",
-			summary, why);
-		wm_topology_free(t);
+			cl->summary, why);
 		return EX_USAGE;
 	}
-	status = refuse_unless_fits(t, sim);
-	if (status != EX_OK) {
-		wm_topology_free(t);
+	status = refuse_unless_fits(t, cl->sim);
+	if (status != EX_OK)
 		return status;
-	}
 	/* A summary that cannot be written is found now, not after hours of
 	 * running; it is written whole at the end (outfile.h), so nothing is
 	 * left at its path if the job never gets there. */
-	if (summary != NULL &&
-	    wm_outfile_probe("summary file", summary, why, sizeof(why)) != 0) {
+	if (cl->summary != NULL && wm_outfile_probe("summary file", cl->summary,
+						    why, sizeof(why)) != 0) {
 		fprintf(stderr, "wmrun: %s\n", why);
-		wm_topology_free(t);
 		return EX_IOERR;
 	}
-	if (sim) {
-		r = wm_sim_run(t, &rep, why, sizeof(why));
+	return EX_OK;
+}
+
+/* Run the job, in this process on simulated time or supervised in pinned
+ * workers, filling *rep. Its exit status, after a message if not 0. */
+static int
+run_job(const struct wm_topology *t, bool sim, struct wm_job_report *rep)
+{
+	char why[4400];
+	int r;
+
+	if (!sim) {
+		r = wm_supervisor_run(t, rep, why, sizeof(why));
 		if (r != 0)
 			fprintf(stderr, "wmrun: %s\n", why);
-		if (r > 0) {
-			status = r; /* stopped by a signal: 128 + n */
-		} else if (r != 0) {
-			status = wm_exit_status(WM_EXIT_SIM, r);
-		}
-	} else {
-		status = wm_supervisor_run(t, &rep, why, sizeof(why));
-		if (status != 0)
-			fprintf(stderr, "wmrun: %s\n", why);
+		return r;
 	}
-	/* A job that ran has a summary, whatever ended it: finished, stopped
-	 * by a signal, or failed (figures as the workers last published
-	 * them). One that never started has none. */
-	if (rep.subtasks != NULL) {
-		print_summary(t, &rep);
-		/* Exit 0 says every record is accounted for: a job whose
-		 * own summary says otherwise did not succeed. */
-		if (status == 0 && !wm_report_accounted(&rep)) {
-			fprintf(stderr,
-				"wmrun: the summary does not account for every "
+	r = wm_sim_run(t, rep, why, sizeof(why));
+	if (r != 0)
+		fprintf(stderr, "wmrun: %s\n", why);
+	if (r > 0)
+		return r; /* stopped by a signal: 128 + n */
+	return r != 0 ? wm_exit_status(WM_EXIT_SIM, r) : EX_OK;
+}
+
+/*
+ * A job that ran has a summary, whatever ended it: finished, stopped by a
+ * signal, or failed (figures as the workers last published them); one that
+ * never started has none. Print it, write it to `summary` if given, and
+ * return `status` made worse by what that finds.
+ */
+static int
+report_job(const struct wm_topology *t, const struct wm_job_report *rep,
+	   const char *summary, int status)
+{
+	char why[4400];
+
+	if (rep->subtasks == NULL)
+		return status;
+	print_summary(t, rep);
+	/* Exit 0 says every record is accounted for: a job whose own
+	 * summary says otherwise did not succeed. */
+	if (status == 0 && !wm_report_accounted(rep)) {
+		fprintf(stderr, "wmrun: the summary does not account for every "
 				"record: an internal error\n");
-			status = EX_SOFTWARE;
-		}
-		if (summary != NULL &&
-		    write_summary(summary, t, &rep, why, sizeof(why)) != 0) {
-			fprintf(stderr, "wmrun: %s\n", why);
-			if (status == 0)
-				status = EX_IOERR;
-		}
+		status = EX_SOFTWARE;
 	}
+	if (summary != NULL &&
+	    write_summary(summary, t, rep, why, sizeof(why)) != 0) {
+		fprintf(stderr, "wmrun: %s\n", why);
+		if (status == 0)
+			status = EX_IOERR;
+	}
+	return status;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct wm_job_report rep = {0};
+	struct wm_topology *t = NULL;
+	struct cmdline cl;
+	int status;
+
+	/* A reader that goes away (wmrun job.conf | head) makes a write fail
+	 * with EPIPE, and a file grown to its size limit (ulimit -f) with
+	 * EFBIG: output errors the job reports (exit 74) with its summary,
+	 * rather than a death by SIGPIPE or SIGXFSZ. Inherited by the
+	 * workers. */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	status = parse_cmdline(argc, argv, &cl);
+	if (status >= 0)
+		return status;
+	status = load_topology(cl.path, &t);
+	if (status != EX_OK)
+		return status;
+	if (cl.check_only)
+		status = check(t);
+	else
+		status = preflight(t, &cl);
+	if (status != EX_OK || cl.check_only) {
+		wm_topology_free(t);
+		return status;
+	}
+	status = run_job(t, cl.sim, &rep);
+	status = report_job(t, &rep, cl.summary, status);
 	wm_report_free(&rep);
 	wm_topology_free(t);
 	return status;
