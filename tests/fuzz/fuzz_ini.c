@@ -1,8 +1,9 @@
 /*
  * fuzz_ini.c
- *	libFuzzer entry point for runtime/ini.[ch] and runtime/units.[ch], for
- *	manual runs; not built by `make` or `make check` (check_ini's
- *	randomized tests run in `make check` instead).
+ *	libFuzzer entry point for runtime/conf/ini.[ch] and
+ *	runtime/conf/units.[ch], for manual runs; built by `make fuzz`, not
+ *	by `make` or `make check` (check_ini's randomized tests run in
+ *	`make check` instead).
  *
  * Build and run: tests/fuzz/README.md (`make fuzz`).
  *

@@ -3,8 +3,8 @@
  *	libFuzzer entry point for runtime/io/replay.c: a source's replayed trace
  *	(CSV or JSON lines), read once as the job reads it, then drained by
  *	its subtasks' record sources as the task loop drains them. For
- *	manual runs; not built by `make` or `make check`: see
- *	tests/fuzz/README.md.
+ *	manual runs; built by `make fuzz`, not by `make` or `make check`:
+ *	see tests/fuzz/README.md.
  *
  * The first byte of an input chooses the options, the rest is the trace:
  *

@@ -1,9 +1,10 @@
 /*
  * fuzz_sim.c
  *	libFuzzer entry point for `wmrun --sim` on a fuzzed topology: load it
- *	(runtime/conf/topology.c), then run it to its end with runtime/run/sim.c and the
- *	operators, and build its report. For manual runs; not built by `make`
- *	or `make check`: see tests/fuzz/README.md.
+ *	(runtime/conf/), then run it to its end with runtime/run/sim.c, the
+ *	engine and the operators, and build its report (runtime/report/).
+ *	For manual runs; built by `make fuzz`, not by `make` or `make
+ *	check`: see tests/fuzz/README.md.
  *
  * So that every input runs in a few milliseconds and touches no file but
  * its own, a valid topology is cut down before it runs: every sink and late

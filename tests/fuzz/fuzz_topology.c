@@ -1,9 +1,9 @@
 /*
  * fuzz_topology.c
- *	libFuzzer entry point for runtime/conf/topology.c (and the INI reader and
- *	unit parsers under it), then what `wmrun --check` does with a valid
- *	topology: the plan (runtime/plan/plan.c) and the placement on this machine
- *	(runtime/plan/placement.c, runtime/plan/affinity.c). For manual runs; not built
+ *	libFuzzer entry point for the topology loader of runtime/conf/ (and
+ *	the INI reader and unit parsers under it), then what `wmrun --check`
+ *	does with a valid topology: the plan and its placement on this
+ *	machine (runtime/plan/). For manual runs; built by `make fuzz`, not
  *	by `make` or `make check`: see tests/fuzz/README.md.
  *
  * Each input is a topology file, loaded with wm_topology_load_buffer() as

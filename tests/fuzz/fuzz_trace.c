@@ -1,8 +1,8 @@
 /*
  * fuzz_trace.c
  *	libFuzzer entry point for tools/wmconform/trace.c, the conformance trace
- *	reader and replayer behind `wmconform`. For manual runs; not built by
- *	`make` or `make check`: see tests/fuzz/README.md.
+ *	reader and replayer behind `wmconform`. For manual runs; built by
+ *	`make fuzz`, not by `make` or `make check`: see tests/fuzz/README.md.
  *
  * Each input is written to a file and replayed as wmconform replays it: as
  * a .valve trace when it holds "channels" anywhere (so that the seeds of
