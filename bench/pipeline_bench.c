@@ -220,7 +220,7 @@ loop_build(struct loop *l, char *err, size_t errlen)
 	if (l->plan == NULL)
 		return -ENOMEM;
 	l->tasks = calloc(l->plan->n_subtasks, sizeof(*l->tasks));
-	l->stride = wm_subtask_metrics_bytes(l->plan->max_partitions);
+	l->stride = wm_plan_metrics_bytes(l->plan);
 	l->metrics = calloc(l->plan->n_subtasks, l->stride);
 	if (l->tasks == NULL || l->metrics == NULL)
 		return -ENOMEM;

@@ -134,6 +134,7 @@ wm_task_new(const struct wm_topology *topo, const struct wm_plan *plan,
 	t->stage = &topo->stages[t->sub->stage];
 	t->out = out;
 	t->metrics = metrics;
+	t->newest_ts = WM_TS_MIN;
 	t->cause = WM_PROGRESS_NO_CAUSE;
 	wm_progress_init(&t->output, wm_task_stall_threshold_ns(topo));
 	wm_progress_follow_starvation(&t->output, &t->cpu_wait_ns);
@@ -183,6 +184,8 @@ static inline int
 input_record(struct wm_task *t, uint32_t input, const struct wm_record *r)
 {
 	t->counters.records_in++;
+	if (r->ts > t->newest_ts)
+		t->newest_ts = r->ts;
 	if (t->window != NULL)
 		return wm_task_window_record(t, input, r);
 	wm_task_send_record(t, r);
@@ -358,6 +361,25 @@ check_counters(const struct wm_task *t)
 		WM_ASSERT(c->records_out == c->records_in * t->n_edges);
 }
 
+/* Each input channel as its valve holds it, in the plan's order. */
+static void
+publish_channels(const struct wm_task *t)
+{
+	struct wm_channel_metrics *out =
+		wm_subtask_channels(t->metrics, t->plan->max_partitions);
+
+	WM_METRIC_SET(t->metrics->n_channels, t->n_channels);
+	for (uint32_t c = 0; c < t->n_channels; c++) {
+		const struct channel_map *m = &t->channels[c];
+		struct wm_channel_status st =
+			wm_valve_channel(t->valves[m->input], m->channel);
+
+		WM_METRIC_SET(out[c].watermark, st.watermark);
+		WM_METRIC_SET(out[c].idle, st.status == WM_STATUS_IDLE);
+		WM_METRIC_SET(out[c].aligned, st.aligned);
+	}
+}
+
 void
 wm_task_publish(const struct wm_task *t, int64_t now_ns)
 {
@@ -373,6 +395,8 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 	WM_METRIC_SET(m->records_in, t->counters.records_in);
 	WM_METRIC_SET(m->records_out, t->counters.records_out);
 	WM_METRIC_SET(m->cpu_wait_ns, t->cpu_wait_ns);
+	WM_METRIC_SET(m->newest_event_time, t->newest_ts);
+	publish_channels(t);
 	wm_progress_publish(&t->output, now_ns, &m->output);
 	WM_METRIC_SET(m->held_by_now, holding_now(t));
 	if (t->source != NULL)

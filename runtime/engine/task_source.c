@@ -338,6 +338,8 @@ emit_due(struct wm_task *t, int64_t now_ns)
 
 		t->counters.records_in++;
 		s->part[local].records++;
+		if (rec.ts > t->newest_ts)
+			t->newest_ts = rec.ts;
 		t->cause = rec.partition; /* a punctuated watermark */
 		wm_task_send_record(t, &rec);
 		wm_source_split_on_record(s->split_of[rec.partition], rec.ts,

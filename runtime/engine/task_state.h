@@ -90,6 +90,7 @@ struct wm_task {
 	uint32_t id;			   /* plan id */
 	struct wm_task_out *out;
 	struct wm_task_counters counters;
+	wm_ts_t newest_ts; /* of the records taken or emitted; MIN: none */
 	int64_t now_ns;
 	bool finished;
 	char why[256]; /* the last failure of wm_task_input() */

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "runtime/metrics/histogram.h"
+#include "runtime/metrics/time_split.h"
 
 /* Logical inputs and output edges of a stage, as topology.h bounds them
  * (task.c checks that they agree). */
@@ -59,6 +60,17 @@ struct wm_partition_metrics {
 	struct wm_watermark_metrics progress; /* its multiplexer slot */
 };
 
+/* One input channel of a subtask, as its valve holds it (Flink keeps this
+ * inside StatusWatermarkValve and shows only the minimum). Channels are
+ * in the plan's order of the subtask's inputs: logical input 0's first. */
+struct wm_channel_metrics {
+	_Atomic int64_t watermark; /* MIN before the first */
+	_Atomic uint32_t idle;	   /* 1 while the channel is IDLE */
+	/* 1 while ACTIVE and caught up with the valve's output: only an
+	 * aligned channel can hold the output watermark back */
+	_Atomic uint32_t aligned;
+};
+
 struct wm_subtask_metrics {
 	_Atomic uint64_t records_in;  /* numRecordsIn */
 	_Atomic uint64_t records_out; /* numRecordsOut (per edge sent) */
@@ -82,8 +94,17 @@ struct wm_subtask_metrics {
 	 * for a window subtask also what fires its windows). */
 	struct wm_watermark_metrics output;
 	_Atomic int64_t now_ns; /* processing time of the last update */
+	/* The newest event time among the records it took (a source: among
+	 * those it emitted); MIN before the first. The live view's watermark
+	 * lag is this minus the output watermark. */
+	_Atomic int64_t newest_event_time;
+	/* Real time split into waiting for input, waiting for room in an
+	 * output ring and the rest (time_split.h); zero under --sim. */
+	struct wm_time_split time;
 	_Atomic uint32_t finished;
 	_Atomic uint32_t n_partitions;
+	_Atomic uint32_t n_channels; /* entries of wm_subtask_channels() */
+	_Atomic uint32_t reserved_1;
 	/* Watermark alignment of a source subtask (operators/alignment.h).
 	 * The report is how the subtasks of a group talk: each writes its
 	 * own, then sets `alignment_reported` (release, A1 in task.c); the
@@ -109,6 +130,9 @@ struct wm_subtask_metrics {
 	 * read, even of processes killed at different times. */
 	_Atomic uint64_t records_received[WM_METRICS_MAX_INPUTS];
 	_Atomic uint64_t records_sent[WM_METRICS_MAX_EDGES];
+	/* n_partitions entries, then n_channels wm_channel_metrics
+	 * (wm_subtask_channels()): both sized by the plan for the largest
+	 * subtask, so that every block has the same stride. */
 	struct wm_partition_metrics partitions[];
 };
 
@@ -117,16 +141,26 @@ struct wm_subtask_metrics {
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
 	       "metrics in shared memory need lock-free atomics");
 
-/* Bytes of a block for a subtask with `n_partitions` partitions, rounded
- * up to whole cache lines so neighbouring writers never share one. */
+/* Bytes of a block with room for `n_partitions` partitions and
+ * `n_channels` input channels, rounded up to whole cache lines so
+ * neighbouring writers never share one. */
 static inline size_t
-wm_subtask_metrics_bytes(uint32_t n_partitions)
+wm_subtask_metrics_bytes(uint32_t n_partitions, uint32_t n_channels)
 {
 	size_t bytes =
 		sizeof(struct wm_subtask_metrics) +
-		(size_t)n_partitions * sizeof(struct wm_partition_metrics);
+		(size_t)n_partitions * sizeof(struct wm_partition_metrics) +
+		(size_t)n_channels * sizeof(struct wm_channel_metrics);
 
 	return (bytes + 127) & ~(size_t)127;
+}
+
+/* The input channels' entries of a block made with room for
+ * `max_partitions` partitions (the plan's, as for every block). */
+static inline struct wm_channel_metrics *
+wm_subtask_channels(struct wm_subtask_metrics *m, uint32_t max_partitions)
+{
+	return (struct wm_channel_metrics *)&m->partitions[max_partitions];
 }
 
 /* The single writer's update: a plain load and store, no lock prefix. */

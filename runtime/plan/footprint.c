@@ -435,8 +435,7 @@ wm_footprint_estimate(const struct wm_topology *t, const struct wm_plan *plan,
 		fp->processes = 1;
 		fp->process_bytes = (uint64_t)plan->n_subtasks *
 					    (WM_FOOTPRINT_SIM_SUBTASK_BYTES +
-					     wm_subtask_metrics_bytes(
-						     plan->max_partitions)) +
+					     wm_plan_metrics_bytes(plan)) +
 				    (uint64_t)plan->n_channels *
 					    WM_FOOTPRINT_CHANNEL_BYTES +
 				    WM_FOOTPRINT_PROGRAM_BYTES;

@@ -164,6 +164,8 @@ wm_plan_new(const struct wm_topology *t)
 					NULL, 0);
 		if (st->n_partitions > p->max_partitions)
 			p->max_partitions = st->n_partitions;
+		if (st->n_inputs > p->max_inputs)
+			p->max_inputs = st->n_inputs;
 	}
 	if (r == 0)
 		r = number_channels(p);
@@ -230,6 +232,12 @@ wm_plan_subtask_name(const struct wm_plan *plan, const struct wm_topology *topo,
 	return buf;
 }
 
+size_t
+wm_plan_metrics_bytes(const struct wm_plan *plan)
+{
+	return wm_subtask_metrics_bytes(plan->max_partitions, plan->max_inputs);
+}
+
 struct wm_shm_spec
 wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 		 struct wm_shm_channel_spec *specs)
@@ -238,7 +246,6 @@ wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 		specs[c] = (struct wm_shm_channel_spec){
 			plan->channels[c].producer, plan->channels[c].consumer,
 			cells};
-	return (struct wm_shm_spec){
-		plan->n_subtasks, plan->n_channels, specs,
-		wm_subtask_metrics_bytes(plan->max_partitions)};
+	return (struct wm_shm_spec){plan->n_subtasks, plan->n_channels, specs,
+				    wm_plan_metrics_bytes(plan)};
 }

@@ -66,6 +66,7 @@ struct wm_plan {
 	uint32_t n_channels;
 	struct wm_plan_channel *channels;
 	uint32_t max_partitions; /* of any one subtask */
+	uint32_t max_inputs;	 /* input channels of any one subtask */
 };
 
 /* The source subtasks (plan ids, ascending) of the watermark alignment
@@ -83,6 +84,11 @@ const char *wm_plan_subtask_name(const struct wm_plan *plan,
 /* The segment the plan needs (ipc/shm.h): a ring of `cells` cells for
  * each channel, described in specs[0 .. n_channels), and a metrics block
  * for each subtask. The result points at specs. */
+/* Bytes of each subtask's metrics block (runtime/metrics/metrics.h): room
+ * for the partitions and input channels of the largest subtask, so that
+ * every block has the same stride. */
+size_t wm_plan_metrics_bytes(const struct wm_plan *plan);
+
 struct wm_shm_spec wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 				    struct wm_shm_channel_spec *specs);
 

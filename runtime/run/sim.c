@@ -166,7 +166,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		return -ENOMEM;
 	sim->n_tasks = sim->plan->n_subtasks;
 	sim->tasks = calloc(sim->n_tasks, sizeof(*sim->tasks));
-	sim->stride = wm_subtask_metrics_bytes(sim->plan->max_partitions);
+	sim->stride = wm_plan_metrics_bytes(sim->plan);
 	sim->metrics = calloc(sim->n_tasks ? sim->n_tasks : 1, sim->stride);
 	if (sim->tasks == NULL || sim->metrics == NULL)
 		return -ENOMEM;

@@ -133,13 +133,39 @@ name_of(const struct worker *w, uint32_t id, char *buf, size_t len)
 	return wm_plan_subtask_name(w->args->plan, w->args->topo, id, buf, len);
 }
 
-/* Processing time since the job started, in ns, at the job's speed. */
+/* Processing time at the monotonic clock's `real_ns`: ns since the job
+ * started, at the job's speed. */
+static int64_t
+processing_at(const struct worker *w, int64_t real_ns)
+{
+	return wm_scale_ns(real_ns - w->start_ns, w->speed);
+}
+
 static int64_t
 processing_now(const struct worker *w)
 {
-	int64_t real = wm_monotonic_ns() - w->start_ns;
+	return processing_at(w, wm_monotonic_ns());
+}
 
-	return wm_scale_ns(real, w->speed);
+/* A wait of kind `kind` begins (runtime/metrics/time_split.h); returns the
+ * processing time it began at. */
+static int64_t
+wait_begins(struct worker *w, enum wm_time_kind kind)
+{
+	int64_t real = wm_monotonic_ns();
+
+	wm_time_split_begin(&w->metrics->time, kind, real);
+	return processing_at(w, real);
+}
+
+/* The wait that began last ends; returns the processing time it ended. */
+static int64_t
+wait_ends(struct worker *w)
+{
+	int64_t real = wm_monotonic_ns();
+
+	wm_time_split_end(&w->metrics->time, real);
+	return processing_at(w, real);
 }
 
 /*
@@ -204,8 +230,11 @@ wait_for_room(struct worker *w, struct output *o)
 {
 	int r;
 
-	wm_task_backpressure(w->task, true, processing_now(w));
+	wm_task_backpressure(w->task, true,
+			     wait_begins(w, WM_TIME_BACKPRESSURED));
 	r = wm_wait(&w->space, has_space, &o->ring, -1);
+	int64_t ended = wait_ends(w);
+
 	if (r != 0) {
 		uint32_t consumer =
 			w->args->plan->channels[o->channel].consumer;
@@ -217,7 +246,7 @@ wait_for_room(struct worker *w, struct output *o)
 			    strerror(-r));
 		return false;
 	}
-	wm_task_backpressure(w->task, false, processing_now(w));
+	wm_task_backpressure(w->task, false, ended);
 	w->clock_stale = true;
 	return true;
 }
@@ -397,8 +426,7 @@ attach_matches_plan(struct worker *w)
 
 	if (h->n_subtasks != plan->n_subtasks ||
 	    h->n_channels != plan->n_channels ||
-	    h->metrics_stride <
-		    wm_subtask_metrics_bytes(plan->max_partitions)) {
+	    h->metrics_stride < wm_plan_metrics_bytes(plan)) {
 		worker_fail(w, EX_SOFTWARE,
 			    "the shared segment has %u subtasks and %u "
 			    "channels, the plan %u and %u",
@@ -552,7 +580,10 @@ run_source(struct worker *w)
 
 		if (real_ns == 0)
 			continue;
+		wait_begins(w, WM_TIME_IDLE);
 		int r = wm_wait(&idle, stop_requested, &w->seg, real_ns);
+
+		wait_ends(w);
 
 		/* A wait that fails would return at once, every time: a
 		 * core burnt in silence. */
@@ -643,7 +674,10 @@ run_inputs(struct worker *w)
 			 * in one write per sink. */
 			if (flush_outputs(w) != 0)
 				return w->failed;
+			wait_begins(w, WM_TIME_IDLE);
 			int r = wm_gate_wait(&w->gate, -1);
+
+			wait_ends(w);
 
 			if (r != 0 && r != -ETIMEDOUT)
 				return worker_fail(w, EX_OSERR,

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "runtime/plan/plan.h"
+#include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
 #include "runtime/io/sources.h"
 #include "runtime/conf/topology.h"
@@ -115,7 +116,7 @@ source_run_open(struct source_run *run, const char *text)
 		      "line %d: %s", err.line, err.msg);
 	run->plan = wm_plan_new(run->topo);
 	ck_assert_ptr_nonnull(run->plan);
-	run->stride = wm_subtask_metrics_bytes(run->plan->max_partitions);
+	run->stride = wm_plan_metrics_bytes(run->plan);
 	run->blocks = calloc(run->plan->n_subtasks, run->stride);
 	run->src = calloc(run->plan->n_subtasks, sizeof(*run->src));
 	ck_assert_ptr_nonnull(run->blocks);
@@ -381,6 +382,79 @@ START_TEST(test_figures_are_as_of_a_blocked_send_not_before_it)
 }
 END_TEST
 
+static void
+ignore_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	     const struct wm_frame *f)
+{
+	(void)out;
+	(void)edge;
+	(void)channel;
+	(void)f;
+}
+
+static void
+ignore_result(struct wm_task_out *out, const struct wm_window_result *r,
+	      wm_ts_t watermark, int64_t fire_time_ms)
+{
+	(void)out;
+	(void)r;
+	(void)watermark;
+	(void)fire_time_ms;
+}
+
+START_TEST(test_each_input_channel_and_the_newest_event_time_are_published)
+{
+	/* What a live view shows under an operator: each input channel's
+	 * watermark and status as the valve holds them, and how far the
+	 * newest record is ahead of the output watermark. */
+	struct wm_topology *topo;
+	struct wm_ini_error err;
+	const char *text = "[job]\nevent_time = 1 min\n"
+			   "[source s]\nparallelism = 2\npartitions = 2\n"
+			   "rate = 1/s\n"
+			   "[window w]\ninput = s\nsize = 10 s\n";
+	struct wm_task_out out = {.frame = ignore_frame,
+				  .record = wm_task_record_as_frame,
+				  .result = ignore_result};
+
+	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "job.conf",
+						 &topo, &err),
+			 0);
+	struct wm_plan *plan = wm_plan_new(topo);
+	uint32_t id = plan->first[1]; /* w/0 */
+	struct wm_subtask_metrics *m = calloc(1, wm_plan_metrics_bytes(plan));
+	struct wm_task *t = wm_task_new(topo, plan, id, &out, m, NULL);
+	struct wm_frame f = {.kind = WM_FRAME_WATERMARK, .payload = {5000}};
+	struct wm_record r = {.ts = 4200, .key = 1, .value = 1};
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(plan->subtasks[id].n_inputs, 2);
+	ck_assert_int_eq(wm_task_input(t, 0, &f, 1), 0);
+	wm_codec_record_frame(&r, &f);
+	ck_assert_int_eq(wm_task_input(t, 0, &f, 2), 0);
+	f = (struct wm_frame){.kind = WM_FRAME_STATUS, .arg = WM_STATUS_IDLE};
+	ck_assert_int_eq(wm_task_input(t, 1, &f, 3), 0);
+	wm_task_publish(t, 4);
+
+	const struct wm_channel_metrics *ch =
+		wm_subtask_channels(m, plan->max_partitions);
+
+	ck_assert_uint_eq(WM_METRIC_GET(m->n_channels), 2);
+	ck_assert_int_eq(WM_METRIC_GET(ch[0].watermark), 5000);
+	ck_assert_uint_eq(WM_METRIC_GET(ch[0].idle), 0);
+	ck_assert_uint_eq(WM_METRIC_GET(ch[0].aligned), 1);
+	ck_assert_int_eq(WM_METRIC_GET(ch[1].watermark), WM_TS_MIN);
+	ck_assert_uint_eq(WM_METRIC_GET(ch[1].idle), 1);
+	ck_assert_uint_eq(WM_METRIC_GET(ch[1].aligned), 0);
+	ck_assert_int_eq(WM_METRIC_GET(m->newest_event_time), 4200);
+	ck_assert_int_eq(WM_METRIC_GET(m->output.watermark), 5000);
+	wm_task_free(t);
+	free(m);
+	wm_plan_free(plan);
+	wm_topology_free(topo);
+}
+END_TEST
+
 static Suite *
 task_suite(void)
 {
@@ -394,6 +468,9 @@ task_suite(void)
 	tcase_add_test(jump, test_years_of_silence_take_a_few_runs);
 	tcase_add_test(figures,
 		       test_figures_are_as_of_a_blocked_send_not_before_it);
+	tcase_add_test(
+		figures,
+		test_each_input_channel_and_the_newest_event_time_are_published);
 	suite_add_tcase(s, jump);
 	suite_add_tcase(s, figures);
 	return s;
