@@ -1,0 +1,269 @@
+/*
+ * snapshot.c
+ *	Reading the metrics blocks into a snapshot, the figures two readings
+ *	give, and the blame chain (snapshot.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/observe/snapshot.h"
+
+/* Room for one snapshot of `plan`: the subtasks, then every subtask's
+ * channels, then its partitions, in one allocation. */
+static size_t
+snapshot_bytes(const struct wm_plan *plan)
+{
+	size_t bytes = sizeof(struct wm_snapshot) +
+		       plan->n_subtasks * sizeof(struct wm_snap_subtask);
+
+	for (uint32_t id = 0; id < plan->n_subtasks; id++)
+		bytes += plan->subtasks[id].n_inputs *
+				 sizeof(struct wm_snap_channel) +
+			 plan->subtasks[id].n_partitions *
+				 sizeof(struct wm_snap_partition);
+	return bytes;
+}
+
+/* Per second of real time between two readings (Flink's rates are per
+ * wall-clock second, whatever the job's speed); unknown without the
+ * earlier one or without time between them. */
+static double
+per_second(uint64_t now, uint64_t before, int64_t dt_ns, bool have_before)
+{
+	if (!have_before || dt_ns <= 0 || now < before)
+		return WM_SNAP_UNKNOWN;
+	return (double)(now - before) * 1e9 / (double)dt_ns;
+}
+
+/* When a watermark last moved, given what it was and when. */
+static int64_t
+unmoved_since(wm_ts_t now_wm, const wm_ts_t *before_wm, int64_t before_since,
+	      int64_t processing_ns)
+{
+	if (before_wm != NULL && *before_wm == now_wm)
+		return before_since;
+	return processing_ns;
+}
+
+/* The time split over the interval: milliseconds per second of real time,
+ * busy being the rest (Flink: busy = 1000 - idle - back-pressured). */
+static void
+time_split(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
+	   const struct wm_snap_subtask *before, int64_t real_ns,
+	   int64_t dt_real_ns)
+{
+	struct wm_time_totals tot;
+
+	s->idle_ms_per_s = s->backpressured_ms_per_s = s->busy_ms_per_s =
+		WM_SNAP_UNKNOWN;
+	s->idle_total_ns = s->backpressured_total_ns = -1;
+	if (!wm_time_split_read(&m->time, real_ns, &tot))
+		return;
+	s->idle_total_ns = tot.idle_ns;
+	s->backpressured_total_ns = tot.backpressured_ns;
+	if (before == NULL || before->idle_total_ns < 0 || dt_real_ns <= 0)
+		return;
+
+	double idle = (double)(tot.idle_ns - before->idle_total_ns);
+	double bp =
+		(double)(tot.backpressured_ns - before->backpressured_total_ns);
+	double dt = (double)dt_real_ns;
+
+	/* A wait is counted from its start as the writer read its clock;
+	 * clamp what a reading between two clocks may add or take. */
+	idle = idle < 0 ? 0 : idle > dt ? dt : idle;
+	bp = bp < 0 ? 0 : bp > dt - idle ? dt - idle : bp;
+	s->idle_ms_per_s = idle * 1000.0 / dt;
+	s->backpressured_ms_per_s = bp * 1000.0 / dt;
+	s->busy_ms_per_s =
+		1000.0 - s->idle_ms_per_s - s->backpressured_ms_per_s;
+}
+
+static void
+read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
+		const struct wm_snap_subtask *before, int64_t dt_ns,
+		int64_t processing_ns)
+{
+	for (uint32_t i = 0; i < s->n_partitions; i++) {
+		const struct wm_partition_metrics *pm = &m->partitions[i];
+		struct wm_snap_partition *p = &s->partitions[i];
+		const struct wm_snap_partition *b =
+			before != NULL && i < before->n_partitions
+				? &before->partitions[i]
+				: NULL;
+
+		p->partition = WM_METRIC_GET(pm->partition);
+		p->watermark = WM_METRIC_GET(pm->progress.watermark);
+		p->idle = WM_METRIC_GET(pm->progress.idle) != 0;
+		p->records = WM_METRIC_GET(pm->records);
+		if (b != NULL && b->partition != p->partition)
+			b = NULL;
+		p->records_per_s = per_second(p->records, b ? b->records : 0,
+					      dt_ns, b != NULL);
+		p->unmoved_since_ns = unmoved_since(
+			p->watermark, b ? &b->watermark : NULL,
+			b ? b->unmoved_since_ns : 0, processing_ns);
+	}
+}
+
+static void
+read_channels(struct wm_snap_subtask *s, const struct wm_plan *plan,
+	      uint32_t id, const struct wm_subtask_metrics *m)
+{
+	const struct wm_plan_subtask *sub = &plan->subtasks[id];
+	const struct wm_channel_metrics *cm = wm_subtask_channels(
+		(struct wm_subtask_metrics *)m, plan->max_partitions);
+	uint32_t published = WM_METRIC_GET(m->n_channels);
+
+	for (uint32_t c = 0; c < s->n_channels; c++) {
+		struct wm_snap_channel *ch = &s->channels[c];
+
+		ch->producer = plan->channels[sub->inputs[c]].producer;
+		/* A subtask that has not published yet shows its channels
+		 * as they start: MIN, ACTIVE, not aligned. */
+		ch->watermark = c < published ? WM_METRIC_GET(cm[c].watermark)
+					      : WM_TS_MIN;
+		ch->idle = c < published && WM_METRIC_GET(cm[c].idle) != 0;
+		ch->aligned =
+			c < published && WM_METRIC_GET(cm[c].aligned) != 0;
+	}
+}
+
+static void
+read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
+	     const struct wm_subtask_metrics *m, const struct wm_snapshot *prev,
+	     struct wm_snapshot *snap)
+{
+	const struct wm_snap_subtask *b = prev != NULL && id < prev->n_subtasks
+						  ? &prev->subtasks[id]
+						  : NULL;
+	int64_t dt = prev != NULL ? snap->real_ns - prev->real_ns : 0;
+
+	s->watermark = WM_METRIC_GET(m->output.watermark);
+	s->idle = WM_METRIC_GET(m->output.idle) != 0;
+	s->finished =
+		atomic_load_explicit(&m->finished, memory_order_acquire) != 0;
+	s->newest_event_time = WM_METRIC_GET(m->newest_event_time);
+	s->records_in = WM_METRIC_GET(m->records_in);
+	s->records_out = WM_METRIC_GET(m->records_out);
+	s->late_dropped = WM_METRIC_GET(m->late_dropped);
+	s->records_in_per_s =
+		per_second(s->records_in, b ? b->records_in : 0, dt, b != NULL);
+	s->records_out_per_s = per_second(
+		s->records_out, b ? b->records_out : 0, dt, b != NULL);
+	s->held_by = WM_METRIC_GET(m->held_by_now);
+	s->unmoved_since_ns =
+		unmoved_since(s->watermark, b ? &b->watermark : NULL,
+			      b ? b->unmoved_since_ns : 0, snap->processing_ns);
+	time_split(s, m, b, snap->real_ns,
+		   prev != NULL ? snap->real_ns - prev->real_ns : 0);
+	read_channels(s, plan, id, m);
+	read_partitions(s, m, b, dt, snap->processing_ns);
+}
+
+struct wm_snapshot *
+wm_snapshot_take(const struct wm_plan *plan, const void *blocks, size_t stride,
+		 const struct wm_snapshot *prev, int64_t real_ns,
+		 int64_t processing_ns)
+{
+	struct wm_snapshot *snap = calloc(1, snapshot_bytes(plan));
+	char *room;
+
+	if (snap == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	snap->seq = prev != NULL ? prev->seq + 1 : 0;
+	snap->real_ns = real_ns;
+	snap->processing_ns = processing_ns;
+	snap->n_subtasks = plan->n_subtasks;
+	snap->subtasks = (struct wm_snap_subtask *)(snap + 1);
+	room = (char *)(snap->subtasks + plan->n_subtasks);
+	for (uint32_t id = 0; id < plan->n_subtasks; id++) {
+		const struct wm_subtask_metrics *m =
+			(const void *)((const char *)blocks + id * stride);
+		struct wm_snap_subtask *s = &snap->subtasks[id];
+		uint32_t np = WM_METRIC_GET(m->n_partitions);
+
+		/* The plan sized the room; a block that has not published
+		 * its partitions yet shows fewer. */
+		s->n_channels = plan->subtasks[id].n_inputs;
+		s->channels = (struct wm_snap_channel *)room;
+		room += s->n_channels * sizeof(struct wm_snap_channel);
+		s->n_partitions = np < plan->subtasks[id].n_partitions
+					  ? np
+					  : plan->subtasks[id].n_partitions;
+		s->partitions = (struct wm_snap_partition *)room;
+		room += plan->subtasks[id].n_partitions *
+			sizeof(struct wm_snap_partition);
+		read_subtask(s, plan, id, m, prev, snap);
+	}
+	return snap;
+}
+
+void
+wm_snapshot_free(struct wm_snapshot *snap)
+{
+	free(snap);
+}
+
+/* The partition of source subtask `s` with id `partition`, or NULL. */
+static const struct wm_snap_partition *
+find_partition(const struct wm_snap_subtask *s, uint32_t partition)
+{
+	for (uint32_t i = 0; i < s->n_partitions; i++)
+		if (s->partitions[i].partition == partition)
+			return &s->partitions[i];
+	return NULL;
+}
+
+/* Why source subtask `s` holds back with partition `p` at its minimum:
+ * waiting for room most of the time is back-pressure, whatever its
+ * partitions do; otherwise a partition that delivered nothing over the
+ * last interval is silent. Without two readings, neither is known. */
+static enum wm_blame_cause
+source_cause(const struct wm_snap_subtask *s, const struct wm_snap_partition *p)
+{
+	if (s->backpressured_ms_per_s >= 500.0)
+		return WM_BLAME_BACKPRESSURE;
+	if (p != NULL && p->records_per_s == 0.0)
+		return WM_BLAME_SILENCE;
+	return WM_BLAME_SLOW;
+}
+
+void
+wm_snapshot_blame(const struct wm_snapshot *snap, const struct wm_plan *plan,
+		  uint32_t id, struct wm_blame *out)
+{
+	uint32_t at = id;
+
+	memset(out, 0, sizeof(*out));
+	out->partition = UINT32_MAX;
+	out->cause = WM_BLAME_NONE;
+	while (out->n_hops < WM_BLAME_MAX_HOPS && at < snap->n_subtasks) {
+		const struct wm_snap_subtask *s = &snap->subtasks[at];
+		uint32_t hop = out->n_hops++;
+
+		out->hop[hop] = at;
+		out->channel[hop] = UINT32_MAX;
+		/* IDLE holds nothing: the valves downstream skip it. */
+		if (s->idle || s->held_by == UINT32_MAX)
+			break;
+		if (plan->subtasks[at].n_inputs == 0) {
+			out->partition = s->held_by;
+			out->cause =
+				source_cause(s, find_partition(s, s->held_by));
+			break;
+		}
+		if (s->held_by >= s->n_channels)
+			break; /* a figure from a block not yet published */
+		out->channel[hop] = s->held_by;
+		at = s->channels[s->held_by].producer;
+	}
+	if (out->cause != WM_BLAME_NONE)
+		out->for_ns = snap->processing_ns -
+			      snap->subtasks[id].unmoved_since_ns;
+}

@@ -1,0 +1,129 @@
+/*
+ * snapshot.h
+ *	One reading of a running job's metrics blocks, with what a reader
+ *	derives from two readings: rates per second, Flink's busy, idle and
+ *	back-pressured time per second, how long each watermark has not
+ *	moved, and the blame chain from any subtask up to the source
+ *	partition that holds its watermark.
+ *
+ * A snapshot is plain memory, made by one sampler and then only read: the
+ * sampler publishes each new one to its readers (the live view, the
+ * Prometheus endpoint, the timeline) and frees an old one once no reader
+ * can hold it (doc/architecture.md, "Watching a job"). Nothing here reads
+ * a clock or does I/O: the caller passes the blocks and the moment, so
+ * that --sim, a real run and the tests take snapshots alike.
+ *
+ * The blocks are written by other processes while they are read (relaxed
+ * loads, metrics.h): each value is whole, the set is of about one moment.
+ * A derived figure is "unknown" (a negative rate, or WM_SNAP_UNKNOWN)
+ * where that matters: a first snapshot has no rates; a time split that
+ * could not be read (time_split.h) has no busy time.
+ */
+#ifndef WM_RUNTIME_SNAPSHOT_H
+#define WM_RUNTIME_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/time.h"
+#include "runtime/metrics/metrics.h"
+#include "runtime/plan/plan.h"
+
+/* A per-second figure that two snapshots could not give. */
+#define WM_SNAP_UNKNOWN (-1.0)
+
+/* An input channel of a subtask, as its valve holds it. */
+struct wm_snap_channel {
+	wm_ts_t watermark;
+	bool idle, aligned;
+	uint32_t producer; /* plan id of the subtask that sends on it */
+};
+
+/* A partition (split) of a source subtask. */
+struct wm_snap_partition {
+	uint32_t partition;
+	wm_ts_t watermark;
+	bool idle;
+	uint64_t records;     /* emitted so far */
+	double records_per_s; /* per second of real time, as every rate */
+	/* Processing time since its watermark last moved (or since the
+	 * first snapshot that saw it). */
+	int64_t unmoved_since_ns;
+};
+
+struct wm_snap_subtask {
+	wm_ts_t watermark; /* currentOutputWatermark */
+	bool idle;
+	bool finished;
+	wm_ts_t newest_event_time; /* MIN: no record yet */
+	uint64_t records_in, records_out, late_dropped;
+	double records_in_per_s, records_out_per_s;
+	/* Flink's idleTimeMsPerSecond, backPressuredTimeMsPerSecond and
+	 * busyTimeMsPerSecond over the last interval; WM_SNAP_UNKNOWN. */
+	double idle_ms_per_s, backpressured_ms_per_s, busy_ms_per_s;
+	/* What holds the output watermark (metrics.h held_by_now): an
+	 * input channel of this subtask, for a source a partition id;
+	 * UINT32_MAX: nothing. */
+	uint32_t held_by;
+	int64_t unmoved_since_ns; /* processing time, as for a partition */
+	uint32_t n_channels;
+	struct wm_snap_channel *channels;
+	uint32_t n_partitions;
+	struct wm_snap_partition *partitions;
+	/* The time split as read, for the next snapshot's differences;
+	 * idle_total_ns < 0: it could not be read. */
+	int64_t idle_total_ns, backpressured_total_ns;
+};
+
+struct wm_snapshot {
+	uint64_t seq;	       /* 0 for the first of a job */
+	int64_t real_ns;       /* the reading's monotonic clock */
+	int64_t processing_ns; /* the job's processing time then */
+	uint32_t n_subtasks;   /* as the plan's ids */
+	struct wm_snap_subtask *subtasks;
+};
+
+/*
+ * Read the blocks of every subtask of `plan`: subtask id's block is at
+ * `blocks + id * stride` (the segment's metrics area, or --sim's). `prev`
+ * is the snapshot before (NULL for the first), for the figures per second
+ * and the unmoved times. Returns a new snapshot in one allocation, freed
+ * with wm_snapshot_free(); NULL, errno ENOMEM.
+ */
+struct wm_snapshot *wm_snapshot_take(const struct wm_plan *plan,
+				     const void *blocks, size_t stride,
+				     const struct wm_snapshot *prev,
+				     int64_t real_ns, int64_t processing_ns);
+void wm_snapshot_free(struct wm_snapshot *snap);
+
+/* Why the end of a blame chain holds the watermark. */
+enum wm_blame_cause {
+	WM_BLAME_NONE,	       /* nothing holds it (or it is not held) */
+	WM_BLAME_SILENCE,      /* the partition delivers no records */
+	WM_BLAME_BACKPRESSURE, /* its subtask waits for room downstream */
+	WM_BLAME_SLOW,	       /* records arrive, the watermark is just low */
+};
+
+#define WM_BLAME_MAX_HOPS 16
+
+/*
+ * What holds subtask `id`'s watermark, followed upstream: the subtasks on
+ * the way (hop[0] = id), then at a source the partition. A chain that
+ * meets an idle channel, a subtask that holds nothing or one that does not
+ * say ends there, with WM_BLAME_NONE if that is at `id` itself.
+ */
+struct wm_blame {
+	uint32_t n_hops;
+	uint32_t hop[WM_BLAME_MAX_HOPS];     /* plan ids, downstream first */
+	uint32_t channel[WM_BLAME_MAX_HOPS]; /* input channel taken at hop */
+	uint32_t partition; /* at the source; UINT32_MAX: none */
+	enum wm_blame_cause cause;
+	int64_t for_ns; /* processing time the held watermark has not moved */
+};
+
+void wm_snapshot_blame(const struct wm_snapshot *snap,
+		       const struct wm_plan *plan, uint32_t id,
+		       struct wm_blame *out);
+
+#endif /* WM_RUNTIME_SNAPSHOT_H */

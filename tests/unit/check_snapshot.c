@@ -1,0 +1,263 @@
+/*
+ * check_snapshot.c
+ *	Unit tests of snapshots of the metrics blocks: figures per second,
+ *	the time split, how long a watermark has not moved, and the blame
+ *	chain from a window up to the partition that holds it.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/conf/topology.h"
+#include "runtime/observe/snapshot.h"
+#include "runtime/plan/plan.h"
+#include "tests/unit/check_main.h"
+
+#define SECOND 1000000000LL
+
+/* Two source subtasks of two partitions each, feeding one window. */
+struct job {
+	struct wm_topology *topo;
+	struct wm_plan *plan;
+	size_t stride;
+	char *blocks;
+	uint32_t s0, s1, w;
+};
+
+static void
+job_open(struct job *j)
+{
+	const char *text = "[job]\nevent_time = 1 h\n"
+			   "[source s]\nparallelism = 2\npartitions = 4\n"
+			   "rate = 1/s\n"
+			   "[window w]\ninput = s\nsize = 10 s\n";
+	struct wm_ini_error err;
+
+	memset(j, 0, sizeof(*j));
+	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "job.conf",
+						 &j->topo, &err),
+			 0);
+	j->plan = wm_plan_new(j->topo);
+	ck_assert_ptr_nonnull(j->plan);
+	j->stride = wm_plan_metrics_bytes(j->plan);
+	j->blocks = calloc(j->plan->n_subtasks, j->stride);
+	ck_assert_ptr_nonnull(j->blocks);
+	j->s0 = j->plan->first[0];
+	j->s1 = j->s0 + 1;
+	j->w = j->plan->first[1];
+	ck_assert_uint_eq(j->plan->subtasks[j->w].n_inputs, 2);
+}
+
+static void
+job_close(struct job *j)
+{
+	free(j->blocks);
+	wm_plan_free(j->plan);
+	wm_topology_free(j->topo);
+}
+
+static struct wm_subtask_metrics *
+block(struct job *j, uint32_t id)
+{
+	return (struct wm_subtask_metrics *)(j->blocks + id * j->stride);
+}
+
+/* Source subtask `id` reading partitions `a` and `b`, with `ra` and `rb`
+ * records emitted, watermark `wm` held back by partition `held`. */
+static void
+set_source(struct job *j, uint32_t id, uint32_t a, uint64_t ra, uint32_t b,
+	   uint64_t rb, wm_ts_t wm, uint32_t held)
+{
+	struct wm_subtask_metrics *m = block(j, id);
+
+	WM_METRIC_SET(m->n_partitions, 2);
+	WM_METRIC_SET(m->partitions[0].partition, a);
+	WM_METRIC_SET(m->partitions[0].records, ra);
+	WM_METRIC_SET(m->partitions[0].progress.watermark, wm);
+	WM_METRIC_SET(m->partitions[1].partition, b);
+	WM_METRIC_SET(m->partitions[1].records, rb);
+	WM_METRIC_SET(m->partitions[1].progress.watermark, wm);
+	WM_METRIC_SET(m->output.watermark, wm);
+	WM_METRIC_SET(m->records_in, ra + rb);
+	WM_METRIC_SET(m->records_out, ra + rb);
+	WM_METRIC_SET(m->held_by_now, held);
+}
+
+/* The window's input channel whose producer is `producer`. */
+static uint32_t
+channel_from(struct job *j, uint32_t producer)
+{
+	const struct wm_plan_subtask *sub = &j->plan->subtasks[j->w];
+
+	for (uint32_t c = 0; c < sub->n_inputs; c++)
+		if (j->plan->channels[sub->inputs[c]].producer == producer)
+			return c;
+	ck_abort_msg("no channel from %u", producer);
+	return 0;
+}
+
+/* The window, held at `wm` by the channel from `holder`. */
+static void
+set_window(struct job *j, wm_ts_t wm, uint32_t holder, uint64_t in)
+{
+	struct wm_subtask_metrics *m = block(j, j->w);
+	struct wm_channel_metrics *ch =
+		wm_subtask_channels(m, j->plan->max_partitions);
+	uint32_t c = channel_from(j, holder);
+
+	WM_METRIC_SET(m->n_channels, 2);
+	WM_METRIC_SET(ch[c].watermark, wm);
+	WM_METRIC_SET(ch[c].aligned, 1);
+	WM_METRIC_SET(ch[1 - c].watermark, wm + 60000);
+	WM_METRIC_SET(m->output.watermark, wm);
+	WM_METRIC_SET(m->held_by_now, c);
+	WM_METRIC_SET(m->records_in, in);
+	WM_METRIC_SET(m->newest_event_time, wm + 90000);
+}
+
+START_TEST(test_a_silent_partition_is_blamed_through_the_channel)
+{
+	struct job j;
+	struct wm_snapshot *a, *b;
+	struct wm_blame bl;
+
+	job_open(&j);
+	set_source(&j, j.s0, 0, 100, 2, 100, 60000, 0);
+	set_source(&j, j.s1, 1, 100, 3, 10, 5000, 3);
+	set_window(&j, 5000, j.s1, 300);
+	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 7 * SECOND,
+			     SECOND);
+	ck_assert_ptr_nonnull(a);
+	/* A second later: partition 3 sent nothing, the rest went on. */
+	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
+	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
+	set_window(&j, 5000, j.s1, 510);
+	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 8 * SECOND,
+			     3 * SECOND);
+	ck_assert_ptr_nonnull(b);
+
+	const struct wm_snap_subtask *w = &b->subtasks[j.w];
+
+	ck_assert_uint_eq(b->seq, 1);
+	ck_assert_int_eq(w->watermark, 5000);
+	ck_assert_int_eq(w->newest_event_time - w->watermark, 90000);
+	/* 210 records in 1 s of real time (2 s of processing time). */
+	ck_assert(w->records_in_per_s > 209.9 && w->records_in_per_s < 210.1);
+	ck_assert_uint_eq(w->channels[channel_from(&j, j.s1)].producer, j.s1);
+	ck_assert(w->channels[channel_from(&j, j.s1)].aligned);
+	ck_assert_int_eq(w->channels[channel_from(&j, j.s0)].watermark, 65000);
+
+	wm_snapshot_blame(b, j.plan, j.w, &bl);
+	ck_assert_uint_eq(bl.n_hops, 2);
+	ck_assert_uint_eq(bl.hop[0], j.w);
+	ck_assert_uint_eq(bl.channel[0], channel_from(&j, j.s1));
+	ck_assert_uint_eq(bl.hop[1], j.s1);
+	ck_assert_uint_eq(bl.partition, 3);
+	ck_assert_int_eq(bl.cause, WM_BLAME_SILENCE);
+	/* Unmoved since the first snapshot's processing time. */
+	ck_assert_int_eq(bl.for_ns, 2 * SECOND);
+
+	/* The first snapshot has no rates: nothing is called silent. */
+	wm_snapshot_blame(a, j.plan, j.w, &bl);
+	ck_assert_uint_eq(bl.partition, 3);
+	ck_assert_int_eq(bl.cause, WM_BLAME_SLOW);
+	wm_snapshot_free(a);
+	wm_snapshot_free(b);
+	job_close(&j);
+}
+END_TEST
+
+START_TEST(test_waiting_for_room_is_back_pressure_and_busy_is_the_rest)
+{
+	struct job j;
+	struct wm_snapshot *a, *b;
+	struct wm_blame bl;
+	struct wm_time_split *ts;
+
+	job_open(&j);
+	ts = &block(&j, j.s1)->time;
+	set_source(&j, j.s0, 0, 100, 2, 100, 60000, 0);
+	set_source(&j, j.s1, 1, 100, 3, 100, 5000, 3);
+	set_window(&j, 5000, j.s1, 400);
+	wm_time_split_begin(ts, WM_TIME_IDLE, 1 * SECOND);
+	wm_time_split_end(ts, 1 * SECOND + SECOND / 10);
+	wm_time_split_begin(ts, WM_TIME_BACKPRESSURED, 10 * SECOND);
+	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 10 * SECOND,
+			     SECOND);
+	/* Partition 3 keeps sending, but the subtask waited for room for
+	 * 800 ms of the second, and idled 100 ms. */
+	set_source(&j, j.s1, 1, 150, 3, 150, 5000, 3);
+	wm_time_split_end(ts, 10 * SECOND + 8 * SECOND / 10);
+	wm_time_split_begin(ts, WM_TIME_IDLE, 10 * SECOND + 9 * SECOND / 10);
+	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 11 * SECOND,
+			     2 * SECOND);
+
+	const struct wm_snap_subtask *s = &b->subtasks[j.s1];
+
+	ck_assert(s->backpressured_ms_per_s > 799.9 &&
+		  s->backpressured_ms_per_s < 800.1);
+	ck_assert(s->idle_ms_per_s > 99.9 && s->idle_ms_per_s < 100.1);
+	ck_assert(s->busy_ms_per_s > 99.9 && s->busy_ms_per_s < 100.1);
+	ck_assert(a->subtasks[j.s1].busy_ms_per_s == WM_SNAP_UNKNOWN);
+	wm_snapshot_blame(b, j.plan, j.w, &bl);
+	ck_assert_int_eq(bl.cause, WM_BLAME_BACKPRESSURE);
+	ck_assert_uint_eq(bl.partition, 3);
+	wm_snapshot_free(a);
+	wm_snapshot_free(b);
+	job_close(&j);
+}
+END_TEST
+
+START_TEST(test_an_idle_or_unheld_subtask_blames_nothing)
+{
+	struct job j;
+	struct wm_snapshot *a;
+	struct wm_blame bl;
+
+	job_open(&j);
+	set_source(&j, j.s0, 0, 1, 2, 1, 60000, 0);
+	set_source(&j, j.s1, 1, 1, 3, 1, 5000, 3);
+	set_window(&j, 5000, j.s1, 2);
+	WM_METRIC_SET(block(&j, j.w)->output.idle, 1);
+	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0, 0);
+	wm_snapshot_blame(a, j.plan, j.w, &bl);
+	ck_assert_uint_eq(bl.n_hops, 1);
+	ck_assert_int_eq(bl.cause, WM_BLAME_NONE);
+	ck_assert_uint_eq(bl.partition, UINT32_MAX);
+	wm_snapshot_free(a);
+
+	/* A block never published: every subtask holds nothing yet. */
+	memset(j.blocks, 0, j.plan->n_subtasks * j.stride);
+	for (uint32_t id = 0; id < j.plan->n_subtasks; id++)
+		WM_METRIC_SET(block(&j, id)->held_by_now, UINT32_MAX);
+	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0, 0);
+	wm_snapshot_blame(a, j.plan, j.w, &bl);
+	ck_assert_int_eq(bl.cause, WM_BLAME_NONE);
+	ck_assert_uint_eq(a->subtasks[j.s0].n_partitions, 0);
+	wm_snapshot_free(a);
+	job_close(&j);
+}
+END_TEST
+
+static Suite *
+snapshot_suite(void)
+{
+	Suite *s = suite_create("snapshot");
+	TCase *t = tcase_create("snapshot");
+
+	tcase_add_test(t,
+		       test_a_silent_partition_is_blamed_through_the_channel);
+	tcase_add_test(
+		t, test_waiting_for_room_is_back_pressure_and_busy_is_the_rest);
+	tcase_add_test(t, test_an_idle_or_unheld_subtask_blames_nothing);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int
+main(void)
+{
+	return wm_check_main(snapshot_suite());
+}
