@@ -350,7 +350,7 @@ wmrun_run(const struct wm_topology *t, uint32_t p, uint64_t records,
 	struct wmrun_result out = {.mrec_per_s = -1, .status = EX_SOFTWARE};
 	char err[512], what[32];
 	uint64_t start = wm_stats_now_ns(), end;
-	int status = wm_supervisor_run(t, rep, err, sizeof(err));
+	int status = wm_supervisor_run(t, NULL, rep, err, sizeof(err));
 
 	end = wm_stats_now_ns();
 	snprintf(what, sizeof(what), "wmrun p%" PRIu32, p);

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "runtime/conf/units.h"
 
@@ -624,4 +625,49 @@ wm_units_int64(const char *s, size_t len, int64_t *v)
 		return " (beyond 64 bits)";
 	*v = negative ? x : -x;
 	return NULL;
+}
+
+const char *
+wm_units_format_duration(int64_t ns, char *buf, size_t len)
+{
+	int64_t ms = ns / 1000000, s = ms / 1000;
+
+	if (ms < 1000)
+		snprintf(buf, len, "%lld ms", (long long)ms);
+	else if (s < 60)
+		snprintf(buf, len, "%.1f s", (double)ms / 1000.0);
+	else if (s < 3600)
+		snprintf(buf, len, "%lld min %lld s", (long long)(s / 60),
+			 (long long)(s % 60));
+	else
+		snprintf(buf, len, "%lld h %lld min", (long long)(s / 3600),
+			 (long long)(s / 60 % 60));
+	return buf;
+}
+
+const char *
+wm_units_format_event_time(int64_t ms, char *buf, size_t len)
+{
+	/* Floor division: an event time before 1970 is a second earlier
+	 * and a positive fraction, as a clock would show it. */
+	int64_t secs = ms / 1000 - (ms % 1000 < 0);
+	int64_t frac = ms - secs * 1000;
+	time_t t = (time_t)secs;
+	struct tm tm;
+	size_t n;
+
+	if (ms == INT64_MIN || ms == INT64_MAX || gmtime_r(&t, &tm) == NULL) {
+		snprintf(buf, len, "%s",
+			 ms == INT64_MAX   ? "end"
+			 : ms == INT64_MIN ? "-"
+					   : "?");
+		return buf;
+	}
+	n = strftime(buf, len,
+		     secs >= 0 && secs < 86400 ? "%H:%M:%S"
+					       : "%Y-%m-%d %H:%M:%S",
+		     &tm);
+	if (frac != 0 && n > 0 && n < len)
+		snprintf(buf + n, len - n, ".%03lld", (long long)frac);
+	return buf;
 }

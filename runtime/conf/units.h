@@ -98,4 +98,15 @@ int wm_units_enum(const char *s, const char *what, const char *const *names,
  */
 const char *wm_units_int64(const char *s, size_t len, int64_t *v);
 
+/*
+ * The other way, for people (the summary, the live view): a duration of
+ * `ns` as "850 ms", "4.2 s", "3 min 12 s" or "7 h 59 min", cut to the two
+ * units that matter; an event time of `ms` since the epoch (UTC) as
+ * "02:10:00" within the first day, "2026-12-01 02:10:00" after it, with
+ * ".250" when not whole seconds, "-" before any watermark (INT64_MIN)
+ * and "end" for INT64_MAX. Both return buf.
+ */
+const char *wm_units_format_duration(int64_t ns, char *buf, size_t len);
+const char *wm_units_format_event_time(int64_t ms, char *buf, size_t len);
+
 #endif /* WM_RUNTIME_UNITS_H */

@@ -62,6 +62,7 @@
 #include "runtime/io/exit.h"
 #include "runtime/io/log.h"
 #include "runtime/plan/placement.h"
+#include "runtime/run/observer.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/run/worker.h"
 
@@ -95,6 +96,8 @@ struct job {
 	int failure;	  /* exit status of the first failure, 0 */
 	char *err;	  /* what the job's status says */
 	size_t errlen;
+	struct wm_observer observer; /* pid 0: none */
+	int observer_status;	     /* once reaped */
 };
 
 /* The CPUs the supervisor's plan gave each subtask, and the machine they
@@ -270,6 +273,17 @@ reap(struct job *j)
 	while ((pid = wait4(-1, &st, WNOHANG, &ru)) > 0) {
 		char name[128];
 
+		if (pid == j->observer.pid) {
+			/* Gone before the job: the view stops, the job goes
+			 * on (its results do not depend on being watched). */
+			j->observer.reaped = true;
+			j->observer_status =
+				WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+			wm_log("wmrun: notice: the live view stopped "
+			       "(status %d); the job goes on",
+			       j->observer_status);
+			continue;
+		}
 		for (uint32_t i = 0; i < j->plan->n_subtasks; i++) {
 			if (j->children[i].pid != pid)
 				continue;
@@ -617,8 +631,9 @@ tear_down(struct job *j, struct resources *res, int status)
 }
 
 int
-wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
-		  char *err, size_t errlen)
+wm_supervisor_run(const struct wm_topology *t,
+		  const struct wm_observe_options *observe,
+		  struct wm_job_report *rep, char *err, size_t errlen)
 {
 	struct wm_plan *plan = wm_plan_new(t);
 	struct resources res = {.seg = {.fd = -1}};
@@ -644,12 +659,20 @@ wm_supervisor_run(const struct wm_topology *t, struct wm_job_report *rep,
 	stop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	status = place(t, plan, &res.seg, &res.pl, err, errlen);
+	/* The observer before the workers: it is forked while this process
+	 * has no thread, and forks nothing itself (observer.h). */
+	if (status == 0 && observe != NULL &&
+	    wm_observer_start(&j.observer, observe, t, plan, &res.seg, err,
+			      errlen) != 0)
+		status = EX_OSERR;
 	launched = status == 0;
 	if (launched) {
 		start = wm_monotonic_ns();
 		launch(&j, &res.seg, &res.pl, res.sinks, res.lates, res.traces,
 		       &old);
 		supervise(&j, &res.seg, &mask);
+		/* Its last screen before the summary, never beside it. */
+		wm_observer_finish(&j.observer);
 		status = j.failure != 0	      ? j.failure
 			 : j.stop_signal != 0 ? 128 + j.stop_signal
 					      : 0;

@@ -10,6 +10,7 @@
 
 #include "runtime/report/report.h"
 #include "runtime/conf/topology.h"
+#include "runtime/run/observer.h"
 
 /*
  * Run `topo` to its end. Returns 0 when every worker finished; 1 when one
@@ -19,9 +20,11 @@
  * is created: replay.h), or the segment, a fork or an output failed. *report holds what
  * the workers published in their metrics blocks (report.h) once the
  * workers ran, and the memory they used (zeroed if none could start);
- * free it with wm_report_free().
+ * free it with wm_report_free(). With `observe` (NULL: nothing), an
+ * observer shows the job while it runs (observer.h).
  */
 int wm_supervisor_run(const struct wm_topology *topo,
+		      const struct wm_observe_options *observe,
 		      struct wm_job_report *report, char *err, size_t errlen);
 
 #endif /* WM_RUNTIME_SUPERVISOR_H */

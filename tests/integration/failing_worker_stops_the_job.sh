@@ -19,7 +19,8 @@ input = w
 path = $scratch/out.csv
 CONF
 
-# workers PID: the supervisor's children, once all three are up.
+# workers PID: the supervisor's children, once all three are up (in fork
+# order: --quiet, so that no observer is among them, live_view_*.sh).
 workers() {
 	for i in $(seq 100); do
 		kids=$(pgrep -P "$1" | tr '\n' ' ')
@@ -29,7 +30,7 @@ workers() {
 	return 1
 }
 
-$INTERRUPTIBLE "$WMRUN" "$scratch/long.conf" >"$scratch/out" 2>"$scratch/err" &
+$INTERRUPTIBLE "$WMRUN" --quiet "$scratch/long.conf" >"$scratch/out" 2>"$scratch/err" &
 sup=$!
 kids=$(workers $sup) || { kill -9 $sup; fail "workers did not start"; }
 victim=$(echo $kids | cut -d' ' -f2)

@@ -96,9 +96,34 @@ running_with_results() {
 	has_results "$2"
 }
 
-# workers_up PID N -- the job PID has N worker processes.
+# workers_up PID N -- the job PID has N worker processes (its observer,
+# which shows the job, not counted).
 workers_up() {
-	[ "$(pgrep -P "$1" | wc -l)" -ge "$2" ]
+	[ "$(pgrep -l -P "$1" | grep -vc ' observer$')" -ge "$2" ]
+}
+
+# quiet_partition_job SPEED RESULTS -- four partitions read by two source
+# subtasks, partition 3 silent from 1 h to 3 h of processing time with no
+# idle timeout (so it holds its subtask and the window for those two
+# hours), four hours in all at SPEED, results to RESULTS.
+quiet_partition_job() {
+	cat <<CONF
+[job]
+name = one-quiet-partition
+event_time = 4 h
+speed = $1
+[source events]
+parallelism = 2
+partitions = 4
+rate = 1/s
+silence = 3 from 1 h to 3 h
+[window counts]
+input = events
+size = 10 min
+[sink out]
+input = counts
+path = $2
+CONF
 }
 
 # flood_job RESULTS -- a job that floods source -> keyBy -> window over

@@ -12,6 +12,7 @@
 
 #include "runtime/conf/topology.h"
 #include "runtime/observe/snapshot.h"
+#include "runtime/observe/view.h"
 #include "runtime/plan/plan.h"
 #include "tests/unit/check_main.h"
 
@@ -241,6 +242,111 @@ START_TEST(test_an_idle_or_unheld_subtask_blames_nothing)
 }
 END_TEST
 
+/* The text a view writes for `snap`, lines or screen. */
+static char *
+render(struct wm_view *v, const struct wm_snapshot *snap, bool screen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(m);
+	if (screen)
+		wm_view_screen(v, snap, m);
+	else
+		wm_view_lines(v, snap, m);
+	ck_assert_int_eq(fclose(m), 0);
+	return text;
+}
+
+START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
+{
+	struct job j;
+	struct wm_snapshot *s[4] = {NULL};
+	struct wm_view *v;
+	char *text;
+
+	job_open(&j);
+	v = wm_view_new(j.topo, j.plan, 0, 100 * SECOND);
+	ck_assert_ptr_nonnull(v);
+	/* 0 s: moving; 5 s (processing 20 s): held for 15 s, past the
+	 * 10 s stall threshold, by silent partition 3; 6 s: still held,
+	 * nothing new; 7 s: moving again. */
+	set_source(&j, j.s0, 0, 100, 2, 100, 60000, 0);
+	set_source(&j, j.s1, 1, 100, 3, 10, 5000, 3);
+	set_window(&j, 5000, j.s1, 300);
+	s[0] = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0,
+				5 * SECOND);
+	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
+	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
+	s[1] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[0], 5 * SECOND,
+				20 * SECOND);
+	s[2] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[1], 6 * SECOND,
+				22 * SECOND);
+	set_source(&j, j.s1, 1, 300, 3, 20, 70000, 1);
+	set_window(&j, 60000, j.s0, 600);
+	s[3] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[2], 7 * SECOND,
+				24 * SECOND);
+
+	text = render(v, s[0], false);
+	ck_assert_str_eq(text, "");
+	free(text);
+	text = render(v, s[1], false);
+	ck_assert_msg(strstr(text, "w/0 watermark 00:00:05 held for 15.0 s "
+				   "by partition s-3 of s/1 (silence: "
+				   "nothing arrives)\n") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "s/1 watermark 00:00:05 held for 15.0 s "
+				   "by partition s-3 of s/1") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "s/0 ") == NULL, "%s", text);
+	free(text);
+	text = render(v, s[2], false);
+	ck_assert_str_eq(text, "");
+	free(text);
+	text = render(v, s[3], false);
+	ck_assert_msg(strstr(text, "w/0 watermark moves again, 00:00:05 to "
+				   "00:01:00, after ") != NULL,
+		      "%s", text);
+	free(text);
+
+	/* The screen of the held moment: the window's inputs, the one that
+	 * holds it marked, and its blame line. */
+	text = render(v, s[1], true);
+	ck_assert_msg(strstr(text, "held for 15.0 s by partition s-3 of s/1 "
+				   "(silence") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "from s/1") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "<- minimum") != NULL, "%s", text);
+	free(text);
+	for (int i = 0; i < 4; i++)
+		wm_snapshot_free(s[i]);
+	wm_view_free(v);
+	job_close(&j);
+}
+END_TEST
+
+START_TEST(test_a_bounded_job_says_how_much_is_done)
+{
+	struct job j;
+	struct wm_snapshot *a;
+	struct wm_view *v;
+
+	job_open(&j); /* event_time = 1 h */
+	set_source(&j, j.s0, 0, 1, 2, 1, 0, 0);
+	set_source(&j, j.s1, 1, 1, 3, 1, 0, 3);
+	WM_METRIC_SET(block(&j, j.s0)->newest_event_time, 1800000);
+	WM_METRIC_SET(block(&j, j.s1)->newest_event_time, 900000);
+	v = wm_view_new(j.topo, j.plan, 0, 0);
+	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, SECOND, SECOND);
+	/* The slowest source is a quarter through the hour. */
+	ck_assert(wm_view_done(v, a) > 0.2499 && wm_view_done(v, a) < 0.2501);
+	wm_snapshot_free(a);
+	wm_view_free(v);
+	job_close(&j);
+}
+END_TEST
+
 static Suite *
 snapshot_suite(void)
 {
@@ -252,6 +358,9 @@ snapshot_suite(void)
 	tcase_add_test(
 		t, test_waiting_for_room_is_back_pressure_and_busy_is_the_rest);
 	tcase_add_test(t, test_an_idle_or_unheld_subtask_blames_nothing);
+	tcase_add_test(
+		t, test_lines_say_when_a_watermark_is_held_and_when_it_moves);
+	tcase_add_test(t, test_a_bounded_job_says_how_much_is_done);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -673,6 +673,34 @@ START_TEST(test_units_random_strings_are_parsed_or_refused)
 }
 END_TEST
 
+START_TEST(test_units_format_durations_and_event_times_for_people)
+{
+	char b[64];
+
+	ck_assert_str_eq(wm_units_format_duration(850000000, b, sizeof(b)),
+			 "850 ms");
+	ck_assert_str_eq(wm_units_format_duration(4200000000, b, sizeof(b)),
+			 "4.2 s");
+	ck_assert_str_eq(wm_units_format_duration(192000000000, b, sizeof(b)),
+			 "3 min 12 s");
+	ck_assert_str_eq(wm_units_format_duration(28740000000000, b, sizeof(b)),
+			 "7 h 59 min");
+	ck_assert_str_eq(wm_units_format_event_time(7800000, b, sizeof(b)),
+			 "02:10:00");
+	ck_assert_str_eq(wm_units_format_event_time(7800250, b, sizeof(b)),
+			 "02:10:00.250");
+	ck_assert_str_eq(
+		wm_units_format_event_time(1796083200000, b, sizeof(b)),
+		"2026-12-01 00:00:00");
+	ck_assert_str_eq(wm_units_format_event_time(-1, b, sizeof(b)),
+			 "1969-12-31 23:59:59.999");
+	ck_assert_str_eq(wm_units_format_event_time(INT64_MIN, b, sizeof(b)),
+			 "-");
+	ck_assert_str_eq(wm_units_format_event_time(INT64_MAX, b, sizeof(b)),
+			 "end");
+}
+END_TEST
+
 static Suite *
 units_suite(void)
 {
@@ -725,6 +753,8 @@ units_suite(void)
 	tcase_add_test(tc, test_units_bool_words);
 	tcase_add_test(tc, test_units_enum_lists_allowed_names);
 	tcase_add_test(tc, test_units_messages_quote_and_cut_the_value);
+	tcase_add_test(tc,
+		       test_units_format_durations_and_event_times_for_people);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("robustness");

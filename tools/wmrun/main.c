@@ -2,7 +2,8 @@
  * main.c
  *	wmrun: run a stream job described by a topology file.
  *
- *   wmrun [--sim] [--check] [--summary FILE] [TOPOLOGY.conf]
+ *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
+ *         [--sample-interval=DURATION] [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
@@ -31,6 +32,7 @@
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/conf/topology.h"
+#include "runtime/conf/units.h"
 
 /* The quiet-partition incident, compressed: twelve hours of event time
  * (22 s of real time at speed 2000, or a fraction of a second with --sim),
@@ -71,7 +73,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: wmrun [--sim] [--check] [--summary FILE] "
-		"[TOPOLOGY.conf]\n"
+		"[--live=WHEN] [--quiet]\n"
+		"             [--sample-interval=DURATION] [TOPOLOGY.conf]\n"
 		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
@@ -89,6 +92,23 @@ usage(FILE *f)
 		"without\n"
 		"                  running\n"
 		"  --summary FILE  also write the summary as JSON to FILE\n"
+		"  --live=WHEN     while a real run runs, show on standard "
+		"error\n"
+		"                  every subtask's watermark and what holds "
+		"it:\n"
+		"                  auto (default) redraws a screen in place "
+		"when\n"
+		"                  standard error is a terminal that no sink "
+		"writes\n"
+		"                  to, and prints timestamped lines "
+		"otherwise;\n"
+		"                  always: the screen; never: the lines\n"
+		"  --quiet         show nothing while the job runs, only the\n"
+		"                  summary at the end\n"
+		"  --sample-interval=DURATION\n"
+		"                  how often the metrics are sampled while the "
+		"job\n"
+		"                  runs (real time; default 250 ms)\n"
 		"  -h, --help      this text\n"
 		"  --version       the version of wmrun\n"
 		"\n"
@@ -282,13 +302,30 @@ refuse_unless_fits(const struct wm_topology *t, bool sim)
 	return status;
 }
 
+/* --live's words, in enum order. */
+enum live_when { LIVE_AUTO, LIVE_ALWAYS, LIVE_NEVER };
+static const char *const live_words[] = {"auto", "always", "never"};
+
 /* What the command line asks for. */
 struct cmdline {
 	const char *summary; /* --summary FILE, or NULL */
 	const char *path;    /* the topology file; NULL: the built-in one */
 	bool sim;
 	bool check_only;
+	bool quiet;
+	enum live_when live;
+	int64_t sample_interval_ms;
 };
+
+/* An option's value through a unit parser: false after the message. */
+static bool
+option_value(const char *option, int r, const char *why)
+{
+	if (r == 0)
+		return true;
+	fprintf(stderr, "wmrun: invalid %s: %s\n", option, why);
+	return false;
+}
 
 /* argv into *cl. -1 to go on, or the exit status once --help or --version
  * has been answered or a bad command line refused with a usage message. */
@@ -299,15 +336,49 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"sim", no_argument, NULL, 's'},
 		{"check", no_argument, NULL, 'c'},
 		{"summary", required_argument, NULL, 'S'},
+		{"live", required_argument, NULL, 'L'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"sample-interval", required_argument, NULL, 'I'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
+	char why[WM_UNITS_WHY_MAX];
+	size_t word;
 	int c;
 
-	*cl = (struct cmdline){0};
+	*cl = (struct cmdline){.live = LIVE_AUTO, .sample_interval_ms = 250};
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
+		case 'L':
+			if (!option_value("--live",
+					  wm_units_enum(optarg, "--live",
+							live_words, 3, &word,
+							why, sizeof(why)),
+					  why))
+				return EX_USAGE;
+			cl->live = (enum live_when)word;
+			break;
+		case 'q':
+			cl->quiet = true;
+			break;
+		case 'I':
+			if (!option_value("--sample-interval",
+					  wm_units_duration_ms(
+						  optarg,
+						  &cl->sample_interval_ms, why,
+						  sizeof(why)),
+					  why))
+				return EX_USAGE;
+			if (cl->sample_interval_ms <= 0 ||
+			    cl->sample_interval_ms > 3600000) {
+				fprintf(stderr,
+					"wmrun: --sample-interval must be "
+					"between 1 ms and 1 h, not \"%s\"\n",
+					optarg);
+				return EX_USAGE;
+			}
+			break;
 		case 's':
 			cl->sim = true;
 			break;
@@ -405,16 +476,53 @@ preflight(const struct wm_topology *t, const struct cmdline *cl)
 	return EX_OK;
 }
 
+/* Whether a sink of `t` writes to standard output. */
+static bool
+writes_stdout(const struct wm_topology *t)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind == WM_STAGE_SINK &&
+		    strcmp(t->stages[s].u.sink.path, "-") == 0)
+			return true;
+	return false;
+}
+
+/* What a real run shows while it runs: a screen only where it can be
+ * redrawn without tearing into the results, lines otherwise. */
+static struct wm_observe_options
+observe_options(const struct wm_topology *t, const struct cmdline *cl)
+{
+	struct wm_observe_options o = {
+		.fd = STDERR_FILENO,
+		.interval_ns = cl->sample_interval_ms * 1000000,
+		.redraw_ns = 1000000000,
+		.status_ns = 5000000000,
+	};
+	bool terminal = isatty(STDERR_FILENO) &&
+			!(writes_stdout(t) && isatty(STDOUT_FILENO));
+
+	o.live = cl->quiet			     ? WM_LIVE_OFF
+		 : cl->live == LIVE_ALWAYS	     ? WM_LIVE_SCREEN
+		 : cl->live == LIVE_AUTO && terminal ? WM_LIVE_SCREEN
+						     : WM_LIVE_LINES;
+	if (o.redraw_ns < o.interval_ns)
+		o.redraw_ns = o.interval_ns;
+	return o;
+}
+
 /* Run the job, in this process on simulated time or supervised in pinned
  * workers, filling *rep. Its exit status, after a message if not 0. */
 static int
-run_job(const struct wm_topology *t, bool sim, struct wm_job_report *rep)
+run_job(const struct wm_topology *t, const struct cmdline *cl,
+	struct wm_job_report *rep)
 {
 	char why[4400];
 	int r;
 
-	if (!sim) {
-		r = wm_supervisor_run(t, rep, why, sizeof(why));
+	if (!cl->sim) {
+		struct wm_observe_options o = observe_options(t, cl);
+
+		r = wm_supervisor_run(t, &o, rep, why, sizeof(why));
 		if (r != 0)
 			fprintf(stderr, "wmrun: %s\n", why);
 		return r;
@@ -487,7 +595,7 @@ main(int argc, char **argv)
 		wm_topology_free(t);
 		return status;
 	}
-	status = run_job(t, cl.sim, &rep);
+	status = run_job(t, &cl, &rep);
 	status = report_job(t, &rep, cl.summary, status);
 	wm_report_free(&rep);
 	wm_topology_free(t);

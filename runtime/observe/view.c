@@ -1,0 +1,381 @@
+/*
+ * view.c
+ *	The screen and the log lines of a running job (view.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/time.h"
+#include "runtime/conf/units.h"
+#include "runtime/observe/view.h"
+
+/* What a lines view last said about a subtask's watermark. */
+struct said {
+	bool held; /* a "held" line was the last */
+	uint32_t holder, partition;
+	enum wm_blame_cause cause;
+	wm_ts_t watermark;
+	int64_t held_since_ns; /* processing time it stopped moving */
+};
+
+struct wm_view {
+	const struct wm_topology *topo;
+	const struct wm_plan *plan;
+	int64_t start_real_ns;
+	int64_t status_every_ns;
+	int64_t next_status_ns; /* real time of the next status line */
+	int64_t stall_ns;	/* the job's stall threshold */
+	struct said *said;	/* by plan id */
+};
+
+struct wm_view *
+wm_view_new(const struct wm_topology *topo, const struct wm_plan *plan,
+	    int64_t start_real_ns, int64_t status_every_ns)
+{
+	struct wm_view *v = calloc(1, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	v->said = calloc(plan->n_subtasks ? plan->n_subtasks : 1,
+			 sizeof(*v->said));
+	if (v->said == NULL) {
+		free(v);
+		errno = ENOMEM;
+		return NULL;
+	}
+	v->topo = topo;
+	v->plan = plan;
+	v->start_real_ns = start_real_ns;
+	v->status_every_ns = status_every_ns;
+	v->next_status_ns = start_real_ns + status_every_ns;
+	v->stall_ns = wm_ms_to_ns(topo->job.stall_threshold_ms);
+	return v;
+}
+
+void
+wm_view_free(struct wm_view *v)
+{
+	if (v == NULL)
+		return;
+	free(v->said);
+	free(v);
+}
+
+static const char *
+subtask_name(const struct wm_view *v, uint32_t id, char *buf, size_t len)
+{
+	return wm_plan_subtask_name(v->plan, v->topo, id, buf, len);
+}
+
+/* A source's partition as the summary names it: "events-13". */
+static const char *
+partition_name(const struct wm_view *v, uint32_t id, uint32_t partition,
+	       char *buf, size_t len)
+{
+	snprintf(buf, len, "%s-%u",
+		 v->topo->stages[v->plan->subtasks[id].stage].name, partition);
+	return buf;
+}
+
+/* Done by the bound that ends the job first: processing time, the
+ * slowest generated source's event time, or records per partition. */
+double
+wm_view_done(const struct wm_view *v, const struct wm_snapshot *snap)
+{
+	const struct wm_job_conf *job = &v->topo->job;
+	double done = -1.0;
+	uint64_t records = 0, partitions = 0;
+	wm_ts_t slowest = WM_TS_MAX;
+	bool generated = true;
+
+	if (job->processing_time_ms != INT64_MAX && job->processing_time_ms > 0)
+		done = (double)snap->processing_ns /
+		       ((double)job->processing_time_ms * 1e6);
+	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
+		const struct wm_plan_subtask *sub = &v->plan->subtasks[id];
+		const struct wm_stage *st = &v->topo->stages[sub->stage];
+		const struct wm_snap_subtask *s = &snap->subtasks[id];
+
+		if (st->kind != WM_STAGE_SOURCE)
+			continue;
+		generated = generated && st->u.source.replay == NULL;
+		records += s->records_out;
+		partitions += sub->n_partitions;
+		if (s->newest_event_time < slowest)
+			slowest = s->newest_event_time;
+	}
+	if (generated && job->event_time_ms != INT64_MAX &&
+	    job->event_time_ms > 0 && slowest != WM_TS_MAX) {
+		double f = slowest <= 0 ? 0.0
+					: (double)slowest /
+						  (double)job->event_time_ms;
+
+		done = f > done ? f : done;
+	}
+	if (generated && job->records != UINT64_MAX && partitions > 0) {
+		double f = (double)records /
+			   ((double)job->records * (double)partitions);
+
+		done = f > done ? f : done;
+	}
+	return done > 1.0 ? 1.0 : done;
+}
+
+static void
+head_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
+{
+	int64_t real = snap->real_ns - v->start_real_ns;
+	double done = wm_view_done(v, snap);
+	char a[32], b[32], c[32];
+
+	fprintf(f, "wmrun: job \"%s\", %s, processing time %s (speed %g)",
+		v->topo->job.name, wm_units_format_duration(real, a, sizeof(a)),
+		wm_units_format_duration(snap->processing_ns, b, sizeof(b)),
+		v->topo->job.speed);
+	if (done >= 0.01)
+		fprintf(f, ", %.0f %% done, %s left", done * 100.0,
+			wm_units_format_duration(
+				(int64_t)((double)real * (1.0 - done) / done),
+				c, sizeof(c)));
+	else if (done >= 0.0)
+		fprintf(f, ", %.0f %% done", done * 100.0);
+	fputc('\n', f);
+}
+
+/* "12.3 k" for figures per second; "-" when unknown. */
+static const char *
+rate(double per_s, char *buf, size_t len)
+{
+	if (per_s < 0)
+		snprintf(buf, len, "-");
+	else if (per_s < 10000)
+		snprintf(buf, len, "%.0f", per_s);
+	else if (per_s < 10e6)
+		snprintf(buf, len, "%.1f k", per_s / 1e3);
+	else
+		snprintf(buf, len, "%.1f M", per_s / 1e6);
+	return buf;
+}
+
+static const char *
+lag(const struct wm_snap_subtask *s, char *buf, size_t len)
+{
+	if (s->watermark == WM_TS_MIN || s->newest_event_time == WM_TS_MIN ||
+	    s->watermark == WM_TS_MAX)
+		return strcpy(buf, "-");
+	if (s->newest_event_time <= s->watermark)
+		return strcpy(buf, "0 ms");
+	return wm_units_format_duration(
+		wm_ms_to_ns(s->newest_event_time - s->watermark), buf, len);
+}
+
+static const char *
+cause_word(enum wm_blame_cause c)
+{
+	switch (c) {
+	case WM_BLAME_SILENCE:
+		return "silence: nothing arrives";
+	case WM_BLAME_BACKPRESSURE:
+		return "back-pressure: its output rings are full";
+	case WM_BLAME_SLOW:
+		return "its watermark is the lowest";
+	case WM_BLAME_NONE:
+		break;
+	}
+	return "nothing";
+}
+
+/* "events/3 partition events-13" or "counts/0 via events/3, ...": what
+ * the blame chain ends at, and the way to it. */
+static void
+blame_text(const struct wm_view *v, const struct wm_blame *bl, FILE *f)
+{
+	uint32_t end = bl->hop[bl->n_hops - 1];
+	char a[96], b[96];
+
+	if (bl->partition != UINT32_MAX)
+		fprintf(f, "partition %s of %s",
+			partition_name(v, end, bl->partition, a, sizeof(a)),
+			subtask_name(v, end, b, sizeof(b)));
+	else
+		fprintf(f, "%s", subtask_name(v, end, a, sizeof(a)));
+	for (uint32_t h = bl->n_hops - 1; h > 1; h--)
+		fprintf(f, " via %s",
+			subtask_name(v, bl->hop[h - 1], a, sizeof(a)));
+}
+
+static void
+screen_inputs(const struct wm_view *v, uint32_t id,
+	      const struct wm_snap_subtask *s, FILE *f)
+{
+	char a[96], b[48], r[16];
+
+	for (uint32_t i = 0; i < s->n_partitions; i++) {
+		const struct wm_snap_partition *p = &s->partitions[i];
+
+		fprintf(f, "    partition %-20s %-12s %-6s %s/s%s\n",
+			partition_name(v, id, p->partition, a, sizeof(a)),
+			wm_units_format_event_time(p->watermark, b, sizeof(b)),
+			p->idle ? "IDLE" : "ACTIVE",
+			rate(p->records_per_s, r, sizeof(r)),
+			!s->idle && s->held_by == p->partition ? "  <- minimum"
+							       : "");
+	}
+	for (uint32_t c = 0; c < s->n_channels; c++) {
+		const struct wm_snap_channel *ch = &s->channels[c];
+
+		fprintf(f, "    from %-25s %-12s %-6s%s\n",
+			subtask_name(v, ch->producer, a, sizeof(a)),
+			wm_units_format_event_time(ch->watermark, b, sizeof(b)),
+			ch->idle ? "IDLE" : "ACTIVE",
+			!s->idle && s->held_by == c ? "  <- minimum" : "");
+	}
+}
+
+void
+wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
+{
+	char name[96], wm[48], lg[32], in[16], out[16], d[32];
+
+	head_line(v, snap, f);
+	fprintf(f, "%-22s %-12s %-12s %9s %9s %5s %5s %5s %8s\n", "subtask",
+		"watermark", "lag", "in/s", "out/s", "busy", "idle", "bp",
+		"late");
+	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
+		const struct wm_snap_subtask *s = &snap->subtasks[id];
+		struct wm_blame bl;
+
+		fprintf(f, "%-22s %-12s %-12s %9s %9s ",
+			subtask_name(v, id, name, sizeof(name)),
+			s->idle ? "IDLE"
+				: wm_units_format_event_time(s->watermark, wm,
+							     sizeof(wm)),
+			lag(s, lg, sizeof(lg)),
+			rate(s->records_in_per_s, in, sizeof(in)),
+			rate(s->records_out_per_s, out, sizeof(out)));
+		if (s->busy_ms_per_s < 0)
+			fprintf(f, "%5s %5s %5s", "-", "-", "-");
+		else
+			fprintf(f, "%5.0f %5.0f %5.0f", s->busy_ms_per_s,
+				s->idle_ms_per_s, s->backpressured_ms_per_s);
+		fprintf(f, " %8" PRIu64 "%s\n", s->late_dropped,
+			s->finished ? "  finished" : "");
+		screen_inputs(v, id, s, f);
+		wm_snapshot_blame(snap, v->plan, id, &bl);
+		if (bl.cause == WM_BLAME_NONE ||
+		    snap->processing_ns - s->unmoved_since_ns < v->stall_ns)
+			continue;
+		fprintf(f, "    held for %s by ",
+			wm_units_format_duration(bl.for_ns, d, sizeof(d)));
+		blame_text(v, &bl, f);
+		fprintf(f, " (%s)\n", cause_word(bl.cause));
+	}
+}
+
+/* "wmrun: 4.2 s (processing time 2 h 20 min): " */
+static void
+line_prefix(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
+{
+	char a[32], b[32];
+
+	fprintf(f, "wmrun: %s (processing time %s): ",
+		wm_units_format_duration(snap->real_ns - v->start_real_ns, a,
+					 sizeof(a)),
+		wm_units_format_duration(snap->processing_ns, b, sizeof(b)));
+}
+
+/* The news of subtask id's watermark: held (for the stall threshold),
+ * held by something else now, or moving again. */
+static void
+subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
+	      FILE *f)
+{
+	const struct wm_snap_subtask *s = &snap->subtasks[id];
+	struct said *said = &v->said[id];
+	struct wm_blame bl;
+	char name[96], a[48], b[48], d[32];
+	bool held = !s->idle && !s->finished &&
+		    snap->processing_ns - s->unmoved_since_ns >= v->stall_ns;
+
+	wm_snapshot_blame(snap, v->plan, id, &bl);
+	held = held && bl.cause != WM_BLAME_NONE;
+	if (held) {
+		uint32_t holder = bl.hop[bl.n_hops - 1];
+
+		if (said->held && said->holder == holder &&
+		    said->partition == bl.partition && said->cause == bl.cause)
+			return;
+		line_prefix(v, snap, f);
+		fprintf(f, "%s watermark %s held for %s by ",
+			subtask_name(v, id, name, sizeof(name)),
+			wm_units_format_event_time(s->watermark, a, sizeof(a)),
+			wm_units_format_duration(bl.for_ns, d, sizeof(d)));
+		blame_text(v, &bl, f);
+		fprintf(f, " (%s)\n", cause_word(bl.cause));
+		*said = (struct said){true,	    holder,
+				      bl.partition, bl.cause,
+				      s->watermark, s->unmoved_since_ns};
+		return;
+	}
+	if (!said->held || s->watermark == said->watermark)
+		return;
+	line_prefix(v, snap, f);
+	fprintf(f, "%s watermark moves again, %s to %s, after %s\n",
+		subtask_name(v, id, name, sizeof(name)),
+		wm_units_format_event_time(said->watermark, a, sizeof(a)),
+		s->idle ? "IDLE"
+			: wm_units_format_event_time(s->watermark, b,
+						     sizeof(b)),
+		wm_units_format_duration(s->unmoved_since_ns -
+						 said->held_since_ns,
+					 d, sizeof(d)));
+	said->held = false;
+}
+
+static void
+status_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
+{
+	uint64_t in = 0;
+	double per_s = 0;
+	wm_ts_t lowest = WM_TS_MAX;
+	double done = wm_view_done(v, snap);
+	char a[48], b[16];
+
+	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
+		const struct wm_snap_subtask *s = &snap->subtasks[id];
+
+		if (v->plan->subtasks[id].n_inputs > 0)
+			continue;
+		in += s->records_out;
+		per_s += s->records_out_per_s > 0 ? s->records_out_per_s : 0;
+	}
+	for (uint32_t id = 0; id < snap->n_subtasks; id++)
+		if (!snap->subtasks[id].idle &&
+		    snap->subtasks[id].watermark < lowest)
+			lowest = snap->subtasks[id].watermark;
+	line_prefix(v, snap, f);
+	fprintf(f, "%" PRIu64 " records read (%s/s), lowest watermark %s", in,
+		rate(per_s, b, sizeof(b)),
+		lowest == WM_TS_MAX
+			? "IDLE"
+			: wm_units_format_event_time(lowest, a, sizeof(a)));
+	if (done >= 0.0)
+		fprintf(f, ", %.0f %% done", done * 100.0);
+	fputc('\n', f);
+}
+
+void
+wm_view_lines(struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
+{
+	for (uint32_t id = 0; id < snap->n_subtasks; id++)
+		subtask_lines(v, snap, id, f);
+	if (v->status_every_ns > 0 && snap->real_ns >= v->next_status_ns) {
+		status_line(v, snap, f);
+		while (v->next_status_ns <= snap->real_ns)
+			v->next_status_ns += v->status_every_ns;
+	}
+}

@@ -1,0 +1,56 @@
+/*
+ * view.h
+ *	What a person watching a job reads, from snapshots: a screen that a
+ *	terminal redraws in place, or, for a log, timestamped lines.
+ *
+ * The screen: a head line (the job, its real and processing time, for a
+ * bounded job the part done and the time left), then every subtask with
+ * its output watermark, the lag of that watermark behind the newest event
+ * time it saw, records per second in and out, Flink's busy, idle and
+ * back-pressured milliseconds per second, and late records; under it its
+ * inputs (a source's partitions, an operator's input channels) with their
+ * watermarks and ACTIVE/IDLE, the one that holds the subtask marked; and
+ * while its watermark is held, a blame line: followed upstream, which
+ * source subtask and partition holds it, for how long, and why (silence,
+ * back-pressure, or a watermark that is merely low).
+ *
+ * The lines: one when a subtask's watermark has not moved for the job's
+ * stall threshold, naming what holds it; one when what holds it changes;
+ * one when it moves again; and a status line every `status_every_ns` of
+ * real time. Below the stall threshold the minimum moves between inputs
+ * as their watermarks overtake each other, which is no news.
+ *
+ * Pure: text goes into the caller's FILE (a memory stream for the
+ * terminal, written in one go), time comes in the snapshots.
+ */
+#ifndef WM_RUNTIME_VIEW_H
+#define WM_RUNTIME_VIEW_H
+
+#include <stdio.h>
+
+#include "runtime/conf/topology.h"
+#include "runtime/observe/snapshot.h"
+#include "runtime/plan/plan.h"
+
+struct wm_view;
+
+/* A view of the job `topo` with plan `plan`, whose start line was at
+ * `start_real_ns` (the clock of the snapshots' real_ns). NULL: ENOMEM. */
+struct wm_view *wm_view_new(const struct wm_topology *topo,
+			    const struct wm_plan *plan, int64_t start_real_ns,
+			    int64_t status_every_ns);
+void wm_view_free(struct wm_view *view);
+
+/* The whole screen for `snap`, ending in a newline, into f. */
+void wm_view_screen(const struct wm_view *view, const struct wm_snapshot *snap,
+		    FILE *f);
+
+/* The lines `snap` makes news of, since the snapshot before, into f. */
+void wm_view_lines(struct wm_view *view, const struct wm_snapshot *snap,
+		   FILE *f);
+
+/* The part of a bounded job done as of `snap`, 0 to 1; negative when the
+ * job is unbounded or nothing tells yet. */
+double wm_view_done(const struct wm_view *view, const struct wm_snapshot *snap);
+
+#endif /* WM_RUNTIME_VIEW_H */

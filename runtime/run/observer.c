@@ -1,0 +1,339 @@
+/*
+ * observer.c
+ *	The observer process: sampling, RCU publication, the view's thread
+ *	(observer.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <sysexits.h>
+#include <unistd.h>
+#include <urcu/urcu-bp.h>
+
+#include "base/clock.h"
+#include "base/container_of.h"
+#include "runtime/observe/snapshot.h"
+#include "runtime/observe/view.h"
+#include "runtime/run/observer.h"
+
+/* A published snapshot and what call_rcu() needs to free it. */
+struct published {
+	struct rcu_head rcu;
+	struct wm_snapshot *snap;
+};
+
+struct observer {
+	const struct wm_observe_options *o;
+	const struct wm_topology *topo;
+	const struct wm_plan *plan;
+	const struct wm_shm *seg;
+	int end_fd; /* read end: EOF when the job ended */
+	int64_t start_ns;
+	struct published *current; /* RCU-protected */
+	struct wm_view *view;
+	/* The view's thread: told to stop (release, after the last
+	 * publication) and woken early through the condition. */
+	atomic_bool stopping;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+};
+
+static void
+free_published(struct rcu_head *head)
+{
+	struct published *p = wm_container_of(head, struct published, rcu);
+
+	wm_snapshot_free(p->snap);
+	free(p);
+}
+
+/* Make `snap` the current snapshot. The sampler is the only writer, so the
+ * one it replaces is its own to hand to call_rcu(): freed once every
+ * reader that could have loaded it has left its read-side section. */
+static int
+publish(struct observer *ob, struct wm_snapshot *snap)
+{
+	struct published *p = malloc(sizeof(*p)), *old;
+
+	if (p == NULL) {
+		wm_snapshot_free(snap);
+		return -ENOMEM;
+	}
+	p->snap = snap;
+	old = rcu_xchg_pointer(&ob->current, p);
+	if (old != NULL)
+		urcu_bp_call_rcu(&old->rcu, free_published);
+	return 0;
+}
+
+/* One snapshot of every block, as of now. */
+static int
+sample(struct observer *ob)
+{
+	int64_t real = wm_monotonic_ns();
+	/* Only this thread replaces ob->current: reading it needs no
+	 * read-side section here. */
+	struct published *prev = ob->current;
+	const struct wm_shm_header *h = wm_shm_header(ob->seg);
+	struct wm_snapshot *snap = wm_snapshot_take(
+		ob->plan, wm_shm_metrics(ob->seg, 0), h->metrics_stride,
+		prev != NULL ? prev->snap : NULL, real,
+		wm_scale_ns(real - ob->start_ns, ob->topo->job.speed));
+
+	if (snap == NULL)
+		return -ENOMEM;
+	return publish(ob, snap);
+}
+
+/* All of buf to fd, or false. */
+static bool
+write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+/* The screen in place: home, every line cleared to its end, and whatever
+ * a longer screen before left below cleared too. */
+static bool
+draw_screen(int fd, const char *text, size_t len)
+{
+	FILE *m;
+	char *out = NULL;
+	size_t out_len = 0;
+	bool ok;
+
+	m = open_memstream(&out, &out_len);
+	if (m == NULL)
+		return false;
+	fputs("\033[H", m);
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '\n')
+			fputs("\033[K", m);
+		fputc(text[i], m);
+	}
+	fputs("\033[J", m);
+	ok = fclose(m) == 0 && write_all(fd, out, out_len);
+	free(out);
+	return ok;
+}
+
+/* Render the current snapshot if it is new; false once the view cannot
+ * write any more (it then stops drawing, the job goes on). */
+static bool
+show(struct observer *ob, uint64_t *shown)
+{
+	struct published *p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	bool ok = true;
+
+	if (m == NULL)
+		return true; /* no memory this time; try at the next */
+	urcu_bp_read_lock();
+	p = rcu_dereference(ob->current);
+	if (p != NULL && p->snap->seq + 1 != *shown) {
+		if (ob->o->live == WM_LIVE_SCREEN)
+			wm_view_screen(ob->view, p->snap, m);
+		else
+			wm_view_lines(ob->view, p->snap, m);
+		*shown = p->snap->seq + 1;
+	}
+	urcu_bp_read_unlock();
+	if (fclose(m) == 0 && len > 0)
+		ok = ob->o->live == WM_LIVE_SCREEN
+			     ? draw_screen(ob->o->fd, text, len)
+			     : write_all(ob->o->fd, text, len);
+	free(text);
+	return ok;
+}
+
+static void *
+view_thread(void *arg)
+{
+	struct observer *ob = arg;
+	int64_t every = ob->o->live == WM_LIVE_SCREEN ? ob->o->redraw_ns
+						      : ob->o->interval_ns;
+	uint64_t shown = 0;
+
+	if (ob->o->live == WM_LIVE_SCREEN)
+		write_all(ob->o->fd, "\033[2J", 4);
+	for (;;) {
+		bool last = atomic_load_explicit(&ob->stopping,
+						 memory_order_acquire);
+
+		if (!show(ob, &shown) || last)
+			break;
+		struct timespec until;
+
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += every / 1000000000;
+		until.tv_nsec += every % 1000000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_mutex_lock(&ob->lock);
+		while (!atomic_load_explicit(&ob->stopping,
+					     memory_order_relaxed) &&
+		       pthread_cond_timedwait(&ob->wake, &ob->lock, &until) !=
+			       ETIMEDOUT)
+			;
+		pthread_mutex_unlock(&ob->lock);
+	}
+	return NULL;
+}
+
+/* Wait until `ms` passed or the job ended; false once it ended. */
+static bool
+wait_or_end(struct observer *ob, int64_t ns)
+{
+	struct pollfd p = {.fd = ob->end_fd, .events = POLLIN};
+	int ms = (int)((ns + 999999) / 1000000);
+	int r;
+
+	do
+		r = poll(&p, 1, ms);
+	while (r < 0 && errno == EINTR);
+	return r == 0;
+}
+
+static int
+observe(struct observer *ob)
+{
+	const struct wm_shm_header *h = wm_shm_header(ob->seg);
+	pthread_t view;
+	pthread_condattr_t ca;
+	int status = 0;
+
+	/* The start line: the moment every subtask is ready, processing
+	 * time's zero. A job that ends before it shows nothing. */
+	while ((ob->start_ns = atomic_load_explicit(&h->start_ns,
+						    memory_order_acquire)) == 0)
+		if (!wait_or_end(ob, 10000000))
+			return 0;
+	ob->view =
+		wm_view_new(ob->topo, ob->plan, ob->start_ns, ob->o->status_ns);
+	if (ob->view == NULL || sample(ob) != 0)
+		return EX_OSERR;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ob->wake, &ca);
+	pthread_mutex_init(&ob->lock, NULL);
+	if (pthread_create(&view, NULL, view_thread, ob) != 0)
+		return EX_OSERR;
+	while (wait_or_end(ob, ob->o->interval_ns))
+		if (sample(ob) != 0) {
+			status = EX_OSERR;
+			break;
+		}
+	/* The last figures, then the view draws them and stops. */
+	if (status == 0 && sample(ob) != 0)
+		status = EX_OSERR;
+	pthread_mutex_lock(&ob->lock);
+	atomic_store_explicit(&ob->stopping, true, memory_order_release);
+	pthread_cond_signal(&ob->wake);
+	pthread_mutex_unlock(&ob->lock);
+	pthread_join(view, NULL);
+	return status;
+}
+
+static void
+observer_main(const struct wm_observe_options *o,
+	      const struct wm_topology *topo, const struct wm_plan *plan,
+	      const struct wm_shm *seg, int end_fd, pid_t parent)
+{
+	struct observer ob = {.o = o,
+			      .topo = topo,
+			      .plan = plan,
+			      .seg = seg,
+			      .end_fd = end_fd};
+
+	/* Gone with the supervisor; its signals (blocked since before the
+	 * fork) stay blocked: a stop reaches it as the pipe's EOF. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	prctl(PR_SET_NAME, "observer"); /* as workers are named: ps, pgrep */
+	int status = observe(&ob);
+
+	fflush(NULL);
+	_exit(status);
+}
+
+int
+wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
+		  const struct wm_topology *topo, const struct wm_plan *plan,
+		  const struct wm_shm *seg, char *err, size_t errlen)
+{
+	pid_t parent = getpid();
+	int fds[2];
+
+	*obs = (struct wm_observer){.pid = 0, .end_fd = -1};
+	if (o->live == WM_LIVE_OFF)
+		return 0;
+	/* The workers forked after it inherit the write end too (fork keeps
+	 * it; O_CLOEXEC only closes it at an exec): EOF comes once they and
+	 * the supervisor are all done, which is when the job ended. */
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "could not make a pipe: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	fflush(stdout);
+	fflush(stderr);
+	obs->pid = fork();
+	if (obs->pid == 0) {
+		close(fds[1]);
+		observer_main(o, topo, plan, seg, fds[0], parent);
+	}
+	close(fds[0]);
+	if (obs->pid < 0) {
+		int e = errno;
+
+		close(fds[1]);
+		obs->pid = 0;
+		snprintf(err, errlen, "could not fork: %s", strerror(e));
+		return -e;
+	}
+	obs->end_fd = fds[1];
+	return 0;
+}
+
+int
+wm_observer_finish(struct wm_observer *obs)
+{
+	int st;
+
+	if (obs->end_fd >= 0) {
+		close(obs->end_fd);
+		obs->end_fd = -1;
+	}
+	if (obs->pid <= 0 || obs->reaped)
+		return 0;
+	while (waitpid(obs->pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	obs->reaped = true;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}

@@ -1,0 +1,69 @@
+/*
+ * observer.h
+ *	The process that watches a real run: it samples every subtask's
+ *	metrics block, publishes each snapshot to its readers with RCU, and
+ *	shows the job while it runs (runtime/observe/view.h).
+ *
+ * Why a process of its own (doc/architecture.md section 6): its readers
+ * are threads, and the supervisor, which forks the workers (and will fork
+ * them again to restart them), must stay single-threaded; a child forked
+ * from a threaded process may call only async-signal-safe functions. The
+ * supervisor forks the observer once, before the workers; it maps the
+ * segment through the fork, reads the blocks and nothing else, and never
+ * forks. It learns that the job ended when the supervisor closes the
+ * pipe it holds (EOF), shows the last snapshot and exits; the supervisor
+ * waits for it before the summary, so the two never interleave.
+ *
+ * Threads of the observer: the main one samples every `interval_ns` and
+ * publishes (rcu_assign_pointer(), the old snapshot freed by call_rcu()
+ * once no reader can hold it); the view's thread reads the current
+ * snapshot under rcu_read_lock() and draws it. Neither waits for the
+ * other, and neither touches anything a worker reads.
+ */
+#ifndef WM_RUNTIME_OBSERVER_H
+#define WM_RUNTIME_OBSERVER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ipc/shm.h"
+#include "runtime/conf/topology.h"
+#include "runtime/plan/plan.h"
+
+/* What a real run shows while it runs (wmrun --live, --quiet). */
+enum wm_live {
+	WM_LIVE_OFF,	/* --quiet: nothing before the summary */
+	WM_LIVE_LINES,	/* timestamped lines, for a log */
+	WM_LIVE_SCREEN, /* a screen redrawn in place on a terminal */
+};
+
+struct wm_observe_options {
+	enum wm_live live;
+	int fd;		     /* where the view writes: 2 */
+	int64_t interval_ns; /* between samples (real time) */
+	int64_t redraw_ns;   /* between screens (real time) */
+	int64_t status_ns;   /* between status lines (real time) */
+};
+
+struct wm_observer {
+	pid_t pid;  /* 0: none */
+	int end_fd; /* the supervisor's end of the pipe; -1 */
+	bool reaped;
+};
+
+/*
+ * Fork the observer of the job whose segment is `seg`. 0, or -errno with
+ * a message in err. With o->live == WM_LIVE_OFF nothing is started and
+ * obs->pid is 0.
+ */
+int wm_observer_start(struct wm_observer *obs,
+		      const struct wm_observe_options *o,
+		      const struct wm_topology *topo,
+		      const struct wm_plan *plan, const struct wm_shm *seg,
+		      char *err, size_t errlen);
+
+/* The job ended: the observer shows the last snapshot and exits; wait for
+ * it. 0, or the observer's failure as an exit status. */
+int wm_observer_finish(struct wm_observer *obs);
+
+#endif /* WM_RUNTIME_OBSERVER_H */

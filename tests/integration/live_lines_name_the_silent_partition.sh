@@ -1,0 +1,52 @@
+#!/bin/sh
+# Run where standard error is no terminal, wmrun prints timestamped lines
+# while the job runs: when a watermark has been held for the stall
+# threshold, which partition of which source subtask holds it and why
+# (silence), and when it moves again. --quiet prints only the summary.
+. "$srcdir/tests/integration/lib.sh"
+
+# Partition 3 is silent from 1 h to 3 h of processing time, with no idle
+# timeout: it holds the source subtask that reads it (which one, Flink's
+# split assignment says) and the window for those two hours, about 3.6 s
+# of real time at speed 2000.
+quiet_partition_job 2000 "$scratch/out.csv" >"$scratch/job.conf"
+
+expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
+err="$scratch/err"
+held='^wmrun: [0-9.]+ (ms|s|min [0-9]+ s) \(processing time ([0-9]+ h [0-9]+ min|[0-9]+ min [0-9]+ s)\): counts/0 watermark [0-9:.]+ held for .* by partition events-3 of events/[01] \(silence: nothing arrives\)$'
+moves='^wmrun: .*: counts/0 watermark moves again, '
+expect_line "$held" "$err"
+expect_line "$moves" "$err"
+# The source subtask that reads it, named as its holder too.
+reader=$(grep -E "$held" "$err" | head -n 1 | sed -E 's/.* of (events\/[01]) .*/\1/')
+expect_line "^wmrun: .*: $reader watermark [0-9:.]+ held for .* by partition events-3 of $reader \(silence" "$err"
+# In that order, and at the times the silence says: held within the
+# silence, moving again only after partition 3 returned at 3 h.
+first_held=$(grep -nE "$held" "$err" | head -n 1 | cut -d: -f1)
+first_move=$(grep -nE "$moves" "$err" | head -n 1 | cut -d: -f1)
+[ "$first_held" -lt "$first_move" ] || fail "moving again before held"
+hours() { sed -E 's/.*\(processing time ([0-9]+) h.*/\1/;t;s/.*/0/'; }
+at_held=$(grep -E "$held" "$err" | head -n 1 | hours)
+at_move=$(grep -E "$moves" "$err" | head -n 1 | hours)
+[ "$at_held" -ge 1 ] && [ "$at_held" -lt 3 ] ||
+	fail "held line at hour $at_held, not within the silence (1 h to 3 h)"
+[ "$at_move" -ge 3 ] || fail "moving again at hour $at_move, before 3 h"
+# Never blamed on a partition that was not silent.
+! grep -E 'held for .* by partition events-[012] ' "$err" ||
+	fail "a partition that never went silent was blamed"
+expect_line '^wmrun: .*: [0-9]+ records read \(.*/s\), lowest watermark ' "$err"
+expect_line '^wmrun: job "one-quiet-partition" finished after ' "$err"
+
+# --quiet: the summary alone.
+expect_status 0 "$WMRUN" --quiet "$scratch/job.conf"
+! grep -E 'held for|moves again|records read \(' "$scratch/err" ||
+	fail "--quiet printed live lines"
+expect_line '^wmrun: job "one-quiet-partition" finished after ' "$scratch/err"
+
+# A bad --live is a usage error naming the allowed words.
+expect_status 64 "$WMRUN" --live=sometimes "$scratch/job.conf"
+expect_line 'invalid --live.*"sometimes"' "$scratch/err"
+expect_line 'auto' "$scratch/err"
+expect_status 64 "$WMRUN" --sample-interval=0ms "$scratch/job.conf"
+expect_line 'sample-interval' "$scratch/err"
+echo ok
