@@ -67,7 +67,9 @@ void wm_task_record_as_frame(struct wm_task_out *out, uint32_t edge,
 
 struct wm_task_counters {
 	uint64_t records_in;  /* read from partitions or input channels */
-	uint64_t records_out; /* sent on edges */
+	/* Sent on edges; for a window, which sends none, its results and
+	 * late side output (Flink's numRecordsOut: what it emitted). */
+	uint64_t records_out;
 	uint64_t watermarks_out;
 	uint64_t statuses_out;
 };

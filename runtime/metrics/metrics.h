@@ -61,7 +61,9 @@ struct wm_partition_metrics {
 
 struct wm_subtask_metrics {
 	_Atomic uint64_t records_in;  /* numRecordsIn */
-	_Atomic uint64_t records_out; /* numRecordsOut (per edge sent) */
+	/* numRecordsOut: records sent (once per edge); for a window, the
+	 * results and late records it emitted. */
+	_Atomic uint64_t records_out;
 	_Atomic uint64_t bad_records_skipped; /* numRecordsInErrors */
 	/* window subtasks */
 	_Atomic uint64_t records_windowed;
