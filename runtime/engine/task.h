@@ -130,6 +130,12 @@ const char *wm_task_why(const struct wm_task *task);
  * scheduler. */
 void wm_task_cpu_wait(struct wm_task *task, int64_t waited_ns);
 
+/* The task runs on a real scheduler at [job] speed `speed`: every stall
+ * of its watermarks that its process's wait for a CPU explains to within
+ * the scheduling noise is counted apart (progress.h, noise.h). Call once,
+ * before the first input; never under --sim. */
+void wm_task_count_noise(struct wm_task *task, double speed);
+
 /* Every input delivered END. */
 bool wm_task_inputs_done(const struct wm_task *task);
 

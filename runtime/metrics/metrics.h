@@ -48,6 +48,11 @@ struct wm_watermark_metrics {
 	_Atomic uint64_t to_idle, to_active;
 	/* Real time the process waited for a CPU during the longest stall. */
 	_Atomic int64_t longest_starved_ns;
+	/* Stalls within a real run's scheduling noise (noise.h), in none of
+	 * the figures above, and their real time waiting for a CPU. */
+	_Atomic uint64_t noise_stalls;
+	_Atomic int64_t noise_stalled_ns;
+	_Atomic int64_t noise_starved_ns;
 };
 
 /* One partition (Flink: split) a source subtask reads. */
