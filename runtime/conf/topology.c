@@ -589,8 +589,8 @@ check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
 				? "a window reads one or two "
 				  "stages"
 				: "this stage reads one stage");
-	/* A sink is chained to the window it writes for: same subtasks, so
-	 * same parallelism. */
+	/* A sink is chained to the window it writes for (its parallelism:
+	 * sink_parallelism()). */
 	if (st->kind == WM_STAGE_SINK && up->kind != WM_STAGE_WINDOW)
 		return wm_conf_bad_value(l, e,
 					 "a sink writes the results of a "
@@ -605,14 +605,33 @@ check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
 			 up->name);
 		return wm_conf_bad_value(l, e, why);
 	}
-	if (st->kind == WM_STAGE_SINK && up->parallelism != st->parallelism) {
-		snprintf(why, sizeof(why),
-			 "a sink is chained to its window, so it needs its "
-			 "parallelism (%u, not %u)",
-			 up->parallelism, st->parallelism);
-		return wm_conf_bad_value(l, e, why);
-	}
 	return 0;
+}
+
+/*
+ * A sink is chained to the window it writes for: the same subtasks, so
+ * the same parallelism. Without a `parallelism` in its own section it
+ * takes the window's (a [global] one is the window's default, not the
+ * sink's choice); one given there that differs is an error, at it.
+ */
+static int
+sink_parallelism(struct loader *l, struct wm_ini_section *sec,
+		 struct wm_stage *st, const struct wm_stage *window)
+{
+	struct wm_ini_entry *pe = wm_ini_get(sec, "parallelism");
+	char why[200];
+
+	if (pe == NULL) {
+		st->parallelism = window->parallelism;
+		return 0;
+	}
+	if (st->parallelism == window->parallelism)
+		return 0;
+	snprintf(why, sizeof(why),
+		 "a sink is chained to its window, so it needs its "
+		 "parallelism (%u, not %u)",
+		 window->parallelism, st->parallelism);
+	return wm_conf_bad_value(l, pe, why);
 }
 
 /* The partitioning of the edge from `up` into `st`: as `partitioning`
@@ -679,6 +698,8 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 		if (in < 0)
 			return no_such_stage(l, e, p, len);
 		if ((r = check_input(l, e, s, (uint32_t)in)) != 0 ||
+		    (st->kind == WM_STAGE_SINK &&
+		     (r = sink_parallelism(l, sec, st, &t->stages[in])) != 0) ||
 		    (r = edge_kind(l, e, pe, &t->stages[in], st, &kind)) != 0)
 			return r;
 		st->inputs[st->n_inputs].stage = (uint32_t)in;

@@ -7,6 +7,7 @@
 
 #include "base/assert.h"
 #include "runtime/engine/progress.h"
+#include "runtime/metrics/noise.h"
 
 /* The tracker's books balance (progress.h): switches alternate, so while
  * the stream lasts there is one more to IDLE than to ACTIVE exactly when
@@ -20,6 +21,8 @@ check(const struct wm_progress *p)
 	WM_ASSERT(p->to_idle - p->to_active <= 1);
 	WM_ASSERT(p->longest_stall_ns <= p->stalled_ns);
 	WM_ASSERT(p->stalls > 0 || p->stalled_ns == 0);
+	WM_ASSERT(p->noise_stalls > 0 || p->noise_stalled_ns == 0);
+	WM_ASSERT(p->noise_speed > 0 || p->noise_stalls == 0);
 }
 
 void
@@ -38,6 +41,13 @@ wm_progress_follow_starvation(struct wm_progress *p, const int64_t *starved_ns)
 {
 	p->starved = starved_ns;
 	p->starved_at_still_ns = *starved_ns;
+}
+
+void
+wm_progress_count_noise(struct wm_progress *p, double speed)
+{
+	WM_ASSERT(speed > 0); /* the topology refuses anything else */
+	p->noise_speed = speed;
 }
 
 static int64_t
@@ -59,16 +69,23 @@ static void
 close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
 {
 	int64_t still = now_ns - p->still_since_ns;
+	int64_t starved = starved_now(p) - p->starved_at_still_ns;
 
 	WM_ASSERT(still >= 0);
-	if (still > p->threshold_ns) {
+	if (still <= p->threshold_ns) {
+		/* not a stall */
+	} else if (p->noise_speed > 0 &&
+		   wm_noise_stall(still, starved, p->noise_speed)) {
+		p->noise_stalls++;
+		p->noise_stalled_ns += still;
+		p->noise_starved_ns += starved;
+	} else {
 		p->stalled_ns += still;
 		p->stalls++;
 		if (still > p->longest_stall_ns) {
 			p->longest_stall_ns = still;
 			p->longest_cause = cause;
-			p->longest_starved_ns =
-				starved_now(p) - p->starved_at_still_ns;
+			p->longest_starved_ns = starved;
 		}
 	}
 	start_still(p, now_ns);
@@ -160,6 +177,9 @@ wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		.to_idle = p->to_idle,
 		.to_active = p->to_active,
 		.longest_starved_ns = q.longest_starved_ns,
+		.noise_stalls = q.noise_stalls,
+		.noise_stalled_ns = q.noise_stalled_ns,
+		.noise_starved_ns = q.noise_starved_ns,
 	};
 }
 
@@ -181,4 +201,7 @@ wm_progress_publish(const struct wm_progress *p, int64_t now_ns,
 	WM_METRIC_SET(m->to_idle, r.to_idle);
 	WM_METRIC_SET(m->to_active, r.to_active);
 	WM_METRIC_SET(m->longest_starved_ns, r.longest_starved_ns);
+	WM_METRIC_SET(m->noise_stalls, r.noise_stalls);
+	WM_METRIC_SET(m->noise_stalled_ns, r.noise_stalled_ns);
+	WM_METRIC_SET(m->noise_starved_ns, r.noise_starved_ns);
 }

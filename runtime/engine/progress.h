@@ -30,6 +30,13 @@
  *                 (wm_progress_follow_starvation(); real nanoseconds, not
  *                 processing time). A stall of a starved process is the
  *                 machine's doing, not the data's.
+ *   noise         in a real run (wm_progress_count_noise()), a stall its
+ *                 process's wait for a CPU explains to within the run's
+ *                 scheduling noise (runtime/metrics/noise.h): the
+ *                 scheduler's, not a finding. It is counted apart (how
+ *                 many, how long, how much of it waiting for a CPU) and
+ *                 in none of the stall figures above, the longest and
+ *                 its cause included. --sim counts none.
  *
  * A stretch still open at the time of a reading counts up to that time, so
  * a reading is what a user would see if the job ended then. Pure: time is
@@ -65,6 +72,12 @@ struct wm_progress {
 	const int64_t *starved;
 	int64_t starved_at_still_ns;
 	int64_t longest_starved_ns;
+	/* noise: the run's speed (0: no scheduler, no noise), and the
+	 * stalls within it */
+	double noise_speed;
+	uint64_t noise_stalls;
+	int64_t noise_stalled_ns;
+	int64_t noise_starved_ns;
 };
 
 /* What a reading at some time gives, open stretches included. */
@@ -79,6 +92,9 @@ struct wm_progress_reading {
 	int64_t idle_ns;
 	uint64_t to_idle, to_active;
 	int64_t longest_starved_ns; /* of the longest stall */
+	uint64_t noise_stalls;	    /* the scheduler's, in none of the above */
+	int64_t noise_stalled_ns;
+	int64_t noise_starved_ns; /* real time waiting for a CPU in them */
 };
 
 /* ACTIVE at MIN from time 0; stalls are stretches longer than
@@ -90,6 +106,11 @@ void wm_progress_init(struct wm_progress *p, int64_t threshold_ns);
  * its value now is where the still stretch begins. */
 void wm_progress_follow_starvation(struct wm_progress *p,
 				   const int64_t *starved_ns);
+
+/* The tracker's process runs on a real scheduler, its processing time
+ * real time times `speed` (> 0): stalls within the scheduling noise
+ * (noise.h) of their process's wait for a CPU are counted apart. */
+void wm_progress_count_noise(struct wm_progress *p, double speed);
 
 /* The watermark is now `w` at `now_ns` (ignored unless it advanced),
  * because of `cause`. */

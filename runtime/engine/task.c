@@ -204,6 +204,14 @@ wm_task_cpu_wait(struct wm_task *t, int64_t waited_ns)
 	t->cpu_wait_ns = waited_ns;
 }
 
+void
+wm_task_count_noise(struct wm_task *t, double speed)
+{
+	wm_progress_count_noise(&t->output, speed);
+	if (t->source != NULL)
+		wm_task_source_count_noise(t, speed);
+}
+
 /* The map of input channel `channel`, for a frame arriving on it at
  * `now_ns`; NULL if nothing may arrive there (no such channel, or one that
  * delivered END). */

@@ -67,7 +67,9 @@ void wm_task_record_as_frame(struct wm_task_out *out, uint32_t edge,
 
 struct wm_task_counters {
 	uint64_t records_in;  /* read from partitions or input channels */
-	uint64_t records_out; /* sent on edges */
+	/* Sent on edges; for a window, which sends none, its results and
+	 * late side output (Flink's numRecordsOut: what it emitted). */
+	uint64_t records_out;
 	uint64_t watermarks_out;
 	uint64_t statuses_out;
 };
@@ -127,6 +129,12 @@ const char *wm_task_why(const struct wm_task *task);
  * (progress.h). Never called under --sim, whose processing time has no
  * scheduler. */
 void wm_task_cpu_wait(struct wm_task *task, int64_t waited_ns);
+
+/* The task runs on a real scheduler at [job] speed `speed`: every stall
+ * of its watermarks that its process's wait for a CPU explains to within
+ * the scheduling noise is counted apart (progress.h, noise.h). Call once,
+ * before the first input; never under --sim. */
+void wm_task_count_noise(struct wm_task *task, double speed);
 
 /* Every input delivered END. */
 bool wm_task_inputs_done(const struct wm_task *task);

@@ -252,6 +252,15 @@ wm_task_holding_partition(const struct wm_task *t)
 	return holder;
 }
 
+void
+wm_task_source_count_noise(struct wm_task *t, double speed)
+{
+	struct task_source *s = t->source;
+
+	for (uint32_t i = 0; i < s->n_parts; i++)
+		wm_progress_count_noise(&s->part[i].progress, speed);
+}
+
 /*
  * Partitions that finished leave the multiplexer, as Flink releases a
  * finished split's output, its slot removed (doc/semantics.md section

@@ -147,11 +147,13 @@ void wm_task_send_record(struct wm_task *t, const struct wm_record *r);
 /* task_source.c: set up a source subtask's partitions and watermarks
  * from its record source `src`, owned by the task from the call on (0 or
  * a negative errno); free them; the partition holding its watermark now
- * (progress.h cause; WM_PROGRESS_NO_CAUSE if none); its figures into its
+ * (progress.h cause; WM_PROGRESS_NO_CAUSE if none); its partitions'
+ * stalls within scheduling noise counted apart (task.h); its figures into its
  * metrics block, and the check that they add up (WM_ASSERT). */
 int wm_task_init_source(struct wm_task *t, struct wm_record_source *src);
 void wm_task_free_source(struct wm_task *t);
 uint32_t wm_task_holding_partition(const struct wm_task *t);
+void wm_task_source_count_noise(struct wm_task *t, double speed);
 void wm_task_publish_source(const struct wm_task *t, int64_t now_ns);
 void wm_task_check_source(const struct wm_task *t);
 

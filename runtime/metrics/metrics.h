@@ -49,6 +49,11 @@ struct wm_watermark_metrics {
 	_Atomic uint64_t to_idle, to_active;
 	/* Real time the process waited for a CPU during the longest stall. */
 	_Atomic int64_t longest_starved_ns;
+	/* Stalls within a real run's scheduling noise (noise.h), in none of
+	 * the figures above, and their real time waiting for a CPU. */
+	_Atomic uint64_t noise_stalls;
+	_Atomic int64_t noise_stalled_ns;
+	_Atomic int64_t noise_starved_ns;
 };
 
 /* One partition (Flink: split) a source subtask reads. */
@@ -73,7 +78,9 @@ struct wm_channel_metrics {
 
 struct wm_subtask_metrics {
 	_Atomic uint64_t records_in;  /* numRecordsIn */
-	_Atomic uint64_t records_out; /* numRecordsOut (per edge sent) */
+	/* numRecordsOut: records sent (once per edge); for a window, the
+	 * results and late records it emitted. */
+	_Atomic uint64_t records_out;
 	_Atomic uint64_t bad_records_skipped; /* numRecordsInErrors */
 	/* window subtasks */
 	_Atomic uint64_t records_windowed;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/metrics/noise.h"
 #include "runtime/report/report.h"
 
 static void
@@ -26,6 +27,9 @@ read_progress(const struct wm_watermark_metrics *m,
 	r->to_idle = WM_METRIC_GET(m->to_idle);
 	r->to_active = WM_METRIC_GET(m->to_active);
 	r->longest_starved_ns = WM_METRIC_GET(m->longest_starved_ns);
+	r->noise_stalls = WM_METRIC_GET(m->noise_stalls);
+	r->noise_stalled_ns = WM_METRIC_GET(m->noise_stalled_ns);
+	r->noise_starved_ns = WM_METRIC_GET(m->noise_starved_ns);
 }
 
 /* The upstream subtask (plan id) behind input channel `cause` of
@@ -349,6 +353,26 @@ held_by_name(const struct wm_topology *t, const struct wm_job_report *rep,
 	return true;
 }
 
+/* The stalls within scheduling noise of every subtask and partition
+ * (progress.h), added up. */
+static void
+noise_total(const struct wm_job_report *rep, uint64_t *stalls,
+	    int64_t *stalled_ns, int64_t *starved_ns)
+{
+	*stalls = 0;
+	*stalled_ns = *starved_ns = 0;
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		*stalls += rep->subtasks[i].wm.noise_stalls;
+		*stalled_ns += rep->subtasks[i].wm.noise_stalled_ns;
+		*starved_ns += rep->subtasks[i].wm.noise_starved_ns;
+	}
+	for (uint32_t i = 0; i < rep->n_partitions; i++) {
+		*stalls += rep->partitions[i].wm.noise_stalls;
+		*stalled_ns += rep->partitions[i].wm.noise_stalled_ns;
+		*starved_ns += rep->partitions[i].wm.noise_starved_ns;
+	}
+}
+
 /* ---- for people ---- */
 
 /* "950 ms", "42.5 s", "3 min 20 s", "7 h 58 min": durations of processing
@@ -497,6 +521,34 @@ print_partitions(FILE *f, const struct wm_topology *t,
 	free(sorted);
 }
 
+/* A real run's scheduling noise at its speed (noise.h), and the stalls
+ * within it: the scheduler's, left out of the stalls below, most of them
+ * the time a worker waited for a CPU (a starved worker), the rest too
+ * short for the run's clock to tell from noise. What is left below is
+ * silence (idle time), back-pressure or the data. */
+static void
+print_noise(FILE *f, const struct wm_topology *t,
+	    const struct wm_job_report *rep)
+{
+	uint64_t stalls;
+	int64_t stalled_ns, starved_ns;
+	char a[32], b[32], c[32];
+
+	noise_total(rep, &stalls, &stalled_ns, &starved_ns);
+	fprintf(f, "  scheduling noise        %s at speed %g (%s of real time)",
+		human_duration(wm_noise_ns(t->job.speed), a, sizeof(a)),
+		t->job.speed, human_duration(WM_NOISE_REAL_NS, b, sizeof(b)));
+	if (stalls == 0)
+		fprintf(f, ": no stall within it\n");
+	else
+		fprintf(f,
+			": %" PRIu64 " stall%s within it, %s, %s of it "
+			"waiting for a CPU, not counted below\n",
+			stalls, stalls == 1 ? "" : "s",
+			human_duration(stalled_ns, b, sizeof(b)),
+			human_duration(starved_ns, c, sizeof(c)));
+}
+
 /* Records that left a stage and did not reach the next: what a stop or a
  * failure cut off, edge by edge. */
 static void
@@ -566,6 +618,8 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 			rep->bad_records_skipped);
 	fprintf(f, "  throughput              %.0f records/s of %s time\n",
 		records_per_s(rep), rep->sim ? "simulated" : "real");
+	if (!rep->sim)
+		print_noise(f, t, rep);
 	fprintf(f, "  stages\n");
 	for (uint32_t s = 0; s < t->n_stages; s++)
 		if (t->stages[s].kind != WM_STAGE_SINK)
@@ -593,7 +647,8 @@ json_string(FILE *f, const char *s)
 }
 
 static void
-json_progress(FILE *f, const struct wm_progress_reading *r)
+json_progress(FILE *f, const struct wm_job_report *rep,
+	      const struct wm_progress_reading *r)
 {
 	if (r->watermark == WM_TS_MIN)
 		fprintf(f, "\"watermark\":null");
@@ -608,6 +663,15 @@ json_progress(FILE *f, const struct wm_progress_reading *r)
 		r->idle ? "true" : "false", r->stalled_ns / 1000000,
 		r->longest_stall_ns / 1000000, r->stalls, r->idle_ns / 1000000,
 		r->to_idle, r->to_active, r->longest_starved_ns / 1000000);
+	/* Real runs only: --sim has no scheduler, and its summary stays
+	 * byte-identical. */
+	if (!rep->sim)
+		fprintf(f,
+			",\"noise_stalls\":%" PRIu64
+			",\"noise_stalled_ms\":%" PRId64
+			",\"noise_cpu_wait_ms\":%" PRId64,
+			r->noise_stalls, r->noise_stalled_ns / 1000000,
+			r->noise_starved_ns / 1000000);
 }
 
 /* "name" or null: what held a watermark (held_by_name()). */
@@ -654,7 +718,7 @@ json_subtask(FILE *f, const struct wm_topology *t,
 	fprintf(f, ",\"held_by_now\":");
 	json_held_by(f, t, rep, s, s->held_by_now);
 	fputc(',', f);
-	json_progress(f, &s->wm);
+	json_progress(f, rep, &s->wm);
 	fputc('}', f);
 }
 
@@ -680,7 +744,7 @@ json_partitions(FILE *f, const struct wm_job_report *rep, uint32_t stage)
 				",\"alignment_paused_ms\":%" PRId64 ",",
 				first ? "" : ",", pr->partition, pr->subtask,
 				pr->records, pr->alignment_paused_ns / 1000000);
-			json_progress(f, &pr->wm);
+			json_progress(f, rep, &pr->wm);
 			fputc('}', f);
 			first = false;
 		}
@@ -770,9 +834,21 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 	}
 	fputc(']', f);
 	/* Wall-clock time would make two --sim summaries differ. */
-	if (!rep->sim)
-		fprintf(f, ",\"wall_time_ms\":%" PRId64,
-			rep->wall_ns / 1000000);
+	if (!rep->sim) {
+		uint64_t stalls;
+		int64_t stalled_ns, starved_ns;
+
+		noise_total(rep, &stalls, &stalled_ns, &starved_ns);
+		fprintf(f,
+			",\"wall_time_ms\":%" PRId64
+			",\"scheduling_noise_ms\":%" PRId64
+			",\"noise_stalls\":%" PRIu64
+			",\"noise_stalled_ms\":%" PRId64
+			",\"noise_cpu_wait_ms\":%" PRId64,
+			rep->wall_ns / 1000000,
+			wm_noise_ns(t->job.speed) / 1000000, stalls,
+			stalled_ns / 1000000, starved_ns / 1000000);
+	}
 	fprintf(f, ",\"records_per_s\":%.1f,\"all_records_accounted\":%s",
 		records_per_s(rep),
 		wm_report_accounted(rep) ? "true" : "false");

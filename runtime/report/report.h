@@ -33,6 +33,13 @@
  *                           what holds it now if it is stalled
  *                           (held_by_now): an upstream subtask
  *                           "stage/index" or a partition "stage-id"
+ *   scheduling noise        real runs: the stall length within the run's
+ *                           scheduling noise at its speed (noise.h), and
+ *                           the stalls within it, the scheduler's, which
+ *                           are counted apart and in no other stall
+ *                           figure (noise_stalls, noise_stalled_ms and
+ *                           noise_cpu_wait_ms per subtask, per partition
+ *                           and in all)
  *   outcome                 finished, stopped (by a signal: figures as of
  *                           then) or failed (a worker or an output failed:
  *                           figures as last published); wall_time_ms in

@@ -722,6 +722,10 @@ wm_worker_run(const struct wm_worker_args *a)
 					  wm_shm_header(&w.seg)->metrics_stride)
 				: 0;
 
+		/* Real processes on a real scheduler: stalls its noise
+		 * explains are no findings (noise.h). */
+		if (r == 0 && w.task != NULL)
+			wm_task_count_noise(w.task, w.speed);
 		if (r != 0) {
 			wm_task_free(w.task);
 			w.task = NULL;

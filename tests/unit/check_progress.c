@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "runtime/engine/progress.h"
+#include "runtime/metrics/noise.h"
 #include "tests/unit/check_main.h"
 
 #define S 1000000000LL /* one second in ns */
@@ -192,6 +193,61 @@ START_TEST(test_the_longest_stall_says_how_starved_it_was)
 }
 END_TEST
 
+/* At speed 2000 a worker that waited 150 ms for a CPU saw 300 s of
+ * processing time go by: a stall its wait explains to within the noise
+ * (4 ms of real time, 8 s of processing time) is the scheduler's, counted
+ * apart, in none of the stall figures; one it does not explain is a stall
+ * as ever, and so is every stall of a tracker that counts no noise
+ * (--sim). */
+START_TEST(test_stalls_a_cpu_wait_explains_are_counted_apart)
+{
+	struct wm_progress p, sim;
+	int64_t waited = 0;
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_follow_starvation(&p, &waited);
+	wm_progress_count_noise(&p, 2000);
+	wm_progress_init(&sim, 10 * S);
+	wm_progress_follow_starvation(&sim, &waited);
+	wm_progress_watermark(&p, 1000, 1 * S, 0);
+	wm_progress_watermark(&sim, 1000, 1 * S, 0);
+	waited += 150000000; /* 150 ms of real time: 300 s at speed 2000 */
+	wm_progress_watermark(&p, 2000, 304 * S, 1);	  /* 303 s still */
+	wm_progress_watermark(&sim, 2000, 304 * S, 1);
+	wm_progress_watermark(&p, 3000, 334 * S, 2);	  /* 30 s, no wait */
+	wm_progress_watermark(&p, 4000, 343 * S, 3);	  /* 9 s: no stall */
+	struct wm_progress_reading r = read_at(&p, 343 * S);
+
+	ck_assert_uint_eq(r.noise_stalls, 1);
+	ck_assert_int_eq(r.noise_stalled_ns, 303 * S);
+	ck_assert_int_eq(r.noise_starved_ns, 150000000);
+	ck_assert_uint_eq(r.stalls, 1);
+	ck_assert_int_eq(r.stalled_ns, 30 * S);
+	ck_assert_int_eq(r.longest_stall_ns, 30 * S);
+	ck_assert_uint_eq(r.longest_cause, 2);
+	ck_assert_int_eq(r.longest_starved_ns, 0);
+	r = read_at(&sim, 304 * S);
+	ck_assert_uint_eq(r.noise_stalls, 0);
+	ck_assert_uint_eq(r.stalls, 1);
+	ck_assert_int_eq(r.longest_stall_ns, 303 * S);
+}
+END_TEST
+
+/* The noise bound (noise.h): 4 ms of real time times the speed, beyond
+ * what the wait explains. */
+START_TEST(test_noise_is_four_real_milliseconds_at_the_speed)
+{
+	ck_assert_int_eq(wm_noise_ns(1), 4000000);
+	ck_assert_int_eq(wm_noise_ns(2000), 8 * S);
+	ck_assert(wm_noise_stall(8 * S, 0, 2000));
+	ck_assert(!wm_noise_stall(8 * S + 1, 0, 2000));
+	ck_assert(wm_noise_stall(308 * S, 150000000, 2000));
+	ck_assert(!wm_noise_stall(309 * S, 150000000, 2000));
+	ck_assert(wm_noise_stall(S, 2 * S, 1)); /* waited longer */
+	ck_assert_int_eq(wm_noise_ns(1e300), INT64_MAX);
+}
+END_TEST
+
 #ifdef WM_ASSERT_ENABLED
 /* Checked builds only (base/assert.h): a reading before the last update
  * breaks progress.h's contract, and the tracker says so at once instead
@@ -222,6 +278,8 @@ progress_suite(void)
 	tcase_add_test(t, test_nothing_counts_after_max);
 	tcase_add_test(t, test_the_longest_stall_names_what_ended_it);
 	tcase_add_test(t, test_the_longest_stall_says_how_starved_it_was);
+	tcase_add_test(t, test_stalls_a_cpu_wait_explains_are_counted_apart);
+	tcase_add_test(t, test_noise_is_four_real_milliseconds_at_the_speed);
 #ifdef WM_ASSERT_ENABLED
 	tcase_add_test_raise_signal(
 		t, test_reading_before_the_last_update_is_a_broken_invariant,

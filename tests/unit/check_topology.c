@@ -167,6 +167,31 @@ START_TEST(test_minimal_topology_defaults)
 }
 END_TEST
 
+/* A sink is chained to its window: without a parallelism of its own it
+ * takes the window's, whatever [global] gave the window; with its own it
+ * must agree (the error is in the table above). */
+START_TEST(test_a_sink_takes_its_windows_parallelism)
+{
+	struct wm_topology *t =
+		load_ok("[source s]\n"
+			"[window w]\ninput = s\nsize = 1 min\nparallelism = 2\n"
+			"[sink k]\ninput = w\n");
+
+	ck_assert_uint_eq(t->stages[2].parallelism, 2);
+	wm_topology_free(t);
+	t = load_ok("[global]\nparallelism = 3\n[source s]\n"
+		    "[window w]\ninput = s\nsize = 1 min\nparallelism = 2\n"
+		    "[sink k]\ninput = w\n");
+	ck_assert_uint_eq(t->stages[2].parallelism, 2);
+	wm_topology_free(t);
+	t = load_ok("[source s]\n"
+		    "[window w]\ninput = s\nsize = 1 min\nparallelism = 4\n"
+		    "[sink k]\ninput = w\nparallelism = 4\n");
+	ck_assert_uint_eq(t->stages[2].parallelism, 4);
+	wm_topology_free(t);
+}
+END_TEST
+
 START_TEST(test_source_shapes)
 {
 	struct wm_topology *t =
@@ -265,9 +290,9 @@ static const struct bad_case bad[] = {
 	 "t.conf:3:9: invalid value for \"input\" in [sink k]: a sink writes "
 	 "the results of a window stage"},
 	{"[source s]\n[window w]\ninput = s\nsize = 1 s\nparallelism = 2\n"
-	 "[sink k]\ninput = w\n",
-	 "t.conf:7:9: invalid value for \"input\" in [sink k]: a sink is "
-	 "chained to its window, so it needs its parallelism (2, not 1)"},
+	 "[sink k]\ninput = w\nparallelism = 1\n",
+	 "t.conf:8:15: invalid value for \"parallelism\" in [sink k]: a sink "
+	 "is chained to its window, so it needs its parallelism (2, not 1)"},
 	{"[source s]\n[window w]\ninput = s\nsize = 5 parsecs\n",
 	 "t.conf:4:8: invalid value for \"size\" in [window w]: invalid "
 	 "duration"},
@@ -435,6 +460,7 @@ topology_suite(void)
 
 	tcase_add_test(good, test_full_topology_with_flink_defaults);
 	tcase_add_test(good, test_minimal_topology_defaults);
+	tcase_add_test(good, test_a_sink_takes_its_windows_parallelism);
 	tcase_add_test(good, test_source_shapes);
 	tcase_add_loop_test(errors,
 			    test_configuration_errors_name_file_line_and_key, 0,
