@@ -155,6 +155,12 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	s->records_out_per_s = per_second(
 		s->records_out, b ? b->records_out : 0, dt, b != NULL);
 	s->held_by = WM_METRIC_GET(m->held_by_now);
+	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
+	s->cpu_wait_ms_per_s =
+		b != NULL && dt > 0 && s->cpu_wait_ns >= b->cpu_wait_ns
+			? (double)(s->cpu_wait_ns - b->cpu_wait_ns) * 1000.0 /
+				  (double)dt
+			: WM_SNAP_UNKNOWN;
 	s->unmoved_since_ns =
 		unmoved_since(s->watermark, b ? &b->watermark : NULL,
 			      b ? b->unmoved_since_ns : 0, snap->processing_ns);
@@ -220,13 +226,17 @@ find_partition(const struct wm_snap_subtask *s, uint32_t partition)
 	return NULL;
 }
 
-/* Why source subtask `s` holds back with partition `p` at its minimum:
- * waiting for room most of the time is back-pressure, whatever its
+/* Why source subtask `s` holds back with partition `p` at its minimum: a
+ * process that waited for a CPU most of the last interval could do
+ * nothing else (its partitions look silent too), so that comes first;
+ * then waiting for room most of the time is back-pressure, whatever its
  * partitions do; otherwise a partition that delivered nothing over the
- * last interval is silent. Without two readings, neither is known. */
+ * interval is silent. Without two readings, none is known. */
 static enum wm_blame_cause
 source_cause(const struct wm_snap_subtask *s, const struct wm_snap_partition *p)
 {
+	if (s->cpu_wait_ms_per_s >= 500.0)
+		return WM_BLAME_STARVED;
 	if (s->backpressured_ms_per_s >= 500.0)
 		return WM_BLAME_BACKPRESSURE;
 	if (p != NULL && p->records_per_s == 0.0)

@@ -62,6 +62,10 @@ struct wm_snap_subtask {
 	/* Flink's idleTimeMsPerSecond, backPressuredTimeMsPerSecond and
 	 * busyTimeMsPerSecond over the last interval; WM_SNAP_UNKNOWN. */
 	double idle_ms_per_s, backpressured_ms_per_s, busy_ms_per_s;
+	/* Real time its process waited for a CPU (runnable, not running),
+	 * in all and in ms per second over the last interval. */
+	int64_t cpu_wait_ns;
+	double cpu_wait_ms_per_s;
 	/* What holds the output watermark (metrics.h held_by_now): an
 	 * input channel of this subtask, for a source a partition id;
 	 * UINT32_MAX: nothing. */
@@ -102,6 +106,7 @@ enum wm_blame_cause {
 	WM_BLAME_NONE,	       /* nothing holds it (or it is not held) */
 	WM_BLAME_SILENCE,      /* the partition delivers no records */
 	WM_BLAME_BACKPRESSURE, /* its subtask waits for room downstream */
+	WM_BLAME_STARVED,      /* its subtask waits for a CPU */
 	WM_BLAME_SLOW,	       /* records arrive, the watermark is just low */
 };
 

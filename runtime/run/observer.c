@@ -22,6 +22,7 @@
 
 #include "base/clock.h"
 #include "base/container_of.h"
+#include "runtime/metrics/noise.h"
 #include "runtime/observe/snapshot.h"
 #include "runtime/observe/view.h"
 #include "runtime/run/observer.h"
@@ -236,6 +237,7 @@ observe(struct observer *ob)
 		wm_view_new(ob->topo, ob->plan, ob->start_ns, ob->o->status_ns);
 	if (ob->view == NULL || sample(ob) != 0)
 		return EX_OSERR;
+	wm_view_set_noise(ob->view, wm_noise_ns(ob->topo->job.speed));
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ob->wake, &ca);

@@ -205,6 +205,19 @@ START_TEST(test_waiting_for_room_is_back_pressure_and_busy_is_the_rest)
 	wm_snapshot_blame(b, j.plan, j.w, &bl);
 	ck_assert_int_eq(bl.cause, WM_BLAME_BACKPRESSURE);
 	ck_assert_uint_eq(bl.partition, 3);
+
+	/* The next second it waited 700 ms for a CPU: starved, which comes
+	 * before back-pressure (a process not running cannot send). */
+	struct wm_snapshot *c;
+
+	WM_METRIC_SET(block(&j, j.s1)->cpu_wait_ns, 7 * SECOND / 10);
+	c = wm_snapshot_take(j.plan, j.blocks, j.stride, b, 12 * SECOND,
+			     3 * SECOND);
+	ck_assert(c->subtasks[j.s1].cpu_wait_ms_per_s > 699.9 &&
+		  c->subtasks[j.s1].cpu_wait_ms_per_s < 700.1);
+	wm_snapshot_blame(c, j.plan, j.w, &bl);
+	ck_assert_int_eq(bl.cause, WM_BLAME_STARVED);
+	wm_snapshot_free(c);
 	wm_snapshot_free(a);
 	wm_snapshot_free(b);
 	job_close(&j);
