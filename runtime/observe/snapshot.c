@@ -82,10 +82,32 @@ time_split(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		1000.0 - s->idle_ms_per_s - s->backpressured_ms_per_s;
 }
 
+/* A partition's idle and paused time per second of processing time
+ * between two readings, active being the rest. */
+static void
+partition_split(struct wm_snap_partition *p, const struct wm_snap_partition *b,
+		int64_t dt_processing_ns)
+{
+	p->idle_ms_per_s = p->paused_ms_per_s = p->active_ms_per_s =
+		WM_SNAP_UNKNOWN;
+	if (b == NULL || dt_processing_ns <= 0)
+		return;
+
+	double dt = (double)dt_processing_ns;
+	double idle = (double)(p->idle_ns - b->idle_ns);
+	double paused = (double)(p->paused_ns - b->paused_ns);
+
+	idle = idle < 0 ? 0 : idle > dt ? dt : idle;
+	paused = paused < 0 ? 0 : paused > dt - idle ? dt - idle : paused;
+	p->idle_ms_per_s = idle * 1000.0 / dt;
+	p->paused_ms_per_s = paused * 1000.0 / dt;
+	p->active_ms_per_s = 1000.0 - p->idle_ms_per_s - p->paused_ms_per_s;
+}
+
 static void
 read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		const struct wm_snap_subtask *before, int64_t dt_ns,
-		int64_t processing_ns)
+		int64_t dt_processing_ns, int64_t processing_ns)
 {
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
 		const struct wm_partition_metrics *pm = &m->partitions[i];
@@ -99,8 +121,11 @@ read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		p->watermark = WM_METRIC_GET(pm->progress.watermark);
 		p->idle = WM_METRIC_GET(pm->progress.idle) != 0;
 		p->records = WM_METRIC_GET(pm->records);
+		p->idle_ns = WM_METRIC_GET(pm->progress.idle_ns);
+		p->paused_ns = WM_METRIC_GET(pm->alignment_paused_ns);
 		if (b != NULL && b->partition != p->partition)
 			b = NULL;
+		partition_split(p, b, dt_processing_ns);
 		p->records_per_s = per_second(p->records, b ? b->records : 0,
 					      dt_ns, b != NULL);
 		p->unmoved_since_ns = unmoved_since(
@@ -167,7 +192,10 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	time_split(s, m, b, snap->real_ns,
 		   prev != NULL ? snap->real_ns - prev->real_ns : 0);
 	read_channels(s, plan, id, m);
-	read_partitions(s, m, b, dt, snap->processing_ns);
+	read_partitions(s, m, b, dt,
+			prev != NULL ? snap->processing_ns - prev->processing_ns
+				     : 0,
+			snap->processing_ns);
 }
 
 struct wm_snapshot *

@@ -47,6 +47,14 @@ struct wm_snap_partition {
 	bool idle;
 	uint64_t records;     /* emitted so far */
 	double records_per_s; /* per second of real time, as every rate */
+	/* Processing time it spent IDLE and held back by alignment (Flink's
+	 * accumulatedIdleTimeMs and accumulatedPausedTimeMs), and the same
+	 * per second of processing time over the last interval (its
+	 * idleTimeMsPerSecond and pausedTimeMsPerSecond: these are clocks of
+	 * the job's processing time, which runs at its speed); active is the
+	 * rest. WM_SNAP_UNKNOWN without the snapshot before. */
+	int64_t idle_ns, paused_ns;
+	double idle_ms_per_s, paused_ms_per_s, active_ms_per_s;
 	/* Processing time since its watermark last moved (or since the
 	 * first snapshot that saw it). */
 	int64_t unmoved_since_ns;

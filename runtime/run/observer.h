@@ -15,10 +15,13 @@
  * waits for it before the summary, so the two never interleave.
  *
  * Threads of the observer: the main one samples every `interval_ns` and
- * publishes (rcu_assign_pointer(), the old snapshot freed by call_rcu()
+ * publishes (rcu_xchg_pointer(), the old snapshot freed by call_rcu()
  * once no reader can hold it); the view's thread reads the current
- * snapshot under rcu_read_lock() and draws it. Neither waits for the
- * other, and neither touches anything a worker reads.
+ * snapshot under rcu_read_lock() and draws it; the timeline's thread,
+ * woken at each publication, writes each snapshot it sees as JSON lines
+ * (and counts the ones a slow disk made it miss). No reader waits for
+ * the sampler or the sampler for a reader, and none touches anything a
+ * worker reads.
  */
 #ifndef WM_RUNTIME_OBSERVER_H
 #define WM_RUNTIME_OBSERVER_H
@@ -39,6 +42,7 @@ enum wm_live {
 
 struct wm_observe_options {
 	enum wm_live live;
+	const char *metrics; /* --metrics FILE (timeline.h); NULL */
 	int fd;		     /* where the view writes: 2 */
 	int64_t interval_ns; /* between samples (real time) */
 	int64_t redraw_ns;   /* between screens (real time) */
@@ -52,9 +56,12 @@ struct wm_observer {
 };
 
 /*
- * Fork the observer of the job whose segment is `seg`. 0, or -errno with
- * a message in err. With o->live == WM_LIVE_OFF nothing is started and
- * obs->pid is 0.
+ * Fork the observer of the job whose segment is `seg`, after opening the
+ * --metrics file if asked (so that a file that cannot be made fails the
+ * job before any worker starts). 0, or an exit status with a message in
+ * err: 74 for the metrics file, 71 for a pipe or a fork refused.
+ * With nothing to show or write (WM_LIVE_OFF, no metrics file) nothing is
+ * started and obs->pid is 0.
  */
 int wm_observer_start(struct wm_observer *obs,
 		      const struct wm_observe_options *o,
@@ -62,8 +69,9 @@ int wm_observer_start(struct wm_observer *obs,
 		      const struct wm_plan *plan, const struct wm_shm *seg,
 		      char *err, size_t errlen);
 
-/* The job ended: the observer shows the last snapshot and exits; wait for
- * it. 0, or the observer's failure as an exit status. */
+/* The job ended: the observer shows and writes the last snapshot and
+ * exits; wait for it. 0, or the observer's failure as an exit status
+ * (EX_IOERR: the metrics file could not be written, which it said). */
 int wm_observer_finish(struct wm_observer *obs);
 
 #endif /* WM_RUNTIME_OBSERVER_H */

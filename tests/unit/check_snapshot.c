@@ -12,6 +12,7 @@
 
 #include "runtime/conf/topology.h"
 #include "runtime/observe/snapshot.h"
+#include "runtime/observe/timeline.h"
 #include "runtime/observe/view.h"
 #include "runtime/plan/plan.h"
 #include "tests/unit/check_main.h"
@@ -118,6 +119,18 @@ set_window(struct job *j, wm_ts_t wm, uint32_t holder, uint64_t in)
 	WM_METRIC_SET(m->newest_event_time, wm + 90000);
 }
 
+/* The first snapshot (7 s real, 1 s processing) of partition 3 going
+ * silent: s/1's watermark and the window's held at 5000 by it. */
+static struct wm_snapshot *
+silence_begins(struct job *j)
+{
+	set_source(j, j->s0, 0, 100, 2, 100, 60000, 0);
+	set_source(j, j->s1, 1, 100, 3, 10, 5000, 3);
+	set_window(j, 5000, j->s1, 300);
+	return wm_snapshot_take(j->plan, j->blocks, j->stride, NULL, 7 * SECOND,
+				SECOND);
+}
+
 START_TEST(test_a_silent_partition_is_blamed_through_the_channel)
 {
 	struct job j;
@@ -125,11 +138,7 @@ START_TEST(test_a_silent_partition_is_blamed_through_the_channel)
 	struct wm_blame bl;
 
 	job_open(&j);
-	set_source(&j, j.s0, 0, 100, 2, 100, 60000, 0);
-	set_source(&j, j.s1, 1, 100, 3, 10, 5000, 3);
-	set_window(&j, 5000, j.s1, 300);
-	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 7 * SECOND,
-			     SECOND);
+	a = silence_begins(&j);
 	ck_assert_ptr_nonnull(a);
 	/* A second later: partition 3 sent nothing, the rest went on. */
 	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
@@ -360,6 +369,54 @@ START_TEST(test_a_bounded_job_says_how_much_is_done)
 }
 END_TEST
 
+START_TEST(test_the_timeline_speaks_flinks_names)
+{
+	struct job j;
+	struct wm_snapshot *a, *b;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	job_open(&j);
+	a = silence_begins(&j);
+	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
+	WM_METRIC_SET(block(&j, j.s1)->partitions[1].progress.idle_ns,
+		      SECOND / 2);
+	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 8 * SECOND,
+			     3 * SECOND);
+	m = open_memstream(&text, &len);
+	wm_timeline_write(m, j.topo, j.plan, b, 6 * SECOND, 2);
+	ck_assert_int_eq(fclose(m), 0);
+	/* Two samples missed, said first; then the window's object. */
+	ck_assert_msg(strncmp(text, "{\"t_ms\":2000,\"samples_missed\":2}\n",
+			      33) == 0,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\"task_name\":\"w\",\"subtask_index\":0,"
+				   "\"currentOutputWatermark\":5000,"
+				   "\"currentInputWatermark\":5000,") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\"heldBy\":{\"subtask\":\"s/1\","
+				   "\"split\":\"s-3\",\"cause\":"
+				   "\"silence\",\"unmovedMs\":2000}") != NULL,
+		      "%s", text);
+	/* Partition 3: idle half a second of the 2 s of processing time,
+	 * 250 ms a second, and its watermark as Flink's split gauge. */
+	ck_assert_msg(strstr(text, "\"split\":\"s-3\",\"currentWatermark\":"
+				   "5000,\"activeTimeMsPerSecond\":750.0,"
+				   "\"pausedTimeMsPerSecond\":0.0,"
+				   "\"idleTimeMsPerSecond\":250.0,") != NULL,
+		      "%s", text);
+	/* A source's watermarkLag as Flink's reader has it: now less the
+	 * watermark (3 s of processing time less 5 s of event time). */
+	ck_assert_msg(strstr(text, "\"watermarkLag\":-2000,") != NULL, "%s",
+		      text);
+	free(text);
+	wm_snapshot_free(a);
+	wm_snapshot_free(b);
+	job_close(&j);
+}
+END_TEST
+
 static Suite *
 snapshot_suite(void)
 {
@@ -374,6 +431,7 @@ snapshot_suite(void)
 	tcase_add_test(
 		t, test_lines_say_when_a_watermark_is_held_and_when_it_moves);
 	tcase_add_test(t, test_a_bounded_job_says_how_much_is_done);
+	tcase_add_test(t, test_the_timeline_speaks_flinks_names);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -3,7 +3,7 @@
  *	wmrun: run a stream job described by a topology file.
  *
  *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
- *         [--sample-interval=DURATION] [TOPOLOGY.conf]
+ *         [--metrics FILE] [--sample-interval=DURATION] [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
@@ -74,7 +74,8 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: wmrun [--sim] [--check] [--summary FILE] "
 		"[--live=WHEN] [--quiet]\n"
-		"             [--sample-interval=DURATION] [TOPOLOGY.conf]\n"
+		"             [--metrics FILE] [--sample-interval=DURATION] "
+		"[TOPOLOGY.conf]\n"
 		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
@@ -105,6 +106,11 @@ usage(FILE *f)
 		"                  always: the screen; never: the lines\n"
 		"  --quiet         show nothing while the job runs, only the\n"
 		"                  summary at the end\n"
+		"  --metrics FILE  write every sample of a real run's metrics "
+		"to FILE\n"
+		"                  as JSON lines, one per subtask and "
+		"partition,\n"
+		"                  under Flink's metric names\n"
 		"  --sample-interval=DURATION\n"
 		"                  how often the metrics are sampled while the "
 		"job\n"
@@ -309,6 +315,7 @@ static const char *const live_words[] = {"auto", "always", "never"};
 /* What the command line asks for. */
 struct cmdline {
 	const char *summary; /* --summary FILE, or NULL */
+	const char *metrics; /* --metrics FILE, or NULL */
 	const char *path;    /* the topology file; NULL: the built-in one */
 	bool sim;
 	bool check_only;
@@ -338,6 +345,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"summary", required_argument, NULL, 'S'},
 		{"live", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"metrics", required_argument, NULL, 'M'},
 		{"sample-interval", required_argument, NULL, 'I'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
@@ -361,6 +369,9 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			break;
 		case 'q':
 			cl->quiet = true;
+			break;
+		case 'M':
+			cl->metrics = optarg;
 			break;
 		case 'I':
 			if (!option_value("--sample-interval",
@@ -410,6 +421,12 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		fprintf(stderr, "wmrun: the topology file name is empty\n");
 		return EX_USAGE;
 	}
+	if (cl->sim && cl->metrics != NULL) {
+		fprintf(stderr, "wmrun: --metrics samples a real run while it "
+				"runs; --sim takes no samples\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
 	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
 		/* --check runs nothing, so there would be nothing to
 		 * simulate or summarize: say so rather than ignore them. */
@@ -453,13 +470,26 @@ preflight(const struct wm_topology *t, const struct cmdline *cl)
 	char why[4400];
 	int status;
 
-	/* Opening it erases it: not a file the job reads or writes. */
+	/* Opening them erases them: not files the job reads or writes. */
 	if (cl->summary != NULL &&
 	    wm_topology_file_use(t, cl->summary, why, sizeof(why)) != NULL) {
 		fprintf(stderr,
 			"wmrun: --summary \"%s\" is %s: give the summary "
 			"its own file\n",
 			cl->summary, why);
+		return EX_USAGE;
+	}
+	if (cl->metrics != NULL &&
+	    (wm_topology_file_use(t, cl->metrics, why, sizeof(why)) != NULL ||
+	     (cl->summary != NULL && strcmp(cl->summary, cl->metrics) == 0))) {
+		fprintf(stderr,
+			"wmrun: --metrics \"%s\" is %s: give the metrics "
+			"their own file\n",
+			cl->metrics,
+			cl->summary != NULL &&
+					strcmp(cl->summary, cl->metrics) == 0
+				? "the --summary file"
+				: why);
 		return EX_USAGE;
 	}
 	status = refuse_unless_fits(t, cl->sim);
@@ -493,6 +523,7 @@ static struct wm_observe_options
 observe_options(const struct wm_topology *t, const struct cmdline *cl)
 {
 	struct wm_observe_options o = {
+		.metrics = cl->metrics,
 		.fd = STDERR_FILENO,
 		.interval_ns = cl->sample_interval_ms * 1000000,
 		.redraw_ns = 1000000000,
