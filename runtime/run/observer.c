@@ -17,6 +17,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sysexits.h>
+#include <time.h>
 #include <unistd.h>
 #include <urcu/urcu-bp.h>
 
@@ -30,6 +31,10 @@
 #include "runtime/observe/timeline.h"
 #include "runtime/observe/view.h"
 #include "runtime/run/observer.h"
+
+/* How long the observer may take to show the last snapshot once the job
+ * ended, before it is killed. */
+#define WM_OBSERVER_GRACE_NS ((int64_t)5000000000)
 
 /* A published snapshot and what call_rcu() needs to free it. */
 struct published {
@@ -424,6 +429,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	/* The observer writes and closes it from here on. */
 	if (mf != NULL)
 		wm_outfile_hand_over(mf);
+	obs->writes = mf != NULL;
 	obs->end_fd = fds[1];
 	return 0;
 }
@@ -431,6 +437,8 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 int
 wm_observer_finish(struct wm_observer *obs)
 {
+	int64_t deadline = wm_monotonic_ns() + WM_OBSERVER_GRACE_NS;
+	pid_t r;
 	int st;
 
 	if (obs->end_fd >= 0) {
@@ -439,9 +447,23 @@ wm_observer_finish(struct wm_observer *obs)
 	}
 	if (obs->pid <= 0 || obs->reaped)
 		return 0;
-	while (waitpid(obs->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 0;
+	/* It draws and writes its last snapshot and goes. One that cannot
+	 * (a terminal stopped with Ctrl-S, a metrics file on a hung disk)
+	 * must not hold the job's end and summary for ever. */
+	while ((r = waitpid(obs->pid, &st, WNOHANG)) == 0 &&
+	       wm_monotonic_ns() < deadline)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	if (r == 0) {
+		wm_log("wmrun: notice: the live view did not end within %d s "
+		       "of the job; stopped",
+		       (int)(WM_OBSERVER_GRACE_NS / 1000000000));
+		kill(obs->pid, SIGKILL);
+		while ((r = waitpid(obs->pid, &st, 0)) < 0 && errno == EINTR)
+			;
+	}
 	obs->reaped = true;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	if (r < 0)
+		return 0;
+	/* Killed: its view only stopped, but a metrics file lacks its end. */
+	return WIFEXITED(st) ? WEXITSTATUS(st) : obs->writes ? EX_IOERR : 0;
 }

@@ -26,6 +26,7 @@
 #ifndef WM_RUNTIME_OBSERVER_H
 #define WM_RUNTIME_OBSERVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -53,6 +54,7 @@ struct wm_observer {
 	pid_t pid;  /* 0: none */
 	int end_fd; /* the supervisor's end of the pipe; -1 */
 	bool reaped;
+	bool writes; /* a metrics file */
 };
 
 /*
@@ -70,8 +72,9 @@ int wm_observer_start(struct wm_observer *obs,
 		      char *err, size_t errlen);
 
 /* The job ended: the observer shows and writes the last snapshot and
- * exits; wait for it. 0, or the observer's failure as an exit status
- * (EX_IOERR: the metrics file could not be written, which it said). */
+ * exits; wait for it, at most a few seconds (then it is killed, and its
+ * view just stops). 0, or the observer's failure as an exit status
+ * (EX_IOERR: the metrics file could not be written, or is cut short). */
 int wm_observer_finish(struct wm_observer *obs);
 
 #endif /* WM_RUNTIME_OBSERVER_H */
