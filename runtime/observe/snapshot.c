@@ -38,16 +38,6 @@ per_second(uint64_t now, uint64_t before, int64_t dt_ns, bool have_before)
 	return (double)(now - before) * 1e9 / (double)dt_ns;
 }
 
-/* When a watermark last moved, given what it was and when. */
-static int64_t
-unmoved_since(wm_ts_t now_wm, const wm_ts_t *before_wm, int64_t before_since,
-	      int64_t processing_ns)
-{
-	if (before_wm != NULL && *before_wm == now_wm)
-		return before_since;
-	return processing_ns;
-}
-
 /* The time split over the interval: milliseconds per second of real time,
  * busy being the rest (Flink: busy = 1000 - idle - back-pressured). */
 static void
@@ -107,7 +97,7 @@ partition_split(struct wm_snap_partition *p, const struct wm_snap_partition *b,
 static void
 read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		const struct wm_snap_subtask *before, int64_t dt_ns,
-		int64_t dt_processing_ns, int64_t processing_ns)
+		int64_t dt_processing_ns)
 {
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
 		const struct wm_partition_metrics *pm = &m->partitions[i];
@@ -128,9 +118,8 @@ read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		partition_split(p, b, dt_processing_ns);
 		p->records_per_s = per_second(p->records, b ? b->records : 0,
 					      dt_ns, b != NULL);
-		p->unmoved_since_ns = unmoved_since(
-			p->watermark, b ? &b->watermark : NULL,
-			b ? b->unmoved_since_ns : 0, processing_ns);
+		p->unmoved_since_ns =
+			WM_METRIC_GET(pm->progress.still_since_ns);
 	}
 }
 
@@ -186,16 +175,13 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 			? (double)(s->cpu_wait_ns - b->cpu_wait_ns) * 1000.0 /
 				  (double)dt
 			: WM_SNAP_UNKNOWN;
-	s->unmoved_since_ns =
-		unmoved_since(s->watermark, b ? &b->watermark : NULL,
-			      b ? b->unmoved_since_ns : 0, snap->processing_ns);
+	s->unmoved_since_ns = WM_METRIC_GET(m->output.still_since_ns);
 	time_split(s, m, b, snap->real_ns,
 		   prev != NULL ? snap->real_ns - prev->real_ns : 0);
 	read_channels(s, plan, id, m);
 	read_partitions(s, m, b, dt,
 			prev != NULL ? snap->processing_ns - prev->processing_ns
-				     : 0,
-			snap->processing_ns);
+				     : 0);
 }
 
 struct wm_snapshot *

@@ -55,8 +55,8 @@ struct wm_snap_partition {
 	 * rest. WM_SNAP_UNKNOWN without the snapshot before. */
 	int64_t idle_ns, paused_ns;
 	double idle_ms_per_s, paused_ms_per_s, active_ms_per_s;
-	/* Processing time since its watermark last moved (or since the
-	 * first snapshot that saw it). */
+	/* Processing time its watermark last moved (or turned ACTIVE), as
+	 * its subtask's tracker knows it (progress.h); 0: the start. */
 	int64_t unmoved_since_ns;
 };
 
@@ -78,7 +78,7 @@ struct wm_snap_subtask {
 	 * input channel of this subtask, for a source a partition id;
 	 * UINT32_MAX: nothing. */
 	uint32_t held_by;
-	int64_t unmoved_since_ns; /* processing time, as for a partition */
+	int64_t unmoved_since_ns; /* as for a partition */
 	uint32_t n_channels;
 	struct wm_snap_channel *channels;
 	uint32_t n_partitions;

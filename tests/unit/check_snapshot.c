@@ -119,14 +119,27 @@ set_window(struct job *j, wm_ts_t wm, uint32_t holder, uint64_t in)
 	WM_METRIC_SET(m->newest_event_time, wm + 90000);
 }
 
+/* What the trackers of s/1, its partition 3 and the window publish: their
+ * watermarks stood still since processing time `ns`. */
+static void
+still_since(struct job *j, int64_t ns)
+{
+	WM_METRIC_SET(block(j, j->s1)->output.still_since_ns, ns);
+	WM_METRIC_SET(block(j, j->s1)->partitions[1].progress.still_since_ns,
+		      ns);
+	WM_METRIC_SET(block(j, j->w)->output.still_since_ns, ns);
+}
+
 /* The first snapshot (7 s real, 1 s processing) of partition 3 going
- * silent: s/1's watermark and the window's held at 5000 by it. */
+ * silent: s/1's watermark and the window's held at 5000 by it, still
+ * since then. */
 static struct wm_snapshot *
 silence_begins(struct job *j)
 {
 	set_source(j, j->s0, 0, 100, 2, 100, 60000, 0);
 	set_source(j, j->s1, 1, 100, 3, 10, 5000, 3);
 	set_window(j, 5000, j->s1, 300);
+	still_since(j, SECOND);
 	return wm_snapshot_take(j->plan, j->blocks, j->stride, NULL, 7 * SECOND,
 				SECOND);
 }
@@ -299,7 +312,9 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 	set_window(&j, 5000, j.s1, 300);
 	s[0] = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0,
 				5 * SECOND);
+	still_since(&j, 5 * SECOND);
 	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
+	WM_METRIC_SET(block(&j, j.s0)->output.still_since_ns, 19 * SECOND);
 	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
 	s[1] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[0], 5 * SECOND,
 				20 * SECOND);
@@ -307,6 +322,7 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 				22 * SECOND);
 	set_source(&j, j.s1, 1, 300, 3, 20, 70000, 1);
 	set_window(&j, 60000, j.s0, 600);
+	still_since(&j, 23 * SECOND);
 	s[3] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[2], 7 * SECOND,
 				24 * SECOND);
 
@@ -328,7 +344,7 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 	free(text);
 	text = render(v, s[3], false);
 	ck_assert_msg(strstr(text, "w/0 watermark moves again, 00:00:05 to "
-				   "00:01:00, after ") != NULL,
+				   "00:01:00, after 18.0 s\n") != NULL,
 		      "%s", text);
 	free(text);
 
