@@ -147,12 +147,13 @@ head_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 	double done = wm_view_done(v, snap);
 	char a[32], b[32], c[32], d[32];
 
-	fprintf(f, "wmrun: job \"%s\", %s, processing time %s (speed %g)",
-		v->topo->job.name, wm_units_format_duration(real, a, sizeof(a)),
+	fprintf(f, "wmrun: job \"%s\": %s, processing time %s at speed %g",
+		v->topo->job.name != NULL ? v->topo->job.name : "unnamed",
+		wm_units_format_duration(real, a, sizeof(a)),
 		wm_units_format_duration(snap->processing_ns, b, sizeof(b)),
 		v->topo->job.speed);
 	if (v->noise_ns > 0)
-		fprintf(f, ", scheduling noise %s",
+		fprintf(f, " (noise %s)",
 			wm_units_format_duration(v->noise_ns, d, sizeof(d)));
 	if (done >= 0.01)
 		fprintf(f, ", %.0f %% done, %s left", done * 100.0,
