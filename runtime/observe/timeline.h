@@ -13,7 +13,9 @@
  *   job_name, task_name,        as Flink's metric variables name them
  *   subtask_index               (task_name: the stage)
  *   currentOutputWatermark      Flink's gauges; a watermark not yet set is
- *   currentInputWatermark       Long.MIN_VALUE, as Flink reports it
+ *   currentInputWatermark       Long.MIN_VALUE, as Flink reports it; a
+ *   currentInput1Watermark,     two-input operator has one per input too
+ *   currentInput2Watermark
  *   numRecordsIn, numRecordsOut, numRecordsInPerSecond,
  *   numRecordsOutPerSecond, numLateRecordsDropped,
  *   idleTimeMsPerSecond, busyTimeMsPerSecond,

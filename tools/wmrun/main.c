@@ -334,6 +334,67 @@ option_value(const char *option, int r, const char *why)
 	return false;
 }
 
+/* The values of --live and --sample-interval into *cl: false after the
+ * message. */
+static bool
+live_value(const char *arg, struct cmdline *cl)
+{
+	char why[WM_UNITS_WHY_MAX];
+	size_t word;
+
+	if (!option_value("--live",
+			  wm_units_enum(arg, "--live", live_words, 3, &word,
+					why, sizeof(why)),
+			  why))
+		return false;
+	cl->live = (enum live_when)word;
+	return true;
+}
+
+static bool
+interval_value(const char *arg, struct cmdline *cl)
+{
+	char why[WM_UNITS_WHY_MAX];
+
+	if (!option_value("--sample-interval",
+			  wm_units_duration_ms(arg, &cl->sample_interval_ms,
+					       why, sizeof(why)),
+			  why))
+		return false;
+	if (cl->sample_interval_ms > 0 && cl->sample_interval_ms <= 3600000)
+		return true;
+	fprintf(stderr,
+		"wmrun: --sample-interval must be between 1 ms and 1 h, not "
+		"\"%s\"\n",
+		arg);
+	return false;
+}
+
+/* Options that go together, or not: EX_USAGE after the message, or -1. */
+static int
+check_combination(const struct cmdline *cl)
+{
+	if (cl->path != NULL && cl->path[0] == '\0') {
+		fprintf(stderr, "wmrun: the topology file name is empty\n");
+		return EX_USAGE;
+	}
+	if (cl->sim && cl->metrics != NULL) {
+		fprintf(stderr, "wmrun: --metrics samples a real run while it "
+				"runs; --sim takes no samples\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
+		/* --check runs nothing, so there would be nothing to
+		 * simulate or summarize: say so rather than ignore them. */
+		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
+				"--sim or --summary\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	return -1;
+}
+
 /* argv into *cl. -1 to go on, or the exit status once --help or --version
  * has been answered or a bad command line refused with a usage message. */
 static int
@@ -351,21 +412,14 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	char why[WM_UNITS_WHY_MAX];
-	size_t word;
 	int c;
 
 	*cl = (struct cmdline){.live = LIVE_AUTO, .sample_interval_ms = 250};
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 'L':
-			if (!option_value("--live",
-					  wm_units_enum(optarg, "--live",
-							live_words, 3, &word,
-							why, sizeof(why)),
-					  why))
+			if (!live_value(optarg, cl))
 				return EX_USAGE;
-			cl->live = (enum live_when)word;
 			break;
 		case 'q':
 			cl->quiet = true;
@@ -374,21 +428,8 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			cl->metrics = optarg;
 			break;
 		case 'I':
-			if (!option_value("--sample-interval",
-					  wm_units_duration_ms(
-						  optarg,
-						  &cl->sample_interval_ms, why,
-						  sizeof(why)),
-					  why))
+			if (!interval_value(optarg, cl))
 				return EX_USAGE;
-			if (cl->sample_interval_ms <= 0 ||
-			    cl->sample_interval_ms > 3600000) {
-				fprintf(stderr,
-					"wmrun: --sample-interval must be "
-					"between 1 ms and 1 h, not \"%s\"\n",
-					optarg);
-				return EX_USAGE;
-			}
 			break;
 		case 's':
 			cl->sim = true;
@@ -417,25 +458,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 	}
 	if (optind < argc)
 		cl->path = argv[optind];
-	if (cl->path != NULL && cl->path[0] == '\0') {
-		fprintf(stderr, "wmrun: the topology file name is empty\n");
-		return EX_USAGE;
-	}
-	if (cl->sim && cl->metrics != NULL) {
-		fprintf(stderr, "wmrun: --metrics samples a real run while it "
-				"runs; --sim takes no samples\n");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
-		/* --check runs nothing, so there would be nothing to
-		 * simulate or summarize: say so rather than ignore them. */
-		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
-				"--sim or --summary\n");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	return -1;
+	return check_combination(cl);
 }
 
 /* The topology in `path`, or the built-in one, into *t. EX_OK, or the
