@@ -31,9 +31,11 @@ at_move=$(grep -E "$moves" "$err" | head -n 1 | hours)
 [ "$at_held" -ge 1 ] && [ "$at_held" -lt 3 ] ||
 	fail "held line at hour $at_held, not within the silence (1 h to 3 h)"
 [ "$at_move" -ge 3 ] || fail "moving again at hour $at_move, before 3 h"
-# Never blamed on a partition that was not silent.
-! grep -E 'held for .* by partition events-[012] ' "$err" ||
-	fail "a partition that never went silent was blamed"
+# No partition that never went silent is blamed for silence (on a loaded
+# machine a starved subtask may hold a watermark for a while: that is
+# said, as starvation or a low watermark, and is no silence).
+! grep -E 'held for .* by partition events-[012] .*\(silence' "$err" ||
+	fail "a partition that never went silent was blamed for silence"
 expect_line '^wmrun: .*: [0-9]+ records read \(.*/s\), lowest watermark ' "$err"
 expect_line '^wmrun: job "one-quiet-partition" finished after ' "$err"
 

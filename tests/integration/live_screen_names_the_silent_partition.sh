@@ -55,9 +55,11 @@ for i in $(seq 1 "$n"); do
 		}
 		during=1
 	fi
-	# Well after it returned: nobody names it any more.
+	# Well after it returned: nobody blames its silence any more (on a
+	# loaded machine a starved subtask may hold a watermark for a while,
+	# with events-3 at its minimum: that is no silence).
 	if [ "$m" -ge 195 ]; then
-		! grep -q 'by partition events-3' "$f" || {
+		! grep -q 'by partition events-3 .*(silence' "$f" || {
 			cat "$f" >&2
 			fail "a screen after the silence still names partition events-3"
 		}
