@@ -50,6 +50,9 @@ struct wm_snap_partition {
 	/* Processing time since its watermark last moved (or since the
 	 * first snapshot that saw it). */
 	int64_t unmoved_since_ns;
+	/* When its present state began, as its subtask measured it
+	 * (progress.h since_ns): IDLE since, or ACTIVE and still since. */
+	int64_t since_ns;
 };
 
 struct wm_snap_subtask {
@@ -67,6 +70,7 @@ struct wm_snap_subtask {
 	 * UINT32_MAX: nothing. */
 	uint32_t held_by;
 	int64_t unmoved_since_ns; /* processing time, as for a partition */
+	int64_t since_ns;	  /* of its output, as for a partition */
 	uint32_t n_channels;
 	struct wm_snap_channel *channels;
 	uint32_t n_partitions;

@@ -30,6 +30,7 @@ read_progress(const struct wm_watermark_metrics *m,
 	r->noise_stalls = WM_METRIC_GET(m->noise_stalls);
 	r->noise_stalled_ns = WM_METRIC_GET(m->noise_stalled_ns);
 	r->noise_starved_ns = WM_METRIC_GET(m->noise_starved_ns);
+	r->since_ns = WM_METRIC_GET(m->since_ns);
 }
 
 /* The upstream subtask (plan id) behind input channel `cause` of
