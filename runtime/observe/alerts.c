@@ -116,6 +116,8 @@ raise_alert(struct wm_alerts *a, const struct episode *e, uint32_t tier,
 		.kind = e->kind,
 		.tier = tier,
 		.subtask = id,
+		.stage = a->plan->subtasks[id].stage,
+		.index = a->plan->subtasks[id].index,
 		.partition = partition,
 	};
 }
@@ -220,27 +222,37 @@ wm_alerts_next_due(const struct wm_alerts *a)
 
 const char *
 wm_alert_subject(const struct wm_alert *al, const struct wm_topology *topo,
-		 const struct wm_plan *plan, char *buf, size_t len)
+		 char *buf, size_t len)
 {
-	const struct wm_plan_subtask *sub = &plan->subtasks[al->subtask];
-	const char *stage = topo->stages[sub->stage].name;
+	const char *stage = topo->stages[al->stage].name;
 
 	if (al->kind == WM_ALERT_PARTITION_IDLE)
 		snprintf(buf, len, "%s-%u", stage, al->partition);
 	else
-		snprintf(buf, len, "%s/%u", stage, sub->index);
+		snprintf(buf, len, "%s/%u", stage, al->index);
 	return buf;
+}
+
+bool
+wm_alert_valid(const struct wm_alert *al, const struct wm_topology *topo,
+	       const struct wm_plan *plan)
+{
+	return al->kind < WM_ALERT_KINDS && al->tier < WM_ALERT_TIERS &&
+	       al->subtask < plan->n_subtasks &&
+	       al->stage == plan->subtasks[al->subtask].stage &&
+	       al->index == plan->subtasks[al->subtask].index &&
+	       al->stage < topo->n_stages;
 }
 
 const char *
 wm_alert_format(const struct wm_alert *al, const struct wm_topology *topo,
-		const struct wm_plan *plan, char *buf, size_t len)
+		char *buf, size_t len)
 {
 	char subject[300], held[64];
 	int64_t held_ns = al->at_ns - al->since_ns;
 	const char *tier = wm_alert_tier_name(al->tier);
 
-	wm_alert_subject(al, topo, plan, subject, sizeof(subject));
+	wm_alert_subject(al, topo, subject, sizeof(subject));
 	/* A worker's clock may run a little ahead of the observer's. */
 	wm_units_format_duration(held_ns > 0 ? held_ns : 0, held,
 				 sizeof(held));

@@ -31,6 +31,7 @@
 #ifndef WM_RUNTIME_ALERTS_H
 #define WM_RUNTIME_ALERTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,6 +52,7 @@ struct wm_alert {
 	uint32_t kind;	  /* enum wm_alert_kind */
 	uint32_t tier;	  /* enum wm_alert_tier */
 	uint32_t subtask; /* plan id */
+	uint32_t stage, index; /* of that subtask, for its name */
 	uint32_t partition; /* partition id (partition_idle); UINT32_MAX */
 };
 
@@ -81,13 +83,19 @@ int64_t wm_alerts_next_due(const struct wm_alerts *a);
 /* What `al` says, for people: "notice: partition events-13 idle for 5 min
  * 0 s" (how long it had held when raised). Returns buf. */
 const char *wm_alert_format(const struct wm_alert *al,
-			    const struct wm_topology *topo,
-			    const struct wm_plan *plan, char *buf, size_t len);
+			    const struct wm_topology *topo, char *buf,
+			    size_t len);
 
 /* The alert's subject as the summary names it: "events-13" (a partition,
  * as Kafka names them) or "counts/1" (a subtask). Returns buf. */
 const char *wm_alert_subject(const struct wm_alert *al,
-			     const struct wm_topology *topo,
-			     const struct wm_plan *plan, char *buf, size_t len);
+			     const struct wm_topology *topo, char *buf,
+			     size_t len);
+
+/* Whether `al`, written by another process, names what `topo` and
+ * `plan` have: a kind, a tier, a subtask and its stage and index. */
+bool wm_alert_valid(const struct wm_alert *al,
+		    const struct wm_topology *topo,
+		    const struct wm_plan *plan);
 
 #endif /* WM_RUNTIME_ALERTS_H */

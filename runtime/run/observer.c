@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sysexits.h>
@@ -22,9 +23,37 @@
 
 #include "base/clock.h"
 #include "base/container_of.h"
+#include "runtime/conf/units.h"
+#include "runtime/io/log.h"
+#include "runtime/observe/alerts.h"
 #include "runtime/observe/snapshot.h"
 #include "runtime/observe/view.h"
 #include "runtime/run/observer.h"
+
+/*
+ * The alerts, from the observer to the supervisor (and to the observer's
+ * own view thread), in a MAP_SHARED mapping the supervisor made before
+ * the fork.
+ *
+ * list[]	written only by the observer's sampler: entry i before n
+ *		covers it, never again while the job runs; at the end,
+ *		after the view thread was joined, the whole list once more
+ *		with the episodes' ends
+ * n		stored with release after the entries it covers (H1); the
+ *		view thread loads it with acquire (H2) and reads below it
+ * raised	every alert raised, kept or not
+ * The supervisor reads it all after reaping the observer (waitpid()
+ * orders it after the observer's last write) and trusts none of it.
+ */
+struct handoff {
+	_Atomic uint32_t n;
+	uint32_t reserved;
+	_Atomic uint64_t raised;
+	struct wm_alert list[WM_ALERTS_KEPT];
+};
+
+/* Alerts shown under a screen: the latest few. */
+#define SCREEN_ALERTS 5
 
 /* A published snapshot and what call_rcu() needs to free it. */
 struct published {
@@ -40,7 +69,9 @@ struct observer {
 	int end_fd; /* read end: EOF when the job ended */
 	int64_t start_ns;
 	struct published *current; /* RCU-protected */
-	struct wm_view *view;
+	struct wm_view *view;	   /* NULL under --quiet */
+	struct wm_alerts *alerts;  /* NULL: none configured */
+	struct handoff *handoff;
 	/* The view's thread: told to stop (release, after the last
 	 * publication) and woken early through the condition. */
 	atomic_bool stopping;
@@ -76,6 +107,90 @@ publish(struct observer *ob, struct wm_snapshot *snap)
 	return 0;
 }
 
+/* All of buf to fd, or false. */
+static bool write_all(int fd, const char *buf, size_t len);
+
+/* The alerts `snap` raised: appended for the supervisor and the screen
+ * (H1), and each printed as one line unless the view shows them under
+ * its screen or --quiet asked for none. */
+static void
+judge(struct observer *ob, const struct wm_snapshot *snap)
+{
+	uint32_t raised = wm_alerts_feed(ob->alerts, snap), n;
+	const struct wm_alert *list = wm_alerts_list(ob->alerts, &n);
+	uint32_t had = atomic_load_explicit(&ob->handoff->n,
+					    memory_order_relaxed);
+
+	for (uint32_t i = had; i < n; i++) {
+		char at[32], real[32], what[512], line[700];
+		int len;
+
+		ob->handoff->list[i] = list[i];
+		if (ob->o->live != WM_LIVE_LINES)
+			continue;
+		wm_units_format_duration(snap->real_ns - ob->start_ns, real,
+					 sizeof(real));
+		wm_units_format_duration(snap->processing_ns, at, sizeof(at));
+		len = snprintf(line, sizeof(line),
+			       "wmrun: %s (processing time %s): %s\n", real, at,
+			       wm_alert_format(&list[i], ob->topo, what,
+					       sizeof(what)));
+		/* One write: a whole line among the view's. */
+		if (len > 0)
+			write_all(ob->o->fd, line,
+				  (size_t)len < sizeof(line) ? (size_t)len
+							     : sizeof(line) - 1);
+	}
+	/* H1: the entries before the count that covers them. */
+	atomic_store_explicit(&ob->handoff->n, n, memory_order_release);
+	if (raised > 0)
+		atomic_store_explicit(&ob->handoff->raised,
+				      wm_alerts_raised(ob->alerts),
+				      memory_order_relaxed);
+}
+
+/* The whole list once more, with the episodes' ends, for the summary:
+ * after the view thread stopped reading it. */
+static void
+hand_over(struct observer *ob)
+{
+	uint32_t n;
+	const struct wm_alert *list;
+
+	if (ob->alerts == NULL)
+		return;
+	list = wm_alerts_list(ob->alerts, &n);
+	memcpy(ob->handoff->list, list, n * sizeof(*list));
+	atomic_store_explicit(&ob->handoff->n, n, memory_order_release);
+	atomic_store_explicit(&ob->handoff->raised,
+			      wm_alerts_raised(ob->alerts),
+			      memory_order_relaxed);
+}
+
+/* The latest alerts under the screen, which would draw over lines. */
+static void
+screen_alerts(struct observer *ob, FILE *m)
+{
+	/* H2: pairs with H1 in judge(). */
+	uint32_t n = ob->handoff != NULL
+			     ? atomic_load_explicit(&ob->handoff->n,
+						    memory_order_acquire)
+			     : 0;
+
+	if (n == 0)
+		return;
+	fprintf(m, "\nalerts (the latest %u)\n", n < SCREEN_ALERTS ? n : SCREEN_ALERTS);
+	for (uint32_t i = n > SCREEN_ALERTS ? n - SCREEN_ALERTS : 0; i < n;
+	     i++) {
+		char at[32], what[512];
+		const struct wm_alert *al = &ob->handoff->list[i];
+
+		fprintf(m, "  %s  %s\n",
+			wm_units_format_duration(al->at_ns, at, sizeof(at)),
+			wm_alert_format(al, ob->topo, what, sizeof(what)));
+	}
+}
+
 /* One snapshot of every block, as of now. */
 static int
 sample(struct observer *ob)
@@ -92,6 +207,10 @@ sample(struct observer *ob)
 
 	if (snap == NULL)
 		return -ENOMEM;
+	/* Before publishing: once published, the snapshot is the readers'
+	 * and may be freed under the sampler. */
+	if (ob->alerts != NULL)
+		judge(ob, snap);
 	return publish(ob, snap);
 }
 
@@ -153,9 +272,10 @@ show(struct observer *ob, uint64_t *shown)
 	urcu_bp_read_lock();
 	p = rcu_dereference(ob->current);
 	if (p != NULL && p->snap->seq + 1 != *shown) {
-		if (ob->o->live == WM_LIVE_SCREEN)
+		if (ob->o->live == WM_LIVE_SCREEN) {
 			wm_view_screen(ob->view, p->snap, m);
-		else
+			screen_alerts(ob, m);
+		} else
 			wm_view_lines(ob->view, p->snap, m);
 		*shown = p->snap->seq + 1;
 	}
@@ -222,6 +342,7 @@ static int
 observe(struct observer *ob)
 {
 	const struct wm_shm_header *h = wm_shm_header(ob->seg);
+	bool viewed = ob->o->live != WM_LIVE_OFF;
 	pthread_t view;
 	pthread_condattr_t ca;
 	int status = 0;
@@ -232,15 +353,24 @@ observe(struct observer *ob)
 						    memory_order_acquire)) == 0)
 		if (!wait_or_end(ob, 10000000))
 			return 0;
-	ob->view =
-		wm_view_new(ob->topo, ob->plan, ob->start_ns, ob->o->status_ns);
-	if (ob->view == NULL || sample(ob) != 0)
+	if (viewed) {
+		ob->view = wm_view_new(ob->topo, ob->plan, ob->start_ns,
+				       ob->o->status_ns);
+		if (ob->view == NULL)
+			return EX_OSERR;
+	}
+	if (ob->handoff != NULL) {
+		ob->alerts = wm_alerts_new(ob->topo, ob->plan);
+		if (ob->alerts == NULL)
+			return EX_OSERR;
+	}
+	if (sample(ob) != 0)
 		return EX_OSERR;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ob->wake, &ca);
 	pthread_mutex_init(&ob->lock, NULL);
-	if (pthread_create(&view, NULL, view_thread, ob) != 0)
+	if (viewed && pthread_create(&view, NULL, view_thread, ob) != 0)
 		return EX_OSERR;
 	while (wait_or_end(ob, ob->o->interval_ns))
 		if (sample(ob) != 0) {
@@ -250,24 +380,30 @@ observe(struct observer *ob)
 	/* The last figures, then the view draws them and stops. */
 	if (status == 0 && sample(ob) != 0)
 		status = EX_OSERR;
-	pthread_mutex_lock(&ob->lock);
-	atomic_store_explicit(&ob->stopping, true, memory_order_release);
-	pthread_cond_signal(&ob->wake);
-	pthread_mutex_unlock(&ob->lock);
-	pthread_join(view, NULL);
+	if (viewed) {
+		pthread_mutex_lock(&ob->lock);
+		atomic_store_explicit(&ob->stopping, true,
+				      memory_order_release);
+		pthread_cond_signal(&ob->wake);
+		pthread_mutex_unlock(&ob->lock);
+		pthread_join(view, NULL);
+	}
+	hand_over(ob);
 	return status;
 }
 
 static void
 observer_main(const struct wm_observe_options *o,
 	      const struct wm_topology *topo, const struct wm_plan *plan,
-	      const struct wm_shm *seg, int end_fd, pid_t parent)
+	      const struct wm_shm *seg, int end_fd, pid_t parent,
+	      struct handoff *handoff)
 {
 	struct observer ob = {.o = o,
 			      .topo = topo,
 			      .plan = plan,
 			      .seg = seg,
-			      .end_fd = end_fd};
+			      .end_fd = end_fd,
+			      .handoff = handoff};
 
 	/* Gone with the supervisor; its signals (blocked since before the
 	 * fork) stay blocked: a stop reaches it as the pipe's EOF. */
@@ -281,6 +417,14 @@ observer_main(const struct wm_observe_options *o,
 	_exit(status);
 }
 
+static void
+release_alerts(struct wm_observer *obs)
+{
+	if (obs->alerts != NULL)
+		munmap(obs->alerts, sizeof(struct handoff));
+	obs->alerts = NULL;
+}
+
 int
 wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		  const struct wm_topology *topo, const struct wm_plan *plan,
@@ -289,23 +433,42 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	pid_t parent = getpid();
 	int fds[2];
 
-	*obs = (struct wm_observer){.pid = 0, .end_fd = -1};
-	if (o->live == WM_LIVE_OFF)
+	*obs = (struct wm_observer){
+		.pid = 0, .end_fd = -1, .topo = topo, .plan = plan};
+	if (wm_alerts_configured(&topo->job)) {
+		/* Zeroed: no alert yet. */
+		void *m = mmap(NULL, sizeof(struct handoff),
+			       PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED) {
+			snprintf(err, errlen,
+				 "could not map memory for alerts: %s",
+				 strerror(errno));
+			return -errno;
+		}
+		obs->alerts = m;
+	} else if (o->live == WM_LIVE_OFF) {
 		return 0;
+	}
 	/* The workers forked after it inherit the write end too (fork keeps
 	 * it; O_CLOEXEC only closes it at an exec): EOF comes once they and
 	 * the supervisor are all done, which is when the job ended. */
 	if (pipe2(fds, O_CLOEXEC) != 0) {
+		int e = errno;
+
 		snprintf(err, errlen, "could not make a pipe: %s",
-			 strerror(errno));
-		return -errno;
+			 strerror(e));
+		release_alerts(obs);
+		return -e;
 	}
 	fflush(stdout);
 	fflush(stderr);
 	obs->pid = fork();
 	if (obs->pid == 0) {
 		close(fds[1]);
-		observer_main(o, topo, plan, seg, fds[0], parent);
+		observer_main(o, topo, plan, seg, fds[0], parent,
+			      obs->alerts);
 	}
 	close(fds[0]);
 	if (obs->pid < 0) {
@@ -313,6 +476,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 
 		close(fds[1]);
 		obs->pid = 0;
+		release_alerts(obs);
 		snprintf(err, errlen, "could not fork: %s", strerror(e));
 		return -e;
 	}
@@ -336,4 +500,41 @@ wm_observer_finish(struct wm_observer *obs)
 			return 0;
 	obs->reaped = true;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+int
+wm_observer_alerts(struct wm_observer *obs, struct wm_job_report *rep)
+{
+	struct handoff *h = obs->alerts;
+	uint32_t n, good = 0;
+	uint64_t raised;
+	struct wm_alert *list;
+	int r;
+
+	if (h == NULL || rep->subtasks == NULL) {
+		release_alerts(obs);
+		return 0;
+	}
+	/* Written by another process: nothing is taken on trust. */
+	n = atomic_load_explicit(&h->n, memory_order_acquire);
+	raised = atomic_load_explicit(&h->raised, memory_order_relaxed);
+	if (n > WM_ALERTS_KEPT)
+		n = WM_ALERTS_KEPT;
+	list = malloc((n ? n : 1) * sizeof(*list));
+	if (list == NULL) {
+		release_alerts(obs);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (wm_alert_valid(&h->list[i], obs->topo, obs->plan))
+			list[good++] = h->list[i];
+	if (good < n)
+		wm_log("wmrun: notice: %u alerts from the observer name "
+		       "nothing of this job and were left out",
+		       n - good);
+	r = wm_report_set_alerts(rep, list, good,
+				 raised > good ? raised : good);
+	free(list);
+	release_alerts(obs);
+	return r;
 }

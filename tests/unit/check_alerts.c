@@ -148,7 +148,7 @@ START_TEST(test_a_tier_is_raised_at_its_duration_not_before)
 	ck_assert_int_eq(a->ended_ns, WM_ALERT_OPEN);
 	ck_assert_uint_eq(a->subtask, j.s0);
 	ck_assert_uint_eq(a->partition, 1);
-	ck_assert_str_eq(wm_alert_format(a, j.topo, j.plan, line, sizeof(line)),
+	ck_assert_str_eq(wm_alert_format(a, j.topo, line, sizeof(line)),
 			 "notice: partition s-1 idle for 5 min 0 s");
 	/* Once an episode. */
 	ck_assert_uint_eq(feed(&j, 100 * SECOND + 29 * MINUTE), 0);
@@ -217,8 +217,7 @@ START_TEST(test_the_stalled_watermark_is_a_windows_while_active)
 	ck_assert_uint_eq(feed(&j, 60 * MINUTE), 1);
 	ck_assert_uint_eq(alert(&j, 0)->subtask, j.w);
 	ck_assert_str_eq(
-		wm_alert_format(alert(&j, 0), j.topo, j.plan, line,
-				sizeof(line)),
+		wm_alert_format(alert(&j, 0), j.topo, line, sizeof(line)),
 		"critical: watermark of w/0 has not moved for 1 h 0 min");
 	/* Idle is not stalled; back to ACTIVE, the still time starts anew. */
 	set_output(&j, j.w, true, 61 * MINUTE, 5000);
