@@ -80,8 +80,8 @@ load_tier(struct loader *l, const struct wm_ini_entry *e, size_t start,
 			"\"notice 5 min\")");
 	/* Longer than any tier's name: the message quotes it cut. */
 	snprintf(word, sizeof(word), "%.*s", (int)(w - start), v + start);
-	if (wm_units_enum(word, "alert tier", tier_names, WM_ALERT_TIERS,
-			  &tier, why, sizeof(why)) != 0)
+	if (wm_units_enum(word, "alert tier", tier_names, WM_ALERT_TIERS, &tier,
+			  why, sizeof(why)) != 0)
 		return wm_conf_bad_value_at(l, e, start, why);
 	while (w < end && is_blank(v[w]))
 		w++;

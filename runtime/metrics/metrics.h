@@ -80,7 +80,7 @@ struct wm_channel_metrics {
 };
 
 struct wm_subtask_metrics {
-	_Atomic uint64_t records_in;  /* numRecordsIn */
+	_Atomic uint64_t records_in; /* numRecordsIn */
 	/* numRecordsOut: records sent (once per edge); for a window, the
 	 * results and late records it emitted. */
 	_Atomic uint64_t records_out;

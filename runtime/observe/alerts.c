@@ -254,8 +254,7 @@ wm_alert_format(const struct wm_alert *al, const struct wm_topology *topo,
 
 	wm_alert_subject(al, topo, subject, sizeof(subject));
 	/* A worker's clock may run a little ahead of the observer's. */
-	wm_units_format_duration(held_ns > 0 ? held_ns : 0, held,
-				 sizeof(held));
+	wm_units_format_duration(held_ns > 0 ? held_ns : 0, held, sizeof(held));
 	if (al->kind == WM_ALERT_WATERMARK_STALLED)
 		snprintf(buf, len, "%s: watermark of %s has not moved for %s",
 			 tier, subject, held);

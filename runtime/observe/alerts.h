@@ -53,7 +53,7 @@ struct wm_alert {
 	uint32_t tier;	  /* enum wm_alert_tier */
 	uint32_t subtask; /* plan id */
 	uint32_t stage, index; /* of that subtask, for its name */
-	uint32_t partition; /* partition id (partition_idle); UINT32_MAX */
+	uint32_t partition;    /* partition id (partition_idle); UINT32_MAX */
 };
 
 struct wm_alerts;
@@ -94,8 +94,7 @@ const char *wm_alert_subject(const struct wm_alert *al,
 
 /* Whether `al`, written by another process, names what `topo` and
  * `plan` have: a kind, a tier, a subtask and its stage and index. */
-bool wm_alert_valid(const struct wm_alert *al,
-		    const struct wm_topology *topo,
+bool wm_alert_valid(const struct wm_alert *al, const struct wm_topology *topo,
 		    const struct wm_plan *plan);
 
 #endif /* WM_RUNTIME_ALERTS_H */

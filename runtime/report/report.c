@@ -497,7 +497,8 @@ print_alerts(FILE *f, const struct wm_topology *t,
 {
 	char at[32], end[32], until[48], what[512];
 
-	fprintf(f, "  alerts                  %" PRIu64 " raised", rep->alerts_raised);
+	fprintf(f, "  alerts                  %" PRIu64 " raised",
+		rep->alerts_raised);
 	if (rep->alerts_raised > rep->n_alerts)
 		fprintf(f, ", the first %u listed", rep->n_alerts);
 	fputc('\n', f);
@@ -505,9 +506,9 @@ print_alerts(FILE *f, const struct wm_topology *t,
 		const struct wm_alert *al = &rep->alerts[i];
 
 		if (al->ended_ns != WM_ALERT_OPEN)
-			snprintf(until, sizeof(until), "until %s",
-				 human_duration(al->ended_ns, end,
-						sizeof(end)));
+			snprintf(
+				until, sizeof(until), "until %s",
+				human_duration(al->ended_ns, end, sizeof(end)));
 		else
 			snprintf(until, sizeof(until), "to the end");
 		fprintf(f, "    at %s: %s, %s\n",
@@ -853,8 +854,8 @@ json_alerts(FILE *f, const struct wm_topology *t,
 			i ? "," : "", al->at_ns / 1000000,
 			wm_alert_tier_name(al->tier),
 			wm_alert_kind_name(al->kind));
-		json_string(f, wm_alert_subject(al, t, subject,
-						sizeof(subject)));
+		json_string(f,
+			    wm_alert_subject(al, t, subject, sizeof(subject)));
 		fprintf(f, ",\"since_ms\":%" PRId64 ",\"held_ms\":%" PRId64,
 			al->since_ns / 1000000,
 			(al->at_ns - al->since_ns) / 1000000);

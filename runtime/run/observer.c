@@ -118,8 +118,8 @@ judge(struct observer *ob, const struct wm_snapshot *snap)
 {
 	uint32_t raised = wm_alerts_feed(ob->alerts, snap), n;
 	const struct wm_alert *list = wm_alerts_list(ob->alerts, &n);
-	uint32_t had = atomic_load_explicit(&ob->handoff->n,
-					    memory_order_relaxed);
+	uint32_t had =
+		atomic_load_explicit(&ob->handoff->n, memory_order_relaxed);
 
 	for (uint32_t i = had; i < n; i++) {
 		char at[32], real[32], what[512], line[700];
@@ -138,8 +138,9 @@ judge(struct observer *ob, const struct wm_snapshot *snap)
 		/* One write: a whole line among the view's. */
 		if (len > 0)
 			write_all(ob->o->fd, line,
-				  (size_t)len < sizeof(line) ? (size_t)len
-							     : sizeof(line) - 1);
+				  (size_t)len < sizeof(line)
+					  ? (size_t)len
+					  : sizeof(line) - 1);
 	}
 	/* H1: the entries before the count that covers them. */
 	atomic_store_explicit(&ob->handoff->n, n, memory_order_release);
@@ -179,7 +180,8 @@ screen_alerts(struct observer *ob, FILE *m)
 
 	if (n == 0)
 		return;
-	fprintf(m, "\nalerts (the latest %u)\n", n < SCREEN_ALERTS ? n : SCREEN_ALERTS);
+	fprintf(m, "\nalerts (the latest %u)\n",
+		n < SCREEN_ALERTS ? n : SCREEN_ALERTS);
 	for (uint32_t i = n > SCREEN_ALERTS ? n - SCREEN_ALERTS : 0; i < n;
 	     i++) {
 		char at[32], what[512];
@@ -457,8 +459,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	if (pipe2(fds, O_CLOEXEC) != 0) {
 		int e = errno;
 
-		snprintf(err, errlen, "could not make a pipe: %s",
-			 strerror(e));
+		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
 		release_alerts(obs);
 		return -e;
 	}
@@ -467,8 +468,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	obs->pid = fork();
 	if (obs->pid == 0) {
 		close(fds[1]);
-		observer_main(o, topo, plan, seg, fds[0], parent,
-			      obs->alerts);
+		observer_main(o, topo, plan, seg, fds[0], parent, obs->alerts);
 	}
 	close(fds[0]);
 	if (obs->pid < 0) {

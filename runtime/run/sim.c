@@ -297,9 +297,9 @@ alerts_set_up(struct sim *sim)
 	sim->sample_every_ns = INT64_MAX;
 	for (int k = 0; k < WM_ALERT_KINDS; k++)
 		if (job->alerts[k].n_tiers > 0 &&
-		    job->alerts[k].after_ms[0] * 1000000 <
-			    sim->sample_every_ns)
-			sim->sample_every_ns = job->alerts[k].after_ms[0] * 1000000;
+		    job->alerts[k].after_ms[0] * 1000000 < sim->sample_every_ns)
+			sim->sample_every_ns =
+				job->alerts[k].after_ms[0] * 1000000;
 	sim->alerts = wm_alerts_new(sim->topo, sim->plan);
 	return sim->alerts != NULL ? 0 : -ENOMEM;
 }
@@ -314,8 +314,8 @@ watch_at(struct sim *sim, int64_t s)
 
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		wm_task_publish(sim->tasks[id].task, s);
-	snap = wm_snapshot_take(sim->plan, sim->metrics, sim->stride,
-				sim->snap, s, s);
+	snap = wm_snapshot_take(sim->plan, sim->metrics, sim->stride, sim->snap,
+				s, s);
 	if (snap == NULL)
 		return -ENOMEM;
 	wm_snapshot_free(sim->snap);

@@ -63,8 +63,7 @@ job_open(struct job *j, const char *alerts)
 
 		WM_METRIC_SET(m->n_partitions, 2);
 		WM_METRIC_SET(m->partitions[0].partition, 2 * (id - j->s0));
-		WM_METRIC_SET(m->partitions[1].partition,
-			      2 * (id - j->s0) + 1);
+		WM_METRIC_SET(m->partitions[1].partition, 2 * (id - j->s0) + 1);
 	}
 }
 
@@ -110,8 +109,8 @@ set_output(struct job *j, uint32_t id, bool idle, int64_t since_ns,
 static uint32_t
 feed(struct job *j, int64_t t)
 {
-	struct wm_snapshot *s = wm_snapshot_take(j->plan, j->blocks, j->stride,
-						 j->snap, t, t);
+	struct wm_snapshot *s =
+		wm_snapshot_take(j->plan, j->blocks, j->stride, j->snap, t, t);
 
 	ck_assert_ptr_nonnull(s);
 	wm_snapshot_free(j->snap);
@@ -301,11 +300,13 @@ alerts_suite(void)
 	TCase *episodes = tcase_create("episodes");
 
 	tcase_add_test(tiers, test_a_tier_is_raised_at_its_duration_not_before);
-	tcase_add_test(tiers,
-		       test_a_late_snapshot_raises_every_tier_it_passed_in_order);
+	tcase_add_test(
+		tiers,
+		test_a_late_snapshot_raises_every_tier_it_passed_in_order);
 	tcase_add_test(tiers, test_the_next_tier_due_is_known);
 	tcase_add_test(tiers, test_nothing_is_watched_without_a_rule);
-	tcase_add_test(episodes, test_an_episode_ends_and_the_next_raises_again);
+	tcase_add_test(episodes,
+		       test_an_episode_ends_and_the_next_raises_again);
 	tcase_add_test(episodes,
 		       test_the_stalled_watermark_is_a_windows_while_active);
 	tcase_add_test(episodes, test_alerts_past_the_list_are_counted);
