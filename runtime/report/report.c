@@ -836,7 +836,9 @@ json_stage(FILE *f, const struct wm_topology *t,
 	fputc('}', f);
 }
 
-/* The alerts; "ended_ms" null for an episode still going on at the end. */
+/* The alerts; "ended_ms" null for an episode still going on at the end,
+ * "held_ms" the difference of the two times as printed, so that a reader
+ * finds at_ms - since_ms = held_ms whatever the nanoseconds were. */
 static void
 json_alerts(FILE *f, const struct wm_topology *t,
 	    const struct wm_job_report *rep)
@@ -858,7 +860,7 @@ json_alerts(FILE *f, const struct wm_topology *t,
 			    wm_alert_subject(al, t, subject, sizeof(subject)));
 		fprintf(f, ",\"since_ms\":%" PRId64 ",\"held_ms\":%" PRId64,
 			al->since_ns / 1000000,
-			(al->at_ns - al->since_ns) / 1000000);
+			al->at_ns / 1000000 - al->since_ns / 1000000);
 		if (al->ended_ns != WM_ALERT_OPEN)
 			fprintf(f, ",\"ended_ms\":%" PRId64 "}",
 				al->ended_ns / 1000000);
