@@ -187,7 +187,7 @@ screen_alerts(struct observer *ob, FILE *m)
 		char at[32], what[512];
 		const struct wm_alert *al = &ob->handoff->list[i];
 
-		fprintf(m, "  %s  %s\n",
+		fprintf(m, "  %-11s %s\n",
 			wm_units_format_duration(al->at_ns, at, sizeof(at)),
 			wm_alert_format(al, ob->topo, what, sizeof(what)));
 	}
