@@ -69,6 +69,10 @@ int wm_conf_load_shapes(struct loader *l, struct wm_ini_section *sec,
 			struct wm_source_conf *src);
 bool wm_conf_is_shape_key(const char *key);
 
+/* load the [job] alert keys (alert_rules.c) */
+int wm_conf_load_alerts(struct loader *l, struct wm_ini_section *sec,
+			struct wm_job_conf *job);
+
 /* whole-topology checks (checks.c) */
 int wm_conf_find_cycle(struct loader *l, uint32_t s, unsigned char *colour);
 int wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,

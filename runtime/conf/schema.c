@@ -43,6 +43,9 @@ static const char *const job_keys[] = {
 	"mux_empty_is_idle",
 	"mux_reactivate",
 	"drain_active_before_max",
+	"alert_partition_idle",
+	"alert_subtask_idle",
+	"alert_watermark_stalled",
 };
 
 static const char *const source_keys[] = {

@@ -129,7 +129,8 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 		     &job->allow_unaligned_source_splits)) != 0 ||
 	    (r = wm_conf_get_duration(l, sec,
 				      "pipeline.auto-watermark-interval", false,
-				      &job->watermark_interval_ms)) != 0)
+				      &job->watermark_interval_ms)) != 0 ||
+	    (r = wm_conf_load_alerts(l, sec, job)) != 0)
 		return r;
 	return load_behaviour(l, sec, job);
 }

@@ -19,7 +19,14 @@
  *                    cpus (a CPU list, one CPU per subtask in plan
  *                    order: runtime/plan/placement.h; default: the heuristic),
  *                    ring_size (bytes of each channel's ring, a power of
- *                    two: 128KiB)
+ *                    two: 128KiB),
+ *                    alert_partition_idle, alert_subtask_idle,
+ *                    alert_watermark_stalled: alert tiers, each a list
+ *                    "TIER DURATION, ..." of processing time, tiers
+ *                    notice | warning | severe | critical rising in
+ *                    severity and duration (runtime/conf/alert_rules.c;
+ *                    what they watch: runtime/observe/alerts.h; default
+ *                    none)
  *   [global]         defaults for any stage key (parallelism = 4)
  *   [source NAME]    parallelism, partitions, rate (per partition),
  *                    out_of_orderness, late_fraction, late_by, keys,
@@ -193,6 +200,32 @@ struct wm_stage {
 	} u;
 };
 
+/* Alert tiers, in rising severity (runtime/observe/alerts.h). */
+enum wm_alert_tier {
+	WM_ALERT_NOTICE,
+	WM_ALERT_WARNING,
+	WM_ALERT_SEVERE,
+	WM_ALERT_CRITICAL,
+};
+#define WM_ALERT_TIERS 4
+
+/* What an alert watches, one [job] key each (alert_rules.c). */
+enum wm_alert_kind {
+	WM_ALERT_PARTITION_IDLE,    /* a source partition IDLE */
+	WM_ALERT_SUBTASK_IDLE,	    /* a subtask's output IDLE */
+	WM_ALERT_WATERMARK_STALLED, /* a window subtask's watermark still */
+};
+#define WM_ALERT_KINDS 3
+
+/* The tiers of one kind: tier[i] is raised once its condition has held
+ * for after_ms[i] of processing time. Both rise strictly with i; n_tiers
+ * 0: the kind is not watched. */
+struct wm_alert_rule {
+	uint32_t n_tiers;
+	enum wm_alert_tier tier[WM_ALERT_TIERS];
+	int64_t after_ms[WM_ALERT_TIERS];
+};
+
 struct wm_job_conf {
 	char *name;
 	int64_t event_time_ms;	    /* run length; INT64_MAX: unlimited */
@@ -208,6 +241,7 @@ struct wm_job_conf {
 	char *cpus_at; /* "FILE:LINE:COL" of cpus' value, for the errors of
 			* a placement that cannot follow it */
 	uint32_t ring_cells; /* of each channel's ring (ring_size) */
+	struct wm_alert_rule alerts[WM_ALERT_KINDS]; /* none by default */
 };
 
 /* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of
@@ -269,6 +303,11 @@ const char *wm_topology_file_use(const struct wm_topology *topo,
 
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);
+const char *wm_alert_tier_name(enum wm_alert_tier tier);
+/* The kind's name without "alert_": "partition_idle". */
+const char *wm_alert_kind_name(enum wm_alert_kind kind);
+/* Whether any alert is configured. */
+bool wm_alerts_configured(const struct wm_job_conf *job);
 const char *wm_partitioning_name(enum wm_partitioning kind);
 
 #endif /* WM_RUNTIME_TOPOLOGY_H */

@@ -180,6 +180,7 @@ wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		.noise_stalls = q.noise_stalls,
 		.noise_stalled_ns = q.noise_stalled_ns,
 		.noise_starved_ns = q.noise_starved_ns,
+		.since_ns = p->idle ? p->idle_since_ns : p->still_since_ns,
 	};
 }
 
@@ -204,5 +205,6 @@ wm_progress_publish(const struct wm_progress *p, int64_t now_ns,
 	WM_METRIC_SET(m->still_since_ns, p->still_since_ns);
 	WM_METRIC_SET(m->noise_stalls, r.noise_stalls);
 	WM_METRIC_SET(m->noise_stalled_ns, r.noise_stalled_ns);
+	WM_METRIC_SET(m->since_ns, r.since_ns);
 	WM_METRIC_SET(m->noise_starved_ns, r.noise_starved_ns);
 }

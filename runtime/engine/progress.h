@@ -95,6 +95,10 @@ struct wm_progress_reading {
 	uint64_t noise_stalls;	    /* the scheduler's, in none of the above */
 	int64_t noise_stalled_ns;
 	int64_t noise_starved_ns; /* real time waiting for a CPU in them */
+	/* When the present state began: IDLE since, or ACTIVE and still
+	 * since (`still since` above); what alerts measure episodes from
+	 * (runtime/observe/alerts.h). */
+	int64_t since_ns;
 };
 
 /* ACTIVE at MIN from time 0; stalls are stretches longer than

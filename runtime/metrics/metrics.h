@@ -57,6 +57,9 @@ struct wm_watermark_metrics {
 	_Atomic uint64_t noise_stalls;
 	_Atomic int64_t noise_stalled_ns;
 	_Atomic int64_t noise_starved_ns;
+	/* Processing time the present state began: IDLE since, or ACTIVE
+	 * without an advance since (progress.h since_ns). */
+	_Atomic int64_t since_ns;
 };
 
 /* One partition (Flink: split) a source subtask reads. */

@@ -110,6 +110,7 @@ read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		p->partition = WM_METRIC_GET(pm->partition);
 		p->watermark = WM_METRIC_GET(pm->progress.watermark);
 		p->idle = WM_METRIC_GET(pm->progress.idle) != 0;
+		p->since_ns = WM_METRIC_GET(pm->progress.since_ns);
 		p->records = WM_METRIC_GET(pm->records);
 		p->idle_ns = WM_METRIC_GET(pm->progress.idle_ns);
 		p->paused_ns = WM_METRIC_GET(pm->alignment_paused_ns);
@@ -158,6 +159,7 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 
 	s->watermark = WM_METRIC_GET(m->output.watermark);
 	s->idle = WM_METRIC_GET(m->output.idle) != 0;
+	s->since_ns = WM_METRIC_GET(m->output.since_ns);
 	s->finished =
 		atomic_load_explicit(&m->finished, memory_order_acquire) != 0;
 	s->newest_event_time = WM_METRIC_GET(m->newest_event_time);

@@ -58,6 +58,9 @@ struct wm_snap_partition {
 	/* Processing time its watermark last moved (or turned ACTIVE), as
 	 * its subtask's tracker knows it (progress.h); 0: the start. */
 	int64_t unmoved_since_ns;
+	/* When its present state began, as its subtask measured it
+	 * (progress.h since_ns): IDLE since, or ACTIVE and still since. */
+	int64_t since_ns;
 };
 
 struct wm_snap_subtask {
@@ -79,6 +82,7 @@ struct wm_snap_subtask {
 	 * UINT32_MAX: nothing. */
 	uint32_t held_by;
 	int64_t unmoved_since_ns; /* as for a partition */
+	int64_t since_ns;	  /* of its output, as for a partition */
 	uint32_t n_channels;
 	struct wm_snap_channel *channels;
 	uint32_t n_partitions;

@@ -31,6 +31,7 @@ read_progress(const struct wm_watermark_metrics *m,
 	r->noise_stalls = WM_METRIC_GET(m->noise_stalls);
 	r->noise_stalled_ns = WM_METRIC_GET(m->noise_stalled_ns);
 	r->noise_starved_ns = WM_METRIC_GET(m->noise_starved_ns);
+	r->since_ns = WM_METRIC_GET(m->since_ns);
 }
 
 /* The upstream subtask (plan id) behind input channel `cause` of
@@ -305,10 +306,30 @@ wm_report_free(struct wm_job_report *rep)
 	free(rep->subtasks);
 	free(rep->partitions);
 	free(rep->edges);
+	free(rep->alerts);
 	rep->subtasks = NULL;
 	rep->partitions = NULL;
 	rep->edges = NULL;
+	rep->alerts = NULL;
 	rep->n_subtasks = rep->n_partitions = rep->n_edges = 0;
+	rep->n_alerts = 0;
+}
+
+int
+wm_report_set_alerts(struct wm_job_report *rep, const struct wm_alert *alerts,
+		     uint32_t n, uint64_t raised)
+{
+	struct wm_alert *copy = calloc(n ? n : 1, sizeof(*copy));
+
+	if (copy == NULL)
+		return -ENOMEM;
+	if (n > 0)
+		memcpy(copy, alerts, n * sizeof(*copy));
+	free(rep->alerts);
+	rep->alerts = copy;
+	rep->n_alerts = n;
+	rep->alerts_raised = raised;
+	return 0;
 }
 
 bool
@@ -451,6 +472,34 @@ by_trouble(const void *x, const void *y)
 }
 
 #define WM_REPORT_PARTITION_LINES 8
+
+/* Every alert raised, at the processing time it was, and until when its
+ * condition held: the list of what a watcher would have been told. */
+static void
+print_alerts(FILE *f, const struct wm_topology *t,
+	     const struct wm_job_report *rep)
+{
+	char at[32], end[32], until[48], what[512];
+
+	fprintf(f, "  alerts                  %" PRIu64 " raised",
+		rep->alerts_raised);
+	if (rep->alerts_raised > rep->n_alerts)
+		fprintf(f, ", the first %u listed", rep->n_alerts);
+	fputc('\n', f);
+	for (uint32_t i = 0; i < rep->n_alerts; i++) {
+		const struct wm_alert *al = &rep->alerts[i];
+
+		if (al->ended_ns != WM_ALERT_OPEN)
+			snprintf(until, sizeof(until), "until %s",
+				 wm_units_format_duration(al->ended_ns, end,
+							  sizeof(end)));
+		else
+			snprintf(until, sizeof(until), "to the end");
+		fprintf(f, "    at %s: %s, %s\n",
+			wm_units_format_duration(al->at_ns, at, sizeof(at)),
+			wm_alert_format(al, t, what, sizeof(what)), until);
+	}
+}
 
 static void
 print_partitions(FILE *f, const struct wm_topology *t,
@@ -614,6 +663,8 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 			print_stage(f, t, rep, s);
 	if (rep->n_partitions > 0)
 		print_partitions(f, t, rep);
+	if (wm_alerts_configured(&t->job))
+		print_alerts(f, t, rep);
 }
 
 /* ---- JSON ---- */
@@ -773,6 +824,40 @@ json_stage(FILE *f, const struct wm_topology *t,
 	fputc('}', f);
 }
 
+/* The alerts; "ended_ms" null for an episode still going on at the end,
+ * "held_ms" the difference of the two times as printed, so that a reader
+ * finds at_ms - since_ms = held_ms whatever the nanoseconds were. */
+static void
+json_alerts(FILE *f, const struct wm_topology *t,
+	    const struct wm_job_report *rep)
+{
+	char subject[300];
+
+	fprintf(f, ",\"alerts_raised\":%" PRIu64 ",\"alerts\":[",
+		rep->alerts_raised);
+	for (uint32_t i = 0; i < rep->n_alerts; i++) {
+		const struct wm_alert *al = &rep->alerts[i];
+
+		fprintf(f,
+			"%s{\"at_ms\":%" PRId64
+			",\"tier\":\"%s\",\"kind\":\"%s\",\"subject\":",
+			i ? "," : "", al->at_ns / 1000000,
+			wm_alert_tier_name(al->tier),
+			wm_alert_kind_name(al->kind));
+		json_string(f,
+			    wm_alert_subject(al, t, subject, sizeof(subject)));
+		fprintf(f, ",\"since_ms\":%" PRId64 ",\"held_ms\":%" PRId64,
+			al->since_ns / 1000000,
+			al->at_ns / 1000000 - al->since_ns / 1000000);
+		if (al->ended_ns != WM_ALERT_OPEN)
+			fprintf(f, ",\"ended_ms\":%" PRId64 "}",
+				al->ended_ns / 1000000);
+		else
+			fprintf(f, ",\"ended_ms\":null}");
+	}
+	fputc(']', f);
+}
+
 void
 wm_report_print_json(FILE *f, const struct wm_topology *t,
 		     const struct wm_job_report *rep)
@@ -849,5 +934,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		json_stage(f, t, rep, s);
 		first = false;
 	}
-	fprintf(f, "]}\n");
+	fputc(']', f);
+	if (wm_alerts_configured(&t->job))
+		json_alerts(f, t, rep);
+	fprintf(f, "}\n");
 }

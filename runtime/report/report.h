@@ -50,6 +50,10 @@
  *   per source partition    records, its watermark's stalls, idle time,
  *                           idle/active transitions and the time
  *                           watermark alignment kept it from being read
+ *   alerts                  with [job] alert_* only: every alert raised
+ *                           (runtime/observe/alerts.h), when, how long its
+ *                           condition had held and when it ended, as the
+ *                           driver that watched the job hands them over
  */
 #ifndef WM_RUNTIME_REPORT_H
 #define WM_RUNTIME_REPORT_H
@@ -63,6 +67,7 @@
 #include "runtime/plan/plan.h"
 #include "runtime/engine/progress.h"
 #include "runtime/conf/topology.h"
+#include "runtime/observe/alerts.h"
 
 struct wm_partition_report {
 	uint32_t partition;
@@ -151,6 +156,11 @@ struct wm_job_report {
 	struct wm_subtask_report *subtasks;
 	uint32_t n_partitions;
 	struct wm_partition_report *partitions;
+	/* The alerts raised, in order: the first n_alerts of alerts_raised
+	 * (alerts.h keeps WM_ALERTS_KEPT). */
+	uint32_t n_alerts;
+	struct wm_alert *alerts;
+	uint64_t alerts_raised;
 };
 
 /*
@@ -162,6 +172,12 @@ int wm_report_collect(struct wm_job_report *rep, const struct wm_topology *topo,
 		      const struct wm_plan *plan, const void *base,
 		      size_t stride, int64_t end_ns, int64_t wall_ns, bool sim);
 void wm_report_free(struct wm_job_report *rep);
+
+/* The alerts the driver's machine raised, copied into `rep`: `n` of
+ * `raised`. 0 or -ENOMEM. */
+int wm_report_set_alerts(struct wm_job_report *rep,
+			 const struct wm_alert *alerts, uint32_t n,
+			 uint64_t raised);
 
 /* Every record is accounted for: every record a window stage received is
  * in a window, late (dropped or side output) or in no window; and every

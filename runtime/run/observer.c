@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sysexits.h>
@@ -23,10 +24,12 @@
 
 #include "base/clock.h"
 #include "base/container_of.h"
-#include "runtime/metrics/noise.h"
+#include "runtime/conf/units.h"
 #include "runtime/io/exit.h"
 #include "runtime/io/log.h"
 #include "runtime/io/outfile.h"
+#include "runtime/metrics/noise.h"
+#include "runtime/observe/alerts.h"
 #include "runtime/observe/snapshot.h"
 #include "runtime/observe/timeline.h"
 #include "runtime/observe/view.h"
@@ -35,6 +38,31 @@
 /* How long the observer may take to show the last snapshot once the job
  * ended, before it is killed. */
 #define WM_OBSERVER_GRACE_NS ((int64_t)5000000000)
+
+/*
+ * The alerts, from the observer to the supervisor (and to the observer's
+ * own view thread), in a MAP_SHARED mapping the supervisor made before
+ * the fork.
+ *
+ * list[]	written only by the observer's sampler: entry i before n
+ *		covers it, never again while the job runs; at the end,
+ *		after the view thread was joined, the whole list once more
+ *		with the episodes' ends
+ * n		stored with release after the entries it covers (H1); the
+ *		view thread loads it with acquire (H2) and reads below it
+ * raised	every alert raised, kept or not
+ * The supervisor reads it all after reaping the observer (waitpid()
+ * orders it after the observer's last write) and trusts none of it.
+ */
+struct handoff {
+	_Atomic uint32_t n;
+	uint32_t reserved;
+	_Atomic uint64_t raised;
+	struct wm_alert list[WM_ALERTS_KEPT];
+};
+
+/* Alerts shown under a screen: the latest few. */
+#define SCREEN_ALERTS 5
 
 /* A published snapshot and what call_rcu() needs to free it. */
 struct published {
@@ -49,10 +77,12 @@ struct observer {
 	const struct wm_shm *seg;
 	int end_fd; /* read end: EOF when the job ended */
 	int64_t start_ns;
-	struct published *current; /* RCU-protected */
-	struct wm_view *view;
+	struct published *current;  /* RCU-protected */
+	struct wm_view *view;	    /* NULL without a view (--quiet) */
 	struct wm_outfile *metrics; /* the timeline's file; NULL */
 	int status;		    /* the timeline thread's: EX_IOERR */
+	struct wm_alerts *alerts;   /* NULL: none configured */
+	struct handoff *handoff;
 	/* The readers' threads: told to stop (release, after the last
 	 * publication) and woken early, or at each publication, through the
 	 * condition; `published` counts publications (under `lock`). */
@@ -94,6 +124,92 @@ publish(struct observer *ob, struct wm_snapshot *snap)
 	return 0;
 }
 
+/* All of buf to fd, or false. */
+static bool write_all(int fd, const char *buf, size_t len);
+
+/* The alerts `snap` raised: appended for the supervisor and the screen
+ * (H1), and each printed as one line unless the view shows them under
+ * its screen or --quiet asked for none. */
+static void
+judge(struct observer *ob, const struct wm_snapshot *snap)
+{
+	uint32_t raised = wm_alerts_feed(ob->alerts, snap), n;
+	const struct wm_alert *list = wm_alerts_list(ob->alerts, &n);
+	uint32_t had =
+		atomic_load_explicit(&ob->handoff->n, memory_order_relaxed);
+
+	for (uint32_t i = had; i < n; i++) {
+		char at[32], real[32], what[512], line[700];
+		int len;
+
+		ob->handoff->list[i] = list[i];
+		if (ob->o->live != WM_LIVE_LINES)
+			continue;
+		wm_units_format_duration(snap->real_ns - ob->start_ns, real,
+					 sizeof(real));
+		wm_units_format_duration(snap->processing_ns, at, sizeof(at));
+		len = snprintf(line, sizeof(line),
+			       "wmrun: %s (processing time %s): %s\n", real, at,
+			       wm_alert_format(&list[i], ob->topo, what,
+					       sizeof(what)));
+		/* One write: a whole line among the view's. */
+		if (len > 0)
+			write_all(ob->o->fd, line,
+				  (size_t)len < sizeof(line)
+					  ? (size_t)len
+					  : sizeof(line) - 1);
+	}
+	/* H1: the entries before the count that covers them. */
+	atomic_store_explicit(&ob->handoff->n, n, memory_order_release);
+	if (raised > 0)
+		atomic_store_explicit(&ob->handoff->raised,
+				      wm_alerts_raised(ob->alerts),
+				      memory_order_relaxed);
+}
+
+/* The whole list once more, with the episodes' ends, for the summary:
+ * after the view thread stopped reading it. */
+static void
+hand_over_alerts(struct observer *ob)
+{
+	uint32_t n;
+	const struct wm_alert *list;
+
+	if (ob->alerts == NULL)
+		return;
+	list = wm_alerts_list(ob->alerts, &n);
+	memcpy(ob->handoff->list, list, n * sizeof(*list));
+	atomic_store_explicit(&ob->handoff->n, n, memory_order_release);
+	atomic_store_explicit(&ob->handoff->raised,
+			      wm_alerts_raised(ob->alerts),
+			      memory_order_relaxed);
+}
+
+/* The latest alerts under the screen, which would draw over lines. */
+static void
+screen_alerts(struct observer *ob, FILE *m)
+{
+	/* H2: pairs with H1 in judge(). */
+	uint32_t n = ob->handoff != NULL
+			     ? atomic_load_explicit(&ob->handoff->n,
+						    memory_order_acquire)
+			     : 0;
+
+	if (n == 0)
+		return;
+	fprintf(m, "\nalerts (the latest %u)\n",
+		n < SCREEN_ALERTS ? n : SCREEN_ALERTS);
+	for (uint32_t i = n > SCREEN_ALERTS ? n - SCREEN_ALERTS : 0; i < n;
+	     i++) {
+		char at[32], what[512];
+		const struct wm_alert *al = &ob->handoff->list[i];
+
+		fprintf(m, "  %-11s %s\n",
+			wm_units_format_duration(al->at_ns, at, sizeof(at)),
+			wm_alert_format(al, ob->topo, what, sizeof(what)));
+	}
+}
+
 /* One snapshot of every block, as of now. */
 static int
 sample(struct observer *ob)
@@ -110,6 +226,10 @@ sample(struct observer *ob)
 
 	if (snap == NULL)
 		return -ENOMEM;
+	/* Before publishing: once published, the snapshot is the readers'
+	 * and may be freed under the sampler. */
+	if (ob->alerts != NULL)
+		judge(ob, snap);
 	return publish(ob, snap);
 }
 
@@ -171,9 +291,10 @@ show(struct observer *ob, uint64_t *shown)
 	urcu_bp_read_lock();
 	p = rcu_dereference(ob->current);
 	if (p != NULL && p->snap->seq + 1 != *shown) {
-		if (ob->o->live == WM_LIVE_SCREEN)
+		if (ob->o->live == WM_LIVE_SCREEN) {
 			wm_view_screen(ob->view, p->snap, m);
-		else
+			screen_alerts(ob, m);
+		} else
 			wm_view_lines(ob->view, p->snap, m);
 		*shown = p->snap->seq + 1;
 	}
@@ -308,11 +429,19 @@ observe(struct observer *ob)
 						    memory_order_acquire)) == 0)
 		if (!wait_or_end(ob, 10000000))
 			return 0;
-	ob->view =
-		wm_view_new(ob->topo, ob->plan, ob->start_ns, ob->o->status_ns);
-	if (ob->view == NULL)
-		return EX_OSERR;
-	wm_view_set_noise(ob->view, wm_noise_ns(ob->topo->job.speed));
+	if (viewing) {
+		ob->view = wm_view_new(ob->topo, ob->plan, ob->start_ns,
+				       ob->o->status_ns);
+		if (ob->view == NULL)
+			return EX_OSERR;
+		wm_view_set_noise(ob->view, wm_noise_ns(ob->topo->job.speed));
+	}
+	if (ob->handoff != NULL) {
+		ob->alerts = wm_alerts_new(ob->topo, ob->plan);
+		if (ob->alerts == NULL)
+			return EX_OSERR;
+	}
+	/* The lock before the first publication, which takes it. */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ob->wake, &ca);
@@ -340,6 +469,7 @@ observe(struct observer *ob)
 		pthread_join(view, NULL);
 	if (writing)
 		pthread_join(timeline, NULL);
+	hand_over_alerts(ob);
 	return status != 0 ? status : ob->status;
 }
 
@@ -347,14 +477,15 @@ static void
 observer_main(const struct wm_observe_options *o,
 	      const struct wm_topology *topo, const struct wm_plan *plan,
 	      const struct wm_shm *seg, int end_fd, pid_t parent,
-	      struct wm_outfile *metrics)
+	      struct wm_outfile *metrics, struct handoff *handoff)
 {
 	struct observer ob = {.o = o,
 			      .topo = topo,
 			      .plan = plan,
 			      .seg = seg,
 			      .end_fd = end_fd,
-			      .metrics = metrics};
+			      .metrics = metrics,
+			      .handoff = handoff};
 	char err[4400];
 
 	/* Gone with the supervisor; its signals (blocked since before the
@@ -377,6 +508,14 @@ observer_main(const struct wm_observe_options *o,
 	_exit(status);
 }
 
+static void
+release_alerts(struct wm_observer *obs)
+{
+	if (obs->alerts != NULL)
+		munmap(obs->alerts, sizeof(struct handoff));
+	obs->alerts = NULL;
+}
+
 int
 wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		  const struct wm_topology *topo, const struct wm_plan *plan,
@@ -386,15 +525,33 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	struct wm_outfile metrics, *mf = NULL;
 	int fds[2];
 
-	*obs = (struct wm_observer){.pid = 0, .end_fd = -1};
-	if (o->live == WM_LIVE_OFF && o->metrics == NULL)
+	*obs = (struct wm_observer){
+		.pid = 0, .end_fd = -1, .topo = topo, .plan = plan};
+	if (o->live == WM_LIVE_OFF && o->metrics == NULL &&
+	    !wm_alerts_configured(&topo->job))
 		return 0;
+	if (wm_alerts_configured(&topo->job)) {
+		/* Zeroed: no alert yet. */
+		void *m = mmap(NULL, sizeof(struct handoff),
+			       PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED) {
+			snprintf(err, errlen,
+				 "could not map memory for alerts: %s",
+				 strerror(errno));
+			return EX_OSERR;
+		}
+		obs->alerts = m;
+	}
 	if (o->metrics != NULL) {
 		int r = wm_outfile_open(&metrics, "metrics file", o->metrics,
 					false, err, errlen);
 
-		if (r != 0)
+		if (r != 0) {
+			release_alerts(obs);
 			return wm_exit_status(WM_EXIT_OUTPUT, r);
+		}
 		mf = &metrics;
 	}
 	/* The workers forked after it inherit the write end too (fork keeps
@@ -406,6 +563,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
 		if (mf != NULL)
 			wm_outfile_close(mf, false, NULL, 0);
+		release_alerts(obs);
 		return EX_OSERR;
 	}
 	fflush(stdout);
@@ -413,7 +571,8 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	obs->pid = fork();
 	if (obs->pid == 0) {
 		close(fds[1]);
-		observer_main(o, topo, plan, seg, fds[0], parent, mf);
+		observer_main(o, topo, plan, seg, fds[0], parent, mf,
+			      obs->alerts);
 	}
 	close(fds[0]);
 	if (obs->pid < 0) {
@@ -421,6 +580,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 
 		close(fds[1]);
 		obs->pid = 0;
+		release_alerts(obs);
 		snprintf(err, errlen, "could not fork: %s", strerror(e));
 		if (mf != NULL)
 			wm_outfile_close(mf, false, NULL, 0);
@@ -466,4 +626,41 @@ wm_observer_finish(struct wm_observer *obs)
 		return 0;
 	/* Killed: its view only stopped, but a metrics file lacks its end. */
 	return WIFEXITED(st) ? WEXITSTATUS(st) : obs->writes ? EX_IOERR : 0;
+}
+
+int
+wm_observer_alerts(struct wm_observer *obs, struct wm_job_report *rep)
+{
+	struct handoff *h = obs->alerts;
+	uint32_t n, good = 0;
+	uint64_t raised;
+	struct wm_alert *list;
+	int r;
+
+	if (h == NULL || rep->subtasks == NULL) {
+		release_alerts(obs);
+		return 0;
+	}
+	/* Written by another process: nothing is taken on trust. */
+	n = atomic_load_explicit(&h->n, memory_order_acquire);
+	raised = atomic_load_explicit(&h->raised, memory_order_relaxed);
+	if (n > WM_ALERTS_KEPT)
+		n = WM_ALERTS_KEPT;
+	list = malloc((n ? n : 1) * sizeof(*list));
+	if (list == NULL) {
+		release_alerts(obs);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (wm_alert_valid(&h->list[i], obs->topo, obs->plan))
+			list[good++] = h->list[i];
+	if (good < n)
+		wm_log("wmrun: notice: %u alerts from the observer name "
+		       "nothing of this job and were left out",
+		       n - good);
+	r = wm_report_set_alerts(rep, list, good,
+				 raised > good ? raised : good);
+	free(list);
+	release_alerts(obs);
+	return r;
 }

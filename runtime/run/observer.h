@@ -14,6 +14,17 @@
  * pipe it holds (EOF), shows the last snapshot and exits; the supervisor
  * waits for it before the summary, so the two never interleave.
  *
+ * Alerts ([job] alert_*, runtime/observe/alerts.h): the sampler feeds
+ * each snapshot to the alert machine and prints each alert raised as one
+ * line on `fd` (on a screen, the latest few under it instead), unless
+ * --quiet asked for nothing before the summary; the observer then runs
+ * without a view, for the alerts alone. It hands the alerts to the
+ * supervisor in a small shared mapping the supervisor made before the
+ * fork (struct handoff in observer.c): appended while the job runs, the
+ * whole list with the episodes' ends written before the observer exits.
+ * The supervisor reads it only after reaping the observer, and checks
+ * what it reads (wm_observer_alerts()).
+ *
  * Threads of the observer: the main one samples every `interval_ns` and
  * publishes (rcu_xchg_pointer(), the old snapshot freed by call_rcu()
  * once no reader can hold it); the view's thread reads the current
@@ -33,6 +44,7 @@
 #include "ipc/shm.h"
 #include "runtime/conf/topology.h"
 #include "runtime/plan/plan.h"
+#include "runtime/report/report.h"
 
 /* What a real run shows while it runs (wmrun --live, --quiet). */
 enum wm_live {
@@ -50,20 +62,25 @@ struct wm_observe_options {
 	int64_t status_ns;   /* between status lines (real time) */
 };
 
+struct handoff;
+
 struct wm_observer {
 	pid_t pid;  /* 0: none */
 	int end_fd; /* the supervisor's end of the pipe; -1 */
 	bool reaped;
-	bool writes; /* a metrics file */
+	bool writes;		/* a metrics file */
+	struct handoff *alerts; /* shared with the observer; NULL: none */
+	const struct wm_topology *topo;
+	const struct wm_plan *plan;
 };
 
 /*
  * Fork the observer of the job whose segment is `seg`, after opening the
  * --metrics file if asked (so that a file that cannot be made fails the
  * job before any worker starts). 0, or an exit status with a message in
- * err: 74 for the metrics file, 71 for a pipe or a fork refused.
- * With nothing to show or write (WM_LIVE_OFF, no metrics file) nothing is
- * started and obs->pid is 0.
+ * err: 74 for the metrics file, 71 for a pipe, a fork or the alerts'
+ * mapping refused. With nothing to show, write or watch (WM_LIVE_OFF, no
+ * metrics file, no alert configured) nothing is started and obs->pid is 0.
  */
 int wm_observer_start(struct wm_observer *obs,
 		      const struct wm_observe_options *o,
@@ -76,5 +93,11 @@ int wm_observer_start(struct wm_observer *obs,
  * view just stops). 0, or the observer's failure as an exit status
  * (EX_IOERR: the metrics file could not be written, or is cut short). */
 int wm_observer_finish(struct wm_observer *obs);
+
+/* After wm_observer_finish(): the alerts the observer raised into `rep`
+ * (a summary, or one with no subtasks: nothing to give them to), and the
+ * shared mapping released. 0, or -ENOMEM. An alert that names nothing of
+ * this job is a broken observer, left out with a notice. */
+int wm_observer_alerts(struct wm_observer *obs, struct wm_job_report *rep);
 
 #endif /* WM_RUNTIME_OBSERVER_H */

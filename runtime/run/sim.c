@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "runtime/conf/units.h"
+#include "runtime/observe/alerts.h"
 #include "runtime/plan/plan.h"
 #include "runtime/run/sim.h"
 #include "runtime/io/sink.h"
@@ -63,6 +65,13 @@ struct sim {
 	int stopped_by; /* the signal that stopped the job, or 0 */
 	size_t stride;
 	void *metrics; /* one block per subtask, as in the segment */
+	/* Alerts ([job] alert_*; NULL: none): the last snapshot, the
+	 * sampling grid, and the last instant run since that snapshot
+	 * (-1: none), watch_until(). */
+	struct wm_alerts *alerts;
+	struct wm_snapshot *snap;
+	int64_t sample_every_ns;
+	int64_t changed_at_ns;
 };
 
 /* The metrics block of subtask `id`. */
@@ -265,6 +274,93 @@ endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/*
+ * Alerts on simulated time. The job is sampled as a real run's observer
+ * samples it, on a grid of processing time, every the smallest duration
+ * of any alert tier; a sample at time s sees the job as it stood just
+ * before s (after every instant before s). Besides, a sample is taken
+ * exactly when an episode going on reaches its next tier
+ * (wm_alerts_next_due()): an episode is seen at the first grid point
+ * after it began, before its first tier is due, and every tier is then
+ * raised at its duration exactly. A grid point with no instant run since
+ * the sample before would see nothing new and is left out, so silent
+ * years cost nothing. Alerts are printed on stderr as they are raised.
+ */
+static int
+alerts_set_up(struct sim *sim)
+{
+	const struct wm_job_conf *job = &sim->topo->job;
+
+	sim->changed_at_ns = -1;
+	if (!wm_alerts_configured(job))
+		return 0;
+	sim->sample_every_ns = INT64_MAX;
+	for (int k = 0; k < WM_ALERT_KINDS; k++)
+		if (job->alerts[k].n_tiers > 0 &&
+		    job->alerts[k].after_ms[0] * 1000000 < sim->sample_every_ns)
+			sim->sample_every_ns =
+				job->alerts[k].after_ms[0] * 1000000;
+	sim->alerts = wm_alerts_new(sim->topo, sim->plan);
+	return sim->alerts != NULL ? 0 : -ENOMEM;
+}
+
+/* One sample at processing time `s`: every block published as of s. */
+static int
+watch_at(struct sim *sim, int64_t s)
+{
+	struct wm_snapshot *snap;
+	uint32_t raised, n;
+	const struct wm_alert *list;
+
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		wm_task_publish(sim->tasks[id].task, s);
+	snap = wm_snapshot_take(sim->plan, sim->metrics, sim->stride, sim->snap,
+				s, s);
+	if (snap == NULL)
+		return -ENOMEM;
+	wm_snapshot_free(sim->snap);
+	sim->snap = snap;
+	raised = wm_alerts_feed(sim->alerts, snap);
+	list = wm_alerts_list(sim->alerts, &n);
+	/* Those past the list's room are only counted (alerts.h). */
+	for (uint32_t i = n - (raised < n ? raised : n); i < n; i++) {
+		char at[32], what[512];
+
+		fprintf(stderr, "wmrun: processing time %s: %s\n",
+			wm_units_format_duration(s, at, sizeof(at)),
+			wm_alert_format(&list[i], sim->topo, what,
+					sizeof(what)));
+	}
+	return 0;
+}
+
+/* Every sample due at or before `t`, before instant t runs. */
+static int
+watch_until(struct sim *sim, int64_t t)
+{
+	while (sim->alerts != NULL) {
+		int64_t s = wm_alerts_next_due(sim->alerts);
+		int r;
+
+		if (sim->changed_at_ns >= 0) {
+			int64_t every = sim->sample_every_ns;
+			int64_t grid = sim->changed_at_ns / every * every;
+
+			/* The first grid point after that instant. */
+			grid = grid <= INT64_MAX - every ? grid + every
+							 : INT64_MAX;
+			if (grid < s)
+				s = grid;
+		}
+		if (s > t)
+			return 0;
+		if ((r = watch_at(sim, s)) != 0)
+			return r;
+		sim->changed_at_ns = -1;
+	}
+	return 0;
+}
+
 /* Drain every queue until all are empty (rule 3). */
 static int
 settle(struct sim *sim)
@@ -460,6 +556,10 @@ run(struct sim *sim, char *err, size_t errlen)
 			stop(sim);
 			return settle_instant(sim, err, errlen);
 		}
+		if (watch_until(sim, t) != 0) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
 		sim->now_ns = t;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
@@ -488,6 +588,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		r = settle_instant(sim, err, errlen);
 		if (r != 0)
 			return r;
+		sim->changed_at_ns = t;
 	}
 	/* Sources that can never do anything again (silent for ever, or
 	 * held back for ever, and no end) leave the job unbounded: --sim
@@ -536,6 +637,8 @@ set_up(struct sim *sim, char *err, size_t errlen)
 		st->aligned = wm_plan_alignment_peers(sim->plan, topo, id, NULL,
 						      0) > 0;
 	}
+	if (r == 0)
+		r = alerts_set_up(sim);
 	return r == 0 ? wire(sim, err, errlen) : r;
 }
 
@@ -554,6 +657,13 @@ summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
 			      sim->stride, sim->now_ns,
 			      wm_monotonic_ns() - start, true);
 	rep->failed = r < 0;
+	if (c == 0 && sim->alerts != NULL) {
+		uint32_t n;
+		const struct wm_alert *list = wm_alerts_list(sim->alerts, &n);
+
+		c = wm_report_set_alerts(rep, list, n,
+					 wm_alerts_raised(sim->alerts));
+	}
 	if (r == 0)
 		r = c;
 	if (r == 0 && sim->stopped_by != 0) {
@@ -599,6 +709,8 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 		}
 	free(sim->tasks);
 	free(sim->metrics);
+	wm_snapshot_free(sim->snap);
+	wm_alerts_free(sim->alerts);
 	wm_plan_free(sim->plan);
 	free(sim->stage_sinks);
 	wm_replay_free_all(sim->traces, topo->n_stages);

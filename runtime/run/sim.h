@@ -62,6 +62,12 @@
  *     ends its stream with END(STOP) (no MAX watermark, so windows still
  *     open stay unfired), the queues drain at that instant, and the job
  *     ends there, its figures as of then, every record accounted for.
+ *  6. Alerts ([job] alert_*, runtime/observe/alerts.h). The job is
+ *     sampled at every multiple of the smallest duration of any tier,
+ *     and at every moment an episode going on reaches its next tier; a
+ *     sample at s sees the job as it stood just before s (after every
+ *     instant before s), and prints the alerts it raised on stderr. A
+ *     job without alerts is never sampled.
  *
  * Same topology and seed: byte-identical output, every run.
  */

@@ -696,6 +696,9 @@ wm_supervisor_run(const struct wm_topology *t,
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (launched && summarize(&j, &res.seg, start, rep) != 0 && status == 0)
 		status = EX_OSERR;
+	/* The observer was reaped: its alerts are all written. */
+	if (wm_observer_alerts(&j.observer, rep) != 0 && status == 0)
+		status = EX_OSERR;
 out:
 	status = tear_down(&j, &res, status);
 	wm_plan_free(plan);

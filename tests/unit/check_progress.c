@@ -248,6 +248,22 @@ START_TEST(test_noise_is_four_real_milliseconds_at_the_speed)
 }
 END_TEST
 
+START_TEST(test_a_reading_says_when_the_present_state_began)
+{
+	struct wm_progress p;
+
+	wm_progress_init(&p, 10 * S);
+	ck_assert_int_eq(read_at(&p, 5 * S).since_ns, 0);
+	wm_progress_watermark(&p, 1, 7 * S, 0);
+	wm_progress_watermark(&p, 1, 9 * S, 0); /* no advance */
+	ck_assert_int_eq(read_at(&p, 20 * S).since_ns, 7 * S);
+	wm_progress_status(&p, true, 30 * S, 0);
+	ck_assert_int_eq(read_at(&p, 40 * S).since_ns, 30 * S);
+	wm_progress_status(&p, false, 50 * S, 0);
+	ck_assert_int_eq(read_at(&p, 60 * S).since_ns, 50 * S);
+}
+END_TEST
+
 #ifdef WM_ASSERT_ENABLED
 /* Checked builds only (base/assert.h): a reading before the last update
  * breaks progress.h's contract, and the tracker says so at once instead
@@ -280,6 +296,7 @@ progress_suite(void)
 	tcase_add_test(t, test_the_longest_stall_says_how_starved_it_was);
 	tcase_add_test(t, test_stalls_a_cpu_wait_explains_are_counted_apart);
 	tcase_add_test(t, test_noise_is_four_real_milliseconds_at_the_speed);
+	tcase_add_test(t, test_a_reading_says_when_the_present_state_began);
 #ifdef WM_ASSERT_ENABLED
 	tcase_add_test_raise_signal(
 		t, test_reading_before_the_last_update_is_a_broken_invariant,

@@ -257,6 +257,40 @@ START_TEST(test_source_shapes)
 }
 END_TEST
 
+START_TEST(test_alert_tiers)
+{
+	struct wm_topology *t = load_ok(
+		"[job]\n"
+		"alert_partition_idle = notice 5 min, severe 30 min\n"
+		"alert_watermark_stalled =  critical   1 h \n"
+		"[source s]\n");
+	const struct wm_alert_rule *p =
+		&t->job.alerts[WM_ALERT_PARTITION_IDLE];
+	const struct wm_alert_rule *w =
+		&t->job.alerts[WM_ALERT_WATERMARK_STALLED];
+
+	ck_assert(wm_alerts_configured(&t->job));
+	ck_assert_uint_eq(p->n_tiers, 2);
+	ck_assert_int_eq(p->tier[0], WM_ALERT_NOTICE);
+	ck_assert_int_eq(p->after_ms[0], 5 * 60 * 1000);
+	ck_assert_int_eq(p->tier[1], WM_ALERT_SEVERE);
+	ck_assert_int_eq(p->after_ms[1], 30 * 60 * 1000);
+	ck_assert_uint_eq(t->job.alerts[WM_ALERT_SUBTASK_IDLE].n_tiers, 0);
+	ck_assert_uint_eq(w->n_tiers, 1);
+	ck_assert_int_eq(w->tier[0], WM_ALERT_CRITICAL);
+	ck_assert_int_eq(w->after_ms[0], 3600 * 1000);
+	ck_assert_str_eq(wm_alert_tier_name(w->tier[0]), "critical");
+	ck_assert_str_eq(wm_alert_kind_name(WM_ALERT_WATERMARK_STALLED),
+			 "watermark_stalled");
+	wm_topology_free(t);
+
+	/* None unless asked for. */
+	t = load_ok("[source s]\n");
+	ck_assert(!wm_alerts_configured(&t->job));
+	wm_topology_free(t);
+}
+END_TEST
+
 struct bad_case {
 	const char *text;
 	const char *error; /* the formatted error starts with this */
@@ -408,6 +442,41 @@ static const struct bad_case bad[] = {
 	{"[source s]\npartitions = 4\noutage = 1 x2\n",
 	 "t.conf:3:12: invalid value for \"outage\" in [source s]: "
 	 "unexpected \"x2\" (expected every, for, from or to)"},
+	{"[job]\nalert_partition_idle = notice 5 min, sever 30 min\n"
+	 "[source s]\n",
+	 "t.conf:2:38: invalid value for \"alert_partition_idle\" in [job]: "
+	 "invalid alert tier \"sever\""},
+	{"[job]\nalert_subtask_idle = notice\n[source s]\n",
+	 "t.conf:2:22: invalid value for \"alert_subtask_idle\" in [job]: "
+	 "alert tier \"notice\" needs a duration, e.g. \"notice 5 min\""},
+	{"[job]\nalert_subtask_idle = notice 5 parsecs\n[source s]\n",
+	 "t.conf:2:29: invalid value for \"alert_subtask_idle\" in [job]: "
+	 "invalid duration \"5 parsecs\""},
+	{"[job]\nalert_subtask_idle = notice 0 s\n[source s]\n",
+	 "t.conf:2:29: invalid value for \"alert_subtask_idle\" in [job]: "
+	 "an alert's duration must be positive"},
+	{"[job]\nalert_watermark_stalled = severe 1 h, notice 2 h\n"
+	 "[source s]\n",
+	 "t.conf:2:39: invalid value for \"alert_watermark_stalled\" in "
+	 "[job]: alert tier \"notice\" comes after \"severe\": list tiers "
+	 "in rising severity and duration"},
+	{"[job]\nalert_watermark_stalled = notice 1 h, severe 1 h\n"
+	 "[source s]\n",
+	 "t.conf:2:39: invalid value for \"alert_watermark_stalled\" in "
+	 "[job]: alert tier \"severe\" comes after \"notice\""},
+	{"[job]\nalert_watermark_stalled = notice 1 h,, severe 2 h\n"
+	 "[source s]\n",
+	 "t.conf:2:38: invalid value for \"alert_watermark_stalled\" in "
+	 "[job]: empty alert tier"},
+	{"[job]\nalert_watermark_stalled =\n[source s]\n",
+	 "t.conf:2:26: invalid value for \"alert_watermark_stalled\" in "
+	 "[job]: empty alert tier"},
+	{"[job]\nalert_partition_idle = notice 1 s, warning 2 s, severe 3 s, "
+	 "critical 4 s, critical 5 s\n[source s]\n",
+	 "t.conf:2:75: invalid value for \"alert_partition_idle\" in [job]: "
+	 "more tiers than there are"},
+	{"[source s]\nalert_partition_idle = notice 1 s\n",
+	 "t.conf:2:1: unrecognized key \"alert_partition_idle\" in [source s]"},
 	{"[source s]\npartitions = 4\nburst = 3-1 x2\n",
 	 "t.conf:3:9: invalid value for \"burst\" in [source s]: expected "
 	 "FIRST <= LAST, not \"3-1\""},
@@ -462,6 +531,7 @@ topology_suite(void)
 	tcase_add_test(good, test_minimal_topology_defaults);
 	tcase_add_test(good, test_a_sink_takes_its_windows_parallelism);
 	tcase_add_test(good, test_source_shapes);
+	tcase_add_test(good, test_alert_tiers);
 	tcase_add_loop_test(errors,
 			    test_configuration_errors_name_file_line_and_key, 0,
 			    (int)N_BAD);

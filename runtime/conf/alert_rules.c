@@ -1,0 +1,166 @@
+/*
+ * alert_rules.c
+ *	The alert keys of [job]: one list of tiers per thing an alert
+ *	watches (topology.h, enum wm_alert_kind), e.g.
+ *
+ *	    alert_partition_idle = notice 5 min, severe 30 min
+ *	    alert_watermark_stalled = critical 1 h
+ *
+ * An item is a tier's name and a positive duration of processing time
+ * (units.h), items separated by commas. Tiers rise: each item names a
+ * more severe tier than the one before, and a longer duration, so that
+ * an episode raises its tiers in the order of the list and a tier never
+ * says less than one raised before it. Errors point at the item's column.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/conf/loader.h"
+#include "runtime/conf/units.h"
+
+static const char *const tier_names[WM_ALERT_TIERS] = {
+	[WM_ALERT_NOTICE] = "notice",
+	[WM_ALERT_WARNING] = "warning",
+	[WM_ALERT_SEVERE] = "severe",
+	[WM_ALERT_CRITICAL] = "critical",
+};
+
+static const char *const kind_names[WM_ALERT_KINDS] = {
+	[WM_ALERT_PARTITION_IDLE] = "partition_idle",
+	[WM_ALERT_SUBTASK_IDLE] = "subtask_idle",
+	[WM_ALERT_WATERMARK_STALLED] = "watermark_stalled",
+};
+
+const char *
+wm_alert_tier_name(enum wm_alert_tier tier)
+{
+	return tier_names[tier];
+}
+
+const char *
+wm_alert_kind_name(enum wm_alert_kind kind)
+{
+	return kind_names[kind];
+}
+
+bool
+wm_alerts_configured(const struct wm_job_conf *job)
+{
+	for (int k = 0; k < WM_ALERT_KINDS; k++)
+		if (job->alerts[k].n_tiers > 0)
+			return true;
+	return false;
+}
+
+static bool
+is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* One item, bytes [start, end) of e's value, into tier i of *rule. */
+static int
+load_tier(struct loader *l, const struct wm_ini_entry *e, size_t start,
+	  size_t end, struct wm_alert_rule *rule)
+{
+	const char *v = e->value;
+	char word[16], duration[128], why[WM_UNITS_WHY_MAX + 64];
+	size_t w = start, i = rule->n_tiers;
+	size_t tier;
+
+	while (w < end && !is_blank(v[w]))
+		w++;
+	if (w == start)
+		return wm_conf_bad_value_at(
+			l, e, start,
+			"empty alert tier (write \"TIER DURATION\", e.g. "
+			"\"notice 5 min\")");
+	/* Longer than any tier's name: the message quotes it cut. */
+	snprintf(word, sizeof(word), "%.*s", (int)(w - start), v + start);
+	if (wm_units_enum(word, "alert tier", tier_names, WM_ALERT_TIERS, &tier,
+			  why, sizeof(why)) != 0)
+		return wm_conf_bad_value_at(l, e, start, why);
+	while (w < end && is_blank(v[w]))
+		w++;
+	if (w == end) {
+		snprintf(why, sizeof(why),
+			 "alert tier \"%s\" needs a duration, e.g. \"%s 5 "
+			 "min\"",
+			 word, word);
+		return wm_conf_bad_value_at(l, e, start, why);
+	}
+	if (end - w >= sizeof(duration))
+		return wm_conf_bad_value_at(l, e, w, "duration too long");
+	snprintf(duration, sizeof(duration), "%.*s", (int)(end - w), v + w);
+	if (wm_units_duration_ms(duration, &rule->after_ms[i], why,
+				 sizeof(why)) != 0)
+		return wm_conf_bad_value_at(l, e, w, why);
+	if (rule->after_ms[i] <= 0)
+		return wm_conf_bad_value_at(l, e, w,
+					    "an alert's duration must be "
+					    "positive");
+	rule->tier[i] = (enum wm_alert_tier)tier;
+	if (i > 0 && (rule->tier[i] <= rule->tier[i - 1] ||
+		      rule->after_ms[i] <= rule->after_ms[i - 1])) {
+		snprintf(why, sizeof(why),
+			 "alert tier \"%s\" comes after \"%s\": list tiers "
+			 "in rising severity and duration",
+			 word, tier_names[rule->tier[i - 1]]);
+		return wm_conf_bad_value_at(l, e, start, why);
+	}
+	rule->n_tiers++;
+	return 0;
+}
+
+/* The list of e's value into *rule. */
+static int
+load_rule(struct loader *l, const struct wm_ini_entry *e,
+	  struct wm_alert_rule *rule)
+{
+	size_t pos = 0, len = e->value_len;
+
+	*rule = (struct wm_alert_rule){0};
+	for (;;) {
+		size_t start, end;
+		int r;
+
+		while (pos < len && is_blank(e->value[pos]))
+			pos++;
+		start = pos;
+		while (pos < len && e->value[pos] != ',')
+			pos++;
+		end = pos;
+		while (end > start && is_blank(e->value[end - 1]))
+			end--;
+		if (rule->n_tiers == WM_ALERT_TIERS)
+			return wm_conf_bad_value_at(
+				l, e, start,
+				"more tiers than there are (notice, "
+				"warning, severe, critical)");
+		if ((r = load_tier(l, e, start, end, rule)) != 0)
+			return r;
+		if (pos == len)
+			return 0;
+		pos++; /* the comma */
+	}
+}
+
+int
+wm_conf_load_alerts(struct loader *l, struct wm_ini_section *sec,
+		    struct wm_job_conf *job)
+{
+	for (int k = 0; k < WM_ALERT_KINDS; k++) {
+		char key[64];
+		struct wm_ini_entry *e;
+		int r;
+
+		snprintf(key, sizeof(key), "alert_%s", kind_names[k]);
+		e = wm_conf_lookup(l, sec, key);
+		if (e != NULL && (r = load_rule(l, e, &job->alerts[k])) != 0)
+			return r;
+	}
+	return 0;
+}
