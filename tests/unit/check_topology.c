@@ -259,13 +259,12 @@ END_TEST
 
 START_TEST(test_alert_tiers)
 {
-	struct wm_topology *t = load_ok(
-		"[job]\n"
-		"alert_partition_idle = notice 5 min, severe 30 min\n"
-		"alert_watermark_stalled =  critical   1 h \n"
-		"[source s]\n");
-	const struct wm_alert_rule *p =
-		&t->job.alerts[WM_ALERT_PARTITION_IDLE];
+	struct wm_topology *t =
+		load_ok("[job]\n"
+			"alert_partition_idle = notice 5 min, severe 30 min\n"
+			"alert_watermark_stalled =  critical   1 h \n"
+			"[source s]\n");
+	const struct wm_alert_rule *p = &t->job.alerts[WM_ALERT_PARTITION_IDLE];
 	const struct wm_alert_rule *w =
 		&t->job.alerts[WM_ALERT_WATERMARK_STALLED];
 
