@@ -43,6 +43,7 @@
 #include "base/clock.h"
 #include "runtime/io/exit.h"
 #include "runtime/io/log.h"
+#include "runtime/io/schedstat.h"
 #include "runtime/io/sources.h"
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
@@ -385,20 +386,13 @@ find_outputs(struct worker *w)
 static void
 read_cpu_wait(struct worker *w)
 {
-	int64_t real = wm_monotonic_ns();
-	char buf[128];
-	ssize_t n;
-	long long ran, waited;
+	int64_t real = wm_monotonic_ns(), waited;
 
 	if (w->schedstat_fd < 0 ||
 	    real - w->schedstat_read_ns < WORKER_PUBLISH_NS)
 		return;
 	w->schedstat_read_ns = real;
-	n = pread(w->schedstat_fd, buf, sizeof(buf) - 1, 0);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	if (sscanf(buf, "%lld %lld", &ran, &waited) == 2 && waited >= 0)
+	if (wm_schedstat_read(w->schedstat_fd, &waited))
 		wm_task_cpu_wait(w->task, waited);
 }
 
@@ -710,7 +704,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.out.result = worker_result;
 	w.out.late = worker_late;
 	find_outputs(&w);
-	w.schedstat_fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
+	w.schedstat_fd = wm_schedstat_open(0);
 	status = attach(&w);
 	if (status == 0) {
 		w.task = wm_sources_new_task(a->topo, a->plan, a->subtask,
