@@ -82,10 +82,23 @@ time_split(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		1000.0 - s->idle_ms_per_s - s->backpressured_ms_per_s;
 }
 
+/* What share of the processing time between two readings a running
+ * total took, per mille: time spent so per second. */
+static double
+per_mille(int64_t now, int64_t before, int64_t dt_ns, bool have_before)
+{
+	double share;
+
+	if (!have_before || dt_ns <= 0)
+		return WM_SNAP_UNKNOWN;
+	share = (double)(now - before) * 1000.0 / (double)dt_ns;
+	return share < 0 ? 0 : share > 1000.0 ? 1000.0 : share;
+}
+
 static void
 read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		const struct wm_snap_subtask *before, int64_t dt_ns,
-		int64_t processing_ns)
+		int64_t processing_ns, int64_t dt_processing_ns)
 {
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
 		const struct wm_partition_metrics *pm = &m->partitions[i];
@@ -106,6 +119,14 @@ read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		p->unmoved_since_ns = unmoved_since(
 			p->watermark, b ? &b->watermark : NULL,
 			b ? b->unmoved_since_ns : 0, processing_ns);
+		p->idle_total_ns = WM_METRIC_GET(pm->progress.idle_ns);
+		p->paused_total_ns = WM_METRIC_GET(pm->alignment_paused_ns);
+		p->idle_ms_per_s =
+			per_mille(p->idle_total_ns, b ? b->idle_total_ns : 0,
+				  dt_processing_ns, b != NULL);
+		p->paused_ms_per_s = per_mille(p->paused_total_ns,
+					       b ? b->paused_total_ns : 0,
+					       dt_processing_ns, b != NULL);
 	}
 }
 
@@ -161,7 +182,9 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	time_split(s, m, b, snap->real_ns,
 		   prev != NULL ? snap->real_ns - prev->real_ns : 0);
 	read_channels(s, plan, id, m);
-	read_partitions(s, m, b, dt, snap->processing_ns);
+	read_partitions(s, m, b, dt, snap->processing_ns,
+			prev != NULL ? snap->processing_ns - prev->processing_ns
+				     : 0);
 }
 
 struct wm_snapshot *

@@ -50,6 +50,13 @@ struct wm_snap_partition {
 	/* Processing time since its watermark last moved (or since the
 	 * first snapshot that saw it). */
 	int64_t unmoved_since_ns;
+	/* Processing time it spent IDLE and held back by watermark
+	 * alignment since the job started, and the share of the last
+	 * interval's processing time each took, per mille (Flink's split
+	 * idleTimeMsPerSecond, pausedTimeMsPerSecond); WM_SNAP_UNKNOWN
+	 * without the snapshot before. */
+	int64_t idle_total_ns, paused_total_ns;
+	double idle_ms_per_s, paused_ms_per_s;
 };
 
 struct wm_snap_subtask {
