@@ -22,8 +22,11 @@
 
 #include "base/clock.h"
 #include "base/container_of.h"
+#include "runtime/io/log.h"
+#include "runtime/observe/prometheus.h"
 #include "runtime/observe/snapshot.h"
 #include "runtime/observe/view.h"
+#include "runtime/run/endpoint.h"
 #include "runtime/run/observer.h"
 
 /* A published snapshot and what call_rcu() needs to free it. */
@@ -41,6 +44,10 @@ struct observer {
 	int64_t start_ns;
 	struct published *current; /* RCU-protected */
 	struct wm_view *view;
+	/* --prometheus: the labels, and the endpoint whose thread reads
+	 * `current`; without a view (--quiet) the endpoint alone reads. */
+	struct wm_prometheus *prom;
+	struct wm_endpoint *endpoint;
 	/* The view's thread: told to stop (release, after the last
 	 * publication) and woken early through the condition. */
 	atomic_bool stopping;
@@ -232,15 +239,20 @@ observe(struct observer *ob)
 						    memory_order_acquire)) == 0)
 		if (!wait_or_end(ob, 10000000))
 			return 0;
-	ob->view =
-		wm_view_new(ob->topo, ob->plan, ob->start_ns, ob->o->status_ns);
-	if (ob->view == NULL || sample(ob) != 0)
+	if (ob->o->live != WM_LIVE_OFF) {
+		ob->view = wm_view_new(ob->topo, ob->plan, ob->start_ns,
+				       ob->o->status_ns);
+		if (ob->view == NULL)
+			return EX_OSERR;
+	}
+	if (sample(ob) != 0)
 		return EX_OSERR;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ob->wake, &ca);
 	pthread_mutex_init(&ob->lock, NULL);
-	if (pthread_create(&view, NULL, view_thread, ob) != 0)
+	if (ob->view != NULL &&
+	    pthread_create(&view, NULL, view_thread, ob) != 0)
 		return EX_OSERR;
 	while (wait_or_end(ob, ob->o->interval_ns))
 		if (sample(ob) != 0) {
@@ -250,6 +262,8 @@ observe(struct observer *ob)
 	/* The last figures, then the view draws them and stops. */
 	if (status == 0 && sample(ob) != 0)
 		status = EX_OSERR;
+	if (ob->view == NULL)
+		return status;
 	pthread_mutex_lock(&ob->lock);
 	atomic_store_explicit(&ob->stopping, true, memory_order_release);
 	pthread_cond_signal(&ob->wake);
@@ -258,10 +272,60 @@ observe(struct observer *ob)
 	return status;
 }
 
+/* The exposition of the current snapshot, on the endpoint's thread; none
+ * before the first sample. */
+static bool
+render_prometheus(void *arg, FILE *out)
+{
+	struct observer *ob = arg;
+	struct published *p;
+	bool ok = true;
+
+	urcu_bp_read_lock();
+	p = rcu_dereference(ob->current);
+	if (p != NULL)
+		ok = wm_prometheus_write(ob->prom, p->snap, out);
+	urcu_bp_read_unlock();
+	return ok;
+}
+
+/*
+ * Start the --prometheus endpoint and say how that went on `ready_fd`,
+ * in one line: "ready PORT", or the error message. False if it failed.
+ * Flink's host is this machine's name; its tm_id, the supervisor's pid:
+ * the process that runs the job's workers, as a TaskManager runs tasks.
+ */
+static bool
+start_endpoint(struct observer *ob, int ready_fd, pid_t parent)
+{
+	char host[256], tm_id[64], line[512];
+	uint16_t port = 0;
+
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = '\0';
+	snprintf(tm_id, sizeof(tm_id), "wmrun-%d", (int)parent);
+	ob->prom = wm_prometheus_new(
+		ob->topo, ob->plan,
+		&(struct wm_prometheus_ids){.host = host, .tm_id = tm_id});
+	if (ob->prom == NULL)
+		snprintf(line, sizeof(line), "could not start the endpoint: %s",
+			 strerror(ENOMEM));
+	else
+		ob->endpoint =
+			wm_endpoint_start(&ob->o->prometheus, render_prometheus,
+					  ob, &port, line, sizeof(line));
+	if (ob->endpoint != NULL)
+		snprintf(line, sizeof(line), "ready %u", (unsigned)port);
+	strcat(line, "\n");
+	write_all(ready_fd, line, strlen(line));
+	return ob->endpoint != NULL;
+}
+
 static void
 observer_main(const struct wm_observe_options *o,
 	      const struct wm_topology *topo, const struct wm_plan *plan,
-	      const struct wm_shm *seg, int end_fd, pid_t parent)
+	      const struct wm_shm *seg, int end_fd, int ready_fd, pid_t parent)
 {
 	struct observer ob = {.o = o,
 			      .topo = topo,
@@ -275,10 +339,75 @@ observer_main(const struct wm_observe_options *o,
 	if (getppid() != parent)
 		_exit(0);
 	prctl(PR_SET_NAME, "observer"); /* as workers are named: ps, pgrep */
+	if (o->prometheus.on && !start_endpoint(&ob, ready_fd, parent))
+		_exit(EX_OSERR);
+	close(ready_fd);
 	int status = observe(&ob);
 
+	/* Before anything it reads goes: its thread reads ob.current. */
+	wm_endpoint_stop(ob.endpoint);
 	fflush(NULL);
 	_exit(status);
+}
+
+/*
+ * The observer's one line on the ready pipe (start_endpoint()): 0 with
+ * the port, or -1 with err set to its message, or to its death's if it
+ * died first (EOF before a line).
+ */
+static int
+await_ready(int fd, uint16_t *port, char *err, size_t errlen)
+{
+	char line[512];
+	size_t len = 0;
+	unsigned p;
+
+	while (len + 1 < sizeof(line)) {
+		ssize_t n = read(fd, line + len, sizeof(line) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(line, '\n', len) != NULL)
+			break;
+	}
+	line[len] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	if (sscanf(line, "ready %u", &p) == 1 && p <= 65535) {
+		*port = (uint16_t)p;
+		return 0;
+	}
+	snprintf(err, errlen, "%s",
+		 len > 0 ? line
+			 : "could not start the Prometheus endpoint: the "
+			   "observer process ended first");
+	return -1;
+}
+
+/* The endpoint is up: say where, if the user may not know (port 0) or
+ * wants to be told things (not --quiet). */
+static void
+say_where(const struct wm_observe_options *o, uint16_t port)
+{
+	const struct wm_listen *l = &o->prometheus;
+
+	if (l->port == 0 || o->live != WM_LIVE_OFF)
+		wm_log("wmrun: Prometheus metrics at http://%s%s%s:%u/metrics",
+		       l->v6 ? "[" : "", l->addr, l->v6 ? "]" : "",
+		       (unsigned)port);
+}
+
+/* The observer failed to start: reap it, and close the job's pipe. */
+static void
+abandon(struct wm_observer *obs)
+{
+	close(obs->end_fd);
+	obs->end_fd = -1;
+	while (waitpid(obs->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	obs->pid = 0;
 }
 
 int
@@ -287,36 +416,65 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		  const struct wm_shm *seg, char *err, size_t errlen)
 {
 	pid_t parent = getpid();
-	int fds[2];
+	int fds[2], ready[2] = {-1, -1};
 
 	*obs = (struct wm_observer){.pid = 0, .end_fd = -1};
-	if (o->live == WM_LIVE_OFF)
+	if (o->live == WM_LIVE_OFF && !o->prometheus.on)
 		return 0;
+	if (o->prometheus.on && pipe2(ready, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "could not make a pipe: %s",
+			 strerror(errno));
+		return -errno;
+	}
 	/* The workers forked after it inherit the write end too (fork keeps
 	 * it; O_CLOEXEC only closes it at an exec): EOF comes once they and
 	 * the supervisor are all done, which is when the job ended. */
 	if (pipe2(fds, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "could not make a pipe: %s",
-			 strerror(errno));
-		return -errno;
+		int e = errno;
+
+		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
+		if (ready[0] >= 0) {
+			close(ready[0]);
+			close(ready[1]);
+		}
+		return -e;
 	}
 	fflush(stdout);
 	fflush(stderr);
 	obs->pid = fork();
 	if (obs->pid == 0) {
 		close(fds[1]);
-		observer_main(o, topo, plan, seg, fds[0], parent);
+		if (ready[0] >= 0)
+			close(ready[0]);
+		observer_main(o, topo, plan, seg, fds[0], ready[1], parent);
 	}
 	close(fds[0]);
+	if (ready[1] >= 0)
+		close(ready[1]);
 	if (obs->pid < 0) {
 		int e = errno;
 
 		close(fds[1]);
+		if (ready[0] >= 0)
+			close(ready[0]);
 		obs->pid = 0;
 		snprintf(err, errlen, "could not fork: %s", strerror(e));
 		return -e;
 	}
 	obs->end_fd = fds[1];
+	if (ready[0] < 0)
+		return 0;
+	/* Before any worker: a port that cannot be had fails the job
+	 * before it starts. */
+	uint16_t port = 0;
+	int r = await_ready(ready[0], &port, err, errlen);
+
+	close(ready[0]);
+	if (r != 0) {
+		abandon(obs);
+		return -EADDRNOTAVAIL;
+	}
+	say_where(o, port);
 	return 0;
 }
 

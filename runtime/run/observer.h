@@ -29,6 +29,7 @@
 #include "ipc/shm.h"
 #include "runtime/conf/topology.h"
 #include "runtime/plan/plan.h"
+#include "runtime/run/endpoint.h"
 
 /* What a real run shows while it runs (wmrun --live, --quiet). */
 enum wm_live {
@@ -43,6 +44,9 @@ struct wm_observe_options {
 	int64_t interval_ns; /* between samples (real time) */
 	int64_t redraw_ns;   /* between screens (real time) */
 	int64_t status_ns;   /* between status lines (real time) */
+	/* --prometheus (.on false: none): the observer serves the
+	 * exposition of its current snapshot (endpoint.h) */
+	struct wm_listen prometheus;
 };
 
 struct wm_observer {

@@ -3,7 +3,8 @@
  *	wmrun: run a stream job described by a topology file.
  *
  *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
- *         [--sample-interval=DURATION] [TOPOLOGY.conf]
+ *         [--sample-interval=DURATION] [--prometheus [ADDR:]PORT]
+ *         [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
@@ -74,7 +75,9 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: wmrun [--sim] [--check] [--summary FILE] "
 		"[--live=WHEN] [--quiet]\n"
-		"             [--sample-interval=DURATION] [TOPOLOGY.conf]\n"
+		"             [--sample-interval=DURATION] "
+		"[--prometheus [ADDR:]PORT]\n"
+		"             [TOPOLOGY.conf]\n"
 		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
@@ -109,6 +112,17 @@ usage(FILE *f)
 		"                  how often the metrics are sampled while the "
 		"job\n"
 		"                  runs (real time; default 250 ms)\n"
+		"  --prometheus [ADDR:]PORT\n"
+		"                  while a real run runs, serve its metrics "
+		"at\n"
+		"                  http://ADDR:PORT/metrics in the Prometheus "
+		"text\n"
+		"                  format, named as Flink's Prometheus "
+		"reporter\n"
+		"                  names them (default ADDR 127.0.0.1; PORT 0 "
+		"picks\n"
+		"                  a free port and says which on standard "
+		"error)\n"
 		"  -h, --help      this text\n"
 		"  --version       the version of wmrun\n"
 		"\n"
@@ -315,6 +329,7 @@ struct cmdline {
 	bool quiet;
 	enum live_when live;
 	int64_t sample_interval_ms;
+	struct wm_listen prometheus; /* --prometheus; .on false: none */
 };
 
 /* An option's value through a unit parser: false after the message. */
@@ -339,6 +354,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"live", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"sample-interval", required_argument, NULL, 'I'},
+		{"prometheus", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -379,6 +395,13 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 				return EX_USAGE;
 			}
 			break;
+		case 'P':
+			if (wm_listen_parse(optarg, &cl->prometheus, why,
+					    sizeof(why)) != 0) {
+				fprintf(stderr, "wmrun: %s\n", why);
+				return EX_USAGE;
+			}
+			break;
 		case 's':
 			cl->sim = true;
 			break;
@@ -415,6 +438,13 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		 * simulate or summarize: say so rather than ignore them. */
 		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
 				"--sim or --summary\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
+		/* Metrics of processes that never run would be made up. */
+		fprintf(stderr, "wmrun: --prometheus serves a real run: it "
+				"takes no --sim or --check\n");
 		usage(stderr);
 		return EX_USAGE;
 	}
@@ -497,6 +527,7 @@ observe_options(const struct wm_topology *t, const struct cmdline *cl)
 		.interval_ns = cl->sample_interval_ms * 1000000,
 		.redraw_ns = 1000000000,
 		.status_ns = 5000000000,
+		.prometheus = cl->prometheus,
 	};
 	bool terminal = isatty(STDERR_FILENO) &&
 			!(writes_stdout(t) && isatty(STDOUT_FILENO));
