@@ -20,23 +20,8 @@ trap '[ -z "$server" ] || { kill "$server"; wait "$server"; }; rm -rf "$scratch"
 # an idle timeout: it holds the source subtask that reads it for the rest
 # of the job, about 35 s of real time at speed 200; the test stops the
 # job once it has its answer.
-cat >"$scratch/job.conf" <<CONF
-[job]
-name = one-quiet-partition
-event_time = 2 h
-speed = 200
-[source events]
-parallelism = 2
-partitions = 4
-rate = 1/s
-silence = 3 from 2 min to 2 h
-[window counts]
-input = events
-size = 10 min
-[sink out]
-input = counts
-path = $scratch/out.csv
-CONF
+quiet_partition_job 200 "$scratch/out.csv" "2 min" "2 h" "2 h" \
+	>"$scratch/job.conf"
 
 $INTERRUPTIBLE "$WMRUN" --live=never --prometheus 0 "$scratch/job.conf" \
 	2>"$scratch/job.err" &
