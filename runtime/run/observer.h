@@ -17,8 +17,14 @@
  * Threads of the observer: the main one samples every `interval_ns` and
  * publishes (rcu_assign_pointer(), the old snapshot freed by call_rcu()
  * once no reader can hold it); the view's thread reads the current
- * snapshot under rcu_read_lock() and draws it. Neither waits for the
- * other, and neither touches anything a worker reads.
+ * snapshot under rcu_read_lock() and draws it; with --prometheus, the
+ * endpoint's thread (endpoint.h) renders it for each scrape. None waits
+ * for another, and none touches anything a worker reads.
+ *
+ * With --prometheus the observer listens before the supervisor forks any
+ * worker and says on a second pipe, in one line, whether it serves:
+ * wm_observer_start() returns only once it knows, so that a port that
+ * cannot be had fails the job before it starts.
  */
 #ifndef WM_RUNTIME_OBSERVER_H
 #define WM_RUNTIME_OBSERVER_H
@@ -57,8 +63,9 @@ struct wm_observer {
 
 /*
  * Fork the observer of the job whose segment is `seg`. 0, or -errno with
- * a message in err. With o->live == WM_LIVE_OFF nothing is started and
- * obs->pid is 0.
+ * a message in err (the endpoint could not listen: the observer is gone
+ * again). With o->live == WM_LIVE_OFF and no endpoint nothing is started
+ * and obs->pid is 0.
  */
 int wm_observer_start(struct wm_observer *obs,
 		      const struct wm_observe_options *o,
