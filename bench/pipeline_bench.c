@@ -40,7 +40,10 @@
  * caches; so the ratio can exceed the number of CPUs.
  *
  * Each repetition runs the loop and every wmrun variant, alternating which
- * goes first. Every record must be accounted for (read = generated = in a
+ * goes first. With --sampled, each wmrun variant runs a second time in the
+ * repetition with the observer on (runtime/run/observer.h: sampling every
+ * 100 ms, its timeline written to /dev/null), the two in alternating
+ * order: metric=sampled_over_unsampled is the cost of being watched. Every record must be accounted for (read = generated = in a
  * window + late + dropped); a mismatch or a failed job exits 70.
  *
  * Memory per variant: the segment's size, and each subtask's peak resident
@@ -85,6 +88,18 @@ struct pipeline_options {
 	uint64_t reps;
 	uint32_t parallelism[PIPELINE_MAX_LIST];
 	size_t n_parallelism;
+	bool sampled; /* also run each variant watched by an observer */
+};
+
+/* The observer of a --sampled run: a reader of every snapshot (the
+ * timeline), nothing on the terminal. */
+static const struct wm_observe_options sampled_observer = {
+	.live = WM_LIVE_OFF,
+	.metrics = "/dev/null",
+	.fd = 2,
+	.interval_ns = 100000000,
+	.redraw_ns = 1000000000,
+	.status_ns = 5000000000,
 };
 
 /* The job at parallelism p, loaded from its text; NULL after a message. */
@@ -345,12 +360,12 @@ struct wmrun_result {
  * size, RSS by subtask), to free with wm_report_free(). */
 static struct wmrun_result
 wmrun_run(const struct wm_topology *t, uint32_t p, uint64_t records,
-	  struct wm_job_report *rep)
+	  const struct wm_observe_options *observe, struct wm_job_report *rep)
 {
 	struct wmrun_result out = {.mrec_per_s = -1, .status = EX_SOFTWARE};
 	char err[512], what[32];
 	uint64_t start = wm_stats_now_ns(), end;
-	int status = wm_supervisor_run(t, NULL, rep, err, sizeof(err));
+	int status = wm_supervisor_run(t, observe, rep, err, sizeof(err));
 
 	end = wm_stats_now_ns();
 	snprintf(what, sizeof(what), "wmrun p%" PRIu32, p);
@@ -376,21 +391,26 @@ wmrun_run(const struct wm_topology *t, uint32_t p, uint64_t records,
 struct variant {
 	uint32_t parallelism;
 	struct wm_topology *topo;
-	double *mrec; /* by repetition */
-	double *rss;  /* KiB, every subtask of every repetition */
+	double *mrec;	      /* by repetition */
+	double *sampled_mrec; /* --sampled: watched, by repetition */
+	double *rss;	      /* KiB, every subtask of every repetition */
 	size_t n_rss, cap_rss;
 	uint64_t shm_bytes;
 };
 
-/* One wmrun run of variant v in repetition r; 0 or an exit status. */
+/* One wmrun run of variant v in repetition r, watched by `observe` (NULL:
+ * not); 0 or an exit status. */
 static int
-variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r)
+variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
+	    const struct wm_observe_options *observe)
 {
 	struct wm_job_report rep;
 	struct wmrun_result w =
-		wmrun_run(v->topo, v->parallelism, o->records, &rep);
+		wmrun_run(v->topo, v->parallelism, o->records, observe, &rep);
 
-	if (w.mrec_per_s >= 0) {
+	if (w.mrec_per_s >= 0 && observe != NULL) {
+		v->sampled_mrec[r] = w.mrec_per_s;
+	} else if (w.mrec_per_s >= 0) {
 		v->mrec[r] = w.mrec_per_s;
 		v->shm_bytes = rep.shm_bytes;
 		for (uint32_t i = 0;
@@ -442,6 +462,19 @@ pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
 		wm_stats_print_ratio(stdout, prefix, "wmrun_over_loop",
 				     wm_stats_summarize(copy, o->reps).median);
+		if (!o->sampled)
+			continue;
+		for (uint64_t r = 0; r < o->reps; r++)
+			copy[r] = v[k].sampled_mrec[r] / v[k].mrec[r];
+		s = wm_stats_summarize(v[k].sampled_mrec, o->reps);
+		snprintf(prefix, sizeof(prefix),
+			 "bench=pipeline impl=wmrun-sampled variant=p%" PRIu32,
+			 v[k].parallelism);
+		wm_stats_print(stdout, prefix, "mrec_per_s", &s, suffix);
+		snprintf(prefix, sizeof(prefix),
+			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
+		wm_stats_print_ratio(stdout, prefix, "sampled_over_unsampled",
+				     wm_stats_summarize(copy, o->reps).median);
 	}
 	fflush(stdout);
 	free(copy);
@@ -470,12 +503,14 @@ pipeline_measure(const struct pipeline_options *o)
 		v[k].parallelism = p;
 		v[k].topo = pipeline_topology(o->records, p);
 		v[k].mrec = calloc(o->reps, sizeof(double));
+		v[k].sampled_mrec = calloc(o->reps, sizeof(double));
 		/* source, keyBy and window subtasks (the sink is chained) */
 		v[k].cap_rss = o->reps * 3 * p;
 		v[k].rss = calloc(v[k].cap_rss, sizeof(double));
 		if (v[k].topo == NULL)
 			rc = EX_SOFTWARE;
-		else if (v[k].mrec == NULL || v[k].rss == NULL)
+		else if (v[k].mrec == NULL || v[k].sampled_mrec == NULL ||
+			 v[k].rss == NULL)
 			rc = EX_OSERR;
 	}
 	/* Even repetitions start with the loop, odd ones end with it:
@@ -483,8 +518,19 @@ pipeline_measure(const struct pipeline_options *o)
 	for (uint64_t r = 0; r < o->reps && rc == 0; r++) {
 		if (r % 2 == 0)
 			rc = loop_rep(loop_topo, o, &loop_mrec[r]);
-		for (size_t k = 0; k < nv && rc == 0; k++)
-			rc = variant_rep(&v[k], o, r);
+		for (size_t k = 0; k < nv && rc == 0; k++) {
+			/* Watched and not, in turn first. */
+			bool watched_first = o->sampled && r % 2 == 1;
+
+			if (watched_first)
+				rc = variant_rep(&v[k], o, r,
+						 &sampled_observer);
+			if (rc == 0)
+				rc = variant_rep(&v[k], o, r, NULL);
+			if (rc == 0 && o->sampled && !watched_first)
+				rc = variant_rep(&v[k], o, r,
+						 &sampled_observer);
+		}
 		if (r % 2 == 1 && rc == 0)
 			rc = loop_rep(loop_topo, o, &loop_mrec[r]);
 	}
@@ -494,6 +540,7 @@ out:
 	for (size_t k = 0; v != NULL && k < nv; k++) {
 		wm_topology_free(v[k].topo);
 		free(v[k].mrec);
+		free(v[k].sampled_mrec);
 		free(v[k].rss);
 	}
 	free(v);
@@ -522,6 +569,13 @@ pipeline_help(FILE *out)
 		"  -p, --parallelism P[,P...]  parallelism of every stage, 1 "
 		"to %u\n"
 		"                           (repeatable; default 1,2,4)\n"
+		"  -s, --sampled            also run each parallelism watched "
+		"by an\n"
+		"                           observer sampling every 100 ms "
+		"(its\n"
+		"                           timeline to /dev/null), in turn "
+		"with\n"
+		"                           the unwatched run\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"Prints:\n"
@@ -534,6 +588,10 @@ pipeline_help(FILE *out)
 		"  bench=pipeline impl=wmrun variant=pP "
 		"metric=rss_kib_per_subtask median=X min=Y max=Z\n"
 		"  bench=pipeline variant=pP metric=wmrun_over_loop ratio=X\n"
+		"  bench=pipeline impl=wmrun-sampled variant=pP "
+		"metric=mrec_per_s ...  (--sampled)\n"
+		"  bench=pipeline variant=pP metric=sampled_over_unsampled "
+		"ratio=X\n"
 		"(millions of records per second; the ratio is the median of "
 		"the\n"
 		"per-repetition ratios; RSS over every subtask of every "
@@ -549,6 +607,7 @@ wm_bench_pipeline(int argc, char **argv)
 		{"records", required_argument, NULL, 'n'},
 		{"reps", required_argument, NULL, 'r'},
 		{"parallelism", required_argument, NULL, 'p'},
+		{"sampled", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -560,7 +619,7 @@ wm_bench_pipeline(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:n:r:p:h", longopts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "+:n:r:p:sh", longopts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'n':
@@ -589,6 +648,9 @@ wm_bench_pipeline(int argc, char **argv)
 					"pipeline",
 					"invalid parallelism list \"%s\"",
 					optarg);
+			break;
+		case 's':
+			o.sampled = true;
 			break;
 		case 'h':
 			pipeline_help(stdout);

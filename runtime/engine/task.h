@@ -66,7 +66,7 @@ void wm_task_record_as_frame(struct wm_task_out *out, uint32_t edge,
 			     uint32_t channel, const struct wm_record *r);
 
 struct wm_task_counters {
-	uint64_t records_in;  /* read from partitions or input channels */
+	uint64_t records_in; /* read from partitions or input channels */
 	/* Sent on edges; for a window, which sends none, its results and
 	 * late side output (Flink's numRecordsOut: what it emitted). */
 	uint64_t records_out;

@@ -423,6 +423,16 @@ wm_outfile_close(struct wm_outfile *f, bool keep, char *err, size_t errlen)
 	return r;
 }
 
+void
+wm_outfile_hand_over(struct wm_outfile *f)
+{
+	if (f->path == NULL)
+		return;
+	if (f->fd != STDOUT_FILENO)
+		close(f->fd);
+	forget(f);
+}
+
 int
 wm_outfile_commit(struct wm_outfile *f, char *err, size_t errlen)
 {

@@ -84,6 +84,10 @@ const char *wm_outfile_name(const struct wm_outfile *f, char *buf, size_t len);
  */
 int wm_outfile_close(struct wm_outfile *f, bool keep, char *err, size_t errlen);
 
+/* After a fork that handed the file to the child, which writes and closes
+ * it: this process's descriptor and names go, nothing on disk changes. */
+void wm_outfile_hand_over(struct wm_outfile *f);
+
 /* atomic: make the file written so far the file at its path (rename), or
  * remove it. Both close it. 0, or a negative errno with a message. */
 int wm_outfile_commit(struct wm_outfile *f, char *err, size_t errlen);

@@ -261,12 +261,37 @@ backpressured_time(const struct at *a)
 	return time_share(a->s->backpressured_ms_per_s);
 }
 
-/* An operator's input watermark is what its valves let through: the
- * watermark its windows and timers see, which it also emits. */
+/* The minimum over the operator's input channels, and over each input of
+ * a two-input operator (snapshot.h), as the timeline gives them. */
 static struct value
 input_watermark(const struct at *a)
 {
-	return is_source(a) ? none : whole(a->s->watermark);
+	return is_source(a) ? none
+			    : whole(wm_snapshot_input_watermark(
+				      a->s, 0, a->s->n_channels));
+}
+
+static struct value
+port_watermark(const struct at *a, uint32_t k)
+{
+	const struct wm_plan_subtask *sub = &a->p->plan->subtasks[a->id];
+
+	if (sub->n_ports != 2)
+		return none;
+	return whole(wm_snapshot_input_watermark(a->s, sub->ports[k].first,
+						 sub->ports[k].width));
+}
+
+static struct value
+input1_watermark(const struct at *a)
+{
+	return port_watermark(a, 0);
+}
+
+static struct value
+input2_watermark(const struct at *a)
+{
+	return port_watermark(a, 1);
 }
 
 static struct value
@@ -275,20 +300,18 @@ output_watermark(const struct at *a)
 	return whole(a->s->watermark);
 }
 
-/* How far the watermark is behind the newest event time the subtask has
- * seen (Flink's is behind the wall clock: wmrun's event time is made up
- * or replayed, never now). Absent until both are known. */
+/* A source's time now (processing time: wmrun's clock of "now") less its
+ * watermark, as Flink's source reader defines it; none before the first
+ * watermark or after the last. */
 static struct value
 watermark_lag(const struct at *a)
 {
 	const struct wm_snap_subtask *s = a->s;
 
-	if (s->watermark == WM_TS_MIN || s->watermark == WM_TS_MAX ||
-	    s->newest_event_time == WM_TS_MIN)
+	if (!is_source(a) || s->watermark == WM_TS_MIN ||
+	    s->watermark == WM_TS_MAX)
 		return none;
-	return whole(s->newest_event_time > s->watermark
-			     ? s->newest_event_time - s->watermark
-			     : 0);
+	return whole(a->snap->processing_ns / 1000000 - s->watermark);
 }
 
 static struct value
@@ -320,34 +343,30 @@ split_paused(const struct at *a)
 	return rate(a->part->paused_ms_per_s);
 }
 
-/* Active: neither idle nor paused (Flink: 1000 less both, at least 0). */
+/* Active: neither idle nor paused (Flink: 1000 less both). */
 static struct value
 split_active(const struct at *a)
 {
-	double idle = a->part->idle_ms_per_s, paused = a->part->paused_ms_per_s;
-
-	if (idle < 0 || paused < 0)
-		return figure(0.0);
-	return figure(idle + paused > 1000.0 ? 0.0 : 1000.0 - idle - paused);
+	return rate(a->part->active_ms_per_s);
 }
 
 static struct value
 split_idle_total(const struct at *a)
 {
-	return whole(a->part->idle_total_ns / 1000000);
+	return whole(a->part->idle_ns / 1000000);
 }
 
 static struct value
 split_paused_total(const struct at *a)
 {
-	return whole(a->part->paused_total_ns / 1000000);
+	return whole(a->part->paused_ns / 1000000);
 }
 
 static struct value
 split_active_total(const struct at *a)
 {
-	int64_t active = a->snap->processing_ns - a->part->idle_total_ns -
-			 a->part->paused_total_ns;
+	int64_t active =
+		a->snap->processing_ns - a->part->idle_ns - a->part->paused_ns;
 
 	return whole(active > 0 ? active / 1000000 : 0);
 }
@@ -414,6 +433,8 @@ static const struct metric metrics[] = {
 	{OPERATOR, true, "numRecordsInPerSecond", records_in_rate, NULL},
 	{OPERATOR, true, "numRecordsOutPerSecond", records_out_rate, NULL},
 	{OPERATOR, true, "currentInputWatermark", input_watermark, NULL},
+	{OPERATOR, true, "currentInput1Watermark", input1_watermark, NULL},
+	{OPERATOR, true, "currentInput2Watermark", input2_watermark, NULL},
 	{OPERATOR, true, "currentOutputWatermark", output_watermark, NULL},
 	{OPERATOR, true, "watermarkLag", watermark_lag, NULL},
 	{OPERATOR, true, "numLateRecordsDropped", late_dropped, NULL},

@@ -18,8 +18,9 @@
  *		numRecordsOutPerSecond, idleTimeMsPerSecond,
  *		busyTimeMsPerSecond, backPressuredTimeMsPerSecond
  *   operator	the four record counts, currentInputWatermark (not of a
- *		source), currentOutputWatermark, watermarkLag,
- *		numLateRecordsDropped (windows)
+ *		source; currentInput1Watermark and currentInput2Watermark
+ *		of a two-input one), currentOutputWatermark, watermarkLag
+ *		(sources), numLateRecordsDropped (windows)
  *   split	(operator_split_watermark, FLIP-513) currentWatermark,
  *		idleTimeMsPerSecond, pausedTimeMsPerSecond,
  *		activeTimeMsPerSecond and their accumulated*TimeMs

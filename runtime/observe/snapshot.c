@@ -38,16 +38,6 @@ per_second(uint64_t now, uint64_t before, int64_t dt_ns, bool have_before)
 	return (double)(now - before) * 1e9 / (double)dt_ns;
 }
 
-/* When a watermark last moved, given what it was and when. */
-static int64_t
-unmoved_since(wm_ts_t now_wm, const wm_ts_t *before_wm, int64_t before_since,
-	      int64_t processing_ns)
-{
-	if (before_wm != NULL && *before_wm == now_wm)
-		return before_since;
-	return processing_ns;
-}
-
 /* The time split over the interval: milliseconds per second of real time,
  * busy being the rest (Flink: busy = 1000 - idle - back-pressured). */
 static void
@@ -82,23 +72,32 @@ time_split(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		1000.0 - s->idle_ms_per_s - s->backpressured_ms_per_s;
 }
 
-/* What share of the processing time between two readings a running
- * total took, per mille: time spent so per second. */
-static double
-per_mille(int64_t now, int64_t before, int64_t dt_ns, bool have_before)
+/* A partition's idle and paused time per second of processing time
+ * between two readings, active being the rest. */
+static void
+partition_split(struct wm_snap_partition *p, const struct wm_snap_partition *b,
+		int64_t dt_processing_ns)
 {
-	double share;
+	p->idle_ms_per_s = p->paused_ms_per_s = p->active_ms_per_s =
+		WM_SNAP_UNKNOWN;
+	if (b == NULL || dt_processing_ns <= 0)
+		return;
 
-	if (!have_before || dt_ns <= 0)
-		return WM_SNAP_UNKNOWN;
-	share = (double)(now - before) * 1000.0 / (double)dt_ns;
-	return share < 0 ? 0 : share > 1000.0 ? 1000.0 : share;
+	double dt = (double)dt_processing_ns;
+	double idle = (double)(p->idle_ns - b->idle_ns);
+	double paused = (double)(p->paused_ns - b->paused_ns);
+
+	idle = idle < 0 ? 0 : idle > dt ? dt : idle;
+	paused = paused < 0 ? 0 : paused > dt - idle ? dt - idle : paused;
+	p->idle_ms_per_s = idle * 1000.0 / dt;
+	p->paused_ms_per_s = paused * 1000.0 / dt;
+	p->active_ms_per_s = 1000.0 - p->idle_ms_per_s - p->paused_ms_per_s;
 }
 
 static void
 read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		const struct wm_snap_subtask *before, int64_t dt_ns,
-		int64_t processing_ns, int64_t dt_processing_ns)
+		int64_t dt_processing_ns)
 {
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
 		const struct wm_partition_metrics *pm = &m->partitions[i];
@@ -112,21 +111,15 @@ read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		p->watermark = WM_METRIC_GET(pm->progress.watermark);
 		p->idle = WM_METRIC_GET(pm->progress.idle) != 0;
 		p->records = WM_METRIC_GET(pm->records);
+		p->idle_ns = WM_METRIC_GET(pm->progress.idle_ns);
+		p->paused_ns = WM_METRIC_GET(pm->alignment_paused_ns);
 		if (b != NULL && b->partition != p->partition)
 			b = NULL;
+		partition_split(p, b, dt_processing_ns);
 		p->records_per_s = per_second(p->records, b ? b->records : 0,
 					      dt_ns, b != NULL);
-		p->unmoved_since_ns = unmoved_since(
-			p->watermark, b ? &b->watermark : NULL,
-			b ? b->unmoved_since_ns : 0, processing_ns);
-		p->idle_total_ns = WM_METRIC_GET(pm->progress.idle_ns);
-		p->paused_total_ns = WM_METRIC_GET(pm->alignment_paused_ns);
-		p->idle_ms_per_s =
-			per_mille(p->idle_total_ns, b ? b->idle_total_ns : 0,
-				  dt_processing_ns, b != NULL);
-		p->paused_ms_per_s = per_mille(p->paused_total_ns,
-					       b ? b->paused_total_ns : 0,
-					       dt_processing_ns, b != NULL);
+		p->unmoved_since_ns =
+			WM_METRIC_GET(pm->progress.still_since_ns);
 	}
 }
 
@@ -176,13 +169,17 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	s->records_out_per_s = per_second(
 		s->records_out, b ? b->records_out : 0, dt, b != NULL);
 	s->held_by = WM_METRIC_GET(m->held_by_now);
-	s->unmoved_since_ns =
-		unmoved_since(s->watermark, b ? &b->watermark : NULL,
-			      b ? b->unmoved_since_ns : 0, snap->processing_ns);
+	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
+	s->cpu_wait_ms_per_s =
+		b != NULL && dt > 0 && s->cpu_wait_ns >= b->cpu_wait_ns
+			? (double)(s->cpu_wait_ns - b->cpu_wait_ns) * 1000.0 /
+				  (double)dt
+			: WM_SNAP_UNKNOWN;
+	s->unmoved_since_ns = WM_METRIC_GET(m->output.still_since_ns);
 	time_split(s, m, b, snap->real_ns,
 		   prev != NULL ? snap->real_ns - prev->real_ns : 0);
 	read_channels(s, plan, id, m);
-	read_partitions(s, m, b, dt, snap->processing_ns,
+	read_partitions(s, m, b, dt,
 			prev != NULL ? snap->processing_ns - prev->processing_ns
 				     : 0);
 }
@@ -243,13 +240,17 @@ find_partition(const struct wm_snap_subtask *s, uint32_t partition)
 	return NULL;
 }
 
-/* Why source subtask `s` holds back with partition `p` at its minimum:
- * waiting for room most of the time is back-pressure, whatever its
+/* Why source subtask `s` holds back with partition `p` at its minimum: a
+ * process that waited for a CPU most of the last interval could do
+ * nothing else (its partitions look silent too), so that comes first;
+ * then waiting for room most of the time is back-pressure, whatever its
  * partitions do; otherwise a partition that delivered nothing over the
- * last interval is silent. Without two readings, neither is known. */
+ * interval is silent. Without two readings, none is known. */
 static enum wm_blame_cause
 source_cause(const struct wm_snap_subtask *s, const struct wm_snap_partition *p)
 {
+	if (s->cpu_wait_ms_per_s >= 500.0)
+		return WM_BLAME_STARVED;
 	if (s->backpressured_ms_per_s >= 500.0)
 		return WM_BLAME_BACKPRESSURE;
 	if (p != NULL && p->records_per_s == 0.0)
@@ -289,4 +290,18 @@ wm_snapshot_blame(const struct wm_snapshot *snap, const struct wm_plan *plan,
 	if (out->cause != WM_BLAME_NONE)
 		out->for_ns = snap->processing_ns -
 			      snap->subtasks[id].unmoved_since_ns;
+}
+
+wm_ts_t
+wm_snapshot_input_watermark(const struct wm_snap_subtask *s, uint32_t first,
+			    uint32_t n)
+{
+	wm_ts_t min = WM_TS_MAX;
+
+	if (s->n_channels == 0)
+		return s->watermark;
+	for (uint32_t c = first; c < first + n && c < s->n_channels; c++)
+		if (s->channels[c].watermark < min)
+			min = s->channels[c].watermark;
+	return min;
 }

@@ -47,16 +47,17 @@ struct wm_snap_partition {
 	bool idle;
 	uint64_t records;     /* emitted so far */
 	double records_per_s; /* per second of real time, as every rate */
-	/* Processing time since its watermark last moved (or since the
-	 * first snapshot that saw it). */
+	/* Processing time it spent IDLE and held back by alignment (Flink's
+	 * accumulatedIdleTimeMs and accumulatedPausedTimeMs), and the same
+	 * per second of processing time over the last interval (its
+	 * idleTimeMsPerSecond and pausedTimeMsPerSecond: these are clocks of
+	 * the job's processing time, which runs at its speed); active is the
+	 * rest. WM_SNAP_UNKNOWN without the snapshot before. */
+	int64_t idle_ns, paused_ns;
+	double idle_ms_per_s, paused_ms_per_s, active_ms_per_s;
+	/* Processing time its watermark last moved (or turned ACTIVE), as
+	 * its subtask's tracker knows it (progress.h); 0: the start. */
 	int64_t unmoved_since_ns;
-	/* Processing time it spent IDLE and held back by watermark
-	 * alignment since the job started, and the share of the last
-	 * interval's processing time each took, per mille (Flink's split
-	 * idleTimeMsPerSecond, pausedTimeMsPerSecond); WM_SNAP_UNKNOWN
-	 * without the snapshot before. */
-	int64_t idle_total_ns, paused_total_ns;
-	double idle_ms_per_s, paused_ms_per_s;
 };
 
 struct wm_snap_subtask {
@@ -69,11 +70,15 @@ struct wm_snap_subtask {
 	/* Flink's idleTimeMsPerSecond, backPressuredTimeMsPerSecond and
 	 * busyTimeMsPerSecond over the last interval; WM_SNAP_UNKNOWN. */
 	double idle_ms_per_s, backpressured_ms_per_s, busy_ms_per_s;
+	/* Real time its process waited for a CPU (runnable, not running),
+	 * in all and in ms per second over the last interval. */
+	int64_t cpu_wait_ns;
+	double cpu_wait_ms_per_s;
 	/* What holds the output watermark (metrics.h held_by_now): an
 	 * input channel of this subtask, for a source a partition id;
 	 * UINT32_MAX: nothing. */
 	uint32_t held_by;
-	int64_t unmoved_since_ns; /* processing time, as for a partition */
+	int64_t unmoved_since_ns; /* as for a partition */
 	uint32_t n_channels;
 	struct wm_snap_channel *channels;
 	uint32_t n_partitions;
@@ -109,6 +114,7 @@ enum wm_blame_cause {
 	WM_BLAME_NONE,	       /* nothing holds it (or it is not held) */
 	WM_BLAME_SILENCE,      /* the partition delivers no records */
 	WM_BLAME_BACKPRESSURE, /* its subtask waits for room downstream */
+	WM_BLAME_STARVED,      /* its subtask waits for a CPU */
 	WM_BLAME_SLOW,	       /* records arrive, the watermark is just low */
 };
 
@@ -132,5 +138,12 @@ struct wm_blame {
 void wm_snapshot_blame(const struct wm_snapshot *snap,
 		       const struct wm_plan *plan, uint32_t id,
 		       struct wm_blame *out);
+
+/* The minimum over input channels [first, first + n) of `s`: Flink's
+ * currentInputWatermark over all of them, currentInput1Watermark and
+ * currentInput2Watermark over a two-input operator's ports (a source: its
+ * own output, which is what enters its operator chain). */
+wm_ts_t wm_snapshot_input_watermark(const struct wm_snap_subtask *s,
+				    uint32_t first, uint32_t n);
 
 #endif /* WM_RUNTIME_SNAPSHOT_H */

@@ -29,6 +29,7 @@ struct wm_view {
 	int64_t status_every_ns;
 	int64_t next_status_ns; /* real time of the next status line */
 	int64_t stall_ns;	/* the job's stall threshold */
+	int64_t noise_ns;	/* a real run's scheduling noise; 0 */
 	struct said *said;	/* by plan id */
 };
 
@@ -54,6 +55,20 @@ wm_view_new(const struct wm_topology *topo, const struct wm_plan *plan,
 	v->next_status_ns = start_real_ns + status_every_ns;
 	v->stall_ns = wm_ms_to_ns(topo->job.stall_threshold_ms);
 	return v;
+}
+
+void
+wm_view_set_noise(struct wm_view *v, int64_t noise_ns)
+{
+	v->noise_ns = noise_ns;
+}
+
+/* How long a watermark must stand still to be news: the stall threshold,
+ * and never less than what the scheduler alone can do. */
+static int64_t
+news_after(const struct wm_view *v)
+{
+	return v->stall_ns > v->noise_ns ? v->stall_ns : v->noise_ns;
 }
 
 void
@@ -130,12 +145,16 @@ head_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 {
 	int64_t real = snap->real_ns - v->start_real_ns;
 	double done = wm_view_done(v, snap);
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], d[32];
 
-	fprintf(f, "wmrun: job \"%s\", %s, processing time %s (speed %g)",
-		v->topo->job.name, wm_units_format_duration(real, a, sizeof(a)),
+	fprintf(f, "wmrun: job \"%s\": %s, processing time %s at speed %g",
+		v->topo->job.name != NULL ? v->topo->job.name : "unnamed",
+		wm_units_format_duration(real, a, sizeof(a)),
 		wm_units_format_duration(snap->processing_ns, b, sizeof(b)),
 		v->topo->job.speed);
+	if (v->noise_ns > 0)
+		fprintf(f, " (noise %s)",
+			wm_units_format_duration(v->noise_ns, d, sizeof(d)));
 	if (done >= 0.01)
 		fprintf(f, ", %.0f %% done, %s left", done * 100.0,
 			wm_units_format_duration(
@@ -181,6 +200,8 @@ cause_word(enum wm_blame_cause c)
 		return "silence: nothing arrives";
 	case WM_BLAME_BACKPRESSURE:
 		return "back-pressure: its output rings are full";
+	case WM_BLAME_STARVED:
+		return "starved: its process waits for a CPU";
 	case WM_BLAME_SLOW:
 		return "its watermark is the lowest";
 	case WM_BLAME_NONE:
@@ -267,7 +288,7 @@ wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 		screen_inputs(v, id, s, f);
 		wm_snapshot_blame(snap, v->plan, id, &bl);
 		if (bl.cause == WM_BLAME_NONE ||
-		    snap->processing_ns - s->unmoved_since_ns < v->stall_ns)
+		    snap->processing_ns - s->unmoved_since_ns < news_after(v))
 			continue;
 		fprintf(f, "    held for %s by ",
 			wm_units_format_duration(bl.for_ns, d, sizeof(d)));
@@ -299,7 +320,7 @@ subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 	struct wm_blame bl;
 	char name[96], a[48], b[48], d[32];
 	bool held = !s->idle && !s->finished &&
-		    snap->processing_ns - s->unmoved_since_ns >= v->stall_ns;
+		    snap->processing_ns - s->unmoved_since_ns >= news_after(v);
 
 	wm_snapshot_blame(snap, v->plan, id, &bl);
 	held = held && bl.cause != WM_BLAME_NONE;

@@ -15,7 +15,8 @@
  * back-pressure, or a watermark that is merely low).
  *
  * The lines: one when a subtask's watermark has not moved for the job's
- * stall threshold, naming what holds it; one when what holds it changes;
+ * stall threshold (or a real run's scheduling noise, if longer), naming
+ * what holds it; one when what holds it changes;
  * one when it moves again; and a status line every `status_every_ns` of
  * real time. Below the stall threshold the minimum moves between inputs
  * as their watermarks overtake each other, which is no news.
@@ -40,6 +41,10 @@ struct wm_view *wm_view_new(const struct wm_topology *topo,
 			    const struct wm_plan *plan, int64_t start_real_ns,
 			    int64_t status_every_ns);
 void wm_view_free(struct wm_view *view);
+
+/* A real run's scheduling noise at its speed (runtime/metrics/noise.h):
+ * named in the head line, and no watermark held for less is news. */
+void wm_view_set_noise(struct wm_view *view, int64_t noise_ns);
 
 /* The whole screen for `snap`, ending in a newline, into f. */
 void wm_view_screen(const struct wm_view *view, const struct wm_snapshot *snap,

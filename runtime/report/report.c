@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/conf/units.h"
 #include "runtime/metrics/noise.h"
 #include "runtime/report/report.h"
 
@@ -375,26 +376,6 @@ noise_total(const struct wm_job_report *rep, uint64_t *stalls,
 
 /* ---- for people ---- */
 
-/* "950 ms", "42.5 s", "3 min 20 s", "7 h 58 min": durations of processing
- * time read at a glance. */
-static const char *
-human_duration(int64_t ns, char *buf, size_t len)
-{
-	int64_t ms = ns / 1000000, s = ms / 1000;
-
-	if (ms < 1000)
-		snprintf(buf, len, "%" PRId64 " ms", ms);
-	else if (s < 60)
-		snprintf(buf, len, "%.1f s", (double)ms / 1000.0);
-	else if (s < 3600)
-		snprintf(buf, len, "%" PRId64 " min %" PRId64 " s", s / 60,
-			 s % 60);
-	else
-		snprintf(buf, len, "%" PRId64 " h %" PRId64 " min", s / 3600,
-			 s / 60 % 60);
-	return buf;
-}
-
 /* One line per stage: records and the worst watermark of its subtasks. */
 static void
 print_stage(FILE *f, const struct wm_topology *t,
@@ -424,10 +405,11 @@ print_stage(FILE *f, const struct wm_topology *t,
 		fprintf(f, " watermark never stalled");
 	} else {
 		fprintf(f, " watermark stalled %s in subtask %u (longest %s",
-			human_duration(worst->wm.stalled_ns, a, sizeof(a)),
+			wm_units_format_duration(worst->wm.stalled_ns, a,
+						 sizeof(a)),
 			worst->index,
-			human_duration(worst->wm.longest_stall_ns, b,
-				       sizeof(b)));
+			wm_units_format_duration(worst->wm.longest_stall_ns, b,
+						 sizeof(b)));
 		char who[96];
 
 		if (held_by_name(t, rep, worst, worst->held_by, who,
@@ -440,14 +422,16 @@ print_stage(FILE *f, const struct wm_topology *t,
 		 * why its watermark stood still, not the data. */
 		if (worst->wm.longest_starved_ns >= 1000000)
 			fprintf(f, ", %s of it waiting for a CPU",
-				human_duration(worst->wm.longest_starved_ns, c,
-					       sizeof(c)));
+				wm_units_format_duration(
+					worst->wm.longest_starved_ns, c,
+					sizeof(c)));
 		fprintf(f, "; %" PRIu64 " stall%s)", worst->wm.stalls,
 			worst->wm.stalls == 1 ? "" : "s");
 	}
 	if (to_idle > 0)
 		fprintf(f, ", idle %s over its subtasks (%" PRIu64 " times)",
-			human_duration(idle_ns, c, sizeof(c)), to_idle);
+			wm_units_format_duration(idle_ns, c, sizeof(c)),
+			to_idle);
 	fputc('\n', f);
 }
 
@@ -506,13 +490,14 @@ print_partitions(FILE *f, const struct wm_topology *t,
 			" records, watermark stalled %s, idle %s (%" PRIu64
 			" time%s)",
 			name, p->subtask, p->records,
-			human_duration(p->wm.stalled_ns, a, sizeof(a)),
-			human_duration(p->wm.idle_ns, b, sizeof(b)),
+			wm_units_format_duration(p->wm.stalled_ns, a,
+						 sizeof(a)),
+			wm_units_format_duration(p->wm.idle_ns, b, sizeof(b)),
 			p->wm.to_idle, p->wm.to_idle == 1 ? "" : "s");
 		if (p->alignment_paused_ns > 0)
 			fprintf(f, ", paused by alignment %s",
-				human_duration(p->alignment_paused_ns, a,
-					       sizeof(a)));
+				wm_units_format_duration(p->alignment_paused_ns,
+							 a, sizeof(a)));
 		fputc('\n', f);
 	}
 	if (troubled > WM_REPORT_PARTITION_LINES)
@@ -536,8 +521,10 @@ print_noise(FILE *f, const struct wm_topology *t,
 
 	noise_total(rep, &stalls, &stalled_ns, &starved_ns);
 	fprintf(f, "  scheduling noise        %s at speed %g (%s of real time)",
-		human_duration(wm_noise_ns(t->job.speed), a, sizeof(a)),
-		t->job.speed, human_duration(WM_NOISE_REAL_NS, b, sizeof(b)));
+		wm_units_format_duration(wm_noise_ns(t->job.speed), a,
+					 sizeof(a)),
+		t->job.speed,
+		wm_units_format_duration(WM_NOISE_REAL_NS, b, sizeof(b)));
 	if (stalls == 0)
 		fprintf(f, ": no stall within it\n");
 	else
@@ -545,8 +532,8 @@ print_noise(FILE *f, const struct wm_topology *t,
 			": %" PRIu64 " stall%s within it, %s, %s of it "
 			"waiting for a CPU, not counted below\n",
 			stalls, stalls == 1 ? "" : "s",
-			human_duration(stalled_ns, b, sizeof(b)),
-			human_duration(starved_ns, c, sizeof(c)));
+			wm_units_format_duration(stalled_ns, b, sizeof(b)),
+			wm_units_format_duration(starved_ns, c, sizeof(c)));
 }
 
 /* Records that left a stage and did not reach the next: what a stop or a
@@ -598,11 +585,12 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		"  every record accounted  %s\n",
 		t->job.name ? t->job.name : "unnamed", outcome(rep),
 		rep->end_ns / 1000000,
-		human_duration(rep->end_ns, a, sizeof(a)), rep->records_read,
-		rep->records_windowed, rep->late_dropped, rep->late_side_output,
-		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
-		rep->results_written, rep->fire_delay_p50_ms,
-		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
+		wm_units_format_duration(rep->end_ns, a, sizeof(a)),
+		rep->records_read, rep->records_windowed, rep->late_dropped,
+		rep->late_side_output, rep->other_dropped, rep->windows_fired,
+		rep->windows_fired_late, rep->results_written,
+		rep->fire_delay_p50_ms, rep->fire_delay_p99_ms,
+		rep->fire_delay_max_ms,
 		wm_report_accounted(rep) ? "yes" : "NO");
 	if (rep->fire_delays_excluded > 0)
 		fprintf(f,

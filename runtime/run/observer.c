@@ -17,17 +17,26 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sysexits.h>
+#include <time.h>
 #include <unistd.h>
 #include <urcu/urcu-bp.h>
 
 #include "base/clock.h"
 #include "base/container_of.h"
+#include "runtime/metrics/noise.h"
+#include "runtime/io/exit.h"
 #include "runtime/io/log.h"
+#include "runtime/io/outfile.h"
 #include "runtime/observe/prometheus.h"
 #include "runtime/observe/snapshot.h"
+#include "runtime/observe/timeline.h"
 #include "runtime/observe/view.h"
 #include "runtime/run/endpoint.h"
 #include "runtime/run/observer.h"
+
+/* How long the observer may take to show the last snapshot once the job
+ * ended, before it is killed. */
+#define WM_OBSERVER_GRACE_NS ((int64_t)5000000000)
 
 /* A published snapshot and what call_rcu() needs to free it. */
 struct published {
@@ -44,15 +53,19 @@ struct observer {
 	int64_t start_ns;
 	struct published *current; /* RCU-protected */
 	struct wm_view *view;
+	struct wm_outfile *metrics; /* the timeline's file; NULL */
 	/* --prometheus: the labels, and the endpoint whose thread reads
-	 * `current`; without a view (--quiet) the endpoint alone reads. */
+	 * `current`. */
 	struct wm_prometheus *prom;
 	struct wm_endpoint *endpoint;
-	/* The view's thread: told to stop (release, after the last
-	 * publication) and woken early through the condition. */
+	int status; /* the timeline thread's: EX_IOERR */
+	/* The readers' threads: told to stop (release, after the last
+	 * publication) and woken early, or at each publication, through the
+	 * condition; `published` counts publications (under `lock`). */
 	atomic_bool stopping;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	uint64_t published;
 };
 
 static void
@@ -80,6 +93,10 @@ publish(struct observer *ob, struct wm_snapshot *snap)
 	old = rcu_xchg_pointer(&ob->current, p);
 	if (old != NULL)
 		urcu_bp_call_rcu(&old->rcu, free_published);
+	pthread_mutex_lock(&ob->lock);
+	ob->published++;
+	pthread_cond_broadcast(&ob->wake);
+	pthread_mutex_unlock(&ob->lock);
 	return 0;
 }
 
@@ -211,6 +228,62 @@ view_thread(void *arg)
 	return NULL;
 }
 
+/* The timeline: every snapshot it sees, as JSON lines, rendered under the
+ * read lock and written after it, so that a slow disk holds back nothing
+ * but this thread. */
+static void *
+timeline_thread(void *arg)
+{
+	struct observer *ob = arg;
+	uint64_t seen = 0, written = 0; /* publications; seq + 1 written */
+
+	for (;;) {
+		pthread_mutex_lock(&ob->lock);
+		while (ob->published == seen &&
+		       !atomic_load_explicit(&ob->stopping,
+					     memory_order_relaxed))
+			pthread_cond_wait(&ob->wake, &ob->lock);
+		bool last = atomic_load_explicit(&ob->stopping,
+						 memory_order_acquire) &&
+			    ob->published == seen;
+
+		seen = ob->published;
+		pthread_mutex_unlock(&ob->lock);
+		if (last)
+			break;
+
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
+
+		if (m == NULL)
+			continue; /* counted as missed at the next one */
+		urcu_bp_read_lock();
+		struct published *p = rcu_dereference(ob->current);
+
+		if (p != NULL && p->snap->seq + 1 > written) {
+			wm_timeline_write(m, ob->topo, ob->plan, p->snap,
+					  ob->start_ns, p->snap->seq - written);
+			written = p->snap->seq + 1;
+		}
+		urcu_bp_read_unlock();
+		if (fclose(m) == 0 && len > 0 &&
+		    wm_outfile_write(ob->metrics, text, len) != 0) {
+			char name[4200];
+
+			wm_log("wmrun: error: could not write metrics file %s: "
+			       "%s",
+			       wm_outfile_name(ob->metrics, name, sizeof(name)),
+			       strerror(ob->metrics->error));
+			ob->status = EX_IOERR;
+			free(text);
+			break;
+		}
+		free(text);
+	}
+	return NULL;
+}
+
 /* Wait until `ms` passed or the job ended; false once it ended. */
 static bool
 wait_or_end(struct observer *ob, int64_t ns)
@@ -229,7 +302,9 @@ static int
 observe(struct observer *ob)
 {
 	const struct wm_shm_header *h = wm_shm_header(ob->seg);
-	pthread_t view;
+	pthread_t view, timeline;
+	bool viewing = ob->o->live != WM_LIVE_OFF;
+	bool writing = ob->metrics != NULL;
 	pthread_condattr_t ca;
 	int status = 0;
 
@@ -239,37 +314,39 @@ observe(struct observer *ob)
 						    memory_order_acquire)) == 0)
 		if (!wait_or_end(ob, 10000000))
 			return 0;
-	if (ob->o->live != WM_LIVE_OFF) {
-		ob->view = wm_view_new(ob->topo, ob->plan, ob->start_ns,
-				       ob->o->status_ns);
-		if (ob->view == NULL)
-			return EX_OSERR;
-	}
-	if (sample(ob) != 0)
+	ob->view =
+		wm_view_new(ob->topo, ob->plan, ob->start_ns, ob->o->status_ns);
+	if (ob->view == NULL)
 		return EX_OSERR;
+	wm_view_set_noise(ob->view, wm_noise_ns(ob->topo->job.speed));
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&ob->wake, &ca);
 	pthread_mutex_init(&ob->lock, NULL);
-	if (ob->view != NULL &&
-	    pthread_create(&view, NULL, view_thread, ob) != 0)
+	if (sample(ob) != 0)
+		return EX_OSERR;
+	if (viewing && pthread_create(&view, NULL, view_thread, ob) != 0)
+		return EX_OSERR;
+	if (writing &&
+	    pthread_create(&timeline, NULL, timeline_thread, ob) != 0)
 		return EX_OSERR;
 	while (wait_or_end(ob, ob->o->interval_ns))
 		if (sample(ob) != 0) {
 			status = EX_OSERR;
 			break;
 		}
-	/* The last figures, then the view draws them and stops. */
+	/* The last figures, then the readers show them and stop. */
 	if (status == 0 && sample(ob) != 0)
 		status = EX_OSERR;
-	if (ob->view == NULL)
-		return status;
 	pthread_mutex_lock(&ob->lock);
 	atomic_store_explicit(&ob->stopping, true, memory_order_release);
-	pthread_cond_signal(&ob->wake);
+	pthread_cond_broadcast(&ob->wake);
 	pthread_mutex_unlock(&ob->lock);
-	pthread_join(view, NULL);
-	return status;
+	if (viewing)
+		pthread_join(view, NULL);
+	if (writing)
+		pthread_join(timeline, NULL);
+	return status != 0 ? status : ob->status;
 }
 
 /* The exposition of the current snapshot, on the endpoint's thread; none
@@ -325,13 +402,16 @@ start_endpoint(struct observer *ob, int ready_fd, pid_t parent)
 static void
 observer_main(const struct wm_observe_options *o,
 	      const struct wm_topology *topo, const struct wm_plan *plan,
-	      const struct wm_shm *seg, int end_fd, int ready_fd, pid_t parent)
+	      const struct wm_shm *seg, int end_fd, int ready_fd, pid_t parent,
+	      struct wm_outfile *metrics)
 {
 	struct observer ob = {.o = o,
 			      .topo = topo,
 			      .plan = plan,
 			      .seg = seg,
-			      .end_fd = end_fd};
+			      .end_fd = end_fd,
+			      .metrics = metrics};
+	char err[4400];
 
 	/* Gone with the supervisor; its signals (blocked since before the
 	 * fork) stay blocked: a stop reaches it as the pipe's EOF. */
@@ -339,13 +419,27 @@ observer_main(const struct wm_observe_options *o,
 	if (getppid() != parent)
 		_exit(0);
 	prctl(PR_SET_NAME, "observer"); /* as workers are named: ps, pgrep */
-	if (o->prometheus.on && !start_endpoint(&ob, ready_fd, parent))
+	if (o->prometheus.on && !start_endpoint(&ob, ready_fd, parent)) {
+		/* The job never runs: no timeline of it stays. */
+		if (metrics != NULL)
+			wm_outfile_close(metrics, false, NULL, 0);
 		_exit(EX_OSERR);
-	close(ready_fd);
+	}
+	if (ready_fd >= 0)
+		close(ready_fd);
 	int status = observe(&ob);
 
 	/* Before anything it reads goes: its thread reads ob.current. */
 	wm_endpoint_stop(ob.endpoint);
+
+	/* Kept whatever ended the job: a timeline cut short is the record of
+	 * what happened up to then. */
+	if (metrics != NULL &&
+	    wm_outfile_close(metrics, true, err, sizeof(err)) != 0) {
+		wm_log("wmrun: error: %s", err);
+		if (status == 0)
+			status = EX_IOERR;
+	}
 	fflush(NULL);
 	_exit(status);
 }
@@ -416,15 +510,19 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		  const struct wm_shm *seg, char *err, size_t errlen)
 {
 	pid_t parent = getpid();
+	struct wm_outfile metrics, *mf = NULL;
 	int fds[2], ready[2] = {-1, -1};
 
 	*obs = (struct wm_observer){.pid = 0, .end_fd = -1};
-	if (o->live == WM_LIVE_OFF && !o->prometheus.on)
+	if (o->live == WM_LIVE_OFF && o->metrics == NULL && !o->prometheus.on)
 		return 0;
-	if (o->prometheus.on && pipe2(ready, O_CLOEXEC) != 0) {
-		snprintf(err, errlen, "could not make a pipe: %s",
-			 strerror(errno));
-		return -errno;
+	if (o->metrics != NULL) {
+		int r = wm_outfile_open(&metrics, "metrics file", o->metrics,
+					false, err, errlen);
+
+		if (r != 0)
+			return wm_exit_status(WM_EXIT_OUTPUT, r);
+		mf = &metrics;
 	}
 	/* The workers forked after it inherit the write end too (fork keeps
 	 * it; O_CLOEXEC only closes it at an exec): EOF comes once they and
@@ -433,11 +531,20 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		int e = errno;
 
 		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
-		if (ready[0] >= 0) {
-			close(ready[0]);
-			close(ready[1]);
-		}
-		return -e;
+		if (mf != NULL)
+			wm_outfile_close(mf, false, NULL, 0);
+		return EX_OSERR;
+	}
+	/* --prometheus: the observer says on it whether it serves. */
+	if (o->prometheus.on && pipe2(ready, O_CLOEXEC) != 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
+		close(fds[0]);
+		close(fds[1]);
+		if (mf != NULL)
+			wm_outfile_close(mf, false, NULL, 0);
+		return EX_OSERR;
 	}
 	fflush(stdout);
 	fflush(stderr);
@@ -446,7 +553,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		close(fds[1]);
 		if (ready[0] >= 0)
 			close(ready[0]);
-		observer_main(o, topo, plan, seg, fds[0], ready[1], parent);
+		observer_main(o, topo, plan, seg, fds[0], ready[1], parent, mf);
 	}
 	close(fds[0]);
 	if (ready[1] >= 0)
@@ -459,8 +566,14 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 			close(ready[0]);
 		obs->pid = 0;
 		snprintf(err, errlen, "could not fork: %s", strerror(e));
-		return -e;
+		if (mf != NULL)
+			wm_outfile_close(mf, false, NULL, 0);
+		return EX_OSERR;
 	}
+	/* The observer writes and closes it from here on. */
+	if (mf != NULL)
+		wm_outfile_hand_over(mf);
+	obs->writes = mf != NULL;
 	obs->end_fd = fds[1];
 	if (ready[0] < 0)
 		return 0;
@@ -472,7 +585,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	close(ready[0]);
 	if (r != 0) {
 		abandon(obs);
-		return -EADDRNOTAVAIL;
+		return EX_OSERR;
 	}
 	say_where(o, port);
 	return 0;
@@ -481,6 +594,8 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 int
 wm_observer_finish(struct wm_observer *obs)
 {
+	int64_t deadline = wm_monotonic_ns() + WM_OBSERVER_GRACE_NS;
+	pid_t r;
 	int st;
 
 	if (obs->end_fd >= 0) {
@@ -489,9 +604,23 @@ wm_observer_finish(struct wm_observer *obs)
 	}
 	if (obs->pid <= 0 || obs->reaped)
 		return 0;
-	while (waitpid(obs->pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return 0;
+	/* It draws and writes its last snapshot and goes. One that cannot
+	 * (a terminal stopped with Ctrl-S, a metrics file on a hung disk)
+	 * must not hold the job's end and summary for ever. */
+	while ((r = waitpid(obs->pid, &st, WNOHANG)) == 0 &&
+	       wm_monotonic_ns() < deadline)
+		nanosleep(&(struct timespec){0, 10000000}, NULL);
+	if (r == 0) {
+		wm_log("wmrun: notice: the live view did not end within %d s "
+		       "of the job; stopped",
+		       (int)(WM_OBSERVER_GRACE_NS / 1000000000));
+		kill(obs->pid, SIGKILL);
+		while ((r = waitpid(obs->pid, &st, 0)) < 0 && errno == EINTR)
+			;
+	}
 	obs->reaped = true;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	if (r < 0)
+		return 0;
+	/* Killed: its view only stopped, but a metrics file lacks its end. */
+	return WIFEXITED(st) ? WEXITSTATUS(st) : obs->writes ? EX_IOERR : 0;
 }

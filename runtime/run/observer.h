@@ -15,11 +15,14 @@
  * waits for it before the summary, so the two never interleave.
  *
  * Threads of the observer: the main one samples every `interval_ns` and
- * publishes (rcu_assign_pointer(), the old snapshot freed by call_rcu()
+ * publishes (rcu_xchg_pointer(), the old snapshot freed by call_rcu()
  * once no reader can hold it); the view's thread reads the current
- * snapshot under rcu_read_lock() and draws it; with --prometheus, the
- * endpoint's thread (endpoint.h) renders it for each scrape. None waits
- * for another, and none touches anything a worker reads.
+ * snapshot under rcu_read_lock() and draws it; the timeline's thread,
+ * woken at each publication, writes each snapshot it sees as JSON lines
+ * (and counts the ones a slow disk made it miss); with --prometheus, the
+ * endpoint's thread (endpoint.h) renders the current one for each
+ * scrape. No reader waits for the sampler or the sampler for a reader,
+ * and none touches anything a worker reads.
  *
  * With --prometheus the observer listens before the supervisor forks any
  * worker and says on a second pipe, in one line, whether it serves:
@@ -29,6 +32,7 @@
 #ifndef WM_RUNTIME_OBSERVER_H
 #define WM_RUNTIME_OBSERVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -46,6 +50,7 @@ enum wm_live {
 
 struct wm_observe_options {
 	enum wm_live live;
+	const char *metrics; /* --metrics FILE (timeline.h); NULL */
 	int fd;		     /* where the view writes: 2 */
 	int64_t interval_ns; /* between samples (real time) */
 	int64_t redraw_ns;   /* between screens (real time) */
@@ -59,13 +64,18 @@ struct wm_observer {
 	pid_t pid;  /* 0: none */
 	int end_fd; /* the supervisor's end of the pipe; -1 */
 	bool reaped;
+	bool writes; /* a metrics file */
 };
 
 /*
- * Fork the observer of the job whose segment is `seg`. 0, or -errno with
- * a message in err (the endpoint could not listen: the observer is gone
- * again). With o->live == WM_LIVE_OFF and no endpoint nothing is started
- * and obs->pid is 0.
+ * Fork the observer of the job whose segment is `seg`, after opening the
+ * --metrics file if asked (so that a file that cannot be made fails the
+ * job before any worker starts), and with --prometheus wait until it
+ * listens. 0, or an exit status with a message in err: 74 for the
+ * metrics file, 71 for a pipe or a fork refused or an endpoint that
+ * could not listen (the observer is then gone again). With nothing to
+ * show, write or serve (WM_LIVE_OFF, no metrics file, no endpoint)
+ * nothing is started and obs->pid is 0.
  */
 int wm_observer_start(struct wm_observer *obs,
 		      const struct wm_observe_options *o,
@@ -73,8 +83,10 @@ int wm_observer_start(struct wm_observer *obs,
 		      const struct wm_plan *plan, const struct wm_shm *seg,
 		      char *err, size_t errlen);
 
-/* The job ended: the observer shows the last snapshot and exits; wait for
- * it. 0, or the observer's failure as an exit status. */
+/* The job ended: the observer shows and writes the last snapshot and
+ * exits; wait for it, at most a few seconds (then it is killed, and its
+ * view just stops). 0, or the observer's failure as an exit status
+ * (EX_IOERR: the metrics file could not be written, or is cut short). */
 int wm_observer_finish(struct wm_observer *obs);
 
 #endif /* WM_RUNTIME_OBSERVER_H */

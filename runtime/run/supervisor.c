@@ -661,21 +661,31 @@ wm_supervisor_run(const struct wm_topology *t,
 	status = place(t, plan, &res.seg, &res.pl, err, errlen);
 	/* The observer before the workers: it is forked while this process
 	 * has no thread, and forks nothing itself (observer.h). */
-	if (status == 0 && observe != NULL &&
-	    wm_observer_start(&j.observer, observe, t, plan, &res.seg, err,
-			      errlen) != 0)
-		status = EX_OSERR;
+	if (status == 0 && observe != NULL)
+		status = wm_observer_start(&j.observer, observe, t, plan,
+					   &res.seg, err, errlen);
 	launched = status == 0;
 	if (launched) {
 		start = wm_monotonic_ns();
 		launch(&j, &res.seg, &res.pl, res.sinks, res.lates, res.traces,
 		       &old);
 		supervise(&j, &res.seg, &mask);
-		/* Its last screen before the summary, never beside it. */
-		wm_observer_finish(&j.observer);
+		/* Its last screen before the summary, never beside it. An
+		 * observer that could not write the metrics file said so; the
+		 * job did not do all it was asked. */
+		int watched = wm_observer_finish(&j.observer);
+
+		if (j.observer.reaped && j.observer_status != 0)
+			watched = j.observer_status;
 		status = j.failure != 0	      ? j.failure
 			 : j.stop_signal != 0 ? 128 + j.stop_signal
 					      : 0;
+		if (status == 0 && watched == EX_IOERR) {
+			status = EX_IOERR;
+			snprintf(err, errlen,
+				 "the job ran, but its metrics "
+				 "file is incomplete");
+		}
 	}
 	/* A stop signal that came after the last worker ended finds the job
 	 * over: take it now, or restoring the mask would let it kill the

@@ -33,16 +33,16 @@ has_results "$scratch/out.csv" || fail "no results in the sink"
 # The processing time a screen shows in its head line, in minutes.
 minutes() {
 	head -n 1 "$1" | sed -nE \
-		-e 's/.*processing time ([0-9]+) h ([0-9]+) min .*/\1 \2/p' \
-		-e 's/.*processing time ([0-9]+) min [0-9]+ s .*/0 \1/p' \
-		-e 's/.*processing time [0-9.]+ m?s .*/0 0/p' |
+		-e 's/.*processing time ([0-9]+) h ([0-9]+) min at .*/\1 \2/p' \
+		-e 's/.*processing time ([0-9]+) min [0-9]+ s at .*/0 \1/p' \
+		-e 's/.*processing time [0-9.]+ m?s at .*/0 0/p' |
 		awk '{ print $1 * 60 + $2 }'
 }
 blamed='held for .* by partition events-3 of events/[01] \(silence: nothing arrives\)'
 during=0 after=0 silent_screens=0
 for i in $(seq 1 "$n"); do
 	f="$scratch/screen.$i"
-	grep -q '^wmrun: job "one-quiet-partition", ' "$f" || continue
+	grep -q '^wmrun: job "one-quiet-partition": ' "$f" || continue
 	m=$(minutes "$f")
 	[ -n "$m" ] || continue
 	# A screen of the silence, once the stall threshold has passed:

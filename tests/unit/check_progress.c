@@ -212,10 +212,10 @@ START_TEST(test_stalls_a_cpu_wait_explains_are_counted_apart)
 	wm_progress_watermark(&p, 1000, 1 * S, 0);
 	wm_progress_watermark(&sim, 1000, 1 * S, 0);
 	waited += 150000000; /* 150 ms of real time: 300 s at speed 2000 */
-	wm_progress_watermark(&p, 2000, 304 * S, 1);	  /* 303 s still */
+	wm_progress_watermark(&p, 2000, 304 * S, 1); /* 303 s still */
 	wm_progress_watermark(&sim, 2000, 304 * S, 1);
-	wm_progress_watermark(&p, 3000, 334 * S, 2);	  /* 30 s, no wait */
-	wm_progress_watermark(&p, 4000, 343 * S, 3);	  /* 9 s: no stall */
+	wm_progress_watermark(&p, 3000, 334 * S, 2); /* 30 s, no wait */
+	wm_progress_watermark(&p, 4000, 343 * S, 3); /* 9 s: no stall */
 	struct wm_progress_reading r = read_at(&p, 343 * S);
 
 	ck_assert_uint_eq(r.noise_stalls, 1);

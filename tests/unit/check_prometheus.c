@@ -298,11 +298,17 @@ START_TEST(test_splits_and_channels_say_what_holds_the_watermark)
 				"watermark_holdsWatermark",
 				"split=\"events_0\""),
 			 "0");
+	/* A source's time now (1 s of processing time) less its watermark;
+	 * a window has none. */
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_"
 				"watermarkLag",
 				"task_name=\"events\",subtask_index=\"0\""),
-			 "8000");
+			 "0");
+	ck_assert_ptr_null(sample(text,
+				  "flink_taskmanager_job_task_operator_"
+				  "watermarkLag",
+				  "task_name=\"counts\""));
 	snprintf(labels, sizeof(labels),
 		 "task_name=\"counts\",channel=\"%u\","
 		 "upstream_task_name=\"events\",upstream_subtask_index=\"0\"",

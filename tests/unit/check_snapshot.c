@@ -12,6 +12,7 @@
 
 #include "runtime/conf/topology.h"
 #include "runtime/observe/snapshot.h"
+#include "runtime/observe/timeline.h"
 #include "runtime/observe/view.h"
 #include "runtime/plan/plan.h"
 #include "tests/unit/check_main.h"
@@ -108,6 +109,31 @@ set_window(struct job *j, wm_ts_t wm, uint32_t holder, uint64_t in)
 	WM_METRIC_SET(m->newest_event_time, wm + 90000);
 }
 
+/* What the trackers of s/1, its partition 3 and the window publish: their
+ * watermarks stood still since processing time `ns`. */
+static void
+still_since(struct job *j, int64_t ns)
+{
+	WM_METRIC_SET(block(j, j->s1)->output.still_since_ns, ns);
+	WM_METRIC_SET(block(j, j->s1)->partitions[1].progress.still_since_ns,
+		      ns);
+	WM_METRIC_SET(block(j, j->w)->output.still_since_ns, ns);
+}
+
+/* The first snapshot (7 s real, 1 s processing) of partition 3 going
+ * silent: s/1's watermark and the window's held at 5000 by it, still
+ * since then. */
+static struct wm_snapshot *
+silence_begins(struct job *j)
+{
+	set_source(j, j->s0, 0, 100, 2, 100, 60000, 0);
+	set_source(j, j->s1, 1, 100, 3, 10, 5000, 3);
+	set_window(j, 5000, j->s1, 300);
+	still_since(j, SECOND);
+	return wm_snapshot_take(j->plan, j->blocks, j->stride, NULL, 7 * SECOND,
+				SECOND);
+}
+
 START_TEST(test_a_silent_partition_is_blamed_through_the_channel)
 {
 	struct job j;
@@ -115,11 +141,7 @@ START_TEST(test_a_silent_partition_is_blamed_through_the_channel)
 	struct wm_blame bl;
 
 	job_open(&j);
-	set_source(&j, j.s0, 0, 100, 2, 100, 60000, 0);
-	set_source(&j, j.s1, 1, 100, 3, 10, 5000, 3);
-	set_window(&j, 5000, j.s1, 300);
-	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 7 * SECOND,
-			     SECOND);
+	a = silence_begins(&j);
 	ck_assert_ptr_nonnull(a);
 	/* A second later: partition 3 sent nothing, the rest went on. */
 	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
@@ -195,6 +217,19 @@ START_TEST(test_waiting_for_room_is_back_pressure_and_busy_is_the_rest)
 	wm_snapshot_blame(b, j.plan, j.w, &bl);
 	ck_assert_int_eq(bl.cause, WM_BLAME_BACKPRESSURE);
 	ck_assert_uint_eq(bl.partition, 3);
+
+	/* The next second it waited 700 ms for a CPU: starved, which comes
+	 * before back-pressure (a process not running cannot send). */
+	struct wm_snapshot *c;
+
+	WM_METRIC_SET(block(&j, j.s1)->cpu_wait_ns, 7 * SECOND / 10);
+	c = wm_snapshot_take(j.plan, j.blocks, j.stride, b, 12 * SECOND,
+			     3 * SECOND);
+	ck_assert(c->subtasks[j.s1].cpu_wait_ms_per_s > 699.9 &&
+		  c->subtasks[j.s1].cpu_wait_ms_per_s < 700.1);
+	wm_snapshot_blame(c, j.plan, j.w, &bl);
+	ck_assert_int_eq(bl.cause, WM_BLAME_STARVED);
+	wm_snapshot_free(c);
 	wm_snapshot_free(a);
 	wm_snapshot_free(b);
 	job_close(&j);
@@ -267,7 +302,9 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 	set_window(&j, 5000, j.s1, 300);
 	s[0] = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0,
 				5 * SECOND);
+	still_since(&j, 5 * SECOND);
 	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
+	WM_METRIC_SET(block(&j, j.s0)->output.still_since_ns, 19 * SECOND);
 	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
 	s[1] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[0], 5 * SECOND,
 				20 * SECOND);
@@ -275,6 +312,7 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 				22 * SECOND);
 	set_source(&j, j.s1, 1, 300, 3, 20, 70000, 1);
 	set_window(&j, 60000, j.s0, 600);
+	still_since(&j, 23 * SECOND);
 	s[3] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[2], 7 * SECOND,
 				24 * SECOND);
 
@@ -296,7 +334,7 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 	free(text);
 	text = render(v, s[3], false);
 	ck_assert_msg(strstr(text, "w/0 watermark moves again, 00:00:05 to "
-				   "00:01:00, after ") != NULL,
+				   "00:01:00, after 18.0 s\n") != NULL,
 		      "%s", text);
 	free(text);
 
@@ -337,6 +375,54 @@ START_TEST(test_a_bounded_job_says_how_much_is_done)
 }
 END_TEST
 
+START_TEST(test_the_timeline_speaks_flinks_names)
+{
+	struct job j;
+	struct wm_snapshot *a, *b;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	job_open(&j);
+	a = silence_begins(&j);
+	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
+	WM_METRIC_SET(block(&j, j.s1)->partitions[1].progress.idle_ns,
+		      SECOND / 2);
+	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 8 * SECOND,
+			     3 * SECOND);
+	m = open_memstream(&text, &len);
+	wm_timeline_write(m, j.topo, j.plan, b, 6 * SECOND, 2);
+	ck_assert_int_eq(fclose(m), 0);
+	/* Two samples missed, said first; then the window's object. */
+	ck_assert_msg(strncmp(text, "{\"t_ms\":2000,\"samples_missed\":2}\n",
+			      33) == 0,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\"task_name\":\"w\",\"subtask_index\":0,"
+				   "\"currentOutputWatermark\":5000,"
+				   "\"currentInputWatermark\":5000,") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\"heldBy\":{\"subtask\":\"s/1\","
+				   "\"split\":\"s-3\",\"cause\":"
+				   "\"silence\",\"unmovedMs\":2000}") != NULL,
+		      "%s", text);
+	/* Partition 3: idle half a second of the 2 s of processing time,
+	 * 250 ms a second, and its watermark as Flink's split gauge. */
+	ck_assert_msg(strstr(text, "\"split\":\"s-3\",\"currentWatermark\":"
+				   "5000,\"activeTimeMsPerSecond\":750.0,"
+				   "\"pausedTimeMsPerSecond\":0.0,"
+				   "\"idleTimeMsPerSecond\":250.0,") != NULL,
+		      "%s", text);
+	/* A source's watermarkLag as Flink's reader has it: now less the
+	 * watermark (3 s of processing time less 5 s of event time). */
+	ck_assert_msg(strstr(text, "\"watermarkLag\":-2000,") != NULL, "%s",
+		      text);
+	free(text);
+	wm_snapshot_free(a);
+	wm_snapshot_free(b);
+	job_close(&j);
+}
+END_TEST
+
 static Suite *
 snapshot_suite(void)
 {
@@ -351,6 +437,7 @@ snapshot_suite(void)
 	tcase_add_test(
 		t, test_lines_say_when_a_watermark_is_held_and_when_it_moves);
 	tcase_add_test(t, test_a_bounded_job_says_how_much_is_done);
+	tcase_add_test(t, test_the_timeline_speaks_flinks_names);
 	suite_add_tcase(s, t);
 	return s;
 }

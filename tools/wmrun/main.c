@@ -3,8 +3,8 @@
  *	wmrun: run a stream job described by a topology file.
  *
  *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
- *         [--sample-interval=DURATION] [--prometheus [ADDR:]PORT]
- *         [TOPOLOGY.conf]
+ *         [--metrics FILE] [--sample-interval=DURATION]
+ *         [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
@@ -75,9 +75,8 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: wmrun [--sim] [--check] [--summary FILE] "
 		"[--live=WHEN] [--quiet]\n"
-		"             [--sample-interval=DURATION] "
-		"[--prometheus [ADDR:]PORT]\n"
-		"             [TOPOLOGY.conf]\n"
+		"             [--metrics FILE] [--sample-interval=DURATION]\n"
+		"             [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]\n"
 		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
@@ -108,6 +107,11 @@ usage(FILE *f)
 		"                  always: the screen; never: the lines\n"
 		"  --quiet         show nothing while the job runs, only the\n"
 		"                  summary at the end\n"
+		"  --metrics FILE  write every sample of a real run's metrics "
+		"to FILE\n"
+		"                  as JSON lines, one per subtask and "
+		"partition,\n"
+		"                  under Flink's metric names\n"
 		"  --sample-interval=DURATION\n"
 		"                  how often the metrics are sampled while the "
 		"job\n"
@@ -323,6 +327,7 @@ static const char *const live_words[] = {"auto", "always", "never"};
 /* What the command line asks for. */
 struct cmdline {
 	const char *summary; /* --summary FILE, or NULL */
+	const char *metrics; /* --metrics FILE, or NULL */
 	const char *path;    /* the topology file; NULL: the built-in one */
 	bool sim;
 	bool check_only;
@@ -342,6 +347,86 @@ option_value(const char *option, int r, const char *why)
 	return false;
 }
 
+/* The values of --live and --sample-interval into *cl: false after the
+ * message. */
+static bool
+live_value(const char *arg, struct cmdline *cl)
+{
+	char why[WM_UNITS_WHY_MAX];
+	size_t word;
+
+	if (!option_value("--live",
+			  wm_units_enum(arg, "--live", live_words, 3, &word,
+					why, sizeof(why)),
+			  why))
+		return false;
+	cl->live = (enum live_when)word;
+	return true;
+}
+
+static bool
+interval_value(const char *arg, struct cmdline *cl)
+{
+	char why[WM_UNITS_WHY_MAX];
+
+	if (!option_value("--sample-interval",
+			  wm_units_duration_ms(arg, &cl->sample_interval_ms,
+					       why, sizeof(why)),
+			  why))
+		return false;
+	if (cl->sample_interval_ms > 0 && cl->sample_interval_ms <= 3600000)
+		return true;
+	fprintf(stderr,
+		"wmrun: --sample-interval must be between 1 ms and 1 h, not "
+		"\"%s\"\n",
+		arg);
+	return false;
+}
+
+/* Options that go together, or not: EX_USAGE after the message, or -1. */
+static int
+check_combination(const struct cmdline *cl)
+{
+	if (cl->path != NULL && cl->path[0] == '\0') {
+		fprintf(stderr, "wmrun: the topology file name is empty\n");
+		return EX_USAGE;
+	}
+	if (cl->sim && cl->metrics != NULL) {
+		fprintf(stderr, "wmrun: --metrics samples a real run while it "
+				"runs; --sim takes no samples\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
+		/* --check runs nothing, so there would be nothing to
+		 * simulate or summarize: say so rather than ignore them. */
+		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
+				"--sim or --summary\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
+		/* Metrics of processes that never run would be made up. */
+		fprintf(stderr, "wmrun: --prometheus serves a real run: it "
+				"takes no --sim or --check\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	return -1;
+}
+
+/* --prometheus's [ADDR:]PORT into cl: false after the message. */
+static bool
+prometheus_value(const char *arg, struct cmdline *cl)
+{
+	char why[256];
+
+	if (wm_listen_parse(arg, &cl->prometheus, why, sizeof(why)) == 0)
+		return true;
+	fprintf(stderr, "wmrun: %s\n", why);
+	return false;
+}
+
 /* argv into *cl. -1 to go on, or the exit status once --help or --version
  * has been answered or a bad command line refused with a usage message. */
 static int
@@ -353,54 +438,35 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"summary", required_argument, NULL, 'S'},
 		{"live", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"metrics", required_argument, NULL, 'M'},
 		{"sample-interval", required_argument, NULL, 'I'},
 		{"prometheus", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	char why[WM_UNITS_WHY_MAX];
-	size_t word;
 	int c;
 
 	*cl = (struct cmdline){.live = LIVE_AUTO, .sample_interval_ms = 250};
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (c) {
 		case 'L':
-			if (!option_value("--live",
-					  wm_units_enum(optarg, "--live",
-							live_words, 3, &word,
-							why, sizeof(why)),
-					  why))
+			if (!live_value(optarg, cl))
 				return EX_USAGE;
-			cl->live = (enum live_when)word;
 			break;
 		case 'q':
 			cl->quiet = true;
 			break;
+		case 'M':
+			cl->metrics = optarg;
+			break;
 		case 'I':
-			if (!option_value("--sample-interval",
-					  wm_units_duration_ms(
-						  optarg,
-						  &cl->sample_interval_ms, why,
-						  sizeof(why)),
-					  why))
+			if (!interval_value(optarg, cl))
 				return EX_USAGE;
-			if (cl->sample_interval_ms <= 0 ||
-			    cl->sample_interval_ms > 3600000) {
-				fprintf(stderr,
-					"wmrun: --sample-interval must be "
-					"between 1 ms and 1 h, not \"%s\"\n",
-					optarg);
-				return EX_USAGE;
-			}
 			break;
 		case 'P':
-			if (wm_listen_parse(optarg, &cl->prometheus, why,
-					    sizeof(why)) != 0) {
-				fprintf(stderr, "wmrun: %s\n", why);
+			if (!prometheus_value(optarg, cl))
 				return EX_USAGE;
-			}
 			break;
 		case 's':
 			cl->sim = true;
@@ -429,26 +495,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 	}
 	if (optind < argc)
 		cl->path = argv[optind];
-	if (cl->path != NULL && cl->path[0] == '\0') {
-		fprintf(stderr, "wmrun: the topology file name is empty\n");
-		return EX_USAGE;
-	}
-	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
-		/* --check runs nothing, so there would be nothing to
-		 * simulate or summarize: say so rather than ignore them. */
-		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
-				"--sim or --summary\n");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
-		/* Metrics of processes that never run would be made up. */
-		fprintf(stderr, "wmrun: --prometheus serves a real run: it "
-				"takes no --sim or --check\n");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	return -1;
+	return check_combination(cl);
 }
 
 /* The topology in `path`, or the built-in one, into *t. EX_OK, or the
@@ -483,13 +530,26 @@ preflight(const struct wm_topology *t, const struct cmdline *cl)
 	char why[4400];
 	int status;
 
-	/* Opening it erases it: not a file the job reads or writes. */
+	/* Opening them erases them: not files the job reads or writes. */
 	if (cl->summary != NULL &&
 	    wm_topology_file_use(t, cl->summary, why, sizeof(why)) != NULL) {
 		fprintf(stderr,
 			"wmrun: --summary \"%s\" is %s: give the summary "
 			"its own file\n",
 			cl->summary, why);
+		return EX_USAGE;
+	}
+	if (cl->metrics != NULL &&
+	    (wm_topology_file_use(t, cl->metrics, why, sizeof(why)) != NULL ||
+	     (cl->summary != NULL && strcmp(cl->summary, cl->metrics) == 0))) {
+		fprintf(stderr,
+			"wmrun: --metrics \"%s\" is %s: give the metrics "
+			"their own file\n",
+			cl->metrics,
+			cl->summary != NULL &&
+					strcmp(cl->summary, cl->metrics) == 0
+				? "the --summary file"
+				: why);
 		return EX_USAGE;
 	}
 	status = refuse_unless_fits(t, cl->sim);
@@ -523,6 +583,7 @@ static struct wm_observe_options
 observe_options(const struct wm_topology *t, const struct cmdline *cl)
 {
 	struct wm_observe_options o = {
+		.metrics = cl->metrics,
 		.fd = STDERR_FILENO,
 		.interval_ns = cl->sample_interval_ms * 1000000,
 		.redraw_ns = 1000000000,
