@@ -257,20 +257,55 @@ screen_inputs(const struct wm_view *v, uint32_t id,
 	}
 }
 
+/* A stage's line above its subtasks: its lowest watermark (of subtasks
+ * not IDLE), records per second in and out, and late records, summed. */
+static void
+stage_line(const struct wm_view *v, const struct wm_snapshot *snap,
+	   uint32_t first, FILE *f)
+{
+	uint32_t stage = v->plan->subtasks[first].stage;
+	const struct wm_stage *st = &v->topo->stages[stage];
+	wm_ts_t lowest = WM_TS_MAX;
+	double in = 0, out = 0;
+	uint64_t late = 0;
+	char wm[48], a[16], b[16];
+
+	for (uint32_t id = first;
+	     id < snap->n_subtasks && v->plan->subtasks[id].stage == stage;
+	     id++) {
+		const struct wm_snap_subtask *s = &snap->subtasks[id];
+
+		if (!s->idle && s->watermark < lowest)
+			lowest = s->watermark;
+		in += s->records_in_per_s > 0 ? s->records_in_per_s : 0;
+		out += s->records_out_per_s > 0 ? s->records_out_per_s : 0;
+		late += s->late_dropped;
+	}
+	fprintf(f, "%-22s %-12s %-12s %9s %9s %17s %8" PRIu64 "\n", st->name,
+		lowest == WM_TS_MAX
+			? "IDLE"
+			: wm_units_format_event_time(lowest, wm, sizeof(wm)),
+		"", rate(in, a, sizeof(a)), rate(out, b, sizeof(b)), "", late);
+}
+
 void
 wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 {
 	char name[96], wm[48], lg[32], in[16], out[16], d[32];
 
 	head_line(v, snap, f);
-	fprintf(f, "%-22s %-12s %-12s %9s %9s %5s %5s %5s %8s\n", "subtask",
-		"watermark", "lag", "in/s", "out/s", "busy", "idle", "bp",
-		"late");
+	fprintf(f, "%-22s %-12s %-12s %9s %9s %5s %5s %5s %8s\n",
+		"stage, subtask", "watermark", "lag", "in/s", "out/s", "busy",
+		"idle", "bp", "late");
 	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
 		const struct wm_snap_subtask *s = &snap->subtasks[id];
 		struct wm_blame bl;
 
-		fprintf(f, "%-22s %-12s %-12s %9s %9s ",
+		if (id == 0 || v->plan->subtasks[id - 1].stage !=
+				       v->plan->subtasks[id].stage)
+			stage_line(v, snap, id, f);
+
+		fprintf(f, "  %-20s %-12s %-12s %9s %9s ",
 			subtask_name(v, id, name, sizeof(name)),
 			s->idle ? "IDLE"
 				: wm_units_format_event_time(s->watermark, wm,
