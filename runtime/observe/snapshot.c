@@ -293,3 +293,17 @@ wm_snapshot_blame(const struct wm_snapshot *snap, const struct wm_plan *plan,
 		out->for_ns = snap->processing_ns -
 			      snap->subtasks[id].unmoved_since_ns;
 }
+
+wm_ts_t
+wm_snapshot_input_watermark(const struct wm_snap_subtask *s, uint32_t first,
+			    uint32_t n)
+{
+	wm_ts_t min = WM_TS_MAX;
+
+	if (s->n_channels == 0)
+		return s->watermark;
+	for (uint32_t c = first; c < first + n && c < s->n_channels; c++)
+		if (s->channels[c].watermark < min)
+			min = s->channels[c].watermark;
+	return min;
+}

@@ -143,4 +143,11 @@ void wm_snapshot_blame(const struct wm_snapshot *snap,
 		       const struct wm_plan *plan, uint32_t id,
 		       struct wm_blame *out);
 
+/* The minimum over input channels [first, first + n) of `s`: Flink's
+ * currentInputWatermark over all of them, currentInput1Watermark and
+ * currentInput2Watermark over a two-input operator's ports (a source: its
+ * own output, which is what enters its operator chain). */
+wm_ts_t wm_snapshot_input_watermark(const struct wm_snap_subtask *s,
+				    uint32_t first, uint32_t n);
+
 #endif /* WM_RUNTIME_SNAPSHOT_H */

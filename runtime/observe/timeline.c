@@ -56,23 +56,6 @@ head(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 	fprintf(f, ",\"subtask_index\":%u", sub->index);
 }
 
-/* The minimum over channels [first, first + n): Flink's
- * currentInputWatermark over all of them, currentInput1Watermark and
- * currentInput2Watermark over a two-input operator's ports (a source: its
- * own output, which is what enters its operator chain). */
-static wm_ts_t
-input_watermark(const struct wm_snap_subtask *s, uint32_t first, uint32_t n)
-{
-	wm_ts_t min = WM_TS_MAX;
-
-	if (s->n_channels == 0)
-		return s->watermark;
-	for (uint32_t c = first; c < first + n && c < s->n_channels; c++)
-		if (s->channels[c].watermark < min)
-			min = s->channels[c].watermark;
-	return min;
-}
-
 static const char *
 cause_name(enum wm_blame_cause c)
 {
@@ -155,11 +138,11 @@ subtask_line(FILE *f, const struct wm_topology *topo,
 	fprintf(f,
 		",\"currentOutputWatermark\":%" PRId64
 		",\"currentInputWatermark\":%" PRId64,
-		s->watermark, input_watermark(s, 0, s->n_channels));
+		s->watermark, wm_snapshot_input_watermark(s, 0, s->n_channels));
 	for (uint32_t k = 0; sub->n_ports == 2 && k < 2; k++)
 		fprintf(f, ",\"currentInput%uWatermark\":%" PRId64, k + 1,
-			input_watermark(s, sub->ports[k].first,
-					sub->ports[k].width));
+			wm_snapshot_input_watermark(s, sub->ports[k].first,
+						    sub->ports[k].width));
 	fprintf(f,
 		",\"numRecordsIn\":%" PRIu64 ",\"numRecordsOut\":%" PRIu64
 		",\"numLateRecordsDropped\":%" PRIu64,

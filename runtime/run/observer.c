@@ -30,9 +30,11 @@
 #include "runtime/io/outfile.h"
 #include "runtime/metrics/noise.h"
 #include "runtime/observe/alerts.h"
+#include "runtime/observe/prometheus.h"
 #include "runtime/observe/snapshot.h"
 #include "runtime/observe/timeline.h"
 #include "runtime/observe/view.h"
+#include "runtime/run/endpoint.h"
 #include "runtime/run/observer.h"
 
 /* How long the observer may take to show the last snapshot once the job
@@ -83,6 +85,10 @@ struct observer {
 	int status;		    /* the timeline thread's: EX_IOERR */
 	struct wm_alerts *alerts;   /* NULL: none configured */
 	struct handoff *handoff;
+	/* --prometheus: the labels, and the endpoint whose thread reads
+	 * `current`. */
+	struct wm_prometheus *prom;
+	struct wm_endpoint *endpoint;
 	/* The readers' threads: told to stop (release, after the last
 	 * publication) and woken early, or at each publication, through the
 	 * condition; `published` counts publications (under `lock`). */
@@ -473,10 +479,60 @@ observe(struct observer *ob)
 	return status != 0 ? status : ob->status;
 }
 
+/* The exposition of the current snapshot, on the endpoint's thread; none
+ * before the first sample. */
+static bool
+render_prometheus(void *arg, FILE *out)
+{
+	struct observer *ob = arg;
+	struct published *p;
+	bool ok = true;
+
+	urcu_bp_read_lock();
+	p = rcu_dereference(ob->current);
+	if (p != NULL)
+		ok = wm_prometheus_write(ob->prom, p->snap, out);
+	urcu_bp_read_unlock();
+	return ok;
+}
+
+/*
+ * Start the --prometheus endpoint and say how that went on `ready_fd`,
+ * in one line: "ready PORT", or the error message. False if it failed.
+ * Flink's host is this machine's name; its tm_id, the supervisor's pid:
+ * the process that runs the job's workers, as a TaskManager runs tasks.
+ */
+static bool
+start_endpoint(struct observer *ob, int ready_fd, pid_t parent)
+{
+	char host[256], tm_id[64], line[512];
+	uint16_t port = 0;
+
+	if (gethostname(host, sizeof(host)) != 0)
+		strcpy(host, "localhost");
+	host[sizeof(host) - 1] = '\0';
+	snprintf(tm_id, sizeof(tm_id), "wmrun-%d", (int)parent);
+	ob->prom = wm_prometheus_new(
+		ob->topo, ob->plan,
+		&(struct wm_prometheus_ids){.host = host, .tm_id = tm_id});
+	if (ob->prom == NULL)
+		snprintf(line, sizeof(line), "could not start the endpoint: %s",
+			 strerror(ENOMEM));
+	else
+		ob->endpoint =
+			wm_endpoint_start(&ob->o->prometheus, render_prometheus,
+					  ob, &port, line, sizeof(line));
+	if (ob->endpoint != NULL)
+		snprintf(line, sizeof(line), "ready %u", (unsigned)port);
+	strcat(line, "\n");
+	write_all(ready_fd, line, strlen(line));
+	return ob->endpoint != NULL;
+}
+
 static void
 observer_main(const struct wm_observe_options *o,
 	      const struct wm_topology *topo, const struct wm_plan *plan,
-	      const struct wm_shm *seg, int end_fd, pid_t parent,
+	      const struct wm_shm *seg, int end_fd, int ready_fd, pid_t parent,
 	      struct wm_outfile *metrics, struct handoff *handoff)
 {
 	struct observer ob = {.o = o,
@@ -494,7 +550,18 @@ observer_main(const struct wm_observe_options *o,
 	if (getppid() != parent)
 		_exit(0);
 	prctl(PR_SET_NAME, "observer"); /* as workers are named: ps, pgrep */
+	if (o->prometheus.on && !start_endpoint(&ob, ready_fd, parent)) {
+		/* The job never runs: no timeline of it stays. */
+		if (metrics != NULL)
+			wm_outfile_close(metrics, false, NULL, 0);
+		_exit(EX_OSERR);
+	}
+	if (ready_fd >= 0)
+		close(ready_fd);
 	int status = observe(&ob);
+
+	/* Before anything it reads goes: its thread reads ob.current. */
+	wm_endpoint_stop(ob.endpoint);
 
 	/* Kept whatever ended the job: a timeline cut short is the record of
 	 * what happened up to then. */
@@ -516,6 +583,67 @@ release_alerts(struct wm_observer *obs)
 	obs->alerts = NULL;
 }
 
+/*
+ * The observer's one line on the ready pipe (start_endpoint()): 0 with
+ * the port, or -1 with err set to its message, or to its death's if it
+ * died first (EOF before a line).
+ */
+static int
+await_ready(int fd, uint16_t *port, char *err, size_t errlen)
+{
+	char line[512];
+	size_t len = 0;
+	unsigned p;
+
+	while (len + 1 < sizeof(line)) {
+		ssize_t n = read(fd, line + len, sizeof(line) - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (memchr(line, '\n', len) != NULL)
+			break;
+	}
+	line[len] = '\0';
+	line[strcspn(line, "\n")] = '\0';
+	if (sscanf(line, "ready %u", &p) == 1 && p <= 65535) {
+		*port = (uint16_t)p;
+		return 0;
+	}
+	snprintf(err, errlen, "%s",
+		 len > 0 ? line
+			 : "could not start the Prometheus endpoint: the "
+			   "observer process ended first");
+	return -1;
+}
+
+/* The endpoint is up: say where, if the user may not know (port 0) or
+ * wants to be told things (not --quiet). */
+static void
+say_where(const struct wm_observe_options *o, uint16_t port)
+{
+	const struct wm_listen *l = &o->prometheus;
+
+	if (l->port == 0 || o->live != WM_LIVE_OFF)
+		wm_log("wmrun: Prometheus metrics at http://%s%s%s:%u/metrics",
+		       l->v6 ? "[" : "", l->addr, l->v6 ? "]" : "",
+		       (unsigned)port);
+}
+
+/* The observer failed to start: reap it, and close the job's pipe. */
+static void
+abandon(struct wm_observer *obs)
+{
+	close(obs->end_fd);
+	obs->end_fd = -1;
+	while (waitpid(obs->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	obs->pid = 0;
+	release_alerts(obs);
+}
+
 int
 wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		  const struct wm_topology *topo, const struct wm_plan *plan,
@@ -523,11 +651,11 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 {
 	pid_t parent = getpid();
 	struct wm_outfile metrics, *mf = NULL;
-	int fds[2];
+	int fds[2], ready[2] = {-1, -1};
 
 	*obs = (struct wm_observer){
 		.pid = 0, .end_fd = -1, .topo = topo, .plan = plan};
-	if (o->live == WM_LIVE_OFF && o->metrics == NULL &&
+	if (o->live == WM_LIVE_OFF && o->metrics == NULL && !o->prometheus.on &&
 	    !wm_alerts_configured(&topo->job))
 		return 0;
 	if (wm_alerts_configured(&topo->job)) {
@@ -566,19 +694,37 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		release_alerts(obs);
 		return EX_OSERR;
 	}
+	/* --prometheus: the observer says on it whether it serves. */
+	if (o->prometheus.on && pipe2(ready, O_CLOEXEC) != 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
+		close(fds[0]);
+		close(fds[1]);
+		if (mf != NULL)
+			wm_outfile_close(mf, false, NULL, 0);
+		release_alerts(obs);
+		return EX_OSERR;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	obs->pid = fork();
 	if (obs->pid == 0) {
 		close(fds[1]);
-		observer_main(o, topo, plan, seg, fds[0], parent, mf,
+		if (ready[0] >= 0)
+			close(ready[0]);
+		observer_main(o, topo, plan, seg, fds[0], ready[1], parent, mf,
 			      obs->alerts);
 	}
 	close(fds[0]);
+	if (ready[1] >= 0)
+		close(ready[1]);
 	if (obs->pid < 0) {
 		int e = errno;
 
 		close(fds[1]);
+		if (ready[0] >= 0)
+			close(ready[0]);
 		obs->pid = 0;
 		release_alerts(obs);
 		snprintf(err, errlen, "could not fork: %s", strerror(e));
@@ -591,6 +737,19 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		wm_outfile_hand_over(mf);
 	obs->writes = mf != NULL;
 	obs->end_fd = fds[1];
+	if (ready[0] < 0)
+		return 0;
+	/* Before any worker: a port that cannot be had fails the job
+	 * before it starts. */
+	uint16_t port = 0;
+	int r = await_ready(ready[0], &port, err, errlen);
+
+	close(ready[0]);
+	if (r != 0) {
+		abandon(obs);
+		return EX_OSERR;
+	}
+	say_where(o, port);
 	return 0;
 }
 

@@ -30,9 +30,15 @@
  * once no reader can hold it); the view's thread reads the current
  * snapshot under rcu_read_lock() and draws it; the timeline's thread,
  * woken at each publication, writes each snapshot it sees as JSON lines
- * (and counts the ones a slow disk made it miss). No reader waits for
- * the sampler or the sampler for a reader, and none touches anything a
- * worker reads.
+ * (and counts the ones a slow disk made it miss); with --prometheus, the
+ * endpoint's thread (endpoint.h) renders the current one for each
+ * scrape. No reader waits for the sampler or the sampler for a reader,
+ * and none touches anything a worker reads.
+ *
+ * With --prometheus the observer listens before the supervisor forks any
+ * worker and says on a second pipe, in one line, whether it serves:
+ * wm_observer_start() returns only once it knows, so that a port that
+ * cannot be had fails the job before it starts.
  */
 #ifndef WM_RUNTIME_OBSERVER_H
 #define WM_RUNTIME_OBSERVER_H
@@ -45,6 +51,7 @@
 #include "runtime/conf/topology.h"
 #include "runtime/plan/plan.h"
 #include "runtime/report/report.h"
+#include "runtime/run/endpoint.h"
 
 /* What a real run shows while it runs (wmrun --live, --quiet). */
 enum wm_live {
@@ -60,6 +67,9 @@ struct wm_observe_options {
 	int64_t interval_ns; /* between samples (real time) */
 	int64_t redraw_ns;   /* between screens (real time) */
 	int64_t status_ns;   /* between status lines (real time) */
+	/* --prometheus (.on false: none): the observer serves the
+	 * exposition of its current snapshot (endpoint.h) */
+	struct wm_listen prometheus;
 };
 
 struct handoff;
@@ -77,10 +87,13 @@ struct wm_observer {
 /*
  * Fork the observer of the job whose segment is `seg`, after opening the
  * --metrics file if asked (so that a file that cannot be made fails the
- * job before any worker starts). 0, or an exit status with a message in
- * err: 74 for the metrics file, 71 for a pipe, a fork or the alerts'
- * mapping refused. With nothing to show, write or watch (WM_LIVE_OFF, no
- * metrics file, no alert configured) nothing is started and obs->pid is 0.
+ * job before any worker starts), and with --prometheus wait until it
+ * listens. 0, or an exit status with a message in err: 74 for the
+ * metrics file, 71 for a pipe, a fork or the alerts' mapping refused or
+ * an endpoint that could not listen (the observer is then gone again).
+ * With nothing to show, write, serve or watch (WM_LIVE_OFF, no metrics
+ * file, no endpoint, no alert configured) nothing is started and
+ * obs->pid is 0.
  */
 int wm_observer_start(struct wm_observer *obs,
 		      const struct wm_observe_options *o,

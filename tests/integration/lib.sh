@@ -102,21 +102,22 @@ workers_up() {
 	[ "$(pgrep -l -P "$1" | grep -vc ' observer$')" -ge "$2" ]
 }
 
-# quiet_partition_job SPEED RESULTS -- four partitions read by two source
-# subtasks, partition 3 silent from 1 h to 3 h of processing time with no
-# idle timeout (so it holds its subtask and the window for those two
-# hours), four hours in all at SPEED, results to RESULTS.
+# quiet_partition_job SPEED RESULTS [FROM TO END] -- four partitions read
+# by two source subtasks, partition 3 silent from 1 h (FROM) to 3 h (TO)
+# of processing time with no idle timeout (so it holds its subtask and the
+# window for those two hours), four hours (END) in all at SPEED, results
+# to RESULTS.
 quiet_partition_job() {
 	cat <<CONF
 [job]
 name = one-quiet-partition
-event_time = 4 h
+event_time = ${5:-4 h}
 speed = $1
 [source events]
 parallelism = 2
 partitions = 4
 rate = 1/s
-silence = 3 from 1 h to 3 h
+silence = 3 from ${3:-1 h} to ${4:-3 h}
 [window counts]
 input = events
 size = 10 min

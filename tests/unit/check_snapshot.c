@@ -16,6 +16,7 @@
 #include "runtime/observe/view.h"
 #include "runtime/plan/plan.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/job_blocks.h"
 
 #define SECOND 1000000000LL
 
@@ -31,21 +32,12 @@ struct job {
 static void
 job_open(struct job *j)
 {
-	const char *text = "[job]\nevent_time = 1 h\n"
-			   "[source s]\nparallelism = 2\npartitions = 4\n"
-			   "rate = 1/s\n"
-			   "[window w]\ninput = s\nsize = 10 s\n";
-	struct wm_ini_error err;
-
 	memset(j, 0, sizeof(*j));
-	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "job.conf",
-						 &j->topo, &err),
-			 0);
-	j->plan = wm_plan_new(j->topo);
-	ck_assert_ptr_nonnull(j->plan);
-	j->stride = wm_plan_metrics_bytes(j->plan);
-	j->blocks = calloc(j->plan->n_subtasks, j->stride);
-	ck_assert_ptr_nonnull(j->blocks);
+	job_blocks_open("[job]\nevent_time = 1 h\n"
+			"[source s]\nparallelism = 2\npartitions = 4\n"
+			"rate = 1/s\n"
+			"[window w]\ninput = s\nsize = 10 s\n",
+			&j->topo, &j->plan, &j->stride, &j->blocks);
 	j->s0 = j->plan->first[0];
 	j->s1 = j->s0 + 1;
 	j->w = j->plan->first[1];
@@ -55,9 +47,7 @@ job_open(struct job *j)
 static void
 job_close(struct job *j)
 {
-	free(j->blocks);
-	wm_plan_free(j->plan);
-	wm_topology_free(j->topo);
+	job_blocks_close(j->topo, j->plan, j->blocks);
 }
 
 static struct wm_subtask_metrics *

@@ -3,7 +3,8 @@
  *	wmrun: run a stream job described by a topology file.
  *
  *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
- *         [--metrics FILE] [--sample-interval=DURATION] [TOPOLOGY.conf]
+ *         [--metrics FILE] [--sample-interval=DURATION]
+ *         [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
@@ -74,8 +75,8 @@ usage(FILE *f)
 	fprintf(f,
 		"Usage: wmrun [--sim] [--check] [--summary FILE] "
 		"[--live=WHEN] [--quiet]\n"
-		"             [--metrics FILE] [--sample-interval=DURATION] "
-		"[TOPOLOGY.conf]\n"
+		"             [--metrics FILE] [--sample-interval=DURATION]\n"
+		"             [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]\n"
 		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
@@ -115,6 +116,17 @@ usage(FILE *f)
 		"                  how often the metrics are sampled while the "
 		"job\n"
 		"                  runs (real time; default 250 ms)\n"
+		"  --prometheus [ADDR:]PORT\n"
+		"                  while a real run runs, serve its metrics "
+		"at\n"
+		"                  http://ADDR:PORT/metrics in the Prometheus "
+		"text\n"
+		"                  format, named as Flink's Prometheus "
+		"reporter\n"
+		"                  names them (default ADDR 127.0.0.1; PORT 0 "
+		"picks\n"
+		"                  a free port and says which on standard "
+		"error)\n"
 		"  -h, --help      this text\n"
 		"  --version       the version of wmrun\n"
 		"\n"
@@ -322,6 +334,7 @@ struct cmdline {
 	bool quiet;
 	enum live_when live;
 	int64_t sample_interval_ms;
+	struct wm_listen prometheus; /* --prometheus; .on false: none */
 };
 
 /* An option's value through a unit parser: false after the message. */
@@ -392,7 +405,26 @@ check_combination(const struct cmdline *cl)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
+		/* Metrics of processes that never run would be made up. */
+		fprintf(stderr, "wmrun: --prometheus serves a real run: it "
+				"takes no --sim or --check\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
 	return -1;
+}
+
+/* --prometheus's [ADDR:]PORT into cl: false after the message. */
+static bool
+prometheus_value(const char *arg, struct cmdline *cl)
+{
+	char why[256];
+
+	if (wm_listen_parse(arg, &cl->prometheus, why, sizeof(why)) == 0)
+		return true;
+	fprintf(stderr, "wmrun: %s\n", why);
+	return false;
 }
 
 /* argv into *cl. -1 to go on, or the exit status once --help or --version
@@ -408,6 +440,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"quiet", no_argument, NULL, 'q'},
 		{"metrics", required_argument, NULL, 'M'},
 		{"sample-interval", required_argument, NULL, 'I'},
+		{"prometheus", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -429,6 +462,10 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			break;
 		case 'I':
 			if (!interval_value(optarg, cl))
+				return EX_USAGE;
+			break;
+		case 'P':
+			if (!prometheus_value(optarg, cl))
 				return EX_USAGE;
 			break;
 		case 's':
@@ -551,6 +588,7 @@ observe_options(const struct wm_topology *t, const struct cmdline *cl)
 		.interval_ns = cl->sample_interval_ms * 1000000,
 		.redraw_ns = 1000000000,
 		.status_ns = 5000000000,
+		.prometheus = cl->prometheus,
 	};
 	bool terminal = isatty(STDERR_FILENO) &&
 			!(writes_stdout(t) && isatty(STDOUT_FILENO));
