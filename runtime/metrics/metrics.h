@@ -117,7 +117,10 @@ struct wm_subtask_metrics {
 	_Atomic uint32_t finished;
 	_Atomic uint32_t n_partitions;
 	_Atomic uint32_t n_channels; /* entries of wm_subtask_channels() */
-	_Atomic uint32_t reserved_1;
+	/* Its worker's process, stored once at its start, for the observer
+	 * to read the worker's run delay even while the worker is not
+	 * scheduled (runtime/io/schedstat.h); 0 under --sim. */
+	_Atomic int32_t pid;
 	/* Watermark alignment of a source subtask (operators/alignment.h).
 	 * The report is how the subtasks of a group talk: each writes its
 	 * own, then sets `alignment_reported` (release, A1 in task.c); the

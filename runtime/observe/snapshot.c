@@ -147,6 +147,32 @@ read_channels(struct wm_snap_subtask *s, const struct wm_plan *plan,
 	}
 }
 
+/* A process's CPU wait in all, and per second since the reading before. */
+static void
+cpu_wait(struct wm_snap_subtask *s, const struct wm_snap_subtask *b,
+	 int64_t total_ns, int64_t dt_real_ns)
+{
+	s->cpu_wait_ns = total_ns;
+	s->cpu_wait_ms_per_s =
+		b != NULL && dt_real_ns > 0 && total_ns >= b->cpu_wait_ns
+			? (double)(total_ns - b->cpu_wait_ns) * 1000.0 /
+				  (double)dt_real_ns
+			: WM_SNAP_UNKNOWN;
+}
+
+void
+wm_snapshot_set_cpu_wait(struct wm_snapshot *snap,
+			 const struct wm_snapshot *prev, uint32_t id,
+			 int64_t cpu_wait_ns)
+{
+	if (id >= snap->n_subtasks)
+		return;
+	cpu_wait(&snap->subtasks[id],
+		 prev != NULL && id < prev->n_subtasks ? &prev->subtasks[id]
+						       : NULL,
+		 cpu_wait_ns, prev != NULL ? snap->real_ns - prev->real_ns : 0);
+}
+
 static void
 read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	     const struct wm_subtask_metrics *m, const struct wm_snapshot *prev,
@@ -171,12 +197,8 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	s->records_out_per_s = per_second(
 		s->records_out, b ? b->records_out : 0, dt, b != NULL);
 	s->held_by = WM_METRIC_GET(m->held_by_now);
-	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
-	s->cpu_wait_ms_per_s =
-		b != NULL && dt > 0 && s->cpu_wait_ns >= b->cpu_wait_ns
-			? (double)(s->cpu_wait_ns - b->cpu_wait_ns) * 1000.0 /
-				  (double)dt
-			: WM_SNAP_UNKNOWN;
+	s->pid = WM_METRIC_GET(m->pid);
+	cpu_wait(s, b, WM_METRIC_GET(m->cpu_wait_ns), dt);
 	s->unmoved_since_ns = WM_METRIC_GET(m->output.still_since_ns);
 	time_split(s, m, b, snap->real_ns,
 		   prev != NULL ? snap->real_ns - prev->real_ns : 0);

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "base/time.h"
 #include "runtime/metrics/metrics.h"
@@ -74,7 +75,10 @@ struct wm_snap_subtask {
 	 * busyTimeMsPerSecond over the last interval; WM_SNAP_UNKNOWN. */
 	double idle_ms_per_s, backpressured_ms_per_s, busy_ms_per_s;
 	/* Real time its process waited for a CPU (runnable, not running),
-	 * in all and in ms per second over the last interval. */
+	 * in all and in ms per second over the last interval (as it last
+	 * published it, or as read from outside: wm_snapshot_set_cpu_wait());
+	 * pid: its process, 0 if it has none of its own (--sim). */
+	pid_t pid;
 	int64_t cpu_wait_ns;
 	double cpu_wait_ms_per_s;
 	/* What holds the output watermark (metrics.h held_by_now): an
@@ -112,6 +116,14 @@ struct wm_snapshot *wm_snapshot_take(const struct wm_plan *plan,
 				     const struct wm_snapshot *prev,
 				     int64_t real_ns, int64_t processing_ns);
 void wm_snapshot_free(struct wm_snapshot *snap);
+
+/* Subtask id's process waited `cpu_wait_ns` of real time for a CPU in all,
+ * as read from outside it (runtime/io/schedstat.h) when `snap` was taken:
+ * it replaces what the subtask last published, which stops while it is
+ * not scheduled, and gives the rate over the interval from `prev`. */
+void wm_snapshot_set_cpu_wait(struct wm_snapshot *snap,
+			      const struct wm_snapshot *prev, uint32_t id,
+			      int64_t cpu_wait_ns);
 
 /* Why the end of a blame chain holds the watermark. */
 enum wm_blame_cause {

@@ -28,6 +28,7 @@
 #include "runtime/io/exit.h"
 #include "runtime/io/log.h"
 #include "runtime/io/outfile.h"
+#include "runtime/io/schedstat.h"
 #include "runtime/metrics/noise.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/observe/prometheus.h"
@@ -89,6 +90,9 @@ struct observer {
 	 * `current`. */
 	struct wm_prometheus *prom;
 	struct wm_endpoint *endpoint;
+	/* Each worker's /proc/PID/schedstat, opened once its pid is in its
+	 * block; -1: not (yet) open. By plan id. */
+	int *schedstat;
 	/* The readers' threads: told to stop (release, after the last
 	 * publication) and woken early, or at each publication, through the
 	 * condition; `published` counts publications (under `lock`). */
@@ -216,6 +220,27 @@ screen_alerts(struct observer *ob, FILE *m)
 	}
 }
 
+/* Each worker's wait for a CPU as the kernel counts it now, into `snap`:
+ * a worker that is not scheduled publishes nothing, so its own figure
+ * stops exactly while it matters (runtime/io/schedstat.h). One pread a
+ * worker a sample; a worker that has no pid yet or is gone keeps its own
+ * figure. */
+static void
+read_cpu_waits(struct observer *ob, struct wm_snapshot *snap,
+	       const struct wm_snapshot *prev)
+{
+	for (uint32_t id = 0; ob->schedstat != NULL && id < snap->n_subtasks;
+	     id++) {
+		int64_t waited;
+
+		if (ob->schedstat[id] < 0 && snap->subtasks[id].pid > 0)
+			ob->schedstat[id] =
+				wm_schedstat_open(snap->subtasks[id].pid);
+		if (wm_schedstat_read(ob->schedstat[id], &waited))
+			wm_snapshot_set_cpu_wait(snap, prev, id, waited);
+	}
+}
+
 /* One snapshot of every block, as of now. */
 static int
 sample(struct observer *ob)
@@ -232,6 +257,7 @@ sample(struct observer *ob)
 
 	if (snap == NULL)
 		return -ENOMEM;
+	read_cpu_waits(ob, snap, prev != NULL ? prev->snap : NULL);
 	/* Before publishing: once published, the snapshot is the readers'
 	 * and may be freed under the sampler. */
 	if (ob->alerts != NULL)
@@ -447,6 +473,11 @@ observe(struct observer *ob)
 		if (ob->alerts == NULL)
 			return EX_OSERR;
 	}
+	/* Without it the figures are the workers' own: no failure. */
+	ob->schedstat = malloc(ob->plan->n_subtasks * sizeof(int));
+	for (uint32_t id = 0;
+	     ob->schedstat != NULL && id < ob->plan->n_subtasks; id++)
+		ob->schedstat[id] = -1;
 	/* The lock before the first publication, which takes it. */
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -473,6 +473,7 @@ attach(struct worker *w)
 	if (attach_matches_plan(w) != 0)
 		return EX_SOFTWARE;
 	w->metrics = wm_shm_metrics(&w->seg, a->subtask);
+	WM_METRIC_SET(w->metrics->pid, (int32_t)getpid());
 	for (uint32_t e = 0; e < w->me->n_edges; e++)
 		w->n_outputs += w->me->edges[e].width;
 	w->outputs =

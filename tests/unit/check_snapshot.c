@@ -222,9 +222,12 @@ START_TEST(test_waiting_for_room_is_back_pressure_and_busy_is_the_rest)
 	 * before back-pressure (a process not running cannot send). */
 	struct wm_snapshot *c;
 
-	WM_METRIC_SET(block(&j, j.s1)->cpu_wait_ns, 7 * SECOND / 10);
 	c = wm_snapshot_take(j.plan, j.blocks, j.stride, b, 12 * SECOND,
 			     3 * SECOND);
+	/* Read from outside (the observer reads /proc): the subtask itself
+	 * published nothing while it was not scheduled. */
+	ck_assert(c->subtasks[j.s1].cpu_wait_ms_per_s < 0.1);
+	wm_snapshot_set_cpu_wait(c, b, j.s1, 7 * SECOND / 10);
 	ck_assert(c->subtasks[j.s1].cpu_wait_ms_per_s > 699.9 &&
 		  c->subtasks[j.s1].cpu_wait_ms_per_s < 700.1);
 	wm_snapshot_blame(c, j.plan, j.w, &bl);
