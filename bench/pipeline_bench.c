@@ -42,7 +42,9 @@
  * Each repetition runs the loop and every wmrun variant, alternating which
  * goes first. With --sampled, each wmrun variant runs a second time in the
  * repetition with the observer on (runtime/run/observer.h: sampling every
- * 100 ms, its timeline written to /dev/null), the two in alternating
+ * 100 ms, its timeline written to /dev/null, its Prometheus endpoint on
+ * and scraped every 100 ms by a process of wmbench's, ten times as often
+ * as a usual scrape interval: bench/scraper.h), the two in alternating
  * order: metric=sampled_over_unsampled is the cost of being watched. Every record must be accounted for (read = generated = in a
  * window + late + dropped); a mismatch or a failed job exits 70.
  *
@@ -61,6 +63,7 @@
 #include <string.h>
 #include <sysexits.h>
 
+#include "bench/scraper.h"
 #include "bench/stats.h"
 #include "bench/wmbench.h"
 #include "runtime/plan/plan.h"
@@ -91,16 +94,27 @@ struct pipeline_options {
 	bool sampled; /* also run each variant watched by an observer */
 };
 
+/* Sampling and scraping of a --sampled run. */
+#define SAMPLED_EVERY_NS 100000000
+
 /* The observer of a --sampled run: a reader of every snapshot (the
- * timeline), nothing on the terminal. */
-static const struct wm_observe_options sampled_observer = {
-	.live = WM_LIVE_OFF,
-	.metrics = "/dev/null",
-	.fd = 2,
-	.interval_ns = 100000000,
-	.redraw_ns = 1000000000,
-	.status_ns = 5000000000,
-};
+ * timeline) and the endpoint on `port`, nothing on the terminal. */
+static struct wm_observe_options
+sampled_observer(uint16_t port)
+{
+	struct wm_observe_options o = {
+		.live = WM_LIVE_OFF,
+		.metrics = "/dev/null",
+		.fd = 2,
+		.interval_ns = SAMPLED_EVERY_NS,
+		.redraw_ns = 1000000000,
+		.status_ns = 5000000000,
+		.prometheus = {.on = true, .port = port},
+	};
+
+	strcpy(o.prometheus.addr, "127.0.0.1");
+	return o;
+}
 
 /* The job at parallelism p, loaded from its text; NULL after a message. */
 static struct wm_topology *
@@ -393,20 +407,38 @@ struct variant {
 	struct wm_topology *topo;
 	double *mrec;	      /* by repetition */
 	double *sampled_mrec; /* --sampled: watched, by repetition */
+	uint64_t scrapes;     /* --sampled: endpoint responses, in all */
 	double *rss;	      /* KiB, every subtask of every repetition */
 	size_t n_rss, cap_rss;
 	uint64_t shm_bytes;
 };
 
-/* One wmrun run of variant v in repetition r, watched by `observe` (NULL:
- * not); 0 or an exit status. */
+/* One wmrun run of variant v in repetition r, watched (--sampled) or
+ * not; 0 or an exit status. */
 static int
 variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
-	    const struct wm_observe_options *observe)
+	    bool watched)
 {
 	struct wm_job_report rep;
+	struct wm_observe_options observing;
+	const struct wm_observe_options *observe = NULL;
+	struct wm_scraper scraper;
+	bool scraping = false;
+
+	if (watched) {
+		uint16_t port = wm_scraper_free_port();
+
+		observing = sampled_observer(port);
+		observe = &observing;
+		scraping = port != 0 && wm_scraper_start(&scraper, port,
+							 SAMPLED_EVERY_NS) == 0;
+	}
+
 	struct wmrun_result w =
 		wmrun_run(v->topo, v->parallelism, o->records, observe, &rep);
+
+	if (scraping)
+		v->scrapes += wm_scraper_stop(&scraper);
 
 	if (w.mrec_per_s >= 0 && observe != NULL) {
 		v->sampled_mrec[r] = w.mrec_per_s;
@@ -471,6 +503,8 @@ pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 			 "bench=pipeline impl=wmrun-sampled variant=p%" PRIu32,
 			 v[k].parallelism);
 		wm_stats_print(stdout, prefix, "mrec_per_s", &s, suffix);
+		printf("%s metric=scrapes value=%" PRIu64 "\n", prefix,
+		       v[k].scrapes);
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
 		wm_stats_print_ratio(stdout, prefix, "sampled_over_unsampled",
@@ -523,13 +557,11 @@ pipeline_measure(const struct pipeline_options *o)
 			bool watched_first = o->sampled && r % 2 == 1;
 
 			if (watched_first)
-				rc = variant_rep(&v[k], o, r,
-						 &sampled_observer);
+				rc = variant_rep(&v[k], o, r, true);
 			if (rc == 0)
-				rc = variant_rep(&v[k], o, r, NULL);
+				rc = variant_rep(&v[k], o, r, false);
 			if (rc == 0 && o->sampled && !watched_first)
-				rc = variant_rep(&v[k], o, r,
-						 &sampled_observer);
+				rc = variant_rep(&v[k], o, r, true);
 		}
 		if (r % 2 == 1 && rc == 0)
 			rc = loop_rep(loop_topo, o, &loop_mrec[r]);
