@@ -30,6 +30,7 @@ struct wm_view {
 	int64_t next_status_ns; /* real time of the next status line */
 	int64_t stall_ns;	/* the job's stall threshold */
 	int64_t noise_ns;	/* a real run's scheduling noise; 0 */
+	uint32_t rows;		/* the terminal's; 0: unknown, no limit */
 	struct said *said;	/* by plan id */
 };
 
@@ -61,6 +62,12 @@ void
 wm_view_set_noise(struct wm_view *v, int64_t noise_ns)
 {
 	v->noise_ns = noise_ns;
+}
+
+void
+wm_view_set_rows(struct wm_view *v, uint32_t rows)
+{
+	v->rows = rows;
 }
 
 /* How long a watermark must stand still to be news: the stall threshold,
@@ -229,15 +236,19 @@ blame_text(const struct wm_view *v, const struct wm_blame *bl, FILE *f)
 			subtask_name(v, bl->hop[h - 1], a, sizeof(a)));
 }
 
+/* A subtask's inputs: a source's partitions, an operator's channels,
+ * the one that holds it marked; only that one unless `all`. */
 static void
 screen_inputs(const struct wm_view *v, uint32_t id,
-	      const struct wm_snap_subtask *s, FILE *f)
+	      const struct wm_snap_subtask *s, bool all, FILE *f)
 {
 	char a[96], b[48], r[16];
 
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
 		const struct wm_snap_partition *p = &s->partitions[i];
 
+		if (!all && (s->idle || s->held_by != p->partition))
+			continue;
 		fprintf(f, "    partition %-20s %-12s %-6s %s/s%s\n",
 			partition_name(v, id, p->partition, a, sizeof(a)),
 			wm_units_format_event_time(p->watermark, b, sizeof(b)),
@@ -249,6 +260,8 @@ screen_inputs(const struct wm_view *v, uint32_t id,
 	for (uint32_t c = 0; c < s->n_channels; c++) {
 		const struct wm_snap_channel *ch = &s->channels[c];
 
+		if (!all && (s->idle || s->held_by != c))
+			continue;
 		fprintf(f, "    from %-25s %-12s %-6s%s\n",
 			subtask_name(v, ch->producer, a, sizeof(a)),
 			wm_units_format_event_time(ch->watermark, b, sizeof(b)),
@@ -288,47 +301,105 @@ stage_line(const struct wm_view *v, const struct wm_snapshot *snap,
 		"", rate(in, a, sizeof(a)), rate(out, b, sizeof(b)), "", late);
 }
 
+/* Whether subtask id's watermark is news: held for long enough, with
+ * what holds it in *bl. */
+static bool
+held_news(const struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
+	  struct wm_blame *bl)
+{
+	const struct wm_snap_subtask *s = &snap->subtasks[id];
+
+	wm_snapshot_blame(snap, v->plan, id, bl);
+	return bl->cause != WM_BLAME_NONE &&
+	       snap->processing_ns - s->unmoved_since_ns >= news_after(v);
+}
+
+/* Subtask id's row, then its inputs (all of them, or only the one that
+ * holds it) and its blame line if it is news. */
+static void
+subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
+	     uint32_t id, bool all_inputs, FILE *f)
+{
+	const struct wm_snap_subtask *s = &snap->subtasks[id];
+	char name[96], wm[48], lg[32], in[16], out[16], d[32];
+	struct wm_blame bl;
+	bool news = held_news(v, snap, id, &bl);
+
+	fprintf(f, "  %-20s %-12s %-12s %9s %9s ",
+		subtask_name(v, id, name, sizeof(name)),
+		s->idle ? "IDLE"
+			: wm_units_format_event_time(s->watermark, wm,
+						     sizeof(wm)),
+		lag(s, lg, sizeof(lg)),
+		rate(s->records_in_per_s, in, sizeof(in)),
+		rate(s->records_out_per_s, out, sizeof(out)));
+	if (s->busy_ms_per_s < 0)
+		fprintf(f, "%5s %5s %5s", "-", "-", "-");
+	else
+		fprintf(f, "%5.0f %5.0f %5.0f", s->busy_ms_per_s,
+			s->idle_ms_per_s, s->backpressured_ms_per_s);
+	fprintf(f, " %8" PRIu64 "%s\n", s->late_dropped,
+		s->finished ? "  finished" : "");
+	screen_inputs(v, id, s, all_inputs, f);
+	if (!news)
+		return;
+	fprintf(f, "    held for %s by ",
+		wm_units_format_duration(bl.for_ns, d, sizeof(d)));
+	blame_text(v, &bl, f);
+	fprintf(f, " (%s)\n", cause_word(bl.cause));
+}
+
+/* Lines the whole screen takes. */
+static uint32_t
+screen_lines(const struct wm_view *v, const struct wm_snapshot *snap)
+{
+	uint32_t n = 2;
+	struct wm_blame bl;
+
+	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
+		const struct wm_snap_subtask *s = &snap->subtasks[id];
+
+		if (id == 0 || v->plan->subtasks[id - 1].stage !=
+				       v->plan->subtasks[id].stage)
+			n++;
+		n += 1 + s->n_partitions + s->n_channels +
+		     (held_news(v, snap, id, &bl) ? 1 : 0);
+	}
+	return n;
+}
+
 void
 wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 {
-	char name[96], wm[48], lg[32], in[16], out[16], d[32];
+	/* Taller than the terminal: every stage still, but of its subtasks
+	 * only those held, each with the input that holds it; the rest
+	 * counted. What holds a watermark is what the screen is for. */
+	bool compact = v->rows > 0 && screen_lines(v, snap) > v->rows;
+	uint32_t hidden = 0;
+	struct wm_blame bl;
 
 	head_line(v, snap, f);
 	fprintf(f, "%-22s %-12s %-12s %9s %9s %5s %5s %5s %8s\n",
 		"stage, subtask", "watermark", "lag", "in/s", "out/s", "busy",
 		"idle", "bp", "late");
 	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
-		const struct wm_snap_subtask *s = &snap->subtasks[id];
-		struct wm_blame bl;
+		bool first = id == 0 || v->plan->subtasks[id - 1].stage !=
+						v->plan->subtasks[id].stage;
+		bool last = id + 1 == snap->n_subtasks ||
+			    v->plan->subtasks[id + 1].stage !=
+				    v->plan->subtasks[id].stage;
 
-		if (id == 0 || v->plan->subtasks[id - 1].stage !=
-				       v->plan->subtasks[id].stage)
+		if (first)
 			stage_line(v, snap, id, f);
-
-		fprintf(f, "  %-20s %-12s %-12s %9s %9s ",
-			subtask_name(v, id, name, sizeof(name)),
-			s->idle ? "IDLE"
-				: wm_units_format_event_time(s->watermark, wm,
-							     sizeof(wm)),
-			lag(s, lg, sizeof(lg)),
-			rate(s->records_in_per_s, in, sizeof(in)),
-			rate(s->records_out_per_s, out, sizeof(out)));
-		if (s->busy_ms_per_s < 0)
-			fprintf(f, "%5s %5s %5s", "-", "-", "-");
+		if (!compact || held_news(v, snap, id, &bl))
+			subtask_rows(v, snap, id, !compact, f);
 		else
-			fprintf(f, "%5.0f %5.0f %5.0f", s->busy_ms_per_s,
-				s->idle_ms_per_s, s->backpressured_ms_per_s);
-		fprintf(f, " %8" PRIu64 "%s\n", s->late_dropped,
-			s->finished ? "  finished" : "");
-		screen_inputs(v, id, s, f);
-		wm_snapshot_blame(snap, v->plan, id, &bl);
-		if (bl.cause == WM_BLAME_NONE ||
-		    snap->processing_ns - s->unmoved_since_ns < news_after(v))
-			continue;
-		fprintf(f, "    held for %s by ",
-			wm_units_format_duration(bl.for_ns, d, sizeof(d)));
-		blame_text(v, &bl, f);
-		fprintf(f, " (%s)\n", cause_word(bl.cause));
+			hidden++;
+		if (last && hidden > 0) {
+			fprintf(f, "  (%u more subtask%s, none held)\n", hidden,
+				hidden == 1 ? "" : "s");
+			hidden = 0;
+		}
 	}
 }
 

@@ -46,6 +46,11 @@ void wm_view_free(struct wm_view *view);
  * named in the head line, and no watermark held for less is news. */
 void wm_view_set_noise(struct wm_view *view, int64_t noise_ns);
 
+/* The terminal's height (0: unknown): a taller screen shows, under each
+ * stage, only its held subtasks and the input that holds each, and
+ * counts the others. */
+void wm_view_set_rows(struct wm_view *view, uint32_t rows);
+
 /* The whole screen for `snap`, ending in a newline, into f. */
 void wm_view_screen(const struct wm_view *view, const struct wm_snapshot *snap,
 		    FILE *f);

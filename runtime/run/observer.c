@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <sysexits.h>
@@ -324,6 +325,11 @@ show(struct observer *ob, uint64_t *shown)
 	p = rcu_dereference(ob->current);
 	if (p != NULL && p->snap->seq + 1 != *shown) {
 		if (ob->o->live == WM_LIVE_SCREEN) {
+			struct winsize ws;
+
+			/* At every frame: a resized terminal redraws to fit. */
+			if (ioctl(ob->o->fd, TIOCGWINSZ, &ws) == 0)
+				wm_view_set_rows(ob->view, ws.ws_row);
 			wm_view_screen(ob->view, p->snap, m);
 			screen_alerts(ob, m);
 		} else

@@ -20,14 +20,16 @@ expect_line "$moves" "$err"
 # The source subtask that reads it, named as its holder too.
 reader=$(grep -E "$held" "$err" | head -n 1 | sed -E 's/.* of (events\/[01]) .*/\1/')
 expect_line "^wmrun: .*: $reader watermark [0-9:.]+ held for .* by partition events-3 of $reader \(silence" "$err"
-# In that order, and at the times the silence says: held within the
-# silence, moving again only after partition 3 returned at 3 h.
+# At the times the silence says: held within the silence, and the window
+# moving again after that only once partition 3 returned at 3 h. (On a
+# loaded machine a subtask not scheduled for a few milliseconds, 10 s of
+# processing time at speed 2000, is news too, held and moving again before
+# the silence: those lines say why and are not the silence's.)
 first_held=$(grep -nE "$held" "$err" | head -n 1 | cut -d: -f1)
-first_move=$(grep -nE "$moves" "$err" | head -n 1 | cut -d: -f1)
-[ "$first_held" -lt "$first_move" ] || fail "moving again before held"
 hours() { sed -E 's/.*\(processing time ([0-9]+) h.*/\1/;t;s/.*/0/'; }
 at_held=$(grep -E "$held" "$err" | head -n 1 | hours)
-at_move=$(grep -E "$moves" "$err" | head -n 1 | hours)
+at_move=$(tail -n +"$first_held" "$err" | grep -E "$moves" | head -n 1 | hours)
+[ -n "$at_move" ] || fail "the window never moved again after the silence"
 [ "$at_held" -ge 1 ] && [ "$at_held" -lt 3 ] ||
 	fail "held line at hour $at_held, not within the silence (1 h to 3 h)"
 [ "$at_move" -ge 3 ] || fail "moving again at hour $at_move, before 3 h"

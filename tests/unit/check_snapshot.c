@@ -349,6 +349,23 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 		      "%s", text);
 	ck_assert_msg(strstr(text, "from s/1") != NULL, "%s", text);
 	ck_assert_msg(strstr(text, "<- minimum") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "more subtask") == NULL, "%s", text);
+	free(text);
+
+	/* A terminal too short for it: the held subtasks alone, each with
+	 * the input that holds it; the one not held counted. */
+	wm_view_set_rows(v, 8);
+	text = render(v, s[1], true);
+	ck_assert_msg(strstr(text, "  (1 more subtask, none held)\n") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "s/0 ") == NULL, "%s", text);
+	ck_assert_msg(strstr(text, "partition s-3 ") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "partition s-1 ") == NULL, "%s", text);
+	ck_assert_msg(strstr(text, "from s/0") == NULL, "%s", text);
+	ck_assert_msg(strstr(text, "held for 15.0 s by partition s-3 of s/1 "
+				   "(silence") != NULL,
+		      "%s", text);
+	wm_view_set_rows(v, 0);
 	free(text);
 	for (int i = 0; i < 4; i++)
 		wm_snapshot_free(s[i]);
