@@ -145,6 +145,10 @@ struct wm_source_conf {
 	double zipf_exponent;
 	uint32_t value_cycle; /* values 1..value_cycle in turn; 1: all 1 */
 	struct wm_watermark_strategy strategy;
+	/* watermark_at = subtask: `strategy` runs once per subtask over the
+	 * records of all its partitions (operators/subtask_watermarks.h),
+	 * not once per partition (split, the default). */
+	bool watermark_per_subtask;
 	/* Shapes of the generated load, as operators/source_gen.h defines
 	 * them (times: processing time since the job start). */
 	uint32_t n_skew;
