@@ -17,7 +17,7 @@
  * holding the subtask back, and withIdleness() on that generator makes the
  * subtask idle only when all its partitions are silent.
  *
- * Rules, each from the Flink method named (doc/semantics.md section 3.9):
+ * Rules, each from the Flink method named (doc/semantics.md section 3.10):
  *   open()             first periodic emission one interval after start;
  *                      none at all with interval 0
  *   processElement()   the record goes downstream, then onEvent()

@@ -34,7 +34,9 @@
  *                    values (N: each partition's values go 1, 2, ..., N,
  *                    1, ...; default 1: every value is 1),
  *                    watermark (bounded | ascending), idle_timeout,
- *                    watermark_interval; and, repeatable, the shapes
+ *                    watermark_interval, watermark_at (split |
+ *                    subtask: one generator per partition, or one per
+ *                    subtask over all its partitions); and, repeatable, the shapes
  *                    of the load (operators/source_gen.h):
  *                      skew = PARTITIONS xF         rate x F for the
  *                                                   whole job (later
