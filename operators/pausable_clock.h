@@ -27,6 +27,7 @@
 #define WM_OPERATORS_PAUSABLE_CLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct wm_pausable_clock {
@@ -57,6 +58,38 @@ wm_pausable_clock_resume(struct wm_pausable_clock *c, int64_t parent_now)
 		return;
 	c->paused_total += parent_now - c->paused_at;
 	c->paused = false;
+}
+
+/*
+ * The processing time from which a timer reading `clock` (layered on
+ * `parent`, or NULL for a clock on processing time itself) reaches
+ * `reading`: a clock running now reads processing time minus its pauses;
+ * one standing still reads one value until the caller resumes it, so
+ * either it has reached `reading` already (0: at once) or it will not
+ * (INT64_MAX). What the --sim driver asks to jump over idleness probes.
+ */
+static inline int64_t
+wm_pausable_clock_time_of_reading(const struct wm_pausable_clock *parent,
+				  const struct wm_pausable_clock *clock,
+				  int64_t reading)
+{
+	int64_t offset;
+
+	if (reading == INT64_MAX)
+		return INT64_MAX;
+	if (clock->paused || (parent != NULL && parent->paused)) {
+		/* The argument is not read while a clock stands still. */
+		int64_t now = wm_pausable_clock_read(
+			clock,
+			parent != NULL ? wm_pausable_clock_read(parent, 0) : 0);
+
+		return now >= reading ? 0 : INT64_MAX;
+	}
+	offset = clock->paused_total +
+		 (parent != NULL ? parent->paused_total : 0);
+	if (__builtin_add_overflow(reading, offset, &offset))
+		return INT64_MAX;
+	return offset;
 }
 
 #endif /* WM_OPERATORS_PAUSABLE_CLOCK_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "operators/hash.h"
+#include "operators/periodic.h"
 #include "operators/source_watermarks.h"
 
 /*
@@ -232,21 +233,10 @@ wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
 	sw->input_since_tick = false;
 }
 
-/* now + interval, saturating: a tick that would come after the end of
- * time never comes. Clocks are monotonic and start at 0, so now_ns >= 0. */
-static int64_t
-tick_after(const struct wm_source_watermarks *sw, int64_t now_ns)
-{
-	int64_t interval_ms = sw->strategy.interval_ms;
-
-	return interval_ms == 0 ? INT64_MAX
-				: wm_ns_after_ms(now_ns, interval_ms);
-}
-
 void
 wm_source_watermarks_start(struct wm_source_watermarks *sw, int64_t now_ns)
 {
-	sw->next_tick_ns = tick_after(sw, now_ns);
+	sw->next_tick_ns = wm_periodic_after(sw->strategy.interval_ms, now_ns);
 }
 
 bool
@@ -255,7 +245,7 @@ wm_source_watermarks_poll(struct wm_source_watermarks *sw, int64_t now_ns)
 	if (now_ns < sw->next_tick_ns)
 		return false;
 	wm_source_watermarks_on_periodic(sw, now_ns);
-	sw->next_tick_ns = tick_after(sw, now_ns);
+	sw->next_tick_ns = wm_periodic_after(sw->strategy.interval_ms, now_ns);
 	return true;
 }
 
@@ -265,36 +255,6 @@ wm_source_watermarks_end_of_input(struct wm_source_watermarks *sw)
 	wm_data_output_end_of_input(&sw->data);
 }
 
-/*
- * The processing time from which a timer reading `clock` (layered on
- * `parent`, or NULL for the subtask's own) reaches `reading`: a clock
- * running now reads processing time minus its pauses; one standing still
- * reads one value until the caller resumes it, so either it has reached
- * `reading` already (0: at once) or it will not (INT64_MAX).
- */
-static int64_t
-time_of_reading(const struct wm_pausable_clock *parent,
-		const struct wm_pausable_clock *clock, int64_t reading)
-{
-	int64_t offset;
-
-	if (reading == INT64_MAX)
-		return INT64_MAX;
-	if (clock->paused || (parent != NULL && parent->paused)) {
-		/* The argument is not read while a clock stands still. */
-		int64_t now = wm_pausable_clock_read(
-			clock,
-			parent != NULL ? wm_pausable_clock_read(parent, 0) : 0);
-
-		return now >= reading ? 0 : INT64_MAX;
-	}
-	offset = clock->paused_total +
-		 (parent != NULL ? parent->paused_total : 0);
-	if (__builtin_add_overflow(reading, offset, &offset))
-		return INT64_MAX;
-	return offset;
-}
-
 int64_t
 wm_source_watermarks_next_change(const struct wm_source_watermarks *sw)
 {
@@ -302,11 +262,12 @@ wm_source_watermarks_next_change(const struct wm_source_watermarks *sw)
 
 	if (sw->next_tick_ns == INT64_MAX || sw->input_since_tick)
 		return sw->next_tick_ns;
-	at = time_of_reading(NULL, &sw->clock,
-			     wm_watermark_next_change(&sw->main_generator));
+	at = wm_pausable_clock_time_of_reading(
+		NULL, &sw->clock,
+		wm_watermark_next_change(&sw->main_generator));
 	for (size_t i = 0; i < sw->mux.n_splits && at > sw->next_tick_ns; i++) {
 		const struct wm_source_split *split = split_at(sw, i);
-		int64_t t = time_of_reading(
+		int64_t t = wm_pausable_clock_time_of_reading(
 			&sw->clock, &split->clock,
 			wm_watermark_next_change(&split->generator));
 
@@ -322,9 +283,9 @@ wm_source_watermarks_next_change(const struct wm_source_watermarks *sw)
 void
 wm_source_watermarks_skip(struct wm_source_watermarks *sw, int64_t now_ns)
 {
-	if (sw->next_tick_ns >= now_ns ||
-	    wm_source_watermarks_next_change(sw) < now_ns)
-		return;
-	sw->next_tick_ns = wm_ns_schedule_at_or_after(
-		sw->next_tick_ns, sw->strategy.interval_ms, now_ns);
+	/* Only when behind: next_change is O(partitions). */
+	if (sw->next_tick_ns < now_ns)
+		sw->next_tick_ns = wm_periodic_skip(
+			sw->next_tick_ns, sw->strategy.interval_ms,
+			wm_source_watermarks_next_change(sw), now_ns);
 }

@@ -59,6 +59,7 @@ static const char *const source_keys[] = {
 	"key_distribution",
 	"zipf_exponent",
 	"watermark",
+	"watermark_at",
 	"idle_timeout",
 	"watermark_interval",
 	"values",

@@ -164,6 +164,16 @@ load_alignment(struct loader *l, struct wm_ini_section *sec,
 			wm_ini_section_label(label, sizeof(label), sec));
 		return -EINVAL;
 	}
+	/* Alignment pauses partitions and subtasks by the watermark the
+	 * source generates; with watermarks per subtask the source proper
+	 * generates none (the operator after it does), so there is nothing
+	 * to align on, as in Flink, where the group would never advance. */
+	if (group != NULL && src->watermark_per_subtask)
+		return wm_conf_bad_value(
+			l, group,
+			"watermark alignment needs watermark_at = split: "
+			"with watermark_at = subtask the source itself "
+			"generates no watermark to align on");
 	/* A trace is one file read in order: it cannot hold back one
 	 * partition while reading the others. Flink throws at run time for
 	 * such readers unless told to align whole subtasks only. */
@@ -242,6 +252,7 @@ load_strategy(struct loader *l, struct wm_ini_section *sec,
 	      struct wm_source_conf *src)
 {
 	static const char *const generators[] = {"bounded", "ascending"};
+	static const char *const places[] = {"split", "subtask"};
 	struct wm_ini_entry *e;
 	const char *why;
 	size_t idx = 0;
@@ -252,6 +263,11 @@ load_strategy(struct loader *l, struct wm_ini_section *sec,
 		return r;
 	src->strategy.kind =
 		idx == 0 ? WM_WATERMARK_BOUNDED : WM_WATERMARK_ASCENDING;
+	idx = 0;
+	if ((r = wm_conf_get_enum(l, sec, "watermark_at", places, 2, &idx)) !=
+	    0)
+		return r;
+	src->watermark_per_subtask = idx == 1;
 	if (src->strategy.kind == WM_WATERMARK_BOUNDED)
 		src->strategy.out_of_orderness_ms = src->out_of_orderness_ms;
 	e = wm_conf_lookup(l, sec, "idle_timeout");

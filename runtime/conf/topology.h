@@ -34,7 +34,9 @@
  *                    values (N: each partition's values go 1, 2, ..., N,
  *                    1, ...; default 1: every value is 1),
  *                    watermark (bounded | ascending), idle_timeout,
- *                    watermark_interval; and, repeatable, the shapes
+ *                    watermark_interval, watermark_at (split |
+ *                    subtask: one generator per partition, or one per
+ *                    subtask over all its partitions); and, repeatable, the shapes
  *                    of the load (operators/source_gen.h):
  *                      skew = PARTITIONS xF         rate x F for the
  *                                                   whole job (later
@@ -145,6 +147,10 @@ struct wm_source_conf {
 	double zipf_exponent;
 	uint32_t value_cycle; /* values 1..value_cycle in turn; 1: all 1 */
 	struct wm_watermark_strategy strategy;
+	/* watermark_at = subtask: `strategy` runs once per subtask over the
+	 * records of all its partitions (operators/subtask_watermarks.h),
+	 * not once per partition (split, the default). */
+	bool watermark_per_subtask;
 	/* Shapes of the generated load, as operators/source_gen.h defines
 	 * them (times: processing time since the job start). */
 	uint32_t n_skew;

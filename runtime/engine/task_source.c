@@ -64,6 +64,12 @@ wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 		wm_progress_follow_starvation(&s->part[i].progress,
 					      &t->cpu_wait_ns);
 	}
+	if (sc->watermark_per_subtask) {
+		/* The source proper generates nothing: no partition slots. */
+		s->per_subtask = true;
+		return wm_subtask_watermarks_init(&s->subtask, &sc->strategy,
+						  &t->edges_out);
+	}
 	if (wm_source_watermarks_init(&s->watermarks, &sc->strategy,
 				      &t->edges_out) != 0)
 		return -EINVAL;
@@ -102,10 +108,20 @@ static void
 pause_clock(struct wm_task *t)
 {
 	struct task_source *s = t->source;
+	bool paused = s->waiting.paused || s->backpressured;
 
-	wm_source_watermarks_pause(&s->watermarks,
-				   s->waiting.paused || s->backpressured,
-				   t->now_ns);
+	if (s->per_subtask)
+		wm_subtask_watermarks_pause(&s->subtask, paused, t->now_ns);
+	else
+		wm_source_watermarks_pause(&s->watermarks, paused, t->now_ns);
+}
+
+/* When the periodic emission is next due, wherever it runs. */
+static int64_t
+next_tick(const struct task_source *s)
+{
+	return s->per_subtask ? wm_subtask_watermarks_next_tick(&s->subtask)
+			      : wm_source_watermarks_next_tick(&s->watermarks);
 }
 
 static void
@@ -283,7 +299,11 @@ retire_finished(struct wm_task *t)
 
 		pause_partition(t, i, false);
 		wm_progress_finish(&s->part[i].progress, t->now_ns);
-		wm_source_watermarks_remove_split(&s->watermarks, s->parts[i]);
+		/* Per subtask, a finished partition only stops sending
+		 * records to the one generator. */
+		if (!s->per_subtask)
+			wm_source_watermarks_remove_split(&s->watermarks,
+							  s->parts[i]);
 		s->split_of[s->parts[i]] = NULL;
 	}
 }
@@ -351,8 +371,12 @@ emit_due(struct wm_task *t, int64_t now_ns)
 			t->newest_ts = rec.ts;
 		t->cause = rec.partition; /* a punctuated watermark */
 		wm_task_send_record(t, &rec);
-		wm_source_split_on_record(s->split_of[rec.partition], rec.ts,
-					  rec.flags);
+		if (s->per_subtask)
+			wm_subtask_watermarks_on_record(&s->subtask, rec.ts,
+							rec.flags);
+		else
+			wm_source_split_on_record(s->split_of[rec.partition],
+						  rec.ts, rec.flags);
 		watch_partition(t, local);
 	}
 }
@@ -364,6 +388,11 @@ tick_if_due(struct wm_task *t, int64_t now_ns)
 {
 	struct task_source *s = t->source;
 
+	if (s->per_subtask) {
+		/* No partition holds one generator back. */
+		wm_subtask_watermarks_poll(&s->subtask, now_ns);
+		return;
+	}
 	if (now_ns >= wm_source_watermarks_next_tick(&s->watermarks))
 		t->cause = wm_task_holding_partition(t);
 	if (wm_source_watermarks_poll(&s->watermarks, now_ns))
@@ -380,7 +409,10 @@ end_of_input(struct wm_task *t)
 	struct task_source *s = t->source;
 	struct wm_frame end = {.kind = WM_FRAME_END, .arg = WM_END_DRAIN};
 
-	wm_source_watermarks_end_of_input(&s->watermarks);
+	if (s->per_subtask)
+		wm_subtask_watermarks_end_of_input(&s->subtask, t->now_ns);
+	else
+		wm_source_watermarks_end_of_input(&s->watermarks);
 	wm_task_send_all(t, &end);
 	t->finished = true;
 	/* A finished source reports MAX: it holds no one back. */
@@ -396,7 +428,7 @@ next_due(struct wm_task *t, int64_t now_ns)
 	struct task_source *s = t->source;
 	int64_t due = s->waiting.paused ? INT64_MAX
 					: wm_record_source_next_due_ns(s->src);
-	int64_t tick = wm_source_watermarks_next_tick(&s->watermarks);
+	int64_t tick = next_tick(s);
 
 	s->behind = due <= now_ns;
 	if (tick < due)
@@ -415,7 +447,10 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		return INT64_MAX;
 	t->now_ns = now_ns;
 	if (!s->started) {
-		wm_source_watermarks_start(&s->watermarks, now_ns);
+		if (s->per_subtask)
+			wm_subtask_watermarks_start(&s->subtask, now_ns);
+		else
+			wm_source_watermarks_start(&s->watermarks, now_ns);
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
@@ -482,7 +517,9 @@ wm_task_source_next_event(const struct wm_task *t, int64_t from_ns)
 	if (!s->started)
 		return from_ns;
 	due = wm_task_source_input_due(t);
-	tick = wm_source_watermarks_next_change(&s->watermarks);
+	tick = s->per_subtask
+		       ? wm_subtask_watermarks_next_change(&s->subtask)
+		       : wm_source_watermarks_next_change(&s->watermarks);
 	if (tick < due)
 		due = tick;
 	if (alignment_can_change(t)) {
@@ -504,7 +541,10 @@ wm_task_source_skip(struct wm_task *t, int64_t now_ns)
 
 	if (t->finished || !s->started || s->behind)
 		return;
-	wm_source_watermarks_skip(&s->watermarks, now_ns);
+	if (s->per_subtask)
+		wm_subtask_watermarks_skip(&s->subtask, now_ns);
+	else
+		wm_source_watermarks_skip(&s->watermarks, now_ns);
 	if (s->peers != NULL)
 		s->next_alignment_ns = wm_ns_schedule_at_or_after(
 			s->next_alignment_ns,

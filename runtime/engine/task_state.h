@@ -14,6 +14,7 @@
 #define WM_RUNTIME_TASK_STATE_H
 
 #include "operators/pausable_clock.h"
+#include "operators/subtask_watermarks.h"
 #include "runtime/engine/progress.h"
 #include "runtime/engine/task.h"
 
@@ -46,6 +47,11 @@ struct task_source {
 	struct wm_record_source *src; /* generator or replay: the driver's */
 	bool watermarks_ready;	      /* `watermarks` set up, to destroy */
 	struct wm_source_watermarks watermarks;
+	/* watermark_at = subtask: `subtask` generates the watermarks and
+	 * `watermarks` is not set up; no partition has a slot (split_of[]
+	 * all NULL). */
+	bool per_subtask;
+	struct wm_subtask_watermarks subtask;
 	struct wm_source_split **split_of; /* by partition id */
 	uint32_t n_parts;
 	uint32_t *parts;	       /* partition ids, local order */

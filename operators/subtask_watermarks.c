@@ -1,0 +1,132 @@
+/*
+ * subtask_watermarks.c
+ *	Flink's TimestampsAndWatermarksOperator over one source subtask's
+ *	output: one generator, its emitter, the processing-time timer.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "operators/periodic.h"
+#include "operators/subtask_watermarks.h"
+
+/* The generator's WatermarkOutput is the emitter. */
+static void
+emit_watermark(struct wm_output *out, wm_ts_t w)
+{
+	struct wm_subtask_watermarks *sw = wm_container_of(
+		out, struct wm_subtask_watermarks, generator_out);
+
+	wm_data_output_watermark(&sw->emitter, w);
+}
+
+static void
+emit_status(struct wm_output *out, enum wm_status status)
+{
+	struct wm_subtask_watermarks *sw = wm_container_of(
+		out, struct wm_subtask_watermarks, generator_out);
+
+	wm_data_output_status(&sw->emitter, status);
+}
+
+int
+wm_subtask_watermarks_init(struct wm_subtask_watermarks *sw,
+			   const struct wm_watermark_strategy *strategy,
+			   struct wm_output *out)
+{
+	memset(sw, 0, sizeof(*sw));
+	sw->strategy = *strategy;
+	if (wm_watermark_init(&sw->generator, strategy) != 0)
+		return -EINVAL;
+	/* No behaviour flag: WM_MUX_REACTIVATE and WM_DRAIN_ACTIVE_BEFORE_MAX
+	 * vary the source's WatermarkToDataOutput, not this emitter, which
+	 * re-activates only on an advancing watermark in every version. The
+	 * generator keeps the strategy's flags (WM_IDLE_MARK_ONCE). */
+	wm_data_output_init(&sw->emitter, out, 0);
+	sw->generator_out.watermark = emit_watermark;
+	sw->generator_out.status = emit_status;
+	sw->next_tick_ns = INT64_MAX;
+	sw->input_since_tick = true;
+	return 0;
+}
+
+void
+wm_subtask_watermarks_pause(struct wm_subtask_watermarks *sw, bool paused,
+			    int64_t now_ns)
+{
+	if (paused)
+		wm_pausable_clock_pause(&sw->clock, now_ns);
+	else
+		wm_pausable_clock_resume(&sw->clock, now_ns);
+}
+
+void
+wm_subtask_watermarks_on_record(struct wm_subtask_watermarks *sw, wm_ts_t ts,
+				uint32_t flags)
+{
+	sw->input_since_tick = true;
+	wm_watermark_on_event(&sw->generator, ts, flags, &sw->generator_out);
+}
+
+void
+wm_subtask_watermarks_on_periodic(struct wm_subtask_watermarks *sw,
+				  int64_t now_ns)
+{
+	wm_watermark_on_periodic(&sw->generator,
+				 wm_pausable_clock_read(&sw->clock, now_ns),
+				 &sw->generator_out);
+	sw->input_since_tick = false;
+}
+
+void
+wm_subtask_watermarks_start(struct wm_subtask_watermarks *sw, int64_t now_ns)
+{
+	sw->next_tick_ns = wm_periodic_after(sw->strategy.interval_ms, now_ns);
+}
+
+bool
+wm_subtask_watermarks_poll(struct wm_subtask_watermarks *sw, int64_t now_ns)
+{
+	if (now_ns < sw->next_tick_ns)
+		return false;
+	wm_subtask_watermarks_on_periodic(sw, now_ns);
+	/* Flink registers the next timer at the time the callback ran
+	 * plus the interval, so a late tick delays all that follow. */
+	sw->next_tick_ns = wm_periodic_after(sw->strategy.interval_ms, now_ns);
+	return true;
+}
+
+int64_t
+wm_subtask_watermarks_next_change(const struct wm_subtask_watermarks *sw)
+{
+	int64_t at;
+
+	if (sw->next_tick_ns == INT64_MAX || sw->input_since_tick)
+		return sw->next_tick_ns;
+	at = wm_pausable_clock_time_of_reading(
+		NULL, &sw->clock, wm_watermark_next_change(&sw->generator));
+	if (at == INT64_MAX)
+		return INT64_MAX;
+	return wm_ns_schedule_at_or_after(sw->next_tick_ns,
+					  sw->strategy.interval_ms, at);
+}
+
+void
+wm_subtask_watermarks_skip(struct wm_subtask_watermarks *sw, int64_t now_ns)
+{
+	/* As wm_source_watermarks_skip(). */
+	if (sw->next_tick_ns < now_ns)
+		sw->next_tick_ns = wm_periodic_skip(
+			sw->next_tick_ns, sw->strategy.interval_ms,
+			wm_subtask_watermarks_next_change(sw), now_ns);
+}
+
+void
+wm_subtask_watermarks_end_of_input(struct wm_subtask_watermarks *sw,
+				   int64_t now_ns)
+{
+	wm_data_output_watermark(&sw->emitter, WM_TS_MAX);
+	wm_subtask_watermarks_on_periodic(sw, now_ns);
+	sw->next_tick_ns = INT64_MAX;
+}
