@@ -827,8 +827,8 @@ wm_ini_parse_buffer(const char *buf, size_t len, const char *name,
 }
 
 int
-wm_ini_parse_file(const char *path, const struct wm_ini_options *opts,
-		  struct wm_ini_doc **docp, struct wm_ini_error *err)
+wm_ini_read_file(const char *path, char **textp, size_t *lenp,
+		 struct wm_ini_error *err)
 {
 	struct stat st;
 	size_t cap = 65536, len = 0;
@@ -836,7 +836,8 @@ wm_ini_parse_file(const char *path, const struct wm_ini_options *opts,
 	ssize_t got;
 	int fd, e;
 
-	*docp = NULL;
+	*textp = NULL;
+	*lenp = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		e = errno;
@@ -877,7 +878,9 @@ wm_ini_parse_file(const char *path, const struct wm_ini_options *opts,
 	}
 	close(fd);
 	text[len] = '\0';
-	return parse_text(text, len, path, opts, docp, err);
+	*textp = text;
+	*lenp = len;
+	return 0;
 
 fail:
 	close(fd);
@@ -891,6 +894,20 @@ fail:
 		wm_ini_error_set(err, path, 0, 0, "could not read file: %s",
 				 strerror(e));
 	return -e;
+}
+
+int
+wm_ini_parse_file(const char *path, const struct wm_ini_options *opts,
+		  struct wm_ini_doc **docp, struct wm_ini_error *err)
+{
+	size_t len;
+	char *text;
+	int r = wm_ini_read_file(path, &text, &len, err);
+
+	*docp = NULL;
+	if (r != 0)
+		return r;
+	return parse_text(text, len, path, opts, docp, err);
 }
 
 /* ------------------------------------------------------------------ */

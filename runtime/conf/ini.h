@@ -118,6 +118,12 @@ struct wm_ini_options {
 int wm_ini_parse_file(const char *path, const struct wm_ini_options *opts,
 		      struct wm_ini_doc **docp, struct wm_ini_error *err);
 
+/* Only read the file at `path`, as wm_ini_parse_file() does, into *textp
+ * (NUL-terminated, `*lenp` bytes; free() it): 0, or its errors. For a
+ * caller that edits the text before parsing it (--sweep). */
+int wm_ini_read_file(const char *path, char **textp, size_t *lenp,
+		     struct wm_ini_error *err);
+
 /* The same for `len` bytes at `buf` (which may hold NUL bytes: they are
  * reported), named `name` in the document and in errors. */
 int wm_ini_parse_buffer(const char *buf, size_t len, const char *name,

@@ -363,3 +363,34 @@ wm_conf_stage_kind(const char *kind, enum wm_stage_kind *out)
 		}
 	return -EINVAL;
 }
+
+bool
+wm_topology_key_known(const char *kind, const char *key, const char **suggest)
+{
+	static const enum wm_stage_kind stage_kinds[] = {
+		WM_STAGE_SOURCE, WM_STAGE_KEYBY, WM_STAGE_WINDOW,
+		WM_STAGE_SINK};
+	bool global = strcmp(kind, "global") == 0;
+	enum wm_stage_kind k;
+	const char *const *keys = NULL;
+	size_t n = 0;
+
+	*suggest = NULL;
+	if (strcmp(kind, "job") == 0) {
+		*suggest = wm_ini_suggest(key, job_keys, N_ELEMS(job_keys));
+		return wm_conf_in_list(key, job_keys, N_ELEMS(job_keys));
+	}
+	/* [global] gives defaults for the keys of every stage kind. */
+	for (size_t i = 0; i < N_ELEMS(stage_kinds); i++) {
+		if (global)
+			k = stage_kinds[i];
+		else if (wm_conf_stage_kind(kind, &k) != 0 || i > 0)
+			break;
+		wm_conf_keys_of(k, &keys, &n);
+		if (wm_conf_in_list(key, keys, n))
+			return true;
+		if (*suggest == NULL)
+			*suggest = wm_ini_suggest(key, keys, n);
+	}
+	return false;
+}

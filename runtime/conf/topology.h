@@ -307,6 +307,13 @@ uint32_t wm_topology_input_channel(const struct wm_topology *topo,
 const char *wm_topology_file_use(const struct wm_topology *topo,
 				 const char *path, char *buf, size_t len);
 
+/* Whether a section of kind `kind` ("job", "global", "source", ...) takes
+ * `key`, for a caller that edits a topology's text (--sweep); if not,
+ * *suggest is the closest key (wm_ini_suggest()) or NULL. [global] takes
+ * the keys of every stage kind. */
+bool wm_topology_key_known(const char *kind, const char *key,
+			   const char **suggest);
+
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);
 const char *wm_alert_tier_name(enum wm_alert_tier tier);

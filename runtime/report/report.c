@@ -347,8 +347,8 @@ outcome(const struct wm_job_report *rep)
 	return rep->failed ? "failed" : rep->stopped ? "stopped" : "finished";
 }
 
-static double
-records_per_s(const struct wm_job_report *rep)
+double
+wm_report_records_per_s(const struct wm_job_report *rep)
 {
 	int64_t ns = rep->sim ? rep->end_ns : rep->wall_ns;
 
@@ -654,7 +654,7 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
 			rep->bad_records_skipped);
 	fprintf(f, "  throughput              %.0f records/s of %s time\n",
-		records_per_s(rep), rep->sim ? "simulated" : "real");
+		wm_report_records_per_s(rep), rep->sim ? "simulated" : "real");
 	if (!rep->sim)
 		print_noise(f, t, rep);
 	fprintf(f, "  stages\n");
@@ -923,7 +923,7 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 			stalled_ns / 1000000, starved_ns / 1000000);
 	}
 	fprintf(f, ",\"records_per_s\":%.1f,\"all_records_accounted\":%s",
-		records_per_s(rep),
+		wm_report_records_per_s(rep),
 		wm_report_accounted(rep) ? "true" : "false");
 	fprintf(f, ",\"stages\":[");
 	for (uint32_t s = 0; s < t->n_stages; s++) {

@@ -185,6 +185,10 @@ int wm_report_set_alerts(struct wm_job_report *rep,
  * stop or a failure cut the job short, is counted in flight. */
 bool wm_report_accounted(const struct wm_job_report *rep);
 
+/* records_per_s: records read per second of wall-clock time (real runs)
+ * or of simulated time (--sim); 0 for a job that took no time. */
+double wm_report_records_per_s(const struct wm_job_report *rep);
+
 /* The summary for people (what wmrun prints at the end), and as one JSON
  * object (--summary FILE). */
 void wm_report_print(FILE *f, const struct wm_topology *topo,

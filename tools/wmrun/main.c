@@ -5,6 +5,8 @@
  *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
  *         [--metrics FILE] [--sample-interval=DURATION]
  *         [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]
+ *   wmrun --sim --sweep SECTION.KEY=V1,V2,... [--sweep ...]
+ *         [--sweep-csv FILE] [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
@@ -34,6 +36,7 @@
 #include "runtime/run/supervisor.h"
 #include "runtime/conf/topology.h"
 #include "runtime/conf/units.h"
+#include "runtime/study/sweep.h"
 
 /* The quiet-partition incident, compressed: twelve hours of event time
  * (22 s of real time at speed 2000, or a fraction of a second with --sim),
@@ -77,6 +80,9 @@ usage(FILE *f)
 		"[--live=WHEN] [--quiet]\n"
 		"             [--metrics FILE] [--sample-interval=DURATION]\n"
 		"             [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]\n"
+		"  or:  wmrun --sim --sweep SECTION.KEY=V1,V2,... "
+		"[--sweep ...]\n"
+		"             [--sweep-csv FILE] [TOPOLOGY.conf]\n"
 		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
@@ -127,6 +133,21 @@ usage(FILE *f)
 		"picks\n"
 		"                  a free port and says which on standard "
 		"error)\n"
+		"  --sweep SECTION.KEY=V1,V2,...\n"
+		"                  run the job under --sim once per value of "
+		"the\n"
+		"                  key (SECTION: job, global or a stage's "
+		"name; the\n"
+		"                  value none removes the key), once per "
+		"combination\n"
+		"                  when repeated, and print a table of each "
+		"run's\n"
+		"                  stall fraction, fire delays, late ratio "
+		"and\n"
+		"                  throughput; sinks' output is discarded\n"
+		"  --sweep-csv FILE\n"
+		"                  also write the sweep's table to FILE as "
+		"CSV\n"
 		"  -h, --help      this text\n"
 		"  --version       the version of wmrun\n"
 		"\n"
@@ -147,11 +168,13 @@ usage(FILE *f)
 		"  128+n  stopped by signal n\n");
 }
 
-/* The JSON summary into `path`, whole or not at all (outfile.h). 0, or a
- * negative errno with a message. */
+/* What print() writes, into the file `path` (a `what`, for messages),
+ * whole or not at all (outfile.h). 0, or a negative errno with a
+ * message. */
 static int
-write_summary(const char *path, const struct wm_topology *t,
-	      const struct wm_job_report *rep, char *err, size_t errlen)
+write_whole(const char *what, const char *path,
+	    void (*print)(FILE *f, const void *arg), const void *arg, char *err,
+	    size_t errlen)
 {
 	struct wm_outfile f;
 	char *json = NULL;
@@ -160,24 +183,23 @@ write_summary(const char *path, const struct wm_topology *t,
 	int r;
 
 	if (mem == NULL) {
-		snprintf(err, errlen, "could not write summary file \"%s\": %s",
+		snprintf(err, errlen, "could not write %s \"%s\": %s", what,
 			 path, strerror(errno));
 		return -errno;
 	}
-	wm_report_print_json(mem, t, rep);
+	print(mem, arg);
 	if (fclose(mem) != 0) {
 		free(json);
-		snprintf(err, errlen, "could not write summary file \"%s\": %s",
+		snprintf(err, errlen, "could not write %s \"%s\": %s", what,
 			 path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	r = wm_outfile_open(&f, "summary file", path, true, err, errlen);
+	r = wm_outfile_open(&f, what, path, true, err, errlen);
 	if (r == 0) {
 		if (wm_outfile_write(&f, json, len) != 0) {
 			char name[4200];
 
-			snprintf(err, errlen,
-				 "could not write summary file %s: %s",
+			snprintf(err, errlen, "could not write %s %s: %s", what,
 				 wm_outfile_name(&f, name, sizeof(name)),
 				 strerror(f.error));
 			r = -f.error;
@@ -188,6 +210,54 @@ write_summary(const char *path, const struct wm_topology *t,
 	}
 	free(json);
 	return r;
+}
+
+struct summary_arg {
+	const struct wm_topology *t;
+	const struct wm_job_report *rep;
+};
+
+static void
+print_summary_json(FILE *f, const void *arg)
+{
+	const struct summary_arg *a = arg;
+
+	wm_report_print_json(f, a->t, a->rep);
+}
+
+/* The JSON summary into `path`, whole or not at all. */
+static int
+write_summary(const char *path, const struct wm_topology *t,
+	      const struct wm_job_report *rep, char *err, size_t errlen)
+{
+	struct summary_arg a = {t, rep};
+
+	return write_whole("summary file", path, print_summary_json, &a, err,
+			   errlen);
+}
+
+struct csv_arg {
+	const struct wm_sweep *s;
+	const struct wm_sweep_row *rows;
+};
+
+static void
+print_sweep_csv(FILE *f, const void *arg)
+{
+	const struct csv_arg *a = arg;
+
+	wm_sweep_print_csv(f, a->s, a->rows);
+}
+
+/* --sweep-csv's table into `path`, whole or not at all. */
+static int
+write_csv(const char *path, const struct wm_sweep *s,
+	  const struct wm_sweep_row *rows, char *err, size_t errlen)
+{
+	struct csv_arg a = {s, rows};
+
+	return write_whole("sweep CSV file", path, print_sweep_csv, &a, err,
+			   errlen);
 }
 
 /* The summary on stderr, in one write: whole lines, never mixed with
@@ -335,6 +405,8 @@ struct cmdline {
 	enum live_when live;
 	int64_t sample_interval_ms;
 	struct wm_listen prometheus; /* --prometheus; .on false: none */
+	struct wm_sweep sweep;	     /* --sweep; no axes: none */
+	const char *sweep_csv;	     /* --sweep-csv FILE, or NULL */
 };
 
 /* An option's value through a unit parser: false after the message. */
@@ -405,6 +477,27 @@ check_combination(const struct cmdline *cl)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	if (cl->sweep_csv != NULL && cl->sweep.n_axes == 0) {
+		fprintf(stderr, "wmrun: --sweep-csv writes the table of a "
+				"--sweep: give one\n");
+		return EX_USAGE;
+	}
+	if (cl->sweep.n_axes > 0 && !cl->sim) {
+		/* A real run pins a process per subtask on this machine's
+		 * CPUs: runs one after another would take hours of real
+		 * time, at once they would disturb each other's figures. */
+		fprintf(stderr, "wmrun: --sweep runs the job under --sim "
+				"only: add --sim\n");
+		return EX_USAGE;
+	}
+	if (cl->sweep.n_axes > 0 &&
+	    (cl->check_only || cl->summary != NULL || cl->metrics != NULL ||
+	     cl->prometheus.on)) {
+		fprintf(stderr, "wmrun: --sweep prints a table of many runs: "
+				"it takes no --check, --summary, --metrics or "
+				"--prometheus\n");
+		return EX_USAGE;
+	}
 	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
 		/* Metrics of processes that never run would be made up. */
 		fprintf(stderr, "wmrun: --prometheus serves a real run: it "
@@ -427,6 +520,19 @@ prometheus_value(const char *arg, struct cmdline *cl)
 	return false;
 }
 
+/* One --sweep's axis into cl: false after the message. */
+static bool
+sweep_value(const char *arg, struct cmdline *cl)
+{
+	char why[512];
+	int r = wm_sweep_add_axis(&cl->sweep, arg, why, sizeof(why));
+
+	if (r == 0)
+		return true;
+	fprintf(stderr, "wmrun: %s\n", r == -ENOMEM ? "out of memory" : why);
+	return false;
+}
+
 /* argv into *cl. -1 to go on, or the exit status once --help or --version
  * has been answered or a bad command line refused with a usage message. */
 static int
@@ -441,6 +547,8 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"metrics", required_argument, NULL, 'M'},
 		{"sample-interval", required_argument, NULL, 'I'},
 		{"prometheus", required_argument, NULL, 'P'},
+		{"sweep", required_argument, NULL, 'W'},
+		{"sweep-csv", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -467,6 +575,13 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		case 'P':
 			if (!prometheus_value(optarg, cl))
 				return EX_USAGE;
+			break;
+		case 'W':
+			if (!sweep_value(optarg, cl))
+				return EX_USAGE;
+			break;
+		case 'C':
+			cl->sweep_csv = optarg;
 			break;
 		case 's':
 			cl->sim = true;
@@ -658,6 +773,64 @@ report_job(const struct wm_topology *t, const struct wm_job_report *rep,
 	return status;
 }
 
+/* --sweep: every combination under --sim, the table on stdout (and as
+ * CSV into cl->sweep_csv). The exit status: the first run's that failed,
+ * or EX_OK; before any ran, the one for what was refused. */
+static int
+sweep(const struct cmdline *cl)
+{
+	size_t n = wm_sweep_combinations(&cl->sweep);
+	struct wm_sweep_row *rows = calloc(n, sizeof(*rows));
+	const char *name = cl->path ? cl->path : "(built-in topology)";
+	struct wm_ini_error ierr;
+	char why[4400];
+	char *text = NULL;
+	size_t len = sizeof(default_topology) - 1;
+	int status = EX_OK;
+
+	if (rows == NULL) {
+		fprintf(stderr, "wmrun: out of memory\n");
+		return EX_OSERR;
+	}
+	if (cl->path != NULL) {
+		int r = wm_ini_read_file(cl->path, &text, &len, &ierr);
+
+		if (r != 0) {
+			wm_ini_error_format(&ierr, why, sizeof(why));
+			fprintf(stderr, "wmrun: %s\n", why);
+			free(rows);
+			return wm_exit_status(WM_EXIT_INPUT, r);
+		}
+	}
+	if (cl->sweep_csv != NULL &&
+	    wm_outfile_probe("sweep CSV file", cl->sweep_csv, why,
+			     sizeof(why)) != 0) {
+		fprintf(stderr, "wmrun: %s\n", why);
+		status = EX_IOERR;
+	}
+	if (status == EX_OK)
+		status = wm_sweep_run(&cl->sweep,
+				      text ? text : default_topology, len, name,
+				      wm_sweep_jobs(), rows, why, sizeof(why));
+	if (status != EX_OK) {
+		fprintf(stderr, "wmrun: %s\n", why);
+	} else {
+		wm_sweep_print_table(stdout, &cl->sweep, rows);
+		for (size_t i = 0; i < n && status == EX_OK; i++)
+			status = rows[i].status;
+		if (cl->sweep_csv != NULL &&
+		    write_csv(cl->sweep_csv, &cl->sweep, rows, why,
+			      sizeof(why)) != 0) {
+			fprintf(stderr, "wmrun: %s\n", why);
+			if (status == EX_OK)
+				status = EX_IOERR;
+		}
+	}
+	free(text);
+	free(rows);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -674,8 +847,12 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	status = parse_cmdline(argc, argv, &cl);
-	if (status >= 0)
+	if (status < 0 && cl.sweep.n_axes > 0)
+		status = sweep(&cl);
+	if (status >= 0) {
+		wm_sweep_free(&cl.sweep);
 		return status;
+	}
 	status = load_topology(cl.path, &t);
 	if (status != EX_OK)
 		return status;
