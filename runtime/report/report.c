@@ -506,7 +506,7 @@ print_partitions(FILE *f, const struct wm_topology *t,
 		 const struct wm_job_report *rep)
 {
 	const struct wm_partition_report **sorted;
-	uint32_t troubled = 0;
+	uint32_t troubled = 0, per_subtask = 0;
 	uint64_t flips = 0;
 	char a[32], b[32];
 
@@ -517,6 +517,13 @@ print_partitions(FILE *f, const struct wm_topology *t,
 	for (uint32_t i = 0; i < rep->n_partitions; i++) {
 		const struct wm_partition_report *p = &rep->partitions[i];
 
+		/* watermark_at = subtask: a partition has no watermark of its
+		 * own (its subtask's generator sees them all), so none of its
+		 * own can stall or idle; the source's line says what did. */
+		if (t->stages[p->stage].u.source.watermark_per_subtask) {
+			per_subtask++;
+			continue;
+		}
 		flips += p->wm.to_idle + p->wm.to_active;
 		if (p->wm.stalled_ns > 0 || p->wm.idle_ns > 0)
 			sorted[troubled++] = p;
@@ -524,8 +531,13 @@ print_partitions(FILE *f, const struct wm_topology *t,
 	qsort(sorted, troubled, sizeof(*sorted), by_trouble);
 	fprintf(f,
 		"  partitions              %u, %u stalled or idle, %" PRIu64
-		" idle/active transitions\n",
+		" idle/active transitions",
 		rep->n_partitions, troubled, flips);
+	if (per_subtask > 0)
+		fprintf(f,
+			" (%u with watermarks per subtask, in none of these)",
+			per_subtask);
+	fputc('\n', f);
 	for (uint32_t i = 0; i < troubled && i < WM_REPORT_PARTITION_LINES;
 	     i++) {
 		const struct wm_partition_report *p = sorted[i];

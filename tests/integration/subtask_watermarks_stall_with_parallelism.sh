@@ -19,8 +19,17 @@ for p in 2 8; do
 			"$conf" >"$scratch/$m$p.conf"
 		expect_status 0 "$WMRUN" --sim "$scratch/$m$p.conf"
 		cp "$scratch/out" "$scratch/$m$p.csv"
+		cp "$scratch/err" "$scratch/$m$p.err"
 	done
 done
+# With watermarks per subtask a partition has no watermark of its own:
+# the summary lists none as stalled, and says why.
+for p in 2 8; do
+	expect_line '^  partitions +8, 0 stalled or idle, .*\(8 with watermarks per subtask, in none of these\)$' "$scratch/subtask$p.err"
+	! grep -q '^    partition events-' "$scratch/subtask$p.err" ||
+		fail "a partition with no watermark of its own listed as stalled"
+done
+expect_line '^    partition events-' "$scratch/split8.err"
 
 # Windows that start before the last 20 minutes (the drain fires the
 # rest at MAX).
