@@ -113,6 +113,8 @@ struct gen_part {
 	/* No silence covers [loud_from, loud_until): the stretch found by
 	 * the last part_silence_end() that had to look (empty at first). */
 	int64_t loud_from, loud_until;
+	struct gen_rsil_state *rsil; /* [n_random_silences]: used only for
+				      * those that cover this partition */
 };
 
 /*
@@ -136,6 +138,26 @@ struct gen_burst {
 	double factor; /* > 0, finite */
 };
 
+/* A random silence (source_gen.h): the means of its periods, in ns. */
+struct gen_rsil {
+	uint32_t first, last;
+	double fraction;
+	double silent_ns; /* D */
+	double loud_ns;	  /* D (1 - f) / f */
+};
+
+/*
+ * One partition's place in a random silence: [start_ns, end_ns) is the
+ * silent window that holds or follows the latest time asked about (end_ns
+ * > that time), drawn from rng. It only moves forwards, which is why the
+ * partition's times must only grow (they do: its arrivals in paced mode,
+ * now_ns in fast mode).
+ */
+struct gen_rsil_state {
+	int64_t start_ns, end_ns;
+	uint64_t rng;
+};
+
 struct wm_source_gen {
 	struct wm_record_source base; /* first: wm_source_gen_source() */
 	bool fast;		      /* rate INFINITY */
@@ -152,6 +174,9 @@ struct wm_source_gen {
 	struct gen_burst *bursts;
 	uint32_t n_outages;
 	struct gen_sched *outages;
+	uint32_t n_rsil;
+	struct gen_rsil *rsil;
+	struct gen_rsil_state *rsil_states; /* [n_parts][n_rsil] */
 	int64_t end_ns; /* processing time at which partitions end */
 	int64_t last_now;
 	int64_t vclock;
@@ -543,24 +568,101 @@ silence_next_start(const struct wm_source_gen *g, uint32_t id, int64_t t)
 	return next;
 }
 
+/* An exponential length of mean mean_ns, in whole ns (saturating). */
+static int64_t
+rsil_draw_ns(uint64_t *rng, double mean_ns)
+{
+	/* 1 - u is in (0, 1]: the logarithm is finite. */
+	double x = -mean_ns * log1p(-gen_unit(rng));
+
+	return x >= 0x1.0p63 ? INT64_MAX : (int64_t)x;
+}
+
+/* The first window of *st's partition at time 0: silent with probability
+ * f, which with memoryless lengths makes the process stationary. */
+static void
+rsil_start(const struct gen_rsil *r, struct gen_rsil_state *st)
+{
+	st->start_ns = 0;
+	if (!(gen_unit(&st->rng) < r->fraction))
+		st->start_ns = rsil_draw_ns(&st->rng, r->loud_ns);
+	st->end_ns =
+		add_sat(st->start_ns, rsil_draw_ns(&st->rng, r->silent_ns));
+}
+
+/* Move *st on to the first window that ends after t. O(1) draws per
+ * window passed. */
+static void
+rsil_advance(const struct gen_rsil *r, struct gen_rsil_state *st, int64_t t)
+{
+	while (st->end_ns <= t && st->end_ns != INT64_MAX) {
+		st->start_ns =
+			add_sat(st->end_ns, rsil_draw_ns(&st->rng, r->loud_ns));
+		st->end_ns = add_sat(st->start_ns,
+				     rsil_draw_ns(&st->rng, r->silent_ns));
+	}
+}
+
 /*
- * silence_end() for p up to end_ns, in O(1) while t stays in the
- * silence-free stretch found last: a partition pays O(S) per silence edge
- * it meets (S silences), not per record, since its t only grows.
+ * The end of the random silence windows of p that hold t, chained (t if
+ * none does), and in *next the first start of one after the result. Moves
+ * p's random silences on to t.
+ */
+static int64_t
+part_rsil_end(const struct wm_source_gen *g, struct gen_part *p, int64_t t,
+	      int64_t *next)
+{
+	bool moved = true;
+
+	while (moved && t != INT64_MAX) {
+		moved = false;
+		*next = INT64_MAX;
+		for (uint32_t i = 0; i < g->n_rsil; i++) {
+			struct gen_rsil_state *st = &p->rsil[i];
+
+			if (g->rsil[i].first > p->id || p->id > g->rsil[i].last)
+				continue;
+			rsil_advance(&g->rsil[i], st, t);
+			if (st->start_ns <= t && t < st->end_ns) {
+				t = st->end_ns;
+				moved = true;
+			} else if (st->start_ns < *next) {
+				*next = st->start_ns;
+			}
+		}
+	}
+	return t;
+}
+
+/*
+ * silence_end() for p up to end_ns, scheduled and random silences chained,
+ * in O(1) while t stays in the silence-free stretch found last: a
+ * partition pays O(S + R) per silence edge it meets (S silences, R random
+ * ones), not per record, since its t only grows.
  */
 static int64_t
 part_silence_end(const struct wm_source_gen *g, struct gen_part *p, int64_t t)
 {
-	int64_t e;
+	int64_t e = t, r, next = INT64_MAX;
 
 	if (t >= p->loud_from && t < p->loud_until)
 		return t;
-	e = silence_end(g, p->id, t, g->end_ns);
+	for (;;) {
+		e = silence_end(g, p->id, e, g->end_ns);
+		if (g->n_rsil == 0 || e >= g->end_ns || e == INT64_MAX)
+			break;
+		r = part_rsil_end(g, p, e, &next);
+		if (r == e)
+			break;
+		e = r;
+	}
 	if (e < g->end_ns) {
 		/* e is not covered, so a window that meets the stretch
 		 * after it starts after it. */
 		p->loud_from = e;
 		p->loud_until = silence_next_start(g, p->id, e);
+		if (next < p->loud_until)
+			p->loud_until = next;
 	}
 	return e;
 }
@@ -803,6 +905,17 @@ conf_valid(const struct wm_source_gen_conf *c)
 		return false;
 	if (c->n_outages > 0 && c->outages == NULL)
 		return false;
+	if (c->n_random_silences > 0 && c->random_silences == NULL)
+		return false;
+	for (uint32_t i = 0; i < c->n_random_silences; i++) {
+		const struct wm_source_gen_random_silence *r =
+			&c->random_silences[i];
+
+		if (r->first_partition > r->last_partition ||
+		    !(r->fraction > 0 && r->fraction < 1) || r->mean_ms <= 0 ||
+		    r->mean_ms > WM_SOURCE_GEN_MAX_DELAY_MS)
+			return false;
+	}
 	return true;
 }
 
@@ -878,6 +991,15 @@ gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 			p->base_rate = c->rate * skew;
 		if (!part_rates_valid(g, p, g->fast ? skew : p->base_rate))
 			return -EINVAL;
+		p->rsil = g->rsil_states + (size_t)i * g->n_rsil;
+		for (uint32_t j = 0; j < g->n_rsil; j++) {
+			/* A stream apart from the records' (see source_gen.h). */
+			p->rsil[j].rng = gen_mix64(
+				c->seed ^ gen_mix64(wm_hash_fibonacci(id) +
+						    0x8cb92ba72f3d8dd7ull *
+							    (uint64_t)(j + 1)));
+			rsil_start(&g->rsil[j], &p->rsil[j]);
+		}
 		seg_begin(g, p, &p->seg, 0, 0);
 		p->seg_passed = p->seg;
 		if (g->fast)
@@ -972,6 +1094,23 @@ gen_copy_schedules(struct wm_source_gen *g,
 	for (uint32_t i = 0; i < g->n_outages; i++)
 		if (!gen_sched_from(&g->outages[i], &conf->outages[i]))
 			return -EINVAL;
+	g->n_rsil = conf->n_random_silences;
+	if (g->n_rsil > 0 &&
+	    (g->rsil = calloc(g->n_rsil, sizeof(*g->rsil))) == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < g->n_rsil; i++) {
+		const struct wm_source_gen_random_silence *r =
+			&conf->random_silences[i];
+		double mean_ns = (double)r->mean_ms * GEN_NS_PER_MS;
+
+		g->rsil[i] = (struct gen_rsil){
+			.first = r->first_partition,
+			.last = r->last_partition,
+			.fraction = r->fraction,
+			.silent_ns = mean_ns,
+			.loud_ns = mean_ns * (1 - r->fraction) / r->fraction,
+		};
+	}
 	for (uint32_t i = 0; i < g->n_bursts; i++) {
 		const struct wm_source_gen_burst *b = &conf->bursts[i];
 
@@ -999,6 +1138,10 @@ gen_alloc_parts(struct wm_source_gen *g)
 	    gen_heap_reserve(&g->timed, g->n_parts) != 0)
 		return -ENOMEM;
 	if (g->fast && gen_heap_reserve(&g->ready, g->n_parts) != 0)
+		return -ENOMEM;
+	if (g->n_rsil > 0 &&
+	    (g->rsil_states = calloc((size_t)g->n_parts * g->n_rsil,
+				     sizeof(*g->rsil_states))) == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -1051,6 +1194,8 @@ wm_source_gen_free(struct wm_source_gen *g)
 	free(g->silences);
 	free(g->bursts);
 	free(g->outages);
+	free(g->rsil);
+	free(g->rsil_states);
 	free(g);
 }
 

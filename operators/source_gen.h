@@ -98,6 +98,26 @@
  * Cost: O(S) when a partition meets the edge of a silence window (S
  * silences), O(1) per record in between.
  *
+ * Random silences: partitions first_partition..last_partition each
+ * alternate, independently, between sending and silent periods in
+ * processing time: silent periods of mean D = mean_ms and sending periods of
+ * mean D (1 - f) / f, f = fraction, both exponential, so that in the long
+ * run each partition is silent a fraction D / (D + D (1 - f) / f) = f of the
+ * time (renewal-reward theorem). Exponential because it is memoryless: a
+ * partition that starts silent with probability f, its first period then
+ * drawn like any other, is in the stationary state from t = 0 on, so
+ * P(silent at t) = f at every t, not only in the long run; and the
+ * partitions' silences, drawn from their own streams, are independent, so
+ * that n of them are all sending at t with probability (1 - f)^n. Each
+ * (random silence, partition) pair has its own splitmix64 stream, seeded
+ * from (seed, its index among the random silences, partition id) and
+ * apart from the partition's record stream: adding a random silence
+ * changes which arrivals are skipped, not the records that remain. A
+ * random silence's windows are silence windows as above (they chain with
+ * scheduled ones). Lengths are whole nanoseconds (a draw of 0 ns is no
+ * window). Cost: O(1) draws per window met, O(R) per silence edge for R
+ * random silences.
+ *
  * Outages: windows as for silences, in which the partition's records are
  * produced but cannot be read (a broker or network outage, devices that
  * buffer while offline). Paced mode: an arrival in an outage keeps its
@@ -264,6 +284,15 @@ struct wm_source_gen_silence {
 	int64_t length_ms; /* periodic: 0 < length_ms < period_ms */
 };
 
+/* Partitions first..last are each silent a fraction `fraction` (0 < f < 1)
+ * of the time, in periods of mean mean_ms > 0, independently (see "Random
+ * silences"). */
+struct wm_source_gen_random_silence {
+	uint32_t first_partition, last_partition;
+	double fraction;
+	int64_t mean_ms;
+};
+
 /* The rate of partitions first..last is multiplied by factor during the
  * windows of a schedule spelled as a silence's (see "Bursts"). */
 struct wm_source_gen_burst {
@@ -303,6 +332,8 @@ struct wm_source_gen_conf {
 	const struct wm_source_gen_silence *silences;
 	uint32_t n_bursts;
 	const struct wm_source_gen_burst *bursts;
+	uint32_t n_random_silences;
+	const struct wm_source_gen_random_silence *random_silences;
 	uint32_t n_outages; /* windows spelled as silences' */
 	const struct wm_source_gen_silence *outages;
 	uint64_t seed;

@@ -267,7 +267,7 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 		"rate",		 "late_fraction", "late_by",
 		"keys",		 "values",	  "key_distribution",
 		"zipf_exponent", "silence",	  "skew",
-		"burst",	 "outage",
+		"burst",	 "outage",	  "silence_random",
 	};
 	static const char *const replay_only[] = {"pacing", "on_bad_record"};
 	static const char *const not_tumbling[] = {"slide", "gap"};

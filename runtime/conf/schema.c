@@ -64,6 +64,7 @@ static const char *const source_keys[] = {
 	"watermark_interval",
 	"values",
 	"silence",
+	"silence_random",
 	"skew",
 	"burst",
 	"outage",

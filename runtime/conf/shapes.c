@@ -1,7 +1,8 @@
 /*
  * shapes.c
- *	The load-shape language of a synthetic source: skew, silence, burst
- *	and outage entries, their partitions and their schedules.
+ *	The load-shape language of a synthetic source: skew, silence, burst,
+ *	outage and silence_random entries, their partitions and their
+ *	schedules.
  */
 #include "config.h"
 
@@ -46,7 +47,13 @@
  * wrong by itself is reported at its column, a wrong combination at the
  * value's.
  */
-enum shape_kind { SHAPE_SKEW, SHAPE_SILENCE, SHAPE_BURST, SHAPE_OUTAGE };
+enum shape_kind {
+	SHAPE_SKEW,
+	SHAPE_SILENCE,
+	SHAPE_BURST,
+	SHAPE_OUTAGE,
+	SHAPE_RANDOM_SILENCE
+};
 
 struct shape_key {
 	enum shape_kind kind;
@@ -67,6 +74,9 @@ static const struct shape_key shape_keys[] = {
 	{SHAPE_OUTAGE, "outage", false, true,
 	 "FIRST[-LAST] [every DURATION] [for DURATION] [from DURATION] "
 	 "[to DURATION]"},
+	/* Parsed by parse_random_silence(): words of its own. */
+	{SHAPE_RANDOM_SILENCE, "silence_random", false, false,
+	 "FIRST[-LAST] fraction NUMBER mean DURATION"},
 };
 
 enum { SHAPE_EVERY, SHAPE_FOR, SHAPE_FROM, SHAPE_TO, SHAPE_N_WORDS };
@@ -188,6 +198,22 @@ parse_multiplier(struct loader *l, const struct wm_ini_entry *e,
 	return 0;
 }
 
+/* words[from..to) and the blanks between them into text[cap] as a string:
+ * its length, or a "too long" error. */
+static int
+words_text(struct loader *l, const struct wm_ini_entry *e,
+	   const struct word *words, size_t from, size_t to, char *text,
+	   size_t cap)
+{
+	size_t len = words[to - 1].off + words[to - 1].len - words[from].off;
+
+	if (len >= cap)
+		return wm_conf_bad_value_at(l, e, words[from].off, "too long");
+	memcpy(text, e->value + words[from].off, len);
+	text[len] = '\0';
+	return (int)len;
+}
+
 /* The schedule words from words[i] on into dur[] (-1: not given). */
 static int
 parse_schedule(struct loader *l, const struct wm_ini_entry *e,
@@ -199,7 +225,7 @@ parse_schedule(struct loader *l, const struct wm_ini_entry *e,
 	while (i < n) {
 		int k = sk->schedule ? shape_word(e->value, &words[i]) : -1;
 		const struct word *w = &words[i];
-		size_t j = i + 1, len;
+		size_t j = i + 1;
 
 		if (k < 0) {
 			snprintf(why, sizeof(why), "unexpected \"%.*s\" %s",
@@ -224,12 +250,8 @@ parse_schedule(struct loader *l, const struct wm_ini_entry *e,
 			return wm_conf_bad_value_at(l, e, w->off, why);
 		}
 		/* The duration: its words and the blanks between them. */
-		len = words[j - 1].off + words[j - 1].len - words[i + 1].off;
-		if (len >= sizeof(text))
-			return wm_conf_bad_value_at(l, e, words[i + 1].off,
-						    "too long");
-		memcpy(text, e->value + words[i + 1].off, len);
-		text[len] = '\0';
+		if (words_text(l, e, words, i + 1, j, text, sizeof(text)) < 0)
+			return -EINVAL;
 		if (wm_units_duration_ms(text, &dur[k], why, sizeof(why)) != 0)
 			return wm_conf_bad_value_at(l, e, words[i + 1].off,
 						    why);
@@ -286,6 +308,33 @@ shape_windows(struct loader *l, const struct wm_ini_entry *e,
 	return 0;
 }
 
+/* The blank-separated words of e's value into words[], *n of them (at
+ * least one, at most SHAPE_MAX_WORDS), and the first word's partitions
+ * into bound[]. */
+static int
+split_words(struct loader *l, const struct wm_ini_entry *e,
+	    const struct shape_key *sk, struct word words[SHAPE_MAX_WORDS],
+	    size_t *n, uint64_t bound[2])
+{
+	size_t off = 0;
+
+	*n = 0;
+	for (;;) {
+		off += strspn(e->value + off, " \t");
+		if (e->value[off] == '\0')
+			break;
+		if (*n == SHAPE_MAX_WORDS)
+			return wm_conf_bad_value_at(l, e, off,
+						    "too many words");
+		words[*n].off = off;
+		words[*n].len = strcspn(e->value + off, " \t");
+		off += words[(*n)++].len;
+	}
+	if (*n == 0)
+		return shape_usage(l, e, sk);
+	return parse_partitions(l, e, sk, &words[0], bound);
+}
+
 /* One skew, silence or burst value (see above) into *sh; its factor is 1
  * if the key takes none, its windows the whole job if it takes none. */
 static int
@@ -296,23 +345,10 @@ parse_shape(struct loader *l, const struct wm_ini_entry *e,
 	struct word words[SHAPE_MAX_WORDS];
 	int64_t dur[SHAPE_N_WORDS] = {-1, -1, -1, -1};
 	uint64_t bound[2];
-	size_t n = 0, i = 1, off = 0;
+	size_t n, i = 1;
 	int r;
 
-	for (;;) {
-		off += strspn(e->value + off, " \t");
-		if (e->value[off] == '\0')
-			break;
-		if (n == SHAPE_MAX_WORDS)
-			return wm_conf_bad_value_at(l, e, off,
-						    "too many words");
-		words[n].off = off;
-		words[n].len = strcspn(e->value + off, " \t");
-		off += words[n++].len;
-	}
-	if (n == 0)
-		return shape_usage(l, e, sk);
-	if ((r = parse_partitions(l, e, sk, &words[0], bound)) != 0)
+	if ((r = split_words(l, e, sk, words, &n, bound)) != 0)
 		return r;
 	sh->factor = 1;
 	if (sk->multiplier) {
@@ -329,6 +365,123 @@ parse_shape(struct loader *l, const struct wm_ini_entry *e,
 	    (r = shape_windows(l, e, dur, sh)) != 0)
 		return r;
 	return check_partitions(l, e, &words[0], bound, partitions, sh);
+}
+
+/*
+ * A random silence (operators/source_gen.h, "Random silences"):
+ *
+ *	PARTITIONS fraction F mean D
+ *
+ * each of PARTITIONS silent a fraction F of the time (0 < F < 1, a plain
+ * decimal number), in silent periods of mean D (a duration above 0, of one
+ * or more words), independently. The two words in either order, each once.
+ */
+static int
+parse_random_silence(struct loader *l, const struct wm_ini_entry *e,
+		     const struct shape_key *sk, uint32_t partitions,
+		     struct wm_source_gen_random_silence *rs)
+{
+	struct word words[SHAPE_MAX_WORDS];
+	struct wm_source_gen_burst range = {0};
+	char text[256], *end, why[WM_UNITS_WHY_MAX + 64];
+	bool have_fraction = false, have_mean = false;
+	uint64_t bound[2];
+	size_t n, i = 1;
+	int r;
+
+	if ((r = split_words(l, e, sk, words, &n, bound)) != 0)
+		return r;
+	while (i < n) {
+		const struct word *w = &words[i];
+		bool fraction = w->len == 8 &&
+				strncmp(e->value + w->off, "fraction", 8) == 0;
+		bool mean = w->len == 4 &&
+			    strncmp(e->value + w->off, "mean", 4) == 0;
+		size_t j = i + 1, len;
+
+		if (!fraction && !mean)
+			return shape_usage(l, e, sk);
+		if (fraction ? have_fraction : have_mean) {
+			snprintf(why, sizeof(why), "\"%s\" given twice",
+				 fraction ? "fraction" : "mean");
+			return wm_conf_bad_value_at(l, e, w->off, why);
+		}
+		/* Its value: the words up to the other keyword. */
+		while (j < n &&
+		       !(words[j].len == 8 && strncmp(e->value + words[j].off,
+						      "fraction", 8) == 0) &&
+		       !(words[j].len == 4 &&
+			 strncmp(e->value + words[j].off, "mean", 4) == 0))
+			j++;
+		if (j == i + 1) {
+			snprintf(why, sizeof(why), "\"%s\" needs %s",
+				 fraction ? "fraction" : "mean",
+				 fraction ? "a number" : "a duration");
+			return wm_conf_bad_value_at(l, e, w->off, why);
+		}
+		if ((r = words_text(l, e, words, i + 1, j, text,
+				    sizeof(text))) < 0)
+			return r;
+		len = (size_t)r;
+		if (fraction) {
+			errno = 0;
+			rs->fraction = strtod(text, &end);
+			/* Decimal only: strtod() would take "0x.1" and
+			 * "nan". */
+			if (*end != '\0' || errno != 0 ||
+			    strspn(text, "0123456789.eE+-") != len ||
+			    !(rs->fraction > 0 && rs->fraction < 1)) {
+				snprintf(why, sizeof(why),
+					 "invalid fraction \"%.*s\" (expected "
+					 "a number above 0 and below 1, as in "
+					 "0.2)",
+					 (int)(len < 40 ? len : 40), text);
+				return wm_conf_bad_value_at(
+					l, e, words[i + 1].off, why);
+			}
+			have_fraction = true;
+		} else {
+			if (wm_units_duration_ms(text, &rs->mean_ms, why,
+						 sizeof(why)) != 0)
+				return wm_conf_bad_value_at(
+					l, e, words[i + 1].off, why);
+			if (rs->mean_ms <= 0 ||
+			    rs->mean_ms > WM_SOURCE_GEN_MAX_DELAY_MS)
+				return wm_conf_bad_value_at(
+					l, e, words[i + 1].off,
+					rs->mean_ms <= 0
+						? "\"mean\" must be positive"
+						: "\"mean\" is out of range");
+			have_mean = true;
+		}
+		i = j;
+	}
+	if (!have_fraction || !have_mean)
+		return wm_conf_bad_value(
+			l, e,
+			have_fraction ? "expected \"mean\" and a duration"
+				      : "expected \"fraction\" and a number");
+	if ((r = check_partitions(l, e, &words[0], bound, partitions,
+				  &range)) != 0)
+		return r;
+	rs->first_partition = range.first_partition;
+	rs->last_partition = range.last_partition;
+	return 0;
+}
+
+static int
+add_random_silence(struct wm_source_conf *src,
+		   const struct wm_source_gen_random_silence *rs)
+{
+	void *grown = realloc(src->random_silences,
+			      (src->n_random_silences + 1) *
+				      sizeof(*src->random_silences));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	src->random_silences = grown;
+	src->random_silences[src->n_random_silences++] = *rs;
+	return 0;
 }
 
 /* A silence or an outage: the partitions and windows of a shape. */
@@ -378,6 +531,8 @@ add_shape(struct wm_source_conf *src, enum shape_kind kind,
 		return add_window(&src->silences, &src->n_silences, sh);
 	case SHAPE_OUTAGE:
 		return add_window(&src->outages, &src->n_outages, sh);
+	case SHAPE_RANDOM_SILENCE: /* not parsed as a shape */
+		return -EINVAL;
 	case SHAPE_BURST:
 		grown = realloc(src->bursts,
 				(src->n_bursts + 1) * sizeof(*src->bursts));
@@ -431,7 +586,16 @@ wm_conf_load_shapes(struct loader *l, struct wm_ini_section *sec,
 		     e = wm_ini_get_next((struct wm_ini_section *)e->section,
 					 e)) {
 			struct wm_source_gen_burst sh = {0};
+			struct wm_source_gen_random_silence rs = {0};
 
+			if (shape_keys[k].kind == SHAPE_RANDOM_SILENCE) {
+				if ((r = parse_random_silence(
+					     l, e, &shape_keys[k],
+					     src->partitions, &rs)) != 0 ||
+				    (r = add_random_silence(src, &rs)) != 0)
+					return r;
+				continue;
+			}
 			if ((r = parse_shape(l, e, &shape_keys[k],
 					     src->partitions, &sh)) != 0 ||
 			    (r = add_shape(src, shape_keys[k].kind, &sh)) != 0)

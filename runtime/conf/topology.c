@@ -932,6 +932,7 @@ wm_topology_free(struct wm_topology *t)
 		if (st->kind == WM_STAGE_SOURCE) {
 			free(st->u.source.silences);
 			free(st->u.source.outages);
+			free(st->u.source.random_silences);
 			free(st->u.source.bursts);
 			free(st->u.source.skew);
 			free(st->u.source.replay);

@@ -161,6 +161,8 @@ struct wm_source_conf {
 	struct wm_source_gen_burst *bursts;
 	uint32_t n_outages;
 	struct wm_source_gen_silence *outages;
+	uint32_t n_random_silences;
+	struct wm_source_gen_random_silence *random_silences;
 	/* Replay a trace instead of generating (runtime/io/replay.h). */
 	char *replay;
 	enum wm_replay_pacing pacing;

@@ -41,6 +41,8 @@ generator(const struct wm_topology *topo, const struct wm_stage *st,
 	conf.bursts = sc->bursts;
 	conf.n_outages = sc->n_outages;
 	conf.outages = sc->outages;
+	conf.n_random_silences = sc->n_random_silences;
+	conf.random_silences = sc->random_silences;
 	/* Each source has its own stream of the job's randomness. */
 	conf.seed = job->seed ^ (uint64_t)wm_keygroup_hash_string(
 					st->name, strlen(st->name));

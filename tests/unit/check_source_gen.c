@@ -667,6 +667,130 @@ START_TEST(test_values_cycle_per_partition)
 }
 END_TEST
 
+/* ---- tcase random_silences ---- */
+
+/*
+ * Partitions 0 and 1 at 10 records/s for 10^4 s, each silent a fraction
+ * 0.2 of the time in periods of mean 1 s: which of their 10^5 arrivals each
+ * one emitted, as bitmaps by arrival index (ts / 100 ms, in order).
+ */
+#define RSIL_ARRIVALS 100000u
+
+static void
+rsil_run(const uint32_t *ids, uint32_t n, uint64_t seed,
+	 unsigned char emitted[][RSIL_ARRIVALS])
+{
+	static const struct wm_source_gen_random_silence rs = {0, 1, 0.2, 1000};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+
+	conf_base(&c, ids, n, 10);
+	c.seed = seed;
+	c.end_ts = RSIL_ARRIVALS * 100;
+	c.n_random_silences = 1;
+	c.random_silences = &rs;
+	g = gen_new_ok(&c);
+	memset(emitted, 0, (size_t)n * RSIL_ARRIVALS);
+	while (wm_source_gen_next(g, c.end_ts * MS, &r) == 1) {
+		ck_assert(r.ts % 100 == 0 && r.ts / 100 < RSIL_ARRIVALS);
+		emitted[r.partition == ids[0] ? 0 : 1][r.ts / 100] = 1;
+	}
+	ck_assert(wm_source_gen_finished(g));
+	wm_source_gen_free(g);
+}
+
+/*
+ * Tolerances. The silent time over a horizon T of an alternating process
+ * with independent exponential periods of means a (sending) and b (silent)
+ * is asymptotically normal with variance 2 a^2 b^2 T / (a + b)^3 (the
+ * renewal-reward central limit theorem), so the silent fraction has
+ * variance 2 b p (1 - p)^2 / T with b = D, p = b / (a + b): here
+ * 2 x 1 s x 0.2 x 0.64 / 10^4 s, a standard deviation of 0.0051. Sampling
+ * at the arrivals (every 0.1 s, ten per mean period) adds little. Both
+ * partitions silent at once is, if they are independent, a process of
+ * fraction p^2 = 0.04 whose silent periods have mean D / 2 (the minimum of
+ * two exponential remainders), standard deviation about
+ * sqrt(2 x 0.5 x 0.04 x 0.92^2 / 10^4) = 0.0018. Both tolerances are
+ * five of those.
+ */
+START_TEST(test_random_silence_long_run_fraction_and_independence)
+{
+	static const uint32_t ids[] = {0, 1};
+	static unsigned char emitted[2][RSIL_ARRIVALS];
+	unsigned silent[2] = {0, 0}, both = 0;
+
+	rsil_run(ids, 2, 42, emitted);
+	for (uint32_t k = 0; k < RSIL_ARRIVALS; k++) {
+		silent[0] += !emitted[0][k];
+		silent[1] += !emitted[1][k];
+		both += !emitted[0][k] && !emitted[1][k];
+	}
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(fabs(silent[i] / (double)RSIL_ARRIVALS - 0.2) <
+				      0.026,
+			      "partition %d silent %u of %u arrivals", i,
+			      silent[i], RSIL_ARRIVALS);
+	ck_assert_msg(fabs(both / (double)RSIL_ARRIVALS - 0.04) < 0.009,
+		      "both silent at %u of %u arrivals", both, RSIL_ARRIVALS);
+}
+END_TEST
+
+/* The same seed gives the same silences; a partition's do not depend on
+ * the other partitions of its subtask, and differ from another's. */
+START_TEST(test_random_silence_is_deterministic_per_partition)
+{
+	static const uint32_t both[] = {0, 1}, one[] = {1};
+	static unsigned char a[2][RSIL_ARRIVALS], b[2][RSIL_ARRIVALS];
+	static unsigned char alone[1][RSIL_ARRIVALS];
+
+	rsil_run(both, 2, 42, a);
+	rsil_run(both, 2, 42, b);
+	ck_assert(memcmp(a, b, sizeof(a)) == 0);
+	rsil_run(one, 1, 42, alone);
+	ck_assert(memcmp(a[1], alone[0], RSIL_ARRIVALS) == 0);
+	ck_assert(memcmp(a[0], a[1], RSIL_ARRIVALS) != 0);
+	rsil_run(both, 2, 43, b);
+	ck_assert(memcmp(a[0], b[0], RSIL_ARRIVALS) != 0);
+}
+END_TEST
+
+/* Only the partitions named are silenced; a bad fraction or mean is
+ * refused. */
+START_TEST(test_random_silence_range_and_bad_values)
+{
+	static const uint32_t ids[] = {0, 1, 2};
+	struct wm_source_gen_random_silence rs = {1, 1, 0.5, 100};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_source_partition_stats st;
+
+	conf_base(&c, ids, 3, 100);
+	c.end_ts = 100000;
+	c.n_random_silences = 1;
+	c.random_silences = &rs;
+	g = gen_new_ok(&c);
+	drain(g, c.end_ts * MS, NULL, 0);
+	for (uint32_t i = 0; i < 3; i++) {
+		wm_source_gen_partition_stats(g, i, c.end_ts * MS, &st);
+		ck_assert_uint_eq(st.emitted + st.skipped, 10000);
+		if (i == 1)
+			ck_assert(st.skipped > 3500 && st.skipped < 6500);
+		else
+			ck_assert_uint_eq(st.skipped, 0);
+	}
+	wm_source_gen_free(g);
+	rs.fraction = 1;
+	errno = 0;
+	ck_assert(wm_source_gen_new(&c) == NULL && errno == EINVAL);
+	rs.fraction = 0;
+	ck_assert(wm_source_gen_new(&c) == NULL && errno == EINVAL);
+	rs.fraction = 0.5;
+	rs.mean_ms = 0;
+	ck_assert(wm_source_gen_new(&c) == NULL && errno == EINVAL);
+}
+END_TEST
+
 /* ---- tcase silences ---- */
 
 START_TEST(test_silence_skips_arrivals_and_resumes)
@@ -1930,6 +2054,13 @@ source_gen_suite(void)
 	tcase_add_test(tc, test_periodic_silences_that_cover_all_time);
 	tcase_add_test(tc, test_fast_mode_periodic_silence_sits_out);
 	tcase_add_test(tc, test_invalid_periodic_silence_is_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("random_silences");
+	tcase_add_test(tc,
+		       test_random_silence_long_run_fraction_and_independence);
+	tcase_add_test(tc, test_random_silence_is_deterministic_per_partition);
+	tcase_add_test(tc, test_random_silence_range_and_bad_values);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bursts");

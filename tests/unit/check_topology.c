@@ -247,6 +247,30 @@ START_TEST(test_source_shapes)
 	ck_assert(b[2].factor == 1.5);
 	ck_assert_int_eq(b[2].to_ms, 7200000);
 	wm_topology_free(t);
+}
+END_TEST
+
+START_TEST(test_random_silences)
+{
+	struct wm_topology *t =
+		load_ok("[source s]\n"
+			"partitions = 16\n"
+			"silence_random = 0-15 fraction 0.2 mean 10 min\n"
+			"silence_random = 3 mean 90 min fraction 0.05\n");
+	const struct wm_source_conf *src = &t->stages[0].u.source;
+	const struct wm_source_gen_random_silence *rs = src->random_silences;
+
+	ck_assert_uint_eq(src->n_random_silences, 2);
+	ck_assert_uint_eq(src->n_silences, 0);
+	ck_assert_uint_eq(rs[0].first_partition, 0);
+	ck_assert_uint_eq(rs[0].last_partition, 15);
+	ck_assert(rs[0].fraction == 0.2);
+	ck_assert_int_eq(rs[0].mean_ms, 600000);
+	ck_assert_uint_eq(rs[1].first_partition, 3);
+	ck_assert_uint_eq(rs[1].last_partition, 3);
+	ck_assert(rs[1].fraction == 0.05);
+	ck_assert_int_eq(rs[1].mean_ms, 5400000);
+	wm_topology_free(t);
 
 	/* Nothing said: no skew, silences or bursts. */
 	t = load_ok("[source s]\n");
@@ -378,6 +402,34 @@ static const struct bad_case bad[] = {
 	 "watermark_alignment_max_drift = 1 s\n",
 	 "t.conf:3:29: invalid value for \"watermark_alignment_group\" in "
 	 "[source s]: a replayed trace cannot pause single partitions"},
+	/* Random silences: the same, with words of their own. */
+	{"[source s]\npartitions = 4\nsilence_random = 0-3 fraction 1 mean 1 "
+	 "s\n",
+	 "t.conf:3:31: invalid value for \"silence_random\" in [source s]: "
+	 "invalid fraction \"1\" (expected a number above 0 and below 1, as "
+	 "in 0.2)"},
+	{"[source s]\npartitions = 4\nsilence_random = 0 fraction nan mean 1 "
+	 "s\n",
+	 "t.conf:3:29: invalid value for \"silence_random\" in [source s]: "
+	 "invalid fraction \"nan\""},
+	{"[source s]\npartitions = 4\nsilence_random = 0 mean 0 s fraction "
+	 "0.5\n",
+	 "t.conf:3:25: invalid value for \"silence_random\" in [source s]: "
+	 "\"mean\" must be positive"},
+	{"[source s]\npartitions = 4\nsilence_random = 0 fraction 0.5\n",
+	 "t.conf:3:18: invalid value for \"silence_random\" in [source s]: "
+	 "expected \"mean\" and a duration"},
+	{"[source s]\npartitions = 4\nsilence_random = 2-4 fraction 0.5 mean "
+	 "1 s\n",
+	 "t.conf:3:18: invalid value for \"silence_random\" in [source s]: "
+	 "expected partitions from 0 to 3 (the source has 4), not \"2-4\""},
+	{"[source s]\npartitions = 4\nsilence_random = 0 fraction 0.5 mean 1 "
+	 "s fraction 0.1\n",
+	 "t.conf:3:42: invalid value for \"silence_random\" in [source s]: "
+	 "\"fraction\" given twice"},
+	{"[source s]\npartitions = 4\nsilence_random = 0 every 1 s\n",
+	 "t.conf:3:18: invalid value for \"silence_random\" in [source s]: "
+	 "expected \"FIRST[-LAST] fraction NUMBER mean DURATION\""},
 	/* Skews, silences and bursts: a part wrong by itself is shown at
 	 * its column, a wrong combination at the value's. */
 	{"[source s]\npartitions = 4\nskew = 0-3\n",
@@ -530,6 +582,7 @@ topology_suite(void)
 	tcase_add_test(good, test_minimal_topology_defaults);
 	tcase_add_test(good, test_a_sink_takes_its_windows_parallelism);
 	tcase_add_test(good, test_source_shapes);
+	tcase_add_test(good, test_random_silences);
 	tcase_add_test(good, test_alert_tiers);
 	tcase_add_loop_test(errors,
 			    test_configuration_errors_name_file_line_and_key, 0,
