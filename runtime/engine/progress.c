@@ -202,7 +202,6 @@ wm_progress_publish(const struct wm_progress *p, int64_t now_ns,
 	WM_METRIC_SET(m->to_idle, r.to_idle);
 	WM_METRIC_SET(m->to_active, r.to_active);
 	WM_METRIC_SET(m->longest_starved_ns, r.longest_starved_ns);
-	WM_METRIC_SET(m->still_since_ns, p->still_since_ns);
 	WM_METRIC_SET(m->noise_stalls, r.noise_stalls);
 	WM_METRIC_SET(m->noise_stalled_ns, r.noise_stalled_ns);
 	WM_METRIC_SET(m->since_ns, r.since_ns);

@@ -49,9 +49,6 @@ struct wm_watermark_metrics {
 	_Atomic uint64_t to_idle, to_active;
 	/* Real time the process waited for a CPU during the longest stall. */
 	_Atomic int64_t longest_starved_ns;
-	/* Processing time of its last advance, or of its last turn to
-	 * ACTIVE (0: the job's start): how long it has stood still. */
-	_Atomic int64_t still_since_ns;
 	/* Stalls within a real run's scheduling noise (noise.h), in none of
 	 * the figures above, and their real time waiting for a CPU. */
 	_Atomic uint64_t noise_stalls;

@@ -119,8 +119,6 @@ read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
 		partition_split(p, b, dt_processing_ns);
 		p->records_per_s = per_second(p->records, b ? b->records : 0,
 					      dt_ns, b != NULL);
-		p->unmoved_since_ns =
-			WM_METRIC_GET(pm->progress.still_since_ns);
 	}
 }
 
@@ -199,7 +197,6 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	s->held_by = WM_METRIC_GET(m->held_by_now);
 	s->pid = WM_METRIC_GET(m->pid);
 	cpu_wait(s, b, WM_METRIC_GET(m->cpu_wait_ns), dt);
-	s->unmoved_since_ns = WM_METRIC_GET(m->output.still_since_ns);
 	time_split(s, m, b, snap->real_ns,
 		   prev != NULL ? snap->real_ns - prev->real_ns : 0);
 	read_channels(s, plan, id, m);
@@ -312,8 +309,7 @@ wm_snapshot_blame(const struct wm_snapshot *snap, const struct wm_plan *plan,
 		at = s->channels[s->held_by].producer;
 	}
 	if (out->cause != WM_BLAME_NONE)
-		out->for_ns = snap->processing_ns -
-			      snap->subtasks[id].unmoved_since_ns;
+		out->for_ns = snap->processing_ns - snap->subtasks[id].since_ns;
 }
 
 wm_ts_t

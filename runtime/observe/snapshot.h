@@ -56,11 +56,10 @@ struct wm_snap_partition {
 	 * rest. WM_SNAP_UNKNOWN without the snapshot before. */
 	int64_t idle_ns, paused_ns;
 	double idle_ms_per_s, paused_ms_per_s, active_ms_per_s;
-	/* Processing time its watermark last moved (or turned ACTIVE), as
-	 * its subtask's tracker knows it (progress.h); 0: the start. */
-	int64_t unmoved_since_ns;
-	/* When its present state began, as its subtask measured it
-	 * (progress.h since_ns): IDLE since, or ACTIVE and still since. */
+	/* When its present state began, as its subtask's tracker measured
+	 * it (progress.h since_ns): IDLE since, or ACTIVE and still since,
+	 * its last advance (0: the start). How long a watermark has stood
+	 * still, exactly, whatever the sampling. */
 	int64_t since_ns;
 };
 
@@ -85,8 +84,7 @@ struct wm_snap_subtask {
 	 * input channel of this subtask, for a source a partition id;
 	 * UINT32_MAX: nothing. */
 	uint32_t held_by;
-	int64_t unmoved_since_ns; /* as for a partition */
-	int64_t since_ns;	  /* of its output, as for a partition */
+	int64_t since_ns; /* of its output, as for a partition */
 	uint32_t n_channels;
 	struct wm_snap_channel *channels;
 	uint32_t n_partitions;
@@ -107,8 +105,8 @@ struct wm_snapshot {
 /*
  * Read the blocks of every subtask of `plan`: subtask id's block is at
  * `blocks + id * stride` (the segment's metrics area, or --sim's). `prev`
- * is the snapshot before (NULL for the first), for the figures per second
- * and the unmoved times. Returns a new snapshot in one allocation, freed
+ * is the snapshot before (NULL for the first), for the figures per second.
+ * Returns a new snapshot in one allocation, freed
  * with wm_snapshot_free(); NULL, errno ENOMEM.
  */
 struct wm_snapshot *wm_snapshot_take(const struct wm_plan *plan,

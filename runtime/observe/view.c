@@ -311,7 +311,7 @@ held_news(const struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 
 	wm_snapshot_blame(snap, v->plan, id, bl);
 	return bl->cause != WM_BLAME_NONE &&
-	       snap->processing_ns - s->unmoved_since_ns >= news_after(v);
+	       snap->processing_ns - s->since_ns >= news_after(v);
 }
 
 /* Subtask id's row, then its inputs (all of them, or only the one that
@@ -426,7 +426,7 @@ subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 	struct wm_blame bl;
 	char name[96], a[48], b[48], d[32];
 	bool held = !s->idle && !s->finished &&
-		    snap->processing_ns - s->unmoved_since_ns >= news_after(v);
+		    snap->processing_ns - s->since_ns >= news_after(v);
 
 	wm_snapshot_blame(snap, v->plan, id, &bl);
 	held = held && bl.cause != WM_BLAME_NONE;
@@ -443,9 +443,8 @@ subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 			wm_units_format_duration(bl.for_ns, d, sizeof(d)));
 		blame_text(v, &bl, f);
 		fprintf(f, " (%s)\n", cause_word(bl.cause));
-		*said = (struct said){true,	    holder,
-				      bl.partition, bl.cause,
-				      s->watermark, s->unmoved_since_ns};
+		*said = (struct said){true,	holder,	      bl.partition,
+				      bl.cause, s->watermark, s->since_ns};
 		return;
 	}
 	if (!said->held || s->watermark == said->watermark)
@@ -457,9 +456,8 @@ subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 		s->idle ? "IDLE"
 			: wm_units_format_event_time(s->watermark, b,
 						     sizeof(b)),
-		wm_units_format_duration(s->unmoved_since_ns -
-						 said->held_since_ns,
-					 d, sizeof(d)));
+		wm_units_format_duration(s->since_ns - said->held_since_ns, d,
+					 sizeof(d)));
 	said->held = false;
 }
 

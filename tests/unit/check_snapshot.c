@@ -114,10 +114,9 @@ set_window(struct job *j, wm_ts_t wm, uint32_t holder, uint64_t in)
 static void
 still_since(struct job *j, int64_t ns)
 {
-	WM_METRIC_SET(block(j, j->s1)->output.still_since_ns, ns);
-	WM_METRIC_SET(block(j, j->s1)->partitions[1].progress.still_since_ns,
-		      ns);
-	WM_METRIC_SET(block(j, j->w)->output.still_since_ns, ns);
+	WM_METRIC_SET(block(j, j->s1)->output.since_ns, ns);
+	WM_METRIC_SET(block(j, j->s1)->partitions[1].progress.since_ns, ns);
+	WM_METRIC_SET(block(j, j->w)->output.since_ns, ns);
 }
 
 /* The first snapshot (7 s real, 1 s processing) of partition 3 going
@@ -307,7 +306,7 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 				5 * SECOND);
 	still_since(&j, 5 * SECOND);
 	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
-	WM_METRIC_SET(block(&j, j.s0)->output.still_since_ns, 19 * SECOND);
+	WM_METRIC_SET(block(&j, j.s0)->output.since_ns, 19 * SECOND);
 	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
 	s[1] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[0], 5 * SECOND,
 				20 * SECOND);
