@@ -31,7 +31,9 @@
  *
  *	PARTITIONS [xF] [every D] [for D] [from D] [to D]
  *
- * PARTITIONS	FIRST or FIRST-LAST (digits), partitions of the source
+ * PARTITIONS	FIRST or FIRST-LAST (digits), partitions of the source, or
+ *		"all" of them (so that a --sweep over the source's
+ *		partitions keeps the shape on every one)
  * xF		a rate multiplier, F > 0 and finite: skew and burst need one,
  *		silence takes none
  * every D	periodic: a window starts every D from `from` on...
@@ -110,7 +112,11 @@ shape_usage(struct loader *l, const struct wm_ini_entry *e,
 	return wm_conf_bad_value(l, e, why);
 }
 
-/* PARTITIONS: FIRST or FIRST-LAST, in digits. */
+/* The LAST of "all": the source's last partition, known only to
+ * check_partitions(); no number in digits reaches it. */
+#define ALL_PARTITIONS UINT64_MAX
+
+/* PARTITIONS: FIRST or FIRST-LAST, in digits, or "all". */
 static int
 parse_partitions(struct loader *l, const struct wm_ini_entry *e,
 		 const struct shape_key *sk, const struct word *w,
@@ -120,6 +126,10 @@ parse_partitions(struct loader *l, const struct wm_ini_entry *e,
 	int n = 0;
 
 	bound[0] = bound[1] = 0;
+	if (w->len == 3 && strncmp(p, "all", 3) == 0) {
+		bound[1] = ALL_PARTITIONS;
+		return 0;
+	}
 	while (n < 2) {
 		const char *digits = p;
 
@@ -146,15 +156,16 @@ check_partitions(struct loader *l, const struct wm_ini_entry *e,
 		 uint32_t partitions, struct wm_source_gen_burst *sh)
 {
 	int len = (int)(w->len < 40 ? w->len : 40);
+	uint64_t last = bound[1] == ALL_PARTITIONS ? partitions - 1 : bound[1];
 	char why[160];
 
-	if (bound[0] > bound[1]) {
+	if (bound[0] > last) {
 		snprintf(why, sizeof(why),
 			 "expected FIRST <= LAST, not \"%.*s\"", len,
 			 e->value + w->off);
 		return wm_conf_bad_value_at(l, e, w->off, why);
 	}
-	if (bound[1] >= partitions) {
+	if (last >= partitions) {
 		snprintf(why, sizeof(why),
 			 "expected partitions from 0 to %u (the source has "
 			 "%u), not \"%.*s\"",
@@ -162,7 +173,7 @@ check_partitions(struct loader *l, const struct wm_ini_entry *e,
 		return wm_conf_bad_value_at(l, e, w->off, why);
 	}
 	sh->first_partition = (uint32_t)bound[0];
-	sh->last_partition = (uint32_t)bound[1];
+	sh->last_partition = (uint32_t)last;
 	return 0;
 }
 

@@ -448,8 +448,8 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
  * with SIGINT ignored, and what the caller ignored the whole job ignores
  * (a blocked signal would be queued, ignored or not: those are not
  * blocked). */
-static void
-stop_signals(sigset_t *mask)
+void
+wm_supervisor_stop_signals(sigset_t *mask)
 {
 	static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -656,7 +656,7 @@ wm_supervisor_run(const struct wm_topology *t,
 	 * summary, instead of killing the supervisor silently. Not before
 	 * the sinks are open: opening a FIFO waits for a reader, and must
 	 * stay interruptible. */
-	stop_signals(&mask);
+	wm_supervisor_stop_signals(&mask);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	status = place(t, plan, &res.seg, &res.pl, err, errlen);
 	/* The observer before the workers: it is forked while this process

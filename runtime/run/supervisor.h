@@ -6,6 +6,7 @@
 #ifndef WM_RUNTIME_SUPERVISOR_H
 #define WM_RUNTIME_SUPERVISOR_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "runtime/report/report.h"
@@ -26,5 +27,11 @@
 int wm_supervisor_run(const struct wm_topology *topo,
 		      const struct wm_observe_options *observe,
 		      struct wm_job_report *report, char *err, size_t errlen);
+
+/* The signals a job's supervisor takes while the job runs, into *mask:
+ * SIGCHLD, and those of SIGINT, SIGTERM and SIGHUP the caller did not
+ * leave ignored (an ignored one stays ignored by the whole job). Also what
+ * a real sweep, which runs jobs one after another, takes. */
+void wm_supervisor_stop_signals(sigset_t *mask);
 
 #endif /* WM_RUNTIME_SUPERVISOR_H */

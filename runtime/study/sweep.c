@@ -247,11 +247,13 @@ wm_sweep_print_table(FILE *f, const struct wm_sweep *s,
 	for (size_t i = 0; i < n; i++) {
 		const struct wm_sweep_row *r = &rows[i];
 
+		if (r->skipped)
+			continue;
 		wm_sweep_combination(s, i, idx);
 		for (size_t a = 0; a < s->n_axes; a++)
 			fprintf(f, "%-*s  ", axis_width(&s->axes[a]),
 				s->axes[a].values[idx[a]]);
-		if (r->status != 0 && r->records_read == 0) {
+		if (r->status != 0 && r->records_read == 0 && !r->cut) {
 			fprintf(f, "failed (exit %d): %s\n", r->status,
 				r->error);
 			continue;
@@ -262,7 +264,10 @@ wm_sweep_print_table(FILE *f, const struct wm_sweep *s,
 		print_delay(f, r, r->fire_delay_max_ms);
 		fprintf(f, " %8.3f%% %12.0f  %s", 100.0 * r->late_ratio,
 			r->records_per_s, r->accounted ? "yes" : "no");
-		if (r->status != 0)
+		if (r->cut)
+			fprintf(f, " (cut short, exit %d: %s)", r->status,
+				r->error);
+		else if (r->status != 0)
 			fprintf(f, " (exit %d: %s)", r->status, r->error);
 		fputc('\n', f);
 	}
@@ -304,6 +309,8 @@ wm_sweep_print_csv(FILE *f, const struct wm_sweep *s,
 	for (size_t i = 0; i < n; i++) {
 		const struct wm_sweep_row *r = &rows[i];
 
+		if (r->skipped)
+			continue;
 		wm_sweep_combination(s, i, idx);
 		for (size_t a = 0; a < s->n_axes; a++) {
 			csv_field(f, s->axes[a].values[idx[a]]);

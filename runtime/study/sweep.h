@@ -28,9 +28,10 @@
  * process may use CPUs: a --sim run is one single-threaded process, so a
  * sweep on n CPUs takes about 1/n of the time; each process's row comes
  * back through a pipe and rows are printed in combination order, so the
- * table is the same however the runs were spread. Only --sim runs: a real
- * run pins one process per subtask to the machine's CPUs and two at once
- * would disturb each other's figures.
+ * table is the same however the runs were spread. Real runs go one after
+ * another, never two at once (wm_sweep_run_real()): a real run pins one
+ * process per subtask to the machine's CPUs, and two at once would
+ * disturb each other's figures.
  */
 #ifndef WM_RUNTIME_STUDY_SWEEP_H
 #define WM_RUNTIME_STUDY_SWEEP_H
@@ -67,6 +68,11 @@ struct wm_sweep_row {
 	double late_ratio;
 	double records_per_s;
 	bool accounted;
+	/* A real sweep a stop signal ended: the run it cut short (its
+	 * figures those of the drained job), and those it never ran (no
+	 * figures; the tables leave them out). */
+	bool cut;
+	bool skipped;
 	char error[WM_SWEEP_ERROR_MAX]; /* why status is not 0, or "" */
 };
 
@@ -92,8 +98,9 @@ void wm_sweep_row_from_report(const struct wm_topology *t,
 			      const struct wm_job_report *rep,
 			      struct wm_sweep_row *row);
 
-/* The table for people, one row per combination in order; and the same
- * as CSV with a header line (--sweep-csv). */
+/* The table for people, one row per combination in order (none for a
+ * skipped one; the cut one says so); and the same as CSV with a header
+ * line (--sweep-csv; the cut row's exit_status, 128 + n, marks it). */
 void wm_sweep_print_table(FILE *f, const struct wm_sweep *s,
 			  const struct wm_sweep_row *rows);
 void wm_sweep_print_csv(FILE *f, const struct wm_sweep *s,
@@ -112,6 +119,20 @@ void wm_sweep_print_csv(FILE *f, const struct wm_sweep *s,
 int wm_sweep_run(const struct wm_sweep *s, const char *text, size_t len,
 		 const char *name, unsigned jobs, struct wm_sweep_row *rows,
 		 char *err, size_t errlen);
+
+/*
+ * The same as real jobs (supervisor.h), one after another, each showing
+ * nothing while it runs; before each, a line "wmrun: --sweep run I of N:
+ * COMBINATION" on standard error. A stop signal (SIGINT, SIGTERM, SIGHUP
+ * not ignored by the caller) goes on to the running job, which drains;
+ * its row is marked cut, the rows after it skipped, and *stopped is the
+ * signal (0: none came). Returns with those signals blocked: the caller
+ * prints the rows and exits, and one that comes now has nothing left to
+ * stop. 0, or an exit status after a message in err, as wm_sweep_run().
+ */
+int wm_sweep_run_real(const struct wm_sweep *s, const char *text, size_t len,
+		      const char *name, struct wm_sweep_row *rows, int *stopped,
+		      char *err, size_t errlen);
 
 /* How many runs may go at once: the CPUs this process may run on. */
 unsigned wm_sweep_jobs(void);

@@ -161,3 +161,45 @@ watch_job() {
 	watchdog=$!
 	trap 'kill "$watchdog" 2>/dev/null; pkill -9 -P '"$1"' 2>/dev/null; rm -rf "$scratch"' EXIT
 }
+
+# sweep_rows CSV N -- a --sweep-csv of N rows (and its header), every run
+# exited 0 and accounted for every record.
+sweep_rows() {
+	[ "$(wc -l <"$1")" -eq $(($2 + 1)) ] || fail "$1 has not $2 rows"
+	[ "$(grep -c ',true,0$' "$1")" -eq "$2" ] ||
+		fail "a run of $1 failed or did not account for every record"
+}
+
+# stall_law CSV P TOL -- every row of a --sweep-csv of
+# examples/study_stall_law.conf (or a sweep of it) has a stall_fraction
+# within TOL of the stall law for its n (events.partitions, else 16),
+# parallelism (events.parallelism, else 1) and mode (events.watermark_at,
+# else split), each partition silent a fraction P: 1-(1-P)^n per split,
+# 1-(1-P^k)^(n/k) per subtask with k = n / parallelism. Prints each row
+# beside its law (the table the doc and the closing note give).
+stall_law() {
+	awk -F, -v p="$2" -v tol="$3" '
+	NR == 1 {
+		for (i = 1; i <= NF; i++)
+			col[$i] = i
+		if (!("stall_fraction" in col)) {
+			print "no stall_fraction column" >"/dev/stderr"
+			exit 2
+		}
+		next
+	}
+	{
+		n = "events.partitions" in col ? $col["events.partitions"] : 16
+		par = "events.parallelism" in col ? $col["events.parallelism"] : 1
+		mode = "events.watermark_at" in col ? $col["events.watermark_at"] : "split"
+		k = mode == "subtask" ? n / par : 1
+		law = 1 - (1 - p ^ k) ^ (n / k)
+		got = $col["stall_fraction"]
+		d = got - law
+		printf "%-8s n %2d parallelism %2d: stall %.4f, law %.4f (%+.4f)\n",
+			mode, n, par, got, law, d
+		if (d > tol || d < -tol)
+			bad++
+	}
+	END { exit bad > 0 }' "$1"
+}

@@ -44,8 +44,6 @@ expect_status 64 "$WMRUN" --sim --sweep clicks.rate=1/s "$conf"
 expect_line 'no stage named "clicks"' "$scratch/err"
 expect_status 64 "$WMRUN" --sim --sweep "events.rate=1/s,,2/s" "$conf"
 expect_line 'invalid --sweep "events.rate=1/s,,2/s"' "$scratch/err"
-expect_status 64 "$WMRUN" --sweep events.rate=1/s "$conf"
-expect_line 'add --sim' "$scratch/err"
 expect_status 78 "$WMRUN" --sim --sweep events.rate=1/s,fast "$conf"
 expect_line '^wmrun: --sweep combination events.rate=fast: .*quiet_partitions_no_idleness.conf:[0-9]+:[0-9]+: ' \
 	"$scratch/err"

@@ -272,6 +272,19 @@ START_TEST(test_random_silences)
 	ck_assert_int_eq(rs[1].mean_ms, 5400000);
 	wm_topology_free(t);
 
+	/* "all": every partition, however many the source has (a sweep
+	 * over its partitions keeps the silences on each). */
+	t = load_ok("[source s]\n"
+		    "partitions = 5\n"
+		    "silence_random = all fraction 0.2 mean 1 min\n"
+		    "skew = all x2\n");
+	src = &t->stages[0].u.source;
+	ck_assert_uint_eq(src->random_silences[0].first_partition, 0);
+	ck_assert_uint_eq(src->random_silences[0].last_partition, 4);
+	for (uint32_t p = 0; p < 5; p++)
+		ck_assert(src->skew[p] == 2);
+	wm_topology_free(t);
+
 	/* Nothing said: no skew, silences or bursts. */
 	t = load_ok("[source s]\n");
 	ck_assert_ptr_null(t->stages[0].u.source.skew);

@@ -5,7 +5,7 @@
  *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
  *         [--metrics FILE] [--sample-interval=DURATION]
  *         [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]
- *   wmrun --sim --sweep SECTION.KEY=V1,V2,... [--sweep ...]
+ *   wmrun [--sim] --sweep SECTION.KEY=V1,V2,... [--sweep ...]
  *         [--sweep-csv FILE] [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
@@ -80,7 +80,7 @@ usage(FILE *f)
 		"[--live=WHEN] [--quiet]\n"
 		"             [--metrics FILE] [--sample-interval=DURATION]\n"
 		"             [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]\n"
-		"  or:  wmrun --sim --sweep SECTION.KEY=V1,V2,... "
+		"  or:  wmrun [--sim] --sweep SECTION.KEY=V1,V2,... "
 		"[--sweep ...]\n"
 		"             [--sweep-csv FILE] [TOPOLOGY.conf]\n"
 		"  or:  wmrun --help | --version\n"
@@ -134,17 +134,23 @@ usage(FILE *f)
 		"                  a free port and says which on standard "
 		"error)\n"
 		"  --sweep SECTION.KEY=V1,V2,...\n"
-		"                  run the job under --sim once per value of "
+		"                  run the job once per value of the key "
+		"(SECTION:\n"
+		"                  job, global or a stage's name; the value "
+		"none\n"
+		"                  removes the key), once per combination "
+		"when\n"
+		"                  repeated, and print a table of each run's "
+		"stall\n"
+		"                  fraction, fire delays, late ratio and "
+		"throughput;\n"
+		"                  sinks' output is discarded. With --sim the "
+		"runs\n"
+		"                  go in parallel; real runs go one after "
+		"another,\n"
+		"                  and Ctrl-C stops the running one and prints "
 		"the\n"
-		"                  key (SECTION: job, global or a stage's "
-		"name; the\n"
-		"                  value none removes the key), once per "
-		"combination\n"
-		"                  when repeated, and print a table of each "
-		"run's\n"
-		"                  stall fraction, fire delays, late ratio "
-		"and\n"
-		"                  throughput; sinks' output is discarded\n"
+		"                  rows so far, the cut one marked\n"
 		"  --sweep-csv FILE\n"
 		"                  also write the sweep's table to FILE as "
 		"CSV\n"
@@ -482,14 +488,6 @@ check_combination(const struct cmdline *cl)
 				"--sweep: give one\n");
 		return EX_USAGE;
 	}
-	if (cl->sweep.n_axes > 0 && !cl->sim) {
-		/* A real run pins a process per subtask on this machine's
-		 * CPUs: runs one after another would take hours of real
-		 * time, at once they would disturb each other's figures. */
-		fprintf(stderr, "wmrun: --sweep runs the job under --sim "
-				"only: add --sim\n");
-		return EX_USAGE;
-	}
 	if (cl->sweep.n_axes > 0 &&
 	    (cl->check_only || cl->summary != NULL || cl->metrics != NULL ||
 	     cl->prometheus.on)) {
@@ -773,9 +771,35 @@ report_job(const struct wm_topology *t, const struct wm_job_report *rep,
 	return status;
 }
 
-/* --sweep: every combination under --sim, the table on stdout (and as
- * CSV into cl->sweep_csv). The exit status: the first run's that failed,
- * or EX_OK; before any ran, the one for what was refused. */
+/* What a stop signal left of a real sweep, on standard error. */
+static void
+sweep_stopped(const struct wm_sweep *s, const struct wm_sweep_row *rows,
+	      int sig)
+{
+	size_t n = wm_sweep_combinations(s), skipped = 0, cut = n;
+
+	for (size_t i = 0; i < n; i++) {
+		skipped += rows[i].skipped;
+		if (rows[i].cut)
+			cut = i;
+	}
+	if (cut < n)
+		fprintf(stderr,
+			"wmrun: --sweep stopped by signal %d: %s: run %zu of "
+			"%zu cut short, %zu not run\n",
+			sig, strsignal(sig), cut + 1, n, skipped);
+	else
+		fprintf(stderr,
+			"wmrun: --sweep stopped by signal %d: %s: %zu of %zu "
+			"runs not run\n",
+			sig, strsignal(sig), skipped, n);
+}
+
+/* --sweep: every combination, under --sim or as real jobs one after
+ * another, the table on stdout (and as CSV into cl->sweep_csv). The exit
+ * status: 128 + n when signal n stopped a real sweep, else the first
+ * run's that failed, or EX_OK; before any ran, the one for what was
+ * refused. */
 static int
 sweep(const struct cmdline *cl)
 {
@@ -786,7 +810,7 @@ sweep(const struct cmdline *cl)
 	char why[4400];
 	char *text = NULL;
 	size_t len = sizeof(default_topology) - 1;
-	int status = EX_OK;
+	int status = EX_OK, stopped = 0;
 
 	if (rows == NULL) {
 		fprintf(stderr, "wmrun: out of memory\n");
@@ -808,16 +832,24 @@ sweep(const struct cmdline *cl)
 		fprintf(stderr, "wmrun: %s\n", why);
 		status = EX_IOERR;
 	}
-	if (status == EX_OK)
+	if (status == EX_OK && cl->sim)
 		status = wm_sweep_run(&cl->sweep,
 				      text ? text : default_topology, len, name,
 				      wm_sweep_jobs(), rows, why, sizeof(why));
+	else if (status == EX_OK)
+		status = wm_sweep_run_real(
+			&cl->sweep, text ? text : default_topology, len, name,
+			rows, &stopped, why, sizeof(why));
 	if (status != EX_OK) {
 		fprintf(stderr, "wmrun: %s\n", why);
 	} else {
 		wm_sweep_print_table(stdout, &cl->sweep, rows);
 		for (size_t i = 0; i < n && status == EX_OK; i++)
-			status = rows[i].status;
+			status = rows[i].skipped ? EX_OK : rows[i].status;
+		if (stopped != 0) {
+			sweep_stopped(&cl->sweep, rows, stopped);
+			status = 128 + stopped;
+		}
 		if (cl->sweep_csv != NULL &&
 		    write_csv(cl->sweep_csv, &cl->sweep, rows, why,
 			      sizeof(why)) != 0) {
