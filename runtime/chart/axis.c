@@ -61,6 +61,12 @@ pick_step(enum wm_axis_kind kind, double span, unsigned most)
 			return one_two_five(i, 1.0);
 }
 
+double
+wm_axis_step(enum wm_axis_kind kind, double at_least)
+{
+	return pick_step(kind, at_least, 2);
+}
+
 void
 wm_axis_ticks(enum wm_axis_kind kind, double lo, double hi, unsigned most,
 	      struct wm_axis_ticks *out)

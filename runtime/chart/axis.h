@@ -41,6 +41,10 @@ struct wm_axis_ticks {
 void wm_axis_ticks(enum wm_axis_kind kind, double lo, double hi, unsigned most,
 		   struct wm_axis_ticks *out);
 
+/* The smallest human step of `kind` at least `at_least` (for a sampling
+ * grid as much as for ticks). */
+double wm_axis_step(enum wm_axis_kind kind, double at_least);
+
 /*
  * The label of value `v` on an axis of `kind` whose ticks are `step`
  * apart, into buf (always terminated): a clock shows as much as the step

@@ -29,8 +29,8 @@ struct spans {
 static void
 spans_add(struct spans *s, double from, double to)
 {
-	if (to < from)
-		return;
+	if (!(to > from))
+		return; /* nothing to see */
 	if (s->n > 0 && from <= s->to[s->n - 1]) {
 		if (to > s->to[s->n - 1])
 			s->to[s->n - 1] = to;
@@ -201,7 +201,7 @@ partition_plot(FILE *f, const struct wm_topology *topo,
 	fputs("<h2>Source partitions</h2>\n<p>", f);
 	wm_svg_legend(f, "records", "records arrived");
 	wm_svg_legend(f, "silent", "silent, not idle");
-	wm_svg_legend(f, "idle", "idle");
+	wm_svg_legend(f, "rowidle", "idle");
 	fputs("</p>\n", f);
 	wm_svg_plot_begin(&plot, f, "partitions", PLOT_WIDTH,
 			  (int)(n * ROW_HEIGHT) + 56, WM_AXIS_CLOCK, t_lo, t_hi,
@@ -245,8 +245,9 @@ partition_plot(FILE *f, const struct wm_topology *topo,
 				     silent.from, silent.to, (double)k / n,
 				     0.8 / n);
 			snprintf(series, sizeof(series), "%s idle", name);
-			wm_svg_spans(&plot, series, "idle", idle.n, idle.from,
-				     idle.to, (double)k / n, 0.8 / n);
+			wm_svg_spans(&plot, series, "rowidle", idle.n,
+				     idle.from, idle.to, (double)k / n,
+				     0.8 / n);
 			spans_free(&got);
 			spans_free(&silent);
 			spans_free(&idle);

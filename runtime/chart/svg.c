@@ -34,6 +34,7 @@ static const char style[] =
 	".idle rect{fill:#9ab;fill-opacity:.35}"
 	".stall rect{fill:#d33;fill-opacity:.7}"
 	".records rect{fill:#2e8b57}.silent rect{fill:#ddd}"
+	".rowidle rect{fill:#7f9fc9}.sw-rowidle{background:#7f9fc9}"
 	".bars rect{fill:#1f5fbf}"
 	".legend{display:inline-block;margin-right:1.2em;font-size:12px}"
 	".swatch{display:inline-block;width:1.2em;height:.7em;"
