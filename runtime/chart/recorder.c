@@ -9,7 +9,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/chart/axis.h"
 #include "runtime/chart/recorder.h"
+
+/* wm_recorder_new()'s bucket count: even (halve() pairs them), >= 2. */
+static uint32_t
+even_buckets(uint32_t max_buckets)
+{
+	return max_buckets < 2 ? 2 : max_buckets + (max_buckets & 1);
+}
+
+int64_t
+wm_recorder_first_step_ns(const struct wm_topology *topo, int64_t every_ns)
+{
+	int64_t length_ms = topo->job.processing_time_ms;
+
+	if (every_ns > 0)
+		return every_ns;
+	if (topo->job.event_time_ms < length_ms)
+		length_ms = topo->job.event_time_ms;
+	if (length_ms <= 0 || length_ms == INT64_MAX)
+		return 1000000000;
+	return (int64_t)wm_axis_step(WM_AXIS_DURATION,
+				     (double)length_ms / 1000.0) *
+	       1000000;
+}
 
 struct wm_recorder *
 wm_recorder_new(const struct wm_plan *plan, int64_t step_ns,
@@ -20,7 +44,7 @@ wm_recorder_new(const struct wm_plan *plan, int64_t step_ns,
 
 	if (r == NULL)
 		goto nomem;
-	max_buckets = max_buckets < 2 ? 2 : max_buckets + (max_buckets & 1);
+	max_buckets = even_buckets(max_buckets);
 	r->step_ns = step_ns > 0 ? step_ns : 1;
 	r->stall_threshold_ns = stall_threshold_ns;
 	r->max_buckets = max_buckets;
@@ -255,4 +279,143 @@ wm_recorder_next_due(const struct wm_recorder *r, int64_t ns)
 	if (k > (INT64_MAX - r->origin_ns) / r->step_ns)
 		return INT64_MAX;
 	return r->origin_ns + k * r->step_ns;
+}
+
+/*
+ * Packed: this header, then the arrays at offsets fixed by (max_buckets,
+ * n_subtasks, n_partitions), widest elements first so each is aligned:
+ * at_ns, subtasks, partitions and late by bucket, then count by bucket
+ * and partition_id. Only the buckets in use are copied; the rest of the
+ * bytes are never read.
+ */
+#define PACK_MAGIC 0x57524352u /* "WRCR" */
+
+struct packed {
+	uint32_t magic;
+	uint32_t max_buckets, n_buckets, n_subtasks, n_partitions;
+	uint32_t reserved;
+	int64_t step_ns, origin_ns, stall_threshold_ns;
+	uint64_t samples;
+	uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
+};
+
+struct pack_layout {
+	size_t at_ns, subtasks, partitions, late, count, partition_id, size;
+};
+
+static struct pack_layout
+pack_layout(uint32_t mb, uint32_t ns, uint32_t np)
+{
+	struct pack_layout l;
+
+	l.at_ns = sizeof(struct packed);
+	l.subtasks = l.at_ns + (size_t)mb * sizeof(int64_t);
+	l.partitions =
+		l.subtasks + (size_t)mb * ns * sizeof(struct wm_rec_subtask);
+	l.late = l.partitions +
+		 (size_t)mb * np * sizeof(struct wm_rec_partition);
+	l.count = l.late +
+		  (size_t)mb * WM_METRICS_LATE_PARTITIONS * sizeof(uint64_t);
+	l.partition_id = l.count + (size_t)mb * sizeof(uint32_t);
+	l.size = l.partition_id + (size_t)np * sizeof(uint32_t);
+	return l;
+}
+
+static uint32_t
+plan_partitions(const struct wm_plan *plan)
+{
+	uint32_t np = 0;
+
+	for (uint32_t id = 0; id < plan->n_subtasks; id++)
+		np += plan->subtasks[id].n_partitions;
+	return np;
+}
+
+size_t
+wm_recorder_pack_size(const struct wm_plan *plan, uint32_t max_buckets)
+{
+	return pack_layout(even_buckets(max_buckets), plan->n_subtasks,
+			   plan_partitions(plan))
+		.size;
+}
+
+int
+wm_recorder_pack(const struct wm_recorder *r, void *buf, size_t len)
+{
+	struct pack_layout l =
+		pack_layout(r->max_buckets, r->n_subtasks, r->n_partitions);
+	unsigned char *b = buf;
+	size_t nb = r->n_buckets;
+	struct packed h = {
+		.magic = PACK_MAGIC,
+		.max_buckets = r->max_buckets,
+		.n_buckets = r->n_buckets,
+		.n_subtasks = r->n_subtasks,
+		.n_partitions = r->n_partitions,
+		.step_ns = r->step_ns,
+		.origin_ns = r->origin_ns,
+		.stall_threshold_ns = r->stall_threshold_ns,
+		.samples = r->samples,
+	};
+
+	if (len < l.size)
+		return -ENOSPC;
+	memcpy(h.fire_delays, r->fire_delays, sizeof(h.fire_delays));
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + l.at_ns, r->at_ns, nb * sizeof(*r->at_ns));
+	memcpy(b + l.subtasks, r->subtasks,
+	       nb * r->n_subtasks * sizeof(*r->subtasks));
+	memcpy(b + l.partitions, r->partitions,
+	       nb * r->n_partitions * sizeof(*r->partitions));
+	memcpy(b + l.late, r->late,
+	       nb * WM_METRICS_LATE_PARTITIONS * sizeof(*r->late));
+	memcpy(b + l.count, r->count, nb * sizeof(*r->count));
+	memcpy(b + l.partition_id, r->partition_id,
+	       r->n_partitions * sizeof(*r->partition_id));
+	return 0;
+}
+
+struct wm_recorder *
+wm_recorder_unpack(const struct wm_plan *plan, uint32_t max_buckets,
+		   const void *buf, size_t len)
+{
+	const unsigned char *b = buf;
+	struct packed h;
+	struct pack_layout l;
+	struct wm_recorder *r;
+	size_t nb;
+
+	/* Another process's bytes: every size is checked against what this
+	 * one expects before any is used. */
+	max_buckets = even_buckets(max_buckets);
+	l = pack_layout(max_buckets, plan->n_subtasks, plan_partitions(plan));
+	if (len < l.size)
+		goto invalid;
+	memcpy(&h, b, sizeof(h));
+	if (h.magic != PACK_MAGIC || h.max_buckets != max_buckets ||
+	    h.n_buckets > max_buckets || h.n_subtasks != plan->n_subtasks ||
+	    h.n_partitions != plan_partitions(plan) || h.step_ns <= 0)
+		goto invalid;
+	r = wm_recorder_new(plan, h.step_ns, max_buckets, h.stall_threshold_ns);
+	if (r == NULL)
+		return NULL;
+	nb = h.n_buckets;
+	r->origin_ns = h.origin_ns;
+	r->n_buckets = h.n_buckets;
+	r->samples = h.samples;
+	memcpy(r->fire_delays, h.fire_delays, sizeof(r->fire_delays));
+	memcpy(r->at_ns, b + l.at_ns, nb * sizeof(*r->at_ns));
+	memcpy(r->subtasks, b + l.subtasks,
+	       nb * r->n_subtasks * sizeof(*r->subtasks));
+	memcpy(r->partitions, b + l.partitions,
+	       nb * r->n_partitions * sizeof(*r->partitions));
+	memcpy(r->late, b + l.late,
+	       nb * WM_METRICS_LATE_PARTITIONS * sizeof(*r->late));
+	memcpy(r->count, b + l.count, nb * sizeof(*r->count));
+	memcpy(r->partition_id, b + l.partition_id,
+	       r->n_partitions * sizeof(*r->partition_id));
+	return r;
+invalid:
+	errno = EINVAL;
+	return NULL;
 }

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/conf/topology.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/observe/snapshot.h"
 #include "runtime/plan/plan.h"
@@ -70,6 +71,20 @@ struct wm_recorder {
 	uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
 };
 
+/* Buckets of a report's recorder: enough for a smooth curve a page wide,
+ * and a bound on its memory however long the job. */
+#define WM_RECORDER_BUCKETS 2048
+
+/*
+ * A report's first grid step, ns of processing time: `every_ns` if > 0,
+ * else about a thousandth of the job's length when [job] says it,
+ * rounded to a human step (1 s, 5 s, 1 min ...); else 1 s, the recorder
+ * widening it as the job runs. The same for --sim and a real run, so
+ * that one job's pages look alike.
+ */
+int64_t wm_recorder_first_step_ns(const struct wm_topology *topo,
+				  int64_t every_ns);
+
 /*
  * A recorder for the subtasks of `plan`, buckets `step_ns` wide at first
  * (> 0), at most `max_buckets` (rounded up to even, at least 2), stalls
@@ -88,5 +103,21 @@ void wm_recorder_feed(struct wm_recorder *r, const struct wm_snapshot *snap);
 /* The first processing time a sample should be taken at after `ns`: the
  * next bucket's start (a finer sample would merge into this bucket). */
 int64_t wm_recorder_next_due(const struct wm_recorder *r, int64_t ns);
+
+/*
+ * A recorder as bytes, to hand it to another process (a real run's
+ * observer to its supervisor, observer.h): the size a recorder of `plan`
+ * with `max_buckets` needs packed (the same rounding as
+ * wm_recorder_new()); `r` packed into the `len` bytes at `buf` (0, or
+ * -ENOSPC if they are too few); and a new recorder from such bytes,
+ * which are checked first as another process's (header, sizes, the
+ * plan's counts): NULL, errno EINVAL if they do not describe a recorder
+ * of `plan` with `max_buckets`, ENOMEM.
+ */
+size_t wm_recorder_pack_size(const struct wm_plan *plan, uint32_t max_buckets);
+int wm_recorder_pack(const struct wm_recorder *r, void *buf, size_t len);
+struct wm_recorder *wm_recorder_unpack(const struct wm_plan *plan,
+				       uint32_t max_buckets, const void *buf,
+				       size_t len);
 
 #endif /* WM_RUNTIME_CHART_RECORDER_H */

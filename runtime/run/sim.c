@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "runtime/chart/axis.h"
 #include "runtime/chart/recorder.h"
 #include "runtime/conf/units.h"
 #include "runtime/observe/alerts.h"
@@ -415,29 +414,6 @@ record_until(struct sim *sim, int64_t t)
 	return 0;
 }
 
-/* Buckets of the report's recorder: enough for a smooth curve a page
- * wide, and a bound on its memory however long the job. */
-#define REPORT_BUCKETS 2048
-
-/* The report's first grid: `every_ns` if given, else about a thousandth
- * of the job's length when [job] says it, rounded to a human step (1 s,
- * 5 s, 1 min ...); else 1 s, the recorder widening it as the job runs. */
-static int64_t
-report_step_ns(const struct wm_topology *topo, int64_t every_ns)
-{
-	int64_t length_ms = topo->job.processing_time_ms;
-
-	if (every_ns > 0)
-		return every_ns;
-	if (topo->job.event_time_ms < length_ms)
-		length_ms = topo->job.event_time_ms;
-	if (length_ms <= 0 || length_ms == INT64_MAX)
-		return 1000000000;
-	return (int64_t)wm_axis_step(WM_AXIS_DURATION,
-				     (double)length_ms / 1000.0) *
-	       1000000;
-}
-
 /* Drain every queue until all are empty (rule 3). */
 static int
 settle(struct sim *sim)
@@ -812,7 +788,8 @@ recorder_set_up(struct sim *sim, int64_t every_ns)
 {
 	sim->rec_changed_at_ns = -1;
 	sim->rec = wm_recorder_new(
-		sim->plan, report_step_ns(sim->topo, every_ns), REPORT_BUCKETS,
+		sim->plan, wm_recorder_first_step_ns(sim->topo, every_ns),
+		WM_RECORDER_BUCKETS,
 		wm_ms_to_ns(sim->topo->job.stall_threshold_ms));
 	if (sim->rec == NULL)
 		return -ENOMEM;

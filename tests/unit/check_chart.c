@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +182,54 @@ START_TEST(test_recorder_stays_bounded_and_keeps_peaks)
 }
 END_TEST
 
+START_TEST(test_recorder_packed_is_the_same_and_checked)
+{
+	struct job j;
+	struct wm_recorder *r, *back;
+	size_t len;
+	unsigned char *buf;
+
+	job_open(&j);
+	r = wm_recorder_new(j.plan, 1000 * MS, 64, 10000 * MS);
+	ck_assert_ptr_nonnull(r);
+	for (int64_t i = 0; i < 500; i++)
+		feed(&j, r, i * 1000 * MS, i == 77 ? 5000000 : i, i);
+	len = wm_recorder_pack_size(j.plan, 64);
+	buf = calloc(1, len);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(wm_recorder_pack(r, buf, len - 1), -ENOSPC);
+	ck_assert_int_eq(wm_recorder_pack(r, buf, len), 0);
+	back = wm_recorder_unpack(j.plan, 64, buf, len);
+	ck_assert_ptr_nonnull(back);
+	ck_assert_uint_eq(back->n_buckets, r->n_buckets);
+	ck_assert_int_eq(back->step_ns, r->step_ns);
+	ck_assert_uint_eq(back->samples, 500);
+	ck_assert_mem_eq(back->at_ns, r->at_ns,
+			 r->n_buckets * sizeof(*r->at_ns));
+	ck_assert_mem_eq(back->subtasks, r->subtasks,
+			 r->n_buckets * r->n_subtasks * sizeof(*r->subtasks));
+	ck_assert_mem_eq(back->partitions, r->partitions,
+			 r->n_buckets * r->n_partitions *
+				 sizeof(*r->partitions));
+	ck_assert_mem_eq(back->count, r->count,
+			 r->n_buckets * sizeof(*r->count));
+	ck_assert_mem_eq(back->partition_id, r->partition_id,
+			 r->n_partitions * sizeof(*r->partition_id));
+	/* Bytes that do not describe this plan's recorder are refused: other
+	 * bucket counts, too few bytes, a broken header. */
+	errno = 0;
+	ck_assert_ptr_null(wm_recorder_unpack(j.plan, 128, buf, len));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_null(wm_recorder_unpack(j.plan, 64, buf, len - 1));
+	buf[0] ^= 1;
+	ck_assert_ptr_null(wm_recorder_unpack(j.plan, 64, buf, len));
+	free(buf);
+	wm_recorder_free(back);
+	wm_recorder_free(r);
+	job_close(&j);
+}
+END_TEST
+
 /* The number in `attr="N"` right after the first `key` in `html`. */
 static long
 points_of(const char *html, const char *key)
@@ -255,6 +304,7 @@ chart_suite(void)
 	tcase_add_test(axis, test_axis_ticks_sit_on_round_steps);
 	tcase_add_test(axis, test_axis_durations_in_their_unit);
 	tcase_add_test(recorder, test_recorder_stays_bounded_and_keeps_peaks);
+	tcase_add_test(recorder, test_recorder_packed_is_the_same_and_checked);
 	tcase_add_test(page, test_page_names_every_series_it_drew);
 	suite_add_tcase(s, axis);
 	suite_add_tcase(s, recorder);

@@ -136,14 +136,16 @@ usage(FILE *f)
 		"                  a free port and says which on standard "
 		"error)\n"
 		"  --report FILE.html\n"
-		"                  with --sim, also draw the job as one "
-		"self-contained\n"
-		"                  page: watermarks and newest event times, "
-		"idle\n"
-		"                  spans and stalls, partitions' records and "
-		"silences,\n"
-		"                  fire delays, late records by partition, "
-		"the summary\n"
+		"                  also draw the job as one self-contained "
+		"page:\n"
+		"                  watermarks and newest event times, idle "
+		"spans and\n"
+		"                  stalls, partitions' records and silences, "
+		"fire\n"
+		"                  delays, late records by partition, the "
+		"summary (a\n"
+		"                  real run from its samples, every "
+		"--sample-interval)\n"
 		"  --sweep SECTION.KEY=V1,V2,...\n"
 		"                  run the job under --sim once per value of "
 		"the\n"
@@ -296,8 +298,16 @@ write_report(const char *path, const struct wm_topology *t,
 	struct page_arg a = {t, rec, rep};
 	char why[4400];
 
-	if (path == NULL || rec == NULL || rep->subtasks == NULL)
+	if (path == NULL || rep->subtasks == NULL)
 		return status;
+	if (rec == NULL) {
+		/* A real run's observer handed over nothing (it said why). */
+		fprintf(stderr,
+			"wmrun: could not write report file \"%s\": the job "
+			"was not recorded\n",
+			path);
+		return status == 0 ? EX_IOERR : status;
+	}
 	if (write_whole("report file", path, print_page, &a, why,
 			sizeof(why)) != 0) {
 		fprintf(stderr, "wmrun: %s\n", why);
@@ -527,12 +537,9 @@ check_combination(const struct cmdline *cl)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (cl->report != NULL &&
-	    (!cl->sim || cl->check_only || cl->sweep.n_axes > 0)) {
-		/* A real run's observer samples it in another process, which
-		 * does not keep a recorder yet. */
-		fprintf(stderr, "wmrun: --report draws a job run with --sim: "
-				"add --sim (it takes no --check or --sweep)\n");
+	if (cl->report != NULL && (cl->check_only || cl->sweep.n_axes > 0)) {
+		fprintf(stderr, "wmrun: --report draws a job that runs: it "
+				"takes no --check or --sweep\n");
 		usage(stderr);
 		return EX_USAGE;
 	}
@@ -810,6 +817,8 @@ run_job(const struct wm_topology *t, const struct cmdline *cl,
 	if (!cl->sim) {
 		struct wm_observe_options o = observe_options(t, cl);
 
+		if (cl->report != NULL)
+			o.recording = rec;
 		r = wm_supervisor_run(t, &o, rep, why, sizeof(why));
 		if (r != 0)
 			fprintf(stderr, "wmrun: %s\n", why);
