@@ -25,6 +25,7 @@
 
 #include "base/clock.h"
 #include "base/container_of.h"
+#include "runtime/chart/axis.h"
 #include "runtime/conf/units.h"
 #include "runtime/io/exit.h"
 #include "runtime/io/log.h"
@@ -543,13 +544,19 @@ observe(struct observer *ob)
 /* --report's recorder, on the grid --sim draws the same job on: its
  * first step is --sim's unless the samples come further apart in
  * processing time (a sample every interval_ns of real time is that
- * times the job's speed). NULL when none is asked, or without memory
+ * times the job's speed, rounded up to a human step). NULL when none is asked, or without memory
  * (the supervisor then finds nothing handed over and says so). */
 static struct wm_recorder *
 new_recorder(const struct observer *ob)
 {
 	int64_t step = wm_recorder_first_step_ns(ob->topo, -1);
-	int64_t every = wm_scale_ns(ob->o->interval_ns, ob->topo->job.speed);
+	/* On a human step, as --sim's: "buckets of 10 min", not 6.7. */
+	int64_t every =
+		(int64_t)wm_axis_step(WM_AXIS_DURATION,
+				      (double)wm_scale_ns(ob->o->interval_ns,
+							  ob->topo->job.speed) /
+					      1e6) *
+		1000000;
 
 	if (ob->recording == NULL)
 		return NULL;
