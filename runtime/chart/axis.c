@@ -199,12 +199,18 @@ wm_axis_label(enum wm_axis_kind kind, double v, double step, char *buf,
 	case WM_AXIS_NONE:
 		buf[0] = '\0';
 		break;
-	case WM_AXIS_RATIO:
-		if (step >= 0.01 || v == 0)
-			snprintf(buf, len, "%.0f%%", v * 100.0);
-		else
-			snprintf(buf, len, "%.1f%%", v * 100.0);
+	case WM_AXIS_RATIO: {
+		/* As many decimals as the step needs: 0.02% steps read
+		 * 0.02%, 0.04%, not 0.0% twice. */
+		int decimals = 0;
+
+		for (double pct = step * 100.0;
+		     v != 0 && pct > 0 && pct < 0.999 && decimals < 4;
+		     pct *= 10)
+			decimals++;
+		snprintf(buf, len, "%.*f%%", decimals, v * 100.0);
 		break;
+	}
 	}
 	return buf;
 }

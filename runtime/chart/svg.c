@@ -158,7 +158,7 @@ wm_svg_plot_begin(struct wm_svg_plot *p, FILE *f, const char *name, int w,
 		"xmlns=\"http://www.w3.org/2000/svg\">\n",
 		w, h, w, h);
 	wm_axis_ticks(x_kind, x_lo, x_hi, (unsigned)(p->width / 90) + 1, &t);
-	for (unsigned i = 0; i < t.n; i++) {
+	for (unsigned i = 0; i < t.n && x_kind != WM_AXIS_NONE; i++) {
 		double x = wm_svg_x(p, t.at[i]);
 
 		fprintf(f,
@@ -306,6 +306,19 @@ wm_svg_row_label(struct wm_svg_plot *p, double y, const char *text)
 {
 	fprintf(p->f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
 		p->left - 4, wm_svg_y(p, y) + 4);
+	wm_svg_escape(p->f, text);
+	fputs("</text>\n", p->f);
+}
+
+void
+wm_svg_column_label(struct wm_svg_plot *p, double x, const char *text)
+{
+	fprintf(p->f,
+		"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		"y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\" "
+		"text-anchor=\"middle\">",
+		wm_svg_x(p, x), p->top, wm_svg_x(p, x), p->top + p->height,
+		wm_svg_x(p, x), p->top + p->height + 14);
 	wm_svg_escape(p->f, text);
 	fputs("</text>\n", p->f);
 }

@@ -86,6 +86,10 @@ void wm_svg_bars(struct wm_svg_plot *p, const char *name, const char *cls,
  * WM_AXIS_NONE axis). */
 void wm_svg_row_label(struct wm_svg_plot *p, double y, const char *text);
 
+/* `text` under the data area at `x`, with a grid line up through it
+ * (categories of a WM_AXIS_NONE x axis). */
+void wm_svg_column_label(struct wm_svg_plot *p, double x, const char *text);
+
 /* A legend entry under the plot's title: a swatch of `cls` and `text`. */
 void wm_svg_legend(FILE *f, const char *cls, const char *text);
 

@@ -37,6 +37,7 @@
 #include "runtime/conf/topology.h"
 #include "runtime/conf/units.h"
 #include "runtime/study/sweep.h"
+#include "runtime/study/sweep_page.h"
 #include "runtime/chart/job_page.h"
 
 /* The quiet-partition incident, compressed: twelve hours of event time
@@ -145,7 +146,10 @@ usage(FILE *f)
 		"                  delays, late records by partition, the "
 		"summary (a\n"
 		"                  real run from its samples, every "
-		"--sample-interval)\n"
+		"--sample-interval);\n"
+		"                  with --sweep, the sweep's curves against "
+		"its first\n"
+		"                  key's values, and its table\n"
 		"  --sweep SECTION.KEY=V1,V2,...\n"
 		"                  run the job under --sim once per value of "
 		"the\n"
@@ -271,6 +275,20 @@ write_csv(const char *path, const struct wm_sweep *s,
 
 	return write_whole("sweep CSV file", path, print_sweep_csv, &a, err,
 			   errlen);
+}
+
+struct sweep_page_arg {
+	const struct wm_sweep *s;
+	const struct wm_sweep_row *rows;
+	const char *name;
+};
+
+static void
+print_sweep_page(FILE *f, const void *arg)
+{
+	const struct sweep_page_arg *a = arg;
+
+	wm_sweep_page_write(f, a->s, a->rows, a->name);
 }
 
 struct page_arg {
@@ -537,9 +555,9 @@ check_combination(const struct cmdline *cl)
 		usage(stderr);
 		return EX_USAGE;
 	}
-	if (cl->report != NULL && (cl->check_only || cl->sweep.n_axes > 0)) {
+	if (cl->report != NULL && cl->check_only) {
 		fprintf(stderr, "wmrun: --report draws a job that runs: it "
-				"takes no --check or --sweep\n");
+				"takes no --check\n");
 		usage(stderr);
 		return EX_USAGE;
 	}
@@ -905,6 +923,12 @@ sweep(const struct cmdline *cl)
 		fprintf(stderr, "wmrun: %s\n", why);
 		status = EX_IOERR;
 	}
+	if (status == EX_OK && cl->report != NULL &&
+	    wm_outfile_probe("report file", cl->report, why, sizeof(why)) !=
+		    0) {
+		fprintf(stderr, "wmrun: %s\n", why);
+		status = EX_IOERR;
+	}
 	if (status == EX_OK)
 		status = wm_sweep_run(&cl->sweep,
 				      text ? text : default_topology, len, name,
@@ -918,6 +942,15 @@ sweep(const struct cmdline *cl)
 		if (cl->sweep_csv != NULL &&
 		    write_csv(cl->sweep_csv, &cl->sweep, rows, why,
 			      sizeof(why)) != 0) {
+			fprintf(stderr, "wmrun: %s\n", why);
+			if (status == EX_OK)
+				status = EX_IOERR;
+		}
+		if (cl->report != NULL &&
+		    write_whole(
+			    "report file", cl->report, print_sweep_page,
+			    &(struct sweep_page_arg){&cl->sweep, rows, name},
+			    why, sizeof(why)) != 0) {
 			fprintf(stderr, "wmrun: %s\n", why);
 			if (status == EX_OK)
 				status = EX_IOERR;
