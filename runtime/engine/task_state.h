@@ -86,6 +86,8 @@ struct task_window {
 	uint64_t results;
 	int64_t fire_delay_max_ms;
 	uint64_t fire_delays_excluded; /* windows at the ends of time */
+	/* late records by partition, as metrics.h late_by_partition */
+	uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
 };
 
 struct wm_task {

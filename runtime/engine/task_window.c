@@ -158,20 +158,39 @@ out_of_memory(struct wm_task *t, uint32_t input, const struct wm_record *r)
 	return -ENOMEM;
 }
 
+/* Late records (dropped or sent to the side output) the operator counted
+ * so far. */
+static uint64_t
+late_so_far(const struct task_window *win)
+{
+	const struct wm_window_counters *c = wm_window_counters(win->op);
+
+	return c->late_records_dropped + c->late_records_side_output;
+}
+
 int
 wm_task_window_record(struct wm_task *t, uint32_t input,
 		      const struct wm_record *r)
 {
+	struct task_window *win = t->window;
+	uint64_t late = late_so_far(win);
+
 	/* A record without a timestamp, or a session merge Flink refuses,
 	 * is counted as rejected by the operator (records in no window);
 	 * only running out of memory stops the job. */
-	if (__builtin_expect(wm_window_process_element(t->window->op, r,
-						       &t->window->out) ==
+	if (__builtin_expect(wm_window_process_element(win->op, r, &win->out) ==
 				     -ENOMEM,
 			     0)) {
 		t->counters.records_in--;
 		return out_of_memory(t, input, r);
 	}
+	/* The operator decides lateness (isElementLate()) and counts it
+	 * in all; the partition it came from is the task's to count. */
+	if (late_so_far(win) != late)
+		win->late_by_partition[r->partition < WM_METRICS_LATE_PARTITIONS
+					       ? r->partition
+					       : WM_METRICS_LATE_PARTITIONS -
+							 1]++;
 	return 0;
 }
 
@@ -206,6 +225,9 @@ wm_task_publish_window(const struct wm_task *t)
 		      c->records_ignored + c->records_rejected);
 	WM_METRIC_SET(m->windows_fired, c->windows_fired);
 	WM_METRIC_SET(m->windows_fired_late, c->windows_fired_late);
+	for (unsigned p = 0; p < WM_METRICS_LATE_PARTITIONS; p++)
+		WM_METRIC_SET(m->late_by_partition[p],
+			      win->late_by_partition[p]);
 }
 
 /* A window's records are accounted for by its operator, whose counters

@@ -33,6 +33,11 @@
 #define WM_METRICS_MAX_INPUTS 2
 #define WM_METRICS_MAX_EDGES 64
 
+/* Partitions whose late records a window subtask counts apart; those of
+ * partition ids from WM_METRICS_LATE_PARTITIONS - 1 up share the last
+ * entry (late_by_partition). */
+#define WM_METRICS_LATE_PARTITIONS 64
+
 /* How a watermark moved (runtime/engine/progress.h), as published. */
 struct wm_watermark_metrics {
 	_Atomic int64_t watermark; /* last one; MIN before the first */
@@ -133,6 +138,14 @@ struct wm_subtask_metrics {
 	_Atomic int64_t alignment_waiting_ns;  /* not reading at all */
 	/* Window fire delays of on-time firings, ms (histogram.h). */
 	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
+	/* A window subtask's late records (dropped and to the side output)
+	 * by the source partition they were read from (base/record.h), for
+	 * the report's late records over time. A fixed array costs 512
+	 * bytes a block, every block having one stride, and nothing on the
+	 * way of a record that is on time; sized by the plan it would need a
+	 * third variable part. A window fed by two sources adds their
+	 * partitions of one id together. */
+	_Atomic uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
 	/* Records received on each logical input, and sent on each output
 	 * edge (the stage's data edges in stage order, topology.h; every copy
 	 * of a broadcast counted): the summary checks that every edge

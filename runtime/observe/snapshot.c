@@ -203,6 +203,12 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	read_partitions(s, m, b, dt,
 			prev != NULL ? snap->processing_ns - prev->processing_ns
 				     : 0);
+	/* Zero but in window subtasks. */
+	for (unsigned k = 0; k < WM_HISTOGRAM_BUCKETS; k++)
+		snap->fire_delays[k] += WM_METRIC_GET(m->fire_delays[k]);
+	for (unsigned p = 0; p < WM_METRICS_LATE_PARTITIONS; p++)
+		snap->late_by_partition[p] +=
+			WM_METRIC_GET(m->late_by_partition[p]);
 }
 
 struct wm_snapshot *

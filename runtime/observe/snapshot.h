@@ -100,6 +100,11 @@ struct wm_snapshot {
 	int64_t processing_ns; /* the job's processing time then */
 	uint32_t n_subtasks;   /* as the plan's ids */
 	struct wm_snap_subtask *subtasks;
+	/* Over every window subtask, so far: the on-time firings' delays
+	 * (histogram.h) and the late records by source partition
+	 * (metrics.h late_by_partition), for the report. */
+	uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
+	uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
 };
 
 /*

@@ -25,6 +25,7 @@
 
 #include "base/clock.h"
 #include "base/container_of.h"
+#include "runtime/chart/axis.h"
 #include "runtime/conf/units.h"
 #include "runtime/io/exit.h"
 #include "runtime/io/log.h"
@@ -65,6 +66,23 @@ struct handoff {
 	struct wm_alert list[WM_ALERTS_KEPT];
 };
 
+/*
+ * --report's recorder, from the observer to the supervisor, in a
+ * MAP_SHARED mapping the supervisor made before the fork, sized for the
+ * plan (wm_recorder_pack_size()).
+ *
+ * data[]	written only by the observer, once, after its last sample
+ * packed	stored 1 with release after data[] (R1); the supervisor
+ *		reads it after reaping the observer (waitpid() orders it
+ *		after the observer's last write) with acquire (R2), and
+ *		unpacks data[] only if it is 1, checking what it unpacks
+ */
+struct recording {
+	_Atomic uint32_t packed;
+	uint32_t reserved;
+	uint64_t data[]; /* aligned for the packed recorder's int64s */
+};
+
 /* Alerts shown under a screen: the latest few. */
 #define SCREEN_ALERTS 5
 
@@ -87,6 +105,11 @@ struct observer {
 	int status;		    /* the timeline thread's: EX_IOERR */
 	struct wm_alerts *alerts;   /* NULL: none configured */
 	struct handoff *handoff;
+	/* --report: every snapshot fed to `rec`, packed into `recording` at
+	 * the end (NULL: none asked) */
+	struct wm_recorder *rec;
+	struct recording *recording;
+	size_t recording_size;
 	/* --prometheus: the labels, and the endpoint whose thread reads
 	 * `current`. */
 	struct wm_prometheus *prom;
@@ -263,6 +286,8 @@ sample(struct observer *ob)
 	 * and may be freed under the sampler. */
 	if (ob->alerts != NULL)
 		judge(ob, snap);
+	if (ob->rec != NULL)
+		wm_recorder_feed(ob->rec, snap);
 	return publish(ob, snap);
 }
 
@@ -516,6 +541,43 @@ observe(struct observer *ob)
 	return status != 0 ? status : ob->status;
 }
 
+/* --report's recorder, on the grid --sim draws the same job on: its
+ * first step is --sim's unless the samples come further apart in
+ * processing time (a sample every interval_ns of real time is that
+ * times the job's speed, rounded up to a human step). NULL when none is asked, or without memory
+ * (the supervisor then finds nothing handed over and says so). */
+static struct wm_recorder *
+new_recorder(const struct observer *ob)
+{
+	int64_t step = wm_recorder_first_step_ns(ob->topo, -1);
+	/* On a human step, as --sim's: "buckets of 10 min", not 6.7. */
+	int64_t every =
+		(int64_t)wm_axis_step(WM_AXIS_DURATION,
+				      (double)wm_scale_ns(ob->o->interval_ns,
+							  ob->topo->job.speed) /
+					      1e6) *
+		1000000;
+
+	if (ob->recording == NULL)
+		return NULL;
+	return wm_recorder_new(ob->plan, every > step ? every : step,
+			       WM_RECORDER_BUCKETS,
+			       wm_ms_to_ns(ob->topo->job.stall_threshold_ms));
+}
+
+/* The recorder to the supervisor, whole (R1), after the last sample. */
+static void
+hand_over_recording(struct observer *ob)
+{
+	size_t room = ob->recording_size - sizeof(struct recording);
+
+	if (ob->rec == NULL ||
+	    wm_recorder_pack(ob->rec, ob->recording->data, room) != 0)
+		return;
+	/* R1: the bytes before the flag that says they are there. */
+	atomic_store_explicit(&ob->recording->packed, 1, memory_order_release);
+}
+
 /* The exposition of the current snapshot, on the endpoint's thread; none
  * before the first sample. */
 static bool
@@ -570,7 +632,8 @@ static void
 observer_main(const struct wm_observe_options *o,
 	      const struct wm_topology *topo, const struct wm_plan *plan,
 	      const struct wm_shm *seg, int end_fd, int ready_fd, pid_t parent,
-	      struct wm_outfile *metrics, struct handoff *handoff)
+	      struct wm_outfile *metrics, struct handoff *handoff,
+	      struct recording *recording, size_t recording_size)
 {
 	struct observer ob = {.o = o,
 			      .topo = topo,
@@ -578,7 +641,9 @@ observer_main(const struct wm_observe_options *o,
 			      .seg = seg,
 			      .end_fd = end_fd,
 			      .metrics = metrics,
-			      .handoff = handoff};
+			      .handoff = handoff,
+			      .recording = recording,
+			      .recording_size = recording_size};
 	char err[4400];
 
 	/* Gone with the supervisor; its signals (blocked since before the
@@ -595,7 +660,12 @@ observer_main(const struct wm_observe_options *o,
 	}
 	if (ready_fd >= 0)
 		close(ready_fd);
+	ob.rec = new_recorder(&ob);
 	int status = observe(&ob);
+
+	/* Even after a job that ended before its start line: the
+	 * supervisor then draws an empty page rather than none. */
+	hand_over_recording(&ob);
 
 	/* Before anything it reads goes: its thread reads ob.current. */
 	wm_endpoint_stop(ob.endpoint);
@@ -618,6 +688,22 @@ release_alerts(struct wm_observer *obs)
 	if (obs->alerts != NULL)
 		munmap(obs->alerts, sizeof(struct handoff));
 	obs->alerts = NULL;
+}
+
+static void
+release_recording(struct wm_observer *obs)
+{
+	if (obs->recording != NULL)
+		munmap(obs->recording, obs->recording_size);
+	obs->recording = NULL;
+}
+
+/* Every mapping shared with the observer. */
+static void
+release_shared(struct wm_observer *obs)
+{
+	release_alerts(obs);
+	release_recording(obs);
 }
 
 /*
@@ -678,7 +764,7 @@ abandon(struct wm_observer *obs)
 	while (waitpid(obs->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	obs->pid = 0;
-	release_alerts(obs);
+	release_shared(obs);
 }
 
 int
@@ -693,8 +779,25 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	*obs = (struct wm_observer){
 		.pid = 0, .end_fd = -1, .topo = topo, .plan = plan};
 	if (o->live == WM_LIVE_OFF && o->metrics == NULL && !o->prometheus.on &&
-	    !wm_alerts_configured(&topo->job))
+	    !wm_alerts_configured(&topo->job) && o->recording == NULL)
 		return 0;
+	if (o->recording != NULL) {
+		/* Zeroed: nothing packed yet. Pages are only touched as the
+		 * recorder's used buckets are copied in. */
+		size_t size = sizeof(struct recording) +
+			      wm_recorder_pack_size(plan, WM_RECORDER_BUCKETS);
+		void *m = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+		if (m == MAP_FAILED) {
+			snprintf(err, errlen,
+				 "could not map memory for the report: %s",
+				 strerror(errno));
+			return EX_OSERR;
+		}
+		obs->recording = m;
+		obs->recording_size = size;
+	}
 	if (wm_alerts_configured(&topo->job)) {
 		/* Zeroed: no alert yet. */
 		void *m = mmap(NULL, sizeof(struct handoff),
@@ -705,6 +808,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 			snprintf(err, errlen,
 				 "could not map memory for alerts: %s",
 				 strerror(errno));
+			release_shared(obs);
 			return EX_OSERR;
 		}
 		obs->alerts = m;
@@ -714,7 +818,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 					false, err, errlen);
 
 		if (r != 0) {
-			release_alerts(obs);
+			release_shared(obs);
 			return wm_exit_status(WM_EXIT_OUTPUT, r);
 		}
 		mf = &metrics;
@@ -728,7 +832,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
 		if (mf != NULL)
 			wm_outfile_close(mf, false, NULL, 0);
-		release_alerts(obs);
+		release_shared(obs);
 		return EX_OSERR;
 	}
 	/* --prometheus: the observer says on it whether it serves. */
@@ -740,7 +844,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		close(fds[1]);
 		if (mf != NULL)
 			wm_outfile_close(mf, false, NULL, 0);
-		release_alerts(obs);
+		release_shared(obs);
 		return EX_OSERR;
 	}
 	fflush(stdout);
@@ -751,7 +855,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		if (ready[0] >= 0)
 			close(ready[0]);
 		observer_main(o, topo, plan, seg, fds[0], ready[1], parent, mf,
-			      obs->alerts);
+			      obs->alerts, obs->recording, obs->recording_size);
 	}
 	close(fds[0]);
 	if (ready[1] >= 0)
@@ -763,7 +867,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		if (ready[0] >= 0)
 			close(ready[0]);
 		obs->pid = 0;
-		release_alerts(obs);
+		release_shared(obs);
 		snprintf(err, errlen, "could not fork: %s", strerror(e));
 		if (mf != NULL)
 			wm_outfile_close(mf, false, NULL, 0);
@@ -859,4 +963,27 @@ wm_observer_alerts(struct wm_observer *obs, struct wm_job_report *rep)
 	free(list);
 	release_alerts(obs);
 	return r;
+}
+
+struct wm_recorder *
+wm_observer_recording(struct wm_observer *obs)
+{
+	struct recording *h = obs->recording;
+	struct wm_recorder *rec = NULL;
+
+	if (h == NULL)
+		return NULL;
+	/* R2: pairs with R1 in hand_over_recording(). */
+	if (atomic_load_explicit(&h->packed, memory_order_acquire) != 1)
+		wm_log("wmrun: notice: the observer handed over no samples "
+		       "for the report");
+	else if ((rec = wm_recorder_unpack(
+			  obs->plan, WM_RECORDER_BUCKETS, h->data,
+			  obs->recording_size - sizeof(*h))) == NULL)
+		wm_log("wmrun: notice: could not read the observer's samples "
+		       "for the report: %s",
+		       errno == EINVAL ? "they do not describe this job"
+				       : strerror(errno));
+	release_recording(obs);
+	return rec;
 }

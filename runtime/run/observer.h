@@ -35,6 +35,18 @@
  * scrape. No reader waits for the sampler or the sampler for a reader,
  * and none touches anything a worker reads.
  *
+ * With --report (o->recording set) the sampler also feeds every snapshot
+ * to a recorder (runtime/chart/recorder.h) on the grid --sim uses for the
+ * same job, in processing time. The page needs the job's summary, which
+ * the supervisor builds only after reaping the observer, so the recorder
+ * goes to the supervisor rather than the summary to the observer: once
+ * the last sample is in, the observer packs it into a second mapping the
+ * supervisor made before the fork (struct recording in observer.c), and
+ * the supervisor unpacks and checks it after reaping
+ * (wm_observer_recording()). This is the alerts' hand-over again: no
+ * pipe to drain while waiting, no fork from the threaded observer, and
+ * an observer killed at the end hands over nothing rather than half.
+ *
  * With --prometheus the observer listens before the supervisor forks any
  * worker and says on a second pipe, in one line, whether it serves:
  * wm_observer_start() returns only once it knows, so that a port that
@@ -48,6 +60,7 @@
 #include <sys/types.h>
 
 #include "ipc/shm.h"
+#include "runtime/chart/recorder.h"
 #include "runtime/conf/topology.h"
 #include "runtime/plan/plan.h"
 #include "runtime/report/report.h"
@@ -70,16 +83,22 @@ struct wm_observe_options {
 	/* --prometheus (.on false: none): the observer serves the
 	 * exposition of its current snapshot (endpoint.h) */
 	struct wm_listen prometheus;
+	/* --report: where the supervisor leaves the observer's recorder
+	 * after the job (NULL: no report asked, nothing recorded) */
+	struct wm_recorder **recording;
 };
 
 struct handoff;
+struct recording;
 
 struct wm_observer {
 	pid_t pid;  /* 0: none */
 	int end_fd; /* the supervisor's end of the pipe; -1 */
 	bool reaped;
-	bool writes;		/* a metrics file */
-	struct handoff *alerts; /* shared with the observer; NULL: none */
+	bool writes;		     /* a metrics file */
+	struct handoff *alerts;	     /* shared with the observer; NULL: none */
+	struct recording *recording; /* likewise, --report's; NULL */
+	size_t recording_size;
 	const struct wm_topology *topo;
 	const struct wm_plan *plan;
 };
@@ -112,5 +131,11 @@ int wm_observer_finish(struct wm_observer *obs);
  * shared mapping released. 0, or -ENOMEM. An alert that names nothing of
  * this job is a broken observer, left out with a notice. */
 int wm_observer_alerts(struct wm_observer *obs, struct wm_job_report *rep);
+
+/* After wm_observer_finish(): --report's recorder as the observer handed
+ * it over, checked, and the shared mapping released; NULL (with a
+ * message) if it handed over none or one that does not fit the plan, or
+ * none was asked. The caller frees it. */
+struct wm_recorder *wm_observer_recording(struct wm_observer *obs);
 
 #endif /* WM_RUNTIME_OBSERVER_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "runtime/chart/recorder.h"
 #include "runtime/conf/units.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/plan/plan.h"
@@ -72,6 +73,13 @@ struct sim {
 	struct wm_snapshot *snap;
 	int64_t sample_every_ns;
 	int64_t changed_at_ns;
+	/* The report's samples (NULL: no report asked), on the recorder's
+	 * grid (rule 7): apart from the alerts', with their own snapshot
+	 * before and their own last instant run since a sample (-1: none),
+	 * so that neither sampler changes what the other sees. */
+	struct wm_recorder *rec;
+	struct wm_snapshot *rec_snap;
+	int64_t rec_changed_at_ns;
 };
 
 /* The metrics block of subtask `id`. */
@@ -361,6 +369,51 @@ watch_until(struct sim *sim, int64_t t)
 	return 0;
 }
 
+/*
+ * The report's samples (rule 7). A sample at s, as an alert's, sees the
+ * job as it stood just before s; one is taken at 0 before anything ran
+ * (the plots start at 00:00), then at the first grid point after each
+ * instant that ran, and at the end. The grid is the recorder's buckets,
+ * which widen as the job grows long (recorder.h): a finer sample would
+ * only merge into the bucket of the one before. Publishing the blocks
+ * changes no task, so the job's output and summary are those of a run
+ * without samples.
+ */
+static int
+record_at(struct sim *sim, int64_t s)
+{
+	struct wm_snapshot *snap;
+
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		wm_task_publish(sim->tasks[id].task, s);
+	snap = wm_snapshot_take(sim->plan, sim->metrics, sim->stride,
+				sim->rec_snap, s, s);
+	if (snap == NULL)
+		return -ENOMEM;
+	wm_snapshot_free(sim->rec_snap);
+	sim->rec_snap = snap;
+	wm_recorder_feed(sim->rec, snap);
+	return 0;
+}
+
+/* The report's sample due at or before `t`, before instant t runs. */
+static int
+record_until(struct sim *sim, int64_t t)
+{
+	int64_t s;
+	int r;
+
+	if (sim->rec == NULL || sim->rec_changed_at_ns < 0)
+		return 0;
+	s = wm_recorder_next_due(sim->rec, sim->rec_changed_at_ns);
+	if (s > t)
+		return 0;
+	if ((r = record_at(sim, s)) != 0)
+		return r;
+	sim->rec_changed_at_ns = -1;
+	return 0;
+}
+
 /* Drain every queue until all are empty (rule 3). */
 static int
 settle(struct sim *sim)
@@ -556,7 +609,7 @@ run(struct sim *sim, char *err, size_t errlen)
 			stop(sim);
 			return settle_instant(sim, err, errlen);
 		}
-		if (watch_until(sim, t) != 0) {
+		if (watch_until(sim, t) != 0 || record_until(sim, t) != 0) {
 			snprintf(err, errlen, "out of memory");
 			return -ENOMEM;
 		}
@@ -589,6 +642,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		if (r != 0)
 			return r;
 		sim->changed_at_ns = t;
+		sim->rec_changed_at_ns = t;
 	}
 	/* Sources that can never do anything again (silent for ever, or
 	 * held back for ever, and no end) leave the job unbounded: --sim
@@ -653,6 +707,9 @@ summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
 
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		wm_task_publish(sim->tasks[id].task, sim->now_ns);
+	/* The report's last sample: the job as it ended. */
+	if (sim->rec != NULL && record_at(sim, sim->now_ns) != 0 && r == 0)
+		r = -ENOMEM;
 	c = wm_report_collect(rep, sim->topo, sim->plan, sim->metrics,
 			      sim->stride, sim->now_ns,
 			      wm_monotonic_ns() - start, true);
@@ -710,6 +767,7 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	free(sim->tasks);
 	free(sim->metrics);
 	wm_snapshot_free(sim->snap);
+	wm_snapshot_free(sim->rec_snap);
 	wm_alerts_free(sim->alerts);
 	wm_plan_free(sim->plan);
 	free(sim->stage_sinks);
@@ -720,6 +778,28 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 int
 wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 	   size_t errlen)
+{
+	return wm_sim_run_recorded(topo, -1, NULL, rep, err, errlen);
+}
+
+/* The report's recorder, sampled first at 0 before anything ran. */
+static int
+recorder_set_up(struct sim *sim, int64_t every_ns)
+{
+	sim->rec_changed_at_ns = -1;
+	sim->rec = wm_recorder_new(
+		sim->plan, wm_recorder_first_step_ns(sim->topo, every_ns),
+		WM_RECORDER_BUCKETS,
+		wm_ms_to_ns(sim->topo->job.stall_threshold_ms));
+	if (sim->rec == NULL)
+		return -ENOMEM;
+	return record_at(sim, 0);
+}
+
+int
+wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
+		    struct wm_recorder **rec, struct wm_job_report *rep,
+		    char *err, size_t errlen)
 {
 	struct sim sim = {.topo = topo};
 	int64_t start = wm_monotonic_ns();
@@ -732,6 +812,8 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 	if (r != 0)
 		return r;
 	r = set_up(&sim, err, errlen);
+	if (r == 0 && rec != NULL)
+		r = recorder_set_up(&sim, every_ns);
 	ran = r == 0;
 	/* Caught from here until every output is closed, so that a stop
 	 * never cuts one short; before, the set-up stays interruptible. */
@@ -746,5 +828,7 @@ wm_sim_run(const struct wm_topology *topo, struct wm_job_report *rep, char *err,
 	if (r < 0 && rep->subtasks != NULL)
 		rep->failed = true; /* the last writes failed */
 	restore_signals(old);
+	if (rec != NULL)
+		*rec = sim.rec;
 	return r;
 }

@@ -67,7 +67,13 @@
  *     and at every moment an episode going on reaches its next tier; a
  *     sample at s sees the job as it stood just before s (after every
  *     instant before s), and prints the alerts it raised on stderr. A
- *     job without alerts is never sampled.
+ *     job without alerts is never sampled for them.
+ *  7. Report (wm_sim_run_recorded()). The job is sampled at 0 before
+ *     anything ran, at the first point of the recorder's grid
+ *     (runtime/chart/recorder.h, its buckets) after every instant that
+ *     ran, and at its end; a sample at s sees the job as it stood just
+ *     before s. These samples are apart from the alerts': neither sees
+ *     the other's, and neither changes the job's output or summary.
  *
  * Same topology and seed: byte-identical output, every run.
  */
@@ -77,6 +83,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "runtime/chart/recorder.h"
 #include "runtime/report/report.h"
 #include "runtime/conf/topology.h"
 
@@ -92,5 +99,15 @@
  */
 int wm_sim_run(const struct wm_topology *topo, struct wm_job_report *report,
 	       char *err, size_t errlen);
+
+/*
+ * wm_sim_run(), the job sampled for a report (rule 7) into a new
+ * recorder left in *rec (the caller frees it; NULL if the job never
+ * started), its grid starting `every_ns` apart (<= 0: from the job's
+ * length, or 1 s).
+ */
+int wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
+			struct wm_recorder **rec, struct wm_job_report *report,
+			char *err, size_t errlen);
 
 #endif /* WM_RUNTIME_SIM_H */

@@ -696,9 +696,12 @@ wm_supervisor_run(const struct wm_topology *t,
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (launched && summarize(&j, &res.seg, start, rep) != 0 && status == 0)
 		status = EX_OSERR;
-	/* The observer was reaped: its alerts are all written. */
+	/* The observer was reaped: its alerts are all written, and
+	 * --report's samples. */
 	if (wm_observer_alerts(&j.observer, rep) != 0 && status == 0)
 		status = EX_OSERR;
+	if (observe != NULL && observe->recording != NULL)
+		*observe->recording = wm_observer_recording(&j.observer);
 out:
 	status = tear_down(&j, &res, status);
 	wm_plan_free(plan);

@@ -455,6 +455,70 @@ START_TEST(test_each_input_channel_and_the_newest_event_time_are_published)
 }
 END_TEST
 
+START_TEST(test_window_counts_late_records_by_their_partition)
+{
+	/* The report's late records by partition: a record the operator
+	 * finds late counts for the partition it was read from; partitions
+	 * from WM_METRICS_LATE_PARTITIONS - 1 up share the last entry; an
+	 * on-time record counts for none. */
+	struct wm_topology *topo;
+	struct wm_ini_error err;
+	const char *text = "[job]\nevent_time = 1 min\n"
+			   "[source s]\nparallelism = 1\npartitions = 2\n"
+			   "rate = 1/s\n"
+			   "[window w]\ninput = s\nsize = 10 s\n";
+	struct wm_task_out out = {.frame = ignore_frame,
+				  .record = wm_task_record_as_frame,
+				  .result = ignore_result};
+	const struct {
+		wm_ts_t ts;
+		uint32_t partition;
+	} in[] = {
+		{1000, 3},  {2000, 3}, {3000, WM_METRICS_LATE_PARTITIONS + 6},
+		{65000, 5}, /* on time: its window ends at 70 s */
+		{4000, 0},
+	};
+	uint64_t want[WM_METRICS_LATE_PARTITIONS] = {0};
+
+	want[3] = 2;
+	want[0] = 1;
+	want[WM_METRICS_LATE_PARTITIONS - 1] = 1;
+	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "job.conf",
+						 &topo, &err),
+			 0);
+	struct wm_plan *plan = wm_plan_new(topo);
+	uint32_t id = plan->first[1]; /* w/0 */
+	struct wm_subtask_metrics *m = calloc(1, wm_plan_metrics_bytes(plan));
+	struct wm_task *t = wm_task_new(topo, plan, id, &out, m, NULL);
+	struct wm_frame f = {.kind = WM_FRAME_WATERMARK, .payload = {60000}};
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(plan->subtasks[id].n_inputs, 1);
+	/* Windows up to 60 s are past: records before then are late. */
+	ck_assert_int_eq(wm_task_input(t, 0, &f, 1), 0);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		struct wm_record r = {.ts = in[i].ts,
+				      .key = 1,
+				      .value = 1,
+				      .partition = in[i].partition};
+
+		wm_codec_record_frame(&r, &f);
+		ck_assert_int_eq(wm_task_input(t, 0, &f, 2 + (int64_t)i), 0);
+	}
+	wm_task_publish(t, 10);
+	for (unsigned p = 0; p < WM_METRICS_LATE_PARTITIONS; p++)
+		ck_assert_msg(WM_METRIC_GET(m->late_by_partition[p]) == want[p],
+			      "partition %u: %llu late, expected %llu", p,
+			      (unsigned long long)WM_METRIC_GET(
+				      m->late_by_partition[p]),
+			      (unsigned long long)want[p]);
+	wm_task_free(t);
+	free(m);
+	wm_plan_free(plan);
+	wm_topology_free(topo);
+}
+END_TEST
+
 static Suite *
 task_suite(void)
 {
@@ -468,6 +532,8 @@ task_suite(void)
 	tcase_add_test(jump, test_years_of_silence_take_a_few_runs);
 	tcase_add_test(figures,
 		       test_figures_are_as_of_a_blocked_send_not_before_it);
+	tcase_add_test(figures,
+		       test_window_counts_late_records_by_their_partition);
 	tcase_add_test(
 		figures,
 		test_each_input_channel_and_the_newest_event_time_are_published);

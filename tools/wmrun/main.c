@@ -4,7 +4,7 @@
  *
  *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
  *         [--metrics FILE] [--sample-interval=DURATION]
- *         [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]
+ *         [--prometheus [ADDR:]PORT] [--report FILE.html] [TOPOLOGY.conf]
  *   wmrun [--sim] --sweep SECTION.KEY=V1,V2,... [--sweep ...]
  *         [--sweep-csv FILE] [TOPOLOGY.conf]
  *   wmrun --help | --version
@@ -37,6 +37,8 @@
 #include "runtime/conf/topology.h"
 #include "runtime/conf/units.h"
 #include "runtime/study/sweep.h"
+#include "runtime/study/sweep_page.h"
+#include "runtime/chart/job_page.h"
 
 /* The quiet-partition incident, compressed: twelve hours of event time
  * (22 s of real time at speed 2000, or a fraction of a second with --sim),
@@ -79,7 +81,8 @@ usage(FILE *f)
 		"Usage: wmrun [--sim] [--check] [--summary FILE] "
 		"[--live=WHEN] [--quiet]\n"
 		"             [--metrics FILE] [--sample-interval=DURATION]\n"
-		"             [--prometheus [ADDR:]PORT] [TOPOLOGY.conf]\n"
+		"             [--prometheus [ADDR:]PORT] [--report FILE.html]\n"
+		"             [TOPOLOGY.conf]\n"
 		"  or:  wmrun [--sim] --sweep SECTION.KEY=V1,V2,... "
 		"[--sweep ...]\n"
 		"             [--sweep-csv FILE] [TOPOLOGY.conf]\n"
@@ -133,6 +136,20 @@ usage(FILE *f)
 		"picks\n"
 		"                  a free port and says which on standard "
 		"error)\n"
+		"  --report FILE.html\n"
+		"                  also draw the job as one self-contained "
+		"page:\n"
+		"                  watermarks and newest event times, idle "
+		"spans and\n"
+		"                  stalls, partitions' records and silences, "
+		"fire\n"
+		"                  delays, late records by partition, the "
+		"summary (a\n"
+		"                  real run from its samples, every "
+		"--sample-interval);\n"
+		"                  with --sweep, the sweep's curves against "
+		"its first\n"
+		"                  key's values, and its table\n"
 		"  --sweep SECTION.KEY=V1,V2,...\n"
 		"                  run the job once per value of the key "
 		"(SECTION:\n"
@@ -264,6 +281,64 @@ write_csv(const char *path, const struct wm_sweep *s,
 
 	return write_whole("sweep CSV file", path, print_sweep_csv, &a, err,
 			   errlen);
+}
+
+struct sweep_page_arg {
+	const struct wm_sweep *s;
+	const struct wm_sweep_row *rows;
+	const char *name;
+};
+
+static void
+print_sweep_page(FILE *f, const void *arg)
+{
+	const struct sweep_page_arg *a = arg;
+
+	wm_sweep_page_write(f, a->s, a->rows, a->name);
+}
+
+struct page_arg {
+	const struct wm_topology *t;
+	const struct wm_recorder *rec;
+	const struct wm_job_report *rep;
+};
+
+static void
+print_page(FILE *f, const void *arg)
+{
+	const struct page_arg *a = arg;
+
+	wm_job_page_write(f, a->t, a->rec, a->rep);
+}
+
+/* --report's page into `path`, whole or not at all: a job that ran (it
+ * has a summary) is drawn whatever ended it. `status` made worse by a
+ * failed write. */
+static int
+write_report(const char *path, const struct wm_topology *t,
+	     const struct wm_recorder *rec, const struct wm_job_report *rep,
+	     int status)
+{
+	struct page_arg a = {t, rec, rep};
+	char why[4400];
+
+	if (path == NULL || rep->subtasks == NULL)
+		return status;
+	if (rec == NULL) {
+		/* A real run's observer handed over nothing (it said why). */
+		fprintf(stderr,
+			"wmrun: could not write report file \"%s\": the job "
+			"was not recorded\n",
+			path);
+		return status == 0 ? EX_IOERR : status;
+	}
+	if (write_whole("report file", path, print_page, &a, why,
+			sizeof(why)) != 0) {
+		fprintf(stderr, "wmrun: %s\n", why);
+		if (status == 0)
+			status = EX_IOERR;
+	}
+	return status;
 }
 
 /* The summary on stderr, in one write: whole lines, never mixed with
@@ -404,12 +479,14 @@ static const char *const live_words[] = {"auto", "always", "never"};
 struct cmdline {
 	const char *summary; /* --summary FILE, or NULL */
 	const char *metrics; /* --metrics FILE, or NULL */
+	const char *report;  /* --report FILE.html, or NULL */
 	const char *path;    /* the topology file; NULL: the built-in one */
 	bool sim;
 	bool check_only;
 	bool quiet;
 	enum live_when live;
 	int64_t sample_interval_ms;
+	bool interval_given;	     /* --sample-interval, not the default */
 	struct wm_listen prometheus; /* --prometheus; .on false: none */
 	struct wm_sweep sweep;	     /* --sweep; no axes: none */
 	const char *sweep_csv;	     /* --sweep-csv FILE, or NULL */
@@ -452,6 +529,7 @@ interval_value(const char *arg, struct cmdline *cl)
 					       why, sizeof(why)),
 			  why))
 		return false;
+	cl->interval_given = true;
 	if (cl->sample_interval_ms > 0 && cl->sample_interval_ms <= 3600000)
 		return true;
 	fprintf(stderr,
@@ -480,6 +558,12 @@ check_combination(const struct cmdline *cl)
 		 * simulate or summarize: say so rather than ignore them. */
 		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
 				"--sim or --summary\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (cl->report != NULL && cl->check_only) {
+		fprintf(stderr, "wmrun: --report draws a job that runs: it "
+				"takes no --check\n");
 		usage(stderr);
 		return EX_USAGE;
 	}
@@ -545,6 +629,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"metrics", required_argument, NULL, 'M'},
 		{"sample-interval", required_argument, NULL, 'I'},
 		{"prometheus", required_argument, NULL, 'P'},
+		{"report", required_argument, NULL, 'R'},
 		{"sweep", required_argument, NULL, 'W'},
 		{"sweep-csv", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
@@ -573,6 +658,9 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		case 'P':
 			if (!prometheus_value(optarg, cl))
 				return EX_USAGE;
+			break;
+		case 'R':
+			cl->report = optarg;
 			break;
 		case 'W':
 			if (!sweep_value(optarg, cl))
@@ -665,9 +753,27 @@ preflight(const struct wm_topology *t, const struct cmdline *cl)
 				: why);
 		return EX_USAGE;
 	}
+	if (cl->report != NULL &&
+	    (wm_topology_file_use(t, cl->report, why, sizeof(why)) != NULL ||
+	     (cl->summary != NULL && strcmp(cl->summary, cl->report) == 0))) {
+		fprintf(stderr,
+			"wmrun: --report \"%s\" is %s: give the report its "
+			"own file\n",
+			cl->report,
+			cl->summary != NULL &&
+					strcmp(cl->summary, cl->report) == 0
+				? "the --summary file"
+				: why);
+		return EX_USAGE;
+	}
 	status = refuse_unless_fits(t, cl->sim);
 	if (status != EX_OK)
 		return status;
+	if (cl->report != NULL && wm_outfile_probe("report file", cl->report,
+						   why, sizeof(why)) != 0) {
+		fprintf(stderr, "wmrun: %s\n", why);
+		return EX_IOERR;
+	}
 	/* A summary that cannot be written is found now, not after hours of
 	 * running; it is written whole at the end (outfile.h), so nothing is
 	 * left at its path if the job never gets there. */
@@ -719,7 +825,7 @@ observe_options(const struct wm_topology *t, const struct cmdline *cl)
  * workers, filling *rep. Its exit status, after a message if not 0. */
 static int
 run_job(const struct wm_topology *t, const struct cmdline *cl,
-	struct wm_job_report *rep)
+	struct wm_job_report *rep, struct wm_recorder **rec)
 {
 	char why[4400];
 	int r;
@@ -727,12 +833,21 @@ run_job(const struct wm_topology *t, const struct cmdline *cl,
 	if (!cl->sim) {
 		struct wm_observe_options o = observe_options(t, cl);
 
+		if (cl->report != NULL)
+			o.recording = rec;
 		r = wm_supervisor_run(t, &o, rep, why, sizeof(why));
 		if (r != 0)
 			fprintf(stderr, "wmrun: %s\n", why);
 		return r;
 	}
-	r = wm_sim_run(t, rep, why, sizeof(why));
+	if (cl->report != NULL)
+		r = wm_sim_run_recorded(
+			t,
+			cl->interval_given ? cl->sample_interval_ms * 1000000
+					   : -1,
+			rec, rep, why, sizeof(why));
+	else
+		r = wm_sim_run(t, rep, why, sizeof(why));
 	if (r != 0)
 		fprintf(stderr, "wmrun: %s\n", why);
 	if (r > 0)
@@ -832,6 +947,12 @@ sweep(const struct cmdline *cl)
 		fprintf(stderr, "wmrun: %s\n", why);
 		status = EX_IOERR;
 	}
+	if (status == EX_OK && cl->report != NULL &&
+	    wm_outfile_probe("report file", cl->report, why, sizeof(why)) !=
+		    0) {
+		fprintf(stderr, "wmrun: %s\n", why);
+		status = EX_IOERR;
+	}
 	if (status == EX_OK && cl->sim)
 		status = wm_sweep_run(&cl->sweep,
 				      text ? text : default_topology, len, name,
@@ -857,6 +978,15 @@ sweep(const struct cmdline *cl)
 			if (status == EX_OK)
 				status = EX_IOERR;
 		}
+		if (cl->report != NULL &&
+		    write_whole(
+			    "report file", cl->report, print_sweep_page,
+			    &(struct sweep_page_arg){&cl->sweep, rows, name},
+			    why, sizeof(why)) != 0) {
+			fprintf(stderr, "wmrun: %s\n", why);
+			if (status == EX_OK)
+				status = EX_IOERR;
+		}
 	}
 	free(text);
 	free(rows);
@@ -867,6 +997,7 @@ int
 main(int argc, char **argv)
 {
 	struct wm_job_report rep = {0};
+	struct wm_recorder *rec = NULL;
 	struct wm_topology *t = NULL;
 	struct cmdline cl;
 	int status;
@@ -896,8 +1027,10 @@ main(int argc, char **argv)
 		wm_topology_free(t);
 		return status;
 	}
-	status = run_job(t, &cl, &rep);
+	status = run_job(t, &cl, &rep, &rec);
 	status = report_job(t, &rep, cl.summary, status);
+	status = write_report(cl.report, t, rec, &rep, status);
+	wm_recorder_free(rec);
 	wm_report_free(&rep);
 	wm_topology_free(t);
 	return status;
