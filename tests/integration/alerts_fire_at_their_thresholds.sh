@@ -107,12 +107,24 @@ expect_status 0 "$WMRUN" --sim --summary none.json none.conf
 grep -q alert none.json "$scratch/err" && fail "alerts in a job without alert keys"
 
 # A real run: the observer raises them at its samples (not exactly at the
-# thresholds) and hands them to the summary, printed or not.
-sed 's/^seed = 42$/&\nspeed = 5000/' idle.conf >real.conf
+# thresholds) and hands them to the summary, printed or not. Speed 2000
+# keeps the thresholds (30 s idle timeout, 1 h stall) at 15 ms and 1.8 s
+# of real time; on a loaded machine a subtask starved that long may still
+# raise an alert of its own: those are the machine's, and only the
+# partition alerts are counted.
+sed 's/^seed = 42$/&\nspeed = 2000/' idle.conf >real.conf
 expect_status 0 timeout 120 "$WMRUN" --quiet --sample-interval=10ms \
 	--summary real.json real.conf
-alerts real.json >real.alerts
-[ "$(wc -l <real.alerts)" -eq 2 ] || { cat real.alerts >&2; fail "expected 2 alerts from a real run"; }
+alerts real.json | grep '"kind":"partition_idle"' >real.alerts
+grep -v '"subject":"events-3"' real.alerts >real.others
+[ "$(wc -l <real.alerts)" -eq 2 ] || [ -s real.others ] ||
+	{ cat real.alerts >&2; fail "expected 2 partition alerts from a real run"; }
+if [ -s real.others ]; then
+	# Another partition idle that long: only starvation can do it.
+	expect_line '"cpu_wait_ms":[1-9]' real.json
+	grep '"subject":"events-3"' real.alerts >real.mine
+	mv real.mine real.alerts
+fi
 check_alert "$(sed -n 1p real.alerts)" notice partition_idle events-3 300000
 check_alert "$(sed -n 2p real.alerts)" severe partition_idle events-3 1800000
 grep -q '^wmrun: .*: notice: ' "$scratch/err" && fail "--quiet printed an alert before the summary"
