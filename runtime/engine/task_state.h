@@ -40,6 +40,13 @@ struct source_partition {
 	 * processing time: processing time minus its reading is the time it
 	 * was held back. */
 	struct wm_pausable_clock held;
+	/* For the advice (metrics.h): when its last record was emitted (the
+	 * subtask's start before the first), its longest silence closed so
+	 * far, ms, and the newest event time among its records (MIN). */
+	int64_t last_ns;
+	int64_t gap_max_ms;
+	wm_ts_t newest_ts;
+	int64_t disorder_max_ms;
 };
 
 /* A source subtask's own state (task_source.c). */
@@ -86,6 +93,7 @@ struct task_window {
 	uint64_t results;
 	int64_t fire_delay_max_ms;
 	uint64_t fire_delays_excluded; /* windows at the ends of time */
+	int64_t lateness_max_ms;       /* of the late records; -1: none */
 };
 
 struct wm_task {

@@ -112,6 +112,7 @@ wm_task_init_window(struct wm_task *t)
 		return -ENOMEM;
 	t->window = win;
 	win->task = t;
+	win->lateness_max_ms = -1;
 	win->op = wm_window_new(&t->stage->u.window.op, &why);
 	if (win->op == NULL)
 		return -errno;
@@ -158,10 +159,40 @@ out_of_memory(struct wm_task *t, uint32_t input, const struct wm_record *r)
 	return -ENOMEM;
 }
 
+/* How late a record judged late was: the watermark it was judged by minus
+ * its timestamp, what allowed_lateness would have to cover (an upper
+ * bound: its last window ended at or after its timestamp), into the
+ * block's histogram as it happens (advice.h). */
+static void
+count_lateness(struct task_window *win, const struct wm_record *r)
+{
+	int64_t late_ms;
+
+	if (__builtin_sub_overflow(wm_window_watermark(win->op), r->ts,
+				   &late_ms) ||
+	    late_ms < 0)
+		late_ms = INT64_MAX;
+	if (late_ms > win->lateness_max_ms)
+		win->lateness_max_ms = late_ms;
+	WM_METRIC_ADD(
+		win->task->metrics->lateness[wm_histogram_bucket(late_ms)], 1);
+}
+
+/* Records the operator judged late so far, dropped or side output. */
+static uint64_t
+late_so_far(const struct wm_window *op)
+{
+	const struct wm_window_counters *c = wm_window_counters(op);
+
+	return c->late_records_dropped + c->late_records_side_output;
+}
+
 int
 wm_task_window_record(struct wm_task *t, uint32_t input,
 		      const struct wm_record *r)
 {
+	uint64_t late = late_so_far(t->window->op);
+
 	/* A record without a timestamp, or a session merge Flink refuses,
 	 * is counted as rejected by the operator (records in no window);
 	 * only running out of memory stops the job. */
@@ -172,6 +203,8 @@ wm_task_window_record(struct wm_task *t, uint32_t input,
 		t->counters.records_in--;
 		return out_of_memory(t, input, r);
 	}
+	if (late_so_far(t->window->op) != late)
+		count_lateness(t->window, r);
 	return 0;
 }
 
@@ -199,6 +232,7 @@ wm_task_publish_window(const struct wm_task *t)
 	WM_METRIC_SET(m->results, win->results);
 	WM_METRIC_SET(m->fire_delay_max_ms, win->fire_delay_max_ms);
 	WM_METRIC_SET(m->fire_delays_excluded, win->fire_delays_excluded);
+	WM_METRIC_SET(m->lateness_max_ms, win->lateness_max_ms);
 	WM_METRIC_SET(m->records_windowed, c->records_accepted);
 	WM_METRIC_SET(m->late_dropped, c->late_records_dropped);
 	WM_METRIC_SET(m->late_side_output, c->late_records_side_output);
