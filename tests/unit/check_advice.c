@@ -184,6 +184,27 @@ job_close(struct job *j)
 	job_blocks_close(j->topo, j->plan, j->blocks);
 }
 
+/* Partition 3 is sparse: a record every 50 s, 144 of them; the window
+ * waited on it 144 times, 2 h in all. */
+static void
+sparse_partition_holds_the_window(struct job *j)
+{
+	struct wm_subtask_metrics *src = job_blocks_at(j->blocks, j->stride, 0);
+	struct wm_subtask_metrics *win = job_blocks_at(j->blocks, j->stride, 1);
+	struct wm_partition_metrics *p3 = &src->partitions[3];
+
+	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
+	p3->records = 144;
+	p3->gaps[wm_histogram_bucket(50000)] = 143;
+	p3->gap_max_ms = 50000;
+	src->output.longest_cause = 3;
+	src->output.longest_stall_ns = 50000 * MS;
+	win->output.longest_cause = 0;
+	win->output.longest_stall_ns = 50000 * MS;
+	win->output.stalled_ns = 2 * HOUR_MS * MS;
+	win->output.stalls = 144;
+}
+
 /* A job whose partition 3 held the window (silence_holds_the_window()),
  * advised. */
 static void
@@ -236,6 +257,48 @@ START_TEST(test_silent_partition_is_named_and_idle_timeout_advised)
 	ck_assert_int_eq(l->value_ms, 15000);
 	ck_assert_str_eq(l->text, "15 s (partition s-3: p99 gap 9.2 s, "
 				  "longest 2 h 0 min; none set)");
+	job_close(&j);
+}
+END_TEST
+
+START_TEST(test_sparse_partition_is_named_and_left_idle)
+{
+	const struct wm_advice_line *l;
+	struct job j;
+
+	job_open(&j, "", "");
+	sparse_partition_holds_the_window(&j);
+	job_advise(&j);
+	l = line_of(&j, WM_ADVICE_HELD);
+	ck_assert_str_eq(l->text, "window w/0 waited 2 h 0 min in 144 stalls, "
+				  "the longest 50.0 s, on s/0, partition s-3: "
+				  "sparse, a record every 49.2 s or so "
+				  "(longest gap 50.0 s), no idle_timeout set");
+	/* The busy partitions bound it (1 s gaps end at 1.024 s), not the
+	 * sparse one, which idleness is for. */
+	l = line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
+	ck_assert_int_eq(l->value_ms, 2000);
+	ck_assert_str_eq(l->text,
+			 "2 s (partition s-0: p99 gap 960 ms; "
+			 "partition s-3 sparse, a record every 49.2 s: "
+			 "idle between its records, which may then "
+			 "come late; none set)");
+	job_close(&j);
+}
+END_TEST
+
+START_TEST(test_short_stalls_that_add_up_to_little_say_nothing)
+{
+	struct wm_subtask_metrics *win;
+	struct job j;
+
+	job_open(&j, "", "");
+	sparse_partition_holds_the_window(&j);
+	win = job_blocks_at(j.blocks, j.stride, 1);
+	/* 5% of the 4 h run: not long. */
+	win->output.stalled_ns = 12 * 60000 * MS;
+	job_advise(&j);
+	ck_assert_uint_eq(j.advice.n, 0);
 	job_close(&j);
 }
 END_TEST
@@ -361,6 +424,9 @@ main(void)
 	tcase_add_test(lines, test_healthy_job_gets_nothing);
 	tcase_add_test(lines,
 		       test_silent_partition_is_named_and_idle_timeout_advised);
+	tcase_add_test(lines, test_sparse_partition_is_named_and_left_idle);
+	tcase_add_test(lines,
+		       test_short_stalls_that_add_up_to_little_say_nothing);
 	tcase_add_test(lines, test_idle_timeout_that_fits_is_left_alone);
 	tcase_add_test(lines, test_flapping_idle_timeout_is_raised);
 	tcase_add_test(lines, test_max_delay_below_the_gaps_fits_nothing);
