@@ -50,6 +50,13 @@
  *   per source partition    records, its watermark's stalls, idle time,
  *                           idle/active transitions and the time
  *                           watermark alignment kept it from being read
+ *   gaps, disorder,         per partition its gaps between records
+ *   lateness                (p50, p99, a burst period, the longest
+ *                           silence), per source subtask its records'
+ *                           disorder, per window subtask its late
+ *                           records' lateness: what the advice at the
+ *                           end (advice.h: what held event time, the
+ *                           settings advised) is made from
  *   alerts                  with [job] alert_* only: every alert raised
  *                           (runtime/observe/alerts.h), when, how long its
  *                           condition had held and when it ended, as the
