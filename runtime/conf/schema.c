@@ -30,6 +30,7 @@ static const char *const job_keys[] = {
 	"speed",
 	"seed",
 	"stall_threshold",
+	"max_delay",
 	"pipeline.watermark-alignment.allow-unaligned-source-splits",
 	"cpus",
 	"ring_size",

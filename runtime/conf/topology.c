@@ -44,6 +44,7 @@ job_defaults(struct wm_job_conf *job)
 	job->behaviour = WM_BEHAVIOUR_RELEASED;
 	job->watermark_interval_ms = WM_WATERMARK_DEFAULT_INTERVAL_MS;
 	job->stall_threshold_ms = 10000;
+	job->max_delay_ms = INT64_MAX;
 	job->ring_cells = WM_TOPOLOGY_RING_CELLS;
 }
 
@@ -122,6 +123,8 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 				   &job->seed)) != 0 ||
 	    (r = wm_conf_get_duration(l, sec, "stall_threshold", true,
 				      &job->stall_threshold_ms)) != 0 ||
+	    (r = wm_conf_get_duration(l, sec, "max_delay", true,
+				      &job->max_delay_ms)) != 0 ||
 	    (r = wm_conf_get_bool(
 		     l, sec,
 		     "pipeline.watermark-alignment.allow-unaligned-"

@@ -9,6 +9,9 @@
  *                    length, any of them: the first reached ends the job),
  *                    speed, seed, stall_threshold (a watermark still
  *                    for longer is stalled: runtime/engine/progress.h; 10 s),
+ *                    max_delay (the longest wait for a result the user
+ *                    accepts: the advice's bound on idle_timeout,
+ *                    runtime/report/advice.h; default not stated),
  *                    flink_behaviour (released | master | a
  *                    flag list), one key per behaviour flag by its
  *                    lower-case name (valve_flush_unconditional = true),
@@ -243,7 +246,11 @@ struct wm_job_conf {
 	uint64_t seed;
 	unsigned behaviour; /* enum wm_behaviour_flag */
 	int64_t watermark_interval_ms;
-	int64_t stall_threshold_ms;	    /* runtime/engine/progress.h */
+	int64_t stall_threshold_ms; /* runtime/engine/progress.h */
+	/* max_delay: how long after event time the user can wait for a
+	 * result, an upper bound for the advised idle_timeout
+	 * (runtime/report/advice.h); INT64_MAX: not stated. */
+	int64_t max_delay_ms;
 	bool allow_unaligned_source_splits; /* align whole subtasks only */
 	char *cpus;    /* explicit placement (runtime/plan/placement.h); NULL */
 	char *cpus_at; /* "FILE:LINE:COL" of cpus' value, for the errors of

@@ -59,6 +59,7 @@ wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 			return -EINVAL;
 		s->parts[i] = st.partition;
 		s->local_of[st.partition] = i;
+		s->part[i].newest_ts = WM_TS_MIN;
 		wm_progress_init(&s->part[i].progress,
 				 wm_task_stall_threshold_ns(t->topo));
 		wm_progress_follow_starvation(&s->part[i].progress,
@@ -347,6 +348,44 @@ wm_task_stop_source(struct wm_task *t)
 }
 
 /*
+ * What the advice measures of a record of partition `local` emitted at
+ * `now_ns` (metrics.h): the gap since the partition's last record, and its
+ * disorder against the newest event time its generator had seen, the
+ * partition's own or, with one generator per subtask, the subtask's
+ * (before this record). Both go straight into the block's histograms, as
+ * fire delays do: publishing copies nothing per partition.
+ */
+static void
+measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
+	       int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	struct source_partition *p = &s->part[local];
+	struct wm_partition_metrics *pm = &t->metrics->partitions[local];
+	wm_ts_t newest = s->per_subtask ? t->newest_ts : p->newest_ts;
+	int64_t gap_ms = (now_ns - p->last_ns) / 1000000;
+	int64_t disorder_ms;
+
+	/* The silence before the first record is no gap between records:
+	 * only the longest silence counts it. */
+	if (p->records > 1)
+		WM_METRIC_ADD(pm->gaps[wm_histogram_bucket(gap_ms)], 1);
+	if (gap_ms > p->gap_max_ms)
+		p->gap_max_ms = gap_ms;
+	p->last_ns = now_ns;
+	if (newest != WM_TS_MIN && rec->ts < newest &&
+	    !__builtin_sub_overflow(newest, rec->ts, &disorder_ms)) {
+		WM_METRIC_ADD(
+			t->metrics->disorder[wm_histogram_bucket(disorder_ms)],
+			1);
+		if (disorder_ms > p->disorder_max_ms)
+			p->disorder_max_ms = disorder_ms;
+	}
+	if (rec->ts > p->newest_ts)
+		p->newest_ts = rec->ts;
+}
+
+/*
  * The records due by `now_ns`, each followed by its partition's
  * generator (Flink emits the record, then calls onEvent); at most a burst
  * per call, so that an unlimited-rate source lets its caller move time
@@ -367,6 +406,7 @@ emit_due(struct wm_task *t, int64_t now_ns)
 
 		t->counters.records_in++;
 		s->part[local].records++;
+		measure_record(t, local, &rec, now_ns);
 		if (rec.ts > t->newest_ts)
 			t->newest_ts = rec.ts;
 		t->cause = rec.partition; /* a punctuated watermark */
@@ -454,6 +494,8 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
+		for (uint32_t i = 0; i < s->n_parts; i++)
+			s->part[i].last_ns = now_ns;
 		s->started = true;
 	}
 	if (now_ns >= s->next_alignment_ns) {
@@ -619,6 +661,20 @@ time_stopped(const struct wm_pausable_clock *c, int64_t now_ns)
 	return now_ns - wm_pausable_clock_read(c, now_ns);
 }
 
+/* The longest silence of partition i so far, the one still open too, and
+ * its largest disorder. */
+static void
+publish_silence(const struct task_source *s, uint32_t i, int64_t now_ns,
+		struct wm_partition_metrics *pm)
+{
+	const struct source_partition *p = &s->part[i];
+	int64_t open_ms = s->started ? (now_ns - p->last_ns) / 1000000 : 0;
+
+	WM_METRIC_SET(pm->gap_max_ms,
+		      open_ms > p->gap_max_ms ? open_ms : p->gap_max_ms);
+	WM_METRIC_SET(pm->disorder_max_ms, p->disorder_max_ms);
+}
+
 void
 wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 {
@@ -636,6 +692,7 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 			      time_stopped(&s->part[i].held, now_ns));
 		wm_progress_publish(&s->part[i].progress, now_ns,
 				    &pm->progress);
+		publish_silence(s, i, now_ns, pm);
 	}
 	if (s->peers != NULL) {
 		WM_METRIC_SET(m->alignment_max_allowed, s->max_allowed);

@@ -40,6 +40,13 @@ struct source_partition {
 	 * processing time: processing time minus its reading is the time it
 	 * was held back. */
 	struct wm_pausable_clock held;
+	/* For the advice (metrics.h): when its last record was emitted (the
+	 * subtask's start before the first), its longest silence closed so
+	 * far, ms, and the newest event time among its records (MIN). */
+	int64_t last_ns;
+	int64_t gap_max_ms;
+	wm_ts_t newest_ts;
+	int64_t disorder_max_ms;
 };
 
 /* A source subtask's own state (task_source.c). */
@@ -88,6 +95,7 @@ struct task_window {
 	uint64_t fire_delays_excluded; /* windows at the ends of time */
 	/* late records by partition, as metrics.h late_by_partition */
 	uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
+	int64_t lateness_max_ms;       /* of the late records; -1: none */
 };
 
 struct wm_task {

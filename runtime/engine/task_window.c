@@ -112,6 +112,7 @@ wm_task_init_window(struct wm_task *t)
 		return -ENOMEM;
 	t->window = win;
 	win->task = t;
+	win->lateness_max_ms = -1;
 	win->op = wm_window_new(&t->stage->u.window.op, &why);
 	if (win->op == NULL)
 		return -errno;
@@ -158,8 +159,26 @@ out_of_memory(struct wm_task *t, uint32_t input, const struct wm_record *r)
 	return -ENOMEM;
 }
 
-/* Late records (dropped or sent to the side output) the operator counted
- * so far. */
+/* How late a record judged late was: the watermark it was judged by minus
+ * its timestamp, what allowed_lateness would have to cover (an upper
+ * bound: its last window ended at or after its timestamp), into the
+ * block's histogram as it happens (advice.h). */
+static void
+count_lateness(struct task_window *win, const struct wm_record *r)
+{
+	int64_t late_ms;
+
+	if (__builtin_sub_overflow(wm_window_watermark(win->op), r->ts,
+				   &late_ms) ||
+	    late_ms < 0)
+		late_ms = INT64_MAX;
+	if (late_ms > win->lateness_max_ms)
+		win->lateness_max_ms = late_ms;
+	WM_METRIC_ADD(
+		win->task->metrics->lateness[wm_histogram_bucket(late_ms)], 1);
+}
+
+/* Records the operator judged late so far, dropped or side output. */
 static uint64_t
 late_so_far(const struct task_window *win)
 {
@@ -185,12 +204,15 @@ wm_task_window_record(struct wm_task *t, uint32_t input,
 		return out_of_memory(t, input, r);
 	}
 	/* The operator decides lateness (isElementLate()) and counts it
-	 * in all; the partition it came from is the task's to count. */
-	if (late_so_far(win) != late)
+	 * in all; the partition it came from, and how late it was, are the
+	 * task's to count. */
+	if (late_so_far(win) != late) {
 		win->late_by_partition[r->partition < WM_METRICS_LATE_PARTITIONS
 					       ? r->partition
 					       : WM_METRICS_LATE_PARTITIONS -
 							 1]++;
+		count_lateness(win, r);
+	}
 	return 0;
 }
 
@@ -218,6 +240,7 @@ wm_task_publish_window(const struct wm_task *t)
 	WM_METRIC_SET(m->results, win->results);
 	WM_METRIC_SET(m->fire_delay_max_ms, win->fire_delay_max_ms);
 	WM_METRIC_SET(m->fire_delays_excluded, win->fire_delays_excluded);
+	WM_METRIC_SET(m->lateness_max_ms, win->lateness_max_ms);
 	WM_METRIC_SET(m->records_windowed, c->records_accepted);
 	WM_METRIC_SET(m->late_dropped, c->late_records_dropped);
 	WM_METRIC_SET(m->late_side_output, c->late_records_side_output);

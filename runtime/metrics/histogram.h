@@ -41,15 +41,33 @@ wm_histogram_lower(unsigned b)
 	return (int64_t)((uint64_t)(8u + m) << (k - 3));
 }
 
+/* The smallest value above bucket `b`: every value in it is below this
+ * (INT64_MAX for the last, which holds INT64_MAX itself). */
+static inline int64_t
+wm_histogram_upper(unsigned b)
+{
+	return b + 1 < WM_HISTOGRAM_BUCKETS ? wm_histogram_lower(b + 1)
+					    : INT64_MAX;
+}
+
+/* The counts of `counts`, added up. */
+static inline uint64_t
+wm_histogram_total(const uint64_t *counts)
+{
+	uint64_t total = 0;
+
+	for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
+		total += counts[b];
+	return total;
+}
+
 /* The lower bound of the bucket holding the q-th quantile (0 < q <= 1)
  * of `n` counts, or -1 if there are none. */
 static inline int64_t
 wm_histogram_quantile(const uint64_t *counts, double q)
 {
-	uint64_t total = 0, seen = 0;
+	uint64_t total = wm_histogram_total(counts), seen = 0;
 
-	for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
-		total += counts[b];
 	if (total == 0)
 		return -1;
 	for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++) {

@@ -71,6 +71,17 @@ struct wm_partition_metrics {
 	_Atomic uint64_t records;	      /* emitted */
 	_Atomic int64_t alignment_paused_ns;  /* held back by alignment */
 	struct wm_watermark_metrics progress; /* its multiplexer slot */
+	/* For the advice at the end of a run (runtime/report/advice.h),
+	 * kept here as records go, like fire_delays: the processing time
+	 * between consecutive records of the partition, ms (histogram.h;
+	 * 3.9 KiB a partition, in every block, since blocks are sized for
+	 * the largest subtask); the longest silence, ms, counting the one
+	 * before its first record and the one still open (published); and
+	 * its largest disorder, ms: the newest event time its generator had
+	 * seen minus a record's timestamp, when positive. */
+	_Atomic int64_t gap_max_ms;
+	_Atomic int64_t disorder_max_ms;
+	_Atomic uint64_t gaps[WM_HISTOGRAM_BUCKETS];
 };
 
 /* One input channel of a subtask, as its valve holds it (Flink keeps this
@@ -146,6 +157,15 @@ struct wm_subtask_metrics {
 	 * third variable part. A window fed by two sources adds their
 	 * partitions of one id together. */
 	_Atomic uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
+	/* A source: the disorder of each record (its partitions' figure,
+	 * above; with watermark_at = subtask, against the subtask's newest
+	 * event time, which its one generator follows), ms, for records
+	 * that had any. A window: how late each late record was, the
+	 * watermark minus its timestamp when it was judged late, ms, and the
+	 * largest. Kept as records go (advice.h). */
+	_Atomic uint64_t disorder[WM_HISTOGRAM_BUCKETS];
+	_Atomic uint64_t lateness[WM_HISTOGRAM_BUCKETS];
+	_Atomic int64_t lateness_max_ms;
 	/* Records received on each logical input, and sent on each output
 	 * edge (the stage's data edges in stage order, topology.h; every copy
 	 * of a broadcast counted): the summary checks that every edge

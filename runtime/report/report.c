@@ -11,6 +11,7 @@
 
 #include "runtime/conf/units.h"
 #include "runtime/metrics/noise.h"
+#include "runtime/report/advice.h"
 #include "runtime/report/report.h"
 
 static void
@@ -77,6 +78,11 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	s->alignment_waiting_ns = WM_METRIC_GET(m->alignment_waiting_ns);
 	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
 	read_progress(&m->output, &s->wm);
+	for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++) {
+		s->disorder[b] = WM_METRIC_GET(m->disorder[b]);
+		s->lateness[b] = WM_METRIC_GET(m->lateness[b]);
+	}
+	s->lateness_max_ms = WM_METRIC_GET(m->lateness_max_ms);
 }
 
 /* Per stage: what its subtasks received, and what a window stage did with
@@ -194,6 +200,18 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 	return 0;
 }
 
+/* A partition's gaps and disorder, for the advice. */
+static void
+read_gaps(const struct wm_partition_metrics *m, struct wm_partition_report *p)
+{
+	uint64_t gaps[WM_HISTOGRAM_BUCKETS];
+
+	for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
+		gaps[b] = WM_METRIC_GET(m->gaps[b]);
+	wm_advice_gap_figures(gaps, WM_METRIC_GET(m->gap_max_ms), &p->gaps);
+	p->disorder_max_ms = WM_METRIC_GET(m->disorder_max_ms);
+}
+
 /* The partitions of subtask s, from its block m, into the report's array
  * from *k on. */
 static void
@@ -219,6 +237,7 @@ read_partitions(struct wm_job_report *rep, struct wm_subtask_report *s,
 			WM_METRIC_GET(m->partitions[p].alignment_paused_ns);
 		pr->records = WM_METRIC_GET(m->partitions[p].records);
 		read_progress(&m->partitions[p].progress, &pr->wm);
+		read_gaps(&m->partitions[p], pr);
 	}
 }
 
@@ -624,6 +643,39 @@ print_edges(FILE *f, const struct wm_topology *t,
 	}
 }
 
+/* What held event time back and the settings advised (advice.h), after
+ * the rest; nothing for a job with nothing to say. */
+static void
+print_advice(FILE *f, const struct wm_topology *t,
+	     const struct wm_job_report *rep)
+{
+	struct wm_advice a;
+	bool held = false, advised = false;
+
+	if (wm_advice_build(t, rep, &a) != 0)
+		return;
+	for (uint32_t i = 0; i < a.n; i++) {
+		const struct wm_advice_line *l = &a.lines[i];
+		const char *key = wm_advice_key(l->kind);
+
+		if (l->kind == WM_ADVICE_HELD) {
+			if (!held)
+				fprintf(f, "  what held event time\n");
+			held = true;
+			fprintf(f, "    %s\n", l->text);
+			continue;
+		}
+		if (!advised)
+			fprintf(f, "  advice\n");
+		advised = true;
+		if (key != NULL)
+			fprintf(f, "    %s = %s\n", key, l->text);
+		else
+			fprintf(f, "    %s\n", l->text);
+	}
+	wm_advice_free(&a);
+}
+
 void
 wm_report_print(FILE *f, const struct wm_topology *t,
 		const struct wm_job_report *rep)
@@ -677,6 +729,7 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		print_partitions(f, t, rep);
 	if (wm_alerts_configured(&t->job))
 		print_alerts(f, t, rep);
+	print_advice(f, t, rep);
 }
 
 /* ---- JSON ---- */
@@ -870,6 +923,64 @@ json_alerts(FILE *f, const struct wm_topology *t,
 	fputc(']', f);
 }
 
+/* "diagnosis": the lines on what held each window subtask; "advice": the
+ * settings, each with its key, stage, value (null where none fits), the
+ * figure it must clear (from_ms) and the figures as text. */
+static void
+json_advice(FILE *f, const struct wm_topology *t,
+	    const struct wm_job_report *rep)
+{
+	struct wm_advice a;
+	bool first = true;
+
+	if (wm_advice_build(t, rep, &a) != 0)
+		return;
+	fprintf(f, ",\"diagnosis\":[");
+	for (uint32_t i = 0; i < a.n; i++) {
+		const struct wm_advice_line *l = &a.lines[i];
+		const struct wm_subtask_report *s;
+
+		if (l->kind != WM_ADVICE_HELD)
+			continue;
+		s = &rep->subtasks[l->subtask];
+		fprintf(f, "%s{\"window\":", first ? "" : ",");
+		json_string(f, t->stages[s->stage].name);
+		fprintf(f,
+			",\"subtask\":%u,\"waited_ms\":%" PRId64 ",\"text\":",
+			s->index, s->wm.longest_stall_ns / 1000000);
+		json_string(f, l->text);
+		fputc('}', f);
+		first = false;
+	}
+	fprintf(f, "],\"advice\":[");
+	first = true;
+	for (uint32_t i = 0; i < a.n; i++) {
+		const struct wm_advice_line *l = &a.lines[i];
+		const char *key = wm_advice_key(l->kind);
+
+		if (l->kind == WM_ADVICE_HELD)
+			continue;
+		fprintf(f, "%s{\"key\":", first ? "" : ",");
+		if (key != NULL)
+			json_string(f, key);
+		else
+			fprintf(f, "\"idle_timeout\"");
+		fprintf(f, ",\"stage\":");
+		json_string(f, t->stages[l->stage].name);
+		if (l->value_ms >= 0)
+			fprintf(f, ",\"value_ms\":%" PRId64, l->value_ms);
+		else
+			fprintf(f, ",\"value_ms\":null");
+		fprintf(f, ",\"from_ms\":%" PRId64, l->from_ms);
+		fprintf(f, ",\"text\":");
+		json_string(f, l->text);
+		fputc('}', f);
+		first = false;
+	}
+	fputc(']', f);
+	wm_advice_free(&a);
+}
+
 void
 wm_report_print_json(FILE *f, const struct wm_topology *t,
 		     const struct wm_job_report *rep)
@@ -949,5 +1060,6 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 	fputc(']', f);
 	if (wm_alerts_configured(&t->job))
 		json_alerts(f, t, rep);
+	json_advice(f, t, rep);
 	fprintf(f, "}\n");
 }

@@ -50,6 +50,13 @@
  *   per source partition    records, its watermark's stalls, idle time,
  *                           idle/active transitions and the time
  *                           watermark alignment kept it from being read
+ *   gaps, disorder,         per partition its gaps between records
+ *   lateness                (p50, p99, a burst period, the longest
+ *                           silence), per source subtask its records'
+ *                           disorder, per window subtask its late
+ *                           records' lateness: what the advice at the
+ *                           end (advice.h: what held event time, the
+ *                           settings advised) is made from
  *   alerts                  with [job] alert_* only: every alert raised
  *                           (runtime/observe/alerts.h), when, how long its
  *                           condition had held and when it ended, as the
@@ -69,6 +76,21 @@
 #include "runtime/conf/topology.h"
 #include "runtime/observe/alerts.h"
 
+/* A partition's gaps in processing time between consecutive records, as
+ * the advice reads them from its histogram (runtime/report/advice.h). */
+struct wm_gap_figures {
+	uint64_t n; /* gaps measured: records - 1 */
+	/* Percentiles as the histogram gives them: the lower bound of the
+	 * bucket (within 12.5% below the true value), and the bucket's
+	 * upper end, which the true p99 is below; -1 without gaps. */
+	int64_t p50_ms, p99_ms, p99_upper_ms;
+	/* A second, longer mode above the p99 (a partition that comes in
+	 * bursts: the time between them), the upper end of its buckets;
+	 * -1 if none. */
+	int64_t period_ms;
+	int64_t max_ms; /* the longest silence, exact (metrics.h gap_max_ms) */
+};
+
 struct wm_partition_report {
 	uint32_t partition;
 	uint32_t stage;
@@ -76,6 +98,8 @@ struct wm_partition_report {
 	uint64_t records;
 	int64_t alignment_paused_ns; /* not read: watermark alignment */
 	struct wm_progress_reading wm;
+	struct wm_gap_figures gaps;
+	int64_t disorder_max_ms; /* 0: none (metrics.h) */
 };
 
 struct wm_subtask_report {
@@ -101,6 +125,12 @@ struct wm_subtask_report {
 	 * stopped while stalled, or a live reading); UINT32_MAX if none. */
 	uint32_t held_by_now;
 	struct wm_progress_reading wm; /* its output watermark */
+	/* A source: its records' disorder; a window: its late records'
+	 * lateness and the largest (-1: none). Histograms in ms, as the
+	 * block has them (metrics.h), for the advice. */
+	uint64_t disorder[WM_HISTOGRAM_BUCKETS];
+	uint64_t lateness[WM_HISTOGRAM_BUCKETS];
+	int64_t lateness_max_ms;
 	uint32_t n_partitions;
 	struct wm_partition_report *partitions; /* into the report's array */
 };
