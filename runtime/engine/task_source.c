@@ -683,6 +683,10 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 
 	WM_METRIC_SET(m->bad_records_skipped, s->bad_records);
 	WM_METRIC_SET(m->n_partitions, s->n_parts);
+	WM_METRIC_SET(m->next_record_due_ns,
+		      t->finished || s->waiting.paused
+			      ? INT64_MAX
+			      : wm_record_source_next_due_ns(s->src));
 	for (uint32_t i = 0; i < s->n_parts; i++) {
 		struct wm_partition_metrics *pm = &m->partitions[i];
 

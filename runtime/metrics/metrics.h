@@ -124,6 +124,12 @@ struct wm_subtask_metrics {
 	 * those it emitted); MIN before the first. The live view's watermark
 	 * lag is this minus the output watermark. */
 	_Atomic int64_t newest_event_time;
+	/* A source: the processing time its next record is due, as of its
+	 * last publish (INT64_MAX: none is, or it is paused or finished).
+	 * A reader that finds it well in the past while nothing came out
+	 * knows the process did not run when it should have: its partitions
+	 * only look silent (runtime/observe/snapshot.h, WM_BLAME_BEHIND). */
+	_Atomic int64_t next_record_due_ns;
 	/* Real time split into waiting for input, waiting for room in an
 	 * output ring and the rest (time_split.h); zero under --sim. */
 	struct wm_time_split time;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/metrics/noise.h"
 #include "runtime/observe/snapshot.h"
 
 /* Room for one snapshot of `plan`: the subtasks, then every subtask's
@@ -171,6 +172,17 @@ wm_snapshot_set_cpu_wait(struct wm_snapshot *snap,
 		 cpu_wait_ns, prev != NULL ? snap->real_ns - prev->real_ns : 0);
 }
 
+/* How long a record due at `due_ns` has been due at `now_ns`; 0 if not. */
+static int64_t
+overdue(int64_t due_ns, int64_t now_ns)
+{
+	int64_t late;
+
+	if (due_ns >= now_ns || __builtin_sub_overflow(now_ns, due_ns, &late))
+		return 0;
+	return late;
+}
+
 static void
 read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	     const struct wm_subtask_metrics *m, const struct wm_snapshot *prev,
@@ -195,6 +207,8 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	s->records_out_per_s = per_second(
 		s->records_out, b ? b->records_out : 0, dt, b != NULL);
 	s->held_by = WM_METRIC_GET(m->held_by_now);
+	s->overdue_ns = overdue(WM_METRIC_GET(m->next_record_due_ns),
+				snap->processing_ns);
 	s->pid = WM_METRIC_GET(m->pid);
 	cpu_wait(s, b, WM_METRIC_GET(m->cpu_wait_ns), dt);
 	time_split(s, m, b, snap->real_ns,
@@ -226,6 +240,12 @@ wm_snapshot_take(const struct wm_plan *plan, const void *blocks, size_t stride,
 	snap->seq = prev != NULL ? prev->seq + 1 : 0;
 	snap->real_ns = real_ns;
 	snap->processing_ns = processing_ns;
+	snap->noise_ns = INT64_MAX;
+	if (prev != NULL && real_ns > prev->real_ns &&
+	    processing_ns > prev->processing_ns)
+		snap->noise_ns = wm_noise_ns(
+			(double)(processing_ns - prev->processing_ns) /
+			(double)(real_ns - prev->real_ns));
 	snap->n_subtasks = plan->n_subtasks;
 	snap->subtasks = (struct wm_snap_subtask *)(snap + 1);
 	room = (char *)(snap->subtasks + plan->n_subtasks);
@@ -271,15 +291,23 @@ find_partition(const struct wm_snap_subtask *s, uint32_t partition)
  * process that waited for a CPU most of the last interval could do
  * nothing else (its partitions look silent too), so that comes first;
  * then waiting for room most of the time is back-pressure, whatever its
- * partitions do; otherwise a partition that delivered nothing over the
- * interval is silent. Without two readings, none is known. */
+ * partitions do. A subtask that sent nothing over the interval while its
+ * next record has been due for longer than the scheduling noise did not
+ * run, for whatever reason the CPU wait does not show (a page fault on a
+ * loaded disk, a stop), and its partitions only look silent; it is
+ * behind. Otherwise a partition that delivered nothing over the interval
+ * is silent: its subtask ran, and had nothing of it due. Without two
+ * readings, none is known. */
 static enum wm_blame_cause
-source_cause(const struct wm_snap_subtask *s, const struct wm_snap_partition *p)
+source_cause(const struct wm_snapshot *snap, const struct wm_snap_subtask *s,
+	     const struct wm_snap_partition *p)
 {
 	if (s->cpu_wait_ms_per_s >= 500.0)
 		return WM_BLAME_STARVED;
 	if (s->backpressured_ms_per_s >= 500.0)
 		return WM_BLAME_BACKPRESSURE;
+	if (s->records_out_per_s == 0.0 && s->overdue_ns > snap->noise_ns)
+		return WM_BLAME_BEHIND;
 	if (p != NULL && p->records_per_s == 0.0)
 		return WM_BLAME_SILENCE;
 	return WM_BLAME_SLOW;
@@ -305,8 +333,8 @@ wm_snapshot_blame(const struct wm_snapshot *snap, const struct wm_plan *plan,
 			break;
 		if (plan->subtasks[at].n_inputs == 0) {
 			out->partition = s->held_by;
-			out->cause =
-				source_cause(s, find_partition(s, s->held_by));
+			out->cause = source_cause(
+				snap, s, find_partition(s, s->held_by));
 			break;
 		}
 		if (s->held_by >= s->n_channels)

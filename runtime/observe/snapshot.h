@@ -85,6 +85,9 @@ struct wm_snap_subtask {
 	 * UINT32_MAX: nothing. */
 	uint32_t held_by;
 	int64_t since_ns; /* of its output, as for a partition */
+	/* A source: how long its next record has been due (metrics.h
+	 * next_record_due_ns; 0: not yet, or none is). */
+	int64_t overdue_ns;
 	uint32_t n_channels;
 	struct wm_snap_channel *channels;
 	uint32_t n_partitions;
@@ -98,7 +101,11 @@ struct wm_snapshot {
 	uint64_t seq;	       /* 0 for the first of a job */
 	int64_t real_ns;       /* the reading's monotonic clock */
 	int64_t processing_ns; /* the job's processing time then */
-	uint32_t n_subtasks;   /* as the plan's ids */
+	/* The processing time within the scheduling noise of the job
+	 * (runtime/metrics/noise.h) at the speed the two readings show;
+	 * INT64_MAX for a first reading, which knows no speed. */
+	int64_t noise_ns;
+	uint32_t n_subtasks; /* as the plan's ids */
 	struct wm_snap_subtask *subtasks;
 	/* Over every window subtask, so far: the on-time firings' delays
 	 * (histogram.h) and the late records by source partition
@@ -134,7 +141,8 @@ enum wm_blame_cause {
 	WM_BLAME_SILENCE,      /* the partition delivers no records */
 	WM_BLAME_BACKPRESSURE, /* its subtask waits for room downstream */
 	WM_BLAME_STARVED,      /* its subtask waits for a CPU */
-	WM_BLAME_SLOW,	       /* records arrive, the watermark is just low */
+	WM_BLAME_BEHIND, /* its records are due, its process not running */
+	WM_BLAME_SLOW,	 /* records arrive, the watermark is just low */
 };
 
 #define WM_BLAME_MAX_HOPS 16

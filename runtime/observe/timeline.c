@@ -66,6 +66,8 @@ cause_name(enum wm_blame_cause c)
 		return "backpressure";
 	case WM_BLAME_STARVED:
 		return "starved";
+	case WM_BLAME_BEHIND:
+		return "behind";
 	case WM_BLAME_SLOW:
 		return "lowest";
 	case WM_BLAME_NONE:

@@ -209,6 +209,8 @@ cause_word(enum wm_blame_cause c)
 		return "back-pressure: its output rings are full";
 	case WM_BLAME_STARVED:
 		return "starved: its process waits for a CPU";
+	case WM_BLAME_BEHIND:
+		return "behind: records are due, its process does not run";
 	case WM_BLAME_SLOW:
 		return "its watermark is the lowest";
 	case WM_BLAME_NONE:

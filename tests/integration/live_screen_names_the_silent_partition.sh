@@ -39,8 +39,9 @@ minutes() {
 		awk '{ print $1 * 60 + $2 }'
 }
 # On a loaded machine the subtask that reads it may itself wait for a CPU
-# at a moment: it is still the one named, as starved then.
-blamed='held for .* by partition events-3 of events/[01] \((silence: nothing arrives|starved: its process waits for a CPU)\)'
+# or not run at a moment: it is still the one named, as starved or behind
+# then.
+blamed='held for .* by partition events-3 of events/[01] \((silence: nothing arrives|starved: its process waits for a CPU|behind: records are due, its process does not run)\)'
 during=0 after=0 silent_screens=0 said_silence=0
 for i in $(seq 1 "$n"); do
 	f="$scratch/screen.$i"

@@ -57,7 +57,8 @@ block(struct job *j, uint32_t id)
 }
 
 /* Source subtask `id` reading partitions `a` and `b`, with `ra` and `rb`
- * records emitted, watermark `wm` held back by partition `held`. */
+ * records emitted, watermark `wm` held back by partition `held`, and no
+ * record due that it has not sent. */
 static void
 set_source(struct job *j, uint32_t id, uint32_t a, uint64_t ra, uint32_t b,
 	   uint64_t rb, wm_ts_t wm, uint32_t held)
@@ -75,6 +76,7 @@ set_source(struct job *j, uint32_t id, uint32_t a, uint64_t ra, uint32_t b,
 	WM_METRIC_SET(m->records_in, ra + rb);
 	WM_METRIC_SET(m->records_out, ra + rb);
 	WM_METRIC_SET(m->held_by_now, held);
+	WM_METRIC_SET(m->next_record_due_ns, INT64_MAX);
 }
 
 /* The window's input channel whose producer is `producer`. */
@@ -234,6 +236,59 @@ START_TEST(test_waiting_for_room_is_back_pressure_and_busy_is_the_rest)
 	wm_snapshot_free(c);
 	wm_snapshot_free(a);
 	wm_snapshot_free(b);
+	job_close(&j);
+}
+END_TEST
+
+/* A source that sent nothing over an interval while its next record was
+ * long due did not run: its partitions only look silent. One that sent
+ * records of another partition ran, and its silent partition is silent,
+ * however far behind the source is. */
+START_TEST(test_a_source_that_did_not_run_is_behind_not_silent)
+{
+	struct job j;
+	struct wm_snapshot *a, *b, *c;
+	struct wm_blame bl;
+
+	job_open(&j);
+	a = silence_begins(&j);
+	ck_assert_ptr_nonnull(a);
+	/* 1 s of real time later (2 s of processing time: speed 2, noise
+	 * 8 ms): s/1 published nothing new, its next record due at 1.5 s. */
+	WM_METRIC_SET(block(&j, j.s1)->next_record_due_ns, SECOND + SECOND / 2);
+	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
+	set_window(&j, 5000, j.s1, 410);
+	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 8 * SECOND,
+			     3 * SECOND);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(b->subtasks[j.s1].overdue_ns, 3 * SECOND / 2);
+	ck_assert(b->noise_ns > 0 && b->noise_ns < SECOND / 100);
+	wm_snapshot_blame(b, j.plan, j.w, &bl);
+	ck_assert_uint_eq(bl.partition, 3);
+	ck_assert_int_eq(bl.cause, WM_BLAME_BEHIND);
+
+	/* Then it ran behind its schedule: partition 1's records came, 3's
+	 * did not. Due but running: 3 is silent. */
+	set_source(&j, j.s1, 1, 300, 3, 10, 5000, 3);
+	WM_METRIC_SET(block(&j, j.s1)->next_record_due_ns, 2 * SECOND);
+	c = wm_snapshot_take(j.plan, j.blocks, j.stride, b, 9 * SECOND,
+			     5 * SECOND);
+	ck_assert_ptr_nonnull(c);
+	ck_assert(c->subtasks[j.s1].overdue_ns > 0);
+	wm_snapshot_blame(c, j.plan, j.w, &bl);
+	ck_assert_int_eq(bl.cause, WM_BLAME_SILENCE);
+
+	/* Nothing due (every partition silent to the end): never behind. */
+	WM_METRIC_SET(block(&j, j.s1)->next_record_due_ns, INT64_MAX);
+	wm_snapshot_free(a);
+	a = wm_snapshot_take(j.plan, j.blocks, j.stride, c, 10 * SECOND,
+			     7 * SECOND);
+	ck_assert_int_eq(a->subtasks[j.s1].overdue_ns, 0);
+	wm_snapshot_blame(a, j.plan, j.w, &bl);
+	ck_assert_int_eq(bl.cause, WM_BLAME_SILENCE);
+	wm_snapshot_free(a);
+	wm_snapshot_free(b);
+	wm_snapshot_free(c);
 	job_close(&j);
 }
 END_TEST
@@ -452,6 +507,7 @@ snapshot_suite(void)
 		       test_a_silent_partition_is_blamed_through_the_channel);
 	tcase_add_test(
 		t, test_waiting_for_room_is_back_pressure_and_busy_is_the_rest);
+	tcase_add_test(t, test_a_source_that_did_not_run_is_behind_not_silent);
 	tcase_add_test(t, test_an_idle_or_unheld_subtask_blames_nothing);
 	tcase_add_test(
 		t, test_lines_say_when_a_watermark_is_held_and_when_it_moves);
