@@ -50,6 +50,10 @@ behaviour_flag(const char *word, size_t len)
 	return 0;
 }
 
+/* The Flink flags a setting chooses among; other bits (the all-idle
+ * policy) are not its business. */
+#define ALL_FLAGS ((unsigned)WM_BEHAVIOUR_ALL)
+
 int
 wm_behaviour_parse(const char *text, unsigned *flags, const char **bad,
 		   int *bad_len)
@@ -65,9 +69,9 @@ wm_behaviour_parse(const char *text, unsigned *flags, const char **bad,
 		unsigned bit = behaviour_flag(word, len);
 
 		if (word == p && word_is(word, len, "released")) {
-			result = WM_BEHAVIOUR_RELEASED;
+			result = WM_BEHAVIOUR_RELEASED | (result & ~ALL_FLAGS);
 		} else if (word == p && word_is(word, len, "master")) {
-			result = WM_BEHAVIOUR_MASTER;
+			result = WM_BEHAVIOUR_MASTER | (result & ~ALL_FLAGS);
 		} else if (bit == 0) {
 			*bad = p;
 			*bad_len = (int)(end - p);

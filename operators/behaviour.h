@@ -37,11 +37,26 @@ enum wm_behaviour_flag {
 	/* At end of input an idle source sends ACTIVE before the final MAX
 	 * watermark instead of losing it (FLINK-40499). */
 	WM_DRAIN_ACTIVE_BEFORE_MAX = 1u << 6,
+
+	/*
+	 * Study rules, not Flink's ([job] all_idle, doc/semantics.md section
+	 * 9.6): what a valve, a multiplexer or a two-input combination does
+	 * when its last input goes idle. Neither set is Flink's rule, as the
+	 * flags above choose it; set, they replace MUX_ALLIDLE_FLUSH_MAX and
+	 * VALVE_FLUSH_UNCONDITIONAL. At most one is set. They lie outside
+	 * WM_BEHAVIOUR_ALL, so "released", "master" and the flag names never
+	 * touch them.
+	 */
+	/* Jump to MAX, then IDLE: every window fires, all later data is late. */
+	WM_ALL_IDLE_MAX = 1u << 16,
+	/* Flush nothing: only IDLE, the watermark stays where it was. */
+	WM_ALL_IDLE_HOLD = 1u << 17,
 };
 
 #define WM_BEHAVIOUR_ALL ((1u << 7) - 1)
 #define WM_BEHAVIOUR_RELEASED ((unsigned)WM_IDLE_MARK_ONCE)
 #define WM_BEHAVIOUR_MASTER WM_BEHAVIOUR_ALL
+#define WM_ALL_IDLE_POLICY ((unsigned)(WM_ALL_IDLE_MAX | WM_ALL_IDLE_HOLD))
 
 static inline bool
 wm_behaviour_has(unsigned flags, enum wm_behaviour_flag flag)
@@ -58,7 +73,7 @@ const char *wm_behaviour_name(enum wm_behaviour_flag flag);
  * Parse a behaviour setting: "released", "master", or a comma-separated
  * list of flag names, each optionally prefixed with '-' to switch it off
  * and '+' (or nothing) to switch it on, applied left to right starting from
- * *flags. Names are case-insensitive. Returns 0, or -EINVAL with
+ * *flags. The all-idle policy bits of *flags are kept whatever it says. Names are case-insensitive. Returns 0, or -EINVAL with
  * *bad pointing at the first unrecognized word (length in *bad_len).
  */
 int wm_behaviour_parse(const char *text, unsigned *flags, const char **bad,

@@ -9,7 +9,14 @@
  * input that returns with an older watermark takes part in the minimum at
  * once and so holds the combined value back until it passes it. When every
  * input is idle, released Flink keeps the combined value;
- * WM_MUX_ALLIDLE_FLUSH_MAX advances it to the maximum over all inputs.
+ * WM_MUX_ALLIDLE_FLUSH_MAX advances it to the maximum over all inputs. The
+ * study policies replace that rule (behaviour.h): WM_ALL_IDLE_MAX advances
+ * it to MAX, WM_ALL_IDLE_HOLD keeps it whatever the flag says.
+ *
+ * An input may be joining (a study knob, not Flink: the multiplexer's
+ * reactivation grace, multiplexer.h): back from idle but not yet in the
+ * minimum, unless its watermark has caught up with the combined value.
+ * Only the multiplexer sets it; combined inputs never join.
  */
 #ifndef WM_OPERATORS_COMBINE_H
 #define WM_OPERATORS_COMBINE_H
@@ -23,6 +30,7 @@
 struct wm_partial_watermark {
 	wm_ts_t watermark; /* never decreases; MIN at start */
 	bool idle;	   /* false at start */
+	bool joining;	   /* not idle, in its grace; false at start */
 };
 
 static inline void
@@ -30,6 +38,15 @@ wm_partial_init(struct wm_partial_watermark *p)
 {
 	p->watermark = WM_TS_MIN;
 	p->idle = false;
+	p->joining = false;
+}
+
+/* Whether input `p` takes part in the minimum of a combination standing
+ * at `combined`: not idle, and not joining behind it. */
+static inline bool
+wm_partial_counts(const struct wm_partial_watermark *p, wm_ts_t combined)
+{
+	return !p->idle && (!p->joining || p->watermark >= combined);
 }
 
 /* Record a watermark: clears idleness even when `w` is not higher.
@@ -47,7 +64,8 @@ wm_partial_set_watermark(struct wm_partial_watermark *p, wm_ts_t w)
 struct wm_combined {
 	wm_ts_t watermark; /* last combined value; MIN at start */
 	bool all_idle;	   /* every input idle at the last update */
-	bool flush_max;	   /* WM_MUX_ALLIDLE_FLUSH_MAX */
+	bool flush_max;	   /* WM_MUX_ALLIDLE_FLUSH_MAX, no study policy */
+	bool flush_end;	   /* WM_ALL_IDLE_MAX */
 };
 
 void wm_combined_init(struct wm_combined *c, unsigned behaviour);

@@ -41,13 +41,28 @@ recompute(struct wm_multiplexer *m)
 		wm_output_status(m->out, WM_STATUS_ACTIVE);
 }
 
+/* The split's idle flag becomes `idle`. With a grace, a split leaving
+ * idleness starts joining (multiplexer.h); going idle ends it. */
+static void
+split_set_idle(struct wm_mux_split *s, bool idle)
+{
+	if (s->mux->grace_ns > 0 && s->partial.idle != idle) {
+		s->partial.joining = !idle;
+		s->joins_at_ns = WM_MUX_GRACE_UNSTARTED;
+	}
+	s->partial.idle = idle;
+}
+
 static void
 immediate_watermark(struct wm_output *out, wm_ts_t w)
 {
 	struct wm_mux_split *s =
 		wm_container_of(out, struct wm_mux_split, immediate);
 	bool was_idle = s->partial.idle;
-	bool increased = wm_partial_set_watermark(&s->partial, w);
+	bool increased;
+
+	split_set_idle(s, false); /* a watermark ends idleness (combine.h) */
+	increased = wm_partial_set_watermark(&s->partial, w);
 
 	/* Only a raise above the combined value can move it; with
 	 * WM_MUX_REACTIVATE a resumed idle split may also end all-idle. */
@@ -62,7 +77,7 @@ immediate_status(struct wm_output *out, enum wm_status status)
 	struct wm_mux_split *s =
 		wm_container_of(out, struct wm_mux_split, immediate);
 
-	s->partial.idle = status == WM_STATUS_IDLE;
+	split_set_idle(s, status == WM_STATUS_IDLE);
 	recompute(s->mux);
 }
 
@@ -72,6 +87,7 @@ deferred_watermark(struct wm_output *out, wm_ts_t w)
 	struct wm_mux_split *s =
 		wm_container_of(out, struct wm_mux_split, deferred);
 
+	split_set_idle(s, false);
 	wm_partial_set_watermark(&s->partial, w);
 }
 
@@ -81,7 +97,7 @@ deferred_status(struct wm_output *out, enum wm_status status)
 	struct wm_mux_split *s =
 		wm_container_of(out, struct wm_mux_split, deferred);
 
-	s->partial.idle = status == WM_STATUS_IDLE;
+	split_set_idle(s, status == WM_STATUS_IDLE);
 }
 
 void
@@ -153,4 +169,45 @@ void
 wm_multiplexer_on_periodic(struct wm_multiplexer *m)
 {
 	recompute(m);
+}
+
+void
+wm_multiplexer_set_grace(struct wm_multiplexer *m, int64_t grace_ns)
+{
+	WM_ASSERT(grace_ns >= 0);
+	m->grace_ns = grace_ns;
+}
+
+void
+wm_multiplexer_advance_grace(struct wm_multiplexer *m, int64_t now_ns)
+{
+	for (size_t i = 0; i < m->n_splits; i++) {
+		struct wm_mux_split *s = wm_multiplexer_split(m, i);
+
+		if (!s->partial.joining)
+			continue;
+		if (s->joins_at_ns == WM_MUX_GRACE_UNSTARTED)
+			s->joins_at_ns = now_ns > INT64_MAX - m->grace_ns
+						 ? INT64_MAX
+						 : now_ns + m->grace_ns;
+		if (now_ns >= s->joins_at_ns ||
+		    s->partial.watermark >= m->combined.watermark)
+			s->partial.joining = false;
+	}
+}
+
+int64_t
+wm_multiplexer_next_join(const struct wm_multiplexer *m)
+{
+	int64_t at = INT64_MAX;
+
+	for (size_t i = 0; i < m->n_splits; i++) {
+		const struct wm_mux_split *s = wm_multiplexer_split(m, i);
+
+		if (s->partial.joining &&
+		    s->joins_at_ns != WM_MUX_GRACE_UNSTARTED &&
+		    s->joins_at_ns < at)
+			at = s->joins_at_ns;
+	}
+	return at;
 }

@@ -23,12 +23,25 @@
  * tell: the combine (combine.c) takes a minimum, a maximum and an "any
  * active" over the set, exact on integers, and the behaviour flags only
  * choose between those results.
+ *
+ * Reactivation grace (a study knob, not Flink: doc/semantics.md section
+ * 9.6; grace_ns 0 is Flink). A split whose idle flag clears starts
+ * joining: it is active (the subtask is not all-idle, its records flow)
+ * but its watermark stays out of the minimum while it is behind the
+ * combined value, so it cannot hold the subtask back and its records older
+ * than the watermark turn late downstream instead. It joins once its
+ * watermark catches up with the combined value (it can then hold nothing
+ * back that it would not hold as a fresh split) or, failing that, grace_ns
+ * of processing time after the first periodic tick that saw it active
+ * again (wm_multiplexer_advance_grace()), whichever comes first. Going
+ * idle again ends the grace; the next return starts a new one.
  */
 #ifndef WM_OPERATORS_MULTIPLEXER_H
 #define WM_OPERATORS_MULTIPLEXER_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "operators/combine.h"
 #include "operators/output.h"
@@ -41,7 +54,12 @@ struct wm_mux_split {
 	struct wm_partial_watermark partial;
 	struct wm_output immediate; /* give to the generator's on_event */
 	struct wm_output deferred;  /* give to the generator's on_periodic */
+	/* partial.joining only: when the grace ends (processing time, ns);
+	 * WM_MUX_GRACE_UNSTARTED until a tick has seen the split active. */
+	int64_t joins_at_ns;
 };
+
+#define WM_MUX_GRACE_UNSTARTED INT64_MIN
 
 struct wm_multiplexer {
 	struct wm_output *out; /* underlying output */
@@ -49,6 +67,7 @@ struct wm_multiplexer {
 	bool empty_is_idle; /* WM_MUX_EMPTY_IS_IDLE */
 	bool reactivate;    /* WM_MUX_REACTIVATE */
 	bool had_splits;    /* a split was ever registered */
+	int64_t grace_ns;   /* reactivation grace; 0 = none (Flink) */
 	size_t n_splits;
 	size_t cap_splits;
 	struct wm_partial_watermark **parts; /* [0, n_splits), any order */
@@ -78,5 +97,20 @@ wm_multiplexer_split(const struct wm_multiplexer *m, size_t i)
 
 /* Combine all deferred updates (one call per periodic tick). */
 void wm_multiplexer_on_periodic(struct wm_multiplexer *m);
+
+/* Give splits that come back from idle `grace_ns` (>= 0) of processing
+ * time before they join the minimum; set before the first split returns. */
+void wm_multiplexer_set_grace(struct wm_multiplexer *m, int64_t grace_ns);
+
+/* The grace clock at a periodic tick at `now_ns`, before the combine of
+ * that tick: joining splits seen for the first time start their grace,
+ * those whose grace ended at or before now_ns, or whose watermark caught
+ * up, join. O(splits); nothing to do, and need not be called, with no
+ * grace. Emits nothing: joining the minimum can only hold it back. */
+void wm_multiplexer_advance_grace(struct wm_multiplexer *m, int64_t now_ns);
+
+/* The earliest end of a started grace (INT64_MAX if none): a tick at or
+ * after it changes a split's state. O(splits). */
+int64_t wm_multiplexer_next_join(const struct wm_multiplexer *m);
 
 #endif /* WM_OPERATORS_MULTIPLEXER_H */

@@ -90,6 +90,8 @@ wm_source_watermarks_init(struct wm_source_watermarks *sw,
 	gate_side_init(&sw->main_side, sw);
 	wm_multiplexer_init(&sw->mux, &sw->split_side.output,
 			    strategy->behaviour);
+	wm_multiplexer_set_grace(&sw->mux,
+				 wm_ms_to_ns(strategy->reactivation_grace_ms));
 	wm_source_split_index_init(&sw->index);
 	sw->next_tick_ns = INT64_MAX;
 	sw->input_since_tick = true; /* the first tick sets the gate up */
@@ -227,6 +229,8 @@ wm_source_watermarks_on_periodic(struct wm_source_watermarks *sw,
 			wm_pausable_clock_read(&split->clock, subtask_now),
 			&split->slot.deferred);
 	}
+	if (sw->mux.grace_ns > 0)
+		wm_multiplexer_advance_grace(&sw->mux, now_ns);
 	wm_multiplexer_on_periodic(&sw->mux);
 	wm_watermark_on_periodic(&sw->main_generator, subtask_now,
 				 &sw->main_side.output);
@@ -274,6 +278,9 @@ wm_source_watermarks_next_change(const struct wm_source_watermarks *sw)
 		if (t < at)
 			at = t;
 	}
+	/* A grace ending changes which partitions count (multiplexer.h). */
+	if (sw->mux.grace_ns > 0 && wm_multiplexer_next_join(&sw->mux) < at)
+		at = wm_multiplexer_next_join(&sw->mux);
 	if (at == INT64_MAX)
 		return INT64_MAX;
 	return wm_ns_schedule_at_or_after(sw->next_tick_ns,

@@ -227,6 +227,24 @@ emit_max_of_all(struct wm_valve *v, struct wm_output *out)
 	}
 }
 
+/*
+ * The all-idle flush of a study policy (behaviour.h), in place of Flink's:
+ * WM_ALL_IDLE_MAX ends event time (MAX; from then on every channel is
+ * behind the output and stays unaligned, so the valve emits nothing more
+ * and everything after is late downstream), WM_ALL_IDLE_HOLD flushes
+ * nothing. Reached only when the last channel goes idle.
+ */
+static void
+all_idle_policy_flush(struct wm_valve *v, struct wm_output *out)
+{
+	WM_ASSERT(v->active_channels == 0 && v->heap.count == 0);
+	if (wm_behaviour_has(v->behaviour, WM_ALL_IDLE_MAX) &&
+	    v->last_watermark < WM_TS_MAX) {
+		v->last_watermark = WM_TS_MAX;
+		wm_output_watermark(out, v->last_watermark);
+	}
+}
+
 void
 wm_valve_input_watermark(struct wm_valve *v, uint32_t channel,
 			 wm_ts_t watermark, struct wm_output *out)
@@ -267,10 +285,13 @@ channel_goes_idle(struct wm_valve *v, uint32_t channel, struct wm_output *out)
 		heap_remove_channel(v, channel);
 	if (v->active_channels == 0) {
 		/* Nothing can advance any more: flush the highest watermark
-		 * any channel reached, then announce IDLE (never MAX). */
-		if (held_minimum ||
-		    wm_behaviour_has(v->behaviour,
-				     WM_VALVE_FLUSH_UNCONDITIONAL))
+		 * any channel reached, then announce IDLE (never MAX), unless
+		 * a study policy replaces Flink's rule. */
+		if (v->behaviour & WM_ALL_IDLE_POLICY)
+			all_idle_policy_flush(v, out);
+		else if (held_minimum ||
+			 wm_behaviour_has(v->behaviour,
+					  WM_VALVE_FLUSH_UNCONDITIONAL))
 			emit_max_of_all(v, out);
 		v->last_status = WM_STATUS_IDLE;
 		wm_output_status(out, WM_STATUS_IDLE);

@@ -9,7 +9,9 @@
  * the last active channel goes idle the valve flushes (emits the maximum over
  * all channels if it is higher) and then reports IDLE; released Flink flushes
  * only if that channel's watermark equals the last output
- * (WM_VALVE_FLUSH_UNCONDITIONAL lifts the condition).
+ * (WM_VALVE_FLUSH_UNCONDITIONAL lifts the condition). The study policies
+ * replace that flush: WM_ALL_IDLE_MAX emits MAX instead, WM_ALL_IDLE_HOLD
+ * nothing (behaviour.h).
  *
  * Aligned channels sit in a binary min-heap keyed by watermark, so a
  * watermark costs O(log n) and finding the minimum O(1); the maximum over all

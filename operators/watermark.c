@@ -37,6 +37,10 @@ wm_watermark_strategy_check(const struct wm_watermark_strategy *s,
 		*why = "watermark interval must not be negative";
 		return -EINVAL;
 	}
+	if (s->reactivation_grace_ms < 0) {
+		*why = "reactivation grace must not be negative";
+		return -EINVAL;
+	}
 	if (s->with_idleness && s->idle_timeout_ms <= 0) {
 		/* As Flink's withIdleness(): zero would declare every
 		 * partition idle at the second quiet probe. */

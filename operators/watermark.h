@@ -54,6 +54,9 @@ struct wm_watermark_strategy {
 	bool with_idleness;	 /* wrapped with withIdleness() */
 	int64_t idle_timeout_ms; /* with_idleness only; must be > 0 */
 	unsigned behaviour;	 /* enum wm_behaviour_flag */
+	/* A partition back from idle joins the subtask's minimum this much
+	 * later (multiplexer.h; a study knob, not Flink); 0 = at once. */
+	int64_t reactivation_grace_ms;
 };
 
 /* 0 if the strategy is valid, else -EINVAL and *why (a static message). */

@@ -48,6 +48,23 @@ job_defaults(struct wm_job_conf *job)
 	job->ring_cells = WM_TOPOLOGY_RING_CELLS;
 }
 
+/* all_idle: the study policy for an all-idle valve or multiplexer,
+ * kept in the behaviour bits (operators/behaviour.h); flink sets none. */
+static int
+load_all_idle(struct loader *l, struct wm_ini_section *sec,
+	      struct wm_job_conf *job)
+{
+	static const char *const policies[] = {"flink", "max", "hold"};
+	static const unsigned bits[] = {0, WM_ALL_IDLE_MAX, WM_ALL_IDLE_HOLD};
+	size_t idx = 0;
+	int r;
+
+	if ((r = wm_conf_get_enum(l, sec, "all_idle", policies, 3, &idx)) != 0)
+		return r;
+	job->behaviour = (job->behaviour & ~WM_ALL_IDLE_POLICY) | bits[idx];
+	return 0;
+}
+
 /* The behaviour: flink_behaviour (released, master or flag names), then
  * one boolean key per flag, which may adjust it. 0 or a negative errno
  * with l->err set. */
@@ -95,7 +112,7 @@ load_behaviour(struct loader *l, struct wm_ini_section *sec,
 		job->behaviour = on ? job->behaviour | flags[i]
 				    : job->behaviour & ~(unsigned)flags[i];
 	}
-	return 0;
+	return load_all_idle(l, sec, job);
 }
 
 static int
@@ -291,6 +308,21 @@ load_strategy(struct loader *l, struct wm_ini_section *sec,
 	if ((r = wm_conf_get_duration(l, sec, "watermark_interval", false,
 				      &src->strategy.interval_ms)) != 0)
 		return r;
+	e = wm_conf_lookup(l, sec, "reactivation_grace");
+	if ((r = wm_conf_get_duration(l, sec, "reactivation_grace", false,
+				      &src->strategy.reactivation_grace_ms)) !=
+	    0)
+		return r;
+	/* The grace keeps a partition out of the minimum over a subtask's
+	 * partitions; per subtask there is no such minimum to keep it out
+	 * of, and a setting that cannot act is refused, not ignored. */
+	if (src->strategy.reactivation_grace_ms > 0 &&
+	    src->watermark_per_subtask)
+		return wm_conf_bad_value(
+			l, e,
+			"reactivation_grace needs watermark_at = split: with "
+			"watermark_at = subtask no partition has a watermark "
+			"of its own");
 	if (wm_watermark_strategy_check(&src->strategy, &why) != 0) {
 		char label[WM_INI_QUOTE_MAX];
 

@@ -15,6 +15,9 @@
  *                    flink_behaviour (released | master | a
  *                    flag list), one key per behaviour flag by its
  *                    lower-case name (valve_flush_unconditional = true),
+ *                    all_idle (flink | max | hold: what a valve or a
+ *                    multiplexer does when every input is idle; a study
+ *                    knob, not Flink: operators/behaviour.h),
  *                    pipeline.auto-watermark-interval,
  *                    pipeline.max-parallelism,
  *                    pipeline.watermark-alignment.allow-unaligned-
@@ -39,7 +42,10 @@
  *                    watermark (bounded | ascending), idle_timeout,
  *                    watermark_interval, watermark_at (split |
  *                    subtask: one generator per partition, or one per
- *                    subtask over all its partitions); and, repeatable, the shapes
+ *                    subtask over all its partitions), reactivation_grace
+ *                    (a partition back from idle joins the minimum that
+ *                    much later; 0 = Flink; split only:
+ *                    operators/multiplexer.h); and, repeatable, the shapes
  *                    of the load (operators/source_gen.h):
  *                      skew = PARTITIONS xF         rate x F for the
  *                                                   whole job (later

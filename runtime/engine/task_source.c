@@ -248,8 +248,9 @@ alignment_after(const struct wm_task *t, int64_t now_ns)
 }
 
 /* The partition (id) whose slot holds the multiplexer's minimum: the
- * lowest watermark among those not idle, the first on a tie; NO_CAUSE if
- * every one is idle. O(partitions), once a tick. */
+ * lowest watermark among those in its minimum (not idle, not joining
+ * behind it: combine.h), the first on a tie; NO_CAUSE if none is.
+ * O(partitions), once a tick. */
 uint32_t
 wm_task_holding_partition(const struct wm_task *t)
 {
@@ -260,7 +261,9 @@ wm_task_holding_partition(const struct wm_task *t)
 	for (uint32_t i = 0; i < s->n_parts; i++) {
 		const struct wm_partial_watermark *slot = slot_of(t, i);
 
-		if (slot != NULL && !slot->idle &&
+		if (slot != NULL &&
+		    wm_partial_counts(slot,
+				      s->watermarks.mux.combined.watermark) &&
 		    (holder == WM_PROGRESS_NO_CAUSE || slot->watermark < low)) {
 			low = slot->watermark;
 			holder = s->parts[i];

@@ -121,6 +121,33 @@ START_TEST(test_all_idle_flush_max_with_flag)
 }
 END_TEST
 
+/* The study policies (doc/semantics.md section 9.6) replace the all-idle
+ * rule of the two-input combination too, flag or not. */
+START_TEST(test_all_idle_policy_replaces_the_flush)
+{
+	static const struct {
+		unsigned behaviour;
+		const char *expected;
+	} cases[] = {
+		{WM_BEHAVIOUR_MASTER, "W(4) W(10) IDLE"},
+		{WM_BEHAVIOUR_MASTER | WM_ALL_IDLE_HOLD, "W(4) IDLE"},
+		{WM_BEHAVIOUR_RELEASED | WM_ALL_IDLE_MAX, "W(4) W(MAX) IDLE"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wm_multi_input mi;
+
+		wm_multi_input_init(&mi, 2, &rec.out, cases[i].behaviour);
+		in_wm(&mi, 0, 10);
+		in_wm(&mi, 1, 4);
+		in_status(&mi, 0, WM_STATUS_IDLE);
+		in_status(&mi, 1, WM_STATUS_IDLE);
+		ck_assert_str_eq(recorder_take(&rec), cases[i].expected);
+		wm_multi_input_destroy(&mi);
+	}
+}
+END_TEST
+
 START_TEST(test_valves_feed_the_inputs)
 {
 	/* Two inputs of two channels each; an input's valve output is what
@@ -165,6 +192,13 @@ START_TEST(test_behaviour_settings_parse)
 
 	ck_assert_int_eq(wm_behaviour_parse("released", &f, &bad, &bad_len), 0);
 	ck_assert_uint_eq(f, WM_BEHAVIOUR_RELEASED);
+	/* A setting chooses Flink flags only: the all-idle policy stays. */
+	f = WM_ALL_IDLE_HOLD;
+	ck_assert_int_eq(wm_behaviour_parse("master", &f, &bad, &bad_len), 0);
+	ck_assert_uint_eq(f, WM_BEHAVIOUR_MASTER | WM_ALL_IDLE_HOLD);
+	ck_assert_int_eq(wm_behaviour_parse("released", &f, &bad, &bad_len), 0);
+	ck_assert_uint_eq(f, WM_BEHAVIOUR_RELEASED | WM_ALL_IDLE_HOLD);
+	f = 0;
 	ck_assert_int_eq(wm_behaviour_parse("master", &f, &bad, &bad_len), 0);
 	ck_assert_uint_eq(f, WM_BEHAVIOUR_MASTER);
 	ck_assert_int_eq(
@@ -206,6 +240,7 @@ multi_input_suite(void)
 	tcase_add_test(combine, test_two_inputs_minimum_and_idle_flush_rules);
 	tcase_add_test(combine, test_reactivated_input_holds_back_unlike_valve);
 	tcase_add_test(combine, test_all_idle_flush_max_with_flag);
+	tcase_add_test(combine, test_all_idle_policy_replaces_the_flush);
 	tcase_add_test(combine, test_valves_feed_the_inputs);
 	tcase_add_test(combine, test_zero_inputs_rejected);
 	tcase_add_test(flags, test_behaviour_settings_parse);

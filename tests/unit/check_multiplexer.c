@@ -60,7 +60,9 @@ fixture_init(struct fixture *f, unsigned behaviour)
 	wm_multiplexer_init(&f->mux, &f->to_data, behaviour);
 }
 
-/* "reg sN", "unreg sN", "periodic", "sN imm|def W x|idle|active". */
+/* "reg sN", "unreg sN", "periodic", "sN imm|def W x|idle|active";
+ * "grace G" sets a reactivation grace of G ns, "tick T" is a periodic
+ * tick at T ns that advances it first. */
 static void
 apply(struct fixture *f, const char *step)
 {
@@ -69,6 +71,11 @@ apply(struct fixture *f, const char *step)
 	int64_t w = 0;
 
 	if (strcmp(step, "periodic") == 0) {
+		wm_multiplexer_on_periodic(&f->mux);
+	} else if (sscanf(step, "grace %" SCNd64, &w) == 1) {
+		wm_multiplexer_set_grace(&f->mux, w);
+	} else if (sscanf(step, "tick %" SCNd64, &w) == 1) {
+		wm_multiplexer_advance_grace(&f->mux, w);
 		wm_multiplexer_on_periodic(&f->mux);
 	} else if (sscanf(step, "reg s%u", &n) == 1) {
 		ck_assert_int_eq(wm_multiplexer_register(&f->mux, &f->split[n]),
@@ -101,7 +108,7 @@ struct step {
 struct mux_case {
 	const char *id;
 	unsigned behaviour;
-	struct step steps[12];
+	struct step steps[20];
 };
 
 static const struct mux_case cases[] = {
@@ -242,9 +249,10 @@ static const struct mux_case cases[] = {
 
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
-START_TEST(test_multiplexer_reproduces_flink_case)
+/* Every step of c gives exactly the output it expects. */
+static void
+run_case(const struct mux_case *c)
 {
-	const struct mux_case *c = &cases[_i];
 	struct fixture f;
 
 	fixture_init(&f, c->behaviour);
@@ -257,6 +265,132 @@ START_TEST(test_multiplexer_reproduces_flink_case)
 			      c->id, s + 1, c->steps[s].input,
 			      c->steps[s].expected, got);
 	}
+	wm_multiplexer_destroy(&f.mux);
+}
+
+START_TEST(test_multiplexer_reproduces_flink_case)
+{
+	run_case(&cases[_i]);
+}
+END_TEST
+
+/*
+ * Study knobs, not Flink (doc/semantics.md section 9.6). The all-idle
+ * policies replace the combine's all-idle rule, flag or not: MAX, or
+ * nothing. The reactivation grace keeps a split that comes back behind
+ * the combined value out of the minimum for the grace (from the first
+ * tick that sees it), unless it catches up first. s2 goes idle ahead of
+ * s1, which then goes idle at 4: Flink's flag would flush 7.
+ */
+#define MUX_ALL_IDLE_STEPS(last)                                               \
+	{                                                                      \
+		{"reg s1", ""}, {"reg s2", ""}, {"s1 imm W 3", ""},            \
+			{"s2 imm W 7", "W(3)"}, {"s2 imm idle", ""},           \
+			{"s1 imm W 4", "W(4)"},                                \
+		{                                                              \
+			"s1 imm idle", last                                    \
+		}                                                              \
+	}
+
+/* s1 at 4 goes idle, s2 takes the watermark to 7; then s1 comes back. */
+#define SPLIT_IDLE_BEHIND_7                                                    \
+	{"reg s1", ""}, {"reg s2", ""}, {"s1 def W 4", ""},                    \
+		{"s2 def W 7", ""}, {"tick 0", "W(4)"}, {"s1 def idle", ""},   \
+	{                                                                      \
+		"tick 1", "W(7)"                                               \
+	}
+
+static const struct mux_case study_cases[] = {
+	{"all idle, flink released", RELEASED, MUX_ALL_IDLE_STEPS("IDLE")},
+	{"all idle, flink with the flag", FLUSH_MAX,
+	 MUX_ALL_IDLE_STEPS("W(7) IDLE")},
+	{"all idle, max", RELEASED | WM_ALL_IDLE_MAX,
+	 MUX_ALL_IDLE_STEPS("W(MAX) IDLE")},
+	{"all idle, max over the flag", FLUSH_MAX | WM_ALL_IDLE_MAX,
+	 MUX_ALL_IDLE_STEPS("W(MAX) IDLE")},
+	{"all idle, hold over the flag", FLUSH_MAX | WM_ALL_IDLE_HOLD,
+	 MUX_ALL_IDLE_STEPS("IDLE")},
+	/* Without a grace (Flink), s1 back at 4 holds the watermark at 7
+	 * until it passes 7 (M-10's rule). */
+	{"no grace: a returning split holds back",
+	 RELEASED,
+	 {SPLIT_IDLE_BEHIND_7,
+	  {"s1 def W 5", ""},
+	  {"s2 def W 20", ""},
+	  {"tick 2", ""},
+	  {"s1 def W 8", ""},
+	  {"tick 3", "W(8)"}}},
+	/* With a grace of 10 ns: s1 stays out of the minimum from tick 2
+	 * (where its grace starts) to tick 12, s2 drives the watermark, and
+	 * s1 joins at 12 behind it without pulling it back. */
+	{"grace: a returning split joins when its grace ends",
+	 RELEASED,
+	 {{"grace 10", ""},
+	  SPLIT_IDLE_BEHIND_7,
+	  {"s1 def W 5", ""},
+	  {"s2 def W 20", ""},
+	  {"tick 2", "W(20)"},
+	  {"s1 def W 6", ""},
+	  {"s2 def W 30", ""},
+	  {"tick 11", "W(30)"},
+	  {"s2 def W 40", ""},
+	  {"tick 12", ""},
+	  {"s1 def W 35", ""},
+	  {"tick 13", "W(35)"}}},
+	/* A split in its grace that catches up joins at once. */
+	{"grace: a split that catches up joins early",
+	 RELEASED,
+	 {{"grace 1000", ""},
+	  SPLIT_IDLE_BEHIND_7,
+	  {"s1 def W 5", ""},
+	  {"s2 def W 20", ""},
+	  {"tick 2", "W(20)"},
+	  {"s1 def W 25", ""},
+	  {"s2 def W 40", ""},
+	  {"tick 3", "W(25)"}}},
+	/* Every active split in its grace and behind: nothing moves, and
+	 * the subtask is no longer all-idle. */
+	{"grace: only joining splits, nothing moves",
+	 RELEASED,
+	 {{"grace 10", ""},
+	  SPLIT_IDLE_BEHIND_7,
+	  {"s2 def idle", ""},
+	  {"tick 2", "IDLE"},
+	  {"s1 def W 5", ""},
+	  {"tick 3", ""},
+	  {"s1 imm W 6", ""}}},
+};
+
+#define N_STUDY_CASES (sizeof(study_cases) / sizeof(study_cases[0]))
+
+START_TEST(test_multiplexer_study_knobs_change_only_what_they_say)
+{
+	run_case(&study_cases[_i]);
+}
+END_TEST
+
+START_TEST(test_multiplexer_next_join_is_the_first_grace_end)
+{
+	struct fixture f;
+
+	fixture_init(&f, RELEASED);
+	wm_multiplexer_set_grace(&f.mux, 10);
+	apply(&f, "reg s1");
+	apply(&f, "reg s2");
+	ck_assert_int_eq(wm_multiplexer_next_join(&f.mux), INT64_MAX);
+	apply(&f, "s1 def W 3");
+	apply(&f, "s2 def W 3");
+	apply(&f, "tick 0");
+	apply(&f, "s1 def idle");
+	apply(&f, "s2 def W 9");
+	apply(&f, "tick 1");
+	apply(&f, "s1 def W 4"); /* back, behind 9 */
+	/* Joining, but no tick has started its grace yet. */
+	ck_assert_int_eq(wm_multiplexer_next_join(&f.mux), INT64_MAX);
+	apply(&f, "tick 5");
+	ck_assert_int_eq(wm_multiplexer_next_join(&f.mux), 15);
+	apply(&f, "tick 15");
+	ck_assert_int_eq(wm_multiplexer_next_join(&f.mux), INT64_MAX);
 	wm_multiplexer_destroy(&f.mux);
 }
 END_TEST
@@ -340,7 +474,13 @@ multiplexer_suite(void)
 	Suite *s = suite_create("multiplexer");
 	TCase *flink = tcase_create("flink_cases");
 	TCase *misc = tcase_create("mechanics");
+	TCase *study = tcase_create("study_knobs");
 
+	tcase_add_loop_test(
+		study, test_multiplexer_study_knobs_change_only_what_they_say,
+		0, (int)N_STUDY_CASES);
+	tcase_add_test(study,
+		       test_multiplexer_next_join_is_the_first_grace_end);
 	tcase_add_loop_test(flink, test_multiplexer_reproduces_flink_case, 0,
 			    (int)N_CASES);
 	tcase_add_test(misc,
@@ -349,6 +489,7 @@ multiplexer_suite(void)
 	tcase_add_test(misc, test_multiplexer_unregisters_from_anywhere);
 	suite_add_tcase(s, flink);
 	suite_add_tcase(s, misc);
+	suite_add_tcase(s, study);
 	return s;
 }
 

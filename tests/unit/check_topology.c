@@ -141,6 +141,26 @@ START_TEST(test_minimal_topology_defaults)
 	ck_assert_uint_eq(t->job.behaviour,
 			  WM_BEHAVIOUR_MASTER & ~WM_MUX_REACTIVATE);
 	ck_assert_uint_eq(t->stages[1].max_parallelism, 1000);
+	ck_assert_int_eq(t->stages[0].u.source.strategy.reactivation_grace_ms,
+			 0);
+	wm_topology_free(t);
+	/* The study knobs: a policy bit beside the Flink flags, whatever
+	 * flink_behaviour says; a grace per source, [global] a default. */
+	t = load_ok("[job]\nall_idle = hold\nflink_behaviour = master\n"
+		    "[global]\nreactivation_grace = 5 min\n[source s]\n"
+		    "[source r]\nreactivation_grace = 0\n");
+	ck_assert_uint_eq(t->job.behaviour,
+			  WM_BEHAVIOUR_MASTER | WM_ALL_IDLE_HOLD);
+	ck_assert_uint_eq(t->stages[0].u.source.strategy.behaviour,
+			  WM_BEHAVIOUR_MASTER | WM_ALL_IDLE_HOLD);
+	ck_assert_int_eq(t->stages[0].u.source.strategy.reactivation_grace_ms,
+			 300000);
+	ck_assert_int_eq(t->stages[1].u.source.strategy.reactivation_grace_ms,
+			 0);
+	wm_topology_free(t);
+	t = load_ok("[job]\nall_idle = max\n[source s]\n");
+	ck_assert_uint_eq(t->job.behaviour,
+			  WM_BEHAVIOUR_RELEASED | WM_ALL_IDLE_MAX);
 	wm_topology_free(t);
 	t = load_ok("[job]\nring_size = 64KiB\n[source s]\n");
 	ck_assert_uint_eq(t->job.ring_cells, 2048);
@@ -539,6 +559,14 @@ static const struct bad_case bad[] = {
 	 "critical 4 s, critical 5 s\n[source s]\n",
 	 "t.conf:2:75: invalid value for \"alert_partition_idle\" in [job]: "
 	 "more tiers than there are"},
+	{"[job]\nall_idle = jump\n[source s]\n",
+	 "t.conf:2:12: invalid value for \"all_idle\" in [job]: "},
+	{"[source s]\nreactivation_grace = -1 s\n",
+	 "t.conf:2:22: invalid value for \"reactivation_grace\" in [source "
+	 "s]: "},
+	{"[source s]\nwatermark_at = subtask\nreactivation_grace = 1 min\n",
+	 "t.conf:3:22: invalid value for \"reactivation_grace\" in [source s]: "
+	 "reactivation_grace needs watermark_at = split"},
 	{"[source s]\nalert_partition_idle = notice 1 s\n",
 	 "t.conf:2:1: unrecognized key \"alert_partition_idle\" in [source s]"},
 	{"[source s]\npartitions = 4\nburst = 3-1 x2\n",

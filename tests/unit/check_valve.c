@@ -207,9 +207,10 @@ static const struct valve_case cases[] = {
 
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
-START_TEST(test_valve_reproduces_flink_case)
+/* Every step of c gives exactly the output it expects. */
+static void
+run_case(const struct valve_case *c)
 {
-	const struct valve_case *c = &cases[_i];
 	struct wm_valve *v = wm_valve_new(c->channels, c->behaviour);
 	struct recorder rec;
 
@@ -225,6 +226,67 @@ START_TEST(test_valve_reproduces_flink_case)
 			      c->steps[s].expected, got);
 	}
 	wm_valve_free(v);
+}
+
+START_TEST(test_valve_reproduces_flink_case)
+{
+	run_case(&cases[_i]);
+}
+END_TEST
+
+/*
+ * The all-idle study policies (not Flink; doc/semantics.md section 9.6):
+ * the last channel going idle flushes MAX with WM_ALL_IDLE_MAX, nothing
+ * with WM_ALL_IDLE_HOLD, whatever VALVE_FLUSH_UNCONDITIONAL says; the
+ * rest of the valve is Flink's. Channel 1 goes idle ahead of channel 0,
+ * which holds the output at 3 and then goes idle: Flink flushes 7.
+ */
+#define ALL_IDLE_STEPS(last)                                                   \
+	{                                                                      \
+		{"wm 0 3", ""}, {"wm 1 7", "W(3)"}, {"idle 1", ""},            \
+		{                                                              \
+			"idle 0", last                                         \
+		}                                                              \
+	}
+
+static const struct valve_case study_cases[] = {
+	{"all idle, flink", 2, RELEASED, ALL_IDLE_STEPS("W(7) IDLE")},
+	{"all idle, max", 2, RELEASED | WM_ALL_IDLE_MAX,
+	 ALL_IDLE_STEPS("W(MAX) IDLE")},
+	{"all idle, hold", 2, RELEASED | WM_ALL_IDLE_HOLD,
+	 ALL_IDLE_STEPS("IDLE")},
+	{"all idle, hold, unconditional flag", 2, FLUSH | WM_ALL_IDLE_HOLD,
+	 ALL_IDLE_STEPS("IDLE")},
+	/* After MAX every channel is behind for ever: nothing more but the
+	 * statuses, and a final MAX is no news. */
+	{"after max",
+	 2,
+	 RELEASED | WM_ALL_IDLE_MAX,
+	 {{"wm 0 3", ""},
+	  {"idle 0", ""},
+	  {"idle 1", "W(MAX) IDLE"},
+	  {"active 0", "ACTIVE"},
+	  {"wm 0 100", ""},
+	  {"active 1", ""},
+	  {"wm 1 9223372036854775807", ""}}},
+	/* Holding, a channel back at its old watermark is aligned and the
+	 * output goes on from where it stood. */
+	{"after hold",
+	 2,
+	 MASTER | WM_ALL_IDLE_HOLD,
+	 {{"wm 0 3", ""},
+	  {"wm 1 7", "W(3)"},
+	  {"idle 1", ""},
+	  {"idle 0", "IDLE"},
+	  {"active 0", "ACTIVE"},
+	  {"wm 0 5", "W(5)"}}},
+};
+
+#define N_STUDY_CASES (sizeof(study_cases) / sizeof(study_cases[0]))
+
+START_TEST(test_valve_all_idle_policy_replaces_flinks_flush)
+{
+	run_case(&study_cases[_i]);
 }
 END_TEST
 
@@ -415,9 +477,13 @@ valve_suite(void)
 	TCase *flink = tcase_create("flink_cases");
 	TCase *state = tcase_create("channel_state");
 	TCase *random = tcase_create("random");
+	TCase *study = tcase_create("study_policies");
 
 	tcase_add_loop_test(flink, test_valve_reproduces_flink_case, 0,
 			    (int)N_CASES);
+	tcase_add_loop_test(study,
+			    test_valve_all_idle_policy_replaces_flinks_flush, 0,
+			    (int)N_STUDY_CASES);
 	tcase_add_test(state, test_valve_tracks_channel_alignment);
 	tcase_add_test(state, test_valve_names_the_channel_holding_it);
 	tcase_add_test(state, test_valve_rejects_zero_channels);
@@ -434,6 +500,7 @@ valve_suite(void)
 	suite_add_tcase(s, flink);
 	suite_add_tcase(s, state);
 	suite_add_tcase(s, random);
+	suite_add_tcase(s, study);
 	return s;
 }
 
