@@ -73,15 +73,16 @@ struct wm_partition_metrics {
 	struct wm_watermark_metrics progress; /* its multiplexer slot */
 	/* For the advice at the end of a run (runtime/report/advice.h),
 	 * kept here as records go, like fire_delays: the processing time
-	 * between consecutive records of the partition, ms (histogram.h;
-	 * 3.9 KiB a partition, in every block, since blocks are sized for
-	 * the largest subtask); the longest silence, ms, counting the one
-	 * before its first record and the one still open (published); and
-	 * its largest disorder, ms: the newest event time its generator had
+	 * between consecutive records of the partition, ms (histogram.h's
+	 * WM_HISTOGRAM_GAPS: 1.25 KiB a partition, in every block, since
+	 * blocks are sized for the largest subtask; gaps beyond its range
+	 * are silences, whose longest is exact); the longest silence, ms,
+	 * counting the one before its first record and the one still open
+	 * (published); and its largest disorder, ms: the newest event time its generator had
 	 * seen minus a record's timestamp, when positive. */
 	_Atomic int64_t gap_max_ms;
 	_Atomic int64_t disorder_max_ms;
-	_Atomic uint64_t gaps[WM_HISTOGRAM_BUCKETS];
+	_Atomic uint64_t gaps[WM_HISTOGRAM_GAPS_BUCKETS];
 };
 
 /* One input channel of a subtask, as its valve holds it (Flink keeps this

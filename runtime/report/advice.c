@@ -46,25 +46,39 @@ wm_advice_round(int64_t ms)
 	return (ms + week - 1) / week * week;
 }
 
+/*
+ * The end of gap bucket `b`: every gap in it is below this. The last
+ * bucket also holds the gaps beyond the shape's range (silences of more
+ * than an hour), all of them at most the longest, which is exact.
+ */
+static int64_t
+gap_upper(unsigned b, int64_t max_ms)
+{
+	if (b + 1 == WM_HISTOGRAM_GAPS_BUCKETS && max_ms < INT64_MAX)
+		return max_ms + 1;
+	return wm_histogram_shape_upper(WM_HISTOGRAM_GAPS, b);
+}
+
 void
 wm_advice_gap_figures(const uint64_t *c, int64_t max_ms,
 		      struct wm_gap_figures *g)
 {
+	const struct wm_histogram_shape h = WM_HISTOGRAM_GAPS;
 	uint64_t tail = 0;
 	double time = 0;
 	unsigned pb;
 
-	g->n = wm_histogram_total(c);
+	g->n = wm_histogram_shape_total(h, c);
 	g->max_ms = max_ms;
 	g->p50_ms = g->p99_ms = g->p99_upper_ms = g->period_ms = -1;
 	if (g->n == 0)
 		return;
-	g->p50_ms = wm_histogram_quantile(c, 0.5);
-	g->p99_ms = wm_histogram_quantile(c, 0.99);
-	pb = wm_histogram_bucket(g->p99_ms);
-	g->p99_upper_ms = wm_histogram_upper(pb);
-	for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++)
-		time += (double)c[b] * (double)wm_histogram_lower(b);
+	g->p50_ms = wm_histogram_shape_quantile(h, c, 0.5);
+	g->p99_ms = wm_histogram_shape_quantile(h, c, 0.99);
+	pb = wm_histogram_shape_bucket(h, g->p99_ms);
+	g->p99_upper_ms = gap_upper(pb, max_ms);
+	for (unsigned b = 0; b < h.buckets; b++)
+		time += (double)c[b] * (double)wm_histogram_shape_lower(h, b);
 	/*
 	 * A burst period is a second mode above the p99: a pair of buckets
 	 * (a period that jitters across a boundary) with at least 3 gaps,
@@ -77,16 +91,17 @@ wm_advice_gap_figures(const uint64_t *c, int64_t max_ms,
 	 * silent, not bursty, and idleness is for that). From the top, so
 	 * that the longest such mode is taken.
 	 */
-	for (unsigned b = WM_HISTOGRAM_BUCKETS - 2; b >= pb + 2; b--) {
+	for (unsigned b = h.buckets - 2; b >= pb + 2; b--) {
 		uint64_t pair = c[b] + c[b + 1];
 		uint64_t below = c[b - 1] + c[b - 2];
 
 		tail += c[b + 1];
 		if (pair >= 3 && 2 * pair >= tail + c[b] && pair > below &&
-		    2.0 * (double)pair * (double)wm_histogram_lower(b) >=
+		    2.0 * (double)pair *
+				    (double)wm_histogram_shape_lower(h, b) >=
 			    time) {
 			g->period_ms =
-				wm_histogram_upper(c[b + 1] > 0 ? b + 1 : b);
+				gap_upper(c[b + 1] > 0 ? b + 1 : b, max_ms);
 			return;
 		}
 	}

@@ -17,15 +17,22 @@
 #define MS 1000000LL
 #define HOUR_MS 3600000LL
 
+/* The bucket of a gap of `ms` in a partition's histogram of gaps. */
+static unsigned
+gap_bucket(int64_t ms)
+{
+	return wm_histogram_shape_bucket(WM_HISTOGRAM_GAPS, ms);
+}
+
 /* ---- gap figures and rounding ---- */
 
 START_TEST(test_regular_gaps_and_one_silence_have_no_period)
 {
-	uint64_t c[WM_HISTOGRAM_BUCKETS] = {0};
+	uint64_t c[WM_HISTOGRAM_GAPS_BUCKETS] = {0};
 	struct wm_gap_figures g;
 
-	c[wm_histogram_bucket(10000)] = 720;
-	c[wm_histogram_bucket(2 * HOUR_MS)] = 1;
+	c[gap_bucket(10000)] = 720;
+	c[gap_bucket(2 * HOUR_MS)] = 1;
 	wm_advice_gap_figures(c, 2 * HOUR_MS, &g);
 	ck_assert_uint_eq(g.n, 721);
 	/* 10 s falls in [9216, 10240): the p99 is the bucket's lower end,
@@ -40,13 +47,13 @@ END_TEST
 
 START_TEST(test_bursts_give_their_period)
 {
-	uint64_t c[WM_HISTOGRAM_BUCKETS] = {0};
+	uint64_t c[WM_HISTOGRAM_GAPS_BUCKETS] = {0};
 	struct wm_gap_figures g;
 
 	/* 50 bursts of 101 records 10 ms apart, one a minute: 1% of the
 	 * gaps are between bursts, so the p99 is inside a burst. */
-	c[wm_histogram_bucket(10)] = 5000;
-	c[wm_histogram_bucket(60000)] = 50;
+	c[gap_bucket(10)] = 5000;
+	c[gap_bucket(60000)] = 50;
 	wm_advice_gap_figures(c, 60000, &g);
 	ck_assert_int_eq(g.p99_ms, 10);
 	/* 60 s falls in [57344, 61440). */
@@ -57,30 +64,48 @@ END_TEST
 
 START_TEST(test_pauses_and_random_silences_are_no_period)
 {
-	uint64_t c[WM_HISTOGRAM_BUCKETS] = {0};
+	uint64_t c[WM_HISTOGRAM_GAPS_BUCKETS] = {0};
 	struct wm_gap_figures g;
 	const int64_t spread[] = {20000,  31000,  47000,  70000,
 				  110000, 170000, 260000, 400000};
 
 	/* A record a second, paused 2 min nine times in two hours: the
 	 * pauses are 15% of the time, silences for idleness to catch. */
-	c[wm_histogram_bucket(1000)] = 7000;
-	c[wm_histogram_bucket(120000)] = 9;
+	c[gap_bucket(1000)] = 7000;
+	c[gap_bucket(120000)] = 9;
 	wm_advice_gap_figures(c, 120000, &g);
 	ck_assert_int_eq(g.period_ms, -1);
 	/* Silences of random lengths, a few of each. */
 	memset(c, 0, sizeof(c));
-	c[wm_histogram_bucket(100)] = 20000;
+	c[gap_bucket(100)] = 20000;
 	for (size_t i = 0; i < sizeof(spread) / sizeof(spread[0]); i++)
-		c[wm_histogram_bucket(spread[i])] += 2;
+		c[gap_bucket(spread[i])] += 2;
 	wm_advice_gap_figures(c, 400000, &g);
 	ck_assert_int_eq(g.period_ms, -1);
 }
 END_TEST
 
+/* Gaps beyond the histogram's range (silences of hours) share its last
+ * bucket: the p99 there is bounded by the exact longest gap, not by the
+ * end of time. */
+START_TEST(test_gaps_beyond_the_range_end_at_the_longest)
+{
+	uint64_t c[WM_HISTOGRAM_GAPS_BUCKETS] = {0};
+	struct wm_gap_figures g;
+
+	c[gap_bucket(1000)] = 50;
+	c[gap_bucket(3 * HOUR_MS)] += 40;
+	c[gap_bucket(5 * HOUR_MS)] += 10; /* the same bucket */
+	wm_advice_gap_figures(c, 5 * HOUR_MS, &g);
+	ck_assert_uint_eq(g.n, 100);
+	ck_assert_int_eq(g.p99_upper_ms, 5 * HOUR_MS + 1);
+	ck_assert_int_eq(wm_advice_round(g.p99_upper_ms), 6 * HOUR_MS);
+}
+END_TEST
+
 START_TEST(test_no_gaps)
 {
-	uint64_t c[WM_HISTOGRAM_BUCKETS] = {0};
+	uint64_t c[WM_HISTOGRAM_GAPS_BUCKETS] = {0};
 	struct wm_gap_figures g;
 
 	wm_advice_gap_figures(c, 5000, &g);
@@ -137,7 +162,7 @@ job_open(struct job *j, const char *job_keys, const char *source_keys)
 		/* A record every second, more than the advice needs. */
 		src->partitions[p].partition = p;
 		src->partitions[p].records = 7200;
-		src->partitions[p].gaps[wm_histogram_bucket(1000)] = 7199;
+		src->partitions[p].gaps[gap_bucket(1000)] = 7199;
 		src->partitions[p].gap_max_ms = 1000;
 	}
 }
@@ -153,8 +178,8 @@ silence_holds_the_window(struct job *j)
 
 	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
 	p3->records = 722;
-	p3->gaps[wm_histogram_bucket(10000)] = 720;
-	p3->gaps[wm_histogram_bucket(2 * HOUR_MS)] = 1;
+	p3->gaps[gap_bucket(10000)] = 720;
+	p3->gaps[gap_bucket(2 * HOUR_MS)] = 1;
 	p3->gap_max_ms = 2 * HOUR_MS;
 	src->output.longest_cause = 3;
 	src->output.longest_stall_ns = 2 * HOUR_MS * MS;
@@ -195,7 +220,7 @@ sparse_partition_holds_the_window(struct job *j)
 
 	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
 	p3->records = 144;
-	p3->gaps[wm_histogram_bucket(50000)] = 143;
+	p3->gaps[gap_bucket(50000)] = 143;
 	p3->gap_max_ms = 50000;
 	src->output.longest_cause = 3;
 	src->output.longest_stall_ns = 50000 * MS;
@@ -420,6 +445,7 @@ main(void)
 	tcase_add_test(gaps, test_bursts_give_their_period);
 	tcase_add_test(gaps, test_pauses_and_random_silences_are_no_period);
 	tcase_add_test(gaps, test_no_gaps);
+	tcase_add_test(gaps, test_gaps_beyond_the_range_end_at_the_longest);
 	tcase_add_test(gaps, test_round_durations);
 	tcase_add_test(lines, test_healthy_job_gets_nothing);
 	tcase_add_test(lines,

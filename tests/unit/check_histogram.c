@@ -1,7 +1,8 @@
 /*
  * check_histogram.c
  *	Unit tests of the log-linear delay histogram: bucket bounds, the
- *	12.5% resolution, and quantiles.
+ *	12.5% resolution, and quantiles; the gaps' shape, the same buckets
+ *	over a bounded range.
  */
 #include "config.h"
 
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 
 #include "runtime/metrics/histogram.h"
+#include "runtime/metrics/metrics.h"
 #include "tests/unit/check_main.h"
 
 START_TEST(test_small_values_have_a_bucket_each)
@@ -62,6 +64,44 @@ START_TEST(test_quantiles)
 }
 END_TEST
 
+/* Below 2^22 ms a gap has the bucket, bounds and so percentiles it has in
+ * the full shape; above, it falls into the last bucket, which ends at
+ * INT64_MAX. */
+START_TEST(test_gaps_shape_is_the_full_one_cut_at_its_range)
+{
+	const struct wm_histogram_shape g = WM_HISTOGRAM_GAPS;
+	const int64_t top = (int64_t)1 << 22;
+	uint64_t x = 777;
+
+	ck_assert_uint_eq(g.buckets, 160);
+	for (int i = 0; i < 200000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		int64_t v = (int64_t)(x >> (1 + x % 62));
+		unsigned b = wm_histogram_shape_bucket(g, v);
+
+		if (v < top ? b != wm_histogram_bucket(v) ||
+				      wm_histogram_shape_lower(g, b) !=
+					      wm_histogram_lower(b)
+			    : b != g.buckets - 1)
+			ck_abort_msg("gap %lld: bucket %u", (long long)v, b);
+	}
+	ck_assert_uint_eq(wm_histogram_shape_bucket(g, top - 1), 159);
+	ck_assert_uint_eq(wm_histogram_shape_bucket(g, top), 159);
+	ck_assert_uint_eq(wm_histogram_shape_bucket(g, INT64_MAX), 159);
+	ck_assert_int_eq(wm_histogram_shape_upper(g, 158),
+			 wm_histogram_lower(159));
+	ck_assert_int_eq(wm_histogram_shape_upper(g, 159), INT64_MAX);
+}
+END_TEST
+
+/* A job of 65536 partitions over 4 + 4 subtasks has 8 blocks of 16384
+ * partition entries: the entry is what the segment grows by. */
+START_TEST(test_a_partitions_metrics_stay_small)
+{
+	ck_assert_uint_le(sizeof(struct wm_partition_metrics), 1536);
+}
+END_TEST
+
 static Suite *
 histogram_suite(void)
 {
@@ -71,6 +111,8 @@ histogram_suite(void)
 	tcase_add_test(t, test_small_values_have_a_bucket_each);
 	tcase_add_test(t, test_bucket_lower_bound_is_within_an_eighth);
 	tcase_add_test(t, test_quantiles);
+	tcase_add_test(t, test_gaps_shape_is_the_full_one_cut_at_its_range);
+	tcase_add_test(t, test_a_partitions_metrics_stay_small);
 	suite_add_tcase(s, t);
 	return s;
 }
