@@ -20,8 +20,10 @@ metrics_port() {
 	sed -n 's|^wmrun: Prometheus metrics at http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' \
 		"$scratch/job.err"
 }
-# scraped PID -- the job PID serves a watermark of every stage's subtask
-# 0 (written to $scratch/metrics); fails the test if the job ended first.
+# scraped PID -- the job PID serves a watermark of the window's subtask 0
+# and of partition 3 (written to $scratch/metrics): every worker the test
+# reads has published (on a loaded machine one may not have yet); fails
+# the test if the job ended first.
 scraped() {
 	kill -0 "$1" 2>/dev/null || {
 		cat "$scratch/job.err" >&2
@@ -31,6 +33,8 @@ scraped() {
 	[ -n "$port" ] &&
 		curl -sf "http://127.0.0.1:$port/metrics" >"$scratch/metrics" &&
 		grep -q '^flink_taskmanager_job_task_operator_currentOutputWatermark{.*task_name="counts",subtask_index="0"' \
+			"$scratch/metrics" &&
+		grep -q '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark{.*split="events_3"}' \
 			"$scratch/metrics"
 }
 
