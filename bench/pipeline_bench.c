@@ -279,7 +279,7 @@ loop_build(struct loop *l, char *err, size_t errlen)
 			t, l->plan, id, &lt->out,
 			(struct wm_subtask_metrics *)((char *)l->metrics +
 						      id * l->stride),
-			NULL);
+			NULL, NULL);
 		if (lt->task == NULL)
 			return -errno;
 	}

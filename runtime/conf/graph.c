@@ -98,6 +98,13 @@ wm_topology_file_use(const struct wm_topology *t, const char *path, char *buf,
 		const struct wm_stage *st = &t->stages[s];
 		const char *file = NULL, *role = "", *verb = "";
 
+		if (st->kind == WM_STAGE_SOURCE &&
+		    st->u.source.record != NULL &&
+		    wm_conf_same_file(path, st->u.source.record)) {
+			snprintf(buf, len, "the recording of source \"%s\"",
+				 st->name);
+			return buf;
+		}
 		if (st->kind == WM_STAGE_SOURCE) {
 			file = st->u.source.replay;
 			role = "trace that source";

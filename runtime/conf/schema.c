@@ -74,6 +74,7 @@ static const char *const source_keys[] = {
 	"replay",
 	"pacing",
 	"on_bad_record",
+	"replay_end",
 	"watermark_alignment_group",
 	"watermark_alignment_max_drift",
 	"watermark_alignment_update_interval",

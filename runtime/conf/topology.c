@@ -353,7 +353,9 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 	if ((r = wm_conf_get_enum(l, sec, "on_bad_record", on_bad, 2, &k)) != 0)
 		return r;
 	src->skip_bad_records = k == 1;
-	return 0;
+	src->replay_end_ms = -1;
+	return wm_conf_get_duration(l, sec, "replay_end", false,
+				    &src->replay_end_ms);
 }
 
 static int
@@ -971,6 +973,7 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.source.bursts);
 			free(st->u.source.skew);
 			free(st->u.source.replay);
+			free(st->u.source.record);
 			free(st->u.source.alignment_group);
 		} else if (st->kind == WM_STAGE_WINDOW)
 			free(st->u.window.late_output);

@@ -176,6 +176,14 @@ struct wm_source_conf {
 	char *replay;
 	enum wm_replay_pacing pacing;
 	bool skip_bad_records; /* on_bad_record = skip */
+	/* replay_end: processing time at which the replayed partitions end
+	 * if their last record came earlier (a recording's end); -1: with
+	 * the last record. */
+	int64_t replay_end_ms;
+	/* Where every record the source emits is recorded, as a trace
+	 * (runtime/io/record_trace.h): set from --record-trace by the
+	 * command line, never by the file; NULL: not recorded. */
+	char *record;
 	/* Watermark alignment (doc/semantics.md section 3.7): sources of
 	 * one group hold back partitions whose watermark runs more than
 	 * max_drift ahead of the group's slowest. */

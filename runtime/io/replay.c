@@ -35,6 +35,7 @@ struct wm_replay_trace {
 	size_t n;
 	uint32_t n_partitions; /* of the source: ids below it */
 	uint64_t skipped;      /* lines skipped (skip_bad) */
+	int64_t end_ns;	       /* replay_end in ns; -1: with the last record */
 };
 
 /* One record of a subtask's: its due time, copied for the release loop,
@@ -49,6 +50,7 @@ struct replay {
 	const struct wm_replay_trace *trace;
 	struct pending *items; /* this subtask's, in release order */
 	size_t n, next;
+	bool ended; /* every record out, and replay_end reached */
 	uint32_t n_partitions;
 	uint32_t *partitions;
 	uint64_t *emitted; /* by index in partitions[] */
@@ -572,6 +574,7 @@ wm_replay_read(const char *path, uint32_t partitions,
 		r = -ENOMEM;
 	} else {
 		tr->n_partitions = partitions;
+		tr->end_ns = -1;
 		r = read_lines(f, path, &rd, tr, skip_bad, line, err, errlen);
 		if (r == 0 && schedule(tr, arrival_shift(&rd, tr, path)) != 0)
 			r = -ENOMEM;
@@ -605,10 +608,17 @@ replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 {
 	struct replay *r = (struct replay *)src;
 
-	if (r->next == r->n || r->items[r->next].due_ns > now_ns)
+	if (r->next == r->n) {
+		/* The partitions end at replay_end if it comes after the
+		 * last record: a recording ends when its job did. */
+		r->ended = r->ended || now_ns >= r->trace->end_ns;
+		return 0;
+	}
+	if (r->items[r->next].due_ns > now_ns)
 		return 0;
 	*out = r->trace->items[r->items[r->next++].index].rec;
 	r->emitted[r->slot[out->partition]]++;
+	r->ended = r->next == r->n && now_ns >= r->trace->end_ns;
 	return 1;
 }
 
@@ -617,7 +627,9 @@ replay_next_due(const struct wm_record_source *src)
 {
 	const struct replay *r = (const struct replay *)src;
 
-	return r->next == r->n ? INT64_MAX : r->items[r->next].due_ns;
+	if (r->next < r->n)
+		return r->items[r->next].due_ns;
+	return r->ended ? INT64_MAX : r->trace->end_ns;
 }
 
 static bool
@@ -625,7 +637,7 @@ replay_finished(const struct wm_record_source *src)
 {
 	const struct replay *r = (const struct replay *)src;
 
-	return r->next == r->n;
+	return r->ended;
 }
 
 static uint32_t
@@ -634,13 +646,14 @@ replay_n_partitions(const struct wm_record_source *src)
 	return ((const struct replay *)src)->n_partitions;
 }
 
-/* A trace's partitions end together, with its last line. */
+/* A trace's partitions end together, with its last line or at
+ * replay_end. */
 static uint32_t
 replay_n_finished(const struct wm_record_source *src)
 {
 	const struct replay *r = (const struct replay *)src;
 
-	return r->next == r->n ? r->n_partitions : 0;
+	return r->ended ? r->n_partitions : 0;
 }
 
 static uint32_t
@@ -660,7 +673,7 @@ replay_partition_stats(const struct wm_record_source *src, uint32_t i,
 	st->partition = r->partitions[i];
 	st->emitted = r->emitted[i];
 	st->skipped = 0;
-	st->finished = r->next == r->n;
+	st->finished = r->ended;
 }
 
 static void
@@ -725,6 +738,7 @@ wm_replay_source(const struct wm_replay_trace *tr, const uint32_t *partitions,
 			r->items[r->n++] =
 				(struct pending){tr->items[i].due_ns, i};
 	qsort(r->items, r->n, sizeof(*r->items), by_due);
+	r->ended = r->n == 0 && tr->end_ns < 0;
 	return &r->source;
 nomem:
 	if (r != NULL)
@@ -770,6 +784,12 @@ wm_replay_read_all(const struct wm_topology *topo,
 			wm_replay_free_all(traces, topo->n_stages);
 			return -e;
 		}
+		/* Saturated where int64 ns end (292 years): never ending
+		 * would be a job that never ends. */
+		traces[s]->end_ns = sc->replay_end_ms < 0 ? -1
+				    : sc->replay_end_ms > MAX_DUE_MS
+					    ? MAX_DUE_MS * 1000000
+					    : sc->replay_end_ms * 1000000;
 	}
 	*tracesp = traces;
 	return 0;

@@ -41,6 +41,11 @@
  * subtask replays the partitions it owns (Flink's split assignment,
  * source_gen.h).
  *
+ * End: a subtask's partitions end together, when its last record is out,
+ * or at the source's replay_end (processing time) if that comes later: a
+ * recording (record_trace.h) ends when the job it recorded ended its
+ * partitions, not with its last record.
+ *
  * Errors: a malformed line stops the reading with a message naming file
  * and line, unless skip_bad is set: then it is skipped and counted, the
  * first WM_REPLAY_REPORTED are reported on stderr with file, line and

@@ -21,10 +21,19 @@ struct lines {
 	char buf[WM_SINK_BUFFER];
 };
 
+/* What a sink writes, for messages. */
+enum sink_kind { SINK_RESULTS, SINK_LATE, SINK_RECORDING };
+
+static const char *const kind_names[] = {
+	[SINK_RESULTS] = "sink",
+	[SINK_LATE] = "late output of window",
+	[SINK_RECORDING] = "recording of source",
+};
+
 struct wm_sink {
 	struct wm_outfile file;
-	const char *stage; /* the sink's or the window's name, for messages */
-	bool late;	   /* a late side output */
+	const char *stage; /* the stage's name, for messages */
+	enum sink_kind kind;
 	bool jsonl;
 	unsigned aggregates;
 	size_t header_bytes; /* written at open, by the opening process */
@@ -98,8 +107,8 @@ append(struct wm_sink *s, const struct line *l)
 }
 
 static int
-open_sink(struct wm_sink **out, const char *stage, const char *path, bool late,
-	  char *err, size_t errlen)
+open_sink(struct wm_sink **out, const char *stage, const char *path,
+	  enum sink_kind kind, char *err, size_t errlen)
 {
 	struct wm_sink *s = calloc(1, sizeof(*s));
 	int r;
@@ -110,7 +119,7 @@ open_sink(struct wm_sink **out, const char *stage, const char *path, bool late,
 		return -ENOMEM;
 	}
 	s->stage = stage;
-	s->late = late;
+	s->kind = kind;
 	s->pending = strcmp(path, "-") == 0 ? &stdout_lines : &s->own;
 	r = wm_outfile_open(&s->file, "output file", path, false, err, errlen);
 	if (r != 0) {
@@ -145,7 +154,8 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	struct line l = {0};
 	int r;
 
-	r = open_sink(&s, sink->name, sink->u.sink.path, false, err, errlen);
+	r = open_sink(&s, sink->name, sink->u.sink.path, SINK_RESULTS, err,
+		      errlen);
 	if (r != 0)
 		return r;
 	s->jsonl = sink->u.sink.format == WM_SINK_JSONL;
@@ -166,19 +176,19 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	return 0;
 }
 
-int
-wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
-		  char *err, size_t errlen)
+/* A trace (late records, a recording) with the header `header`. */
+static int
+open_trace(struct wm_sink **out, const char *stage, const char *path,
+	   enum sink_kind kind, const char *header, char *err, size_t errlen)
 {
 	struct wm_sink *s;
 	struct line l = {0};
 	int r;
 
-	r = open_sink(&s, window->name, window->u.window.late_output, true, err,
-		      errlen);
+	r = open_sink(&s, stage, path, kind, err, errlen);
 	if (r != 0)
 		return r;
-	line_add(&l, "partition,timestamp,key,value\n");
+	line_add(&l, "%s\n", header);
 	r = write_header(s, &l, err, errlen);
 	if (r != 0) {
 		wm_sink_close(s, true, NULL, 0);
@@ -186,6 +196,23 @@ wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
 	}
 	*out = s;
 	return 0;
+}
+
+int
+wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
+		  char *err, size_t errlen)
+{
+	return open_trace(out, window->name, window->u.window.late_output,
+			  SINK_LATE, "partition,timestamp,key,value", err,
+			  errlen);
+}
+
+int
+wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
+		       const char *path, char *err, size_t errlen)
+{
+	return open_trace(out, source->name, path, SINK_RECORDING,
+			  "partition,timestamp,key,value,arrival", err, errlen);
 }
 
 int
@@ -248,6 +275,25 @@ wm_sink_late(struct wm_sink *s, const struct wm_record *r)
 	return append(s, &l);
 }
 
+int
+wm_sink_recorded(struct wm_sink *s, const struct wm_record *r,
+		 int64_t arrival_ms)
+{
+	struct line l = {0};
+
+	line_add(&l,
+		 "%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+		 "\n",
+		 r->partition, r->ts, r->key, r->value, arrival_ms);
+	return append(s, &l);
+}
+
+bool
+wm_sink_failed(const struct wm_sink *s)
+{
+	return s->file.error != 0;
+}
+
 const char *
 wm_sink_error(const struct wm_sink *s, char *buf, size_t len)
 {
@@ -255,7 +301,7 @@ wm_sink_error(const struct wm_sink *s, char *buf, size_t len)
 
 	snprintf(buf, len, "could not write to %s (%s \"%s\"): %s",
 		 wm_outfile_name(&s->file, name, sizeof(name)),
-		 s->late ? "late output of window" : "sink", s->stage,
+		 kind_names[s->kind], s->stage,
 		 strerror(s->file.error ? s->file.error : EIO));
 	return buf;
 }
@@ -281,8 +327,7 @@ wm_sink_close(struct wm_sink *s, bool job_failed, char *err, size_t errlen)
 		r = c;
 		if (err != NULL)
 			snprintf(err, errlen, "%s (%s \"%s\")", why,
-				 s->late ? "late output of window" : "sink",
-				 s->stage);
+				 kind_names[s->kind], s->stage);
 	}
 	free(s);
 	return r;

@@ -10,12 +10,15 @@
  * processing time of the firing in milliseconds since the job started,
  * watermark the operator's event time when it fired, late_firing whether
  * an element after the window's end fired it (allowed lateness). Late side
- * outputs are CSV "partition,timestamp,key,value". avg is printed with 17
- * significant digits, so output is exact and byte-identical across runs.
+ * outputs are CSV "partition,timestamp,key,value", and the recording of a
+ * source (--record-trace) "partition,timestamp,key,value,arrival": both
+ * are traces replay.h reads back. avg is printed with 17 significant
+ * digits, so output is exact and byte-identical across runs.
  *
  * Several processes write one sink (every window subtask of its window
- * stage; the supervisor writes the header before they start), through one
- * descriptor they inherit. Each process gathers whole lines in a buffer of
+ * stage, or every source subtask of the source it records; the supervisor
+ * writes the header before they start), through one descriptor they
+ * inherit. Each process gathers whole lines in a buffer of
  * WM_SINK_BUFFER bytes and writes it in one call: a write of at most
  * PIPE_BUF bytes to a pipe is atomic, and appends to a file (O_APPEND) by
  * one call do not interleave, so lines never mix. The file is opened as
@@ -50,11 +53,23 @@ int wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 int wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
 		      char *err, size_t errlen);
 
-/* One result, one late record: 0, or the negative errno of the first
+/* Open the recording of source stage `source` into `path`, its header
+ * written (--record-trace). */
+int wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
+			   const char *path, char *err, size_t errlen);
+
+/* One result, one late record, one recorded record that arrived at
+ * `arrival_ms` of processing time: 0, or the negative errno of the first
  * failed write (this one or an earlier one). */
 int wm_sink_result(struct wm_sink *sink, const struct wm_window_result *r,
 		   wm_ts_t watermark, int64_t fire_time_ms);
 int wm_sink_late(struct wm_sink *sink, const struct wm_record *r);
+int wm_sink_recorded(struct wm_sink *sink, const struct wm_record *r,
+		     int64_t arrival_ms);
+
+/* Whether a write failed, here or in this process before: a cheap test
+ * for a driver whose writes come from deep inside (a recorded source). */
+bool wm_sink_failed(const struct wm_sink *sink);
 
 /* Write what this process has gathered: 0 or the negative errno of the
  * first failure. */

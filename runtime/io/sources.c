@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "operators/keygroup.h"
+#include "runtime/io/record_trace.h"
 #include "runtime/io/sources.h"
 
 /* The generator for `n` partitions: the stage's load, shapes and the job's
@@ -86,7 +87,7 @@ struct wm_task *
 wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 		    uint32_t id, struct wm_task_out *out,
 		    struct wm_subtask_metrics *metrics,
-		    const struct wm_replay_trace *trace)
+		    const struct wm_replay_trace *trace, struct wm_sink *record)
 {
 	const struct wm_plan_subtask *sub = &plan->subtasks[id];
 	struct wm_record_source *src = NULL;
@@ -96,6 +97,8 @@ wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 	if (topo->stages[sub->stage].kind == WM_STAGE_SOURCE) {
 		src = wm_sources_open(topo, sub->stage, sub->index, trace,
 				      &bad);
+		if (src != NULL && record != NULL)
+			src = wm_record_trace_source(src, record);
 		if (src == NULL)
 			return NULL;
 	}

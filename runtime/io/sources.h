@@ -17,6 +17,7 @@
 #include "runtime/conf/topology.h"
 #include "runtime/engine/task.h"
 #include "runtime/io/replay.h"
+#include "runtime/io/sink.h"
 
 /*
  * The record source of subtask `index` of source stage `stage` of `topo`:
@@ -36,13 +37,15 @@ struct wm_record_source *wm_sources_open(const struct wm_topology *topo,
 /*
  * The task of subtask `id` of `plan`, the plan of `topo`
  * (runtime/engine/task.h), with its record source if it is a source
- * (opened as above, from `trace` if the stage replays one): what every
+ * (opened as above, from `trace` if the stage replays one; with `record`,
+ * every record it emits recorded there: record_trace.h): what every
  * driver makes for each subtask. NULL with errno.
  */
 struct wm_task *wm_sources_new_task(const struct wm_topology *topo,
 				    const struct wm_plan *plan, uint32_t id,
 				    struct wm_task_out *out,
 				    struct wm_subtask_metrics *metrics,
-				    const struct wm_replay_trace *trace);
+				    const struct wm_replay_trace *trace,
+				    struct wm_sink *record);
 
 #endif /* WM_RUNTIME_SOURCES_H */

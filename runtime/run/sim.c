@@ -54,8 +54,10 @@ struct sim {
 	struct wm_plan
 		*plan; /* subtasks and channels, as workers number them */
 	uint32_t n_tasks;
-	struct sim_task *tasks;	      /* by plan subtask id */
-	struct wm_sink **stage_sinks; /* by stage: the sink of a sink stage */
+	struct sim_task *tasks; /* by plan subtask id */
+	/* By stage: the sink of a sink stage, the recording of a recorded
+	 * source (--record-trace). */
+	struct wm_sink **stage_sinks;
 	struct wm_replay_trace **traces; /* by stage: replayed, read first */
 	int64_t now_ns;
 	/* The job failed: -ENOMEM (a queue or a window's state could not
@@ -191,11 +193,17 @@ build(struct sim *sim, char *err, size_t errlen)
 		const struct wm_stage *stage = &t->stages[s];
 		int r;
 
-		if (stage->kind != WM_STAGE_SINK)
+		if (stage->kind == WM_STAGE_SOURCE &&
+		    stage->u.source.record != NULL)
+			r = wm_sink_open_recording(&sim->stage_sinks[s], stage,
+						   stage->u.source.record, err,
+						   errlen);
+		else if (stage->kind == WM_STAGE_SINK)
+			r = wm_sink_open(&sim->stage_sinks[s], stage,
+					 &t->stages[stage->inputs[0].stage],
+					 err, errlen);
+		else
 			continue;
-		r = wm_sink_open(&sim->stage_sinks[s], stage,
-				 &t->stages[stage->inputs[0].stage], err,
-				 errlen);
 		if (r != 0)
 			return output_error(r);
 	}
@@ -211,9 +219,12 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.record = wm_task_record_as_frame;
 		st->out.result = sim_result;
 		st->out.late = sim_late;
-		st->task = wm_sources_new_task(t, sim->plan, id, &st->out,
-					       block(sim, id),
-					       sim->traces[st->sub->stage]);
+		st->task = wm_sources_new_task(
+			t, sim->plan, id, &st->out, block(sim, id),
+			sim->traces[st->sub->stage],
+			t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
+				? sim->stage_sinks[st->sub->stage]
+				: NULL);
 		if (st->task == NULL) {
 			int e = errno;
 
@@ -478,6 +489,19 @@ follows_reports(const struct sim *sim, const struct sim_task *st)
 	       !wm_task_finished(st->task);
 }
 
+/* Whether the recording of source `st`, if it has one, failed a write:
+ * the job stops, as for a sink. */
+static bool
+sim_recording_failed(struct sim_task *st)
+{
+	struct wm_sink *rec = st->sim->stage_sinks[st->sub->stage];
+
+	if (rec == NULL || !wm_sink_failed(rec))
+		return false;
+	output_failed(st->sim, rec);
+	return true;
+}
+
 /* Run source `st` at instant t (rule 2) and work out when it is next due. */
 static void
 run_source(struct sim_task *st, int64_t t)
@@ -489,6 +513,8 @@ run_source(struct sim_task *st, int64_t t)
 	 * count as run on time (rule 1). */
 	wm_task_source_skip(st->task, t);
 	next = wm_task_run_source(st->task, t);
+	if (sim_recording_failed(st))
+		return;
 	st->charged = next <= t;
 	if (!st->charged) {
 		st->next_due = wm_task_source_next_event(st->task, t);

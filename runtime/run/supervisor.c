@@ -465,8 +465,9 @@ wm_supervisor_stop_signals(sigset_t *mask)
 	}
 }
 
-/* Open every sink and late output (the supervisor writes their headers;
- * the workers inherit them). 0 or an exit status with err set. */
+/* Open every sink, late output and recording of a source (the supervisor
+ * writes their headers; the workers inherit them). 0 or an exit status
+ * with err set. */
 static int
 open_outputs(const struct wm_topology *t, struct wm_sink **sinks,
 	     struct wm_sink **lates, char *err, size_t errlen)
@@ -475,7 +476,11 @@ open_outputs(const struct wm_topology *t, struct wm_sink **sinks,
 		const struct wm_stage *st = &t->stages[s];
 		int r = 0;
 
-		if (st->kind == WM_STAGE_SINK)
+		if (st->kind == WM_STAGE_SOURCE && st->u.source.record != NULL)
+			r = wm_sink_open_recording(&sinks[s], st,
+						   st->u.source.record, err,
+						   errlen);
+		else if (st->kind == WM_STAGE_SINK)
 			r = wm_sink_open(&sinks[s], st,
 					 &t->stages[st->inputs[0].stage], err,
 					 errlen);

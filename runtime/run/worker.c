@@ -94,6 +94,8 @@ struct worker {
 	struct wm_sink *sinks[WM_TOPOLOGY_MAX_OUTPUTS];
 	uint32_t n_sinks;
 	struct wm_sink *late;
+	/* A recorded source's recording (--record-trace), or NULL. */
+	struct wm_sink *recording;
 	/* /proc/self/schedstat, kept open: the kernel's count of the time
 	 * this process waited for a CPU; -1 where there is none. Read
 	 * before work, at most every WORKER_PUBLISH_NS (read_cpu_wait()). */
@@ -354,6 +356,9 @@ flush_outputs(struct worker *w)
 			output_failed(w, w->sinks[i]);
 	if (w->late != NULL && w->failed == 0 && wm_sink_flush(w->late) != 0)
 		output_failed(w, w->late);
+	if (w->recording != NULL && w->failed == 0 &&
+	    wm_sink_flush(w->recording) != 0)
+		output_failed(w, w->recording);
 	return w->failed;
 }
 
@@ -367,6 +372,8 @@ find_outputs(struct worker *w)
 			w->sinks[w->n_sinks++] =
 				w->args->sinks[w->me->sinks[i]];
 	w->late = w->args->lates[w->me->stage];
+	if (w->stage->kind == WM_STAGE_SOURCE)
+		w->recording = w->args->sinks[w->me->stage];
 }
 
 /*
@@ -557,6 +564,10 @@ run_source(struct worker *w)
 		 * for a CPU caused must count that wait. */
 		read_cpu_wait(w);
 		next = wm_task_run_source(w->task, now);
+		/* A record the recording could not take stops the job at
+		 * once, as a sink's result does (exit 74). */
+		if (w->recording != NULL && wm_sink_failed(w->recording))
+			output_failed(w, w->recording);
 		if (w->failed != 0)
 			return w->failed;
 		if (!flush_all(w)) /* the burst's records, whatever is next */
@@ -566,8 +577,11 @@ run_source(struct worker *w)
 			return 0;
 		if (next <= now)
 			continue;
-		/* Nothing due: everything written so far goes out, then
-		 * sleep (in real time) until the next record or tick. */
+		/* Nothing due: everything written so far goes out (the
+		 * recording's lines too), then sleep (in real time) until the
+		 * next record or tick. */
+		if (flush_outputs(w) != 0)
+			return w->failed;
 		int64_t real_ns =
 			next == INT64_MAX
 				? -1 /* nothing ever due: sleep */
@@ -708,9 +722,9 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.schedstat_fd = wm_schedstat_open(0);
 	status = attach(&w);
 	if (status == 0) {
-		w.task = wm_sources_new_task(a->topo, a->plan, a->subtask,
-					     &w.out, w.metrics,
-					     a->traces[w.me->stage]);
+		w.task = wm_sources_new_task(
+			a->topo, a->plan, a->subtask, &w.out, w.metrics,
+			a->traces[w.me->stage], w.recording);
 		int r = w.task != NULL
 				? wm_task_align(
 					  w.task, wm_shm_metrics(&w.seg, 0),

@@ -38,7 +38,9 @@ struct wm_worker_args {
 	uint32_t subtask;
 	int shm_fd;
 	enum wm_wait_mode wait; /* how to wait for rings */
-	struct wm_sink **sinks; /* by stage (inherited, opened) */
+	/* by stage (inherited, opened): a sink stage's, or the recording
+	 * of a recorded source (--record-trace) */
+	struct wm_sink **sinks;
 	struct wm_sink **lates; /* by stage: late side outputs */
 	/* by stage: the replayed traces the supervisor read (inherited,
 	 * never written: their pages stay shared) */

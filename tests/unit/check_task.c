@@ -139,7 +139,7 @@ source_run_open(struct source_run *run, const char *text)
 			run->topo, run->plan, id, &s->out,
 			(struct wm_subtask_metrics *)((char *)run->blocks +
 						      id * run->stride),
-			NULL);
+			NULL, NULL);
 		ck_assert_ptr_nonnull(s->task);
 		ck_assert_int_eq(
 			wm_task_align(s->task, run->blocks, run->stride), 0);

@@ -4,7 +4,8 @@
  *
  *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
  *         [--metrics FILE] [--sample-interval=DURATION]
- *         [--prometheus [ADDR:]PORT] [--report FILE.html] [TOPOLOGY.conf]
+ *         [--prometheus [ADDR:]PORT] [--report FILE.html]
+ *         [--record-trace FILE] [TOPOLOGY.conf]
  *   wmrun [--sim] --sweep SECTION.KEY=V1,V2,... [--sweep ...]
  *         [--sweep-csv FILE] [TOPOLOGY.conf]
  *   wmrun --help | --version
@@ -28,6 +29,7 @@
 
 #include "runtime/plan/affinity.h"
 #include "runtime/io/outfile.h"
+#include "runtime/io/record_trace.h"
 #include "runtime/plan/footprint.h"
 #include "runtime/plan/placement.h"
 #include "runtime/plan/plan.h"
@@ -82,7 +84,7 @@ usage(FILE *f)
 		"[--live=WHEN] [--quiet]\n"
 		"             [--metrics FILE] [--sample-interval=DURATION]\n"
 		"             [--prometheus [ADDR:]PORT] [--report FILE.html]\n"
-		"             [TOPOLOGY.conf]\n"
+		"             [--record-trace FILE] [TOPOLOGY.conf]\n"
 		"  or:  wmrun [--sim] --sweep SECTION.KEY=V1,V2,... "
 		"[--sweep ...]\n"
 		"             [--sweep-csv FILE] [TOPOLOGY.conf]\n"
@@ -150,6 +152,14 @@ usage(FILE *f)
 		"                  with --sweep, the sweep's curves against "
 		"its first\n"
 		"                  key's values, and its table\n"
+		"  --record-trace FILE\n"
+		"                  write every record the sources emit into "
+		"FILE, a\n"
+		"                  trace with its arrival time (one file per "
+		"source:\n"
+		"                  FILE.NAME.csv when there are several), and "
+		"the\n"
+		"                  topology that replays it into FILE.conf\n"
 		"  --sweep SECTION.KEY=V1,V2,...\n"
 		"                  run the job once per value of the key "
 		"(SECTION:\n"
@@ -480,6 +490,7 @@ struct cmdline {
 	const char *summary; /* --summary FILE, or NULL */
 	const char *metrics; /* --metrics FILE, or NULL */
 	const char *report;  /* --report FILE.html, or NULL */
+	const char *record;  /* --record-trace FILE, or NULL */
 	const char *path;    /* the topology file; NULL: the built-in one */
 	bool sim;
 	bool check_only;
@@ -567,6 +578,17 @@ check_combination(const struct cmdline *cl)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	if (cl->record != NULL &&
+	    (cl->check_only || cl->sweep.n_axes > 0 ||
+	     strcmp(cl->record, "-") == 0 || cl->record[0] == '\0')) {
+		/* A sweep's runs would all write one recording. */
+		fprintf(stderr,
+			"wmrun: --record-trace records one job that runs into "
+			"a "
+			"file that its replay topology can name: it takes no "
+			"--check or --sweep, and no \"-\" or empty name\n");
+		return EX_USAGE;
+	}
 	if (cl->sweep_csv != NULL && cl->sweep.n_axes == 0) {
 		fprintf(stderr, "wmrun: --sweep-csv writes the table of a "
 				"--sweep: give one\n");
@@ -630,6 +652,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"sample-interval", required_argument, NULL, 'I'},
 		{"prometheus", required_argument, NULL, 'P'},
 		{"report", required_argument, NULL, 'R'},
+		{"record-trace", required_argument, NULL, 'T'},
 		{"sweep", required_argument, NULL, 'W'},
 		{"sweep-csv", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
@@ -661,6 +684,9 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			break;
 		case 'R':
 			cl->report = optarg;
+			break;
+		case 'T':
+			cl->record = optarg;
 			break;
 		case 'W':
 			if (!sweep_value(optarg, cl))
@@ -783,6 +809,173 @@ preflight(const struct wm_topology *t, const struct cmdline *cl)
 		return EX_IOERR;
 	}
 	return EX_OK;
+}
+
+/* The files of another option, which a recording must not be. */
+static const char *
+other_option(const struct cmdline *cl, const char *path)
+{
+	if (cl->summary != NULL && strcmp(path, cl->summary) == 0)
+		return "the --summary file";
+	if (cl->metrics != NULL && strcmp(path, cl->metrics) == 0)
+		return "the --metrics file";
+	if (cl->report != NULL && strcmp(path, cl->report) == 0)
+		return "the --report file";
+	return NULL;
+}
+
+/* What the job or another option does with `path`, for a message; NULL:
+ * nothing, a recording may go there. */
+static const char *
+file_taken(const struct wm_topology *t, const struct cmdline *cl,
+	   const char *path, char *why, size_t len)
+{
+	const char *use = wm_topology_file_use(t, path, why, len);
+
+	return use != NULL ? use : other_option(cl, path);
+}
+
+/* "FILE.conf": where --record-trace FILE writes the replay topology. NULL
+ * after a message. */
+static char *
+replay_topology_path(const char *record)
+{
+	char *path;
+
+	if (asprintf(&path, "%s.conf", record) < 0) {
+		fprintf(stderr, "wmrun: out of memory\n");
+		return NULL;
+	}
+	return path;
+}
+
+/*
+ * --record-trace: every source of `t` gets its recording's path (one
+ * source: FILE; several: FILE.NAME.ext, record_trace.h), none a file the
+ * job or another option already uses, and the replay topology's,
+ * FILE.conf, none either and writable. EX_OK, or the exit status after a
+ * message.
+ */
+static int
+set_up_recording(struct wm_topology *t, const struct cmdline *cl)
+{
+	uint32_t n_sources = 0;
+	char why[4400];
+	char *conf;
+	const char *use;
+
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		n_sources += t->stages[s].kind == WM_STAGE_SOURCE;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_stage *st = &t->stages[s];
+		char *path;
+
+		if (st->kind != WM_STAGE_SOURCE)
+			continue;
+		path = wm_record_trace_path(cl->record, st->name, n_sources);
+		if (path == NULL) {
+			fprintf(stderr, "wmrun: out of memory\n");
+			return EX_OSERR;
+		}
+		use = file_taken(t, cl, path, why, sizeof(why));
+		if (use != NULL) {
+			fprintf(stderr,
+				"wmrun: --record-trace \"%s\" is %s: give the "
+				"recording its own file\n",
+				path, use);
+			free(path);
+			return EX_USAGE;
+		}
+		st->u.source.record = path;
+	}
+	conf = replay_topology_path(cl->record);
+	if (conf == NULL)
+		return EX_OSERR;
+	use = file_taken(t, cl, conf, why, sizeof(why));
+	if (use != NULL) {
+		fprintf(stderr,
+			"wmrun: --record-trace writes its replay topology into "
+			"\"%s\", which is %s: give the recording another "
+			"name\n",
+			conf, use);
+		free(conf);
+		return EX_USAGE;
+	}
+	if (wm_outfile_probe("replay topology", conf, why, sizeof(why)) != 0) {
+		fprintf(stderr, "wmrun: %s\n", why);
+		free(conf);
+		return EX_IOERR;
+	}
+	free(conf);
+	return EX_OK;
+}
+
+/* What --record-trace wrote, on standard error. */
+static void
+recorded(const struct wm_topology *t, const char *conf)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind == WM_STAGE_SOURCE)
+			fprintf(stderr,
+				"wmrun: recorded source \"%s\" into \"%s\"\n",
+				t->stages[s].name,
+				t->stages[s].u.source.record);
+	fprintf(stderr, "wmrun: replay the recording with: wmrun \"%s\"\n",
+		conf);
+}
+
+static void
+print_text(FILE *f, const void *arg)
+{
+	fputs(arg, f);
+}
+
+/*
+ * The replay topology beside a job's recording (FILE.conf), once the job
+ * ran, however it ended: what it recorded replays. `status` made worse by
+ * what fails.
+ */
+static int
+write_replay_topology(const struct wm_topology *t, const struct cmdline *cl,
+		      const struct wm_job_report *rep, int status)
+{
+	struct wm_ini_error ierr;
+	char why[4400];
+	char *text = NULL, *replay, *conf;
+	size_t len = sizeof(default_topology) - 1;
+	int r;
+
+	if (cl->record == NULL || rep->subtasks == NULL)
+		return status;
+	if (cl->path != NULL) {
+		r = wm_ini_read_file(cl->path, &text, &len, &ierr);
+		if (r != 0) {
+			wm_ini_error_format(&ierr, why, sizeof(why));
+			fprintf(stderr, "wmrun: %s\n", why);
+			return status == 0 ? wm_exit_status(WM_EXIT_INPUT, r)
+					   : status;
+		}
+	}
+	replay = wm_record_trace_topology(t, text ? text : default_topology,
+					  len);
+	conf = replay_topology_path(cl->record);
+	free(text);
+	if (replay == NULL || conf == NULL) {
+		fprintf(stderr, "wmrun: out of memory\n");
+		r = -ENOMEM;
+	} else {
+		r = write_whole("replay topology", conf, print_text, replay,
+				why, sizeof(why));
+		if (r != 0)
+			fprintf(stderr, "wmrun: %s\n", why);
+		else if (!cl->quiet)
+			recorded(t, conf);
+	}
+	free(replay);
+	free(conf);
+	if (r != 0 && status == 0)
+		status = r == -ENOMEM ? EX_OSERR : EX_IOERR;
+	return status;
 }
 
 /* Whether a sink of `t` writes to standard output. */
@@ -1021,7 +1214,9 @@ main(int argc, char **argv)
 		return status;
 	if (cl.check_only)
 		status = check(t);
-	else
+	else if (cl.record != NULL)
+		status = set_up_recording(t, &cl);
+	if (!cl.check_only && status == EX_OK)
 		status = preflight(t, &cl);
 	if (status != EX_OK || cl.check_only) {
 		wm_topology_free(t);
@@ -1030,6 +1225,7 @@ main(int argc, char **argv)
 	status = run_job(t, &cl, &rep, &rec);
 	status = report_job(t, &rep, cl.summary, status);
 	status = write_report(cl.report, t, rec, &rep, status);
+	status = write_replay_topology(t, &cl, &rep, status);
 	wm_recorder_free(rec);
 	wm_report_free(&rep);
 	wm_topology_free(t);
