@@ -263,14 +263,8 @@ int
 wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 			const struct wm_stage *st)
 {
-	static const char *const generator_only[] = {
-		"rate",		 "late_fraction", "late_by",
-		"keys",		 "values",	  "key_distribution",
-		"zipf_exponent", "silence",	  "skew",
-		"burst",	 "outage",	  "silence_random",
-	};
-	static const char *const replay_only[] = {"pacing", "on_bad_record",
-						  "replay_end"};
+	const char *const *generator_only, *const *replay_only;
+	size_t n_generator_only, n_replay_only;
 	static const char *const not_tumbling[] = {"slide", "gap"};
 	static const char *const not_sliding[] = {"gap"};
 	static const char *const not_session[] = {"size", "slide", "offset"};
@@ -278,12 +272,16 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 
 	switch (st->kind) {
 	case WM_STAGE_SOURCE:
+		wm_topology_source_record_keys(false, &generator_only,
+					       &n_generator_only);
+		wm_topology_source_record_keys(true, &replay_only,
+					       &n_replay_only);
 		if (st->u.source.replay != NULL)
 			return no_effect(l, sec, generator_only,
-					 N_ELEMS(generator_only),
+					 n_generator_only,
 					 "the source replays a trace, which "
 					 "gives the records");
-		return no_effect(l, sec, replay_only, N_ELEMS(replay_only),
+		return no_effect(l, sec, replay_only, n_replay_only,
 				 "only a replaying source (replay = FILE) "
 				 "reads it");
 	case WM_STAGE_WINDOW:

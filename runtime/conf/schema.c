@@ -110,6 +110,22 @@ static const char *const partitioning_names[] = {
 	[WM_PARTITION_BROADCAST] = "broadcast",
 };
 
+static const char *const generator_keys[] = {
+	"rate",		 "late_fraction", "late_by",
+	"keys",		 "values",	  "key_distribution",
+	"zipf_exponent", "silence",	  "skew",
+	"burst",	 "outage",	  "silence_random",
+};
+static const char *const replay_keys[] = {"pacing", "on_bad_record",
+					  "replay_end"};
+
+void
+wm_topology_source_record_keys(bool replay, const char *const **keys, size_t *n)
+{
+	*keys = replay ? replay_keys : generator_keys;
+	*n = replay ? N_ELEMS(replay_keys) : N_ELEMS(generator_keys);
+}
+
 const char *
 wm_stage_kind_name(enum wm_stage_kind kind)
 {

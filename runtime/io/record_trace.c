@@ -166,19 +166,6 @@ wm_record_trace_path(const char *path, const char *name, uint32_t n_sources)
 	return out;
 }
 
-/* Keys of a source section that give its records, left out of the replay
- * topology (commented out): the trace gives them now. The generator's keys
- * are those the loader refuses in a replaying source (conf/checks.c), the
- * replay's those the recording replaces. */
-static const char *const recorded_keys[] = {
-	"rate",		 "late_fraction", "late_by",
-	"keys",		 "values",	  "key_distribution",
-	"zipf_exponent", "silence",	  "skew",
-	"burst",	 "outage",	  "silence_random",
-	"replay",	 "pacing",	  "on_bad_record",
-	"replay_end",
-};
-
 static bool
 is_key_char(char c)
 {
@@ -235,19 +222,36 @@ recorded_section(const struct wm_topology *topo, const char *p, const char *end)
 	return NULL;
 }
 
-/* Whether the line [p, end) is an entry of one of recorded_keys. */
+/* Whether `key` (`n` bytes) is one of the `count` names of `list`. */
+static bool
+key_in(const char *key, size_t n, const char *const *list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strlen(list[i]) == n && memcmp(list[i], key, n) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the line [p, end) is an entry of a key that gives a source's
+ * records, left out of the replay topology (commented out): the trace
+ * gives them now. Those are the generator's keys and the replay's, and
+ * `replay` itself (conf: wm_topology_source_record_keys()). */
 static bool
 recorded_entry(const char *p, const char *end)
 {
+	const char *const *keys;
 	const char *k = p;
+	size_t n;
 
 	while (k < end && is_key_char(*k))
 		k++;
-	for (size_t i = 0; i < sizeof(recorded_keys) / sizeof(*recorded_keys);
-	     i++)
-		if (strlen(recorded_keys[i]) == (size_t)(k - p) &&
-		    memcmp(recorded_keys[i], p, (size_t)(k - p)) == 0)
+	if (key_in(p, (size_t)(k - p), (const char *const[]){"replay"}, 1))
+		return true;
+	for (int replay = 0; replay <= 1; replay++) {
+		wm_topology_source_record_keys(replay, &keys, &n);
+		if (key_in(p, (size_t)(k - p), keys, n))
 			return true;
+	}
 	return false;
 }
 
