@@ -269,7 +269,8 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 		"zipf_exponent", "silence",	  "skew",
 		"burst",	 "outage",	  "silence_random",
 	};
-	static const char *const replay_only[] = {"pacing", "on_bad_record"};
+	static const char *const replay_only[] = {"pacing", "on_bad_record",
+						  "key_type"};
 	static const char *const not_tumbling[] = {"slide", "gap"};
 	static const char *const not_sliding[] = {"gap"};
 	static const char *const not_session[] = {"size", "slide", "offset"};

@@ -74,6 +74,7 @@ static const char *const source_keys[] = {
 	"replay",
 	"pacing",
 	"on_bad_record",
+	"key_type",
 	"watermark_alignment_group",
 	"watermark_alignment_max_drift",
 	"watermark_alignment_update_interval",

@@ -342,6 +342,8 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 {
 	static const char *const pacings[] = {"fast", "arrival", "event"};
 	static const char *const on_bad[] = {"fail", "skip"};
+	/* Unset: the trace's keys decide (WM_KEY_TYPE_TRACE). */
+	static const char *const key_types[] = {"long", "string"};
 	size_t k = 0;
 	int r;
 
@@ -353,6 +355,11 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 	if ((r = wm_conf_get_enum(l, sec, "on_bad_record", on_bad, 2, &k)) != 0)
 		return r;
 	src->skip_bad_records = k == 1;
+	k = SIZE_MAX;
+	if ((r = wm_conf_get_enum(l, sec, "key_type", key_types, 2, &k)) != 0)
+		return r;
+	src->key_type =
+		k == SIZE_MAX ? WM_KEY_TYPE_TRACE : (enum wm_key_type)(k + 1);
 	return 0;
 }
 
