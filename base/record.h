@@ -16,6 +16,9 @@
 enum wm_record_flag {
 	/* A punctuated generator emits a watermark at this record's time. */
 	WM_RECORD_PUNCTUATE = 1u << 0,
+	/* The key is a string: `key` holds its Java hash and dictionary id
+	 * (operators/keygroup.h, wm_keygroup_string_key()), not a long. */
+	WM_RECORD_STRING_KEY = 1u << 1,
 };
 
 /*
@@ -25,7 +28,7 @@ enum wm_record_flag {
  */
 struct wm_record {
 	wm_ts_t ts;	    /* event time; WM_TS_MIN = none */
-	int64_t key;	    /* key (strings travel as dictionary ids) */
+	int64_t key;	    /* a long, or a string's hash and id (flags) */
 	int64_t value;	    /* the aggregated value */
 	uint32_t flags;	    /* enum wm_record_flag */
 	uint32_t partition; /* source partition that produced it */

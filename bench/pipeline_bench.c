@@ -260,7 +260,7 @@ loop_build(struct loop *l, char *err, size_t errlen)
 		if (st->kind != WM_STAGE_SINK)
 			continue;
 		r = wm_sink_open(&l->sink, st, &t->stages[st->inputs[0].stage],
-				 err, errlen);
+				 NULL, err, errlen);
 		if (r != 0)
 			return r;
 	}

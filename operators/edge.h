@@ -8,7 +8,8 @@
  * every channel of the edge (broadcast), in order with the records.
  *
  *   forward     one channel (equal parallelism, subtask i feeds subtask i)
- *   hash        Flink's keyBy: Java Long.hashCode of the key, murmur, key
+ *   hash        Flink's keyBy: Java Long.hashCode of the key (or for a
+ *               string key the String.hashCode it carries), murmur, key
  *               group of the downstream max parallelism, operator index
  *   rebalance   round robin from a random start r0: the first record goes
  *               to (r0 + 1) mod n, as Flink's RebalancePartitioner
@@ -59,8 +60,11 @@ wm_edge_route(struct wm_edge *e, const struct wm_record *r)
 {
 	switch (e->partitioning) {
 	case WM_PARTITION_HASH:
-		return wm_keygroup_subtask(wm_keygroup_hash_int64(r->key),
-					   e->max_parallelism, e->channels);
+		return wm_keygroup_subtask(
+			r->flags & WM_RECORD_STRING_KEY
+				? wm_keygroup_string_key_hash(r->key)
+				: wm_keygroup_hash_int64(r->key),
+			e->max_parallelism, e->channels);
 	case WM_PARTITION_REBALANCE:
 		e->next = e->next + 1 == e->channels ? 0 : e->next + 1;
 		return e->next;

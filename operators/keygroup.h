@@ -79,6 +79,34 @@ int32_t wm_keygroup_hash_string(const char *s, size_t len);
 int wm_keygroup_hash_string_strict(const char *s, size_t len, int32_t *hash);
 
 /*
+ * A string key as a record carries it in its 64-bit `key`: the string's
+ * Java hash in the high 32 bits, its dictionary id (runtime/io/keys.h) in
+ * the low 32. Records stay fixed-size and the keyBy edge routes without
+ * a lookup; windows group by the whole word, and since one dictionary
+ * gives equal strings one id (and so one hash), equal words are equal
+ * strings. Records flagged WM_RECORD_STRING_KEY hold such a word.
+ */
+static inline int64_t
+wm_keygroup_string_key(int32_t hash, uint32_t id)
+{
+	return (int64_t)(((uint64_t)(uint32_t)hash << 32) | id);
+}
+
+/* The Java hash of a string key made by wm_keygroup_string_key(). */
+static inline int32_t
+wm_keygroup_string_key_hash(int64_t key)
+{
+	return (int32_t)(uint32_t)((uint64_t)key >> 32);
+}
+
+/* The dictionary id of a string key made by wm_keygroup_string_key(). */
+static inline uint32_t
+wm_keygroup_string_key_id(int64_t key)
+{
+	return (uint32_t)(uint64_t)key;
+}
+
+/*
  * Flink's MathUtils.murmurHash(): MurmurHash3 x86_32 of the 4-byte hash,
  * seed 0, made non-negative (INT32_MIN maps to 0). Result in [0, 2^31-1].
  */

@@ -75,6 +75,7 @@ static const char *const source_keys[] = {
 	"pacing",
 	"on_bad_record",
 	"replay_end",
+	"key_type",
 	"watermark_alignment_group",
 	"watermark_alignment_max_drift",
 	"watermark_alignment_update_interval",
@@ -117,7 +118,7 @@ static const char *const generator_keys[] = {
 	"burst",	 "outage",	  "silence_random",
 };
 static const char *const replay_keys[] = {"pacing", "on_bad_record",
-					  "replay_end"};
+					  "replay_end", "key_type"};
 
 void
 wm_topology_source_record_keys(bool replay, const char *const **keys, size_t *n)

@@ -342,6 +342,8 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 {
 	static const char *const pacings[] = {"fast", "arrival", "event"};
 	static const char *const on_bad[] = {"fail", "skip"};
+	/* Unset: the trace's keys decide (WM_KEY_TYPE_TRACE). */
+	static const char *const key_types[] = {"long", "string"};
 	size_t k = 0;
 	int r;
 
@@ -354,8 +356,16 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 		return r;
 	src->skip_bad_records = k == 1;
 	src->replay_end_ms = -1;
-	return wm_conf_get_duration(l, sec, "replay_end", false,
-				    &src->replay_end_ms);
+	r = wm_conf_get_duration(l, sec, "replay_end", false,
+				 &src->replay_end_ms);
+	if (r != 0)
+		return r;
+	k = SIZE_MAX;
+	if ((r = wm_conf_get_enum(l, sec, "key_type", key_types, 2, &k)) != 0)
+		return r;
+	src->key_type =
+		k == SIZE_MAX ? WM_KEY_TYPE_TRACE : (enum wm_key_type)(k + 1);
+	return 0;
 }
 
 static int

@@ -65,7 +65,8 @@
  *                    "burst = 0-3 x20 from 10 min for 30 s".
  *                    Or instead: replay (a trace, runtime/io/replay.h),
  *                    pacing (fast | arrival | event), on_bad_record
- *                    (fail | skip). And watermark_alignment_group,
+ *                    (fail | skip), key_type (long | string; default:
+ *                    what the trace's keys are). And watermark_alignment_group,
  *                    _max_drift and _update_interval (1 s): Flink's
  *                    withWatermarkAlignment, runtime/engine/task.h
  *   [keyby NAME]     input, parallelism
@@ -145,6 +146,14 @@ enum wm_replay_pacing {
 	WM_REPLAY_EVENT,
 };
 
+/* The type of a replayed trace's keys (key_type; runtime/io/replay.h):
+ * as its keys say, Java Longs, or Java Strings. */
+enum wm_key_type {
+	WM_KEY_TYPE_TRACE,
+	WM_KEY_TYPE_LONG,
+	WM_KEY_TYPE_STRING,
+};
+
 struct wm_source_conf {
 	uint32_t partitions;
 	double rate; /* records per second per partition; inf */
@@ -184,6 +193,7 @@ struct wm_source_conf {
 	 * (runtime/io/record_trace.h): set from --record-trace by the
 	 * command line, never by the file; NULL: not recorded. */
 	char *record;
+	enum wm_key_type key_type;
 	/* Watermark alignment (doc/semantics.md section 3.7): sources of
 	 * one group hold back partitions whose watermark runs more than
 	 * max_drift ahead of the group's slowest. */

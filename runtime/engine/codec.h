@@ -33,7 +33,8 @@
 
 _Static_assert(WM_TOPOLOGY_MAX_PARTITIONS - 1 <= WM_CODEC_MAX_PARTITION,
 	       "every partition number fits a RECORD cell");
-_Static_assert(WM_RECORD_PUNCTUATE <= WM_CODEC_MAX_FLAGS,
+_Static_assert((WM_RECORD_PUNCTUATE | WM_RECORD_STRING_KEY) <=
+		       WM_CODEC_MAX_FLAGS,
 	       "every record flag fits a RECORD cell");
 
 static inline uint32_t

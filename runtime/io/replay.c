@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/keygroup.h"
+#include "runtime/io/keys.h"
 #include "runtime/io/lines.h"
 #include "runtime/io/log.h"
 #include "runtime/io/replay.h"
@@ -36,6 +38,11 @@ struct wm_replay_trace {
 	uint32_t n_partitions; /* of the source: ids below it */
 	uint64_t skipped;      /* lines skipped (skip_bad) */
 	int64_t end_ns;	       /* replay_end in ns; -1: with the last record */
+	/* LONG or STRING once read: stated, or what the keys were (LONG
+	 * for a trace without records). */
+	enum wm_key_type key_type;
+	struct wm_keys *keys; /* where string keys are interned */
+	bool own_keys;	      /* keys is this trace's alone */
 };
 
 /* One record of a subtask's: its due time, copied for the release loop,
@@ -125,18 +132,59 @@ json_expected(char *why, size_t whylen, const char *what, const char *line,
 	return -1;
 }
 
+/* How the key field was written: its text is resolved once the rest of
+ * the line is known good (resolve_key()). */
+enum key_form { KEY_BARE, KEY_CSV_QUOTED, KEY_JSON_STRING, KEY_JSON_NUMBER };
+
+struct key_field {
+	const char *text; /* inside the quotes, if any, still escaped */
+	size_t len;
+	size_t col; /* of the field (its opening quote), from 1 */
+	enum key_form form;
+};
+
+/* The closing quote of a JSON string whose text starts at s, or NULL. */
+static const char *
+json_string_end(const char *s, const char *end)
+{
+	for (; s < end; s++) {
+		if (*s == '\\')
+			s++;
+		else if (*s == '"')
+			return s;
+	}
+	return NULL;
+}
+
+/* The closing quote of a CSV field whose text starts at s ("" is a quote
+ * inside it), or NULL. */
+static const char *
+csv_quote_end(const char *s, const char *end)
+{
+	for (; s < end; s++) {
+		if (*s != '"')
+			continue;
+		if (s + 1 < end && s[1] == '"')
+			s++;
+		else
+			return s;
+	}
+	return NULL;
+}
+
 /*
  * A JSON line: one flat object whose members are the fields, in any
- * order, each a whole integer, blanks allowed around the tokens:
- * {"partition":0,"timestamp":1000,"key":7,"value":1}. Exactly that
- * shape, not JSON at large: strings, escapes, nesting, fractions and
- * exponents are refused, as are unknown and repeated fields (a typo in
- * "arrival" must not go unnoticed) and anything after the object.
- * Returns the field count, arrival included, or -1 and why.
+ * order, each a whole integer but the key, which may be a string, blanks
+ * allowed around the tokens: {"partition":0,"timestamp":1000,"key":7,
+ * "value":1}. Exactly that shape, not JSON at large: other strings,
+ * nesting, fractions and exponents are refused, as are unknown and
+ * repeated fields (a typo in "arrival" must not go unnoticed) and
+ * anything after the object. The key is left in *kf. Returns the field
+ * count, arrival included, or -1 and why.
  */
 static int
-parse_json(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
-	   size_t whylen)
+parse_json(const char *line, size_t len, int64_t f[N_FIELDS],
+	   struct key_field *kf, char *why, size_t whylen)
 {
 	const char *p = line + 1, *end = line + len; /* past the '{' */
 	bool seen[N_FIELDS] = {false};
@@ -144,6 +192,7 @@ parse_json(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 	for (;;) {
 		const char *name, *name_end, *value, *bad;
 		size_t value_len = 0;
+		bool key_string;
 		int i;
 
 		p = skip_blanks(p, end);
@@ -165,13 +214,33 @@ parse_json(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 		if (p == end || *p != ':')
 			return json_expected(why, whylen, "':'", line, p);
 		value = skip_blanks(p + 1, end);
-		while (value + value_len < end &&
-		       strchr(",} \t", value[value_len]) == NULL)
-			value_len++;
-		bad = wm_units_int64(value, value_len, &f[i]);
-		if (bad != NULL)
-			return refuse(why, whylen, field_names[i], value,
-				      value_len, bad);
+		key_string = i == KEY && value < end && *value == '"';
+		if (key_string) {
+			const char *q = json_string_end(value + 1, end);
+
+			if (q == NULL)
+				return json_expected(why, whylen,
+						     "'\"' closing the key",
+						     line, end);
+			*kf = (struct key_field){
+				value + 1, (size_t)(q - value - 1),
+				(size_t)(value - line) + 1, KEY_JSON_STRING};
+			value_len = (size_t)(q + 1 - value);
+		} else {
+			while (value + value_len < end &&
+			       strchr(",} \t", value[value_len]) == NULL)
+				value_len++;
+		}
+		if (i == KEY && !key_string) {
+			*kf = (struct key_field){value, value_len,
+						 (size_t)(value - line) + 1,
+						 KEY_JSON_NUMBER};
+		} else if (i != KEY) {
+			bad = wm_units_int64(value, value_len, &f[i]);
+			if (bad != NULL)
+				return refuse(why, whylen, field_names[i],
+					      value, value_len, bad);
+		}
 		seen[i] = true;
 		p = skip_blanks(value + value_len, end);
 		if (p == end || (*p != ',' && *p != '}'))
@@ -193,27 +262,54 @@ parse_json(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 	return seen[ARRIVAL] ? N_FIELDS : ARRIVAL;
 }
 
-/* A CSV line: partition,timestamp,key,value[,arrival]. Returns the field
- * count or -1 and why. */
+/*
+ * A CSV line: partition,timestamp,key,value[,arrival]. A field may be
+ * quoted as RFC 4180 says ("a,""b""" is a,"b"), which only a string key
+ * needs; the key is left in *kf. Returns the field count or -1 and why.
+ */
 static int
-parse_csv(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
-	  size_t whylen)
+parse_csv(const char *line, size_t len, int64_t f[N_FIELDS],
+	  struct key_field *kf, char *why, size_t whylen)
 {
 	const char *p = line, *end = line + len;
 	int n = 0;
 
 	for (;;) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		size_t field_len = (size_t)((comma ? comma : end) - p);
+		bool quoted = p < end && *p == '"';
+		const char *comma, *q = NULL;
+		size_t field_len;
 		const char *bad;
 
+		if (quoted) {
+			q = csv_quote_end(p + 1, end);
+			if (q == NULL || (q + 1 < end && q[1] != ','))
+				return refuse(
+					why, whylen,
+					n < N_FIELDS ? field_names[n] : "field",
+					p, (size_t)(end - p),
+					q == NULL ? " (no closing quote)"
+						  : " (text after the closing "
+						    "quote)");
+			comma = q + 1 < end ? q + 1 : NULL;
+		} else {
+			comma = memchr(p, ',', (size_t)(end - p));
+		}
+		field_len = (size_t)((comma ? comma : end) - p);
 		if (n == N_FIELDS)
 			return refuse(why, whylen, "line: extra field", p,
 				      field_len, "");
-		bad = wm_units_int64(p, field_len, &f[n]);
-		if (bad != NULL)
-			return refuse(why, whylen, field_names[n], p, field_len,
-				      bad);
+		if (n == KEY) {
+			*kf = (struct key_field){
+				quoted ? p + 1 : p,
+				quoted ? field_len - 2 : field_len,
+				(size_t)(p - line) + 1,
+				quoted ? KEY_CSV_QUOTED : KEY_BARE};
+		} else {
+			bad = wm_units_int64(p, field_len, &f[n]);
+			if (bad != NULL)
+				return refuse(why, whylen, field_names[n], p,
+					      field_len, bad);
+		}
 		n++;
 		if (comma == NULL)
 			break;
@@ -229,8 +325,8 @@ parse_csv(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 /* One line of the trace (no line end), CSV or JSON. Returns the field
  * count, or -1 and why. */
 static int
-parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
-	   size_t whylen)
+parse_line(const char *line, size_t len, int64_t f[N_FIELDS],
+	   struct key_field *kf, char *why, size_t whylen)
 {
 	/* wm_line_read() reads past NULs; C string functions would stop there
 	 * and accept "0,1000,1,1\0garbage". */
@@ -241,8 +337,8 @@ parse_line(const char *line, size_t len, int64_t f[N_FIELDS], char *why,
 			 (size_t)(nul - line) + 1);
 		return -1;
 	}
-	return line[0] == '{' ? parse_json(line, len, f, why, whylen)
-			      : parse_csv(line, len, f, why, whylen);
+	return line[0] == '{' ? parse_json(line, len, f, kf, why, whylen)
+			      : parse_csv(line, len, f, kf, why, whylen);
 }
 
 /* A name in a header: a letter or '_', then letters, digits or '_'
@@ -357,23 +453,268 @@ struct reader {
 	int64_t earliest; /* the earliest arrival (pacing = arrival) */
 	long earliest_line;
 	size_t cap; /* of the trace's items */
+	/* key_type = trace: LONG or STRING as the first record's key was,
+	 * on key_line; TRACE before it. */
+	enum wm_key_type keys_seen;
+	long key_line;
 };
+
+/* A JSON \\uXXXX escape's four hex digits at s (end bounds them): the
+ * code unit, or -1. */
+static long
+hex4(const char *s, const char *end)
+{
+	long u = 0;
+
+	if (end - s < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+
+		if (d < 0)
+			return -1;
+		u = u * 16 + d;
+	}
+	return u;
+}
+
+/* Code point cp as UTF-8 at out; the bytes written. */
+static size_t
+put_utf8(char *out, uint32_t cp)
+{
+	if (cp < 0x80u) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800u) {
+		out[0] = (char)(0xc0u | cp >> 6);
+		out[1] = (char)(0x80u | (cp & 0x3fu));
+		return 2;
+	}
+	if (cp < 0x10000u) {
+		out[0] = (char)(0xe0u | cp >> 12);
+		out[1] = (char)(0x80u | (cp >> 6 & 0x3fu));
+		out[2] = (char)(0x80u | (cp & 0x3fu));
+		return 3;
+	}
+	out[0] = (char)(0xf0u | cp >> 18);
+	out[1] = (char)(0x80u | (cp >> 12 & 0x3fu));
+	out[2] = (char)(0x80u | (cp >> 6 & 0x3fu));
+	out[3] = (char)(0x80u | (cp & 0x3fu));
+	return 4;
+}
+
+/* Room for the longest key and one more character, which tells a key
+ * too long from one that just fits. */
+#define KEY_BUF (WM_KEYS_MAX_BYTES + 4)
+
+/*
+ * The bytes of a quoted key (the quotes are gone): CSV's "" as ", JSON's
+ * escapes decoded, a surrogate pair as one character. *len may pass
+ * WM_KEYS_MAX_BYTES by one character: too long, for the dictionary to
+ * refuse. NULL and why for a bad escape.
+ */
+static const char *
+unquote_key(const struct key_field *kf, char buf[KEY_BUF], size_t *len,
+	    const char **why)
+{
+	const char *p = kf->text, *end = kf->text + kf->len;
+	size_t n = 0;
+
+	while (p < end && n <= WM_KEYS_MAX_BYTES) {
+		long u, lo;
+
+		if (kf->form == KEY_CSV_QUOTED || *p != '\\') {
+			/* The "" of CSV: the first quote is dropped. */
+			if (kf->form == KEY_CSV_QUOTED && *p == '"')
+				p++;
+			buf[n++] = *p++;
+			continue;
+		}
+		if (++p == end)
+			break;
+		switch (*p++) {
+		case '"':
+			buf[n++] = '"';
+			continue;
+		case '\\':
+			buf[n++] = '\\';
+			continue;
+		case '/':
+			buf[n++] = '/';
+			continue;
+		case 'b':
+			buf[n++] = '\b';
+			continue;
+		case 'f':
+			buf[n++] = '\f';
+			continue;
+		case 'n':
+			buf[n++] = '\n';
+			continue;
+		case 'r':
+			buf[n++] = '\r';
+			continue;
+		case 't':
+			buf[n++] = '\t';
+			continue;
+		case 'u':
+			break;
+		default:
+			*why = " (invalid JSON escape)";
+			return NULL;
+		}
+		u = hex4(p, end);
+		if (u < 0) {
+			*why = " (invalid JSON escape)";
+			return NULL;
+		}
+		p += 4;
+		if (u >= 0xd800 && u <= 0xdbff && end - p >= 6 &&
+		    p[0] == '\\' && p[1] == 'u' &&
+		    (lo = hex4(p + 2, end)) >= 0xdc00 && lo <= 0xdfff) {
+			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+			p += 6;
+		} else if (u >= 0xd800 && u <= 0xdfff) {
+			*why = " (a lone UTF-16 surrogate)";
+			return NULL;
+		}
+		n += put_utf8(buf + n, (uint32_t)u);
+	}
+	if (p < end && n <= WM_KEYS_MAX_BYTES) {
+		*why = " (invalid JSON escape)"; /* a final lone backslash */
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+/*
+ * The key of an accepted line as the record's word and flags: a long, or
+ * a string interned in the trace's dictionary. Which one the source's
+ * key_type says, or with key_type = trace the first record's key, after
+ * which every key must be of that type: a trace of integers with one
+ * "user48" is more likely a wrong column than a string-keyed job, and
+ * reading its integers as strings would move every key to another
+ * subtask. 0; -EBADMSG with why; -ENOMEM.
+ */
+static int
+resolve_key(struct reader *rd, struct wm_replay_trace *tr,
+	    const struct key_field *kf, int64_t *key, uint32_t *flags,
+	    char *why, size_t whylen)
+{
+	char buf[KEY_BUF], detail[160];
+	const char *bytes = kf->text, *bad = "";
+	size_t len = kf->len, at = 0;
+	int64_t v = 0;
+	const char *num = kf->form == KEY_JSON_STRING
+				  ? ""
+				  : wm_units_int64(kf->text, kf->len, &v);
+	/* An integer, or digits beyond 64 bits: no string in a long trace. */
+	bool integer = num == NULL || num[0] != '\0';
+	enum wm_key_type type = tr->key_type;
+	int r;
+
+	*flags = 0;
+	/* JSON says which: a string is quoted, a bare token is a number. */
+	if (kf->form == KEY_JSON_NUMBER && !integer)
+		return refuse(why, whylen, "key", kf->text, kf->len,
+			      " (not an integer; a string key is quoted in "
+			      "JSON)"),
+		       -EBADMSG;
+	if (type == WM_KEY_TYPE_TRACE && rd->keys_seen != WM_KEY_TYPE_TRACE) {
+		type = rd->keys_seen;
+		if ((type == WM_KEY_TYPE_LONG) != integer) {
+			snprintf(detail, sizeof(detail),
+				 " (%s, but the keys above are %s, as on line "
+				 "%ld: key_type = string reads every key as a "
+				 "string)",
+				 integer ? "an integer" : "not an integer",
+				 integer ? "strings" : "integers",
+				 rd->key_line);
+			return refuse(why, whylen, "key", kf->text, kf->len,
+				      detail),
+			       -EBADMSG;
+		}
+	}
+	if (type == WM_KEY_TYPE_TRACE) {
+		if (kf->len == 0 && kf->form == KEY_BARE)
+			return refuse(why, whylen, "key", "", 0,
+				      " (empty: key_type = string reads it as "
+				      "the empty string)"),
+			       -EBADMSG;
+		type = integer ? WM_KEY_TYPE_LONG : WM_KEY_TYPE_STRING;
+	}
+	if (type == WM_KEY_TYPE_LONG) {
+		if (num != NULL)
+			return refuse(why, whylen, "key", kf->text, kf->len,
+				      num[0] != '\0' ? num
+				      : tr->key_type == WM_KEY_TYPE_LONG
+					      ? " (key_type = long: expected a "
+						"64-bit integer)"
+					      : " (expected a 64-bit integer)"),
+			       -EBADMSG;
+		*key = v;
+	} else {
+		if (kf->form == KEY_CSV_QUOTED || kf->form == KEY_JSON_STRING) {
+			bytes = unquote_key(kf, buf, &len, &bad);
+			if (bytes == NULL)
+				return refuse(why, whylen, "key", kf->text,
+					      kf->len, bad),
+				       -EBADMSG;
+		}
+		r = wm_keys_intern(tr->keys, bytes, len, key, &at);
+		if (r == -ENOMEM)
+			return r;
+		if (r != 0) {
+			if (r == -EINVAL)
+				snprintf(detail, sizeof(detail),
+					 " (control character 0x%02x)",
+					 (unsigned char)bytes[at]);
+			else if (r == -ENAMETOOLONG)
+				snprintf(detail, sizeof(detail),
+					 " (longer than %d bytes)",
+					 WM_KEYS_MAX_BYTES);
+			else
+				snprintf(detail, sizeof(detail), "%s",
+					 r == -EILSEQ ? " (not valid UTF-8)"
+						      : " (more than 2^32 "
+							"distinct keys)");
+			return refuse(why, whylen, "key", kf->text, kf->len,
+				      detail),
+			       -EBADMSG;
+		}
+		*flags = WM_RECORD_STRING_KEY;
+	}
+	if (rd->keys_seen == WM_KEY_TYPE_TRACE) {
+		rd->keys_seen = type;
+		rd->key_line = rd->lineno;
+	}
+	return 0;
+}
 
 /*
  * One line as wm_line_read() read it (`got` bytes, its end included):
  * nothing (blank, comment, header) or a record appended to the trace,
  * its due_ns holding due_ms()'s milliseconds until schedule(). Returns 0,
- * -EBADMSG with why, or -ENOMEM.
+ * -EBADMSG with why and *col the column at fault (0: the line as a
+ * whole), or -ENOMEM.
  */
 static int
 take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
-	  size_t got, char *why, size_t whylen)
+	  size_t got, char *why, size_t whylen, size_t *col)
 {
 	const char *text = line;
 	size_t len = got;
-	int64_t fld[N_FIELDS] = {0}, first_ts, due = 0;
+	int64_t fld[N_FIELDS] = {0}, first_ts, due = 0, key = 0;
+	struct key_field kf = {0};
+	uint32_t flags = 0;
 	bool first, names = false;
-	int k;
+	int k, r;
 
 	if (got > MAX_LINE) {
 		snprintf(why, whylen, "invalid line: longer than %d bytes",
@@ -400,7 +741,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	 * only in CSV. */
 	if (first && text[0] != '{' && is_header(text, len, &names))
 		return 0;
-	k = parse_line(text, len, fld, why, whylen);
+	k = parse_line(text, len, fld, &kf, why, whylen);
 	if (k < 0 && first && text[0] != '{' && names)
 		refuse(why, whylen, "header", text, len,
 		       " (the columns are partition,timestamp,key,value"
@@ -418,6 +759,13 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 		k = due_ms(fld, k, rd->pacing, first_ts, &due, why, whylen);
 	if (k < 0)
 		return -EBADMSG;
+	/* The key last: a line refused for another reason interns nothing
+	 * and does not decide the trace's key type. */
+	r = resolve_key(rd, tr, &kf, &key, &flags, why, whylen);
+	if (r != 0) {
+		*col = kf.col + (size_t)(text - line);
+		return r;
+	}
 	rd->first_ts = first_ts;
 	rd->have_first = true;
 	if (rd->pacing == WM_REPLAY_ARRIVAL &&
@@ -436,8 +784,9 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	}
 	tr->items[tr->n++] = (struct replayed){
 		.rec = {.ts = fld[TIMESTAMP],
-			.key = fld[KEY],
+			.key = key,
 			.value = fld[VALUE],
+			.flags = flags,
 			.partition = (uint32_t)fld[PARTITION]},
 		.due_ns = due,
 	};
@@ -480,6 +829,8 @@ wm_replay_free(struct wm_replay_trace *tr)
 {
 	if (tr == NULL)
 		return;
+	if (tr->own_keys)
+		wm_keys_free(tr->keys);
 	free(tr->items);
 	free(tr);
 }
@@ -488,6 +839,12 @@ uint64_t
 wm_replay_skipped(const struct wm_replay_trace *tr)
 {
 	return tr->skipped;
+}
+
+const struct wm_keys *
+wm_replay_keys(const struct wm_replay_trace *tr)
+{
+	return tr->key_type == WM_KEY_TYPE_STRING ? tr->keys : NULL;
 }
 
 /* Every line of f into tr, bad ones refused (err, -EBADMSG) or, with
@@ -502,17 +859,20 @@ read_lines(FILE *f, const char *path, struct reader *rd,
 	int r;
 
 	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
-		char why[160];
+		char why[256], at[24] = "";
+		size_t col = 0;
 
 		rd->lineno++;
-		r = take_line(rd, tr, line, got, why, sizeof(why));
+		r = take_line(rd, tr, line, got, why, sizeof(why), &col);
 		if (r == -ENOMEM)
 			return r;
 		if (r == 0)
 			continue;
+		if (col > 0)
+			snprintf(at, sizeof(at), ":%zu", col);
 		if (!skip_bad) {
-			snprintf(err, errlen, "%s:%ld: %s", path, rd->lineno,
-				 why);
+			snprintf(err, errlen, "%s:%ld%s: %s", path, rd->lineno,
+				 at, why);
 			return -EBADMSG;
 		}
 		if (got > MAX_LINE)
@@ -520,8 +880,8 @@ read_lines(FILE *f, const char *path, struct reader *rd,
 		/* The first few, with why: a flood of them (a binary file,
 		 * a wrong format) would bury everything else. */
 		if (tr->skipped++ < WM_REPLAY_REPORTED)
-			wm_log("wmrun: %s:%ld: skipped: %s", path, rd->lineno,
-			       why);
+			wm_log("wmrun: %s:%ld%s: skipped: %s", path, rd->lineno,
+			       at, why);
 	}
 	/* wm_line_read() ends on a read error as on the end of the file: a
 	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
@@ -557,11 +917,12 @@ arrival_shift(const struct reader *rd, const struct wm_replay_trace *tr,
 
 struct wm_replay_trace *
 wm_replay_read(const char *path, uint32_t partitions,
-	       enum wm_replay_pacing pacing, bool skip_bad, char *err,
-	       size_t errlen)
+	       enum wm_replay_pacing pacing, enum wm_key_type key_type,
+	       struct wm_keys *keys, bool skip_bad, char *err, size_t errlen)
 {
 	struct wm_replay_trace *tr = calloc(1, sizeof(*tr));
 	struct reader rd = {.pacing = pacing};
+	bool own_keys = keys == NULL;
 	char *line = malloc(MAX_LINE + 1);
 	FILE *f = fopen(path, "r");
 	int r = 0;
@@ -570,12 +931,20 @@ wm_replay_read(const char *path, uint32_t partitions,
 		r = -errno;
 		snprintf(err, errlen, "could not open trace \"%s\": %s", path,
 			 strerror(-r));
-	} else if (tr == NULL || line == NULL) {
+	} else if (tr == NULL || line == NULL ||
+		   (own_keys && (keys = wm_keys_new()) == NULL)) {
 		r = -ENOMEM;
 	} else {
 		tr->n_partitions = partitions;
 		tr->end_ns = -1;
+		tr->key_type = key_type;
+		tr->keys = keys;
+		tr->own_keys = own_keys;
 		r = read_lines(f, path, &rd, tr, skip_bad, line, err, errlen);
+		if (tr->key_type == WM_KEY_TYPE_TRACE)
+			tr->key_type = rd.keys_seen == WM_KEY_TYPE_STRING
+					       ? WM_KEY_TYPE_STRING
+					       : WM_KEY_TYPE_LONG;
 		if (r == 0 && schedule(tr, arrival_shift(&rd, tr, path)) != 0)
 			r = -ENOMEM;
 	}
@@ -750,11 +1119,84 @@ nomem:
 void
 wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages)
 {
+	struct wm_keys *keys = NULL;
+
 	if (traces == NULL)
 		return;
-	for (uint32_t s = 0; s < n_stages; s++)
+	/* Every trace read by wm_replay_read_all() shares one dictionary,
+	 * which none of them owns. */
+	for (uint32_t s = 0; s < n_stages; s++) {
+		if (traces[s] != NULL && keys == NULL)
+			keys = traces[s]->keys;
 		wm_replay_free(traces[s]);
+	}
+	wm_keys_free(keys);
 	free(traces);
+}
+
+/*
+ * The first source stage upstream of `stage` (or `stage` itself) whose
+ * keys are strings, into *str, and the first whose keys are longs (a
+ * generator's, or a trace's), into *lng, each left alone when there is
+ * none. Inputs come before their users, so the walk ends.
+ */
+static void
+upstream_key_types(struct wm_replay_trace *const *traces,
+		   const struct wm_topology *topo, uint32_t stage,
+		   uint32_t *str, uint32_t *lng)
+{
+	const struct wm_stage *st = &topo->stages[stage];
+
+	if (st->kind == WM_STAGE_SOURCE) {
+		uint32_t *first =
+			traces[stage] != NULL && wm_replay_keys(traces[stage])
+				? str
+				: lng;
+
+		if (*first == UINT32_MAX)
+			*first = stage;
+		return;
+	}
+	for (uint32_t i = 0; i < st->n_inputs; i++)
+		upstream_key_types(traces, topo, st->inputs[i].stage, str, lng);
+}
+
+const struct wm_keys *
+wm_replay_stage_keys(struct wm_replay_trace *const *traces,
+		     const struct wm_topology *topo, uint32_t stage)
+{
+	uint32_t str = UINT32_MAX, lng = UINT32_MAX;
+
+	if (traces == NULL)
+		return NULL;
+	upstream_key_types(traces, topo, stage, &str, &lng);
+	return str == UINT32_MAX ? NULL : wm_replay_keys(traces[str]);
+}
+
+/* Every window's keys of one type: a long and a string word may be equal
+ * and would share a window (Flink's keyBy has one key type). 0, or
+ * -EBADMSG with a message in err naming the sources. */
+static int
+check_key_types(struct wm_replay_trace *const *traces,
+		const struct wm_topology *topo, char *err, size_t errlen)
+{
+	for (uint32_t s = 0; s < topo->n_stages; s++) {
+		uint32_t str = UINT32_MAX, lng = UINT32_MAX;
+
+		if (topo->stages[s].kind != WM_STAGE_WINDOW)
+			continue;
+		upstream_key_types(traces, topo, s, &str, &lng);
+		if (str == UINT32_MAX || lng == UINT32_MAX)
+			continue;
+		snprintf(err, errlen,
+			 "window \"%s\" reads string keys from source \"%s\" "
+			 "and long keys from source \"%s\" (the keys of a "
+			 "window are of one type)",
+			 topo->stages[s].name, topo->stages[str].name,
+			 topo->stages[lng].name);
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 int
@@ -763,6 +1205,10 @@ wm_replay_read_all(const struct wm_topology *topo,
 {
 	struct wm_replay_trace **traces =
 		calloc(topo->n_stages ? topo->n_stages : 1, sizeof(*traces));
+	/* One dictionary for the job: a string is one key in every trace,
+	 * as in a union of two string-keyed sources. */
+	struct wm_keys *keys = NULL;
+	int r;
 
 	if (traces == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -775,13 +1221,24 @@ wm_replay_read_all(const struct wm_topology *topo,
 		if (st->kind != WM_STAGE_SOURCE || st->u.source.replay == NULL)
 			continue;
 		sc = &st->u.source;
-		traces[s] =
-			wm_replay_read(sc->replay, sc->partitions, sc->pacing,
-				       sc->skip_bad_records, err, errlen);
+		if (keys == NULL && (keys = wm_keys_new()) == NULL) {
+			wm_replay_free_all(traces, topo->n_stages);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		traces[s] = wm_replay_read(sc->replay, sc->partitions,
+					   sc->pacing, sc->key_type, keys,
+					   sc->skip_bad_records, err, errlen);
 		if (traces[s] == NULL) {
 			int e = errno;
+			bool held = false;
 
+			/* No trace holds it when the first one failed. */
+			for (uint32_t i = 0; i < s; i++)
+				held = held || traces[i] != NULL;
 			wm_replay_free_all(traces, topo->n_stages);
+			if (!held)
+				wm_keys_free(keys);
 			return -e;
 		}
 		/* Saturated where int64 ns end (292 years): never ending
@@ -790,6 +1247,11 @@ wm_replay_read_all(const struct wm_topology *topo,
 				    : sc->replay_end_ms > MAX_DUE_MS
 					    ? MAX_DUE_MS * 1000000
 					    : sc->replay_end_ms * 1000000;
+	}
+	r = check_key_types(traces, topo, err, errlen);
+	if (r != 0) {
+		wm_replay_free_all(traces, topo->n_stages);
+		return r;
 	}
 	*tracesp = traces;
 	return 0;

@@ -11,9 +11,10 @@
  * or as JSON lines with the same fields as keys of one flat object, in
  * any order, arrival optional: {"partition":0,"timestamp":1000,"key":7,
  * "value":1}; other keys, repeated keys and anything after the object
- * are errors. Every field is a 64-bit decimal integer, an optional '-'
- * then digits, and nothing else: no '+', no blanks in CSV (JSON allows
- * them around its tokens). partition is below the source's count;
+ * are errors. Every field but the key is a 64-bit decimal integer, an
+ * optional '-' then digits, and nothing else: no '+', no blanks in CSV
+ * (JSON allows them around its tokens). partition is below the source's
+ * count;
  * arrival, milliseconds of processing time since the job started, is 0
  * to 292 years. Lines end with LF, CRLF or a lone CR, mixed as they
  * come; a line is at most 64 KiB, its end included. Blank lines and lines
@@ -23,6 +24,19 @@
  * "partition,timestamp,key,value,arrival", blanks (spaces, tabs) allowed
  * around each name; anything else there is data. JSON traces have no
  * header.
+ *
+ * Keys: Java Longs (integers as above) or Java Strings, as the source's
+ * key_type says; without it the first record's key decides (an integer
+ * or not), and a key of the other type later on is an error naming both
+ * lines, not a guess: reading a long trace's integers as strings would
+ * move every key to another subtask. A string key is the CSV field
+ * (RFC 4180 quoting allowed: "a,""b""" is a,"b") or a JSON string (its
+ * escapes decoded; a bare JSON token is an integer, its digits the string
+ * with key_type = string), and must be a key runtime/io/keys.h accepts
+ * (UTF-8, 256 bytes, no control characters); an empty key needs
+ * key_type = string. String keys are interned in one dictionary per job
+ * while the trace is read: the record carries the Java hash and the id
+ * (operators/keygroup.h), the sinks print the string back.
  *
  * Pacing: "fast" makes every record due at once; "arrival" due at its
  * arrival; "event" at its timestamp minus the first record's (a timestamp
@@ -47,7 +61,7 @@
  * partitions, not with its last record.
  *
  * Errors: a malformed line stops the reading with a message naming file
- * and line, unless skip_bad is set: then it is skipped and counted, the
+ * and line (and the key's column for a bad key), unless skip_bad is set: then it is skipped and counted, the
  * first WM_REPLAY_REPORTED are reported on stderr with file, line and
  * why, and the rest in one count once the trace is read.
  */
@@ -68,10 +82,13 @@
 struct wm_replay_trace;
 
 struct wm_topology;
+struct wm_keys;
 
 /*
  * Read and check the trace at `path` for a source of `partitions`
- * partitions, paced by `pacing`. Returns it, or NULL with errno and a
+ * partitions, paced by `pacing`, its keys of `key_type`, string keys
+ * interned in `keys` (which must outlive the trace), or NULL: in the
+ * trace's own dictionary. Returns it, or NULL with errno and a
  * message in err ("trace.csv:12: invalid timestamp \"x\""): EBADMSG for
  * bad data (exit 65), ENOMEM, or the error that kept the file from being
  * opened or read to its end (a directory: EISDIR). Skipped lines and the
@@ -79,7 +96,12 @@ struct wm_topology;
  */
 struct wm_replay_trace *wm_replay_read(const char *path, uint32_t partitions,
 				       enum wm_replay_pacing pacing,
-				       bool skip_bad, char *err, size_t errlen);
+				       enum wm_key_type key_type,
+				       struct wm_keys *keys, bool skip_bad,
+				       char *err, size_t errlen);
+
+/* The dictionary of the trace's keys if they are strings, else NULL. */
+const struct wm_keys *wm_replay_keys(const struct wm_replay_trace *trace);
 
 /* Lines skipped because of skip_bad. */
 uint64_t wm_replay_skipped(const struct wm_replay_trace *trace);
@@ -99,13 +121,24 @@ struct wm_record_source *wm_replay_source(const struct wm_replay_trace *trace,
 /*
  * The trace of every source of `topo` that replays one, read before the
  * job creates anything: *traces is an array by stage, NULL for the stages
- * that replay nothing (free it with wm_replay_free_all()). 0, or a
- * negative errno of wm_replay_read() with a message in err (nothing to
- * free then).
+ * that replay nothing (free it with wm_replay_free_all()). Their string
+ * keys share one dictionary, built here, before any worker is forked:
+ * workers inherit it read-only with the traces. 0, or a negative errno
+ * of wm_replay_read() with a message in err (nothing to free then);
+ * -EBADMSG also for a window that would read string keys and long keys.
  */
 int wm_replay_read_all(const struct wm_topology *topo,
 		       struct wm_replay_trace ***traces, char *err,
 		       size_t errlen);
 void wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages);
+
+/*
+ * The dictionary of the keys that reach stage `stage` of `topo` when they
+ * are strings (a window's or its sinks' stage: what they print), else
+ * NULL; traces as wm_replay_read_all() made them, or NULL.
+ */
+const struct wm_keys *
+wm_replay_stage_keys(struct wm_replay_trace *const *traces,
+		     const struct wm_topology *topo, uint32_t stage);
 
 #endif /* WM_RUNTIME_REPLAY_H */

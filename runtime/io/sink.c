@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/keygroup.h"
+#include "runtime/io/keys.h"
 #include "runtime/io/outfile.h"
 #include "runtime/io/sink.h"
 
@@ -36,6 +38,9 @@ struct wm_sink {
 	enum sink_kind kind;
 	bool jsonl;
 	unsigned aggregates;
+	/* The job's string keys, read-only (a worker's copy is inherited):
+	 * results print their key's string; NULL when the keys are longs. */
+	const struct wm_keys *keys;
 	size_t header_bytes; /* written at open, by the opening process */
 	/* Its own lines, or for standard output the process's one buffer:
 	 * sinks and late outputs that all print to stdout keep the order in
@@ -46,9 +51,11 @@ struct wm_sink {
 
 static struct lines stdout_lines;
 
-/* The longest line: key, two bounds, five aggregates, fire time and
- * watermark of 20 characters each, names and punctuation. */
-#define LINE_MAX_BYTES 512
+/* The longest line: a string key quoted (every byte of it doubled, two
+ * quotes), two bounds, five aggregates, fire time and watermark of 20
+ * characters each, names and punctuation. */
+#define LINE_MAX_BYTES (512 + 2 * WM_KEYS_MAX_BYTES + 2)
+_Static_assert(LINE_MAX_BYTES <= WM_SINK_BUFFER, "a line fits one write");
 
 struct line {
 	size_t n;
@@ -76,6 +83,44 @@ line_add(struct line *l, const char *fmt, ...)
 }
 
 static const char *const agg_names[] = {"count", "sum", "min", "max", "avg"};
+
+/*
+ * Key word `key` as the line's first field: a long in decimal, or the
+ * string it stands for as it came in, for CSV quoted when it holds a
+ * comma or a quote (RFC 4180, a quote doubled) and for JSON always, a
+ * quote or backslash escaped (keys hold no control characters). `string`
+ * says which; a word the dictionary does not know is this process's bug,
+ * printed as its number rather than lost.
+ */
+static void
+line_key(struct line *l, const struct wm_keys *keys, bool string, bool jsonl,
+	 int64_t key)
+{
+	const char *s = NULL;
+	size_t len = 0;
+	bool quote;
+
+	if (string && keys != NULL)
+		s = wm_keys_string(keys, key, &len);
+	if (s == NULL) {
+		line_add(l, "%" PRId64, key);
+		return;
+	}
+	quote = jsonl || memchr(s, ',', len) != NULL ||
+		memchr(s, '"', len) != NULL;
+	if (quote)
+		line_add(l, "\"");
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			line_add(l, jsonl ? "\\\"" : "\"\"");
+		else if (s[i] == '\\' && jsonl)
+			line_add(l, "\\\\");
+		else
+			line_add(l, "%c", s[i]);
+	}
+	if (quote)
+		line_add(l, "\"");
+}
 
 int
 wm_sink_flush(struct wm_sink *s)
@@ -148,7 +193,8 @@ write_header(struct wm_sink *s, const struct line *l, char *err, size_t errlen)
 
 int
 wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
-	     const struct wm_stage *window, char *err, size_t errlen)
+	     const struct wm_stage *window, const struct wm_keys *keys,
+	     char *err, size_t errlen)
 {
 	struct wm_sink *s;
 	struct line l = {0};
@@ -160,6 +206,7 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 		return r;
 	s->jsonl = sink->u.sink.format == WM_SINK_JSONL;
 	s->aggregates = window->u.window.aggregates;
+	s->keys = keys;
 	if (!s->jsonl) {
 		line_add(&l, "key,window_start,window_end");
 		for (unsigned a = 0; a < 5; a++)
@@ -176,10 +223,12 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	return 0;
 }
 
-/* A trace (late records, a recording) with the header `header`. */
+/* A trace (late records, a recording) with the header `header`, whose
+ * string keys are in `keys` (NULL: it has none). */
 static int
 open_trace(struct wm_sink **out, const char *stage, const char *path,
-	   enum sink_kind kind, const char *header, char *err, size_t errlen)
+	   enum sink_kind kind, const char *header, const struct wm_keys *keys,
+	   char *err, size_t errlen)
 {
 	struct wm_sink *s;
 	struct line l = {0};
@@ -188,6 +237,7 @@ open_trace(struct wm_sink **out, const char *stage, const char *path,
 	r = open_sink(&s, stage, path, kind, err, errlen);
 	if (r != 0)
 		return r;
+	s->keys = keys;
 	line_add(&l, "%s\n", header);
 	r = write_header(s, &l, err, errlen);
 	if (r != 0) {
@@ -200,19 +250,21 @@ open_trace(struct wm_sink **out, const char *stage, const char *path,
 
 int
 wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
-		  char *err, size_t errlen)
+		  const struct wm_keys *keys, char *err, size_t errlen)
 {
 	return open_trace(out, window->name, window->u.window.late_output,
-			  SINK_LATE, "partition,timestamp,key,value", err,
+			  SINK_LATE, "partition,timestamp,key,value", keys, err,
 			  errlen);
 }
 
 int
 wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
-		       const char *path, char *err, size_t errlen)
+		       const char *path, const struct wm_keys *keys, char *err,
+		       size_t errlen)
 {
 	return open_trace(out, source->name, path, SINK_RECORDING,
-			  "partition,timestamp,key,value,arrival", err, errlen);
+			  "partition,timestamp,key,value,arrival", keys, err,
+			  errlen);
 }
 
 int
@@ -224,13 +276,16 @@ wm_sink_result(struct wm_sink *s, const struct wm_window_result *r,
 	struct line l = {0};
 
 	if (s->jsonl)
+		line_add(&l, "{\"key\":");
+	line_key(&l, s->keys, s->keys != NULL, s->jsonl, r->key);
+	if (s->jsonl)
 		line_add(&l,
-			 "{\"key\":%" PRId64 ",\"window_start\":%" PRId64
+			 ",\"window_start\":%" PRId64
 			 ",\"window_end\":%" PRId64,
-			 r->key, r->window.start, r->window.end);
-	else
-		line_add(&l, "%" PRId64 ",%" PRId64 ",%" PRId64, r->key,
 			 r->window.start, r->window.end);
+	else
+		line_add(&l, ",%" PRId64 ",%" PRId64, r->window.start,
+			 r->window.end);
 	for (unsigned a = 0; a < 5; a++) {
 		if (!(s->aggregates & (1u << a)))
 			continue;
@@ -270,8 +325,9 @@ wm_sink_late(struct wm_sink *s, const struct wm_record *r)
 {
 	struct line l = {0};
 
-	line_add(&l, "%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
-		 r->partition, r->ts, r->key, r->value);
+	line_add(&l, "%" PRIu32 ",%" PRId64 ",", r->partition, r->ts);
+	line_key(&l, s->keys, r->flags & WM_RECORD_STRING_KEY, false, r->key);
+	line_add(&l, ",%" PRId64 "\n", r->value);
 	return append(s, &l);
 }
 
@@ -281,10 +337,9 @@ wm_sink_recorded(struct wm_sink *s, const struct wm_record *r,
 {
 	struct line l = {0};
 
-	line_add(&l,
-		 "%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-		 "\n",
-		 r->partition, r->ts, r->key, r->value, arrival_ms);
+	line_add(&l, "%" PRIu32 ",%" PRId64 ",", r->partition, r->ts);
+	line_key(&l, s->keys, r->flags & WM_RECORD_STRING_KEY, false, r->key);
+	line_add(&l, ",%" PRId64 ",%" PRId64 "\n", r->value, arrival_ms);
 	return append(s, &l);
 }
 

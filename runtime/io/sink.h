@@ -12,8 +12,10 @@
  * an element after the window's end fired it (allowed lateness). Late side
  * outputs are CSV "partition,timestamp,key,value", and the recording of a
  * source (--record-trace) "partition,timestamp,key,value,arrival": both
- * are traces replay.h reads back. avg is printed with 17 significant
- * digits, so output is exact and byte-identical across runs.
+ * are traces replay.h reads back. A string key is printed as it came in
+ * (runtime/io/keys.h), in CSV quoted when it holds a comma or a quote, in
+ * JSON as a string. avg is printed with 17 significant digits, so output
+ * is exact and byte-identical across runs.
  *
  * Several processes write one sink (every window subtask of its window
  * stage, or every source subtask of the source it records; the supervisor
@@ -42,21 +44,26 @@
 #define WM_SINK_BUFFER 4096
 
 struct wm_sink;
+struct wm_keys;
 
 /* Open sink stage `sink` (its path and format) for the results of the
- * window stage it reads. 0, or a negative errno with a message in err
- * (exit 74 for the caller; -ENOMEM: 71). */
+ * window stage it reads, whose keys are strings of `keys` (which must
+ * outlive the sink), or longs (NULL). 0, or a negative errno with a
+ * message in err (exit 74 for the caller; -ENOMEM: 71). */
 int wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
-		 const struct wm_stage *window, char *err, size_t errlen);
+		 const struct wm_stage *window, const struct wm_keys *keys,
+		 char *err, size_t errlen);
 
-/* Open the late side output of window stage `window` (its late_output). */
+/* Open the late side output of window stage `window` (its late_output);
+ * `keys` as for wm_sink_open(). */
 int wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
-		      char *err, size_t errlen);
+		      const struct wm_keys *keys, char *err, size_t errlen);
 
 /* Open the recording of source stage `source` into `path`, its header
  * written (--record-trace). */
 int wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
-			   const char *path, char *err, size_t errlen);
+			   const char *path, const struct wm_keys *keys,
+			   char *err, size_t errlen);
 
 /* One result, one late record, one recorded record that arrived at
  * `arrival_ms` of processing time: 0, or the negative errno of the first

@@ -195,13 +195,17 @@ build(struct sim *sim, char *err, size_t errlen)
 
 		if (stage->kind == WM_STAGE_SOURCE &&
 		    stage->u.source.record != NULL)
-			r = wm_sink_open_recording(&sim->stage_sinks[s], stage,
-						   stage->u.source.record, err,
-						   errlen);
+			r = wm_sink_open_recording(
+				&sim->stage_sinks[s], stage,
+				stage->u.source.record,
+				wm_replay_stage_keys(sim->traces, t, s), err,
+				errlen);
 		else if (stage->kind == WM_STAGE_SINK)
-			r = wm_sink_open(&sim->stage_sinks[s], stage,
-					 &t->stages[stage->inputs[0].stage],
-					 err, errlen);
+			r = wm_sink_open(
+				&sim->stage_sinks[s], stage,
+				&t->stages[stage->inputs[0].stage],
+				wm_replay_stage_keys(sim->traces, t, s), err,
+				errlen);
 		else
 			continue;
 		if (r != 0)
@@ -261,7 +265,10 @@ wire(struct sim *sim, char *err, size_t errlen)
 			st->late = sim->tasks[id - st->sub->index].late;
 			continue;
 		}
-		int r = wm_sink_open_late(&st->late, stage, err, errlen);
+		int r = wm_sink_open_late(
+			&st->late, stage,
+			wm_replay_stage_keys(sim->traces, t, st->sub->stage),
+			err, errlen);
 
 		if (r != 0)
 			return output_error(r);

@@ -466,27 +466,33 @@ wm_supervisor_stop_signals(sigset_t *mask)
 }
 
 /* Open every sink, late output and recording of a source (the supervisor
- * writes their headers; the workers inherit them). 0 or an exit status
- * with err set. */
+ * writes their headers; the workers inherit them, and the string keys of
+ * `traces` they print). 0 or an exit status with err set. */
 static int
-open_outputs(const struct wm_topology *t, struct wm_sink **sinks,
-	     struct wm_sink **lates, char *err, size_t errlen)
+open_outputs(const struct wm_topology *t, struct wm_replay_trace **traces,
+	     struct wm_sink **sinks, struct wm_sink **lates, char *err,
+	     size_t errlen)
 {
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *st = &t->stages[s];
 		int r = 0;
 
 		if (st->kind == WM_STAGE_SOURCE && st->u.source.record != NULL)
-			r = wm_sink_open_recording(&sinks[s], st,
-						   st->u.source.record, err,
-						   errlen);
+			r = wm_sink_open_recording(
+				&sinks[s], st, st->u.source.record,
+				wm_replay_stage_keys(traces, t, s), err,
+				errlen);
 		else if (st->kind == WM_STAGE_SINK)
 			r = wm_sink_open(&sinks[s], st,
-					 &t->stages[st->inputs[0].stage], err,
-					 errlen);
+					 &t->stages[st->inputs[0].stage],
+					 wm_replay_stage_keys(traces, t, s),
+					 err, errlen);
 		else if (st->kind == WM_STAGE_WINDOW &&
 			 st->u.window.late_output != NULL)
-			r = wm_sink_open_late(&lates[s], st, err, errlen);
+			r = wm_sink_open_late(
+				&lates[s], st,
+				wm_replay_stage_keys(traces, t, s), err,
+				errlen);
 		if (r != 0)
 			return wm_exit_status(WM_EXIT_OUTPUT, r);
 	}
@@ -611,7 +617,8 @@ set_up(struct job *j, struct resources *res)
 	spec = wm_plan_shm_spec(plan, t->job.ring_cells, res->specs);
 	if (wm_shm_create(&spec, &res->seg, j->err, j->errlen) != 0)
 		return EX_OSERR;
-	return open_outputs(t, res->sinks, res->lates, j->err, j->errlen);
+	return open_outputs(t, res->traces, res->sinks, res->lates, j->err,
+			    j->errlen);
 }
 
 /* The outputs closed (a failed job's status decides what stays), and

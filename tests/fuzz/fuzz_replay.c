@@ -65,6 +65,9 @@ check_message(const char *err, long lines)
 	if (strncmp(err, path, len) != 0 || err[len] != ':')
 		abort();
 	line = strtol(err + len + 1, &end, 10);
+	/* A bad key's column follows the line. */
+	if (*end == ':' && end[1] >= '1' && end[1] <= '9')
+		(void)strtol(end + 1, &end, 10);
 	if (line < 1 || line > lines || strncmp(end, ": ", 2) != 0 ||
 	    end[2] == '\0')
 		abort();
@@ -179,7 +182,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 
 	errno = 0;
-	tr = wm_replay_read(path, total, pacing, skip, err, sizeof(err));
+	tr = wm_replay_read(path, total, pacing,
+			    data[-1] & 0x80 ? WM_KEY_TYPE_STRING
+					    : WM_KEY_TYPE_TRACE,
+			    NULL, skip, err, sizeof(err));
 	if (tr == NULL) {
 		if (errno != EBADMSG || skip)
 			abort();

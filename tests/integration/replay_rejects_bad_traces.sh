@@ -18,6 +18,7 @@ parallelism = ${2:-1}
 partitions = 2
 replay = $trace
 pacing = $1
+${key_type:+key_type = $key_type}
 out_of_orderness = 50 ms
 [window w]
 input = t
@@ -97,7 +98,7 @@ rejects 1 'invalid line: NUL byte at column 11'
 printf '{"partition":0,"timestamp":1.5,"key":1e9,"value":3}\n' >"$trace"
 rejects 1 'invalid timestamp "1.5"'
 printf '{"partition":0,"timestamp":1,"key":1e9,"value":3}\n' >"$trace"
-rejects 1 'invalid key "1e9"'
+rejects 1:36 'invalid key "1e9" \(not an integer; a string key is quoted in JSON\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3} trailing junk\n' >"$trace"
 rejects 1 'invalid text after the JSON object "trailing junk"'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"key":2}\n' >"$trace"
@@ -146,4 +147,39 @@ rejects 1 'invalid header "partition,timestamp,key,value,arrival,x" \(.*\)'
 printf 'partition , timestamp,key,\tvalue ,arrival\n0,1000,1,1,5\n' >"$trace"
 replays 0 fast
 expect_line '^  records read +1$' "$scratch/err"
+# Keys: one type per trace, the first record's unless key_type says; a bad
+# key is named with its column.
+printf '0,1000,1,1\n0,1001,user48,1\n' >"$trace"
+rejects 2:8 'invalid key "user48" \(not an integer, but the keys above are integers, as on line 1: key_type = string reads every key as a string\)'
+printf '0,1000,user48,1\n0,1001,17,1\n' >"$trace"
+rejects 2:8 'invalid key "17" \(an integer, but the keys above are strings, as on line 1: key_type = string reads every key as a string\)'
+printf '0,1000,,1\n' >"$trace"
+rejects 1:8 'invalid key "" \(empty: key_type = string reads it as the empty string\)'
+printf '0,1000,a\tb,1\n' >"$trace"
+rejects 1:8 'invalid key "a.b" \(control character 0x09\)'
+# Bytes, not characters, in the patterns from here on: the message quotes
+# the bad UTF-8 as it is.
+LC_ALL=C
+export LC_ALL
+printf '0,1000,z\303,1\n' >"$trace"
+rejects 1:8 'invalid key "z.*" \(not valid UTF-8\)'
+{ printf '0,1000,'; head -c 257 /dev/zero | tr '\0' x; printf ',1\n'; } >"$trace"
+rejects 1:8 'invalid key "x{40}\.\.\." \(longer than 256 bytes\)'
+printf '{"partition":0,"timestamp":1,"key":"\\ud83d","value":1}\n' >"$trace"
+rejects 1:36 'invalid key "\\ud83d" \(a lone UTF-16 surrogate\)'
+printf '{"partition":0,"timestamp":1,"key":"a\\qb","value":1}\n' >"$trace"
+rejects 1:36 'invalid key "a\\qb" \(invalid JSON escape\)'
+printf '0,1000,"abc,1\n' >"$trace"
+rejects 1 'invalid key ""abc,1" \(no closing quote\)'
+printf '0,1000,"ab"c,1\n' >"$trace"
+rejects 1 'invalid key ""ab"c,1" \(text after the closing quote\)'
+# key_type = long says that an integer was expected; key_type = string
+# reads integers as strings, and the empty key.
+printf '0,1000,user48,1\n' >"$trace"
+key_type=long
+rejects 1:8 'invalid key "user48" \(key_type = long: expected a 64-bit integer\)'
+printf '0,1000,17,1\n0,1001,user48,1\n0,1002,,1\n' >"$trace"
+key_type=string
+replays 0 fast
+expect_line '^  records read +3$' "$scratch/err"
 echo "ok"

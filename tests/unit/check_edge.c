@@ -34,6 +34,44 @@ START_TEST(test_hash_routes_long_keys_by_flink_key_groups)
 }
 END_TEST
 
+/*
+ * String keys route by the String.hashCode their word carries, not by the
+ * word as a long: the subtask of each is the one Flink's
+ * KeyGroupRangeAssignment gives the Java string (computed with jshell on
+ * OpenJDK 17: "s".hashCode(), then MathUtils.murmurHash % maxP, then
+ * kg * p / maxP). The ids are arbitrary: they must not matter.
+ */
+START_TEST(test_hash_routes_string_keys_by_their_java_hash)
+{
+	static const struct {
+		int32_t hash;
+		uint32_t kg128, kg1000;
+	} keys[] = {
+		{-836031601, 102, 110}, /* "user48" */
+		{-565983330, 19, 43},	/* "zürich" */
+		{57849694, 113, 721},	/* "a\U0001F600b" */
+		{0, 94, 54},		/* "" */
+		{1109190272, 31, 687},	/* "device-7" */
+	};
+	struct wm_edge e2, e3;
+
+	ck_assert_int_eq(wm_edge_init(&e2, WM_PARTITION_HASH, 2, 128, 0), 0);
+	ck_assert_int_eq(wm_edge_init(&e3, WM_PARTITION_HASH, 3, 1000, 0), 0);
+	for (uint32_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		struct wm_record r = {
+			.key = wm_keygroup_string_key(keys[i].hash,
+						      7 + 1000 * i),
+			.flags = WM_RECORD_STRING_KEY,
+		};
+
+		ck_assert_uint_eq(wm_edge_route(&e2, &r),
+				  keys[i].kg128 * 2 / 128);
+		ck_assert_uint_eq(wm_edge_route(&e3, &r),
+				  keys[i].kg1000 * 3 / 1000);
+	}
+}
+END_TEST
+
 START_TEST(test_rebalance_is_round_robin_after_the_start)
 {
 	struct wm_edge e;
@@ -89,6 +127,7 @@ edge_suite(void)
 	TCase *t = tcase_create("edge");
 
 	tcase_add_test(t, test_hash_routes_long_keys_by_flink_key_groups);
+	tcase_add_test(t, test_hash_routes_string_keys_by_their_java_hash);
 	tcase_add_test(t, test_rebalance_is_round_robin_after_the_start);
 	tcase_add_test(t, test_idle_edge_drops_watermarks_and_dedups_statuses);
 	tcase_add_test(t, test_invalid_edges_are_refused);

@@ -345,6 +345,31 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* tcase parallelism: validation, defaults, ranges */
 
+/* A string key's word gives back the hash and id it was made of, for
+ * every sign and for the extreme ids. */
+START_TEST(test_keygroup_string_key_word_keeps_hash_and_id)
+{
+	static const int32_t hashes[] = {0,	    1,	       -1,
+					 INT32_MIN, INT32_MAX, -565983330};
+	static const uint32_t ids[] = {0, 1, 0x7fffffffu, UINT32_MAX};
+
+	for (size_t h = 0; h < N_ELEMS(hashes); h++)
+		for (size_t i = 0; i < N_ELEMS(ids); i++) {
+			int64_t w = wm_keygroup_string_key(hashes[h], ids[i]);
+
+			ck_assert_int_eq(wm_keygroup_string_key_hash(w),
+					 hashes[h]);
+			ck_assert_uint_eq(wm_keygroup_string_key_id(w), ids[i]);
+		}
+	/* "zürich" and one outside the BMP, as Java hashes them (jshell,
+	 * OpenJDK 17): UTF-16 units, the emoji as two surrogates. */
+	ck_assert_int_eq(str_hash("z\xc3\xbcrich"), -565983330);
+	ck_assert_int_eq(str_hash("a\xf0\x9f\x98\x80"
+				  "b"),
+			 57849694);
+}
+END_TEST
+
 START_TEST(test_keygroup_check_bounds)
 {
 	ck_assert_int_eq(wm_keygroup_check(1, 1), 0);
@@ -523,6 +548,7 @@ keygroup_suite(void)
 	tcase_add_test(tc, test_keygroup_string_keys_maxp_1024);
 	tcase_add_test(tc, test_keygroup_long_keys_maxp_128);
 	tcase_add_test(tc, test_keygroup_same_key_same_channel);
+	tcase_add_test(tc, test_keygroup_string_key_word_keeps_hash_and_id);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("parallelism");

@@ -133,8 +133,8 @@ START_TEST(test_recorded_source_replays_to_the_same_records)
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_int_eq(wm_sink_open_recording(&sink, &t->stages[0], path, err,
-						sizeof(err)),
+	ck_assert_int_eq(wm_sink_open_recording(&sink, &t->stages[0], path,
+						NULL, err, sizeof(err)),
 			 0);
 	rec = wm_record_trace_source(wm_sources_open(t, 0, 0, NULL, &bad),
 				     sink);
@@ -156,8 +156,8 @@ START_TEST(test_recorded_source_replays_to_the_same_records)
 	wm_record_source_free(rec);
 	wm_record_source_free(gen);
 
-	trace = wm_replay_read(path, 3, WM_REPLAY_ARRIVAL, false, err,
-			       sizeof(err));
+	trace = wm_replay_read(path, 3, WM_REPLAY_ARRIVAL, WM_KEY_TYPE_LONG,
+			       NULL, false, err, sizeof(err));
 	ck_assert_msg(trace != NULL, "%s", err);
 	play = wm_replay_source(trace, parts, 3);
 	gen = wm_sources_open(gen_t, 0, 0, NULL, &bad);
