@@ -133,10 +133,9 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 {
 	const struct wm_source_conf *first = NULL;
 	char name[WM_INI_QUOTE_MAX];
-	int r = check_job(t, doc, err);
 
-	if (r != 0)
-		return r;
+	/* The stages first: a generated source is the first thing to fix,
+	 * and the run lengths that go with it are refused after. */
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *st = &t->stages[s];
 
@@ -184,7 +183,7 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 			     "a subtask column");
 		}
 	}
-	return 0;
+	return check_job(t, doc, err);
 }
 
 /* The stage's name as a Java identifier after `prefix`: letters, digits
@@ -272,10 +271,12 @@ emit_strategy(FILE *f, const struct wm_source_conf *src, const char *indent)
 	const struct wm_watermark_strategy *ws = &src->strategy;
 
 	if (ws->kind == WM_WATERMARK_ASCENDING)
-		fprintf(f, "WatermarkStrategy.<TraceRecord>forMonotonousTimestamps()");
+		fprintf(f, "WatermarkStrategy.<TraceRecord>"
+			   "forMonotonousTimestamps()");
 	else
 		fprintf(f,
-			"WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(\n"
+			"WatermarkStrategy.<TraceRecord>"
+			"forBoundedOutOfOrderness(\n"
 			"%s        Duration.ofMillis(%" PRId64 "))",
 			indent, ws->out_of_orderness_ms);
 	if (ws->with_idleness)
@@ -291,7 +292,9 @@ emit_strategy(FILE *f, const struct wm_source_conf *src, const char *indent)
 			src->alignment_update_interval_ms);
 	}
 	if (src->watermark_per_subtask)
-		fprintf(f, "\n%s    .withTimestampAssigner((r, ts) -> r.timestamp)",
+		fprintf(f,
+			"\n%s    .withTimestampAssigner((r, ts) -> "
+			"r.timestamp)",
 			indent);
 }
 
@@ -314,14 +317,16 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 		"            .fromSource(new ReplaySource(trace(data, ",
 		id);
 	java_string(f, file);
-	fprintf(f, "), %" PRIu32 ", SPEED),\n                ", src->partitions);
+	fprintf(f, "), %" PRIu32 ", SPEED),\n                ",
+		src->partitions);
 	if (src->watermark_per_subtask)
 		fprintf(f, "WatermarkStrategy.noWatermarks()");
 	else
 		emit_strategy(f, src, "                ");
 	fprintf(f, ",\n                ");
 	java_string(f, st->name);
-	fprintf(f, ")\n            .setParallelism(%" PRIu32 ")", st->parallelism);
+	fprintf(f, ")\n            .setParallelism(%" PRIu32 ")",
+		st->parallelism);
 	if (src->watermark_per_subtask) {
 		fprintf(f, "\n            .assignTimestampsAndWatermarks(");
 		emit_strategy(f, src, "                ");
@@ -365,8 +370,8 @@ emit_assigner(FILE *f, const struct wm_window_assigner *a)
 		return;
 	case WM_WINDOW_SESSION:
 		fprintf(f,
-			"EventTimeSessionWindows.withGap(Duration.ofMillis(%" PRId64
-			"))",
+			"EventTimeSessionWindows.withGap(Duration.ofMillis("
+			"%" PRId64 "))",
 			a->size);
 		return;
 	case WM_WINDOW_TUMBLING:
@@ -394,9 +399,10 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 		fprintf(f, "%s%s", i ? ", " : "",
 			w->aggregates & order[i] ? "true" : "false");
 	fprintf(f, "};\n");
-	if (w->late_output != NULL)
-	{
-		fprintf(f, "        OutputTag<TraceRecord> %s_late = new OutputTag<>(",
+	if (w->late_output != NULL) {
+		fprintf(f,
+			"        OutputTag<TraceRecord> %s_late = new "
+			"OutputTag<>(",
 			id);
 		java_string(f, st->name);
 		fprintf(f, " + \" late\") {};\n");
@@ -409,12 +415,14 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 	fprintf(f,
 		")\n"
 		"            .trigger(new LateFiringTrigger(%s))\n"
-		"            .allowedLateness(Duration.ofMillis(%" PRId64 "))\n",
+		"            .allowedLateness(Duration.ofMillis(%" PRId64
+		"))\n",
 		w->op.purging ? "true" : "false", w->op.allowed_lateness);
 	if (w->late_output != NULL)
 		fprintf(f, "            .sideOutputLateData(%s_late)\n", id);
 	fprintf(f,
-		"            .aggregate(new Aggregates(), new ResultLines(%s_columns, "
+		"            .aggregate(new Aggregates(), new "
+		"ResultLines(%s_columns, "
 		"start, SPEED))\n"
 		"            .name(",
 		id);
@@ -427,17 +435,19 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 	if (w->late_output != NULL) {
 		fprintf(f, "        LineSink.header(output(out, ");
 		java_string(f, w->late_output);
-		fprintf(f, "), \"partition,timestamp,key,value\");\n"
-			   "        %s.getSideOutput(%s_late)\n"
-			   "            .map(new TraceRecord.LateLine())\n"
-			   "            .setParallelism(%" PRIu32 ")\n"
-			   "            .sinkTo(new LineSink(output(out, ",
+		fprintf(f,
+			"), \"partition,timestamp,key,value\");\n"
+			"        %s.getSideOutput(%s_late)\n"
+			"            .map(new TraceRecord.LateLine())\n"
+			"            .setParallelism(%" PRIu32 ")\n"
+			"            .sinkTo(new LineSink(output(out, ",
 			id, id, st->parallelism);
 		java_string(f, w->late_output);
 		fprintf(f, ")))\n            .name(");
 		java_string(f, st->name);
-		fprintf(f, " + \" late\")\n"
-			   "            .setParallelism(%" PRIu32 ");\n",
+		fprintf(f,
+			" + \" late\")\n"
+			"            .setParallelism(%" PRIu32 ");\n",
 			st->parallelism);
 	}
 	fputc('\n', f);
@@ -490,7 +500,8 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"import java.nio.file.Paths;\n"
 		"import java.time.Duration;\n"
 		"\n"
-		"import org.apache.flink.api.common.eventtime.WatermarkStrategy;\n"
+		"import "
+		"org.apache.flink.api.common.eventtime.WatermarkStrategy;\n"
 		"import org.apache.flink.configuration.Configuration;\n"
 		"import org.apache.flink.configuration.PipelineOptions;\n"
 		"import org.apache.flink.streaming.api.datastream.DataStream;\n"
@@ -519,18 +530,21 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"    }\n"
 		"\n"
 		"    static String trace(String dir, String name) {\n"
-		"        return Paths.get(dir, name).toAbsolutePath().toString();\n"
+		"        return Paths.get(dir, "
+		"name).toAbsolutePath().toString();\n"
 		"    }\n"
 		"\n"
 		"    /** An output path of the topology: \"-\" and absolute "
 		"paths as they are. */\n"
 		"    static String output(String dir, String path) {\n"
-		"        return path.equals(\"-\") || Paths.get(path).isAbsolute() "
+		"        return path.equals(\"-\") || "
+		"Paths.get(path).isAbsolute() "
 		"? path\n"
 		"                : Paths.get(dir, path).toString();\n"
 		"    }\n"
 		"\n"
-		"    public static void main(String[] args) throws Exception {\n"
+		"    public static void main(String[] args) throws Exception "
+		"{\n"
 		"        String data = args.length > 0 ? args[0] : \"data\";\n"
 		"        String out = args.length > 1 ? args[1] : \".\";\n"
 		"        long start = System.currentTimeMillis();\n"
@@ -554,7 +568,8 @@ wm_export_flink_job(FILE *f, const struct wm_topology *t,
 		"        conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, "
 		"processingTime(%" PRId64 "));\n"
 		"        StreamExecutionEnvironment env =\n"
-		"            StreamExecutionEnvironment.getExecutionEnvironment("
+		"            "
+		"StreamExecutionEnvironment.getExecutionEnvironment("
 		"conf);\n\n",
 		interval);
 	for (uint32_t s = 0; s < t->n_stages; s++) {

@@ -46,7 +46,8 @@ make_dirs(const char *dir, const char *rel)
 		*p = '\0';
 		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
 			fprintf(stderr,
-				"wmrun: could not create directory \"%s\": %s\n",
+				"wmrun: could not create directory \"%s\": "
+				"%s\n",
 				path, strerror(errno));
 			return EX_IOERR;
 		}
@@ -69,8 +70,9 @@ write_file(const char *dir, const char *rel, const char *text, size_t len)
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	r = wm_outfile_open(&f, "export file", path, true, err, sizeof(err));
 	if (r == 0 && wm_outfile_write(&f, text, len) != 0) {
-		snprintf(err, sizeof(err), "could not write export file \"%s\": %s",
-			 path, strerror(f.error));
+		snprintf(err, sizeof(err),
+			 "could not write export file \"%s\": %s", path,
+			 strerror(f.error));
 		wm_outfile_discard(&f);
 		r = -EIO;
 	} else if (r == 0) {
@@ -124,8 +126,9 @@ print_trace(FILE *f, const struct wm_stage *st,
 
 		if (wm_record_source_next(src, due, &rec) != 1)
 			break;
-		fprintf(f, "%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64
-			   ",%" PRId64 "\n",
+		fprintf(f,
+			"%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64
+			",%" PRId64 "\n",
 			rec.partition, rec.ts, rec.key, rec.value,
 			due / 1000000);
 	}
@@ -152,7 +155,8 @@ write_traces(const struct wm_topology *t, const char *dir)
 		if (traces[s] == NULL)
 			continue;
 		mem = open_memstream(&buf, &len);
-		if (mem == NULL || print_trace(mem, &t->stages[s], traces[s]) != 0) {
+		if (mem == NULL ||
+		    print_trace(mem, &t->stages[s], traces[s]) != 0) {
 			if (mem != NULL)
 				fclose(mem);
 			free(buf);
@@ -220,7 +224,8 @@ wm_export_flink_project(const struct wm_topology *t, const char *path,
 		fprintf(stderr, "wmrun: out of memory\n");
 		return EX_OSERR;
 	}
-	wm_export_flink_job(mem, t, path != NULL ? path : "the built-in topology");
+	wm_export_flink_job(mem, t,
+			    path != NULL ? path : "the built-in topology");
 	status = write_stream(dir, JAVA_DIR "Job.java", mem, &buf, &len);
 	return status != 0 ? status : write_traces(t, dir);
 }

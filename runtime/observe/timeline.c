@@ -50,7 +50,8 @@ head(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 		(snap->real_ns - start_real_ns) / 1000000,
 		snap->processing_ns / 1000000);
 	fprintf(f, ",\"job_name\":");
-	wm_timeline_json_string(f, topo->job.name != NULL ? topo->job.name : "");
+	wm_timeline_json_string(f,
+				topo->job.name != NULL ? topo->job.name : "");
 	fprintf(f, ",\"task_name\":");
 	wm_timeline_json_string(f, topo->stages[sub->stage].name);
 	fprintf(f, ",\"subtask_index\":%u", sub->index);
@@ -91,8 +92,8 @@ held_by(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 	uint32_t end = bl.hop[bl.n_hops - 1];
 
 	fprintf(f, ",\"heldBy\":{\"subtask\":");
-	wm_timeline_json_string(f,
-		    wm_plan_subtask_name(plan, topo, end, name, sizeof(name)));
+	wm_timeline_json_string(
+		f, wm_plan_subtask_name(plan, topo, end, name, sizeof(name)));
 	if (bl.partition != UINT32_MAX) {
 		snprintf(name, sizeof(name), "%s-%u",
 			 topo->stages[plan->subtasks[end].stage].name,
@@ -115,8 +116,9 @@ inputs(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 		const struct wm_snap_channel *ch = &s->channels[c];
 
 		fprintf(f, "%s{\"channel\":%u,\"from\":", c ? "," : "", c);
-		wm_timeline_json_string(f, wm_plan_subtask_name(plan, topo, ch->producer,
-						    name, sizeof(name)));
+		wm_timeline_json_string(
+			f, wm_plan_subtask_name(plan, topo, ch->producer, name,
+						sizeof(name)));
 		fprintf(f,
 			",\"currentInputWatermark\":%" PRId64
 			",\"idle\":%s,\"aligned\":%s}",
