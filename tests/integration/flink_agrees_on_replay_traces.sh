@@ -29,19 +29,27 @@ for tool in java mvn; do
 	}
 done
 
-# build DIR: the exported project's jar, offline when the cache holds
-# everything (a second run downloads nothing), else from Maven Central.
-build() {
-	(cd "$1" && mvn -B -q -o package >"$scratch/mvn.log" 2>&1) && return 0
-	(cd "$1" && mvn -B -q package >"$scratch/mvn.log" 2>&1) && return 0
+# maven DIR LOG GOAL...: run Maven in DIR, offline when the cache holds
+# everything (a second run downloads nothing), else from Maven Central;
+# skip when that cannot be reached.
+maven() {
+	dir=$1 log=$2
+	shift 2
+	(cd "$dir" && timeout 900 mvn -B -q -o "$@" >"$log" 2>&1) && return 0
+	(cd "$dir" && timeout 900 mvn -B -q "$@" >"$log" 2>&1) && return 0
 	if grep -Eq 'Could not (transfer|resolve)|UnknownHost|Network is unreachable|Connection (refused|timed out)' \
-		"$scratch/mvn.log"; then
-		tail -5 "$scratch/mvn.log"
+		"$log"; then
+		tail -5 "$log"
 		echo "SKIP: Maven Central cannot be reached and ~/.m2 lacks Flink"
 		exit 77
 	fi
-	cat "$scratch/mvn.log" >&2
-	fail "the exported project $1 does not build"
+	cat "$log" >&2
+	return 1
+}
+
+build() {
+	maven "$1" "$scratch/mvn.log" package ||
+		fail "the Maven project $1 does not build"
 }
 
 # results FILE SKIP: a window sink's lines without fire_time and
@@ -69,11 +77,8 @@ oracle() {
 	expect_status 0 "$WMRUN" --export-flink "$scratch/$name.project" \
 		"$scratch/$name.flink.conf"
 	build "$scratch/$name.project"
-	(cd "$scratch/$name.project" &&
-		timeout 600 mvn -B -q -o exec:exec >"$scratch/$name.flink.log" 2>&1) || {
-		cat "$scratch/$name.flink.log" >&2
+	maven "$scratch/$name.project" "$scratch/$name.flink.log" exec:exec ||
 		fail "$name: the Flink job failed"
-	}
 	results "$scratch/$name.flink.out" 1 >"$scratch/$name.flink.r"
 	diff -u "$scratch/$name.sim.r" "$scratch/$name.flink.r" ||
 		fail "$name: Flink's window results differ from wmrun's"
