@@ -20,10 +20,10 @@ per_second(FILE *f, const char *name, double v)
 		fprintf(f, ",\"%s\":%.1f", name, v);
 }
 
-/* A JSON string of a name from the topology: its characters are the
- * topology's (letters, digits, -_.), but never trust that here. */
-static void
-json_string(FILE *f, const char *s)
+/* A name from the topology: its characters are the topology's (letters,
+ * digits, -_.), but never trust that here. */
+void
+wm_timeline_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s != '\0'; s++) {
@@ -50,9 +50,10 @@ head(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 		(snap->real_ns - start_real_ns) / 1000000,
 		snap->processing_ns / 1000000);
 	fprintf(f, ",\"job_name\":");
-	json_string(f, topo->job.name != NULL ? topo->job.name : "");
+	wm_timeline_json_string(f,
+				topo->job.name != NULL ? topo->job.name : "");
 	fprintf(f, ",\"task_name\":");
-	json_string(f, topo->stages[sub->stage].name);
+	wm_timeline_json_string(f, topo->stages[sub->stage].name);
 	fprintf(f, ",\"subtask_index\":%u", sub->index);
 }
 
@@ -91,14 +92,14 @@ held_by(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 	uint32_t end = bl.hop[bl.n_hops - 1];
 
 	fprintf(f, ",\"heldBy\":{\"subtask\":");
-	json_string(f,
-		    wm_plan_subtask_name(plan, topo, end, name, sizeof(name)));
+	wm_timeline_json_string(
+		f, wm_plan_subtask_name(plan, topo, end, name, sizeof(name)));
 	if (bl.partition != UINT32_MAX) {
 		snprintf(name, sizeof(name), "%s-%u",
 			 topo->stages[plan->subtasks[end].stage].name,
 			 bl.partition);
 		fprintf(f, ",\"split\":");
-		json_string(f, name);
+		wm_timeline_json_string(f, name);
 	}
 	fprintf(f, ",\"cause\":\"%s\",\"unmovedMs\":%" PRId64 "}",
 		cause_name(bl.cause), bl.for_ns / 1000000);
@@ -115,8 +116,9 @@ inputs(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 		const struct wm_snap_channel *ch = &s->channels[c];
 
 		fprintf(f, "%s{\"channel\":%u,\"from\":", c ? "," : "", c);
-		json_string(f, wm_plan_subtask_name(plan, topo, ch->producer,
-						    name, sizeof(name)));
+		wm_timeline_json_string(
+			f, wm_plan_subtask_name(plan, topo, ch->producer, name,
+						sizeof(name)));
 		fprintf(f,
 			",\"currentInputWatermark\":%" PRId64
 			",\"idle\":%s,\"aligned\":%s}",
@@ -189,7 +191,7 @@ partition_lines(FILE *f, const struct wm_topology *topo,
 		head(f, topo, plan, snap, start_real_ns, id);
 		snprintf(split, sizeof(split), "%s-%u", stage, p->partition);
 		fprintf(f, ",\"split\":");
-		json_string(f, split);
+		wm_timeline_json_string(f, split);
 		fprintf(f, ",\"currentWatermark\":%" PRId64, p->watermark);
 		per_second(f, "activeTimeMsPerSecond", p->active_ms_per_s);
 		per_second(f, "pausedTimeMsPerSecond", p->paused_ms_per_s);

@@ -60,4 +60,9 @@ void wm_timeline_write(FILE *f, const struct wm_topology *topo,
 		       const struct wm_snapshot *snap, int64_t start_real_ns,
 		       uint64_t missed);
 
+/* `s` as a JSON string, in double quotes: '"' and '\' escaped, control
+ * characters as \u00XX, the rest as it is (UTF-8). Also a Java string
+ * literal (the Flink export's). */
+void wm_timeline_json_string(FILE *f, const char *s);
+
 #endif /* WM_RUNTIME_TIMELINE_H */

@@ -8,6 +8,7 @@
  *         [--record-trace FILE] [TOPOLOGY.conf]
  *   wmrun [--sim] --sweep SECTION.KEY=V1,V2,... [--sweep ...]
  *         [--sweep-csv FILE] [TOPOLOGY.conf]
+ *   wmrun --export-flink DIR [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
  * Without a file, the built-in default topology runs: the quiet-partition
@@ -38,6 +39,8 @@
 #include "runtime/run/supervisor.h"
 #include "runtime/conf/topology.h"
 #include "runtime/conf/units.h"
+#include "runtime/export/flink_job.h"
+#include "runtime/export/flink_project.h"
 #include "runtime/study/sweep.h"
 #include "runtime/study/sweep_page.h"
 #include "runtime/chart/job_page.h"
@@ -88,6 +91,7 @@ usage(FILE *f)
 		"  or:  wmrun [--sim] --sweep SECTION.KEY=V1,V2,... "
 		"[--sweep ...]\n"
 		"             [--sweep-csv FILE] [TOPOLOGY.conf]\n"
+		"  or:  wmrun --export-flink DIR [TOPOLOGY.conf]\n"
 		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
@@ -181,6 +185,12 @@ usage(FILE *f)
 		"  --sweep-csv FILE\n"
 		"                  also write the sweep's table to FILE as "
 		"CSV\n"
+		"  --export-flink DIR\n"
+		"                  write the job into DIR as a Maven project "
+		"of an\n"
+		"                  Apache Flink " WM_EXPORT_FLINK_VERSION
+		" job (replayed sources only),\n"
+		"                  and run nothing\n"
 		"  -h, --help      this text\n"
 		"  --version       the version of wmrun\n"
 		"\n"
@@ -501,6 +511,7 @@ struct cmdline {
 	struct wm_listen prometheus; /* --prometheus; .on false: none */
 	struct wm_sweep sweep;	     /* --sweep; no axes: none */
 	const char *sweep_csv;	     /* --sweep-csv FILE, or NULL */
+	const char *export_flink;    /* --export-flink DIR, or NULL */
 };
 
 /* An option's value through a unit parser: false after the message. */
@@ -602,6 +613,15 @@ check_combination(const struct cmdline *cl)
 				"--prometheus\n");
 		return EX_USAGE;
 	}
+	if (cl->export_flink != NULL &&
+	    (cl->sim || cl->check_only || cl->summary != NULL ||
+	     cl->metrics != NULL || cl->report != NULL || cl->prometheus.on ||
+	     cl->sweep.n_axes > 0)) {
+		fprintf(stderr, "wmrun: --export-flink runs nothing: it takes "
+				"no other option\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
 	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
 		/* Metrics of processes that never run would be made up. */
 		fprintf(stderr, "wmrun: --prometheus serves a real run: it "
@@ -655,6 +675,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"record-trace", required_argument, NULL, 'T'},
 		{"sweep", required_argument, NULL, 'W'},
 		{"sweep-csv", required_argument, NULL, 'C'},
+		{"export-flink", required_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -694,6 +715,9 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			break;
 		case 'C':
 			cl->sweep_csv = optarg;
+			break;
+		case 'F':
+			cl->export_flink = optarg;
 			break;
 		case 's':
 			cl->sim = true;
@@ -1212,6 +1236,11 @@ main(int argc, char **argv)
 	status = load_topology(cl.path, &t);
 	if (status != EX_OK)
 		return status;
+	if (cl.export_flink != NULL) {
+		status = wm_export_flink_project(t, cl.path, cl.export_flink);
+		wm_topology_free(t);
+		return status;
+	}
 	if (cl.check_only)
 		status = check(t);
 	else if (cl.record != NULL)

@@ -1,0 +1,66 @@
+package wmrun.flink;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/**
+ * One partition of a replayed trace, as one split (a Kafka partition is
+ * one split too). position counts the records of the partition already
+ * emitted, so that a split taken from a checkpoint resumes after them;
+ * startMillis is the wall-clock time arrival 0 stands for, fixed once by
+ * the enumerator so that every reader paces against the same start.
+ */
+public final class ReplaySplit implements SourceSplit {
+    public final String path;
+    public final int partition;
+    public final long position;
+    public final long startMillis;
+
+    public ReplaySplit(String path, int partition, long position, long startMillis) {
+        this.path = path;
+        this.partition = partition;
+        this.position = position;
+        this.startMillis = startMillis;
+    }
+
+    @Override
+    public String splitId() {
+        return Integer.toString(partition);
+    }
+
+    /** The split's wire format: version 1, its four fields in order. */
+    public static final class Serializer implements SimpleVersionedSerializer<ReplaySplit> {
+        @Override
+        public int getVersion() {
+            return 1;
+        }
+
+        @Override
+        public byte[] serialize(ReplaySplit s) throws IOException {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (DataOutputStream out = new DataOutputStream(bytes)) {
+                out.writeUTF(s.path);
+                out.writeInt(s.partition);
+                out.writeLong(s.position);
+                out.writeLong(s.startMillis);
+            }
+            return bytes.toByteArray();
+        }
+
+        @Override
+        public ReplaySplit deserialize(int version, byte[] data) throws IOException {
+            if (version != 1) {
+                throw new IOException("unknown replay split version " + version);
+            }
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data))) {
+                return new ReplaySplit(in.readUTF(), in.readInt(), in.readLong(), in.readLong());
+            }
+        }
+    }
+}

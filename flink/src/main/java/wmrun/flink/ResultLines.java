@@ -1,0 +1,77 @@
+package wmrun.flink;
+
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+
+/**
+ * A window's aggregates as one line of wmrun's window sink, plus the
+ * subtask that fired it:
+ *
+ *   key,window_start,window_end[,count][,sum][,min][,max][,avg],
+ *   fire_time,watermark,late_firing,subtask
+ *
+ * fire_time is milliseconds since `startMillis` (when the job was
+ * submitted) times the job's speed, as wmrun counts processing time;
+ * watermark is the operator's when it fired; avg is printed as Java's
+ * shortest round-trip double, where wmrun prints 17 significant digits.
+ */
+public final class ResultLines extends ProcessWindowFunction<long[], String, Long, TimeWindow> {
+    private static final long serialVersionUID = 1L;
+
+    /** The aggregates in wmrun's column order. */
+    public static final String[] NAMES = {"count", "sum", "min", "max", "avg"};
+
+    private final boolean[] columns;
+    private final long startMillis;
+    private final double speed;
+
+    /** columns: which of NAMES to print, in that order. */
+    public ResultLines(boolean[] columns, long startMillis, double speed) {
+        this.columns = columns.clone();
+        this.startMillis = startMillis;
+        this.speed = speed;
+    }
+
+    /** The sink's header for these columns. */
+    public static String header(boolean[] columns) {
+        StringBuilder b = new StringBuilder("key,window_start,window_end");
+        for (int i = 0; i < NAMES.length; i++) {
+            if (columns[i]) {
+                b.append(',').append(NAMES[i]);
+            }
+        }
+        return b.append(",fire_time,watermark,late_firing,subtask").toString();
+    }
+
+    /** One result line (pure, for the tests). */
+    public static String line(long key, long start, long end, long[] acc, boolean[] columns,
+            long fireTime, long watermark, boolean late, int subtask) {
+        StringBuilder b = new StringBuilder();
+        b.append(key).append(',').append(start).append(',').append(end);
+        for (int i = 0; i < 4; i++) {
+            if (columns[i]) {
+                b.append(',').append(acc[i]);
+            }
+        }
+        if (columns[4]) {
+            b.append(',').append((double) acc[1] / (double) acc[0]);
+        }
+        return b.append(',').append(fireTime).append(',').append(watermark).append(',')
+                .append(late).append(',').append(subtask).toString();
+    }
+
+    @Override
+    public void process(Long key, Context ctx, Iterable<long[]> results, org.apache.flink.util.Collector<String> out)
+            throws Exception {
+        ValueState<Boolean> late = ctx.windowState().getState(LateFiringTrigger.LATE);
+        boolean isLate = Boolean.TRUE.equals(late.value());
+        long fireTime = (long) ((System.currentTimeMillis() - startMillis) * speed);
+        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        TimeWindow w = ctx.window();
+        for (long[] acc : results) {
+            out.collect(line(key, w.getStart(), w.getEnd(), acc, columns, fireTime,
+                    ctx.currentWatermark(), isLate, subtask));
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package wmrun.flink;
+
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.java.functions.KeySelector;
+
+/**
+ * One record of a replayed trace: the columns of wmrun's trace format
+ * (partition, timestamp, key, value, arrival), arrival in milliseconds of
+ * processing time since the job started. A Flink POJO: public fields and a
+ * public no-argument constructor, so Flink serializes it without Kryo.
+ */
+public class TraceRecord {
+    public int partition;
+    public long timestamp;
+    public long key;
+    public long value;
+    public long arrival;
+
+    public TraceRecord() {}
+
+    public TraceRecord(int partition, long timestamp, long key, long value, long arrival) {
+        this.partition = partition;
+        this.timestamp = timestamp;
+        this.key = key;
+        this.value = value;
+        this.arrival = arrival;
+    }
+
+    /** The late side output's line, as wmrun writes it: partition,timestamp,key,value. */
+    public String toLateLine() {
+        return partition + "," + timestamp + "," + key + "," + value;
+    }
+
+    /**
+     * A line of an exported trace: exactly five decimal fields. wmrun wrote
+     * the file, after its own checks, so anything else is a damaged file.
+     */
+    public static TraceRecord parse(String line, String where) {
+        String[] f = line.split(",", -1);
+        if (f.length != 5) {
+            throw new IllegalArgumentException(where + ": expected 5 fields, found " + f.length);
+        }
+        try {
+            return new TraceRecord(Integer.parseInt(f[0]), Long.parseLong(f[1]),
+                    Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(where + ": invalid number: " + e.getMessage());
+        }
+    }
+
+    /** keyBy's key: the record's long key, hashed as Flink hashes a Long (wmrun's key groups do the same). */
+    public static final class Key implements KeySelector<TraceRecord, Long> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Long getKey(TraceRecord r) {
+            return r.key;
+        }
+    }
+
+    /** A [keyby] stage: records pass unchanged, at the stage's parallelism. */
+    public static final class Forward implements MapFunction<TraceRecord, TraceRecord> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public TraceRecord map(TraceRecord r) {
+            return r;
+        }
+    }
+
+    /** A late record as a line of the late side output. */
+    public static final class LateLine implements MapFunction<TraceRecord, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String map(TraceRecord r) {
+            return r.toLateLine();
+        }
+    }
+}

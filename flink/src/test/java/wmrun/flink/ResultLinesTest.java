@@ -1,0 +1,47 @@
+package wmrun.flink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+/** The support classes' pure parts: lines as wmrun writes them, traces as wmrun exports them. */
+class ResultLinesTest {
+    @Test
+    void resultLineHasWmrunsColumnsThenTheSubtask() {
+        boolean[] columns = {true, true, false, true, false};
+        assertEquals("key,window_start,window_end,count,sum,max,fire_time,watermark,late_firing,subtask",
+                ResultLines.header(columns));
+        long[] acc = {3, 18, 2, 9};
+        assertEquals("2,0,10000,3,18,9,15400,11002,false,1",
+                ResultLines.line(2, 0, 10000, acc, columns, 15400, 11002, false, 1));
+    }
+
+    @Test
+    void aggregatesWrapLikeJavaLongAndMerge() {
+        Aggregates a = new Aggregates();
+        long[] x = a.add(new TraceRecord(0, 1, 1, Long.MAX_VALUE, 0), a.createAccumulator());
+        x = a.add(new TraceRecord(0, 2, 1, 1, 0), x);
+        assertEquals(Long.MIN_VALUE, x[1]);
+        long[] m = a.merge(x, a.add(new TraceRecord(1, 3, 1, -5, 0), a.createAccumulator()));
+        assertEquals(3, m[0]);
+        assertEquals(-5, m[2]);
+        assertEquals(Long.MAX_VALUE, m[3]);
+    }
+
+    @Test
+    void traceLinesAreFiveNumbers() {
+        TraceRecord r = TraceRecord.parse("1,-959,1,8,911", "t.csv:2");
+        assertEquals("1,-959,1,8", r.toLateLine());
+        assertEquals(911, r.arrival);
+        assertThrows(IllegalArgumentException.class, () -> TraceRecord.parse("1,2,3,4", "t.csv:3"));
+        assertThrows(IllegalArgumentException.class, () -> TraceRecord.parse("1,x,3,4,5", "t.csv:4"));
+    }
+
+    @Test
+    void partitionsGoRoundRobinAsInWmrun() {
+        assertEquals(0, ReplaySource.owner(0, 2));
+        assertEquals(1, ReplaySource.owner(1, 2));
+        assertEquals(0, ReplaySource.owner(4, 4));
+    }
+}

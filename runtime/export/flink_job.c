@@ -1,0 +1,594 @@
+/*
+ * flink_job.c
+ *	The checks and the Java text of a topology exported to Flink.
+ *
+ * The text is made for a reader: one block per stage in file order, each
+ * under a comment naming its section, every value written as a
+ * Duration.ofMillis() of the configured milliseconds (processing-time ones
+ * divided by the speed once, in Java, where the reader sees it), and the
+ * parallelism of every operator set explicitly. Stage variables are named
+ * by kind and name ("window_per_key"), made Java identifiers; two stages
+ * whose names map to one identifier get their stage index appended.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "operators/behaviour.h"
+#include "runtime/export/flink_job.h"
+#include "runtime/observe/timeline.h"
+
+/* Room for a stage's Java identifier. */
+#define IDENT_MAX 96
+
+/* The entry of `key` in the section of `st` or, failing that, [global]
+ * or [job] (`job` true), for a message's position; NULL if none. */
+static const struct wm_ini_entry *
+find_entry(const struct wm_ini_doc *doc, const struct wm_stage *st,
+	   const char *key)
+{
+	const struct wm_ini_section *secs[2] = {NULL, NULL};
+
+	if (doc == NULL)
+		return NULL;
+	for (size_t i = 0; i < doc->n_sections; i++) {
+		const struct wm_ini_section *sec = &doc->sections[i];
+
+		if (st == NULL ? strcmp(sec->kind, "job") == 0
+			       : (sec->name != NULL &&
+				  strcmp(sec->kind,
+					 wm_stage_kind_name(st->kind)) == 0 &&
+				  strcmp(sec->name, st->name) == 0))
+			secs[0] = sec;
+		else if (st != NULL && strcmp(sec->kind, "global") == 0)
+			secs[1] = sec;
+	}
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; secs[s] != NULL && i < secs[s]->n_entries;
+		     i++)
+			if (strcmp(secs[s]->entries[i].key, key) == 0)
+				return &secs[s]->entries[i];
+	return NULL;
+}
+
+/* Where to point a message about `key` of stage `st` (NULL: [job]): the
+ * key if the file has it, else the stage's section header. */
+static void
+position(const struct wm_topology *t, const struct wm_ini_doc *doc,
+	 const struct wm_stage *st, const char *key, int *line, int *col)
+{
+	const struct wm_ini_entry *e = find_entry(doc, st, key);
+
+	*line = e != NULL ? e->line : st != NULL ? st->line : 0;
+	*col = e != NULL ? e->key_col : st != NULL ? st->col : 0;
+	(void)t;
+}
+
+#define REFUSE(st, key, ...)                                                   \
+	do {                                                                   \
+		int line_, col_;                                               \
+		position(t, doc, (st), (key), &line_, &col_);                  \
+		wm_ini_error_set(err, t->file, line_, col_, __VA_ARGS__);      \
+		return -EINVAL;                                                \
+	} while (0)
+
+static void
+warn(FILE *f, const struct wm_topology *t, const struct wm_ini_doc *doc,
+     const struct wm_stage *st, const char *key, const char *msg)
+{
+	struct wm_ini_error e;
+	char buf[WM_INI_MSG_MAX + 256];
+	int line, col;
+
+	position(t, doc, st, key, &line, &col);
+	wm_ini_error_set(&e, t->file, line, col, "warning: %s", msg);
+	wm_ini_error_format(&e, buf, sizeof(buf));
+	fprintf(f, "wmrun: %s\n", buf);
+}
+
+static int
+check_job(const struct wm_topology *t, const struct wm_ini_doc *doc,
+	  struct wm_ini_error *err)
+{
+	const struct wm_job_conf *job = &t->job;
+
+	if (job->behaviour & WM_ALL_IDLE_POLICY)
+		REFUSE(NULL, "all_idle",
+		       "cannot export all_idle = %s to Flink: it is a study "
+		       "knob, and Flink's rule is all_idle = flink",
+		       job->behaviour & WM_ALL_IDLE_MAX ? "max" : "hold");
+	if ((job->behaviour & WM_BEHAVIOUR_ALL) != WM_BEHAVIOUR_RELEASED)
+		REFUSE(NULL, "flink_behaviour",
+		       "cannot export behaviour flags other than released: "
+		       "the exported job runs Flink " WM_EXPORT_FLINK_VERSION
+		       ", a release");
+	if (job->allow_unaligned_source_splits)
+		REFUSE(NULL,
+		       "pipeline.watermark-alignment.allow-unaligned-source-"
+		       "splits",
+		       "cannot export unaligned source splits yet: the export "
+		       "aligns splits");
+	if (job->event_time_ms != INT64_MAX)
+		REFUSE(NULL, "event_time",
+		       "cannot export a run length: the exported job ends "
+		       "with its traces");
+	if (job->processing_time_ms != INT64_MAX)
+		REFUSE(NULL, "processing_time",
+		       "cannot export a run length: the exported job ends "
+		       "with its traces");
+	if (job->records != UINT64_MAX)
+		REFUSE(NULL, "records",
+		       "cannot export a run length: the exported job ends "
+		       "with its traces");
+	return 0;
+}
+
+int
+wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
+		      FILE *warnings, struct wm_ini_error *err)
+{
+	const struct wm_source_conf *first = NULL;
+	char name[WM_INI_QUOTE_MAX];
+
+	/* The stages first: a generated source is the first thing to fix,
+	 * and the run lengths that go with it are refused after. */
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		wm_ini_quote(name, sizeof(name), st->name);
+		if (st->kind == WM_STAGE_SOURCE) {
+			const struct wm_source_conf *src = &st->u.source;
+
+			if (src->replay == NULL)
+				REFUSE(st, "replay",
+				       "cannot export generated source %s: "
+				       "only a replayed trace can be exported; "
+				       "record the source with --record-trace "
+				       "(to come) and replay the trace",
+				       name);
+			if (src->strategy.reactivation_grace_ms != 0)
+				REFUSE(st, "reactivation_grace",
+				       "cannot export reactivation_grace to "
+				       "Flink: it is a study knob, and Flink "
+				       "reactivates a split at once");
+			if (first != NULL &&
+			    src->strategy.interval_ms !=
+				    first->strategy.interval_ms)
+				REFUSE(st, "watermark_interval",
+				       "cannot export source %s's watermark "
+				       "interval: a Flink job has one "
+				       "(pipeline.auto-watermark-interval), "
+				       "and an earlier source has another",
+				       name);
+			if (first == NULL)
+				first = src;
+		} else if (st->kind == WM_STAGE_WINDOW) {
+			const struct wm_window_stage_conf *w = &st->u.window;
+
+			if (w->op.assigner.kind == WM_WINDOW_SESSION &&
+			    w->op.allowed_lateness > 0)
+				REFUSE(st, "allowed_lateness",
+				       "cannot export allowed lateness on "
+				       "session windows yet: their late "
+				       "firings cannot be told apart in "
+				       "Flink's merging windows");
+		} else if (st->kind == WM_STAGE_SINK &&
+			   st->u.sink.format == WM_SINK_JSONL) {
+			warn(warnings, t, doc, st, "format",
+			     "the exported job writes this sink as CSV, with "
+			     "a subtask column");
+		}
+	}
+	return check_job(t, doc, err);
+}
+
+/* The stage's name as a Java identifier after `prefix`: letters, digits
+ * and '_' kept, the rest '_'. */
+static void
+ident_of(const char *prefix, const char *name, char *buf, size_t len)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s_", prefix);
+
+	for (const char *p = name; *p != '\0' && n + 1 < len; p++)
+		buf[n++] = isalnum((unsigned char)*p) ? *p : '_';
+	buf[n < len ? n : len - 1] = '\0';
+}
+
+static void
+stage_ident(const struct wm_topology *t, uint32_t s, char *buf, size_t len)
+{
+	char other[IDENT_MAX];
+
+	ident_of(wm_stage_kind_name(t->stages[s].kind), t->stages[s].name, buf,
+		 len);
+	for (uint32_t o = 0; o < s; o++) {
+		ident_of(wm_stage_kind_name(t->stages[o].kind),
+			 t->stages[o].name, other, sizeof(other));
+		if (strcmp(other, buf) == 0) {
+			size_t n = strlen(buf);
+
+			snprintf(buf + n, len - n, "_%" PRIu32, s);
+			return;
+		}
+	}
+}
+
+void
+wm_export_flink_trace_name(const struct wm_topology *t, uint32_t stage,
+			   char *buf, size_t len)
+{
+	char id[IDENT_MAX];
+
+	stage_ident(t, stage, id, sizeof(id));
+	snprintf(buf, len, "%s.csv", id + strlen("source_"));
+}
+
+/* `s` as a Java string literal: JSON's escapes are Java's. */
+static void
+java_string(FILE *f, const char *s)
+{
+	wm_timeline_json_string(f, s);
+}
+
+/* The stream a stage reads: its input, or the union of its two. */
+static void
+input_expr(FILE *f, const struct wm_topology *t, const struct wm_stage *st)
+{
+	char id[IDENT_MAX];
+
+	stage_ident(t, st->inputs[0].stage, id, sizeof(id));
+	fputs(id, f);
+	if (st->n_inputs > 1) {
+		stage_ident(t, st->inputs[1].stage, id, sizeof(id));
+		fprintf(f, ".union(%s)", id);
+	}
+}
+
+/* The partitioning of a non-keyed edge, as Flink would choose it. */
+static const char *
+edge_call(enum wm_partitioning p)
+{
+	switch (p) {
+	case WM_PARTITION_FORWARD:
+		return ".forward()";
+	case WM_PARTITION_REBALANCE:
+		return ".rebalance()";
+	case WM_PARTITION_BROADCAST:
+		return ".broadcast()";
+	case WM_PARTITION_HASH:
+		break;
+	}
+	return ".keyBy(new TraceRecord.Key())";
+}
+
+static void
+emit_strategy(FILE *f, const struct wm_source_conf *src, const char *indent)
+{
+	const struct wm_watermark_strategy *ws = &src->strategy;
+
+	if (ws->kind == WM_WATERMARK_ASCENDING)
+		fprintf(f, "WatermarkStrategy.<TraceRecord>"
+			   "forMonotonousTimestamps()");
+	else
+		fprintf(f,
+			"WatermarkStrategy.<TraceRecord>"
+			"forBoundedOutOfOrderness(\n"
+			"%s        Duration.ofMillis(%" PRId64 "))",
+			indent, ws->out_of_orderness_ms);
+	if (ws->with_idleness)
+		fprintf(f, "\n%s    .withIdleness(processingTime(%" PRId64 "))",
+			indent, ws->idle_timeout_ms);
+	if (src->alignment_group != NULL) {
+		fprintf(f, "\n%s    .withWatermarkAlignment(", indent);
+		java_string(f, src->alignment_group);
+		fprintf(f,
+			", Duration.ofMillis(%" PRId64 "),\n"
+			"%s        processingTime(%" PRId64 "))",
+			src->alignment_max_drift_ms, indent,
+			src->alignment_update_interval_ms);
+	}
+	if (src->watermark_per_subtask)
+		fprintf(f,
+			"\n%s    .withTimestampAssigner((r, ts) -> "
+			"r.timestamp)",
+			indent);
+}
+
+static void
+emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
+{
+	const struct wm_stage *st = &t->stages[s];
+	const struct wm_source_conf *src = &st->u.source;
+	char id[IDENT_MAX], file[IDENT_MAX + 8];
+
+	stage_ident(t, s, id, sizeof(id));
+	wm_export_flink_trace_name(t, s, file, sizeof(file));
+	fprintf(f,
+		"        // [source %s]: %s, %" PRIu32 " partitions, "
+		"watermarks per %s\n",
+		st->name, src->replay, src->partitions,
+		src->watermark_per_subtask ? "subtask" : "split");
+	fprintf(f,
+		"        DataStream<TraceRecord> %s = env\n"
+		"            .fromSource(new ReplaySource(trace(data, ",
+		id);
+	java_string(f, file);
+	fprintf(f, "), %" PRIu32 ", SPEED),\n                ",
+		src->partitions);
+	if (src->watermark_per_subtask)
+		fprintf(f, "WatermarkStrategy.noWatermarks()");
+	else
+		emit_strategy(f, src, "                ");
+	fprintf(f, ",\n                ");
+	java_string(f, st->name);
+	fprintf(f, ")\n            .setParallelism(%" PRIu32 ")",
+		st->parallelism);
+	if (src->watermark_per_subtask) {
+		fprintf(f, "\n            .assignTimestampsAndWatermarks(");
+		emit_strategy(f, src, "                ");
+		fprintf(f, ")\n            .setParallelism(%" PRIu32 ")",
+			st->parallelism);
+	}
+	fprintf(f, ";\n\n");
+}
+
+static void
+emit_keyby(FILE *f, const struct wm_topology *t, uint32_t s)
+{
+	const struct wm_stage *st = &t->stages[s];
+	char id[IDENT_MAX];
+
+	stage_ident(t, s, id, sizeof(id));
+	fprintf(f, "        // [keyby %s]: records pass unchanged\n", st->name);
+	fprintf(f, "        DataStream<TraceRecord> %s = ", id);
+	input_expr(f, t, st);
+	fprintf(f,
+		"%s\n"
+		"            .map(new TraceRecord.Forward())\n"
+		"            .name(",
+		edge_call(st->inputs[0].edge));
+	java_string(f, st->name);
+	fprintf(f, ")\n            .setParallelism(%" PRIu32 ");\n\n",
+		st->parallelism);
+}
+
+static void
+emit_assigner(FILE *f, const struct wm_window_assigner *a)
+{
+	switch (a->kind) {
+	case WM_WINDOW_SLIDING:
+		fprintf(f,
+			"SlidingEventTimeWindows.of(Duration.ofMillis(%" PRId64
+			"),\n"
+			"                Duration.ofMillis(%" PRId64
+			"), Duration.ofMillis(%" PRId64 "))",
+			a->size, a->slide, a->offset);
+		return;
+	case WM_WINDOW_SESSION:
+		fprintf(f,
+			"EventTimeSessionWindows.withGap(Duration.ofMillis("
+			"%" PRId64 "))",
+			a->size);
+		return;
+	case WM_WINDOW_TUMBLING:
+		break;
+	}
+	fprintf(f,
+		"TumblingEventTimeWindows.of(Duration.ofMillis(%" PRId64
+		"), Duration.ofMillis(%" PRId64 "))",
+		a->size, a->offset);
+}
+
+static void
+emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
+{
+	static const enum wm_aggregate order[] = {
+		WM_AGG_COUNT, WM_AGG_SUM, WM_AGG_MIN, WM_AGG_MAX, WM_AGG_AVG};
+	const struct wm_stage *st = &t->stages[s];
+	const struct wm_window_stage_conf *w = &st->u.window;
+	char id[IDENT_MAX];
+
+	stage_ident(t, s, id, sizeof(id));
+	fprintf(f, "        // [window %s]\n", st->name);
+	fprintf(f, "        boolean[] %s_columns = {", id);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		fprintf(f, "%s%s", i ? ", " : "",
+			w->aggregates & order[i] ? "true" : "false");
+	fprintf(f, "};\n");
+	if (w->late_output != NULL) {
+		fprintf(f,
+			"        OutputTag<TraceRecord> %s_late = new "
+			"OutputTag<>(",
+			id);
+		java_string(f, st->name);
+		fprintf(f, " + \" late\") {};\n");
+	}
+	fprintf(f, "        SingleOutputStreamOperator<String> %s = ", id);
+	input_expr(f, t, st);
+	fprintf(f, "\n            .keyBy(new TraceRecord.Key())\n"
+		   "            .window(");
+	emit_assigner(f, &w->op.assigner);
+	fprintf(f,
+		")\n"
+		"            .trigger(new LateFiringTrigger(%s))\n"
+		"            .allowedLateness(Duration.ofMillis(%" PRId64
+		"))\n",
+		w->op.purging ? "true" : "false", w->op.allowed_lateness);
+	if (w->late_output != NULL)
+		fprintf(f, "            .sideOutputLateData(%s_late)\n", id);
+	fprintf(f,
+		"            .aggregate(new Aggregates(), new "
+		"ResultLines(%s_columns, "
+		"start, SPEED))\n"
+		"            .name(",
+		id);
+	java_string(f, st->name);
+	fprintf(f,
+		")\n"
+		"            .setParallelism(%" PRIu32 ")\n"
+		"            .setMaxParallelism(%" PRIu32 ");\n",
+		st->parallelism, st->max_parallelism);
+	if (w->late_output != NULL) {
+		fprintf(f, "        LineSink.header(output(out, ");
+		java_string(f, w->late_output);
+		fprintf(f,
+			"), \"partition,timestamp,key,value\");\n"
+			"        %s.getSideOutput(%s_late)\n"
+			"            .map(new TraceRecord.LateLine())\n"
+			"            .setParallelism(%" PRIu32 ")\n"
+			"            .sinkTo(new LineSink(output(out, ",
+			id, id, st->parallelism);
+		java_string(f, w->late_output);
+		fprintf(f, ")))\n            .name(");
+		java_string(f, st->name);
+		fprintf(f,
+			" + \" late\")\n"
+			"            .setParallelism(%" PRIu32 ");\n",
+			st->parallelism);
+	}
+	fputc('\n', f);
+}
+
+static void
+emit_sink(FILE *f, const struct wm_topology *t, uint32_t s)
+{
+	const struct wm_stage *st = &t->stages[s];
+	const struct wm_stage *win = &t->stages[st->inputs[0].stage];
+	char id[IDENT_MAX];
+
+	stage_ident(t, st->inputs[0].stage, id, sizeof(id));
+	/* At the window's parallelism, chained to it as wmrun chains its
+	 * sinks; the subtask column is the window's either way. */
+	fprintf(f, "        // [sink %s]\n        LineSink.header(output(out, ",
+		st->name);
+	java_string(f, st->u.sink.path);
+	fprintf(f, "), ResultLines.header(%s_columns));\n", id);
+	fprintf(f, "        %s.sinkTo(new LineSink(output(out, ", id);
+	java_string(f, st->u.sink.path);
+	fprintf(f, ")))\n            .name(");
+	java_string(f, st->name);
+	fprintf(f, ")\n            .setParallelism(%" PRIu32 ");\n\n",
+		win->parallelism);
+}
+
+static const char *
+job_name(const struct wm_topology *t)
+{
+	return t->job.name != NULL ? t->job.name : "wmrun";
+}
+
+static void
+emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
+{
+	fprintf(f,
+		"// Job \"%s\", exported by wmrun " PACKAGE_VERSION
+		" --export-flink from %s.\n"
+		"// Flink " WM_EXPORT_FLINK_VERSION
+		". Build with `mvn -q package`; run it locally on Flink's "
+		"MiniCluster\n"
+		"// with `mvn -q exec:exec`, or on a cluster with `flink run "
+		"target/wmrun-flink-job.jar\n"
+		"// DATA_DIR OUT_DIR` (default data and .: the traces, and "
+		"where relative\n"
+		"// output paths go).\n"
+		"package wmrun.flink;\n"
+		"\n"
+		"import java.nio.file.Paths;\n"
+		"import java.time.Duration;\n"
+		"\n"
+		"import "
+		"org.apache.flink.api.common.eventtime.WatermarkStrategy;\n"
+		"import org.apache.flink.configuration.Configuration;\n"
+		"import org.apache.flink.configuration.PipelineOptions;\n"
+		"import org.apache.flink.streaming.api.datastream.DataStream;\n"
+		"import org.apache.flink.streaming.api.datastream."
+		"SingleOutputStreamOperator;\n"
+		"import org.apache.flink.streaming.api.environment."
+		"StreamExecutionEnvironment;\n"
+		"import org.apache.flink.streaming.api.windowing.assigners."
+		"EventTimeSessionWindows;\n"
+		"import org.apache.flink.streaming.api.windowing.assigners."
+		"SlidingEventTimeWindows;\n"
+		"import org.apache.flink.streaming.api.windowing.assigners."
+		"TumblingEventTimeWindows;\n"
+		"import org.apache.flink.util.OutputTag;\n"
+		"\n"
+		"public final class Job {\n"
+		"    /** [job] speed: processing time runs this much faster "
+		"than the wall clock. */\n"
+		"    static final double SPEED = %.17g;\n"
+		"\n"
+		"    /** A duration of wmrun's processing time on Flink's wall "
+		"clock. */\n"
+		"    static Duration processingTime(long millis) {\n"
+		"        return Duration.ofNanos((long) (millis * 1e6 / "
+		"SPEED));\n"
+		"    }\n"
+		"\n"
+		"    static String trace(String dir, String name) {\n"
+		"        return Paths.get(dir, "
+		"name).toAbsolutePath().toString();\n"
+		"    }\n"
+		"\n"
+		"    /** An output path of the topology: \"-\" and absolute "
+		"paths as they are. */\n"
+		"    static String output(String dir, String path) {\n"
+		"        return path.equals(\"-\") || "
+		"Paths.get(path).isAbsolute() "
+		"? path\n"
+		"                : Paths.get(dir, path).toString();\n"
+		"    }\n"
+		"\n"
+		"    public static void main(String[] args) throws Exception "
+		"{\n"
+		"        String data = args.length > 0 ? args[0] : \"data\";\n"
+		"        String out = args.length > 1 ? args[1] : \".\";\n"
+		"        long start = System.currentTimeMillis();\n"
+		"        Configuration conf = new Configuration();\n",
+		job_name(t), source_file, t->job.speed);
+}
+
+void
+wm_export_flink_job(FILE *f, const struct wm_topology *t,
+		    const char *source_file)
+{
+	int64_t interval = t->job.watermark_interval_ms;
+
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind == WM_STAGE_SOURCE) {
+			interval = t->stages[s].u.source.strategy.interval_ms;
+			break;
+		}
+	emit_header(f, t, source_file);
+	fprintf(f,
+		"        conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, "
+		"processingTime(%" PRId64 "));\n"
+		"        StreamExecutionEnvironment env =\n"
+		"            "
+		"StreamExecutionEnvironment.getExecutionEnvironment("
+		"conf);\n\n",
+		interval);
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		switch (t->stages[s].kind) {
+		case WM_STAGE_SOURCE:
+			emit_source(f, t, s);
+			break;
+		case WM_STAGE_KEYBY:
+			emit_keyby(f, t, s);
+			break;
+		case WM_STAGE_WINDOW:
+			emit_window(f, t, s);
+			break;
+		case WM_STAGE_SINK:
+			emit_sink(f, t, s);
+			break;
+		}
+	}
+	fprintf(f, "        env.execute(");
+	java_string(f, job_name(t));
+	fprintf(f, ");\n    }\n}\n");
+}

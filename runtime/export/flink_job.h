@@ -1,0 +1,74 @@
+/*
+ * flink_job.h
+ *	A topology as a Flink DataStream job: what Flink cannot express
+ *	exactly, and the text of the generated Job.java (--export-flink).
+ *
+ * Pure: the topology (and the parsed text of its file, for positions) in,
+ * messages and Java text out through the caller's streams; no file is
+ * opened. runtime/export/flink_project.h writes the project around it.
+ *
+ * What maps to what (doc/architecture.md, "The Flink export"):
+ *   [job] speed              SPEED: pacing, and every processing-time
+ *                            duration of the job divided by it
+ *   watermark_interval       pipeline.auto-watermark-interval (one for the
+ *                            job: sources that differ are refused)
+ *   [source] replay          ReplaySource over data/NAME.csv, one split per
+ *                            partition, paced by arrival (the trace wmrun
+ *                            exports is already paced: its arrival column
+ *                            holds each record's due time)
+ *   watermark, idle_timeout  WatermarkStrategy.forBoundedOutOfOrderness or
+ *                            forMonotonousTimestamps, .withIdleness
+ *   watermark_alignment_*    .withWatermarkAlignment
+ *   watermark_at             split: fromSource(src, strategy); subtask:
+ *                            fromSource(src, noWatermarks()) then
+ *                            assignTimestampsAndWatermarks(strategy)
+ *   [keyby]                  an identity map at its parallelism
+ *   [window]                 keyBy(key) and the assigner with its offset,
+ *                            LateFiringTrigger (EventTimeTrigger, purging
+ *                            or not), allowedLateness, sideOutputLateData,
+ *                            Aggregates and ResultLines; setMaxParallelism
+ *                            always, so key groups never depend on Flink's
+ *                            default
+ *   [sink]                   LineSink of the window's CSV lines
+ * Refused, with the key's file:line:col: a generated source (record it
+ * first: --record-trace), all_idle other than flink, reactivation_grace,
+ * behaviour flags other than released (the pom's Flink is a release),
+ * unaligned source splits, allowed lateness on session windows (their late
+ * firings cannot be told from the timer's in a merging window), sources
+ * whose watermark intervals differ. Exported with a warning: a JSONL sink
+ * (written as CSV), a run length in [job] (the trace's end ends Flink's
+ * job).
+ */
+#ifndef WM_RUNTIME_EXPORT_FLINK_JOB_H
+#define WM_RUNTIME_EXPORT_FLINK_JOB_H
+
+#include <stdio.h>
+
+#include "runtime/conf/ini.h"
+#include "runtime/conf/topology.h"
+
+/* The Flink release the export's pom pins. */
+#define WM_EXPORT_FLINK_VERSION "2.3.0"
+
+/*
+ * Whether `topo` can be exported: 0, after a warning on `warnings` for
+ * each difference Flink's job will have ("wmrun: FILE:LINE:COL: warning:
+ * ..."), or -EINVAL with *err at the key that cannot be exported. `doc` is
+ * the topology's file as parsed (for positions); NULL for a built-in
+ * topology: positions are then its sections'.
+ */
+int wm_export_flink_check(const struct wm_topology *topo,
+			  const struct wm_ini_doc *doc, FILE *warnings,
+			  struct wm_ini_error *err);
+
+/* The file under data/ that the trace of source stage `stage` is
+ * exported as ("clicks.csv"), into buf. */
+void wm_export_flink_trace_name(const struct wm_topology *topo, uint32_t stage,
+				char *buf, size_t len);
+
+/* Job.java for a topology wm_export_flink_check() accepted, on `f`;
+ * `source_file` names the topology in its header comment. */
+void wm_export_flink_job(FILE *f, const struct wm_topology *topo,
+			 const char *source_file);
+
+#endif /* WM_RUNTIME_EXPORT_FLINK_JOB_H */

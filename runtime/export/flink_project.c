@@ -1,0 +1,231 @@
+/*
+ * flink_project.c
+ *	Write an exported Flink job's Maven project: the embedded files, the
+ *	generated Job.java, and each replayed trace as wmrun replays it.
+ *
+ * Every file is built in memory first and written whole (outfile.h,
+ * atomic), so a failed export leaves no half-written file behind.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
+
+#include "operators/source_gen.h"
+#include "runtime/conf/ini.h"
+#include "runtime/export/flink_files.h"
+#include "runtime/export/flink_job.h"
+#include "runtime/export/flink_project.h"
+#include "runtime/io/exit.h"
+#include "runtime/io/outfile.h"
+#include "runtime/io/replay.h"
+
+#define JAVA_DIR "src/main/java/wmrun/flink/"
+
+/* Make `path`'s directories below `dir` (and `dir`): 0 or EX_IOERR after
+ * a message. */
+static int
+make_dirs(const char *dir, const char *rel)
+{
+	char path[4096];
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, rel);
+
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		fprintf(stderr, "wmrun: export directory \"%s\" is too long\n",
+			dir);
+		return EX_USAGE;
+	}
+	for (char *p = path + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+			fprintf(stderr,
+				"wmrun: could not create directory \"%s\": "
+				"%s\n",
+				path, strerror(errno));
+			return EX_IOERR;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+/* `len` bytes at `text` as the file `rel` below `dir`, whole: 0 or the
+ * exit status after a message. */
+static int
+write_file(const char *dir, const char *rel, const char *text, size_t len)
+{
+	char path[4096], err[4400];
+	struct wm_outfile f;
+	int r = make_dirs(dir, rel);
+
+	if (r != 0)
+		return r;
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	r = wm_outfile_open(&f, "export file", path, true, err, sizeof(err));
+	if (r == 0 && wm_outfile_write(&f, text, len) != 0) {
+		snprintf(err, sizeof(err),
+			 "could not write export file \"%s\": %s", path,
+			 strerror(f.error));
+		wm_outfile_discard(&f);
+		r = -EIO;
+	} else if (r == 0) {
+		r = wm_outfile_commit(&f, err, sizeof(err));
+	}
+	if (r == 0)
+		return 0;
+	fprintf(stderr, "wmrun: %s\n", err);
+	return wm_exit_status(WM_EXIT_OUTPUT, r);
+}
+
+/* What a memory stream gathered, written as `rel`. */
+static int
+write_stream(const char *dir, const char *rel, FILE *mem, char **buf,
+	     size_t *len)
+{
+	int r;
+
+	if (fclose(mem) != 0) {
+		free(*buf);
+		fprintf(stderr, "wmrun: out of memory\n");
+		return EX_OSERR;
+	}
+	r = write_file(dir, rel, *buf, *len);
+	free(*buf);
+	return r;
+}
+
+/* The trace of source `st` in release order, each record's arrival its
+ * due time under the source's pacing (flink_project.h). */
+static int
+print_trace(FILE *f, const struct wm_stage *st,
+	    const struct wm_replay_trace *trace)
+{
+	uint32_t n = st->u.source.partitions;
+	uint32_t *all = malloc(n * sizeof(*all));
+	struct wm_record_source *src;
+	struct wm_record rec;
+
+	if (all == NULL)
+		return -ENOMEM;
+	for (uint32_t p = 0; p < n; p++)
+		all[p] = p;
+	src = wm_replay_source(trace, all, n);
+	free(all);
+	if (src == NULL)
+		return -errno;
+	fprintf(f, "partition,timestamp,key,value,arrival\n");
+	while (!wm_record_source_finished(src)) {
+		int64_t due = wm_record_source_next_due_ns(src);
+
+		if (wm_record_source_next(src, due, &rec) != 1)
+			break;
+		fprintf(f,
+			"%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64
+			",%" PRId64 "\n",
+			rec.partition, rec.ts, rec.key, rec.value,
+			due / 1000000);
+	}
+	src->ops->free(src);
+	return 0;
+}
+
+static int
+write_traces(const struct wm_topology *t, const char *dir)
+{
+	struct wm_replay_trace **traces;
+	char err[4400];
+	int r = wm_replay_read_all(t, &traces, err, sizeof(err)), status = 0;
+
+	if (r != 0) {
+		fprintf(stderr, "wmrun: %s\n", err);
+		return wm_exit_status(WM_EXIT_INPUT, r);
+	}
+	for (uint32_t s = 0; s < t->n_stages && status == 0; s++) {
+		char name[256], rel[300], *buf = NULL;
+		size_t len = 0;
+		FILE *mem;
+
+		if (traces[s] == NULL)
+			continue;
+		mem = open_memstream(&buf, &len);
+		if (mem == NULL ||
+		    print_trace(mem, &t->stages[s], traces[s]) != 0) {
+			if (mem != NULL)
+				fclose(mem);
+			free(buf);
+			fprintf(stderr, "wmrun: out of memory\n");
+			status = EX_OSERR;
+			break;
+		}
+		wm_export_flink_trace_name(t, s, name, sizeof(name));
+		snprintf(rel, sizeof(rel), "data/%s", name);
+		status = write_stream(dir, rel, mem, &buf, &len);
+	}
+	wm_replay_free_all(traces, t->n_stages);
+	return status;
+}
+
+/* Every key may repeat here: the loader has checked the file already, and
+ * the export only looks up positions in it. */
+static bool
+may_repeat(const char *kind, const char *key, void *arg)
+{
+	(void)kind;
+	(void)key;
+	(void)arg;
+	return true;
+}
+
+static int
+check(const struct wm_topology *t, const char *path)
+{
+	const struct wm_ini_options opts = {.may_repeat = may_repeat};
+	struct wm_ini_doc *doc = NULL;
+	struct wm_ini_error err;
+	char msg[WM_INI_MSG_MAX + 4200];
+	int r;
+
+	/* The topology loaded, so its file parses: only for positions. */
+	if (path != NULL && wm_ini_parse_file(path, &opts, &doc, &err) != 0)
+		doc = NULL;
+	r = wm_export_flink_check(t, doc, stderr, &err);
+	wm_ini_free(doc);
+	if (r == 0)
+		return 0;
+	wm_ini_error_format(&err, msg, sizeof(msg));
+	fprintf(stderr, "wmrun: %s\n", msg);
+	return EX_CONFIG;
+}
+
+int
+wm_export_flink_project(const struct wm_topology *t, const char *path,
+			const char *dir)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem;
+	int status = check(t, path);
+
+	for (size_t i = 0; i < wm_export_flink_n_files && status == 0; i++)
+		status = write_file(dir, wm_export_flink_files[i].path,
+				    wm_export_flink_files[i].text,
+				    strlen(wm_export_flink_files[i].text));
+	if (status != 0)
+		return status;
+	mem = open_memstream(&buf, &len);
+	if (mem == NULL) {
+		fprintf(stderr, "wmrun: out of memory\n");
+		return EX_OSERR;
+	}
+	wm_export_flink_job(mem, t,
+			    path != NULL ? path : "the built-in topology");
+	status = write_stream(dir, JAVA_DIR "Job.java", mem, &buf, &len);
+	return status != 0 ? status : write_traces(t, dir);
+}

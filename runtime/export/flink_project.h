@@ -1,0 +1,38 @@
+/*
+ * flink_project.h
+ *	--export-flink: a topology as a self-contained Maven project of a
+ *	Flink job, written into a directory.
+ *
+ *   DIR/pom.xml                          Flink 2.3.0, Java 17 (flink/pom.xml)
+ *   DIR/src/main/java/wmrun/flink/      the support classes (flink/)
+ *   DIR/src/main/java/wmrun/flink/Job.java  generated (flink_job.h)
+ *   DIR/data/NAME.csv                    each replayed trace, as wmrun
+ *                                        reads it: checked, bad lines
+ *                                        skipped as on_bad_record says,
+ *                                        and paced (see below)
+ *
+ * The exported trace has the columns partition,timestamp,key,value,arrival
+ * in the order wmrun releases the records, and arrival is the time wmrun
+ * would release each (its pacing applied: fast, arrival or event, a
+ * partition's record never before the one above it, wall-clock arrivals
+ * rebased), so the Java source paces by arrival alone and replays exactly
+ * what wmrun replays. The directory is made if missing; files in it are
+ * replaced whole (outfile.h), others left alone.
+ */
+#ifndef WM_RUNTIME_EXPORT_FLINK_PROJECT_H
+#define WM_RUNTIME_EXPORT_FLINK_PROJECT_H
+
+#include <stddef.h>
+
+#include "runtime/conf/topology.h"
+
+/*
+ * Export `topo`, loaded from `path` (NULL: built in), into `dir`. 0, or
+ * the exit status after a message on stderr: EX_CONFIG for what Flink
+ * cannot express (file:line:col), EX_DATAERR for a malformed trace,
+ * EX_NOINPUT, EX_IOERR, EX_OSERR. Warnings go to stderr.
+ */
+int wm_export_flink_project(const struct wm_topology *topo, const char *path,
+			    const char *dir);
+
+#endif /* WM_RUNTIME_EXPORT_FLINK_PROJECT_H */

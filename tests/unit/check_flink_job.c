@@ -1,0 +1,239 @@
+/*
+ * check_flink_job.c
+ *	Unit tests for runtime/export/flink_job.[ch]: what the Flink export
+ *	refuses and where it says so, and the Java it writes for each setting
+ *	that maps to a Flink call. The exported text as a whole is guarded by
+ *	tests/integration/export_flink_golden.sh; real Flink runs it in
+ *	tests/integration/flink_agrees_on_replay_traces.sh.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/conf/ini.h"
+#include "runtime/conf/topology.h"
+#include "runtime/export/flink_job.h"
+#include "tests/unit/check_main.h"
+
+/* A replay job with `source` and `window` lines added to its sections. */
+static char *
+job_text(const char *job, const char *source, const char *window)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"[job]\nname = j\n%s"
+		"[source s]\nparallelism = 2\npartitions = 2\n"
+		"replay = trace.csv\n%s"
+		"[window w]\ninput = s\nparallelism = 2\nsize = 10 s\n"
+		"aggregates = count, sum\n%s"
+		"[sink o]\ninput = w\nparallelism = 2\npath = out.csv\n",
+		job, source, window);
+	fclose(f);
+	return text;
+}
+
+/* Export check of that job: its return, *err filled; warnings into
+ * *warned (free it). */
+static int
+check_text(const char *text, struct wm_ini_error *err, char **warned)
+{
+	struct wm_topology *t = NULL;
+	struct wm_ini_doc *doc = NULL;
+	struct wm_ini_error lerr;
+	size_t len = 0;
+	FILE *w = open_memstream(warned, &len);
+	int r;
+
+	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "t.conf",
+						 &t, &lerr),
+			 0);
+	ck_assert_int_eq(wm_ini_parse_buffer(text, strlen(text), "t.conf", NULL,
+					     &doc, &lerr),
+			 0);
+	r = wm_export_flink_check(t, doc, w, err);
+	fclose(w);
+	wm_ini_free(doc);
+	wm_topology_free(t);
+	return r;
+}
+
+/* The Java of that job (free it). */
+static char *
+java_of(const char *text)
+{
+	struct wm_topology *t = NULL;
+	struct wm_ini_error err;
+	char *java = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&java, &len);
+
+	ck_assert_int_eq(
+		wm_topology_load_buffer(text, strlen(text), "t.conf", &t, &err),
+		0);
+	ck_assert_int_eq(wm_export_flink_check(t, NULL, stderr, &err), 0);
+	wm_export_flink_job(f, t, "t.conf");
+	fclose(f);
+	wm_topology_free(t);
+	return java;
+}
+
+static void
+expect_refused(const char *job, const char *source, int line, int col,
+	       const char *words)
+{
+	struct wm_ini_error err;
+	char *text = job_text(job, source, ""), *warned = NULL;
+
+	ck_assert_int_eq(check_text(text, &err, &warned), -EINVAL);
+	ck_assert_msg(err.line == line && err.col == col,
+		      "refused at %d:%d, not %d:%d: %s", err.line, err.col,
+		      line, col, err.msg);
+	ck_assert_msg(strstr(err.msg, words) != NULL, "\"%s\" lacks \"%s\"",
+		      err.msg, words);
+	free(warned);
+	free(text);
+}
+
+START_TEST(test_flink_export_refuses_study_knobs_at_their_key)
+{
+	expect_refused("all_idle = max\n", "", 3, 1,
+		       "cannot export all_idle = max");
+	expect_refused("flink_behaviour = master\n", "", 3, 1,
+		       "other than released");
+	expect_refused("", "reactivation_grace = 1 s\n", 7, 1,
+		       "reactivation_grace");
+	expect_refused("records = 10\n", "", 3, 1, "run length");
+}
+END_TEST
+
+START_TEST(test_flink_export_refuses_a_generated_source_naming_the_way)
+{
+	const char *text = "[source s]\npartitions = 1\nparallelism = 1\n"
+			   "[window w]\ninput = s\nparallelism = 1\n"
+			   "size = 1 s\n"
+			   "[sink o]\ninput = w\nparallelism = 1\npath = -\n";
+	struct wm_ini_error err;
+	char *warned = NULL;
+
+	ck_assert_int_eq(check_text(text, &err, &warned), -EINVAL);
+	ck_assert_int_eq(err.line, 1);
+	ck_assert_int_eq(err.col, 1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "generated source \"s\""));
+	ck_assert_ptr_nonnull(strstr(err.msg, "--record-trace"));
+	free(warned);
+}
+END_TEST
+
+START_TEST(test_flink_export_warns_of_a_jsonl_sink)
+{
+	const char *text = "[source s]\npartitions = 1\nparallelism = 1\n"
+			   "replay = t.csv\n"
+			   "[window w]\ninput = s\nparallelism = 1\n"
+			   "size = 1 s\n"
+			   "[sink o]\ninput = w\nparallelism = 1\npath = -\n"
+			   "format = jsonl\n";
+	struct wm_ini_error err;
+	char *warned = NULL;
+
+	ck_assert_int_eq(check_text(text, &err, &warned), 0);
+	ck_assert_str_eq(warned, "wmrun: t.conf:13:1: warning: the exported "
+				 "job writes this sink as CSV, with a "
+				 "subtask column\n");
+	free(warned);
+}
+END_TEST
+
+static void
+expect_java(const char *java, const char *line)
+{
+	ck_assert_msg(strstr(java, line) != NULL, "no \"%s\" in:\n%s", line,
+		      java);
+}
+
+START_TEST(test_flink_export_maps_watermarks_per_split)
+{
+	char *text = job_text("speed = 4\n",
+			      "out_of_orderness = 2 s\nidle_timeout = 3 s\n"
+			      "watermark_interval = 100 ms\n",
+			      "max_parallelism = 7\noffset = 1 s\n"
+			      "allowed_lateness = 5 s\nlate_output = l.csv\n");
+	char *java = java_of(text);
+
+	expect_java(java, "static final double SPEED = 4;");
+	expect_java(java, "AUTO_WATERMARK_INTERVAL, processingTime(100));");
+	expect_java(java, ".fromSource(new ReplaySource(trace(data, "
+			  "\"s.csv\"), 2, SPEED),\n"
+			  "                WatermarkStrategy.<TraceRecord>"
+			  "forBoundedOutOfOrderness(\n"
+			  "                        Duration.ofMillis(2000))\n"
+			  "                    .withIdleness(processingTime("
+			  "3000)),");
+	expect_java(java, "TumblingEventTimeWindows.of(Duration.ofMillis("
+			  "10000), Duration.ofMillis(1000))");
+	expect_java(java, ".allowedLateness(Duration.ofMillis(5000))\n"
+			  "            .sideOutputLateData(window_w_late)");
+	expect_java(java, ".setParallelism(2)\n"
+			  "            .setMaxParallelism(7);");
+	expect_java(java, "boolean[] window_w_columns = {true, true, false, "
+			  "false, false};");
+	free(java);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_flink_export_maps_watermarks_per_subtask)
+{
+	char *text = job_text("",
+			      "watermark = ascending\n"
+			      "watermark_at = subtask\n",
+			      "type = sliding\nslide = 5 s\n");
+	char *java = java_of(text);
+
+	expect_java(java, "WatermarkStrategy.noWatermarks(),");
+	expect_java(java, ".assignTimestampsAndWatermarks("
+			  "WatermarkStrategy.<TraceRecord>"
+			  "forMonotonousTimestamps()\n"
+			  "                    .withTimestampAssigner((r, ts) "
+			  "-> r.timestamp))");
+	expect_java(java, "SlidingEventTimeWindows.of(Duration.ofMillis(10000),"
+			  "\n                Duration.ofMillis(5000), "
+			  "Duration.ofMillis(0))");
+	expect_java(java, ".setMaxParallelism(128);");
+	free(java);
+	free(text);
+}
+END_TEST
+
+static Suite *
+flink_job_suite(void)
+{
+	Suite *s = suite_create("flink_job");
+	TCase *tc = tcase_create("refusals");
+
+	tcase_add_test(tc, test_flink_export_refuses_study_knobs_at_their_key);
+	tcase_add_test(
+		tc,
+		test_flink_export_refuses_a_generated_source_naming_the_way);
+	tcase_add_test(tc, test_flink_export_warns_of_a_jsonl_sink);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("java");
+	tcase_add_test(tc, test_flink_export_maps_watermarks_per_split);
+	tcase_add_test(tc, test_flink_export_maps_watermarks_per_subtask);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return wm_check_main(flink_job_suite());
+}
