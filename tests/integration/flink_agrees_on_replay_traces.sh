@@ -22,6 +22,10 @@ if [ "${WM_SANITIZERS:-no}" = yes ]; then
 	echo "SKIP: the sanitizer build leaves the Flink cross-check to the plain build"
 	exit 77
 fi
+if [ "${WM_REAL_FLINK_TESTS:-yes}" = no ]; then
+	echo "SKIP: configured with --disable-real-flink-tests (make distcheck: the plain build runs it)"
+	exit 77
+fi
 for tool in java mvn; do
 	command -v $tool >/dev/null 2>&1 || {
 		echo "SKIP: no $tool (apt-get install default-jdk-headless maven)"
