@@ -462,6 +462,33 @@ loop_rep(const struct wm_topology *t, const struct pipeline_options *o,
 	return *mrec < 0 ? EX_SOFTWARE : 0;
 }
 
+/* "<prefix> metric=<metric> median=X min=Y max=Z[ <suffix>]" of the
+ * repetitions' samples[], summarized in copy[] (room for one figure a
+ * repetition): samples[] stay in their order, by repetition, for the
+ * ratios. */
+static void
+print_samples(const char *prefix, const char *metric, const double *samples,
+	      double *copy, uint64_t reps, const char *suffix)
+{
+	struct wm_stats s;
+
+	memcpy(copy, samples, reps * sizeof(*copy));
+	s = wm_stats_summarize(copy, reps);
+	wm_stats_print(stdout, prefix, metric, &s, suffix);
+}
+
+/* "<prefix> metric=<metric> ratio=X", X the median over the repetitions
+ * of num[r] / den[r]; copy[] as above. */
+static void
+print_median_ratio(const char *prefix, const char *metric, const double *num,
+		   const double *den, double *copy, uint64_t reps)
+{
+	for (uint64_t r = 0; r < reps; r++)
+		copy[r] = num[r] / den[r];
+	wm_stats_print_ratio(stdout, prefix, metric,
+			     wm_stats_summarize(copy, reps).median);
+}
+
 static void
 pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 	       struct variant *v, size_t nv)
@@ -474,41 +501,35 @@ pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 		return;
 	snprintf(suffix, sizeof(suffix), "reps=%" PRIu64 " records=%" PRIu64,
 		 o->reps, o->records);
-	memcpy(copy, loop_mrec, o->reps * sizeof(*copy));
-	s = wm_stats_summarize(copy, o->reps);
-	wm_stats_print(stdout, "bench=pipeline impl=loop variant=p1",
-		       "mrec_per_s", &s, suffix);
+	print_samples("bench=pipeline impl=loop variant=p1", "mrec_per_s",
+		      loop_mrec, copy, o->reps, suffix);
 	for (size_t k = 0; k < nv; k++) {
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline impl=wmrun variant=p%" PRIu32,
 			 v[k].parallelism);
-		for (uint64_t r = 0; r < o->reps; r++)
-			copy[r] = v[k].mrec[r] / loop_mrec[r];
-		s = wm_stats_summarize(v[k].mrec, o->reps);
-		wm_stats_print(stdout, prefix, "mrec_per_s", &s, suffix);
+		print_samples(prefix, "mrec_per_s", v[k].mrec, copy, o->reps,
+			      suffix);
 		printf("%s metric=shm_bytes value=%" PRIu64 "\n", prefix,
 		       v[k].shm_bytes);
 		s = wm_stats_summarize(v[k].rss, v[k].n_rss);
 		wm_stats_print(stdout, prefix, "rss_kib_per_subtask", &s, NULL);
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
-		wm_stats_print_ratio(stdout, prefix, "wmrun_over_loop",
-				     wm_stats_summarize(copy, o->reps).median);
+		print_median_ratio(prefix, "wmrun_over_loop", v[k].mrec,
+				   loop_mrec, copy, o->reps);
 		if (!o->sampled)
 			continue;
-		for (uint64_t r = 0; r < o->reps; r++)
-			copy[r] = v[k].sampled_mrec[r] / v[k].mrec[r];
-		s = wm_stats_summarize(v[k].sampled_mrec, o->reps);
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline impl=wmrun-sampled variant=p%" PRIu32,
 			 v[k].parallelism);
-		wm_stats_print(stdout, prefix, "mrec_per_s", &s, suffix);
+		print_samples(prefix, "mrec_per_s", v[k].sampled_mrec, copy,
+			      o->reps, suffix);
 		printf("%s metric=scrapes value=%" PRIu64 "\n", prefix,
 		       v[k].scrapes);
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
-		wm_stats_print_ratio(stdout, prefix, "sampled_over_unsampled",
-				     wm_stats_summarize(copy, o->reps).median);
+		print_median_ratio(prefix, "sampled_over_unsampled",
+				   v[k].sampled_mrec, v[k].mrec, copy, o->reps);
 	}
 	fflush(stdout);
 	free(copy);
