@@ -48,6 +48,20 @@
  * order: metric=sampled_over_unsampled is the cost of being watched. Every record must be accounted for (read = generated = in a
  * window + late + dropped); a mismatch or a failed job exits 70.
  *
+ * With --keys, what string keys cost: before any timing the benchmark
+ * writes two replay traces of the same records (keys_write()), one keyed
+ * by integers N, the other by the strings "user<N>", and each wmrun
+ * variant also runs the job replaying each of them as fast as it can, in
+ * alternating order. Those runs are timed from the start line to the end
+ * (report.h's wall_ns), because the supervisor reads the trace, and
+ * interns its strings, before it creates the segment: that reading is
+ * timed on its own, each trace read as the supervisor reads it, once a
+ * repetition (keys_read_rep(), ns per record). So the job figures differ
+ * only by what a string key costs a record in flight (the hash edge's
+ * branch) and a result (the lookup and the quoting in the sink), and the
+ * reading figures by the interning; the routing differs too, as Flink's
+ * does: "user<N>" is hashed as a Java String, N as a Long.
+ *
  * Memory per variant: the segment's size, and each subtask's peak resident
  * set (ru_maxrss from the supervisor's wait4(): it counts the ring pages
  * the process touched and the pages it shared with wmbench after fork).
@@ -62,11 +76,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
+#include "bench/rng.h"
 #include "bench/scraper.h"
 #include "bench/stats.h"
 #include "bench/wmbench.h"
 #include "runtime/plan/plan.h"
+#include "runtime/io/keys.h"
+#include "runtime/io/replay.h"
 #include "runtime/io/sink.h"
 #include "runtime/io/sources.h"
 #include "runtime/run/supervisor.h"
@@ -92,6 +110,7 @@ struct pipeline_options {
 	uint32_t parallelism[PIPELINE_MAX_LIST];
 	size_t n_parallelism;
 	bool sampled; /* also run each variant watched by an observer */
+	bool keys;    /* also replay traces keyed by longs and by strings */
 };
 
 /* Sampling and scraping of a --sampled run. */
@@ -116,37 +135,60 @@ sampled_observer(uint16_t port)
 	return o;
 }
 
-/* The job at parallelism p, loaded from its text; NULL after a message. */
+/*
+ * The job at parallelism p, loaded from its text; NULL after a message.
+ * Its source generates `records` records over PIPELINE_KEYS keys, or,
+ * with `replay`, replays that trace as fast as it can, its keys of
+ * `key_type` ("long" or "string"): the rest of the job is the same.
+ */
 static struct wm_topology *
-pipeline_topology(uint64_t records, uint32_t p)
+pipeline_topology(uint64_t records, uint32_t p, const char *replay,
+		  const char *key_type)
 {
 	struct wm_topology *t = NULL;
 	struct wm_ini_error err;
-	char text[1024], msg[512];
-	int n = snprintf(text, sizeof(text),
-			 "[job]\n"
-			 "name = pipeline-bench\n"
-			 "records = %" PRIu64 "\n"
-			 "speed = %d\n"
-			 "[global]\n"
-			 "parallelism = %" PRIu32 "\n"
-			 "[source gen]\n"
-			 "partitions = %u\n"
-			 "keys = %u\n"
-			 "out_of_orderness = 0\n"
-			 "[keyby route]\n"
-			 "input = gen\n"
-			 "[window counts]\n"
-			 "input = route\n"
-			 "type = tumbling\n"
-			 "size = 1 min\n"
-			 "aggregates = count\n"
-			 "[sink out]\n"
-			 "input = counts\n"
-			 "path = /dev/null\n",
-			 records / PIPELINE_PARTITIONS, PIPELINE_SPEED, p,
-			 PIPELINE_PARTITIONS, PIPELINE_KEYS);
+	char text[2048], records_line[64], source[1024], msg[512];
+	int n;
 
+	if (replay == NULL) {
+		snprintf(records_line, sizeof(records_line),
+			 "records = %" PRIu64 "\n",
+			 records / PIPELINE_PARTITIONS);
+		snprintf(source, sizeof(source), "keys = %u\n", PIPELINE_KEYS);
+	} else {
+		records_line[0] = '\0';
+		snprintf(source, sizeof(source),
+			 "replay = %s\npacing = fast\nkey_type = %s\n", replay,
+			 key_type);
+	}
+	n = snprintf(text, sizeof(text),
+		     "[job]\n"
+		     "name = pipeline-bench\n"
+		     "%s"
+		     "speed = %d\n"
+		     "[global]\n"
+		     "parallelism = %" PRIu32 "\n"
+		     "[source gen]\n"
+		     "partitions = %u\n"
+		     "%s"
+		     "out_of_orderness = 0\n"
+		     "[keyby route]\n"
+		     "input = gen\n"
+		     "[window counts]\n"
+		     "input = route\n"
+		     "type = tumbling\n"
+		     "size = 1 min\n"
+		     "aggregates = count\n"
+		     "[sink out]\n"
+		     "input = counts\n"
+		     "path = /dev/null\n",
+		     records_line, PIPELINE_SPEED, p, PIPELINE_PARTITIONS,
+		     source);
+
+	if (n < 0 || (size_t)n >= sizeof(text)) {
+		fprintf(stderr, "wmbench: pipeline topology too long\n");
+		return NULL;
+	}
 	if (wm_topology_load_buffer(text, (size_t)n, "(pipeline benchmark)", &t,
 				    &err) != 0) {
 		wm_ini_error_format(&err, msg, sizeof(msg));
@@ -367,7 +409,10 @@ loop_run(const struct wm_topology *t, uint64_t records)
 
 struct wmrun_result {
 	double mrec_per_s; /* -1: failed (after a message) */
-	int status;	   /* exit status for the failure */
+	/* From the start line (every subtask set up, its trace's records
+	 * inherited) to the last worker's end: report.h's wall_ns. */
+	double started_mrec_per_s;
+	int status; /* exit status for the failure */
 };
 
 /* One run of the job as processes; *rep is the supervisor's report (shm
@@ -393,10 +438,142 @@ wmrun_run(const struct wm_topology *t, uint32_t p, uint64_t records,
 	}
 	if (accounted(what, records, rep->records_read, rep->records_windowed,
 		      rep->late_dropped + rep->late_side_output +
-			      rep->other_dropped))
+			      rep->other_dropped)) {
 		out.mrec_per_s =
 			(double)records / ((double)(end - start) / 1e3);
+		out.started_mrec_per_s =
+			(double)records /
+			((double)(rep->wall_ns > 0 ? rep->wall_ns : 1) / 1e3);
+	}
 	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* --keys: the job replaying one set of records, keyed by longs or strings */
+
+enum keys_type { KEYS_LONG, KEYS_STRING, KEYS_TYPES };
+
+static const char *const keys_name[KEYS_TYPES] = {"long-keys", "string-keys"};
+static const char *const keys_conf[KEYS_TYPES] = {"long", "string"};
+static const enum wm_key_type keys_type[KEYS_TYPES] = {WM_KEY_TYPE_LONG,
+						       WM_KEY_TYPE_STRING};
+
+/* The two traces and what reading them cost. */
+struct keys_bench {
+	char path[KEYS_TYPES][512];  /* "" until made; unlinked at the end */
+	uint32_t distinct;	     /* keys the records use */
+	double *read_ns[KEYS_TYPES]; /* per record, by repetition */
+};
+
+/* The order of the key types in repetition r: alternating, so that
+ * neither always runs on a machine (and a page cache) the other warmed. */
+static enum keys_type
+keys_nth(uint64_t r, int i)
+{
+	return (enum keys_type)(r % 2 == 0 ? i : KEYS_TYPES - 1 - i);
+}
+
+/*
+ * Write the traces: the same records but for the key's type. Record i is
+ * in partition i % PIPELINE_PARTITIONS at timestamp i / PIPELINE_PARTITIONS
+ * ms, so every partition is in order and a one-minute window holds 60000
+ * records of each (one result per 469 records, near the generated job's
+ * one per 400 at 7 Mrec/s); its key is a uniform draw N below
+ * PIPELINE_KEYS, written as N in one trace and as "user<N>" in the other.
+ * 0, or an exit status after a message.
+ */
+static int
+keys_write(struct keys_bench *kb, uint64_t records)
+{
+	const char *dir = getenv("TMPDIR");
+	bool used[PIPELINE_KEYS] = {false};
+	FILE *f[KEYS_TYPES] = {NULL};
+	struct wm_rng rng;
+	int rc = 0;
+
+	if (dir == NULL || dir[0] == '\0')
+		dir = "/tmp";
+	for (int k = 0; k < KEYS_TYPES && rc == 0; k++) {
+		int fd;
+
+		snprintf(kb->path[k], sizeof(kb->path[k]),
+			 "%s/wmbench-%s-XXXXXX", dir, keys_name[k]);
+		fd = mkstemp(kb->path[k]);
+		if (fd < 0 || (f[k] = fdopen(fd, "w")) == NULL) {
+			fprintf(stderr,
+				"wmbench: could not create trace \"%s\": %s\n",
+				kb->path[k], strerror(errno));
+			if (fd < 0)
+				kb->path[k][0] = '\0';
+			else
+				close(fd);
+			rc = EX_CANTCREAT;
+		}
+	}
+	wm_rng_seed(&rng, 14);
+	for (uint64_t i = 0; i < records && rc == 0; i++) {
+		uint32_t key = wm_rng_below(&rng, PIPELINE_KEYS);
+		uint64_t p = i % PIPELINE_PARTITIONS;
+		uint64_t ts = i / PIPELINE_PARTITIONS;
+
+		used[key] = true;
+		fprintf(f[KEYS_LONG], "%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",1\n",
+			p, ts, key);
+		fprintf(f[KEYS_STRING],
+			"%" PRIu64 ",%" PRIu64 ",user%" PRIu32 ",1\n", p, ts,
+			key);
+	}
+	for (int k = 0; k < KEYS_TYPES; k++) {
+		if (f[k] != NULL && (ferror(f[k]) | fclose(f[k])) != 0 &&
+		    rc == 0) {
+			fprintf(stderr,
+				"wmbench: could not write trace \"%s\": %s\n",
+				kb->path[k], strerror(errno));
+			rc = EX_IOERR;
+		}
+	}
+	for (uint32_t key = 0; key < PIPELINE_KEYS; key++)
+		kb->distinct += used[key];
+	return rc;
+}
+
+/*
+ * Repetition r of the reading alone, each trace as the supervisor reads
+ * it before a job (the interning of string keys included): ns per record
+ * into kb->read_ns. The string trace must have interned exactly the keys
+ * it holds. 0, or an exit status after a message.
+ */
+static int
+keys_read_rep(struct keys_bench *kb, uint64_t records, uint64_t r)
+{
+	for (int i = 0; i < KEYS_TYPES; i++) {
+		enum keys_type k = keys_nth(r, i);
+		char err[512];
+		uint64_t start = wm_stats_now_ns(), end;
+		struct wm_replay_trace *tr = wm_replay_read(
+			kb->path[k], PIPELINE_PARTITIONS, WM_REPLAY_FAST,
+			keys_type[k], NULL, false, err, sizeof(err));
+		const struct wm_keys *keys;
+		size_t interned, want = k == KEYS_STRING ? kb->distinct : 0;
+
+		end = wm_stats_now_ns();
+		if (tr == NULL) {
+			fprintf(stderr, "wmbench: pipeline: %s\n", err);
+			return errno == ENOMEM ? EX_OSERR : EX_SOFTWARE;
+		}
+		keys = wm_replay_keys(tr);
+		interned = keys != NULL ? wm_keys_count(keys) : 0;
+		wm_replay_free(tr);
+		if (interned != want) {
+			fprintf(stderr,
+				"wmbench: pipeline: trace \"%s\" interned %zu "
+				"keys, expected %zu\n",
+				kb->path[k], interned, want);
+			return EX_SOFTWARE;
+		}
+		kb->read_ns[k][r] = (double)(end - start) / (double)records;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -411,6 +588,10 @@ struct variant {
 	double *rss;	      /* KiB, every subtask of every repetition */
 	size_t n_rss, cap_rss;
 	uint64_t shm_bytes;
+	/* --keys: the job replaying each trace, and its throughput from
+	 * the start line, by repetition */
+	struct wm_topology *keyed_topo[KEYS_TYPES];
+	double *keyed_mrec[KEYS_TYPES];
 };
 
 /* One wmrun run of variant v in repetition r, watched (--sampled) or
@@ -454,6 +635,26 @@ variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
 	return w.mrec_per_s < 0 ? w.status : 0;
 }
 
+/* Repetition r of variant v replaying each trace, in keys_nth() order;
+ * 0 or an exit status. */
+static int
+keys_rep(struct variant *v, const struct pipeline_options *o, uint64_t r)
+{
+	for (int i = 0; i < KEYS_TYPES; i++) {
+		enum keys_type k = keys_nth(r, i);
+		struct wm_job_report rep;
+		struct wmrun_result w =
+			wmrun_run(v->keyed_topo[k], v->parallelism, o->records,
+				  NULL, &rep);
+
+		wm_report_free(&rep);
+		if (w.mrec_per_s < 0)
+			return w.status;
+		v->keyed_mrec[k][r] = w.started_mrec_per_s;
+	}
+	return 0;
+}
+
 static int
 loop_rep(const struct wm_topology *t, const struct pipeline_options *o,
 	 double *mrec)
@@ -462,9 +663,74 @@ loop_rep(const struct wm_topology *t, const struct pipeline_options *o,
 	return *mrec < 0 ? EX_SOFTWARE : 0;
 }
 
+/* "<prefix> metric=<metric> median=X min=Y max=Z[ <suffix>]" of the
+ * repetitions' samples[], summarized in copy[] (room for one figure a
+ * repetition): samples[] stay in their order, by repetition, for the
+ * ratios. */
+static void
+print_samples(const char *prefix, const char *metric, const double *samples,
+	      double *copy, uint64_t reps, const char *suffix)
+{
+	struct wm_stats s;
+
+	memcpy(copy, samples, reps * sizeof(*copy));
+	s = wm_stats_summarize(copy, reps);
+	wm_stats_print(stdout, prefix, metric, &s, suffix);
+}
+
+/* "<prefix> metric=<metric> ratio=X", X the median over the repetitions
+ * of num[r] / den[r]; copy[] as above. */
+static void
+print_median_ratio(const char *prefix, const char *metric, const double *num,
+		   const double *den, double *copy, uint64_t reps)
+{
+	for (uint64_t r = 0; r < reps; r++)
+		copy[r] = num[r] / den[r];
+	wm_stats_print_ratio(stdout, prefix, metric,
+			     wm_stats_summarize(copy, reps).median);
+}
+
+/* --keys: the reading figures, then each parallelism's two jobs and the
+ * median of the per-repetition ratios string over long; copy[] and
+ * suffix as pipeline_print() has them. */
+static void
+keys_print(const struct pipeline_options *o, const struct keys_bench *kb,
+	   const struct variant *v, size_t nv, double *copy, const char *suffix)
+{
+	char prefix[96];
+
+	for (int k = 0; k < KEYS_TYPES; k++) {
+		snprintf(prefix, sizeof(prefix),
+			 "bench=pipeline impl=read variant=%s", keys_name[k]);
+		print_samples(prefix, "ns_per_record", kb->read_ns[k], copy,
+			      o->reps, suffix);
+	}
+	printf("bench=pipeline impl=read variant=string-keys metric=keys "
+	       "value=%" PRIu32 "\n",
+	       kb->distinct);
+	print_median_ratio("bench=pipeline impl=read", "string_over_long_keys",
+			   kb->read_ns[KEYS_STRING], kb->read_ns[KEYS_LONG],
+			   copy, o->reps);
+	for (size_t j = 0; j < nv; j++) {
+		for (int k = 0; k < KEYS_TYPES; k++) {
+			snprintf(prefix, sizeof(prefix),
+				 "bench=pipeline impl=wmrun variant=p%" PRIu32
+				 "-%s",
+				 v[j].parallelism, keys_name[k]);
+			print_samples(prefix, "mrec_per_s", v[j].keyed_mrec[k],
+				      copy, o->reps, suffix);
+		}
+		snprintf(prefix, sizeof(prefix),
+			 "bench=pipeline variant=p%" PRIu32, v[j].parallelism);
+		print_median_ratio(prefix, "string_over_long_keys",
+				   v[j].keyed_mrec[KEYS_STRING],
+				   v[j].keyed_mrec[KEYS_LONG], copy, o->reps);
+	}
+}
+
 static void
 pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
-	       struct variant *v, size_t nv)
+	       struct variant *v, size_t nv, const struct keys_bench *kb)
 {
 	char prefix[96], suffix[96];
 	double *copy = malloc(o->reps * sizeof(*copy));
@@ -474,44 +740,82 @@ pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 		return;
 	snprintf(suffix, sizeof(suffix), "reps=%" PRIu64 " records=%" PRIu64,
 		 o->reps, o->records);
-	memcpy(copy, loop_mrec, o->reps * sizeof(*copy));
-	s = wm_stats_summarize(copy, o->reps);
-	wm_stats_print(stdout, "bench=pipeline impl=loop variant=p1",
-		       "mrec_per_s", &s, suffix);
+	print_samples("bench=pipeline impl=loop variant=p1", "mrec_per_s",
+		      loop_mrec, copy, o->reps, suffix);
 	for (size_t k = 0; k < nv; k++) {
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline impl=wmrun variant=p%" PRIu32,
 			 v[k].parallelism);
-		for (uint64_t r = 0; r < o->reps; r++)
-			copy[r] = v[k].mrec[r] / loop_mrec[r];
-		s = wm_stats_summarize(v[k].mrec, o->reps);
-		wm_stats_print(stdout, prefix, "mrec_per_s", &s, suffix);
+		print_samples(prefix, "mrec_per_s", v[k].mrec, copy, o->reps,
+			      suffix);
 		printf("%s metric=shm_bytes value=%" PRIu64 "\n", prefix,
 		       v[k].shm_bytes);
 		s = wm_stats_summarize(v[k].rss, v[k].n_rss);
 		wm_stats_print(stdout, prefix, "rss_kib_per_subtask", &s, NULL);
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
-		wm_stats_print_ratio(stdout, prefix, "wmrun_over_loop",
-				     wm_stats_summarize(copy, o->reps).median);
+		print_median_ratio(prefix, "wmrun_over_loop", v[k].mrec,
+				   loop_mrec, copy, o->reps);
 		if (!o->sampled)
 			continue;
-		for (uint64_t r = 0; r < o->reps; r++)
-			copy[r] = v[k].sampled_mrec[r] / v[k].mrec[r];
-		s = wm_stats_summarize(v[k].sampled_mrec, o->reps);
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline impl=wmrun-sampled variant=p%" PRIu32,
 			 v[k].parallelism);
-		wm_stats_print(stdout, prefix, "mrec_per_s", &s, suffix);
+		print_samples(prefix, "mrec_per_s", v[k].sampled_mrec, copy,
+			      o->reps, suffix);
 		printf("%s metric=scrapes value=%" PRIu64 "\n", prefix,
 		       v[k].scrapes);
 		snprintf(prefix, sizeof(prefix),
 			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
-		wm_stats_print_ratio(stdout, prefix, "sampled_over_unsampled",
-				     wm_stats_summarize(copy, o->reps).median);
+		print_median_ratio(prefix, "sampled_over_unsampled",
+				   v[k].sampled_mrec, v[k].mrec, copy, o->reps);
 	}
+	if (o->keys)
+		keys_print(o, kb, v, nv, copy, suffix);
 	fflush(stdout);
 	free(copy);
+}
+
+/* Variant v at parallelism p: its jobs, and room for its figures; 0 or
+ * an exit status (a topology that does not load is this file's bug). */
+static int
+variant_set_up(struct variant *v, uint32_t p, const struct pipeline_options *o,
+	       const struct keys_bench *kb)
+{
+	v->parallelism = p;
+	v->topo = pipeline_topology(o->records, p, NULL, NULL);
+	v->mrec = calloc(o->reps, sizeof(double));
+	v->sampled_mrec = calloc(o->reps, sizeof(double));
+	/* source, keyBy and window subtasks (the sink is chained) */
+	v->cap_rss = o->reps * 3 * p;
+	v->rss = calloc(v->cap_rss, sizeof(double));
+	if (v->topo == NULL)
+		return EX_SOFTWARE;
+	if (v->mrec == NULL || v->sampled_mrec == NULL || v->rss == NULL)
+		return EX_OSERR;
+	for (int k = 0; o->keys && k < KEYS_TYPES; k++) {
+		v->keyed_topo[k] = pipeline_topology(o->records, p, kb->path[k],
+						     keys_conf[k]);
+		v->keyed_mrec[k] = calloc(o->reps, sizeof(double));
+		if (v->keyed_topo[k] == NULL)
+			return EX_SOFTWARE;
+		if (v->keyed_mrec[k] == NULL)
+			return EX_OSERR;
+	}
+	return 0;
+}
+
+static void
+variant_free(struct variant *v)
+{
+	wm_topology_free(v->topo);
+	free(v->mrec);
+	free(v->sampled_mrec);
+	free(v->rss);
+	for (int k = 0; k < KEYS_TYPES; k++) {
+		wm_topology_free(v->keyed_topo[k]);
+		free(v->keyed_mrec[k]);
+	}
 }
 
 static int
@@ -521,37 +825,34 @@ pipeline_measure(const struct pipeline_options *o)
 	struct variant *v = calloc(nv, sizeof(*v));
 	struct wm_topology *loop_topo = NULL;
 	double *loop_mrec = calloc(o->reps, sizeof(double));
+	struct keys_bench kb = {.distinct = 0};
 	int rc = 0;
 
 	if (v == NULL || loop_mrec == NULL) {
 		rc = EX_OSERR;
 		goto out;
 	}
-	/* A topology that does not load is this file's bug. */
-	loop_topo = pipeline_topology(o->records, 1);
-	if (loop_topo == NULL)
-		rc = EX_SOFTWARE;
-	for (size_t k = 0; k < nv && rc == 0; k++) {
-		uint32_t p = o->parallelism[k];
-
-		v[k].parallelism = p;
-		v[k].topo = pipeline_topology(o->records, p);
-		v[k].mrec = calloc(o->reps, sizeof(double));
-		v[k].sampled_mrec = calloc(o->reps, sizeof(double));
-		/* source, keyBy and window subtasks (the sink is chained) */
-		v[k].cap_rss = o->reps * 3 * p;
-		v[k].rss = calloc(v[k].cap_rss, sizeof(double));
-		if (v[k].topo == NULL)
-			rc = EX_SOFTWARE;
-		else if (v[k].mrec == NULL || v[k].sampled_mrec == NULL ||
-			 v[k].rss == NULL)
-			rc = EX_OSERR;
+	/* The traces before any timing: writing them is no part of it. */
+	if (o->keys) {
+		rc = keys_write(&kb, o->records);
+		for (int k = 0; k < KEYS_TYPES && rc == 0; k++)
+			if ((kb.read_ns[k] = calloc(o->reps, sizeof(double))) ==
+			    NULL)
+				rc = EX_OSERR;
 	}
+	/* A topology that does not load is this file's bug. */
+	loop_topo = pipeline_topology(o->records, 1, NULL, NULL);
+	if (loop_topo == NULL && rc == 0)
+		rc = EX_SOFTWARE;
+	for (size_t k = 0; k < nv && rc == 0; k++)
+		rc = variant_set_up(&v[k], o->parallelism[k], o, &kb);
 	/* Even repetitions start with the loop, odd ones end with it:
 	 * neither side always runs on a machine the other just warmed. */
 	for (uint64_t r = 0; r < o->reps && rc == 0; r++) {
 		if (r % 2 == 0)
 			rc = loop_rep(loop_topo, o, &loop_mrec[r]);
+		if (rc == 0 && o->keys)
+			rc = keys_read_rep(&kb, o->records, r);
 		for (size_t k = 0; k < nv && rc == 0; k++) {
 			/* Watched and not, in turn first. */
 			bool watched_first = o->sampled && r % 2 == 1;
@@ -562,22 +863,25 @@ pipeline_measure(const struct pipeline_options *o)
 				rc = variant_rep(&v[k], o, r, false);
 			if (rc == 0 && o->sampled && !watched_first)
 				rc = variant_rep(&v[k], o, r, true);
+			if (rc == 0 && o->keys)
+				rc = keys_rep(&v[k], o, r);
 		}
 		if (r % 2 == 1 && rc == 0)
 			rc = loop_rep(loop_topo, o, &loop_mrec[r]);
 	}
 	if (rc == 0)
-		pipeline_print(o, loop_mrec, v, nv);
+		pipeline_print(o, loop_mrec, v, nv, &kb);
 out:
-	for (size_t k = 0; v != NULL && k < nv; k++) {
-		wm_topology_free(v[k].topo);
-		free(v[k].mrec);
-		free(v[k].sampled_mrec);
-		free(v[k].rss);
-	}
+	for (size_t k = 0; v != NULL && k < nv; k++)
+		variant_free(&v[k]);
 	free(v);
 	wm_topology_free(loop_topo);
 	free(loop_mrec);
+	for (int k = 0; k < KEYS_TYPES; k++) {
+		if (kb.path[k][0] != '\0')
+			unlink(kb.path[k]);
+		free(kb.read_ns[k]);
+	}
 	return rc;
 }
 
@@ -608,6 +912,14 @@ pipeline_help(FILE *out)
 		"                           timeline to /dev/null), in turn "
 		"with\n"
 		"                           the unwatched run\n"
+		"  -k, --keys               also run each parallelism "
+		"replaying the same\n"
+		"                           records keyed by longs and by "
+		"strings\n"
+		"                           (\"user<N>\"), from traces "
+		"written to $TMPDIR\n"
+		"                           first, and time reading each "
+		"trace\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"Prints:\n"
@@ -624,10 +936,23 @@ pipeline_help(FILE *out)
 		"metric=mrec_per_s ...  (--sampled)\n"
 		"  bench=pipeline variant=pP metric=sampled_over_unsampled "
 		"ratio=X\n"
+		"  bench=pipeline impl=read variant=K-keys "
+		"metric=ns_per_record ...  (--keys)\n"
+		"  bench=pipeline impl=read variant=string-keys metric=keys "
+		"value=N\n"
+		"  bench=pipeline impl=read metric=string_over_long_keys "
+		"ratio=X\n"
+		"  bench=pipeline impl=wmrun variant=pP-K-keys "
+		"metric=mrec_per_s ...\n"
+		"  bench=pipeline variant=pP metric=string_over_long_keys "
+		"ratio=X\n"
 		"(millions of records per second; the ratio is the median of "
 		"the\n"
 		"per-repetition ratios; RSS over every subtask of every "
-		"repetition).\n",
+		"repetition;\n"
+		"K is long or string; a keyed job is timed from its start "
+		"line, its\n"
+		"trace read before it).\n",
 		PIPELINE_DEFAULT_RECORDS, PIPELINE_PARTITIONS,
 		PIPELINE_DEFAULT_REPS, PIPELINE_MAX_PARALLELISM);
 }
@@ -640,6 +965,7 @@ wm_bench_pipeline(int argc, char **argv)
 		{"reps", required_argument, NULL, 'r'},
 		{"parallelism", required_argument, NULL, 'p'},
 		{"sampled", no_argument, NULL, 's'},
+		{"keys", no_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -651,7 +977,7 @@ wm_bench_pipeline(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:n:r:p:sh", longopts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "+:n:r:p:skh", longopts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'n':
@@ -683,6 +1009,9 @@ wm_bench_pipeline(int argc, char **argv)
 			break;
 		case 's':
 			o.sampled = true;
+			break;
+		case 'k':
+			o.keys = true;
 			break;
 		case 'h':
 			pipeline_help(stdout);
