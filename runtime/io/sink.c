@@ -5,10 +5,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/assert.h"
 #include "operators/keygroup.h"
@@ -17,10 +19,12 @@
 #include "runtime/io/outfile.h"
 #include "runtime/io/sink.h"
 
-/* Whole lines gathered for one destination, not yet written. */
+/* Whole lines gathered for one destination, not yet written: at most
+ * `cap` bytes, what one write of the destination takes whole (sink.h). */
 struct lines {
 	size_t len;
-	char buf[WM_SINK_BUFFER];
+	size_t cap;
+	char buf[WM_SINK_FILE_BUFFER];
 };
 
 /* What a sink writes, for messages. */
@@ -49,7 +53,7 @@ struct wm_sink {
 	struct lines own;
 };
 
-static struct lines stdout_lines;
+static struct lines stdout_lines = {.cap = WM_SINK_BUFFER};
 
 /* The longest key field: a string key quoted, every byte of it doubled
  * (a CSV quote) or escaped (JSON), or a long. */
@@ -93,7 +97,7 @@ line_begin(struct wm_sink *s, struct line *l, size_t max)
 
 	if (s->file.error != 0)
 		return -s->file.error;
-	if (sizeof(b->buf) - b->len < max) {
+	if (b->cap - b->len < max) {
 		int r = wm_sink_flush(s);
 
 		if (r != 0)
@@ -185,6 +189,21 @@ wm_sink_flush(struct wm_sink *s)
 	return r;
 }
 
+/* Whether a write of any size to `fd` goes in whole, without another
+ * process's write in its middle: a regular file opened for appending
+ * (outfile.h opens every regular file so), whose writes the kernel makes
+ * under the file's lock, each at the end as it then is. A pipe, a device
+ * or a terminal takes at most PIPE_BUF bytes whole. */
+static bool
+appends_whole(int fd)
+{
+	struct stat st;
+	int flags = fcntl(fd, F_GETFL);
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flags >= 0 &&
+	       (flags & O_APPEND);
+}
+
 static int
 open_sink(struct wm_sink **out, const char *stage, const char *path,
 	  enum sink_kind kind, char *err, size_t errlen)
@@ -205,6 +224,8 @@ open_sink(struct wm_sink **out, const char *stage, const char *path,
 		free(s);
 		return r;
 	}
+	s->own.cap = appends_whole(s->file.fd) ? WM_SINK_FILE_BUFFER
+					       : WM_SINK_BUFFER;
 	*out = s;
 	return 0;
 }
