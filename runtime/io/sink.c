@@ -5,22 +5,26 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "base/assert.h"
 #include "operators/keygroup.h"
+#include "runtime/io/decimal.h"
 #include "runtime/io/keys.h"
 #include "runtime/io/outfile.h"
 #include "runtime/io/sink.h"
 
-/* Whole lines gathered for one destination, not yet written. */
+/* Whole lines gathered for one destination, not yet written: at most
+ * `cap` bytes, what one write of the destination takes whole (sink.h). */
 struct lines {
 	size_t len;
-	char buf[WM_SINK_BUFFER];
+	size_t cap;
+	char buf[WM_SINK_FILE_BUFFER];
 };
 
 /* What a sink writes, for messages. */
@@ -49,48 +53,99 @@ struct wm_sink {
 	struct lines own;
 };
 
-static struct lines stdout_lines;
+static struct lines stdout_lines = {.cap = WM_SINK_BUFFER};
 
-/* The longest line: a string key quoted (every byte of it doubled, two
- * quotes), two bounds, five aggregates, fire time and watermark of 20
- * characters each, names and punctuation. */
-#define LINE_MAX_BYTES (512 + 2 * WM_KEYS_MAX_BYTES + 2)
-_Static_assert(LINE_MAX_BYTES <= WM_SINK_BUFFER, "a line fits one write");
+/* The longest key field: a string key quoted, every byte of it doubled
+ * (a CSV quote) or escaped (JSON), or a long. */
+#define KEY_MAX_BYTES (2 * WM_KEYS_MAX_BYTES + 2)
+_Static_assert(KEY_MAX_BYTES >= WM_DECIMAL_MAX, "a long fits a key field");
 
+/* The longest result line: the key, two bounds, five aggregates, fire
+ * time and watermark of at most 24 characters each (avg's "%.17g", a
+ * long's 20), the names and punctuation of JSON in less than 200. */
+#define RESULT_MAX_BYTES (512 + KEY_MAX_BYTES)
+
+/* The longest trace line (late records, a recording), but for its key:
+ * partition, timestamp, value and arrival, four commas and the end. */
+#define TRACE_MAX_BYTES (10 + 3 * WM_DECIMAL_MAX + 5)
+
+_Static_assert(RESULT_MAX_BYTES <= WM_SINK_BUFFER, "a line fits one write");
+_Static_assert(TRACE_MAX_BYTES + KEY_MAX_BYTES <= WM_SINK_BUFFER,
+	       "a line fits one write");
+
+/*
+ * A line being written in place, at the end of its sink's buffer: the
+ * bytes [start, p) so far. line_begin() made room up to `end` for the
+ * longest line of its kind, so that its fields, each of a known bound
+ * (a number, the key, a name), are written without a check of their own.
+ * A key longer than its bound is not written but marks the line cut,
+ * which line_finish() refuses rather than write half a line.
+ */
 struct line {
-	size_t n;
-	char text[LINE_MAX_BYTES];
+	char *start;
+	char *p;
+	char *end;
+	bool cut;
 };
 
-static void line_add(struct line *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* Room for a line of at most `max` bytes, writing out the buffer first if
+ * it has less: 0, or the negative errno of the first failed write. */
+static int
+line_begin(struct wm_sink *s, struct line *l, size_t max)
+{
+	struct lines *b = s->pending;
+
+	if (s->file.error != 0)
+		return -s->file.error;
+	if (b->cap - b->len < max) {
+		int r = wm_sink_flush(s);
+
+		if (r != 0)
+			return r;
+	}
+	l->start = l->p = b->buf + b->len;
+	l->end = l->p + max;
+	l->cut = false;
+	return 0;
+}
+
+/* The line, whole, becomes part of the buffer. */
+static int
+line_finish(struct wm_sink *s, const struct line *l)
+{
+	if (l->cut)
+		return -EOVERFLOW; /* cannot happen: the line is bounded */
+	WM_ASSERT(l->p <= l->end);
+	s->pending->len += (size_t)(l->p - l->start);
+	return 0;
+}
+
+/* `len` bytes of text of a known bound (a name, punctuation). */
+static void
+line_text(struct line *l, const char *text, size_t len)
+{
+	memcpy(l->p, text, len);
+	l->p += len;
+}
+
+/* A string literal's bytes, without its NUL. */
+#define LINE_LITERAL(l, text) line_text(l, "" text, sizeof(text) - 1)
 
 static void
-line_add(struct line *l, const char *fmt, ...)
+line_i64(struct line *l, int64_t v)
 {
-	va_list ap;
-	int n;
-
-	if (l->n >= sizeof(l->text))
-		return; /* already cut: append() refuses the line */
-	va_start(ap, fmt);
-	n = vsnprintf(l->text + l->n, sizeof(l->text) - l->n, fmt, ap);
-	va_end(ap);
-	/* Bounded by construction (LINE_MAX_BYTES); a cut line would be
-	 * silent loss, so count what was asked and let append refuse it. */
-	if (n > 0)
-		l->n += (size_t)n;
+	l->p = wm_decimal_i64(l->p, v);
 }
 
 static const char *const agg_names[] = {"count", "sum", "min", "max", "avg"};
 
 /*
- * Key word `key` as the line's first field: a long in decimal, or the
- * string it stands for as it came in, for CSV quoted when it holds a
- * comma or a quote (RFC 4180, a quote doubled) and for JSON always, a
- * quote or backslash escaped (keys hold no control characters). `string`
- * says which; a word the dictionary does not know is this process's bug,
- * printed as its number rather than lost.
+ * Key word `key` as the line's first field, at most KEY_MAX_BYTES: a
+ * long in decimal, or the string it stands for as it came in, for CSV
+ * quoted when it holds a comma or a quote (RFC 4180, a quote doubled)
+ * and for JSON always, a quote or backslash escaped (keys hold no control
+ * characters). `string` says which; a word the dictionary does not know
+ * is this process's bug, printed as its number rather than lost.
  */
 static void
 line_key(struct line *l, const struct wm_keys *keys, bool string, bool jsonl,
@@ -103,23 +158,26 @@ line_key(struct line *l, const struct wm_keys *keys, bool string, bool jsonl,
 	if (string && keys != NULL)
 		s = wm_keys_string(keys, key, &len);
 	if (s == NULL) {
-		line_add(l, "%" PRId64, key);
+		line_i64(l, key);
+		return;
+	}
+	if (len > WM_KEYS_MAX_BYTES) {
+		l->cut = true; /* cannot happen: the dictionary refuses it */
 		return;
 	}
 	quote = jsonl || memchr(s, ',', len) != NULL ||
 		memchr(s, '"', len) != NULL;
 	if (quote)
-		line_add(l, "\"");
+		*l->p++ = '"';
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '"')
-			line_add(l, jsonl ? "\\\"" : "\"\"");
+			*l->p++ = jsonl ? '\\' : '"';
 		else if (s[i] == '\\' && jsonl)
-			line_add(l, "\\\\");
-		else
-			line_add(l, "%c", s[i]);
+			*l->p++ = '\\';
+		*l->p++ = s[i];
 	}
 	if (quote)
-		line_add(l, "\"");
+		*l->p++ = '"';
 }
 
 int
@@ -131,24 +189,19 @@ wm_sink_flush(struct wm_sink *s)
 	return r;
 }
 
-/* A whole line into the buffer, writing the buffer first if the line
- * does not fit. */
-static int
-append(struct wm_sink *s, const struct line *l)
+/* Whether a write of any size to `fd` goes in whole, without another
+ * process's write in its middle: a regular file opened for appending
+ * (outfile.h opens every regular file so), whose writes the kernel makes
+ * under the file's lock, each at the end as it then is. A pipe, a device
+ * or a terminal takes at most PIPE_BUF bytes whole. */
+static bool
+appends_whole(int fd)
 {
-	if (l->n >= sizeof(l->text))
-		return -EOVERFLOW; /* cannot happen: the line is bounded */
-	if (s->file.error != 0)
-		return -s->file.error;
-	if (s->pending->len + l->n > sizeof(s->pending->buf)) {
-		int r = wm_sink_flush(s);
+	struct stat st;
+	int flags = fcntl(fd, F_GETFL);
 
-		if (r != 0)
-			return r;
-	}
-	memcpy(s->pending->buf + s->pending->len, l->text, l->n);
-	s->pending->len += l->n;
-	return 0;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flags >= 0 &&
+	       (flags & O_APPEND);
 }
 
 static int
@@ -171,23 +224,32 @@ open_sink(struct wm_sink **out, const char *stage, const char *path,
 		free(s);
 		return r;
 	}
+	s->own.cap = appends_whole(s->file.fd) ? WM_SINK_FILE_BUFFER
+					       : WM_SINK_BUFFER;
 	*out = s;
 	return 0;
 }
 
-/* The header, written now (before the workers start), or the error. */
+/* The header `text` (a whole line), written now (before the workers
+ * start), or the error. */
 static int
-write_header(struct wm_sink *s, const struct line *l, char *err, size_t errlen)
+write_header(struct wm_sink *s, const char *text, char *err, size_t errlen)
 {
-	int r = append(s, l);
+	size_t len = strlen(text);
+	struct line l;
+	int r = len <= RESULT_MAX_BYTES ? line_begin(s, &l, len) : -EOVERFLOW;
 
+	if (r == 0) {
+		line_text(&l, text, len);
+		r = line_finish(s, &l);
+	}
 	if (r == 0)
 		r = wm_sink_flush(s);
 	if (r != 0) {
 		wm_sink_error(s, err, errlen);
 		return r;
 	}
-	s->header_bytes = l->n;
+	s->header_bytes = len;
 	return 0;
 }
 
@@ -196,8 +258,9 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	     const struct wm_stage *window, const struct wm_keys *keys,
 	     char *err, size_t errlen)
 {
+	/* 27 + 5 names of at most 6 with their commas + 33 bytes. */
+	char header[128] = "key,window_start,window_end";
 	struct wm_sink *s;
-	struct line l = {0};
 	int r;
 
 	r = open_sink(&s, sink->name, sink->u.sink.path, SINK_RESULTS, err,
@@ -208,12 +271,14 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	s->aggregates = window->u.window.aggregates;
 	s->keys = keys;
 	if (!s->jsonl) {
-		line_add(&l, "key,window_start,window_end");
-		for (unsigned a = 0; a < 5; a++)
-			if (s->aggregates & (1u << a))
-				line_add(&l, ",%s", agg_names[a]);
-		line_add(&l, ",fire_time,watermark,late_firing\n");
-		r = write_header(s, &l, err, errlen);
+		for (unsigned a = 0; a < 5; a++) {
+			if (s->aggregates & (1u << a)) {
+				strcat(header, ",");
+				strcat(header, agg_names[a]);
+			}
+		}
+		strcat(header, ",fire_time,watermark,late_firing\n");
+		r = write_header(s, header, err, errlen);
 		if (r != 0) {
 			wm_sink_close(s, true, NULL, 0);
 			return r;
@@ -223,23 +288,21 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	return 0;
 }
 
-/* A trace (late records, a recording) with the header `header`, whose
- * string keys are in `keys` (NULL: it has none). */
+/* A trace (late records, a recording) with the header line `header`,
+ * whose string keys are in `keys` (NULL: it has none). */
 static int
 open_trace(struct wm_sink **out, const char *stage, const char *path,
 	   enum sink_kind kind, const char *header, const struct wm_keys *keys,
 	   char *err, size_t errlen)
 {
 	struct wm_sink *s;
-	struct line l = {0};
 	int r;
 
 	r = open_sink(&s, stage, path, kind, err, errlen);
 	if (r != 0)
 		return r;
 	s->keys = keys;
-	line_add(&l, "%s\n", header);
-	r = write_header(s, &l, err, errlen);
+	r = write_header(s, header, err, errlen);
 	if (r != 0) {
 		wm_sink_close(s, true, NULL, 0);
 		return r;
@@ -253,8 +316,8 @@ wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
 		  const struct wm_keys *keys, char *err, size_t errlen)
 {
 	return open_trace(out, window->name, window->u.window.late_output,
-			  SINK_LATE, "partition,timestamp,key,value", keys, err,
-			  errlen);
+			  SINK_LATE, "partition,timestamp,key,value\n", keys,
+			  err, errlen);
 }
 
 int
@@ -263,84 +326,129 @@ wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 		       size_t errlen)
 {
 	return open_trace(out, source->name, path, SINK_RECORDING,
-			  "partition,timestamp,key,value,arrival", keys, err,
+			  "partition,timestamp,key,value,arrival\n", keys, err,
 			  errlen);
+}
+
+/* A JSON member's name and colon before each field, or a CSV comma. */
+static void
+line_field(struct line *l, bool jsonl, const char *name)
+{
+	if (jsonl) {
+		LINE_LITERAL(l, ",\"");
+		line_text(l, name, strlen(name));
+		LINE_LITERAL(l, "\":");
+	} else {
+		LINE_LITERAL(l, ",");
+	}
 }
 
 int
 wm_sink_result(struct wm_sink *s, const struct wm_window_result *r,
 	       wm_ts_t watermark, int64_t fire_time_ms)
 {
-	const char *sep = s->jsonl ? ",\"" : ",";
-	const char *eq = s->jsonl ? "\":" : "";
-	struct line l = {0};
+	const int64_t ints[4] = {r->count, r->sum, r->min, r->max};
+	struct line l;
+	int e = line_begin(s, &l, RESULT_MAX_BYTES);
 
+	if (e != 0)
+		return e;
 	if (s->jsonl)
-		line_add(&l, "{\"key\":");
+		LINE_LITERAL(&l, "{\"key\":");
 	line_key(&l, s->keys, s->keys != NULL, s->jsonl, r->key);
-	if (s->jsonl)
-		line_add(&l,
-			 ",\"window_start\":%" PRId64
-			 ",\"window_end\":%" PRId64,
-			 r->window.start, r->window.end);
-	else
-		line_add(&l, ",%" PRId64 ",%" PRId64, r->window.start,
-			 r->window.end);
+	line_field(&l, s->jsonl, "window_start");
+	line_i64(&l, r->window.start);
+	line_field(&l, s->jsonl, "window_end");
+	line_i64(&l, r->window.end);
 	for (unsigned a = 0; a < 5; a++) {
 		if (!(s->aggregates & (1u << a)))
 			continue;
-		line_add(&l, "%s%s%s", sep, s->jsonl ? agg_names[a] : "", eq);
-		switch (a) {
-		case 0:
-			line_add(&l, "%" PRId64, r->count);
-			break;
-		case 1:
-			line_add(&l, "%" PRId64, r->sum);
-			break;
-		case 2:
-			line_add(&l, "%" PRId64, r->min);
-			break;
-		case 3:
-			line_add(&l, "%" PRId64, r->max);
-			break;
-		default:
-			line_add(&l, "%.17g", wm_window_result_avg(r));
-			break;
+		line_field(&l, s->jsonl, agg_names[a]);
+		if (a < 4) {
+			line_i64(&l, ints[a]);
+		} else {
+			/* 17 significant digits: the double exactly, in at
+			 * most 24 characters ("-1.2345678901234567e-308"). */
+			char avg[32];
+			int n = snprintf(avg, sizeof(avg), "%.17g",
+					 wm_window_result_avg(r));
+
+			if (n > 0 && (size_t)n < sizeof(avg))
+				line_text(&l, avg, (size_t)n);
+			else
+				l.cut = true; /* cannot happen */
 		}
 	}
-	if (s->jsonl)
-		line_add(&l,
-			 ",\"fire_time\":%" PRId64 ",\"watermark\":%" PRId64
-			 ",\"late_firing\":%s}\n",
-			 fire_time_ms, watermark,
-			 r->late_firing ? "true" : "false");
+	line_field(&l, s->jsonl, "fire_time");
+	line_i64(&l, fire_time_ms);
+	line_field(&l, s->jsonl, "watermark");
+	line_i64(&l, watermark);
+	line_field(&l, s->jsonl, "late_firing");
+	if (r->late_firing)
+		LINE_LITERAL(&l, "true");
 	else
-		line_add(&l, ",%" PRId64 ",%" PRId64 ",%s\n", fire_time_ms,
-			 watermark, r->late_firing ? "true" : "false");
-	return append(s, &l);
+		LINE_LITERAL(&l, "false");
+	if (s->jsonl)
+		LINE_LITERAL(&l, "}");
+	LINE_LITERAL(&l, "\n");
+	return line_finish(s, &l);
+}
+
+/*
+ * Room for a trace line of record `r` and its first four fields,
+ * "partition,timestamp,key,value": a late record's whole line, a
+ * recorded one's but for its arrival. The room is the longest line with
+ * this record's kind of key: a long key's line is short, so that the
+ * buffer is written only when it is close to full.
+ */
+static int
+trace_begin(struct wm_sink *s, struct line *l, const struct wm_record *r)
+{
+	bool string = r->flags & WM_RECORD_STRING_KEY;
+	int e = line_begin(s, l,
+			   TRACE_MAX_BYTES +
+				   (string ? KEY_MAX_BYTES : WM_DECIMAL_MAX));
+
+	if (e != 0)
+		return e;
+	l->p = wm_decimal_u64(l->p, r->partition);
+	*l->p++ = ',';
+	line_i64(l, r->ts);
+	*l->p++ = ',';
+	if (string)
+		line_key(l, s->keys, true, false, r->key);
+	else
+		line_i64(l, r->key); /* a generator's: no look-up, no call */
+	*l->p++ = ',';
+	line_i64(l, r->value);
+	return 0;
 }
 
 int
 wm_sink_late(struct wm_sink *s, const struct wm_record *r)
 {
-	struct line l = {0};
+	struct line l;
+	int e = trace_begin(s, &l, r);
 
-	line_add(&l, "%" PRIu32 ",%" PRId64 ",", r->partition, r->ts);
-	line_key(&l, s->keys, r->flags & WM_RECORD_STRING_KEY, false, r->key);
-	line_add(&l, ",%" PRId64 "\n", r->value);
-	return append(s, &l);
+	if (e != 0)
+		return e;
+	*l.p++ = '\n';
+	return line_finish(s, &l);
 }
 
 int
 wm_sink_recorded(struct wm_sink *s, const struct wm_record *r,
 		 int64_t arrival_ms)
 {
-	struct line l = {0};
+	struct line l;
+	int e = trace_begin(s, &l, r);
 
-	line_add(&l, "%" PRIu32 ",%" PRId64 ",", r->partition, r->ts);
-	line_key(&l, s->keys, r->flags & WM_RECORD_STRING_KEY, false, r->key);
-	line_add(&l, ",%" PRId64 ",%" PRId64 "\n", r->value, arrival_ms);
-	return append(s, &l);
+	if (e != 0)
+		return e;
+	*l.p++ = ',';
+	line_i64(&l, arrival_ms);
+	*l.p++ = '\n';
+	return line_finish(s, &l);
 }
 
 bool

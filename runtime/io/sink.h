@@ -20,11 +20,13 @@
  * Several processes write one sink (every window subtask of its window
  * stage, or every source subtask of the source it records; the supervisor
  * writes the header before they start), through one descriptor they
- * inherit. Each process gathers whole lines in a buffer of
- * WM_SINK_BUFFER bytes and writes it in one call: a write of at most
- * PIPE_BUF bytes to a pipe is atomic, and appends to a file (O_APPEND) by
- * one call do not interleave, so lines never mix. The file is opened as
- * outfile.h says (no link followed in a shared directory).
+ * inherit. Each process gathers whole lines in a buffer and writes it in
+ * one call, so lines never mix: for a stream, WM_SINK_BUFFER bytes, as a
+ * write of at most PIPE_BUF bytes to a pipe is atomic; for a regular file
+ * (opened with O_APPEND), WM_SINK_FILE_BUFFER, as appends by one call do
+ * not interleave at any size (a write comes back short only when the disk
+ * is full, which stops the job). The file is opened as outfile.h says (no
+ * link followed in a shared directory).
  *
  * Every write is checked. The first failure (a full disk, a reader gone)
  * is kept: every later call returns it, nothing more is written, and
@@ -40,8 +42,14 @@
 #include "operators/window.h"
 #include "runtime/conf/topology.h"
 
-/* PIPE_BUF on Linux: the largest write a pipe takes whole. */
+/* PIPE_BUF on Linux: the largest write a pipe takes whole, and the
+ * buffer of a sink that writes to a stream (a pipe, a terminal, "-"). */
 #define WM_SINK_BUFFER 4096
+
+/* The buffer of a sink that appends to a regular file, whose writes do
+ * not interleave at any size: a write per 64 KiB, about 4000 lines of a
+ * recording, so that the source's hot path rarely makes a system call. */
+#define WM_SINK_FILE_BUFFER 65536
 
 struct wm_sink;
 struct wm_keys;

@@ -1,0 +1,338 @@
+/*
+ * check_sink.c
+ *	Unit tests of the sink's lines: trace lines (late records, a
+ *	recording) and result lines (CSV, JSON lines) at their longest, every
+ *	number at an end of its range and string keys that need every quote
+ *	and escape, are the text printf gives, whole, across many buffers.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/record.h"
+#include "operators/keygroup.h"
+#include "runtime/conf/topology.h"
+#include "runtime/io/keys.h"
+#include "runtime/io/sink.h"
+#include "tests/unit/check_main.h"
+
+/* Keys as they are interned, and as CSV and JSON print them. */
+struct key_case {
+	const char *text;
+	const char *csv;
+	const char *json;
+};
+
+/* The texts below are at most this long: 256 bytes and their quoting. */
+#define KEY_TEXT 600
+
+static char quotes[WM_KEYS_MAX_BYTES + 1], quotes_csv[KEY_TEXT],
+	quotes_json[KEY_TEXT];
+static char commas[WM_KEYS_MAX_BYTES + 1], commas_quoted[KEY_TEXT];
+static char slashes[WM_KEYS_MAX_BYTES + 1], slashes_json[KEY_TEXT];
+
+/* Keys of WM_KEYS_MAX_BYTES bytes each of which CSV or JSON quotes or
+ * escapes, and short ones. */
+static struct key_case key_cases[] = {
+	{quotes, quotes_csv, quotes_json},
+	{commas, commas_quoted, commas_quoted},
+	{slashes, slashes, slashes_json},
+	{"plain", "plain", "\"plain\""},
+	{"", "", "\"\""},
+	{"zürich", "zürich", "\"zürich\""},
+};
+#define N_KEYS (sizeof(key_cases) / sizeof(*key_cases))
+
+static void
+make_keys(void)
+{
+	memset(quotes, '"', WM_KEYS_MAX_BYTES);
+	memset(commas, ',', WM_KEYS_MAX_BYTES);
+	memset(slashes, '\\', WM_KEYS_MAX_BYTES);
+	quotes_csv[0] = quotes_json[0] = commas_quoted[0] = '"';
+	slashes_json[0] = '"';
+	for (size_t i = 0; i < WM_KEYS_MAX_BYTES; i++) {
+		memcpy(quotes_csv + 1 + 2 * i, "\"\"", 2);
+		memcpy(quotes_json + 1 + 2 * i, "\\\"", 2);
+		commas_quoted[1 + i] = ',';
+		memcpy(slashes_json + 1 + 2 * i, "\\\\", 2);
+	}
+	strcpy(quotes_csv + 1 + 2 * WM_KEYS_MAX_BYTES, "\"");
+	strcpy(quotes_json + 1 + 2 * WM_KEYS_MAX_BYTES, "\"");
+	strcpy(commas_quoted + 1 + WM_KEYS_MAX_BYTES, "\"");
+	strcpy(slashes_json + 1 + 2 * WM_KEYS_MAX_BYTES, "\"");
+}
+
+/* The dictionary of key_cases, their words in words[]. */
+static struct wm_keys *
+intern_keys(int64_t *words)
+{
+	struct wm_keys *k = wm_keys_new();
+	size_t at;
+
+	ck_assert_ptr_nonnull(k);
+	make_keys();
+	for (size_t i = 0; i < N_KEYS; i++)
+		ck_assert_int_eq(wm_keys_intern(k, key_cases[i].text,
+						strlen(key_cases[i].text),
+						&words[i], &at),
+				 0);
+	return k;
+}
+
+static const int64_t ends[] = {
+	INT64_MIN, INT64_MIN + 1, -1000000007,	 -1,	    0, 7, 99,
+	100,	   1000000000000, INT64_MAX - 1, INT64_MAX,
+};
+#define N_ENDS (sizeof(ends) / sizeof(*ends))
+
+/* Enough lines of up to 600 bytes to fill many buffers of any size. */
+#define N_LINES 3000
+
+/* The file at `path` holds `want` exactly; it is removed. */
+static void
+expect_file(const char *path, const char *want, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	char *got = malloc(len + 2);
+	size_t n, at = 0;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(got);
+	n = fread(got, 1, len + 1, f);
+	fclose(f);
+	unlink(path);
+	while (at < n && at < len && got[at] == want[at])
+		at++;
+	ck_assert_msg(n == len && at == len,
+		      "%zu bytes written, %zu wanted; first difference at byte "
+		      "%zu: \"%.40s\" for \"%.40s\"",
+		      n, len, at, got + at, want + at);
+	free(got);
+}
+
+/* A test's lines: the file the sink writes, the dictionary of its keys,
+ * and the text printf makes of the same lines, to compare. */
+struct lines_test {
+	char path[32];
+	int64_t words[N_KEYS];
+	struct wm_keys *keys;
+	char *want;
+	size_t want_len;
+	FILE *w;
+};
+
+static void
+lines_begin(struct lines_test *t)
+{
+	int fd;
+
+	strcpy(t->path, "/tmp/check_sink.XXXXXX");
+	fd = mkstemp(t->path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	t->keys = intern_keys(t->words);
+	t->want = NULL;
+	t->want_len = 0;
+	t->w = open_memstream(&t->want, &t->want_len);
+	ck_assert_ptr_nonnull(t->w);
+}
+
+/* Close `sink`: its file holds what printf made. */
+static void
+lines_check(struct lines_test *t, struct wm_sink *sink)
+{
+	char err[512];
+
+	ck_assert_msg(wm_sink_close(sink, false, err, sizeof(err)) == 0, "%s",
+		      err);
+	fclose(t->w);
+	expect_file(t->path, t->want, t->want_len);
+	free(t->want);
+	wm_keys_free(t->keys);
+}
+
+/* A late record's or a recorded record's line as printf makes it. */
+static void
+print_trace_line(FILE *want, const struct wm_record *r, const char *key,
+		 bool recorded, int64_t arrival)
+{
+	fprintf(want, "%" PRIu32 ",%" PRId64 ",%s,%" PRId64, r->partition,
+		r->ts, key, r->value);
+	if (recorded)
+		fprintf(want, ",%" PRId64, arrival);
+	fputc('\n', want);
+}
+
+/* Lines of every kind of key and every end of the range, through
+ * wm_sink_late() or wm_sink_recorded(), into a file. */
+static void
+expect_trace_lines(bool recorded)
+{
+	char name[] = "s";
+	struct wm_stage stage = {.name = name};
+	struct lines_test t;
+	struct wm_sink *sink;
+	char err[512], key[32];
+	int r;
+
+	lines_begin(&t);
+	stage.u.window.late_output = t.path;
+	r = recorded ? wm_sink_open_recording(&sink, &stage, t.path, t.keys,
+					      err, sizeof(err))
+		     : wm_sink_open_late(&sink, &stage, t.keys, err,
+					 sizeof(err));
+	ck_assert_msg(r == 0, "%s", err);
+	fputs(recorded ? "partition,timestamp,key,value,arrival\n"
+		       : "partition,timestamp,key,value\n",
+	      t.w);
+	for (unsigned i = 0; i < N_LINES; i++) {
+		struct wm_record rec = {
+			.ts = ends[i % N_ENDS],
+			.value = ends[(i / N_ENDS) % N_ENDS],
+			.partition = i % 3 == 0 ? UINT32_MAX : i,
+		};
+		int64_t arrival = ends[(i + 3) % N_ENDS];
+		/* Every other line a long key, else each string in turn. */
+		size_t k = (i / 2) % N_KEYS;
+
+		if (i % 2 == 0) {
+			rec.key = ends[(i / 2) % N_ENDS];
+			snprintf(key, sizeof(key), "%" PRId64, rec.key);
+		} else {
+			rec.key = t.words[k];
+			rec.flags = WM_RECORD_STRING_KEY;
+		}
+		r = recorded ? wm_sink_recorded(sink, &rec, arrival)
+			     : wm_sink_late(sink, &rec);
+		ck_assert_int_eq(r, 0);
+		print_trace_line(t.w, &rec, i % 2 ? key_cases[k].csv : key,
+				 recorded, arrival);
+	}
+	lines_check(&t, sink);
+}
+
+START_TEST(test_recorded_lines_at_their_longest_are_printfs_text)
+{
+	expect_trace_lines(true);
+}
+END_TEST
+
+START_TEST(test_late_lines_at_their_longest_are_printfs_text)
+{
+	expect_trace_lines(false);
+}
+END_TEST
+
+static const char *const agg_names[] = {"count", "sum", "min", "max", "avg"};
+
+/* A result's line as printf makes it, with every aggregate. */
+static void
+print_result_line(FILE *want, bool jsonl, const char *key,
+		  const struct wm_window_result *res, int64_t wm, int64_t fire)
+{
+	const int64_t ints[] = {res->count, res->sum, res->min, res->max};
+
+	fprintf(want, jsonl ? "{\"key\":%s" : "%s", key);
+	fprintf(want,
+		jsonl ? ",\"window_start\":%" PRId64 ",\"window_end\":%" PRId64
+		      : ",%" PRId64 ",%" PRId64,
+		res->window.start, res->window.end);
+	for (unsigned a = 0; a < 4; a++)
+		fprintf(want, jsonl ? ",\"%s\":%" PRId64 : ",%.0s%" PRId64,
+			agg_names[a], ints[a]);
+	fprintf(want, jsonl ? ",\"avg\":%.17g" : ",%.17g",
+		wm_window_result_avg(res));
+	fprintf(want,
+		jsonl ? ",\"fire_time\":%" PRId64 ",\"watermark\":%" PRId64
+			",\"late_firing\":%s}\n"
+		      : ",%" PRId64 ",%" PRId64 ",%s\n",
+		fire, wm, res->late_firing ? "true" : "false");
+}
+
+static void
+expect_result_lines(bool jsonl)
+{
+	char sink_name[] = "out", window_name[] = "w";
+	struct wm_stage sink_stage = {.name = sink_name};
+	struct wm_stage window = {.name = window_name};
+	struct lines_test t;
+	struct wm_sink *sink;
+	char err[512];
+	int r;
+
+	lines_begin(&t);
+	sink_stage.u.sink.path = t.path;
+	sink_stage.u.sink.format = jsonl ? WM_SINK_JSONL : WM_SINK_CSV;
+	window.u.window.aggregates = WM_AGG_COUNT | WM_AGG_SUM | WM_AGG_MIN |
+				     WM_AGG_MAX | WM_AGG_AVG;
+	r = wm_sink_open(&sink, &sink_stage, &window, t.keys, err, sizeof(err));
+	ck_assert_msg(r == 0, "%s", err);
+	if (!jsonl)
+		fputs("key,window_start,window_end,count,sum,min,max,avg,"
+		      "fire_time,watermark,late_firing\n",
+		      t.w);
+	for (unsigned i = 0; i < N_LINES; i++) {
+		size_t k = i % N_KEYS;
+		struct wm_window_result res = {
+			.key = t.words[k],
+			.window = {ends[i % N_ENDS], ends[(i + 1) % N_ENDS]},
+			.count = i % 5 ? ends[(i + 2) % N_ENDS] : 3,
+			.sum = ends[(i + 3) % N_ENDS],
+			.min = ends[(i + 4) % N_ENDS],
+			.max = ends[(i + 5) % N_ENDS],
+			.late_firing = i % 2,
+		};
+		int64_t wm = ends[(i + 6) % N_ENDS];
+		int64_t fire = ends[(i + 7) % N_ENDS];
+
+		ck_assert_int_eq(wm_sink_result(sink, &res, wm, fire), 0);
+		print_result_line(t.w, jsonl,
+				  jsonl ? key_cases[k].json : key_cases[k].csv,
+				  &res, wm, fire);
+	}
+	lines_check(&t, sink);
+}
+
+START_TEST(test_csv_results_at_their_longest_are_printfs_text)
+{
+	expect_result_lines(false);
+}
+END_TEST
+
+START_TEST(test_json_results_at_their_longest_are_printfs_text)
+{
+	expect_result_lines(true);
+}
+END_TEST
+
+static Suite *
+sink_suite(void)
+{
+	Suite *s = suite_create("sink");
+	TCase *traces = tcase_create("trace_lines");
+	TCase *results = tcase_create("result_lines");
+
+	tcase_add_test(traces,
+		       test_recorded_lines_at_their_longest_are_printfs_text);
+	tcase_add_test(traces,
+		       test_late_lines_at_their_longest_are_printfs_text);
+	tcase_add_test(results,
+		       test_csv_results_at_their_longest_are_printfs_text);
+	tcase_add_test(results,
+		       test_json_results_at_their_longest_are_printfs_text);
+	suite_add_tcase(s, traces);
+	suite_add_tcase(s, results);
+	return s;
+}
+
+int
+main(void)
+{
+	return wm_check_main(sink_suite());
+}
