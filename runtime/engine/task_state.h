@@ -95,7 +95,7 @@ struct task_window {
 	uint64_t fire_delays_excluded; /* windows at the ends of time */
 	/* late records by partition, as metrics.h late_by_partition */
 	uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
-	int64_t lateness_max_ms;       /* of the late records; -1: none */
+	int64_t lateness_max_ms; /* of the late records; -1: none */
 };
 
 struct wm_task {
