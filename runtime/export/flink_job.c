@@ -548,7 +548,8 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"        String data = args.length > 0 ? args[0] : \"data\";\n"
 		"        String out = args.length > 1 ? args[1] : \".\";\n"
 		"        long start = System.currentTimeMillis();\n"
-		"        Configuration conf = new Configuration();\n",
+		"        Configuration conf = new Configuration();\n"
+		"        PrometheusReporting.configure(conf);\n",
 		job_name(t), source_file, t->job.speed);
 }
 

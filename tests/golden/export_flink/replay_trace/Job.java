@@ -43,6 +43,7 @@ public final class Job {
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
         Configuration conf = new Configuration();
+        PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
         StreamExecutionEnvironment env =
             StreamExecutionEnvironment.getExecutionEnvironment(conf);

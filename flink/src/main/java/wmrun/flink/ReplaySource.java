@@ -52,7 +52,8 @@ public final class ReplaySource
 
     @Override
     public SourceReader<TraceRecord, ReplaySplit> createReader(SourceReaderContext context) {
-        return new ReplayReader(speed);
+        return new ReplayReader(speed,
+                context.metricGroup().getIOMetricGroup().getNumRecordsInCounter());
     }
 
     @Override
