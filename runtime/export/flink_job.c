@@ -317,8 +317,9 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 		"            .fromSource(new ReplaySource(trace(data, ",
 		id);
 	java_string(f, file);
-	fprintf(f, "), %" PRIu32 ", SPEED),\n                ",
-		src->partitions);
+	fputs("), ", f);
+	java_string(f, st->name); /* the topic of its split owners */
+	fprintf(f, ", %" PRIu32 ", SPEED),\n                ", src->partitions);
 	if (src->watermark_per_subtask)
 		fprintf(f, "WatermarkStrategy.noWatermarks()");
 	else

@@ -50,7 +50,7 @@ public final class Job {
 
         // [source clicks]: examples/clicks.csv, 2 partitions, watermarks per split
         DataStream<TraceRecord> source_clicks = env
-            .fromSource(new ReplaySource(trace(data, "clicks.csv"), 2, SPEED),
+            .fromSource(new ReplaySource(trace(data, "clicks.csv"), "clicks", 2, SPEED),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000)),
                 "clicks")
