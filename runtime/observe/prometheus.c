@@ -289,10 +289,22 @@ records_in(const struct at *a)
 	return whole((int64_t)a->s->records_in);
 }
 
+/* Flink counts a record an operator emits once, however many outputs
+ * take it; wmrun's records_out counts it once per output edge (metrics.h),
+ * and a window's once (its results and late records). */
+static uint64_t
+edge_copies(const struct at *a)
+{
+	const struct wm_plan_subtask *sub = &a->p->plan->subtasks[a->id];
+	bool window = a->p->topo->stages[sub->stage].kind == WM_STAGE_WINDOW;
+
+	return window || sub->n_edges == 0 ? 1 : sub->n_edges;
+}
+
 static struct value
 records_out(const struct at *a)
 {
-	return whole((int64_t)a->s->records_out);
+	return whole((int64_t)(a->s->records_out / edge_copies(a)));
 }
 
 static struct value
@@ -304,7 +316,9 @@ records_in_rate(const struct at *a)
 static struct value
 records_out_rate(const struct at *a)
 {
-	return rate(a->s->records_out_per_s);
+	double r = a->s->records_out_per_s;
+
+	return rate(r < 0 ? r : r / (double)edge_copies(a));
 }
 
 /* At task scope Flink counts what a task sends to other tasks; a window's
