@@ -122,7 +122,7 @@ def settled(path, want0, want1):
     each window's input at the values the trace gives, and every record
     but the last two in each window, the late one dropped (0: yes)."""
     f = parse(path)
-    splits = {l['split']: v for l, v in f.get(OP + 'split_watermark_currentWatermark', [])}
+    splits = {l.get('split'): v for l, v in f.get(OP + 'split_watermark_currentWatermark', [])}
     src = sorted(v for l, v in f.get(OP + 'currentOutputWatermark', [])
                  if l.get('operator_name') == 'Source:_events')
     win = [v for l, v in f.get(OP + 'currentInputWatermark', [])
@@ -209,7 +209,7 @@ job=$!
 scraped() {
 	kill -0 "$2" 2>/dev/null || {
 		cat "$scratch/$1.log" "$scratch/$1.err" 2>/dev/null >&2
-		fail "$1 ended before its watermarks settled"
+		fail "$1 ended before its exposition showed the settled watermarks and counts (under Flink's names)"
 	}
 	curl -sf "$3" >"$scratch/$1.tmp" 2>/dev/null &&
 		python3 "$scratch/expo.py" settled "$scratch/$1.tmp" $want0 $want1 &&
