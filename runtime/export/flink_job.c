@@ -317,8 +317,9 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 		"            .fromSource(new ReplaySource(trace(data, ",
 		id);
 	java_string(f, file);
-	fprintf(f, "), %" PRIu32 ", SPEED),\n                ",
-		src->partitions);
+	fputs("), ", f);
+	java_string(f, st->name); /* the topic of its split owners */
+	fprintf(f, ", %" PRIu32 ", SPEED),\n                ", src->partitions);
 	if (src->watermark_per_subtask)
 		fprintf(f, "WatermarkStrategy.noWatermarks()");
 	else
@@ -548,7 +549,8 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"        String data = args.length > 0 ? args[0] : \"data\";\n"
 		"        String out = args.length > 1 ? args[1] : \".\";\n"
 		"        long start = System.currentTimeMillis();\n"
-		"        Configuration conf = new Configuration();\n",
+		"        Configuration conf = new Configuration();\n"
+		"        PrometheusReporting.configure(conf);\n",
 		job_name(t), source_file, t->job.speed);
 }
 

@@ -36,8 +36,9 @@
 
 /* The label sets of one subtask: its task group's and its operator's. */
 struct subtask_labels {
-	char *task; /* host="...",...,task_attempt_num="0" */
-	char *op;   /* task's, then operator_id, operator_name */
+	char *task;	 /* host="...",...,task_attempt_num="0" */
+	char *op;	 /* task's, then operator_id, operator_name */
+	char *task_name; /* filtered, as in `task` */
 };
 
 struct wm_prometheus {
@@ -87,6 +88,62 @@ hex_id(const char *a, const char *b, char out[33])
 	snprintf(out, 33, "%016" PRIx64 "%016" PRIx64, h[0], h[1]);
 }
 
+/* Appends `s` to buf[*n .. len), truncating. */
+static void
+append(char *buf, size_t len, size_t *n, const char *s)
+{
+	int k = snprintf(buf + *n, len - *n, "%s", s);
+
+	if (k > 0)
+		*n += (size_t)k < len - *n ? (size_t)k : len - *n - 1;
+}
+
+/*
+ * The names Flink gives the exported job's task and head operator of
+ * subtask `sub` (runtime/export/flink_job.c builds that job): a source
+ * operator is "Source: NAME", chained to "Timestamps/Watermarks" when its
+ * watermarks are per subtask; a window's task is the chain of the window
+ * and what is chained to it, named as Flink's StreamingJobGraphGenerator
+ * names a chain ("W -> X" for one chained output, "W -> (X, Y)" for more,
+ * in the order the job adds them): the late side output's map and sink
+ * ("Map -> W late: Writer") first, then each sink's writer ("S: Writer").
+ */
+static void
+flink_names(const struct wm_topology *topo, const struct wm_plan_subtask *sub,
+	    char *task, char *op, size_t len)
+{
+	const struct wm_stage *st = &topo->stages[sub->stage];
+	bool late = st->kind == WM_STAGE_WINDOW && st->u.window.late_output;
+	uint32_t outputs = sub->n_sinks + late;
+	size_t n = 0;
+
+	if (st->kind == WM_STAGE_SOURCE) {
+		snprintf(op, len, "Source: %s", st->name);
+		append(task, len, &n, op);
+		if (st->u.source.watermark_per_subtask)
+			append(task, len, &n, " -> Timestamps/Watermarks");
+		return;
+	}
+	snprintf(op, len, "%s", st->name);
+	append(task, len, &n, st->name);
+	if (outputs == 0)
+		return;
+	append(task, len, &n, outputs > 1 ? " -> (" : " -> ");
+	if (late) {
+		append(task, len, &n, "Map -> ");
+		append(task, len, &n, st->name);
+		append(task, len, &n, " late: Writer");
+	}
+	for (uint32_t k = 0; k < sub->n_sinks; k++) {
+		if (late || k > 0)
+			append(task, len, &n, ", ");
+		append(task, len, &n, topo->stages[sub->sinks[k]].name);
+		append(task, len, &n, ": Writer");
+	}
+	if (outputs > 1)
+		append(task, len, &n, ")");
+}
+
 /* The labels of subtask `id`, allocated; false without memory. */
 static bool
 make_labels(struct subtask_labels *l, const struct wm_topology *topo,
@@ -97,7 +154,8 @@ make_labels(struct subtask_labels *l, const struct wm_topology *topo,
 	const char *job = topo->job.name != NULL ? topo->job.name : "";
 	const char *stage = topo->stages[sub->stage].name;
 	char host[LABEL_MAX], tm[LABEL_MAX], job_name[LABEL_MAX];
-	char task_name[LABEL_MAX];
+	char task_raw[LABEL_MAX], op_raw[LABEL_MAX];
+	char task_name[LABEL_MAX], op_name[LABEL_MAX];
 	char job_id[33], task_id[33], graph_id[33];
 
 	hex_id("job", job, job_id);
@@ -106,7 +164,12 @@ make_labels(struct subtask_labels *l, const struct wm_topology *topo,
 	wm_prometheus_label_value(ids->host, host, sizeof(host));
 	wm_prometheus_label_value(ids->tm_id, tm, sizeof(tm));
 	wm_prometheus_label_value(job, job_name, sizeof(job_name));
-	wm_prometheus_label_value(stage, task_name, sizeof(task_name));
+	flink_names(topo, sub, task_raw, op_raw, sizeof(task_raw));
+	wm_prometheus_label_value(task_raw, task_name, sizeof(task_name));
+	wm_prometheus_label_value(op_raw, op_name, sizeof(op_name));
+	l->task_name = strdup(task_name);
+	if (l->task_name == NULL)
+		return false;
 	if (asprintf(&l->task,
 		     "host=\"%s\",tm_id=\"%s\",job_id=\"%s\",job_name=\"%s\","
 		     "task_id=\"%s\",task_attempt_id=\"%s_%s_%u_0\","
@@ -118,7 +181,7 @@ make_labels(struct subtask_labels *l, const struct wm_topology *topo,
 		return false;
 	}
 	if (asprintf(&l->op, "%s,operator_id=\"%s\",operator_name=\"%s\"",
-		     l->task, task_id, task_name) < 0) {
+		     l->task, task_id, op_name) < 0) {
 		l->op = NULL;
 		return false;
 	}
@@ -159,6 +222,7 @@ wm_prometheus_free(struct wm_prometheus *p)
 	for (uint32_t id = 0; id < p->plan->n_subtasks; id++) {
 		free(p->labels[id].task);
 		free(p->labels[id].op);
+		free(p->labels[id].task_name);
 	}
 	free(p->labels);
 	free(p);
@@ -225,10 +289,22 @@ records_in(const struct at *a)
 	return whole((int64_t)a->s->records_in);
 }
 
+/* Flink counts a record an operator emits once, however many outputs
+ * take it; wmrun's records_out counts it once per output edge (metrics.h),
+ * and a window's once (its results and late records). */
+static uint64_t
+edge_copies(const struct at *a)
+{
+	const struct wm_plan_subtask *sub = &a->p->plan->subtasks[a->id];
+	bool window = a->p->topo->stages[sub->stage].kind == WM_STAGE_WINDOW;
+
+	return window || sub->n_edges == 0 ? 1 : sub->n_edges;
+}
+
 static struct value
 records_out(const struct at *a)
 {
-	return whole((int64_t)a->s->records_out);
+	return whole((int64_t)(a->s->records_out / edge_copies(a)));
 }
 
 static struct value
@@ -240,7 +316,29 @@ records_in_rate(const struct at *a)
 static struct value
 records_out_rate(const struct at *a)
 {
-	return rate(a->s->records_out_per_s);
+	double r = a->s->records_out_per_s;
+
+	return rate(r < 0 ? r : r / (double)edge_copies(a));
+}
+
+/* At task scope Flink counts what a task sends to other tasks; a window's
+ * results go to the sinks chained to it, none over a channel. */
+static bool
+sends_to_tasks(const struct at *a)
+{
+	return a->p->plan->subtasks[a->id].n_edges > 0;
+}
+
+static struct value
+task_records_out(const struct at *a)
+{
+	return sends_to_tasks(a) ? records_out(a) : whole(0);
+}
+
+static struct value
+task_records_out_rate(const struct at *a)
+{
+	return sends_to_tasks(a) ? records_out_rate(a) : rate(0);
 }
 
 static struct value
@@ -422,9 +520,9 @@ static const char *const scope_name[] = {
 
 static const struct metric metrics[] = {
 	{TASK, true, "numRecordsIn", records_in, NULL},
-	{TASK, true, "numRecordsOut", records_out, NULL},
+	{TASK, true, "numRecordsOut", task_records_out, NULL},
 	{TASK, true, "numRecordsInPerSecond", records_in_rate, NULL},
-	{TASK, true, "numRecordsOutPerSecond", records_out_rate, NULL},
+	{TASK, true, "numRecordsOutPerSecond", task_records_out_rate, NULL},
 	{TASK, true, "idleTimeMsPerSecond", idle_time, NULL},
 	{TASK, true, "busyTimeMsPerSecond", busy_time, NULL},
 	{TASK, true, "backPressuredTimeMsPerSecond", backpressured_time, NULL},
@@ -473,26 +571,21 @@ print_value(FILE *out, struct value v)
 }
 
 /* The samples of split metric `m` of source subtask a->id: one for each
- * partition, labelled split="stage-partition" as a Kafka split's id. */
+ * partition, labelled split="PARTITION", the id of the exported job's
+ * split (ReplaySplit.splitId() in flink/). */
 static void
 split_samples(FILE *out, const struct metric *m, struct at *a,
 	      const char *family)
 {
-	const char *stage =
-		a->p->topo->stages[a->p->plan->subtasks[a->id].stage].name;
-
 	for (uint32_t i = 0; i < a->s->n_partitions; i++) {
-		char raw[LABEL_MAX], split[LABEL_MAX];
 		struct value v;
 
 		a->part = &a->s->partitions[i];
 		v = m->read(a);
 		if (v.kind == NONE)
 			continue;
-		snprintf(raw, sizeof(raw), "%s-%u", stage, a->part->partition);
-		fprintf(out, "%s{%s,split=\"%s\"}", family,
-			a->p->labels[a->id].op,
-			wm_prometheus_label_value(raw, split, sizeof(split)));
+		fprintf(out, "%s{%s,split=\"%u\"}", family,
+			a->p->labels[a->id].op, a->part->partition);
 		print_value(out, v);
 	}
 }
@@ -519,21 +612,18 @@ channel_samples(FILE *out, const struct metric *m, struct at *a,
 
 	for (uint32_t c = 0; c < a->s->n_channels; c++) {
 		uint32_t from = a->s->channels[c].producer;
-		char up[LABEL_MAX];
 		struct value v;
 
 		a->channel = c;
 		v = m->read(a);
 		if (v.kind == NONE)
 			continue;
-		wm_prometheus_label_value(
-			a->p->topo->stages[plan->subtasks[from].stage].name, up,
-			sizeof(up));
 		fprintf(out,
 			"%s{%s,input=\"%u\",channel=\"%u\","
 			"upstream_task_name=\"%s\","
 			"upstream_subtask_index=\"%u\"}",
-			family, a->p->labels[a->id].op, port_of(sub, c), c, up,
+			family, a->p->labels[a->id].op, port_of(sub, c), c,
+			a->p->labels[from].task_name,
 			plan->subtasks[from].index);
 		print_value(out, v);
 	}

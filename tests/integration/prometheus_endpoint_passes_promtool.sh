@@ -32,9 +32,9 @@ scraped() {
 	port=$(metrics_port)
 	[ -n "$port" ] &&
 		curl -sf "http://127.0.0.1:$port/metrics" >"$scratch/metrics" &&
-		grep -q '^flink_taskmanager_job_task_operator_currentOutputWatermark{.*task_name="counts",subtask_index="0"' \
+		grep -q '^flink_taskmanager_job_task_operator_currentOutputWatermark{.*task_name="counts____out:_Writer",subtask_index="0"' \
 			"$scratch/metrics" &&
-		grep -q '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark{.*split="events_3"}' \
+		grep -q '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark{.*split="3"}' \
 			"$scratch/metrics"
 }
 
@@ -60,11 +60,11 @@ for label in host tm_id job_id job_name task_id task_attempt_id task_name \
 	expect_line "^flink_taskmanager_job_task_operator_numRecordsIn\{(.*,)?$label=\"[^\"]+\"" \
 		"$scratch/metrics"
 done
-expect_line '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark\{.*split="events_3"\} -?[0-9]+$' \
+expect_line '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark\{.*split="3"\} -?[0-9]+$' \
 	"$scratch/metrics"
-expect_line '^flink_taskmanager_job_task_busyTimeMsPerSecond\{.*task_name="counts",subtask_index="0",task_attempt_num="0"\} ' \
+expect_line '^flink_taskmanager_job_task_busyTimeMsPerSecond\{.*task_name="counts____out:_Writer",subtask_index="0",task_attempt_num="0"\} ' \
 	"$scratch/metrics"
-expect_line '^wmrun_taskmanager_job_task_operator_inputChannel_watermark\{.*,channel="[01]",upstream_task_name="events",upstream_subtask_index="[01]"\} ' \
+expect_line '^wmrun_taskmanager_job_task_operator_inputChannel_watermark\{.*,channel="[01]",upstream_task_name="Source:_events",upstream_subtask_index="[01]"\} ' \
 	"$scratch/metrics"
 
 # The port is taken: a second job fails before it runs, naming it.

@@ -77,7 +77,7 @@ want=$(echo "$line" | sed -E 's/.* watermark ([0-9:.]+) held .*/\1/' |
 
 # query_gives WANT -- PromQL through the server's HTTP API returns WANT
 # for the held subtask's currentOutputWatermark.
-query='flink_taskmanager_job_task_operator_currentOutputWatermark{job_name="one_quiet_partition",task_name="events",subtask_index="'$subtask'"}'
+query='flink_taskmanager_job_task_operator_currentOutputWatermark{job_name="one_quiet_partition",task_name="Source:_events",subtask_index="'$subtask'"}'
 query_gives() {
 	job_says . || return 1
 	curl -sf "http://127.0.0.1:$api/api/v1/query" \
@@ -92,7 +92,7 @@ print(int(float(r[0]["value"][1])) if len(r) == 1 else "none")
 await "PromQL to return the held watermark $want of events/$subtask" \
 	query_gives "$want"
 # The window behind it is held at the same watermark.
-query='flink_taskmanager_job_task_operator_currentInputWatermark{task_name="counts",subtask_index="0"}'
+query='flink_taskmanager_job_task_operator_currentInputWatermark{operator_name="counts",subtask_index="0"}'
 await "PromQL to return the window's input watermark $want" query_gives "$want"
 interrupt "$job"
 echo ok

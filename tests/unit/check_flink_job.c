@@ -170,7 +170,7 @@ START_TEST(test_flink_export_maps_watermarks_per_split)
 	expect_java(java, "static final double SPEED = 4;");
 	expect_java(java, "AUTO_WATERMARK_INTERVAL, processingTime(100));");
 	expect_java(java, ".fromSource(new ReplaySource(trace(data, "
-			  "\"s.csv\"), 2, SPEED),\n"
+			  "\"s.csv\"), \"s\", 2, SPEED),\n"
 			  "                WatermarkStrategy.<TraceRecord>"
 			  "forBoundedOutOfOrderness(\n"
 			  "                        Duration.ofMillis(2000))\n"

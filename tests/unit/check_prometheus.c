@@ -203,10 +203,11 @@ START_TEST(test_an_unset_watermark_is_long_min_value)
 				"task_name=\"counts\""),
 			 "-9223372036854775808");
 	/* A source has no input watermark; no lag before any record. */
-	ck_assert_ptr_null(sample(text,
-				  "flink_taskmanager_job_task_operator_"
-				  "currentInputWatermark",
-				  "task_name=\"events\",subtask_index=\"0\""));
+	ck_assert_ptr_null(
+		sample(text,
+		       "flink_taskmanager_job_task_operator_"
+		       "currentInputWatermark",
+		       "task_name=\"Source:_events\",subtask_index=\"0\""));
 	ck_assert_ptr_null(strstr(text, "watermarkLag"));
 	/* The first snapshot has no rates (0) and no time split (NaN). */
 	ck_assert_str_eq(sample(text,
@@ -271,47 +272,49 @@ START_TEST(test_splits_and_channels_say_what_holds_the_watermark)
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_split_"
 				"watermark_currentWatermark",
-				"task_name=\"events\",split=\"events_2\""),
+				"task_name=\"Source:_events\",split=\"2\""),
 			 "1000");
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_split_"
 				"watermark_idleTimeMsPerSecond",
-				"split=\"events_2\""),
+				"split=\"2\""),
 			 "500.000000");
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_split_"
 				"watermark_activeTimeMsPerSecond",
-				"split=\"events_2\""),
+				"split=\"2\""),
 			 "500.000000");
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_split_"
 				"watermark_accumulatedIdleTimeMs",
-				"split=\"events_2\""),
+				"split=\"2\""),
 			 "500");
 	ck_assert_str_eq(sample(text,
 				"wmrun_taskmanager_job_task_operator_split_"
 				"watermark_holdsWatermark",
-				"split=\"events_2\""),
+				"split=\"2\""),
 			 "1");
 	ck_assert_str_eq(sample(text,
 				"wmrun_taskmanager_job_task_operator_split_"
 				"watermark_holdsWatermark",
-				"split=\"events_0\""),
+				"split=\"0\""),
 			 "0");
 	/* A source's time now (1 s of processing time) less its watermark;
 	 * a window has none. */
-	ck_assert_str_eq(sample(text,
-				"flink_taskmanager_job_task_operator_"
-				"watermarkLag",
-				"task_name=\"events\",subtask_index=\"0\""),
-			 "0");
+	ck_assert_str_eq(
+		sample(text,
+		       "flink_taskmanager_job_task_operator_"
+		       "watermarkLag",
+		       "task_name=\"Source:_events\",subtask_index=\"0\""),
+		"0");
 	ck_assert_ptr_null(sample(text,
 				  "flink_taskmanager_job_task_operator_"
 				  "watermarkLag",
 				  "task_name=\"counts\""));
 	snprintf(labels, sizeof(labels),
 		 "task_name=\"counts\",channel=\"%u\","
-		 "upstream_task_name=\"events\",upstream_subtask_index=\"0\"",
+		 "upstream_task_name=\"Source:_events\",upstream_subtask_index="
+		 "\"0\"",
 		 held);
 	ck_assert_str_eq(sample(text,
 				"wmrun_taskmanager_job_task_operator_"

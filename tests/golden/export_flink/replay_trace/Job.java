@@ -43,13 +43,14 @@ public final class Job {
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
         Configuration conf = new Configuration();
+        PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
         StreamExecutionEnvironment env =
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source clicks]: examples/clicks.csv, 2 partitions, watermarks per split
         DataStream<TraceRecord> source_clicks = env
-            .fromSource(new ReplaySource(trace(data, "clicks.csv"), 2, SPEED),
+            .fromSource(new ReplaySource(trace(data, "clicks.csv"), "clicks", 2, SPEED),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000)),
                 "clicks")

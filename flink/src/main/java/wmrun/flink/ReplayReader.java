@@ -19,6 +19,7 @@ import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.metrics.Counter;
 
 /**
  * One source subtask's replay: the records of its splits released by due
@@ -40,13 +41,16 @@ import org.apache.flink.core.io.InputStatus;
  */
 public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit> {
     private final double speed;
+    /* The operator's numRecordsIn: records read, as SourceReaderBase counts them. */
+    private final Counter recordsIn;
     private final Map<String, SplitState> splits = new LinkedHashMap<>();
     private boolean noMoreSplits;
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private ScheduledExecutorService timer;
 
-    ReplayReader(double speed) {
+    ReplayReader(double speed, Counter recordsIn) {
         this.speed = speed;
+        this.recordsIn = recordsIn;
     }
 
     /** A split being replayed: its records, the next one, and when it is due. */
@@ -104,6 +108,7 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
         if (first.next < first.records.size()) {
             first.dueNanos = dueOf(first, first.dueNanos);
         }
+        recordsIn.inc();
         first.output.collect(r, r.timestamp);
         return InputStatus.MORE_AVAILABLE;
     }

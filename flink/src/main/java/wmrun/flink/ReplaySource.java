@@ -19,8 +19,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * A FLIP-27 source replaying a trace exported by wmrun: one split per
- * partition, partition p read by subtask p % parallelism (wmrun's rule for
- * a source without a topic, which is KafkaSource's with a start of 0), each
+ * partition, each read by the subtask that reads it in wmrun, which spreads
+ * partitions as KafkaSource spreads a topic's, the source's name being the
+ * topic (wm_source_gen_split_owner(), doc/semantics.md 3.8), each
  * record released at its arrival divided by the job's speed, as wmrun's
  * `pacing = arrival` does. Bounded: the job ends with the trace.
  *
@@ -33,14 +34,16 @@ public final class ReplaySource
     private static final long serialVersionUID = 1L;
 
     private final String path;
+    private final String topic;
     private final int partitions;
     private final double speed;
 
-    public ReplaySource(String path, int partitions, double speed) {
+    public ReplaySource(String path, String topic, int partitions, double speed) {
         if (partitions < 1 || !(speed > 0)) {
             throw new IllegalArgumentException("a replay needs partitions >= 1 and speed > 0");
         }
         this.path = path;
+        this.topic = topic;
         this.partitions = partitions;
         this.speed = speed;
     }
@@ -52,7 +55,8 @@ public final class ReplaySource
 
     @Override
     public SourceReader<TraceRecord, ReplaySplit> createReader(SourceReaderContext context) {
-        return new ReplayReader(speed);
+        return new ReplayReader(speed,
+                context.metricGroup().getIOMetricGroup().getNumRecordsInCounter());
     }
 
     @Override
@@ -63,13 +67,13 @@ public final class ReplaySource
         for (int p = 0; p < partitions; p++) {
             splits.add(new ReplaySplit(path, p, 0, start));
         }
-        return new Enumerator(context, splits);
+        return new Enumerator(context, splits, topic);
     }
 
     @Override
     public SplitEnumerator<ReplaySplit, ArrayList<ReplaySplit>> restoreEnumerator(
             SplitEnumeratorContext<ReplaySplit> context, ArrayList<ReplaySplit> pending) {
-        return new Enumerator(context, pending);
+        return new Enumerator(context, pending, topic);
     }
 
     @Override
@@ -82,19 +86,26 @@ public final class ReplaySource
         return new PendingSerializer();
     }
 
-    /** The subtask that reads `partition`: wmrun's wm_source_gen_split_owner() without a topic. */
-    public static int owner(int partition, int parallelism) {
-        return partition % parallelism;
+    /**
+     * The subtask that reads `partition` of `topic`: KafkaSourceEnumerator's
+     * getSplitOwner, as wmrun's wm_source_gen_split_owner().
+     */
+    public static int owner(String topic, int partition, int parallelism) {
+        int start = ((topic.hashCode() * 31) & 0x7FFFFFFF) % parallelism;
+        return (start + partition) % parallelism;
     }
 
     /** Hands each reader its own splits when it registers, then says there are no more. */
     static final class Enumerator implements SplitEnumerator<ReplaySplit, ArrayList<ReplaySplit>> {
         private final SplitEnumeratorContext<ReplaySplit> context;
         private final ArrayList<ReplaySplit> pending; /* not yet assigned */
+        private final String topic;
 
-        Enumerator(SplitEnumeratorContext<ReplaySplit> context, ArrayList<ReplaySplit> pending) {
+        Enumerator(SplitEnumeratorContext<ReplaySplit> context, ArrayList<ReplaySplit> pending,
+                String topic) {
             this.context = context;
             this.pending = new ArrayList<>(pending);
+            this.topic = topic;
         }
 
         @Override
@@ -116,7 +127,7 @@ public final class ReplaySource
             int parallelism = context.currentParallelism();
             for (Iterator<ReplaySplit> it = pending.iterator(); it.hasNext();) {
                 ReplaySplit s = it.next();
-                if (owner(s.partition, parallelism) == subtask) {
+                if (owner(topic, s.partition, parallelism) == subtask) {
                     context.assignSplit(s, subtask);
                     it.remove();
                 }

@@ -39,9 +39,13 @@ class ResultLinesTest {
     }
 
     @Test
-    void partitionsGoRoundRobinAsInWmrun() {
-        assertEquals(0, ReplaySource.owner(0, 2));
-        assertEquals(1, ReplaySource.owner(1, 2));
-        assertEquals(0, ReplaySource.owner(4, 4));
+    void partitionsGoToSubtasksAsInWmrun() {
+        /* check_source_gen.c's cases of wm_source_gen_split_owner(). */
+        assertEquals(3007 % 4, ReplaySource.owner("a", 0, 4));
+        assertEquals(0, ReplaySource.owner("a", 1, 4));
+        assertEquals(3, ReplaySource.owner("orders", 0, 4));
+        assertEquals(0, ReplaySource.owner("orders", 5, 4));
+        assertEquals(2, ReplaySource.owner("orders", 6, 7));
+        assertEquals(5, ReplaySource.owner("clicks", 0, 8));
     }
 }
