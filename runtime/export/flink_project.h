@@ -32,7 +32,7 @@
  * cannot express (file:line:col), EX_DATAERR for a malformed trace,
  * EX_NOINPUT, EX_IOERR, EX_OSERR. Warnings go to stderr.
  */
-int wm_export_flink_project(const struct wm_topology *topo, const char *path,
+int wm_export_flink_project(struct wm_topology *topo, const char *path,
 			    const char *dir);
 
 #endif /* WM_RUNTIME_EXPORT_FLINK_PROJECT_H */
