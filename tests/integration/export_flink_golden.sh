@@ -99,6 +99,16 @@ for conf in "$srcdir"/examples/*.conf; do
 	rm -rf "$out"
 done
 
+# A generated source's trace is the recording --record-trace --sim makes,
+# byte for byte.
+export_example late_data "$scratch/late"
+[ "$status" -eq 0 ] || fail "exporting late_data failed"
+(cd "$scratch" && "$WMRUN" --sim --quiet --record-trace rec.csv \
+	"$srcdir/examples/late_data.conf" >/dev/null) ||
+	fail "recording late_data failed"
+cmp "$scratch/rec.csv" "$scratch/late/data/readings.csv" ||
+	fail "the export's recording differs from --record-trace --sim's"
+
 # What no example shows: a generated source without a run length, whose
 # recording would never end.
 cat >"$scratch/endless.conf" <<CONF
