@@ -103,8 +103,9 @@ done
 # byte for byte.
 export_example late_data "$scratch/late"
 [ "$status" -eq 0 ] || fail "exporting late_data failed"
+examples=$(cd "$srcdir/examples" && pwd)
 (cd "$scratch" && "$WMRUN" --sim --quiet --record-trace rec.csv \
-	"$srcdir/examples/late_data.conf" >/dev/null) ||
+	"$examples/late_data.conf" >/dev/null) ||
 	fail "recording late_data failed"
 cmp "$scratch/rec.csv" "$scratch/late/data/readings.csv" ||
 	fail "the export's recording differs from --record-trace --sim's"
