@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_record.h"
@@ -26,23 +27,39 @@ generated(const struct wm_stage *st)
 	return st->kind == WM_STAGE_SOURCE && st->u.source.replay == NULL;
 }
 
-/* Each generated source's trace path set, `kept` holding the outputs'
- * paths while they point at `discard`: 0 or -ENOMEM. */
+/* Each generated source's trace path set, none a file the job uses (a
+ * trace it replays, an output), and `kept` holding the outputs' paths
+ * while they point at `discard`: 0, -ENOMEM, or -EEXIST with why. */
 static int
-set_up(struct wm_topology *t, const char *dir, char **kept)
+set_up(struct wm_topology *t, const char *dir, char **kept, char *why,
+       size_t len)
 {
+	char use[4096];
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_source_conf *src = &t->stages[s].u.source;
+		char name[256], *path;
+
+		if (!generated(&t->stages[s]))
+			continue;
+		wm_export_flink_trace_name(t, s, name, sizeof(name));
+		if (asprintf(&path, "%s/data/%s", dir, name) < 0)
+			return -ENOMEM;
+		/* Before it is set: the recording itself is a use. */
+		if (wm_topology_file_use(t, path, use, sizeof(use)) != NULL) {
+			snprintf(why, len,
+				 "\"%s\" is %s: export into another "
+				 "directory",
+				 path, use);
+			free(path);
+			return -EEXIST;
+		}
+		src->record = path;
+	}
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		struct wm_stage *st = &t->stages[s];
-		char name[256];
 
-		if (generated(st)) {
-			wm_export_flink_trace_name(t, s, name, sizeof(name));
-			if (asprintf(&st->u.source.record, "%s/data/%s", dir,
-				     name) < 0) {
-				st->u.source.record = NULL;
-				return -ENOMEM;
-			}
-		} else if (st->kind == WM_STAGE_SINK) {
+		if (st->kind == WM_STAGE_SINK) {
 			kept[s] = st->u.sink.path;
 			st->u.sink.path = discard;
 		} else if (st->kind == WM_STAGE_WINDOW &&
@@ -117,7 +134,7 @@ wm_export_flink_record(struct wm_topology *t, const char *dir)
 	if (!any)
 		return 0;
 	kept = calloc(t->n_stages, sizeof(*kept));
-	r = kept == NULL ? -ENOMEM : set_up(t, dir, kept);
+	r = kept == NULL ? -ENOMEM : set_up(t, dir, kept, why, sizeof(why));
 	if (r == 0)
 		r = wm_sim_run(t, &rep, why, sizeof(why));
 	if (kept != NULL)
@@ -133,5 +150,7 @@ wm_export_flink_record(struct wm_topology *t, const char *dir)
 	fprintf(stderr, "wmrun: could not record the generated sources: %s\n",
 		why);
 	/* A stop signal: 128 + n, as for a run. */
-	return r > 0 ? r : wm_exit_status(WM_EXIT_SIM, r);
+	return r > 0	      ? r
+	       : r == -EEXIST ? EX_USAGE
+			      : wm_exit_status(WM_EXIT_SIM, r);
 }

@@ -126,5 +126,10 @@ CONF
 expect_status 78 "$WMRUN" --export-flink "$scratch/gen" "$scratch/endless.conf"
 expect_line 'endless.conf:3:1: cannot export generated source "s" without a run length' "$scratch/err"
 [ ! -e "$scratch/gen" ] || fail "a refused export left files behind"
+# A recording never overwrites a file the job uses (here its output).
+{ printf '[job]\nevent_time = 1 min\n'; sed "s|^path = -|path = $scratch/into/data/s.csv|" \
+	"$scratch/endless.conf"; } >"$scratch/into.conf"
+expect_status 64 "$WMRUN" --export-flink "$scratch/into" "$scratch/into.conf"
+expect_line "could not record the generated sources: \"$scratch/into/data/s.csv\" is the output of sink \"out\"" "$scratch/err"
 expect_status 64 "$WMRUN" --sim --export-flink "$scratch/x" "$srcdir/examples/replay_trace.conf"
 exit 0
