@@ -375,12 +375,13 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 		src->watermark_per_subtask ? "subtask" : "split");
 	if (src->replay_end_ms >= 0)
 		fprintf(f,
-			"        // its partitions end at %" PRId64
-			" ms if their records end before (%s)\n",
+			"        // ends at %" PRId64
+			" ms%s if its records end "
+			"before\n",
 			src->replay_end_ms,
-			src->record != NULL ? "where wmrun's run length ended "
-					      "them"
-					    : "replay_end");
+			src->record != NULL
+				? ", where wmrun's run length ended it,"
+				: " (replay_end)");
 	if (src->record != NULL && src->alignment_group != NULL)
 		fprintf(f,
 			"        // not aligned again: alignment (group "

@@ -317,8 +317,8 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 	text = job_text("", "replay_end = 5 s\n", "");
 	java = java_of(text);
 	expect_java(java, "\"s.csv\"), 2, SPEED, 5000L),");
-	expect_java(java, "end at 5000 ms if their records end before "
-			  "(replay_end)");
+	expect_java(java, "// ends at 5000 ms (replay_end) if its records "
+			  "end before\n");
 	free(java);
 	free(text);
 }

@@ -48,7 +48,7 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source readings]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
-        // its partitions end at 1800000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 1800000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source_readings = env
             .fromSource(new ReplaySource(trace(data, "readings.csv"), 4, SPEED, 1800000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(

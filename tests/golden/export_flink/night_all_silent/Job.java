@@ -48,7 +48,7 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source events]: generated, recorded by wmrun --sim, 8 partitions, watermarks per split
-        // its partitions end at 36000000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 36000000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source_events = env
             .fromSource(new ReplaySource(trace(data, "events.csv"), 8, SPEED, 36000000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(

@@ -48,7 +48,7 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source events]: generated, recorded by wmrun --sim, 8 partitions, watermarks per subtask
-        // its partitions end at 7200000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 7200000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source_events = env
             .fromSource(new ReplaySource(trace(data, "events.csv"), 8, SPEED, 7200000L),
                 WatermarkStrategy.noWatermarks(),

@@ -48,7 +48,7 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source events]: generated, recorded by wmrun --sim, 16 partitions, watermarks per split
-        // its partitions end at 43200000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 43200000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source_events = env
             .fromSource(new ReplaySource(trace(data, "events.csv"), 16, SPEED, 43200000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(

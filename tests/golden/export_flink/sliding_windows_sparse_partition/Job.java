@@ -48,7 +48,7 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source clicks]: generated, recorded by wmrun --sim, 8 partitions, watermarks per split
-        // its partitions end at 14400000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source_clicks = env
             .fromSource(new ReplaySource(trace(data, "clicks.csv"), 8, SPEED, 14400000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(

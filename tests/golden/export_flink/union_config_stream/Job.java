@@ -48,7 +48,7 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source events]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
-        // its partitions end at 14400000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source_events = env
             .fromSource(new ReplaySource(trace(data, "events.csv"), 4, SPEED, 14400000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
@@ -58,7 +58,7 @@ public final class Job {
             .setParallelism(2);
 
         // [source config]: generated, recorded by wmrun --sim, 1 partitions, watermarks per split
-        // its partitions end at 14400000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source_config = env
             .fromSource(new ReplaySource(trace(data, "config.csv"), 1, SPEED, 14400000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(

@@ -48,7 +48,7 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source clicks]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
-        // its partitions end at 3600000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 3600000 ms, where wmrun's run length ended it, if its records end before
         // not aligned again: alignment (group "shop") held its records back in the recording
         DataStream<TraceRecord> source_clicks = env
             .fromSource(new ReplaySource(trace(data, "clicks.csv"), 4, SPEED, 3600000L),
@@ -58,7 +58,7 @@ public final class Job {
             .setParallelism(2);
 
         // [source orders]: generated, recorded by wmrun --sim, 2 partitions, watermarks per split
-        // its partitions end at 3600000 ms if their records end before (where wmrun's run length ended them)
+        // ends at 3600000 ms, where wmrun's run length ended it, if its records end before
         // not aligned again: alignment (group "shop") held its records back in the recording
         DataStream<TraceRecord> source_orders = env
             .fromSource(new ReplaySource(trace(data, "orders.csv"), 2, SPEED, 3600000L),
