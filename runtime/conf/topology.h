@@ -191,7 +191,9 @@ struct wm_source_conf {
 	int64_t replay_end_ms;
 	/* Where every record the source emits is recorded, as a trace
 	 * (runtime/io/record_trace.h): set from --record-trace by the
-	 * command line, never by the file; NULL: not recorded. */
+	 * command line, or by --export-flink for a generated source
+	 * (runtime/export/flink_record.h), never by the file; NULL: not
+	 * recorded. */
 	char *record;
 	enum wm_key_type key_type;
 	/* Watermark alignment (doc/semantics.md section 3.7): sources of

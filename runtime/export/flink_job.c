@@ -56,7 +56,8 @@ find_entry(const struct wm_ini_doc *doc, const struct wm_stage *st,
 }
 
 /* Where to point a message about `key` of stage `st` (NULL: [job]): the
- * key if the file has it, else the stage's section header. */
+ * key if the file has it, else the stage's section header, or [job]'s (a
+ * value the key's default, or other keys, gave). */
 static void
 position(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	 const struct wm_stage *st, const char *key, int *line, int *col)
@@ -65,6 +66,12 @@ position(const struct wm_topology *t, const struct wm_ini_doc *doc,
 
 	*line = e != NULL ? e->line : st != NULL ? st->line : 0;
 	*col = e != NULL ? e->key_col : st != NULL ? st->col : 0;
+	for (size_t i = 0;
+	     e == NULL && st == NULL && doc != NULL && i < doc->n_sections; i++)
+		if (strcmp(doc->sections[i].kind, "job") == 0) {
+			*line = doc->sections[i].line;
+			*col = doc->sections[i].col;
+		}
 	(void)t;
 }
 
@@ -112,18 +119,66 @@ check_job(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		       "splits",
 		       "cannot export unaligned source splits yet: the export "
 		       "aligns splits");
-	if (job->event_time_ms != INT64_MAX)
-		REFUSE(NULL, "event_time",
-		       "cannot export a run length: the exported job ends "
-		       "with its traces");
-	if (job->processing_time_ms != INT64_MAX)
-		REFUSE(NULL, "processing_time",
-		       "cannot export a run length: the exported job ends "
-		       "with its traces");
-	if (job->records != UINT64_MAX)
-		REFUSE(NULL, "records",
-		       "cannot export a run length: the exported job ends "
-		       "with its traces");
+	return 0;
+}
+
+/* Whether [job] has a run length, which a generated source needs to end
+ * (and its recording with it). */
+static bool
+bounded(const struct wm_job_conf *job)
+{
+	return job->event_time_ms != INT64_MAX ||
+	       job->processing_time_ms != INT64_MAX ||
+	       job->records != UINT64_MAX;
+}
+
+/*
+ * A source's records and their end: a generated source is recorded
+ * (flink_record.h), and what its recording cannot carry is refused; a
+ * replayed one is read as wmrun reads it. The run lengths act on
+ * generated sources alone (event_time, records), which their recording
+ * carries, except processing_time, which cuts every source.
+ */
+static int
+check_records(const struct wm_topology *t, const struct wm_ini_doc *doc,
+	      const struct wm_stage *st, const char *name,
+	      struct wm_ini_error *err)
+{
+	const struct wm_source_conf *src = &st->u.source;
+
+	if (src->replay != NULL) {
+		if (t->job.processing_time_ms != INT64_MAX)
+			REFUSE(NULL, "processing_time",
+			       "cannot export a run length in processing "
+			       "time over replayed source %s: wmrun stops "
+			       "reading its trace then, the exported job "
+			       "reads it to its end",
+			       name);
+		if (src->replay_end_ms >= 0 &&
+		    st->parallelism > src->partitions)
+			REFUSE(st, "replay_end",
+			       "cannot export replay_end on source %s with "
+			       "more subtasks than partitions: wmrun's "
+			       "subtasks without partitions wait for the end, "
+			       "the exported job ends them at once",
+			       name);
+		return 0;
+	}
+	if (!bounded(&t->job))
+		REFUSE(st, "rate",
+		       "cannot export generated source %s without a run "
+		       "length: it is exported through a recording, which "
+		       "would never end; give [job] event_time, "
+		       "processing_time or records",
+		       name);
+	if (src->alignment_group != NULL && src->strategy.with_idleness)
+		REFUSE(st, "watermark_alignment_group",
+		       "cannot export watermark alignment of generated source "
+		       "%s with idle_timeout: its recording holds the records "
+		       "that alignment held back, but not that alignment "
+		       "stopped the idleness clock meanwhile; the replay "
+		       "could go idle where wmrun's source did not",
+		       name);
 	return 0;
 }
 
@@ -132,10 +187,9 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		      FILE *warnings, struct wm_ini_error *err)
 {
 	const struct wm_source_conf *first = NULL;
+	bool generated = false;
 	char name[WM_INI_QUOTE_MAX];
 
-	/* The stages first: a generated source is the first thing to fix,
-	 * and the run lengths that go with it are refused after. */
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *st = &t->stages[s];
 
@@ -143,13 +197,9 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		if (st->kind == WM_STAGE_SOURCE) {
 			const struct wm_source_conf *src = &st->u.source;
 
-			if (src->replay == NULL)
-				REFUSE(st, "replay",
-				       "cannot export generated source %s: "
-				       "only a replayed trace can be exported; "
-				       "record the source with --record-trace "
-				       "(to come) and replay the trace",
-				       name);
+			if (check_records(t, doc, st, name, err) != 0)
+				return -EINVAL;
+			generated = generated || src->replay == NULL;
 			if (src->strategy.reactivation_grace_ms != 0)
 				REFUSE(st, "reactivation_grace",
 				       "cannot export reactivation_grace to "
@@ -183,6 +233,12 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 			     "a subtask column");
 		}
 	}
+	if (generated && t->job.records != UINT64_MAX)
+		warn(warnings, t, doc, NULL, "records",
+		     "a generator ends each partition after its last record, "
+		     "the replay of its recording ends a subtask's partitions "
+		     "together, with the last of them: a partition that ended "
+		     "early in wmrun holds the watermark in Flink until then");
 	return check_job(t, doc, err);
 }
 
@@ -282,7 +338,9 @@ emit_strategy(FILE *f, const struct wm_source_conf *src, const char *indent)
 	if (ws->with_idleness)
 		fprintf(f, "\n%s    .withIdleness(processingTime(%" PRId64 "))",
 			indent, ws->idle_timeout_ms);
-	if (src->alignment_group != NULL) {
+	/* A recorded source's alignment held its records back in the
+	 * recording already (flink_record.h). */
+	if (src->alignment_group != NULL && src->record == NULL) {
 		fprintf(f, "\n%s    .withWatermarkAlignment(", indent);
 		java_string(f, src->alignment_group);
 		fprintf(f,
@@ -310,8 +368,26 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 	fprintf(f,
 		"        // [source %s]: %s, %" PRIu32 " partitions, "
 		"watermarks per %s\n",
-		st->name, src->replay, src->partitions,
+		st->name,
+		src->record != NULL ? "generated, recorded by wmrun --sim"
+				    : src->replay,
+		src->partitions,
 		src->watermark_per_subtask ? "subtask" : "split");
+	if (src->replay_end_ms >= 0)
+		fprintf(f,
+			"        // ends at %" PRId64
+			" ms%s if its records end "
+			"before\n",
+			src->replay_end_ms,
+			src->record != NULL
+				? ", where wmrun's run length ended it,"
+				: " (replay_end)");
+	if (src->record != NULL && src->alignment_group != NULL)
+		fprintf(f,
+			"        // not aligned again: alignment (group "
+			"\"%s\") "
+			"held its records back in the recording\n",
+			src->alignment_group);
 	fprintf(f,
 		"        DataStream<TraceRecord> %s = env\n"
 		"            .fromSource(new ReplaySource(trace(data, ",
@@ -319,7 +395,10 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 	java_string(f, file);
 	fputs("), ", f);
 	java_string(f, st->name); /* the topic of its split owners */
-	fprintf(f, ", %" PRIu32 ", SPEED),\n                ", src->partitions);
+	fprintf(f, ", %" PRIu32 ", SPEED", src->partitions);
+	if (src->replay_end_ms >= 0)
+		fprintf(f, ", %" PRId64 "L", src->replay_end_ms);
+	fprintf(f, "),\n                ");
 	if (src->watermark_per_subtask)
 		fprintf(f, "WatermarkStrategy.noWatermarks()");
 	else

@@ -15,7 +15,11 @@
  *   [source] replay          ReplaySource over data/NAME.csv, one split per
  *                            partition, paced by arrival (the trace wmrun
  *                            exports is already paced: its arrival column
- *                            holds each record's due time)
+ *                            holds each record's due time), ending at
+ *                            replay_end if its records end before
+ *   a generated [source]     the replay of its recording under --sim
+ *                            (flink_record.h: `record` set), ending where
+ *                            the run length ended it, not aligned again
  *   watermark, idle_timeout  WatermarkStrategy.forBoundedOutOfOrderness or
  *                            forMonotonousTimestamps, .withIdleness
  *   watermark_alignment_*    .withWatermarkAlignment
@@ -30,14 +34,23 @@
  *                            always, so key groups never depend on Flink's
  *                            default
  *   [sink]                   LineSink of the window's CSV lines
- * Refused, with the key's file:line:col: a generated source (record it
- * first: --record-trace), all_idle other than flink, reactivation_grace,
- * behaviour flags other than released (the pom's Flink is a release),
- * unaligned source splits, allowed lateness on session windows (their late
- * firings cannot be told from the timer's in a merging window), sources
- * whose watermark intervals differ. Exported with a warning: a JSONL sink
- * (written as CSV), a run length in [job] (the trace's end ends Flink's
- * job).
+ * Refused, with the key's file:line:col ([job]'s header for a setting the
+ * file leaves to its default): all_idle other than flink,
+ * reactivation_grace, behaviour flags other than released (the pom's
+ * Flink is a release), unaligned source splits, allowed lateness on
+ * session windows (their late firings cannot be told from the timer's in
+ * a merging window), sources whose watermark intervals differ; and what a
+ * recording or a replay cannot carry: a generated source without a run
+ * length (its recording would not end), alignment with idle_timeout on a
+ * generated source (the replay cannot stop idleness clocks as alignment
+ * did), processing_time over a replayed trace (wmrun cuts the trace),
+ * replay_end with more subtasks than partitions (wmrun's subtasks without
+ * any wait for the end). Exported with a warning: a JSONL sink (written
+ * as CSV), records = N with a generated source (each generated partition
+ * ends after its own last record, a replay's together). event_time and
+ * processing_time are exact for a generated source: its recording ends
+ * there. Over a replayed trace event_time and records do nothing, in
+ * wmrun as in Flink.
  */
 #ifndef WM_RUNTIME_EXPORT_FLINK_JOB_H
 #define WM_RUNTIME_EXPORT_FLINK_JOB_H

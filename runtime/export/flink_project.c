@@ -21,6 +21,7 @@
 #include "runtime/export/flink_files.h"
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_project.h"
+#include "runtime/export/flink_record.h"
 #include "runtime/io/exit.h"
 #include "runtime/io/outfile.h"
 #include "runtime/io/replay.h"
@@ -205,7 +206,7 @@ check(const struct wm_topology *t, const char *path)
 }
 
 int
-wm_export_flink_project(const struct wm_topology *t, const char *path,
+wm_export_flink_project(struct wm_topology *t, const char *path,
 			const char *dir)
 {
 	char *buf = NULL;
@@ -213,6 +214,14 @@ wm_export_flink_project(const struct wm_topology *t, const char *path,
 	FILE *mem;
 	int status = check(t, path);
 
+	/* The replayed traces first: the recording turns the generated
+	 * sources into replays of traces already in place. */
+	if (status == 0)
+		status = make_dirs(dir, "data/");
+	if (status == 0)
+		status = write_traces(t, dir);
+	if (status == 0)
+		status = wm_export_flink_record(t, dir);
 	for (size_t i = 0; i < wm_export_flink_n_files && status == 0; i++)
 		status = write_file(dir, wm_export_flink_files[i].path,
 				    wm_export_flink_files[i].text,
@@ -226,6 +235,5 @@ wm_export_flink_project(const struct wm_topology *t, const char *path,
 	}
 	wm_export_flink_job(mem, t,
 			    path != NULL ? path : "the built-in topology");
-	status = write_stream(dir, JAVA_DIR "Job.java", mem, &buf, &len);
-	return status != 0 ? status : write_traces(t, dir);
+	return write_stream(dir, JAVA_DIR "Job.java", mem, &buf, &len);
 }

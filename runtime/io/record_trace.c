@@ -268,12 +268,23 @@ replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st)
 	}
 	fputs("\"                    # recorded by --record-trace\n", f);
 	fputs("pacing = arrival\n", f);
-	/* A generator bounded in event time ends every partition there, in
-	 * processing time (source_gen.h, Limits): the replay ends then too,
-	 * not with its last record. */
-	if (topo->job.event_time_ms != INT64_MAX)
+	if (wm_record_trace_end_ms(topo) >= 0)
 		fprintf(f, "replay_end = %lld ms\n",
-			(long long)topo->job.event_time_ms);
+			(long long)wm_record_trace_end_ms(topo));
+}
+
+int64_t
+wm_record_trace_end_ms(const struct wm_topology *topo)
+{
+	int64_t end = topo->job.event_time_ms;
+
+	/* A generator bounded in event time ends every partition there, in
+	 * processing time (source_gen.h, Limits), and a run length in
+	 * processing time ends every source (task_source.c): the replay
+	 * ends then too, not with its last record. */
+	if (topo->job.processing_time_ms < end)
+		end = topo->job.processing_time_ms;
+	return end != INT64_MAX ? end : -1;
 }
 
 char *

@@ -23,13 +23,15 @@
  * The replay topology, FILE.conf: the topology's text with every source
  * section's generator keys (those that give records: rate, keys, silence,
  * ...) and replay keys left out, and "replay = TRACE", "pacing = arrival"
- * and, for a job bounded in event time, "replay_end = END ms" added after
- * its header; everything else, the watermark strategy, idleness, windows
- * and sinks, as it was. END is the processing time at which the
- * generator ended every partition (source_gen.h, Limits), so that the
- * replayed ones end then too, and the last windows fire at the same time.
- * A job bounded by records ends each generated partition after its last
- * record, a replay all of them together: there the replay can differ.
+ * and, for a job bounded in event or processing time, "replay_end = END
+ * ms" added after its header; everything else, the watermark strategy,
+ * idleness, windows and sinks, as it was. END is the processing time at
+ * which the job ended every generated partition (wm_record_trace_end_ms()),
+ * so that the replayed ones end then too, and the last windows fire at the
+ * same time. A job bounded by records ends each generated partition after
+ * its last record, a replay all of them together: there the replay can
+ * differ. --export-flink records generated sources the same way
+ * (runtime/export/flink_record.h).
  *
  * Writing follows a sink's rules (sink.h): the first failed write stops
  * the job (exit 74, naming the file); the trace is cut at a whole line.
@@ -68,6 +70,15 @@ int64_t wm_record_trace_arrival_ms(int64_t now_ns);
  */
 char *wm_record_trace_path(const char *path, const char *name,
 			   uint32_t n_sources);
+
+/*
+ * When a job of `topo` ends its generated partitions, in ms of processing
+ * time, which the replay of its recording ends at (replay_end): the
+ * earlier of [job] event_time (a generator ends its partitions there:
+ * source_gen.h, Limits) and processing_time (every source ends then); -1
+ * for neither (records = N, or no run length): with the last record.
+ */
+int64_t wm_record_trace_end_ms(const struct wm_topology *topo);
 
 /*
  * The replay topology for `topo`, whose text is the `len` bytes at `text`

@@ -1,44 +1,135 @@
 #!/bin/sh
-# --export-flink writes, for each replay example, exactly the Job.java and
-# traces of tests/golden/export_flink/EXAMPLE/ (the version as @VERSION@),
-# and the support classes and pom of flink/ byte for byte: the export is
-# stable and readable, and needs no source tree. A generated source is
-# refused with exit 78, naming the option that will record it. After a
+# --export-flink of every example: either it exports, and writes exactly
+# the Job.java of tests/golden/export_flink/EXAMPLE/ (the version as
+# @VERSION@), traces whose record count, checksum and first records are
+# those of EXAMPLE/NAME.csv.summary (a generated source's recording under
+# --sim can be megabytes), and the support classes and pom of flink/ byte
+# for byte; or it is refused with exit 78 and exactly the message of
+# EXAMPLE/refused, which names the file, line and column. Two exports of
+# one example are byte for byte the same, recordings included. After a
 # deliberate change: make update-golden.
 . "$srcdir/tests/integration/lib.sh"
 
 golden="$srcdir/tests/golden/export_flink"
-for example in replay_trace; do
+update=${WM_UPDATE_GOLDEN:-}
+
+# summary FILE: a trace's record count, checksum and first records.
+summary() {
+	echo "records $(($(wc -l <"$1") - 1))"
+	echo "sha256 $(sha256sum <"$1" | cut -d' ' -f1)"
+	head -n 4 "$1"
+}
+
+# export EXAMPLE DIR: its export into DIR, the exit status in $status and
+# its messages in $scratch/err. The examples' traces are relative to the
+# top of the source tree.
+export_example() {
+	status=0
+	(cd "$srcdir" && "$WMRUN" --export-flink "$2" "examples/$1.conf") \
+		>"$scratch/out" 2>"$scratch/err" || status=$?
+}
+
+# check NAME GOT: GOT against the golden file NAME of the example (or the
+# golden file replaced by it under make update-golden).
+check() {
+	if [ "$update" = 1 ]; then
+		cp "$2" "$want/$1"
+		return
+	fi
+	[ -f "$want/$1" ] || fail "$example: no golden file $1"
+	diff -u "$want/$1" "$2" || fail "$example: $1 differs from the golden file"
+}
+
+n_java=$(ls "$srcdir"/flink/src/main/java/wmrun/flink/*.java | wc -l)
+for conf in "$srcdir"/examples/*.conf; do
+	example=$(basename "$conf" .conf)
 	out="$scratch/$example"
-	# The examples' traces are relative to the top of the source tree.
-	(cd "$srcdir" && "$WMRUN" --export-flink "$out" \
-		"examples/$example.conf") >"$scratch/out" 2>"$scratch/err" ||
-		{ cat "$scratch/err" >&2; fail "exporting $example failed"; }
 	want="$golden/$example"
-	for f in "$out/src/main/java/wmrun/flink/Job.java" "$out"/data/*; do
-		name=${f##*/}
-		sed "s/wmrun $WM_VERSION --export-flink/wmrun @VERSION@ --export-flink/" \
-			"$f" >"$scratch/got"
-		if [ "${WM_UPDATE_GOLDEN:-}" = 1 ]; then
-			cp "$scratch/got" "$want/$name"
-			continue
-		fi
-		diff -u "$want/$name" "$scratch/got" ||
-			fail "$example: $name differs from the golden file"
+	export_example "$example" "$out"
+	if [ "$update" = 1 ]; then
+		rm -rf "$want"
+		mkdir -p "$want"
+	fi
+	if [ "$status" -ne 0 ]; then
+		[ "$status" -eq 78 ] || { cat "$scratch/err" >&2; fail "$example: exit $status"; }
+		[ ! -e "$out" ] || fail "$example: a refused export left files behind"
+		# The last line says why; warnings may come before it.
+		tail -n 1 "$scratch/err" >"$scratch/got"
+		check refused "$scratch/got"
+		grep -Eq "^wmrun: examples/$example.conf:[0-9]+:[0-9]+: cannot export " \
+			"$scratch/got" || fail "$example: refused without file:line:col"
+		continue
+	fi
+	[ "$update" = 1 ] || [ ! -f "$want/refused" ] ||
+		fail "$example: exported, but the golden files say it is refused"
+	sed "s/wmrun $WM_VERSION --export-flink/wmrun @VERSION@ --export-flink/" \
+		"$out/src/main/java/wmrun/flink/Job.java" >"$scratch/got"
+	check Job.java "$scratch/got"
+	n_data=0
+	for f in "$out"/data/*.csv; do
+		summary "$f" >"$scratch/got"
+		check "${f##*/}.summary" "$scratch/got"
+		n_data=$((n_data + 1))
+	done
+	[ "$n_data" -eq "$(grep -c '^\[source' "$conf")" ] ||
+		fail "$example: $n_data traces for $(grep -c '^\[source' "$conf") sources"
+	# Generated sources are said to be recorded, with their counts.
+	for f in $(sed -n 's/.* under --sim: \([0-9]*\) records of [0-9]* partitions into "\(.*\)"$/\1:\2/p' \
+		"$scratch/err"); do
+		[ "${f%%:*}" -eq "$(($(wc -l <"${f#*:}") - 1))" ] ||
+			fail "$example: ${f#*:} holds another count than said"
 	done
 	(cd "$out" && find . -type f | sort) >"$scratch/files"
-	[ "$(grep -c . "$scratch/files")" -eq \
-		"$(($(ls "$srcdir"/flink/src/main/java/wmrun/flink/*.java | wc -l) + 3))" ] ||
+	[ "$(grep -c . "$scratch/files")" -eq $((n_java + 2 + n_data)) ] ||
 		fail "$example: unexpected files: $(cat "$scratch/files")"
 	cmp "$srcdir/flink/pom.xml" "$out/pom.xml" || fail "pom.xml differs from flink/"
 	for j in "$srcdir"/flink/src/main/java/wmrun/flink/*.java; do
 		cmp "$j" "$out/src/main/java/wmrun/flink/${j##*/}" ||
 			fail "${j##*/} differs from flink/"
 	done
+	# Stable: a second export is the same bytes (compared by checksum,
+	# so that one recording of hundreds of megabytes is on disk at once).
+	(cd "$out" && find . -type f | sort | xargs sha256sum) >"$scratch/first"
+	rm -rf "$out"
+	export_example "$example" "$out"
+	[ "$status" -eq 0 ] || fail "$example: the second export failed"
+	(cd "$out" && find . -type f | sort | xargs sha256sum) >"$scratch/second"
+	diff -u "$scratch/first" "$scratch/second" ||
+		fail "$example: a second export differs from the first"
+	rm -rf "$out"
 done
 
-expect_status 78 "$WMRUN" --export-flink "$scratch/gen" "$srcdir/examples/late_data.conf"
-expect_line 'late_data.conf:[0-9]+:[0-9]+: cannot export generated source "[^"]+": .*--record-trace' "$scratch/err"
+# A generated source's trace is the recording --record-trace --sim makes,
+# byte for byte.
+export_example late_data "$scratch/late"
+[ "$status" -eq 0 ] || fail "exporting late_data failed"
+examples=$(cd "$srcdir/examples" && pwd)
+(cd "$scratch" && "$WMRUN" --sim --quiet --record-trace rec.csv \
+	"$examples/late_data.conf" >/dev/null) ||
+	fail "recording late_data failed"
+cmp "$scratch/rec.csv" "$scratch/late/data/readings.csv" ||
+	fail "the export's recording differs from --record-trace --sim's"
+
+# What no example shows: a generated source without a run length, whose
+# recording would never end.
+cat >"$scratch/endless.conf" <<CONF
+[source s]
+partitions = 1
+rate = 1/s
+[window w]
+input = s
+size = 1 s
+[sink out]
+input = w
+path = -
+CONF
+expect_status 78 "$WMRUN" --export-flink "$scratch/gen" "$scratch/endless.conf"
+expect_line 'endless.conf:3:1: cannot export generated source "s" without a run length' "$scratch/err"
 [ ! -e "$scratch/gen" ] || fail "a refused export left files behind"
+# A recording never overwrites a file the job uses (here its output).
+{ printf '[job]\nevent_time = 1 min\n'; sed "s|^path = -|path = $scratch/into/data/s.csv|" \
+	"$scratch/endless.conf"; } >"$scratch/into.conf"
+expect_status 64 "$WMRUN" --export-flink "$scratch/into" "$scratch/into.conf"
+expect_line "could not record the generated sources: \"$scratch/into/data/s.csv\" is the output of sink \"out\"" "$scratch/err"
 expect_status 64 "$WMRUN" --sim --export-flink "$scratch/x" "$srcdir/examples/replay_trace.conf"
 exit 0

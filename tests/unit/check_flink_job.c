@@ -110,24 +110,92 @@ START_TEST(test_flink_export_refuses_study_knobs_at_their_key)
 		       "other than released");
 	expect_refused("", "reactivation_grace = 1 s\n", 7, 1,
 		       "reactivation_grace");
-	expect_refused("records = 10\n", "", 3, 1, "run length");
+	expect_refused("processing_time = 1 h\n", "", 3, 1,
+		       "run length in processing time over replayed source");
 }
 END_TEST
 
-START_TEST(test_flink_export_refuses_a_generated_source_naming_the_way)
+/* A generated source in front of a window, its [job] lines `job` and its
+ * source's `source`. */
+static char *
+generated_text(const char *job, const char *source)
 {
-	const char *text = "[source s]\npartitions = 1\nparallelism = 1\n"
-			   "[window w]\ninput = s\nparallelism = 1\n"
-			   "size = 1 s\n"
-			   "[sink o]\ninput = w\nparallelism = 1\npath = -\n";
+	char *text = NULL;
+
+	ck_assert_int_ge(asprintf(&text,
+				  "[job]\n%s"
+				  "[source s]\npartitions = 2\nrate = 1/s\n%s"
+				  "[window w]\ninput = s\nsize = 1 s\n"
+				  "[sink o]\ninput = w\npath = -\n",
+				  job, source),
+			 0);
+	return text;
+}
+
+/* A generated source is exported through its recording, which needs a
+ * run length to end, cannot carry what alignment did to idleness, and
+ * ends partitions bounded by records later than wmrun (a warning). */
+START_TEST(test_flink_export_records_what_a_recording_carries)
+{
+	static const struct {
+		const char *job, *source;
+		int r, line, col;
+		const char *words;
+	} cases[] = {
+		{"", "", -EINVAL, 4, 1, "without a run length"},
+		{"event_time = 1 h\n",
+		 "idle_timeout = 1 s\nwatermark_alignment_group = g\n"
+		 "watermark_alignment_max_drift = 1 s\n",
+		 -EINVAL, 7, 1,
+		 "alignment of generated source \"s\" with idle"},
+		{"event_time = 1 h\n",
+		 "watermark_alignment_group = g\nwatermark_alignment_max_drift "
+		 "= 1 s\n",
+		 0, 0, 0, NULL},
+		{"processing_time = 1 h\n", "", 0, 0, 0, NULL},
+		{"records = 10\n", "", 0, 2, 1,
+		 "warning: a generator ends each"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = generated_text(cases[i].job, cases[i].source);
+		char *warned = NULL, msg[WM_INI_MSG_MAX + 256];
+		struct wm_ini_error err;
+
+		ck_assert_int_eq(check_text(text, &err, &warned), cases[i].r);
+		if (cases[i].r != 0) {
+			ck_assert_int_eq(err.line, cases[i].line);
+			ck_assert_int_eq(err.col, cases[i].col);
+			ck_assert_msg(strstr(err.msg, cases[i].words) != NULL,
+				      "%s", err.msg);
+		} else if (cases[i].words != NULL) {
+			snprintf(msg, sizeof(msg), "wmrun: t.conf:%d:%d: %s",
+				 cases[i].line, cases[i].col, cases[i].words);
+			ck_assert_msg(strncmp(warned, msg, strlen(msg)) == 0,
+				      "%s", warned);
+		} else {
+			ck_assert_str_eq(warned, "");
+		}
+		free(warned);
+		free(text);
+	}
+}
+END_TEST
+
+/* replay_end needs every subtask to have a partition: wmrun's without
+ * one wait for the end, Flink's end at once. */
+START_TEST(test_flink_export_refuses_an_end_for_subtasks_without_partitions)
+{
+	const char *text = "[source s]\npartitions = 1\nparallelism = 2\n"
+			   "replay = t.csv\nreplay_end = 1 min\n"
+			   "[window w]\ninput = s\nsize = 1 s\n"
+			   "[sink o]\ninput = w\npath = -\n";
 	struct wm_ini_error err;
 	char *warned = NULL;
 
 	ck_assert_int_eq(check_text(text, &err, &warned), -EINVAL);
-	ck_assert_int_eq(err.line, 1);
-	ck_assert_int_eq(err.col, 1);
-	ck_assert_ptr_nonnull(strstr(err.msg, "generated source \"s\""));
-	ck_assert_ptr_nonnull(strstr(err.msg, "--record-trace"));
+	ck_assert_int_eq(err.line, 5);
+	ck_assert_ptr_nonnull(strstr(err.msg, "more subtasks than partitions"));
 	free(warned);
 }
 END_TEST
@@ -212,6 +280,50 @@ START_TEST(test_flink_export_maps_watermarks_per_subtask)
 }
 END_TEST
 
+/* A recorded source, as flink_record.c leaves it: a replay of its
+ * recording that ends where the run length ended it, not aligned again;
+ * a replayed one ends at its replay_end. */
+START_TEST(test_flink_export_replays_a_recording_to_its_end)
+{
+	char *text = generated_text("event_time = 1 h\n",
+				    "watermark_alignment_group = g\n"
+				    "watermark_alignment_max_drift = 1 s\n");
+	struct wm_topology *t = NULL;
+	struct wm_source_conf *src;
+	struct wm_ini_error err;
+	char *java = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&java, &len);
+
+	ck_assert_int_eq(
+		wm_topology_load_buffer(text, strlen(text), "t.conf", &t, &err),
+		0);
+	src = &t->stages[0].u.source;
+	src->record = strdup("out/data/s.csv");
+	src->replay = strdup("out/data/s.csv");
+	src->replay_end_ms = 3600000;
+	wm_export_flink_job(f, t, "t.conf");
+	fclose(f);
+	expect_java(java, "// [source s]: generated, recorded by wmrun --sim, "
+			  "2 partitions");
+	expect_java(java, "new ReplaySource(trace(data, \"s.csv\"), 2, SPEED, "
+			  "3600000L),");
+	expect_java(java, "// not aligned again");
+	ck_assert_ptr_null(strstr(java, "withWatermarkAlignment"));
+	wm_topology_free(t);
+	free(java);
+	free(text);
+
+	text = job_text("", "replay_end = 5 s\n", "");
+	java = java_of(text);
+	expect_java(java, "\"s.csv\"), 2, SPEED, 5000L),");
+	expect_java(java, "// ends at 5000 ms (replay_end) if its records "
+			  "end before\n");
+	free(java);
+	free(text);
+}
+END_TEST
+
 static Suite *
 flink_job_suite(void)
 {
@@ -219,15 +331,17 @@ flink_job_suite(void)
 	TCase *tc = tcase_create("refusals");
 
 	tcase_add_test(tc, test_flink_export_refuses_study_knobs_at_their_key);
+	tcase_add_test(tc, test_flink_export_records_what_a_recording_carries);
 	tcase_add_test(
 		tc,
-		test_flink_export_refuses_a_generated_source_naming_the_way);
+		test_flink_export_refuses_an_end_for_subtasks_without_partitions);
 	tcase_add_test(tc, test_flink_export_warns_of_a_jsonl_sink);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("java");
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_split);
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_subtask);
+	tcase_add_test(tc, test_flink_export_replays_a_recording_to_its_end);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -112,6 +112,38 @@ START_TEST(test_replay_topology_replays_the_recording)
 }
 END_TEST
 
+/* The replay ends when the recorded job ended its generated partitions:
+ * the earlier of its run lengths in event and processing time; a job
+ * bounded by records ends them one by one, after their last records. */
+START_TEST(test_replay_ends_where_the_run_length_ended_the_job)
+{
+	static const struct {
+		const char *lengths;
+		int64_t end_ms;
+	} cases[] = {
+		{"event_time = 10 s\n", 10000},
+		{"processing_time = 2 h\n", 7200000},
+		{"event_time = 1 h\nprocessing_time = 20 min\n", 1200000},
+		{"event_time = 20 min\nprocessing_time = 1 h\n", 1200000},
+		{"records = 100\n", -1},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		struct wm_topology *t;
+
+		snprintf(text, sizeof(text),
+			 "[job]\n%s[source s]\nrate = 1/s\n[window w]\n"
+			 "input = s\nsize = 1 s\n[sink out]\ninput = w\n"
+			 "path = /dev/null\n",
+			 cases[i].lengths);
+		t = load(text);
+		ck_assert_int_eq(wm_record_trace_end_ms(t), cases[i].end_ms);
+		wm_topology_free(t);
+	}
+}
+END_TEST
+
 /*
  * A recorded generator returns what the generator returns, and its trace,
  * replayed, releases the same records in the same order at the same
@@ -195,6 +227,8 @@ record_trace_suite(void)
 	tcase_add_test(names,
 		       test_trace_path_names_the_source_when_there_are_several);
 	tcase_add_test(topology, test_replay_topology_replays_the_recording);
+	tcase_add_test(topology,
+		       test_replay_ends_where_the_run_length_ended_the_job);
 	tcase_add_test(recording,
 		       test_recorded_source_replays_to_the_same_records);
 	suite_add_tcase(s, names);

@@ -189,8 +189,9 @@ usage(FILE *f)
 		"                  write the job into DIR as a Maven project "
 		"of an\n"
 		"                  Apache Flink " WM_EXPORT_FLINK_VERSION
-		" job (replayed sources only),\n"
-		"                  and run nothing\n"
+		" job; generated sources are recorded\n"
+		"                  under --sim into DIR/data and replayed "
+		"from there\n"
 		"  -h, --help      this text\n"
 		"  --version       the version of wmrun\n"
 		"\n"

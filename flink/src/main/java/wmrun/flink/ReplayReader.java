@@ -32,8 +32,11 @@ import org.apache.flink.metrics.Counter;
  * is assigned, before its first record: a partition that has not sent
  * anything yet holds the subtask's watermark back, as in wmrun, where a
  * source subtask knows its partitions from the start. Splits end together,
- * with the subtask's last record: wmrun's trace partitions end with the
- * trace.
+ * with the subtask's last record, or at the replay's end if that comes
+ * later (wmrun's replay_end: a recorded job's partitions end when its run
+ * length ended them, so the last windows fire then, not earlier). A
+ * subtask without splits ends at once, as a bounded generator's does in
+ * wmrun.
  *
  * pollNext never sleeps: when nothing is due it returns NOTHING_AVAILABLE
  * and a timer completes the availability future at the next due time, so
@@ -41,6 +44,7 @@ import org.apache.flink.metrics.Counter;
  */
 public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit> {
     private final double speed;
+    private final long endMillis; /* -1: none */
     /* The operator's numRecordsIn: records read, as SourceReaderBase counts them. */
     private final Counter recordsIn;
     private final Map<String, SplitState> splits = new LinkedHashMap<>();
@@ -48,8 +52,9 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private ScheduledExecutorService timer;
 
-    ReplayReader(double speed, Counter recordsIn) {
+    ReplayReader(double speed, long endMillis, Counter recordsIn) {
         this.speed = speed;
+        this.endMillis = endMillis;
         this.recordsIn = recordsIn;
     }
 
@@ -97,10 +102,14 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
                 first = s;
             }
         }
+        long now = System.currentTimeMillis() * 1_000_000L;
         if (first == null) {
+            long end = endNanos();
+            if (noMoreSplits && end > now) {
+                return waitFor(end - now);
+            }
             return noMoreSplits ? InputStatus.END_OF_INPUT : waitFor(-1);
         }
-        long now = System.currentTimeMillis() * 1_000_000L;
         if (first.dueNanos > now) {
             return waitFor(first.dueNanos - now);
         }
@@ -111,6 +120,15 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
         recordsIn.inc();
         first.output.collect(r, r.timestamp);
         return InputStatus.MORE_AVAILABLE;
+    }
+
+    /** When the splits end if no record is left (Long.MIN_VALUE: at once). */
+    private long endNanos() {
+        if (endMillis < 0 || splits.isEmpty()) {
+            return Long.MIN_VALUE;
+        }
+        long start = splits.values().iterator().next().split.startMillis;
+        return start * 1_000_000L + (long) (endMillis * 1e6 / speed);
     }
 
     /** NOTHING_AVAILABLE, with the future completed after delayNanos (< 0: by addSplits). */

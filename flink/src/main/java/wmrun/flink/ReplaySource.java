@@ -23,7 +23,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * partitions as KafkaSource spreads a topic's, the source's name being the
  * topic (wm_source_gen_split_owner(), doc/semantics.md 3.8), each
  * record released at its arrival divided by the job's speed, as wmrun's
- * `pacing = arrival` does. Bounded: the job ends with the trace.
+ * `pacing = arrival` does. Bounded: a subtask's splits end with its last
+ * record or, given an end (wmrun's replay_end, which a recording of a job
+ * with a run length has), at that arrival time if it comes later.
  *
  * The enumerator fixes the wall-clock start once, when the job runs (not
  * when it is submitted, which on a MiniCluster is seconds earlier), and
@@ -37,15 +39,21 @@ public final class ReplaySource
     private final String topic;
     private final int partitions;
     private final double speed;
+    private final long endMillis; /* arrival time the splits end at; -1: with the last record */
 
     public ReplaySource(String path, String topic, int partitions, double speed) {
-        if (partitions < 1 || !(speed > 0)) {
-            throw new IllegalArgumentException("a replay needs partitions >= 1 and speed > 0");
+        this(path, topic, partitions, speed, -1);
+    }
+
+    public ReplaySource(String path, String topic, int partitions, double speed, long endMillis) {
+        if (partitions < 1 || !(speed > 0) || endMillis < -1) {
+            throw new IllegalArgumentException("a replay needs partitions >= 1, speed > 0 and an end >= 0");
         }
         this.path = path;
         this.topic = topic;
         this.partitions = partitions;
         this.speed = speed;
+        this.endMillis = endMillis;
     }
 
     @Override
@@ -55,7 +63,7 @@ public final class ReplaySource
 
     @Override
     public SourceReader<TraceRecord, ReplaySplit> createReader(SourceReaderContext context) {
-        return new ReplayReader(speed,
+        return new ReplayReader(speed, endMillis,
                 context.metricGroup().getIOMetricGroup().getNumRecordsInCounter());
     }
 

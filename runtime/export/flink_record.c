@@ -1,0 +1,156 @@
+/*
+ * flink_record.c
+ *	Generated sources recorded for the Flink export (flink_record.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "runtime/export/flink_job.h"
+#include "runtime/export/flink_record.h"
+#include "runtime/io/exit.h"
+#include "runtime/io/record_trace.h"
+#include "runtime/report/report.h"
+#include "runtime/run/sim.h"
+
+/* Where the recording run writes the job's results: nowhere. */
+static char discard[] = "/dev/null";
+
+static bool
+generated(const struct wm_stage *st)
+{
+	return st->kind == WM_STAGE_SOURCE && st->u.source.replay == NULL;
+}
+
+/* Each generated source's trace path set, none a file the job uses (a
+ * trace it replays, an output), and `kept` holding the outputs' paths
+ * while they point at `discard`: 0, -ENOMEM, or -EEXIST with why. */
+static int
+set_up(struct wm_topology *t, const char *dir, char **kept, char *why,
+       size_t len)
+{
+	char use[4096];
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_source_conf *src = &t->stages[s].u.source;
+		char name[256], *path;
+
+		if (!generated(&t->stages[s]))
+			continue;
+		wm_export_flink_trace_name(t, s, name, sizeof(name));
+		if (asprintf(&path, "%s/data/%s", dir, name) < 0)
+			return -ENOMEM;
+		/* Before it is set: the recording itself is a use. */
+		if (wm_topology_file_use(t, path, use, sizeof(use)) != NULL) {
+			snprintf(why, len,
+				 "\"%s\" is %s: export into another "
+				 "directory",
+				 path, use);
+			free(path);
+			return -EEXIST;
+		}
+		src->record = path;
+	}
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_stage *st = &t->stages[s];
+
+		if (st->kind == WM_STAGE_SINK) {
+			kept[s] = st->u.sink.path;
+			st->u.sink.path = discard;
+		} else if (st->kind == WM_STAGE_WINDOW &&
+			   st->u.window.late_output != NULL) {
+			kept[s] = st->u.window.late_output;
+			st->u.window.late_output = discard;
+		}
+	}
+	return 0;
+}
+
+static void
+restore_outputs(struct wm_topology *t, char **kept)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_stage *st = &t->stages[s];
+
+		if (kept[s] != NULL && st->kind == WM_STAGE_SINK)
+			st->u.sink.path = kept[s];
+		else if (kept[s] != NULL)
+			st->u.window.late_output = kept[s];
+	}
+}
+
+/* What the run read from source stage `stage`. */
+static uint64_t
+records_of(const struct wm_job_report *rep, uint32_t stage)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < rep->n_partitions; i++)
+		if (rep->partitions[i].stage == stage)
+			n += rep->partitions[i].records;
+	return n;
+}
+
+/* The recorded sources as replays of their recordings, each said. */
+static int
+replay_recordings(struct wm_topology *t, const struct wm_job_report *rep)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_source_conf *src = &t->stages[s].u.source;
+
+		if (!generated(&t->stages[s]))
+			continue;
+		src->replay = strdup(src->record);
+		if (src->replay == NULL)
+			return -ENOMEM;
+		src->pacing = WM_REPLAY_ARRIVAL;
+		src->replay_end_ms = wm_record_trace_end_ms(t);
+		fprintf(stderr,
+			"wmrun: recorded generated source \"%s\" under --sim: "
+			"%" PRIu64 " records of %" PRIu32
+			" partitions into \"%s\"\n",
+			t->stages[s].name, records_of(rep, s), src->partitions,
+			src->record);
+	}
+	return 0;
+}
+
+int
+wm_export_flink_record(struct wm_topology *t, const char *dir)
+{
+	struct wm_job_report rep = {0};
+	char why[4400];
+	char **kept;
+	bool any = false;
+	int r;
+
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		any = any || generated(&t->stages[s]);
+	if (!any)
+		return 0;
+	kept = calloc(t->n_stages, sizeof(*kept));
+	r = kept == NULL ? -ENOMEM : set_up(t, dir, kept, why, sizeof(why));
+	if (r == 0)
+		r = wm_sim_run(t, &rep, why, sizeof(why));
+	if (kept != NULL)
+		restore_outputs(t, kept);
+	free(kept);
+	if (r == 0)
+		r = replay_recordings(t, &rep);
+	if (r == -ENOMEM)
+		snprintf(why, sizeof(why), "out of memory");
+	wm_report_free(&rep);
+	if (r == 0)
+		return 0;
+	fprintf(stderr, "wmrun: could not record the generated sources: %s\n",
+		why);
+	/* A stop signal: 128 + n, as for a run. */
+	return r > 0	      ? r
+	       : r == -EEXIST ? EX_USAGE
+			      : wm_exit_status(WM_EXIT_SIM, r);
+}
