@@ -306,8 +306,8 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 	fclose(f);
 	expect_java(java, "// [source s]: generated, recorded by wmrun --sim, "
 			  "2 partitions");
-	expect_java(java, "new ReplaySource(trace(data, \"s.csv\"), 2, SPEED, "
-			  "3600000L),");
+	expect_java(java, "new ReplaySource(trace(data, \"s.csv\"), \"s\", 2, "
+			  "SPEED, 3600000L),");
 	expect_java(java, "// not aligned again");
 	ck_assert_ptr_null(strstr(java, "withWatermarkAlignment"));
 	wm_topology_free(t);
@@ -316,7 +316,7 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 
 	text = job_text("", "replay_end = 5 s\n", "");
 	java = java_of(text);
-	expect_java(java, "\"s.csv\"), 2, SPEED, 5000L),");
+	expect_java(java, "\"s.csv\"), \"s\", 2, SPEED, 5000L),");
 	expect_java(java, "// ends at 5000 ms (replay_end) if its records "
 			  "end before\n");
 	free(java);
