@@ -32,7 +32,8 @@
  *   [sink]                   LineSink of the window's CSV lines
  * Refused, with the key's file:line:col: a generated source (record it
  * first: --record-trace), all_idle other than flink, reactivation_grace,
- * behaviour flags other than released (the pom's Flink is a release),
+ * behaviour flags other than flink-2.3 (the pom's Flink's rules, named
+ * in the message by the flags that differ),
  * unaligned source splits, allowed lateness on session windows (their late
  * firings cannot be told from the timer's in a merging window), sources
  * whose watermark intervals differ. Exported with a warning: a JSONL sink
@@ -44,11 +45,14 @@
 
 #include <stdio.h>
 
+#include "operators/behaviour.h"
 #include "runtime/conf/ini.h"
 #include "runtime/conf/topology.h"
 
-/* The Flink release the export's pom pins. */
+/* The Flink release the export's pom pins, and its rules
+ * (operators/behaviour.h): the only behaviour flags that export. */
 #define WM_EXPORT_FLINK_VERSION "2.3.0"
+#define WM_EXPORT_FLINK_BEHAVIOUR WM_BEHAVIOUR_FLINK_2_3
 
 /*
  * Whether `topo` can be exported: 0, after a warning on `warnings` for
