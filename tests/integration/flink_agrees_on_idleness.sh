@@ -29,6 +29,7 @@
 . "$srcdir/tests/integration/lib.sh"
 . "$srcdir/tests/integration/flink_lib.sh"
 flink_require
+flink_exclusive
 
 # quiet.csv: p0 and p1 every 100 ms from 50 to 19950 ms of arrival, each
 # record 30 ms old; p2 and p3 until 2950, then silent (p3 to the end); p2
