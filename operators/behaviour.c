@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -54,6 +55,27 @@ behaviour_flag(const char *word, size_t len)
  * policy) are not its business. */
 #define ALL_FLAGS ((unsigned)WM_BEHAVIOUR_ALL)
 
+static const struct {
+	const char *name;
+	unsigned flags;
+} baselines[] = {
+	{"flink-2.1", WM_BEHAVIOUR_FLINK_2_1},
+	{"flink-2.3", WM_BEHAVIOUR_FLINK_2_3},
+	{"released", WM_BEHAVIOUR_RELEASED},
+	{"master", WM_BEHAVIOUR_MASTER},
+};
+
+/* The flag set a baseline's name stands for, or 0 if it names none (every
+ * baseline has IDLE_MARK_ONCE, so none is 0). */
+static unsigned
+behaviour_baseline(const char *word, size_t len)
+{
+	for (size_t i = 0; i < sizeof(baselines) / sizeof(baselines[0]); i++)
+		if (word_is(word, len, baselines[i].name))
+			return baselines[i].flags;
+	return 0;
+}
+
 int
 wm_behaviour_parse(const char *text, unsigned *flags, const char **bad,
 		   int *bad_len)
@@ -68,10 +90,10 @@ wm_behaviour_parse(const char *text, unsigned *flags, const char **bad,
 		size_t len = (size_t)(end - word);
 		unsigned bit = behaviour_flag(word, len);
 
-		if (word == p && word_is(word, len, "released")) {
-			result = WM_BEHAVIOUR_RELEASED | (result & ~ALL_FLAGS);
-		} else if (word == p && word_is(word, len, "master")) {
-			result = WM_BEHAVIOUR_MASTER | (result & ~ALL_FLAGS);
+		unsigned base = word == p ? behaviour_baseline(word, len) : 0;
+
+		if (base != 0) {
+			result = base | (result & ~ALL_FLAGS);
 		} else if (bit == 0) {
 			*bad = p;
 			*bad_len = (int)(end - p);
@@ -89,4 +111,29 @@ wm_behaviour_parse(const char *text, unsigned *flags, const char **bad,
 	}
 	*flags = result;
 	return 0;
+}
+
+char *
+wm_behaviour_difference(unsigned flags, unsigned base, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < N_BEHAVIOUR_NAMES; i++) {
+		unsigned bit = behaviour_names[i].flag;
+		int w;
+
+		if ((flags & bit) == (base & bit))
+			continue;
+		w = snprintf(buf + n, len - n, "%s%c%s", n > 0 ? "," : "",
+			     flags & bit ? '+' : '-', behaviour_names[i].name);
+		if (w < 0 || (size_t)w >= len - n) {
+			buf[n] = '\0'; /* no part of a flag */
+			break;
+		}
+		n += (size_t)w;
+	}
+	return buf;
 }

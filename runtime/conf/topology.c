@@ -65,7 +65,7 @@ load_all_idle(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
-/* The behaviour: flink_behaviour (released, master or flag names), then
+/* The behaviour: flink_behaviour (baselines or flag names), then
  * one boolean key per flag, which may adjust it. 0 or a negative errno
  * with l->err set. */
 static int
@@ -93,7 +93,8 @@ load_behaviour(struct loader *l, struct wm_ini_section *sec,
 				       &bad_len) != 0) {
 			snprintf(why, sizeof(why),
 				 "unrecognized behaviour \"%.*s\" (use "
-				 "released, master or flag names)",
+				 "flink-2.1, flink-2.3, released, master "
+				 "or flag names)",
 				 bad_len > 40 ? 40 : bad_len, bad);
 			return wm_conf_bad_value(l, e, why);
 		}

@@ -12,8 +12,9 @@
  *                    max_delay (the longest wait for a result the user
  *                    accepts: the advice's bound on idle_timeout,
  *                    runtime/report/advice.h; default not stated),
- *                    flink_behaviour (released | master | a
- *                    flag list), one key per behaviour flag by its
+ *                    flink_behaviour (flink-2.1 | flink-2.3 |
+ *                    released = flink-2.3, the default | master |
+ *                    a flag list), one key per behaviour flag by its
  *                    lower-case name (valve_flush_unconditional = true),
  *                    all_idle (flink | max | hold: what a valve or a
  *                    multiplexer does when every input is idle; a study

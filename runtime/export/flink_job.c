@@ -97,6 +97,30 @@ warn(FILE *f, const struct wm_topology *t, const struct wm_ini_doc *doc,
 	fprintf(f, "wmrun: %s\n", buf);
 }
 
+/* The [job] key that set a behaviour differing from the export's: the
+ * flink_behaviour setting if there is one, else the first per-flag key
+ * (valve_flush_unconditional) that differs. */
+static void
+behaviour_key(const struct wm_ini_doc *doc, unsigned behaviour, char *key,
+	      size_t len)
+{
+	snprintf(key, len, "flink_behaviour");
+	if (find_entry(doc, NULL, key) != NULL)
+		return;
+	for (unsigned bit = 1; bit & WM_BEHAVIOUR_ALL; bit <<= 1) {
+		const char *name = wm_behaviour_name(bit);
+
+		if ((behaviour & bit) == (WM_EXPORT_FLINK_BEHAVIOUR & bit))
+			continue;
+		snprintf(key, len, "%s", name);
+		for (char *p = key; *p != '\0'; p++)
+			*p = (char)tolower((unsigned char)*p);
+		if (find_entry(doc, NULL, key) != NULL)
+			return;
+	}
+	snprintf(key, len, "flink_behaviour");
+}
+
 static int
 check_job(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	  struct wm_ini_error *err)
@@ -108,11 +132,19 @@ check_job(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		       "cannot export all_idle = %s to Flink: it is a study "
 		       "knob, and Flink's rule is all_idle = flink",
 		       job->behaviour & WM_ALL_IDLE_MAX ? "max" : "hold");
-	if ((job->behaviour & WM_BEHAVIOUR_ALL) != WM_BEHAVIOUR_RELEASED)
-		REFUSE(NULL, "flink_behaviour",
-		       "cannot export behaviour flags other than released: "
-		       "the exported job runs Flink " WM_EXPORT_FLINK_VERSION
-		       ", a release");
+	if ((job->behaviour & WM_BEHAVIOUR_ALL) != WM_EXPORT_FLINK_BEHAVIOUR) {
+		char diff[256], key[64];
+
+		behaviour_key(doc, job->behaviour, key, sizeof(key));
+		REFUSE(NULL, key,
+		       "cannot export these behaviour flags: the exported job "
+		       "runs Flink " WM_EXPORT_FLINK_VERSION
+		       ", whose rules are flink_behaviour = flink-2.3, and "
+		       "this job's differ by %s",
+		       wm_behaviour_difference(job->behaviour,
+					       WM_EXPORT_FLINK_BEHAVIOUR, diff,
+					       sizeof(diff)));
+	}
 	if (job->allow_unaligned_source_splits)
 		REFUSE(NULL,
 		       "pipeline.watermark-alignment.allow-unaligned-source-"

@@ -36,10 +36,10 @@
  *   [sink]                   LineSink of the window's CSV lines
  * Refused, with the key's file:line:col ([job]'s header for a setting the
  * file leaves to its default): all_idle other than flink,
- * reactivation_grace, behaviour flags other than released (the pom's
- * Flink is a release), unaligned source splits, allowed lateness on
- * session windows (their late firings cannot be told from the timer's in
- * a merging window), sources whose watermark intervals differ; and what a
+ * reactivation_grace, behaviour flags other than flink-2.3 (the pom's
+ * Flink's rules, named in the message by the flags that differ),
+ * unaligned source splits, allowed lateness on session windows (their late
+ * firings cannot be told from the timer's in a merging window), sources whose watermark intervals differ; and what a
  * recording or a replay cannot carry: a generated source without a run
  * length (its recording would not end), alignment with idle_timeout on a
  * generated source (the replay cannot stop idleness clocks as alignment
@@ -57,11 +57,14 @@
 
 #include <stdio.h>
 
+#include "operators/behaviour.h"
 #include "runtime/conf/ini.h"
 #include "runtime/conf/topology.h"
 
-/* The Flink release the export's pom pins. */
+/* The Flink release the export's pom pins, and its rules
+ * (operators/behaviour.h): the only behaviour flags that export. */
 #define WM_EXPORT_FLINK_VERSION "2.3.0"
+#define WM_EXPORT_FLINK_BEHAVIOUR WM_BEHAVIOUR_FLINK_2_3
 
 /*
  * Whether `topo` can be exported: 0, after a warning on `warnings` for

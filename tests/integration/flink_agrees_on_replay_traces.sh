@@ -17,6 +17,7 @@
 . "$srcdir/tests/integration/lib.sh"
 . "$srcdir/tests/integration/flink_lib.sh"
 flink_require
+flink_exclusive
 
 # The support classes' own unit tests, in a copy (the source tree may be
 # read-only): the exported projects compile the same files.

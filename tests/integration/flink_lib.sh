@@ -95,3 +95,14 @@ oracle() {
 	diff -u "$scratch/$name.sim.r" "$scratch/$name.real.r" ||
 		fail "$name: wmrun's real run differs from Flink's and --sim's"
 }
+
+# flink_exclusive: wait until no other test of this build directory that
+# called it is running, and hold that until the calling script ends. A
+# MiniCluster and its Maven build take the whole of a small machine: two
+# at once under `make check -j2` starve wmrun's real runs, whose results
+# then depend on timing. Without flock(1), nothing is waited for.
+flink_exclusive() {
+	command -v flock >/dev/null 2>&1 || return 0
+	exec 9>"$PWD/flink-tests.lock"
+	flock 9
+}

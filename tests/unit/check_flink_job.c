@@ -107,11 +107,51 @@ START_TEST(test_flink_export_refuses_study_knobs_at_their_key)
 	expect_refused("all_idle = max\n", "", 3, 1,
 		       "cannot export all_idle = max");
 	expect_refused("flink_behaviour = master\n", "", 3, 1,
-		       "other than released");
+		       "differ by +VALVE_FLUSH_UNCONDITIONAL,"
+		       "+VALVE_REDERIVE_ON_ACTIVE,+MUX_EMPTY_IS_IDLE,"
+		       "+MUX_REACTIVATE,+DRAIN_ACTIVE_BEFORE_MAX");
 	expect_refused("", "reactivation_grace = 1 s\n", 7, 1,
 		       "reactivation_grace");
 	expect_refused("processing_time = 1 h\n", "", 3, 1,
 		       "run length in processing time over replayed source");
+}
+END_TEST
+
+/* The exported job runs Flink 2.3.0: its rules export, no others, and a
+ * refusal names the flags that differ at the key that set them. */
+START_TEST(test_flink_export_takes_exactly_the_rules_of_its_flink)
+{
+	static const char *const same[] = {
+		"",
+		"flink_behaviour = flink-2.3\n",
+		"flink_behaviour = released\n",
+		"flink_behaviour = flink-2.1, MUX_ALLIDLE_FLUSH_MAX\n",
+		"flink_behaviour = master\nvalve_flush_unconditional = false\n"
+		"valve_rederive_on_active = false\nmux_empty_is_idle = no\n"
+		"mux_reactivate = off\ndrain_active_before_max = false\n",
+	};
+	struct wm_ini_error err;
+	char *warned = NULL;
+
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		char *text = job_text(same[i], "", "");
+
+		ck_assert_msg(check_text(text, &err, &warned) == 0,
+			      "\"%s\" refused: %s", same[i], err.msg);
+		ck_assert_str_eq(warned, "");
+		free(warned);
+		free(text);
+	}
+	expect_refused("flink_behaviour = flink-2.1\n", "", 3, 1,
+		       "runs Flink 2.3.0, whose rules are flink_behaviour = "
+		       "flink-2.3, and this job's differ by "
+		       "-MUX_ALLIDLE_FLUSH_MAX");
+	expect_refused("seed = 1\nmux_allidle_flush_max = false\n", "", 4, 1,
+		       "differ by -MUX_ALLIDLE_FLUSH_MAX");
+	expect_refused("seed = 1\nmux_reactivate = true\n", "", 4, 1,
+		       "differ by +MUX_REACTIVATE");
+	expect_refused("idle_mark_once = false\n", "", 3, 1,
+		       "differ by -IDLE_MARK_ONCE");
 }
 END_TEST
 
@@ -331,6 +371,8 @@ flink_job_suite(void)
 	TCase *tc = tcase_create("refusals");
 
 	tcase_add_test(tc, test_flink_export_refuses_study_knobs_at_their_key);
+	tcase_add_test(tc,
+		       test_flink_export_takes_exactly_the_rules_of_its_flink);
 	tcase_add_test(tc, test_flink_export_records_what_a_recording_carries);
 	tcase_add_test(
 		tc,

@@ -111,12 +111,21 @@ START_TEST(test_all_idle_flush_max_with_flag)
 	ck_assert_str_eq(recorder_take(&rec), "W(4) W(10) IDLE");
 	wm_multi_input_destroy(&mi);
 
-	wm_multi_input_init(&mi, 2, &rec.out, WM_BEHAVIOUR_RELEASED);
+	/* Flink 2.1 has no flush; 2.3, the released default, has it. */
+	wm_multi_input_init(&mi, 2, &rec.out, WM_BEHAVIOUR_FLINK_2_1);
 	in_wm(&mi, 0, 10);
 	in_wm(&mi, 1, 4);
 	in_status(&mi, 0, WM_STATUS_IDLE);
 	in_status(&mi, 1, WM_STATUS_IDLE);
 	ck_assert_str_eq(recorder_take(&rec), "W(4) IDLE");
+	wm_multi_input_destroy(&mi);
+
+	wm_multi_input_init(&mi, 2, &rec.out, WM_BEHAVIOUR_RELEASED);
+	in_wm(&mi, 0, 10);
+	in_wm(&mi, 1, 4);
+	in_status(&mi, 0, WM_STATUS_IDLE);
+	in_status(&mi, 1, WM_STATUS_IDLE);
+	ck_assert_str_eq(recorder_take(&rec), "W(4) W(10) IDLE");
 	wm_multi_input_destroy(&mi);
 }
 END_TEST
@@ -202,10 +211,25 @@ START_TEST(test_behaviour_settings_parse)
 	ck_assert_int_eq(wm_behaviour_parse("master", &f, &bad, &bad_len), 0);
 	ck_assert_uint_eq(f, WM_BEHAVIOUR_MASTER);
 	ck_assert_int_eq(
-		wm_behaviour_parse("released, valve_flush_unconditional", &f,
+		wm_behaviour_parse("flink-2.1, valve_flush_unconditional", &f,
 				   &bad, &bad_len),
 		0);
 	ck_assert_uint_eq(f, WM_IDLE_MARK_ONCE | WM_VALVE_FLUSH_UNCONDITIONAL);
+	/* The baselines: released is the newest, 2.3, which is 2.1 and the
+	 * all-idle flush to the maximum. */
+	ck_assert_int_eq(wm_behaviour_parse("Flink-2.3", &f, &bad, &bad_len),
+			 0);
+	ck_assert_uint_eq(f, WM_IDLE_MARK_ONCE | WM_MUX_ALLIDLE_FLUSH_MAX);
+	ck_assert_uint_eq(WM_BEHAVIOUR_RELEASED, WM_BEHAVIOUR_FLINK_2_3);
+	ck_assert_int_eq(wm_behaviour_parse("released,-MUX_ALLIDLE_FLUSH_MAX",
+					    &f, &bad, &bad_len),
+			 0);
+	ck_assert_uint_eq(f, WM_BEHAVIOUR_FLINK_2_1);
+	ck_assert_int_eq(wm_behaviour_parse("flink-2.2", &f, &bad, &bad_len),
+			 -EINVAL);
+	ck_assert_int_eq(bad_len, 9);
+	ck_assert_int_eq(wm_behaviour_parse("-flink-2.1", &f, &bad, &bad_len),
+			 -EINVAL);
 	ck_assert_int_eq(wm_behaviour_parse("master,-MUX_REACTIVATE", &f, &bad,
 					    &bad_len),
 			 0);
@@ -229,6 +253,34 @@ START_TEST(test_behaviour_settings_parse)
 }
 END_TEST
 
+START_TEST(test_behaviour_difference_is_a_setting)
+{
+	char buf[256];
+	unsigned f = WM_BEHAVIOUR_FLINK_2_3;
+	const char *bad;
+	int bad_len;
+
+	ck_assert_str_eq(wm_behaviour_difference(WM_BEHAVIOUR_FLINK_2_3,
+						 WM_BEHAVIOUR_RELEASED, buf,
+						 sizeof(buf)),
+			 "");
+	ck_assert_str_eq(wm_behaviour_difference(
+				 WM_BEHAVIOUR_FLINK_2_1 | WM_MUX_REACTIVATE,
+				 WM_BEHAVIOUR_FLINK_2_3, buf, sizeof(buf)),
+			 "-MUX_ALLIDLE_FLUSH_MAX,+MUX_REACTIVATE");
+	/* Applied to the base, the difference gives the flags back. */
+	wm_behaviour_difference(WM_BEHAVIOUR_MASTER & ~WM_IDLE_MARK_ONCE,
+				WM_BEHAVIOUR_FLINK_2_3, buf, sizeof(buf));
+	ck_assert_int_eq(wm_behaviour_parse(buf, &f, &bad, &bad_len), 0);
+	ck_assert_uint_eq(f, WM_BEHAVIOUR_MASTER & ~WM_IDLE_MARK_ONCE);
+	/* Truncated at a whole flag, terminated. */
+	ck_assert_str_eq(wm_behaviour_difference(WM_BEHAVIOUR_MASTER,
+						 WM_BEHAVIOUR_FLINK_2_1, buf,
+						 30),
+			 "+MUX_ALLIDLE_FLUSH_MAX");
+}
+END_TEST
+
 static Suite *
 multi_input_suite(void)
 {
@@ -244,6 +296,7 @@ multi_input_suite(void)
 	tcase_add_test(combine, test_valves_feed_the_inputs);
 	tcase_add_test(combine, test_zero_inputs_rejected);
 	tcase_add_test(flags, test_behaviour_settings_parse);
+	tcase_add_test(flags, test_behaviour_difference_is_a_setting);
 	suite_add_tcase(s, combine);
 	suite_add_tcase(s, flags);
 	return s;
