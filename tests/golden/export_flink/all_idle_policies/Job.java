@@ -1,0 +1,100 @@
+// Job "all-idle-policies", exported by wmrun @VERSION@ --export-flink from examples/all_idle_policies.conf.
+// Flink 2.3.0. Build with `mvn -q package`; run it locally on Flink's MiniCluster
+// with `mvn -q exec:exec`, or on a cluster with `flink run target/wmrun-flink-job.jar
+// DATA_DIR OUT_DIR` (default data and .: the traces, and where relative
+// output paths go).
+package wmrun.flink;
+
+import java.nio.file.Paths;
+import java.time.Duration;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.util.OutputTag;
+
+public final class Job {
+    /** [job] speed: processing time runs this much faster than the wall clock. */
+    static final double SPEED = 2000;
+
+    /** A duration of wmrun's processing time on Flink's wall clock. */
+    static Duration processingTime(long millis) {
+        return Duration.ofNanos((long) (millis * 1e6 / SPEED));
+    }
+
+    static String trace(String dir, String name) {
+        return Paths.get(dir, name).toAbsolutePath().toString();
+    }
+
+    /** An output path of the topology: "-" and absolute paths as they are. */
+    static String output(String dir, String path) {
+        return path.equals("-") || Paths.get(path).isAbsolute() ? path
+                : Paths.get(dir, path).toString();
+    }
+
+    public static void main(String[] args) throws Exception {
+        String data = args.length > 0 ? args[0] : "data";
+        String out = args.length > 1 ? args[1] : ".";
+        long start = System.currentTimeMillis();
+        Configuration conf = new Configuration();
+        PrometheusReporting.configure(conf);
+        conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
+        StreamExecutionEnvironment env =
+            StreamExecutionEnvironment.getExecutionEnvironment(conf);
+
+        // [source web]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
+        // ends at 36000000 ms, where wmrun's run length ended it, if its records end before
+        DataStream<TraceRecord> source_web = env
+            .fromSource(new ReplaySource(trace(data, "web.csv"), "web", 4, SPEED, 36000000L),
+                WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
+                        Duration.ofMillis(5000))
+                    .withIdleness(processingTime(60000)),
+                "web")
+            .setParallelism(2);
+
+        // [source mobile]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
+        // ends at 36000000 ms, where wmrun's run length ended it, if its records end before
+        DataStream<TraceRecord> source_mobile = env
+            .fromSource(new ReplaySource(trace(data, "mobile.csv"), "mobile", 4, SPEED, 36000000L),
+                WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
+                        Duration.ofMillis(600000))
+                    .withIdleness(processingTime(300000)),
+                "mobile")
+            .setParallelism(2);
+
+        // [window counts]
+        boolean[] window_counts_columns = {true, true, false, false, false};
+        OutputTag<TraceRecord> window_counts_late = new OutputTag<>("counts" + " late") {};
+        SingleOutputStreamOperator<String> window_counts = source_web.union(source_mobile)
+            .keyBy(new TraceRecord.Key())
+            .window(TumblingEventTimeWindows.of(Duration.ofMillis(600000), Duration.ofMillis(0)))
+            .trigger(new LateFiringTrigger(false))
+            .allowedLateness(Duration.ofMillis(0))
+            .sideOutputLateData(window_counts_late)
+            .aggregate(new Aggregates(), new ResultLines(window_counts_columns, start, SPEED))
+            .name("counts")
+            .setParallelism(2)
+            .setMaxParallelism(128);
+        LineSink.header(output(out, "all-idle-late.csv"), "partition,timestamp,key,value");
+        window_counts.getSideOutput(window_counts_late)
+            .map(new TraceRecord.LateLine())
+            .setParallelism(2)
+            .sinkTo(new LineSink(output(out, "all-idle-late.csv")))
+            .name("counts" + " late")
+            .setParallelism(2);
+
+        // [sink out]
+        LineSink.header(output(out, "-"), ResultLines.header(window_counts_columns));
+        window_counts.sinkTo(new LineSink(output(out, "-")))
+            .name("out")
+            .setParallelism(2);
+
+        env.execute("all-idle-policies");
+    }
+}
