@@ -62,6 +62,16 @@
  * reading figures by the interning; the routing differs too, as Flink's
  * does: "user<N>" is hashed as a Java String, N as a Long.
  *
+ * With --peer flink, what Flink does with the same records: the long-keyed
+ * trace of --keys is written (for --peer alone, that one only) and, in
+ * every repetition, each wmrun variant replays it and flink/peer/ runs the
+ * same keyed tumbling count on Flink's MiniCluster at that parallelism,
+ * with Flink's defaults and with object reuse, in turns (peer_rep();
+ * bench/flink_peer.h runs the JVM). Flink is timed from its first record
+ * to its last result, as the replay is from its start line: neither
+ * counts its set-up. Every run must fire the trace's distinct key and
+ * window pairs, counted as it is written (keys_write()).
+ *
  * Memory per variant: the segment's size, and each subtask's peak resident
  * set (ru_maxrss from the supervisor's wait4(): it counts the ring pages
  * the process touched and the pages it shared with wmbench after fork).
