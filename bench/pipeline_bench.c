@@ -62,6 +62,16 @@
  * reading figures by the interning; the routing differs too, as Flink's
  * does: "user<N>" is hashed as a Java String, N as a Long.
  *
+ * With --peer flink, what Flink does with the same records: the long-keyed
+ * trace of --keys is written (for --peer alone, that one only) and, in
+ * every repetition, each wmrun variant replays it and flink/peer/ runs the
+ * same keyed tumbling count on Flink's MiniCluster at that parallelism,
+ * with Flink's defaults and with object reuse, in turns (peer_rep();
+ * bench/flink_peer.h runs the JVM). Flink is timed from its first record
+ * to its last result, as the replay is from its start line: neither
+ * counts its set-up. Every run must fire the trace's distinct key and
+ * window pairs, counted as it is written (keys_write()).
+ *
  * Memory per variant: the segment's size, and each subtask's peak resident
  * set (ru_maxrss from the supervisor's wait4(): it counts the ring pages
  * the process touched and the pages it shared with wmbench after fork).
@@ -78,6 +88,7 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "bench/flink_peer.h"
 #include "bench/rng.h"
 #include "bench/scraper.h"
 #include "bench/stats.h"
@@ -95,12 +106,15 @@
 #define PIPELINE_PARTITIONS 8u
 #define PIPELINE_KEYS 1024u
 #define PIPELINE_SPEED 1000
+#define PIPELINE_WINDOW_MS 60000
 #define PIPELINE_DEFAULT_RECORDS 12000000u
 #define PIPELINE_DEFAULT_REPS 5
 #define PIPELINE_MAX_REPS 100
 /* Every source subtask reads at least one partition. */
 #define PIPELINE_MAX_PARALLELISM PIPELINE_PARTITIONS
 #define PIPELINE_MAX_LIST 8
+/* getopt's value of --peer, which has no short form */
+#define PIPELINE_OPT_PEER 256
 
 static const uint32_t pipeline_default_parallelism[] = {1, 2, 4};
 
@@ -111,6 +125,7 @@ struct pipeline_options {
 	size_t n_parallelism;
 	bool sampled; /* also run each variant watched by an observer */
 	bool keys;    /* also replay traces keyed by longs and by strings */
+	bool flink;   /* also run the long-keyed trace's job on Flink */
 };
 
 /* Sampling and scraping of a --sampled run. */
@@ -177,13 +192,13 @@ pipeline_topology(uint64_t records, uint32_t p, const char *replay,
 		     "[window counts]\n"
 		     "input = route\n"
 		     "type = tumbling\n"
-		     "size = 1 min\n"
+		     "size = %d ms\n"
 		     "aggregates = count\n"
 		     "[sink out]\n"
 		     "input = counts\n"
 		     "path = /dev/null\n",
 		     records_line, PIPELINE_SPEED, p, PIPELINE_PARTITIONS,
-		     source);
+		     source, PIPELINE_WINDOW_MS);
 
 	if (n < 0 || (size_t)n >= sizeof(text)) {
 		fprintf(stderr, "wmbench: pipeline topology too long\n");
@@ -453,15 +468,22 @@ wmrun_run(const struct wm_topology *t, uint32_t p, uint64_t records,
 
 enum keys_type { KEYS_LONG, KEYS_STRING, KEYS_TYPES };
 
+/* --peer flink: Flink's default configuration, and with object reuse. */
+#define PEER_CONFIGS 2
+static const bool peer_reuse[PEER_CONFIGS] = {false, true};
+static const char *const peer_suffix[PEER_CONFIGS] = {"", "-reuse"};
+
 static const char *const keys_name[KEYS_TYPES] = {"long-keys", "string-keys"};
 static const char *const keys_conf[KEYS_TYPES] = {"long", "string"};
 static const enum wm_key_type keys_type[KEYS_TYPES] = {WM_KEY_TYPE_LONG,
 						       WM_KEY_TYPE_STRING};
 
-/* The two traces and what reading them cost. */
+/* The traces and what reading them cost. */
 struct keys_bench {
+	bool wanted[KEYS_TYPES];     /* --keys: both; --peer alone: long */
 	char path[KEYS_TYPES][512];  /* "" until made; unlinked at the end */
 	uint32_t distinct;	     /* keys the records use */
+	uint64_t results;	     /* distinct (key, window): the results */
 	double *read_ns[KEYS_TYPES]; /* per record, by repetition */
 };
 
@@ -480,6 +502,8 @@ keys_nth(uint64_t r, int i)
  * records of each (one result per 469 records, near the generated job's
  * one per 400 at 7 Mrec/s); its key is a uniform draw N below
  * PIPELINE_KEYS, written as N in one trace and as "user<N>" in the other.
+ * Only the wanted traces are written. Timestamps never fall, so a key's
+ * windows come in order: a key whose window changed starts a result.
  * 0, or an exit status after a message.
  */
 static int
@@ -487,6 +511,7 @@ keys_write(struct keys_bench *kb, uint64_t records)
 {
 	const char *dir = getenv("TMPDIR");
 	bool used[PIPELINE_KEYS] = {false};
+	uint64_t window_of[PIPELINE_KEYS]; /* a key's last, UINT64_MAX: none */
 	FILE *f[KEYS_TYPES] = {NULL};
 	struct wm_rng rng;
 	int rc = 0;
@@ -496,6 +521,8 @@ keys_write(struct keys_bench *kb, uint64_t records)
 	for (int k = 0; k < KEYS_TYPES && rc == 0; k++) {
 		int fd;
 
+		if (!kb->wanted[k])
+			continue;
 		snprintf(kb->path[k], sizeof(kb->path[k]),
 			 "%s/wmbench-%s-XXXXXX", dir, keys_name[k]);
 		fd = mkstemp(kb->path[k]);
@@ -511,17 +538,25 @@ keys_write(struct keys_bench *kb, uint64_t records)
 		}
 	}
 	wm_rng_seed(&rng, 14);
+	memset(window_of, 0xff, sizeof(window_of));
 	for (uint64_t i = 0; i < records && rc == 0; i++) {
 		uint32_t key = wm_rng_below(&rng, PIPELINE_KEYS);
 		uint64_t p = i % PIPELINE_PARTITIONS;
 		uint64_t ts = i / PIPELINE_PARTITIONS;
 
 		used[key] = true;
-		fprintf(f[KEYS_LONG], "%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",1\n",
-			p, ts, key);
-		fprintf(f[KEYS_STRING],
-			"%" PRIu64 ",%" PRIu64 ",user%" PRIu32 ",1\n", p, ts,
-			key);
+		if (window_of[key] != ts / PIPELINE_WINDOW_MS) {
+			window_of[key] = ts / PIPELINE_WINDOW_MS;
+			kb->results++;
+		}
+		if (f[KEYS_LONG] != NULL)
+			fprintf(f[KEYS_LONG],
+				"%" PRIu64 ",%" PRIu64 ",%" PRIu32 ",1\n", p,
+				ts, key);
+		if (f[KEYS_STRING] != NULL)
+			fprintf(f[KEYS_STRING],
+				"%" PRIu64 ",%" PRIu64 ",user%" PRIu32 ",1\n",
+				p, ts, key);
 	}
 	for (int k = 0; k < KEYS_TYPES; k++) {
 		if (f[k] != NULL && (ferror(f[k]) | fclose(f[k])) != 0 &&
@@ -589,9 +624,14 @@ struct variant {
 	size_t n_rss, cap_rss;
 	uint64_t shm_bytes;
 	/* --keys: the job replaying each trace, and its throughput from
-	 * the start line, by repetition */
+	 * the start line, by repetition (--peer alone: the long one) */
 	struct wm_topology *keyed_topo[KEYS_TYPES];
 	double *keyed_mrec[KEYS_TYPES];
+	/* --peer flink: the same job on Flink, with its defaults and with
+	 * object reuse (peer_reuse[]), from its first record to its last
+	 * result and as execute() took, by repetition */
+	double *flink_mrec[PEER_CONFIGS];
+	double *flink_execute_mrec[PEER_CONFIGS];
 };
 
 /* One wmrun run of variant v in repetition r, watched (--sampled) or
@@ -635,22 +675,58 @@ variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
 	return w.mrec_per_s < 0 ? w.status : 0;
 }
 
-/* Repetition r of variant v replaying each trace, in keys_nth() order;
- * 0 or an exit status. */
+/* Repetition r of variant v replaying each trace it has, in keys_nth()
+ * order; each must fire the trace's `results` windows. 0 or an exit
+ * status. */
 static int
-keys_rep(struct variant *v, const struct pipeline_options *o, uint64_t r)
+keys_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
+	 uint64_t results)
 {
 	for (int i = 0; i < KEYS_TYPES; i++) {
 		enum keys_type k = keys_nth(r, i);
 		struct wm_job_report rep;
-		struct wmrun_result w =
-			wmrun_run(v->keyed_topo[k], v->parallelism, o->records,
-				  NULL, &rep);
+		struct wmrun_result w;
+		uint64_t fired;
 
+		if (v->keyed_topo[k] == NULL)
+			continue;
+		w = wmrun_run(v->keyed_topo[k], v->parallelism, o->records,
+			      NULL, &rep);
+		fired = rep.windows_fired;
 		wm_report_free(&rep);
 		if (w.mrec_per_s < 0)
 			return w.status;
+		if (fired != results) {
+			fprintf(stderr,
+				"wmbench: pipeline wmrun p%" PRIu32
+				" replaying %s: %" PRIu64
+				" windows fired, expected %" PRIu64 "\n",
+				v->parallelism, keys_name[k], fired, results);
+			return EX_SOFTWARE;
+		}
 		v->keyed_mrec[k][r] = w.started_mrec_per_s;
+	}
+	return 0;
+}
+
+/* Repetition r of variant v on Flink: each configuration once, in turn
+ * first. 0 or an exit status. */
+static int
+peer_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
+	 struct wm_flink_peer *peer)
+{
+	for (int i = 0; i < PEER_CONFIGS; i++) {
+		int c = r % 2 == 0 ? i : PEER_CONFIGS - 1 - i;
+		struct wm_flink_peer_run run;
+		int rc = wm_flink_peer_run(peer, v->parallelism, peer_reuse[c],
+					   &run);
+
+		if (rc != 0)
+			return rc;
+		v->flink_mrec[c][r] = (double)o->records /
+				      ((double)run.first_to_last_ns / 1e3);
+		v->flink_execute_mrec[c][r] =
+			(double)o->records / ((double)run.execute_ns / 1e3);
 	}
 	return 0;
 }
@@ -728,6 +804,48 @@ keys_print(const struct pipeline_options *o, const struct keys_bench *kb,
 	}
 }
 
+/* --peer flink: the results each run was checked for; each parallelism's
+ * wmrun job replaying the long-keyed trace (unless --keys printed it),
+ * Flink's two configurations, and the median of the per-repetition ratios
+ * of wmrun over each; copy[] and suffix as pipeline_print() has them. */
+static void
+peer_print(const struct pipeline_options *o, const struct keys_bench *kb,
+	   const struct variant *v, size_t nv, double *copy, const char *suffix)
+{
+	char prefix[96];
+
+	printf("bench=pipeline impl=flink metric=results value=%" PRIu64 "\n",
+	       kb->results);
+	for (size_t j = 0; j < nv; j++) {
+		if (!o->keys) {
+			snprintf(prefix, sizeof(prefix),
+				 "bench=pipeline impl=wmrun variant=p%" PRIu32
+				 "-%s",
+				 v[j].parallelism, keys_name[KEYS_LONG]);
+			print_samples(prefix, "mrec_per_s",
+				      v[j].keyed_mrec[KEYS_LONG], copy, o->reps,
+				      suffix);
+		}
+		for (int c = 0; c < PEER_CONFIGS; c++) {
+			snprintf(prefix, sizeof(prefix),
+				 "bench=pipeline impl=flink variant=p%" PRIu32
+				 "%s",
+				 v[j].parallelism, peer_suffix[c]);
+			print_samples(prefix, "mrec_per_s", v[j].flink_mrec[c],
+				      copy, o->reps, suffix);
+			print_samples(prefix, "execute_mrec_per_s",
+				      v[j].flink_execute_mrec[c], copy, o->reps,
+				      suffix);
+			snprintf(prefix, sizeof(prefix),
+				 "bench=pipeline variant=p%" PRIu32 "%s",
+				 v[j].parallelism, peer_suffix[c]);
+			print_median_ratio(prefix, "wmrun_over_flink",
+					   v[j].keyed_mrec[KEYS_LONG],
+					   v[j].flink_mrec[c], copy, o->reps);
+		}
+	}
+}
+
 static void
 pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 	       struct variant *v, size_t nv, const struct keys_bench *kb)
@@ -772,6 +890,8 @@ pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 	}
 	if (o->keys)
 		keys_print(o, kb, v, nv, copy, suffix);
+	if (o->flink)
+		peer_print(o, kb, v, nv, copy, suffix);
 	fflush(stdout);
 	free(copy);
 }
@@ -793,13 +913,22 @@ variant_set_up(struct variant *v, uint32_t p, const struct pipeline_options *o,
 		return EX_SOFTWARE;
 	if (v->mrec == NULL || v->sampled_mrec == NULL || v->rss == NULL)
 		return EX_OSERR;
-	for (int k = 0; o->keys && k < KEYS_TYPES; k++) {
+	for (int k = 0; k < KEYS_TYPES; k++) {
+		if (!kb->wanted[k])
+			continue;
 		v->keyed_topo[k] = pipeline_topology(o->records, p, kb->path[k],
 						     keys_conf[k]);
 		v->keyed_mrec[k] = calloc(o->reps, sizeof(double));
 		if (v->keyed_topo[k] == NULL)
 			return EX_SOFTWARE;
 		if (v->keyed_mrec[k] == NULL)
+			return EX_OSERR;
+	}
+	for (int c = 0; o->flink && c < PEER_CONFIGS; c++) {
+		v->flink_mrec[c] = calloc(o->reps, sizeof(double));
+		v->flink_execute_mrec[c] = calloc(o->reps, sizeof(double));
+		if (v->flink_mrec[c] == NULL ||
+		    v->flink_execute_mrec[c] == NULL)
 			return EX_OSERR;
 	}
 	return 0;
@@ -816,6 +945,37 @@ variant_free(struct variant *v)
 		wm_topology_free(v->keyed_topo[k]);
 		free(v->keyed_mrec[k]);
 	}
+	for (int c = 0; c < PEER_CONFIGS; c++) {
+		free(v->flink_mrec[c]);
+		free(v->flink_execute_mrec[c]);
+	}
+}
+
+/* --peer flink: the JVM on the long-keyed trace, warmed by one run of each
+ * configuration at each parallelism (its figures thrown away: the
+ * repetitions measure compiled code, as wmrun's do); NULL after a message
+ * with *rc set. */
+static struct wm_flink_peer *
+peer_start(const struct pipeline_options *o, const struct keys_bench *kb,
+	   int *rc)
+{
+	struct wm_flink_peer *peer =
+		wm_flink_peer_start(kb->path[KEYS_LONG], o->records,
+				    kb->results, PIPELINE_WINDOW_MS, rc);
+
+	for (size_t k = 0; peer != NULL && k < o->n_parallelism; k++) {
+		for (int c = 0; c < PEER_CONFIGS && *rc == 0; c++) {
+			struct wm_flink_peer_run warm_up;
+
+			*rc = wm_flink_peer_run(peer, o->parallelism[k],
+						peer_reuse[c], &warm_up);
+		}
+	}
+	if (*rc != 0) {
+		wm_flink_peer_stop(peer);
+		return NULL;
+	}
+	return peer;
 }
 
 static int
@@ -825,27 +985,31 @@ pipeline_measure(const struct pipeline_options *o)
 	struct variant *v = calloc(nv, sizeof(*v));
 	struct wm_topology *loop_topo = NULL;
 	double *loop_mrec = calloc(o->reps, sizeof(double));
-	struct keys_bench kb = {.distinct = 0};
+	struct keys_bench kb = {.wanted = {o->keys || o->flink, o->keys}};
+	struct wm_flink_peer *peer = NULL;
 	int rc = 0;
 
 	if (v == NULL || loop_mrec == NULL) {
 		rc = EX_OSERR;
 		goto out;
 	}
+	/* Without a peer to run, nothing else either. */
+	if (o->flink && (rc = wm_flink_peer_build()) != 0)
+		goto out;
 	/* The traces before any timing: writing them is no part of it. */
-	if (o->keys) {
+	if (o->keys || o->flink)
 		rc = keys_write(&kb, o->records);
-		for (int k = 0; k < KEYS_TYPES && rc == 0; k++)
-			if ((kb.read_ns[k] = calloc(o->reps, sizeof(double))) ==
-			    NULL)
-				rc = EX_OSERR;
-	}
+	for (int k = 0; o->keys && k < KEYS_TYPES && rc == 0; k++)
+		if ((kb.read_ns[k] = calloc(o->reps, sizeof(double))) == NULL)
+			rc = EX_OSERR;
 	/* A topology that does not load is this file's bug. */
 	loop_topo = pipeline_topology(o->records, 1, NULL, NULL);
 	if (loop_topo == NULL && rc == 0)
 		rc = EX_SOFTWARE;
 	for (size_t k = 0; k < nv && rc == 0; k++)
 		rc = variant_set_up(&v[k], o->parallelism[k], o, &kb);
+	if (rc == 0 && o->flink)
+		peer = peer_start(o, &kb, &rc);
 	/* Even repetitions start with the loop, odd ones end with it:
 	 * neither side always runs on a machine the other just warmed. */
 	for (uint64_t r = 0; r < o->reps && rc == 0; r++) {
@@ -863,11 +1027,22 @@ pipeline_measure(const struct pipeline_options *o)
 				rc = variant_rep(&v[k], o, r, false);
 			if (rc == 0 && o->sampled && !watched_first)
 				rc = variant_rep(&v[k], o, r, true);
-			if (rc == 0 && o->keys)
-				rc = keys_rep(&v[k], o, r);
+			/* Flink and wmrun's replay, in turn first */
+			if (rc == 0 && peer != NULL && r % 2 == 1)
+				rc = peer_rep(&v[k], o, r, peer);
+			if (rc == 0 && (o->keys || o->flink))
+				rc = keys_rep(&v[k], o, r, kb.results);
+			if (rc == 0 && peer != NULL && r % 2 == 0)
+				rc = peer_rep(&v[k], o, r, peer);
 		}
 		if (r % 2 == 1 && rc == 0)
 			rc = loop_rep(loop_topo, o, &loop_mrec[r]);
+	}
+	{
+		int peer_rc = wm_flink_peer_stop(peer);
+
+		if (rc == 0)
+			rc = peer_rc;
 	}
 	if (rc == 0)
 		pipeline_print(o, loop_mrec, v, nv, &kb);
@@ -920,6 +1095,19 @@ pipeline_help(FILE *out)
 		"written to $TMPDIR\n"
 		"                           first, and time reading each "
 		"trace\n"
+		"      --peer flink         also run the job replaying the "
+		"long-keyed\n"
+		"                           trace (as --keys writes it) on "
+		"Apache\n"
+		"                           Flink's MiniCluster, with its "
+		"defaults and\n"
+		"                           with object reuse, in turn with "
+		"wmrun\n"
+		"                           replaying it (flink/peer/, built "
+		"once\n"
+		"                           with Maven into the build tree; "
+		"needs java\n"
+		"                           and mvn, else exit status 69)\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"Prints:\n"
@@ -946,13 +1134,27 @@ pipeline_help(FILE *out)
 		"metric=mrec_per_s ...\n"
 		"  bench=pipeline variant=pP metric=string_over_long_keys "
 		"ratio=X\n"
+		"  bench=pipeline impl=flink metric=results value=W  (--peer "
+		"flink)\n"
+		"  bench=pipeline impl=wmrun variant=pP-long-keys "
+		"metric=mrec_per_s ...\n"
+		"  bench=pipeline impl=flink variant=pP[-reuse] "
+		"metric=mrec_per_s ...\n"
+		"  bench=pipeline impl=flink variant=pP[-reuse] "
+		"metric=execute_mrec_per_s ...\n"
+		"  bench=pipeline variant=pP[-reuse] metric=wmrun_over_flink "
+		"ratio=X\n"
 		"(millions of records per second; the ratio is the median of "
 		"the\n"
 		"per-repetition ratios; RSS over every subtask of every "
 		"repetition;\n"
 		"K is long or string; a keyed job is timed from its start "
 		"line, its\n"
-		"trace read before it).\n",
+		"trace read before it; Flink's job from its first record to "
+		"its last\n"
+		"result, and as execute() takes it; every run counts every "
+		"record in\n"
+		"the trace's W results, or wmbench exits 70).\n",
 		PIPELINE_DEFAULT_RECORDS, PIPELINE_PARTITIONS,
 		PIPELINE_DEFAULT_REPS, PIPELINE_MAX_PARALLELISM);
 }
@@ -966,6 +1168,7 @@ wm_bench_pipeline(int argc, char **argv)
 		{"parallelism", required_argument, NULL, 'p'},
 		{"sampled", no_argument, NULL, 's'},
 		{"keys", no_argument, NULL, 'k'},
+		{"peer", required_argument, NULL, PIPELINE_OPT_PEER},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1012,6 +1215,15 @@ wm_bench_pipeline(int argc, char **argv)
 			break;
 		case 'k':
 			o.keys = true;
+			break;
+		case PIPELINE_OPT_PEER:
+			if (strcmp(optarg, "flink") != 0)
+				return wm_bench_usage_error(
+					"pipeline",
+					"unknown peer \"%s\" (flink is the "
+					"one)",
+					optarg);
+			o.flink = true;
 			break;
 		case 'h':
 			pipeline_help(stdout);

@@ -7,7 +7,9 @@
  * one line of help. Later benchmarks (ring, pipeline) add an entry; nothing
  * else here changes. Results go to stdout as key=value lines (bench/stats.h);
  * diagnostics go to stderr. Exit codes: 0 success, 64 (EX_USAGE) bad
- * command line, 70 (EX_SOFTWARE) the two implementations disagreed,
+ * command line, 69 (EX_UNAVAILABLE) a peer to compare with cannot run
+ * (wmbench pipeline --peer flink without java or mvn), 70 (EX_SOFTWARE)
+ * the two implementations disagreed,
  * 71 (EX_OSERR) memory could not be allocated.
  *
  * Targets are ratios measured in one run (doc/performance.md), so each
@@ -145,8 +147,9 @@ help(FILE *out)
 			commands[i].help);
 	fprintf(out,
 		"\nExit status: 0 success, %d bad command line, "
-		"%d implementations disagree,\n%d out of memory.\n",
-		EX_USAGE, EX_SOFTWARE, EX_OSERR);
+		"%d a peer is unavailable,\n%d implementations disagree, "
+		"%d out of memory.\n",
+		EX_USAGE, EX_UNAVAILABLE, EX_SOFTWARE, EX_OSERR);
 }
 
 int
