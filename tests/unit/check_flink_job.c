@@ -145,8 +145,7 @@ START_TEST(test_flink_export_warns_of_a_jsonl_sink)
 
 	ck_assert_int_eq(check_text(text, &err, &warned), 0);
 	ck_assert_str_eq(warned, "wmrun: t.conf:13:1: warning: the exported "
-				 "job writes this sink as CSV, with a "
-				 "subtask column\n");
+				 "job writes this sink as CSV\n");
 	free(warned);
 }
 END_TEST
@@ -212,6 +211,33 @@ START_TEST(test_flink_export_maps_watermarks_per_subtask)
 }
 END_TEST
 
+/* The window's lines end with its subtask: a sink keeps the column only
+ * with subtask_column, as in wmrun. */
+START_TEST(test_flink_export_keeps_the_subtask_column_where_asked)
+{
+	char *plain = job_text("", "", "");
+	char *java = java_of(plain);
+	size_t len = strlen(plain) + sizeof("subtask_column = true\n");
+	char *with = malloc(len);
+
+	expect_java(java,
+		    "ResultLines.header(window_w_columns, false));\n"
+		    "        window_w.map(new ResultLines.WithoutSubtask())"
+		    "\n            .setParallelism(2)\n"
+		    "            .sinkTo(new LineSink(");
+	free(java);
+	ck_assert_ptr_nonnull(with);
+	snprintf(with, len, "%ssubtask_column = true\n", plain);
+	java = java_of(with);
+	expect_java(java, "ResultLines.header(window_w_columns, true));\n"
+			  "        window_w.sinkTo(new LineSink(");
+	ck_assert_ptr_null(strstr(java, "WithoutSubtask"));
+	free(java);
+	free(with);
+	free(plain);
+}
+END_TEST
+
 static Suite *
 flink_job_suite(void)
 {
@@ -228,6 +254,8 @@ flink_job_suite(void)
 	tc = tcase_create("java");
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_split);
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_subtask);
+	tcase_add_test(tc,
+		       test_flink_export_keeps_the_subtask_column_where_asked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -77,8 +77,10 @@ public final class Job {
             .setParallelism(1);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns));
-        window_per_key.sinkTo(new LineSink(output(out, "-")))
+        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns, false));
+        window_per_key.map(new ResultLines.WithoutSubtask())
+            .setParallelism(1)
+            .sinkTo(new LineSink(output(out, "-")))
             .name("out")
             .setParallelism(1);
 

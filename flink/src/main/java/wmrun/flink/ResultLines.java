@@ -1,12 +1,14 @@
 package wmrun.flink;
 
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 /**
- * A window's aggregates as one line of wmrun's window sink, plus the
- * subtask that fired it:
+ * A window's aggregates as one line of wmrun's window sink, with the
+ * subtask that fired it (a sink without wmrun's subtask_column drops it,
+ * WithoutSubtask):
  *
  *   key,window_start,window_end[,count][,sum][,min][,max][,avg],
  *   fire_time,watermark,late_firing,subtask
@@ -33,7 +35,13 @@ public final class ResultLines extends ProcessWindowFunction<long[], String, Lon
         this.speed = speed;
     }
 
-    /** The sink's header for these columns. */
+    /** The header of a sink of these columns, with the subtask column or not. */
+    public static String header(boolean[] columns, boolean subtask) {
+        String h = header(columns);
+        return subtask ? h : h.substring(0, h.lastIndexOf(','));
+    }
+
+    /** The header of these columns and the subtask column. */
     public static String header(boolean[] columns) {
         StringBuilder b = new StringBuilder("key,window_start,window_end");
         for (int i = 0; i < NAMES.length; i++) {
@@ -59,6 +67,16 @@ public final class ResultLines extends ProcessWindowFunction<long[], String, Lon
         }
         return b.append(',').append(fireTime).append(',').append(watermark).append(',')
                 .append(late).append(',').append(subtask).toString();
+    }
+
+    /** A line without its last column, the subtask: for a sink without wmrun's subtask_column. */
+    public static final class WithoutSubtask implements MapFunction<String, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String map(String line) {
+            return line.substring(0, line.lastIndexOf(','));
+        }
     }
 
     @Override
