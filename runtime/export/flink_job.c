@@ -419,12 +419,15 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 		w->op.purging ? "true" : "false", w->op.allowed_lateness);
 	if (w->late_output != NULL)
 		fprintf(f, "            .sideOutputLateData(%s_late)\n", id);
+	/* Session windows merge: Flink gives their window function no
+	 * per-window state, and they have no late firings (refused above). */
 	fprintf(f,
 		"            .aggregate(new Aggregates(), new "
-		"ResultLines(%s_columns, "
-		"start, SPEED))\n"
+		"ResultLines(%s_columns, %s,\n"
+		"                start, SPEED))\n"
 		"            .name(",
-		id);
+		id,
+		w->op.assigner.kind == WM_WINDOW_SESSION ? "false" : "true");
 	java_string(f, st->name);
 	fprintf(f,
 		")\n"

@@ -211,6 +211,29 @@ START_TEST(test_flink_export_maps_watermarks_per_subtask)
 }
 END_TEST
 
+/* A session window's function reads no per-window state: Flink refuses
+ * it for merging windows, and they have no late firings to note. */
+START_TEST(test_flink_export_reads_no_window_state_of_sessions)
+{
+	char *session = job_text("", "", "type = session\n");
+	char *tumbling = job_text("", "", "");
+	char *size = strstr(session, "size");
+	char *java;
+
+	memcpy(size, "gap ", 4); /* "gap  = 10 s" */
+	java = java_of(session);
+
+	expect_java(java, "EventTimeSessionWindows.withGap(");
+	expect_java(java, "new ResultLines(window_w_columns, false,");
+	free(java);
+	java = java_of(tumbling);
+	expect_java(java, "new ResultLines(window_w_columns, true,");
+	free(java);
+	free(tumbling);
+	free(session);
+}
+END_TEST
+
 /* The window's lines end with its subtask: a sink keeps the column only
  * with subtask_column, as in wmrun. */
 START_TEST(test_flink_export_keeps_the_subtask_column_where_asked)
@@ -256,6 +279,7 @@ flink_job_suite(void)
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_subtask);
 	tcase_add_test(tc,
 		       test_flink_export_keeps_the_subtask_column_where_asked);
+	tcase_add_test(tc, test_flink_export_reads_no_window_state_of_sessions);
 	suite_add_tcase(s, tc);
 	return s;
 }

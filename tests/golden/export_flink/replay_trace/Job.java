@@ -64,7 +64,8 @@ public final class Job {
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
             .sideOutputLateData(window_per_key_late)
-            .aggregate(new Aggregates(), new ResultLines(window_per_key_columns, start, SPEED))
+            .aggregate(new Aggregates(), new ResultLines(window_per_key_columns, true,
+                start, SPEED))
             .name("per_key")
             .setParallelism(1)
             .setMaxParallelism(128);

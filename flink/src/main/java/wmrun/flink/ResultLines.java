@@ -25,12 +25,20 @@ public final class ResultLines extends ProcessWindowFunction<long[], String, Lon
     public static final String[] NAMES = {"count", "sum", "min", "max", "avg"};
 
     private final boolean[] columns;
+    private final boolean lateFirings;
     private final long startMillis;
     private final double speed;
 
-    /** columns: which of NAMES to print, in that order. */
-    public ResultLines(boolean[] columns, long startMillis, double speed) {
+    /**
+     * columns: which of NAMES to print, in that order; lateFirings: whether
+     * the window can fire late, and so whether to read LateFiringTrigger's
+     * note (false for merging windows, whose per-window state Flink does
+     * not allow a window function, and whose allowed lateness the export
+     * refuses).
+     */
+    public ResultLines(boolean[] columns, boolean lateFirings, long startMillis, double speed) {
         this.columns = columns.clone();
+        this.lateFirings = lateFirings;
         this.startMillis = startMillis;
         this.speed = speed;
     }
@@ -82,8 +90,11 @@ public final class ResultLines extends ProcessWindowFunction<long[], String, Lon
     @Override
     public void process(Long key, Context ctx, Iterable<long[]> results, org.apache.flink.util.Collector<String> out)
             throws Exception {
-        ValueState<Boolean> late = ctx.windowState().getState(LateFiringTrigger.LATE);
-        boolean isLate = Boolean.TRUE.equals(late.value());
+        boolean isLate = false;
+        if (lateFirings) {
+            ValueState<Boolean> late = ctx.windowState().getState(LateFiringTrigger.LATE);
+            isLate = Boolean.TRUE.equals(late.value());
+        }
         long fireTime = (long) ((System.currentTimeMillis() - startMillis) * speed);
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         TimeWindow w = ctx.window();
