@@ -8,8 +8,8 @@
 # records, under --sim and in a real run, at two speeds (flink_lib.sh's
 # oracle).
 #
-# doc/flink-crosscheck.md says why these outcomes do not hang on the wall
-# clock. Skipped (77) as flink_lib.sh's flink_require says.
+# doc/architecture.md section 8.1 says why these outcomes do not hang on
+# the wall clock. Skipped (77) as flink_lib.sh's flink_require says.
 . "$srcdir/tests/integration/lib.sh"
 . "$srcdir/tests/integration/flink_lib.sh"
 flink_require

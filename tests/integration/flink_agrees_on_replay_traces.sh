@@ -13,8 +13,8 @@
 # unit tests and one `mvn package` of an export prove the project builds
 # with Maven; the other runs compile with javac (flink_lib.sh).
 #
-# doc/flink-crosscheck.md says why these outcomes do not hang on the wall
-# clock, and what the cross-check cannot cover. Skipped (77) as
+# doc/architecture.md section 8.1 says why these outcomes do not hang on
+# the wall clock, and what the cross-check cannot cover. Skipped (77) as
 # flink_lib.sh's flink_require says.
 . "$srcdir/tests/integration/lib.sh"
 . "$srcdir/tests/integration/flink_lib.sh"

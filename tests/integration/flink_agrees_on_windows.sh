@@ -8,8 +8,8 @@
 # its late firings (plain and purging), and records beyond the lateness
 # to the side output.
 #
-# doc/flink-crosscheck.md says why these outcomes do not hang on the wall
-# clock. Skipped (77) as flink_lib.sh's flink_require says.
+# doc/architecture.md section 8.1 says why these outcomes do not hang on
+# the wall clock. Skipped (77) as flink_lib.sh's flink_require says.
 . "$srcdir/tests/integration/lib.sh"
 . "$srcdir/tests/integration/flink_lib.sh"
 flink_require
