@@ -13,31 +13,35 @@
 flink_require
 flink_classpath
 
-# A record every 50 ms per partition of event time from 11 s to 36 s,
-# arriving 20 ms after its nominal time t, 7 keys, disorder within the
-# 1 s bound unless said:
+# A record every 50 ms per partition of event time from 31 s to 56 s,
+# arriving 20 ms after its nominal time t less 30 s (arrivals from 1 s),
+# 7 keys, disorder within the 1 s bound (never late, whatever the ticks)
+# unless said:
 #   lag.csv: partition 0 at t; partition 1, from 15 s after the start
-#     (1.5 s of wall clock: after any reader's start-up burst), 8 s
-#     behind: within its own bound, but 6 s beyond the bound of the
-#     watermark that partition 0 makes on a shared generator.
-#   second.csv: one partition 500 ms behind; from 31 s on, every 31st
-#     record 20 s behind: 8 s beyond the watermark of the union, which
-#     lag.csv's partition 1 holds until it starts at 26 s (5 s of event
-#     time before, 500 ms of wall clock at speed 10, for its first
-#     watermark to pass).
+#     (1.5 s of wall clock at speed 10: after any reader's start-up
+#     burst), 25 s behind: within its own bound, but beyond the bound of
+#     the watermark partition 0 makes on a shared generator by 22 s of
+#     event time (2.2 s of wall clock, which a stalled reader would have
+#     to outlast).
+#   second.csv and third.csv: one partition each, 500 ms behind; from
+#     15 s after the start, every 31st record of second.csv 25 s behind:
+#     beyond the watermark of the union by as much.
 awk -v dir="$scratch" 'BEGIN {
 	hdr = "partition,timestamp,key,value,arrival"
 	print hdr >dir "/lag.csv"; print hdr >dir "/second.csv"
+	print hdr >dir "/third.csv"
 	for (i = 0; i < 500; i++) {
-		t = 11000 + i * 50
+		t = 31000 + i * 50
+		a = t - 30000 + 20
 		d = (i * 7919) % 5 * 40
 		k = (i * 3) % 7
-		print 0 "," t - d "," k "," 1 + i % 9 "," t + 20 >dir "/lag.csv"
-		if (t >= 26000)
-			print 1 "," t - 8000 - d "," k "," 2 + i % 7 "," t + 25 >dir "/lag.csv"
+		print 0 "," t - d "," k "," 1 + i % 9 "," a >dir "/lag.csv"
+		if (i >= 300)
+			print 1 "," t - 25000 - d "," k "," 2 + i % 7 "," a + 5 >dir "/lag.csv"
 		s = t - 500 - d
-		if (t >= 31000 && i % 31 == 0) s = t - 20000
-		print 0 "," s "," k "," 3 "," t + 20 >dir "/second.csv"
+		if (i >= 300 && i % 31 == 0) s = t - 25000
+		print 0 "," s "," k "," 3 "," a >dir "/second.csv"
+		print 0 "," t - 500 - d "," k + 1 "," 4 "," a + 5 >dir "/third.csv"
 	}
 }'
 
@@ -60,9 +64,10 @@ conf() {
 	source per_split lag 2
 	source per_subtask lag 2 'watermark_at = subtask'
 	source second second 1
+	source third third 1
 	window split per_split
 	window subtask per_subtask
-	window union 'per_split, second'
+	window union 'second, third'
 }
 oracle sources
 

@@ -21,20 +21,21 @@ flink_classpath
 # (bound 1 s: never late, whatever the ticks). After a lead-in of 14 s
 # (1.4 s of wall clock at speed 10: the readers have started and caught
 # up, a reader deployed late releases what is due in a burst), every 23rd
-# record is 9 s behind: every window it falls in ended at least 5.9 s of
-# event time before the watermark the records ahead of it allow (590 ms
-# of wall clock at speed 10, dozens of ticks): late, and within a
-# lateness of 10 s, as a watermark never runs ahead of the records (late
-# firings). Every 37th is 20 s behind: beyond that lateness by 6.9 s
-# (side output).
+# record is 25 s behind: every window it falls in ended at least 17.7 s
+# of event time before the watermark the records ahead of it allow
+# (1.77 s of wall clock at speed 10, which a stalled reader would have to
+# outlast): late, and within a lateness of 40 s, as a watermark never
+# runs ahead of the records (late firings). Every 37th is 70 s behind:
+# beyond that lateness by 23 s (side output). Timestamps start at 71 s,
+# arrivals at 0.
 awk 'BEGIN {
 	print "partition,timestamp,key,value,arrival"
 	for (i = 0; i < 480; i++) {
-		t = 21000 + i * 50 + int(i / 80) * 3000
+		t = 71000 + i * 50 + int(i / 80) * 3000
 		ts = t - (i * 7919) % 7 * 40
-		if (i >= 160 && i % 23 == 11) ts = t - 9000
-		if (i >= 160 && i % 37 == 20) ts = t - 20000
-		printf "%d,%d,%d,%d,%d\n", i % 2, ts, (i * 7) % 10, 1 + i % 9, t + 20
+		if (i >= 160 && i % 23 == 11) ts = t - 25000
+		if (i >= 160 && i % 37 == 20) ts = t - 70000
+		printf "%d,%d,%d,%d,%d\n", i % 2, ts, (i * 7) % 10, 1 + i % 9, t - 70000 + 20
 	}
 }' >"$scratch/windows.csv"
 
@@ -66,8 +67,8 @@ CONF
 	window tumbling 2 'size = 2 s' 'offset = 700 ms'
 	window sliding 2 'type = sliding' 'size = 3 s' 'slide = 1 s'
 	window session 2 'type = session' 'gap = 1 s'
-	window lateness 2 'size = 2 s' 'allowed_lateness = 10 s'
-	window purging 1 'size = 2 s' 'allowed_lateness = 10 s' 'purging = true'
+	window lateness 2 'size = 2 s' 'allowed_lateness = 40 s'
+	window purging 1 'size = 2 s' 'allowed_lateness = 40 s' 'purging = true'
 }
 oracle windows
 
