@@ -18,8 +18,8 @@ flink_classpath
 # 2 partitions, 10 keys, a record every 50 ms of event time in bursts of
 # 4 s, 3 s of silence between bursts (the sessions: gap 1 s), each record
 # arriving 20 ms after its nominal time and up to 240 ms out of order
-# (bound 1 s: never late, whatever the ticks). After a lead-in of 14 s
-# (1.4 s of wall clock at speed 10: the readers have started and caught
+# (bound 1 s: never late, whatever the ticks). After a lead-in of 21 s
+# (2.1 s of wall clock at speed 10: the readers have started and caught
 # up, a reader deployed late releases what is due in a burst), every 23rd
 # record is 25 s behind: every window it falls in ended at least 17.7 s
 # of event time before the watermark the records ahead of it allow
@@ -33,8 +33,8 @@ awk 'BEGIN {
 	for (i = 0; i < 480; i++) {
 		t = 71000 + i * 50 + int(i / 80) * 3000
 		ts = t - (i * 7919) % 7 * 40
-		if (i >= 160 && i % 23 == 11) ts = t - 25000
-		if (i >= 160 && i % 37 == 20) ts = t - 70000
+		if (i >= 240 && i % 23 == 11) ts = t - 25000
+		if (i >= 240 && i % 37 == 20) ts = t - 70000
 		printf "%d,%d,%d,%d,%d\n", i % 2, ts, (i * 7) % 10, 1 + i % 9, t - 70000 + 20
 	}
 }' >"$scratch/windows.csv"
