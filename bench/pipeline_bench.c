@@ -286,7 +286,8 @@ loop_result(struct wm_task_out *out, const struct wm_window_result *r,
 {
 	struct loop_task *lt = wm_container_of(out, struct loop_task, out);
 
-	wm_sink_result(lt->loop->sink, r, watermark, fire_time_ms);
+	wm_sink_result(lt->loop->sink, r, watermark, fire_time_ms,
+		       lt->sub->index);
 }
 
 /* The job has no late side output: the window counts late records. */

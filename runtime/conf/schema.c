@@ -94,8 +94,10 @@ static const char *const window_keys[] = {
 	"late_output",
 };
 
-static const char *const sink_keys[] = {"input", "parallelism", "partitioning",
-					"format", "path"};
+static const char *const sink_keys[] = {
+	"input",  "parallelism", "partitioning",
+	"format", "path",	 "subtask_column",
+};
 
 static const char *const stage_kind_names[] = {
 	[WM_STAGE_SOURCE] = "source",

@@ -527,7 +527,9 @@ load_sink(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 
 	if ((r = wm_conf_get_enum(l, sec, "format", formats, 2, &format)) !=
 		    0 ||
-	    (r = wm_conf_get_string(l, sec, "path", &st->u.sink.path)) != 0)
+	    (r = wm_conf_get_string(l, sec, "path", &st->u.sink.path)) != 0 ||
+	    (r = wm_conf_get_bool(l, sec, "subtask_column",
+				  &st->u.sink.subtask_column)) != 0)
 		return r;
 	st->u.sink.format = format == 0 ? WM_SINK_CSV : WM_SINK_JSONL;
 	if (st->u.sink.path == NULL && (st->u.sink.path = strdup("-")) == NULL)

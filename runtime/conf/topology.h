@@ -76,7 +76,8 @@
  *                    (tumbling | sliding | session), size, slide, gap,
  *                    offset, allowed_lateness, purging, aggregates (count,
  *                    sum, min, max, avg), late_output
- *   [sink NAME]      input, parallelism, format (csv | jsonl), path
+ *   [sink NAME]      input, parallelism, format (csv | jsonl), path,
+ *                    subtask_column
  *
  * Edges, as Flink wires them: into a window, hash (keyBy: key groups of the
  * window's max parallelism); elsewhere forward when both sides have the
@@ -216,6 +217,9 @@ enum wm_sink_format { WM_SINK_CSV, WM_SINK_JSONL };
 struct wm_sink_conf {
 	enum wm_sink_format format;
 	char *path; /* "-" for stdout */
+	/* A last column with the index of the window subtask that fired the
+	 * result, as Flink numbers subtasks: where a key landed. */
+	bool subtask_column;
 };
 
 struct wm_stage_input {

@@ -261,8 +261,7 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		} else if (st->kind == WM_STAGE_SINK &&
 			   st->u.sink.format == WM_SINK_JSONL) {
 			warn(warnings, t, doc, st, "format",
-			     "the exported job writes this sink as CSV, with "
-			     "a subtask column");
+			     "the exported job writes this sink as CSV");
 		}
 	}
 	if (generated && t->job.records != UINT64_MAX)
@@ -532,12 +531,15 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 		w->op.purging ? "true" : "false", w->op.allowed_lateness);
 	if (w->late_output != NULL)
 		fprintf(f, "            .sideOutputLateData(%s_late)\n", id);
+	/* Session windows merge: Flink gives their window function no
+	 * per-window state, and they have no late firings (refused above). */
 	fprintf(f,
 		"            .aggregate(new Aggregates(), new "
-		"ResultLines(%s_columns, "
-		"start, SPEED))\n"
+		"ResultLines(%s_columns, %s,\n"
+		"                start, SPEED))\n"
 		"            .name(",
-		id);
+		id,
+		w->op.assigner.kind == WM_WINDOW_SESSION ? "false" : "true");
 	java_string(f, st->name);
 	fprintf(f,
 		")\n"
@@ -570,16 +572,26 @@ emit_sink(FILE *f, const struct wm_topology *t, uint32_t s)
 {
 	const struct wm_stage *st = &t->stages[s];
 	const struct wm_stage *win = &t->stages[st->inputs[0].stage];
+	bool subtask = st->u.sink.subtask_column;
 	char id[IDENT_MAX];
 
 	stage_ident(t, st->inputs[0].stage, id, sizeof(id));
 	/* At the window's parallelism, chained to it as wmrun chains its
-	 * sinks; the subtask column is the window's either way. */
+	 * sinks; the window's lines end with its subtask's index, which only
+	 * a sink with subtask_column keeps. */
 	fprintf(f, "        // [sink %s]\n        LineSink.header(output(out, ",
 		st->name);
 	java_string(f, st->u.sink.path);
-	fprintf(f, "), ResultLines.header(%s_columns));\n", id);
-	fprintf(f, "        %s.sinkTo(new LineSink(output(out, ", id);
+	fprintf(f, "), ResultLines.header(%s_columns, %s));\n", id,
+		subtask ? "true" : "false");
+	fprintf(f, "        %s", id);
+	if (!subtask)
+		fprintf(f,
+			".map(new ResultLines.WithoutSubtask())\n"
+			"            .setParallelism(%" PRIu32
+			")\n            ",
+			win->parallelism);
+	fprintf(f, ".sinkTo(new LineSink(output(out, ");
 	java_string(f, st->u.sink.path);
 	fprintf(f, ")))\n            .name(");
 	java_string(f, st->name);

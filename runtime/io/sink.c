@@ -41,6 +41,7 @@ struct wm_sink {
 	const char *stage; /* the stage's name, for messages */
 	enum sink_kind kind;
 	bool jsonl;
+	bool subtask_column; /* results end with the firing subtask's index */
 	unsigned aggregates;
 	/* The job's string keys, read-only (a worker's copy is inherited):
 	 * results print their key's string; NULL when the keys are longs. */
@@ -62,7 +63,8 @@ _Static_assert(KEY_MAX_BYTES >= WM_DECIMAL_MAX, "a long fits a key field");
 
 /* The longest result line: the key, two bounds, five aggregates, fire
  * time and watermark of at most 24 characters each (avg's "%.17g", a
- * long's 20), the names and punctuation of JSON in less than 200. */
+ * long's 20), a subtask of 10, the names and punctuation of JSON in less
+ * than 200. */
 #define RESULT_MAX_BYTES (512 + KEY_MAX_BYTES)
 
 /* The longest trace line (late records, a recording), but for its key:
@@ -258,7 +260,7 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	     const struct wm_stage *window, const struct wm_keys *keys,
 	     char *err, size_t errlen)
 {
-	/* 27 + 5 names of at most 6 with their commas + 33 bytes. */
+	/* 27 + 5 names of at most 6 with their commas + 41 bytes. */
 	char header[128] = "key,window_start,window_end";
 	struct wm_sink *s;
 	int r;
@@ -268,6 +270,7 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	if (r != 0)
 		return r;
 	s->jsonl = sink->u.sink.format == WM_SINK_JSONL;
+	s->subtask_column = sink->u.sink.subtask_column;
 	s->aggregates = window->u.window.aggregates;
 	s->keys = keys;
 	if (!s->jsonl) {
@@ -277,7 +280,10 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 				strcat(header, agg_names[a]);
 			}
 		}
-		strcat(header, ",fire_time,watermark,late_firing\n");
+		strcat(header, s->subtask_column
+				       ? ",fire_time,watermark,late_firing,"
+					 "subtask\n"
+				       : ",fire_time,watermark,late_firing\n");
 		r = write_header(s, header, err, errlen);
 		if (r != 0) {
 			wm_sink_close(s, true, NULL, 0);
@@ -345,7 +351,7 @@ line_field(struct line *l, bool jsonl, const char *name)
 
 int
 wm_sink_result(struct wm_sink *s, const struct wm_window_result *r,
-	       wm_ts_t watermark, int64_t fire_time_ms)
+	       wm_ts_t watermark, int64_t fire_time_ms, uint32_t subtask)
 {
 	const int64_t ints[4] = {r->count, r->sum, r->min, r->max};
 	struct line l;
@@ -388,6 +394,10 @@ wm_sink_result(struct wm_sink *s, const struct wm_window_result *r,
 		LINE_LITERAL(&l, "true");
 	else
 		LINE_LITERAL(&l, "false");
+	if (s->subtask_column) {
+		line_field(&l, s->jsonl, "subtask");
+		l.p = wm_decimal_u64(l.p, subtask);
+	}
 	if (s->jsonl)
 		LINE_LITERAL(&l, "}");
 	LINE_LITERAL(&l, "\n");

@@ -4,12 +4,14 @@
  *	or JSON lines, to a file or stdout.
  *
  *   key,window_start,window_end[,count][,sum][,min][,max][,avg],
- *   fire_time,watermark,late_firing
+ *   fire_time,watermark,late_firing[,subtask]
  *
  * one column per configured aggregate, in that order; fire_time is the
  * processing time of the firing in milliseconds since the job started,
  * watermark the operator's event time when it fired, late_firing whether
- * an element after the window's end fired it (allowed lateness). Late side
+ * an element after the window's end fired it (allowed lateness), subtask
+ * (with subtask_column) the index of the window subtask that fired it,
+ * within its stage, as Flink numbers subtasks. Late side
  * outputs are CSV "partition,timestamp,key,value", and the recording of a
  * source (--record-trace) "partition,timestamp,key,value,arrival": both
  * are traces replay.h reads back. A string key is printed as it came in
@@ -73,11 +75,12 @@ int wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 			   const char *path, const struct wm_keys *keys,
 			   char *err, size_t errlen);
 
-/* One result, one late record, one recorded record that arrived at
- * `arrival_ms` of processing time: 0, or the negative errno of the first
- * failed write (this one or an earlier one). */
+/* One result (fired by window subtask `subtask`), one late record, one
+ * recorded record that arrived at `arrival_ms` of processing time: 0, or
+ * the negative errno of the first failed write (this one or an earlier
+ * one). */
 int wm_sink_result(struct wm_sink *sink, const struct wm_window_result *r,
-		   wm_ts_t watermark, int64_t fire_time_ms);
+		   wm_ts_t watermark, int64_t fire_time_ms, uint32_t subtask);
 int wm_sink_late(struct wm_sink *sink, const struct wm_record *r);
 int wm_sink_recorded(struct wm_sink *sink, const struct wm_record *r,
 		     int64_t arrival_ms);

@@ -149,7 +149,8 @@ sim_result(struct wm_task_out *out, const struct wm_window_result *r,
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
 
 	for (struct wm_sink **s = st->sinks; s && *s && !st->sim->error; s++)
-		if (wm_sink_result(*s, r, watermark, fire_time_ms) != 0)
+		if (wm_sink_result(*s, r, watermark, fire_time_ms,
+				   st->sub->index) != 0)
 			output_failed(st->sim, *s);
 }
 

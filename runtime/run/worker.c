@@ -332,8 +332,8 @@ worker_result(struct wm_task_out *out, const struct wm_window_result *r,
 	struct worker *w = wm_container_of(out, struct worker, out);
 
 	for (uint32_t i = 0; i < w->n_sinks && w->failed == 0; i++)
-		if (wm_sink_result(w->sinks[i], r, watermark, fire_time_ms) !=
-		    0)
+		if (wm_sink_result(w->sinks[i], r, watermark, fire_time_ms,
+				   w->me->index) != 0)
 			output_failed(w, w->sinks[i]);
 }
 

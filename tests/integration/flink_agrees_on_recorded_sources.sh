@@ -20,6 +20,7 @@
 . "$srcdir/tests/integration/lib.sh"
 . "$srcdir/tests/integration/flink_lib.sh"
 flink_require
+flink_classpath
 
 conf() {
 	cat <<CONF

@@ -4,12 +4,20 @@
 # should not run: the sanitizer build and `make distcheck` leave it to the
 # plain build (CI runs the suite more than once and these tests add
 # minutes), and a machine without java or mvn, or without Maven Central
-# and a cache that holds Flink, has no Flink to ask.
+# and a cache that holds Flink, has no Flink to ask. A test that goes on
+# holds flink_exclusive's lock until it ends: one JVM of Flink at a time.
+#
+# flink_classpath compiles the support classes once per test and finds
+# Flink's class path, for flink_run to compile and run an exported job
+# with javac and java: a `mvn package` per export costs 20-30 s, this 2-4
+# s (flink_build still builds a project with Maven where a test wants the
+# proof that the export builds as it is).
 #
 # oracle NAME runs $scratch/NAME.*.conf, as the caller's conf() writes it,
 # through wmrun (--sim, and a real run unless SIM_ONLY) and through the
-# exported job on Flink's MiniCluster, and fails on any difference in the
-# window results or the late records.
+# exported job on Flink's MiniCluster at two speeds, and fails on any
+# difference in the window results (subtask column included) or the late
+# records.
 
 flink_require() {
 	if [ "${WM_SANITIZERS:-no}" = yes ]; then
@@ -20,12 +28,13 @@ flink_require() {
 		echo "SKIP: configured with --disable-real-flink-tests (make distcheck: the plain build runs it)"
 		exit 77
 	fi
-	for tool in java mvn; do
+	for tool in java javac mvn; do
 		command -v $tool >/dev/null 2>&1 || {
 			echo "SKIP: no $tool (apt-get install default-jdk-headless maven)"
 			exit 77
 		}
 	done
+	flink_exclusive
 }
 
 # maven DIR LOG GOAL...: run Maven in DIR, offline when the cache holds
@@ -52,48 +61,111 @@ flink_build() {
 		fail "the Maven project $1 does not build"
 }
 
-# results FILE SKIP: a window sink's lines without fire_time and
-# watermark (and Flink's subtask column: SKIP 1), sorted.
+# flink_classpath: $FLINK_CP, Flink's class path (the pom's compile
+# scope, from Maven's cache), and $FLINK_CLASSES, the support classes of
+# flink/ compiled against it.
+flink_classpath() {
+	[ -d "$scratch/flink" ] || {
+		cp -R "$srcdir/flink" "$scratch/flink"
+		chmod -R u+w "$scratch/flink"
+	}
+	maven "$scratch/flink" "$scratch/cp.log" dependency:build-classpath \
+		-Dmdep.includeScope=compile -Dmdep.outputFile="$scratch/flink.cp" ||
+		fail "Maven cannot give Flink's class path"
+	FLINK_CP=$(cat "$scratch/flink.cp")
+	FLINK_CLASSES=$scratch/flink/classes
+	javac -nowarn -d "$FLINK_CLASSES" -cp "$FLINK_CP" \
+		"$scratch"/flink/src/main/java/wmrun/flink/*.java \
+		>"$scratch/javac.log" 2>&1 || {
+		cat "$scratch/javac.log" >&2
+		fail "the support classes do not compile"
+	}
+}
+
+# flink_run DIR LOG: the exported project in DIR compiled (its Job.java;
+# its support classes are flink/'s, byte for byte, which
+# export_flink_golden.sh checks) and run on the MiniCluster.
+flink_run() {
+	dir=$1 log=$2
+	for j in "$dir"/src/main/java/wmrun/flink/*.java; do
+		[ "${j##*/}" = Job.java ] ||
+			cmp -s "$j" "$scratch/flink/src/main/java/wmrun/flink/${j##*/}" ||
+			fail "$dir: ${j##*/} is not flink/'s"
+	done
+	javac -nowarn -d "$dir/classes" -cp "$FLINK_CLASSES:$FLINK_CP" \
+		"$dir/src/main/java/wmrun/flink/Job.java" >"$log" 2>&1 ||
+		{ cat "$log" >&2; fail "$dir: Job.java does not compile"; }
+	timeout 300 java -cp "$dir/classes:$FLINK_CLASSES:$FLINK_CP" \
+		wmrun.flink.Job "$dir/data" "$dir" >>"$log" 2>&1 ||
+		{ tail -40 "$log" >&2; fail "$dir: the Flink job failed"; }
+}
+
+# results FILE: a window sink's lines without the columns fire_time and
+# watermark (when the window fired: the wall clock's in Flink), sorted.
 results() {
-	tail -n +2 "$1" | awk -F, -v skip="$2" '{
-		n = NF - skip
-		line = $1
-		for (i = 2; i <= n - 3; i++) line = line "," $i
-		print line "," $n
-	}' | LC_ALL=C sort
+	awk -F, 'NR == 1 {
+		for (i = 1; i <= NF; i++) keep[i] = $i != "fire_time" && $i != "watermark"
+		next
+	} {
+		line = ""
+		for (i = 1; i <= NF; i++) if (keep[i]) line = line (line == "" ? "" : ",") $i
+		print line
+	}' "$1" | LC_ALL=C sort
+}
+
+# same WANT GOT WHAT: the outputs of two runs of NAME agree (every
+# results file *.out and late output *.late that WANT's run wrote), or
+# fail saying WHAT differs. Counts what agreed in $agreed.
+same() {
+	agreed=""
+	for f in "$scratch/$name.$1".*out "$scratch/$name.$1".*late; do
+		[ -e "$f" ] || continue
+		suffix=${f#"$scratch/$name.$1"}
+		g="$scratch/$name.$2$suffix"
+		[ -e "$g" ] || fail "$name: $3 wrote no ${g##*/}"
+		case $f in
+		*late)
+			tail -n +2 "$f" | LC_ALL=C sort >"$scratch/a"
+			tail -n +2 "$g" | LC_ALL=C sort >"$scratch/b"
+			;;
+		*)
+			results "$f" >"$scratch/a"
+			results "$g" >"$scratch/b"
+			[ -s "$scratch/a" ] || fail "$name: ${f##*/} holds no results"
+			;;
+		esac
+		diff -u "$scratch/a" "$scratch/b" || fail "$name: $3 differs in $suffix"
+		agreed="$agreed $suffix: $(wc -l <"$scratch/a")"
+	done
+	[ -n "$agreed" ] || fail "$name: no outputs to compare"
 }
 
 # oracle NAME: $scratch/NAME.conf run by wmrun (--sim, and real unless
-# SIM_ONLY) and by Flink; the caller's conf() writes sinks to
-# $scratch/NAME.RUN.* (MUTATE, a sed script, changes Flink's topology
-# only: to see that a difference is caught).
+# SIM_ONLY) and by Flink at the [job] speed and at half of it (the same
+# results at two speeds: the trace's outcome does not hang on the wall
+# clock); the caller's conf() RUN writes every sink to $scratch/RUN.*out
+# and every late output to $scratch/RUN.*late. MUTATE, a sed script,
+# changes Flink's topology only: to see that a difference is caught.
 oracle() {
 	name=$1
 	conf "$name.sim" >"$scratch/$name.sim.conf"
+	grep -q '^speed = ' "$scratch/$name.sim.conf" ||
+		fail "$name: the topology needs a [job] speed"
 	expect_status 0 "$WMRUN" --sim "$scratch/$name.sim.conf"
-	results "$scratch/$name.sim.out" 0 >"$scratch/$name.sim.r"
-	[ -s "$scratch/$name.sim.r" ] || fail "$name: wmrun --sim gave no results"
-	conf "$name.flink" | sed -e "${MUTATE:-}" >"$scratch/$name.flink.conf"
-	expect_status 0 "$WMRUN" --export-flink "$scratch/$name.project" \
-		"$scratch/$name.flink.conf"
-	flink_build "$scratch/$name.project"
-	maven "$scratch/$name.project" "$scratch/$name.flink.log" exec:exec ||
-		fail "$name: the Flink job failed"
-	results "$scratch/$name.flink.out" 1 >"$scratch/$name.flink.r"
-	diff -u "$scratch/$name.sim.r" "$scratch/$name.flink.r" ||
-		fail "$name: Flink's window results differ from wmrun's"
-	tail -n +2 "$scratch/$name.sim.late" | LC_ALL=C sort >"$scratch/a"
-	tail -n +2 "$scratch/$name.flink.late" | LC_ALL=C sort >"$scratch/b"
-	diff -u "$scratch/a" "$scratch/b" ||
-		fail "$name: Flink's late records differ from wmrun's"
-	echo "$name: Flink agrees with --sim on $(wc -l <"$scratch/a") late" \
-		"records and $(wc -l <"$scratch/$name.sim.r") results"
+	for run in flink flink_slow; do
+		conf "$name.$run" | sed -e "${MUTATE:-}" |
+			awk -v run=$run '/^speed = / && run == "flink_slow" { $3 = $3 / 2 } 1' \
+				>"$scratch/$name.$run.conf"
+		expect_status 0 "$WMRUN" --export-flink "$scratch/$name.$run.project" \
+			"$scratch/$name.$run.conf"
+		flink_run "$scratch/$name.$run.project" "$scratch/$name.$run.log"
+		same sim $run "Flink ($(grep '^speed' "$scratch/$name.$run.conf"))"
+	done
+	echo "$name: Flink agrees with --sim at two speeds:$agreed lines"
 	[ -n "${SIM_ONLY:-}" ] && return 0
 	conf "$name.real" >"$scratch/$name.real.conf"
 	expect_status 0 timeout 300 "$WMRUN" --quiet "$scratch/$name.real.conf"
-	results "$scratch/$name.real.out" 0 >"$scratch/$name.real.r"
-	diff -u "$scratch/$name.sim.r" "$scratch/$name.real.r" ||
-		fail "$name: wmrun's real run differs from Flink's and --sim's"
+	same sim real "wmrun's real run"
 }
 
 # flink_exclusive: wait until no other test of this build directory that

@@ -253,8 +253,7 @@ START_TEST(test_flink_export_warns_of_a_jsonl_sink)
 
 	ck_assert_int_eq(check_text(text, &err, &warned), 0);
 	ck_assert_str_eq(warned, "wmrun: t.conf:13:1: warning: the exported "
-				 "job writes this sink as CSV, with a "
-				 "subtask column\n");
+				 "job writes this sink as CSV\n");
 	free(warned);
 }
 END_TEST
@@ -364,6 +363,56 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 }
 END_TEST
 
+/* A session window's function reads no per-window state: Flink refuses
+ * it for merging windows, and they have no late firings to note. */
+START_TEST(test_flink_export_reads_no_window_state_of_sessions)
+{
+	char *session = job_text("", "", "type = session\n");
+	char *tumbling = job_text("", "", "");
+	char *size = strstr(session, "size");
+	char *java;
+
+	memcpy(size, "gap ", 4); /* "gap  = 10 s" */
+	java = java_of(session);
+
+	expect_java(java, "EventTimeSessionWindows.withGap(");
+	expect_java(java, "new ResultLines(window_w_columns, false,");
+	free(java);
+	java = java_of(tumbling);
+	expect_java(java, "new ResultLines(window_w_columns, true,");
+	free(java);
+	free(tumbling);
+	free(session);
+}
+END_TEST
+
+/* The window's lines end with its subtask: a sink keeps the column only
+ * with subtask_column, as in wmrun. */
+START_TEST(test_flink_export_keeps_the_subtask_column_where_asked)
+{
+	char *plain = job_text("", "", "");
+	char *java = java_of(plain);
+	size_t len = strlen(plain) + sizeof("subtask_column = true\n");
+	char *with = malloc(len);
+
+	expect_java(java,
+		    "ResultLines.header(window_w_columns, false));\n"
+		    "        window_w.map(new ResultLines.WithoutSubtask())"
+		    "\n            .setParallelism(2)\n"
+		    "            .sinkTo(new LineSink(");
+	free(java);
+	ck_assert_ptr_nonnull(with);
+	snprintf(with, len, "%ssubtask_column = true\n", plain);
+	java = java_of(with);
+	expect_java(java, "ResultLines.header(window_w_columns, true));\n"
+			  "        window_w.sinkTo(new LineSink(");
+	ck_assert_ptr_null(strstr(java, "WithoutSubtask"));
+	free(java);
+	free(with);
+	free(plain);
+}
+END_TEST
+
 static Suite *
 flink_job_suite(void)
 {
@@ -384,6 +433,9 @@ flink_job_suite(void)
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_split);
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_subtask);
 	tcase_add_test(tc, test_flink_export_replays_a_recording_to_its_end);
+	tcase_add_test(tc,
+		       test_flink_export_keeps_the_subtask_column_where_asked);
+	tcase_add_test(tc, test_flink_export_reads_no_window_state_of_sessions);
 	suite_add_tcase(s, tc);
 	return s;
 }

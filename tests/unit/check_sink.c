@@ -231,10 +231,12 @@ END_TEST
 
 static const char *const agg_names[] = {"count", "sum", "min", "max", "avg"};
 
-/* A result's line as printf makes it, with every aggregate. */
+/* A result's line as printf makes it, with every aggregate, and with the
+ * subtask column unless `subtask` is negative. */
 static void
 print_result_line(FILE *want, bool jsonl, const char *key,
-		  const struct wm_window_result *res, int64_t wm, int64_t fire)
+		  const struct wm_window_result *res, int64_t wm, int64_t fire,
+		  int64_t subtask)
 {
 	const int64_t ints[] = {res->count, res->sum, res->min, res->max};
 
@@ -250,13 +252,17 @@ print_result_line(FILE *want, bool jsonl, const char *key,
 		wm_window_result_avg(res));
 	fprintf(want,
 		jsonl ? ",\"fire_time\":%" PRId64 ",\"watermark\":%" PRId64
-			",\"late_firing\":%s}\n"
-		      : ",%" PRId64 ",%" PRId64 ",%s\n",
+			",\"late_firing\":%s"
+		      : ",%" PRId64 ",%" PRId64 ",%s",
 		fire, wm, res->late_firing ? "true" : "false");
+	if (subtask >= 0)
+		fprintf(want, jsonl ? ",\"subtask\":%" PRId64 : ",%" PRId64,
+			subtask);
+	fputs(jsonl ? "}\n" : "\n", want);
 }
 
 static void
-expect_result_lines(bool jsonl)
+expect_result_lines(bool jsonl, bool subtask_column)
 {
 	char sink_name[] = "out", window_name[] = "w";
 	struct wm_stage sink_stage = {.name = sink_name};
@@ -269,13 +275,17 @@ expect_result_lines(bool jsonl)
 	lines_begin(&t);
 	sink_stage.u.sink.path = t.path;
 	sink_stage.u.sink.format = jsonl ? WM_SINK_JSONL : WM_SINK_CSV;
+	sink_stage.u.sink.subtask_column = subtask_column;
 	window.u.window.aggregates = WM_AGG_COUNT | WM_AGG_SUM | WM_AGG_MIN |
 				     WM_AGG_MAX | WM_AGG_AVG;
 	r = wm_sink_open(&sink, &sink_stage, &window, t.keys, err, sizeof(err));
 	ck_assert_msg(r == 0, "%s", err);
 	if (!jsonl)
-		fputs("key,window_start,window_end,count,sum,min,max,avg,"
-		      "fire_time,watermark,late_firing\n",
+		fputs(subtask_column
+			      ? "key,window_start,window_end,count,sum,min,max,"
+				"avg,fire_time,watermark,late_firing,subtask\n"
+			      : "key,window_start,window_end,count,sum,min,max,"
+				"avg,fire_time,watermark,late_firing\n",
 		      t.w);
 	for (unsigned i = 0; i < N_LINES; i++) {
 		size_t k = i % N_KEYS;
@@ -290,24 +300,40 @@ expect_result_lines(bool jsonl)
 		};
 		int64_t wm = ends[(i + 6) % N_ENDS];
 		int64_t fire = ends[(i + 7) % N_ENDS];
+		/* The largest index too: its line is the longest. */
+		uint32_t subtask = i % 3 ? i : UINT32_MAX;
 
-		ck_assert_int_eq(wm_sink_result(sink, &res, wm, fire), 0);
+		ck_assert_int_eq(wm_sink_result(sink, &res, wm, fire, subtask),
+				 0);
 		print_result_line(t.w, jsonl,
 				  jsonl ? key_cases[k].json : key_cases[k].csv,
-				  &res, wm, fire);
+				  &res, wm, fire,
+				  subtask_column ? (int64_t)subtask : -1);
 	}
 	lines_check(&t, sink);
 }
 
 START_TEST(test_csv_results_at_their_longest_are_printfs_text)
 {
-	expect_result_lines(false);
+	expect_result_lines(false, false);
 }
 END_TEST
 
 START_TEST(test_json_results_at_their_longest_are_printfs_text)
 {
-	expect_result_lines(true);
+	expect_result_lines(true, false);
+}
+END_TEST
+
+START_TEST(test_csv_results_with_their_subtask_are_printfs_text)
+{
+	expect_result_lines(false, true);
+}
+END_TEST
+
+START_TEST(test_json_results_with_their_subtask_are_printfs_text)
+{
+	expect_result_lines(true, true);
 }
 END_TEST
 
@@ -326,6 +352,10 @@ sink_suite(void)
 		       test_csv_results_at_their_longest_are_printfs_text);
 	tcase_add_test(results,
 		       test_json_results_at_their_longest_are_printfs_text);
+	tcase_add_test(results,
+		       test_csv_results_with_their_subtask_are_printfs_text);
+	tcase_add_test(results,
+		       test_json_results_with_their_subtask_are_printfs_text);
 	suite_add_tcase(s, traces);
 	suite_add_tcase(s, results);
 	return s;

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
@@ -15,6 +16,7 @@ import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
@@ -130,15 +132,25 @@ public final class ReplaySource
             }
         }
 
+        /**
+         * All of the reader's splits in one assignment: split by split, the
+         * reader could poll (and emit the watermark of) the first before the
+         * next arrived, and a partition that had sent nothing would not hold
+         * the subtask's watermark (the cross-check saw its records late).
+         */
         @Override
         public void addReader(int subtask) {
             int parallelism = context.currentParallelism();
+            List<ReplaySplit> mine = new ArrayList<>();
             for (Iterator<ReplaySplit> it = pending.iterator(); it.hasNext();) {
                 ReplaySplit s = it.next();
                 if (owner(topic, s.partition, parallelism) == subtask) {
-                    context.assignSplit(s, subtask);
+                    mine.add(s);
                     it.remove();
                 }
+            }
+            if (!mine.isEmpty()) {
+                context.assignSplits(new SplitsAssignment<>(Map.of(subtask, mine)));
             }
             context.signalNoMoreSplits(subtask);
         }

@@ -1,12 +1,14 @@
 package wmrun.flink;
 
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 
 /**
- * A window's aggregates as one line of wmrun's window sink, plus the
- * subtask that fired it:
+ * A window's aggregates as one line of wmrun's window sink, with the
+ * subtask that fired it (a sink without wmrun's subtask_column drops it,
+ * WithoutSubtask):
  *
  *   key,window_start,window_end[,count][,sum][,min][,max][,avg],
  *   fire_time,watermark,late_firing,subtask
@@ -23,17 +25,31 @@ public final class ResultLines extends ProcessWindowFunction<long[], String, Lon
     public static final String[] NAMES = {"count", "sum", "min", "max", "avg"};
 
     private final boolean[] columns;
+    private final boolean lateFirings;
     private final long startMillis;
     private final double speed;
 
-    /** columns: which of NAMES to print, in that order. */
-    public ResultLines(boolean[] columns, long startMillis, double speed) {
+    /**
+     * columns: which of NAMES to print, in that order; lateFirings: whether
+     * the window can fire late, and so whether to read LateFiringTrigger's
+     * note (false for merging windows, whose per-window state Flink does
+     * not allow a window function, and whose allowed lateness the export
+     * refuses).
+     */
+    public ResultLines(boolean[] columns, boolean lateFirings, long startMillis, double speed) {
         this.columns = columns.clone();
+        this.lateFirings = lateFirings;
         this.startMillis = startMillis;
         this.speed = speed;
     }
 
-    /** The sink's header for these columns. */
+    /** The header of a sink of these columns, with the subtask column or not. */
+    public static String header(boolean[] columns, boolean subtask) {
+        String h = header(columns);
+        return subtask ? h : h.substring(0, h.lastIndexOf(','));
+    }
+
+    /** The header of these columns and the subtask column. */
     public static String header(boolean[] columns) {
         StringBuilder b = new StringBuilder("key,window_start,window_end");
         for (int i = 0; i < NAMES.length; i++) {
@@ -61,11 +77,24 @@ public final class ResultLines extends ProcessWindowFunction<long[], String, Lon
                 .append(late).append(',').append(subtask).toString();
     }
 
+    /** A line without its last column, the subtask: for a sink without wmrun's subtask_column. */
+    public static final class WithoutSubtask implements MapFunction<String, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String map(String line) {
+            return line.substring(0, line.lastIndexOf(','));
+        }
+    }
+
     @Override
     public void process(Long key, Context ctx, Iterable<long[]> results, org.apache.flink.util.Collector<String> out)
             throws Exception {
-        ValueState<Boolean> late = ctx.windowState().getState(LateFiringTrigger.LATE);
-        boolean isLate = Boolean.TRUE.equals(late.value());
+        boolean isLate = false;
+        if (lateFirings) {
+            ValueState<Boolean> late = ctx.windowState().getState(LateFiringTrigger.LATE);
+            isLate = Boolean.TRUE.equals(late.value());
+        }
         long fireTime = (long) ((System.currentTimeMillis() - startMillis) * speed);
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         TimeWindow w = ctx.window();

@@ -15,6 +15,10 @@ class ResultLinesTest {
         long[] acc = {3, 18, 2, 9};
         assertEquals("2,0,10000,3,18,9,15400,11002,false,1",
                 ResultLines.line(2, 0, 10000, acc, columns, 15400, 11002, false, 1));
+        assertEquals("key,window_start,window_end,count,sum,max,fire_time,watermark,late_firing",
+                ResultLines.header(columns, false));
+        assertEquals("2,0,10000,3,18,9,15400,11002,false",
+                new ResultLines.WithoutSubtask().map("2,0,10000,3,18,9,15400,11002,false,13"));
     }
 
     @Test
