@@ -66,7 +66,8 @@ public final class Job {
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(5000))
             .sideOutputLateData(window_per_key_late)
-            .aggregate(new Aggregates(), new ResultLines(window_per_key_columns, start, SPEED))
+            .aggregate(new Aggregates(), new ResultLines(window_per_key_columns, true,
+                start, SPEED))
             .name("per_key")
             .setParallelism(2)
             .setMaxParallelism(128);
@@ -79,8 +80,10 @@ public final class Job {
             .setParallelism(2);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns));
-        window_per_key.sinkTo(new LineSink(output(out, "-")))
+        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns, false));
+        window_per_key.map(new ResultLines.WithoutSubtask())
+            .setParallelism(2)
+            .sinkTo(new LineSink(output(out, "-")))
             .name("out")
             .setParallelism(2);
 

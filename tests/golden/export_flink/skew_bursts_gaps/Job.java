@@ -65,14 +65,17 @@ public final class Job {
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(60000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines(window_counts_columns, start, SPEED))
+            .aggregate(new Aggregates(), new ResultLines(window_counts_columns, true,
+                start, SPEED))
             .name("counts")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_counts_columns));
-        window_counts.sinkTo(new LineSink(output(out, "-")))
+        LineSink.header(output(out, "-"), ResultLines.header(window_counts_columns, false));
+        window_counts.map(new ResultLines.WithoutSubtask())
+            .setParallelism(2)
+            .sinkTo(new LineSink(output(out, "-")))
             .name("out")
             .setParallelism(2);
 

@@ -65,14 +65,17 @@ public final class Job {
                 Duration.ofMillis(60000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines(window_per_user_columns, start, SPEED))
+            .aggregate(new Aggregates(), new ResultLines(window_per_user_columns, true,
+                start, SPEED))
             .name("per_user")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_user_columns));
-        window_per_user.sinkTo(new LineSink(output(out, "-")))
+        LineSink.header(output(out, "-"), ResultLines.header(window_per_user_columns, false));
+        window_per_user.map(new ResultLines.WithoutSubtask())
+            .setParallelism(2)
+            .sinkTo(new LineSink(output(out, "-")))
             .name("out")
             .setParallelism(2);
 

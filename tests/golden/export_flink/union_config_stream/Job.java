@@ -75,14 +75,17 @@ public final class Job {
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(60000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines(window_enriched_columns, start, SPEED))
+            .aggregate(new Aggregates(), new ResultLines(window_enriched_columns, true,
+                start, SPEED))
             .name("enriched")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_enriched_columns));
-        window_enriched.sinkTo(new LineSink(output(out, "-")))
+        LineSink.header(output(out, "-"), ResultLines.header(window_enriched_columns, false));
+        window_enriched.map(new ResultLines.WithoutSubtask())
+            .setParallelism(2)
+            .sinkTo(new LineSink(output(out, "-")))
             .name("out")
             .setParallelism(2);
 

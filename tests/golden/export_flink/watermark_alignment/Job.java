@@ -75,14 +75,17 @@ public final class Job {
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(300000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines(window_per_key_columns, start, SPEED))
+            .aggregate(new Aggregates(), new ResultLines(window_per_key_columns, true,
+                start, SPEED))
             .name("per_key")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns));
-        window_per_key.sinkTo(new LineSink(output(out, "-")))
+        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns, false));
+        window_per_key.map(new ResultLines.WithoutSubtask())
+            .setParallelism(2)
+            .sinkTo(new LineSink(output(out, "-")))
             .name("out")
             .setParallelism(2);
 
