@@ -106,7 +106,9 @@ append(char *buf, size_t len, size_t *n, const char *s)
  * and what is chained to it, named as Flink's StreamingJobGraphGenerator
  * names a chain ("W -> X" for one chained output, "W -> (X, Y)" for more,
  * in the order the job adds them): the late side output's map and sink
- * ("Map -> W late: Writer") first, then each sink's writer ("S: Writer").
+ * ("Map -> W late: Writer") first, then each sink's writer, after the map
+ * that drops the subtask column unless the sink keeps it ("Map -> S:
+ * Writer", "S: Writer").
  */
 static void
 flink_names(const struct wm_topology *topo, const struct wm_plan_subtask *sub,
@@ -135,9 +137,15 @@ flink_names(const struct wm_topology *topo, const struct wm_plan_subtask *sub,
 		append(task, len, &n, " late: Writer");
 	}
 	for (uint32_t k = 0; k < sub->n_sinks; k++) {
+		const struct wm_stage *sink = &topo->stages[sub->sinks[k]];
+
 		if (late || k > 0)
 			append(task, len, &n, ", ");
-		append(task, len, &n, topo->stages[sub->sinks[k]].name);
+		/* The export drops the window's subtask column in a map before
+		 * a sink that did not ask for it. */
+		if (!sink->u.sink.subtask_column)
+			append(task, len, &n, "Map -> ");
+		append(task, len, &n, sink->name);
 		append(task, len, &n, ": Writer");
 	}
 	if (outputs > 1)

@@ -32,7 +32,7 @@ scraped() {
 	port=$(metrics_port)
 	[ -n "$port" ] &&
 		curl -sf "http://127.0.0.1:$port/metrics" >"$scratch/metrics" &&
-		grep -q '^flink_taskmanager_job_task_operator_currentOutputWatermark{.*task_name="counts____out:_Writer",subtask_index="0"' \
+		grep -q '^flink_taskmanager_job_task_operator_currentOutputWatermark{.*task_name="counts____Map____out:_Writer",subtask_index="0"' \
 			"$scratch/metrics" &&
 		grep -q '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark{.*split="3"}' \
 			"$scratch/metrics"
@@ -62,7 +62,7 @@ for label in host tm_id job_id job_name task_id task_attempt_id task_name \
 done
 expect_line '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark\{.*split="3"\} -?[0-9]+$' \
 	"$scratch/metrics"
-expect_line '^flink_taskmanager_job_task_busyTimeMsPerSecond\{.*task_name="counts____out:_Writer",subtask_index="0",task_attempt_num="0"\} ' \
+expect_line '^flink_taskmanager_job_task_busyTimeMsPerSecond\{.*task_name="counts____Map____out:_Writer",subtask_index="0",task_attempt_num="0"\} ' \
 	"$scratch/metrics"
 expect_line '^wmrun_taskmanager_job_task_operator_inputChannel_watermark\{.*,channel="[01]",upstream_task_name="Source:_events",upstream_subtask_index="[01]"\} ' \
 	"$scratch/metrics"
