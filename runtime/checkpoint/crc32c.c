@@ -4,11 +4,13 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "runtime/checkpoint/crc32c.h"
 
 /* table[b]: the remainder of byte b shifted through the reflected
  * polynomial 0x82F63B78 eight times (tests/unit/check_checkpoint_store.c
- * derives every entry again bit by bit). */
+ * checks checksums made with it against the polynomial bit by bit). */
 static const uint32_t table[256] = {
 	0x00000000, 0xf26b8303, 0xe13b70f7, 0x1350f3f4, 0xc79a971f, 0x35f1141c,
 	0x26a1e7e8, 0xd4ca64eb, 0x8ad958cf, 0x78b2dbcc, 0x6be22838, 0x9989ab3b,
@@ -55,8 +57,9 @@ static const uint32_t table[256] = {
 	0xbe2da0a5, 0x4c4623a6, 0x5f16d052, 0xad7d5351,
 };
 
+/* The table's way: one byte a step, on any machine. */
 uint32_t
-wm_crc32c(uint32_t crc, const void *buf, size_t len)
+wm_crc32c_portable(uint32_t crc, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 
@@ -68,8 +71,48 @@ wm_crc32c(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-uint32_t
-wm_crc32c_table_entry(unsigned i)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * SSE4.2's crc32 instruction computes this very polynomial, eight bytes
+ * an instruction: 14 times the table's speed (doc/architecture.md
+ * section 9). Compiled for SSE4.2 whatever the build targets, and called
+ * only where the processor has it.
+ */
+#include <nmmintrin.h>
+
+__attribute__((target("sse4.2"))) static uint32_t
+crc32c_sse42(uint32_t crc, const unsigned char *p, size_t len)
 {
-	return table[i & 0xFF];
+	uint64_t reg;
+
+	crc = ~crc;
+	for (; len > 0 && ((uintptr_t)p & 7) != 0; len--)
+		crc = _mm_crc32_u8(crc, *p++);
+	reg = crc;
+	for (; len >= 8; len -= 8, p += 8) {
+		uint64_t word;
+
+		memcpy(&word, p, sizeof(word));
+		reg = _mm_crc32_u64(reg, word);
+	}
+	crc = (uint32_t)reg;
+	while (len-- > 0)
+		crc = _mm_crc32_u8(crc, *p++);
+	return ~crc;
 }
+
+uint32_t
+wm_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	/* libgcc reads the processor's features once, before main. */
+	if (__builtin_cpu_supports("sse4.2"))
+		return crc32c_sse42(crc, buf, len);
+	return wm_crc32c_portable(crc, buf, len);
+}
+#else
+uint32_t
+wm_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	return wm_crc32c_portable(crc, buf, len);
+}
+#endif
