@@ -74,9 +74,9 @@ wm_crc32c_portable(uint32_t crc, const void *buf, size_t len)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 /*
  * SSE4.2's crc32 instruction computes this very polynomial, eight bytes
- * an instruction: 14 times the table's speed (doc/architecture.md
- * section 9). Compiled for SSE4.2 whatever the build targets, and called
- * only where the processor has it.
+ * an instruction: 14 times the table's speed (doc/performance.md section
+ * 9.19). Compiled for SSE4.2 whatever the build targets, and called only
+ * where the processor has it.
  */
 #include <nmmintrin.h>
 

@@ -12,7 +12,7 @@
  * SSE4.2's crc32 instruction where the processor has it, else a table
  * one byte a step: the table took five times as long as the write and
  * fsync of the same bytes, the instruction two fifths of it
- * (doc/architecture.md section 9).
+ * (doc/performance.md section 9.19).
  */
 #ifndef WM_RUNTIME_CRC32C_H
 #define WM_RUNTIME_CRC32C_H
