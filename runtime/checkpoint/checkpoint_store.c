@@ -1129,6 +1129,12 @@ wm_checkpoint_store_get(struct wm_checkpoint_store *s, uint64_t id,
 
 	*bytes = NULL;
 	*len = 0;
+	if (!is_checkpoint_dir(s, id))
+		return fail(err, errlen, ENOENT,
+			    "could not read checkpoint %" PRIu64
+			    ": \"%s\" is not a directory",
+			    id,
+			    wm_checkpoint_store_path(s, id, why, sizeof(why)));
 	r = manifest_read(s, id, &m, why, sizeof(why));
 	if (r != 0)
 		return fail(err, errlen, r == -EINVAL ? EIO : -r,

@@ -573,6 +573,31 @@ START_TEST(test_store_torn_checkpoint_falls_back_to_the_previous)
 }
 END_TEST
 
+/* A chk-N that is a link to a complete checkpoint is not one: a link
+ * planted in DIR is never followed. */
+START_TEST(test_store_linked_checkpoint_is_skipped)
+{
+	struct wm_checkpoint_store *s = store_with(FINGERPRINT, SUBTASKS, 2);
+	char to[160], link[160], err[512];
+	void *got;
+	size_t len;
+
+	write_checkpoint(s, 1, NULL);
+	write_checkpoint(s, 2, NULL);
+	snprintf(to, sizeof(to), "%s/chk-2", fx.dir);
+	snprintf(link, sizeof(link), "%s/chk-3", fx.dir);
+	ck_assert_int_eq(symlink(to, link), 0);
+	expect_latest(s, 2);
+	ck_assert_msg(strstr(fx.warnings, "chk-3\" is not a directory") != NULL,
+		      "%s", fx.warnings);
+	ck_assert_int_eq(
+		wm_checkpoint_store_get(s, 3, 0, &got, &len, err, sizeof(err)),
+		-ENOENT);
+	ck_assert_ptr_null(got);
+	wm_checkpoint_store_free(s);
+}
+END_TEST
+
 START_TEST(test_store_refuses_another_jobs_checkpoint)
 {
 	struct wm_checkpoint_store *s = store_with(FINGERPRINT, SUBTASKS, 1);
@@ -774,6 +799,7 @@ checkpoint_store_suite(void)
 	tcase_add_loop_test(
 		torn, test_store_torn_checkpoint_falls_back_to_the_previous, 0,
 		(int)N_TEARS);
+	tcase_add_test(torn, test_store_linked_checkpoint_is_skipped);
 	tcase_add_checked_fixture(failures, setup, teardown);
 	tcase_add_test(
 		failures,
