@@ -38,8 +38,9 @@ n=$(grep -c 'write(2, "wmrun' "$scratch/writes")
 [ "$n" -ge 2 ] || fail "only $n messages"
 # (A call another process interrupted ends "<unfinished ...>", one whose
 # process was killed during it "= ?", one strace let go of as the process
-# exited "<detached ...>": their text is whole all the same.)
-if grep -v 'write(2, ".*\\n", [0-9]*\( <unfinished \.\.\.>\| <detached \.\.\.>\|) = \([0-9]*\|?\)\)$' "$scratch/writes" >"$scratch/broken"; then
+# exited "<detached ...>", one whose result strace could not read as the
+# process went "= ? <unavailable>": their text is whole all the same.)
+if grep -v 'write(2, ".*\\n", [0-9]*\( <unfinished \.\.\.>\| <detached \.\.\.>\|) = \([0-9]*\|?\)\( <unavailable>\)\{0,1\}\)$' "$scratch/writes" >"$scratch/broken"; then
 	cat "$scratch/broken" >&2
 	fail "$(wc -l <"$scratch/broken") writes to stderr that are not whole lines"
 fi
