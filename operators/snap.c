@@ -155,6 +155,13 @@ wm_snap_end(struct wm_snap_writer *w)
 	store_le(w->buf + at, w->len - (at + 8), 8);
 }
 
+void
+wm_snap_writer_fail(struct wm_snap_writer *w, int err)
+{
+	if (w->err == 0)
+		w->err = err;
+}
+
 int
 wm_snap_writer_error(const struct wm_snap_writer *w)
 {

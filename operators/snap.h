@@ -71,6 +71,10 @@ void wm_snap_put_block(struct wm_snap_writer *w, const void *bytes, size_t len);
 void wm_snap_begin(struct wm_snap_writer *w, uint32_t tag, uint32_t version);
 void wm_snap_end(struct wm_snap_writer *w);
 
+/* Record an error of the caller's (a negative errno, e.g. -ENOTSUP for
+ * state that cannot be written); the first error stays. */
+void wm_snap_writer_fail(struct wm_snap_writer *w, int err);
+
 /* 0, or the first error: -ENOMEM, or -EINVAL for a section left open (or
  * closed without being opened, or nested too deep). */
 int wm_snap_writer_error(const struct wm_snap_writer *w);
