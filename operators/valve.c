@@ -37,6 +37,7 @@
 
 #include "base/assert.h"
 #include "operators/behaviour.h"
+#include "operators/snap.h"
 #include "operators/valve.h"
 
 #define NOT_IN_HEAP UINT32_MAX
@@ -373,4 +374,82 @@ uint32_t
 wm_valve_min_channel(const struct wm_valve *v)
 {
 	return v->heap.count > 0 ? v->heap.nodes[0].channel : UINT32_MAX;
+}
+
+#define VALVE_SNAP_TAG WM_SNAP_TAG('V', 'A', 'L', 'V')
+#define VALVE_SNAP_VERSION 1
+
+void
+wm_valve_snapshot(const struct wm_valve *v, struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, VALVE_SNAP_TAG, VALVE_SNAP_VERSION);
+	wm_snap_put_u32(w, v->n_channels);
+	wm_snap_put_u32(w, v->behaviour);
+	wm_snap_put_i64(w, v->last_watermark);
+	wm_snap_put_u8(w, (uint8_t)v->last_status);
+	for (uint32_t c = 0; c < v->n_channels; c++) {
+		wm_snap_put_i64(w, v->channel[c].watermark);
+		wm_snap_put_u8(w, (uint8_t)v->channel[c].status);
+	}
+	wm_snap_put_u64(w, v->heap.count);
+	for (size_t i = 0; i < v->heap.count; i++)
+		wm_snap_put_u32(w, v->heap.nodes[i].channel);
+	wm_snap_end(w);
+}
+
+static enum wm_status
+snap_get_status(struct wm_snap_reader *r)
+{
+	uint8_t s = wm_snap_get_u8(r);
+
+	if (s != WM_STATUS_ACTIVE && s != WM_STATUS_IDLE)
+		wm_snap_reader_fail(r, -EBADMSG);
+	return s == WM_STATUS_IDLE ? WM_STATUS_IDLE : WM_STATUS_ACTIVE;
+}
+
+int
+wm_valve_restore(struct wm_valve *v, struct wm_snap_reader *r)
+{
+	uint64_t aligned;
+
+	if (wm_snap_enter(r, VALVE_SNAP_TAG, VALVE_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	if ((wm_snap_get_u32(r) != v->n_channels ||
+	     wm_snap_get_u32(r) != v->behaviour) &&
+	    wm_snap_reader_error(r) == 0)
+		return wm_snap_reader_fail(r, -EINVAL);
+	v->last_watermark = wm_snap_get_i64(r);
+	v->last_status = snap_get_status(r);
+	v->active_channels = 0;
+	v->max_watermark = WM_TS_MIN;
+	for (uint32_t c = 0; c < v->n_channels; c++) {
+		struct valve_channel *ch = &v->channel[c];
+
+		ch->watermark = wm_snap_get_i64(r);
+		ch->status = snap_get_status(r);
+		ch->heap_pos = NOT_IN_HEAP;
+		v->active_channels += ch->status == WM_STATUS_ACTIVE;
+		if (ch->watermark > v->max_watermark)
+			v->max_watermark = ch->watermark;
+	}
+	valve_heap_clear(&v->heap);
+	aligned = wm_snap_get_count(r, 4);
+	if (aligned > v->n_channels)
+		return wm_snap_reader_fail(r, -EBADMSG);
+	/* Pushed in the heap's own order, each entry stays where it was
+	 * (a valid heap's entry is never before its parent). */
+	for (uint64_t i = 0; i < aligned; i++) {
+		uint32_t c = wm_snap_get_u32(r);
+
+		if (wm_snap_reader_error(r) != 0)
+			break;
+		if (c >= v->n_channels || v->channel[c].heap_pos != NOT_IN_HEAP)
+			return wm_snap_reader_fail(r, -EBADMSG);
+		heap_add_channel(v, c);
+	}
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	if (!valve_consistent(v))
+		return wm_snap_reader_fail(r, -EBADMSG);
+	return 0;
 }
