@@ -992,7 +992,10 @@ gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 			p->base_rate = c->rate * skew;
 		if (!part_rates_valid(g, p, g->fast ? skew : p->base_rate))
 			return -EINVAL;
-		p->rsil = g->rsil_states + (size_t)i * g->n_rsil;
+		/* No array without random silences: NULL + 0 is undefined
+		 * (clang's UBSan says so; fuzz_snapshot found it). */
+		p->rsil = g->n_rsil > 0 ? g->rsil_states + (size_t)i * g->n_rsil
+					: NULL;
 		for (uint32_t j = 0; j < g->n_rsil; j++) {
 			/* A stream apart from the records' (see source_gen.h). */
 			p->rsil[j].rng = gen_mix64(
