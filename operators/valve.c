@@ -160,6 +160,25 @@ heap_remove_channel(struct wm_valve *v, uint32_t channel)
 	valve_heap_remove_at(&v->heap, pos);
 }
 
+/* The state of a new valve (the heap has room for every channel). */
+static void
+valve_start(struct wm_valve *v)
+{
+	v->active_channels = v->n_channels;
+	v->last_watermark = WM_TS_MIN;
+	v->last_status = WM_STATUS_ACTIVE;
+	v->max_watermark = WM_TS_MIN;
+	valve_heap_clear(&v->heap);
+	/* Every channel starts ACTIVE at MIN and aligned (MIN >= MIN): all go
+	 * into the heap, each staying where it is put, at its own index. */
+	for (uint32_t c = 0; c < v->n_channels; c++) {
+		v->channel[c].watermark = WM_TS_MIN;
+		v->channel[c].status = WM_STATUS_ACTIVE;
+		heap_add_channel(v, c);
+	}
+	WM_ASSERT(valve_consistent(v));
+}
+
 struct wm_valve *
 wm_valve_new(uint32_t channels, unsigned behaviour)
 {
@@ -173,25 +192,14 @@ wm_valve_new(uint32_t channels, unsigned behaviour)
 	if (v == NULL)
 		return NULL;
 	v->n_channels = channels;
-	v->active_channels = channels;
 	v->behaviour = behaviour;
-	v->last_watermark = WM_TS_MIN;
-	v->last_status = WM_STATUS_ACTIVE;
-	v->max_watermark = WM_TS_MIN;
 	valve_heap_init(&v->heap);
 	if (valve_heap_reserve(&v->heap, channels) != 0) {
 		free(v);
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* Every channel starts ACTIVE at MIN and aligned (MIN >= MIN): all go
-	 * into the heap, each staying where it is put, at its own index. */
-	for (uint32_t c = 0; c < channels; c++) {
-		v->channel[c].watermark = WM_TS_MIN;
-		v->channel[c].status = WM_STATUS_ACTIVE;
-		heap_add_channel(v, c);
-	}
-	WM_ASSERT(valve_consistent(v));
+	valve_start(v);
 	return v;
 }
 
@@ -407,8 +415,9 @@ snap_get_status(struct wm_snap_reader *r)
 	return s == WM_STATUS_IDLE ? WM_STATUS_IDLE : WM_STATUS_ACTIVE;
 }
 
-int
-wm_valve_restore(struct wm_valve *v, struct wm_snap_reader *r)
+/* Read the section into v; on error v is left inconsistent. */
+static int
+valve_read(struct wm_valve *v, struct wm_snap_reader *r)
 {
 	uint64_t aligned;
 
@@ -452,4 +461,15 @@ wm_valve_restore(struct wm_valve *v, struct wm_snap_reader *r)
 	if (!valve_consistent(v))
 		return wm_snap_reader_fail(r, -EBADMSG);
 	return 0;
+}
+
+int
+wm_valve_restore(struct wm_valve *v, struct wm_snap_reader *r)
+{
+	int err = valve_read(v, r);
+
+	/* A refused snapshot leaves the valve as new, its invariants whole. */
+	if (err != 0)
+		valve_start(v);
+	return err;
 }

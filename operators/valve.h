@@ -69,7 +69,8 @@ enum wm_status wm_valve_last_status(const struct wm_valve *valve);
  * the same channel as holding the output back), and what the valve last
  * emitted, as a section. Restore into a new valve of as many channels
  * and the same behaviour: 0, or the reader's error (-EINVAL for another
- * shape, -EBADMSG for a state no valve could be in). Outputs nothing.
+ * shape, -EBADMSG for a state no valve could be in; the valve is then
+ * as new). Outputs nothing.
  * Flink keeps none of it: a restored valve starts with every channel
  * ACTIVE at WM_TS_MIN.
  */
