@@ -9,8 +9,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
 #include "operators/behaviour.h"
 #include "operators/combine.h"
+#include "operators/snap.h"
 
 void
 wm_combined_init(struct wm_combined *c, unsigned behaviour)
@@ -68,4 +71,56 @@ wm_combined_update(struct wm_combined *c,
 		return false;
 	c->watermark = candidate;
 	return true;
+}
+
+#define COMBINED_SNAP_TAG WM_SNAP_TAG('C', 'O', 'M', 'B')
+#define COMBINED_SNAP_VERSION 1
+
+void
+wm_combined_snapshot(const struct wm_combined *c,
+		     struct wm_partial_watermark *const *parts, size_t n,
+		     struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, COMBINED_SNAP_TAG, COMBINED_SNAP_VERSION);
+	wm_snap_put_bool(w, c->flush_max);
+	wm_snap_put_bool(w, c->flush_end);
+	wm_snap_put_i64(w, c->watermark);
+	wm_snap_put_bool(w, c->all_idle);
+	wm_snap_put_u64(w, n);
+	for (size_t i = 0; i < n; i++) {
+		wm_snap_put_i64(w, parts[i]->watermark);
+		wm_snap_put_bool(w, parts[i]->idle);
+		wm_snap_put_bool(w, parts[i]->joining);
+	}
+	wm_snap_end(w);
+}
+
+int
+wm_combined_restore(struct wm_combined *c,
+		    struct wm_partial_watermark *const *parts, size_t n,
+		    struct wm_snap_reader *r)
+{
+	bool same;
+	wm_ts_t watermark;
+	bool all_idle;
+
+	if (wm_snap_enter(r, COMBINED_SNAP_TAG, COMBINED_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	same = wm_snap_get_bool(r) == c->flush_max;
+	same &= wm_snap_get_bool(r) == c->flush_end;
+	watermark = wm_snap_get_i64(r);
+	all_idle = wm_snap_get_bool(r);
+	same &= wm_snap_get_u64(r) == n;
+	if (wm_snap_reader_error(r) == 0 && !same)
+		return wm_snap_reader_fail(r, -EINVAL);
+	for (size_t i = 0; i < n && wm_snap_reader_error(r) == 0; i++) {
+		parts[i]->watermark = wm_snap_get_i64(r);
+		parts[i]->idle = wm_snap_get_bool(r);
+		parts[i]->joining = wm_snap_get_bool(r);
+	}
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	c->watermark = watermark;
+	c->all_idle = all_idle;
+	return 0;
 }

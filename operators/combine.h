@@ -78,4 +78,20 @@ void wm_combined_init(struct wm_combined *c, unsigned behaviour);
 bool wm_combined_update(struct wm_combined *c,
 			struct wm_partial_watermark *const *parts, size_t n);
 
+/*
+ * checkpoint_watermarks: the combined value and every input's part
+ * (watermark, idle, joining) as a section; restore into a combination
+ * of the same behaviour over as many inputs, in the same order: 0, or
+ * the reader's error (-EINVAL for another shape). Flink keeps none of it.
+ */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_combined_snapshot(const struct wm_combined *c,
+			  struct wm_partial_watermark *const *parts, size_t n,
+			  struct wm_snap_writer *w);
+int wm_combined_restore(struct wm_combined *c,
+			struct wm_partial_watermark *const *parts, size_t n,
+			struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_COMBINE_H */

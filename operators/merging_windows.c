@@ -35,6 +35,7 @@
 
 #include "operators/hash.h"
 #include "operators/merging_windows.h"
+#include "operators/snap.h"
 
 #define INLINE_WINDOWS 2
 #define MERGING_MAX_WINDOWS ((uint32_t)1 << 30)
@@ -430,4 +431,105 @@ wm_merging_windows_of(const struct wm_merging_windows *mw, int64_t key,
 	memcpy(out, slot_windows_const(s),
 	       (s->n < cap ? s->n : cap) * sizeof(*out));
 	return s->n;
+}
+
+#define MERGING_SNAP_TAG WM_SNAP_TAG('S', 'E', 'S', 'S')
+#define MERGING_SNAP_VERSION 1
+/* The least bytes of a key (key, flag, count, one window) and of a window
+ * (start, end, state start) in a snapshot. */
+#define MERGING_SNAP_KEY_BYTES (8 + 1 + 8 + 24)
+#define MERGING_SNAP_WINDOW_BYTES 24
+
+void
+wm_merging_snapshot(const struct wm_merging_windows *mw,
+		    struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, MERGING_SNAP_TAG, MERGING_SNAP_VERSION);
+	wm_snap_put_u64(w, key_table_count(&mw->keys));
+	for (size_t i = 0; key_table_count(&mw->keys) > 0 && i <= mw->keys.mask;
+	     i++) {
+		const struct merging_slot *s = &mw->keys.slots[i];
+		const struct wm_merging_entry *a = slot_windows_const(s);
+
+		if (s->n == 0)
+			continue;
+		wm_snap_put_i64(w, s->key);
+		/* Kept as it was: it says how the next addition sweeps. */
+		wm_snap_put_bool(w, s->irregular);
+		wm_snap_put_u64(w, s->n);
+		for (uint32_t j = 0; j < s->n; j++) {
+			wm_snap_put_i64(w, a[j].window.start);
+			wm_snap_put_i64(w, a[j].window.end);
+			wm_snap_put_i64(w, a[j].state_start);
+		}
+	}
+	wm_snap_end(w);
+}
+
+/* One key's windows from the reader into a new slot: 0 or an error. */
+static int
+restore_key(struct wm_merging_windows *mw, struct wm_snap_reader *r)
+{
+	int64_t key = wm_snap_get_i64(r);
+	bool irregular = wm_snap_get_bool(r);
+	uint64_t n = wm_snap_get_count(r, MERGING_SNAP_WINDOW_BYTES);
+	struct merging_slot *s;
+	struct wm_merging_entry *a;
+	size_t idx;
+
+	if (wm_snap_reader_error(r) != 0)
+		return wm_snap_reader_error(r);
+	if (n == 0 || n > MERGING_MAX_WINDOWS || slot_find(mw, key, &idx))
+		return wm_snap_reader_fail(r, -EBADMSG);
+	if (!key_table_has_room(&mw->keys, 1)) {
+		if (key_table_reserve(&mw->keys, 1) != 0)
+			return wm_snap_reader_fail(r, -ENOMEM);
+		(void)slot_find(mw, key, &idx);
+	}
+	s = key_table_insert_at(&mw->keys, idx);
+	s->key = key;
+	s->n = (uint32_t)n; /* occupied; removed again on any error */
+	s->cap = 0;
+	s->irregular = irregular;
+	if (n > INLINE_WINDOWS) {
+		s->u.heap = malloc(n * sizeof(*s->u.heap));
+		if (s->u.heap == NULL) {
+			key_table_remove_at(&mw->keys, idx);
+			return wm_snap_reader_fail(r, -ENOMEM);
+		}
+		s->cap = (uint32_t)n;
+	}
+	a = slot_windows(s);
+	for (uint64_t j = 0; j < n; j++) {
+		a[j].window.start = wm_snap_get_i64(r);
+		a[j].window.end = wm_snap_get_i64(r);
+		a[j].state_start = wm_snap_get_i64(r);
+		if (j > 0 && a[j].window.start < a[j - 1].window.start)
+			wm_snap_reader_fail(r, -EBADMSG);
+	}
+	if (wm_snap_reader_error(r) == 0 && !irregular &&
+	    !all_neighbours_apart(a, (size_t)n))
+		wm_snap_reader_fail(r, -EBADMSG);
+	if (wm_snap_reader_error(r) != 0) {
+		if (s->cap != 0)
+			free(s->u.heap);
+		key_table_remove_at(&mw->keys, idx);
+		return wm_snap_reader_error(r);
+	}
+	mw->windows += n;
+	return 0;
+}
+
+int
+wm_merging_restore(struct wm_merging_windows *mw, struct wm_snap_reader *r)
+{
+	uint64_t keys;
+
+	if (wm_snap_enter(r, MERGING_SNAP_TAG, MERGING_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	keys = wm_snap_get_count(r, MERGING_SNAP_KEY_BYTES);
+	for (uint64_t i = 0; i < keys; i++)
+		if (restore_key(mw, r) != 0)
+			return wm_snap_reader_error(r);
+	return wm_snap_leave(r);
 }

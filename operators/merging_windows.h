@@ -115,4 +115,21 @@ size_t wm_merging_key_count(const struct wm_merging_windows *mw);
 size_t wm_merging_windows_of(const struct wm_merging_windows *mw, int64_t key,
 			     struct wm_merging_entry *out, size_t cap);
 
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+/* Write every key's windows, with their state windows, as a section of
+ * the snapshot; errors are the writer's. */
+void wm_merging_snapshot(const struct wm_merging_windows *mw,
+			 struct wm_snap_writer *w);
+
+/*
+ * Fill `mw` (empty, as a new set is) from a section written by
+ * wm_merging_snapshot(): 0, or the reader's error: -EBADMSG for a blob
+ * no set could have written (a key twice, a key without windows, windows
+ * out of start order, two of one key that intersect in a set marked
+ * regular), -ENOMEM. On error `mw` holds part of it: free it.
+ */
+int wm_merging_restore(struct wm_merging_windows *mw, struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_MERGING_WINDOWS_H */

@@ -74,3 +74,16 @@ wm_multi_input_destroy(struct wm_multi_input *mi)
 	mi->parts = NULL;
 	mi->n_inputs = 0;
 }
+
+void
+wm_multi_input_snapshot(const struct wm_multi_input *mi,
+			struct wm_snap_writer *w)
+{
+	wm_combined_snapshot(&mi->combined, mi->parts, mi->n_inputs, w);
+}
+
+int
+wm_multi_input_restore(struct wm_multi_input *mi, struct wm_snap_reader *r)
+{
+	return wm_combined_restore(&mi->combined, mi->parts, mi->n_inputs, r);
+}

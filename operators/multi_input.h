@@ -64,4 +64,14 @@ wm_multi_input_combined(const struct wm_multi_input *mi)
 	return mi->combined.watermark;
 }
 
+/* checkpoint_watermarks: every input's watermark and status and the
+ * combined one (wm_combined_snapshot()); restore into a combination of
+ * as many inputs and the same behaviour. */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_multi_input_snapshot(const struct wm_multi_input *mi,
+			     struct wm_snap_writer *w);
+int wm_multi_input_restore(struct wm_multi_input *mi, struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_MULTI_INPUT_H */

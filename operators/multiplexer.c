@@ -11,6 +11,7 @@
 #include "base/assert.h"
 #include "operators/behaviour.h"
 #include "operators/multiplexer.h"
+#include "operators/snap.h"
 
 /*
  * Flink's updateCombinedWatermark(): a raised combined watermark is emitted,
@@ -210,4 +211,46 @@ wm_multiplexer_next_join(const struct wm_multiplexer *m)
 			at = s->joins_at_ns;
 	}
 	return at;
+}
+
+#define MUX_SNAP_TAG WM_SNAP_TAG('M', 'U', 'X', 'S')
+#define MUX_SNAP_VERSION 1
+
+void
+wm_multiplexer_snapshot(const struct wm_multiplexer *m,
+			struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, MUX_SNAP_TAG, MUX_SNAP_VERSION);
+	wm_snap_put_bool(w, m->empty_is_idle);
+	wm_snap_put_bool(w, m->reactivate);
+	wm_snap_put_i64(w, m->grace_ns);
+	wm_snap_put_bool(w, m->had_splits);
+	wm_combined_snapshot(&m->combined, m->parts, m->n_splits, w);
+	for (size_t i = 0; i < m->n_splits; i++)
+		wm_snap_put_i64(w, wm_multiplexer_split(m, i)->joins_at_ns);
+	wm_snap_end(w);
+}
+
+int
+wm_multiplexer_restore(struct wm_multiplexer *m, struct wm_snap_reader *r)
+{
+	bool same;
+	bool had_splits;
+
+	if (wm_snap_enter(r, MUX_SNAP_TAG, MUX_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	same = wm_snap_get_bool(r) == m->empty_is_idle;
+	same &= wm_snap_get_bool(r) == m->reactivate;
+	same &= wm_snap_get_i64(r) == m->grace_ns;
+	had_splits = wm_snap_get_bool(r);
+	if (wm_snap_reader_error(r) == 0 && !same)
+		return wm_snap_reader_fail(r, -EINVAL);
+	if (wm_combined_restore(&m->combined, m->parts, m->n_splits, r) != 0)
+		return wm_snap_reader_error(r);
+	for (size_t i = 0; i < m->n_splits; i++)
+		wm_multiplexer_split(m, i)->joins_at_ns = wm_snap_get_i64(r);
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	m->had_splits = had_splits || m->n_splits > 0;
+	return 0;
 }

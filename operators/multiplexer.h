@@ -113,4 +113,20 @@ void wm_multiplexer_advance_grace(struct wm_multiplexer *m, int64_t now_ns);
  * after it changes a split's state. O(splits). */
 int64_t wm_multiplexer_next_join(const struct wm_multiplexer *m);
 
+/*
+ * checkpoint_watermarks: the combination (wm_combined_snapshot()), each
+ * registered split's grace deadline and whether a split was ever
+ * registered, as a section. Restore into a multiplexer of the same
+ * behaviour and grace with as many splits registered, in the order
+ * they had (wm_multiplexer_split(m, i) for i = 0, 1, ...): 0, or the
+ * reader's error (-EINVAL for another shape). Outputs nothing: what the
+ * restored state implies was output before the snapshot.
+ */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_multiplexer_snapshot(const struct wm_multiplexer *m,
+			     struct wm_snap_writer *w);
+int wm_multiplexer_restore(struct wm_multiplexer *m, struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_MULTIPLEXER_H */

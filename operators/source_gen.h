@@ -193,6 +193,19 @@
  *				partition, for watermark alignment: its
  *				records wait, nothing is lost; NULL when the
  *				source cannot hold back one partition
+ *	snapshot(src, w)	write the source's position as a section: per
+ *				partition what has been read (Flink's split
+ *				state: a Kafka offset), nothing of watermarks
+ *	restore(src, r)		seek a new source (same configuration, nothing
+ *				read yet) to a snapshot's position: from then
+ *				on it returns exactly the records after it, each
+ *				due when it was due before (so those due before
+ *				the restart come at once, a backlog, as a Kafka
+ *				consumer restarting from an offset finds them).
+ *				Partitions are all reading after it (alignment
+ *				pauses are not in a snapshot). 0, or the
+ *				reader's error (-EINVAL: another configuration
+ *				or a used source); on error, free the source
  *
  * How a Kafka source plugs in (the rest of the runtime is untouched): a
  * librdkafka consumer given (rd_kafka_assign()) the partitions that
@@ -213,6 +226,8 @@
  * header of its own when the second one arrives.
  */
 struct wm_record_source;
+struct wm_snap_writer;
+struct wm_snap_reader;
 
 /* Per partition counters for the job summary. */
 struct wm_source_partition_stats {
@@ -237,6 +252,10 @@ struct wm_record_source_ops {
 	void (*free)(struct wm_record_source *src);
 	void (*pause)(struct wm_record_source *src, uint32_t i, bool paused,
 		      int64_t now_ns);
+	/* Checkpoints; NULL when the source cannot (see below). */
+	void (*snapshot)(const struct wm_record_source *src,
+			 struct wm_snap_writer *w);
+	int (*restore)(struct wm_record_source *src, struct wm_snap_reader *r);
 };
 
 /* Embedded first in every implementation; wm_container_of() recovers it. */
@@ -262,6 +281,15 @@ wm_record_source_finished(const struct wm_record_source *src)
 {
 	return src->ops->finished(src);
 }
+
+/* Write src's position; the writer's error is -ENOTSUP for a source that
+ * cannot say it (a bad writer state is kept as the writer keeps any). */
+void wm_record_source_snapshot(const struct wm_record_source *src,
+			       struct wm_snap_writer *w);
+
+/* Seek src to a snapshot's position: 0, -ENOTSUP, or the reader's error. */
+int wm_record_source_restore(struct wm_record_source *src,
+			     struct wm_snap_reader *r);
 
 static inline void
 wm_record_source_free(struct wm_record_source *src)
@@ -412,6 +440,20 @@ uint32_t wm_source_gen_n_partitions(const struct wm_source_gen *g);
 void wm_source_gen_partition_stats(const struct wm_source_gen *g, uint32_t i,
 				   int64_t now_ns,
 				   struct wm_source_partition_stats *st);
+
+/*
+ * The generator's position (the record source's snapshot and restore):
+ * per partition its arrival cursor, what it emitted and skipped, its
+ * random streams (records' and random silences') and its place in the
+ * merge, so that a restored generator continues each partition's stream
+ * exactly, arrivals keeping their times. Restore into a new generator
+ * of the same configuration: 0, or the reader's error (-EINVAL for
+ * another configuration or a used generator, -EBADMSG for a malformed
+ * section); on error free it.
+ */
+void wm_source_gen_snapshot(const struct wm_source_gen *g,
+			    struct wm_snap_writer *w);
+int wm_source_gen_restore(struct wm_source_gen *g, struct wm_snap_reader *r);
 
 /*
  * Which source subtask reads Kafka partition `partition` of `topic`, as

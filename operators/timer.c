@@ -30,6 +30,7 @@
 
 #include "base/assert.h"
 #include "operators/hash.h"
+#include "operators/snap.h"
 #include "operators/timer.h"
 
 /* Positions are uint32_t: stay well below 2^32 so pos + 1 never wraps and
@@ -263,4 +264,46 @@ wm_timer_pop_due(struct wm_timer_service *svc, struct wm_timer *timer)
 	*timer = svc->heap.nodes[0].t;
 	timer_remove_at(svc, 0);
 	return true;
+}
+
+#define TIMER_SNAP_TAG WM_SNAP_TAG('T', 'I', 'M', 'R')
+#define TIMER_SNAP_VERSION 1
+
+void
+wm_timer_snapshot(const struct wm_timer_service *svc, struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, TIMER_SNAP_TAG, TIMER_SNAP_VERSION);
+	wm_snap_put_u64(w, svc->heap.count);
+	for (size_t i = 0; i < svc->heap.count; i++) {
+		const struct wm_timer *t = &svc->heap.nodes[i].t;
+
+		wm_snap_put_i64(w, t->ts);
+		wm_snap_put_i64(w, t->key);
+		wm_snap_put_i64(w, t->ns);
+	}
+	wm_snap_end(w);
+}
+
+int
+wm_timer_restore(struct wm_timer_service *svc, struct wm_snap_reader *r)
+{
+	uint64_t n;
+
+	if (wm_snap_enter(r, TIMER_SNAP_TAG, TIMER_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	/* Each timer takes 24 bytes: the count cannot outgrow the blob. */
+	n = wm_snap_get_count(r, 24);
+	if (n > TIMER_MAX_COUNT || (n > 0 && wm_timer_reserve(svc, n) != 0))
+		return wm_snap_reader_fail(r, -ENOMEM);
+	for (uint64_t i = 0; i < n && wm_snap_reader_error(r) == 0; i++) {
+		wm_ts_t ts = wm_snap_get_i64(r);
+		int64_t key = wm_snap_get_i64(r);
+		int64_t ns = wm_snap_get_i64(r);
+
+		/* A timer twice is no timer set the service could hold. */
+		if (wm_snap_reader_error(r) == 0 &&
+		    wm_timer_add(svc, ts, key, ns) != 1)
+			return wm_snap_reader_fail(r, -EBADMSG);
+	}
+	return wm_snap_leave(r);
 }

@@ -89,4 +89,23 @@ bool wm_timer_peek(const struct wm_timer_service *svc, struct wm_timer *timer);
  */
 bool wm_timer_pop_due(struct wm_timer_service *svc, struct wm_timer *timer);
 
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+/*
+ * Write every timer (not the watermark: see doc/semantics.md, "What a
+ * checkpoint holds") as a section of the snapshot; errors are the
+ * writer's. The order written is the heap's, which depends on history;
+ * firing order does not, since it is total.
+ */
+void wm_timer_snapshot(const struct wm_timer_service *svc,
+		       struct wm_snap_writer *w);
+
+/*
+ * Add the timers of a section written by wm_timer_snapshot() to `svc`
+ * (empty, as a new service is): 0, or the reader's error (malformed,
+ * -ENOMEM kept there too). On error `svc` holds some of them: free it.
+ */
+int wm_timer_restore(struct wm_timer_service *svc, struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_TIMER_H */

@@ -37,6 +37,7 @@
 
 #include "base/assert.h"
 #include "operators/behaviour.h"
+#include "operators/snap.h"
 #include "operators/valve.h"
 
 #define NOT_IN_HEAP UINT32_MAX
@@ -159,6 +160,25 @@ heap_remove_channel(struct wm_valve *v, uint32_t channel)
 	valve_heap_remove_at(&v->heap, pos);
 }
 
+/* The state of a new valve (the heap has room for every channel). */
+static void
+valve_start(struct wm_valve *v)
+{
+	v->active_channels = v->n_channels;
+	v->last_watermark = WM_TS_MIN;
+	v->last_status = WM_STATUS_ACTIVE;
+	v->max_watermark = WM_TS_MIN;
+	valve_heap_clear(&v->heap);
+	/* Every channel starts ACTIVE at MIN and aligned (MIN >= MIN): all go
+	 * into the heap, each staying where it is put, at its own index. */
+	for (uint32_t c = 0; c < v->n_channels; c++) {
+		v->channel[c].watermark = WM_TS_MIN;
+		v->channel[c].status = WM_STATUS_ACTIVE;
+		heap_add_channel(v, c);
+	}
+	WM_ASSERT(valve_consistent(v));
+}
+
 struct wm_valve *
 wm_valve_new(uint32_t channels, unsigned behaviour)
 {
@@ -172,25 +192,14 @@ wm_valve_new(uint32_t channels, unsigned behaviour)
 	if (v == NULL)
 		return NULL;
 	v->n_channels = channels;
-	v->active_channels = channels;
 	v->behaviour = behaviour;
-	v->last_watermark = WM_TS_MIN;
-	v->last_status = WM_STATUS_ACTIVE;
-	v->max_watermark = WM_TS_MIN;
 	valve_heap_init(&v->heap);
 	if (valve_heap_reserve(&v->heap, channels) != 0) {
 		free(v);
 		errno = ENOMEM;
 		return NULL;
 	}
-	/* Every channel starts ACTIVE at MIN and aligned (MIN >= MIN): all go
-	 * into the heap, each staying where it is put, at its own index. */
-	for (uint32_t c = 0; c < channels; c++) {
-		v->channel[c].watermark = WM_TS_MIN;
-		v->channel[c].status = WM_STATUS_ACTIVE;
-		heap_add_channel(v, c);
-	}
-	WM_ASSERT(valve_consistent(v));
+	valve_start(v);
 	return v;
 }
 
@@ -373,4 +382,94 @@ uint32_t
 wm_valve_min_channel(const struct wm_valve *v)
 {
 	return v->heap.count > 0 ? v->heap.nodes[0].channel : UINT32_MAX;
+}
+
+#define VALVE_SNAP_TAG WM_SNAP_TAG('V', 'A', 'L', 'V')
+#define VALVE_SNAP_VERSION 1
+
+void
+wm_valve_snapshot(const struct wm_valve *v, struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, VALVE_SNAP_TAG, VALVE_SNAP_VERSION);
+	wm_snap_put_u32(w, v->n_channels);
+	wm_snap_put_u32(w, v->behaviour);
+	wm_snap_put_i64(w, v->last_watermark);
+	wm_snap_put_u8(w, (uint8_t)v->last_status);
+	for (uint32_t c = 0; c < v->n_channels; c++) {
+		wm_snap_put_i64(w, v->channel[c].watermark);
+		wm_snap_put_u8(w, (uint8_t)v->channel[c].status);
+	}
+	wm_snap_put_u64(w, v->heap.count);
+	for (size_t i = 0; i < v->heap.count; i++)
+		wm_snap_put_u32(w, v->heap.nodes[i].channel);
+	wm_snap_end(w);
+}
+
+static enum wm_status
+snap_get_status(struct wm_snap_reader *r)
+{
+	uint8_t s = wm_snap_get_u8(r);
+
+	if (s != WM_STATUS_ACTIVE && s != WM_STATUS_IDLE)
+		wm_snap_reader_fail(r, -EBADMSG);
+	return s == WM_STATUS_IDLE ? WM_STATUS_IDLE : WM_STATUS_ACTIVE;
+}
+
+/* Read the section into v; on error v is left inconsistent. */
+static int
+valve_read(struct wm_valve *v, struct wm_snap_reader *r)
+{
+	uint64_t aligned;
+
+	if (wm_snap_enter(r, VALVE_SNAP_TAG, VALVE_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	if ((wm_snap_get_u32(r) != v->n_channels ||
+	     wm_snap_get_u32(r) != v->behaviour) &&
+	    wm_snap_reader_error(r) == 0)
+		return wm_snap_reader_fail(r, -EINVAL);
+	v->last_watermark = wm_snap_get_i64(r);
+	v->last_status = snap_get_status(r);
+	v->active_channels = 0;
+	v->max_watermark = WM_TS_MIN;
+	for (uint32_t c = 0; c < v->n_channels; c++) {
+		struct valve_channel *ch = &v->channel[c];
+
+		ch->watermark = wm_snap_get_i64(r);
+		ch->status = snap_get_status(r);
+		ch->heap_pos = NOT_IN_HEAP;
+		v->active_channels += ch->status == WM_STATUS_ACTIVE;
+		if (ch->watermark > v->max_watermark)
+			v->max_watermark = ch->watermark;
+	}
+	valve_heap_clear(&v->heap);
+	aligned = wm_snap_get_count(r, 4);
+	if (aligned > v->n_channels)
+		return wm_snap_reader_fail(r, -EBADMSG);
+	/* Pushed in the heap's own order, each entry stays where it was
+	 * (a valid heap's entry is never before its parent). */
+	for (uint64_t i = 0; i < aligned; i++) {
+		uint32_t c = wm_snap_get_u32(r);
+
+		if (wm_snap_reader_error(r) != 0)
+			break;
+		if (c >= v->n_channels || v->channel[c].heap_pos != NOT_IN_HEAP)
+			return wm_snap_reader_fail(r, -EBADMSG);
+		heap_add_channel(v, c);
+	}
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	if (!valve_consistent(v))
+		return wm_snap_reader_fail(r, -EBADMSG);
+	return 0;
+}
+
+int
+wm_valve_restore(struct wm_valve *v, struct wm_snap_reader *r)
+{
+	int err = valve_read(v, r);
+
+	/* A refused snapshot leaves the valve as new, its invariants whole. */
+	if (err != 0)
+		valve_start(v);
+	return err;
 }

@@ -63,4 +63,21 @@ uint32_t wm_valve_min_channel(const struct wm_valve *valve);
 wm_ts_t wm_valve_last_watermark(const struct wm_valve *valve);
 enum wm_status wm_valve_last_status(const struct wm_valve *valve);
 
+/*
+ * checkpoint_watermarks: every channel's watermark and status, the
+ * aligned channels in the order of the valve's heap (so that ties report
+ * the same channel as holding the output back), and what the valve last
+ * emitted, as a section. Restore into a new valve of as many channels
+ * and the same behaviour: 0, or the reader's error (-EINVAL for another
+ * shape, -EBADMSG for a state no valve could be in; the valve is then
+ * as new). Outputs nothing.
+ * Flink keeps none of it: a restored valve starts with every channel
+ * ACTIVE at WM_TS_MIN.
+ */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_valve_snapshot(const struct wm_valve *valve, struct wm_snap_writer *w);
+int wm_valve_restore(struct wm_valve *valve, struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_VALVE_H */

@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "operators/behaviour.h"
+#include "operators/snap.h"
 #include "operators/watermark.h"
 
 int
@@ -127,4 +128,65 @@ wm_watermark_next_change(const struct wm_watermark_generator *g)
 	if (!g->with_idleness || g->idle_now)
 		return INT64_MAX;
 	return wm_idle_next_change(&g->idle);
+}
+
+#define WATERMARK_SNAP_TAG WM_SNAP_TAG('W', 'M', 'G', 'N')
+#define WATERMARK_SNAP_VERSION 1
+
+void
+wm_watermark_snapshot(const struct wm_watermark_generator *g,
+		      struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, WATERMARK_SNAP_TAG, WATERMARK_SNAP_VERSION);
+	wm_snap_put_u32(w, (uint32_t)g->kind);
+	wm_snap_put_i64(w, g->bound);
+	wm_snap_put_bool(w, g->with_idleness);
+	wm_snap_put_bool(w, g->mark_idle_once);
+	wm_snap_put_i64(w, g->with_idleness ? g->idle.max_idle_ns : 0);
+	wm_snap_put_i64(w, g->max_ts);
+	wm_snap_put_bool(w, g->idle_now);
+	wm_snap_put_u64(w, g->with_idleness ? g->idle.activity : 0);
+	wm_snap_put_u64(w, g->with_idleness ? g->idle.activity_at_probe : 0);
+	wm_snap_put_i64(w, g->with_idleness ? g->idle.quiet_since_ns : 0);
+	wm_snap_end(w);
+}
+
+int
+wm_watermark_restore(struct wm_watermark_generator *g, struct wm_snap_reader *r)
+{
+	bool same;
+	wm_ts_t max_ts;
+	bool idle_now;
+	uint64_t activity, at_probe;
+	int64_t quiet_since;
+
+	if (wm_snap_enter(r, WATERMARK_SNAP_TAG, WATERMARK_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	same = wm_snap_get_u32(r) == (uint32_t)g->kind;
+	same &= wm_snap_get_i64(r) == g->bound;
+	same &= wm_snap_get_bool(r) == g->with_idleness;
+	same &= wm_snap_get_bool(r) == g->mark_idle_once;
+	same &= wm_snap_get_i64(r) ==
+		(g->with_idleness ? g->idle.max_idle_ns : 0);
+	max_ts = wm_snap_get_i64(r);
+	idle_now = wm_snap_get_bool(r);
+	activity = wm_snap_get_u64(r);
+	at_probe = wm_snap_get_u64(r);
+	quiet_since = wm_snap_get_i64(r);
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	/* max_ts never goes below its start: max_ts - bound - 1 must not
+	 * underflow (wm_watermark_init()). */
+	if (!same)
+		return wm_snap_reader_fail(r, -EINVAL);
+	if (max_ts < WM_TS_MIN + g->bound + 1)
+		return wm_snap_reader_fail(r, -EBADMSG);
+	g->max_ts = max_ts;
+	g->idle_now = idle_now;
+	if (g->with_idleness) {
+		g->idle.activity = activity;
+		g->idle.activity_at_probe = at_probe;
+		g->idle.quiet_since_ns = quiet_since;
+	}
+	return 0;
 }

@@ -100,4 +100,20 @@ void wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
  */
 int64_t wm_watermark_next_change(const struct wm_watermark_generator *g);
 
+/*
+ * checkpoint_watermarks (doc/semantics.md, "What a checkpoint holds"):
+ * the generator's state (its highest timestamp, whether it marked itself
+ * idle, its idleness countdown, on the job's processing time) as a
+ * section. Restore into a generator made from the same strategy:
+ * 0, or the reader's error (-EINVAL for another strategy). Flink keeps
+ * none of it: without this, a restored generator starts afresh.
+ */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_watermark_snapshot(const struct wm_watermark_generator *g,
+			   struct wm_snap_writer *w);
+int wm_watermark_restore(struct wm_watermark_generator *g,
+			 struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_WATERMARK_H */

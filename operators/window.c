@@ -60,6 +60,7 @@
 
 #include "operators/hash.h"
 #include "operators/merging_windows.h"
+#include "operators/snap.h"
 #include "operators/timer.h"
 #include "operators/window.h"
 
@@ -638,4 +639,200 @@ size_t
 wm_window_session_count(const struct wm_window *op)
 {
 	return op->sessions != NULL ? wm_merging_count(op->sessions) : 0;
+}
+
+/* ---- checkpoints ---- */
+
+#define WINDOW_SNAP_TAG WM_SNAP_TAG('W', 'I', 'N', 'D')
+#define WINDOW_SNAP_VERSION 1
+#define WINDOW_WM_SNAP_TAG WM_SNAP_TAG('W', 'I', 'W', 'M')
+#define WINDOW_WM_SNAP_VERSION 1
+/* A state entry in a snapshot: key, start, end, count, sum, min, max. */
+#define WINDOW_SNAP_STATE_BYTES (7 * 8)
+
+static void
+snap_put_config(struct wm_snap_writer *w, const struct wm_window_config *c)
+{
+	wm_snap_put_u32(w, (uint32_t)c->assigner.kind);
+	wm_snap_put_i64(w, c->assigner.size);
+	wm_snap_put_i64(w, c->assigner.slide);
+	wm_snap_put_i64(w, c->assigner.offset);
+	wm_snap_put_u32(w, c->assigner.max_windows);
+	wm_snap_put_i64(w, c->allowed_lateness);
+	wm_snap_put_bool(w, c->purging);
+	wm_snap_put_bool(w, c->late_side_output);
+}
+
+/* The snapshot's configuration is op's: else -EINVAL (a snapshot of
+ * another job, or of this job before its windows changed). */
+static int
+snap_check_config(struct wm_snap_reader *r, const struct wm_window_config *c)
+{
+	bool same = wm_snap_get_u32(r) == (uint32_t)c->assigner.kind;
+
+	same &= wm_snap_get_i64(r) == c->assigner.size;
+	same &= wm_snap_get_i64(r) == c->assigner.slide;
+	same &= wm_snap_get_i64(r) == c->assigner.offset;
+	same &= wm_snap_get_u32(r) == c->assigner.max_windows;
+	same &= wm_snap_get_i64(r) == c->allowed_lateness;
+	same &= wm_snap_get_bool(r) == c->purging;
+	same &= wm_snap_get_bool(r) == c->late_side_output;
+	if (wm_snap_reader_error(r) == 0 && !same)
+		wm_snap_reader_fail(r, -EINVAL);
+	return wm_snap_reader_error(r);
+}
+
+static void
+snap_put_counters(struct wm_snap_writer *w, const struct wm_window_counters *c)
+{
+	wm_snap_put_u64(w, c->records_in);
+	wm_snap_put_u64(w, c->records_accepted);
+	wm_snap_put_u64(w, c->late_records_dropped);
+	wm_snap_put_u64(w, c->late_records_side_output);
+	wm_snap_put_u64(w, c->records_ignored);
+	wm_snap_put_u64(w, c->records_rejected);
+	wm_snap_put_u64(w, c->windows_fired);
+	wm_snap_put_u64(w, c->windows_fired_late);
+}
+
+static int
+snap_get_counters(struct wm_snap_reader *r, struct wm_window_counters *c)
+{
+	c->records_in = wm_snap_get_u64(r);
+	c->records_accepted = wm_snap_get_u64(r);
+	c->late_records_dropped = wm_snap_get_u64(r);
+	c->late_records_side_output = wm_snap_get_u64(r);
+	c->records_ignored = wm_snap_get_u64(r);
+	c->records_rejected = wm_snap_get_u64(r);
+	c->windows_fired = wm_snap_get_u64(r);
+	c->windows_fired_late = wm_snap_get_u64(r);
+	if (wm_snap_reader_error(r) == 0 && !wm_window_counters_balanced(c))
+		wm_snap_reader_fail(r, -EBADMSG);
+	return wm_snap_reader_error(r);
+}
+
+void
+wm_window_snapshot(const struct wm_window *op, struct wm_snap_writer *w)
+{
+	const struct state_table *st = &op->states;
+
+	wm_snap_begin(w, WINDOW_SNAP_TAG, WINDOW_SNAP_VERSION);
+	snap_put_config(w, &op->conf);
+	snap_put_counters(w, &op->counters);
+	wm_snap_put_bool(w, op->watermark_regressed);
+	wm_snap_put_u64(w, state_table_count(st));
+	for (size_t i = 0; state_table_count(st) > 0 && i <= st->mask; i++) {
+		const struct window_state *e = &st->slots[i];
+
+		if (e->hash == 0)
+			continue;
+		wm_snap_put_i64(w, e->key);
+		wm_snap_put_i64(w, e->start);
+		wm_snap_put_i64(w, e->end);
+		wm_snap_put_i64(w, e->count);
+		wm_snap_put_i64(w, e->sum);
+		wm_snap_put_i64(w, e->min);
+		wm_snap_put_i64(w, e->max);
+	}
+	wm_timer_snapshot(op->timers, w);
+	if (op->sessions != NULL)
+		wm_merging_snapshot(op->sessions, w);
+	wm_snap_end(w);
+}
+
+/* The accumulators, into op's empty table: 0 or the reader's error. */
+static int
+restore_states(struct wm_window *op, struct wm_snap_reader *r)
+{
+	uint64_t n = wm_snap_get_count(r, WINDOW_SNAP_STATE_BYTES);
+
+	if (n > 0 && state_table_reserve(&op->states, (size_t)n) != 0)
+		return wm_snap_reader_fail(r, -ENOMEM);
+	for (uint64_t i = 0; i < n && wm_snap_reader_error(r) == 0; i++) {
+		struct window_state v = {0};
+		struct window_state *e;
+		size_t idx;
+
+		v.key = wm_snap_get_i64(r);
+		v.start = wm_snap_get_i64(r);
+		v.end = wm_snap_get_i64(r);
+		v.count = wm_snap_get_i64(r);
+		v.sum = wm_snap_get_i64(r);
+		v.min = wm_snap_get_i64(r);
+		v.max = wm_snap_get_i64(r);
+		v.hash = window_hash(v.key, v.start);
+		/* An entry exists only with contents; a tumbling or sliding
+		 * window's end follows from its start; no entry twice. */
+		if (wm_snap_reader_error(r) != 0 || v.count <= 0 ||
+		    (op->sessions == NULL &&
+		     v.end != wm_ts_add(v.start, op->conf.assigner.size)) ||
+		    state_find(op, v.key, v.start, v.hash, &idx))
+			return wm_snap_reader_fail(r, -EBADMSG);
+		e = state_table_insert_at(&op->states, idx);
+		*e = v;
+	}
+	return wm_snap_reader_error(r);
+}
+
+int
+wm_window_restore(struct wm_window *op, struct wm_snap_reader *r)
+{
+	struct wm_window_counters counters;
+	bool regressed;
+
+	if (op->counters.records_in != 0 || state_table_count(&op->states) ||
+	    wm_timer_count(op->timers) != 0 ||
+	    wm_timer_watermark(op->timers) != WM_TS_MIN)
+		return wm_snap_reader_fail(r, -EINVAL);
+	if (wm_snap_enter(r, WINDOW_SNAP_TAG, WINDOW_SNAP_VERSION) != 0 ||
+	    snap_check_config(r, &op->conf) != 0 ||
+	    snap_get_counters(r, &counters) != 0)
+		return wm_snap_reader_error(r);
+	regressed = wm_snap_get_bool(r);
+	if (restore_states(op, r) != 0 || wm_timer_restore(op->timers, r) != 0)
+		return wm_snap_reader_error(r);
+	if (op->sessions != NULL && wm_merging_restore(op->sessions, r) != 0)
+		return wm_snap_reader_error(r);
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	op->counters = counters;
+	/*
+	 * The watermark starts again at WM_TS_MIN, below the one the
+	 * snapshot was taken at: a regression, after which an existing
+	 * entry no longer says that its trigger timer is set (it may have
+	 * fired). So register on every element, as Flink does, unless there
+	 * is no entry to mislead (see "Timer registration" at the top).
+	 */
+	op->watermark_regressed =
+		regressed || state_table_count(&op->states) > 0;
+	return 0;
+}
+
+void
+wm_window_snapshot_watermark(const struct wm_window *op,
+			     struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, WINDOW_WM_SNAP_TAG, WINDOW_WM_SNAP_VERSION);
+	wm_snap_put_i64(w, wm_timer_watermark(op->timers));
+	wm_snap_put_bool(w, op->watermark_regressed);
+	wm_snap_end(w);
+}
+
+int
+wm_window_restore_watermark(struct wm_window *op, struct wm_snap_reader *r)
+{
+	wm_ts_t watermark;
+	bool regressed;
+
+	if (wm_snap_enter(r, WINDOW_WM_SNAP_TAG, WINDOW_WM_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	watermark = wm_snap_get_i64(r);
+	regressed = wm_snap_get_bool(r);
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	wm_timer_set_watermark(op->timers, watermark);
+	/* The watermark did not go back after all: the entries' timers are
+	 * as the skip expects, unless they were not before. */
+	op->watermark_regressed = regressed;
+	return 0;
 }

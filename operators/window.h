@@ -205,4 +205,42 @@ size_t wm_window_timer_count(const struct wm_window *op);
 /* In-flight session windows over all keys; 0 for other assigners. */
 size_t wm_window_session_count(const struct wm_window *op);
 
+/*
+ * Checkpoints (doc/semantics.md, "What a checkpoint holds"). As Flink's
+ * WindowOperator checkpoints its keyed state and its timers, and not its
+ * watermark:
+ *
+ * wm_window_snapshot() writes a section holding the configuration (so that
+ * a restore can refuse another one), every live (key, window) accumulator,
+ * the session windows of every key, every pending timer (trigger and
+ * cleanup) and the counters; never the watermark. Errors are the
+ * writer's. Called between two calls of the operator, never during one.
+ *
+ * wm_window_restore() reads it into `op`, which must be new (nothing
+ * processed: -EINVAL otherwise), made with the same configuration
+ * (-EINVAL otherwise). Returns 0 or the reader's error (-EBADMSG for a
+ * malformed section, -ENOTSUP for another version, -ENOMEM); on error the
+ * operator holds part of the snapshot and must be freed. The restored
+ * operator's watermark is WM_TS_MIN, as after a restore in Flink: the
+ * timers fire again only when watermarks pass them anew, and a record
+ * that was late before the snapshot may be accepted after the restore,
+ * for any window that still has state or none at all.
+ */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_window_snapshot(const struct wm_window *op, struct wm_snap_writer *w);
+int wm_window_restore(struct wm_window *op, struct wm_snap_reader *r);
+
+/*
+ * The watermark alone, for the beyond-Flink checkpoint_watermarks mode:
+ * its own section, written after wm_window_snapshot()'s or anywhere the
+ * caller likes. wm_window_restore_watermark() sets the watermark of a
+ * restored operator (fires nothing: every timer due at that watermark
+ * had fired before the snapshot). 0 or the reader's error.
+ */
+void wm_window_snapshot_watermark(const struct wm_window *op,
+				  struct wm_snap_writer *w);
+int wm_window_restore_watermark(struct wm_window *op, struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_WINDOW_H */

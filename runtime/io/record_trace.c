@@ -116,6 +116,19 @@ recording_free(struct wm_record_source *src)
 	free(r);
 }
 
+/* The recording's position is the source's it records. */
+static void
+recording_snapshot(const struct wm_record_source *src, struct wm_snap_writer *w)
+{
+	wm_record_source_snapshot(recording_of(src)->inner, w);
+}
+
+static int
+recording_restore(struct wm_record_source *src, struct wm_snap_reader *r)
+{
+	return wm_record_source_restore(recording_of(src)->inner, r);
+}
+
 static const struct wm_record_source_ops recording_ops = {
 	.next = recording_next,
 	.next_due_ns = recording_next_due,
@@ -126,6 +139,8 @@ static const struct wm_record_source_ops recording_ops = {
 	.partition_stats = recording_partition_stats,
 	.free = recording_free,
 	.pause = recording_pause,
+	.snapshot = recording_snapshot,
+	.restore = recording_restore,
 };
 
 struct wm_record_source *
@@ -141,6 +156,10 @@ wm_record_trace_source(struct wm_record_source *inner, struct wm_sink *sink)
 	r->ops = recording_ops;
 	if (inner->ops->pause == NULL)
 		r->ops.pause = NULL;
+	if (inner->ops->snapshot == NULL)
+		r->ops.snapshot = NULL;
+	if (inner->ops->restore == NULL)
+		r->ops.restore = NULL;
 	r->source.ops = &r->ops;
 	r->inner = inner;
 	r->sink = sink;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "operators/keygroup.h"
+#include "operators/snap.h"
 #include "runtime/io/keys.h"
 #include "runtime/io/lines.h"
 #include "runtime/io/log.h"
@@ -1057,6 +1058,108 @@ replay_free(struct wm_record_source *src)
 	free(r);
 }
 
+#define REPLAY_SNAP_TAG WM_SNAP_TAG('R', 'P', 'L', 'Y')
+#define REPLAY_SNAP_VERSION 1
+
+/*
+ * The position is per partition the number of its records read, the
+ * offset of the next one in its log (a Kafka split's offset): within a
+ * partition records are released in file order, so the records read
+ * are the first `emitted` of each.
+ */
+static void
+replay_snapshot(const struct wm_record_source *src, struct wm_snap_writer *w)
+{
+	const struct replay *r = (const struct replay *)src;
+
+	wm_snap_begin(w, REPLAY_SNAP_TAG, REPLAY_SNAP_VERSION);
+	wm_snap_put_u64(w, r->n_partitions);
+	for (uint32_t i = 0; i < r->n_partitions; i++) {
+		wm_snap_put_u32(w, r->partitions[i]);
+		wm_snap_put_u64(w, r->emitted[i]);
+	}
+	wm_snap_end(w);
+}
+
+/*
+ * Seek: drop from the release order the first offset[p] records of each
+ * partition p and keep the rest, in order and with their due times.
+ * Partitions the snapshot does not name start at their beginning; one it
+ * names must be this source's, once, and hold that many records.
+ */
+static int
+replay_restore(struct wm_record_source *src, struct wm_snap_reader *rd)
+{
+	struct replay *r = (struct replay *)src;
+	uint64_t *seen;
+	uint64_t n;
+	size_t kept = 0;
+	int err = 0;
+
+	if (r->next != 0)
+		return wm_snap_reader_fail(rd, -EINVAL);
+	for (uint32_t i = 0; i < r->n_partitions; i++)
+		if (r->emitted[i] != 0)
+			return wm_snap_reader_fail(rd, -EINVAL);
+	if (wm_snap_enter(rd, REPLAY_SNAP_TAG, REPLAY_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(rd);
+	n = wm_snap_get_count(rd, 12);
+	for (uint64_t k = 0; k < n && err == 0; k++) {
+		uint32_t id = wm_snap_get_u32(rd);
+		uint64_t offset = wm_snap_get_u64(rd);
+		uint32_t i;
+
+		if (wm_snap_reader_error(rd) != 0)
+			break;
+		i = id < r->trace->n_partitions ? r->slot[id] : NOT_OWNED;
+		if (i == NOT_OWNED || r->emitted[i] != 0)
+			err = -EINVAL;
+		else if (offset == 0)
+			continue;
+		else
+			r->emitted[i] = offset;
+	}
+	if (err != 0 || wm_snap_leave(rd) != 0)
+		goto fail;
+	/* Counted down to what is still to skip; the count first, so that
+	 * an offset beyond a partition's records is found before any
+	 * record is dropped. */
+	seen = calloc(r->n_partitions ? r->n_partitions : 1, sizeof(*seen));
+	if (seen == NULL) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (size_t j = 0; j < r->n; j++)
+		seen[r->slot[r->trace->items[r->items[j].index]
+				     .rec.partition]]++;
+	for (uint32_t i = 0; i < r->n_partitions; i++)
+		if (r->emitted[i] > seen[i])
+			err = -EINVAL;
+	if (err != 0) {
+		free(seen);
+		goto fail;
+	}
+	memcpy(seen, r->emitted, r->n_partitions * sizeof(*seen));
+	for (size_t j = 0; j < r->n; j++) {
+		uint32_t i = r->slot[r->trace->items[r->items[j].index]
+					     .rec.partition];
+
+		if (seen[i] > 0)
+			seen[i]--;
+		else
+			r->items[kept++] = r->items[j];
+	}
+	free(seen);
+	r->n = kept;
+	/* As a new source: ended at once only if nothing is left and the
+	 * partitions end with their last record. */
+	r->ended = r->n == 0 && r->trace->end_ns < 0;
+	return 0;
+fail:
+	memset(r->emitted, 0, r->n_partitions * sizeof(*r->emitted));
+	return wm_snap_reader_fail(rd, err != 0 ? err : -EBADMSG);
+}
+
 static const struct wm_record_source_ops replay_ops = {
 	.next = replay_next,
 	.next_due_ns = replay_next_due,
@@ -1066,6 +1169,8 @@ static const struct wm_record_source_ops replay_ops = {
 	.finished_partition = replay_finished_partition,
 	.partition_stats = replay_partition_stats,
 	.free = replay_free,
+	.snapshot = replay_snapshot,
+	.restore = replay_restore,
 };
 
 struct wm_record_source *
