@@ -195,17 +195,6 @@ load_alignment(struct loader *l, struct wm_ini_section *sec,
 			"watermark alignment needs watermark_at = split: "
 			"with watermark_at = subtask the source itself "
 			"generates no watermark to align on");
-	/* A trace is one file read in order: it cannot hold back one
-	 * partition while reading the others. Flink throws at run time for
-	 * such readers unless told to align whole subtasks only. */
-	if (group != NULL && src->replay != NULL &&
-	    !l->t->job.allow_unaligned_source_splits)
-		return wm_conf_bad_value(
-			l, group,
-			"a replayed trace cannot pause single "
-			"partitions; set pipeline.watermark-"
-			"alignment.allow-unaligned-source-splits = "
-			"true in [job] to align whole subtasks only");
 	return 0;
 }
 

@@ -145,12 +145,6 @@ check_job(const struct wm_topology *t, const struct wm_ini_doc *doc,
 					       WM_EXPORT_FLINK_BEHAVIOUR, diff,
 					       sizeof(diff)));
 	}
-	if (job->allow_unaligned_source_splits)
-		REFUSE(NULL,
-		       "pipeline.watermark-alignment.allow-unaligned-source-"
-		       "splits",
-		       "cannot export unaligned source splits yet: the export "
-		       "aligns splits");
 	return 0;
 }
 
@@ -691,12 +685,21 @@ wm_export_flink_job(FILE *f, const struct wm_topology *t,
 	emit_header(f, t, source_file);
 	fprintf(f,
 		"        conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, "
-		"processingTime(%" PRId64 "));\n"
-		"        StreamExecutionEnvironment env =\n"
-		"            "
-		"StreamExecutionEnvironment.getExecutionEnvironment("
-		"conf);\n\n",
+		"processingTime(%" PRId64 "));\n",
 		interval);
+	/* The same leave in both: Flink's SourceOperator ignores a reader's
+	 * UnsupportedOperationException from pauseOrResumeSplits, aligning
+	 * its subtask only, and still pauses the splits of a reader that
+	 * can; wmrun aligns per subtask only the sources without a pause
+	 * op. ReplayReader and every wmrun source can pause a split. */
+	if (t->job.allow_unaligned_source_splits)
+		fputs("        conf.set(PipelineOptions."
+		      "ALLOW_UNALIGNED_SOURCE_SPLITS, true);\n",
+		      f);
+	fprintf(f, "        StreamExecutionEnvironment env =\n"
+		   "            "
+		   "StreamExecutionEnvironment.getExecutionEnvironment("
+		   "conf);\n\n");
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		switch (t->stages[s].kind) {
 		case WM_STAGE_SOURCE:

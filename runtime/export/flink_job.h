@@ -38,7 +38,7 @@
  * file leaves to its default): all_idle other than flink,
  * reactivation_grace, behaviour flags other than flink-2.3 (the pom's
  * Flink's rules, named in the message by the flags that differ),
- * unaligned source splits, allowed lateness on session windows (their late
+ * allowed lateness on session windows (their late
  * firings cannot be told from the timer's in a merging window), sources whose watermark intervals differ; and what a
  * recording or a replay cannot carry: a generated source without a run
  * length (its recording would not end), alignment with idle_timeout on a

@@ -284,7 +284,18 @@ endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 {
 	const struct wm_stage *st = &t->stages[stage];
 
-	if (t->job.records == UINT64_MAX)
+	/* A trace ends by itself, unless alignment holds a partition's
+	 * records back for ever: its partitions end together, so the others
+	 * hold the group's watermark where their records ended. */
+	if (st->u.source.replay != NULL)
+		snprintf(err, errlen,
+			 "%s:%d:%d: source \"%s\" never ends: watermark "
+			 "alignment holds back records of a partition for "
+			 "ever (a trace's partitions end together, and the "
+			 "others' watermark stays where their records end, "
+			 "more than watermark_alignment_max_drift behind)",
+			 t->file, st->line, st->col, st->name);
+	else if (t->job.records == UINT64_MAX)
 		snprintf(err, errlen,
 			 "%s:%d:%d: source \"%s\" never ends: give [job] a "
 			 "run length (event_time, processing_time or records) "

@@ -4,8 +4,7 @@
 # of two sources, in one job (one JVM), compared with wmrun's --sim and
 # real run by flink_lib.sh's oracle, at two speeds.
 #
-# Not covered: watermark alignment, which cannot be exported with a
-# replayed trace yet (doc/architecture.md section 8.1 says why).
+# Watermark alignment: flink_agrees_on_alignment.sh.
 # doc/architecture.md section 8.1 says why these outcomes do not hang on
 # the wall clock. Skipped (77) as flink_lib.sh's flink_require says.
 . "$srcdir/tests/integration/lib.sh"

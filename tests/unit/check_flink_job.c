@@ -319,6 +319,42 @@ START_TEST(test_flink_export_maps_watermarks_per_subtask)
 }
 END_TEST
 
+/* Alignment of a replayed source exports as it is, and so does the leave
+ * to align readers that cannot pause splits per subtask only, which
+ * means the same in Flink and in wmrun. */
+START_TEST(test_flink_export_aligns_replayed_splits)
+{
+	char *text = job_text("pipeline.watermark-alignment.allow-unaligned-"
+			      "source-splits = true\n",
+			      "watermark_alignment_group = g\n"
+			      "watermark_alignment_max_drift = 2 s\n"
+			      "watermark_alignment_update_interval = 250 ms\n",
+			      "");
+	char *java = java_of(text);
+
+	expect_java(java, "        conf.set(PipelineOptions."
+			  "ALLOW_UNALIGNED_SOURCE_SPLITS, true);\n"
+			  "        StreamExecutionEnvironment env =");
+	expect_java(java, ".withWatermarkAlignment(\"g\", "
+			  "Duration.ofMillis(2000),\n"
+			  "                        processingTime(250)),");
+	free(java);
+	free(text);
+
+	text = job_text("",
+			"watermark_alignment_group = g\n"
+			"watermark_alignment_max_drift = 2 s\n",
+			"");
+	java = java_of(text);
+	expect_java(java, ".withWatermarkAlignment(\"g\", "
+			  "Duration.ofMillis(2000),\n"
+			  "                        processingTime(1000)),");
+	ck_assert_ptr_null(strstr(java, "ALLOW_UNALIGNED_SOURCE_SPLITS"));
+	free(java);
+	free(text);
+}
+END_TEST
+
 /* A recorded source, as flink_record.c leaves it: a replay of its
  * recording that ends where the run length ended it, not aligned again;
  * a replayed one ends at its replay_end. */
@@ -433,6 +469,7 @@ flink_job_suite(void)
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_split);
 	tcase_add_test(tc, test_flink_export_maps_watermarks_per_subtask);
 	tcase_add_test(tc, test_flink_export_replays_a_recording_to_its_end);
+	tcase_add_test(tc, test_flink_export_aligns_replayed_splits);
 	tcase_add_test(tc,
 		       test_flink_export_keeps_the_subtask_column_where_asked);
 	tcase_add_test(tc, test_flink_export_reads_no_window_state_of_sessions);

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +42,12 @@ import org.apache.flink.metrics.Counter;
  * pollNext never sleeps: when nothing is due it returns NOTHING_AVAILABLE
  * and a timer completes the availability future at the next due time, so
  * the task thread stays free for the periodic watermark and idleness timers.
+ *
+ * Watermark alignment pauses single splits (pauseOrResumeSplits), as
+ * wmrun's replay pauses a partition: a paused split's records wait, the
+ * others go on, and a resumed split's records that fell due meanwhile are
+ * released first (they were due earlier), in file order. A subtask whose
+ * records left are all paused waits for a resume, not for its end.
  */
 public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit> {
     private final double speed;
@@ -65,6 +72,7 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
         final List<Long> lines; /* file line of each record: the tie-break */
         int next;
         long dueNanos; /* of records[next]: never before the previous one's */
+        boolean paused; /* by watermark alignment */
         SourceOutput<TraceRecord> output;
 
         SplitState(ReplaySplit split, List<TraceRecord> records, List<Long> lines) {
@@ -93,16 +101,22 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
     @Override
     public InputStatus pollNext(ReaderOutput<TraceRecord> output) {
         SplitState first = null;
+        boolean held = false; /* a paused split has records left */
         for (SplitState s : splits.values()) {
             if (s.output == null) {
                 s.output = output.createOutputForSplit(s.split.splitId());
             }
-            if (s.next < s.records.size() && (first == null || s.dueNanos < first.dueNanos
+            if (s.next < s.records.size() && s.paused) {
+                held = true;
+            } else if (s.next < s.records.size() && (first == null || s.dueNanos < first.dueNanos
                     || (s.dueNanos == first.dueNanos && s.lines.get(s.next) < first.lines.get(first.next)))) {
                 first = s;
             }
         }
         long now = System.currentTimeMillis() * 1_000_000L;
+        if (first == null && held) {
+            return waitFor(-1); /* until pauseOrResumeSplits resumes one */
+        }
         if (first == null) {
             long end = endNanos();
             if (noMoreSplits && end > now) {
@@ -131,7 +145,10 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
         return start * 1_000_000L + (long) (endMillis * 1e6 / speed);
     }
 
-    /** NOTHING_AVAILABLE, with the future completed after delayNanos (< 0: by addSplits). */
+    /**
+     * NOTHING_AVAILABLE, with the future completed after delayNanos (< 0: by
+     * addSplits or a resume).
+     */
     private InputStatus waitFor(long delayNanos) {
         if (available.isDone()) {
             available = new CompletableFuture<>();
@@ -191,6 +208,23 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
         } catch (IOException e) {
             throw new UncheckedIOException("could not read trace \"" + split.path + "\"", e);
         }
+    }
+
+    @Override
+    public void pauseOrResumeSplits(Collection<String> toPause, Collection<String> toResume) {
+        for (String id : toPause) {
+            SplitState s = splits.get(id);
+            if (s != null) {
+                s.paused = true;
+            }
+        }
+        for (String id : toResume) {
+            SplitState s = splits.get(id);
+            if (s != null) {
+                s.paused = false;
+            }
+        }
+        available.complete(null);
     }
 
     @Override

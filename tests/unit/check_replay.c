@@ -1,0 +1,236 @@
+/*
+ * check_replay.c
+ *	The replayed trace as a record source: pausing one partition for
+ *	watermark alignment holds its records back while the others go on,
+ *	and resuming releases its backlog first, each partition in file
+ *	order, as the generator's pausing does (source_gen.h).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "runtime/io/replay.h"
+#include "tests/unit/check_main.h"
+
+#define MS 1000000
+
+/* Partition p's records arrive at p, 10 + p, 20 + p, 30 + p ms; each
+ * record's value is its line among the records (1, 2, ...): line order is
+ * arrival order. */
+static const char trace_text[] = "partition,timestamp,key,value,arrival\n"
+				 "0,1000,1,1,0\n"
+				 "1,1000,1,2,1\n"
+				 "2,1000,1,3,2\n"
+				 "0,2000,1,4,10\n"
+				 "1,2000,1,5,11\n"
+				 "2,2000,1,6,12\n"
+				 "0,3000,1,7,20\n"
+				 "1,3000,1,8,21\n"
+				 "2,3000,1,9,22\n"
+				 "0,4000,1,10,30\n"
+				 "1,4000,1,11,31\n"
+				 "2,4000,1,12,32\n";
+
+struct fixture {
+	char path[64];
+	struct wm_replay_trace *trace;
+	struct wm_record_source *src;
+};
+
+static void
+open_trace(struct fixture *fx)
+{
+	static const uint32_t parts[] = {0, 1, 2};
+	char err[256];
+	FILE *f;
+	int fd;
+
+	snprintf(fx->path, sizeof(fx->path), "/tmp/check_replay.XXXXXX");
+	fd = mkstemp(fx->path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fputs(trace_text, f) >= 0, 1);
+	ck_assert_int_eq(fclose(f), 0);
+	fx->trace =
+		wm_replay_read(fx->path, 3, WM_REPLAY_ARRIVAL, WM_KEY_TYPE_LONG,
+			       NULL, false, err, sizeof(err));
+	ck_assert_msg(fx->trace != NULL, "%s", err);
+	fx->src = wm_replay_source(fx->trace, parts, 3);
+	ck_assert_ptr_nonnull(fx->src);
+	ck_assert_ptr_nonnull(fx->src->ops->pause);
+}
+
+static void
+close_trace(struct fixture *fx)
+{
+	wm_record_source_free(fx->src);
+	wm_replay_free(fx->trace);
+	unlink(fx->path);
+}
+
+static void
+pause_part(struct fixture *fx, uint32_t i, bool paused, int64_t now_ns)
+{
+	fx->src->ops->pause(fx->src, i, paused, now_ns);
+}
+
+/* The values of every record due at now_ns, in release order, into out
+ * (a string "1 4 7"); the count. */
+static int
+drain(struct fixture *fx, int64_t now_ns, char *out, size_t len)
+{
+	struct wm_record r;
+	size_t used = 0;
+	int n = 0;
+
+	out[0] = '\0';
+	while (wm_record_source_next(fx->src, now_ns, &r) == 1) {
+		used += (size_t)snprintf(out + used, len - used, "%s%lld",
+					 n > 0 ? " " : "", (long long)r.value);
+		ck_assert_uint_lt(used, len);
+		n++;
+	}
+	/* next()'s contract: after 0, nothing is due before later. */
+	ck_assert_int_gt(wm_record_source_next_due_ns(fx->src), now_ns);
+	return n;
+}
+
+START_TEST(test_paused_partition_waits_while_the_others_go_on)
+{
+	struct fixture fx;
+	char got[128];
+
+	open_trace(&fx);
+	pause_part(&fx, 1, true, 0);
+	drain(&fx, 40 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "1 3 4 6 7 9 10 12");
+	/* Its records wait for a resume, not for time: nothing is due,
+	 * and the source has not ended. */
+	ck_assert_int_eq(wm_record_source_next_due_ns(fx.src), INT64_MAX);
+	ck_assert(!wm_record_source_finished(fx.src));
+	drain(&fx, 1000 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "");
+	pause_part(&fx, 1, false, 1000 * MS);
+	ck_assert_int_le(wm_record_source_next_due_ns(fx.src), 1000 * MS);
+	drain(&fx, 1000 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "2 5 8 11");
+	ck_assert(wm_record_source_finished(fx.src));
+	close_trace(&fx);
+}
+END_TEST
+
+START_TEST(test_backlog_comes_out_before_later_records)
+{
+	struct fixture fx;
+	char got[128];
+
+	open_trace(&fx);
+	pause_part(&fx, 1, true, 0);
+	drain(&fx, 15 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "1 3 4 6");
+	pause_part(&fx, 1, false, 15 * MS);
+	drain(&fx, 15 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "2 5");
+	/* Resumed, it is released as if it had never been paused. */
+	drain(&fx, 40 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "7 8 9 10 11 12");
+	ck_assert(wm_record_source_finished(fx.src));
+	close_trace(&fx);
+}
+END_TEST
+
+START_TEST(test_backlogs_merge_in_release_order)
+{
+	struct fixture fx;
+	char got[128];
+
+	open_trace(&fx);
+	pause_part(&fx, 2, true, 0);
+	pause_part(&fx, 1, true, 0);
+	drain(&fx, 25 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "1 4 7");
+	/* Resumed in either order, the oldest held record comes first. */
+	pause_part(&fx, 2, false, 25 * MS);
+	pause_part(&fx, 1, false, 25 * MS);
+	drain(&fx, 25 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "2 3 5 6 8 9");
+	drain(&fx, 40 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "10 11 12");
+	close_trace(&fx);
+}
+END_TEST
+
+START_TEST(test_paused_again_keeps_the_rest_of_its_backlog)
+{
+	struct fixture fx;
+	struct wm_record r;
+	char got[128];
+
+	open_trace(&fx);
+	pause_part(&fx, 0, true, 0);
+	drain(&fx, 40 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "2 3 5 6 8 9 11 12");
+	pause_part(&fx, 0, false, 40 * MS);
+	ck_assert_int_eq(wm_record_source_next(fx.src, 40 * MS, &r), 1);
+	ck_assert_int_eq(r.value, 1);
+	pause_part(&fx, 0, true, 40 * MS);
+	drain(&fx, 50 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "");
+	ck_assert(!wm_record_source_finished(fx.src));
+	/* Resumed twice in a row: its backlog comes out once. */
+	pause_part(&fx, 0, false, 50 * MS);
+	pause_part(&fx, 0, true, 50 * MS);
+	pause_part(&fx, 0, false, 50 * MS);
+	drain(&fx, 50 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "4 7 10");
+	ck_assert(wm_record_source_finished(fx.src));
+	close_trace(&fx);
+}
+END_TEST
+
+START_TEST(test_pause_without_backlog_changes_nothing)
+{
+	struct fixture fx;
+	char got[128];
+
+	open_trace(&fx);
+	drain(&fx, 5 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "1 2 3");
+	/* Paused and resumed before any of its records fell due. */
+	pause_part(&fx, 2, true, 5 * MS);
+	pause_part(&fx, 2, false, 8 * MS);
+	ck_assert_int_eq(wm_record_source_next_due_ns(fx.src), 10 * MS);
+	drain(&fx, 40 * MS, got, sizeof(got));
+	ck_assert_str_eq(got, "4 5 6 7 8 9 10 11 12");
+	ck_assert(wm_record_source_finished(fx.src));
+	close_trace(&fx);
+}
+END_TEST
+
+static Suite *
+replay_suite(void)
+{
+	Suite *s = suite_create("replay");
+	TCase *pause = tcase_create("pause");
+
+	tcase_add_test(pause,
+		       test_paused_partition_waits_while_the_others_go_on);
+	tcase_add_test(pause, test_backlog_comes_out_before_later_records);
+	tcase_add_test(pause, test_backlogs_merge_in_release_order);
+	tcase_add_test(pause, test_paused_again_keeps_the_rest_of_its_backlog);
+	tcase_add_test(pause, test_pause_without_backlog_changes_nothing);
+	suite_add_tcase(s, pause);
+	return s;
+}
+
+int
+main(void)
+{
+	return wm_check_main(replay_suite());
+}
