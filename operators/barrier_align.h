@@ -44,7 +44,7 @@
  *   the latest id never decreases
  *   a channel is blocked iff a checkpoint is pending, the channel is open
  *     and it delivered that checkpoint's barrier
- *   aligned set size < target while pending; 0 < target <= channels
+ *   while pending, 0 < aligned set size < target <= channels
  *   ended channels only grow; open == channels - ended
  * Once every channel has ended nothing can start: a later barrier would
  * come on an ended channel and is ignored (counted as `ignored`), so the
@@ -63,6 +63,10 @@
  * triggered it records its position and emits the barrier on every output,
  * as a Flink source task does when the coordinator triggers it (a
  * checkpoint starts at the sources; barriers only flow downstream).
+ *
+ * The rules in our words: doc/semantics.md section 11. The cases of
+ * tests/unit/check_barrier_align.c also run on Flink 2.3.0's own class
+ * (flink/src/test/java/wmrun/flink/FlinkBarrierAlignmentTest.java).
  *
  * Pure: no I/O, no clock read (times are parameters, processing time in
  * ns on one clock: base/time.h), no allocation after
