@@ -140,20 +140,6 @@ sync_dir(const char *path)
 	return r;
 }
 
-/* The directory holding `path` ("." for a bare name), in buf. */
-static void
-parent_of(const char *path, char *buf, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (slash == NULL)
-		snprintf(buf, len, ".");
-	else if (slash == path)
-		snprintf(buf, len, "/");
-	else
-		snprintf(buf, len, "%.*s", (int)(slash - path), path);
-}
-
 /*
  * Remove checkpoint directory `path` and every file in it, the manifest
  * first: a removal cut short leaves an incomplete checkpoint, never one
@@ -755,7 +741,7 @@ wm_checkpoint_store_begin(struct wm_checkpoint_store *s, uint64_t id,
 			    ": checkpoint %" PRIu64 " is being written",
 			    id, s->current.id);
 	if (mkdir(s->dir, 0777) == 0) {
-		parent_of(s->dir, parent, sizeof(parent));
+		wm_outfile_dir_of(s->dir, parent, sizeof(parent));
 		r = sync_dir(parent);
 		if (r != 0)
 			return fail(err, errlen, -r,

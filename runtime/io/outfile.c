@@ -29,9 +29,8 @@ check_open(const struct wm_outfile *f)
 	WM_ASSERT(f->error >= 0);
 }
 
-/* The directory part of `path` ("." for a bare name), in buf. */
-static const char *
-dir_of(const char *path, char *buf, size_t len)
+const char *
+wm_outfile_dir_of(const char *path, char *buf, size_t len)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -97,7 +96,7 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 	if (snprintf(t->path, sizeof(t->path), "%s", path) >=
 	    (int)sizeof(t->path))
 		return fail(err, errlen, ENAMETOOLONG, what, path);
-	t->shared = shared_dir(dir_of(path, dir, sizeof(dir)));
+	t->shared = shared_dir(wm_outfile_dir_of(path, dir, sizeof(dir)));
 	if (lstat(path, &lst) != 0) {
 		if (errno != ENOENT)
 			return fail(err, errlen, errno, what, path);
@@ -113,8 +112,8 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 		else if (realpath(path, t->path) != NULL) {
 			/* Our own link: write where it leads, deciding
 			 * there as if it had been named. */
-			t->shared =
-				shared_dir(dir_of(t->path, dir, sizeof(dir)));
+			t->shared = shared_dir(
+				wm_outfile_dir_of(t->path, dir, sizeof(dir)));
 			t->link = false;
 			if (lstat(t->path, &st) != 0)
 				return fail(err, errlen, errno, what, path);
@@ -134,8 +133,8 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 					  dir, to) >= (int)sizeof(t->path))
 				return fail(err, errlen, ENAMETOOLONG, what,
 					    path);
-			t->shared =
-				shared_dir(dir_of(t->path, dir, sizeof(dir)));
+			t->shared = shared_dir(
+				wm_outfile_dir_of(t->path, dir, sizeof(dir)));
 			t->link = false;
 			t->exists = false;
 			return 0;
@@ -166,7 +165,7 @@ make_temp(struct wm_outfile *f, const char *path, char *err, size_t errlen)
 	size_t len;
 
 	base = base != NULL ? base + 1 : path;
-	dir_of(path, dir, sizeof(dir));
+	wm_outfile_dir_of(path, dir, sizeof(dir));
 	len = strlen(dir) + strlen(base) + 16;
 	f->temp = malloc(len);
 	if (f->temp == NULL)

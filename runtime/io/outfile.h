@@ -96,4 +96,8 @@ void wm_outfile_discard(struct wm_outfile *f);
 /* Bytes in the file now (its size; 0 for a stream). */
 off_t wm_outfile_size(const struct wm_outfile *f);
 
+/* The directory part of `path` ("." for a bare name, "/" for one in the
+ * root), in buf, which it returns. */
+const char *wm_outfile_dir_of(const char *path, char *buf, size_t len);
+
 #endif /* WM_RUNTIME_OUTFILE_H */
