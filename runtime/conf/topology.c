@@ -161,8 +161,8 @@ load_checkpoints(struct loader *l, struct wm_ini_section *sec,
 			"checkpoint_dir in [job]");
 	if (job->checkpoint_dir[0] == '\0')
 		return wm_conf_bad_value(l, dir, "an empty directory");
-	if (asprintf(&job->checkpoint_at, "%s:%d:%d: %s", l->file,
-		     first->line, first->key_col, first->key) < 0) {
+	if (asprintf(&job->checkpoint_at, "%s:%d:%d: %s", l->file, first->line,
+		     first->key_col, first->key) < 0) {
 		job->checkpoint_at = NULL;
 		return -ENOMEM;
 	}
