@@ -676,6 +676,25 @@ print_advice(FILE *f, const struct wm_topology *t,
 	wm_advice_free(&a);
 }
 
+/* Checkpoints completed, their size and longest duration (processing
+ * time from the trigger to the last acknowledgement). */
+static void
+print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
+{
+	char d[32];
+
+	fprintf(f, "  checkpoints             %" PRIu64 " completed",
+		c->completed);
+	if (c->completed > 0)
+		fprintf(f,
+			", the last chk-%" PRIu64 " of %" PRIu64
+			" bytes, %" PRIu64 " bytes in all, longest %s",
+			c->last_id, c->last_bytes, c->bytes_total,
+			wm_units_format_duration(c->duration_max_ns, d,
+						 sizeof(d)));
+	fprintf(f, "\n");
+}
+
 void
 wm_report_print(FILE *f, const struct wm_topology *t,
 		const struct wm_job_report *rep)
@@ -717,6 +736,8 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 	if (rep->bad_records_skipped > 0)
 		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
 			rep->bad_records_skipped);
+	if (rep->checkpointing)
+		print_checkpoints(f, &rep->checkpoints);
 	fprintf(f, "  throughput              %.0f records/s of %s time\n",
 		wm_report_records_per_s(rep), rep->sim ? "simulated" : "real");
 	if (!rep->sim)

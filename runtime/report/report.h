@@ -144,6 +144,15 @@ struct wm_edge_report {
 	uint64_t sent, received;
 };
 
+/* Checkpoints of a --sim run ([job] checkpoint_interval). */
+struct wm_checkpoint_summary {
+	uint64_t completed;
+	uint64_t last_id;
+	uint64_t bytes_total; /* the blobs of every one completed */
+	uint64_t last_bytes;
+	int64_t duration_max_ns; /* trigger to commit, processing time */
+};
+
 struct wm_job_report {
 	bool sim;
 	bool stopped;	 /* by a signal: figures as of then */
@@ -191,6 +200,8 @@ struct wm_job_report {
 	uint32_t n_alerts;
 	struct wm_alert *alerts;
 	uint64_t alerts_raised;
+	bool checkpointing; /* [job] checkpoint_interval set */
+	struct wm_checkpoint_summary checkpoints;
 };
 
 /*
