@@ -252,6 +252,10 @@ int wm_task_trigger_checkpoint(struct wm_task *task, int64_t id,
 bool wm_task_input_blocked(const struct wm_task *task, uint32_t channel);
 int wm_task_restore(struct wm_task *task, const void *bytes, size_t len);
 
+/* A new task that replaces one lost at `now_ns` (a crash) starts its
+ * watermarks' stretches (stalls, idleness: progress.h) then, not at 0. */
+void wm_task_restarted_at(struct wm_task *task, int64_t now_ns);
+
 /* The window operator of a window task (NULL otherwise). */
 const struct wm_window *wm_task_window(const struct wm_task *task);
 

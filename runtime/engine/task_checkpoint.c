@@ -23,6 +23,55 @@
 
 #define TASK_SNAP_TAG WM_SNAP_TAG('T', 'A', 'S', 'K')
 #define TASK_SNAP_VERSION 1
+#define COUNTS_SNAP_TAG WM_SNAP_TAG('C', 'N', 'T', 'S')
+#define COUNTS_SNAP_VERSION 1
+
+/*
+ * The task's counts as of the snapshot, after its kind's state: records
+ * taken and sent, what each edge sent and each input received, a source's
+ * records by partition, a window's results. A restored task goes on from
+ * them, so that the summary after a restart counts every record of the
+ * run that survived once (records read again after the restore are
+ * counted apart, by the driver, as replayed). At an aligned checkpoint
+ * what an edge's senders had sent before their barriers is exactly what
+ * its receivers had received before theirs, so the restored edges balance.
+ */
+static void
+snapshot_counts(const struct wm_task *t, struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, COUNTS_SNAP_TAG, COUNTS_SNAP_VERSION);
+	wm_snap_put_u64(w, t->counters.records_in);
+	wm_snap_put_u64(w, t->counters.records_out);
+	for (uint32_t e = 0; e < t->n_edges; e++)
+		wm_snap_put_u64(w, WM_METRIC_GET(t->metrics->records_sent[e]));
+	for (uint32_t k = 0; k < t->sub->n_ports; k++)
+		wm_snap_put_u64(w,
+				WM_METRIC_GET(t->metrics->records_received[k]));
+	for (uint32_t i = 0; t->source != NULL && i < t->source->n_parts; i++)
+		wm_snap_put_u64(w, t->source->part[i].records);
+	if (t->window != NULL)
+		wm_snap_put_u64(w, t->window->results);
+	wm_snap_end(w);
+}
+
+static int
+restore_counts(struct wm_task *t, struct wm_snap_reader *r)
+{
+	if (wm_snap_enter(r, COUNTS_SNAP_TAG, COUNTS_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	t->counters.records_in = wm_snap_get_u64(r);
+	t->counters.records_out = wm_snap_get_u64(r);
+	for (uint32_t e = 0; e < t->n_edges; e++)
+		WM_METRIC_SET(t->metrics->records_sent[e], wm_snap_get_u64(r));
+	for (uint32_t k = 0; k < t->sub->n_ports; k++)
+		WM_METRIC_SET(t->metrics->records_received[k],
+			      wm_snap_get_u64(r));
+	for (uint32_t i = 0; t->source != NULL && i < t->source->n_parts; i++)
+		t->source->part[i].records = wm_snap_get_u64(r);
+	if (t->window != NULL)
+		t->window->results = wm_snap_get_u64(r);
+	return wm_snap_leave(r);
+}
 
 int
 wm_task_init_checkpoints(struct wm_task *t)
@@ -56,6 +105,7 @@ snapshot(struct wm_task *t, int64_t id)
 		wm_record_source_snapshot(t->source->src, &w);
 	if (t->window != NULL)
 		wm_window_snapshot(t->window->op, &w);
+	snapshot_counts(t, &w);
 	wm_snap_end(&w);
 	r = wm_snap_writer_error(&w);
 	if (r == 0 && t->out->snapshot != NULL)
@@ -168,7 +218,16 @@ wm_task_restore(struct wm_task *t, const void *bytes, size_t len)
 		wm_record_source_restore(t->source->src, &r);
 	if (t->window != NULL)
 		wm_window_restore(t->window->op, &r);
-	if (wm_snap_reader_error(&r) != 0)
+	if (wm_snap_reader_error(&r) != 0 || restore_counts(t, &r) != 0)
 		return wm_snap_reader_error(&r);
 	return wm_snap_leave(&r);
+}
+
+void
+wm_task_restarted_at(struct wm_task *t, int64_t now_ns)
+{
+	t->now_ns = now_ns;
+	wm_progress_start_at(&t->output, now_ns);
+	for (uint32_t i = 0; t->source != NULL && i < t->source->n_parts; i++)
+		wm_progress_start_at(&t->source->part[i].progress, now_ns);
 }

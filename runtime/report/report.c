@@ -693,6 +693,32 @@ print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 			wm_units_format_duration(c->duration_max_ns, d,
 						 sizeof(d)));
 	fprintf(f, "\n");
+	if (!c->restarted)
+		return;
+	fprintf(f, "  restart                 at %s, ",
+		wm_units_format_duration(c->restart_ns, d, sizeof(d)));
+	if (c->restored_from != 0)
+		fprintf(f, "from chk-%" PRIu64 " (taken at %s)\n",
+			c->restored_from,
+			wm_units_format_duration(c->restored_from_ns, d,
+						 sizeof(d)));
+	else
+		fprintf(f, "from the start (no checkpoint yet)\n");
+	fprintf(f,
+		"    records replayed      %" PRIu64
+		" (read before the crash and again after it; counted once "
+		"above)\n"
+		"    results emitted again %" PRIu64 " (at-least-once sinks)\n",
+		c->records_replayed, c->results_again);
+	if (c->held_ns >= 0)
+		fprintf(f,
+			"    event time held       %s after the restore, until "
+			"the window watermarks were back where they were\n",
+			wm_units_format_duration(c->held_ns, d, sizeof(d)));
+	else
+		fprintf(f,
+			"    event time held       until the end: the window "
+			"watermarks never got back where they were\n");
 }
 
 void

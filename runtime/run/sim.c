@@ -97,6 +97,11 @@ struct sim {
 	uint32_t unacknowledged;
 	int64_t pending_since_ns;
 	uint64_t first_checkpoint_id; /* this run's first */
+	/* [job] fail_at (INT64_MAX: none, or done), and after the restore
+	 * the window watermarks of the crash to catch up with (by plan id;
+	 * NULL: caught up, or none). */
+	int64_t fail_ns;
+	wm_ts_t *crash_watermarks;
 	struct wm_checkpoint_summary checkpoints;
 };
 
@@ -724,6 +729,8 @@ settle_instant(struct sim *sim, char *err, size_t errlen)
 
 static int trigger_checkpoint(struct sim *sim, int64_t t, char *err,
 			      size_t errlen);
+static int crash_and_restore(struct sim *sim, char *err, size_t errlen);
+static void watch_catch_up(struct sim *sim);
 
 static int
 run(struct sim *sim, char *err, size_t errlen)
@@ -749,6 +756,8 @@ run(struct sim *sim, char *err, size_t errlen)
 			break;
 		if (sim->store != NULL && sim->next_checkpoint_ns < t)
 			t = sim->next_checkpoint_ns;
+		if (sim->fail_ns < t)
+			t = sim->fail_ns;
 		/* Rule 5: between instants. */
 		if (stop_signal != 0) {
 			sim->stopped_by = stop_signal;
@@ -760,6 +769,10 @@ run(struct sim *sim, char *err, size_t errlen)
 			return -ENOMEM;
 		}
 		sim->now_ns = t;
+		/* Rule 9: the crash at t, before anything else at t. */
+		if (sim->fail_ns <= t &&
+		    (r = crash_and_restore(sim, err, errlen)) != 0)
+			return r;
 		/* Rule 8: a checkpoint due at t starts before the sources
 		 * run at t. */
 		if (sim->store != NULL && sim->next_checkpoint_ns <= t &&
@@ -792,6 +805,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		r = settle_instant(sim, err, errlen);
 		if (r != 0)
 			return r;
+		watch_catch_up(sim);
 		sim->changed_at_ns = t;
 		sim->rec_changed_at_ns = t;
 	}
@@ -878,6 +892,7 @@ checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
 	sim->next_checkpoint_id = (r == 1 ? info.highest_id : 0) + 1;
 	sim->first_checkpoint_id = sim->next_checkpoint_id;
 	sim->next_checkpoint_ns = wm_ms_to_ns(job->checkpoint_interval_ms);
+	sim->fail_ns = wm_ms_to_ns(job->fail_at_ms);
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 		uint32_t n = wm_task_input_channels(st->task);
@@ -939,6 +954,143 @@ trigger_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/* Records read by the sources, results written by the windows, as the
+ * tasks count them now. */
+static void
+count_reads_and_results(const struct sim *sim, uint64_t *read,
+			uint64_t *results)
+{
+	*read = *results = 0;
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		const struct sim_task *st = &sim->tasks[id];
+
+		if (is_source(sim, st))
+			*read += wm_task_counters(st->task)->records_in;
+		else if (wm_task_window(st->task) != NULL)
+			*results += wm_task_counters(st->task)->records_out;
+	}
+}
+
+/* Subtask `id` as new, from its checkpoint `chk` (0: none, from the
+ * start). Its metrics block starts again as at the job's start: the
+ * counts come back with the snapshot, the timings begin anew. */
+static int
+restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
+	     size_t errlen)
+{
+	const struct wm_topology *t = sim->topo;
+	struct sim_task *st = &sim->tasks[id];
+	void *bytes = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	wm_task_free(st->task);
+	st->in.n = 0; /* frames in flight are lost with the crash */
+	memset(block(sim, id), 0, sim->stride);
+	st->task = wm_sources_new_task(
+		t, sim->plan, id, &st->out, block(sim, id),
+		sim->traces[st->sub->stage],
+		t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
+			? sim->stage_sinks[st->sub->stage]
+			: NULL);
+	if (st->task == NULL) {
+		snprintf(err, errlen, "could not restart subtask %s/%u: %s",
+			 t->stages[st->sub->stage].name, st->sub->index,
+			 strerror(errno));
+		return -errno;
+	}
+	if (chk != 0 &&
+	    (r = wm_checkpoint_store_get(sim->store, chk, id, &bytes, &len, err,
+					 errlen)) == 0 &&
+	    (r = wm_task_restore(st->task, bytes, len)) != 0)
+		snprintf(err, errlen,
+			 "could not restore subtask %s/%u from checkpoint "
+			 "%" PRIu64 ": %s",
+			 t->stages[st->sub->stage].name, st->sub->index, chk,
+			 strerror(-r));
+	free(bytes);
+	wm_task_restarted_at(st->task, sim->now_ns);
+	if (r == 0)
+		r = wm_task_align(st->task, sim->metrics, sim->stride);
+	st->next_due = sim->now_ns; /* sources: at once */
+	st->charged = false;
+	return r;
+}
+
+/*
+ * [job] fail_at (rule 9): every subtask crashes at once, its state and the
+ * frames in flight lost, and every one starts again from the latest
+ * complete checkpoint of this run (none: from the start). Watermarks are
+ * not restored, as in Flink: every input starts at MIN and ACTIVE, and
+ * idleness timers start again. Results emitted after the checkpoint come
+ * again (the sinks are at-least-once).
+ */
+static int
+crash_and_restore(struct sim *sim, char *err, size_t errlen)
+{
+	struct wm_checkpoint_summary *c = &sim->checkpoints;
+	uint64_t read_at_crash, results_at_crash, read, results, chk = 0;
+	struct wm_checkpoint_info info;
+	int r;
+
+	sim->fail_ns = INT64_MAX;
+	count_reads_and_results(sim, &read_at_crash, &results_at_crash);
+	sim->crash_watermarks =
+		calloc(sim->n_tasks, sizeof(*sim->crash_watermarks));
+	if (sim->crash_watermarks == NULL)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		const struct wm_window *w = wm_task_window(sim->tasks[id].task);
+
+		sim->crash_watermarks[id] =
+			w != NULL ? wm_window_watermark(w) : WM_TS_MIN;
+	}
+	if (sim->pending != 0 &&
+	    wm_checkpoint_store_abort(sim->store, sim->pending, err, errlen) !=
+		    0)
+		return -EIO;
+	sim->pending = 0;
+	/* The latest complete one, if this run took it (one of an earlier
+	 * run into the same directory is no state of this one); a newer one
+	 * found damaged is skipped with a warning (checkpoint_store.h). */
+	r = wm_checkpoint_store_latest_complete(sim->store, &info, err, errlen);
+	if (r < 0)
+		return r;
+	if (r == 1 && info.id >= sim->first_checkpoint_id)
+		chk = info.id;
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		if ((r = restart_task(sim, id, chk, err, errlen)) != 0)
+			return r;
+	count_reads_and_results(sim, &read, &results);
+	c->restarted = true;
+	c->restart_ns = sim->now_ns;
+	c->restored_from = chk;
+	c->restored_from_ns = chk != 0 ? info.trigger_time_ms * 1000000 : 0;
+	c->records_replayed = read_at_crash - read;
+	c->results_again = results_at_crash - results;
+	c->held_ns = -1;
+	return 0;
+}
+
+/* After an instant following the restore: whether every window subtask's
+ * watermark is back where it was at the crash. */
+static void
+watch_catch_up(struct sim *sim)
+{
+	if (sim->crash_watermarks == NULL)
+		return;
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		const struct wm_window *w = wm_task_window(sim->tasks[id].task);
+
+		if (w != NULL &&
+		    wm_window_watermark(w) < sim->crash_watermarks[id])
+			return;
+	}
+	sim->checkpoints.held_ns = sim->now_ns - sim->checkpoints.restart_ns;
+	free(sim->crash_watermarks);
+	sim->crash_watermarks = NULL;
 }
 
 /* The traces (first, as a real run reads them: a bad one is reported once
@@ -1044,6 +1196,7 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	wm_snapshot_free(sim->rec_snap);
 	wm_alerts_free(sim->alerts);
 	wm_checkpoint_store_free(sim->store);
+	free(sim->crash_watermarks);
 	wm_plan_free(sim->plan);
 	free(sim->stage_sinks);
 	wm_replay_free_all(sim->traces, topo->n_stages);
@@ -1076,7 +1229,7 @@ wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 		    struct wm_recorder **rec, struct wm_job_report *rep,
 		    char *err, size_t errlen)
 {
-	struct sim sim = {.topo = topo};
+	struct sim sim = {.topo = topo, .fail_ns = INT64_MAX};
 	int64_t start = wm_monotonic_ns();
 	struct sigaction old[N_STOP_SIGNALS];
 	bool ran;
