@@ -1028,6 +1028,32 @@ json_advice(FILE *f, const struct wm_topology *t,
 	wm_advice_free(&a);
 }
 
+/* The checkpoints and the restart, as print_checkpoints() says them;
+ * held_ms -1: never caught up. */
+static void
+json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
+{
+	fprintf(f,
+		",\"checkpoints\":{\"completed\":%" PRIu64
+		",\"last_id\":%" PRIu64 ",\"last_bytes\":%" PRIu64
+		",\"bytes\":%" PRIu64 ",\"duration_max_ms\":%" PRId64,
+		c->completed, c->last_id, c->last_bytes, c->bytes_total,
+		c->duration_max_ns / 1000000);
+	if (c->restarted)
+		fprintf(f,
+			",\"restart\":{\"at_ms\":%" PRId64
+			",\"from_checkpoint\":%" PRIu64
+			",\"checkpoint_ms\":%" PRId64
+			",\"records_replayed\":%" PRIu64
+			",\"results_again\":%" PRIu64 ",\"held_ms\":%" PRId64
+			"}",
+			c->restart_ns / 1000000, c->restored_from,
+			c->restored_from_ns / 1000000, c->records_replayed,
+			c->results_again,
+			c->held_ns < 0 ? -1 : c->held_ns / 1000000);
+	fputc('}', f);
+}
+
 void
 wm_report_print_json(FILE *f, const struct wm_topology *t,
 		     const struct wm_job_report *rep)
@@ -1107,6 +1133,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 	fputc(']', f);
 	if (wm_alerts_configured(&t->job))
 		json_alerts(f, t, rep);
+	if (rep->checkpointing)
+		json_checkpoints(f, &rep->checkpoints);
 	json_advice(f, t, rep);
 	fprintf(f, "}\n");
 }
