@@ -1195,6 +1195,11 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	wm_snapshot_free(sim->snap);
 	wm_snapshot_free(sim->rec_snap);
 	wm_alerts_free(sim->alerts);
+	/* A checkpoint cut short by the job's end (a stop, a failure) is
+	 * removed; were that to fail, the next recovery skips it anyway. */
+	if (sim->pending != 0)
+		wm_checkpoint_store_abort(sim->store, sim->pending, why,
+					  sizeof(why));
 	wm_checkpoint_store_free(sim->store);
 	free(sim->crash_watermarks);
 	wm_plan_free(sim->plan);
