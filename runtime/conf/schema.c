@@ -48,6 +48,10 @@ static const char *const job_keys[] = {
 	"alert_partition_idle",
 	"alert_subtask_idle",
 	"alert_watermark_stalled",
+	"checkpoint_interval",
+	"checkpoint_dir",
+	"checkpoints_retained",
+	"fail_at",
 };
 
 static const char *const source_keys[] = {

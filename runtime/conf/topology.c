@@ -46,6 +46,9 @@ job_defaults(struct wm_job_conf *job)
 	job->stall_threshold_ms = 10000;
 	job->max_delay_ms = INT64_MAX;
 	job->ring_cells = WM_TOPOLOGY_RING_CELLS;
+	job->checkpoint_interval_ms = INT64_MAX;
+	job->checkpoints_retained = 1;
+	job->fail_at_ms = INT64_MAX;
 }
 
 /* all_idle: the study policy for an all-idle valve or multiplexer,
@@ -116,6 +119,56 @@ load_behaviour(struct loader *l, struct wm_ini_section *sec,
 	return load_all_idle(l, sec, job);
 }
 
+/*
+ * Checkpoints: checkpoint_interval and checkpoint_dir go together,
+ * checkpoints_retained and fail_at need them. Where the first key given
+ * is goes into job->checkpoint_at: a real run refuses it (checkpoints run
+ * under --sim only for now, and a key that did nothing would be a lie).
+ */
+static int
+load_checkpoints(struct loader *l, struct wm_ini_section *sec,
+		 struct wm_job_conf *job)
+{
+	static const char *const keys[] = {"checkpoint_interval",
+					   "checkpoint_dir",
+					   "checkpoints_retained", "fail_at"};
+	struct wm_ini_entry *first = NULL, *interval, *dir;
+	int r;
+
+	if ((r = wm_conf_get_duration(l, sec, "checkpoint_interval", true,
+				      &job->checkpoint_interval_ms)) != 0 ||
+	    (r = wm_conf_get_string(l, sec, "checkpoint_dir",
+				    &job->checkpoint_dir)) != 0 ||
+	    (r = wm_conf_get_u32(l, sec, "checkpoints_retained", 1, 1000000,
+				 &job->checkpoints_retained)) != 0 ||
+	    (r = wm_conf_get_duration(l, sec, "fail_at", false,
+				      &job->fail_at_ms)) != 0)
+		return r;
+	for (size_t i = 0; i < N_ELEMS(keys); i++) {
+		struct wm_ini_entry *e = wm_conf_lookup(l, sec, keys[i]);
+
+		if (e != NULL && (first == NULL || e->line < first->line))
+			first = e;
+	}
+	if (first == NULL)
+		return 0;
+	interval = wm_conf_lookup(l, sec, "checkpoint_interval");
+	dir = wm_conf_lookup(l, sec, "checkpoint_dir");
+	if (interval == NULL || dir == NULL)
+		return wm_conf_bad_value(
+			l, first,
+			"checkpoints need both checkpoint_interval and "
+			"checkpoint_dir in [job]");
+	if (job->checkpoint_dir[0] == '\0')
+		return wm_conf_bad_value(l, dir, "an empty directory");
+	if (asprintf(&job->checkpoint_at, "%s:%d:%d: %s", l->file, first->line,
+		     first->key_col, first->key) < 0) {
+		job->checkpoint_at = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 static int
 load_job(struct loader *l, struct wm_ini_section *sec)
 {
@@ -151,7 +204,8 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	    (r = wm_conf_get_duration(l, sec,
 				      "pipeline.auto-watermark-interval", false,
 				      &job->watermark_interval_ms)) != 0 ||
-	    (r = wm_conf_load_alerts(l, sec, job)) != 0)
+	    (r = wm_conf_load_alerts(l, sec, job)) != 0 ||
+	    (r = load_checkpoints(l, sec, job)) != 0)
 		return r;
 	return load_behaviour(l, sec, job);
 }
@@ -987,5 +1041,7 @@ wm_topology_free(struct wm_topology *t)
 	free(t->job.name);
 	free(t->job.cpus);
 	free(t->job.cpus_at);
+	free(t->job.checkpoint_dir);
+	free(t->job.checkpoint_at);
 	free(t);
 }

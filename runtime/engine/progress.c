@@ -37,6 +37,13 @@ wm_progress_init(struct wm_progress *p, int64_t threshold_ns)
 }
 
 void
+wm_progress_start_at(struct wm_progress *p, int64_t now_ns)
+{
+	p->still_since_ns = now_ns;
+	p->idle_since_ns = now_ns;
+}
+
+void
 wm_progress_follow_starvation(struct wm_progress *p, const int64_t *starved_ns)
 {
 	p->starved = starved_ns;

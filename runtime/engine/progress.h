@@ -108,6 +108,9 @@ void wm_progress_init(struct wm_progress *p, int64_t threshold_ns);
 /* Take the starvation of each stall from `*starved_ns`, a count that
  * only grows (the process's time waiting for a CPU), read at each update;
  * its value now is where the still stretch begins. */
+/* A tracker just initialised starts at `now_ns` instead of 0: a subtask
+ * restarted after a crash counts its stretches from its restart. */
+void wm_progress_start_at(struct wm_progress *p, int64_t now_ns);
 void wm_progress_follow_starvation(struct wm_progress *p,
 				   const int64_t *starved_ns);
 

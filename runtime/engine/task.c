@@ -141,6 +141,8 @@ wm_task_new(const struct wm_topology *topo, const struct wm_plan *plan,
 	r = init_inputs(t);
 	if (r == 0)
 		r = wm_task_init_outputs(t);
+	if (r == 0)
+		r = wm_task_init_checkpoints(t);
 	if (t->stage->kind == WM_STAGE_SOURCE)
 		/* It owns src from here on, even if it fails. */
 		r = r == 0 ? wm_task_init_source(t, src)
@@ -168,6 +170,7 @@ wm_task_free(struct wm_task *t)
 		wm_multi_input_destroy(&t->combined);
 	wm_task_free_window(t);
 	wm_task_free_source(t);
+	wm_task_free_checkpoints(t);
 	free(t->channels);
 	free(t->edges);
 	free(t);
@@ -256,7 +259,13 @@ wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
 				      (enum wm_status)f->arg,
 				      &t->ports[m->input].output);
 		break;
-	case WM_FRAME_END:
+	case WM_FRAME_END: {
+		/* An END may complete a checkpoint's alignment: its barrier
+		 * goes out before this task's own END. */
+		int e = wm_task_channel_ended(t, channel, now_ns);
+
+		if (e != 0)
+			return e;
 		/* The channel keeps its last watermark and status for ever
 		 * (Flink: EndOfPartition does not touch the valve). */
 		m->ended = true;
@@ -268,11 +277,9 @@ wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
 			t->finished = true;
 		}
 		break;
+	}
 	case WM_FRAME_BARRIER:
-		/* Checkpoints come with the fault-tolerance work; a barrier
-		 * is passed on so the stream stays aligned. */
-		wm_task_send_all(t, f);
-		break;
+		return wm_task_barrier(t, channel, f, now_ns);
 	}
 	return 0;
 }

@@ -58,6 +58,12 @@ struct wm_task_out {
 	/* A record late for all its windows, for the late side output (only
 	 * when the window stage has one). */
 	void (*late)(struct wm_task_out *out, const struct wm_record *r);
+	/* The task's snapshot for checkpoint `id` (`len` bytes, valid during
+	 * the call): a source's when triggered, any other's when its
+	 * barriers aligned. The driver keeps it; NULL: a driver that takes
+	 * no checkpoint (a real run, for now). */
+	void (*snapshot)(struct wm_task_out *out, int64_t id, const void *bytes,
+			 size_t len);
 };
 
 /* A `record` for drivers whose channels carry frames (--sim's queues,
@@ -221,6 +227,34 @@ void wm_task_backpressure(struct wm_task *task, bool blocked, int64_t now_ns);
  * as they happen. Call it after a batch of work and at the end (then set
  * `finished`, metrics.h). */
 void wm_task_publish(const struct wm_task *task, int64_t now_ns);
+
+/*
+ * Checkpoints ([job] checkpoint_interval; --sim only for now). A task
+ * with inputs aligns the BARRIER frames of its channels
+ * (operators/barrier_align.h): a channel that delivered the pending
+ * checkpoint's barrier is blocked, and the driver delivers nothing more of
+ * it while wm_task_input_blocked() says so; once aligned the task hands
+ * its snapshot to out->snapshot and forwards the barrier. Watermarks and
+ * idleness are in no snapshot (Flink; doc/semantics.md section 12).
+ *
+ * wm_task_trigger_checkpoint(): a source that has not finished snapshots
+ * its record source's position and sends BARRIER(id), stamped `now_ns`, on
+ * every output channel. 0, -EINVAL (not a running source) or the
+ * snapshot's error (-ENOTSUP: its record source cannot say its position).
+ *
+ * wm_task_restore(): a new task (nothing taken yet: -EINVAL otherwise)
+ * takes the state of a snapshot it handed out: a source seeks its record
+ * source to the position (the records after it come again, those already
+ * due at once), a window restores its operator. 0 or the reader's error.
+ */
+int wm_task_trigger_checkpoint(struct wm_task *task, int64_t id,
+			       int64_t now_ns);
+bool wm_task_input_blocked(const struct wm_task *task, uint32_t channel);
+int wm_task_restore(struct wm_task *task, const void *bytes, size_t len);
+
+/* A new task that replaces one lost at `now_ns` (a crash) starts its
+ * watermarks' stretches (stalls, idleness: progress.h) then, not at 0. */
+void wm_task_restarted_at(struct wm_task *task, int64_t now_ns);
 
 /* The window operator of a window task (NULL otherwise). */
 const struct wm_window *wm_task_window(const struct wm_task *task);

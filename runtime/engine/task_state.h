@@ -137,6 +137,12 @@ struct wm_task {
 	struct wm_edge *edges;
 	struct wm_output edges_out; /* watermarks and statuses to edges */
 
+	/* checkpoints (task_checkpoint.c): the barrier handler of a task
+	 * with inputs, NULL when the job takes none; the timestamp of the
+	 * checkpoint it aligns, forwarded with its barrier */
+	struct wm_barrier_align *barriers;
+	int64_t barrier_timestamp_ns;
+
 	/* the kind's own state: at most one is set */
 	struct task_source *source;
 	struct task_window *window;
@@ -186,6 +192,16 @@ void wm_task_window_watermark(struct wm_task *t, wm_ts_t w);
 void wm_task_window_status(struct wm_task *t, enum wm_status s);
 void wm_task_publish_window(const struct wm_task *t);
 void wm_task_check_window(const struct wm_task *t);
+
+/* task_checkpoint.c: the barrier handler (none when the job takes no
+ * checkpoint; 0 or a negative errno), its freeing, a BARRIER frame on
+ * input `channel`, and the END of that channel as the handler sees it
+ * (0, or the snapshot's error, wm_task_why() saying what). */
+int wm_task_init_checkpoints(struct wm_task *t);
+void wm_task_free_checkpoints(struct wm_task *t);
+int wm_task_barrier(struct wm_task *t, uint32_t channel,
+		    const struct wm_frame *f, int64_t now_ns);
+int wm_task_channel_ended(struct wm_task *t, uint32_t channel, int64_t now_ns);
 
 /* Records taken from input `input`, counted as they are taken (after the
  * upstream counted them sent, before this task's own sends): on every

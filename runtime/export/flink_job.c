@@ -126,7 +126,17 @@ check_job(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	  struct wm_ini_error *err)
 {
 	const struct wm_job_conf *job = &t->job;
+	static const char *const checkpoint_keys[] = {
+		"checkpoint_interval", "checkpoint_dir", "checkpoints_retained",
+		"fail_at"};
 
+	/* An exported job without them would not be this job. */
+	for (size_t i = 0;
+	     i < sizeof(checkpoint_keys) / sizeof(*checkpoint_keys); i++)
+		if (find_entry(doc, NULL, checkpoint_keys[i]) != NULL)
+			REFUSE(NULL, checkpoint_keys[i],
+			       "cannot export checkpoints yet: they run under "
+			       "--sim only for now");
 	if (job->behaviour & WM_ALL_IDLE_POLICY)
 		REFUSE(NULL, "all_idle",
 		       "cannot export all_idle = %s to Flink: it is a study "

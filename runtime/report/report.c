@@ -676,6 +676,51 @@ print_advice(FILE *f, const struct wm_topology *t,
 	wm_advice_free(&a);
 }
 
+/* Checkpoints completed, their size and longest duration (processing
+ * time from the trigger to the last acknowledgement). */
+static void
+print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
+{
+	char d[32];
+
+	fprintf(f, "  checkpoints             %" PRIu64 " completed",
+		c->completed);
+	if (c->completed > 0)
+		fprintf(f,
+			", the last chk-%" PRIu64 " of %" PRIu64
+			" bytes, %" PRIu64 " bytes in all, longest %s",
+			c->last_id, c->last_bytes, c->bytes_total,
+			wm_units_format_duration(c->duration_max_ns, d,
+						 sizeof(d)));
+	fprintf(f, "\n");
+	if (!c->restarted)
+		return;
+	fprintf(f, "  restart                 at %s, ",
+		wm_units_format_duration(c->restart_ns, d, sizeof(d)));
+	if (c->restored_from != 0)
+		fprintf(f, "from chk-%" PRIu64 " (taken at %s)\n",
+			c->restored_from,
+			wm_units_format_duration(c->restored_from_ns, d,
+						 sizeof(d)));
+	else
+		fprintf(f, "from the start (no checkpoint yet)\n");
+	fprintf(f,
+		"    records replayed      %" PRIu64
+		" (read before the crash and again after it; counted once "
+		"above)\n"
+		"    results emitted again %" PRIu64 " (at-least-once sinks)\n",
+		c->records_replayed, c->results_again);
+	if (c->held_ns >= 0)
+		fprintf(f,
+			"    event time held       %s after the restore, until "
+			"the window watermarks were back where they were\n",
+			wm_units_format_duration(c->held_ns, d, sizeof(d)));
+	else
+		fprintf(f,
+			"    event time held       until the end: the window "
+			"watermarks never got back where they were\n");
+}
+
 void
 wm_report_print(FILE *f, const struct wm_topology *t,
 		const struct wm_job_report *rep)
@@ -717,6 +762,8 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 	if (rep->bad_records_skipped > 0)
 		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
 			rep->bad_records_skipped);
+	if (rep->checkpointing)
+		print_checkpoints(f, &rep->checkpoints);
 	fprintf(f, "  throughput              %.0f records/s of %s time\n",
 		wm_report_records_per_s(rep), rep->sim ? "simulated" : "real");
 	if (!rep->sim)
@@ -981,6 +1028,32 @@ json_advice(FILE *f, const struct wm_topology *t,
 	wm_advice_free(&a);
 }
 
+/* The checkpoints and the restart, as print_checkpoints() says them;
+ * held_ms -1: never caught up. */
+static void
+json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
+{
+	fprintf(f,
+		",\"checkpoints\":{\"completed\":%" PRIu64
+		",\"last_id\":%" PRIu64 ",\"last_bytes\":%" PRIu64
+		",\"bytes\":%" PRIu64 ",\"duration_max_ms\":%" PRId64,
+		c->completed, c->last_id, c->last_bytes, c->bytes_total,
+		c->duration_max_ns / 1000000);
+	if (c->restarted)
+		fprintf(f,
+			",\"restart\":{\"at_ms\":%" PRId64
+			",\"from_checkpoint\":%" PRIu64
+			",\"checkpoint_ms\":%" PRId64
+			",\"records_replayed\":%" PRIu64
+			",\"results_again\":%" PRIu64 ",\"held_ms\":%" PRId64
+			"}",
+			c->restart_ns / 1000000, c->restored_from,
+			c->restored_from_ns / 1000000, c->records_replayed,
+			c->results_again,
+			c->held_ns < 0 ? -1 : c->held_ns / 1000000);
+	fputc('}', f);
+}
+
 void
 wm_report_print_json(FILE *f, const struct wm_topology *t,
 		     const struct wm_job_report *rep)
@@ -1060,6 +1133,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 	fputc(']', f);
 	if (wm_alerts_configured(&t->job))
 		json_alerts(f, t, rep);
+	if (rep->checkpointing)
+		json_checkpoints(f, &rep->checkpoints);
 	json_advice(f, t, rep);
 	fprintf(f, "}\n");
 }

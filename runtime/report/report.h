@@ -144,6 +144,28 @@ struct wm_edge_report {
 	uint64_t sent, received;
 };
 
+/* Checkpoints of a --sim run ([job] checkpoint_interval). */
+struct wm_checkpoint_summary {
+	uint64_t completed;
+	uint64_t last_id;
+	uint64_t bytes_total; /* the blobs of every one completed */
+	uint64_t last_bytes;
+	int64_t duration_max_ns; /* trigger to commit, processing time */
+	/* The crash of [job] fail_at and the restore that followed. */
+	bool restarted;
+	int64_t restart_ns;	  /* processing time of the crash */
+	uint64_t restored_from;	  /* checkpoint id; 0: none, from scratch */
+	int64_t restored_from_ns; /* when that checkpoint was triggered */
+	/* Read before the crash and read again after the restore (the
+	 * records after the checkpoint's positions): every other figure
+	 * counts each record once, as the run that survived read it. */
+	uint64_t records_replayed;
+	uint64_t results_again; /* emitted before the crash, and again */
+	/* From the restore until every window subtask's watermark is back
+	 * where it was at the crash; -1: never, before the job ended. */
+	int64_t held_ns;
+};
+
 struct wm_job_report {
 	bool sim;
 	bool stopped;	 /* by a signal: figures as of then */
@@ -191,6 +213,8 @@ struct wm_job_report {
 	uint32_t n_alerts;
 	struct wm_alert *alerts;
 	uint64_t alerts_raised;
+	bool checkpointing; /* [job] checkpoint_interval set */
+	struct wm_checkpoint_summary checkpoints;
 };
 
 /*

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "base/clock.h"
+#include "operators/hash.h"
 #include "runtime/chart/recorder.h"
+#include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/conf/units.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/plan/plan.h"
@@ -47,6 +49,9 @@ struct sim_task {
 	bool aligned;		/* a source of an alignment group */
 	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
 	struct wm_sink *late;	/* late side output of a window */
+	bool *holding;		/* by input channel, while settling: frames held
+			* back (rule 8); NULL when the job takes no
+			* checkpoint */
 };
 
 struct sim {
@@ -82,6 +87,22 @@ struct sim {
 	struct wm_recorder *rec;
 	struct wm_snapshot *rec_snap;
 	int64_t rec_changed_at_ns;
+	/* Checkpoints ([job] checkpoint_interval; store NULL: none): the
+	 * next trigger's time, the checkpoint being taken (0: none) and the
+	 * acknowledgements it still waits for, the figures so far. */
+	struct wm_checkpoint_store *store;
+	int64_t next_checkpoint_ns;
+	uint64_t next_checkpoint_id;
+	uint64_t pending;
+	uint32_t unacknowledged;
+	int64_t pending_since_ns;
+	uint64_t first_checkpoint_id; /* this run's first */
+	/* [job] fail_at (INT64_MAX: none, or done), and after the restore
+	 * the window watermarks of the crash to catch up with (by plan id;
+	 * NULL: caught up, or none). */
+	int64_t fail_ns;
+	wm_ts_t *crash_watermarks;
+	struct wm_checkpoint_summary checkpoints;
 };
 
 /* The metrics block of subtask `id`. */
@@ -164,6 +185,45 @@ sim_late(struct wm_task_out *out, const struct wm_record *r)
 		output_failed(st->sim, st->late);
 }
 
+/* A subtask's snapshot for the checkpoint being taken, into the store at
+ * once (durable when put returns); the checkpoint commits with the last
+ * one. A store that fails stops the job, as an output that fails does. */
+static void
+sim_snapshot(struct wm_task_out *out, int64_t id, const void *bytes, size_t len)
+{
+	struct sim_task *st = wm_container_of(out, struct sim_task, out);
+	struct sim *sim = st->sim;
+	struct wm_checkpoint_figures fig;
+	char why[512];
+
+	if (sim->error != 0 || sim->pending == 0 ||
+	    (uint64_t)id != sim->pending)
+		return;
+	if (wm_checkpoint_store_put(sim->store, st->sub - sim->plan->subtasks,
+				    bytes, len, why, sizeof(why)) != 0) {
+		sim_failed(sim, -EIO, why);
+		return;
+	}
+	if (--sim->unacknowledged > 0)
+		return;
+	if (wm_checkpoint_store_commit(sim->store, &fig, why, sizeof(why)) !=
+	    0) {
+		sim_failed(sim, -EIO, why);
+		return;
+	}
+	sim->pending = 0;
+	sim->checkpoints.completed++;
+	sim->checkpoints.last_id = fig.id;
+	sim->checkpoints.bytes_total += fig.blob_bytes;
+	sim->checkpoints.last_bytes = fig.blob_bytes;
+	/* On processing time: --sim's transport has no delay, so a
+	 * checkpoint takes as long as its barriers were held back. */
+	if (sim->now_ns - sim->pending_since_ns >
+	    sim->checkpoints.duration_max_ns)
+		sim->checkpoints.duration_max_ns =
+			sim->now_ns - sim->pending_since_ns;
+}
+
 /* Tasks exist for every subtask of the plan (every stage but sinks, which
  * are chained to windows); sinks open first, windows need them. */
 /* An output file that cannot be opened is an output error (exit 74), as
@@ -224,6 +284,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.record = wm_task_record_as_frame;
 		st->out.result = sim_result;
 		st->out.late = sim_late;
+		st->out.snapshot = sim_snapshot;
 		st->task = wm_sources_new_task(
 			t, sim->plan, id, &st->out, block(sim, id),
 			sim->traces[st->sub->stage],
@@ -444,7 +505,34 @@ record_until(struct sim *sim, int64_t t)
 	return 0;
 }
 
-/* Drain every queue until all are empty (rule 3). */
+/*
+ * Checkpoint alignment (rule 8): a channel blocked by its task's barrier
+ * handler is not drained; its frames stay queued, in order, until the
+ * alignment ends. Once a frame of a channel is held in a round, so are
+ * the channel's later frames of that round, even if the alignment ended
+ * meanwhile: they go in the next round, after those held, in order.
+ */
+static void
+clear_holds(struct sim_task *st)
+{
+	if (st->holding != NULL)
+		memset(st->holding, 0,
+		       wm_task_input_channels(st->task) * sizeof(*st->holding));
+}
+
+static bool
+held(struct sim_task *st, const struct queued *q)
+{
+	if (st->holding == NULL)
+		return false;
+	if (!st->holding[q->channel] &&
+	    wm_task_input_blocked(st->task, q->channel))
+		st->holding[q->channel] = true;
+	return st->holding[q->channel];
+}
+
+/* Drain every queue until all are empty, or hold only frames of blocked
+ * channels (rules 3 and 8). */
 static int
 settle(struct sim *sim)
 {
@@ -456,21 +544,33 @@ settle(struct sim *sim)
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 			struct queue tmp;
+			bool progress = false;
 
 			if (st->in.n == 0)
 				continue;
-			moved = true;
+			clear_holds(st);
 			/* Take the whole queue: frames it sends to itself
 			 * (none today) would wait for the next round. */
 			tmp = st->in;
 			st->in = batch;
 			st->in.n = 0;
 			for (size_t i = 0; i < tmp.n && !sim->error; i++) {
-				int r = wm_task_input(
-					st->task, tmp.items[i].channel,
-					&tmp.items[i].frame, sim->now_ns);
+				int r;
 				char why[400];
 
+				if (held(st, &tmp.items[i])) {
+					if (queue_push(&st->in,
+						       tmp.items[i].channel,
+						       &tmp.items[i].frame) !=
+					    0)
+						sim_failed(sim, -ENOMEM,
+							   "out of memory");
+					continue;
+				}
+				progress = true;
+				r = wm_task_input(
+					st->task, tmp.items[i].channel,
+					&tmp.items[i].frame, sim->now_ns);
 				if (r == 0)
 					continue;
 				snprintf(why, sizeof(why), "subtask %s/%u: %s",
@@ -486,6 +586,7 @@ settle(struct sim *sim)
 					   why);
 			}
 			batch = tmp;
+			moved = moved || progress;
 		}
 	}
 	free(batch.items);
@@ -626,6 +727,11 @@ settle_instant(struct sim *sim, char *err, size_t errlen)
 	return r;
 }
 
+static int trigger_checkpoint(struct sim *sim, int64_t t, char *err,
+			      size_t errlen);
+static int crash_and_restore(struct sim *sim, char *err, size_t errlen);
+static void watch_catch_up(struct sim *sim);
+
 static int
 run(struct sim *sim, char *err, size_t errlen)
 {
@@ -648,6 +754,10 @@ run(struct sim *sim, char *err, size_t errlen)
 		 * (refused below). A signal now finds the job over. */
 		if (t == INT64_MAX)
 			break;
+		if (sim->store != NULL && sim->next_checkpoint_ns < t)
+			t = sim->next_checkpoint_ns;
+		if (sim->fail_ns < t)
+			t = sim->fail_ns;
 		/* Rule 5: between instants. */
 		if (stop_signal != 0) {
 			sim->stopped_by = stop_signal;
@@ -659,6 +769,15 @@ run(struct sim *sim, char *err, size_t errlen)
 			return -ENOMEM;
 		}
 		sim->now_ns = t;
+		/* Rule 9: the crash at t, before anything else at t. */
+		if (sim->fail_ns <= t &&
+		    (r = crash_and_restore(sim, err, errlen)) != 0)
+			return r;
+		/* Rule 8: a checkpoint due at t starts before the sources
+		 * run at t. */
+		if (sim->store != NULL && sim->next_checkpoint_ns <= t &&
+		    (r = trigger_checkpoint(sim, t, err, errlen)) != 0)
+			return r;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
@@ -686,6 +805,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		r = settle_instant(sim, err, errlen);
 		if (r != 0)
 			return r;
+		watch_catch_up(sim);
 		sim->changed_at_ns = t;
 		sim->rec_changed_at_ns = t;
 	}
@@ -717,6 +837,262 @@ refuse_endless(const struct wm_topology *topo, char *err, size_t errlen)
 	return 0;
 }
 
+/* What identifies the job to its checkpoints: the plan's shape (each
+ * subtask's stage, index and channels). A checkpoint of another shape is
+ * never restored (checkpoint_store.h). */
+static uint64_t
+plan_fingerprint(const struct wm_plan *plan)
+{
+	uint64_t h = wm_hash_mix64(plan->n_subtasks);
+
+	for (uint32_t id = 0; id < plan->n_subtasks; id++) {
+		const struct wm_plan_subtask *sub = &plan->subtasks[id];
+
+		h = wm_hash_mix64(h ^
+				  ((uint64_t)sub->stage << 32 | sub->index));
+		h = wm_hash_mix64(
+			h ^ ((uint64_t)sub->n_inputs << 32 | sub->n_edges));
+	}
+	return h;
+}
+
+/* The processing time of the store's figures: --sim's own. */
+static int64_t
+sim_clock(void *ctx)
+{
+	return ((const struct sim *)ctx)->now_ns;
+}
+
+/* The store of [job] checkpoint_dir, its numbering after the checkpoints
+ * already there, and each task's room to hold frames back (rule 8). */
+static int
+checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
+{
+	const struct wm_job_conf *job = &sim->topo->job;
+	struct wm_checkpoint_store_config cfg = {
+		.dir = job->checkpoint_dir,
+		.fingerprint = plan_fingerprint(sim->plan),
+		.subtasks = sim->n_tasks,
+		.retained = job->checkpoints_retained,
+		.now_ns = sim_clock,
+		.ctx = sim,
+	};
+	struct wm_checkpoint_info info;
+	int r;
+
+	if (job->checkpoint_interval_ms == INT64_MAX)
+		return 0;
+	r = wm_checkpoint_store_new(&sim->store, &cfg, err, errlen);
+	if (r == 0)
+		r = wm_checkpoint_store_latest_complete(sim->store, &info, err,
+							errlen);
+	if (r < 0)
+		return r;
+	/* Ids go on from those of earlier runs into the same directory. */
+	sim->next_checkpoint_id = (r == 1 ? info.highest_id : 0) + 1;
+	sim->first_checkpoint_id = sim->next_checkpoint_id;
+	sim->next_checkpoint_ns = wm_ms_to_ns(job->checkpoint_interval_ms);
+	sim->fail_ns = wm_ms_to_ns(job->fail_at_ms);
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+		uint32_t n = wm_task_input_channels(st->task);
+
+		if (n == 0)
+			continue;
+		st->holding = calloc(n, sizeof(*st->holding));
+		if (st->holding == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Trigger the next checkpoint at `t` (rule 8): every source snapshots its
+ * position and sends the barrier. One at a time, as Flink's default of
+ * one concurrent checkpoint: a trigger due while one is still being
+ * taken waits for the next interval. Once a source finished no checkpoint
+ * is triggered any more (Flink before checkpoints after tasks finish).
+ */
+static int
+trigger_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
+{
+	int64_t every = wm_ms_to_ns(sim->topo->job.checkpoint_interval_ms);
+	int r;
+
+	while (sim->next_checkpoint_ns <= t)
+		sim->next_checkpoint_ns =
+			sim->next_checkpoint_ns <= INT64_MAX - every
+				? sim->next_checkpoint_ns + every
+				: INT64_MAX;
+	if (sim->pending != 0)
+		return 0;
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		if (is_source(sim, &sim->tasks[id]) &&
+		    wm_task_finished(sim->tasks[id].task))
+			return 0;
+	r = wm_checkpoint_store_begin(sim->store, sim->next_checkpoint_id,
+				      t / 1000000, err, errlen);
+	if (r != 0)
+		return r;
+	sim->pending = sim->next_checkpoint_id++;
+	sim->pending_since_ns = t;
+	sim->unacknowledged = sim->n_tasks;
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+
+		if (!is_source(sim, st))
+			continue;
+		r = wm_task_trigger_checkpoint(st->task, (int64_t)sim->pending,
+					       t);
+		if (r != 0) {
+			snprintf(err, errlen,
+				 "subtask %s/%u could not snapshot its "
+				 "position: %s",
+				 sim->topo->stages[st->sub->stage].name,
+				 st->sub->index, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* Records read by the sources, results written by the windows, as the
+ * tasks count them now. */
+static void
+count_reads_and_results(const struct sim *sim, uint64_t *read,
+			uint64_t *results)
+{
+	*read = *results = 0;
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		const struct sim_task *st = &sim->tasks[id];
+
+		if (is_source(sim, st))
+			*read += wm_task_counters(st->task)->records_in;
+		else if (wm_task_window(st->task) != NULL)
+			*results += wm_task_counters(st->task)->records_out;
+	}
+}
+
+/* Subtask `id` as new, from its checkpoint `chk` (0: none, from the
+ * start). Its metrics block starts again as at the job's start: the
+ * counts come back with the snapshot, the timings begin anew. */
+static int
+restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
+	     size_t errlen)
+{
+	const struct wm_topology *t = sim->topo;
+	struct sim_task *st = &sim->tasks[id];
+	void *bytes = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	wm_task_free(st->task);
+	st->in.n = 0; /* frames in flight are lost with the crash */
+	memset(block(sim, id), 0, sim->stride);
+	st->task = wm_sources_new_task(
+		t, sim->plan, id, &st->out, block(sim, id),
+		sim->traces[st->sub->stage],
+		t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
+			? sim->stage_sinks[st->sub->stage]
+			: NULL);
+	if (st->task == NULL) {
+		snprintf(err, errlen, "could not restart subtask %s/%u: %s",
+			 t->stages[st->sub->stage].name, st->sub->index,
+			 strerror(errno));
+		return -errno;
+	}
+	if (chk != 0 &&
+	    (r = wm_checkpoint_store_get(sim->store, chk, id, &bytes, &len, err,
+					 errlen)) == 0 &&
+	    (r = wm_task_restore(st->task, bytes, len)) != 0)
+		snprintf(err, errlen,
+			 "could not restore subtask %s/%u from checkpoint "
+			 "%" PRIu64 ": %s",
+			 t->stages[st->sub->stage].name, st->sub->index, chk,
+			 strerror(-r));
+	free(bytes);
+	wm_task_restarted_at(st->task, sim->now_ns);
+	if (r == 0)
+		r = wm_task_align(st->task, sim->metrics, sim->stride);
+	st->next_due = sim->now_ns; /* sources: at once */
+	st->charged = false;
+	return r;
+}
+
+/*
+ * [job] fail_at (rule 9): every subtask crashes at once, its state and the
+ * frames in flight lost, and every one starts again from the latest
+ * complete checkpoint of this run (none: from the start). Watermarks are
+ * not restored, as in Flink: every input starts at MIN and ACTIVE, and
+ * idleness timers start again. Results emitted after the checkpoint come
+ * again (the sinks are at-least-once).
+ */
+static int
+crash_and_restore(struct sim *sim, char *err, size_t errlen)
+{
+	struct wm_checkpoint_summary *c = &sim->checkpoints;
+	uint64_t read_at_crash, results_at_crash, read, results, chk = 0;
+	struct wm_checkpoint_info info;
+	int r;
+
+	sim->fail_ns = INT64_MAX;
+	count_reads_and_results(sim, &read_at_crash, &results_at_crash);
+	sim->crash_watermarks =
+		calloc(sim->n_tasks, sizeof(*sim->crash_watermarks));
+	if (sim->crash_watermarks == NULL)
+		return -ENOMEM;
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		const struct wm_window *w = wm_task_window(sim->tasks[id].task);
+
+		sim->crash_watermarks[id] =
+			w != NULL ? wm_window_watermark(w) : WM_TS_MIN;
+	}
+	if (sim->pending != 0 &&
+	    wm_checkpoint_store_abort(sim->store, sim->pending, err, errlen) !=
+		    0)
+		return -EIO;
+	sim->pending = 0;
+	/* The latest complete one, if this run took it (one of an earlier
+	 * run into the same directory is no state of this one); a newer one
+	 * found damaged is skipped with a warning (checkpoint_store.h). */
+	r = wm_checkpoint_store_latest_complete(sim->store, &info, err, errlen);
+	if (r < 0)
+		return r;
+	if (r == 1 && info.id >= sim->first_checkpoint_id)
+		chk = info.id;
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		if ((r = restart_task(sim, id, chk, err, errlen)) != 0)
+			return r;
+	count_reads_and_results(sim, &read, &results);
+	c->restarted = true;
+	c->restart_ns = sim->now_ns;
+	c->restored_from = chk;
+	c->restored_from_ns = chk != 0 ? info.trigger_time_ms * 1000000 : 0;
+	c->records_replayed = read_at_crash - read;
+	c->results_again = results_at_crash - results;
+	c->held_ns = -1;
+	return 0;
+}
+
+/* After an instant following the restore: whether every window subtask's
+ * watermark is back where it was at the crash. */
+static void
+watch_catch_up(struct sim *sim)
+{
+	if (sim->crash_watermarks == NULL)
+		return;
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		const struct wm_window *w = wm_task_window(sim->tasks[id].task);
+
+		if (w != NULL &&
+		    wm_window_watermark(w) < sim->crash_watermarks[id])
+			return;
+	}
+	sim->checkpoints.held_ns = sim->now_ns - sim->checkpoints.restart_ns;
+	free(sim->crash_watermarks);
+	sim->crash_watermarks = NULL;
+}
+
 /* The traces (first, as a real run reads them: a bad one is reported once
  * and leaves no output behind), the tasks, alignment, the outputs. */
 static int
@@ -738,6 +1114,8 @@ set_up(struct sim *sim, char *err, size_t errlen)
 	}
 	if (r == 0)
 		r = alerts_set_up(sim);
+	if (r == 0)
+		r = checkpoints_set_up(sim, err, errlen);
 	return r == 0 ? wire(sim, err, errlen) : r;
 }
 
@@ -759,6 +1137,8 @@ summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
 			      sim->stride, sim->now_ns,
 			      wm_monotonic_ns() - start, true);
 	rep->failed = r < 0;
+	rep->checkpointing = sim->store != NULL;
+	rep->checkpoints = sim->checkpoints;
 	if (c == 0 && sim->alerts != NULL) {
 		uint32_t n;
 		const struct wm_alert *list = wm_alerts_list(sim->alerts, &n);
@@ -792,6 +1172,7 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 		struct sim_task *st = &sim->tasks[id];
 
 		wm_task_free(st->task);
+		free(st->holding);
 		free(st->sinks);
 		free(st->in.items);
 		if (st->sub != NULL && st->sub->index == 0 &&
@@ -814,6 +1195,13 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	wm_snapshot_free(sim->snap);
 	wm_snapshot_free(sim->rec_snap);
 	wm_alerts_free(sim->alerts);
+	/* A checkpoint cut short by the job's end (a stop, a failure) is
+	 * removed; were that to fail, the next recovery skips it anyway. */
+	if (sim->pending != 0)
+		wm_checkpoint_store_abort(sim->store, sim->pending, why,
+					  sizeof(why));
+	wm_checkpoint_store_free(sim->store);
+	free(sim->crash_watermarks);
 	wm_plan_free(sim->plan);
 	free(sim->stage_sinks);
 	wm_replay_free_all(sim->traces, topo->n_stages);
@@ -846,7 +1234,7 @@ wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 		    struct wm_recorder **rec, struct wm_job_report *rep,
 		    char *err, size_t errlen)
 {
-	struct sim sim = {.topo = topo};
+	struct sim sim = {.topo = topo, .fail_ns = INT64_MAX};
 	int64_t start = wm_monotonic_ns();
 	struct sigaction old[N_STOP_SIGNALS];
 	bool ran;

@@ -74,6 +74,31 @@
  *     ran, and at its end; a sample at s sees the job as it stood just
  *     before s. These samples are apart from the alerts': neither sees
  *     the other's, and neither changes the job's output or summary.
+ *  8. Checkpoints ([job] checkpoint_interval, checkpoint_dir). Checkpoint
+ *     n is triggered every interval of processing time (the first one
+ *     interval after 0), before the sources run at that instant, while
+ *     none is being taken (one at a time) and no source has finished:
+ *     every source snapshots its position and sends BARRIER(n) on every
+ *     output channel. A task aligns the barriers of its input channels
+ *     (operators/barrier_align.h): the frames of a channel that delivered
+ *     the barrier stay in its queue, in order, until every channel has
+ *     (a frame held in a round holds the channel's later frames of that
+ *     round too); aligned, it snapshots and forwards the barrier. When
+ *     every subtask has handed its snapshot, the checkpoint is committed
+ *     to the store (runtime/checkpoint/checkpoint_store.h); its duration
+ *     is processing time from trigger to commit, 0 unless alignment
+ *     held frames past the instant. Ids follow those already in the
+ *     directory. Checkpoints change nothing of the output.
+ *  9. Restart ([job] fail_at). At fail_at, before anything else at that
+ *     instant, every subtask crashes: its state and every queued frame
+ *     are lost, a checkpoint being taken is aborted, and every subtask
+ *     starts again as new from the latest complete checkpoint this run
+ *     took (none: from the start), its metrics block as at the job's
+ *     start with the snapshot's counts. Sources seek to their positions
+ *     and run at once: records due since are a backlog (rule 1's
+ *     charge). No watermark is restored: every input at MIN and ACTIVE,
+ *     idleness countdowns and periodic ticks starting again. Results
+ *     fired after the checkpoint are written again (at-least-once).
  *
  * Same topology and seed: byte-identical output, every run.
  */

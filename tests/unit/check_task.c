@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -519,6 +520,110 @@ START_TEST(test_window_counts_late_records_by_their_partition)
 }
 END_TEST
 
+/* What a window task handed to out->snapshot. */
+struct snapshots {
+	struct wm_task_out out; /* first: recovered with wm_container_of */
+	int n;
+	int64_t id;
+	void *bytes;
+	size_t len;
+	uint64_t results;
+};
+
+static void
+keep_snapshot(struct wm_task_out *out, int64_t id, const void *bytes,
+	      size_t len)
+{
+	struct snapshots *k = wm_container_of(out, struct snapshots, out);
+
+	k->n++;
+	k->id = id;
+	free(k->bytes);
+	k->bytes = malloc(len ? len : 1);
+	ck_assert_ptr_nonnull(k->bytes);
+	memcpy(k->bytes, bytes, len);
+	k->len = len;
+}
+
+static void
+count_result(struct wm_task_out *out, const struct wm_window_result *r,
+	     wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct snapshots *k = wm_container_of(out, struct snapshots, out);
+
+	(void)watermark;
+	(void)fire_time_ms;
+	ck_assert_uint_eq(r->count, 1);
+	k->results++;
+}
+
+START_TEST(test_barriers_align_then_the_window_snapshots_and_restores)
+{
+	/* A window over two channels: the barrier of channel 0 blocks it
+	 * and nothing is snapshot; the barrier of channel 1 completes the
+	 * alignment, the task hands its snapshot and unblocks. A new task
+	 * restored from it holds the record taken before the barrier, and
+	 * its watermark is MIN again: the window fires only when both
+	 * channels bring watermarks anew. */
+	struct wm_topology *topo;
+	struct wm_ini_error err;
+	const char *text = "[job]\nevent_time = 1 min\n"
+			   "checkpoint_interval = 1 s\n"
+			   "checkpoint_dir = unused\n"
+			   "[source s]\nparallelism = 2\npartitions = 2\n"
+			   "rate = 1/s\n"
+			   "[window w]\ninput = s\nsize = 10 s\n";
+	struct snapshots k = {.out = {.frame = ignore_frame,
+				      .record = wm_task_record_as_frame,
+				      .result = count_result,
+				      .snapshot = keep_snapshot}};
+	struct wm_frame bar = {.kind = WM_FRAME_BARRIER, .payload = {7, 100}};
+	struct wm_frame wm0 = {.kind = WM_FRAME_WATERMARK, .payload = {20000}};
+	struct wm_record r = {.ts = 4200, .key = 1, .value = 1};
+	struct wm_frame f;
+
+	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "job.conf",
+						 &topo, &err),
+			 0);
+	struct wm_plan *plan = wm_plan_new(topo);
+	uint32_t id = plan->first[1]; /* w/0 */
+	size_t bytes = wm_plan_metrics_bytes(plan);
+	struct wm_subtask_metrics *m = calloc(1, bytes);
+	struct wm_task *t = wm_task_new(topo, plan, id, &k.out, m, NULL);
+
+	ck_assert_ptr_nonnull(t);
+	wm_codec_record_frame(&r, &f);
+	ck_assert_int_eq(wm_task_input(t, 0, &f, 1), 0);
+	ck_assert_int_eq(wm_task_input(t, 0, &bar, 2), 0);
+	ck_assert(wm_task_input_blocked(t, 0));
+	ck_assert(!wm_task_input_blocked(t, 1));
+	ck_assert_int_eq(k.n, 0);
+	ck_assert_int_eq(wm_task_input(t, 1, &bar, 3), 0);
+	ck_assert_int_eq(k.n, 1);
+	ck_assert_int_eq(k.id, 7);
+	ck_assert(!wm_task_input_blocked(t, 0));
+	wm_task_free(t);
+
+	memset(m, 0, bytes);
+	t = wm_task_new(topo, plan, id, &k.out, m, NULL);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(wm_task_restore(t, k.bytes, k.len), 0);
+	ck_assert_uint_eq(wm_task_counters(t)->records_in, 1);
+	ck_assert_int_eq(wm_task_input(t, 0, &wm0, 4), 0);
+	ck_assert_uint_eq(k.results, 0); /* channel 1 is at MIN */
+	ck_assert_int_eq(wm_task_input(t, 1, &wm0, 5), 0);
+	ck_assert_uint_eq(k.results, 1);
+	wm_task_publish(t, 6); /* its counts add up (checked builds) */
+	/* A used task refuses a restore. */
+	ck_assert_int_eq(wm_task_restore(t, k.bytes, k.len), -EINVAL);
+	wm_task_free(t);
+	free(k.bytes);
+	free(m);
+	wm_plan_free(plan);
+	wm_topology_free(topo);
+}
+END_TEST
+
 static Suite *
 task_suite(void)
 {
@@ -537,6 +642,9 @@ task_suite(void)
 	tcase_add_test(
 		figures,
 		test_each_input_channel_and_the_newest_event_time_are_published);
+	tcase_add_test(
+		figures,
+		test_barriers_align_then_the_window_snapshots_and_restores);
 	suite_add_tcase(s, jump);
 	suite_add_tcase(s, figures);
 	return s;

@@ -1,0 +1,233 @@
+/*
+ * task_checkpoint.c
+ *	A subtask's part in a checkpoint: a source records its position and
+ *	sends the barrier; any other task aligns the barriers of its input
+ *	channels (operators/barrier_align.h), snapshots its operator once
+ *	aligned and forwards the barrier. The snapshot goes to the driver
+ *	through wm_task_out.snapshot: the task writes no file.
+ *
+ * A subtask's snapshot is one section, TASK version 1, holding its kind's
+ * state: a source's record source position (operators/source_gen.h), a
+ * window's operator (operators/window.h, never its watermark), nothing for
+ * a keyBy. Watermarks and idleness are in no snapshot, as in Flink
+ * (doc/semantics.md section 12).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "operators/barrier_align.h"
+#include "operators/snap.h"
+#include "runtime/engine/task_state.h"
+
+#define TASK_SNAP_TAG WM_SNAP_TAG('T', 'A', 'S', 'K')
+#define TASK_SNAP_VERSION 1
+#define COUNTS_SNAP_TAG WM_SNAP_TAG('C', 'N', 'T', 'S')
+#define COUNTS_SNAP_VERSION 1
+
+/*
+ * The task's counts as of the snapshot, after its kind's state: records
+ * taken and sent, what each edge sent and each input received, a source's
+ * records by partition, a window's results. A restored task goes on from
+ * them, so that the summary after a restart counts every record of the
+ * run that survived once (records read again after the restore are
+ * counted apart, by the driver, as replayed). At an aligned checkpoint
+ * what an edge's senders had sent before their barriers is exactly what
+ * its receivers had received before theirs, so the restored edges balance.
+ */
+static void
+snapshot_counts(const struct wm_task *t, struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, COUNTS_SNAP_TAG, COUNTS_SNAP_VERSION);
+	wm_snap_put_u64(w, t->counters.records_in);
+	wm_snap_put_u64(w, t->counters.records_out);
+	for (uint32_t e = 0; e < t->n_edges; e++)
+		wm_snap_put_u64(w, WM_METRIC_GET(t->metrics->records_sent[e]));
+	for (uint32_t k = 0; k < t->sub->n_ports; k++)
+		wm_snap_put_u64(w,
+				WM_METRIC_GET(t->metrics->records_received[k]));
+	for (uint32_t i = 0; t->source != NULL && i < t->source->n_parts; i++)
+		wm_snap_put_u64(w, t->source->part[i].records);
+	if (t->window != NULL)
+		wm_snap_put_u64(w, t->window->results);
+	wm_snap_end(w);
+}
+
+static int
+restore_counts(struct wm_task *t, struct wm_snap_reader *r)
+{
+	if (wm_snap_enter(r, COUNTS_SNAP_TAG, COUNTS_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	t->counters.records_in = wm_snap_get_u64(r);
+	t->counters.records_out = wm_snap_get_u64(r);
+	for (uint32_t e = 0; e < t->n_edges; e++)
+		WM_METRIC_SET(t->metrics->records_sent[e], wm_snap_get_u64(r));
+	for (uint32_t k = 0; k < t->sub->n_ports; k++)
+		WM_METRIC_SET(t->metrics->records_received[k],
+			      wm_snap_get_u64(r));
+	for (uint32_t i = 0; t->source != NULL && i < t->source->n_parts; i++)
+		t->source->part[i].records = wm_snap_get_u64(r);
+	if (t->window != NULL)
+		t->window->results = wm_snap_get_u64(r);
+	return wm_snap_leave(r);
+}
+
+int
+wm_task_init_checkpoints(struct wm_task *t)
+{
+	if (t->topo->job.checkpoint_interval_ms == INT64_MAX ||
+	    t->n_channels == 0)
+		return 0;
+	t->barriers = wm_barrier_align_new(t->n_channels);
+	return t->barriers != NULL ? 0 : -errno;
+}
+
+void
+wm_task_free_checkpoints(struct wm_task *t)
+{
+	wm_barrier_align_free(t->barriers);
+	t->barriers = NULL;
+}
+
+/* Snapshot the task's state for checkpoint `id` and hand it to the
+ * driver. 0, or the writer's error (-ENOMEM, -ENOTSUP for a record source
+ * that cannot say its position). */
+static int
+snapshot(struct wm_task *t, int64_t id)
+{
+	struct wm_snap_writer w;
+	int r;
+
+	wm_snap_writer_init(&w);
+	wm_snap_begin(&w, TASK_SNAP_TAG, TASK_SNAP_VERSION);
+	if (t->source != NULL)
+		wm_record_source_snapshot(t->source->src, &w);
+	if (t->window != NULL)
+		wm_window_snapshot(t->window->op, &w);
+	snapshot_counts(t, &w);
+	wm_snap_end(&w);
+	r = wm_snap_writer_error(&w);
+	if (r == 0 && t->out->snapshot != NULL)
+		t->out->snapshot(t->out, id, wm_snap_writer_bytes(&w),
+				 wm_snap_writer_len(&w));
+	wm_snap_writer_release(&w);
+	return r;
+}
+
+static void
+barrier_frame(struct wm_frame *f, int64_t id, int64_t timestamp_ns)
+{
+	*f = (struct wm_frame){
+		.kind = WM_FRAME_BARRIER,
+		.payload = {(uint64_t)id, (uint64_t)timestamp_ns}};
+}
+
+int
+wm_task_trigger_checkpoint(struct wm_task *t, int64_t id, int64_t now_ns)
+{
+	struct wm_frame f;
+	int r;
+
+	if (t->source == NULL || t->finished)
+		return -EINVAL;
+	/* The position first, then the barrier: every record sent before
+	 * the barrier is before the position, every one after it after. */
+	r = snapshot(t, id);
+	if (r != 0)
+		return r;
+	barrier_frame(&f, id, now_ns);
+	wm_task_send_all(t, &f);
+	return 0;
+}
+
+/* Act on the handler's decision (barrier_align.h, in its order). An
+ * aborted checkpoint needs nothing of the task: the driver, which sees
+ * every acknowledgement, never completes it. */
+static int
+decided(struct wm_task *t, const struct wm_barrier_decision *d)
+{
+	struct wm_frame f;
+	int r;
+
+	if (d->aligned == WM_CHECKPOINT_NONE)
+		return 0;
+	r = snapshot(t, d->aligned);
+	if (r != 0) {
+		snprintf(t->why, sizeof(t->why),
+			 "could not snapshot checkpoint %lld",
+			 (long long)d->aligned);
+		return r;
+	}
+	barrier_frame(&f, d->aligned, t->barrier_timestamp_ns);
+	wm_task_send_all(t, &f);
+	return 0;
+}
+
+int
+wm_task_barrier(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
+		int64_t now_ns)
+{
+	struct wm_barrier_decision d;
+
+	if (t->barriers == NULL) {
+		/* No checkpoints configured: passed on, so the stream stays
+		 * aligned. */
+		wm_task_send_all(t, f);
+		return 0;
+	}
+	/* Forwarded with the trigger's timestamp, whichever frame
+	 * completes the alignment (the last barrier, or an END). */
+	if ((int64_t)f->payload[0] > wm_barrier_align_latest(t->barriers))
+		t->barrier_timestamp_ns = (int64_t)f->payload[1];
+	wm_barrier_align_on_barrier(t->barriers, channel,
+				    (int64_t)f->payload[0],
+				    (int64_t)f->payload[1], now_ns, &d);
+	return decided(t, &d);
+}
+
+int
+wm_task_channel_ended(struct wm_task *t, uint32_t channel, int64_t now_ns)
+{
+	struct wm_barrier_decision d;
+
+	if (t->barriers == NULL)
+		return 0;
+	wm_barrier_align_on_end(t->barriers, channel, now_ns, &d);
+	return decided(t, &d);
+}
+
+bool
+wm_task_input_blocked(const struct wm_task *t, uint32_t channel)
+{
+	return t->barriers != NULL &&
+	       wm_barrier_align_blocked(t->barriers, channel);
+}
+
+int
+wm_task_restore(struct wm_task *t, const void *bytes, size_t len)
+{
+	struct wm_snap_reader r;
+
+	if (t->counters.records_in != 0 || t->now_ns != 0)
+		return -EINVAL; /* only a new task */
+	wm_snap_reader_init(&r, bytes, len);
+	if (wm_snap_enter(&r, TASK_SNAP_TAG, TASK_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(&r);
+	if (t->source != NULL)
+		wm_record_source_restore(t->source->src, &r);
+	if (t->window != NULL)
+		wm_window_restore(t->window->op, &r);
+	if (wm_snap_reader_error(&r) != 0 || restore_counts(t, &r) != 0)
+		return wm_snap_reader_error(&r);
+	return wm_snap_leave(&r);
+}
+
+void
+wm_task_restarted_at(struct wm_task *t, int64_t now_ns)
+{
+	t->now_ns = now_ns;
+	wm_progress_start_at(&t->output, now_ns);
+	for (uint32_t i = 0; t->source != NULL && i < t->source->n_parts; i++)
+		wm_progress_start_at(&t->source->part[i].progress, now_ns);
+}
