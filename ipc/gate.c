@@ -20,6 +20,7 @@ wm_gate_init(struct wm_gate *g, struct wm_ring_consumer *inputs,
 	g->current = 0;
 	g->taken = 0;
 	g->burst = WM_GATE_DEFAULT_BURST;
+	g->blocked = NULL;
 	wm_waiter_init(&g->waiter, own_bell, mode);
 	g->waiter.before_sleep = wm_gate_release;
 	g->waiter.before_sleep_arg = g;
@@ -33,6 +34,12 @@ wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,
 	wm_ring_consumer_attach(&g->inputs[i], ring, producer_bell);
 }
 
+static inline bool
+is_blocked(const struct wm_gate *g, uint32_t i)
+{
+	return g->blocked != NULL && g->blocked[i];
+}
+
 int
 wm_gate_next(struct wm_gate *g, struct wm_gate_take *t, uint32_t max)
 {
@@ -41,7 +48,7 @@ wm_gate_next(struct wm_gate *g, struct wm_gate_take *t, uint32_t max)
 	for (uint32_t visited = 0; visited <= g->n_inputs; visited++) {
 		struct wm_ring_consumer *in = &g->inputs[g->current];
 
-		if (g->taken < g->burst) {
+		if (g->taken < g->burst && !is_blocked(g, g->current)) {
 			uint32_t room = g->burst - g->taken;
 			int r;
 
@@ -71,7 +78,7 @@ any_ready(void *arg)
 	const struct wm_gate *g = arg;
 
 	for (uint32_t i = 0; i < g->n_inputs; i++)
-		if (wm_ring_ready(&g->inputs[i]))
+		if (!is_blocked(g, i) && wm_ring_ready(&g->inputs[i]))
 			return true;
 	return false;
 }

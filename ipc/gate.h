@@ -31,6 +31,10 @@ struct wm_gate {
 	uint32_t taken;	  /* frames taken from it in a row */
 	uint32_t burst;
 	struct wm_ring_consumer *inputs; /* the caller's, n_inputs of them */
+	/* Inputs the gate must not read (a checkpoint's alignment: a
+	 * channel that delivered its barrier waits for the others); the
+	 * caller's, n_inputs of them, or NULL while none ever is. */
+	const bool *blocked;
 	struct wm_waiter waiter;
 };
 
@@ -40,6 +44,18 @@ struct wm_gate {
 int wm_gate_init(struct wm_gate *g, struct wm_ring_consumer *inputs,
 		 uint32_t n_inputs, struct wm_doorbell *own_bell,
 		 enum wm_wait_mode mode);
+
+/* Inputs to leave unread while blocked[i] is true (the caller's memory,
+ * n_inputs flags, which it changes only between calls): wm_gate_next()
+ * passes them by and wm_gate_wait() does not wake for them, so a
+ * subtask whose open inputs are all dry sleeps even when a blocked one
+ * holds frames. The producer of a blocked input fills its ring and then
+ * waits: back-pressure, as Flink's aligned checkpoints exert. */
+static inline void
+wm_gate_set_blocked(struct wm_gate *g, const bool *blocked)
+{
+	g->blocked = blocked;
+}
 
 /* Input `i` reads `ring`, produced by the subtask owning `producer_bell`. */
 void wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,

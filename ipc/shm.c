@@ -199,6 +199,49 @@ wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
 	return r;
 }
 
+/* Bytes [off, off + len) of the memfd as a fresh one's: zeros, their
+ * pages given back (a hole reads as zeros; only size changes are
+ * sealed). */
+static int
+punch(const struct wm_shm *seg, uint64_t off, uint64_t len)
+{
+	if (len == 0 ||
+	    fallocate(seg->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		      (off_t)off, (off_t)len) == 0)
+		return 0;
+	return -errno;
+}
+
+int
+wm_shm_reset(struct wm_shm *seg, char *err, size_t errlen)
+{
+	struct wm_shm_header *h = seg->base;
+	const struct wm_shm_channel *channels = wm_shm_channel(seg, 0);
+	int r;
+
+	/* Doorbells, then metrics and rings to the end: the channel table
+	 * between them stays. A cell keeps its sequence number (frame.h)
+	 * until zeroed: one left from before would read as a frame at a
+	 * new ring's position. */
+	r = punch(seg, h->doorbells_offset,
+		  (uint64_t)h->n_subtasks * sizeof(struct wm_doorbell));
+	if (r == 0)
+		r = punch(seg, h->metrics_offset, h->size - h->metrics_offset);
+	if (r != 0) {
+		snprintf(err, errlen, "could not clear shared memory: %s",
+			 strerror(-r));
+		return r;
+	}
+	r = write_ring_headers(seg, channels, h->n_channels, err, errlen);
+	if (r != 0)
+		return r;
+	atomic_store_explicit(&h->ready, 0, memory_order_relaxed);
+	atomic_store_explicit(&h->start_ns, 0, memory_order_relaxed);
+	atomic_store_explicit(&h->stop, 0, memory_order_relaxed);
+	atomic_store_explicit(&h->checkpoint, 0, memory_order_relaxed);
+	return 0;
+}
+
 /* `count` items of `each` bytes from `offset` lie within `size` bytes,
  * computed without overflow whatever the header says. */
 static bool
@@ -387,6 +430,19 @@ wm_shm_request_stop(struct wm_shm *seg)
 	atomic_store_explicit(&h->stop, 1, memory_order_relaxed);
 	/* wm_doorbell_ring() fences (W2) before it looks for sleepers: a
 	 * source that sleeps after that fence saw the flag in its own
+	 * recheck (W1, wait.h). */
+	for (uint32_t i = 0; i < h->n_subtasks; i++)
+		wm_doorbell_ring(wm_shm_doorbell(seg, i));
+}
+
+void
+wm_shm_trigger_checkpoint(struct wm_shm *seg, uint64_t id)
+{
+	struct wm_shm_header *h = seg->base;
+
+	atomic_store_explicit(&h->checkpoint, id, memory_order_relaxed);
+	/* As for a stop: the ring's fence (W2) orders the id before the
+	 * look for sleepers; a source asleep after it saw the id in its
 	 * recheck (W1, wait.h). */
 	for (uint32_t i = 0; i < h->n_subtasks; i++)
 		wm_doorbell_ring(wm_shm_doorbell(seg, i));

@@ -48,7 +48,7 @@
 
 #define WM_SHM_MAGIC 0x4745534e55524d57ull /* "WMRUNSEG" in memory */
 /* Bumped on any change to this header, frame.h or ring.h. */
-#define WM_LAYOUT_VERSION 3u
+#define WM_LAYOUT_VERSION 4u
 #define WM_SHM_PAGE 4096u
 
 struct wm_shm_header {
@@ -69,6 +69,9 @@ struct wm_shm_header {
 	/* Set once by the supervisor when the job is to stop: the sources
 	 * end their streams with END(STOP) (wm_shm_request_stop()). */
 	_Atomic uint32_t stop;
+	/* The newest checkpoint the supervisor triggered (0: none yet),
+	 * raised by it alone (wm_shm_trigger_checkpoint()). */
+	_Atomic uint64_t checkpoint;
 };
 
 /* One channel: a ring from one subtask to another. */
@@ -119,6 +122,16 @@ int wm_shm_create(const struct wm_shm_spec *spec, struct wm_shm *seg, char *err,
 int wm_shm_layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
 		  struct wm_shm_channel *channels, char *err, size_t errlen);
 
+/*
+ * The segment as wm_shm_create() left it, for a job that restarts after
+ * a crash (the supervisor, once every worker is gone): doorbells, metrics
+ * blocks and rings zeroed (their pages freed), the rings' headers
+ * written again, the start line, stop flag and checkpoint reset. The
+ * layout and the descriptor stay, so an observer that maps the segment
+ * goes on reading it. 0, or a negative errno with a message.
+ */
+int wm_shm_reset(struct wm_shm *seg, char *err, size_t errlen);
+
 /* Map the segment behind `fd` (inherited from the supervisor) and check
  * header, version, sizes and every channel's descriptor, touching no ring.
  * 0 or negative errno + err. */
@@ -163,6 +176,25 @@ wm_shm_stop_requested(const struct wm_shm *seg)
 	 * is its own. */
 	return atomic_load_explicit(
 		&((const struct wm_shm_header *)seg->base)->stop,
+		memory_order_relaxed);
+}
+
+/*
+ * Trigger checkpoint `id` (above every earlier one): each source, at its
+ * next look, records its position and sends the barrier (task.h). Rings
+ * every subtask's doorbell, as a stop request does, so a sleeping source
+ * looks at once. The supervisor's only way to a checkpoint: it never
+ * touches a ring.
+ */
+void wm_shm_trigger_checkpoint(struct wm_shm *seg, uint64_t id);
+
+/* The newest checkpoint triggered: a source's look, once a loop. */
+static inline uint64_t
+wm_shm_checkpoint_triggered(const struct wm_shm *seg)
+{
+	/* Relaxed, as the stop flag: the id is all it carries. */
+	return atomic_load_explicit(
+		&((const struct wm_shm_header *)seg->base)->checkpoint,
 		memory_order_relaxed);
 }
 

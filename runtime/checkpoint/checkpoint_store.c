@@ -805,25 +805,19 @@ wm_checkpoint_store_begin(struct wm_checkpoint_store *s, uint64_t id,
 }
 
 /*
- * Write one file of the checkpoint being written: under a random name in
- * chk-N, fsync'd, renamed to `name` (outfile.h, atomic). chk-N was made
- * empty by begin and only its owner can write in it, so no link can have
- * been planted at `name`; outfile's O_EXCL temporary never follows one.
+ * Write `path`, a file of checkpoint directory chk-N: under a random name
+ * beside it, fsync'd, renamed into place (outfile.h, atomic). chk-N was
+ * made empty by begin and only its owner's processes write in it, so no
+ * link can have been planted at `path`; outfile's O_EXCL temporary never
+ * follows one.
  */
 static int
-write_file(struct wm_checkpoint_store *s, const char *name, const void *bytes,
-	   size_t len, char *err, size_t errlen)
+write_path(const char *path, const void *bytes, size_t len, char *err,
+	   size_t errlen)
 {
-	char path[PATH_MAX];
 	struct wm_outfile f;
 	int r;
 
-	r = file_path(s, s->current.id, name, path, sizeof(path));
-	if (r != 0)
-		return fail(err, errlen, -r,
-			    "could not write checkpoint file \"%s/chk-%" PRIu64
-			    "/%s\": %s",
-			    s->dir, s->current.id, name, strerror(-r));
 	r = wm_outfile_open(&f, "checkpoint file", path, true, err, errlen);
 	if (r != 0)
 		return r;
@@ -837,13 +831,47 @@ write_file(struct wm_checkpoint_store *s, const char *name, const void *bytes,
 	return wm_outfile_commit(&f, err, errlen);
 }
 
-int
-wm_checkpoint_store_put(struct wm_checkpoint_store *s, uint32_t subtask,
-			const void *bytes, size_t len, char *err, size_t errlen)
+/* One file of the checkpoint being written, by name. */
+static int
+write_file(struct wm_checkpoint_store *s, const char *name, const void *bytes,
+	   size_t len, char *err, size_t errlen)
 {
-	char name[32];
+	char path[PATH_MAX];
 	int r;
 
+	r = file_path(s, s->current.id, name, path, sizeof(path));
+	if (r != 0)
+		return fail(err, errlen, -r,
+			    "could not write checkpoint file \"%s/chk-%" PRIu64
+			    "/%s\": %s",
+			    s->dir, s->current.id, name, strerror(-r));
+	return write_path(path, bytes, len, err, errlen);
+}
+
+int
+wm_checkpoint_blob_write(const char *dir, uint64_t id, uint32_t subtask,
+			 const void *bytes, size_t len, uint32_t *crc,
+			 char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int n = snprintf(path, sizeof(path),
+			 "%s/chk-%" PRIu64 "/subtask-%" PRIu32, dir, id,
+			 subtask);
+
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return fail(err, errlen, ENAMETOOLONG,
+			    "could not write the blob of subtask %" PRIu32
+			    " into \"%s/chk-%" PRIu64 "\": name too long",
+			    subtask, dir, id);
+	*crc = wm_crc32c(WM_CRC32C_INIT, bytes, len);
+	return write_path(path, bytes, len, err, errlen);
+}
+
+/* Whether `subtask` may be put into the checkpoint being written. */
+static int
+put_allowed(const struct wm_checkpoint_store *s, uint32_t subtask, char *err,
+	    size_t errlen)
+{
 	if (!s->writing)
 		return fail(err, errlen, EINVAL,
 			    "cannot write the blob of subtask %" PRIu32
@@ -859,6 +887,41 @@ wm_checkpoint_store_put(struct wm_checkpoint_store *s, uint32_t subtask,
 			    "cannot write the blob of subtask %" PRIu32
 			    " twice into checkpoint %" PRIu64,
 			    subtask, s->current.id);
+	return 0;
+}
+
+int
+wm_checkpoint_store_put_written(struct wm_checkpoint_store *s, uint32_t subtask,
+				uint64_t len, uint32_t crc, char *err,
+				size_t errlen)
+{
+	int r = put_allowed(s, subtask, err, errlen);
+
+	if (r != 0)
+		return r;
+	/* Read back before the manifest may list it: what the subtask said
+	 * it wrote is what is on disk, or the checkpoint fails here rather
+	 * than at a restore. */
+	s->current.blobs[subtask] =
+		(struct blob_sum){.size = len, .crc = crc, .present = true};
+	r = blob_check(s, &s->current, subtask, NULL, err, errlen);
+	if (r != 0) {
+		s->current.blobs[subtask].present = false;
+		return r;
+	}
+	s->blob_bytes += len;
+	return 0;
+}
+
+int
+wm_checkpoint_store_put(struct wm_checkpoint_store *s, uint32_t subtask,
+			const void *bytes, size_t len, char *err, size_t errlen)
+{
+	char name[32];
+	int r = put_allowed(s, subtask, err, errlen);
+
+	if (r != 0)
+		return r;
 	blob_name(subtask, name, sizeof(name));
 	r = write_file(s, name, bytes, len, err, errlen);
 	if (r != 0)

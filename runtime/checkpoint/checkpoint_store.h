@@ -111,6 +111,27 @@ int wm_checkpoint_store_put(struct wm_checkpoint_store *s, uint32_t subtask,
 			    size_t errlen);
 
 /*
+ * A blob written by another process (a worker: each subtask writes its
+ * own, in parallel, while the store's owner coordinates): subtask
+ * `subtask`'s blob of checkpoint `id`, into DIR/chk-<id> (which begin
+ * made; the owner's store must be writing `id`), written and durable as
+ * put writes it, its CRC-32C in *crc. 0, or a negative errno with a
+ * message. Needs no store: any process of the job may call it.
+ */
+int wm_checkpoint_blob_write(const char *dir, uint64_t id, uint32_t subtask,
+			     const void *bytes, size_t len, uint32_t *crc,
+			     char *err, size_t errlen);
+
+/* The owner takes subtask `subtask`'s blob, written by another process
+ * with wm_checkpoint_blob_write(), as that process reported it (`len`
+ * bytes, CRC-32C `crc`): read back and checked, then counted as put. A
+ * blob that differs (-EIO) or is missing fails the put, with a message;
+ * the caller aborts the checkpoint. */
+int wm_checkpoint_store_put_written(struct wm_checkpoint_store *s,
+				    uint32_t subtask, uint64_t len,
+				    uint32_t crc, char *err, size_t errlen);
+
+/*
  * Complete the checkpoint begun: every subtask must have been put. Writes
  * the manifest, then deletes the oldest complete checkpoints of this job
  * beyond `retained` and every incomplete one older than this (a failure

@@ -121,9 +121,8 @@ load_behaviour(struct loader *l, struct wm_ini_section *sec,
 
 /*
  * Checkpoints: checkpoint_interval and checkpoint_dir go together,
- * checkpoints_retained and fail_at need them. Where the first key given
- * is goes into job->checkpoint_at: a real run refuses it (checkpoints run
- * under --sim only for now, and a key that did nothing would be a lie).
+ * checkpoints_retained and fail_at need them (the first key given is the
+ * one named when they are missing).
  */
 static int
 load_checkpoints(struct loader *l, struct wm_ini_section *sec,
@@ -161,11 +160,6 @@ load_checkpoints(struct loader *l, struct wm_ini_section *sec,
 			"checkpoint_dir in [job]");
 	if (job->checkpoint_dir[0] == '\0')
 		return wm_conf_bad_value(l, dir, "an empty directory");
-	if (asprintf(&job->checkpoint_at, "%s:%d:%d: %s", l->file, first->line,
-		     first->key_col, first->key) < 0) {
-		job->checkpoint_at = NULL;
-		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -1042,6 +1036,5 @@ wm_topology_free(struct wm_topology *t)
 	free(t->job.cpus);
 	free(t->job.cpus_at);
 	free(t->job.checkpoint_dir);
-	free(t->job.checkpoint_at);
 	free(t);
 }

@@ -288,18 +288,16 @@ struct wm_job_conf {
 			* a placement that cannot follow it */
 	uint32_t ring_cells; /* of each channel's ring (ring_size) */
 	struct wm_alert_rule alerts[WM_ALERT_KINDS]; /* none by default */
-	/* Checkpoints (runtime/checkpoint/, run under --sim only for now):
-	 * the processing time between two (Flink's
+	/* Checkpoints (runtime/checkpoint/, runtime/run/coordinator.h): the
+	 * processing time between two (Flink's
 	 * execution.checkpointing.interval; INT64_MAX: none), where they go,
-	 * how many complete ones are kept, and the processing time at which
-	 * --sim simulates the crash of every subtask (INT64_MAX: none). */
+	 * how many complete ones are kept, and the processing time of an
+	 * injected crash (INT64_MAX: none): --sim crashes every subtask
+	 * then, a real run kills one worker with SIGKILL. */
 	int64_t checkpoint_interval_ms;
 	char *checkpoint_dir;
 	uint32_t checkpoints_retained;
 	int64_t fail_at_ms;
-	/* "FILE:LINE:COL: KEY" of the first of those keys given, for a real
-	 * run's refusal of them; NULL: none given. */
-	char *checkpoint_at;
 };
 
 /* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of

@@ -61,7 +61,7 @@ struct wm_task_out {
 	/* The task's snapshot for checkpoint `id` (`len` bytes, valid during
 	 * the call): a source's when triggered, any other's when its
 	 * barriers aligned. The driver keeps it; NULL: a driver that takes
-	 * no checkpoint (a real run, for now). */
+	 * no checkpoint. */
 	void (*snapshot)(struct wm_task_out *out, int64_t id, const void *bytes,
 			 size_t len);
 };
@@ -250,6 +250,10 @@ void wm_task_publish(const struct wm_task *task, int64_t now_ns);
 int wm_task_trigger_checkpoint(struct wm_task *task, int64_t id,
 			       int64_t now_ns);
 bool wm_task_input_blocked(const struct wm_task *task, uint32_t channel);
+/* How long the last aligned checkpoint's barriers took to align: first
+ * to last (Flink's checkpointAlignmentTime); 0 for a source or before
+ * any. Valid in the out->snapshot call that follows the alignment. */
+int64_t wm_task_last_alignment_ns(const struct wm_task *task);
 int wm_task_restore(struct wm_task *task, const void *bytes, size_t len);
 
 /* A new task that replaces one lost at `now_ns` (a crash) starts its

@@ -197,6 +197,14 @@ wm_task_channel_ended(struct wm_task *t, uint32_t channel, int64_t now_ns)
 	return decided(t, &d);
 }
 
+int64_t
+wm_task_last_alignment_ns(const struct wm_task *t)
+{
+	return t->barriers != NULL ? wm_barrier_align_counters(t->barriers)
+					     .last_alignment_ns
+				   : 0;
+}
+
 bool
 wm_task_input_blocked(const struct wm_task *t, uint32_t channel)
 {

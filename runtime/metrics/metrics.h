@@ -96,6 +96,28 @@ struct wm_channel_metrics {
 	_Atomic uint32_t aligned;
 };
 
+/*
+ * A subtask's part in the checkpoints of a real run: the newest checkpoint
+ * whose blob it wrote into the store, and that blob's size and CRC-32C,
+ * for the supervisor to complete the checkpoint (runtime/run/coordinator.h).
+ * The worker stores bytes, crc and alignment first, then `id` with release
+ * (C1); the supervisor loads `id` with acquire (C2) and reads the others,
+ * which belong to that id: the next checkpoint is triggered only after
+ * this one completed or was given up, and a given-up one's late
+ * acknowledgement names an old id.
+ */
+struct wm_checkpoint_ack {
+	_Atomic uint64_t bytes;
+	_Atomic uint32_t crc;
+	/* Its barriers' alignment: first barrier to last (Flink's
+	 * checkpointAlignmentTime); 0 for a source. */
+	_Atomic int64_t alignment_ns;
+	/* 1: the blob could not be written (a full disk; the worker said
+	 * why on stderr): the checkpoint cannot complete. */
+	_Atomic uint32_t failed;
+	_Atomic uint64_t id;
+};
+
 struct wm_subtask_metrics {
 	_Atomic uint64_t records_in; /* numRecordsIn */
 	/* numRecordsOut: records sent (once per edge); for a window, the
@@ -135,6 +157,12 @@ struct wm_subtask_metrics {
 	 * output ring and the rest (time_split.h); zero under --sim. */
 	struct wm_time_split time;
 	_Atomic uint32_t finished;
+	struct wm_checkpoint_ack checkpoint;
+	/* A window subtask restored after a crash: the processing time at
+	 * which its watermark first came back to where the supervisor last
+	 * saw it before the crash (wm_worker_args.crash_watermark); -1 until
+	 * then, and when there was no crash. */
+	_Atomic int64_t caught_up_ns;
 	_Atomic uint32_t n_partitions;
 	_Atomic uint32_t n_channels; /* entries of wm_subtask_channels() */
 	/* Its worker's process, stored once at its start, for the observer

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/hash.h"
 #include "operators/source_gen.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/plan.h"
@@ -248,4 +249,20 @@ wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 			cells};
 	return (struct wm_shm_spec){plan->n_subtasks, plan->n_channels, specs,
 				    wm_plan_metrics_bytes(plan)};
+}
+
+uint64_t
+wm_plan_fingerprint(const struct wm_plan *plan)
+{
+	uint64_t h = wm_hash_mix64(plan->n_subtasks);
+
+	for (uint32_t id = 0; id < plan->n_subtasks; id++) {
+		const struct wm_plan_subtask *sub = &plan->subtasks[id];
+
+		h = wm_hash_mix64(h ^
+				  ((uint64_t)sub->stage << 32 | sub->index));
+		h = wm_hash_mix64(
+			h ^ ((uint64_t)sub->n_inputs << 32 | sub->n_edges));
+	}
+	return h;
 }

@@ -89,6 +89,11 @@ const char *wm_plan_subtask_name(const struct wm_plan *plan,
  * every block has the same stride. */
 size_t wm_plan_metrics_bytes(const struct wm_plan *plan);
 
+/* What identifies a job to its checkpoints: the plan's shape (each
+ * subtask's stage, index, inputs and edges). A checkpoint of another
+ * shape is never restored (runtime/checkpoint/checkpoint_store.h). */
+uint64_t wm_plan_fingerprint(const struct wm_plan *plan);
+
 struct wm_shm_spec wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 				    struct wm_shm_channel_spec *specs);
 

@@ -676,11 +676,63 @@ print_advice(FILE *f, const struct wm_topology *t,
 	wm_advice_free(&a);
 }
 
-/* Checkpoints completed, their size and longest duration (processing
- * time from the trigger to the last acknowledgement). */
+/* The event time held after a restore, as one line. */
 static void
-print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
+print_hold(FILE *f, int64_t held_ns)
 {
+	char d[32];
+
+	if (held_ns >= 0)
+		fprintf(f,
+			"    event time held       %s after the restore, until "
+			"the window watermarks were back where they were\n",
+			wm_units_format_duration(held_ns, d, sizeof(d)));
+	else
+		fprintf(f,
+			"    event time held       until the end: the window "
+			"watermarks never got back where they were\n");
+}
+
+/* A real run's restarts, each with its cause, its checkpoint and its
+ * hold. */
+static void
+print_restarts(FILE *f, const struct wm_checkpoint_summary *c)
+{
+	char d[32];
+
+	fprintf(f, "  restarts                %" PRIu32 "\n", c->restarts);
+	for (uint32_t i = 0; i < c->restarts && i < WM_RESTART_NOTES; i++) {
+		const struct wm_restart_note *n = &c->notes[i];
+
+		fprintf(f, "    %-2" PRIu32 " at %s: %s\n", i + 1,
+			wm_units_format_duration(n->at_ns, d, sizeof(d)),
+			n->cause);
+		if (n->restored_from != 0)
+			fprintf(f, "       restored from chk-%" PRIu64 ", ",
+				n->restored_from);
+		else
+			fprintf(f, "       restarted from the start (no "
+				   "checkpoint yet), ");
+		if (n->held_ns >= 0)
+			fprintf(f, "event time held %s after the restore\n",
+				wm_units_format_duration(n->held_ns, d,
+							 sizeof(d)));
+		else
+			fprintf(f, "event time never caught up\n");
+	}
+	if (c->restarts > WM_RESTART_NOTES)
+		fprintf(f, "    (the first %d shown)\n", WM_RESTART_NOTES);
+}
+
+/* Checkpoints completed, their size and longest duration (processing
+ * time from the trigger to the last acknowledgement); in a real run also
+ * the longest alignment, those given up, and the restarts. */
+static void
+print_checkpoints(FILE *f, const struct wm_topology *t,
+		  const struct wm_job_report *rep)
+{
+	double speed = t->job.speed;
+	const struct wm_checkpoint_summary *c = &rep->checkpoints;
 	char d[32];
 
 	fprintf(f, "  checkpoints             %" PRIu64 " completed",
@@ -692,7 +744,36 @@ print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 			c->last_id, c->last_bytes, c->bytes_total,
 			wm_units_format_duration(c->duration_max_ns, d,
 						 sizeof(d)));
+	if (!rep->sim && c->completed > 0 && speed != 1.0)
+		fprintf(f, " (%s of real time)",
+			wm_units_format_duration(
+				wm_scale_ns(c->duration_max_ns, 1 / speed), d,
+				sizeof(d)));
 	fprintf(f, "\n");
+	if (!rep->sim && c->completed > 0) {
+		fprintf(f,
+			"    alignment             at most %s, first barrier "
+			"to last",
+			wm_units_format_duration(c->alignment_max_ns, d,
+						 sizeof(d)));
+		if (speed != 1.0)
+			fprintf(f, " (%s of real time)",
+				wm_units_format_duration(
+					wm_scale_ns(c->alignment_max_ns,
+						    1 / speed),
+					d, sizeof(d)));
+		fprintf(f, "\n");
+	}
+	if (c->timed_out > 0 || c->failed > 0)
+		fprintf(f,
+			"    given up              %" PRIu64
+			" timed out, %" PRIu64 " failed (the job went on)\n",
+			c->timed_out, c->failed);
+	if (!rep->sim) {
+		if (c->restarts > 0)
+			print_restarts(f, c);
+		return;
+	}
 	if (!c->restarted)
 		return;
 	fprintf(f, "  restart                 at %s, ",
@@ -710,15 +791,7 @@ print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 		"above)\n"
 		"    results emitted again %" PRIu64 " (at-least-once sinks)\n",
 		c->records_replayed, c->results_again);
-	if (c->held_ns >= 0)
-		fprintf(f,
-			"    event time held       %s after the restore, until "
-			"the window watermarks were back where they were\n",
-			wm_units_format_duration(c->held_ns, d, sizeof(d)));
-	else
-		fprintf(f,
-			"    event time held       until the end: the window "
-			"watermarks never got back where they were\n");
+	print_hold(f, c->held_ns);
 }
 
 void
@@ -763,7 +836,7 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
 			rep->bad_records_skipped);
 	if (rep->checkpointing)
-		print_checkpoints(f, &rep->checkpoints);
+		print_checkpoints(f, t, rep);
 	fprintf(f, "  throughput              %.0f records/s of %s time\n",
 		wm_report_records_per_s(rep), rep->sim ? "simulated" : "real");
 	if (!rep->sim)
@@ -1051,7 +1124,22 @@ json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 			c->restored_from_ns / 1000000, c->records_replayed,
 			c->results_again,
 			c->held_ns < 0 ? -1 : c->held_ns / 1000000);
-	fputc('}', f);
+	fprintf(f,
+		",\"alignment_max_ms\":%.3f,\"timed_out\":%" PRIu64
+		",\"failed\":%" PRIu64 ",\"restarts\":[",
+		(double)c->alignment_max_ns / 1e6, c->timed_out, c->failed);
+	for (uint32_t i = 0; i < c->restarts && i < WM_RESTART_NOTES; i++) {
+		const struct wm_restart_note *n = &c->notes[i];
+
+		fprintf(f,
+			"%s{\"at_ms\":%" PRId64 ",\"from_checkpoint\":%" PRIu64
+			",\"held_ms\":%" PRId64 ",\"cause\":",
+			i > 0 ? "," : "", n->at_ns / 1000000, n->restored_from,
+			n->held_ns < 0 ? -1 : n->held_ns / 1000000);
+		json_string(f, n->cause);
+		fputc('}', f);
+	}
+	fputs("]}", f);
 }
 
 void

@@ -145,12 +145,31 @@ struct wm_edge_report {
 };
 
 /* Checkpoints of a --sim run ([job] checkpoint_interval). */
+/* One restart of a real run: when, why, from what, and how long event
+ * time was held after it. */
+#define WM_RESTART_NOTES 16
+struct wm_restart_note {
+	int64_t at_ns;		/* processing time of the failure */
+	uint64_t restored_from; /* checkpoint id; 0: from the start */
+	/* From the restore until every window subtask's watermark was back
+	 * where the supervisor last saw it before the failure; -1: never,
+	 * before the job ended or failed again. */
+	int64_t held_ns;
+	char cause[240]; /* the failure, as the supervisor named it */
+};
+
 struct wm_checkpoint_summary {
 	uint64_t completed;
 	uint64_t last_id;
 	uint64_t bytes_total; /* the blobs of every one completed */
 	uint64_t last_bytes;
 	int64_t duration_max_ns; /* trigger to commit, processing time */
+	int64_t duration_total_ns;
+	/* The longest alignment of any subtask's barriers, real runs
+	 * (Flink's checkpointAlignmentTime). */
+	int64_t alignment_max_ns;
+	uint64_t timed_out; /* given up after checkpoint_timeout */
+	uint64_t failed;    /* the store failed (a full disk): aborted */
 	/* The crash of [job] fail_at and the restore that followed. */
 	bool restarted;
 	int64_t restart_ns;	  /* processing time of the crash */
@@ -164,6 +183,10 @@ struct wm_checkpoint_summary {
 	/* From the restore until every window subtask's watermark is back
 	 * where it was at the crash; -1: never, before the job ended. */
 	int64_t held_ns;
+	/* A real run's restarts (the first WM_RESTART_NOTES of them noted;
+	 * the last one also in the fields above). */
+	uint32_t restarts;
+	struct wm_restart_note notes[WM_RESTART_NOTES];
 };
 
 struct wm_job_report {

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "operators/hash.h"
 #include "runtime/chart/recorder.h"
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/conf/units.h"
@@ -837,25 +836,6 @@ refuse_endless(const struct wm_topology *topo, char *err, size_t errlen)
 	return 0;
 }
 
-/* What identifies the job to its checkpoints: the plan's shape (each
- * subtask's stage, index and channels). A checkpoint of another shape is
- * never restored (checkpoint_store.h). */
-static uint64_t
-plan_fingerprint(const struct wm_plan *plan)
-{
-	uint64_t h = wm_hash_mix64(plan->n_subtasks);
-
-	for (uint32_t id = 0; id < plan->n_subtasks; id++) {
-		const struct wm_plan_subtask *sub = &plan->subtasks[id];
-
-		h = wm_hash_mix64(h ^
-				  ((uint64_t)sub->stage << 32 | sub->index));
-		h = wm_hash_mix64(
-			h ^ ((uint64_t)sub->n_inputs << 32 | sub->n_edges));
-	}
-	return h;
-}
-
 /* The processing time of the store's figures: --sim's own. */
 static int64_t
 sim_clock(void *ctx)
@@ -871,7 +851,7 @@ checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
 	const struct wm_job_conf *job = &sim->topo->job;
 	struct wm_checkpoint_store_config cfg = {
 		.dir = job->checkpoint_dir,
-		.fingerprint = plan_fingerprint(sim->plan),
+		.fingerprint = wm_plan_fingerprint(sim->plan),
 		.subtasks = sim->n_tasks,
 		.retained = job->checkpoints_retained,
 		.now_ns = sim_clock,

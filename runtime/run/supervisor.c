@@ -44,6 +44,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -57,11 +58,14 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "runtime/conf/units.h"
 #include "ipc/shm.h"
 #include "runtime/plan/affinity.h"
 #include "runtime/io/exit.h"
 #include "runtime/io/log.h"
+#include "runtime/metrics/metrics.h"
 #include "runtime/plan/placement.h"
+#include "runtime/run/coordinator.h"
 #include "runtime/run/observer.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/run/worker.h"
@@ -98,6 +102,17 @@ struct job {
 	size_t errlen;
 	struct wm_observer observer; /* pid 0: none */
 	int observer_status;	     /* once reaped */
+	/* Checkpoints (coordinator.h; NULL: none) and restarts: the
+	 * checkpoint the workers start from, the first attempt's start line
+	 * (0 before it is known: processing time runs on from it), each
+	 * window's watermark at the last failure (WM_TS_MIN: none), the
+	 * peak memory of each subtask over every attempt. */
+	struct wm_coordinator *coordinator;
+	uint64_t restore_from;
+	int64_t job_start_ns;
+	int64_t *crash_watermark;
+	struct wm_checkpoint_summary restarts; /* the notes and count */
+	bool fail_injected; /* [job] fail_at's kill was sent */
 };
 
 /* The CPUs the supervisor's plan gave each subtask, and the machine they
@@ -173,15 +188,19 @@ out:
 }
 
 static void
-child_main(const struct wm_topology *t, const struct wm_plan *plan, uint32_t id,
-	   int fd, const struct placement *pl, pid_t parent,
-	   struct wm_sink **sinks, struct wm_sink **lates,
+child_main(const struct job *j, uint32_t id, int fd, const struct placement *pl,
+	   pid_t parent, struct wm_sink **sinks, struct wm_sink **lates,
 	   struct wm_replay_trace **traces, const sigset_t *old_mask)
 {
+	const struct wm_topology *t = j->t;
+	const struct wm_plan *plan = j->plan;
 	struct wm_worker_args args = {
 		.topo = t,
 		.plan = plan,
 		.subtask = id,
+		.restore_from = j->restore_from,
+		.job_start_ns = j->job_start_ns,
+		.crash_watermark = j->crash_watermark[id],
 		.shm_fd = fd,
 		.wait = wm_placement_wait_mode(plan, pl->allowed_cpus),
 		.sinks = sinks,
@@ -288,7 +307,10 @@ reap(struct job *j)
 			if (j->children[i].pid != pid)
 				continue;
 			j->children[i].done = true;
-			j->children[i].max_rss_kib = (uint64_t)ru.ru_maxrss;
+			/* The peak over every attempt of the subtask. */
+			if ((uint64_t)ru.ru_maxrss > j->children[i].max_rss_kib)
+				j->children[i].max_rss_kib =
+					(uint64_t)ru.ru_maxrss;
 			j->running--;
 			if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 				break;
@@ -401,6 +423,64 @@ wait_signal_until(const sigset_t *mask, int64_t by)
 	return sigtimedwait(mask, &info, &ts);
 }
 
+/* The coordinator's look at the segment, when it asked for one or an
+ * acknowledgement woke the supervisor: a checkpoint that failed or timed
+ * out is a warning, the job goes on. */
+static void
+coordinate(struct job *j, struct wm_shm *seg)
+{
+	char why[1024];
+
+	if (j->coordinator == NULL || j->phase != RUNNING)
+		return;
+	if (wm_coordinator_look(j->coordinator, seg, wm_monotonic_ns(), why,
+				sizeof(why)) != 0)
+		wm_log("wmrun: warning: %s", why);
+}
+
+/* While the start line is not known yet, how often to look for it (fail_at
+ * counts from it). */
+#define START_POLL_NS ((int64_t)10000000)
+
+/* When [job] fail_at's crash is due (monotonic ns; INT64_MAX: none left). */
+static int64_t
+injection_due(const struct job *j, const struct wm_shm *seg)
+{
+	int64_t origin =
+		j->job_start_ns != 0 ? j->job_start_ns : wm_shm_started(seg);
+
+	if (j->t->job.fail_at_ms == INT64_MAX || j->fail_injected ||
+	    j->phase != RUNNING)
+		return INT64_MAX;
+	if (origin == 0)
+		return wm_monotonic_ns() + START_POLL_NS;
+	return origin + wm_scale_ns(wm_ms_to_ns(j->t->job.fail_at_ms),
+				    1 / j->t->job.speed);
+}
+
+/* [job] fail_at in a real run: a real crash, SIGKILL to the last subtask
+ * (a window's, in any job with one: the state a restore brings back),
+ * once, which the job must then survive as any other crash. */
+static void
+inject_failure(struct job *j, const struct wm_shm *seg)
+{
+	uint32_t victim = j->plan->n_subtasks - 1;
+	struct child *c = &j->children[victim];
+	char name[128];
+
+	if (injection_due(j, seg) > wm_monotonic_ns() ||
+	    wm_shm_started(seg) == 0)
+		return;
+	j->fail_injected = true;
+	if (c->pid <= 0 || c->done)
+		return;
+	wm_log("wmrun: notice: fail_at: killing worker \"%s\" (pid %d) with "
+	       "SIGKILL",
+	       wm_plan_subtask_name(j->plan, j->t, victim, name, sizeof(name)),
+	       (int)c->pid);
+	kill(c->pid, SIGKILL);
+}
+
 /* Follow the job until every worker is gone (the state machine at the top
  * of the file). */
 static void
@@ -408,9 +488,22 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 {
 	while (j->running > 0) {
 		bool timed = j->phase == DRAINING || j->phase == TERMINATING;
-		int sig = wait_signal_until(mask,
-					    timed ? j->deadline : INT64_MAX);
+		int64_t by = timed ? j->deadline : INT64_MAX;
+		int64_t look =
+			j->phase == RUNNING
+				? wm_coordinator_deadline(j->coordinator,
+							  wm_monotonic_ns())
+				: INT64_MAX;
+		int64_t inject = injection_due(j, seg);
+		int sig;
 
+		if (inject < look)
+			look = inject;
+		sig = wait_signal_until(mask, look < by ? look : by);
+		coordinate(j, seg);
+		inject_failure(j, seg);
+		if (sig == SIGUSR1 || (sig < 0 && errno == EAGAIN && look < by))
+			continue; /* an acknowledgement, or the coordinator's */
 		if (sig < 0 && errno == EAGAIN) {
 			if (j->phase == DRAINING) {
 				terminate_stragglers(j);
@@ -541,8 +634,8 @@ launch(struct job *j, const struct wm_shm *seg, const struct placement *pl,
 		pid_t pid = fork();
 
 		if (pid == 0)
-			child_main(j->t, j->plan, i, seg->fd, pl, self, sinks,
-				   lates, traces, old);
+			child_main(j, i, seg->fd, pl, self, sinks, lates,
+				   traces, old);
 		if (pid < 0) {
 			job_failed(j, EX_OSERR, "could not fork: %s",
 				   strerror(errno));
@@ -553,6 +646,128 @@ launch(struct job *j, const struct wm_shm *seg, const struct placement *pl,
 	}
 }
 
+/* Restarts allowed after a failure, until a restart strategy says
+ * otherwise. */
+#define MAX_RESTARTS 3
+
+/* The processing time of the monotonic instant `ns`: since the first
+ * attempt's start line. */
+static int64_t
+job_time(const struct job *j, int64_t ns)
+{
+	return j->job_start_ns != 0
+		       ? wm_scale_ns(ns - j->job_start_ns, j->t->job.speed)
+		       : 0;
+}
+
+/* Whether the attempt that just ended failed in a way a restart can mend:
+ * checkpoints are on, nobody asked the job to stop, and restarts are left. */
+static bool
+restartable(const struct job *j)
+{
+	return j->failure != 0 && j->coordinator != NULL &&
+	       j->stop_signal == 0 && j->restarts.restarts < MAX_RESTARTS;
+}
+
+/* How long event time was held after the last restore: until every window
+ * subtask's watermark came back where it was at the failure (worker.h),
+ * as the attempt's metrics blocks say. -1 if some window never did. */
+static int64_t
+hold_after_restore(const struct job *j, const struct wm_shm *seg)
+{
+	int64_t restored = job_time(j, wm_shm_started(seg)), last = restored;
+
+	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
+		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
+		int64_t at = WM_METRIC_GET(m->caught_up_ns);
+
+		if (j->crash_watermark[id] == WM_TS_MIN)
+			continue;
+		if (at < 0)
+			return -1;
+		if (at > last)
+			last = at;
+	}
+	return last - restored;
+}
+
+/* The last restart's note, once its attempt ended: how long it held event
+ * time back. */
+static void
+note_hold(struct job *j, const struct wm_shm *seg)
+{
+	struct wm_checkpoint_summary *c = &j->restarts;
+
+	if (c->restarts == 0 || wm_shm_started(seg) == 0)
+		return;
+	c->held_ns = hold_after_restore(j, seg);
+	if (c->restarts <= WM_RESTART_NOTES)
+		c->notes[c->restarts - 1].held_ns = c->held_ns;
+}
+
+/*
+ * After a failure every worker is gone: note the restart, keep what the
+ * next attempt needs (the first start line, each window's watermark, the
+ * checkpoint to restore), clear the segment and start every subtask again
+ * from the latest complete checkpoint. 0, or an exit status with err set
+ * (the job then ends with it).
+ */
+static int
+restart(struct job *j, struct wm_shm *seg)
+{
+	struct wm_checkpoint_summary *c = &j->restarts;
+	int64_t now = wm_monotonic_ns();
+	char why[512];
+
+	note_hold(j, seg);
+	if (j->job_start_ns == 0)
+		j->job_start_ns = wm_shm_started(seg);
+	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
+		const struct wm_plan_subtask *sub = &j->plan->subtasks[id];
+		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
+
+		j->crash_watermark[id] =
+			j->t->stages[sub->stage].kind == WM_STAGE_WINDOW
+				? WM_METRIC_GET(m->output.watermark)
+				: WM_TS_MIN;
+	}
+	if (wm_coordinator_workers_gone(j->coordinator, why, sizeof(why)) != 0)
+		wm_log("wmrun: warning: %s", why);
+	j->restore_from = wm_coordinator_restore_id(j->coordinator);
+	if (c->restarts < WM_RESTART_NOTES) {
+		struct wm_restart_note *n = &c->notes[c->restarts];
+
+		n->at_ns = job_time(j, now);
+		n->restored_from = j->restore_from;
+		n->held_ns = -1;
+		snprintf(n->cause, sizeof(n->cause), "%s", j->err);
+	}
+	c->restarts++;
+	c->restarted = true;
+	c->restart_ns = job_time(j, now);
+	c->restored_from = j->restore_from;
+	c->held_ns = -1;
+	if (j->restore_from != 0)
+		wm_log("wmrun: notice: %s; restarting from checkpoint %" PRIu64
+		       " (restart %u)",
+		       j->err, j->restore_from, c->restarts);
+	else
+		wm_log("wmrun: notice: %s; restarting from the start, no "
+		       "checkpoint is complete yet (restart %u)",
+		       j->err, c->restarts);
+	if (wm_shm_reset(seg, j->err, j->errlen) != 0)
+		return EX_OSERR;
+	j->failure = 0;
+	j->err[0] = '\0';
+	j->phase = RUNNING;
+	for (uint32_t i = 0; i < j->plan->n_subtasks; i++) {
+		j->children[i].pid = 0;
+		j->children[i].done = false;
+		j->children[i].signalled = false;
+	}
+	return 0;
+}
+
 /* What the workers published into the segment, as the job's summary, and
  * each worker's peak memory. 0 or -ENOMEM. */
 static int
@@ -560,8 +775,10 @@ summarize(const struct job *j, const struct wm_shm *seg, int64_t forked_ns,
 	  struct wm_job_report *rep)
 {
 	/* Processing time ran from the start line (shm.h), if every
-	 * subtask reached it; else from the forks. */
-	int64_t started = wm_shm_started(seg);
+	 * subtask reached it; else from the forks. A restarted job's ran on
+	 * from its first attempt's. */
+	int64_t started =
+		j->job_start_ns != 0 ? j->job_start_ns : wm_shm_started(seg);
 	int64_t wall = wm_monotonic_ns() - (started != 0 ? started : forked_ns);
 	int r = wm_report_collect(rep, j->t, j->plan, wm_shm_metrics(seg, 0),
 				  wm_shm_header(seg)->metrics_stride,
@@ -573,6 +790,9 @@ summarize(const struct job *j, const struct wm_shm *seg, int64_t forked_ns,
 	rep->stopped = j->stop_signal != 0;
 	rep->failed = j->failure != 0;
 	rep->shm_bytes = seg->size;
+	rep->checkpointing = j->coordinator != NULL;
+	rep->checkpoints = j->restarts;
+	wm_coordinator_figures(j->coordinator, &rep->checkpoints);
 	for (uint32_t i = 0; i < rep->n_subtasks; i++)
 		rep->subtasks[i].max_rss_kib = j->children[i].max_rss_kib;
 	return 0;
@@ -605,12 +825,23 @@ set_up(struct job *j, struct resources *res)
 	res->specs = calloc(plan->n_channels ? plan->n_channels : 1,
 			    sizeof(*res->specs));
 	j->children = calloc(plan->n_subtasks, sizeof(*j->children));
+	j->crash_watermark =
+		calloc(plan->n_subtasks, sizeof(*j->crash_watermark));
 	res->sinks = calloc(t->n_stages, sizeof(*res->sinks));
 	res->lates = calloc(t->n_stages, sizeof(*res->lates));
 	res->pl.cpu = calloc(plan->n_subtasks, sizeof(*res->pl.cpu));
 	if (!res->specs || !j->children || !res->sinks || !res->lates ||
-	    !res->pl.cpu)
+	    !res->pl.cpu || !j->crash_watermark)
 		return EX_OSERR;
+	for (uint32_t id = 0; id < plan->n_subtasks; id++)
+		j->crash_watermark[id] = WM_TS_MIN;
+	/* The checkpoints before the trace: a directory of another job's
+	 * is refused before anything is read. A resumed job starts from
+	 * the latest complete one there. */
+	r = wm_coordinator_new(&j->coordinator, t, plan, j->err, j->errlen);
+	if (r != 0)
+		return r == -ENOMEM ? EX_OSERR : EX_CANTCREAT;
+	j->restore_from = wm_coordinator_restore_id(j->coordinator);
 	r = wm_replay_read_all(t, &res->traces, j->err, j->errlen);
 	if (r != 0)
 		return wm_exit_status(WM_EXIT_INPUT, r);
@@ -635,6 +866,8 @@ tear_down(struct job *j, struct resources *res, int status)
 		close(res->seg.fd);
 	free(res->specs);
 	free(j->children);
+	free(j->crash_watermark);
+	wm_coordinator_free(j->coordinator);
 	free(res->sinks);
 	free(res->lates);
 	free(res->pl.cpu);
@@ -669,6 +902,9 @@ wm_supervisor_run(const struct wm_topology *t,
 	 * the sinks are open: opening a FIFO waits for a reader, and must
 	 * stay interruptible. */
 	wm_supervisor_stop_signals(&mask);
+	/* The workers' acknowledgements of checkpoints (worker.h). */
+	if (j.coordinator != NULL)
+		sigaddset(&mask, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	status = place(t, plan, &res.seg, &res.pl, err, errlen);
 	/* The observer before the workers: it is forked while this process
@@ -679,9 +915,24 @@ wm_supervisor_run(const struct wm_topology *t,
 	launched = status == 0;
 	if (launched) {
 		start = wm_monotonic_ns();
-		launch(&j, &res.seg, &res.pl, res.sinks, res.lates, res.traces,
-		       &old);
-		supervise(&j, &res.seg, &mask);
+		for (;;) {
+			launch(&j, &res.seg, &res.pl, res.sinks, res.lates,
+			       res.traces, &old);
+			supervise(&j, &res.seg, &mask);
+			if (!restartable(&j))
+				break;
+			int r = restart(&j, &res.seg);
+
+			if (r != 0) {
+				j.failure = r;
+				break;
+			}
+		}
+		note_hold(&j, &res.seg);
+		if (wm_coordinator_workers_gone(j.coordinator, err, errlen) !=
+		    0)
+			wm_log("wmrun: warning: %s", err);
+		err[0] = '\0';
 		/* Its last screen before the summary, never beside it. An
 		 * observer that could not write the metrics file said so; the
 		 * job did not do all it was asked. */

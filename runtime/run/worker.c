@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,7 @@
 #include "ipc/gate.h"
 #include "ipc/shm.h"
 #include "base/clock.h"
+#include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/io/exit.h"
 #include "runtime/io/log.h"
 #include "runtime/io/schedstat.h"
@@ -82,7 +84,12 @@ struct worker {
 	uint32_t *edge_first; /* by edge: the output of its channel 0 */
 	struct wm_gate gate;
 	struct wm_ring_consumer *inputs; /* the gate's, by input channel */
+	bool *blocked; /* the gate's, by input channel (gate.h) */
 	bool has_gate;
+	uint64_t checkpoint_seen; /* a source: the newest trigger taken */
+	/* A restored window: the watermark it has to come back to; MIN
+	 * once it did (or none). */
+	int64_t catch_up_to;
 	struct wm_waiter space; /* waiting for room in an output ring */
 	struct wm_subtask_metrics *metrics;
 	int64_t start_ns;	  /* the job's start line (shm.h) */
@@ -346,6 +353,36 @@ worker_late(struct wm_task_out *out, const struct wm_record *r)
 		output_failed(w, w->late);
 }
 
+/*
+ * The task's snapshot for checkpoint `id`: written into the checkpoint's
+ * directory by this process, then acknowledged (C1, metrics.h) and the
+ * supervisor woken. A blob that cannot be written (a full disk) is a
+ * warning and a failed acknowledgement: the checkpoint fails, the job
+ * goes on.
+ */
+static void
+worker_snapshot(struct wm_task_out *out, int64_t id, const void *bytes,
+		size_t len)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+	struct wm_checkpoint_ack *ack = &w->metrics->checkpoint;
+	uint32_t crc = 0;
+	char why[512];
+	int r = wm_checkpoint_blob_write(w->args->topo->job.checkpoint_dir,
+					 (uint64_t)id, w->args->subtask, bytes,
+					 len, &crc, why, sizeof(why));
+
+	if (r != 0)
+		wm_log("wmrun[%s/%u]: warning: checkpoint %lld: %s",
+		       w->stage->name, w->me->index, (long long)id, why);
+	WM_METRIC_SET(ack->bytes, (uint64_t)len);
+	WM_METRIC_SET(ack->crc, crc);
+	WM_METRIC_SET(ack->alignment_ns, wm_task_last_alignment_ns(w->task));
+	WM_METRIC_SET(ack->failed, r != 0);
+	atomic_store_explicit(&ack->id, (uint64_t)id, memory_order_release);
+	kill(getppid(), SIGUSR1);
+}
+
 /* Write what the window gathered for its outputs: when it has nothing else
  * to do, and at the end. */
 static int
@@ -525,6 +562,13 @@ attach(struct worker *w)
 		}
 		w->gate.waiter.before_sleep = before_sleep;
 		w->gate.waiter.before_sleep_arg = w;
+		if (a->topo->job.checkpoint_interval_ms != INT64_MAX) {
+			w->blocked =
+				calloc(w->me->n_inputs, sizeof(*w->blocked));
+			if (w->blocked == NULL)
+				return EX_OSERR;
+			wm_gate_set_blocked(&w->gate, w->blocked);
+		}
 	}
 	wm_waiter_init(&w->space, wm_shm_doorbell(&w->seg, a->subtask),
 		       a->wait);
@@ -533,12 +577,37 @@ attach(struct worker *w)
 	return 0;
 }
 
-/* What ends a source's sleep early: a request to stop (the supervisor
- * rings its doorbell after setting it). */
+/* What ends a source's sleep early: a request to stop, or a checkpoint
+ * to take (the supervisor rings its doorbell after setting either). */
 static bool
-stop_requested(void *arg)
+control_requested(void *arg)
 {
-	return wm_shm_stop_requested(arg);
+	const struct worker *w = arg;
+
+	return wm_shm_stop_requested(&w->seg) ||
+	       wm_shm_checkpoint_triggered(&w->seg) > w->checkpoint_seen;
+}
+
+/* A source takes the newest checkpoint triggered, if it has not: its
+ * position, then the barrier on every output (task.h). One that already
+ * finished takes none (the coordinator triggers none after that). */
+static int
+take_checkpoint(struct worker *w, int64_t now)
+{
+	uint64_t id = wm_shm_checkpoint_triggered(&w->seg);
+	int r;
+
+	if (id <= w->checkpoint_seen)
+		return 0;
+	w->checkpoint_seen = id;
+	if (wm_task_finished(w->task))
+		return 0;
+	r = wm_task_trigger_checkpoint(w->task, (int64_t)id, now);
+	if (r != 0)
+		return worker_fail(w, wm_exit_status(WM_EXIT_INTERNAL, r),
+				   "could not take checkpoint %llu: %s",
+				   (unsigned long long)id, strerror(-r));
+	return w->failed;
 }
 
 /* A source: generate on the clock, sleep until the next thing is due. */
@@ -560,6 +629,8 @@ run_source(struct worker *w)
 			wm_task_stop_source(w->task);
 			return w->failed;
 		}
+		if (take_checkpoint(w, now) != 0)
+			return w->failed;
 		/* Before the work, which may end a stall: one that a wait
 		 * for a CPU caused must count that wait. */
 		read_cpu_wait(w);
@@ -590,7 +661,7 @@ run_source(struct worker *w)
 		if (real_ns == 0)
 			continue;
 		wait_begins(w, WM_TIME_IDLE);
-		int r = wm_wait(&idle, stop_requested, &w->seg, real_ns);
+		int r = wm_wait(&idle, control_requested, w, real_ns);
 
 		wait_ends(w);
 
@@ -603,6 +674,22 @@ run_source(struct worker *w)
 				"%s",
 				strerror(-r));
 	}
+}
+
+/* A restored window whose watermark came back to where it was at the
+ * crash: when, for the summary's hold (metrics.h). */
+static void
+watch_catch_up(struct worker *w, int64_t now)
+{
+	const struct wm_window *win;
+
+	if (w->catch_up_to == WM_TS_MIN)
+		return;
+	win = wm_task_window(w->task);
+	if (win == NULL || wm_window_watermark(win) < w->catch_up_to)
+		return;
+	WM_METRIC_SET(w->metrics->caught_up_ns, now);
+	w->catch_up_to = WM_TS_MIN;
 }
 
 /* A frame the task refused: a corrupt stream (a bug), or a window that
@@ -632,8 +719,18 @@ input(struct worker *w, const struct wm_gate_take *t, int64_t now)
 {
 	int r;
 
-	if (t->records == 0)
-		return wm_task_input(w->task, t->channel, &t->frame, now);
+	if (t->records == 0) {
+		r = wm_task_input(w->task, t->channel, &t->frame, now);
+		/* A barrier or an END may start or end an alignment: the
+		 * gate leaves the channels that wait unread from the next
+		 * take on. */
+		if (w->blocked != NULL && (t->frame.kind == WM_FRAME_BARRIER ||
+					   t->frame.kind == WM_FRAME_END))
+			for (uint32_t i = 0; i < w->me->n_inputs; i++)
+				w->blocked[i] =
+					wm_task_input_blocked(w->task, i);
+		return r;
+	}
 	r = wm_task_input_records(w->task, t->channel, t->cells, t->records,
 				  now);
 	if (r == 0)
@@ -675,6 +772,7 @@ run_inputs(struct worker *w)
 		/* The burst's records go before anything else happens. */
 		if (!flush_all(w))
 			return w->failed;
+		watch_catch_up(w, now);
 		publish_metrics(w, now, n == 0);
 		if (wm_task_finished(w->task))
 			return 0;
@@ -704,6 +802,46 @@ run_inputs(struct worker *w)
 	}
 }
 
+/*
+ * The task takes its state from checkpoint args->restore_from, as the
+ * supervisor found it complete: the blob is read through the store, which
+ * checks it against the manifest again. 0, or a failure reported.
+ */
+static int
+restore(struct worker *w)
+{
+	const struct wm_worker_args *a = w->args;
+	struct wm_checkpoint_store_config cfg = {
+		.dir = a->topo->job.checkpoint_dir,
+		.fingerprint = wm_plan_fingerprint(a->plan),
+		.subtasks = a->plan->n_subtasks,
+		.retained = a->topo->job.checkpoints_retained,
+	};
+	struct wm_checkpoint_store *store;
+	void *bytes = NULL;
+	size_t len = 0;
+	char why[512];
+	int r;
+
+	if (a->restore_from == 0)
+		return 0;
+	r = wm_checkpoint_store_new(&store, &cfg, why, sizeof(why));
+	if (r == 0) {
+		r = wm_checkpoint_store_get(store, a->restore_from, a->subtask,
+					    &bytes, &len, why, sizeof(why));
+		wm_checkpoint_store_free(store);
+	}
+	if (r == 0 && (r = wm_task_restore(w->task, bytes, len)) != 0)
+		snprintf(why, sizeof(why), "the snapshot is unreadable: %s",
+			 strerror(-r));
+	free(bytes);
+	if (r != 0)
+		return worker_fail(w, EX_DATAERR,
+				   "could not restore checkpoint %llu: %s",
+				   (unsigned long long)a->restore_from, why);
+	return 0;
+}
+
 int
 wm_worker_run(const struct wm_worker_args *a)
 {
@@ -718,6 +856,10 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.out.record = worker_record;
 	w.out.result = worker_result;
 	w.out.late = worker_late;
+	if (a->topo->job.checkpoint_interval_ms != INT64_MAX)
+		w.out.snapshot = worker_snapshot;
+	w.checkpoint_seen = a->restore_from;
+	w.catch_up_to = a->crash_watermark;
 	find_outputs(&w);
 	w.schedstat_fd = wm_schedstat_open(0);
 	status = attach(&w);
@@ -748,6 +890,10 @@ wm_worker_run(const struct wm_worker_args *a)
 					     strerror(errno));
 		}
 	}
+	if (status == 0) {
+		WM_METRIC_SET(w.metrics->caught_up_ns, -1);
+		status = restore(&w);
+	}
 	/* Every subtask set up: processing time starts now, for all. */
 	if (status == 0) {
 		int r = wm_shm_start_line(&w.seg, a->subtask, a->wait,
@@ -757,6 +903,14 @@ wm_worker_run(const struct wm_worker_args *a)
 			status = worker_fail(&w, EX_OSERR,
 					     "could not wait for the start: %s",
 					     strerror(-r));
+		/* A restarted job's processing time goes on from its first
+		 * attempt's start: the records due while it was down come at
+		 * once, as in Flink, whose sources read from the checkpointed
+		 * offsets on the wall clock. */
+		if (r == 0 && a->job_start_ns != 0) {
+			w.start_ns = a->job_start_ns;
+			wm_task_restarted_at(w.task, processing_now(&w));
+		}
 	}
 	if (status == 0)
 		status = w.has_gate ? run_inputs(&w) : run_source(&w);
@@ -772,6 +926,7 @@ wm_worker_run(const struct wm_worker_args *a)
 		atomic_store_explicit(&w.metrics->finished, 1,
 				      memory_order_release);
 	wm_task_free(w.task);
+	free(w.blocked);
 	if (w.schedstat_fd >= 0)
 		close(w.schedstat_fd);
 	return status;

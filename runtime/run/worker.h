@@ -15,6 +15,13 @@
  * window worker writes its results into the sinks it inherited, whole
  * lines gathered and written when it has nothing else to do (sink.h).
  *
+ * With checkpoints ([job] checkpoint_interval) a source takes the
+ * checkpoint the supervisor triggers in the segment, and every worker
+ * writes its snapshot into the checkpoint's directory, acknowledges it in
+ * its metrics block and wakes the supervisor with SIGUSR1
+ * (coordinator.h). While a checkpoint's barriers align, the channels that
+ * delivered theirs are left unread (gate.h).
+ *
  * The first failure (a wait that fails, an output that cannot be written,
  * a record whose window state cannot be allocated, a corrupt frame) is
  * reported on one line of stderr, naming the subtask, and ends the worker
@@ -46,6 +53,16 @@ struct wm_worker_args {
 	 * never written: their pages stay shared) */
 	struct wm_replay_trace *const *traces;
 	uint32_t cells; /* ring size, for nothing but checks */
+	/* Checkpoints (coordinator.h): the complete checkpoint to restore
+	 * the subtask from before it starts (0: none); the processing time
+	 * origin of the job's first attempt, which a restarted job keeps
+	 * (0: this is the first, the start line is the origin); and a
+	 * window's watermark as the supervisor last saw it before the
+	 * crash (WM_TS_MIN: none), to measure how long the restored job
+	 * holds event time back (metrics.h, caught_up_ns). */
+	uint64_t restore_from;
+	int64_t job_start_ns;
+	int64_t crash_watermark;
 };
 
 /* Run the subtask to its end. Returns an exit status (0, or a sysexits

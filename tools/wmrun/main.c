@@ -1048,14 +1048,6 @@ run_job(const struct wm_topology *t, const struct cmdline *cl,
 	char why[4400];
 	int r;
 
-	if (!cl->sim && t->job.checkpoint_at != NULL) {
-		/* A key that silently did nothing would be a lie. */
-		fprintf(stderr,
-			"wmrun: %s: checkpoints run under --sim only for "
-			"now\n",
-			t->job.checkpoint_at);
-		return EX_CONFIG;
-	}
 	if (!cl->sim) {
 		struct wm_observe_options o = observe_options(t, cl);
 

@@ -1,0 +1,329 @@
+/*
+ * coordinator.c
+ *	Trigger, acknowledge, complete or give up: a real run's checkpoints.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "runtime/checkpoint/checkpoint_store.h"
+#include "runtime/conf/units.h"
+#include "runtime/metrics/metrics.h"
+#include "runtime/run/coordinator.h"
+
+/* How often to look for the start line, from which the first interval
+ * counts (real time; a start takes milliseconds). */
+#define START_POLL_NS ((int64_t)5000000)
+
+/* Flink's execution.checkpointing.timeout default: 10 minutes. */
+#define DEFAULT_TIMEOUT_MS ((int64_t)600000)
+
+struct wm_coordinator {
+	const struct wm_topology *topo;
+	const struct wm_plan *plan;
+	struct wm_checkpoint_store *store;
+	int64_t every_ns;   /* the interval, real time */
+	int64_t timeout_ns; /* real time */
+	int64_t next_ns;    /* the next trigger; INT64_MAX: none */
+	/* next_ns counts from this attempt's start line (armed once it is
+	 * known). */
+	bool armed;
+	uint64_t next_id;
+	uint64_t restore_id;
+	/* The checkpoint being taken (0: none), since when, and which
+	 * subtasks' blobs are in. */
+	uint64_t pending;
+	int64_t pending_since_ns;
+	int64_t pending_deadline_ns;
+	uint32_t acknowledged;
+	bool *acked;
+	struct wm_checkpoint_summary fig;
+};
+
+/* Processing-time milliseconds as real nanoseconds at the job's speed. */
+static int64_t
+real_ns_of(const struct wm_coordinator *c, int64_t ms)
+{
+	if (ms == INT64_MAX)
+		return INT64_MAX;
+	return wm_scale_ns(wm_ms_to_ns(ms), 1 / c->topo->job.speed);
+}
+
+int
+wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
+		   const struct wm_plan *plan, char *err, size_t errlen)
+{
+	const struct wm_job_conf *job = &topo->job;
+	struct wm_checkpoint_store_config cfg = {
+		.dir = job->checkpoint_dir,
+		.fingerprint = wm_plan_fingerprint(plan),
+		.subtasks = plan->n_subtasks,
+		.retained = job->checkpoints_retained,
+	};
+	struct wm_checkpoint_info info;
+	struct wm_coordinator *c;
+	int r;
+
+	*out = NULL;
+	if (job->checkpoint_interval_ms == INT64_MAX)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (c != NULL)
+		c->acked = calloc(plan->n_subtasks, sizeof(*c->acked));
+	if (c == NULL || c->acked == NULL) {
+		free(c);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	c->topo = topo;
+	c->plan = plan;
+	c->every_ns = real_ns_of(c, job->checkpoint_interval_ms);
+	if (c->every_ns < 1)
+		c->every_ns = 1;
+	c->timeout_ns = real_ns_of(c, DEFAULT_TIMEOUT_MS);
+	c->next_ns = INT64_MAX; /* from the start line on */
+	r = wm_checkpoint_store_new(&c->store, &cfg, err, errlen);
+	if (r == 0)
+		r = wm_checkpoint_store_latest_complete(c->store, &info, err,
+							errlen);
+	if (r < 0) {
+		wm_coordinator_free(c);
+		return r;
+	}
+	/* Ids go on from those already in the directory, complete or not:
+	 * a new checkpoint never takes the name of an old one. */
+	c->next_id = (r == 1 ? info.highest_id : 0) + 1;
+	c->restore_id = r == 1 ? info.id : 0;
+	*out = c;
+	return 0;
+}
+
+void
+wm_coordinator_free(struct wm_coordinator *c)
+{
+	if (c == NULL)
+		return;
+	wm_checkpoint_store_free(c->store);
+	free(c->acked);
+	free(c);
+}
+
+uint64_t
+wm_coordinator_restore_id(const struct wm_coordinator *c)
+{
+	return c != NULL ? c->restore_id : 0;
+}
+
+int64_t
+wm_coordinator_deadline(const struct wm_coordinator *c, int64_t now_ns)
+{
+	if (c == NULL)
+		return INT64_MAX;
+	/* Nothing tells the supervisor when the start line is passed:
+	 * until then it looks every START_POLL_NS. */
+	if (!c->armed)
+		return now_ns + START_POLL_NS;
+	if (c->pending != 0 && c->pending_deadline_ns < c->next_ns)
+		return c->pending_deadline_ns;
+	return c->next_ns;
+}
+
+/* Whether a source finished: it takes no barrier any more. */
+static bool
+a_source_finished(const struct wm_coordinator *c, const struct wm_shm *seg)
+{
+	for (uint32_t id = 0; id < c->plan->n_subtasks; id++) {
+		const struct wm_plan_subtask *sub = &c->plan->subtasks[id];
+		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
+
+		if (c->topo->stages[sub->stage].kind == WM_STAGE_SOURCE &&
+		    atomic_load_explicit(&m->finished, memory_order_acquire))
+			return true;
+	}
+	return false;
+}
+
+/* Give the pending checkpoint up (timed out, or the store failed): its
+ * directory goes, the job goes on. */
+static void
+give_up(struct wm_coordinator *c, char *err, size_t errlen)
+{
+	char why[512];
+
+	if (wm_checkpoint_store_abort(c->store, c->pending, why, sizeof(why)) !=
+		    0 &&
+	    err[0] == '\0')
+		snprintf(err, errlen, "%s", why);
+	c->pending = 0;
+}
+
+static int
+trigger(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
+	size_t errlen)
+{
+	int64_t started = wm_shm_started(seg);
+	int r;
+
+	while (c->next_ns <= now_ns)
+		c->next_ns = c->next_ns <= INT64_MAX - c->every_ns
+				     ? c->next_ns + c->every_ns
+				     : INT64_MAX;
+	if (c->pending != 0 || started == 0 || a_source_finished(c, seg))
+		return 0;
+	/* The manifest's trigger time is processing time since the start,
+	 * as --sim's. */
+	r = wm_checkpoint_store_begin(
+		c->store, c->next_id,
+		wm_scale_ns(now_ns - started, c->topo->job.speed) / 1000000,
+		err, errlen);
+	if (r != 0) {
+		c->fig.failed++;
+		return r;
+	}
+	c->pending = c->next_id++;
+	c->pending_since_ns = now_ns;
+	c->pending_deadline_ns =
+		c->timeout_ns == INT64_MAX || now_ns > INT64_MAX - c->timeout_ns
+			? INT64_MAX
+			: now_ns + c->timeout_ns;
+	c->acknowledged = 0;
+	memset(c->acked, 0, c->plan->n_subtasks * sizeof(*c->acked));
+	wm_shm_trigger_checkpoint(seg, c->pending);
+	return 0;
+}
+
+/* The blobs acknowledged since the last look; the checkpoint completed
+ * once every one is in. */
+static int
+collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
+	size_t errlen)
+{
+	struct wm_checkpoint_figures fig;
+	int r;
+
+	for (uint32_t id = 0; id < c->plan->n_subtasks; id++) {
+		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
+		struct wm_checkpoint_ack *ack = &m->checkpoint;
+		int64_t aligned;
+
+		/* C2 (metrics.h): the id, then what it acknowledges. */
+		if (c->acked[id] ||
+		    atomic_load_explicit(&ack->id, memory_order_acquire) !=
+			    c->pending)
+			continue;
+		if (WM_METRIC_GET(ack->failed)) {
+			char name[128];
+
+			snprintf(err, errlen,
+				 "checkpoint %" PRIu64
+				 " failed: subtask \"%s\" could not write "
+				 "its snapshot",
+				 c->pending,
+				 wm_plan_subtask_name(c->plan, c->topo, id,
+						      name, sizeof(name)));
+			r = -EIO;
+		} else {
+			r = wm_checkpoint_store_put_written(
+				c->store, id, WM_METRIC_GET(ack->bytes),
+				WM_METRIC_GET(ack->crc), err, errlen);
+		}
+		if (r != 0) {
+			c->fig.failed++;
+			give_up(c, err, errlen);
+			return r;
+		}
+		aligned = WM_METRIC_GET(ack->alignment_ns);
+		if (aligned > c->fig.alignment_max_ns)
+			c->fig.alignment_max_ns = aligned;
+		c->acked[id] = true;
+		c->acknowledged++;
+	}
+	if (c->acknowledged < c->plan->n_subtasks)
+		return 0;
+	r = wm_checkpoint_store_commit(c->store, &fig, err, errlen);
+	c->pending = 0;
+	if (r != 0) {
+		c->fig.failed++;
+		return r;
+	}
+	c->fig.completed++;
+	c->fig.last_id = fig.id;
+	c->fig.bytes_total += fig.blob_bytes;
+	c->fig.last_bytes = fig.blob_bytes;
+	c->restore_id = fig.id;
+	/* Trigger to manifest durable, in processing time as --sim's. */
+	int64_t took =
+		wm_scale_ns(now_ns - c->pending_since_ns, c->topo->job.speed);
+	if (took > c->fig.duration_max_ns)
+		c->fig.duration_max_ns = took;
+	c->fig.duration_total_ns += took;
+	return 0;
+}
+
+int
+wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
+		    int64_t now_ns, char *err, size_t errlen)
+{
+	int r = 0;
+
+	err[0] = '\0';
+	if (c == NULL)
+		return 0;
+	/* The first interval counts from the start line, once it is known. */
+	if (!c->armed && wm_shm_started(seg) != 0) {
+		c->next_ns = wm_shm_started(seg) + c->every_ns;
+		c->armed = true;
+	}
+	if (c->pending != 0)
+		r = collect(c, seg, now_ns, err, errlen);
+	if (r == 0 && c->pending != 0 && now_ns >= c->pending_deadline_ns) {
+		c->fig.timed_out++;
+		snprintf(err, errlen,
+			 "checkpoint %" PRIu64 " timed out: %" PRIu32
+			 " of %" PRIu32 " subtasks acknowledged it",
+			 c->pending, c->acknowledged, c->plan->n_subtasks);
+		give_up(c, err, errlen);
+		r = -ETIMEDOUT;
+	}
+	if (r == 0 && now_ns >= c->next_ns)
+		r = trigger(c, seg, now_ns, err, errlen);
+	return r;
+}
+
+int
+wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
+{
+	err[0] = '\0';
+	if (c == NULL)
+		return 0;
+	if (c->pending != 0) {
+		give_up(c, err, errlen);
+		if (err[0] != '\0')
+			return -EIO;
+	}
+	c->next_ns = INT64_MAX;
+	c->armed = false;
+	return 0;
+}
+
+void
+wm_coordinator_figures(const struct wm_coordinator *c,
+		       struct wm_checkpoint_summary *out)
+{
+	if (c == NULL)
+		return;
+	out->completed = c->fig.completed;
+	out->last_id = c->fig.last_id;
+	out->bytes_total = c->fig.bytes_total;
+	out->last_bytes = c->fig.last_bytes;
+	out->duration_max_ns = c->fig.duration_max_ns;
+	out->duration_total_ns = c->fig.duration_total_ns;
+	out->alignment_max_ns = c->fig.alignment_max_ns;
+	out->timed_out = c->fig.timed_out;
+	out->failed = c->fig.failed;
+}
