@@ -298,6 +298,10 @@ struct wm_job_conf {
 	char *checkpoint_dir;
 	uint32_t checkpoints_retained;
 	int64_t fail_at_ms;
+	/* Not a key: wmrun --resume DIR (DIR is then checkpoint_dir). A
+	 * real run starts from the latest complete checkpoint there instead
+	 * of from the beginning. */
+	bool resume;
 };
 
 /* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of

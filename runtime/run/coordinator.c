@@ -35,10 +35,12 @@ struct wm_coordinator {
 	bool armed;
 	uint64_t next_id;
 	uint64_t restore_id;
+	int64_t restore_time_ms; /* its trigger's processing time */
 	/* The checkpoint being taken (0: none), since when, and which
 	 * subtasks' blobs are in. */
 	uint64_t pending;
 	int64_t pending_since_ns;
+	int64_t pending_trigger_ms;
 	int64_t pending_deadline_ns;
 	uint32_t acknowledged;
 	bool *acked;
@@ -96,9 +98,21 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 		return r;
 	}
 	/* Ids go on from those already in the directory, complete or not:
-	 * a new checkpoint never takes the name of an old one. */
+	 * a new checkpoint never takes the name of an old one. A new run
+	 * starts from the beginning whatever the directory holds; a resumed
+	 * one from its latest complete checkpoint, which must be there. */
 	c->next_id = (r == 1 ? info.highest_id : 0) + 1;
-	c->restore_id = r == 1 ? info.id : 0;
+	if (job->resume && r == 0) {
+		snprintf(err, errlen,
+			 "no complete checkpoint to resume from in \"%s\"",
+			 job->checkpoint_dir);
+		wm_coordinator_free(c);
+		return -ENOENT;
+	}
+	if (job->resume) {
+		c->restore_id = info.id;
+		c->restore_time_ms = info.trigger_time_ms;
+	}
 	*out = c;
 	return 0;
 }
@@ -117,6 +131,12 @@ uint64_t
 wm_coordinator_restore_id(const struct wm_coordinator *c)
 {
 	return c != NULL ? c->restore_id : 0;
+}
+
+int64_t
+wm_coordinator_restore_time_ms(const struct wm_coordinator *c)
+{
+	return c != NULL && c->restore_id != 0 ? c->restore_time_ms : 0;
 }
 
 int64_t
@@ -163,8 +183,8 @@ give_up(struct wm_coordinator *c, char *err, size_t errlen)
 }
 
 static int
-trigger(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
-	size_t errlen)
+trigger(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns,
+	int64_t origin_ns, char *err, size_t errlen)
 {
 	int64_t started = wm_shm_started(seg);
 	int r;
@@ -175,12 +195,12 @@ trigger(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 				     : INT64_MAX;
 	if (c->pending != 0 || started == 0 || a_source_finished(c, seg))
 		return 0;
-	/* The manifest's trigger time is processing time since the start,
-	 * as --sim's. */
-	r = wm_checkpoint_store_begin(
-		c->store, c->next_id,
-		wm_scale_ns(now_ns - started, c->topo->job.speed) / 1000000,
-		err, errlen);
+	/* The manifest's trigger time is the job's processing time, as
+	 * --sim's: a resumed job's goes on from it. */
+	c->pending_trigger_ms =
+		wm_scale_ns(now_ns - origin_ns, c->topo->job.speed) / 1000000;
+	r = wm_checkpoint_store_begin(c->store, c->next_id,
+				      c->pending_trigger_ms, err, errlen);
 	if (r != 0) {
 		c->fig.failed++;
 		return r;
@@ -256,6 +276,7 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 	c->fig.bytes_total += fig.blob_bytes;
 	c->fig.last_bytes = fig.blob_bytes;
 	c->restore_id = fig.id;
+	c->restore_time_ms = c->pending_trigger_ms;
 	/* Trigger to manifest durable, in processing time as --sim's. */
 	int64_t took =
 		wm_scale_ns(now_ns - c->pending_since_ns, c->topo->job.speed);
@@ -267,7 +288,7 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 
 int
 wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
-		    int64_t now_ns, char *err, size_t errlen)
+		    int64_t now_ns, int64_t origin_ns, char *err, size_t errlen)
 {
 	int r = 0;
 
@@ -291,7 +312,9 @@ wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
 		r = -ETIMEDOUT;
 	}
 	if (r == 0 && now_ns >= c->next_ns)
-		r = trigger(c, seg, now_ns, err, errlen);
+		r = trigger(c, seg, now_ns,
+			    origin_ns != 0 ? origin_ns : wm_shm_started(seg),
+			    err, errlen);
 	return r;
 }
 

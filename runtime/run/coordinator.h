@@ -39,11 +39,13 @@ struct wm_coordinator;
 
 /*
  * The coordinator of `topo`'s checkpoints ([job] checkpoint_interval), its
- * store opened on [job] checkpoint_dir and read: the latest complete
- * checkpoint there is the one a resumed job starts from
- * (wm_coordinator_restore_id()). *c is NULL, and 0 returned, for a job
- * without checkpoints. 0 or a negative errno with a message (-EXDEV: the
- * directory holds another job's checkpoints).
+ * store opened on [job] checkpoint_dir and read. A new job starts from the
+ * beginning, its checkpoints numbered after those already there; a
+ * resumed one ([job] resume, wmrun --resume) from the latest complete
+ * checkpoint there (wm_coordinator_restore_id()). *c is NULL, and 0
+ * returned, for a job without checkpoints. 0 or a negative errno with a
+ * message (-EXDEV: the directory holds another job's checkpoints;
+ * -ENOENT: nothing to resume from).
  */
 int wm_coordinator_new(struct wm_coordinator **c,
 		       const struct wm_topology *topo,
@@ -53,6 +55,9 @@ void wm_coordinator_free(struct wm_coordinator *c);
 /* The latest complete checkpoint, to restore from when the workers start
  * (again): 0 for none (from the beginning). */
 uint64_t wm_coordinator_restore_id(const struct wm_coordinator *c);
+/* The processing time at which that checkpoint was triggered (ms; 0 for
+ * none): a resumed job's processing time goes on from it. */
+int64_t wm_coordinator_restore_time_ms(const struct wm_coordinator *c);
 
 /* When the coordinator needs to look again after `now_ns` (a trigger or a
  * timeout due, or the start line to find): monotonic ns, INT64_MAX for
@@ -61,7 +66,8 @@ uint64_t wm_coordinator_restore_id(const struct wm_coordinator *c);
 int64_t wm_coordinator_deadline(const struct wm_coordinator *c, int64_t now_ns);
 
 /*
- * Look at the segment now (`now_ns`, monotonic): take the blobs
+ * Look at the segment now (`now_ns`, monotonic; the job's processing time
+ * runs from `origin_ns`, 0 for this attempt's start line): take the blobs
  * acknowledged since the last look, complete the checkpoint when every
  * subtask's is in, give it up when it timed out, trigger the next one if
  * due. 0, or a negative errno with a message when the store failed (a
@@ -71,7 +77,8 @@ int64_t wm_coordinator_deadline(const struct wm_coordinator *c, int64_t now_ns);
  * reported, not fatal). The message is for a warning.
  */
 int wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
-			int64_t now_ns, char *err, size_t errlen);
+			int64_t now_ns, int64_t origin_ns, char *err,
+			size_t errlen);
 
 /* The workers are gone (a crash, or the job's end): a pending checkpoint
  * is aborted (its directory removed), the restore id is the latest

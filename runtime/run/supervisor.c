@@ -113,7 +113,25 @@ struct job {
 	int64_t *crash_watermark;
 	struct wm_checkpoint_summary restarts; /* the notes and count */
 	bool fail_injected; /* [job] fail_at's kill was sent */
+	/* A resumed job's processing time at its start (its checkpoint's
+	 * trigger), in ns; 0 for a new job. */
+	int64_t resumed_at_ns;
 };
+
+/* The monotonic instant at which the job's processing time was 0: the
+ * first attempt's start line, moved back by a resumed job's processing
+ * time at its start; 0 while no start line is known. */
+static int64_t
+job_origin(const struct job *j, const struct wm_shm *seg)
+{
+	int64_t started = wm_shm_started(seg);
+
+	if (j->job_start_ns != 0)
+		return j->job_start_ns;
+	if (started == 0)
+		return 0;
+	return started - wm_scale_ns(j->resumed_at_ns, 1 / j->t->job.speed);
+}
 
 /* The CPUs the supervisor's plan gave each subtask, and the machine they
  * are on: the children pin themselves from these, inherited through fork,
@@ -200,6 +218,7 @@ child_main(const struct job *j, uint32_t id, int fd, const struct placement *pl,
 		.subtask = id,
 		.restore_from = j->restore_from,
 		.job_start_ns = j->job_start_ns,
+		.resumed_at_ns = j->resumed_at_ns,
 		.crash_watermark = j->crash_watermark[id],
 		.shm_fd = fd,
 		.wait = wm_placement_wait_mode(plan, pl->allowed_cpus),
@@ -433,8 +452,8 @@ coordinate(struct job *j, struct wm_shm *seg)
 
 	if (j->coordinator == NULL || j->phase != RUNNING)
 		return;
-	if (wm_coordinator_look(j->coordinator, seg, wm_monotonic_ns(), why,
-				sizeof(why)) != 0)
+	if (wm_coordinator_look(j->coordinator, seg, wm_monotonic_ns(),
+				job_origin(j, seg), why, sizeof(why)) != 0)
 		wm_log("wmrun: warning: %s", why);
 }
 
@@ -720,8 +739,7 @@ restart(struct job *j, struct wm_shm *seg)
 	char why[512];
 
 	note_hold(j, seg);
-	if (j->job_start_ns == 0)
-		j->job_start_ns = wm_shm_started(seg);
+	j->job_start_ns = job_origin(j, seg);
 	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
 		const struct wm_plan_subtask *sub = &j->plan->subtasks[id];
 		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
@@ -775,15 +793,18 @@ summarize(const struct job *j, const struct wm_shm *seg, int64_t forked_ns,
 	  struct wm_job_report *rep)
 {
 	/* Processing time ran from the start line (shm.h), if every
-	 * subtask reached it; else from the forks. A restarted job's ran on
-	 * from its first attempt's. */
-	int64_t started =
-		j->job_start_ns != 0 ? j->job_start_ns : wm_shm_started(seg);
-	int64_t wall = wm_monotonic_ns() - (started != 0 ? started : forked_ns);
+	 * subtask reached it, else from the forks; a restarted job's from
+	 * its first attempt's, a resumed job's from its checkpoint's time.
+	 * Real time counts from this run's first start line. */
+	int64_t origin = job_origin(j, seg), now = wm_monotonic_ns();
+	int64_t first = origin != 0 ? origin + wm_scale_ns(j->resumed_at_ns,
+							   1 / j->t->job.speed)
+				    : forked_ns;
+	int64_t processing = wm_scale_ns(
+		now - (origin != 0 ? origin : forked_ns), j->t->job.speed);
 	int r = wm_report_collect(rep, j->t, j->plan, wm_shm_metrics(seg, 0),
 				  wm_shm_header(seg)->metrics_stride,
-				  wm_scale_ns(wall, j->t->job.speed), wall,
-				  false);
+				  processing, now - first, false);
 
 	if (r != 0)
 		return r;
@@ -840,8 +861,13 @@ set_up(struct job *j, struct resources *res)
 	 * the latest complete one there. */
 	r = wm_coordinator_new(&j->coordinator, t, plan, j->err, j->errlen);
 	if (r != 0)
-		return r == -ENOMEM ? EX_OSERR : EX_CANTCREAT;
+		return r == -ENOMEM   ? EX_OSERR
+		       : r == -ENOENT ? EX_NOINPUT
+		       : r == -EXDEV  ? EX_DATAERR
+				      : EX_CANTCREAT;
 	j->restore_from = wm_coordinator_restore_id(j->coordinator);
+	j->resumed_at_ns =
+		wm_ms_to_ns(wm_coordinator_restore_time_ms(j->coordinator));
 	r = wm_replay_read_all(t, &res->traces, j->err, j->errlen);
 	if (r != 0)
 		return wm_exit_status(WM_EXIT_INPUT, r);

@@ -910,6 +910,10 @@ wm_worker_run(const struct wm_worker_args *a)
 		if (r == 0 && a->job_start_ns != 0) {
 			w.start_ns = a->job_start_ns;
 			wm_task_restarted_at(w.task, processing_now(&w));
+		} else if (r == 0 && a->resumed_at_ns != 0) {
+			w.start_ns -=
+				wm_scale_ns(a->resumed_at_ns, 1 / w.speed);
+			wm_task_restarted_at(w.task, processing_now(&w));
 		}
 	}
 	if (status == 0)

@@ -62,6 +62,10 @@ struct wm_worker_args {
 	 * holds event time back (metrics.h, caught_up_ns). */
 	uint64_t restore_from;
 	int64_t job_start_ns;
+	/* A resumed job (wmrun --resume) on its first attempt: the
+	 * processing time its checkpoint was taken at, from which it goes
+	 * on; 0 otherwise. */
+	int64_t resumed_at_ns;
 	int64_t crash_watermark;
 };
 

@@ -88,6 +88,8 @@ usage(FILE *f)
 		"             [--metrics FILE] [--sample-interval=DURATION]\n"
 		"             [--prometheus [ADDR:]PORT] [--report FILE.html]\n"
 		"             [--record-trace FILE] [TOPOLOGY.conf]\n"
+		"  or:  wmrun --resume CHECKPOINT_DIR [--summary FILE] ... "
+		"TOPOLOGY.conf\n"
 		"  or:  wmrun [--sim] --sweep SECTION.KEY=V1,V2,... "
 		"[--sweep ...]\n"
 		"             [--sweep-csv FILE] [TOPOLOGY.conf]\n"
@@ -192,6 +194,14 @@ usage(FILE *f)
 		" job; generated sources are recorded\n"
 		"                  under --sim into DIR/data and replayed "
 		"from there\n"
+		"  --resume CHECKPOINT_DIR\n"
+		"                  go on with a real run from the latest "
+		"complete\n"
+		"                  checkpoint in CHECKPOINT_DIR (its "
+		"supervisor was\n"
+		"                  killed, the machine went down), taking the "
+		"next\n"
+		"                  checkpoints there\n"
 		"  -h, --help      this text\n"
 		"  --version       the version of wmrun\n"
 		"\n"
@@ -513,6 +523,7 @@ struct cmdline {
 	struct wm_sweep sweep;	     /* --sweep; no axes: none */
 	const char *sweep_csv;	     /* --sweep-csv FILE, or NULL */
 	const char *export_flink;    /* --export-flink DIR, or NULL */
+	const char *resume;	     /* --resume DIR, or NULL */
 };
 
 /* An option's value through a unit parser: false after the message. */
@@ -623,6 +634,15 @@ check_combination(const struct cmdline *cl)
 		usage(stderr);
 		return EX_USAGE;
 	}
+	if (cl->resume != NULL &&
+	    (cl->sim || cl->check_only || cl->sweep.n_axes > 0 ||
+	     cl->export_flink != NULL || cl->record != NULL)) {
+		fprintf(stderr, "wmrun: --resume continues one real run: it "
+				"takes no --sim, --check, --sweep, "
+				"--export-flink or --record-trace\n");
+		usage(stderr);
+		return EX_USAGE;
+	}
 	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
 		/* Metrics of processes that never run would be made up. */
 		fprintf(stderr, "wmrun: --prometheus serves a real run: it "
@@ -677,6 +697,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		{"sweep", required_argument, NULL, 'W'},
 		{"sweep-csv", required_argument, NULL, 'C'},
 		{"export-flink", required_argument, NULL, 'F'},
+		{"resume", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -709,6 +730,9 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 			break;
 		case 'T':
 			cl->record = optarg;
+			break;
+		case 'r':
+			cl->resume = optarg;
 			break;
 		case 'W':
 			if (!sweep_value(optarg, cl))
@@ -1039,6 +1063,33 @@ observe_options(const struct wm_topology *t, const struct cmdline *cl)
 	return o;
 }
 
+/*
+ * --resume DIR: the job goes on from the latest complete checkpoint in DIR
+ * (a real run's, after its supervisor was killed or the machine went
+ * down), and takes its next checkpoints there. The job must be the one
+ * that wrote them (the coordinator checks the plan's fingerprint).
+ */
+static int
+set_up_resume(struct wm_topology *t, const struct cmdline *cl)
+{
+	char *dir;
+
+	if (t->job.checkpoint_interval_ms == INT64_MAX) {
+		fprintf(stderr,
+			"wmrun: --resume \"%s\": %s takes no checkpoints "
+			"(checkpoint_interval in [job])\n",
+			cl->resume, t->file);
+		return EX_USAGE;
+	}
+	dir = strdup(cl->resume);
+	if (dir == NULL)
+		return EX_OSERR;
+	free(t->job.checkpoint_dir);
+	t->job.checkpoint_dir = dir;
+	t->job.resume = true;
+	return EX_OK;
+}
+
 /* Run the job, in this process on simulated time or supervised in pinned
  * workers, filling *rep. Its exit status, after a message if not 0. */
 static int
@@ -1242,7 +1293,11 @@ main(int argc, char **argv)
 		wm_topology_free(t);
 		return status;
 	}
-	if (cl.check_only)
+	if (cl.resume != NULL)
+		status = set_up_resume(t, &cl);
+	if (status != EX_OK)
+		;
+	else if (cl.check_only)
 		status = check(t);
 	else if (cl.record != NULL)
 		status = set_up_recording(t, &cl);
