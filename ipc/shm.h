@@ -72,6 +72,10 @@ struct wm_shm_header {
 	/* The newest checkpoint the supervisor triggered (0: none yet),
 	 * raised by it alone (wm_shm_trigger_checkpoint()). */
 	_Atomic uint64_t checkpoint;
+	/* Restarts after a crash so far, written by the supervisor before
+	 * it starts the workers again (wm_shm_reset() leaves it), for an
+	 * observer to show: the restore is at the new start line. */
+	_Atomic uint32_t restarts;
 };
 
 /* One channel: a ring from one subtask to another. */

@@ -161,7 +161,7 @@ struct wm_subtask_metrics {
 	/* A window subtask restored after a crash: the processing time at
 	 * which its watermark first came back to where the supervisor last
 	 * saw it before the crash (wm_worker_args.crash_watermark); -1 until
-	 * then, and when there was no crash. */
+	 * then; 0 for a subtask with nothing to come back to. */
 	_Atomic int64_t caught_up_ns;
 	_Atomic uint32_t n_partitions;
 	_Atomic uint32_t n_channels; /* entries of wm_subtask_channels() */

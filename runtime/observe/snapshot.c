@@ -207,6 +207,7 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	s->records_out_per_s = per_second(
 		s->records_out, b ? b->records_out : 0, dt, b != NULL);
 	s->held_by = WM_METRIC_GET(m->held_by_now);
+	s->caught_up_ns = WM_METRIC_GET(m->caught_up_ns);
 	s->overdue_ns = overdue(WM_METRIC_GET(m->next_record_due_ns),
 				snap->processing_ns);
 	s->pid = WM_METRIC_GET(m->pid);
@@ -358,4 +359,25 @@ wm_snapshot_input_watermark(const struct wm_snap_subtask *s, uint32_t first,
 		if (s->channels[c].watermark < min)
 			min = s->channels[c].watermark;
 	return min;
+}
+
+int64_t
+wm_snapshot_hold(const struct wm_snapshot *snap, bool *over)
+{
+	int64_t last = snap->restored_ns;
+
+	*over = true;
+	if (snap->restarts == 0)
+		return -1;
+	/* A window with nothing to come back to says 0 (worker.c). */
+	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
+		int64_t at = snap->subtasks[id].caught_up_ns;
+
+		if (at < 0)
+			*over = false;
+		else if (at > last)
+			last = at;
+	}
+	return *over ? last - snap->restored_ns
+		     : snap->processing_ns - snap->restored_ns;
 }

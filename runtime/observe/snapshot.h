@@ -85,6 +85,9 @@ struct wm_snap_subtask {
 	 * UINT32_MAX: nothing. */
 	uint32_t held_by;
 	int64_t since_ns; /* of its output, as for a partition */
+	/* A window restored after a crash: when its watermark came back
+	 * where it was (metrics.h caught_up_ns; -1: not yet). */
+	int64_t caught_up_ns;
 	/* A source: how long its next record has been due (metrics.h
 	 * next_record_due_ns; 0: not yet, or none is). */
 	int64_t overdue_ns;
@@ -112,7 +115,26 @@ struct wm_snapshot {
 	 * (metrics.h late_by_partition), for the report. */
 	uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
 	uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
+	/* Restarts of the job so far and the processing time of the last
+	 * restore (wm_snapshot_set_restarts(); 0: none). */
+	uint32_t restarts;
+	int64_t restored_ns;
 };
+
+/* The job restarted `restarts` times, the last restore at processing
+ * time `restored_ns` (the segment's header says so, shm.h). */
+static inline void
+wm_snapshot_set_restarts(struct wm_snapshot *snap, uint32_t restarts,
+			 int64_t restored_ns)
+{
+	snap->restarts = restarts;
+	snap->restored_ns = restored_ns;
+}
+
+/* How long event time has been held since the last restore, as of the
+ * snapshot: until every window restored with a watermark to come back to
+ * came back (-1 while the job never restarted). *over: it is over. */
+int64_t wm_snapshot_hold(const struct wm_snapshot *snap, bool *over);
 
 /*
  * Read the blocks of every subtask of `plan`: subtask id's block is at

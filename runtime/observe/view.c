@@ -147,6 +147,28 @@ wm_view_done(const struct wm_view *v, const struct wm_snapshot *snap)
 	return done > 1.0 ? 1.0 : done;
 }
 
+/* A restarted job: how many restarts, and how long event time has been
+ * (or was) held since the last restore, until the windows' watermarks came
+ * back where they were at the crash. Nothing for a job that never
+ * restarted. What holds it now is on the subtasks' lines. */
+static void
+restart_text(const struct wm_snapshot *snap, FILE *f)
+{
+	bool over;
+	int64_t held = wm_snapshot_hold(snap, &over);
+	char a[32], b[32];
+
+	if (held < 0)
+		return;
+	fprintf(f,
+		"restarts %" PRIu32 ", the last restored at %s: event time "
+		"held %s%s",
+		snap->restarts,
+		wm_units_format_duration(snap->restored_ns, a, sizeof(a)),
+		wm_units_format_duration(held, b, sizeof(b)),
+		over ? " after it" : " so far");
+}
+
 static void
 head_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 {
@@ -170,6 +192,11 @@ head_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 	else if (done >= 0.0)
 		fprintf(f, ", %.0f %% done", done * 100.0);
 	fputc('\n', f);
+	if (snap->restarts > 0) {
+		fputs("  ", f);
+		restart_text(snap, f);
+		fputc('\n', f);
+	}
 }
 
 /* "12.3 k" for figures per second; "-" when unknown. */
@@ -355,7 +382,7 @@ subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
 static uint32_t
 screen_lines(const struct wm_view *v, const struct wm_snapshot *snap)
 {
-	uint32_t n = 2;
+	uint32_t n = snap->restarts > 0 ? 3 : 2;
 	struct wm_blame bl;
 
 	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
@@ -492,6 +519,10 @@ status_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 			: wm_units_format_event_time(lowest, a, sizeof(a)));
 	if (done >= 0.0)
 		fprintf(f, ", %.0f %% done", done * 100.0);
+	if (snap->restarts > 0) {
+		fputs("; ", f);
+		restart_text(snap, f);
+	}
 	fputc('\n', f);
 }
 

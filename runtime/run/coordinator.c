@@ -36,6 +36,10 @@ struct wm_coordinator {
 	uint64_t next_id;
 	uint64_t restore_id;
 	int64_t restore_time_ms; /* its trigger's processing time */
+	/* This run's checkpoints are numbered from first_id: an older one
+	 * in the directory is an earlier run's state, never restored, but
+	 * for a resumed run, which goes on from those (1). */
+	uint64_t first_id;
 	/* The checkpoint being taken (0: none), since when, and which
 	 * subtasks' blobs are in. */
 	uint64_t pending;
@@ -102,6 +106,7 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	 * starts from the beginning whatever the directory holds; a resumed
 	 * one from its latest complete checkpoint, which must be there. */
 	c->next_id = (r == 1 ? info.highest_id : 0) + 1;
+	c->first_id = job->resume ? 1 : c->next_id;
 	if (job->resume && r == 0) {
 		snprintf(err, errlen,
 			 "no complete checkpoint to resume from in \"%s\"",
@@ -321,16 +326,27 @@ wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
 int
 wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
 {
+	struct wm_checkpoint_info info;
+	int r;
+
 	err[0] = '\0';
 	if (c == NULL)
 		return 0;
+	c->next_ns = INT64_MAX;
+	c->armed = false;
 	if (c->pending != 0) {
 		give_up(c, err, errlen);
 		if (err[0] != '\0')
 			return -EIO;
 	}
-	c->next_ns = INT64_MAX;
-	c->armed = false;
+	/* Read again, every blob checked: one damaged since it was written
+	 * is skipped with a warning and the one before it restored; none of
+	 * this run's left: from the beginning. */
+	r = wm_checkpoint_store_latest_complete(c->store, &info, err, errlen);
+	if (r < 0)
+		return r;
+	c->restore_id = r == 1 && info.id >= c->first_id ? info.id : 0;
+	c->restore_time_ms = c->restore_id != 0 ? info.trigger_time_ms : 0;
 	return 0;
 }
 

@@ -282,6 +282,16 @@ sample(struct observer *ob)
 	if (snap == NULL)
 		return -ENOMEM;
 	read_cpu_waits(ob, snap, prev != NULL ? prev->snap : NULL);
+	/* The last restore is at the attempt's start line (0 while its
+	 * workers start: not restored yet). */
+	int64_t restarted =
+		atomic_load_explicit(&h->start_ns, memory_order_relaxed);
+
+	wm_snapshot_set_restarts(
+		snap, atomic_load_explicit(&h->restarts, memory_order_relaxed),
+		restarted != 0 ? wm_scale_ns(restarted - ob->start_ns,
+					     ob->topo->job.speed)
+			       : snap->processing_ns);
 	/* Before publishing: once published, the snapshot is the readers'
 	 * and may be freed under the sampler. */
 	if (ob->alerts != NULL)

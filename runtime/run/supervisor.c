@@ -775,6 +775,8 @@ restart(struct job *j, struct wm_shm *seg)
 		       j->err, c->restarts);
 	if (wm_shm_reset(seg, j->err, j->errlen) != 0)
 		return EX_OSERR;
+	atomic_store_explicit(&((struct wm_shm_header *)seg->base)->restarts,
+			      c->restarts, memory_order_relaxed);
 	j->failure = 0;
 	j->err[0] = '\0';
 	j->phase = RUNNING;

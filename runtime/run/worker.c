@@ -891,7 +891,13 @@ wm_worker_run(const struct wm_worker_args *a)
 		}
 	}
 	if (status == 0) {
-		WM_METRIC_SET(w.metrics->caught_up_ns, -1);
+		/* -1 while a restored window has a watermark to come back
+		 * to, 0 when it has none (or is no window). */
+		WM_METRIC_SET(w.metrics->caught_up_ns,
+			      w.catch_up_to != WM_TS_MIN &&
+					      wm_task_window(w.task) != NULL
+				      ? -1
+				      : 0);
 		status = restore(&w);
 	}
 	/* Every subtask set up: processing time starts now, for all. */
