@@ -107,6 +107,7 @@
 #include "operators/watermark.h"
 #include "operators/window.h"
 #include "runtime/conf/ini.h"
+#include "runtime/restart/restart_strategy.h"
 
 enum wm_stage_kind {
 	WM_STAGE_SOURCE,
@@ -300,6 +301,10 @@ struct wm_job_conf {
 	/* "FILE:LINE:COL: KEY" of the first of those keys given, for a real
 	 * run's refusal of them; NULL: none given. */
 	char *checkpoint_at;
+	/* What a failure of the job does (restart_strategy and its keys,
+	 * which need checkpoints): Flink's default, exponential-delay, with
+	 * checkpoints; none without. */
+	struct wm_restart_config restart;
 };
 
 /* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of

@@ -693,6 +693,14 @@ print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 			wm_units_format_duration(c->duration_max_ns, d,
 						 sizeof(d)));
 	fprintf(f, "\n");
+	if (c->gave_up)
+		fprintf(f,
+			"  restart                 none: the crash at %s "
+			"failed "
+			"the job (restart_strategy = %s, attempt %" PRIu32
+			")\n",
+			wm_units_format_duration(c->restart_ns, d, sizeof(d)),
+			c->strategy, c->attempt);
 	if (!c->restarted)
 		return;
 	fprintf(f, "  restart                 at %s, ",
@@ -704,6 +712,11 @@ print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 						 sizeof(d)));
 	else
 		fprintf(f, "from the start (no checkpoint yet)\n");
+	fprintf(f,
+		"    restart delay         %s (restart_strategy = %s, attempt "
+		"%" PRIu32 "): nothing ran meanwhile\n",
+		wm_units_format_duration(c->delay_ns, d, sizeof(d)),
+		c->strategy, c->attempt);
 	fprintf(f,
 		"    records replayed      %" PRIu64
 		" (read before the crash and again after it; counted once "
@@ -1039,15 +1052,23 @@ json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 		",\"bytes\":%" PRIu64 ",\"duration_max_ms\":%" PRId64,
 		c->completed, c->last_id, c->last_bytes, c->bytes_total,
 		c->duration_max_ns / 1000000);
+	if (c->gave_up)
+		fprintf(f,
+			",\"restart\":{\"at_ms\":%" PRId64
+			",\"strategy\":\"%s\",\"attempt\":%" PRIu32
+			",\"gave_up\":true}",
+			c->restart_ns / 1000000, c->strategy, c->attempt);
 	if (c->restarted)
 		fprintf(f,
 			",\"restart\":{\"at_ms\":%" PRId64
-			",\"from_checkpoint\":%" PRIu64
+			",\"strategy\":\"%s\",\"attempt\":%" PRIu32
+			",\"delay_ms\":%" PRId64 ",\"from_checkpoint\":%" PRIu64
 			",\"checkpoint_ms\":%" PRId64
 			",\"records_replayed\":%" PRIu64
 			",\"results_again\":%" PRIu64 ",\"held_ms\":%" PRId64
 			"}",
-			c->restart_ns / 1000000, c->restored_from,
+			c->restart_ns / 1000000, c->strategy, c->attempt,
+			c->delay_ns / 1000000, c->restored_from,
 			c->restored_from_ns / 1000000, c->records_replayed,
 			c->results_again,
 			c->held_ns < 0 ? -1 : c->held_ns / 1000000);

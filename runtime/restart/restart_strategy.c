@@ -21,15 +21,10 @@
 const char *
 wm_restart_kind_name(enum wm_restart_kind kind)
 {
-	switch (kind) {
-	case WM_RESTART_FIXED_DELAY:
-		return "fixed-delay";
-	case WM_RESTART_EXPONENTIAL_DELAY:
-		return "exponential-delay";
-	case WM_RESTART_NONE:
-		break;
-	}
-	return "none";
+	static const char *const names[] = WM_RESTART_KIND_NAMES;
+
+	return (unsigned)kind < sizeof(names) / sizeof(*names) ? names[kind]
+							       : "none";
 }
 
 static int

@@ -85,7 +85,14 @@ wm_restart_config_default(enum wm_restart_kind kind)
 	return c;
 }
 
-/* "none", "fixed-delay", "exponential-delay": Flink's names. */
+/* Flink's names of the kinds, by enum wm_restart_kind: an initializer,
+ * for the configuration's enum of names (runtime/conf/restart_keys.c). */
+#define WM_RESTART_KIND_NAMES                                                  \
+	{                                                                      \
+		"none", "fixed-delay", "exponential-delay"                     \
+	}
+
+/* "none", "fixed-delay", "exponential-delay". */
 const char *wm_restart_kind_name(enum wm_restart_kind kind);
 
 /*
