@@ -73,6 +73,10 @@ bool wm_conf_is_shape_key(const char *key);
 int wm_conf_load_alerts(struct loader *l, struct wm_ini_section *sec,
 			struct wm_job_conf *job);
 
+/* load the [job] restart keys (restart_keys.c), after the checkpoints' */
+int wm_conf_load_restart(struct loader *l, struct wm_ini_section *sec,
+			 struct wm_job_conf *job);
+
 /* whole-topology checks (checks.c) */
 int wm_conf_find_cycle(struct loader *l, uint32_t s, unsigned char *colour);
 int wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,

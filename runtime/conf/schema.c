@@ -52,6 +52,14 @@ static const char *const job_keys[] = {
 	"checkpoint_dir",
 	"checkpoints_retained",
 	"fail_at",
+	"restart_strategy",
+	"restart_attempts",
+	"restart_delay",
+	"restart_initial_delay",
+	"restart_max_delay",
+	"restart_multiplier",
+	"restart_reset_threshold",
+	"restart_jitter",
 };
 
 static const char *const source_keys[] = {

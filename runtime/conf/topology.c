@@ -49,6 +49,7 @@ job_defaults(struct wm_job_conf *job)
 	job->checkpoint_interval_ms = INT64_MAX;
 	job->checkpoints_retained = 1;
 	job->fail_at_ms = INT64_MAX;
+	job->restart = wm_restart_config_default(WM_RESTART_NONE);
 }
 
 /* all_idle: the study policy for an all-idle valve or multiplexer,
@@ -199,7 +200,8 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 				      "pipeline.auto-watermark-interval", false,
 				      &job->watermark_interval_ms)) != 0 ||
 	    (r = wm_conf_load_alerts(l, sec, job)) != 0 ||
-	    (r = load_checkpoints(l, sec, job)) != 0)
+	    (r = load_checkpoints(l, sec, job)) != 0 ||
+	    (r = wm_conf_load_restart(l, sec, job)) != 0)
 		return r;
 	return load_behaviour(l, sec, job);
 }

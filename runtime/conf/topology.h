@@ -107,6 +107,7 @@
 #include "operators/watermark.h"
 #include "operators/window.h"
 #include "runtime/conf/ini.h"
+#include "runtime/restart/restart_strategy.h"
 
 enum wm_stage_kind {
 	WM_STAGE_SOURCE,
@@ -302,6 +303,10 @@ struct wm_job_conf {
 	 * real run starts from the latest complete checkpoint there instead
 	 * of from the beginning. */
 	bool resume;
+	/* What a failure of the job does (restart_strategy and its keys,
+	 * which need checkpoints): Flink's default, exponential-delay, with
+	 * checkpoints; none without. */
+	struct wm_restart_config restart;
 };
 
 /* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of

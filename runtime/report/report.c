@@ -707,12 +707,16 @@ print_restarts(FILE *f, const struct wm_checkpoint_summary *c)
 		fprintf(f, "    %-2" PRIu32 " at %s: %s\n", i + 1,
 			wm_units_format_duration(n->at_ns, d, sizeof(d)),
 			n->cause);
+		fprintf(f,
+			"       after %s (restart_strategy = %s, attempt "
+			"%" PRIu32 "), ",
+			wm_units_format_duration(n->delay_ns, d, sizeof(d)),
+			c->strategy != NULL ? c->strategy : "none", n->attempt);
 		if (n->restored_from != 0)
-			fprintf(f, "       restored from chk-%" PRIu64 ", ",
+			fprintf(f, "restored from chk-%" PRIu64 ", ",
 				n->restored_from);
 		else
-			fprintf(f, "       restarted from the start (no "
-				   "checkpoint yet), ");
+			fprintf(f, "from the start (no checkpoint yet), ");
 		if (n->held_ns >= 0)
 			fprintf(f, "event time held %s after the restore\n",
 				wm_units_format_duration(n->held_ns, d,
@@ -769,6 +773,14 @@ print_checkpoints(FILE *f, const struct wm_topology *t,
 			"    given up              %" PRIu64
 			" timed out, %" PRIu64 " failed (the job went on)\n",
 			c->timed_out, c->failed);
+	if (c->gave_up)
+		fprintf(f,
+			"  restart                 none: the crash at %s "
+			"failed "
+			"the job (restart_strategy = %s, attempt %" PRIu32
+			")\n",
+			wm_units_format_duration(c->restart_ns, d, sizeof(d)),
+			c->strategy, c->attempt);
 	if (!rep->sim) {
 		if (c->restarts > 0)
 			print_restarts(f, c);
@@ -785,6 +797,11 @@ print_checkpoints(FILE *f, const struct wm_topology *t,
 						 sizeof(d)));
 	else
 		fprintf(f, "from the start (no checkpoint yet)\n");
+	fprintf(f,
+		"    restart delay         %s (restart_strategy = %s, attempt "
+		"%" PRIu32 "): nothing ran meanwhile\n",
+		wm_units_format_duration(c->delay_ns, d, sizeof(d)),
+		c->strategy, c->attempt);
 	fprintf(f,
 		"    records replayed      %" PRIu64
 		" (read before the crash and again after it; counted once "
@@ -1112,15 +1129,26 @@ json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 		",\"bytes\":%" PRIu64 ",\"duration_max_ms\":%" PRId64,
 		c->completed, c->last_id, c->last_bytes, c->bytes_total,
 		c->duration_max_ns / 1000000);
+	/* A real run that restarted before its strategy gave up has
+	 * "restart" (its last one) and "gave_up" apart. */
+	if (c->gave_up)
+		fprintf(f,
+			",\"%s\":{\"at_ms\":%" PRId64
+			",\"strategy\":\"%s\",\"attempt\":%" PRIu32
+			",\"gave_up\":true}",
+			c->restarted ? "gave_up" : "restart",
+			c->restart_ns / 1000000, c->strategy, c->attempt);
 	if (c->restarted)
 		fprintf(f,
 			",\"restart\":{\"at_ms\":%" PRId64
-			",\"from_checkpoint\":%" PRIu64
+			",\"strategy\":\"%s\",\"attempt\":%" PRIu32
+			",\"delay_ms\":%" PRId64 ",\"from_checkpoint\":%" PRIu64
 			",\"checkpoint_ms\":%" PRId64
 			",\"records_replayed\":%" PRIu64
 			",\"results_again\":%" PRIu64 ",\"held_ms\":%" PRId64
 			"}",
-			c->restart_ns / 1000000, c->restored_from,
+			c->restart_ns / 1000000, c->strategy, c->attempt,
+			c->delay_ns / 1000000, c->restored_from,
 			c->restored_from_ns / 1000000, c->records_replayed,
 			c->results_again,
 			c->held_ns < 0 ? -1 : c->held_ns / 1000000);
@@ -1133,8 +1161,10 @@ json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 
 		fprintf(f,
 			"%s{\"at_ms\":%" PRId64 ",\"from_checkpoint\":%" PRIu64
+			",\"delay_ms\":%" PRId64 ",\"attempt\":%" PRIu32
 			",\"held_ms\":%" PRId64 ",\"cause\":",
 			i > 0 ? "," : "", n->at_ns / 1000000, n->restored_from,
+			n->delay_ns / 1000000, n->attempt,
 			n->held_ns < 0 ? -1 : n->held_ns / 1000000);
 		json_string(f, n->cause);
 		fputc('}', f);

@@ -155,7 +155,9 @@ struct wm_restart_note {
 	 * where the supervisor last saw it before the failure; -1: never,
 	 * before the job ended or failed again. */
 	int64_t held_ns;
-	char cause[240]; /* the failure, as the supervisor named it */
+	int64_t delay_ns; /* the restart strategy's, processing time */
+	uint32_t attempt; /* the strategy's count (restart_strategy.h) */
+	char cause[240];  /* the failure, as the supervisor named it */
 };
 
 struct wm_checkpoint_summary {
@@ -170,9 +172,17 @@ struct wm_checkpoint_summary {
 	int64_t alignment_max_ns;
 	uint64_t timed_out; /* given up after checkpoint_timeout */
 	uint64_t failed;    /* the store failed (a full disk): aborted */
-	/* The crash of [job] fail_at and the restore that followed. */
+	/* The crash of [job] fail_at and the restore that followed, or the
+	 * job's failure if the restart strategy gave up (gave_up). */
 	bool restarted;
-	int64_t restart_ns;	  /* processing time of the crash */
+	bool gave_up;
+	int64_t restart_ns; /* processing time of the crash */
+	/* The restart strategy (restart_strategy.h's name of its kind), its
+	 * count of attempts after the crash, and the delay it chose: the
+	 * restore was at restart_ns + delay_ns, nothing ran meanwhile. */
+	const char *strategy;
+	uint32_t attempt;
+	int64_t delay_ns;
 	uint64_t restored_from;	  /* checkpoint id; 0: none, from scratch */
 	int64_t restored_from_ns; /* when that checkpoint was triggered */
 	/* Read before the crash and read again after the restore (the
@@ -180,8 +190,9 @@ struct wm_checkpoint_summary {
 	 * counts each record once, as the run that survived read it. */
 	uint64_t records_replayed;
 	uint64_t results_again; /* emitted before the crash, and again */
-	/* From the restore until every window subtask's watermark is back
-	 * where it was at the crash; -1: never, before the job ended. */
+	/* From the restore (not the crash) until every window subtask's
+	 * watermark is back where it was at the crash; -1: never, before the
+	 * job ended. */
 	int64_t held_ns;
 	/* A real run's restarts (the first WM_RESTART_NOTES of them noted;
 	 * the last one also in the fields above). */

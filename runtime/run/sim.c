@@ -17,6 +17,8 @@
 #include "runtime/conf/units.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/plan/plan.h"
+#include "operators/hash.h"
+#include "runtime/restart/restart_strategy.h"
 #include "runtime/run/sim.h"
 #include "runtime/io/sink.h"
 #include "runtime/io/sources.h"
@@ -96,11 +98,20 @@ struct sim {
 	uint32_t unacknowledged;
 	int64_t pending_since_ns;
 	uint64_t first_checkpoint_id; /* this run's first */
-	/* [job] fail_at (INT64_MAX: none, or done), and after the restore
+	/* [job] fail_at (INT64_MAX: none, or done), and after the crash
 	 * the window watermarks of the crash to catch up with (by plan id;
 	 * NULL: caught up, or none). */
 	int64_t fail_ns;
 	wm_ts_t *crash_watermarks;
+	/* [job] restart_strategy, its jitter's draws (a stream of the job's
+	 * seed), and between the crash and the restore (rule 9) the time of
+	 * the restore (INT64_MAX: the job is not down) and the counts at
+	 * the crash. gave_up: the strategy failed the job at the crash. */
+	struct wm_restart_strategy restart;
+	uint64_t restart_draws;
+	int64_t restore_ns;
+	uint64_t read_at_crash, results_at_crash;
+	bool gave_up;
 	struct wm_checkpoint_summary checkpoints;
 };
 
@@ -728,8 +739,34 @@ settle_instant(struct sim *sim, char *err, size_t errlen)
 
 static int trigger_checkpoint(struct sim *sim, int64_t t, char *err,
 			      size_t errlen);
-static int crash_and_restore(struct sim *sim, char *err, size_t errlen);
+static int crash(struct sim *sim, char *err, size_t errlen);
+static int restore(struct sim *sim, char *err, size_t errlen);
 static void watch_catch_up(struct sim *sim);
+
+/* The next instant: the earliest event of a source, a checkpoint or the
+ * crash; while the job is down, the restore alone. INT64_MAX: none. */
+static int64_t
+next_instant(const struct sim *sim)
+{
+	int64_t t = INT64_MAX;
+
+	if (sim->restore_ns != INT64_MAX)
+		return sim->restore_ns;
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		const struct sim_task *st = &sim->tasks[id];
+
+		if (is_source(sim, st) && !wm_task_finished(st->task) &&
+		    st->next_due < t)
+			t = st->next_due;
+	}
+	/* Every source finished, or none can ever do anything again
+	 * (refused by run()): nothing else is due either. */
+	if (t == INT64_MAX)
+		return t;
+	if (sim->store != NULL && sim->next_checkpoint_ns < t)
+		t = sim->next_checkpoint_ns;
+	return sim->fail_ns < t ? sim->fail_ns : t;
+}
 
 static int
 run(struct sim *sim, char *err, size_t errlen)
@@ -739,24 +776,12 @@ run(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		sim->tasks[id].next_due = 0;
 	for (;;) {
-		int64_t t = INT64_MAX;
+		int64_t t = next_instant(sim);
 		bool reported = false; /* an aligned source ran at t */
 
-		for (uint32_t id = 0; id < sim->n_tasks; id++) {
-			struct sim_task *st = &sim->tasks[id];
-
-			if (is_source(sim, st) && !wm_task_finished(st->task) &&
-			    st->next_due < t)
-				t = st->next_due;
-		}
-		/* Every source finished, or none can ever do anything again
-		 * (refused below). A signal now finds the job over. */
+		/* A signal now finds the job over. */
 		if (t == INT64_MAX)
 			break;
-		if (sim->store != NULL && sim->next_checkpoint_ns < t)
-			t = sim->next_checkpoint_ns;
-		if (sim->fail_ns < t)
-			t = sim->fail_ns;
 		/* Rule 5: between instants. */
 		if (stop_signal != 0) {
 			sim->stopped_by = stop_signal;
@@ -768,9 +793,17 @@ run(struct sim *sim, char *err, size_t errlen)
 			return -ENOMEM;
 		}
 		sim->now_ns = t;
-		/* Rule 9: the crash at t, before anything else at t. */
-		if (sim->fail_ns <= t &&
-		    (r = crash_and_restore(sim, err, errlen)) != 0)
+		/* Rule 9: the crash at t, before anything else at t, and the
+		 * restore when the restart strategy's delay is over: nothing
+		 * runs in between. */
+		if (sim->fail_ns <= t && (r = crash(sim, err, errlen)) != 0)
+			return r;
+		if (sim->gave_up)
+			return 0;
+		if (sim->restore_ns > t && sim->restore_ns != INT64_MAX)
+			continue; /* down: nothing ran at t */
+		if (sim->restore_ns <= t &&
+		    (r = restore(sim, err, errlen)) != 0)
 			return r;
 		/* Rule 8: a checkpoint due at t starts before the sources
 		 * run at t. */
@@ -843,6 +876,17 @@ sim_clock(void *ctx)
 	return ((const struct sim *)ctx)->now_ns;
 }
 
+/* The jitter's random words: a counter through the finaliser, from the
+ * job's seed (operators/hash.h), so that a run is the same every time. */
+static uint64_t
+restart_random(void *ctx)
+{
+	struct sim *sim = ctx;
+
+	return wm_hash_mix64(wm_hash_fibonacci(++sim->restart_draws) ^
+			     sim->topo->job.seed);
+}
+
 /* The store of [job] checkpoint_dir, its numbering after the checkpoints
  * already there, and each task's room to hold frames back (rule 8). */
 static int
@@ -873,6 +917,8 @@ checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
 	sim->first_checkpoint_id = sim->next_checkpoint_id;
 	sim->next_checkpoint_ns = wm_ms_to_ns(job->checkpoint_interval_ms);
 	sim->fail_ns = wm_ms_to_ns(job->fail_at_ms);
+	wm_restart_strategy_init(&sim->restart, &job->restart, restart_random,
+				 sim);
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 		uint32_t n = wm_task_input_channels(st->task);
@@ -1001,22 +1047,20 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
 
 /*
  * [job] fail_at (rule 9): every subtask crashes at once, its state and the
- * frames in flight lost, and every one starts again from the latest
- * complete checkpoint of this run (none: from the start). Watermarks are
- * not restored, as in Flink: every input starts at MIN and ACTIVE, and
- * idleness timers start again. Results emitted after the checkpoint come
- * again (the sinks are at-least-once).
+ * frames in flight lost, a checkpoint being taken aborted; the restart
+ * strategy ([job] restart_strategy) says whether the job restarts and when
+ * (sim->restore_ns), or fails it (sim->gave_up, err saying why).
  */
 static int
-crash_and_restore(struct sim *sim, char *err, size_t errlen)
+crash(struct sim *sim, char *err, size_t errlen)
 {
 	struct wm_checkpoint_summary *c = &sim->checkpoints;
-	uint64_t read_at_crash, results_at_crash, read, results, chk = 0;
-	struct wm_checkpoint_info info;
-	int r;
+	struct wm_restart_decision d;
+	char at[32];
 
 	sim->fail_ns = INT64_MAX;
-	count_reads_and_results(sim, &read_at_crash, &results_at_crash);
+	count_reads_and_results(sim, &sim->read_at_crash,
+				&sim->results_at_crash);
 	sim->crash_watermarks =
 		calloc(sim->n_tasks, sizeof(*sim->crash_watermarks));
 	if (sim->crash_watermarks == NULL)
@@ -1026,12 +1070,54 @@ crash_and_restore(struct sim *sim, char *err, size_t errlen)
 
 		sim->crash_watermarks[id] =
 			w != NULL ? wm_window_watermark(w) : WM_TS_MIN;
+		sim->tasks[id].in.n = 0; /* frames in flight are lost */
 	}
 	if (sim->pending != 0 &&
 	    wm_checkpoint_store_abort(sim->store, sim->pending, err, errlen) !=
 		    0)
 		return -EIO;
 	sim->pending = 0;
+	wm_restart_strategy_failure(&sim->restart, sim->now_ns, &d);
+	c->restart_ns = sim->now_ns;
+	c->strategy = wm_restart_kind_name(sim->restart.conf.kind);
+	c->attempt = d.attempt;
+	c->delay_ns = d.delay_ns;
+	if (!d.restart) {
+		/* As a real job whose worker died: it failed, exit 1. */
+		c->gave_up = true;
+		sim->gave_up = true;
+		snprintf(err, errlen,
+			 "the job failed: every subtask crashed at fail_at "
+			 "(%s) and restart_strategy = %s %s",
+			 wm_units_format_duration(sim->now_ns, at, sizeof(at)),
+			 c->strategy,
+			 sim->restart.conf.kind == WM_RESTART_NONE
+				 ? "does not restart it"
+				 : "has no attempt left");
+		return 0;
+	}
+	sim->restore_ns = sim->now_ns + d.delay_ns;
+	return 0;
+}
+
+/*
+ * The restore after the crash (rule 9): every subtask starts again from
+ * the latest complete checkpoint of this run (none: from the start).
+ * Watermarks are not restored, as in Flink: every input starts at MIN and
+ * ACTIVE, and idleness timers start again. Results emitted after the
+ * checkpoint come again (the sinks are at-least-once). A checkpoint due
+ * while the job was down is not taken: the next is the first of the
+ * interval's grid at or after the restore.
+ */
+static int
+restore(struct sim *sim, char *err, size_t errlen)
+{
+	struct wm_checkpoint_summary *c = &sim->checkpoints;
+	uint64_t read, results, chk = 0;
+	struct wm_checkpoint_info info;
+	int r;
+
+	sim->restore_ns = INT64_MAX;
 	/* The latest complete one, if this run took it (one of an earlier
 	 * run into the same directory is no state of this one); a newer one
 	 * found damaged is skipped with a warning (checkpoint_store.h). */
@@ -1043,13 +1129,15 @@ crash_and_restore(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		if ((r = restart_task(sim, id, chk, err, errlen)) != 0)
 			return r;
+	sim->next_checkpoint_ns = wm_ns_schedule_at_or_after(
+		sim->next_checkpoint_ns, sim->topo->job.checkpoint_interval_ms,
+		sim->now_ns);
 	count_reads_and_results(sim, &read, &results);
 	c->restarted = true;
-	c->restart_ns = sim->now_ns;
 	c->restored_from = chk;
 	c->restored_from_ns = chk != 0 ? info.trigger_time_ms * 1000000 : 0;
-	c->records_replayed = read_at_crash - read;
-	c->results_again = results_at_crash - results;
+	c->records_replayed = sim->read_at_crash - read;
+	c->results_again = sim->results_at_crash - results;
 	c->held_ns = -1;
 	return 0;
 }
@@ -1068,7 +1156,8 @@ watch_catch_up(struct sim *sim)
 		    wm_window_watermark(w) < sim->crash_watermarks[id])
 			return;
 	}
-	sim->checkpoints.held_ns = sim->now_ns - sim->checkpoints.restart_ns;
+	sim->checkpoints.held_ns = sim->now_ns - sim->checkpoints.restart_ns -
+				   sim->checkpoints.delay_ns;
 	free(sim->crash_watermarks);
 	sim->crash_watermarks = NULL;
 }
@@ -1214,7 +1303,8 @@ wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 		    struct wm_recorder **rec, struct wm_job_report *rep,
 		    char *err, size_t errlen)
 {
-	struct sim sim = {.topo = topo, .fail_ns = INT64_MAX};
+	struct sim sim = {
+		.topo = topo, .fail_ns = INT64_MAX, .restore_ns = INT64_MAX};
 	int64_t start = wm_monotonic_ns();
 	struct sigaction old[N_STOP_SIGNALS];
 	bool ran;
@@ -1235,6 +1325,12 @@ wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 		r = run(&sim, err, errlen);
 	if (ran && (r == 0 || sim.error != 0))
 		r = summarize(&sim, r, start, rep, err, errlen);
+	if (r == 0 && sim.gave_up) {
+		/* The restart strategy failed the job at the crash: a real
+		 * run's status for a failed worker, err already saying why. */
+		rep->failed = true;
+		r = 1;
+	}
 	if (r == -ENOMEM && err[0] == '\0')
 		snprintf(err, errlen, "out of memory");
 	r = tear_down(&sim, r, err, errlen);

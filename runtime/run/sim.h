@@ -91,10 +91,16 @@
  *     directory. Checkpoints change nothing of the output.
  *  9. Restart ([job] fail_at). At fail_at, before anything else at that
  *     instant, every subtask crashes: its state and every queued frame
- *     are lost, a checkpoint being taken is aborted, and every subtask
- *     starts again as new from the latest complete checkpoint this run
- *     took (none: from the start), its metrics block as at the job's
- *     start with the snapshot's counts. Sources seek to their positions
+ *     are lost, a checkpoint being taken is aborted. The restart
+ *     strategy ([job] restart_strategy, runtime/restart/, its jitter
+ *     drawn from a stream of the job's seed) decides: the job fails
+ *     there (none, or no attempt left: wm_sim_run() returns 1), or
+ *     after its delay (0: at the same instant) of processing time in
+ *     which nothing runs and no checkpoint is triggered (the next is
+ *     the first of rule 8's grid at or after the restore), every
+ *     subtask starts again as new from the latest complete checkpoint
+ *     this run took (none: from the start), its metrics block as at the
+ *     job's start with the snapshot's counts. Sources seek to their positions
  *     and run at once: records due since are a backlog (rule 1's
  *     charge). No watermark is restored: every input at MIN and ACTIVE,
  *     idleness countdowns and periodic ticks starting again. Results
@@ -121,6 +127,9 @@
  * SIGINT, SIGTERM or SIGHUP that is not ignored (rule 5), it returns
  * 128 + the signal's number, the exit status of a real run stopped so,
  * with `report` filled (marked stopped) and err saying which signal.
+ * A job its restart strategy failed at fail_at (rule 9) returns 1, a
+ * real run's status for a dead worker, with `report` filled (marked
+ * failed) and err naming the crash.
  */
 int wm_sim_run(const struct wm_topology *topo, struct wm_job_report *report,
 	       char *err, size_t errlen);

@@ -65,6 +65,8 @@
 #include "runtime/io/log.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/placement.h"
+#include "operators/hash.h"
+#include "runtime/restart/restart_strategy.h"
 #include "runtime/run/coordinator.h"
 #include "runtime/run/observer.h"
 #include "runtime/run/supervisor.h"
@@ -113,6 +115,10 @@ struct job {
 	int64_t *crash_watermark;
 	struct wm_checkpoint_summary restarts; /* the notes and count */
 	bool fail_injected; /* [job] fail_at's kill was sent */
+	/* [job] restart_strategy, and its jitter's draws (a stream of the
+	 * job's seed, as --sim's). */
+	struct wm_restart_strategy restart;
+	uint64_t restart_draws;
 	/* A resumed job's processing time at its start (its checkpoint's
 	 * trigger), in ns; 0 for a new job. */
 	int64_t resumed_at_ns;
@@ -665,10 +671,6 @@ launch(struct job *j, const struct wm_shm *seg, const struct placement *pl,
 	}
 }
 
-/* Restarts allowed after a failure, until a restart strategy says
- * otherwise. */
-#define MAX_RESTARTS 3
-
 /* The processing time of the monotonic instant `ns`: since the first
  * attempt's start line. */
 static int64_t
@@ -679,13 +681,91 @@ job_time(const struct job *j, int64_t ns)
 		       : 0;
 }
 
-/* Whether the attempt that just ended failed in a way a restart can mend:
- * checkpoints are on, nobody asked the job to stop, and restarts are left. */
-static bool
-restartable(const struct job *j)
+/* The jitter's random words: a counter through the finaliser, from the
+ * job's seed (operators/hash.h), as --sim draws them. */
+static uint64_t
+restart_random(void *ctx)
 {
-	return j->failure != 0 && j->coordinator != NULL &&
-	       j->stop_signal == 0 && j->restarts.restarts < MAX_RESTARTS;
+	struct job *j = ctx;
+
+	return wm_hash_mix64(wm_hash_fibonacci(++j->restart_draws) ^
+			     j->t->job.seed);
+}
+
+/*
+ * Whether the attempt that just ended failed in a way a restart can mend
+ * (checkpoints are on and nobody asked the job to stop), and after how
+ * long the restart strategy restarts it (*delay_ns). A strategy that
+ * gives up fails the job: its message then names every restart's cause
+ * before this one's.
+ */
+static bool
+restartable(struct job *j, int64_t *delay_ns)
+{
+	struct wm_checkpoint_summary *c = &j->restarts;
+	struct wm_restart_decision d;
+
+	if (j->failure == 0 || j->coordinator == NULL || j->stop_signal != 0)
+		return false;
+	wm_restart_strategy_failure(&j->restart, wm_monotonic_ns(), &d);
+	c->strategy = wm_restart_kind_name(j->restart.conf.kind);
+	c->attempt = d.attempt;
+	if (d.restart) {
+		*delay_ns = d.delay_ns;
+		return true;
+	}
+	c->gave_up = true;
+	if (c->restarts > 0) {
+		size_t len = strlen(j->err);
+
+		snprintf(j->err + len, j->errlen - len,
+			 "; restart_strategy = %s gave up after %" PRIu32
+			 " restart%s, caused by:",
+			 c->strategy, c->restarts, c->restarts == 1 ? "" : "s");
+		for (uint32_t i = 0; i < c->restarts && i < WM_RESTART_NOTES;
+		     i++) {
+			len = strlen(j->err);
+			snprintf(j->err + len, j->errlen - len, " (%u) %s",
+				 i + 1, c->notes[i].cause);
+		}
+	} else {
+		size_t len = strlen(j->err);
+
+		snprintf(j->err + len, j->errlen - len,
+			 "; restart_strategy = %s does not restart it",
+			 c->strategy);
+	}
+	return false;
+}
+
+/* Wait `delay_ns` of processing time before a restart, as the strategy
+ * said (a delay is a duration of the job, as --sim takes it: at speed 2000
+ * a second's backoff is half a millisecond): a stop signal meanwhile ends
+ * the job instead (true), with nothing running. */
+static bool
+stopped_while_down(struct job *j, const sigset_t *mask, int64_t delay_ns)
+{
+	int64_t until =
+		wm_monotonic_ns() + wm_scale_ns(delay_ns, 1 / j->t->job.speed);
+
+	for (;;) {
+		int sig = wait_signal_until(mask, until);
+
+		if (sig < 0 && errno == EAGAIN)
+			return false;
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			/* The user's stop, not the crash, ends the job. */
+			j->failure = 0;
+			j->stop_signal = sig;
+			snprintf(j->err, j->errlen,
+				 "stopped by signal %d: %s, while the job "
+				 "waited to restart",
+				 sig, strsignal(sig));
+			return true;
+		}
+		if (sig == SIGCHLD)
+			reap(j); /* the observer */
+	}
 }
 
 /* How long event time was held after the last restore: until every window
@@ -727,12 +807,14 @@ note_hold(struct job *j, const struct wm_shm *seg)
 /*
  * After a failure every worker is gone: note the restart, keep what the
  * next attempt needs (the first start line, each window's watermark, the
- * checkpoint to restore), clear the segment and start every subtask again
- * from the latest complete checkpoint. 0, or an exit status with err set
- * (the job then ends with it).
+ * checkpoint to restore), clear the segment and, after the strategy's
+ * delay, start every subtask again from the latest complete checkpoint. 0
+ * to launch, 1 when a stop signal came while the job was down, or an exit
+ * status with err set (the job then ends with it).
  */
 static int
-restart(struct job *j, struct wm_shm *seg)
+restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
+	int64_t delay_ns)
 {
 	struct wm_checkpoint_summary *c = &j->restarts;
 	int64_t now = wm_monotonic_ns();
@@ -758,6 +840,8 @@ restart(struct job *j, struct wm_shm *seg)
 		n->at_ns = job_time(j, now);
 		n->restored_from = j->restore_from;
 		n->held_ns = -1;
+		n->delay_ns = delay_ns;
+		n->attempt = c->attempt;
 		snprintf(n->cause, sizeof(n->cause), "%s", j->err);
 	}
 	c->restarts++;
@@ -765,16 +849,21 @@ restart(struct job *j, struct wm_shm *seg)
 	c->restart_ns = job_time(j, now);
 	c->restored_from = j->restore_from;
 	c->held_ns = -1;
+	c->delay_ns = delay_ns;
+	wm_units_format_duration(delay_ns, why, sizeof(why));
 	if (j->restore_from != 0)
 		wm_log("wmrun: notice: %s; restarting from checkpoint %" PRIu64
-		       " (restart %u)",
-		       j->err, j->restore_from, c->restarts);
+		       " in %s (restart %u, restart_strategy = %s)",
+		       j->err, j->restore_from, why, c->restarts, c->strategy);
 	else
-		wm_log("wmrun: notice: %s; restarting from the start, no "
-		       "checkpoint is complete yet (restart %u)",
-		       j->err, c->restarts);
+		wm_log("wmrun: notice: %s; restarting from the start in %s, no "
+		       "checkpoint is complete yet (restart %u, "
+		       "restart_strategy = %s)",
+		       j->err, why, c->restarts, c->strategy);
 	if (wm_shm_reset(seg, j->err, j->errlen) != 0)
 		return EX_OSERR;
+	if (stopped_while_down(j, mask, delay_ns))
+		return 1;
 	atomic_store_explicit(&((struct wm_shm_header *)seg->base)->restarts,
 			      c->restarts, memory_order_relaxed);
 	j->failure = 0;
@@ -867,6 +956,8 @@ set_up(struct job *j, struct resources *res)
 		       : r == -ENOENT ? EX_NOINPUT
 		       : r == -EXDEV  ? EX_DATAERR
 				      : EX_CANTCREAT;
+	wm_restart_strategy_init(&j->restart, &t->job.restart, restart_random,
+				 j);
 	j->restore_from = wm_coordinator_restore_id(j->coordinator);
 	j->resumed_at_ns =
 		wm_ms_to_ns(wm_coordinator_restore_time_ms(j->coordinator));
@@ -947,10 +1038,15 @@ wm_supervisor_run(const struct wm_topology *t,
 			launch(&j, &res.seg, &res.pl, res.sinks, res.lates,
 			       res.traces, &old);
 			supervise(&j, &res.seg, &mask);
-			if (!restartable(&j))
-				break;
-			int r = restart(&j, &res.seg);
 
+			int64_t delay = 0;
+
+			if (!restartable(&j, &delay))
+				break;
+			int r = restart(&j, &res.seg, &mask, delay);
+
+			if (r == 1)
+				break; /* stopped while down */
 			if (r != 0) {
 				j.failure = r;
 				break;

@@ -53,8 +53,12 @@ for idle in 30 60; do
 	run "fail$idle"
 	conf "nofail$idle" "${idle}s" nofail
 	run "nofail$idle"
-	# Restored from the checkpoint of 1 h 50 min, the last before 2 h.
+	# Restored from the checkpoint of 1 h 50 min, the last before 2 h,
+	# after the default strategy's first delay (1 s, jitter up to 10 %).
 	[ "$(json "fail$idle" at_ms)" = 7200000 ] || fail "crash not at 2 h"
+	delay=$(json "fail$idle" delay_ms)
+	[ "$delay" -ge 1000 ] && [ "$delay" -le 1100 ] ||
+		fail "restored $delay ms after the crash"
 	[ "$(json "fail$idle" checkpoint_ms)" = 6600000 ] ||
 		fail "restored from the checkpoint of $(json "fail$idle" checkpoint_ms) ms"
 	# Every record counted once, as the run without the crash reads them.
@@ -85,8 +89,12 @@ conf text 30s fail
 expect_status 0 "$WMRUN" --sim "$scratch/text.conf"
 expect_line '^  restart                 at 2 h 0 min, from chk-11 \(taken at 1 h 50 min\)$' "$scratch/err"
 expect_line '^    results emitted again [0-9]+ \(at-least-once sinks\)$' "$scratch/err"
+# Flink's default with checkpoints, exponential-delay: the first restore
+# waits its initial backoff of 1 s, plus a jitter of up to 10 %.
+expect_line '^    restart delay         1\.[01] s \(restart_strategy = exponential-delay, attempt 1\): nothing ran meanwhile$' "$scratch/err"
 # A second run into the same directory numbers its checkpoints after the
-# first's, and restores only its own.
+# first's 23 (the one due at 2 h fell while the job was down), and
+# restores only its own.
 expect_status 0 "$WMRUN" --sim "$scratch/text.conf"
-expect_line 'from chk-35 ' "$scratch/err"
+expect_line 'from chk-34 ' "$scratch/err"
 exit 0

@@ -1120,7 +1120,7 @@ run_job(const struct wm_topology *t, const struct cmdline *cl,
 	if (r != 0)
 		fprintf(stderr, "wmrun: %s\n", why);
 	if (r > 0)
-		return r; /* stopped by a signal: 128 + n */
+		return r; /* stopped by a signal: 128 + n; failed at fail_at: 1 */
 	return r != 0 ? wm_exit_status(WM_EXIT_SIM, r) : EX_OK;
 }
 
