@@ -52,6 +52,8 @@ static const char *const job_keys[] = {
 	"checkpoint_dir",
 	"checkpoints_retained",
 	"fail_at",
+	"checkpoint_watermarks",
+	"checkpoint_timeout",
 };
 
 static const char *const source_keys[] = {

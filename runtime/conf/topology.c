@@ -49,6 +49,7 @@ job_defaults(struct wm_job_conf *job)
 	job->checkpoint_interval_ms = INT64_MAX;
 	job->checkpoints_retained = 1;
 	job->fail_at_ms = INT64_MAX;
+	job->checkpoint_timeout_ms = 10 * 60 * 1000;
 }
 
 /* all_idle: the study policy for an all-idle valve or multiplexer,
@@ -121,7 +122,8 @@ load_behaviour(struct loader *l, struct wm_ini_section *sec,
 
 /*
  * Checkpoints: checkpoint_interval and checkpoint_dir go together,
- * checkpoints_retained and fail_at need them. Where the first key given
+ * checkpoints_retained, fail_at, checkpoint_watermarks and
+ * checkpoint_timeout need them. Where the first key given
  * is goes into job->checkpoint_at: a real run refuses it (checkpoints run
  * under --sim only for now, and a key that did nothing would be a lie).
  */
@@ -129,9 +131,10 @@ static int
 load_checkpoints(struct loader *l, struct wm_ini_section *sec,
 		 struct wm_job_conf *job)
 {
-	static const char *const keys[] = {"checkpoint_interval",
-					   "checkpoint_dir",
-					   "checkpoints_retained", "fail_at"};
+	static const char *const keys[] = {
+		"checkpoint_interval",	 "checkpoint_dir",
+		"checkpoints_retained",	 "fail_at",
+		"checkpoint_watermarks", "checkpoint_timeout"};
 	struct wm_ini_entry *first = NULL, *interval, *dir;
 	int r;
 
@@ -142,7 +145,11 @@ load_checkpoints(struct loader *l, struct wm_ini_section *sec,
 	    (r = wm_conf_get_u32(l, sec, "checkpoints_retained", 1, 1000000,
 				 &job->checkpoints_retained)) != 0 ||
 	    (r = wm_conf_get_duration(l, sec, "fail_at", false,
-				      &job->fail_at_ms)) != 0)
+				      &job->fail_at_ms)) != 0 ||
+	    (r = wm_conf_get_bool(l, sec, "checkpoint_watermarks",
+				  &job->checkpoint_watermarks)) != 0 ||
+	    (r = wm_conf_get_duration(l, sec, "checkpoint_timeout", true,
+				      &job->checkpoint_timeout_ms)) != 0)
 		return r;
 	for (size_t i = 0; i < N_ELEMS(keys); i++) {
 		struct wm_ini_entry *e = wm_conf_lookup(l, sec, keys[i]);

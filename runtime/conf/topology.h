@@ -297,6 +297,13 @@ struct wm_job_conf {
 	char *checkpoint_dir;
 	uint32_t checkpoints_retained;
 	int64_t fail_at_ms;
+	/* Beyond Flink: each subtask's snapshot also holds its watermarks
+	 * and idleness (task.h; doc/semantics.md section 12.5), and a
+	 * restore requires the same setting. Default false, Flink's. */
+	bool checkpoint_watermarks;
+	/* A checkpoint not complete this long after its trigger is aborted
+	 * (Flink's execution.checkpointing.timeout, 10 min by default). */
+	int64_t checkpoint_timeout_ms;
 	/* "FILE:LINE:COL: KEY" of the first of those keys given, for a real
 	 * run's refusal of them; NULL: none given. */
 	char *checkpoint_at;

@@ -1009,7 +1009,9 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
 			 "could not restore subtask %s/%u from checkpoint "
 			 "%" PRIu64 ": %s",
 			 t->stages[st->sub->stage].name, st->sub->index, chk,
-			 strerror(-r));
+			 wm_task_why(st->task)[0] != '\0'
+				 ? wm_task_why(st->task)
+				 : strerror(-r));
 	free(bytes);
 	wm_task_restarted_at(st->task, sim->now_ns);
 	if (r == 0)
