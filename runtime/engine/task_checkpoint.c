@@ -272,6 +272,15 @@ wm_task_channel_ended(struct wm_task *t, uint32_t channel, int64_t now_ns)
 	return decided(t, &d);
 }
 
+void
+wm_task_abort_checkpoint(struct wm_task *t, int64_t id)
+{
+	struct wm_barrier_decision d;
+
+	if (t->barriers != NULL)
+		wm_barrier_align_on_cancel(t->barriers, id, &d);
+}
+
 bool
 wm_task_input_blocked(const struct wm_task *t, uint32_t channel)
 {

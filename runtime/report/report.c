@@ -692,6 +692,8 @@ print_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 			c->last_id, c->last_bytes, c->bytes_total,
 			wm_units_format_duration(c->duration_max_ns, d,
 						 sizeof(d)));
+	if (c->timed_out > 0)
+		fprintf(f, ", %" PRIu64 " timed out", c->timed_out);
 	fprintf(f, "\n");
 	if (!c->restarted)
 		return;
@@ -1039,6 +1041,8 @@ json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 		",\"bytes\":%" PRIu64 ",\"duration_max_ms\":%" PRId64,
 		c->completed, c->last_id, c->last_bytes, c->bytes_total,
 		c->duration_max_ns / 1000000);
+	if (c->timed_out > 0)
+		fprintf(f, ",\"timed_out\":%" PRIu64, c->timed_out);
 	if (c->restarted)
 		fprintf(f,
 			",\"restart\":{\"at_ms\":%" PRId64

@@ -151,6 +151,9 @@ struct wm_checkpoint_summary {
 	uint64_t bytes_total; /* the blobs of every one completed */
 	uint64_t last_bytes;
 	int64_t duration_max_ns; /* trigger to commit, processing time */
+	/* Aborted for not completing within [job] checkpoint_timeout;
+	 * printed only when some were. */
+	uint64_t timed_out;
 	/* The crash of [job] fail_at and the restore that followed. */
 	bool restarted;
 	int64_t restart_ns;	  /* processing time of the crash */

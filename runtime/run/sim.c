@@ -729,6 +729,9 @@ settle_instant(struct sim *sim, char *err, size_t errlen)
 
 static int trigger_checkpoint(struct sim *sim, int64_t t, char *err,
 			      size_t errlen);
+static int time_out_checkpoint(struct sim *sim, int64_t t, char *err,
+			       size_t errlen);
+static int64_t checkpoint_deadline(const struct sim *sim);
 static int crash_and_restore(struct sim *sim, char *err, size_t errlen);
 static void watch_catch_up(struct sim *sim);
 
@@ -756,6 +759,8 @@ run(struct sim *sim, char *err, size_t errlen)
 			break;
 		if (sim->store != NULL && sim->next_checkpoint_ns < t)
 			t = sim->next_checkpoint_ns;
+		if (checkpoint_deadline(sim) < t)
+			t = checkpoint_deadline(sim);
 		if (sim->fail_ns < t)
 			t = sim->fail_ns;
 		/* Rule 5: between instants. */
@@ -773,8 +778,12 @@ run(struct sim *sim, char *err, size_t errlen)
 		if (sim->fail_ns <= t &&
 		    (r = crash_and_restore(sim, err, errlen)) != 0)
 			return r;
-		/* Rule 8: a checkpoint due at t starts before the sources
-		 * run at t. */
+		/* Rule 8: a checkpoint past its timeout is aborted at its
+		 * deadline, before the next one may start; a checkpoint due
+		 * at t starts before the sources run at t. */
+		if (checkpoint_deadline(sim) <= t &&
+		    (r = time_out_checkpoint(sim, t, err, errlen)) != 0)
+			return r;
 		if (sim->store != NULL && sim->next_checkpoint_ns <= t &&
 		    (r = trigger_checkpoint(sim, t, err, errlen)) != 0)
 			return r;
@@ -953,6 +962,44 @@ trigger_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
 			return r;
 		}
 	}
+	return 0;
+}
+
+/* When the checkpoint being taken times out ([job] checkpoint_timeout
+ * after its trigger); INT64_MAX: none is being taken. */
+static int64_t
+checkpoint_deadline(const struct sim *sim)
+{
+	int64_t timeout = wm_ms_to_ns(sim->topo->job.checkpoint_timeout_ms);
+
+	if (sim->store == NULL || sim->pending == 0)
+		return INT64_MAX;
+	return sim->pending_since_ns <= INT64_MAX - timeout
+		       ? sim->pending_since_ns + timeout
+		       : INT64_MAX;
+}
+
+/*
+ * Abort the checkpoint being taken, past its timeout (rule 8): the store
+ * drops what it holds of it, every task still aligning it lets its
+ * channels go, and the next one is triggered at the next interval. Under
+ * --sim a checkpoint completes in the instant of its trigger (frames take
+ * no time, and a barrier is held back only by an alignment that ends in
+ * the same instant), so this is reached only if that ever changes; a
+ * real run's barriers can be held back for real (doc/semantics.md 12.6).
+ */
+static int
+time_out_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
+{
+	(void)t;
+	if (wm_checkpoint_store_abort(sim->store, sim->pending, err, errlen) !=
+	    0)
+		return -EIO;
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		wm_task_abort_checkpoint(sim->tasks[id].task,
+					 (int64_t)sim->pending);
+	sim->pending = 0;
+	sim->checkpoints.timed_out++;
 	return 0;
 }
 
