@@ -21,6 +21,8 @@ wm_gate_init(struct wm_gate *g, struct wm_ring_consumer *inputs,
 	g->taken = 0;
 	g->burst = WM_GATE_DEFAULT_BURST;
 	g->blocked = NULL;
+	g->wake_also = NULL;
+	g->wake_also_arg = NULL;
 	wm_waiter_init(&g->waiter, own_bell, mode);
 	g->waiter.before_sleep = wm_gate_release;
 	g->waiter.before_sleep_arg = g;
@@ -80,7 +82,7 @@ any_ready(void *arg)
 	for (uint32_t i = 0; i < g->n_inputs; i++)
 		if (!is_blocked(g, i) && wm_ring_ready(&g->inputs[i]))
 			return true;
-	return false;
+	return g->wake_also != NULL && g->wake_also(g->wake_also_arg);
 }
 
 void

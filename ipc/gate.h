@@ -35,6 +35,10 @@ struct wm_gate {
 	 * channel that delivered its barrier waits for the others); the
 	 * caller's, n_inputs of them, or NULL while none ever is. */
 	const bool *blocked;
+	/* What else ends wm_gate_wait() (a request of the supervisor's,
+	 * announced by a ring of this subtask's doorbell); NULL: nothing. */
+	bool (*wake_also)(void *arg);
+	void *wake_also_arg;
 	struct wm_waiter waiter;
 };
 
@@ -55,6 +59,15 @@ static inline void
 wm_gate_set_blocked(struct wm_gate *g, const bool *blocked)
 {
 	g->blocked = blocked;
+}
+
+/* wm_gate_wait() also returns once `wake(arg)` is true: its caller then
+ * looks at what the producer of that condition asked. */
+static inline void
+wm_gate_set_wake_also(struct wm_gate *g, bool (*wake)(void *arg), void *arg)
+{
+	g->wake_also = wake;
+	g->wake_also_arg = arg;
 }
 
 /* Input `i` reads `ring`, produced by the subtask owning `producer_bell`. */
@@ -94,8 +107,8 @@ wm_gate_consume(struct wm_gate *g, const struct wm_gate_take *t)
 		wm_ring_consume_run(&g->inputs[t->channel], t->records);
 }
 
-/* Sleep until some input has a frame, or `timeout_ns` (< 0: no
- * limit) passes: 0, -ETIMEDOUT, or another negative errno. Before it
+/* Sleep until some input has a frame (or the wake_also condition holds),
+ * or `timeout_ns` (< 0: no limit) passes: 0, -ETIMEDOUT, or another negative errno. Before it
  * really sleeps it hands every producer all consumed space, fenced
  * (wm_gate_release(), the waiter's before_sleep; a subtask that also
  * produces chains its own flush in front of it). */

@@ -239,6 +239,7 @@ wm_shm_reset(struct wm_shm *seg, char *err, size_t errlen)
 	atomic_store_explicit(&h->start_ns, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->stop, 0, memory_order_relaxed);
 	atomic_store_explicit(&h->checkpoint, 0, memory_order_relaxed);
+	atomic_store_explicit(&h->checkpoint_aborted, 0, memory_order_relaxed);
 	return 0;
 }
 
@@ -444,6 +445,17 @@ wm_shm_trigger_checkpoint(struct wm_shm *seg, uint64_t id)
 	/* As for a stop: the ring's fence (W2) orders the id before the
 	 * look for sleepers; a source asleep after it saw the id in its
 	 * recheck (W1, wait.h). */
+	for (uint32_t i = 0; i < h->n_subtasks; i++)
+		wm_doorbell_ring(wm_shm_doorbell(seg, i));
+}
+
+void
+wm_shm_abort_checkpoint(struct wm_shm *seg, uint64_t id)
+{
+	struct wm_shm_header *h = seg->base;
+
+	atomic_store_explicit(&h->checkpoint_aborted, id, memory_order_relaxed);
+	/* Ordered before the look for sleepers as a trigger is. */
 	for (uint32_t i = 0; i < h->n_subtasks; i++)
 		wm_doorbell_ring(wm_shm_doorbell(seg, i));
 }

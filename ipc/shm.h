@@ -72,6 +72,9 @@ struct wm_shm_header {
 	/* The newest checkpoint the supervisor triggered (0: none yet),
 	 * raised by it alone (wm_shm_trigger_checkpoint()). */
 	_Atomic uint64_t checkpoint;
+	/* The newest checkpoint the supervisor gave up (timed out): a task
+	 * still aligning it unblocks its channels (task.h). */
+	_Atomic uint64_t checkpoint_aborted;
 	/* Restarts after a crash so far, written by the supervisor before
 	 * it starts the workers again (wm_shm_reset() leaves it), for an
 	 * observer to show: the restore is at the new start line. */
@@ -191,6 +194,19 @@ wm_shm_stop_requested(const struct wm_shm *seg)
  * touches a ring.
  */
 void wm_shm_trigger_checkpoint(struct wm_shm *seg, uint64_t id);
+
+/* Give checkpoint `id` up (it timed out): every task still aligning it
+ * stops, at its next look; doorbells rung as for a trigger. */
+void wm_shm_abort_checkpoint(struct wm_shm *seg, uint64_t id);
+
+/* The newest checkpoint given up: a look once a burst. */
+static inline uint64_t
+wm_shm_checkpoint_aborted(const struct wm_shm *seg)
+{
+	return atomic_load_explicit(
+		&((const struct wm_shm_header *)seg->base)->checkpoint_aborted,
+		memory_order_relaxed);
+}
 
 /* The newest checkpoint triggered: a source's look, once a loop. */
 static inline uint64_t

@@ -5,8 +5,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
 #include "operators/behaviour.h"
 #include "operators/data_output.h"
+#include "operators/snap.h"
 
 void
 wm_data_output_init(struct wm_data_output *d, struct wm_output *out,
@@ -62,4 +65,42 @@ wm_data_output_end_of_input(struct wm_data_output *d)
 	mark_active(d);
 	d->max_so_far = WM_TS_MAX;
 	wm_output_watermark(d->out, WM_TS_MAX);
+}
+
+#define DATA_OUTPUT_SNAP_TAG WM_SNAP_TAG('D', 'O', 'U', 'T')
+#define DATA_OUTPUT_SNAP_VERSION 1
+
+void
+wm_data_output_snapshot(const struct wm_data_output *d,
+			struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, DATA_OUTPUT_SNAP_TAG, DATA_OUTPUT_SNAP_VERSION);
+	wm_snap_put_bool(w, d->reactivate);
+	wm_snap_put_bool(w, d->drain_active);
+	wm_snap_put_i64(w, d->max_so_far);
+	wm_snap_put_bool(w, d->idle);
+	wm_snap_end(w);
+}
+
+int
+wm_data_output_restore(struct wm_data_output *d, struct wm_snap_reader *r)
+{
+	bool same;
+	wm_ts_t max_so_far;
+	bool idle;
+
+	if (wm_snap_enter(r, DATA_OUTPUT_SNAP_TAG, DATA_OUTPUT_SNAP_VERSION) !=
+	    0)
+		return wm_snap_reader_error(r);
+	same = wm_snap_get_bool(r) == d->reactivate;
+	same &= wm_snap_get_bool(r) == d->drain_active;
+	max_so_far = wm_snap_get_i64(r);
+	idle = wm_snap_get_bool(r);
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	if (!same)
+		return wm_snap_reader_fail(r, -EINVAL);
+	d->max_so_far = max_so_far;
+	d->idle = idle;
+	return 0;
 }

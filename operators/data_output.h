@@ -44,4 +44,14 @@ void wm_data_output_status(struct wm_data_output *d, enum wm_status status);
  */
 void wm_data_output_end_of_input(struct wm_data_output *d);
 
+/* checkpoint_watermarks: the last watermark sent and the IDLE announced,
+ * as a section; restore into an output of the same behaviour: 0, or the
+ * reader's error (-EINVAL for another behaviour). Outputs nothing. */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_data_output_snapshot(const struct wm_data_output *d,
+			     struct wm_snap_writer *w);
+int wm_data_output_restore(struct wm_data_output *d, struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_DATA_OUTPUT_H */

@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "operators/edge.h"
+#include "operators/snap.h"
 
 int
 wm_edge_init(struct wm_edge *e, enum wm_partitioning partitioning,
@@ -25,5 +26,43 @@ wm_edge_init(struct wm_edge *e, enum wm_partitioning partitioning,
 	e->next = (uint32_t)(start % channels);
 	e->announced = WM_STATUS_ACTIVE;
 	e->output_watermark = WM_TS_MIN;
+	return 0;
+}
+
+#define EDGE_SNAP_TAG WM_SNAP_TAG('E', 'D', 'G', 'E')
+#define EDGE_SNAP_VERSION 1
+
+void
+wm_edge_snapshot(const struct wm_edge *e, struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, EDGE_SNAP_TAG, EDGE_SNAP_VERSION);
+	wm_snap_put_u32(w, (uint32_t)e->partitioning);
+	wm_snap_put_u32(w, e->channels);
+	wm_snap_put_u32(w, (uint32_t)e->announced);
+	wm_snap_put_i64(w, e->output_watermark);
+	wm_snap_end(w);
+}
+
+int
+wm_edge_restore(struct wm_edge *e, struct wm_snap_reader *r)
+{
+	bool same;
+	uint32_t announced;
+	wm_ts_t output_watermark;
+
+	if (wm_snap_enter(r, EDGE_SNAP_TAG, EDGE_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	same = wm_snap_get_u32(r) == (uint32_t)e->partitioning;
+	same &= wm_snap_get_u32(r) == e->channels;
+	announced = wm_snap_get_u32(r);
+	output_watermark = wm_snap_get_i64(r);
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	if (!same)
+		return wm_snap_reader_fail(r, -EINVAL);
+	if (announced != WM_STATUS_ACTIVE && announced != WM_STATUS_IDLE)
+		return wm_snap_reader_fail(r, -EBADMSG);
+	e->announced = (enum wm_status)announced;
+	e->output_watermark = output_watermark;
 	return 0;
 }

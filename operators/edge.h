@@ -95,4 +95,15 @@ wm_edge_status(struct wm_edge *e, enum wm_status s)
 	return true;
 }
 
+/* checkpoint_watermarks: the status announced and the output watermark
+ * (what the edge dedups against), as a section; restore into an edge of
+ * the same partitioning and channels: 0, or the reader's error (-EINVAL
+ * for another edge). The rebalance position is not kept: it changes
+ * where records go, never what a window computes. */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_edge_snapshot(const struct wm_edge *e, struct wm_snap_writer *w);
+int wm_edge_restore(struct wm_edge *e, struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_EDGE_H */

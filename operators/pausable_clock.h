@@ -61,6 +61,29 @@ wm_pausable_clock_resume(struct wm_pausable_clock *c, int64_t parent_now)
 }
 
 /*
+ * checkpoint_watermarks: what a clock has taken off its parent's time up
+ * to `parent_now` (an open pause counted to then), and a clock set from
+ * it, running: it reads parent time minus that offset from then on, so a
+ * restored clock goes on from where the snapshot's stood, and the time
+ * between the snapshot and the restore counts as running time (the job's
+ * processing time continues across a restart). A pause that was open is
+ * not: whoever paused it decides again after the restore.
+ */
+static inline int64_t
+wm_pausable_clock_offset(const struct wm_pausable_clock *c, int64_t parent_now)
+{
+	return parent_now - wm_pausable_clock_read(c, parent_now);
+}
+
+static inline void
+wm_pausable_clock_set_offset(struct wm_pausable_clock *c, int64_t offset)
+{
+	c->paused_total = offset;
+	c->paused_at = 0;
+	c->paused = false;
+}
+
+/*
  * The processing time from which a timer reading `clock` (layered on
  * `parent`, or NULL for a clock on processing time itself) reaches
  * `reading`: a clock running now reads processing time minus its pauses;

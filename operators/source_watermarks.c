@@ -11,6 +11,7 @@
 
 #include "operators/hash.h"
 #include "operators/periodic.h"
+#include "operators/snap.h"
 #include "operators/source_watermarks.h"
 
 /*
@@ -295,4 +296,70 @@ wm_source_watermarks_skip(struct wm_source_watermarks *sw, int64_t now_ns)
 		sw->next_tick_ns = wm_periodic_skip(
 			sw->next_tick_ns, sw->strategy.interval_ms,
 			wm_source_watermarks_next_change(sw), now_ns);
+}
+
+#define SOURCE_WM_SNAP_TAG WM_SNAP_TAG('S', 'R', 'W', 'M')
+#define SOURCE_WM_SNAP_VERSION 1
+
+void
+wm_source_watermarks_snapshot(const struct wm_source_watermarks *sw,
+			      int64_t now_ns, struct wm_snap_writer *w)
+{
+	int64_t subtask_now = wm_pausable_clock_read(&sw->clock, now_ns);
+
+	wm_snap_begin(w, SOURCE_WM_SNAP_TAG, SOURCE_WM_SNAP_VERSION);
+	wm_data_output_snapshot(&sw->data, w);
+	wm_snap_put_bool(w, sw->split_side.idle);
+	wm_snap_put_bool(w, sw->main_side.idle);
+	wm_watermark_snapshot(&sw->main_generator, w);
+	wm_snap_put_u64(w, sw->mux.n_splits);
+	for (size_t i = 0; i < sw->mux.n_splits; i++) {
+		const struct wm_source_split *split = split_at(sw, i);
+
+		wm_snap_put_u64(w, split->id);
+		wm_watermark_snapshot(&split->generator, w);
+		wm_snap_put_i64(w, wm_pausable_clock_offset(&split->clock,
+							    subtask_now));
+	}
+	wm_multiplexer_snapshot(&sw->mux, w);
+	wm_snap_put_i64(w, wm_pausable_clock_offset(&sw->clock, now_ns));
+	wm_snap_put_i64(w, sw->next_tick_ns);
+	wm_snap_put_bool(w, sw->input_since_tick);
+	wm_snap_end(w);
+}
+
+int
+wm_source_watermarks_restore(struct wm_source_watermarks *sw,
+			     struct wm_snap_reader *r)
+{
+	bool split_idle, main_idle;
+
+	if (wm_snap_enter(r, SOURCE_WM_SNAP_TAG, SOURCE_WM_SNAP_VERSION) != 0 ||
+	    wm_data_output_restore(&sw->data, r) != 0)
+		return wm_snap_reader_error(r);
+	split_idle = wm_snap_get_bool(r);
+	main_idle = wm_snap_get_bool(r);
+	if (wm_watermark_restore(&sw->main_generator, r) != 0)
+		return wm_snap_reader_error(r);
+	if (wm_snap_get_u64(r) != sw->mux.n_splits)
+		return wm_snap_reader_fail(r, -EINVAL);
+	for (size_t i = 0; i < sw->mux.n_splits; i++) {
+		struct wm_source_split *split = split_at(sw, i);
+
+		if (wm_snap_get_u64(r) != split->id)
+			return wm_snap_reader_fail(r, -EINVAL);
+		if (wm_watermark_restore(&split->generator, r) != 0)
+			return wm_snap_reader_error(r);
+		wm_pausable_clock_set_offset(&split->clock, wm_snap_get_i64(r));
+	}
+	if (wm_multiplexer_restore(&sw->mux, r) != 0)
+		return wm_snap_reader_error(r);
+	wm_pausable_clock_set_offset(&sw->clock, wm_snap_get_i64(r));
+	sw->next_tick_ns = wm_snap_get_i64(r);
+	sw->input_since_tick = wm_snap_get_bool(r);
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	sw->split_side.idle = split_idle;
+	sw->main_side.idle = main_idle;
+	return 0;
 }

@@ -204,4 +204,30 @@ wm_source_watermarks_idle(const struct wm_source_watermarks *sw)
 	return sw->data.idle;
 }
 
+/*
+ * checkpoint_watermarks (doc/semantics.md section 12.5): the subtask's
+ * whole watermark state as a section: the data output, the gate's two
+ * sides, the main generator, every partition's generator and idleness
+ * clock (by id, in the multiplexer's order), the multiplexer, the
+ * subtask's idleness clock, the next periodic tick and whether input came
+ * since the last one. Clocks are kept as what they had taken off
+ * processing time at `now_ns` (pausable_clock.h), the tick at its
+ * processing time: a restored subtask judges idleness and ticks on the
+ * job's processing time, which continues across a restart.
+ *
+ * Restore into a subtask made from the same strategy whose partitions
+ * are those of the snapshot, registered in the order the snapshot lists
+ * them (wm_source_watermarks_add_split() in that order): 0, or the
+ * reader's error (-EINVAL for another strategy or other partitions).
+ * Outputs nothing; the caller must not start the periodic emission again
+ * (wm_source_watermarks_start()): its schedule is restored.
+ */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_source_watermarks_snapshot(const struct wm_source_watermarks *sw,
+				   int64_t now_ns, struct wm_snap_writer *w);
+int wm_source_watermarks_restore(struct wm_source_watermarks *sw,
+				 struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_SOURCE_WATERMARKS_H */

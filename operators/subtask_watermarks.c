@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "operators/periodic.h"
+#include "operators/snap.h"
 #include "operators/subtask_watermarks.h"
 
 /* The generator's WatermarkOutput is the emitter. */
@@ -129,4 +130,35 @@ wm_subtask_watermarks_end_of_input(struct wm_subtask_watermarks *sw,
 	wm_data_output_watermark(&sw->emitter, WM_TS_MAX);
 	wm_subtask_watermarks_on_periodic(sw, now_ns);
 	sw->next_tick_ns = INT64_MAX;
+}
+
+#define SUBTASK_WM_SNAP_TAG WM_SNAP_TAG('S', 'T', 'W', 'M')
+#define SUBTASK_WM_SNAP_VERSION 1
+
+void
+wm_subtask_watermarks_snapshot(const struct wm_subtask_watermarks *sw,
+			       int64_t now_ns, struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, SUBTASK_WM_SNAP_TAG, SUBTASK_WM_SNAP_VERSION);
+	wm_watermark_snapshot(&sw->generator, w);
+	wm_data_output_snapshot(&sw->emitter, w);
+	wm_snap_put_i64(w, wm_pausable_clock_offset(&sw->clock, now_ns));
+	wm_snap_put_i64(w, sw->next_tick_ns);
+	wm_snap_put_bool(w, sw->input_since_tick);
+	wm_snap_end(w);
+}
+
+int
+wm_subtask_watermarks_restore(struct wm_subtask_watermarks *sw,
+			      struct wm_snap_reader *r)
+{
+	if (wm_snap_enter(r, SUBTASK_WM_SNAP_TAG, SUBTASK_WM_SNAP_VERSION) !=
+		    0 ||
+	    wm_watermark_restore(&sw->generator, r) != 0 ||
+	    wm_data_output_restore(&sw->emitter, r) != 0)
+		return wm_snap_reader_error(r);
+	wm_pausable_clock_set_offset(&sw->clock, wm_snap_get_i64(r));
+	sw->next_tick_ns = wm_snap_get_i64(r);
+	sw->input_since_tick = wm_snap_get_bool(r);
+	return wm_snap_leave(r);
 }

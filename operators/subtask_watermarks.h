@@ -135,4 +135,20 @@ wm_subtask_watermarks_idle(const struct wm_subtask_watermarks *sw)
 	return sw->emitter.idle;
 }
 
+/*
+ * checkpoint_watermarks: the generator, the emitter, the idleness clock
+ * (as what it had taken off processing time at `now_ns`), the next tick
+ * and whether a record came since the last, as a section (as
+ * wm_source_watermarks_snapshot() does for partitions). Restore into one
+ * made from the same strategy, and do not start it again: 0, or the
+ * reader's error (-EINVAL for another strategy). Outputs nothing.
+ */
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+void wm_subtask_watermarks_snapshot(const struct wm_subtask_watermarks *sw,
+				    int64_t now_ns, struct wm_snap_writer *w);
+int wm_subtask_watermarks_restore(struct wm_subtask_watermarks *sw,
+				  struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_SUBTASK_WATERMARKS_H */

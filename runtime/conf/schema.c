@@ -60,6 +60,8 @@ static const char *const job_keys[] = {
 	"restart_multiplier",
 	"restart_reset_threshold",
 	"restart_jitter",
+	"checkpoint_watermarks",
+	"checkpoint_timeout",
 };
 
 static const char *const source_keys[] = {

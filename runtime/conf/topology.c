@@ -50,6 +50,7 @@ job_defaults(struct wm_job_conf *job)
 	job->checkpoints_retained = 1;
 	job->fail_at_ms = INT64_MAX;
 	job->restart = wm_restart_config_default(WM_RESTART_NONE);
+	job->checkpoint_timeout_ms = 10 * 60 * 1000;
 }
 
 /* all_idle: the study policy for an all-idle valve or multiplexer,
@@ -122,16 +123,18 @@ load_behaviour(struct loader *l, struct wm_ini_section *sec,
 
 /*
  * Checkpoints: checkpoint_interval and checkpoint_dir go together,
- * checkpoints_retained and fail_at need them (the first key given is the
- * one named when they are missing).
+ * checkpoints_retained, fail_at, checkpoint_watermarks and
+ * checkpoint_timeout need them (the first key given is the one named when
+ * they are missing).
  */
 static int
 load_checkpoints(struct loader *l, struct wm_ini_section *sec,
 		 struct wm_job_conf *job)
 {
-	static const char *const keys[] = {"checkpoint_interval",
-					   "checkpoint_dir",
-					   "checkpoints_retained", "fail_at"};
+	static const char *const keys[] = {
+		"checkpoint_interval",	 "checkpoint_dir",
+		"checkpoints_retained",	 "fail_at",
+		"checkpoint_watermarks", "checkpoint_timeout"};
 	struct wm_ini_entry *first = NULL, *interval, *dir;
 	int r;
 
@@ -142,7 +145,11 @@ load_checkpoints(struct loader *l, struct wm_ini_section *sec,
 	    (r = wm_conf_get_u32(l, sec, "checkpoints_retained", 1, 1000000,
 				 &job->checkpoints_retained)) != 0 ||
 	    (r = wm_conf_get_duration(l, sec, "fail_at", false,
-				      &job->fail_at_ms)) != 0)
+				      &job->fail_at_ms)) != 0 ||
+	    (r = wm_conf_get_bool(l, sec, "checkpoint_watermarks",
+				  &job->checkpoint_watermarks)) != 0 ||
+	    (r = wm_conf_get_duration(l, sec, "checkpoint_timeout", true,
+				      &job->checkpoint_timeout_ms)) != 0)
 		return r;
 	for (size_t i = 0; i < N_ELEMS(keys); i++) {
 		struct wm_ini_entry *e = wm_conf_lookup(l, sec, keys[i]);

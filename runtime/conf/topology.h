@@ -307,6 +307,13 @@ struct wm_job_conf {
 	 * which need checkpoints): Flink's default, exponential-delay, with
 	 * checkpoints; none without. */
 	struct wm_restart_config restart;
+	/* Beyond Flink: each subtask's snapshot also holds its watermarks
+	 * and idleness (task.h; doc/semantics.md section 12.5), and a
+	 * restore requires the same setting. Default false, Flink's. */
+	bool checkpoint_watermarks;
+	/* A checkpoint not complete this long after its trigger is aborted
+	 * (Flink's execution.checkpointing.timeout, 10 min by default). */
+	int64_t checkpoint_timeout_ms;
 };
 
 /* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of

@@ -254,6 +254,14 @@ bool wm_task_input_blocked(const struct wm_task *task, uint32_t channel);
  * to last (Flink's checkpointAlignmentTime); 0 for a source or before
  * any. Valid in the out->snapshot call that follows the alignment. */
 int64_t wm_task_last_alignment_ns(const struct wm_task *task);
+
+/* The driver aborted checkpoint `id` (its checkpoint_timeout passed, as
+ * Flink's coordinator aborts one and notifies every task): a task still
+ * aligning it unblocks every channel and forgets it, so that its barriers
+ * still to come are ignored (operators/barrier_align.h, the cancel of
+ * section 11.4). A task that aligned it already, or takes no checkpoint,
+ * is left alone. */
+void wm_task_abort_checkpoint(struct wm_task *task, int64_t id);
 int wm_task_restore(struct wm_task *task, const void *bytes, size_t len);
 
 /* A new task that replaces one lost at `now_ns` (a crash) starts its

@@ -9,8 +9,13 @@
  * A subtask's snapshot is one section, TASK version 1, holding its kind's
  * state: a source's record source position (operators/source_gen.h), a
  * window's operator (operators/window.h, never its watermark), nothing for
- * a keyBy. Watermarks and idleness are in no snapshot, as in Flink
- * (doc/semantics.md section 12).
+ * a keyBy; then its counts. Watermarks and idleness are in no snapshot,
+ * as in Flink (doc/semantics.md section 12), unless [job]
+ * checkpoint_watermarks is set: then a last section, WMKS, holds them
+ * (watermark_state()), and its presence is the flag that a restore checks
+ * against its own setting, so that a job never restores a checkpoint
+ * taken with the other one. Without the key the bytes are exactly those
+ * of a job that has no such key.
  */
 #include "config.h"
 
@@ -25,6 +30,8 @@
 #define TASK_SNAP_VERSION 1
 #define COUNTS_SNAP_TAG WM_SNAP_TAG('C', 'N', 'T', 'S')
 #define COUNTS_SNAP_VERSION 1
+#define WATERMARKS_SNAP_TAG WM_SNAP_TAG('W', 'M', 'K', 'S')
+#define WATERMARKS_SNAP_VERSION 1
 
 /*
  * The task's counts as of the snapshot, after its kind's state: records
@@ -73,6 +80,72 @@ restore_counts(struct wm_task *t, struct wm_snap_reader *r)
 	return wm_snap_leave(r);
 }
 
+/*
+ * checkpoint_watermarks: the watermark state of every object the task
+ * has, in a fixed order: a source's generators, idleness and multiplexer
+ * (or its subtask generator), and whether its periodic emission started;
+ * each input's valve, the combination of two inputs; a window's
+ * watermark and the watermark its timers last fired at; every output
+ * edge's announced status and output watermark. Processing-time state
+ * (idleness clocks, the next tick) is kept on the job's processing time,
+ * which a restored job continues (operators/pausable_clock.h).
+ */
+static void
+snapshot_watermarks(const struct wm_task *t, struct wm_snap_writer *w)
+{
+	const struct task_source *s = t->source;
+
+	wm_snap_begin(w, WATERMARKS_SNAP_TAG, WATERMARKS_SNAP_VERSION);
+	if (s != NULL) {
+		wm_snap_put_bool(w, s->started);
+		if (s->per_subtask)
+			wm_subtask_watermarks_snapshot(&s->subtask, t->now_ns,
+						       w);
+		else
+			wm_source_watermarks_snapshot(&s->watermarks, t->now_ns,
+						      w);
+	}
+	for (uint32_t k = 0; k < t->sub->n_ports; k++)
+		wm_valve_snapshot(t->valves[k], w);
+	if (t->two_inputs)
+		wm_multi_input_snapshot(&t->combined, w);
+	if (t->window != NULL) {
+		wm_window_snapshot_watermark(t->window->op, w);
+		wm_snap_put_i64(w, t->window->firing_watermark);
+	}
+	for (uint32_t e = 0; e < t->n_edges; e++)
+		wm_edge_snapshot(&t->edges[e], w);
+	wm_snap_end(w);
+}
+
+static int
+restore_watermarks(struct wm_task *t, struct wm_snap_reader *r)
+{
+	struct task_source *s = t->source;
+
+	if (wm_snap_enter(r, WATERMARKS_SNAP_TAG, WATERMARKS_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	if (s != NULL) {
+		s->ticks_restored = wm_snap_get_bool(r);
+		if (s->per_subtask)
+			wm_subtask_watermarks_restore(&s->subtask, r);
+		else
+			wm_source_watermarks_restore(&s->watermarks, r);
+	}
+	for (uint32_t k = 0;
+	     k < t->sub->n_ports && wm_snap_reader_error(r) == 0; k++)
+		wm_valve_restore(t->valves[k], r);
+	if (t->two_inputs && wm_snap_reader_error(r) == 0)
+		wm_multi_input_restore(&t->combined, r);
+	if (t->window != NULL && wm_snap_reader_error(r) == 0 &&
+	    wm_window_restore_watermark(t->window->op, r) == 0)
+		t->window->firing_watermark = wm_snap_get_i64(r);
+	for (uint32_t e = 0; e < t->n_edges && wm_snap_reader_error(r) == 0;
+	     e++)
+		wm_edge_restore(&t->edges[e], r);
+	return wm_snap_leave(r);
+}
+
 int
 wm_task_init_checkpoints(struct wm_task *t)
 {
@@ -106,6 +179,8 @@ snapshot(struct wm_task *t, int64_t id)
 	if (t->window != NULL)
 		wm_window_snapshot(t->window->op, &w);
 	snapshot_counts(t, &w);
+	if (t->topo->job.checkpoint_watermarks)
+		snapshot_watermarks(t, &w);
 	wm_snap_end(&w);
 	r = wm_snap_writer_error(&w);
 	if (r == 0 && t->out->snapshot != NULL)
@@ -205,6 +280,15 @@ wm_task_last_alignment_ns(const struct wm_task *t)
 				   : 0;
 }
 
+void
+wm_task_abort_checkpoint(struct wm_task *t, int64_t id)
+{
+	struct wm_barrier_decision d;
+
+	if (t->barriers != NULL)
+		wm_barrier_align_on_cancel(t->barriers, id, &d);
+}
+
 bool
 wm_task_input_blocked(const struct wm_task *t, uint32_t channel)
 {
@@ -227,6 +311,19 @@ wm_task_restore(struct wm_task *t, const void *bytes, size_t len)
 	if (t->window != NULL)
 		wm_window_restore(t->window->op, &r);
 	if (wm_snap_reader_error(&r) != 0 || restore_counts(t, &r) != 0)
+		return wm_snap_reader_error(&r);
+	/* What follows the counts says how the checkpoint was taken. */
+	if ((wm_snap_reader_left(&r) > 0) !=
+	    t->topo->job.checkpoint_watermarks) {
+		snprintf(t->why, sizeof(t->why),
+			 "the checkpoint was taken with checkpoint_watermarks "
+			 "= %s, the job has %s",
+			 t->topo->job.checkpoint_watermarks ? "false" : "true",
+			 t->topo->job.checkpoint_watermarks ? "true" : "false");
+		return -EINVAL;
+	}
+	if (t->topo->job.checkpoint_watermarks &&
+	    restore_watermarks(t, &r) != 0)
 		return wm_snap_reader_error(&r);
 	return wm_snap_leave(&r);
 }

@@ -492,7 +492,10 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		return INT64_MAX;
 	t->now_ns = now_ns;
 	if (!s->started) {
-		if (s->per_subtask)
+		/* A restored schedule (checkpoint_watermarks) goes on. */
+		if (s->ticks_restored)
+			;
+		else if (s->per_subtask)
 			wm_subtask_watermarks_start(&s->subtask, now_ns);
 		else
 			wm_source_watermarks_start(&s->watermarks, now_ns);

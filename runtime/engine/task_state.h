@@ -65,6 +65,9 @@ struct task_source {
 	uint32_t *local_of;	       /* by partition id: local index */
 	struct source_partition *part; /* by local index */
 	bool started;
+	/* The watermarks' periodic schedule came with a restore
+	 * (checkpoint_watermarks): the first run does not start it anew. */
+	bool ticks_restored;
 	/* The last run left records due (a burst cut short, an unlimited
 	 * rate): what falls due before the next run runs late, then. */
 	bool behind;

@@ -20,9 +20,6 @@
  * counts (real time; a start takes milliseconds). */
 #define START_POLL_NS ((int64_t)5000000)
 
-/* Flink's execution.checkpointing.timeout default: 10 minutes. */
-#define DEFAULT_TIMEOUT_MS ((int64_t)600000)
-
 struct wm_coordinator {
 	const struct wm_topology *topo;
 	const struct wm_plan *plan;
@@ -91,7 +88,7 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	c->every_ns = real_ns_of(c, job->checkpoint_interval_ms);
 	if (c->every_ns < 1)
 		c->every_ns = 1;
-	c->timeout_ns = real_ns_of(c, DEFAULT_TIMEOUT_MS);
+	c->timeout_ns = real_ns_of(c, job->checkpoint_timeout_ms);
 	c->next_ns = INT64_MAX; /* from the start line on */
 	r = wm_checkpoint_store_new(&c->store, &cfg, err, errlen);
 	if (r == 0)
@@ -313,6 +310,9 @@ wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
 			 "checkpoint %" PRIu64 " timed out: %" PRIu32
 			 " of %" PRIu32 " subtasks acknowledged it",
 			 c->pending, c->acknowledged, c->plan->n_subtasks);
+		/* Tasks still aligning it unblock (Flink's abort
+		 * notification); the blobs written are removed with it. */
+		wm_shm_abort_checkpoint(seg, c->pending);
 		give_up(c, err, errlen);
 		r = -ETIMEDOUT;
 	}

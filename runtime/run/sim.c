@@ -741,6 +741,9 @@ static int trigger_checkpoint(struct sim *sim, int64_t t, char *err,
 			      size_t errlen);
 static int crash(struct sim *sim, char *err, size_t errlen);
 static int restore(struct sim *sim, char *err, size_t errlen);
+static int time_out_checkpoint(struct sim *sim, int64_t t, char *err,
+			       size_t errlen);
+static int64_t checkpoint_deadline(const struct sim *sim);
 static void watch_catch_up(struct sim *sim);
 
 /* The next instant: the earliest event of a source, a checkpoint or the
@@ -765,6 +768,8 @@ next_instant(const struct sim *sim)
 		return t;
 	if (sim->store != NULL && sim->next_checkpoint_ns < t)
 		t = sim->next_checkpoint_ns;
+	if (checkpoint_deadline(sim) < t)
+		t = checkpoint_deadline(sim);
 	return sim->fail_ns < t ? sim->fail_ns : t;
 }
 
@@ -805,8 +810,12 @@ run(struct sim *sim, char *err, size_t errlen)
 		if (sim->restore_ns <= t &&
 		    (r = restore(sim, err, errlen)) != 0)
 			return r;
-		/* Rule 8: a checkpoint due at t starts before the sources
-		 * run at t. */
+		/* Rule 8: a checkpoint past its timeout is aborted at its
+		 * deadline, before the next one may start; a checkpoint due
+		 * at t starts before the sources run at t. */
+		if (checkpoint_deadline(sim) <= t &&
+		    (r = time_out_checkpoint(sim, t, err, errlen)) != 0)
+			return r;
 		if (sim->store != NULL && sim->next_checkpoint_ns <= t &&
 		    (r = trigger_checkpoint(sim, t, err, errlen)) != 0)
 			return r;
@@ -982,6 +991,44 @@ trigger_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
 	return 0;
 }
 
+/* When the checkpoint being taken times out ([job] checkpoint_timeout
+ * after its trigger); INT64_MAX: none is being taken. */
+static int64_t
+checkpoint_deadline(const struct sim *sim)
+{
+	int64_t timeout = wm_ms_to_ns(sim->topo->job.checkpoint_timeout_ms);
+
+	if (sim->store == NULL || sim->pending == 0)
+		return INT64_MAX;
+	return sim->pending_since_ns <= INT64_MAX - timeout
+		       ? sim->pending_since_ns + timeout
+		       : INT64_MAX;
+}
+
+/*
+ * Abort the checkpoint being taken, past its timeout (rule 8): the store
+ * drops what it holds of it, every task still aligning it lets its
+ * channels go, and the next one is triggered at the next interval. Under
+ * --sim a checkpoint completes in the instant of its trigger (frames take
+ * no time, and a barrier is held back only by an alignment that ends in
+ * the same instant), so this is reached only if that ever changes; a
+ * real run's barriers can be held back for real (doc/semantics.md 12.6).
+ */
+static int
+time_out_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
+{
+	(void)t;
+	if (wm_checkpoint_store_abort(sim->store, sim->pending, err, errlen) !=
+	    0)
+		return -EIO;
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		wm_task_abort_checkpoint(sim->tasks[id].task,
+					 (int64_t)sim->pending);
+	sim->pending = 0;
+	sim->checkpoints.timed_out++;
+	return 0;
+}
+
 /* Records read by the sources, results written by the windows, as the
  * tasks count them now. */
 static void
@@ -1035,7 +1082,9 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
 			 "could not restore subtask %s/%u from checkpoint "
 			 "%" PRIu64 ": %s",
 			 t->stages[st->sub->stage].name, st->sub->index, chk,
-			 strerror(-r));
+			 wm_task_why(st->task)[0] != '\0'
+				 ? wm_task_why(st->task)
+				 : strerror(-r));
 	free(bytes);
 	wm_task_restarted_at(st->task, sim->now_ns);
 	if (r == 0)

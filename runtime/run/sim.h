@@ -87,8 +87,10 @@
  *     every subtask has handed its snapshot, the checkpoint is committed
  *     to the store (runtime/checkpoint/checkpoint_store.h); its duration
  *     is processing time from trigger to commit, 0 unless alignment
- *     held frames past the instant. Ids follow those already in the
- *     directory. Checkpoints change nothing of the output.
+ *     held frames past the instant. One not committed [job]
+ *     checkpoint_timeout after its trigger is aborted then (counted timed
+ *     out; every task aligning it lets go). Ids follow those already in
+ *     the directory. Checkpoints change nothing of the output.
  *  9. Restart ([job] fail_at). At fail_at, before anything else at that
  *     instant, every subtask crashes: its state and every queued frame
  *     are lost, a checkpoint being taken is aborted. The restart
@@ -103,8 +105,11 @@
  *     job's start with the snapshot's counts. Sources seek to their positions
  *     and run at once: records due since are a backlog (rule 1's
  *     charge). No watermark is restored: every input at MIN and ACTIVE,
- *     idleness countdowns and periodic ticks starting again. Results
- *     fired after the checkpoint are written again (at-least-once).
+ *     idleness countdowns and periodic ticks starting again; with [job]
+ *     checkpoint_watermarks they are restored instead, countdowns and
+ *     ticks on the processing time, which runs on through the crash.
+ *     Results fired after the checkpoint are written again
+ *     (at-least-once).
  *
  * Same topology and seed: byte-identical output, every run.
  */

@@ -87,6 +87,7 @@ struct worker {
 	bool *blocked; /* the gate's, by input channel (gate.h) */
 	bool has_gate;
 	uint64_t checkpoint_seen; /* a source: the newest trigger taken */
+	uint64_t abort_seen;	  /* the newest checkpoint given up, seen */
 	/* A restored window: the watermark it has to come back to; MIN
 	 * once it did (or none). */
 	int64_t catch_up_to;
@@ -368,9 +369,14 @@ worker_snapshot(struct wm_task_out *out, int64_t id, const void *bytes,
 	struct wm_checkpoint_ack *ack = &w->metrics->checkpoint;
 	uint32_t crc = 0;
 	char why[512];
-	int r = wm_checkpoint_blob_write(w->args->topo->job.checkpoint_dir,
-					 (uint64_t)id, w->args->subtask, bytes,
-					 len, &crc, why, sizeof(why));
+	int r;
+
+	/* Given up meanwhile: its directory is gone, nobody waits for it. */
+	if ((uint64_t)id <= wm_shm_checkpoint_aborted(&w->seg))
+		return;
+	r = wm_checkpoint_blob_write(w->args->topo->job.checkpoint_dir,
+				     (uint64_t)id, w->args->subtask, bytes, len,
+				     &crc, why, sizeof(why));
 
 	if (r != 0)
 		wm_log("wmrun[%s/%u]: warning: checkpoint %lld: %s",
@@ -504,6 +510,15 @@ own_ring(struct worker *w, uint32_t ch)
 	return wm_shm_ring(&w->seg, ch);
 }
 
+/* What ends a wait for input besides input: a checkpoint given up. */
+static bool
+abort_requested(void *arg)
+{
+	const struct worker *w = arg;
+
+	return wm_shm_checkpoint_aborted(&w->seg) > w->abort_seen;
+}
+
 static int
 attach(struct worker *w)
 {
@@ -568,6 +583,7 @@ attach(struct worker *w)
 			if (w->blocked == NULL)
 				return EX_OSERR;
 			wm_gate_set_blocked(&w->gate, w->blocked);
+			wm_gate_set_wake_also(&w->gate, abort_requested, w);
 		}
 	}
 	wm_waiter_init(&w->space, wm_shm_doorbell(&w->seg, a->subtask),
@@ -712,6 +728,28 @@ input_failed(struct worker *w, uint32_t ch, int r)
 	return w->failed;
 }
 
+/* The gate's flags as the task's alignment says (gate.h). */
+static void
+refresh_blocked(struct worker *w)
+{
+	for (uint32_t i = 0; w->blocked != NULL && i < w->me->n_inputs; i++)
+		w->blocked[i] = wm_task_input_blocked(w->task, i);
+}
+
+/* The supervisor gave a checkpoint up (it timed out): if the task still
+ * aligns it, its channels are read again (task.h). */
+static void
+take_abort(struct worker *w)
+{
+	uint64_t id = wm_shm_checkpoint_aborted(&w->seg);
+
+	if (id <= w->abort_seen)
+		return;
+	w->abort_seen = id;
+	wm_task_abort_checkpoint(w->task, (int64_t)id);
+	refresh_blocked(w);
+}
+
 /* What the gate handed out, to the task: a run of records read in place,
  * consumed only once the task is done with it, or another frame. */
 static inline int
@@ -724,11 +762,9 @@ input(struct worker *w, const struct wm_gate_take *t, int64_t now)
 		/* A barrier or an END may start or end an alignment: the
 		 * gate leaves the channels that wait unread from the next
 		 * take on. */
-		if (w->blocked != NULL && (t->frame.kind == WM_FRAME_BARRIER ||
-					   t->frame.kind == WM_FRAME_END))
-			for (uint32_t i = 0; i < w->me->n_inputs; i++)
-				w->blocked[i] =
-					wm_task_input_blocked(w->task, i);
+		if (t->frame.kind == WM_FRAME_BARRIER ||
+		    t->frame.kind == WM_FRAME_END)
+			refresh_blocked(w);
 		return r;
 	}
 	r = wm_task_input_records(w->task, t->channel, t->cells, t->records,
@@ -752,6 +788,8 @@ run_inputs(struct worker *w)
 		uint32_t n = 0;
 
 		read_cpu_wait(w); /* before the burst, as a source does */
+		if (w->blocked != NULL)
+			take_abort(w);
 		while (n < WORKER_BURST) {
 			struct wm_gate_take t;
 			int r = wm_gate_next(&w->gate, &t, WORKER_BURST - n);

@@ -624,6 +624,149 @@ START_TEST(test_barriers_align_then_the_window_snapshots_and_restores)
 }
 END_TEST
 
+/* A window task of `text` (two source subtasks, so two channels). */
+static struct wm_task *
+window_task(struct wm_topology **topo, struct wm_plan **plan,
+	    struct wm_subtask_metrics **m, struct snapshots *k,
+	    const char *text)
+{
+	struct wm_ini_error err;
+	size_t bytes;
+
+	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "job.conf",
+						 topo, &err),
+			 0);
+	*plan = wm_plan_new(*topo);
+	bytes = wm_plan_metrics_bytes(*plan);
+	*m = calloc(1, bytes);
+	return wm_task_new(*topo, *plan, (*plan)->first[1], &k->out, *m, NULL);
+}
+
+#define WATERMARK_JOB(keys)                                                    \
+	"[job]\nevent_time = 1 min\ncheckpoint_interval = 1 s\n"               \
+	"checkpoint_dir = unused\n" keys "[source s]\nparallelism = 2\n"       \
+	"partitions = 2\nrate = 1/s\n[window w]\ninput = s\nsize = 10 s\n"     \
+	"late_output = unused.csv\n"
+
+static void
+count_late(struct wm_task_out *out, const struct wm_record *r)
+{
+	struct snapshots *k = wm_container_of(out, struct snapshots, out);
+
+	(void)r;
+	k->n += 100;
+}
+
+START_TEST(test_checkpoint_watermarks_restore_the_watermarks_and_statuses)
+{
+	/* Channel 0 at 20 s, channel 1 IDLE: the window is at 20 s. With
+	 * checkpoint_watermarks a task restored from the snapshot is there
+	 * too: a record of the window [0, 10 s) is late at once, and a
+	 * watermark of channel 0 alone advances it (channel 1 is still
+	 * IDLE). A job without the key refuses that snapshot, and the task
+	 * with it refuses one without watermarks. */
+	struct wm_topology *topo, *plain_topo;
+	struct wm_plan *plan, *plain_plan;
+	struct wm_subtask_metrics *m, *plain_m;
+	struct snapshots k = {.out = {.frame = ignore_frame,
+				      .record = wm_task_record_as_frame,
+				      .result = count_result,
+				      .late = count_late,
+				      .snapshot = keep_snapshot}};
+	struct wm_frame bar = {.kind = WM_FRAME_BARRIER, .payload = {3, 100}};
+	struct wm_frame wm20 = {.kind = WM_FRAME_WATERMARK, .payload = {20000}};
+	struct wm_frame wm30 = {.kind = WM_FRAME_WATERMARK, .payload = {30000}};
+	struct wm_frame idle = {.kind = WM_FRAME_STATUS, .arg = WM_STATUS_IDLE};
+	struct wm_record r = {.ts = 4200, .key = 1, .value = 1};
+	struct wm_frame f;
+	struct wm_task *t, *plain;
+	void *bytes;
+
+	t = window_task(&topo, &plan, &m, &k,
+			WATERMARK_JOB("checkpoint_watermarks = true\n"));
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(wm_task_input(t, 0, &wm20, 1), 0);
+	ck_assert_int_eq(wm_task_input(t, 1, &idle, 2), 0);
+	ck_assert_int_eq(wm_window_watermark(wm_task_window(t)), 20000);
+	ck_assert_int_eq(wm_task_input(t, 0, &bar, 3), 0);
+	ck_assert_int_eq(wm_task_input(t, 1, &bar, 4), 0);
+	ck_assert_int_eq(k.n, 1);
+	wm_task_free(t);
+
+	memset(m, 0, wm_plan_metrics_bytes(plan));
+	t = wm_task_new(topo, plan, plan->first[1], &k.out, m, NULL);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(wm_task_restore(t, k.bytes, k.len), 0);
+	ck_assert_int_eq(wm_window_watermark(wm_task_window(t)), 20000);
+	wm_codec_record_frame(&r, &f);
+	ck_assert_int_eq(wm_task_input(t, 1, &f, 5), 0);
+	ck_assert_int_eq(k.n, 101); /* late, to the side output */
+	ck_assert_int_eq(wm_task_input(t, 0, &wm30, 6), 0);
+	ck_assert_int_eq(wm_window_watermark(wm_task_window(t)), 30000);
+
+	/* The other setting is refused, saying why. */
+	plain = window_task(&plain_topo, &plain_plan, &plain_m, &k,
+			    WATERMARK_JOB(""));
+	ck_assert_ptr_nonnull(plain);
+	ck_assert_int_eq(wm_task_restore(plain, k.bytes, k.len), -EINVAL);
+	ck_assert_ptr_nonnull(
+		strstr(wm_task_why(plain), "checkpoint_watermarks = true"));
+	bytes = k.bytes;
+	k.bytes = NULL;
+	ck_assert_int_eq(wm_task_input(plain, 0, &bar, 1), 0);
+	ck_assert_int_eq(wm_task_input(plain, 1, &bar, 2), 0);
+	wm_task_free(t);
+	memset(m, 0, wm_plan_metrics_bytes(plan));
+	t = wm_task_new(topo, plan, plan->first[1], &k.out, m, NULL);
+	ck_assert_int_eq(wm_task_restore(t, k.bytes, k.len), -EINVAL);
+	ck_assert_ptr_nonnull(
+		strstr(wm_task_why(t), "checkpoint_watermarks = false"));
+
+	wm_task_free(t);
+	wm_task_free(plain);
+	free(bytes);
+	free(k.bytes);
+	free(m);
+	free(plain_m);
+	wm_plan_free(plan);
+	wm_plan_free(plain_plan);
+	wm_topology_free(topo);
+	wm_topology_free(plain_topo);
+}
+END_TEST
+
+START_TEST(test_an_aborted_checkpoint_unblocks_the_channels)
+{
+	/* The driver aborts checkpoint 3 (its timeout passed) while the task
+	 * aligns it: channel 0 is read again, and the late barrier of
+	 * channel 1 is ignored: no snapshot. */
+	struct wm_topology *topo;
+	struct wm_plan *plan;
+	struct wm_subtask_metrics *m;
+	struct snapshots k = {.out = {.frame = ignore_frame,
+				      .record = wm_task_record_as_frame,
+				      .result = count_result,
+				      .late = count_late,
+				      .snapshot = keep_snapshot}};
+	struct wm_frame bar = {.kind = WM_FRAME_BARRIER, .payload = {3, 100}};
+	struct wm_task *t =
+		window_task(&topo, &plan, &m, &k, WATERMARK_JOB(""));
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(wm_task_input(t, 0, &bar, 1), 0);
+	ck_assert(wm_task_input_blocked(t, 0));
+	wm_task_abort_checkpoint(t, 3);
+	ck_assert(!wm_task_input_blocked(t, 0));
+	ck_assert_int_eq(wm_task_input(t, 1, &bar, 2), 0);
+	ck_assert(!wm_task_input_blocked(t, 1));
+	ck_assert_int_eq(k.n, 0);
+	wm_task_free(t);
+	free(m);
+	wm_plan_free(plan);
+	wm_topology_free(topo);
+}
+END_TEST
+
 static Suite *
 task_suite(void)
 {
@@ -645,6 +788,11 @@ task_suite(void)
 	tcase_add_test(
 		figures,
 		test_barriers_align_then_the_window_snapshots_and_restores);
+	tcase_add_test(
+		figures,
+		test_checkpoint_watermarks_restore_the_watermarks_and_statuses);
+	tcase_add_test(figures,
+		       test_an_aborted_checkpoint_unblocks_the_channels);
 	suite_add_tcase(s, jump);
 	suite_add_tcase(s, figures);
 	return s;
