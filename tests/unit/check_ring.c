@@ -362,6 +362,66 @@ START_TEST(test_gate_reads_inputs_fairly)
 }
 END_TEST
 
+/* The wake_also condition of test_gate_leaves_blocked_inputs_unread. */
+static bool gate_woken;
+
+static bool
+gate_wake_also(void *arg)
+{
+	(void)arg;
+	return gate_woken;
+}
+
+/*
+ * A checkpoint's alignment: a blocked input is neither read nor a reason
+ * to wake, even with frames waiting in it, and reads on in order once
+ * unblocked; the wake_also condition ends a wait by itself.
+ */
+START_TEST(test_gate_leaves_blocked_inputs_unread)
+{
+	struct wm_ring *rings[2];
+	struct wm_ring_producer p[2];
+	struct wm_ring_consumer in[2];
+	bool blocked[2] = {true, false};
+	struct wm_gate g;
+	struct wm_doorbell bell;
+	struct wm_gate_take t;
+
+	wm_doorbell_init(&bell);
+	ck_assert_int_eq(wm_gate_init(&g, in, 2, &bell, WM_WAIT_FUTEX), 0);
+	for (int i = 0; i < 2; i++) {
+		rings[i] = new_ring(64);
+		wm_ring_producer_attach(&p[i], rings[i], NULL);
+		wm_gate_attach(&g, (uint32_t)i, rings[i], NULL);
+	}
+	wm_gate_set_blocked(&g, blocked);
+	for (uint64_t i = 0; i < 3; i++)
+		ck_assert(wm_ring_try_push(&p[0], WM_FRAME_WATERMARK, 0, i, 0,
+					   0));
+	ck_assert(wm_ring_try_push(&p[1], WM_FRAME_WATERMARK, 0, 9, 0, 0));
+	/* Only the open input's frame, then nothing, and no wake. */
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 1);
+	ck_assert_uint_eq(t.channel, 1);
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 0);
+	ck_assert_int_eq(wm_gate_wait(&g, 1000000), -ETIMEDOUT);
+	gate_woken = true;
+	wm_gate_set_wake_also(&g, gate_wake_also, NULL);
+	ck_assert_int_eq(wm_gate_wait(&g, 1000000), 0);
+	gate_woken = false;
+	/* Unblocked: its frames, in order. */
+	blocked[0] = false;
+	ck_assert_int_eq(wm_gate_wait(&g, 0), 0);
+	for (uint64_t i = 0; i < 3; i++) {
+		ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 1);
+		ck_assert_uint_eq(t.channel, 0);
+		ck_assert_uint_eq(t.frame.payload[0], i);
+	}
+	ck_assert_int_eq(wm_gate_next(&g, &t, UINT32_MAX), 0);
+	for (int i = 0; i < 2; i++)
+		free(rings[i]);
+}
+END_TEST
+
 /*
  * Records come as runs in place, bounded by the burst, the caller's
  * `max` and the next other frame, and stay in the ring until consumed;
@@ -578,6 +638,7 @@ ring_suite(void)
 	tcase_add_test(ring, test_ring_dump_names_the_position);
 	tcase_add_test(ring, test_ring_dump_shows_what_the_producer_announced);
 	tcase_add_test(gate, test_gate_reads_inputs_fairly);
+	tcase_add_test(gate, test_gate_leaves_blocked_inputs_unread);
 	tcase_add_test(gate, test_gate_hands_out_records_as_runs_in_place);
 	tcase_add_test(gate,
 		       test_gate_nudge_wakes_a_producer_that_missed_its_nudge);
