@@ -98,7 +98,10 @@
  *     and run at once: records due since are a backlog (rule 1's
  *     charge). No watermark is restored: every input at MIN and ACTIVE,
  *     idleness countdowns and periodic ticks starting again. Results
- *     fired after the checkpoint are written again (at-least-once).
+ *     fired after the checkpoint are fired again: a file sink or late
+ *     output file gets each once (exactly-once: its parts after the
+ *     checkpoint were never committed, runtime/checkpoint/part_commit.h),
+ *     standard output or a FIFO twice (at-least-once).
  *
  * Same topology and seed: byte-identical output, every run.
  */
