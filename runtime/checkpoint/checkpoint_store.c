@@ -123,23 +123,6 @@ blob_name(uint32_t subtask, char *buf, size_t len)
 	snprintf(buf, len, "subtask-%" PRIu32, subtask);
 }
 
-/* Make the names in directory `path` durable (a rename or an unlink in it,
- * a directory made in it). Some file systems cannot sync a directory
- * (EINVAL): there is nothing more to do there. */
-static int
-sync_dir(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) != 0 && errno != EINVAL)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 /*
  * Remove checkpoint directory `path` and every file in it, the manifest
  * first: a removal cut short leaves an incomplete checkpoint, never one
@@ -742,7 +725,7 @@ wm_checkpoint_store_begin(struct wm_checkpoint_store *s, uint64_t id,
 			    id, s->current.id);
 	if (mkdir(s->dir, 0777) == 0) {
 		wm_outfile_dir_of(s->dir, parent, sizeof(parent));
-		r = sync_dir(parent);
+		r = wm_outfile_sync_dir(parent);
 		if (r != 0)
 			return fail(err, errlen, -r,
 				    "could not sync directory \"%s\": %s",
@@ -786,7 +769,7 @@ wm_checkpoint_store_begin(struct wm_checkpoint_store *s, uint64_t id,
 	/* chk-N's name durable before any of its blobs matters: a commit
 	 * deletes older checkpoints, which must not outlive the new one's
 	 * directory entry. */
-	r = sync_dir(s->dir);
+	r = wm_outfile_sync_dir(s->dir);
 	if (r != 0) {
 		remove_checkpoint_dir(dir);
 		return fail(err, errlen, -r,
@@ -981,7 +964,7 @@ retain(struct wm_checkpoint_store *s, uint64_t committed)
 			removed++;
 	}
 	free(ids);
-	if (removed > 0 && (r = sync_dir(s->dir)) != 0)
+	if (removed > 0 && (r = wm_outfile_sync_dir(s->dir)) != 0)
 		warn(s, "could not sync directory \"%s\": %s", s->dir,
 		     strerror(-r));
 	return removed;
@@ -1012,7 +995,7 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 			goto failed;
 		}
 	/* The blobs' names durable before the manifest that lists them. */
-	r = sync_dir(dir);
+	r = wm_outfile_sync_dir(dir);
 	if (r != 0) {
 		r = fail(err, errlen, -r, "could not sync directory \"%s\": %s",
 			 dir, strerror(-r));
@@ -1032,7 +1015,7 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 		goto failed;
 	/* The manifest's name durable: from here the checkpoint is
 	 * complete, and older ones may go. */
-	r = sync_dir(dir);
+	r = wm_outfile_sync_dir(dir);
 	if (r != 0) {
 		r = fail(err, errlen, -r, "could not sync directory \"%s\": %s",
 			 dir, strerror(-r));
@@ -1081,7 +1064,7 @@ wm_checkpoint_store_abort(struct wm_checkpoint_store *s, uint64_t id, char *err,
 	}
 	r = remove_checkpoint_dir(dir);
 	if (r == 0)
-		r = sync_dir(s->dir);
+		r = wm_outfile_sync_dir(s->dir);
 	if (r != 0)
 		return fail(err, errlen, -r,
 			    "could not remove checkpoint \"%s\": %s", dir,

@@ -338,6 +338,31 @@ wm_outfile_name(const struct wm_outfile *f, char *buf, size_t len)
 	return buf;
 }
 
+int
+wm_outfile_sync(struct wm_outfile *f)
+{
+	check_open(f);
+	if (f->error != 0)
+		return -f->error;
+	if (fsync(f->fd) != 0 && errno != EINVAL && errno != EROFS)
+		f->error = errno;
+	return -f->error;
+}
+
+int
+wm_outfile_sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) != 0 && errno != EINVAL)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
 off_t
 wm_outfile_size(const struct wm_outfile *f)
 {

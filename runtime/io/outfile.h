@@ -93,6 +93,16 @@ void wm_outfile_hand_over(struct wm_outfile *f);
 int wm_outfile_commit(struct wm_outfile *f, char *err, size_t errlen);
 void wm_outfile_discard(struct wm_outfile *f);
 
+/* Make what was written durable (fsync; a stream, or a file system that
+ * cannot sync, has nothing to do): 0, or the negative errno, also kept as
+ * the file's first error. */
+int wm_outfile_sync(struct wm_outfile *f);
+
+/* Make the names in directory `dir` durable: a file made, renamed or
+ * removed in it. A file system that cannot sync a directory (EINVAL) has
+ * nothing more to do. 0 or a negative errno. */
+int wm_outfile_sync_dir(const char *dir);
+
 /* Bytes in the file now (its size; 0 for a stream). */
 off_t wm_outfile_size(const struct wm_outfile *f);
 

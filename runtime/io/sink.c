@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/assert.h"
 #include "operators/keygroup.h"
@@ -255,36 +256,37 @@ write_header(struct wm_sink *s, const char *text, char *err, size_t errlen)
 	return 0;
 }
 
-int
-wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
+/* The results of window stage `window` for sink stage `sink`, in its
+ * format, into `path`; the CSV header written if `header`. */
+static int
+open_results(struct wm_sink **out, const struct wm_stage *sink,
 	     const struct wm_stage *window, const struct wm_keys *keys,
-	     char *err, size_t errlen)
+	     const char *path, bool header, char *err, size_t errlen)
 {
 	/* 27 + 5 names of at most 6 with their commas + 41 bytes. */
-	char header[128] = "key,window_start,window_end";
+	char text[128] = "key,window_start,window_end";
 	struct wm_sink *s;
 	int r;
 
-	r = open_sink(&s, sink->name, sink->u.sink.path, SINK_RESULTS, err,
-		      errlen);
+	r = open_sink(&s, sink->name, path, SINK_RESULTS, err, errlen);
 	if (r != 0)
 		return r;
 	s->jsonl = sink->u.sink.format == WM_SINK_JSONL;
 	s->subtask_column = sink->u.sink.subtask_column;
 	s->aggregates = window->u.window.aggregates;
 	s->keys = keys;
-	if (!s->jsonl) {
+	if (header && !s->jsonl) {
 		for (unsigned a = 0; a < 5; a++) {
 			if (s->aggregates & (1u << a)) {
-				strcat(header, ",");
-				strcat(header, agg_names[a]);
+				strcat(text, ",");
+				strcat(text, agg_names[a]);
 			}
 		}
-		strcat(header, s->subtask_column
-				       ? ",fire_time,watermark,late_firing,"
-					 "subtask\n"
-				       : ",fire_time,watermark,late_firing\n");
-		r = write_header(s, header, err, errlen);
+		strcat(text, s->subtask_column
+				     ? ",fire_time,watermark,late_firing,"
+				       "subtask\n"
+				     : ",fire_time,watermark,late_firing\n");
+		r = write_header(s, text, err, errlen);
 		if (r != 0) {
 			wm_sink_close(s, true, NULL, 0);
 			return r;
@@ -294,8 +296,26 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	return 0;
 }
 
-/* A trace (late records, a recording) with the header line `header`,
- * whose string keys are in `keys` (NULL: it has none). */
+int
+wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
+	     const struct wm_stage *window, const struct wm_keys *keys,
+	     char *err, size_t errlen)
+{
+	return open_results(out, sink, window, keys, sink->u.sink.path, true,
+			    err, errlen);
+}
+
+int
+wm_sink_open_part(struct wm_sink **out, const struct wm_stage *sink,
+		  const struct wm_stage *window, const struct wm_keys *keys,
+		  const char *path, char *err, size_t errlen)
+{
+	return open_results(out, sink, window, keys, path, false, err, errlen);
+}
+
+/* A trace (late records, a recording) with the header line `header`
+ * (NULL: none, a part), whose string keys are in `keys` (NULL: it has
+ * none). */
 static int
 open_trace(struct wm_sink **out, const char *stage, const char *path,
 	   enum sink_kind kind, const char *header, const struct wm_keys *keys,
@@ -308,7 +328,7 @@ open_trace(struct wm_sink **out, const char *stage, const char *path,
 	if (r != 0)
 		return r;
 	s->keys = keys;
-	r = write_header(s, header, err, errlen);
+	r = header != NULL ? write_header(s, header, err, errlen) : 0;
 	if (r != 0) {
 		wm_sink_close(s, true, NULL, 0);
 		return r;
@@ -324,6 +344,15 @@ wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
 	return open_trace(out, window->name, window->u.window.late_output,
 			  SINK_LATE, "partition,timestamp,key,value\n", keys,
 			  err, errlen);
+}
+
+int
+wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *window,
+		       const struct wm_keys *keys, const char *path, char *err,
+		       size_t errlen)
+{
+	return open_trace(out, window->name, path, SINK_LATE, NULL, keys, err,
+			  errlen);
 }
 
 int
@@ -479,6 +508,73 @@ wm_sink_error(const struct wm_sink *s, char *buf, size_t len)
 	return buf;
 }
 
+bool
+wm_sink_is_file(const struct wm_sink *s)
+{
+	struct stat st;
+
+	return s->file.fd != STDOUT_FILENO && fstat(s->file.fd, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
+int
+wm_sink_fd(const struct wm_sink *s)
+{
+	return s->file.fd;
+}
+
+/* "could not seal part "P" (sink "out"): reason", -e. */
+static int
+seal_failed(const struct wm_sink *s, const char *path, int e, char *err,
+	    size_t errlen)
+{
+	snprintf(err, errlen, "could not seal part \"%s\" (%s \"%s\"): %s",
+		 path, kind_names[s->kind], s->stage, strerror(-e));
+	return e;
+}
+
+int
+wm_sink_seal(struct wm_sink *s, const char *next, uint64_t *bytes, char *err,
+	     size_t errlen)
+{
+	struct wm_outfile part;
+	char dir[PATH_MAX], why[PATH_MAX + 256];
+	int r;
+
+	*bytes = 0;
+	WM_ASSERT(s->file.path != NULL && s->pending == &s->own);
+	/* Durable, its name too, before the checkpoint that lists it. */
+	r = wm_sink_flush(s);
+	if (r != 0) {
+		wm_sink_error(s, err, errlen);
+		return r;
+	}
+	r = wm_outfile_sync(&s->file);
+	if (r == 0)
+		r = wm_outfile_sync_dir(
+			wm_outfile_dir_of(s->file.target, dir, sizeof(dir)));
+	if (r != 0)
+		return seal_failed(s, s->file.path, r, err, errlen);
+	*bytes = (uint64_t)wm_outfile_size(&s->file);
+	/* The next part opened before this one is closed: a failure leaves
+	 * the sink with a file, for wm_sink_close(). */
+	if (next != NULL) {
+		r = wm_outfile_open(&part, "output file", next, false, err,
+				    errlen);
+		if (r != 0)
+			return r;
+	}
+	r = wm_outfile_close(&s->file, true, why, sizeof(why));
+	if (next != NULL)
+		s->file = part;
+	if (r != 0) {
+		snprintf(err, errlen, "%s (%s \"%s\")", why,
+			 kind_names[s->kind], s->stage);
+		return r;
+	}
+	return 0;
+}
+
 int
 wm_sink_close(struct wm_sink *s, bool job_failed, char *err, size_t errlen)
 {
@@ -487,6 +583,10 @@ wm_sink_close(struct wm_sink *s, bool job_failed, char *err, size_t errlen)
 
 	if (s == NULL)
 		return 0;
+	if (s->file.path == NULL) { /* sealed for good */
+		free(s);
+		return 0;
+	}
 	r = wm_sink_flush(s);
 	if (r != 0 && err != NULL)
 		wm_sink_error(s, err, errlen);

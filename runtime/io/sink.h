@@ -98,6 +98,46 @@ int wm_sink_flush(struct wm_sink *sink);
 const char *wm_sink_error(const struct wm_sink *sink, char *buf, size_t len);
 
 /*
+ * Exactly-once outputs (runtime/checkpoint/part_commit.h: the protocol).
+ * With checkpoints, a window subtask writes its results, or its late
+ * records, for a file not into the file but into a part of its own, a file
+ * of the checkpoint directory that only this subtask writes, with no
+ * header; at each checkpoint it seals the part and goes on in the next,
+ * and the committer appends sealed parts to the file once the checkpoint
+ * that sealed them is complete.
+ *
+ * Open the results of `window` for sink stage `sink` (its format), or the
+ * late records of `window`, into part `path`: as wm_sink_open() and
+ * wm_sink_open_late(), without a header.
+ */
+int wm_sink_open_part(struct wm_sink **out, const struct wm_stage *sink,
+		      const struct wm_stage *window, const struct wm_keys *keys,
+		      const char *path, char *err, size_t errlen);
+int wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *window,
+			   const struct wm_keys *keys, const char *path,
+			   char *err, size_t errlen);
+
+/*
+ * Seal the part being written (a sink opened by wm_sink_open_part() or
+ * wm_sink_open_late_part()): every line gathered is written, the file
+ * and its name made durable (fsync of the file, then of its directory),
+ * its size in *bytes, and it is closed; the sink goes on writing into a
+ * new part at `next`, or, with `next` NULL (the last part, at the end of
+ * input), writes nothing more and only wm_sink_close() is left. 0, or a
+ * negative errno with a message (the job fails: the part is not sealed).
+ */
+int wm_sink_seal(struct wm_sink *sink, const char *next, uint64_t *bytes,
+		 char *err, size_t errlen);
+
+/* Whether the sink writes a regular file (not standard output, a FIFO or
+ * a device): only a file can be exactly-once, by appending parts to it. */
+bool wm_sink_is_file(const struct wm_sink *sink);
+
+/* The sink's descriptor: for the committer, which appends to a file the
+ * sink opened (and wrote the header of) and which stays open. */
+int wm_sink_fd(const struct wm_sink *sink);
+
+/*
  * Flush and close. `job_failed`: the job did not end well, and an output
  * into which no result was written (only its header, if any) is removed
  * rather than left behind; a file with results is kept, cut after its last

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +15,14 @@
 #include "base/clock.h"
 #include "runtime/chart/recorder.h"
 #include "runtime/checkpoint/checkpoint_store.h"
+#include "runtime/checkpoint/part_commit.h"
 #include "runtime/conf/units.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/plan/plan.h"
 #include "operators/hash.h"
 #include "runtime/restart/restart_strategy.h"
 #include "runtime/run/sim.h"
+#include "runtime/io/log.h"
 #include "runtime/io/sink.h"
 #include "runtime/io/sources.h"
 #include "runtime/engine/task.h"
@@ -50,7 +53,14 @@ struct sim_task {
 	bool aligned;		/* a source of an alignment group */
 	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
 	struct wm_sink *late;	/* late side output of a window */
-	bool *holding;		/* by input channel, while settling: frames held
+	/* Exactly-once outputs (part_commit.h): for each of sinks[], and for
+	 * late, the committer's output whose parts this subtask writes there
+	 * (the sink is its own part), or -1 (the stage's file or stream,
+	 * written straight through); the epoch of the parts open. */
+	int32_t *sink_output;
+	int32_t late_output;
+	uint64_t epoch;
+	bool *holding; /* by input channel, while settling: frames held
 			* back (rule 8); NULL when the job takes no
 			* checkpoint */
 };
@@ -64,6 +74,13 @@ struct sim {
 	/* By stage: the sink of a sink stage, the recording of a recorded
 	 * source (--record-trace). */
 	struct wm_sink **stage_sinks;
+	/* By window stage: its late side output (late_output), NULL. */
+	struct wm_sink **late_sinks;
+	/* The committer of the outputs that are files, with checkpoints
+	 * (NULL: none), and each output's number in it by stage, sinks
+	 * first then late outputs ([n_stages + s]), -1 for a stream. */
+	struct wm_part_commit *commit;
+	int32_t *output_of;
 	struct wm_replay_trace **traces; /* by stage: replayed, read first */
 	int64_t now_ns;
 	/* The job failed: -ENOMEM (a queue or a window's state could not
@@ -195,6 +212,148 @@ sim_late(struct wm_task_out *out, const struct wm_record *r)
 		output_failed(st->sim, st->late);
 }
 
+/* An output file that cannot be opened is an output error (exit 74), as
+ * in a real run: its errno (ENOENT, EACCES) must not read as a missing
+ * input. */
+static int
+output_error(int r)
+{
+	return r == -ENOMEM ? r : -EIO;
+}
+
+/* Part `epoch` of output `output` (part_commit.h) for window subtask st,
+ * in buf. */
+static const char *
+part_path(const struct sim *sim, const struct sim_task *st, int32_t output,
+	  uint64_t epoch, char *buf, size_t len)
+{
+	const struct wm_topology *t = sim->topo;
+	uint32_t stage = st->sub->stage;
+	char name[32];
+
+	for (uint32_t k = 0; k < st->sub->n_sinks; k++)
+		if (st->sink_output[k] == output)
+			stage = st->sub->sinks[k];
+	return wm_part_commit_part_path(
+		t->job.checkpoint_dir,
+		wm_part_commit_output_name(stage, stage == st->sub->stage, name,
+					   sizeof(name)),
+		st->sub->index, epoch, buf, len);
+}
+
+/* Window subtask st's parts of epoch st->epoch opened, for its outputs
+ * that are exactly-once. */
+static int
+open_parts(struct sim *sim, struct sim_task *st, char *err, size_t errlen)
+{
+	const struct wm_topology *t = sim->topo;
+	const struct wm_stage *window = &t->stages[st->sub->stage];
+	char path[PATH_MAX];
+	int r = 0;
+
+	for (uint32_t k = 0; r == 0 && k < st->sub->n_sinks; k++) {
+		uint32_t s = st->sub->sinks[k];
+
+		if (st->sink_output[k] < 0)
+			continue;
+		part_path(sim, st, st->sink_output[k], st->epoch, path,
+			  sizeof(path));
+		r = wm_sink_open_part(&st->sinks[k], &t->stages[s], window,
+				      wm_replay_stage_keys(sim->traces, t, s),
+				      path, err, errlen);
+	}
+	if (r == 0 && st->late_output >= 0) {
+		part_path(sim, st, st->late_output, st->epoch, path,
+			  sizeof(path));
+		r = wm_sink_open_late_part(
+			&st->late, window,
+			wm_replay_stage_keys(sim->traces, t, st->sub->stage),
+			path, err, errlen);
+	}
+	return r != 0 ? output_error(r) : 0;
+}
+
+/* Seal one part (wm_sink_seal()) and tell the committer. */
+static int
+seal_part(struct sim *sim, struct sim_task *st, struct wm_sink *sink,
+	  int32_t output, uint64_t next, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	uint64_t bytes;
+	int r = wm_sink_seal(
+		sink,
+		next != 0 ? part_path(sim, st, output, next, path, sizeof(path))
+			  : NULL,
+		&bytes, err, errlen);
+
+	if (r == 0 &&
+	    wm_part_commit_sealed(sim->commit, (uint32_t)output, st->sub->index,
+				  st->epoch, bytes) != 0) {
+		snprintf(err, errlen, "out of memory");
+		r = -ENOMEM;
+	}
+	return r;
+}
+
+/* Window subtask st's parts sealed; the next ones, of epoch `next`, open
+ * (0: none, the last ones at the job's end). */
+static int
+seal_parts(struct sim *sim, struct sim_task *st, uint64_t next, char *err,
+	   size_t errlen)
+{
+	int r = 0;
+
+	for (uint32_t k = 0;
+	     r == 0 && st->sink_output != NULL && k < st->sub->n_sinks; k++)
+		if (st->sink_output[k] >= 0)
+			r = seal_part(sim, st, st->sinks[k], st->sink_output[k],
+				      next, err, errlen);
+	if (r == 0 && st->late_output >= 0)
+		r = seal_part(sim, st, st->late, st->late_output, next, err,
+			      errlen);
+	if (r == 0)
+		st->epoch = next;
+	return r;
+}
+
+/* Window subtask st's parts closed as they are (a crash, a failed job,
+ * or after their last seal). */
+static void
+close_parts(struct sim_task *st)
+{
+	for (uint32_t k = 0; st->sink_output != NULL && k < st->sub->n_sinks;
+	     k++)
+		if (st->sink_output[k] >= 0) {
+			wm_sink_close(st->sinks[k], true, NULL, 0);
+			st->sinks[k] = NULL;
+		}
+	if (st->late_output >= 0) {
+		wm_sink_close(st->late, true, NULL, 0);
+		st->late = NULL;
+	}
+}
+
+/* The committer's blob of checkpoint `id` into the store, as subtask
+ * n_tasks (part_commit.h says why). */
+static int
+put_commit_blob(struct sim *sim, uint64_t id, char *err, size_t errlen)
+{
+	void *blob;
+	size_t len;
+	int r;
+
+	if (sim->commit == NULL)
+		return 0;
+	if (wm_part_commit_prepare(sim->commit, id, &blob, &len) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = wm_checkpoint_store_put(sim->store, sim->n_tasks, blob, len, err,
+				    errlen);
+	free(blob);
+	return r;
+}
+
 /* A subtask's snapshot for the checkpoint being taken, into the store at
  * once (durable when put returns); the checkpoint commits with the last
  * one. A store that fails stops the job, as an output that fails does. */
@@ -209,15 +368,24 @@ sim_snapshot(struct wm_task_out *out, int64_t id, const void *bytes, size_t len)
 	if (sim->error != 0 || sim->pending == 0 ||
 	    (uint64_t)id != sim->pending)
 		return;
-	if (wm_checkpoint_store_put(sim->store, st->sub - sim->plan->subtasks,
+	/* Its parts sealed with its snapshot: what it wrote before the
+	 * barrier is in them, what comes after goes to the next. */
+	if (seal_parts(sim, st, (uint64_t)id + 1, why, sizeof(why)) != 0 ||
+	    wm_checkpoint_store_put(sim->store, st->sub - sim->plan->subtasks,
 				    bytes, len, why, sizeof(why)) != 0) {
 		sim_failed(sim, -EIO, why);
 		return;
 	}
 	if (--sim->unacknowledged > 0)
 		return;
-	if (wm_checkpoint_store_commit(sim->store, &fig, why, sizeof(why)) !=
-	    0) {
+	/* The committer's blob is the last subtask's (part_commit.h); the
+	 * parts are committed only once the manifest is durable. */
+	if (put_commit_blob(sim, (uint64_t)id, why, sizeof(why)) != 0 ||
+	    wm_checkpoint_store_commit(sim->store, &fig, why, sizeof(why)) !=
+		    0 ||
+	    (sim->commit != NULL &&
+	     wm_part_commit_commit(sim->commit, (uint64_t)id, why,
+				   sizeof(why)) != 0)) {
 		sim_failed(sim, -EIO, why);
 		return;
 	}
@@ -236,14 +404,6 @@ sim_snapshot(struct wm_task_out *out, int64_t id, const void *bytes, size_t len)
 
 /* Tasks exist for every subtask of the plan (every stage but sinks, which
  * are chained to windows); sinks open first, windows need them. */
-/* An output file that cannot be opened is an output error (exit 74), as
- * in a real run: its errno (ENOENT, EACCES) must not read as a missing
- * input. */
-static int
-output_error(int r)
-{
-	return r == -ENOMEM ? r : -EIO;
-}
 
 static int
 build(struct sim *sim, char *err, size_t errlen)
@@ -252,7 +412,9 @@ build(struct sim *sim, char *err, size_t errlen)
 
 	sim->plan = wm_plan_new(t);
 	sim->stage_sinks = calloc(t->n_stages, sizeof(*sim->stage_sinks));
-	if (sim->plan == NULL || sim->stage_sinks == NULL)
+	sim->late_sinks = calloc(t->n_stages, sizeof(*sim->late_sinks));
+	if (sim->plan == NULL || sim->stage_sinks == NULL ||
+	    sim->late_sinks == NULL)
 		return -ENOMEM;
 	sim->n_tasks = sim->plan->n_subtasks;
 	sim->tasks = calloc(sim->n_tasks, sizeof(*sim->tasks));
@@ -277,6 +439,12 @@ build(struct sim *sim, char *err, size_t errlen)
 				&t->stages[stage->inputs[0].stage],
 				wm_replay_stage_keys(sim->traces, t, s), err,
 				errlen);
+		else if (stage->kind == WM_STAGE_WINDOW &&
+			 stage->u.window.late_output != NULL)
+			r = wm_sink_open_late(
+				&sim->late_sinks[s], stage,
+				wm_replay_stage_keys(sim->traces, t, s), err,
+				errlen);
 		else
 			continue;
 		if (r != 0)
@@ -287,6 +455,7 @@ build(struct sim *sim, char *err, size_t errlen)
 
 		st->sim = sim;
 		st->sub = &sim->plan->subtasks[id];
+		st->late_output = -1;
 		st->out.frame = sim_frame;
 		/* A record queues as its frame: --sim stages nothing, so
 		 * every frame is in its consumer's queue, in the order
@@ -314,7 +483,9 @@ build(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
-/* Chain sinks and late outputs to the windows that feed them. */
+/* Chain sinks and late outputs to the windows that feed them: the
+ * stage's file or stream, or with exactly-once, parts of the subtask's
+ * own. */
 static int
 wire(struct sim *sim, char *err, size_t errlen)
 {
@@ -323,27 +494,31 @@ wire(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 		const struct wm_stage *stage = &t->stages[st->sub->stage];
+		int r;
 
 		st->sinks = calloc(st->sub->n_sinks + 1, sizeof(*st->sinks));
-		if (st->sinks == NULL)
+		st->sink_output =
+			calloc(st->sub->n_sinks + 1, sizeof(*st->sink_output));
+		if (st->sinks == NULL || st->sink_output == NULL)
 			return -ENOMEM;
-		for (uint32_t k = 0; k < st->sub->n_sinks; k++)
+		for (uint32_t k = 0; k < st->sub->n_sinks; k++) {
 			st->sinks[k] = sim->stage_sinks[st->sub->sinks[k]];
-		if (stage->kind != WM_STAGE_WINDOW ||
-		    stage->u.window.late_output == NULL)
-			continue;
-		/* One file per stage: subtask 0 opens it, the others share. */
-		if (st->sub->index != 0) {
-			st->late = sim->tasks[id - st->sub->index].late;
-			continue;
+			st->sink_output[k] =
+				sim->output_of != NULL
+					? sim->output_of[st->sub->sinks[k]]
+					: -1;
 		}
-		int r = wm_sink_open_late(
-			&st->late, stage,
-			wm_replay_stage_keys(sim->traces, t, st->sub->stage),
-			err, errlen);
-
-		if (r != 0)
-			return output_error(r);
+		st->late_output = -1;
+		if (stage->kind == WM_STAGE_WINDOW) {
+			st->late = sim->late_sinks[st->sub->stage];
+			if (sim->output_of != NULL)
+				st->late_output =
+					sim->output_of[t->n_stages +
+						       st->sub->stage];
+		}
+		st->epoch = sim->first_checkpoint_id;
+		if ((r = open_parts(sim, st, err, errlen)) != 0)
+			return r;
 	}
 	return 0;
 }
@@ -896,6 +1071,84 @@ restart_random(void *ctx)
 			     sim->topo->job.seed);
 }
 
+/*
+ * The outputs made exactly-once by the checkpoints (part_commit.h): every
+ * file sink and late side output that is a regular file, its window
+ * subtasks writing parts of their own. A stream (standard output, a FIFO)
+ * cannot take back what it was given: it stays at-least-once, and says
+ * so. A fresh start: parts left in the directory by an earlier run go.
+ */
+static int
+commit_set_up(struct sim *sim, char *err, size_t errlen)
+{
+	const struct wm_topology *t = sim->topo;
+	struct wm_part_commit_config cfg = {.dir = t->job.checkpoint_dir};
+	struct wm_part_commit_output *outs;
+	char(*names)[32];
+	int r = 0;
+
+	sim->output_of = malloc(2 * t->n_stages * sizeof(*sim->output_of));
+	outs = calloc(2 * t->n_stages, sizeof(*outs));
+	names = calloc(2 * t->n_stages, sizeof(*names));
+	if (sim->output_of == NULL || outs == NULL || names == NULL) {
+		free(outs);
+		free(names);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < 2 * t->n_stages; i++) {
+		uint32_t s = i % t->n_stages;
+		bool late = i >= t->n_stages;
+		const struct wm_stage *st = &t->stages[s];
+		struct wm_sink *sink = late ? sim->late_sinks[s]
+				       : st->kind == WM_STAGE_SINK
+					       ? sim->stage_sinks[s]
+					       : NULL;
+		const char *path =
+			late ? st->u.window.late_output : st->u.sink.path;
+
+		sim->output_of[i] = -1;
+		if (sink == NULL)
+			continue;
+		if (!wm_sink_is_file(sink)) {
+			wm_log("wmrun: notice: %s \"%s\" writes to %s%s%s: "
+			       "after a restart, what it wrote since the "
+			       "checkpoint restored is written again "
+			       "(at-least-once); only a file is exactly-once",
+			       late ? "the late output of window" : "sink",
+			       st->name, strcmp(path, "-") ? "\"" : "",
+			       strcmp(path, "-") ? path : "standard output",
+			       strcmp(path, "-") ? "\"" : "");
+			continue;
+		}
+		sim->output_of[i] = (int32_t)cfg.n_outputs;
+		outs[cfg.n_outputs++] = (struct wm_part_commit_output){
+			.path = path,
+			.fd = wm_sink_fd(sink),
+			.name = wm_part_commit_output_name(
+				s, late, names[cfg.n_outputs],
+				sizeof(names[cfg.n_outputs])),
+			.writers = late ? st->parallelism
+					: t->stages[st->inputs[0].stage]
+						   .parallelism,
+		};
+	}
+	cfg.outputs = outs;
+	if (cfg.n_outputs == 0) {
+		free(sim->output_of);
+		sim->output_of = NULL;
+	} else {
+		r = wm_part_commit_new(&sim->commit, &cfg, err, errlen);
+		if (r == 0)
+			r = wm_part_commit_recover(sim->commit, NULL, 0, err,
+						   errlen);
+		if (r != 0)
+			r = output_error(r);
+	}
+	free(outs);
+	free(names);
+	return r;
+}
+
 /* The store of [job] checkpoint_dir, its numbering after the checkpoints
  * already there, and each task's room to hold frames back (rule 8). */
 static int
@@ -915,6 +1168,10 @@ checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
 
 	if (job->checkpoint_interval_ms == INT64_MAX)
 		return 0;
+	if ((r = commit_set_up(sim, err, errlen)) != 0)
+		return r;
+	if (sim->commit != NULL)
+		cfg.subtasks++; /* the committer's blob (part_commit.h) */
 	r = wm_checkpoint_store_new(&sim->store, &cfg, err, errlen);
 	if (r == 0)
 		r = wm_checkpoint_store_latest_complete(sim->store, &info, err,
@@ -1095,10 +1352,44 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
 }
 
 /*
+ * The exactly-once outputs after the crash (part_commit.h): every part
+ * open is lost with its subtask, the files go back to what checkpoint
+ * `chk` committed (0: none, their headers), every part goes, and the
+ * restarted subtasks write parts anew, those after chk.
+ */
+static int
+recover_outputs(struct sim *sim, uint64_t chk, char *err, size_t errlen)
+{
+	void *blob = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	if (sim->commit == NULL)
+		return 0;
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		close_parts(&sim->tasks[id]);
+	if (chk != 0)
+		r = wm_checkpoint_store_get(sim->store, chk, sim->n_tasks,
+					    &blob, &len, err, errlen);
+	if (r == 0)
+		r = wm_part_commit_recover(sim->commit, blob, len, err, errlen);
+	free(blob);
+	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++) {
+		sim->tasks[id].epoch =
+			chk != 0 ? chk + 1 : sim->first_checkpoint_id;
+		r = open_parts(sim, &sim->tasks[id], err, errlen);
+	}
+	return r != 0 ? output_error(r) : 0;
+}
+
+/*
  * [job] fail_at (rule 9): every subtask crashes at once, its state and the
  * frames in flight lost, a checkpoint being taken aborted; the restart
  * strategy ([job] restart_strategy) says whether the job restarts and when
- * (sim->restore_ns), or fails it (sim->gave_up, err saying why).
+ * (sim->restore_ns), or fails it (sim->gave_up, err saying why). Results
+ * emitted after the checkpoint are emitted again: a file output gets each
+ * once (the parts that held them were never committed), a stream twice
+ * (at-least-once).
  */
 static int
 crash(struct sim *sim, char *err, size_t errlen)
@@ -1153,8 +1444,8 @@ crash(struct sim *sim, char *err, size_t errlen)
  * The restore after the crash (rule 9): every subtask starts again from
  * the latest complete checkpoint of this run (none: from the start).
  * Watermarks are not restored, as in Flink: every input starts at MIN and
- * ACTIVE, and idleness timers start again. Results emitted after the
- * checkpoint come again (the sinks are at-least-once). A checkpoint due
+ * ACTIVE, and idleness timers start again. The exactly-once outputs go
+ * back to the checkpoint first (recover_outputs()). A checkpoint due
  * while the job was down is not taken: the next is the first of the
  * interval's grid at or after the restore.
  */
@@ -1175,6 +1466,8 @@ restore(struct sim *sim, char *err, size_t errlen)
 		return r;
 	if (r == 1 && info.id >= sim->first_checkpoint_id)
 		chk = info.id;
+	if ((r = recover_outputs(sim, chk, err, errlen)) != 0)
+		return r;
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		if ((r = restart_task(sim, id, chk, err, errlen)) != 0)
 			return r;
@@ -1277,6 +1570,37 @@ summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
 	return r;
 }
 
+/*
+ * The exactly-once outputs at the job's end: one that ended well (its
+ * input's end, or a stop, `r` >= 0) seals every subtask's last parts and
+ * commits them (Flink's final commit); a failed one (< 0) deletes the
+ * parts no resume needs. The status, -EIO if the commit failed.
+ */
+static int
+end_outputs(struct sim *sim, int r, char *err, size_t errlen)
+{
+	char why[4400];
+
+	for (uint32_t id = 0; r >= 0 && id < sim->n_tasks; id++)
+		if (seal_parts(sim, &sim->tasks[id], 0, why, sizeof(why)) !=
+		    0) {
+			snprintf(err, errlen, "%s", why);
+			r = -EIO;
+		}
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		close_parts(&sim->tasks[id]);
+	if (r >= 0 &&
+	    wm_part_commit_finish(sim->commit, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "%s", why);
+		r = -EIO;
+	} else if (r < 0) {
+		wm_part_commit_discard(sim->commit, why, sizeof(why));
+	}
+	wm_part_commit_free(sim->commit);
+	sim->commit = NULL;
+	return r;
+}
+
 /* The tasks freed and the outputs closed: a stop (128 + n) keeps its
  * results, a failure (< 0) only those it wrote. The status, -EIO if a
  * last write failed. */
@@ -1286,24 +1610,24 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	const struct wm_topology *topo = sim->topo;
 	char why[512];
 
+	if (sim->commit != NULL)
+		r = end_outputs(sim, r, err, errlen);
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
 		wm_task_free(st->task);
 		free(st->holding);
 		free(st->sinks);
+		free(st->sink_output);
 		free(st->in.items);
-		if (st->sub != NULL && st->sub->index == 0 &&
-		    wm_sink_close(st->late, r < 0, why, sizeof(why)) != 0 &&
-		    r == 0) {
-			snprintf(err, errlen, "%s", why);
-			r = -EIO;
-		}
 	}
-	for (uint32_t s = 0; sim->stage_sinks != NULL && s < topo->n_stages;
-	     s++)
-		if (wm_sink_close(sim->stage_sinks[s], r < 0, why,
-				  sizeof(why)) != 0 &&
+	for (uint32_t i = 0; sim->stage_sinks != NULL && sim->late_sinks &&
+			     i < 2 * topo->n_stages;
+	     i++)
+		if (wm_sink_close(i < topo->n_stages
+					  ? sim->stage_sinks[i]
+					  : sim->late_sinks[i - topo->n_stages],
+				  r < 0, why, sizeof(why)) != 0 &&
 		    r == 0) {
 			snprintf(err, errlen, "%s", why);
 			r = -EIO;
@@ -1322,6 +1646,8 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	free(sim->crash_watermarks);
 	wm_plan_free(sim->plan);
 	free(sim->stage_sinks);
+	free(sim->late_sinks);
+	free(sim->output_of);
 	wm_replay_free_all(sim->traces, topo->n_stages);
 	return r;
 }

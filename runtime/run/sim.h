@@ -108,8 +108,10 @@
  *     idleness countdowns and periodic ticks starting again; with [job]
  *     checkpoint_watermarks they are restored instead, countdowns and
  *     ticks on the processing time, which runs on through the crash.
- *     Results fired after the checkpoint are written again
- *     (at-least-once).
+ *     Results fired after the checkpoint are fired again: a file sink or
+ *     late output file gets each once (exactly-once: its parts after the
+ *     checkpoint were never committed, runtime/checkpoint/part_commit.h),
+ *     standard output or a FIFO twice (at-least-once).
  *
  * Same topology and seed: byte-identical output, every run.
  */
