@@ -21,6 +21,7 @@
 #include "runtime/plan/plan.h"
 #include "operators/hash.h"
 #include "runtime/restart/restart_strategy.h"
+#include "runtime/run/exactly_once.h"
 #include "runtime/run/sim.h"
 #include "runtime/io/log.h"
 #include "runtime/io/sink.h"
@@ -227,18 +228,13 @@ static const char *
 part_path(const struct sim *sim, const struct sim_task *st, int32_t output,
 	  uint64_t epoch, char *buf, size_t len)
 {
-	const struct wm_topology *t = sim->topo;
-	uint32_t stage = st->sub->stage;
-	char name[32];
-
 	for (uint32_t k = 0; k < st->sub->n_sinks; k++)
 		if (st->sink_output[k] == output)
-			stage = st->sub->sinks[k];
-	return wm_part_commit_part_path(
-		t->job.checkpoint_dir,
-		wm_part_commit_output_name(stage, stage == st->sub->stage, name,
-					   sizeof(name)),
-		st->sub->index, epoch, buf, len);
+			return wm_exactly_once_part_path(
+				sim->topo, st->sub, st->sub->sinks[k], false,
+				epoch, buf, len);
+	return wm_exactly_once_part_path(sim->topo, st->sub, st->sub->stage,
+					 true, epoch, buf, len);
 }
 
 /* Window subtask st's parts of epoch st->epoch opened, for its outputs
@@ -1071,82 +1067,18 @@ restart_random(void *ctx)
 			     sim->topo->job.seed);
 }
 
-/*
- * The outputs made exactly-once by the checkpoints (part_commit.h): every
- * file sink and late side output that is a regular file, its window
- * subtasks writing parts of their own. A stream (standard output, a FIFO)
- * cannot take back what it was given: it stays at-least-once, and says
- * so. A fresh start: parts left in the directory by an earlier run go.
- */
+/* The outputs made exactly-once by the checkpoints (exactly_once.h),
+ * from a fresh start: parts left in the directory by an earlier run go. */
 static int
 commit_set_up(struct sim *sim, char *err, size_t errlen)
 {
-	const struct wm_topology *t = sim->topo;
-	struct wm_part_commit_config cfg = {.dir = t->job.checkpoint_dir};
-	struct wm_part_commit_output *outs;
-	char(*names)[32];
-	int r = 0;
+	int r = wm_exactly_once_set_up(&sim->commit, &sim->output_of, sim->topo,
+				       sim->stage_sinks, sim->late_sinks, err,
+				       errlen);
 
-	sim->output_of = malloc(2 * t->n_stages * sizeof(*sim->output_of));
-	outs = calloc(2 * t->n_stages, sizeof(*outs));
-	names = calloc(2 * t->n_stages, sizeof(*names));
-	if (sim->output_of == NULL || outs == NULL || names == NULL) {
-		free(outs);
-		free(names);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < 2 * t->n_stages; i++) {
-		uint32_t s = i % t->n_stages;
-		bool late = i >= t->n_stages;
-		const struct wm_stage *st = &t->stages[s];
-		struct wm_sink *sink = late ? sim->late_sinks[s]
-				       : st->kind == WM_STAGE_SINK
-					       ? sim->stage_sinks[s]
-					       : NULL;
-		const char *path =
-			late ? st->u.window.late_output : st->u.sink.path;
-
-		sim->output_of[i] = -1;
-		if (sink == NULL)
-			continue;
-		if (!wm_sink_is_file(sink)) {
-			wm_log("wmrun: notice: %s \"%s\" writes to %s%s%s: "
-			       "after a restart, what it wrote since the "
-			       "checkpoint restored is written again "
-			       "(at-least-once); only a file is exactly-once",
-			       late ? "the late output of window" : "sink",
-			       st->name, strcmp(path, "-") ? "\"" : "",
-			       strcmp(path, "-") ? path : "standard output",
-			       strcmp(path, "-") ? "\"" : "");
-			continue;
-		}
-		sim->output_of[i] = (int32_t)cfg.n_outputs;
-		outs[cfg.n_outputs++] = (struct wm_part_commit_output){
-			.path = path,
-			.fd = wm_sink_fd(sink),
-			.name = wm_part_commit_output_name(
-				s, late, names[cfg.n_outputs],
-				sizeof(names[cfg.n_outputs])),
-			.writers = late ? st->parallelism
-					: t->stages[st->inputs[0].stage]
-						   .parallelism,
-		};
-	}
-	cfg.outputs = outs;
-	if (cfg.n_outputs == 0) {
-		free(sim->output_of);
-		sim->output_of = NULL;
-	} else {
-		r = wm_part_commit_new(&sim->commit, &cfg, err, errlen);
-		if (r == 0)
-			r = wm_part_commit_recover(sim->commit, NULL, 0, err,
-						   errlen);
-		if (r != 0)
-			r = output_error(r);
-	}
-	free(outs);
-	free(names);
-	return r;
+	if (r == 0 && sim->commit != NULL)
+		r = wm_part_commit_recover(sim->commit, NULL, 0, err, errlen);
+	return r != 0 ? output_error(r) : 0;
 }
 
 /* The store of [job] checkpoint_dir, its numbering after the checkpoints

@@ -1,0 +1,186 @@
+/*
+ * exactly_once.c
+ *	Which outputs are exactly-once, and the parts a worker sealed.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "runtime/io/log.h"
+#include "runtime/run/exactly_once.h"
+
+/* The notice of an output that stays at-least-once. */
+static void
+say_at_least_once(const struct wm_stage *st, bool late, const char *path)
+{
+	bool out = strcmp(path, "-") == 0;
+
+	wm_log("wmrun: notice: %s \"%s\" writes to %s%s%s: after a restart, "
+	       "what it wrote since the checkpoint restored is written again "
+	       "(at-least-once); only a file is exactly-once",
+	       late ? "the late output of window" : "sink", st->name,
+	       out ? "" : "\"", out ? "standard output" : path,
+	       out ? "" : "\"");
+}
+
+int
+wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
+		       const struct wm_topology *t,
+		       struct wm_sink *const *stage_sinks,
+		       struct wm_sink *const *late_sinks, char *err,
+		       size_t errlen)
+{
+	struct wm_part_commit_config cfg = {.dir = t->job.checkpoint_dir};
+	struct wm_part_commit_output *outs;
+	int32_t *of = malloc(2 * t->n_stages * sizeof(*of));
+	char(*names)[32];
+	int r = 0;
+
+	*commit = NULL;
+	*output_of = NULL;
+	outs = calloc(2 * t->n_stages, sizeof(*outs));
+	names = calloc(2 * t->n_stages, sizeof(*names));
+	if (of == NULL || outs == NULL || names == NULL) {
+		free(of);
+		free(outs);
+		free(names);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < 2 * t->n_stages; i++) {
+		uint32_t s = i % t->n_stages, n = cfg.n_outputs;
+		bool late = i >= t->n_stages;
+		const struct wm_stage *st = &t->stages[s];
+		struct wm_sink *sink = late ? late_sinks[s]
+				       : st->kind == WM_STAGE_SINK
+					       ? stage_sinks[s]
+					       : NULL;
+		const char *path =
+			late ? st->u.window.late_output : st->u.sink.path;
+
+		of[i] = -1;
+		if (sink == NULL)
+			continue;
+		if (!wm_sink_is_file(sink)) {
+			say_at_least_once(st, late, path);
+			continue;
+		}
+		of[i] = (int32_t)n;
+		outs[n] = (struct wm_part_commit_output){
+			.path = path,
+			.fd = wm_sink_fd(sink),
+			.name = wm_part_commit_output_name(s, late, names[n],
+							   sizeof(names[n])),
+			.writers = late ? st->parallelism
+					: t->stages[st->inputs[0].stage]
+						   .parallelism,
+		};
+		cfg.n_outputs = n + 1;
+	}
+	cfg.outputs = outs;
+	if (cfg.n_outputs > 0) {
+		r = wm_part_commit_new(commit, &cfg, err, errlen);
+		if (r == 0)
+			*output_of = of;
+	}
+	if (*output_of == NULL)
+		free(of);
+	free(outs);
+	free(names);
+	return r;
+}
+
+const char *
+wm_exactly_once_part_path(const struct wm_topology *t,
+			  const struct wm_plan_subtask *sub, uint32_t stage,
+			  bool late, uint64_t epoch, char *buf, size_t len)
+{
+	char name[32];
+
+	return wm_part_commit_part_path(
+		t->job.checkpoint_dir,
+		wm_part_commit_output_name(late ? sub->stage : stage, late,
+					   name, sizeof(name)),
+		sub->index, epoch, buf, len);
+}
+
+/* The sealed parts of writer `writer` of output `output` (its parts'
+ * directory `dir`), with an epoch in (after, up_to], to the committer. */
+static int
+found_in(struct wm_part_commit *commit, uint32_t output, const char *dir,
+	 uint32_t writer, uint64_t after, uint64_t up_to, char *err,
+	 size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int r = 0;
+
+	if (d == NULL) {
+		snprintf(err, errlen, "could not read directory \"%s\": %s",
+			 dir, strerror(errno));
+		return -errno;
+	}
+	while (r == 0 && (e = readdir(d)) != NULL) {
+		char path[PATH_MAX];
+		uint32_t w;
+		uint64_t epoch;
+		int used = 0;
+		struct stat st;
+
+		if (sscanf(e->d_name, "s%" SCNu32 "-e%" SCNu64 "%n", &w, &epoch,
+			   &used) != 2 ||
+		    e->d_name[used] != '\0' || w != writer || epoch <= after ||
+		    epoch > up_to)
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
+		    (int)sizeof(path))
+			r = -ENAMETOOLONG;
+		else if (stat(path, &st) != 0)
+			r = -errno;
+		if (r != 0) {
+			snprintf(err, errlen,
+				 "could not read part \"%s/%s\": %s", dir,
+				 e->d_name, strerror(-r));
+		} else if (wm_part_commit_sealed(commit, output, writer, epoch,
+						 (uint64_t)st.st_size) != 0) {
+			r = -ENOMEM;
+			snprintf(err, errlen, "out of memory");
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+int
+wm_exactly_once_found_sealed(struct wm_part_commit *commit,
+			     const int32_t *output_of,
+			     const struct wm_topology *t,
+			     const struct wm_plan_subtask *sub, uint64_t after,
+			     uint64_t up_to, char *err, size_t errlen)
+{
+	int r = 0;
+
+	for (uint32_t k = 0; r == 0 && k <= sub->n_sinks; k++) {
+		bool late = k == sub->n_sinks;
+		uint32_t stage = late ? sub->stage : sub->sinks[k];
+		int32_t output = output_of[late ? t->n_stages + stage : stage];
+		char path[PATH_MAX], *slash;
+
+		if (output < 0)
+			continue;
+		wm_exactly_once_part_path(t, sub, stage, late, 0, path,
+					  sizeof(path));
+		slash = strrchr(path, '/');
+		*slash = '\0';
+		r = found_in(commit, (uint32_t)output, path, sub->index, after,
+			     up_to, err, errlen);
+	}
+	return r;
+}
