@@ -494,3 +494,40 @@ wm_outfile_discard(struct wm_outfile *f)
 		close(f->fd);
 	forget(f);
 }
+
+int
+wm_outfile_open_kept(struct wm_outfile *f, const char *what, const char *path,
+		     char *err, size_t errlen)
+{
+	struct target t;
+	int r;
+
+	if (strcmp(path, "-") == 0)
+		return wm_outfile_open(f, what, path, false, err, errlen);
+	memset(f, 0, sizeof(*f));
+	f->fd = -1;
+	f->what = what;
+	r = resolve(what, path, &t, err, errlen);
+	if (r != 0)
+		return r;
+	if (!t.exists)
+		return fail(err, errlen, ENOENT, what, path);
+	f->path = strdup(path);
+	f->target = strdup(t.path);
+	if (f->path == NULL || f->target == NULL) {
+		forget(f);
+		return fail(err, errlen, ENOMEM, what, path);
+	}
+	/* As it is, never through a link planted in a shared directory;
+	 * read too, as any output (close cuts a half-written line). */
+	f->fd = open(t.path, (t.special ? O_WRONLY : O_RDWR | O_APPEND) |
+				     O_NOCTTY | O_CLOEXEC |
+				     (t.shared ? O_NOFOLLOW : 0));
+	if (f->fd < 0) {
+		r = fail(err, errlen, errno, what, path);
+		forget(f);
+		return r;
+	}
+	check_open(f);
+	return 0;
+}

@@ -52,6 +52,15 @@ struct wm_outfile {
 };
 
 /*
+ * Open `path`, an output a resumed job goes on writing (wmrun --resume):
+ * as it is, neither created nor truncated, appended to (a FIFO or device
+ * written as above). Missing: -ENOENT with the message. The file is then
+ * not the job's own to remove at a failure.
+ */
+int wm_outfile_open_kept(struct wm_outfile *f, const char *what,
+			 const char *path, char *err, size_t errlen);
+
+/*
  * Open `path`, a `what` ("output file": a static string, named in
  * messages), for writing as described above. 0, or a negative errno with
  * a message in err ('could not open output file "x": reason').

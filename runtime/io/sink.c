@@ -209,7 +209,7 @@ appends_whole(int fd)
 
 static int
 open_sink(struct wm_sink **out, const char *stage, const char *path,
-	  enum sink_kind kind, char *err, size_t errlen)
+	  enum sink_kind kind, bool kept, char *err, size_t errlen)
 {
 	struct wm_sink *s = calloc(1, sizeof(*s));
 	int r;
@@ -222,7 +222,10 @@ open_sink(struct wm_sink **out, const char *stage, const char *path,
 	s->stage = stage;
 	s->kind = kind;
 	s->pending = strcmp(path, "-") == 0 ? &stdout_lines : &s->own;
-	r = wm_outfile_open(&s->file, "output file", path, false, err, errlen);
+	r = kept ? wm_outfile_open_kept(&s->file, "output file", path, err,
+					errlen)
+		 : wm_outfile_open(&s->file, "output file", path, false, err,
+				   errlen);
 	if (r != 0) {
 		free(s);
 		return r;
@@ -261,14 +264,14 @@ write_header(struct wm_sink *s, const char *text, char *err, size_t errlen)
 static int
 open_results(struct wm_sink **out, const struct wm_stage *sink,
 	     const struct wm_stage *window, const struct wm_keys *keys,
-	     const char *path, bool header, char *err, size_t errlen)
+	     const char *path, bool header, bool kept, char *err, size_t errlen)
 {
 	/* 27 + 5 names of at most 6 with their commas + 41 bytes. */
 	char text[128] = "key,window_start,window_end";
 	struct wm_sink *s;
 	int r;
 
-	r = open_sink(&s, sink->name, path, SINK_RESULTS, err, errlen);
+	r = open_sink(&s, sink->name, path, SINK_RESULTS, kept, err, errlen);
 	if (r != 0)
 		return r;
 	s->jsonl = sink->u.sink.format == WM_SINK_JSONL;
@@ -302,7 +305,16 @@ wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 	     char *err, size_t errlen)
 {
 	return open_results(out, sink, window, keys, sink->u.sink.path, true,
-			    err, errlen);
+			    false, err, errlen);
+}
+
+int
+wm_sink_open_kept(struct wm_sink **out, const struct wm_stage *sink,
+		  const struct wm_stage *window, const struct wm_keys *keys,
+		  char *err, size_t errlen)
+{
+	return open_results(out, sink, window, keys, sink->u.sink.path, false,
+			    true, err, errlen);
 }
 
 int
@@ -310,7 +322,8 @@ wm_sink_open_part(struct wm_sink **out, const struct wm_stage *sink,
 		  const struct wm_stage *window, const struct wm_keys *keys,
 		  const char *path, char *err, size_t errlen)
 {
-	return open_results(out, sink, window, keys, path, false, err, errlen);
+	return open_results(out, sink, window, keys, path, false, false, err,
+			    errlen);
 }
 
 /* A trace (late records, a recording) with the header line `header`
@@ -319,12 +332,12 @@ wm_sink_open_part(struct wm_sink **out, const struct wm_stage *sink,
 static int
 open_trace(struct wm_sink **out, const char *stage, const char *path,
 	   enum sink_kind kind, const char *header, const struct wm_keys *keys,
-	   char *err, size_t errlen)
+	   bool kept, char *err, size_t errlen)
 {
 	struct wm_sink *s;
 	int r;
 
-	r = open_sink(&s, stage, path, kind, err, errlen);
+	r = open_sink(&s, stage, path, kind, kept, err, errlen);
 	if (r != 0)
 		return r;
 	s->keys = keys;
@@ -343,7 +356,15 @@ wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
 {
 	return open_trace(out, window->name, window->u.window.late_output,
 			  SINK_LATE, "partition,timestamp,key,value\n", keys,
-			  err, errlen);
+			  false, err, errlen);
+}
+
+int
+wm_sink_open_late_kept(struct wm_sink **out, const struct wm_stage *window,
+		       const struct wm_keys *keys, char *err, size_t errlen)
+{
+	return open_trace(out, window->name, window->u.window.late_output,
+			  SINK_LATE, NULL, keys, true, err, errlen);
 }
 
 int
@@ -351,8 +372,8 @@ wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *window,
 		       const struct wm_keys *keys, const char *path, char *err,
 		       size_t errlen)
 {
-	return open_trace(out, window->name, path, SINK_LATE, NULL, keys, err,
-			  errlen);
+	return open_trace(out, window->name, path, SINK_LATE, NULL, keys, false,
+			  err, errlen);
 }
 
 int
@@ -361,8 +382,8 @@ wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 		       size_t errlen)
 {
 	return open_trace(out, source->name, path, SINK_RECORDING,
-			  "partition,timestamp,key,value,arrival\n", keys, err,
-			  errlen);
+			  "partition,timestamp,key,value,arrival\n", keys,
+			  false, err, errlen);
 }
 
 /* A JSON member's name and colon before each field, or a CSV comma. */

@@ -64,6 +64,17 @@ int wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 		 const struct wm_stage *window, const struct wm_keys *keys,
 		 char *err, size_t errlen);
 
+/* A resumed job's sink stage `sink` and late output of `window`
+ * (wmrun --resume): the file the job wrote before, kept as it is, no
+ * header written (the exactly-once committer then cuts it back to what
+ * the checkpoint committed: runtime/checkpoint/part_commit.h). */
+int wm_sink_open_kept(struct wm_sink **out, const struct wm_stage *sink,
+		      const struct wm_stage *window, const struct wm_keys *keys,
+		      char *err, size_t errlen);
+int wm_sink_open_late_kept(struct wm_sink **out, const struct wm_stage *window,
+			   const struct wm_keys *keys, char *err,
+			   size_t errlen);
+
 /* Open the late side output of window stage `window` (its late_output);
  * `keys` as for wm_sink_open(). */
 int wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,

@@ -15,6 +15,7 @@
 #include "runtime/conf/units.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/run/coordinator.h"
+#include "runtime/run/exactly_once.h"
 
 /* How often to look for the start line, from which the first interval
  * counts (real time; a start takes milliseconds). */
@@ -45,6 +46,14 @@ struct wm_coordinator {
 	int64_t pending_deadline_ns;
 	uint32_t acknowledged;
 	bool *acked;
+	/* Exactly-once outputs (NULL: none): the committer, whose blob is
+	 * the store's subtask n_subtasks, and by subtask the newest
+	 * acknowledgement seen and the newest epoch of its parts the
+	 * committer was told of. */
+	struct wm_part_commit *commit;
+	const int32_t *output_of;
+	uint64_t *last_ack;
+	uint64_t *told_epoch;
 	struct wm_checkpoint_summary fig;
 };
 
@@ -59,13 +68,14 @@ real_ns_of(const struct wm_coordinator *c, int64_t ms)
 
 int
 wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
-		   const struct wm_plan *plan, char *err, size_t errlen)
+		   const struct wm_plan *plan, struct wm_part_commit *commit,
+		   const int32_t *output_of, char *err, size_t errlen)
 {
 	const struct wm_job_conf *job = &topo->job;
 	struct wm_checkpoint_store_config cfg = {
 		.dir = job->checkpoint_dir,
 		.fingerprint = wm_plan_fingerprint(plan),
-		.subtasks = plan->n_subtasks,
+		.subtasks = plan->n_subtasks + (commit != NULL),
 		.retained = job->checkpoints_retained,
 	};
 	struct wm_checkpoint_info info;
@@ -76,15 +86,27 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	if (job->checkpoint_interval_ms == INT64_MAX)
 		return 0;
 	c = calloc(1, sizeof(*c));
-	if (c != NULL)
+	if (c != NULL) {
 		c->acked = calloc(plan->n_subtasks, sizeof(*c->acked));
-	if (c == NULL || c->acked == NULL) {
+		c->last_ack = calloc(plan->n_subtasks, sizeof(*c->last_ack));
+		c->told_epoch =
+			calloc(plan->n_subtasks, sizeof(*c->told_epoch));
+	}
+	if (c == NULL || c->acked == NULL || c->last_ack == NULL ||
+	    c->told_epoch == NULL) {
+		if (c != NULL) {
+			free(c->acked);
+			free(c->last_ack);
+			free(c->told_epoch);
+		}
 		free(c);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	c->topo = topo;
 	c->plan = plan;
+	c->commit = commit;
+	c->output_of = output_of;
 	c->every_ns = real_ns_of(c, job->checkpoint_interval_ms);
 	if (c->every_ns < 1)
 		c->every_ns = 1;
@@ -126,6 +148,8 @@ wm_coordinator_free(struct wm_coordinator *c)
 		return;
 	wm_checkpoint_store_free(c->store);
 	free(c->acked);
+	free(c->last_ack);
+	free(c->told_epoch);
 	free(c);
 }
 
@@ -219,6 +243,48 @@ trigger(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns,
 	return 0;
 }
 
+/* Subtask `id` acknowledged checkpoint `acked`: the parts it sealed up to
+ * it are on disk, and the committer learns of them (exactly_once.h), for
+ * this checkpoint or, if it is given up, the next. */
+static int
+tell_sealed(struct wm_coordinator *c, uint32_t id, uint64_t acked, char *err,
+	    size_t errlen)
+{
+	const struct wm_plan_subtask *sub = &c->plan->subtasks[id];
+	int r = 0;
+
+	c->last_ack[id] = acked;
+	if (c->commit == NULL ||
+	    c->topo->stages[sub->stage].kind != WM_STAGE_WINDOW)
+		return 0;
+	r = wm_exactly_once_found_sealed(c->commit, c->output_of, c->topo, sub,
+					 c->told_epoch[id], acked, err, errlen);
+	if (r == 0)
+		c->told_epoch[id] = acked;
+	return r;
+}
+
+/* The committer's blob of the pending checkpoint, the store's last
+ * subtask (part_commit.h says why). */
+static int
+put_commit_blob(struct wm_coordinator *c, char *err, size_t errlen)
+{
+	void *blob;
+	size_t len;
+	int r;
+
+	if (c->commit == NULL)
+		return 0;
+	if (wm_part_commit_prepare(c->commit, c->pending, &blob, &len) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = wm_checkpoint_store_put(c->store, c->plan->n_subtasks, blob, len,
+				    err, errlen);
+	free(blob);
+	return r;
+}
+
 /* The blobs acknowledged since the last look; the checkpoint completed
  * once every one is in. */
 static int
@@ -231,12 +297,18 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 	for (uint32_t id = 0; id < c->plan->n_subtasks; id++) {
 		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
 		struct wm_checkpoint_ack *ack = &m->checkpoint;
+		/* C2 (metrics.h): the id, then what it acknowledges. */
+		uint64_t acked =
+			atomic_load_explicit(&ack->id, memory_order_acquire);
 		int64_t aligned;
 
-		/* C2 (metrics.h): the id, then what it acknowledges. */
-		if (c->acked[id] ||
-		    atomic_load_explicit(&ack->id, memory_order_acquire) !=
-			    c->pending)
+		if (acked > c->last_ack[id] &&
+		    (r = tell_sealed(c, id, acked, err, errlen)) != 0) {
+			c->fig.failed++;
+			give_up(c, err, errlen);
+			return r;
+		}
+		if (c->acked[id] || acked != c->pending)
 			continue;
 		if (WM_METRIC_GET(ack->failed)) {
 			char name[128];
@@ -267,12 +339,23 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 	}
 	if (c->acknowledged < c->plan->n_subtasks)
 		return 0;
+	r = put_commit_blob(c, err, errlen);
+	if (r != 0) {
+		c->fig.failed++;
+		give_up(c, err, errlen);
+		return r;
+	}
 	r = wm_checkpoint_store_commit(c->store, &fig, err, errlen);
 	c->pending = 0;
 	if (r != 0) {
 		c->fig.failed++;
 		return r;
 	}
+	/* Only now, the manifest durable, the parts go into the files; a
+	 * commit cut short fails the job, whose restart recovers it. */
+	if (c->commit != NULL &&
+	    wm_part_commit_commit(c->commit, fig.id, err, errlen) != 0)
+		return -ECANCELED;
 	c->fig.completed++;
 	c->fig.last_id = fig.id;
 	c->fig.bytes_total += fig.blob_bytes;
@@ -348,6 +431,61 @@ wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
 	c->restore_id = r == 1 && info.id >= c->first_id ? info.id : 0;
 	c->restore_time_ms = c->restore_id != 0 ? info.trigger_time_ms : 0;
 	return 0;
+}
+
+uint64_t
+wm_coordinator_first_epoch(const struct wm_coordinator *c)
+{
+	if (c == NULL)
+		return 0;
+	return c->restore_id != 0 ? c->restore_id + 1 : c->next_id;
+}
+
+int
+wm_coordinator_recover_outputs(struct wm_coordinator *c, char *err,
+			       size_t errlen)
+{
+	void *blob = NULL;
+	size_t len = 0;
+	int r = 0;
+
+	if (c == NULL || c->commit == NULL)
+		return 0;
+	if (c->restore_id != 0)
+		r = wm_checkpoint_store_get(c->store, c->restore_id,
+					    c->plan->n_subtasks, &blob, &len,
+					    err, errlen);
+	if (r == 0)
+		r = wm_part_commit_recover(c->commit, blob, len, err, errlen);
+	free(blob);
+	/* The workers start again: no acknowledgement yet, and their parts
+	 * from first_epoch on. */
+	for (uint32_t id = 0; id < c->plan->n_subtasks; id++) {
+		c->last_ack[id] = 0;
+		c->told_epoch[id] = wm_coordinator_first_epoch(c) - 1;
+	}
+	return r;
+}
+
+int
+wm_coordinator_finish_outputs(struct wm_coordinator *c, bool ended_well,
+			      char *err, size_t errlen)
+{
+	int r = 0;
+
+	if (c == NULL || c->commit == NULL)
+		return 0;
+	if (!ended_well)
+		return wm_part_commit_discard(c->commit, err, errlen);
+	for (uint32_t id = 0; r == 0 && id < c->plan->n_subtasks; id++) {
+		const struct wm_plan_subtask *sub = &c->plan->subtasks[id];
+
+		if (c->topo->stages[sub->stage].kind == WM_STAGE_WINDOW)
+			r = wm_exactly_once_found_sealed(
+				c->commit, c->output_of, c->topo, sub,
+				c->told_epoch[id], UINT64_MAX, err, errlen);
+	}
+	return r == 0 ? wm_part_commit_finish(c->commit, err, errlen) : r;
 }
 
 void

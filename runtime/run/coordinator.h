@@ -28,9 +28,11 @@
 #ifndef WM_RUNTIME_COORDINATOR_H
 #define WM_RUNTIME_COORDINATOR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "ipc/shm.h"
+#include "runtime/checkpoint/part_commit.h"
 #include "runtime/conf/topology.h"
 #include "runtime/plan/plan.h"
 #include "runtime/report/report.h"
@@ -45,11 +47,16 @@ struct wm_coordinator;
  * checkpoint there (wm_coordinator_restore_id()). *c is NULL, and 0
  * returned, for a job without checkpoints. 0 or a negative errno with a
  * message (-EXDEV: the directory holds another job's checkpoints;
- * -ENOENT: nothing to resume from).
+ * -ENOENT: nothing to resume from). With exactly-once outputs (`commit`
+ * and `output_of`, exactly_once.h; the caller's, which outlive it), each
+ * checkpoint also holds the committer's blob, and its parts are committed
+ * once it is complete.
  */
 int wm_coordinator_new(struct wm_coordinator **c,
 		       const struct wm_topology *topo,
-		       const struct wm_plan *plan, char *err, size_t errlen);
+		       const struct wm_plan *plan,
+		       struct wm_part_commit *commit, const int32_t *output_of,
+		       char *err, size_t errlen);
 void wm_coordinator_free(struct wm_coordinator *c);
 
 /* The latest complete checkpoint, to restore from when the workers start
@@ -86,6 +93,22 @@ int wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
  * line. 0 or a negative errno with a message. */
 int wm_coordinator_workers_gone(struct wm_coordinator *c, char *err,
 				size_t errlen);
+
+/* The epoch of the workers' first parts as they start (again): after the
+ * checkpoint restored, or the next checkpoint's id. */
+uint64_t wm_coordinator_first_epoch(const struct wm_coordinator *c);
+
+/* The exactly-once outputs back to the checkpoint restored (none: to their
+ * headers), every other part deleted, before the workers start again: 0
+ * or a negative errno with a message (the job fails). */
+int wm_coordinator_recover_outputs(struct wm_coordinator *c, char *err,
+				   size_t errlen);
+
+/* Every worker is gone for good: a job that `ended_well` commits the last
+ * parts (each worker sealed its own), one that failed deletes those no
+ * resume needs. 0 or a negative errno with a message. */
+int wm_coordinator_finish_outputs(struct wm_coordinator *c, bool ended_well,
+				  char *err, size_t errlen);
 
 /* The figures for the summary (report.h); restarts are the supervisor's. */
 void wm_coordinator_figures(const struct wm_coordinator *c,

@@ -68,6 +68,7 @@
 #include "operators/hash.h"
 #include "runtime/restart/restart_strategy.h"
 #include "runtime/run/coordinator.h"
+#include "runtime/run/exactly_once.h"
 #include "runtime/run/observer.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/run/worker.h"
@@ -115,6 +116,9 @@ struct job {
 	int64_t *crash_watermark;
 	struct wm_checkpoint_summary restarts; /* the notes and count */
 	bool fail_injected; /* [job] fail_at's kill was sent */
+	/* Exactly-once file outputs (exactly_once.h; NULL: none). */
+	struct wm_part_commit *commit;
+	int32_t *output_of;
 	/* [job] restart_strategy, and its jitter's draws (a stream of the
 	 * job's seed, as --sim's). */
 	struct wm_restart_strategy restart;
@@ -223,6 +227,8 @@ child_main(const struct job *j, uint32_t id, int fd, const struct placement *pl,
 		.plan = plan,
 		.subtask = id,
 		.restore_from = j->restore_from,
+		.output_of = j->output_of,
+		.first_epoch = wm_coordinator_first_epoch(j->coordinator),
 		.job_start_ns = j->job_start_ns,
 		.resumed_at_ns = j->resumed_at_ns,
 		.crash_watermark = j->crash_watermark[id],
@@ -458,8 +464,14 @@ coordinate(struct job *j, struct wm_shm *seg)
 
 	if (j->coordinator == NULL || j->phase != RUNNING)
 		return;
-	if (wm_coordinator_look(j->coordinator, seg, wm_monotonic_ns(),
-				job_origin(j, seg), why, sizeof(why)) != 0)
+	int r = wm_coordinator_look(j->coordinator, seg, wm_monotonic_ns(),
+				    job_origin(j, seg), why, sizeof(why));
+
+	/* The parts of a complete checkpoint not all in their files: the
+	 * job fails, and its restart's recovery finishes the commit. */
+	if (r == -ECANCELED)
+		job_failed(j, EX_IOERR, "%s", why);
+	else if (r != 0)
 		wm_log("wmrun: warning: %s", why);
 }
 
@@ -601,13 +613,14 @@ open_outputs(const struct wm_topology *t, struct wm_replay_trace **traces,
 				wm_replay_stage_keys(traces, t, s), err,
 				errlen);
 		else if (st->kind == WM_STAGE_SINK)
-			r = wm_sink_open(&sinks[s], st,
-					 &t->stages[st->inputs[0].stage],
-					 wm_replay_stage_keys(traces, t, s),
-					 err, errlen);
+			r = (t->job.resume ? wm_sink_open_kept : wm_sink_open)(
+				&sinks[s], st, &t->stages[st->inputs[0].stage],
+				wm_replay_stage_keys(traces, t, s), err,
+				errlen);
 		else if (st->kind == WM_STAGE_WINDOW &&
 			 st->u.window.late_output != NULL)
-			r = wm_sink_open_late(
+			r = (t->job.resume ? wm_sink_open_late_kept
+					   : wm_sink_open_late)(
 				&lates[s], st,
 				wm_replay_stage_keys(traces, t, s), err,
 				errlen);
@@ -834,6 +847,11 @@ restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 	if (wm_coordinator_workers_gone(j->coordinator, why, sizeof(why)) != 0)
 		wm_log("wmrun: warning: %s", why);
 	j->restore_from = wm_coordinator_restore_id(j->coordinator);
+	/* The exactly-once files back to that checkpoint before anyone
+	 * writes a part again. */
+	if (wm_coordinator_recover_outputs(j->coordinator, j->err, j->errlen) !=
+	    0)
+		return EX_IOERR;
 	if (c->restarts < WM_RESTART_NOTES) {
 		struct wm_restart_note *n = &c->notes[c->restarts];
 
@@ -920,6 +938,41 @@ struct resources {
 };
 
 /*
+ * The checkpoints of a job that takes them: its exactly-once outputs
+ * (exactly_once.h), the coordinator over the store (a directory of
+ * another job's is refused; a resumed job starts from the latest complete
+ * checkpoint there), the outputs recovered to where the job starts, the
+ * restart strategy. 0 or an exit status with err set.
+ */
+static int
+set_up_checkpoints(struct job *j, struct resources *res)
+{
+	const struct wm_topology *t = j->t;
+	int r = wm_exactly_once_set_up(&j->commit, &j->output_of, t, res->sinks,
+				       res->lates, j->err, j->errlen);
+
+	if (r != 0)
+		return wm_exit_status(WM_EXIT_OUTPUT, r);
+	r = wm_coordinator_new(&j->coordinator, t, j->plan, j->commit,
+			       j->output_of, j->err, j->errlen);
+	if (r != 0)
+		return r == -ENOMEM   ? EX_OSERR
+		       : r == -ENOENT ? EX_NOINPUT
+		       : r == -EXDEV  ? EX_DATAERR
+				      : EX_CANTCREAT;
+	r = wm_coordinator_recover_outputs(j->coordinator, j->err, j->errlen);
+	if (r != 0)
+		return r == -EBADMSG ? EX_DATAERR
+				     : wm_exit_status(WM_EXIT_OUTPUT, r);
+	wm_restart_strategy_init(&j->restart, &t->job.restart, restart_random,
+				 j);
+	j->restore_from = wm_coordinator_restore_id(j->coordinator);
+	j->resumed_at_ns =
+		wm_ms_to_ns(wm_coordinator_restore_time_ms(j->coordinator));
+	return 0;
+}
+
+/*
  * Everything the workers inherit, before any signal is blocked: the
  * traces, read and checked here, once, before anything is created (a bad
  * line is reported once and leaves no output behind; the workers inherit
@@ -947,28 +1000,17 @@ set_up(struct job *j, struct resources *res)
 		return EX_OSERR;
 	for (uint32_t id = 0; id < plan->n_subtasks; id++)
 		j->crash_watermark[id] = WM_TS_MIN;
-	/* The checkpoints before the trace: a directory of another job's
-	 * is refused before anything is read. A resumed job starts from
-	 * the latest complete one there. */
-	r = wm_coordinator_new(&j->coordinator, t, plan, j->err, j->errlen);
-	if (r != 0)
-		return r == -ENOMEM   ? EX_OSERR
-		       : r == -ENOENT ? EX_NOINPUT
-		       : r == -EXDEV  ? EX_DATAERR
-				      : EX_CANTCREAT;
-	wm_restart_strategy_init(&j->restart, &t->job.restart, restart_random,
-				 j);
-	j->restore_from = wm_coordinator_restore_id(j->coordinator);
-	j->resumed_at_ns =
-		wm_ms_to_ns(wm_coordinator_restore_time_ms(j->coordinator));
 	r = wm_replay_read_all(t, &res->traces, j->err, j->errlen);
 	if (r != 0)
 		return wm_exit_status(WM_EXIT_INPUT, r);
 	spec = wm_plan_shm_spec(plan, t->job.ring_cells, res->specs);
 	if (wm_shm_create(&spec, &res->seg, j->err, j->errlen) != 0)
 		return EX_OSERR;
-	return open_outputs(t, res->traces, res->sinks, res->lates, j->err,
-			    j->errlen);
+	r = open_outputs(t, res->traces, res->sinks, res->lates, j->err,
+			 j->errlen);
+	if (r != 0 || t->job.checkpoint_interval_ms == INT64_MAX)
+		return r;
+	return set_up_checkpoints(j, res);
 }
 
 /* The outputs closed (a failed job's status decides what stays), and
@@ -987,6 +1029,8 @@ tear_down(struct job *j, struct resources *res, int status)
 	free(j->children);
 	free(j->crash_watermark);
 	wm_coordinator_free(j->coordinator);
+	wm_part_commit_free(j->commit); /* touches no file */
+	free(j->output_of);
 	free(res->sinks);
 	free(res->lates);
 	free(res->pl.cpu);
@@ -1059,6 +1103,15 @@ wm_supervisor_run(const struct wm_topology *t,
 		if (wm_coordinator_workers_gone(j.coordinator, why,
 						sizeof(why)) != 0)
 			wm_log("wmrun: warning: %s", why);
+		/* The last parts committed when every worker ended well
+		 * (a stop drained too); a failed job keeps only what a
+		 * resume needs. */
+		if (wm_coordinator_finish_outputs(j.coordinator, j.failure == 0,
+						  why, sizeof(why)) != 0 &&
+		    j.failure == 0) {
+			j.failure = EX_IOERR;
+			snprintf(err, errlen, "%s", why);
+		}
 		/* Its last screen before the summary, never beside it. An
 		 * observer that could not write the metrics file said so; the
 		 * job did not do all it was asked. */

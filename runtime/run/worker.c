@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -50,6 +51,7 @@
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
 #include "runtime/plan/footprint.h"
+#include "runtime/run/exactly_once.h"
 #include "runtime/run/worker.h"
 
 /* Frames taken from the inputs before looking at anything else. */
@@ -104,6 +106,13 @@ struct worker {
 	struct wm_sink *late;
 	/* A recorded source's recording (--record-trace), or NULL. */
 	struct wm_sink *recording;
+	/* Exactly-once outputs (worker.h): which of sinks[] (and late) are
+	 * parts of this worker's own, by their stage, and the epoch of the
+	 * parts open. */
+	bool sink_is_part[WM_TOPOLOGY_MAX_OUTPUTS];
+	uint32_t sink_stage[WM_TOPOLOGY_MAX_OUTPUTS];
+	bool late_is_part;
+	uint64_t epoch;
 	/* /proc/self/schedstat, kept open: the kernel's count of the time
 	 * this process waited for a CPU; -1 where there is none. Read
 	 * before work, at most every WORKER_PUBLISH_NS (read_cpu_wait()). */
@@ -354,6 +363,112 @@ worker_late(struct wm_task_out *out, const struct wm_record *r)
 		output_failed(w, w->late);
 }
 
+/* The output of sink stage `stage` (late: this window's late output) if
+ * it is exactly-once, else -1. */
+static int32_t
+exactly_once_output(const struct worker *w, uint32_t stage, bool late)
+{
+	const struct wm_topology *t = w->args->topo;
+
+	if (w->args->output_of == NULL)
+		return -1;
+	return w->args->output_of[late ? t->n_stages + stage : stage];
+}
+
+/* A window's exactly-once outputs: parts of its own in place of the
+ * files it inherited (which it then never writes), from args->first_epoch
+ * on. 0, or a failure reported. */
+static int
+open_parts(struct worker *w)
+{
+	const struct wm_topology *t = w->args->topo;
+	const struct wm_stage *window = w->stage;
+	char path[PATH_MAX], why[4400];
+	int r = 0;
+
+	w->epoch = w->args->first_epoch;
+	for (uint32_t k = 0; r == 0 && k < w->n_sinks; k++) {
+		uint32_t s = w->sink_stage[k];
+
+		if (exactly_once_output(w, s, false) < 0)
+			continue;
+		wm_exactly_once_part_path(t, w->me, s, false, w->epoch, path,
+					  sizeof(path));
+		r = wm_sink_open_part(
+			&w->sinks[k], &t->stages[s], window,
+			wm_replay_stage_keys(w->args->traces, t, s), path, why,
+			sizeof(why));
+		w->sink_is_part[k] = r == 0;
+	}
+	if (r == 0 && w->late != NULL &&
+	    exactly_once_output(w, w->me->stage, true) >= 0) {
+		wm_exactly_once_part_path(t, w->me, w->me->stage, true,
+					  w->epoch, path, sizeof(path));
+		r = wm_sink_open_late_part(
+			&w->late, window,
+			wm_replay_stage_keys(w->args->traces, t, w->me->stage),
+			path, why, sizeof(why));
+		w->late_is_part = r == 0;
+	}
+	if (r != 0)
+		return worker_fail(w, EX_IOERR, "%s", why);
+	return 0;
+}
+
+/* Seal one part and open the next, of epoch `next` (0: the last). */
+static int
+seal_part(struct worker *w, struct wm_sink *part, uint32_t stage, bool late,
+	  uint64_t next)
+{
+	char path[PATH_MAX], why[4400];
+	uint64_t bytes;
+
+	if (wm_sink_seal(part,
+			 next != 0 ? wm_exactly_once_part_path(
+					     w->args->topo, w->me, stage, late,
+					     next, path, sizeof(path))
+				   : NULL,
+			 &bytes, why, sizeof(why)) != 0)
+		return worker_fail(w, EX_IOERR, "%s", why);
+	return 0;
+}
+
+/* Every part sealed: what the window wrote before the barrier of
+ * checkpoint `next` - 1 is in them, what comes after goes to parts of
+ * epoch `next` (0: the end, no next). Sealed (fsync'd, named) before the
+ * acknowledgement: the supervisor finds them on disk
+ * (wm_exactly_once_found_sealed()). A part that cannot be sealed fails the
+ * worker: the job restarts from the last checkpoint. */
+static int
+seal_parts(struct worker *w, uint64_t next)
+{
+	for (uint32_t k = 0; k < w->n_sinks && w->failed == 0; k++)
+		if (w->sink_is_part[k])
+			seal_part(w, w->sinks[k], w->sink_stage[k], false,
+				  next);
+	if (w->late_is_part && w->failed == 0)
+		seal_part(w, w->late, w->me->stage, true, next);
+	if (w->failed == 0)
+		w->epoch = next;
+	return w->failed;
+}
+
+/* The parts, closed: a failed worker's are left unsealed, for the
+ * supervisor's recovery to delete. */
+static void
+close_parts(struct worker *w)
+{
+	for (uint32_t k = 0; k < w->n_sinks; k++)
+		if (w->sink_is_part[k]) {
+			wm_sink_close(w->sinks[k], w->failed != 0, NULL, 0);
+			w->sink_is_part[k] = false;
+		}
+	if (w->late_is_part) {
+		wm_sink_close(w->late, w->failed != 0, NULL, 0);
+		w->late_is_part = false;
+	}
+}
+
 /*
  * The task's snapshot for checkpoint `id`: written into the checkpoint's
  * directory by this process, then acknowledged (C1, metrics.h) and the
@@ -372,7 +487,11 @@ worker_snapshot(struct wm_task_out *out, int64_t id, const void *bytes,
 	int r;
 
 	/* Given up meanwhile: its directory is gone, nobody waits for it. */
-	if ((uint64_t)id <= wm_shm_checkpoint_aborted(&w->seg))
+	if ((uint64_t)id <= wm_shm_checkpoint_aborted(&w->seg) ||
+	    w->failed != 0)
+		return;
+	/* The parts first: the acknowledgement says they are sealed. */
+	if (seal_parts(w, (uint64_t)id + 1) != 0)
 		return;
 	r = wm_checkpoint_blob_write(w->args->topo->job.checkpoint_dir,
 				     (uint64_t)id, w->args->subtask, bytes, len,
@@ -411,9 +530,11 @@ static void
 find_outputs(struct worker *w)
 {
 	for (uint32_t i = 0; i < w->me->n_sinks; i++)
-		if (w->args->sinks[w->me->sinks[i]] != NULL)
+		if (w->args->sinks[w->me->sinks[i]] != NULL) {
+			w->sink_stage[w->n_sinks] = w->me->sinks[i];
 			w->sinks[w->n_sinks++] =
 				w->args->sinks[w->me->sinks[i]];
+		}
 	w->late = w->args->lates[w->me->stage];
 	if (w->stage->kind == WM_STAGE_SOURCE)
 		w->recording = w->args->sinks[w->me->stage];
@@ -852,7 +973,8 @@ restore(struct worker *w)
 	struct wm_checkpoint_store_config cfg = {
 		.dir = a->topo->job.checkpoint_dir,
 		.fingerprint = wm_plan_fingerprint(a->plan),
-		.subtasks = a->plan->n_subtasks,
+		/* With the exactly-once committer's blob (coordinator.h). */
+		.subtasks = a->plan->n_subtasks + (a->output_of != NULL),
 		.retained = a->topo->job.checkpoints_retained,
 	};
 	struct wm_checkpoint_store *store;
@@ -928,6 +1050,8 @@ wm_worker_run(const struct wm_worker_args *a)
 					     strerror(errno));
 		}
 	}
+	if (status == 0 && w.args->output_of != NULL)
+		status = open_parts(&w);
 	if (status == 0) {
 		/* -1 while a restored window has a watermark to come back
 		 * to, 0 when it has none (or is no window). */
@@ -964,6 +1088,11 @@ wm_worker_run(const struct wm_worker_args *a)
 		status = w.has_gate ? run_inputs(&w) : run_source(&w);
 	if (status == 0)
 		status = flush_outputs(&w);
+	/* The last parts, sealed once the task finished: the supervisor
+	 * commits them when every worker ended well (part_commit.h). */
+	if (status == 0)
+		status = seal_parts(&w, 0);
+	close_parts(&w);
 	if (status == 0)
 		before_sleep(&w); /* the last frames, announced */
 	/* The figures as they end, a failed worker's too: the summary of a

@@ -61,6 +61,13 @@ struct wm_worker_args {
 	 * crash (WM_TS_MIN: none), to measure how long the restored job
 	 * holds event time back (metrics.h, caught_up_ns). */
 	uint64_t restore_from;
+	/* Exactly-once file outputs (exactly_once.h; NULL: none): by
+	 * stage, the output of each sink stage and late output that is a
+	 * file. A window writes those into parts of its own, the first of
+	 * epoch first_epoch, sealed at each checkpoint, never into the
+	 * file, which only the supervisor appends to. */
+	const int32_t *output_of;
+	uint64_t first_epoch;
 	int64_t job_start_ns;
 	/* A resumed job (wmrun --resume) on its first attempt: the
 	 * processing time its checkpoint was taken at, from which it goes
