@@ -44,6 +44,12 @@ struct wm_coordinator {
 	int64_t pending_deadline_ns;
 	uint32_t acknowledged;
 	bool *acked;
+	/* The first checkpoint given up since the last sweep (0: none). A
+	 * subtask still writing its blob when the checkpoint was given up
+	 * makes its file again after the directory went: every directory
+	 * from this id on that no manifest completes is removed once no
+	 * subtask can still write into it (sweep()). */
+	uint64_t unswept;
 	struct wm_checkpoint_summary fig;
 };
 
@@ -179,7 +185,36 @@ give_up(struct wm_coordinator *c, char *err, size_t errlen)
 		    0 &&
 	    err[0] == '\0')
 		snprintf(err, errlen, "%s", why);
+	if (c->unswept == 0)
+		c->unswept = c->pending;
 	c->pending = 0;
+}
+
+/*
+ * Remove what late writers left of the checkpoints given up below `below`:
+ * called when none of them can write any more, after a commit of `below`
+ * (each subtask handles barriers in order, so every one that acknowledged
+ * `below` is done with the earlier ones) or once the workers are gone.
+ * Complete checkpoints are left (the store refuses to abort them). 0, or
+ * -EIO with the first failure in err.
+ */
+static int
+sweep(struct wm_coordinator *c, uint64_t below, char *err, size_t errlen)
+{
+	int failed = 0;
+
+	for (uint64_t id = c->unswept; id != 0 && id < below; id++) {
+		char why[512];
+		int r = wm_checkpoint_store_abort(c->store, id, why,
+						  sizeof(why));
+
+		if (r != 0 && r != -EBUSY && !failed) {
+			snprintf(err, errlen, "%s", why);
+			failed = -EIO;
+		}
+	}
+	c->unswept = 0;
+	return failed;
 }
 
 static int
@@ -283,7 +318,7 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 	if (took > c->fig.duration_max_ns)
 		c->fig.duration_max_ns = took;
 	c->fig.duration_total_ns += took;
-	return 0;
+	return sweep(c, fig.id, err, errlen);
 }
 
 int
@@ -329,6 +364,8 @@ wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
 		if (err[0] != '\0')
 			return -EIO;
 	}
+	if (sweep(c, c->next_id, err, errlen) != 0)
+		return -EIO;
 	c->next_ns = INT64_MAX;
 	c->armed = false;
 	return 0;
