@@ -99,7 +99,8 @@ exactly_once=false
 # after a delay chosen by SEED (0 to 1.5 s after the workers are up: the
 # run takes 1.2 s of real time from its start line, so most kills land
 # while it runs, a few near its end or after it), then check the run
-# against CLEAN, the results of the same job run without a fault. Counts
+# against CLEAN, the results of the same job run without a fault (and
+# CLEAN.late, if there is one, its late records, sorted). Counts
 # the kills that hit in $hits and the duplicates in $dups_total.
 kill_run() {
 	seed=$1 conf=$2 clean=$3
@@ -169,6 +170,20 @@ kill_run() {
 		sort -u "$scratch/run.results" | cmp -s - "$clean" || {
 			sort -u "$scratch/run.results" | diff "$clean" - >&2
 			fail "seed $seed: the results differ from the fault-free run's"
+		}
+	fi
+	# The late side output, where the job has late records: the same
+	# records (all four columns come from the trace), as a set while the
+	# outputs are at-least-once.
+	if [ -e "$clean.late" ]; then
+		tail -n +2 "$scratch/run.csv.late" | sort >"$scratch/run.late"
+		if $exactly_once; then
+			cmp -s "$scratch/run.late" "$clean.late"
+		else
+			sort -u "$scratch/run.late" | cmp -s - "$clean.late"
+		fi || {
+			sort -u "$scratch/run.late" | diff "$clean.late" - >&2
+			fail "seed $seed: the late records differ from the fault-free run's"
 		}
 	fi
 	dups_total=$((dups_total + dups))
