@@ -955,10 +955,12 @@ wm_supervisor_run(const struct wm_topology *t,
 			}
 		}
 		note_hold(&j, &res.seg);
-		if (wm_coordinator_workers_gone(j.coordinator, err, errlen) !=
-		    0)
-			wm_log("wmrun: warning: %s", err);
-		err[0] = '\0';
+		/* Its own buffer: err keeps why the job failed or stopped. */
+		char why[512];
+
+		if (wm_coordinator_workers_gone(j.coordinator, why,
+						sizeof(why)) != 0)
+			wm_log("wmrun: warning: %s", why);
 		/* Its last screen before the summary, never beside it. An
 		 * observer that could not write the metrics file said so; the
 		 * job did not do all it was asked. */
