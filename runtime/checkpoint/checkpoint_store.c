@@ -84,7 +84,7 @@ warn(const struct wm_checkpoint_store *s, const char *fmt, ...)
 	if (s->warn != NULL)
 		s->warn(s->ctx, line);
 	else
-		wm_log("warning: %s", line);
+		wm_log("wmrun: warning: %s", line);
 }
 
 /* A message in err, returned as -e. */

@@ -60,7 +60,7 @@ struct wm_checkpoint_store_config {
 	int64_t (*now_ns)(void *ctx);
 	/* A checkpoint skipped at recovery, or an old one that could not be
 	 * deleted: one line without its '\n'. NULL: on standard error as
-	 * "warning: ..." (runtime/io/log.h). */
+	 * "wmrun: warning: ..." (runtime/io/log.h). */
 	void (*warn)(void *ctx, const char *message);
 	void *ctx; /* handed to now_ns and warn */
 };

@@ -54,6 +54,12 @@ struct wm_coordinator {
 	const int32_t *output_of;
 	uint64_t *last_ack;
 	uint64_t *told_epoch;
+	/* The first checkpoint given up since the last sweep (0: none). A
+	 * subtask still writing its blob when the checkpoint was given up
+	 * makes its file again after the directory went: every directory
+	 * from this id on that no manifest completes is removed once no
+	 * subtask can still write into it (sweep()). */
+	uint64_t unswept;
 	struct wm_checkpoint_summary fig;
 };
 
@@ -205,7 +211,36 @@ give_up(struct wm_coordinator *c, char *err, size_t errlen)
 		    0 &&
 	    err[0] == '\0')
 		snprintf(err, errlen, "%s", why);
+	if (c->unswept == 0)
+		c->unswept = c->pending;
 	c->pending = 0;
+}
+
+/*
+ * Remove what late writers left of the checkpoints given up below `below`:
+ * called when none of them can write any more, after a commit of `below`
+ * (each subtask handles barriers in order, so every one that acknowledged
+ * `below` is done with the earlier ones) or once the workers are gone.
+ * Complete checkpoints are left (the store refuses to abort them). 0, or
+ * -EIO with the first failure in err.
+ */
+static int
+sweep(struct wm_coordinator *c, uint64_t below, char *err, size_t errlen)
+{
+	int failed = 0;
+
+	for (uint64_t id = c->unswept; id != 0 && id < below; id++) {
+		char why[512];
+		int r = wm_checkpoint_store_abort(c->store, id, why,
+						  sizeof(why));
+
+		if (r != 0 && r != -EBUSY && !failed) {
+			snprintf(err, errlen, "%s", why);
+			failed = -EIO;
+		}
+	}
+	c->unswept = 0;
+	return failed;
 }
 
 static int
@@ -368,7 +403,7 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 	if (took > c->fig.duration_max_ns)
 		c->fig.duration_max_ns = took;
 	c->fig.duration_total_ns += took;
-	return 0;
+	return sweep(c, fig.id, err, errlen);
 }
 
 int
@@ -422,6 +457,8 @@ wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
 		if (err[0] != '\0')
 			return -EIO;
 	}
+	if (sweep(c, c->next_id, err, errlen) != 0)
+		return -EIO;
 	/* Read again, every blob checked: one damaged since it was written
 	 * is skipped with a warning and the one before it restored; none of
 	 * this run's left: from the beginning. */
