@@ -1121,8 +1121,10 @@ json_advice(FILE *f, const struct wm_topology *t,
 /* The checkpoints and the restart, as print_checkpoints() says them;
  * held_ms -1: never caught up. */
 static void
-json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
+json_checkpoints(FILE *f, const struct wm_job_report *rep)
 {
+	const struct wm_checkpoint_summary *c = &rep->checkpoints;
+
 	fprintf(f,
 		",\"checkpoints\":{\"completed\":%" PRIu64
 		",\"last_id\":%" PRIu64 ",\"last_bytes\":%" PRIu64
@@ -1138,7 +1140,9 @@ json_checkpoints(FILE *f, const struct wm_checkpoint_summary *c)
 			",\"gave_up\":true}",
 			c->restarted ? "gave_up" : "restart",
 			c->restart_ns / 1000000, c->strategy, c->attempt);
-	if (c->restarted)
+	/* A real run's restarts are in "restarts" below, without the
+	 * replayed counts, which only --sim knows. */
+	if (c->restarted && rep->sim)
 		fprintf(f,
 			",\"restart\":{\"at_ms\":%" PRId64
 			",\"strategy\":\"%s\",\"attempt\":%" PRIu32
@@ -1252,7 +1256,7 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 	if (wm_alerts_configured(&t->job))
 		json_alerts(f, t, rep);
 	if (rep->checkpointing)
-		json_checkpoints(f, &rep->checkpoints);
+		json_checkpoints(f, rep);
 	json_advice(f, t, rep);
 	fprintf(f, "}\n");
 }

@@ -92,7 +92,7 @@ results() {
 # Once the file sinks are exactly-once, set this to true: the committed
 # output must then equal the fault-free run's line for line (as a
 # multiset), not only as a set of lines, and hold no duplicate.
-exactly_once=false
+exactly_once=true
 
 # kill_run SEED CONF CLEAN -- run CONF (results in $scratch/run.csv, the
 # checkpoints in $scratch/run.chk), SIGKILL one worker chosen by SEED
@@ -158,7 +158,7 @@ kill_run() {
 			fail "seed $seed: not one restart after killing $victim"
 		}
 		expect_line "^    1  at .*: worker \"$name\" \\(pid $pid\\) was terminated by signal 9: Killed\$" "$scratch/err"
-		expect_line '^       (restored from chk-[0-9]+|restarted from the start \(no checkpoint yet\)), event time held ' "$scratch/err"
+		expect_line '^       after [^(]* \(restart_strategy = [a-z-]+, attempt [0-9]+\), (restored from chk-[0-9]+|from the start \(no checkpoint yet\)), event time held ' "$scratch/err"
 		hits=$((hits + 1))
 	fi
 	if $exactly_once; then

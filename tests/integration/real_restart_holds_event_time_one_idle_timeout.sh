@@ -24,7 +24,7 @@ expect_status 0 timeout 120 "$WMRUN" --summary "$scratch/s.json" "$scratch/job.c
 expect_line '^  every record accounted  yes$' "$scratch/err"
 expect_line '^  restarts                1$' "$scratch/err"
 expect_line '^    1  at 2 h 0 min: worker "counts/1" \(pid [0-9]+\) was terminated by signal 9: Killed$' "$scratch/err"
-expect_line '^       restored from chk-[0-9]+, event time held [0-9.]+ (ms|s) after the restore$' "$scratch/err"
+expect_line '^       after [^(]* \(restart_strategy = [a-z-]+, attempt 1\), restored from chk-[0-9]+, event time held [0-9.]+ (ms|s) after the restore$' "$scratch/err"
 held=$(sed -n 's/.*"restarts":\[{[^]]*"held_ms":\(-\{0,1\}[0-9]*\).*/\1/p' "$scratch/s.json")
 [ -n "$held" ] || fail "no held_ms in the summary's restart"
 
