@@ -54,6 +54,13 @@ wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind == WM_STAGE_SOURCE &&
+		    t->stages[s].u.source.record != NULL)
+			wm_log("wmrun: notice: the recording of source \"%s\" "
+			       "is at-least-once: after a restart, the records "
+			       "its partitions replay are recorded again",
+			       t->stages[s].name);
 	for (uint32_t i = 0; i < 2 * t->n_stages; i++) {
 		uint32_t s = i % t->n_stages, n = cfg.n_outputs;
 		bool late = i >= t->n_stages;

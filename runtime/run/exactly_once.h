@@ -9,7 +9,8 @@
  * window's late side output that writes to a regular file, in stage
  * order, sinks before late outputs. A stream (standard output, a FIFO)
  * cannot take back what it was given: it stays at-least-once, and a notice
- * says so when the job starts.
+ * says so when the job starts; so does a source's recording
+ * (--record-trace), written by the source as it reads.
  */
 #ifndef WM_RUNTIME_EXACTLY_ONCE_H
 #define WM_RUNTIME_EXACTLY_ONCE_H

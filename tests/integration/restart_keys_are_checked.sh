@@ -81,8 +81,16 @@ refused 'job.conf:6:17: invalid value for "restart_delay"' \
 } >"$scratch/job.conf"
 expect_status 78 "$WMRUN" --sim "$scratch/job.conf"
 expect_line 'job.conf:3:17: invalid value for "restart_delay" in \[job\]: a restart needs checkpoints: checkpoint_interval and checkpoint_dir in \[job\]$' "$scratch/err"
-# A real run refuses them with the checkpoints (run under --sim only).
-job "restart_strategy = none"
-expect_status 78 "$WMRUN" "$scratch/job.conf"
-expect_line 'job.conf:3:1: checkpoint_interval: checkpoints run under --sim only' "$scratch/err"
+# A real run follows them: with none, the worker fail_at kills fails the
+# job (exit 1), the message naming the crash and the strategy; with
+# fixed-delay it restarts once and finishes.
+job "restart_strategy = none" "fail_at = 5 s" "speed = 10"
+expect_status 1 "$WMRUN" "$scratch/job.conf"
+expect_line '^wmrun: worker "w/0" \(pid [0-9]+\) was terminated by signal 9: Killed; restart_strategy = none does not restart it$' "$scratch/err"
+rm -rf "$scratch/chk"
+job "restart_strategy = fixed-delay" "restart_attempts = 1" \
+	"restart_delay = 100 ms" "fail_at = 5 s" "speed = 10"
+expect_status 0 "$WMRUN" "$scratch/job.conf"
+expect_line '^  restarts                1$' "$scratch/err"
+expect_line 'after 100 ms \(restart_strategy = fixed-delay, attempt 1\)' "$scratch/err"
 exit 0
