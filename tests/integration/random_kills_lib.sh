@@ -191,3 +191,12 @@ kill_run() {
 		"$($missed && echo missed || echo "restart 1")," \
 		"$dups results written twice"
 }
+
+# The seeds a run takes: all 20 in the plain build; the sanitizer build
+# and `make distcheck`, which run every test again in CI, take the first 5
+# (the plain build runs them all).
+if [ "${WM_SANITIZERS:-no}" = yes ] || [ "${WM_REAL_FLINK_TESTS:-yes}" = no ]; then
+	seeds=5
+else
+	seeds=20
+fi

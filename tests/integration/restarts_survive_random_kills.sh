@@ -30,11 +30,14 @@ results "$scratch/clean.csv" >"$CLEAN"
 [ "$(wc -l <"$CLEAN")" -eq 300 ] || fail "$(wc -l <"$CLEAN") results, not 300"
 
 hits=0 dups_total=0
-for seed in $(seq 1 20); do
+for seed in $(seq 1 "$seeds"); do
 	kill_run "$seed" "$scratch/run.conf" "$CLEAN"
 done
-echo "$hits of 20 kills restarted the job; $dups_total results written twice in all"
+echo "$hits of $seeds kills restarted the job; $dups_total results written twice in all"
 # The delays are drawn below 1.5 s, most well inside the 1.2 s the run
 # takes from its start line: a test whose kills all missed tests nothing.
-[ "$hits" -ge 5 ] || fail "only $hits of 20 kills hit a running worker"
+# A quarter at least: most kills land while the job runs (1.2 s of the
+# 0 to 1.5 s the seeds draw).
+[ "$hits" -ge $((seeds / 4)) ] && [ "$hits" -gt 0 ] ||
+	fail "only $hits of $seeds kills hit a running worker"
 exit 0

@@ -39,9 +39,12 @@ tail -n +2 "$scratch/clean.csv.late" | sort >"$CLEAN.late"
 [ "$(wc -l <"$CLEAN.late")" -eq 40 ] || fail "$(wc -l <"$CLEAN.late") late records, not 40"
 
 hits=0 dups_total=0
-for seed in $(seq 1 20); do
+for seed in $(seq 1 "$seeds"); do
 	kill_run "$seed" "$scratch/run.conf" "$CLEAN"
 done
-echo "$hits of 20 kills restarted the job; $dups_total results written twice in all"
-[ "$hits" -ge 5 ] || fail "only $hits of 20 kills hit a running worker"
+echo "$hits of $seeds kills restarted the job; $dups_total results written twice in all"
+# A quarter at least: most kills land while the job runs (1.2 s of the
+# 0 to 1.5 s the seeds draw).
+[ "$hits" -ge $((seeds / 4)) ] && [ "$hits" -gt 0 ] ||
+	fail "only $hits of $seeds kills hit a running worker"
 exit 0
