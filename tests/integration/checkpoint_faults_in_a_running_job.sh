@@ -124,12 +124,12 @@ results "$scratch/clean.csv" >"$scratch/clean.results"
 
 # (c) The supervisor killed; --resume finishes the job.
 #
-# The file sinks are neither exactly-once nor appended to by a resumed
-# run yet: --resume opens them afresh, so the results written before the
-# restored checkpoint are lost and the file holds those fired from the
-# restore on (a contiguous run of windows to the end). Once a resumed job
-# keeps what the first run committed, set this to true: the file must then
-# hold every fault-free result.
+# The file sink is exactly-once and a resumed run keeps what the first
+# one committed (wm_sink_open_kept(), then the recovery to the restored
+# checkpoint): the file must hold every fault-free result. Set this to
+# false to check only the results fired from the restore on (a
+# contiguous run of windows to the end), as a sink that started afresh
+# would hold.
 resume_keeps_earlier_results=true
 job resumed "$scratch/resumed.chk"
 kill_supervisor resumed

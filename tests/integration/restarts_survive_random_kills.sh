@@ -5,9 +5,8 @@
 # killed after a delay chosen by the seed. Each must finish with exit 0,
 # account for every record, report exactly the restart that happened
 # (naming the killed worker and signal 9) and commit the fault-free run's
-# results. The sinks are at-least-once for now: the results fired after
-# the restored checkpoint are written again, so the results are compared
-# as sets and the duplicates counted (random_kills_lib.sh, exactly_once).
+# results: the file sink is exactly-once, so its lines equal the fault-free
+# run's as a multiset, none twice (random_kills_lib.sh, exactly_once).
 . "$srcdir/tests/integration/lib.sh"
 . "$srcdir/tests/integration/random_kills_lib.sh"
 
