@@ -182,6 +182,31 @@ awk -F, -v from="$from" -v to="$to" '$3 > from && $3 <= to - 2000 { n++ }
 comm -13 "$scratch/clean.results" "$scratch/corrupt.results" | grep . &&
 	fail "results no fault-free run gives"
 
+# (d) A checkpoint that times out: a window worker stopped (SIGSTOP) for
+# 2 s of real time, 400 s of processing time at speed 200, while the
+# checkpoint_timeout is 100 s. The checkpoint it holds up is given up and
+# reported, the others complete, and the job finishes with the fault-free
+# results (the stopped worker only delays them).
+job slow "$scratch/slow.chk"
+sed -i "s|^checkpoint_interval = .*|&\ncheckpoint_timeout = 100 s|" "$scratch/slow.conf"
+"$WMRUN" "$scratch/slow.conf" >"$scratch/out" 2>"$scratch/err" &
+sup=$!
+await "two complete checkpoints" two_complete "$scratch/slow.chk"
+victim=
+for w in $(pgrep -P "$sup"); do
+	[ "$(cat "/proc/$w/comm" 2>/dev/null)" = counts/0 ] && victim=$w
+done
+[ -n "$victim" ] || fail "no worker counts/0 under $sup"
+kill -STOP "$victim"
+sleep 2
+kill -CONT "$victim"
+wait "$sup" || fail "the job with a stopped worker exited $?"
+expect_line '^wmrun: warning: checkpoint [0-9]+ timed out: [0-9]+ of 4 subtasks acknowledged it$' "$scratch/err"
+expect_line '^    given up              [1-9][0-9]* timed out, 0 failed \(the job went on\)$' "$scratch/err"
+expect_line '^  every record accounted  yes$' "$scratch/err"
+results "$scratch/slow.csv" | cmp -s - "$scratch/clean.results" ||
+	fail "the results of the job with a timed-out checkpoint differ from the fault-free run's"
+
 # (b) A full disk under the checkpoints.
 if [ "$(id -u)" -ne 0 ]; then
 	echo "SKIP (b): mounting the small tmpfs this part fills needs root"
