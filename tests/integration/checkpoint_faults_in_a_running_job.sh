@@ -9,7 +9,9 @@
 # (b) a disk that fills while the job checkpoints: the job goes on and
 #     finishes with its results, the summary counts the failed
 #     checkpoints, a warning names the file and "No space left on device",
-#     and no partial checkpoint directory stays (root only: a small tmpfs).
+#     and no partial checkpoint directory stays (root only: a small tmpfs);
+# (d) a checkpoint that times out behind a stopped worker: given up,
+#     reported, and the job finishes with its results.
 . "$srcdir/tests/integration/lib.sh"
 
 small="$scratch/small"
