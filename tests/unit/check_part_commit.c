@@ -328,7 +328,8 @@ START_TEST(test_recover_from_an_older_checkpoint_drops_later_commits)
 	expected(epochs, 1, want, sizeof(want));
 	assert_file_is(want);
 	/* And goes on committing after it. */
-	checkpoint(pc, 3, true, &blob2 /* reused */, &len2);
+	free(blob2);
+	checkpoint(pc, 3, true, &blob2, &len2);
 	free(blob2);
 	wm_part_commit_free(pc);
 	free(blob1);
