@@ -975,7 +975,7 @@ ckpt_print(const struct pipeline_options *o, const struct variant *v,
 	   double *copy, const char *suffix)
 {
 	char prefix[96], extra[160];
-	double ratio, loss;
+	double loss;
 	struct wm_stats s;
 
 	snprintf(prefix, sizeof(prefix),
@@ -1004,13 +1004,16 @@ ckpt_print(const struct pipeline_options *o, const struct variant *v,
 		 v->parallelism);
 	for (uint64_t r = 0; r < o->reps; r++)
 		copy[r] = v->ckpt_mrec[r] / v->mrec[r];
-	ratio = wm_stats_summarize(copy, o->reps).median;
+	s = wm_stats_summarize(copy, o->reps);
 	wm_stats_print_ratio(stdout, prefix, "checkpointed_over_unchecked",
-			     ratio);
-	loss = (1 - ratio) * 100;
-	printf("%s metric=checkpoint_loss_pct value=%.2f target_below=%.0f "
-	       "met=%s\n",
-	       prefix, loss, CKPT_TARGET_LOSS_PCT,
+			     s.median);
+	/* The repetitions' extremes beside the median say how much of the
+	 * loss this machine can resolve at all. */
+	loss = (1 - s.median) * 100;
+	printf("%s metric=checkpoint_loss_pct value=%.2f min=%.2f max=%.2f "
+	       "target_below=%.0f met=%s\n",
+	       prefix, loss, (1 - s.max) * 100, (1 - s.min) * 100,
+	       CKPT_TARGET_LOSS_PCT,
 	       loss < CKPT_TARGET_LOSS_PCT ? "yes" : "no");
 }
 
