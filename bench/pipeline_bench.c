@@ -72,6 +72,19 @@
  * counts its set-up. Every run must fire the trace's distinct key and
  * window pairs, counted as it is written (keys_write()).
  *
+ * With --checkpoint-interval D, what checkpoints cost (issue 15): each
+ * wmrun variant also runs the job taking checkpoints every D of real time
+ * (the job's checkpoint_interval is D times PIPELINE_SPEED, processing
+ * time) into a directory of its own under one that wmbench makes in
+ * --checkpoint-dir or $TMPDIR and removes at the end, the kinds of run of
+ * a repetition (plain, --sampled, checkpointed) each first in turn. Its
+ * throughput against the plain run's, the median of the per-repetition
+ * ratios, is the cost, printed as a loss in percent beside the issue's
+ * target (under 5 % at one a second); the report's checkpoint summary
+ * gives how many completed in each run, the last one's size, the longest
+ * and the mean duration (trigger to manifest durable) and the longest
+ * alignment, in real time and in the processing time of wmrun's summary.
+ *
  * Memory per variant: the segment's size, and each subtask's peak resident
  * set (ru_maxrss from the supervisor's wait4(): it counts the ring pages
  * the process touched and the pages it shared with wmbench after fork).
@@ -79,6 +92,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -93,6 +107,7 @@
 #include "bench/scraper.h"
 #include "bench/stats.h"
 #include "bench/wmbench.h"
+#include "runtime/conf/units.h"
 #include "runtime/plan/plan.h"
 #include "runtime/io/keys.h"
 #include "runtime/io/replay.h"
@@ -113,8 +128,12 @@
 /* Every source subtask reads at least one partition. */
 #define PIPELINE_MAX_PARALLELISM PIPELINE_PARTITIONS
 #define PIPELINE_MAX_LIST 8
-/* getopt's value of --peer, which has no short form */
+/* getopt's values of the long options without a short form */
 #define PIPELINE_OPT_PEER 256
+#define PIPELINE_OPT_CHECKPOINT_DIR 257
+/* --checkpoint-interval: at most a day of real time (a day at speed 1000
+ * still fits the job's int64 milliseconds many times over) */
+#define PIPELINE_MAX_CHECKPOINT_MS ((int64_t)86400000)
 
 static const uint32_t pipeline_default_parallelism[] = {1, 2, 4};
 
@@ -126,6 +145,11 @@ struct pipeline_options {
 	bool sampled; /* also run each variant watched by an observer */
 	bool keys;    /* also replay traces keyed by longs and by strings */
 	bool flink;   /* also run the long-keyed trace's job on Flink */
+	/* --checkpoint-interval: also run each variant taking checkpoints
+	 * this often, in real time (0: not); they go into a new directory
+	 * in checkpoint_parent, removed at the end. */
+	int64_t checkpoint_ms;
+	const char *checkpoint_parent;
 };
 
 /* Sampling and scraping of a --sampled run. */
@@ -155,14 +179,15 @@ sampled_observer(uint16_t port)
  * Its source generates `records` records over PIPELINE_KEYS keys, or,
  * with `replay`, replays that trace as fast as it can, its keys of
  * `key_type` ("long" or "string"): the rest of the job is the same.
+ * `job_lines` (NULL for none) are more keys of its [job] section.
  */
 static struct wm_topology *
 pipeline_topology(uint64_t records, uint32_t p, const char *replay,
-		  const char *key_type)
+		  const char *key_type, const char *job_lines)
 {
 	struct wm_topology *t = NULL;
 	struct wm_ini_error err;
-	char text[2048], records_line[64], source[1024], msg[512];
+	char text[4096], records_line[64], source[1024], msg[512];
 	int n;
 
 	if (replay == NULL) {
@@ -181,6 +206,7 @@ pipeline_topology(uint64_t records, uint32_t p, const char *replay,
 		     "name = pipeline-bench\n"
 		     "%s"
 		     "speed = %d\n"
+		     "%s"
 		     "[global]\n"
 		     "parallelism = %" PRIu32 "\n"
 		     "[source gen]\n"
@@ -197,7 +223,8 @@ pipeline_topology(uint64_t records, uint32_t p, const char *replay,
 		     "[sink out]\n"
 		     "input = counts\n"
 		     "path = /dev/null\n",
-		     records_line, PIPELINE_SPEED, p, PIPELINE_PARTITIONS,
+		     records_line, PIPELINE_SPEED,
+		     job_lines != NULL ? job_lines : "", p, PIPELINE_PARTITIONS,
 		     source, PIPELINE_WINDOW_MS);
 
 	if (n < 0 || (size_t)n >= sizeof(text)) {
@@ -615,6 +642,44 @@ keys_read_rep(struct keys_bench *kb, uint64_t records, uint64_t r)
 /* ------------------------------------------------------------------ */
 /* Repetitions and results */
 
+/* What one repetition runs of a variant: the job as it is, watched by an
+ * observer (--sampled), taking checkpoints (--checkpoint-interval). */
+enum run_kind { RUN_PLAIN, RUN_SAMPLED, RUN_CHECKPOINTED, RUN_KINDS };
+
+/*
+ * --checkpoint-interval: the figures of a checkpointed run, from its
+ * report's checkpoint summary (report.h), by repetition. Durations are
+ * kept in real time; the summary gives them in processing time, which
+ * passes PIPELINE_SPEED times faster. The alignment is the longest time
+ * any subtask held a channel blocked, first barrier to last.
+ */
+enum ckpt_figure {
+	CKPT_COMPLETED,
+	CKPT_BYTES, /* the last checkpoint's blobs */
+	CKPT_DURATION_MAX,
+	CKPT_DURATION_MEAN,
+	CKPT_ALIGNMENT_MAX,
+	CKPT_FIGURES
+};
+static const char *const ckpt_metric[CKPT_FIGURES] = {
+	"checkpoints",
+	"checkpoint_bytes",
+	"checkpoint_duration_max_ms",
+	"checkpoint_duration_mean_ms",
+	"checkpoint_alignment_max_ms",
+};
+/* The same durations in processing time (seconds), as the summary and
+ * wmrun's report give them. */
+static const char *const ckpt_processing_metric[CKPT_FIGURES] = {
+	[CKPT_DURATION_MAX] = "checkpoint_duration_max_processing_s",
+	[CKPT_DURATION_MEAN] = "checkpoint_duration_mean_processing_s",
+	[CKPT_ALIGNMENT_MAX] = "checkpoint_alignment_max_processing_s",
+};
+
+/* The issue's cost target: checkpoints every second lose less than this
+ * share of throughput against none, in one run. */
+#define CKPT_TARGET_LOSS_PCT 5.0
+
 struct variant {
 	uint32_t parallelism;
 	struct wm_topology *topo;
@@ -633,21 +698,67 @@ struct variant {
 	 * result and as execute() took, by repetition */
 	double *flink_mrec[PEER_CONFIGS];
 	double *flink_execute_mrec[PEER_CONFIGS];
+	/* --checkpoint-interval: the job taking checkpoints into its own
+	 * directory (a plan's checkpoints are refused by another's), its
+	 * throughput and figures by repetition, and checkpoints given up
+	 * (timed out) in all */
+	struct wm_topology *ckpt_topo;
+	double *ckpt_mrec;
+	double *ckpt[CKPT_FIGURES];
+	uint64_t ckpt_given_up;
 };
 
-/* One wmrun run of variant v in repetition r, watched (--sampled) or
- * not; 0 or an exit status. */
+/* A checkpointed run's report into repetition r of v's figures: 0, or an
+ * exit status after a message if the store failed (a full disk, say:
+ * the job went on, but its figures are not those of checkpointing). */
+static int
+ckpt_take_figures(struct variant *v, uint64_t r,
+		  const struct wm_checkpoint_summary *c)
+{
+	double to_real_ms = 1e-6 / PIPELINE_SPEED;
+
+	if (c->failed > 0) {
+		fprintf(stderr,
+			"wmbench: pipeline wmrun p%" PRIu32
+			" with checkpoints: %" PRIu64
+			" checkpoints failed to be stored\n",
+			v->parallelism, c->failed);
+		return EX_IOERR;
+	}
+	if (c->completed == 0)
+		fprintf(stderr,
+			"wmbench: pipeline wmrun p%" PRIu32
+			" with checkpoints: none completed in repetition "
+			"%" PRIu64 " (a run shorter than the interval: raise "
+			"--records)\n",
+			v->parallelism, r + 1);
+	v->ckpt_given_up += c->timed_out;
+	v->ckpt[CKPT_COMPLETED][r] = (double)c->completed;
+	v->ckpt[CKPT_BYTES][r] = (double)c->last_bytes;
+	v->ckpt[CKPT_DURATION_MAX][r] = (double)c->duration_max_ns * to_real_ms;
+	v->ckpt[CKPT_DURATION_MEAN][r] =
+		c->completed > 0 ? (double)c->duration_total_ns /
+					   (double)c->completed * to_real_ms
+				 : 0;
+	v->ckpt[CKPT_ALIGNMENT_MAX][r] =
+		(double)c->alignment_max_ns * to_real_ms;
+	return 0;
+}
+
+/* One wmrun run of variant v in repetition r, as `kind` says; 0 or an
+ * exit status. */
 static int
 variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
-	    bool watched)
+	    enum run_kind kind)
 {
 	struct wm_job_report rep;
 	struct wm_observe_options observing;
 	const struct wm_observe_options *observe = NULL;
 	struct wm_scraper scraper;
 	bool scraping = false;
+	int rc = 0;
 
-	if (watched) {
+	if (kind == RUN_SAMPLED) {
 		uint16_t port = wm_scraper_free_port();
 
 		observing = sampled_observer(port);
@@ -657,13 +768,17 @@ variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
 	}
 
 	struct wmrun_result w =
-		wmrun_run(v->topo, v->parallelism, o->records, observe, &rep);
+		wmrun_run(kind == RUN_CHECKPOINTED ? v->ckpt_topo : v->topo,
+			  v->parallelism, o->records, observe, &rep);
 
 	if (scraping)
 		v->scrapes += wm_scraper_stop(&scraper);
 
-	if (w.mrec_per_s >= 0 && observe != NULL) {
+	if (w.mrec_per_s >= 0 && kind == RUN_SAMPLED) {
 		v->sampled_mrec[r] = w.mrec_per_s;
+	} else if (w.mrec_per_s >= 0 && kind == RUN_CHECKPOINTED) {
+		v->ckpt_mrec[r] = w.mrec_per_s;
+		rc = ckpt_take_figures(v, r, &rep.checkpoints);
 	} else if (w.mrec_per_s >= 0) {
 		v->mrec[r] = w.mrec_per_s;
 		v->shm_bytes = rep.shm_bytes;
@@ -673,7 +788,7 @@ variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
 				(double)rep.subtasks[i].max_rss_kib;
 	}
 	wm_report_free(&rep);
-	return w.mrec_per_s < 0 ? w.status : 0;
+	return w.mrec_per_s < 0 ? w.status : rc;
 }
 
 /* Repetition r of variant v replaying each trace it has, in keys_nth()
@@ -847,6 +962,61 @@ peer_print(const struct pipeline_options *o, const struct keys_bench *kb,
 	}
 }
 
+/*
+ * --checkpoint-interval: variant v's throughput taking checkpoints, its
+ * checkpoints' figures (real time, then the durations in processing time
+ * as wmrun's summary gives them), and the cost against the same job
+ * without: the median of the per-repetition ratios, and as a loss in
+ * percent beside its target. copy[] and suffix as pipeline_print() has
+ * them.
+ */
+static void
+ckpt_print(const struct pipeline_options *o, const struct variant *v,
+	   double *copy, const char *suffix)
+{
+	char prefix[96], extra[160];
+	double loss;
+	struct wm_stats s;
+
+	snprintf(prefix, sizeof(prefix),
+		 "bench=pipeline impl=wmrun-checkpointed variant=p%" PRIu32,
+		 v->parallelism);
+	snprintf(extra, sizeof(extra), "%s interval_ms=%" PRId64, suffix,
+		 o->checkpoint_ms);
+	print_samples(prefix, "mrec_per_s", v->ckpt_mrec, copy, o->reps, extra);
+	for (int f = 0; f < CKPT_FIGURES; f++)
+		print_samples(prefix, ckpt_metric[f], v->ckpt[f], copy, o->reps,
+			      ckpt_processing_metric[f] ? "time=real" : NULL);
+	for (int f = 0; f < CKPT_FIGURES; f++) {
+		if (ckpt_processing_metric[f] == NULL)
+			continue;
+		for (uint64_t r = 0; r < o->reps; r++)
+			copy[r] = v->ckpt[f][r] * PIPELINE_SPEED / 1e3;
+		s = wm_stats_summarize(copy, o->reps);
+		snprintf(extra, sizeof(extra), "time=processing speed=%d",
+			 PIPELINE_SPEED);
+		wm_stats_print(stdout, prefix, ckpt_processing_metric[f], &s,
+			       extra);
+	}
+	printf("%s metric=checkpoints_given_up value=%" PRIu64 "\n", prefix,
+	       v->ckpt_given_up);
+	snprintf(prefix, sizeof(prefix), "bench=pipeline variant=p%" PRIu32,
+		 v->parallelism);
+	for (uint64_t r = 0; r < o->reps; r++)
+		copy[r] = v->ckpt_mrec[r] / v->mrec[r];
+	s = wm_stats_summarize(copy, o->reps);
+	wm_stats_print_ratio(stdout, prefix, "checkpointed_over_unchecked",
+			     s.median);
+	/* The repetitions' extremes beside the median say how much of the
+	 * loss this machine can resolve at all. */
+	loss = (1 - s.median) * 100;
+	printf("%s metric=checkpoint_loss_pct value=%.2f min=%.2f max=%.2f "
+	       "target_below=%.0f met=%s\n",
+	       prefix, loss, (1 - s.max) * 100, (1 - s.min) * 100,
+	       CKPT_TARGET_LOSS_PCT,
+	       loss < CKPT_TARGET_LOSS_PCT ? "yes" : "no");
+}
+
 static void
 pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 	       struct variant *v, size_t nv, const struct keys_bench *kb)
@@ -875,6 +1045,8 @@ pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 			 "bench=pipeline variant=p%" PRIu32, v[k].parallelism);
 		print_median_ratio(prefix, "wmrun_over_loop", v[k].mrec,
 				   loop_mrec, copy, o->reps);
+		if (o->checkpoint_ms > 0)
+			ckpt_print(o, &v[k], copy, suffix);
 		if (!o->sampled)
 			continue;
 		snprintf(prefix, sizeof(prefix),
@@ -897,14 +1069,49 @@ pipeline_print(const struct pipeline_options *o, const double *loop_mrec,
 	free(copy);
 }
 
+/* --checkpoint-interval: v's job taking checkpoints every
+ * o->checkpoint_ms of real time into ckpt_root/pP (made by its first
+ * checkpoint); 0 or an exit status. */
+static int
+ckpt_set_up(struct variant *v, const struct pipeline_options *o,
+	    const char *ckpt_root)
+{
+	char lines[1024];
+	int n;
+
+	/* The interval is processing time, which passes PIPELINE_SPEED
+	 * times as fast as real time. */
+	n = snprintf(lines, sizeof(lines),
+		     "checkpoint_interval = %" PRId64 " ms\n"
+		     "checkpoint_dir = %s/p%" PRIu32 "\n",
+		     o->checkpoint_ms * PIPELINE_SPEED, ckpt_root,
+		     v->parallelism);
+	if (n < 0 || (size_t)n >= sizeof(lines)) {
+		fprintf(stderr, "wmbench: checkpoint directory too long\n");
+		return EX_USAGE;
+	}
+	v->ckpt_topo = pipeline_topology(o->records, v->parallelism, NULL, NULL,
+					 lines);
+	v->ckpt_mrec = calloc(o->reps, sizeof(double));
+	if (v->ckpt_topo == NULL)
+		return EX_SOFTWARE;
+	if (v->ckpt_mrec == NULL)
+		return EX_OSERR;
+	for (int f = 0; f < CKPT_FIGURES; f++)
+		if ((v->ckpt[f] = calloc(o->reps, sizeof(double))) == NULL)
+			return EX_OSERR;
+	return 0;
+}
+
 /* Variant v at parallelism p: its jobs, and room for its figures; 0 or
- * an exit status (a topology that does not load is this file's bug). */
+ * an exit status (a topology that does not load is this file's bug).
+ * ckpt_root: where --checkpoint-interval's checkpoints go, or NULL. */
 static int
 variant_set_up(struct variant *v, uint32_t p, const struct pipeline_options *o,
-	       const struct keys_bench *kb)
+	       const struct keys_bench *kb, const char *ckpt_root)
 {
 	v->parallelism = p;
-	v->topo = pipeline_topology(o->records, p, NULL, NULL);
+	v->topo = pipeline_topology(o->records, p, NULL, NULL, NULL);
 	v->mrec = calloc(o->reps, sizeof(double));
 	v->sampled_mrec = calloc(o->reps, sizeof(double));
 	/* source, keyBy and window subtasks (the sink is chained) */
@@ -918,7 +1125,7 @@ variant_set_up(struct variant *v, uint32_t p, const struct pipeline_options *o,
 		if (!kb->wanted[k])
 			continue;
 		v->keyed_topo[k] = pipeline_topology(o->records, p, kb->path[k],
-						     keys_conf[k]);
+						     keys_conf[k], NULL);
 		v->keyed_mrec[k] = calloc(o->reps, sizeof(double));
 		if (v->keyed_topo[k] == NULL)
 			return EX_SOFTWARE;
@@ -932,7 +1139,7 @@ variant_set_up(struct variant *v, uint32_t p, const struct pipeline_options *o,
 		    v->flink_execute_mrec[c] == NULL)
 			return EX_OSERR;
 	}
-	return 0;
+	return ckpt_root != NULL ? ckpt_set_up(v, o, ckpt_root) : 0;
 }
 
 static void
@@ -950,6 +1157,46 @@ variant_free(struct variant *v)
 		free(v->flink_mrec[c]);
 		free(v->flink_execute_mrec[c]);
 	}
+	wm_topology_free(v->ckpt_topo);
+	free(v->ckpt_mrec);
+	for (int f = 0; f < CKPT_FIGURES; f++)
+		free(v->ckpt[f]);
+}
+
+/* --checkpoint-interval: a new directory for the checkpoints in
+ * o->checkpoint_parent (or $TMPDIR, or /tmp) into root[len]; 0 or
+ * EX_CANTCREAT after a message. */
+static int
+ckpt_make_root(const struct pipeline_options *o, char *root, size_t len)
+{
+	const char *dir = o->checkpoint_parent;
+
+	if (dir == NULL)
+		dir = getenv("TMPDIR");
+	if (dir == NULL || dir[0] == '\0')
+		dir = "/tmp";
+	snprintf(root, len, "%s/wmbench-checkpoints-XXXXXX", dir);
+	if (mkdtemp(root) == NULL) {
+		fprintf(stderr,
+			"wmbench: could not create checkpoint directory "
+			"\"%s\": %s\n",
+			root, strerror(errno));
+		root[0] = '\0';
+		return EX_CANTCREAT;
+	}
+	return 0;
+}
+
+static int
+remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) != 0)
+		fprintf(stderr, "wmbench: could not remove \"%s\": %s\n", path,
+			strerror(errno));
+	return 0;
 }
 
 /* --peer flink: the JVM on the long-keyed trace, warmed by one run of each
@@ -988,8 +1235,15 @@ pipeline_measure(const struct pipeline_options *o)
 	double *loop_mrec = calloc(o->reps, sizeof(double));
 	struct keys_bench kb = {.wanted = {o->keys || o->flink, o->keys}};
 	struct wm_flink_peer *peer = NULL;
+	char ckpt_root[512] = "";
+	enum run_kind kinds[RUN_KINDS] = {RUN_PLAIN};
+	size_t n_kinds = 1;
 	int rc = 0;
 
+	if (o->sampled)
+		kinds[n_kinds++] = RUN_SAMPLED;
+	if (o->checkpoint_ms > 0)
+		kinds[n_kinds++] = RUN_CHECKPOINTED;
 	if (v == NULL || loop_mrec == NULL) {
 		rc = EX_OSERR;
 		goto out;
@@ -1003,12 +1257,15 @@ pipeline_measure(const struct pipeline_options *o)
 	for (int k = 0; o->keys && k < KEYS_TYPES && rc == 0; k++)
 		if ((kb.read_ns[k] = calloc(o->reps, sizeof(double))) == NULL)
 			rc = EX_OSERR;
+	if (o->checkpoint_ms > 0 && rc == 0)
+		rc = ckpt_make_root(o, ckpt_root, sizeof(ckpt_root));
 	/* A topology that does not load is this file's bug. */
-	loop_topo = pipeline_topology(o->records, 1, NULL, NULL);
+	loop_topo = pipeline_topology(o->records, 1, NULL, NULL, NULL);
 	if (loop_topo == NULL && rc == 0)
 		rc = EX_SOFTWARE;
 	for (size_t k = 0; k < nv && rc == 0; k++)
-		rc = variant_set_up(&v[k], o->parallelism[k], o, &kb);
+		rc = variant_set_up(&v[k], o->parallelism[k], o, &kb,
+				    ckpt_root[0] != '\0' ? ckpt_root : NULL);
 	if (rc == 0 && o->flink)
 		peer = peer_start(o, &kb, &rc);
 	/* Even repetitions start with the loop, odd ones end with it:
@@ -1019,15 +1276,11 @@ pipeline_measure(const struct pipeline_options *o)
 		if (rc == 0 && o->keys)
 			rc = keys_read_rep(&kb, o->records, r);
 		for (size_t k = 0; k < nv && rc == 0; k++) {
-			/* Watched and not, in turn first. */
-			bool watched_first = o->sampled && r % 2 == 1;
-
-			if (watched_first)
-				rc = variant_rep(&v[k], o, r, true);
-			if (rc == 0)
-				rc = variant_rep(&v[k], o, r, false);
-			if (rc == 0 && o->sampled && !watched_first)
-				rc = variant_rep(&v[k], o, r, true);
+			/* The kinds of run in turn first: repetition r
+			 * starts with kinds[r mod n_kinds]. */
+			for (size_t i = 0; i < n_kinds && rc == 0; i++)
+				rc = variant_rep(&v[k], o, r,
+						 kinds[(i + r) % n_kinds]);
 			/* Flink and wmrun's replay, in turn first */
 			if (rc == 0 && peer != NULL && r % 2 == 1)
 				rc = peer_rep(&v[k], o, r, peer);
@@ -1058,6 +1311,8 @@ out:
 			unlink(kb.path[k]);
 		free(kb.read_ns[k]);
 	}
+	if (ckpt_root[0] != '\0')
+		nftw(ckpt_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
 }
 
@@ -1109,6 +1364,22 @@ pipeline_help(FILE *out)
 		"                           with Maven into the build tree; "
 		"needs java\n"
 		"                           and mvn, else exit status 69)\n"
+		"  -c, --checkpoint-interval D  also run each parallelism "
+		"taking\n"
+		"                           checkpoints every D of real time "
+		"(\"1s\",\n"
+		"                           \"500 ms\"; processing time passes "
+		"%d times\n"
+		"                           as fast), in turn with the run "
+		"without; a\n"
+		"                           run must last longer than D: use "
+		"-n 200000000\n"
+		"                           or more for D = 1s\n"
+		"      --checkpoint-dir DIR  where those checkpoints go, in a "
+		"new\n"
+		"                           directory removed at the end "
+		"(default\n"
+		"                           $TMPDIR, else /tmp)\n"
 		"  -h, --help               show this help\n"
 		"\n"
 		"Prints:\n"
@@ -1125,6 +1396,25 @@ pipeline_help(FILE *out)
 		"metric=mrec_per_s ...  (--sampled)\n"
 		"  bench=pipeline variant=pP metric=sampled_over_unsampled "
 		"ratio=X\n"
+		"  bench=pipeline impl=wmrun-checkpointed variant=pP "
+		"metric=mrec_per_s ...  (-c)\n"
+		"  bench=pipeline impl=wmrun-checkpointed variant=pP "
+		"metric=checkpoints ...\n"
+		"  ... metric=checkpoint_bytes ...  (the last checkpoint's, a "
+		"run)\n"
+		"  ... metric=checkpoint_duration_max_ms, _mean_ms, "
+		"checkpoint_alignment_max_ms\n"
+		"      ... time=real  (a run's longest, mean and longest; then "
+		"the same as\n"
+		"      ..._processing_s ... time=processing)\n"
+		"  bench=pipeline impl=wmrun-checkpointed variant=pP "
+		"metric=checkpoints_given_up value=N\n"
+		"  bench=pipeline variant=pP "
+		"metric=checkpointed_over_unchecked "
+		"ratio=X\n"
+		"  bench=pipeline variant=pP metric=checkpoint_loss_pct "
+		"value=L "
+		"target_below=5 met=yes|no\n"
 		"  bench=pipeline impl=read variant=K-keys "
 		"metric=ns_per_record ...  (--keys)\n"
 		"  bench=pipeline impl=read variant=string-keys metric=keys "
@@ -1157,7 +1447,8 @@ pipeline_help(FILE *out)
 		"record in\n"
 		"the trace's W results, or wmbench exits 70).\n",
 		PIPELINE_DEFAULT_RECORDS, PIPELINE_PARTITIONS,
-		PIPELINE_DEFAULT_REPS, PIPELINE_MAX_PARALLELISM);
+		PIPELINE_DEFAULT_REPS, PIPELINE_MAX_PARALLELISM,
+		PIPELINE_SPEED);
 }
 
 int
@@ -1170,6 +1461,9 @@ wm_bench_pipeline(int argc, char **argv)
 		{"sampled", no_argument, NULL, 's'},
 		{"keys", no_argument, NULL, 'k'},
 		{"peer", required_argument, NULL, PIPELINE_OPT_PEER},
+		{"checkpoint-interval", required_argument, NULL, 'c'},
+		{"checkpoint-dir", required_argument, NULL,
+		 PIPELINE_OPT_CHECKPOINT_DIR},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -1177,12 +1471,13 @@ wm_bench_pipeline(int argc, char **argv)
 		.records = PIPELINE_DEFAULT_RECORDS,
 		.reps = PIPELINE_DEFAULT_REPS,
 	};
+	char why[WM_UNITS_WHY_MAX];
 	int opt;
 
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:n:r:p:skh", longopts, NULL)) !=
-	       -1) {
+	while ((opt = getopt_long(argc, argv, "+:n:r:p:skc:h", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			if (!wm_bench_parse_count(optarg, PIPELINE_PARTITIONS,
@@ -1226,6 +1521,22 @@ wm_bench_pipeline(int argc, char **argv)
 					optarg);
 			o.flink = true;
 			break;
+		case 'c':
+			if (wm_units_duration_ms(optarg, &o.checkpoint_ms, why,
+						 sizeof(why)) != 0)
+				return wm_bench_usage_error("pipeline", "%s",
+							    why);
+			if (o.checkpoint_ms < 1 ||
+			    o.checkpoint_ms > PIPELINE_MAX_CHECKPOINT_MS)
+				return wm_bench_usage_error(
+					"pipeline",
+					"checkpoint interval \"%s\" out of "
+					"range (1 ms to 1 d)",
+					optarg);
+			break;
+		case PIPELINE_OPT_CHECKPOINT_DIR:
+			o.checkpoint_parent = optarg;
+			break;
 		case 'h':
 			pipeline_help(stdout);
 			return 0;
@@ -1241,6 +1552,10 @@ wm_bench_pipeline(int argc, char **argv)
 			o.parallelism[i] = pipeline_default_parallelism[i];
 		o.n_parallelism = 3;
 	}
+	if (o.checkpoint_parent != NULL && o.checkpoint_ms == 0)
+		return wm_bench_usage_error(
+			"pipeline",
+			"--checkpoint-dir needs --checkpoint-interval");
 	o.records -= o.records % PIPELINE_PARTITIONS;
 	return pipeline_measure(&o);
 }
