@@ -113,6 +113,12 @@ struct worker {
 	uint32_t sink_stage[WM_TOPOLOGY_MAX_OUTPUTS];
 	bool late_is_part;
 	uint64_t epoch;
+	/* A snapshot handed out and not written yet (snap_id 0: none), and
+	 * its buffer, kept for the next one. */
+	uint64_t snap_id;
+	void *snap;
+	size_t snap_len, snap_cap;
+	int64_t snap_alignment_ns;
 	/* /proc/self/schedstat, kept open: the kernel's count of the time
 	 * this process waited for a CPU; -1 where there is none. Read
 	 * before work, at most every WORKER_PUBLISH_NS (read_cpu_wait()). */
@@ -470,21 +476,20 @@ close_parts(struct worker *w)
 }
 
 /*
- * The task's snapshot for checkpoint `id`: written into the checkpoint's
- * directory by this process, then acknowledged (C1, metrics.h) and the
- * supervisor woken. A blob that cannot be written (a full disk) is a
- * warning and a failed acknowledgement: the checkpoint fails, the job
- * goes on.
+ * The task's snapshot for checkpoint `id`, handed out when it aligned (or,
+ * a source, was triggered), before it forwards the barrier: the parts are
+ * sealed now, since nothing after the barrier may go into them, and the
+ * bytes kept for write_snapshot(), which runs once the call that aligned
+ * returns, the barrier already on its way. So the tasks downstream align
+ * while this one writes: their fsyncs overlap instead of following each
+ * other down the pipeline.
  */
 static void
 worker_snapshot(struct wm_task_out *out, int64_t id, const void *bytes,
 		size_t len)
 {
 	struct worker *w = wm_container_of(out, struct worker, out);
-	struct wm_checkpoint_ack *ack = &w->metrics->checkpoint;
-	uint32_t crc = 0;
-	char why[512];
-	int r;
+	void *copy;
 
 	/* Given up meanwhile: its directory is gone, nobody waits for it. */
 	if ((uint64_t)id <= wm_shm_checkpoint_aborted(&w->seg) ||
@@ -493,18 +498,55 @@ worker_snapshot(struct wm_task_out *out, int64_t id, const void *bytes,
 	/* The parts first: the acknowledgement says they are sealed. */
 	if (seal_parts(w, (uint64_t)id + 1) != 0)
 		return;
-	r = wm_checkpoint_blob_write(w->args->topo->job.checkpoint_dir,
-				     (uint64_t)id, w->args->subtask, bytes, len,
-				     &crc, why, sizeof(why));
+	copy = len > w->snap_cap ? realloc(w->snap, len) : w->snap;
+	if (copy == NULL && len > 0) {
+		worker_fail(w, EX_OSERR, "out of memory for checkpoint %lld",
+			    (long long)id);
+		return;
+	}
+	if (len > w->snap_cap) {
+		w->snap = copy;
+		w->snap_cap = len;
+	}
+	memcpy(w->snap, bytes, len);
+	w->snap_len = len;
+	w->snap_id = (uint64_t)id;
+	w->snap_alignment_ns = wm_task_last_alignment_ns(w->task);
+}
 
+/*
+ * The snapshot kept by worker_snapshot(), if any: written into the
+ * checkpoint's directory by this process, then acknowledged (C1,
+ * metrics.h) and the supervisor woken. A blob that cannot be written (a
+ * full disk) is a warning and a failed acknowledgement: the checkpoint
+ * fails, the job goes on.
+ */
+static void
+write_snapshot(struct worker *w)
+{
+	struct wm_checkpoint_ack *ack = &w->metrics->checkpoint;
+	uint64_t id = w->snap_id;
+	uint32_t crc = 0;
+	char why[512];
+	int r;
+
+	if (id == 0)
+		return;
+	w->snap_id = 0;
+	if (id <= wm_shm_checkpoint_aborted(&w->seg) || w->failed != 0)
+		return;
+	r = wm_checkpoint_blob_write(w->args->topo->job.checkpoint_dir, id,
+				     w->args->subtask, w->snap, w->snap_len,
+				     &crc, why, sizeof(why));
 	if (r != 0)
-		wm_log("wmrun[%s/%u]: warning: checkpoint %lld: %s",
-		       w->stage->name, w->me->index, (long long)id, why);
-	WM_METRIC_SET(ack->bytes, (uint64_t)len);
+		wm_log("wmrun[%s/%u]: warning: checkpoint %llu: %s",
+		       w->stage->name, w->me->index, (unsigned long long)id,
+		       why);
+	WM_METRIC_SET(ack->bytes, (uint64_t)w->snap_len);
 	WM_METRIC_SET(ack->crc, crc);
-	WM_METRIC_SET(ack->alignment_ns, wm_task_last_alignment_ns(w->task));
+	WM_METRIC_SET(ack->alignment_ns, w->snap_alignment_ns);
 	WM_METRIC_SET(ack->failed, r != 0);
-	atomic_store_explicit(&ack->id, (uint64_t)id, memory_order_release);
+	atomic_store_explicit(&ack->id, id, memory_order_release);
 	kill(getppid(), SIGUSR1);
 }
 
@@ -740,6 +782,9 @@ take_checkpoint(struct worker *w, int64_t now)
 	if (wm_task_finished(w->task))
 		return 0;
 	r = wm_task_trigger_checkpoint(w->task, (int64_t)id, now);
+	/* The barrier is on its way (worker_frame() pushes a frame at
+	 * once): now the blob. */
+	write_snapshot(w);
 	if (r != 0)
 		return worker_fail(w, wm_exit_status(WM_EXIT_INTERNAL, r),
 				   "could not take checkpoint %llu: %s",
@@ -884,8 +929,10 @@ input(struct worker *w, const struct wm_gate_take *t, int64_t now)
 		 * gate leaves the channels that wait unread from the next
 		 * take on. */
 		if (t->frame.kind == WM_FRAME_BARRIER ||
-		    t->frame.kind == WM_FRAME_END)
+		    t->frame.kind == WM_FRAME_END) {
 			refresh_blocked(w);
+			write_snapshot(w); /* the barrier went on first */
+		}
 		return r;
 	}
 	r = wm_task_input_records(w->task, t->channel, t->cells, t->records,
@@ -1104,6 +1151,7 @@ wm_worker_run(const struct wm_worker_args *a)
 				      memory_order_release);
 	wm_task_free(w.task);
 	free(w.blocked);
+	free(w.snap);
 	if (w.schedstat_fd >= 0)
 		close(w.schedstat_fd);
 	return status;
