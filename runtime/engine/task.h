@@ -229,7 +229,7 @@ void wm_task_backpressure(struct wm_task *task, bool blocked, int64_t now_ns);
 void wm_task_publish(const struct wm_task *task, int64_t now_ns);
 
 /*
- * Checkpoints ([job] checkpoint_interval; --sim only for now). A task
+ * Checkpoints ([job] checkpoint_interval; --sim and real runs). A task
  * with inputs aligns the BARRIER frames of its channels
  * (operators/barrier_align.h): a channel that delivered the pending
  * checkpoint's barrier is blocked, and the driver delivers nothing more of

@@ -135,8 +135,9 @@ check_job(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	     i < sizeof(checkpoint_keys) / sizeof(*checkpoint_keys); i++)
 		if (find_entry(doc, NULL, checkpoint_keys[i]) != NULL)
 			REFUSE(NULL, checkpoint_keys[i],
-			       "cannot export checkpoints yet: they run under "
-			       "--sim only for now");
+			       "cannot export checkpoints yet: the Flink job "
+			       "would need them configured, which the export "
+			       "does not write");
 	if (job->behaviour & WM_ALL_IDLE_POLICY)
 		REFUSE(NULL, "all_idle",
 		       "cannot export all_idle = %s to Flink: it is a study "
