@@ -195,7 +195,8 @@ struct wm_checkpoint_summary {
 	 * job ended. */
 	int64_t held_ns;
 	/* A real run's restarts (the first WM_RESTART_NOTES of them noted;
-	 * the last one also in the fields above). */
+	 * of the fields above it sets only restarted, restart_ns, strategy,
+	 * attempt and gave_up). */
 	uint32_t restarts;
 	struct wm_restart_note notes[WM_RESTART_NOTES];
 };

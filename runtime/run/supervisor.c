@@ -475,22 +475,18 @@ coordinate(struct job *j, struct wm_shm *seg)
 		wm_log("wmrun: warning: %s", why);
 }
 
-/* While the start line is not known yet, how often to look for it (fail_at
- * counts from it). */
-#define START_POLL_NS ((int64_t)10000000)
-
 /* When [job] fail_at's crash is due (monotonic ns; INT64_MAX: none left). */
 static int64_t
 injection_due(const struct job *j, const struct wm_shm *seg)
 {
-	int64_t origin =
-		j->job_start_ns != 0 ? j->job_start_ns : wm_shm_started(seg);
+	int64_t origin = job_origin(j, seg);
 
+	/* Before the start line nothing is due yet: fail_at needs
+	 * checkpoints, whose coordinator looks for the start line
+	 * (wm_coordinator_deadline()) and wakes the supervisor. */
 	if (j->t->job.fail_at_ms == INT64_MAX || j->fail_injected ||
-	    j->phase != RUNNING)
+	    j->phase != RUNNING || origin == 0)
 		return INT64_MAX;
-	if (origin == 0)
-		return wm_monotonic_ns() + START_POLL_NS;
 	return origin + wm_scale_ns(wm_ms_to_ns(j->t->job.fail_at_ms),
 				    1 / j->t->job.speed);
 }
@@ -812,9 +808,8 @@ note_hold(struct job *j, const struct wm_shm *seg)
 
 	if (c->restarts == 0 || wm_shm_started(seg) == 0)
 		return;
-	c->held_ns = hold_after_restore(j, seg);
 	if (c->restarts <= WM_RESTART_NOTES)
-		c->notes[c->restarts - 1].held_ns = c->held_ns;
+		c->notes[c->restarts - 1].held_ns = hold_after_restore(j, seg);
 }
 
 /*
@@ -865,9 +860,6 @@ restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 	c->restarts++;
 	c->restarted = true;
 	c->restart_ns = job_time(j, now);
-	c->restored_from = j->restore_from;
-	c->held_ns = -1;
-	c->delay_ns = delay_ns;
 	wm_units_format_duration(delay_ns, why, sizeof(why));
 	if (j->restore_from != 0)
 		wm_log("wmrun: notice: %s; restarting from checkpoint %" PRIu64
