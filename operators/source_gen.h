@@ -207,6 +207,17 @@
  *				reader's error (-EINVAL: another configuration
  *				or a used source); on error, free the source
  *
+ *	set_wake(src, wake, arg)	for a source whose records arrive
+ *				from outside (Kafka): `wake(arg)` is called,
+ *				from any thread, whenever records may have
+ *				arrived; the driver wakes the subtask, which
+ *				then calls next(). NULL for time-driven sources
+ *	health(src, h)		whether the source can go on (h->exit_code 0)
+ *				or the job must stop, and why; NULL: always
+ *
+ * n_partitions() may grow between calls (partitions discovered while the
+ * job runs); new partitions come after the old, whose indexes stay.
+ *
  * How a Kafka source plugs in (the rest of the runtime is untouched): a
  * librdkafka consumer given (rd_kafka_assign()) the partitions that
  * wm_source_gen_partitions_of() gives this subtask (Flink's rule, one split
@@ -228,6 +239,16 @@
 struct wm_record_source;
 struct wm_snap_writer;
 struct wm_snap_reader;
+
+/* Whether a source can go on, and the outages it rode out, for the job's
+ * messages and summary (the health() op). */
+struct wm_source_health {
+	int exit_code;	     /* 0: reading; else the job stops with it */
+	char why[256];	     /* what stopped it, NUL-terminated */
+	uint32_t outages;    /* times it lost its brokers and got them back */
+	int64_t outage_ns;   /* processing time without brokers, in all */
+	bool unreachable;    /* without brokers now */
+};
 
 /* Per partition counters for the job summary. */
 struct wm_source_partition_stats {
@@ -256,6 +277,12 @@ struct wm_record_source_ops {
 	void (*snapshot)(const struct wm_record_source *src,
 			 struct wm_snap_writer *w);
 	int (*restore)(struct wm_record_source *src, struct wm_snap_reader *r);
+	/* Sources whose records arrive from outside; NULL for those driven
+	 * by processing time alone (see below). */
+	void (*set_wake)(struct wm_record_source *src, void (*wake)(void *arg),
+			 void *arg);
+	void (*health)(const struct wm_record_source *src,
+		       struct wm_source_health *h);
 };
 
 /* Embedded first in every implementation; wm_container_of() recovers it. */

@@ -157,6 +157,73 @@ enum wm_key_type {
 	WM_KEY_TYPE_STRING,
 };
 
+/* Where a Kafka source starts or stops reading each partition
+ * (kafka.starting_offsets, kafka.stopping_offsets; Flink's
+ * OffsetsInitializer). */
+enum wm_kafka_position {
+	WM_KAFKA_EARLIEST,  /* the partition's first offset (start) */
+	WM_KAFKA_LATEST,    /* its end offset when the job starts */
+	WM_KAFKA_COMMITTED, /* the group's committed offset, else earliest */
+	WM_KAFKA_TIMESTAMP, /* the first record at or after timestamp_ms */
+	WM_KAFKA_OFFSETS,   /* per partition; others: earliest / unbounded */
+	WM_KAFKA_UNBOUNDED, /* never stops (stopping only; the default) */
+};
+
+struct wm_kafka_offsets {
+	enum wm_kafka_position position;
+	int64_t timestamp_ms; /* WM_KAFKA_TIMESTAMP: epoch milliseconds */
+	uint32_t n;	      /* WM_KAFKA_OFFSETS: partition, offset pairs */
+	uint32_t *partitions;
+	int64_t *offsets;
+};
+
+/* How a Kafka record's value is read (kafka.value_format). */
+enum wm_kafka_value_format {
+	WM_KAFKA_VALUE_NONE,   /* ignored: every record's value is 1 */
+	WM_KAFKA_VALUE_NUMBER, /* a decimal integer: the record's value */
+	WM_KAFKA_VALUE_CSV,    /* fields as kafka.value_fields lists them */
+	WM_KAFKA_VALUE_JSON,   /* a flat object with those fields by name */
+};
+
+/* A field a CSV or JSON value can carry (kafka.value_fields). */
+enum wm_kafka_field {
+	WM_KAFKA_FIELD_SKIP, /* "_": a CSV column read past */
+	WM_KAFKA_FIELD_TIMESTAMP,
+	WM_KAFKA_FIELD_KEY,
+	WM_KAFKA_FIELD_VALUE,
+};
+#define WM_KAFKA_MAX_FIELDS 64
+
+/* A client property passed to librdkafka as it is (kafka.NAME with a
+ * dot in NAME), with where it was set for messages. */
+struct wm_kafka_property {
+	char *name, *value;
+	int line, col;
+};
+
+/* A source that reads a Kafka topic (runtime/io/kafka_source.h). */
+struct wm_kafka_conf {
+	char *bootstrap_servers;
+	char *topic;
+	char *group_id; /* NULL: no group, nothing committed */
+	struct wm_kafka_offsets starting, stopping;
+	enum wm_kafka_value_format value_format;
+	uint32_t n_fields; /* CSV columns, or the JSON names to read */
+	enum wm_kafka_field fields[WM_KAFKA_MAX_FIELDS];
+	bool timestamp_from_value; /* else the Kafka record's timestamp */
+	bool key_from_value;	   /* else the Kafka record's key */
+	/* partition.discovery.interval.ms: how often the topic's partitions
+	 * are listed again, new ones assigned as Flink's enumerator does;
+	 * 0: never (a bounded source never discovers, as Flink's). */
+	int64_t discovery_interval_ms;
+	/* kafka.broker_timeout: how long a source waits for brokers that
+	 * went away before it stops the job (EX_UNAVAILABLE). */
+	int64_t broker_timeout_ms;
+	uint32_t n_properties;
+	struct wm_kafka_property *properties;
+	int line, col; /* of kafka.topic, for messages */
+};
+
 struct wm_source_conf {
 	uint32_t partitions;
 	double rate; /* records per second per partition; inf */
@@ -199,6 +266,10 @@ struct wm_source_conf {
 	 * recorded. */
 	char *record;
 	enum wm_key_type key_type;
+	/* Read a Kafka topic instead of generating; NULL: not Kafka. Its
+	 * `partitions` is the room reserved for the topic's partitions,
+	 * those at the start and those discovered later. */
+	struct wm_kafka_conf *kafka;
 	/* Watermark alignment (doc/semantics.md section 3.7): sources of
 	 * one group hold back partitions whose watermark runs more than
 	 * max_drift ahead of the group's slowest. */
