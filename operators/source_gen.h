@@ -243,11 +243,11 @@ struct wm_snap_reader;
 /* Whether a source can go on, and the outages it rode out, for the job's
  * messages and summary (the health() op). */
 struct wm_source_health {
-	int exit_code;	     /* 0: reading; else the job stops with it */
-	char why[256];	     /* what stopped it, NUL-terminated */
-	uint32_t outages;    /* times it lost its brokers and got them back */
-	int64_t outage_ns;   /* processing time without brokers, in all */
-	bool unreachable;    /* without brokers now */
+	int exit_code;	   /* 0: reading; else the job stops with it */
+	char why[256];	   /* what stopped it, NUL-terminated */
+	uint32_t outages;  /* times it lost its brokers and got them back */
+	int64_t outage_ns; /* processing time without brokers, in all */
+	bool unreachable;  /* without brokers now */
 };
 
 /* Per partition counters for the job summary. */
