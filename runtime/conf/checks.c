@@ -259,6 +259,28 @@ no_effect(struct loader *l, struct wm_ini_section *sec, const char *const *keys,
 	return 0;
 }
 
+/* A kafka.* key on a source that reads no topic. */
+static int
+kafka_without_topic(struct loader *l, struct wm_ini_section *sec)
+{
+	char label[WM_INI_QUOTE_MAX];
+
+	for (size_t i = 0; i < sec->n_entries; i++) {
+		const struct wm_ini_entry *e = &sec->entries[i];
+
+		if (strncmp(e->key, "kafka.", 6) != 0)
+			continue;
+		wm_ini_error_set(
+			l->err, l->file, e->line, e->key_col,
+			"\"%s\" has no effect in %s: only a source that reads "
+			"a Kafka topic (kafka.topic = TOPIC) reads it",
+			e->key,
+			wm_ini_section_label(label, sizeof(label), sec));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int
 wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 			const struct wm_stage *st)
@@ -276,6 +298,23 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 					       &n_generator_only);
 		wm_topology_source_record_keys(true, &replay_only,
 					       &n_replay_only);
+		if (st->u.source.kafka != NULL) {
+			static const char *const not_kafka[] = {"pacing",
+								"replay_end"};
+			int r = no_effect(l, sec, generator_only,
+					  n_generator_only,
+					  "the source reads a Kafka topic, "
+					  "which gives the records");
+
+			return r != 0 ? r
+				      : no_effect(l, sec, not_kafka,
+						  N_ELEMS(not_kafka),
+						  "the source reads a Kafka "
+						  "topic, at the pace its "
+						  "records arrive");
+		}
+		if (kafka_without_topic(l, sec) != 0)
+			return -EINVAL;
 		if (st->u.source.replay != NULL)
 			return no_effect(l, sec, generator_only,
 					 n_generator_only,

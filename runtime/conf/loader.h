@@ -73,6 +73,13 @@ bool wm_conf_is_shape_key(const char *key);
 int wm_conf_load_alerts(struct loader *l, struct wm_ini_section *sec,
 			struct wm_job_conf *job);
 
+/* load a source's Kafka keys (kafka_keys.c): src->kafka stays NULL when
+ * the section sets no kafka.topic */
+int wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
+		       struct wm_source_conf *src);
+bool wm_conf_is_kafka_property(const char *key);
+void wm_conf_free_kafka(struct wm_kafka_conf *kc);
+
 /* load the [job] restart keys (restart_keys.c), after the checkpoints' */
 int wm_conf_load_restart(struct loader *l, struct wm_ini_section *sec,
 			 struct wm_job_conf *job);

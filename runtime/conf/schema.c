@@ -93,6 +93,17 @@ static const char *const source_keys[] = {
 	"watermark_alignment_group",
 	"watermark_alignment_max_drift",
 	"watermark_alignment_update_interval",
+	"kafka.topic",
+	"kafka.bootstrap_servers",
+	"kafka.group_id",
+	"kafka.starting_offsets",
+	"kafka.stopping_offsets",
+	"kafka.value_format",
+	"kafka.value_fields",
+	"kafka.timestamp",
+	"kafka.key",
+	"kafka.broker_timeout",
+	"kafka.partition.discovery.interval.ms",
 };
 
 static const char *const keyby_keys[] = {"input", "parallelism",

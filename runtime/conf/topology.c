@@ -435,8 +435,14 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 				 &src->partitions)) != 0 ||
 	    (r = load_generator(l, sec, src)) != 0 ||
 	    (r = load_strategy(l, sec, src)) != 0 ||
-	    (r = load_replay(l, sec, src)) != 0)
+	    (r = load_replay(l, sec, src)) != 0 ||
+	    (r = wm_conf_load_kafka(l, sec, src)) != 0)
 		return r;
+	if (src->kafka != NULL)
+		src->kafka->partitions_given =
+			wm_ini_get(sec, "partitions") != NULL ||
+			(l->global != NULL &&
+			 wm_ini_get(l->global, "partitions") != NULL);
 	return wm_conf_load_shapes(l, sec, src);
 }
 
@@ -1032,6 +1038,7 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.source.bursts);
 			free(st->u.source.skew);
 			free(st->u.source.replay);
+			wm_conf_free_kafka(st->u.source.kafka);
 			free(st->u.source.record);
 			free(st->u.source.alignment_group);
 		} else if (st->kind == WM_STAGE_WINDOW)

@@ -219,6 +219,9 @@ struct wm_kafka_conf {
 	/* kafka.broker_timeout: how long a source waits for brokers that
 	 * went away before it stops the job (EX_UNAVAILABLE). */
 	int64_t broker_timeout_ms;
+	/* `partitions` given: else the supervisor reserves room from the
+	 * topic's count at the start (runtime/io/kafka_topology.c). */
+	bool partitions_given;
 	uint32_t n_properties;
 	struct wm_kafka_property *properties;
 	int line, col; /* of kafka.topic, for messages */
