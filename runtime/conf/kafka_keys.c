@@ -82,9 +82,11 @@ parse_offsets(struct loader *l, const struct wm_ini_entry *e, const char *s,
 		char *end;
 		unsigned long long part;
 		long long off;
+		const char *pair;
 
 		while (*p == ' ' || *p == '\t')
 			p++;
+		pair = p;
 		if (*p < '0' || *p > '9')
 			return wm_conf_bad_value_at(
 				l, e, (size_t)(p - e->value),
@@ -113,7 +115,7 @@ parse_offsets(struct loader *l, const struct wm_ini_entry *e, const char *s,
 		for (uint32_t i = 0; i < o->n; i++)
 			if (o->partitions[i] == part)
 				return wm_conf_bad_value_at(
-					l, e, (size_t)(p - e->value),
+					l, e, (size_t)(pair - e->value),
 					"a partition given twice");
 		if (o->n == cap) {
 			uint32_t ncap = cap ? cap * 2 : 8;
