@@ -29,6 +29,8 @@ struct fake_source {
 	struct wm_source_health health;
 	void (*wake)(void *arg);
 	void *wake_arg;
+	void (*on_free)(void *arg);
+	void *on_free_arg;
 };
 
 static struct fake_source *
@@ -150,6 +152,8 @@ fake_free(struct wm_record_source *src)
 {
 	struct fake_source *f = fake_of(src);
 
+	if (f->on_free != NULL)
+		f->on_free(f->on_free_arg);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
@@ -245,6 +249,13 @@ fake_source_set_health(struct fake_source *f, const struct wm_source_health *h)
 	f->health = *h;
 	pthread_mutex_unlock(&f->lock);
 	wake(f);
+}
+
+void
+fake_source_on_free(struct fake_source *f, void (*fn)(void *arg), void *arg)
+{
+	f->on_free = fn;
+	f->on_free_arg = arg;
 }
 
 uint64_t

@@ -36,6 +36,11 @@ void fake_source_end(struct fake_source *f);
 void fake_source_set_health(struct fake_source *f,
 			    const struct wm_source_health *h);
 
+/* Called first when the source is freed (the driver's thread joined
+ * there, which may still be calling in). */
+void fake_source_on_free(struct fake_source *f, void (*fn)(void *arg),
+			 void *arg);
+
 /* Records next() returned so far. */
 uint64_t fake_source_read(struct fake_source *f);
 
