@@ -493,10 +493,10 @@ emit_due(struct wm_task *t, int64_t now_ns)
 	struct task_source *s = t->source;
 	struct wm_record rec;
 
-	for (uint32_t n = 0; !s->waiting.paused && now_ns < s->end_ns &&
-			     n < WM_TASK_SOURCE_BURST &&
-			     s->health.exit_code == 0 &&
-			     wm_record_source_next(s->src, now_ns, &rec) == 1;
+	for (uint32_t n = 0;
+	     !s->waiting.paused && now_ns < s->end_ns &&
+	     n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0 &&
+	     wm_record_source_next(s->src, now_ns, &rec) == 1;
 	     n++) {
 		uint32_t local = local_of_record(t, &rec);
 
@@ -599,8 +599,8 @@ wm_task_source_health(const struct wm_task *t)
 bool
 wm_task_source_set_wake(struct wm_task *t, void (*wake)(void *arg), void *arg)
 {
-	struct wm_record_source *src = t->source != NULL ? t->source->src
-							 : NULL;
+	struct wm_record_source *src =
+		t->source != NULL ? t->source->src : NULL;
 
 	if (src == NULL || src->ops->set_wake == NULL)
 		return false;

@@ -64,7 +64,7 @@ struct task_source {
 	 * runs (wm_task_source_adopt()), up to the room the plan reserved. */
 	uint32_t n_parts;
 	uint32_t room;
-	uint32_t *parts;	       /* partition ids, local order */
+	uint32_t *parts;    /* partition ids, local order */
 	uint32_t *local_of; /* by partition id: local index; UINT32_MAX:
 			     * not one of this subtask's (yet) */
 	struct source_partition *part; /* by local index */

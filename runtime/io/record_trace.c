@@ -141,8 +141,7 @@ recording_set_wake(struct wm_record_source *src, void (*wake)(void *arg),
 }
 
 static void
-recording_health(const struct wm_record_source *src,
-		 struct wm_source_health *h)
+recording_health(const struct wm_record_source *src, struct wm_source_health *h)
 {
 	const struct wm_record_source *in = recording_of(src)->inner;
 

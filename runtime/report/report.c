@@ -1010,8 +1010,8 @@ json_subtask(FILE *f, const struct wm_topology *t,
 		fprintf(f,
 			"\"source_outages\":%" PRIu32
 			",\"source_outage_ms\":%" PRId64
-			",\"source_unreachable\":%s,\"source_exit_code\":%" PRIu32
-			",\"source_stopped\":",
+			",\"source_unreachable\":%s,\"source_exit_code\":"
+			"%" PRIu32 ",\"source_stopped\":",
 			s->source_outages, s->source_outage_ns / 1000000,
 			s->source_unreachable ? "true" : "false",
 			s->source_exit_code);

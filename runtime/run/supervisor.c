@@ -383,8 +383,7 @@ reap(struct job *j)
 					   name, (int)pid, WTERMSIG(st),
 					   strsignal(WTERMSIG(st)));
 			else
-				worker_exited(j, i, name, pid,
-					      WEXITSTATUS(st));
+				worker_exited(j, i, name, pid, WEXITSTATUS(st));
 			break;
 		}
 	}

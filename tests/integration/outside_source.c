@@ -73,7 +73,9 @@ process_cpu_ns(void)
 static void
 hand(struct fake_source *f, uint32_t partition, int64_t ts)
 {
-	struct wm_record r = {.ts = ts, .key = (int64_t)partition, .value = 1,
+	struct wm_record r = {.ts = ts,
+			      .key = (int64_t)partition,
+			      .value = 1,
 			      .partition = partition};
 
 	fake_source_hand(f, &r);
@@ -110,7 +112,8 @@ wake_mode(struct fake_source *f)
 	int64_t elapsed = wm_monotonic_ns() - start;
 	int64_t worker = process_cpu_ns() - cpu0 - (thread_cpu_ns() - own0);
 
-	fprintf(stderr, "wake: max latency %lld us, worker cpu %lld ms of %lld ms\n",
+	fprintf(stderr,
+		"wake: max latency %lld us, worker cpu %lld ms of %lld ms\n",
 		(long long)(max_ns / 1000), (long long)(worker / 1000000),
 		(long long)(elapsed / 1000000));
 	fake_source_end(f);

@@ -768,7 +768,6 @@ START_TEST(test_an_aborted_checkpoint_unblocks_the_channels)
 }
 END_TEST
 
-
 /*
  * Sources fed from outside (tests/unit/fake_source.h): partitions that
  * appear while the source runs, and a source that says it cannot go on.
@@ -875,8 +874,8 @@ outside_run(struct outside_job *j, int64_t now)
 static void
 hand(struct fake_source *f, uint32_t partition, wm_ts_t ts)
 {
-	struct wm_record r = {.ts = ts, .key = 1, .value = 1,
-			      .partition = partition};
+	struct wm_record r = {
+		.ts = ts, .key = 1, .value = 1, .partition = partition};
 
 	fake_source_hand(f, &r);
 }
@@ -887,7 +886,8 @@ static int
 first_above(const struct outside *o, int64_t from, wm_ts_t above)
 {
 	for (uint32_t i = 0; i < o->n; i++)
-		if (o->log[i].at >= from && o->log[i].kind == WM_FRAME_WATERMARK &&
+		if (o->log[i].at >= from &&
+		    o->log[i].kind == WM_FRAME_WATERMARK &&
 		    o->log[i].watermark > above)
 			return (int)i;
 	return -1;
@@ -1024,8 +1024,7 @@ START_TEST(test_a_source_that_cannot_go_on_stops_and_says_why)
 	/* The record of the run that found it failing was read (next()
 	 * came first); none after. */
 	ck_assert_uint_eq(fake_source_read(j.f), 2);
-	ck_assert_uint_eq(wm_metrics_source_failure(j.m, why, sizeof(why)),
-			  69);
+	ck_assert_uint_eq(wm_metrics_source_failure(j.m, why, sizeof(why)), 69);
 	ck_assert_str_eq(why, "brokers gone for 30 s");
 	ck_assert_uint_eq(WM_METRIC_GET(j.m->source_outages), 2);
 	ck_assert_int_eq(WM_METRIC_GET(j.m->source_outage_ns), 12300000000);
@@ -1079,8 +1078,9 @@ task_suite(void)
 		test_checkpoint_watermarks_restore_the_watermarks_and_statuses);
 	tcase_add_test(figures,
 		       test_an_aborted_checkpoint_unblocks_the_channels);
-	tcase_add_test(outside,
-		       test_a_new_empty_partition_holds_the_watermark_until_idle);
+	tcase_add_test(
+		outside,
+		test_a_new_empty_partition_holds_the_watermark_until_idle);
 	tcase_add_test(
 		outside,
 		test_a_partition_that_joins_an_idle_subtask_resumes_it_with_records);
