@@ -211,12 +211,19 @@
  *				from outside (Kafka): `wake(arg)` is called,
  *				from any thread, whenever records may have
  *				arrived; the driver wakes the subtask, which
- *				then calls next(). NULL for time-driven sources
+ *				then calls next() (runtime/run/worker.c,
+ *				wake_source()). Never after free() returned.
+ *				NULL for time-driven sources
  *	health(src, h)		whether the source can go on (h->exit_code 0)
  *				or the job must stop, and why; NULL: always
  *
  * n_partitions() may grow between calls (partitions discovered while the
- * job runs); new partitions come after the old, whose indexes stay.
+ * job runs); new partitions come after the old, whose indexes stay. Each
+ * is one the subtask owns by wm_source_gen_split_owner() among the stage's
+ * `partitions`, which the plan reserved room for; the task takes them as
+ * new splits (doc/semantics.md section 3.12). A health() exit code stops
+ * the job with it (EX_UNAVAILABLE, EX_DATAERR, ...) and `why` in the
+ * supervisor's message; outages go to the summary.
  *
  * How a Kafka source plugs in (the rest of the runtime is untouched): a
  * librdkafka consumer given (rd_kafka_assign()) the partitions that

@@ -156,6 +156,27 @@ bool wm_task_inputs_done(const struct wm_task *task);
  * stream: MAX watermark, then END. */
 int64_t wm_task_run_source(struct wm_task *task, int64_t now_ns);
 
+/*
+ * A source whose records arrive from outside (operators/source_gen.h,
+ * set_wake): hand its record source `wake(arg)`, which it calls from any
+ * thread when records may have arrived; false (nothing done) for a
+ * source driven by processing time alone, or a task that is no source.
+ */
+bool wm_task_source_set_wake(struct wm_task *task, void (*wake)(void *arg),
+			     void *arg);
+
+/*
+ * Whether a source can go on, as of its last run: its record source's
+ * health() (exit_code 0 and the outages it rode out), or the task's own
+ * EX_SOFTWARE when the record source broke its interface (a partition it
+ * may not list). Once exit_code is set it stays, the source emits
+ * nothing more and wm_task_run_source() returns INT64_MAX: the driver
+ * stops the job with that code and `why` (a worker fails, supervisor.h).
+ * NULL for a task that is no source.
+ */
+const struct wm_source_health *
+wm_task_source_health(const struct wm_task *task);
+
 /* When a source's next record is due, or its input ends ([job]
  * processing_time): INT64_MAX when neither will happen from the passage of
  * time alone (partitions silent for ever, or all held back by watermark

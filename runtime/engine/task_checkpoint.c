@@ -306,8 +306,13 @@ wm_task_restore(struct wm_task *t, const void *bytes, size_t len)
 	wm_snap_reader_init(&r, bytes, len);
 	if (wm_snap_enter(&r, TASK_SNAP_TAG, TASK_SNAP_VERSION) != 0)
 		return wm_snap_reader_error(&r);
-	if (t->source != NULL)
-		wm_record_source_restore(t->source->src, &r);
+	/* A restored source lists the partitions it had discovered when
+	 * the snapshot was taken: the counts and watermarks of each follow,
+	 * in its order. */
+	if (t->source != NULL &&
+	    wm_record_source_restore(t->source->src, &r) == 0 &&
+	    wm_task_source_adopt(t) != 0)
+		return -EINVAL;
 	if (t->window != NULL)
 		wm_window_restore(t->window->op, &r);
 	if (wm_snap_reader_error(&r) != 0 || restore_counts(t, &r) != 0)

@@ -10,12 +10,79 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 
 #include "base/assert.h"
 #include "operators/alignment.h"
 #include "runtime/engine/task_state.h"
+
+/*
+ * Partitions the record source lists and the task does not know yet:
+ * those it had at the start, and those it discovered since (a Kafka
+ * topic that grew), which come after the old ones, whose indexes stay
+ * (operators/source_gen.h). Each is taken as Flink's source reader takes
+ * a split the enumerator assigns while the job runs: its own generator
+ * and multiplexer slot, at MIN and not idle (doc/semantics.md section
+ * 3.12), its progress from now on, and a partition entry of the metrics
+ * block, which the plan sized for every partition the subtask can own
+ * (runtime/plan/plan.h). 0, or -EINVAL for a partition the source may
+ * not list (an id past the stage's partitions, one it listed before,
+ * more than the room), -ENOMEM; t->why says which.
+ */
+int
+wm_task_source_adopt(struct wm_task *t)
+{
+	const struct wm_source_conf *sc = &t->stage->u.source;
+	struct task_source *s = t->source;
+	uint32_t n = s->src->ops->n_partitions(s->src);
+
+	for (uint32_t i = s->n_parts; i < n; i++) {
+		struct source_partition *p = &s->part[i];
+		struct wm_source_partition_stats st;
+
+		/* The source's order of its partitions is the task's. */
+		s->src->ops->partition_stats(s->src, i, t->now_ns, &st);
+		if (i >= s->room || st.partition >= sc->partitions ||
+		    s->local_of[st.partition] != UINT32_MAX) {
+			snprintf(t->why, sizeof(t->why),
+				 "the record source lists partition %u as "
+				 "its partition %u, beyond the %u partitions "
+				 "of the stage, the %u this subtask can own, "
+				 "or twice",
+				 st.partition, i, sc->partitions, s->room);
+			return -EINVAL;
+		}
+		s->parts[i] = st.partition;
+		s->local_of[st.partition] = i;
+		memset(p, 0, sizeof(*p));
+		p->newest_ts = WM_TS_MIN;
+		p->last_ns = t->now_ns;
+		wm_progress_init(&p->progress,
+				 wm_task_stall_threshold_ns(t->topo));
+		wm_progress_follow_starvation(&p->progress, &t->cpu_wait_ns);
+		if (t->now_ns != 0)
+			wm_progress_start_at(&p->progress, t->now_ns);
+		if (s->noise_speed > 0)
+			wm_progress_count_noise(&p->progress, s->noise_speed);
+		/* Per subtask, the one generator takes its records. */
+		if (!s->per_subtask) {
+			s->split_of[st.partition] =
+				wm_source_watermarks_add_split(&s->watermarks,
+							       st.partition);
+			if (s->split_of[st.partition] == NULL) {
+				snprintf(t->why, sizeof(t->why),
+					 "no memory for partition %u",
+					 st.partition);
+				return -ENOMEM;
+			}
+		}
+		s->n_parts = i + 1;
+	}
+	return 0;
+}
 
 /* The partitions of the record source the driver opened (io/sources.h),
  * and one watermark generator per partition merged as Flink's source
@@ -25,7 +92,7 @@ wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 {
 	const struct wm_source_conf *sc = &t->stage->u.source;
 	struct task_source *s = calloc(1, sizeof(*s));
-	uint32_t n;
+	uint32_t room = t->sub->n_partitions;
 
 	if (s == NULL) {
 		wm_record_source_free(src);
@@ -35,53 +102,39 @@ wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 	s->src = src; /* the task's now, freed with it whatever happens */
 	if (src == NULL)
 		return -EINVAL;
-	n = src->ops->n_partitions(src);
-	s->n_parts = n;
-	s->parts = calloc(n ? n : 1, sizeof(*s->parts));
-	s->part = calloc(n ? n : 1, sizeof(*s->part));
-	s->split_of = calloc(sc->partitions, sizeof(*s->split_of));
-	s->local_of = calloc(sc->partitions, sizeof(*s->local_of));
+	/* Room for every partition the subtask can own (plan.h), the
+	 * metrics block's too. */
+	s->room = room;
+	s->parts = calloc(room ? room : 1, sizeof(*s->parts));
+	s->part = calloc(room ? room : 1, sizeof(*s->part));
+	s->split_of = calloc(sc->partitions ? sc->partitions : 1,
+			     sizeof(*s->split_of));
+	s->local_of = malloc((sc->partitions ? sc->partitions : 1) *
+			     sizeof(*s->local_of));
 	if (s->parts == NULL || s->part == NULL || s->split_of == NULL ||
 	    s->local_of == NULL)
 		return -ENOMEM;
+	for (uint32_t p = 0; p < sc->partitions; p++)
+		s->local_of[p] = UINT32_MAX; /* not (yet) this subtask's */
 	s->max_allowed = WM_TS_MAX;
 	s->next_alignment_ns = INT64_MAX;
 	/* A run length in processing time ends every source's input then,
 	 * whatever its records: drained, as a bounded source ends. The
 	 * processing time [0, end) is read, as an event-time end is. */
 	s->end_ns = wm_ms_to_ns(t->topo->job.processing_time_ms);
-	for (uint32_t i = 0; i < n; i++) {
-		struct wm_source_partition_stats st;
-
-		/* The source's order of its partitions is the task's. */
-		src->ops->partition_stats(src, i, 0, &st);
-		if (st.partition >= sc->partitions)
-			return -EINVAL;
-		s->parts[i] = st.partition;
-		s->local_of[st.partition] = i;
-		s->part[i].newest_ts = WM_TS_MIN;
-		wm_progress_init(&s->part[i].progress,
-				 wm_task_stall_threshold_ns(t->topo));
-		wm_progress_follow_starvation(&s->part[i].progress,
-					      &t->cpu_wait_ns);
-	}
 	if (sc->watermark_per_subtask) {
 		/* The source proper generates nothing: no partition slots. */
 		s->per_subtask = true;
-		return wm_subtask_watermarks_init(&s->subtask, &sc->strategy,
-						  &t->edges_out);
+		if (wm_subtask_watermarks_init(&s->subtask, &sc->strategy,
+					       &t->edges_out) != 0)
+			return -EINVAL;
+	} else {
+		if (wm_source_watermarks_init(&s->watermarks, &sc->strategy,
+					      &t->edges_out) != 0)
+			return -EINVAL;
+		s->watermarks_ready = true;
 	}
-	if (wm_source_watermarks_init(&s->watermarks, &sc->strategy,
-				      &t->edges_out) != 0)
-		return -EINVAL;
-	s->watermarks_ready = true;
-	for (uint32_t i = 0; i < n; i++) {
-		s->split_of[s->parts[i]] = wm_source_watermarks_add_split(
-			&s->watermarks, s->parts[i]);
-		if (s->split_of[s->parts[i]] == NULL)
-			return -ENOMEM;
-	}
-	return 0;
+	return wm_task_source_adopt(t);
 }
 
 void
@@ -277,6 +330,7 @@ wm_task_source_count_noise(struct wm_task *t, double speed)
 {
 	struct task_source *s = t->source;
 
+	s->noise_speed = speed;
 	for (uint32_t i = 0; i < s->n_parts; i++)
 		wm_progress_count_noise(&s->part[i].progress, speed);
 }
@@ -390,12 +444,48 @@ measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
 		p->newest_ts = rec->ts;
 }
 
+/* The task cannot go on with what its record source did (a partition it
+ * may not list, a record of a partition it does not list): the job stops
+ * as for a source that says so itself (wm_task_source_health()). */
+static void
+source_broken(struct wm_task *t)
+{
+	struct task_source *s = t->source;
+
+	s->health.exit_code = EX_SOFTWARE;
+	snprintf(s->health.why, sizeof(s->health.why), "%s", t->why);
+}
+
+/* The local index of a record's partition: one the source listed, taken
+ * on first sight if it listed it since the last look; UINT32_MAX after
+ * source_broken(). */
+static uint32_t
+local_of_record(struct wm_task *t, const struct wm_record *rec)
+{
+	struct task_source *s = t->source;
+	uint32_t partitions = t->stage->u.source.partitions;
+
+	if (rec->partition < partitions &&
+	    s->local_of[rec->partition] != UINT32_MAX)
+		return s->local_of[rec->partition];
+	if (wm_task_source_adopt(t) == 0 && rec->partition < partitions &&
+	    s->local_of[rec->partition] != UINT32_MAX)
+		return s->local_of[rec->partition];
+	if (t->why[0] == '\0')
+		snprintf(t->why, sizeof(t->why),
+			 "the record source returned a record of partition "
+			 "%u, which it does not list",
+			 rec->partition);
+	source_broken(t);
+	return UINT32_MAX;
+}
+
 /*
  * The records due by `now_ns`, each followed by its partition's
  * generator (Flink emits the record, then calls onEvent); at most a burst
  * per call, so that an unlimited-rate source lets its caller move time
  * on, run ticks and serve its other duties. A subtask waiting for
- * alignment reads nothing.
+ * alignment reads nothing, nor one whose source broke.
  */
 static void
 emit_due(struct wm_task *t, int64_t now_ns)
@@ -403,11 +493,15 @@ emit_due(struct wm_task *t, int64_t now_ns)
 	struct task_source *s = t->source;
 	struct wm_record rec;
 
-	for (uint32_t n = 0; !s->waiting.paused && now_ns < s->end_ns &&
-			     n < WM_TASK_SOURCE_BURST &&
-			     wm_record_source_next(s->src, now_ns, &rec) == 1;
+	for (uint32_t n = 0;
+	     !s->waiting.paused && now_ns < s->end_ns &&
+	     n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0 &&
+	     wm_record_source_next(s->src, now_ns, &rec) == 1;
 	     n++) {
-		uint32_t local = s->local_of[rec.partition];
+		uint32_t local = local_of_record(t, &rec);
+
+		if (local == UINT32_MAX)
+			return; /* not counted: the job stops */
 
 		t->counters.records_in++;
 		s->part[local].records++;
@@ -483,12 +577,43 @@ next_due(struct wm_task *t, int64_t now_ns)
 	return s->next_alignment_ns < due ? s->next_alignment_ns : due;
 }
 
+/* The source's own word on whether it can go on, unless the task found
+ * it broken already. */
+static void
+read_health(struct wm_task *t)
+{
+	struct task_source *s = t->source;
+
+	if (s->health.exit_code != 0 || s->src->ops->health == NULL)
+		return;
+	s->src->ops->health(s->src, &s->health);
+	s->health.why[sizeof(s->health.why) - 1] = '\0';
+}
+
+const struct wm_source_health *
+wm_task_source_health(const struct wm_task *t)
+{
+	return t->source != NULL ? &t->source->health : NULL;
+}
+
+bool
+wm_task_source_set_wake(struct wm_task *t, void (*wake)(void *arg), void *arg)
+{
+	struct wm_record_source *src =
+		t->source != NULL ? t->source->src : NULL;
+
+	if (src == NULL || src->ops->set_wake == NULL)
+		return false;
+	src->ops->set_wake(src, wake, arg);
+	return true;
+}
+
 int64_t
 wm_task_run_source(struct wm_task *t, int64_t now_ns)
 {
 	struct task_source *s = t->source;
 
-	if (t->finished)
+	if (t->finished || s->health.exit_code != 0)
 		return INT64_MAX;
 	t->now_ns = now_ns;
 	if (!s->started) {
@@ -516,6 +641,13 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	 * clock is ever read backwards. */
 	if (t->now_ns > now_ns)
 		now_ns = t->now_ns;
+	/* Partitions discovered during the burst, records or not, join
+	 * before the tick, as splits assigned meanwhile do in Flink. */
+	if (s->health.exit_code == 0 && wm_task_source_adopt(t) != 0)
+		source_broken(t);
+	read_health(t);
+	if (s->health.exit_code != 0)
+		return INT64_MAX; /* the driver stops the job (task.h) */
 	retire_finished(t);
 	tick_if_due(t, now_ns);
 	/* Subtask-level alignment is checked after every batch too. */
@@ -705,6 +837,17 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 		wm_progress_publish(&s->part[i].progress, now_ns,
 				    &pm->progress);
 		publish_silence(s, i, now_ns, pm);
+	}
+	WM_METRIC_SET(m->source_outages, s->health.outages);
+	WM_METRIC_SET(m->source_outage_ns, s->health.outage_ns);
+	WM_METRIC_SET(m->source_unreachable, s->health.unreachable);
+	if (s->health.exit_code != 0 &&
+	    WM_METRIC_GET(m->source_exit_code) == 0) {
+		memcpy(m->source_why, s->health.why, sizeof(m->source_why));
+		/* H1: release, pairs with H2 (metrics.h). */
+		atomic_store_explicit(&m->source_exit_code,
+				      (uint32_t)s->health.exit_code,
+				      memory_order_release);
 	}
 	if (s->peers != NULL) {
 		WM_METRIC_SET(m->alignment_max_allowed, s->max_allowed);

@@ -60,10 +60,21 @@ struct task_source {
 	bool per_subtask;
 	struct wm_subtask_watermarks subtask;
 	struct wm_source_split **split_of; /* by partition id */
+	/* Partitions known, in the source's order; it may list more as it
+	 * runs (wm_task_source_adopt()), up to the room the plan reserved. */
 	uint32_t n_parts;
-	uint32_t *parts;	       /* partition ids, local order */
-	uint32_t *local_of;	       /* by partition id: local index */
+	uint32_t room;
+	uint32_t *parts;    /* partition ids, local order */
+	uint32_t *local_of; /* by partition id: local index; UINT32_MAX:
+			     * not one of this subtask's (yet) */
 	struct source_partition *part; /* by local index */
+	/* wm_task_count_noise()'s speed, for partitions adopted later; 0:
+	 * not counted. */
+	double noise_speed;
+	/* Whether the source can go on, as its health() op said after the
+	 * last run, or the task's own verdict on what the source did
+	 * (exit_code EX_SOFTWARE, t->why). */
+	struct wm_source_health health;
 	bool started;
 	/* The watermarks' periodic schedule came with a restore
 	 * (checkpoint_watermarks): the first run does not start it anew. */
@@ -176,6 +187,9 @@ void wm_task_send_record(struct wm_task *t, const struct wm_record *r);
  * stalls within scheduling noise counted apart (task.h); its figures into its
  * metrics block, and the check that they add up (WM_ASSERT). */
 int wm_task_init_source(struct wm_task *t, struct wm_record_source *src);
+/* Take the partitions the record source listed since the last call (0,
+ * or a negative errno with t->why set). */
+int wm_task_source_adopt(struct wm_task *t);
 void wm_task_free_source(struct wm_task *t);
 uint32_t wm_task_holding_partition(const struct wm_task *t);
 void wm_task_source_count_noise(struct wm_task *t, double speed);

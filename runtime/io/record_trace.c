@@ -129,6 +129,25 @@ recording_restore(struct wm_record_source *src, struct wm_snap_reader *r)
 	return wm_record_source_restore(recording_of(src)->inner, r);
 }
 
+/* Records from outside wake the worker through the recording, which
+ * adds nothing to when they arrive. */
+static void
+recording_set_wake(struct wm_record_source *src, void (*wake)(void *arg),
+		   void *arg)
+{
+	struct wm_record_source *in = recording_of(src)->inner;
+
+	in->ops->set_wake(in, wake, arg);
+}
+
+static void
+recording_health(const struct wm_record_source *src, struct wm_source_health *h)
+{
+	const struct wm_record_source *in = recording_of(src)->inner;
+
+	in->ops->health(in, h);
+}
+
 static const struct wm_record_source_ops recording_ops = {
 	.next = recording_next,
 	.next_due_ns = recording_next_due,
@@ -141,6 +160,8 @@ static const struct wm_record_source_ops recording_ops = {
 	.pause = recording_pause,
 	.snapshot = recording_snapshot,
 	.restore = recording_restore,
+	.set_wake = recording_set_wake,
+	.health = recording_health,
 };
 
 struct wm_record_source *
@@ -158,6 +179,10 @@ wm_record_trace_source(struct wm_record_source *inner, struct wm_sink *sink)
 		r->ops.pause = NULL;
 	if (inner->ops->snapshot == NULL)
 		r->ops.snapshot = NULL;
+	if (inner->ops->set_wake == NULL)
+		r->ops.set_wake = NULL;
+	if (inner->ops->health == NULL)
+		r->ops.health = NULL;
 	if (inner->ops->restore == NULL)
 		r->ops.restore = NULL;
 	r->source.ops = &r->ops;

@@ -83,6 +83,15 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	return src;
 }
 
+/* wm_sources_set_opener()'s: one per process, set before any fork. */
+static wm_sources_opener test_opener;
+
+void
+wm_sources_set_opener(wm_sources_opener open)
+{
+	test_opener = open;
+}
+
 struct wm_task *
 wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 		    uint32_t id, struct wm_task_out *out,
@@ -95,8 +104,10 @@ wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 	uint64_t bad = 0;
 
 	if (topo->stages[sub->stage].kind == WM_STAGE_SOURCE) {
-		src = wm_sources_open(topo, sub->stage, sub->index, trace,
-				      &bad);
+		src = test_opener != NULL
+			      ? test_opener(topo, sub->stage, sub->index)
+			      : wm_sources_open(topo, sub->stage, sub->index,
+						trace, &bad);
 		if (src != NULL && record != NULL)
 			src = wm_record_trace_source(src, record);
 		if (src == NULL)

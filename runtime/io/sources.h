@@ -35,6 +35,17 @@ struct wm_record_source *wm_sources_open(const struct wm_topology *topo,
 					 uint64_t *bad_records);
 
 /*
+ * Tests only: every source subtask's record source is opened by
+ * `open(topo, stage, index)` instead of as configured (a record source
+ * fed from outside, as tests/integration/outside_source.c runs one in a
+ * real job); NULL: as configured. Set before the supervisor forks the
+ * workers, which inherit it.
+ */
+typedef struct wm_record_source *(*wm_sources_opener)(
+	const struct wm_topology *topo, uint32_t stage, uint32_t index);
+void wm_sources_set_opener(wm_sources_opener open);
+
+/*
  * The task of subtask `id` of `plan`, the plan of `topo`
  * (runtime/engine/task.h), with its record source if it is a source
  * (opened as above, from `trace` if the stage replays one; with `record`,

@@ -24,6 +24,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "runtime/metrics/histogram.h"
 #include "runtime/metrics/time_split.h"
@@ -182,6 +183,18 @@ struct wm_subtask_metrics {
 	_Atomic int64_t alignment_report;
 	_Atomic int64_t alignment_max_allowed; /* last announced; MAX */
 	_Atomic int64_t alignment_waiting_ns;  /* not reading at all */
+	/* A source whose records come from outside (operators/source_gen.h,
+	 * health()): the outages it rode out (lost its brokers and got them
+	 * back), their processing time in all, 1 while it is without them,
+	 * and, once it cannot go on, the job's exit code and why. The writer
+	 * fills source_why, then stores source_exit_code with release (H1);
+	 * a reader that loads a nonzero code with acquire (H2) reads a whole
+	 * why, which never changes after. */
+	_Atomic uint32_t source_outages;
+	_Atomic uint32_t source_unreachable;
+	_Atomic int64_t source_outage_ns;
+	_Atomic uint32_t source_exit_code;
+	char source_why[256];
 	/* Window fire delays of on-time firings, ms (histogram.h). */
 	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
 	/* A window subtask's late records (dropped and to the side output)
@@ -242,6 +255,28 @@ static inline struct wm_channel_metrics *
 wm_subtask_channels(struct wm_subtask_metrics *m, uint32_t max_partitions)
 {
 	return (struct wm_channel_metrics *)&m->partitions[max_partitions];
+}
+
+/* The source's exit code and why, H2 (above): "" while it goes on. */
+static inline uint32_t
+wm_metrics_source_failure(const struct wm_subtask_metrics *m, char *why,
+			  size_t len)
+{
+	uint32_t code = atomic_load_explicit(&m->source_exit_code,
+					     memory_order_acquire);
+
+	if (len > 0) {
+		why[0] = '\0';
+		if (code != 0) {
+			size_t n = strnlen(m->source_why,
+					   sizeof(m->source_why) - 1);
+
+			n = n < len - 1 ? n : len - 1;
+			memcpy(why, m->source_why, n);
+			why[n] = '\0';
+		}
+	}
+	return code;
 }
 
 /* The single writer's update: a plain load and store, no lock prefix. */

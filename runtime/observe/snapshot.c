@@ -211,6 +211,8 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	s->overdue_ns = overdue(WM_METRIC_GET(m->next_record_due_ns),
 				snap->processing_ns);
 	s->pid = WM_METRIC_GET(m->pid);
+	s->source_outages = WM_METRIC_GET(m->source_outages);
+	s->source_unreachable = WM_METRIC_GET(m->source_unreachable) != 0;
 	cpu_wait(s, b, WM_METRIC_GET(m->cpu_wait_ns), dt);
 	time_split(s, m, b, snap->real_ns,
 		   prev != NULL ? snap->real_ns - prev->real_ns : 0);

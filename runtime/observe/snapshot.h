@@ -91,6 +91,10 @@ struct wm_snap_subtask {
 	/* A source: how long its next record has been due (metrics.h
 	 * next_record_due_ns; 0: not yet, or none is). */
 	int64_t overdue_ns;
+	/* A source fed from outside: outages it rode out so far, and
+	 * whether it is without its brokers now (metrics.h). */
+	uint32_t source_outages;
+	bool source_unreachable;
 	uint32_t n_channels;
 	struct wm_snap_channel *channels;
 	uint32_t n_partitions;

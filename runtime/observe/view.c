@@ -367,8 +367,15 @@ subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
 	else
 		fprintf(f, "%5.0f %5.0f %5.0f", s->busy_ms_per_s,
 			s->idle_ms_per_s, s->backpressured_ms_per_s);
-	fprintf(f, " %8" PRIu64 "%s\n", s->late_dropped,
+	fprintf(f, " %8" PRIu64 "%s", s->late_dropped,
 		s->finished ? "  finished" : "");
+	/* A source fed from outside that lost its brokers says so. */
+	if (s->source_unreachable)
+		fprintf(f, "  brokers unreachable");
+	else if (s->source_outages > 0)
+		fprintf(f, "  %" PRIu32 " outage%s ridden out",
+			s->source_outages, s->source_outages == 1 ? "" : "s");
+	fputc('\n', f);
 	screen_inputs(v, id, s, all_inputs, f);
 	if (!news)
 		return;

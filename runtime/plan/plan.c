@@ -157,11 +157,18 @@ wm_plan_new(const struct wm_topology *t)
 		r = plan_inputs(st, t);
 		if (r == 0)
 			r = plan_outputs(st, t);
+		/* Room for every partition the subtask can own: its share,
+		 * by Flink's rule, of the stage's partitions, which for a
+		 * Kafka topic reserve room for those discovered later too,
+		 * split by the topic's name as the enumerator splits them. */
 		if (stage->kind == WM_STAGE_SOURCE)
 			st->n_partitions =
 				(uint32_t)wm_source_gen_partitions_of(
 					st->index, stage->parallelism,
-					stage->u.source.partitions, stage->name,
+					stage->u.source.partitions,
+					stage->u.source.kafka != NULL
+						? stage->u.source.kafka->topic
+						: stage->name,
 					NULL, 0);
 		if (st->n_partitions > p->max_partitions)
 			p->max_partitions = st->n_partitions;

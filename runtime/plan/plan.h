@@ -56,7 +56,12 @@ struct wm_plan_subtask {
 	struct wm_plan_edge *edges;
 	uint32_t n_sinks; /* sink stages chained to it, in stage order */
 	uint32_t *sinks;
-	uint32_t n_partitions; /* a source's: the splits it reads */
+	/* A source's: the splits it can read, its share of the stage's
+	 * partitions by Flink's rule (wm_source_gen_partitions_of(), split
+	 * by the Kafka topic's name for a Kafka source, else the stage's):
+	 * the room of its metrics block and task. A source that discovers
+	 * partitions while it runs owns fewer at first (task.h). */
+	uint32_t n_partitions;
 };
 
 struct wm_plan {

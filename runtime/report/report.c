@@ -83,6 +83,11 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 		s->lateness[b] = WM_METRIC_GET(m->lateness[b]);
 	}
 	s->lateness_max_ms = WM_METRIC_GET(m->lateness_max_ms);
+	s->source_outages = WM_METRIC_GET(m->source_outages);
+	s->source_outage_ns = WM_METRIC_GET(m->source_outage_ns);
+	s->source_unreachable = WM_METRIC_GET(m->source_unreachable) != 0;
+	s->source_exit_code = wm_metrics_source_failure(m, s->source_why,
+							sizeof(s->source_why));
 }
 
 /* Per stage: what its subtasks received, and what a window stage did with
@@ -811,6 +816,50 @@ print_checkpoints(FILE *f, const struct wm_topology *t,
 	print_hold(f, c->held_ns);
 }
 
+/* "once", "twice", "3 times". */
+static const char *
+times(uint32_t n, char *buf, size_t len)
+{
+	if (n == 1)
+		return "once";
+	if (n == 2)
+		return "twice";
+	snprintf(buf, len, "%" PRIu32 " times", n);
+	return buf;
+}
+
+/*
+ * Sources fed from outside that lost their brokers, or stopped the job: a
+ * line each, as "source s subtask 0: brokers unreachable twice, 12.3 s in
+ * all; resumed" (or "; unreachable at the end", "; stopped: WHY"). Nothing
+ * for a source that never lost them: a generated or replayed one.
+ */
+static void
+print_source_health(FILE *f, const struct wm_topology *t,
+		    const struct wm_job_report *rep)
+{
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		const struct wm_subtask_report *s = &rep->subtasks[i];
+		char n[32];
+
+		if (s->source_outages == 0 && !s->source_unreachable &&
+		    s->source_exit_code == 0)
+			continue;
+		fprintf(f, "  source %s subtask %u: ", t->stages[s->stage].name,
+			s->index);
+		if (s->source_outages > 0)
+			fprintf(f, "brokers unreachable %s, %.1f s in all; ",
+				times(s->source_outages, n, sizeof(n)),
+				(double)s->source_outage_ns / 1e9);
+		if (s->source_exit_code != 0)
+			fprintf(f, "stopped: %s\n", s->source_why);
+		else if (s->source_unreachable)
+			fprintf(f, "unreachable at the end\n");
+		else
+			fprintf(f, "resumed\n");
+	}
+}
+
 void
 wm_report_print(FILE *f, const struct wm_topology *t,
 		const struct wm_job_report *rep)
@@ -852,6 +901,7 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 	if (rep->bad_records_skipped > 0)
 		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
 			rep->bad_records_skipped);
+	print_source_health(f, t, rep);
 	if (rep->checkpointing)
 		print_checkpoints(f, t, rep);
 	fprintf(f, "  throughput              %.0f records/s of %s time\n",
@@ -954,6 +1004,23 @@ json_subtask(FILE *f, const struct wm_topology *t,
 	if (!rep->sim)
 		fprintf(f, "\"cpu_wait_ms\":%" PRId64 ",",
 			s->cpu_wait_ns / 1000000);
+	/* Only a source fed from outside has any (metrics.h). */
+	if (s->source_outages > 0 || s->source_unreachable ||
+	    s->source_exit_code != 0) {
+		fprintf(f,
+			"\"source_outages\":%" PRIu32
+			",\"source_outage_ms\":%" PRId64
+			",\"source_unreachable\":%s,\"source_exit_code\":"
+			"%" PRIu32 ",\"source_stopped\":",
+			s->source_outages, s->source_outage_ns / 1000000,
+			s->source_unreachable ? "true" : "false",
+			s->source_exit_code);
+		if (s->source_exit_code != 0)
+			json_string(f, s->source_why);
+		else
+			fputs("null", f);
+		fputc(',', f);
+	}
 	fprintf(f, "\"longest_stall_held_by\":");
 	json_held_by(f, t, rep, s, s->held_by);
 	fprintf(f, ",\"held_by_now\":");

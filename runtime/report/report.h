@@ -133,6 +133,14 @@ struct wm_subtask_report {
 	int64_t lateness_max_ms;
 	uint32_t n_partitions;
 	struct wm_partition_report *partitions; /* into the report's array */
+	/* A source fed from outside (metrics.h): the outages it rode out,
+	 * their processing time, whether it is without brokers at the end,
+	 * and the exit code and why it stopped the job with (0, ""). */
+	uint32_t source_outages;
+	int64_t source_outage_ns;
+	bool source_unreachable;
+	uint32_t source_exit_code;
+	char source_why[256];
 };
 
 /* One edge between stages: what its upstream subtasks sent on it (every

@@ -105,6 +105,9 @@ struct job {
 	size_t errlen;
 	struct wm_observer observer; /* pid 0: none */
 	int observer_status;	     /* once reaped */
+	/* The segment, once set up: a failed source's why is in its
+	 * subtask's metrics block (metrics.h, source_why). */
+	const struct wm_shm *seg;
 	/* Checkpoints (coordinator.h; NULL: none) and restarts: the
 	 * checkpoint the workers start from, the first attempt's start line
 	 * (0 before it is known: processing time runs on from it), each
@@ -312,6 +315,30 @@ job_failed(struct job *j, int status, const char *fmt, ...)
 	j->phase = KILLING;
 }
 
+/* Worker `id` (`name`, `pid`) exited with `status`, not 0: the job fails
+ * with it, and with its source's why when its source said it cannot go
+ * on (task.h, wm_task_source_health()): the worker exited after
+ * publishing it, and the reap orders that before this read. */
+static void
+worker_exited(struct job *j, uint32_t id, const char *name, pid_t pid,
+	      int status)
+{
+	char why[256];
+
+	if (j->seg != NULL &&
+	    wm_metrics_source_failure(wm_shm_metrics(j->seg, id), why,
+				      sizeof(why)) != 0) {
+		job_failed(j, wm_exit_of_worker(status),
+			   "worker \"%s\" (pid %d) exited with status %d: "
+			   "its source cannot go on: %s",
+			   name, (int)pid, status, why);
+		return;
+	}
+	job_failed(j, wm_exit_of_worker(status),
+		   "worker \"%s\" (pid %d) exited with status %d", name,
+		   (int)pid, status);
+}
+
 /* Reap every child that exited; a failure is the job's (job_failed()). */
 static void
 reap(struct job *j)
@@ -356,11 +383,7 @@ reap(struct job *j)
 					   name, (int)pid, WTERMSIG(st),
 					   strsignal(WTERMSIG(st)));
 			else
-				job_failed(j,
-					   wm_exit_of_worker(WEXITSTATUS(st)),
-					   "worker \"%s\" (pid %d) exited with "
-					   "status %d",
-					   name, (int)pid, WEXITSTATUS(st));
+				worker_exited(j, i, name, pid, WEXITSTATUS(st));
 			break;
 		}
 	}
@@ -1050,6 +1073,7 @@ wm_supervisor_run(const struct wm_topology *t,
 	status = set_up(&j, &res);
 	if (status != 0)
 		goto out;
+	j.seg = &res.seg;
 	/* From here on a Ctrl-C waits for the workers: one that comes while
 	 * the machine is read and the workers are forked (a second, on a
 	 * loaded machine) stops the job as soon as it runs, with its

@@ -124,6 +124,9 @@ struct worker {
 	 * before work, at most every WORKER_PUBLISH_NS (read_cpu_wait()). */
 	int schedstat_fd;
 	int64_t schedstat_read_ns; /* real time of the last reading */
+	/* A source fed from outside: records may have arrived since the
+	 * worker last read it (wake_source()). */
+	_Atomic uint32_t woken;
 	/* The exit status of the first failure (worker_fail()), 0 while
 	 * there is none. Once set, nothing more is sent or written and the
 	 * run loops return it: the supervisor stops the job. */
@@ -757,14 +760,41 @@ attach(struct worker *w)
 }
 
 /* What ends a source's sleep early: a request to stop, or a checkpoint
- * to take (the supervisor rings its doorbell after setting either). */
+ * to take (the supervisor rings its doorbell after setting either), or
+ * records from outside (wake_source()). */
 static bool
 control_requested(void *arg)
 {
-	const struct worker *w = arg;
+	struct worker *w = arg;
 
-	return wm_shm_stop_requested(&w->seg) ||
+	/* R2 pairs with R1 (wake_source()). */
+	return atomic_load_explicit(&w->woken, memory_order_acquire) ||
+	       wm_shm_stop_requested(&w->seg) ||
 	       wm_shm_checkpoint_triggered(&w->seg) > w->checkpoint_seen;
+}
+
+/*
+ * The wake a source fed from outside calls (operators/source_gen.h,
+ * set_wake) from its own thread, librdkafka's, at any time and from any
+ * number of threads at once: records may have arrived. The flag tells the
+ * worker's wait, whose ready() is control_requested(), and the ring wakes
+ * it if it sleeps. The doorbell protocol (ipc/wait.h) holds for a thread
+ * of the same process as for another process: the ring's fence (W2)
+ * orders the flag's store before its look at `sleeping`, the worker's W1
+ * orders its store of `sleeping` before ready(), so either the worker
+ * sees the flag and does not sleep or the ring sees it asleep and wakes
+ * it; the exchange on `sleeping` makes concurrent rings cost one wake-up.
+ * The store is a release (R1) and the worker's loads of the flag are
+ * acquires (R2): what the thread did before the call (a message queued)
+ * happens before the worker's next() that follows its seeing the flag.
+ */
+static void
+wake_source(void *arg)
+{
+	struct worker *w = arg;
+
+	atomic_store_explicit(&w->woken, 1, memory_order_release); /* R1 */
+	wm_doorbell_ring(wm_shm_doorbell(&w->seg, w->args->subtask));
 }
 
 /* A source takes the newest checkpoint triggered, if it has not: its
@@ -803,8 +833,10 @@ run_source(struct worker *w)
 	idle.spin_ns = idle.spin_max_ns = 0;
 	idle.before_sleep = before_sleep;
 	idle.before_sleep_arg = w;
+	(void)wm_task_source_set_wake(w->task, wake_source, w);
 	for (;;) {
 		int64_t now = processing_now(w);
+		const struct wm_source_health *health;
 		int64_t next;
 
 		if (wm_shm_stop_requested(&w->seg)) {
@@ -816,7 +848,16 @@ run_source(struct worker *w)
 		/* Before the work, which may end a stall: one that a wait
 		 * for a CPU caused must count that wait. */
 		read_cpu_wait(w);
+		/* Taken before next() reads: a wake from now on is for
+		 * records this run may miss, and ends the next wait (R2). */
+		(void)atomic_exchange_explicit(&w->woken, 0,
+					       memory_order_acquire);
 		next = wm_task_run_source(w->task, now);
+		health = wm_task_source_health(w->task);
+		if (health->exit_code != 0)
+			return worker_fail(w, health->exit_code,
+					   "the source cannot go on: %s",
+					   health->why);
 		/* A record the recording could not take stops the job at
 		 * once, as a sink's result does (exit 74). */
 		if (w->recording != NULL && wm_sink_failed(w->recording))

@@ -29,6 +29,7 @@
 #include "runtime/io/sources.h"
 #include "runtime/conf/topology.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/fake_source.h"
 
 struct source_run;
 
@@ -767,12 +768,296 @@ START_TEST(test_an_aborted_checkpoint_unblocks_the_channels)
 }
 END_TEST
 
+/*
+ * Sources fed from outside (tests/unit/fake_source.h): partitions that
+ * appear while the source runs, and a source that says it cannot go on.
+ * The task's watermark frames are logged with the time they were sent.
+ */
+#define OUTSIDE_LOG 256
+
+struct outside {
+	struct wm_task_out out; /* first */
+	int64_t now;
+	uint32_t n;
+	struct {
+		int64_t at;
+		enum wm_frame_kind kind;
+		wm_ts_t watermark;
+		uint32_t arg;
+	} log[OUTSIDE_LOG];
+};
+
+static void
+outside_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	      const struct wm_frame *f)
+{
+	struct outside *o = wm_container_of(out, struct outside, out);
+
+	(void)edge;
+	(void)channel;
+	if (f->kind != WM_FRAME_WATERMARK && f->kind != WM_FRAME_STATUS)
+		return;
+	ck_assert_uint_lt(o->n, OUTSIDE_LOG);
+	o->log[o->n].at = o->now;
+	o->log[o->n].kind = f->kind;
+	o->log[o->n].watermark = (wm_ts_t)f->payload[0];
+	o->log[o->n].arg = f->arg;
+	o->n++;
+}
+
+static void
+outside_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	       const struct wm_record *r)
+{
+	(void)out;
+	(void)edge;
+	(void)channel;
+	(void)r;
+}
+
+struct outside_job {
+	struct wm_topology *topo;
+	struct wm_plan *plan;
+	struct wm_subtask_metrics *m;
+	struct fake_source *f;
+	struct wm_task *task;
+	struct outside o;
+};
+
+/* One source subtask of four partitions reading `parts` of them at first,
+ * idle after 1 s, a tick every 100 ms. */
+static void
+outside_open(struct outside_job *j, const uint32_t *parts, uint32_t n)
+{
+	static const char text[] =
+		"[job]\n[source s]\npartitions = 4\nidle_timeout = 1 s\n"
+		"watermark_interval = 100 ms\n"
+		"[window w]\ninput = s\nsize = 1 s\n";
+	struct wm_ini_error err;
+
+	memset(j, 0, sizeof(*j));
+	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "job.conf",
+						 &j->topo, &err),
+			 0);
+	j->plan = wm_plan_new(j->topo);
+	ck_assert_ptr_nonnull(j->plan);
+	/* Room for every partition the subtask can own. */
+	ck_assert_uint_eq(j->plan->subtasks[0].n_partitions, 4);
+	j->m = calloc(1, wm_plan_metrics_bytes(j->plan));
+	j->f = fake_source_new(parts, n);
+	ck_assert_ptr_nonnull(j->m);
+	ck_assert_ptr_nonnull(j->f);
+	j->o.out = (struct wm_task_out){.frame = outside_frame,
+					.record = outside_record};
+	j->task = wm_task_new(j->topo, j->plan, 0, &j->o.out, j->m,
+			      fake_source_base(j->f));
+	ck_assert_ptr_nonnull(j->task);
+}
+
+static void
+outside_close(struct outside_job *j)
+{
+	wm_task_free(j->task); /* frees the source */
+	free(j->m);
+	wm_plan_free(j->plan);
+	wm_topology_free(j->topo);
+}
+
+static void
+outside_run(struct outside_job *j, int64_t now)
+{
+	j->o.now = now;
+	wm_task_run_source(j->task, now);
+	wm_task_publish(j->task, now);
+}
+
+static void
+hand(struct fake_source *f, uint32_t partition, wm_ts_t ts)
+{
+	struct wm_record r = {
+		.ts = ts, .key = 1, .value = 1, .partition = partition};
+
+	fake_source_hand(f, &r);
+}
+
+/* The first watermark sent at or after `from` above `above`: its index in
+ * the log, or -1. */
+static int
+first_above(const struct outside *o, int64_t from, wm_ts_t above)
+{
+	for (uint32_t i = 0; i < o->n; i++)
+		if (o->log[i].at >= from &&
+		    o->log[i].kind == WM_FRAME_WATERMARK &&
+		    o->log[i].watermark > above)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Flink's source reader given a new split while it runs registers an output
+ * for it at once (SourceReaderBase.addSplits, createOutputForSplit): a slot
+ * at MIN, not idle, that takes part in the minimum and holds the combined
+ * watermark where it is until the split's own idleness marks it idle (its
+ * generator's timer starts at the first tick after it joined). Partition 0
+ * reads a record every 100 ms throughout; partition 2 appears at 500 ms
+ * and never has a record.
+ */
+START_TEST(test_a_new_empty_partition_holds_the_watermark_until_idle)
+{
+	static const uint32_t first[] = {0};
+	const int64_t ms = 1000000, joined = 500 * ms;
+	struct outside_job j;
+	wm_ts_t held = WM_TS_MIN;
+	int k;
+
+	outside_open(&j, first, 1);
+	for (int64_t step = 0; step <= 30; step++) {
+		int64_t now = step * 100 * ms;
+
+		if (now == joined) {
+			/* The watermark partition 0 made until now stays. */
+			k = first_above(&j.o, 0, WM_TS_MIN);
+			ck_assert_int_ge(k, 0);
+			held = j.o.log[j.o.n - 1].watermark;
+			ck_assert_int_gt(held, 1000);
+			fake_source_add_partition(j.f, 2);
+		}
+		hand(j.f, 0, 1000 + step * 100);
+		outside_run(&j, now);
+		if (now == joined) {
+			ck_assert_uint_eq(WM_METRIC_GET(j.m->n_partitions), 2);
+			ck_assert_uint_eq(
+				WM_METRIC_GET(j.m->partitions[1].partition), 2);
+			ck_assert_int_eq(
+				WM_METRIC_GET(
+					j.m->partitions[1].progress.watermark),
+				WM_TS_MIN);
+		}
+	}
+	/* Held from the join until partition 2 went idle: its timer
+	 * started at the tick of 500 ms and it is idle once more than
+	 * idle_timeout (1 s) passed, at the tick of 1.6 s. */
+	k = first_above(&j.o, joined, held);
+	ck_assert_msg(k >= 0, "the watermark never moved past %" PRId64, held);
+	ck_assert_int_eq(j.o.log[k].at, 1600 * ms);
+	/* Then partition 0 alone holds it: its newest record less 1 ms. */
+	ck_assert_int_eq(j.o.log[k].watermark, 1000 + 16 * 100 - 1);
+	/* The subtask never went idle: partition 0 kept it active. */
+	for (uint32_t i = 0; i < j.o.n; i++)
+		ck_assert(j.o.log[i].kind != WM_FRAME_STATUS);
+	ck_assert_uint_eq(WM_METRIC_GET(j.m->partitions[1].progress.idle), 1);
+	ck_assert_uint_eq(WM_METRIC_GET(j.m->partitions[0].records), 31);
+	ck_assert_uint_eq(WM_METRIC_GET(j.m->partitions[1].records), 0);
+	outside_close(&j);
+}
+END_TEST
+
+/*
+ * A partition that appears while every other is idle, and the subtask
+ * announced IDLE: it joins at MIN, not idle, which ends the all-idle state
+ * without a watermark above the combined one, so the subtask stays
+ * announced IDLE (released Flink has no ACTIVE for it, FLINK-22926) until
+ * the new partition's first record raises the minimum above what was
+ * sent. Its records are read and counted as soon as they come.
+ */
+START_TEST(test_a_partition_that_joins_an_idle_subtask_resumes_it_with_records)
+{
+	static const uint32_t first[] = {1};
+	const int64_t ms = 1000000;
+	struct outside_job j;
+	int k;
+
+	outside_open(&j, first, 1);
+	hand(j.f, 1, 5000);
+	for (int64_t now = 0; now <= 2000 * ms; now += 100 * ms)
+		outside_run(&j, now);
+	/* Idle after its timeout: the last frame says IDLE. */
+	ck_assert_int_eq(j.o.log[j.o.n - 1].kind, WM_FRAME_STATUS);
+	ck_assert_uint_eq(j.o.log[j.o.n - 1].arg, WM_STATUS_IDLE);
+	fake_source_add_partition(j.f, 3);
+	hand(j.f, 3, 9000); /* read in the run that adopts it */
+	for (int64_t now = 2100 * ms; now <= 2500 * ms; now += 100 * ms)
+		outside_run(&j, now);
+	ck_assert_uint_eq(WM_METRIC_GET(j.m->n_partitions), 2);
+	ck_assert_uint_eq(WM_METRIC_GET(j.m->partitions[1].records), 1);
+	/* Partition 1 is idle and does not count; 3 alone: 8999, after
+	 * ACTIVE. */
+	k = first_above(&j.o, 2100 * ms, 4999);
+	ck_assert_int_ge(k, 1);
+	ck_assert_int_eq(j.o.log[k].watermark, 8999);
+	ck_assert_int_eq(j.o.log[k - 1].kind, WM_FRAME_STATUS);
+	ck_assert_uint_eq(j.o.log[k - 1].arg, WM_STATUS_ACTIVE);
+	outside_close(&j);
+}
+END_TEST
+
+/* A source that says it cannot go on stops: nothing more is read, the run
+ * says nothing is due, and the block carries its exit code and why, with
+ * the outages it rode out before. */
+START_TEST(test_a_source_that_cannot_go_on_stops_and_says_why)
+{
+	static const uint32_t first[] = {0, 1};
+	const struct wm_source_health down = {
+		.exit_code = 69,
+		.why = "brokers gone for 30 s",
+		.outages = 2,
+		.outage_ns = 12300000000,
+		.unreachable = true,
+	};
+	struct outside_job j;
+	char why[256];
+
+	outside_open(&j, first, 2);
+	hand(j.f, 0, 1000);
+	outside_run(&j, 0);
+	ck_assert_ptr_nonnull(wm_task_source_health(j.task));
+	ck_assert_int_eq(wm_task_source_health(j.task)->exit_code, 0);
+	ck_assert_uint_eq(wm_metrics_source_failure(j.m, why, sizeof(why)), 0);
+	ck_assert_str_eq(why, "");
+	fake_source_set_health(j.f, &down);
+	hand(j.f, 1, 2000);
+	outside_run(&j, 1000000);
+	ck_assert_int_eq(wm_task_source_health(j.task)->exit_code, 69);
+	ck_assert_int_eq(wm_task_run_source(j.task, 2000000), INT64_MAX);
+	hand(j.f, 1, 3000);
+	outside_run(&j, 3000000);
+	/* The record of the run that found it failing was read (next()
+	 * came first); none after. */
+	ck_assert_uint_eq(fake_source_read(j.f), 2);
+	ck_assert_uint_eq(wm_metrics_source_failure(j.m, why, sizeof(why)), 69);
+	ck_assert_str_eq(why, "brokers gone for 30 s");
+	ck_assert_uint_eq(WM_METRIC_GET(j.m->source_outages), 2);
+	ck_assert_int_eq(WM_METRIC_GET(j.m->source_outage_ns), 12300000000);
+	ck_assert_uint_eq(WM_METRIC_GET(j.m->source_unreachable), 1);
+	outside_close(&j);
+}
+END_TEST
+
+/* A partition the subtask cannot own (beyond the stage's partitions) is
+ * the source breaking its interface: the job stops with EX_SOFTWARE. */
+START_TEST(test_a_partition_beyond_the_room_stops_the_source)
+{
+	static const uint32_t first[] = {0};
+	struct outside_job j;
+
+	outside_open(&j, first, 1);
+	fake_source_add_partition(j.f, 4);
+	outside_run(&j, 0);
+	ck_assert_int_eq(wm_task_source_health(j.task)->exit_code, 70);
+	ck_assert_ptr_nonnull(
+		strstr(wm_task_source_health(j.task)->why, "partition 4"));
+	ck_assert_uint_eq(WM_METRIC_GET(j.m->n_partitions), 1);
+	outside_close(&j);
+}
+END_TEST
+
 static Suite *
 task_suite(void)
 {
 	Suite *s = suite_create("task");
 	TCase *jump = tcase_create("jump");
 	TCase *figures = tcase_create("figures");
+	TCase *outside = tcase_create("outside");
 
 	tcase_set_timeout(jump, 60);
 	tcase_add_loop_test(jump, test_jumping_sends_what_stepping_sends, 0,
@@ -793,8 +1078,19 @@ task_suite(void)
 		test_checkpoint_watermarks_restore_the_watermarks_and_statuses);
 	tcase_add_test(figures,
 		       test_an_aborted_checkpoint_unblocks_the_channels);
+	tcase_add_test(
+		outside,
+		test_a_new_empty_partition_holds_the_watermark_until_idle);
+	tcase_add_test(
+		outside,
+		test_a_partition_that_joins_an_idle_subtask_resumes_it_with_records);
+	tcase_add_test(outside,
+		       test_a_source_that_cannot_go_on_stops_and_says_why);
+	tcase_add_test(outside,
+		       test_a_partition_beyond_the_room_stops_the_source);
 	suite_add_tcase(s, jump);
 	suite_add_tcase(s, figures);
+	suite_add_tcase(s, outside);
 	return s;
 }
 
