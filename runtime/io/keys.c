@@ -64,10 +64,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -387,4 +390,62 @@ wm_keys_string(const struct wm_keys *k, int64_t key, size_t *len)
 		return NULL;
 	*len = en->len;
 	return arena(k) + en->offset;
+}
+
+int
+wm_keys_save(const struct wm_keys *k, char **bytes, size_t *len)
+{
+	uint64_t n = atomic_load_explicit(&k->n, memory_order_acquire);
+	const struct entry *en = entries(k);
+	size_t size = n > 0 ? en[n - 1].offset + en[n - 1].len + n : 0;
+	char *out = malloc(size ? size : 1), *p = out;
+
+	if (out == NULL)
+		return -ENOMEM;
+	/* Ids below n have their bytes (step 2): one string a line, as a
+	 * key holds no control character. */
+	for (uint64_t id = 0; id < n; id++) {
+		memcpy(p, arena(k) + en[id].offset, en[id].len);
+		p += en[id].len;
+		*p++ = '\n';
+	}
+	*bytes = out;
+	*len = size;
+	return 0;
+}
+
+int
+wm_keys_load(struct wm_keys *k, const char *bytes, size_t len, char *err,
+	     size_t errlen)
+{
+	const char *p = bytes, *end = bytes + len;
+
+	for (uint64_t id = 0; p < end; id++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		int64_t key;
+		size_t at;
+		int r;
+
+		if (nl == NULL) {
+			snprintf(err, errlen, "key %" PRIu64 " has no end", id);
+			return -EBADMSG;
+		}
+		r = wm_keys_intern(k, p, (size_t)(nl - p), &key, &at);
+		if (r != 0) {
+			snprintf(err, errlen, "key %" PRIu64 ": %s", id,
+				 strerror(-r));
+			return r == -ENOMEM || r == -ENOSPC ? r : -EBADMSG;
+		}
+		if (wm_keygroup_string_key_id(key) != id) {
+			snprintf(err, errlen,
+				 "key %" PRIu64 " \"%.*s\" has id %" PRIu32
+				 " in this job: its string keys are not the "
+				 "checkpoint's (a trace changed?)",
+				 id, (int)(nl - p), p,
+				 wm_keygroup_string_key_id(key));
+			return -EBADMSG;
+		}
+		p = nl + 1;
+	}
+	return 0;
 }

@@ -84,4 +84,24 @@ size_t wm_keys_count(const struct wm_keys *keys);
 const char *wm_keys_string(const struct wm_keys *keys, int64_t key,
 			   size_t *len);
 
+/*
+ * The dictionary for a checkpoint: every string interned so far in id
+ * order, one a line ('\n' after each; a key holds none), in a malloc'd
+ * *bytes of *len bytes. Others may intern meanwhile: what is saved is
+ * the ids published when it starts, a prefix of the ids of every later
+ * save. 0 or -ENOMEM.
+ */
+int wm_keys_save(const struct wm_keys *keys, char **bytes, size_t *len);
+
+/*
+ * What wm_keys_save() wrote, interned again line by line before anything
+ * new is: each string must get the id it had, which holds in a fresh
+ * dictionary, and in one already holding the first strings of the list in
+ * that order (the job's traces read again). 0, or a negative errno with a
+ * message: -EBADMSG a line that is no key or gets another id, -ENOSPC,
+ * -ENOMEM.
+ */
+int wm_keys_load(struct wm_keys *keys, const char *bytes, size_t len, char *err,
+		 size_t errlen);
+
 #endif /* WM_RUNTIME_IO_KEYS_H */

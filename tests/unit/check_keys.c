@@ -455,6 +455,84 @@ START_TEST(test_keys_writers_killed_anywhere_leave_it_whole)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* tcase checkpoint */
+
+static const char *const saved_keys[] = {"user48", "", "z\xc3\xbcrich", "Aa",
+					 "BB"};
+#define N_SAVED (sizeof(saved_keys) / sizeof(saved_keys[0]))
+
+static struct wm_keys *
+saved_dictionary(char **bytes, size_t *len)
+{
+	struct wm_keys *k = wm_keys_new();
+
+	for (size_t i = 0; i < N_SAVED; i++)
+		intern(k, saved_keys[i]);
+	ck_assert_int_eq(wm_keys_save(k, bytes, len), 0);
+	return k;
+}
+
+/* Saved, then loaded into a fresh dictionary or one that read the first
+ * keys again in order: every string has its word again. */
+START_TEST(test_keys_saved_and_loaded_keep_their_ids)
+{
+	char *bytes, err[256] = "";
+	size_t len;
+	struct wm_keys *k = saved_dictionary(&bytes, &len);
+
+	for (size_t before = 0; before <= 2; before++) {
+		struct wm_keys *again = wm_keys_new();
+
+		for (size_t i = 0; i < before; i++)
+			intern(again, saved_keys[i]);
+		ck_assert_int_eq(
+			wm_keys_load(again, bytes, len, err, sizeof(err)), 0);
+		ck_assert_uint_eq(wm_keys_count(again), N_SAVED);
+		for (size_t i = 0; i < N_SAVED; i++) {
+			ck_assert_int_eq(intern(again, saved_keys[i]),
+					 intern(k, saved_keys[i]));
+			assert_string(again, intern(k, saved_keys[i]),
+				      saved_keys[i]);
+		}
+		wm_keys_free(again);
+	}
+	free(bytes);
+	wm_keys_free(k);
+}
+END_TEST
+
+/* A dictionary whose first keys are others (a trace changed), a line cut
+ * short, a line that is no key: refused, saying which. */
+START_TEST(test_keys_load_refuses_other_ids_and_bad_lines)
+{
+	char *bytes, err[256] = "";
+	size_t len;
+	struct wm_keys *k = saved_dictionary(&bytes, &len);
+	struct wm_keys *other = wm_keys_new();
+
+	intern(other, "z\xc3\xbcrich");
+	ck_assert_int_eq(wm_keys_load(other, bytes, len, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_str_eq(err, "key 0 \"user48\" has id 1 in this job: its "
+			      "string keys are not the checkpoint's (a trace "
+			      "changed?)");
+	wm_keys_free(other);
+	other = wm_keys_new();
+	ck_assert_int_eq(wm_keys_load(other, bytes, len - 1, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_str_eq(err, "key 4 has no end");
+	wm_keys_free(other);
+	other = wm_keys_new();
+	ck_assert_int_eq(wm_keys_load(other, "a\n\x80\n", 4, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_int_eq(strncmp(err, "key 1: ", 7), 0);
+	wm_keys_free(other);
+	free(bytes);
+	wm_keys_free(k);
+}
+END_TEST
+
 static Suite *
 keys_suite(void)
 {
@@ -477,6 +555,11 @@ keys_suite(void)
 	tcase_add_test(tc, test_keys_out_of_keys_is_enospc);
 	tcase_add_test(tc, test_keys_out_of_bytes_is_enospc);
 	tcase_add_test(tc, test_keys_capacity_out_of_range_is_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("checkpoint");
+	tcase_add_test(tc, test_keys_saved_and_loaded_keep_their_ids);
+	tcase_add_test(tc, test_keys_load_refuses_other_ids_and_bad_lines);
 	suite_add_tcase(s, tc);
 
 	/* Forked processes: slow on a loaded machine, never timed. */
