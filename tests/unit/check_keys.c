@@ -16,6 +16,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -215,6 +216,34 @@ START_TEST(test_keys_out_of_bytes_is_enospc)
 	assert_string(k, intern(k, ""), "");
 	ck_assert_int_eq(wm_keys_intern(k, "x", 1, &w, &at), -ENOSPC);
 	ck_assert_uint_eq(wm_keys_count(k), 3);
+	wm_keys_free(k);
+}
+END_TEST
+
+/* A few keys cost a few pages of the 1.75 GiB reserved: 1000 keys are
+ * 8 KiB of strings, 16 KiB of entries and 4 generations of slots (30
+ * KiB), about 15 pages with the header. */
+START_TEST(test_keys_few_keys_touch_few_pages)
+{
+	struct wm_keys *k = wm_keys_new();
+	size_t pages, resident = 0;
+	unsigned char *in;
+
+	for (int i = 0; i < 1000; i++) {
+		char s[32];
+
+		snprintf(s, sizeof(s), "device-%d", i);
+		intern(k, s);
+	}
+	pages = (k->size + PAGE - 1) / PAGE;
+	in = malloc(pages);
+	ck_assert_ptr_nonnull(in);
+	ck_assert_int_eq(mincore(k, k->size, in), 0);
+	for (size_t i = 0; i < pages; i++)
+		resident += in[i] & 1;
+	ck_assert_uint_ge(resident, 4);
+	ck_assert_uint_le(resident, 32);
+	free(in);
 	wm_keys_free(k);
 }
 END_TEST
@@ -555,6 +584,7 @@ keys_suite(void)
 	tcase_add_test(tc, test_keys_out_of_keys_is_enospc);
 	tcase_add_test(tc, test_keys_out_of_bytes_is_enospc);
 	tcase_add_test(tc, test_keys_capacity_out_of_range_is_refused);
+	tcase_add_test(tc, test_keys_few_keys_touch_few_pages);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("checkpoint");
