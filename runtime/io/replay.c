@@ -935,6 +935,15 @@ wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages)
 	free(traces);
 }
 
+struct wm_keys *
+wm_replay_all_keys(struct wm_replay_trace *const *traces, uint32_t n_stages)
+{
+	for (uint32_t s = 0; traces != NULL && s < n_stages; s++)
+		if (traces[s] != NULL)
+			return traces[s]->keys;
+	return NULL;
+}
+
 /*
  * The first source stage upstream of `stage` (or `stage` itself) whose
  * keys are strings, into *str, and the first whose keys are longs (a

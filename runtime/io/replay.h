@@ -122,8 +122,8 @@ struct wm_record_source *wm_replay_source(const struct wm_replay_trace *trace,
  * The trace of every source of `topo` that replays one, read before the
  * job creates anything: *traces is an array by stage, NULL for the stages
  * that replay nothing (free it with wm_replay_free_all()). Their string
- * keys share one dictionary, built here, before any worker is forked:
- * workers inherit it read-only with the traces. 0, or a negative errno
+ * keys share one dictionary (keys.h), made here, before any worker is
+ * forked: workers inherit it with the traces. 0, or a negative errno
  * of wm_replay_read() with a message in err (nothing to free then);
  * -EBADMSG also for a window that would read string keys and long keys.
  */
@@ -131,6 +131,11 @@ int wm_replay_read_all(const struct wm_topology *topo,
 		       struct wm_replay_trace ***traces, char *err,
 		       size_t errlen);
 void wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages);
+
+/* The dictionary the traces of wm_replay_read_all() share (theirs: freed
+ * with them), or NULL when the job replays nothing. */
+struct wm_keys *wm_replay_all_keys(struct wm_replay_trace *const *traces,
+				   uint32_t n_stages);
 
 /*
  * The dictionary of the keys that reach stage `stage` of `topo` when they

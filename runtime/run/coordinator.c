@@ -13,6 +13,7 @@
 #include "base/clock.h"
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/conf/units.h"
+#include "runtime/io/keys.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/run/coordinator.h"
 #include "runtime/run/exactly_once.h"
@@ -54,6 +55,10 @@ struct wm_coordinator {
 	const int32_t *output_of;
 	uint64_t *last_ack;
 	uint64_t *told_epoch;
+	/* The job's string-key dictionary (NULL: none), whose strings are
+	 * the store's subtask keys_blob. */
+	struct wm_keys *keys;
+	uint32_t keys_blob;
 	/* The first checkpoint given up since the last sweep (0: none). A
 	 * subtask still writing its blob when the checkpoint was given up
 	 * makes its file again after the directory went: every directory
@@ -72,16 +77,45 @@ real_ns_of(const struct wm_coordinator *c, int64_t ms)
 	return wm_scale_ns(wm_ms_to_ns(ms), 1 / c->topo->job.speed);
 }
 
+/* A resumed job's dictionary: the strings of the checkpoint it resumes
+ * from, with the ids its state holds, before any worker interns a key
+ * (the traces, read again, interned the first ones in the same order). */
+static int
+load_keys(struct wm_coordinator *c, char *err, size_t errlen)
+{
+	char why[512];
+	void *blob;
+	size_t len;
+	int r;
+
+	if (c->keys == NULL)
+		return 0;
+	r = wm_checkpoint_store_get(c->store, c->restore_id, c->keys_blob,
+				    &blob, &len, err, errlen);
+	if (r != 0)
+		return r;
+	r = wm_keys_load(c->keys, blob, len, why, sizeof(why));
+	if (r != 0)
+		snprintf(err, errlen,
+			 "the string keys of checkpoint %" PRIu64
+			 " in \"%s\": %s",
+			 c->restore_id, c->topo->job.checkpoint_dir, why);
+	free(blob);
+	return r;
+}
+
 int
 wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 		   const struct wm_plan *plan, struct wm_part_commit *commit,
-		   const int32_t *output_of, char *err, size_t errlen)
+		   const int32_t *output_of, struct wm_keys *keys, char *err,
+		   size_t errlen)
 {
 	const struct wm_job_conf *job = &topo->job;
 	struct wm_checkpoint_store_config cfg = {
 		.dir = job->checkpoint_dir,
 		.fingerprint = wm_plan_fingerprint(plan),
-		.subtasks = plan->n_subtasks + (commit != NULL),
+		.subtasks = wm_coordinator_blobs(plan, commit != NULL,
+						 keys != NULL),
 		.retained = job->checkpoints_retained,
 	};
 	struct wm_checkpoint_info info;
@@ -113,6 +147,8 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	c->plan = plan;
 	c->commit = commit;
 	c->output_of = output_of;
+	c->keys = keys;
+	c->keys_blob = wm_coordinator_blobs(plan, commit != NULL, false);
 	c->every_ns = real_ns_of(c, job->checkpoint_interval_ms);
 	if (c->every_ns < 1)
 		c->every_ns = 1;
@@ -142,6 +178,11 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	if (job->resume) {
 		c->restore_id = info.id;
 		c->restore_time_ms = info.trigger_time_ms;
+		r = load_keys(c, err, errlen);
+		if (r != 0) {
+			wm_coordinator_free(c);
+			return r;
+		}
 	}
 	*out = c;
 	return 0;
@@ -320,6 +361,28 @@ put_commit_blob(struct wm_coordinator *c, char *err, size_t errlen)
 	return r;
 }
 
+/* The dictionary's blob of the pending checkpoint. Saved after every
+ * subtask's snapshot: it holds every id they hold, and perhaps later
+ * ones, which a restore only keeps (wm_keys_save()). */
+static int
+put_keys_blob(struct wm_coordinator *c, char *err, size_t errlen)
+{
+	char *blob;
+	size_t len;
+	int r;
+
+	if (c->keys == NULL)
+		return 0;
+	if (wm_keys_save(c->keys, &blob, &len) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r = wm_checkpoint_store_put(c->store, c->keys_blob, blob, len, err,
+				    errlen);
+	free(blob);
+	return r;
+}
+
 /* The blobs acknowledged since the last look; the checkpoint completed
  * once every one is in. */
 static int
@@ -375,6 +438,8 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 	if (c->acknowledged < c->plan->n_subtasks)
 		return 0;
 	r = put_commit_blob(c, err, errlen);
+	if (r == 0)
+		r = put_keys_blob(c, err, errlen);
 	if (r != 0) {
 		c->fig.failed++;
 		give_up(c, err, errlen);

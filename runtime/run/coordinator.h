@@ -38,6 +38,7 @@
 #include "runtime/report/report.h"
 
 struct wm_coordinator;
+struct wm_keys;
 
 /*
  * The coordinator of `topo`'s checkpoints ([job] checkpoint_interval), its
@@ -50,14 +51,29 @@ struct wm_coordinator;
  * -ENOENT: nothing to resume from). With exactly-once outputs (`commit`
  * and `output_of`, exactly_once.h; the caller's, which outlive it), each
  * checkpoint also holds the committer's blob, and its parts are committed
- * once it is complete.
+ * once it is complete. With `keys`, the job's dictionary of string keys
+ * (keys.h; NULL: none), each checkpoint also holds its strings in id
+ * order, since the windows' state holds ids: a resumed job's dictionary
+ * is loaded from its checkpoint here, before any worker interns, so that
+ * keys learned as the job ran (Kafka) mean what they meant. -EBADMSG: the
+ * strings its traces, read again, interned are not the checkpoint's
+ * first ones (a trace changed).
  */
 int wm_coordinator_new(struct wm_coordinator **c,
 		       const struct wm_topology *topo,
 		       const struct wm_plan *plan,
 		       struct wm_part_commit *commit, const int32_t *output_of,
-		       char *err, size_t errlen);
+		       struct wm_keys *keys, char *err, size_t errlen);
 void wm_coordinator_free(struct wm_coordinator *c);
+
+/* The blobs of each checkpoint of a job of `plan` (its store's subtasks):
+ * one a subtask, then the exactly-once committer's with `commit`, then the
+ * dictionary's with `keys`. */
+static inline uint32_t
+wm_coordinator_blobs(const struct wm_plan *plan, bool commit, bool keys)
+{
+	return plan->n_subtasks + commit + keys;
+}
 
 /* The latest complete checkpoint, to restore from when the workers start
  * (again): 0 for none (from the beginning). */

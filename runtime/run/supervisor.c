@@ -62,6 +62,7 @@
 #include "ipc/shm.h"
 #include "runtime/plan/affinity.h"
 #include "runtime/io/exit.h"
+#include "runtime/io/keys.h"
 #include "runtime/io/log.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/placement.h"
@@ -129,6 +130,13 @@ struct job {
 	/* A resumed job's processing time at its start (its checkpoint's
 	 * trigger), in ns; 0 for a new job. */
 	int64_t resumed_at_ns;
+	/* The job's string-key dictionary (keys.h; NULL: no string keys):
+	 * the traces' (theirs), or one of its own (own_keys) for a job that
+	 * replays nothing and whose sources learn keys as they run. Made
+	 * before any fork: every worker shares it, and so does every
+	 * restart, which needs nothing reloaded. */
+	struct wm_keys *keys;
+	bool own_keys;
 };
 
 /* The monotonic instant at which the job's processing time was 0: the
@@ -240,6 +248,7 @@ child_main(const struct job *j, uint32_t id, int fd, const struct placement *pl,
 		.sinks = sinks,
 		.lates = lates,
 		.traces = traces,
+		.keys = j->keys,
 		.cells = t->job.ring_cells,
 	};
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
@@ -952,6 +961,25 @@ struct resources {
 	struct wm_shm seg;
 };
 
+/* The job's keys are strings somewhere: a trace's, or those a source
+ * learns as the job runs (Kafka). */
+static bool
+string_keys(const struct wm_topology *t, struct wm_replay_trace *const *traces)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		if (st->kind != WM_STAGE_SOURCE)
+			continue;
+		if (traces[s] != NULL ? wm_replay_keys(traces[s]) != NULL
+				      : st->u.source.kafka != NULL &&
+						st->u.source.key_type ==
+							WM_KEY_TYPE_STRING)
+			return true;
+	}
+	return false;
+}
+
 /*
  * The checkpoints of a job that takes them: its exactly-once outputs
  * (exactly_once.h), the coordinator over the store (a directory of
@@ -969,12 +997,13 @@ set_up_checkpoints(struct job *j, struct resources *res)
 	if (r != 0)
 		return wm_exit_status(WM_EXIT_OUTPUT, r);
 	r = wm_coordinator_new(&j->coordinator, t, j->plan, j->commit,
-			       j->output_of, j->err, j->errlen);
+			       j->output_of, j->keys, j->err, j->errlen);
 	if (r != 0)
 		return r == -ENOMEM   ? EX_OSERR
 		       : r == -ENOENT ? EX_NOINPUT
-		       : r == -EXDEV  ? EX_DATAERR
-				      : EX_CANTCREAT;
+		       : r == -EXDEV || r == -EBADMSG || r == -ENOSPC
+			       ? EX_DATAERR
+			       : EX_CANTCREAT;
 	r = wm_coordinator_recover_outputs(j->coordinator, j->err, j->errlen);
 	if (r != 0)
 		return r == -EBADMSG ? EX_DATAERR
@@ -1018,6 +1047,12 @@ set_up(struct job *j, struct resources *res)
 	r = wm_replay_read_all(t, &res->traces, j->err, j->errlen);
 	if (r != 0)
 		return wm_exit_status(WM_EXIT_INPUT, r);
+	if (string_keys(t, res->traces)) {
+		j->keys = wm_replay_all_keys(res->traces, t->n_stages);
+		j->own_keys = j->keys == NULL;
+		if (j->own_keys && (j->keys = wm_keys_new()) == NULL)
+			return EX_OSERR;
+	}
 	spec = wm_plan_shm_spec(plan, t->job.ring_cells, res->specs);
 	if (wm_shm_create(&spec, &res->seg, j->err, j->errlen) != 0)
 		return EX_OSERR;
@@ -1050,6 +1085,8 @@ tear_down(struct job *j, struct resources *res, int status)
 	free(res->lates);
 	free(res->pl.cpu);
 	wm_replay_free_all(res->traces, j->t->n_stages);
+	if (j->own_keys)
+		wm_keys_free(j->keys);
 	return status;
 }
 

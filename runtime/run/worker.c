@@ -51,6 +51,7 @@
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
 #include "runtime/plan/footprint.h"
+#include "runtime/run/coordinator.h"
 #include "runtime/run/exactly_once.h"
 #include "runtime/run/worker.h"
 
@@ -1061,8 +1062,10 @@ restore(struct worker *w)
 	struct wm_checkpoint_store_config cfg = {
 		.dir = a->topo->job.checkpoint_dir,
 		.fingerprint = wm_plan_fingerprint(a->plan),
-		/* With the exactly-once committer's blob (coordinator.h). */
-		.subtasks = a->plan->n_subtasks + (a->output_of != NULL),
+		/* With the exactly-once committer's blob and the
+		 * dictionary's (coordinator.h). */
+		.subtasks = wm_coordinator_blobs(a->plan, a->output_of != NULL,
+						 a->keys != NULL),
 		.retained = a->topo->job.checkpoints_retained,
 	};
 	struct wm_checkpoint_store *store;

@@ -39,6 +39,8 @@
 #include "runtime/io/sink.h"
 #include "runtime/conf/topology.h"
 
+struct wm_keys;
+
 struct wm_worker_args {
 	const struct wm_topology *topo;
 	const struct wm_plan *plan;
@@ -52,6 +54,10 @@ struct wm_worker_args {
 	/* by stage: the replayed traces the supervisor read (inherited,
 	 * never written: their pages stay shared) */
 	struct wm_replay_trace *const *traces;
+	/* The job's string-key dictionary (keys.h; NULL: none), shared with
+	 * every process of the job: where a source that learns keys as it
+	 * runs (Kafka) interns them. */
+	struct wm_keys *keys;
 	uint32_t cells; /* ring size, for nothing but checks */
 	/* Checkpoints (coordinator.h): the complete checkpoint to restore
 	 * the subtask from before it starts (0: none); the processing time

@@ -1,18 +1,29 @@
 /*
  * check_keys.c
  *	Unit tests for runtime/io/keys.[ch]: interning string keys, their
- *	Java hash in the word, their strings given back, and the keys that
- *	are refused.
+ *	Java hash in the word, their strings given back, the keys that are
+ *	refused, capacity, and processes interning into one dictionary at
+ *	once, one of them killed.
+ *
+ * White box: keys.c is compiled in here, so that a test can kill a
+ * process holding the writers' lock at an exact step (nothing else in
+ * the file uses its insides).
  */
 #include "config.h"
 
 #include <check.h>
 #include <errno.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "operators/keygroup.h"
-#include "runtime/io/keys.h"
+#include "runtime/io/keys.c" /* white box (see above) */
 #include "tests/unit/check_main.h"
 
 static int64_t
@@ -171,6 +182,386 @@ START_TEST(test_keys_unknown_words_have_no_string)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* tcase capacity */
+
+/* Room for 3 keys: a fourth is -ENOSPC, nothing interned, and the three
+ * are still found. */
+START_TEST(test_keys_out_of_keys_is_enospc)
+{
+	struct wm_keys *k = wm_keys_new_sized(3, 1000);
+	int64_t a = intern(k, "a"), w = 0;
+	size_t at;
+
+	intern(k, "b");
+	intern(k, "c");
+	ck_assert_int_eq(wm_keys_intern(k, "d", 1, &w, &at), -ENOSPC);
+	ck_assert_uint_eq(wm_keys_count(k), 3);
+	ck_assert_int_eq(intern(k, "a"), a);
+	wm_keys_free(k);
+}
+END_TEST
+
+/* Room for 10 bytes of strings: 6 + 4 fit, 6 + 5 do not; the empty key
+ * needs none. */
+START_TEST(test_keys_out_of_bytes_is_enospc)
+{
+	struct wm_keys *k = wm_keys_new_sized(100, 10);
+	int64_t w = 0;
+	size_t at;
+
+	intern(k, "abcdef");
+	ck_assert_int_eq(wm_keys_intern(k, "ghijk", 5, &w, &at), -ENOSPC);
+	assert_string(k, intern(k, "ghij"), "ghij");
+	assert_string(k, intern(k, ""), "");
+	ck_assert_int_eq(wm_keys_intern(k, "x", 1, &w, &at), -ENOSPC);
+	ck_assert_uint_eq(wm_keys_count(k), 3);
+	wm_keys_free(k);
+}
+END_TEST
+
+/* A few keys cost a few pages of the 1.75 GiB reserved: 1000 keys are
+ * 8 KiB of strings, 16 KiB of entries and 4 generations of slots (30
+ * KiB), about 15 pages with the header. */
+START_TEST(test_keys_few_keys_touch_few_pages)
+{
+	struct wm_keys *k = wm_keys_new();
+	size_t pages, resident = 0;
+	unsigned char *in;
+
+	for (int i = 0; i < 1000; i++) {
+		char s[32];
+
+		snprintf(s, sizeof(s), "device-%d", i);
+		intern(k, s);
+	}
+	pages = (k->size + PAGE - 1) / PAGE;
+	in = malloc(pages);
+	ck_assert_ptr_nonnull(in);
+	ck_assert_int_eq(mincore(k, k->size, in), 0);
+	for (size_t i = 0; i < pages; i++)
+		resident += in[i] & 1;
+	ck_assert_uint_ge(resident, 4);
+	ck_assert_uint_le(resident, 32);
+	free(in);
+	wm_keys_free(k);
+}
+END_TEST
+
+START_TEST(test_keys_capacity_out_of_range_is_refused)
+{
+	errno = 0;
+	ck_assert_ptr_null(wm_keys_new_sized(0, 10));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_ptr_null(wm_keys_new_sized(WM_KEYS_MOST + 1, 10));
+	ck_assert_ptr_null(wm_keys_new_sized(10, ((uint64_t)1 << 40) + 1));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* tcase processes */
+
+#define PROCS 4
+#define SHARED_KEYS 6000
+
+/* What the interning processes share besides the dictionary. */
+struct board {
+	_Atomic int go;
+	int64_t words[PROCS][SHARED_KEYS];
+};
+
+static void *
+shared_map(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	return p;
+}
+
+static void
+key_text(char *s, size_t size, int i)
+{
+	snprintf(s, size, "k-%d", i);
+}
+
+/* Process p interns every key but one in PROCS (i % PROCS != p), in an
+ * order of its own, and reads each word back at once, while the others
+ * intern: exit 0, or 1 on any failure. */
+static int
+intern_share(struct wm_keys *k, struct board *b, int p)
+{
+	static const int stride[PROCS] = {7919, 7937, 7949, 7951};
+
+	while (!atomic_load(&b->go))
+		sched_yield();
+	for (int j = 0; j < SHARED_KEYS; j++) {
+		int i = (int)(((long)j * stride[p] + p * 1500) % SHARED_KEYS);
+		char s[32];
+		const char *back;
+		size_t at, len = 0;
+
+		if (i % PROCS == p)
+			continue;
+		key_text(s, sizeof(s), i);
+		if (wm_keys_intern(k, s, strlen(s), &b->words[p][i], &at) != 0)
+			return 1;
+		back = wm_keys_string(k, b->words[p][i], &len);
+		if (back == NULL || len != strlen(s) || memcmp(back, s, len))
+			return 1;
+	}
+	return 0;
+}
+
+static void
+wait_exit(pid_t pid, int want_signal)
+{
+	int status;
+
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	if (want_signal) {
+		ck_assert(WIFSIGNALED(status));
+		ck_assert_int_eq(WTERMSIG(status), want_signal);
+	} else {
+		ck_assert(WIFEXITED(status));
+		ck_assert_int_eq(WEXITSTATUS(status), 0);
+	}
+}
+
+/* PROCS forked processes intern overlapping keys at once (the table grows
+ * under them): each string got one word in every process, different
+ * strings different ids, and every word gives its string back. */
+START_TEST(test_keys_processes_get_equal_ids_for_equal_strings)
+{
+	struct wm_keys *k = wm_keys_new();
+	struct board *b = shared_map(sizeof(*b));
+	static bool seen[SHARED_KEYS];
+	pid_t pid[PROCS];
+
+	for (int p = 0; p < PROCS; p++) {
+		pid[p] = fork();
+		ck_assert_int_ge(pid[p], 0);
+		if (pid[p] == 0)
+			_exit(intern_share(k, b, p));
+	}
+	atomic_store(&b->go, 1);
+	for (int p = 0; p < PROCS; p++)
+		wait_exit(pid[p], 0);
+	ck_assert_uint_eq(wm_keys_count(k), SHARED_KEYS);
+	memset(seen, 0, sizeof(seen));
+	for (int i = 0; i < SHARED_KEYS; i++) {
+		int64_t w = b->words[(i + 1) % PROCS][i];
+		uint32_t id = wm_keygroup_string_key_id(w);
+		char s[32];
+
+		for (int p = 0; p < PROCS; p++)
+			if (i % PROCS != p)
+				ck_assert_int_eq(b->words[p][i], w);
+		ck_assert_uint_lt(id, SHARED_KEYS);
+		ck_assert(!seen[id]);
+		seen[id] = true;
+		key_text(s, sizeof(s), i);
+		assert_string(k, w, s);
+		ck_assert_int_eq(intern(k, s), w);
+	}
+	munmap(b, sizeof(*b));
+	wm_keys_free(k);
+}
+END_TEST
+
+/* Every id below the count is found by its string, under that id: no
+ * entry without its slot, no string twice. */
+static void
+assert_whole(struct wm_keys *k)
+{
+	size_t n = wm_keys_count(k);
+
+	for (size_t id = 0; id < n; id++) {
+		const struct entry *e = &entries(k)[id];
+		int64_t w = 0;
+		size_t at;
+
+		ck_assert_int_eq(wm_keys_intern(k, arena(k) + e->offset, e->len,
+						&w, &at),
+				 0);
+		ck_assert_uint_eq(wm_keygroup_string_key_id(w), id);
+	}
+	ck_assert_uint_eq(wm_keys_count(k), n);
+}
+
+/* A process killed holding the writers' lock: the others intern on. */
+START_TEST(test_keys_writer_killed_holding_the_lock_blocks_nobody)
+{
+	struct wm_keys *k = wm_keys_new();
+	int64_t a = intern(k, "a");
+
+	for (int round = 0; round < 2; round++) {
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			pthread_mutex_lock(&k->lock);
+			raise(SIGKILL);
+		}
+		wait_exit(pid, SIGKILL);
+		ck_assert_int_eq(intern(k, "a"), a);
+		assert_string(k, intern(k, round ? "c" : "b"),
+			      round ? "c" : "b");
+	}
+	ck_assert_uint_eq(wm_keys_count(k), 3);
+	wm_keys_free(k);
+}
+END_TEST
+
+/* Killed at the worst step: the id of "c" published (step 2 in keys.c),
+ * its slot not (step 3). The next writer gives it its slot: "c" keeps
+ * that id instead of getting a second one. */
+START_TEST(test_keys_writer_killed_between_id_and_slot_is_repaired)
+{
+	struct wm_keys *k = wm_keys_new();
+	int64_t w;
+	pid_t pid;
+
+	intern(k, "a");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int32_t java;
+
+		pthread_mutex_lock(&k->lock);
+		wm_keygroup_hash_string_strict("c", 1, &java);
+		memcpy(arena(k) + 1, "c", 1);
+		entries(k)[1] = (struct entry){1, 1, java};
+		atomic_store_explicit(&k->n, 2, memory_order_release);
+		raise(SIGKILL);
+	}
+	wait_exit(pid, SIGKILL);
+	ck_assert_uint_eq(wm_keys_count(k), 2);
+	w = intern(k, "d");
+	ck_assert_uint_eq(wm_keygroup_string_key_id(w), 2);
+	ck_assert_uint_eq(wm_keygroup_string_key_id(intern(k, "c")), 1);
+	assert_string(k, intern(k, "c"), "c");
+	ck_assert_uint_eq(wm_keys_count(k), 3);
+	assert_whole(k);
+	wm_keys_free(k);
+}
+END_TEST
+
+/* Writers SIGKILLed wherever they are (inside the lock or not), one after
+ * another, while interning new keys: the dictionary stays whole and the
+ * next writer goes on. Each is killed once it has made progress, however
+ * slow the machine. */
+START_TEST(test_keys_writers_killed_anywhere_leave_it_whole)
+{
+	struct wm_keys *k = wm_keys_new();
+
+	for (int round = 0; round < 8; round++) {
+		size_t before = wm_keys_count(k);
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			for (long i = 0;; i++) {
+				char s[48];
+				int64_t w;
+				size_t at;
+
+				snprintf(s, sizeof(s), "victim-%d-%ld", round,
+					 i);
+				if (wm_keys_intern(k, s, strlen(s), &w, &at))
+					_exit(1);
+			}
+		}
+		while (wm_keys_count(k) < before + 1000 + 997 * round)
+			usleep(200);
+		kill(pid, SIGKILL);
+		wait_exit(pid, SIGKILL);
+		assert_whole(k);
+		intern(k, "after");
+	}
+	wm_keys_free(k);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* tcase checkpoint */
+
+static const char *const saved_keys[] = {"user48", "", "z\xc3\xbcrich", "Aa",
+					 "BB"};
+#define N_SAVED (sizeof(saved_keys) / sizeof(saved_keys[0]))
+
+static struct wm_keys *
+saved_dictionary(char **bytes, size_t *len)
+{
+	struct wm_keys *k = wm_keys_new();
+
+	for (size_t i = 0; i < N_SAVED; i++)
+		intern(k, saved_keys[i]);
+	ck_assert_int_eq(wm_keys_save(k, bytes, len), 0);
+	return k;
+}
+
+/* Saved, then loaded into a fresh dictionary or one that read the first
+ * keys again in order: every string has its word again. */
+START_TEST(test_keys_saved_and_loaded_keep_their_ids)
+{
+	char *bytes, err[256] = "";
+	size_t len;
+	struct wm_keys *k = saved_dictionary(&bytes, &len);
+
+	for (size_t before = 0; before <= 2; before++) {
+		struct wm_keys *again = wm_keys_new();
+
+		for (size_t i = 0; i < before; i++)
+			intern(again, saved_keys[i]);
+		ck_assert_int_eq(
+			wm_keys_load(again, bytes, len, err, sizeof(err)), 0);
+		ck_assert_uint_eq(wm_keys_count(again), N_SAVED);
+		for (size_t i = 0; i < N_SAVED; i++) {
+			ck_assert_int_eq(intern(again, saved_keys[i]),
+					 intern(k, saved_keys[i]));
+			assert_string(again, intern(k, saved_keys[i]),
+				      saved_keys[i]);
+		}
+		wm_keys_free(again);
+	}
+	free(bytes);
+	wm_keys_free(k);
+}
+END_TEST
+
+/* A dictionary whose first keys are others (a trace changed), a line cut
+ * short, a line that is no key: refused, saying which. */
+START_TEST(test_keys_load_refuses_other_ids_and_bad_lines)
+{
+	char *bytes, err[256] = "";
+	size_t len;
+	struct wm_keys *k = saved_dictionary(&bytes, &len);
+	struct wm_keys *other = wm_keys_new();
+
+	intern(other, "z\xc3\xbcrich");
+	ck_assert_int_eq(wm_keys_load(other, bytes, len, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_str_eq(err, "key 0 \"user48\" has id 1 in this job: its "
+			      "string keys are not the checkpoint's (a trace "
+			      "changed?)");
+	wm_keys_free(other);
+	other = wm_keys_new();
+	ck_assert_int_eq(wm_keys_load(other, bytes, len - 1, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_str_eq(err, "key 4 has no end");
+	wm_keys_free(other);
+	other = wm_keys_new();
+	ck_assert_int_eq(wm_keys_load(other, "a\n\x80\n", 4, err, sizeof(err)),
+			 -EBADMSG);
+	ck_assert_int_eq(strncmp(err, "key 1: ", 7), 0);
+	wm_keys_free(other);
+	free(bytes);
+	wm_keys_free(k);
+}
+END_TEST
+
 static Suite *
 keys_suite(void)
 {
@@ -187,6 +578,29 @@ keys_suite(void)
 	tc = tcase_create("refuse");
 	tcase_add_test(tc, test_keys_refuse_what_cannot_be_printed_back);
 	tcase_add_test(tc, test_keys_unknown_words_have_no_string);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("capacity");
+	tcase_add_test(tc, test_keys_out_of_keys_is_enospc);
+	tcase_add_test(tc, test_keys_out_of_bytes_is_enospc);
+	tcase_add_test(tc, test_keys_capacity_out_of_range_is_refused);
+	tcase_add_test(tc, test_keys_few_keys_touch_few_pages);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("checkpoint");
+	tcase_add_test(tc, test_keys_saved_and_loaded_keep_their_ids);
+	tcase_add_test(tc, test_keys_load_refuses_other_ids_and_bad_lines);
+	suite_add_tcase(s, tc);
+
+	/* Forked processes: slow on a loaded machine, never timed. */
+	tc = tcase_create("processes");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_keys_processes_get_equal_ids_for_equal_strings);
+	tcase_add_test(tc,
+		       test_keys_writer_killed_holding_the_lock_blocks_nobody);
+	tcase_add_test(tc,
+		       test_keys_writer_killed_between_id_and_slot_is_repaired);
+	tcase_add_test(tc, test_keys_writers_killed_anywhere_leave_it_whole);
 	suite_add_tcase(s, tc);
 	return s;
 }
