@@ -91,6 +91,7 @@ struct ksource {
 	struct wm_keys *keys;
 	bool skip_bad;
 	uint64_t bad_total;
+	uint64_t errors_reported; /* consumer errors logged */
 	/* Partitions, in the order they were assigned (indexes stay). */
 	uint32_t n, cap;
 	struct kpart *part;
@@ -613,6 +614,34 @@ watch_brokers(struct ksource *s, int64_t now_ns)
 	}
 }
 
+/*
+ * An error the consumer put in the stream: never a record. Most are
+ * librdkafka's to retry (a fetch error, a leader moving, a broker
+ * down); a refused authorization is not, and stops the source. The
+ * first few are reported, so that a position reset by librdkafka
+ * (auto.offset.reset, records deleted by retention) is not silent.
+ */
+static void
+consumer_error(struct ksource *s, const rd_kafka_message_t *m)
+{
+	if (authorization(m->err)) {
+		s->health.exit_code = EX_NOPERM;
+		snprintf(s->health.why, sizeof(s->health.why),
+			 "kafka: topic \"%s\": %s", s->topic,
+			 rd_kafka_err2str(m->err));
+		return;
+	}
+	/* The end of a partition (enable.partition.eof set by the user) is
+	 * no news; an outage is watched for (watch_brokers()). */
+	if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF ||
+	    m->err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
+	    m->err == RD_KAFKA_RESP_ERR__TRANSPORT)
+		return;
+	if (s->errors_reported++ < WM_REPLAY_REPORTED)
+		wm_log("wmrun: kafka: topic \"%s\" partition %" PRId32 ": %s",
+		       s->topic, m->partition, rd_kafka_message_errstr(m));
+}
+
 /* ---- the record source ---- */
 
 static int
@@ -649,11 +678,13 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 				rd_kafka_message_destroy(m);
 			return 0;
 		}
-		if (m->err != 0 || m->partition < 0 ||
-		    (uint32_t)m->partition >= s->room ||
+		if (m->err != 0) {
+			consumer_error(s, m);
+			rd_kafka_message_destroy(m);
+			continue;
+		}
+		if (m->partition < 0 || (uint32_t)m->partition >= s->room ||
 		    s->slot[m->partition] == NO_SLOT) {
-			/* Errors are librdkafka's to retry (a fetch error,
-			 * a leader moving); never records. */
 			rd_kafka_message_destroy(m);
 			continue;
 		}

@@ -560,6 +560,56 @@ START_TEST(test_restore_continues_with_exactly_the_rest)
 }
 END_TEST
 
+/* A checkpoint naming partitions the source did not find at its start
+ * (discovered before the checkpoint: here, a second cluster whose topic
+ * has more): they join after the others, whose records continue. */
+START_TEST(test_restore_brings_partitions_discovered_before)
+{
+	static struct got g, h;
+	struct cluster small, big;
+	struct stage s;
+	struct wm_record_source *src;
+	struct wm_snap_writer w;
+	struct wm_snap_reader r;
+	struct wm_source_partition_stats ps;
+	const int first[2] = {2, 2}, end[2] = {5, 5};
+
+	g.n = h.n = 0;
+	cluster_up(&big, 1);
+	topic(&big, TOPIC, 4, 1);
+	for (int p = 0; p < 4; p++)
+		produce(&big, p, 0, 2);
+	stage_init(&s, &big, 1, 4);
+	src = open_source(&s, 0);
+	read_until(src, &g, 8, NULL);
+	wm_snap_writer_init(&w);
+	wm_record_source_snapshot(src, &w);
+	wm_record_source_free(src);
+	cluster_up(&small, 1);
+	topic(&small, TOPIC, 2, 1);
+	for (int p = 0; p < 2; p++)
+		produce(&small, p, 0, 5);
+	stage_init(&s, &small, 1, 4);
+	src = open_source(&s, 0);
+	ck_assert_uint_eq(src->ops->n_partitions(src), 2);
+	wm_snap_reader_init(&r, wm_snap_writer_bytes(&w),
+			    wm_snap_writer_len(&w));
+	ck_assert_int_eq(wm_record_source_restore(src, &r), 0);
+	ck_assert_uint_eq(src->ops->n_partitions(src), 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		src->ops->partition_stats(src, i, 0, &ps);
+		ck_assert_uint_eq(ps.partition, i);
+	}
+	read_until(src, &h, 6, NULL);
+	nothing_more(src, 200);
+	check_exactly(&h, 2, first, end);
+	wm_snap_writer_release(&w);
+	wm_record_source_free(src);
+	cluster_down(&small);
+	cluster_down(&big);
+}
+END_TEST
+
 /* ---- bad records ---- */
 
 START_TEST(test_bad_record_stops_the_source_naming_where)
@@ -995,6 +1045,7 @@ kafka_suite(void)
 	tcase_add_test(read, test_explicit_stopping_offsets);
 	tcase_add_test(read, test_paused_partition_keeps_every_record);
 	tcase_add_test(read, test_restore_continues_with_exactly_the_rest);
+	tcase_add_test(read, test_restore_brings_partitions_discovered_before);
 	tcase_add_test(read, test_bad_record_stops_the_source_naming_where);
 	tcase_add_test(read, test_bad_records_skipped_and_counted);
 	tcase_add_test(read, test_csv_and_json_values);
