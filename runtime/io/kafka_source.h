@@ -31,8 +31,12 @@
  * nothing is fetched next_due_ns() is INT64_MAX; librdkafka calls the
  * wake function given to set_wake() from its own thread whenever the
  * consumer's queue turns non-empty, and the driver wakes the subtask.
- * next_due_ns() is also the deadline of the next partition discovery and
- * of the broker timeout, so the driver wakes for those.
+ * next_due_ns() is "now" while the queue still holds records (the wake
+ * comes only when it turns non-empty) and the end of the broker timeout
+ * during an outage, so the driver wakes for those. Partition discovery
+ * runs in a thread of the source's (kafka_watch.h: librdkafka's metadata
+ * request blocks), which wakes the driver the same way when partitions
+ * appear; the next next() assigns them.
  *
  * Brokers that go away: the source keeps its splits' positions and goes on
  * polling; when they come back it reads on from there (nothing read twice,

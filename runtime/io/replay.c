@@ -21,6 +21,7 @@
 #include "runtime/io/keys.h"
 #include "runtime/io/lines.h"
 #include "runtime/io/log.h"
+#include "runtime/io/record_fields.h"
 #include "runtime/io/replay.h"
 #include "runtime/io/replay_trace.h"
 #include "runtime/conf/topology.h"
@@ -42,24 +43,17 @@ enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
 static const char *const field_names[N_FIELDS] = {"partition", "timestamp",
 						  "key", "value", "arrival"};
 
-/* Enough of a bad field or of trailing text to recognise it in the
- * message; the line number tells where the rest is. */
-#define QUOTED_MAX 40
+static const enum wm_field_kind field_kinds[N_FIELDS] = {
+	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_KEY, WM_FIELD_INT, WM_FIELD_INT};
 
-/*
- * Why a line is refused, quoting the text at fault: `what` "text"
- * `detail`, as in: invalid timestamp "12x". Returns -1, for the parsers
- * to return.
- */
-static int
-refuse(char *why, size_t whylen, const char *what, const char *text, size_t len,
-       const char *detail)
-{
-	snprintf(why, whylen, "invalid %s \"%.*s%s\"%s", what,
-		 (int)(len < QUOTED_MAX ? len : QUOTED_MAX), text,
-		 len > QUOTED_MAX ? "..." : "", detail);
-	return -1;
-}
+/* A line's fields: arrival optional, nothing else allowed. */
+static const struct wm_field_layout trace_layout = {
+	.n = N_FIELDS,
+	.names = field_names,
+	.kinds = field_kinds,
+	.required = ARRIVAL,
+	.unknown_detail = " (not partition, timestamp, key, value or arrival)",
+};
 
 static const char *
 skip_blanks(const char *p, const char *end)
@@ -77,224 +71,6 @@ field_named(const char *name, size_t len)
 		    memcmp(field_names[i], name, len) == 0)
 			return i;
 	return -1;
-}
-
-static int
-json_expected(char *why, size_t whylen, const char *what, const char *line,
-	      const char *at)
-{
-	snprintf(why, whylen, "invalid JSON: expected %s at column %zu", what,
-		 (size_t)(at - line) + 1);
-	return -1;
-}
-
-/* How the key field was written: its text is resolved once the rest of
- * the line is known good (resolve_key()). */
-enum key_form { KEY_BARE, KEY_CSV_QUOTED, KEY_JSON_STRING, KEY_JSON_NUMBER };
-
-struct key_field {
-	const char *text; /* inside the quotes, if any, still escaped */
-	size_t len;
-	size_t col; /* of the field (its opening quote), from 1 */
-	enum key_form form;
-};
-
-/* The closing quote of a JSON string whose text starts at s, or NULL. */
-static const char *
-json_string_end(const char *s, const char *end)
-{
-	for (; s < end; s++) {
-		if (*s == '\\')
-			s++;
-		else if (*s == '"')
-			return s;
-	}
-	return NULL;
-}
-
-/* The closing quote of a CSV field whose text starts at s ("" is a quote
- * inside it), or NULL. */
-static const char *
-csv_quote_end(const char *s, const char *end)
-{
-	for (; s < end; s++) {
-		if (*s != '"')
-			continue;
-		if (s + 1 < end && s[1] == '"')
-			s++;
-		else
-			return s;
-	}
-	return NULL;
-}
-
-/*
- * A JSON line: one flat object whose members are the fields, in any
- * order, each a whole integer but the key, which may be a string, blanks
- * allowed around the tokens: {"partition":0,"timestamp":1000,"key":7,
- * "value":1}. Exactly that shape, not JSON at large: other strings,
- * nesting, fractions and exponents are refused, as are unknown and
- * repeated fields (a typo in "arrival" must not go unnoticed) and
- * anything after the object. The key is left in *kf. Returns the field
- * count, arrival included, or -1 and why.
- */
-static int
-parse_json(const char *line, size_t len, int64_t f[N_FIELDS],
-	   struct key_field *kf, char *why, size_t whylen)
-{
-	const char *p = line + 1, *end = line + len; /* past the '{' */
-	bool seen[N_FIELDS] = {false};
-
-	for (;;) {
-		const char *name, *name_end, *value, *bad;
-		size_t value_len = 0;
-		bool key_string;
-		int i;
-
-		p = skip_blanks(p, end);
-		if (p == end || *p != '"')
-			return json_expected(why, whylen, "a quoted field name",
-					     line, p);
-		name = p + 1;
-		name_end = memchr(name, '"', (size_t)(end - name));
-		if (name_end == NULL)
-			return json_expected(why, whylen, "'\"'", line, end);
-		i = field_named(name, (size_t)(name_end - name));
-		if (i < 0 || seen[i])
-			return refuse(why, whylen, "field", name,
-				      (size_t)(name_end - name),
-				      i < 0 ? " (not partition, timestamp, "
-					      "key, value or arrival)"
-					    : " (given twice)");
-		p = skip_blanks(name_end + 1, end);
-		if (p == end || *p != ':')
-			return json_expected(why, whylen, "':'", line, p);
-		value = skip_blanks(p + 1, end);
-		key_string = i == KEY && value < end && *value == '"';
-		if (key_string) {
-			const char *q = json_string_end(value + 1, end);
-
-			if (q == NULL)
-				return json_expected(why, whylen,
-						     "'\"' closing the key",
-						     line, end);
-			*kf = (struct key_field){
-				value + 1, (size_t)(q - value - 1),
-				(size_t)(value - line) + 1, KEY_JSON_STRING};
-			value_len = (size_t)(q + 1 - value);
-		} else {
-			while (value + value_len < end &&
-			       strchr(",} \t", value[value_len]) == NULL)
-				value_len++;
-		}
-		if (i == KEY && !key_string) {
-			*kf = (struct key_field){value, value_len,
-						 (size_t)(value - line) + 1,
-						 KEY_JSON_NUMBER};
-		} else if (i != KEY) {
-			bad = wm_units_int64(value, value_len, &f[i]);
-			if (bad != NULL)
-				return refuse(why, whylen, field_names[i],
-					      value, value_len, bad);
-		}
-		seen[i] = true;
-		p = skip_blanks(value + value_len, end);
-		if (p == end || (*p != ',' && *p != '}'))
-			return json_expected(why, whylen, "',' or '}'", line,
-					     p);
-		if (*p++ == '}')
-			break;
-	}
-	p = skip_blanks(p, end);
-	if (p != end)
-		return refuse(why, whylen, "text after the JSON object", p,
-			      (size_t)(end - p), "");
-	for (int i = 0; i < ARRIVAL; i++)
-		if (!seen[i]) {
-			snprintf(why, whylen, "invalid line: no %s",
-				 field_names[i]);
-			return -1;
-		}
-	return seen[ARRIVAL] ? N_FIELDS : ARRIVAL;
-}
-
-/*
- * A CSV line: partition,timestamp,key,value[,arrival]. A field may be
- * quoted as RFC 4180 says ("a,""b""" is a,"b"), which only a string key
- * needs; the key is left in *kf. Returns the field count or -1 and why.
- */
-static int
-parse_csv(const char *line, size_t len, int64_t f[N_FIELDS],
-	  struct key_field *kf, char *why, size_t whylen)
-{
-	const char *p = line, *end = line + len;
-	int n = 0;
-
-	for (;;) {
-		bool quoted = p < end && *p == '"';
-		const char *comma, *q = NULL;
-		size_t field_len;
-		const char *bad;
-
-		if (quoted) {
-			q = csv_quote_end(p + 1, end);
-			if (q == NULL || (q + 1 < end && q[1] != ','))
-				return refuse(
-					why, whylen,
-					n < N_FIELDS ? field_names[n] : "field",
-					p, (size_t)(end - p),
-					q == NULL ? " (no closing quote)"
-						  : " (text after the closing "
-						    "quote)");
-			comma = q + 1 < end ? q + 1 : NULL;
-		} else {
-			comma = memchr(p, ',', (size_t)(end - p));
-		}
-		field_len = (size_t)((comma ? comma : end) - p);
-		if (n == N_FIELDS)
-			return refuse(why, whylen, "line: extra field", p,
-				      field_len, "");
-		if (n == KEY) {
-			*kf = (struct key_field){
-				quoted ? p + 1 : p,
-				quoted ? field_len - 2 : field_len,
-				(size_t)(p - line) + 1,
-				quoted ? KEY_CSV_QUOTED : KEY_BARE};
-		} else {
-			bad = wm_units_int64(p, field_len, &f[n]);
-			if (bad != NULL)
-				return refuse(why, whylen, field_names[n], p,
-					      field_len, bad);
-		}
-		n++;
-		if (comma == NULL)
-			break;
-		p = comma + 1;
-	}
-	if (n < ARRIVAL) {
-		snprintf(why, whylen, "invalid line: no %s", field_names[n]);
-		return -1;
-	}
-	return n;
-}
-
-/* One line of the trace (no line end), CSV or JSON. Returns the field
- * count, or -1 and why. */
-static int
-parse_line(const char *line, size_t len, int64_t f[N_FIELDS],
-	   struct key_field *kf, char *why, size_t whylen)
-{
-	/* wm_line_read() reads past NULs; C string functions would stop there
-	 * and accept "0,1000,1,1\0garbage". */
-	const char *nul = memchr(line, '\0', len);
-
-	if (nul != NULL) {
-		snprintf(why, whylen, "invalid line: NUL byte at column %zu",
-			 (size_t)(nul - line) + 1);
-		return -1;
-	}
-	return line[0] == '{' ? parse_json(line, len, f, kf, why, whylen)
-			      : parse_csv(line, len, f, kf, why, whylen);
 }
 
 /* A name in a header: a letter or '_', then letters, digits or '_'
@@ -415,140 +191,6 @@ struct reader {
 	long key_line;
 };
 
-/* A JSON \\uXXXX escape's four hex digits at s (end bounds them): the
- * code unit, or -1. */
-static long
-hex4(const char *s, const char *end)
-{
-	long u = 0;
-
-	if (end - s < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		char c = s[i];
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-
-		if (d < 0)
-			return -1;
-		u = u * 16 + d;
-	}
-	return u;
-}
-
-/* Code point cp as UTF-8 at out; the bytes written. */
-static size_t
-put_utf8(char *out, uint32_t cp)
-{
-	if (cp < 0x80u) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800u) {
-		out[0] = (char)(0xc0u | cp >> 6);
-		out[1] = (char)(0x80u | (cp & 0x3fu));
-		return 2;
-	}
-	if (cp < 0x10000u) {
-		out[0] = (char)(0xe0u | cp >> 12);
-		out[1] = (char)(0x80u | (cp >> 6 & 0x3fu));
-		out[2] = (char)(0x80u | (cp & 0x3fu));
-		return 3;
-	}
-	out[0] = (char)(0xf0u | cp >> 18);
-	out[1] = (char)(0x80u | (cp >> 12 & 0x3fu));
-	out[2] = (char)(0x80u | (cp >> 6 & 0x3fu));
-	out[3] = (char)(0x80u | (cp & 0x3fu));
-	return 4;
-}
-
-/* Room for the longest key and one more character, which tells a key
- * too long from one that just fits. */
-#define KEY_BUF (WM_KEYS_MAX_BYTES + 4)
-
-/*
- * The bytes of a quoted key (the quotes are gone): CSV's "" as ", JSON's
- * escapes decoded, a surrogate pair as one character. *len may pass
- * WM_KEYS_MAX_BYTES by one character: too long, for the dictionary to
- * refuse. NULL and why for a bad escape.
- */
-static const char *
-unquote_key(const struct key_field *kf, char buf[KEY_BUF], size_t *len,
-	    const char **why)
-{
-	const char *p = kf->text, *end = kf->text + kf->len;
-	size_t n = 0;
-
-	while (p < end && n <= WM_KEYS_MAX_BYTES) {
-		long u, lo;
-
-		if (kf->form == KEY_CSV_QUOTED || *p != '\\') {
-			/* The "" of CSV: the first quote is dropped. */
-			if (kf->form == KEY_CSV_QUOTED && *p == '"')
-				p++;
-			buf[n++] = *p++;
-			continue;
-		}
-		if (++p == end)
-			break;
-		switch (*p++) {
-		case '"':
-			buf[n++] = '"';
-			continue;
-		case '\\':
-			buf[n++] = '\\';
-			continue;
-		case '/':
-			buf[n++] = '/';
-			continue;
-		case 'b':
-			buf[n++] = '\b';
-			continue;
-		case 'f':
-			buf[n++] = '\f';
-			continue;
-		case 'n':
-			buf[n++] = '\n';
-			continue;
-		case 'r':
-			buf[n++] = '\r';
-			continue;
-		case 't':
-			buf[n++] = '\t';
-			continue;
-		case 'u':
-			break;
-		default:
-			*why = " (invalid JSON escape)";
-			return NULL;
-		}
-		u = hex4(p, end);
-		if (u < 0) {
-			*why = " (invalid JSON escape)";
-			return NULL;
-		}
-		p += 4;
-		if (u >= 0xd800 && u <= 0xdbff && end - p >= 6 &&
-		    p[0] == '\\' && p[1] == 'u' &&
-		    (lo = hex4(p + 2, end)) >= 0xdc00 && lo <= 0xdfff) {
-			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-			p += 6;
-		} else if (u >= 0xd800 && u <= 0xdfff) {
-			*why = " (a lone UTF-16 surrogate)";
-			return NULL;
-		}
-		n += put_utf8(buf + n, (uint32_t)u);
-	}
-	if (p < end && n <= WM_KEYS_MAX_BYTES) {
-		*why = " (invalid JSON escape)"; /* a final lone backslash */
-		return NULL;
-	}
-	*len = n;
-	return buf;
-}
-
 /*
  * The key of an accepted line as the record's word and flags: a long, or
  * a string interned in the trace's dictionary. Which one the source's
@@ -560,27 +202,21 @@ unquote_key(const struct key_field *kf, char buf[KEY_BUF], size_t *len,
  */
 static int
 resolve_key(struct reader *rd, struct wm_replay_trace *tr,
-	    const struct key_field *kf, int64_t *key, uint32_t *flags,
+	    const struct wm_key_field *kf, int64_t *key, uint32_t *flags,
 	    char *why, size_t whylen)
 {
-	char buf[KEY_BUF], detail[160];
-	const char *bytes = kf->text, *bad = "";
-	size_t len = kf->len, at = 0;
-	int64_t v = 0;
-	const char *num = kf->form == KEY_JSON_STRING
-				  ? ""
-				  : wm_units_int64(kf->text, kf->len, &v);
+	char detail[160];
 	/* An integer, or digits beyond 64 bits: no string in a long trace. */
-	bool integer = num == NULL || num[0] != '\0';
+	bool integer = wm_fields_key_is_integer(kf);
 	enum wm_key_type type = tr->key_type;
 	int r;
 
 	*flags = 0;
 	/* JSON says which: a string is quoted, a bare token is a number. */
-	if (kf->form == KEY_JSON_NUMBER && !integer)
-		return refuse(why, whylen, "key", kf->text, kf->len,
-			      " (not an integer; a string key is quoted in "
-			      "JSON)"),
+	if (kf->form == WM_KEY_JSON_NUMBER && !integer)
+		return wm_fields_refuse(why, whylen, "key", kf->text, kf->len,
+					" (not an integer; a string key is "
+					"quoted in JSON)"),
 		       -EBADMSG;
 	if (type == WM_KEY_TYPE_TRACE && rd->keys_seen != WM_KEY_TYPE_TRACE) {
 		type = rd->keys_seen;
@@ -592,60 +228,24 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 				 integer ? "an integer" : "not an integer",
 				 integer ? "strings" : "integers",
 				 rd->key_line);
-			return refuse(why, whylen, "key", kf->text, kf->len,
-				      detail),
+			return wm_fields_refuse(why, whylen, "key", kf->text,
+						kf->len, detail),
 			       -EBADMSG;
 		}
 	}
 	if (type == WM_KEY_TYPE_TRACE) {
-		if (kf->len == 0 && kf->form == KEY_BARE)
-			return refuse(why, whylen, "key", "", 0,
-				      " (empty: key_type = string reads it as "
-				      "the empty string)"),
+		if (kf->len == 0 && kf->form == WM_KEY_BARE)
+			return wm_fields_refuse(why, whylen, "key", "", 0,
+						" (empty: key_type = string "
+						"reads it as the empty "
+						"string)"),
 			       -EBADMSG;
 		type = integer ? WM_KEY_TYPE_LONG : WM_KEY_TYPE_STRING;
 	}
-	if (type == WM_KEY_TYPE_LONG) {
-		if (num != NULL)
-			return refuse(why, whylen, "key", kf->text, kf->len,
-				      num[0] != '\0' ? num
-				      : tr->key_type == WM_KEY_TYPE_LONG
-					      ? " (key_type = long: expected a "
-						"64-bit integer)"
-					      : " (expected a 64-bit integer)"),
-			       -EBADMSG;
-		*key = v;
-	} else {
-		if (kf->form == KEY_CSV_QUOTED || kf->form == KEY_JSON_STRING) {
-			bytes = unquote_key(kf, buf, &len, &bad);
-			if (bytes == NULL)
-				return refuse(why, whylen, "key", kf->text,
-					      kf->len, bad),
-				       -EBADMSG;
-		}
-		r = wm_keys_intern(tr->keys, bytes, len, key, &at);
-		if (r == -ENOMEM)
-			return r;
-		if (r != 0) {
-			if (r == -EINVAL)
-				snprintf(detail, sizeof(detail),
-					 " (control character 0x%02x)",
-					 (unsigned char)bytes[at]);
-			else if (r == -ENAMETOOLONG)
-				snprintf(detail, sizeof(detail),
-					 " (longer than %d bytes)",
-					 WM_KEYS_MAX_BYTES);
-			else
-				snprintf(detail, sizeof(detail), "%s",
-					 r == -EILSEQ ? " (not valid UTF-8)"
-						      : " (more than 2^32 "
-							"distinct keys)");
-			return refuse(why, whylen, "key", kf->text, kf->len,
-				      detail),
-			       -EBADMSG;
-		}
-		*flags = WM_RECORD_STRING_KEY;
-	}
+	r = wm_fields_key(kf, type, tr->key_type == WM_KEY_TYPE_LONG, tr->keys,
+			  key, flags, why, whylen);
+	if (r != 0)
+		return r;
 	if (rd->keys_seen == WM_KEY_TYPE_TRACE) {
 		rd->keys_seen = type;
 		rd->key_line = rd->lineno;
@@ -667,7 +267,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	const char *text = line;
 	size_t len = got;
 	int64_t fld[N_FIELDS] = {0}, first_ts, due = 0, key = 0;
-	struct key_field kf = {0};
+	struct wm_key_field kf = {0};
 	uint32_t flags = 0;
 	bool first, names = false;
 	int k, r;
@@ -697,11 +297,13 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	 * only in CSV. */
 	if (first && text[0] != '{' && is_header(text, len, &names))
 		return 0;
-	k = parse_line(text, len, fld, &kf, why, whylen);
+	k = wm_fields_parse(text, len, text[0] == '{', &trace_layout, fld, &kf,
+			    why, whylen);
 	if (k < 0 && first && text[0] != '{' && names)
-		refuse(why, whylen, "header", text, len,
-		       " (the columns are partition,timestamp,key,value"
-		       "[,arrival], in that order)");
+		wm_fields_refuse(
+			why, whylen, "header", text, len,
+			" (the columns are partition,timestamp,key,value"
+			"[,arrival], in that order)");
 	if (k > 0 &&
 	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
 		snprintf(why, whylen,
