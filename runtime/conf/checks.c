@@ -301,17 +301,21 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 		if (st->u.source.kafka != NULL) {
 			static const char *const not_kafka[] = {"pacing",
 								"replay_end"};
+			static const char *const topic[] = {"topic"};
 			int r = no_effect(l, sec, generator_only,
 					  n_generator_only,
 					  "the source reads a Kafka topic, "
 					  "which gives the records");
 
+			if (r == 0)
+				r = no_effect(l, sec, not_kafka,
+					      N_ELEMS(not_kafka),
+					      "the source reads a Kafka topic, "
+					      "at the pace its records arrive");
 			return r != 0 ? r
-				      : no_effect(l, sec, not_kafka,
-						  N_ELEMS(not_kafka),
-						  "the source reads a Kafka "
-						  "topic, at the pace its "
-						  "records arrive");
+				      : no_effect(l, sec, topic, 1,
+						  "kafka.topic names the "
+						  "topic");
 		}
 		if (kafka_without_topic(l, sec) != 0)
 			return -EINVAL;

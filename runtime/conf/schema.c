@@ -93,6 +93,7 @@ static const char *const source_keys[] = {
 	"watermark_alignment_group",
 	"watermark_alignment_max_drift",
 	"watermark_alignment_update_interval",
+	"topic",
 	"kafka.topic",
 	"kafka.bootstrap_servers",
 	"kafka.group_id",

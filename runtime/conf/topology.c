@@ -436,6 +436,7 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	    (r = load_generator(l, sec, src)) != 0 ||
 	    (r = load_strategy(l, sec, src)) != 0 ||
 	    (r = load_replay(l, sec, src)) != 0 ||
+	    (r = wm_conf_get_string(l, sec, "topic", &src->topic)) != 0 ||
 	    (r = wm_conf_load_kafka(l, sec, src)) != 0)
 		return r;
 	if (src->kafka != NULL)
@@ -1039,6 +1040,7 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.source.skew);
 			free(st->u.source.replay);
 			wm_conf_free_kafka(st->u.source.kafka);
+			free(st->u.source.topic);
 			free(st->u.source.record);
 			free(st->u.source.alignment_group);
 		} else if (st->kind == WM_STAGE_WINDOW)

@@ -67,7 +67,11 @@
  *                    Or instead: replay (a trace, runtime/io/replay.h),
  *                    pacing (fast | arrival | event), on_bad_record
  *                    (fail | skip), key_type (long | string; default:
- *                    what the trace's keys are). And watermark_alignment_group,
+ *                    what the trace's keys are). topic: the name Flink's
+ *                    enumerator hashes to spread the partitions (default:
+ *                    the source's name). Or a Kafka topic: kafka.topic and
+ *                    the keys of runtime/conf/kafka_keys.c.
+ *                    And watermark_alignment_group,
  *                    _max_drift and _update_interval (1 s): Flink's
  *                    withWatermarkAlignment, runtime/engine/task.h
  *   [keyby NAME]     input, parallelism
@@ -269,6 +273,10 @@ struct wm_source_conf {
 	 * recorded. */
 	char *record;
 	enum wm_key_type key_type;
+	/* The topic whose name Flink's enumerator hashes to spread the
+	 * partitions over the subtasks (topic; NULL: the source's name);
+	 * a Kafka source's is its kafka.topic. */
+	char *topic;
 	/* Read a Kafka topic instead of generating; NULL: not Kafka. Its
 	 * `partitions` is the room reserved for the topic's partitions,
 	 * those at the start and those discovered later. */
@@ -467,5 +475,15 @@ const char *wm_alert_kind_name(enum wm_alert_kind kind);
 /* Whether any alert is configured. */
 bool wm_alerts_configured(const struct wm_job_conf *job);
 const char *wm_partitioning_name(enum wm_partitioning kind);
+
+/* The topic name by which a source's partitions are spread over its
+ * subtasks (operators/source_gen.h, wm_source_gen_split_owner()). */
+static inline const char *
+wm_source_topic(const struct wm_stage *st)
+{
+	if (st->u.source.kafka != NULL)
+		return st->u.source.kafka->topic;
+	return st->u.source.topic != NULL ? st->u.source.topic : st->name;
+}
 
 #endif /* WM_RUNTIME_TOPOLOGY_H */

@@ -183,6 +183,13 @@ check_records(const struct wm_topology *t, const struct wm_ini_doc *doc,
 {
 	const struct wm_source_conf *src = &st->u.source;
 
+	if (src->kafka != NULL)
+		REFUSE(st, "kafka.topic",
+		       "cannot export Kafka source %s yet: the export writes "
+		       "no KafkaSource; record the topic with wmrun "
+		       "--record-trace FILE and export the replay topology "
+		       "that the recording writes beside it",
+		       name);
 	if (src->replay != NULL) {
 		if (t->job.processing_time_ms != INT64_MAX)
 			REFUSE(NULL, "processing_time",
@@ -430,7 +437,7 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 		id);
 	java_string(f, file);
 	fputs("), ", f);
-	java_string(f, st->name); /* the topic of its split owners */
+	java_string(f, wm_source_topic(st)); /* of its split owners */
 	fprintf(f, ", %" PRIu32 ", SPEED", src->partitions);
 	if (src->replay_end_ms >= 0)
 		fprintf(f, ", %" PRId64 "L", src->replay_end_ms);

@@ -291,6 +291,9 @@ recorded_entry(const char *p, const char *end)
 		k++;
 	if (key_in(p, (size_t)(k - p), (const char *const[]){"replay"}, 1))
 		return true;
+	/* A Kafka source's keys: the recording holds what it read. */
+	if (k - p > 6 && strncmp(p, "kafka.", 6) == 0)
+		return true;
 	for (int replay = 0; replay <= 1; replay++) {
 		wm_topology_source_record_keys(replay, &keys, &n);
 		if (key_in(p, (size_t)(k - p), keys, n))
@@ -315,6 +318,24 @@ replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st)
 	if (wm_record_trace_end_ms(topo) >= 0)
 		fprintf(f, "replay_end = %lld ms\n",
 			(long long)wm_record_trace_end_ms(topo));
+	if (st->u.source.kafka == NULL)
+		return;
+	/* A topic's keys are what its source read them as, which the
+	 * trace's first key must not decide; and its partitions are the
+	 * room the recording job kept for the topic's (kafka_topology.h). */
+	fprintf(f, "key_type = %s\n",
+		st->u.source.key_type == WM_KEY_TYPE_LONG ? "long" : "string");
+	if (strcmp(st->u.source.kafka->topic, st->name) != 0) {
+		fputs("topic = \"", f);
+		for (const char *c = st->u.source.kafka->topic; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				fputc('\\', f);
+			fputc(*c, f);
+		}
+		fputs("\"\n", f);
+	}
+	if (!st->u.source.kafka->partitions_given)
+		fprintf(f, "partitions = %u\n", st->u.source.partitions);
 }
 
 int64_t

@@ -560,10 +560,12 @@ upstream_key_types(struct wm_replay_trace *const *traces,
 	const struct wm_stage *st = &topo->stages[stage];
 
 	if (st->kind == WM_STAGE_SOURCE) {
-		uint32_t *first =
-			traces[stage] != NULL && wm_replay_keys(traces[stage])
-				? str
-				: lng;
+		bool strings = traces != NULL && traces[stage] != NULL
+				       ? wm_replay_keys(traces[stage]) != NULL
+				       : st->u.source.kafka != NULL &&
+						 st->u.source.key_type ==
+							 WM_KEY_TYPE_STRING;
+		uint32_t *first = strings ? str : lng;
 
 		if (*first == UINT32_MAX)
 			*first = stage;
@@ -575,14 +577,17 @@ upstream_key_types(struct wm_replay_trace *const *traces,
 
 const struct wm_keys *
 wm_replay_stage_keys(struct wm_replay_trace *const *traces,
-		     const struct wm_topology *topo, uint32_t stage)
+		     const struct wm_topology *topo, uint32_t stage,
+		     const struct wm_keys *job_keys)
 {
 	uint32_t str = UINT32_MAX, lng = UINT32_MAX;
 
-	if (traces == NULL)
-		return NULL;
 	upstream_key_types(traces, topo, stage, &str, &lng);
-	return str == UINT32_MAX ? NULL : wm_replay_keys(traces[str]);
+	if (str == UINT32_MAX)
+		return NULL;
+	return traces != NULL && traces[str] != NULL
+		       ? wm_replay_keys(traces[str])
+		       : job_keys;
 }
 
 /* Every window's keys of one type: a long and a string word may be equal

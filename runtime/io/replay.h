@@ -140,10 +140,13 @@ struct wm_keys *wm_replay_all_keys(struct wm_replay_trace *const *traces,
 /*
  * The dictionary of the keys that reach stage `stage` of `topo` when they
  * are strings (a window's or its sinks' stage: what they print), else
- * NULL; traces as wm_replay_read_all() made them, or NULL.
+ * NULL; traces as wm_replay_read_all() made them, or NULL. Strings a
+ * Kafka source learns while the job runs are in `job_keys`, the job's
+ * shared dictionary (keys.h), or NULL where no source learns any.
  */
 const struct wm_keys *
 wm_replay_stage_keys(struct wm_replay_trace *const *traces,
-		     const struct wm_topology *topo, uint32_t stage);
+		     const struct wm_topology *topo, uint32_t stage,
+		     const struct wm_keys *job_keys);
 
 #endif /* WM_RUNTIME_REPLAY_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "operators/keygroup.h"
+#include "runtime/io/kafka_source.h"
 #include "runtime/io/record_trace.h"
 #include "runtime/io/sources.h"
 
@@ -55,8 +56,9 @@ generator(const struct wm_topology *topo, const struct wm_stage *st,
 
 struct wm_record_source *
 wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
-		const struct wm_replay_trace *trace, uint64_t *bad_records)
+		struct wm_sources_input *in, uint64_t *bad_records)
 {
+	const struct wm_replay_trace *trace = in != NULL ? in->trace : NULL;
 	const struct wm_stage *st = &topo->stages[stage];
 	const struct wm_source_conf *sc = &st->u.source;
 	struct wm_record_source *src = NULL;
@@ -65,10 +67,22 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	size_t n;
 
 	*bad_records = 0;
+	if (sc->kafka != NULL) {
+		/* The topic's own partitions, assigned by the consumer. */
+		free(parts);
+		if (in == NULL) {
+			errno = EINVAL;
+			return NULL;
+		}
+		src = wm_kafka_source_open(st, index, in->keys, &in->exit_code,
+					   in->why, sizeof(in->why));
+		return src;
+	}
 	if (parts == NULL)
 		return NULL;
 	n = wm_source_gen_partitions_of(index, st->parallelism, sc->partitions,
-					st->name, parts, sc->partitions);
+					wm_source_topic(st), parts,
+					sc->partitions);
 	if (sc->replay == NULL) {
 		src = generator(topo, st, parts, n);
 	} else if (trace == NULL) {
@@ -96,7 +110,7 @@ struct wm_task *
 wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 		    uint32_t id, struct wm_task_out *out,
 		    struct wm_subtask_metrics *metrics,
-		    const struct wm_replay_trace *trace, struct wm_sink *record)
+		    struct wm_sources_input *in, struct wm_sink *record)
 {
 	const struct wm_plan_subtask *sub = &plan->subtasks[id];
 	struct wm_record_source *src = NULL;
@@ -107,7 +121,7 @@ wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 		src = test_opener != NULL
 			      ? test_opener(topo, sub->stage, sub->index)
 			      : wm_sources_open(topo, sub->stage, sub->index,
-						trace, &bad);
+						in, &bad);
 		if (src != NULL && record != NULL)
 			src = wm_record_trace_source(src, record);
 		if (src == NULL)

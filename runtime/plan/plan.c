@@ -166,10 +166,7 @@ wm_plan_new(const struct wm_topology *t)
 				(uint32_t)wm_source_gen_partitions_of(
 					st->index, stage->parallelism,
 					stage->u.source.partitions,
-					stage->u.source.kafka != NULL
-						? stage->u.source.kafka->topic
-						: stage->name,
-					NULL, 0);
+					wm_source_topic(stage), NULL, 0);
 		if (st->n_partitions > p->max_partitions)
 			p->max_partitions = st->n_partitions;
 		if (st->n_inputs > p->max_inputs)

@@ -254,17 +254,19 @@ open_parts(struct sim *sim, struct sim_task *st, char *err, size_t errlen)
 			continue;
 		part_path(sim, st, st->sink_output[k], st->epoch, path,
 			  sizeof(path));
-		r = wm_sink_open_part(&st->sinks[k], &t->stages[s], window,
-				      wm_replay_stage_keys(sim->traces, t, s),
-				      path, err, errlen);
+		r = wm_sink_open_part(
+			&st->sinks[k], &t->stages[s], window,
+			wm_replay_stage_keys(sim->traces, t, s, NULL), path,
+			err, errlen);
 	}
 	if (r == 0 && st->late_output >= 0) {
 		part_path(sim, st, st->late_output, st->epoch, path,
 			  sizeof(path));
-		r = wm_sink_open_late_part(
-			&st->late, window,
-			wm_replay_stage_keys(sim->traces, t, st->sub->stage),
-			path, err, errlen);
+		r = wm_sink_open_late_part(&st->late, window,
+					   wm_replay_stage_keys(sim->traces, t,
+								st->sub->stage,
+								NULL),
+					   path, err, errlen);
 	}
 	return r != 0 ? output_error(r) : 0;
 }
@@ -427,20 +429,20 @@ build(struct sim *sim, char *err, size_t errlen)
 			r = wm_sink_open_recording(
 				&sim->stage_sinks[s], stage,
 				stage->u.source.record,
-				wm_replay_stage_keys(sim->traces, t, s), err,
-				errlen);
+				wm_replay_stage_keys(sim->traces, t, s, NULL),
+				err, errlen);
 		else if (stage->kind == WM_STAGE_SINK)
 			r = wm_sink_open(
 				&sim->stage_sinks[s], stage,
 				&t->stages[stage->inputs[0].stage],
-				wm_replay_stage_keys(sim->traces, t, s), err,
-				errlen);
+				wm_replay_stage_keys(sim->traces, t, s, NULL),
+				err, errlen);
 		else if (stage->kind == WM_STAGE_WINDOW &&
 			 stage->u.window.late_output != NULL)
 			r = wm_sink_open_late(
 				&sim->late_sinks[s], stage,
-				wm_replay_stage_keys(sim->traces, t, s), err,
-				errlen);
+				wm_replay_stage_keys(sim->traces, t, s, NULL),
+				err, errlen);
 		else
 			continue;
 		if (r != 0)
@@ -462,7 +464,8 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.snapshot = sim_snapshot;
 		st->task = wm_sources_new_task(
 			t, sim->plan, id, &st->out, block(sim, id),
-			sim->traces[st->sub->stage],
+			&(struct wm_sources_input){
+				.trace = sim->traces[st->sub->stage]},
 			t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
 				? sim->stage_sinks[st->sub->stage]
 				: NULL);
@@ -1253,7 +1256,8 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
 	memset(block(sim, id), 0, sim->stride);
 	st->task = wm_sources_new_task(
 		t, sim->plan, id, &st->out, block(sim, id),
-		sim->traces[st->sub->stage],
+		&(struct wm_sources_input){.trace =
+						   sim->traces[st->sub->stage]},
 		t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
 			? sim->stage_sinks[st->sub->stage]
 			: NULL);

@@ -628,8 +628,8 @@ wm_supervisor_stop_signals(sigset_t *mask)
  * `traces` they print). 0 or an exit status with err set. */
 static int
 open_outputs(const struct wm_topology *t, struct wm_replay_trace **traces,
-	     struct wm_sink **sinks, struct wm_sink **lates, char *err,
-	     size_t errlen)
+	     const struct wm_keys *keys, struct wm_sink **sinks,
+	     struct wm_sink **lates, char *err, size_t errlen)
 {
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *st = &t->stages[s];
@@ -638,19 +638,19 @@ open_outputs(const struct wm_topology *t, struct wm_replay_trace **traces,
 		if (st->kind == WM_STAGE_SOURCE && st->u.source.record != NULL)
 			r = wm_sink_open_recording(
 				&sinks[s], st, st->u.source.record,
-				wm_replay_stage_keys(traces, t, s), err,
+				wm_replay_stage_keys(traces, t, s, keys), err,
 				errlen);
 		else if (st->kind == WM_STAGE_SINK)
 			r = (t->job.resume ? wm_sink_open_kept : wm_sink_open)(
 				&sinks[s], st, &t->stages[st->inputs[0].stage],
-				wm_replay_stage_keys(traces, t, s), err,
+				wm_replay_stage_keys(traces, t, s, keys), err,
 				errlen);
 		else if (st->kind == WM_STAGE_WINDOW &&
 			 st->u.window.late_output != NULL)
 			r = (t->job.resume ? wm_sink_open_late_kept
 					   : wm_sink_open_late)(
 				&lates[s], st,
-				wm_replay_stage_keys(traces, t, s), err,
+				wm_replay_stage_keys(traces, t, s, keys), err,
 				errlen);
 		if (r != 0)
 			return wm_exit_status(WM_EXIT_OUTPUT, r);
@@ -1056,8 +1056,8 @@ set_up(struct job *j, struct resources *res)
 	spec = wm_plan_shm_spec(plan, t->job.ring_cells, res->specs);
 	if (wm_shm_create(&spec, &res->seg, j->err, j->errlen) != 0)
 		return EX_OSERR;
-	r = open_outputs(t, res->traces, res->sinks, res->lates, j->err,
-			 j->errlen);
+	r = open_outputs(t, res->traces, j->keys, res->sinks, res->lates,
+			 j->err, j->errlen);
 	if (r != 0 || t->job.checkpoint_interval_ms == INT64_MAX)
 		return r;
 	return set_up_checkpoints(j, res);

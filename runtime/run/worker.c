@@ -404,20 +404,21 @@ open_parts(struct worker *w)
 			continue;
 		wm_exactly_once_part_path(t, w->me, s, false, w->epoch, path,
 					  sizeof(path));
-		r = wm_sink_open_part(
-			&w->sinks[k], &t->stages[s], window,
-			wm_replay_stage_keys(w->args->traces, t, s), path, why,
-			sizeof(why));
+		r = wm_sink_open_part(&w->sinks[k], &t->stages[s], window,
+				      wm_replay_stage_keys(w->args->traces, t,
+							   s, w->args->keys),
+				      path, why, sizeof(why));
 		w->sink_is_part[k] = r == 0;
 	}
 	if (r == 0 && w->late != NULL &&
 	    exactly_once_output(w, w->me->stage, true) >= 0) {
 		wm_exactly_once_part_path(t, w->me, w->me->stage, true,
 					  w->epoch, path, sizeof(path));
-		r = wm_sink_open_late_part(
-			&w->late, window,
-			wm_replay_stage_keys(w->args->traces, t, w->me->stage),
-			path, why, sizeof(why));
+		r = wm_sink_open_late_part(&w->late, window,
+					   wm_replay_stage_keys(w->args->traces,
+								t, w->me->stage,
+								w->args->keys),
+					   path, why, sizeof(why));
 		w->late_is_part = r == 0;
 	}
 	if (r != 0)
@@ -1115,9 +1116,12 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.schedstat_fd = wm_schedstat_open(0);
 	status = attach(&w);
 	if (status == 0) {
-		w.task = wm_sources_new_task(
-			a->topo, a->plan, a->subtask, &w.out, w.metrics,
-			a->traces[w.me->stage], w.recording);
+		struct wm_sources_input in = {.trace = a->traces[w.me->stage],
+					      .keys = a->keys};
+
+		w.task = wm_sources_new_task(a->topo, a->plan, a->subtask,
+					     &w.out, w.metrics, &in,
+					     w.recording);
 		int r = w.task != NULL
 				? wm_task_align(
 					  w.task, wm_shm_metrics(&w.seg, 0),
@@ -1134,8 +1138,11 @@ wm_worker_run(const struct wm_worker_args *a)
 			errno = -r;
 		}
 		/* The traces were read and checked before the fork: what
-		 * is left to fail is the machine's. */
-		if (w.task == NULL) {
+		 * is left to fail is the outside world (a Kafka source's
+		 * brokers), or the machine's. */
+		if (w.task == NULL && in.exit_code != 0) {
+			status = worker_fail(&w, in.exit_code, "%s", in.why);
+		} else if (w.task == NULL) {
 			status = worker_fail(&w, EX_OSERR,
 					     "could not set up the subtask: %s",
 					     strerror(errno));

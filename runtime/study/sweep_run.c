@@ -35,6 +35,7 @@
 #include "runtime/conf/ini.h"
 #include "runtime/conf/topology.h"
 #include "runtime/io/exit.h"
+#include "runtime/io/kafka_topology.h"
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/study/override.h"
@@ -254,12 +255,34 @@ reap_one(struct child *kids, size_t n, struct wm_sweep_row *rows)
 	return n; /* not ours: a child of a caller */
 }
 
+/* A combination that reads Kafka: real runs only, its topics probed
+ * and their room set (runtime/io/kafka_topology.h). */
+static int
+prepare_kafka(struct wm_topology *t, bool real, char *err, size_t errlen)
+{
+	const struct wm_stage *st;
+
+	if (!wm_kafka_topology_reads_kafka(t, &st))
+		return 0;
+	if (!real) {
+		snprintf(err, errlen,
+			 "source \"%s\" reads Kafka topic \"%s\" in real "
+			 "time, and --sim runs a simulated clock: sweep real "
+			 "jobs (no --sim), or record the topic with "
+			 "--record-trace and sweep its replay",
+			 st->name, st->u.source.kafka->topic);
+		return EX_USAGE;
+	}
+	return wm_kafka_topology_prepare(t, err, errlen);
+}
+
 /* Every combination's topology into (*topos)[], the base one into
- * *base, before anything runs. 0, or the exit status after a message in
- * err; either way free them with free_all(). */
+ * *base, before anything runs (Kafka topics probed for `real` runs). 0,
+ * or the exit status after a message in err; either way free them with
+ * free_all(). */
 static int
 load_all(const struct wm_sweep *s, const char *text, size_t len,
-	 const char *name, struct wm_topology **base,
+	 const char *name, bool real, struct wm_topology **base,
 	 struct wm_topology ***topos, char *err, size_t errlen)
 {
 	size_t n = wm_sweep_combinations(s);
@@ -283,9 +306,12 @@ load_all(const struct wm_sweep *s, const char *text, size_t len,
 		snprintf(err, errlen, "out of memory");
 		return EX_OSERR;
 	}
-	for (size_t i = 0; status == 0 && i < n; i++)
+	for (size_t i = 0; status == 0 && i < n; i++) {
 		status = load_combination(s, *base, i, text, len, name,
 					  &(*topos)[i], err, errlen);
+		if (status == 0)
+			status = prepare_kafka((*topos)[i], real, err, errlen);
+	}
 	return status;
 }
 
@@ -307,7 +333,8 @@ wm_sweep_run(const struct wm_sweep *s, const char *text, size_t len,
 	struct wm_topology *base, **topos;
 	struct child *kids = calloc(jobs ? jobs : 1, sizeof(*kids));
 	size_t running = 0, next = 0;
-	int status = load_all(s, text, len, name, &base, &topos, err, errlen);
+	int status =
+		load_all(s, text, len, name, false, &base, &topos, err, errlen);
 
 	if (status == 0 && kids == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -381,7 +408,8 @@ wm_sweep_run_real(const struct wm_sweep *s, const char *text, size_t len,
 {
 	size_t n = wm_sweep_combinations(s);
 	struct wm_topology *base, **topos;
-	int status = load_all(s, text, len, name, &base, &topos, err, errlen);
+	int status =
+		load_all(s, text, len, name, true, &base, &topos, err, errlen);
 	sigset_t mask, old, keep;
 
 	*stopped = 0;

@@ -30,6 +30,7 @@
 
 #include "runtime/plan/affinity.h"
 #include "runtime/io/outfile.h"
+#include "runtime/io/kafka_topology.h"
 #include "runtime/io/record_trace.h"
 #include "runtime/plan/footprint.h"
 #include "runtime/plan/placement.h"
@@ -796,6 +797,39 @@ load_topology(const char *path, struct wm_topology **t)
 }
 
 /*
+ * A job with Kafka sources runs in real time, its records arriving when
+ * they arrive, and every topic is probed before anything is created (the
+ * room for its partitions set from it: runtime/io/kafka_topology.h).
+ * EX_OK, or the exit status after a message.
+ */
+static int
+prepare_kafka(struct wm_topology *t, const struct cmdline *cl)
+{
+	const struct wm_stage *st;
+	char why[1024];
+	int status;
+
+	if (!wm_kafka_topology_reads_kafka(t, &st))
+		return EX_OK;
+	if (cl->sim) {
+		fprintf(stderr,
+			"wmrun: %s:%d:%d: source \"%s\" reads Kafka topic "
+			"\"%s\" as its records arrive, in real time, and "
+			"--sim runs a simulated clock: record the topic with "
+			"--record-trace FILE, then run the replay topology "
+			"written beside FILE under --sim\n",
+			t->file, st->u.source.kafka->line,
+			st->u.source.kafka->col, st->name,
+			st->u.source.kafka->topic);
+		return EX_USAGE;
+	}
+	status = wm_kafka_topology_prepare(t, why, sizeof(why));
+	if (status != EX_OK)
+		fprintf(stderr, "wmrun: %s\n", why);
+	return status;
+}
+
+/*
  * What must hold before anything is opened or made: the summary file is
  * none the job reads or writes, the job fits in memory, and the summary
  * can be written. EX_OK, or the exit status after a message.
@@ -1293,7 +1327,8 @@ main(int argc, char **argv)
 		wm_topology_free(t);
 		return status;
 	}
-	if (cl.resume != NULL)
+	status = prepare_kafka(t, &cl);
+	if (cl.resume != NULL && status == EX_OK)
 		status = set_up_resume(t, &cl);
 	if (status != EX_OK)
 		;
