@@ -226,72 +226,58 @@ admin_options(rd_kafka_t *rk, rd_kafka_admin_op_t op)
 	return o;
 }
 
+/* Create TOPIC with PARTITIONS partitions (CREATE), or grow it to
+ * PARTITIONS, and wait until the metadata shows them. 0, or an exit
+ * status after saying why. */
 static int
-create_topic(rd_kafka_t *rk, const char *topic, int partitions)
+change_topic(rd_kafka_t *rk, const char *topic, int partitions, bool create)
 {
 	char err[512];
-	rd_kafka_NewTopic_t *nt;
 	rd_kafka_queue_t *queue = rd_kafka_queue_new(rk);
 	rd_kafka_AdminOptions_t *o =
-		admin_options(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
-	rd_kafka_event_t *ev;
-	const rd_kafka_topic_result_t **res;
-	size_t n;
-	int r = EX_UNAVAILABLE;
+		admin_options(rk, create ? RD_KAFKA_ADMIN_OP_CREATETOPICS
+					 : RD_KAFKA_ADMIN_OP_CREATEPARTITIONS);
+	rd_kafka_NewTopic_t *nt = NULL;
+	rd_kafka_NewPartitions_t *np = NULL;
+	rd_kafka_event_t *ev = NULL;
+	const rd_kafka_topic_result_t **res = NULL;
+	size_t n = 0;
+	int r = EX_USAGE;
 
-	nt = rd_kafka_NewTopic_new(topic, partitions, 1, err, sizeof(err));
-	if (nt == NULL) {
+	if (create)
+		nt = rd_kafka_NewTopic_new(topic, partitions, 1, err,
+					   sizeof(err));
+	else
+		np = rd_kafka_NewPartitions_new(topic, (size_t)partitions, err,
+						sizeof(err));
+	if (nt == NULL && np == NULL) {
 		fprintf(stderr, "kafka_tool: %s\n", err);
-		r = EX_USAGE;
 		goto out;
 	}
-	rd_kafka_CreateTopics(rk, &nt, 1, o, queue);
-	rd_kafka_NewTopic_destroy(nt);
-	ev = admin_result(queue, RD_KAFKA_EVENT_CREATETOPICS_RESULT);
-	if (ev == NULL)
+	if (create) {
+		rd_kafka_CreateTopics(rk, &nt, 1, o, queue);
+		rd_kafka_NewTopic_destroy(nt);
+		ev = admin_result(queue, RD_KAFKA_EVENT_CREATETOPICS_RESULT);
+		if (ev != NULL)
+			res = rd_kafka_CreateTopics_result_topics(
+				rd_kafka_event_CreateTopics_result(ev), &n);
+	} else {
+		rd_kafka_CreatePartitions(rk, &np, 1, o, queue);
+		rd_kafka_NewPartitions_destroy(np);
+		ev = admin_result(queue,
+				  RD_KAFKA_EVENT_CREATEPARTITIONS_RESULT);
+		if (ev != NULL)
+			res = rd_kafka_CreatePartitions_result_topics(
+				rd_kafka_event_CreatePartitions_result(ev), &n);
+	}
+	if (ev == NULL) {
+		r = EX_UNAVAILABLE;
 		goto out;
-	res = rd_kafka_CreateTopics_result_topics(
-		rd_kafka_event_CreateTopics_result(ev), &n);
+	}
 	r = n == 1 ? topic_status(res[0]) : EX_SOFTWARE;
 	rd_kafka_event_destroy(ev);
 	if (r == 0)
 		r = await_partitions(rk, topic, partitions);
-out:
-	rd_kafka_AdminOptions_destroy(o);
-	rd_kafka_queue_destroy(queue);
-	return r;
-}
-
-static int
-add_partitions(rd_kafka_t *rk, const char *topic, int total)
-{
-	char err[512];
-	rd_kafka_NewPartitions_t *np;
-	rd_kafka_queue_t *queue = rd_kafka_queue_new(rk);
-	rd_kafka_AdminOptions_t *o =
-		admin_options(rk, RD_KAFKA_ADMIN_OP_CREATEPARTITIONS);
-	rd_kafka_event_t *ev;
-	const rd_kafka_topic_result_t **res;
-	size_t n;
-	int r = EX_UNAVAILABLE;
-
-	np = rd_kafka_NewPartitions_new(topic, (size_t)total, err, sizeof(err));
-	if (np == NULL) {
-		fprintf(stderr, "kafka_tool: %s\n", err);
-		r = EX_USAGE;
-		goto out;
-	}
-	rd_kafka_CreatePartitions(rk, &np, 1, o, queue);
-	rd_kafka_NewPartitions_destroy(np);
-	ev = admin_result(queue, RD_KAFKA_EVENT_CREATEPARTITIONS_RESULT);
-	if (ev == NULL)
-		goto out;
-	res = rd_kafka_CreatePartitions_result_topics(
-		rd_kafka_event_CreatePartitions_result(ev), &n);
-	r = n == 1 ? topic_status(res[0]) : EX_SOFTWARE;
-	rd_kafka_event_destroy(ev);
-	if (r == 0)
-		r = await_partitions(rk, topic, total);
 out:
 	rd_kafka_AdminOptions_destroy(o);
 	rd_kafka_queue_destroy(queue);
@@ -537,12 +523,10 @@ main(int argc, char **argv)
 	rk = client(argv[2], NULL, rd_kafka_conf_new(), &r);
 	if (rk == NULL)
 		return r;
-	if (strcmp(cmd, "create-topic") == 0)
-		r = create_topic(rk, argv[3], n);
-	else if (strcmp(cmd, "add-partitions") == 0)
-		r = add_partitions(rk, argv[3], n);
-	else
+	if (strcmp(cmd, "end-offsets") == 0)
 		r = end_offsets(rk, argv[3]);
+	else
+		r = change_topic(rk, argv[3], n, cmd[0] == 'c');
 	rd_kafka_destroy(rk);
 	return r;
 }
