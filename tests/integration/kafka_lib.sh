@@ -21,20 +21,8 @@
 : "${KAFKA_TOOL:=./tests/integration/kafka_tool}"
 
 kafka_require() {
-	if [ "${WM_SANITIZERS:-no}" = yes ]; then
-		echo "SKIP: the sanitizer build leaves the real Kafka broker to the plain build"
-		exit 77
-	fi
-	if [ "${WM_REAL_FLINK_TESTS:-yes}" = no ]; then
-		echo "SKIP: configured with --disable-real-flink-tests (make distcheck: the plain build runs it)"
-		exit 77
-	fi
-	for tool in java mvn kcat; do
-		command -v $tool >/dev/null 2>&1 || {
-			echo "SKIP: no $tool, so no real Kafka broker (apt-get install default-jdk-headless maven kcat)"
-			exit 77
-		}
-	done
+	require_real "the real Kafka broker" "default-jdk-headless maven kcat" \
+		java mvn kcat
 	[ -x "$KAFKA_TOOL" ] || fail "no $KAFKA_TOOL (make check builds it)"
 }
 
