@@ -15,8 +15,8 @@
 # is gone, so that a test or a suite killed without its clean-up leaves no
 # JVM behind.
 #
-# Exit status: 0; 64 usage; 69 the broker's jars cannot be had (no java or
-# mvn, or Maven Central unreachable with a cache that lacks them: the
+# Exit status: 0; 64 usage; 69 no broker can be had (no java, mvn or kcat,
+# or Maven Central unreachable with a cache that lacks the jars: the
 # caller skips); 70 the broker did not start (the tail of its log says why).
 #
 # KAFKA_CLASSPATH_CACHE names a file that keeps the resolved class path
