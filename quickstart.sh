@@ -51,6 +51,36 @@ build() {
 	make -s -j"$(nproc)" >&2
 }
 
+# One real Kafka broker for the whole test run (tests/kafka/broker.sh):
+# the tests that read a real topic use it through WM_KAFKA_BOOTSTRAP
+# instead of starting one each (5-10 s apiece). Not in a sanitizer build,
+# where those tests skip, nor without java, mvn and kcat; when it cannot
+# start, each test starts its own or skips. Its first start fetches the
+# broker's jars into ~/.m2.
+start_kafka() {
+	case " ${CONFIGURE_FLAGS:-} " in
+	*" --enable-sanitizers "*) return 0 ;;
+	esac
+	[ -z "${WM_KAFKA_BOOTSTRAP:-}" ] || return 0
+	for tool in java mvn kcat; do
+		command -v $tool >/dev/null 2>&1 || {
+			echo "quickstart: no $tool: the tests on a real Kafka broker will skip" >&2
+			return 0
+		}
+	done
+	kafka_dir=$build/kafka-broker
+	if bootstrap=$(KAFKA_CLASSPATH_CACHE="$build/kafka-broker.classpath" \
+		sh "$here/tests/kafka/broker.sh" start "$kafka_dir" $$); then
+		WM_KAFKA_BOOTSTRAP=$bootstrap
+		export WM_KAFKA_BOOTSTRAP
+		trap 'sh "$here/tests/kafka/broker.sh" stop "$kafka_dir"' EXIT
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
+	else
+		echo "quickstart: no shared Kafka broker: each test on a real broker starts its own or skips" >&2
+	fi
+}
+
 # Sum up every Check test and every integration script into one line.
 summarize() {
 	passed=0
@@ -96,6 +126,7 @@ run)
 test)
 	install_missing
 	build
+	start_kafka
 	status=0
 	make -s -j"$(nproc)" check >&2 || status=$?
 	[ "$status" -eq 0 ] || cat test-suite.log >&2

@@ -20,20 +20,8 @@
 # records.
 
 flink_require() {
-	if [ "${WM_SANITIZERS:-no}" = yes ]; then
-		echo "SKIP: the sanitizer build leaves the Flink cross-check to the plain build"
-		exit 77
-	fi
-	if [ "${WM_REAL_FLINK_TESTS:-yes}" = no ]; then
-		echo "SKIP: configured with --disable-real-flink-tests (make distcheck: the plain build runs it)"
-		exit 77
-	fi
-	for tool in java javac mvn; do
-		command -v $tool >/dev/null 2>&1 || {
-			echo "SKIP: no $tool (apt-get install default-jdk-headless maven)"
-			exit 77
-		}
-	done
+	require_real "the Flink cross-check" "default-jdk-headless maven" \
+		java javac mvn
 	flink_exclusive
 }
 

@@ -17,6 +17,31 @@ fail() {
 	exit 1
 }
 
+# require_real WHAT PACKAGES TOOL...: skip (77) a test on WHAT, a real
+# Flink or Kafka, in the sanitizer build and in `make distcheck`'s
+# (configured with --disable-real-flink-tests), which leave it to the
+# plain build (CI runs the suite more than once, and these tests add
+# minutes of JVMs), and where a TOOL is missing (the Debian PACKAGES
+# bring them).
+require_real() {
+	what=$1 packages=$2
+	shift 2
+	if [ "${WM_SANITIZERS:-no}" = yes ]; then
+		echo "SKIP: the sanitizer build leaves $what to the plain build"
+		exit 77
+	fi
+	if [ "${WM_REAL_FLINK_TESTS:-yes}" = no ]; then
+		echo "SKIP: configured with --disable-real-flink-tests (make distcheck: the plain build runs it)"
+		exit 77
+	fi
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 || {
+			echo "SKIP: no $tool for $what (apt-get install $packages)"
+			exit 77
+		}
+	done
+}
+
 # expect_status WANT CMD... -- run CMD, output to $scratch/out, check status.
 expect_status() {
 	want=$1
