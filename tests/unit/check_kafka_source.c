@@ -478,6 +478,51 @@ START_TEST(test_explicit_stopping_offsets)
 }
 END_TEST
 
+/* With a group.id a snapshot commits the positions; a source starting
+ * at the committed offsets begins there, one of a group that committed
+ * nothing at the first offsets. */
+START_TEST(test_committed_offsets_after_a_snapshot)
+{
+	static struct got g, h;
+	struct cluster c;
+	struct stage s;
+	struct wm_record_source *src;
+	struct wm_snap_writer w;
+	int first[2] = {0, 0}, end[2] = {10, 6};
+
+	g.n = h.n = 0;
+	cluster_up(&c, 1);
+	topic(&c, TOPIC, 2, 1);
+	produce(&c, 0, 0, 10);
+	stage_init(&s, &c, 1, 2);
+	s.kc.group_id = (char *)"readers";
+	src = open_source(&s, 0);
+	read_until(src, &g, 4, NULL);
+	wm_snap_writer_init(&w);
+	wm_record_source_snapshot(src, &w);
+	wm_snap_writer_release(&w);
+	/* Closing the consumer waits for the commit under way. */
+	wm_record_source_free(src);
+	produce(&c, 1, 0, 6);
+	s.kc.starting.position = WM_KAFKA_COMMITTED;
+	src = open_source(&s, 0);
+	read_until(src, &h, 12, NULL);
+	nothing_more(src, 200);
+	first[0] = 4;
+	check_exactly(&h, 2, first, end);
+	wm_record_source_free(src);
+	/* A group that committed nothing: the first offsets. */
+	h.n = 0;
+	s.kc.group_id = (char *)"newcomers";
+	src = open_source(&s, 0);
+	read_until(src, &h, 16, NULL);
+	first[0] = 0;
+	check_exactly(&h, 2, first, end);
+	wm_record_source_free(src);
+	cluster_down(&c);
+}
+END_TEST
+
 /* ---- pause, snapshot, restore ---- */
 
 START_TEST(test_paused_partition_keeps_every_record)
@@ -1043,6 +1088,7 @@ kafka_suite(void)
 	tcase_add_test(read, test_explicit_offsets_and_earliest_for_the_rest);
 	tcase_add_test(read, test_bounded_source_stops_at_the_end_it_found);
 	tcase_add_test(read, test_explicit_stopping_offsets);
+	tcase_add_test(read, test_committed_offsets_after_a_snapshot);
 	tcase_add_test(read, test_paused_partition_keeps_every_record);
 	tcase_add_test(read, test_restore_continues_with_exactly_the_rest);
 	tcase_add_test(read, test_restore_brings_partitions_discovered_before);
