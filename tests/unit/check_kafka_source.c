@@ -268,6 +268,10 @@ START_TEST(test_delivers_every_record_in_partition_order)
 	stage_init(&s, &c, 1, 3);
 	src = open_source(&s, 0);
 	ck_assert_uint_eq(src->ops->n_partitions(src), 3);
+	read_until(src, &g, 1, NULL);
+	/* The rest of the fetch is queued: due now, the wake will not say
+	 * it again. */
+	ck_assert_int_le(wm_record_source_next_due_ns(src), now_ns());
 	read_until(src, &g, 65, NULL);
 	nothing_more(src, 200);
 	check_exactly(&g, 3, first, end);
