@@ -394,30 +394,34 @@ START_TEST(test_latest_starts_at_the_end_at_open)
 }
 END_TEST
 
+/* Offsets as given; partitions not listed, and one whose offset is not
+ * in the log, from their first offset. */
 START_TEST(test_explicit_offsets_and_earliest_for_the_rest)
 {
 	static struct got g;
 	struct cluster c;
 	struct stage s;
 	struct wm_record_source *src;
-	uint32_t parts[1] = {1};
-	int64_t offs[1] = {7};
-	const int first[2] = {0, 7}, end[2] = {5, 10};
+	uint32_t parts[2] = {1, 2};
+	int64_t offs[2] = {7, 100};
+	const int first[3] = {0, 7, 0}, end[3] = {5, 10, 4};
 
 	g.n = 0;
 	cluster_up(&c, 1);
-	topic(&c, TOPIC, 2, 1);
+	topic(&c, TOPIC, 3, 1);
 	produce(&c, 0, 0, 5);
 	produce(&c, 1, 0, 10);
-	stage_init(&s, &c, 1, 2);
+	produce(&c, 2, 0, 4);
+	stage_init(&s, &c, 1, 3);
 	s.kc.starting.position = WM_KAFKA_OFFSETS;
-	s.kc.starting.n = 1;
+	s.kc.starting.n = 2;
 	s.kc.starting.partitions = parts;
 	s.kc.starting.offsets = offs;
 	src = open_source(&s, 0);
-	read_until(src, &g, 8, NULL);
+	/* Partition 2's offset 100 is past its end: from its first. */
+	read_until(src, &g, 12, NULL);
 	nothing_more(src, 200);
-	check_exactly(&g, 2, first, end);
+	check_exactly(&g, 3, first, end);
 	wm_record_source_free(src);
 	cluster_down(&c);
 }
