@@ -623,14 +623,19 @@ watch_brokers(struct ksource *s, int64_t now_ns)
 /*
  * An error the consumer put in the stream: never a record. Most are
  * librdkafka's to retry (a fetch error, a leader moving, a broker
- * down); a refused authorization is not, and stops the source. The
+ * down); a topic that refuses this client is not, and stops the
+ * source. The
  * first few are reported, so that a position reset by librdkafka
  * (auto.offset.reset, records deleted by retention) is not silent.
  */
 static void
 consumer_error(struct ksource *s, const rd_kafka_message_t *m)
 {
-	if (authorization(m->err)) {
+	/* The topic refused: nothing can be read. A group refused only
+	 * costs the commits, which are for observation (and the group of
+	 * a source without kafka.group_id is ours, for librdkafka's
+	 * consumer queue, and may well be refused on a secured cluster). */
+	if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
 		s->health.exit_code = EX_NOPERM;
 		snprintf(s->health.why, sizeof(s->health.why),
 			 "kafka: topic \"%s\": %s", s->topic,
