@@ -16,12 +16,18 @@
  * something and the driver comes back for it.
  *
  * Positions. Each partition keeps the offset of the next record to read
- * (`next`); a message at an offset below it is one read already (a fetch
- * from before a seek) and dropped, so nothing is returned twice whatever
- * librdkafka refetches. A message of a partition paused for alignment
- * that was fetched before the pause took effect is dropped too, and the
- * partition is sought back to `next` when it resumes: the record waits in
- * Kafka, as a paused split's records do in Flink.
+ * (`next`), and follows what librdkafka delivers: within a session it
+ * hands out each offset once (its seeks, pauses and refetches after a
+ * broker returns fence off what was fetched before them). A position
+ * that is no longer in the log (deleted by retention, past the end of a
+ * recreated topic) is reset by librdkafka to the first offset
+ * (auto.offset.reset = earliest, as Flink's reader for earliest and
+ * committed starts); a reset backwards is reported. A message of a
+ * partition paused for alignment that was fetched before the pause took
+ * effect is dropped, and the partition sought back to `next` when it
+ * resumes: the record waits in Kafka, as a paused split's records do in
+ * Flink (librdkafka's pause fences such messages off already; this is
+ * the belt to its braces).
  *
  * Brokers. librdkafka reports RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN through
  * the error callback, served in next(): an outage starts then. It ends
@@ -617,14 +623,19 @@ watch_brokers(struct ksource *s, int64_t now_ns)
 /*
  * An error the consumer put in the stream: never a record. Most are
  * librdkafka's to retry (a fetch error, a leader moving, a broker
- * down); a refused authorization is not, and stops the source. The
+ * down); a topic that refuses this client is not, and stops the
+ * source. The
  * first few are reported, so that a position reset by librdkafka
  * (auto.offset.reset, records deleted by retention) is not silent.
  */
 static void
 consumer_error(struct ksource *s, const rd_kafka_message_t *m)
 {
-	if (authorization(m->err)) {
+	/* The topic refused: nothing can be read. A group refused only
+	 * costs the commits, which are for observation (and the group of
+	 * a source without kafka.group_id is ours, for librdkafka's
+	 * consumer queue, and may well be refused on a secured cluster). */
+	if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
 		s->health.exit_code = EX_NOPERM;
 		snprintf(s->health.why, sizeof(s->health.why),
 			 "kafka: topic \"%s\": %s", s->topic,
@@ -640,6 +651,18 @@ consumer_error(struct ksource *s, const rd_kafka_message_t *m)
 	if (s->errors_reported++ < WM_REPLAY_REPORTED)
 		wm_log("wmrun: kafka: topic \"%s\" partition %" PRId32 ": %s",
 		       s->topic, m->partition, rd_kafka_message_errstr(m));
+}
+
+/* librdkafka moved partition p back to `offset`, below its position:
+ * the position was not in the log any more. Said, then followed. */
+static void
+offset_reset(struct ksource *s, struct kpart *p, int64_t offset)
+{
+	wm_log("wmrun: kafka: topic \"%s\" partition %" PRId32
+	       ": offset %" PRId64
+	       " is not in the log; reading from offset %" PRId64
+	       " (auto.offset.reset)",
+	       s->topic, p->id, p->next, offset);
 }
 
 /* ---- the record source ---- */
@@ -691,10 +714,12 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		i = s->slot[m->partition];
 		p = &s->part[i];
 		outage_over(s, now_ns); /* a broker answered */
-		if (p->finished || (p->next >= 0 && m->offset < p->next)) {
+		if (p->finished) {
 			rd_kafka_message_destroy(m);
 			continue;
 		}
+		if (p->next >= 0 && m->offset < p->next)
+			offset_reset(s, p, m->offset);
 		if (p->paused) {
 			p->reseek = true;
 			rd_kafka_message_destroy(m);

@@ -71,8 +71,11 @@ int wm_kafka_probe(const struct wm_kafka_conf *kc, uint32_t *partitions,
  * partitions it owns among the topic's current ones, each at the starting
  * position (looked up with the brokers: offsets for times, the end offsets
  * of a bounded source). `keys`: the job's shared dictionary for string
- * keys, or NULL for long keys. NULL with a sysexits code in *exit_code
- * and a message in err.
+ * keys, or NULL for long keys (key_type trace, which a topic cannot
+ * decide from a first record, reads longs). The partitions are assigned
+ * by the first next() or after restore(); the wake function of
+ * set_wake() may be given any time before. NULL with a sysexits code in
+ * *exit_code and a message in err.
  */
 struct wm_record_source *wm_kafka_source_open(const struct wm_stage *st,
 					      uint32_t index,

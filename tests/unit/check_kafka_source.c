@@ -268,6 +268,10 @@ START_TEST(test_delivers_every_record_in_partition_order)
 	stage_init(&s, &c, 1, 3);
 	src = open_source(&s, 0);
 	ck_assert_uint_eq(src->ops->n_partitions(src), 3);
+	read_until(src, &g, 1, NULL);
+	/* The rest of the fetch is queued: due now, the wake will not say
+	 * it again. */
+	ck_assert_int_le(wm_record_source_next_due_ns(src), now_ns());
 	read_until(src, &g, 65, NULL);
 	nothing_more(src, 200);
 	check_exactly(&g, 3, first, end);
@@ -390,30 +394,34 @@ START_TEST(test_latest_starts_at_the_end_at_open)
 }
 END_TEST
 
+/* Offsets as given; partitions not listed, and one whose offset is not
+ * in the log, from their first offset. */
 START_TEST(test_explicit_offsets_and_earliest_for_the_rest)
 {
 	static struct got g;
 	struct cluster c;
 	struct stage s;
 	struct wm_record_source *src;
-	uint32_t parts[1] = {1};
-	int64_t offs[1] = {7};
-	const int first[2] = {0, 7}, end[2] = {5, 10};
+	uint32_t parts[2] = {1, 2};
+	int64_t offs[2] = {7, 100};
+	const int first[3] = {0, 7, 0}, end[3] = {5, 10, 4};
 
 	g.n = 0;
 	cluster_up(&c, 1);
-	topic(&c, TOPIC, 2, 1);
+	topic(&c, TOPIC, 3, 1);
 	produce(&c, 0, 0, 5);
 	produce(&c, 1, 0, 10);
-	stage_init(&s, &c, 1, 2);
+	produce(&c, 2, 0, 4);
+	stage_init(&s, &c, 1, 3);
 	s.kc.starting.position = WM_KAFKA_OFFSETS;
-	s.kc.starting.n = 1;
+	s.kc.starting.n = 2;
 	s.kc.starting.partitions = parts;
 	s.kc.starting.offsets = offs;
 	src = open_source(&s, 0);
-	read_until(src, &g, 8, NULL);
+	/* Partition 2's offset 100 is past its end: from its first. */
+	read_until(src, &g, 12, NULL);
 	nothing_more(src, 200);
-	check_exactly(&g, 2, first, end);
+	check_exactly(&g, 3, first, end);
 	wm_record_source_free(src);
 	cluster_down(&c);
 }
@@ -473,6 +481,51 @@ START_TEST(test_explicit_stopping_offsets)
 	src = open_source(&s, 0);
 	read_until(src, &g, SIZE_MAX, is_finished);
 	check_exactly(&g, 2, first, end);
+	wm_record_source_free(src);
+	cluster_down(&c);
+}
+END_TEST
+
+/* With a group.id a snapshot commits the positions; a source starting
+ * at the committed offsets begins there, one of a group that committed
+ * nothing at the first offsets. */
+START_TEST(test_committed_offsets_after_a_snapshot)
+{
+	static struct got g, h;
+	struct cluster c;
+	struct stage s;
+	struct wm_record_source *src;
+	struct wm_snap_writer w;
+	int first[2] = {0, 0}, end[2] = {10, 6};
+
+	g.n = h.n = 0;
+	cluster_up(&c, 1);
+	topic(&c, TOPIC, 2, 1);
+	produce(&c, 0, 0, 10);
+	stage_init(&s, &c, 1, 2);
+	s.kc.group_id = (char *)"readers";
+	src = open_source(&s, 0);
+	read_until(src, &g, 4, NULL);
+	wm_snap_writer_init(&w);
+	wm_record_source_snapshot(src, &w);
+	wm_snap_writer_release(&w);
+	/* Closing the consumer waits for the commit under way. */
+	wm_record_source_free(src);
+	produce(&c, 1, 0, 6);
+	s.kc.starting.position = WM_KAFKA_COMMITTED;
+	src = open_source(&s, 0);
+	read_until(src, &h, 12, NULL);
+	nothing_more(src, 200);
+	first[0] = 4;
+	check_exactly(&h, 2, first, end);
+	wm_record_source_free(src);
+	/* A group that committed nothing: the first offsets. */
+	h.n = 0;
+	s.kc.group_id = (char *)"newcomers";
+	src = open_source(&s, 0);
+	read_until(src, &h, 16, NULL);
+	first[0] = 0;
+	check_exactly(&h, 2, first, end);
 	wm_record_source_free(src);
 	cluster_down(&c);
 }
@@ -1043,6 +1096,7 @@ kafka_suite(void)
 	tcase_add_test(read, test_explicit_offsets_and_earliest_for_the_rest);
 	tcase_add_test(read, test_bounded_source_stops_at_the_end_it_found);
 	tcase_add_test(read, test_explicit_stopping_offsets);
+	tcase_add_test(read, test_committed_offsets_after_a_snapshot);
 	tcase_add_test(read, test_paused_partition_keeps_every_record);
 	tcase_add_test(read, test_restore_continues_with_exactly_the_rest);
 	tcase_add_test(read, test_restore_brings_partitions_discovered_before);
