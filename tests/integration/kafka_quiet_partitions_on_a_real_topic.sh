@@ -9,8 +9,8 @@
 #     it (computed here from the topic's Java hashCode), every record once.
 #   - Following the topic (unbounded, cut after 6 s), the silent
 #     partitions hold every window back until the run is cut; with an
-#     idle timeout of 1 s the windows fire while it runs. The windows
-#     are the same either way.
+#     idle timeout of 1 s the windows fire while it runs, and the last
+#     never does (every partition idle at the cut, as in Flink).
 # Skipped (77) as kafka_lib.sh's kafka_require says.
 . "$srcdir/tests/integration/lib.sh"
 . "$srcdir/tests/integration/kafka_lib.sh"
@@ -29,7 +29,8 @@ awk -v t0=$t0 'BEGIN {
 		for (p = 0; p < 16; p++) {
 			if (p >= 13 && i >= 120)
 				continue
-			print p "," t0 + i * 5000 + p "," "u" (i * 7 + p) % 13 "," i
+			printf "%d,%.0f,u%d,%d\n", p, t0 + i * 5000 + p,
+				(i * 7 + p) % 13, i
 		}
 }' >"$scratch/produced.csv"
 kafka_produce "$topic" <"$scratch/produced.csv"
@@ -131,5 +132,10 @@ windows "$scratch/stuck.csv" >"$scratch/stuck.windows"
 windows "$scratch/idle.csv" >"$scratch/idle.windows"
 diff -u "$scratch/file.windows" "$scratch/stuck.windows" ||
 	fail "the stalled run's windows differ from the file's"
-diff -u "$scratch/file.windows" "$scratch/idle.windows" ||
-	fail "the idle run's windows differ from the file's"
+# The idle run's last windows never fire: every partition is idle when
+# the run is cut, and Flink 2.3 drops the final watermark of an idle
+# source (doc/semantics.md: DRAIN_ACTIVE_BEFORE_MAX is not among its
+# flags). All the others are the file's.
+grep -v ",$((t0 + 60 * 60000))," "$scratch/file.windows" >"$scratch/file.early"
+diff -u "$scratch/file.early" "$scratch/idle.windows" ||
+	fail "the idle run's windows differ from the file's first 50 minutes"
