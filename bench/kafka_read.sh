@@ -10,8 +10,11 @@
 # kcat reading them all from the beginning to the end of every partition
 # (one client, librdkafka's consumer, its default fetch settings) and
 # prints records per second, each figure the best of ROUNDS reads
-# (default 3). The broker is WM_KAFKA_BOOTSTRAP's, else one started for
-# the run with tests/kafka/broker.sh (a JDK, Maven and the broker's jars
+# (default 3); then the same for wmrun reading the topic as a bounded
+# Kafka source at parallelism 1 and 2, in rounds alternating with
+# kcat's, and its rate as a fraction of kcat's. The broker is
+# WM_KAFKA_BOOTSTRAP's, else one started for the run with
+# tests/kafka/broker.sh (a JDK, Maven and the broker's jars
 # from Maven Central or ~/.m2) and stopped at the end. That one runs with
 # the JVM's full JIT, unlike the tests' brokers (which start faster with
 # the first tier only): kcat read 2 M records in 1.4-2.8 s from it
@@ -65,7 +68,43 @@ high=$("$tool" end-offsets "$broker" "$topic" | awk -F, '{ n += $3 - $2 } END { 
 	exit 70
 }
 
-best=0
+# wmrun's read: the topic as a bounded Kafka source of PARALLELISM
+# subtasks (one consumer each) into a count per key and minute, results
+# discarded: the whole command timed, as kcat's is, start-up, probe and
+# connections included.
+cat >"$work/job.conf" <<EOF
+[job]
+name = kafka-read
+[source s]
+parallelism = PARALLELISM
+kafka.bootstrap_servers = $broker
+kafka.topic = $topic
+kafka.starting_offsets = earliest
+kafka.stopping_offsets = latest
+[window w]
+input = s
+parallelism = 1
+size = 1 min
+[sink o]
+input = w
+path = /dev/null
+EOF
+wmrun_read() {
+	sed "s/PARALLELISM/$1/" "$work/job.conf" >"$work/p$1.conf"
+	"$build/wmrun" --quiet "$work/p$1.conf" 2>"$work/wmrun.err" || {
+		cat "$work/wmrun.err" >&2
+		echo "kafka_read: wmrun failed" >&2
+		exit 70
+	}
+	got=$(sed -n 's/^  records read  *\([0-9]*\)$/\1/p' "$work/wmrun.err")
+	[ "$got" = "$records" ] || {
+		echo "kafka_read: wmrun read $got records, not $records" >&2
+		exit 70
+	}
+}
+
+# Rounds alternate the readers, so that the machine's moods fall on each.
+best=0 best1=0 best2=0
 for round in $(seq "$rounds"); do
 	began=$(now_ms)
 	read=$(kcat -C -b "$broker" -t "$topic" -o beginning -e -q | wc -l)
@@ -76,9 +115,24 @@ for round in $(seq "$rounds"); do
 	}
 	echo "kafka_read: round $round: kcat read $read records in $ms ms" >&2
 	[ "$best" -ne 0 ] && [ "$ms" -ge "$best" ] || best=$ms
+	for p in 1 2; do
+		began=$(now_ms)
+		wmrun_read $p
+		ms=$(($(now_ms) - began))
+		echo "kafka_read: round $round: wmrun (parallelism $p) read $records records in $ms ms" >&2
+		eval "b=\$best$p"
+		[ "$b" -ne 0 ] && [ "$ms" -ge "$b" ] || eval "best$p=$ms"
+	done
 done
 [ "$best" -gt 0 ] || best=1
 [ "$produce_ms" -gt 0 ] || produce_ms=1
 echo "kafka_read kcat records=$records partitions=16" \
 	"records_per_s=$((records * 1000 / best)) best_ms=$best" \
 	"produce_records_per_s=$((records * 1000 / produce_ms))"
+for p in 1 2; do
+	eval "b=\$best$p"
+	[ "$b" -gt 0 ] || b=1
+	echo "kafka_read wmrun parallelism=$p records=$records" \
+		"records_per_s=$((records * 1000 / b)) best_ms=$b" \
+		"of_kcat=$(awk -v k="$best" -v w="$b" 'BEGIN { printf "%.2f", k / w }')"
+done
