@@ -7,6 +7,8 @@
 #     the run's own --record-trace recording replayed under --sim; each
 #     partition was read by the subtask Flink's KafkaSourceEnumerator gives
 #     it (computed here from the topic's Java hashCode), every record once.
+#   - Started and stopped by timestamps, it reads exactly the records
+#     between them.
 #   - Following the topic (unbounded, cut after 6 s), the silent
 #     partitions hold every window back until the run is cut; with an
 #     idle timeout of 1 s the windows fire while it runs, and the last
@@ -106,6 +108,23 @@ while read -r p subtask records; do
 	[ "$records" -eq "$want" ] ||
 		fail "partition $p: $records records read, $want produced"
 done <"$scratch/owners"
+
+# --- by time: from 30 min to 40 min of the night ------------------------
+# The first record at or after each time, per partition (Flink's
+# OffsetsInitializer.timestamp()): exactly the window [30, 40 min) of the
+# partitions that were not silent by then.
+job "$scratch/slice.csv" "kafka.bootstrap_servers = $KAFKA" \
+	"kafka.topic = $topic" "kafka.value_format = number" \
+	"kafka.starting_offsets = timestamp $((t0 + 30 * 60000))" \
+	"kafka.stopping_offsets = timestamp $((t0 + 40 * 60000))" \
+	>"$scratch/slice.conf"
+expect_status 0 "$WMRUN" "$scratch/slice.conf"
+windows "$scratch/slice.csv" >"$scratch/slice.windows"
+grep ",$((t0 + 30 * 60000)),$((t0 + 40 * 60000))," "$scratch/file.windows" \
+	>"$scratch/file.slice"
+[ -s "$scratch/file.slice" ] || fail "no window [30, 40 min) from the file"
+diff -u "$scratch/file.slice" "$scratch/slice.windows" ||
+	fail "reading from 30 to 40 min by timestamp gave other windows"
 
 # --- following the topic: the stall, and idleness ending it ------------
 job "$scratch/stuck.csv" "$kafka_lines" >"$scratch/stuck.conf"
