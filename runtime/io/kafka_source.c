@@ -216,6 +216,10 @@ struct probe_errors {
 	char reason[200];
 };
 
+/* How long the probe waits for metadata before it looks at the client's
+ * events again. */
+#define PROBE_SLICE_MS 250
+
 static void
 probe_error(rd_kafka_t *rk, int err, const char *reason, void *arg)
 {
@@ -259,6 +263,8 @@ topic_partitions(rd_kafka_t *rk, const struct wm_kafka_conf *kc,
 {
 	const struct rd_kafka_metadata *md = NULL;
 	rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, kc->topic, NULL);
+	int64_t left_ms =
+		kc->broker_timeout_ms > 0 ? kc->broker_timeout_ms : 30000;
 	rd_kafka_resp_err_t e;
 	char t[32];
 	int code = 0;
@@ -268,10 +274,19 @@ topic_partitions(rd_kafka_t *rk, const struct wm_kafka_conf *kc,
 			 rd_kafka_err2str(rd_kafka_last_error()));
 		return EX_CONFIG;
 	}
-	e = rd_kafka_metadata(rk, 0, rkt, &md,
-			      (int)(kc->broker_timeout_ms > 0
-					    ? kc->broker_timeout_ms
-					    : 30000));
+	/* Asked in slices, the client's events served between them: a
+	 * failed login arrives as an error event, and is final, so it ends
+	 * the wait for brokers at once (the metadata request alone would
+	 * time out, and read as brokers gone). */
+	do {
+		int64_t slice =
+			left_ms < PROBE_SLICE_MS ? left_ms : PROBE_SLICE_MS;
+
+		e = rd_kafka_metadata(rk, 0, rkt, &md, (int)slice);
+		left_ms -= slice;
+		rd_kafka_poll(rk, 0);
+	} while (e == RD_KAFKA_RESP_ERR__TIMED_OUT && left_ms > 0 &&
+		 (pe == NULL || pe->err == 0));
 	rd_kafka_topic_destroy(rkt);
 	if (e == 0 && md->topic_cnt == 1)
 		e = md->topics[0].err;

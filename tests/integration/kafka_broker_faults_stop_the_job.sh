@@ -2,7 +2,8 @@
 # What a Kafka source's outside world does to a job, on a real broker:
 #   - brokers that do not answer stop the job before anything starts, with
 #     EX_UNAVAILABLE (69) naming them, within kafka.broker_timeout;
-#   - a topic that does not exist stops it with EX_CONFIG (78);
+#   - a topic that does not exist, or a login the broker refuses, stops
+#     it with EX_CONFIG (78);
 #   - a broker that goes away while the job reads stops it after
 #     kafka.broker_timeout with 69, the summary saying why and accounting
 #     for every record read until then.
@@ -54,7 +55,15 @@ trap 'sh "$srcdir/tests/kafka/broker.sh" stop "$dir"; rm -rf "$scratch"' EXIT
 
 job "$KAFKA" no-such-topic
 expect_status 78 "$WMRUN" "$scratch/job.conf"
-expect_line 'no-such-topic' "$scratch/err"
+expect_line '^wmrun: source "s": kafka: topic "no-such-topic" does not exist on ' "$scratch/err"
+
+# A login the broker cannot take (its listener has no SASL) is final: 78
+# at once, not a wait for brokers.
+job "$KAFKA" no-such-topic "kafka.security.protocol = SASL_PLAINTEXT" \
+	"kafka.sasl.mechanism = PLAIN" "kafka.sasl.username = u" \
+	"kafka.sasl.password = p"
+expect_status 78 "$WMRUN" "$scratch/job.conf"
+expect_line '^wmrun: source "s": kafka: authentication with .* failed: ' "$scratch/err"
 
 topic=$(kafka_topic lost)
 kafka_create_topic "$topic" 4
