@@ -1644,26 +1644,6 @@ wm_source_gen_restore(struct wm_source_gen *g, struct wm_snap_reader *r)
 	return 0;
 }
 
-/* ---- the record-source interface's checkpoints ---- */
-
-void
-wm_record_source_snapshot(const struct wm_record_source *src,
-			  struct wm_snap_writer *w)
-{
-	if (src->ops->snapshot == NULL)
-		wm_snap_writer_fail(w, -ENOTSUP);
-	else
-		src->ops->snapshot(src, w);
-}
-
-int
-wm_record_source_restore(struct wm_record_source *src, struct wm_snap_reader *r)
-{
-	if (src->ops->restore == NULL)
-		return wm_snap_reader_fail(r, -ENOTSUP);
-	return src->ops->restore(src, r);
-}
-
 /* ---- as a wm_record_source ---- */
 
 static struct wm_source_gen *

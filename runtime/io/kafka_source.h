@@ -5,7 +5,7 @@
  *	enumerator gives it (source_gen.h, wm_source_gen_split_owner()),
  *	read by one consumer per subtask with manual assignment (no group
  *	rebalancing), behind the record source interface that the generator
- *	and the replayed traces share (operators/source_gen.h).
+ *	and the replayed traces share (operators/record_source.h).
  *
  * What a record becomes (doc/semantics.md section 14):
  *	ts		the Kafka record's timestamp (CreateTime or

@@ -1,8 +1,9 @@
 /*
  * sources.h
  *	Where a source subtask's records come from: the generator
- *	(operators/source_gen.h) or the stage's replayed trace (replay.h),
- *	for exactly the partitions the subtask owns.
+ *	(operators/source_gen.h), the stage's replayed trace (replay.h) or
+ *	its Kafka topic (kafka_source.h), for exactly the partitions the
+ *	subtask owns, behind operators/record_source.h.
  *
  * The drivers (the worker, --sim, the pipeline benchmark) open the record
  * source and hand it to the subtask's task, which only reacts to calls

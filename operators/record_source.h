@@ -1,0 +1,169 @@
+/*
+ * record_source.h
+ *	Where a source subtask's records come from, as the runtime sees it:
+ *	the interface that the generator, replayed traces and Kafka topics
+ *	share.
+ */
+#ifndef WM_OPERATORS_RECORD_SOURCE_H
+#define WM_OPERATORS_RECORD_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/record.h"
+
+/*
+ * A record source, as the runtime sees one source subtask: a set of
+ * partitions (Flink splits), polled with the processing time.
+ *
+ *	next(src, now_ns, &rec)	1 and the next record due at now_ns, or 0:
+ *				nothing is due. Never blocks. After 0,
+ *				next_due_ns(src) > now_ns.
+ *	next_due_ns(src)	the earliest processing time at which next()
+ *				may return a record or a partition may finish
+ *				(a value <= now: call next() now); INT64_MAX:
+ *				not from the passage of time (finished, or
+ *				silent for ever)
+ *	finished(src)		every partition is finished: the subtask sends
+ *				its final watermark and END
+ *	n_partitions, partition_stats	partitions of this subtask in a fixed
+ *				order (the index used by the runtime's per
+ *				partition watermark state and summary)
+ *	n_finished(src)		how many partitions finished so far (never
+ *				decreases)
+ *	finished_partition(src, k)	for k < n_finished, the index of
+ *				the k-th partition to finish: the runtime
+ *				retires each once, as n_finished grows, and
+ *				releases its watermark slot
+ *	pause(src, i, paused, now_ns)	stop (or resume) reading the i-th
+ *				partition, for watermark alignment: its
+ *				records wait, nothing is lost; NULL when the
+ *				source cannot hold back one partition
+ *	snapshot(src, w)	write the source's position as a section: per
+ *				partition what has been read (Flink's split
+ *				state: a Kafka offset), nothing of watermarks
+ *	restore(src, r)		seek a new source (same configuration, nothing
+ *				read yet) to a snapshot's position: from then
+ *				on it returns exactly the records after it, each
+ *				due when it was due before (so those due before
+ *				the restart come at once, a backlog, as a Kafka
+ *				consumer restarting from an offset finds them).
+ *				Partitions are all reading after it (alignment
+ *				pauses are not in a snapshot). 0, or the
+ *				reader's error (-EINVAL: another configuration
+ *				or a used source); on error, free the source
+ *
+ *	set_wake(src, wake, arg)	for a source whose records arrive
+ *				from outside (Kafka): `wake(arg)` is called,
+ *				from any thread, whenever records may have
+ *				arrived; the driver wakes the subtask, which
+ *				then calls next() (runtime/run/worker.c,
+ *				wake_source()). Never after free() returned.
+ *				NULL for time-driven sources
+ *	health(src, h)		whether the source can go on (h->exit_code 0)
+ *				or the job must stop, and why; NULL: always
+ *
+ * n_partitions() may grow between calls (partitions discovered while the
+ * job runs); new partitions come after the old, whose indexes stay. Each
+ * is one the subtask owns by wm_source_gen_split_owner() among the stage's
+ * `partitions`, which the plan reserved room for; the task takes them as
+ * new splits (doc/semantics.md section 3.12). A health() exit code stops
+ * the job with it (EX_UNAVAILABLE, EX_DATAERR, ...) and `why` in the
+ * supervisor's message; outages go to the summary.
+ *
+ * Implementations: the generator (source_gen.c), a replayed trace
+ * (runtime/io/replay_source.c), a Kafka topic (runtime/io/
+ * kafka_source.c, the one fed from outside), and the recorder that wraps
+ * any of them (runtime/io/record_trace.c).
+ */
+struct wm_record_source;
+struct wm_snap_writer;
+struct wm_snap_reader;
+
+/* Whether a source can go on, and the outages it rode out, for the job's
+ * messages and summary (the health() op). */
+struct wm_source_health {
+	int exit_code;	   /* 0: reading; else the job stops with it */
+	char why[256];	   /* what stopped it, NUL-terminated */
+	uint32_t outages;  /* times it lost its brokers and got them back */
+	int64_t outage_ns; /* processing time without brokers, in all */
+	bool unreachable;  /* without brokers now */
+};
+
+/* Per partition counters for the job summary. */
+struct wm_source_partition_stats {
+	uint32_t partition; /* partition id */
+	uint64_t emitted;   /* records returned by next() */
+	uint64_t skipped;   /* arrivals at or before now dropped by silence */
+	bool finished;
+};
+
+struct wm_record_source_ops {
+	int (*next)(struct wm_record_source *src, int64_t now_ns,
+		    struct wm_record *out);
+	int64_t (*next_due_ns)(const struct wm_record_source *src);
+	bool (*finished)(const struct wm_record_source *src);
+	uint32_t (*n_partitions)(const struct wm_record_source *src);
+	uint32_t (*n_finished)(const struct wm_record_source *src);
+	uint32_t (*finished_partition)(const struct wm_record_source *src,
+				       uint32_t k);
+	void (*partition_stats)(const struct wm_record_source *src, uint32_t i,
+				int64_t now_ns,
+				struct wm_source_partition_stats *st);
+	void (*free)(struct wm_record_source *src);
+	void (*pause)(struct wm_record_source *src, uint32_t i, bool paused,
+		      int64_t now_ns);
+	/* Checkpoints; NULL when the source cannot (see below). */
+	void (*snapshot)(const struct wm_record_source *src,
+			 struct wm_snap_writer *w);
+	int (*restore)(struct wm_record_source *src, struct wm_snap_reader *r);
+	/* Sources whose records arrive from outside; NULL for those driven
+	 * by processing time alone (see below). */
+	void (*set_wake)(struct wm_record_source *src, void (*wake)(void *arg),
+			 void *arg);
+	void (*health)(const struct wm_record_source *src,
+		       struct wm_source_health *h);
+};
+
+/* Embedded first in every implementation; wm_container_of() recovers it. */
+struct wm_record_source {
+	const struct wm_record_source_ops *ops;
+};
+
+static inline int
+wm_record_source_next(struct wm_record_source *src, int64_t now_ns,
+		      struct wm_record *out)
+{
+	return src->ops->next(src, now_ns, out);
+}
+
+static inline int64_t
+wm_record_source_next_due_ns(const struct wm_record_source *src)
+{
+	return src->ops->next_due_ns(src);
+}
+
+static inline bool
+wm_record_source_finished(const struct wm_record_source *src)
+{
+	return src->ops->finished(src);
+}
+
+/* Write src's position; the writer's error is -ENOTSUP for a source that
+ * cannot say it (a bad writer state is kept as the writer keeps any). */
+void wm_record_source_snapshot(const struct wm_record_source *src,
+			       struct wm_snap_writer *w);
+
+/* Seek src to a snapshot's position: 0, -ENOTSUP, or the reader's error. */
+int wm_record_source_restore(struct wm_record_source *src,
+			     struct wm_snap_reader *r);
+
+static inline void
+wm_record_source_free(struct wm_record_source *src)
+{
+	if (src != NULL)
+		src->ops->free(src);
+}
+
+#endif /* WM_OPERATORS_RECORD_SOURCE_H */
