@@ -165,8 +165,13 @@ answers() {
 launch() {
 	dir=$1 cp=$2
 	rm -rf "$dir/data" "$dir/server.log"
-	# A cluster id is 16 random bytes in URL-safe base64 without padding.
-	cluster=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c 1-22)
+	# A cluster id is 16 random bytes in URL-safe base64 without padding;
+	# one that starts with '-' (one in 64) the tool's parser would take
+	# for an option, so the first byte is drawn again until it does not.
+	cluster=-
+	while [ "${cluster#-}" != "$cluster" ]; do
+		cluster=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c 1-22)
+	done
 	java $BROKER_JAVA_OPTS -cp "$cp" -Dlog4j2.configurationFile="$dir/log4j2.properties" \
 		kafka.tools.StorageTool format -t "$cluster" \
 		-c "$dir/server.properties" >"$dir/format.log" 2>&1 || {
