@@ -177,6 +177,17 @@ client_conf(const struct wm_kafka_conf *kc, const char *client_id,
 {
 	rd_kafka_conf_t *conf = rd_kafka_conf_new();
 	char why[256];
+	/* Defaults of ours, set first: the user's properties override
+	 * them. Fetching up to 10 MiB a partition at once (librdkafka's
+	 * default is 1 MiB, the Java consumer's too) read a local broker's
+	 * 16-partition topic of 1 M small records in 0.65 s of wmrun's whole
+	 * run instead of 2.1 to 5.4 s (doc/performance.md 9.21): with 1 MiB
+	 * the consumer waited on fetches most of the time. A fetch is a
+	 * transport matter; what is read, and in which order, is not
+	 * changed by it. */
+	const char *defaults[][2] = {
+		{"max.partition.fetch.bytes", "10485760"},
+	};
 	const char *ours[][2] = {
 		{"bootstrap.servers", kc->bootstrap_servers},
 		{"client.id", client_id},
@@ -187,6 +198,14 @@ client_conf(const struct wm_kafka_conf *kc, const char *client_id,
 		{"auto.offset.reset", "earliest"},
 	};
 
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (rd_kafka_conf_set(conf, defaults[i][0], defaults[i][1], why,
+				      sizeof(why)) != RD_KAFKA_CONF_OK) {
+			snprintf(err, errlen, "kafka: %s: %s", defaults[i][0],
+				 why);
+			rd_kafka_conf_destroy(conf);
+			return NULL;
+		}
 	for (uint32_t i = 0; i < kc->n_properties; i++) {
 		const struct wm_kafka_property *p = &kc->properties[i];
 
