@@ -46,9 +46,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <time.h>
 
 #include <librdkafka/rdkafka.h>
 
+#include "base/clock.h"
 #include "operators/snap.h"
 #include "runtime/conf/units.h"
 #include "runtime/io/kafka_source.h"
@@ -1134,11 +1136,33 @@ query_of(const struct wm_kafka_offsets *o, int32_t id, bool *given,
 	}
 }
 
-/* ListOffsets for the partitions whose ask[] is set, each for the
- * timestamp in want[] (-2 the first offset, -1 the end): the offsets
- * into want[]. 0 or librdkafka's error. */
+/* How long a lookup waits before it asks again. */
+#define RETRY_PAUSE_MS 100
+
+/* An error of an offset lookup that a moment cures: a topic just
+ * created whose partitions have no leader yet, a leader moving. */
+static bool
+transient(rd_kafka_resp_err_t e)
+{
+	switch (e) {
+	case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
+	case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
+	case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
+	case RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE:
+	case RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH:
+	case RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH:
+	case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
+	case RD_KAFKA_RESP_ERR__TRANSPORT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One lookup of the offsets asked for; the first error, or 0. */
 static rd_kafka_resp_err_t
-list_offsets(struct ksource *s, const bool *ask, int64_t *want, int timeout_ms)
+list_offsets_once(struct ksource *s, const bool *ask, int64_t *want,
+		  int timeout_ms)
 {
 	rd_kafka_topic_partition_list_t *l =
 		rd_kafka_topic_partition_list_new((int)s->n);
@@ -1158,6 +1182,34 @@ list_offsets(struct ksource *s, const bool *ask, int64_t *want, int timeout_ms)
 		want[i] = l->elems[k].offset;
 	}
 	rd_kafka_topic_partition_list_destroy(l);
+	return e;
+}
+
+/* The offsets for want[i]'s times (or BEGINNING, END) of the partitions
+ * asked for, into want[], asked again while the error is transient,
+ * within timeout_ms in all. */
+static rd_kafka_resp_err_t
+list_offsets(struct ksource *s, const bool *ask, int64_t *want, int timeout_ms)
+{
+	int64_t *asked = malloc((s->n ? s->n : 1) * sizeof(*asked));
+	int64_t deadline = wm_monotonic_ns() / 1000000 + timeout_ms;
+	rd_kafka_resp_err_t e;
+
+	if (asked == NULL)
+		return RD_KAFKA_RESP_ERR__FAIL; /* out of memory */
+	memcpy(asked, want, s->n * sizeof(*asked));
+	for (;;) {
+		int64_t left = deadline - wm_monotonic_ns() / 1000000;
+
+		e = list_offsets_once(s, ask, want, left > 0 ? (int)left : 1);
+		if (e == 0 || !transient(e) || left <= RETRY_PAUSE_MS)
+			break;
+		memcpy(want, asked, s->n * sizeof(*want));
+		nanosleep(
+			&(struct timespec){.tv_nsec = RETRY_PAUSE_MS * 1000000},
+			NULL);
+	}
+	free(asked);
 	return e;
 }
 
