@@ -207,12 +207,6 @@ check_kafka(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		       "Kafka source %s: wmrun stops reading the topic then, "
 		       "the exported job reads on",
 		       name);
-	if (kc->starting.position == WM_KAFKA_COMMITTED && kc->group_id == NULL)
-		REFUSE(st, "kafka.starting_offsets",
-		       "cannot export committed starting offsets of Kafka "
-		       "source %s without kafka.group_id: Flink's "
-		       "KafkaSource needs the group to look them up",
-		       name);
 	if (kc->stopping.position == WM_KAFKA_OFFSETS)
 		REFUSE(st, "kafka.stopping_offsets",
 		       "cannot export stopping offsets per partition of Kafka "

@@ -48,7 +48,7 @@
  * did), processing_time over a replayed trace (wmrun cuts the trace),
  * replay_end with more subtasks than partitions (wmrun's subtasks without
  * any wait for the end); over a Kafka source processing_time, stopping
- * offsets per partition, committed offsets without a group, a generated
+ * offsets per partition, a generated
  * source beside it, and string and long keys into one stage. Exported
  * with a warning: kafka.broker_timeout, a Kafka source's partitions, a
  * JSONL sink (written as CSV), records = N with a generated source (each generated partition
