@@ -169,6 +169,67 @@ bounded(const struct wm_job_conf *job)
 	       job->records != UINT64_MAX;
 }
 
+/* The warnings of a Kafka source: what Flink's KafkaSource has no
+ * setting for. */
+static void
+warn_kafka(FILE *f, const struct wm_topology *t, const struct wm_ini_doc *doc,
+	   const struct wm_stage *st)
+{
+	const struct wm_kafka_conf *kc = st->u.source.kafka;
+
+	if (find_entry(doc, st, "kafka.broker_timeout") != NULL)
+		warn(f, t, doc, st, "kafka.broker_timeout",
+		     "Flink's KafkaSource has no broker timeout: the exported "
+		     "job waits for brokers that went away for ever");
+	if (kc->partitions_given)
+		warn(f, t, doc, st, "partitions",
+		     "wmrun reads no partition at or beyond this count, the "
+		     "exported job's KafkaSource reads every partition of "
+		     "the topic");
+}
+
+/*
+ * A Kafka source: Flink's KafkaSource with the same settings, but for what
+ * it cannot say. A run length in processing time cuts wmrun's source; a
+ * stopping offset per partition leaves the partitions not listed
+ * unbounded in wmrun, where Flink's offsets initializer bounds them too.
+ */
+static int
+check_kafka(const struct wm_topology *t, const struct wm_ini_doc *doc,
+	    const struct wm_stage *st, const char *name,
+	    struct wm_ini_error *err)
+{
+	const struct wm_kafka_conf *kc = st->u.source.kafka;
+
+	if (t->job.processing_time_ms != INT64_MAX)
+		REFUSE(NULL, "processing_time",
+		       "cannot export a run length in processing time over "
+		       "Kafka source %s: wmrun stops reading the topic then, "
+		       "the exported job reads on",
+		       name);
+	if (kc->stopping.position == WM_KAFKA_OFFSETS)
+		REFUSE(st, "kafka.stopping_offsets",
+		       "cannot export stopping offsets per partition of Kafka "
+		       "source %s: the partitions they do not list are "
+		       "unbounded in wmrun, and Flink's "
+		       "OffsetsInitializer.offsets() would stop them at their "
+		       "first offset",
+		       name);
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *o = &t->stages[s];
+
+		if (o->kind == WM_STAGE_SOURCE && o->u.source.kafka == NULL &&
+		    o->u.source.replay == NULL)
+			REFUSE(st, "kafka.topic",
+			       "cannot export Kafka source %s beside generated "
+			       "source \"%s\": a generated source is exported "
+			       "as its recording under --sim, which cannot "
+			       "read a topic",
+			       name, o->name);
+	}
+	return 0;
+}
+
 /*
  * A source's records and their end: a generated source is recorded
  * (flink_record.h), and what its recording cannot carry is refused; a
@@ -184,12 +245,7 @@ check_records(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	const struct wm_source_conf *src = &st->u.source;
 
 	if (src->kafka != NULL)
-		REFUSE(st, "kafka.topic",
-		       "cannot export Kafka source %s yet: the export writes "
-		       "no KafkaSource; record the topic with wmrun "
-		       "--record-trace FILE and export the replay topology "
-		       "that the recording writes beside it",
-		       name);
+		return check_kafka(t, doc, st, name, err);
 	if (src->replay != NULL) {
 		if (t->job.processing_time_ms != INT64_MAX)
 			REFUSE(NULL, "processing_time",
@@ -226,6 +282,28 @@ check_records(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	return 0;
 }
 
+/* Whether the records stage `s` reads have string keys (a Kafka source
+ * with key_type = string upstream): 1, 0 for long keys, -1 when its
+ * inputs mix the two. */
+static int
+string_keys(const struct wm_topology *t, uint32_t s)
+{
+	const struct wm_stage *st = &t->stages[s];
+	int keys = -2;
+
+	if (st->kind == WM_STAGE_SOURCE)
+		return st->u.source.kafka != NULL &&
+		       st->u.source.key_type == WM_KEY_TYPE_STRING;
+	for (uint32_t i = 0; i < st->n_inputs; i++) {
+		int in = string_keys(t, st->inputs[i].stage);
+
+		if (in < 0 || (keys != -2 && keys != in))
+			return -1;
+		keys = in;
+	}
+	return keys;
+}
+
 int
 wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		      FILE *warnings, struct wm_ini_error *err)
@@ -243,7 +321,10 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 
 			if (check_records(t, doc, st, name, err) != 0)
 				return -EINVAL;
-			generated = generated || src->replay == NULL;
+			if (src->kafka != NULL)
+				warn_kafka(warnings, t, doc, st);
+			generated = generated ||
+				    (src->replay == NULL && src->kafka == NULL);
 			if (src->strategy.reactivation_grace_ms != 0)
 				REFUSE(st, "reactivation_grace",
 				       "cannot export reactivation_grace to "
@@ -260,6 +341,12 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 				       name);
 			if (first == NULL)
 				first = src;
+		} else if (string_keys(t, s) < 0) {
+			REFUSE(st, "input",
+			       "cannot export %s %s over string keys and long "
+			       "keys at once: a Flink stream is keyed by one "
+			       "type",
+			       wm_stage_kind_name(st->kind), name);
 		} else if (st->kind == WM_STAGE_WINDOW) {
 			const struct wm_window_stage_conf *w = &st->u.window;
 
@@ -347,23 +434,39 @@ input_expr(FILE *f, const struct wm_topology *t, const struct wm_stage *st)
 	}
 }
 
-/* The partitioning of a non-keyed edge, as Flink would choose it. */
+/* The key selector of the records stage `s` reads. */
 static const char *
-edge_call(enum wm_partitioning p)
+key_selector(const struct wm_topology *t, uint32_t s)
 {
+	return string_keys(t, s) == 1 ? "new TraceRecord.StringKey()"
+				      : "new TraceRecord.Key()";
+}
+
+/* The partitioning of a non-keyed edge, as Flink would choose it. */
+static void
+edge_call(FILE *f, const struct wm_topology *t, uint32_t s)
+{
+	enum wm_partitioning p = t->stages[s].inputs[0].edge;
+
 	switch (p) {
 	case WM_PARTITION_FORWARD:
-		return ".forward()";
+		fputs(".forward()", f);
+		return;
 	case WM_PARTITION_REBALANCE:
-		return ".rebalance()";
+		fputs(".rebalance()", f);
+		return;
 	case WM_PARTITION_BROADCAST:
-		return ".broadcast()";
+		fputs(".broadcast()", f);
+		return;
 	case WM_PARTITION_HASH:
 		break;
 	}
-	return ".keyBy(new TraceRecord.Key())";
+	fprintf(f, ".keyBy(%s)", key_selector(t, s));
 }
 
+/* A source's watermark strategy; with a timestamp assigner when the
+ * records' timestamps are not the ones the source gave Flink (watermarks
+ * per subtask, after noWatermarks(); a Kafka value's timestamp field). */
 static void
 emit_strategy(FILE *f, const struct wm_source_conf *src, const char *indent)
 {
@@ -392,21 +495,124 @@ emit_strategy(FILE *f, const struct wm_source_conf *src, const char *indent)
 			src->alignment_max_drift_ms, indent,
 			src->alignment_update_interval_ms);
 	}
-	if (src->watermark_per_subtask)
+	if (src->watermark_per_subtask ||
+	    (src->kafka != NULL && src->kafka->timestamp_from_value))
 		fprintf(f,
 			"\n%s    .withTimestampAssigner((r, ts) -> "
 			"r.timestamp)",
 			indent);
 }
 
+/* An OffsetsInitializer of Flink for a Kafka position. */
 static void
-emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
+emit_offsets(FILE *f, const struct wm_kafka_conf *kc,
+	     const struct wm_kafka_offsets *o)
+{
+	switch (o->position) {
+	case WM_KAFKA_EARLIEST:
+	case WM_KAFKA_UNBOUNDED:
+		fputs("OffsetsInitializer.earliest()", f);
+		return;
+	case WM_KAFKA_LATEST:
+		fputs("OffsetsInitializer.latest()", f);
+		return;
+	case WM_KAFKA_COMMITTED:
+		fputs("OffsetsInitializer.committedOffsets("
+		      "OffsetResetStrategy.EARLIEST)",
+		      f);
+		return;
+	case WM_KAFKA_TIMESTAMP:
+		fprintf(f, "OffsetsInitializer.timestamp(%" PRId64 "L)",
+			o->timestamp_ms);
+		return;
+	case WM_KAFKA_OFFSETS:
+		break;
+	}
+	/* Partitions not listed start at their first offset, in both. */
+	fputs("OffsetsInitializer.offsets(KafkaRecords.offsets(", f);
+	java_string(f, kc->topic);
+	for (uint32_t i = 0; i < o->n; i++)
+		fprintf(f, ", %" PRIu32 ", %" PRId64 "L", o->partitions[i],
+			o->offsets[i]);
+	fputs("))", f);
+}
+
+/* A client property of the KafkaSource. */
+static void
+emit_property(FILE *f, const char *name, const char *value)
+{
+	fputs("\n            .setProperty(", f);
+	java_string(f, name);
+	fputs(", ", f);
+	java_string(f, value);
+	fputs(")", f);
+}
+
+/* Flink's KafkaSource with the settings of a Kafka source, as `id`_kafka. */
+static void
+emit_kafka_source(FILE *f, const struct wm_stage *st, const char *id)
+{
+	static const char *const formats[] = {"none", "number", "csv", "json"};
+	static const char *const fields[] = {"_", "timestamp", "key", "value"};
+	const struct wm_source_conf *src = &st->u.source;
+	const struct wm_kafka_conf *kc = src->kafka;
+	char ms[32];
+
+	fprintf(f,
+		"        KafkaSource<TraceRecord> %s_kafka = "
+		"KafkaSource.<TraceRecord>builder()\n"
+		"            .setBootstrapServers(",
+		id);
+	java_string(f, kc->bootstrap_servers);
+	fputs(")\n            .setTopics(", f);
+	java_string(f, kc->topic);
+	fputs(")", f);
+	if (kc->group_id != NULL) {
+		fputs("\n            .setGroupId(", f);
+		java_string(f, kc->group_id);
+		fputs(")", f);
+	} else {
+		/* wmrun commits nothing without a group. */
+		emit_property(f, "commit.offsets.on.checkpoint", "false");
+	}
+	fputs("\n            .setStartingOffsets(", f);
+	emit_offsets(f, kc, &kc->starting);
+	fputs(")", f);
+	if (kc->stopping.position != WM_KAFKA_UNBOUNDED) {
+		fputs("\n            .setBounded(", f);
+		emit_offsets(f, kc, &kc->stopping);
+		fputs(")", f);
+	}
+	/* Always: Flink's default interval is not wmrun's. */
+	snprintf(ms, sizeof(ms), "%" PRId64, kc->discovery_interval_ms);
+	emit_property(f, "partition.discovery.interval.ms", ms);
+	for (uint32_t i = 0; i < kc->n_properties; i++)
+		emit_property(f, kc->properties[i].name,
+			      kc->properties[i].value);
+	fputs("\n            .setDeserializer(new KafkaRecords(", f);
+	java_string(f, st->name);
+	fprintf(f, ", \"%s\", new String[] {", formats[kc->value_format]);
+	for (uint32_t i = 0;
+	     kc->value_format >= WM_KAFKA_VALUE_CSV && i < kc->n_fields; i++)
+		fprintf(f, "%s\"%s\"", i ? ", " : "", fields[kc->fields[i]]);
+	fprintf(f,
+		"},\n                %s, %s, %s, %s))\n            .build();\n",
+		kc->timestamp_from_value ? "true" : "false",
+		kc->key_from_value ? "true" : "false",
+		src->key_type == WM_KEY_TYPE_STRING ? "true" : "false",
+		src->skip_bad_records ? "true" : "false");
+}
+
+/* The ReplaySource of a replayed (or recorded) source, opened in `id`'s
+ * fromSource(. */
+static void
+emit_replay_source(FILE *f, const struct wm_topology *t, uint32_t s,
+		   const char *id)
 {
 	const struct wm_stage *st = &t->stages[s];
 	const struct wm_source_conf *src = &st->u.source;
-	char id[IDENT_MAX], file[IDENT_MAX + 8];
+	char file[IDENT_MAX + 8];
 
-	stage_ident(t, s, id, sizeof(id));
 	wm_export_flink_trace_name(t, s, file, sizeof(file));
 	fprintf(f,
 		"        // [source %s]: %s, %" PRIu32 " partitions, "
@@ -441,7 +647,33 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 	fprintf(f, ", %" PRIu32 ", SPEED", src->partitions);
 	if (src->replay_end_ms >= 0)
 		fprintf(f, ", %" PRId64 "L", src->replay_end_ms);
-	fprintf(f, "),\n                ");
+	fputc(')', f);
+}
+
+static void
+emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
+{
+	const struct wm_stage *st = &t->stages[s];
+	const struct wm_source_conf *src = &st->u.source;
+	char id[IDENT_MAX];
+
+	stage_ident(t, s, id, sizeof(id));
+	if (src->kafka != NULL) {
+		fprintf(f,
+			"        // [source %s]: Kafka topic %s, watermarks "
+			"per "
+			"%s\n",
+			st->name, src->kafka->topic,
+			src->watermark_per_subtask ? "subtask" : "split");
+		emit_kafka_source(f, st, id);
+		fprintf(f,
+			"        DataStream<TraceRecord> %s = env\n"
+			"            .fromSource(%s_kafka",
+			id, id);
+	} else {
+		emit_replay_source(f, t, s, id);
+	}
+	fprintf(f, ",\n                ");
 	if (src->watermark_per_subtask)
 		fprintf(f, "WatermarkStrategy.noWatermarks()");
 	else
@@ -469,11 +701,10 @@ emit_keyby(FILE *f, const struct wm_topology *t, uint32_t s)
 	fprintf(f, "        // [keyby %s]: records pass unchanged\n", st->name);
 	fprintf(f, "        DataStream<TraceRecord> %s = ", id);
 	input_expr(f, t, st);
-	fprintf(f,
-		"%s\n"
-		"            .map(new TraceRecord.Forward())\n"
-		"            .name(",
-		edge_call(st->inputs[0].edge));
+	edge_call(f, t, s);
+	fprintf(f, "\n"
+		   "            .map(new TraceRecord.Forward())\n"
+		   "            .name(");
 	java_string(f, st->name);
 	fprintf(f, ")\n            .setParallelism(%" PRIu32 ");\n\n",
 		st->parallelism);
@@ -532,8 +763,10 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 	}
 	fprintf(f, "        SingleOutputStreamOperator<String> %s = ", id);
 	input_expr(f, t, st);
-	fprintf(f, "\n            .keyBy(new TraceRecord.Key())\n"
-		   "            .window(");
+	fprintf(f,
+		"\n            .keyBy(%s)\n"
+		"            .window(",
+		key_selector(t, s));
 	emit_assigner(f, &w->op.assigner);
 	fprintf(f,
 		")\n"
@@ -547,7 +780,7 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 	 * per-window state, and they have no late firings (refused above). */
 	fprintf(f,
 		"            .aggregate(new Aggregates(), new "
-		"ResultLines(%s_columns, %s,\n"
+		"ResultLines<>(%s_columns, %s,\n"
 		"                start, SPEED))\n"
 		"            .name(",
 		id,
@@ -617,6 +850,16 @@ job_name(const struct wm_topology *t)
 	return t->job.name != NULL ? t->job.name : "wmrun";
 }
 
+static bool
+has_kafka(const struct wm_topology *t)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind == WM_STAGE_SOURCE &&
+		    t->stages[s].u.source.kafka != NULL)
+			return true;
+	return false;
+}
+
 static void
 emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 {
@@ -640,6 +883,7 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"org.apache.flink.api.common.eventtime.WatermarkStrategy;\n"
 		"import org.apache.flink.configuration.Configuration;\n"
 		"import org.apache.flink.configuration.PipelineOptions;\n"
+		"%s"
 		"import org.apache.flink.streaming.api.datastream.DataStream;\n"
 		"import org.apache.flink.streaming.api.datastream."
 		"SingleOutputStreamOperator;\n"
@@ -652,6 +896,7 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"import org.apache.flink.streaming.api.windowing.assigners."
 		"TumblingEventTimeWindows;\n"
 		"import org.apache.flink.util.OutputTag;\n"
+		"%s"
 		"\n"
 		"public final class Job {\n"
 		"    /** [job] speed: processing time runs this much faster "
@@ -686,7 +931,16 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"        long start = System.currentTimeMillis();\n"
 		"        Configuration conf = new Configuration();\n"
 		"        PrometheusReporting.configure(conf);\n",
-		job_name(t), source_file, t->job.speed);
+		job_name(t), source_file,
+		has_kafka(t) ? "import org.apache.flink.connector.kafka.source."
+			       "KafkaSource;\n"
+			       "import org.apache.flink.connector.kafka.source."
+			       "enumerator.initializer.OffsetsInitializer;\n"
+			     : "",
+		has_kafka(t) ? "import org.apache.kafka.clients.consumer."
+			       "OffsetResetStrategy;\n"
+			     : "",
+		t->job.speed);
 }
 
 void

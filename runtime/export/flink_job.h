@@ -17,6 +17,8 @@
  *                            exports is already paced: its arrival column
  *                            holds each record's due time), ending at
  *                            replay_end if its records end before
+ *   a Kafka [source]         Flink's KafkaSource with the same settings,
+ *                            and KafkaRecords reading records as wmrun does
  *   a generated [source]     the replay of its recording under --sim
  *                            (flink_record.h: `record` set), ending where
  *                            the run length ended it, not aligned again
@@ -45,8 +47,11 @@
  * generated source (the replay cannot stop idleness clocks as alignment
  * did), processing_time over a replayed trace (wmrun cuts the trace),
  * replay_end with more subtasks than partitions (wmrun's subtasks without
- * any wait for the end). Exported with a warning: a JSONL sink (written
- * as CSV), records = N with a generated source (each generated partition
+ * any wait for the end); over a Kafka source processing_time, stopping
+ * offsets per partition, a generated
+ * source beside it, and string and long keys into one stage. Exported
+ * with a warning: kafka.broker_timeout, a Kafka source's partitions, a
+ * JSONL sink (written as CSV), records = N with a generated source (each generated partition
  * ends after its own last record, a replay's together). event_time and
  * processing_time are exact for a generated source: its recording ends
  * there. Over a replayed trace event_time and records do nothing, in

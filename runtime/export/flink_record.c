@@ -24,7 +24,8 @@ static char discard[] = "/dev/null";
 static bool
 generated(const struct wm_stage *st)
 {
-	return st->kind == WM_STAGE_SOURCE && st->u.source.replay == NULL;
+	return st->kind == WM_STAGE_SOURCE && st->u.source.replay == NULL &&
+	       st->u.source.kafka == NULL;
 }
 
 /* Each generated source's trace path set, none a file the job uses (a

@@ -412,10 +412,10 @@ START_TEST(test_flink_export_reads_no_window_state_of_sessions)
 	java = java_of(session);
 
 	expect_java(java, "EventTimeSessionWindows.withGap(");
-	expect_java(java, "new ResultLines(window_w_columns, false,");
+	expect_java(java, "new ResultLines<>(window_w_columns, false,");
 	free(java);
 	java = java_of(tumbling);
-	expect_java(java, "new ResultLines(window_w_columns, true,");
+	expect_java(java, "new ResultLines<>(window_w_columns, true,");
 	free(java);
 	free(tumbling);
 	free(session);
@@ -424,6 +424,87 @@ END_TEST
 
 /* The window's lines end with its subtask: a sink keeps the column only
  * with subtask_column, as in wmrun. */
+/* A Kafka job with `job` and `source` lines added to its sections. */
+static char *
+kafka_text(const char *job, const char *source)
+{
+	char *text = NULL;
+
+	ck_assert_int_ge(asprintf(&text,
+				  "[job]\nname = j\n%s"
+				  "[source s]\nparallelism = 2\n"
+				  "kafka.bootstrap_servers = b:9092\n"
+				  "kafka.topic = events\n%s"
+				  "[window w]\ninput = s\nsize = 10 s\n"
+				  "[sink o]\ninput = w\npath = out.csv\n",
+				  job, source),
+			 0);
+	return text;
+}
+
+/* A Kafka source is Flink's KafkaSource with its settings; what
+ * Flink's cannot say is refused at its key (line 7: the first source
+ * line added; 3: [job]'s). */
+START_TEST(test_flink_export_reads_a_kafka_topic_with_kafka_source)
+{
+	static const struct {
+		const char *job, *source;
+		int line;
+		const char *words;
+	} refused[] = {
+		{"processing_time = 1 h\n", "", 3,
+		 "processing time over Kafka source"},
+		{"", "kafka.stopping_offsets = offsets 0:5\n", 7,
+		 "stopping offsets per partition"},
+	};
+	struct wm_ini_error err;
+	char *text, *warned = NULL, *java;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		text = kafka_text(refused[i].job, refused[i].source);
+		ck_assert_int_eq(check_text(text, &err, &warned), -EINVAL);
+		ck_assert_int_eq(err.line, refused[i].line);
+		ck_assert_msg(strstr(err.msg, refused[i].words) != NULL,
+			      "\"%s\" lacks \"%s\"", err.msg, refused[i].words);
+		free(warned);
+		free(text);
+	}
+	text = kafka_text("", "kafka.broker_timeout = 5 s\n");
+	ck_assert_int_eq(check_text(text, &err, &warned), 0);
+	ck_assert_ptr_nonnull(strstr(warned, "t.conf:7:1: warning: Flink's "
+					     "KafkaSource has no broker "
+					     "timeout"));
+	free(warned);
+	free(text);
+	text = kafka_text("", "kafka.group_id = g\n"
+			      "kafka.starting_offsets = timestamp 1000\n"
+			      "kafka.stopping_offsets = latest\n"
+			      "kafka.value_format = json\n"
+			      "kafka.value_fields = timestamp, key, value\n"
+			      "kafka.timestamp = value\n"
+			      "kafka.security.protocol = PLAINTEXT\n");
+	java = java_of(text);
+	ck_assert_ptr_nonnull(strstr(java, ".setGroupId(\"g\")"));
+	ck_assert_ptr_nonnull(strstr(
+		java,
+		".setStartingOffsets(OffsetsInitializer.timestamp(1000L))"));
+	ck_assert_ptr_nonnull(
+		strstr(java, ".setBounded(OffsetsInitializer.latest())"));
+	ck_assert_ptr_nonnull(strstr(java,
+				     ".setProperty(\"security.protocol\", "
+				     "\"PLAINTEXT\")"));
+	ck_assert_ptr_nonnull(strstr(java, "\"json\", new String[] "
+					   "{\"timestamp\", \"key\", "
+					   "\"value\"}"));
+	ck_assert_ptr_nonnull(
+		strstr(java, ".withTimestampAssigner((r, ts) -> r.timestamp)"));
+	ck_assert_ptr_nonnull(
+		strstr(java, ".keyBy(new TraceRecord.StringKey())"));
+	free(java);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_flink_export_keeps_the_subtask_column_where_asked)
 {
 	char *plain = job_text("", "", "");
@@ -473,6 +554,8 @@ flink_job_suite(void)
 	tcase_add_test(tc,
 		       test_flink_export_keeps_the_subtask_column_where_asked);
 	tcase_add_test(tc, test_flink_export_reads_no_window_state_of_sessions);
+	tcase_add_test(tc,
+		       test_flink_export_reads_a_kafka_topic_with_kafka_source);
 	suite_add_tcase(s, tc);
 	return s;
 }

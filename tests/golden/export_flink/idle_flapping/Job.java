@@ -67,7 +67,7 @@ public final class Job {
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
             .sideOutputLateData(window_per_key_late)
-            .aggregate(new Aggregates(), new ResultLines(window_per_key_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window_per_key_columns, true,
                 start, SPEED))
             .name("per_key")
             .setParallelism(2)

@@ -67,7 +67,7 @@ public final class Job {
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
             .sideOutputLateData(window_counts_late)
-            .aggregate(new Aggregates(), new ResultLines(window_counts_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window_counts_columns, true,
                 start, SPEED))
             .name("counts")
             .setParallelism(2)

@@ -65,7 +65,7 @@ public final class Job {
                 Duration.ofMillis(60000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines(window_per_user_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window_per_user_columns, true,
                 start, SPEED))
             .name("per_user")
             .setParallelism(2)

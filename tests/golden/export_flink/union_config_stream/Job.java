@@ -75,7 +75,7 @@ public final class Job {
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(60000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines(window_enriched_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window_enriched_columns, true,
                 start, SPEED))
             .name("enriched")
             .setParallelism(2)

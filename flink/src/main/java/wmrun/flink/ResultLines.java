@@ -17,8 +17,10 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
  * submitted) times the job's speed, as wmrun counts processing time;
  * watermark is the operator's when it fired; avg is printed as Java's
  * shortest round-trip double, where wmrun prints 17 significant digits.
+ * K is the window's key: Long, or String for a Kafka source's string keys
+ * (TraceRecord.StringKey), printed as wmrun's sink prints them.
  */
-public final class ResultLines extends ProcessWindowFunction<long[], String, Long, TimeWindow> {
+public final class ResultLines<K> extends ProcessWindowFunction<long[], String, K, TimeWindow> {
     private static final long serialVersionUID = 1L;
 
     /** The aggregates in wmrun's column order. */
@@ -61,10 +63,10 @@ public final class ResultLines extends ProcessWindowFunction<long[], String, Lon
     }
 
     /** One result line (pure, for the tests). */
-    public static String line(long key, long start, long end, long[] acc, boolean[] columns,
+    public static String line(Object key, long start, long end, long[] acc, boolean[] columns,
             long fireTime, long watermark, boolean late, int subtask) {
         StringBuilder b = new StringBuilder();
-        b.append(key).append(',').append(start).append(',').append(end);
+        b.append(TraceRecord.keyText(key)).append(',').append(start).append(',').append(end);
         for (int i = 0; i < 4; i++) {
             if (columns[i]) {
                 b.append(',').append(acc[i]);
@@ -88,7 +90,7 @@ public final class ResultLines extends ProcessWindowFunction<long[], String, Lon
     }
 
     @Override
-    public void process(Long key, Context ctx, Iterable<long[]> results, org.apache.flink.util.Collector<String> out)
+    public void process(K key, Context ctx, Iterable<long[]> results, org.apache.flink.util.Collector<String> out)
             throws Exception {
         boolean isLate = false;
         if (lateFirings) {

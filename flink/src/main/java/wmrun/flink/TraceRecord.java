@@ -8,11 +8,14 @@ import org.apache.flink.api.java.functions.KeySelector;
  * (partition, timestamp, key, value, arrival), arrival in milliseconds of
  * processing time since the job started. A Flink POJO: public fields and a
  * public no-argument constructor, so Flink serializes it without Kryo.
+ * A Kafka source with string keys (key_type = string) sets stringKey and
+ * is keyed by it (StringKey), where every other source is keyed by key.
  */
 public class TraceRecord {
     public int partition;
     public long timestamp;
     public long key;
+    public String stringKey;
     public long value;
     public long arrival;
 
@@ -28,7 +31,23 @@ public class TraceRecord {
 
     /** The late side output's line, as wmrun writes it: partition,timestamp,key,value. */
     public String toLateLine() {
-        return partition + "," + timestamp + "," + key + "," + value;
+        return partition + "," + timestamp + "," + keyText(stringKey != null ? stringKey : key) + ","
+                + value;
+    }
+
+    /**
+     * A key as wmrun's CSV sink prints it: a long as it is, a string quoted
+     * when it holds a comma or a quote, each quote doubled.
+     */
+    public static String keyText(Object key) {
+        if (!(key instanceof String)) {
+            return String.valueOf(key);
+        }
+        String s = (String) key;
+        if (s.indexOf(',') < 0 && s.indexOf('"') < 0) {
+            return s;
+        }
+        return '"' + s.replace("\"", "\"\"") + '"';
     }
 
     /**
@@ -55,6 +74,16 @@ public class TraceRecord {
         @Override
         public Long getKey(TraceRecord r) {
             return r.key;
+        }
+    }
+
+    /** keyBy's key of string-keyed records: hashed as Flink hashes a String, as wmrun's key groups do. */
+    public static final class StringKey implements KeySelector<TraceRecord, String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public String getKey(TraceRecord r) {
+            return r.stringKey;
         }
     }
 
