@@ -73,7 +73,7 @@ wm_conf_is_kafka_property(const char *key)
 /* "P:OFFSET, P:OFFSET, ..." into o. */
 static int
 parse_offsets(struct loader *l, const struct wm_ini_entry *e, const char *s,
-	      struct wm_source_conf *src, struct wm_kafka_offsets *o)
+	      struct wm_kafka_offsets *o)
 {
 	const char *p = s;
 	uint32_t cap = 0;
@@ -150,15 +150,13 @@ parse_offsets(struct loader *l, const struct wm_ini_entry *e, const char *s,
 		return wm_conf_bad_value(l, e,
 					 "\"offsets\" needs at least one "
 					 "PARTITION:OFFSET");
-	(void)src;
 	return 0;
 }
 
 /* A position key: "earliest", "timestamp MS", "offsets ...". */
 static int
 load_position(struct loader *l, struct wm_ini_section *sec, const char *key,
-	      bool starting, struct wm_source_conf *src,
-	      struct wm_kafka_offsets *o)
+	      bool starting, struct wm_kafka_offsets *o)
 {
 	struct wm_ini_entry *e = wm_conf_lookup(l, sec, key);
 	const char *v;
@@ -193,7 +191,7 @@ load_position(struct loader *l, struct wm_ini_section *sec, const char *key,
 		o->timestamp_ms = ms;
 	} else if (strncmp(v, "offsets ", 8) == 0) {
 		o->position = WM_KAFKA_OFFSETS;
-		return parse_offsets(l, e, v + 8, src, o);
+		return parse_offsets(l, e, v + 8, o);
 	} else {
 		return wm_conf_bad_value(
 			l, e,
@@ -452,9 +450,9 @@ wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
 		return wm_conf_missing_key(l, sec,
 					   KAFKA_PREFIX "bootstrap_servers");
 	if ((r = load_position(l, sec, KAFKA_PREFIX "starting_offsets", true,
-			       src, &kc->starting)) != 0 ||
+			       &kc->starting)) != 0 ||
 	    (r = load_position(l, sec, KAFKA_PREFIX "stopping_offsets", false,
-			       src, &kc->stopping)) != 0)
+			       &kc->stopping)) != 0)
 		return r;
 	if (kc->starting.position == WM_KAFKA_COMMITTED && kc->group_id == NULL)
 		return wm_conf_bad_value(

@@ -13,20 +13,6 @@
 #include "runtime/io/kafka_source.h"
 #include "runtime/io/kafka_topology.h"
 
-bool
-wm_kafka_topology_reads_kafka(const struct wm_topology *t,
-			      const struct wm_stage **first)
-{
-	for (uint32_t s = 0; s < t->n_stages; s++)
-		if (t->stages[s].kind == WM_STAGE_SOURCE &&
-		    t->stages[s].u.source.kafka != NULL) {
-			if (first != NULL)
-				*first = &t->stages[s];
-			return true;
-		}
-	return false;
-}
-
 uint32_t
 wm_kafka_topology_room(uint32_t partitions)
 {
@@ -61,7 +47,8 @@ check_offsets(const struct wm_stage *st, const struct wm_kafka_offsets *o,
 }
 
 int
-wm_kafka_topology_prepare(struct wm_topology *t, char *err, size_t errlen)
+wm_kafka_topology_prepare(struct wm_topology *t, bool sim, char *err,
+			  size_t errlen)
 {
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		struct wm_stage *st = &t->stages[s];
@@ -72,6 +59,18 @@ wm_kafka_topology_prepare(struct wm_topology *t, char *err, size_t errlen)
 
 		if (st->kind != WM_STAGE_SOURCE || sc->kafka == NULL)
 			continue;
+		if (sim) {
+			snprintf(err, errlen,
+				 "%s:%d:%d: source \"%s\" reads Kafka topic "
+				 "\"%s\" as its records arrive, in real time, "
+				 "and --sim runs a simulated clock: record the "
+				 "topic with --record-trace FILE, then run the "
+				 "replay topology written beside FILE under "
+				 "--sim",
+				 t->file, sc->kafka->line, sc->kafka->col,
+				 st->name, sc->kafka->topic);
+			return EX_USAGE;
+		}
 		status = wm_kafka_probe(sc->kafka, &count, why, sizeof(why));
 		if (status != EX_OK) {
 			snprintf(err, errlen, "source \"%s\": %s", st->name,

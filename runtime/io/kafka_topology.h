@@ -25,19 +25,19 @@
 
 #define WM_KAFKA_MIN_SPARE_PARTITIONS 16u
 
-/* Whether any source of t reads Kafka; the first such in *first. */
-bool wm_kafka_topology_reads_kafka(const struct wm_topology *t,
-				   const struct wm_stage **first);
-
 /* The room reserved for a topic of `partitions` partitions. */
 uint32_t wm_kafka_topology_room(uint32_t partitions);
 
 /*
- * Probe every Kafka source's topic (kafka_source.h, wm_kafka_probe()) and
- * set its partitions to the room, or check the room its partitions key
- * gives. EX_OK, or the probe's sysexits code (EX_UNAVAILABLE, EX_CONFIG,
- * EX_NOPERM) with a message naming the source in err.
+ * Make t's Kafka sources ready for a run (`sim`: under --sim, which
+ * refuses them: a topic's records arrive in real time, and the way there
+ * is a recording): probe every topic (kafka_source.h, wm_kafka_probe())
+ * and set its partitions to the room, or check the room its partitions
+ * key gives. EX_OK (also for a job without Kafka sources), EX_USAGE under
+ * --sim, or the probe's sysexits code (EX_UNAVAILABLE, EX_CONFIG,
+ * EX_NOPERM), with a message naming the source in err.
  */
-int wm_kafka_topology_prepare(struct wm_topology *t, char *err, size_t errlen);
+int wm_kafka_topology_prepare(struct wm_topology *t, bool sim, char *err,
+			      size_t errlen);
 
 #endif /* WM_RUNTIME_IO_KAFKA_TOPOLOGY_H */

@@ -62,22 +62,20 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	const struct wm_stage *st = &topo->stages[stage];
 	const struct wm_source_conf *sc = &st->u.source;
 	struct wm_record_source *src = NULL;
-	uint32_t *parts =
-		calloc(sc->partitions ? sc->partitions : 1, sizeof(*parts));
+	uint32_t *parts;
 	size_t n;
 
 	*bad_records = 0;
 	if (sc->kafka != NULL) {
 		/* The topic's own partitions, assigned by the consumer. */
-		free(parts);
 		if (in == NULL) {
 			errno = EINVAL;
 			return NULL;
 		}
-		src = wm_kafka_source_open(st, index, in->keys, &in->exit_code,
-					   in->why, sizeof(in->why));
-		return src;
+		return wm_kafka_source_open(st, index, in->keys, &in->exit_code,
+					    in->why, sizeof(in->why));
 	}
+	parts = calloc(sc->partitions ? sc->partitions : 1, sizeof(*parts));
 	if (parts == NULL)
 		return NULL;
 	n = wm_source_gen_partitions_of(index, st->parallelism, sc->partitions,

@@ -255,27 +255,6 @@ reap_one(struct child *kids, size_t n, struct wm_sweep_row *rows)
 	return n; /* not ours: a child of a caller */
 }
 
-/* A combination that reads Kafka: real runs only, its topics probed
- * and their room set (runtime/io/kafka_topology.h). */
-static int
-prepare_kafka(struct wm_topology *t, bool real, char *err, size_t errlen)
-{
-	const struct wm_stage *st;
-
-	if (!wm_kafka_topology_reads_kafka(t, &st))
-		return 0;
-	if (!real) {
-		snprintf(err, errlen,
-			 "source \"%s\" reads Kafka topic \"%s\" in real "
-			 "time, and --sim runs a simulated clock: sweep real "
-			 "jobs (no --sim), or record the topic with "
-			 "--record-trace and sweep its replay",
-			 st->name, st->u.source.kafka->topic);
-		return EX_USAGE;
-	}
-	return wm_kafka_topology_prepare(t, err, errlen);
-}
-
 /* Every combination's topology into (*topos)[], the base one into
  * *base, before anything runs (Kafka topics probed for `real` runs). 0,
  * or the exit status after a message in err; either way free them with
@@ -310,7 +289,8 @@ load_all(const struct wm_sweep *s, const char *text, size_t len,
 		status = load_combination(s, *base, i, text, len, name,
 					  &(*topos)[i], err, errlen);
 		if (status == 0)
-			status = prepare_kafka((*topos)[i], real, err, errlen);
+			status = wm_kafka_topology_prepare((*topos)[i], !real,
+							   err, errlen);
 	}
 	return status;
 }

@@ -808,25 +808,9 @@ load_topology(const char *path, struct wm_topology **t)
 static int
 prepare_kafka(struct wm_topology *t, const struct cmdline *cl)
 {
-	const struct wm_stage *st;
 	char why[1024];
-	int status;
+	int status = wm_kafka_topology_prepare(t, cl->sim, why, sizeof(why));
 
-	if (!wm_kafka_topology_reads_kafka(t, &st))
-		return EX_OK;
-	if (cl->sim) {
-		fprintf(stderr,
-			"wmrun: %s:%d:%d: source \"%s\" reads Kafka topic "
-			"\"%s\" as its records arrive, in real time, and "
-			"--sim runs a simulated clock: record the topic with "
-			"--record-trace FILE, then run the replay topology "
-			"written beside FILE under --sim\n",
-			t->file, st->u.source.kafka->line,
-			st->u.source.kafka->col, st->name,
-			st->u.source.kafka->topic);
-		return EX_USAGE;
-	}
-	status = wm_kafka_topology_prepare(t, why, sizeof(why));
 	if (status != EX_OK)
 		fprintf(stderr, "wmrun: %s\n", why);
 	return status;
