@@ -672,25 +672,28 @@ watch_silence(struct ksource *s, int64_t now_ns)
 	}
 }
 
-/* What librdkafka and the watch said since the last call, and the broker
- * timeout. */
+/* The topic was there when the source opened: if the watch finds it gone,
+ * it was deleted. Its partitions are gone with their records, and
+ * librdkafka waits for them for ever without a word (a consumer that
+ * assigned its partitions is told nothing). Looked at when the queue is
+ * empty: records fetched before the deletion are read first. */
 static void
-watch_brokers(struct ksource *s, int64_t now_ns)
+watch_topic(struct ksource *s)
 {
-	char t[32];
-
-	/* The topic was there when the source opened: it was deleted. Its
-	 * partitions are gone with their records, and librdkafka waits for
-	 * them for ever without a word (a consumer that assigned its
-	 * partitions is told nothing). */
 	if (wm_kafka_watch_topic_gone(s->watch) && s->health.exit_code == 0) {
 		s->health.exit_code = EX_NOINPUT;
 		snprintf(s->health.why, sizeof(s->health.why),
 			 "kafka: topic \"%s\" was deleted while the job read "
 			 "it",
 			 s->topic);
-		return;
 	}
+}
+
+/* What librdkafka said since the last call, and the broker timeout. */
+static void
+watch_brokers(struct ksource *s, int64_t now_ns)
+{
+	char t[32];
 
 	if (atomic_exchange(&s->lost, false) && !s->in_outage) {
 		s->in_outage = true;
@@ -784,8 +787,10 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		int r;
 
 		watch_brokers(s, now_ns);
-		if (m == NULL)
+		if (m == NULL) {
+			watch_topic(s);
 			watch_silence(s, now_ns);
+		}
 		if (m == NULL || s->health.exit_code != 0) {
 			/* A record taken with a failing source stays in
 			 * Kafka: its position was not moved. */
