@@ -7,7 +7,9 @@
  *   1    a worker failed or died (any status that is not one of these)
  *   64   EX_USAGE     bad command line
  *   65   EX_DATAERR   a malformed record in a replayed trace (file:line)
- *   66   EX_NOINPUT   a named input (topology.conf, a trace) cannot be read
+ *   66   EX_NOINPUT   a named input (topology.conf, a trace) cannot be
+ *                     read, or a Kafka topic was deleted while read
+ *   69   EX_UNAVAILABLE  no Kafka broker answered for kafka.broker_timeout
  *   70   EX_SOFTWARE  an internal invariant broken: a bug of ours
  *   71   EX_OSERR     the OS refused memory, shared memory, a fork, a
  *                     futex or pinning

@@ -32,15 +32,20 @@
  * Brokers. librdkafka reports RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN through
  * the error callback, served in next(): an outage starts then. It ends
  * with the first record fetched or the first metadata answer after it
- * (kafka_watch.h asks every second meanwhile: an idle topic fetches
- * nothing). Fetching goes on from the kept positions, so nothing is read
- * twice or skipped. After broker_timeout_ms of outage health() says
- * EX_UNAVAILABLE.
+ * (kafka_watch.h asks every second: an idle topic fetches nothing).
+ * Fetching goes on from the kept positions, so nothing is read twice or
+ * skipped. After broker_timeout_ms of outage health() says
+ * EX_UNAVAILABLE; so it does after broker_timeout_ms without a record or
+ * a metadata answer (watch_silence(): a frozen broker fails no
+ * connection, and librdkafka says nothing before its socket timeout). A
+ * topic the watch finds gone stops the source with EX_NOINPUT.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +120,11 @@ struct ksource {
 	bool in_outage;
 	uint64_t outage_gen;
 	int64_t outage_start_ns;
+	/* The latest sign of life of the brokers, in processing time: the
+	 * first next(), a record, an answer to the watch's metadata
+	 * request. Connections that stay open without answers (a frozen
+	 * broker) fail nothing in librdkafka: only this silence tells. */
+	int64_t heard_ns;
 	struct wm_source_health health;
 	/* The driver's wake function (set_wake()), called from librdkafka's
 	 * and the watch's threads. */
@@ -633,6 +643,52 @@ outage_over(struct ksource *s, int64_t now_ns)
 	s->health.outage_ns += now_ns - s->outage_start_ns;
 }
 
+/*
+ * The brokers' silence: no record and no metadata answer for the broker
+ * timeout stops the source with EX_UNAVAILABLE, as an outage does. The
+ * watch's answer time is monotonic, the source's clock processing time:
+ * the answer's age is carried over as it is (while brokers answer it is
+ * about a second, whatever the job's speed). Read only when the last
+ * sign of life is half a timeout old: a source that fetches records
+ * never reads the clock here.
+ */
+static void
+watch_silence(struct ksource *s, int64_t now_ns)
+{
+	int64_t timeout_ns = s->broker_timeout_ms * 1000000;
+	int64_t at;
+	char t[32];
+
+	if (now_ns - s->heard_ns < timeout_ns / 2 || s->in_outage)
+		return;
+	at = wm_kafka_watch_answered_at(s->watch);
+	if (at > 0 && now_ns - (wm_monotonic_ns() - at) > s->heard_ns)
+		s->heard_ns = now_ns - (wm_monotonic_ns() - at);
+	if (now_ns - s->heard_ns >= timeout_ns && s->health.exit_code == 0) {
+		s->health.exit_code = EX_UNAVAILABLE;
+		snprintf(s->health.why, sizeof(s->health.why),
+			 "kafka: no broker of %s answered for %s", s->servers,
+			 seconds(s->broker_timeout_ms, t, sizeof(t)));
+	}
+}
+
+/* The topic was there when the source opened: if the watch finds it gone,
+ * it was deleted. Its partitions are gone with their records, and
+ * librdkafka waits for them for ever without a word (a consumer that
+ * assigned its partitions is told nothing). Looked at when the queue is
+ * empty: records fetched before the deletion are read first. */
+static void
+watch_topic(struct ksource *s)
+{
+	if (wm_kafka_watch_topic_gone(s->watch) && s->health.exit_code == 0) {
+		s->health.exit_code = EX_NOINPUT;
+		snprintf(s->health.why, sizeof(s->health.why),
+			 "kafka: topic \"%s\" was deleted while the job read "
+			 "it",
+			 s->topic);
+	}
+}
+
 /* What librdkafka said since the last call, and the broker timeout. */
 static void
 watch_brokers(struct ksource *s, int64_t now_ns)
@@ -714,6 +770,7 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		return 0;
 	if (!s->assigned) {
 		s->assigned = true;
+		s->heard_ns = now_ns;
 		if (assign_from(s, 0) != 0)
 			return 0;
 	}
@@ -730,6 +787,10 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		int r;
 
 		watch_brokers(s, now_ns);
+		if (m == NULL) {
+			watch_topic(s);
+			watch_silence(s, now_ns);
+		}
 		if (m == NULL || s->health.exit_code != 0) {
 			/* A record taken with a failing source stays in
 			 * Kafka: its position was not moved. */
@@ -750,6 +811,7 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		i = s->slot[m->partition];
 		p = &s->part[i];
 		outage_over(s, now_ns); /* a broker answered */
+		s->heard_ns = now_ns;
 		if (p->finished) {
 			rd_kafka_message_destroy(m);
 			continue;
@@ -806,7 +868,11 @@ kafka_next_due(const struct wm_record_source *src)
 		return s->last_now_ns;
 	if (s->in_outage)
 		return s->outage_start_ns + s->broker_timeout_ms * 1000000;
-	return INT64_MAX;
+	/* The brokers' silence is looked at after half a timeout of it,
+	 * then at its end (watch_silence()). */
+	if (s->last_now_ns < s->heard_ns + s->broker_timeout_ms * 1000000 / 2)
+		return s->heard_ns + s->broker_timeout_ms * 1000000 / 2;
+	return s->heard_ns + s->broker_timeout_ms * 1000000;
 }
 
 static bool
@@ -910,11 +976,43 @@ kafka_health(const struct wm_record_source *src, struct wm_source_health *h)
 		h->outage_ns += s->last_now_ns - s->outage_start_ns;
 }
 
-static void
-kafka_free(struct wm_record_source *src)
-{
-	struct ksource *s = (struct ksource *)src;
+/*
+ * Closing. librdkafka's close and destroy can wait for ever: after the
+ * topic was deleted under an assigned consumer, rd_kafka_destroy() (2.0)
+ * joins a broker thread that never ends. A job that ends, by its own end
+ * or by a stop signal, must not wait on that: the client is closed in a
+ * thread of its own, waited for CLOSE_TIMEOUT_MS (the supervisor gives a
+ * stopping worker 5 s, draining included), and left to finish, or to the
+ * process's exit, if it takes longer. The source's memory goes with the
+ * client (librdkafka's callbacks point into it).
+ */
+#define CLOSE_TIMEOUT_MS 2000
 
+struct closing {
+	struct ksource *s;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool done;	/* the client is closed */
+	bool abandoned; /* kafka_free() returned: the thread frees all */
+};
+
+static void
+free_memory(struct ksource *s)
+{
+	free(s->topic);
+	free(s->servers);
+	free(s->group_id);
+	free(s->part);
+	free(s->slot);
+	free(s->done);
+	free(s);
+}
+
+/* The watch, then the client: the watch asks through it. */
+static void
+close_client(struct ksource *s)
+{
 	wm_kafka_watch_stop(s->watch);
 	if (s->q != NULL) {
 		rd_kafka_queue_cb_event_enable(s->q, NULL, NULL);
@@ -927,13 +1025,92 @@ kafka_free(struct wm_record_source *src)
 		rd_kafka_consumer_close(s->rk);
 		rd_kafka_destroy(s->rk);
 	}
-	free(s->topic);
-	free(s->servers);
-	free(s->group_id);
-	free(s->part);
-	free(s->slot);
-	free(s->done);
-	free(s);
+}
+
+static void
+closing_free(struct closing *c)
+{
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+static void *
+closing_main(void *arg)
+{
+	struct closing *c = arg;
+	bool abandoned;
+
+	close_client(c->s);
+	pthread_mutex_lock(&c->lock);
+	c->done = true;
+	abandoned = c->abandoned;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	if (abandoned) {
+		free_memory(c->s);
+		closing_free(c);
+	}
+	return NULL;
+}
+
+/* Close s's client within CLOSE_TIMEOUT_MS and free s, now or when the
+ * client is closed. */
+static void
+close_within(struct ksource *s)
+{
+	struct closing *c = calloc(1, sizeof(*c));
+	pthread_condattr_t ca;
+	struct timespec until;
+	int64_t deadline;
+	bool done;
+
+	if (c == NULL)
+		goto inline_close;
+	c->s = s;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&c->thread, NULL, closing_main, c) != 0) {
+		closing_free(c);
+		goto inline_close;
+	}
+	deadline = wm_monotonic_ns() + (int64_t)CLOSE_TIMEOUT_MS * 1000000;
+	until.tv_sec = deadline / 1000000000;
+	until.tv_nsec = deadline % 1000000000;
+	pthread_mutex_lock(&c->lock);
+	while (!c->done &&
+	       pthread_cond_timedwait(&c->cond, &c->lock, &until) == 0)
+		;
+	done = c->done;
+	c->abandoned = !done;
+	pthread_mutex_unlock(&c->lock);
+	if (!done) {
+		wm_log("wmrun: kafka: topic \"%s\": the client did not close "
+		       "within %d ms; it is left to the process's exit",
+		       s->topic, CLOSE_TIMEOUT_MS);
+		pthread_detach(c->thread);
+		return;
+	}
+	pthread_join(c->thread, NULL);
+	closing_free(c);
+	free_memory(s);
+	return;
+inline_close:
+	close_client(s);
+	free_memory(s);
+}
+
+static void
+kafka_free(struct wm_record_source *src)
+{
+	struct ksource *s = (struct ksource *)src;
+
+	/* The driver's wake function may be gone once this returns. */
+	atomic_store(&s->wake, NULL);
+	close_within(s);
 }
 
 #define KAFKA_SNAP_TAG WM_SNAP_TAG('K', 'F', 'K', 'A')

@@ -28,7 +28,8 @@
  * group, for observability only, as Flink does.
  *
  * Waiting: records arrive from outside, not by processing time. While
- * nothing is fetched next_due_ns() is INT64_MAX; librdkafka calls the
+ * nothing is fetched next_due_ns() is only the look at the brokers'
+ * silence (below), half a broker timeout on; librdkafka calls the
  * wake function given to set_wake() from its own thread whenever the
  * consumer's queue turns non-empty, and the driver wakes the subtask.
  * next_due_ns() is "now" while the queue still holds records (the wake
@@ -40,8 +41,11 @@
  *
  * Brokers that go away: the source keeps its splits' positions and goes on
  * polling; when they come back it reads on from there (nothing read twice,
- * nothing skipped). After kafka.broker_timeout without any, health() says
- * EX_UNAVAILABLE and why.
+ * nothing skipped). After kafka.broker_timeout without any, or without a
+ * record or a metadata answer (a frozen broker keeps its connections
+ * open), health() says EX_UNAVAILABLE and why; next_due_ns() brings the
+ * driver back half a timeout into a silence, then at its end. A topic
+ * deleted under the source: health() says EX_NOINPUT, naming it.
  */
 #ifndef WM_RUNTIME_IO_KAFKA_SOURCE_H
 #define WM_RUNTIME_IO_KAFKA_SOURCE_H

@@ -11,10 +11,15 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "runtime/io/kafka_watch.h"
 
-/* How often the thread asks while the brokers are missing. */
+/* How often the thread asks while the brokers are missing, and at most
+ * between two questions for liveness. */
 #define LOST_INTERVAL_MS 1000
+
+/* The shortest interval between questions. */
+#define MIN_INTERVAL_MS 100
 
 /* The longest a request waits: stopping the thread waits for one. */
 #define MAX_REQUEST_MS 2000
@@ -23,6 +28,9 @@ struct wm_kafka_watch {
 	rd_kafka_t *rk;
 	rd_kafka_topic_t *rkt;
 	int64_t discovery_ms, timeout_ms;
+	int64_t live_ms;      /* between two questions for liveness */
+	int64_t discover_ns;  /* monotonic: when discovery asks next (thread) */
+	uint32_t unknown_row; /* answers in a row without the topic */
 	void (*wake)(void *arg);
 	void *arg;
 	pthread_t thread;
@@ -32,6 +40,8 @@ struct wm_kafka_watch {
 	/* Written by the source (lost) or the thread (the rest). */
 	_Atomic uint64_t lost_gen, answered_gen;
 	_Atomic uint32_t partitions;
+	_Atomic int64_t answered_at; /* monotonic ns of the latest answer */
+	atomic_bool gone;
 };
 
 static struct timespec
@@ -49,9 +59,10 @@ deadline_after(int64_t ms)
 	return ts;
 }
 
-/* One metadata request; true when a broker answered. */
+/* One metadata request, the partition count taken when `discover`; true
+ * when a broker answered. */
 static bool
-ask(struct wm_kafka_watch *w)
+ask(struct wm_kafka_watch *w, bool discover)
 {
 	const struct rd_kafka_metadata *md = NULL;
 	uint64_t gen = atomic_load(&w->lost_gen);
@@ -60,13 +71,25 @@ ask(struct wm_kafka_watch *w)
 	if (rd_kafka_metadata(w->rk, 0, w->rkt, &md, (int)w->timeout_ms) !=
 	    RD_KAFKA_RESP_ERR_NO_ERROR)
 		return false;
-	if (md->topic_cnt == 1 && md->topics[0].err == 0) {
+	atomic_store(&w->answered_at, wm_monotonic_ns());
+	if (md->topic_cnt == 1 &&
+	    (md->topics[0].err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
+	     md->topics[0].err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC)) {
+		if (++w->unknown_row == 2 && !atomic_load(&w->gone)) {
+			atomic_store(&w->gone, true);
+			changed = true;
+		}
+	} else {
+		w->unknown_row = 0;
+	}
+	if (discover && md->topic_cnt == 1 && md->topics[0].err == 0) {
 		uint32_t n = (uint32_t)md->topics[0].partition_cnt;
 
-		changed = n > atomic_load_explicit(&w->partitions,
-						   memory_order_relaxed);
-		if (changed)
+		if (n > atomic_load_explicit(&w->partitions,
+					     memory_order_relaxed)) {
 			atomic_store(&w->partitions, n);
+			changed = true;
+		}
 	}
 	rd_kafka_metadata_destroy(md);
 	if (atomic_load(&w->answered_gen) < gen) {
@@ -83,22 +106,36 @@ watch_main(void *arg)
 {
 	struct wm_kafka_watch *w = arg;
 
+	/* One question every live_ms serves liveness and the topic's
+	 * existence; the partition count is taken from the first answer
+	 * after each discovery interval, so that partitions are discovered
+	 * at the interval, not sooner. A loss of the brokers signals the
+	 * condition, to ask at once. */
 	pthread_mutex_lock(&w->lock);
+	w->discover_ns = wm_monotonic_ns() + w->discovery_ms * 1000000;
 	while (!w->stop) {
-		bool lost = atomic_load(&w->answered_gen) <
-			    atomic_load(&w->lost_gen);
-		int64_t ms = lost || w->discovery_ms <= 0 ? LOST_INTERVAL_MS
-							  : w->discovery_ms;
-		struct timespec until = deadline_after(ms);
+		int64_t ms = w->live_ms;
+		struct timespec until;
+		bool discover;
+
+		if (w->discovery_ms > 0) {
+			int64_t to_discovery =
+				(w->discover_ns - wm_monotonic_ns()) / 1000000;
+
+			if (to_discovery < ms)
+				ms = to_discovery > 0 ? to_discovery : 0;
+		}
+		until = deadline_after(ms);
 
 		pthread_cond_timedwait(&w->cond, &w->lock, &until);
 		if (w->stop)
 			break;
-		if (!lost && w->discovery_ms <= 0 &&
-		    atomic_load(&w->answered_gen) >= atomic_load(&w->lost_gen))
-			continue; /* nothing to learn */
+		discover = w->discovery_ms > 0 &&
+			   wm_monotonic_ns() >= w->discover_ns;
 		pthread_mutex_unlock(&w->lock);
-		ask(w);
+		if (ask(w, discover) && discover)
+			w->discover_ns =
+				wm_monotonic_ns() + w->discovery_ms * 1000000;
 		pthread_mutex_lock(&w->lock);
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -121,6 +158,12 @@ wm_kafka_watch_start(rd_kafka_t *rk, const char *topic, int64_t discovery_ms,
 	w->timeout_ms = timeout_ms > 0 && timeout_ms < MAX_REQUEST_MS
 				? timeout_ms
 				: MAX_REQUEST_MS;
+	/* Three questions within the broker timeout: one that times out
+	 * does not by itself make the source give up. */
+	w->live_ms = timeout_ms / 3 < LOST_INTERVAL_MS ? timeout_ms / 3
+						       : LOST_INTERVAL_MS;
+	if (w->live_ms < MIN_INTERVAL_MS)
+		w->live_ms = MIN_INTERVAL_MS;
 	w->wake = wake;
 	w->arg = arg;
 	pthread_mutex_init(&w->lock, NULL);
@@ -180,4 +223,16 @@ uint32_t
 wm_kafka_watch_partitions(const struct wm_kafka_watch *w)
 {
 	return atomic_load(&((struct wm_kafka_watch *)w)->partitions);
+}
+
+int64_t
+wm_kafka_watch_answered_at(const struct wm_kafka_watch *w)
+{
+	return atomic_load(&((struct wm_kafka_watch *)w)->answered_at);
+}
+
+bool
+wm_kafka_watch_topic_gone(const struct wm_kafka_watch *w)
+{
+	return atomic_load(&((struct wm_kafka_watch *)w)->gone);
 }

@@ -2,9 +2,11 @@
  * kafka_watch.h
  *	A thread beside a Kafka source's consumer that asks the brokers for
  *	the topic's metadata now and then: for partition discovery (the
- *	topic's partition count every discovery interval) and, while the
- *	source has lost its brokers, every second, to learn that they are
- *	back although no record comes (an idle topic fetches nothing).
+ *	topic's partition count every discovery interval), and every second
+ *	(sooner with a broker timeout under 3 s) to learn that the brokers
+ *	answer although no record comes (an idle topic fetches nothing; a
+ *	broker frozen with its connections open fails no connection) and
+ *	that the topic still exists.
  *
  * Why a thread: a metadata request blocks until a broker answers or its
  * timeout passes, and the source's next() must never block; librdkafka
@@ -15,6 +17,7 @@
 #ifndef WM_RUNTIME_IO_KAFKA_WATCH_H
 #define WM_RUNTIME_IO_KAFKA_WATCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <librdkafka/rdkafka.h>
@@ -23,10 +26,11 @@ struct wm_kafka_watch;
 
 /*
  * Start watching `topic` through the client rk (which must outlive the
- * watch): its partitions every discovery_ms (0: never, only while brokers
- * are missing), each request waiting at most timeout_ms. wake(arg) is
- * called, from the thread, after each answer that changed something.
- * NULL with errno (the thread could not start, ENOMEM).
+ * watch): its partitions every discovery_ms (0: no discovery), the
+ * brokers' liveness every second or a third of timeout_ms, each request
+ * waiting at most timeout_ms. wake(arg) is called, from the thread,
+ * after each answer that changed something and when the topic is found
+ * gone. NULL with errno (the thread could not start, ENOMEM).
  */
 struct wm_kafka_watch *wm_kafka_watch_start(rd_kafka_t *rk, const char *topic,
 					    int64_t discovery_ms,
@@ -48,5 +52,15 @@ uint64_t wm_kafka_watch_answered(const struct wm_kafka_watch *w);
 
 /* The topic's partition count at the latest answer; 0 before any. */
 uint32_t wm_kafka_watch_partitions(const struct wm_kafka_watch *w);
+
+/* The monotonic time (wm_monotonic_ns()) of the latest answer of a
+ * broker; 0 before any. */
+int64_t wm_kafka_watch_answered_at(const struct wm_kafka_watch *w);
+
+/* Whether the brokers said, in two answers in a row, that the topic does
+ * not exist (it did when the source opened: it was deleted). Two, so
+ * that one broker's metadata cache lagging behind a topic just created
+ * is not taken for a deletion. */
+bool wm_kafka_watch_topic_gone(const struct wm_kafka_watch *w);
 
 #endif /* WM_RUNTIME_IO_KAFKA_WATCH_H */

@@ -20,6 +20,9 @@
  *		0 only when every record was acknowledged.
  *	kafka_tool end-offsets BOOTSTRAP TOPIC
  *		print "partition,low,high" for every partition of TOPIC
+ *	kafka_tool delete-topic BOOTSTRAP TOPIC
+ *		delete TOPIC and wait until the broker's metadata no longer
+ *		shows it
  *
  *	Exit status: 64 usage, 65 a bad line of input (stdin:LINE:COLUMN
  *	names it) or a partition count the broker refused, 66 no such
@@ -51,6 +54,7 @@ usage(void)
 		"       kafka_tool add-partitions BOOTSTRAP TOPIC TOTAL\n"
 		"       kafka_tool produce BOOTSTRAP TOPIC <LINES\n"
 		"       kafka_tool end-offsets BOOTSTRAP TOPIC\n"
+		"       kafka_tool delete-topic BOOTSTRAP TOPIC\n"
 		"a line of produce: partition,timestamp_ms,key,value\n");
 	return EX_USAGE;
 }
@@ -279,6 +283,49 @@ change_topic(rd_kafka_t *rk, const char *topic, int partitions, bool create)
 	if (r == 0)
 		r = await_partitions(rk, topic, partitions);
 out:
+	rd_kafka_AdminOptions_destroy(o);
+	rd_kafka_queue_destroy(queue);
+	return r;
+}
+
+/* Delete TOPIC and wait until the metadata no longer shows it. 0, or an
+ * exit status after saying why (66: no such topic). */
+static int
+delete_topic(rd_kafka_t *rk, const char *topic)
+{
+	rd_kafka_queue_t *queue = rd_kafka_queue_new(rk);
+	rd_kafka_AdminOptions_t *o =
+		admin_options(rk, RD_KAFKA_ADMIN_OP_DELETETOPICS);
+	rd_kafka_DeleteTopic_t *dt = rd_kafka_DeleteTopic_new(topic);
+	const rd_kafka_topic_result_t **res = NULL;
+	rd_kafka_event_t *ev;
+	time_t deadline = time(NULL) + TIMEOUT_MS / 1000;
+	size_t n = 0;
+	int r = EX_UNAVAILABLE, got = 0;
+	bool led;
+
+	rd_kafka_DeleteTopics(rk, &dt, 1, o, queue);
+	rd_kafka_DeleteTopic_destroy(dt);
+	ev = admin_result(queue, RD_KAFKA_EVENT_DELETETOPICS_RESULT);
+	if (ev != NULL) {
+		res = rd_kafka_DeleteTopics_result_topics(
+			rd_kafka_event_DeleteTopics_result(ev), &n);
+		r = n == 1 ? topic_status(res[0]) : EX_SOFTWARE;
+		rd_kafka_event_destroy(ev);
+	}
+	while (r == 0 && (r = describe(rk, topic, &got, &led)) == 0 &&
+	       got >= 0) {
+		struct timespec pause = {0, 50 * 1000 * 1000};
+
+		if (time(NULL) > deadline) {
+			fprintf(stderr,
+				"kafka_tool: topic %s still shown after %d s\n",
+				topic, TIMEOUT_MS / 1000);
+			r = EX_UNAVAILABLE;
+			break;
+		}
+		nanosleep(&pause, NULL);
+	}
 	rd_kafka_AdminOptions_destroy(o);
 	rd_kafka_queue_destroy(queue);
 	return r;
@@ -517,7 +564,9 @@ main(int argc, char **argv)
 		n = count_arg(cmd[0] == 'c' ? "PARTITIONS" : "TOTAL", argv[4]);
 		if (n < 0)
 			return EX_USAGE;
-	} else if (strcmp(cmd, "end-offsets") != 0 || argc != 4) {
+	} else if ((strcmp(cmd, "end-offsets") != 0 &&
+		    strcmp(cmd, "delete-topic") != 0) ||
+		   argc != 4) {
 		return usage();
 	}
 	rk = client(argv[2], NULL, rd_kafka_conf_new(), &r);
@@ -525,6 +574,8 @@ main(int argc, char **argv)
 		return r;
 	if (strcmp(cmd, "end-offsets") == 0)
 		r = end_offsets(rk, argv[3]);
+	else if (strcmp(cmd, "delete-topic") == 0)
+		r = delete_topic(rk, argv[3]);
 	else
 		r = change_topic(rk, argv[3], n, cmd[0] == 'c');
 	rd_kafka_destroy(rk);

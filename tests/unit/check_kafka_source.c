@@ -279,8 +279,12 @@ START_TEST(test_delivers_every_record_in_partition_order)
 	ck_assert_uint_eq(ps.partition, 0);
 	ck_assert_uint_eq(ps.emitted, 40);
 	ck_assert(!wm_record_source_finished(src)); /* unbounded */
-	/* Nothing queued: the driver sleeps until librdkafka wakes it. */
-	ck_assert_int_eq(wm_record_source_next_due_ns(src), INT64_MAX);
+	/* Nothing queued: the driver sleeps until librdkafka wakes it, or
+	 * until the brokers' silence is looked at, half a broker timeout
+	 * (30 s) after the last record. */
+	ck_assert_int_gt(wm_record_source_next_due_ns(src), now_ns());
+	ck_assert_int_le(wm_record_source_next_due_ns(src),
+			 now_ns() + 15 * (int64_t)1000000000);
 	wm_record_source_free(src);
 	cluster_down(&c);
 }
@@ -993,27 +997,13 @@ START_TEST(test_slow_broker_loses_and_repeats_nothing)
 }
 END_TEST
 
-/* No broker for broker_timeout: the source says the job must stop, and
- * why, and next_due_ns() brought the driver back for it. */
-START_TEST(test_broker_gone_beyond_the_timeout_is_unavailable)
+/* Drive src as the driver would until its health says stop, into *h:
+ * no record may come meanwhile. */
+static void
+until_unhealthy(struct wm_record_source *src, struct wm_source_health *h)
 {
-	static struct got g;
-	struct cluster c;
-	struct stage s;
-	struct wm_record_source *src;
-	struct wm_source_health h;
 	int64_t end = now_ns() + (int64_t)DEADLINE_S * 1000000000;
-	char want[128];
 
-	g.n = 0;
-	cluster_up(&c, 1);
-	topic(&c, TOPIC, 1, 1);
-	produce(&c, 0, 0, 3);
-	stage_init(&s, &c, 1, 1);
-	s.kc.broker_timeout_ms = 1000;
-	src = open_source(&s, 0);
-	read_until(src, &g, 3, NULL);
-	rd_kafka_mock_broker_set_down(c.mc, 1);
 	do {
 		struct wm_record r;
 		int64_t due = wm_record_source_next_due_ns(src);
@@ -1024,9 +1014,43 @@ START_TEST(test_broker_gone_beyond_the_timeout_is_unavailable)
 		while (due != INT64_MAX && now_ns() < due && now_ns() < end)
 			usleep(1000);
 		ck_assert_int_eq(wm_record_source_next(src, now_ns(), &r), 0);
-		src->ops->health(src, &h);
+		src->ops->health(src, h);
 		usleep(1000);
-	} while (h.exit_code == 0);
+	} while (h->exit_code == 0);
+}
+
+/* A source with a broker timeout of 1 s that read its one partition's
+ * three records, on a cluster of one broker. */
+static struct wm_record_source *
+three_read(struct cluster *c, struct stage *s, struct got *g)
+{
+	struct wm_record_source *src;
+
+	g->n = 0;
+	cluster_up(c, 1);
+	topic(c, TOPIC, 1, 1);
+	produce(c, 0, 0, 3);
+	stage_init(s, c, 1, 1);
+	s->kc.broker_timeout_ms = 1000;
+	src = open_source(s, 0);
+	read_until(src, g, 3, NULL);
+	return src;
+}
+
+/* No broker for broker_timeout: the source says the job must stop, and
+ * why, and next_due_ns() brought the driver back for it. */
+START_TEST(test_broker_gone_beyond_the_timeout_is_unavailable)
+{
+	static struct got g;
+	struct cluster c;
+	struct stage s;
+	struct wm_record_source *src;
+	struct wm_source_health h;
+	char want[128];
+
+	src = three_read(&c, &s, &g);
+	rd_kafka_mock_broker_set_down(c.mc, 1);
+	until_unhealthy(src, &h);
 	ck_assert_int_eq(h.exit_code, EX_UNAVAILABLE);
 	snprintf(want, sizeof(want), "kafka: no broker of %s reachable for 1 s",
 		 c.bootstraps);
@@ -1034,6 +1058,38 @@ START_TEST(test_broker_gone_beyond_the_timeout_is_unavailable)
 	ck_assert(h.unreachable);
 	ck_assert_int_ge(h.outage_ns, 1000000000);
 	ck_assert_int_eq(wm_record_source_next_due_ns(src), INT64_MAX);
+	wm_record_source_free(src);
+	cluster_down(&c);
+}
+END_TEST
+
+/* A broker whose connections stay up but which answers nothing (a frozen
+ * process: here every answer comes after 30 s) fails no connection, and
+ * librdkafka reports nothing: after broker_timeout of silence the source
+ * says the job must stop, as for a broker gone. */
+START_TEST(test_frozen_broker_beyond_the_timeout_is_unavailable)
+{
+	static struct got g;
+	struct cluster c;
+	struct stage s;
+	struct wm_record_source *src;
+	struct wm_source_health h;
+	int64_t frozen;
+	char want[128];
+
+	src = three_read(&c, &s, &g);
+	rd_kafka_mock_broker_set_rtt(c.mc, 1, 30000);
+	frozen = now_ns();
+	until_unhealthy(src, &h);
+	ck_assert_int_eq(h.exit_code, EX_UNAVAILABLE);
+	snprintf(want, sizeof(want), "kafka: no broker of %s answered for 1 s",
+		 c.bootstraps);
+	ck_assert_str_eq(h.why, want);
+	/* Not at once: the last answer came at most a question's interval
+	 * (a third of the timeout) before the freeze. */
+	ck_assert_int_ge(now_ns() - frozen, 500000000);
+	ck_assert_int_eq(wm_record_source_next_due_ns(src), INT64_MAX);
+	rd_kafka_mock_broker_set_rtt(c.mc, 1, 0);
 	wm_record_source_free(src);
 	cluster_down(&c);
 }
@@ -1112,6 +1168,8 @@ kafka_suite(void)
 	tcase_add_test(faults,
 		       test_broker_gone_beyond_the_timeout_is_unavailable);
 	tcase_add_test(faults, test_outage_ridden_out_is_counted);
+	tcase_add_test(faults,
+		       test_frozen_broker_beyond_the_timeout_is_unavailable);
 	suite_add_tcase(s, read);
 	suite_add_tcase(s, faults);
 	return s;
