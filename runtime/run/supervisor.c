@@ -32,7 +32,9 @@
  *                               in flight
  *   TERMINATING --TERM_GRACE_NS-->  SIGKILL to the workers left, which
  *                               ends even a stopped process
- *   any       --a worker fails-->  SIGKILL to the others
+ *   any       --a worker fails-->  KILLING: SIGKILL to the others; a stop
+ *                               signal then is kept, and the job is not
+ *                               restarted
  *
  * A worker that fails (dies by a signal, or exits non-zero) is named with
  * its pid and signal or status in every case, during a stop too, and the
@@ -597,6 +599,15 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 			kill_all(j, SIGTERM);
 			j->phase = TERMINATING;
 			j->deadline = wm_monotonic_ns() + TERM_GRACE_NS;
+		} else if (sig > 0 && j->stop_signal == 0) {
+			/* KILLING: a failed attempt torn down. The stop is
+			 * the user's last word: no restart follows
+			 * (restartable()). */
+			size_t len = strlen(j->err);
+
+			j->stop_signal = sig;
+			snprintf(j->err + len, j->errlen - len,
+				 "; not restarted: stopped by signal %d", sig);
 		}
 	}
 }
