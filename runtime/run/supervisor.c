@@ -129,6 +129,9 @@ struct job {
 	 * job's seed, as --sim's). */
 	struct wm_restart_strategy restart;
 	uint64_t restart_draws;
+	/* The monotonic instant of the first attempt's forks: the restart
+	 * strategy's clock counts from it (strategy_now()). */
+	int64_t first_fork_ns;
 	/* A resumed job's processing time at its start (its checkpoint's
 	 * trigger), in ns; 0 for a new job. */
 	int64_t resumed_at_ns;
@@ -733,6 +736,21 @@ job_time(const struct job *j, int64_t ns)
 		       : 0;
 }
 
+/* The job's processing time now, as the restart strategy takes it: since
+ * the first attempt's forks, at the job's speed. Its backoffs and what it
+ * returns are durations of the job, as stopped_while_down() waits them and
+ * as --sim feeds it its own processing time; CLOCK_MONOTONIC read against
+ * them ran `speed` times too slowly (at speed 500 a failure within a
+ * second of real time of the last was merged into its restart, counted no
+ * attempt and left restart_attempts unenforced). Only differences count,
+ * so one origin for every failure, known before any start line. */
+static int64_t
+strategy_now(const struct job *j)
+{
+	return wm_scale_ns(wm_monotonic_ns() - j->first_fork_ns,
+			   j->t->job.speed);
+}
+
 /* The jitter's random words: a counter through the finaliser, from the
  * job's seed (operators/hash.h), as --sim draws them. */
 static uint64_t
@@ -759,7 +777,7 @@ restartable(struct job *j, int64_t *delay_ns)
 
 	if (j->failure == 0 || j->coordinator == NULL || j->stop_signal != 0)
 		return false;
-	wm_restart_strategy_failure(&j->restart, wm_monotonic_ns(), &d);
+	wm_restart_strategy_failure(&j->restart, strategy_now(j), &d);
 	c->strategy = wm_restart_kind_name(j->restart.conf.kind);
 	c->attempt = d.attempt;
 	if (d.restart) {
@@ -1142,6 +1160,7 @@ wm_supervisor_run(const struct wm_topology *t,
 	launched = status == 0;
 	if (launched) {
 		start = wm_monotonic_ns();
+		j.first_fork_ns = start;
 		for (;;) {
 			launch(&j, &res.seg, &res.pl, res.sinks, res.lates,
 			       res.traces, &old);
