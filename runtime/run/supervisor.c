@@ -132,6 +132,9 @@ struct job {
 	/* The monotonic instant of the first attempt's forks: the restart
 	 * strategy's clock counts from it (strategy_now()). */
 	int64_t first_fork_ns;
+	/* The checkpoint the last attempt could not restore (0: none):
+	 * the next restores the one before it, or the job fails. */
+	uint64_t unrestorable;
 	/* A resumed job's processing time at its start (its checkpoint's
 	 * trigger), in ns; 0 for a new job. */
 	int64_t resumed_at_ns;
@@ -763,6 +766,38 @@ restart_random(void *ctx)
 }
 
 /*
+ * After an attempt: whether a worker could not restore the checkpoint it
+ * started from (worker.c, restore()). That is no transient fault, and
+ * restoring it again would fail again for ever: the attempt's failure is
+ * then that (65, naming the checkpoint and why), and the coordinator
+ * falls back to the checkpoint before it (restart()).
+ */
+static void
+note_unrestorable(struct job *j, const struct wm_shm *seg)
+{
+	j->unrestorable = 0;
+	if (j->failure == 0 || j->restore_from == 0)
+		return;
+	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
+		char why[256], name[128];
+
+		if (wm_metrics_restore_failure(wm_shm_metrics(seg, id), why,
+					       sizeof(why)) != j->restore_from)
+			continue;
+		j->unrestorable = j->restore_from;
+		j->failure = EX_DATAERR;
+		snprintf(j->err, j->errlen,
+			 "subtask \"%s\" could not restore checkpoint %" PRIu64
+			 " in \"%s\": %s",
+			 wm_plan_subtask_name(j->plan, j->t, id, name,
+					      sizeof(name)),
+			 j->restore_from, j->t->job.checkpoint_dir, why);
+		wm_coordinator_restore_failed(j->coordinator, j->restore_from);
+		return;
+	}
+}
+
+/*
  * Whether the attempt that just ended failed in a way a restart can mend
  * (checkpoints are on and nobody asked the job to stop), and after how
  * long the restart strategy restarts it (*delay_ns). A strategy that
@@ -903,6 +938,16 @@ restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 	if (wm_coordinator_workers_gone(j->coordinator, why, sizeof(why)) != 0)
 		wm_log("wmrun: warning: %s", why);
 	j->restore_from = wm_coordinator_restore_id(j->coordinator);
+	/* None restores: nothing the job could run from is left (a
+	 * resumed job's outputs go on from a checkpoint, and a new one's
+	 * results up to it were committed). */
+	if (j->unrestorable != 0 && j->restore_from == 0) {
+		size_t len = strlen(j->err);
+
+		snprintf(j->err + len, j->errlen - len,
+			 "; no complete checkpoint before it to fall back to");
+		return EX_DATAERR;
+	}
 	/* The exactly-once files back to that checkpoint before anyone
 	 * writes a part again. */
 	if (wm_coordinator_recover_outputs(j->coordinator, j->err, j->errlen) !=
@@ -1165,6 +1210,7 @@ wm_supervisor_run(const struct wm_topology *t,
 			launch(&j, &res.seg, &res.pl, res.sinks, res.lates,
 			       res.traces, &old);
 			supervise(&j, &res.seg, &mask);
+			note_unrestorable(&j, &res.seg);
 
 			int64_t delay = 0;
 
