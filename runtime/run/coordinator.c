@@ -116,7 +116,7 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	const struct wm_job_conf *job = &topo->job;
 	struct wm_checkpoint_store_config cfg = {
 		.dir = job->checkpoint_dir,
-		.fingerprint = wm_plan_fingerprint(plan),
+		.fingerprint = wm_plan_fingerprint(plan, topo),
 		.subtasks = wm_coordinator_blobs(plan, commit != NULL,
 						 keys != NULL),
 		.retained = job->checkpoints_retained,
@@ -162,6 +162,15 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	if (r == 0)
 		r = wm_checkpoint_store_latest_complete(c->store, &info, err,
 							errlen);
+	/* The fingerprint covers what a snapshot's layout depends on
+	 * (plan.h): say what to look for. */
+	if (r == -EXDEV) {
+		size_t len = strlen(err);
+
+		snprintf(err + len, errlen - len,
+			 " (its stages, windows or sources differ from this "
+			 "job's)");
+	}
 	if (r < 0) {
 		wm_coordinator_free(c);
 		return r;

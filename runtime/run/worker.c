@@ -1062,7 +1062,7 @@ restore(struct worker *w)
 	const struct wm_worker_args *a = w->args;
 	struct wm_checkpoint_store_config cfg = {
 		.dir = a->topo->job.checkpoint_dir,
-		.fingerprint = wm_plan_fingerprint(a->plan),
+		.fingerprint = wm_plan_fingerprint(a->plan, a->topo),
 		/* With the exactly-once committer's blob and the
 		 * dictionary's (coordinator.h). */
 		.subtasks = wm_coordinator_blobs(a->plan, a->output_of != NULL,
