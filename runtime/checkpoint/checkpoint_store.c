@@ -1107,6 +1107,16 @@ wm_checkpoint_store_latest_complete(struct wm_checkpoint_store *s,
 				    struct wm_checkpoint_info *info, char *err,
 				    size_t errlen)
 {
+	return wm_checkpoint_store_latest_complete_below(s, UINT64_MAX, info,
+							 err, errlen);
+}
+
+int
+wm_checkpoint_store_latest_complete_below(struct wm_checkpoint_store *s,
+					  uint64_t below,
+					  struct wm_checkpoint_info *info,
+					  char *err, size_t errlen)
+{
 	char dir[PATH_MAX], why[2 * PATH_MAX];
 	unsigned skipped = 0;
 	int r, found = 0;
@@ -1122,6 +1132,8 @@ wm_checkpoint_store_latest_complete(struct wm_checkpoint_store *s,
 	for (size_t i = 0; i < n; i++) {
 		struct manifest m;
 
+		if (ids[i] >= below)
+			continue;
 		r = checkpoint_check(s, ids[i], &m, why, sizeof(why), err,
 				     errlen);
 		if (r == -EXDEV) {

@@ -161,6 +161,14 @@ int wm_checkpoint_store_latest_complete(struct wm_checkpoint_store *s,
 					struct wm_checkpoint_info *info,
 					char *err, size_t errlen);
 
+/* The same, among the checkpoints below `below` only (those from it on
+ * are not looked at): the one to fall back to when checkpoint `below`
+ * could not be restored. */
+int wm_checkpoint_store_latest_complete_below(struct wm_checkpoint_store *s,
+					      uint64_t below,
+					      struct wm_checkpoint_info *info,
+					      char *err, size_t errlen);
+
 /*
  * Subtask `subtask`'s blob in checkpoint `id`, checked again against the
  * manifest: 0 with *bytes (malloc'd, the caller frees it; not NULL even

@@ -164,6 +164,12 @@ struct wm_subtask_metrics {
 	 * saw it before the crash (wm_worker_args.crash_watermark); -1 until
 	 * then; 0 for a subtask with nothing to come back to. */
 	_Atomic int64_t caught_up_ns;
+	/* The checkpoint its worker could not restore (0: none, or it
+	 * did), and why: the worker fills restore_why, then stores the id
+	 * with release (R1) and exits; the supervisor reads both after
+	 * reaping it (wm_metrics_restore_failure()). */
+	_Atomic uint64_t restore_failed;
+	char restore_why[256];
 	_Atomic uint32_t n_partitions;
 	_Atomic uint32_t n_channels; /* entries of wm_subtask_channels() */
 	/* Its worker's process, stored once at its start, for the observer
@@ -277,6 +283,27 @@ wm_metrics_source_failure(const struct wm_subtask_metrics *m, char *why,
 		}
 	}
 	return code;
+}
+
+/* The checkpoint the worker could not restore, and why (R2, above): 0
+ * and "" if it restored or had nothing to restore. */
+static inline uint64_t
+wm_metrics_restore_failure(const struct wm_subtask_metrics *m, char *why,
+			   size_t len)
+{
+	uint64_t id =
+		atomic_load_explicit(&m->restore_failed, memory_order_acquire);
+
+	if (len > 0) {
+		size_t n = id != 0 ? strnlen(m->restore_why,
+					     sizeof(m->restore_why) - 1)
+				   : 0;
+
+		n = n < len - 1 ? n : len - 1;
+		memcpy(why, m->restore_why, n);
+		why[n] = '\0';
+	}
+	return id;
 }
 
 /* The single writer's update: a plain load and store, no lock prefix. */

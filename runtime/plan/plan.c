@@ -255,18 +255,60 @@ wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 				    wm_plan_metrics_bytes(plan)};
 }
 
+/* `h` with `v` mixed in. */
+static uint64_t
+fold(uint64_t h, uint64_t v)
+{
+	return wm_hash_mix64(h ^ v);
+}
+
+/* What a window's snapshot holds and checks (operators/window.c,
+ * snap_check_config()). */
+static uint64_t
+fold_window(uint64_t h, const struct wm_window_config *w)
+{
+	h = fold(h, (uint64_t)w->assigner.kind);
+	h = fold(h, (uint64_t)w->assigner.size);
+	h = fold(h, (uint64_t)w->assigner.slide);
+	h = fold(h, (uint64_t)w->assigner.offset);
+	h = fold(h, w->assigner.max_windows);
+	h = fold(h, (uint64_t)w->allowed_lateness);
+	return fold(h, (uint64_t)w->purging << 1 | w->late_side_output);
+}
+
 uint64_t
-wm_plan_fingerprint(const struct wm_plan *plan)
+wm_plan_fingerprint(const struct wm_plan *plan, const struct wm_topology *t)
 {
 	uint64_t h = wm_hash_mix64(plan->n_subtasks);
 
 	for (uint32_t id = 0; id < plan->n_subtasks; id++) {
 		const struct wm_plan_subtask *sub = &plan->subtasks[id];
 
-		h = wm_hash_mix64(h ^
-				  ((uint64_t)sub->stage << 32 | sub->index));
-		h = wm_hash_mix64(
-			h ^ ((uint64_t)sub->n_inputs << 32 | sub->n_edges));
+		h = fold(h, (uint64_t)sub->stage << 32 | sub->index);
+		h = fold(h, (uint64_t)sub->n_inputs << 32 | sub->n_edges);
 	}
-	return h;
+	/* Sinks hold no state of their own: their stages are not folded,
+	 * and an output may be added or moved between runs. */
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		if (st->kind == WM_STAGE_SINK)
+			continue;
+		h = fold(h, (uint64_t)st->kind << 32 | st->max_parallelism);
+		if (st->kind == WM_STAGE_WINDOW) {
+			h = fold_window(h, &st->u.window.op);
+		} else if (st->kind == WM_STAGE_SOURCE) {
+			const struct wm_source_conf *src = &st->u.source;
+
+			h = fold(h, (uint64_t)src->key_type << 2 |
+					    (uint64_t)(src->replay != NULL)
+						    << 1 |
+					    src->watermark_per_subtask);
+			/* A Kafka topic's partitions may grow between runs
+			 * (taken as new splits); the others' are fixed. */
+			if (src->kafka == NULL)
+				h = fold(h, src->partitions);
+		}
+	}
+	return fold(h, t->job.checkpoint_watermarks);
 }

@@ -95,9 +95,15 @@ const char *wm_plan_subtask_name(const struct wm_plan *plan,
 size_t wm_plan_metrics_bytes(const struct wm_plan *plan);
 
 /* What identifies a job to its checkpoints: the plan's shape (each
- * subtask's stage, index, inputs and edges). A checkpoint of another
- * shape is never restored (runtime/checkpoint/checkpoint_store.h). */
-uint64_t wm_plan_fingerprint(const struct wm_plan *plan);
+ * subtask's stage, index, inputs and edges) and everything of `t` a
+ * snapshot's layout depends on (each stage's kind and key groups, a
+ * window's assigner, lateness, trigger and side output, a source's key
+ * type, generated or replayed partitions and watermark placement, [job]
+ * checkpoint_watermarks). A checkpoint of another is never restored
+ * (runtime/checkpoint/checkpoint_store.h): a resume after such a change
+ * is refused before anything runs, rather than failing every restore. */
+uint64_t wm_plan_fingerprint(const struct wm_plan *plan,
+			     const struct wm_topology *t);
 
 struct wm_shm_spec wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 				    struct wm_shm_channel_spec *specs);

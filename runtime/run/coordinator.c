@@ -39,6 +39,9 @@ struct wm_coordinator {
 	 * in the directory is an earlier run's state, never restored, but
 	 * for a resumed run, which goes on from those (1). */
 	uint64_t first_id;
+	/* A checkpoint that could not be restored: restores go to those
+	 * below it (UINT64_MAX: none failed), until a new one completes. */
+	uint64_t restore_below;
 	/* The checkpoint being taken (0: none), since when, and which
 	 * subtasks' blobs are in. */
 	uint64_t pending;
@@ -113,7 +116,7 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	const struct wm_job_conf *job = &topo->job;
 	struct wm_checkpoint_store_config cfg = {
 		.dir = job->checkpoint_dir,
-		.fingerprint = wm_plan_fingerprint(plan),
+		.fingerprint = wm_plan_fingerprint(plan, topo),
 		.subtasks = wm_coordinator_blobs(plan, commit != NULL,
 						 keys != NULL),
 		.retained = job->checkpoints_retained,
@@ -154,10 +157,20 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 		c->every_ns = 1;
 	c->timeout_ns = real_ns_of(c, job->checkpoint_timeout_ms);
 	c->next_ns = INT64_MAX; /* from the start line on */
+	c->restore_below = UINT64_MAX;
 	r = wm_checkpoint_store_new(&c->store, &cfg, err, errlen);
 	if (r == 0)
 		r = wm_checkpoint_store_latest_complete(c->store, &info, err,
 							errlen);
+	/* The fingerprint covers what a snapshot's layout depends on
+	 * (plan.h): say what to look for. */
+	if (r == -EXDEV) {
+		size_t len = strlen(err);
+
+		snprintf(err + len, errlen - len,
+			 " (its stages, windows or sources differ from this "
+			 "job's)");
+	}
 	if (r < 0) {
 		wm_coordinator_free(c);
 		return r;
@@ -462,6 +475,7 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns, char *err,
 	c->fig.last_bytes = fig.blob_bytes;
 	c->restore_id = fig.id;
 	c->restore_time_ms = c->pending_trigger_ms;
+	c->restore_below = UINT64_MAX;
 	/* Trigger to manifest durable, in processing time as --sim's. */
 	int64_t took =
 		wm_scale_ns(now_ns - c->pending_since_ns, c->topo->job.speed);
@@ -525,14 +539,23 @@ wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
 	if (sweep(c, c->next_id, err, errlen) != 0)
 		return -EIO;
 	/* Read again, every blob checked: one damaged since it was written
-	 * is skipped with a warning and the one before it restored; none of
-	 * this run's left: from the beginning. */
-	r = wm_checkpoint_store_latest_complete(c->store, &info, err, errlen);
+	 * is skipped with a warning and the one before it restored, as is
+	 * one that could not be restored; none of this run's left: from the
+	 * beginning. */
+	r = wm_checkpoint_store_latest_complete_below(
+		c->store, c->restore_below, &info, err, errlen);
 	if (r < 0)
 		return r;
 	c->restore_id = r == 1 && info.id >= c->first_id ? info.id : 0;
 	c->restore_time_ms = c->restore_id != 0 ? info.trigger_time_ms : 0;
 	return 0;
+}
+
+void
+wm_coordinator_restore_failed(struct wm_coordinator *c, uint64_t id)
+{
+	if (c != NULL && id != 0 && id < c->restore_below)
+		c->restore_below = id;
 }
 
 uint64_t

@@ -103,6 +103,12 @@ int wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
 			int64_t now_ns, int64_t origin_ns, char *err,
 			size_t errlen);
 
+/* Checkpoint `id` could not be restored (its snapshot is not one this job
+ * can read): it is never restored again, nor any after it until a new
+ * checkpoint completes; the next wm_coordinator_workers_gone() picks the
+ * latest complete one before it (0 if there is none). */
+void wm_coordinator_restore_failed(struct wm_coordinator *c, uint64_t id);
+
 /* The workers are gone (a crash, or the job's end): a pending checkpoint
  * is aborted (its directory removed), the restore id is the latest
  * complete one, and triggers start again an interval after the next start

@@ -43,6 +43,11 @@
 /* How long the observer may take to show the last snapshot once the job
  * ended, before it is killed. */
 #define WM_OBSERVER_GRACE_NS ((int64_t)5000000000)
+/* How long it may take to say whether its endpoint listens, while the
+ * supervisor waits with the stop signals blocked: a bind takes
+ * microseconds, but a stopped observer never answers, and Ctrl-C must
+ * not wait on it for ever. Generous, for a loaded machine. */
+#define WM_OBSERVER_READY_NS ((int64_t)30000000000)
 
 /*
  * The alerts, from the observer to the supervisor (and to the observer's
@@ -717,18 +722,34 @@ release_shared(struct wm_observer *obs)
 }
 
 /*
- * The observer's one line on the ready pipe (start_endpoint()): 0 with
- * the port, or -1 with err set to its message, or to its death's if it
- * died first (EOF before a line).
+ * The observer's (`pid`) one line on the ready pipe (start_endpoint()): 0
+ * with the port, or -1 with err set to its message, to its death's if it
+ * died first (EOF before a line), or -2 with err set to its silence's
+ * after WM_OBSERVER_READY_NS (the caller kills it: stuck, or stopped).
  */
 static int
-await_ready(int fd, uint16_t *port, char *err, size_t errlen)
+await_ready(int fd, pid_t pid, uint16_t *port, char *err, size_t errlen)
 {
+	int64_t deadline = wm_monotonic_ns() + WM_OBSERVER_READY_NS;
 	char line[512];
 	size_t len = 0;
 	unsigned p;
 
 	while (len + 1 < sizeof(line)) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int64_t left = deadline - wm_monotonic_ns();
+
+		if (left <= 0) {
+			snprintf(err, errlen,
+				 "could not start the Prometheus endpoint: the "
+				 "observer (pid %d) did not answer within %d s",
+				 (int)pid,
+				 (int)(WM_OBSERVER_READY_NS / 1000000000));
+			return -2;
+		}
+		/* Nothing to read yet (or a signal): the deadline again. */
+		if (poll(&pfd, 1, (int)((left + 999999) / 1000000)) <= 0)
+			continue;
 		ssize_t n = read(fd, line + len, sizeof(line) - 1 - len);
 
 		if (n < 0 && errno == EINTR)
@@ -893,9 +914,11 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 	/* Before any worker: a port that cannot be had fails the job
 	 * before it starts. */
 	uint16_t port = 0;
-	int r = await_ready(ready[0], &port, err, errlen);
+	int r = await_ready(ready[0], obs->pid, &port, err, errlen);
 
 	close(ready[0]);
+	if (r == -2)
+		kill(obs->pid, SIGKILL);
 	if (r != 0) {
 		abandon(obs);
 		return EX_OSERR;
@@ -924,9 +947,9 @@ wm_observer_finish(struct wm_observer *obs)
 	       wm_monotonic_ns() < deadline)
 		nanosleep(&(struct timespec){0, 10000000}, NULL);
 	if (r == 0) {
-		wm_log("wmrun: notice: the live view did not end within %d s "
-		       "of the job; stopped",
-		       (int)(WM_OBSERVER_GRACE_NS / 1000000000));
+		wm_log("wmrun: notice: the live view (observer pid %d) did "
+		       "not end within %d s of the job; stopped",
+		       (int)obs->pid, (int)(WM_OBSERVER_GRACE_NS / 1000000000));
 		kill(obs->pid, SIGKILL);
 		while ((r = waitpid(obs->pid, &st, 0)) < 0 && errno == EINTR)
 			;

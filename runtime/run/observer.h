@@ -107,9 +107,11 @@ struct wm_observer {
  * Fork the observer of the job whose segment is `seg`, after opening the
  * --metrics file if asked (so that a file that cannot be made fails the
  * job before any worker starts), and with --prometheus wait until it
- * listens. 0, or an exit status with a message in err: 74 for the
- * metrics file, 71 for a pipe, a fork or the alerts' mapping refused or
- * an endpoint that could not listen (the observer is then gone again).
+ * listens, 30 s at most (the stop signals are blocked meanwhile: an
+ * observer stopped or stuck before it answers is killed, and named). 0,
+ * or an exit status with a message in err: 74 for the metrics file, 71
+ * for a pipe, a fork or the alerts' mapping refused or an endpoint that
+ * could not listen or did not answer (the observer is then gone again).
  * With nothing to show, write, serve or watch (WM_LIVE_OFF, no metrics
  * file, no endpoint, no alert configured) nothing is started and
  * obs->pid is 0.

@@ -1092,7 +1092,7 @@ checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
 	const struct wm_job_conf *job = &sim->topo->job;
 	struct wm_checkpoint_store_config cfg = {
 		.dir = job->checkpoint_dir,
-		.fingerprint = wm_plan_fingerprint(sim->plan),
+		.fingerprint = wm_plan_fingerprint(sim->plan, sim->topo),
 		.subtasks = sim->n_tasks,
 		.retained = job->checkpoints_retained,
 		.now_ns = sim_clock,

@@ -32,7 +32,9 @@
  *                               in flight
  *   TERMINATING --TERM_GRACE_NS-->  SIGKILL to the workers left, which
  *                               ends even a stopped process
- *   any       --a worker fails-->  SIGKILL to the others
+ *   any       --a worker fails-->  KILLING: SIGKILL to the others; a stop
+ *                               signal then is kept, and the job is not
+ *                               restarted
  *
  * A worker that fails (dies by a signal, or exits non-zero) is named with
  * its pid and signal or status in every case, during a stop too, and the
@@ -127,6 +129,12 @@ struct job {
 	 * job's seed, as --sim's). */
 	struct wm_restart_strategy restart;
 	uint64_t restart_draws;
+	/* The monotonic instant of the first attempt's forks: the restart
+	 * strategy's clock counts from it (strategy_now()). */
+	int64_t first_fork_ns;
+	/* The checkpoint the last attempt could not restore (0: none):
+	 * the next restores the one before it, or the job fails. */
+	uint64_t unrestorable;
 	/* A resumed job's processing time at its start (its checkpoint's
 	 * trigger), in ns; 0 for a new job. */
 	int64_t resumed_at_ns;
@@ -597,6 +605,15 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 			kill_all(j, SIGTERM);
 			j->phase = TERMINATING;
 			j->deadline = wm_monotonic_ns() + TERM_GRACE_NS;
+		} else if (sig > 0 && j->stop_signal == 0) {
+			/* KILLING: a failed attempt torn down. The stop is
+			 * the user's last word: no restart follows
+			 * (restartable()). */
+			size_t len = strlen(j->err);
+
+			j->stop_signal = sig;
+			snprintf(j->err + len, j->errlen - len,
+				 "; not restarted: stopped by signal %d", sig);
 		}
 	}
 }
@@ -722,6 +739,21 @@ job_time(const struct job *j, int64_t ns)
 		       : 0;
 }
 
+/* The job's processing time now, as the restart strategy takes it: since
+ * the first attempt's forks, at the job's speed. Its backoffs and what it
+ * returns are durations of the job, as stopped_while_down() waits them and
+ * as --sim feeds it its own processing time; CLOCK_MONOTONIC read against
+ * them ran `speed` times too slowly (at speed 500 a failure within a
+ * second of real time of the last was merged into its restart, counted no
+ * attempt and left restart_attempts unenforced). Only differences count,
+ * so one origin for every failure, known before any start line. */
+static int64_t
+strategy_now(const struct job *j)
+{
+	return wm_scale_ns(wm_monotonic_ns() - j->first_fork_ns,
+			   j->t->job.speed);
+}
+
 /* The jitter's random words: a counter through the finaliser, from the
  * job's seed (operators/hash.h), as --sim draws them. */
 static uint64_t
@@ -731,6 +763,38 @@ restart_random(void *ctx)
 
 	return wm_hash_mix64(wm_hash_fibonacci(++j->restart_draws) ^
 			     j->t->job.seed);
+}
+
+/*
+ * After an attempt: whether a worker could not restore the checkpoint it
+ * started from (worker.c, restore()). That is no transient fault, and
+ * restoring it again would fail again for ever: the attempt's failure is
+ * then that (65, naming the checkpoint and why), and the coordinator
+ * falls back to the checkpoint before it (restart()).
+ */
+static void
+note_unrestorable(struct job *j, const struct wm_shm *seg)
+{
+	j->unrestorable = 0;
+	if (j->failure == 0 || j->restore_from == 0)
+		return;
+	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
+		char why[256], name[128];
+
+		if (wm_metrics_restore_failure(wm_shm_metrics(seg, id), why,
+					       sizeof(why)) != j->restore_from)
+			continue;
+		j->unrestorable = j->restore_from;
+		j->failure = EX_DATAERR;
+		snprintf(j->err, j->errlen,
+			 "subtask \"%s\" could not restore checkpoint %" PRIu64
+			 " in \"%s\": %s",
+			 wm_plan_subtask_name(j->plan, j->t, id, name,
+					      sizeof(name)),
+			 j->restore_from, j->t->job.checkpoint_dir, why);
+		wm_coordinator_restore_failed(j->coordinator, j->restore_from);
+		return;
+	}
 }
 
 /*
@@ -748,7 +812,7 @@ restartable(struct job *j, int64_t *delay_ns)
 
 	if (j->failure == 0 || j->coordinator == NULL || j->stop_signal != 0)
 		return false;
-	wm_restart_strategy_failure(&j->restart, wm_monotonic_ns(), &d);
+	wm_restart_strategy_failure(&j->restart, strategy_now(j), &d);
 	c->strategy = wm_restart_kind_name(j->restart.conf.kind);
 	c->attempt = d.attempt;
 	if (d.restart) {
@@ -874,6 +938,16 @@ restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 	if (wm_coordinator_workers_gone(j->coordinator, why, sizeof(why)) != 0)
 		wm_log("wmrun: warning: %s", why);
 	j->restore_from = wm_coordinator_restore_id(j->coordinator);
+	/* None restores: nothing the job could run from is left (a
+	 * resumed job's outputs go on from a checkpoint, and a new one's
+	 * results up to it were committed). */
+	if (j->unrestorable != 0 && j->restore_from == 0) {
+		size_t len = strlen(j->err);
+
+		snprintf(j->err + len, j->errlen - len,
+			 "; no complete checkpoint before it to fall back to");
+		return EX_DATAERR;
+	}
 	/* The exactly-once files back to that checkpoint before anyone
 	 * writes a part again. */
 	if (wm_coordinator_recover_outputs(j->coordinator, j->err, j->errlen) !=
@@ -1131,10 +1205,12 @@ wm_supervisor_run(const struct wm_topology *t,
 	launched = status == 0;
 	if (launched) {
 		start = wm_monotonic_ns();
+		j.first_fork_ns = start;
 		for (;;) {
 			launch(&j, &res.seg, &res.pl, res.sinks, res.lates,
 			       res.traces, &old);
 			supervise(&j, &res.seg, &mask);
+			note_unrestorable(&j, &res.seg);
 
 			int64_t delay = 0;
 

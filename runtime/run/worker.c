@@ -1062,7 +1062,7 @@ restore(struct worker *w)
 	const struct wm_worker_args *a = w->args;
 	struct wm_checkpoint_store_config cfg = {
 		.dir = a->topo->job.checkpoint_dir,
-		.fingerprint = wm_plan_fingerprint(a->plan),
+		.fingerprint = wm_plan_fingerprint(a->plan, a->topo),
 		/* With the exactly-once committer's blob and the
 		 * dictionary's (coordinator.h). */
 		.subtasks = wm_coordinator_blobs(a->plan, a->output_of != NULL,
@@ -1087,10 +1087,19 @@ restore(struct worker *w)
 		snprintf(why, sizeof(why), "the snapshot is unreadable: %s",
 			 strerror(-r));
 	free(bytes);
-	if (r != 0)
+	if (r != 0) {
+		/* For the supervisor, which falls back to the checkpoint
+		 * before this one rather than restore it again (R1). */
+		size_t n = strnlen(why, sizeof(w->metrics->restore_why) - 1);
+
+		memcpy(w->metrics->restore_why, why, n);
+		w->metrics->restore_why[n] = '\0';
+		atomic_store_explicit(&w->metrics->restore_failed,
+				      a->restore_from, memory_order_release);
 		return worker_fail(w, EX_DATAERR,
 				   "could not restore checkpoint %llu: %s",
 				   (unsigned long long)a->restore_from, why);
+	}
 	return 0;
 }
 

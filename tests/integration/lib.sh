@@ -241,3 +241,20 @@ positive() {
 	     END { exit bad || n == 0 }' "$scratch/line" ||
 		fail "not every value is positive: $(cat "$scratch/line")"
 }
+
+# busy_loops N -- start N busy loops beside the job, as a loaded machine
+# has; their pids in $busy, for the test's trap to kill (stop_busy_loops).
+busy_loops() {
+	busy=
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		sh -c 'while :; do :; done' &
+		busy="$busy $!"
+		i=$((i + 1))
+	done
+}
+stop_busy_loops() {
+	# shellcheck disable=SC2086 # one pid a word
+	[ -z "${busy:-}" ] || kill $busy 2>/dev/null
+	busy=
+}

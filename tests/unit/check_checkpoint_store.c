@@ -381,6 +381,39 @@ START_TEST(test_store_keeps_the_retained_newest)
 }
 END_TEST
 
+/* The fall-back after a checkpoint that could not be restored: the newest
+ * complete one below it, without a warning for those above; none below
+ * the oldest. */
+START_TEST(test_store_latest_below_falls_back)
+{
+	struct wm_checkpoint_store *s = store_with(FINGERPRINT, SUBTASKS, 3);
+	struct wm_checkpoint_figures fig;
+	struct wm_checkpoint_info info;
+	char err[512];
+
+	for (uint64_t id = 1; id <= 3; id++)
+		write_checkpoint(s, id, &fig);
+	ck_assert_int_eq(wm_checkpoint_store_latest_complete_below(
+				 s, 3, &info, err, sizeof(err)),
+			 1);
+	ck_assert_uint_eq(info.id, 2);
+	ck_assert_uint_eq(info.highest_id, 3);
+	ck_assert_int_eq(wm_checkpoint_store_latest_complete_below(
+				 s, 2, &info, err, sizeof(err)),
+			 1);
+	ck_assert_uint_eq(info.id, 1);
+	ck_assert_int_eq(wm_checkpoint_store_latest_complete_below(
+				 s, 1, &info, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(wm_checkpoint_store_latest_complete_below(
+				 s, UINT64_MAX, &info, err, sizeof(err)),
+			 1);
+	ck_assert_uint_eq(info.id, 3);
+	ck_assert_uint_eq(fx.warned, 0);
+	wm_checkpoint_store_free(s);
+}
+END_TEST
+
 START_TEST(test_store_incomplete_checkpoints_are_not_used_and_go)
 {
 	struct wm_checkpoint_store *s = store_with(FINGERPRINT, SUBTASKS, 1);
@@ -792,6 +825,7 @@ checkpoint_store_suite(void)
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_store_round_trip);
 	tcase_add_test(store, test_store_keeps_the_retained_newest);
+	tcase_add_test(store, test_store_latest_below_falls_back);
 	tcase_add_test(store,
 		       test_store_incomplete_checkpoints_are_not_used_and_go);
 	tcase_add_test(store, test_store_refuses_another_jobs_checkpoint);

@@ -1,0 +1,93 @@
+#!/bin/sh
+# A checkpoint whose manifest and checksums are sound but whose snapshot
+# this job cannot read (here a window's blob overwritten, its CRC-32C and
+# the manifest's fixed up) is not a transient fault: restoring it again
+# fails again. The job falls back to the complete checkpoint before it
+# and goes on from there; when none before it restores either, it fails
+# (65) naming the checkpoint and why. It used to restart from the same
+# checkpoint for ever, at Flink's backoff. Beside four busy loops on the
+# two cores.
+. "$srcdir/tests/integration/lib.sh"
+
+command -v python3 >/dev/null || { echo "SKIP: no python3 to forge a checkpoint"; exit 77; }
+busy_loops 4
+trap 'stop_busy_loops; rm -rf "$scratch"' EXIT
+
+ckpt="$scratch/ckpt"
+cat >"$scratch/job.conf" <<CONF
+[job]
+name = unrestorable
+event_time = 10 min
+speed = 500
+checkpoint_interval = 20 s
+checkpoint_dir = $ckpt
+checkpoints_retained = 2
+[source events]
+parallelism = 2
+partitions = 4
+rate = 10/s
+keys = 5
+[window counts]
+input = events
+parallelism = 2
+size = 10 s
+[sink out]
+input = counts
+parallelism = 2
+path = $scratch/out.csv
+CONF
+
+# forge CHK -- overwrite the first bytes of window subtask 2's blob in
+# checkpoint CHK (its section's tag), and make its checksum and the
+# manifest's match the bytes again.
+forge() {
+	python3 - "$ckpt/chk-$1" <<'PY' || fail "could not forge checkpoint $1"
+import sys
+def crc32c(data):
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 if crc & 1 else 0)
+    return crc ^ 0xffffffff
+d = sys.argv[1]
+blob = bytearray(open(d + "/subtask-2", "rb").read())
+blob[0:4] = b"XXXX"
+open(d + "/subtask-2", "wb").write(blob)
+lines = open(d + "/_metadata").read().splitlines(True)
+body = ""
+for l in lines:
+    if l.startswith("crc32c "):
+        break
+    if l.startswith("blob 2 "):
+        l = "blob 2 %d %08x\n" % (len(blob), crc32c(bytes(blob)))
+    body += l
+open(d + "/_metadata", "w").write(body + "crc32c %08x\n" % crc32c(body.encode()))
+PY
+}
+
+expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
+set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
+[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
+older=$1 newer=$2
+
+# The newest cannot be restored: the one before it is, and the job ends.
+forge "$newer"
+expect_status 0 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
+expect_line "^wmrun\[counts/0\]: error: could not restore checkpoint $newer: the snapshot is unreadable: " "$scratch/err"
+expect_line "^wmrun: notice: subtask \"counts/0\" could not restore checkpoint $newer in \"$ckpt\": the snapshot is unreadable: .*; restarting from checkpoint $older in " "$scratch/err"
+[ "$(grep -c 'restarting from' "$scratch/err")" -eq 1 ] || { cat "$scratch/err" >&2; fail "not one restart"; }
+expect_line '^wmrun: job "unrestorable" finished after ' "$scratch/err"
+
+# Neither can: the job fails, naming the last one tried.
+rm -rf "$ckpt"
+expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
+set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
+older=$1 newer=$2
+forge "$older"
+forge "$newer"
+expect_status 65 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
+[ "$(grep -c 'restarting from' "$scratch/err")" -eq 1 ] || { cat "$scratch/err" >&2; fail "not one restart"; }
+expect_line "^wmrun: subtask \"counts/0\" could not restore checkpoint $older in \"$ckpt\": the snapshot is unreadable: .*; no complete checkpoint before it to fall back to\$" "$scratch/err"
+expect_line '^wmrun: job "unrestorable" failed after ' "$scratch/err"
+echo ok
