@@ -12,6 +12,7 @@
 #include "base/record.h"
 #include "runtime/conf/units.h"
 #include "runtime/io/keys.h"
+#include "runtime/io/log.h"
 #include "runtime/io/record_fields.h"
 
 /* Enough of a bad field or of trailing text to recognise it in the
@@ -22,8 +23,12 @@ int
 wm_fields_refuse(char *why, size_t whylen, const char *what, const char *text,
 		 size_t len, const char *detail)
 {
-	snprintf(why, whylen, "invalid %s \"%.*s%s\"%s", what,
-		 (int)(len < QUOTED_MAX ? len : QUOTED_MAX), text,
+	char shown[QUOTED_MAX * 4 + 1];
+
+	/* The text is input: escaped for the terminal it is shown on. */
+	wm_log_escape(shown, sizeof(shown), text,
+		      len < QUOTED_MAX ? len : QUOTED_MAX);
+	snprintf(why, whylen, "invalid %s \"%s%s\"%s", what, shown,
 		 len > QUOTED_MAX ? "..." : "", detail);
 	return -1;
 }
