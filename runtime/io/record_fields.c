@@ -467,8 +467,10 @@ wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
 	if (r != 0) {
 		if (r == -EINVAL)
 			snprintf(detail, sizeof(detail),
-				 " (control character 0x%02x)",
-				 (unsigned char)bytes[at]);
+				 " (control character U+%04X)",
+				 (unsigned char)bytes[at] == 0xc2
+					 ? (unsigned char)bytes[at + 1]
+					 : (unsigned char)bytes[at]);
 		else if (r == -ENAMETOOLONG)
 			snprintf(detail, sizeof(detail),
 				 " (longer than %d bytes)", WM_KEYS_MAX_BYTES);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Control characters from input never reach the terminal raw: a message
 # that echoes a key, a field or a name shows each C0 control, DEL and C1
-# control (U+0080..U+009F) as \xNN. A replayed trace whose key held an
+# control (U+0080..U+009F) as \xNN, and a key holding any of them is
+# refused (65). A replayed trace whose key held an
 # OSC 52 sequence (which sets the clipboard) used to be refused with the
 # sequence echoed as it was. A stage name holding a C1 control (U+009B,
 # a one-byte CSI) is refused as a C0 one is, at its file, line and column.
@@ -38,6 +39,13 @@ printf '0,1000,"\033]0;owned\033\\",1,0\n' >"$scratch/trace.csv"
 expect_status 65 "$WMRUN" --sim "$scratch/job.conf"
 ! raw "$scratch/err" || { od -c "$scratch/err" >&2; fail "OSC 0 reached the terminal raw"; }
 expect_line 'invalid key "\\x1b\]0;owned' "$scratch/err"
+
+# A C1 control (U+009B, a one-byte CSI) in a key: refused as C0 ones are,
+# never a key to print.
+printf '0,1000,"a\302\2332J",1,0\n' >"$scratch/trace.csv"
+expect_status 65 "$WMRUN" --sim "$scratch/job.conf"
+! raw "$scratch/err" || { od -c "$scratch/err" >&2; fail "a key's C1 control reached the terminal raw"; }
+expect_line 'trace.csv:1:8: invalid key "a\\xc2\\x9b2J" \(control character U\+009B\)' "$scratch/err"
 
 # A C1 control (U+009B) in a field that is echoed.
 printf '0,\302\2331000,k,1,0\n' >"$scratch/trace.csv"
