@@ -194,7 +194,8 @@ pipeline_topology(uint64_t records, uint32_t p, const char *replay,
 		snprintf(records_line, sizeof(records_line),
 			 "records = %" PRIu64 "\n",
 			 records / PIPELINE_PARTITIONS);
-		snprintf(source, sizeof(source), "keys = %u\n", PIPELINE_KEYS);
+		snprintf(source, sizeof(source),
+			 "rate = unlimited\nkeys = %u\n", PIPELINE_KEYS);
 	} else {
 		records_line[0] = '\0';
 		snprintf(source, sizeof(source),

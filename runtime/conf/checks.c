@@ -421,3 +421,27 @@ wm_conf_check_outputs(struct loader *l, struct wm_ini_section **secs)
 	}
 	return 0;
 }
+
+/*
+ * A generated source runs at its rate for the run length; without `rate`
+ * it would generate as fast as it can, a job of some 10^11 records where a
+ * line was lost or mistyped, which --check would pass. So a generated
+ * source states its rate, "unlimited" included.
+ */
+int
+wm_conf_check_rate(struct loader *l, struct wm_ini_section *sec,
+		   const struct wm_stage *st)
+{
+	char name[WM_INI_QUOTE_MAX];
+
+	if (st->kind != WM_STAGE_SOURCE || st->u.source.kafka != NULL ||
+	    st->u.source.replay != NULL ||
+	    wm_conf_lookup(l, sec, "rate") != NULL)
+		return 0;
+	wm_ini_error_set(l->err, l->file, sec->line, sec->col,
+			 "source %s has no rate: give rate = N/s (per "
+			 "partition), or rate = unlimited for as fast as the "
+			 "job takes them",
+			 wm_ini_quote(name, sizeof(name), st->name));
+	return -EINVAL;
+}

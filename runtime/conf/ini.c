@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "base/container_of.h"
+#include "base/utf8.h"
 #include "operators/hash.h"
 #include "runtime/conf/ini.h"
 
@@ -101,45 +102,6 @@ skip_blanks(const char *l, size_t i, size_t n)
 	return i;
 }
 
-/*
- * Length of the well-formed UTF-8 sequence at s (at most n bytes
- * available), or 0 if it is not one: overlong forms, surrogates and code
- * points above U+10FFFF are refused. Reads no byte after the first bad one,
- * so a NUL-terminated string may pass n = SIZE_MAX.
- */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	if (c < 0x80)
-		return 1;
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	if (c < 0xe0) {
-		len = 2;
-	} else if (c < 0xf0) {
-		len = 3;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else {
-		len = 4;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	}
-	if (n < 2 || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if (i >= n || (s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
 /* Column of byte offset `off` in a line whose first `off` bytes are valid
  * UTF-8: one plus the code points before it. */
 static int
@@ -172,11 +134,11 @@ quote_n(char *buf, size_t len, const char *s, size_t n)
 			o += 3;
 			break;
 		}
-		k = utf8_seq(u + i, n - i);
+		k = wm_utf8_seq(u + i, n - i);
 		if (u[i] == '"' || u[i] == '\\') {
 			tmp[o++] = '\\';
 			tmp[o++] = (char)u[i];
-		} else if (k == 0 || u[i] < 0x20 || u[i] == 0x7f) {
+		} else if (k == 0 || wm_utf8_control(u + i, k)) {
 			snprintf(tmp + o, sizeof(tmp) - o, "\\x%02x", u[i]);
 			o += 4;
 			k = 1;
@@ -294,7 +256,7 @@ enomem(struct parser *p)
 static char *
 quote_char(char *buf, size_t len, const struct parser *p, size_t i, size_t n)
 {
-	size_t k = utf8_seq((const unsigned char *)p->line + i, n - i);
+	size_t k = wm_utf8_seq((const unsigned char *)p->line + i, n - i);
 
 	return quote_n(buf, len, p->line + i, k ? k : 1);
 }
@@ -443,7 +405,12 @@ check_text(struct parser *p, size_t n)
 		if ((u[i] < 0x20 && u[i] != '\t') || u[i] == 0x7f)
 			return perr(p, i, "invalid control character U+%04X",
 				    u[i]);
-		k = utf8_seq(u + i, n - i);
+		k = wm_utf8_seq(u + i, n - i);
+		/* C1 controls (U+0080..U+009F) act on terminals as C0 ones
+		 * do: U+009B is CSI. */
+		if (k == 2 && wm_utf8_control(u + i, k))
+			return perr(p, i, "invalid control character U+%04X",
+				    u[i + 1]);
 		if (k == 0 && (u[i] < 0xc2 || u[i] > 0xf4))
 			return perr(p, i,
 				    "invalid UTF-8 byte 0x%02x (the "
@@ -487,8 +454,9 @@ unquote(struct parser *p, size_t q, size_t n, const char *what, size_t *closep,
 					    "closing quote)",
 					    what);
 			if (l[i + 1] != '"' && l[i + 1] != '\\') {
-				k = utf8_seq((const unsigned char *)l + i + 1,
-					     n - i - 1);
+				k = wm_utf8_seq((const unsigned char *)l + i +
+							1,
+						n - i - 1);
 				return perr(p, i,
 					    "invalid escape \\%.*s in "
 					    "quoted %s (only \\\" and "

@@ -95,6 +95,8 @@ int wm_conf_check_size(struct loader *l, struct wm_ini_section **secs);
 int wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 			    const struct wm_stage *st);
 int wm_conf_check_outputs(struct loader *l, struct wm_ini_section **secs);
+int wm_conf_check_rate(struct loader *l, struct wm_ini_section *sec,
+		       const struct wm_stage *st);
 
 /* queries (graph.c) */
 bool wm_conf_same_file(const char *a, const char *b);

@@ -933,9 +933,15 @@ connect_and_check(struct loader *l, struct wm_ini_section **secs,
 	for (uint32_t s = 0; s < t->n_stages; s++)
 		if ((r = wm_conf_find_cycle(l, s, colour)) != 0)
 			return r;
-	if ((r = wm_conf_check_cpus(l)) != 0)
+	if ((r = wm_conf_check_cpus(l)) != 0 ||
+	    (r = wm_conf_check_unused(l)) != 0)
 		return r;
-	return wm_conf_check_unused(l);
+	/* Last: a file with a mistyped key says so, not that a rate is
+	 * missing. */
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if ((r = wm_conf_check_rate(l, secs[s], &t->stages[s])) != 0)
+			return r;
+	return 0;
 }
 
 static int

@@ -35,7 +35,8 @@
  *                    what they watch: runtime/observe/alerts.h; default
  *                    none)
  *   [global]         defaults for any stage key (parallelism = 4)
- *   [source NAME]    parallelism, partitions, rate (per partition),
+ *   [source NAME]    parallelism, partitions, rate (per partition, or
+ *                    unlimited; a generated source must give it),
  *                    out_of_orderness, late_fraction, late_by, keys,
  *                    key_distribution (uniform | zipf), zipf_exponent,
  *                    values (N: each partition's values go 1, 2, ..., N,

@@ -20,10 +20,11 @@
 
 #include "operators/behaviour.h"
 #include "runtime/export/flink_job.h"
-#include "runtime/observe/timeline.h"
 
 /* Room for a stage's Java identifier. */
 #define IDENT_MAX 96
+/* Room for a user string in a comment (comment_text()). */
+#define COMMENT_MAX 1024
 
 /* The entry of `key` in the section of `st` or, failing that, [global]
  * or [job] (`job` true), for a message's position; NULL if none. */
@@ -379,8 +380,13 @@ ident_of(const char *prefix, const char *name, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "%s_", prefix);
 
+	/* ASCII alone, whatever the locale says isalnum() of a byte. */
 	for (const char *p = name; *p != '\0' && n + 1 < len; p++)
-		buf[n++] = isalnum((unsigned char)*p) ? *p : '_';
+		buf[n++] =
+			((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			 (*p >= '0' && *p <= '9'))
+				? *p
+				: '_';
 	buf[n < len ? n : len - 1] = '\0';
 }
 
@@ -413,11 +419,63 @@ wm_export_flink_trace_name(const struct wm_topology *t, uint32_t stage,
 	snprintf(buf, len, "%s.csv", id + strlen("source_"));
 }
 
-/* `s` as a Java string literal: JSON's escapes are Java's. */
+/*
+ * Every user string (a name, a path, a topic, a property) reaches the Java
+ * text through java_string() or comment_text(), and both double every
+ * backslash: javac turns an eligible \uXXXX into its character before it
+ * reads the source (JLS 3.3), and a backslash preceded by an odd number of
+ * backslashes is not eligible, so no escape of the user's survives to
+ * end a comment or a literal. Control characters are written as octal
+ * escapes (in a literal) or \xNN (in a comment), never as \u escapes.
+ * Identifiers are made of ASCII letters, digits and '_' only (ident_of()).
+ */
+
+/* `s` as a Java string literal. */
 static void
 java_string(FILE *f, const char *s)
 {
-	wm_timeline_json_string(f, s);
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\%03o", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* `s` as text of a // comment, in buf (cut with "..." at `len`, never
+ * inside an escape or a UTF-8 sequence), which it returns. */
+static const char *
+comment_text(char *buf, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		char unit[8];
+		size_t k;
+
+		if (c == '\\')
+			k = (size_t)snprintf(unit, sizeof(unit), "\\\\");
+		else if (c < 0x20 || c == 0x7f)
+			k = (size_t)snprintf(unit, sizeof(unit), "\\x%02x", c);
+		else
+			k = (size_t)snprintf(unit, sizeof(unit), "%c", c);
+		/* Room for the rest of a UTF-8 sequence and "...". */
+		if ((c & 0xc0) != 0x80 && n + k + 8 > len) {
+			snprintf(buf + n, len - n, "...");
+			return buf;
+		}
+		memcpy(buf + n, unit, k);
+		n += k;
+	}
+	buf[n] = '\0';
+	return buf;
 }
 
 /* The stream a stage reads: its input, or the union of its two. */
@@ -611,15 +669,16 @@ emit_replay_source(FILE *f, const struct wm_topology *t, uint32_t s,
 {
 	const struct wm_stage *st = &t->stages[s];
 	const struct wm_source_conf *src = &st->u.source;
-	char file[IDENT_MAX + 8];
+	char file[IDENT_MAX + 8], name[COMMENT_MAX], text[COMMENT_MAX];
 
 	wm_export_flink_trace_name(t, s, file, sizeof(file));
 	fprintf(f,
 		"        // [source %s]: %s, %" PRIu32 " partitions, "
 		"watermarks per %s\n",
-		st->name,
-		src->record != NULL ? "generated, recorded by wmrun --sim"
-				    : src->replay,
+		comment_text(name, sizeof(name), st->name),
+		src->record != NULL
+			? "generated, recorded by wmrun --sim"
+			: comment_text(text, sizeof(text), src->replay),
 		src->partitions,
 		src->watermark_per_subtask ? "subtask" : "split");
 	if (src->replay_end_ms >= 0)
@@ -636,7 +695,7 @@ emit_replay_source(FILE *f, const struct wm_topology *t, uint32_t s,
 			"        // not aligned again: alignment (group "
 			"\"%s\") "
 			"held its records back in the recording\n",
-			src->alignment_group);
+			comment_text(text, sizeof(text), src->alignment_group));
 	fprintf(f,
 		"        DataStream<TraceRecord> %s = env\n"
 		"            .fromSource(new ReplaySource(trace(data, ",
@@ -655,7 +714,7 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 {
 	const struct wm_stage *st = &t->stages[s];
 	const struct wm_source_conf *src = &st->u.source;
-	char id[IDENT_MAX];
+	char id[IDENT_MAX], name[COMMENT_MAX], topic[COMMENT_MAX];
 
 	stage_ident(t, s, id, sizeof(id));
 	if (src->kafka != NULL) {
@@ -663,7 +722,8 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 			"        // [source %s]: Kafka topic %s, watermarks "
 			"per "
 			"%s\n",
-			st->name, src->kafka->topic,
+			comment_text(name, sizeof(name), st->name),
+			comment_text(topic, sizeof(topic), src->kafka->topic),
 			src->watermark_per_subtask ? "subtask" : "split");
 		emit_kafka_source(f, st, id);
 		fprintf(f,
@@ -695,10 +755,11 @@ static void
 emit_keyby(FILE *f, const struct wm_topology *t, uint32_t s)
 {
 	const struct wm_stage *st = &t->stages[s];
-	char id[IDENT_MAX];
+	char id[IDENT_MAX], name[COMMENT_MAX];
 
 	stage_ident(t, s, id, sizeof(id));
-	fprintf(f, "        // [keyby %s]: records pass unchanged\n", st->name);
+	fprintf(f, "        // [keyby %s]: records pass unchanged\n",
+		comment_text(name, sizeof(name), st->name));
 	fprintf(f, "        DataStream<TraceRecord> %s = ", id);
 	input_expr(f, t, st);
 	edge_call(f, t, s);
@@ -744,10 +805,11 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 		WM_AGG_COUNT, WM_AGG_SUM, WM_AGG_MIN, WM_AGG_MAX, WM_AGG_AVG};
 	const struct wm_stage *st = &t->stages[s];
 	const struct wm_window_stage_conf *w = &st->u.window;
-	char id[IDENT_MAX];
+	char id[IDENT_MAX], name[COMMENT_MAX];
 
 	stage_ident(t, s, id, sizeof(id));
-	fprintf(f, "        // [window %s]\n", st->name);
+	fprintf(f, "        // [window %s]\n",
+		comment_text(name, sizeof(name), st->name));
 	fprintf(f, "        boolean[] %s_columns = {", id);
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		fprintf(f, "%s%s", i ? ", " : "",
@@ -818,14 +880,14 @@ emit_sink(FILE *f, const struct wm_topology *t, uint32_t s)
 	const struct wm_stage *st = &t->stages[s];
 	const struct wm_stage *win = &t->stages[st->inputs[0].stage];
 	bool subtask = st->u.sink.subtask_column;
-	char id[IDENT_MAX];
+	char id[IDENT_MAX], name[COMMENT_MAX];
 
 	stage_ident(t, st->inputs[0].stage, id, sizeof(id));
 	/* At the window's parallelism, chained to it as wmrun chains its
 	 * sinks; the window's lines end with its subtask's index, which only
 	 * a sink with subtask_column keeps. */
 	fprintf(f, "        // [sink %s]\n        LineSink.header(output(out, ",
-		st->name);
+		comment_text(name, sizeof(name), st->name));
 	java_string(f, st->u.sink.path);
 	fprintf(f, "), ResultLines.header(%s_columns, %s));\n", id,
 		subtask ? "true" : "false");
@@ -863,6 +925,8 @@ has_kafka(const struct wm_topology *t)
 static void
 emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 {
+	char name[COMMENT_MAX], file[COMMENT_MAX];
+
 	fprintf(f,
 		"// Job \"%s\", exported by wmrun " PACKAGE_VERSION
 		" --export-flink from %s.\n"
@@ -931,7 +995,8 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"        long start = System.currentTimeMillis();\n"
 		"        Configuration conf = new Configuration();\n"
 		"        PrometheusReporting.configure(conf);\n",
-		job_name(t), source_file,
+		comment_text(name, sizeof(name), job_name(t)),
+		comment_text(file, sizeof(file), source_file),
 		has_kafka(t) ? "import org.apache.flink.connector.kafka.source."
 			       "KafkaSource;\n"
 			       "import org.apache.flink.connector.kafka.source."

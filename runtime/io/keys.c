@@ -74,6 +74,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/utf8.h"
 #include "operators/hash.h"
 #include "operators/keygroup.h"
 #include "runtime/io/keys.h"
@@ -352,8 +353,11 @@ wm_keys_intern(struct wm_keys *k, const char *s, size_t len, int64_t *key,
 		return -ENAMETOOLONG;
 	for (size_t b = 0; b < len; b++) {
 		/* UTF-8 continuation and lead bytes are >= 0x80: a byte
-		 * below 0x20, or 0x7f, is the character itself. */
-		if ((unsigned char)s[b] < 0x20u || s[b] == 0x7f) {
+		 * below 0x20, or 0x7f, is the character itself, and 0xc2
+		 * always leads (C1 controls are C2 80..C2 9F). */
+		size_t n = (unsigned char)s[b] == 0xc2 && b + 1 < len ? 2 : 1;
+
+		if (wm_utf8_control((const unsigned char *)s + b, n)) {
 			*at = b;
 			return -EINVAL;
 		}

@@ -58,6 +58,105 @@ shared_dir(const char *dir)
 	       (st.st_uid != geteuid() && st.st_uid != 0);
 }
 
+/*
+ * Whether another user could replace `entry`, a name in directory `dir`
+ * (rename it away and put a link or a directory of theirs there), after
+ * lstat() of it into *lst: `dir` belongs to another user (root excepted),
+ * who may rename anything in it; or others may write `dir` and it is not
+ * sticky, or the entry is neither ours nor root's (in a sticky directory
+ * only an entry's owner, the directory's and root may rename it: the rule
+ * the kernel's fs.protected_symlinks applies to links). An entry that is
+ * not there says nothing: opening below it fails on its own.
+ */
+static bool
+replaceable(const char *entry, const char *dir, struct stat *lst)
+{
+	struct stat dst;
+	uid_t me = geteuid();
+
+	if (lstat(entry, lst) != 0 || stat(dir, &dst) != 0)
+		return false;
+	if (dst.st_uid != me && dst.st_uid != 0)
+		return true;
+	if (!(dst.st_mode & (S_IWGRP | S_IWOTH)))
+		return false;
+	return !(dst.st_mode & S_ISVTX) ||
+	       (lst->st_uid != me && lst->st_uid != 0);
+}
+
+/* Refuse `dir`, the directory of output `path`, if a component of it
+ * after its first `from` bytes is one that another user could replace
+ * (replaceable()): 0 or -ELOOP with a message. "." and ".." are left to
+ * the check of the real path. */
+static int
+check_components(const char *what, const char *path, const char *dir,
+		 size_t from, char *err, size_t errlen)
+{
+	char entry[PATH_MAX], parent[PATH_MAX];
+	size_t len = strlen(dir);
+
+	for (size_t end = from; end <= len; end++) {
+		struct stat lst;
+		size_t start;
+
+		if (end < len && dir[end] != '/')
+			continue;
+		for (start = end; start > 0 && dir[start - 1] != '/'; start--)
+			;
+		if (end == start || (end - start == 1 && dir[start] == '.') ||
+		    (end - start == 2 && dir[start] == '.' &&
+		     dir[start + 1] == '.'))
+			continue;
+		snprintf(entry, sizeof(entry), "%.*s", (int)end, dir);
+		if (!replaceable(
+			    entry,
+			    wm_outfile_dir_of(entry, parent, sizeof(parent)),
+			    &lst))
+			continue;
+		snprintf(err, errlen,
+			 "could not open %s \"%s\": refusing to %s \"%s\", "
+			 "which another user can replace",
+			 what, path,
+			 S_ISLNK(lst.st_mode) ? "follow symbolic link"
+					      : "write below directory",
+			 entry);
+		return -ELOOP;
+	}
+	return 0;
+}
+
+/*
+ * The rule of outfile.h for the directories above `path`: every component
+ * of its directory as written, and of that directory's real path (where
+ * its links lead), must be one no other user can replace. What was
+ * checked then stays as it was until the file is opened (no other user
+ * can change it), so the check is no race. A relative path starts at the
+ * working directory, which is trusted as it is: it is held by inode, not
+ * by name. 0 or -ELOOP with a message naming `shown`.
+ */
+static int
+check_dirs(const char *what, const char *shown, const char *path, char *err,
+	   size_t errlen)
+{
+	char dir[PATH_MAX], real[PATH_MAX], cwd[PATH_MAX];
+	size_t from = 0;
+	int r;
+
+	wm_outfile_dir_of(path, dir, sizeof(dir));
+	r = check_components(what, shown, dir, 0, err, errlen);
+	if (r != 0 || realpath(dir, real) == NULL)
+		return r;
+	if (path[0] != '/' && realpath(".", cwd) != NULL) {
+		size_t n = strlen(cwd);
+
+		if (strcmp(real, cwd) == 0)
+			return 0;
+		if (strncmp(real, cwd, n) == 0 && real[n] == '/')
+			from = n + 1;
+	}
+	return check_components(what, shown, real, from, err, errlen);
+}
+
 static mode_t
 new_file_mode(void)
 {
@@ -91,11 +190,15 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 {
 	char dir[PATH_MAX];
 	struct stat lst, st;
+	int r;
 
 	memset(t, 0, sizeof(*t));
 	if (snprintf(t->path, sizeof(t->path), "%s", path) >=
 	    (int)sizeof(t->path))
 		return fail(err, errlen, ENAMETOOLONG, what, path);
+	r = check_dirs(what, path, path, err, errlen);
+	if (r != 0)
+		return r;
 	t->shared = shared_dir(wm_outfile_dir_of(path, dir, sizeof(dir)));
 	if (lstat(path, &lst) != 0) {
 		if (errno != ENOENT)
@@ -112,6 +215,9 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 		else if (realpath(path, t->path) != NULL) {
 			/* Our own link: write where it leads, deciding
 			 * there as if it had been named. */
+			r = check_dirs(what, path, t->path, err, errlen);
+			if (r != 0)
+				return r;
 			t->shared = shared_dir(
 				wm_outfile_dir_of(t->path, dir, sizeof(dir)));
 			t->link = false;
@@ -133,6 +239,9 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 					  dir, to) >= (int)sizeof(t->path))
 				return fail(err, errlen, ENAMETOOLONG, what,
 					    path);
+			r = check_dirs(what, path, t->path, err, errlen);
+			if (r != 0)
+				return r;
 			t->shared = shared_dir(
 				wm_outfile_dir_of(t->path, dir, sizeof(dir)));
 			t->link = false;

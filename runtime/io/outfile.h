@@ -20,9 +20,22 @@
  *                          which replaces a planted link or hard link
  *                          instead of writing through it
  *
- * so that a root job writing into /tmp cannot be made to overwrite a file
- * that a link planted by another user points at, even where the kernel's
- * fs.protected_symlinks is off. A new file gets mode 0666 less the umask,
+ * Above the file, no directory may be one that another user could
+ * replace: every component of its directory, as written and where its
+ * links lead, must lie in a directory that no one else can write, or in a
+ * sticky one (/tmp) and be ours or root's (only an entry's owner, the
+ * directory's and root may rename it there: the kernel's
+ * fs.protected_symlinks rule, applied to every component, links and
+ * directories alike), and no directory on the way may belong to another
+ * user (root excepted). Otherwise the open is refused (-ELOOP: "refusing
+ * to follow symbolic link "/tmp/d", which another user can replace").
+ * Nothing checked can then change before the open, so the check is no
+ * race. A relative path starts at the working directory, trusted as it is.
+ *
+ * So a root job writing into /tmp cannot be made to overwrite a file
+ * that a link planted by another user points at, at the file's name or at
+ * any directory above it, even where the kernel's fs.protected_symlinks
+ * is off. A new file gets mode 0666 less the umask,
  * as fopen() gives.
  *
  * An `atomic` file (the summary) is written under the random name in the

@@ -12,6 +12,7 @@
 #include "base/record.h"
 #include "runtime/conf/units.h"
 #include "runtime/io/keys.h"
+#include "runtime/io/log.h"
 #include "runtime/io/record_fields.h"
 
 /* Enough of a bad field or of trailing text to recognise it in the
@@ -22,8 +23,12 @@ int
 wm_fields_refuse(char *why, size_t whylen, const char *what, const char *text,
 		 size_t len, const char *detail)
 {
-	snprintf(why, whylen, "invalid %s \"%.*s%s\"%s", what,
-		 (int)(len < QUOTED_MAX ? len : QUOTED_MAX), text,
+	char shown[QUOTED_MAX * 4 + 1];
+
+	/* The text is input: escaped for the terminal it is shown on. */
+	wm_log_escape(shown, sizeof(shown), text,
+		      len < QUOTED_MAX ? len : QUOTED_MAX);
+	snprintf(why, whylen, "invalid %s \"%s%s\"%s", what, shown,
 		 len > QUOTED_MAX ? "..." : "", detail);
 	return -1;
 }
@@ -462,8 +467,10 @@ wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
 	if (r != 0) {
 		if (r == -EINVAL)
 			snprintf(detail, sizeof(detail),
-				 " (control character 0x%02x)",
-				 (unsigned char)bytes[at]);
+				 " (control character U+%04X)",
+				 (unsigned char)bytes[at] == 0xc2
+					 ? (unsigned char)bytes[at + 1]
+					 : (unsigned char)bytes[at]);
 		else if (r == -ENAMETOOLONG)
 			snprintf(detail, sizeof(detail),
 				 " (longer than %d bytes)", WM_KEYS_MAX_BYTES);

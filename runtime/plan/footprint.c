@@ -746,6 +746,90 @@ print_part(FILE *out, const char *label, double bytes, const char *what)
 		wm_footprint_bytes_text(bytes, b, sizeof(b)), what);
 }
 
+/* Why --check can give no bound to the records of source `src`, or NULL
+ * if it can; *word says how many there are then: "unbounded" (for ever),
+ * "unlimited" (as many as it can make in the run length) or "as many as
+ * ... holds". */
+static const char *
+unbounded_why(const struct wm_topology *t, const struct wm_source_conf *src,
+	      const char **word)
+{
+	*word = "unbounded";
+	if (src->kafka != NULL) {
+		if (src->kafka->stopping.position == WM_KAFKA_UNBOUNDED)
+			return "a Kafka topic, read until the job is stopped";
+		*word = "as many as its topic holds";
+		return "read to its stopping offsets";
+	}
+	if (src->replay != NULL) {
+		*word = "as many as its trace holds";
+		return isinf(source_records(t, src)) ? "it cannot be read now"
+						     : NULL;
+	}
+	if (t->job.records != UINT64_MAX)
+		return NULL;
+	if (isinf(run_ms(t)))
+		return "no run length: the job runs until it is stopped (give "
+		       "[job] event_time, processing_time or records)";
+	*word = "unlimited";
+	if (isinf(src->rate))
+		return "rate = unlimited makes as many as it can in the run "
+		       "length (give [job] records to bound them)";
+	return NULL;
+}
+
+void
+wm_footprint_print_records(FILE *out, const struct wm_topology *t)
+{
+	static const char *const heads[] = {
+		NULL, "as many as the sources' traces and topics hold",
+		"unlimited", "unbounded"};
+	int worst = 0; /* an index of heads */
+	double total = 0;
+	char a[32];
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_source_conf *src = &t->stages[s].u.source;
+		const char *word;
+		int rank;
+
+		if (t->stages[s].kind != WM_STAGE_SOURCE)
+			continue;
+		if (unbounded_why(t, src, &word) == NULL) {
+			total += source_records(t, src);
+			continue;
+		}
+		rank = strcmp(word, "unbounded") == 0	? 3
+		       : strcmp(word, "unlimited") == 0 ? 2
+							: 1;
+		if (rank > worst)
+			worst = rank;
+	}
+	if (worst == 0)
+		fprintf(out, "records: at most %s\n",
+			count_text(total, a, sizeof(a)));
+	else
+		fprintf(out, "records: %s\n", heads[worst]);
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_source_conf *src = &t->stages[s].u.source;
+		char label[WM_INI_QUOTE_MAX + 16];
+		const char *why, *word;
+
+		if (t->stages[s].kind != WM_STAGE_SOURCE)
+			continue;
+		why = unbounded_why(t, src, &word);
+		snprintf(label, sizeof(label), "source %s", t->stages[s].name);
+		if (why != NULL)
+			fprintf(out, "  %-24s %s: %s\n", label, word, why);
+		else
+			fprintf(out, "  %-24s at most %s%s\n", label,
+				count_text(source_records(t, src), a,
+					   sizeof(a)),
+				src->replay != NULL ? " (by its trace's size)"
+						    : "");
+	}
+}
+
 void
 wm_footprint_print(FILE *out, const struct wm_topology *t,
 		   const struct wm_footprint *fp,

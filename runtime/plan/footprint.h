@@ -196,6 +196,14 @@ int wm_footprint_verdict(const struct wm_topology *topo,
 			 const struct wm_footprint_machine *m, char *err,
 			 size_t errlen);
 
+/*
+ * For --check: how many records the sources can read, at most, in all
+ * and per source; or that they are unbounded (no run length, a Kafka
+ * topic without stopping offsets, rate = unlimited without records =),
+ * saying why. A job of 10^11 records is not a surprise at the end.
+ */
+void wm_footprint_print_records(FILE *out, const struct wm_topology *topo);
+
 /* The estimate broken down, one line per part, for --check. */
 void wm_footprint_print(FILE *out, const struct wm_topology *topo,
 			const struct wm_footprint *fp,

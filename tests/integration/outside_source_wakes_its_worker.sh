@@ -20,6 +20,7 @@ name = outside
 processing_time = 60 s
 [source s]
 partitions = 2
+rate = unlimited
 watermark_interval = 1 h
 [window w]
 input = s

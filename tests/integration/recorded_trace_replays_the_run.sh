@@ -106,8 +106,10 @@ cat >"$scratch/two.conf" <<CONF
 records = 10
 [source a]
 partitions = 1
+rate = unlimited
 [source b]
 partitions = 1
+rate = unlimited
 [window w]
 input = a, b
 size = 1 s

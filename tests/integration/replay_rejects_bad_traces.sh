@@ -156,7 +156,7 @@ rejects 2:8 'invalid key "17" \(an integer, but the keys above are strings, as o
 printf '0,1000,,1\n' >"$trace"
 rejects 1:8 'invalid key "" \(empty: key_type = string reads it as the empty string\)'
 printf '0,1000,a\tb,1\n' >"$trace"
-rejects 1:8 'invalid key "a.b" \(control character 0x09\)'
+rejects 1:8 'invalid key "a\\x09b" \(control character U\+0009\)'
 # Bytes, not characters, in the patterns from here on: the message quotes
 # the bad UTF-8 as it is.
 LC_ALL=C

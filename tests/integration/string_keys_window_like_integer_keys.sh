@@ -147,6 +147,7 @@ partitions = 2
 replay = $scratch/str.csv
 [source g]
 partitions = 1
+rate = unlimited
 [window w]
 input = s, g
 size = 1 s

@@ -27,7 +27,7 @@ expect_line '^  window  counts +parallelism 2, max parallelism 128, input hash f
 expect_line '^events/3 ' "$scratch/out"
 
 # An explicit placement names one CPU per subtask, in plan order.
-printf '[job]\ncpus = 0\n[source s]\nparallelism = 2\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/cpus.conf"
+printf '[job]\ncpus = 0\n[source s]\nparallelism = 2\nrate = 1/s\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/cpus.conf"
 expect_status 78 "$WMRUN" --check "$scratch/cpus.conf"
 expect_line 'cpus.conf:2:8: invalid value for "cpus" in \[job\]: names 1 CPUs for 3 subtasks' "$scratch/err"
 expect_status 78 "$WMRUN" "$scratch/cpus.conf"
@@ -53,7 +53,7 @@ expect_line 'held.conf:3:1: source "a" never ends' "$scratch/err"
 sed -i 's/^records = 10$/event_time = 1 min/' "$scratch/silent.conf"
 expect_status 0 timeout 30 "$WMRUN" --sim "$scratch/silent.conf"
 # The CPUs of the list must exist; the error points at the list.
-printf '[job]\ncpus = 0,4097,4096\n[source s]\nparallelism = 2\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/nocpu.conf"
+printf '[job]\ncpus = 0,4097,4096\n[source s]\nparallelism = 2\nrate = 1/s\n[window w]\ninput = s\nsize = 1 min\n' >"$scratch/nocpu.conf"
 expect_status 78 "$WMRUN" --check "$scratch/nocpu.conf"
 expect_line 'nocpu.conf:2:8: invalid value for "cpus" in \[job\]: CPU 4097 .*does not exist' "$scratch/err"
 
@@ -121,7 +121,7 @@ printf '[source s]\n[window w]\ninput = s\nsize = 1 min\nslide = 10 s\n' >"$scra
 expect_status 78 "$WMRUN" --check "$scratch/slide.conf"
 expect_line 'slide.conf:5:1: "slide" has no effect in \[window w\]: a tumbling window' "$scratch/err"
 # ... but [global] defaults serve whichever stages use them.
-printf '[global]\nslide = 10 s\nsize = 1 min\n[source s]\n[window w]\ninput = s\n[window v]\ninput = s\ntype = sliding\n' >"$scratch/global.conf"
+printf '[global]\nslide = 10 s\nsize = 1 min\n[source s]\nrate = 1/s\n[window w]\ninput = s\n[window v]\ninput = s\ntype = sliding\n' >"$scratch/global.conf"
 expect_status 0 "$WMRUN" --check "$scratch/global.conf"
 
 # One writer per output file.
@@ -156,7 +156,7 @@ expect_status 0 "$WMRUN" --sim --summary "$scratch/s.json" "$scratch/erase.conf"
 # --sim as in a real run.
 mkdir -p "$scratch/adir"
 for path in "$scratch/adir" "$scratch/no/such/dir.csv"; do
-	printf '[job]\nevent_time = 10 s\n[source s]\n[window w]\ninput = s\nsize = 1 s\n[sink o]\ninput = w\npath = %s\n' "$path" >"$scratch/out.conf"
+	printf '[job]\nevent_time = 10 s\n[source s]\nrate = unlimited\n[window w]\ninput = s\nsize = 1 s\n[sink o]\ninput = w\npath = %s\n' "$path" >"$scratch/out.conf"
 	expect_status 74 "$WMRUN" --sim "$scratch/out.conf"
 	expect_line "could not open output file \".*\": (Is a directory|No such file)" "$scratch/err"
 	expect_status 74 "$WMRUN" "$scratch/out.conf"

@@ -273,7 +273,8 @@ START_TEST(test_segment_and_page_tables_by_hand)
 	char err[256];
 
 	estimate(&j,
-		 "[source s]\nparallelism = 2\npartitions = 3\n"
+		 "[source s]\nrate = unlimited\nparallelism = 2\npartitions = "
+		 "3\n"
 		 "[window w]\ninput = s\nparallelism = 2\nsize = 1 min\n",
 		 false);
 	ring = (wm_ring_size(WM_TOPOLOGY_RING_CELLS) + 4095) / 4096 * 4096;
@@ -314,7 +315,8 @@ START_TEST(test_segment_and_page_tables_by_hand)
 	done(&j);
 	/* --sim has no segment. */
 	estimate(&j,
-		 "[source s]\nparallelism = 2\npartitions = 3\n"
+		 "[source s]\nrate = unlimited\nparallelism = 2\npartitions = "
+		 "3\n"
 		 "[window w]\ninput = s\nparallelism = 2\nsize = 1 min\n",
 		 true);
 	ck_assert_uint_eq(j.fp.segment_bytes, 0);
@@ -334,7 +336,7 @@ START_TEST(test_page_tables_count_only_the_rings_a_worker_uses)
 
 	estimate(&j,
 		 "[job]\nring_size = 2 MiB\n"
-		 "[source s]\nparallelism = 64\n"
+		 "[source s]\nrate = unlimited\nparallelism = 64\n"
 		 "[window w]\ninput = s\nparallelism = 64\nsize = 1 min\n",
 		 false);
 	ck_assert_uint_eq(j.fp.rings, 4096);

@@ -830,7 +830,8 @@ static void
 outside_open(struct outside_job *j, const uint32_t *parts, uint32_t n)
 {
 	static const char text[] =
-		"[job]\n[source s]\npartitions = 4\nidle_timeout = 1 s\n"
+		"[job]\n[source s]\nrate = unlimited\npartitions = 4\n"
+		"idle_timeout = 1 s\n"
 		"watermark_interval = 100 ms\n"
 		"[window w]\ninput = s\nsize = 1 s\n";
 	struct wm_ini_error err;

@@ -121,7 +121,7 @@ END_TEST
 
 START_TEST(test_minimal_topology_defaults)
 {
-	struct wm_topology *t = load_ok("[source s]\n"
+	struct wm_topology *t = load_ok("[source s]\nrate = unlimited\n"
 					"[window w]\ninput = s\nsize = 1 min\n"
 					"[sink k]\ninput = w\n");
 
@@ -136,7 +136,8 @@ START_TEST(test_minimal_topology_defaults)
 	wm_topology_free(t);
 	t = load_ok("[job]\nflink_behaviour = master\nmux_reactivate = off\n"
 		    "pipeline.max-parallelism = 1000\n"
-		    "[source s]\n[window w]\ninput = s\ntype = session\n"
+		    "[source s]\nrate = unlimited\n[window w]\ninput = s\ntype "
+		    "= session\n"
 		    "gap = 3 s\nparallelism = 3\n");
 	ck_assert_uint_eq(t->job.behaviour,
 			  WM_BEHAVIOUR_MASTER & ~WM_MUX_REACTIVATE);
@@ -147,8 +148,9 @@ START_TEST(test_minimal_topology_defaults)
 	/* The study knobs: a policy bit beside the Flink flags, whatever
 	 * flink_behaviour says; a grace per source, [global] a default. */
 	t = load_ok("[job]\nall_idle = hold\nflink_behaviour = master\n"
-		    "[global]\nreactivation_grace = 5 min\n[source s]\n"
-		    "[source r]\nreactivation_grace = 0\n");
+		    "[global]\nreactivation_grace = 5 min\n[source s]\nrate = "
+		    "unlimited\n"
+		    "[source r]\nrate = unlimited\nreactivation_grace = 0\n");
 	ck_assert_uint_eq(t->job.behaviour,
 			  WM_BEHAVIOUR_MASTER | WM_ALL_IDLE_HOLD);
 	ck_assert_uint_eq(t->stages[0].u.source.strategy.behaviour,
@@ -158,22 +160,23 @@ START_TEST(test_minimal_topology_defaults)
 	ck_assert_int_eq(t->stages[1].u.source.strategy.reactivation_grace_ms,
 			 0);
 	wm_topology_free(t);
-	t = load_ok("[job]\nall_idle = max\n[source s]\n");
+	t = load_ok("[job]\nall_idle = max\n[source s]\nrate = unlimited\n");
 	ck_assert_uint_eq(t->job.behaviour,
 			  WM_BEHAVIOUR_RELEASED | WM_ALL_IDLE_MAX);
 	wm_topology_free(t);
-	t = load_ok("[job]\nring_size = 64KiB\n[source s]\n");
+	t = load_ok("[job]\nring_size = 64KiB\n[source s]\nrate = unlimited\n");
 	ck_assert_uint_eq(t->job.ring_cells, 2048);
 	wm_topology_free(t);
-	t = load_ok("[job]\n"
-		    "pipeline.watermark-alignment.allow-unaligned-source-"
-		    "splits = true\n"
-		    "[source a]\nwatermark_alignment_group = g\n"
-		    "watermark_alignment_max_drift = 30 s\n"
-		    "[source b]\nreplay = b.csv\n"
-		    "watermark_alignment_group = g\n"
-		    "watermark_alignment_max_drift = 1 min\n"
-		    "watermark_alignment_update_interval = 250 ms\n");
+	t = load_ok(
+		"[job]\n"
+		"pipeline.watermark-alignment.allow-unaligned-source-"
+		"splits = true\n"
+		"[source a]\nrate = unlimited\nwatermark_alignment_group = g\n"
+		"watermark_alignment_max_drift = 30 s\n"
+		"[source b]\nreplay = b.csv\n"
+		"watermark_alignment_group = g\n"
+		"watermark_alignment_max_drift = 1 min\n"
+		"watermark_alignment_update_interval = 250 ms\n");
 	ck_assert(t->job.allow_unaligned_source_splits);
 	ck_assert_uint_eq(t->job.ring_cells, WM_TOPOLOGY_RING_CELLS);
 	ck_assert_str_eq(t->stages[0].u.source.alignment_group, "g");
@@ -201,18 +204,18 @@ END_TEST
 START_TEST(test_a_sink_takes_its_windows_parallelism)
 {
 	struct wm_topology *t =
-		load_ok("[source s]\n"
+		load_ok("[source s]\nrate = unlimited\n"
 			"[window w]\ninput = s\nsize = 1 min\nparallelism = 2\n"
 			"[sink k]\ninput = w\n");
 
 	ck_assert_uint_eq(t->stages[2].parallelism, 2);
 	wm_topology_free(t);
-	t = load_ok("[global]\nparallelism = 3\n[source s]\n"
+	t = load_ok("[global]\nparallelism = 3\n[source s]\nrate = unlimited\n"
 		    "[window w]\ninput = s\nsize = 1 min\nparallelism = 2\n"
 		    "[sink k]\ninput = w\n");
 	ck_assert_uint_eq(t->stages[2].parallelism, 2);
 	wm_topology_free(t);
-	t = load_ok("[source s]\n"
+	t = load_ok("[source s]\nrate = unlimited\n"
 		    "[window w]\ninput = s\nsize = 1 min\nparallelism = 4\n"
 		    "[sink k]\ninput = w\nparallelism = 4\n");
 	ck_assert_uint_eq(t->stages[2].parallelism, 4);
@@ -281,7 +284,7 @@ END_TEST
 START_TEST(test_random_silences)
 {
 	struct wm_topology *t =
-		load_ok("[source s]\n"
+		load_ok("[source s]\nrate = unlimited\n"
 			"partitions = 16\n"
 			"silence_random = 0-15 fraction 0.2 mean 10 min\n"
 			"silence_random = 3 mean 90 min fraction 0.05\n");
@@ -302,7 +305,7 @@ START_TEST(test_random_silences)
 
 	/* "all": every partition, however many the source has (a sweep
 	 * over its partitions keeps the silences on each). */
-	t = load_ok("[source s]\n"
+	t = load_ok("[source s]\nrate = unlimited\n"
 		    "partitions = 5\n"
 		    "silence_random = all fraction 0.2 mean 1 min\n"
 		    "skew = all x2\n");
@@ -314,7 +317,7 @@ START_TEST(test_random_silences)
 	wm_topology_free(t);
 
 	/* Nothing said: no skew, silences or bursts. */
-	t = load_ok("[source s]\n");
+	t = load_ok("[source s]\nrate = unlimited\n");
 	ck_assert_ptr_null(t->stages[0].u.source.skew);
 	ck_assert_uint_eq(t->stages[0].u.source.n_silences, 0);
 	ck_assert_uint_eq(t->stages[0].u.source.n_bursts, 0);
@@ -328,7 +331,7 @@ START_TEST(test_alert_tiers)
 		load_ok("[job]\n"
 			"alert_partition_idle = notice 5 min, severe 30 min\n"
 			"alert_watermark_stalled =  critical   1 h \n"
-			"[source s]\n");
+			"[source s]\nrate = unlimited\n");
 	const struct wm_alert_rule *p = &t->job.alerts[WM_ALERT_PARTITION_IDLE];
 	const struct wm_alert_rule *w =
 		&t->job.alerts[WM_ALERT_WATERMARK_STALLED];
@@ -349,7 +352,7 @@ START_TEST(test_alert_tiers)
 	wm_topology_free(t);
 
 	/* None unless asked for. */
-	t = load_ok("[source s]\n");
+	t = load_ok("[source s]\nrate = unlimited\n");
 	ck_assert(!wm_alerts_configured(&t->job));
 	wm_topology_free(t);
 }

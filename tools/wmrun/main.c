@@ -425,8 +425,10 @@ fits_memory(const struct wm_topology *t, const struct wm_plan *plan, bool sim,
 		return wm_exit_status(WM_EXIT_INTERNAL, r);
 	}
 	wm_footprint_machine(&m);
-	if (out != NULL)
+	if (out != NULL) {
+		wm_footprint_print_records(out, t);
 		wm_footprint_print(out, t, &fp, &m);
+	}
 	r = wm_footprint_verdict(t, &fp, &m, err, sizeof(err));
 	wm_footprint_free(&fp);
 	if (r == 0)
