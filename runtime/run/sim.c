@@ -233,10 +233,12 @@ part_path(const struct sim *sim, const struct sim_task *st, int32_t output,
 	for (uint32_t k = 0; k < st->sub->n_sinks; k++)
 		if (st->sink_output[k] == output)
 			return wm_exactly_once_part_path(
-				sim->topo, st->sub, st->sub->sinks[k], false,
-				epoch, buf, len);
-	return wm_exactly_once_part_path(sim->topo, st->sub, st->sub->stage,
-					 true, epoch, buf, len);
+				sim->topo, wm_part_commit_run(sim->commit),
+				st->sub, st->sub->sinks[k], false, epoch, buf,
+				len);
+	return wm_exactly_once_part_path(
+		sim->topo, wm_part_commit_run(sim->commit), st->sub,
+		st->sub->stage, true, epoch, buf, len);
 }
 
 /* Window subtask st's parts of epoch st->epoch opened, for its outputs
