@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 
 #include "runtime/checkpoint/part_commit.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/scratch_tree.h"
 
 #define WRITERS 3
 #define HEADER "key,value\n"
@@ -60,20 +60,11 @@ setup(void)
 	fx.run = RUN_A;
 }
 
-static int
-remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void
 teardown(void)
 {
 	close(fx.fd);
-	nftw(fx.root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	wm_scratch_remove_tree(fx.root);
 }
 
 /* The step hook: a crash at step number fx.stop_at. */
