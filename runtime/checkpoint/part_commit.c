@@ -15,15 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "operators/snap.h"
 #include "runtime/checkpoint/part_commit.h"
 #include "runtime/io/outfile.h"
 
 #define COMMIT_SNAP_TAG WM_SNAP_TAG('P', 'C', 'M', 'T')
-#define COMMIT_SNAP_VERSION 1
+/* 2: the run id of the parts listed follows the checkpoint's id; 1 had
+ * none (parts named without one, run 0), and is still read. */
+#define COMMIT_SNAP_VERSION 2
 
 /* A sealed part, not yet deleted. */
 struct part {
@@ -60,6 +64,10 @@ struct wm_part_commit {
 	uint32_t n_outputs;
 	int (*step)(void *ctx, const char *what);
 	void *ctx;
+	uint64_t run; /* this run's id: its parts' names */
+	/* The run whose parts the prepared lists name: this one's, or after
+	 * a recovery's read_blob() the checkpoint's. */
+	uint64_t prepared_run;
 	uint64_t prepared_id; /* 0: none prepared */
 	/* The last checkpoint whose commit began, or recovered to: its parts
 	 * are needed until its commit ends (discard). */
@@ -98,24 +106,65 @@ wm_part_commit_output_name(uint32_t stage, int late, char *buf, size_t len)
 }
 
 const char *
-wm_part_commit_part_path(const char *dir, const char *name, uint32_t writer,
-			 uint64_t epoch, char *buf, size_t len)
+wm_part_commit_part_path(const char *dir, const char *name, uint64_t run,
+			 uint32_t writer, uint64_t epoch, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/parts/%s/s%" PRIu32 "-e%" PRIu64, dir, name,
-		 writer, epoch);
+	if (run == 0)
+		snprintf(buf, len, "%s/parts/%s/s%" PRIu32 "-e%" PRIu64, dir,
+			 name, writer, epoch);
+	else
+		snprintf(buf, len,
+			 "%s/parts/%s/%016" PRIx64 "-s%" PRIu32 "-e%" PRIu64,
+			 dir, name, run, writer, epoch);
 	return buf;
 }
 
-/* A part's file name parsed: writer and epoch, or false for any other
- * name (left alone: not ours). */
-static bool
-parse_part_name(const char *name, uint32_t *writer, uint64_t *epoch)
+bool
+wm_part_commit_parse_part_name(const char *name, uint64_t *run,
+			       uint32_t *writer, uint64_t *epoch)
 {
+	const char *p = name;
 	char tail;
 
-	return sscanf(name, "s%" SCNu32 "-e%" SCNu64 "%c", writer, epoch,
-		      &tail) == 2 &&
-	       name[1] >= '0' && name[1] <= '9';
+	*run = 0;
+	/* 16 hex digits and '-', or nothing (run 0). */
+	if (strspn(name, "0123456789abcdef") == 16 && name[16] == '-') {
+		if (sscanf(name, "%16" SCNx64, run) != 1 || *run == 0)
+			return false;
+		p = name + 17;
+	}
+	return sscanf(p, "s%" SCNu32 "-e%" SCNu64 "%c", writer, epoch, &tail) ==
+		       2 &&
+	       p[1] >= '0' && p[1] <= '9';
+}
+
+uint64_t
+wm_part_commit_new_run(void)
+{
+	uint64_t run = 0;
+
+	/* getrandom() may be short or fail only before the pool is ready
+	 * at boot: then the clock and the pid, unique enough among the
+	 * jobs of one directory. */
+	if (getrandom(&run, sizeof(run), 0) != (ssize_t)sizeof(run))
+		run = (uint64_t)wm_monotonic_ns() * 0x9e3779b97f4a7c15u ^
+		      (uint64_t)getpid();
+	return run != 0 ? run : 1;
+}
+
+uint64_t
+wm_part_commit_run(const struct wm_part_commit *pc)
+{
+	return pc->run;
+}
+
+/* The path of part `p` of output x in run `run`, in buf. */
+static const char *
+part_path(const struct wm_part_commit *pc, const struct output *x, uint64_t run,
+	  const struct part *p, char *buf, size_t len)
+{
+	return wm_part_commit_part_path(pc->dir, strrchr(x->dir, '/') + 1, run,
+					p->writer, p->epoch, buf, len);
 }
 
 static int
@@ -190,6 +239,7 @@ wm_part_commit_new(struct wm_part_commit **out,
 		return fail(err, errlen, ENOMEM, "out of memory");
 	}
 	pc->n_outputs = config->n_outputs;
+	pc->run = pc->prepared_run = config->run;
 	pc->step = config->step;
 	pc->ctx = config->ctx;
 	snprintf(parts, sizeof(parts), "%s/parts", config->dir);
@@ -264,6 +314,8 @@ wm_part_commit_prepare(struct wm_part_commit *pc, uint64_t id, void **blob,
 	wm_snap_writer_init(&w);
 	wm_snap_begin(&w, COMMIT_SNAP_TAG, COMMIT_SNAP_VERSION);
 	wm_snap_put_u64(&w, id);
+	wm_snap_put_u64(&w, pc->run);
+	pc->prepared_run = pc->run;
 	wm_snap_put_u32(&w, pc->n_outputs);
 	for (uint32_t o = 0; o < pc->n_outputs; o++) {
 		struct output *x = &pc->outputs[o];
@@ -337,14 +389,13 @@ truncate_to(const struct wm_part_commit *pc, const struct output *x,
  * write lands at the end). */
 static int
 append_part(const struct wm_part_commit *pc, const struct output *x,
-	    const struct part *p, char *err, size_t errlen)
+	    uint64_t run, const struct part *p, char *err, size_t errlen)
 {
 	char path[PATH_MAX], buf[65536];
 	uint64_t copied = 0;
 	int fd, r = 0;
 
-	wm_part_commit_part_path(pc->dir, strrchr(x->dir, '/') + 1, p->writer,
-				 p->epoch, path, sizeof(path));
+	part_path(pc, x, run, p, path, sizeof(path));
 	if ((r = step(pc, "append", err, errlen)) != 0)
 		return r;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -404,18 +455,20 @@ delete_part(const struct wm_part_commit *pc, const char *name, char *err,
 	return 0;
 }
 
-/* Commit `parts` of output x after its committed length `before`:
- * truncate, append in order, fsync, delete (part_commit.h, step 3). */
+/* Commit `parts` of output x, of run `run`, after its committed length
+ * `before`: truncate, append in order, fsync, delete (part_commit.h,
+ * step 3). */
 static int
-commit_output(struct wm_part_commit *pc, struct output *x, uint64_t before,
-	      const struct parts *parts, char *err, size_t errlen)
+commit_output(struct wm_part_commit *pc, struct output *x, uint64_t run,
+	      uint64_t before, const struct parts *parts, char *err,
+	      size_t errlen)
 {
 	char path[PATH_MAX];
 	uint64_t after = before;
 	int r = truncate_to(pc, x, before, err, errlen);
 
 	for (size_t i = 0; r == 0 && i < parts->n; i++) {
-		r = append_part(pc, x, &parts->v[i], err, errlen);
+		r = append_part(pc, x, run, &parts->v[i], err, errlen);
 		after += parts->v[i].bytes;
 	}
 	if (r == 0 && parts->n > 0 &&
@@ -426,12 +479,10 @@ commit_output(struct wm_part_commit *pc, struct output *x, uint64_t before,
 	/* Durable with every part: only now may a part go, since recovery
 	 * takes a missing part for a finished commit. */
 	for (size_t i = 0; r == 0 && i < parts->n; i++)
-		r = delete_part(pc,
-				wm_part_commit_part_path(
-					pc->dir, strrchr(x->dir, '/') + 1,
-					parts->v[i].writer, parts->v[i].epoch,
-					path, sizeof(path)),
-				err, errlen);
+		r = delete_part(
+			pc,
+			part_path(pc, x, run, &parts->v[i], path, sizeof(path)),
+			err, errlen);
 	if (r == 0)
 		x->committed = after;
 	return r;
@@ -452,8 +503,8 @@ wm_part_commit_commit(struct wm_part_commit *pc, uint64_t id, char *err,
 	for (uint32_t o = 0; r == 0 && o < pc->n_outputs; o++) {
 		struct output *x = &pc->outputs[o];
 
-		r = commit_output(pc, x, x->prepared_before, &x->prepared, err,
-				  errlen);
+		r = commit_output(pc, x, pc->prepared_run, x->prepared_before,
+				  &x->prepared, err, errlen);
 		if (r == 0)
 			x->prepared.n = 0;
 	}
@@ -472,7 +523,8 @@ wm_part_commit_finish(struct wm_part_commit *pc, char *err, size_t errlen)
 
 		qsort(x->sealed.v, x->sealed.n, sizeof(*x->sealed.v),
 		      part_order);
-		r = commit_output(pc, x, x->committed, &x->sealed, err, errlen);
+		r = commit_output(pc, x, pc->run, x->committed, &x->sealed, err,
+				  errlen);
 		if (r == 0)
 			x->sealed.n = 0;
 	}
@@ -480,12 +532,13 @@ wm_part_commit_finish(struct wm_part_commit *pc, char *err, size_t errlen)
 }
 
 /*
- * Delete the parts in output x's directory with an epoch above `above`
- * (0: every one). Names that are not parts are left alone.
+ * Delete run `run`'s parts in output x's directory with an epoch above
+ * `above` (0: every one). Names that are not parts, and other runs'
+ * parts, are left alone.
  */
 static int
 delete_parts_above(const struct wm_part_commit *pc, const struct output *x,
-		   uint64_t above, char *err, size_t errlen)
+		   uint64_t run, uint64_t above, char *err, size_t errlen)
 {
 	DIR *d = opendir(x->dir);
 	struct dirent *e;
@@ -500,10 +553,11 @@ delete_parts_above(const struct wm_part_commit *pc, const struct output *x,
 	while (r == 0 && (e = readdir(d)) != NULL) {
 		char path[PATH_MAX];
 		uint32_t writer;
-		uint64_t epoch;
+		uint64_t epoch, of;
 
-		if (!parse_part_name(e->d_name, &writer, &epoch) ||
-		    (above != 0 && epoch <= above))
+		if (!wm_part_commit_parse_part_name(e->d_name, &of, &writer,
+						    &epoch) ||
+		    of != run || (above != 0 && epoch <= above))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", x->dir, e->d_name);
 		r = delete_part(pc, path, err, errlen);
@@ -522,9 +576,8 @@ all_present(const struct wm_part_commit *pc, const struct output *x,
 		char path[PATH_MAX];
 		struct stat st;
 
-		wm_part_commit_part_path(pc->dir, strrchr(x->dir, '/') + 1,
-					 parts->v[i].writer, parts->v[i].epoch,
-					 path, sizeof(path));
+		part_path(pc, x, pc->prepared_run, &parts->v[i], path,
+			  sizeof(path));
 		if (lstat(path, &st) != 0) {
 			if (errno == ENOENT)
 				return 0;
@@ -551,9 +604,17 @@ read_blob(struct wm_part_commit *pc, const void *blob, size_t len, uint64_t *id)
 	struct wm_snap_reader rd;
 
 	wm_snap_reader_init(&rd, blob, len);
-	if (wm_snap_enter(&rd, COMMIT_SNAP_TAG, COMMIT_SNAP_VERSION) != 0)
-		return wm_snap_reader_error(&rd);
-	*id = wm_snap_get_u64(&rd);
+	if (wm_snap_enter(&rd, COMMIT_SNAP_TAG, COMMIT_SNAP_VERSION) == 0) {
+		*id = wm_snap_get_u64(&rd);
+		pc->prepared_run = wm_snap_get_u64(&rd);
+	} else {
+		/* Version 1: parts named without a run. */
+		wm_snap_reader_init(&rd, blob, len);
+		if (wm_snap_enter(&rd, COMMIT_SNAP_TAG, 1) != 0)
+			return wm_snap_reader_error(&rd);
+		*id = wm_snap_get_u64(&rd);
+		pc->prepared_run = 0;
+	}
 	if (wm_snap_get_u32(&rd) != pc->n_outputs)
 		return wm_snap_reader_fail(&rd, -EBADMSG);
 	for (uint32_t o = 0; o < pc->n_outputs; o++) {
@@ -588,8 +649,9 @@ recover_output(struct wm_part_commit *pc, struct output *x, char *err,
 	int r = all_present(pc, x, &x->prepared, err, errlen);
 
 	if (r == 1)
-		return commit_output(pc, x, x->prepared_before, &x->prepared,
-				     err, errlen);
+		return commit_output(pc, x, pc->prepared_run,
+				     x->prepared_before, &x->prepared, err,
+				     errlen);
 	if (r == 0) {
 		/* The commit finished appending (its deletes began after the
 		 * fsync): its length is the file's; the rest of its parts
@@ -613,6 +675,7 @@ wm_part_commit_recover(struct wm_part_commit *pc, const void *blob, size_t len,
 	int r = 0;
 
 	pc->prepared_id = 0;
+	pc->prepared_run = pc->run;
 	for (uint32_t o = 0; o < pc->n_outputs; o++)
 		pc->outputs[o].sealed.n = pc->outputs[o].prepared.n = 0;
 	if (blob != NULL) {
@@ -632,9 +695,14 @@ wm_part_commit_recover(struct wm_part_commit *pc, const void *blob, size_t len,
 	for (uint32_t o = 0; r == 0 && o < pc->n_outputs; o++) {
 		struct output *x = &pc->outputs[o];
 
+		/* This run's parts and the recovered run's: never those of
+		 * another job that may yet resume. */
 		r = recover_output(pc, x, err, errlen);
 		if (r == 0)
-			r = delete_parts_above(pc, x, 0, err, errlen);
+			r = delete_parts_above(pc, x, pc->run, 0, err, errlen);
+		if (r == 0 && pc->prepared_run != pc->run)
+			r = delete_parts_above(pc, x, pc->prepared_run, 0, err,
+					       errlen);
 		x->prepared.n = 0;
 	}
 	return r;
@@ -651,8 +719,8 @@ wm_part_commit_discard(struct wm_part_commit *pc, char *err, size_t errlen)
 
 		/* above 0 would mean every part: none committed yet is
 		 * needed then either. */
-		r = delete_parts_above(pc, &pc->outputs[o], pc->last_id, why,
-				       sizeof(why));
+		r = delete_parts_above(pc, &pc->outputs[o], pc->run,
+				       pc->last_id, why, sizeof(why));
 		if (r != 0 && first == 0) {
 			first = r;
 			snprintf(err, errlen, "%s", why);

@@ -10,10 +10,12 @@
  * writes into parts of its own (runtime/io/sink.h, wm_sink_open_part()),
  * never into the file:
  *
- *   DIR/parts/NAME/s<w>-e<e>   writer w's part e: what it wrote after
+ *   DIR/parts/NAME/<run>-s<w>-e<e>
+ *                              writer w's part e: what it wrote after
  *                              its barrier e-1 (after the restore or the
  *                              start, for the first one) and before the
- *                              barrier that sealed it
+ *                              barrier that sealed it; <run> is the
+ *                              committer's run id, 16 hex digits
  *
  * (DIR the checkpoint directory, NAME the output's, from
  * wm_part_commit_output_name()), so that the file only ever holds data of
@@ -33,6 +35,12 @@
  *     wm_checkpoint_store_commit() returned 0), per output: truncate the
  *     file to L, append the parts in the blob's order (epoch, then
  *     writer), fsync the file, delete the parts.
+ *
+ * A run id is drawn by each process that commits (a job's start, its
+ * resume), and a committer touches only the parts of its own run and of
+ * the run whose checkpoint it recovers from (the blob says which): a
+ * crashed job's parts stay for its --resume whatever another job started
+ * in the directory since did, and no job commits or deletes another's.
  *
  * Recovery from checkpoint n (wm_part_commit_recover() with its blob),
  * per output: if every part the blob lists is there, with its size, the
@@ -60,6 +68,7 @@
 #ifndef WM_RUNTIME_PART_COMMIT_H
 #define WM_RUNTIME_PART_COMMIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,6 +90,9 @@ struct wm_part_commit_config {
 	const char *dir; /* the checkpoint directory */
 	const struct wm_part_commit_output *outputs;
 	uint32_t n_outputs;
+	/* This run's id (wm_part_commit_new_run()), in its parts' names; 0
+	 * names them without one, as before run ids (tests). */
+	uint64_t run;
 	/* Tests: called before each step that changes a file ("truncate",
 	 * "append", "sync", "delete"); a nonzero return stops the commit or
 	 * recovery there, as a crash would (the object is then only freed).
@@ -107,11 +119,23 @@ void wm_part_commit_free(struct wm_part_commit *pc);
 const char *wm_part_commit_output_name(uint32_t stage, int late, char *buf,
 				       size_t len);
 
-/* Writer `writer`'s part `epoch` of output `name`:
- * "DIR/parts/NAME/s<writer>-e<epoch>", in buf, which it returns. */
+/* Writer `writer`'s part `epoch` of output `name` in run `run`:
+ * "DIR/parts/NAME/<run>-s<writer>-e<epoch>" ("s<writer>-e<epoch>" for run
+ * 0), in buf, which it returns. */
 const char *wm_part_commit_part_path(const char *dir, const char *name,
-				     uint32_t writer, uint64_t epoch, char *buf,
-				     size_t len);
+				     uint64_t run, uint32_t writer,
+				     uint64_t epoch, char *buf, size_t len);
+
+/* A part's file name parsed into its run, writer and epoch; false for
+ * any other name (not a part: left alone). */
+bool wm_part_commit_parse_part_name(const char *name, uint64_t *run,
+				    uint32_t *writer, uint64_t *epoch);
+
+/* A new run id: random, never 0. */
+uint64_t wm_part_commit_new_run(void);
+
+/* The committer's run id (config->run). */
+uint64_t wm_part_commit_run(const struct wm_part_commit *pc);
 
 /* Writer `writer` of output `output` sealed its part `epoch`, of `bytes`
  * bytes (its acknowledgement). 0, -EINVAL for an output or writer out of

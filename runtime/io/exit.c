@@ -40,6 +40,10 @@ wm_exit_status(enum wm_exit_cause cause, int err)
 	}
 	if (e == EBADMSG)
 		return EX_DATAERR;
+	/* A checkpoint directory another running job holds
+	 * (runtime/checkpoint/dir_lock.h): try again once it ended. */
+	if (e == EBUSY)
+		return EX_TEMPFAIL;
 	if (e == EINVAL || e == EFBIG)
 		return EX_CONFIG;
 	if (e == EIO)

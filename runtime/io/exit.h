@@ -15,6 +15,8 @@
  *                     futex or pinning
  *   74   EX_IOERR     an output could not be opened or written (a full
  *                     disk, a reader gone), or an input failed with EIO
+ *   75   EX_TEMPFAIL  the checkpoint directory is another running job's
+ *                     (runtime/checkpoint/dir_lock.h; EBUSY)
  *   78   EX_CONFIG    topology.conf invalid (file:line:col), or the job
  *                     cannot fit in this machine's memory
  *   128+n             stopped by signal n, after a bounded drain
@@ -49,7 +51,8 @@ enum wm_exit_cause {
 	WM_EXIT_INTERNAL,
 	/* A whole --sim run (wm_sim_run()), whose errno already says the
 	 * kind (sim.h): EIO an output, EINVAL the topology, EBADMSG and an
-	 * unreadable file a trace, as for WM_EXIT_INPUT; anything else 70. */
+	 * unreadable file a trace, as for WM_EXIT_INPUT, EBUSY a checkpoint
+	 * directory another job holds (75); anything else 70. */
 	WM_EXIT_SIM,
 };
 

@@ -162,6 +162,13 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 	if (r == 0)
 		r = wm_checkpoint_store_latest_complete(c->store, &info, err,
 							errlen);
+	/* A new run starts from the beginning whatever the directory holds,
+	 * another job's checkpoints too (this job's with other outputs are
+	 * another job's: they hold no committer's blob, or one of other
+	 * files); a resumed one from its own latest complete checkpoint,
+	 * which must be there. */
+	if (r == -EXDEV && !job->resume)
+		r = 0;
 	/* The fingerprint covers what a snapshot's layout depends on
 	 * (plan.h): say what to look for. */
 	if (r == -EXDEV) {
@@ -175,11 +182,10 @@ wm_coordinator_new(struct wm_coordinator **out, const struct wm_topology *topo,
 		wm_coordinator_free(c);
 		return r;
 	}
-	/* Ids go on from those already in the directory, complete or not:
-	 * a new checkpoint never takes the name of an old one. A new run
-	 * starts from the beginning whatever the directory holds; a resumed
-	 * one from its latest complete checkpoint, which must be there. */
-	c->next_id = (r == 1 ? info.highest_id : 0) + 1;
+	/* Ids go on from those already in the directory, complete or not,
+	 * and whatever is named chk-N there: a new checkpoint never takes
+	 * the name of an old one, nor of a stray file. */
+	c->next_id = info.highest_id + 1;
 	c->first_id = job->resume ? 1 : c->next_id;
 	if (job->resume && r == 0) {
 		snprintf(err, errlen,
@@ -317,6 +323,10 @@ trigger(struct wm_coordinator *c, struct wm_shm *seg, int64_t now_ns,
 	r = wm_checkpoint_store_begin(c->store, c->next_id,
 				      c->pending_trigger_ms, err, errlen);
 	if (r != 0) {
+		/* The next one takes the next id: a chk-N that could not be
+		 * made (something else took the name since the start) must
+		 * not fail every checkpoint after it. */
+		c->next_id++;
 		c->fig.failed++;
 		return r;
 	}
@@ -544,6 +554,8 @@ wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
 	 * beginning. */
 	r = wm_checkpoint_store_latest_complete_below(
 		c->store, c->restore_below, &info, err, errlen);
+	if (r == -EXDEV && !c->topo->job.resume)
+		r = 0; /* an earlier job's, below every one of this run */
 	if (r < 0)
 		return r;
 	c->restore_id = r == 1 && info.id >= c->first_id ? info.id : 0;

@@ -37,7 +37,10 @@ wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 		       struct wm_sink *const *late_sinks, char *err,
 		       size_t errlen)
 {
-	struct wm_part_commit_config cfg = {.dir = t->job.checkpoint_dir};
+	/* A run id of its own (part_commit.h): no other job's parts are
+	 * ever taken for this one's, nor this one's for another's. */
+	struct wm_part_commit_config cfg = {.dir = t->job.checkpoint_dir,
+					    .run = wm_part_commit_new_run()};
 	struct wm_part_commit_output *outs;
 	int32_t *of = malloc(2 * t->n_stages * sizeof(*of));
 	char(*names)[32];
@@ -105,7 +108,7 @@ wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 }
 
 const char *
-wm_exactly_once_part_path(const struct wm_topology *t,
+wm_exactly_once_part_path(const struct wm_topology *t, uint64_t run,
 			  const struct wm_plan_subtask *sub, uint32_t stage,
 			  bool late, uint64_t epoch, char *buf, size_t len)
 {
@@ -115,11 +118,12 @@ wm_exactly_once_part_path(const struct wm_topology *t,
 		t->job.checkpoint_dir,
 		wm_part_commit_output_name(late ? sub->stage : stage, late,
 					   name, sizeof(name)),
-		sub->index, epoch, buf, len);
+		run, sub->index, epoch, buf, len);
 }
 
 /* The sealed parts of writer `writer` of output `output` (its parts'
- * directory `dir`), with an epoch in (after, up_to], to the committer. */
+ * directory `dir`) in the committer's run, with an epoch in (after,
+ * up_to], to the committer. */
 static int
 found_in(struct wm_part_commit *commit, uint32_t output, const char *dir,
 	 uint32_t writer, uint64_t after, uint64_t up_to, char *err,
@@ -137,14 +141,13 @@ found_in(struct wm_part_commit *commit, uint32_t output, const char *dir,
 	while (r == 0 && (e = readdir(d)) != NULL) {
 		char path[PATH_MAX];
 		uint32_t w;
-		uint64_t epoch;
-		int used = 0;
+		uint64_t epoch, run;
 		struct stat st;
 
-		if (sscanf(e->d_name, "s%" SCNu32 "-e%" SCNu64 "%n", &w, &epoch,
-			   &used) != 2 ||
-		    e->d_name[used] != '\0' || w != writer || epoch <= after ||
-		    epoch > up_to)
+		if (!wm_part_commit_parse_part_name(e->d_name, &run, &w,
+						    &epoch) ||
+		    run != wm_part_commit_run(commit) || w != writer ||
+		    epoch <= after || epoch > up_to)
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >=
 		    (int)sizeof(path))
@@ -182,8 +185,8 @@ wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 
 		if (output < 0)
 			continue;
-		wm_exactly_once_part_path(t, sub, stage, late, 0, path,
-					  sizeof(path));
+		wm_exactly_once_part_path(t, wm_part_commit_run(commit), sub,
+					  stage, late, 0, path, sizeof(path));
 		slash = strrchr(path, '/');
 		*slash = '\0';
 		r = found_in(commit, (uint32_t)output, path, sub->index, after,

@@ -40,8 +40,9 @@ int wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 			   size_t errlen);
 
 /* The path of window subtask `sub`'s part `epoch` of sink stage `stage`'s
- * output (`late`: its own stage's late output), in buf, which it returns. */
-const char *wm_exactly_once_part_path(const struct wm_topology *t,
+ * output (`late`: its own stage's late output) in the committer's run
+ * `run` (wm_part_commit_run()), in buf, which it returns. */
+const char *wm_exactly_once_part_path(const struct wm_topology *t, uint64_t run,
 				      const struct wm_plan_subtask *sub,
 				      uint32_t stage, bool late, uint64_t epoch,
 				      char *buf, size_t len);

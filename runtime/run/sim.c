@@ -15,6 +15,7 @@
 #include "base/clock.h"
 #include "runtime/chart/recorder.h"
 #include "runtime/checkpoint/checkpoint_store.h"
+#include "runtime/checkpoint/dir_lock.h"
 #include "runtime/checkpoint/part_commit.h"
 #include "runtime/conf/units.h"
 #include "runtime/observe/alerts.h"
@@ -110,6 +111,7 @@ struct sim {
 	 * next trigger's time, the checkpoint being taken (0: none) and the
 	 * acknowledgements it still waits for, the figures so far. */
 	struct wm_checkpoint_store *store;
+	int lock_fd; /* the directory's lock (dir_lock.h); -1: none */
 	int64_t next_checkpoint_ns;
 	uint64_t next_checkpoint_id;
 	uint64_t pending;
@@ -231,10 +233,12 @@ part_path(const struct sim *sim, const struct sim_task *st, int32_t output,
 	for (uint32_t k = 0; k < st->sub->n_sinks; k++)
 		if (st->sink_output[k] == output)
 			return wm_exactly_once_part_path(
-				sim->topo, st->sub, st->sub->sinks[k], false,
-				epoch, buf, len);
-	return wm_exactly_once_part_path(sim->topo, st->sub, st->sub->stage,
-					 true, epoch, buf, len);
+				sim->topo, wm_part_commit_run(sim->commit),
+				st->sub, st->sub->sinks[k], false, epoch, buf,
+				len);
+	return wm_exactly_once_part_path(
+		sim->topo, wm_part_commit_run(sim->commit), st->sub,
+		st->sub->stage, true, epoch, buf, len);
 }
 
 /* Window subtask st's parts of epoch st->epoch opened, for its outputs
@@ -1111,10 +1115,13 @@ checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
 	if (r == 0)
 		r = wm_checkpoint_store_latest_complete(sim->store, &info, err,
 							errlen);
-	if (r < 0)
+	/* A run starts afresh whatever the directory holds, another job's
+	 * checkpoints too (this job's with other outputs among them). */
+	if (r < 0 && r != -EXDEV)
 		return r;
-	/* Ids go on from those of earlier runs into the same directory. */
-	sim->next_checkpoint_id = (r == 1 ? info.highest_id : 0) + 1;
+	/* Ids go on from those of earlier runs into the same directory, and
+	 * from whatever is named chk-N there: never an old one's name. */
+	sim->next_checkpoint_id = info.highest_id + 1;
 	sim->first_checkpoint_id = sim->next_checkpoint_id;
 	sim->next_checkpoint_ns = wm_ms_to_ns(job->checkpoint_interval_ms);
 	sim->fail_ns = wm_ms_to_ns(job->fail_at_ms);
@@ -1398,7 +1405,7 @@ restore(struct sim *sim, char *err, size_t errlen)
 	 * run into the same directory is no state of this one); a newer one
 	 * found damaged is skipped with a warning (checkpoint_store.h). */
 	r = wm_checkpoint_store_latest_complete(sim->store, &info, err, errlen);
-	if (r < 0)
+	if (r < 0 && r != -EXDEV) /* another job's: below this run's */
 		return r;
 	if (r == 1 && info.id >= sim->first_checkpoint_id)
 		chk = info.id;
@@ -1448,6 +1455,14 @@ set_up(struct sim *sim, char *err, size_t errlen)
 	const struct wm_topology *topo = sim->topo;
 	int r = wm_replay_read_all(topo, &sim->traces, err, errlen);
 
+	/* The checkpoint directory is this job's before any output is made
+	 * (dir_lock.h): -EBUSY another job holds it; a lock file that
+	 * cannot be made is an output error. */
+	if (r == 0 && topo->job.checkpoint_interval_ms != INT64_MAX &&
+	    (r = wm_dir_lock_take(topo->job.checkpoint_dir, true, &sim->lock_fd,
+				  err, errlen)) != 0 &&
+	    r != -EBUSY)
+		r = output_error(r);
 	if (r == 0)
 		r = build(sim, err, errlen);
 	/* Sources of an alignment group read each other's reports from
@@ -1585,6 +1600,7 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	free(sim->late_sinks);
 	free(sim->output_of);
 	wm_replay_free_all(sim->traces, topo->n_stages);
+	wm_dir_lock_release(sim->lock_fd); /* after the last file closed */
 	return r;
 }
 
@@ -1614,8 +1630,10 @@ wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 		    struct wm_recorder **rec, struct wm_job_report *rep,
 		    char *err, size_t errlen)
 {
-	struct sim sim = {
-		.topo = topo, .fail_ns = INT64_MAX, .restore_ns = INT64_MAX};
+	struct sim sim = {.topo = topo,
+			  .lock_fd = -1,
+			  .fail_ns = INT64_MAX,
+			  .restore_ns = INT64_MAX};
 	int64_t start = wm_monotonic_ns();
 	struct sigaction old[N_STOP_SIGNALS];
 	bool ran;

@@ -129,9 +129,11 @@
  * Run `topo` to its end. Sinks write to their paths ("-": stdout), late
  * side outputs to theirs. Returns 0 with `report` filled (free it with
  * wm_report_free()), or a negative errno with a message in err (-EIO for
- * an output that could not be written: exit 74; -EPROTO for a frame a
- * task refused, an internal error: 70). Stopped by the first
- * SIGINT, SIGTERM or SIGHUP that is not ignored (rule 5), it returns
+ * an output that could not be written: exit 74; -EBUSY for a checkpoint
+ * directory another running job holds, runtime/checkpoint/dir_lock.h:
+ * exit 75; -EPROTO for a frame a task refused, an internal error: 70).
+ * Stopped by the first SIGINT, SIGTERM or SIGHUP that is not ignored
+ * (rule 5), it returns
  * 128 + the signal's number, the exit status of a real run stopped so,
  * with `report` filled (marked stopped) and err saying which signal.
  * A job its restart strategy failed at fail_at (rule 9) returns 1, a

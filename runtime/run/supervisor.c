@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "runtime/checkpoint/dir_lock.h"
 #include "runtime/conf/units.h"
 #include "ipc/shm.h"
 #include "runtime/plan/affinity.h"
@@ -248,6 +249,7 @@ child_main(const struct job *j, uint32_t id, int fd, const struct placement *pl,
 		.restore_from = j->restore_from,
 		.output_of = j->output_of,
 		.first_epoch = wm_coordinator_first_epoch(j->coordinator),
+		.run = j->commit != NULL ? wm_part_commit_run(j->commit) : 0,
 		.job_start_ns = j->job_start_ns,
 		.resumed_at_ns = j->resumed_at_ns,
 		.crash_watermark = j->crash_watermark[id],
@@ -1033,6 +1035,7 @@ struct resources {
 	struct wm_sink **sinks, **lates; /* by stage */
 	struct placement pl;
 	struct wm_shm seg;
+	int lock_fd; /* the checkpoint directory's (dir_lock.h); -1: none */
 };
 
 /* The job's keys are strings somewhere: a trace's, or those a source
@@ -1130,6 +1133,14 @@ set_up(struct job *j, struct resources *res)
 	spec = wm_plan_shm_spec(plan, t->job.ring_cells, res->specs);
 	if (wm_shm_create(&spec, &res->seg, j->err, j->errlen) != 0)
 		return EX_OSERR;
+	/* The checkpoint directory is this job's before any output or part
+	 * is made: a second job on it is refused with nothing touched. */
+	if (t->job.checkpoint_interval_ms != INT64_MAX &&
+	    (r = wm_dir_lock_take(t->job.checkpoint_dir, !t->job.resume,
+				  &res->lock_fd, j->err, j->errlen)) != 0)
+		return r == -EBUSY    ? EX_TEMPFAIL
+		       : r == -ENOENT ? EX_NOINPUT /* --resume: no DIR */
+				      : wm_exit_status(WM_EXIT_OUTPUT, r);
 	r = open_outputs(t, res->traces, j->keys, res->sinks, res->lates,
 			 j->err, j->errlen);
 	if (r != 0 || t->job.checkpoint_interval_ms == INT64_MAX)
@@ -1153,7 +1164,8 @@ tear_down(struct job *j, struct resources *res, int status)
 	free(j->children);
 	free(j->crash_watermark);
 	wm_coordinator_free(j->coordinator);
-	wm_part_commit_free(j->commit); /* touches no file */
+	wm_part_commit_free(j->commit);	   /* touches no file */
+	wm_dir_lock_release(res->lock_fd); /* after the last file closed */
 	free(j->output_of);
 	free(res->sinks);
 	free(res->lates);
@@ -1170,7 +1182,7 @@ wm_supervisor_run(const struct wm_topology *t,
 		  struct wm_job_report *rep, char *err, size_t errlen)
 {
 	struct wm_plan *plan = wm_plan_new(t);
-	struct resources res = {.seg = {.fd = -1}};
+	struct resources res = {.seg = {.fd = -1}, .lock_fd = -1};
 	struct job j = {.t = t, .plan = plan, .err = err, .errlen = errlen};
 	sigset_t mask, old;
 	bool launched;

@@ -402,8 +402,8 @@ open_parts(struct worker *w)
 
 		if (exactly_once_output(w, s, false) < 0)
 			continue;
-		wm_exactly_once_part_path(t, w->me, s, false, w->epoch, path,
-					  sizeof(path));
+		wm_exactly_once_part_path(t, w->args->run, w->me, s, false,
+					  w->epoch, path, sizeof(path));
 		r = wm_sink_open_part(&w->sinks[k], &t->stages[s], window,
 				      wm_replay_stage_keys(w->args->traces, t,
 							   s, w->args->keys),
@@ -412,8 +412,8 @@ open_parts(struct worker *w)
 	}
 	if (r == 0 && w->late != NULL &&
 	    exactly_once_output(w, w->me->stage, true) >= 0) {
-		wm_exactly_once_part_path(t, w->me, w->me->stage, true,
-					  w->epoch, path, sizeof(path));
+		wm_exactly_once_part_path(t, w->args->run, w->me, w->me->stage,
+					  true, w->epoch, path, sizeof(path));
 		r = wm_sink_open_late_part(&w->late, window,
 					   wm_replay_stage_keys(w->args->traces,
 								t, w->me->stage,
@@ -436,8 +436,9 @@ seal_part(struct worker *w, struct wm_sink *part, uint32_t stage, bool late,
 
 	if (wm_sink_seal(part,
 			 next != 0 ? wm_exactly_once_part_path(
-					     w->args->topo, w->me, stage, late,
-					     next, path, sizeof(path))
+					     w->args->topo, w->args->run, w->me,
+					     stage, late, next, path,
+					     sizeof(path))
 				   : NULL,
 			 &bytes, why, sizeof(why)) != 0)
 		return worker_fail(w, EX_IOERR, "%s", why);

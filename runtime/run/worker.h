@@ -74,6 +74,7 @@ struct wm_worker_args {
 	 * file, which only the supervisor appends to. */
 	const int32_t *output_of;
 	uint64_t first_epoch;
+	uint64_t run; /* the committer's run id, in its parts' names */
 	int64_t job_start_ns;
 	/* A resumed job (wmrun --resume) on its first attempt: the
 	 * processing time its checkpoint was taken at, from which it goes

@@ -23,11 +23,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <sysexits.h>
 #include <unistd.h>
@@ -51,6 +53,38 @@ struct child {
 	int fd; /* read end of its pipe */
 	size_t combination;
 };
+
+/*
+ * Combination i's checkpoints, if it takes any, into a directory of its
+ * own, DIR/run-<i + 1> (the row's number): runs share no directory, which
+ * one job at a time may hold (runtime/checkpoint/dir_lock.h), and none
+ * numbers or deletes another's checkpoints. DIR is made here, before any
+ * run, so that each run makes its own one level down as a job does. 0,
+ * or the exit status after a message.
+ */
+static int
+own_checkpoint_dir(struct wm_topology *t, size_t i, char *err, size_t errlen)
+{
+	char *dir = t->job.checkpoint_dir, *own;
+
+	if (dir == NULL || t->job.checkpoint_interval_ms == INT64_MAX)
+		return 0;
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		int e = errno;
+
+		snprintf(err, errlen,
+			 "could not create checkpoint directory \"%s\": %s",
+			 dir, strerror(e));
+		return wm_exit_status(WM_EXIT_OUTPUT, -e);
+	}
+	if (asprintf(&own, "%s/run-%zu", dir, i + 1) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return EX_OSERR;
+	}
+	t->job.checkpoint_dir = own;
+	free(dir);
+	return 0;
+}
 
 /* Combination i's overrides into ov (the swept values, then every sink
  * and late output to standard output, which the children discard), and
@@ -109,7 +143,9 @@ load_combination(const struct wm_sweep *s, const struct wm_topology *base,
 		snprintf(err, errlen, "--sweep combination %s: %s", what, msg);
 	}
 	wm_override_text_free(&ot);
-	return r == 0 ? 0 : wm_exit_status(WM_EXIT_INPUT, r);
+	if (r == 0)
+		return own_checkpoint_dir(*t, i, err, errlen);
+	return wm_exit_status(WM_EXIT_INPUT, r);
 }
 
 /* In the child: run `t`, in this process on simulated time or (`sim`

@@ -152,6 +152,39 @@ path = $2
 CONF
 }
 
+# checkpoint_job NAME CHECKPOINTS [INTERVAL] [EVENT_TIME] -- a job in
+# $scratch/NAME.conf: EVENT_TIME (10 min) of processing time at speed 200
+# (10 min: 3 s of real time), 4 partitions at 10 records/s, 5 keys, 10 s
+# windows (300 results in 10 min), a checkpoint every INTERVAL (20 s) of
+# processing time into CHECKPOINTS, 2 retained; results in
+# $scratch/NAME.csv. A generated source stamps each record with its
+# processing time, so a window's end is about when it fires.
+checkpoint_job() {
+	cat >"$scratch/$1.conf" <<CONF
+[job]
+name = checkpoint-job
+event_time = ${4:-10 min}
+speed = 200
+checkpoint_interval = ${3:-20 s}
+checkpoint_dir = $2
+checkpoints_retained = 2
+[source events]
+parallelism = 2
+partitions = 4
+rate = 10/s
+keys = 5
+[window counts]
+input = events
+parallelism = 2
+size = 10 s
+aggregates = count, sum
+[sink out]
+input = counts
+parallelism = 2
+path = $scratch/$1.csv
+CONF
+}
+
 # flood_job RESULTS -- a job that floods source -> keyBy -> window over
 # small rings (every ring full most of the time), its results to RESULTS,
 # for tests that stop or break it while it runs.

@@ -12,7 +12,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -27,6 +26,7 @@
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/checkpoint/crc32c.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/scratch_tree.h"
 
 /* ---------------------------------------------------------------------
  * CRC-32C
@@ -165,24 +165,12 @@ setup(void)
 	snprintf(fx.dir, sizeof(fx.dir), "%s/ckpt", fx.root);
 }
 
-static int
-remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void
 teardown(void)
 {
-	char path[160];
-
 	/* A test that made it unwritable gives it back first. */
 	chmod(fx.dir, 0700);
-	snprintf(path, sizeof(path), "%s", fx.root);
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	wm_scratch_remove_tree(fx.root);
 }
 
 static struct wm_checkpoint_store *

@@ -98,6 +98,7 @@ START_TEST(test_sim_errors_keep_the_kind_sim_gave_them)
 		{EIO, EX_IOERR},       {EINVAL, EX_CONFIG},
 		{EBADMSG, EX_DATAERR}, {ENOENT, EX_NOINPUT},
 		{EACCES, EX_NOINPUT},  {EPROTO, EX_SOFTWARE},
+		{EBUSY, EX_TEMPFAIL}, /* a checkpoint directory held */
 	};
 
 	expect_rows(WM_EXIT_SIM, rows, sizeof(rows) / sizeof(rows[0]));

@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,9 +21,14 @@
 
 #include "runtime/checkpoint/part_commit.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/scratch_tree.h"
 
 #define WRITERS 3
 #define HEADER "key,value\n"
+/* Run ids: the committer's of most tests, and other jobs'. */
+#define RUN_A UINT64_C(0x1111111111111111)
+#define RUN_B UINT64_C(0x2222222222222222)
+#define RUN_C UINT64_C(0xc0ffee0000000001)
 
 /* A test's directory, its output file, and the crash it injects. */
 struct fixture {
@@ -35,6 +39,7 @@ struct fixture {
 	int stop_at;	  /* the step (counted from 0) that crashes; -1: none */
 	int steps;	  /* steps taken so far */
 	char stopped[16]; /* the step it stopped before, "" if none */
+	uint64_t run;	  /* committer()'s run id */
 };
 
 static struct fixture fx;
@@ -52,22 +57,14 @@ setup(void)
 	ck_assert_int_eq(write(fx.fd, HEADER, strlen(HEADER)),
 			 (ssize_t)strlen(HEADER));
 	fx.stop_at = -1;
-}
-
-static int
-remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	fx.run = RUN_A;
 }
 
 static void
 teardown(void)
 {
 	close(fx.fd);
-	nftw(fx.root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	wm_scratch_remove_tree(fx.root);
 }
 
 /* The step hook: a crash at step number fx.stop_at. */
@@ -93,6 +90,7 @@ committer(void)
 		.dir = fx.dir,
 		.outputs = &out,
 		.n_outputs = 1,
+		.run = fx.run,
 		.step = crash_at,
 		.ctx = &fx,
 	};
@@ -117,7 +115,8 @@ part_text(uint32_t w, uint64_t e, char *buf, size_t len)
 			"w%" PRIu32 ",e%" PRIu64 "-%" PRIu32 "\n", w, e, i);
 }
 
-/* Writer w seals part e (written as a sink writes it) and says so. */
+/* Writer w seals part e (written as a sink writes it) and says so; with
+ * pc NULL, a part of run fx.run that no committer is told of. */
 static void
 seal(struct wm_part_commit *pc, uint32_t w, uint64_t e)
 {
@@ -125,7 +124,9 @@ seal(struct wm_part_commit *pc, uint32_t w, uint64_t e)
 	int fd;
 
 	part_text(w, e, text, sizeof(text));
-	wm_part_commit_part_path(fx.dir, "stage-2", w, e, path, sizeof(path));
+	wm_part_commit_part_path(fx.dir, "stage-2",
+				 pc != NULL ? wm_part_commit_run(pc) : fx.run,
+				 w, e, path, sizeof(path));
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
@@ -158,9 +159,9 @@ assert_file_is(const char *want)
 	ck_assert_str_eq(got, want);
 }
 
-/* How many parts are left in the output's directory. */
+/* How many parts of run `run` are left in the output's directory. */
 static unsigned
-parts_left(void)
+parts_of_run_left(uint64_t run)
 {
 	char dir[160];
 	DIR *d;
@@ -170,10 +171,23 @@ parts_left(void)
 	snprintf(dir, sizeof(dir), "%s/parts/stage-2", fx.dir);
 	d = opendir(dir);
 	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] == 's';
+	while ((e = readdir(d)) != NULL) {
+		uint64_t of, epoch;
+		uint32_t w;
+
+		n += wm_part_commit_parse_part_name(e->d_name, &of, &w,
+						    &epoch) &&
+		     of == run;
+	}
 	closedir(d);
 	return n;
+}
+
+/* How many parts of fx.run are left. */
+static unsigned
+parts_left(void)
+{
+	return parts_of_run_left(fx.run);
 }
 
 /* Checkpoint e: every writer seals its part e, the committer's blob is
@@ -375,7 +389,8 @@ START_TEST(test_recover_refuses_a_part_of_another_size)
 
 	checkpoint(pc, 1, false, &blob, &len);
 	wm_part_commit_free(pc);
-	wm_part_commit_part_path(fx.dir, "stage-2", 1, 1, path, sizeof(path));
+	wm_part_commit_part_path(fx.dir, "stage-2", fx.run, 1, 1, path,
+				 sizeof(path));
 	ck_assert_int_eq(truncate(path, 3), 0);
 	pc = committer();
 	ck_assert_int_eq(
@@ -453,9 +468,77 @@ START_TEST(test_part_paths_name_output_writer_and_epoch)
 			 "stage-3");
 	ck_assert_str_eq(wm_part_commit_output_name(2, 1, name, sizeof(name)),
 			 "stage-2-late");
-	ck_assert_str_eq(wm_part_commit_part_path("d", "stage-3", 1, 12, path,
-						  sizeof(path)),
+	ck_assert_str_eq(wm_part_commit_part_path("d", "stage-3", 0, 1, 12,
+						  path, sizeof(path)),
 			 "d/parts/stage-3/s1-e12");
+	ck_assert_str_eq(wm_part_commit_part_path("d", "stage-3", 0xabc, 1, 12,
+						  path, sizeof(path)),
+			 "d/parts/stage-3/0000000000000abc-s1-e12");
+}
+END_TEST
+
+/* A part's name back into its run, writer and epoch; other names are not
+ * parts. */
+START_TEST(test_part_names_parse_back)
+{
+	uint64_t run, epoch;
+	uint32_t w;
+
+	ck_assert(wm_part_commit_parse_part_name("c0ffee0000000001-s2-e7", &run,
+						 &w, &epoch));
+	ck_assert_uint_eq(run, RUN_C);
+	ck_assert_uint_eq(w, 2);
+	ck_assert_uint_eq(epoch, 7);
+	ck_assert(wm_part_commit_parse_part_name("s2-e7", &run, &w, &epoch));
+	ck_assert_uint_eq(run, 0);
+	ck_assert(!wm_part_commit_parse_part_name("0000000000000000-s2-e7",
+						  &run, &w, &epoch));
+	ck_assert(!wm_part_commit_parse_part_name("c0ffee-s2-e7", &run, &w,
+						  &epoch));
+	ck_assert(
+		!wm_part_commit_parse_part_name("s2-e7.tmp", &run, &w, &epoch));
+	ck_assert(!wm_part_commit_parse_part_name("sx-e7", &run, &w, &epoch));
+}
+END_TEST
+
+/*
+ * Two jobs on one directory, one after the other: job A's commit of
+ * checkpoint 1 never finished (its parts stay for its resume), job C
+ * left parts of its own, and job B resumes from A's checkpoint. B
+ * commits A's parts of that checkpoint, deletes A's others, and never
+ * touches C's: not at its recovery, its fresh start, nor its discard.
+ */
+START_TEST(test_a_run_takes_only_its_own_and_its_checkpoints_parts)
+{
+	static const uint64_t epochs[] = {1};
+	struct wm_part_commit *pc = committer();
+	char want[4096], err[512];
+	void *blob;
+	size_t len;
+
+	checkpoint(pc, 1, false, &blob, &len);
+	seal(pc, 0, 2); /* after the checkpoint: never committed */
+	wm_part_commit_free(pc);
+	fx.run = RUN_C;
+	seal(NULL, 0, 1);
+	seal(NULL, 1, 1);
+	fx.run = RUN_B;
+	pc = committer();
+	ck_assert_msg(wm_part_commit_recover(pc, blob, len, err, sizeof(err)) ==
+			      0,
+		      "%s", err);
+	expected(epochs, 1, want, sizeof(want));
+	assert_file_is(want);
+	ck_assert_uint_eq(parts_of_run_left(RUN_A), 0);
+	ck_assert_uint_eq(parts_of_run_left(RUN_C), 2);
+	ck_assert_msg(wm_part_commit_recover(pc, NULL, 0, err, sizeof(err)) ==
+			      0,
+		      "%s", err);
+	ck_assert_msg(wm_part_commit_discard(pc, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert_uint_eq(parts_of_run_left(RUN_C), 2);
+	wm_part_commit_free(pc);
+	free(blob);
 }
 END_TEST
 
@@ -468,6 +551,9 @@ part_commit_suite(void)
 	TCase *recover = tcase_create("recover");
 
 	tcase_add_test(commit, test_part_paths_name_output_writer_and_epoch);
+	tcase_add_test(commit, test_part_names_parse_back);
+	tcase_add_test(recover,
+		       test_a_run_takes_only_its_own_and_its_checkpoints_parts);
 	tcase_add_checked_fixture(commit, setup, teardown);
 	tcase_add_test(commit,
 		       test_commit_appends_parts_in_order_and_deletes_them);

@@ -224,6 +224,7 @@ usage(FILE *f)
 		"  71     the OS refused memory, shared memory, a fork or "
 		"pinning\n"
 		"  74     an output could not be written, or a read failed\n"
+		"  75     another running job holds the checkpoint directory\n"
 		"  78     invalid topology, or a job too big for this "
 		"machine's memory\n"
 		"  128+n  stopped by signal n\n");
