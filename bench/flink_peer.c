@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "bench/flink_peer.h"
+#include "runtime/io/log.h"
 
 #define PEER_POM WM_FLINK_PEER_SRCDIR "/pom.xml"
 #define PEER_SOURCE                                                            \
@@ -141,21 +142,20 @@ build(void)
 	int log_fd, r;
 
 	if (!on_path("mvn")) {
-		fprintf(stderr, "wmbench: --peer flink needs mvn to build "
-				"the Flink peer (apt-get install maven)\n");
+		wm_log("wmbench: --peer flink needs mvn to build "
+		       "the Flink peer (apt-get install maven)");
 		return EX_UNAVAILABLE;
 	}
 	if ((mkdir(WM_FLINK_PEER_BUILDDIR, 0777) != 0 && errno != EEXIST) ||
 	    (log_fd = open(PEER_LOG, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			   0666)) < 0) {
-		fprintf(stderr, "wmbench: could not create \"%s\": %s\n",
-			PEER_LOG, strerror(errno));
+		wm_log("wmbench: could not create \"%s\": %s", PEER_LOG,
+		       strerror(errno));
 		return EX_CANTCREAT;
 	}
-	fprintf(stderr,
-		"wmbench: building the Flink peer into %s (once; Maven's "
-		"output in %s)\n",
-		WM_FLINK_PEER_BUILDDIR, PEER_LOG);
+	wm_log("wmbench: building the Flink peer into %s (once; Maven's "
+	       "output in %s)",
+	       WM_FLINK_PEER_BUILDDIR, PEER_LOG);
 	r = run_logged(argv, log_fd);
 	if (r != 0) {
 		argv[7] = NULL;
@@ -163,19 +163,18 @@ build(void)
 	}
 	close(log_fd);
 	if (r != 0) {
-		fprintf(stderr,
-			"wmbench: the Flink peer did not build (Maven "
-			"Central unreachable and Flink 2.3.0 not in ~/.m2?): "
-			"see %s\n",
-			PEER_LOG);
+		wm_log("wmbench: the Flink peer did not build (Maven "
+		       "Central unreachable and Flink 2.3.0 not in ~/.m2?): "
+		       "see %s",
+		       PEER_LOG);
 		return EX_UNAVAILABLE;
 	}
 	/* The jar plugin leaves a jar whose classes did not change as it
 	 * was: mark it built now, or a changed pom would rebuild every
 	 * run. */
 	if (utimensat(AT_FDCWD, PEER_JAR, NULL, 0) != 0) {
-		fprintf(stderr, "wmbench: Maven made no \"%s\": %s\n", PEER_JAR,
-			strerror(errno));
+		wm_log("wmbench: Maven made no \"%s\": %s", PEER_JAR,
+		       strerror(errno));
 		return EX_UNAVAILABLE;
 	}
 	return 0;
@@ -190,8 +189,8 @@ class_path(void)
 	char *cp = malloc(cap);
 
 	if (f == NULL || cp == NULL) {
-		fprintf(stderr, "wmbench: could not read \"%s\": %s\n",
-			PEER_CLASSPATH, strerror(errno));
+		wm_log("wmbench: could not read \"%s\": %s", PEER_CLASSPATH,
+		       strerror(errno));
 		if (f != NULL)
 			fclose(f);
 		free(cp);
@@ -235,16 +234,14 @@ peer_ended(struct wm_flink_peer *peer, const char *when)
 		;
 	peer->pid = -1;
 	if (r < 0)
-		fprintf(stderr, "wmbench: the Flink peer ended %s\n", when);
+		wm_log("wmbench: the Flink peer ended %s", when);
 	else if (WIFSIGNALED(st))
-		fprintf(stderr,
-			"wmbench: the Flink peer was terminated by signal %d "
-			"%s\n",
-			WTERMSIG(st), when);
+		wm_log("wmbench: the Flink peer was terminated by signal %d "
+		       "%s",
+		       WTERMSIG(st), when);
 	else
-		fprintf(stderr,
-			"wmbench: the Flink peer exited with status %d %s\n",
-			WEXITSTATUS(st), when);
+		wm_log("wmbench: the Flink peer exited with status %d %s",
+		       WEXITSTATUS(st), when);
 	if (r >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == EXEC_FAILED)
 		return EX_UNAVAILABLE;
 	return EX_SOFTWARE;
@@ -265,8 +262,8 @@ int
 wm_flink_peer_build(void)
 {
 	if (!on_path("java")) {
-		fprintf(stderr, "wmbench: --peer flink needs java (apt-get "
-				"install default-jdk-headless)\n");
+		wm_log("wmbench: --peer flink needs java (apt-get "
+		       "install default-jdk-headless)");
 		return EX_UNAVAILABLE;
 	}
 	return needs_build() ? build() : 0;
@@ -285,8 +282,8 @@ wm_flink_peer_start(const char *trace, uint64_t records, uint64_t results,
 	if ((cp = class_path()) == NULL ||
 	    (peer = calloc(1, sizeof(*peer))) == NULL ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-		fprintf(stderr, "wmbench: could not start the Flink peer: %s\n",
-			strerror(errno));
+		wm_log("wmbench: could not start the Flink peer: %s",
+		       strerror(errno));
 		goto fail;
 	}
 	snprintf(n, sizeof(n), "%" PRIu64, records);
@@ -303,21 +300,20 @@ wm_flink_peer_start(const char *trace, uint64_t records, uint64_t results,
 		if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
 			_exit(EXEC_FAILED);
 		exec_argv(argv);
-		fprintf(stderr, "wmbench: could not run java: %s\n",
-			strerror(errno));
+		wm_log("wmbench: could not run java: %s", strerror(errno));
 		_exit(EXEC_FAILED);
 	}
 	if (peer->pid < 0) {
-		fprintf(stderr, "wmbench: could not start the Flink peer: %s\n",
-			strerror(errno));
+		wm_log("wmbench: could not start the Flink peer: %s",
+		       strerror(errno));
 		goto fail;
 	}
 	close(sv[1]);
 	sv[1] = -1;
 	peer->in = fdopen(sv[0], "r");
 	if (peer->in == NULL) {
-		fprintf(stderr, "wmbench: could not start the Flink peer: %s\n",
-			strerror(errno));
+		wm_log("wmbench: could not start the Flink peer: %s",
+		       strerror(errno));
 		goto fail;
 	}
 	sv[0] = -1;
@@ -328,8 +324,8 @@ wm_flink_peer_start(const char *trace, uint64_t records, uint64_t results,
 		return NULL;
 	}
 	if (strncmp(line, "ready ", 6) != 0) {
-		fprintf(stderr, "wmbench: the Flink peer began with \"%.*s\"\n",
-			(int)strcspn(line, "\n"), line);
+		wm_log("wmbench: the Flink peer began with \"%.*s\"",
+		       (int)strcspn(line, "\n"), line);
 		*status = EX_SOFTWARE;
 		wm_flink_peer_stop(peer);
 		return NULL;
@@ -375,18 +371,16 @@ wm_flink_peer_run(struct wm_flink_peer *peer, uint32_t parallelism, bool reuse,
 		   &out->execute_ns) != 5 ||
 	    strcmp(variant, want) != 0 || out->first_to_last_ns == 0 ||
 	    out->execute_ns == 0) {
-		fprintf(stderr,
-			"wmbench: the Flink peer answered \"%.*s\" to a %s "
-			"run\n",
-			(int)strcspn(line, "\n"), line, want);
+		wm_log("wmbench: the Flink peer answered \"%.*s\" to a %s "
+		       "run",
+		       (int)strcspn(line, "\n"), line, want);
 		return EX_SOFTWARE;
 	}
 	if (records != peer->records || results != peer->results) {
-		fprintf(stderr,
-			"wmbench: Flink %s counted %" PRIu64
-			" records in %" PRIu64 " results, expected %" PRIu64
-			" in %" PRIu64 "\n",
-			want, records, results, peer->records, peer->results);
+		wm_log("wmbench: Flink %s counted %" PRIu64
+		       " records in %" PRIu64 " results, expected %" PRIu64
+		       " in %" PRIu64 "",
+		       want, records, results, peer->records, peer->results);
 		return EX_SOFTWARE;
 	}
 	return 0;
@@ -410,11 +404,10 @@ wm_flink_peer_stop(struct wm_flink_peer *peer)
 			}
 		peer->pid = -1;
 		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr,
-				"wmbench: the Flink peer ended with status "
-				"%d at the end of its input\n",
-				WIFEXITED(st) ? WEXITSTATUS(st)
-					      : 128 + WTERMSIG(st));
+			wm_log("wmbench: the Flink peer ended with status "
+			       "%d at the end of its input",
+			       WIFEXITED(st) ? WEXITSTATUS(st)
+					     : 128 + WTERMSIG(st));
 			rc = EX_SOFTWARE;
 		}
 	}

@@ -110,6 +110,7 @@
 #include "runtime/conf/units.h"
 #include "runtime/plan/plan.h"
 #include "runtime/io/keys.h"
+#include "runtime/io/log.h"
 #include "runtime/io/replay.h"
 #include "runtime/io/sink.h"
 #include "runtime/io/sources.h"
@@ -229,13 +230,13 @@ pipeline_topology(uint64_t records, uint32_t p, const char *replay,
 		     source, PIPELINE_WINDOW_MS);
 
 	if (n < 0 || (size_t)n >= sizeof(text)) {
-		fprintf(stderr, "wmbench: pipeline topology too long\n");
+		wm_log("wmbench: pipeline topology too long");
 		return NULL;
 	}
 	if (wm_topology_load_buffer(text, (size_t)n, "(pipeline benchmark)", &t,
 				    &err) != 0) {
 		wm_ini_error_format(&err, msg, sizeof(msg));
-		fprintf(stderr, "wmbench: %s\n", msg);
+		wm_log("wmbench: %s", msg);
 		return NULL;
 	}
 	return t;
@@ -248,10 +249,9 @@ accounted(const char *what, uint64_t expected, uint64_t read, uint64_t windowed,
 {
 	if (read == expected && windowed + elsewhere == read)
 		return true;
-	fprintf(stderr,
-		"wmbench: pipeline %s: %" PRIu64 " records generated, %" PRIu64
-		" read, %" PRIu64 " in windows, %" PRIu64 " late or dropped\n",
-		what, expected, read, windowed, elsewhere);
+	wm_log("wmbench: pipeline %s: %" PRIu64 " records generated, %" PRIu64
+	       " read, %" PRIu64 " in windows, %" PRIu64 " late or dropped",
+	       what, expected, read, windowed, elsewhere);
 	return false;
 }
 
@@ -437,10 +437,10 @@ loop_run(const struct wm_topology *t, uint64_t records)
 	free(l.metrics);
 	wm_plan_free(l.plan);
 	if (r != 0 || l.failed) {
-		fprintf(stderr, "wmbench: pipeline loop: %s\n",
-			err[0]	   ? err
-			: l.failed ? "a task refused a frame or did not finish"
-				   : strerror(-r));
+		wm_log("wmbench: pipeline loop: %s",
+		       err[0]	  ? err
+		       : l.failed ? "a task refused a frame or did not finish"
+				  : strerror(-r));
 		return -1;
 	}
 	if (!accounted("loop", records, read, windowed, elsewhere))
@@ -473,7 +473,7 @@ wmrun_run(const struct wm_topology *t, uint32_t p, uint64_t records,
 	end = wm_stats_now_ns();
 	snprintf(what, sizeof(what), "wmrun p%" PRIu32, p);
 	if (status != 0) {
-		fprintf(stderr, "wmbench: pipeline %s: %s\n", what, err);
+		wm_log("wmbench: pipeline %s: %s", what, err);
 		/* The OS refusing resources stays 71 and an interrupt 128 +
 		 * n; anything else is a job that should have worked. */
 		if (status == EX_OSERR || status > 128)
@@ -556,9 +556,8 @@ keys_write(struct keys_bench *kb, uint64_t records)
 			 "%s/wmbench-%s-XXXXXX", dir, keys_name[k]);
 		fd = mkstemp(kb->path[k]);
 		if (fd < 0 || (f[k] = fdopen(fd, "w")) == NULL) {
-			fprintf(stderr,
-				"wmbench: could not create trace \"%s\": %s\n",
-				kb->path[k], strerror(errno));
+			wm_log("wmbench: could not create trace \"%s\": %s",
+			       kb->path[k], strerror(errno));
 			if (fd < 0)
 				kb->path[k][0] = '\0';
 			else
@@ -590,9 +589,8 @@ keys_write(struct keys_bench *kb, uint64_t records)
 	for (int k = 0; k < KEYS_TYPES; k++) {
 		if (f[k] != NULL && (ferror(f[k]) | fclose(f[k])) != 0 &&
 		    rc == 0) {
-			fprintf(stderr,
-				"wmbench: could not write trace \"%s\": %s\n",
-				kb->path[k], strerror(errno));
+			wm_log("wmbench: could not write trace \"%s\": %s",
+			       kb->path[k], strerror(errno));
 			rc = EX_IOERR;
 		}
 	}
@@ -622,17 +620,16 @@ keys_read_rep(struct keys_bench *kb, uint64_t records, uint64_t r)
 
 		end = wm_stats_now_ns();
 		if (tr == NULL) {
-			fprintf(stderr, "wmbench: pipeline: %s\n", err);
+			wm_log("wmbench: pipeline: %s", err);
 			return errno == ENOMEM ? EX_OSERR : EX_SOFTWARE;
 		}
 		keys = wm_replay_keys(tr);
 		interned = keys != NULL ? wm_keys_count(keys) : 0;
 		wm_replay_free(tr);
 		if (interned != want) {
-			fprintf(stderr,
-				"wmbench: pipeline: trace \"%s\" interned %zu "
-				"keys, expected %zu\n",
-				kb->path[k], interned, want);
+			wm_log("wmbench: pipeline: trace \"%s\" interned %zu "
+			       "keys, expected %zu",
+			       kb->path[k], interned, want);
 			return EX_SOFTWARE;
 		}
 		kb->read_ns[k][r] = (double)(end - start) / (double)records;
@@ -719,20 +716,18 @@ ckpt_take_figures(struct variant *v, uint64_t r,
 	double to_real_ms = 1e-6 / PIPELINE_SPEED;
 
 	if (c->failed > 0) {
-		fprintf(stderr,
-			"wmbench: pipeline wmrun p%" PRIu32
-			" with checkpoints: %" PRIu64
-			" checkpoints failed to be stored\n",
-			v->parallelism, c->failed);
+		wm_log("wmbench: pipeline wmrun p%" PRIu32
+		       " with checkpoints: %" PRIu64
+		       " checkpoints failed to be stored",
+		       v->parallelism, c->failed);
 		return EX_IOERR;
 	}
 	if (c->completed == 0)
-		fprintf(stderr,
-			"wmbench: pipeline wmrun p%" PRIu32
-			" with checkpoints: none completed in repetition "
-			"%" PRIu64 " (a run shorter than the interval: raise "
-			"--records)\n",
-			v->parallelism, r + 1);
+		wm_log("wmbench: pipeline wmrun p%" PRIu32
+		       " with checkpoints: none completed in repetition "
+		       "%" PRIu64 " (a run shorter than the interval: raise "
+		       "--records)",
+		       v->parallelism, r + 1);
 	v->ckpt_given_up += c->timed_out;
 	v->ckpt[CKPT_COMPLETED][r] = (double)c->completed;
 	v->ckpt[CKPT_BYTES][r] = (double)c->last_bytes;
@@ -814,11 +809,10 @@ keys_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
 		if (w.mrec_per_s < 0)
 			return w.status;
 		if (fired != results) {
-			fprintf(stderr,
-				"wmbench: pipeline wmrun p%" PRIu32
-				" replaying %s: %" PRIu64
-				" windows fired, expected %" PRIu64 "\n",
-				v->parallelism, keys_name[k], fired, results);
+			wm_log("wmbench: pipeline wmrun p%" PRIu32
+			       " replaying %s: %" PRIu64
+			       " windows fired, expected %" PRIu64 "",
+			       v->parallelism, keys_name[k], fired, results);
 			return EX_SOFTWARE;
 		}
 		v->keyed_mrec[k][r] = w.started_mrec_per_s;
@@ -1091,7 +1085,7 @@ ckpt_set_up(struct variant *v, const struct pipeline_options *o,
 		     o->checkpoint_ms * PIPELINE_SPEED,
 		     (int64_t)10 * PIPELINE_SPEED, ckpt_root, v->parallelism);
 	if (n < 0 || (size_t)n >= sizeof(lines)) {
-		fprintf(stderr, "wmbench: checkpoint directory too long\n");
+		wm_log("wmbench: checkpoint directory too long");
 		return EX_USAGE;
 	}
 	v->ckpt_topo = pipeline_topology(o->records, v->parallelism, NULL, NULL,
@@ -1181,10 +1175,9 @@ ckpt_make_root(const struct pipeline_options *o, char *root, size_t len)
 		dir = "/tmp";
 	snprintf(root, len, "%s/wmbench-checkpoints-XXXXXX", dir);
 	if (mkdtemp(root) == NULL) {
-		fprintf(stderr,
-			"wmbench: could not create checkpoint directory "
-			"\"%s\": %s\n",
-			root, strerror(errno));
+		wm_log("wmbench: could not create checkpoint directory "
+		       "\"%s\": %s",
+		       root, strerror(errno));
 		root[0] = '\0';
 		return EX_CANTCREAT;
 	}
@@ -1198,8 +1191,8 @@ remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 	(void)flag;
 	(void)ftw;
 	if (remove(path) != 0)
-		fprintf(stderr, "wmbench: could not remove \"%s\": %s\n", path,
-			strerror(errno));
+		wm_log("wmbench: could not remove \"%s\": %s", path,
+		       strerror(errno));
 	return 0;
 }
 

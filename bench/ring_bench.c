@@ -49,6 +49,7 @@
 
 #include "bench/stats.h"
 #include "bench/wmbench.h"
+#include "runtime/io/log.h"
 #include "ipc/shm.h"
 
 #define RING_CELLS 4096u
@@ -577,7 +578,7 @@ run_rep(enum variant v, unsigned pairs, uint64_t n)
 	char err[256];
 
 	if (wm_shm_create(&spec, &seg, err, sizeof(err)) != 0) {
-		fprintf(stderr, "wmbench: %s\n", err);
+		wm_log("wmbench: %s", err);
 		out.failed = true;
 		return out;
 	}
@@ -596,7 +597,7 @@ run_rep(enum variant v, unsigned pairs, uint64_t n)
 			cpu = (int)((s / 2 + s % 2) % 2);
 		pin(cpu);
 		if (wm_shm_attach(seg.fd, &e.seg, err, sizeof(err)) != 0) {
-			fprintf(stderr, "wmbench: %s\n", err);
+			wm_log("wmbench: %s", err);
 			_exit(EX_OSERR);
 		}
 		wm_waiter_init(&e.waiter, wm_shm_doorbell(&e.seg, s), mode);
@@ -664,11 +665,10 @@ bench_variant(enum variant v, const struct options *o)
 		probe[i] = probe_ns();
 		r = run_rep(v, pairs, n);
 		if (r.failed) {
-			fprintf(stderr,
-				"wmbench: ring variant %s: records lost, "
-				"duplicated or reordered, or a process "
-				"failed\n",
-				variant_names[v]);
+			wm_log("wmbench: ring variant %s: records lost, "
+			       "duplicated or reordered, or a process "
+			       "failed",
+			       variant_names[v]);
 			return EX_SOFTWARE;
 		}
 		value[i] = r.value;

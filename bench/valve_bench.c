@@ -21,6 +21,7 @@
 #include "bench/wmbench.h"
 #include "operators/behaviour.h"
 #include "operators/valve.h"
+#include "runtime/io/log.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -271,10 +272,9 @@ valve_agree(uint32_t channels, const struct valve_update *seq,
 			return -ENOMEM;
 	if (emitted[0] == emitted[1])
 		return 0;
-	fprintf(stderr,
-		"%s: heap and scan valves disagree at %" PRIu32
-		" channels: %" PRIu64 " and %" PRIu64 " watermarks emitted\n",
-		"wmbench", channels, emitted[0], emitted[1]);
+	wm_log("%s: heap and scan valves disagree at %" PRIu32
+	       " channels: %" PRIu64 " and %" PRIu64 " watermarks emitted",
+	       "wmbench", channels, emitted[0], emitted[1]);
 	return EX_SOFTWARE;
 }
 
@@ -358,10 +358,8 @@ valve_measure(const struct valve_options *o, uint32_t channels)
 	if (rc == 0)
 		valve_print(channels, o->reps, rate, ratio);
 	if (rc == -ENOMEM) {
-		fprintf(stderr,
-			"%s: could not allocate memory for %" PRIu32
-			" channels\n",
-			"wmbench", channels);
+		wm_log("%s: could not allocate memory for %" PRIu32 " channels",
+		       "wmbench", channels);
 		rc = EX_OSERR;
 	}
 	free(seq);

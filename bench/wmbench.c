@@ -29,6 +29,7 @@
 #include <sysexits.h>
 
 #include "bench/wmbench.h"
+#include "runtime/io/log.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -39,12 +40,12 @@ wm_bench_usage_error(const char *command, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", progname);
+	/* The message echoes arguments: escaped (log.h). */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	wm_vlog("wmbench: ", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry \"%s%s%s --help\" for more information.\n",
-		progname, command ? " " : "", command ? command : "");
+	wm_log("Try \"%s%s%s --help\" for more information.", progname,
+	       command ? " " : "", command ? command : "");
 	return EX_USAGE;
 }
 

@@ -7,8 +7,11 @@
  * Duration.ofMillis() of the configured milliseconds (processing-time ones
  * divided by the speed once, in Java, where the reader sees it), and the
  * parallelism of every operator set explicitly. Stage variables are named
- * by kind and name ("window_per_key"), made Java identifiers; two stages
- * whose names map to one identifier get their stage index appended.
+ * by kind and stage index ("window1"), and the traces under data/ after
+ * their source's ("source0.csv"): a name is the user's text, which no
+ * filtering makes an identifier or a file name safely (two names could
+ * filter alike), so it appears in the text as a string literal or in a
+ * comment, escaped.
  */
 #include "config.h"
 
@@ -21,8 +24,8 @@
 #include "operators/behaviour.h"
 #include "runtime/export/flink_job.h"
 
-/* Room for a stage's Java identifier. */
-#define IDENT_MAX 96
+/* Room for a stage's Java identifier, "window4294967295". */
+#define IDENT_MAX 32
 /* Room for a user string in a comment (comment_text()). */
 #define COMMENT_MAX 1024
 
@@ -373,40 +376,14 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	return check_job(t, doc, err);
 }
 
-/* The stage's name as a Java identifier after `prefix`: letters, digits
- * and '_' kept, the rest '_'. */
-static void
-ident_of(const char *prefix, const char *name, char *buf, size_t len)
-{
-	size_t n = (size_t)snprintf(buf, len, "%s_", prefix);
-
-	/* ASCII alone, whatever the locale says isalnum() of a byte. */
-	for (const char *p = name; *p != '\0' && n + 1 < len; p++)
-		buf[n++] =
-			((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-			 (*p >= '0' && *p <= '9'))
-				? *p
-				: '_';
-	buf[n < len ? n : len - 1] = '\0';
-}
-
+/* The Java variable of stage `s`: its kind and index ("window2"), never
+ * its name, which reaches the text only through java_string() and
+ * comment_text(); distinct for distinct stages whatever their names. */
 static void
 stage_ident(const struct wm_topology *t, uint32_t s, char *buf, size_t len)
 {
-	char other[IDENT_MAX];
-
-	ident_of(wm_stage_kind_name(t->stages[s].kind), t->stages[s].name, buf,
-		 len);
-	for (uint32_t o = 0; o < s; o++) {
-		ident_of(wm_stage_kind_name(t->stages[o].kind),
-			 t->stages[o].name, other, sizeof(other));
-		if (strcmp(other, buf) == 0) {
-			size_t n = strlen(buf);
-
-			snprintf(buf + n, len - n, "_%" PRIu32, s);
-			return;
-		}
-	}
+	snprintf(buf, len, "%s%" PRIu32, wm_stage_kind_name(t->stages[s].kind),
+		 s);
 }
 
 void
@@ -416,7 +393,7 @@ wm_export_flink_trace_name(const struct wm_topology *t, uint32_t stage,
 	char id[IDENT_MAX];
 
 	stage_ident(t, stage, id, sizeof(id));
-	snprintf(buf, len, "%s.csv", id + strlen("source_"));
+	snprintf(buf, len, "%s.csv", id);
 }
 
 /*
@@ -427,7 +404,7 @@ wm_export_flink_trace_name(const struct wm_topology *t, uint32_t stage,
  * backslashes is not eligible, so no escape of the user's survives to
  * end a comment or a literal. Control characters are written as octal
  * escapes (in a literal) or \xNN (in a comment), never as \u escapes.
- * Identifiers are made of ASCII letters, digits and '_' only (ident_of()).
+ * Identifiers and file names are generated (stage_ident()).
  */
 
 /* `s` as a Java string literal. */

@@ -12,7 +12,8 @@
  *                            duration of the job divided by it
  *   watermark_interval       pipeline.auto-watermark-interval (one for the
  *                            job: sources that differ are refused)
- *   [source] replay          ReplaySource over data/NAME.csv, one split per
+ *   [source] replay          ReplaySource over data/sourceN.csv (N the
+ *                            stage's index), one split per
  *                            partition, paced by arrival (the trace wmrun
  *                            exports is already paced: its arrival column
  *                            holds each record's due time), ending at
@@ -83,7 +84,8 @@ int wm_export_flink_check(const struct wm_topology *topo,
 			  struct wm_ini_error *err);
 
 /* The file under data/ that the trace of source stage `stage` is
- * exported as ("clicks.csv"), into buf. */
+ * exported as, into buf: "source0.csv", by the stage's index, never its
+ * name. */
 void wm_export_flink_trace_name(const struct wm_topology *topo, uint32_t stage,
 				char *buf, size_t len);
 

@@ -23,6 +23,7 @@
 #include "runtime/export/flink_project.h"
 #include "runtime/export/flink_record.h"
 #include "runtime/io/exit.h"
+#include "runtime/io/log.h"
 #include "runtime/io/outfile.h"
 #include "runtime/io/replay.h"
 
@@ -37,8 +38,7 @@ make_dirs(const char *dir, const char *rel)
 	int n = snprintf(path, sizeof(path), "%s/%s", dir, rel);
 
 	if (n < 0 || (size_t)n >= sizeof(path)) {
-		fprintf(stderr, "wmrun: export directory \"%s\" is too long\n",
-			dir);
+		wm_log("wmrun: export directory \"%s\" is too long", dir);
 		return EX_USAGE;
 	}
 	for (char *p = path + 1; *p != '\0'; p++) {
@@ -46,10 +46,9 @@ make_dirs(const char *dir, const char *rel)
 			continue;
 		*p = '\0';
 		if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-			fprintf(stderr,
-				"wmrun: could not create directory \"%s\": "
-				"%s\n",
-				path, strerror(errno));
+			wm_log("wmrun: could not create directory \"%s\": "
+			       "%s",
+			       path, strerror(errno));
 			return EX_IOERR;
 		}
 		*p = '/';
@@ -81,7 +80,7 @@ write_file(const char *dir, const char *rel, const char *text, size_t len)
 	}
 	if (r == 0)
 		return 0;
-	fprintf(stderr, "wmrun: %s\n", err);
+	wm_log("wmrun: %s", err);
 	return wm_exit_status(WM_EXIT_OUTPUT, r);
 }
 
@@ -94,7 +93,7 @@ write_stream(const char *dir, const char *rel, FILE *mem, char **buf,
 
 	if (fclose(mem) != 0) {
 		free(*buf);
-		fprintf(stderr, "wmrun: out of memory\n");
+		wm_log("wmrun: out of memory");
 		return EX_OSERR;
 	}
 	r = write_file(dir, rel, *buf, *len);
@@ -145,7 +144,7 @@ write_traces(const struct wm_topology *t, const char *dir)
 	int r = wm_replay_read_all(t, &traces, err, sizeof(err)), status = 0;
 
 	if (r != 0) {
-		fprintf(stderr, "wmrun: %s\n", err);
+		wm_log("wmrun: %s", err);
 		return wm_exit_status(WM_EXIT_INPUT, r);
 	}
 	for (uint32_t s = 0; s < t->n_stages && status == 0; s++) {
@@ -161,7 +160,7 @@ write_traces(const struct wm_topology *t, const char *dir)
 			if (mem != NULL)
 				fclose(mem);
 			free(buf);
-			fprintf(stderr, "wmrun: out of memory\n");
+			wm_log("wmrun: out of memory");
 			status = EX_OSERR;
 			break;
 		}
@@ -184,24 +183,44 @@ may_repeat(const char *kind, const char *key, void *arg)
 	return true;
 }
 
+/* The export's checks: 0, or EX_CONFIG after a message. Every line goes
+ * through wm_log(), warnings included: they echo the topology's path. */
 static int
 check(const struct wm_topology *t, const char *path)
 {
 	const struct wm_ini_options opts = {.may_repeat = may_repeat};
 	struct wm_ini_doc *doc = NULL;
 	struct wm_ini_error err;
-	char msg[WM_INI_MSG_MAX + 4200];
+	char msg[WM_INI_MSG_MAX + 4200], *warned = NULL;
+	size_t len = 0;
+	FILE *warnings = open_memstream(&warned, &len);
 	int r;
 
+	if (warnings == NULL) {
+		wm_log("wmrun: out of memory");
+		return EX_OSERR;
+	}
 	/* The topology loaded, so its file parses: only for positions. */
 	if (path != NULL && wm_ini_parse_file(path, &opts, &doc, &err) != 0)
 		doc = NULL;
-	r = wm_export_flink_check(t, doc, stderr, &err);
+	r = wm_export_flink_check(t, doc, warnings, &err);
 	wm_ini_free(doc);
+	if (fclose(warnings) != 0) {
+		free(warned);
+		wm_log("wmrun: out of memory");
+		return EX_OSERR;
+	}
+	for (char *line = warned, *end; *line != '\0'; line = end + 1) {
+		end = strchr(line, '\n'); /* warn() ends every line */
+		if (end == NULL)
+			break;
+		wm_log("%.*s", (int)(end - line), line);
+	}
+	free(warned);
 	if (r == 0)
 		return 0;
 	wm_ini_error_format(&err, msg, sizeof(msg));
-	fprintf(stderr, "wmrun: %s\n", msg);
+	wm_log("wmrun: %s", msg);
 	return EX_CONFIG;
 }
 
@@ -230,7 +249,7 @@ wm_export_flink_project(struct wm_topology *t, const char *path,
 		return status;
 	mem = open_memstream(&buf, &len);
 	if (mem == NULL) {
-		fprintf(stderr, "wmrun: out of memory\n");
+		wm_log("wmrun: out of memory");
 		return EX_OSERR;
 	}
 	wm_export_flink_job(mem, t,

@@ -6,7 +6,7 @@
  *   DIR/pom.xml                          Flink 2.3.0, Java 17 (flink/pom.xml)
  *   DIR/src/main/java/wmrun/flink/      the support classes (flink/)
  *   DIR/src/main/java/wmrun/flink/Job.java  generated (flink_job.h)
- *   DIR/data/NAME.csv                    each replayed trace, as wmrun
+ *   DIR/data/sourceN.csv                 each replayed trace, as wmrun
  *                                        reads it: checked, bad lines
  *                                        skipped as on_bad_record says,
  *                                        and paced (see below); each

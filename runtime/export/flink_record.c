@@ -14,6 +14,7 @@
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_record.h"
 #include "runtime/io/exit.h"
+#include "runtime/io/log.h"
 #include "runtime/io/record_trace.h"
 #include "runtime/report/report.h"
 #include "runtime/run/sim.h"
@@ -111,12 +112,11 @@ replay_recordings(struct wm_topology *t, const struct wm_job_report *rep)
 			return -ENOMEM;
 		src->pacing = WM_REPLAY_ARRIVAL;
 		src->replay_end_ms = wm_record_trace_end_ms(t);
-		fprintf(stderr,
-			"wmrun: recorded generated source \"%s\" under --sim: "
-			"%" PRIu64 " records of %" PRIu32
-			" partitions into \"%s\"\n",
-			t->stages[s].name, records_of(rep, s), src->partitions,
-			src->record);
+		wm_log("wmrun: recorded generated source \"%s\" under --sim: "
+		       "%" PRIu64 " records of %" PRIu32
+		       " partitions into \"%s\"",
+		       t->stages[s].name, records_of(rep, s), src->partitions,
+		       src->record);
 	}
 	return 0;
 }
@@ -148,8 +148,7 @@ wm_export_flink_record(struct wm_topology *t, const char *dir)
 	wm_report_free(&rep);
 	if (r == 0)
 		return 0;
-	fprintf(stderr, "wmrun: could not record the generated sources: %s\n",
-		why);
+	wm_log("wmrun: could not record the generated sources: %s", why);
 	/* A stop signal: 128 + n, as for a run. */
 	return r > 0	      ? r
 	       : r == -EEXIST ? EX_USAGE

@@ -1,8 +1,9 @@
 /*
  * flink_record.h
  *	--export-flink of generated sources: each recorded under --sim, as
- *	--record-trace --sim records it, into the export's data/NAME.csv, and
- *	then exported as the replay of its recording.
+ *	--record-trace --sim records it, into the export's data/sourceN.csv
+ *	(N its stage's index), and then exported as the replay of its
+ *	recording.
  *
  * The recording is --record-trace's (runtime/io/record_trace.h): the same
  * recording source around each generated source subtask, the same --sim
@@ -27,9 +28,9 @@
 
 /*
  * Record every generated source of `topo` (a topology the export's checks
- * accepted) into `dir`/data/NAME.csv (wm_export_flink_trace_name()) under
- * --sim, say on stderr how many records of each went where, and turn each
- * into the replay of its recording: replay, pacing and replay_end set,
+ * accepted) into `dir`/data/sourceN.csv (wm_export_flink_trace_name())
+ * under --sim, say on stderr how many records of each went where, and turn
+ * each into the replay of its recording: replay, pacing and replay_end set,
  * `record` left naming the trace (what marks a recorded source). 0
  * (nothing to record, or recorded), or the exit status after a message.
  */

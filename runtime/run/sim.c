@@ -613,10 +613,10 @@ watch_at(struct sim *sim, int64_t s)
 	for (uint32_t i = n - (raised < n ? raised : n); i < n; i++) {
 		char at[32], what[512];
 
-		fprintf(stderr, "wmrun: processing time %s: %s\n",
-			wm_units_format_duration(s, at, sizeof(at)),
-			wm_alert_format(&list[i], sim->topo, what,
-					sizeof(what)));
+		wm_log("wmrun: processing time %s: %s",
+		       wm_units_format_duration(s, at, sizeof(at)),
+		       wm_alert_format(&list[i], sim->topo, what,
+				       sizeof(what)));
 	}
 	return 0;
 }

@@ -37,6 +37,7 @@
 #include "runtime/conf/ini.h"
 #include "runtime/conf/topology.h"
 #include "runtime/io/exit.h"
+#include "runtime/io/log.h"
 #include "runtime/io/kafka_topology.h"
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
@@ -443,8 +444,7 @@ wm_sweep_run_real(const struct wm_sweep *s, const char *text, size_t len,
 			continue;
 		}
 		wm_sweep_describe(s, i, what, sizeof(what));
-		fprintf(stderr, "wmrun: --sweep run %zu of %zu: %s\n", i + 1, n,
-			what);
+		wm_log("wmrun: --sweep run %zu of %zu: %s", i + 1, n, what);
 		fflush(stderr);
 		status = start_run(topos[i], false, &old, &pid, &fd, err,
 				   errlen);

@@ -2,7 +2,7 @@
 # --export-flink of every example: either it exports, and writes exactly
 # the Job.java of tests/golden/export_flink/EXAMPLE/ (the version as
 # @VERSION@), traces whose record count, checksum and first records are
-# those of EXAMPLE/NAME.csv.summary (a generated source's recording under
+# those of EXAMPLE/sourceN.csv.summary (a generated source's recording under
 # --sim can be megabytes; a Kafka source has none), and the support classes and pom of flink/ byte
 # for byte; or it is refused with exit 78 and exactly the message of
 # EXAMPLE/refused, which names the file, line and column. Two exports of
@@ -110,7 +110,7 @@ examples=$(cd "$srcdir/examples" && pwd)
 (cd "$scratch" && "$WMRUN" --sim --quiet --record-trace rec.csv \
 	"$examples/late_data.conf" >/dev/null) ||
 	fail "recording late_data failed"
-cmp "$scratch/rec.csv" "$scratch/late/data/readings.csv" ||
+cmp "$scratch/rec.csv" "$scratch/late/data/source0.csv" ||
 	fail "the export's recording differs from --record-trace --sim's"
 
 # What no example shows: a generated source without a run length, whose
@@ -130,9 +130,9 @@ expect_status 78 "$WMRUN" --export-flink "$scratch/gen" "$scratch/endless.conf"
 expect_line 'endless.conf:3:1: cannot export generated source "s" without a run length' "$scratch/err"
 [ ! -e "$scratch/gen" ] || fail "a refused export left files behind"
 # A recording never overwrites a file the job uses (here its output).
-{ printf '[job]\nevent_time = 1 min\n'; sed "s|^path = -|path = $scratch/into/data/s.csv|" \
+{ printf '[job]\nevent_time = 1 min\n'; sed "s|^path = -|path = $scratch/into/data/source0.csv|" \
 	"$scratch/endless.conf"; } >"$scratch/into.conf"
 expect_status 64 "$WMRUN" --export-flink "$scratch/into" "$scratch/into.conf"
-expect_line "could not record the generated sources: \"$scratch/into/data/s.csv\" is the output of sink \"out\"" "$scratch/err"
+expect_line "could not record the generated sources: \"$scratch/into/data/source0.csv\" is the output of sink \"out\"" "$scratch/err"
 expect_status 64 "$WMRUN" --sim --export-flink "$scratch/x" "$srcdir/examples/replay_trace.conf"
 exit 0

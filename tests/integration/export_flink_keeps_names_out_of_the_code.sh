@@ -4,7 +4,8 @@
 # literals and comments every backslash is doubled, so javac, which turns
 # an eligible \uXXXX into its character before it reads the source (JLS
 # 3.3), finds no escape of the user's, and quotes are escaped; identifiers
-# and the traces' file names are made of ASCII letters, digits and '_'.
+# and the traces' file names are generated (source0, data/source0.csv),
+# never taken from names, so two names that filter alike never collide.
 # A stage name holding the six characters \u000a used to end the //
 # comment above its block, making the rest of the name a statement of
 # main(): `mvn exec:exec` of the export ran an injected Runtime.exec.
@@ -80,14 +81,56 @@ awk '
 # Every literal closed on its line.
 awk '/open$/ { exit 1 }' "$scratch/code" || fail "a string literal runs past its line"
 
-# Identifiers and file names: ASCII letters, digits and '_'.
-for f in "$scratch"/x/data/*; do
-	case ${f##*/} in
-	*[!A-Za-z0-9_.]*) fail "trace file name \"${f##*/}\" holds more than letters, digits and '_'" ;;
-	esac
+# Identifiers and file names are generated, by kind and stage index,
+# never taken from a name.
+ls "$scratch/x/data" >"$scratch/files"
+[ "$(cat "$scratch/files")" = source0.csv ] ||
+	fail "the trace is not data/source0.csv: $(cat "$scratch/files")"
+grep -nE '^ *(DataStream<TraceRecord>|SingleOutputStreamOperator<String>) ' "$job" |
+	grep -vE '(DataStream<TraceRecord> source0|SingleOutputStreamOperator<String> window1) = ' &&
+	fail "a stage variable is not named by kind and index"
+
+# Names that filter to one identifier ("a_b_2", then "a-b" and "a.b",
+# which used to become source_a_b, then source_a_b_2 again) are three
+# variables and three traces.
+cat >"$scratch/same.conf" <<CONF
+[source a_b_2]
+partitions = 1
+replay = $scratch/t.csv
+[source a-b]
+partitions = 1
+replay = $scratch/t.csv
+[source a.b]
+partitions = 1
+replay = $scratch/t.csv
+[window v]
+input = a_b_2
+size = 1 s
+[window w]
+input = a-b, a.b
+size = 1 s
+[sink k]
+input = v
+path = v.csv
+[sink l]
+input = w
+path = w.csv
+CONF
+printf '0,1000,1,1,0\n' >"$scratch/t.csv"
+expect_status 0 "$WMRUN" --export-flink "$scratch/same" "$scratch/same.conf"
+job="$scratch/same/src/main/java/wmrun/flink/Job.java"
+[ "$(ls "$scratch/same/data" | tr '\n' ' ')" = "source0.csv source1.csv source2.csv " ] ||
+	fail "three sources whose names filter alike have not three traces: $(ls "$scratch/same/data")"
+vars=$(sed -n 's/^ *DataStream<TraceRecord> \([^ ]*\) =.*/\1/p' "$job" | tr '\n' ' ')
+[ "$vars" = "source0 source1 source2 " ] || {
+	cat "$job" >&2
+	fail "three sources whose names filter alike are the variables $vars"
+}
+expect_line 'source1\.union\(source2\)' "$job"
+for n in a_b_2 a-b a.b; do
+	grep -qF "\"$n\"" "$job" || fail "source \"$n\" is not named in Job.java"
 done
-grep -E '^ *DataStream<TraceRecord> ' "$job" | grep -vE '^ *DataStream<TraceRecord> [A-Za-z0-9_]+ = ' &&
-	fail "a stage variable is not a plain identifier"
+job="$scratch/x/src/main/java/wmrun/flink/Job.java"
 
 # Where Flink can run (flink_lib.sh): javac compiles the export and the job
 # runs on the MiniCluster, writing its results under the sink's odd name,

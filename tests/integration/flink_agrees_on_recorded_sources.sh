@@ -59,7 +59,7 @@ SIM_ONLY=1 oracle recorded
 # The export's trace is --record-trace --sim's recording, byte for byte.
 expect_status 0 "$WMRUN" --sim --quiet --record-trace "$scratch/rec.csv" \
 	"$scratch/recorded.sim.conf"
-cmp "$scratch/rec.csv" "$scratch/recorded.flink.project/data/s.csv" ||
+cmp "$scratch/rec.csv" "$scratch/recorded.flink.project/data/source0.csv" ||
 	fail "the export's recording is not --record-trace --sim's"
 [ "$(grep -c . "$scratch/recorded.sim.late")" -gt 5 ] ||
 	fail "too few late records to compare"

@@ -277,7 +277,7 @@ START_TEST(test_flink_export_maps_watermarks_per_split)
 	expect_java(java, "static final double SPEED = 4;");
 	expect_java(java, "AUTO_WATERMARK_INTERVAL, processingTime(100));");
 	expect_java(java, ".fromSource(new ReplaySource(trace(data, "
-			  "\"s.csv\"), \"s\", 2, SPEED),\n"
+			  "\"source0.csv\"), \"s\", 2, SPEED),\n"
 			  "                WatermarkStrategy.<TraceRecord>"
 			  "forBoundedOutOfOrderness(\n"
 			  "                        Duration.ofMillis(2000))\n"
@@ -286,10 +286,10 @@ START_TEST(test_flink_export_maps_watermarks_per_split)
 	expect_java(java, "TumblingEventTimeWindows.of(Duration.ofMillis("
 			  "10000), Duration.ofMillis(1000))");
 	expect_java(java, ".allowedLateness(Duration.ofMillis(5000))\n"
-			  "            .sideOutputLateData(window_w_late)");
+			  "            .sideOutputLateData(window1_late)");
 	expect_java(java, ".setParallelism(2)\n"
 			  "            .setMaxParallelism(7);");
-	expect_java(java, "boolean[] window_w_columns = {true, true, false, "
+	expect_java(java, "boolean[] window1_columns = {true, true, false, "
 			  "false, false};");
 	free(java);
 	free(text);
@@ -381,8 +381,9 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 	fclose(f);
 	expect_java(java, "// [source s]: generated, recorded by wmrun --sim, "
 			  "2 partitions");
-	expect_java(java, "new ReplaySource(trace(data, \"s.csv\"), \"s\", 2, "
-			  "SPEED, 3600000L),");
+	expect_java(java,
+		    "new ReplaySource(trace(data, \"source0.csv\"), \"s\", 2, "
+		    "SPEED, 3600000L),");
 	expect_java(java, "// not aligned again");
 	ck_assert_ptr_null(strstr(java, "withWatermarkAlignment"));
 	wm_topology_free(t);
@@ -391,7 +392,7 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 
 	text = job_text("", "replay_end = 5 s\n", "");
 	java = java_of(text);
-	expect_java(java, "\"s.csv\"), \"s\", 2, SPEED, 5000L),");
+	expect_java(java, "\"source0.csv\"), \"s\", 2, SPEED, 5000L),");
 	expect_java(java, "// ends at 5000 ms (replay_end) if its records "
 			  "end before\n");
 	free(java);
@@ -412,10 +413,10 @@ START_TEST(test_flink_export_reads_no_window_state_of_sessions)
 	java = java_of(session);
 
 	expect_java(java, "EventTimeSessionWindows.withGap(");
-	expect_java(java, "new ResultLines<>(window_w_columns, false,");
+	expect_java(java, "new ResultLines<>(window1_columns, false,");
 	free(java);
 	java = java_of(tumbling);
-	expect_java(java, "new ResultLines<>(window_w_columns, true,");
+	expect_java(java, "new ResultLines<>(window1_columns, true,");
 	free(java);
 	free(tumbling);
 	free(session);
@@ -513,16 +514,16 @@ START_TEST(test_flink_export_keeps_the_subtask_column_where_asked)
 	char *with = malloc(len);
 
 	expect_java(java,
-		    "ResultLines.header(window_w_columns, false));\n"
-		    "        window_w.map(new ResultLines.WithoutSubtask())"
+		    "ResultLines.header(window1_columns, false));\n"
+		    "        window1.map(new ResultLines.WithoutSubtask())"
 		    "\n            .setParallelism(2)\n"
 		    "            .sinkTo(new LineSink(");
 	free(java);
 	ck_assert_ptr_nonnull(with);
 	snprintf(with, len, "%ssubtask_column = true\n", plain);
 	java = java_of(with);
-	expect_java(java, "ResultLines.header(window_w_columns, true));\n"
-			  "        window_w.sinkTo(new LineSink(");
+	expect_java(java, "ResultLines.header(window1_columns, true));\n"
+			  "        window1.sinkTo(new LineSink(");
 	ck_assert_ptr_null(strstr(java, "WithoutSubtask"));
 	free(java);
 	free(with);

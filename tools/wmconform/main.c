@@ -26,6 +26,7 @@
 #include <sysexits.h>
 
 #include "operators/behaviour.h"
+#include "runtime/io/log.h"
 #include "tools/wmconform/trace.h"
 
 /* The traces were recorded from Flink 2.1's classes (doc/semantics.md
@@ -150,7 +151,7 @@ walked(struct tally *t, const struct stat *st)
 		t->cap_dirs = t->cap_dirs ? 2 * t->cap_dirs : 16;
 		t->dirs = realloc(t->dirs, t->cap_dirs * sizeof(*t->dirs));
 		if (t->dirs == NULL) {
-			fprintf(stderr, "wmconform: out of memory\n");
+			wm_log("wmconform: out of memory");
 			exit(EX_OSERR);
 		}
 	}
@@ -169,9 +170,8 @@ replay_dir(struct tally *t, const char *path, size_t *traces)
 	size_t n = 0, cap = 0;
 
 	if (d == NULL) {
-		fprintf(stderr,
-			"wmconform: could not open directory \"%s\": %s\n",
-			path, strerror(errno));
+		wm_log("wmconform: could not open directory \"%s\": %s", path,
+		       strerror(errno));
 		raise_status(t, EX_NOINPUT);
 		return false;
 	}
@@ -182,12 +182,12 @@ replay_dir(struct tally *t, const char *path, size_t *traces)
 			cap = cap ? 2 * cap : 64;
 			names = realloc(names, cap * sizeof(*names));
 			if (names == NULL) {
-				fprintf(stderr, "wmconform: out of memory\n");
+				wm_log("wmconform: out of memory");
 				exit(EX_OSERR);
 			}
 		}
 		if (asprintf(&names[n], "%s/%s", path, e->d_name) < 0) {
-			fprintf(stderr, "wmconform: out of memory\n");
+			wm_log("wmconform: out of memory");
 			exit(EX_OSERR);
 		}
 		n++;
@@ -230,9 +230,7 @@ replay_path(struct tally *t, const char *path, bool named, size_t *traces)
 	if (walked(t, &st) && !named)
 		return;
 	if (replay_dir(t, path, traces) && named && *traces == before) {
-		fprintf(stderr,
-			"wmconform: no .valve or .source files in \"%s\"\n",
-			path);
+		wm_log("wmconform: no .valve or .source files in \"%s\"", path);
 		raise_status(t, EX_NOINPUT);
 	}
 }
@@ -260,13 +258,12 @@ main(int argc, char **argv)
 			t.behaviour = WM_CONFORM_DEFAULT;
 			if (wm_behaviour_parse(optarg, &t.behaviour, &bad,
 					       &bad_len) != 0) {
-				fprintf(stderr,
-					"wmconform: unrecognized behaviour "
-					"\"%.*s\" (expected flink-2.1, "
-					"flink-2.3, released, master or a "
-					"flag of doc/semantics.md section "
-					"1)\n",
-					bad_len, bad);
+				wm_log("wmconform: unrecognized behaviour "
+				       "\"%.*s\" (expected flink-2.1, "
+				       "flink-2.3, released, master or a "
+				       "flag of doc/semantics.md section "
+				       "1)",
+				       bad_len, bad);
 				return EX_USAGE;
 			}
 			break;
@@ -286,7 +283,7 @@ main(int argc, char **argv)
 		}
 	}
 	if (optind == argc) {
-		fprintf(stderr, "wmconform: no trace files given\n");
+		wm_log("wmconform: no trace files given");
 		usage(stderr);
 		return EX_USAGE;
 	}

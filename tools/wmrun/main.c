@@ -36,6 +36,7 @@
 #include "runtime/plan/placement.h"
 #include "runtime/plan/plan.h"
 #include "runtime/io/exit.h"
+#include "runtime/io/log.h"
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/conf/topology.h"
@@ -365,15 +366,14 @@ write_report(const char *path, const struct wm_topology *t,
 		return status;
 	if (rec == NULL) {
 		/* A real run's observer handed over nothing (it said why). */
-		fprintf(stderr,
-			"wmrun: could not write report file \"%s\": the job "
-			"was not recorded\n",
-			path);
+		wm_log("wmrun: could not write report file \"%s\": the job "
+		       "was not recorded",
+		       path);
 		return status == 0 ? EX_IOERR : status;
 	}
 	if (write_whole("report file", path, print_page, &a, why,
 			sizeof(why)) != 0) {
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 		if (status == 0)
 			status = EX_IOERR;
 	}
@@ -419,10 +419,9 @@ fits_memory(const struct wm_topology *t, const struct wm_plan *plan, bool sim,
 
 	r = wm_footprint_estimate(t, plan, sim, &fp, err, sizeof(err));
 	if (r != 0) {
-		fprintf(stderr,
-			"wmrun: could not estimate the job's memory: "
-			"%s\n",
-			err);
+		wm_log("wmrun: could not estimate the job's memory: "
+		       "%s",
+		       err);
 		return wm_exit_status(WM_EXIT_INTERNAL, r);
 	}
 	wm_footprint_machine(&m);
@@ -434,7 +433,7 @@ fits_memory(const struct wm_topology *t, const struct wm_plan *plan, bool sim,
 	wm_footprint_free(&fp);
 	if (r == 0)
 		return EX_OK;
-	fprintf(stderr, "wmrun: %s\n", err);
+	wm_log("wmrun: %s", err);
 	return EX_CONFIG;
 }
 
@@ -470,11 +469,11 @@ check(const struct wm_topology *t)
 		printf("\n");
 	}
 	if (wm_affinity_open(NULL, &a, err, sizeof(err)) != 0) {
-		fprintf(stderr, "wmrun: %s\n", err);
+		wm_log("wmrun: %s", err);
 		status = EX_OSERR;
 	} else if (wm_placement_plan(a, t, plan, &placed, err, sizeof(err)) !=
 		   0) {
-		fprintf(stderr, "wmrun: %s\n", err);
+		wm_log("wmrun: %s", err);
 		status = t->job.cpus ? EX_CONFIG : EX_OSERR;
 	} else {
 		unsigned cpus = wm_affinity_allowed_pus(a);
@@ -504,7 +503,7 @@ refuse_unless_fits(const struct wm_topology *t, bool sim)
 	int status;
 
 	if (plan == NULL) {
-		fprintf(stderr, "wmrun: out of memory\n");
+		wm_log("wmrun: out of memory");
 		return EX_OSERR;
 	}
 	status = fits_memory(t, plan, sim, NULL);
@@ -542,7 +541,7 @@ option_value(const char *option, int r, const char *why)
 {
 	if (r == 0)
 		return true;
-	fprintf(stderr, "wmrun: invalid %s: %s\n", option, why);
+	wm_log("wmrun: invalid %s: %s", option, why);
 	return false;
 }
 
@@ -576,10 +575,9 @@ interval_value(const char *arg, struct cmdline *cl)
 	cl->interval_given = true;
 	if (cl->sample_interval_ms > 0 && cl->sample_interval_ms <= 3600000)
 		return true;
-	fprintf(stderr,
-		"wmrun: --sample-interval must be between 1 ms and 1 h, not "
-		"\"%s\"\n",
-		arg);
+	wm_log("wmrun: --sample-interval must be between 1 ms and 1 h, not "
+	       "\"%s\"",
+	       arg);
 	return false;
 }
 
@@ -588,26 +586,26 @@ static int
 check_combination(const struct cmdline *cl)
 {
 	if (cl->path != NULL && cl->path[0] == '\0') {
-		fprintf(stderr, "wmrun: the topology file name is empty\n");
+		wm_log("wmrun: the topology file name is empty");
 		return EX_USAGE;
 	}
 	if (cl->sim && cl->metrics != NULL) {
-		fprintf(stderr, "wmrun: --metrics samples a real run while it "
-				"runs; --sim takes no samples\n");
+		wm_log("wmrun: --metrics samples a real run while it "
+		       "runs; --sim takes no samples");
 		usage(stderr);
 		return EX_USAGE;
 	}
 	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
 		/* --check runs nothing, so there would be nothing to
 		 * simulate or summarize: say so rather than ignore them. */
-		fprintf(stderr, "wmrun: --check runs nothing: it takes no "
-				"--sim or --summary\n");
+		wm_log("wmrun: --check runs nothing: it takes no "
+		       "--sim or --summary");
 		usage(stderr);
 		return EX_USAGE;
 	}
 	if (cl->report != NULL && cl->check_only) {
-		fprintf(stderr, "wmrun: --report draws a job that runs: it "
-				"takes no --check\n");
+		wm_log("wmrun: --report draws a job that runs: it "
+		       "takes no --check");
 		usage(stderr);
 		return EX_USAGE;
 	}
@@ -615,48 +613,47 @@ check_combination(const struct cmdline *cl)
 	    (cl->check_only || cl->sweep.n_axes > 0 ||
 	     strcmp(cl->record, "-") == 0 || cl->record[0] == '\0')) {
 		/* A sweep's runs would all write one recording. */
-		fprintf(stderr,
-			"wmrun: --record-trace records one job that runs into "
-			"a "
-			"file that its replay topology can name: it takes no "
-			"--check or --sweep, and no \"-\" or empty name\n");
+		wm_log("wmrun: --record-trace records one job that runs into "
+		       "a "
+		       "file that its replay topology can name: it takes no "
+		       "--check or --sweep, and no \"-\" or empty name");
 		return EX_USAGE;
 	}
 	if (cl->sweep_csv != NULL && cl->sweep.n_axes == 0) {
-		fprintf(stderr, "wmrun: --sweep-csv writes the table of a "
-				"--sweep: give one\n");
+		wm_log("wmrun: --sweep-csv writes the table of a "
+		       "--sweep: give one");
 		return EX_USAGE;
 	}
 	if (cl->sweep.n_axes > 0 &&
 	    (cl->check_only || cl->summary != NULL || cl->metrics != NULL ||
 	     cl->prometheus.on)) {
-		fprintf(stderr, "wmrun: --sweep prints a table of many runs: "
-				"it takes no --check, --summary, --metrics or "
-				"--prometheus\n");
+		wm_log("wmrun: --sweep prints a table of many runs: "
+		       "it takes no --check, --summary, --metrics or "
+		       "--prometheus");
 		return EX_USAGE;
 	}
 	if (cl->export_flink != NULL &&
 	    (cl->sim || cl->check_only || cl->summary != NULL ||
 	     cl->metrics != NULL || cl->report != NULL || cl->prometheus.on ||
 	     cl->sweep.n_axes > 0)) {
-		fprintf(stderr, "wmrun: --export-flink runs nothing: it takes "
-				"no other option\n");
+		wm_log("wmrun: --export-flink runs nothing: it takes "
+		       "no other option");
 		usage(stderr);
 		return EX_USAGE;
 	}
 	if (cl->resume != NULL &&
 	    (cl->sim || cl->check_only || cl->sweep.n_axes > 0 ||
 	     cl->export_flink != NULL || cl->record != NULL)) {
-		fprintf(stderr, "wmrun: --resume continues one real run: it "
-				"takes no --sim, --check, --sweep, "
-				"--export-flink or --record-trace\n");
+		wm_log("wmrun: --resume continues one real run: it "
+		       "takes no --sim, --check, --sweep, "
+		       "--export-flink or --record-trace");
 		usage(stderr);
 		return EX_USAGE;
 	}
 	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
 		/* Metrics of processes that never run would be made up. */
-		fprintf(stderr, "wmrun: --prometheus serves a real run: it "
-				"takes no --sim or --check\n");
+		wm_log("wmrun: --prometheus serves a real run: it "
+		       "takes no --sim or --check");
 		usage(stderr);
 		return EX_USAGE;
 	}
@@ -671,7 +668,7 @@ prometheus_value(const char *arg, struct cmdline *cl)
 
 	if (wm_listen_parse(arg, &cl->prometheus, why, sizeof(why)) == 0)
 		return true;
-	fprintf(stderr, "wmrun: %s\n", why);
+	wm_log("wmrun: %s", why);
 	return false;
 }
 
@@ -684,7 +681,7 @@ sweep_value(const char *arg, struct cmdline *cl)
 
 	if (r == 0)
 		return true;
-	fprintf(stderr, "wmrun: %s\n", r == -ENOMEM ? "out of memory" : why);
+	wm_log("wmrun: %s", r == -ENOMEM ? "out of memory" : why);
 	return false;
 }
 
@@ -775,7 +772,7 @@ parse_cmdline(int argc, char **argv, struct cmdline *cl)
 		}
 	}
 	if (argc - optind > 1) {
-		fprintf(stderr, "wmrun: too many arguments\n");
+		wm_log("wmrun: too many arguments");
 		usage(stderr);
 		return EX_USAGE;
 	}
@@ -801,7 +798,7 @@ load_topology(const char *path, struct wm_topology **t)
 	if (r == 0)
 		return EX_OK;
 	wm_ini_error_format(&err, msg, sizeof(msg));
-	fprintf(stderr, "wmrun: %s\n", msg);
+	wm_log("wmrun: %s", msg);
 	return wm_exit_status(WM_EXIT_INPUT, r);
 }
 
@@ -818,8 +815,27 @@ prepare_kafka(struct wm_topology *t, const struct cmdline *cl)
 	int status = wm_kafka_topology_prepare(t, cl->sim, why, sizeof(why));
 
 	if (status != EX_OK)
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 	return status;
+}
+
+/* Whether output file `path` of `option` is a file the job reads or
+ * writes, or the --summary file (`summary`, NULL if none): true after a
+ * message. `what` ends it: "give WHAT". */
+static bool
+output_taken(const struct wm_topology *t, const char *option, const char *path,
+	     const char *summary, const char *what)
+{
+	char why[4400];
+	const char *use =
+		summary != NULL && strcmp(summary, path) == 0
+			? "the --summary file"
+			: wm_topology_file_use(t, path, why, sizeof(why));
+
+	if (use == NULL)
+		return false;
+	wm_log("wmrun: %s \"%s\" is %s: give %s", option, path, use, what);
+	return true;
 }
 
 /*
@@ -834,46 +850,22 @@ preflight(const struct wm_topology *t, const struct cmdline *cl)
 	int status;
 
 	/* Opening them erases them: not files the job reads or writes. */
-	if (cl->summary != NULL &&
-	    wm_topology_file_use(t, cl->summary, why, sizeof(why)) != NULL) {
-		fprintf(stderr,
-			"wmrun: --summary \"%s\" is %s: give the summary "
-			"its own file\n",
-			cl->summary, why);
+	if ((cl->summary != NULL &&
+	     output_taken(t, "--summary", cl->summary, NULL,
+			  "the summary its own file")) ||
+	    (cl->metrics != NULL &&
+	     output_taken(t, "--metrics", cl->metrics, cl->summary,
+			  "the metrics their own file")) ||
+	    (cl->report != NULL &&
+	     output_taken(t, "--report", cl->report, cl->summary,
+			  "the report its own file")))
 		return EX_USAGE;
-	}
-	if (cl->metrics != NULL &&
-	    (wm_topology_file_use(t, cl->metrics, why, sizeof(why)) != NULL ||
-	     (cl->summary != NULL && strcmp(cl->summary, cl->metrics) == 0))) {
-		fprintf(stderr,
-			"wmrun: --metrics \"%s\" is %s: give the metrics "
-			"their own file\n",
-			cl->metrics,
-			cl->summary != NULL &&
-					strcmp(cl->summary, cl->metrics) == 0
-				? "the --summary file"
-				: why);
-		return EX_USAGE;
-	}
-	if (cl->report != NULL &&
-	    (wm_topology_file_use(t, cl->report, why, sizeof(why)) != NULL ||
-	     (cl->summary != NULL && strcmp(cl->summary, cl->report) == 0))) {
-		fprintf(stderr,
-			"wmrun: --report \"%s\" is %s: give the report its "
-			"own file\n",
-			cl->report,
-			cl->summary != NULL &&
-					strcmp(cl->summary, cl->report) == 0
-				? "the --summary file"
-				: why);
-		return EX_USAGE;
-	}
 	status = refuse_unless_fits(t, cl->sim);
 	if (status != EX_OK)
 		return status;
 	if (cl->report != NULL && wm_outfile_probe("report file", cl->report,
 						   why, sizeof(why)) != 0) {
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 		return EX_IOERR;
 	}
 	/* A summary that cannot be written is found now, not after hours of
@@ -881,7 +873,7 @@ preflight(const struct wm_topology *t, const struct cmdline *cl)
 	 * left at its path if the job never gets there. */
 	if (cl->summary != NULL && wm_outfile_probe("summary file", cl->summary,
 						    why, sizeof(why)) != 0) {
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 		return EX_IOERR;
 	}
 	return EX_OK;
@@ -919,7 +911,7 @@ replay_topology_path(const char *record)
 	char *path;
 
 	if (asprintf(&path, "%s.conf", record) < 0) {
-		fprintf(stderr, "wmrun: out of memory\n");
+		wm_log("wmrun: out of memory");
 		return NULL;
 	}
 	return path;
@@ -950,15 +942,14 @@ set_up_recording(struct wm_topology *t, const struct cmdline *cl)
 			continue;
 		path = wm_record_trace_path(cl->record, st->name, n_sources);
 		if (path == NULL) {
-			fprintf(stderr, "wmrun: out of memory\n");
+			wm_log("wmrun: out of memory");
 			return EX_OSERR;
 		}
 		use = file_taken(t, cl, path, why, sizeof(why));
 		if (use != NULL) {
-			fprintf(stderr,
-				"wmrun: --record-trace \"%s\" is %s: give the "
-				"recording its own file\n",
-				path, use);
+			wm_log("wmrun: --record-trace \"%s\" is %s: give the "
+			       "recording its own file",
+			       path, use);
 			free(path);
 			return EX_USAGE;
 		}
@@ -969,16 +960,15 @@ set_up_recording(struct wm_topology *t, const struct cmdline *cl)
 		return EX_OSERR;
 	use = file_taken(t, cl, conf, why, sizeof(why));
 	if (use != NULL) {
-		fprintf(stderr,
-			"wmrun: --record-trace writes its replay topology into "
-			"\"%s\", which is %s: give the recording another "
-			"name\n",
-			conf, use);
+		wm_log("wmrun: --record-trace writes its replay topology into "
+		       "\"%s\", which is %s: give the recording another "
+		       "name",
+		       conf, use);
 		free(conf);
 		return EX_USAGE;
 	}
 	if (wm_outfile_probe("replay topology", conf, why, sizeof(why)) != 0) {
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 		free(conf);
 		return EX_IOERR;
 	}
@@ -992,12 +982,9 @@ recorded(const struct wm_topology *t, const char *conf)
 {
 	for (uint32_t s = 0; s < t->n_stages; s++)
 		if (t->stages[s].kind == WM_STAGE_SOURCE)
-			fprintf(stderr,
-				"wmrun: recorded source \"%s\" into \"%s\"\n",
-				t->stages[s].name,
-				t->stages[s].u.source.record);
-	fprintf(stderr, "wmrun: replay the recording with: wmrun \"%s\"\n",
-		conf);
+			wm_log("wmrun: recorded source \"%s\" into \"%s\"",
+			       t->stages[s].name, t->stages[s].u.source.record);
+	wm_log("wmrun: replay the recording with: wmrun \"%s\"", conf);
 }
 
 static void
@@ -1027,7 +1014,7 @@ write_replay_topology(const struct wm_topology *t, const struct cmdline *cl,
 		r = wm_ini_read_file(cl->path, &text, &len, &ierr);
 		if (r != 0) {
 			wm_ini_error_format(&ierr, why, sizeof(why));
-			fprintf(stderr, "wmrun: %s\n", why);
+			wm_log("wmrun: %s", why);
 			return status == 0 ? wm_exit_status(WM_EXIT_INPUT, r)
 					   : status;
 		}
@@ -1037,13 +1024,13 @@ write_replay_topology(const struct wm_topology *t, const struct cmdline *cl,
 	conf = replay_topology_path(cl->record);
 	free(text);
 	if (replay == NULL || conf == NULL) {
-		fprintf(stderr, "wmrun: out of memory\n");
+		wm_log("wmrun: out of memory");
 		r = -ENOMEM;
 	} else {
 		r = write_whole("replay topology", conf, print_text, replay,
 				why, sizeof(why));
 		if (r != 0)
-			fprintf(stderr, "wmrun: %s\n", why);
+			wm_log("wmrun: %s", why);
 		else if (!cl->quiet)
 			recorded(t, conf);
 	}
@@ -1102,10 +1089,9 @@ set_up_resume(struct wm_topology *t, const struct cmdline *cl)
 	char *dir;
 
 	if (t->job.checkpoint_interval_ms == INT64_MAX) {
-		fprintf(stderr,
-			"wmrun: --resume \"%s\": %s takes no checkpoints "
-			"(checkpoint_interval in [job])\n",
-			cl->resume, t->file);
+		wm_log("wmrun: --resume \"%s\": %s takes no checkpoints "
+		       "(checkpoint_interval in [job])",
+		       cl->resume, t->file);
 		return EX_USAGE;
 	}
 	dir = strdup(cl->resume);
@@ -1133,7 +1119,7 @@ run_job(const struct wm_topology *t, const struct cmdline *cl,
 			o.recording = rec;
 		r = wm_supervisor_run(t, &o, rep, why, sizeof(why));
 		if (r != 0)
-			fprintf(stderr, "wmrun: %s\n", why);
+			wm_log("wmrun: %s", why);
 		return r;
 	}
 	if (cl->report != NULL)
@@ -1145,7 +1131,7 @@ run_job(const struct wm_topology *t, const struct cmdline *cl,
 	else
 		r = wm_sim_run(t, rep, why, sizeof(why));
 	if (r != 0)
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 	if (r > 0)
 		return r; /* stopped by a signal: 128 + n; failed at fail_at: 1 */
 	return r != 0 ? wm_exit_status(WM_EXIT_SIM, r) : EX_OK;
@@ -1169,13 +1155,13 @@ report_job(const struct wm_topology *t, const struct wm_job_report *rep,
 	/* Exit 0 says every record is accounted for: a job whose own
 	 * summary says otherwise did not succeed. */
 	if (status == 0 && !wm_report_accounted(rep)) {
-		fprintf(stderr, "wmrun: the summary does not account for every "
-				"record: an internal error\n");
+		wm_log("wmrun: the summary does not account for every "
+		       "record: an internal error");
 		status = EX_SOFTWARE;
 	}
 	if (summary != NULL &&
 	    write_summary(summary, t, rep, why, sizeof(why)) != 0) {
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 		if (status == 0)
 			status = EX_IOERR;
 	}
@@ -1195,15 +1181,13 @@ sweep_stopped(const struct wm_sweep *s, const struct wm_sweep_row *rows,
 			cut = i;
 	}
 	if (cut < n)
-		fprintf(stderr,
-			"wmrun: --sweep stopped by signal %d: %s: run %zu of "
-			"%zu cut short, %zu not run\n",
-			sig, strsignal(sig), cut + 1, n, skipped);
+		wm_log("wmrun: --sweep stopped by signal %d: %s: run %zu of "
+		       "%zu cut short, %zu not run",
+		       sig, strsignal(sig), cut + 1, n, skipped);
 	else
-		fprintf(stderr,
-			"wmrun: --sweep stopped by signal %d: %s: %zu of %zu "
-			"runs not run\n",
-			sig, strsignal(sig), skipped, n);
+		wm_log("wmrun: --sweep stopped by signal %d: %s: %zu of %zu "
+		       "runs not run",
+		       sig, strsignal(sig), skipped, n);
 }
 
 /* --sweep: every combination, under --sim or as real jobs one after
@@ -1224,7 +1208,7 @@ sweep(const struct cmdline *cl)
 	int status = EX_OK, stopped = 0;
 
 	if (rows == NULL) {
-		fprintf(stderr, "wmrun: out of memory\n");
+		wm_log("wmrun: out of memory");
 		return EX_OSERR;
 	}
 	if (cl->path != NULL) {
@@ -1232,7 +1216,7 @@ sweep(const struct cmdline *cl)
 
 		if (r != 0) {
 			wm_ini_error_format(&ierr, why, sizeof(why));
-			fprintf(stderr, "wmrun: %s\n", why);
+			wm_log("wmrun: %s", why);
 			free(rows);
 			return wm_exit_status(WM_EXIT_INPUT, r);
 		}
@@ -1240,13 +1224,13 @@ sweep(const struct cmdline *cl)
 	if (cl->sweep_csv != NULL &&
 	    wm_outfile_probe("sweep CSV file", cl->sweep_csv, why,
 			     sizeof(why)) != 0) {
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 		status = EX_IOERR;
 	}
 	if (status == EX_OK && cl->report != NULL &&
 	    wm_outfile_probe("report file", cl->report, why, sizeof(why)) !=
 		    0) {
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 		status = EX_IOERR;
 	}
 	if (status == EX_OK && cl->sim)
@@ -1258,7 +1242,7 @@ sweep(const struct cmdline *cl)
 			&cl->sweep, text ? text : default_topology, len, name,
 			rows, &stopped, why, sizeof(why));
 	if (status != EX_OK) {
-		fprintf(stderr, "wmrun: %s\n", why);
+		wm_log("wmrun: %s", why);
 	} else {
 		wm_sweep_print_table(stdout, &cl->sweep, rows);
 		for (size_t i = 0; i < n && status == EX_OK; i++)
@@ -1270,7 +1254,7 @@ sweep(const struct cmdline *cl)
 		if (cl->sweep_csv != NULL &&
 		    write_csv(cl->sweep_csv, &cl->sweep, rows, why,
 			      sizeof(why)) != 0) {
-			fprintf(stderr, "wmrun: %s\n", why);
+			wm_log("wmrun: %s", why);
 			if (status == EX_OK)
 				status = EX_IOERR;
 		}
@@ -1279,7 +1263,7 @@ sweep(const struct cmdline *cl)
 			    "report file", cl->report, print_sweep_page,
 			    &(struct sweep_page_arg){&cl->sweep, rows, name},
 			    why, sizeof(why)) != 0) {
-			fprintf(stderr, "wmrun: %s\n", why);
+			wm_log("wmrun: %s", why);
 			if (status == EX_OK)
 				status = EX_IOERR;
 		}

@@ -50,8 +50,8 @@ public final class Job {
 
         // [source web]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
         // ends at 36000000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_web = env
-            .fromSource(new ReplaySource(trace(data, "web.csv"), "web", 4, SPEED, 36000000L),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "web", 4, SPEED, 36000000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(5000))
                     .withIdleness(processingTime(60000)),
@@ -60,8 +60,8 @@ public final class Job {
 
         // [source mobile]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
         // ends at 36000000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_mobile = env
-            .fromSource(new ReplaySource(trace(data, "mobile.csv"), "mobile", 4, SPEED, 36000000L),
+        DataStream<TraceRecord> source1 = env
+            .fromSource(new ReplaySource(trace(data, "source1.csv"), "mobile", 4, SPEED, 36000000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(600000))
                     .withIdleness(processingTime(300000)),
@@ -69,21 +69,21 @@ public final class Job {
             .setParallelism(2);
 
         // [window counts]
-        boolean[] window_counts_columns = {true, true, false, false, false};
-        OutputTag<TraceRecord> window_counts_late = new OutputTag<>("counts" + " late") {};
-        SingleOutputStreamOperator<String> window_counts = source_web.union(source_mobile)
+        boolean[] window2_columns = {true, true, false, false, false};
+        OutputTag<TraceRecord> window2_late = new OutputTag<>("counts" + " late") {};
+        SingleOutputStreamOperator<String> window2 = source0.union(source1)
             .keyBy(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(600000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .sideOutputLateData(window_counts_late)
-            .aggregate(new Aggregates(), new ResultLines<>(window_counts_columns, true,
+            .sideOutputLateData(window2_late)
+            .aggregate(new Aggregates(), new ResultLines<>(window2_columns, true,
                 start, SPEED))
             .name("counts")
             .setParallelism(2)
             .setMaxParallelism(128);
         LineSink.header(output(out, "all-idle-late.csv"), "partition,timestamp,key,value");
-        window_counts.getSideOutput(window_counts_late)
+        window2.getSideOutput(window2_late)
             .map(new TraceRecord.LateLine())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "all-idle-late.csv")))
@@ -91,8 +91,8 @@ public final class Job {
             .setParallelism(2);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_counts_columns, false));
-        window_counts.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window2_columns, false));
+        window2.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

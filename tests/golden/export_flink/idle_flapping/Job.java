@@ -50,8 +50,8 @@ public final class Job {
 
         // [source sensors]: generated, recorded by wmrun --sim, 8 partitions, watermarks per split
         // ends at 7200000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_sensors = env
-            .fromSource(new ReplaySource(trace(data, "sensors.csv"), "sensors", 8, SPEED, 7200000L),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "sensors", 8, SPEED, 7200000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000))
                     .withIdleness(processingTime(3000)),
@@ -59,21 +59,21 @@ public final class Job {
             .setParallelism(2);
 
         // [window per_key]
-        boolean[] window_per_key_columns = {true, true, false, false, false};
-        OutputTag<TraceRecord> window_per_key_late = new OutputTag<>("per_key" + " late") {};
-        SingleOutputStreamOperator<String> window_per_key = source_sensors
+        boolean[] window1_columns = {true, true, false, false, false};
+        OutputTag<TraceRecord> window1_late = new OutputTag<>("per_key" + " late") {};
+        SingleOutputStreamOperator<String> window1 = source0
             .keyBy(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(10000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .sideOutputLateData(window_per_key_late)
-            .aggregate(new Aggregates(), new ResultLines<>(window_per_key_columns, true,
+            .sideOutputLateData(window1_late)
+            .aggregate(new Aggregates(), new ResultLines<>(window1_columns, true,
                 start, SPEED))
             .name("per_key")
             .setParallelism(2)
             .setMaxParallelism(128);
         LineSink.header(output(out, "flapping-late.csv"), "partition,timestamp,key,value");
-        window_per_key.getSideOutput(window_per_key_late)
+        window1.getSideOutput(window1_late)
             .map(new TraceRecord.LateLine())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "flapping-late.csv")))
@@ -81,8 +81,8 @@ public final class Job {
             .setParallelism(2);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns, false));
-        window_per_key.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window1_columns, false));
+        window1.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

@@ -52,7 +52,7 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source events]: Kafka topic events, watermarks per split
-        KafkaSource<TraceRecord> source_events_kafka = KafkaSource.<TraceRecord>builder()
+        KafkaSource<TraceRecord> source0_kafka = KafkaSource.<TraceRecord>builder()
             .setBootstrapServers("localhost:9092")
             .setTopics("events")
             .setProperty("commit.offsets.on.checkpoint", "false")
@@ -61,8 +61,8 @@ public final class Job {
             .setDeserializer(new KafkaRecords("events", "none", new String[] {},
                 false, false, true, false))
             .build();
-        DataStream<TraceRecord> source_events = env
-            .fromSource(source_events_kafka,
+        DataStream<TraceRecord> source0 = env
+            .fromSource(source0_kafka,
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(5000))
                     .withIdleness(processingTime(30000)),
@@ -70,21 +70,21 @@ public final class Job {
             .setParallelism(4);
 
         // [window counts]
-        boolean[] window_counts_columns = {true, false, false, false, false};
-        SingleOutputStreamOperator<String> window_counts = source_events
+        boolean[] window1_columns = {true, false, false, false, false};
+        SingleOutputStreamOperator<String> window1 = source0
             .keyBy(new TraceRecord.StringKey())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(600000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines<>(window_counts_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window1_columns, true,
                 start, SPEED))
             .name("counts")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_counts_columns, false));
-        window_counts.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window1_columns, false));
+        window1.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

@@ -50,29 +50,29 @@ public final class Job {
 
         // [source readings]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
         // ends at 1800000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_readings = env
-            .fromSource(new ReplaySource(trace(data, "readings.csv"), "readings", 4, SPEED, 1800000L),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "readings", 4, SPEED, 1800000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000)),
                 "readings")
             .setParallelism(2);
 
         // [window per_key]
-        boolean[] window_per_key_columns = {true, true, false, false, false};
-        OutputTag<TraceRecord> window_per_key_late = new OutputTag<>("per_key" + " late") {};
-        SingleOutputStreamOperator<String> window_per_key = source_readings
+        boolean[] window1_columns = {true, true, false, false, false};
+        OutputTag<TraceRecord> window1_late = new OutputTag<>("per_key" + " late") {};
+        SingleOutputStreamOperator<String> window1 = source0
             .keyBy(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(10000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(5000))
-            .sideOutputLateData(window_per_key_late)
-            .aggregate(new Aggregates(), new ResultLines<>(window_per_key_columns, true,
+            .sideOutputLateData(window1_late)
+            .aggregate(new Aggregates(), new ResultLines<>(window1_columns, true,
                 start, SPEED))
             .name("per_key")
             .setParallelism(2)
             .setMaxParallelism(128);
         LineSink.header(output(out, "late-records.csv"), "partition,timestamp,key,value");
-        window_per_key.getSideOutput(window_per_key_late)
+        window1.getSideOutput(window1_late)
             .map(new TraceRecord.LateLine())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "late-records.csv")))
@@ -80,8 +80,8 @@ public final class Job {
             .setParallelism(2);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns, false));
-        window_per_key.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window1_columns, false));
+        window1.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

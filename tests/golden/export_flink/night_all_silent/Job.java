@@ -50,8 +50,8 @@ public final class Job {
 
         // [source events]: generated, recorded by wmrun --sim, 8 partitions, watermarks per split
         // ends at 36000000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_events = env
-            .fromSource(new ReplaySource(trace(data, "events.csv"), "events", 8, SPEED, 36000000L),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "events", 8, SPEED, 36000000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(5000))
                     .withIdleness(processingTime(60000)),
@@ -59,21 +59,21 @@ public final class Job {
             .setParallelism(2);
 
         // [window counts]
-        boolean[] window_counts_columns = {true, true, false, false, false};
-        OutputTag<TraceRecord> window_counts_late = new OutputTag<>("counts" + " late") {};
-        SingleOutputStreamOperator<String> window_counts = source_events
+        boolean[] window1_columns = {true, true, false, false, false};
+        OutputTag<TraceRecord> window1_late = new OutputTag<>("counts" + " late") {};
+        SingleOutputStreamOperator<String> window1 = source0
             .keyBy(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(600000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .sideOutputLateData(window_counts_late)
-            .aggregate(new Aggregates(), new ResultLines<>(window_counts_columns, true,
+            .sideOutputLateData(window1_late)
+            .aggregate(new Aggregates(), new ResultLines<>(window1_columns, true,
                 start, SPEED))
             .name("counts")
             .setParallelism(2)
             .setMaxParallelism(128);
         LineSink.header(output(out, "night-late.csv"), "partition,timestamp,key,value");
-        window_counts.getSideOutput(window_counts_late)
+        window1.getSideOutput(window1_late)
             .map(new TraceRecord.LateLine())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "night-late.csv")))
@@ -81,8 +81,8 @@ public final class Job {
             .setParallelism(2);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_counts_columns, false));
-        window_counts.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window1_columns, false));
+        window1.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

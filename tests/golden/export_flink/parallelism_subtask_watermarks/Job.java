@@ -50,8 +50,8 @@ public final class Job {
 
         // [source events]: generated, recorded by wmrun --sim, 8 partitions, watermarks per subtask
         // ends at 7200000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_events = env
-            .fromSource(new ReplaySource(trace(data, "events.csv"), "events", 8, SPEED, 7200000L),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "events", 8, SPEED, 7200000L),
                 WatermarkStrategy.noWatermarks(),
                 "events")
             .setParallelism(2)
@@ -61,21 +61,21 @@ public final class Job {
             .setParallelism(2);
 
         // [window counts]
-        boolean[] window_counts_columns = {true, true, false, false, false};
-        SingleOutputStreamOperator<String> window_counts = source_events
+        boolean[] window1_columns = {true, true, false, false, false};
+        SingleOutputStreamOperator<String> window1 = source0
             .keyBy(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(60000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines<>(window_counts_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window1_columns, true,
                 start, SPEED))
             .name("counts")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_counts_columns, false));
-        window_counts.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window1_columns, false));
+        window1.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

@@ -49,29 +49,29 @@ public final class Job {
             StreamExecutionEnvironment.getExecutionEnvironment(conf);
 
         // [source clicks]: examples/clicks.csv, 2 partitions, watermarks per split
-        DataStream<TraceRecord> source_clicks = env
-            .fromSource(new ReplaySource(trace(data, "clicks.csv"), "clicks", 2, SPEED),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 2, SPEED),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000)),
                 "clicks")
             .setParallelism(2);
 
         // [window per_key]
-        boolean[] window_per_key_columns = {true, true, false, true, false};
-        OutputTag<TraceRecord> window_per_key_late = new OutputTag<>("per_key" + " late") {};
-        SingleOutputStreamOperator<String> window_per_key = source_clicks
+        boolean[] window1_columns = {true, true, false, true, false};
+        OutputTag<TraceRecord> window1_late = new OutputTag<>("per_key" + " late") {};
+        SingleOutputStreamOperator<String> window1 = source0
             .keyBy(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(10000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .sideOutputLateData(window_per_key_late)
-            .aggregate(new Aggregates(), new ResultLines<>(window_per_key_columns, true,
+            .sideOutputLateData(window1_late)
+            .aggregate(new Aggregates(), new ResultLines<>(window1_columns, true,
                 start, SPEED))
             .name("per_key")
             .setParallelism(1)
             .setMaxParallelism(128);
         LineSink.header(output(out, "-"), "partition,timestamp,key,value");
-        window_per_key.getSideOutput(window_per_key_late)
+        window1.getSideOutput(window1_late)
             .map(new TraceRecord.LateLine())
             .setParallelism(1)
             .sinkTo(new LineSink(output(out, "-")))
@@ -79,8 +79,8 @@ public final class Job {
             .setParallelism(1);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns, false));
-        window_per_key.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window1_columns, false));
+        window1.map(new ResultLines.WithoutSubtask())
             .setParallelism(1)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

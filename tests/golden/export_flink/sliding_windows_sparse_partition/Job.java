@@ -50,30 +50,30 @@ public final class Job {
 
         // [source clicks]: generated, recorded by wmrun --sim, 8 partitions, watermarks per split
         // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_clicks = env
-            .fromSource(new ReplaySource(trace(data, "clicks.csv"), "clicks", 8, SPEED, 14400000L),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 8, SPEED, 14400000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(10000)),
                 "clicks")
             .setParallelism(4);
 
         // [window per_user]
-        boolean[] window_per_user_columns = {true, true, false, false, false};
-        SingleOutputStreamOperator<String> window_per_user = source_clicks
+        boolean[] window1_columns = {true, true, false, false, false};
+        SingleOutputStreamOperator<String> window1 = source0
             .keyBy(new TraceRecord.Key())
             .window(SlidingEventTimeWindows.of(Duration.ofMillis(600000),
                 Duration.ofMillis(60000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines<>(window_per_user_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window1_columns, true,
                 start, SPEED))
             .name("per_user")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_user_columns, false));
-        window_per_user.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window1_columns, false));
+        window1.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

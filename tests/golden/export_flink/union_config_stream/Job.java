@@ -50,8 +50,8 @@ public final class Job {
 
         // [source events]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
         // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_events = env
-            .fromSource(new ReplaySource(trace(data, "events.csv"), "events", 4, SPEED, 14400000L),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "events", 4, SPEED, 14400000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000))
                     .withIdleness(processingTime(30000)),
@@ -60,8 +60,8 @@ public final class Job {
 
         // [source config]: generated, recorded by wmrun --sim, 1 partitions, watermarks per split
         // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
-        DataStream<TraceRecord> source_config = env
-            .fromSource(new ReplaySource(trace(data, "config.csv"), "config", 1, SPEED, 14400000L),
+        DataStream<TraceRecord> source1 = env
+            .fromSource(new ReplaySource(trace(data, "source1.csv"), "config", 1, SPEED, 14400000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(0))
                     .withIdleness(processingTime(60000)),
@@ -69,21 +69,21 @@ public final class Job {
             .setParallelism(1);
 
         // [window enriched]
-        boolean[] window_enriched_columns = {true, true, false, false, false};
-        SingleOutputStreamOperator<String> window_enriched = source_events.union(source_config)
+        boolean[] window2_columns = {true, true, false, false, false};
+        SingleOutputStreamOperator<String> window2 = source0.union(source1)
             .keyBy(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(60000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines<>(window_enriched_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window2_columns, true,
                 start, SPEED))
             .name("enriched")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_enriched_columns, false));
-        window_enriched.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window2_columns, false));
+        window2.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")

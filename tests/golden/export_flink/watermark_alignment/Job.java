@@ -51,8 +51,8 @@ public final class Job {
         // [source clicks]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
         // ends at 3600000 ms, where wmrun's run length ended it, if its records end before
         // not aligned again: alignment (group "shop") held its records back in the recording
-        DataStream<TraceRecord> source_clicks = env
-            .fromSource(new ReplaySource(trace(data, "clicks.csv"), "clicks", 4, SPEED, 3600000L),
+        DataStream<TraceRecord> source0 = env
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 4, SPEED, 3600000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(1000)),
                 "clicks")
@@ -61,29 +61,29 @@ public final class Job {
         // [source orders]: generated, recorded by wmrun --sim, 2 partitions, watermarks per split
         // ends at 3600000 ms, where wmrun's run length ended it, if its records end before
         // not aligned again: alignment (group "shop") held its records back in the recording
-        DataStream<TraceRecord> source_orders = env
-            .fromSource(new ReplaySource(trace(data, "orders.csv"), "orders", 2, SPEED, 3600000L),
+        DataStream<TraceRecord> source1 = env
+            .fromSource(new ReplaySource(trace(data, "source1.csv"), "orders", 2, SPEED, 3600000L),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(600000)),
                 "orders")
             .setParallelism(1);
 
         // [window per_key]
-        boolean[] window_per_key_columns = {true, true, false, false, false};
-        SingleOutputStreamOperator<String> window_per_key = source_clicks.union(source_orders)
+        boolean[] window2_columns = {true, true, false, false, false};
+        SingleOutputStreamOperator<String> window2 = source0.union(source1)
             .keyBy(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(300000), Duration.ofMillis(0)))
             .trigger(new LateFiringTrigger(false))
             .allowedLateness(Duration.ofMillis(0))
-            .aggregate(new Aggregates(), new ResultLines<>(window_per_key_columns, true,
+            .aggregate(new Aggregates(), new ResultLines<>(window2_columns, true,
                 start, SPEED))
             .name("per_key")
             .setParallelism(2)
             .setMaxParallelism(128);
 
         // [sink out]
-        LineSink.header(output(out, "-"), ResultLines.header(window_per_key_columns, false));
-        window_per_key.map(new ResultLines.WithoutSubtask())
+        LineSink.header(output(out, "-"), ResultLines.header(window2_columns, false));
+        window2.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "-")))
             .name("out")
