@@ -140,6 +140,10 @@ struct wm_subtask_metrics {
 	/* Real time its process waited for a CPU (runnable, not running),
 	 * as the worker last read it; 0 under --sim. */
 	_Atomic int64_t cpu_wait_ns;
+	/* A real run: the most processing time it ever was behind the
+	 * records' schedule on what moved its watermarks (task_state.h);
+	 * 0 under --sim. */
+	_Atomic int64_t late_max_ns;
 	/* The subtask's output watermark and status (currentOutputWatermark;
 	 * for a window subtask also what fires its windows). */
 	struct wm_watermark_metrics output;
