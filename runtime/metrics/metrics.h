@@ -55,7 +55,7 @@ struct wm_watermark_metrics {
 	_Atomic uint64_t to_idle, to_active;
 	/* Real time the process waited for a CPU during the longest stall. */
 	_Atomic int64_t longest_starved_ns;
-	/* Stalls within a real run's scheduling noise (noise.h), in none of
+	/* Stalls within a real run's scheduling noise (progress.h), in none of
 	 * the figures above, and their real time waiting for a CPU. */
 	_Atomic uint64_t noise_stalls;
 	_Atomic int64_t noise_stalled_ns;

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "runtime/conf/units.h"
-#include "runtime/metrics/noise.h"
 #include "runtime/report/advice.h"
 #include "runtime/report/report.h"
 
@@ -1052,8 +1052,10 @@ json_subtask(FILE *f, const struct wm_topology *t,
 			s->alignment_waiting_ns / 1000000);
 	/* Real runs only: --sim's summary stays byte-identical. */
 	if (!rep->sim)
-		fprintf(f, "\"cpu_wait_ms\":%" PRId64 ",",
-			s->cpu_wait_ns / 1000000);
+		fprintf(f,
+			"\"cpu_wait_ms\":%" PRId64 ",\"late_max_ms\":%" PRId64
+			",",
+			s->cpu_wait_ns / 1000000, s->late_max_ns / 1000000);
 	/* Only a source fed from outside has any (metrics.h). */
 	if (s->source_outages > 0 || s->source_unreachable ||
 	    s->source_exit_code != 0) {
