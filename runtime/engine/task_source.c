@@ -189,10 +189,12 @@ set_waiting(struct wm_task *t, bool waiting)
 
 	if (waiting == s->waiting.paused)
 		return;
-	if (waiting)
+	if (waiting) {
 		wm_pausable_clock_pause(&s->waiting, t->now_ns);
-	else
+	} else {
 		wm_pausable_clock_resume(&s->waiting, t->now_ns);
+		s->resumed_ns = t->now_ns;
+	}
 	pause_clock(t);
 }
 
@@ -223,10 +225,12 @@ pause_partition(struct wm_task *t, uint32_t local, bool paused)
 	s->src->ops->pause(s->src, local, paused, t->now_ns);
 	wm_source_split_pause(&s->watermarks, s->split_of[s->parts[local]],
 			      paused, t->now_ns);
-	if (paused)
+	if (paused) {
 		wm_pausable_clock_pause(held, t->now_ns);
-	else
+	} else {
 		wm_pausable_clock_resume(held, t->now_ns);
+		s->part[local].resumed_ns = t->now_ns;
+	}
 }
 
 /* What this subtask reports now, if anything (alignment.h). */
@@ -353,16 +357,18 @@ due_after(int64_t a, int64_t b, int64_t cap)
 
 /*
  * A real run's schedule of a stream's end (a partition's, or the
- * subtask's input) whose last record was due at `last_due_ns`: with
- * records no tick took yet (the first due at `pending_ns`; INT64_MAX:
- * none), the watermark could have moved one interval after the first,
- * and --sim moves it on to the end; else the end came with the last
- * record. Never after now.
+ * subtask's input): with records no tick took yet (the first due at
+ * `pending_ns`; INT64_MAX: none), the watermark could have moved one
+ * interval after the first, and --sim moves it on to the end; else the
+ * end came where the subtask's schedule stands, its latest record's due
+ * (a partition silent to its end was silent until then). Never after
+ * now.
  */
 static int64_t
-end_due(const struct wm_task *t, int64_t pending_ns, int64_t last_due_ns)
+end_due(const struct wm_task *t, int64_t pending_ns)
 {
-	int64_t due = last_due_ns;
+	const struct task_source *s = t->source;
+	int64_t due = s->last_due_ns;
 
 	if (pending_ns != INT64_MAX)
 		due = due_after(
@@ -393,8 +399,8 @@ retire_finished(struct wm_task *t)
 							     s->finished_parts);
 
 		pause_partition(t, i, false);
-		s->part[i].due.first_ns = s->part[i].due.last_ns = end_due(
-			t, s->part[i].pending_first_ns, s->part[i].last_due_ns);
+		s->part[i].due.first_ns = s->part[i].due.last_ns =
+			end_due(t, s->part[i].pending_first_ns);
 		wm_progress_finish(&s->part[i].progress, t->now_ns);
 		/* Per subtask, a finished partition only stops sending
 		 * records to the one generator. */
@@ -581,6 +587,12 @@ emit_due(struct wm_task *t, int64_t now_ns)
 
 		if (local == UINT32_MAX)
 			return; /* not counted: the job stops */
+		/* Records alignment held back were due at their resume: the
+		 * wait was the schedule's, not the process's lateness. */
+		if (due < s->resumed_ns)
+			due = s->resumed_ns;
+		if (due < s->part[local].resumed_ns)
+			due = s->part[local].resumed_ns;
 		if (due > now_ns)
 			due = now_ns;
 		t->counters.records_in++;
@@ -682,9 +694,8 @@ end_of_input(struct wm_task *t)
 	struct task_source *s = t->source;
 	struct wm_frame end = {.kind = WM_FRAME_END, .arg = WM_END_DRAIN};
 
-	int64_t due = s->end_ns <= t->now_ns
-			      ? s->end_ns
-			      : end_due(t, s->pending_first_ns, s->last_due_ns);
+	int64_t due = s->end_ns <= t->now_ns ? s->end_ns
+					     : end_due(t, s->pending_first_ns);
 
 	wm_task_due(t, due, due);
 	if (s->per_subtask)
@@ -766,8 +777,11 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
+		/* A subtask restarted after a crash starts its schedule at
+		 * its restart too. */
 		for (uint32_t i = 0; i < s->n_parts; i++)
-			s->part[i].last_ns = now_ns;
+			s->part[i].last_ns = s->part[i].last_due_ns = now_ns;
+		s->last_due_ns = now_ns;
 		s->started = true;
 	}
 	if (now_ns >= s->next_alignment_ns) {

@@ -54,6 +54,7 @@ struct source_partition {
 	int64_t last_due_ns;
 	int64_t pending_first_ns, pending_last_ns;
 	struct wm_progress_due due;
+	int64_t resumed_ns; /* alignment last let it read again; 0 */
 };
 
 /* A source subtask's own state (task_source.c). */
@@ -83,6 +84,7 @@ struct task_source {
 	 * due of a record it emitted (0 before the first). */
 	int64_t pending_first_ns, pending_last_ns;
 	int64_t last_due_ns;
+	int64_t resumed_ns; /* alignment last let it read again; 0 */
 	/* Whether the source can go on, as its health() op said after the
 	 * last run, or the task's own verdict on what the source did
 	 * (exit_code EX_SOFTWARE, t->why). */
