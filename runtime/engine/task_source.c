@@ -451,12 +451,13 @@ wm_task_stop_source(struct wm_task *t)
 
 /*
  * What the advice measures of a record of partition `local` due at
- * `now_ns` (metrics.h; in a real run the record's due time, not when the
- * process got to it, so that its lateness is no silence): the gap since the partition's last record, and its
- * disorder against the newest event time its generator had seen, the
- * partition's own or, with one generator per subtask, the subtask's
- * (before this record). Both go straight into the block's histograms, as
- * fire delays do: publishing copies nothing per partition.
+ * `now_ns` (metrics.h; in a real run when the record was due, not when
+ * the process got to it, so that its lateness is no silence): the gap
+ * since the partition's last record, and its disorder against the newest
+ * event time its generator had seen, the partition's own or, with one
+ * generator per subtask, the subtask's (before this record). Both go
+ * straight into the block's histograms, as fire delays do: publishing
+ * copies nothing per partition.
  */
 static void
 measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
