@@ -22,14 +22,15 @@
  *
  *   kind        payload                       arg
  *   RECORD      3 words                       32 bits
- *   WATERMARK   the watermark                 0
- *   STATUS      -                             enum wm_status
+ *   WATERMARK   the watermark, 2 words        0
+ *   STATUS      -, 2 words                    enum wm_status
  *   END         -                             enum wm_end_kind
  *   BARRIER     checkpoint id, timestamp      barrier options
  *
  * The transport gives a RECORD cell's words no meaning: they are opaque to
  * it, and the engine's codec (runtime/engine/codec.h) says which field of
- * a record each one holds. It checks only what it must to refuse a
+ * a record each one holds; so are the last two words of a WATERMARK or a
+ * STATUS (a real run's schedule of it, runtime/engine/task_out.c). It checks only what it must to refuse a
  * corrupt stream: kinds, and the arguments of the control frames.
  *
  * Every frame is one cell, so no frame ever straddles the end of the ring and

@@ -48,7 +48,7 @@
 
 #define WM_SHM_MAGIC 0x4745534e55524d57ull /* "WMRUNSEG" in memory */
 /* Bumped on any change to this header, frame.h or ring.h. */
-#define WM_LAYOUT_VERSION 4u
+#define WM_LAYOUT_VERSION 5u
 #define WM_SHM_PAGE 4096u
 
 struct wm_shm_header {

@@ -7,7 +7,6 @@
 
 #include "base/assert.h"
 #include "runtime/engine/progress.h"
-#include "runtime/metrics/noise.h"
 
 /* The tracker's books balance (progress.h): switches alternate, so while
  * the stream lasts there is one more to IDLE than to ACTIVE exactly when
@@ -51,6 +50,12 @@ wm_progress_follow_starvation(struct wm_progress *p, const int64_t *starved_ns)
 }
 
 void
+wm_progress_follow_due(struct wm_progress *p, const struct wm_progress_due *due)
+{
+	p->due = due;
+}
+
+void
 wm_progress_count_noise(struct wm_progress *p, double speed)
 {
 	WM_ASSERT(speed > 0); /* the topology refuses anything else */
@@ -71,22 +76,38 @@ start_still(struct wm_progress *p, int64_t now_ns)
 	p->starved_at_still_ns = starved_now(p);
 }
 
-/* The still stretch [still_since, now) ends: a stall if long enough. */
-static void
-close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
+/* When, by the schedule, the update at `now_ns` was due (`last`: the
+ * time the stretch after it begins, else the one before it ends): the
+ * schedule's `first` or `last` in a real run, now otherwise; never before
+ * `from_ns` (the stretch's start, or the end of the one before). */
+static int64_t
+due_at(const struct wm_progress *p, bool last, int64_t from_ns, int64_t now_ns)
 {
-	int64_t still = now_ns - p->still_since_ns;
+	int64_t t = now_ns;
+
+	if (p->noise_speed > 0 && p->due != NULL) {
+		int64_t d = last ? p->due->last_ns : p->due->first_ns;
+
+		if (d < t)
+			t = d;
+	}
+	return t < from_ns ? from_ns : t;
+}
+
+/* The still stretch [still_since, now) ends: a stall if long enough by
+ * the schedule (it ends at `end_ns`, when the update was due), noise if
+ * only by the time the process took to make it (progress.h). The caller
+ * starts the next stretch. */
+static void
+close_still(struct wm_progress *p, int64_t end_ns, int64_t now_ns,
+	    uint32_t cause)
+{
+	int64_t still = end_ns - p->still_since_ns;
+	int64_t late = now_ns - p->still_since_ns;
 	int64_t starved = starved_now(p) - p->starved_at_still_ns;
 
-	WM_ASSERT(still >= 0);
-	if (still <= p->threshold_ns) {
-		/* not a stall */
-	} else if (p->noise_speed > 0 &&
-		   wm_noise_stall(still, starved, p->noise_speed)) {
-		p->noise_stalls++;
-		p->noise_stalled_ns += still;
-		p->noise_starved_ns += starved;
-	} else {
+	WM_ASSERT(still >= 0 && late >= still);
+	if (still > p->threshold_ns) {
 		p->stalled_ns += still;
 		p->stalls++;
 		if (still > p->longest_stall_ns) {
@@ -94,8 +115,11 @@ close_still(struct wm_progress *p, int64_t now_ns, uint32_t cause)
 			p->longest_cause = cause;
 			p->longest_starved_ns = starved;
 		}
+	} else if (late > p->threshold_ns && p->noise_speed > 0) {
+		p->noise_stalls++;
+		p->noise_stalled_ns += late;
+		p->noise_starved_ns += starved;
 	}
-	start_still(p, now_ns);
 }
 
 /* The idle stretch [idle_since, now) ends. */
@@ -117,11 +141,16 @@ wm_progress_watermark(struct wm_progress *p, wm_ts_t w, int64_t now_ns,
 	 * (Flink sends ACTIVE first) but is for a partition's slot, whose
 	 * generator may advance before its status is re-read: the idle
 	 * stretch decides, nothing was stalled. */
-	if (!p->idle)
-		close_still(p, now_ns, cause);
+	if (!p->idle) {
+		int64_t first = due_at(p, false, p->still_since_ns, now_ns);
+
+		close_still(p, first, now_ns, cause);
+		start_still(p, due_at(p, true, first, now_ns));
+	}
 	if (w == WM_TS_MAX) {
 		if (p->idle) {
-			close_idle(p, now_ns);
+			close_idle(p,
+				   due_at(p, false, p->idle_since_ns, now_ns));
 			p->idle = false;
 		}
 		p->done = true;
@@ -136,12 +165,16 @@ wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
 	if (p->done || idle == p->idle)
 		return;
 	if (idle) {
-		close_still(p, now_ns, cause);
-		p->idle_since_ns = now_ns;
+		int64_t first = due_at(p, false, p->still_since_ns, now_ns);
+
+		close_still(p, first, now_ns, cause);
+		p->idle_since_ns = first;
 		p->to_idle++;
 	} else {
-		close_idle(p, now_ns);
-		start_still(p, now_ns);
+		int64_t first = due_at(p, false, p->idle_since_ns, now_ns);
+
+		close_idle(p, first);
+		start_still(p, due_at(p, true, first, now_ns));
 		p->to_active++;
 	}
 	p->idle = idle;
@@ -154,10 +187,11 @@ wm_progress_finish(struct wm_progress *p, int64_t now_ns)
 	if (p->done)
 		return;
 	if (p->idle) {
-		close_idle(p, now_ns);
+		close_idle(p, due_at(p, false, p->idle_since_ns, now_ns));
 		p->idle = false;
 	} else {
-		close_still(p, now_ns, WM_PROGRESS_NO_CAUSE);
+		close_still(p, due_at(p, false, p->still_since_ns, now_ns),
+			    now_ns, WM_PROGRESS_NO_CAUSE);
 	}
 	p->done = true;
 	check(p);
@@ -170,7 +204,16 @@ wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 	/* A reading is what finishing now would leave: a copy is closed as
 	 * the stream's end closes it (an open stall ended by nothing). */
 	struct wm_progress q = *p;
+	int64_t latest = p->idle ? p->idle_since_ns : p->still_since_ns;
 
+	/* ... and closed at its own time, not the schedule's: a real run's
+	 * reader took the process's lateness off `now_ns` already (which
+	 * may put it before the last update, taken by the schedule: it
+	 * reads as that). Elsewhere an earlier reading breaks the contract
+	 * (check()). */
+	q.due = NULL;
+	if (p->noise_speed > 0 && now_ns < latest)
+		now_ns = latest;
 	wm_progress_finish(&q, now_ns);
 	*out = (struct wm_progress_reading){
 		.watermark = p->watermark,

@@ -30,13 +30,25 @@
  *                 (wm_progress_follow_starvation(); real nanoseconds, not
  *                 processing time). A stall of a starved process is the
  *                 machine's doing, not the data's.
- *   noise         in a real run (wm_progress_count_noise()), a stall its
- *                 process's wait for a CPU explains to within the run's
- *                 scheduling noise (runtime/metrics/noise.h): the
- *                 scheduler's, not a finding. It is counted apart (how
- *                 many, how long, how much of it waiting for a CPU) and
- *                 in none of the stall figures above, the longest and
- *                 its cause included. --sim counts none.
+ *   due           in a real run, when what moved the watermark was due
+ *                 by the records' schedule (wm_progress_follow_due()): a
+ *                 source knows when each record was due, and a watermark
+ *                 frame carries that on downstream. A process that ran
+ *                 late (waiting for a CPU, or behind its schedule) moves
+ *                 the watermark later than the schedule allowed; that
+ *                 lateness is the process's, not a stall of the
+ *                 watermark. So a still stretch ends when the event that
+ *                 ended it was due (`first`), and the next begins when
+ *                 the last record it carried was due (`last`): a backlog
+ *                 emitted at once stands for the advances --sim makes one
+ *                 by one. Both lie between the stretch's start and now.
+ *   noise         in a real run (wm_progress_count_noise()), a still
+ *                 stretch longer than the threshold in real time but not
+ *                 by the schedule (above): the process's lateness made
+ *                 it look a stall. It is counted apart (how many, how
+ *                 long, how much of it waiting for a CPU) and in none of
+ *                 the stall figures above, the longest and its cause
+ *                 included. --sim counts none: its schedule is exact.
  *
  * A stretch still open at the time of a reading counts up to that time, so
  * a reading is what a user would see if the job ended then. Pure: time is
@@ -52,6 +64,14 @@
 #include "runtime/metrics/metrics.h"
 
 #define WM_PROGRESS_NO_CAUSE UINT32_MAX
+
+/* When the event at hand was due by the schedule (progress.h `due`):
+ * processing times, first <= last, both <= the time of the event. The
+ * caller keeps one per tracker and sets it before each update. */
+struct wm_progress_due {
+	int64_t first_ns;
+	int64_t last_ns;
+};
 
 struct wm_progress {
 	int64_t threshold_ns;
@@ -72,6 +92,8 @@ struct wm_progress {
 	const int64_t *starved;
 	int64_t starved_at_still_ns;
 	int64_t longest_starved_ns;
+	/* due: the caller's schedule of each update; NULL: now */
+	const struct wm_progress_due *due;
 	/* noise: the run's speed (0: no scheduler, no noise), and the
 	 * stalls within it */
 	double noise_speed;
@@ -114,9 +136,16 @@ void wm_progress_start_at(struct wm_progress *p, int64_t now_ns);
 void wm_progress_follow_starvation(struct wm_progress *p,
 				   const int64_t *starved_ns);
 
+/* Take when each update was due from `*due` (progress.h `due`), which the
+ * caller sets before every update; used only by a tracker that counts
+ * noise (a real run). */
+void wm_progress_follow_due(struct wm_progress *p,
+			    const struct wm_progress_due *due);
+
 /* The tracker's process runs on a real scheduler, its processing time
- * real time times `speed` (> 0): stalls within the scheduling noise
- * (noise.h) of their process's wait for a CPU are counted apart. */
+ * real time times `speed` (> 0): a still stretch that is a stall only by
+ * the process's lateness, not by the schedule (`due`), is counted apart
+ * as noise. */
 void wm_progress_count_noise(struct wm_progress *p, double speed);
 
 /* The watermark is now `w` at `now_ns` (ignored unless it advanced),
@@ -134,7 +163,9 @@ void wm_progress_status(struct wm_progress *p, bool idle, int64_t now_ns,
  * after. */
 void wm_progress_finish(struct wm_progress *p, int64_t now_ns);
 
-/* The figures as of `now_ns` (>= every time passed before). */
+/* The figures as of `now_ns` (>= every time passed before; in a real run,
+ * an earlier time, a reading less the process's lateness, reads as the
+ * latest time passed before). */
 void wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 		      struct wm_progress_reading *out);
 

@@ -138,6 +138,7 @@ wm_task_new(const struct wm_topology *topo, const struct wm_plan *plan,
 	t->cause = WM_PROGRESS_NO_CAUSE;
 	wm_progress_init(&t->output, wm_task_stall_threshold_ns(topo));
 	wm_progress_follow_starvation(&t->output, &t->cpu_wait_ns);
+	wm_progress_follow_due(&t->output, &t->due);
 	r = init_inputs(t);
 	if (r == 0)
 		r = wm_task_init_outputs(t);
@@ -210,6 +211,7 @@ wm_task_cpu_wait(struct wm_task *t, int64_t waited_ns)
 void
 wm_task_count_noise(struct wm_task *t, double speed)
 {
+	t->real = true;
 	wm_progress_count_noise(&t->output, speed);
 	if (t->source != NULL)
 		wm_task_source_count_noise(t, speed);
@@ -235,6 +237,17 @@ arriving(struct wm_task *t, uint32_t channel, int64_t now_ns)
 	return m;
 }
 
+/* A watermark or status frame carries when it was due by the schedule
+ * (task_out.c); 0: not known, now. */
+static void
+frame_due(struct wm_task *t, const struct wm_frame *f)
+{
+	int64_t first = (int64_t)f->payload[1], last = (int64_t)f->payload[2];
+
+	wm_task_due(t, first > 0 ? first : t->now_ns,
+		    last > 0 ? last : t->now_ns);
+}
+
 int
 wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
 	      int64_t now_ns)
@@ -250,11 +263,13 @@ wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
 		wm_task_received(t, m->input, 1);
 		return input_record(t, m->input, &r);
 	case WM_FRAME_WATERMARK:
+		frame_due(t, f);
 		wm_valve_input_watermark(t->valves[m->input], m->channel,
 					 (wm_ts_t)f->payload[0],
 					 &t->ports[m->input].output);
 		break;
 	case WM_FRAME_STATUS:
+		frame_due(t, f);
 		wm_valve_input_status(t->valves[m->input], m->channel,
 				      (enum wm_status)f->arg,
 				      &t->ports[m->input].output);
@@ -411,8 +426,10 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 	WM_METRIC_SET(m->records_out, t->counters.records_out);
 	WM_METRIC_SET(m->cpu_wait_ns, t->cpu_wait_ns);
 	WM_METRIC_SET(m->newest_event_time, t->newest_ts);
+	WM_METRIC_SET(m->late_max_ns, t->late_max_ns);
 	publish_channels(t);
-	wm_progress_publish(&t->output, now_ns, &m->output);
+	wm_progress_publish(&t->output, wm_task_reading_ns(t, now_ns),
+			    &m->output);
 	WM_METRIC_SET(m->held_by_now, holding_now(t));
 	if (t->source != NULL)
 		wm_task_publish_source(t, now_ns);

@@ -136,9 +136,10 @@ const char *wm_task_why(const struct wm_task *task);
  * scheduler. */
 void wm_task_cpu_wait(struct wm_task *task, int64_t waited_ns);
 
-/* The task runs on a real scheduler at [job] speed `speed`: every stall
- * of its watermarks that its process's wait for a CPU explains to within
- * the scheduling noise is counted apart (progress.h, noise.h). Call once,
+/* The task runs on a real scheduler at [job] speed `speed`: its
+ * watermarks' updates are taken when the records' schedule says (a
+ * source's own, or what a frame carries), and a still stretch that only
+ * its lateness made a stall is counted apart (progress.h). Call once,
  * before the first input; never under --sim. */
 void wm_task_count_noise(struct wm_task *task, double speed);
 

@@ -61,10 +61,13 @@ static void
 edges_watermark(struct wm_output *o, wm_ts_t w)
 {
 	struct wm_task *t = wm_container_of(o, struct wm_task, edges_out);
+	/* With when it was due, for the trackers downstream (task.c). */
 	struct wm_frame f = {.kind = WM_FRAME_WATERMARK,
-			     .payload = {(uint64_t)w}};
+			     .payload = {(uint64_t)w, (uint64_t)t->due.first_ns,
+					 (uint64_t)t->due.last_ns}};
 
-	wm_progress_watermark(&t->output, w, t->now_ns, t->cause);
+	wm_task_late(t, t->due.first_ns);
+	wm_progress_watermark(&t->output, w, wm_task_tracked_ns(t), t->cause);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		if (!wm_edge_watermark(&t->edges[e], w))
 			continue;
@@ -78,10 +81,14 @@ static void
 edges_status(struct wm_output *o, enum wm_status s)
 {
 	struct wm_task *t = wm_container_of(o, struct wm_task, edges_out);
-	struct wm_frame f = {.kind = WM_FRAME_STATUS, .arg = (uint32_t)s};
+	struct wm_frame f = {.kind = WM_FRAME_STATUS,
+			     .arg = (uint32_t)s,
+			     .payload = {0, (uint64_t)t->due.first_ns,
+					 (uint64_t)t->due.last_ns}};
 
-	wm_progress_status(&t->output, s == WM_STATUS_IDLE, t->now_ns,
-			   t->cause);
+	wm_task_late(t, t->due.first_ns);
+	wm_progress_status(&t->output, s == WM_STATUS_IDLE,
+			   wm_task_tracked_ns(t), t->cause);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		if (!wm_edge_status(&t->edges[e], s))
 			continue;

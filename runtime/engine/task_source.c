@@ -60,9 +60,12 @@ wm_task_source_adopt(struct wm_task *t)
 		memset(p, 0, sizeof(*p));
 		p->newest_ts = WM_TS_MIN;
 		p->last_ns = t->now_ns;
+		p->last_due_ns = t->now_ns;
+		p->pending_first_ns = p->pending_last_ns = INT64_MAX;
 		wm_progress_init(&p->progress,
 				 wm_task_stall_threshold_ns(t->topo));
 		wm_progress_follow_starvation(&p->progress, &t->cpu_wait_ns);
+		wm_progress_follow_due(&p->progress, &p->due);
 		if (t->now_ns != 0)
 			wm_progress_start_at(&p->progress, t->now_ns);
 		if (s->noise_speed > 0)
@@ -118,6 +121,7 @@ wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 		s->local_of[p] = UINT32_MAX; /* not (yet) this subtask's */
 	s->max_allowed = WM_TS_MAX;
 	s->next_alignment_ns = INT64_MAX;
+	s->pending_first_ns = s->pending_last_ns = INT64_MAX;
 	/* A run length in processing time ends every source's input then,
 	 * whatever its records: drained, as a bounded source ends. The
 	 * processing time [0, end) is read, as an event-time end is. */
@@ -185,10 +189,12 @@ set_waiting(struct wm_task *t, bool waiting)
 
 	if (waiting == s->waiting.paused)
 		return;
-	if (waiting)
+	if (waiting) {
 		wm_pausable_clock_pause(&s->waiting, t->now_ns);
-	else
+	} else {
 		wm_pausable_clock_resume(&s->waiting, t->now_ns);
+		s->resumed_ns = t->now_ns;
+	}
 	pause_clock(t);
 }
 
@@ -219,10 +225,12 @@ pause_partition(struct wm_task *t, uint32_t local, bool paused)
 	s->src->ops->pause(s->src, local, paused, t->now_ns);
 	wm_source_split_pause(&s->watermarks, s->split_of[s->parts[local]],
 			      paused, t->now_ns);
-	if (paused)
+	if (paused) {
 		wm_pausable_clock_pause(held, t->now_ns);
-	else
+	} else {
 		wm_pausable_clock_resume(held, t->now_ns);
+		s->part[local].resumed_ns = t->now_ns;
+	}
 }
 
 /* What this subtask reports now, if anything (alignment.h). */
@@ -330,9 +338,44 @@ wm_task_source_count_noise(struct wm_task *t, double speed)
 {
 	struct task_source *s = t->source;
 
+	t->real = true;
 	s->noise_speed = speed;
 	for (uint32_t i = 0; i < s->n_parts; i++)
 		wm_progress_count_noise(&s->part[i].progress, speed);
+}
+
+/* min(a + b, cap), saturating. */
+static int64_t
+due_after(int64_t a, int64_t b, int64_t cap)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		r = INT64_MAX;
+	return r < cap ? r : cap;
+}
+
+/*
+ * A real run's schedule of a stream's end (a partition's, or the
+ * subtask's input): with records no tick took yet (the first due at
+ * `pending_ns`; INT64_MAX: none), the watermark could have moved one
+ * interval after the first, and --sim moves it on to the end; else the
+ * end came where the subtask's schedule stands, its latest record's due
+ * (a partition silent to its end was silent until then). Never after
+ * now.
+ */
+static int64_t
+end_due(const struct wm_task *t, int64_t pending_ns)
+{
+	const struct task_source *s = t->source;
+	int64_t due = s->last_due_ns;
+
+	if (pending_ns != INT64_MAX)
+		due = due_after(
+			pending_ns,
+			wm_ms_to_ns(t->stage->u.source.strategy.interval_ms),
+			due);
+	return due < t->now_ns ? due : t->now_ns;
 }
 
 /*
@@ -356,6 +399,8 @@ retire_finished(struct wm_task *t)
 							     s->finished_parts);
 
 		pause_partition(t, i, false);
+		s->part[i].due.first_ns = s->part[i].due.last_ns =
+			end_due(t, s->part[i].pending_first_ns);
 		wm_progress_finish(&s->part[i].progress, t->now_ns);
 		/* Per subtask, a finished partition only stops sending
 		 * records to the one generator. */
@@ -405,12 +450,14 @@ wm_task_stop_source(struct wm_task *t)
 }
 
 /*
- * What the advice measures of a record of partition `local` emitted at
- * `now_ns` (metrics.h): the gap since the partition's last record, and its
- * disorder against the newest event time its generator had seen, the
- * partition's own or, with one generator per subtask, the subtask's
- * (before this record). Both go straight into the block's histograms, as
- * fire delays do: publishing copies nothing per partition.
+ * What the advice measures of a record of partition `local` due at
+ * `now_ns` (metrics.h; in a real run when the record was due, not when
+ * the process got to it, so that its lateness is no silence): the gap
+ * since the partition's last record, and its disorder against the newest
+ * event time its generator had seen, the partition's own or, with one
+ * generator per subtask, the subtask's (before this record). Both go
+ * straight into the block's histograms, as fire delays do: publishing
+ * copies nothing per partition.
  */
 static void
 measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
@@ -487,6 +534,41 @@ local_of_record(struct wm_task *t, const struct wm_record *rec)
  * on, run ticks and serve its other duties. A subtask waiting for
  * alignment reads nothing, nor one whose source broke.
  */
+/*
+ * A real run's schedule of a record of partition `local` due at `due_ns`
+ * (progress.h `due`): what its tracker and the output tracker take if
+ * the record moves their watermark or status (a punctuated watermark, a
+ * partition back from idle), and what the next tick takes (pending).
+ */
+static void
+record_due(struct wm_task *t, uint32_t local, int64_t due_ns)
+{
+	struct task_source *s = t->source;
+	struct source_partition *p = &s->part[local];
+
+	p->last_due_ns = due_ns;
+	if (due_ns > s->last_due_ns)
+		s->last_due_ns = due_ns;
+	p->due = (struct wm_progress_due){due_ns, due_ns};
+	if (p->pending_first_ns == INT64_MAX)
+		p->pending_first_ns = due_ns;
+	p->pending_last_ns = due_ns;
+	if (s->pending_first_ns == INT64_MAX)
+		s->pending_first_ns = due_ns;
+	s->pending_last_ns = due_ns;
+	wm_task_due(t, due_ns, due_ns);
+	wm_task_late(t, due_ns);
+}
+
+/*
+ * The records due by `now_ns`, each followed by its partition's
+ * generator (Flink emits the record, then calls onEvent); at most a burst
+ * per call, so that an unlimited-rate source lets its caller move time
+ * on, run ticks and serve its other duties. A subtask waiting for
+ * alignment reads nothing, nor one whose source broke. In a real run a
+ * record is taken as due when the source's schedule said (it may come
+ * later, the process being late); under --sim it comes then.
+ */
 static void
 emit_due(struct wm_task *t, int64_t now_ns)
 {
@@ -495,17 +577,29 @@ emit_due(struct wm_task *t, int64_t now_ns)
 
 	for (uint32_t n = 0;
 	     !s->waiting.paused && now_ns < s->end_ns &&
-	     n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0 &&
-	     wm_record_source_next(s->src, now_ns, &rec) == 1;
+	     n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0;
 	     n++) {
+		int64_t due =
+			t->real ? wm_record_source_next_due_ns(s->src) : now_ns;
+
+		if (wm_record_source_next(s->src, now_ns, &rec) != 1)
+			break;
 		uint32_t local = local_of_record(t, &rec);
 
 		if (local == UINT32_MAX)
 			return; /* not counted: the job stops */
-
+		/* Records alignment held back were due at their resume: the
+		 * wait was the schedule's, not the process's lateness. */
+		if (due < s->resumed_ns)
+			due = s->resumed_ns;
+		if (due < s->part[local].resumed_ns)
+			due = s->part[local].resumed_ns;
+		if (due > now_ns)
+			due = now_ns;
 		t->counters.records_in++;
 		s->part[local].records++;
-		measure_record(t, local, &rec, now_ns);
+		measure_record(t, local, &rec, due);
+		record_due(t, local, due);
 		if (rec.ts > t->newest_ts)
 			t->newest_ts = rec.ts;
 		t->cause = rec.partition; /* a punctuated watermark */
@@ -520,6 +614,55 @@ emit_due(struct wm_task *t, int64_t now_ns)
 	}
 }
 
+/*
+ * A real run's schedule of the tick at `now_ns` (progress.h `due`): a
+ * partition whose records came since the last tick could have moved its
+ * watermark one interval after the first of them was due, and the tick
+ * after its last stands for those --sim runs in between; one with no
+ * record could have gone idle its timeout after its last record. The
+ * output takes the schedule of the partition holding it (t->cause).
+ * Pending records are taken by this tick.
+ */
+static void
+tick_due(struct wm_task *t, int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	const struct wm_watermark_strategy *st = &t->stage->u.source.strategy;
+	int64_t interval = wm_ms_to_ns(st->interval_ms);
+	int64_t idle = st->with_idleness
+			       ? due_after(wm_ms_to_ns(st->idle_timeout_ms),
+					   interval, INT64_MAX)
+			       : 0;
+	struct wm_progress_due out = {now_ns, now_ns};
+
+	if (!t->real)
+		return;
+	for (uint32_t i = 0; i < s->n_parts; i++) {
+		struct source_partition *p = &s->part[i];
+
+		if (p->pending_first_ns != INT64_MAX) {
+			p->due.first_ns = due_after(p->pending_first_ns,
+						    interval, now_ns);
+			p->due.last_ns =
+				due_after(p->pending_last_ns, interval, now_ns);
+		} else {
+			p->due.first_ns = p->due.last_ns =
+				st->with_idleness ? due_after(p->last_due_ns,
+							      idle, now_ns)
+						  : now_ns;
+		}
+		p->pending_first_ns = p->pending_last_ns = INT64_MAX;
+		if (s->parts[i] == t->cause)
+			out = p->due;
+	}
+	if (s->per_subtask && s->pending_first_ns != INT64_MAX) {
+		out.first_ns = due_after(s->pending_first_ns, interval, now_ns);
+		out.last_ns = due_after(s->pending_last_ns, interval, now_ns);
+	}
+	s->pending_first_ns = s->pending_last_ns = INT64_MAX;
+	wm_task_due(t, out.first_ns, out.last_ns);
+}
+
 /* The periodic tick, if it is due. If it moves the subtask's watermark,
  * the partition at the minimum before it was the one holding it. */
 static void
@@ -529,11 +672,15 @@ tick_if_due(struct wm_task *t, int64_t now_ns)
 
 	if (s->per_subtask) {
 		/* No partition holds one generator back. */
+		if (now_ns >= wm_subtask_watermarks_next_tick(&s->subtask))
+			tick_due(t, now_ns);
 		wm_subtask_watermarks_poll(&s->subtask, now_ns);
 		return;
 	}
-	if (now_ns >= wm_source_watermarks_next_tick(&s->watermarks))
+	if (now_ns >= wm_source_watermarks_next_tick(&s->watermarks)) {
 		t->cause = wm_task_holding_partition(t);
+		tick_due(t, now_ns);
+	}
 	if (wm_source_watermarks_poll(&s->watermarks, now_ns))
 		for (uint32_t i = 0; i < s->n_parts; i++)
 			watch_partition(t, i);
@@ -548,6 +695,10 @@ end_of_input(struct wm_task *t)
 	struct task_source *s = t->source;
 	struct wm_frame end = {.kind = WM_FRAME_END, .arg = WM_END_DRAIN};
 
+	int64_t due = s->end_ns <= t->now_ns ? s->end_ns
+					     : end_due(t, s->pending_first_ns);
+
+	wm_task_due(t, due, due);
 	if (s->per_subtask)
 		wm_subtask_watermarks_end_of_input(&s->subtask, t->now_ns);
 	else
@@ -627,8 +778,11 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
+		/* A subtask restarted after a crash starts its schedule at
+		 * its restart too. */
 		for (uint32_t i = 0; i < s->n_parts; i++)
-			s->part[i].last_ns = now_ns;
+			s->part[i].last_ns = s->part[i].last_due_ns = now_ns;
+		s->last_due_ns = now_ns;
 		s->started = true;
 	}
 	if (now_ns >= s->next_alignment_ns) {
@@ -808,7 +962,9 @@ publish_silence(const struct task_source *s, uint32_t i, int64_t now_ns,
 		struct wm_partition_metrics *pm)
 {
 	const struct source_partition *p = &s->part[i];
-	int64_t open_ms = s->started ? (now_ns - p->last_ns) / 1000000 : 0;
+	int64_t open_ms = s->started && now_ns > p->last_ns
+				  ? (now_ns - p->last_ns) / 1000000
+				  : 0;
 
 	WM_METRIC_SET(pm->gap_max_ms,
 		      open_ms > p->gap_max_ms ? open_ms : p->gap_max_ms);
@@ -820,6 +976,7 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 {
 	const struct task_source *s = t->source;
 	struct wm_subtask_metrics *m = t->metrics;
+	int64_t reading_ns = wm_task_reading_ns(t, now_ns);
 
 	WM_METRIC_SET(m->bad_records_skipped, s->bad_records);
 	WM_METRIC_SET(m->n_partitions, s->n_parts);
@@ -834,9 +991,9 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 		WM_METRIC_SET(pm->records, s->part[i].records);
 		WM_METRIC_SET(pm->alignment_paused_ns,
 			      time_stopped(&s->part[i].held, now_ns));
-		wm_progress_publish(&s->part[i].progress, now_ns,
+		wm_progress_publish(&s->part[i].progress, reading_ns,
 				    &pm->progress);
-		publish_silence(s, i, now_ns, pm);
+		publish_silence(s, i, reading_ns, pm);
 	}
 	WM_METRIC_SET(m->source_outages, s->health.outages);
 	WM_METRIC_SET(m->source_outage_ns, s->health.outage_ns);

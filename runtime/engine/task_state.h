@@ -47,6 +47,14 @@ struct source_partition {
 	int64_t gap_max_ms;
 	wm_ts_t newest_ts;
 	int64_t disorder_max_ms;
+	/* A real run's schedule (progress.h `due`): when its last record was
+	 * due (the subtask's start before the first), the first and the last
+	 * due of the records emitted since the last tick (INT64_MAX: none),
+	 * and when its tracker's update at hand was due. */
+	int64_t last_due_ns;
+	int64_t pending_first_ns, pending_last_ns;
+	struct wm_progress_due due;
+	int64_t resumed_ns; /* alignment last let it read again; 0 */
 };
 
 /* A source subtask's own state (task_source.c). */
@@ -71,6 +79,12 @@ struct task_source {
 	/* wm_task_count_noise()'s speed, for partitions adopted later; 0:
 	 * not counted. */
 	double noise_speed;
+	/* With one generator per subtask, the first and the last due of the
+	 * records emitted since the last tick (INT64_MAX: none); the latest
+	 * due of a record it emitted (0 before the first). */
+	int64_t pending_first_ns, pending_last_ns;
+	int64_t last_due_ns;
+	int64_t resumed_ns; /* alignment last let it read again; 0 */
 	/* Whether the source can go on, as its health() op said after the
 	 * last run, or the task's own verdict on what the source did
 	 * (exit_code EX_SOFTWARE, t->why). */
@@ -132,6 +146,17 @@ struct wm_task {
 	struct wm_subtask_metrics *metrics;
 	struct wm_progress output; /* the subtask's output watermark */
 	uint32_t cause; /* input channel of the frame at hand, or NO_CAUSE */
+	/* A real run (wm_task_count_noise()): when the watermark or status
+	 * at hand was due by the records' schedule (progress.h `due`), which
+	 * its frames carry on; how late the process is on it now (the
+	 * processing time since the event at hand was due), the most it
+	 * ever was, and when a reading's open stretches end: now less the
+	 * present lateness. */
+	bool real;
+	struct wm_progress_due due;
+	int64_t tracked_ns;
+	int64_t late_ns;
+	int64_t late_max_ns;
 
 	/* inputs */
 	uint32_t n_channels;
@@ -223,6 +248,58 @@ int wm_task_channel_ended(struct wm_task *t, uint32_t channel, int64_t now_ns);
 /* Records taken from input `input`, counted as they are taken (after the
  * upstream counted them sent, before this task's own sends): on every
  * edge received <= sent, whenever the figures are read (metrics.h). */
+/* A real run: the event at hand was due at `first` and `last` (progress.h
+ * `due`), which the output tracker and the frames it sends take. A frame
+ * may say it was due after the task's reading of its clock (read once for
+ * a batch of frames, before the upstream made the last ones): the output
+ * tracker's time moves on to it. Nothing under --sim. */
+static inline void
+wm_task_due(struct wm_task *t, int64_t first_ns, int64_t last_ns)
+{
+	if (!t->real)
+		return;
+	if (last_ns < first_ns)
+		last_ns = first_ns;
+	t->due = (struct wm_progress_due){first_ns, last_ns};
+	if (t->tracked_ns < t->now_ns)
+		t->tracked_ns = t->now_ns;
+	if (t->tracked_ns < last_ns)
+		t->tracked_ns = last_ns;
+}
+
+/* The time the output tracker takes an update at: the task's, or in a
+ * real run the latest a frame's schedule showed (wm_task_due()). */
+static inline int64_t
+wm_task_tracked_ns(const struct wm_task *t)
+{
+	return t->real && t->tracked_ns > t->now_ns ? t->tracked_ns : t->now_ns;
+}
+
+/* A real run: what the process did at t->now_ns was due at `due_ns`: it
+ * is that late (a record it emitted, a watermark or status it moved). */
+static inline void
+wm_task_late(struct wm_task *t, int64_t due_ns)
+{
+	if (!t->real)
+		return;
+	t->late_ns = due_ns < t->now_ns ? t->now_ns - due_ns : 0;
+	if (t->late_ns > t->late_max_ns)
+		t->late_max_ns = t->late_ns;
+}
+
+/* When a reading at `now_ns` closes open stretches: now less the
+ * process's lateness in a real run (progress.h: a reading is clamped to
+ * what came before). */
+static inline int64_t
+wm_task_reading_ns(const struct wm_task *t, int64_t now_ns)
+{
+	if (!t->real)
+		return now_ns;
+	if (now_ns < t->tracked_ns)
+		now_ns = t->tracked_ns;
+	return now_ns - t->late_ns;
+}
+
 static inline void
 wm_task_received(struct wm_task *t, uint32_t input, int64_t n)
 {

@@ -55,7 +55,7 @@ struct wm_watermark_metrics {
 	_Atomic uint64_t to_idle, to_active;
 	/* Real time the process waited for a CPU during the longest stall. */
 	_Atomic int64_t longest_starved_ns;
-	/* Stalls within a real run's scheduling noise (noise.h), in none of
+	/* Stalls within a real run's scheduling noise (progress.h), in none of
 	 * the figures above, and their real time waiting for a CPU. */
 	_Atomic uint64_t noise_stalls;
 	_Atomic int64_t noise_stalled_ns;
@@ -140,6 +140,10 @@ struct wm_subtask_metrics {
 	/* Real time its process waited for a CPU (runnable, not running),
 	 * as the worker last read it; 0 under --sim. */
 	_Atomic int64_t cpu_wait_ns;
+	/* A real run: the most processing time it ever was behind the
+	 * records' schedule on what moved its watermarks (task_state.h);
+	 * 0 under --sim. */
+	_Atomic int64_t late_max_ns;
 	/* The subtask's output watermark and status (currentOutputWatermark;
 	 * for a window subtask also what fires its windows). */
 	struct wm_watermark_metrics output;

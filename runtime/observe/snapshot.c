@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/metrics/noise.h"
 #include "runtime/observe/snapshot.h"
 
 /* Room for one snapshot of `plan`: the subtasks, then every subtask's
@@ -243,12 +242,7 @@ wm_snapshot_take(const struct wm_plan *plan, const void *blocks, size_t stride,
 	snap->seq = prev != NULL ? prev->seq + 1 : 0;
 	snap->real_ns = real_ns;
 	snap->processing_ns = processing_ns;
-	snap->noise_ns = INT64_MAX;
-	if (prev != NULL && real_ns > prev->real_ns &&
-	    processing_ns > prev->processing_ns)
-		snap->noise_ns = wm_noise_ns(
-			(double)(processing_ns - prev->processing_ns) /
-			(double)(real_ns - prev->real_ns));
+	snap->noise_ns = prev != NULL ? 0 : INT64_MAX;
 	snap->n_subtasks = plan->n_subtasks;
 	snap->subtasks = (struct wm_snap_subtask *)(snap + 1);
 	room = (char *)(snap->subtasks + plan->n_subtasks);
@@ -270,6 +264,10 @@ wm_snapshot_take(const struct wm_plan *plan, const void *blocks, size_t stride,
 		room += plan->subtasks[id].n_partitions *
 			sizeof(struct wm_snap_partition);
 		read_subtask(s, plan, id, m, prev, snap);
+		/* The noise as the run measured it so far (metrics.h). */
+		if (prev != NULL &&
+		    WM_METRIC_GET(m->late_max_ns) > snap->noise_ns)
+			snap->noise_ns = WM_METRIC_GET(m->late_max_ns);
 	}
 	return snap;
 }

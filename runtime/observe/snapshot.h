@@ -108,9 +108,10 @@ struct wm_snapshot {
 	uint64_t seq;	       /* 0 for the first of a job */
 	int64_t real_ns;       /* the reading's monotonic clock */
 	int64_t processing_ns; /* the job's processing time then */
-	/* The processing time within the scheduling noise of the job
-	 * (runtime/metrics/noise.h) at the speed the two readings show;
-	 * INT64_MAX for a first reading, which knows no speed. */
+	/* The job's scheduling noise as it measured it so far: the most
+	 * processing time a subtask fell behind the records' schedule
+	 * (metrics.h late_max_ns); INT64_MAX for a first reading, which
+	 * judges nothing. */
 	int64_t noise_ns;
 	uint32_t n_subtasks; /* as the plan's ids */
 	struct wm_snap_subtask *subtasks;

@@ -42,7 +42,7 @@ struct wm_view *wm_view_new(const struct wm_topology *topo,
 			    int64_t status_every_ns);
 void wm_view_free(struct wm_view *view);
 
-/* A real run's scheduling noise at its speed (runtime/metrics/noise.h):
+/* A real run's scheduling noise at its speed (runtime/observe/snapshot.h noise_ns):
  * named in the head line, and no watermark held for less is news. */
 void wm_view_set_noise(struct wm_view *view, int64_t noise_ns);
 

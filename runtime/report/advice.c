@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "runtime/conf/units.h"
-#include "runtime/metrics/noise.h"
 #include "runtime/report/advice.h"
 
 #define MS 1000000 /* ns */
@@ -590,7 +589,7 @@ wm_advice_build(const struct wm_topology *t, const struct wm_job_report *rep,
 	int64_t long_ms =
 		(int64_t)((double)rep->end_ns / MS * WM_ADVICE_LONG_SHARE);
 	/* A real run's stalls within its scheduling noise say nothing. */
-	int64_t noise_ms = rep->sim ? 0 : wm_noise_ns(t->job.speed) / MS;
+	int64_t noise_ms = wm_report_noise_ns(rep) / MS;
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));

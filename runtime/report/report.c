@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "runtime/conf/units.h"
-#include "runtime/metrics/noise.h"
 #include "runtime/report/advice.h"
 #include "runtime/report/report.h"
 
@@ -77,6 +77,7 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	s->results = WM_METRIC_GET(m->results);
 	s->alignment_waiting_ns = WM_METRIC_GET(m->alignment_waiting_ns);
 	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
+	s->late_max_ns = WM_METRIC_GET(m->late_max_ns);
 	read_progress(&m->output, &s->wm);
 	for (unsigned b = 0; b < WM_HISTOGRAM_BUCKETS; b++) {
 		s->disorder[b] = WM_METRIC_GET(m->disorder[b]);
@@ -379,6 +380,17 @@ wm_report_records_per_s(const struct wm_job_report *rep)
 	return ns > 0 ? (double)rep->records_read * 1e9 / (double)ns : 0.0;
 }
 
+int64_t
+wm_report_noise_ns(const struct wm_job_report *rep)
+{
+	int64_t noise = 0;
+
+	for (uint32_t i = 0; !rep->sim && i < rep->n_subtasks; i++)
+		if (rep->subtasks[i].late_max_ns > noise)
+			noise = rep->subtasks[i].late_max_ns;
+	return noise;
+}
+
 /* What held subtask s's longest stall, named: "events/2" (an upstream
  * subtask) or "events-13" (a partition of a source); false if unknown. */
 static bool
@@ -591,25 +603,28 @@ print_partitions(FILE *f, const struct wm_topology *t,
 	free(sorted);
 }
 
-/* A real run's scheduling noise at its speed (noise.h), and the stalls
- * within it: the scheduler's, left out of the stalls below, most of them
- * the time a worker waited for a CPU (a starved worker), the rest too
- * short for the run's clock to tell from noise. What is left below is
- * silence (idle time), back-pressure or the data. */
+/* A real run's scheduling noise as it measured it (wm_report_noise_ns()),
+ * and the still stretches that only its lateness made look stalls: the
+ * scheduler's, left out of the stalls below, with the time their
+ * processes waited for a CPU. What is left below is silence (idle time),
+ * back-pressure or the data. */
 static void
 print_noise(FILE *f, const struct wm_topology *t,
 	    const struct wm_job_report *rep)
 {
 	uint64_t stalls;
 	int64_t stalled_ns, starved_ns;
+	int64_t noise_ns = wm_report_noise_ns(rep);
 	char a[32], b[32], c[32];
 
 	noise_total(rep, &stalls, &stalled_ns, &starved_ns);
-	fprintf(f, "  scheduling noise        %s at speed %g (%s of real time)",
-		wm_units_format_duration(wm_noise_ns(t->job.speed), a,
-					 sizeof(a)),
-		t->job.speed,
-		wm_units_format_duration(WM_NOISE_REAL_NS, b, sizeof(b)));
+	fprintf(f,
+		"  scheduling noise        %s at speed %g (%s of real time), "
+		"the most it fell behind its schedule",
+		wm_units_format_duration(noise_ns, a, sizeof(a)), t->job.speed,
+		wm_units_format_duration(
+			wm_scale_ns(noise_ns, 1.0 / t->job.speed), b,
+			sizeof(b)));
 	if (stalls == 0)
 		fprintf(f, ": no stall within it\n");
 	else
@@ -619,6 +634,39 @@ print_noise(FILE *f, const struct wm_topology *t,
 			stalls, stalls == 1 ? "" : "s",
 			wm_units_format_duration(stalled_ns, b, sizeof(b)),
 			wm_units_format_duration(starved_ns, c, sizeof(c)));
+}
+
+/*
+ * The one line at the top of a real run's summary that could not keep its
+ * schedule: it fell behind by more than the stall threshold, so that its
+ * lateness alone would have looked like stalls. The figures below leave
+ * that lateness out (runtime/engine/progress.h `due`): a stall or a
+ * silence is one of the records' schedule, not of this run's machine.
+ */
+static void
+print_behind(FILE *f, const struct wm_topology *t,
+	     const struct wm_job_report *rep)
+{
+	int64_t noise_ns = wm_report_noise_ns(rep);
+	int64_t waited_ns = 0;
+	char a[32], b[32];
+
+	if (rep->sim || noise_ns <= wm_ms_to_ns(t->job.stall_threshold_ms))
+		return;
+	for (uint32_t i = 0; i < rep->n_subtasks; i++)
+		waited_ns += rep->subtasks[i].cpu_wait_ns;
+	fprintf(f,
+		"  behind its schedule     by up to %s (%s of real time; its "
+		"processes waited for a CPU %.0f %% of their time): not "
+		"counted as stalls\n",
+		wm_units_format_duration(noise_ns, a, sizeof(a)),
+		wm_units_format_duration(
+			wm_scale_ns(noise_ns, 1.0 / t->job.speed), b,
+			sizeof(b)),
+		rep->wall_ns > 0 && rep->n_subtasks > 0
+			? 100.0 * (double)waited_ns /
+				  ((double)rep->wall_ns * rep->n_subtasks)
+			: 0.0);
 }
 
 /* Records that left a stage and did not reach the next: what a stop or a
@@ -868,7 +916,12 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 
 	fprintf(f,
 		"wmrun: job \"%s\" %s after %" PRId64
-		" ms of processing time (%s)\n"
+		" ms of processing time (%s)\n",
+		t->job.name ? t->job.name : "unnamed", outcome(rep),
+		rep->end_ns / 1000000,
+		wm_units_format_duration(rep->end_ns, a, sizeof(a)));
+	print_behind(f, t, rep);
+	fprintf(f,
 		"  records read            %" PRIu64 "\n"
 		"  into windows            %" PRIu64 "\n"
 		"  late, dropped           %" PRIu64 "\n"
@@ -880,9 +933,6 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		"  window fire delay (ms)  p50 %" PRId64 ", p99 %" PRId64
 		", max %" PRId64 "\n"
 		"  every record accounted  %s\n",
-		t->job.name ? t->job.name : "unnamed", outcome(rep),
-		rep->end_ns / 1000000,
-		wm_units_format_duration(rep->end_ns, a, sizeof(a)),
 		rep->records_read, rep->records_windowed, rep->late_dropped,
 		rep->late_side_output, rep->other_dropped, rep->windows_fired,
 		rep->windows_fired_late, rep->results_written,
@@ -1002,8 +1052,10 @@ json_subtask(FILE *f, const struct wm_topology *t,
 			s->alignment_waiting_ns / 1000000);
 	/* Real runs only: --sim's summary stays byte-identical. */
 	if (!rep->sim)
-		fprintf(f, "\"cpu_wait_ms\":%" PRId64 ",",
-			s->cpu_wait_ns / 1000000);
+		fprintf(f,
+			"\"cpu_wait_ms\":%" PRId64 ",\"late_max_ms\":%" PRId64
+			",",
+			s->cpu_wait_ns / 1000000, s->late_max_ns / 1000000);
 	/* Only a source fed from outside has any (metrics.h). */
 	if (s->source_outages > 0 || s->source_unreachable ||
 	    s->source_exit_code != 0) {
@@ -1304,7 +1356,7 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 			",\"noise_stalled_ms\":%" PRId64
 			",\"noise_cpu_wait_ms\":%" PRId64,
 			rep->wall_ns / 1000000,
-			wm_noise_ns(t->job.speed) / 1000000, stalls,
+			wm_report_noise_ns(rep) / 1000000, stalls,
 			stalled_ns / 1000000, starved_ns / 1000000);
 	}
 	fprintf(f, ",\"records_per_s\":%.1f,\"all_records_accounted\":%s",

@@ -33,13 +33,19 @@
  *                           what holds it now if it is stalled
  *                           (held_by_now): an upstream subtask
  *                           "stage/index" or a partition "stage-id"
- *   scheduling noise        real runs: the stall length within the run's
- *                           scheduling noise at its speed (noise.h), and
- *                           the stalls within it, the scheduler's, which
- *                           are counted apart and in no other stall
- *                           figure (noise_stalls, noise_stalled_ms and
+ *   scheduling noise        real runs: the most processing time a
+ *                           subtask fell behind the records' schedule on
+ *                           what moved its watermarks, as this run
+ *                           measured it (scheduling_noise_ms,
+ *                           late_max_ms per subtask), and the still
+ *                           stretches that only this lateness made look
+ *                           stalls (runtime/engine/progress.h), counted
+ *                           apart and in no other stall figure
+ *                           (noise_stalls, noise_stalled_ms and
  *                           noise_cpu_wait_ms per subtask, per partition
- *                           and in all)
+ *                           and in all). A run that fell behind by more
+ *                           than the stall threshold says so in one line
+ *                           at the top of the summary
  *   outcome                 finished, stopped (by a signal: figures as of
  *                           then) or failed (a worker or an output failed:
  *                           figures as last published); wall_time_ms in
@@ -115,6 +121,9 @@ struct wm_subtask_report {
 	uint64_t max_rss_kib;
 	int64_t alignment_waiting_ns; /* read nothing: watermark alignment */
 	int64_t cpu_wait_ns; /* real time runnable, not running (real runs) */
+	/* The most processing time it was behind the records' schedule on
+	 * what moved its watermarks (metrics.h; real runs). */
+	int64_t late_max_ns;
 	/* What ended the longest stall, the one that held the watermark:
 	 * for an operator the upstream subtask (plan id) whose input did,
 	 * for a source the partition (id) at the multiplexer's minimum;
@@ -285,6 +294,11 @@ bool wm_report_accounted(const struct wm_job_report *rep);
 /* records_per_s: records read per second of wall-clock time (real runs)
  * or of simulated time (--sim); 0 for a job that took no time. */
 double wm_report_records_per_s(const struct wm_job_report *rep);
+
+/* A real run's scheduling noise as the run measured it: the most
+ * processing time any subtask fell behind the records' schedule
+ * (late_max_ns); 0 under --sim, whose schedule is exact. */
+int64_t wm_report_noise_ns(const struct wm_job_report *rep);
 
 /* The summary for people (what wmrun prints at the end), and as one JSON
  * object (--summary FILE). */

@@ -31,7 +31,6 @@
 #include "runtime/io/log.h"
 #include "runtime/io/outfile.h"
 #include "runtime/io/schedstat.h"
-#include "runtime/metrics/noise.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/observe/prometheus.h"
 #include "runtime/observe/snapshot.h"
@@ -364,6 +363,9 @@ show(struct observer *ob, uint64_t *shown)
 	urcu_bp_read_lock();
 	p = rcu_dereference(ob->current);
 	if (p != NULL && p->snap->seq + 1 != *shown) {
+		/* The noise as the run measured it so far. */
+		if (p->snap->noise_ns != INT64_MAX)
+			wm_view_set_noise(ob->view, p->snap->noise_ns);
 		if (ob->o->live == WM_LIVE_SCREEN) {
 			struct winsize ws;
 
@@ -512,7 +514,6 @@ observe(struct observer *ob)
 				       ob->o->status_ns);
 		if (ob->view == NULL)
 			return EX_OSERR;
-		wm_view_set_noise(ob->view, wm_noise_ns(ob->topo->job.speed));
 	}
 	if (ob->handoff != NULL) {
 		ob->alerts = wm_alerts_new(ob->topo, ob->plan);

@@ -1138,8 +1138,8 @@ wm_worker_run(const struct wm_worker_args *a)
 					  wm_shm_header(&w.seg)->metrics_stride)
 				: 0;
 
-		/* Real processes on a real scheduler: stalls its noise
-		 * explains are no findings (noise.h). */
+		/* Real processes on a real scheduler: stalls that only
+		 * their lateness made are no findings (progress.h). */
 		if (r == 0 && w.task != NULL)
 			wm_task_count_noise(w.task, w.speed);
 		if (r != 0) {

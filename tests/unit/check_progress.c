@@ -11,7 +11,6 @@
 #include <stdlib.h>
 
 #include "runtime/engine/progress.h"
-#include "runtime/metrics/noise.h"
 #include "tests/unit/check_main.h"
 
 #define S 1000000000LL /* one second in ns */
@@ -193,58 +192,80 @@ START_TEST(test_the_longest_stall_says_how_starved_it_was)
 }
 END_TEST
 
-/* At speed 2000 a worker that waited 150 ms for a CPU saw 300 s of
- * processing time go by: a stall its wait explains to within the noise
- * (4 ms of real time, 8 s of processing time) is the scheduler's, counted
- * apart, in none of the stall figures; one it does not explain is a stall
- * as ever, and so is every stall of a tracker that counts no noise
- * (--sim). */
-START_TEST(test_stalls_a_cpu_wait_explains_are_counted_apart)
+/* A real run's tracker closes a still stretch when the update that ended
+ * it was due by the records' schedule, not when its late process made it
+ * (progress.h `due`): a process 300 s late on a watermark that --sim
+ * moves every second stalls nothing, and the stretch is noise, counted
+ * apart; a silence of 30 s in the schedule is a stall as long whatever
+ * the process's lateness; a backlog emitted at once starts the next
+ * stretch at its last record's due. A tracker that counts no noise
+ * (--sim) takes every update at its time, as ever. */
+START_TEST(test_a_real_run_takes_updates_when_they_were_due)
 {
 	struct wm_progress p, sim;
+	struct wm_progress_due due = {0, 0};
 	int64_t waited = 0;
 
 	wm_progress_init(&p, 10 * S);
 	wm_progress_follow_starvation(&p, &waited);
+	wm_progress_follow_due(&p, &due);
 	wm_progress_count_noise(&p, 2000);
 	wm_progress_init(&sim, 10 * S);
-	wm_progress_follow_starvation(&sim, &waited);
+	wm_progress_follow_due(&sim, &due);
+	due = (struct wm_progress_due){1 * S, 1 * S};
 	wm_progress_watermark(&p, 1000, 1 * S, 0);
 	wm_progress_watermark(&sim, 1000, 1 * S, 0);
-	waited += 150000000; /* 150 ms of real time: 300 s at speed 2000 */
-	wm_progress_watermark(&p, 2000, 304 * S, 1); /* 303 s still */
-	wm_progress_watermark(&sim, 2000, 304 * S, 1);
-	wm_progress_watermark(&p, 3000, 334 * S, 2); /* 30 s, no wait */
-	wm_progress_watermark(&p, 4000, 343 * S, 3); /* 9 s: no stall */
-	struct wm_progress_reading r = read_at(&p, 343 * S);
+	/* 300 s late: records due at 2 s to 302 s came out at 303 s. */
+	waited += 150000000;
+	due = (struct wm_progress_due){2 * S, 302 * S};
+	wm_progress_watermark(&p, 2000, 303 * S, 1);
+	wm_progress_watermark(&sim, 2000, 303 * S, 1);
+	/* a silence of 30 s by the schedule, the update 5 s late */
+	due = (struct wm_progress_due){332 * S, 332 * S};
+	wm_progress_watermark(&p, 3000, 337 * S, 2);
+	due = (struct wm_progress_due){341 * S, 341 * S};
+	wm_progress_watermark(&p, 4000, 341 * S, 3); /* 9 s: no stall */
+	struct wm_progress_reading r = read_at(&p, 341 * S);
 
 	ck_assert_uint_eq(r.noise_stalls, 1);
-	ck_assert_int_eq(r.noise_stalled_ns, 303 * S);
+	ck_assert_int_eq(r.noise_stalled_ns, 302 * S);
 	ck_assert_int_eq(r.noise_starved_ns, 150000000);
 	ck_assert_uint_eq(r.stalls, 1);
 	ck_assert_int_eq(r.stalled_ns, 30 * S);
 	ck_assert_int_eq(r.longest_stall_ns, 30 * S);
 	ck_assert_uint_eq(r.longest_cause, 2);
 	ck_assert_int_eq(r.longest_starved_ns, 0);
-	r = read_at(&sim, 304 * S);
+	/* A reading less the lateness, before the last update, reads as
+	 * of it: nothing open. */
+	r = read_at(&p, 340 * S);
+	ck_assert(!r.stalled_now);
+	r = read_at(&sim, 303 * S);
 	ck_assert_uint_eq(r.noise_stalls, 0);
 	ck_assert_uint_eq(r.stalls, 1);
-	ck_assert_int_eq(r.longest_stall_ns, 303 * S);
+	ck_assert_int_eq(r.longest_stall_ns, 302 * S);
 }
 END_TEST
 
-/* The noise bound (noise.h): 4 ms of real time times the speed, beyond
- * what the wait explains. */
-START_TEST(test_noise_is_four_real_milliseconds_at_the_speed)
+/* A real run's idle switch is due when the schedule says: the stretch
+ * before it ends then, and the idle one begins then. */
+START_TEST(test_a_late_idle_switch_is_no_stall)
 {
-	ck_assert_int_eq(wm_noise_ns(1), 4000000);
-	ck_assert_int_eq(wm_noise_ns(2000), 8 * S);
-	ck_assert(wm_noise_stall(8 * S, 0, 2000));
-	ck_assert(!wm_noise_stall(8 * S + 1, 0, 2000));
-	ck_assert(wm_noise_stall(308 * S, 150000000, 2000));
-	ck_assert(!wm_noise_stall(309 * S, 150000000, 2000));
-	ck_assert(wm_noise_stall(S, 2 * S, 1)); /* waited longer */
-	ck_assert_int_eq(wm_noise_ns(1e300), INT64_MAX);
+	struct wm_progress p;
+	struct wm_progress_due due = {0, 0};
+
+	wm_progress_init(&p, 10 * S);
+	wm_progress_follow_due(&p, &due);
+	wm_progress_count_noise(&p, 2000);
+	due = (struct wm_progress_due){8 * S, 8 * S};
+	wm_progress_status(&p, true, 20 * S, 0); /* found 12 s late */
+	due = (struct wm_progress_due){30 * S, 30 * S};
+	wm_progress_status(&p, false, 31 * S, 0);
+	struct wm_progress_reading r = read_at(&p, 31 * S);
+
+	ck_assert_uint_eq(r.stalls, 0);
+	ck_assert_uint_eq(r.noise_stalls, 1);
+	ck_assert_int_eq(r.idle_ns, 22 * S);
+	ck_assert_int_eq(r.since_ns, 30 * S);
 }
 END_TEST
 
@@ -294,8 +315,8 @@ progress_suite(void)
 	tcase_add_test(t, test_nothing_counts_after_max);
 	tcase_add_test(t, test_the_longest_stall_names_what_ended_it);
 	tcase_add_test(t, test_the_longest_stall_says_how_starved_it_was);
-	tcase_add_test(t, test_stalls_a_cpu_wait_explains_are_counted_apart);
-	tcase_add_test(t, test_noise_is_four_real_milliseconds_at_the_speed);
+	tcase_add_test(t, test_a_real_run_takes_updates_when_they_were_due);
+	tcase_add_test(t, test_a_late_idle_switch_is_no_stall);
 	tcase_add_test(t, test_a_reading_says_when_the_present_state_began);
 #ifdef WM_ASSERT_ENABLED
 	tcase_add_test_raise_signal(
