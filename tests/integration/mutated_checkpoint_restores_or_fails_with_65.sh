@@ -43,47 +43,6 @@ parallelism = 2
 path = $scratch/out.csv
 CONF
 
-# mutate DIR SEED -- change one subtask's blob of checkpoint DIR at
-# random (SEED), then make its checksum and the manifest's match again;
-# prints what it changed.
-mutate() {
-	python3 - "$1" "$2" <<'PY' || fail "could not mutate $1"
-import os, random, struct, sys
-d, seed = sys.argv[1], int(sys.argv[2])
-rnd = random.Random(seed)
-# The subtasks' snapshots; the last blob is the file committer's.
-blobs = sorted((n for n in os.listdir(d) if n.startswith("subtask-")),
-               key=lambda n: int(n[len("subtask-"):]))
-name = rnd.choice(blobs[:-1])
-blob = bytearray(open(d + "/" + name, "rb").read())
-kind = rnd.randrange(6)
-at = rnd.randrange(max(len(blob), 1))
-if kind == 0:        # a few bytes flipped
-    for _ in range(rnd.randint(1, 4)):
-        i = rnd.randrange(len(blob))
-        blob[i] ^= 1 << rnd.randrange(8)
-elif kind == 1:      # cut short
-    del blob[at:]
-elif kind == 2:      # grown
-    blob[at:at] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 16)))
-elif kind == 3:      # a u64 (a count, a length, a time) overwritten
-    v = rnd.choice([0, 1, 2**63 - 1, 2**63, 2**64 - 1, rnd.randrange(2**64),
-                    rnd.randrange(1, 1000)])
-    blob[at:at + 8] = struct.pack("<Q", v)
-elif kind == 4:      # a u32 (a count, a tag's version) overwritten
-    blob[at:at + 4] = struct.pack("<I", rnd.choice([0, 1, 7, 2**31, 2**32 - 1,
-                                                    rnd.randrange(2**32)]))
-else:                # an aligned u64 moved by a little: counts off by one
-    at -= at % 8
-    if at + 8 <= len(blob):
-        v = struct.unpack("<Q", bytes(blob[at:at + 8]))[0]
-        blob[at:at + 8] = struct.pack("<Q", (v + rnd.choice([-2, -1, 1, 2])) % 2**64)
-open(d + "/" + name, "wb").write(blob)
-print("%s kind %d at %d" % (name, kind, at))
-PY
-	reseal_checkpoint "$1"
-}
-
 expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
 cp "$scratch/out.csv" "$scratch/out.pristine"
 set -- $(cd "$pristine" && ls -d chk-* | sed 's/^chk-//' | sort -n)
@@ -95,9 +54,9 @@ while [ "$seed" -le "$last" ]; do
 	ckpt="$scratch/ckpt-$seed"
 	cp -R "$pristine" "$ckpt" || fail "could not copy the checkpoints"
 	cp "$scratch/out.pristine" "$scratch/out.csv"
-	what=$(mutate "$ckpt/chk-$newer" "$seed") || exit 1
+	what=$(mutate_checkpoint "$ckpt/chk-$newer" "$seed") || exit 1
 	[ $((seed % 4)) -ne 0 ] ||
-		what="$what; before: $(mutate "$ckpt/chk-$older" $((seed + 1000)))" || exit 1
+		what="$what; before: $(mutate_checkpoint "$ckpt/chk-$older" $((seed + 1000)))" || exit 1
 	timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf" \
 		>"$scratch/out" 2>"$scratch/err"
 	status=$?

@@ -5,7 +5,8 @@
 # simulation is held between that checkpoint and the crash), the job falls
 # back to the complete checkpoint before it and finishes; with none before
 # it, it fails with 65 naming the checkpoint and why. It used to fail at
-# once with whatever the snapshot's error mapped to.
+# once with whatever the snapshot's error mapped to. Then ten seeded
+# random changes of that checkpoint: each restores, or falls back once.
 #
 # The simulation is held without a clock: its results go to standard
 # output, a FIFO this test reads until the checkpoint before the crash is
@@ -46,7 +47,9 @@ CONF
 
 # run STATUS FORGE... -- --sim of the job, held once checkpoint 3 (the
 # last before the crash) is complete; the checkpoints FORGE (of 2 and 3)
-# forged then, and the job run on to its end with status STATUS.
+# forged then, and the job run on to its end with status STATUS (any: the
+# status in $got). With SEED set, checkpoint 3 is mutated at random
+# (mutate_checkpoint) instead.
 run() {
 	want=$1
 	shift
@@ -59,6 +62,7 @@ run() {
 		n=$(dd bs=4096 count=1 <&3 2>/dev/null | wc -c)
 		[ "$n" -gt 0 ] || { cat "$scratch/err" >&2; fail "the job ended before checkpoint 3"; }
 	done
+	[ -z "${SEED:-}" ] || what=$(mutate_checkpoint "$ckpt/chk-3" "$SEED") || exit 1
 	for chk in "$@"; do
 		printf XXXX | dd of="$ckpt/chk-$chk/subtask-2" bs=1 conv=notrunc 2>/dev/null ||
 			fail "could not forge checkpoint $chk"
@@ -69,7 +73,7 @@ run() {
 	wait "$pid"
 	got=$?
 	pid=
-	[ "$got" -eq "$want" ] || { cat "$scratch/err" >&2; fail "--sim exited $got, expected $want"; }
+	[ "$want" = any ] || [ "$got" -eq "$want" ] || { cat "$scratch/err" >&2; fail "--sim exited $got, expected $want"; }
 }
 
 # The newest cannot be restored: the one before it is, and the job ends.
@@ -81,4 +85,21 @@ expect_line '^  every record accounted  yes$' "$scratch/err"
 # Neither can: the job fails, naming the last one tried.
 run 65 2 3
 expect_line "^wmrun: subtask \"counts/0\" could not restore checkpoint 2 in \"$ckpt\": the snapshot is unreadable: .*; no complete checkpoint before it to fall back to\$" "$scratch/err"
+
+# Seeded mutations of checkpoint 3 (WM_MUTATION_SEEDS=FIRST:LAST to
+# replay some): restored, or fallen back to checkpoint 2 once; never 70,
+# never a signal.
+seeds=${WM_MUTATION_SEEDS:-1:10}
+SEED=${seeds%%:*}
+while [ "$SEED" -le "${seeds##*:}" ]; do
+	run any
+	n=$(grep -c 'restarting from' "$scratch/err")
+	case $got:$n in
+	0:0 | 0:1) ;;
+	*) cat "$scratch/err" >&2; fail "seed $SEED ($what): exited $got after $n fall backs" ;;
+	esac
+	expect_line '^  every record accounted  yes$' "$scratch/err"
+	echo "seed $SEED ($what): $got, $n fall backs"
+	SEED=$((SEED + 1))
+done
 echo ok
