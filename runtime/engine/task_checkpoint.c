@@ -20,6 +20,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "operators/barrier_align.h"
@@ -61,6 +63,68 @@ snapshot_counts(const struct wm_task *t, struct wm_snap_writer *w)
 	wm_snap_end(w);
 }
 
+/*
+ * Whether restored counts add up as the task keeps them (check_counters()
+ * in task.c and what it calls asserts the same of a running task): a
+ * source's by partition to its records taken, a window's to its
+ * operator's and its results, any other's records sent to its records
+ * taken once per edge (each of a broadcast edge's channels), and what a
+ * task that is no source received to what it took. A snapshot whose
+ * checksums match but whose counts do not add up is bad data, refused
+ * here rather than met by an assertion or a summary that does not
+ * account for every record.
+ */
+static bool
+counts_add_up(const struct wm_task *t)
+{
+	const struct wm_task_counters *c = &t->counters;
+	uint64_t sum = 0, want;
+
+	if (t->source != NULL) {
+		for (uint32_t i = 0; i < t->source->n_parts; i++)
+			if (__builtin_add_overflow(
+				    sum, t->source->part[i].records, &sum))
+				return false;
+		if (sum != c->records_in)
+			return false;
+	} else {
+		for (uint32_t k = 0; k < t->sub->n_ports; k++)
+			if (__builtin_add_overflow(
+				    sum,
+				    WM_METRIC_GET(
+					    t->metrics->records_received[k]),
+				    &sum))
+				return false;
+		if (sum != c->records_in)
+			return false;
+	}
+	if (t->window != NULL) {
+		const struct wm_window_counters *w =
+			wm_window_counters(t->window->op);
+
+		return w->records_in == c->records_in &&
+		       !__builtin_add_overflow(t->window->results,
+					       w->late_records_side_output,
+					       &sum) &&
+		       c->records_out == sum;
+	}
+	if (__builtin_mul_overflow(c->records_in, (uint64_t)t->n_edges,
+				   &want) ||
+	    c->records_out != want)
+		return false;
+	for (uint32_t e = 0; e < t->n_edges; e++) {
+		uint64_t per =
+			t->edges[e].partitioning == WM_PARTITION_BROADCAST
+				? t->edges[e].channels
+				: 1;
+
+		if (__builtin_mul_overflow(c->records_in, per, &want) ||
+		    WM_METRIC_GET(t->metrics->records_sent[e]) != want)
+			return false;
+	}
+	return true;
+}
+
 static int
 restore_counts(struct wm_task *t, struct wm_snap_reader *r)
 {
@@ -77,7 +141,12 @@ restore_counts(struct wm_task *t, struct wm_snap_reader *r)
 		t->source->part[i].records = wm_snap_get_u64(r);
 	if (t->window != NULL)
 		t->window->results = wm_snap_get_u64(r);
-	return wm_snap_leave(r);
+	if (wm_snap_leave(r) == 0 && !counts_add_up(t)) {
+		snprintf(t->why, sizeof(t->why),
+			 "its counts of records do not add up");
+		wm_snap_reader_fail(r, -EBADMSG);
+	}
+	return wm_snap_reader_error(r);
 }
 
 /*

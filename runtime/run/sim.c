@@ -1247,10 +1247,11 @@ count_reads_and_results(const struct sim *sim, uint64_t *read,
 
 /* Subtask `id` as new, from its checkpoint `chk` (0: none, from the
  * start). Its metrics block starts again as at the job's start: the
- * counts come back with the snapshot, the timings begin anew. */
+ * counts come back with the snapshot, the timings begin anew. A snapshot
+ * the task refused sets *unrestorable, err naming the subtask and why. */
 static int
-restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
-	     size_t errlen)
+restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
+	     char *err, size_t errlen)
 {
 	const struct wm_topology *t = sim->topo;
 	struct sim_task *st = &sim->tasks[id];
@@ -1277,14 +1278,17 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, char *err,
 	if (chk != 0 &&
 	    (r = wm_checkpoint_store_get(sim->store, chk, id, &bytes, &len, err,
 					 errlen)) == 0 &&
-	    (r = wm_task_restore(st->task, bytes, len)) != 0)
-		snprintf(err, errlen,
-			 "could not restore subtask %s/%u from checkpoint "
-			 "%" PRIu64 ": %s",
-			 t->stages[st->sub->stage].name, st->sub->index, chk,
-			 wm_task_why(st->task)[0] != '\0'
-				 ? wm_task_why(st->task)
-				 : strerror(-r));
+	    (r = wm_task_restore(st->task, bytes, len)) != 0) {
+		*unrestorable = true;
+		snprintf(
+			err, errlen,
+			"subtask \"%s/%u\" could not restore checkpoint "
+			"%" PRIu64 " in \"%s\": the snapshot is unreadable: %s",
+			t->stages[st->sub->stage].name, st->sub->index, chk,
+			t->job.checkpoint_dir,
+			wm_task_why(st->task)[0] != '\0' ? wm_task_why(st->task)
+							 : strerror(-r));
+	}
 	free(bytes);
 	wm_task_restarted_at(st->task, sim->now_ns);
 	if (r == 0)
@@ -1390,7 +1394,10 @@ crash(struct sim *sim, char *err, size_t errlen)
  * ACTIVE, and idleness timers start again. The exactly-once outputs go
  * back to the checkpoint first (recover_outputs()). A checkpoint due
  * while the job was down is not taken: the next is the first of the
- * interval's grid at or after the restore.
+ * interval's grid at or after the restore. A checkpoint a subtask cannot
+ * restore is no transient fault: as a real run's supervisor does, the
+ * job falls back to the complete checkpoint of this run before it, and
+ * fails (-EBADMSG, 65) naming it when there is none.
  */
 static int
 restore(struct sim *sim, char *err, size_t errlen)
@@ -1398,6 +1405,7 @@ restore(struct sim *sim, char *err, size_t errlen)
 	struct wm_checkpoint_summary *c = &sim->checkpoints;
 	uint64_t read, results, chk = 0;
 	struct wm_checkpoint_info info;
+	bool unrestorable = false;
 	int r;
 
 	sim->restore_ns = INT64_MAX;
@@ -1409,11 +1417,36 @@ restore(struct sim *sim, char *err, size_t errlen)
 		return r;
 	if (r == 1 && info.id >= sim->first_checkpoint_id)
 		chk = info.id;
+again:
 	if ((r = recover_outputs(sim, chk, err, errlen)) != 0)
 		return r;
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		if ((r = restart_task(sim, id, chk, err, errlen)) != 0)
-			return r;
+		if ((r = restart_task(sim, id, chk, &unrestorable, err,
+				      errlen)) != 0)
+			break;
+	if (r != 0 && unrestorable) {
+		char why[512];
+		size_t n = strlen(err);
+		uint64_t failed = chk;
+
+		unrestorable = false;
+		chk = 0;
+		r = wm_checkpoint_store_latest_complete_below(
+			sim->store, failed, &info, why, sizeof(why));
+		if (r == 1 && info.id >= sim->first_checkpoint_id)
+			chk = info.id;
+		if (chk == 0) {
+			snprintf(err + n, errlen - n,
+				 "; no complete checkpoint before it to fall "
+				 "back to");
+			return -EBADMSG;
+		}
+		wm_log("wmrun: notice: %s; restarting from checkpoint %" PRIu64,
+		       err, chk);
+		goto again;
+	}
+	if (r != 0)
+		return r;
 	sim->next_checkpoint_ns = wm_ns_schedule_at_or_after(
 		sim->next_checkpoint_ns, sim->topo->job.checkpoint_interval_ms,
 		sim->now_ns);

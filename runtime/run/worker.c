@@ -1086,7 +1086,8 @@ restore(struct worker *w)
 	}
 	if (r == 0 && (r = wm_task_restore(w->task, bytes, len)) != 0)
 		snprintf(why, sizeof(why), "the snapshot is unreadable: %s",
-			 strerror(-r));
+			 wm_task_why(w->task)[0] != '\0' ? wm_task_why(w->task)
+							 : strerror(-r));
 	free(bytes);
 	if (r != 0) {
 		/* For the supervisor, which falls back to the checkpoint

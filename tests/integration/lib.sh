@@ -291,3 +291,73 @@ stop_busy_loops() {
 	[ -z "${busy:-}" ] || kill $busy 2>/dev/null
 	busy=
 }
+
+# reseal_checkpoint DIR -- make the checksums of checkpoint DIR (each
+# blob's CRC-32C and length in the manifest, and the manifest's own CRC)
+# match the bytes again after a test changed them, as a forger would: what
+# the restore then reads is bad data the checksums no longer catch.
+reseal_checkpoint() {
+	python3 - "$1" <<'PY' || fail "could not reseal checkpoint $1"
+import sys
+def crc32c(data):
+    crc = 0xffffffff
+    for b in data:
+        crc ^= b
+        for _ in range(8):
+            crc = (crc >> 1) ^ (0x82f63b78 if crc & 1 else 0)
+    return crc ^ 0xffffffff
+d = sys.argv[1]
+body = ""
+for l in open(d + "/_metadata").read().splitlines(True):
+    if l.startswith("crc32c "):
+        break
+    if l.startswith("blob "):
+        i = l.split()[1]
+        blob = open(d + "/subtask-" + i, "rb").read()
+        l = "blob %s %d %08x\n" % (i, len(blob), crc32c(blob))
+    body += l
+open(d + "/_metadata", "w").write(body + "crc32c %08x\n" % crc32c(body.encode()))
+PY
+}
+
+# mutate_checkpoint DIR SEED -- change one subtask's blob of checkpoint
+# DIR at random (SEED: bytes flipped, the blob cut short or grown, a count
+# or a length overwritten), then reseal it (reseal_checkpoint); prints
+# what it changed.
+mutate_checkpoint() {
+	python3 - "$1" "$2" <<'PY' || fail "could not mutate $1"
+import os, random, struct, sys
+d, seed = sys.argv[1], int(sys.argv[2])
+rnd = random.Random(seed)
+# The subtasks' snapshots; the last blob is the file committer's.
+blobs = sorted((n for n in os.listdir(d) if n.startswith("subtask-")),
+               key=lambda n: int(n[len("subtask-"):]))
+name = rnd.choice(blobs[:-1])
+blob = bytearray(open(d + "/" + name, "rb").read())
+kind = rnd.randrange(6)
+at = rnd.randrange(max(len(blob), 1))
+if kind == 0:        # a few bytes flipped
+    for _ in range(rnd.randint(1, 4)):
+        i = rnd.randrange(len(blob))
+        blob[i] ^= 1 << rnd.randrange(8)
+elif kind == 1:      # cut short
+    del blob[at:]
+elif kind == 2:      # grown
+    blob[at:at] = bytes(rnd.randrange(256) for _ in range(rnd.randint(1, 16)))
+elif kind == 3:      # a u64 (a count, a length, a time) overwritten
+    v = rnd.choice([0, 1, 2**63 - 1, 2**63, 2**64 - 1, rnd.randrange(2**64),
+                    rnd.randrange(1, 1000)])
+    blob[at:at + 8] = struct.pack("<Q", v)
+elif kind == 4:      # a u32 (a count, a tag's version) overwritten
+    blob[at:at + 4] = struct.pack("<I", rnd.choice([0, 1, 7, 2**31, 2**32 - 1,
+                                                    rnd.randrange(2**32)]))
+else:                # an aligned u64 moved by a little: counts off by one
+    at -= at % 8
+    if at + 8 <= len(blob):
+        v = struct.unpack("<Q", bytes(blob[at:at + 8]))[0]
+        blob[at:at + 8] = struct.pack("<Q", (v + rnd.choice([-2, -1, 1, 2])) % 2**64)
+open(d + "/" + name, "wb").write(blob)
+print("%s kind %d at %d" % (name, kind, at))
+PY
+	reseal_checkpoint "$1"
+}

@@ -41,29 +41,9 @@ CONF
 # checkpoint CHK (its section's tag), and make its checksum and the
 # manifest's match the bytes again.
 forge() {
-	python3 - "$ckpt/chk-$1" <<'PY' || fail "could not forge checkpoint $1"
-import sys
-def crc32c(data):
-    crc = 0xffffffff
-    for b in data:
-        crc ^= b
-        for _ in range(8):
-            crc = (crc >> 1) ^ (0x82f63b78 if crc & 1 else 0)
-    return crc ^ 0xffffffff
-d = sys.argv[1]
-blob = bytearray(open(d + "/subtask-2", "rb").read())
-blob[0:4] = b"XXXX"
-open(d + "/subtask-2", "wb").write(blob)
-lines = open(d + "/_metadata").read().splitlines(True)
-body = ""
-for l in lines:
-    if l.startswith("crc32c "):
-        break
-    if l.startswith("blob 2 "):
-        l = "blob 2 %d %08x\n" % (len(blob), crc32c(bytes(blob)))
-    body += l
-open(d + "/_metadata", "w").write(body + "crc32c %08x\n" % crc32c(body.encode()))
-PY
+	printf XXXX | dd of="$ckpt/chk-$1/subtask-2" bs=1 conv=notrunc 2>/dev/null ||
+		fail "could not forge checkpoint $1"
+	reseal_checkpoint "$ckpt/chk-$1"
 }
 
 expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"

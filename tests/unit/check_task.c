@@ -736,6 +736,71 @@ START_TEST(test_checkpoint_watermarks_restore_the_watermarks_and_statuses)
 }
 END_TEST
 
+START_TEST(test_a_snapshot_whose_counts_do_not_add_up_is_refused)
+{
+	/* The window's snapshot of one record taken, each of its counts
+	 * (records in and out, received, results) moved by one in turn,
+	 * checksums being no concern of the task's: every one is refused as
+	 * bad data saying so, never restored into a task whose figures no
+	 * longer balance (an assertion in checked builds, a summary that
+	 * does not account for every record in others). */
+	struct wm_topology *topo;
+	struct wm_plan *plan;
+	struct wm_subtask_metrics *m;
+	struct snapshots k = {.out = {.frame = ignore_frame,
+				      .record = wm_task_record_as_frame,
+				      .snapshot = keep_snapshot}};
+	struct wm_frame bar = {.kind = WM_FRAME_BARRIER, .payload = {3, 100}};
+	struct wm_record r = {.ts = 4200, .key = 1, .value = 1};
+	struct wm_frame f;
+	struct wm_task *t;
+	size_t body = 0, counts = 0;
+	uint8_t *snap;
+
+	t = window_task(&topo, &plan, &m, &k, WATERMARK_JOB(""));
+	ck_assert_ptr_nonnull(t);
+	wm_codec_record_frame(&r, &f);
+	ck_assert_int_eq(wm_task_input(t, 0, &f, 1), 0);
+	ck_assert_int_eq(wm_task_input(t, 0, &bar, 2), 0);
+	ck_assert_int_eq(wm_task_input(t, 1, &bar, 3), 0);
+	ck_assert_int_eq(k.n, 1);
+	wm_task_free(t);
+
+	/* The counts' section, the task's last: its tag and version (u32
+	 * each), its length (u64), then its u64s. */
+	snap = k.bytes;
+	for (size_t i = 0; i + 16 <= k.len; i++)
+		if (memcmp(snap + i, "CNTS", 4) == 0) {
+			body = i + 16;
+			counts = (k.len - body) / 8;
+		}
+	ck_assert_uint_ge(counts, 4);
+	for (size_t c = 0; c < 2 * counts; c++) {
+		uint8_t *at = snap + body + 8 * (c / 2);
+		int by = c % 2 ? 1 : -1;
+
+		*at = (uint8_t)(*at + by);
+		memset(m, 0, wm_plan_metrics_bytes(plan));
+		t = wm_task_new(topo, plan, plan->first[1], &k.out, m, NULL);
+		ck_assert_ptr_nonnull(t);
+		ck_assert_int_eq(wm_task_restore(t, k.bytes, k.len), -EBADMSG);
+		ck_assert_str_eq(wm_task_why(t),
+				 "its counts of records do not add up");
+		wm_task_free(t);
+		*at = (uint8_t)(*at - by);
+	}
+	/* Unchanged, it restores. */
+	memset(m, 0, wm_plan_metrics_bytes(plan));
+	t = wm_task_new(topo, plan, plan->first[1], &k.out, m, NULL);
+	ck_assert_int_eq(wm_task_restore(t, k.bytes, k.len), 0);
+	wm_task_free(t);
+	free(k.bytes);
+	free(m);
+	wm_plan_free(plan);
+	wm_topology_free(topo);
+}
+END_TEST
+
 START_TEST(test_an_aborted_checkpoint_unblocks_the_channels)
 {
 	/* The driver aborts checkpoint 3 (its timeout passed) while the task
@@ -1074,6 +1139,8 @@ task_suite(void)
 	tcase_add_test(
 		figures,
 		test_barriers_align_then_the_window_snapshots_and_restores);
+	tcase_add_test(figures,
+		       test_a_snapshot_whose_counts_do_not_add_up_is_refused);
 	tcase_add_test(
 		figures,
 		test_checkpoint_watermarks_restore_the_watermarks_and_statuses);
