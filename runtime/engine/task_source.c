@@ -162,7 +162,9 @@ static void
 pause_clock(struct wm_task *t)
 {
 	struct task_source *s = t->source;
-	bool paused = s->waiting.paused || s->backpressured;
+	/* Back-pressure while replaying a backlog stretches no stretch of
+	 * its due times, on which its ticks run (replay_due()). */
+	bool paused = s->waiting.paused || (s->backpressured && !s->replaying);
 
 	if (s->per_subtask)
 		wm_subtask_watermarks_pause(&s->subtask, paused, t->now_ns);
@@ -481,27 +483,29 @@ local_of_record(struct wm_task *t, const struct wm_record *rec)
 }
 
 /*
- * The records due by `now_ns`, each followed by its partition's
+ * The records due by `due_by` (`now_ns` but in a replayed backlog),
+ * each followed by its partition's
  * generator (Flink emits the record, then calls onEvent); at most a burst
  * per call, so that an unlimited-rate source lets its caller move time
  * on, run ticks and serve its other duties. A subtask waiting for
- * alignment reads nothing, nor one whose source broke.
+ * alignment reads nothing, nor one whose source broke. Returns how many
+ * it emitted.
  */
-static void
-emit_due(struct wm_task *t, int64_t now_ns)
+static uint32_t
+emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 {
 	struct task_source *s = t->source;
 	struct wm_record rec;
+	uint32_t n;
 
-	for (uint32_t n = 0;
-	     !s->waiting.paused && now_ns < s->end_ns &&
-	     n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0 &&
-	     wm_record_source_next(s->src, now_ns, &rec) == 1;
+	for (n = 0; !s->waiting.paused && now_ns < s->end_ns &&
+		    n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0 &&
+		    wm_record_source_next(s->src, due_by, &rec) == 1;
 	     n++) {
 		uint32_t local = local_of_record(t, &rec);
 
 		if (local == UINT32_MAX)
-			return; /* not counted: the job stops */
+			return n; /* not counted: the job stops */
 
 		t->counters.records_in++;
 		s->part[local].records++;
@@ -518,6 +522,7 @@ emit_due(struct wm_task *t, int64_t now_ns)
 						  rec.ts, rec.flags);
 		watch_partition(t, local);
 	}
+	return n;
 }
 
 /* The periodic tick, if it is due. If it moves the subtask's watermark,
@@ -538,6 +543,63 @@ tick_if_due(struct wm_task *t, int64_t now_ns)
 		for (uint32_t i = 0; i < s->n_parts; i++)
 			watch_partition(t, i);
 	t->cause = WM_PROGRESS_NO_CAUSE;
+}
+
+/* The periodic schedule, moved over the ticks before `until_ns` that
+ * cannot change anything (periodic.h). */
+static void
+skip_ticks(struct task_source *s, int64_t until_ns)
+{
+	if (s->per_subtask)
+		wm_subtask_watermarks_skip(&s->subtask, until_ns);
+	else
+		wm_source_watermarks_skip(&s->watermarks, until_ns);
+}
+
+/*
+ * The backlog of a restore with checkpoint_watermarks (doc/semantics.md
+ * section 12.5): the records due before the restore come at once, and
+ * the run without the crash read them on time, between the periodic ticks
+ * that fell due meanwhile. So each record goes at its due time, after the
+ * ticks due strictly before it, each run at its own time: the idleness
+ * countdowns of a partition whose last records before a silence are in
+ * the backlog run from when they were due, not from the restore, and every
+ * watermark of the subtask moves through the backlog as it moved in the
+ * run without the crash (Flink's order at one instant: the records due,
+ * then the tick). The backlog ends at the first record not yet due at
+ * `now_ns` (or none): the ticks before now_ns run, and from then on the
+ * clock rules (wm_task_run_source() runs the tick at now_ns).
+ *
+ * At most a burst of records per call, as emit_due(). Not with watermark
+ * alignment, whose pauses are decided on the clock, anew after a restore.
+ */
+static void
+replay_due(struct wm_task *t, int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	uint32_t n = 0;
+
+	while (n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0) {
+		int64_t due = wm_record_source_next_due_ns(s->src);
+		int64_t until = due < now_ns ? due : now_ns;
+		uint32_t sent;
+
+		for (;;) {
+			skip_ticks(s, until);
+			if (next_tick(s) >= until)
+				break;
+			tick_if_due(t, next_tick(s));
+		}
+		if (due > now_ns || now_ns >= s->end_ns) {
+			s->replaying = false;
+			pause_clock(t); /* back-pressure counts again */
+			return;
+		}
+		sent = emit_due(t, now_ns, due);
+		if (sent == 0)
+			return; /* the source broke, or will say why */
+		n += sent;
+	}
 }
 
 /* The input ended: drain, the MAX watermark (lost if IDLE is announced,
@@ -627,6 +689,7 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
+		s->replaying = s->ticks_restored && s->peers == NULL;
 		for (uint32_t i = 0; i < s->n_parts; i++)
 			s->part[i].last_ns = now_ns;
 		s->started = true;
@@ -635,7 +698,10 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		alignment_update(t);
 		s->next_alignment_ns = alignment_after(t, now_ns);
 	}
-	emit_due(t, now_ns);
+	if (s->replaying)
+		replay_due(t, now_ns);
+	else
+		(void)emit_due(t, now_ns, now_ns);
 	/* Sending may have blocked on a full ring (wm_task_backpressure()
 	 * read the clock meanwhile): go on from the later time, so that no
 	 * clock is ever read backwards. */
@@ -649,7 +715,9 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	if (s->health.exit_code != 0)
 		return INT64_MAX; /* the driver stops the job (task.h) */
 	retire_finished(t);
-	tick_if_due(t, now_ns);
+	/* A backlog not replayed yet has ticks before now_ns still to run. */
+	if (!s->replaying)
+		tick_if_due(t, now_ns);
 	/* Subtask-level alignment is checked after every batch too. */
 	if (s->peers != NULL &&
 	    wm_alignment_holds_back(

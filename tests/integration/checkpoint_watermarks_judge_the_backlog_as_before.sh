@@ -1,0 +1,102 @@
+#!/bin/sh
+# [job] checkpoint_watermarks holds in the replayed backlog too: a restore
+# from a checkpoint older than the lateness of the late records replays
+# them, and each is judged as the fault-free run judged it. The random-kills
+# job (random_kills_lib.sh: 40 records three minutes late, partition 4 of
+# source subtask 0 silent from 5 min to 8 min) under --sim, a checkpoint
+# every 250 s, a crash at 490 s: the restore from the checkpoint of 250 s
+# replays 4 min of records at once. Partition 4's last records before its
+# silence (at 299 s) are in that backlog; if its idleness countdown were
+# started by the restore rather than by the time they were due, the
+# partition would hold its subtask's watermark near 297 s while the rest of
+# the backlog passes, and the late records of 8 min (timestamps of 300.5 s)
+# would enter the window of 300 s.
+#
+# Then examples/late_data.conf (5% of the records late, many of them for
+# the side output, allowed lateness 5 s), a checkpoint every minute: with
+# one source subtask, a crash 50 s after the checkpoint of 19 min judges
+# every record of its backlog as the fault-free run did; with two, each
+# replays its backlog at its own pace, and doc/semantics.md section 12.5
+# states the exact limit: only the windows whose cleanup time lies between
+# the window watermark at the checkpoint and the one at the restore can
+# change, here (a crash at 910 s, the restore 1 s later) the window of
+# 890 s alone.
+. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/integration/random_kills_lib.sh"
+
+random_kills_trace 40 >"$scratch/trace.csv"
+
+# run NAME [JOB_LINE]: --sim of the job with checkpoint_watermarks and a
+# checkpoint every 250 s; its results (columns 1-5 and 8) in NAME.res and
+# its late records in NAME.late, both sorted (the file sinks are
+# exactly-once: each line once); the summary in $scratch/err.
+run() {
+	random_kills_conf "$scratch/trace.csv" "$scratch/$1.chk" "$scratch/$1.csv" \
+		"checkpoint_watermarks = true
+${2:-}" | sed 's/^checkpoint_interval = .*/checkpoint_interval = 250 s/' \
+		>"$scratch/$1.conf"
+	expect_status 0 "$WMRUN" --sim "$scratch/$1.conf"
+	expect_line '^  every record accounted  yes$' "$scratch/err"
+	results "$scratch/$1.csv" >"$scratch/$1.res"
+	tail -n +2 "$scratch/$1.csv.late" | sort >"$scratch/$1.late"
+}
+
+run nofail
+[ "$(wc -l <"$scratch/nofail.late")" -eq 40 ] ||
+	fail "the fault-free run found $(wc -l <"$scratch/nofail.late") records late, not 40"
+run crash "fail_at = 490 s"
+expect_line '^  restart  .* from chk-1 \(taken at 4 min 10 s\)$' "$scratch/err"
+replayed=$(sed -n 's/^    records replayed  *\([0-9]*\) .*/\1/p' "$scratch/err")
+[ "${replayed:-0}" -gt 1000 ] || fail "only ${replayed:-no} records replayed"
+
+diff "$scratch/nofail.late" "$scratch/crash.late" >&2 ||
+	fail "the late records differ from the fault-free run's"
+diff "$scratch/nofail.res" "$scratch/crash.res" >&2 ||
+	fail "the results differ from the fault-free run's"
+
+# example NAME SOURCE_PARALLELISM [JOB_LINE]: --sim of late_data.conf with
+# checkpoint_watermarks, a checkpoint every minute, the source's
+# parallelism given; its results without the processing-time columns,
+# each line once (standard output is at-least-once: the results fired
+# between the checkpoint and the crash come again), in NAME.res, its late
+# records (a file: exactly-once) in NAME.late, both sorted.
+example() {
+	sed -e "s|^late_output = .*|late_output = $scratch/$1.late.csv|" \
+		-e "s|^\[job\]|[job]\ncheckpoint_interval = 1 min\ncheckpoint_dir = $scratch/$1.chk\ncheckpoint_watermarks = true\n${3:-}|" \
+		-e "/^\[source readings\]/,/^\[window/ s/^parallelism = .*/parallelism = $2/" \
+		"$srcdir/examples/late_data.conf" >"$scratch/$1.conf"
+	expect_status 0 "$WMRUN" --sim "$scratch/$1.conf"
+	expect_line '^  every record accounted  yes$' "$scratch/err"
+	cut -d, -f1-5,8 "$scratch/out" | sort -u >"$scratch/$1.res"
+	sort "$scratch/$1.late.csv" >"$scratch/$1.late"
+}
+
+# One source subtask: the backlog judged exactly as before.
+example one 1
+[ "$(wc -l <"$scratch/one.late")" -gt 1000 ] ||
+	fail "only $(wc -l <"$scratch/one.late") records for the side output"
+example one_crash 1 "fail_at = 1190 s"
+expect_line '^  restart  .* from chk-19 \(taken at 19 min 0 s\)$' "$scratch/err"
+expect_line '^    records replayed      4000 ' "$scratch/err"
+diff "$scratch/one.late" "$scratch/one_crash.late" >&2 ||
+	fail "one source subtask: the late records differ from the fault-free run's"
+diff "$scratch/one.res" "$scratch/one_crash.res" >&2 ||
+	fail "one source subtask: the results differ from the fault-free run's"
+
+# Two: what differs is in the window of 890 s, and only there (columns 2
+# of the results, 2 of the late records: window start, timestamp).
+example two 2
+example two_crash 2 "fail_at = 910 s"
+expect_line '^  restart  .* from chk-15 \(taken at 15 min 0 s\)$' "$scratch/err"
+expect_line '^    restart delay         1.0 s ' "$scratch/err"
+comm -3 "$scratch/two.late" "$scratch/two_crash.late" | tr -d '\t' |
+	cut -d, -f2 >"$scratch/late.differ"
+comm -3 "$scratch/two.res" "$scratch/two_crash.res" | tr -d '\t' |
+	cut -d, -f2 >"$scratch/res.differ"
+[ -s "$scratch/late.differ" ] ||
+	fail "two source subtasks: the late records are the fault-free run's (the limit is not shown)"
+awk '$1 < 890000 || $1 >= 900000' "$scratch/late.differ" "$scratch/res.differ" |
+	grep . >&2 && fail "two source subtasks: records or results outside the window of 890 s differ"
+awk '$1 != 890000' "$scratch/res.differ" | grep . >&2 &&
+	fail "two source subtasks: results of another window than 890 s differ"
+exit 0
