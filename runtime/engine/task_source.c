@@ -570,8 +570,9 @@ skip_ticks(struct task_source *s, int64_t until_ns)
  * `now_ns` (or none): the ticks before now_ns run, and from then on the
  * clock rules (wm_task_run_source() runs the tick at now_ns).
  *
- * At most a burst of records per call, as emit_due(). Not with watermark
- * alignment, whose pauses are decided on the clock, anew after a restore.
+ * At most a burst of records per call, as emit_due(). Only for a
+ * time-driven source (record_source.h), and not with watermark alignment,
+ * whose pauses are decided on the clock, anew after a restore.
  */
 static void
 replay_due(struct wm_task *t, int64_t now_ns)
@@ -584,6 +585,12 @@ replay_due(struct wm_task *t, int64_t now_ns)
 		int64_t until = due < now_ns ? due : now_ns;
 		uint32_t sent;
 
+		/* The input ended in the backlog: it ends now, as it ended
+		 * with its last records in the run without the crash, before
+		 * the quiet ticks since could mark it idle (an IDLE announced
+		 * loses the final watermark, end_of_input()). */
+		if (wm_record_source_finished(s->src))
+			return;
 		for (;;) {
 			skip_ticks(s, until);
 			if (next_tick(s) >= until)
@@ -596,8 +603,11 @@ replay_due(struct wm_task *t, int64_t now_ns)
 			return;
 		}
 		sent = emit_due(t, now_ns, due);
+		/* Partitions that finished then retire then, before the next
+		 * tick, as in wm_task_run_source(). */
+		retire_finished(t);
 		if (sent == 0)
-			return; /* the source broke, or will say why */
+			return; /* a partition finished, or the source broke */
 		n += sent;
 	}
 }
@@ -689,7 +699,11 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
-		s->replaying = s->ticks_restored && s->peers == NULL;
+		/* Due times are a schedule only for a time-driven source:
+		 * one fed from outside (Kafka) says "now" of what it holds,
+		 * and its backlog runs on the clock. */
+		s->replaying = s->ticks_restored && s->peers == NULL &&
+			       s->src->ops->set_wake == NULL;
 		for (uint32_t i = 0; i < s->n_parts; i++)
 			s->part[i].last_ns = now_ns;
 		s->started = true;
@@ -715,7 +729,8 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	if (s->health.exit_code != 0)
 		return INT64_MAX; /* the driver stops the job (task.h) */
 	retire_finished(t);
-	/* A backlog not replayed yet has ticks before now_ns still to run. */
+	/* A backlog not replayed yet has ticks before now_ns still to run;
+	 * an input that ended in it has none (replay_due()). */
 	if (!s->replaying)
 		tick_if_due(t, now_ns);
 	/* Subtask-level alignment is checked after every batch too. */

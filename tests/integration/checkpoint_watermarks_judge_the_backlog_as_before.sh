@@ -54,6 +54,21 @@ diff "$scratch/nofail.late" "$scratch/crash.late" >&2 ||
 diff "$scratch/nofail.res" "$scratch/crash.res" >&2 ||
 	fail "the results differ from the fault-free run's"
 
+# The input ending in the backlog: a crash at 590 s restored 60 s later
+# from the checkpoint of 500 s replays the trace's last 100 s, and the
+# input ends with its last records, as without the crash, not after the
+# quiet minute since (whose ticks would mark every partition idle, and an
+# IDLE announced loses the final watermark: the windows of the last 10 s
+# would never fire).
+run ended "fail_at = 590 s
+restart_strategy = fixed-delay
+restart_delay = 60 s"
+expect_line '^  restart  .* from chk-2 \(taken at 8 min 20 s\)$' "$scratch/err"
+diff "$scratch/nofail.late" "$scratch/ended.late" >&2 ||
+	fail "input ended in the backlog: the late records differ from the fault-free run's"
+diff "$scratch/nofail.res" "$scratch/ended.res" >&2 ||
+	fail "input ended in the backlog: the results differ from the fault-free run's"
+
 # example NAME SOURCE_PARALLELISM [JOB_LINE]: --sim of late_data.conf with
 # checkpoint_watermarks, a checkpoint every minute, the source's
 # parallelism given; its results without the processing-time columns,
