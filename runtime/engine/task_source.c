@@ -162,8 +162,8 @@ static void
 pause_clock(struct wm_task *t)
 {
 	struct task_source *s = t->source;
-	/* Back-pressure while replaying a backlog stretches no stretch of
-	 * its due times, on which its ticks run (replay_due()). */
+	/* A replayed backlog runs on its records' due times, which
+	 * back-pressure now does not move (replay_due()). */
 	bool paused = s->waiting.paused || (s->backpressured && !s->replaying);
 
 	if (s->per_subtask)
@@ -483,13 +483,12 @@ local_of_record(struct wm_task *t, const struct wm_record *rec)
 }
 
 /*
- * The records due by `due_by` (`now_ns` but in a replayed backlog),
- * each followed by its partition's
- * generator (Flink emits the record, then calls onEvent); at most a burst
- * per call, so that an unlimited-rate source lets its caller move time
- * on, run ticks and serve its other duties. A subtask waiting for
- * alignment reads nothing, nor one whose source broke. Returns how many
- * it emitted.
+ * The records due by `due_by` (`now_ns`, but in a replayed backlog), each
+ * followed by its partition's generator (Flink emits the record, then
+ * calls onEvent); at most a burst per call, so that an unlimited-rate
+ * source lets its caller move time on, run ticks and serve its other
+ * duties. A subtask waiting for alignment reads nothing, nor one whose
+ * source broke. Returns how many it emitted.
  */
 static uint32_t
 emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
