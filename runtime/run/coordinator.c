@@ -267,8 +267,8 @@ wm_coordinator_deadline(const struct wm_coordinator *c, int64_t now_ns)
 	 * until then it looks every START_POLL_NS. */
 	if (!c->armed)
 		return now_ns + START_POLL_NS;
-	/* A completion wakes the supervisor itself (completer_main()); the
-	 * triggers missed meanwhile come at its join, the first at once. */
+	/* A completion wakes the supervisor itself (completer_main()); a
+	 * trigger that fell due meanwhile comes at once after its join. */
 	if (c->completing)
 		return INT64_MAX;
 	if (c->pending != 0 && c->pending_deadline_ns < c->next_ns)
