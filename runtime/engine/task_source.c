@@ -555,60 +555,87 @@ skip_ticks(struct task_source *s, int64_t until_ns)
 		wm_source_watermarks_skip(&s->watermarks, until_ns);
 }
 
+/* Whether the source replays the backlog of its restore on due times:
+ * restored with checkpoint_watermarks, time-driven (one fed from outside,
+ * Kafka, says "now" of what it holds: its backlog runs on the clock), and
+ * without watermark alignment, whose pauses are decided on the clock,
+ * anew after a restore. Until the first run, whether it will. */
+static bool
+backlog_mode(const struct task_source *s)
+{
+	if (s->started)
+		return s->replaying;
+	return s->ticks_restored && s->peers == NULL &&
+	       s->src->ops->set_wake == NULL;
+}
+
+/* The backlog's next instant at `now_ns`: its next record's due time or
+ * its next tick's, whichever is first, the ticks that change nothing
+ * skipped; now_ns once the backlog is over (none before now_ns, or the
+ * input ended in it: replay_due()). */
+static int64_t
+backlog_instant(struct wm_task *t, int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	int64_t due = wm_record_source_next_due_ns(s->src);
+	int64_t at;
+
+	if (!backlog_mode(s) || wm_record_source_finished(s->src))
+		return now_ns;
+	skip_ticks(s, due < now_ns ? due : now_ns);
+	at = next_tick(s) < due ? next_tick(s) : due;
+	return at < now_ns ? at : now_ns;
+}
+
+int64_t
+wm_task_source_backlog_instant(struct wm_task *t, int64_t now_ns)
+{
+	if (t->source == NULL || t->finished)
+		return now_ns;
+	return backlog_instant(t, now_ns);
+}
+
 /*
  * The backlog of a restore with checkpoint_watermarks (doc/semantics.md
  * section 12.5): the records due before the restore come at once, and
  * the run without the crash read them on time, between the periodic ticks
- * that fell due meanwhile. So each record goes at its due time, after the
- * ticks due strictly before it, each run at its own time: the idleness
- * countdowns of a partition whose last records before a silence are in
- * the backlog run from when they were due, not from the restore, and every
+ * that fell due meanwhile. So the backlog runs one instant of its due
+ * times a call, as the run without the crash ran that instant: the records
+ * due then, the partitions that finished then retired, then the tick if
+ * one is due then (Flink's order at one instant). The idleness countdowns
+ * of a partition whose last records before a silence are in the backlog
+ * therefore run from when they were due, not from the restore, and every
  * watermark of the subtask moves through the backlog as it moved in the
- * run without the crash (Flink's order at one instant: the records due,
- * then the tick). The backlog ends at the first record not yet due at
- * `now_ns` (or none): the ticks before now_ns run, and from then on the
- * clock rules (wm_task_run_source() runs the tick at now_ns).
+ * run without the crash. The backlog is over at the first instant after
+ * `now_ns`: from then on the clock rules. An input that ends in the
+ * backlog ends at once (replaying stays set, so that wm_task_run_source()
+ * runs no tick of the quiet stretch since: it could mark the input idle,
+ * and an IDLE announced loses the final watermark, end_of_input()).
  *
- * At most a burst of records per call, as emit_due(). Only for a
- * time-driven source (record_source.h), and not with watermark alignment,
- * whose pauses are decided on the clock, anew after a restore.
+ * One instant a call: a driver that runs several sources (--sim) can run
+ * their backlogs in the order of their instants
+ * (wm_task_source_backlog_instant()).
  */
 static void
 replay_due(struct wm_task *t, int64_t now_ns)
 {
 	struct task_source *s = t->source;
-	uint32_t n = 0;
+	int64_t at;
 
-	while (n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0) {
-		int64_t due = wm_record_source_next_due_ns(s->src);
-		int64_t until = due < now_ns ? due : now_ns;
-		uint32_t sent;
-
-		/* The input ended in the backlog: it ends now, as it ended
-		 * with its last records in the run without the crash, before
-		 * the quiet ticks since could mark it idle (an IDLE announced
-		 * loses the final watermark, end_of_input()). */
-		if (wm_record_source_finished(s->src))
-			return;
-		for (;;) {
-			skip_ticks(s, until);
-			if (next_tick(s) >= until)
-				break;
-			tick_if_due(t, next_tick(s));
-		}
-		if (due > now_ns || now_ns >= s->end_ns) {
-			s->replaying = false;
-			pause_clock(t); /* back-pressure counts again */
-			return;
-		}
-		sent = emit_due(t, now_ns, due);
-		/* Partitions that finished then retire then, before the next
-		 * tick, as in wm_task_run_source(). */
-		retire_finished(t);
-		if (sent == 0)
-			return; /* a partition finished, or the source broke */
-		n += sent;
+	if (wm_record_source_finished(s->src))
+		return;
+	at = backlog_instant(t, now_ns);
+	if (at >= now_ns) {
+		s->replaying = false;
+		pause_clock(t); /* back-pressure counts again */
+		return;
 	}
+	if (wm_record_source_next_due_ns(s->src) <= at) {
+		(void)emit_due(t, now_ns, at);
+		retire_finished(t);
+	}
+	if (next_tick(s) <= at)
+		tick_if_due(t, at);
 }
 
 /* The input ended: drain, the MAX watermark (lost if IDLE is announced,
@@ -698,11 +725,7 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
-		/* Due times are a schedule only for a time-driven source:
-		 * one fed from outside (Kafka) says "now" of what it holds,
-		 * and its backlog runs on the clock. */
-		s->replaying = s->ticks_restored && s->peers == NULL &&
-			       s->src->ops->set_wake == NULL;
+		s->replaying = backlog_mode(s);
 		for (uint32_t i = 0; i < s->n_parts; i++)
 			s->part[i].last_ns = now_ns;
 		s->started = true;
@@ -713,7 +736,9 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	}
 	if (s->replaying)
 		replay_due(t, now_ns);
-	else
+	/* Over now (or never begun): the records due at now_ns, before the
+	 * tick at now_ns. */
+	if (!s->replaying)
 		(void)emit_due(t, now_ns, now_ns);
 	/* Sending may have blocked on a full ring (wm_task_backpressure()
 	 * read the clock meanwhile): go on from the later time, so that no
