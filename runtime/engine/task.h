@@ -214,6 +214,17 @@ int64_t wm_task_source_input_due(const struct wm_task *task);
 int64_t wm_task_source_next_event(const struct wm_task *task, int64_t from_ns);
 void wm_task_source_skip(struct wm_task *task, int64_t now_ns);
 
+/* A source replaying the backlog of a restore with checkpoint_watermarks
+ * runs one instant of its due times a run (task_source.c, replay_due()):
+ * the instant its next run at `now_ns` takes, earlier than now_ns; now_ns
+ * for a source not replaying (or done, or whose input ended in the
+ * backlog). Moves the schedule over the ticks before it that change
+ * nothing, as _skip() does. A driver that runs several sources at once
+ * (--sim) runs, of those due, only the ones at the earliest instant, so
+ * that their backlogs go downstream in the order of the run without the
+ * crash. */
+int64_t wm_task_source_backlog_instant(struct wm_task *task, int64_t now_ns);
+
 /* Stop a source now, as Flink's stop without drain: END(STOP) on every
  * output and no MAX watermark, so windows still open stay unfired (their
  * records are in them); the tasks downstream pass END(STOP) on once all

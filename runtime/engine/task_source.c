@@ -166,7 +166,9 @@ static void
 pause_clock(struct wm_task *t)
 {
 	struct task_source *s = t->source;
-	bool paused = s->waiting.paused || s->backpressured;
+	/* A replayed backlog runs on its records' due times, which
+	 * back-pressure now does not move (replay_due()). */
+	bool paused = s->waiting.paused || (s->backpressured && !s->replaying);
 
 	if (s->per_subtask)
 		wm_subtask_watermarks_pause(&s->subtask, paused, t->now_ns);
@@ -528,13 +530,6 @@ local_of_record(struct wm_task *t, const struct wm_record *rec)
 }
 
 /*
- * The records due by `now_ns`, each followed by its partition's
- * generator (Flink emits the record, then calls onEvent); at most a burst
- * per call, so that an unlimited-rate source lets its caller move time
- * on, run ticks and serve its other duties. A subtask waiting for
- * alignment reads nothing, nor one whose source broke.
- */
-/*
  * A real run's schedule of a record of partition `local` due at `due_ns`
  * (progress.h `due`): what its tracker and the output tracker take if
  * the record moves their watermark or status (a punctuated watermark, a
@@ -561,33 +556,34 @@ record_due(struct wm_task *t, uint32_t local, int64_t due_ns)
 }
 
 /*
- * The records due by `now_ns`, each followed by its partition's
- * generator (Flink emits the record, then calls onEvent); at most a burst
- * per call, so that an unlimited-rate source lets its caller move time
- * on, run ticks and serve its other duties. A subtask waiting for
- * alignment reads nothing, nor one whose source broke. In a real run a
- * record is taken as due when the source's schedule said (it may come
- * later, the process being late); under --sim it comes then.
+ * The records due by `due_by` (`now_ns`, but in a replayed backlog), each
+ * followed by its partition's generator (Flink emits the record, then
+ * calls onEvent); at most a burst per call, so that an unlimited-rate
+ * source lets its caller move time on, run ticks and serve its other
+ * duties. A subtask waiting for alignment reads nothing, nor one whose
+ * source broke. In a real run a record is taken as due when the source's
+ * schedule said (it may come later, the process being late); under --sim
+ * it comes then. Returns how many it emitted.
  */
-static void
-emit_due(struct wm_task *t, int64_t now_ns)
+static uint32_t
+emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 {
 	struct task_source *s = t->source;
 	struct wm_record rec;
+	uint32_t n;
 
-	for (uint32_t n = 0;
-	     !s->waiting.paused && now_ns < s->end_ns &&
-	     n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0;
+	for (n = 0; !s->waiting.paused && now_ns < s->end_ns &&
+		    n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0;
 	     n++) {
 		int64_t due =
 			t->real ? wm_record_source_next_due_ns(s->src) : now_ns;
 
-		if (wm_record_source_next(s->src, now_ns, &rec) != 1)
+		if (wm_record_source_next(s->src, due_by, &rec) != 1)
 			break;
 		uint32_t local = local_of_record(t, &rec);
 
 		if (local == UINT32_MAX)
-			return; /* not counted: the job stops */
+			return n; /* not counted: the job stops */
 		/* Records alignment held back were due at their resume: the
 		 * wait was the schedule's, not the process's lateness. */
 		if (due < s->resumed_ns)
@@ -612,6 +608,7 @@ emit_due(struct wm_task *t, int64_t now_ns)
 						  rec.ts, rec.flags);
 		watch_partition(t, local);
 	}
+	return n;
 }
 
 /*
@@ -685,6 +682,100 @@ tick_if_due(struct wm_task *t, int64_t now_ns)
 		for (uint32_t i = 0; i < s->n_parts; i++)
 			watch_partition(t, i);
 	t->cause = WM_PROGRESS_NO_CAUSE;
+}
+
+/* The periodic schedule, moved over the ticks before `until_ns` that
+ * cannot change anything (periodic.h). */
+static void
+skip_ticks(struct task_source *s, int64_t until_ns)
+{
+	if (s->per_subtask)
+		wm_subtask_watermarks_skip(&s->subtask, until_ns);
+	else
+		wm_source_watermarks_skip(&s->watermarks, until_ns);
+}
+
+/* Whether the source replays the backlog of its restore on due times:
+ * restored with checkpoint_watermarks, time-driven (one fed from outside,
+ * Kafka, says "now" of what it holds: its backlog runs on the clock), and
+ * without watermark alignment, whose pauses are decided on the clock,
+ * anew after a restore. Until the first run, whether it will. */
+static bool
+backlog_mode(const struct task_source *s)
+{
+	if (s->started)
+		return s->replaying;
+	return s->ticks_restored && s->peers == NULL &&
+	       s->src->ops->set_wake == NULL;
+}
+
+/* The backlog's next instant at `now_ns`: its next record's due time or
+ * its next tick's, whichever is first, the ticks that change nothing
+ * skipped; now_ns once the backlog is over (none before now_ns, or the
+ * input ended in it: replay_due()). */
+static int64_t
+backlog_instant(struct wm_task *t, int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	int64_t due = wm_record_source_next_due_ns(s->src);
+	int64_t at;
+
+	if (!backlog_mode(s) || wm_record_source_finished(s->src))
+		return now_ns;
+	skip_ticks(s, due < now_ns ? due : now_ns);
+	at = next_tick(s) < due ? next_tick(s) : due;
+	return at < now_ns ? at : now_ns;
+}
+
+int64_t
+wm_task_source_backlog_instant(struct wm_task *t, int64_t now_ns)
+{
+	if (t->source == NULL || t->finished)
+		return now_ns;
+	return backlog_instant(t, now_ns);
+}
+
+/*
+ * The backlog of a restore with checkpoint_watermarks (doc/semantics.md
+ * section 12.5): the records due before the restore come at once, and
+ * the run without the crash read them on time, between the periodic ticks
+ * that fell due meanwhile. So the backlog runs one instant of its due
+ * times a call, as the run without the crash ran that instant: the records
+ * due then, the partitions that finished then retired, then the tick if
+ * one is due then (Flink's order at one instant). The idleness countdowns
+ * of a partition whose last records before a silence are in the backlog
+ * therefore run from when they were due, not from the restore, and every
+ * watermark of the subtask moves through the backlog as it moved in the
+ * run without the crash. The backlog is over at the first instant after
+ * `now_ns`: from then on the clock rules. An input that ends in the
+ * backlog ends at once (replaying stays set, so that wm_task_run_source()
+ * runs no tick of the quiet stretch since: it could mark the input idle,
+ * and an IDLE announced loses the final watermark, end_of_input()).
+ *
+ * One instant a call: a driver that runs several sources (--sim) can run
+ * their backlogs in the order of their instants
+ * (wm_task_source_backlog_instant()).
+ */
+static void
+replay_due(struct wm_task *t, int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	int64_t at;
+
+	if (wm_record_source_finished(s->src))
+		return;
+	at = backlog_instant(t, now_ns);
+	if (at >= now_ns) {
+		s->replaying = false;
+		pause_clock(t); /* back-pressure counts again */
+		return;
+	}
+	if (wm_record_source_next_due_ns(s->src) <= at) {
+		(void)emit_due(t, now_ns, at);
+		retire_finished(t);
+	}
+	if (next_tick(s) <= at)
+		tick_if_due(t, at);
 }
 
 /* The input ended: drain, the MAX watermark (lost if IDLE is announced,
@@ -778,6 +869,7 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
+		s->replaying = backlog_mode(s);
 		/* A subtask restarted after a crash starts its schedule at
 		 * its restart too. */
 		for (uint32_t i = 0; i < s->n_parts; i++)
@@ -789,7 +881,12 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		alignment_update(t);
 		s->next_alignment_ns = alignment_after(t, now_ns);
 	}
-	emit_due(t, now_ns);
+	if (s->replaying)
+		replay_due(t, now_ns);
+	/* Over now (or never begun): the records due at now_ns, before the
+	 * tick at now_ns. */
+	if (!s->replaying)
+		(void)emit_due(t, now_ns, now_ns);
 	/* Sending may have blocked on a full ring (wm_task_backpressure()
 	 * read the clock meanwhile): go on from the later time, so that no
 	 * clock is ever read backwards. */
@@ -803,7 +900,10 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	if (s->health.exit_code != 0)
 		return INT64_MAX; /* the driver stops the job (task.h) */
 	retire_finished(t);
-	tick_if_due(t, now_ns);
+	/* A backlog not replayed yet has ticks before now_ns still to run;
+	 * an input that ended in it has none (replay_due()). */
+	if (!s->replaying)
+		tick_if_due(t, now_ns);
 	/* Subtask-level alignment is checked after every batch too. */
 	if (s->peers != NULL &&
 	    wm_alignment_holds_back(

@@ -93,6 +93,10 @@ struct task_source {
 	/* The watermarks' periodic schedule came with a restore
 	 * (checkpoint_watermarks): the first run does not start it anew. */
 	bool ticks_restored;
+	/* Replaying the backlog of a restore with checkpoint_watermarks:
+	 * the records due before the source caught up run on their due
+	 * times, not on the clock (replay_due() in task_source.c). */
+	bool replaying;
 	/* The last run left records due (a burst cut short, an unlimited
 	 * rate): what falls due before the next run runs late, then. */
 	bool behind;

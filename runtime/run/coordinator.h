@@ -14,7 +14,11 @@
  * block (metrics.h, struct wm_checkpoint_ack); the coordinator takes each
  * blob as written (read back and checked) and, once every subtask's is
  * in, writes the manifest: only then is the checkpoint complete
- * (doc/architecture.md section 9).
+ * (doc/architecture.md section 9). Those last writes, and the parts'
+ * commit, run on a thread of the coordinator's own (coordinator.c, D1-D4)
+ * that wakes the supervisor with SIGUSR1 when they are durable: the
+ * supervisor never waits for the disk but in a restart and at the end,
+ * where wm_coordinator_workers_gone() waits for a completion under way.
  *
  * One checkpoint at a time (Flink's default): a trigger due while one is
  * pending waits for the next interval. None is triggered once a source

@@ -951,6 +951,51 @@ next_instant(const struct sim *sim)
 	return sim->fail_ns < t ? sim->fail_ns : t;
 }
 
+/*
+ * Rule 9: the backlogs of sources restored with checkpoint_watermarks, at
+ * t, before anything else runs at t: again and again, the sources due at
+ * the earliest instant of a backlog run it (in subtask order), and the
+ * instant settles, until no source due has a backlog instant before t.
+ * Each stays due at t, where its own instant t then runs as any source's.
+ */
+static int
+replay_backlogs(struct sim *sim, int64_t t, char *err, size_t errlen)
+{
+	for (;;) {
+		int64_t first = t;
+
+		for (uint32_t id = 0; id < sim->n_tasks; id++) {
+			struct sim_task *st = &sim->tasks[id];
+			int64_t at;
+
+			if (!is_source(sim, st) || wm_task_finished(st->task) ||
+			    st->next_due > t)
+				continue;
+			at = wm_task_source_backlog_instant(st->task, t);
+			if (at < first)
+				first = at;
+		}
+		if (first >= t)
+			return 0;
+		for (uint32_t id = 0; id < sim->n_tasks; id++) {
+			struct sim_task *st = &sim->tasks[id];
+
+			if (!is_source(sim, st) || wm_task_finished(st->task) ||
+			    st->next_due > t ||
+			    wm_task_source_backlog_instant(st->task, t) !=
+				    first)
+				continue;
+			(void)wm_task_run_source(st->task, t);
+			if (sim_recording_failed(st))
+				return 0;
+		}
+		int r = settle_instant(sim, err, errlen);
+
+		if (r != 0)
+			return r;
+	}
+}
+
 static int
 run(struct sim *sim, char *err, size_t errlen)
 {
@@ -996,6 +1041,9 @@ run(struct sim *sim, char *err, size_t errlen)
 			return r;
 		if (sim->store != NULL && sim->next_checkpoint_ns <= t &&
 		    (r = trigger_checkpoint(sim, t, err, errlen)) != 0)
+			return r;
+		r = replay_backlogs(sim, t, err, errlen);
+		if (r != 0)
 			return r;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];

@@ -107,7 +107,15 @@
  *     charge). No watermark is restored: every input at MIN and ACTIVE,
  *     idleness countdowns and periodic ticks starting again; with [job]
  *     checkpoint_watermarks they are restored instead, countdowns and
- *     ticks on the processing time, which runs on through the crash.
+ *     ticks on the processing time, which runs on through the crash,
+ *     and the backlogs run at the restore's instant t before anything
+ *     else at t, one instant of their due times at a time, as they ran
+ *     before (wm_task_source_backlog_instant()): the sources at the
+ *     earliest backlog instant run it, in subtask order, and it settles,
+ *     until none is left before t; then the sources run at t as at any
+ *     instant. So every source's backlog goes downstream in the order of
+ *     the run without the crash, in no processing time (no rule 1
+ *     charge: it was all due).
  *     Results fired after the checkpoint are fired again: a file sink or
  *     late output file gets each once (exactly-once: its parts after the
  *     checkpoint were never committed, runtime/checkpoint/part_commit.h),

@@ -163,6 +163,7 @@ kill_run() {
 	fi
 	if $exactly_once; then
 		cmp -s "$scratch/run.results" "$clean" || {
+			cat "$scratch/err" >&2
 			diff "$clean" "$scratch/run.results" >&2
 			fail "seed $seed: the results differ from the fault-free run's"
 		}
