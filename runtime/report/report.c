@@ -1284,11 +1284,12 @@ json_checkpoints(FILE *f, const struct wm_job_report *rep)
 
 		fprintf(f,
 			"%s{\"at_ms\":%" PRId64 ",\"from_checkpoint\":%" PRIu64
-			",\"delay_ms\":%" PRId64 ",\"attempt\":%" PRIu32
-			",\"held_ms\":%" PRId64 ",\"cause\":",
+			",\"checkpoint_ms\":%" PRId64 ",\"delay_ms\":%" PRId64
+			",\"attempt\":%" PRIu32 ",\"held_ms\":%" PRId64
+			",\"cause\":",
 			i > 0 ? "," : "", n->at_ns / 1000000, n->restored_from,
-			n->delay_ns / 1000000, n->attempt,
-			n->held_ns < 0 ? -1 : n->held_ns / 1000000);
+			n->checkpoint_ns / 1000000, n->delay_ns / 1000000,
+			n->attempt, n->held_ns < 0 ? -1 : n->held_ns / 1000000);
 		json_string(f, n->cause);
 		fputc('}', f);
 	}

@@ -168,6 +168,10 @@ struct wm_edge_report {
 struct wm_restart_note {
 	int64_t at_ns;		/* processing time of the failure */
 	uint64_t restored_from; /* checkpoint id; 0: from the start */
+	/* Processing time of that checkpoint's trigger (0: from the start):
+	 * the job replays what came after it, a backlog of at_ns minus
+	 * this. */
+	int64_t checkpoint_ns;
 	/* From the restore until every window subtask's watermark was back
 	 * where the supervisor last saw it before the failure; -1: never,
 	 * before the job ended or failed again. */

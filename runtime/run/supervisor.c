@@ -960,6 +960,11 @@ restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 
 		n->at_ns = job_time(j, now);
 		n->restored_from = j->restore_from;
+		n->checkpoint_ns =
+			j->restore_from != 0
+				? wm_ms_to_ns(wm_coordinator_restore_time_ms(
+					  j->coordinator))
+				: 0;
 		n->held_ns = -1;
 		n->delay_ns = delay_ns;
 		n->attempt = c->attempt;
