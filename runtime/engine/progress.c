@@ -78,8 +78,8 @@ start_still(struct wm_progress *p, int64_t now_ns)
 
 /* When, by the schedule, the update at `now_ns` was due (`last`: the
  * time the stretch after it begins, else the one before it ends): the
- * schedule's `first` or `last` in a real run, now otherwise; never before
- * `from_ns` (the stretch's start, or the end of the one before). */
+ * schedule's `first` or `last` in a real run, never before `from_ns` (the
+ * stretch's start, or the end of the one before); now otherwise. */
 static int64_t
 due_at(const struct wm_progress *p, bool last, int64_t from_ns, int64_t now_ns)
 {
@@ -90,8 +90,13 @@ due_at(const struct wm_progress *p, bool last, int64_t from_ns, int64_t now_ns)
 
 		if (d < t)
 			t = d;
+		/* The schedule may lie before the stretch began. */
+		if (t < from_ns)
+			t = from_ns;
 	}
-	return t < from_ns ? from_ns : t;
+	/* Elsewhere `now_ns` before the stretch's start breaks the contract,
+	 * and close_still() and close_idle() say so. */
+	return t;
 }
 
 /* The still stretch [still_since, now) ends: a stall if long enough by

@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ holder(void)
 START_TEST(test_a_second_process_is_refused_with_the_holders_pid)
 {
 	pid_t pid = holder();
-	char err[512], want[64], text[32] = "";
+	char err[512], want[64], path[PATH_MAX], text[32] = "";
 	int fd, status;
 	FILE *f;
 
@@ -84,8 +85,8 @@ START_TEST(test_a_second_process_is_refused_with_the_holders_pid)
 	ck_assert_msg(strstr(err, want) != NULL, "%s", err);
 	ck_assert_msg(strstr(err, dir) != NULL, "%s", err);
 	/* The file names the holder too, for people. */
-	snprintf(want, sizeof(want), "%s/" WM_DIR_LOCK_NAME, dir);
-	f = fopen(want, "r");
+	snprintf(path, sizeof(path), "%s/" WM_DIR_LOCK_NAME, dir);
+	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_ptr_nonnull(fgets(text, sizeof(text), f));
 	fclose(f);
