@@ -476,23 +476,23 @@ terminate_stragglers(struct job *j)
 }
 
 /* sigtimedwait() until the CLOCK_MONOTONIC time `by` (INT64_MAX: no
- * limit): the signal, or -1 with EAGAIN once `by` has passed. */
+ * limit): the signal, or -1 with EAGAIN once `by` has passed. A signal
+ * already pending is taken even then: a stop that came while the job
+ * was busy (a restart with no delay) must not wait for the next attempt. */
 static int
 wait_signal_until(const sigset_t *mask, int64_t by)
 {
 	siginfo_t info;
 	int64_t left;
-	struct timespec ts;
+	struct timespec ts = {0, 0};
 
 	if (by == INT64_MAX)
 		return sigwaitinfo(mask, &info);
 	left = by - wm_monotonic_ns();
-	if (left <= 0) {
-		errno = EAGAIN;
-		return -1;
+	if (left > 0) {
+		ts.tv_sec = left / 1000000000;
+		ts.tv_nsec = left % 1000000000;
 	}
-	ts.tv_sec = left / 1000000000;
-	ts.tv_nsec = left % 1000000000;
 	return sigtimedwait(mask, &info, &ts);
 }
 
