@@ -70,8 +70,7 @@ kill_supervisor() {
 	ls /dev/shm | grep -i wm >"$scratch/shm.before"
 	"$WMRUN" "$scratch/$1.conf" >"$scratch/out" 2>"$scratch/err" &
 	sup=$!
-	(sleep 120 && kill -9 "$sup") >/dev/null 2>&1 &
-	watchdog=$!
+	start_watchdog "$sup" 120
 	await "two complete checkpoints" two_complete "$scratch/$1.chk"
 	await "a result" running_with_results "$sup" "$scratch/$1.csv"
 	workers=$(pgrep -P "$sup")

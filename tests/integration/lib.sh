@@ -211,12 +211,25 @@ path = $1
 CONF
 }
 
-# watch_job PID -- a watchdog: the job PID is killed after 120 s, so that a
-# hung job fails the test instead of hanging it, and its workers go when
-# the test ends.
-watch_job() {
-	(sleep 120 && kill -9 "$1") 2>/dev/null &
+# start_watchdog PID SECONDS -- SIGKILL the job PID after SECONDS, so that a
+# hung job fails the test instead of hanging it; its pid in $watchdog. The
+# kill goes only to this shell's child: a job that ended long ago may have
+# given its pid to another process (a job restarting in a loop beside it
+# goes through pids fast), which a stale watchdog must not kill. A child
+# that has ended keeps its pid until this shell reaps it.
+start_watchdog() {
+	(
+		sleep "$2"
+		ppid=$(sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f2)
+		[ "$ppid" = "$$" ] && kill -9 "$1"
+	) >/dev/null 2>&1 &
 	watchdog=$!
+}
+
+# watch_job PID -- a watchdog of 120 s for the job PID, and its workers
+# killed when the test ends.
+watch_job() {
+	start_watchdog "$1" 120
 	trap 'kill "$watchdog" 2>/dev/null; pkill -9 -P '"$1"' 2>/dev/null; rm -rf "$scratch"' EXIT
 }
 

@@ -119,8 +119,7 @@ kill_run() {
 	rm -f "$scratch/run.json"
 	"$WMRUN" --summary "$scratch/run.json" "$conf" >"$scratch/out" 2>"$scratch/err" &
 	sup=$!
-	(sleep 60 && kill -9 "$sup") >/dev/null 2>&1 &
-	watchdog=$!
+	start_watchdog "$sup" 60
 	# Six workers (the observer, if any, is no worker).
 	await "seed $seed: the workers of pid $sup" workers_up "$sup" 6
 	sleep "$delay"
