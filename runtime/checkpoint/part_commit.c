@@ -359,7 +359,8 @@ wm_part_commit_prepare(struct wm_part_commit *pc, uint64_t id, void **blob,
 }
 
 /* Output x's file cut to `length`, which must not be beyond its end: a
- * file shorter than what was committed lost data of a commit. */
+ * file shorter than what the checkpoint says was committed contradicts
+ * it (-EBADMSG), whichever of them is wrong. */
 static int
 truncate_to(const struct wm_part_commit *pc, const struct output *x,
 	    uint64_t length, char *err, size_t errlen)
@@ -371,7 +372,7 @@ truncate_to(const struct wm_part_commit *pc, const struct output *x,
 		return fail(err, errlen, errno, "could not read \"%s\": %s",
 			    x->path, strerror(errno));
 	if ((uint64_t)st.st_size < length)
-		return fail(err, errlen, EIO,
+		return fail(err, errlen, EBADMSG,
 			    "cannot recover \"%s\": it is %jd bytes, shorter "
 			    "than the %" PRIu64 " committed",
 			    x->path, (intmax_t)st.st_size, length);
@@ -567,7 +568,8 @@ delete_parts_above(const struct wm_part_commit *pc, const struct output *x,
 }
 
 /* Whether every part of `parts` is in x's directory with its size: 1, 0
- * (one is missing), or a negative errno (one of another size). */
+ * (one is missing), -EBADMSG (one of another size: it contradicts the
+ * checkpoint) or another negative errno. */
 static int
 all_present(const struct wm_part_commit *pc, const struct output *x,
 	    const struct parts *parts, char *err, size_t errlen)
@@ -587,7 +589,7 @@ all_present(const struct wm_part_commit *pc, const struct output *x,
 		}
 		if (!S_ISREG(st.st_mode) ||
 		    (uint64_t)st.st_size != parts->v[i].bytes)
-			return fail(err, errlen, EIO,
+			return fail(err, errlen, EBADMSG,
 				    "cannot recover \"%s\": part \"%s\" is "
 				    "%jd bytes, sealed with %" PRIu64,
 				    x->path, path, (intmax_t)st.st_size,
@@ -596,32 +598,39 @@ all_present(const struct wm_part_commit *pc, const struct output *x,
 	return 1;
 }
 
-/* Read the committer's blob into each output's prepared list and length
- * before; the checkpoint's id in *id. */
+/* Read the committer's blob of checkpoint `id` into each output's
+ * prepared list and length before. What its prepare() cannot have
+ * written is refused (-EBADMSG) before any file is touched: another
+ * checkpoint's id, run 0, parts out of order or of an epoch after `id`,
+ * lengths whose sum overflows. A blob whose checksums were forged over
+ * plausible values is not caught: no checksum tells them apart. */
 static int
-read_blob(struct wm_part_commit *pc, const void *blob, size_t len, uint64_t *id)
+read_blob(struct wm_part_commit *pc, const void *blob, size_t len, uint64_t id)
 {
 	struct wm_snap_reader rd;
+	uint64_t of;
 
 	wm_snap_reader_init(&rd, blob, len);
 	if (wm_snap_enter(&rd, COMMIT_SNAP_TAG, COMMIT_SNAP_VERSION) == 0) {
-		*id = wm_snap_get_u64(&rd);
+		of = wm_snap_get_u64(&rd);
 		pc->prepared_run = wm_snap_get_u64(&rd);
+		if (pc->prepared_run == 0)
+			return wm_snap_reader_fail(&rd, -EBADMSG);
 	} else {
 		/* Version 1: parts named without a run. */
 		wm_snap_reader_init(&rd, blob, len);
 		if (wm_snap_enter(&rd, COMMIT_SNAP_TAG, 1) != 0)
 			return wm_snap_reader_error(&rd);
-		*id = wm_snap_get_u64(&rd);
+		of = wm_snap_get_u64(&rd);
 		pc->prepared_run = 0;
 	}
-	if (wm_snap_get_u32(&rd) != pc->n_outputs)
+	if (of != id || wm_snap_get_u32(&rd) != pc->n_outputs)
 		return wm_snap_reader_fail(&rd, -EBADMSG);
 	for (uint32_t o = 0; o < pc->n_outputs; o++) {
 		struct output *x = &pc->outputs[o];
-		uint64_t n;
+		uint64_t n, total;
 
-		x->prepared_before = wm_snap_get_u64(&rd);
+		x->prepared_before = total = wm_snap_get_u64(&rd);
 		n = wm_snap_get_count(&rd, 20);
 		x->prepared.n = 0;
 		for (uint64_t i = 0; i < n && wm_snap_reader_error(&rd) == 0;
@@ -631,7 +640,13 @@ read_blob(struct wm_part_commit *pc, const void *blob, size_t len, uint64_t *id)
 			p.writer = wm_snap_get_u32(&rd);
 			p.epoch = wm_snap_get_u64(&rd);
 			p.bytes = wm_snap_get_u64(&rd);
-			if (p.writer >= x->writers)
+			/* prepare() sorted them (part_order()); a writer
+			 * seals one part an epoch. */
+			if (p.writer >= x->writers || p.epoch == 0 ||
+			    p.epoch > id ||
+			    (i > 0 &&
+			     part_order(&x->prepared.v[i - 1], &p) >= 0) ||
+			    __builtin_add_overflow(total, p.bytes, &total))
 				return wm_snap_reader_fail(&rd, -EBADMSG);
 			if (parts_push(&x->prepared, &p) != 0)
 				return wm_snap_reader_fail(&rd, -ENOMEM);
@@ -668,10 +683,9 @@ recover_output(struct wm_part_commit *pc, struct output *x, char *err,
 }
 
 int
-wm_part_commit_recover(struct wm_part_commit *pc, const void *blob, size_t len,
-		       char *err, size_t errlen)
+wm_part_commit_recover(struct wm_part_commit *pc, uint64_t id, const void *blob,
+		       size_t len, char *err, size_t errlen)
 {
-	uint64_t id = 0;
 	int r = 0;
 
 	pc->prepared_id = 0;
@@ -679,15 +693,21 @@ wm_part_commit_recover(struct wm_part_commit *pc, const void *blob, size_t len,
 	for (uint32_t o = 0; o < pc->n_outputs; o++)
 		pc->outputs[o].sealed.n = pc->outputs[o].prepared.n = 0;
 	if (blob != NULL) {
-		r = read_blob(pc, blob, len, &id);
+		r = read_blob(pc, blob, len, id);
+		/* Whatever the reader refused (a cut, a foreign tag or
+		 * version, a value above) is bad data: -EBADMSG. */
+		if (r == -ENOMEM)
+			return fail(err, errlen, ENOMEM, "out of memory");
 		if (r != 0)
-			return fail(err, errlen, -r,
-				    "cannot recover the file outputs: the "
-				    "committer's blob is not this job's: %s",
-				    strerror(-r));
+			return fail(err, errlen, EBADMSG,
+				    "the file committer's blob is unreadable: "
+				    "it is not one this job wrote for "
+				    "checkpoint %" PRIu64,
+				    id);
 	} else {
 		/* No checkpoint: back to each file's length when the
 		 * committer was made, with no part. */
+		id = 0;
 		for (uint32_t o = 0; o < pc->n_outputs; o++)
 			pc->outputs[o].prepared_before = pc->outputs[o].initial;
 	}

@@ -163,18 +163,24 @@ int wm_part_commit_commit(struct wm_part_commit *pc, uint64_t id, char *err,
 			  size_t errlen);
 
 /*
- * Recover to the checkpoint whose committer blob is `blob` (`len` bytes),
+ * Recover to checkpoint `id`, whose committer blob is `blob` (`len` bytes),
  * or with `blob` NULL to no checkpoint (each file back to its length at
  * wm_part_commit_new(): a fresh start, or a crash before any checkpoint).
  * After it no part is left, every file holds exactly what the checkpoint
  * committed, and what was sealed or prepared before is forgotten.
  * Writers then open their parts anew. 0, or a negative errno with a
- * message (-EBADMSG: a blob that is not the committer's of this job;
- * -EIO: a file shorter than what was committed, or a part of another
- * size than sealed).
+ * message. -EBADMSG: the checkpoint cannot be recovered to, a restore
+ * point to fall back from: its blob is not one this job's committer wrote
+ * for checkpoint `id` (found before any file is touched), or it
+ * contradicts the files (one shorter than what it committed, a part of
+ * another size than sealed). A recovery to an older checkpoint after
+ * that is sound: this one's outputs recovered before the contradiction
+ * only grew by parts that the older one's recovery truncates, and the
+ * older one's parts were all committed before this one was taken.
  */
-int wm_part_commit_recover(struct wm_part_commit *pc, const void *blob,
-			   size_t len, char *err, size_t errlen);
+int wm_part_commit_recover(struct wm_part_commit *pc, uint64_t id,
+			   const void *blob, size_t len, char *err,
+			   size_t errlen);
 
 /*
  * The final commit of a job that ended well (the end of its input, or a

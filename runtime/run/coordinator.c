@@ -43,6 +43,7 @@
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/conf/units.h"
 #include "runtime/io/keys.h"
+#include "runtime/io/log.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/run/coordinator.h"
 #include "runtime/run/exactly_once.h"
@@ -673,10 +674,30 @@ wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
 	return r;
 }
 
+/* The checkpoint a restart restores: the latest complete one below
+ * restore_below, read again with every blob checked (one damaged since it
+ * was written is skipped with a warning and the one before it taken, as
+ * is one that could not be restored); none of this run's left: none (0),
+ * from the beginning. */
+static int
+choose_restore(struct wm_coordinator *c, char *err, size_t errlen)
+{
+	struct wm_checkpoint_info info;
+	int r = wm_checkpoint_store_latest_complete_below(
+		c->store, c->restore_below, &info, err, errlen);
+
+	if (r == -EXDEV && !c->topo->job.resume)
+		r = 0; /* an earlier job's, below every one of this run */
+	if (r < 0)
+		return r;
+	c->restore_id = r == 1 && info.id >= c->first_id ? info.id : 0;
+	c->restore_time_ms = c->restore_id != 0 ? info.trigger_time_ms : 0;
+	return 0;
+}
+
 int
 wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
 {
-	struct wm_checkpoint_info info;
 	int joined, r;
 
 	err[0] = '\0';
@@ -695,19 +716,8 @@ wm_coordinator_workers_gone(struct wm_coordinator *c, char *err, size_t errlen)
 	}
 	if (sweep(c, c->next_id, err, errlen) != 0)
 		return -EIO;
-	/* Read again, every blob checked: one damaged since it was written
-	 * is skipped with a warning and the one before it restored, as is
-	 * one that could not be restored; none of this run's left: from the
-	 * beginning. */
-	r = wm_checkpoint_store_latest_complete_below(
-		c->store, c->restore_below, &info, err, errlen);
-	if (r == -EXDEV && !c->topo->job.resume)
-		r = 0; /* an earlier job's, below every one of this run */
-	if (r < 0)
-		return r;
-	c->restore_id = r == 1 && info.id >= c->first_id ? info.id : 0;
-	c->restore_time_ms = c->restore_id != 0 ? info.trigger_time_ms : 0;
-	return joined != 0 ? -EIO : 0;
+	r = choose_restore(c, err, errlen);
+	return r != 0 ? r : joined != 0 ? -EIO : 0;
 }
 
 void
@@ -725,23 +735,63 @@ wm_coordinator_first_epoch(const struct wm_coordinator *c)
 	return c->restore_id != 0 ? c->restore_id + 1 : c->next_id;
 }
 
-int
-wm_coordinator_recover_outputs(struct wm_coordinator *c, char *err,
-			       size_t errlen)
+/* The files back to checkpoint c->restore_id (0: none). */
+static int
+recover_to_restore(struct wm_coordinator *c, char *err, size_t errlen)
 {
 	void *blob = NULL;
 	size_t len = 0;
 	int r = 0;
 
-	if (c == NULL || c->commit == NULL)
-		return 0;
 	if (c->restore_id != 0)
 		r = wm_checkpoint_store_get(c->store, c->restore_id,
 					    c->plan->n_subtasks, &blob, &len,
 					    err, errlen);
 	if (r == 0)
-		r = wm_part_commit_recover(c->commit, blob, len, err, errlen);
+		r = wm_part_commit_recover(c->commit, c->restore_id, blob, len,
+					   err, errlen);
 	free(blob);
+	return r;
+}
+
+int
+wm_coordinator_recover_outputs(struct wm_coordinator *c, char *err,
+			       size_t errlen)
+{
+	int r;
+
+	if (c == NULL || c->commit == NULL)
+		return 0;
+	/* A committer's blob the recovery refused (before touching a file)
+	 * is no transient fault, as a subtask's snapshot that could not be
+	 * restored: the checkpoint before it, or none left (-EBADMSG). */
+	while ((r = recover_to_restore(c, err, errlen)) == -EBADMSG &&
+	       c->restore_id != 0) {
+		uint64_t failed = c->restore_id;
+		char why[512];
+		size_t len;
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen,
+			 "the file committer could not restore checkpoint "
+			 "%" PRIu64 " in \"%s\": %s",
+			 failed, c->topo->job.checkpoint_dir, why);
+		wm_coordinator_restore_failed(c, failed);
+		if ((r = choose_restore(c, why, sizeof(why))) != 0) {
+			snprintf(err, errlen, "%s", why);
+			return r;
+		}
+		if (c->restore_id == 0) {
+			len = strlen(err);
+			snprintf(err + len, errlen - len,
+				 "; no complete checkpoint before it to fall "
+				 "back to");
+			return -EBADMSG;
+		}
+		wm_log("wmrun: notice: %s; restoring checkpoint %" PRIu64
+		       " instead",
+		       err, c->restore_id);
+	}
 	/* The workers start again: no acknowledgement yet, and their parts
 	 * from first_epoch on. */
 	for (uint32_t id = 0; id < c->plan->n_subtasks; id++) {

@@ -1132,7 +1132,8 @@ commit_set_up(struct sim *sim, char *err, size_t errlen)
 				       errlen);
 
 	if (r == 0 && sim->commit != NULL)
-		r = wm_part_commit_recover(sim->commit, NULL, 0, err, errlen);
+		r = wm_part_commit_recover(sim->commit, 0, NULL, 0, err,
+					   errlen);
 	return r != 0 ? output_error(r) : 0;
 }
 
@@ -1367,8 +1368,21 @@ recover_outputs(struct sim *sim, uint64_t chk, char *err, size_t errlen)
 		r = wm_checkpoint_store_get(sim->store, chk, sim->n_tasks,
 					    &blob, &len, err, errlen);
 	if (r == 0)
-		r = wm_part_commit_recover(sim->commit, blob, len, err, errlen);
+		r = wm_part_commit_recover(sim->commit, chk, blob, len, err,
+					   errlen);
 	free(blob);
+	/* A committer's blob refused before any file was touched: the
+	 * checkpoint cannot be restored (restore()). */
+	if (r == -EBADMSG && chk != 0) {
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen,
+			 "the file committer could not restore checkpoint "
+			 "%" PRIu64 " in \"%s\": %s",
+			 chk, sim->topo->job.checkpoint_dir, why);
+		return r;
+	}
 	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++) {
 		sim->tasks[id].epoch =
 			chk != 0 ? chk + 1 : sim->first_checkpoint_id;
@@ -1466,12 +1480,13 @@ restore(struct sim *sim, char *err, size_t errlen)
 	if (r == 1 && info.id >= sim->first_checkpoint_id)
 		chk = info.id;
 again:
-	if ((r = recover_outputs(sim, chk, err, errlen)) != 0)
+	r = recover_outputs(sim, chk, err, errlen);
+	if (r == -EBADMSG)
+		unrestorable = true;
+	else if (r != 0)
 		return r;
-	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		if ((r = restart_task(sim, id, chk, &unrestorable, err,
-				      errlen)) != 0)
-			break;
+	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++)
+		r = restart_task(sim, id, chk, &unrestorable, err, errlen);
 	if (r != 0 && unrestorable) {
 		char why[512];
 		size_t n = strlen(err);

@@ -951,10 +951,14 @@ restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 		return EX_DATAERR;
 	}
 	/* The exactly-once files back to that checkpoint before anyone
-	 * writes a part again. */
-	if (wm_coordinator_recover_outputs(j->coordinator, j->err, j->errlen) !=
-	    0)
-		return EX_IOERR;
+	 * writes a part again; a committer's blob it cannot restore from
+	 * moves the restore to the checkpoint before it. */
+	int r = wm_coordinator_recover_outputs(j->coordinator, j->err,
+					       j->errlen);
+
+	j->restore_from = wm_coordinator_restore_id(j->coordinator);
+	if (r != 0)
+		return r == -EBADMSG ? EX_DATAERR : EX_IOERR;
 	if (c->restarts < WM_RESTART_NOTES) {
 		struct wm_restart_note *n = &c->notes[c->restarts];
 

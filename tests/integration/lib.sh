@@ -83,6 +83,14 @@ interrupt() {
 	}
 }
 
+# window_results CSV -- a window sink's results (key, window, count,
+# late_firing) sorted, without when each fired (fire_time, watermark):
+# what a run must give whatever its restarts, which change those and the
+# order the results were written in.
+window_results() {
+	cut -d, -f1-4,7 "$1" | sort
+}
+
 # max_fire_delay CSV FROM TO -- the largest fire_time - window_end, in ms,
 # over results whose window starts in [FROM, TO) (CSV from a sink with
 # aggregates count, sum: fire_time is column 6, window_end column 3).
@@ -333,19 +341,19 @@ open(d + "/_metadata", "w").write(body + "crc32c %08x\n" % crc32c(body.encode())
 PY
 }
 
-# mutate_checkpoint DIR SEED -- change one subtask's blob of checkpoint
-# DIR at random (SEED: bytes flipped, the blob cut short or grown, a count
-# or a length overwritten), then reseal it (reseal_checkpoint); prints
-# what it changed.
+# mutate_checkpoint DIR SEED [committer] -- change one subtask's blob of
+# checkpoint DIR at random (SEED: bytes flipped, the blob cut short or
+# grown, a count or a length overwritten), or the file committer's blob
+# (the last), then reseal it (reseal_checkpoint); prints what it changed.
 mutate_checkpoint() {
-	python3 - "$1" "$2" <<'PY' || fail "could not mutate $1"
+	python3 - "$1" "$2" "${3:-subtask}" <<'PY' || fail "could not mutate $1"
 import os, random, struct, sys
-d, seed = sys.argv[1], int(sys.argv[2])
+d, seed, which = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rnd = random.Random(seed)
 # The subtasks' snapshots; the last blob is the file committer's.
 blobs = sorted((n for n in os.listdir(d) if n.startswith("subtask-")),
                key=lambda n: int(n[len("subtask-"):]))
-name = rnd.choice(blobs[:-1])
+name = blobs[-1] if which == "committer" else rnd.choice(blobs[:-1])
 blob = bytearray(open(d + "/" + name, "rb").read())
 kind = rnd.randrange(6)
 at = rnd.randrange(max(len(blob), 1))

@@ -5,8 +5,10 @@
 # simulation is held between that checkpoint and the crash), the job falls
 # back to the complete checkpoint before it and finishes; with none before
 # it, it fails with 65 naming the checkpoint and why. It used to fail at
-# once with whatever the snapshot's error mapped to. Then ten seeded
-# random changes of that checkpoint: each restores, or falls back once.
+# once with whatever the snapshot's error mapped to. The same with the
+# file committer's blob (the file sink's, exactly-once), which used to
+# fail the job with 74. Then ten seeded random changes of that
+# checkpoint: each restores, or falls back once.
 #
 # The simulation is held without a clock: its results go to standard
 # output, a FIFO this test reads until the checkpoint before the crash is
@@ -43,13 +45,17 @@ size = 1 s
 input = counts
 parallelism = 2
 path = -
+[sink file]
+input = counts
+path = $scratch/out.csv
 CONF
 
 # run STATUS FORGE... -- --sim of the job, held once checkpoint 3 (the
 # last before the crash) is complete; the checkpoints FORGE (of 2 and 3)
 # forged then, and the job run on to its end with status STATUS (any: the
 # status in $got). With SEED set, checkpoint 3 is mutated at random
-# (mutate_checkpoint) instead.
+# (mutate_checkpoint) instead. The blob forged is window subtask 2's, or
+# with BLOB=committer the file committer's (the last).
 run() {
 	want=$1
 	shift
@@ -64,7 +70,10 @@ run() {
 	done
 	[ -z "${SEED:-}" ] || what=$(mutate_checkpoint "$ckpt/chk-3" "$SEED") || exit 1
 	for chk in "$@"; do
-		printf XXXX | dd of="$ckpt/chk-$chk/subtask-2" bs=1 conv=notrunc 2>/dev/null ||
+		blob=subtask-2
+		[ "${BLOB:-}" != committer ] ||
+			blob=$(cd "$ckpt/chk-$chk" && ls subtask-* | sort -t- -k2 -n | tail -1)
+		printf XXXX | dd of="$ckpt/chk-$chk/$blob" bs=1 conv=notrunc 2>/dev/null ||
 			fail "could not forge checkpoint $chk"
 		reseal_checkpoint "$ckpt/chk-$chk"
 	done
@@ -85,6 +94,27 @@ expect_line '^  every record accounted  yes$' "$scratch/err"
 # Neither can: the job fails, naming the last one tried.
 run 65 2 3
 expect_line "^wmrun: subtask \"counts/0\" could not restore checkpoint 2 in \"$ckpt\": the snapshot is unreadable: .*; no complete checkpoint before it to fall back to\$" "$scratch/err"
+
+# The committer's blob of the newest cannot be restored: the one before it
+# is, and the file holds the results of a run without the crash, each
+# once (those the crash cut short are emitted again, at a later
+# processing time and watermark, and in another order).
+sed -i 's/^fail_at = 35 s$//' "$scratch/job.conf"
+rm -rf "$ckpt"
+expect_status 0 "$WMRUN" --sim "$scratch/job.conf"
+cp "$scratch/out.csv" "$scratch/want.csv"
+sed -i 's/^checkpoints_retained = 2$/checkpoints_retained = 2\nfail_at = 35 s/' "$scratch/job.conf"
+BLOB=committer run 0 3
+expect_line "^wmrun: notice: the file committer could not restore checkpoint 3 in \"$ckpt\": the file committer's blob is unreadable: .*; restarting from checkpoint 2\$" "$scratch/err"
+expect_line '^  every record accounted  yes$' "$scratch/err"
+window_results "$scratch/out.csv" >"$scratch/got.results"
+window_results "$scratch/want.csv" >"$scratch/want.results"
+cmp -s "$scratch/got.results" "$scratch/want.results" ||
+	fail "the file's results differ from the run's without the crash"
+
+# Neither can: the job fails, naming the last one tried.
+BLOB=committer run 65 2 3
+expect_line "^wmrun: the file committer could not restore checkpoint 2 in \"$ckpt\": the file committer's blob is unreadable: .*; no complete checkpoint before it to fall back to\$" "$scratch/err"
 
 # Seeded mutations of checkpoint 3 (WM_MUTATION_SEEDS=FIRST:LAST to
 # replay some): restored, or fallen back to checkpoint 2 once; never 70,

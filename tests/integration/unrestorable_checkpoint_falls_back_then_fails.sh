@@ -5,8 +5,10 @@
 # fails again. The job falls back to the complete checkpoint before it
 # and goes on from there; when none before it restores either, it fails
 # (65) naming the checkpoint and why. It used to restart from the same
-# checkpoint for ever, at Flink's backoff. Beside four busy loops on the
-# two cores.
+# checkpoint for ever, at Flink's backoff. The same holds for the file
+# committer's blob (the exactly-once sink's), found at the resume or at
+# the restart after a subtask's: it used to fail the job with 74. Beside
+# four busy loops on the two cores.
 . "$srcdir/tests/integration/lib.sh"
 
 command -v python3 >/dev/null || { echo "SKIP: no python3 to forge a checkpoint"; exit 77; }
@@ -37,16 +39,20 @@ parallelism = 2
 path = $scratch/out.csv
 CONF
 
-# forge CHK -- overwrite the first bytes of window subtask 2's blob in
-# checkpoint CHK (its section's tag), and make its checksum and the
-# manifest's match the bytes again.
+# forge CHK [BLOB] -- overwrite the first bytes of blob BLOB (window
+# subtask 2's, or "committer": the last) in checkpoint CHK (its section's
+# tag), and make its checksum and the manifest's match the bytes again.
 forge() {
-	printf XXXX | dd of="$ckpt/chk-$1/subtask-2" bs=1 conv=notrunc 2>/dev/null ||
+	blob=subtask-2
+	[ "${2:-}" != committer ] ||
+		blob=$(cd "$ckpt/chk-$1" && ls subtask-* | sort -t- -k2 -n | tail -1)
+	printf XXXX | dd of="$ckpt/chk-$1/$blob" bs=1 conv=notrunc 2>/dev/null ||
 		fail "could not forge checkpoint $1"
 	reseal_checkpoint "$ckpt/chk-$1"
 }
 
 expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
+cp "$scratch/out.csv" "$scratch/want.csv"
 set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
 [ $# -eq 2 ] || fail "not two checkpoints kept: $*"
 older=$1 newer=$2
@@ -69,5 +75,37 @@ forge "$newer"
 expect_status 65 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
 [ "$(grep -c 'restarting from' "$scratch/err")" -eq 1 ] || { cat "$scratch/err" >&2; fail "not one restart"; }
 expect_line "^wmrun: subtask \"counts/0\" could not restore checkpoint $older in \"$ckpt\": the snapshot is unreadable: .*; no complete checkpoint before it to fall back to\$" "$scratch/err"
+expect_line '^wmrun: job "unrestorable" failed after ' "$scratch/err"
+
+# The newest's committer blob cannot be restored: the resume falls back
+# to the one before it before any worker runs, and the file ends with the
+# fault-free run's results (when each fired, in processing time and by
+# which watermark, and so in which part and order it was written, are the
+# real run's to vary).
+rm -rf "$ckpt"
+expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
+set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
+older=$1 newer=$2
+forge "$newer" committer
+expect_status 0 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
+expect_line "^wmrun: notice: the file committer could not restore checkpoint $newer in \"$ckpt\": the file committer's blob is unreadable: .*; restoring checkpoint $older instead\$" "$scratch/err"
+[ "$(grep -c 'restarting from' "$scratch/err")" -eq 0 ] || { cat "$scratch/err" >&2; fail "a restart"; }
+window_results "$scratch/out.csv" >"$scratch/got.results"
+window_results "$scratch/want.csv" >"$scratch/want.results"
+cmp -s "$scratch/got.results" "$scratch/want.results" ||
+	fail "the results differ from the fault-free run's after the fall back"
+
+# The newest's window blob and the older one's committer blob: the
+# restart after the window's failure falls back to the older one, whose
+# committer blob fails it (65), naming it.
+rm -rf "$ckpt"
+expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
+set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
+older=$1 newer=$2
+forge "$newer"
+forge "$older" committer
+expect_status 65 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
+[ "$(grep -c 'restarting from' "$scratch/err")" -eq 0 ] || { cat "$scratch/err" >&2; fail "a restart"; }
+expect_line "^wmrun: the file committer could not restore checkpoint $older in \"$ckpt\": the file committer's blob is unreadable: .*; no complete checkpoint before it to fall back to\$" "$scratch/err"
 expect_line '^wmrun: job "unrestorable" failed after ' "$scratch/err"
 echo ok

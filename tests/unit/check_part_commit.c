@@ -285,7 +285,8 @@ START_TEST(test_commit_crashing_at_any_step_is_repaired)
 		fx.stop_at = j;
 		fx.stopped[0] = '\0';
 		pc = committer();
-		r = wm_part_commit_recover(pc, blob2, len2, err, sizeof(err));
+		r = wm_part_commit_recover(pc, 2, blob2, len2, err,
+					   sizeof(err));
 		wm_part_commit_free(pc);
 		if (fx.stopped[0] == '\0') {
 			ck_assert_msg(r == 0, "%s", err);
@@ -313,9 +314,9 @@ START_TEST(test_recover_without_a_checkpoint_keeps_only_the_header)
 	checkpoint(pc, 1, false, &blob, &len);
 	free(blob);
 	ck_assert_int_eq(write(fx.fd, "torn", 4), 4);
-	ck_assert_msg(wm_part_commit_recover(pc, NULL, 0, err, sizeof(err)) ==
-			      0,
-		      "%s", err);
+	ck_assert_msg(
+		wm_part_commit_recover(pc, 0, NULL, 0, err, sizeof(err)) == 0,
+		"%s", err);
 	assert_file_is(HEADER);
 	ck_assert_uint_eq(parts_left(), 0);
 	wm_part_commit_free(pc);
@@ -336,9 +337,9 @@ START_TEST(test_recover_from_an_older_checkpoint_drops_later_commits)
 	checkpoint(pc, 2, true, &blob2, &len2);
 	wm_part_commit_free(pc);
 	pc = committer();
-	ck_assert_msg(
-		wm_part_commit_recover(pc, blob1, len1, err, sizeof(err)) == 0,
-		"%s", err);
+	ck_assert_msg(wm_part_commit_recover(pc, 1, blob1, len1, err,
+					     sizeof(err)) == 0,
+		      "%s", err);
 	expected(epochs, 1, want, sizeof(want));
 	assert_file_is(want);
 	/* And goes on committing after it. */
@@ -394,14 +395,78 @@ START_TEST(test_recover_refuses_a_part_of_another_size)
 	ck_assert_int_eq(truncate(path, 3), 0);
 	pc = committer();
 	ck_assert_int_eq(
-		wm_part_commit_recover(pc, blob, len, err, sizeof(err)), -EIO);
+		wm_part_commit_recover(pc, 1, blob, len, err, sizeof(err)),
+		-EBADMSG);
 	ck_assert_ptr_nonnull(strstr(err, "s1-e1"));
 	/* And a blob that is not the committer's. */
 	ck_assert_int_eq(
-		wm_part_commit_recover(pc, "garbage", 7, err, sizeof(err)),
+		wm_part_commit_recover(pc, 1, "garbage", 7, err, sizeof(err)),
 		-EBADMSG);
 	wm_part_commit_free(pc);
 	free(blob);
+}
+END_TEST
+
+/* A committer's blob that its prepare() cannot have written for the
+ * checkpoint asked for is refused (-EBADMSG: the restore falls back to
+ * the checkpoint before) before any file or part is touched: checkpoint
+ * 2's blob offered as checkpoint 1's, and checkpoint 2's with its parts'
+ * order changed (epochs swapped) or a part's epoch beyond 2, each with
+ * the blob's framing intact. */
+START_TEST(test_recover_refuses_a_blob_of_another_checkpoint_untouched)
+{
+	static const uint64_t epochs[] = {1};
+	struct wm_part_commit *pc = committer();
+	char want[4096], err[512];
+	unsigned char *forged;
+	void *blob1, *blob2;
+	size_t len1, len2, at;
+	uint64_t epoch;
+
+	checkpoint(pc, 1, true, &blob1, &len1);
+	checkpoint(pc, 2, false, &blob2, &len2);
+	wm_part_commit_free(pc);
+	expected(epochs, 1, want, sizeof(want));
+	assert_file_is(want);
+	ck_assert_uint_eq(parts_left(), WRITERS);
+	pc = committer();
+	ck_assert_int_eq(
+		wm_part_commit_recover(pc, 1, blob2, len2, err, sizeof(err)),
+		-EBADMSG);
+	ck_assert_msg(strstr(err, "checkpoint 1") != NULL, "%s", err);
+	/* The first part's epoch (2) is the u64 after its u32 writer, at
+	 * the end of the blob less the parts after it and the trailer:
+	 * found by its value instead, the first 8 bytes equal to 2 after
+	 * the id and run. */
+	forged = malloc(len2);
+	ck_assert_ptr_nonnull(forged);
+	for (uint64_t bad = 3; bad <= 4; bad++) {
+		memcpy(forged, blob2, len2);
+		at = len2;
+		for (size_t i = len2 / 2; i + 8 <= len2; i++) {
+			memcpy(&epoch, forged + i, 8);
+			if (epoch == 2) {
+				at = i;
+				break;
+			}
+		}
+		ck_assert_uint_lt(at, len2);
+		/* 3: beyond the checkpoint; 4 then 2: out of order too. */
+		memcpy(forged + at, &bad, 8);
+		ck_assert_int_eq(wm_part_commit_recover(pc, 2, forged, len2,
+							err, sizeof(err)),
+				 -EBADMSG);
+	}
+	assert_file_is(want);
+	ck_assert_uint_eq(parts_left(), WRITERS);
+	/* And the true blob recovers. */
+	ck_assert_msg(wm_part_commit_recover(pc, 2, blob2, len2, err,
+					     sizeof(err)) == 0,
+		      "%s", err);
+	wm_part_commit_free(pc);
+	free(forged);
+	free(blob1);
+	free(blob2);
 }
 END_TEST
 
@@ -427,9 +492,9 @@ START_TEST(test_discard_keeps_the_parts_of_a_commit_cut_short)
 	wm_part_commit_free(pc);
 	ck_assert_uint_eq(parts_left(), WRITERS);
 	pc = committer();
-	ck_assert_msg(
-		wm_part_commit_recover(pc, blob2, len2, err, sizeof(err)) == 0,
-		"%s", err);
+	ck_assert_msg(wm_part_commit_recover(pc, 2, blob2, len2, err,
+					     sizeof(err)) == 0,
+		      "%s", err);
 	expected(epochs, 2, want, sizeof(want));
 	assert_file_is(want);
 	wm_part_commit_free(pc);
@@ -524,16 +589,16 @@ START_TEST(test_a_run_takes_only_its_own_and_its_checkpoints_parts)
 	seal(NULL, 1, 1);
 	fx.run = RUN_B;
 	pc = committer();
-	ck_assert_msg(wm_part_commit_recover(pc, blob, len, err, sizeof(err)) ==
-			      0,
-		      "%s", err);
+	ck_assert_msg(
+		wm_part_commit_recover(pc, 1, blob, len, err, sizeof(err)) == 0,
+		"%s", err);
 	expected(epochs, 1, want, sizeof(want));
 	assert_file_is(want);
 	ck_assert_uint_eq(parts_of_run_left(RUN_A), 0);
 	ck_assert_uint_eq(parts_of_run_left(RUN_C), 2);
-	ck_assert_msg(wm_part_commit_recover(pc, NULL, 0, err, sizeof(err)) ==
-			      0,
-		      "%s", err);
+	ck_assert_msg(
+		wm_part_commit_recover(pc, 0, NULL, 0, err, sizeof(err)) == 0,
+		"%s", err);
 	ck_assert_msg(wm_part_commit_discard(pc, err, sizeof(err)) == 0, "%s",
 		      err);
 	ck_assert_uint_eq(parts_of_run_left(RUN_C), 2);
@@ -574,6 +639,9 @@ part_commit_suite(void)
 		recover,
 		test_recover_from_an_older_checkpoint_drops_later_commits);
 	tcase_add_test(recover, test_recover_refuses_a_part_of_another_size);
+	tcase_add_test(
+		recover,
+		test_recover_refuses_a_blob_of_another_checkpoint_untouched);
 	tcase_add_test(recover,
 		       test_discard_keeps_the_parts_of_a_commit_cut_short);
 	suite_add_tcase(s, commit);
