@@ -766,16 +766,10 @@ wm_checkpoint_store_begin(struct wm_checkpoint_store *s, uint64_t id,
 				    dir, strerror(-r));
 		warn(s, "replaced the incomplete checkpoint \"%s\"", dir);
 	}
-	/* chk-N's name durable before any of its blobs matters: a commit
-	 * deletes older checkpoints, which must not outlive the new one's
-	 * directory entry. */
-	r = wm_outfile_sync_dir(s->dir);
-	if (r != 0) {
-		remove_checkpoint_dir(dir);
-		return fail(err, errlen, -r,
-			    "could not sync directory \"%s\": %s", s->dir,
-			    strerror(-r));
-	}
+	/* chk-N's name need not be durable yet: without its manifest it is
+	 * no checkpoint, and the commit makes it durable before the
+	 * manifest. So begin, which the job's supervisor calls at each
+	 * trigger, waits for no disk. */
 	s->writing = true;
 	s->current.fingerprint = s->fingerprint;
 	s->current.id = id;
@@ -976,6 +970,7 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 			   size_t errlen)
 {
 	char dir[PATH_MAX];
+	const char *synced;
 	size_t len = 0;
 	char *text = NULL;
 	unsigned removed;
@@ -994,11 +989,18 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 				 s->current.id, i);
 			goto failed;
 		}
-	/* The blobs' names durable before the manifest that lists them. */
-	r = wm_outfile_sync_dir(dir);
+	/* The blobs' names, and chk-N's own, durable before the manifest
+	 * that lists them: the commit then deletes older checkpoints, which
+	 * must not outlive the new one's directory entry. */
+	synced = dir;
+	r = wm_outfile_sync_dir(synced);
+	if (r == 0) {
+		synced = s->dir;
+		r = wm_outfile_sync_dir(synced);
+	}
 	if (r != 0) {
 		r = fail(err, errlen, -r, "could not sync directory \"%s\": %s",
-			 dir, strerror(-r));
+			 synced, strerror(-r));
 		goto failed;
 	}
 	r = manifest_text(&s->current, &text, &len);
@@ -1062,9 +1064,11 @@ wm_checkpoint_store_abort(struct wm_checkpoint_store *s, uint64_t id, char *err,
 		if (!is_checkpoint_dir(s, id))
 			return 0;
 	}
+	/* Its removal need not be durable (a directory without a manifest
+	 * is no checkpoint, and a later begin of its id replaces it), so
+	 * the supervisor, which aborts a checkpoint that timed out, waits
+	 * for no disk. */
 	r = remove_checkpoint_dir(dir);
-	if (r == 0)
-		r = wm_outfile_sync_dir(s->dir);
 	if (r != 0)
 		return fail(err, errlen, -r,
 			    "could not remove checkpoint \"%s\": %s", dir,

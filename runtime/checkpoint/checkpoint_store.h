@@ -20,8 +20,11 @@
  *    a complete checkpoint is ever returned for a restore.
  *  - Every file is written under a temporary name in its own directory,
  *    fsync'd and renamed into place (runtime/io/outfile.h, atomic); the
- *    directory is fsync'd before the manifest is written and again after,
- *    so that the manifest is never durable before the blobs it lists.
+ *    directories (chk-N, then DIR) are fsync'd before the manifest is
+ *    written and chk-N again after, so that the manifest is never durable
+ *    before the blobs it lists or chk-N's own name. Only commit and the
+ *    writes of blobs wait for the disk: begin and abort, which the job's
+ *    supervisor calls, do not.
  *  - An older complete checkpoint is deleted only after a newer one is
  *    durable, and a failed write removes only the checkpoint it was
  *    writing: a failure never damages the previous complete checkpoint.
