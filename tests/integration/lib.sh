@@ -75,11 +75,17 @@ EXAMPLES="$srcdir/examples"
 # 130 (its stderr is $scratch/err).
 interrupt() {
 	kill -INT "$1"
+	ended_with "$1" 130
+}
+
+# ended_with PID STATUS -- the job PID, started in the background with its
+# stderr in $scratch/err, ends with STATUS.
+ended_with() {
 	wait "$1"
 	got=$?
-	[ "$got" -eq 130 ] || {
+	[ "$got" -eq "$2" ] || {
 		cat "$scratch/err" >&2
-		fail "exit status $got after SIGINT, expected 130"
+		fail "exit status $got, expected $2"
 	}
 }
 

@@ -41,9 +41,7 @@ kill -0 "$sup" 2>/dev/null || { cat "$scratch/err" >&2; fail "the job ended with
 [ -f "$hold" ] || fail "the hold went before the workers"
 
 rm -f "$hold"
-wait "$sup"
-got=$?
-[ "$got" -eq 143 ] || { cat "$scratch/err" >&2; fail "exit status $got after SIGTERM, expected 143"; }
+ended_with "$sup" 143
 expect_line '^wmrun: job "checkpoint-job" stopped after ' "$scratch/err"
 expect_line '^  every record accounted  yes$' "$scratch/err"
 # Each result once: no key and window twice in the file.

@@ -19,9 +19,7 @@ await "a window firing" running_with_results "$sup" "$scratch/results.csv"
 keyby=$(pgrep -P "$sup" -x 'k/0') || fail "no process named k/0"
 kill -STOP "$keyby"
 kill -INT "$sup"
-wait "$sup"
-rc=$?
-[ "$rc" -eq 1 ] || { cat "$scratch/err" >&2; fail "exit status $rc, expected 1"; }
+ended_with "$sup" 1
 expect_line "^wmrun: worker \"k/0\" \(pid $keyby\) is stopped \(SIGSTOP\) and did not stop within 5 s of the stop request: terminating it\$" "$scratch/err"
 expect_line "^wmrun: worker \"k/0\" \(pid $keyby\) was stopped and did not stop within 5 s of the stop request on signal 2\$" "$scratch/err"
 expect_line '^wmrun: job "[^"]*" failed after ' "$scratch/err"
