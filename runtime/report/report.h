@@ -36,7 +36,8 @@
  *   scheduling noise        real runs: the most processing time a
  *                           subtask fell behind the records' schedule on
  *                           what moved its watermarks, as this run
- *                           measured it (scheduling_noise_ms,
+ *                           measured it in any of its attempts
+ *                           (scheduling_noise_ms,
  *                           late_max_ms per subtask), and the still
  *                           stretches that only this lateness made look
  *                           stalls (runtime/engine/progress.h), counted

@@ -91,6 +91,10 @@ struct child {
 	 * stop's doing, not a failure of its own. */
 	bool signalled;
 	uint64_t max_rss_kib; /* ru_maxrss from wait4(), once done */
+	/* The most its earlier attempts fell behind the records' schedule
+	 * (metrics.h late_max_ns), which a restart's new metrics block
+	 * forgets: the run's scheduling noise is of all of them. */
+	int64_t late_max_ns;
 };
 
 enum phase { RUNNING, DRAINING, TERMINATING, KILLING };
@@ -932,10 +936,14 @@ restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 		const struct wm_plan_subtask *sub = &j->plan->subtasks[id];
 		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
 
+		int64_t late_max = WM_METRIC_GET(m->late_max_ns);
+
 		j->crash_watermark[id] =
 			j->t->stages[sub->stage].kind == WM_STAGE_WINDOW
 				? WM_METRIC_GET(m->output.watermark)
 				: WM_TS_MIN;
+		if (late_max > j->children[id].late_max_ns)
+			j->children[id].late_max_ns = late_max;
 	}
 	if (wm_coordinator_workers_gone(j->coordinator, why, sizeof(why)) != 0)
 		wm_log("wmrun: warning: %s", why);
@@ -1032,8 +1040,13 @@ summarize(const struct job *j, const struct wm_shm *seg, int64_t forked_ns,
 	rep->checkpointing = j->coordinator != NULL;
 	rep->checkpoints = j->restarts;
 	wm_coordinator_figures(j->coordinator, &rep->checkpoints);
-	for (uint32_t i = 0; i < rep->n_subtasks; i++)
-		rep->subtasks[i].max_rss_kib = j->children[i].max_rss_kib;
+	for (uint32_t i = 0; i < rep->n_subtasks; i++) {
+		struct wm_subtask_report *s = &rep->subtasks[i];
+
+		s->max_rss_kib = j->children[i].max_rss_kib;
+		if (j->children[i].late_max_ns > s->late_max_ns)
+			s->late_max_ns = j->children[i].late_max_ns;
+	}
 	return 0;
 }
 

@@ -225,6 +225,25 @@ path = $1
 CONF
 }
 
+# start_job CONF RESULTS [OPTION...] -- wmrun OPTION... CONF in the
+# background (SIGINT at its default, as a terminal's foreground job has
+# it; its output in $scratch/out and err), its pid in $sup, watched
+# (watch_job); returns once it has written a result to RESULTS.
+start_job() {
+	conf=$1 results=$2
+	shift 2
+	$INTERRUPTIBLE "$WMRUN" "$@" "$conf" >"$scratch/out" 2>"$scratch/err" &
+	sup=$!
+	watch_job "$sup"
+	await "a result" running_with_results "$sup" "$results"
+}
+
+# worker_of PID NAME -- the pid of the job PID's worker NAME ("stage/i");
+# fails the test if it has none (in $(...): add || exit 1).
+worker_of() {
+	pgrep -P "$1" -x "$2" || fail "no worker named $2"
+}
+
 # start_watchdog PID SECONDS -- SIGKILL the job PID after SECONDS, so that a
 # hung job fails the test instead of hanging it; its pid in $watchdog. The
 # kill goes only to this shell's child: a job that ended long ago may have

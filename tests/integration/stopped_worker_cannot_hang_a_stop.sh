@@ -9,14 +9,9 @@
 
 flood_job "$scratch/results.csv" >"$scratch/flood.conf"
 
-$INTERRUPTIBLE "$WMRUN" --summary "$scratch/s.json" "$scratch/flood.conf" \
-	>"$scratch/out" 2>"$scratch/err" &
-sup=$!
-# A watchdog: a hung job fails the test instead of hanging it.
-watch_job "$sup"
-
-await "a window firing" running_with_results "$sup" "$scratch/results.csv"
-keyby=$(pgrep -P "$sup" -x 'k/0') || fail "no process named k/0"
+start_job "$scratch/flood.conf" "$scratch/results.csv" \
+	--summary "$scratch/s.json"
+keyby=$(worker_of "$sup" k/0) || exit 1
 kill -STOP "$keyby"
 kill -INT "$sup"
 ended_with "$sup" 1

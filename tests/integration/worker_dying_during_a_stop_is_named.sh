@@ -6,13 +6,9 @@
 
 flood_job "$scratch/results.csv" >"$scratch/flood.conf"
 
-$INTERRUPTIBLE "$WMRUN" "$scratch/flood.conf" >"$scratch/out" 2>"$scratch/err" &
-sup=$!
-watch_job "$sup"
-
-await "a window firing" running_with_results "$sup" "$scratch/results.csv"
+start_job "$scratch/flood.conf" "$scratch/results.csv"
 # Stopped, the keyBy keeps the drain from ending; then it dies in it.
-keyby=$(pgrep -P "$sup" -x 'k/0') || fail "no process named k/0"
+keyby=$(worker_of "$sup" k/0) || exit 1
 kill -STOP "$keyby"
 kill -INT "$sup"
 sleep 0.5
