@@ -19,7 +19,7 @@
  * Only for what this process made true itself: never for bytes another
  * process wrote (a ring's cells, the segment's tables) nor for anything
  * read from outside. Those are checked in every build and fail with a
- * message and an exit status (runtime/io/exit.h): the receiving side
+ * message and an exit status (base/exit.h): the receiving side
  * re-checks what it is given, and asserts only what it owns.
  *
  * Include config.h first, as every source does: without it the checks

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "bench/flink_peer.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 
 #define PEER_POM WM_FLINK_PEER_SRCDIR "/pom.xml"
 #define PEER_SOURCE                                                            \

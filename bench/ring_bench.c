@@ -49,7 +49,7 @@
 
 #include "bench/stats.h"
 #include "bench/wmbench.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 #include "ipc/shm.h"
 
 #define RING_CELLS 4096u

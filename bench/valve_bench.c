@@ -21,7 +21,7 @@
 #include "bench/wmbench.h"
 #include "operators/behaviour.h"
 #include "operators/valve.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

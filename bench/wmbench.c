@@ -29,7 +29,7 @@
 #include <sysexits.h>
 
 #include "bench/wmbench.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

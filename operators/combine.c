@@ -13,7 +13,7 @@
 
 #include "operators/behaviour.h"
 #include "operators/combine.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 
 void
 wm_combined_init(struct wm_combined *c, unsigned behaviour)

@@ -9,7 +9,7 @@
 
 #include "operators/behaviour.h"
 #include "operators/data_output.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 
 void
 wm_data_output_init(struct wm_data_output *d, struct wm_output *out,

@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "operators/edge.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 
 int
 wm_edge_init(struct wm_edge *e, enum wm_partitioning partitioning,

@@ -3,7 +3,7 @@
  *	Per-key merging window sets: a key -> sorted window array hash table
  *	and Flink's merge sweep over it.
  *
- * Slot of the table (operators/hash_table.h; 64 bytes, one cache line,
+ * Slot of the table (lib/hash_table.h; 64 bytes, one cache line,
  * load at most 3/4): the key, the number of windows n (0 marks an empty
  * slot), the heap capacity (0: windows inline, at most INLINE_WINDOWS),
  * and the "irregular" flag. Windows are sorted by start; a new window goes
@@ -33,9 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "operators/merging_windows.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 
 #define INLINE_WINDOWS 2
 #define MERGING_MAX_WINDOWS ((uint32_t)1 << 30)
@@ -63,7 +63,7 @@ _Static_assert(sizeof(struct merging_slot) == 64,
 #define WM_HT_MIN_SLOTS 64
 #define WM_HT_FILL(slots) ((slots) / 4 * 3)
 #define WM_HT_ALIGN sizeof(struct merging_slot)
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 struct wm_merging_windows {
 	struct key_table keys; /* one slot per key with windows */

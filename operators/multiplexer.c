@@ -11,7 +11,7 @@
 #include "base/assert.h"
 #include "operators/behaviour.h"
 #include "operators/multiplexer.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 
 /*
  * Flink's updateCombinedWatermark(): a raised combined watermark is emitted,

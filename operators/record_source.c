@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "operators/record_source.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 
 void
 wm_record_source_snapshot(const struct wm_record_source *src,

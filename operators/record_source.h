@@ -73,9 +73,9 @@
  * supervisor's message; outages go to the summary.
  *
  * Implementations: the generator (source_gen.c), a replayed trace
- * (runtime/io/replay_source.c), a Kafka topic (runtime/io/
+ * (runtime/source/replay_source.c), a Kafka topic (runtime/io/
  * kafka_source.c, the one fed from outside), and the recorder that wraps
- * any of them (runtime/io/record_trace.c).
+ * any of them (runtime/source/record_trace.c).
  */
 struct wm_record_source;
 struct wm_snap_writer;

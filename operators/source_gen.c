@@ -5,7 +5,7 @@
  *
  * Per partition state lives in parts[], in the order of conf->partitions.
  * A partition not yet finished is in exactly one of two binary heaps
- * (operators/binary_heap.h) of (key, partition id) entries, smallest first:
+ * (lib/binary_heap.h) of (key, partition id) entries, smallest first:
  *
  * timed	paced mode: every partition, keyed by the processing time of
  *		its next event: its next emitted arrival, or end_ns when it
@@ -42,9 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "operators/keygroup.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/source_gen.h"
 
 __extension__ typedef unsigned __int128 gen_u128;
@@ -73,7 +73,7 @@ ent_before(const struct gen_heap_ent *a, const struct gen_heap_ent *b)
 #define WM_HEAP_ENTRY struct gen_heap_ent
 #define WM_HEAP_BEFORE(a, b) ent_before(a, b)
 #define WM_HEAP_MIN_CAPACITY 1
-#include "operators/binary_heap.h"
+#include "lib/binary_heap.h"
 
 /*
  * A stretch of constant rate: from one burst edge of a partition (a start
@@ -216,7 +216,7 @@ heap_rekey_top(struct gen_heap *h, int64_t key)
 /*
  * ---- random numbers: splitmix64, one stream per partition ----
  *
- * Its output function is not operators/hash.h's finaliser: the stream is
+ * Its output function is not lib/hash.h's finaliser: the stream is
  * part of what a seed means (a seed gives the same records on every
  * version), so it stays splitmix64's, constants and all. The state moves by
  * the odd constant 2^64 / phi, splitmix64's own increment.

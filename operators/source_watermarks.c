@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "operators/periodic.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/source_watermarks.h"
 
 /*
- * The index from partition id to partition (operators/hash_table.h): split
+ * The index from partition id to partition (lib/hash_table.h): split
  * pointers, load at most one half, from 16 slots, allocated at the first
  * add. It never shrinks, and its backward-shift removal keeps partitions
  * coming and going for ever from lengthening probes.
@@ -33,7 +33,7 @@
 #define WM_HT_MIN_SLOTS 16
 #define WM_HT_FILL(slots) ((slots) / 2)
 #define WM_HT_DEFINE
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 /*
  * The gate. A watermark from a side goes straight through and clears that

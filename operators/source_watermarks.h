@@ -53,7 +53,7 @@ struct wm_source_split_slot {
 #define WM_HT_PREFIX wm_source_split_index
 #define WM_HT_ENTRY struct wm_source_split_slot
 #define WM_HT_DECLARE
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 /* One side of the gate (Flink's IdlenessAwareWatermarkOutput). */
 struct wm_gate_side {

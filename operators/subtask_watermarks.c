@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "operators/periodic.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/subtask_watermarks.h"
 
 /* The generator's WatermarkOutput is the emitter. */

@@ -3,10 +3,10 @@
  *	Event-time timer set: a binary min-heap ordered by (ts, key, ns) with a
  *	hash index from the triple to its heap position.
  *
- * heap		(operators/binary_heap.h) the timers in (ts, key, ns)
+ * heap		(lib/binary_heap.h) the timers in (ts, key, ns)
  *		order; each node's slot is the index of the hash slot that
  *		points back at it.
- * index	(operators/hash_table.h) a slot is empty when its pos1 is 0,
+ * index	(lib/hash_table.h) a slot is empty when its pos1 is 0,
  *		otherwise it holds heap position pos1 - 1 and the low 32
  *		bits of the triple's hash (the home slot is hash & mask, so
  *		no rehashing is needed to move entries; the bits above mask
@@ -29,8 +29,8 @@
 #include <stdlib.h>
 
 #include "base/assert.h"
-#include "operators/hash.h"
-#include "operators/snap.h"
+#include "lib/hash.h"
+#include "lib/snap.h"
 #include "operators/timer.h"
 
 /* Positions are uint32_t: stay well below 2^32 so pos + 1 never wraps and
@@ -50,12 +50,12 @@ struct timer_slot {
 #define WM_HEAP_PREFIX timer_heap
 #define WM_HEAP_ENTRY struct timer_node
 #define WM_HEAP_DECLARE
-#include "operators/binary_heap.h"
+#include "lib/binary_heap.h"
 
 #define WM_HT_PREFIX timer_index
 #define WM_HT_ENTRY struct timer_slot
 #define WM_HT_DECLARE
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 struct wm_timer_service {
 	struct timer_heap heap;
@@ -110,7 +110,7 @@ timer_before(const struct wm_timer *a, const struct wm_timer *b)
 #define WM_HEAP_PLACED(h, e, pos)                                              \
 	(timer_of_heap(h)->index.slots[(e)->slot].pos1 = (uint32_t)(pos) + 1)
 #define WM_HEAP_DEFINE
-#include "operators/binary_heap.h"
+#include "lib/binary_heap.h"
 
 #define WM_HT_PREFIX timer_index
 #define WM_HT_ENTRY struct timer_slot
@@ -128,7 +128,7 @@ timer_before(const struct wm_timer *a, const struct wm_timer *b)
 #define WM_HT_MOVED(tb, e, idx)                                                \
 	(timer_of_index(tb)->heap.nodes[(e)->pos1 - 1].slot = (uint32_t)(idx))
 #define WM_HT_DEFINE
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 struct wm_timer_service *
 wm_timer_new(void)

@@ -5,7 +5,7 @@
  * The rules are Flink's StatusWatermarkValve (doc/semantics.md section 5);
  * this file only chooses the data structures:
  *
- *  - aligned channels live in a binary min-heap (operators/binary_heap.h)
+ *  - aligned channels live in a binary min-heap (lib/binary_heap.h)
  *    of (watermark, channel) pairs; a channel is aligned exactly when it is
  *    in the heap (heap_pos != NOT_IN_HEAP, kept by the heap's PLACED
  *    hook). The heap holds a copy of the watermark so that sifting touches
@@ -37,7 +37,7 @@
 
 #include "base/assert.h"
 #include "operators/behaviour.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/valve.h"
 
 #define NOT_IN_HEAP UINT32_MAX
@@ -50,7 +50,7 @@ struct valve_heap_entry {
 #define WM_HEAP_PREFIX valve_heap
 #define WM_HEAP_ENTRY struct valve_heap_entry
 #define WM_HEAP_DECLARE
-#include "operators/binary_heap.h"
+#include "lib/binary_heap.h"
 
 struct valve_channel {
 	wm_ts_t watermark;
@@ -84,7 +84,7 @@ valve_of_heap(const struct valve_heap *h)
 #define WM_HEAP_PLACED(h, e, pos)                                              \
 	(valve_of_heap(h)->channel[(e)->channel].heap_pos = (uint32_t)(pos))
 #define WM_HEAP_DEFINE
-#include "operators/binary_heap.h"
+#include "lib/binary_heap.h"
 
 /* Channel c as the valve's invariants say it must be, against the heap
  * and the valve's totals: O(1), for WM_ASSERT(). */

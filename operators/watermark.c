@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "operators/behaviour.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/watermark.h"
 
 int

@@ -6,7 +6,7 @@
  *	non-merging branch (tumbling, sliding) and the merging branch
  *	(sessions).
  *
- * State table (operators/hash_table.h): 64-byte entries (one cache line
+ * State table (lib/hash_table.h): 64-byte entries (one cache line
  * each) keyed by (key, window start), load at most 3/4. An entry exists
  * exactly while its window has contents (count > 0): Flink's
  * "state.get() != null". Purging and cleanup remove the entry, and the
@@ -58,9 +58,9 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "operators/merging_windows.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/timer.h"
 #include "operators/window.h"
 
@@ -93,7 +93,7 @@ struct window_key {
 #define WM_HT_MIN_SLOTS 256
 #define WM_HT_FILL(slots) ((slots) / 4 * 3)
 #define WM_HT_ALIGN sizeof(struct window_state)
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 struct wm_window {
 	struct wm_window_config conf;

@@ -13,7 +13,7 @@
 
 #include "runtime/chart/job_page.h"
 #include "runtime/chart/svg.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 
 #define PLOT_WIDTH 1000
 #define PLOT_HEIGHT 220

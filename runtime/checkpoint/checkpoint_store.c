@@ -21,7 +21,7 @@
 #include "base/clock.h"
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/checkpoint/crc32c.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 #include "runtime/io/outfile.h"
 
 #define MANIFEST_NAME "_metadata"

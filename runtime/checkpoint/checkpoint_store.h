@@ -39,8 +39,8 @@
  * "could not write checkpoint file "DIR/chk-3/subtask-1": No space left
  * on device". -EXDEV means a checkpoint of another job.
  */
-#ifndef WM_RUNTIME_CHECKPOINT_STORE_H
-#define WM_RUNTIME_CHECKPOINT_STORE_H
+#ifndef WM_RUNTIME_CHECKPOINT_CHECKPOINT_STORE_H
+#define WM_RUNTIME_CHECKPOINT_CHECKPOINT_STORE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,7 +63,7 @@ struct wm_checkpoint_store_config {
 	int64_t (*now_ns)(void *ctx);
 	/* A checkpoint skipped at recovery, or an old one that could not be
 	 * deleted: one line without its '\n'. NULL: on standard error as
-	 * "wmrun: warning: ..." (runtime/io/log.h). */
+	 * "wmrun: warning: ..." (base/log.h). */
 	void (*warn)(void *ctx, const char *message);
 	void *ctx; /* handed to now_ns and warn */
 };
@@ -187,4 +187,4 @@ int wm_checkpoint_store_get(struct wm_checkpoint_store *s, uint64_t id,
 const char *wm_checkpoint_store_path(const struct wm_checkpoint_store *s,
 				     uint64_t id, char *buf, size_t len);
 
-#endif /* WM_RUNTIME_CHECKPOINT_STORE_H */
+#endif /* WM_RUNTIME_CHECKPOINT_CHECKPOINT_STORE_H */

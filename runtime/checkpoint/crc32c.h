@@ -14,8 +14,8 @@
  * fsync of the same bytes, the instruction two fifths of it
  * (doc/performance.md section 9.19).
  */
-#ifndef WM_RUNTIME_CRC32C_H
-#define WM_RUNTIME_CRC32C_H
+#ifndef WM_RUNTIME_CHECKPOINT_CRC32C_H
+#define WM_RUNTIME_CHECKPOINT_CRC32C_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -34,4 +34,4 @@ uint32_t wm_crc32c(uint32_t crc, const void *buf, size_t len);
  * measurements: wm_crc32c() picks the fastest way). */
 uint32_t wm_crc32c_portable(uint32_t crc, const void *buf, size_t len);
 
-#endif /* WM_RUNTIME_CRC32C_H */
+#endif /* WM_RUNTIME_CHECKPOINT_CRC32C_H */

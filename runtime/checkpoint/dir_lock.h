@@ -24,8 +24,8 @@
  *  - A process that closes any descriptor of the file loses its lock
  *    (POSIX): only this module opens it.
  */
-#ifndef WM_RUNTIME_DIR_LOCK_H
-#define WM_RUNTIME_DIR_LOCK_H
+#ifndef WM_RUNTIME_CHECKPOINT_DIR_LOCK_H
+#define WM_RUNTIME_CHECKPOINT_DIR_LOCK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,4 +49,4 @@ int wm_dir_lock_take(const char *dir, bool create, int *fd, char *err,
 /* Give the lock up (fd < 0: none taken). */
 void wm_dir_lock_release(int fd);
 
-#endif /* WM_RUNTIME_DIR_LOCK_H */
+#endif /* WM_RUNTIME_CHECKPOINT_DIR_LOCK_H */

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "runtime/checkpoint/part_commit.h"
 #include "runtime/io/outfile.h"
 

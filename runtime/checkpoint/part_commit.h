@@ -65,8 +65,8 @@
  *
  * Errors are negative errnos with a message naming the file.
  */
-#ifndef WM_RUNTIME_PART_COMMIT_H
-#define WM_RUNTIME_PART_COMMIT_H
+#ifndef WM_RUNTIME_CHECKPOINT_PART_COMMIT_H
+#define WM_RUNTIME_CHECKPOINT_PART_COMMIT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -202,4 +202,4 @@ int wm_part_commit_finish(struct wm_part_commit *pc, char *err, size_t errlen);
  */
 int wm_part_commit_discard(struct wm_part_commit *pc, char *err, size_t errlen);
 
-#endif /* WM_RUNTIME_PART_COMMIT_H */
+#endif /* WM_RUNTIME_CHECKPOINT_PART_COMMIT_H */

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "runtime/conf/loader.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 
 static const char *const tier_names[WM_ALERT_TIERS] = {
 	[WM_ALERT_NOTICE] = "notice",

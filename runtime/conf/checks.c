@@ -20,7 +20,7 @@
 #include "runtime/conf/cpulist.h"
 #include "runtime/conf/loader.h"
 #include "runtime/conf/topology.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 
 /* Depth-first search for a cycle through stage s; colour 1 = on the path. */
 int

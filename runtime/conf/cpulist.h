@@ -4,8 +4,8 @@
  *	[job] cpus, checked when the topology is read and used again when
  *	the job is placed (runtime/plan/affinity.h). Pure: no machine involved.
  */
-#ifndef WM_RUNTIME_CPULIST_H
-#define WM_RUNTIME_CPULIST_H
+#ifndef WM_RUNTIME_CONF_CPULIST_H
+#define WM_RUNTIME_CONF_CPULIST_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,4 +19,4 @@
 int wm_cpulist_parse(const char *list, unsigned *cpus, uint64_t *count,
 		     char *err, size_t errlen);
 
-#endif /* WM_RUNTIME_CPULIST_H */
+#endif /* WM_RUNTIME_CONF_CPULIST_H */

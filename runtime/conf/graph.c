@@ -19,7 +19,7 @@
 #include "runtime/conf/cpulist.h"
 #include "runtime/conf/loader.h"
 #include "runtime/conf/topology.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 
 uint32_t
 wm_topology_out_edges(const struct wm_topology *t, uint32_t stage,

@@ -10,7 +10,7 @@
  * Each line is checked as text first (NUL, control characters, UTF-8),
  * then parsed; the first error stops the parse, so errors come in file
  * order. Duplicate sections and keys are found through one hash table each
- * (operators/hash_table.h, over indexes into the arrays, which move as
+ * (lib/hash_table.h, over indexes into the arrays, which move as
  * they grow), so that a large generated file costs linear time, not
  * quadratic.
  */
@@ -28,7 +28,7 @@
 
 #include "base/container_of.h"
 #include "base/utf8.h"
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "runtime/conf/ini.h"
 
 #define KEY_CHARS_HINT "use a-z, 0-9, \"_\", \"-\" and \".\""
@@ -36,7 +36,7 @@
 #define SUGGEST_MAX 64 /* longest word wm_ini_suggest() considers */
 #define NO_INDEX SIZE_MAX
 
-/* One slot of the section or key table (operators/hash_table.h): an
+/* One slot of the section or key table (lib/hash_table.h): an
  * index into doc->sections and, for the key table, into that section's
  * entries. The arrays move as they grow; indexes do not. */
 struct slot {
@@ -59,12 +59,12 @@ struct key_name {
 #define WM_HT_PREFIX section_table
 #define WM_HT_ENTRY struct slot
 #define WM_HT_DECLARE
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 #define WM_HT_PREFIX key_table
 #define WM_HT_ENTRY struct slot
 #define WM_HT_DECLARE
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 struct parser {
 	struct wm_ini_doc *doc;
@@ -327,7 +327,7 @@ key_is(const struct key_table *tb, const struct slot *e, struct key_name n)
 #define WM_HT_MIN_SLOTS 64
 #define WM_HT_FILL(slots) ((slots) / 2)
 #define WM_HT_DEFINE
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 #define WM_HT_PREFIX key_table
 #define WM_HT_ENTRY struct slot
@@ -339,7 +339,7 @@ key_is(const struct key_table *tb, const struct slot *e, struct key_name n)
 #define WM_HT_MIN_SLOTS 64
 #define WM_HT_FILL(slots) ((slots) / 2)
 #define WM_HT_DEFINE
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 /*
  * Find the section (kind, name), or insert index `idx` for it. Returns

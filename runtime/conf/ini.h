@@ -44,8 +44,8 @@
  * the caller sets through wm_ini_get() and friends to find unknown keys.
  * One thread at a time.
  */
-#ifndef WM_RUNTIME_INI_H
-#define WM_RUNTIME_INI_H
+#ifndef WM_RUNTIME_CONF_INI_H
+#define WM_RUNTIME_CONF_INI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -183,4 +183,4 @@ char *wm_ini_quote(char *buf, size_t len, const char *s);
 char *wm_ini_section_label(char *buf, size_t len,
 			   const struct wm_ini_section *sec);
 
-#endif /* WM_RUNTIME_INI_H */
+#endif /* WM_RUNTIME_CONF_INI_H */

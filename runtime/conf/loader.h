@@ -15,10 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/countof.h"
 #include "runtime/conf/ini.h"
 #include "runtime/conf/topology.h"
-
-#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
 struct loader {
 	/* The caller's name of the file: errors outlive the document. */

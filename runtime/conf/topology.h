@@ -3,7 +3,7 @@
  *	A job as topology.conf describes it: stages, their parallelism and
  *	the edges between them, validated, with Flink's defaults applied.
  *
- * The file (read by runtime/conf/ini.c, values by runtime/conf/units.c):
+ * The file (read by runtime/conf/ini.c, values by lib/units.c):
  *
  *   [job]            name, event_time / processing_time / records (run
  *                    length, any of them: the first reached ends the job),
@@ -65,7 +65,7 @@
  *                    from `from` on, until `to`. E.g. "skew = 7 x0.01",
  *                    "silence = 3-5 every 10 min for 2 min from 1 h",
  *                    "burst = 0-3 x20 from 10 min for 30 s".
- *                    Or instead: replay (a trace, runtime/io/replay.h),
+ *                    Or instead: replay (a trace, runtime/source/replay.h),
  *                    pacing (fast | arrival | event), on_bad_record
  *                    (fail | skip), key_type (long | string; default:
  *                    what the trace's keys are). topic: the name Flink's
@@ -101,8 +101,8 @@
  * limits below (stages, subtasks, rings). The model has no side effects:
  * no files are opened but the topology itself.
  */
-#ifndef WM_RUNTIME_TOPOLOGY_H
-#define WM_RUNTIME_TOPOLOGY_H
+#ifndef WM_RUNTIME_CONF_TOPOLOGY_H
+#define WM_RUNTIME_CONF_TOPOLOGY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -146,7 +146,7 @@ enum wm_aggregate {
 #define WM_TOPOLOGY_MAX_PARALLELISM 32768u
 #define WM_TOPOLOGY_MAX_PARTITIONS 65536u
 
-/* How a replayed trace's records are released (runtime/io/replay.h):
+/* How a replayed trace's records are released (runtime/source/replay.h):
  * as fast as possible, at their arrival column, or by event time. */
 enum wm_replay_pacing {
 	WM_REPLAY_FAST,
@@ -154,7 +154,7 @@ enum wm_replay_pacing {
 	WM_REPLAY_EVENT,
 };
 
-/* The type of a replayed trace's keys (key_type; runtime/io/replay.h):
+/* The type of a replayed trace's keys (key_type; runtime/source/replay.h):
  * as its keys say, Java Longs, or Java Strings. */
 enum wm_key_type {
 	WM_KEY_TYPE_TRACE,
@@ -206,7 +206,7 @@ struct wm_kafka_property {
 	int line, col;
 };
 
-/* A source that reads a Kafka topic (runtime/io/kafka_source.h). */
+/* A source that reads a Kafka topic (runtime/source/kafka_source.h). */
 struct wm_kafka_conf {
 	char *bootstrap_servers;
 	char *topic;
@@ -225,7 +225,7 @@ struct wm_kafka_conf {
 	 * went away before it stops the job (EX_UNAVAILABLE). */
 	int64_t broker_timeout_ms;
 	/* `partitions` given: else the supervisor reserves room from the
-	 * topic's count at the start (runtime/io/kafka_topology.c). */
+	 * topic's count at the start (runtime/source/kafka_topology.c). */
 	bool partitions_given;
 	uint32_t n_properties;
 	struct wm_kafka_property *properties;
@@ -259,7 +259,7 @@ struct wm_source_conf {
 	struct wm_source_gen_silence *outages;
 	uint32_t n_random_silences;
 	struct wm_source_gen_random_silence *random_silences;
-	/* Replay a trace instead of generating (runtime/io/replay.h). */
+	/* Replay a trace instead of generating (runtime/source/replay.h). */
 	char *replay;
 	enum wm_replay_pacing pacing;
 	bool skip_bad_records; /* on_bad_record = skip */
@@ -268,7 +268,7 @@ struct wm_source_conf {
 	 * the last record. */
 	int64_t replay_end_ms;
 	/* Where every record the source emits is recorded, as a trace
-	 * (runtime/io/record_trace.h): set from --record-trace by the
+	 * (runtime/source/record_trace.h): set from --record-trace by the
 	 * command line, or by --export-flink for a generated source
 	 * (runtime/export/flink_record.h), never by the file; NULL: not
 	 * recorded. */
@@ -487,4 +487,4 @@ wm_source_topic(const struct wm_stage *st)
 	return st->u.source.topic != NULL ? st->u.source.topic : st->name;
 }
 
-#endif /* WM_RUNTIME_TOPOLOGY_H */
+#endif /* WM_RUNTIME_CONF_TOPOLOGY_H */

@@ -54,8 +54,8 @@
  * a reading is what a user would see if the job ended then. Pure: time is
  * passed in; one thread writes a tracker.
  */
-#ifndef WM_RUNTIME_PROGRESS_H
-#define WM_RUNTIME_PROGRESS_H
+#ifndef WM_RUNTIME_ENGINE_PROGRESS_H
+#define WM_RUNTIME_ENGINE_PROGRESS_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -174,4 +174,4 @@ void wm_progress_read(const struct wm_progress *p, int64_t now_ns,
 void wm_progress_publish(const struct wm_progress *p, int64_t now_ns,
 			 struct wm_watermark_metrics *m);
 
-#endif /* WM_RUNTIME_PROGRESS_H */
+#endif /* WM_RUNTIME_ENGINE_PROGRESS_H */

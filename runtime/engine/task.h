@@ -24,8 +24,8 @@
  * as long as each channel keeps its order (a frame sent after a record
  * never arrives before it).
  */
-#ifndef WM_RUNTIME_TASK_H
-#define WM_RUNTIME_TASK_H
+#ifndef WM_RUNTIME_ENGINE_TASK_H
+#define WM_RUNTIME_ENGINE_TASK_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -88,7 +88,7 @@ struct wm_task;
  * with room for the subtask's partitions: wm_plan_subtask.n_partitions;
  * the task is its only writer). Its input channels, output edges and
  * their channels are the plan's (wm_plan_subtask). A source stage reads
- * `src`, the record source its driver opened for it (runtime/io/sources.h:
+ * `src`, the record source its driver opened for it (runtime/source/sources.h:
  * the subtask's partitions, generated or replayed; -EINVAL if it is
  * missing); the task owns it from the call on, and frees it, even when the
  * call fails. NULL for other stages. NULL with errno on failure.
@@ -304,4 +304,4 @@ void wm_task_restarted_at(struct wm_task *task, int64_t now_ns);
 /* The window operator of a window task (NULL otherwise). */
 const struct wm_window *wm_task_window(const struct wm_task *task);
 
-#endif /* WM_RUNTIME_TASK_H */
+#endif /* WM_RUNTIME_ENGINE_TASK_H */

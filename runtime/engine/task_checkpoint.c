@@ -25,7 +25,7 @@
 #include <stdlib.h>
 
 #include "operators/barrier_align.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "runtime/engine/task_state.h"
 
 #define TASK_SNAP_TAG WM_SNAP_TAG('T', 'A', 'S', 'K')

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task_state.h"
 

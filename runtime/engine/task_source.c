@@ -2,7 +2,7 @@
  * task_source.c
  *	A source subtask: its partitions (Flink splits) read from the record
  *	source its driver opened (the generator or a replayed trace,
- *	runtime/io/sources.h), one watermark generator
+ *	runtime/source/sources.h), one watermark generator
  *	each merged as Flink's source merges them, partitions that finish
  *	released, and watermark alignment with the other sources of its
  *	group (operators/alignment.h).

@@ -10,8 +10,8 @@
  * task.c calls the kinds and the output side, the kinds call the output
  * side, and the output side calls nobody back.
  */
-#ifndef WM_RUNTIME_TASK_STATE_H
-#define WM_RUNTIME_TASK_STATE_H
+#ifndef WM_RUNTIME_ENGINE_TASK_STATE_H
+#define WM_RUNTIME_ENGINE_TASK_STATE_H
 
 #include "operators/pausable_clock.h"
 #include "operators/subtask_watermarks.h"
@@ -310,4 +310,4 @@ wm_task_received(struct wm_task *t, uint32_t input, int64_t n)
 	WM_METRIC_ADD(t->metrics->records_received[input], n);
 }
 
-#endif /* WM_RUNTIME_TASK_STATE_H */
+#endif /* WM_RUNTIME_ENGINE_TASK_STATE_H */

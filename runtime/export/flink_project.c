@@ -22,10 +22,10 @@
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_project.h"
 #include "runtime/export/flink_record.h"
-#include "runtime/io/exit.h"
-#include "runtime/io/log.h"
+#include "base/exit.h"
+#include "base/log.h"
 #include "runtime/io/outfile.h"
-#include "runtime/io/replay.h"
+#include "runtime/source/replay.h"
 
 #define JAVA_DIR "src/main/java/wmrun/flink/"
 

@@ -13,9 +13,9 @@
 
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_record.h"
-#include "runtime/io/exit.h"
-#include "runtime/io/log.h"
-#include "runtime/io/record_trace.h"
+#include "base/exit.h"
+#include "base/log.h"
+#include "runtime/source/record_trace.h"
 #include "runtime/report/report.h"
 #include "runtime/run/sim.h"
 

@@ -5,7 +5,7 @@
  *	(N its stage's index), and then exported as the replay of its
  *	recording.
  *
- * The recording is --record-trace's (runtime/io/record_trace.h): the same
+ * The recording is --record-trace's (runtime/source/record_trace.h): the same
  * recording source around each generated source subtask, the same --sim
  * run of the whole job (its sinks and late outputs written to /dev/null
  * meanwhile), so the trace holds every record wmrun's --sim run reads,

@@ -75,7 +75,7 @@
 #include <sys/mman.h>
 
 #include "base/utf8.h"
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "operators/keygroup.h"
 #include "runtime/io/keys.h"
 

@@ -45,8 +45,8 @@
  * Writes take whole buffers; the first failure is kept (its errno) and
  * every later write is refused with it, so a caller may check once.
  */
-#ifndef WM_RUNTIME_OUTFILE_H
-#define WM_RUNTIME_OUTFILE_H
+#ifndef WM_RUNTIME_IO_OUTFILE_H
+#define WM_RUNTIME_IO_OUTFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -132,4 +132,4 @@ off_t wm_outfile_size(const struct wm_outfile *f);
  * root), in buf, which it returns. */
 const char *wm_outfile_dir_of(const char *path, char *buf, size_t len);
 
-#endif /* WM_RUNTIME_OUTFILE_H */
+#endif /* WM_RUNTIME_IO_OUTFILE_H */

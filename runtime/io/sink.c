@@ -15,7 +15,7 @@
 
 #include "base/assert.h"
 #include "operators/keygroup.h"
-#include "runtime/io/decimal.h"
+#include "lib/decimal.h"
 #include "runtime/io/keys.h"
 #include "runtime/io/outfile.h"
 #include "runtime/io/sink.h"

@@ -34,8 +34,8 @@
  * is kept: every later call returns it, nothing more is written, and
  * wm_sink_error() says what failed where, for the caller to stop the job.
  */
-#ifndef WM_RUNTIME_SINK_H
-#define WM_RUNTIME_SINK_H
+#ifndef WM_RUNTIME_IO_SINK_H
+#define WM_RUNTIME_IO_SINK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -157,4 +157,4 @@ int wm_sink_fd(const struct wm_sink *sink);
 int wm_sink_close(struct wm_sink *sink, bool job_failed, char *err,
 		  size_t errlen);
 
-#endif /* WM_RUNTIME_SINK_H */
+#endif /* WM_RUNTIME_IO_SINK_H */

@@ -18,15 +18,15 @@
  * Names follow Flink's metrics (doc/semantics.md section 9.4) where Flink
  * has one; the rest are wmrun's own.
  */
-#ifndef WM_RUNTIME_METRICS_H
-#define WM_RUNTIME_METRICS_H
+#ifndef WM_RUNTIME_METRICS_METRICS_H
+#define WM_RUNTIME_METRICS_METRICS_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "runtime/metrics/histogram.h"
+#include "lib/histogram.h"
 #include "runtime/metrics/time_split.h"
 
 /* Logical inputs and output edges of a stage, as topology.h bounds them
@@ -178,7 +178,7 @@ struct wm_subtask_metrics {
 	_Atomic uint32_t n_channels; /* entries of wm_subtask_channels() */
 	/* Its worker's process, stored once at its start, for the observer
 	 * to read the worker's run delay even while the worker is not
-	 * scheduled (runtime/io/schedstat.h); 0 under --sim. */
+	 * scheduled (base/schedstat.h); 0 under --sim. */
 	_Atomic int32_t pid;
 	/* Watermark alignment of a source subtask (operators/alignment.h).
 	 * The report is how the subtasks of a group talk: each writes its
@@ -321,4 +321,4 @@ wm_metrics_restore_failure(const struct wm_subtask_metrics *m, char *why,
 #define WM_METRIC_GET(field)                                                   \
 	atomic_load_explicit(&(field), memory_order_relaxed)
 
-#endif /* WM_RUNTIME_METRICS_H */
+#endif /* WM_RUNTIME_METRICS_METRICS_H */

@@ -34,8 +34,8 @@
  * Times are CLOCK_MONOTONIC nanoseconds (base/clock.h), the same clock in
  * every process of the machine.
  */
-#ifndef WM_RUNTIME_TIME_SPLIT_H
-#define WM_RUNTIME_TIME_SPLIT_H
+#ifndef WM_RUNTIME_METRICS_TIME_SPLIT_H
+#define WM_RUNTIME_METRICS_TIME_SPLIT_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -157,4 +157,4 @@ wm_time_split_read(const struct wm_time_split *t, int64_t now_ns,
 	return false;
 }
 
-#endif /* WM_RUNTIME_TIME_SPLIT_H */
+#endif /* WM_RUNTIME_METRICS_TIME_SPLIT_H */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "runtime/observe/alerts.h"
 
 /* One thing watched: a partition slot of a source subtask, a subtask's

@@ -28,8 +28,8 @@
  * The list keeps the first WM_ALERTS_KEPT alerts; later ones are counted
  * (wm_alerts_raised()), never dropped silently.
  */
-#ifndef WM_RUNTIME_ALERTS_H
-#define WM_RUNTIME_ALERTS_H
+#ifndef WM_RUNTIME_OBSERVE_ALERTS_H
+#define WM_RUNTIME_OBSERVE_ALERTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -97,4 +97,4 @@ const char *wm_alert_subject(const struct wm_alert *al,
 bool wm_alert_valid(const struct wm_alert *al, const struct wm_topology *topo,
 		    const struct wm_plan *plan);
 
-#endif /* WM_RUNTIME_ALERTS_H */
+#endif /* WM_RUNTIME_OBSERVE_ALERTS_H */

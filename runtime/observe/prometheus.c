@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "runtime/observe/prometheus.h"
 
 /* A label value the filter leaves never needs escaping, and no value of

@@ -36,8 +36,8 @@
  * draws at random are derived from the job's and stages' names, so that
  * the same job has the same series run after run (prometheus.c says how).
  */
-#ifndef WM_RUNTIME_PROMETHEUS_H
-#define WM_RUNTIME_PROMETHEUS_H
+#ifndef WM_RUNTIME_OBSERVE_PROMETHEUS_H
+#define WM_RUNTIME_OBSERVE_PROMETHEUS_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -70,4 +70,4 @@ bool wm_prometheus_write(const struct wm_prometheus *p,
  * [a-zA-Z0-9:_] replaced by '_', into buf (truncated to len). */
 const char *wm_prometheus_label_value(const char *in, char *buf, size_t len);
 
-#endif /* WM_RUNTIME_PROMETHEUS_H */
+#endif /* WM_RUNTIME_OBSERVE_PROMETHEUS_H */

@@ -19,8 +19,8 @@
  * where that matters: a first snapshot has no rates; a time split that
  * could not be read (time_split.h) has no busy time.
  */
-#ifndef WM_RUNTIME_SNAPSHOT_H
-#define WM_RUNTIME_SNAPSHOT_H
+#ifndef WM_RUNTIME_OBSERVE_SNAPSHOT_H
+#define WM_RUNTIME_OBSERVE_SNAPSHOT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -155,7 +155,7 @@ struct wm_snapshot *wm_snapshot_take(const struct wm_plan *plan,
 void wm_snapshot_free(struct wm_snapshot *snap);
 
 /* Subtask id's process waited `cpu_wait_ns` of real time for a CPU in all,
- * as read from outside it (runtime/io/schedstat.h) when `snap` was taken:
+ * as read from outside it (base/schedstat.h) when `snap` was taken:
  * it replaces what the subtask last published, which stops while it is
  * not scheduled, and gives the rate over the interval from `prev`. */
 void wm_snapshot_set_cpu_wait(struct wm_snapshot *snap,
@@ -200,4 +200,4 @@ void wm_snapshot_blame(const struct wm_snapshot *snap,
 wm_ts_t wm_snapshot_input_watermark(const struct wm_snap_subtask *s,
 				    uint32_t first, uint32_t n);
 
-#endif /* WM_RUNTIME_SNAPSHOT_H */
+#endif /* WM_RUNTIME_OBSERVE_SNAPSHOT_H */

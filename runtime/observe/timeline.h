@@ -45,8 +45,8 @@
  * never saw (a writer slower than the sampler skips rather than block
  * it); an object "samples_missed" says so when it is not 0.
  */
-#ifndef WM_RUNTIME_TIMELINE_H
-#define WM_RUNTIME_TIMELINE_H
+#ifndef WM_RUNTIME_OBSERVE_TIMELINE_H
+#define WM_RUNTIME_OBSERVE_TIMELINE_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -65,4 +65,4 @@ void wm_timeline_write(FILE *f, const struct wm_topology *topo,
  * literal (the Flink export's). */
 void wm_timeline_json_string(FILE *f, const char *s);
 
-#endif /* WM_RUNTIME_TIMELINE_H */
+#endif /* WM_RUNTIME_OBSERVE_TIMELINE_H */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/time.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "runtime/observe/view.h"
 
 /* What a lines view last said about a subtask's watermark. */

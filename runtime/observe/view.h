@@ -24,8 +24,8 @@
  * Pure: text goes into the caller's FILE (a memory stream for the
  * terminal, written in one go), time comes in the snapshots.
  */
-#ifndef WM_RUNTIME_VIEW_H
-#define WM_RUNTIME_VIEW_H
+#ifndef WM_RUNTIME_OBSERVE_VIEW_H
+#define WM_RUNTIME_OBSERVE_VIEW_H
 
 #include <stdio.h>
 
@@ -63,4 +63,4 @@ void wm_view_lines(struct wm_view *view, const struct wm_snapshot *snap,
  * job is unbounded or nothing tells yet. */
 double wm_view_done(const struct wm_view *view, const struct wm_snapshot *snap);
 
-#endif /* WM_RUNTIME_VIEW_H */
+#endif /* WM_RUNTIME_OBSERVE_VIEW_H */

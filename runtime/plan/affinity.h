@@ -89,8 +89,8 @@
  * A struct wm_affinity is read-only after open and may be shared by threads;
  * pin_self and bind_memory act on the calling process.
  */
-#ifndef WM_RUNTIME_AFFINITY_H
-#define WM_RUNTIME_AFFINITY_H
+#ifndef WM_RUNTIME_PLAN_AFFINITY_H
+#define WM_RUNTIME_PLAN_AFFINITY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -227,4 +227,4 @@ int wm_affinity_pin_self(const struct wm_affinity *a, unsigned cpu, char *err,
 int wm_affinity_bind_memory(const struct wm_affinity *a, void *addr, size_t len,
 			    unsigned node, char *err, size_t errlen);
 
-#endif /* WM_RUNTIME_AFFINITY_H */
+#endif /* WM_RUNTIME_PLAN_AFFINITY_H */

@@ -6,8 +6,8 @@
  *	synthetic one or an XML file), and the bounds of a plan. For
  *	affinity.c, affinity_plan.c and affinity_apply.c only.
  */
-#ifndef WM_RUNTIME_AFFINITY_INTERNAL_H
-#define WM_RUNTIME_AFFINITY_INTERNAL_H
+#ifndef WM_RUNTIME_PLAN_AFFINITY_INTERNAL_H
+#define WM_RUNTIME_PLAN_AFFINITY_INTERNAL_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -53,4 +53,4 @@ struct wm_affinity {
 void wm_affinity_say(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-#endif /* WM_RUNTIME_AFFINITY_INTERNAL_H */
+#endif /* WM_RUNTIME_PLAN_AFFINITY_INTERNAL_H */

@@ -66,8 +66,8 @@
  * (wm_footprint_machine()). No side effects beyond reading files below
  * /proc and /sys, and stat() of replayed traces.
  */
-#ifndef WM_RUNTIME_FOOTPRINT_H
-#define WM_RUNTIME_FOOTPRINT_H
+#ifndef WM_RUNTIME_PLAN_FOOTPRINT_H
+#define WM_RUNTIME_PLAN_FOOTPRINT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -213,4 +213,4 @@ void wm_footprint_print(FILE *out, const struct wm_topology *topo,
  * returns buf. */
 char *wm_footprint_bytes_text(double bytes, char *buf, size_t len);
 
-#endif /* WM_RUNTIME_FOOTPRINT_H */
+#endif /* WM_RUNTIME_PLAN_FOOTPRINT_H */

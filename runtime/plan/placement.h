@@ -18,8 +18,8 @@
  * and keyBy with the window (measured: 10.5 against 7.3 Mrec/s with the
  * source and keyBy paired).
  */
-#ifndef WM_RUNTIME_PLACEMENT_H
-#define WM_RUNTIME_PLACEMENT_H
+#ifndef WM_RUNTIME_PLAN_PLACEMENT_H
+#define WM_RUNTIME_PLAN_PLACEMENT_H
 
 #include <stddef.h>
 
@@ -45,4 +45,4 @@ int wm_placement_plan(const struct wm_affinity *a,
 enum wm_wait_mode wm_placement_wait_mode(const struct wm_plan *plan,
 					 unsigned allowed_cpus);
 
-#endif /* WM_RUNTIME_PLACEMENT_H */
+#endif /* WM_RUNTIME_PLAN_PLACEMENT_H */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "operators/source_gen.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/plan.h"

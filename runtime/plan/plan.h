@@ -9,8 +9,8 @@
  * (in the task's edge order), channel by channel; each knows the input
  * channel it is at its consumer (task.h numbering).
  */
-#ifndef WM_RUNTIME_PLAN_H
-#define WM_RUNTIME_PLAN_H
+#ifndef WM_RUNTIME_PLAN_PLAN_H
+#define WM_RUNTIME_PLAN_PLAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -113,4 +113,4 @@ struct wm_shm_spec wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 struct wm_plan *wm_plan_new(const struct wm_topology *topo);
 void wm_plan_free(struct wm_plan *plan);
 
-#endif /* WM_RUNTIME_PLAN_H */
+#endif /* WM_RUNTIME_PLAN_PLAN_H */

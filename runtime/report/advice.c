@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "runtime/report/advice.h"
 
 #define MS 1000000 /* ns */

@@ -27,13 +27,13 @@
  *                      latest late record (watermark minus timestamp when
  *                      it was judged late, an upper bound of what it
  *                      needed)
- * Percentiles come from histograms (runtime/metrics/histogram.h): each is
+ * Percentiles come from histograms (lib/histogram.h): each is
  * the lower end of a bucket within 12.5% below the true value, so the
  * advice takes the bucket's upper end, which the true value is below;
  * maxima are exact.
  */
-#ifndef WM_RUNTIME_ADVICE_H
-#define WM_RUNTIME_ADVICE_H
+#ifndef WM_RUNTIME_REPORT_ADVICE_H
+#define WM_RUNTIME_REPORT_ADVICE_H
 
 #include <stdint.h>
 
@@ -88,4 +88,4 @@ void wm_advice_gap_figures(const uint64_t *counts, int64_t max_ms,
  * multiples. */
 int64_t wm_advice_round(int64_t ms);
 
-#endif /* WM_RUNTIME_ADVICE_H */
+#endif /* WM_RUNTIME_REPORT_ADVICE_H */

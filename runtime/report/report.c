@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "runtime/report/advice.h"
 #include "runtime/report/report.h"
 

@@ -69,8 +69,8 @@
  *                           condition had held and when it ended, as the
  *                           driver that watched the job hands them over
  */
-#ifndef WM_RUNTIME_REPORT_H
-#define WM_RUNTIME_REPORT_H
+#ifndef WM_RUNTIME_REPORT_REPORT_H
+#define WM_RUNTIME_REPORT_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -312,4 +312,4 @@ void wm_report_print(FILE *f, const struct wm_topology *topo,
 void wm_report_print_json(FILE *f, const struct wm_topology *topo,
 			  const struct wm_job_report *rep);
 
-#endif /* WM_RUNTIME_REPORT_H */
+#endif /* WM_RUNTIME_REPORT_REPORT_H */

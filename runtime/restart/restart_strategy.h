@@ -21,8 +21,8 @@
  * the delays it returns are whole milliseconds, computed exactly as
  * Flink computes them, in nanoseconds. Single-threaded; no allocation.
  */
-#ifndef WM_RUNTIME_RESTART_STRATEGY_H
-#define WM_RUNTIME_RESTART_STRATEGY_H
+#ifndef WM_RUNTIME_RESTART_RESTART_STRATEGY_H
+#define WM_RUNTIME_RESTART_RESTART_STRATEGY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -159,4 +159,4 @@ void wm_restart_strategy_init(struct wm_restart_strategy *s,
 void wm_restart_strategy_failure(struct wm_restart_strategy *s, int64_t now_ns,
 				 struct wm_restart_decision *d);
 
-#endif /* WM_RUNTIME_RESTART_STRATEGY_H */
+#endif /* WM_RUNTIME_RESTART_RESTART_STRATEGY_H */

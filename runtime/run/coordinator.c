@@ -41,9 +41,9 @@
 
 #include "base/clock.h"
 #include "runtime/checkpoint/checkpoint_store.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "runtime/io/keys.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/run/coordinator.h"
 #include "runtime/run/exactly_once.h"

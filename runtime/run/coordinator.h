@@ -29,8 +29,8 @@
  * Times are the monotonic clock's (ns); the interval and the timeout are
  * processing time, so they pass `speed` times faster.
  */
-#ifndef WM_RUNTIME_COORDINATOR_H
-#define WM_RUNTIME_COORDINATOR_H
+#ifndef WM_RUNTIME_RUN_COORDINATOR_H
+#define WM_RUNTIME_RUN_COORDINATOR_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -140,4 +140,4 @@ int wm_coordinator_finish_outputs(struct wm_coordinator *c, bool ended_well,
 void wm_coordinator_figures(const struct wm_coordinator *c,
 			    struct wm_checkpoint_summary *out);
 
-#endif /* WM_RUNTIME_COORDINATOR_H */
+#endif /* WM_RUNTIME_RUN_COORDINATOR_H */

@@ -14,8 +14,8 @@
  * The listening socket is made here, not by MHD, so that a port that
  * cannot be had fails with the reason the system gave.
  */
-#ifndef WM_RUNTIME_ENDPOINT_H
-#define WM_RUNTIME_ENDPOINT_H
+#ifndef WM_RUNTIME_RUN_ENDPOINT_H
+#define WM_RUNTIME_RUN_ENDPOINT_H
 
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -55,4 +55,4 @@ struct wm_endpoint *wm_endpoint_start(const struct wm_listen *l,
 /* Stop serving; returns once the daemon's thread has ended. */
 void wm_endpoint_stop(struct wm_endpoint *e);
 
-#endif /* WM_RUNTIME_ENDPOINT_H */
+#endif /* WM_RUNTIME_RUN_ENDPOINT_H */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runtime/io/log.h"
+#include "base/log.h"
 #include "runtime/run/exactly_once.h"
 
 /* The notice of an output that stays at-least-once. */

@@ -12,8 +12,8 @@
  * says so when the job starts; so does a source's recording
  * (--record-trace), written by the source as it reads.
  */
-#ifndef WM_RUNTIME_EXACTLY_ONCE_H
-#define WM_RUNTIME_EXACTLY_ONCE_H
+#ifndef WM_RUNTIME_RUN_EXACTLY_ONCE_H
+#define WM_RUNTIME_RUN_EXACTLY_ONCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,4 +63,4 @@ int wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 				 uint64_t after, uint64_t up_to, char *err,
 				 size_t errlen);
 
-#endif /* WM_RUNTIME_EXACTLY_ONCE_H */
+#endif /* WM_RUNTIME_RUN_EXACTLY_ONCE_H */

@@ -26,11 +26,11 @@
 #include "base/clock.h"
 #include "base/container_of.h"
 #include "runtime/chart/axis.h"
-#include "runtime/conf/units.h"
-#include "runtime/io/exit.h"
-#include "runtime/io/log.h"
+#include "lib/units.h"
+#include "base/exit.h"
+#include "base/log.h"
 #include "runtime/io/outfile.h"
-#include "runtime/io/schedstat.h"
+#include "base/schedstat.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/observe/prometheus.h"
 #include "runtime/observe/snapshot.h"
@@ -250,7 +250,7 @@ screen_alerts(struct observer *ob, FILE *m)
 
 /* Each worker's wait for a CPU as the kernel counts it now, into `snap`:
  * a worker that is not scheduled publishes nothing, so its own figure
- * stops exactly while it matters (runtime/io/schedstat.h). One pread a
+ * stops exactly while it matters (base/schedstat.h). One pread a
  * worker a sample; a worker that has no pid yet or is gone keeps its own
  * figure. */
 static void

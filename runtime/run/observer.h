@@ -52,8 +52,8 @@
  * wm_observer_start() returns only once it knows, so that a port that
  * cannot be had fails the job before it starts.
  */
-#ifndef WM_RUNTIME_OBSERVER_H
-#define WM_RUNTIME_OBSERVER_H
+#ifndef WM_RUNTIME_RUN_OBSERVER_H
+#define WM_RUNTIME_RUN_OBSERVER_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -140,4 +140,4 @@ int wm_observer_alerts(struct wm_observer *obs, struct wm_job_report *rep);
  * none was asked. The caller frees it. */
 struct wm_recorder *wm_observer_recording(struct wm_observer *obs);
 
-#endif /* WM_RUNTIME_OBSERVER_H */
+#endif /* WM_RUNTIME_RUN_OBSERVER_H */

@@ -17,16 +17,16 @@
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/checkpoint/dir_lock.h"
 #include "runtime/checkpoint/part_commit.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/plan/plan.h"
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "runtime/restart/restart_strategy.h"
 #include "runtime/run/exactly_once.h"
 #include "runtime/run/sim.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 #include "runtime/io/sink.h"
-#include "runtime/io/sources.h"
+#include "runtime/source/sources.h"
 #include "runtime/engine/task.h"
 
 /* Simulated processing cost of a record from an unlimited-rate source. */
@@ -1112,7 +1112,7 @@ sim_clock(void *ctx)
 }
 
 /* The jitter's random words: a counter through the finaliser, from the
- * job's seed (operators/hash.h), so that a run is the same every time. */
+ * job's seed (lib/hash.h), so that a run is the same every time. */
 static uint64_t
 restart_random(void *ctx)
 {

@@ -123,8 +123,8 @@
  *
  * Same topology and seed: byte-identical output, every run.
  */
-#ifndef WM_RUNTIME_SIM_H
-#define WM_RUNTIME_SIM_H
+#ifndef WM_RUNTIME_RUN_SIM_H
+#define WM_RUNTIME_RUN_SIM_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -161,4 +161,4 @@ int wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 			struct wm_recorder **rec, struct wm_job_report *report,
 			char *err, size_t errlen);
 
-#endif /* WM_RUNTIME_SIM_H */
+#endif /* WM_RUNTIME_RUN_SIM_H */

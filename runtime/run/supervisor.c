@@ -61,15 +61,15 @@
 
 #include "base/clock.h"
 #include "runtime/checkpoint/dir_lock.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "ipc/shm.h"
 #include "runtime/plan/affinity.h"
-#include "runtime/io/exit.h"
+#include "base/exit.h"
 #include "runtime/io/keys.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/placement.h"
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "runtime/restart/restart_strategy.h"
 #include "runtime/run/coordinator.h"
 #include "runtime/run/exactly_once.h"
@@ -761,7 +761,7 @@ strategy_now(const struct job *j)
 }
 
 /* The jitter's random words: a counter through the finaliser, from the
- * job's seed (operators/hash.h), as --sim draws them. */
+ * job's seed (lib/hash.h), as --sim draws them. */
 static uint64_t
 restart_random(void *ctx)
 {

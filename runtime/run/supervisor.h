@@ -3,8 +3,8 @@
  *	Run a job as processes: one per subtask, pinned, over the shared
  *	segment's rings (supervisor.c says how it starts and stops them).
  */
-#ifndef WM_RUNTIME_SUPERVISOR_H
-#define WM_RUNTIME_SUPERVISOR_H
+#ifndef WM_RUNTIME_RUN_SUPERVISOR_H
+#define WM_RUNTIME_RUN_SUPERVISOR_H
 
 #include <signal.h>
 #include <stddef.h>
@@ -34,4 +34,4 @@ int wm_supervisor_run(const struct wm_topology *topo,
  * a real sweep, which runs jobs one after another, takes. */
 void wm_supervisor_stop_signals(sigset_t *mask);
 
-#endif /* WM_RUNTIME_SUPERVISOR_H */
+#endif /* WM_RUNTIME_RUN_SUPERVISOR_H */

@@ -28,14 +28,14 @@
  * with its sysexits code: nothing more is sent or written, and the
  * supervisor stops the job.
  */
-#ifndef WM_RUNTIME_WORKER_H
-#define WM_RUNTIME_WORKER_H
+#ifndef WM_RUNTIME_RUN_WORKER_H
+#define WM_RUNTIME_RUN_WORKER_H
 
 #include <stdint.h>
 
 #include "ipc/wait.h"
 #include "runtime/plan/plan.h"
-#include "runtime/io/replay.h"
+#include "runtime/source/replay.h"
 #include "runtime/io/sink.h"
 #include "runtime/conf/topology.h"
 
@@ -87,4 +87,4 @@ struct wm_worker_args {
  * code after printing "wmrun[stage/i]: error: ..." to stderr). */
 int wm_worker_run(const struct wm_worker_args *args);
 
-#endif /* WM_RUNTIME_WORKER_H */
+#endif /* WM_RUNTIME_RUN_WORKER_H */

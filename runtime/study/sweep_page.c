@@ -13,7 +13,7 @@
 
 #include "runtime/chart/axis.h"
 #include "runtime/chart/svg.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "runtime/study/sweep_page.h"
 
 #define PLOT_WIDTH 1000

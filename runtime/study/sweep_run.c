@@ -36,9 +36,9 @@
 
 #include "runtime/conf/ini.h"
 #include "runtime/conf/topology.h"
-#include "runtime/io/exit.h"
-#include "runtime/io/log.h"
-#include "runtime/io/kafka_topology.h"
+#include "base/exit.h"
+#include "base/log.h"
+#include "runtime/source/kafka_topology.h"
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/study/override.h"

@@ -2,8 +2,8 @@
  * fuzz.h
  *	What the libFuzzer harnesses of tests/fuzz share.
  */
-#ifndef WM_TESTS_FUZZ_H
-#define WM_TESTS_FUZZ_H
+#ifndef WM_TESTS_FUZZ_FUZZ_H
+#define WM_TESTS_FUZZ_FUZZ_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* The lines of an input, counting a last one without its end: the largest
- * line number a message about it may name. Lines end as runtime/io/lines.h
+ * line number a message about it may name. Lines end as lib/lines.h
  * ends them: "\n", "\r\n" or a lone "\r". */
 static inline long
 fuzz_lines(const uint8_t *data, size_t size)
@@ -25,4 +25,4 @@ fuzz_lines(const uint8_t *data, size_t size)
 	return n;
 }
 
-#endif /* WM_TESTS_FUZZ_H */
+#endif /* WM_TESTS_FUZZ_FUZZ_H */

@@ -1,7 +1,7 @@
 /*
  * fuzz_ini.c
  *	libFuzzer entry point for runtime/conf/ini.[ch] and
- *	runtime/conf/units.[ch], for manual runs; built by `make fuzz`, not
+ *	lib/units.[ch], for manual runs; built by `make fuzz`, not
  *	by `make` or `make check` (check_ini's randomized tests run in
  *	`make check` instead).
  *
@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "runtime/conf/ini.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "tests/fuzz/fuzz.h"
 
 /* Every other key may repeat, to reach both paths. */

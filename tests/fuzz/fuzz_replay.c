@@ -1,6 +1,6 @@
 /*
  * fuzz_replay.c
- *	libFuzzer entry point for runtime/io/replay.c: a source's replayed trace
+ *	libFuzzer entry point for runtime/source/replay.c: a source's replayed trace
  *	(CSV or JSON lines), read once as the job reads it, then drained by
  *	its subtasks' record sources as the task loop drains them. For
  *	manual runs; built by `make fuzz`, not by `make` or `make check`:
@@ -38,7 +38,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "runtime/io/replay.h"
+#include "runtime/source/replay.h"
 #include "tests/fuzz/fuzz.h"
 
 static const uint32_t totals[16] = {

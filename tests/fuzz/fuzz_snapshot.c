@@ -1,6 +1,6 @@
 /*
  * fuzz_snapshot.c
- *	libFuzzer entry point for the restores of checkpoints (operators/snap.h
+ *	libFuzzer entry point for the restores of checkpoints (lib/snap.h
  *	and every wm_*_restore()). For manual runs; built by `make fuzz`, not
  *	by `make` or `make check`: see tests/fuzz/README.md.
  *
@@ -23,7 +23,7 @@
 #include "operators/behaviour.h"
 #include "operators/multi_input.h"
 #include "operators/multiplexer.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/source_gen.h"
 #include "operators/valve.h"
 #include "operators/watermark.h"

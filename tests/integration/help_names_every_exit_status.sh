@@ -1,10 +1,10 @@
 #!/bin/sh
 # wmrun --help and the README's wmrun row list every exit status of the
-# table in runtime/io/exit.h, the one place the codes are decided, and no
+# table in base/exit.h, the one place the codes are decided, and no
 # other.
 . "$srcdir/tests/integration/lib.sh"
 
-awk '/^ \*   [0-9]/ { print $2 }' "$srcdir/runtime/io/exit.h" >"$scratch/codes"
+awk '/^ \*   [0-9]/ { print $2 }' "$srcdir/base/exit.h" >"$scratch/codes"
 [ "$(wc -l <"$scratch/codes")" -ge 10 ] ||
 	fail "exit.h's table not found: $(cat "$scratch/codes")"
 

@@ -32,7 +32,7 @@
 #include <time.h>
 
 #include "base/clock.h"
-#include "runtime/io/sources.h"
+#include "runtime/source/sources.h"
 #include "runtime/report/report.h"
 #include "runtime/run/supervisor.h"
 #include "tests/unit/fake_source.h"

@@ -10,8 +10,8 @@
  * Libraries linked as shared objects (Check, the sanitizers) allocate as
  * ever.
  */
-#ifndef WM_TESTS_ALLOC_LIMIT_H
-#define WM_TESTS_ALLOC_LIMIT_H
+#ifndef WM_TESTS_UNIT_ALLOC_LIMIT_H
+#define WM_TESTS_UNIT_ALLOC_LIMIT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,4 +19,4 @@
 /* Requests above this many bytes fail; SIZE_MAX (the start): none. */
 extern size_t wm_alloc_limit;
 
-#endif /* WM_TESTS_ALLOC_LIMIT_H */
+#endif /* WM_TESTS_UNIT_ALLOC_LIMIT_H */

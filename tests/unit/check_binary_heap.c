@@ -1,6 +1,6 @@
 /*
  * check_binary_heap.c
- *	Unit tests of the binary min-heap template (operators/binary_heap.h):
+ *	Unit tests of the binary min-heap template (lib/binary_heap.h):
  *	heap order, position tracking through the PLACED hook, ties, growth
  *	and its failure, and random operations against a reference model.
  */
@@ -34,7 +34,7 @@ static unsigned long placed;
 #define WM_HEAP_BEFORE(a, b) ((a)->key < (b)->key)
 #define WM_HEAP_MIN_CAPACITY 8
 #define WM_HEAP_PLACED(h, e, pos) (pos_of[(e)->id] = (pos), placed++)
-#include "operators/binary_heap.h"
+#include "lib/binary_heap.h"
 
 static struct test_heap h;
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/io/decimal.h"
+#include "lib/decimal.h"
 #include "tests/unit/check_main.h"
 
 /* A byte no digit or sign is: a write past the number would show. */

@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <sysexits.h>
 
-#include "runtime/io/exit.h"
+#include "base/exit.h"
 #include "tests/unit/check_main.h"
 
 struct row {

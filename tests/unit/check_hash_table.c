@@ -1,7 +1,7 @@
 /*
  * check_hash_table.c
  *	Unit tests of the open-addressing table template
- *	(operators/hash_table.h): exact slot positions after insertion and
+ *	(lib/hash_table.h): exact slot positions after insertion and
  *	backward-shift removal, growth and its failure, and random operations
  *	against a reference model, checking after each one that every entry
  *	is reachable from its home slot and that the MOVED hook kept track.
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "bench/rng.h"
-#include "operators/hash.h"
+#include "lib/hash.h"
 #include "tests/unit/alloc_limit.h"
 #include "tests/unit/check_main.h"
 
@@ -55,7 +55,7 @@ static unsigned long moves;
 #define WM_HT_MIN_SLOTS 16
 #define WM_HT_FILL(slots) ((slots) / 4 * 3)
 #define WM_HT_MOVED(tb, e, idx) (where[(e)->key] = (idx), moves++)
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 /* The same with a real hash and a ceiling of 64 slots, aligned. */
 struct small_slot {
@@ -73,7 +73,7 @@ struct small_slot {
 #define WM_HT_FILL(slots) ((slots) / 2)
 #define WM_HT_MAX_SLOTS 64
 #define WM_HT_ALIGN 64
-#include "operators/hash_table.h"
+#include "lib/hash_table.h"
 
 static struct test_table tb;
 

@@ -9,7 +9,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "runtime/metrics/histogram.h"
+#include "lib/histogram.h"
 #include "runtime/metrics/metrics.h"
 #include "tests/unit/check_main.h"
 

@@ -27,8 +27,8 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
-#include "operators/snap.h"
-#include "runtime/io/kafka_source.h"
+#include "lib/snap.h"
+#include "runtime/source/kafka_source.h"
 #include "runtime/io/keys.h"
 #include "tests/unit/check_main.h"
 

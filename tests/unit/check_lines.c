@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "runtime/io/lines.h"
+#include "lib/lines.h"
 #include "tests/unit/check_main.h"
 
 /* `text` read with bound `max` gives `want`: each line as

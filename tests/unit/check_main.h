@@ -4,8 +4,8 @@
  *	test passed (CK_RUN_SUITE, CK_FORK and the other Check variables
  *	apply, as CK_ENV says).
  */
-#ifndef WM_TESTS_CHECK_MAIN_H
-#define WM_TESTS_CHECK_MAIN_H
+#ifndef WM_TESTS_UNIT_CHECK_MAIN_H
+#define WM_TESTS_UNIT_CHECK_MAIN_H
 
 #include <check.h>
 #include <stdlib.h>
@@ -22,4 +22,4 @@ wm_check_main(Suite *suite)
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-#endif /* WM_TESTS_CHECK_MAIN_H */
+#endif /* WM_TESTS_UNIT_CHECK_MAIN_H */

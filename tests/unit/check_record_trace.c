@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "runtime/conf/topology.h"
-#include "runtime/io/record_trace.h"
-#include "runtime/io/replay.h"
+#include "runtime/source/record_trace.h"
+#include "runtime/source/replay.h"
 #include "runtime/io/sink.h"
-#include "runtime/io/sources.h"
+#include "runtime/source/sources.h"
 #include "tests/unit/check_main.h"
 
 static const char job[] = "[job]\n"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/io/replay.h"
+#include "runtime/source/replay.h"
 #include "tests/unit/check_main.h"
 
 #define MS 1000000

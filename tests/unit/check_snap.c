@@ -1,6 +1,6 @@
 /*
  * check_snap.c
- *	Unit tests of the snapshot byte codec (operators/snap.c): values and
+ *	Unit tests of the snapshot byte codec (lib/snap.c): values and
  *	sections round trip in a fixed little-endian layout; every malformed
  *	input (each truncation, a flipped byte in a header, a wrong tag or
  *	version, bytes left over, absurd lengths) is an error code, never a
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "tests/unit/alloc_limit.h"
 #include "tests/unit/check_main.h"
 

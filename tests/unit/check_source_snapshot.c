@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/source_gen.h"
-#include "runtime/io/replay.h"
+#include "runtime/source/replay.h"
 #include "tests/unit/check_main.h"
 
 #define MS 1000000LL

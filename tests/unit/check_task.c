@@ -26,7 +26,7 @@
 #include "runtime/plan/plan.h"
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
-#include "runtime/io/sources.h"
+#include "runtime/source/sources.h"
 #include "runtime/conf/topology.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/fake_source.h"

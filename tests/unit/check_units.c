@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "tests/unit/check_main.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))

@@ -20,7 +20,7 @@
 #include "operators/behaviour.h"
 #include "operators/multi_input.h"
 #include "operators/multiplexer.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/valve.h"
 #include "operators/watermark.h"
 #include "tests/unit/check_main.h"

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "base/container_of.h"
-#include "operators/snap.h"
+#include "lib/snap.h"
 #include "operators/timer.h"
 #include "operators/window.h"
 #include "tests/unit/check_main.h"

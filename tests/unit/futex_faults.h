@@ -10,8 +10,8 @@
  * that have a timeout (a source waiting for its next record), ALL every
  * such wait (the start line, the gates, back-pressure too).
  */
-#ifndef WM_TESTS_FUTEX_FAULTS_H
-#define WM_TESTS_FUTEX_FAULTS_H
+#ifndef WM_TESTS_UNIT_FUTEX_FAULTS_H
+#define WM_TESTS_UNIT_FUTEX_FAULTS_H
 
 enum wm_futex_fault { WM_FUTEX_FAIL_TIMED, WM_FUTEX_FAIL_ALL };
 
@@ -19,4 +19,4 @@ enum wm_futex_fault { WM_FUTEX_FAIL_TIMED, WM_FUTEX_FAIL_ALL };
  * know). */
 int wm_futex_faults_install(enum wm_futex_fault which);
 
-#endif /* WM_TESTS_FUTEX_FAULTS_H */
+#endif /* WM_TESTS_UNIT_FUTEX_FAULTS_H */

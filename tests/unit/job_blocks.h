@@ -4,8 +4,8 @@
  *	text, its plan, and zeroed blocks of the plan's stride, as the
  *	segment's metrics area holds them.
  */
-#ifndef WM_TESTS_JOB_BLOCKS_H
-#define WM_TESTS_JOB_BLOCKS_H
+#ifndef WM_TESTS_UNIT_JOB_BLOCKS_H
+#define WM_TESTS_UNIT_JOB_BLOCKS_H
 
 #include <stddef.h>
 
@@ -27,4 +27,4 @@ job_blocks_at(char *blocks, size_t stride, uint32_t id)
 void job_blocks_close(struct wm_topology *topo, struct wm_plan *plan,
 		      char *blocks);
 
-#endif /* WM_TESTS_JOB_BLOCKS_H */
+#endif /* WM_TESTS_UNIT_JOB_BLOCKS_H */

@@ -4,8 +4,8 @@
  *	"W(12) IDLE ACTIVE W(MAX)", so a table row can state a whole expected
  *	output sequence in the notation of doc/semantics.md section 10.
  */
-#ifndef WM_TESTS_RECORDER_H
-#define WM_TESTS_RECORDER_H
+#ifndef WM_TESTS_UNIT_RECORDER_H
+#define WM_TESTS_UNIT_RECORDER_H
 
 #include "operators/output.h"
 
@@ -24,4 +24,4 @@ void recorder_note(struct recorder *r, const char *note);
  * string stays valid until the next take. */
 const char *recorder_take(struct recorder *r);
 
-#endif /* WM_TESTS_RECORDER_H */
+#endif /* WM_TESTS_UNIT_RECORDER_H */

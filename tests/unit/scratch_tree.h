@@ -3,8 +3,8 @@
  *	A unit test's scratch directory removed with everything in it, links
  *	removed, never followed.
  */
-#ifndef WM_TESTS_SCRATCH_TREE_H
-#define WM_TESTS_SCRATCH_TREE_H
+#ifndef WM_TESTS_UNIT_SCRATCH_TREE_H
+#define WM_TESTS_UNIT_SCRATCH_TREE_H
 
 #include <ftw.h>
 #include <stdio.h>
@@ -27,4 +27,4 @@ wm_scratch_remove_tree(const char *root)
 	nftw(root, wm_scratch_remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-#endif /* WM_TESTS_SCRATCH_TREE_H */
+#endif /* WM_TESTS_UNIT_SCRATCH_TREE_H */

@@ -6,8 +6,8 @@
  *	Header-only, so that the ThreadSanitizer build, which compiles its own
  *	objects, can use it too.
  */
-#ifndef WM_TESTS_STRESS_H
-#define WM_TESTS_STRESS_H
+#ifndef WM_TESTS_UNIT_STRESS_H
+#define WM_TESTS_UNIT_STRESS_H
 
 #include <check.h>
 #include <errno.h>
@@ -129,4 +129,4 @@ push_run(struct wm_ring_producer *p, uint64_t first, uint32_t n)
 	return s.n;
 }
 
-#endif /* WM_TESTS_STRESS_H */
+#endif /* WM_TESTS_UNIT_STRESS_H */

@@ -26,7 +26,7 @@
 #include <sysexits.h>
 
 #include "operators/behaviour.h"
-#include "runtime/io/log.h"
+#include "base/log.h"
 #include "tools/wmconform/trace.h"
 
 /* The traces were recorded from Flink 2.1's classes (doc/semantics.md

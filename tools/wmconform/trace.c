@@ -18,10 +18,10 @@
 
 #include "operators/source_watermarks.h"
 #include "operators/valve.h"
-#include "runtime/io/lines.h"
+#include "lib/lines.h"
 #include "runtime/conf/topology.h"
 #include "tools/wmconform/trace.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 
 /* The longest lines: "wm CH TS", "event P TS", "> wm TS". */
 #define MAX_TOKENS 3

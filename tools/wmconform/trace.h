@@ -10,8 +10,8 @@
  * '>' lines that follow it: same lines, same order. A line is at most 4096
  * bytes, its end included (a longer one is malformed).
  */
-#ifndef WM_RUNTIME_TRACE_H
-#define WM_RUNTIME_TRACE_H
+#ifndef WM_TOOLS_WMCONFORM_TRACE_H
+#define WM_TOOLS_WMCONFORM_TRACE_H
 
 #include <stdbool.h>
 
@@ -33,4 +33,4 @@ struct wm_trace_result {
 enum wm_trace_outcome wm_trace_replay(const char *path, unsigned behaviour,
 				      struct wm_trace_result *result);
 
-#endif /* WM_RUNTIME_TRACE_H */
+#endif /* WM_TOOLS_WMCONFORM_TRACE_H */

@@ -13,7 +13,7 @@
  *
  * Without a file, the built-in default topology runs: the quiet-partition
  * incident (16 partitions, 3 of them silent for the night, with an idle
- * timeout). Exit status: the table of runtime/io/exit.h, which --help
+ * timeout). Exit status: the table of base/exit.h, which --help
  * repeats.
  */
 #include "config.h"
@@ -30,17 +30,17 @@
 
 #include "runtime/plan/affinity.h"
 #include "runtime/io/outfile.h"
-#include "runtime/io/kafka_topology.h"
-#include "runtime/io/record_trace.h"
+#include "runtime/source/kafka_topology.h"
+#include "runtime/source/record_trace.h"
 #include "runtime/plan/footprint.h"
 #include "runtime/plan/placement.h"
 #include "runtime/plan/plan.h"
-#include "runtime/io/exit.h"
-#include "runtime/io/log.h"
+#include "base/exit.h"
+#include "base/log.h"
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/conf/topology.h"
-#include "runtime/conf/units.h"
+#include "lib/units.h"
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_project.h"
 #include "runtime/study/sweep.h"
@@ -805,7 +805,7 @@ load_topology(const char *path, struct wm_topology **t)
 /*
  * A job with Kafka sources runs in real time, its records arriving when
  * they arrive, and every topic is probed before anything is created (the
- * room for its partitions set from it: runtime/io/kafka_topology.h).
+ * room for its partitions set from it: runtime/source/kafka_topology.h).
  * EX_OK, or the exit status after a message.
  */
 static int

@@ -24,7 +24,7 @@ import org.apache.flink.metrics.Counter;
 
 /**
  * One source subtask's replay: the records of its splits released by due
- * time, then in file order, as wmrun's replay does (runtime/io/replay.h).
+ * time, then in file order, as wmrun's replay does (runtime/source/replay.h).
  * A partition is a log: a record due before the one above it in its
  * partition is due with it, so the trace's disorder stays.
  *

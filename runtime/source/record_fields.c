@@ -1,0 +1,488 @@
+/*
+ * record_fields.c
+ *	Parsing a record's fields from a line of CSV or JSON
+ *	(record_fields.h), for replayed traces and Kafka values alike.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/record.h"
+#include "lib/units.h"
+#include "runtime/io/keys.h"
+#include "base/log.h"
+#include "runtime/source/record_fields.h"
+
+/* Enough of a bad field or of trailing text to recognise it in the
+ * message; the line number tells where the rest is. */
+#define QUOTED_MAX 40
+
+int
+wm_fields_refuse(char *why, size_t whylen, const char *what, const char *text,
+		 size_t len, const char *detail)
+{
+	char shown[QUOTED_MAX * 4 + 1];
+
+	/* The text is input: escaped for the terminal it is shown on. */
+	wm_log_escape(shown, sizeof(shown), text,
+		      len < QUOTED_MAX ? len : QUOTED_MAX);
+	snprintf(why, whylen, "invalid %s \"%s%s\"%s", what, shown,
+		 len > QUOTED_MAX ? "..." : "", detail);
+	return -1;
+}
+
+static const char *
+skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static int
+json_expected(char *why, size_t whylen, const char *what, const char *line,
+	      const char *at)
+{
+	snprintf(why, whylen, "invalid JSON: expected %s at column %zu", what,
+		 (size_t)(at - line) + 1);
+	return -1;
+}
+
+/* The closing quote of a JSON string whose text starts at s, or NULL. */
+static const char *
+json_string_end(const char *s, const char *end)
+{
+	for (; s < end; s++) {
+		if (*s == '\\')
+			s++;
+		else if (*s == '"')
+			return s;
+	}
+	return NULL;
+}
+
+/* The closing quote of a CSV field whose text starts at s ("" is a quote
+ * inside it), or NULL. */
+static const char *
+csv_quote_end(const char *s, const char *end)
+{
+	for (; s < end; s++) {
+		if (*s != '"')
+			continue;
+		if (s + 1 < end && s[1] == '"')
+			s++;
+		else
+			return s;
+	}
+	return NULL;
+}
+
+/* The field of the layout named name[0..len) (columns read past have
+ * no name in JSON), or -1. */
+static int
+field_named(const struct wm_field_layout *lo, const char *name, size_t len)
+{
+	for (uint32_t i = 0; i < lo->n; i++)
+		if (lo->kinds[i] != WM_FIELD_SKIP &&
+		    strlen(lo->names[i]) == len &&
+		    memcmp(lo->names[i], name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * A JSON line: one flat object whose members are the fields, in any
+ * order, each a whole integer but the key, which may be a string, blanks
+ * allowed around the tokens: {"partition":0,"timestamp":1000,"key":7,
+ * "value":1}. Exactly that shape, not JSON at large: other strings,
+ * nesting, fractions and exponents are refused, as are repeated fields,
+ * unknown ones unless the layout reads them past (a typo in "arrival"
+ * must not go unnoticed), and anything after the object. The key is left
+ * in *kf. Returns the count of fields given, or -1 and why.
+ */
+static int
+parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
+	   int64_t *f, struct wm_key_field *kf, char *why, size_t whylen)
+{
+	const char *p = line + 1, *end = line + len; /* past the '{' */
+	uint64_t seen = 0;
+	int given = 0;
+
+	for (;;) {
+		const char *name, *name_end, *value, *bad;
+		size_t value_len = 0;
+		bool key_string;
+		int i;
+
+		p = skip_blanks(p, end);
+		if (p == end || *p != '"')
+			return json_expected(why, whylen, "a quoted field name",
+					     line, p);
+		name = p + 1;
+		name_end = memchr(name, '"', (size_t)(end - name));
+		if (name_end == NULL)
+			return json_expected(why, whylen, "'\"'", line, end);
+		i = field_named(lo, name, (size_t)(name_end - name));
+		if ((i < 0 && !lo->others_ok) ||
+		    (i >= 0 && (seen >> i & 1) != 0))
+			return wm_fields_refuse(why, whylen, "field", name,
+						(size_t)(name_end - name),
+						i < 0 ? lo->unknown_detail
+						      : " (given twice)");
+		p = skip_blanks(name_end + 1, end);
+		if (p == end || *p != ':')
+			return json_expected(why, whylen, "':'", line, p);
+		value = skip_blanks(p + 1, end);
+		key_string = value < end && *value == '"' &&
+			     (i < 0 || lo->kinds[i] == WM_FIELD_KEY);
+		if (key_string) {
+			const char *q = json_string_end(value + 1, end);
+
+			if (q == NULL)
+				return json_expected(
+					why, whylen,
+					i < 0 ? "'\"' closing a string"
+					      : "'\"' closing the key",
+					line, end);
+			*kf = (struct wm_key_field){
+				value + 1, (size_t)(q - value - 1),
+				(size_t)(value - line) + 1, WM_KEY_JSON_STRING};
+			value_len = (size_t)(q + 1 - value);
+		} else {
+			while (value + value_len < end &&
+			       strchr(",} \t", value[value_len]) == NULL)
+				value_len++;
+		}
+		if (i < 0) {
+			/* a member of another name, read past */
+		} else if (key_string) {
+			/* *kf set above */
+		} else if (lo->kinds[i] == WM_FIELD_KEY) {
+			*kf = (struct wm_key_field){value, value_len,
+						    (size_t)(value - line) + 1,
+						    WM_KEY_JSON_NUMBER};
+		} else {
+			bad = wm_units_int64(value, value_len, &f[i]);
+			if (bad != NULL)
+				return wm_fields_refuse(why, whylen,
+							lo->names[i], value,
+							value_len, bad);
+		}
+		if (i >= 0) {
+			seen |= (uint64_t)1 << i;
+			given++;
+		}
+		p = skip_blanks(value + value_len, end);
+		if (p == end || (*p != ',' && *p != '}'))
+			return json_expected(why, whylen, "',' or '}'", line,
+					     p);
+		if (*p++ == '}')
+			break;
+	}
+	p = skip_blanks(p, end);
+	if (p != end)
+		return wm_fields_refuse(why, whylen,
+					"text after the JSON object", p,
+					(size_t)(end - p), "");
+	for (uint32_t i = 0; i < lo->required; i++)
+		if (lo->kinds[i] != WM_FIELD_SKIP && (seen >> i & 1) == 0) {
+			snprintf(why, whylen, "invalid line: no %s",
+				 lo->names[i]);
+			return -1;
+		}
+	return given;
+}
+
+/*
+ * A CSV line: the layout's columns in order. A field may be quoted as
+ * RFC 4180 says ("a,""b""" is a,"b"), which only a string key needs; the
+ * key is left in *kf. Returns the field count or -1 and why.
+ */
+static int
+parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
+	  int64_t *f, struct wm_key_field *kf, char *why, size_t whylen)
+{
+	const char *p = line, *end = line + len;
+	uint32_t n = 0;
+
+	for (;;) {
+		bool quoted = p < end && *p == '"';
+		const char *comma, *q = NULL;
+		size_t field_len;
+		const char *bad;
+
+		if (quoted) {
+			q = csv_quote_end(p + 1, end);
+			if (q == NULL || (q + 1 < end && q[1] != ','))
+				return wm_fields_refuse(
+					why, whylen,
+					n < lo->n ? lo->names[n] : "field", p,
+					(size_t)(end - p),
+					q == NULL ? " (no closing quote)"
+						  : " (text after the closing "
+						    "quote)");
+			comma = q + 1 < end ? q + 1 : NULL;
+		} else {
+			comma = memchr(p, ',', (size_t)(end - p));
+		}
+		field_len = (size_t)((comma ? comma : end) - p);
+		if (n == lo->n)
+			return wm_fields_refuse(why, whylen,
+						"line: extra field", p,
+						field_len, "");
+		if (lo->kinds[n] == WM_FIELD_KEY) {
+			*kf = (struct wm_key_field){
+				quoted ? p + 1 : p,
+				quoted ? field_len - 2 : field_len,
+				(size_t)(p - line) + 1,
+				quoted ? WM_KEY_CSV_QUOTED : WM_KEY_BARE};
+		} else if (lo->kinds[n] == WM_FIELD_INT) {
+			bad = wm_units_int64(p, field_len, &f[n]);
+			if (bad != NULL)
+				return wm_fields_refuse(why, whylen,
+							lo->names[n], p,
+							field_len, bad);
+		}
+		n++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	if (n < lo->required) {
+		snprintf(why, whylen, "invalid line: no %s", lo->names[n]);
+		return -1;
+	}
+	return (int)n;
+}
+
+int
+wm_fields_parse(const char *line, size_t len, bool json,
+		const struct wm_field_layout *lo, int64_t *f,
+		struct wm_key_field *kf, char *why, size_t whylen)
+{
+	/* wm_line_read() reads past NULs; C string functions would stop there
+	 * and accept "0,1000,1,1\0garbage". */
+	const char *nul = memchr(line, '\0', len);
+
+	if (nul != NULL) {
+		snprintf(why, whylen, "invalid line: NUL byte at column %zu",
+			 (size_t)(nul - line) + 1);
+		return -1;
+	}
+	if (json && (len == 0 || line[0] != '{'))
+		return json_expected(why, whylen, "'{'", line, line);
+	return json ? parse_json(line, len, lo, f, kf, why, whylen)
+		    : parse_csv(line, len, lo, f, kf, why, whylen);
+}
+
+/* A JSON \\uXXXX escape's four hex digits at s (end bounds them): the
+ * code unit, or -1. */
+static long
+hex4(const char *s, const char *end)
+{
+	long u = 0;
+
+	if (end - s < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9'   ? c - '0'
+			: c >= 'a' && c <= 'f' ? c - 'a' + 10
+			: c >= 'A' && c <= 'F' ? c - 'A' + 10
+					       : -1;
+
+		if (d < 0)
+			return -1;
+		u = u * 16 + d;
+	}
+	return u;
+}
+
+/* Code point cp as UTF-8 at out; the bytes written. */
+static size_t
+put_utf8(char *out, uint32_t cp)
+{
+	if (cp < 0x80u) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800u) {
+		out[0] = (char)(0xc0u | cp >> 6);
+		out[1] = (char)(0x80u | (cp & 0x3fu));
+		return 2;
+	}
+	if (cp < 0x10000u) {
+		out[0] = (char)(0xe0u | cp >> 12);
+		out[1] = (char)(0x80u | (cp >> 6 & 0x3fu));
+		out[2] = (char)(0x80u | (cp & 0x3fu));
+		return 3;
+	}
+	out[0] = (char)(0xf0u | cp >> 18);
+	out[1] = (char)(0x80u | (cp >> 12 & 0x3fu));
+	out[2] = (char)(0x80u | (cp >> 6 & 0x3fu));
+	out[3] = (char)(0x80u | (cp & 0x3fu));
+	return 4;
+}
+
+/* Room for the longest key and one more character, which tells a key
+ * too long from one that just fits. */
+#define KEY_BUF (WM_KEYS_MAX_BYTES + 4)
+
+/*
+ * The bytes of a quoted key (the quotes are gone): CSV's "" as ", JSON's
+ * escapes decoded, a surrogate pair as one character. *len may pass
+ * WM_KEYS_MAX_BYTES by one character: too long, for the dictionary to
+ * refuse. NULL and why for a bad escape.
+ */
+static const char *
+unquote_key(const struct wm_key_field *kf, char buf[KEY_BUF], size_t *len,
+	    const char **why)
+{
+	const char *p = kf->text, *end = kf->text + kf->len;
+	size_t n = 0;
+
+	while (p < end && n <= WM_KEYS_MAX_BYTES) {
+		long u, lo;
+
+		if (kf->form == WM_KEY_CSV_QUOTED || *p != '\\') {
+			/* The "" of CSV: the first quote is dropped. */
+			if (kf->form == WM_KEY_CSV_QUOTED && *p == '"')
+				p++;
+			buf[n++] = *p++;
+			continue;
+		}
+		if (++p == end)
+			break;
+		switch (*p++) {
+		case '"':
+			buf[n++] = '"';
+			continue;
+		case '\\':
+			buf[n++] = '\\';
+			continue;
+		case '/':
+			buf[n++] = '/';
+			continue;
+		case 'b':
+			buf[n++] = '\b';
+			continue;
+		case 'f':
+			buf[n++] = '\f';
+			continue;
+		case 'n':
+			buf[n++] = '\n';
+			continue;
+		case 'r':
+			buf[n++] = '\r';
+			continue;
+		case 't':
+			buf[n++] = '\t';
+			continue;
+		case 'u':
+			break;
+		default:
+			*why = " (invalid JSON escape)";
+			return NULL;
+		}
+		u = hex4(p, end);
+		if (u < 0) {
+			*why = " (invalid JSON escape)";
+			return NULL;
+		}
+		p += 4;
+		if (u >= 0xd800 && u <= 0xdbff && end - p >= 6 &&
+		    p[0] == '\\' && p[1] == 'u' &&
+		    (lo = hex4(p + 2, end)) >= 0xdc00 && lo <= 0xdfff) {
+			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+			p += 6;
+		} else if (u >= 0xd800 && u <= 0xdfff) {
+			*why = " (a lone UTF-16 surrogate)";
+			return NULL;
+		}
+		n += put_utf8(buf + n, (uint32_t)u);
+	}
+	if (p < end && n <= WM_KEYS_MAX_BYTES) {
+		*why = " (invalid JSON escape)"; /* a final lone backslash */
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+bool
+wm_fields_key_is_integer(const struct wm_key_field *kf)
+{
+	int64_t v;
+	const char *num = kf->form == WM_KEY_JSON_STRING
+				  ? ""
+				  : wm_units_int64(kf->text, kf->len, &v);
+
+	/* An integer, or digits beyond 64 bits. */
+	return num == NULL || num[0] != '\0';
+}
+
+int
+wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
+	      struct wm_keys *keys, int64_t *key, uint32_t *flags, char *why,
+	      size_t whylen)
+{
+	char buf[KEY_BUF], detail[160];
+	const char *bytes = kf->text, *bad = "";
+	size_t len = kf->len, at = 0;
+	int64_t v = 0;
+	int r;
+
+	*flags = 0;
+	if (type == WM_KEY_TYPE_LONG) {
+		const char *num =
+			kf->form == WM_KEY_JSON_STRING
+				? ""
+				: wm_units_int64(kf->text, kf->len, &v);
+
+		if (num != NULL)
+			return wm_fields_refuse(
+				       why, whylen, "key", kf->text, kf->len,
+				       num[0] != '\0' ? num
+				       : stated	      ? " (key_type = long: "
+							"expected a 64-bit "
+							"integer)"
+						      : " (expected a 64-bit "
+							"integer)"),
+			       -EBADMSG;
+		*key = v;
+		return 0;
+	}
+	if (kf->form == WM_KEY_CSV_QUOTED || kf->form == WM_KEY_JSON_STRING) {
+		bytes = unquote_key(kf, buf, &len, &bad);
+		if (bytes == NULL)
+			return wm_fields_refuse(why, whylen, "key", kf->text,
+						kf->len, bad),
+			       -EBADMSG;
+	}
+	r = wm_keys_intern(keys, bytes, len, key, &at);
+	if (r == -ENOMEM)
+		return r;
+	if (r != 0) {
+		if (r == -EINVAL)
+			snprintf(detail, sizeof(detail),
+				 " (control character U+%04X)",
+				 (unsigned char)bytes[at] == 0xc2
+					 ? (unsigned char)bytes[at + 1]
+					 : (unsigned char)bytes[at]);
+		else if (r == -ENAMETOOLONG)
+			snprintf(detail, sizeof(detail),
+				 " (longer than %d bytes)", WM_KEYS_MAX_BYTES);
+		else
+			snprintf(detail, sizeof(detail), "%s",
+				 r == -EILSEQ ? " (not valid UTF-8)"
+					      : " (more than 2^32 distinct "
+						"keys)");
+		return wm_fields_refuse(why, whylen, "key", kf->text, kf->len,
+					detail),
+		       -EBADMSG;
+	}
+	*flags = WM_RECORD_STRING_KEY;
+	return 0;
+}

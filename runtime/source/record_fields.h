@@ -1,0 +1,101 @@
+/*
+ * record_fields.h
+ *	The fields of a record written as a line of text, CSV or JSON: the
+ *	one parser of replayed traces (replay.h says what their lines look
+ *	like) and of Kafka records' values (kafka_source.h), so that a value
+ *	means the same in a trace and in a topic, and is refused with the
+ *	same words.
+ *
+ * A layout names the fields in CSV column order: integers (a 64-bit
+ * decimal, an optional '-' then digits, lib/units.h), the key
+ * (an integer or a string, resolved by wm_fields_key() once the rest of
+ * the line is known good), or columns read past. The first `required`
+ * fields must be there; the rest are optional (CSV: trailing columns).
+ *
+ * CSV: fields separated by ',', no blanks; a field may be quoted as RFC
+ * 4180 says ("a,""b""" is a,"b"), which only a string key needs. More
+ * columns than the layout names are an error.
+ *
+ * JSON: one flat object on the line, members named as the layout names
+ * the fields, in any order, blanks allowed around the tokens; each an
+ * integer but the key, which may be a string. Nesting, fractions and
+ * exponents are refused, repeated fields and anything after the object
+ * too; members of other names are refused (a typo in a field's name must
+ * not go unnoticed) unless the layout reads them past (others_ok): a
+ * string or a bare token.
+ */
+#ifndef WM_RUNTIME_SOURCE_RECORD_FIELDS_H
+#define WM_RUNTIME_SOURCE_RECORD_FIELDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/conf/topology.h" /* enum wm_key_type */
+
+struct wm_keys;
+
+enum wm_field_kind {
+	WM_FIELD_INT,  /* a 64-bit decimal integer */
+	WM_FIELD_KEY,  /* the key: at most one field of a layout */
+	WM_FIELD_SKIP, /* a CSV column read past (not in JSON) */
+};
+
+struct wm_field_layout {
+	uint32_t n;		  /* fields, at most 64 */
+	const char *const *names; /* by field: JSON names, and messages */
+	const enum wm_field_kind *kinds;
+	uint32_t required; /* the first `required` must be given */
+	bool others_ok;	   /* JSON: members of other names read past */
+	/* JSON: what a message adds after a member of another name, as
+	 * " (not partition, timestamp, key, value or arrival)". */
+	const char *unknown_detail;
+};
+
+/* How the key field was written: its text is resolved once the rest of
+ * the line is known good (wm_fields_key()). */
+enum wm_key_form {
+	WM_KEY_BARE,	    /* as it is: a CSV field, a Kafka record's key */
+	WM_KEY_CSV_QUOTED,  /* inside CSV quotes, "" for a quote */
+	WM_KEY_JSON_STRING, /* inside JSON quotes, escapes still in */
+	WM_KEY_JSON_NUMBER, /* a bare JSON token */
+};
+
+struct wm_key_field {
+	const char *text; /* inside the quotes, if any, still escaped */
+	size_t len;
+	size_t col; /* of the field (its opening quote), from 1 */
+	enum wm_key_form form;
+};
+
+/*
+ * The fields of line[0..len) (its end removed) into f[] (by field; keys
+ * and skipped columns left alone) and the key into *kf: CSV, or JSON when
+ * json is set. Returns how many fields were given (CSV: columns; JSON:
+ * members of the layout's names), or -1 and why ("invalid timestamp
+ * \"12x\"").
+ */
+int wm_fields_parse(const char *line, size_t len, bool json,
+		    const struct wm_field_layout *lo, int64_t *f,
+		    struct wm_key_field *kf, char *why, size_t whylen);
+
+/* Whether the key's text is an integer (or digits beyond 64 bits), and
+ * so no string for a source whose keys are read as they come. */
+bool wm_fields_key_is_integer(const struct wm_key_field *kf);
+
+/*
+ * The key word and record flags of a key field, read as `type` (LONG or
+ * STRING): a long, or a string interned in keys. `stated`: the type was
+ * stated (key_type = long), as messages say. 0; -EBADMSG with why;
+ * -ENOMEM.
+ */
+int wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type,
+		  bool stated, struct wm_keys *keys, int64_t *key,
+		  uint32_t *flags, char *why, size_t whylen);
+
+/* Why text is refused: `what` "text" `detail` ("invalid timestamp
+ * \"12x\""), the text cut to 40 bytes. Returns -1. */
+int wm_fields_refuse(char *why, size_t whylen, const char *what,
+		     const char *text, size_t len, const char *detail);
+
+#endif /* WM_RUNTIME_SOURCE_RECORD_FIELDS_H */

@@ -1,0 +1,396 @@
+/*
+ * record_trace.c
+ *	Recording a source's records as a replayable trace, and the topology
+ *	that replays it (record_trace.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/container_of.h"
+#include "runtime/source/record_trace.h"
+
+/* The recorded source: the one it wraps, and where its records go. */
+struct recording {
+	struct wm_record_source source; /* first: the interface */
+	/* recording_ops, less pause where `inner` cannot pause: the task
+	 * asks the ops whether a source can (task_source.c). */
+	struct wm_record_source_ops ops;
+	struct wm_record_source *inner;
+	struct wm_sink *sink;
+};
+
+static struct recording *
+recording_of(const struct wm_record_source *src)
+{
+	return wm_container_of(src, struct recording, source);
+}
+
+int64_t
+wm_record_trace_arrival_ms(int64_t now_ns)
+{
+	/* now_ns >= 0: the job's processing time. */
+	return now_ns / 1000000 + (now_ns % 1000000 != 0);
+}
+
+/* A failed write is kept by the sink, whose driver stops the job when it
+ * sees it (wm_sink_failed()); the record still goes on, so that the
+ * job's accounting stays whole up to the stop. */
+static int
+recording_next(struct wm_record_source *src, int64_t now_ns,
+	       struct wm_record *out)
+{
+	struct recording *r = recording_of(src);
+	int got = wm_record_source_next(r->inner, now_ns, out);
+
+	if (got == 1)
+		wm_sink_recorded(r->sink, out,
+				 wm_record_trace_arrival_ms(now_ns));
+	return got;
+}
+
+static int64_t
+recording_next_due(const struct wm_record_source *src)
+{
+	return wm_record_source_next_due_ns(recording_of(src)->inner);
+}
+
+static bool
+recording_finished(const struct wm_record_source *src)
+{
+	return wm_record_source_finished(recording_of(src)->inner);
+}
+
+static uint32_t
+recording_n_partitions(const struct wm_record_source *src)
+{
+	const struct wm_record_source *in = recording_of(src)->inner;
+
+	return in->ops->n_partitions(in);
+}
+
+static uint32_t
+recording_n_finished(const struct wm_record_source *src)
+{
+	const struct wm_record_source *in = recording_of(src)->inner;
+
+	return in->ops->n_finished(in);
+}
+
+static uint32_t
+recording_finished_partition(const struct wm_record_source *src, uint32_t k)
+{
+	const struct wm_record_source *in = recording_of(src)->inner;
+
+	return in->ops->finished_partition(in, k);
+}
+
+static void
+recording_partition_stats(const struct wm_record_source *src, uint32_t i,
+			  int64_t now_ns, struct wm_source_partition_stats *st)
+{
+	const struct wm_record_source *in = recording_of(src)->inner;
+
+	in->ops->partition_stats(in, i, now_ns, st);
+}
+
+static void
+recording_pause(struct wm_record_source *src, uint32_t i, bool paused,
+		int64_t now_ns)
+{
+	struct wm_record_source *in = recording_of(src)->inner;
+
+	in->ops->pause(in, i, paused, now_ns);
+}
+
+static void
+recording_free(struct wm_record_source *src)
+{
+	struct recording *r = recording_of(src);
+
+	wm_record_source_free(r->inner);
+	free(r);
+}
+
+/* The recording's position is the source's it records. */
+static void
+recording_snapshot(const struct wm_record_source *src, struct wm_snap_writer *w)
+{
+	wm_record_source_snapshot(recording_of(src)->inner, w);
+}
+
+static int
+recording_restore(struct wm_record_source *src, struct wm_snap_reader *r)
+{
+	return wm_record_source_restore(recording_of(src)->inner, r);
+}
+
+/* Records from outside wake the worker through the recording, which
+ * adds nothing to when they arrive. */
+static void
+recording_set_wake(struct wm_record_source *src, void (*wake)(void *arg),
+		   void *arg)
+{
+	struct wm_record_source *in = recording_of(src)->inner;
+
+	in->ops->set_wake(in, wake, arg);
+}
+
+static void
+recording_health(const struct wm_record_source *src, struct wm_source_health *h)
+{
+	const struct wm_record_source *in = recording_of(src)->inner;
+
+	in->ops->health(in, h);
+}
+
+static const struct wm_record_source_ops recording_ops = {
+	.next = recording_next,
+	.next_due_ns = recording_next_due,
+	.finished = recording_finished,
+	.n_partitions = recording_n_partitions,
+	.n_finished = recording_n_finished,
+	.finished_partition = recording_finished_partition,
+	.partition_stats = recording_partition_stats,
+	.free = recording_free,
+	.pause = recording_pause,
+	.snapshot = recording_snapshot,
+	.restore = recording_restore,
+	.set_wake = recording_set_wake,
+	.health = recording_health,
+};
+
+struct wm_record_source *
+wm_record_trace_source(struct wm_record_source *inner, struct wm_sink *sink)
+{
+	struct recording *r = calloc(1, sizeof(*r));
+
+	if (r == NULL) {
+		wm_record_source_free(inner);
+		errno = ENOMEM;
+		return NULL;
+	}
+	r->ops = recording_ops;
+	if (inner->ops->pause == NULL)
+		r->ops.pause = NULL;
+	if (inner->ops->snapshot == NULL)
+		r->ops.snapshot = NULL;
+	if (inner->ops->set_wake == NULL)
+		r->ops.set_wake = NULL;
+	if (inner->ops->health == NULL)
+		r->ops.health = NULL;
+	if (inner->ops->restore == NULL)
+		r->ops.restore = NULL;
+	r->source.ops = &r->ops;
+	r->inner = inner;
+	r->sink = sink;
+	return &r->source;
+}
+
+char *
+wm_record_trace_path(const char *path, const char *name, uint32_t n_sources)
+{
+	const char *base = strrchr(path, '/');
+	const char *dot;
+	size_t stem;
+	char *out;
+
+	if (n_sources == 1)
+		return strdup(path);
+	base = base != NULL ? base + 1 : path;
+	dot = strrchr(base, '.');
+	/* ".hidden" has no extension: its dot starts the name. */
+	stem = dot != NULL && dot != base ? (size_t)(dot - path) : strlen(path);
+	if (asprintf(&out, "%.*s.%s%s", (int)stem, path, name, path + stem) < 0)
+		return NULL;
+	return out;
+}
+
+static bool
+is_key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == '-' || c == '.';
+}
+
+static const char *
+skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+/*
+ * The source stage whose section header is the line [p, end), if it is
+ * one and its source is recorded; NULL otherwise. The text loaded, so
+ * the header is well formed (ini.h): a kind word, then a bare or quoted
+ * name.
+ */
+static const struct wm_stage *
+recorded_section(const struct wm_topology *topo, const char *p, const char *end)
+{
+	const char *kind = p + 1, *k = kind;
+	char name[1024];
+	size_t n = 0;
+
+	while (k < end && is_key_char(*k))
+		k++;
+	if ((size_t)(k - kind) != strlen("source") ||
+	    memcmp(kind, "source", 6) != 0)
+		return NULL;
+	p = skip_blanks(k, end);
+	if (p < end && *p == '"') {
+		for (p++; p < end && *p != '"' && n < sizeof(name) - 1; p++) {
+			if (*p == '\\' && p + 1 < end)
+				p++;
+			name[n++] = *p;
+		}
+	} else {
+		while (p < end && strchr(" \t]#;=\"[", *p) == NULL &&
+		       n < sizeof(name) - 1)
+			name[n++] = *p++;
+	}
+	name[n] = '\0';
+	for (uint32_t s = 0; s < topo->n_stages; s++) {
+		const struct wm_stage *st = &topo->stages[s];
+
+		if (st->kind == WM_STAGE_SOURCE && st->u.source.record &&
+		    strcmp(st->name, name) == 0)
+			return st;
+	}
+	return NULL;
+}
+
+/* Whether `key` (`n` bytes) is one of the `count` names of `list`. */
+static bool
+key_in(const char *key, size_t n, const char *const *list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strlen(list[i]) == n && memcmp(list[i], key, n) == 0)
+			return true;
+	return false;
+}
+
+/* Whether the line [p, end) is an entry of a key that gives a source's
+ * records, left out of the replay topology (commented out): the trace
+ * gives them now. Those are the generator's keys and the replay's, and
+ * `replay` itself (conf: wm_topology_source_record_keys()). */
+static bool
+recorded_entry(const char *p, const char *end)
+{
+	const char *const *keys;
+	const char *k = p;
+	size_t n;
+
+	while (k < end && is_key_char(*k))
+		k++;
+	if (key_in(p, (size_t)(k - p), (const char *const[]){"replay"}, 1))
+		return true;
+	/* A Kafka source's keys: the recording holds what it read. */
+	if (k - p > 6 && strncmp(p, "kafka.", 6) == 0)
+		return true;
+	for (int replay = 0; replay <= 1; replay++) {
+		wm_topology_source_record_keys(replay, &keys, &n);
+		if (key_in(p, (size_t)(k - p), keys, n))
+			return true;
+	}
+	return false;
+}
+
+/* The keys that make `st` replay its recording, quoted as ini.h reads
+ * them back. */
+static void
+replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st)
+{
+	fputs("replay = \"", f);
+	for (const char *c = st->u.source.record; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fputc('\\', f);
+		fputc(*c, f);
+	}
+	fputs("\"                    # recorded by --record-trace\n", f);
+	fputs("pacing = arrival\n", f);
+	if (wm_record_trace_end_ms(topo) >= 0)
+		fprintf(f, "replay_end = %lld ms\n",
+			(long long)wm_record_trace_end_ms(topo));
+	if (st->u.source.kafka == NULL)
+		return;
+	/* A topic's keys are what its source read them as, which the
+	 * trace's first key must not decide; and its partitions are the
+	 * room the recording job kept for the topic's (kafka_topology.h). */
+	fprintf(f, "key_type = %s\n",
+		st->u.source.key_type == WM_KEY_TYPE_LONG ? "long" : "string");
+	if (strcmp(st->u.source.kafka->topic, st->name) != 0) {
+		fputs("topic = \"", f);
+		for (const char *c = st->u.source.kafka->topic; *c; c++) {
+			if (*c == '"' || *c == '\\')
+				fputc('\\', f);
+			fputc(*c, f);
+		}
+		fputs("\"\n", f);
+	}
+	if (!st->u.source.kafka->partitions_given)
+		fprintf(f, "partitions = %u\n", st->u.source.partitions);
+}
+
+int64_t
+wm_record_trace_end_ms(const struct wm_topology *topo)
+{
+	int64_t end = topo->job.event_time_ms;
+
+	/* A generator bounded in event time ends every partition there, in
+	 * processing time (source_gen.h, Limits), and a run length in
+	 * processing time ends every source (task_source.c): the replay
+	 * ends then too, not with its last record. */
+	if (topo->job.processing_time_ms < end)
+		end = topo->job.processing_time_ms;
+	return end != INT64_MAX ? end : -1;
+}
+
+char *
+wm_record_trace_topology(const struct wm_topology *topo, const char *text,
+			 size_t len)
+{
+	const char *p = text, *end = text + len;
+	const struct wm_stage *in = NULL; /* the recorded section we are in */
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f = open_memstream(&out, &out_len);
+
+	if (f == NULL)
+		return NULL;
+	fputs("# Replays what --record-trace recorded: the topology it ran, "
+	      "its\n# sources reading their recordings (the keys that "
+	      "generated\n# records are left as comments).\n",
+	      f);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *line_end = nl != NULL ? nl + 1 : end;
+		const char *c = skip_blanks(p, line_end);
+		bool drop = false;
+
+		if (c < line_end && *c == '[') {
+			in = recorded_section(topo, c, line_end);
+		} else if (in != NULL && c < line_end && is_key_char(*c)) {
+			drop = recorded_entry(c, line_end);
+		}
+		if (drop)
+			fputs("# ", f);
+		fwrite(p, 1, (size_t)(line_end - p), f);
+		if (nl == NULL)
+			fputc('\n', f);
+		if (c < line_end && *c == '[' && in != NULL)
+			replay_keys(f, topo, in);
+		p = line_end;
+	}
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}

@@ -1,0 +1,675 @@
+/*
+ * replay.c
+ *	Reading a replayed trace (format, pacing and order in replay.h).
+ *
+ * A trace is read once into one array of its records in file order, and
+ * their due times are made in one place, schedule(), once every line is
+ * read (the shift of wall-clock arrivals needs the earliest). Each
+ * subtask's source (replay_source.c) then lists its own records by
+ * index, sorted into release order, and never writes the array: forked
+ * workers share its pages with their supervisor.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/keygroup.h"
+#include "runtime/io/keys.h"
+#include "lib/lines.h"
+#include "base/log.h"
+#include "runtime/source/record_fields.h"
+#include "runtime/source/replay.h"
+#include "runtime/source/replay_trace.h"
+#include "runtime/conf/topology.h"
+#include "lib/units.h"
+
+/* Bytes of a line, its end included: five integers, and blanks around
+ * JSON's tokens, never need that many. */
+#define MAX_LINE 65536
+
+/* The latest due time, in ms, that counts in int64_t nanoseconds. */
+#define MAX_DUE_MS (INT64_MAX / 1000000)
+
+/* Arrivals whose earliest lies further from the job start are wall-clock
+ * times: no recorded job ran a year before its first record. */
+#define WALL_CLOCK_MS ((int64_t)365 * 24 * 60 * 60 * 1000)
+
+enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
+
+static const char *const field_names[N_FIELDS] = {"partition", "timestamp",
+						  "key", "value", "arrival"};
+
+static const enum wm_field_kind field_kinds[N_FIELDS] = {
+	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_KEY, WM_FIELD_INT, WM_FIELD_INT};
+
+/* A line's fields: arrival optional, nothing else allowed. */
+static const struct wm_field_layout trace_layout = {
+	.n = N_FIELDS,
+	.names = field_names,
+	.kinds = field_kinds,
+	.required = ARRIVAL,
+	.unknown_detail = " (not partition, timestamp, key, value or arrival)",
+};
+
+static const char *
+skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static int
+field_named(const char *name, size_t len)
+{
+	for (int i = 0; i < N_FIELDS; i++)
+		if (strlen(field_names[i]) == len &&
+		    memcmp(field_names[i], name, len) == 0)
+			return i;
+	return -1;
+}
+
+/* A name in a header: a letter or '_', then letters, digits or '_'
+ * (ASCII, whatever the locale). */
+static bool
+is_name(const char *p, const char *end)
+{
+	for (const char *c = p; c < end; c++) {
+		bool letter = (*c >= 'a' && *c <= 'z') ||
+			      (*c >= 'A' && *c <= 'Z') || *c == '_';
+
+		if (!letter && (c == p || *c < '0' || *c > '9'))
+			return false;
+	}
+	return p < end;
+}
+
+/*
+ * Whether a CSV line is the header: the column names in their order,
+ * partition to value or to arrival, blanks around each allowed; the
+ * first line that begins "partition" is not enough ("partition0,1000,1,1"
+ * is a record gone wrong). *names says whether the line has several
+ * fields and every one is a name: no record either, it is refused as a
+ * header with the wrong names ("bad" alone reads as a bad partition).
+ */
+static bool
+is_header(const char *line, size_t len, bool *names)
+{
+	const char *p = line, *end = line + len;
+	bool exact = true;
+	int n = 0;
+
+	*names = true;
+	for (;;) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *name_end = comma != NULL ? comma : end;
+		const char *name = skip_blanks(p, name_end);
+
+		while (name_end > name &&
+		       (name_end[-1] == ' ' || name_end[-1] == '\t'))
+			name_end--;
+		*names = *names && is_name(name, name_end);
+		exact = exact && n < N_FIELDS &&
+			field_named(name, (size_t)(name_end - name)) == n;
+		n++;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+	}
+	*names = *names && n > 1;
+	return exact && n >= ARRIVAL;
+}
+
+/*
+ * When a line of `n` fields is due, in ms of processing time, as the line
+ * alone says (schedule() makes the due times of the trace from these):
+ * 0 for fast pacing, its arrival, or its timestamp's distance from
+ * `first_ts`, the first record's. Returns n, or -1 and why.
+ *
+ * A due time past INT64_MAX ns (292 years) is refused, not saturated:
+ * no run lasts that long, and INT64_MAX reads as "nothing more to emit"
+ * (next_due_ns), so a saturated record would never be released, which is
+ * silent loss or a job that never ends. Such a line is a wrong column or
+ * unit (nanoseconds for milliseconds), which the user wants named.
+ */
+static int
+due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
+       int64_t first_ts, int64_t *due, char *why, size_t whylen)
+{
+	int64_t since_first;
+
+	if (n == N_FIELDS && (f[ARRIVAL] < 0 || f[ARRIVAL] > MAX_DUE_MS)) {
+		snprintf(why, whylen, "invalid arrival \"%" PRId64 "\" (%s)",
+			 f[ARRIVAL],
+			 f[ARRIVAL] < 0 ? "negative" : "beyond 292 years");
+		return -1;
+	}
+	*due = 0;
+	if (pacing == WM_REPLAY_ARRIVAL) {
+		if (n < N_FIELDS) {
+			snprintf(why, whylen,
+				 "invalid line: no arrival (pacing = arrival "
+				 "needs it)");
+			return -1;
+		}
+		*due = f[ARRIVAL];
+	} else if (pacing == WM_REPLAY_EVENT && f[TIMESTAMP] > first_ts) {
+		/* Earlier timestamps than the first are due at once. */
+		if (__builtin_sub_overflow(f[TIMESTAMP], first_ts,
+					   &since_first) ||
+		    since_first > MAX_DUE_MS) {
+			snprintf(
+				why, whylen,
+				"invalid timestamp \"%" PRId64
+				"\" (beyond 292 years after the first, %" PRId64
+				": pacing = event would never release it)",
+				f[TIMESTAMP], first_ts);
+			return -1;
+		}
+		*due = since_first;
+	}
+	return n;
+}
+
+/* What reading a trace keeps from line to line. */
+struct reader {
+	enum wm_replay_pacing pacing;
+	long lineno;
+	bool have_content; /* a line other than blanks or a comment came */
+	bool have_first;
+	int64_t first_ts; /* the first record's, for pacing = event */
+	int64_t earliest; /* the earliest arrival (pacing = arrival) */
+	long earliest_line;
+	size_t cap; /* of the trace's items */
+	/* key_type = trace: LONG or STRING as the first record's key was,
+	 * on key_line; TRACE before it. */
+	enum wm_key_type keys_seen;
+	long key_line;
+};
+
+/*
+ * The key of an accepted line as the record's word and flags: a long, or
+ * a string interned in the trace's dictionary. Which one the source's
+ * key_type says, or with key_type = trace the first record's key, after
+ * which every key must be of that type: a trace of integers with one
+ * "user48" is more likely a wrong column than a string-keyed job, and
+ * reading its integers as strings would move every key to another
+ * subtask. 0; -EBADMSG with why; -ENOMEM.
+ */
+static int
+resolve_key(struct reader *rd, struct wm_replay_trace *tr,
+	    const struct wm_key_field *kf, int64_t *key, uint32_t *flags,
+	    char *why, size_t whylen)
+{
+	char detail[160];
+	/* An integer, or digits beyond 64 bits: no string in a long trace. */
+	bool integer = wm_fields_key_is_integer(kf);
+	enum wm_key_type type = tr->key_type;
+	int r;
+
+	*flags = 0;
+	/* JSON says which: a string is quoted, a bare token is a number. */
+	if (kf->form == WM_KEY_JSON_NUMBER && !integer)
+		return wm_fields_refuse(why, whylen, "key", kf->text, kf->len,
+					" (not an integer; a string key is "
+					"quoted in JSON)"),
+		       -EBADMSG;
+	if (type == WM_KEY_TYPE_TRACE && rd->keys_seen != WM_KEY_TYPE_TRACE) {
+		type = rd->keys_seen;
+		if ((type == WM_KEY_TYPE_LONG) != integer) {
+			snprintf(detail, sizeof(detail),
+				 " (%s, but the keys above are %s, as on line "
+				 "%ld: key_type = string reads every key as a "
+				 "string)",
+				 integer ? "an integer" : "not an integer",
+				 integer ? "strings" : "integers",
+				 rd->key_line);
+			return wm_fields_refuse(why, whylen, "key", kf->text,
+						kf->len, detail),
+			       -EBADMSG;
+		}
+	}
+	if (type == WM_KEY_TYPE_TRACE) {
+		if (kf->len == 0 && kf->form == WM_KEY_BARE)
+			return wm_fields_refuse(why, whylen, "key", "", 0,
+						" (empty: key_type = string "
+						"reads it as the empty "
+						"string)"),
+			       -EBADMSG;
+		type = integer ? WM_KEY_TYPE_LONG : WM_KEY_TYPE_STRING;
+	}
+	r = wm_fields_key(kf, type, tr->key_type == WM_KEY_TYPE_LONG, tr->keys,
+			  key, flags, why, whylen);
+	if (r != 0)
+		return r;
+	if (rd->keys_seen == WM_KEY_TYPE_TRACE) {
+		rd->keys_seen = type;
+		rd->key_line = rd->lineno;
+	}
+	return 0;
+}
+
+/*
+ * One line as wm_line_read() read it (`got` bytes, its end included):
+ * nothing (blank, comment, header) or a record appended to the trace,
+ * its due_ns holding due_ms()'s milliseconds until schedule(). Returns 0,
+ * -EBADMSG with why and *col the column at fault (0: the line as a
+ * whole), or -ENOMEM.
+ */
+static int
+take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
+	  size_t got, char *why, size_t whylen, size_t *col)
+{
+	const char *text = line;
+	size_t len = got;
+	int64_t fld[N_FIELDS] = {0}, first_ts, due = 0, key = 0;
+	struct wm_key_field kf = {0};
+	uint32_t flags = 0;
+	bool first, names = false;
+	int k, r;
+
+	if (got > MAX_LINE) {
+		snprintf(why, whylen, "invalid line: longer than %d bytes",
+			 MAX_LINE);
+		return -EBADMSG;
+	}
+	/* A UTF-8 byte order mark, as editors on Windows write, is not part
+	 * of the first field (the INI reader skips it too). */
+	if (rd->lineno == 1 && len >= 3 &&
+	    memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		len -= 3;
+	}
+	/* The line's end: "\n", "\r\n" or "\r" (wm_line_read()). */
+	if (len > 0 && text[len - 1] == '\n')
+		len--;
+	if (len > 0 && text[len - 1] == '\r')
+		len--;
+	if (len == 0 || text[0] == '#')
+		return 0;
+	first = !rd->have_content;
+	rd->have_content = true;
+	/* Only the first line that is not a comment can be the header, and
+	 * only in CSV. */
+	if (first && text[0] != '{' && is_header(text, len, &names))
+		return 0;
+	k = wm_fields_parse(text, len, text[0] == '{', &trace_layout, fld, &kf,
+			    why, whylen);
+	if (k < 0 && first && text[0] != '{' && names)
+		wm_fields_refuse(
+			why, whylen, "header", text, len,
+			" (the columns are partition,timestamp,key,value"
+			"[,arrival], in that order)");
+	if (k > 0 &&
+	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
+		snprintf(why, whylen,
+			 "invalid partition \"%" PRId64
+			 "\" (the source has %" PRIu32 " partitions)",
+			 fld[PARTITION], tr->n_partitions);
+		k = -1;
+	}
+	first_ts = rd->have_first ? rd->first_ts : fld[TIMESTAMP];
+	if (k > 0)
+		k = due_ms(fld, k, rd->pacing, first_ts, &due, why, whylen);
+	if (k < 0)
+		return -EBADMSG;
+	/* The key last: a line refused for another reason interns nothing
+	 * and does not decide the trace's key type. */
+	r = resolve_key(rd, tr, &kf, &key, &flags, why, whylen);
+	if (r != 0) {
+		*col = kf.col + (size_t)(text - line);
+		return r;
+	}
+	rd->first_ts = first_ts;
+	rd->have_first = true;
+	if (rd->pacing == WM_REPLAY_ARRIVAL &&
+	    (tr->n == 0 || due < rd->earliest)) {
+		rd->earliest = due;
+		rd->earliest_line = rd->lineno;
+	}
+	if (tr->n == rd->cap) {
+		size_t cap = rd->cap ? 2 * rd->cap : 1024;
+		void *grown = realloc(tr->items, cap * sizeof(*tr->items));
+
+		if (grown == NULL)
+			return -ENOMEM;
+		tr->items = grown;
+		rd->cap = cap;
+	}
+	tr->items[tr->n++] = (struct replayed){
+		.rec = {.ts = fld[TIMESTAMP],
+			.key = key,
+			.value = fld[VALUE],
+			.flags = flags,
+			.partition = (uint32_t)fld[PARTITION]},
+		.due_ns = due,
+	};
+	return 0;
+}
+
+/*
+ * The due times of the trace, made here once for --sim and real runs
+ * alike: every record's milliseconds (take_line()) less `shift_ms`, raised
+ * to its predecessor's in its partition so that a partition is released
+ * in file order, then in ns. 0 or -ENOMEM.
+ */
+static int
+schedule(struct wm_replay_trace *tr, int64_t shift_ms)
+{
+	/* By partition: the due time of its last record so far. Every due
+	 * time is at least 0 (the shift is the earliest arrival), so 0
+	 * holds no partition's first record back. */
+	int64_t *last =
+		calloc(tr->n_partitions ? tr->n_partitions : 1, sizeof(*last));
+
+	if (last == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < tr->n; i++) {
+		struct replayed *it = &tr->items[i];
+		int64_t *prev = &last[it->rec.partition];
+		int64_t ms = it->due_ns - shift_ms;
+
+		if (ms < *prev)
+			ms = *prev;
+		*prev = ms;
+		it->due_ns = ms * 1000000; /* ms <= MAX_DUE_MS: no overflow */
+	}
+	free(last);
+	return 0;
+}
+
+void
+wm_replay_free(struct wm_replay_trace *tr)
+{
+	if (tr == NULL)
+		return;
+	if (tr->own_keys)
+		wm_keys_free(tr->keys);
+	free(tr->items);
+	free(tr);
+}
+
+uint64_t
+wm_replay_skipped(const struct wm_replay_trace *tr)
+{
+	return tr->skipped;
+}
+
+const struct wm_keys *
+wm_replay_keys(const struct wm_replay_trace *tr)
+{
+	return tr->key_type == WM_KEY_TYPE_STRING ? tr->keys : NULL;
+}
+
+/* Every line of f into tr, bad ones refused (err, -EBADMSG) or, with
+ * skip_bad, skipped: the first few reported with why, then a count. 0, a
+ * negative errno with err set, or -ENOMEM. */
+static int
+read_lines(FILE *f, const char *path, struct reader *rd,
+	   struct wm_replay_trace *tr, bool skip_bad, char *line, char *err,
+	   size_t errlen)
+{
+	size_t got;
+	int r;
+
+	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
+		char why[256], at[24] = "";
+		size_t col = 0;
+
+		rd->lineno++;
+		r = take_line(rd, tr, line, got, why, sizeof(why), &col);
+		if (r == -ENOMEM)
+			return r;
+		if (r == 0)
+			continue;
+		if (col > 0)
+			snprintf(at, sizeof(at), ":%zu", col);
+		if (!skip_bad) {
+			snprintf(err, errlen, "%s:%ld%s: %s", path, rd->lineno,
+				 at, why);
+			return -EBADMSG;
+		}
+		if (got > MAX_LINE)
+			wm_line_skip(f);
+		/* The first few, with why: a flood of them (a binary file,
+		 * a wrong format) would bury everything else. */
+		if (tr->skipped++ < WM_REPLAY_REPORTED)
+			wm_log("wmrun: %s:%ld%s: skipped: %s", path, rd->lineno,
+			       at, why);
+	}
+	/* wm_line_read() ends on a read error as on the end of the file: a
+	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
+	 * for a short trace. */
+	if (!feof(f)) {
+		r = -errno;
+		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
+			 strerror(-r));
+		return r;
+	}
+	if (tr->skipped > WM_REPLAY_REPORTED)
+		wm_log("wmrun: %s: %" PRIu64 " more bad line%s skipped", path,
+		       tr->skipped - WM_REPLAY_REPORTED,
+		       tr->skipped - WM_REPLAY_REPORTED == 1 ? "" : "s");
+	return 0;
+}
+
+/* How far arrivals move earlier: by the earliest when it lies more than a
+ * year after the job start (wall-clock times, said so), else not at all. */
+static int64_t
+arrival_shift(const struct reader *rd, const struct wm_replay_trace *tr,
+	      const char *path)
+{
+	if (rd->pacing != WM_REPLAY_ARRIVAL || tr->n == 0 ||
+	    rd->earliest <= WALL_CLOCK_MS)
+		return 0;
+	wm_log("wmrun: %s:%ld: notice: the earliest arrival (%" PRId64
+	       " ms) is more than a year after the job start: arrivals are "
+	       "read as wall-clock times and shifted %" PRId64 " ms earlier",
+	       path, rd->earliest_line, rd->earliest, rd->earliest);
+	return rd->earliest;
+}
+
+struct wm_replay_trace *
+wm_replay_read(const char *path, uint32_t partitions,
+	       enum wm_replay_pacing pacing, enum wm_key_type key_type,
+	       struct wm_keys *keys, bool skip_bad, char *err, size_t errlen)
+{
+	struct wm_replay_trace *tr = calloc(1, sizeof(*tr));
+	struct reader rd = {.pacing = pacing};
+	bool own_keys = keys == NULL;
+	char *line = malloc(MAX_LINE + 1);
+	FILE *f = fopen(path, "r");
+	int r = 0;
+
+	if (f == NULL) {
+		r = -errno;
+		snprintf(err, errlen, "could not open trace \"%s\": %s", path,
+			 strerror(-r));
+	} else if (tr == NULL || line == NULL ||
+		   (own_keys && (keys = wm_keys_new()) == NULL)) {
+		r = -ENOMEM;
+	} else {
+		tr->n_partitions = partitions;
+		tr->end_ns = -1;
+		tr->key_type = key_type;
+		tr->keys = keys;
+		tr->own_keys = own_keys;
+		r = read_lines(f, path, &rd, tr, skip_bad, line, err, errlen);
+		if (tr->key_type == WM_KEY_TYPE_TRACE)
+			tr->key_type = rd.keys_seen == WM_KEY_TYPE_STRING
+					       ? WM_KEY_TYPE_STRING
+					       : WM_KEY_TYPE_LONG;
+		if (r == 0 && schedule(tr, arrival_shift(&rd, tr, path)) != 0)
+			r = -ENOMEM;
+	}
+	if (r == -ENOMEM)
+		snprintf(err, errlen, "out of memory reading \"%s\"", path);
+	free(line);
+	if (f != NULL)
+		fclose(f);
+	if (r != 0) {
+		wm_replay_free(tr);
+		errno = -r;
+		return NULL;
+	}
+	return tr;
+}
+
+void
+wm_replay_free_all(struct wm_replay_trace **traces, uint32_t n_stages)
+{
+	struct wm_keys *keys = NULL;
+
+	if (traces == NULL)
+		return;
+	/* Every trace read by wm_replay_read_all() shares one dictionary,
+	 * which none of them owns. */
+	for (uint32_t s = 0; s < n_stages; s++) {
+		if (traces[s] != NULL && keys == NULL)
+			keys = traces[s]->keys;
+		wm_replay_free(traces[s]);
+	}
+	wm_keys_free(keys);
+	free(traces);
+}
+
+struct wm_keys *
+wm_replay_all_keys(struct wm_replay_trace *const *traces, uint32_t n_stages)
+{
+	for (uint32_t s = 0; traces != NULL && s < n_stages; s++)
+		if (traces[s] != NULL)
+			return traces[s]->keys;
+	return NULL;
+}
+
+/*
+ * The first source stage upstream of `stage` (or `stage` itself) whose
+ * keys are strings, into *str, and the first whose keys are longs (a
+ * generator's, or a trace's), into *lng, each left alone when there is
+ * none. Inputs come before their users, so the walk ends.
+ */
+static void
+upstream_key_types(struct wm_replay_trace *const *traces,
+		   const struct wm_topology *topo, uint32_t stage,
+		   uint32_t *str, uint32_t *lng)
+{
+	const struct wm_stage *st = &topo->stages[stage];
+
+	if (st->kind == WM_STAGE_SOURCE) {
+		bool strings = traces != NULL && traces[stage] != NULL
+				       ? wm_replay_keys(traces[stage]) != NULL
+				       : st->u.source.kafka != NULL &&
+						 st->u.source.key_type ==
+							 WM_KEY_TYPE_STRING;
+		uint32_t *first = strings ? str : lng;
+
+		if (*first == UINT32_MAX)
+			*first = stage;
+		return;
+	}
+	for (uint32_t i = 0; i < st->n_inputs; i++)
+		upstream_key_types(traces, topo, st->inputs[i].stage, str, lng);
+}
+
+const struct wm_keys *
+wm_replay_stage_keys(struct wm_replay_trace *const *traces,
+		     const struct wm_topology *topo, uint32_t stage,
+		     const struct wm_keys *job_keys)
+{
+	uint32_t str = UINT32_MAX, lng = UINT32_MAX;
+
+	upstream_key_types(traces, topo, stage, &str, &lng);
+	if (str == UINT32_MAX)
+		return NULL;
+	return traces != NULL && traces[str] != NULL
+		       ? wm_replay_keys(traces[str])
+		       : job_keys;
+}
+
+/* Every window's keys of one type: a long and a string word may be equal
+ * and would share a window (Flink's keyBy has one key type). 0, or
+ * -EBADMSG with a message in err naming the sources. */
+static int
+check_key_types(struct wm_replay_trace *const *traces,
+		const struct wm_topology *topo, char *err, size_t errlen)
+{
+	for (uint32_t s = 0; s < topo->n_stages; s++) {
+		uint32_t str = UINT32_MAX, lng = UINT32_MAX;
+
+		if (topo->stages[s].kind != WM_STAGE_WINDOW)
+			continue;
+		upstream_key_types(traces, topo, s, &str, &lng);
+		if (str == UINT32_MAX || lng == UINT32_MAX)
+			continue;
+		snprintf(err, errlen,
+			 "window \"%s\" reads string keys from source \"%s\" "
+			 "and long keys from source \"%s\" (the keys of a "
+			 "window are of one type)",
+			 topo->stages[s].name, topo->stages[str].name,
+			 topo->stages[lng].name);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int
+wm_replay_read_all(const struct wm_topology *topo,
+		   struct wm_replay_trace ***tracesp, char *err, size_t errlen)
+{
+	struct wm_replay_trace **traces =
+		calloc(topo->n_stages ? topo->n_stages : 1, sizeof(*traces));
+	/* One dictionary for the job: a string is one key in every trace,
+	 * as in a union of two string-keyed sources. */
+	struct wm_keys *keys = NULL;
+	int r;
+
+	if (traces == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t s = 0; s < topo->n_stages; s++) {
+		const struct wm_stage *st = &topo->stages[s];
+		const struct wm_source_conf *sc;
+
+		if (st->kind != WM_STAGE_SOURCE || st->u.source.replay == NULL)
+			continue;
+		sc = &st->u.source;
+		if (keys == NULL && (keys = wm_keys_new()) == NULL) {
+			wm_replay_free_all(traces, topo->n_stages);
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		traces[s] = wm_replay_read(sc->replay, sc->partitions,
+					   sc->pacing, sc->key_type, keys,
+					   sc->skip_bad_records, err, errlen);
+		if (traces[s] == NULL) {
+			int e = errno;
+			bool held = false;
+
+			/* No trace holds it when the first one failed. */
+			for (uint32_t i = 0; i < s; i++)
+				held = held || traces[i] != NULL;
+			wm_replay_free_all(traces, topo->n_stages);
+			if (!held)
+				wm_keys_free(keys);
+			return -e;
+		}
+		/* Saturated where int64 ns end (292 years): never ending
+		 * would be a job that never ends. */
+		traces[s]->end_ns = sc->replay_end_ms < 0 ? -1
+				    : sc->replay_end_ms > MAX_DUE_MS
+					    ? MAX_DUE_MS * 1000000
+					    : sc->replay_end_ms * 1000000;
+	}
+	r = check_key_types(traces, topo, err, errlen);
+	if (r != 0) {
+		wm_replay_free_all(traces, topo->n_stages);
+		return r;
+	}
+	*tracesp = traces;
+	return 0;
+}

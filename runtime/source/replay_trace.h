@@ -1,0 +1,38 @@
+/*
+ * replay_trace.h
+ *	A replayed trace as read (replay.c), for the record source that
+ *	replays it (replay_source.c) and nothing else: the rest of the
+ *	runtime sees only replay.h.
+ */
+#ifndef WM_RUNTIME_SOURCE_REPLAY_TRACE_H
+#define WM_RUNTIME_SOURCE_REPLAY_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/record.h"
+#include "runtime/io/keys.h"
+#include "runtime/source/replay.h"
+
+/* A record of the trace and when it is due: ns of processing time, or
+ * the line's own ms until schedule() made the trace's due times. */
+struct replayed {
+	struct wm_record rec;
+	int64_t due_ns;
+};
+
+struct wm_replay_trace {
+	struct replayed *items; /* every record kept, in file order */
+	size_t n;
+	uint32_t n_partitions; /* of the source: ids below it */
+	uint64_t skipped;      /* lines skipped (skip_bad) */
+	int64_t end_ns;	       /* replay_end in ns; -1: with the last record */
+	/* LONG or STRING once read: stated, or what the keys were (LONG
+	 * for a trace without records). */
+	enum wm_key_type key_type;
+	struct wm_keys *keys; /* where string keys are interned */
+	bool own_keys;	      /* keys is this trace's alone */
+};
+
+#endif /* WM_RUNTIME_SOURCE_REPLAY_TRACE_H */

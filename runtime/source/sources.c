@@ -1,0 +1,132 @@
+/*
+ * sources.c
+ *	A source subtask's record source (sources.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/keygroup.h"
+#include "runtime/source/kafka_source.h"
+#include "runtime/source/record_trace.h"
+#include "runtime/source/sources.h"
+
+/* The generator for `n` partitions: the stage's load, shapes and the job's
+ * run length and randomness. */
+static struct wm_record_source *
+generator(const struct wm_topology *topo, const struct wm_stage *st,
+	  const uint32_t *parts, size_t n)
+{
+	const struct wm_source_conf *sc = &st->u.source;
+	const struct wm_job_conf *job = &topo->job;
+	struct wm_source_gen_conf conf;
+	struct wm_source_gen *gen;
+
+	wm_source_gen_conf_init(&conf);
+	conf.n_partitions = (uint32_t)n;
+	conf.partitions = parts;
+	conf.rate = sc->rate;
+	conf.out_of_orderness_ms = sc->out_of_orderness_ms;
+	conf.late_fraction = sc->late_fraction;
+	conf.late_by_ms = sc->late_by_ms;
+	conf.keys = sc->keys;
+	conf.zipf = sc->zipf;
+	conf.zipf_exponent = sc->zipf_exponent;
+	conf.value_cycle = sc->value_cycle;
+	conf.n_skew = sc->n_skew;
+	conf.skew = sc->skew;
+	conf.n_silences = sc->n_silences;
+	conf.silences = sc->silences;
+	conf.n_bursts = sc->n_bursts;
+	conf.bursts = sc->bursts;
+	conf.n_outages = sc->n_outages;
+	conf.outages = sc->outages;
+	conf.n_random_silences = sc->n_random_silences;
+	conf.random_silences = sc->random_silences;
+	/* Each source has its own stream of the job's randomness. */
+	conf.seed = job->seed ^ (uint64_t)wm_keygroup_hash_string(
+					st->name, strlen(st->name));
+	conf.max_records = job->records;
+	conf.end_ts = job->event_time_ms;
+	gen = wm_source_gen_new(&conf);
+	return gen != NULL ? wm_source_gen_source(gen) : NULL;
+}
+
+struct wm_record_source *
+wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
+		struct wm_sources_input *in, uint64_t *bad_records)
+{
+	const struct wm_replay_trace *trace = in != NULL ? in->trace : NULL;
+	const struct wm_stage *st = &topo->stages[stage];
+	const struct wm_source_conf *sc = &st->u.source;
+	struct wm_record_source *src = NULL;
+	uint32_t *parts;
+	size_t n;
+
+	*bad_records = 0;
+	if (sc->kafka != NULL) {
+		/* The topic's own partitions, assigned by the consumer. */
+		if (in == NULL) {
+			errno = EINVAL;
+			return NULL;
+		}
+		return wm_kafka_source_open(st, index, in->keys, &in->exit_code,
+					    in->why, sizeof(in->why));
+	}
+	parts = calloc(sc->partitions ? sc->partitions : 1, sizeof(*parts));
+	if (parts == NULL)
+		return NULL;
+	n = wm_source_gen_partitions_of(index, st->parallelism, sc->partitions,
+					wm_source_topic(st), parts,
+					sc->partitions);
+	if (sc->replay == NULL) {
+		src = generator(topo, st, parts, n);
+	} else if (trace == NULL) {
+		errno = EINVAL;
+	} else {
+		src = wm_replay_source(trace, parts, n);
+		for (size_t i = 0; src != NULL && i < n; i++)
+			if (parts[i] == 0)
+				*bad_records = wm_replay_skipped(trace);
+	}
+	free(parts);
+	return src;
+}
+
+/* wm_sources_set_opener()'s: one per process, set before any fork. */
+static wm_sources_opener test_opener;
+
+void
+wm_sources_set_opener(wm_sources_opener open)
+{
+	test_opener = open;
+}
+
+struct wm_task *
+wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
+		    uint32_t id, struct wm_task_out *out,
+		    struct wm_subtask_metrics *metrics,
+		    struct wm_sources_input *in, struct wm_sink *record)
+{
+	const struct wm_plan_subtask *sub = &plan->subtasks[id];
+	struct wm_record_source *src = NULL;
+	struct wm_task *task;
+	uint64_t bad = 0;
+
+	if (topo->stages[sub->stage].kind == WM_STAGE_SOURCE) {
+		src = test_opener != NULL
+			      ? test_opener(topo, sub->stage, sub->index)
+			      : wm_sources_open(topo, sub->stage, sub->index,
+						in, &bad);
+		if (src != NULL && record != NULL)
+			src = wm_record_trace_source(src, record);
+		if (src == NULL)
+			return NULL;
+	}
+	task = wm_task_new(topo, plan, id, out, metrics, src);
+	if (task != NULL)
+		wm_task_bad_records(task, bad);
+	return task;
+}

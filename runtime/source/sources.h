@@ -1,0 +1,82 @@
+/*
+ * sources.h
+ *	Where a source subtask's records come from: the generator
+ *	(operators/source_gen.h), the stage's replayed trace (replay.h) or
+ *	its Kafka topic (kafka_source.h), for exactly the partitions the
+ *	subtask owns, behind operators/record_source.h.
+ *
+ * The drivers (the worker, --sim, the pipeline benchmark) open the record
+ * source and hand it to the subtask's task, which only reacts to calls
+ * (runtime/engine/task.h): the task does no I/O and chooses no input.
+ */
+#ifndef WM_RUNTIME_SOURCE_SOURCES_H
+#define WM_RUNTIME_SOURCE_SOURCES_H
+
+#include <stdint.h>
+
+#include "operators/source_gen.h"
+#include "runtime/conf/topology.h"
+#include "runtime/engine/task.h"
+#include "runtime/source/replay.h"
+#include "runtime/io/sink.h"
+
+/*
+ * What a source subtask's records come from besides its topology, and why
+ * none came when opening failed.
+ */
+struct wm_sources_input {
+	/* The stage's trace if it replays one (read beforehand by
+	 * wm_replay_read_all(); it must outlive the source), else NULL. */
+	const struct wm_replay_trace *trace;
+	/* The job's shared dictionary, for a Kafka source's string keys
+	 * (keys.h); NULL: none. */
+	struct wm_keys *keys;
+	/* Set when opening fails for a reason of the outside world (a
+	 * Kafka source's brokers): its sysexits code and what happened;
+	 * 0 when errno says it all. */
+	int exit_code;
+	char why[512];
+};
+
+/*
+ * The record source of subtask `index` of source stage `stage` of `topo`:
+ * its partitions spread as Flink's Kafka source spreads splits (the stage's
+ * name standing for the topic, or its Kafka topic), generated, taken from
+ * in->trace when the stage replays one, or read from its Kafka topic
+ * (kafka_source.h). `in` may be NULL for a generating stage.
+ * *bad_records: the trace's lines skipped as bad if this subtask is the
+ * one that reports them (the owner of partition 0, so that the subtasks'
+ * counts add up), else 0. NULL with errno (ENOMEM, EINVAL for a replaying
+ * stage without its trace), or with in->exit_code and in->why set.
+ */
+struct wm_record_source *wm_sources_open(const struct wm_topology *topo,
+					 uint32_t stage, uint32_t index,
+					 struct wm_sources_input *in,
+					 uint64_t *bad_records);
+
+/*
+ * Tests only: every source subtask's record source is opened by
+ * `open(topo, stage, index)` instead of as configured (a record source
+ * fed from outside, as tests/integration/outside_source.c runs one in a
+ * real job); NULL: as configured. Set before the supervisor forks the
+ * workers, which inherit it.
+ */
+typedef struct wm_record_source *(*wm_sources_opener)(
+	const struct wm_topology *topo, uint32_t stage, uint32_t index);
+void wm_sources_set_opener(wm_sources_opener open);
+
+/*
+ * The task of subtask `id` of `plan`, the plan of `topo`
+ * (runtime/engine/task.h), with its record source if it is a source
+ * (opened as above from `in`; with `record`, every record it emits
+ * recorded there: record_trace.h): what every driver makes for each
+ * subtask. NULL with errno, or with in->exit_code and in->why set.
+ */
+struct wm_task *wm_sources_new_task(const struct wm_topology *topo,
+				    const struct wm_plan *plan, uint32_t id,
+				    struct wm_task_out *out,
+				    struct wm_subtask_metrics *metrics,
+				    struct wm_sources_input *in,
+				    struct wm_sink *record);
+
+#endif /* WM_RUNTIME_SOURCE_SOURCES_H */
