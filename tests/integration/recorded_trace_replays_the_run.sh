@@ -16,7 +16,10 @@ late_counts() {
 
 # replays NAME CONF [MODE] -- record CONF (MODE: --sim or real), then
 # replay the recording under --sim in a directory of its own; the results
-# (stdout), the late side output and the late counts must match.
+# (stdout), the late side output and the late counts must match. A real
+# run that fell behind its schedule by idle_timeout (5 s) or more is not
+# compared (exact=false): a source worker starved that long leaves a gap
+# in its partitions' arrivals, which the replay takes for a silence.
 replays() {
 	name=$1
 	conf=$2
@@ -40,6 +43,13 @@ replays() {
 	(cd "$play" && timeout 300 "$WMRUN" --sim --quiet --summary s.json \
 		replay.conf >out 2>err) ||
 		{ cat "$play/err" >&2; fail "$name: the replay failed"; }
+	exact=true
+	noise=$(sed -n 's/.*"scheduling_noise_ms":\([0-9]*\).*/\1/p' "$rec/s.json")
+	if [ "${noise:-0}" -ge 5000 ]; then
+		exact=false
+		echo "NOTE: $name: the run fell behind its schedule by $noise ms, past idle_timeout: its replay is not compared"
+		return
+	fi
 	[ "$(late_counts "$rec/s.json")" = "$(late_counts "$play/s.json")" ] ||
 		fail "$name: late counts $(late_counts "$rec/s.json") recorded, $(late_counts "$play/s.json") replayed"
 }
@@ -63,7 +73,8 @@ expect_line '^# rate = 20/s' "$scratch/late_data/rec/trace.csv.conf"
 # is late here: lateness would depend on the real run's timing). At speed
 # 12 the idle timeout is 417 ms of real time: a source worker starved
 # shorter than that on a loaded machine leaves a gap in its partitions'
-# arrivals that the replay does not take for idleness.
+# arrivals that the replay does not take for idleness; one starved longer
+# leaves the run uncompared (replays), and says so.
 cat >"$scratch/real.conf" <<CONF
 [job]
 event_time = 1 min
@@ -91,7 +102,7 @@ replays real "$scratch/real.conf" real
 cut -d, -f1-5 "$scratch/real/rec/out" | sort >"$scratch/a"
 cut -d, -f1-5 "$scratch/real/play/out" | sort >"$scratch/b"
 [ "$(wc -l <"$scratch/a")" -gt 20 ] || fail "real: too few results"
-cmp "$scratch/a" "$scratch/b" ||
+! $exact || cmp "$scratch/a" "$scratch/b" ||
 	fail "real: the replay put records in other windows than the run"
 # Two source subtasks wrote one file: every partition in its own order.
 for p in 0 1 2 3; do
