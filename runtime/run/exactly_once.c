@@ -1,6 +1,7 @@
 /*
  * exactly_once.c
- *	Which outputs are exactly-once, and the parts a worker sealed.
+ *	Which outputs are exactly-once, the parts a window subtask writes
+ *	them into, and the parts a worker sealed.
  */
 #include "config.h"
 
@@ -193,4 +194,109 @@ wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 			     up_to, err, errlen);
 	}
 	return r;
+}
+
+void
+wm_window_parts_init(struct wm_window_parts *p, const struct wm_topology *t,
+		     const struct wm_plan_subtask *sub, uint64_t run)
+{
+	p->t = t;
+	p->sub = sub;
+	p->run = run;
+	p->epoch = 0;
+	p->n = 0;
+}
+
+void
+wm_window_parts_add(struct wm_window_parts *p, struct wm_sink **slot,
+		    uint32_t stage, bool late, const int32_t *output_of)
+{
+	int32_t output =
+		output_of != NULL
+			? output_of[late ? p->t->n_stages + stage : stage]
+			: -1;
+
+	if (output < 0 || p->n == sizeof(p->v) / sizeof(p->v[0]))
+		return;
+	p->v[p->n++] = (struct wm_window_part){.slot = slot,
+					       .stage = stage,
+					       .late = late,
+					       .output = (uint32_t)output};
+}
+
+/* The path of part `epoch` of x, in buf. */
+static const char *
+part_path(const struct wm_window_parts *p, const struct wm_window_part *x,
+	  uint64_t epoch, char *buf, size_t len)
+{
+	return wm_exactly_once_part_path(p->t, p->run, p->sub, x->stage,
+					 x->late, epoch, buf, len);
+}
+
+int
+wm_window_parts_open(struct wm_window_parts *p, uint64_t epoch,
+		     struct wm_replay_trace *const *traces,
+		     const struct wm_keys *keys, char *err, size_t errlen)
+{
+	const struct wm_stage *window = &p->t->stages[p->sub->stage];
+	char path[PATH_MAX];
+	int r = 0;
+
+	p->epoch = epoch;
+	for (uint32_t i = 0; r == 0 && i < p->n; i++) {
+		struct wm_window_part *x = &p->v[i];
+		const struct wm_keys *k =
+			wm_replay_stage_keys(traces, p->t, x->stage, keys);
+
+		part_path(p, x, epoch, path, sizeof(path));
+		r = x->late ? wm_sink_open_late_part(x->slot, window, k, path,
+						     err, errlen)
+			    : wm_sink_open_part(x->slot,
+						&p->t->stages[x->stage], window,
+						k, path, err, errlen);
+		x->open = r == 0;
+	}
+	return r;
+}
+
+int
+wm_window_parts_seal(struct wm_window_parts *p, uint64_t next,
+		     int (*sealed)(void *ctx, uint32_t output, uint64_t epoch,
+				   uint64_t bytes),
+		     void *ctx, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int r = 0;
+
+	for (uint32_t i = 0; r == 0 && i < p->n; i++) {
+		struct wm_window_part *x = &p->v[i];
+		uint64_t bytes;
+
+		if (!x->open)
+			continue;
+		r = wm_sink_seal(
+			*x->slot,
+			next != 0 ? part_path(p, x, next, path, sizeof(path))
+				  : NULL,
+			&bytes, err, errlen);
+		if (r == 0 && sealed != NULL)
+			r = sealed(ctx, x->output, p->epoch, bytes);
+	}
+	if (r == 0)
+		p->epoch = next;
+	return r;
+}
+
+void
+wm_window_parts_close(struct wm_window_parts *p, bool discard)
+{
+	for (uint32_t i = 0; i < p->n; i++) {
+		struct wm_window_part *x = &p->v[i];
+
+		if (!x->open)
+			continue;
+		wm_sink_close(*x->slot, discard, NULL, 0);
+		*x->slot = NULL;
+		x->open = false;
+	}
 }

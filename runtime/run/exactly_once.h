@@ -23,6 +23,7 @@
 #include "runtime/conf/topology.h"
 #include "runtime/io/sink.h"
 #include "runtime/plan/plan.h"
+#include "runtime/source/replay.h"
 
 /*
  * The committer of `t`'s file outputs, opened (with their headers) as
@@ -62,5 +63,62 @@ int wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 				 const struct wm_plan_subtask *sub,
 				 uint64_t after, uint64_t up_to, char *err,
 				 size_t errlen);
+
+/*
+ * The parts one window subtask writes its file outputs into, one an epoch
+ * (part_commit.h), for a real run's worker and --sim's task alike: each
+ * output the driver keeps a sink for (its `slot`) that is a file output of
+ * the committer becomes a part of this subtask's own while the job runs.
+ * Outputs that are streams stay as they are, written straight through.
+ */
+struct wm_window_part {
+	struct wm_sink **slot; /* the driver's: the sink written */
+	uint32_t stage;	       /* the sink stage; the window's, for late */
+	bool late;	       /* the window's late side output */
+	uint32_t output;       /* the committer's (exactly_once.h) */
+	bool open;	       /* a part of this subtask's is in *slot */
+};
+
+struct wm_window_parts {
+	const struct wm_topology *t;
+	const struct wm_plan_subtask *sub;
+	uint64_t run;	/* the committer's (wm_part_commit_run()) */
+	uint64_t epoch; /* of the parts open */
+	uint32_t n;
+	struct wm_window_part v[WM_TOPOLOGY_MAX_OUTPUTS + 1];
+};
+
+/* Window subtask `sub`'s parts of run `run`, none yet. */
+void wm_window_parts_init(struct wm_window_parts *p,
+			  const struct wm_topology *t,
+			  const struct wm_plan_subtask *sub, uint64_t run);
+
+/* The driver's sink for sink stage `stage` (`late`: the window's late
+ * output) is in *slot: a part if output_of (wm_exactly_once_set_up()'s;
+ * NULL: none) makes it a file output, else nothing to do. */
+void wm_window_parts_add(struct wm_window_parts *p, struct wm_sink **slot,
+			 uint32_t stage, bool late, const int32_t *output_of);
+
+/* Open the parts of `epoch` in the slots added (keys as
+ * wm_replay_stage_keys() takes them). 0 or a negative errno with a
+ * message; a part that could not be opened is not open. */
+int wm_window_parts_open(struct wm_window_parts *p, uint64_t epoch,
+			 struct wm_replay_trace *const *traces,
+			 const struct wm_keys *keys, char *err, size_t errlen);
+
+/*
+ * Seal every part open (wm_sink_seal()) and go on into those of epoch
+ * `next` (0: none, the last parts); `sealed` (NULL: none) is told each
+ * sealed part's output, epoch and size, and may fail the seal with a
+ * negative errno. 0 or the first negative errno, with a message.
+ */
+int wm_window_parts_seal(struct wm_window_parts *p, uint64_t next,
+			 int (*sealed)(void *ctx, uint32_t output,
+				       uint64_t epoch, uint64_t bytes),
+			 void *ctx, char *err, size_t errlen);
+
+/* Close every part open (`discard`: the job did not end well, as
+ * wm_sink_close() takes it); its slot is then NULL. */
+void wm_window_parts_close(struct wm_window_parts *p, bool discard);
 
 #endif /* WM_RUNTIME_RUN_EXACTLY_ONCE_H */

@@ -55,13 +55,11 @@ struct sim_task {
 	bool aligned;		/* a source of an alignment group */
 	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
 	struct wm_sink *late;	/* late side output of a window */
-	/* Exactly-once outputs (part_commit.h): for each of sinks[], and for
-	 * late, the committer's output whose parts this subtask writes there
-	 * (the sink is its own part), or -1 (the stage's file or stream,
-	 * written straight through); the epoch of the parts open. */
-	int32_t *sink_output;
-	int32_t late_output;
-	uint64_t epoch;
+	/* Exactly-once outputs (exactly_once.h): which of sinks[] (and late)
+	 * are parts of this subtask's own, and the epoch of the parts open;
+	 * the others are the stage's file or stream, written straight
+	 * through. */
+	struct wm_window_parts parts;
 	bool *holding; /* by input channel, while settling: frames held
 			* back (rule 8); NULL when the job takes no
 			* checkpoint */
@@ -224,115 +222,24 @@ output_error(int r)
 	return r == -ENOMEM ? r : -EIO;
 }
 
-/* Part `epoch` of output `output` (part_commit.h) for window subtask st,
- * in buf. */
-static const char *
-part_path(const struct sim *sim, const struct sim_task *st, int32_t output,
-	  uint64_t epoch, char *buf, size_t len)
-{
-	for (uint32_t k = 0; k < st->sub->n_sinks; k++)
-		if (st->sink_output[k] == output)
-			return wm_exactly_once_part_path(
-				sim->topo, wm_part_commit_run(sim->commit),
-				st->sub, st->sub->sinks[k], false, epoch, buf,
-				len);
-	return wm_exactly_once_part_path(
-		sim->topo, wm_part_commit_run(sim->commit), st->sub,
-		st->sub->stage, true, epoch, buf, len);
-}
-
-/* Window subtask st's parts of epoch st->epoch opened, for its outputs
- * that are exactly-once. */
+/* The committer learns of each part a window subtask sealed
+ * (wm_window_parts_seal()'s `sealed`). */
 static int
-open_parts(struct sim *sim, struct sim_task *st, char *err, size_t errlen)
+tell_committer(void *ctx, uint32_t output, uint64_t epoch, uint64_t bytes)
 {
-	const struct wm_topology *t = sim->topo;
-	const struct wm_stage *window = &t->stages[st->sub->stage];
-	char path[PATH_MAX];
-	int r = 0;
+	const struct sim_task *st = ctx;
 
-	for (uint32_t k = 0; r == 0 && k < st->sub->n_sinks; k++) {
-		uint32_t s = st->sub->sinks[k];
-
-		if (st->sink_output[k] < 0)
-			continue;
-		part_path(sim, st, st->sink_output[k], st->epoch, path,
-			  sizeof(path));
-		r = wm_sink_open_part(
-			&st->sinks[k], &t->stages[s], window,
-			wm_replay_stage_keys(sim->traces, t, s, NULL), path,
-			err, errlen);
-	}
-	if (r == 0 && st->late_output >= 0) {
-		part_path(sim, st, st->late_output, st->epoch, path,
-			  sizeof(path));
-		r = wm_sink_open_late_part(&st->late, window,
-					   wm_replay_stage_keys(sim->traces, t,
-								st->sub->stage,
-								NULL),
-					   path, err, errlen);
-	}
-	return r != 0 ? output_error(r) : 0;
-}
-
-/* Seal one part (wm_sink_seal()) and tell the committer. */
-static int
-seal_part(struct sim *sim, struct sim_task *st, struct wm_sink *sink,
-	  int32_t output, uint64_t next, char *err, size_t errlen)
-{
-	char path[PATH_MAX];
-	uint64_t bytes;
-	int r = wm_sink_seal(
-		sink,
-		next != 0 ? part_path(sim, st, output, next, path, sizeof(path))
-			  : NULL,
-		&bytes, err, errlen);
-
-	if (r == 0 &&
-	    wm_part_commit_sealed(sim->commit, (uint32_t)output, st->sub->index,
-				  st->epoch, bytes) != 0) {
-		snprintf(err, errlen, "out of memory");
-		r = -ENOMEM;
-	}
-	return r;
+	return wm_part_commit_sealed(st->sim->commit, output, st->sub->index,
+				     epoch, bytes);
 }
 
 /* Window subtask st's parts sealed; the next ones, of epoch `next`, open
  * (0: none, the last ones at the job's end). */
 static int
-seal_parts(struct sim *sim, struct sim_task *st, uint64_t next, char *err,
-	   size_t errlen)
+seal_window_parts(struct sim_task *st, uint64_t next, char *err, size_t errlen)
 {
-	int r = 0;
-
-	for (uint32_t k = 0;
-	     r == 0 && st->sink_output != NULL && k < st->sub->n_sinks; k++)
-		if (st->sink_output[k] >= 0)
-			r = seal_part(sim, st, st->sinks[k], st->sink_output[k],
-				      next, err, errlen);
-	if (r == 0 && st->late_output >= 0)
-		r = seal_part(sim, st, st->late, st->late_output, next, err,
-			      errlen);
-	if (r == 0)
-		st->epoch = next;
-	return r;
-}
-
-/* Window subtask st's parts closed as they are (a crash, a failed job,
- * or after their last seal). */
-static void
-close_parts(struct sim_task *st)
-{
-	for (uint32_t k = 0; st->sink_output != NULL && k < st->sub->n_sinks;
-	     k++)
-		if (st->sink_output[k] >= 0) {
-			wm_sink_close(st->sinks[k], true, NULL, 0);
-			st->sinks[k] = NULL;
-		}
-	if (st->late_output >= 0) {
-		wm_sink_close(st->late, true, NULL, 0);
-		st->late = NULL;
-	}
+	return wm_window_parts_seal(&st->parts, next, tell_committer, st, err,
+				    errlen);
 }
 
 /* The committer's blob of checkpoint `id` into the store, as subtask
@@ -372,7 +279,7 @@ sim_snapshot(struct wm_task_out *out, int64_t id, const void *bytes, size_t len)
 		return;
 	/* Its parts sealed with its snapshot: what it wrote before the
 	 * barrier is in them, what comes after goes to the next. */
-	if (seal_parts(sim, st, (uint64_t)id + 1, why, sizeof(why)) != 0 ||
+	if (seal_window_parts(st, (uint64_t)id + 1, why, sizeof(why)) != 0 ||
 	    wm_checkpoint_store_put(sim->store, st->sub - sim->plan->subtasks,
 				    bytes, len, why, sizeof(why)) != 0) {
 		sim_failed(sim, -EIO, why);
@@ -457,7 +364,6 @@ build(struct sim *sim, char *err, size_t errlen)
 
 		st->sim = sim;
 		st->sub = &sim->plan->subtasks[id];
-		st->late_output = -1;
 		st->out.frame = sim_frame;
 		/* A record queues as its frame: --sim stages nothing, so
 		 * every frame is in its consumer's queue, in the order
@@ -500,28 +406,28 @@ wire(struct sim *sim, char *err, size_t errlen)
 		int r;
 
 		st->sinks = calloc(st->sub->n_sinks + 1, sizeof(*st->sinks));
-		st->sink_output =
-			calloc(st->sub->n_sinks + 1, sizeof(*st->sink_output));
-		if (st->sinks == NULL || st->sink_output == NULL)
+		if (st->sinks == NULL)
 			return -ENOMEM;
+		wm_window_parts_init(&st->parts, t, st->sub,
+				     sim->commit != NULL
+					     ? wm_part_commit_run(sim->commit)
+					     : 0);
 		for (uint32_t k = 0; k < st->sub->n_sinks; k++) {
 			st->sinks[k] = sim->stage_sinks[st->sub->sinks[k]];
-			st->sink_output[k] =
-				sim->output_of != NULL
-					? sim->output_of[st->sub->sinks[k]]
-					: -1;
+			wm_window_parts_add(&st->parts, &st->sinks[k],
+					    st->sub->sinks[k], false,
+					    sim->output_of);
 		}
-		st->late_output = -1;
 		if (stage->kind == WM_STAGE_WINDOW) {
 			st->late = sim->late_sinks[st->sub->stage];
-			if (sim->output_of != NULL)
-				st->late_output =
-					sim->output_of[t->n_stages +
-						       st->sub->stage];
+			wm_window_parts_add(&st->parts, &st->late,
+					    st->sub->stage, true,
+					    sim->output_of);
 		}
-		st->epoch = sim->first_checkpoint_id;
-		if ((r = open_parts(sim, st, err, errlen)) != 0)
-			return r;
+		r = wm_window_parts_open(&st->parts, sim->first_checkpoint_id,
+					 sim->traces, NULL, err, errlen);
+		if (r != 0)
+			return output_error(r);
 	}
 	return 0;
 }
@@ -1363,7 +1269,7 @@ recover_outputs(struct sim *sim, uint64_t chk, char *err, size_t errlen)
 	if (sim->commit == NULL)
 		return 0;
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		close_parts(&sim->tasks[id]);
+		wm_window_parts_close(&sim->tasks[id].parts, true);
 	if (chk != 0)
 		r = wm_checkpoint_store_get(sim->store, chk, sim->n_tasks,
 					    &blob, &len, err, errlen);
@@ -1383,11 +1289,11 @@ recover_outputs(struct sim *sim, uint64_t chk, char *err, size_t errlen)
 			 chk, sim->topo->job.checkpoint_dir, why);
 		return r;
 	}
-	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++) {
-		sim->tasks[id].epoch =
-			chk != 0 ? chk + 1 : sim->first_checkpoint_id;
-		r = open_parts(sim, &sim->tasks[id], err, errlen);
-	}
+	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++)
+		r = wm_window_parts_open(&sim->tasks[id].parts,
+					 chk != 0 ? chk + 1
+						  : sim->first_checkpoint_id,
+					 sim->traces, NULL, err, errlen);
 	return r != 0 ? output_error(r) : 0;
 }
 
@@ -1629,13 +1535,13 @@ end_outputs(struct sim *sim, int r, char *err, size_t errlen)
 	char why[4400];
 
 	for (uint32_t id = 0; r >= 0 && id < sim->n_tasks; id++)
-		if (seal_parts(sim, &sim->tasks[id], 0, why, sizeof(why)) !=
+		if (seal_window_parts(&sim->tasks[id], 0, why, sizeof(why)) !=
 		    0) {
 			snprintf(err, errlen, "%s", why);
 			r = -EIO;
 		}
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		close_parts(&sim->tasks[id]);
+		wm_window_parts_close(&sim->tasks[id].parts, true);
 	if (r >= 0 &&
 	    wm_part_commit_finish(sim->commit, why, sizeof(why)) != 0) {
 		snprintf(err, errlen, "%s", why);
@@ -1665,7 +1571,6 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 		wm_task_free(st->task);
 		free(st->holding);
 		free(st->sinks);
-		free(st->sink_output);
 		free(st->in.items);
 	}
 	for (uint32_t i = 0; sim->stage_sinks != NULL && sim->late_sinks &&

@@ -108,12 +108,8 @@ struct worker {
 	/* A recorded source's recording (--record-trace), or NULL. */
 	struct wm_sink *recording;
 	/* Exactly-once outputs (worker.h): which of sinks[] (and late) are
-	 * parts of this worker's own, by their stage, and the epoch of the
-	 * parts open. */
-	bool sink_is_part[WM_TOPOLOGY_MAX_OUTPUTS];
-	uint32_t sink_stage[WM_TOPOLOGY_MAX_OUTPUTS];
-	bool late_is_part;
-	uint64_t epoch;
+	 * parts of this worker's own, and the epoch of the parts open. */
+	struct wm_window_parts parts;
 	/* A snapshot handed out and not written yet (snap_id 0: none), and
 	 * its buffer, kept for the next one. */
 	uint64_t snap_id;
@@ -373,112 +369,38 @@ worker_late(struct wm_task_out *out, const struct wm_record *r)
 		output_failed(w, w->late);
 }
 
-/* The output of sink stage `stage` (late: this window's late output) if
- * it is exactly-once, else -1. */
-static int32_t
-exactly_once_output(const struct worker *w, uint32_t stage, bool late)
-{
-	const struct wm_topology *t = w->args->topo;
-
-	if (w->args->output_of == NULL)
-		return -1;
-	return w->args->output_of[late ? t->n_stages + stage : stage];
-}
-
-/* A window's exactly-once outputs: parts of its own in place of the
- * files it inherited (which it then never writes), from args->first_epoch
- * on. 0, or a failure reported. */
+/* The parts of this window's file outputs, from the epoch after the
+ * checkpoint it starts from. */
 static int
 open_parts(struct worker *w)
 {
-	const struct wm_topology *t = w->args->topo;
-	const struct wm_stage *window = w->stage;
-	char path[PATH_MAX], why[4400];
-	int r = 0;
+	char why[4400];
 
-	w->epoch = w->args->first_epoch;
-	for (uint32_t k = 0; r == 0 && k < w->n_sinks; k++) {
-		uint32_t s = w->sink_stage[k];
-
-		if (exactly_once_output(w, s, false) < 0)
-			continue;
-		wm_exactly_once_part_path(t, w->args->run, w->me, s, false,
-					  w->epoch, path, sizeof(path));
-		r = wm_sink_open_part(&w->sinks[k], &t->stages[s], window,
-				      wm_replay_stage_keys(w->args->traces, t,
-							   s, w->args->keys),
-				      path, why, sizeof(why));
-		w->sink_is_part[k] = r == 0;
-	}
-	if (r == 0 && w->late != NULL &&
-	    exactly_once_output(w, w->me->stage, true) >= 0) {
-		wm_exactly_once_part_path(t, w->args->run, w->me, w->me->stage,
-					  true, w->epoch, path, sizeof(path));
-		r = wm_sink_open_late_part(&w->late, window,
-					   wm_replay_stage_keys(w->args->traces,
-								t, w->me->stage,
-								w->args->keys),
-					   path, why, sizeof(why));
-		w->late_is_part = r == 0;
-	}
-	if (r != 0)
+	if (wm_window_parts_open(&w->parts, w->args->first_epoch,
+				 w->args->traces, w->args->keys, why,
+				 sizeof(why)) != 0)
 		return worker_fail(w, EX_IOERR, "%s", why);
 	return 0;
 }
 
-/* Seal one part and open the next, of epoch `next` (0: the last). */
-static int
-seal_part(struct worker *w, struct wm_sink *part, uint32_t stage, bool late,
-	  uint64_t next)
-{
-	char path[PATH_MAX], why[4400];
-	uint64_t bytes;
-
-	if (wm_sink_seal(part,
-			 next != 0 ? wm_exactly_once_part_path(
-					     w->args->topo, w->args->run, w->me,
-					     stage, late, next, path,
-					     sizeof(path))
-				   : NULL,
-			 &bytes, why, sizeof(why)) != 0)
-		return worker_fail(w, EX_IOERR, "%s", why);
-	return 0;
-}
-
-/* Every part sealed: what the window wrote before the barrier of
- * checkpoint `next` - 1 is in them, what comes after goes to parts of
- * epoch `next` (0: the end, no next). Sealed (fsync'd, named) before the
- * acknowledgement: the supervisor finds them on disk
- * (wm_exactly_once_found_sealed()). A part that cannot be sealed fails the
- * worker: the job restarts from the last checkpoint. */
+/* Seal the parts open and go on into those of epoch `next` (0: none, the
+ * last). The supervisor learns of them from the disk
+ * (wm_exactly_once_found_sealed()). */
 static int
 seal_parts(struct worker *w, uint64_t next)
 {
-	for (uint32_t k = 0; k < w->n_sinks && w->failed == 0; k++)
-		if (w->sink_is_part[k])
-			seal_part(w, w->sinks[k], w->sink_stage[k], false,
-				  next);
-	if (w->late_is_part && w->failed == 0)
-		seal_part(w, w->late, w->me->stage, true, next);
-	if (w->failed == 0)
-		w->epoch = next;
+	char why[4400];
+
+	if (w->failed == 0 && wm_window_parts_seal(&w->parts, next, NULL, NULL,
+						   why, sizeof(why)) != 0)
+		return worker_fail(w, EX_IOERR, "%s", why);
 	return w->failed;
 }
 
-/* The parts, closed: a failed worker's are left unsealed, for the
- * supervisor's recovery to delete. */
 static void
 close_parts(struct worker *w)
 {
-	for (uint32_t k = 0; k < w->n_sinks; k++)
-		if (w->sink_is_part[k]) {
-			wm_sink_close(w->sinks[k], w->failed != 0, NULL, 0);
-			w->sink_is_part[k] = false;
-		}
-	if (w->late_is_part) {
-		wm_sink_close(w->late, w->failed != 0, NULL, 0);
-		w->late_is_part = false;
-	}
+	wm_window_parts_close(&w->parts, w->failed != 0);
 }
 
 /*
@@ -577,13 +499,19 @@ flush_outputs(struct worker *w)
 static void
 find_outputs(struct worker *w)
 {
+	wm_window_parts_init(&w->parts, w->args->topo, w->me, w->args->run);
 	for (uint32_t i = 0; i < w->me->n_sinks; i++)
 		if (w->args->sinks[w->me->sinks[i]] != NULL) {
-			w->sink_stage[w->n_sinks] = w->me->sinks[i];
+			wm_window_parts_add(&w->parts, &w->sinks[w->n_sinks],
+					    w->me->sinks[i], false,
+					    w->args->output_of);
 			w->sinks[w->n_sinks++] =
 				w->args->sinks[w->me->sinks[i]];
 		}
 	w->late = w->args->lates[w->me->stage];
+	if (w->late != NULL)
+		wm_window_parts_add(&w->parts, &w->late, w->me->stage, true,
+				    w->args->output_of);
 	if (w->stage->kind == WM_STAGE_SOURCE)
 		w->recording = w->args->sinks[w->me->stage];
 }

@@ -69,6 +69,7 @@ expect_line '^wmrun: job "unrestorable" finished after ' "$scratch/err"
 rm -rf "$ckpt"
 expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
 set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
+[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
 older=$1 newer=$2
 forge "$older"
 forge "$newer"
@@ -85,6 +86,7 @@ expect_line '^wmrun: job "unrestorable" failed after ' "$scratch/err"
 rm -rf "$ckpt"
 expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
 set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
+[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
 older=$1 newer=$2
 forge "$newer" committer
 expect_status 0 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
@@ -101,6 +103,7 @@ cmp -s "$scratch/got.results" "$scratch/want.results" ||
 rm -rf "$ckpt"
 expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
 set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
+[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
 older=$1 newer=$2
 forge "$newer"
 forge "$older" committer
