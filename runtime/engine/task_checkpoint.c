@@ -167,12 +167,7 @@ snapshot_watermarks(const struct wm_task *t, struct wm_snap_writer *w)
 	wm_snap_begin(w, WATERMARKS_SNAP_TAG, WATERMARKS_SNAP_VERSION);
 	if (s != NULL) {
 		wm_snap_put_bool(w, s->started);
-		if (s->per_subtask)
-			wm_subtask_watermarks_snapshot(&s->subtask, t->now_ns,
-						       w);
-		else
-			wm_source_watermarks_snapshot(&s->watermarks, t->now_ns,
-						      w);
+		wm_source_watermarking_snapshot(&s->watermarks, t->now_ns, w);
 	}
 	for (uint32_t k = 0; k < t->sub->n_ports; k++)
 		wm_valve_snapshot(t->valves[k], w);
@@ -196,10 +191,7 @@ restore_watermarks(struct wm_task *t, struct wm_snap_reader *r)
 		return wm_snap_reader_error(r);
 	if (s != NULL) {
 		s->ticks_restored = wm_snap_get_bool(r);
-		if (s->per_subtask)
-			wm_subtask_watermarks_restore(&s->subtask, r);
-		else
-			wm_source_watermarks_restore(&s->watermarks, r);
+		wm_source_watermarking_restore(&s->watermarks, r);
 	}
 	for (uint32_t k = 0;
 	     k < t->sub->n_ports && wm_snap_reader_error(r) == 0; k++)

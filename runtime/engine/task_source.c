@@ -2,10 +2,11 @@
  * task_source.c
  *	A source subtask: its partitions (Flink splits) read from the record
  *	source its driver opened (the generator or a replayed trace,
- *	runtime/source/sources.h), one watermark generator
- *	each merged as Flink's source merges them, partitions that finish
- *	released, and watermark alignment with the other sources of its
- *	group (operators/alignment.h).
+ *	runtime/source/sources.h), their watermarks (per split or per
+ *	subtask, through one interface, operators/source_watermarking.h: the
+ *	task never asks which), partitions that finish released, and
+ *	watermark alignment with the other sources of its group
+ *	(operators/alignment.h).
  */
 #include "config.h"
 
@@ -61,7 +62,7 @@ wm_task_source_adopt(struct wm_task *t)
 		p->newest_ts = WM_TS_MIN;
 		p->last_ns = t->now_ns;
 		p->last_due_ns = t->now_ns;
-		p->pending_first_ns = p->pending_last_ns = INT64_MAX;
+		p->pending.first_ns = p->pending.last_ns = INT64_MAX;
 		wm_progress_init(&p->progress,
 				 wm_task_stall_threshold_ns(t->topo));
 		wm_progress_follow_starvation(&p->progress, &t->cpu_wait_ns);
@@ -70,17 +71,19 @@ wm_task_source_adopt(struct wm_task *t)
 			wm_progress_start_at(&p->progress, t->now_ns);
 		if (s->noise_speed > 0)
 			wm_progress_count_noise(&p->progress, s->noise_speed);
-		/* Per subtask, the one generator takes its records. */
-		if (!s->per_subtask) {
-			s->split_of[st.partition] =
-				wm_source_watermarks_add_split(&s->watermarks,
-							       st.partition);
-			if (s->split_of[st.partition] == NULL) {
-				snprintf(t->why, sizeof(t->why),
-					 "no memory for partition %u",
-					 st.partition);
-				return -ENOMEM;
-			}
+		if (wm_source_watermarking_add_partition(
+			    &s->watermarks, st.partition,
+			    &s->split_of[st.partition]) != 0) {
+			snprintf(t->why, sizeof(t->why),
+				 "no memory for partition %u", st.partition);
+			return -ENOMEM;
+		}
+		if (s->split_of[st.partition] != NULL) {
+			p->generator_newest = &p->newest_ts;
+			p->generator_pending = &p->pending;
+		} else {
+			p->generator_newest = &t->newest_ts;
+			p->generator_pending = &s->pending;
 		}
 		s->n_parts = i + 1;
 	}
@@ -88,8 +91,7 @@ wm_task_source_adopt(struct wm_task *t)
 }
 
 /* The partitions of the record source the driver opened (io/sources.h),
- * and one watermark generator per partition merged as Flink's source
- * does. */
+ * and their watermarks where the source's `watermark_at` puts them. */
 int
 wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 {
@@ -121,23 +123,18 @@ wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 		s->local_of[p] = UINT32_MAX; /* not (yet) this subtask's */
 	s->max_allowed = WM_TS_MAX;
 	s->next_alignment_ns = INT64_MAX;
-	s->pending_first_ns = s->pending_last_ns = INT64_MAX;
+	s->pending.first_ns = s->pending.last_ns = INT64_MAX;
 	/* A run length in processing time ends every source's input then,
 	 * whatever its records: drained, as a bounded source ends. The
 	 * processing time [0, end) is read, as an event-time end is. */
 	s->end_ns = wm_ms_to_ns(t->topo->job.processing_time_ms);
-	if (sc->watermark_per_subtask) {
-		/* The source proper generates nothing: no partition slots. */
-		s->per_subtask = true;
-		if (wm_subtask_watermarks_init(&s->subtask, &sc->strategy,
-					       &t->edges_out) != 0)
-			return -EINVAL;
-	} else {
-		if (wm_source_watermarks_init(&s->watermarks, &sc->strategy,
-					      &t->edges_out) != 0)
-			return -EINVAL;
-		s->watermarks_ready = true;
-	}
+	if (wm_source_watermarking_init(&s->watermarks,
+					sc->watermark_per_subtask
+						? WM_WATERMARK_AT_SUBTASK
+						: WM_WATERMARK_AT_SPLIT,
+					&sc->strategy, &t->edges_out) != 0)
+		return -EINVAL;
+	s->watermarks_ready = true;
 	return wm_task_source_adopt(t);
 }
 
@@ -150,7 +147,7 @@ wm_task_free_source(struct wm_task *t)
 		return;
 	wm_record_source_free(s->src);
 	if (s->watermarks_ready)
-		wm_source_watermarks_destroy(&s->watermarks);
+		wm_source_watermarking_destroy(&s->watermarks);
 	free(s->split_of);
 	free(s->parts);
 	free(s->local_of);
@@ -170,18 +167,14 @@ pause_clock(struct wm_task *t)
 	 * back-pressure now does not move (replay_due()). */
 	bool paused = s->waiting.paused || (s->backpressured && !s->replaying);
 
-	if (s->per_subtask)
-		wm_subtask_watermarks_pause(&s->subtask, paused, t->now_ns);
-	else
-		wm_source_watermarks_pause(&s->watermarks, paused, t->now_ns);
+	wm_source_watermarking_pause(&s->watermarks, paused, t->now_ns);
 }
 
-/* When the periodic emission is next due, wherever it runs. */
+/* When the periodic emission is next due. */
 static int64_t
 next_tick(const struct task_source *s)
 {
-	return s->per_subtask ? wm_subtask_watermarks_next_tick(&s->subtask)
-			      : wm_source_watermarks_next_tick(&s->watermarks);
+	return wm_source_watermarking_next_tick(&s->watermarks);
 }
 
 static void
@@ -225,8 +218,9 @@ pause_partition(struct wm_task *t, uint32_t local, bool paused)
 	    slot_of(t, local) == NULL)
 		return;
 	s->src->ops->pause(s->src, local, paused, t->now_ns);
-	wm_source_split_pause(&s->watermarks, s->split_of[s->parts[local]],
-			      paused, t->now_ns);
+	wm_source_watermarking_pause_partition(&s->watermarks,
+					       s->split_of[s->parts[local]],
+					       paused, t->now_ns);
 	if (paused) {
 		wm_pausable_clock_pause(held, t->now_ns);
 	} else {
@@ -241,9 +235,10 @@ alignment_report(const struct wm_task *t, wm_ts_t *report)
 {
 	const struct task_source *s = t->source;
 
-	return wm_alignment_report(wm_source_watermarks_current(&s->watermarks),
-				   wm_source_watermarks_idle(&s->watermarks),
-				   t->finished, report);
+	return wm_alignment_report(
+		wm_source_watermarking_current(&s->watermarks),
+		wm_source_watermarking_idle(&s->watermarks), t->finished,
+		report);
 }
 
 /* maxAllowed from the group's reports as they stand: the coordinator's
@@ -298,7 +293,7 @@ alignment_update(struct wm_task *t)
 						slot_of(t, i)->watermark,
 						s->max_allowed));
 	set_waiting(t, wm_alignment_holds_back(
-			       wm_source_watermarks_current(&s->watermarks),
+			       wm_source_watermarking_current(&s->watermarks),
 			       s->max_allowed));
 }
 
@@ -321,14 +316,15 @@ wm_task_holding_partition(const struct wm_task *t)
 	uint32_t holder = WM_PROGRESS_NO_CAUSE;
 	wm_ts_t low = WM_TS_MAX;
 
+	if (wm_source_watermarking_handles(&s->watermarks) == 0)
+		return holder; /* no slot holds anything */
 	for (uint32_t i = 0; i < s->n_parts; i++) {
-		const struct wm_partial_watermark *slot = slot_of(t, i);
+		const struct wm_source_split *split = s->split_of[s->parts[i]];
 
-		if (slot != NULL &&
-		    wm_partial_counts(slot,
-				      s->watermarks.mux.combined.watermark) &&
-		    (holder == WM_PROGRESS_NO_CAUSE || slot->watermark < low)) {
-			low = slot->watermark;
+		if (wm_source_watermarking_counts(&s->watermarks, split) &&
+		    (holder == WM_PROGRESS_NO_CAUSE ||
+		     split->slot.partial.watermark < low)) {
+			low = split->slot.partial.watermark;
 			holder = s->parts[i];
 		}
 	}
@@ -402,13 +398,10 @@ retire_finished(struct wm_task *t)
 
 		pause_partition(t, i, false);
 		s->part[i].due.first_ns = s->part[i].due.last_ns =
-			end_due(t, s->part[i].pending_first_ns);
+			end_due(t, s->part[i].pending.first_ns);
 		wm_progress_finish(&s->part[i].progress, t->now_ns);
-		/* Per subtask, a finished partition only stops sending
-		 * records to the one generator. */
-		if (!s->per_subtask)
-			wm_source_watermarks_remove_split(&s->watermarks,
-							  s->parts[i]);
+		wm_source_watermarking_remove_partition(&s->watermarks,
+							s->parts[i]);
 		s->split_of[s->parts[i]] = NULL;
 	}
 }
@@ -468,7 +461,7 @@ measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
 	struct task_source *s = t->source;
 	struct source_partition *p = &s->part[local];
 	struct wm_partition_metrics *pm = &t->metrics->partitions[local];
-	wm_ts_t newest = s->per_subtask ? t->newest_ts : p->newest_ts;
+	wm_ts_t newest = *p->generator_newest;
 	int64_t gap_ms = (now_ns - p->last_ns) / 1000000;
 	int64_t disorder_ms;
 
@@ -545,12 +538,12 @@ record_due(struct wm_task *t, uint32_t local, int64_t due_ns)
 	if (due_ns > s->last_due_ns)
 		s->last_due_ns = due_ns;
 	p->due = (struct wm_progress_due){due_ns, due_ns};
-	if (p->pending_first_ns == INT64_MAX)
-		p->pending_first_ns = due_ns;
-	p->pending_last_ns = due_ns;
-	if (s->pending_first_ns == INT64_MAX)
-		s->pending_first_ns = due_ns;
-	s->pending_last_ns = due_ns;
+	if (p->pending.first_ns == INT64_MAX)
+		p->pending.first_ns = due_ns;
+	p->pending.last_ns = due_ns;
+	if (s->pending.first_ns == INT64_MAX)
+		s->pending.first_ns = due_ns;
+	s->pending.last_ns = due_ns;
 	wm_task_due(t, due_ns, due_ns);
 	wm_task_late(t, due_ns);
 }
@@ -600,12 +593,9 @@ emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 			t->newest_ts = rec.ts;
 		t->cause = rec.partition; /* a punctuated watermark */
 		wm_task_send_record(t, &rec);
-		if (s->per_subtask)
-			wm_subtask_watermarks_on_record(&s->subtask, rec.ts,
-							rec.flags);
-		else
-			wm_source_split_on_record(s->split_of[rec.partition],
-						  rec.ts, rec.flags);
+		wm_source_watermarking_on_record(&s->watermarks,
+						 s->split_of[rec.partition],
+						 rec.ts, rec.flags);
 		watch_partition(t, local);
 	}
 	return n;
@@ -631,57 +621,62 @@ tick_due(struct wm_task *t, int64_t now_ns)
 					   interval, INT64_MAX)
 			       : 0;
 	struct wm_progress_due out = {now_ns, now_ns};
+	const struct wm_progress_due *generator = NULL;
 
 	if (!t->real)
 		return;
 	for (uint32_t i = 0; i < s->n_parts; i++) {
 		struct source_partition *p = &s->part[i];
 
-		if (p->pending_first_ns != INT64_MAX) {
-			p->due.first_ns = due_after(p->pending_first_ns,
+		if (p->pending.first_ns != INT64_MAX) {
+			p->due.first_ns = due_after(p->pending.first_ns,
 						    interval, now_ns);
 			p->due.last_ns =
-				due_after(p->pending_last_ns, interval, now_ns);
+				due_after(p->pending.last_ns, interval, now_ns);
 		} else {
 			p->due.first_ns = p->due.last_ns =
 				st->with_idleness ? due_after(p->last_due_ns,
 							      idle, now_ns)
 						  : now_ns;
 		}
-		p->pending_first_ns = p->pending_last_ns = INT64_MAX;
-		if (s->parts[i] == t->cause)
+		if (s->parts[i] == t->cause) {
 			out = p->due;
+			generator = p->generator_pending;
+		}
+		p->pending.first_ns = p->pending.last_ns = INT64_MAX;
 	}
-	if (s->per_subtask && s->pending_first_ns != INT64_MAX) {
-		out.first_ns = due_after(s->pending_first_ns, interval, now_ns);
-		out.last_ns = due_after(s->pending_last_ns, interval, now_ns);
+	/* The output follows the generator the cause's records feed: a
+	 * partition's own took its pending records into its due just above
+	 * (and has none left); the subtask's one takes every partition's. */
+	if (generator != NULL && generator->first_ns != INT64_MAX) {
+		out.first_ns = due_after(generator->first_ns, interval, now_ns);
+		out.last_ns = due_after(generator->last_ns, interval, now_ns);
 	}
-	s->pending_first_ns = s->pending_last_ns = INT64_MAX;
+	s->pending.first_ns = s->pending.last_ns = INT64_MAX;
 	wm_task_due(t, out.first_ns, out.last_ns);
 }
 
-/* The periodic tick, if it is due. If it moves the subtask's watermark,
- * the partition at the minimum before it was the one holding it. */
+/* The periodic tick, if it is due, attributed as the watermarks say
+ * (wm_source_watermarking_tick_cause()): if it moves the subtask's
+ * watermark, the partition at the minimum before it was the one holding
+ * it. */
 static void
 tick_if_due(struct wm_task *t, int64_t now_ns)
 {
 	struct task_source *s = t->source;
 
-	if (s->per_subtask) {
-		/* No partition holds one generator back. */
-		if (now_ns >= wm_subtask_watermarks_next_tick(&s->subtask))
-			tick_due(t, now_ns);
-		wm_subtask_watermarks_poll(&s->subtask, now_ns);
-		return;
-	}
-	if (now_ns >= wm_source_watermarks_next_tick(&s->watermarks)) {
-		t->cause = wm_task_holding_partition(t);
+	if (now_ns >= next_tick(s)) {
+		t->cause = wm_source_watermarking_tick_cause(
+			&s->watermarks, wm_task_holding_partition(t), t->cause);
 		tick_due(t, now_ns);
 	}
-	if (wm_source_watermarks_poll(&s->watermarks, now_ns))
+	/* Only a partition with a handle has a slot to follow. */
+	if (wm_source_watermarking_poll(&s->watermarks, now_ns) &&
+	    wm_source_watermarking_handles(&s->watermarks) > 0)
 		for (uint32_t i = 0; i < s->n_parts; i++)
 			watch_partition(t, i);
-	t->cause = WM_PROGRESS_NO_CAUSE;
+	t->cause = wm_source_watermarking_tick_cause(
+		&s->watermarks, WM_PROGRESS_NO_CAUSE, t->cause);
 }
 
 /* The periodic schedule, moved over the ticks before `until_ns` that
@@ -689,10 +684,7 @@ tick_if_due(struct wm_task *t, int64_t now_ns)
 static void
 skip_ticks(struct task_source *s, int64_t until_ns)
 {
-	if (s->per_subtask)
-		wm_subtask_watermarks_skip(&s->subtask, until_ns);
-	else
-		wm_source_watermarks_skip(&s->watermarks, until_ns);
+	wm_source_watermarking_skip(&s->watermarks, until_ns);
 }
 
 /* Whether the source replays the backlog of its restore on due times:
@@ -787,13 +779,10 @@ end_of_input(struct wm_task *t)
 	struct wm_frame end = {.kind = WM_FRAME_END, .arg = WM_END_DRAIN};
 
 	int64_t due = s->end_ns <= t->now_ns ? s->end_ns
-					     : end_due(t, s->pending_first_ns);
+					     : end_due(t, s->pending.first_ns);
 
 	wm_task_due(t, due, due);
-	if (s->per_subtask)
-		wm_subtask_watermarks_end_of_input(&s->subtask, t->now_ns);
-	else
-		wm_source_watermarks_end_of_input(&s->watermarks);
+	wm_source_watermarking_end_of_input(&s->watermarks, t->now_ns);
 	wm_task_send_all(t, &end);
 	t->finished = true;
 	/* A finished source reports MAX: it holds no one back. */
@@ -860,12 +849,8 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	t->now_ns = now_ns;
 	if (!s->started) {
 		/* A restored schedule (checkpoint_watermarks) goes on. */
-		if (s->ticks_restored)
-			;
-		else if (s->per_subtask)
-			wm_subtask_watermarks_start(&s->subtask, now_ns);
-		else
-			wm_source_watermarks_start(&s->watermarks, now_ns);
+		if (!s->ticks_restored)
+			wm_source_watermarking_start(&s->watermarks, now_ns);
 		s->next_alignment_ns = s->peers != NULL
 					       ? alignment_after(t, now_ns)
 					       : INT64_MAX;
@@ -907,7 +892,7 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	/* Subtask-level alignment is checked after every batch too. */
 	if (s->peers != NULL &&
 	    wm_alignment_holds_back(
-		    wm_source_watermarks_current(&s->watermarks),
+		    wm_source_watermarking_current(&s->watermarks),
 		    s->max_allowed))
 		set_waiting(t, true);
 	if (wm_record_source_finished(s->src) || now_ns >= s->end_ns) {
@@ -953,9 +938,7 @@ wm_task_source_next_event(const struct wm_task *t, int64_t from_ns)
 	if (!s->started)
 		return from_ns;
 	due = wm_task_source_input_due(t);
-	tick = s->per_subtask
-		       ? wm_subtask_watermarks_next_change(&s->subtask)
-		       : wm_source_watermarks_next_change(&s->watermarks);
+	tick = wm_source_watermarking_next_change(&s->watermarks);
 	if (tick < due)
 		due = tick;
 	if (alignment_can_change(t)) {
@@ -977,10 +960,7 @@ wm_task_source_skip(struct wm_task *t, int64_t now_ns)
 
 	if (t->finished || !s->started || s->behind)
 		return;
-	if (s->per_subtask)
-		wm_subtask_watermarks_skip(&s->subtask, now_ns);
-	else
-		wm_source_watermarks_skip(&s->watermarks, now_ns);
+	skip_ticks(s, now_ns);
 	if (s->peers != NULL)
 		s->next_alignment_ns = wm_ns_schedule_at_or_after(
 			s->next_alignment_ns,

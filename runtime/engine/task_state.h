@@ -14,7 +14,7 @@
 #define WM_RUNTIME_ENGINE_TASK_STATE_H
 
 #include "operators/pausable_clock.h"
-#include "operators/subtask_watermarks.h"
+#include "operators/source_watermarking.h"
 #include "runtime/engine/progress.h"
 #include "runtime/engine/task.h"
 
@@ -52,8 +52,15 @@ struct source_partition {
 	 * due of the records emitted since the last tick (INT64_MAX: none),
 	 * and when its tracker's update at hand was due. */
 	int64_t last_due_ns;
-	int64_t pending_first_ns, pending_last_ns;
+	struct wm_progress_due pending;
 	struct wm_progress_due due;
+	/* What the generator its records feed has seen: with a slot of its
+	 * own (watermarks per split) its newest event time and pending
+	 * records above, else the subtask's (one generator over every
+	 * partition's records, t->newest_ts and the subtask's pending). Set
+	 * when the partition is adopted. */
+	const wm_ts_t *generator_newest;
+	const struct wm_progress_due *generator_pending;
 	int64_t resumed_ns; /* alignment last let it read again; 0 */
 };
 
@@ -61,13 +68,11 @@ struct source_partition {
 struct task_source {
 	struct wm_record_source *src; /* generator or replay: the driver's */
 	bool watermarks_ready;	      /* `watermarks` set up, to destroy */
-	struct wm_source_watermarks watermarks;
-	/* watermark_at = subtask: `subtask` generates the watermarks and
-	 * `watermarks` is not set up; no partition has a slot (split_of[]
-	 * all NULL). */
-	bool per_subtask;
-	struct wm_subtask_watermarks subtask;
-	struct wm_source_split **split_of; /* by partition id */
+	/* Per split or per subtask (`watermark_at`), which the task never
+	 * asks: it follows what the interface gives. */
+	struct wm_source_watermarking watermarks;
+	/* By partition id: its handle (NULL: none of its own, or finished). */
+	struct wm_source_split **split_of;
 	/* Partitions known, in the source's order; it may list more as it
 	 * runs (wm_task_source_adopt()), up to the room the plan reserved. */
 	uint32_t n_parts;
@@ -79,10 +84,10 @@ struct task_source {
 	/* wm_task_count_noise()'s speed, for partitions adopted later; 0:
 	 * not counted. */
 	double noise_speed;
-	/* With one generator per subtask, the first and the last due of the
-	 * records emitted since the last tick (INT64_MAX: none); the latest
-	 * due of a record it emitted (0 before the first). */
-	int64_t pending_first_ns, pending_last_ns;
+	/* The first and the last due of the records emitted since the last
+	 * tick, of every partition (INT64_MAX: none); the latest due of a
+	 * record it emitted (0 before the first). */
+	struct wm_progress_due pending;
 	int64_t last_due_ns;
 	int64_t resumed_ns; /* alignment last let it read again; 0 */
 	/* Whether the source can go on, as its health() op said after the
