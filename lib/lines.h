@@ -10,6 +10,10 @@
  * Windows and old Mac editors do, mixed as they come: "a\r\r\nb" is the
  * lines "a\r", "\r\n" and "b". A CR-only file read by '\n' alone is one
  * line, which a reader takes for its first and refuses or, worse, skips.
+ *
+ * Within a line, the blanks between tokens are spaces and tabs, the same
+ * for every reader of a line's text (wm_line_skip_blanks()): the trace's
+ * header and fields, JSON values, the sections record_trace.c rewrites.
  */
 #ifndef WM_LIB_LINES_H
 #define WM_LIB_LINES_H
@@ -29,5 +33,15 @@ size_t wm_line_read(FILE *f, char *buf, size_t max);
 
 /* Read the rest of the line, its end included. */
 void wm_line_skip(FILE *f);
+
+/* The first byte of [p, end) that is not a blank (a space or a tab), or
+ * end: what the readers of a line's tokens step over. */
+static inline const char *
+wm_line_skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
 
 #endif /* WM_LIB_LINES_H */

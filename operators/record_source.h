@@ -159,6 +159,23 @@ void wm_record_source_snapshot(const struct wm_record_source *src,
 int wm_record_source_restore(struct wm_record_source *src,
 			     struct wm_snap_reader *r);
 
+/*
+ * A restore's walk through a source's section of partitions (tag,
+ * version) as its snapshot wrote it: a count, then per partition its id
+ * (u32) and its position, entry_bytes in all. An id must be below `room`
+ * and named once (named[room]: false on entry, set here for each id
+ * read). take(arg, id, r) reads the rest of the entry and, unless the
+ * reader failed meanwhile, takes it, or returns -EINVAL for a partition
+ * that is not this subtask's (or another negative errno). 0, or the
+ * reader's error, set here (-EINVAL for a bad id).
+ */
+int wm_record_source_restore_partitions(struct wm_snap_reader *r, uint32_t tag,
+					uint32_t version, size_t entry_bytes,
+					uint32_t room, bool *named,
+					int (*take)(void *arg, uint32_t id,
+						    struct wm_snap_reader *r),
+					void *arg);
+
 static inline void
 wm_record_source_free(struct wm_record_source *src)
 {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "runtime/checkpoint/checkpoint_fail.h"
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/checkpoint/crc32c.h"
 #include "base/log.h"
@@ -85,18 +86,6 @@ warn(const struct wm_checkpoint_store *s, const char *fmt, ...)
 		s->warn(s->ctx, line);
 	else
 		wm_log("wmrun: warning: %s", line);
-}
-
-/* A message in err, returned as -e. */
-static int __attribute__((format(printf, 4, 5)))
-fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -e;
 }
 
 const char *
@@ -427,42 +416,47 @@ manifest_read(const struct wm_checkpoint_store *s, uint64_t id,
 
 	memset(m, 0, sizeof(*m));
 	if (file_path(s, id, MANIFEST_NAME, path, sizeof(path)) != 0)
-		return fail(why, whylen, ENAMETOOLONG,
-			    "%s/chk-%" PRIu64 "/" MANIFEST_NAME
-			    ": name too long",
-			    s->dir, id);
+		return wm_checkpoint_fail(why, whylen, ENAMETOOLONG,
+					  "%s/chk-%" PRIu64 "/" MANIFEST_NAME
+					  ": name too long",
+					  s->dir, id);
 	fd = open_checkpoint_file(path, &st);
 	if (fd < 0)
-		return fail(why, whylen, -fd, "\"%s\" %s%s", path,
-			    open_failure(fd),
-			    fd == -ENOENT ? " (the checkpoint was never "
-					    "completed)"
-					  : "");
+		return wm_checkpoint_fail(
+			why, whylen, -fd, "\"%s\" %s%s", path, open_failure(fd),
+			fd == -ENOENT ? " (the checkpoint was never "
+					"completed)"
+				      : "");
 	if (st.st_size > (off_t)MANIFEST_MAX) {
 		close(fd);
-		return fail(why, whylen, EINVAL,
-			    "\"%s\" is %jd bytes, larger than any manifest",
-			    path, (intmax_t)st.st_size);
+		return wm_checkpoint_fail(
+			why, whylen, EINVAL,
+			"\"%s\" is %jd bytes, larger than any manifest", path,
+			(intmax_t)st.st_size);
 	}
 	text = malloc((size_t)st.st_size + 1);
 	if (text == NULL) {
 		close(fd);
-		return fail(why, whylen, ENOMEM, "\"%s\": out of memory", path);
+		return wm_checkpoint_fail(why, whylen, ENOMEM,
+					  "\"%s\": out of memory", path);
 	}
 	r = read_fully(fd, text, (size_t)st.st_size, 0);
 	close(fd);
 	if (r != 0) {
 		free(text);
-		return fail(why, whylen, -r, "could not read \"%s\": %s", path,
-			    strerror(-r));
+		return wm_checkpoint_fail(why, whylen, -r,
+					  "could not read \"%s\": %s", path,
+					  strerror(-r));
 	}
 	r = 0;
 	if (!manifest_parse(text, (size_t)st.st_size, m, what, sizeof(what)))
-		r = fail(why, whylen, EINVAL, "\"%s\" %s", path, what);
+		r = wm_checkpoint_fail(why, whylen, EINVAL, "\"%s\" %s", path,
+				       what);
 	else if (m->id != id)
-		r = fail(why, whylen, EINVAL,
-			 "\"%s\" is the manifest of checkpoint %" PRIu64, path,
-			 m->id);
+		r = wm_checkpoint_fail(
+			why, whylen, EINVAL,
+			"\"%s\" is the manifest of checkpoint %" PRIu64, path,
+			m->id);
 	free(text);
 	if (r != 0) {
 		free(m->blobs);
@@ -480,16 +474,18 @@ manifest_ours(const struct wm_checkpoint_store *s, const struct manifest *m,
 
 	wm_checkpoint_store_path(s, m->id, dir, sizeof(dir));
 	if (m->fingerprint != s->fingerprint)
-		return fail(err, errlen, EXDEV,
-			    "checkpoint \"%s\" was written by another job: "
-			    "its fingerprint is %016" PRIx64
-			    ", this job's %016" PRIx64,
-			    dir, m->fingerprint, s->fingerprint);
+		return wm_checkpoint_fail(
+			err, errlen, EXDEV,
+			"checkpoint \"%s\" was written by another job: "
+			"its fingerprint is %016" PRIx64
+			", this job's %016" PRIx64,
+			dir, m->fingerprint, s->fingerprint);
 	if (m->subtasks != s->subtasks)
-		return fail(err, errlen, EXDEV,
-			    "checkpoint \"%s\" was written by another job: it "
-			    "has %" PRIu32 " subtasks, this job %" PRIu32,
-			    dir, m->subtasks, s->subtasks);
+		return wm_checkpoint_fail(
+			err, errlen, EXDEV,
+			"checkpoint \"%s\" was written by another job: it "
+			"has %" PRIu32 " subtasks, this job %" PRIu32,
+			dir, m->subtasks, s->subtasks);
 	return 0;
 }
 
@@ -512,17 +508,19 @@ blob_check(const struct wm_checkpoint_store *s, const struct manifest *m,
 
 	blob_name(subtask, name, sizeof(name));
 	if (file_path(s, m->id, name, path, sizeof(path)) != 0)
-		return fail(why, whylen, ENAMETOOLONG, "blob %s: name too long",
-			    name);
+		return wm_checkpoint_fail(why, whylen, ENAMETOOLONG,
+					  "blob %s: name too long", name);
 	fd = open_checkpoint_file(path, &st);
 	if (fd < 0)
-		return fail(why, whylen, fd == -ENOENT ? EIO : -fd, "\"%s\" %s",
-			    path, open_failure(fd));
+		return wm_checkpoint_fail(why, whylen,
+					  fd == -ENOENT ? EIO : -fd,
+					  "\"%s\" %s", path, open_failure(fd));
 	if ((uint64_t)st.st_size != want->size) {
 		close(fd);
-		return fail(why, whylen, EIO,
-			    "\"%s\" is %jd bytes, the manifest says %" PRIu64,
-			    path, (intmax_t)st.st_size, want->size);
+		return wm_checkpoint_fail(
+			why, whylen, EIO,
+			"\"%s\" is %jd bytes, the manifest says %" PRIu64, path,
+			(intmax_t)st.st_size, want->size);
 	}
 	/* Whole when kept (the caller wants it), else a piece at a time. */
 	buf = malloc(keep != NULL	       ? (size_t)want->size + 1
@@ -530,7 +528,8 @@ blob_check(const struct wm_checkpoint_store *s, const struct manifest *m,
 					       : READ_PIECE);
 	if (buf == NULL) {
 		close(fd);
-		return fail(why, whylen, ENOMEM, "\"%s\": out of memory", path);
+		return wm_checkpoint_fail(why, whylen, ENOMEM,
+					  "\"%s\": out of memory", path);
 	}
 	for (uint64_t at = 0; at < want->size && r == 0;) {
 		uint64_t left = want->size - at;
@@ -547,16 +546,17 @@ blob_check(const struct wm_checkpoint_store *s, const struct manifest *m,
 	close(fd);
 	if (r != 0) {
 		free(buf);
-		return fail(why, whylen, -r, "could not read \"%s\": %s", path,
-			    r == -EIO ? "shorter than when it was opened"
-				      : strerror(-r));
+		return wm_checkpoint_fail(
+			why, whylen, -r, "could not read \"%s\": %s", path,
+			r == -EIO ? "shorter than when it was opened"
+				  : strerror(-r));
 	}
 	if (crc != want->crc) {
 		free(buf);
-		return fail(why, whylen, EIO,
-			    "\"%s\" has checksum %08" PRIx32
-			    ", the manifest says %08" PRIx32,
-			    path, crc, want->crc);
+		return wm_checkpoint_fail(why, whylen, EIO,
+					  "\"%s\" has checksum %08" PRIx32
+					  ", the manifest says %08" PRIx32,
+					  path, crc, want->crc);
 	}
 	if (keep != NULL)
 		*keep = buf;
@@ -600,18 +600,20 @@ list_ids(const struct wm_checkpoint_store *s, uint64_t **ids, size_t *n,
 	*n = 0;
 	*ids = malloc(cap * sizeof(**ids));
 	if (*ids == NULL)
-		return fail(err, errlen, ENOMEM,
-			    "could not list checkpoint directory \"%s\": %s",
-			    s->dir, strerror(ENOMEM));
+		return wm_checkpoint_fail(
+			err, errlen, ENOMEM,
+			"could not list checkpoint directory \"%s\": %s",
+			s->dir, strerror(ENOMEM));
 	d = opendir(s->dir);
 	if (d == NULL) {
 		if (errno == ENOENT)
 			return 0;
 		free(*ids);
 		*ids = NULL;
-		return fail(err, errlen, errno,
-			    "could not list checkpoint directory \"%s\": %s",
-			    s->dir, strerror(errno));
+		return wm_checkpoint_fail(
+			err, errlen, errno,
+			"could not list checkpoint directory \"%s\": %s",
+			s->dir, strerror(errno));
 	}
 	while ((e = readdir(d)) != NULL) {
 		uint64_t id;
@@ -625,10 +627,11 @@ list_ids(const struct wm_checkpoint_store *s, uint64_t **ids, size_t *n,
 				closedir(d);
 				free(*ids);
 				*ids = NULL;
-				return fail(err, errlen, ENOMEM,
-					    "could not list checkpoint "
-					    "directory \"%s\": %s",
-					    s->dir, strerror(ENOMEM));
+				return wm_checkpoint_fail(
+					err, errlen, ENOMEM,
+					"could not list checkpoint "
+					"directory \"%s\": %s",
+					s->dir, strerror(ENOMEM));
 			}
 			*ids = more;
 			cap *= 2;
@@ -665,26 +668,28 @@ wm_checkpoint_store_new(struct wm_checkpoint_store **store,
 
 	*store = NULL;
 	if (len == 0)
-		return fail(err, errlen, EINVAL,
-			    "invalid checkpoint directory: empty name");
+		return wm_checkpoint_fail(
+			err, errlen, EINVAL,
+			"invalid checkpoint directory: empty name");
 	/* Room for "/chk-" an id "/" and the longest file name. */
 	if (len + 64 >= PATH_MAX)
-		return fail(err, errlen, ENAMETOOLONG,
-			    "invalid checkpoint directory \"%s\": %s",
-			    config->dir, strerror(ENAMETOOLONG));
+		return wm_checkpoint_fail(
+			err, errlen, ENAMETOOLONG,
+			"invalid checkpoint directory \"%s\": %s", config->dir,
+			strerror(ENAMETOOLONG));
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
-		return fail(err, errlen, ENOMEM,
-			    "could not make checkpoint store: %s",
-			    strerror(ENOMEM));
+		return wm_checkpoint_fail(err, errlen, ENOMEM,
+					  "could not make checkpoint store: %s",
+					  strerror(ENOMEM));
 	s->dir = strdup(config->dir);
 	s->current.blobs = calloc(config->subtasks > 0 ? config->subtasks : 1,
 				  sizeof(*s->current.blobs));
 	if (s->dir == NULL || s->current.blobs == NULL) {
 		wm_checkpoint_store_free(s);
-		return fail(err, errlen, ENOMEM,
-			    "could not make checkpoint store: %s",
-			    strerror(ENOMEM));
+		return wm_checkpoint_fail(err, errlen, ENOMEM,
+					  "could not make checkpoint store: %s",
+					  strerror(ENOMEM));
 	}
 	/* "DIR/" names the same directory as "DIR", and reads better. */
 	while (len > 1 && s->dir[len - 1] == '/')
@@ -719,51 +724,58 @@ wm_checkpoint_store_begin(struct wm_checkpoint_store *s, uint64_t id,
 
 	wm_checkpoint_store_path(s, id, dir, sizeof(dir));
 	if (s->writing)
-		return fail(err, errlen, EBUSY,
-			    "cannot begin checkpoint %" PRIu64
-			    ": checkpoint %" PRIu64 " is being written",
-			    id, s->current.id);
+		return wm_checkpoint_fail(err, errlen, EBUSY,
+					  "cannot begin checkpoint %" PRIu64
+					  ": checkpoint %" PRIu64
+					  " is being written",
+					  id, s->current.id);
 	if (mkdir(s->dir, 0777) == 0) {
 		wm_outfile_dir_of(s->dir, parent, sizeof(parent));
 		r = wm_outfile_sync_dir(parent);
 		if (r != 0)
-			return fail(err, errlen, -r,
-				    "could not sync directory \"%s\": %s",
-				    parent, strerror(-r));
+			return wm_checkpoint_fail(
+				err, errlen, -r,
+				"could not sync directory \"%s\": %s", parent,
+				strerror(-r));
 	} else if (errno != EEXIST) {
-		return fail(err, errlen, errno,
-			    "could not create checkpoint directory \"%s\": %s",
-			    s->dir, strerror(errno));
+		return wm_checkpoint_fail(
+			err, errlen, errno,
+			"could not create checkpoint directory \"%s\": %s",
+			s->dir, strerror(errno));
 	}
 	if (mkdir(dir, 0777) != 0) {
 		if (errno != EEXIST)
-			return fail(err, errlen, errno,
-				    "could not create checkpoint directory "
-				    "\"%s\": %s",
-				    dir, strerror(errno));
+			return wm_checkpoint_fail(
+				err, errlen, errno,
+				"could not create checkpoint directory "
+				"\"%s\": %s",
+				dir, strerror(errno));
 		/* A manifest, even a broken one, says it was committed
 		 * once: never written over. Without one it is a crashed
 		 * attempt at this id, which could never complete. */
 		r = manifest_read(s, id, &m, why, sizeof(why));
 		free(m.blobs);
 		if (r != -ENOENT)
-			return fail(err, errlen, EEXIST,
-				    "cannot begin checkpoint %" PRIu64
-				    ": \"%s\" exists and has a manifest",
-				    id, dir);
+			return wm_checkpoint_fail(
+				err, errlen, EEXIST,
+				"cannot begin checkpoint %" PRIu64
+				": \"%s\" exists and has a manifest",
+				id, dir);
 		if (!is_checkpoint_dir(s, id))
-			return fail(err, errlen, ENOTDIR,
-				    "cannot begin checkpoint %" PRIu64
-				    ": \"%s\" is not a directory",
-				    id, dir);
+			return wm_checkpoint_fail(
+				err, errlen, ENOTDIR,
+				"cannot begin checkpoint %" PRIu64
+				": \"%s\" is not a directory",
+				id, dir);
 		r = remove_checkpoint_dir(dir);
 		if (r == 0 && mkdir(dir, 0777) != 0)
 			r = -errno;
 		if (r != 0)
-			return fail(err, errlen, -r,
-				    "could not replace the incomplete "
-				    "checkpoint \"%s\": %s",
-				    dir, strerror(-r));
+			return wm_checkpoint_fail(
+				err, errlen, -r,
+				"could not replace the incomplete "
+				"checkpoint \"%s\": %s",
+				dir, strerror(-r));
 		warn(s, "replaced the incomplete checkpoint \"%s\"", dir);
 	}
 	/* chk-N's name need not be durable yet: without its manifest it is
@@ -801,9 +813,10 @@ write_path(const char *path, const void *bytes, size_t len, char *err,
 	r = wm_outfile_write(&f, bytes, len);
 	if (r != 0) {
 		wm_outfile_discard(&f);
-		return fail(err, errlen, -r,
-			    "could not write checkpoint file \"%s\": %s", path,
-			    strerror(-r));
+		return wm_checkpoint_fail(
+			err, errlen, -r,
+			"could not write checkpoint file \"%s\": %s", path,
+			strerror(-r));
 	}
 	return wm_outfile_commit(&f, err, errlen);
 }
@@ -818,10 +831,11 @@ write_file(struct wm_checkpoint_store *s, const char *name, const void *bytes,
 
 	r = file_path(s, s->current.id, name, path, sizeof(path));
 	if (r != 0)
-		return fail(err, errlen, -r,
-			    "could not write checkpoint file \"%s/chk-%" PRIu64
-			    "/%s\": %s",
-			    s->dir, s->current.id, name, strerror(-r));
+		return wm_checkpoint_fail(
+			err, errlen, -r,
+			"could not write checkpoint file \"%s/chk-%" PRIu64
+			"/%s\": %s",
+			s->dir, s->current.id, name, strerror(-r));
 	return write_path(path, bytes, len, err, errlen);
 }
 
@@ -836,10 +850,11 @@ wm_checkpoint_blob_write(const char *dir, uint64_t id, uint32_t subtask,
 			 subtask);
 
 	if (n < 0 || (size_t)n >= sizeof(path))
-		return fail(err, errlen, ENAMETOOLONG,
-			    "could not write the blob of subtask %" PRIu32
-			    " into \"%s/chk-%" PRIu64 "\": name too long",
-			    subtask, dir, id);
+		return wm_checkpoint_fail(
+			err, errlen, ENAMETOOLONG,
+			"could not write the blob of subtask %" PRIu32
+			" into \"%s/chk-%" PRIu64 "\": name too long",
+			subtask, dir, id);
 	*crc = wm_crc32c(WM_CRC32C_INIT, bytes, len);
 	return write_path(path, bytes, len, err, errlen);
 }
@@ -850,20 +865,23 @@ put_allowed(const struct wm_checkpoint_store *s, uint32_t subtask, char *err,
 	    size_t errlen)
 {
 	if (!s->writing)
-		return fail(err, errlen, EINVAL,
-			    "cannot write the blob of subtask %" PRIu32
-			    ": no checkpoint begun",
-			    subtask);
+		return wm_checkpoint_fail(
+			err, errlen, EINVAL,
+			"cannot write the blob of subtask %" PRIu32
+			": no checkpoint begun",
+			subtask);
 	if (subtask >= s->subtasks)
-		return fail(err, errlen, EINVAL,
-			    "invalid subtask %" PRIu32
-			    " for checkpoint %" PRIu64 ": the job has %" PRIu32,
-			    subtask, s->current.id, s->subtasks);
+		return wm_checkpoint_fail(err, errlen, EINVAL,
+					  "invalid subtask %" PRIu32
+					  " for checkpoint %" PRIu64
+					  ": the job has %" PRIu32,
+					  subtask, s->current.id, s->subtasks);
 	if (s->current.blobs[subtask].present)
-		return fail(err, errlen, EEXIST,
-			    "cannot write the blob of subtask %" PRIu32
-			    " twice into checkpoint %" PRIu64,
-			    subtask, s->current.id);
+		return wm_checkpoint_fail(
+			err, errlen, EEXIST,
+			"cannot write the blob of subtask %" PRIu32
+			" twice into checkpoint %" PRIu64,
+			subtask, s->current.id);
 	return 0;
 }
 
@@ -978,15 +996,16 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 	int r;
 
 	if (!s->writing)
-		return fail(err, errlen, EINVAL,
-			    "cannot commit: no checkpoint begun");
+		return wm_checkpoint_fail(err, errlen, EINVAL,
+					  "cannot commit: no checkpoint begun");
 	wm_checkpoint_store_path(s, s->current.id, dir, sizeof(dir));
 	for (uint32_t i = 0; i < s->subtasks; i++)
 		if (!s->current.blobs[i].present) {
-			r = fail(err, errlen, EINVAL,
-				 "cannot commit checkpoint %" PRIu64
-				 ": subtask %" PRIu32 " has written no blob",
-				 s->current.id, i);
+			r = wm_checkpoint_fail(
+				err, errlen, EINVAL,
+				"cannot commit checkpoint %" PRIu64
+				": subtask %" PRIu32 " has written no blob",
+				s->current.id, i);
 			goto failed;
 		}
 	/* The blobs' names, and chk-N's own, durable before the manifest
@@ -999,16 +1018,18 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 		r = wm_outfile_sync_dir(synced);
 	}
 	if (r != 0) {
-		r = fail(err, errlen, -r, "could not sync directory \"%s\": %s",
-			 synced, strerror(-r));
+		r = wm_checkpoint_fail(err, errlen, -r,
+				       "could not sync directory \"%s\": %s",
+				       synced, strerror(-r));
 		goto failed;
 	}
 	r = manifest_text(&s->current, &text, &len);
 	if (r != 0) {
-		r = fail(err, errlen, -r,
-			 "could not write checkpoint file \"%s/" MANIFEST_NAME
-			 "\": %s",
-			 dir, strerror(-r));
+		r = wm_checkpoint_fail(
+			err, errlen, -r,
+			"could not write checkpoint file \"%s/" MANIFEST_NAME
+			"\": %s",
+			dir, strerror(-r));
 		goto failed;
 	}
 	r = write_file(s, MANIFEST_NAME, text, len, err, errlen);
@@ -1019,8 +1040,9 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 	 * complete, and older ones may go. */
 	r = wm_outfile_sync_dir(dir);
 	if (r != 0) {
-		r = fail(err, errlen, -r, "could not sync directory \"%s\": %s",
-			 dir, strerror(-r));
+		r = wm_checkpoint_fail(err, errlen, -r,
+				       "could not sync directory \"%s\": %s",
+				       dir, strerror(-r));
 		goto failed;
 	}
 	done_ns = now(s);
@@ -1057,10 +1079,11 @@ wm_checkpoint_store_abort(struct wm_checkpoint_store *s, uint64_t id, char *err,
 		r = manifest_read(s, id, &m, why, sizeof(why));
 		free(m.blobs);
 		if (r == 0 || r == -EINVAL)
-			return fail(err, errlen, EBUSY,
-				    "cannot abort checkpoint \"%s\": it was "
-				    "committed",
-				    dir);
+			return wm_checkpoint_fail(
+				err, errlen, EBUSY,
+				"cannot abort checkpoint \"%s\": it was "
+				"committed",
+				dir);
 		if (!is_checkpoint_dir(s, id))
 			return 0;
 	}
@@ -1070,9 +1093,10 @@ wm_checkpoint_store_abort(struct wm_checkpoint_store *s, uint64_t id, char *err,
 	 * for no disk. */
 	r = remove_checkpoint_dir(dir);
 	if (r != 0)
-		return fail(err, errlen, -r,
-			    "could not remove checkpoint \"%s\": %s", dir,
-			    strerror(-r));
+		return wm_checkpoint_fail(
+			err, errlen, -r,
+			"could not remove checkpoint \"%s\": %s", dir,
+			strerror(-r));
 	return 0;
 }
 
@@ -1091,8 +1115,9 @@ checkpoint_check(const struct wm_checkpoint_store *s, uint64_t id,
 
 	memset(m, 0, sizeof(*m));
 	if (!is_checkpoint_dir(s, id))
-		return fail(why, whylen, ENOTDIR, "\"%s\" is not a directory",
-			    wm_checkpoint_store_path(s, id, dir, sizeof(dir)));
+		return wm_checkpoint_fail(
+			why, whylen, ENOTDIR, "\"%s\" is not a directory",
+			wm_checkpoint_store_path(s, id, dir, sizeof(dir)));
 	r = manifest_read(s, id, m, why, whylen);
 	if (r != 0)
 		return r;
@@ -1178,28 +1203,30 @@ wm_checkpoint_store_get(struct wm_checkpoint_store *s, uint64_t id,
 	*bytes = NULL;
 	*len = 0;
 	if (!is_checkpoint_dir(s, id))
-		return fail(err, errlen, ENOENT,
-			    "could not read checkpoint %" PRIu64
-			    ": \"%s\" is not a directory",
-			    id,
-			    wm_checkpoint_store_path(s, id, why, sizeof(why)));
+		return wm_checkpoint_fail(
+			err, errlen, ENOENT,
+			"could not read checkpoint %" PRIu64
+			": \"%s\" is not a directory",
+			id, wm_checkpoint_store_path(s, id, why, sizeof(why)));
 	r = manifest_read(s, id, &m, why, sizeof(why));
 	if (r != 0)
-		return fail(err, errlen, r == -EINVAL ? EIO : -r,
-			    "could not read checkpoint %" PRIu64 ": %s", id,
-			    why);
+		return wm_checkpoint_fail(
+			err, errlen, r == -EINVAL ? EIO : -r,
+			"could not read checkpoint %" PRIu64 ": %s", id, why);
 	r = manifest_ours(s, &m, err, errlen);
 	if (r == 0 && subtask >= m.subtasks)
-		r = fail(err, errlen, EINVAL,
-			 "invalid subtask %" PRIu32 " for checkpoint %" PRIu64
-			 ": it has %" PRIu32,
-			 subtask, id, m.subtasks);
+		r = wm_checkpoint_fail(err, errlen, EINVAL,
+				       "invalid subtask %" PRIu32
+				       " for checkpoint %" PRIu64
+				       ": it has %" PRIu32,
+				       subtask, id, m.subtasks);
 	if (r == 0) {
 		r = blob_check(s, &m, subtask, bytes, why, sizeof(why));
 		if (r != 0)
-			fail(err, errlen, -r,
-			     "could not read checkpoint %" PRIu64 ": %s", id,
-			     why);
+			wm_checkpoint_fail(err, errlen, -r,
+					   "could not read checkpoint %" PRIu64
+					   ": %s",
+					   id, why);
 		else
 			*len = (size_t)m.blobs[subtask].size;
 	}

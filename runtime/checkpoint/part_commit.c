@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "base/clock.h"
 #include "lib/snap.h"
+#include "runtime/checkpoint/checkpoint_fail.h"
 #include "runtime/checkpoint/part_commit.h"
 #include "runtime/io/outfile.h"
 
@@ -74,20 +74,6 @@ struct wm_part_commit {
 	uint64_t last_id;
 };
 
-static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int
-fail(char *err, size_t errlen, int e, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -e;
-}
-
 /* The test's hook (part_commit.h): nonzero stops here, as a crash. */
 static int
 step(const struct wm_part_commit *pc, const char *what, char *err,
@@ -95,7 +81,8 @@ step(const struct wm_part_commit *pc, const char *what, char *err,
 {
 	if (pc->step == NULL || pc->step(pc->ctx, what) == 0)
 		return 0;
-	return fail(err, errlen, EINTR, "commit stopped before \"%s\"", what);
+	return wm_checkpoint_fail(err, errlen, EINTR,
+				  "commit stopped before \"%s\"", what);
 }
 
 const char *
@@ -193,16 +180,17 @@ make_dir(const char *path, char *err, size_t errlen)
 	if (mkdir(path, 0777) != 0) {
 		if (errno == EEXIST)
 			return 0;
-		return fail(err, errlen, errno,
-			    "could not create directory \"%s\": %s", path,
-			    strerror(errno));
+		return wm_checkpoint_fail(
+			err, errlen, errno,
+			"could not create directory \"%s\": %s", path,
+			strerror(errno));
 	}
 	r = wm_outfile_sync_dir(
 		wm_outfile_dir_of(path, parent, sizeof(parent)));
 	if (r != 0)
-		return fail(err, errlen, -r,
-			    "could not sync directory \"%s\": %s", parent,
-			    strerror(-r));
+		return wm_checkpoint_fail(err, errlen, -r,
+					  "could not sync directory \"%s\": %s",
+					  parent, strerror(-r));
 	return 0;
 }
 
@@ -236,7 +224,7 @@ wm_part_commit_new(struct wm_part_commit **out,
 	    (pc->outputs = calloc(config->n_outputs ? config->n_outputs : 1,
 				  sizeof(*pc->outputs))) == NULL) {
 		wm_part_commit_free(pc);
-		return fail(err, errlen, ENOMEM, "out of memory");
+		return wm_checkpoint_fail(err, errlen, ENOMEM, "out of memory");
 	}
 	pc->n_outputs = config->n_outputs;
 	pc->run = pc->prepared_run = config->run;
@@ -257,14 +245,16 @@ wm_part_commit_new(struct wm_part_commit **out,
 		if (x->path == NULL ||
 		    asprintf(&x->dir, "%s/%s", parts, c->name) < 0) {
 			x->dir = NULL;
-			r = fail(err, errlen, ENOMEM, "out of memory");
+			r = wm_checkpoint_fail(err, errlen, ENOMEM,
+					       "out of memory");
 			break;
 		}
 		if (fstat(c->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-			r = fail(err, errlen, errno ? errno : EINVAL,
-				 "cannot commit parts to \"%s\": not a "
-				 "regular file",
-				 c->path);
+			r = wm_checkpoint_fail(
+				err, errlen, errno ? errno : EINVAL,
+				"cannot commit parts to \"%s\": not a "
+				"regular file",
+				c->path);
 			break;
 		}
 		x->initial = x->committed = (uint64_t)st.st_size;
@@ -369,20 +359,23 @@ truncate_to(const struct wm_part_commit *pc, const struct output *x,
 	int r;
 
 	if (fstat(x->fd, &st) != 0)
-		return fail(err, errlen, errno, "could not read \"%s\": %s",
-			    x->path, strerror(errno));
+		return wm_checkpoint_fail(err, errlen, errno,
+					  "could not read \"%s\": %s", x->path,
+					  strerror(errno));
 	if ((uint64_t)st.st_size < length)
-		return fail(err, errlen, EBADMSG,
-			    "cannot recover \"%s\": it is %jd bytes, shorter "
-			    "than the %" PRIu64 " committed",
-			    x->path, (intmax_t)st.st_size, length);
+		return wm_checkpoint_fail(
+			err, errlen, EBADMSG,
+			"cannot recover \"%s\": it is %jd bytes, shorter "
+			"than the %" PRIu64 " committed",
+			x->path, (intmax_t)st.st_size, length);
 	if ((uint64_t)st.st_size == length)
 		return 0;
 	if ((r = step(pc, "truncate", err, errlen)) != 0)
 		return r;
 	if (ftruncate(x->fd, (off_t)length) != 0)
-		return fail(err, errlen, errno, "could not truncate \"%s\": %s",
-			    x->path, strerror(errno));
+		return wm_checkpoint_fail(err, errlen, errno,
+					  "could not truncate \"%s\": %s",
+					  x->path, strerror(errno));
 	return 0;
 }
 
@@ -401,9 +394,9 @@ append_part(const struct wm_part_commit *pc, const struct output *x,
 		return r;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return fail(err, errlen, errno,
-			    "could not open part \"%s\": %s", path,
-			    strerror(errno));
+		return wm_checkpoint_fail(err, errlen, errno,
+					  "could not open part \"%s\": %s",
+					  path, strerror(errno));
 	while (r == 0 && copied < p->bytes) {
 		size_t want = p->bytes - copied < sizeof(buf)
 				      ? (size_t)(p->bytes - copied)
@@ -413,10 +406,11 @@ append_part(const struct wm_part_commit *pc, const struct output *x,
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
-			r = fail(err, errlen, got < 0 ? errno : EIO,
-				 "could not read part \"%s\": %s", path,
-				 got < 0 ? strerror(errno)
-					 : "shorter than sealed");
+			r = wm_checkpoint_fail(
+				err, errlen, got < 0 ? errno : EIO,
+				"could not read part \"%s\": %s", path,
+				got < 0 ? strerror(errno)
+					: "shorter than sealed");
 			break;
 		}
 		for (ssize_t done = 0; done < got;) {
@@ -426,11 +420,12 @@ append_part(const struct wm_part_commit *pc, const struct output *x,
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w <= 0) {
-				r = fail(err, errlen, w < 0 ? errno : ENOSPC,
-					 "could not append part \"%s\" to "
-					 "\"%s\": %s",
-					 path, x->path,
-					 strerror(w < 0 ? errno : ENOSPC));
+				r = wm_checkpoint_fail(
+					err, errlen, w < 0 ? errno : ENOSPC,
+					"could not append part \"%s\" to "
+					"\"%s\": %s",
+					path, x->path,
+					strerror(w < 0 ? errno : ENOSPC));
 				break;
 			}
 			done += w;
@@ -450,9 +445,9 @@ delete_part(const struct wm_part_commit *pc, const char *name, char *err,
 	if (r != 0)
 		return r;
 	if (unlink(name) != 0 && errno != ENOENT)
-		return fail(err, errlen, errno,
-			    "could not delete part \"%s\": %s", name,
-			    strerror(errno));
+		return wm_checkpoint_fail(err, errlen, errno,
+					  "could not delete part \"%s\": %s",
+					  name, strerror(errno));
 	return 0;
 }
 
@@ -475,8 +470,9 @@ commit_output(struct wm_part_commit *pc, struct output *x, uint64_t run,
 	if (r == 0 && parts->n > 0 &&
 	    (r = step(pc, "sync", err, errlen)) == 0 && fsync(x->fd) != 0 &&
 	    errno != EINVAL)
-		r = fail(err, errlen, errno, "could not sync \"%s\": %s",
-			 x->path, strerror(errno));
+		r = wm_checkpoint_fail(err, errlen, errno,
+				       "could not sync \"%s\": %s", x->path,
+				       strerror(errno));
 	/* Durable with every part: only now may a part go, since recovery
 	 * takes a missing part for a finished commit. */
 	for (size_t i = 0; r == 0 && i < parts->n; i++)
@@ -496,10 +492,10 @@ wm_part_commit_commit(struct wm_part_commit *pc, uint64_t id, char *err,
 	int r = 0;
 
 	if (pc->prepared_id != id)
-		return fail(err, errlen, EINVAL,
-			    "cannot commit checkpoint %" PRIu64
-			    ": it was not prepared",
-			    id);
+		return wm_checkpoint_fail(err, errlen, EINVAL,
+					  "cannot commit checkpoint %" PRIu64
+					  ": it was not prepared",
+					  id);
 	pc->last_id = id;
 	for (uint32_t o = 0; r == 0 && o < pc->n_outputs; o++) {
 		struct output *x = &pc->outputs[o];
@@ -546,11 +542,12 @@ delete_parts_above(const struct wm_part_commit *pc, const struct output *x,
 	int r = 0;
 
 	if (d == NULL)
-		return errno == ENOENT ? 0
-				       : fail(err, errlen, errno,
-					      "could not read directory "
-					      "\"%s\": %s",
-					      x->dir, strerror(errno));
+		return errno == ENOENT
+			       ? 0
+			       : wm_checkpoint_fail(err, errlen, errno,
+						    "could not read directory "
+						    "\"%s\": %s",
+						    x->dir, strerror(errno));
 	while (r == 0 && (e = readdir(d)) != NULL) {
 		char path[PATH_MAX];
 		uint32_t writer;
@@ -583,17 +580,19 @@ all_present(const struct wm_part_commit *pc, const struct output *x,
 		if (lstat(path, &st) != 0) {
 			if (errno == ENOENT)
 				return 0;
-			return fail(err, errlen, errno,
-				    "could not read part \"%s\": %s", path,
-				    strerror(errno));
+			return wm_checkpoint_fail(
+				err, errlen, errno,
+				"could not read part \"%s\": %s", path,
+				strerror(errno));
 		}
 		if (!S_ISREG(st.st_mode) ||
 		    (uint64_t)st.st_size != parts->v[i].bytes)
-			return fail(err, errlen, EBADMSG,
-				    "cannot recover \"%s\": part \"%s\" is "
-				    "%jd bytes, sealed with %" PRIu64,
-				    x->path, path, (intmax_t)st.st_size,
-				    parts->v[i].bytes);
+			return wm_checkpoint_fail(
+				err, errlen, EBADMSG,
+				"cannot recover \"%s\": part \"%s\" is "
+				"%jd bytes, sealed with %" PRIu64,
+				x->path, path, (intmax_t)st.st_size,
+				parts->v[i].bytes);
 	}
 	return 1;
 }
@@ -697,13 +696,15 @@ wm_part_commit_recover(struct wm_part_commit *pc, uint64_t id, const void *blob,
 		/* Whatever the reader refused (a cut, a foreign tag or
 		 * version, a value above) is bad data: -EBADMSG. */
 		if (r == -ENOMEM)
-			return fail(err, errlen, ENOMEM, "out of memory");
+			return wm_checkpoint_fail(err, errlen, ENOMEM,
+						  "out of memory");
 		if (r != 0)
-			return fail(err, errlen, EBADMSG,
-				    "the file committer's blob is unreadable: "
-				    "it is not one this job wrote for "
-				    "checkpoint %" PRIu64,
-				    id);
+			return wm_checkpoint_fail(
+				err, errlen, EBADMSG,
+				"the file committer's blob is unreadable: "
+				"it is not one this job wrote for "
+				"checkpoint %" PRIu64,
+				id);
 	} else {
 		/* No checkpoint: back to each file's length when the
 		 * committer was made, with no part. */

@@ -6,18 +6,12 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "operators/behaviour.h"
-#include "operators/keygroup.h"
 #include "ipc/ring.h"
-#include "runtime/conf/cpulist.h"
 #include "runtime/conf/loader.h"
 #include "runtime/conf/topology.h"
 #include "lib/units.h"

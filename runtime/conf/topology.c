@@ -18,12 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "operators/behaviour.h"
-#include "operators/keygroup.h"
-#include "ipc/ring.h"
-#include "runtime/conf/cpulist.h"
 #include "runtime/conf/loader.h"
 #include "runtime/conf/topology.h"
 #include "lib/units.h"

@@ -102,7 +102,7 @@ struct wm_channel_metrics {
  * whose blob it wrote into the store, and that blob's size and CRC-32C,
  * for the supervisor to complete the checkpoint (runtime/run/coordinator.h).
  * The worker stores bytes, crc and alignment first, then `id` with release
- * (C1); the supervisor loads `id` with acquire (C2) and reads the others,
+ * (K1); the supervisor loads `id` with acquire (K2) and reads the others,
  * which belong to that id: the next checkpoint is triggered only after
  * this one completed or was given up, and a given-up one's late
  * acknowledgement names an old id.

@@ -589,7 +589,7 @@ wm_advice_build(const struct wm_topology *t, const struct wm_job_report *rep,
 	int64_t long_ms =
 		(int64_t)((double)rep->end_ns / MS * WM_ADVICE_LONG_SHARE);
 	/* A real run's stalls within its scheduling noise say nothing. */
-	int64_t noise_ms = wm_report_noise_ns(rep) / MS;
+	int64_t noise_ms = wm_job_report_noise_ns(rep) / MS;
 	int r = 0;
 
 	memset(out, 0, sizeof(*out));

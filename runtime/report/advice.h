@@ -1,7 +1,7 @@
 /*
  * advice.h
  *	What held event time back in a run, and the settings its figures
- *	recommend: from the job summary (report.h) to plain lines, nothing
+ *	recommend: from the job summary (job_report.h) to plain lines, nothing
  *	else (no I/O, no clock), so that constructed reports test it.
  *
  * Diagnosis: one line per window subtask whose longest stall was long
@@ -37,7 +37,8 @@
 
 #include <stdint.h>
 
-#include "runtime/report/report.h"
+#include "runtime/conf/topology.h"
+#include "runtime/report/job_report.h"
 
 /* A window subtask's stall is long from this share of the run on. */
 #define WM_ADVICE_LONG_SHARE 0.10
@@ -79,7 +80,7 @@ void wm_advice_free(struct wm_advice *a);
 const char *wm_advice_key(enum wm_advice_kind kind);
 
 /* A partition's gap figures from its histogram of gaps `counts` (ms,
- * histogram.h) and its longest silence `max_ms` (report.h). */
+ * histogram.h) and its longest silence `max_ms` (job_report.h). */
 void wm_advice_gap_figures(const uint64_t *counts, int64_t max_ms,
 			   struct wm_gap_figures *out);
 

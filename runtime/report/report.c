@@ -380,17 +380,6 @@ wm_report_records_per_s(const struct wm_job_report *rep)
 	return ns > 0 ? (double)rep->records_read * 1e9 / (double)ns : 0.0;
 }
 
-int64_t
-wm_report_noise_ns(const struct wm_job_report *rep)
-{
-	int64_t noise = 0;
-
-	for (uint32_t i = 0; !rep->sim && i < rep->n_subtasks; i++)
-		if (rep->subtasks[i].late_max_ns > noise)
-			noise = rep->subtasks[i].late_max_ns;
-	return noise;
-}
-
 /* What held subtask s's longest stall, named: "events/2" (an upstream
  * subtask) or "events-13" (a partition of a source); false if unknown. */
 static bool
@@ -603,7 +592,7 @@ print_partitions(FILE *f, const struct wm_topology *t,
 	free(sorted);
 }
 
-/* A real run's scheduling noise as it measured it (wm_report_noise_ns()),
+/* A real run's scheduling noise as it measured it (wm_job_report_noise_ns()),
  * and the still stretches that only its lateness made look stalls: the
  * scheduler's, left out of the stalls below, with the time their
  * processes waited for a CPU. What is left below is silence (idle time),
@@ -614,7 +603,7 @@ print_noise(FILE *f, const struct wm_topology *t,
 {
 	uint64_t stalls;
 	int64_t stalled_ns, starved_ns;
-	int64_t noise_ns = wm_report_noise_ns(rep);
+	int64_t noise_ns = wm_job_report_noise_ns(rep);
 	char a[32], b[32], c[32];
 
 	noise_total(rep, &stalls, &stalled_ns, &starved_ns);
@@ -647,7 +636,7 @@ static void
 print_behind(FILE *f, const struct wm_topology *t,
 	     const struct wm_job_report *rep)
 {
-	int64_t noise_ns = wm_report_noise_ns(rep);
+	int64_t noise_ns = wm_job_report_noise_ns(rep);
 	int64_t waited_ns = 0;
 	char a[32], b[32];
 
@@ -1357,7 +1346,7 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 			",\"noise_stalled_ms\":%" PRId64
 			",\"noise_cpu_wait_ms\":%" PRId64,
 			rep->wall_ns / 1000000,
-			wm_report_noise_ns(rep) / 1000000, stalls,
+			wm_job_report_noise_ns(rep) / 1000000, stalls,
 			stalled_ns / 1000000, starved_ns / 1000000);
 	}
 	fprintf(f, ",\"records_per_s\":%.1f,\"all_records_accounted\":%s",

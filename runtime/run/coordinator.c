@@ -589,7 +589,7 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, char *err, size_t errlen)
 	for (uint32_t id = 0; id < c->plan->n_subtasks; id++) {
 		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
 		struct wm_checkpoint_ack *ack = &m->checkpoint;
-		/* C2 (metrics.h): the id, then what it acknowledges. */
+		/* K2 (metrics.h): the id, then what it acknowledges. */
 		uint64_t acked =
 			atomic_load_explicit(&ack->id, memory_order_acquire);
 		int64_t aligned;

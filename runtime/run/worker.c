@@ -444,7 +444,7 @@ worker_snapshot(struct wm_task_out *out, int64_t id, const void *bytes,
 
 /*
  * The snapshot kept by worker_snapshot(), if any: written into the
- * checkpoint's directory by this process, then acknowledged (C1,
+ * checkpoint's directory by this process, then acknowledged (K1,
  * metrics.h) and the supervisor woken. A blob that cannot be written (a
  * full disk) is a warning and a failed acknowledgement: the checkpoint
  * fails, the job goes on.
@@ -474,6 +474,7 @@ write_snapshot(struct worker *w)
 	WM_METRIC_SET(ack->crc, crc);
 	WM_METRIC_SET(ack->alignment_ns, w->snap_alignment_ns);
 	WM_METRIC_SET(ack->failed, r != 0);
+	/* K1 (metrics.h): what it acknowledges, then the id. */
 	atomic_store_explicit(&ack->id, id, memory_order_release);
 	kill(getppid(), SIGUSR1);
 }

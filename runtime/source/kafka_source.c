@@ -1150,6 +1150,34 @@ kafka_snapshot(const struct wm_record_source *src, struct wm_snap_writer *w)
 	}
 }
 
+/* A partition a snapshot names (restore_partitions()'s take): its
+ * position and stop, added if it was discovered before the checkpoint. */
+static int
+take_partition(void *arg, uint32_t id, struct wm_snap_reader *rd)
+{
+	struct ksource *s = arg;
+	int64_t next = wm_snap_get_i64(rd);
+	int64_t stop = wm_snap_get_i64(rd);
+	int i;
+
+	if (wm_snap_reader_error(rd) != 0)
+		return 0; /* the walk stops on it */
+	if (wm_source_gen_split_owner(s->topic, id, s->parallelism) != s->index)
+		return -EINVAL;
+	if (s->slot[id] == NO_SLOT) {
+		i = add_partition(s, (int32_t)id, next, stop);
+		if (i < 0)
+			return i;
+		if (id >= s->topic_partitions)
+			s->topic_partitions = id + 1;
+	} else {
+		i = (int)s->slot[id];
+	}
+	s->part[i].next = next;
+	s->part[i].stop = stop;
+	return 0;
+}
+
 /*
  * Seek a new source to a snapshot: each partition named takes the
  * snapshot's position and stop, partitions discovered before the
@@ -1163,47 +1191,17 @@ kafka_restore(struct wm_record_source *src, struct wm_snap_reader *rd)
 {
 	struct ksource *s = (struct ksource *)src;
 	bool *named;
-	uint64_t n;
-	int err = 0;
+	int err;
 
 	if (s->assigned)
 		return wm_snap_reader_fail(rd, -EINVAL);
-	if (wm_snap_enter(rd, KAFKA_SNAP_TAG, KAFKA_SNAP_VERSION) != 0)
-		return wm_snap_reader_error(rd);
-	n = wm_snap_get_count(rd, 20);
 	named = calloc(s->room, sizeof(*named));
 	if (named == NULL)
 		return wm_snap_reader_fail(rd, -ENOMEM);
-	for (uint64_t k = 0; k < n && err == 0; k++) {
-		uint32_t id = wm_snap_get_u32(rd);
-		int64_t next = wm_snap_get_i64(rd);
-		int64_t stop = wm_snap_get_i64(rd);
-		int i;
-
-		if (wm_snap_reader_error(rd) != 0)
-			break;
-		if (id >= s->room || named[id] ||
-		    wm_source_gen_split_owner(s->topic, id, s->parallelism) !=
-			    s->index) {
-			err = -EINVAL;
-			break;
-		}
-		named[id] = true;
-		if (s->slot[id] == NO_SLOT) {
-			i = add_partition(s, (int32_t)id, next, stop);
-			if (i < 0) {
-				err = i;
-				break;
-			}
-			if (id >= s->topic_partitions)
-				s->topic_partitions = id + 1;
-		} else {
-			i = (int)s->slot[id];
-		}
-		s->part[i].next = next;
-		s->part[i].stop = stop;
-	}
-	if (err == 0 && wm_snap_leave(rd) == 0) {
+	err = wm_record_source_restore_partitions(
+		rd, KAFKA_SNAP_TAG, KAFKA_SNAP_VERSION, 20, s->room, named,
+		take_partition, s);
+	if (err == 0) {
 		s->n_done = 0;
 		for (uint32_t i = 0; i < s->n; i++) {
 			struct kpart *p = &s->part[i];
@@ -1218,9 +1216,7 @@ kafka_restore(struct wm_record_source *src, struct wm_snap_reader *rd)
 		}
 	}
 	free(named);
-	if (err != 0)
-		return wm_snap_reader_fail(rd, err);
-	return wm_snap_reader_error(rd);
+	return err;
 }
 
 static const struct wm_record_source_ops kafka_ops = {

@@ -13,6 +13,7 @@
 #include "lib/units.h"
 #include "runtime/io/keys.h"
 #include "base/log.h"
+#include "lib/lines.h"
 #include "runtime/source/record_fields.h"
 
 /* Enough of a bad field or of trailing text to recognise it in the
@@ -31,14 +32,6 @@ wm_fields_refuse(char *why, size_t whylen, const char *what, const char *text,
 	snprintf(why, whylen, "invalid %s \"%s%s\"%s", what, shown,
 		 len > QUOTED_MAX ? "..." : "", detail);
 	return -1;
-}
-
-static const char *
-skip_blanks(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
 }
 
 static int
@@ -116,7 +109,7 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 		bool key_string;
 		int i;
 
-		p = skip_blanks(p, end);
+		p = wm_line_skip_blanks(p, end);
 		if (p == end || *p != '"')
 			return json_expected(why, whylen, "a quoted field name",
 					     line, p);
@@ -131,10 +124,10 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 						(size_t)(name_end - name),
 						i < 0 ? lo->unknown_detail
 						      : " (given twice)");
-		p = skip_blanks(name_end + 1, end);
+		p = wm_line_skip_blanks(name_end + 1, end);
 		if (p == end || *p != ':')
 			return json_expected(why, whylen, "':'", line, p);
-		value = skip_blanks(p + 1, end);
+		value = wm_line_skip_blanks(p + 1, end);
 		key_string = value < end && *value == '"' &&
 			     (i < 0 || lo->kinds[i] == WM_FIELD_KEY);
 		if (key_string) {
@@ -174,14 +167,14 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 			seen |= (uint64_t)1 << i;
 			given++;
 		}
-		p = skip_blanks(value + value_len, end);
+		p = wm_line_skip_blanks(value + value_len, end);
 		if (p == end || (*p != ',' && *p != '}'))
 			return json_expected(why, whylen, "',' or '}'", line,
 					     p);
 		if (*p++ == '}')
 			break;
 	}
-	p = skip_blanks(p, end);
+	p = wm_line_skip_blanks(p, end);
 	if (p != end)
 		return wm_fields_refuse(why, whylen,
 					"text after the JSON object", p,

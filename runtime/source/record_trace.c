@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/container_of.h"
+#include "lib/lines.h"
 #include "runtime/source/record_trace.h"
 
 /* The recorded source: the one it wraps, and where its records go. */
@@ -217,14 +218,6 @@ is_key_char(char c)
 	       c == '-' || c == '.';
 }
 
-static const char *
-skip_blanks(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
 /*
  * The source stage whose section header is the line [p, end), if it is
  * one and its source is recorded; NULL otherwise. The text loaded, so
@@ -243,7 +236,7 @@ recorded_section(const struct wm_topology *topo, const char *p, const char *end)
 	if ((size_t)(k - kind) != strlen("source") ||
 	    memcmp(kind, "source", 6) != 0)
 		return NULL;
-	p = skip_blanks(k, end);
+	p = wm_line_skip_blanks(k, end);
 	if (p < end && *p == '"') {
 		for (p++; p < end && *p != '"' && n < sizeof(name) - 1; p++) {
 			if (*p == '\\' && p + 1 < end)
@@ -371,7 +364,7 @@ wm_record_trace_topology(const struct wm_topology *topo, const char *text,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *line_end = nl != NULL ? nl + 1 : end;
-		const char *c = skip_blanks(p, line_end);
+		const char *c = wm_line_skip_blanks(p, line_end);
 		bool drop = false;
 
 		if (c < line_end && *c == '[') {

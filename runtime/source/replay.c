@@ -55,14 +55,6 @@ static const struct wm_field_layout trace_layout = {
 	.unknown_detail = " (not partition, timestamp, key, value or arrival)",
 };
 
-static const char *
-skip_blanks(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\t'))
-		p++;
-	return p;
-}
-
 static int
 field_named(const char *name, size_t len)
 {
@@ -107,7 +99,7 @@ is_header(const char *line, size_t len, bool *names)
 	for (;;) {
 		const char *comma = memchr(p, ',', (size_t)(end - p));
 		const char *name_end = comma != NULL ? comma : end;
-		const char *name = skip_blanks(p, name_end);
+		const char *name = wm_line_skip_blanks(p, name_end);
 
 		while (name_end > name &&
 		       (name_end[-1] == ' ' || name_end[-1] == '\t'))

@@ -313,6 +313,23 @@ replay_snapshot(const struct wm_record_source *src, struct wm_snap_writer *w)
 	wm_snap_end(w);
 }
 
+/* A partition a snapshot names (restore_partitions()'s take): how many
+ * of its records were read. */
+static int
+take_offset(void *arg, uint32_t id, struct wm_snap_reader *rd)
+{
+	struct replay *r = arg;
+	uint64_t offset = wm_snap_get_u64(rd);
+	uint32_t i = r->slot[id]; /* id < the trace's n_partitions */
+
+	if (wm_snap_reader_error(rd) != 0)
+		return 0; /* the walk stops on it */
+	if (i == NOT_OWNED)
+		return -EINVAL;
+	r->part[i].emitted = offset;
+	return 0;
+}
+
 /*
  * Seek: drop from the release order the first offset[p] records of each
  * partition p and keep the rest, in order and with their due times.
@@ -323,35 +340,25 @@ static int
 replay_restore(struct wm_record_source *src, struct wm_snap_reader *rd)
 {
 	struct replay *r = (struct replay *)src;
+	uint32_t room = r->trace->n_partitions;
 	uint64_t *seen;
-	uint64_t n;
+	bool *named;
 	size_t kept = 0;
-	int err = 0;
+	int err;
 
 	if (r->next != 0)
 		return wm_snap_reader_fail(rd, -EINVAL);
 	for (uint32_t i = 0; i < r->n_partitions; i++)
 		if (r->part[i].emitted != 0)
 			return wm_snap_reader_fail(rd, -EINVAL);
-	if (wm_snap_enter(rd, REPLAY_SNAP_TAG, REPLAY_SNAP_VERSION) != 0)
-		return wm_snap_reader_error(rd);
-	n = wm_snap_get_count(rd, 12);
-	for (uint64_t k = 0; k < n && err == 0; k++) {
-		uint32_t id = wm_snap_get_u32(rd);
-		uint64_t offset = wm_snap_get_u64(rd);
-		uint32_t i;
-
-		if (wm_snap_reader_error(rd) != 0)
-			break;
-		i = id < r->trace->n_partitions ? r->slot[id] : NOT_OWNED;
-		if (i == NOT_OWNED || r->part[i].emitted != 0)
-			err = -EINVAL;
-		else if (offset == 0)
-			continue;
-		else
-			r->part[i].emitted = offset;
-	}
-	if (err != 0 || wm_snap_leave(rd) != 0)
+	named = calloc(room ? room : 1, sizeof(*named));
+	if (named == NULL)
+		return wm_snap_reader_fail(rd, -ENOMEM);
+	err = wm_record_source_restore_partitions(rd, REPLAY_SNAP_TAG,
+						  REPLAY_SNAP_VERSION, 12, room,
+						  named, take_offset, r);
+	free(named);
+	if (err != 0)
 		goto fail;
 	/* Counted down to what is still to skip; the count first, so that
 	 * an offset beyond a partition's records is found before any

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "runtime/report/advice.h"
+#include "runtime/report/report.h"
 #include "tests/unit/check_main.h"
 #include "tests/unit/job_blocks.h"
 
