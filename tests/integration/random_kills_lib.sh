@@ -102,6 +102,13 @@ beyond_limit() {
 	false
 }
 
+# up_or_ended PID -- the job PID has its six workers, or has ended (gone,
+# or a zombie until this shell waits for it: a shell may reap it at once).
+up_or_ended() {
+	workers_up "$1" 6 || ! kill -0 "$1" 2>/dev/null ||
+		[ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" = Z ]
+}
+
 # kill_run SEED CONF CLEAN -- run CONF (results in $scratch/run.csv, the
 # checkpoints in $scratch/run.chk), SIGKILL one worker chosen by SEED
 # after a delay chosen by SEED (0 to 1.5 s after the workers are up: the
@@ -120,8 +127,11 @@ kill_run() {
 	"$WMRUN" --summary "$scratch/run.json" "$conf" >"$scratch/out" 2>"$scratch/err" &
 	sup=$!
 	start_watchdog "$sup" 60
-	# Six workers (the observer, if any, is no worker).
-	await "seed $seed: the workers of pid $sup" workers_up "$sup" 6
+	# Six workers (the observer, if any, is no worker), or the job over:
+	# on a starved machine this shell may not run again before the job's
+	# 1.2 s have passed, and its workers are never all seen at once (the
+	# kill then finds nobody, and the run counts as missed).
+	await "seed $seed: the workers of pid $sup" up_or_ended "$sup"
 	sleep "$delay"
 	victim=$(pgrep -l -P "$sup" | grep -v ' observer$' | sort -k 2 |
 		awk -v pick="$pick" '{ w[NR] = $0 }
