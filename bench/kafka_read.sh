@@ -6,7 +6,7 @@
 #
 # Produces RECORDS (default 2,000,000) small records, spread evenly over
 # the 16 partitions of a new topic, with BUILD_DIR's kafka_tool (`make
-# check`, or `make tests/integration/kafka_tool`, builds it), then times
+# check`, or `make tests/tools/kafka_tool`, builds it), then times
 # kcat reading them all from the beginning to the end of every partition
 # (one client, librdkafka's consumer, its default fetch settings) and
 # prints records per second, each figure the best of ROUNDS reads
@@ -30,10 +30,10 @@ build=${1:-./_build}
 records=${RECORDS:-2000000}
 rounds=${ROUNDS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
-tool=$build/tests/integration/kafka_tool
+tool=$build/tests/tools/kafka_tool
 
 [ -x "$tool" ] || {
-	echo "kafka_read: no $tool (make -C $build tests/integration/kafka_tool)" >&2
+	echo "kafka_read: no $tool (make -C $build tests/tools/kafka_tool)" >&2
 	exit 66
 }
 command -v kcat >/dev/null 2>&1 || {

@@ -57,7 +57,7 @@ struct wm_record_source *wm_sources_open(const struct wm_topology *topo,
 /*
  * Tests only: every source subtask's record source is opened by
  * `open(topo, stage, index)` instead of as configured (a record source
- * fed from outside, as tests/integration/outside_source.c runs one in a
+ * fed from outside, as tests/tools/outside_source.c runs one in a
  * real job); NULL: as configured. Set before the supervisor forks the
  * workers, which inherit it.
  */

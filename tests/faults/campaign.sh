@@ -444,7 +444,7 @@ fi
 
 # ---- teardown ----
 if wanted teardown; then
-futex_fails=$(dirname "$WMRUN")/tests/integration/futex_fails
+futex_fails=$(dirname "$WMRUN")/tests/tools/futex_fails
 if [ -x "$futex_fails" ] && "$futex_fails" all true 2>/dev/null; then
 	teardowns=0
 	teardowns_ok=0

@@ -10,7 +10,7 @@
 #     the first finishes with every one of its 300 results;
 # (b) a job whose supervisor was SIGKILLed holds nothing: the kernel
 #     drops its lock, and the next job on the directory runs.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 dir="$scratch/shared.chk"
 

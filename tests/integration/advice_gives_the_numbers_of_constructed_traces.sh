@@ -11,7 +11,7 @@
 #    round value at or above 7 s);
 #  - records 3 min behind the watermark give allowed_lateness 5 min
 #    (strictly above 3 min), and with that set none is late.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # job NAME TRACE PARTITIONS JOB_KEYS SOURCE_KEYS WINDOW_KEYS: a job of one
 # source replaying TRACE by arrival into a window of 1 min.

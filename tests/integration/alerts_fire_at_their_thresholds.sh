@@ -7,7 +7,7 @@
 # window's watermark stops at about 1 h and the critical tier fires an
 # hour after it last moved. A real run hands the alerts from its observer
 # to the summary, also with --quiet, which prints none as they happen.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/idle.conf" <<'CONF'
 [job]

@@ -5,7 +5,7 @@
 # orders' partitions are hardly ever held back. Alignment changes when
 # records are read, never a result: the windows hold the same records as
 # without it, in --sim and in a real run.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/watermark_alignment.conf"
 sed '/^watermark_alignment/d' "$conf" >"$scratch/unaligned.conf"

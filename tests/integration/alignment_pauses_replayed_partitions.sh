@@ -7,7 +7,7 @@
 # partition 1's watermark has caught up. Without alignment nothing is
 # paused. Alignment changes when records are read, never a result: the
 # windows hold the same records, in --sim and in a real run.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # One hour of arrivals, one record a second in partition 1; partition 0
 # sends for the first 50 minutes only, 10 minutes ahead, so that its last

@@ -8,7 +8,7 @@
 # night, every morning record is late). Under Flink 2.1's rule, flink is
 # hold. reactivation_grace on a flapping source lets windows fire earlier
 # and turns more records late.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 examples=$(cd "$EXAMPLES" && pwd)
 conf=$examples/all_idle_policies.conf

@@ -2,7 +2,7 @@
 # Switching on one newer-Flink rule over flink-2.1 (the rules the traces
 # were recorded from) changes exactly the traces that FLAGS.txt says depend
 # on it, and no other: each flag is implemented, and implemented narrowly.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 for flag in VALVE_FLUSH_UNCONDITIONAL VALVE_REDERIVE_ON_ACTIVE \
 	MUX_ALLIDLE_FLUSH_MAX MUX_EMPTY_IS_IDLE MUX_REACTIVATE; do

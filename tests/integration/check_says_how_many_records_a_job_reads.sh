@@ -5,7 +5,7 @@
 # at its section (exit 78) unless `rate = unlimited` is written, and
 # --check says how many records the sources read at most, or that they
 # are unlimited (rate = unlimited) or unbounded (no run length).
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf() { # conf [JOB LINES] [SOURCE LINES]
 	printf '[job]\n%b[source s]\npartitions = 4\n%b' "$1" "$2"

@@ -12,7 +12,7 @@
 #     and no partial checkpoint directory stays (root only: a small tmpfs);
 # (d) a checkpoint that times out behind a stopped worker: given up,
 #     reported, and the job finishes with its results.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 small="$scratch/small"
 mkdir "$small"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # [job]'s checkpoint keys: checked where they stand, and taken by --sim
 # and by a real run alike.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # job LINES... -- a small job with these [job] lines, in $scratch/job.conf.
 job() {

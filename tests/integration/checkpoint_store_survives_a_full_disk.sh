@@ -6,9 +6,9 @@
 # fills in a blob or in the manifest written last, the outcome is the same.
 #
 # A real full disk: a small tmpfs, which only root may mount.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
-: "${CHECKPOINT_TOOL:=./tests/integration/checkpoint_tool}"
+: "${CHECKPOINT_TOOL:=./tests/tools/checkpoint_tool}"
 small="$scratch/small"
 mkdir "$small"
 trap 'umount "$small" 2>/dev/null; rm -rf "$scratch"' EXIT

@@ -16,7 +16,7 @@
 # line: checked), and without their processing-time columns (fire time, 6,
 # and the watermark at the firing, 7): a window the tick after the
 # checkpoint fired fires again at the first tick after the restore.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 example="$srcdir/examples/late_data.conf"
 

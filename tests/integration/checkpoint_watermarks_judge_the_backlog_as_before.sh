@@ -19,8 +19,8 @@
 # watermarks move through the backlog as before) and with two (--sim runs
 # their backlogs instant by instant in the order of the fault-free run, so
 # the windows' inputs interleave as before too).
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/random_kills_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/random_kills_lib.sh"
 
 random_kills_trace 40 >"$scratch/trace.csv"
 

@@ -3,7 +3,7 @@
 # error: the job stops cleanly with exit 74, says which output failed and
 # why, and still prints its summary on stderr; under --sim too. A real run
 # used to exit 1 with "worker terminated by signal 13", --sim 141.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/job.conf" <<CONF
 [job]

@@ -6,10 +6,10 @@
 # leaves its old name in the prose; this names each such one. The names
 # that are not the project's (libc, POSIX, librdkafka, liburcu, Flink's
 # Java methods) are listed in doc_names_outside_the_tree.txt.
-. "${srcdir:-.}/tests/integration/lib.sh"
+. "${srcdir:-.}/tests/lib/lib.sh"
 
 top=$srcdir
-allow="$srcdir/tests/integration/doc_names_outside_the_tree.txt"
+allow="$srcdir/tests/lib/doc_names_outside_the_tree.txt"
 
 # The sources, wherever a build directory or a checkout's .git lies.
 find "$top" \( -name .git -o -name '_build*' -o -name autom4te.cache \) -prune \

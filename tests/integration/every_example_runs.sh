@@ -3,7 +3,7 @@
 # accounts for every record it reads; wmrun --check plans each of them.
 # An example that reads Kafka is refused under --sim, saying how to get
 # there (record the topic).
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 examples=$(cd "$EXAMPLES" && pwd)
 n=0

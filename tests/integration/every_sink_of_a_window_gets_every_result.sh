@@ -3,7 +3,7 @@
 # each one gets every result, in a real run as with --sim. A real run once
 # served only the first 16 out edges of a window and left the other sinks
 # with their header line, exit 0.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 sinks=20
 {

@@ -8,7 +8,7 @@
 # EXAMPLE/refused, which names the file, line and column. Two exports of
 # one example are byte for byte the same, recordings included. After a
 # deliberate change: make update-golden.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 golden="$srcdir/tests/golden/export_flink"
 update=${WM_UPDATE_GOLDEN:-}

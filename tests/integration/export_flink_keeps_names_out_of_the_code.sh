@@ -9,7 +9,7 @@
 # A stage name holding the six characters \u000a used to end the //
 # comment above its block, making the rest of the name a statement of
 # main(): `mvn exec:exec` of the export ran an injected Runtime.exec.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # Each name or value tries another way out: a line end by unicode escape,
 # one after an escaped backslash (three backslashes: the third is
@@ -137,7 +137,7 @@ job="$scratch/x/src/main/java/wmrun/flink/Job.java"
 # and nothing of the names ran.
 status=0
 (
-	. "$srcdir/tests/integration/flink_lib.sh"
+	. "$srcdir/tests/lib/flink_lib.sh"
 	flink_require
 	flink_classpath
 	flink_run "$scratch/x" "$scratch/flink.log"

@@ -6,7 +6,7 @@
 # only (a source waiting for its next record, which ignored the error and
 # ran the job to its end burning a core), then all of them (the start
 # line, input, room in a ring: whichever a worker sleeps in first).
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/job.conf" <<CONF
 [job]

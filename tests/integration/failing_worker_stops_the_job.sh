@@ -2,7 +2,7 @@
 # A worker that dies stops the job with an error naming the subtask, its
 # pid and the signal; the other workers are stopped and none outlives the
 # supervisor. An interrupt (SIGINT) stops the job and still summarizes.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/long.conf" <<CONF
 [job]

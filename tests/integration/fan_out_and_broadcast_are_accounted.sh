@@ -3,7 +3,7 @@
 # every subtask behind a broadcast edge: the summary accounts for it once
 # per receiver. It once compared all windows' records with the records
 # read and said "every record accounted NO" for such valid jobs.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/fanout.conf" <<CONF
 [job]

@@ -13,9 +13,9 @@
 # watermark passed it, which the comparison settles either way.
 # Skipped (77) as kafka_lib.sh's kafka_require and flink_lib.sh's
 # flink_require say.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/kafka_lib.sh"
-. "$srcdir/tests/integration/flink_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/kafka_lib.sh"
+. "$srcdir/tests/lib/flink_lib.sh"
 kafka_require
 flink_require
 kafka_broker

@@ -13,8 +13,8 @@
 # the timing, with or without alignment (doc/architecture.md 8.1 says
 # why a trace cannot make Flink's outcome hang on alignment).
 # Skipped (77) as flink_lib.sh's flink_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/flink_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/flink_lib.sh"
 flink_require
 flink_classpath
 

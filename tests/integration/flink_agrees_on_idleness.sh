@@ -26,8 +26,8 @@
 # them or not. fire_time and watermark are not compared (flink_lib.sh).
 #
 # Skipped (77) as flink_lib.sh's flink_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/flink_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/flink_lib.sh"
 flink_require
 flink_classpath
 

@@ -17,8 +17,8 @@
 # the bound, late records beyond it by up to 20 s. No idleness.
 #
 # Skipped (77) as flink_lib.sh's flink_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/flink_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/flink_lib.sh"
 flink_require
 flink_classpath
 

@@ -17,8 +17,8 @@
 # doc/architecture.md section 8.1 says why these outcomes do not hang on
 # the wall clock, and what the cross-check cannot cover. Skipped (77) as
 # flink_lib.sh's flink_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/flink_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/flink_lib.sh"
 flink_require
 
 # The support classes' own unit tests, in a copy (the source tree may be

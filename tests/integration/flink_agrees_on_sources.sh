@@ -7,8 +7,8 @@
 # Watermark alignment: flink_agrees_on_alignment.sh.
 # doc/architecture.md section 8.1 says why these outcomes do not hang on
 # the wall clock. Skipped (77) as flink_lib.sh's flink_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/flink_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/flink_lib.sh"
 flink_require
 flink_classpath
 

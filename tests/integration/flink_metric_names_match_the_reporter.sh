@@ -21,8 +21,8 @@
 #
 # Skipped (77) as flink_lib.sh's flink_require says, or without curl and
 # python3.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/flink_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/flink_lib.sh"
 flink_require
 for tool in curl python3; do
 	command -v "$tool" >/dev/null || {

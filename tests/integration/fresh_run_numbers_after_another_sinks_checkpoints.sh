@@ -7,7 +7,7 @@
 # once (its committer's blob makes one more per checkpoint, so the first
 # run's read as another job's): --sim with 70 "internal error", a real
 # run with 65 "a malformed record in a replayed trace".
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 example="$EXAMPLES/restart_quiet_partition.conf"
 

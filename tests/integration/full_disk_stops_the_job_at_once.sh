@@ -9,7 +9,7 @@
 # Two real limits: a 64 KiB tmpfs (where the test may mount one: root),
 # and, under --sim, a file size limit (ulimit -f: EFBIG, where SIGXFSZ
 # would kill).
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 small="$scratch/small"
 mkdir "$small"

@@ -2,7 +2,7 @@
 # wmrun --help and the README's wmrun row list every exit status of the
 # table in base/exit.h, the one place the codes are decided, and no
 # other.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 awk '/^ \*   [0-9]/ { print $2 }' "$srcdir/base/exit.h" >"$scratch/codes"
 [ "$(wc -l <"$scratch/codes")" -ge 10 ] ||

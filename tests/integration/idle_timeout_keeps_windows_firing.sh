@@ -2,7 +2,7 @@
 # Incident 1: 16 partitions, 3 silent from 1 h to 9 h. Without an idle
 # timeout the windows of the night fire only when the partitions return
 # (hours late); with idle_timeout = 30 s they keep firing within seconds.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 expect_status 0 "$WMRUN" --sim "$EXAMPLES/quiet_partitions.conf"
 cp "$scratch/out" "$scratch/idle.csv"

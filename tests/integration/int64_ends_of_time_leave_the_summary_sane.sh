@@ -3,7 +3,7 @@
 # Flink assigns them (a window at the end of time wraps, its end before
 # its start), but the summary's fire delays leave those windows out, and
 # say how many, instead of reporting a median of 8.6e18 ms.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/trace.csv" <<TRACE
 0,1000,1,1

@@ -6,7 +6,7 @@
 # they stood: records in the rings were lost to the count, and the
 # subtasks' counts were up to a millisecond apart (more records in windows
 # than read).
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/flood.conf" <<CONF
 [job]

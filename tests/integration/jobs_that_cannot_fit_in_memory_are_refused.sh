@@ -3,7 +3,7 @@
 # anything runs or is opened, by --check, a real run and --sim alike
 # (exit 78, at the section of what needs the memory, with the estimate);
 # jobs that fit are not, and --check shows every job's estimate.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # 9999 s windows sliding by 1 ms: 9999202 windows of each of a million
 # keys alive at once, 3.3 PiB of state (the job, with keys enough

@@ -5,8 +5,8 @@
 # partition and offset; with skip it is reported, counted and skipped, and
 # every other record is read. Skipped (77) as kafka_lib.sh's
 # kafka_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/kafka_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/kafka_lib.sh"
 kafka_require
 kafka_broker
 

@@ -14,8 +14,8 @@
 # (That the source resumes when brokers come back, nothing read twice,
 # is tested against librdkafka's mock cluster: check_kafka_source.)
 # Skipped (77) as kafka_lib.sh's kafka_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/kafka_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/kafka_lib.sh"
 kafka_require
 
 # job BROKERS TOPIC [LINES...]: a job reading TOPIC from BROKERS.

@@ -6,8 +6,8 @@
 # partition in order; the end offsets agree; a topic grown from 8 to 12
 # partitions shows 12 in kcat's metadata. Skipped (77) as kafka_lib.sh's
 # kafka_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/kafka_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/kafka_lib.sh"
 kafka_require
 kafka_broker
 

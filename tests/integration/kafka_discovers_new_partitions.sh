@@ -5,8 +5,8 @@
 # new partitions are read from their first record, each by the subtask
 # Flink's enumerator gives it, and every record produced is read once.
 # Skipped (77) as kafka_lib.sh's kafka_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/kafka_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/kafka_lib.sh"
 kafka_require
 kafka_broker
 

@@ -4,7 +4,7 @@
 # the properties wmrun sets itself refused naming the key that sets them,
 # and keys without effect refused. Nothing here needs a broker: every
 # error comes before the job looks for one.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # job LINES...: a Kafka job with these [source s] lines from line 6, in
 # $scratch/job.conf.

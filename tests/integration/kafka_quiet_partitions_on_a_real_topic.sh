@@ -14,8 +14,8 @@
 #     idle timeout of 1 s the windows fire while it runs, and the last
 #     never does (every partition idle at the cut, as in Flink).
 # Skipped (77) as kafka_lib.sh's kafka_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/kafka_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/kafka_lib.sh"
 kafka_require
 kafka_broker
 

@@ -7,8 +7,8 @@
 # once, and its string keys print as they were (the dictionary's strings
 # come back with the checkpoint). Skipped (77) as kafka_lib.sh's
 # kafka_require says.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/kafka_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/kafka_lib.sh"
 kafka_require
 kafka_broker
 

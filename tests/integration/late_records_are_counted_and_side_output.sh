@@ -3,7 +3,7 @@
 # again, records later than that go to the late side output (or, without
 # one, are counted as dropped), and the windows' final counts plus the
 # late records add up to the records read.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # json_field JSON FIELD -- a top-level number of the summary (the job's
 # figures come before the per-stage ones, which repeat some names).

@@ -3,7 +3,7 @@
 # while the job runs: when a watermark has been held for the stall
 # threshold, which partition of which source subtask holds it and why
 # (silence), and when it moves again. --quiet prints only the summary.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # Partition 3 is silent from 1 h to 3 h of processing time, with no idle
 # timeout: it holds the source subtask that reads it (which one, Flink's

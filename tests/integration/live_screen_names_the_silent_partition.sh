@@ -3,7 +3,7 @@
 # real terminal (tmux), the screen's blame line names the silent
 # partition, and why, while it is silent, and stops naming it once it
 # sends again; the window results go to their sink, never to the screen.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 command -v tmux >/dev/null || { echo "tmux is not installed"; exit 77; }
 sock="$scratch/tmux.sock"

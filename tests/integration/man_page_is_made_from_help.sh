@@ -2,7 +2,7 @@
 # The build makes wmrun.1 from the wmrun beside it: the page carries its
 # version, its synopsis, and every option and exit status its --help
 # lists.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 : "${WM_VERSION:?the package version, from the harness}"
 page="$(dirname "$WMRUN")/wmrun.1"

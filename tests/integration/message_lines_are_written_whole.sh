@@ -4,7 +4,7 @@
 # other (each used to be three writes: prefix, text, line end). Checked
 # with strace on a job whose sources fail at their first wait for a record
 # (futex_fails), the supervisor's lines included.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 command -v strace >/dev/null || { echo "strace is not installed"; exit 77; }
 "$FUTEX_FAILS" all true 2>/dev/null || { echo "no seccomp filters here"; exit 77; }

@@ -7,7 +7,7 @@
 # was, and so were paths given on the command line in the messages wmrun
 # prints itself. A stage name holding a C1 control (U+009B, a one-byte
 # CSI) is refused as a C0 one is, at its file, line and column.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # raw FILE: whether FILE holds a control character but the line ends.
 raw() {

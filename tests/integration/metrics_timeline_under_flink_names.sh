@@ -5,7 +5,7 @@
 # silent, the window's heldBy names it, and the figures per second are
 # there once two samples were taken. A metrics file that cannot be made
 # fails the job before it runs; --sim takes none.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 quiet_partition_job 2000 "$scratch/out.csv" >"$scratch/job.conf"
 expect_status 0 "$WMRUN" --quiet --metrics "$scratch/m.jsonl" \

@@ -12,7 +12,7 @@
 # too, so that nothing is left to fall back to. In every third the blob
 # changed is the file committer's (the exactly-once sink's): one it
 # cannot have written used to fail the job with 74 and no fallback.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 command -v python3 >/dev/null || { echo "SKIP: no python3 to forge a checkpoint"; exit 77; }
 

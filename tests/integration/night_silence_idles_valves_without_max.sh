@@ -6,7 +6,7 @@
 # all night, they no longer hold the watermark, so their records for
 # windows that fired meanwhile are late, and only theirs. Without the
 # idle timeout nothing is late but that window waits for them until 9:20.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/night_all_silent.conf"
 sed "s|^late_output = .*|late_output = $scratch/late.csv|" "$conf" >"$scratch/idle.conf"

@@ -5,7 +5,7 @@
 # and an output into which the job wrote no result (only its header) is
 # removed when the job fails. Each used to leave an empty summary or a
 # header-only CSV.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/job.conf" <<CONF
 [job]

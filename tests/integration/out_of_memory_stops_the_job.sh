@@ -12,7 +12,7 @@
 # sanitizer build whose shadow memory needs terabytes of mappings, with
 # the sanitizer's allocator limiting single requests and returning NULL
 # instead of aborting.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # A million sliding windows per record (1000 s, slide 1 ms): about 300 MB
 # of state for the first record alone.

@@ -9,7 +9,7 @@
 # directory only we can write, our own links are followed as ever. New
 # files get mode 0666 less the umask. A root job used to overwrite a
 # root-owned 0600 file through another user's link.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 umask 022
 common="$scratch/common"

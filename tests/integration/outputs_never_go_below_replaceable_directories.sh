@@ -10,7 +10,7 @@
 # and links there are used as ever. A root job used to overwrite a
 # root-owned file through another user's directory link: only a link at
 # the output's own name was refused.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1; then
 	echo "SKIP: needs root and the user nobody (to plant another user's link)"

@@ -7,10 +7,10 @@
 # - outages it rode out are in the summary, the job ends well;
 # - a source that cannot go on stops the job with its exit code (69) and
 #   its why in the supervisor's message and the summary.
-# The driver is tests/integration/outside_source.c.
-. "$srcdir/tests/integration/lib.sh"
+# The driver is tests/tools/outside_source.c.
+. "$srcdir/tests/lib/lib.sh"
 
-: "${OUTSIDE_SOURCE:=./tests/integration/outside_source}"
+: "${OUTSIDE_SOURCE:=./tests/tools/outside_source}"
 
 # No periodic tick wakes the source: the watermark interval is an hour,
 # so only the wake can end its sleep within the run.

@@ -4,7 +4,7 @@
 # no partition and, without an idle timeout, hold every window until the
 # job is stopped; an idle timeout lets them go idle and the windows fire
 # again. The window contents are the same in all three runs.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/parallelism_beyond_partitions.conf"
 grep -q '^parallelism = 2$' "$conf" || fail "the example's parallelism line moved"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # wmrun, wmbench and wmconform each print the package's version with
 # --version and exit 0; a version is no usage error.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 : "${WM_VERSION:?the package version, from the harness}"
 

@@ -4,7 +4,7 @@
 # Prometheus project's checker) accepts them. A port that cannot be had
 # fails the job before any worker starts (exit 71, naming the address); a
 # bad ADDR:PORT is a usage error (64), and so is --prometheus with --sim.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 command -v promtool >/dev/null || {
 	echo "skipped: promtool (Debian package prometheus) is not installed"

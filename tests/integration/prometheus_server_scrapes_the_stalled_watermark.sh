@@ -4,7 +4,7 @@
 # query through its HTTP API returns the watermark of the source subtask
 # that a silent partition holds, by Flink's metric name and labels, as
 # the job's own lines say it.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 for tool in prometheus curl python3; do
 	command -v "$tool" >/dev/null || {

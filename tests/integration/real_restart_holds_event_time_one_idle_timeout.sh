@@ -7,7 +7,7 @@
 # The summary's restart line gives that hold: more than idle_timeout, and
 # at most idle_timeout plus two watermark intervals (as under --sim) plus
 # what real time adds at the speed used.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # The example with its checkpoints and results in $scratch, at speed 200,
 # the crash at 70 min and the end at 80 min: the hold after the crash is

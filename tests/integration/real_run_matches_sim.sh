@@ -3,7 +3,7 @@
 # monotonic clock times the job's speed) puts the same records in the same
 # windows as --sim when no record is late: the synthetic source stamps each
 # record with its scheduled arrival, not with when it was generated.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/job.conf" <<CONF
 [job]

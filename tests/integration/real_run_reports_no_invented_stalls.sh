@@ -8,7 +8,7 @@
 # idle or silent, and says at the top of its summary that it fell behind
 # its schedule; one whose partition 5 is silent for two hours names that
 # partition, and only it.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 loops=
 trap 'for p in $loops; do kill "$p" 2>/dev/null; done; rm -rf "$scratch"' EXIT

@@ -6,7 +6,7 @@
 # it has, the cut one marked, and exits 130. A Ctrl-C from a terminal
 # (the whole process group) reaches the running job once, not twice (a
 # second signal would stop it without draining).
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # job RATE-FREE LENGTH: one source of two partitions, a window, a sink.
 job() {

@@ -7,7 +7,7 @@
 # the real run's windows. A recording that cannot be written stops the job
 # (exit 74, naming the file), as a sink does; options that would make the
 # recording overwrite another file, or many runs share it, are refused.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # late_counts JSON -- the summary's late counts, one line.
 late_counts() {

@@ -7,7 +7,7 @@
 # Results into a pipe still go in writes of at most PIPE_BUF bytes.
 # Checked with strace, under --sim (one process, a buffer written only
 # when full and at the end).
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 command -v strace >/dev/null || { echo "strace is not installed"; exit 77; }
 # LeakSanitizer cannot run under ptrace (a sanitizer build would exit 1

@@ -7,7 +7,7 @@
 # follows it (the watermark cannot go back), yet it must reach the window
 # through the keyBy and appear in the late side output while the job
 # still runs. Staged for good, it would come out only at the stop.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # Record 1 makes the watermark 99 999 at the source's first tick (every
 # 200 ms); record 2, three seconds later, belongs to a window that ended

@@ -4,7 +4,7 @@
 # so the disorder of the trace stays, and a record recorded late is late
 # (here: to the late side output), in --sim and in a real run alike. The
 # records used to be sorted by timestamp, which hid it.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # Partition 0 reads 1000, 3000, 5000, then 1100: due 2 s after 3000, and
 # so after the watermark 3000 - 50 - 1 went out, 1100 is late for its

@@ -3,7 +3,7 @@
 # exactly the windows a plain batch aggregation of the trace gives, in
 # --sim and in a real run; a malformed line stops the job with file:line
 # (exit 65) unless on_bad_record = skip, which reports every skipped line.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # 4000 records over 4 partitions, 37 keys, timestamps rising with up to
 # 40 ms of disorder (bound: 50 ms), values 1..9.

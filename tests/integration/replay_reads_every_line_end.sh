@@ -3,7 +3,7 @@
 # lone CR (old Mac editors, some exporters): same records, same results,
 # and a bad line is named by its own number. A CR-only trace used to be
 # one long line taken for the header: 0 records read and exit 0.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf() { # conf TRACE RESULTS -- a job replaying TRACE into RESULTS
 	cat <<CONF

@@ -5,7 +5,7 @@
 # --sim to step through 18 minutes of empty ticks. Arrivals less than a
 # year after the job start stay as they are: a trace recorded from the
 # start of a job.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf() { # conf NAME -- replays $scratch/NAME.trace into $scratch/NAME.csv
 	cat <<CONF

@@ -4,7 +4,7 @@
 # path and why (exit 66); a source subtask that owns no line of the trace
 # just has nothing to emit. Each case runs the real wmrun, so that a
 # sanitizer build also catches undefined behaviour on the way.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 trace="$scratch/trace"
 

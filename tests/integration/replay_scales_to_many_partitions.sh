@@ -4,7 +4,7 @@
 # for every line read and every record released, so that 100,000 lines of
 # its last partition took 17 s of CPU (minutes for a real trace) instead
 # of a fraction of one.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 awk 'BEGIN { for (i = 0; i < 100000; i++) print "65535," i ",1,1" }' \
 	>"$scratch/trace.csv"

@@ -4,7 +4,7 @@
 # one line (not once per source subtask) and leaves no sink or late output
 # file behind. With on_bad_record = skip, a flood of bad lines is reported
 # by its first ten and one count, and the summary counts every one.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 trace="$scratch/trace.csv"
 

@@ -7,8 +7,8 @@
 # Chromium built. Nothing here depends on how fast the machine is: the
 # job ends when its event time does, and every check is of what the page
 # drew. Skipped, saying why, where Chromium or python3 is absent.
-. "${srcdir:-.}/tests/integration/lib.sh"
-. "$srcdir/tests/integration/report_lib.sh"
+. "${srcdir:-.}/tests/lib/lib.sh"
+. "$srcdir/tests/lib/report_lib.sh"
 
 report_need_browser
 sed 's/^speed = 2000 .*/speed = 20000/' "$EXAMPLES/quiet_partitions.conf" \

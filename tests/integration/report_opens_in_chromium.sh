@@ -5,8 +5,8 @@
 # plot with every series drawn: the quiet-partitions incident's page
 # (report_lib.sh says which series), and a small sweep's curves over it.
 # Skipped, saying why, where Chromium or python3 is absent.
-. "${srcdir:-.}/tests/integration/lib.sh"
-. "$srcdir/tests/integration/report_lib.sh"
+. "${srcdir:-.}/tests/lib/lib.sh"
+. "$srcdir/tests/lib/report_lib.sh"
 
 report_need_browser
 page="$scratch/report.html"

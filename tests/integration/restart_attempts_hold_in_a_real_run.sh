@@ -10,7 +10,7 @@
 # no attempt, and the job restarted for ever with shrinking delays. Beside
 # four busy loops on the two cores. A real full disk: a small tmpfs, which
 # only root may mount.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 small="$scratch/small"
 mkdir "$small"

@@ -2,7 +2,7 @@
 # [job]'s restart keys: a strategy of Flink's, its parameters checked where
 # they stand (exit 78, file:line:col), a parameter of another strategy
 # refused at its key naming both, every key needing checkpoints.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # job LINES... -- a small job with checkpoints and these [job] lines
 # (from line 5), in $scratch/job.conf.

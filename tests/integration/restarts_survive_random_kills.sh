@@ -8,8 +8,8 @@
 # results: the file sink is exactly-once, so its lines equal the fault-free
 # run's as a multiset, none twice (random_kills_lib.sh, exactly_once).
 # All beside four busy loops on the two cores.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/random_kills_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/random_kills_lib.sh"
 busy_loops 4
 trap 'stop_busy_loops; rm -rf "$scratch"' EXIT
 

@@ -27,8 +27,8 @@
 # the schedule exactly.
 #
 # Skipped (77) while wmrun does not know checkpoint_watermarks.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/random_kills_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/random_kills_lib.sh"
 busy_loops 4
 trap 'stop_busy_loops; rm -rf "$scratch"' EXIT
 

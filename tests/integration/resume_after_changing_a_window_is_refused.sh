@@ -6,7 +6,7 @@
 # the check and then fail every restore, restarting for ever. A change
 # that leaves the layout alone (the run's length, its speed, the sink's
 # path) still resumes.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 ckpt="$scratch/ckpt"
 # conf SIZE LENGTH SPEED -- the job with windows of SIZE, running LENGTH

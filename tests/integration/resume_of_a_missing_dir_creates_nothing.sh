@@ -2,7 +2,7 @@
 # wmrun --resume DIR with no DIR: exit 66 (nothing to resume from) and
 # nothing created, neither DIR (it used to make DIR/parts before exiting
 # 66) nor the job's output file.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 checkpoint_job job "$scratch/elsewhere.chk"
 expect_status 66 "$WMRUN" --resume "$scratch/none/dir" "$scratch/job.conf"

@@ -2,7 +2,7 @@
 # [job] event_time, processing_time and records each end a job, the first
 # one reached winning: 2 partitions at 1000/s give exactly 1000 records
 # per partition and second of run length.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # read_with LINES... -- records read by --sim with these [job] lines.
 read_with() {

@@ -7,7 +7,7 @@
 # it could not give. Here a source worker is stopped for a second of real
 # time (200 s of processing time at speed 200), then a window worker is
 # killed: the summary must still say the run fell 180 s or more behind.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 checkpoint_job job "$scratch/ckpt" "20 s" "1 d"
 # Restarted at once: the restore's own backlog is no lateness to speak of.

@@ -4,7 +4,7 @@
 # readings that the slowest sensor's watermark would have waited for are
 # late. Without the idle timeout no reading is late. Either way every
 # record is in a window or in the late file.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/idle_flapping.conf"
 sed "s|^late_output = .*|late_output = $scratch/late.csv|" "$conf" >"$scratch/flap.conf"

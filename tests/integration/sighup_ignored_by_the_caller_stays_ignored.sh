@@ -3,7 +3,7 @@
 # ignored stays ignored, by the supervisor and by every worker, and the
 # job runs to its end (exit 0). It used to stop on it (exit 129). A
 # SIGHUP that was not ignored still stops the job, as Ctrl-C does.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/job.conf" <<CONF
 [job]

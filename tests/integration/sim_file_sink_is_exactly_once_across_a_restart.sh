@@ -16,7 +16,7 @@
 # windows fired after the restore fire later and at another watermark.
 # They are compared everywhere else: with checkpoints but no crash, the
 # whole lines are the same.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 example="$srcdir/examples/restart_quiet_partition.conf"
 

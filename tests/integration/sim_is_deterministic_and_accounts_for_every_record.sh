@@ -2,7 +2,7 @@
 # --sim gives byte-identical output on every run, and every record read is
 # in a window or counted as late or dropped; with tumbling windows and no
 # late data, the counts of all windows add up to the records read.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 expect_status 0 "$WMRUN" --sim --summary "$scratch/s1.json" "$EXAMPLES/quiet_partitions.conf"
 cp "$scratch/out" "$scratch/run1.csv"

@@ -8,7 +8,7 @@
 # gives (the CSVs below are what it wrote). And a source that alignment
 # holds back between updates, over and over, runs to its end: --sim used
 # to take it for one held back for ever and refuse the job.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # run NAME -- wmrun --sim on $scratch/NAME.conf, a minute at the most:
 # exit 0, the results in $scratch/out, the summary in $scratch/err.

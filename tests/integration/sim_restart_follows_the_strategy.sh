@@ -6,7 +6,7 @@
 # backoff plus its jitter, the same every run of a seed; none, or
 # fixed-delay without an attempt, fails the job as a dead worker does
 # (exit 1), naming the crash.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 example="$srcdir/examples/restart_quiet_partition.conf"
 

@@ -5,7 +5,7 @@
 # positions, emits the results after it again (at-least-once) and, since
 # watermarks are not restored (Flink), holds the windows until the silent
 # partitions' idle timeout runs out once more.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 example="$srcdir/examples/restart_quiet_partition.conf"
 

@@ -5,7 +5,7 @@
 # with a whole line, and the exit status is 128 + the signal. A signal the
 # caller left ignored (nohup's SIGHUP, a background job's SIGINT) stays
 # ignored. --sim used to die where it stood: no summary, a CSV cut short.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # Hours of processing time at an unlimited rate: billions of records,
 # far more than any test waits for.

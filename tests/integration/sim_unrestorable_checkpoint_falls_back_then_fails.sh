@@ -15,7 +15,7 @@
 # complete and then leaves unread; the results due between that checkpoint
 # and the crash are far more than a pipe holds, so the simulation waits in
 # a write until the test reads on.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 command -v python3 >/dev/null || { echo "SKIP: no python3 to forge a checkpoint"; exit 77; }
 command -v mkfifo >/dev/null || { echo "SKIP: no mkfifo"; exit 77; }

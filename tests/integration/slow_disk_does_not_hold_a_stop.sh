@@ -9,7 +9,7 @@
 # workers ran on meanwhile. Once the disk answers, the job ends as
 # stopped (143), every record accounted for, and the file holds each
 # result once.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 [ -f "$HOLD_FSYNC" ] || { echo "SKIP: no $HOLD_FSYNC"; exit 77; }
 hold="$scratch/hold"

@@ -3,7 +3,7 @@
 # sliding window (10 min / 1 min) by up to 500 s; with idle_timeout = 1 min
 # they fire within about a minute. Each click is in 10 windows: the final
 # counts add up to 10 times the clicks read, with or without idleness.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/sliding_windows_sparse_partition.conf"
 sed 's/^out_of_orderness = 10 s$/&\nidle_timeout = 1 min/' "$conf" >"$scratch/idle.conf"

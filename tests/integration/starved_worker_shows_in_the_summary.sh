@@ -9,7 +9,7 @@
 # the summary says at its top how far the run fell behind its schedule.
 # The job runs at nice 19 on CPU 0, for three seconds of it
 # beside two busy loops at the highest priority the test may give them.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 [ -r /proc/self/schedstat ] || { echo "no /proc/PID/schedstat here"; exit 77; }
 

@@ -6,7 +6,7 @@
 # attempt fails at once (the workers cannot wait for their start line:
 # futex_fails), so most of the job's life is such a teardown; SIGTERM is
 # sent five times, to five jobs, beside four busy loops on the two cores.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 if ! "$FUTEX_FAILS" all true 2>"$scratch/err"; then
 	cat "$scratch/err" >&2

@@ -4,7 +4,7 @@
 # middle of the night (real run, speed 2000: the night is 1.8 s to 16.2 s
 # of real time), names for each window subtask the source subtask, and for
 # that source subtask the silent partition, holding its watermark.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 $INTERRUPTIBLE "$WMRUN" --summary "$scratch/s.json" "$EXAMPLES/quiet_partitions_no_idleness.conf" \
 	>"$scratch/out" 2>"$scratch/err" &

@@ -5,7 +5,7 @@
 # no process left. Its summary says what the stop cut off: the records in
 # flight between stages, edge by edge. The supervisor used to send
 # SIGTERM, which a stopped process never acts on, and wait for ever.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 flood_job "$scratch/results.csv" >"$scratch/flood.conf"
 

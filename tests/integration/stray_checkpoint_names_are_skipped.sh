@@ -6,7 +6,7 @@
 # takes them all. It used to begin checkpoint 1 on the stray name at every
 # trigger: a real run failed every checkpoint and exited 0 with
 # "checkpoints 0 completed", --sim stopped with 70 "internal error".
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 example="$EXAMPLES/restart_quiet_partition.conf"
 

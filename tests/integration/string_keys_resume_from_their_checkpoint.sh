@@ -7,7 +7,7 @@
 # as it came in. A trace whose keys come first in another order no
 # longer gives the checkpoint's ids: the resume is refused (65), saying
 # so, instead of printing other keys' strings.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # trace FIRST SECOND -- 2 partitions, 4 records/s of event time each over
 # 10 min, keys in turn from FIRST SECOND user-3 zürich "a,b" (first seen in

@@ -5,7 +5,7 @@
 # CSV needs it), under --sim and in a real run; a JSON-lines trace of the
 # same records, its keys escaped, gives the same; late records keep their
 # string; and a window that would group string and long keys is refused.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # Keys as a CSV field, with "Aa" and "BB" of one Java hash, a non-ASCII
 # key, one outside the BMP, and two that CSV must quote.

@@ -7,7 +7,7 @@
 # observer by its pid. Ctrl-C reaches the job whatever the observer does:
 # with it stopped, the job stops (130), it does not run to its end. Beside
 # four busy loops on the two cores.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 busy_loops 4
 trap 'stop_busy_loops; rm -rf "$scratch"' EXIT
 

@@ -8,7 +8,7 @@
 # late ratio rises (the watermark follows the sending partitions, and the
 # 1 % of records that arrive later than out_of_orderness allows find
 # their window fired).
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/study_stall_law.conf"
 

@@ -13,7 +13,7 @@
 # partitions and the records that arrive later than out_of_orderness
 # allows (1 %) find their window fired; per split the silent partition
 # holds the watermark so far back that almost none is late.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/study_stall_law.conf"
 

@@ -15,7 +15,7 @@
 # +0.002 at most; overlaps shorter than stall_threshold are lost: less),
 # round up to 0.03. --sim and a fixed seed make the figures the same on
 # every run; the tolerance says what another seed could give.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/study_stall_law.conf"
 

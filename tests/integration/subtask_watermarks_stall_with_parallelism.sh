@@ -7,7 +7,7 @@
 # holds every window for many minutes. With watermark_at = split the
 # sparse partition holds them at both parallelisms. Window contents (and
 # so the late counts, none here) are the same in all four runs.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/parallelism_subtask_watermarks.conf"
 grep -q '^parallelism = 2$' "$conf" || fail "the example's parallelism line moved"

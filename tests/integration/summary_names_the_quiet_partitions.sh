@@ -5,7 +5,7 @@
 # each way) and the watermark never stalls for long; without one they are
 # never idle and their watermark, the subtasks' and the windows' stall for
 # the whole 8 hours. The other 13 partitions are untouched.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # partition_field JSON PARTITION FIELD -- FIELD of PARTITION in the
 # summary's partitions array.

@@ -4,7 +4,7 @@
 # (README, "Sweeps"): they used to share DIR and fail (exit 66 and 74).
 # --sim runs in parallel, real runs one after another; every row exits 0,
 # and each directory holds its own run's complete checkpoints.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 dir="$scratch/sweep.chk"
 checkpoint_job job "$dir"

@@ -4,7 +4,7 @@
 # further the shorter it is; a sweep over parallelism runs every value; the
 # table is the same on every run; bad keys and values are refused before
 # anything runs, naming the option or the combination.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/quiet_partitions_no_idleness.conf"
 

@@ -2,7 +2,7 @@
 # examples/skew_bursts_gaps.conf runs, accounts for every record, and reads
 # exactly the records its skews, bursts and silences give; a bad burst is a
 # configuration error pointing at what is wrong.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 expect_status 0 "$WMRUN" --sim --summary "$scratch/s.json" "$EXAMPLES/skew_bursts_gaps.conf"
 expect_line '"all_records_accounted":true' "$scratch/s.json"

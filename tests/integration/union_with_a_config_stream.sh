@@ -4,7 +4,7 @@
 # stream's idle timeout the windows fire seconds after their end; without
 # it they wait for the next update, up to 15 minutes. Either way every
 # record lands in the same window and none is late.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 conf="$EXAMPLES/union_config_stream.conf"
 grep -q '^idle_timeout = 1 min' "$conf" || fail "the example lost its config idle timeout"

@@ -9,7 +9,7 @@
 # committer's blob (the exactly-once sink's), found at the resume or at
 # the restart after a subtask's: it used to fail the job with 74. Beside
 # four busy loops on the two cores.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 command -v python3 >/dev/null || { echo "SKIP: no python3 to forge a checkpoint"; exit 77; }
 busy_loops 4

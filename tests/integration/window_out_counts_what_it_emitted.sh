@@ -3,7 +3,7 @@
 # window operator): its results, and the late records it sent to the side
 # output. It used to read 0, the records it sent on edges, while hundreds
 # of results were written.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # json_field JSON FIELD -- a top-level number of the summary.
 json_field() {

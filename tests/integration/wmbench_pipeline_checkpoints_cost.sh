@@ -6,7 +6,7 @@
 # went into is removed. Tiny sizes and an interval of a millisecond, so
 # that a run of a tenth of a second still completes some: this checks
 # that the comparison works, never how much checkpoints cost.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 mkdir "$scratch/tmp"
 expect_status 0 env TMPDIR="$scratch/tmp" timeout 300 "$WMBENCH" pipeline \

@@ -7,8 +7,8 @@
 # wrong one. Tiny sizes: this checks that the comparison works, never how
 # fast anything is. The first run builds the peer (Maven, into the build
 # tree), later ones reuse it.
-. "$srcdir/tests/integration/lib.sh"
-. "$srcdir/tests/integration/flink_lib.sh"
+. "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/flink_lib.sh"
 flink_require
 
 # Where wmbench builds the peer (Makefile.am: WM_FLINK_PEER_BUILDDIR).

@@ -4,7 +4,7 @@
 # result line with positive values; with --keys it also reads and replays
 # its traces keyed by longs and by strings, and removes them. Tiny sizes:
 # this checks that the benchmark works, never how fast anything is.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 expect_status 0 timeout 120 "$WMBENCH" pipeline --records 8000 --reps 1
 

@@ -2,7 +2,7 @@
 # wmconform can fail: a changed expectation, a malformed or oversized
 # trace, a missing file, an empty directory and a bad option each give the
 # documented message, naming what is wrong, and exit status.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 # One expected watermark changed: FAIL naming the input line, exit 1.
 src="$TRACES/valve/testMultipleInputIncreasingWatermarks.valve"

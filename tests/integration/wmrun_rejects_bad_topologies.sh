@@ -1,7 +1,7 @@
 #!/bin/sh
 # Bad input gets a clear error naming file, line and column, and the
 # sysexits code for it.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 printf '[source s]\nidle_timout = 30 s\n' >"$scratch/typo.conf"
 expect_status 78 "$WMRUN" --check "$scratch/typo.conf"

@@ -2,7 +2,7 @@
 # A worker that dies while a Ctrl-C stop drains is named, with its pid and
 # signal, and the job's exit status says it failed (1), not that it was
 # stopped (130). The job used to exit 130 with only "stopped by signal 2".
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 flood_job "$scratch/results.csv" >"$scratch/flood.conf"
 

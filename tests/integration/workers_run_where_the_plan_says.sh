@@ -4,7 +4,7 @@
 # machine again in each child; and the way workers wait follows the CPUs
 # the job may use (taskset, cgroups), not the CPUs the machine has: under
 # a one-CPU mask a two-subtask job yields instead of spinning.
-. "$srcdir/tests/integration/lib.sh"
+. "$srcdir/tests/lib/lib.sh"
 
 cat >"$scratch/job.conf" <<CONF
 [job]

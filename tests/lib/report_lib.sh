@@ -47,7 +47,7 @@ report_open() {
 		cat "$scratch/browser.err" >&2
 		fail "chromium could not dump the DOM of $page"
 	}
-	python3 "$srcdir/tests/integration/report_page.py" png "$page.png" \
+	python3 "$srcdir/tests/tools/report_page.py" png "$page.png" \
 		1200 2400 || fail "the screenshot of $page is not the page"
 }
 
@@ -56,7 +56,7 @@ report_open() {
 report_expect() {
 	page=$1
 	shift
-	python3 "$srcdir/tests/integration/report_page.py" dom "$page.dom" \
+	python3 "$srcdir/tests/tools/report_page.py" dom "$page.dom" \
 		"$@" || fail "the DOM of $page lacks what it should show"
 }
 

@@ -13,12 +13,12 @@
 # works on topics of its own, named by kafka_topic, and changes nothing
 # else of the broker's.
 #
-# kafka_tool (tests/integration/kafka_tool.c) creates topics, adds
+# kafka_tool (tests/tools/kafka_tool.c) creates topics, adds
 # partitions, produces records to chosen partitions with chosen
 # timestamps and reads end offsets; kafka_read reads a topic back with
 # kcat, a client that is neither wmrun nor ours.
 
-: "${KAFKA_TOOL:=./tests/integration/kafka_tool}"
+: "${KAFKA_TOOL:=./tests/tools/kafka_tool}"
 
 kafka_require() {
 	require_real "the real Kafka broker" "default-jdk-headless maven kcat" \

@@ -1,7 +1,7 @@
 /*
  * kafka_tool.c
  *	A real Kafka broker from the command line, through librdkafka, for
- *	the tests of the Kafka source (tests/integration/kafka_lib.sh):
+ *	the tests of the Kafka source (tests/lib/kafka_lib.sh):
  *
  *	kafka_tool create-topic BOOTSTRAP TOPIC PARTITIONS
  *		create TOPIC (replication factor 1) and wait until the
