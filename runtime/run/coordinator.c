@@ -762,20 +762,17 @@ wm_coordinator_recover_outputs(struct wm_coordinator *c, char *err,
 
 	if (c == NULL || c->commit == NULL)
 		return 0;
-	/* A committer's blob the recovery refused (before touching a file)
-	 * is no transient fault, as a subtask's snapshot that could not be
-	 * restored: the checkpoint before it, or none left (-EBADMSG). */
+	/* A committer's blob the recovery refused, or one the files
+	 * contradict, is no transient fault, as a subtask's snapshot that
+	 * could not be restored: the checkpoint before it, or none left
+	 * (-EBADMSG; part_commit.h says why the older recovery is sound). */
 	while ((r = recover_to_restore(c, err, errlen)) == -EBADMSG &&
 	       c->restore_id != 0) {
 		uint64_t failed = c->restore_id;
 		char why[512];
 		size_t len;
 
-		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen,
-			 "the file committer could not restore checkpoint "
-			 "%" PRIu64 " in \"%s\": %s",
-			 failed, c->topo->job.checkpoint_dir, why);
+		wm_exactly_once_unrestorable(err, errlen, c->topo, failed);
 		wm_coordinator_restore_failed(c, failed);
 		if ((r = choose_restore(c, why, sizeof(why))) != 0) {
 			snprintf(err, errlen, "%s", why);

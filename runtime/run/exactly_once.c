@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/assert.h"
+#include "base/countof.h"
 #include "base/log.h"
 #include "runtime/run/exactly_once.h"
 
@@ -197,6 +199,19 @@ wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 }
 
 void
+wm_exactly_once_unrestorable(char *err, size_t errlen,
+			     const struct wm_topology *t, uint64_t id)
+{
+	char why[512];
+
+	snprintf(why, sizeof(why), "%s", err);
+	snprintf(err, errlen,
+		 "the file committer could not restore checkpoint %" PRIu64
+		 " in \"%s\": %s",
+		 id, t->job.checkpoint_dir, why);
+}
+
+void
 wm_window_parts_init(struct wm_window_parts *p, const struct wm_topology *t,
 		     const struct wm_plan_subtask *sub, uint64_t run)
 {
@@ -216,8 +231,10 @@ wm_window_parts_add(struct wm_window_parts *p, struct wm_sink **slot,
 			? output_of[late ? p->t->n_stages + stage : stage]
 			: -1;
 
-	if (output < 0 || p->n == sizeof(p->v) / sizeof(p->v[0]))
+	if (output < 0)
 		return;
+	/* A window's sinks and its late output: never more. */
+	WM_ASSERT(p->n < N_ELEMS(p->v));
 	p->v[p->n++] = (struct wm_window_part){.slot = slot,
 					       .stage = stage,
 					       .late = late,

@@ -64,6 +64,12 @@ int wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 				 uint64_t after, uint64_t up_to, char *err,
 				 size_t errlen);
 
+/* err, the reason the committer's recovery refused checkpoint `id`
+ * (wm_part_commit_recover()'s -EBADMSG), made the message that names the
+ * checkpoint, as both drivers give it. */
+void wm_exactly_once_unrestorable(char *err, size_t errlen,
+				  const struct wm_topology *t, uint64_t id);
+
 /*
  * The parts one window subtask writes its file outputs into, one an epoch
  * (part_commit.h), for a real run's worker and --sim's task alike: each

@@ -1277,16 +1277,10 @@ recover_outputs(struct sim *sim, uint64_t chk, char *err, size_t errlen)
 		r = wm_part_commit_recover(sim->commit, chk, blob, len, err,
 					   errlen);
 	free(blob);
-	/* A committer's blob refused before any file was touched: the
-	 * checkpoint cannot be restored (restore()). */
+	/* A committer's blob the recovery refused, or one the files
+	 * contradict: the checkpoint cannot be restored (restore()). */
 	if (r == -EBADMSG && chk != 0) {
-		char why[512];
-
-		snprintf(why, sizeof(why), "%s", err);
-		snprintf(err, errlen,
-			 "the file committer could not restore checkpoint "
-			 "%" PRIu64 " in \"%s\": %s",
-			 chk, sim->topo->job.checkpoint_dir, why);
+		wm_exactly_once_unrestorable(err, errlen, sim->topo, chk);
 		return r;
 	}
 	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++)

@@ -51,11 +51,18 @@ forge() {
 	reseal_checkpoint "$ckpt/chk-$1"
 }
 
-expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
+# fresh_checkpoints -- the job run to its end afresh, its two retained
+# checkpoints in $older and $newer.
+fresh_checkpoints() {
+	rm -rf "$ckpt"
+	expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
+	set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
+	[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
+	older=$1 newer=$2
+}
+
+fresh_checkpoints
 cp "$scratch/out.csv" "$scratch/want.csv"
-set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
-[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
-older=$1 newer=$2
 
 # The newest cannot be restored: the one before it is, and the job ends.
 forge "$newer"
@@ -66,11 +73,7 @@ expect_line "^wmrun: notice: subtask \"counts/0\" could not restore checkpoint $
 expect_line '^wmrun: job "unrestorable" finished after ' "$scratch/err"
 
 # Neither can: the job fails, naming the last one tried.
-rm -rf "$ckpt"
-expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
-set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
-[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
-older=$1 newer=$2
+fresh_checkpoints
 forge "$older"
 forge "$newer"
 expect_status 65 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
@@ -83,11 +86,7 @@ expect_line '^wmrun: job "unrestorable" failed after ' "$scratch/err"
 # fault-free run's results (when each fired, in processing time and by
 # which watermark, and so in which part and order it was written, are the
 # real run's to vary).
-rm -rf "$ckpt"
-expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
-set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
-[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
-older=$1 newer=$2
+fresh_checkpoints
 forge "$newer" committer
 expect_status 0 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
 expect_line "^wmrun: notice: the file committer could not restore checkpoint $newer in \"$ckpt\": the file committer's blob is unreadable: .*; restoring checkpoint $older instead\$" "$scratch/err"
@@ -100,11 +99,7 @@ cmp -s "$scratch/got.results" "$scratch/want.results" ||
 # The newest's window blob and the older one's committer blob: the
 # restart after the window's failure falls back to the older one, whose
 # committer blob fails it (65), naming it.
-rm -rf "$ckpt"
-expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
-set -- $(cd "$ckpt" && ls -d chk-* | sed 's/^chk-//' | sort -n)
-[ $# -eq 2 ] || fail "not two checkpoints kept: $*"
-older=$1 newer=$2
+fresh_checkpoints
 forge "$newer"
 forge "$older" committer
 expect_status 65 timeout 120 "$WMRUN" --live=never --resume "$ckpt" "$scratch/job.conf"
