@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/checkpoint/checkpoint_cycle.h"
 #include "runtime/engine/progress.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/observe/alerts.h"
@@ -155,6 +156,22 @@ struct wm_checkpoint_summary {
 	uint32_t restarts;
 	struct wm_restart_note notes[WM_RESTART_NOTES];
 };
+/* The counts of a job's checkpoints (checkpoint_cycle.h) into its
+ * summary; the restart's fields are the driver's. */
+static inline void
+wm_checkpoint_summary_take(struct wm_checkpoint_summary *s,
+			   const struct wm_checkpoint_tally *t)
+{
+	s->completed = t->completed;
+	s->last_id = t->last_id;
+	s->bytes_total = t->bytes_total;
+	s->last_bytes = t->last_bytes;
+	s->duration_max_ns = t->duration_max_ns;
+	s->duration_total_ns = t->duration_total_ns;
+	s->alignment_max_ns = t->alignment_max_ns;
+	s->timed_out = t->timed_out;
+	s->failed = t->failed;
+}
 
 struct wm_job_report {
 	bool sim;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "base/time.h"
+#include "lib/hash.h"
 #include "runtime/restart/restart_strategy.h"
 
 const char *
@@ -197,4 +198,12 @@ wm_restart_strategy_failure(struct wm_restart_strategy *s, int64_t now_ns,
 	d->restart = s->conf.kind == WM_RESTART_FIXED_DELAY &&
 		     s->attempt <= s->conf.attempts;
 	d->delay_ns = d->restart ? wm_ms_to_ns(s->conf.delay_ms) : 0;
+}
+
+uint64_t
+wm_restart_draw(void *draws)
+{
+	struct wm_restart_draws *d = draws;
+
+	return wm_hash_mix64(wm_hash_fibonacci(++d->n) ^ d->seed);
 }

@@ -110,6 +110,17 @@ int wm_restart_config_check(const struct wm_restart_config *c, char *why,
  */
 typedef uint64_t (*wm_restart_random_fn)(void *ctx);
 
+/* A job's stream of jitter words, the same in a real run and --sim and on
+ * every run of the job: its seed and the words drawn so far. */
+struct wm_restart_draws {
+	uint64_t seed;
+	uint64_t n;
+};
+
+/* The next word of `draws` (a struct wm_restart_draws): a counter through
+ * the finaliser, from the seed (lib/hash.h). */
+uint64_t wm_restart_draw(void *draws);
+
 /* A job's strategy and what it remembers of its failures. Fields are the
  * module's; read them through the decision. */
 struct wm_restart_strategy {

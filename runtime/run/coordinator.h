@@ -70,15 +70,6 @@ int wm_coordinator_new(struct wm_coordinator **c,
 		       struct wm_keys *keys, char *err, size_t errlen);
 void wm_coordinator_free(struct wm_coordinator *c);
 
-/* The blobs of each checkpoint of a job of `plan` (its store's subtasks):
- * one a subtask, then the exactly-once committer's with `commit`, then the
- * dictionary's with `keys`. */
-static inline uint32_t
-wm_coordinator_blobs(const struct wm_plan *plan, bool commit, bool keys)
-{
-	return plan->n_subtasks + commit + keys;
-}
-
 /* The latest complete checkpoint, to restore from when the workers start
  * (again): 0 for none (from the beginning). */
 uint64_t wm_coordinator_restore_id(const struct wm_coordinator *c);

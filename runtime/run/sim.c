@@ -14,15 +14,15 @@
 
 #include "base/clock.h"
 #include "runtime/chart/recorder.h"
+#include "runtime/checkpoint/checkpoint_cycle.h"
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/checkpoint/dir_lock.h"
 #include "runtime/checkpoint/part_commit.h"
 #include "lib/units.h"
 #include "runtime/observe/alerts.h"
 #include "runtime/plan/plan.h"
-#include "lib/hash.h"
 #include "runtime/restart/restart_strategy.h"
-#include "runtime/run/exactly_once.h"
+#include "runtime/checkpoint/exactly_once.h"
 #include "runtime/run/sim.h"
 #include "base/log.h"
 #include "runtime/io/sink.h"
@@ -105,17 +105,10 @@ struct sim {
 	struct wm_recorder *rec;
 	struct wm_snapshot *rec_snap;
 	int64_t rec_changed_at_ns;
-	/* Checkpoints ([job] checkpoint_interval; store NULL: none): the
-	 * next trigger's time, the checkpoint being taken (0: none) and the
-	 * acknowledgements it still waits for, the figures so far. */
-	struct wm_checkpoint_store *store;
+	/* Checkpoints ([job] checkpoint_interval; NULL: none), their life
+	 * as a real run's (checkpoint_cycle.h) on --sim's clock. */
+	struct wm_checkpoint_cycle *cycle;
 	int lock_fd; /* the directory's lock (dir_lock.h); -1: none */
-	int64_t next_checkpoint_ns;
-	uint64_t next_checkpoint_id;
-	uint64_t pending;
-	uint32_t unacknowledged;
-	int64_t pending_since_ns;
-	uint64_t first_checkpoint_id; /* this run's first */
 	/* [job] fail_at (INT64_MAX: none, or done), and after the crash
 	 * the window watermarks of the crash to catch up with (by plan id;
 	 * NULL: caught up, or none). */
@@ -126,10 +119,11 @@ struct sim {
 	 * the restore (INT64_MAX: the job is not down) and the counts at
 	 * the crash. gave_up: the strategy failed the job at the crash. */
 	struct wm_restart_strategy restart;
-	uint64_t restart_draws;
+	struct wm_restart_draws restart_draws;
 	int64_t restore_ns;
 	uint64_t read_at_crash, results_at_crash;
 	bool gave_up;
+	/* The restart's figures; the checkpoints' counts are the cycle's. */
 	struct wm_checkpoint_summary checkpoints;
 };
 
@@ -170,7 +164,7 @@ sim_failed(struct sim *sim, int error, const char *why)
 }
 
 static void
-output_failed(struct sim *sim, const struct wm_sink *sink)
+sim_output_failed(struct sim *sim, const struct wm_sink *sink)
 {
 	char why[4400];
 
@@ -200,7 +194,7 @@ sim_result(struct wm_task_out *out, const struct wm_window_result *r,
 	for (struct wm_sink **s = st->sinks; s && *s && !st->sim->error; s++)
 		if (wm_sink_result(*s, r, watermark, fire_time_ms,
 				   st->sub->index) != 0)
-			output_failed(st->sim, *s);
+			sim_output_failed(st->sim, *s);
 }
 
 static void
@@ -210,7 +204,7 @@ sim_late(struct wm_task_out *out, const struct wm_record *r)
 
 	if (st->late != NULL && !st->sim->error &&
 	    wm_sink_late(st->late, r) != 0)
-		output_failed(st->sim, st->late);
+		sim_output_failed(st->sim, st->late);
 }
 
 /* An output file that cannot be opened is an output error (exit 74), as
@@ -242,30 +236,22 @@ seal_window_parts(struct sim_task *st, uint64_t next, char *err, size_t errlen)
 				    errlen);
 }
 
-/* The committer's blob of checkpoint `id` into the store, as subtask
- * n_tasks (part_commit.h says why). */
-static int
-put_commit_blob(struct sim *sim, uint64_t id, char *err, size_t errlen)
+/* Checkpoint `id` of the cycle failed at --sim's instant (err says why):
+ * a warning, as a real run's supervisor gives, and the job goes on; parts
+ * of a complete checkpoint that could not all go into their files fail
+ * it (-ECANCELED). */
+static void
+checkpoint_failed(struct sim *sim, int r, const char *why)
 {
-	void *blob;
-	size_t len;
-	int r;
-
-	if (sim->commit == NULL)
-		return 0;
-	if (wm_part_commit_prepare(sim->commit, id, &blob, &len) != 0) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	r = wm_checkpoint_store_put(sim->store, sim->n_tasks, blob, len, err,
-				    errlen);
-	free(blob);
-	return r;
+	if (r == -ECANCELED)
+		sim_failed(sim, -EIO, why);
+	else
+		wm_log("wmrun: warning: %s", why);
 }
 
 /* A subtask's snapshot for the checkpoint being taken, into the store at
- * once (durable when put returns); the checkpoint commits with the last
- * one. A store that fails stops the job, as an output that fails does. */
+ * once (durable when put returns); with the last one the checkpoint is
+ * completed in the same instant. */
 static void
 sim_snapshot(struct wm_task_out *out, int64_t id, const void *bytes, size_t len)
 {
@@ -273,42 +259,31 @@ sim_snapshot(struct wm_task_out *out, int64_t id, const void *bytes, size_t len)
 	struct sim *sim = st->sim;
 	struct wm_checkpoint_figures fig;
 	char why[512];
+	int r;
 
-	if (sim->error != 0 || sim->pending == 0 ||
-	    (uint64_t)id != sim->pending)
+	if (sim->error != 0 ||
+	    (uint64_t)id != wm_checkpoint_cycle_pending(sim->cycle))
 		return;
 	/* Its parts sealed with its snapshot: what it wrote before the
 	 * barrier is in them, what comes after goes to the next. */
-	if (seal_window_parts(st, (uint64_t)id + 1, why, sizeof(why)) != 0 ||
-	    wm_checkpoint_store_put(sim->store, st->sub - sim->plan->subtasks,
-				    bytes, len, why, sizeof(why)) != 0) {
+	if (seal_window_parts(st, (uint64_t)id + 1, why, sizeof(why)) != 0) {
 		sim_failed(sim, -EIO, why);
 		return;
 	}
-	if (--sim->unacknowledged > 0)
-		return;
-	/* The committer's blob is the last subtask's (part_commit.h); the
-	 * parts are committed only once the manifest is durable. */
-	if (put_commit_blob(sim, (uint64_t)id, why, sizeof(why)) != 0 ||
-	    wm_checkpoint_store_commit(sim->store, &fig, why, sizeof(why)) !=
-		    0 ||
-	    (sim->commit != NULL &&
-	     wm_part_commit_commit(sim->commit, (uint64_t)id, why,
-				   sizeof(why)) != 0)) {
-		sim_failed(sim, -EIO, why);
-		return;
+	r = wm_checkpoint_cycle_put(sim->cycle, (uint64_t)id,
+				    st->sub - sim->plan->subtasks, bytes, len,
+				    why, sizeof(why));
+	if (r == 1) {
+		r = wm_checkpoint_cycle_complete_durably(sim->cycle, &fig, why,
+							 sizeof(why));
+		/* On processing time: --sim's transport has no delay, so a
+		 * checkpoint takes as long as its barriers were held back. */
+		r = wm_checkpoint_cycle_completed(sim->cycle, r, why, &fig,
+						  sim->now_ns, why,
+						  sizeof(why));
 	}
-	sim->pending = 0;
-	sim->checkpoints.completed++;
-	sim->checkpoints.last_id = fig.id;
-	sim->checkpoints.bytes_total += fig.blob_bytes;
-	sim->checkpoints.last_bytes = fig.blob_bytes;
-	/* On processing time: --sim's transport has no delay, so a
-	 * checkpoint takes as long as its barriers were held back. */
-	if (sim->now_ns - sim->pending_since_ns >
-	    sim->checkpoints.duration_max_ns)
-		sim->checkpoints.duration_max_ns =
-			sim->now_ns - sim->pending_since_ns;
+	if (r < 0)
+		checkpoint_failed(sim, r, why);
 }
 
 /* Tasks exist for every subtask of the plan (every stage but sinks, which
@@ -424,8 +399,12 @@ wire(struct sim *sim, char *err, size_t errlen)
 					    st->sub->stage, true,
 					    sim->output_of);
 		}
-		r = wm_window_parts_open(&st->parts, sim->first_checkpoint_id,
-					 sim->traces, NULL, err, errlen);
+		r = wm_window_parts_open(
+			&st->parts,
+			sim->cycle != NULL
+				? wm_checkpoint_cycle_first_epoch(sim->cycle)
+				: 0,
+			sim->traces, NULL, err, errlen);
 		if (r != 0)
 			return output_error(r);
 	}
@@ -712,13 +691,13 @@ sim_recording_failed(struct sim_task *st)
 
 	if (rec == NULL || !wm_sink_failed(rec))
 		return false;
-	output_failed(st->sim, rec);
+	sim_output_failed(st->sim, rec);
 	return true;
 }
 
 /* Run source `st` at instant t (rule 2) and work out when it is next due. */
 static void
-run_source(struct sim_task *st, int64_t t)
+sim_run_source(struct sim_task *st, int64_t t)
 {
 	uint64_t before = wm_task_counters(st->task)->records_in;
 	int64_t next;
@@ -824,11 +803,11 @@ settle_instant(struct sim *sim, char *err, size_t errlen)
 static int trigger_checkpoint(struct sim *sim, int64_t t, char *err,
 			      size_t errlen);
 static int crash(struct sim *sim, char *err, size_t errlen);
-static int restore(struct sim *sim, char *err, size_t errlen);
+static int sim_restore(struct sim *sim, char *err, size_t errlen);
 static int time_out_checkpoint(struct sim *sim, int64_t t, char *err,
 			       size_t errlen);
 static int64_t checkpoint_deadline(const struct sim *sim);
-static void watch_catch_up(struct sim *sim);
+static void sim_watch_catch_up(struct sim *sim);
 
 /* The next instant: the earliest event of a source, a checkpoint or the
  * crash; while the job is down, the restore alone. INT64_MAX: none. */
@@ -850,8 +829,9 @@ next_instant(const struct sim *sim)
 	 * (refused by run()): nothing else is due either. */
 	if (t == INT64_MAX)
 		return t;
-	if (sim->store != NULL && sim->next_checkpoint_ns < t)
-		t = sim->next_checkpoint_ns;
+	if (sim->cycle != NULL &&
+	    wm_checkpoint_cycle_next_trigger(sim->cycle) < t)
+		t = wm_checkpoint_cycle_next_trigger(sim->cycle);
 	if (checkpoint_deadline(sim) < t)
 		t = checkpoint_deadline(sim);
 	return sim->fail_ns < t ? sim->fail_ns : t;
@@ -937,7 +917,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		if (sim->restore_ns > t && sim->restore_ns != INT64_MAX)
 			continue; /* down: nothing ran at t */
 		if (sim->restore_ns <= t &&
-		    (r = restore(sim, err, errlen)) != 0)
+		    (r = sim_restore(sim, err, errlen)) != 0)
 			return r;
 		/* Rule 8: a checkpoint past its timeout is aborted at its
 		 * deadline, before the next one may start; a checkpoint due
@@ -945,7 +925,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		if (checkpoint_deadline(sim) <= t &&
 		    (r = time_out_checkpoint(sim, t, err, errlen)) != 0)
 			return r;
-		if (sim->store != NULL && sim->next_checkpoint_ns <= t &&
+		if (sim->cycle != NULL &&
 		    (r = trigger_checkpoint(sim, t, err, errlen)) != 0)
 			return r;
 		r = replay_backlogs(sim, t, err, errlen);
@@ -963,7 +943,7 @@ run(struct sim *sim, char *err, size_t errlen)
 					wm_task_source_next_event(st->task, t);
 			if (st->next_due > t)
 				continue;
-			run_source(st, t);
+			sim_run_source(st, t);
 			reported = reported || st->aligned;
 		}
 		/* Those that ran before a report of t, or ran at t
@@ -978,7 +958,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		r = settle_instant(sim, err, errlen);
 		if (r != 0)
 			return r;
-		watch_catch_up(sim);
+		sim_watch_catch_up(sim);
 		sim->changed_at_ns = t;
 		sim->rec_changed_at_ns = t;
 	}
@@ -1017,71 +997,45 @@ sim_clock(void *ctx)
 	return ((const struct sim *)ctx)->now_ns;
 }
 
-/* The jitter's random words: a counter through the finaliser, from the
- * job's seed (lib/hash.h), so that a run is the same every time. */
-static uint64_t
-restart_random(void *ctx)
-{
-	struct sim *sim = ctx;
-
-	return wm_hash_mix64(wm_hash_fibonacci(++sim->restart_draws) ^
-			     sim->topo->job.seed);
-}
-
-/* The outputs made exactly-once by the checkpoints (exactly_once.h),
- * from a fresh start: parts left in the directory by an earlier run go. */
-static int
-commit_set_up(struct sim *sim, char *err, size_t errlen)
-{
-	int r = wm_exactly_once_set_up(&sim->commit, &sim->output_of, sim->topo,
-				       sim->stage_sinks, sim->late_sinks, err,
-				       errlen);
-
-	if (r == 0 && sim->commit != NULL)
-		r = wm_part_commit_recover(sim->commit, 0, NULL, 0, err,
-					   errlen);
-	return r != 0 ? output_error(r) : 0;
-}
-
-/* The store of [job] checkpoint_dir, its numbering after the checkpoints
- * already there, and each task's room to hold frames back (rule 8). */
+/* The checkpoints of [job] checkpoint_dir (checkpoint_cycle.h) on
+ * --sim's processing time, with the outputs they make exactly-once
+ * (exactly_once.h) recovered to where the run starts: parts left in the
+ * directory by an earlier run go. Then each task's room to hold frames
+ * back (rule 8). */
 static int
 checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
 {
 	const struct wm_job_conf *job = &sim->topo->job;
-	struct wm_checkpoint_store_config cfg = {
-		.dir = job->checkpoint_dir,
-		.fingerprint = wm_plan_fingerprint(sim->plan, sim->topo),
-		.subtasks = sim->n_tasks,
-		.retained = job->checkpoints_retained,
+	struct wm_checkpoint_cycle_config cfg = {
+		.topo = sim->topo,
+		.plan = sim->plan,
+		.every_ns = wm_ms_to_ns(job->checkpoint_interval_ms),
+		.timeout_ns = wm_ms_to_ns(job->checkpoint_timeout_ms),
+		.speed = 1.0,
 		.now_ns = sim_clock,
 		.ctx = sim,
 	};
-	struct wm_checkpoint_info info;
 	int r;
 
 	if (job->checkpoint_interval_ms == INT64_MAX)
 		return 0;
-	if ((r = commit_set_up(sim, err, errlen)) != 0)
+	r = wm_exactly_once_set_up(&sim->commit, &sim->output_of, sim->topo,
+				   sim->stage_sinks, sim->late_sinks, err,
+				   errlen);
+	if (r != 0)
+		return output_error(r);
+	cfg.commit = sim->commit;
+	r = wm_checkpoint_cycle_open(&sim->cycle, &cfg, err, errlen);
+	if (r != 0)
 		return r;
-	if (sim->commit != NULL)
-		cfg.subtasks++; /* the committer's blob (part_commit.h) */
-	r = wm_checkpoint_store_new(&sim->store, &cfg, err, errlen);
-	if (r == 0)
-		r = wm_checkpoint_store_latest_complete(sim->store, &info, err,
-							errlen);
-	/* A run starts afresh whatever the directory holds, another job's
-	 * checkpoints too (this job's with other outputs among them). */
-	if (r < 0 && r != -EXDEV)
-		return r;
-	/* Ids go on from those of earlier runs into the same directory, and
-	 * from whatever is named chk-N there: never an old one's name. */
-	sim->next_checkpoint_id = info.highest_id + 1;
-	sim->first_checkpoint_id = sim->next_checkpoint_id;
-	sim->next_checkpoint_ns = wm_ms_to_ns(job->checkpoint_interval_ms);
+	r = wm_checkpoint_cycle_recover_outputs(sim->cycle, err, errlen);
+	if (r != 0)
+		return output_error(r);
+	wm_checkpoint_cycle_arm(sim->cycle, 0);
 	sim->fail_ns = wm_ms_to_ns(job->fail_at_ms);
-	wm_restart_strategy_init(&sim->restart, &job->restart, restart_random,
-				 sim);
+	sim->restart_draws.seed = job->seed;
+	wm_restart_strategy_init(&sim->restart, &job->restart, wm_restart_draw,
+				 &sim->restart_draws);
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 		uint32_t n = wm_task_input_channels(st->task);
@@ -1095,44 +1049,47 @@ checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
 	return 0;
 }
 
+/* Whether a source finished: it takes no barrier any more. */
+static bool
+sim_source_finished(const struct sim *sim)
+{
+	for (uint32_t id = 0; id < sim->n_tasks; id++)
+		if (is_source(sim, &sim->tasks[id]) &&
+		    wm_task_finished(sim->tasks[id].task))
+			return true;
+	return false;
+}
+
 /*
- * Trigger the next checkpoint at `t` (rule 8): every source snapshots its
- * position and sends the barrier. One at a time, as Flink's default of
- * one concurrent checkpoint: a trigger due while one is still being
- * taken waits for the next interval. Once a source finished no checkpoint
- * is triggered any more (Flink before checkpoints after tasks finish).
+ * Trigger the next checkpoint at `t` if it is due (rule 8): every source
+ * snapshots its position and sends the barrier. One at a time, as
+ * Flink's default of one concurrent checkpoint: a trigger due while one
+ * is still being taken waits for the next interval. Once a source
+ * finished no checkpoint is triggered any more (Flink before checkpoints
+ * after tasks finish). A checkpoint the store cannot begin is counted
+ * failed, with a warning, and the job goes on, as a real run's.
  */
 static int
 trigger_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
 {
-	int64_t every = wm_ms_to_ns(sim->topo->job.checkpoint_interval_ms);
+	char why[512];
+	uint64_t id;
 	int r;
 
-	while (sim->next_checkpoint_ns <= t)
-		sim->next_checkpoint_ns =
-			sim->next_checkpoint_ns <= INT64_MAX - every
-				? sim->next_checkpoint_ns + every
-				: INT64_MAX;
-	if (sim->pending != 0)
+	if (!wm_checkpoint_cycle_due(sim->cycle, t) || sim_source_finished(sim))
 		return 0;
-	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		if (is_source(sim, &sim->tasks[id]) &&
-		    wm_task_finished(sim->tasks[id].task))
-			return 0;
-	r = wm_checkpoint_store_begin(sim->store, sim->next_checkpoint_id,
-				      t / 1000000, err, errlen);
-	if (r != 0)
-		return r;
-	sim->pending = sim->next_checkpoint_id++;
-	sim->pending_since_ns = t;
-	sim->unacknowledged = sim->n_tasks;
-	for (uint32_t id = 0; id < sim->n_tasks; id++) {
-		struct sim_task *st = &sim->tasks[id];
+	r = wm_checkpoint_cycle_begin(sim->cycle, t, t / 1000000, &id, why,
+				      sizeof(why));
+	if (r != 0) {
+		checkpoint_failed(sim, r, why);
+		return 0;
+	}
+	for (uint32_t k = 0; k < sim->n_tasks; k++) {
+		struct sim_task *st = &sim->tasks[k];
 
 		if (!is_source(sim, st))
 			continue;
-		r = wm_task_trigger_checkpoint(st->task, (int64_t)sim->pending,
-					       t);
+		r = wm_task_trigger_checkpoint(st->task, (int64_t)id, t);
 		if (r != 0) {
 			snprintf(err, errlen,
 				 "subtask %s/%u could not snapshot its "
@@ -1150,13 +1107,8 @@ trigger_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
 static int64_t
 checkpoint_deadline(const struct sim *sim)
 {
-	int64_t timeout = wm_ms_to_ns(sim->topo->job.checkpoint_timeout_ms);
-
-	if (sim->store == NULL || sim->pending == 0)
-		return INT64_MAX;
-	return sim->pending_since_ns <= INT64_MAX - timeout
-		       ? sim->pending_since_ns + timeout
-		       : INT64_MAX;
+	return sim->cycle != NULL ? wm_checkpoint_cycle_deadline(sim->cycle)
+				  : INT64_MAX;
 }
 
 /*
@@ -1171,15 +1123,14 @@ checkpoint_deadline(const struct sim *sim)
 static int
 time_out_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
 {
+	uint64_t id = wm_checkpoint_cycle_pending(sim->cycle);
+
 	(void)t;
-	if (wm_checkpoint_store_abort(sim->store, sim->pending, err, errlen) !=
-	    0)
+	if (wm_checkpoint_cycle_give_up(sim->cycle, WM_CHECKPOINT_TIMED_OUT,
+					err, errlen) != 0)
 		return -EIO;
-	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		wm_task_abort_checkpoint(sim->tasks[id].task,
-					 (int64_t)sim->pending);
-	sim->pending = 0;
-	sim->checkpoints.timed_out++;
+	for (uint32_t k = 0; k < sim->n_tasks; k++)
+		wm_task_abort_checkpoint(sim->tasks[k].task, (int64_t)id);
 	return 0;
 }
 
@@ -1203,15 +1154,15 @@ count_reads_and_results(const struct sim *sim, uint64_t *read,
 /* Subtask `id` as new, from its checkpoint `chk` (0: none, from the
  * start). Its metrics block starts again as at the job's start: the
  * counts come back with the snapshot, the timings begin anew. A snapshot
- * the task refused sets *unrestorable, err naming the subtask and why. */
+ * that could not be restored sets *unrestorable, err naming the subtask
+ * and why. */
 static int
 restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
 	     char *err, size_t errlen)
 {
 	const struct wm_topology *t = sim->topo;
 	struct sim_task *st = &sim->tasks[id];
-	void *bytes = NULL;
-	size_t len = 0;
+	char why[512];
 	int r = 0;
 
 	wm_task_free(st->task);
@@ -1230,21 +1181,13 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
 			 strerror(errno));
 		return -errno;
 	}
-	if (chk != 0 &&
-	    (r = wm_checkpoint_store_get(sim->store, chk, id, &bytes, &len, err,
-					 errlen)) == 0 &&
-	    (r = wm_task_restore(st->task, bytes, len)) != 0) {
+	if (chk != 0 && (r = wm_checkpoint_restore_task(
+				 wm_checkpoint_cycle_store(sim->cycle), chk, id,
+				 st->task, why, sizeof(why))) != 0) {
 		*unrestorable = true;
-		snprintf(
-			err, errlen,
-			"subtask \"%s/%u\" could not restore checkpoint "
-			"%" PRIu64 " in \"%s\": the snapshot is unreadable: %s",
-			t->stages[st->sub->stage].name, st->sub->index, chk,
-			t->job.checkpoint_dir,
-			wm_task_why(st->task)[0] != '\0' ? wm_task_why(st->task)
-							 : strerror(-r));
+		wm_checkpoint_unrestorable(err, errlen, t, sim->plan, id, chk,
+					   why);
 	}
-	free(bytes);
 	wm_task_restarted_at(st->task, sim->now_ns);
 	if (r == 0)
 		r = wm_task_align(st->task, sim->metrics, sim->stride);
@@ -1255,40 +1198,27 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
 
 /*
  * The exactly-once outputs after the crash (part_commit.h): every part
- * open is lost with its subtask, the files go back to what checkpoint
- * `chk` committed (0: none, their headers), every part goes, and the
- * restarted subtasks write parts anew, those after chk.
+ * open is lost with its subtask, the files go back to what the checkpoint
+ * to restore committed (none: their headers; a committer's blob that
+ * cannot be restored falls back to the one before it), every part goes,
+ * and the restarted subtasks write parts anew, those after it.
  */
 static int
-recover_outputs(struct sim *sim, uint64_t chk, char *err, size_t errlen)
+recover_outputs(struct sim *sim, char *err, size_t errlen)
 {
-	void *blob = NULL;
-	size_t len = 0;
-	int r = 0;
+	int r;
 
 	if (sim->commit == NULL)
 		return 0;
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		wm_window_parts_close(&sim->tasks[id].parts, true);
-	if (chk != 0)
-		r = wm_checkpoint_store_get(sim->store, chk, sim->n_tasks,
-					    &blob, &len, err, errlen);
-	if (r == 0)
-		r = wm_part_commit_recover(sim->commit, chk, blob, len, err,
-					   errlen);
-	free(blob);
-	/* A committer's blob the recovery refused, or one the files
-	 * contradict: the checkpoint cannot be restored (restore()). */
-	if (r == -EBADMSG && chk != 0) {
-		wm_exactly_once_unrestorable(err, errlen, sim->topo, chk);
-		return r;
-	}
+	r = wm_checkpoint_cycle_recover_outputs(sim->cycle, err, errlen);
 	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++)
-		r = wm_window_parts_open(&sim->tasks[id].parts,
-					 chk != 0 ? chk + 1
-						  : sim->first_checkpoint_id,
-					 sim->traces, NULL, err, errlen);
-	return r != 0 ? output_error(r) : 0;
+		r = wm_window_parts_open(
+			&sim->tasks[id].parts,
+			wm_checkpoint_cycle_first_epoch(sim->cycle),
+			sim->traces, NULL, err, errlen);
+	return r == 0 || r == -EBADMSG ? r : output_error(r);
 }
 
 /*
@@ -1321,11 +1251,10 @@ crash(struct sim *sim, char *err, size_t errlen)
 			w != NULL ? wm_window_watermark(w) : WM_TS_MIN;
 		sim->tasks[id].in.n = 0; /* frames in flight are lost */
 	}
-	if (sim->pending != 0 &&
-	    wm_checkpoint_store_abort(sim->store, sim->pending, err, errlen) !=
-		    0)
+	/* The restore is chosen now: nothing is taken while the job is
+	 * down. */
+	if (wm_checkpoint_cycle_workers_gone(sim->cycle, err, errlen) != 0)
 		return -EIO;
-	sim->pending = 0;
 	wm_restart_strategy_failure(&sim->restart, sim->now_ns, &d);
 	c->restart_ns = sim->now_ns;
 	c->strategy = wm_restart_kind_name(sim->restart.conf.kind);
@@ -1351,72 +1280,51 @@ crash(struct sim *sim, char *err, size_t errlen)
 
 /*
  * The restore after the crash (rule 9): every subtask starts again from
- * the latest complete checkpoint of this run (none: from the start).
- * Watermarks are not restored, as in Flink: every input starts at MIN and
- * ACTIVE, and idleness timers start again. The exactly-once outputs go
- * back to the checkpoint first (recover_outputs()). A checkpoint due
- * while the job was down is not taken: the next is the first of the
- * interval's grid at or after the restore. A checkpoint a subtask cannot
- * restore is no transient fault: as a real run's supervisor does, the
- * job falls back to the complete checkpoint of this run before it, and
- * fails (-EBADMSG, 65) naming it when there is none.
+ * the latest complete checkpoint of this run (none: from the start),
+ * chosen at the crash. Watermarks are not restored, as in Flink: every
+ * input starts at MIN and ACTIVE, and idleness timers start again. The
+ * exactly-once outputs go back to the checkpoint first
+ * (recover_outputs()). A checkpoint due while the job was down is not
+ * taken: the next is the first of the interval's grid at or after the
+ * restore. A checkpoint a subtask cannot restore is no transient fault:
+ * as a real run's supervisor does, the job falls back to the complete
+ * checkpoint of this run before it, and fails (-EBADMSG, 65) naming it
+ * when there is none.
  */
 static int
-restore(struct sim *sim, char *err, size_t errlen)
+sim_restore(struct sim *sim, char *err, size_t errlen)
 {
 	struct wm_checkpoint_summary *c = &sim->checkpoints;
-	uint64_t read, results, chk = 0;
-	struct wm_checkpoint_info info;
+	uint64_t read, results, chk;
 	bool unrestorable = false;
 	int r;
 
 	sim->restore_ns = INT64_MAX;
-	/* The latest complete one, if this run took it (one of an earlier
-	 * run into the same directory is no state of this one); a newer one
-	 * found damaged is skipped with a warning (checkpoint_store.h). */
-	r = wm_checkpoint_store_latest_complete(sim->store, &info, err, errlen);
-	if (r < 0 && r != -EXDEV) /* another job's: below this run's */
-		return r;
-	if (r == 1 && info.id >= sim->first_checkpoint_id)
-		chk = info.id;
-again:
-	r = recover_outputs(sim, chk, err, errlen);
-	if (r == -EBADMSG)
-		unrestorable = true;
-	else if (r != 0)
-		return r;
-	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++)
-		r = restart_task(sim, id, chk, &unrestorable, err, errlen);
-	if (r != 0 && unrestorable) {
-		char why[512];
-		size_t n = strlen(err);
-		uint64_t failed = chk;
-
-		unrestorable = false;
-		chk = 0;
-		r = wm_checkpoint_store_latest_complete_below(
-			sim->store, failed, &info, why, sizeof(why));
-		if (r == 1 && info.id >= sim->first_checkpoint_id)
-			chk = info.id;
-		if (chk == 0) {
-			snprintf(err + n, errlen - n,
-				 "; no complete checkpoint before it to fall "
-				 "back to");
-			return -EBADMSG;
+	do {
+		r = recover_outputs(sim, err, errlen);
+		if (r != 0)
+			return r;
+		chk = wm_checkpoint_cycle_restore_id(sim->cycle);
+		for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++)
+			r = restart_task(sim, id, chk, &unrestorable, err,
+					 errlen);
+		if (r != 0 && unrestorable) {
+			unrestorable = false;
+			r = wm_checkpoint_cycle_fall_back(sim->cycle, chk, err,
+							  errlen);
+			if (r != 0)
+				return r;
+			r = -EAGAIN;
 		}
-		wm_log("wmrun: notice: %s; restarting from checkpoint %" PRIu64,
-		       err, chk);
-		goto again;
-	}
+	} while (r == -EAGAIN);
 	if (r != 0)
 		return r;
-	sim->next_checkpoint_ns = wm_ns_schedule_at_or_after(
-		sim->next_checkpoint_ns, sim->topo->job.checkpoint_interval_ms,
-		sim->now_ns);
+	wm_checkpoint_cycle_skip_to(sim->cycle, sim->now_ns);
 	count_reads_and_results(sim, &read, &results);
 	c->restarted = true;
 	c->restored_from = chk;
-	c->restored_from_ns = chk != 0 ? info.trigger_time_ms * 1000000 : 0;
+	c->restored_from_ns =
+		wm_ms_to_ns(wm_checkpoint_cycle_restore_time_ms(sim->cycle));
 	c->records_replayed = sim->read_at_crash - read;
 	c->results_again = sim->results_at_crash - results;
 	c->held_ns = -1;
@@ -1426,7 +1334,7 @@ again:
 /* After an instant following the restore: whether every window subtask's
  * watermark is back where it was at the crash. */
 static void
-watch_catch_up(struct sim *sim)
+sim_watch_catch_up(struct sim *sim)
 {
 	if (sim->crash_watermarks == NULL)
 		return;
@@ -1446,7 +1354,7 @@ watch_catch_up(struct sim *sim)
 /* The traces (first, as a real run reads them: a bad one is reported once
  * and leaves no output behind), the tasks, alignment, the outputs. */
 static int
-set_up(struct sim *sim, char *err, size_t errlen)
+sim_set_up(struct sim *sim, char *err, size_t errlen)
 {
 	const struct wm_topology *topo = sim->topo;
 	int r = wm_replay_read_all(topo, &sim->traces, err, errlen);
@@ -1481,8 +1389,8 @@ set_up(struct sim *sim, char *err, size_t errlen)
  * output or of memory, `r` < 0), into rep. The status, now 128 + n for
  * a job stopped by signal n. */
 static int
-summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
-	  char *err, size_t errlen)
+sim_summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
+	      char *err, size_t errlen)
 {
 	int c;
 
@@ -1495,8 +1403,12 @@ summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
 			      sim->stride, sim->now_ns,
 			      wm_monotonic_ns() - start, true);
 	rep->failed = r < 0;
-	rep->checkpointing = sim->store != NULL;
+	rep->checkpointing = sim->cycle != NULL;
 	rep->checkpoints = sim->checkpoints;
+	if (sim->cycle != NULL)
+		wm_checkpoint_summary_take(
+			&rep->checkpoints,
+			wm_checkpoint_cycle_tally(sim->cycle));
 	if (c == 0 && sim->alerts != NULL) {
 		uint32_t n;
 		const struct wm_alert *list = wm_alerts_list(sim->alerts, &n);
@@ -1536,12 +1448,15 @@ end_outputs(struct sim *sim, int r, char *err, size_t errlen)
 		}
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		wm_window_parts_close(&sim->tasks[id].parts, true);
-	if (r >= 0 &&
-	    wm_part_commit_finish(sim->commit, why, sizeof(why)) != 0) {
+	/* Without a cycle (it could not open) nothing ran: only the parts
+	 * go. */
+	if (sim->cycle == NULL)
+		(void)wm_part_commit_discard(sim->commit, why, sizeof(why));
+	else if (wm_checkpoint_cycle_finish_outputs(sim->cycle, r >= 0, why,
+						    sizeof(why)) != 0 &&
+		 r >= 0) {
 		snprintf(err, errlen, "%s", why);
 		r = -EIO;
-	} else if (r < 0) {
-		wm_part_commit_discard(sim->commit, why, sizeof(why));
 	}
 	wm_part_commit_free(sim->commit);
 	sim->commit = NULL;
@@ -1552,7 +1467,7 @@ end_outputs(struct sim *sim, int r, char *err, size_t errlen)
  * results, a failure (< 0) only those it wrote. The status, -EIO if a
  * last write failed. */
 static int
-tear_down(struct sim *sim, int r, char *err, size_t errlen)
+sim_tear_down(struct sim *sim, int r, char *err, size_t errlen)
 {
 	const struct wm_topology *topo = sim->topo;
 	char why[512];
@@ -1585,10 +1500,10 @@ tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	wm_alerts_free(sim->alerts);
 	/* A checkpoint cut short by the job's end (a stop, a failure) is
 	 * removed; were that to fail, the next recovery skips it anyway. */
-	if (sim->pending != 0)
-		wm_checkpoint_store_abort(sim->store, sim->pending, why,
-					  sizeof(why));
-	wm_checkpoint_store_free(sim->store);
+	if (sim->cycle != NULL)
+		(void)wm_checkpoint_cycle_give_up(
+			sim->cycle, WM_CHECKPOINT_CUT_SHORT, why, sizeof(why));
+	wm_checkpoint_cycle_free(sim->cycle);
 	free(sim->crash_watermarks);
 	wm_plan_free(sim->plan);
 	free(sim->stage_sinks);
@@ -1638,7 +1553,7 @@ wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 	r = refuse_endless(topo, err, errlen);
 	if (r != 0)
 		return r;
-	r = set_up(&sim, err, errlen);
+	r = sim_set_up(&sim, err, errlen);
 	if (r == 0 && rec != NULL)
 		r = recorder_set_up(&sim, every_ns);
 	ran = r == 0;
@@ -1648,7 +1563,7 @@ wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 	if (r == 0)
 		r = run(&sim, err, errlen);
 	if (ran && (r == 0 || sim.error != 0))
-		r = summarize(&sim, r, start, rep, err, errlen);
+		r = sim_summarize(&sim, r, start, rep, err, errlen);
 	if (r == 0 && sim.gave_up) {
 		/* The restart strategy failed the job at the crash: a real
 		 * run's status for a failed worker, err already saying why. */
@@ -1657,7 +1572,7 @@ wm_sim_run_recorded(const struct wm_topology *topo, int64_t every_ns,
 	}
 	if (r == -ENOMEM && err[0] == '\0')
 		snprintf(err, errlen, "out of memory");
-	r = tear_down(&sim, r, err, errlen);
+	r = sim_tear_down(&sim, r, err, errlen);
 	if (r < 0 && rep->subtasks != NULL)
 		rep->failed = true; /* the last writes failed */
 	restore_signals(old);

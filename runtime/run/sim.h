@@ -89,8 +89,11 @@
  *     is processing time from trigger to commit, 0 unless alignment
  *     held frames past the instant. One not committed [job]
  *     checkpoint_timeout after its trigger is aborted then (counted timed
- *     out; every task aligning it lets go). Ids follow those already in
- *     the directory. Checkpoints change nothing of the output.
+ *     out; every task aligning it lets go); one the store fails is given
+ *     up with a warning (counted failed), and the job goes on. Ids follow
+ *     those already in the directory. Every rule of this one is a real
+ *     run's too (runtime/checkpoint/checkpoint_cycle.h, which both
+ *     drivers call). Checkpoints change nothing of the output.
  *  9. Restart ([job] fail_at). At fail_at, before anything else at that
  *     instant, every subtask crashes: its state and every queued frame
  *     are lost, a checkpoint being taken is aborted. The restart

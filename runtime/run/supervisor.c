@@ -69,10 +69,9 @@
 #include "base/log.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/placement.h"
-#include "lib/hash.h"
 #include "runtime/restart/restart_strategy.h"
 #include "runtime/run/coordinator.h"
-#include "runtime/run/exactly_once.h"
+#include "runtime/checkpoint/exactly_once.h"
 #include "runtime/run/observer.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/run/worker.h"
@@ -133,7 +132,7 @@ struct job {
 	/* [job] restart_strategy, and its jitter's draws (a stream of the
 	 * job's seed, as --sim's). */
 	struct wm_restart_strategy restart;
-	uint64_t restart_draws;
+	struct wm_restart_draws restart_draws;
 	/* The monotonic instant of the first attempt's forks: the restart
 	 * strategy's clock counts from it (strategy_now()). */
 	int64_t first_fork_ns;
@@ -760,17 +759,6 @@ strategy_now(const struct job *j)
 			   j->t->job.speed);
 }
 
-/* The jitter's random words: a counter through the finaliser, from the
- * job's seed (lib/hash.h), as --sim draws them. */
-static uint64_t
-restart_random(void *ctx)
-{
-	struct job *j = ctx;
-
-	return wm_hash_mix64(wm_hash_fibonacci(++j->restart_draws) ^
-			     j->t->job.seed);
-}
-
 /*
  * After an attempt: whether a worker could not restore the checkpoint it
  * started from (worker.c, restore()). That is no transient fault, and
@@ -785,19 +773,15 @@ note_unrestorable(struct job *j, const struct wm_shm *seg)
 	if (j->failure == 0 || j->restore_from == 0)
 		return;
 	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
-		char why[256], name[128];
+		char why[256];
 
 		if (wm_metrics_restore_failure(wm_shm_metrics(seg, id), why,
 					       sizeof(why)) != j->restore_from)
 			continue;
 		j->unrestorable = j->restore_from;
 		j->failure = EX_DATAERR;
-		snprintf(j->err, j->errlen,
-			 "subtask \"%s\" could not restore checkpoint %" PRIu64
-			 " in \"%s\": %s",
-			 wm_plan_subtask_name(j->plan, j->t, id, name,
-					      sizeof(name)),
-			 j->restore_from, j->t->job.checkpoint_dir, why);
+		wm_checkpoint_unrestorable(j->err, j->errlen, j->t, j->plan, id,
+					   j->restore_from, why);
 		wm_coordinator_restore_failed(j->coordinator, j->restore_from);
 		return;
 	}
@@ -1107,8 +1091,9 @@ set_up_checkpoints(struct job *j, struct resources *res)
 	if (r != 0)
 		return r == -EBADMSG ? EX_DATAERR
 				     : wm_exit_status(WM_EXIT_OUTPUT, r);
-	wm_restart_strategy_init(&j->restart, &t->job.restart, restart_random,
-				 j);
+	j->restart_draws.seed = t->job.seed;
+	wm_restart_strategy_init(&j->restart, &t->job.restart, wm_restart_draw,
+				 &j->restart_draws);
 	j->restore_from = wm_coordinator_restore_id(j->coordinator);
 	j->resumed_at_ns =
 		wm_ms_to_ns(wm_coordinator_restore_time_ms(j->coordinator));

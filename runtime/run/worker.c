@@ -43,6 +43,7 @@
 #include "ipc/gate.h"
 #include "ipc/shm.h"
 #include "base/clock.h"
+#include "runtime/checkpoint/checkpoint_cycle.h"
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "base/exit.h"
 #include "base/log.h"
@@ -51,8 +52,7 @@
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
 #include "runtime/plan/footprint.h"
-#include "runtime/run/coordinator.h"
-#include "runtime/run/exactly_once.h"
+#include "runtime/checkpoint/exactly_once.h"
 #include "runtime/run/worker.h"
 
 /* Frames taken from the inputs before looking at anything else. */
@@ -994,14 +994,12 @@ restore(struct worker *w)
 		.dir = a->topo->job.checkpoint_dir,
 		.fingerprint = wm_plan_fingerprint(a->plan, a->topo),
 		/* With the exactly-once committer's blob and the
-		 * dictionary's (coordinator.h). */
-		.subtasks = wm_coordinator_blobs(a->plan, a->output_of != NULL,
-						 a->keys != NULL),
+		 * dictionary's (checkpoint_cycle.h). */
+		.subtasks = wm_checkpoint_cycle_blobs(
+			a->plan, a->output_of != NULL, a->keys != NULL),
 		.retained = a->topo->job.checkpoints_retained,
 	};
 	struct wm_checkpoint_store *store;
-	void *bytes = NULL;
-	size_t len = 0;
 	char why[512];
 	int r;
 
@@ -1009,15 +1007,11 @@ restore(struct worker *w)
 		return 0;
 	r = wm_checkpoint_store_new(&store, &cfg, why, sizeof(why));
 	if (r == 0) {
-		r = wm_checkpoint_store_get(store, a->restore_from, a->subtask,
-					    &bytes, &len, why, sizeof(why));
+		r = wm_checkpoint_restore_task(store, a->restore_from,
+					       a->subtask, w->task, why,
+					       sizeof(why));
 		wm_checkpoint_store_free(store);
 	}
-	if (r == 0 && (r = wm_task_restore(w->task, bytes, len)) != 0)
-		snprintf(why, sizeof(why), "the snapshot is unreadable: %s",
-			 wm_task_why(w->task)[0] != '\0' ? wm_task_why(w->task)
-							 : strerror(-r));
-	free(bytes);
 	if (r != 0) {
 		/* For the supervisor, which falls back to the checkpoint
 		 * before this one rather than restore it again (R1). */

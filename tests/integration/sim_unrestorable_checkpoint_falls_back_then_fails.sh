@@ -87,9 +87,9 @@ run() {
 
 # The newest cannot be restored: the one before it is, and the job ends.
 run 0 3
-expect_line "^wmrun: notice: subtask \"counts/0\" could not restore checkpoint 3 in \"$ckpt\": the snapshot is unreadable: .*; restarting from checkpoint 2\$" "$scratch/err"
+expect_line "^wmrun: notice: subtask \"counts/0\" could not restore checkpoint 3 in \"$ckpt\": the snapshot is unreadable: .*; restoring checkpoint 2 instead\$" "$scratch/err"
 expect_line '^  every record accounted  yes$' "$scratch/err"
-[ "$(grep -c 'restarting from' "$scratch/err")" -eq 1 ] || { cat "$scratch/err" >&2; fail "not one fall back"; }
+[ "$(grep -c 'restoring checkpoint [0-9]* instead' "$scratch/err")" -eq 1 ] || { cat "$scratch/err" >&2; fail "not one fall back"; }
 
 # Neither can: the job fails, naming the last one tried.
 run 65 2 3
@@ -105,7 +105,7 @@ expect_status 0 "$WMRUN" --sim "$scratch/job.conf"
 cp "$scratch/out.csv" "$scratch/want.csv"
 sed -i 's/^checkpoints_retained = 2$/checkpoints_retained = 2\nfail_at = 35 s/' "$scratch/job.conf"
 BLOB=committer run 0 3
-expect_line "^wmrun: notice: the file committer could not restore checkpoint 3 in \"$ckpt\": the file committer's blob is unreadable: .*; restarting from checkpoint 2\$" "$scratch/err"
+expect_line "^wmrun: notice: the file committer could not restore checkpoint 3 in \"$ckpt\": the file committer's blob is unreadable: .*; restoring checkpoint 2 instead\$" "$scratch/err"
 expect_line '^  every record accounted  yes$' "$scratch/err"
 window_results "$scratch/out.csv" >"$scratch/got.results"
 window_results "$scratch/want.csv" >"$scratch/want.results"
@@ -123,7 +123,7 @@ seeds=${WM_MUTATION_SEEDS:-1:10}
 SEED=${seeds%%:*}
 while [ "$SEED" -le "${seeds##*:}" ]; do
 	run any
-	n=$(grep -c 'restarting from' "$scratch/err")
+	n=$(grep -c 'restoring checkpoint [0-9]* instead' "$scratch/err")
 	case $got:$n in
 	0:0 | 0:1) ;;
 	*) cat "$scratch/err" >&2; fail "seed $SEED ($what): exited $got after $n fall backs" ;;

@@ -17,7 +17,7 @@
 #include "base/assert.h"
 #include "base/countof.h"
 #include "base/log.h"
-#include "runtime/run/exactly_once.h"
+#include "runtime/checkpoint/exactly_once.h"
 
 /* The notice of an output that stays at-least-once. */
 static void
@@ -196,19 +196,6 @@ wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 			     up_to, err, errlen);
 	}
 	return r;
-}
-
-void
-wm_exactly_once_unrestorable(char *err, size_t errlen,
-			     const struct wm_topology *t, uint64_t id)
-{
-	char why[512];
-
-	snprintf(why, sizeof(why), "%s", err);
-	snprintf(err, errlen,
-		 "the file committer could not restore checkpoint %" PRIu64
-		 " in \"%s\": %s",
-		 id, t->job.checkpoint_dir, why);
 }
 
 void

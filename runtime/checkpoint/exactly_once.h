@@ -12,8 +12,8 @@
  * says so when the job starts; so does a source's recording
  * (--record-trace), written by the source as it reads.
  */
-#ifndef WM_RUNTIME_RUN_EXACTLY_ONCE_H
-#define WM_RUNTIME_RUN_EXACTLY_ONCE_H
+#ifndef WM_RUNTIME_CHECKPOINT_EXACTLY_ONCE_H
+#define WM_RUNTIME_CHECKPOINT_EXACTLY_ONCE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,12 +63,6 @@ int wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 				 const struct wm_plan_subtask *sub,
 				 uint64_t after, uint64_t up_to, char *err,
 				 size_t errlen);
-
-/* err, the reason the committer's recovery refused checkpoint `id`
- * (wm_part_commit_recover()'s -EBADMSG), made the message that names the
- * checkpoint, as both drivers give it. */
-void wm_exactly_once_unrestorable(char *err, size_t errlen,
-				  const struct wm_topology *t, uint64_t id);
 
 /*
  * The parts one window subtask writes its file outputs into, one an epoch
@@ -127,4 +121,4 @@ int wm_window_parts_seal(struct wm_window_parts *p, uint64_t next,
  * wm_sink_close() takes it); its slot is then NULL. */
 void wm_window_parts_close(struct wm_window_parts *p, bool discard);
 
-#endif /* WM_RUNTIME_RUN_EXACTLY_ONCE_H */
+#endif /* WM_RUNTIME_CHECKPOINT_EXACTLY_ONCE_H */
