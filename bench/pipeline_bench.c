@@ -31,22 +31,23 @@
  * 100 ms, its timeline written to /dev/null, its Prometheus endpoint on
  * and scraped every 100 ms by a process of wmbench's, ten times as often
  * as a usual scrape interval: bench/scraper.h), the two in alternating
- * order: metric=sampled_over_unsampled is the cost of being watched. Every record must be accounted for (read = generated = in a
- * window + late + dropped); a mismatch or a failed job exits 70.
+ * order: metric=sampled_over_unsampled is the cost of being watched.
+ * Every record must be accounted for (read = generated = in a window +
+ * late + dropped); a mismatch or a failed job exits 70.
  *
- * With --keys, what string keys cost: before any timing the benchmark
- * writes two replay traces of the same records (wm_pipeline_keys_write()), one keyed
- * by integers N, the other by the strings "user<N>", and each wmrun
- * variant also runs the job replaying each of them as fast as it can, in
- * alternating order. Those runs are timed from the start line to the end
- * (report.h's wall_ns), because the supervisor reads the trace, and
- * interns its strings, before it creates the segment: that reading is
- * timed on its own, each trace read as the supervisor reads it, once a
- * repetition (wm_pipeline_keys_read_rep(), ns per record). So the job figures differ
- * only by what a string key costs a record in flight (the hash edge's
- * branch) and a result (the lookup and the quoting in the sink), and the
- * reading figures by the interning; the routing differs too, as Flink's
- * does: "user<N>" is hashed as a Java String, N as a Long.
+ * With --keys, what string keys cost: before any timing the benchmark writes
+ * two replay traces of the same records (wm_pipeline_keys_write(),
+ * pipeline_keys.c), one keyed by integers N, the other by the strings
+ * "user<N>", and each wmrun variant also runs the job replaying each of them
+ * as fast as it can, in alternating order. Those runs are timed from the
+ * start line to the end (report.h's wall_ns), because the supervisor reads
+ * the trace, and interns its strings, before it creates the segment: that
+ * reading is timed on its own, each trace read as the supervisor reads it,
+ * once a repetition (wm_pipeline_keys_read_rep(), ns per record). So the job
+ * figures differ only by what a string key costs a record in flight (the
+ * hash edge's branch) and a result (the lookup and the quoting in the sink),
+ * and the reading figures by the interning; the routing differs too, as
+ * Flink's does: "user<N>" is hashed as a Java String, N as a Long.
  *
  * With --peer flink, what Flink does with the same records: the long-keyed
  * trace of --keys is written (for --peer alone, that one only) and, in
@@ -354,9 +355,9 @@ variant_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
 	return w.mrec_per_s < 0 ? w.status : rc;
 }
 
-/* Repetition r of variant v replaying each trace it has, in wm_pipeline_keys_nth()
- * order; each must fire the trace's `results` windows. 0 or an exit
- * status. */
+/* Repetition r of variant v replaying each trace it has, in
+ * wm_pipeline_keys_nth() order; each must fire the trace's `results`
+ * windows. 0 or an exit status. */
 static int
 keys_rep(struct variant *v, const struct pipeline_options *o, uint64_t r,
 	 uint64_t results)

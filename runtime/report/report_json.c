@@ -283,8 +283,8 @@ json_advice(FILE *f, const struct wm_topology *t,
 	wm_advice_free(&a);
 }
 
-/* The checkpoints and the restart, as print_checkpoints() says them;
- * held_ms -1: never caught up. */
+/* The checkpoints and the restart, as print_checkpoints() (report_print.c)
+ * says them; held_ms -1: never caught up. */
 static void
 json_checkpoints(FILE *f, const struct wm_job_report *rep)
 {
