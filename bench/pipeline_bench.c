@@ -202,19 +202,6 @@ pipeline_topology(uint64_t records, uint32_t p, const char *replay,
 	return t;
 }
 
-/* read == generated == windowed + late + dropped, or say what is off. */
-bool
-wm_pipeline_accounted(const char *what, uint64_t expected, uint64_t read,
-		      uint64_t windowed, uint64_t elsewhere)
-{
-	if (read == expected && windowed + elsewhere == read)
-		return true;
-	wm_log("wmbench: pipeline %s: %" PRIu64 " records generated, %" PRIu64
-	       " read, %" PRIu64 " in windows, %" PRIu64 " late or dropped",
-	       what, expected, read, windowed, elsewhere);
-	return false;
-}
-
 /* ------------------------------------------------------------------ */
 /* impl=wmrun: the job as processes */
 
