@@ -899,6 +899,8 @@ has_kafka(const struct wm_topology *t)
 	return false;
 }
 
+/* Job.java's opening: where it came from, how to build and run it, and
+ * its imports (Kafka's only for a job that reads Kafka). */
 static void
 emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 {
@@ -938,7 +940,27 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"TumblingEventTimeWindows;\n"
 		"import org.apache.flink.util.OutputTag;\n"
 		"%s"
-		"\n"
+		"\n",
+		comment_text(name, sizeof(name), job_name(t)),
+		comment_text(file, sizeof(file), source_file),
+		has_kafka(t) ? "import org.apache.flink.connector.kafka.source."
+			       "KafkaSource;\n"
+			       "import org.apache.flink.connector.kafka.source."
+			       "enumerator.initializer.OffsetsInitializer;\n"
+			     : "",
+		has_kafka(t) ? "import org.apache.kafka.clients.consumer."
+			       "OffsetResetStrategy;\n"
+			     : "");
+}
+
+/* The class's helpers (SPEED and the conversions of processing time and
+ * paths) and the start of main() up to the configuration, which
+ * wm_export_flink_job() then fills in. Apart from emit_header() so that
+ * each says one part of Job.java: the file's opening, then the class's. */
+static void
+emit_class_start(FILE *f, const struct wm_topology *t)
+{
+	fprintf(f,
 		"public final class Job {\n"
 		"    /** [job] speed: processing time runs this much faster "
 		"than the wall clock. */\n"
@@ -972,16 +994,6 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"        long start = System.currentTimeMillis();\n"
 		"        Configuration conf = new Configuration();\n"
 		"        PrometheusReporting.configure(conf);\n",
-		comment_text(name, sizeof(name), job_name(t)),
-		comment_text(file, sizeof(file), source_file),
-		has_kafka(t) ? "import org.apache.flink.connector.kafka.source."
-			       "KafkaSource;\n"
-			       "import org.apache.flink.connector.kafka.source."
-			       "enumerator.initializer.OffsetsInitializer;\n"
-			     : "",
-		has_kafka(t) ? "import org.apache.kafka.clients.consumer."
-			       "OffsetResetStrategy;\n"
-			     : "",
 		t->job.speed);
 }
 
@@ -997,6 +1009,7 @@ wm_export_flink_job(FILE *f, const struct wm_topology *t,
 			break;
 		}
 	emit_header(f, t, source_file);
+	emit_class_start(f, t);
 	fprintf(f,
 		"        conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, "
 		"processingTime(%" PRId64 "));\n",

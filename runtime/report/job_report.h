@@ -1,10 +1,11 @@
 /*
  * job_report.h
  *	The job summary's figures as data: what report.c collects from the
- *	metrics blocks and prints, and advice.c reads. Types and what is
- *	derived from them alone, so that both files stand on it and neither
- *	on the other (report.c calls the advice; the advice calls nothing of
- *	report.c). Each figure is described in report.h.
+ *	metrics blocks, report_print.c and report_json.c print, and advice.c
+ *	reads. Types and what is derived from them alone, so that the report
+ *	and the advice stand on it and neither on the other (the report's
+ *	files call the advice; the advice calls nothing of theirs). Each
+ *	figure is described in report.h.
  */
 #ifndef WM_RUNTIME_REPORT_JOB_REPORT_H
 #define WM_RUNTIME_REPORT_JOB_REPORT_H

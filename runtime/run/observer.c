@@ -799,20 +799,17 @@ abandon(struct wm_observer *obs)
 	release_shared(obs);
 }
 
-int
-wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
-		  const struct wm_topology *topo, const struct wm_plan *plan,
-		  const struct wm_shm *seg, char *err, size_t errlen)
+/*
+ * The memory the observer hands back to the supervisor, mapped shared
+ * before the fork so that both see one copy: the --report recording and,
+ * when the job has alerts, the alerts. 0, or EX_OSERR after a message in
+ * err with nothing left mapped.
+ */
+static int
+map_shared(struct wm_observer *obs, const struct wm_observe_options *o,
+	   const struct wm_topology *topo, const struct wm_plan *plan,
+	   char *err, size_t errlen)
 {
-	pid_t parent = getpid();
-	struct wm_outfile metrics, *mf = NULL;
-	int fds[2], ready[2] = {-1, -1};
-
-	*obs = (struct wm_observer){
-		.pid = 0, .end_fd = -1, .topo = topo, .plan = plan};
-	if (o->live == WM_LIVE_OFF && o->metrics == NULL && !o->prometheus.on &&
-	    !wm_alerts_configured(&topo->job) && o->recording == NULL)
-		return 0;
 	if (o->recording != NULL) {
 		/* Zeroed: nothing packed yet. Pages are only touched as the
 		 * recorder's used buckets are copied in. */
@@ -845,16 +842,18 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		}
 		obs->alerts = m;
 	}
-	if (o->metrics != NULL) {
-		int r = wm_outfile_open(&metrics, "metrics file", o->metrics,
-					false, err, errlen);
+	return 0;
+}
 
-		if (r != 0) {
-			release_shared(obs);
-			return wm_exit_status(WM_EXIT_OUTPUT, r);
-		}
-		mf = &metrics;
-	}
+/*
+ * The job's pipe, fds (its EOF is the job's end), and for --prometheus
+ * the one on which the observer says whether it serves, ready (left -1
+ * without). 0, or EX_OSERR after a message in err with neither open.
+ */
+static int
+make_pipes(const struct wm_observe_options *o, int fds[2], int ready[2],
+	   char *err, size_t errlen)
+{
 	/* The workers forked after it inherit the write end too (fork keeps
 	 * it; O_CLOEXEC only closes it at an exec): EOF comes once they and
 	 * the supervisor are all done, which is when the job ended. */
@@ -862,9 +861,6 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		int e = errno;
 
 		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
-		if (mf != NULL)
-			wm_outfile_close(mf, false, NULL, 0);
-		release_shared(obs);
 		return EX_OSERR;
 	}
 	/* --prometheus: the observer says on it whether it serves. */
@@ -874,10 +870,67 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		snprintf(err, errlen, "could not make a pipe: %s", strerror(e));
 		close(fds[0]);
 		close(fds[1]);
+		return EX_OSERR;
+	}
+	return 0;
+}
+
+/*
+ * --prometheus: wait on ready_fd (closed here) until the observer serves
+ * or says why it cannot, then say where it serves. 0, or EX_OSERR after a
+ * message in err with the observer reaped and the job's pipe closed.
+ */
+static int
+await_serving(struct wm_observer *obs, const struct wm_observe_options *o,
+	      int ready_fd, char *err, size_t errlen)
+{
+	uint16_t port = 0;
+	int r = await_ready(ready_fd, obs->pid, &port, err, errlen);
+
+	close(ready_fd);
+	if (r == -2)
+		kill(obs->pid, SIGKILL);
+	if (r != 0) {
+		abandon(obs);
+		return EX_OSERR;
+	}
+	say_where(o, port);
+	return 0;
+}
+
+int
+wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
+		  const struct wm_topology *topo, const struct wm_plan *plan,
+		  const struct wm_shm *seg, char *err, size_t errlen)
+{
+	pid_t parent = getpid();
+	struct wm_outfile metrics, *mf = NULL;
+	int fds[2], ready[2] = {-1, -1};
+	int r;
+
+	*obs = (struct wm_observer){
+		.pid = 0, .end_fd = -1, .topo = topo, .plan = plan};
+	if (o->live == WM_LIVE_OFF && o->metrics == NULL && !o->prometheus.on &&
+	    !wm_alerts_configured(&topo->job) && o->recording == NULL)
+		return 0;
+	r = map_shared(obs, o, topo, plan, err, errlen);
+	if (r != 0)
+		return r;
+	if (o->metrics != NULL) {
+		r = wm_outfile_open(&metrics, "metrics file", o->metrics, false,
+				    err, errlen);
+		if (r != 0) {
+			release_shared(obs);
+			return wm_exit_status(WM_EXIT_OUTPUT, r);
+		}
+		mf = &metrics;
+	}
+	r = make_pipes(o, fds, ready, err, errlen);
+	if (r != 0) {
 		if (mf != NULL)
 			wm_outfile_close(mf, false, NULL, 0);
 		release_shared(obs);
-		return EX_OSERR;
+		return r;
 	}
 	fflush(stdout);
 	fflush(stderr);
@@ -914,18 +967,7 @@ wm_observer_start(struct wm_observer *obs, const struct wm_observe_options *o,
 		return 0;
 	/* Before any worker: a port that cannot be had fails the job
 	 * before it starts. */
-	uint16_t port = 0;
-	int r = await_ready(ready[0], obs->pid, &port, err, errlen);
-
-	close(ready[0]);
-	if (r == -2)
-		kill(obs->pid, SIGKILL);
-	if (r != 0) {
-		abandon(obs);
-		return EX_OSERR;
-	}
-	say_where(o, port);
-	return 0;
+	return await_serving(obs, o, ready[0], err, errlen);
 }
 
 int

@@ -15,11 +15,14 @@
  * incident (16 partitions, 3 of them silent for the night, with an idle
  * timeout). Exit status: the table of base/exit.h, which --help
  * repeats.
+ *
+ * cmdline.c reads and checks the command line (cmdline.h) and holds the
+ * help text; this file loads the topology and runs what it asks for: a
+ * --check, a job (--sim or real), a --sweep or an --export-flink.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -40,12 +43,12 @@
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
 #include "runtime/conf/topology.h"
-#include "lib/units.h"
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_project.h"
 #include "runtime/study/sweep.h"
 #include "runtime/study/sweep_page.h"
 #include "runtime/chart/job_page.h"
+#include "tools/wmrun/cmdline.h"
 
 /* The quiet-partition incident, compressed: twelve hours of event time
  * (22 s of real time at speed 2000, or a fraction of a second with --sim),
@@ -80,156 +83,6 @@ static const char default_topology[] =
 	"input = counts\n"
 	"parallelism = 2\n"
 	"path = -\n";
-
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: wmrun [--sim] [--check] [--summary FILE] "
-		"[--live=WHEN] [--quiet]\n"
-		"             [--metrics FILE] [--sample-interval=DURATION]\n"
-		"             [--prometheus [ADDR:]PORT] [--report FILE.html]\n"
-		"             [--record-trace FILE] [TOPOLOGY.conf]\n"
-		"  or:  wmrun --resume CHECKPOINT_DIR [--summary FILE] ... "
-		"TOPOLOGY.conf\n"
-		"  or:  wmrun [--sim] --sweep SECTION.KEY=V1,V2,... "
-		"[--sweep ...]\n"
-		"             [--sweep-csv FILE] [TOPOLOGY.conf]\n"
-		"  or:  wmrun --export-flink DIR [TOPOLOGY.conf]\n"
-		"  or:  wmrun --help | --version\n"
-		"\n"
-		"Run an event-time stream job with Apache Flink's watermark,\n"
-		"idleness and window semantics.\n"
-		"\n"
-		"  --sim           run every subtask in this process on "
-		"simulated\n"
-		"                  time: deterministic, byte-identical output\n"
-		"                  (default: one pinned process per subtask "
-		"over\n"
-		"                  shared-memory rings, real time x speed)\n"
-		"  --check         validate the topology and print the plan "
-		"(subtasks,\n"
-		"                  CPUs, channels) and the memory it needs, "
-		"without\n"
-		"                  running\n"
-		"  --summary FILE  also write the summary as JSON to FILE\n"
-		"  --live=WHEN     while a real run runs, show on standard "
-		"error\n"
-		"                  every subtask's watermark and what holds "
-		"it:\n"
-		"                  auto (default) redraws a screen in place "
-		"when\n"
-		"                  standard error is a terminal that no sink "
-		"writes\n"
-		"                  to, and prints timestamped lines "
-		"otherwise;\n"
-		"                  always: the screen; never: the lines\n"
-		"  --quiet         show nothing while the job runs, only the\n"
-		"                  summary at the end\n"
-		"  --metrics FILE  write every sample of a real run's metrics "
-		"to FILE\n"
-		"                  as JSON lines, one per subtask and "
-		"partition,\n"
-		"                  under Flink's metric names\n"
-		"  --sample-interval=DURATION\n"
-		"                  how often the metrics are sampled while the "
-		"job\n"
-		"                  runs (real time; default 250 ms)\n"
-		"  --prometheus [ADDR:]PORT\n"
-		"                  while a real run runs, serve its metrics "
-		"at\n"
-		"                  http://ADDR:PORT/metrics in the Prometheus "
-		"text\n"
-		"                  format, named as Flink's Prometheus "
-		"reporter\n"
-		"                  names them (default ADDR 127.0.0.1; PORT 0 "
-		"picks\n"
-		"                  a free port and says which on standard "
-		"error)\n"
-		"  --report FILE.html\n"
-		"                  also draw the job as one self-contained "
-		"page:\n"
-		"                  watermarks and newest event times, idle "
-		"spans and\n"
-		"                  stalls, partitions' records and silences, "
-		"fire\n"
-		"                  delays, late records by partition, the "
-		"summary (a\n"
-		"                  real run from its samples, every "
-		"--sample-interval);\n"
-		"                  with --sweep, the sweep's curves against "
-		"its first\n"
-		"                  key's values, and its table\n"
-		"  --record-trace FILE\n"
-		"                  write every record the sources emit into "
-		"FILE, a\n"
-		"                  trace with its arrival time (one file per "
-		"source:\n"
-		"                  FILE.NAME.csv when there are several), and "
-		"the\n"
-		"                  topology that replays it into FILE.conf (a\n"
-		"                  Kafka topic's night, replayed offline "
-		"under\n"
-		"                  --sim, which a Kafka source refuses)\n"
-		"  --sweep SECTION.KEY=V1,V2,...\n"
-		"                  run the job once per value of the key "
-		"(SECTION:\n"
-		"                  job, global or a stage's name; the value "
-		"none\n"
-		"                  removes the key), once per combination "
-		"when\n"
-		"                  repeated, and print a table of each run's "
-		"stall\n"
-		"                  fraction, fire delays, late ratio and "
-		"throughput;\n"
-		"                  sinks' output is discarded. With --sim the "
-		"runs\n"
-		"                  go in parallel; real runs go one after "
-		"another,\n"
-		"                  and Ctrl-C stops the running one and prints "
-		"the\n"
-		"                  rows so far, the cut one marked\n"
-		"  --sweep-csv FILE\n"
-		"                  also write the sweep's table to FILE as "
-		"CSV\n"
-		"  --export-flink DIR\n"
-		"                  write the job into DIR as a Maven project "
-		"of an\n"
-		"                  Apache Flink " WM_EXPORT_FLINK_VERSION
-		" job; generated sources are recorded\n"
-		"                  under --sim into DIR/data and replayed "
-		"from there\n"
-		"  --resume CHECKPOINT_DIR\n"
-		"                  go on with a real run from the latest "
-		"complete\n"
-		"                  checkpoint in CHECKPOINT_DIR (its "
-		"supervisor was\n"
-		"                  killed, the machine went down), taking the "
-		"next\n"
-		"                  checkpoints there\n"
-		"  -h, --help      this text\n"
-		"  --version       the version of wmrun\n"
-		"\n"
-		"Without a file, the built-in quiet-partition incident runs.\n"
-		"\n"
-		"Exit status:\n"
-		"  0      the job finished and every record is accounted for\n"
-		"  1      a worker failed or died\n"
-		"  64     bad command line\n"
-		"  65     a malformed record in a replayed trace\n"
-		"  66     a topology file or trace cannot be read, or a Kafka "
-		"topic was\n"
-		"         deleted while the job read it\n"
-		"  69     no Kafka broker answered for kafka.broker_timeout\n"
-		"  70     internal error\n"
-		"  71     the OS refused memory, shared memory, a fork or "
-		"pinning\n"
-		"  74     an output could not be written, or a read failed\n"
-		"  75     another running job holds the checkpoint directory\n"
-		"  78     invalid topology, or a job too big for this "
-		"machine's memory\n"
-		"  128+n  stopped by signal n\n");
-}
 
 /* What print() writes, into the file `path` (a `what`, for messages),
  * whole or not at all (outfile.h). 0, or a negative errno with a
@@ -511,276 +364,6 @@ refuse_unless_fits(const struct wm_topology *t, bool sim)
 	return status;
 }
 
-/* --live's words, in enum order. */
-enum live_when { LIVE_AUTO, LIVE_ALWAYS, LIVE_NEVER };
-static const char *const live_words[] = {"auto", "always", "never"};
-
-/* What the command line asks for. */
-struct cmdline {
-	const char *summary; /* --summary FILE, or NULL */
-	const char *metrics; /* --metrics FILE, or NULL */
-	const char *report;  /* --report FILE.html, or NULL */
-	const char *record;  /* --record-trace FILE, or NULL */
-	const char *path;    /* the topology file; NULL: the built-in one */
-	bool sim;
-	bool check_only;
-	bool quiet;
-	enum live_when live;
-	int64_t sample_interval_ms;
-	bool interval_given;	     /* --sample-interval, not the default */
-	struct wm_listen prometheus; /* --prometheus; .on false: none */
-	struct wm_sweep sweep;	     /* --sweep; no axes: none */
-	const char *sweep_csv;	     /* --sweep-csv FILE, or NULL */
-	const char *export_flink;    /* --export-flink DIR, or NULL */
-	const char *resume;	     /* --resume DIR, or NULL */
-};
-
-/* An option's value through a unit parser: false after the message. */
-static bool
-option_value(const char *option, int r, const char *why)
-{
-	if (r == 0)
-		return true;
-	wm_log("wmrun: invalid %s: %s", option, why);
-	return false;
-}
-
-/* The values of --live and --sample-interval into *cl: false after the
- * message. */
-static bool
-live_value(const char *arg, struct cmdline *cl)
-{
-	char why[WM_UNITS_WHY_MAX];
-	size_t word;
-
-	if (!option_value("--live",
-			  wm_units_enum(arg, "--live", live_words, 3, &word,
-					why, sizeof(why)),
-			  why))
-		return false;
-	cl->live = (enum live_when)word;
-	return true;
-}
-
-static bool
-interval_value(const char *arg, struct cmdline *cl)
-{
-	char why[WM_UNITS_WHY_MAX];
-
-	if (!option_value("--sample-interval",
-			  wm_units_duration_ms(arg, &cl->sample_interval_ms,
-					       why, sizeof(why)),
-			  why))
-		return false;
-	cl->interval_given = true;
-	if (cl->sample_interval_ms > 0 && cl->sample_interval_ms <= 3600000)
-		return true;
-	wm_log("wmrun: --sample-interval must be between 1 ms and 1 h, not "
-	       "\"%s\"",
-	       arg);
-	return false;
-}
-
-/* Options that go together, or not: EX_USAGE after the message, or -1. */
-static int
-check_combination(const struct cmdline *cl)
-{
-	if (cl->path != NULL && cl->path[0] == '\0') {
-		wm_log("wmrun: the topology file name is empty");
-		return EX_USAGE;
-	}
-	if (cl->sim && cl->metrics != NULL) {
-		wm_log("wmrun: --metrics samples a real run while it "
-		       "runs; --sim takes no samples");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
-		/* --check runs nothing, so there would be nothing to
-		 * simulate or summarize: say so rather than ignore them. */
-		wm_log("wmrun: --check runs nothing: it takes no "
-		       "--sim or --summary");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	if (cl->report != NULL && cl->check_only) {
-		wm_log("wmrun: --report draws a job that runs: it "
-		       "takes no --check");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	if (cl->record != NULL &&
-	    (cl->check_only || cl->sweep.n_axes > 0 ||
-	     strcmp(cl->record, "-") == 0 || cl->record[0] == '\0')) {
-		/* A sweep's runs would all write one recording. */
-		wm_log("wmrun: --record-trace records one job that runs into "
-		       "a "
-		       "file that its replay topology can name: it takes no "
-		       "--check or --sweep, and no \"-\" or empty name");
-		return EX_USAGE;
-	}
-	if (cl->sweep_csv != NULL && cl->sweep.n_axes == 0) {
-		wm_log("wmrun: --sweep-csv writes the table of a "
-		       "--sweep: give one");
-		return EX_USAGE;
-	}
-	if (cl->sweep.n_axes > 0 &&
-	    (cl->check_only || cl->summary != NULL || cl->metrics != NULL ||
-	     cl->prometheus.on)) {
-		wm_log("wmrun: --sweep prints a table of many runs: "
-		       "it takes no --check, --summary, --metrics or "
-		       "--prometheus");
-		return EX_USAGE;
-	}
-	if (cl->export_flink != NULL &&
-	    (cl->sim || cl->check_only || cl->summary != NULL ||
-	     cl->metrics != NULL || cl->report != NULL || cl->prometheus.on ||
-	     cl->sweep.n_axes > 0)) {
-		wm_log("wmrun: --export-flink runs nothing: it takes "
-		       "no other option");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	if (cl->resume != NULL &&
-	    (cl->sim || cl->check_only || cl->sweep.n_axes > 0 ||
-	     cl->export_flink != NULL || cl->record != NULL)) {
-		wm_log("wmrun: --resume continues one real run: it "
-		       "takes no --sim, --check, --sweep, "
-		       "--export-flink or --record-trace");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
-		/* Metrics of processes that never run would be made up. */
-		wm_log("wmrun: --prometheus serves a real run: it "
-		       "takes no --sim or --check");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	return -1;
-}
-
-/* --prometheus's [ADDR:]PORT into cl: false after the message. */
-static bool
-prometheus_value(const char *arg, struct cmdline *cl)
-{
-	char why[256];
-
-	if (wm_listen_parse(arg, &cl->prometheus, why, sizeof(why)) == 0)
-		return true;
-	wm_log("wmrun: %s", why);
-	return false;
-}
-
-/* One --sweep's axis into cl: false after the message. */
-static bool
-sweep_value(const char *arg, struct cmdline *cl)
-{
-	char why[512];
-	int r = wm_sweep_add_axis(&cl->sweep, arg, why, sizeof(why));
-
-	if (r == 0)
-		return true;
-	wm_log("wmrun: %s", r == -ENOMEM ? "out of memory" : why);
-	return false;
-}
-
-/* argv into *cl. -1 to go on, or the exit status once --help or --version
- * has been answered or a bad command line refused with a usage message. */
-static int
-parse_cmdline(int argc, char **argv, struct cmdline *cl)
-{
-	static const struct option options[] = {
-		{"sim", no_argument, NULL, 's'},
-		{"check", no_argument, NULL, 'c'},
-		{"summary", required_argument, NULL, 'S'},
-		{"live", required_argument, NULL, 'L'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"metrics", required_argument, NULL, 'M'},
-		{"sample-interval", required_argument, NULL, 'I'},
-		{"prometheus", required_argument, NULL, 'P'},
-		{"report", required_argument, NULL, 'R'},
-		{"record-trace", required_argument, NULL, 'T'},
-		{"sweep", required_argument, NULL, 'W'},
-		{"sweep-csv", required_argument, NULL, 'C'},
-		{"export-flink", required_argument, NULL, 'F'},
-		{"resume", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	int c;
-
-	*cl = (struct cmdline){.live = LIVE_AUTO, .sample_interval_ms = 250};
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		switch (c) {
-		case 'L':
-			if (!live_value(optarg, cl))
-				return EX_USAGE;
-			break;
-		case 'q':
-			cl->quiet = true;
-			break;
-		case 'M':
-			cl->metrics = optarg;
-			break;
-		case 'I':
-			if (!interval_value(optarg, cl))
-				return EX_USAGE;
-			break;
-		case 'P':
-			if (!prometheus_value(optarg, cl))
-				return EX_USAGE;
-			break;
-		case 'R':
-			cl->report = optarg;
-			break;
-		case 'T':
-			cl->record = optarg;
-			break;
-		case 'r':
-			cl->resume = optarg;
-			break;
-		case 'W':
-			if (!sweep_value(optarg, cl))
-				return EX_USAGE;
-			break;
-		case 'C':
-			cl->sweep_csv = optarg;
-			break;
-		case 'F':
-			cl->export_flink = optarg;
-			break;
-		case 's':
-			cl->sim = true;
-			break;
-		case 'c':
-			cl->check_only = true;
-			break;
-		case 'S':
-			cl->summary = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			return EX_OK;
-		case 'V':
-			printf("%s\n", PACKAGE_STRING);
-			return EX_OK;
-		default:
-			usage(stderr);
-			return EX_USAGE;
-		}
-	}
-	if (argc - optind > 1) {
-		wm_log("wmrun: too many arguments");
-		usage(stderr);
-		return EX_USAGE;
-	}
-	if (optind < argc)
-		cl->path = argv[optind];
-	return check_combination(cl);
-}
-
 /* The topology in `path`, or the built-in one, into *t. EX_OK, or the
  * exit status after a message naming file, line and column. */
 static int
@@ -809,7 +392,7 @@ load_topology(const char *path, struct wm_topology **t)
  * EX_OK, or the exit status after a message.
  */
 static int
-prepare_kafka(struct wm_topology *t, const struct cmdline *cl)
+prepare_kafka(struct wm_topology *t, const struct wm_cmdline *cl)
 {
 	char why[1024];
 	int status = wm_kafka_topology_prepare(t, cl->sim, why, sizeof(why));
@@ -844,7 +427,7 @@ output_taken(const struct wm_topology *t, const char *option, const char *path,
  * can be written. EX_OK, or the exit status after a message.
  */
 static int
-preflight(const struct wm_topology *t, const struct cmdline *cl)
+preflight(const struct wm_topology *t, const struct wm_cmdline *cl)
 {
 	char why[4400];
 	int status;
@@ -881,7 +464,7 @@ preflight(const struct wm_topology *t, const struct cmdline *cl)
 
 /* The files of another option, which a recording must not be. */
 static const char *
-other_option(const struct cmdline *cl, const char *path)
+other_option(const struct wm_cmdline *cl, const char *path)
 {
 	if (cl->summary != NULL && strcmp(path, cl->summary) == 0)
 		return "the --summary file";
@@ -895,7 +478,7 @@ other_option(const struct cmdline *cl, const char *path)
 /* What the job or another option does with `path`, for a message; NULL:
  * nothing, a recording may go there. */
 static const char *
-file_taken(const struct wm_topology *t, const struct cmdline *cl,
+file_taken(const struct wm_topology *t, const struct wm_cmdline *cl,
 	   const char *path, char *why, size_t len)
 {
 	const char *use = wm_topology_file_use(t, path, why, len);
@@ -925,7 +508,7 @@ replay_topology_path(const char *record)
  * message.
  */
 static int
-set_up_recording(struct wm_topology *t, const struct cmdline *cl)
+set_up_recording(struct wm_topology *t, const struct wm_cmdline *cl)
 {
 	uint32_t n_sources = 0;
 	char why[4400];
@@ -999,7 +582,7 @@ print_text(FILE *f, const void *arg)
  * what fails.
  */
 static int
-write_replay_topology(const struct wm_topology *t, const struct cmdline *cl,
+write_replay_topology(const struct wm_topology *t, const struct wm_cmdline *cl,
 		      const struct wm_job_report *rep, int status)
 {
 	struct wm_ini_error ierr;
@@ -1055,7 +638,7 @@ writes_stdout(const struct wm_topology *t)
 /* What a real run shows while it runs: a screen only where it can be
  * redrawn without tearing into the results, lines otherwise. */
 static struct wm_observe_options
-observe_options(const struct wm_topology *t, const struct cmdline *cl)
+observe_options(const struct wm_topology *t, const struct wm_cmdline *cl)
 {
 	struct wm_observe_options o = {
 		.metrics = cl->metrics,
@@ -1068,10 +651,10 @@ observe_options(const struct wm_topology *t, const struct cmdline *cl)
 	bool terminal = isatty(STDERR_FILENO) &&
 			!(writes_stdout(t) && isatty(STDOUT_FILENO));
 
-	o.live = cl->quiet			     ? WM_LIVE_OFF
-		 : cl->live == LIVE_ALWAYS	     ? WM_LIVE_SCREEN
-		 : cl->live == LIVE_AUTO && terminal ? WM_LIVE_SCREEN
-						     : WM_LIVE_LINES;
+	o.live = cl->quiet					? WM_LIVE_OFF
+		 : cl->live == WM_CMDLINE_LIVE_ALWAYS		? WM_LIVE_SCREEN
+		 : cl->live == WM_CMDLINE_LIVE_AUTO && terminal ? WM_LIVE_SCREEN
+								: WM_LIVE_LINES;
 	if (o.redraw_ns < o.interval_ns)
 		o.redraw_ns = o.interval_ns;
 	return o;
@@ -1084,7 +667,7 @@ observe_options(const struct wm_topology *t, const struct cmdline *cl)
  * that wrote them (the coordinator checks the plan's fingerprint).
  */
 static int
-set_up_resume(struct wm_topology *t, const struct cmdline *cl)
+set_up_resume(struct wm_topology *t, const struct wm_cmdline *cl)
 {
 	char *dir;
 
@@ -1106,7 +689,7 @@ set_up_resume(struct wm_topology *t, const struct cmdline *cl)
 /* Run the job, in this process on simulated time or supervised in pinned
  * workers, filling *rep. Its exit status, after a message if not 0. */
 static int
-run_job(const struct wm_topology *t, const struct cmdline *cl,
+run_job(const struct wm_topology *t, const struct wm_cmdline *cl,
 	struct wm_job_report *rep, struct wm_recorder **rec)
 {
 	char why[4400];
@@ -1196,7 +779,7 @@ sweep_stopped(const struct wm_sweep *s, const struct wm_sweep_row *rows,
  * run's that failed, or EX_OK; before any ran, the one for what was
  * refused. */
 static int
-sweep(const struct cmdline *cl)
+sweep(const struct wm_cmdline *cl)
 {
 	size_t n = wm_sweep_combinations(&cl->sweep);
 	struct wm_sweep_row *rows = calloc(n, sizeof(*rows));
@@ -1279,7 +862,7 @@ main(int argc, char **argv)
 	struct wm_job_report rep = {0};
 	struct wm_recorder *rec = NULL;
 	struct wm_topology *t = NULL;
-	struct cmdline cl;
+	struct wm_cmdline cl;
 	int status;
 
 	/* A reader that goes away (wmrun job.conf | head) makes a write fail
@@ -1289,7 +872,7 @@ main(int argc, char **argv)
 	 * workers. */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
-	status = parse_cmdline(argc, argv, &cl);
+	status = wm_cmdline_parse(argc, argv, &cl);
 	if (status < 0 && cl.sweep.n_axes > 0)
 		status = sweep(&cl);
 	if (status >= 0) {
