@@ -270,29 +270,31 @@ ckpt_take_figures(struct variant *v, uint64_t r,
 {
 	double to_real_ms = 1e-6 / PIPELINE_SPEED;
 
-	if (c->failed > 0) {
+	if (c->tally.failed > 0) {
 		wm_log("wmbench: pipeline wmrun p%" PRIu32
 		       " with checkpoints: %" PRIu64
 		       " checkpoints failed to be stored",
-		       v->parallelism, c->failed);
+		       v->parallelism, c->tally.failed);
 		return EX_IOERR;
 	}
-	if (c->completed == 0)
+	if (c->tally.completed == 0)
 		wm_log("wmbench: pipeline wmrun p%" PRIu32
 		       " with checkpoints: none completed in repetition "
 		       "%" PRIu64 " (a run shorter than the interval: raise "
 		       "--records)",
 		       v->parallelism, r + 1);
-	v->ckpt_given_up += c->timed_out;
-	v->ckpt[CKPT_COMPLETED][r] = (double)c->completed;
-	v->ckpt[CKPT_BYTES][r] = (double)c->last_bytes;
-	v->ckpt[CKPT_DURATION_MAX][r] = (double)c->duration_max_ns * to_real_ms;
+	v->ckpt_given_up += c->tally.timed_out;
+	v->ckpt[CKPT_COMPLETED][r] = (double)c->tally.completed;
+	v->ckpt[CKPT_BYTES][r] = (double)c->tally.last_bytes;
+	v->ckpt[CKPT_DURATION_MAX][r] =
+		(double)c->tally.duration_max_ns * to_real_ms;
 	v->ckpt[CKPT_DURATION_MEAN][r] =
-		c->completed > 0 ? (double)c->duration_total_ns /
-					   (double)c->completed * to_real_ms
-				 : 0;
+		c->tally.completed > 0
+			? (double)c->tally.duration_total_ns /
+				  (double)c->tally.completed * to_real_ms
+			: 0;
 	v->ckpt[CKPT_ALIGNMENT_MAX][r] =
-		(double)c->alignment_max_ns * to_real_ms;
+		(double)c->tally.alignment_max_ns * to_real_ms;
 	return 0;
 }
 

@@ -118,17 +118,9 @@ struct wm_restart_note {
 };
 
 struct wm_checkpoint_summary {
-	uint64_t completed;
-	uint64_t last_id;
-	uint64_t bytes_total; /* the blobs of every one completed */
-	uint64_t last_bytes;
-	int64_t duration_max_ns; /* trigger to commit, processing time */
-	int64_t duration_total_ns;
-	/* The longest alignment of any subtask's barriers, real runs
-	 * (Flink's checkpointAlignmentTime). */
-	int64_t alignment_max_ns;
-	uint64_t timed_out; /* given up after checkpoint_timeout */
-	uint64_t failed;    /* the store failed (a full disk): aborted */
+	/* What the checkpoints came to (checkpoint_cycle.h); the alignment
+	 * is a real run's alone (Flink's checkpointAlignmentTime). */
+	struct wm_checkpoint_tally tally;
 	/* The crash of [job] fail_at and the restore that followed, or the
 	 * job's failure if the restart strategy gave up (gave_up). */
 	bool restarted;
@@ -157,23 +149,6 @@ struct wm_checkpoint_summary {
 	uint32_t restarts;
 	struct wm_restart_note notes[WM_RESTART_NOTES];
 };
-/* The counts of a job's checkpoints (checkpoint_cycle.h) into its
- * summary; the restart's fields are the driver's. */
-static inline void
-wm_checkpoint_summary_take(struct wm_checkpoint_summary *s,
-			   const struct wm_checkpoint_tally *t)
-{
-	s->completed = t->completed;
-	s->last_id = t->last_id;
-	s->bytes_total = t->bytes_total;
-	s->last_bytes = t->last_bytes;
-	s->duration_max_ns = t->duration_max_ns;
-	s->duration_total_ns = t->duration_total_ns;
-	s->alignment_max_ns = t->alignment_max_ns;
-	s->timed_out = t->timed_out;
-	s->failed = t->failed;
-}
-
 struct wm_job_report {
 	bool sim;
 	bool stopped;	 /* by a signal: figures as of then */

@@ -294,8 +294,8 @@ json_checkpoints(FILE *f, const struct wm_job_report *rep)
 		",\"checkpoints\":{\"completed\":%" PRIu64
 		",\"last_id\":%" PRIu64 ",\"last_bytes\":%" PRIu64
 		",\"bytes\":%" PRIu64 ",\"duration_max_ms\":%" PRId64,
-		c->completed, c->last_id, c->last_bytes, c->bytes_total,
-		c->duration_max_ns / 1000000);
+		c->tally.completed, c->tally.last_id, c->tally.last_bytes,
+		c->tally.bytes_total, c->tally.duration_max_ns / 1000000);
 	/* A real run that restarted before its strategy gave up has
 	 * "restart" (its last one) and "gave_up" apart. */
 	if (c->gave_up)
@@ -324,7 +324,8 @@ json_checkpoints(FILE *f, const struct wm_job_report *rep)
 	fprintf(f,
 		",\"alignment_max_ms\":%.3f,\"timed_out\":%" PRIu64
 		",\"failed\":%" PRIu64 ",\"restarts\":[",
-		(double)c->alignment_max_ns / 1e6, c->timed_out, c->failed);
+		(double)c->tally.alignment_max_ns / 1e6, c->tally.timed_out,
+		c->tally.failed);
 	for (uint32_t i = 0; i < c->restarts && i < WM_RESTART_NOTES; i++) {
 		const struct wm_restart_note *n = &c->notes[i];
 

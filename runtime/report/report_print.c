@@ -379,39 +379,41 @@ print_checkpoints(FILE *f, const struct wm_topology *t,
 	char d[32];
 
 	fprintf(f, "  checkpoints             %" PRIu64 " completed",
-		c->completed);
-	if (c->completed > 0)
+		c->tally.completed);
+	if (c->tally.completed > 0)
 		fprintf(f,
 			", the last chk-%" PRIu64 " of %" PRIu64
 			" bytes, %" PRIu64 " bytes in all, longest %s",
-			c->last_id, c->last_bytes, c->bytes_total,
-			wm_units_format_duration(c->duration_max_ns, d,
+			c->tally.last_id, c->tally.last_bytes,
+			c->tally.bytes_total,
+			wm_units_format_duration(c->tally.duration_max_ns, d,
 						 sizeof(d)));
-	if (!rep->sim && c->completed > 0 && speed != 1.0)
+	if (!rep->sim && c->tally.completed > 0 && speed != 1.0)
 		fprintf(f, " (%s of real time)",
 			wm_units_format_duration(
-				wm_scale_ns(c->duration_max_ns, 1 / speed), d,
-				sizeof(d)));
+				wm_scale_ns(c->tally.duration_max_ns,
+					    1 / speed),
+				d, sizeof(d)));
 	fprintf(f, "\n");
-	if (!rep->sim && c->completed > 0) {
+	if (!rep->sim && c->tally.completed > 0) {
 		fprintf(f,
 			"    alignment             at most %s, first barrier "
 			"to last",
-			wm_units_format_duration(c->alignment_max_ns, d,
+			wm_units_format_duration(c->tally.alignment_max_ns, d,
 						 sizeof(d)));
 		if (speed != 1.0)
 			fprintf(f, " (%s of real time)",
 				wm_units_format_duration(
-					wm_scale_ns(c->alignment_max_ns,
+					wm_scale_ns(c->tally.alignment_max_ns,
 						    1 / speed),
 					d, sizeof(d)));
 		fprintf(f, "\n");
 	}
-	if (c->timed_out > 0 || c->failed > 0)
+	if (c->tally.timed_out > 0 || c->tally.failed > 0)
 		fprintf(f,
 			"    given up              %" PRIu64
 			" timed out, %" PRIu64 " failed (the job went on)\n",
-			c->timed_out, c->failed);
+			c->tally.timed_out, c->tally.failed);
 	if (c->gave_up)
 		fprintf(f,
 			"  restart                 none: the crash at %s "

@@ -496,6 +496,5 @@ wm_coordinator_figures(const struct wm_coordinator *c,
 		       struct wm_checkpoint_summary *out)
 {
 	if (c != NULL)
-		wm_checkpoint_summary_take(out,
-					   wm_checkpoint_cycle_tally(c->cycle));
+		out->tally = *wm_checkpoint_cycle_tally(c->cycle);
 }

@@ -1406,9 +1406,7 @@ sim_summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
 	rep->checkpointing = sim->cycle != NULL;
 	rep->checkpoints = sim->checkpoints;
 	if (sim->cycle != NULL)
-		wm_checkpoint_summary_take(
-			&rep->checkpoints,
-			wm_checkpoint_cycle_tally(sim->cycle));
+		rep->checkpoints.tally = *wm_checkpoint_cycle_tally(sim->cycle);
 	if (c == 0 && sim->alerts != NULL) {
 		uint32_t n;
 		const struct wm_alert *list = wm_alerts_list(sim->alerts, &n);
