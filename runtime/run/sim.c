@@ -24,6 +24,7 @@
 #include "runtime/restart/restart_strategy.h"
 #include "runtime/checkpoint/exactly_once.h"
 #include "runtime/run/sim.h"
+#include "runtime/run/sim_internal.h"
 #include "base/log.h"
 #include "runtime/io/sink.h"
 #include "runtime/source/sources.h"
@@ -32,104 +33,9 @@
 /* Simulated processing cost of a record from an unlimited-rate source. */
 #define WM_SIM_NS_PER_RECORD 1000
 
-struct queued {
-	uint32_t channel;
-	struct wm_frame frame;
-};
-
-struct queue {
-	size_t n, cap;
-	struct queued *items;
-};
-
-struct sim;
-
-struct sim_task {
-	struct wm_task_out out; /* first: recovered with wm_container_of */
-	struct sim *sim;
-	struct wm_task *task;
-	const struct wm_plan_subtask *sub; /* its place in the plan */
-	struct queue in;
-	int64_t next_due;	/* sources: when to run it next */
-	bool charged;		/* next_due pays for records (rule 1) */
-	bool aligned;		/* a source of an alignment group */
-	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
-	struct wm_sink *late;	/* late side output of a window */
-	/* Exactly-once outputs (exactly_once.h): which of sinks[] (and late)
-	 * are parts of this subtask's own, and the epoch of the parts open;
-	 * the others are the stage's file or stream, written straight
-	 * through. */
-	struct wm_window_parts parts;
-	bool *holding; /* by input channel, while settling: frames held
-			* back (rule 8); NULL when the job takes no
-			* checkpoint */
-};
-
-struct sim {
-	const struct wm_topology *topo;
-	struct wm_plan
-		*plan; /* subtasks and channels, as workers number them */
-	uint32_t n_tasks;
-	struct sim_task *tasks; /* by plan subtask id */
-	/* By stage: the sink of a sink stage, the recording of a recorded
-	 * source (--record-trace). */
-	struct wm_sink **stage_sinks;
-	/* By window stage: its late side output (late_output), NULL. */
-	struct wm_sink **late_sinks;
-	/* The committer of the outputs that are files, with checkpoints
-	 * (NULL: none), and each output's number in it by stage, sinks
-	 * first then late outputs ([n_stages + s]), -1 for a stream. */
-	struct wm_part_commit *commit;
-	int32_t *output_of;
-	struct wm_replay_trace **traces; /* by stage: replayed, read first */
-	int64_t now_ns;
-	/* The job failed: -ENOMEM (a queue or a window's state could not
-	 * grow) or -EIO (an output could not be written), why says what;
-	 * it stops at the end of the instant. */
-	int error;
-	char why[512];
-	int stopped_by; /* the signal that stopped the job, or 0 */
-	size_t stride;
-	void *metrics; /* one block per subtask, as in the segment */
-	/* Alerts ([job] alert_*; NULL: none): the last snapshot, the
-	 * sampling grid, and the last instant run since that snapshot
-	 * (-1: none), watch_until(). */
-	struct wm_alerts *alerts;
-	struct wm_snapshot *snap;
-	int64_t sample_every_ns;
-	int64_t changed_at_ns;
-	/* The report's samples (NULL: no report asked), on the recorder's
-	 * grid (rule 7): apart from the alerts', with their own snapshot
-	 * before and their own last instant run since a sample (-1: none),
-	 * so that neither sampler changes what the other sees. */
-	struct wm_recorder *rec;
-	struct wm_snapshot *rec_snap;
-	int64_t rec_changed_at_ns;
-	/* Checkpoints ([job] checkpoint_interval; NULL: none), their life
-	 * as a real run's (checkpoint_cycle.h) on --sim's clock. */
-	struct wm_checkpoint_cycle *cycle;
-	int lock_fd; /* the directory's lock (dir_lock.h); -1: none */
-	/* [job] fail_at (INT64_MAX: none, or done), and after the crash
-	 * the window watermarks of the crash to catch up with (by plan id;
-	 * NULL: caught up, or none). */
-	int64_t fail_ns;
-	wm_ts_t *crash_watermarks;
-	/* [job] restart_strategy, its jitter's draws (a stream of the job's
-	 * seed), and between the crash and the restore (rule 9) the time of
-	 * the restore (INT64_MAX: the job is not down) and the counts at
-	 * the crash. gave_up: the strategy failed the job at the crash. */
-	struct wm_restart_strategy restart;
-	struct wm_restart_draws restart_draws;
-	int64_t restore_ns;
-	uint64_t read_at_crash, results_at_crash;
-	bool gave_up;
-	/* The restart's figures; the checkpoints' counts are the cycle's. */
-	struct wm_checkpoint_summary checkpoints;
-};
-
 /* The metrics block of subtask `id`. */
-static struct wm_subtask_metrics *
-block(const struct sim *sim, uint32_t id)
+struct wm_subtask_metrics *
+wm_sim_block(const struct sim *sim, uint32_t id)
 {
 	return (struct wm_subtask_metrics *)((char *)sim->metrics +
 					     id * sim->stride);
@@ -154,8 +60,8 @@ queue_push(struct queue *q, uint32_t channel, const struct wm_frame *f)
 }
 
 /* The first failure stops the job; later ones follow from it. */
-static void
-sim_failed(struct sim *sim, int error, const char *why)
+void
+wm_sim_failed(struct sim *sim, int error, const char *why)
 {
 	if (sim->error != 0)
 		return;
@@ -168,7 +74,7 @@ sim_output_failed(struct sim *sim, const struct wm_sink *sink)
 {
 	char why[4400];
 
-	sim_failed(sim, -EIO, wm_sink_error(sink, why, sizeof(why)));
+	wm_sim_failed(sim, -EIO, wm_sink_error(sink, why, sizeof(why)));
 }
 
 static void
@@ -182,7 +88,7 @@ sim_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 
 	if (queue_push(&st->sim->tasks[c->consumer].in, c->input_channel, f) !=
 	    0)
-		sim_failed(st->sim, -ENOMEM, "out of memory");
+		wm_sim_failed(st->sim, -ENOMEM, "out of memory");
 }
 
 static void
@@ -210,80 +116,10 @@ sim_late(struct wm_task_out *out, const struct wm_record *r)
 /* An output file that cannot be opened is an output error (exit 74), as
  * in a real run: its errno (ENOENT, EACCES) must not read as a missing
  * input. */
-static int
-output_error(int r)
+int
+wm_sim_output_error(int r)
 {
 	return r == -ENOMEM ? r : -EIO;
-}
-
-/* The committer learns of each part a window subtask sealed
- * (wm_window_parts_seal()'s `sealed`). */
-static int
-tell_committer(void *ctx, uint32_t output, uint64_t epoch, uint64_t bytes)
-{
-	const struct sim_task *st = ctx;
-
-	return wm_part_commit_sealed(st->sim->commit, output, st->sub->index,
-				     epoch, bytes);
-}
-
-/* Window subtask st's parts sealed; the next ones, of epoch `next`, open
- * (0: none, the last ones at the job's end). */
-static int
-seal_window_parts(struct sim_task *st, uint64_t next, char *err, size_t errlen)
-{
-	return wm_window_parts_seal(&st->parts, next, tell_committer, st, err,
-				    errlen);
-}
-
-/* Checkpoint `id` of the cycle failed at --sim's instant (err says why):
- * a warning, as a real run's supervisor gives, and the job goes on; parts
- * of a complete checkpoint that could not all go into their files fail
- * it (-ECANCELED). */
-static void
-checkpoint_failed(struct sim *sim, int r, const char *why)
-{
-	if (r == -ECANCELED)
-		sim_failed(sim, -EIO, why);
-	else
-		wm_log("wmrun: warning: %s", why);
-}
-
-/* A subtask's snapshot for the checkpoint being taken, into the store at
- * once (durable when put returns); with the last one the checkpoint is
- * completed in the same instant. */
-static void
-sim_snapshot(struct wm_task_out *out, int64_t id, const void *bytes, size_t len)
-{
-	struct sim_task *st = wm_container_of(out, struct sim_task, out);
-	struct sim *sim = st->sim;
-	struct wm_checkpoint_figures fig;
-	char why[512];
-	int r;
-
-	if (sim->error != 0 ||
-	    (uint64_t)id != wm_checkpoint_cycle_pending(sim->cycle))
-		return;
-	/* Its parts sealed with its snapshot: what it wrote before the
-	 * barrier is in them, what comes after goes to the next. */
-	if (seal_window_parts(st, (uint64_t)id + 1, why, sizeof(why)) != 0) {
-		sim_failed(sim, -EIO, why);
-		return;
-	}
-	r = wm_checkpoint_cycle_put(sim->cycle, (uint64_t)id,
-				    st->sub - sim->plan->subtasks, bytes, len,
-				    why, sizeof(why));
-	if (r == 1) {
-		r = wm_checkpoint_cycle_complete_durably(sim->cycle, &fig, why,
-							 sizeof(why));
-		/* On processing time: --sim's transport has no delay, so a
-		 * checkpoint takes as long as its barriers were held back. */
-		r = wm_checkpoint_cycle_completed(sim->cycle, r, why, &fig,
-						  sim->now_ns, why,
-						  sizeof(why));
-	}
-	if (r < 0)
-		checkpoint_failed(sim, r, why);
 }
 
 /* Tasks exist for every subtask of the plan (every stage but sinks, which
@@ -332,7 +168,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		else
 			continue;
 		if (r != 0)
-			return output_error(r);
+			return wm_sim_output_error(r);
 	}
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
@@ -346,9 +182,9 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.record = wm_task_record_as_frame;
 		st->out.result = sim_result;
 		st->out.late = sim_late;
-		st->out.snapshot = sim_snapshot;
+		st->out.snapshot = wm_sim_snapshot;
 		st->task = wm_sources_new_task(
-			t, sim->plan, id, &st->out, block(sim, id),
+			t, sim->plan, id, &st->out, wm_sim_block(sim, id),
 			&(struct wm_sources_input){
 				.trace = sim->traces[st->sub->stage]},
 			t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
@@ -406,7 +242,7 @@ wire(struct sim *sim, char *err, size_t errlen)
 				: 0,
 			sim->traces, NULL, err, errlen);
 		if (r != 0)
-			return output_error(r);
+			return wm_sim_output_error(r);
 	}
 	return 0;
 }
@@ -636,8 +472,8 @@ settle(struct sim *sim)
 						       tmp.items[i].channel,
 						       &tmp.items[i].frame) !=
 					    0)
-						sim_failed(sim, -ENOMEM,
-							   "out of memory");
+						wm_sim_failed(sim, -ENOMEM,
+							      "out of memory");
 					continue;
 				}
 				progress = true;
@@ -655,8 +491,8 @@ settle(struct sim *sim)
 				/* A frame the task refuses is --sim's own
 				 * bug, as a corrupt frame is a real run's
 				 * (70): -EPROTO, not a trace's -EBADMSG. */
-				sim_failed(sim, r == -ENOMEM ? r : -EPROTO,
-					   why);
+				wm_sim_failed(sim, r == -ENOMEM ? r : -EPROTO,
+					      why);
 			}
 			batch = tmp;
 			moved = moved || progress;
@@ -666,8 +502,8 @@ settle(struct sim *sim)
 	return sim->error;
 }
 
-static bool
-is_source(const struct sim *sim, const struct sim_task *st)
+bool
+wm_sim_is_source(const struct sim *sim, const struct sim_task *st)
 {
 	return sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE;
 }
@@ -678,7 +514,7 @@ is_source(const struct sim *sim, const struct sim_task *st)
 static bool
 follows_reports(const struct sim *sim, const struct sim_task *st)
 {
-	return is_source(sim, st) && st->aligned && !st->charged &&
+	return wm_sim_is_source(sim, st) && st->aligned && !st->charged &&
 	       !wm_task_finished(st->task);
 }
 
@@ -784,7 +620,7 @@ stop(struct sim *sim)
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
-		if (is_source(sim, st))
+		if (wm_sim_is_source(sim, st))
 			wm_task_stop_source(st->task);
 	}
 }
@@ -800,15 +636,6 @@ settle_instant(struct sim *sim, char *err, size_t errlen)
 	return r;
 }
 
-static int trigger_checkpoint(struct sim *sim, int64_t t, char *err,
-			      size_t errlen);
-static int crash(struct sim *sim, char *err, size_t errlen);
-static int sim_restore(struct sim *sim, char *err, size_t errlen);
-static int time_out_checkpoint(struct sim *sim, int64_t t, char *err,
-			       size_t errlen);
-static int64_t checkpoint_deadline(const struct sim *sim);
-static void sim_watch_catch_up(struct sim *sim);
-
 /* The next instant: the earliest event of a source, a checkpoint or the
  * crash; while the job is down, the restore alone. INT64_MAX: none. */
 static int64_t
@@ -821,7 +648,7 @@ next_instant(const struct sim *sim)
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		const struct sim_task *st = &sim->tasks[id];
 
-		if (is_source(sim, st) && !wm_task_finished(st->task) &&
+		if (wm_sim_is_source(sim, st) && !wm_task_finished(st->task) &&
 		    st->next_due < t)
 			t = st->next_due;
 	}
@@ -832,8 +659,8 @@ next_instant(const struct sim *sim)
 	if (sim->cycle != NULL &&
 	    wm_checkpoint_cycle_next_trigger(sim->cycle) < t)
 		t = wm_checkpoint_cycle_next_trigger(sim->cycle);
-	if (checkpoint_deadline(sim) < t)
-		t = checkpoint_deadline(sim);
+	if (wm_sim_checkpoint_deadline(sim) < t)
+		t = wm_sim_checkpoint_deadline(sim);
 	return sim->fail_ns < t ? sim->fail_ns : t;
 }
 
@@ -854,8 +681,8 @@ replay_backlogs(struct sim *sim, int64_t t, char *err, size_t errlen)
 			struct sim_task *st = &sim->tasks[id];
 			int64_t at;
 
-			if (!is_source(sim, st) || wm_task_finished(st->task) ||
-			    st->next_due > t)
+			if (!wm_sim_is_source(sim, st) ||
+			    wm_task_finished(st->task) || st->next_due > t)
 				continue;
 			at = wm_task_source_backlog_instant(st->task, t);
 			if (at < first)
@@ -866,8 +693,8 @@ replay_backlogs(struct sim *sim, int64_t t, char *err, size_t errlen)
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (!is_source(sim, st) || wm_task_finished(st->task) ||
-			    st->next_due > t ||
+			if (!wm_sim_is_source(sim, st) ||
+			    wm_task_finished(st->task) || st->next_due > t ||
 			    wm_task_source_backlog_instant(st->task, t) !=
 				    first)
 				continue;
@@ -882,6 +709,66 @@ replay_backlogs(struct sim *sim, int64_t t, char *err, size_t errlen)
 	}
 }
 
+/*
+ * What comes at `t` before the sources run: rule 9's crash (before
+ * anything else at t) and the restore once the restart strategy's delay
+ * is over, nothing running in between; then rule 8's checkpoint past its
+ * timeout, aborted at its deadline before the next one may start, and a
+ * checkpoint due at t, which starts before the sources run at t. 1 while
+ * the job is down (or the strategy failed it: sim->gave_up): nothing runs
+ * at t; 0, or a negative errno with a message.
+ */
+static int
+before_sources(struct sim *sim, int64_t t, char *err, size_t errlen)
+{
+	int r;
+
+	if (sim->fail_ns <= t && (r = wm_sim_crash(sim, err, errlen)) != 0)
+		return r;
+	if (sim->gave_up ||
+	    (sim->restore_ns > t && sim->restore_ns != INT64_MAX))
+		return 1;
+	if (sim->restore_ns <= t && (r = wm_sim_restore(sim, err, errlen)) != 0)
+		return r;
+	if (wm_sim_checkpoint_deadline(sim) <= t &&
+	    (r = wm_sim_time_out_checkpoint(sim, t, err, errlen)) != 0)
+		return r;
+	if (sim->cycle != NULL &&
+	    (r = wm_sim_trigger_checkpoint(sim, t, err, errlen)) != 0)
+		return r;
+	return 0;
+}
+
+/* The sources due at `t`, in subtask order (rule 2: a member of an
+ * alignment group that runs after another at t reads its report of t;
+ * those that ran before a report of t, or ran at t themselves, read it at
+ * their next update after t). */
+static void
+run_sources_at(struct sim *sim, int64_t t)
+{
+	bool reported = false; /* an aligned source ran at t */
+
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+
+		if (!wm_sim_is_source(sim, st) || wm_task_finished(st->task))
+			continue;
+		if (reported && follows_reports(sim, st))
+			st->next_due = wm_task_source_next_event(st->task, t);
+		if (st->next_due > t)
+			continue;
+		sim_run_source(st, t);
+		reported = reported || st->aligned;
+	}
+	for (uint32_t id = 0; reported && id < sim->n_tasks; id++) {
+		struct sim_task *st = &sim->tasks[id];
+
+		if (follows_reports(sim, st))
+			st->next_due =
+				wm_task_source_next_event(st->task, t + 1);
+	}
+}
+
 static int
 run(struct sim *sim, char *err, size_t errlen)
 {
@@ -891,7 +778,6 @@ run(struct sim *sim, char *err, size_t errlen)
 		sim->tasks[id].next_due = 0;
 	for (;;) {
 		int64_t t = next_instant(sim);
-		bool reported = false; /* an aligned source ran at t */
 
 		/* A signal now finds the job over. */
 		if (t == INT64_MAX)
@@ -907,58 +793,19 @@ run(struct sim *sim, char *err, size_t errlen)
 			return -ENOMEM;
 		}
 		sim->now_ns = t;
-		/* Rule 9: the crash at t, before anything else at t, and the
-		 * restore when the restart strategy's delay is over: nothing
-		 * runs in between. */
-		if (sim->fail_ns <= t && (r = crash(sim, err, errlen)) != 0)
-			return r;
-		if (sim->gave_up)
-			return 0;
-		if (sim->restore_ns > t && sim->restore_ns != INT64_MAX)
+		r = before_sources(sim, t, err, errlen);
+		if (r < 0 || sim->gave_up)
+			return r < 0 ? r : 0;
+		if (r > 0)
 			continue; /* down: nothing ran at t */
-		if (sim->restore_ns <= t &&
-		    (r = sim_restore(sim, err, errlen)) != 0)
-			return r;
-		/* Rule 8: a checkpoint past its timeout is aborted at its
-		 * deadline, before the next one may start; a checkpoint due
-		 * at t starts before the sources run at t. */
-		if (checkpoint_deadline(sim) <= t &&
-		    (r = time_out_checkpoint(sim, t, err, errlen)) != 0)
-			return r;
-		if (sim->cycle != NULL &&
-		    (r = trigger_checkpoint(sim, t, err, errlen)) != 0)
-			return r;
 		r = replay_backlogs(sim, t, err, errlen);
 		if (r != 0)
 			return r;
-		for (uint32_t id = 0; id < sim->n_tasks; id++) {
-			struct sim_task *st = &sim->tasks[id];
-
-			if (!is_source(sim, st) || wm_task_finished(st->task))
-				continue;
-			/* Rule 2: a member that runs after another at t reads
-			 * its report of t. */
-			if (reported && follows_reports(sim, st))
-				st->next_due =
-					wm_task_source_next_event(st->task, t);
-			if (st->next_due > t)
-				continue;
-			sim_run_source(st, t);
-			reported = reported || st->aligned;
-		}
-		/* Those that ran before a report of t, or ran at t
-		 * themselves, read it at their next update after t. */
-		for (uint32_t id = 0; reported && id < sim->n_tasks; id++) {
-			struct sim_task *st = &sim->tasks[id];
-
-			if (follows_reports(sim, st))
-				st->next_due = wm_task_source_next_event(
-					st->task, t + 1);
-		}
+		run_sources_at(sim, t);
 		r = settle_instant(sim, err, errlen);
 		if (r != 0)
 			return r;
-		sim_watch_catch_up(sim);
+		wm_sim_watch_catch_up(sim);
 		sim->changed_at_ns = t;
 		sim->rec_changed_at_ns = t;
 	}
@@ -968,7 +815,7 @@ run(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
-		if (is_source(sim, st) && !wm_task_finished(st->task))
+		if (wm_sim_is_source(sim, st) && !wm_task_finished(st->task))
 			return endless(sim->topo, st->sub->stage, err, errlen);
 	}
 	return 0;
@@ -990,367 +837,6 @@ refuse_endless(const struct wm_topology *topo, char *err, size_t errlen)
 	return 0;
 }
 
-/* The processing time of the store's figures: --sim's own. */
-static int64_t
-sim_clock(void *ctx)
-{
-	return ((const struct sim *)ctx)->now_ns;
-}
-
-/* The checkpoints of [job] checkpoint_dir (checkpoint_cycle.h) on
- * --sim's processing time, with the outputs they make exactly-once
- * (exactly_once.h) recovered to where the run starts: parts left in the
- * directory by an earlier run go. Then each task's room to hold frames
- * back (rule 8). */
-static int
-checkpoints_set_up(struct sim *sim, char *err, size_t errlen)
-{
-	const struct wm_job_conf *job = &sim->topo->job;
-	struct wm_checkpoint_cycle_config cfg = {
-		.topo = sim->topo,
-		.plan = sim->plan,
-		.every_ns = wm_ms_to_ns(job->checkpoint_interval_ms),
-		.timeout_ns = wm_ms_to_ns(job->checkpoint_timeout_ms),
-		.speed = 1.0,
-		.now_ns = sim_clock,
-		.ctx = sim,
-	};
-	int r;
-
-	if (job->checkpoint_interval_ms == INT64_MAX)
-		return 0;
-	r = wm_exactly_once_set_up(&sim->commit, &sim->output_of, sim->topo,
-				   sim->stage_sinks, sim->late_sinks, err,
-				   errlen);
-	if (r != 0)
-		return output_error(r);
-	cfg.commit = sim->commit;
-	r = wm_checkpoint_cycle_open(&sim->cycle, &cfg, err, errlen);
-	if (r != 0)
-		return r;
-	r = wm_checkpoint_cycle_recover_outputs(sim->cycle, err, errlen);
-	if (r != 0)
-		return output_error(r);
-	wm_checkpoint_cycle_arm(sim->cycle, 0);
-	sim->fail_ns = wm_ms_to_ns(job->fail_at_ms);
-	sim->restart_draws.seed = job->seed;
-	wm_restart_strategy_init(&sim->restart, &job->restart, wm_restart_draw,
-				 &sim->restart_draws);
-	for (uint32_t id = 0; id < sim->n_tasks; id++) {
-		struct sim_task *st = &sim->tasks[id];
-		uint32_t n = wm_task_input_channels(st->task);
-
-		if (n == 0)
-			continue;
-		st->holding = calloc(n, sizeof(*st->holding));
-		if (st->holding == NULL)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Whether a source finished: it takes no barrier any more. */
-static bool
-sim_source_finished(const struct sim *sim)
-{
-	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		if (is_source(sim, &sim->tasks[id]) &&
-		    wm_task_finished(sim->tasks[id].task))
-			return true;
-	return false;
-}
-
-/*
- * Trigger the next checkpoint at `t` if it is due (rule 8): every source
- * snapshots its position and sends the barrier. One at a time, as
- * Flink's default of one concurrent checkpoint: a trigger due while one
- * is still being taken waits for the next interval. Once a source
- * finished no checkpoint is triggered any more (Flink before checkpoints
- * after tasks finish). A checkpoint the store cannot begin is counted
- * failed, with a warning, and the job goes on, as a real run's.
- */
-static int
-trigger_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
-{
-	char why[512];
-	uint64_t id;
-	int r;
-
-	if (!wm_checkpoint_cycle_due(sim->cycle, t) || sim_source_finished(sim))
-		return 0;
-	r = wm_checkpoint_cycle_begin(sim->cycle, t, t / 1000000, &id, why,
-				      sizeof(why));
-	if (r != 0) {
-		checkpoint_failed(sim, r, why);
-		return 0;
-	}
-	for (uint32_t k = 0; k < sim->n_tasks; k++) {
-		struct sim_task *st = &sim->tasks[k];
-
-		if (!is_source(sim, st))
-			continue;
-		r = wm_task_trigger_checkpoint(st->task, (int64_t)id, t);
-		if (r != 0) {
-			snprintf(err, errlen,
-				 "subtask %s/%u could not snapshot its "
-				 "position: %s",
-				 sim->topo->stages[st->sub->stage].name,
-				 st->sub->index, strerror(-r));
-			return r;
-		}
-	}
-	return 0;
-}
-
-/* When the checkpoint being taken times out ([job] checkpoint_timeout
- * after its trigger); INT64_MAX: none is being taken. */
-static int64_t
-checkpoint_deadline(const struct sim *sim)
-{
-	return sim->cycle != NULL ? wm_checkpoint_cycle_deadline(sim->cycle)
-				  : INT64_MAX;
-}
-
-/*
- * Abort the checkpoint being taken, past its timeout (rule 8): the store
- * drops what it holds of it, every task still aligning it lets its
- * channels go, and the next one is triggered at the next interval. Under
- * --sim a checkpoint completes in the instant of its trigger (frames take
- * no time, and a barrier is held back only by an alignment that ends in
- * the same instant), so this is reached only if that ever changes; a
- * real run's barriers can be held back for real (doc/semantics.md 12.6).
- */
-static int
-time_out_checkpoint(struct sim *sim, int64_t t, char *err, size_t errlen)
-{
-	uint64_t id = wm_checkpoint_cycle_pending(sim->cycle);
-
-	(void)t;
-	if (wm_checkpoint_cycle_give_up(sim->cycle, WM_CHECKPOINT_TIMED_OUT,
-					err, errlen) != 0)
-		return -EIO;
-	for (uint32_t k = 0; k < sim->n_tasks; k++)
-		wm_task_abort_checkpoint(sim->tasks[k].task, (int64_t)id);
-	return 0;
-}
-
-/* Records read by the sources, results written by the windows, as the
- * tasks count them now. */
-static void
-count_reads_and_results(const struct sim *sim, uint64_t *read,
-			uint64_t *results)
-{
-	*read = *results = 0;
-	for (uint32_t id = 0; id < sim->n_tasks; id++) {
-		const struct sim_task *st = &sim->tasks[id];
-
-		if (is_source(sim, st))
-			*read += wm_task_counters(st->task)->records_in;
-		else if (wm_task_window(st->task) != NULL)
-			*results += wm_task_counters(st->task)->records_out;
-	}
-}
-
-/* Subtask `id` as new, from its checkpoint `chk` (0: none, from the
- * start). Its metrics block starts again as at the job's start: the
- * counts come back with the snapshot, the timings begin anew. A snapshot
- * that could not be restored sets *unrestorable, err naming the subtask
- * and why. */
-static int
-restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
-	     char *err, size_t errlen)
-{
-	const struct wm_topology *t = sim->topo;
-	struct sim_task *st = &sim->tasks[id];
-	char why[512];
-	int r = 0;
-
-	wm_task_free(st->task);
-	st->in.n = 0; /* frames in flight are lost with the crash */
-	memset(block(sim, id), 0, sim->stride);
-	st->task = wm_sources_new_task(
-		t, sim->plan, id, &st->out, block(sim, id),
-		&(struct wm_sources_input){.trace =
-						   sim->traces[st->sub->stage]},
-		t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
-			? sim->stage_sinks[st->sub->stage]
-			: NULL);
-	if (st->task == NULL) {
-		snprintf(err, errlen, "could not restart subtask %s/%u: %s",
-			 t->stages[st->sub->stage].name, st->sub->index,
-			 strerror(errno));
-		return -errno;
-	}
-	if (chk != 0 && (r = wm_checkpoint_restore_task(
-				 wm_checkpoint_cycle_store(sim->cycle), chk, id,
-				 st->task, why, sizeof(why))) != 0) {
-		*unrestorable = true;
-		wm_checkpoint_unrestorable(err, errlen, t, sim->plan, id, chk,
-					   why);
-	}
-	wm_task_restarted_at(st->task, sim->now_ns);
-	if (r == 0)
-		r = wm_task_align(st->task, sim->metrics, sim->stride);
-	st->next_due = sim->now_ns; /* sources: at once */
-	st->charged = false;
-	return r;
-}
-
-/*
- * The exactly-once outputs after the crash (part_commit.h): every part
- * open is lost with its subtask, the files go back to what the checkpoint
- * to restore committed (none: their headers; a committer's blob that
- * cannot be restored falls back to the one before it), every part goes,
- * and the restarted subtasks write parts anew, those after it.
- */
-static int
-recover_outputs(struct sim *sim, char *err, size_t errlen)
-{
-	int r;
-
-	if (sim->commit == NULL)
-		return 0;
-	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		wm_window_parts_close(&sim->tasks[id].parts, true);
-	r = wm_checkpoint_cycle_recover_outputs(sim->cycle, err, errlen);
-	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++)
-		r = wm_window_parts_open(
-			&sim->tasks[id].parts,
-			wm_checkpoint_cycle_first_epoch(sim->cycle),
-			sim->traces, NULL, err, errlen);
-	return r == 0 || r == -EBADMSG ? r : output_error(r);
-}
-
-/*
- * [job] fail_at (rule 9): every subtask crashes at once, its state and the
- * frames in flight lost, a checkpoint being taken aborted; the restart
- * strategy ([job] restart_strategy) says whether the job restarts and when
- * (sim->restore_ns), or fails it (sim->gave_up, err saying why). Results
- * emitted after the checkpoint are emitted again: a file output gets each
- * once (the parts that held them were never committed), a stream twice
- * (at-least-once).
- */
-static int
-crash(struct sim *sim, char *err, size_t errlen)
-{
-	struct wm_checkpoint_summary *c = &sim->checkpoints;
-	struct wm_restart_decision d;
-	char at[32];
-
-	sim->fail_ns = INT64_MAX;
-	count_reads_and_results(sim, &sim->read_at_crash,
-				&sim->results_at_crash);
-	sim->crash_watermarks =
-		calloc(sim->n_tasks, sizeof(*sim->crash_watermarks));
-	if (sim->crash_watermarks == NULL)
-		return -ENOMEM;
-	for (uint32_t id = 0; id < sim->n_tasks; id++) {
-		const struct wm_window *w = wm_task_window(sim->tasks[id].task);
-
-		sim->crash_watermarks[id] =
-			w != NULL ? wm_window_watermark(w) : WM_TS_MIN;
-		sim->tasks[id].in.n = 0; /* frames in flight are lost */
-	}
-	/* The restore is chosen now: nothing is taken while the job is
-	 * down. */
-	if (wm_checkpoint_cycle_workers_gone(sim->cycle, err, errlen) != 0)
-		return -EIO;
-	wm_restart_strategy_failure(&sim->restart, sim->now_ns, &d);
-	c->restart_ns = sim->now_ns;
-	c->strategy = wm_restart_kind_name(sim->restart.conf.kind);
-	c->attempt = d.attempt;
-	c->delay_ns = d.delay_ns;
-	if (!d.restart) {
-		/* As a real job whose worker died: it failed, exit 1. */
-		c->gave_up = true;
-		sim->gave_up = true;
-		snprintf(err, errlen,
-			 "the job failed: every subtask crashed at fail_at "
-			 "(%s) and restart_strategy = %s %s",
-			 wm_units_format_duration(sim->now_ns, at, sizeof(at)),
-			 c->strategy,
-			 sim->restart.conf.kind == WM_RESTART_NONE
-				 ? "does not restart it"
-				 : "has no attempt left");
-		return 0;
-	}
-	sim->restore_ns = sim->now_ns + d.delay_ns;
-	return 0;
-}
-
-/*
- * The restore after the crash (rule 9): every subtask starts again from
- * the latest complete checkpoint of this run (none: from the start),
- * chosen at the crash. Watermarks are not restored, as in Flink: every
- * input starts at MIN and ACTIVE, and idleness timers start again. The
- * exactly-once outputs go back to the checkpoint first
- * (recover_outputs()). A checkpoint due while the job was down is not
- * taken: the next is the first of the interval's grid at or after the
- * restore. A checkpoint a subtask cannot restore is no transient fault:
- * as a real run's supervisor does, the job falls back to the complete
- * checkpoint of this run before it, and fails (-EBADMSG, 65) naming it
- * when there is none.
- */
-static int
-sim_restore(struct sim *sim, char *err, size_t errlen)
-{
-	struct wm_checkpoint_summary *c = &sim->checkpoints;
-	uint64_t read, results, chk;
-	bool unrestorable = false;
-	int r;
-
-	sim->restore_ns = INT64_MAX;
-	do {
-		r = recover_outputs(sim, err, errlen);
-		if (r != 0)
-			return r;
-		chk = wm_checkpoint_cycle_restore_id(sim->cycle);
-		for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++)
-			r = restart_task(sim, id, chk, &unrestorable, err,
-					 errlen);
-		if (r != 0 && unrestorable) {
-			unrestorable = false;
-			r = wm_checkpoint_cycle_fall_back(sim->cycle, chk, err,
-							  errlen);
-			if (r != 0)
-				return r;
-			r = -EAGAIN;
-		}
-	} while (r == -EAGAIN);
-	if (r != 0)
-		return r;
-	wm_checkpoint_cycle_skip_to(sim->cycle, sim->now_ns);
-	count_reads_and_results(sim, &read, &results);
-	c->restarted = true;
-	c->restored_from = chk;
-	c->restored_from_ns =
-		wm_ms_to_ns(wm_checkpoint_cycle_restore_time_ms(sim->cycle));
-	c->records_replayed = sim->read_at_crash - read;
-	c->results_again = sim->results_at_crash - results;
-	c->held_ns = -1;
-	return 0;
-}
-
-/* After an instant following the restore: whether every window subtask's
- * watermark is back where it was at the crash. */
-static void
-sim_watch_catch_up(struct sim *sim)
-{
-	if (sim->crash_watermarks == NULL)
-		return;
-	for (uint32_t id = 0; id < sim->n_tasks; id++) {
-		const struct wm_window *w = wm_task_window(sim->tasks[id].task);
-
-		if (w != NULL &&
-		    wm_window_watermark(w) < sim->crash_watermarks[id])
-			return;
-	}
-	sim->checkpoints.held_ns = sim->now_ns - sim->checkpoints.restart_ns -
-				   sim->checkpoints.delay_ns;
-	free(sim->crash_watermarks);
-	sim->crash_watermarks = NULL;
-}
-
 /* The traces (first, as a real run reads them: a bad one is reported once
  * and leaves no output behind), the tasks, alignment, the outputs. */
 static int
@@ -1366,7 +852,7 @@ sim_set_up(struct sim *sim, char *err, size_t errlen)
 	    (r = wm_dir_lock_take(topo->job.checkpoint_dir, true, &sim->lock_fd,
 				  err, errlen)) != 0 &&
 	    r != -EBUSY)
-		r = output_error(r);
+		r = wm_sim_output_error(r);
 	if (r == 0)
 		r = build(sim, err, errlen);
 	/* Sources of an alignment group read each other's reports from
@@ -1381,7 +867,7 @@ sim_set_up(struct sim *sim, char *err, size_t errlen)
 	if (r == 0)
 		r = alerts_set_up(sim);
 	if (r == 0)
-		r = checkpoints_set_up(sim, err, errlen);
+		r = wm_sim_checkpoints_set_up(sim, err, errlen);
 	return r == 0 ? wire(sim, err, errlen) : r;
 }
 
@@ -1427,40 +913,6 @@ sim_summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
 	return r;
 }
 
-/*
- * The exactly-once outputs at the job's end: one that ended well (its
- * input's end, or a stop, `r` >= 0) seals every subtask's last parts and
- * commits them (Flink's final commit); a failed one (< 0) deletes the
- * parts no resume needs. The status, -EIO if the commit failed.
- */
-static int
-end_outputs(struct sim *sim, int r, char *err, size_t errlen)
-{
-	char why[4400];
-
-	for (uint32_t id = 0; r >= 0 && id < sim->n_tasks; id++)
-		if (seal_window_parts(&sim->tasks[id], 0, why, sizeof(why)) !=
-		    0) {
-			snprintf(err, errlen, "%s", why);
-			r = -EIO;
-		}
-	for (uint32_t id = 0; id < sim->n_tasks; id++)
-		wm_window_parts_close(&sim->tasks[id].parts, true);
-	/* Without a cycle (it could not open) nothing ran: only the parts
-	 * go. */
-	if (sim->cycle == NULL)
-		(void)wm_part_commit_discard(sim->commit, why, sizeof(why));
-	else if (wm_checkpoint_cycle_finish_outputs(sim->cycle, r >= 0, why,
-						    sizeof(why)) != 0 &&
-		 r >= 0) {
-		snprintf(err, errlen, "%s", why);
-		r = -EIO;
-	}
-	wm_part_commit_free(sim->commit);
-	sim->commit = NULL;
-	return r;
-}
-
 /* The tasks freed and the outputs closed: a stop (128 + n) keeps its
  * results, a failure (< 0) only those it wrote. The status, -EIO if a
  * last write failed. */
@@ -1471,7 +923,7 @@ sim_tear_down(struct sim *sim, int r, char *err, size_t errlen)
 	char why[512];
 
 	if (sim->commit != NULL)
-		r = end_outputs(sim, r, err, errlen);
+		r = wm_sim_end_outputs(sim, r, err, errlen);
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
