@@ -27,6 +27,7 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
+#include "base/countof.h"
 #include "lib/snap.h"
 #include "runtime/source/kafka_source.h"
 #include "runtime/io/keys.h"
@@ -36,6 +37,18 @@
 #define DEADLINE_S 60
 
 #define TOPIC "events"
+
+/*
+ * The row a table-driven test plays, as `scenario "NAME": `, leading the
+ * failure messages of the helpers below ("" in the other tests).
+ */
+static char in_row[160];
+
+static void
+play_row(const char *name)
+{
+	snprintf(in_row, sizeof(in_row), "scenario \"%s\": ", name);
+}
 
 struct cluster {
 	rd_kafka_t *producer; /* owns the mock cluster */
@@ -148,7 +161,7 @@ open_source(struct stage *s, uint32_t index)
 	struct wm_record_source *src = wm_kafka_source_open(
 		&s->st, index, NULL, &code, err, sizeof(err));
 
-	ck_assert_msg(src != NULL, "open: %d %s", code, err);
+	ck_assert_msg(src != NULL, "%sopen: %d %s", in_row, code, err);
 	return src;
 }
 
@@ -182,8 +195,8 @@ read_until(struct wm_record_source *src, struct got *g, size_t want,
 		struct wm_record r;
 
 		ck_assert_msg(now_ns() < end,
-			      "only %zu of %zu records within %d s", g->n, want,
-			      DEADLINE_S);
+			      "%sonly %zu of %zu records within %d s", in_row,
+			      g->n, want, DEADLINE_S);
 		if (wm_record_source_next(src, now_ns(), &r) == 1) {
 			ck_assert_uint_lt(g->n,
 					  sizeof(g->rec) / sizeof(g->rec[0]));
@@ -204,7 +217,7 @@ nothing_more(struct wm_record_source *src, int ms)
 
 	while (now_ns() < end) {
 		ck_assert_msg(wm_record_source_next(src, now_ns(), &r) == 0,
-			      "unexpected record p%u value %" PRId64,
+			      "%sunexpected record p%u value %" PRId64, in_row,
 			      r.partition, r.value);
 		usleep(1000);
 	}
@@ -229,18 +242,23 @@ check_exactly(const struct got *g, int parts, const int *first, const int *end)
 		const struct wm_record *r = &g->rec[i];
 		int p = (int)r->partition, k;
 
-		ck_assert_int_lt(p, parts);
+		ck_assert_msg(p < parts, "%srecord of partition %d", in_row, p);
 		k = next[p]++;
-		ck_assert_msg(k < end[p], "p%d: one record too many", p);
-		ck_assert_int_eq(r->value, value_of(p, k));
-		ck_assert_int_eq(r->ts, 1000 + 10 * (int64_t)k);
-		ck_assert_int_eq(r->key, k % 5);
-		ck_assert_uint_eq(r->flags, 0);
+		ck_assert_msg(k < end[p], "%sp%d: one record too many", in_row,
+			      p);
+		ck_assert_msg(r->value == value_of(p, k) &&
+				      r->ts == 1000 + 10 * (int64_t)k &&
+				      r->key == k % 5 && r->flags == 0,
+			      "%sp%d record %d: value %" PRId64 " ts %" PRId64
+			      " key %" PRId64 " flags %u",
+			      in_row, p, k, r->value, r->ts, r->key,
+			      (unsigned)r->flags);
 	}
 	for (int p = 0; p < parts; p++)
-		ck_assert_msg(next[p] == end[p], "p%d: read up to %d, not %d",
-			      p, next[p], end[p]);
-	ck_assert_uint_eq(g->n, total);
+		ck_assert_msg(next[p] == end[p], "%sp%d: read up to %d, not %d",
+			      in_row, p, next[p], end[p]);
+	ck_assert_msg(g->n == total, "%s%zu records, not %zu", in_row, g->n,
+		      total);
 }
 
 static bool
@@ -371,61 +389,92 @@ END_TEST
 
 /* ---- where reading starts and stops ---- */
 
-START_TEST(test_latest_starts_at_the_end_at_open)
-{
-	static struct got g;
-	struct cluster c;
-	struct stage s;
-	struct wm_record_source *src;
-	const int first[2] = {10, 4}, end[2] = {13, 6};
+/*
+ * Where a source starts and stops: the records in each partition before
+ * the open and after it (before the first read), the starting and stopping
+ * offsets, how many records to read (SIZE_MAX: until the source finishes)
+ * and exactly which must have come. A new case is a row.
+ */
+struct position_row {
+	const char *name;
+	int partitions;
+	int before[3];
+	struct wm_kafka_offsets starting, stopping;
+	int after[3];
+	size_t want;
+	int first[3], end[3];
+};
 
-	g.n = 0;
-	cluster_up(&c, 1);
-	topic(&c, TOPIC, 2, 1);
-	produce(&c, 0, 0, 10);
-	produce(&c, 1, 0, 4);
-	stage_init(&s, &c, 1, 2);
-	s.kc.starting.position = WM_KAFKA_LATEST;
-	src = open_source(&s, 0);
+static const struct position_row position_rows[] = {
 	/* Produced after the open, before the first read: read. */
-	produce(&c, 0, 10, 3);
-	produce(&c, 1, 4, 2);
-	read_until(src, &g, 5, NULL);
-	nothing_more(src, 200);
-	check_exactly(&g, 2, first, end);
-	wm_record_source_free(src);
-	cluster_down(&c);
-}
-END_TEST
+	{
+		.name = "latest_starts_at_the_end_at_open",
+		.partitions = 2,
+		.before = {10, 4},
+		.starting = {.position = WM_KAFKA_LATEST},
+		.stopping = {.position = WM_KAFKA_UNBOUNDED},
+		.after = {3, 2},
+		.want = 5,
+		.first = {10, 4},
+		.end = {13, 6},
+	},
+	/* Offsets as given; partitions not listed, and one whose offset is
+	 * not in the log (partition 2's 100 is past its end), from their
+	 * first offset. */
+	{
+		.name = "explicit_offsets_and_earliest_for_the_rest",
+		.partitions = 3,
+		.before = {5, 10, 4},
+		.starting = {.position = WM_KAFKA_OFFSETS,
+			     .n = 2,
+			     .partitions = (uint32_t[]){1, 2},
+			     .offsets = (int64_t[]){7, 100}},
+		.stopping = {.position = WM_KAFKA_UNBOUNDED},
+		.want = 12,
+		.first = {0, 7, 0},
+		.end = {5, 10, 4},
+	},
+	{
+		.name = "explicit_stopping_offsets",
+		.partitions = 2,
+		.before = {9, 9},
+		.starting = {.position = WM_KAFKA_EARLIEST},
+		.stopping = {.position = WM_KAFKA_OFFSETS,
+			     .n = 2,
+			     .partitions = (uint32_t[]){0, 1},
+			     .offsets = (int64_t[]){4, 0}},
+		.want = SIZE_MAX,
+		.first = {0, 0},
+		.end = {4, 0},
+	},
+};
 
-/* Offsets as given; partitions not listed, and one whose offset is not
- * in the log, from their first offset. */
-START_TEST(test_explicit_offsets_and_earliest_for_the_rest)
+START_TEST(test_reads_from_and_to_the_positions_given)
 {
+	const struct position_row *row = &position_rows[_i];
 	static struct got g;
 	struct cluster c;
 	struct stage s;
 	struct wm_record_source *src;
-	uint32_t parts[2] = {1, 2};
-	int64_t offs[2] = {7, 100};
-	const int first[3] = {0, 7, 0}, end[3] = {5, 10, 4};
 
+	play_row(row->name);
 	g.n = 0;
 	cluster_up(&c, 1);
-	topic(&c, TOPIC, 3, 1);
-	produce(&c, 0, 0, 5);
-	produce(&c, 1, 0, 10);
-	produce(&c, 2, 0, 4);
-	stage_init(&s, &c, 1, 3);
-	s.kc.starting.position = WM_KAFKA_OFFSETS;
-	s.kc.starting.n = 2;
-	s.kc.starting.partitions = parts;
-	s.kc.starting.offsets = offs;
+	topic(&c, TOPIC, row->partitions, 1);
+	for (int p = 0; p < row->partitions; p++)
+		if (row->before[p] > 0)
+			produce(&c, p, 0, row->before[p]);
+	stage_init(&s, &c, 1, (uint32_t)row->partitions);
+	s.kc.starting = row->starting;
+	s.kc.stopping = row->stopping;
 	src = open_source(&s, 0);
-	/* Partition 2's offset 100 is past its end: from its first. */
-	read_until(src, &g, 12, NULL);
+	for (int p = 0; p < row->partitions; p++)
+		if (row->after[p] > 0)
+			produce(&c, p, row->before[p], row->after[p]);
+	read_until(src, &g, row->want,
+		   row->want == SIZE_MAX ? is_finished : NULL);
 	nothing_more(src, 200);
-	check_exactly(&g, 3, first, end);
+	check_exactly(&g, row->partitions, row->first, row->end);
 	wm_record_source_free(src);
 	cluster_down(&c);
 }
@@ -457,34 +506,6 @@ START_TEST(test_bounded_source_stops_at_the_end_it_found)
 	check_exactly(&g, 3, first, end);
 	ck_assert_uint_eq(src->ops->n_finished(src), 3);
 	nothing_more(src, 200);
-	wm_record_source_free(src);
-	cluster_down(&c);
-}
-END_TEST
-
-START_TEST(test_explicit_stopping_offsets)
-{
-	static struct got g;
-	struct cluster c;
-	struct stage s;
-	struct wm_record_source *src;
-	uint32_t parts[2] = {0, 1};
-	int64_t offs[2] = {4, 0};
-	const int first[2] = {0, 0}, end[2] = {4, 0};
-
-	g.n = 0;
-	cluster_up(&c, 1);
-	topic(&c, TOPIC, 2, 1);
-	produce(&c, 0, 0, 9);
-	produce(&c, 1, 0, 9);
-	stage_init(&s, &c, 1, 2);
-	s.kc.stopping.position = WM_KAFKA_OFFSETS;
-	s.kc.stopping.n = 2;
-	s.kc.stopping.partitions = parts;
-	s.kc.stopping.offsets = offs;
-	src = open_source(&s, 0);
-	read_until(src, &g, SIZE_MAX, is_finished);
-	check_exactly(&g, 2, first, end);
 	wm_record_source_free(src);
 	cluster_down(&c);
 }
@@ -904,15 +925,17 @@ all_down_until_noticed(struct cluster *c, struct wm_record_source *src,
 
 	rd_kafka_mock_broker_set_down(c->mc, 1);
 	do {
-		ck_assert_msg(now_ns() < end, "the outage went unnoticed");
+		ck_assert_msg(now_ns() < end, "%sthe outage went unnoticed",
+			      in_row);
 		/* Records already fetched may still come. */
 		if (wm_record_source_next(src, now_ns(), &r) == 1 && g != NULL)
 			g->rec[g->n++] = r;
 		src->ops->health(src, &h);
 		usleep(1000);
 	} while (!h.unreachable);
-	ck_assert_int_eq(h.exit_code, 0);
-	ck_assert_uint_eq(h.outages, 0);
+	ck_assert_msg(h.exit_code == 0 && h.outages == 0,
+		      "%sexit code %d, %" PRIu64 " outages", in_row,
+		      h.exit_code, (uint64_t)h.outages);
 }
 
 static void
@@ -920,19 +943,6 @@ broker_up(struct cluster *c)
 {
 	rd_kafka_mock_broker_set_up(c->mc, 1);
 }
-
-START_TEST(test_broker_down_and_up_loses_and_repeats_nothing)
-{
-	struct cluster c;
-
-	cluster_up(&c, 1);
-	topic(&c, TOPIC, 2, 1);
-	/* Few records per fetch: most are still in the broker when it
-	 * goes down. */
-	read_across(&c, 2, 2000, all_down_until_noticed, broker_up);
-	cluster_down(&c);
-}
-END_TEST
 
 static void
 fetch_errors(struct cluster *c, struct wm_record_source *src, struct got *g)
@@ -947,17 +957,6 @@ fetch_errors(struct cluster *c, struct wm_record_source *src, struct got *g)
 		RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION);
 }
 
-START_TEST(test_fetch_errors_lose_and_repeat_nothing)
-{
-	struct cluster c;
-
-	cluster_up(&c, 1);
-	topic(&c, TOPIC, 2, 1);
-	read_across(&c, 2, 2000, fetch_errors, NULL);
-	cluster_down(&c);
-}
-END_TEST
-
 static void
 leader_moves(struct cluster *c, struct wm_record_source *src, struct got *g)
 {
@@ -967,17 +966,6 @@ leader_moves(struct cluster *c, struct wm_record_source *src, struct got *g)
 	rd_kafka_mock_partition_set_leader(c->mc, TOPIC, 1, 3);
 }
 
-START_TEST(test_leader_change_loses_and_repeats_nothing)
-{
-	struct cluster c;
-
-	cluster_up(&c, 3);
-	topic(&c, TOPIC, 2, 3);
-	read_across(&c, 2, 2000, leader_moves, NULL);
-	cluster_down(&c);
-}
-END_TEST
-
 static void
 slow_broker(struct cluster *c, struct wm_record_source *src, struct got *g)
 {
@@ -986,13 +974,42 @@ slow_broker(struct cluster *c, struct wm_record_source *src, struct got *g)
 	rd_kafka_mock_broker_set_rtt(c->mc, 1, 300);
 }
 
-START_TEST(test_slow_broker_loses_and_repeats_nothing)
+/*
+ * A fault halfway through reading a topic of two partitions (read_across):
+ * the cluster it needs, the records per partition, the fault and what
+ * heals it (NULL: it heals itself). A new fault is a row.
+ */
+struct fault_row {
+	const char *name;
+	int brokers;  /* in the cluster */
+	int replicas; /* of each partition */
+	int records;  /* per partition */
+	void (*fault)(struct cluster *c, struct wm_record_source *src,
+		      struct got *g);
+	void (*heal)(struct cluster *c);
+};
+
+static const struct fault_row fault_rows[] = {
+	/* Few records per fetch: most are still in the broker when it
+	 * goes down. */
+	{"broker_down_and_up_loses_and_repeats_nothing", 1, 1, 2000,
+	 all_down_until_noticed, broker_up},
+	{"fetch_errors_lose_and_repeat_nothing", 1, 1, 2000, fetch_errors,
+	 NULL},
+	{"leader_change_loses_and_repeats_nothing", 3, 3, 2000, leader_moves,
+	 NULL},
+	{"slow_broker_loses_and_repeats_nothing", 1, 1, 500, slow_broker, NULL},
+};
+
+START_TEST(test_fault_loses_and_repeats_nothing)
 {
+	const struct fault_row *row = &fault_rows[_i];
 	struct cluster c;
 
-	cluster_up(&c, 1);
-	topic(&c, TOPIC, 2, 1);
-	read_across(&c, 2, 500, slow_broker, NULL);
+	play_row(row->name);
+	cluster_up(&c, row->brokers);
+	topic(&c, TOPIC, 2, row->replicas);
+	read_across(&c, 2, row->records, row->fault, row->heal);
 	cluster_down(&c);
 }
 END_TEST
@@ -1148,10 +1165,9 @@ kafka_suite(void)
 	tcase_add_test(read, test_arriving_records_wake_the_driver);
 	tcase_add_test(read,
 		       test_subtasks_own_partitions_as_flink_assigns_them);
-	tcase_add_test(read, test_latest_starts_at_the_end_at_open);
-	tcase_add_test(read, test_explicit_offsets_and_earliest_for_the_rest);
+	tcase_add_loop_test(read, test_reads_from_and_to_the_positions_given, 0,
+			    (int)N_ELEMS(position_rows));
 	tcase_add_test(read, test_bounded_source_stops_at_the_end_it_found);
-	tcase_add_test(read, test_explicit_stopping_offsets);
 	tcase_add_test(read, test_committed_offsets_after_a_snapshot);
 	tcase_add_test(read, test_paused_partition_keeps_every_record);
 	tcase_add_test(read, test_restore_continues_with_exactly_the_rest);
@@ -1160,11 +1176,8 @@ kafka_suite(void)
 	tcase_add_test(read, test_bad_records_skipped_and_counted);
 	tcase_add_test(read, test_csv_and_json_values);
 	tcase_add_test(read, test_probe_tells_what_is_wrong);
-	tcase_add_test(faults,
-		       test_broker_down_and_up_loses_and_repeats_nothing);
-	tcase_add_test(faults, test_fetch_errors_lose_and_repeat_nothing);
-	tcase_add_test(faults, test_leader_change_loses_and_repeats_nothing);
-	tcase_add_test(faults, test_slow_broker_loses_and_repeats_nothing);
+	tcase_add_loop_test(faults, test_fault_loses_and_repeats_nothing, 0,
+			    (int)N_ELEMS(fault_rows));
 	tcase_add_test(faults,
 		       test_broker_gone_beyond_the_timeout_is_unavailable);
 	tcase_add_test(faults, test_outage_ridden_out_is_counted);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/countof.h"
 #include "operators/source_gen.h"
 #include "tests/unit/check_main.h"
 
@@ -162,42 +163,52 @@ END_TEST
 
 /* ---- tcase arrivals ---- */
 
+/* A rate and the first arrivals of its one partition (a row a rate). */
+struct spacing_row {
+	double rate;
+	int n;
+	int64_t expect[8];
+};
+
+static const struct spacing_row spacing_rows[] = {
+	{1000, 5, {0, 1 * MS, 2 * MS, 3 * MS, 4 * MS}},
+	{3, 7, {0, 333333333, 666666666, SEC, 1333333333, 1666666666, 2 * SEC}},
+	{2.5, 6, {0, 400 * MS, 800 * MS, 1200 * MS, 1600 * MS, 2 * SEC}},
+	{0.3, 4, {0, 3333333333LL, 6666666666LL, 10 * SEC}},
+};
+
 /* Each record is due exactly at floor(k x 10^9 / rate): not a ns before. */
-static void
-check_spacing(double rate, const int64_t *expect, int n)
+START_TEST(test_paced_arrivals_are_exactly_spaced)
 {
 	static const uint32_t ids[] = {0};
+	const struct spacing_row *row = &spacing_rows[_i];
+	const int64_t *expect = row->expect;
 	struct wm_source_gen_conf c;
 	struct wm_source_gen *g;
 	struct wm_record r;
 
-	conf_base(&c, ids, 1, rate);
+	conf_base(&c, ids, 1, row->rate);
 	g = gen_new_ok(&c);
-	for (int k = 0; k < n; k++) {
-		ck_assert_int_eq(wm_source_gen_next_due_ns(g), expect[k]);
+	for (int k = 0; k < row->n; k++) {
+		int64_t due = wm_source_gen_next_due_ns(g);
+
+		ck_assert_msg(due == expect[k],
+			      "rate %g: arrival %d due at %lld, expected %lld",
+			      row->rate, k, (long long)due,
+			      (long long)expect[k]);
 		if (expect[k] > 0)
-			ck_assert_int_eq(
-				wm_source_gen_next(g, expect[k] - 1, &r), 0);
-		ck_assert_int_eq(wm_source_gen_next(g, expect[k], &r), 1);
-		ck_assert_int_eq(r.ts, expect[k] / MS);
-		ck_assert_int_eq(wm_source_gen_next(g, expect[k], &r), 0);
+			ck_assert_msg(
+				wm_source_gen_next(g, expect[k] - 1, &r) == 0,
+				"rate %g: arrival %d a ns early", row->rate, k);
+		ck_assert_msg(wm_source_gen_next(g, expect[k], &r) == 1,
+			      "rate %g: arrival %d not due", row->rate, k);
+		ck_assert_msg(r.ts == expect[k] / MS,
+			      "rate %g: arrival %d has ts %lld", row->rate, k,
+			      (long long)r.ts);
+		ck_assert_msg(wm_source_gen_next(g, expect[k], &r) == 0,
+			      "rate %g: arrival %d came twice", row->rate, k);
 	}
 	wm_source_gen_free(g);
-}
-
-START_TEST(test_paced_arrivals_are_exactly_spaced)
-{
-	static const int64_t r1000[] = {0, 1 * MS, 2 * MS, 3 * MS, 4 * MS};
-	static const int64_t r3[] = {0,		 333333333,  666666666, SEC,
-				     1333333333, 1666666666, 2 * SEC};
-	static const int64_t r2_5[] = {0,	  400 * MS,  800 * MS,
-				       1200 * MS, 1600 * MS, 2 * SEC};
-	static const int64_t r0_3[] = {0, 3333333333LL, 6666666666LL, 10 * SEC};
-
-	check_spacing(1000, r1000, 5);
-	check_spacing(3, r3, 7);
-	check_spacing(2.5, r2_5, 6);
-	check_spacing(0.3, r0_3, 4);
 }
 END_TEST
 
@@ -550,10 +561,32 @@ START_TEST(test_uniform_keys_pass_chi_square)
 }
 END_TEST
 
-/* Zipf(keys, s) against its exact probabilities. */
-static void
-check_zipf(uint64_t keys, double s, int n, double limit)
+/* Zipf(keys, s) drawn n times: its chi-square against the exact
+ * probabilities must stay under limit. */
+struct zipf_row {
+	uint64_t keys;
+	double s;
+	int n;
+	double limit;
+};
+
+static const struct zipf_row zipf_rows[] = {
+	/* 49 degrees of freedom: 1e-4 quantile 90. */
+	{50, 1.2, 200000, 100},
+	{50, 0.7, 200000, 100},
+	{50, 1.0, 200000, 100},
+	{50, 3.0, 200000, 100},
+	/* 999: mean 999, sd 45. */
+	{1000, 1.0, 200000, 1250},
+	{2, 1.0, 100000, 20},
+};
+
+START_TEST(test_zipf_keys_match_distribution)
 {
+	uint64_t keys = zipf_rows[_i].keys;
+	double s = zipf_rows[_i].s;
+	int n = zipf_rows[_i].n;
+	double limit = zipf_rows[_i].limit;
 	unsigned *counts = calloc(keys, sizeof(*counts));
 	double *p = calloc(keys, sizeof(*p));
 	double norm = 0, chi;
@@ -575,18 +608,6 @@ check_zipf(uint64_t keys, double s, int n, double limit)
 		      (unsigned long long)keys);
 	free(counts);
 	free(p);
-}
-
-START_TEST(test_zipf_keys_match_distribution)
-{
-	/* 49 degrees of freedom: 1e-4 quantile 90. */
-	check_zipf(50, 1.2, 200000, 100);
-	check_zipf(50, 0.7, 200000, 100);
-	check_zipf(50, 1.0, 200000, 100);
-	check_zipf(50, 3.0, 200000, 100);
-	/* 999: mean 999, sd 45. */
-	check_zipf(1000, 1.0, 200000, 1250);
-	check_zipf(2, 1.0, 100000, 20);
 }
 END_TEST
 
@@ -1217,25 +1238,43 @@ START_TEST(test_fast_mode_periodic_silence_sits_out)
 }
 END_TEST
 
-START_TEST(test_invalid_periodic_silence_is_refused)
+/* The generator with one partition at `rate` and one silence or burst
+ * must be refused (EINVAL); `what` and `name` say which in a failure. */
+static void
+expect_refused(const char *what, const char *name, double rate,
+	       const struct wm_source_gen_silence *silence,
+	       const struct wm_source_gen_burst *burst)
 {
 	static const uint32_t ids[] = {0};
-	static const struct wm_source_gen_silence bad[] = {
-		{0, 0, 0, INT64_MAX, 100, 100}, /* length = period */
-		{0, 0, 0, INT64_MAX, 100, 200}, /* length > period */
-		{0, 0, 0, INT64_MAX, 100, 0},	/* no length */
-		{0, 0, 0, INT64_MAX, -1, 0},	/* negative period */
-	};
 	struct wm_source_gen_conf c;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		conf_base(&c, ids, 1, 1000);
-		c.n_silences = 1;
-		c.silences = &bad[i];
-		errno = 0;
-		ck_assert_msg(wm_source_gen_new(&c) == NULL, "accepted %zu", i);
-		ck_assert_int_eq(errno, EINVAL);
-	}
+	conf_base(&c, ids, 1, rate);
+	c.n_silences = silence != NULL;
+	c.silences = silence;
+	c.n_bursts = burst != NULL;
+	c.bursts = burst;
+	errno = 0;
+	ck_assert_msg(wm_source_gen_new(&c) == NULL, "accepted %s: %s", what,
+		      name);
+	ck_assert_msg(errno == EINVAL, "%s: %s: errno %d, not EINVAL", what,
+		      name, errno);
+}
+
+/* A silence the generator must refuse, and what is wrong with it. */
+static const struct {
+	const char *name;
+	struct wm_source_gen_silence silence;
+} bad_silences[] = {
+	{"length = period", {0, 0, 0, INT64_MAX, 100, 100}},
+	{"length > period", {0, 0, 0, INT64_MAX, 100, 200}},
+	{"no length", {0, 0, 0, INT64_MAX, 100, 0}},
+	{"negative period", {0, 0, 0, INT64_MAX, -1, 0}},
+};
+
+START_TEST(test_invalid_periodic_silence_is_refused)
+{
+	expect_refused("silence", bad_silences[_i].name, 1000,
+		       &bad_silences[_i].silence, NULL);
 }
 END_TEST
 
@@ -1443,29 +1482,34 @@ START_TEST(test_fast_mode_burst_raises_the_share)
 }
 END_TEST
 
+/* A burst the generator must refuse at 10^15 records/s, and what is wrong
+ * with it. */
+static const struct {
+	const char *name;
+	struct wm_source_gen_burst burst;
+} bad_bursts[] = {
+	{"factor 0", {0, 0, 0, INT64_MAX, 0, 0, 0}},
+	{"factor -2", {0, 0, 0, INT64_MAX, 0, 0, -2}},
+	{"factor NaN", {0, 0, 0, INT64_MAX, 0, 0, NAN}},
+	{"factor infinite", {0, 0, 0, INT64_MAX, 0, 0, INFINITY}},
+	{"rate x factor overflows", {0, 0, 0, INT64_MAX, 0, 0, 1e300}},
+	{"length = period", {0, 0, 0, INT64_MAX, 1000, 1000, 2}},
+	{"first partition > last", {1, 0, 0, INT64_MAX, 0, 0, 2}},
+	{"to < from", {0, 0, 20, 10, 0, 0, 2}},
+};
+
 START_TEST(test_invalid_burst_is_refused)
 {
+	expect_refused("burst", bad_bursts[_i].name, 1e15, NULL,
+		       &bad_bursts[_i].burst);
+}
+END_TEST
+
+START_TEST(test_burst_count_without_bursts_is_refused)
+{
 	static const uint32_t ids[] = {0};
-	static const struct wm_source_gen_burst bad[] = {
-		{0, 0, 0, INT64_MAX, 0, 0, 0},
-		{0, 0, 0, INT64_MAX, 0, 0, -2},
-		{0, 0, 0, INT64_MAX, 0, 0, NAN},
-		{0, 0, 0, INT64_MAX, 0, 0, INFINITY},
-		{0, 0, 0, INT64_MAX, 0, 0, 1e300}, /* rate x factor overflows */
-		{0, 0, 0, INT64_MAX, 1000, 1000, 2},
-		{1, 0, 0, INT64_MAX, 0, 0, 2},
-		{0, 0, 20, 10, 0, 0, 2},
-	};
 	struct wm_source_gen_conf c;
 
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		conf_base(&c, ids, 1, 1e15);
-		c.n_bursts = 1;
-		c.bursts = &bad[i];
-		errno = 0;
-		ck_assert_msg(wm_source_gen_new(&c) == NULL, "accepted %zu", i);
-		ck_assert_int_eq(errno, EINVAL);
-	}
 	conf_base(&c, ids, 1, 1000);
 	c.n_bursts = 1; /* bursts NULL */
 	ck_assert_ptr_null(wm_source_gen_new(&c));
@@ -2008,7 +2052,8 @@ source_gen_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("arrivals");
-	tcase_add_test(tc, test_paced_arrivals_are_exactly_spaced);
+	tcase_add_loop_test(tc, test_paced_arrivals_are_exactly_spaced, 0,
+			    (int)N_ELEMS(spacing_rows));
 	tcase_add_test(tc, test_whole_rates_stay_exact_far_out);
 	tcase_add_test(tc, test_records_carry_arrival_time_not_poll_time);
 	tcase_add_test(tc, test_skew_multiplies_rate);
@@ -2027,7 +2072,8 @@ source_gen_suite(void)
 	tc = tcase_create("keys");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_uniform_keys_pass_chi_square);
-	tcase_add_test(tc, test_zipf_keys_match_distribution);
+	tcase_add_loop_test(tc, test_zipf_keys_match_distribution, 0,
+			    (int)N_ELEMS(zipf_rows));
 	tcase_add_test(tc,
 		       test_zipf_rank_one_is_most_frequent_over_a_million_keys);
 	tcase_add_test(tc, test_single_key_is_zero);
@@ -2053,7 +2099,8 @@ source_gen_suite(void)
 	tcase_add_test(tc, test_periodic_silence_due_times_are_exact);
 	tcase_add_test(tc, test_periodic_silences_that_cover_all_time);
 	tcase_add_test(tc, test_fast_mode_periodic_silence_sits_out);
-	tcase_add_test(tc, test_invalid_periodic_silence_is_refused);
+	tcase_add_loop_test(tc, test_invalid_periodic_silence_is_refused, 0,
+			    (int)N_ELEMS(bad_silences));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("random_silences");
@@ -2070,7 +2117,9 @@ source_gen_suite(void)
 	tcase_add_test(tc, test_silence_during_burst_skips_at_the_burst_rate);
 	tcase_add_test(tc, test_burst_leaves_other_partitions_alone);
 	tcase_add_test(tc, test_fast_mode_burst_raises_the_share);
-	tcase_add_test(tc, test_invalid_burst_is_refused);
+	tcase_add_loop_test(tc, test_invalid_burst_is_refused, 0,
+			    (int)N_ELEMS(bad_bursts));
+	tcase_add_test(tc, test_burst_count_without_bursts_is_refused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("limits");

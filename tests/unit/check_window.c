@@ -7,6 +7,12 @@
  *	time, record accounting, session merging, and randomized comparisons
  *	against a batch aggregation (sessions too) and a lateness model.
  *
+ * Most cases are scenarios: a row of scenarios[] names a window, the
+ * records and watermarks fed to it and the outputs, counters and state
+ * expected in between, and one runner plays every row (a loop test each,
+ * its failures naming the row). A new case of that shape is a new row; the
+ * tests written as functions do what a script of steps cannot.
+ *
  * Keys "key1" and "key2" of the Flink tests are 1 and 2. At equal output
  * timestamps our results come in key order (then window start); Flink's
  * order there is unspecified and its tests sort, so W-5 lists key1 first.
@@ -15,10 +21,13 @@
 
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/countof.h"
 #include "operators/window.h"
 #include "tests/unit/alloc_limit.h"
 #include "tests/unit/check_main.h"
@@ -142,6 +151,16 @@ open_sliding(int64_t size, int64_t slide, int64_t offset, int64_t lateness,
 }
 
 static void
+open_session(int64_t gap, int64_t lateness, bool purging, bool side_output)
+{
+	struct wm_window_assigner a;
+	const char *why;
+
+	ck_assert_int_eq(wm_window_session(&a, gap, &why), 0);
+	open_op(&a, lateness, purging, side_output);
+}
+
+static void
 close_op(void)
 {
 	wm_window_free(h.op);
@@ -208,17 +227,20 @@ describe(const struct ev *e, char *buf, size_t len)
 	return buf;
 }
 
-/* Check the next output event equals `want`; for results, all but min and
- * max, which the callers that care check themselves. */
+/*
+ * Check the next output event equals `want`; for results, all but min and
+ * max, which the callers that care check themselves. `where` (a scenario
+ * and its step, or a function) leads the failure message.
+ */
 static void
-expect_ev(int line, const struct ev *want)
+expect_ev(const char *where, const struct ev *want)
 {
 	char a[160], b[160];
 	const struct ev *got;
 	bool same;
 
-	ck_assert_msg(h.next < h.n, "line %d: expected %s, got no more output",
-		      line, describe(want, a, sizeof(a)));
+	ck_assert_msg(h.next < h.n, "%s: expected %s, got no more output",
+		      where, describe(want, a, sizeof(a)));
 	got = &h.ev[h.next++];
 	same = got->kind == want->kind;
 	if (same && want->kind == EV_RESULT)
@@ -235,15 +257,15 @@ expect_ev(int line, const struct ev *want)
 		same = got->watermark == want->watermark;
 	else if (same && want->kind == EV_STATUS)
 		same = got->status == want->status;
-	ck_assert_msg(same, "line %d: output %zu: expected %s, got %s", line,
+	ck_assert_msg(same, "%s: output %zu: expected %s, got %s", where,
 		      h.next - 1, describe(want, a, sizeof(a)),
 		      describe(got, b, sizeof(b)));
 }
 
-/* A result whose values were all 1 (count == sum), as in the Flink tests. */
+/* The next event is the result of `key`'s window [start, end). */
 static void
-expect_ones(int line, int64_t key, wm_ts_t start, wm_ts_t end, int64_t count,
-	    bool late)
+expect_result(const char *where, int64_t key, wm_ts_t start, wm_ts_t end,
+	      int64_t count, int64_t sum, bool late)
 {
 	struct ev want = {.kind = EV_RESULT};
 
@@ -252,55 +274,20 @@ expect_ones(int line, int64_t key, wm_ts_t start, wm_ts_t end, int64_t count,
 	want.r.window.end = end;
 	want.r.timestamp = wm_ts_sub(end, 1);
 	want.r.count = count;
-	want.r.sum = count;
+	want.r.sum = sum;
 	want.r.late_firing = late;
-	expect_ev(line, &want);
+	expect_ev(where, &want);
 }
 
 static void
-expect_watermark(int line, wm_ts_t watermark)
-{
-	struct ev want = {.kind = EV_WATERMARK, .watermark = watermark};
-
-	expect_ev(line, &want);
-}
-
-static void
-expect_late(int line, int64_t key, int64_t value, wm_ts_t ts)
-{
-	struct ev want = {.kind = EV_LATE};
-
-	want.rec.ts = ts;
-	want.rec.key = key;
-	want.rec.value = value;
-	expect_ev(line, &want);
-}
-
-static void
-expect_nothing(int line)
+expect_nothing(const char *where)
 {
 	char a[160];
 
-	ck_assert_msg(h.next == h.n, "line %d: unexpected output %s", line,
+	ck_assert_msg(h.next == h.n, "%s: unexpected output %s", where,
 		      h.next < h.n ? describe(&h.ev[h.next], a, sizeof(a))
 				   : "");
 }
-
-#define RESULT(key, start, end, count)                                         \
-	expect_ones(__LINE__, (key), (start), (end), (count), false)
-#define LATE_RESULT(key, start, end, count)                                    \
-	expect_ones(__LINE__, (key), (start), (end), (count), true)
-#define WATERMARK(w) expect_watermark(__LINE__, (w))
-#define SIDE(key, value, ts) expect_late(__LINE__, (key), (value), (ts))
-#define NOTHING() expect_nothing(__LINE__)
-
-/* Feed watermark w and expect nothing but its forwarding. */
-#define QUIET_WATERMARK(w)                                                     \
-	do {                                                                   \
-		wmark(w);                                                      \
-		WATERMARK(w);                                                  \
-		NOTHING();                                                     \
-	} while (0)
 
 static const struct wm_window_counters *
 counters(void)
@@ -312,495 +299,1283 @@ counters(void)
 	ck_assert_msg(wm_window_counters_balanced(counters()),                 \
 		      "records are not all accounted for")
 
-/* ---- tcase conformance: doc/semantics.md section 10.6 ---- */
+/* Nothing left: no state, no timer, no session. */
+#define ASSERT_EMPTY()                                                         \
+	do {                                                                   \
+		ck_assert_uint_eq(wm_window_state_count(h.op), 0);             \
+		ck_assert_uint_eq(wm_window_timer_count(h.op), 0);             \
+		ck_assert_uint_eq(wm_window_session_count(h.op), 0);           \
+	} while (0)
 
-static void
-feed_w1_records(void)
-{
-	elem(2, 1, 3999);
-	elem(2, 1, 3000);
-	elem(1, 1, 20);
-	elem(1, 1, 0);
-	elem(1, 1, 999);
-	elem(2, 1, 1998);
-	elem(2, 1, 1999);
-	elem(2, 1, 1000);
-}
+/* ---- scenarios: a window, a script of inputs and expectations ---- */
 
-START_TEST(test_tumbling_fires_each_key_when_watermark_reaches_max_ts)
-{
+/*
+ * What a step does. Its arguments, in v[], are those of its macro below:
+ * ELEM(key, value, ts) feeds a record, which must be taken; ELEM_FAILS(key,
+ * value, ts, err) one that must be refused with err; WMARK(w) feeds a
+ * watermark, QUIET_WATERMARK(w) one that must come out alone. RESULT(key,
+ * start, end, count) expects an on-time firing of that window with count
+ * values of 1 (sum == count), LATE_RESULT the same as a late firing and
+ * FULL_RESULT(key, start, end, count, sum, min, max) an on-time firing with
+ * all its aggregates. WATERMARK(w) expects a forwarded watermark, SIDE(key,
+ * value, ts) a record on the late output, NOTHING no more output so far.
+ * COUNTER(field, n), STATES(n), TIMERS(n) and SESSIONS(n) expect a counter
+ * and the operator's sizes; BALANCED every record accounted for, EMPTY no
+ * state, timer or session left.
+ */
+enum step_op {
+	S_END = 0, /* the rest of a script (zero-filled) */
+	S_ELEM,
+	S_ELEM_FAILS,
+	S_WMARK,
+	S_QUIET_WATERMARK,
+	S_RESULT,
+	S_LATE_RESULT,
+	S_FULL_RESULT,
+	S_WATERMARK,
+	S_SIDE,
+	S_NOTHING,
+	S_COUNTER,
+	S_STATES,
+	S_TIMERS,
+	S_SESSIONS,
+	S_BALANCED,
+	S_EMPTY,
+};
+
+struct step {
+	enum step_op op;
+	int64_t v[7];
+	/* S_COUNTER: the field of struct wm_window_counters (all of them
+	 * uint64_t), by name and offset */
+	const char *counter;
+	size_t offset;
+};
+
+/* Room for the longest script; a longer one does not compile. */
+#define MAX_STEPS 48
+
+#define STEP(op_, ...)                                                         \
+	{                                                                      \
+		.op = (op_), .v = { __VA_ARGS__ }                              \
+	}
+
+#define ELEM(key, value, ts) STEP(S_ELEM, (key), (value), (ts))
+#define ELEM_FAILS(key, value, ts, err)                                        \
+	STEP(S_ELEM_FAILS, (key), (value), (ts), (err))
+#define WMARK(w) STEP(S_WMARK, (w))
+#define QUIET_WATERMARK(w) STEP(S_QUIET_WATERMARK, (w))
+#define RESULT(key, start, end, count)                                         \
+	STEP(S_RESULT, (key), (start), (end), (count))
+#define LATE_RESULT(key, start, end, count)                                    \
+	STEP(S_LATE_RESULT, (key), (start), (end), (count))
+#define FULL_RESULT(key, start, end, count, sum, min, max)                     \
+	STEP(S_FULL_RESULT, (key), (start), (end), (count), (sum), (min), (max))
+#define WATERMARK(w) STEP(S_WATERMARK, (w))
+#define SIDE(key, value, ts) STEP(S_SIDE, (key), (value), (ts))
+#define NOTHING STEP(S_NOTHING, 0)
+#define COUNTER(field, n)                                                      \
+	{                                                                      \
+		.op = S_COUNTER, .v = {(n)}, .counter = #field,                \
+		.offset = offsetof(struct wm_window_counters, field)           \
+	}
+#define STATES(n) STEP(S_STATES, (n))
+#define TIMERS(n) STEP(S_TIMERS, (n))
+#define SESSIONS(n) STEP(S_SESSIONS, (n))
+#define BALANCED STEP(S_BALANCED, 0)
+#define EMPTY STEP(S_EMPTY, 0)
+
+enum window_kind {
+	KIND_TUMBLING = 1,
+	KIND_SLIDING,
+	KIND_SESSION,
+};
+
+#define TUMBLING(size_, offset_)                                               \
+	.kind = KIND_TUMBLING, .size = (size_), .offset = (offset_)
+#define SLIDING(size_, slide_, offset_)                                        \
+	.kind = KIND_SLIDING, .size = (size_), .slide = (slide_),              \
+	.offset = (offset_)
+#define SESSION(gap_) .kind = KIND_SESSION, .size = (gap_)
+
+struct scenario {
+	const char *tcase; /* the tcase it runs in */
+	const char *name;  /* named in its failures */
+	enum window_kind kind;
+	int64_t size; /* a session's gap */
+	int64_t slide;
+	int64_t offset;
+	int64_t lateness;
+	bool purging;
+	bool side_output;
+	/* Played first, if not NULL: steps several scenarios share. */
+	const struct step *prefix;
+	struct step steps[MAX_STEPS];
+};
+
+/* W-1 and W-2 feed these records. */
+static const struct step w1_records[MAX_STEPS] = {
+	ELEM(2, 1, 3999), ELEM(2, 1, 3000), ELEM(1, 1, 20),   ELEM(1, 1, 0),
+	ELEM(1, 1, 999),  ELEM(2, 1, 1998), ELEM(2, 1, 1999), ELEM(2, 1, 1000),
+};
+
+/* W-6 to W-9 share the records up to W(14600). */
+static const struct step w6_prefix[MAX_STEPS] = {
+	ELEM(2, 1, 1000),
+	QUIET_WATERMARK(1999),
+	ELEM(2, 1, 2000), /* [1000,5000) */
+	QUIET_WATERMARK(4998),
+	ELEM(2, 1, 4500), /* extends the live session: [1000,7500) */
+	ELEM(2, 1, 8500), /* a new session [8500,11500) */
+	SESSIONS(2),
+	STATES(2),
+	QUIET_WATERMARK(7400),
+	ELEM(2, 1, 7000), /* [7000,10000) bridges both: [1000,11500) */
+	NOTHING,
+	SESSIONS(1),
+	STATES(1),
+};
+
+static const struct scenario scenarios[] = {
+	/* ---- tcase conformance: doc/semantics.md section 10.6 ---- */
+
 	/* W-1: tumbling 3 s, L = 0. */
-	open_tumbling(3000, 0, 0, false, false);
-	feed_w1_records();
-	NOTHING();
-	QUIET_WATERMARK(999);
-	QUIET_WATERMARK(1999);
-	wmark(2999);
-	RESULT(1, 0, 3000, 3);
-	RESULT(2, 0, 3000, 3);
-	WATERMARK(2999);
-	NOTHING();
-	QUIET_WATERMARK(3999);
-	QUIET_WATERMARK(4999);
-	wmark(5999);
-	RESULT(2, 3000, 6000, 2);
-	WATERMARK(5999);
-	NOTHING();
-	QUIET_WATERMARK(6999);
-	QUIET_WATERMARK(7999);
-
-	ck_assert_uint_eq(counters()->records_in, 8);
-	ck_assert_uint_eq(counters()->records_accepted, 8);
-	ck_assert_uint_eq(counters()->windows_fired, 3);
-	ck_assert_uint_eq(counters()->windows_fired_late, 0);
-	ck_assert_uint_eq(counters()->late_records_dropped, 0);
-	ASSERT_BALANCED();
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-}
-END_TEST
-
-START_TEST(test_sliding_fires_every_window_of_each_record)
-{
+	{
+		.tcase = "conformance",
+		.name = "tumbling_fires_each_key_when_watermark_reaches_max_ts",
+		TUMBLING(3000, 0),
+		.lateness = 0,
+		.prefix = w1_records,
+		.steps =
+			{
+				NOTHING,
+				QUIET_WATERMARK(999),
+				QUIET_WATERMARK(1999),
+				WMARK(2999),
+				RESULT(1, 0, 3000, 3),
+				RESULT(2, 0, 3000, 3),
+				WATERMARK(2999),
+				NOTHING,
+				QUIET_WATERMARK(3999),
+				QUIET_WATERMARK(4999),
+				WMARK(5999),
+				RESULT(2, 3000, 6000, 2),
+				WATERMARK(5999),
+				NOTHING,
+				QUIET_WATERMARK(6999),
+				QUIET_WATERMARK(7999),
+				COUNTER(records_in, 8),
+				COUNTER(records_accepted, 8),
+				COUNTER(windows_fired, 3),
+				COUNTER(windows_fired_late, 0),
+				COUNTER(late_records_dropped, 0),
+				BALANCED,
+				STATES(0),
+				TIMERS(0),
+			},
+	},
 	/* W-2: sliding 3 s / 1 s, L = 0. */
-	open_sliding(3000, 1000, 0, 0, false, false);
-	feed_w1_records();
-	NOTHING();
-	wmark(999);
-	RESULT(1, -2000, 1000, 3);
-	WATERMARK(999);
-	wmark(1999);
-	RESULT(1, -1000, 2000, 3);
-	RESULT(2, -1000, 2000, 3);
-	WATERMARK(1999);
-	wmark(2999);
-	RESULT(1, 0, 3000, 3);
-	RESULT(2, 0, 3000, 3);
-	WATERMARK(2999);
-	wmark(3999);
-	RESULT(2, 1000, 4000, 5);
-	WATERMARK(3999);
-	wmark(4999);
-	RESULT(2, 2000, 5000, 2);
-	WATERMARK(4999);
-	wmark(5999);
-	RESULT(2, 3000, 6000, 2);
-	WATERMARK(5999);
-	NOTHING();
-	QUIET_WATERMARK(6999);
-	QUIET_WATERMARK(7999);
-
-	ck_assert_uint_eq(counters()->records_in, 8);
-	ck_assert_uint_eq(counters()->records_accepted, 8);
-	ck_assert_uint_eq(counters()->windows_fired, 8);
-	ASSERT_BALANCED();
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-}
-END_TEST
-
-START_TEST(test_purging_trigger_late_firing_has_only_new_elements)
-{
+	{
+		.tcase = "conformance",
+		.name = "sliding_fires_every_window_of_each_record",
+		SLIDING(3000, 1000, 0),
+		.lateness = 0,
+		.prefix = w1_records,
+		.steps =
+			{
+				NOTHING,
+				WMARK(999),
+				RESULT(1, -2000, 1000, 3),
+				WATERMARK(999),
+				WMARK(1999),
+				RESULT(1, -1000, 2000, 3),
+				RESULT(2, -1000, 2000, 3),
+				WATERMARK(1999),
+				WMARK(2999),
+				RESULT(1, 0, 3000, 3),
+				RESULT(2, 0, 3000, 3),
+				WATERMARK(2999),
+				WMARK(3999),
+				RESULT(2, 1000, 4000, 5),
+				WATERMARK(3999),
+				WMARK(4999),
+				RESULT(2, 2000, 5000, 2),
+				WATERMARK(4999),
+				WMARK(5999),
+				RESULT(2, 3000, 6000, 2),
+				WATERMARK(5999),
+				NOTHING,
+				QUIET_WATERMARK(6999),
+				QUIET_WATERMARK(7999),
+				COUNTER(records_in, 8),
+				COUNTER(records_accepted, 8),
+				COUNTER(windows_fired, 8),
+				BALANCED,
+				STATES(0),
+				TIMERS(0),
+			},
+	},
 	/* W-3: tumbling 2 s, L = 500, PurgingTrigger, late side output. */
-	open_tumbling(2000, 0, 500, true, true);
-	elem(2, 1, 500);
-	QUIET_WATERMARK(1500);
-	elem(2, 1, 1300);
-	NOTHING();
-	wmark(2300);
-	RESULT(2, 0, 2000, 2);
-	WATERMARK(2300);
-	NOTHING();
-	/* Cleanup 2499 > 2300: accepted; maxTs 1999 <= 2300: fires at once,
-	 * with 1 element, not 3, as the first firing purged. */
-	elem(2, 1, 1997);
-	LATE_RESULT(2, 0, 2000, 1);
-	NOTHING();
-	QUIET_WATERMARK(6000);
-	/* Cleanup 2499 <= 6000 and 1998 + 500 <= 6000. */
-	elem(2, 1, 1998);
-	SIDE(2, 1, 1998);
-	NOTHING();
-	QUIET_WATERMARK(7000);
-
-	ck_assert_uint_eq(counters()->records_in, 4);
-	ck_assert_uint_eq(counters()->records_accepted, 3);
-	ck_assert_uint_eq(counters()->late_records_side_output, 1);
-	ck_assert_uint_eq(counters()->late_records_dropped, 0);
-	ck_assert_uint_eq(counters()->windows_fired, 1);
-	ck_assert_uint_eq(counters()->windows_fired_late, 1);
-	ASSERT_BALANCED();
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-}
-END_TEST
-
-START_TEST(test_record_late_for_its_tumbling_window_goes_to_side_output)
-{
+	{
+		.tcase = "conformance",
+		.name = "purging_trigger_late_firing_has_only_new_elements",
+		TUMBLING(2000, 0),
+		.lateness = 500,
+		.purging = true,
+		.side_output = true,
+		.steps =
+			{
+				ELEM(2, 1, 500),
+				QUIET_WATERMARK(1500),
+				ELEM(2, 1, 1300),
+				NOTHING,
+				WMARK(2300),
+				RESULT(2, 0, 2000, 2),
+				WATERMARK(2300),
+				NOTHING,
+				/* Cleanup 2499 > 2300: accepted; maxTs 1999
+				 * <= 2300: fires at once, with 1 element, not
+				 * 3, as the first firing purged. */
+				ELEM(2, 1, 1997),
+				LATE_RESULT(2, 0, 2000, 1),
+				NOTHING,
+				QUIET_WATERMARK(6000),
+				/* Cleanup 2499 <= 6000 and 1998 + 500 <=
+				 * 6000. */
+				ELEM(2, 1, 1998),
+				SIDE(2, 1, 1998),
+				NOTHING,
+				QUIET_WATERMARK(7000),
+				COUNTER(records_in, 4),
+				COUNTER(records_accepted, 3),
+				COUNTER(late_records_side_output, 1),
+				COUNTER(late_records_dropped, 0),
+				COUNTER(windows_fired, 1),
+				COUNTER(windows_fired_late, 1),
+				BALANCED,
+				STATES(0),
+				TIMERS(0),
+			},
+	},
 	/* W-4: tumbling 2 s, L = 0, late side output. */
-	open_tumbling(2000, 0, 0, false, true);
-	elem(2, 1, 1000);
-	QUIET_WATERMARK(1985);
-	elem(2, 1, 1980); /* 1999 > 1985: kept */
-	NOTHING();
-	wmark(1999);
-	RESULT(2, 0, 2000, 2);
-	WATERMARK(1999);
-	elem(2, 1, 1998); /* cleanup 1999 <= 1999 */
-	SIDE(2, 1, 1998);
-	elem(2, 1, 2001);
-	NOTHING();
-	QUIET_WATERMARK(2999);
-	wmark(3999);
-	RESULT(2, 2000, 4000, 1);
-	WATERMARK(3999);
-	NOTHING();
-
-	ck_assert_uint_eq(counters()->records_in, 4);
-	ck_assert_uint_eq(counters()->records_accepted, 3);
-	ck_assert_uint_eq(counters()->late_records_side_output, 1);
-	ck_assert_uint_eq(counters()->late_records_dropped, 0);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_record_late_for_some_sliding_windows_stays_in_the_others)
-{
+	{
+		.tcase = "conformance",
+		.name = "record_late_for_its_tumbling_window_goes_to_side_"
+			"output",
+		TUMBLING(2000, 0),
+		.lateness = 0,
+		.side_output = true,
+		.steps =
+			{
+				ELEM(2, 1, 1000),
+				QUIET_WATERMARK(1985),
+				ELEM(2, 1, 1980), /* 1999 > 1985: kept */
+				NOTHING,
+				WMARK(1999),
+				RESULT(2, 0, 2000, 2),
+				WATERMARK(1999),
+				ELEM(2, 1, 1998), /* cleanup 1999 <= 1999 */
+				SIDE(2, 1, 1998),
+				ELEM(2, 1, 2001),
+				NOTHING,
+				QUIET_WATERMARK(2999),
+				WMARK(3999),
+				RESULT(2, 2000, 4000, 1),
+				WATERMARK(3999),
+				NOTHING,
+				COUNTER(records_in, 4),
+				COUNTER(records_accepted, 3),
+				COUNTER(late_records_side_output, 1),
+				COUNTER(late_records_dropped, 0),
+				BALANCED,
+			},
+	},
 	/* W-5: sliding 3 s / 1 s, L = 0, late side output. */
-	open_sliding(3000, 1000, 0, 0, false, true);
-	elem(2, 1, 1000);
-	wmark(1999);
-	RESULT(2, -1000, 2000, 1);
-	WATERMARK(1999);
-	elem(2, 1, 2000);
-	wmark(3000);
-	RESULT(2, 0, 3000, 2);
-	WATERMARK(3000);
-	elem(1, 1, 3001);
-	/* Late for [0,3000) only: silently left out of it. */
-	elem(2, 1, 2400);
-	elem(2, 1, 2400);
-	elem(1, 1, 3001);
-	elem(2, 1, 3900);
-	NOTHING();
-	ck_assert_uint_eq(counters()->late_records_side_output, 0);
-	ck_assert_uint_eq(counters()->late_records_dropped, 0);
-	wmark(6000);
-	RESULT(1, 1000, 4000, 2);
-	RESULT(2, 1000, 4000, 5);
-	RESULT(1, 2000, 5000, 2);
-	RESULT(2, 2000, 5000, 4);
-	RESULT(1, 3000, 6000, 2);
-	RESULT(2, 3000, 6000, 1);
-	WATERMARK(6000);
-	NOTHING();
-	/* All three windows late now. */
-	elem(1, 1, 3001);
-	SIDE(1, 1, 3001);
-	NOTHING();
-	QUIET_WATERMARK(25000);
-
-	ck_assert_uint_eq(counters()->records_in, 8);
-	ck_assert_uint_eq(counters()->records_accepted, 7);
-	ck_assert_uint_eq(counters()->late_records_side_output, 1);
-	ck_assert_uint_eq(counters()->windows_fired, 8);
-	ASSERT_BALANCED();
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-}
-END_TEST
-
-START_TEST(test_cleanup_timer_clears_state_after_allowed_lateness)
-{
+	{
+		.tcase = "conformance",
+		.name = "record_late_for_some_sliding_windows_stays_in_the_"
+			"others",
+		SLIDING(3000, 1000, 0),
+		.lateness = 0,
+		.side_output = true,
+		.steps =
+			{
+				ELEM(2, 1, 1000),
+				WMARK(1999),
+				RESULT(2, -1000, 2000, 1),
+				WATERMARK(1999),
+				ELEM(2, 1, 2000),
+				WMARK(3000),
+				RESULT(2, 0, 3000, 2),
+				WATERMARK(3000),
+				ELEM(1, 1, 3001),
+				/* Late for [0,3000) only: silently left out of
+				 * it. */
+				ELEM(2, 1, 2400),
+				ELEM(2, 1, 2400),
+				ELEM(1, 1, 3001),
+				ELEM(2, 1, 3900),
+				NOTHING,
+				COUNTER(late_records_side_output, 0),
+				COUNTER(late_records_dropped, 0),
+				WMARK(6000),
+				RESULT(1, 1000, 4000, 2),
+				RESULT(2, 1000, 4000, 5),
+				RESULT(1, 2000, 5000, 2),
+				RESULT(2, 2000, 5000, 4),
+				RESULT(1, 3000, 6000, 2),
+				RESULT(2, 3000, 6000, 1),
+				WATERMARK(6000),
+				NOTHING,
+				/* All three windows late now. */
+				ELEM(1, 1, 3001),
+				SIDE(1, 1, 3001),
+				NOTHING,
+				QUIET_WATERMARK(25000),
+				COUNTER(records_in, 8),
+				COUNTER(records_accepted, 7),
+				COUNTER(late_records_side_output, 1),
+				COUNTER(windows_fired, 8),
+				BALANCED,
+				STATES(0),
+				TIMERS(0),
+			},
+	},
 	/* W-10: tumbling 2 s, L = 1. */
-	open_tumbling(2000, 0, 1, false, false);
-	elem(2, 1, 1000);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 2);
-	QUIET_WATERMARK(1599);
-	wmark(1999);
-	RESULT(2, 0, 2000, 1);
-	WATERMARK(1999);
-	NOTHING();
-	/* Fired, not purged: the state waits for the cleanup timer. */
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	QUIET_WATERMARK(2000);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-	QUIET_WATERMARK(5000);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_cleanup_time_overflow_keeps_window_until_it_fires)
-{
+	{
+		.tcase = "conformance",
+		.name = "cleanup_timer_clears_state_after_allowed_lateness",
+		TUMBLING(2000, 0),
+		.lateness = 1,
+		.steps =
+			{
+				ELEM(2, 1, 1000),
+				TIMERS(2),
+				QUIET_WATERMARK(1599),
+				WMARK(1999),
+				RESULT(2, 0, 2000, 1),
+				WATERMARK(1999),
+				NOTHING,
+				/* Fired, not purged: the state waits for the
+				 * cleanup timer. */
+				STATES(1),
+				TIMERS(1),
+				QUIET_WATERMARK(2000),
+				STATES(0),
+				TIMERS(0),
+				QUIET_WATERMARK(5000),
+				BALANCED,
+			},
+	},
 	/* W-12: tumbling 1000 ms, L = 2000, record at MAX - 1750. */
-	open_tumbling(1000, 0, 2000, false, false);
-	elem(2, 1, WM_TS_MAX - 1750);
-	/* Only the trigger timer: the cleanup time saturated at MAX. */
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	QUIET_WATERMARK(WM_TS_MAX - 1500);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-	wmark(WM_TS_MAX - 808);
-	RESULT(2, WM_TS_MAX - 1807, WM_TS_MAX - 807, 1);
-	WATERMARK(WM_TS_MAX - 808);
-	NOTHING();
-	/* Never cleaned: no cleanup timer exists, even at MAX. */
-	QUIET_WATERMARK(WM_TS_MAX);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-}
-END_TEST
-
-START_TEST(test_record_before_window_end_watermark_is_accepted)
-{
+	{
+		.tcase = "conformance",
+		.name = "cleanup_time_overflow_keeps_window_until_it_fires",
+		TUMBLING(1000, 0),
+		.lateness = 2000,
+		.steps =
+			{
+				ELEM(2, 1, WM_TS_MAX - 1750),
+				/* Only the trigger timer: the cleanup time
+				 * saturated at MAX. */
+				TIMERS(1),
+				QUIET_WATERMARK(WM_TS_MAX - 1500),
+				STATES(1),
+				WMARK(WM_TS_MAX - 808),
+				RESULT(2, WM_TS_MAX - 1807, WM_TS_MAX - 807, 1),
+				WATERMARK(WM_TS_MAX - 808),
+				NOTHING,
+				/* Never cleaned: no cleanup timer exists, even
+				 * at MAX. */
+				QUIET_WATERMARK(WM_TS_MAX),
+				STATES(1),
+				TIMERS(0),
+			},
+	},
 	/* W-21: W = 1998, record at 1500 is accepted and waits for 1999. */
-	open_tumbling(2000, 0, 0, false, false);
-	QUIET_WATERMARK(1998);
-	elem(1, 1, 1500);
-	NOTHING();
-	ck_assert_uint_eq(counters()->records_accepted, 1);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	wmark(1999);
-	RESULT(1, 0, 2000, 1);
-	WATERMARK(1999);
-	NOTHING();
-}
-END_TEST
+	{
+		.tcase = "conformance",
+		.name = "record_before_window_end_watermark_is_accepted",
+		TUMBLING(2000, 0),
+		.lateness = 0,
+		.steps =
+			{
+				QUIET_WATERMARK(1998),
+				ELEM(1, 1, 1500),
+				NOTHING,
+				COUNTER(records_accepted, 1),
+				TIMERS(1),
+				WMARK(1999),
+				RESULT(1, 0, 2000, 1),
+				WATERMARK(1999),
+				NOTHING,
+			},
+	},
+	/* W-21, second half, without a side output... */
+	{
+		.tcase = "conformance",
+		.name = "record_at_window_end_watermark_is_dropped",
+		TUMBLING(2000, 0),
+		.lateness = 0,
+		.steps =
+			{
+				QUIET_WATERMARK(1999),
+				ELEM(1, 1, 1500),
+				NOTHING,
+				COUNTER(late_records_dropped, 1),
+				COUNTER(records_accepted, 0),
+				STATES(0),
+				TIMERS(0),
+				BALANCED,
+			},
+	},
+	/* ... and with one. */
+	{
+		.tcase = "conformance",
+		.name = "record_at_window_end_watermark_goes_to_side_output",
+		TUMBLING(2000, 0),
+		.lateness = 0,
+		.side_output = true,
+		.steps =
+			{
+				QUIET_WATERMARK(1999),
+				ELEM(1, 7, 1500),
+				SIDE(1, 7, 1500),
+				NOTHING,
+				COUNTER(late_records_dropped, 0),
+				COUNTER(late_records_side_output, 1),
+				BALANCED,
+			},
+	},
 
-START_TEST(test_record_at_window_end_watermark_is_dropped)
-{
-	/* W-21, second half, without and with a side output. */
-	open_tumbling(2000, 0, 0, false, false);
-	QUIET_WATERMARK(1999);
-	elem(1, 1, 1500);
-	NOTHING();
-	ck_assert_uint_eq(counters()->late_records_dropped, 1);
-	ck_assert_uint_eq(counters()->records_accepted, 0);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-	ASSERT_BALANCED();
-	close_op();
+	/* ---- tcase lateness ---- */
 
-	open_tumbling(2000, 0, 0, false, true);
-	QUIET_WATERMARK(1999);
-	elem(1, 7, 1500);
-	SIDE(1, 7, 1500);
-	NOTHING();
-	ck_assert_uint_eq(counters()->late_records_dropped, 0);
-	ck_assert_uint_eq(counters()->late_records_side_output, 1);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-/* ---- tcase lateness ---- */
-
-START_TEST(test_late_element_refires_full_window)
-{
-	open_tumbling(2000, 0, 1000, false, false);
-	elem(1, 1, 500);
-	elem(1, 1, 1500);
-	wmark(1999);
-	RESULT(1, 0, 2000, 2);
-	WATERMARK(1999);
-	/* Each late element fires the whole window again. */
-	elem(1, 1, 1000);
-	LATE_RESULT(1, 0, 2000, 3);
-	elem(1, 1, 100);
-	LATE_RESULT(1, 0, 2000, 4);
-	NOTHING();
-	/* Cleanup at 2999 drops everything, silently. */
-	QUIET_WATERMARK(2999);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-	/* Now late for good, and counted since there is no side output. */
-	elem(1, 1, 200);
-	NOTHING();
-	ck_assert_uint_eq(counters()->late_records_dropped, 1);
-	ck_assert_uint_eq(counters()->windows_fired, 1);
-	ck_assert_uint_eq(counters()->windows_fired_late, 2);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_late_window_without_state_fires_new_contents_only)
-{
+	{
+		.tcase = "lateness",
+		.name = "late_element_refires_full_window",
+		TUMBLING(2000, 0),
+		.lateness = 1000,
+		.steps =
+			{
+				ELEM(1, 1, 500),
+				ELEM(1, 1, 1500),
+				WMARK(1999),
+				RESULT(1, 0, 2000, 2),
+				WATERMARK(1999),
+				/* Each late element fires the whole window
+				 * again. */
+				ELEM(1, 1, 1000),
+				LATE_RESULT(1, 0, 2000, 3),
+				ELEM(1, 1, 100),
+				LATE_RESULT(1, 0, 2000, 4),
+				NOTHING,
+				/* Cleanup at 2999 drops everything,
+				 * silently. */
+				QUIET_WATERMARK(2999),
+				STATES(0),
+				TIMERS(0),
+				/* Now late for good, and counted since there
+				 * is no side output. */
+				ELEM(1, 1, 200),
+				NOTHING,
+				COUNTER(late_records_dropped, 1),
+				COUNTER(windows_fired, 1),
+				COUNTER(windows_fired_late, 2),
+				BALANCED,
+			},
+	},
 	/* The first element of a window already past its maxTs (but within
 	 * lateness) creates it and fires it at once; no trigger timer. */
-	open_tumbling(1000, 0, 5000, false, false);
-	QUIET_WATERMARK(1500);
-	elem(3, 1, 200);
-	LATE_RESULT(3, 0, 1000, 1);
-	NOTHING();
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1); /* cleanup */
-	QUIET_WATERMARK(5998);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-	QUIET_WATERMARK(5999);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-}
-END_TEST
-
-START_TEST(test_sliding_late_firings_come_latest_start_first)
-{
-	open_sliding(3000, 1000, 0, 5000, false, false);
-	elem(1, 1, 500);
-	wmark(2999);
-	RESULT(1, -2000, 1000, 1);
-	RESULT(1, -1000, 2000, 1);
-	RESULT(1, 0, 3000, 1);
-	WATERMARK(2999);
-	elem(1, 1, 600);
-	LATE_RESULT(1, 0, 3000, 2);
-	LATE_RESULT(1, -1000, 2000, 2);
-	LATE_RESULT(1, -2000, 1000, 2);
-	NOTHING();
-}
-END_TEST
-
-START_TEST(test_purging_trigger_empties_window_when_it_fires)
-{
-	open_tumbling(1000, 0, 3000, true, false);
-	elem(1, 1, 10);
-	elem(1, 1, 20);
-	wmark(999);
-	RESULT(1, 0, 1000, 2);
-	WATERMARK(999);
-	/* Purged at once, though the cleanup timer is still pending. */
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	elem(1, 1, 30);
-	LATE_RESULT(1, 0, 1000, 1);
-	elem(1, 1, 40);
-	LATE_RESULT(1, 0, 1000, 1);
-	NOTHING();
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	QUIET_WATERMARK(3999);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-}
-END_TEST
-
-START_TEST(test_element_lateness_uses_allowed_lateness)
-{
+	{
+		.tcase = "lateness",
+		.name = "late_window_without_state_fires_new_contents_only",
+		TUMBLING(1000, 0),
+		.lateness = 5000,
+		.steps =
+			{
+				QUIET_WATERMARK(1500),
+				ELEM(3, 1, 200),
+				LATE_RESULT(3, 0, 1000, 1),
+				NOTHING,
+				TIMERS(1), /* cleanup */
+				QUIET_WATERMARK(5998),
+				STATES(1),
+				QUIET_WATERMARK(5999),
+				STATES(0),
+			},
+	},
+	{
+		.tcase = "lateness",
+		.name = "sliding_late_firings_come_latest_start_first",
+		SLIDING(3000, 1000, 0),
+		.lateness = 5000,
+		.steps =
+			{
+				ELEM(1, 1, 500),
+				WMARK(2999),
+				RESULT(1, -2000, 1000, 1),
+				RESULT(1, -1000, 2000, 1),
+				RESULT(1, 0, 3000, 1),
+				WATERMARK(2999),
+				ELEM(1, 1, 600),
+				LATE_RESULT(1, 0, 3000, 2),
+				LATE_RESULT(1, -1000, 2000, 2),
+				LATE_RESULT(1, -2000, 1000, 2),
+				NOTHING,
+			},
+	},
+	{
+		.tcase = "lateness",
+		.name = "purging_trigger_empties_window_when_it_fires",
+		TUMBLING(1000, 0),
+		.lateness = 3000,
+		.purging = true,
+		.steps =
+			{
+				ELEM(1, 1, 10),
+				ELEM(1, 1, 20),
+				WMARK(999),
+				RESULT(1, 0, 1000, 2),
+				WATERMARK(999),
+				/* Purged at once, though the cleanup timer is
+				 * still pending. */
+				STATES(0),
+				TIMERS(1),
+				ELEM(1, 1, 30),
+				LATE_RESULT(1, 0, 1000, 1),
+				ELEM(1, 1, 40),
+				LATE_RESULT(1, 0, 1000, 1),
+				NOTHING,
+				STATES(0),
+				QUIET_WATERMARK(3999),
+				TIMERS(0),
+			},
+	},
 	/* isElementLate: ts + L <= W. With L = 100 a record of window
 	 * [0,1000) is late once W >= 1099, and the window is gone too. */
-	open_tumbling(1000, 0, 100, false, true);
-	QUIET_WATERMARK(1098);
-	elem(1, 1, 999);
-	LATE_RESULT(1, 0, 1000, 1);
-	QUIET_WATERMARK(1099);
-	elem(1, 1, 999);
-	SIDE(1, 1, 999);
-	NOTHING();
-	ASSERT_BALANCED();
-}
-END_TEST
+	{
+		.tcase = "lateness",
+		.name = "element_lateness_uses_allowed_lateness",
+		TUMBLING(1000, 0),
+		.lateness = 100,
+		.side_output = true,
+		.steps =
+			{
+				QUIET_WATERMARK(1098),
+				ELEM(1, 1, 999),
+				LATE_RESULT(1, 0, 1000, 1),
+				QUIET_WATERMARK(1099),
+				ELEM(1, 1, 999),
+				SIDE(1, 1, 999),
+				NOTHING,
+				BALANCED,
+			},
+	},
 
-/* ---- tcase order: which results a watermark produces, in which order */
+	/* ---- tcase order: which results a watermark produces, in which
+	 * order ---- */
 
-START_TEST(test_one_watermark_fires_many_windows_in_timer_order)
-{
-	open_tumbling(10, 0, 0, false, false);
-	/* Keys 3, 1, 2 over windows [0,10) .. [40,50), scrambled. */
-	elem(3, 1, 45);
-	elem(1, 1, 5);
-	elem(2, 1, 25);
-	elem(3, 1, 5);
-	elem(1, 1, 45);
-	elem(2, 1, 5);
-	elem(1, 1, 25);
-	elem(3, 1, 15);
-	elem(2, 1, 6);
-	wmark(1000);
-	RESULT(1, 0, 10, 1);
-	RESULT(2, 0, 10, 2);
-	RESULT(3, 0, 10, 1);
-	RESULT(3, 10, 20, 1);
-	RESULT(1, 20, 30, 1);
-	RESULT(2, 20, 30, 1);
-	RESULT(1, 40, 50, 1);
-	RESULT(3, 40, 50, 1);
-	WATERMARK(1000);
-	NOTHING();
-	ck_assert_uint_eq(counters()->windows_fired, 8);
-}
-END_TEST
-
-START_TEST(test_max_watermark_fires_everything_and_cleans_up)
-{
-	open_sliding(100, 50, 0, 1000, false, false);
-	elem(1, 1, 10);
-	elem(2, 1, 70);
-	elem(1, 1, 1000000);
-	wmark(WM_TS_MAX);
-	RESULT(1, -50, 50, 1);
-	RESULT(1, 0, 100, 1);
-	RESULT(2, 0, 100, 1);
-	RESULT(2, 50, 150, 1);
-	RESULT(1, 999950, 1000050, 1);
-	RESULT(1, 1000000, 1000100, 1);
-	WATERMARK(WM_TS_MAX);
-	NOTHING();
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
-}
-END_TEST
-
-START_TEST(test_negative_timestamps_fire_in_order)
-{
-	open_tumbling(1000, 0, 0, false, false);
-	elem(1, 1, -1);
-	elem(1, 1, -1000);
-	elem(1, 1, -1001);
-	elem(1, 1, 0);
-	QUIET_WATERMARK(-1002);
-	wmark(-1);
-	RESULT(1, -2000, -1000, 1);
-	RESULT(1, -1000, 0, 2);
-	WATERMARK(-1);
-	wmark(999);
-	RESULT(1, 0, 1000, 1);
-	WATERMARK(999);
-	NOTHING();
-}
-END_TEST
-
-START_TEST(test_offset_shifts_window_bounds)
-{
-	open_tumbling(1000, -100, 0, false, false);
-	elem(1, 1, 0);
-	elem(1, 1, 899);
-	elem(1, 1, 900);
-	wmark(899);
-	RESULT(1, -100, 900, 2);
-	WATERMARK(899);
-	wmark(1899);
-	RESULT(1, 900, 1900, 1);
-	WATERMARK(1899);
-	NOTHING();
-}
-END_TEST
-
-START_TEST(test_lower_watermark_rearms_window_like_flink)
-{
+	{
+		.tcase = "order",
+		.name = "one_watermark_fires_many_windows_in_timer_order",
+		TUMBLING(10, 0),
+		.lateness = 0,
+		.steps =
+			{
+				/* Keys 3, 1, 2 over windows [0,10) ..
+				 * [40,50), scrambled. */
+				ELEM(3, 1, 45),
+				ELEM(1, 1, 5),
+				ELEM(2, 1, 25),
+				ELEM(3, 1, 5),
+				ELEM(1, 1, 45),
+				ELEM(2, 1, 5),
+				ELEM(1, 1, 25),
+				ELEM(3, 1, 15),
+				ELEM(2, 1, 6),
+				WMARK(1000),
+				RESULT(1, 0, 10, 1),
+				RESULT(2, 0, 10, 2),
+				RESULT(3, 0, 10, 1),
+				RESULT(3, 10, 20, 1),
+				RESULT(1, 20, 30, 1),
+				RESULT(2, 20, 30, 1),
+				RESULT(1, 40, 50, 1),
+				RESULT(3, 40, 50, 1),
+				WATERMARK(1000),
+				NOTHING,
+				COUNTER(windows_fired, 8),
+			},
+	},
+	{
+		.tcase = "order",
+		.name = "max_watermark_fires_everything_and_cleans_up",
+		SLIDING(100, 50, 0),
+		.lateness = 1000,
+		.steps =
+			{
+				ELEM(1, 1, 10),
+				ELEM(2, 1, 70),
+				ELEM(1, 1, 1000000),
+				WMARK(WM_TS_MAX),
+				RESULT(1, -50, 50, 1),
+				RESULT(1, 0, 100, 1),
+				RESULT(2, 0, 100, 1),
+				RESULT(2, 50, 150, 1),
+				RESULT(1, 999950, 1000050, 1),
+				RESULT(1, 1000000, 1000100, 1),
+				WATERMARK(WM_TS_MAX),
+				NOTHING,
+				STATES(0),
+				TIMERS(0),
+			},
+	},
+	{
+		.tcase = "order",
+		.name = "negative_timestamps_fire_in_order",
+		TUMBLING(1000, 0),
+		.lateness = 0,
+		.steps =
+			{
+				ELEM(1, 1, -1),
+				ELEM(1, 1, -1000),
+				ELEM(1, 1, -1001),
+				ELEM(1, 1, 0),
+				QUIET_WATERMARK(-1002),
+				WMARK(-1),
+				RESULT(1, -2000, -1000, 1),
+				RESULT(1, -1000, 0, 2),
+				WATERMARK(-1),
+				WMARK(999),
+				RESULT(1, 0, 1000, 1),
+				WATERMARK(999),
+				NOTHING,
+			},
+	},
+	{
+		.tcase = "order",
+		.name = "offset_shifts_window_bounds",
+		TUMBLING(1000, -100),
+		.lateness = 0,
+		.steps =
+			{
+				ELEM(1, 1, 0),
+				ELEM(1, 1, 899),
+				ELEM(1, 1, 900),
+				WMARK(899),
+				RESULT(1, -100, 900, 2),
+				WATERMARK(899),
+				WMARK(1899),
+				RESULT(1, 900, 1900, 1),
+				WATERMARK(1899),
+				NOTHING,
+			},
+	},
 	/* Flink does not guard against a watermark going back (the valve
 	 * does): the window's timer is registered again, and the window fires
 	 * once more, on time, when the watermark returns. */
-	open_tumbling(2000, 0, 1000, false, false);
-	elem(1, 1, 500);
-	wmark(2000);
-	RESULT(1, 0, 2000, 1);
-	WATERMARK(2000);
-	QUIET_WATERMARK(1500);
-	elem(1, 1, 1800);
-	NOTHING();
-	wmark(2000);
-	RESULT(1, 0, 2000, 2);
-	WATERMARK(2000);
-	NOTHING();
-	ck_assert_uint_eq(counters()->windows_fired, 2);
-	ck_assert_uint_eq(counters()->windows_fired_late, 0);
+	{
+		.tcase = "order",
+		.name = "lower_watermark_rearms_window_like_flink",
+		TUMBLING(2000, 0),
+		.lateness = 1000,
+		.steps =
+			{
+				ELEM(1, 1, 500),
+				WMARK(2000),
+				RESULT(1, 0, 2000, 1),
+				WATERMARK(2000),
+				QUIET_WATERMARK(1500),
+				ELEM(1, 1, 1800),
+				NOTHING,
+				WMARK(2000),
+				RESULT(1, 0, 2000, 2),
+				WATERMARK(2000),
+				NOTHING,
+				COUNTER(windows_fired, 2),
+				COUNTER(windows_fired_late, 0),
+			},
+	},
+
+	/* ---- tcase accounting: every record ends somewhere ---- */
+
+	{
+		.tcase = "accounting",
+		.name = "record_without_timestamp_is_rejected_and_counted",
+		TUMBLING(1000, 0),
+		.lateness = 0,
+		.side_output = true,
+		.steps =
+			{
+				ELEM_FAILS(1, 1, WM_TS_MIN, -EINVAL),
+				NOTHING,
+				COUNTER(records_in, 1),
+				COUNTER(records_rejected, 1),
+				STATES(0),
+				BALANCED,
+			},
+	},
+	/* ts = MAX - 5 lies in [MAX - 807, MAX + 193), whose end wraps to
+	 * MIN + 192: maxTs = MIN + 191. Java does the same. */
+	{
+		.tcase = "accounting",
+		.name = "wrapped_window_end_counts_record_as_ignored",
+		TUMBLING(1000, 0),
+		.lateness = 0,
+		.side_output = true,
+		.steps =
+			{
+				ELEM(1, 1, WM_TS_MAX - 5),
+				NOTHING,
+				COUNTER(records_accepted, 1),
+				WMARK(0),
+				RESULT(1, WM_TS_MAX - 807, WM_TS_MIN + 192, 1),
+				WATERMARK(0),
+				/* Now the window is late but the record (ts +
+				 * 0 > 0) is not: Flink loses it without a
+				 * trace; we count it. */
+				ELEM(1, 1, WM_TS_MAX - 5),
+				NOTHING,
+				COUNTER(records_ignored, 1),
+				COUNTER(late_records_side_output, 0),
+				BALANCED,
+			},
+	},
+
+	/* ---- tcase session: merging windows, doc/semantics.md section 7.10
+	 * ---- */
+
+	/* W-6: gap 3 s, L = 0, late side output. */
+	{
+		.tcase = "session",
+		.name = "session_late_record_goes_to_side_output",
+		SESSION(3000),
+		.lateness = 0,
+		.side_output = true,
+		.prefix = w6_prefix,
+		.steps =
+			{
+				/* The trigger timer of the merged session, and
+				 * nothing else: the absorbed windows' timers
+				 * were deleted (L = 0: cleanup timer ==
+				 * trigger timer). */
+				TIMERS(1),
+				WMARK(11501),
+				RESULT(2, 1000, 11500, 5),
+				WATERMARK(11501),
+				NOTHING,
+				EMPTY,
+				ELEM(2, 1, 11600),
+				WMARK(14600),
+				RESULT(2, 11600, 14600, 1),
+				WATERMARK(14600),
+				NOTHING,
+				/* [10000,13000) is late and merges with
+				 * nothing: the session of 11600 is cleaned
+				 * already. */
+				ELEM(2, 1, 10000),
+				SIDE(2, 1, 10000),
+				NOTHING,
+				EMPTY,
+				ELEM(2, 1, 14500),
+				WMARK(20000),
+				RESULT(2, 14500, 17500, 1),
+				WATERMARK(20000),
+				NOTHING,
+				QUIET_WATERMARK(WM_TS_MAX),
+				COUNTER(records_in, 8),
+				COUNTER(records_accepted, 7),
+				COUNTER(late_records_side_output, 1),
+				COUNTER(late_records_dropped, 0),
+				COUNTER(windows_fired, 3),
+				COUNTER(windows_fired_late, 0),
+				BALANCED,
+				EMPTY,
+			},
+	},
+	/* W-7: as W-6 with L = 10. */
+	{
+		.tcase = "session",
+		.name = "session_late_record_merges_into_live_session",
+		SESSION(3000),
+		.lateness = 10,
+		.side_output = true,
+		.prefix = w6_prefix,
+		.steps =
+			{
+				WMARK(11501),
+				RESULT(2, 1000, 11500, 5),
+				WATERMARK(11501),
+				NOTHING,
+				/* Fired, kept until its cleanup at 11509. */
+				SESSIONS(1),
+				STATES(1),
+				ELEM(2, 1, 11600),
+				WMARK(14600),
+				RESULT(2, 11600, 14600, 1),
+				WATERMARK(14600),
+				NOTHING,
+				/* [11600,14600) lives until 14609:
+				 * [10000,13000) merges into it, and the
+				 * result, past its maxTs, fires at once in
+				 * full. */
+				ELEM(2, 1, 10000),
+				LATE_RESULT(2, 10000, 14600, 2),
+				NOTHING,
+				ELEM(2, 1, 14500), /* [10000,17500) */
+				NOTHING,
+				WMARK(20000),
+				RESULT(2, 10000, 17500, 3),
+				WATERMARK(20000),
+				NOTHING,
+				EMPTY,
+				QUIET_WATERMARK(WM_TS_MAX),
+				COUNTER(records_in, 8),
+				COUNTER(records_accepted, 8),
+				COUNTER(late_records_side_output, 0),
+				COUNTER(windows_fired, 3),
+				COUNTER(windows_fired_late, 1),
+				BALANCED,
+				EMPTY,
+			},
+	},
+	/* W-8: as W-7 with PurgingTrigger. */
+	{
+		.tcase = "session",
+		.name = "session_purging_trigger_late_merge_has_only_new_"
+			"element",
+		SESSION(3000),
+		.lateness = 10,
+		.purging = true,
+		.side_output = true,
+		.prefix = w6_prefix,
+		.steps =
+			{
+				WMARK(11501),
+				RESULT(2, 1000, 11500, 5),
+				WATERMARK(11501),
+				/* Purged, but the session stays until its
+				 * cleanup timer. */
+				STATES(0),
+				SESSIONS(1),
+				ELEM(2, 1, 11600),
+				WMARK(14600),
+				RESULT(2, 11600, 14600, 1),
+				WATERMARK(14600),
+				NOTHING,
+				ELEM(2, 1, 10000),
+				LATE_RESULT(2, 10000, 14600, 1),
+				NOTHING,
+				ELEM(2, 1, 14500),
+				WMARK(20000),
+				RESULT(2, 10000, 17500, 1),
+				WATERMARK(20000),
+				NOTHING,
+				EMPTY,
+				COUNTER(records_accepted, 8),
+				COUNTER(late_records_side_output, 0),
+				BALANCED,
+			},
+	},
+	/* W-9: gap 3 s, L = 10000. */
+	{
+		.tcase = "session",
+		.name = "session_huge_lateness_merges_both_sessions",
+		SESSION(3000),
+		.lateness = 10000,
+		.side_output = true,
+		.prefix = w6_prefix,
+		.steps =
+			{
+				WMARK(11501),
+				RESULT(2, 1000, 11500, 5),
+				WATERMARK(11501),
+				ELEM(2, 1, 11600),
+				WMARK(14600),
+				RESULT(2, 11600, 14600, 1),
+				WATERMARK(14600),
+				NOTHING,
+				SESSIONS(2),
+				/* [10000,13000) bridges [1000,11500) and
+				 * [11600,14600), both alive (cleanup 21499 and
+				 * 24599). */
+				ELEM(2, 1, 10000),
+				LATE_RESULT(2, 1000, 14600, 7),
+				NOTHING,
+				SESSIONS(1),
+				STATES(1),
+				/* Only the cleanup timer of [1000,14600): its
+				 * trigger fired. */
+				TIMERS(1),
+				ELEM(2, 1, 14500),
+				WMARK(20000),
+				RESULT(2, 1000, 17500, 8),
+				WATERMARK(20000),
+				NOTHING,
+				SESSIONS(1),
+				/* Cleanup at 17499 + 10000. */
+				QUIET_WATERMARK(27498),
+				SESSIONS(1),
+				QUIET_WATERMARK(27499),
+				EMPTY,
+				COUNTER(records_accepted, 8),
+				COUNTER(windows_fired, 3),
+				COUNTER(windows_fired_late, 1),
+				BALANCED,
+			},
+	},
+	/* W-11: gap 3 s, L = 10. */
+	{
+		.tcase = "session",
+		.name = "session_cleanup_timer_with_lateness",
+		SESSION(3000),
+		.lateness = 10,
+		.steps =
+			{
+				ELEM(2, 1, 1000),
+				TIMERS(2),
+				WMARK(4998),
+				RESULT(2, 1000, 4000, 1),
+				WATERMARK(4998),
+				NOTHING,
+				EMPTY,
+				QUIET_WATERMARK(14600),
+				BALANCED,
+			},
+	},
+	/* With a fixed gap an element's window can reach at most two
+	 * existing sessions (they are >= gap long and apart); merging them
+	 * and itself, twice, folds three sessions into one. */
+	{
+		.tcase = "session",
+		.name = "session_bridging_element_merges_three_windows",
+		SESSION(10),
+		.lateness = 0,
+		.steps =
+			{
+				ELEM(1, 1, 0),	/* [0,10) */
+				ELEM(1, 2, 15), /* [15,25) */
+				ELEM(1, 3, 30), /* [30,40) */
+				SESSIONS(3),
+				TIMERS(3),
+				/* [8,18) bridges [0,10) and [15,25) */
+				ELEM(1, 4, 8),
+				SESSIONS(2),
+				STATES(2),
+				TIMERS(2),
+				/* [24,34) bridges [0,25) and [30,40) */
+				ELEM(1, 5, 24),
+				SESSIONS(1),
+				STATES(1),
+				TIMERS(1),
+				QUIET_WATERMARK(38),
+				WMARK(39),
+				FULL_RESULT(1, 0, 40, 5, 15, 1, 5),
+				WATERMARK(39),
+				NOTHING,
+				EMPTY,
+				BALANCED,
+			},
+	},
+	{
+		.tcase = "session",
+		.name = "session_keys_are_independent",
+		SESSION(100),
+		.lateness = 0,
+		.steps =
+			{
+				ELEM(1, 1, 0),
+				ELEM(2, 10, 50),
+				ELEM(1, 1, 60), /* key 1: [0,160) */
+				ELEM(3, 5, 60),
+				ELEM(2, 10, 120), /* key 2: [50,220) */
+				SESSIONS(3),
+				WMARK(WM_TS_MAX),
+				/* Equal maxTs: key order. */
+				FULL_RESULT(1, 0, 160, 2, 2, 1, 1),
+				FULL_RESULT(3, 60, 160, 1, 5, 5, 5),
+				FULL_RESULT(2, 50, 220, 2, 20, 10, 10),
+				WATERMARK(WM_TS_MAX),
+				NOTHING,
+				EMPTY,
+			},
+	},
+	/* L = 100: an element inside a fired, uncleaned session refires it
+	 * with everything (no merge, the session does not grow). */
+	{
+		.tcase = "session",
+		.name = "session_element_inside_a_fired_session_refires_it",
+		SESSION(10),
+		.lateness = 100,
+		.side_output = true,
+		.steps =
+			{
+				ELEM(1, 1, 0),
+				ELEM(1, 1, 5), /* [0,15) */
+				WMARK(20),
+				RESULT(1, 0, 15, 2),
+				WATERMARK(20),
+				ELEM(1, 1, 3), /* [3,13) inside [0,15) */
+				LATE_RESULT(1, 0, 15, 3),
+				NOTHING,
+				SESSIONS(1),
+				QUIET_WATERMARK(113),
+				SESSIONS(1),
+				QUIET_WATERMARK(114), /* cleanup: 14 + 100 */
+				EMPTY,
+				/* Now late and alone: side output. */
+				ELEM(1, 1, 3),
+				SIDE(1, 1, 3),
+				EMPTY,
+				BALANCED,
+			},
+	},
+	/* L = MAX: cleanup times saturate, but Flink's merge check adds
+	 * maxTs + L without saturation, wraps, and throws. We return -ERANGE,
+	 * count the record as rejected and change nothing. */
+	{
+		.tcase = "session",
+		.name = "session_merge_behind_watermark_is_refused_like_flink",
+		SESSION(10),
+		.lateness = WM_TS_MAX,
+		.side_output = true,
+		.steps =
+			{
+				ELEM(1, 1,
+				     100), /* [100,110), no cleanup timer */
+				TIMERS(1),
+				QUIET_WATERMARK(50),
+				ELEM_FAILS(1, 1, 105, -ERANGE),
+				NOTHING,
+				COUNTER(records_rejected, 1),
+				SESSIONS(1),
+				STATES(1),
+				TIMERS(1),
+				/* No merge, no check. */
+				ELEM(1, 1, 500),
+				SESSIONS(2),
+				WMARK(WM_TS_MAX),
+				RESULT(1, 100, 110, 1),
+				RESULT(1, 500, 510, 1),
+				WATERMARK(WM_TS_MAX),
+				NOTHING,
+				/* Cleanup time MAX: never cleaned, as W-12. */
+				SESSIONS(2),
+				COUNTER(records_in, 3),
+				BALANCED,
+			},
+	},
+	/* EventTimeSessionWindows does not check for "no timestamp". */
+	{
+		.tcase = "session",
+		.name = "session_accepts_min_timestamp_like_flink",
+		SESSION(10),
+		.lateness = 0,
+		.steps =
+			{
+				ELEM(1, 1, WM_TS_MIN),
+				COUNTER(records_accepted, 1),
+				WMARK(WM_TS_MIN + 9),
+				RESULT(1, WM_TS_MIN, WM_TS_MIN + 10, 1),
+				WATERMARK(WM_TS_MIN + 9),
+				NOTHING,
+				EMPTY,
+				BALANCED,
+			},
+	},
+	/* [MAX - 5, MIN + 4): maxTs MIN + 3, late for any watermark >= it;
+	 * the record itself is not late: counted as ignored (see W-12's
+	 * tumbling twin). Before any watermark it is accepted. */
+	{
+		.tcase = "session",
+		.name = "session_end_wrapping_past_max_is_late_at_once",
+		SESSION(10),
+		.lateness = 0,
+		.side_output = true,
+		.steps =
+			{
+				ELEM(1, 1, WM_TS_MAX - 5),
+				COUNTER(records_accepted, 1),
+				SESSIONS(1),
+				WMARK(0),
+				RESULT(1, WM_TS_MAX - 5, WM_TS_MIN + 4, 1),
+				WATERMARK(0),
+				EMPTY,
+				ELEM(1, 1, WM_TS_MAX - 5),
+				NOTHING,
+				COUNTER(records_ignored, 1),
+				EMPTY,
+				BALANCED,
+			},
+	},
+};
+
+static void
+expect_watermark(const char *where, wm_ts_t watermark)
+{
+	struct ev want = {.kind = EV_WATERMARK, .watermark = watermark};
+
+	expect_ev(where, &want);
+}
+
+static void
+expect_count(const char *where, const char *what, size_t got, int64_t want)
+{
+	ck_assert_msg(got == (uint64_t)want, "%s: %zu %s, expected %lld", where,
+		      got, what, (long long)want);
+}
+
+/* Play one step; `where` names its scenario and number in failures. */
+static void
+play(const char *where, const struct step *s)
+{
+	const int64_t *v = s->v;
+
+	switch (s->op) {
+	case S_END:
+		break;
+	case S_ELEM:
+	case S_ELEM_FAILS: {
+		struct wm_record rec = {.ts = v[2], .key = v[0], .value = v[1]};
+		int want = s->op == S_ELEM ? 0 : (int)v[3];
+		int got = wm_window_process_element(h.op, &rec, &h.out);
+
+		ck_assert_msg(got == want,
+			      "%s: record key %lld value %lld @%lld returned "
+			      "%d, expected %d",
+			      where, (long long)v[0], (long long)v[1],
+			      (long long)v[2], got, want);
+		break;
+	}
+	case S_WMARK:
+		wmark(v[0]);
+		break;
+	case S_QUIET_WATERMARK:
+		wmark(v[0]);
+		expect_watermark(where, v[0]);
+		expect_nothing(where);
+		break;
+	case S_RESULT:
+	case S_LATE_RESULT:
+		expect_result(where, v[0], v[1], v[2], v[3], v[3],
+			      s->op == S_LATE_RESULT);
+		break;
+	case S_FULL_RESULT:
+		expect_result(where, v[0], v[1], v[2], v[3], v[4], false);
+		ck_assert_msg(h.ev[h.next - 1].r.min == v[5] &&
+				      h.ev[h.next - 1].r.max == v[6],
+			      "%s: min %lld max %lld, expected %lld and %lld",
+			      where, (long long)h.ev[h.next - 1].r.min,
+			      (long long)h.ev[h.next - 1].r.max,
+			      (long long)v[5], (long long)v[6]);
+		break;
+	case S_WATERMARK:
+		expect_watermark(where, v[0]);
+		break;
+	case S_SIDE: {
+		struct ev want = {.kind = EV_LATE};
+
+		want.rec.ts = v[2];
+		want.rec.key = v[0];
+		want.rec.value = v[1];
+		expect_ev(where, &want);
+		break;
+	}
+	case S_NOTHING:
+		expect_nothing(where);
+		break;
+	case S_COUNTER: {
+		uint64_t got;
+
+		memcpy(&got, (const char *)counters() + s->offset, sizeof(got));
+		ck_assert_msg(got == (uint64_t)v[0],
+			      "%s: counter %s is %" PRIu64
+			      ", expected %" PRIu64,
+			      where, s->counter, got, (uint64_t)v[0]);
+		break;
+	}
+	case S_STATES:
+		expect_count(where, "window states",
+			     wm_window_state_count(h.op), v[0]);
+		break;
+	case S_TIMERS:
+		expect_count(where, "timers", wm_window_timer_count(h.op),
+			     v[0]);
+		break;
+	case S_SESSIONS:
+		expect_count(where, "sessions", wm_window_session_count(h.op),
+			     v[0]);
+		break;
+	case S_BALANCED:
+		ck_assert_msg(wm_window_counters_balanced(counters()),
+			      "%s: records are not all accounted for", where);
+		break;
+	case S_EMPTY:
+		expect_count(where, "window states",
+			     wm_window_state_count(h.op), 0);
+		expect_count(where, "timers", wm_window_timer_count(h.op), 0);
+		expect_count(where, "sessions", wm_window_session_count(h.op),
+			     0);
+		break;
+	}
+}
+
+/*
+ * The runner: open the scenario's window, then play its prefix and its
+ * steps, numbered from 1 across both.
+ */
+START_TEST(test_scenario)
+{
+	const struct scenario *sc = &scenarios[_i];
+	const struct step *scripts[] = {sc->prefix, sc->steps};
+	char where[160];
+	int n = 0;
+
+	switch (sc->kind) {
+	case KIND_TUMBLING:
+		open_tumbling(sc->size, sc->offset, sc->lateness, sc->purging,
+			      sc->side_output);
+		break;
+	case KIND_SLIDING:
+		open_sliding(sc->size, sc->slide, sc->offset, sc->lateness,
+			     sc->purging, sc->side_output);
+		break;
+	case KIND_SESSION:
+		open_session(sc->size, sc->lateness, sc->purging,
+			     sc->side_output);
+		break;
+	}
+	ck_assert_msg(h.op != NULL, "scenario \"%s\": no window kind",
+		      sc->name);
+	for (size_t i = 0; i < N_ELEMS(scripts); i++) {
+		for (size_t j = 0; scripts[i] != NULL && j < MAX_STEPS &&
+				   scripts[i][j].op != S_END;
+		     j++) {
+			snprintf(where, sizeof(where),
+				 "scenario \"%s\", step %d", sc->name, ++n);
+			play(where, &scripts[i][j]);
+		}
+	}
 }
 END_TEST
+
+/* Add the scenarios of `tcase` to tc, a loop test per run of rows. */
+static void
+add_scenarios(TCase *tc, const char *tcase)
+{
+	int n = (int)N_ELEMS(scenarios);
+
+	for (int i = 0, end; i < n; i = end) {
+		end = i + 1;
+		if (strcmp(scenarios[i].tcase, tcase) != 0)
+			continue;
+		while (end < n && strcmp(scenarios[end].tcase, tcase) == 0)
+			end++;
+		tcase_add_loop_test(tc, test_scenario, i, end);
+	}
+}
+
+/* ---- tests a script of steps cannot say; tcase order ---- */
 
 START_TEST(test_status_is_forwarded_unchanged)
 {
@@ -864,43 +1639,7 @@ START_TEST(test_sum_wraps_like_java_long)
 }
 END_TEST
 
-/* ---- tcase accounting: every record ends somewhere ---- */
-
-START_TEST(test_record_without_timestamp_is_rejected_and_counted)
-{
-	struct wm_record rec = {.ts = WM_TS_MIN, .key = 1, .value = 1};
-
-	open_tumbling(1000, 0, 0, false, true);
-	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out),
-			 -EINVAL);
-	NOTHING();
-	ck_assert_uint_eq(counters()->records_in, 1);
-	ck_assert_uint_eq(counters()->records_rejected, 1);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_wrapped_window_end_counts_record_as_ignored)
-{
-	/* ts = MAX - 5 lies in [MAX - 807, MAX + 193), whose end wraps to
-	 * MIN + 192: maxTs = MIN + 191. Java does the same. */
-	open_tumbling(1000, 0, 0, false, true);
-	elem(1, 1, WM_TS_MAX - 5);
-	NOTHING();
-	ck_assert_uint_eq(counters()->records_accepted, 1);
-	wmark(0);
-	RESULT(1, WM_TS_MAX - 807, WM_TS_MIN + 192, 1);
-	WATERMARK(0);
-	/* Now the window is late but the record (ts + 0 > 0) is not: Flink
-	 * loses it without a trace; we count it. */
-	elem(1, 1, WM_TS_MAX - 5);
-	NOTHING();
-	ck_assert_uint_eq(counters()->records_ignored, 1);
-	ck_assert_uint_eq(counters()->late_records_side_output, 0);
-	ASSERT_BALANCED();
-}
-END_TEST
+/* ---- tcase accounting, besides its scenarios ---- */
 
 /*
  * Memory runs out while a record enters its 100,000 sliding windows (size
@@ -922,7 +1661,7 @@ START_TEST(test_out_of_memory_leaves_record_in_no_window)
 	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out),
 			 -ENOMEM);
 	wm_alloc_limit = SIZE_MAX;
-	NOTHING();
+	expect_nothing(__func__);
 	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
 	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
 	ck_assert_uint_eq(counters()->records_in, 0);
@@ -988,6 +1727,34 @@ START_TEST(test_many_keys_grow_state_table)
 }
 END_TEST
 
+/* ---- tcase session, besides its scenarios ---- */
+
+START_TEST(test_session_many_keys)
+{
+	enum { KEYS = 20000 };
+
+	open_session(100, 0, false, false);
+	for (int k = 0; k < KEYS; k++) {
+		elem(k, k, 10);
+		elem(k, 1, 20);
+		elem(k, 1, 500);
+	}
+	ck_assert_uint_eq(wm_window_session_count(h.op), 2 * KEYS);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 2 * KEYS);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 2 * KEYS);
+	wmark(119);
+	ck_assert_uint_eq(h.n, KEYS + 1);
+	for (int k = 0; k < KEYS; k++)
+		if (h.ev[k].r.key != k || h.ev[k].r.count != 2 ||
+		    h.ev[k].r.sum != k + 1 || h.ev[k].r.window.end != 120)
+			ck_abort_msg("key %d: wrong result", k);
+	ck_assert_uint_eq(wm_window_session_count(h.op), KEYS);
+	wmark(WM_TS_MAX);
+	ASSERT_EMPTY();
+	ASSERT_BALANCED();
+}
+END_TEST
+
 /* ---- tcase random: against independent models ---- */
 
 struct agg {
@@ -1048,7 +1815,7 @@ agg_add(struct agg *a, int64_t value)
 }
 
 static void
-expect_agg(int line, const struct agg *a, bool late)
+expect_agg(const char *where, const struct agg *a, bool late)
 {
 	struct ev want = {.kind = EV_RESULT};
 
@@ -1061,7 +1828,7 @@ expect_agg(int line, const struct agg *a, bool late)
 	want.r.min = a->min;
 	want.r.max = a->max;
 	want.r.late_firing = late;
-	expect_ev(line, &want);
+	expect_ev(where, &want);
 	ck_assert_int_eq(h.ev[h.next - 1].r.min, a->min);
 	ck_assert_int_eq(h.ev[h.next - 1].r.max, a->max);
 }
@@ -1161,11 +1928,11 @@ random_matches_batch(unsigned seed, bool sliding)
 		/* Skip forwarded watermarks between results. */
 		while (h.next < h.n && h.ev[h.next].kind == EV_WATERMARK)
 			h.next++;
-		expect_agg(__LINE__, &batch[i], false);
+		expect_agg(__func__, &batch[i], false);
 	}
 	while (h.next < h.n && h.ev[h.next].kind == EV_WATERMARK)
 		h.next++;
-	NOTHING();
+	expect_nothing(__func__);
 	ck_assert_int_eq(h.ev[h.n - 1].kind, EV_WATERMARK);
 	ck_assert_int_eq(h.ev[h.n - 1].watermark, WM_TS_MAX);
 	ck_assert_uint_eq(counters()->records_in, N);
@@ -1357,7 +2124,7 @@ random_matches_lateness_model(unsigned seed)
 	model_watermark(&m, WM_TS_MAX);
 
 	for (size_t i = 0; i < m.nwant; i++) {
-		expect_ev(__LINE__, &m.want[i]);
+		expect_ev(__func__, &m.want[i]);
 		if (m.want[i].kind == EV_RESULT) {
 			ck_assert_int_eq(h.ev[h.next - 1].r.min,
 					 m.want[i].r.min);
@@ -1365,7 +2132,7 @@ random_matches_lateness_model(unsigned seed)
 					 m.want[i].r.max);
 		}
 	}
-	NOTHING();
+	expect_nothing(__func__);
 	ck_assert_uint_eq(counters()->records_in, (uint64_t)records);
 	ck_assert_uint_eq(counters()->records_accepted, m.accepted);
 	ck_assert_uint_eq(counters()->late_records_side_output, m.side);
@@ -1385,406 +2152,7 @@ START_TEST(test_random_late_data_matches_lateness_model)
 }
 END_TEST
 
-/* ---- tcase session: merging windows, doc/semantics.md section 7.10 ---- */
-
-static void
-open_session(int64_t gap, int64_t lateness, bool purging, bool side_output)
-{
-	struct wm_window_assigner a;
-	const char *why;
-
-	ck_assert_int_eq(wm_window_session(&a, gap, &why), 0);
-	open_op(&a, lateness, purging, side_output);
-}
-
-static void
-expect_result(int line, int64_t key, wm_ts_t start, wm_ts_t end, int64_t count,
-	      int64_t sum, int64_t min, int64_t max, bool late)
-{
-	struct ev want = {.kind = EV_RESULT};
-
-	want.r.key = key;
-	want.r.window.start = start;
-	want.r.window.end = end;
-	want.r.timestamp = wm_ts_sub(end, 1);
-	want.r.count = count;
-	want.r.sum = sum;
-	want.r.late_firing = late;
-	expect_ev(line, &want);
-	ck_assert_int_eq(h.ev[h.next - 1].r.min, min);
-	ck_assert_int_eq(h.ev[h.next - 1].r.max, max);
-}
-
-/* Nothing left: no state, no timer, no session. */
-#define ASSERT_EMPTY()                                                         \
-	do {                                                                   \
-		ck_assert_uint_eq(wm_window_state_count(h.op), 0);             \
-		ck_assert_uint_eq(wm_window_timer_count(h.op), 0);             \
-		ck_assert_uint_eq(wm_window_session_count(h.op), 0);           \
-	} while (0)
-
-/* W-6 to W-9 share the records up to W(14600). */
-static void
-feed_w6_prefix(void)
-{
-	elem(2, 1, 1000);
-	QUIET_WATERMARK(1999);
-	elem(2, 1, 2000); /* [1000,5000) */
-	QUIET_WATERMARK(4998);
-	elem(2, 1, 4500); /* extends the live session: [1000,7500) */
-	elem(2, 1, 8500); /* a new session [8500,11500) */
-	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 2);
-	QUIET_WATERMARK(7400);
-	elem(2, 1, 7000); /* [7000,10000) bridges both: [1000,11500) */
-	NOTHING();
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-}
-
-START_TEST(test_session_late_record_goes_to_side_output)
-{
-	/* W-6: gap 3 s, L = 0, late side output. */
-	open_session(3000, 0, false, true);
-	feed_w6_prefix();
-	/* The trigger timer of the merged session, and nothing else: the
-	 * absorbed windows' timers were deleted (L = 0: cleanup timer ==
-	 * trigger timer). */
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	wmark(11501);
-	RESULT(2, 1000, 11500, 5);
-	WATERMARK(11501);
-	NOTHING();
-	ASSERT_EMPTY();
-	elem(2, 1, 11600);
-	wmark(14600);
-	RESULT(2, 11600, 14600, 1);
-	WATERMARK(14600);
-	NOTHING();
-	/* [10000,13000) is late and merges with nothing: the session of
-	 * 11600 is cleaned already. */
-	elem(2, 1, 10000);
-	SIDE(2, 1, 10000);
-	NOTHING();
-	ASSERT_EMPTY();
-	elem(2, 1, 14500);
-	wmark(20000);
-	RESULT(2, 14500, 17500, 1);
-	WATERMARK(20000);
-	NOTHING();
-	QUIET_WATERMARK(WM_TS_MAX);
-
-	ck_assert_uint_eq(counters()->records_in, 8);
-	ck_assert_uint_eq(counters()->records_accepted, 7);
-	ck_assert_uint_eq(counters()->late_records_side_output, 1);
-	ck_assert_uint_eq(counters()->late_records_dropped, 0);
-	ck_assert_uint_eq(counters()->windows_fired, 3);
-	ck_assert_uint_eq(counters()->windows_fired_late, 0);
-	ASSERT_BALANCED();
-	ASSERT_EMPTY();
-}
-END_TEST
-
-START_TEST(test_session_late_record_merges_into_live_session)
-{
-	/* W-7: as W-6 with L = 10. */
-	open_session(3000, 10, false, true);
-	feed_w6_prefix();
-	wmark(11501);
-	RESULT(2, 1000, 11500, 5);
-	WATERMARK(11501);
-	NOTHING();
-	/* Fired, kept until its cleanup at 11509. */
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-	elem(2, 1, 11600);
-	wmark(14600);
-	RESULT(2, 11600, 14600, 1);
-	WATERMARK(14600);
-	NOTHING();
-	/* [11600,14600) lives until 14609: [10000,13000) merges into it,
-	 * and the result, past its maxTs, fires at once in full. */
-	elem(2, 1, 10000);
-	LATE_RESULT(2, 10000, 14600, 2);
-	NOTHING();
-	elem(2, 1, 14500); /* [10000,17500) */
-	NOTHING();
-	wmark(20000);
-	RESULT(2, 10000, 17500, 3);
-	WATERMARK(20000);
-	NOTHING();
-	ASSERT_EMPTY();
-	QUIET_WATERMARK(WM_TS_MAX);
-
-	ck_assert_uint_eq(counters()->records_in, 8);
-	ck_assert_uint_eq(counters()->records_accepted, 8);
-	ck_assert_uint_eq(counters()->late_records_side_output, 0);
-	ck_assert_uint_eq(counters()->windows_fired, 3);
-	ck_assert_uint_eq(counters()->windows_fired_late, 1);
-	ASSERT_BALANCED();
-	ASSERT_EMPTY();
-}
-END_TEST
-
-START_TEST(test_session_purging_trigger_late_merge_has_only_new_element)
-{
-	/* W-8: as W-7 with PurgingTrigger. */
-	open_session(3000, 10, true, true);
-	feed_w6_prefix();
-	wmark(11501);
-	RESULT(2, 1000, 11500, 5);
-	WATERMARK(11501);
-	/* Purged, but the session stays until its cleanup timer. */
-	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	elem(2, 1, 11600);
-	wmark(14600);
-	RESULT(2, 11600, 14600, 1);
-	WATERMARK(14600);
-	NOTHING();
-	elem(2, 1, 10000);
-	LATE_RESULT(2, 10000, 14600, 1);
-	NOTHING();
-	elem(2, 1, 14500);
-	wmark(20000);
-	RESULT(2, 10000, 17500, 1);
-	WATERMARK(20000);
-	NOTHING();
-	ASSERT_EMPTY();
-
-	ck_assert_uint_eq(counters()->records_accepted, 8);
-	ck_assert_uint_eq(counters()->late_records_side_output, 0);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_session_huge_lateness_merges_both_sessions)
-{
-	/* W-9: gap 3 s, L = 10000. */
-	open_session(3000, 10000, false, true);
-	feed_w6_prefix();
-	wmark(11501);
-	RESULT(2, 1000, 11500, 5);
-	WATERMARK(11501);
-	elem(2, 1, 11600);
-	wmark(14600);
-	RESULT(2, 11600, 14600, 1);
-	WATERMARK(14600);
-	NOTHING();
-	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
-	/* [10000,13000) bridges [1000,11500) and [11600,14600), both alive
-	 * (cleanup 21499 and 24599). */
-	elem(2, 1, 10000);
-	LATE_RESULT(2, 1000, 14600, 7);
-	NOTHING();
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-	/* Only the cleanup timer of [1000,14600): its trigger fired. */
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	elem(2, 1, 14500);
-	wmark(20000);
-	RESULT(2, 1000, 17500, 8);
-	WATERMARK(20000);
-	NOTHING();
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	/* Cleanup at 17499 + 10000. */
-	QUIET_WATERMARK(27498);
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	QUIET_WATERMARK(27499);
-	ASSERT_EMPTY();
-
-	ck_assert_uint_eq(counters()->records_accepted, 8);
-	ck_assert_uint_eq(counters()->windows_fired, 3);
-	ck_assert_uint_eq(counters()->windows_fired_late, 1);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_session_cleanup_timer_with_lateness)
-{
-	/* W-11: gap 3 s, L = 10. */
-	open_session(3000, 10, false, false);
-	elem(2, 1, 1000);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 2);
-	wmark(4998);
-	RESULT(2, 1000, 4000, 1);
-	WATERMARK(4998);
-	NOTHING();
-	ASSERT_EMPTY();
-	QUIET_WATERMARK(14600);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_session_bridging_element_merges_three_windows)
-{
-	/* With a fixed gap an element's window can reach at most two
-	 * existing sessions (they are >= gap long and apart); merging them
-	 * and itself, twice, folds three sessions into one. */
-	open_session(10, 0, false, false);
-	elem(1, 1, 0);	/* [0,10) */
-	elem(1, 2, 15); /* [15,25) */
-	elem(1, 3, 30); /* [30,40) */
-	ck_assert_uint_eq(wm_window_session_count(h.op), 3);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 3);
-	elem(1, 4, 8); /* [8,18) bridges [0,10) and [15,25) */
-	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 2);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 2);
-	elem(1, 5, 24); /* [24,34) bridges [0,25) and [30,40) */
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	QUIET_WATERMARK(38);
-	wmark(39);
-	expect_result(__LINE__, 1, 0, 40, 5, 15, 1, 5, false);
-	WATERMARK(39);
-	NOTHING();
-	ASSERT_EMPTY();
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_session_keys_are_independent)
-{
-	open_session(100, 0, false, false);
-	elem(1, 1, 0);
-	elem(2, 10, 50);
-	elem(1, 1, 60); /* key 1: [0,160) */
-	elem(3, 5, 60);
-	elem(2, 10, 120); /* key 2: [50,220) */
-	ck_assert_uint_eq(wm_window_session_count(h.op), 3);
-	wmark(WM_TS_MAX);
-	/* Equal maxTs: key order. */
-	expect_result(__LINE__, 1, 0, 160, 2, 2, 1, 1, false);
-	expect_result(__LINE__, 3, 60, 160, 1, 5, 5, 5, false);
-	expect_result(__LINE__, 2, 50, 220, 2, 20, 10, 10, false);
-	WATERMARK(WM_TS_MAX);
-	NOTHING();
-	ASSERT_EMPTY();
-}
-END_TEST
-
-START_TEST(test_session_element_inside_a_fired_session_refires_it)
-{
-	/* L = 100: an element inside a fired, uncleaned session refires it
-	 * with everything (no merge, the session does not grow). */
-	open_session(10, 100, false, true);
-	elem(1, 1, 0);
-	elem(1, 1, 5); /* [0,15) */
-	wmark(20);
-	RESULT(1, 0, 15, 2);
-	WATERMARK(20);
-	elem(1, 1, 3); /* [3,13) inside [0,15) */
-	LATE_RESULT(1, 0, 15, 3);
-	NOTHING();
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	QUIET_WATERMARK(113);
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	QUIET_WATERMARK(114); /* cleanup: 14 + 100 */
-	ASSERT_EMPTY();
-	/* Now late and alone: side output. */
-	elem(1, 1, 3);
-	SIDE(1, 1, 3);
-	ASSERT_EMPTY();
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_session_merge_behind_watermark_is_refused_like_flink)
-{
-	/* L = MAX: cleanup times saturate, but Flink's merge check adds
-	 * maxTs + L without saturation, wraps, and throws. We return -ERANGE,
-	 * count the record as rejected and change nothing. */
-	struct wm_record rec = {.ts = 105, .key = 1, .value = 1};
-
-	open_session(10, WM_TS_MAX, false, true);
-	elem(1, 1, 100); /* [100,110), no cleanup timer */
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	QUIET_WATERMARK(50);
-	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out),
-			 -ERANGE);
-	NOTHING();
-	ck_assert_uint_eq(counters()->records_rejected, 1);
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 1);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 1);
-	/* No merge, no check. */
-	elem(1, 1, 500);
-	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
-	wmark(WM_TS_MAX);
-	RESULT(1, 100, 110, 1);
-	RESULT(1, 500, 510, 1);
-	WATERMARK(WM_TS_MAX);
-	NOTHING();
-	/* Cleanup time MAX: never cleaned, as W-12. */
-	ck_assert_uint_eq(wm_window_session_count(h.op), 2);
-	ck_assert_uint_eq(counters()->records_in, 3);
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_session_accepts_min_timestamp_like_flink)
-{
-	/* EventTimeSessionWindows does not check for "no timestamp". */
-	open_session(10, 0, false, false);
-	elem(1, 1, WM_TS_MIN);
-	ck_assert_uint_eq(counters()->records_accepted, 1);
-	wmark(WM_TS_MIN + 9);
-	RESULT(1, WM_TS_MIN, WM_TS_MIN + 10, 1);
-	WATERMARK(WM_TS_MIN + 9);
-	NOTHING();
-	ASSERT_EMPTY();
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_session_end_wrapping_past_max_is_late_at_once)
-{
-	/* [MAX - 5, MIN + 4): maxTs MIN + 3, late for any watermark >= it;
-	 * the record itself is not late: counted as ignored (see W-12's
-	 * tumbling twin). Before any watermark it is accepted. */
-	open_session(10, 0, false, true);
-	elem(1, 1, WM_TS_MAX - 5);
-	ck_assert_uint_eq(counters()->records_accepted, 1);
-	ck_assert_uint_eq(wm_window_session_count(h.op), 1);
-	wmark(0);
-	RESULT(1, WM_TS_MAX - 5, WM_TS_MIN + 4, 1);
-	WATERMARK(0);
-	ASSERT_EMPTY();
-	elem(1, 1, WM_TS_MAX - 5);
-	NOTHING();
-	ck_assert_uint_eq(counters()->records_ignored, 1);
-	ASSERT_EMPTY();
-	ASSERT_BALANCED();
-}
-END_TEST
-
-START_TEST(test_session_many_keys)
-{
-	enum { KEYS = 20000 };
-
-	open_session(100, 0, false, false);
-	for (int k = 0; k < KEYS; k++) {
-		elem(k, k, 10);
-		elem(k, 1, 20);
-		elem(k, 1, 500);
-	}
-	ck_assert_uint_eq(wm_window_session_count(h.op), 2 * KEYS);
-	ck_assert_uint_eq(wm_window_state_count(h.op), 2 * KEYS);
-	ck_assert_uint_eq(wm_window_timer_count(h.op), 2 * KEYS);
-	wmark(119);
-	ck_assert_uint_eq(h.n, KEYS + 1);
-	for (int k = 0; k < KEYS; k++)
-		if (h.ev[k].r.key != k || h.ev[k].r.count != 2 ||
-		    h.ev[k].r.sum != k + 1 || h.ev[k].r.window.end != 120)
-			ck_abort_msg("key %d: wrong result", k);
-	ck_assert_uint_eq(wm_window_session_count(h.op), KEYS);
-	wmark(WM_TS_MAX);
-	ASSERT_EMPTY();
-	ASSERT_BALANCED();
-}
-END_TEST
+/* ---- tcase random: sessions ---- */
 
 /*
  * Sessions by batch computation: per key, sort the records by timestamp
@@ -1875,11 +2243,11 @@ random_sessions_match_batch(unsigned seed)
 	for (size_t i = 0; i < nbatch; i++) {
 		while (h.next < h.n && h.ev[h.next].kind == EV_WATERMARK)
 			h.next++;
-		expect_agg(__LINE__, &batch[i], false);
+		expect_agg(__func__, &batch[i], false);
 	}
 	while (h.next < h.n && h.ev[h.next].kind == EV_WATERMARK)
 		h.next++;
-	NOTHING();
+	expect_nothing(__func__);
 	ck_assert_uint_eq(counters()->records_in, N);
 	ck_assert_uint_eq(counters()->records_accepted, N);
 	ck_assert_uint_eq(counters()->windows_fired, nbatch);
@@ -1971,43 +2339,17 @@ window_suite(void)
 
 	tc = tcase_create("conformance");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(
-		tc, test_tumbling_fires_each_key_when_watermark_reaches_max_ts);
-	tcase_add_test(tc, test_sliding_fires_every_window_of_each_record);
-	tcase_add_test(tc,
-		       test_purging_trigger_late_firing_has_only_new_elements);
-	tcase_add_test(
-		tc,
-		test_record_late_for_its_tumbling_window_goes_to_side_output);
-	tcase_add_test(
-		tc,
-		test_record_late_for_some_sliding_windows_stays_in_the_others);
-	tcase_add_test(tc,
-		       test_cleanup_timer_clears_state_after_allowed_lateness);
-	tcase_add_test(tc,
-		       test_cleanup_time_overflow_keeps_window_until_it_fires);
-	tcase_add_test(tc, test_record_before_window_end_watermark_is_accepted);
-	tcase_add_test(tc, test_record_at_window_end_watermark_is_dropped);
+	add_scenarios(tc, "conformance");
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lateness");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_late_element_refires_full_window);
-	tcase_add_test(tc,
-		       test_late_window_without_state_fires_new_contents_only);
-	tcase_add_test(tc, test_sliding_late_firings_come_latest_start_first);
-	tcase_add_test(tc, test_purging_trigger_empties_window_when_it_fires);
-	tcase_add_test(tc, test_element_lateness_uses_allowed_lateness);
+	add_scenarios(tc, "lateness");
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("order");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc,
-		       test_one_watermark_fires_many_windows_in_timer_order);
-	tcase_add_test(tc, test_max_watermark_fires_everything_and_cleans_up);
-	tcase_add_test(tc, test_negative_timestamps_fire_in_order);
-	tcase_add_test(tc, test_offset_shifts_window_bounds);
-	tcase_add_test(tc, test_lower_watermark_rearms_window_like_flink);
+	add_scenarios(tc, "order");
 	tcase_add_test(tc, test_status_is_forwarded_unchanged);
 	suite_add_tcase(s, tc);
 
@@ -2019,9 +2361,7 @@ window_suite(void)
 
 	tc = tcase_create("accounting");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc,
-		       test_record_without_timestamp_is_rejected_and_counted);
-	tcase_add_test(tc, test_wrapped_window_end_counts_record_as_ignored);
+	add_scenarios(tc, "accounting");
 	tcase_add_test(tc, test_invalid_configuration_is_rejected);
 	tcase_add_test(tc, test_many_keys_grow_state_table);
 	tcase_add_test(tc, test_out_of_memory_leaves_record_in_no_window);
@@ -2029,21 +2369,7 @@ window_suite(void)
 
 	tc = tcase_create("session");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_session_late_record_goes_to_side_output);
-	tcase_add_test(tc, test_session_late_record_merges_into_live_session);
-	tcase_add_test(
-		tc,
-		test_session_purging_trigger_late_merge_has_only_new_element);
-	tcase_add_test(tc, test_session_huge_lateness_merges_both_sessions);
-	tcase_add_test(tc, test_session_cleanup_timer_with_lateness);
-	tcase_add_test(tc, test_session_bridging_element_merges_three_windows);
-	tcase_add_test(tc, test_session_keys_are_independent);
-	tcase_add_test(tc,
-		       test_session_element_inside_a_fired_session_refires_it);
-	tcase_add_test(
-		tc, test_session_merge_behind_watermark_is_refused_like_flink);
-	tcase_add_test(tc, test_session_accepts_min_timestamp_like_flink);
-	tcase_add_test(tc, test_session_end_wrapping_past_max_is_late_at_once);
+	add_scenarios(tc, "session");
 	tcase_add_test(tc, test_session_many_keys);
 	suite_add_tcase(s, tc);
 
