@@ -74,6 +74,7 @@
 #include "runtime/checkpoint/exactly_once.h"
 #include "runtime/run/observer.h"
 #include "runtime/run/supervisor.h"
+#include "runtime/run/supervisor_internal.h"
 #include "runtime/run/worker.h"
 
 /* How long a stopped job may take to drain before its workers are
@@ -83,79 +84,11 @@
 /* How long a terminated worker may take to go before it is killed. */
 #define TERM_GRACE_NS ((int64_t)2000000000)
 
-struct child {
-	pid_t pid;
-	bool done;
-	/* Told to go (SIGTERM, SIGKILL): its death by that signal is the
-	 * stop's doing, not a failure of its own. */
-	bool signalled;
-	uint64_t max_rss_kib; /* ru_maxrss from wait4(), once done */
-	/* The most its earlier attempts fell behind the records' schedule
-	 * (metrics.h late_max_ns), which a restart's new metrics block
-	 * forgets: the run's scheduling noise is of all of them. */
-	int64_t late_max_ns;
-};
-
-enum phase { RUNNING, DRAINING, TERMINATING, KILLING };
-
-/* One run of a job, as the supervisor follows it. */
-struct job {
-	const struct wm_topology *t;
-	const struct wm_plan *plan;
-	struct child *children;
-	uint32_t running;
-	enum phase phase;
-	int64_t deadline; /* of DRAINING and TERMINATING */
-	int stop_signal;  /* the signal that asked for the stop, 0 */
-	int failure;	  /* exit status of the first failure, 0 */
-	char *err;	  /* what the job's status says */
-	size_t errlen;
-	struct wm_observer observer; /* pid 0: none */
-	int observer_status;	     /* once reaped */
-	/* The segment, once set up: a failed source's why is in its
-	 * subtask's metrics block (metrics.h, source_why). */
-	const struct wm_shm *seg;
-	/* Checkpoints (coordinator.h; NULL: none) and restarts: the
-	 * checkpoint the workers start from, the first attempt's start line
-	 * (0 before it is known: processing time runs on from it), each
-	 * window's watermark at the last failure (WM_TS_MIN: none), the
-	 * peak memory of each subtask over every attempt. */
-	struct wm_coordinator *coordinator;
-	uint64_t restore_from;
-	int64_t job_start_ns;
-	int64_t *crash_watermark;
-	struct wm_checkpoint_summary restarts; /* the notes and count */
-	bool fail_injected; /* [job] fail_at's kill was sent */
-	/* Exactly-once file outputs (exactly_once.h; NULL: none). */
-	struct wm_part_commit *commit;
-	int32_t *output_of;
-	/* [job] restart_strategy, and its jitter's draws (a stream of the
-	 * job's seed, as --sim's). */
-	struct wm_restart_strategy restart;
-	struct wm_restart_draws restart_draws;
-	/* The monotonic instant of the first attempt's forks: the restart
-	 * strategy's clock counts from it (strategy_now()). */
-	int64_t first_fork_ns;
-	/* The checkpoint the last attempt could not restore (0: none):
-	 * the next restores the one before it, or the job fails. */
-	uint64_t unrestorable;
-	/* A resumed job's processing time at its start (its checkpoint's
-	 * trigger), in ns; 0 for a new job. */
-	int64_t resumed_at_ns;
-	/* The job's string-key dictionary (keys.h; NULL: no string keys):
-	 * the traces' (theirs), or one of its own (own_keys) for a job that
-	 * replays nothing and whose sources learn keys as they run. Made
-	 * before any fork: every worker shares it, and so does every
-	 * restart, which needs nothing reloaded. */
-	struct wm_keys *keys;
-	bool own_keys;
-};
-
 /* The monotonic instant at which the job's processing time was 0: the
  * first attempt's start line, moved back by a resumed job's processing
  * time at its start; 0 while no start line is known. */
-static int64_t
-job_origin(const struct job *j, const struct wm_shm *seg)
+int64_t
+wm_supervisor_job_origin(const struct job *j, const struct wm_shm *seg)
 {
 	int64_t started = wm_shm_started(seg);
 
@@ -362,8 +295,8 @@ worker_exited(struct job *j, uint32_t id, const char *name, pid_t pid,
 }
 
 /* Reap every child that exited; a failure is the job's (job_failed()). */
-static void
-reap(struct job *j)
+void
+wm_supervisor_reap(struct job *j)
 {
 	struct rusage ru;
 	pid_t pid;
@@ -482,8 +415,8 @@ terminate_stragglers(struct job *j)
  * limit): the signal, or -1 with EAGAIN once `by` has passed. A signal
  * already pending is taken even then: a stop that came while the job
  * was busy (a restart with no delay) must not wait for the next attempt. */
-static int
-wait_signal_until(const sigset_t *mask, int64_t by)
+int
+wm_supervisor_wait_signal_until(const sigset_t *mask, int64_t by)
 {
 	siginfo_t info;
 	int64_t left;
@@ -510,7 +443,8 @@ coordinate(struct job *j, struct wm_shm *seg)
 	if (j->coordinator == NULL || j->phase != RUNNING)
 		return;
 	int r = wm_coordinator_look(j->coordinator, seg, wm_monotonic_ns(),
-				    job_origin(j, seg), why, sizeof(why));
+				    wm_supervisor_job_origin(j, seg), why,
+				    sizeof(why));
 
 	/* The parts of a complete checkpoint not all in their files: the
 	 * job fails, and its restart's recovery finishes the commit. */
@@ -524,7 +458,7 @@ coordinate(struct job *j, struct wm_shm *seg)
 static int64_t
 injection_due(const struct job *j, const struct wm_shm *seg)
 {
-	int64_t origin = job_origin(j, seg);
+	int64_t origin = wm_supervisor_job_origin(j, seg);
 
 	/* Before the start line nothing is due yet: fail_at needs
 	 * checkpoints, whose coordinator looks for the start line
@@ -577,7 +511,8 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 
 		if (inject < look)
 			look = inject;
-		sig = wait_signal_until(mask, look < by ? look : by);
+		sig = wm_supervisor_wait_signal_until(mask,
+						      look < by ? look : by);
 		coordinate(j, seg);
 		inject_failure(j, seg);
 		if (sig == SIGUSR1 || (sig < 0 && errno == EAGAIN && look < by))
@@ -592,7 +527,7 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 				j->phase = KILLING;
 			}
 		} else if (sig == SIGCHLD) {
-			reap(j);
+			wm_supervisor_reap(j);
 		} else if (sig > 0 && j->phase == RUNNING) {
 			/* Interrupted: the sources end their streams, the
 			 * rings drain, every worker finishes with its
@@ -613,7 +548,7 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 		} else if (sig > 0 && j->stop_signal == 0) {
 			/* KILLING: a failed attempt torn down. The stop is
 			 * the user's last word: no restart follows
-			 * (restartable()). */
+			 * (wm_supervisor_restartable()). */
 			size_t len = strlen(j->err);
 
 			j->stop_signal = sig;
@@ -734,268 +669,6 @@ launch(struct job *j, const struct wm_shm *seg, const struct placement *pl,
 	}
 }
 
-/* The processing time of the monotonic instant `ns`: since the first
- * attempt's start line. */
-static int64_t
-job_time(const struct job *j, int64_t ns)
-{
-	return j->job_start_ns != 0
-		       ? wm_scale_ns(ns - j->job_start_ns, j->t->job.speed)
-		       : 0;
-}
-
-/* The job's processing time now, as the restart strategy takes it: since
- * the first attempt's forks, at the job's speed. Its backoffs and what it
- * returns are durations of the job, as stopped_while_down() waits them and
- * as --sim feeds it its own processing time; CLOCK_MONOTONIC read against
- * them ran `speed` times too slowly (at speed 500 a failure within a
- * second of real time of the last was merged into its restart, counted no
- * attempt and left restart_attempts unenforced). Only differences count,
- * so one origin for every failure, known before any start line. */
-static int64_t
-strategy_now(const struct job *j)
-{
-	return wm_scale_ns(wm_monotonic_ns() - j->first_fork_ns,
-			   j->t->job.speed);
-}
-
-/*
- * After an attempt: whether a worker could not restore the checkpoint it
- * started from (worker.c, restore()). That is no transient fault, and
- * restoring it again would fail again for ever: the attempt's failure is
- * then that (65, naming the checkpoint and why), and the coordinator
- * falls back to the checkpoint before it (restart()).
- */
-static void
-note_unrestorable(struct job *j, const struct wm_shm *seg)
-{
-	j->unrestorable = 0;
-	if (j->failure == 0 || j->restore_from == 0)
-		return;
-	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
-		char why[256];
-
-		if (wm_metrics_restore_failure(wm_shm_metrics(seg, id), why,
-					       sizeof(why)) != j->restore_from)
-			continue;
-		j->unrestorable = j->restore_from;
-		j->failure = EX_DATAERR;
-		wm_checkpoint_unrestorable(j->err, j->errlen, j->t, j->plan, id,
-					   j->restore_from, why);
-		wm_coordinator_restore_failed(j->coordinator, j->restore_from);
-		return;
-	}
-}
-
-/*
- * Whether the attempt that just ended failed in a way a restart can mend
- * (checkpoints are on and nobody asked the job to stop), and after how
- * long the restart strategy restarts it (*delay_ns). A strategy that
- * gives up fails the job: its message then names every restart's cause
- * before this one's.
- */
-static bool
-restartable(struct job *j, int64_t *delay_ns)
-{
-	struct wm_checkpoint_summary *c = &j->restarts;
-	struct wm_restart_decision d;
-
-	if (j->failure == 0 || j->coordinator == NULL || j->stop_signal != 0)
-		return false;
-	wm_restart_strategy_failure(&j->restart, strategy_now(j), &d);
-	c->strategy = wm_restart_kind_name(j->restart.conf.kind);
-	c->attempt = d.attempt;
-	if (d.restart) {
-		*delay_ns = d.delay_ns;
-		return true;
-	}
-	c->gave_up = true;
-	if (c->restarts > 0) {
-		size_t len = strlen(j->err);
-
-		snprintf(j->err + len, j->errlen - len,
-			 "; restart_strategy = %s gave up after %" PRIu32
-			 " restart%s, caused by:",
-			 c->strategy, c->restarts, c->restarts == 1 ? "" : "s");
-		for (uint32_t i = 0; i < c->restarts && i < WM_RESTART_NOTES;
-		     i++) {
-			len = strlen(j->err);
-			snprintf(j->err + len, j->errlen - len, " (%u) %s",
-				 i + 1, c->notes[i].cause);
-		}
-	} else {
-		size_t len = strlen(j->err);
-
-		snprintf(j->err + len, j->errlen - len,
-			 "; restart_strategy = %s does not restart it",
-			 c->strategy);
-	}
-	return false;
-}
-
-/* Wait `delay_ns` of processing time before a restart, as the strategy
- * said (a delay is a duration of the job, as --sim takes it: at speed 2000
- * a second's backoff is half a millisecond): a stop signal meanwhile ends
- * the job instead (true), with nothing running. */
-static bool
-stopped_while_down(struct job *j, const sigset_t *mask, int64_t delay_ns)
-{
-	int64_t until =
-		wm_monotonic_ns() + wm_scale_ns(delay_ns, 1 / j->t->job.speed);
-
-	for (;;) {
-		int sig = wait_signal_until(mask, until);
-
-		if (sig < 0 && errno == EAGAIN)
-			return false;
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-			/* The user's stop, not the crash, ends the job. */
-			j->failure = 0;
-			j->stop_signal = sig;
-			snprintf(j->err, j->errlen,
-				 "stopped by signal %d: %s, while the job "
-				 "waited to restart",
-				 sig, strsignal(sig));
-			return true;
-		}
-		if (sig == SIGCHLD)
-			reap(j); /* the observer */
-	}
-}
-
-/* How long event time was held after the last restore: until every window
- * subtask's watermark came back where it was at the failure (worker.h),
- * as the attempt's metrics blocks say. -1 if some window never did. */
-static int64_t
-hold_after_restore(const struct job *j, const struct wm_shm *seg)
-{
-	int64_t restored = job_time(j, wm_shm_started(seg)), last = restored;
-
-	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
-		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
-		int64_t at = WM_METRIC_GET(m->caught_up_ns);
-
-		if (j->crash_watermark[id] == WM_TS_MIN)
-			continue;
-		if (at < 0)
-			return -1;
-		if (at > last)
-			last = at;
-	}
-	return last - restored;
-}
-
-/* The last restart's note, once its attempt ended: how long it held event
- * time back. */
-static void
-note_hold(struct job *j, const struct wm_shm *seg)
-{
-	struct wm_checkpoint_summary *c = &j->restarts;
-
-	if (c->restarts == 0 || wm_shm_started(seg) == 0)
-		return;
-	if (c->restarts <= WM_RESTART_NOTES)
-		c->notes[c->restarts - 1].held_ns = hold_after_restore(j, seg);
-}
-
-/*
- * After a failure every worker is gone: note the restart, keep what the
- * next attempt needs (the first start line, each window's watermark, the
- * checkpoint to restore), clear the segment and, after the strategy's
- * delay, start every subtask again from the latest complete checkpoint. 0
- * to launch, 1 when a stop signal came while the job was down, or an exit
- * status with err set (the job then ends with it).
- */
-static int
-restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
-	int64_t delay_ns)
-{
-	struct wm_checkpoint_summary *c = &j->restarts;
-	int64_t now = wm_monotonic_ns();
-	char why[512];
-
-	note_hold(j, seg);
-	j->job_start_ns = job_origin(j, seg);
-	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
-		const struct wm_plan_subtask *sub = &j->plan->subtasks[id];
-		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
-
-		int64_t late_max = WM_METRIC_GET(m->late_max_ns);
-
-		j->crash_watermark[id] =
-			j->t->stages[sub->stage].kind == WM_STAGE_WINDOW
-				? WM_METRIC_GET(m->output.watermark)
-				: WM_TS_MIN;
-		if (late_max > j->children[id].late_max_ns)
-			j->children[id].late_max_ns = late_max;
-	}
-	if (wm_coordinator_workers_gone(j->coordinator, why, sizeof(why)) != 0)
-		wm_log("wmrun: warning: %s", why);
-	j->restore_from = wm_coordinator_restore_id(j->coordinator);
-	/* None restores: nothing the job could run from is left (a
-	 * resumed job's outputs go on from a checkpoint, and a new one's
-	 * results up to it were committed). */
-	if (j->unrestorable != 0 && j->restore_from == 0) {
-		size_t len = strlen(j->err);
-
-		snprintf(j->err + len, j->errlen - len,
-			 "; no complete checkpoint before it to fall back to");
-		return EX_DATAERR;
-	}
-	/* The exactly-once files back to that checkpoint before anyone
-	 * writes a part again; a committer's blob it cannot restore from
-	 * moves the restore to the checkpoint before it. */
-	int r = wm_coordinator_recover_outputs(j->coordinator, j->err,
-					       j->errlen);
-
-	j->restore_from = wm_coordinator_restore_id(j->coordinator);
-	if (r != 0)
-		return r == -EBADMSG ? EX_DATAERR : EX_IOERR;
-	if (c->restarts < WM_RESTART_NOTES) {
-		struct wm_restart_note *n = &c->notes[c->restarts];
-
-		n->at_ns = job_time(j, now);
-		n->restored_from = j->restore_from;
-		n->checkpoint_ns =
-			j->restore_from != 0
-				? wm_ms_to_ns(wm_coordinator_restore_time_ms(
-					  j->coordinator))
-				: 0;
-		n->held_ns = -1;
-		n->delay_ns = delay_ns;
-		n->attempt = c->attempt;
-		snprintf(n->cause, sizeof(n->cause), "%s", j->err);
-	}
-	c->restarts++;
-	c->restarted = true;
-	c->restart_ns = job_time(j, now);
-	wm_units_format_duration(delay_ns, why, sizeof(why));
-	if (j->restore_from != 0)
-		wm_log("wmrun: notice: %s; restarting from checkpoint %" PRIu64
-		       " in %s (restart %u, restart_strategy = %s)",
-		       j->err, j->restore_from, why, c->restarts, c->strategy);
-	else
-		wm_log("wmrun: notice: %s; restarting from the start in %s, no "
-		       "checkpoint is complete yet (restart %u, "
-		       "restart_strategy = %s)",
-		       j->err, why, c->restarts, c->strategy);
-	if (wm_shm_reset(seg, j->err, j->errlen) != 0)
-		return EX_OSERR;
-	if (stopped_while_down(j, mask, delay_ns))
-		return 1;
-	atomic_store_explicit(&((struct wm_shm_header *)seg->base)->restarts,
-			      c->restarts, memory_order_relaxed);
-	j->failure = 0;
-	j->err[0] = '\0';
-	j->phase = RUNNING;
-	for (uint32_t i = 0; i < j->plan->n_subtasks; i++) {
-		j->children[i].pid = 0;
-		j->children[i].done = false;
-		j->children[i].signalled = false;
-	}
-	return 0;
-}
-
 /* What the workers published into the segment, as the job's summary, and
  * each worker's peak memory. 0 or -ENOMEM. */
 static int
@@ -1006,7 +679,8 @@ summarize(const struct job *j, const struct wm_shm *seg, int64_t forked_ns,
 	 * subtask reached it, else from the forks; a restarted job's from
 	 * its first attempt's, a resumed job's from its checkpoint's time.
 	 * Real time counts from this run's first start line. */
-	int64_t origin = job_origin(j, seg), now = wm_monotonic_ns();
+	int64_t origin = wm_supervisor_job_origin(j, seg),
+		now = wm_monotonic_ns();
 	int64_t first = origin != 0 ? origin + wm_scale_ns(j->resumed_at_ns,
 							   1 / j->t->job.speed)
 				    : forked_ns;
@@ -1183,6 +857,67 @@ tear_down(struct job *j, struct resources *res, int status)
 	return status;
 }
 
+/*
+ * The job's attempts, forked at monotonic `start`: each launched and
+ * supervised, then restarted as the restart strategy says, until one ends
+ * well, is stopped or is not restarted; then the end of the checkpoints
+ * (the last parts committed when every worker ended well, a failed job
+ * keeping only what a resume needs) and the observer's. The job's exit
+ * status, err saying why if it is not 0 or 128 + n.
+ */
+static int
+run_attempts(struct job *j, struct resources *res, const sigset_t *mask,
+	     const sigset_t *old, int64_t start)
+{
+	char why[1024];
+	int status, watched;
+
+	j->first_fork_ns = start;
+	for (;;) {
+		int64_t delay = 0;
+		int r;
+
+		launch(j, &res->seg, &res->pl, res->sinks, res->lates,
+		       res->traces, old);
+		supervise(j, &res->seg, mask);
+		wm_supervisor_note_unrestorable(j, &res->seg);
+		if (!wm_supervisor_restartable(j, &delay))
+			break;
+		r = wm_supervisor_restart(j, &res->seg, mask, delay);
+		if (r == 1)
+			break; /* stopped while down */
+		if (r != 0) {
+			j->failure = r;
+			break;
+		}
+	}
+	wm_supervisor_note_hold(j, &res->seg);
+	/* A checkpoint cut short by the end is removed. */
+	if (wm_coordinator_workers_gone(j->coordinator, why, sizeof(why)) != 0)
+		wm_log("wmrun: warning: %s", why);
+	if (wm_coordinator_finish_outputs(j->coordinator, j->failure == 0, why,
+					  sizeof(why)) != 0 &&
+	    j->failure == 0) {
+		j->failure = EX_IOERR;
+		snprintf(j->err, j->errlen, "%s", why);
+	}
+	/* Its last screen before the summary, never beside it. An observer
+	 * that could not write the metrics file said so; the job did not do
+	 * all it was asked. */
+	watched = wm_observer_finish(&j->observer);
+	if (j->observer.reaped && j->observer_status != 0)
+		watched = j->observer_status;
+	status = j->failure != 0       ? j->failure
+		 : j->stop_signal != 0 ? 128 + j->stop_signal
+				       : 0;
+	if (status == 0 && watched == EX_IOERR) {
+		status = EX_IOERR;
+		snprintf(j->err, j->errlen,
+			 "the job ran, but its metrics file is incomplete");
+	}
+	return status;
+}
+
 int
 wm_supervisor_run(const struct wm_topology *t,
 		  const struct wm_observe_options *observe,
@@ -1224,58 +959,7 @@ wm_supervisor_run(const struct wm_topology *t,
 	launched = status == 0;
 	if (launched) {
 		start = wm_monotonic_ns();
-		j.first_fork_ns = start;
-		for (;;) {
-			launch(&j, &res.seg, &res.pl, res.sinks, res.lates,
-			       res.traces, &old);
-			supervise(&j, &res.seg, &mask);
-			note_unrestorable(&j, &res.seg);
-
-			int64_t delay = 0;
-
-			if (!restartable(&j, &delay))
-				break;
-			int r = restart(&j, &res.seg, &mask, delay);
-
-			if (r == 1)
-				break; /* stopped while down */
-			if (r != 0) {
-				j.failure = r;
-				break;
-			}
-		}
-		note_hold(&j, &res.seg);
-		char why[1024];
-
-		/* A checkpoint cut short by the end is removed. */
-		if (wm_coordinator_workers_gone(j.coordinator, why,
-						sizeof(why)) != 0)
-			wm_log("wmrun: warning: %s", why);
-		/* The last parts committed when every worker ended well
-		 * (a stop drained too); a failed job keeps only what a
-		 * resume needs. */
-		if (wm_coordinator_finish_outputs(j.coordinator, j.failure == 0,
-						  why, sizeof(why)) != 0 &&
-		    j.failure == 0) {
-			j.failure = EX_IOERR;
-			snprintf(err, errlen, "%s", why);
-		}
-		/* Its last screen before the summary, never beside it. An
-		 * observer that could not write the metrics file said so; the
-		 * job did not do all it was asked. */
-		int watched = wm_observer_finish(&j.observer);
-
-		if (j.observer.reaped && j.observer_status != 0)
-			watched = j.observer_status;
-		status = j.failure != 0	      ? j.failure
-			 : j.stop_signal != 0 ? 128 + j.stop_signal
-					      : 0;
-		if (status == 0 && watched == EX_IOERR) {
-			status = EX_IOERR;
-			snprintf(err, errlen,
-				 "the job ran, but its metrics "
-				 "file is incomplete");
-		}
+		status = run_attempts(&j, &res, &mask, &old, start);
 	}
 	/* A stop signal that came after the last worker ended finds the job
 	 * over: take it now, or restoring the mask would let it kill the

@@ -1028,6 +1028,68 @@ restore(struct worker *w)
 	return 0;
 }
 
+/* The subtask's task, made from its record source and aligned with the
+ * sources of its group: 0, or the worker failed with why. */
+static int
+make_task(struct worker *w)
+{
+	const struct wm_worker_args *a = w->args;
+	struct wm_sources_input in = {.trace = a->traces[w->me->stage],
+				      .keys = a->keys};
+	int r;
+
+	w->task = wm_sources_new_task(a->topo, a->plan, a->subtask, &w->out,
+				      w->metrics, &in, w->recording);
+	if (w->task == NULL) {
+		/* The traces were read and checked before the fork: what is
+		 * left to fail is the outside world (a Kafka source's
+		 * brokers), or the machine's. */
+		if (in.exit_code != 0)
+			return worker_fail(w, in.exit_code, "%s", in.why);
+		return worker_fail(w, EX_OSERR,
+				   "could not set up the subtask: %s",
+				   strerror(errno));
+	}
+	r = wm_task_align(w->task, wm_shm_metrics(&w->seg, 0),
+			  wm_shm_header(&w->seg)->metrics_stride);
+	if (r != 0) {
+		wm_task_free(w->task);
+		w->task = NULL;
+		return worker_fail(w, EX_OSERR,
+				   "could not set up the subtask: %s",
+				   strerror(-r));
+	}
+	/* Real processes on a real scheduler: stalls that only their
+	 * lateness made are no findings (progress.h). */
+	wm_task_count_noise(w->task, w->speed);
+	return 0;
+}
+
+/* Every subtask set up: processing time starts now, for all. A restarted
+ * job's goes on from its first attempt's start (the records due while it
+ * was down come at once, as in Flink, whose sources read from the
+ * checkpointed offsets on the wall clock), a resumed job's from its
+ * checkpoint's. 0, or the worker failed with why. */
+static int
+pass_start_line(struct worker *w)
+{
+	const struct wm_worker_args *a = w->args;
+	int r = wm_shm_start_line(&w->seg, a->subtask, a->wait, &w->start_ns);
+
+	if (r != 0)
+		return worker_fail(w, EX_OSERR,
+				   "could not wait for the start: %s",
+				   strerror(-r));
+	if (a->job_start_ns != 0) {
+		w->start_ns = a->job_start_ns;
+		wm_task_restarted_at(w->task, processing_now(w));
+	} else if (a->resumed_at_ns != 0) {
+		w->start_ns -= wm_scale_ns(a->resumed_at_ns, 1 / w->speed);
+		wm_task_restarted_at(w->task, processing_now(w));
+	}
+	return 0;
+}
+
 int
 wm_worker_run(const struct wm_worker_args *a)
 {
@@ -1049,39 +1111,8 @@ wm_worker_run(const struct wm_worker_args *a)
 	find_outputs(&w);
 	w.schedstat_fd = wm_schedstat_open(0);
 	status = attach(&w);
-	if (status == 0) {
-		struct wm_sources_input in = {.trace = a->traces[w.me->stage],
-					      .keys = a->keys};
-
-		w.task = wm_sources_new_task(a->topo, a->plan, a->subtask,
-					     &w.out, w.metrics, &in,
-					     w.recording);
-		int r = w.task != NULL
-				? wm_task_align(
-					  w.task, wm_shm_metrics(&w.seg, 0),
-					  wm_shm_header(&w.seg)->metrics_stride)
-				: 0;
-
-		/* Real processes on a real scheduler: stalls that only
-		 * their lateness made are no findings (progress.h). */
-		if (r == 0 && w.task != NULL)
-			wm_task_count_noise(w.task, w.speed);
-		if (r != 0) {
-			wm_task_free(w.task);
-			w.task = NULL;
-			errno = -r;
-		}
-		/* The traces were read and checked before the fork: what
-		 * is left to fail is the outside world (a Kafka source's
-		 * brokers), or the machine's. */
-		if (w.task == NULL && in.exit_code != 0) {
-			status = worker_fail(&w, in.exit_code, "%s", in.why);
-		} else if (w.task == NULL) {
-			status = worker_fail(&w, EX_OSERR,
-					     "could not set up the subtask: %s",
-					     strerror(errno));
-		}
-	}
+	if (status == 0)
+		status = make_task(&w);
 	if (status == 0 && w.args->output_of != NULL)
 		status = open_parts(&w);
 	if (status == 0) {
@@ -1094,28 +1125,8 @@ wm_worker_run(const struct wm_worker_args *a)
 				      : 0);
 		status = restore(&w);
 	}
-	/* Every subtask set up: processing time starts now, for all. */
-	if (status == 0) {
-		int r = wm_shm_start_line(&w.seg, a->subtask, a->wait,
-					  &w.start_ns);
-
-		if (r != 0)
-			status = worker_fail(&w, EX_OSERR,
-					     "could not wait for the start: %s",
-					     strerror(-r));
-		/* A restarted job's processing time goes on from its first
-		 * attempt's start: the records due while it was down come at
-		 * once, as in Flink, whose sources read from the checkpointed
-		 * offsets on the wall clock. */
-		if (r == 0 && a->job_start_ns != 0) {
-			w.start_ns = a->job_start_ns;
-			wm_task_restarted_at(w.task, processing_now(&w));
-		} else if (r == 0 && a->resumed_at_ns != 0) {
-			w.start_ns -=
-				wm_scale_ns(a->resumed_at_ns, 1 / w.speed);
-			wm_task_restarted_at(w.task, processing_now(&w));
-		}
-	}
+	if (status == 0)
+		status = pass_start_line(&w);
 	if (status == 0)
 		status = w.has_gate ? run_inputs(&w) : run_source(&w);
 	if (status == 0)
