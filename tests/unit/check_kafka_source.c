@@ -28,6 +28,7 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include "lib/snap.h"
+#include "runtime/source/kafka_client.h"
 #include "runtime/source/kafka_source.h"
 #include "runtime/io/keys.h"
 #include "tests/unit/check_main.h"
