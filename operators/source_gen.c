@@ -34,33 +34,29 @@
  * back-pointers. Nothing allocates after wm_source_gen_new(); the only
  * O(P) operation after it is the fast-mode rebase, once per 2^62 units of
  * virtual time.
+ *
+ * This file is the per-record path (the machine above, its clocks and
+ * schedules, next(), pause and the figures); the configuration into a
+ * generator is source_gen_conf.c, its checkpoints source_gen_snapshot.c,
+ * the generator as a wm_record_source source_gen_source.c, the state they
+ * share source_gen_internal.h.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "lib/hash.h"
-#include "operators/keygroup.h"
-#include "lib/snap.h"
-#include "operators/source_gen.h"
+#include "operators/source_gen_internal.h"
 
 __extension__ typedef unsigned __int128 gen_u128;
 
-#define GEN_NS_PER_MS 1000000
 #define GEN_NS_PER_S 1000000000u
 /* Fast mode: virtual time per record at skew 1, and the rebase point. */
 #define GEN_VSTEP_UNIT 1048576.0
 #define GEN_VSTEP_MAX ((int64_t)1 << 40)
 #define GEN_VCLOCK_REBASE ((int64_t)1 << 62)
 
-struct gen_heap_ent {
-	int64_t key;
-	uint32_t id;  /* partition id: the tie-breaker */
-	uint32_t idx; /* index into parts[] */
-};
+/* ---- heaps ---- */
 
 static inline bool
 ent_before(const struct gen_heap_ent *a, const struct gen_heap_ent *b)
@@ -68,135 +64,13 @@ ent_before(const struct gen_heap_ent *a, const struct gen_heap_ent *b)
 	return a->key < b->key || (a->key == b->key && a->id < b->id);
 }
 
-/* Room for every partition, allocated once. */
+/* Room for every partition, allocated once (wm_source_gen_heaps_reserve()). */
 #define WM_HEAP_PREFIX gen_heap
 #define WM_HEAP_ENTRY struct gen_heap_ent
 #define WM_HEAP_BEFORE(a, b) ent_before(a, b)
 #define WM_HEAP_MIN_CAPACITY 1
+#define WM_HEAP_DEFINE
 #include "lib/binary_heap.h"
-
-/*
- * A stretch of constant rate: from one burst edge of a partition (a start
- * or an end of a burst window that covers it) to the next. Paced arrival
- * k0 happens at start_ns, arrival k >= k0 of the segment at
- * start_ns + floor((k - k0) x 10^9 / rate) while that is before end_ns.
- */
-struct gen_segment {
-	int64_t start_ns;
-	int64_t end_ns; /* the next burst edge; INT64_MAX: none */
-	uint64_t k0;
-	double factor;	/* the product of the bursts in force */
-	double rate;	/* paced: base_rate x factor */
-	uint64_t irate; /* paced: rate when a whole number, else 0 */
-};
-
-struct gen_part {
-	uint32_t id;
-	bool finished;
-	bool paused;	  /* by wm_source_gen_pause() */
-	bool in_heap;	  /* in timed or ready; a paused one leaves lazily */
-	bool ending;	  /* paced: the timed key is end_ns, not an arrival */
-	double base_rate; /* paced: records/s outside bursts (rate x skew) */
-	double skew;	  /* fast: the weight outside bursts */
-	struct gen_segment seg;	       /* the bursts in force at arrival k
-					* (paced) or at the last record */
-	struct gen_segment seg_passed; /* paced: holds arrival k_passed
-					* while k > k_passed */
-	int64_t vstep;		       /* fast: virtual time per record */
-	int64_t vt;	    /* fast: virtual time of the next record */
-	uint64_t k;	    /* paced: next arrival (see the top comment) */
-	int64_t arrival_ns; /* paced: arrival k's time; its key may be later
-			     * (an outage) */
-	uint64_t k_passed;
-	uint64_t emitted;
-	uint64_t skipped; /* committed skips (paced) */
-	uint64_t rng;	  /* splitmix64 state */
-	/* No silence covers [loud_from, loud_until): the stretch found by
-	 * the last part_silence_end() that had to look (empty at first). */
-	int64_t loud_from, loud_until;
-	struct gen_rsil_state *rsil; /* [n_random_silences]: used only for
-				      * those that cover this partition */
-};
-
-/*
- * When a silence or a burst applies, and to which partitions, in ns: the
- * window
- * [from_ns, to_ns), or with period_ns > 0 the windows
- * [from_ns + n period_ns, from_ns + n period_ns + length_ns) that start
- * before to_ns, cut at to_ns. Windows of one schedule never overlap:
- * length_ns < period_ns, except that both may saturate at INT64_MAX (a
- * period beyond the int64 horizon: only the first window ever starts).
- */
-struct gen_sched {
-	uint32_t first, last;
-	int64_t from_ns, to_ns; /* to_ns INT64_MAX: for ever */
-	int64_t period_ns;	/* 0: once */
-	int64_t length_ns;
-};
-
-struct gen_burst {
-	struct gen_sched when;
-	double factor; /* > 0, finite */
-};
-
-/* A random silence (source_gen.h): the means of its periods, in ns. */
-struct gen_rsil {
-	uint32_t first, last;
-	double fraction;
-	double silent_ns; /* D */
-	double loud_ns;	  /* D (1 - f) / f */
-};
-
-/*
- * One partition's place in a random silence: [start_ns, end_ns) is the
- * silent window that holds or follows the latest time asked about (end_ns
- * > that time), drawn from rng. It only moves forwards, which is why the
- * partition's times must only grow (they do: its arrivals in paced mode,
- * now_ns in fast mode).
- */
-struct gen_rsil_state {
-	int64_t start_ns, end_ns;
-	uint64_t rng;
-};
-
-struct wm_source_gen {
-	struct wm_record_source base; /* first: wm_source_gen_source() */
-	bool fast;		      /* rate INFINITY */
-	bool bounded;		      /* max_records or end_ts set */
-	uint32_t n_parts;
-	uint32_t n_finished;
-	uint32_t *finish_order; /* [k]: the k-th partition to finish */
-	struct gen_part *parts;
-	struct gen_heap timed;
-	struct gen_heap ready;
-	uint32_t n_silences;
-	struct gen_sched *silences;
-	uint32_t n_bursts;
-	struct gen_burst *bursts;
-	uint32_t n_outages;
-	struct gen_sched *outages;
-	uint32_t n_rsil;
-	struct gen_rsil *rsil;
-	struct gen_rsil_state *rsil_states; /* [n_parts][n_rsil] */
-	int64_t end_ns; /* processing time at which partitions end */
-	int64_t last_now;
-	int64_t vclock;
-	wm_ts_t start_epoch_ms;
-	int64_t bound_ms;
-	int64_t late_by_ms;
-	double late_fraction;
-	bool late; /* late_fraction > 0 and late_by_ms > 0 */
-	uint64_t keys;
-	bool zipf;
-	double zipf_s;	   /* exponent */
-	double zipf_hx1;   /* H(1.5) - 1 */
-	double zipf_hn;	   /* H(keys + 0.5) */
-	double zipf_slack; /* accept k at once when k - x <= this */
-	uint32_t value_cycle;
-	uint64_t max_records;
-};
-
-/* ---- heaps ---- */
 
 static void
 heap_push(struct gen_heap *h, int64_t key, uint32_t id, uint32_t idx)
@@ -216,19 +90,9 @@ heap_rekey_top(struct gen_heap *h, int64_t key)
 /*
  * ---- random numbers: splitmix64, one stream per partition ----
  *
- * Its output function is not lib/hash.h's finaliser: the stream is
- * part of what a seed means (a seed gives the same records on every
- * version), so it stays splitmix64's, constants and all. The state moves by
- * the odd constant 2^64 / phi, splitmix64's own increment.
+ * gen_mix64() (source_gen_internal.h) is its output function. The state
+ * moves by the odd constant 2^64 / phi, splitmix64's own increment.
  */
-
-static inline uint64_t
-gen_mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 static inline uint64_t
 gen_rand(uint64_t *state)
@@ -413,12 +277,6 @@ seg_first_arrival_from(const struct gen_segment *seg, int64_t t)
 
 /* ---- schedules of silences and bursts ---- */
 
-static bool
-sched_for(const struct gen_sched *s, uint32_t id)
-{
-	return s->first <= id && id <= s->last;
-}
-
 /* The end of the window of s that holds t, or -1: none does. */
 static int64_t
 sched_window_end(const struct gen_sched *s, int64_t t)
@@ -451,27 +309,6 @@ sched_next_start(const struct gen_sched *s, int64_t t)
 		return INT64_MAX;
 	t = s->from_ns + n * s->period_ns;
 	return t < s->to_ns ? t : INT64_MAX;
-}
-
-/* Partitions first..last, times in ms -> *s in ns; false if invalid
- * (see wm_source_gen_new()). */
-static bool
-sched_init(struct gen_sched *s, uint32_t first, uint32_t last, int64_t from_ms,
-	   int64_t to_ms, int64_t period_ms, int64_t length_ms)
-{
-	if (first > last || from_ms < 0 || to_ms < from_ms || period_ms < 0)
-		return false;
-	if (period_ms > 0 && !(length_ms > 0 && length_ms < period_ms))
-		return false;
-	*s = (struct gen_sched){
-		.first = first,
-		.last = last,
-		.from_ns = wm_ms_to_ns(from_ms),
-		.to_ns = wm_ms_to_ns(to_ms),
-		.period_ns = wm_ms_to_ns(period_ms),
-		.length_ns = period_ms > 0 ? wm_ms_to_ns(length_ms) : 0,
-	};
-	return true;
 }
 
 static uint64_t
@@ -853,96 +690,6 @@ part_emit(const struct wm_source_gen *g, struct gen_part *p, int64_t t_ns,
 	p->emitted++;
 }
 
-/* ---- configuration ---- */
-
-void
-wm_source_gen_conf_init(struct wm_source_gen_conf *conf)
-{
-	memset(conf, 0, sizeof(*conf));
-	conf->rate = INFINITY;
-	conf->keys = 1;
-	conf->zipf_exponent = 1.0;
-	conf->value_cycle = 1;
-	conf->max_records = UINT64_MAX;
-	conf->end_ts = WM_TS_MAX;
-}
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static bool
-conf_valid(const struct wm_source_gen_conf *c)
-{
-	if (c->n_partitions > 0 && c->partitions == NULL)
-		return false;
-	if (!(c->rate > 0)) /* also NaN */
-		return false;
-	if (c->n_skew > 0 && c->skew == NULL)
-		return false;
-	for (uint32_t i = 0; i < c->n_skew; i++)
-		if (!(c->skew[i] > 0) || !isfinite(c->skew[i]))
-			return false;
-	if (c->out_of_orderness_ms < 0 ||
-	    c->out_of_orderness_ms > WM_SOURCE_GEN_MAX_DELAY_MS ||
-	    c->late_by_ms < 0 || c->late_by_ms > WM_SOURCE_GEN_MAX_DELAY_MS)
-		return false;
-	if (!(c->late_fraction >= 0 && c->late_fraction <= 1))
-		return false;
-	if (c->keys < 1 || c->keys > (uint64_t)INT64_MAX)
-		return false;
-	if (c->zipf && (!(c->zipf_exponent > 0) || !isfinite(c->zipf_exponent)))
-		return false;
-	if (c->start_epoch_ms < -WM_SOURCE_GEN_MAX_DELAY_MS * 1000 ||
-	    c->start_epoch_ms > WM_SOURCE_GEN_MAX_DELAY_MS * 1000)
-		return false;
-	if (c->n_silences > 0 && c->silences == NULL)
-		return false;
-	if (c->n_bursts > 0 && c->bursts == NULL)
-		return false;
-	if (c->n_outages > 0 && c->outages == NULL)
-		return false;
-	if (c->n_random_silences > 0 && c->random_silences == NULL)
-		return false;
-	for (uint32_t i = 0; i < c->n_random_silences; i++) {
-		const struct wm_source_gen_random_silence *r =
-			&c->random_silences[i];
-
-		if (r->first_partition > r->last_partition ||
-		    !(r->fraction > 0 && r->fraction < 1) || r->mean_ms <= 0 ||
-		    r->mean_ms > WM_SOURCE_GEN_MAX_DELAY_MS)
-			return false;
-	}
-	return true;
-}
-
-/* Partition ids must be distinct: sort a copy. */
-static int
-partitions_distinct(const struct wm_source_gen_conf *c)
-{
-	uint32_t *ids;
-	int rc = 0;
-
-	if (c->n_partitions < 2)
-		return 0;
-	ids = malloc(c->n_partitions * sizeof(*ids));
-	if (ids == NULL)
-		return -ENOMEM;
-	memcpy(ids, c->partitions, c->n_partitions * sizeof(*ids));
-	qsort(ids, c->n_partitions, sizeof(*ids), cmp_u32);
-	for (uint32_t i = 1; i < c->n_partitions; i++)
-		if (ids[i] == ids[i - 1])
-			rc = -EINVAL;
-	free(ids);
-	return rc;
-}
-
-static const struct wm_record_source_ops gen_source_ops;
-
 /* Fast: p's virtual time per record, GEN_VSTEP_UNIT / (skew x the bursts
  * in force), within [1, GEN_VSTEP_MAX]. */
 static void
@@ -953,63 +700,6 @@ part_set_vstep(struct gen_part *p)
 	p->vstep = v < 1.0		       ? 1
 		   : v > (double)GEN_VSTEP_MAX ? GEN_VSTEP_MAX
 					       : llround(v);
-}
-
-/* Whether every rate (paced) or weight (fast) that p's bursts can give it,
- * from `base` outside them, is finite and positive. */
-static bool
-part_rates_valid(const struct wm_source_gen *g, const struct gen_part *p,
-		 double base)
-{
-	double highest = base, lowest = base;
-
-	for (uint32_t i = 0; i < g->n_bursts; i++) {
-		const struct gen_burst *b = &g->bursts[i];
-
-		if (!sched_for(&b->when, p->id))
-			continue;
-		if (b->factor > 1)
-			highest *= b->factor;
-		else
-			lowest *= b->factor;
-	}
-	return isfinite(highest) && lowest > 0;
-}
-
-static int
-gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
-{
-	for (uint32_t i = 0; i < g->n_parts; i++) {
-		struct gen_part *p = &g->parts[i];
-		uint32_t id = c->partitions[i];
-		double skew = id < c->n_skew ? c->skew[id] : 1.0;
-
-		p->id = id;
-		p->rng = gen_mix64(c->seed ^ gen_mix64(wm_hash_fibonacci(id) +
-						       0xd1b54a32d192ed03ull));
-		p->skew = skew;
-		if (!g->fast)
-			p->base_rate = c->rate * skew;
-		if (!part_rates_valid(g, p, g->fast ? skew : p->base_rate))
-			return -EINVAL;
-		/* No array without random silences: NULL + 0 is undefined
-		 * (clang's UBSan says so; fuzz_snapshot found it). */
-		p->rsil = g->n_rsil > 0 ? g->rsil_states + (size_t)i * g->n_rsil
-					: NULL;
-		for (uint32_t j = 0; j < g->n_rsil; j++) {
-			/* A stream apart from the records' (see source_gen.h). */
-			p->rsil[j].rng = gen_mix64(
-				c->seed ^ gen_mix64(wm_hash_fibonacci(id) +
-						    0x8cb92ba72f3d8dd7ull *
-							    (uint64_t)(j + 1)));
-			rsil_start(&g->rsil[j], &p->rsil[j]);
-		}
-		seg_begin(g, p, &p->seg, 0, 0);
-		p->seg_passed = p->seg;
-		if (g->fast)
-			part_set_vstep(p);
-	}
-	return 0;
 }
 
 static void
@@ -1031,182 +721,81 @@ gen_start(struct wm_source_gen *g)
 	}
 }
 
-/* The configuration's scalars into g: what to generate, and when the
- * partitions end (end_ts as processing time since the start). */
-static void
-gen_copy_conf(struct wm_source_gen *g, const struct wm_source_gen_conf *conf)
+/*
+ * The clocks of every partition begin here rather than in
+ * source_gen_conf.c so that zipf_setup(), rsil_start(), seg_begin() and
+ * part_set_vstep() stay static to this file, where the per-record path
+ * inlines them.
+ */
+void
+wm_source_gen_start(struct wm_source_gen *g)
 {
-	int64_t span_ms;
-
-	g->fast = isinf(conf->rate);
-	g->bounded =
-		conf->max_records != UINT64_MAX || conf->end_ts != WM_TS_MAX;
-	g->n_parts = conf->n_partitions;
-	g->start_epoch_ms = conf->start_epoch_ms;
-	g->bound_ms = conf->out_of_orderness_ms;
-	g->late_by_ms = conf->late_by_ms;
-	g->late_fraction = conf->late_fraction;
-	g->late = conf->late_fraction > 0 && conf->late_by_ms > 0;
-	g->keys = conf->keys;
-	g->zipf = conf->zipf && conf->keys > 1;
-	g->zipf_s = conf->zipf_exponent;
 	if (g->zipf)
 		zipf_setup(g);
-	g->value_cycle = conf->value_cycle;
-	g->max_records = conf->max_records;
-	if (conf->end_ts == WM_TS_MAX)
-		g->end_ns = INT64_MAX;
-	else if (conf->end_ts <= conf->start_epoch_ms)
-		g->end_ns = 0;
-	else if (__builtin_sub_overflow(conf->end_ts, conf->start_epoch_ms,
-					&span_ms))
-		g->end_ns = INT64_MAX;
-	else
-		g->end_ns = wm_ms_to_ns(span_ms);
-}
+	for (uint32_t i = 0; i < g->n_parts; i++) {
+		struct gen_part *p = &g->parts[i];
 
-/* One silence, outage or burst window of the configuration into *s: true,
- * or false if the window is invalid (sched_init()). */
-static bool
-gen_sched_from(struct gen_sched *s, const struct wm_source_gen_silence *w)
-{
-	return sched_init(s, w->first_partition, w->last_partition, w->from_ms,
-			  w->to_ms, w->period_ms, w->length_ms);
-}
-
-/* The silences, outages and bursts into g's own arrays, each checked. 0,
- * -ENOMEM or -EINVAL; what was allocated is g's to free either way. */
-static int
-gen_copy_schedules(struct wm_source_gen *g,
-		   const struct wm_source_gen_conf *conf)
-{
-	g->n_silences = conf->n_silences;
-	g->n_bursts = conf->n_bursts;
-	if (g->n_silences > 0 &&
-	    (g->silences = calloc(g->n_silences, sizeof(*g->silences))) == NULL)
-		return -ENOMEM;
-	if (g->n_bursts > 0 &&
-	    (g->bursts = calloc(g->n_bursts, sizeof(*g->bursts))) == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < g->n_silences; i++)
-		if (!gen_sched_from(&g->silences[i], &conf->silences[i]))
-			return -EINVAL;
-	g->n_outages = conf->n_outages;
-	if (g->n_outages > 0 &&
-	    (g->outages = calloc(g->n_outages, sizeof(*g->outages))) == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < g->n_outages; i++)
-		if (!gen_sched_from(&g->outages[i], &conf->outages[i]))
-			return -EINVAL;
-	g->n_rsil = conf->n_random_silences;
-	if (g->n_rsil > 0 &&
-	    (g->rsil = calloc(g->n_rsil, sizeof(*g->rsil))) == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < g->n_rsil; i++) {
-		const struct wm_source_gen_random_silence *r =
-			&conf->random_silences[i];
-		double mean_ns = (double)r->mean_ms * GEN_NS_PER_MS;
-
-		g->rsil[i] = (struct gen_rsil){
-			.first = r->first_partition,
-			.last = r->last_partition,
-			.fraction = r->fraction,
-			.silent_ns = mean_ns,
-			.loud_ns = mean_ns * (1 - r->fraction) / r->fraction,
-		};
-	}
-	for (uint32_t i = 0; i < g->n_bursts; i++) {
-		const struct wm_source_gen_burst *b = &conf->bursts[i];
-
-		if (!sched_init(&g->bursts[i].when, b->first_partition,
-				b->last_partition, b->from_ms, b->to_ms,
-				b->period_ms, b->length_ms) ||
-		    !(b->factor > 0) || !isfinite(b->factor))
-			return -EINVAL;
-		g->bursts[i].factor = b->factor;
-	}
-	return 0;
-}
-
-/* The partitions' array, the finishing order and room in the heaps for
- * every partition, so that nothing allocates once records flow. 0 or
- * -ENOMEM; what was allocated is g's to free either way. */
-static int
-gen_alloc_parts(struct wm_source_gen *g)
-{
-	if (g->n_parts == 0)
-		return 0;
-	g->parts = calloc(g->n_parts, sizeof(*g->parts));
-	g->finish_order = calloc(g->n_parts, sizeof(*g->finish_order));
-	if (g->parts == NULL || g->finish_order == NULL ||
-	    gen_heap_reserve(&g->timed, g->n_parts) != 0)
-		return -ENOMEM;
-	if (g->fast && gen_heap_reserve(&g->ready, g->n_parts) != 0)
-		return -ENOMEM;
-	if (g->n_rsil > 0 &&
-	    (g->rsil_states = calloc((size_t)g->n_parts * g->n_rsil,
-				     sizeof(*g->rsil_states))) == NULL)
-		return -ENOMEM;
-	return 0;
-}
-
-struct wm_source_gen *
-wm_source_gen_new(const struct wm_source_gen_conf *conf)
-{
-	struct wm_source_gen *g;
-	int rc;
-
-	if (!conf_valid(conf)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	rc = partitions_distinct(conf);
-	if (rc < 0) {
-		errno = -rc;
-		return NULL;
-	}
-	g = calloc(1, sizeof(*g));
-	if (g == NULL)
-		return NULL;
-	gen_heap_init(&g->timed);
-	gen_heap_init(&g->ready);
-	g->base.ops = &gen_source_ops;
-	gen_copy_conf(g, conf);
-	rc = gen_copy_schedules(g, conf);
-	if (rc == 0)
-		rc = gen_alloc_parts(g);
-	if (rc == 0)
-		rc = gen_setup_parts(g, conf);
-	if (rc < 0) {
-		wm_source_gen_free(g);
-		errno = -rc;
-		return NULL;
+		for (uint32_t j = 0; j < g->n_rsil; j++)
+			rsil_start(&g->rsil[j], &p->rsil[j]);
+		seg_begin(g, p, &p->seg, 0, 0);
+		p->seg_passed = p->seg;
+		if (g->fast)
+			part_set_vstep(p);
 	}
 	gen_start(g);
-	return g;
+}
+
+/* Out of line for source_gen_snapshot.c: a restore is not per record. */
+void
+wm_source_gen_seg_begin(const struct wm_source_gen *g, const struct gen_part *p,
+			struct gen_segment *seg, int64_t start, uint64_t k0)
+{
+	seg_begin(g, p, seg, start, k0);
 }
 
 void
-wm_source_gen_free(struct wm_source_gen *g)
+wm_source_gen_set_vstep(struct gen_part *p)
 {
-	if (g == NULL)
-		return;
-	free(g->parts);
-	free(g->finish_order);
-	gen_heap_destroy(&g->timed);
-	gen_heap_destroy(&g->ready);
-	free(g->silences);
-	free(g->bursts);
-	free(g->outages);
-	free(g->rsil);
-	free(g->rsil_states);
-	free(g);
+	part_set_vstep(p);
 }
 
-struct wm_record_source *
-wm_source_gen_source(struct wm_source_gen *g)
+void
+wm_source_gen_heaps_init(struct wm_source_gen *g)
 {
-	return &g->base;
+	gen_heap_init(&g->timed);
+	gen_heap_init(&g->ready);
+}
+
+/* The ready heap is fast mode's alone. */
+int
+wm_source_gen_heaps_reserve(struct wm_source_gen *g)
+{
+	if (gen_heap_reserve(&g->timed, g->n_parts) != 0)
+		return -ENOMEM;
+	if (g->fast && gen_heap_reserve(&g->ready, g->n_parts) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+void
+wm_source_gen_heaps_destroy(struct wm_source_gen *g)
+{
+	gen_heap_destroy(&g->timed);
+	gen_heap_destroy(&g->ready);
+}
+
+void
+wm_source_gen_heaps_clear(struct wm_source_gen *g)
+{
+	gen_heap_clear(&g->timed);
+	gen_heap_clear(&g->ready);
+}
+
+void
+wm_source_gen_heap_push(struct gen_heap *h, int64_t key, uint32_t id,
+			uint32_t idx)
+{
+	heap_push(h, key, id, idx);
 }
 
 /* ---- the event loop interface ---- */
@@ -1437,344 +1026,4 @@ wm_source_gen_partition_stats(const struct wm_source_gen *g, uint32_t i,
 		if (upto > p->k_passed)
 			st->skipped += upto - p->k_passed;
 	}
-}
-
-/* ---- checkpoints ---- */
-
-#define GEN_SNAP_TAG WM_SNAP_TAG('S', 'G', 'E', 'N')
-#define GEN_SNAP_VERSION 1
-/* The least bytes of a heap entry (key, index) in a snapshot. */
-#define GEN_SNAP_HEAP_ENTRY 12
-
-/* A segment is its start and first arrival; the rest follows from the
- * configuration (seg_begin()). */
-static void
-snap_put_segment(struct wm_snap_writer *w, const struct gen_segment *seg)
-{
-	wm_snap_put_i64(w, seg->start_ns);
-	wm_snap_put_u64(w, seg->k0);
-}
-
-static void
-snap_put_heap(struct wm_snap_writer *w, const struct gen_heap *h)
-{
-	wm_snap_put_u64(w, h->count);
-	for (size_t i = 0; i < h->count; i++) {
-		wm_snap_put_i64(w, h->nodes[i].key);
-		wm_snap_put_u32(w, h->nodes[i].idx);
-	}
-}
-
-void
-wm_source_gen_snapshot(const struct wm_source_gen *g, struct wm_snap_writer *w)
-{
-	wm_snap_begin(w, GEN_SNAP_TAG, GEN_SNAP_VERSION);
-	wm_snap_put_bool(w, g->fast);
-	wm_snap_put_u32(w, g->n_parts);
-	wm_snap_put_u32(w, g->n_rsil);
-	wm_snap_put_u32(w, g->n_finished);
-	for (uint32_t i = 0; i < g->n_finished; i++)
-		wm_snap_put_u32(w, g->finish_order[i]);
-	wm_snap_put_i64(w, g->last_now);
-	wm_snap_put_i64(w, g->vclock);
-	for (uint32_t i = 0; i < g->n_parts; i++) {
-		const struct gen_part *p = &g->parts[i];
-
-		wm_snap_put_u32(w, p->id);
-		wm_snap_put_bool(w, p->finished);
-		wm_snap_put_bool(w, p->ending);
-		wm_snap_put_u64(w, p->k);
-		wm_snap_put_i64(w, p->arrival_ns);
-		wm_snap_put_u64(w, p->k_passed);
-		wm_snap_put_u64(w, p->emitted);
-		wm_snap_put_u64(w, p->skipped);
-		wm_snap_put_u64(w, p->rng);
-		wm_snap_put_i64(w, p->vt);
-		wm_snap_put_i64(w, p->loud_from);
-		wm_snap_put_i64(w, p->loud_until);
-		snap_put_segment(w, &p->seg);
-		snap_put_segment(w, &p->seg_passed);
-		for (uint32_t j = 0; j < g->n_rsil; j++) {
-			wm_snap_put_i64(w, p->rsil[j].start_ns);
-			wm_snap_put_i64(w, p->rsil[j].end_ns);
-			wm_snap_put_u64(w, p->rsil[j].rng);
-		}
-	}
-	snap_put_heap(w, &g->timed);
-	snap_put_heap(w, &g->ready);
-	wm_snap_end(w);
-}
-
-static int
-snap_get_segment(struct wm_snap_reader *r, const struct wm_source_gen *g,
-		 const struct gen_part *p, struct gen_segment *seg)
-{
-	int64_t start = wm_snap_get_i64(r);
-	uint64_t k0 = wm_snap_get_u64(r);
-
-	if (wm_snap_reader_error(r) == 0 && start < 0)
-		wm_snap_reader_fail(r, -EBADMSG);
-	if (wm_snap_reader_error(r) == 0)
-		seg_begin(g, p, seg, start, k0);
-	return wm_snap_reader_error(r);
-}
-
-/* Part i's state from the reader, its identity checked. */
-static int
-snap_get_part(struct wm_snap_reader *r, struct wm_source_gen *g, uint32_t i)
-{
-	struct gen_part *p = &g->parts[i];
-
-	if (wm_snap_get_u32(r) != p->id)
-		return wm_snap_reader_fail(r, -EINVAL);
-	p->finished = wm_snap_get_bool(r);
-	p->ending = wm_snap_get_bool(r);
-	p->k = wm_snap_get_u64(r);
-	p->arrival_ns = wm_snap_get_i64(r);
-	p->k_passed = wm_snap_get_u64(r);
-	p->emitted = wm_snap_get_u64(r);
-	p->skipped = wm_snap_get_u64(r);
-	p->rng = wm_snap_get_u64(r);
-	p->vt = wm_snap_get_i64(r);
-	p->loud_from = wm_snap_get_i64(r);
-	p->loud_until = wm_snap_get_i64(r);
-	if (snap_get_segment(r, g, p, &p->seg) != 0 ||
-	    snap_get_segment(r, g, p, &p->seg_passed) != 0)
-		return wm_snap_reader_error(r);
-	for (uint32_t j = 0; j < g->n_rsil; j++) {
-		p->rsil[j].start_ns = wm_snap_get_i64(r);
-		p->rsil[j].end_ns = wm_snap_get_i64(r);
-		p->rsil[j].rng = wm_snap_get_u64(r);
-	}
-	/* The cursors' order (see the top of the file). */
-	if (wm_snap_reader_error(r) == 0 &&
-	    (p->k_passed > p->k || p->seg.k0 > p->k ||
-	     p->seg_passed.k0 > p->k_passed || p->vt < 0))
-		wm_snap_reader_fail(r, -EBADMSG);
-	if (g->fast)
-		part_set_vstep(p);
-	p->paused = false;
-	p->in_heap = false;
-	return wm_snap_reader_error(r);
-}
-
-/* One heap's entries, each a live partition in no heap yet. */
-static int
-snap_get_heap(struct wm_snap_reader *r, struct wm_source_gen *g,
-	      struct gen_heap *h, bool used)
-{
-	uint64_t n = wm_snap_get_count(r, GEN_SNAP_HEAP_ENTRY);
-
-	if (n > (used ? g->n_parts : 0))
-		return wm_snap_reader_fail(r, -EBADMSG);
-	for (uint64_t i = 0; i < n; i++) {
-		int64_t key = wm_snap_get_i64(r);
-		uint32_t idx = wm_snap_get_u32(r);
-
-		if (wm_snap_reader_error(r) != 0)
-			break;
-		if (idx >= g->n_parts || g->parts[idx].finished ||
-		    g->parts[idx].in_heap)
-			return wm_snap_reader_fail(r, -EBADMSG);
-		g->parts[idx].in_heap = true;
-		heap_push(h, key, g->parts[idx].id, idx);
-	}
-	return wm_snap_reader_error(r);
-}
-
-/* The finishing order: distinct partitions, exactly those finished. */
-static bool
-finish_order_valid(const struct wm_source_gen *g)
-{
-	uint32_t finished = 0;
-
-	for (uint32_t i = 0; i < g->n_parts; i++)
-		finished += g->parts[i].finished;
-	if (finished != g->n_finished)
-		return false;
-	for (uint32_t k = 0; k < g->n_finished; k++) {
-		uint32_t idx = g->finish_order[k];
-
-		if (idx >= g->n_parts || !g->parts[idx].finished)
-			return false;
-		for (uint32_t j = 0; j < k; j++)
-			if (g->finish_order[j] == idx)
-				return false;
-	}
-	return true;
-}
-
-int
-wm_source_gen_restore(struct wm_source_gen *g, struct wm_snap_reader *r)
-{
-	for (uint32_t i = 0; i < g->n_parts; i++)
-		if (g->parts[i].emitted != 0 || g->parts[i].paused)
-			return wm_snap_reader_fail(r, -EINVAL);
-	if (wm_snap_enter(r, GEN_SNAP_TAG, GEN_SNAP_VERSION) != 0)
-		return wm_snap_reader_error(r);
-	if (wm_snap_get_bool(r) != g->fast ||
-	    wm_snap_get_u32(r) != g->n_parts || wm_snap_get_u32(r) != g->n_rsil)
-		return wm_snap_reader_fail(r, -EINVAL);
-	g->n_finished = wm_snap_get_u32(r);
-	if (g->n_finished > g->n_parts)
-		return wm_snap_reader_fail(r, -EBADMSG);
-	for (uint32_t i = 0; i < g->n_finished; i++)
-		g->finish_order[i] = wm_snap_get_u32(r);
-	g->last_now = wm_snap_get_i64(r);
-	g->vclock = wm_snap_get_i64(r);
-	for (uint32_t i = 0; i < g->n_parts; i++)
-		if (snap_get_part(r, g, i) != 0)
-			return wm_snap_reader_error(r);
-	if (!finish_order_valid(g))
-		return wm_snap_reader_fail(r, -EBADMSG);
-	gen_heap_clear(&g->timed);
-	gen_heap_clear(&g->ready);
-	if (snap_get_heap(r, g, &g->timed, true) != 0 ||
-	    snap_get_heap(r, g, &g->ready, g->fast) != 0 ||
-	    wm_snap_leave(r) != 0)
-		return wm_snap_reader_error(r);
-	/* A partition paused for alignment at the snapshot may have left
-	 * its heap; every partition reads after a restore. */
-	for (uint32_t i = 0; i < g->n_parts; i++) {
-		if (g->parts[i].finished || g->parts[i].in_heap)
-			continue;
-		g->parts[i].paused = true;
-		wm_source_gen_pause(g, i, false, g->last_now);
-	}
-	return 0;
-}
-
-/* ---- as a wm_record_source ---- */
-
-static struct wm_source_gen *
-gen_of(struct wm_record_source *src)
-{
-	return wm_container_of(src, struct wm_source_gen, base);
-}
-
-static const struct wm_source_gen *
-gen_of_const(const struct wm_record_source *src)
-{
-	return (const struct wm_source_gen
-			*)(const void *)((const char *)src -
-					 offsetof(struct wm_source_gen, base));
-}
-
-static int
-gen_src_next(struct wm_record_source *src, int64_t now_ns,
-	     struct wm_record *out)
-{
-	return wm_source_gen_next(gen_of(src), now_ns, out);
-}
-
-static int64_t
-gen_src_next_due_ns(const struct wm_record_source *src)
-{
-	return wm_source_gen_next_due_ns(gen_of_const(src));
-}
-
-static bool
-gen_src_finished(const struct wm_record_source *src)
-{
-	return wm_source_gen_finished(gen_of_const(src));
-}
-
-static uint32_t
-gen_src_n_partitions(const struct wm_record_source *src)
-{
-	return wm_source_gen_n_partitions(gen_of_const(src));
-}
-
-static uint32_t
-gen_src_n_finished(const struct wm_record_source *src)
-{
-	return gen_of_const(src)->n_finished;
-}
-
-static uint32_t
-gen_src_finished_partition(const struct wm_record_source *src, uint32_t k)
-{
-	return gen_of_const(src)->finish_order[k];
-}
-
-static void
-gen_src_partition_stats(const struct wm_record_source *src, uint32_t i,
-			int64_t now_ns, struct wm_source_partition_stats *st)
-{
-	wm_source_gen_partition_stats(gen_of_const(src), i, now_ns, st);
-}
-
-static void
-gen_src_free(struct wm_record_source *src)
-{
-	wm_source_gen_free(gen_of(src));
-}
-
-static void
-gen_src_pause(struct wm_record_source *src, uint32_t i, bool paused,
-	      int64_t now_ns)
-{
-	wm_source_gen_pause(gen_of(src), i, paused, now_ns);
-}
-
-static void
-gen_src_snapshot(const struct wm_record_source *src, struct wm_snap_writer *w)
-{
-	wm_source_gen_snapshot(gen_of_const(src), w);
-}
-
-static int
-gen_src_restore(struct wm_record_source *src, struct wm_snap_reader *r)
-{
-	return wm_source_gen_restore(gen_of(src), r);
-}
-
-static const struct wm_record_source_ops gen_source_ops = {
-	.next = gen_src_next,
-	.next_due_ns = gen_src_next_due_ns,
-	.finished = gen_src_finished,
-	.n_partitions = gen_src_n_partitions,
-	.n_finished = gen_src_n_finished,
-	.finished_partition = gen_src_finished_partition,
-	.partition_stats = gen_src_partition_stats,
-	.free = gen_src_free,
-	.pause = gen_src_pause,
-	.snapshot = gen_src_snapshot,
-	.restore = gen_src_restore,
-};
-
-/* ---- split assignment (Flink's KafkaSourceEnumerator) ---- */
-
-uint32_t
-wm_source_gen_split_owner(const char *topic, uint32_t partition,
-			  uint32_t parallelism)
-{
-	uint32_t start = 0;
-
-	if (topic != NULL) {
-		/* Java int: hashCode() * 31 wraps, & 0x7FFFFFFF clears the
-		 * sign; unsigned arithmetic gives the same bits. */
-		uint32_t h =
-			(uint32_t)wm_keygroup_hash_string(topic, strlen(topic));
-
-		start = ((h * 31u) & 0x7FFFFFFFu) % parallelism;
-	}
-	return (uint32_t)(((uint64_t)start + partition) % parallelism);
-}
-
-size_t
-wm_source_gen_partitions_of(uint32_t subtask, uint32_t parallelism,
-			    uint32_t partitions, const char *topic,
-			    uint32_t *out, size_t cap)
-{
-	size_t n = 0;
-
-	for (uint32_t p = 0; p < partitions; p++) {
-		if (wm_source_gen_split_owner(topic, p, parallelism) != subtask)
-			continue;
-		if (n < cap)
-			out[n] = p;
-		n++;
-	}
-	return n;
 }

@@ -1,7 +1,8 @@
 /*
  * checkpoint_store.c
  *	Checkpoints as directories of blobs and a manifest written last
- *	(checkpoint_store.h).
+ *	(checkpoint_store.h). The manifest's text, written and parsed, is
+ *	checkpoint_manifest.c's.
  */
 #include "config.h"
 
@@ -20,35 +21,18 @@
 
 #include "base/clock.h"
 #include "runtime/checkpoint/checkpoint_fail.h"
+#include "runtime/checkpoint/checkpoint_manifest.h"
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/checkpoint/crc32c.h"
 #include "base/log.h"
 #include "runtime/io/outfile.h"
 
 #define MANIFEST_NAME "_metadata"
-#define MANIFEST_MAGIC "wmrun checkpoint 1\n"
-/* The manifest's last line: "crc32c " 8 hex digits '\n'. */
-#define MANIFEST_TAIL_LEN 16
 /* Larger than the manifest of a million subtasks: anything beyond is not
  * one, and is not read into memory. */
 #define MANIFEST_MAX (64u << 20)
 /* Blobs are read and checked in pieces of this size. */
 #define READ_PIECE (64u << 10)
-
-/* A blob as the manifest lists it. */
-struct blob_sum {
-	uint64_t size;
-	uint32_t crc;
-	bool present; /* while writing: put has written it */
-};
-
-struct manifest {
-	uint64_t fingerprint;
-	uint64_t id;
-	uint32_t subtasks;
-	int64_t trigger_time_ms;
-	struct blob_sum *blobs; /* subtasks of them */
-};
 
 struct wm_checkpoint_store {
 	char *dir;
@@ -148,197 +132,6 @@ remove_checkpoint_dir(const char *path)
 	if (rmdir(path) != 0 && r == 0)
 		r = -errno;
 	return r;
-}
-
-/* ---------------------------------------------------------------------
- * The manifest: text, one fact a line, its CRC-32C on the last line
- * --------------------------------------------------------------------- */
-
-/* A manifest's text in *out (malloc'd), *outlen bytes. */
-static int
-manifest_text(const struct manifest *m, char **out, size_t *outlen)
-{
-	/* Each blob line is at most "blob " 10 ' ' 20 ' ' 8 '\n': 46. */
-	size_t cap = 256 + (size_t)m->subtasks * 48;
-	char *t = malloc(cap);
-	size_t n;
-
-	if (t == NULL)
-		return -ENOMEM;
-	n = (size_t)snprintf(t, cap,
-			     MANIFEST_MAGIC "job %016" PRIx64 "\n"
-					    "id %" PRIu64 "\n"
-					    "subtasks %" PRIu32 "\n"
-					    "trigger_time_ms %" PRId64 "\n",
-			     m->fingerprint, m->id, m->subtasks,
-			     m->trigger_time_ms);
-	for (uint32_t i = 0; i < m->subtasks; i++)
-		n += (size_t)snprintf(t + n, cap - n,
-				      "blob %" PRIu32 " %" PRIu64 " %08" PRIx32
-				      "\n",
-				      i, m->blobs[i].size, m->blobs[i].crc);
-	n += (size_t)snprintf(t + n, cap - n, "crc32c %08" PRIx32 "\n",
-			      wm_crc32c(WM_CRC32C_INIT, t, n));
-	*out = t;
-	*outlen = n;
-	return 0;
-}
-
-/* A cursor over a manifest's text; `line` counts for messages. */
-struct cursor {
-	const char *p, *end;
-	unsigned line;
-};
-
-static bool
-take(struct cursor *c, const char *word)
-{
-	size_t n = strlen(word);
-
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n) != 0)
-		return false;
-	c->p += n;
-	return true;
-}
-
-/* An unsigned number in `base` (10 or 16) up to `max`, at least a digit,
- * no sign, no leading zero but for 0 itself. */
-static bool
-take_number(struct cursor *c, unsigned base, uint64_t max, uint64_t *v)
-{
-	const char *start = c->p;
-
-	*v = 0;
-	while (c->p < c->end) {
-		unsigned d;
-		char ch = *c->p;
-
-		if (ch >= '0' && ch <= '9')
-			d = (unsigned)(ch - '0');
-		else if (base == 16 && ch >= 'a' && ch <= 'f')
-			d = (unsigned)(ch - 'a' + 10);
-		else
-			break;
-		if (*v > (max - d) / base)
-			return false;
-		*v = *v * base + d;
-		c->p++;
-	}
-	return c->p > start &&
-	       (base == 16 || *start != '0' || c->p - start == 1);
-}
-
-/* "KEY NUMBER\n". */
-static bool
-take_line(struct cursor *c, const char *key, unsigned base, uint64_t max,
-	  uint64_t *v)
-{
-	c->line++;
-	return take(c, key) && take(c, " ") && take_number(c, base, max, v) &&
-	       take(c, "\n");
-}
-
-/*
- * Parse a manifest's text. false with `why` ("line 4: ...") if it is not
- * one this store wrote: every line in its place, nothing after the
- * checksum line, and that checksum the CRC-32C of the lines before it.
- */
-static bool
-manifest_parse(const char *text, size_t len, struct manifest *m, char *why,
-	       size_t whylen)
-{
-	uint64_t fingerprint, id, subtasks, trigger, sum, v;
-	struct cursor c, tail;
-	bool negative;
-
-	memset(m, 0, sizeof(*m));
-	if (len < sizeof(MANIFEST_MAGIC) + MANIFEST_TAIL_LEN) {
-		snprintf(why, whylen, "is %zu bytes, too short for a manifest",
-			 len);
-		return false;
-	}
-	c = (struct cursor){text, text + len - MANIFEST_TAIL_LEN, 0};
-	tail = (struct cursor){c.end, text + len, 0};
-	if (!take(&tail, "crc32c ") ||
-	    !take_number(&tail, 16, UINT32_MAX, &sum) || !take(&tail, "\n") ||
-	    tail.p != tail.end) {
-		snprintf(why, whylen,
-			 "does not end with its checksum (truncated?)");
-		return false;
-	}
-	if (wm_crc32c(WM_CRC32C_INIT, text, len - MANIFEST_TAIL_LEN) !=
-	    (uint32_t)sum) {
-		snprintf(why, whylen,
-			 "checksum %08" PRIx32 " does not match its contents "
-			 "(%08" PRIx32 ")",
-			 (uint32_t)sum,
-			 wm_crc32c(WM_CRC32C_INIT, text,
-				   len - MANIFEST_TAIL_LEN));
-		return false;
-	}
-	c.line = 1;
-	if (!take(&c, MANIFEST_MAGIC)) {
-		snprintf(why, whylen,
-			 "line 1: not a wmrun checkpoint manifest");
-		return false;
-	}
-	if (!take_line(&c, "job", 16, UINT64_MAX, &fingerprint) ||
-	    !take_line(&c, "id", 10, UINT64_MAX, &id) ||
-	    !take_line(&c, "subtasks", 10, UINT32_MAX, &subtasks))
-		goto bad_line;
-	c.line++;
-	negative = take(&c, "trigger_time_ms -");
-	if (!negative && !take(&c, "trigger_time_ms "))
-		goto bad_line;
-	if (!take_number(&c, 10, (uint64_t)INT64_MAX, &trigger) ||
-	    !take(&c, "\n"))
-		goto bad_line;
-	m->fingerprint = fingerprint;
-	m->id = id;
-	m->subtasks = (uint32_t)subtasks;
-	m->trigger_time_ms = negative ? -(int64_t)trigger : (int64_t)trigger;
-	/* Every blob line is 13 bytes at least: no more of them fit. */
-	if (subtasks > (size_t)(c.end - c.p) / 13) {
-		snprintf(why, whylen,
-			 "line 4: %" PRIu64 " subtasks cannot be "
-			 "listed in the rest of the file",
-			 subtasks);
-		return false;
-	}
-	m->blobs = calloc(subtasks > 0 ? subtasks : 1, sizeof(*m->blobs));
-	if (m->blobs == NULL) {
-		snprintf(why, whylen, "out of memory");
-		return false;
-	}
-	for (uint32_t i = 0; i < m->subtasks; i++) {
-		c.line++;
-		if (!take(&c, "blob ") ||
-		    !take_number(&c, 10, UINT32_MAX, &v) || v != i ||
-		    !take(&c, " ") ||
-		    !take_number(&c, 10, (uint64_t)INT64_MAX,
-				 &m->blobs[i].size) ||
-		    !take(&c, " ") || !take_number(&c, 16, UINT32_MAX, &v) ||
-		    !take(&c, "\n"))
-			goto bad_blob;
-		m->blobs[i].crc = (uint32_t)v;
-		m->blobs[i].present = true;
-	}
-	if (c.p != c.end) {
-		snprintf(why, whylen, "line %u: text after the last blob",
-			 c.line + 1);
-		goto bad;
-	}
-	return true;
-bad_line:
-	snprintf(why, whylen, "line %u: not what a manifest has there", c.line);
-	return false;
-bad_blob:
-	snprintf(why, whylen, "line %u: not the line of blob %u", c.line,
-		 c.line - 6);
-bad:
-	free(m->blobs);
-	m->blobs = NULL;
-	return false;
 }
 
 /* Open a file of a checkpoint for reading, never through a link. */
@@ -449,7 +242,8 @@ manifest_read(const struct wm_checkpoint_store *s, uint64_t id,
 					  strerror(-r));
 	}
 	r = 0;
-	if (!manifest_parse(text, (size_t)st.st_size, m, what, sizeof(what)))
+	if (!wm_checkpoint_manifest_parse(text, (size_t)st.st_size, m, what,
+					  sizeof(what)))
 		r = wm_checkpoint_fail(why, whylen, EINVAL, "\"%s\" %s", path,
 				       what);
 	else if (m->id != id)
@@ -569,16 +363,6 @@ blob_check(const struct wm_checkpoint_store *s, const struct manifest *m,
  * The checkpoints in DIR
  * --------------------------------------------------------------------- */
 
-/* Whether `name` is "chk-" and a decimal id without leading zeros. */
-static bool
-checkpoint_id(const char *name, uint64_t *id)
-{
-	struct cursor c = {name, name + strlen(name), 0};
-
-	return take(&c, "chk-") && take_number(&c, 10, UINT64_MAX, id) &&
-	       c.p == c.end;
-}
-
 static int
 compare_ids_down(const void *a, const void *b)
 {
@@ -618,7 +402,7 @@ list_ids(const struct wm_checkpoint_store *s, uint64_t **ids, size_t *n,
 	while ((e = readdir(d)) != NULL) {
 		uint64_t id;
 
-		if (!checkpoint_id(e->d_name, &id))
+		if (!wm_checkpoint_manifest_dir_id(e->d_name, &id))
 			continue;
 		if (*n == cap) {
 			uint64_t *more = realloc(*ids, 2 * cap * sizeof(**ids));
@@ -1023,7 +807,7 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 				       synced, strerror(-r));
 		goto failed;
 	}
-	r = manifest_text(&s->current, &text, &len);
+	r = wm_checkpoint_manifest_text(&s->current, &text, &len);
 	if (r != 0) {
 		r = wm_checkpoint_fail(
 			err, errlen, -r,

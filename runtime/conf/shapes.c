@@ -374,6 +374,44 @@ parse_shape(struct loader *l, const struct wm_ini_entry *e,
 }
 
 /*
+ * The value of a random silence's "fraction" (a plain decimal number
+ * above 0 and below 1) or "mean" (a duration above 0) into *rs: `text`,
+ * `len` bytes, is the value's words, at column `off` of the entry's value.
+ * 0, or the error of wm_conf_bad_value_at() at the value.
+ */
+static int
+random_silence_value(struct loader *l, const struct wm_ini_entry *e,
+		     bool fraction, const char *text, size_t len, size_t off,
+		     struct wm_source_gen_random_silence *rs)
+{
+	char *end, why[WM_UNITS_WHY_MAX + 64];
+
+	if (fraction) {
+		errno = 0;
+		rs->fraction = strtod(text, &end);
+		/* Decimal only: strtod() would take "0x.1" and "nan". */
+		if (*end != '\0' || errno != 0 ||
+		    strspn(text, "0123456789.eE+-") != len ||
+		    !(rs->fraction > 0 && rs->fraction < 1)) {
+			snprintf(why, sizeof(why),
+				 "invalid fraction \"%.*s\" (expected a number "
+				 "above 0 and below 1, as in 0.2)",
+				 (int)(len < 40 ? len : 40), text);
+			return wm_conf_bad_value_at(l, e, off, why);
+		}
+		return 0;
+	}
+	if (wm_units_duration_ms(text, &rs->mean_ms, why, sizeof(why)) != 0)
+		return wm_conf_bad_value_at(l, e, off, why);
+	if (rs->mean_ms <= 0 || rs->mean_ms > WM_SOURCE_GEN_MAX_DELAY_MS)
+		return wm_conf_bad_value_at(
+			l, e, off,
+			rs->mean_ms <= 0 ? "\"mean\" must be positive"
+					 : "\"mean\" is out of range");
+	return 0;
+}
+
+/*
  * A random silence (operators/source_gen.h, "Random silences"):
  *
  *	PARTITIONS fraction F mean D
@@ -389,7 +427,7 @@ parse_random_silence(struct loader *l, const struct wm_ini_entry *e,
 {
 	struct word words[SHAPE_MAX_WORDS];
 	struct wm_source_gen_burst range = {0};
-	char text[256], *end, why[WM_UNITS_WHY_MAX + 64];
+	char text[256], why[WM_UNITS_WHY_MAX + 64];
 	bool have_fraction = false, have_mean = false;
 	uint64_t bound[2];
 	size_t n, i = 1;
@@ -429,37 +467,13 @@ parse_random_silence(struct loader *l, const struct wm_ini_entry *e,
 				    sizeof(text))) < 0)
 			return r;
 		len = (size_t)r;
-		if (fraction) {
-			errno = 0;
-			rs->fraction = strtod(text, &end);
-			/* Decimal only: strtod() would take "0x.1" and
-			 * "nan". */
-			if (*end != '\0' || errno != 0 ||
-			    strspn(text, "0123456789.eE+-") != len ||
-			    !(rs->fraction > 0 && rs->fraction < 1)) {
-				snprintf(why, sizeof(why),
-					 "invalid fraction \"%.*s\" (expected "
-					 "a number above 0 and below 1, as in "
-					 "0.2)",
-					 (int)(len < 40 ? len : 40), text);
-				return wm_conf_bad_value_at(
-					l, e, words[i + 1].off, why);
-			}
+		if ((r = random_silence_value(l, e, fraction, text, len,
+					      words[i + 1].off, rs)) != 0)
+			return r;
+		if (fraction)
 			have_fraction = true;
-		} else {
-			if (wm_units_duration_ms(text, &rs->mean_ms, why,
-						 sizeof(why)) != 0)
-				return wm_conf_bad_value_at(
-					l, e, words[i + 1].off, why);
-			if (rs->mean_ms <= 0 ||
-			    rs->mean_ms > WM_SOURCE_GEN_MAX_DELAY_MS)
-				return wm_conf_bad_value_at(
-					l, e, words[i + 1].off,
-					rs->mean_ms <= 0
-						? "\"mean\" must be positive"
-						: "\"mean\" is out of range");
+		else
 			have_mean = true;
-		}
 		i = j;
 	}
 	if (!have_fraction || !have_mean)

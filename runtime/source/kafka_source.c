@@ -39,19 +39,21 @@
  * a metadata answer (watch_silence(): a frozen broker fails no
  * connection, and librdkafka says nothing before its socket timeout). A
  * topic the watch finds gone stops the source with EX_NOINPUT.
+ *
+ * The librdkafka client (configured, connected, probed, closed) is
+ * kafka_client.c's, the lookup of the starting and stopping offsets
+ * kafka_offsets.c's, the state they share kafka_internal.h's.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
-#include <time.h>
 
 #include <librdkafka/rdkafka.h>
 
@@ -59,329 +61,13 @@
 #include "lib/snap.h"
 #include "lib/units.h"
 #include "runtime/source/kafka_source.h"
+#include "runtime/source/kafka_internal.h"
 #include "runtime/source/kafka_watch.h"
 #include "base/log.h"
 #include "runtime/source/record_fields.h"
 #include "runtime/source/replay.h" /* WM_REPLAY_REPORTED */
 
-/* An offset not known yet: before the first record of a partition that
- * starts at its beginning (a discovered partition, Flink's EARLIEST). */
-#define AT_BEGINNING RD_KAFKA_OFFSET_BEGINNING
-
-/* A stop that never comes: unbounded. */
-#define NO_STOP INT64_MAX
-
-struct kpart {
-	int32_t id;
-	int64_t next; /* offset of the next record to read, or AT_BEGINNING */
-	int64_t stop; /* the first offset not to read; NO_STOP */
-	uint64_t emitted, bad;
-	bool paused;
-	bool reseek; /* dropped a record while paused: seek back on resume */
-	bool finished;
-};
-
-struct ksource {
-	struct wm_record_source source; /* first: the interface */
-	rd_kafka_t *rk;
-	rd_kafka_queue_t *q;
-	struct wm_kafka_watch *watch;
-	char *topic, *servers;
-	char *group_id; /* the user's: offsets committed to it */
-	uint32_t index, parallelism;
-	uint32_t room; /* partition ids below it: the stage's `partitions` */
-	bool bounded;
-	int64_t discovery_ms, broker_timeout_ms;
-	/* Values and keys. */
-	enum wm_kafka_value_format value_format;
-	struct wm_field_layout layout;
-	const char *names[WM_KAFKA_MAX_FIELDS];
-	enum wm_field_kind kinds[WM_KAFKA_MAX_FIELDS];
-	int ts_field, key_field, value_field; /* in the layout; -1 */
-	bool timestamp_from_value, key_from_value;
-	enum wm_key_type key_type;
-	bool key_type_stated;
-	struct wm_keys *keys;
-	bool skip_bad;
-	uint64_t bad_total;
-	uint64_t errors_reported; /* consumer errors logged */
-	/* Partitions, in the order they were assigned (indexes stay). */
-	uint32_t n, cap;
-	struct kpart *part;
-	uint32_t *slot; /* by partition id < room: index, or NO_SLOT */
-	uint32_t *done; /* indexes, in the order they finished */
-	uint32_t n_done;
-	uint32_t topic_partitions; /* the topic's count as last seen */
-	uint64_t beyond_room;	   /* partitions seen past `room` */
-	bool assigned;		   /* the first next() assigned them */
-	int64_t last_now_ns;
-	/* Brokers: the error callback sets lost; next() starts the outage. */
-	atomic_bool lost;
-	bool in_outage;
-	uint64_t outage_gen;
-	int64_t outage_start_ns;
-	/* The latest sign of life of the brokers, in processing time: the
-	 * first next(), a record, an answer to the watch's metadata
-	 * request. Connections that stay open without answers (a frozen
-	 * broker) fail nothing in librdkafka: only this silence tells. */
-	int64_t heard_ns;
-	struct wm_source_health health;
-	/* The driver's wake function (set_wake()), called from librdkafka's
-	 * and the watch's threads. */
-	_Atomic(void (*)(void *)) wake;
-	_Atomic(void *) wake_arg;
-};
-
-#define NO_SLOT UINT32_MAX
-
 static const struct wm_record_source_ops kafka_ops;
-
-/* ---- the client ---- */
-
-static void
-call_wake(void *arg)
-{
-	struct ksource *s = arg;
-	void (*wake)(void *) = atomic_load(&s->wake);
-
-	if (wake != NULL)
-		wake(atomic_load(&s->wake_arg));
-}
-
-static void
-queue_event(rd_kafka_t *rk, void *arg)
-{
-	(void)rk;
-	call_wake(arg);
-}
-
-/* librdkafka's errors, served in next() (the main queue is forwarded to
- * the consumer's). Only the loss of every broker matters here: a single
- * broker's transport error is retried by librdkafka itself. */
-static void
-on_error(rd_kafka_t *rk, int err, const char *reason, void *arg)
-{
-	struct ksource *s = arg;
-
-	(void)rk;
-	(void)reason;
-	if (err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN)
-		atomic_store(&s->lost, true);
-}
-
-/* librdkafka's own log lines go through ours, prefixed. */
-static void
-on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
-{
-	(void)rk;
-	if (level <= 3) /* errors: the rest is chatter */
-		wm_log("wmrun: kafka: %s: %s", fac, buf);
-}
-
-/*
- * A client configuration with the user's properties, then ours (ours
- * win: the source's reading depends on them). NULL and a message naming
- * the property librdkafka refused.
- */
-static rd_kafka_conf_t *
-client_conf(const struct wm_kafka_conf *kc, const char *client_id,
-	    const char *group_id, char *err, size_t errlen)
-{
-	rd_kafka_conf_t *conf = rd_kafka_conf_new();
-	char why[256];
-	/* Defaults of ours, set first: the user's properties override
-	 * them. Fetching up to 10 MiB a partition at once (librdkafka's
-	 * default is 1 MiB, the Java consumer's too) read a local broker's
-	 * 16-partition topic of 1 M small records in 0.65 s of wmrun's whole
-	 * run instead of 2.1 to 5.4 s (doc/performance.md 9.21): with 1 MiB
-	 * the consumer waited on fetches most of the time. A fetch is a
-	 * transport matter; what is read, and in which order, is not
-	 * changed by it. */
-	const char *defaults[][2] = {
-		{"max.partition.fetch.bytes", "10485760"},
-	};
-	const char *ours[][2] = {
-		{"bootstrap.servers", kc->bootstrap_servers},
-		{"client.id", client_id},
-		{"group.id", group_id},
-		{"enable.auto.commit", "false"},
-		{"enable.auto.offset.store", "false"},
-		{"enable.partition.eof", "false"},
-		{"auto.offset.reset", "earliest"},
-	};
-
-	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-		if (rd_kafka_conf_set(conf, defaults[i][0], defaults[i][1], why,
-				      sizeof(why)) != RD_KAFKA_CONF_OK) {
-			snprintf(err, errlen, "kafka: %s: %s", defaults[i][0],
-				 why);
-			rd_kafka_conf_destroy(conf);
-			return NULL;
-		}
-	for (uint32_t i = 0; i < kc->n_properties; i++) {
-		const struct wm_kafka_property *p = &kc->properties[i];
-
-		if (rd_kafka_conf_set(conf, p->name, p->value, why,
-				      sizeof(why)) != RD_KAFKA_CONF_OK) {
-			snprintf(err, errlen,
-				 "line %d: kafka.%s: librdkafka refuses it: %s",
-				 p->line, p->name, why);
-			rd_kafka_conf_destroy(conf);
-			return NULL;
-		}
-	}
-	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
-		if (rd_kafka_conf_set(conf, ours[i][0], ours[i][1], why,
-				      sizeof(why)) != RD_KAFKA_CONF_OK) {
-			snprintf(err, errlen, "kafka: %s: %s", ours[i][0], why);
-			rd_kafka_conf_destroy(conf);
-			return NULL;
-		}
-	rd_kafka_conf_set_log_cb(conf, on_log);
-	return conf;
-}
-
-/* What the probe's client heard from librdkafka's error callback. */
-struct probe_errors {
-	int err; /* the last authentication error, or 0 */
-	char reason[200];
-};
-
-/* How long the probe waits for metadata before it looks at the client's
- * events again. */
-#define PROBE_SLICE_MS 250
-
-static void
-probe_error(rd_kafka_t *rk, int err, const char *reason, void *arg)
-{
-	struct probe_errors *pe = arg;
-
-	(void)rk;
-	if (err == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
-	    err == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED) {
-		pe->err = err;
-		snprintf(pe->reason, sizeof(pe->reason), "%s", reason);
-	}
-}
-
-static bool
-authorization(rd_kafka_resp_err_t e)
-{
-	return e == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED ||
-	       e == RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED ||
-	       e == RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED;
-}
-
-/* The broker timeout for messages: "30 s". */
-static const char *
-seconds(int64_t ms, char *buf, size_t len)
-{
-	if (ms % 1000 == 0)
-		snprintf(buf, len, "%" PRId64 " s", ms / 1000);
-	else
-		snprintf(buf, len, "%" PRId64 " ms", ms);
-	return buf;
-}
-
-/*
- * The topic's partition count as the brokers say, within timeout_ms: 0 or
- * a sysexits code with a message (kafka_source.h, wm_kafka_probe()).
- */
-static int
-topic_partitions(rd_kafka_t *rk, const struct wm_kafka_conf *kc,
-		 const struct probe_errors *pe, uint32_t *partitions, char *err,
-		 size_t errlen)
-{
-	const struct rd_kafka_metadata *md = NULL;
-	rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, kc->topic, NULL);
-	int64_t left_ms =
-		kc->broker_timeout_ms > 0 ? kc->broker_timeout_ms : 30000;
-	rd_kafka_resp_err_t e;
-	char t[32];
-	int code = 0;
-
-	if (rkt == NULL) {
-		snprintf(err, errlen, "kafka: topic \"%s\": %s", kc->topic,
-			 rd_kafka_err2str(rd_kafka_last_error()));
-		return EX_CONFIG;
-	}
-	/* Asked in slices, the client's events served between them: a
-	 * failed login arrives as an error event, and is final, so it ends
-	 * the wait for brokers at once (the metadata request alone would
-	 * time out, and read as brokers gone). */
-	do {
-		int64_t slice =
-			left_ms < PROBE_SLICE_MS ? left_ms : PROBE_SLICE_MS;
-
-		e = rd_kafka_metadata(rk, 0, rkt, &md, (int)slice);
-		left_ms -= slice;
-		rd_kafka_poll(rk, 0);
-	} while (e == RD_KAFKA_RESP_ERR__TIMED_OUT && left_ms > 0 &&
-		 (pe == NULL || pe->err == 0));
-	rd_kafka_topic_destroy(rkt);
-	if (e == 0 && md->topic_cnt == 1)
-		e = md->topics[0].err;
-	if (pe != NULL && pe->err != 0) {
-		snprintf(err, errlen,
-			 "kafka: authentication with %s failed: %s",
-			 kc->bootstrap_servers, pe->reason);
-		code = EX_CONFIG;
-	} else if (authorization(e)) {
-		snprintf(err, errlen, "kafka: topic \"%s\": %s", kc->topic,
-			 rd_kafka_err2str(e));
-		code = EX_NOPERM;
-	} else if (e == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART ||
-		   e == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC) {
-		snprintf(err, errlen,
-			 "kafka: topic \"%s\" does not exist on %s", kc->topic,
-			 kc->bootstrap_servers);
-		code = EX_CONFIG;
-	} else if (e == RD_KAFKA_RESP_ERR__AUTHENTICATION ||
-		   e == RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED) {
-		snprintf(err, errlen,
-			 "kafka: authentication with %s failed: %s",
-			 kc->bootstrap_servers, rd_kafka_err2str(e));
-		code = EX_CONFIG;
-	} else if (e != 0) {
-		snprintf(err, errlen,
-			 "kafka: no broker of %s reachable in %s (%s)",
-			 kc->bootstrap_servers,
-			 seconds(kc->broker_timeout_ms, t, sizeof(t)),
-			 rd_kafka_err2str(e));
-		code = EX_UNAVAILABLE;
-	} else {
-		*partitions = (uint32_t)md->topics[0].partition_cnt;
-	}
-	if (md != NULL)
-		rd_kafka_metadata_destroy(md);
-	return code;
-}
-
-int
-wm_kafka_probe(const struct wm_kafka_conf *kc, uint32_t *partitions, char *err,
-	       size_t errlen)
-{
-	struct probe_errors pe = {0};
-	rd_kafka_conf_t *conf =
-		client_conf(kc, "wmrun-probe", "wmrun-probe", err, errlen);
-	rd_kafka_t *rk;
-	char why[256];
-	int code;
-
-	if (conf == NULL)
-		return EX_CONFIG;
-	rd_kafka_conf_set_error_cb(conf, probe_error);
-	rd_kafka_conf_set_opaque(conf, &pe);
-	rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, why, sizeof(why));
-	if (rk == NULL) {
-		rd_kafka_conf_destroy(conf);
-		snprintf(err, errlen, "kafka: %s", why);
-		return EX_CONFIG;
-	}
-	code = topic_partitions(rk, kc, &pe, partitions, err, errlen);
-	rd_kafka_destroy(rk);
-	return code;
-}
 
 /* ---- partitions ---- */
 
@@ -668,7 +354,8 @@ watch_silence(struct ksource *s, int64_t now_ns)
 		s->health.exit_code = EX_UNAVAILABLE;
 		snprintf(s->health.why, sizeof(s->health.why),
 			 "kafka: no broker of %s answered for %s", s->servers,
-			 seconds(s->broker_timeout_ms, t, sizeof(t)));
+			 wm_kafka_client_seconds(s->broker_timeout_ms, t,
+						 sizeof(t)));
 	}
 }
 
@@ -708,7 +395,8 @@ watch_brokers(struct ksource *s, int64_t now_ns)
 		s->health.exit_code = EX_UNAVAILABLE;
 		snprintf(s->health.why, sizeof(s->health.why),
 			 "kafka: no broker of %s reachable for %s", s->servers,
-			 seconds(s->broker_timeout_ms, t, sizeof(t)));
+			 wm_kafka_client_seconds(s->broker_timeout_ms, t,
+						 sizeof(t)));
 	}
 }
 
@@ -757,6 +445,51 @@ offset_reset(struct ksource *s, struct kpart *p, int64_t offset)
 	       s->topic, p->id, p->next, offset);
 }
 
+/*
+ * The index of the partition whose record message m holds, when the
+ * record is to be read; -1 when m is to be dropped: an error of the
+ * consumer's (consumer_error()), a partition not ours or finished, a
+ * record of a paused partition fetched before the pause (sought back on
+ * resume, kafka_pause()), or one past the partition's stop (which
+ * finishes it). A message of one of our partitions is a sign of life of
+ * the brokers. Out of kafka_next() to keep its loop readable; inline:
+ * every record passes here.
+ */
+static inline int
+message_slot(struct ksource *s, const rd_kafka_message_t *m, int64_t now_ns)
+{
+	struct kpart *p;
+	uint32_t i;
+
+	if (m->err != 0) {
+		consumer_error(s, m);
+		return -1;
+	}
+	if (m->partition < 0 || (uint32_t)m->partition >= s->room ||
+	    s->slot[m->partition] == NO_SLOT)
+		return -1;
+	i = s->slot[m->partition];
+	p = &s->part[i];
+	outage_over(s, now_ns); /* a broker answered */
+	s->heard_ns = now_ns;
+	if (p->finished)
+		return -1;
+	if (p->next >= 0 && m->offset < p->next)
+		offset_reset(s, p, m->offset);
+	if (p->paused) {
+		p->reseek = true;
+		return -1;
+	}
+	if (m->offset >= p->stop) {
+		/* Past the stop without a record at stop - 1 (a
+		 * transaction marker, a compacted record). */
+		finish(s, i);
+		unassign(s, i);
+		return -1;
+	}
+	return (int)i;
+}
+
 /* ---- the record source ---- */
 
 static int
@@ -784,7 +517,7 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		rd_kafka_message_t *m = rd_kafka_consume_queue(s->q, 0);
 		struct kpart *p;
 		uint32_t i;
-		int r;
+		int slot, r;
 
 		watch_brokers(s, now_ns);
 		if (m == NULL) {
@@ -798,39 +531,13 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 				rd_kafka_message_destroy(m);
 			return 0;
 		}
-		if (m->err != 0) {
-			consumer_error(s, m);
+		slot = message_slot(s, m, now_ns);
+		if (slot < 0) {
 			rd_kafka_message_destroy(m);
 			continue;
 		}
-		if (m->partition < 0 || (uint32_t)m->partition >= s->room ||
-		    s->slot[m->partition] == NO_SLOT) {
-			rd_kafka_message_destroy(m);
-			continue;
-		}
-		i = s->slot[m->partition];
+		i = (uint32_t)slot;
 		p = &s->part[i];
-		outage_over(s, now_ns); /* a broker answered */
-		s->heard_ns = now_ns;
-		if (p->finished) {
-			rd_kafka_message_destroy(m);
-			continue;
-		}
-		if (p->next >= 0 && m->offset < p->next)
-			offset_reset(s, p, m->offset);
-		if (p->paused) {
-			p->reseek = true;
-			rd_kafka_message_destroy(m);
-			continue;
-		}
-		if (m->offset >= p->stop) {
-			/* Past the stop without a record at stop - 1 (a
-			 * transaction marker, a compacted record). */
-			finish(s, i);
-			unassign(s, i);
-			rd_kafka_message_destroy(m);
-			continue;
-		}
 		r = read_record(s, m, out, why, sizeof(why));
 		if (r == -ENOMEM) {
 			s->health.exit_code = EX_OSERR;
@@ -976,133 +683,6 @@ kafka_health(const struct wm_record_source *src, struct wm_source_health *h)
 		h->outage_ns += s->last_now_ns - s->outage_start_ns;
 }
 
-/*
- * Closing. librdkafka's close and destroy can wait for ever: after the
- * topic was deleted under an assigned consumer, rd_kafka_destroy() (2.0)
- * joins a broker thread that never ends. A job that ends, by its own end
- * or by a stop signal, must not wait on that: the client is closed in a
- * thread of its own, waited for CLOSE_TIMEOUT_MS (the supervisor gives a
- * stopping worker 5 s, draining included), and left to finish, or to the
- * process's exit, if it takes longer. The source's memory goes with the
- * client (librdkafka's callbacks point into it).
- */
-#define CLOSE_TIMEOUT_MS 2000
-
-struct closing {
-	struct ksource *s;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool done;	/* the client is closed */
-	bool abandoned; /* kafka_free() returned: the thread frees all */
-};
-
-static void
-free_memory(struct ksource *s)
-{
-	free(s->topic);
-	free(s->servers);
-	free(s->group_id);
-	free(s->part);
-	free(s->slot);
-	free(s->done);
-	free(s);
-}
-
-/* The watch, then the client: the watch asks through it. */
-static void
-close_client(struct ksource *s)
-{
-	wm_kafka_watch_stop(s->watch);
-	if (s->q != NULL) {
-		rd_kafka_queue_cb_event_enable(s->q, NULL, NULL);
-		rd_kafka_queue_destroy(s->q);
-	}
-	if (s->rk != NULL) {
-		/* No group membership (manual assignment) and no commits
-		 * pending but async ones: closing does not wait for a
-		 * rebalance. */
-		rd_kafka_consumer_close(s->rk);
-		rd_kafka_destroy(s->rk);
-	}
-}
-
-static void
-closing_free(struct closing *c)
-{
-	pthread_cond_destroy(&c->cond);
-	pthread_mutex_destroy(&c->lock);
-	free(c);
-}
-
-static void *
-closing_main(void *arg)
-{
-	struct closing *c = arg;
-	bool abandoned;
-
-	close_client(c->s);
-	pthread_mutex_lock(&c->lock);
-	c->done = true;
-	abandoned = c->abandoned;
-	pthread_cond_signal(&c->cond);
-	pthread_mutex_unlock(&c->lock);
-	if (abandoned) {
-		free_memory(c->s);
-		closing_free(c);
-	}
-	return NULL;
-}
-
-/* Close s's client within CLOSE_TIMEOUT_MS and free s, now or when the
- * client is closed. */
-static void
-close_within(struct ksource *s)
-{
-	struct closing *c = calloc(1, sizeof(*c));
-	pthread_condattr_t ca;
-	struct timespec until;
-	int64_t deadline;
-	bool done;
-
-	if (c == NULL)
-		goto inline_close;
-	c->s = s;
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&c->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	if (pthread_create(&c->thread, NULL, closing_main, c) != 0) {
-		closing_free(c);
-		goto inline_close;
-	}
-	deadline = wm_monotonic_ns() + (int64_t)CLOSE_TIMEOUT_MS * 1000000;
-	until.tv_sec = deadline / 1000000000;
-	until.tv_nsec = deadline % 1000000000;
-	pthread_mutex_lock(&c->lock);
-	while (!c->done &&
-	       pthread_cond_timedwait(&c->cond, &c->lock, &until) == 0)
-		;
-	done = c->done;
-	c->abandoned = !done;
-	pthread_mutex_unlock(&c->lock);
-	if (!done) {
-		wm_log("wmrun: kafka: topic \"%s\": the client did not close "
-		       "within %d ms; it is left to the process's exit",
-		       s->topic, CLOSE_TIMEOUT_MS);
-		pthread_detach(c->thread);
-		return;
-	}
-	pthread_join(c->thread, NULL);
-	closing_free(c);
-	free_memory(s);
-	return;
-inline_close:
-	close_client(s);
-	free_memory(s);
-}
-
 static void
 kafka_free(struct wm_record_source *src)
 {
@@ -1110,7 +690,7 @@ kafka_free(struct wm_record_source *src)
 
 	/* The driver's wake function may be gone once this returns. */
 	atomic_store(&s->wake, NULL);
-	close_within(s);
+	wm_kafka_client_close(s);
 }
 
 #define KAFKA_SNAP_TAG WM_SNAP_TAG('K', 'F', 'K', 'A')
@@ -1275,222 +855,10 @@ value_layout(struct ksource *s, const struct wm_kafka_conf *kc)
 	};
 }
 
-/* What an offsets spec asks the brokers for partition id: a timestamp
- * (ListOffsets: -2 the first offset, -1 the end), or an offset as it is
- * (*given). */
-static int64_t
-query_of(const struct wm_kafka_offsets *o, int32_t id, bool *given,
-	 bool stopping)
-{
-	*given = false;
-	switch (o->position) {
-	case WM_KAFKA_LATEST:
-		return RD_KAFKA_OFFSET_END;
-	case WM_KAFKA_TIMESTAMP:
-		return o->timestamp_ms;
-	case WM_KAFKA_OFFSETS:
-		for (uint32_t k = 0; k < o->n; k++)
-			if (o->partitions[k] == (uint32_t)id) {
-				*given = true;
-				return o->offsets[k];
-			}
-		if (stopping) {
-			*given = true;
-			return NO_STOP;
-		}
-		return RD_KAFKA_OFFSET_BEGINNING;
-	case WM_KAFKA_UNBOUNDED:
-		*given = true;
-		return NO_STOP;
-	case WM_KAFKA_EARLIEST:
-	case WM_KAFKA_COMMITTED:
-	default:
-		return RD_KAFKA_OFFSET_BEGINNING;
-	}
-}
-
-/* How long a lookup waits before it asks again. */
-#define RETRY_PAUSE_MS 100
-
-/* An error of an offset lookup that a moment cures: a topic just
- * created whose partitions have no leader yet, a leader moving. */
-static bool
-transient(rd_kafka_resp_err_t e)
-{
-	switch (e) {
-	case RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION:
-	case RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE:
-	case RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART:
-	case RD_KAFKA_RESP_ERR_OFFSET_NOT_AVAILABLE:
-	case RD_KAFKA_RESP_ERR_FENCED_LEADER_EPOCH:
-	case RD_KAFKA_RESP_ERR_UNKNOWN_LEADER_EPOCH:
-	case RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT:
-	case RD_KAFKA_RESP_ERR__TRANSPORT:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* One lookup of the offsets asked for; the first error, or 0. */
-static rd_kafka_resp_err_t
-list_offsets_once(struct ksource *s, const bool *ask, int64_t *want,
-		  int timeout_ms)
-{
-	rd_kafka_topic_partition_list_t *l =
-		rd_kafka_topic_partition_list_new((int)s->n);
-	rd_kafka_resp_err_t e = 0;
-
-	for (uint32_t i = 0; i < s->n; i++)
-		if (ask[i])
-			rd_kafka_topic_partition_list_add(l, s->topic,
-							  s->part[i].id)
-				->offset = want[i];
-	if (l->cnt > 0)
-		e = rd_kafka_offsets_for_times(s->rk, l, timeout_ms);
-	for (int k = 0, i = 0; e == 0 && k < l->cnt; k++, i++) {
-		while (!ask[i])
-			i++;
-		e = l->elems[k].err;
-		want[i] = l->elems[k].offset;
-	}
-	rd_kafka_topic_partition_list_destroy(l);
-	return e;
-}
-
-/* The offsets for want[i]'s times (or BEGINNING, END) of the partitions
- * asked for, into want[], asked again while the error is transient,
- * within timeout_ms in all. */
-static rd_kafka_resp_err_t
-list_offsets(struct ksource *s, const bool *ask, int64_t *want, int timeout_ms)
-{
-	int64_t *asked = malloc((s->n ? s->n : 1) * sizeof(*asked));
-	int64_t deadline = wm_monotonic_ns() / 1000000 + timeout_ms;
-	rd_kafka_resp_err_t e;
-
-	if (asked == NULL)
-		return RD_KAFKA_RESP_ERR__FAIL; /* out of memory */
-	memcpy(asked, want, s->n * sizeof(*asked));
-	for (;;) {
-		int64_t left = deadline - wm_monotonic_ns() / 1000000;
-
-		e = list_offsets_once(s, ask, want, left > 0 ? (int)left : 1);
-		if (e == 0 || !transient(e) || left <= RETRY_PAUSE_MS)
-			break;
-		memcpy(want, asked, s->n * sizeof(*want));
-		nanosleep(
-			&(struct timespec){.tv_nsec = RETRY_PAUSE_MS * 1000000},
-			NULL);
-	}
-	free(asked);
-	return e;
-}
-
-/*
- * The offsets `o` gives each partition of s, into out[] (by index):
- * looked up with the brokers (ListOffsets), a timestamp without a record
- * at or after it taken as the end (Flink's OffsetsInitializer
- * .timestamp()), committed offsets from the group, else the first
- * offset (committedOffsets(EARLIEST)). 0 or a sysexits code with a
- * message.
- */
-static int
-resolve(struct ksource *s, const struct wm_kafka_offsets *o, bool stopping,
-	int timeout_ms, int64_t *out, char *err, size_t errlen)
-{
-	bool *ask = calloc(s->n ? s->n : 1, sizeof(*ask));
-	rd_kafka_resp_err_t e = 0;
-	int code = 0;
-
-	if (ask == NULL) {
-		snprintf(err, errlen, "kafka: out of memory");
-		return EX_OSERR;
-	}
-	for (uint32_t i = 0; i < s->n; i++) {
-		bool given;
-
-		out[i] = query_of(o, s->part[i].id, &given, stopping);
-		ask[i] = !given;
-	}
-	if (!stopping && o->position == WM_KAFKA_COMMITTED && s->n > 0) {
-		rd_kafka_topic_partition_list_t *l =
-			rd_kafka_topic_partition_list_new((int)s->n);
-
-		for (uint32_t i = 0; i < s->n; i++)
-			rd_kafka_topic_partition_list_add(l, s->topic,
-							  s->part[i].id);
-		e = rd_kafka_committed(s->rk, l, timeout_ms);
-		for (uint32_t i = 0; e == 0 && i < s->n; i++)
-			if (l->elems[i].offset >= 0) {
-				out[i] = l->elems[i].offset;
-				ask[i] = false;
-			}
-		rd_kafka_topic_partition_list_destroy(l);
-	}
-	if (e == 0)
-		e = list_offsets(s, ask, out, timeout_ms);
-	/* A timestamp after every record: the end. */
-	for (uint32_t i = 0; i < s->n; i++) {
-		ask[i] = ask[i] && out[i] < 0;
-		if (ask[i])
-			out[i] = RD_KAFKA_OFFSET_END;
-	}
-	if (e == 0)
-		e = list_offsets(s, ask, out, timeout_ms);
-	free(ask);
-	if (e != 0) {
-		snprintf(err, errlen,
-			 "kafka: topic \"%s\": could not look up the %s "
-			 "offsets: %s",
-			 s->topic, stopping ? "stopping" : "starting",
-			 rd_kafka_err2str(e));
-		code = authorization(e) ? EX_NOPERM : EX_UNAVAILABLE;
-	}
-	return code;
-}
-
 static char *
 dup_or_null(const char *s)
 {
 	return s != NULL ? strdup(s) : NULL;
-}
-
-/* The consumer of s, its queue waking the driver; 0 or a sysexits
- * code with a message. */
-static int
-connect_client(struct ksource *s, const struct wm_stage *st,
-	       const struct wm_kafka_conf *kc, char *err, size_t errlen)
-{
-	char client_id[128], group[160], why[256];
-	rd_kafka_conf_t *conf;
-
-	snprintf(client_id, sizeof(client_id), "wmrun-%s-%" PRIu32, st->name,
-		 s->index);
-	/* librdkafka has a consumer queue only with a group.id; without the
-	 * user's, one of ours that nothing is committed to (manual
-	 * assignment never joins the group). */
-	snprintf(group, sizeof(group), "wmrun-%s", st->name);
-	conf = client_conf(kc, client_id,
-			   kc->group_id != NULL ? kc->group_id : group, err,
-			   errlen);
-	if (conf == NULL)
-		return EX_CONFIG;
-	rd_kafka_conf_set_error_cb(conf, on_error);
-	rd_kafka_conf_set_opaque(conf, s);
-	s->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, why, sizeof(why));
-	if (s->rk == NULL) {
-		rd_kafka_conf_destroy(conf);
-		snprintf(err, errlen, "kafka: %s", why);
-		return EX_CONFIG;
-	}
-	rd_kafka_poll_set_consumer(s->rk);
-	s->q = rd_kafka_queue_get_consumer(s->rk);
-	if (s->q == NULL) {
-		snprintf(err, errlen, "kafka: no consumer queue");
-		return EX_SOFTWARE;
-	}
-	rd_kafka_queue_cb_event_enable(s->q, queue_event, s);
-	return 0;
 }
 
 /* The partitions s owns among the topic's `count`, at their starting
@@ -1517,10 +885,11 @@ place(struct ksource *s, const struct wm_kafka_conf *kc, uint32_t count,
 		snprintf(err, errlen, "kafka: out of memory");
 		return EX_OSERR;
 	}
-	code = resolve(s, &kc->starting, false, timeout, start, err, errlen);
+	code = wm_kafka_offsets_resolve(s, &kc->starting, false, timeout, start,
+					err, errlen);
 	if (code == 0 && s->bounded)
-		code = resolve(s, &kc->stopping, true, timeout, stop, err,
-			       errlen);
+		code = wm_kafka_offsets_resolve(s, &kc->stopping, true, timeout,
+						stop, err, errlen);
 	for (uint32_t i = 0; code == 0 && i < s->n; i++) {
 		s->part[i].next = start[i];
 		s->part[i].stop = s->bounded ? stop[i] : NO_STOP;
@@ -1576,15 +945,17 @@ wm_kafka_source_open(const struct wm_stage *st, uint32_t index,
 		code = EX_SOFTWARE;
 		goto fail;
 	}
-	code = connect_client(s, st, kc, err, errlen);
+	code = wm_kafka_client_connect(s, st, kc, err, errlen);
 	if (code == 0)
-		code = topic_partitions(s->rk, kc, NULL, &count, err, errlen);
+		code = wm_kafka_client_partitions(s->rk, kc, &count, err,
+						  errlen);
 	if (code == 0)
 		code = place(s, kc, count, err, errlen);
 	if (code != 0)
 		goto fail;
 	s->watch = wm_kafka_watch_start(s->rk, s->topic, s->discovery_ms,
-					s->broker_timeout_ms, call_wake, s);
+					s->broker_timeout_ms,
+					wm_kafka_client_wake, s);
 	if (s->watch == NULL) {
 		snprintf(err, errlen, "kafka: could not start a thread: %s",
 			 strerror(errno));

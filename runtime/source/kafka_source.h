@@ -59,17 +59,6 @@
 struct wm_keys;
 
 /*
- * What the job's process checks before it starts anything: the brokers
- * answer, the topic exists, and its partition count (*partitions). 0, or
- * a sysexits code with a message in err: EX_UNAVAILABLE (69) for brokers
- * that do not answer within kafka.broker_timeout, EX_CONFIG (78) for a
- * topic that does not exist, an authentication failure or a property
- * librdkafka refuses, EX_NOPERM (77) for an authorization failure.
- */
-int wm_kafka_probe(const struct wm_kafka_conf *kc, uint32_t *partitions,
-		   char *err, size_t errlen);
-
-/*
  * The record source of subtask `index` of the `parallelism` subtasks of
  * source stage `st` (whose kafka conf is set): a consumer assigned the
  * partitions it owns among the topic's current ones, each at the starting

@@ -1,7 +1,7 @@
 /*
  * kafka_topology.c
  *	A job's Kafka sources made ready before anything is created: each
- *	topic probed (kafka_source.h), and the room reserved for its
+ *	topic probed (kafka_client.h), and the room reserved for its
  *	partitions (kafka_topology.h).
  */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sysexits.h>
 
-#include "runtime/source/kafka_source.h"
+#include "runtime/source/kafka_client.h"
 #include "runtime/source/kafka_topology.h"
 
 uint32_t

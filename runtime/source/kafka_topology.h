@@ -31,7 +31,7 @@ uint32_t wm_kafka_topology_room(uint32_t partitions);
 /*
  * Make t's Kafka sources ready for a run (`sim`: under --sim, which
  * refuses them: a topic's records arrive in real time, and the way there
- * is a recording): probe every topic (kafka_source.h, wm_kafka_probe())
+ * is a recording): probe every topic (kafka_client.h, wm_kafka_probe())
  * and set its partitions to the room, or check the room its partitions
  * key gives. EX_OK (also for a job without Kafka sources), EX_USAGE under
  * --sim, or the probe's sysexits code (EX_UNAVAILABLE, EX_CONFIG,

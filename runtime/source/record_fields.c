@@ -86,6 +86,58 @@ field_named(const struct wm_field_layout *lo, const char *name, size_t len)
 }
 
 /*
+ * The value of a JSON line's member that is field i of the layout (-1:
+ * a member the layout reads past), at `value`: a string (the key's, or
+ * one read past), the key as a number, or a whole integer into f[i]; its
+ * length in *value_len. 0, or -1 and why. Out of parse_json() so that
+ * the walk over the members stays short; inline, since every field of
+ * every JSON record passes here.
+ */
+static inline int
+json_value(const char *line, const char *value, const char *end,
+	   const struct wm_field_layout *lo, int i, int64_t *f,
+	   struct wm_key_field *kf, size_t *value_len, char *why, size_t whylen)
+{
+	bool key_string = value < end && *value == '"' &&
+			  (i < 0 || lo->kinds[i] == WM_FIELD_KEY);
+	size_t n = 0;
+	const char *bad;
+
+	if (key_string) {
+		const char *q = json_string_end(value + 1, end);
+
+		if (q == NULL)
+			return json_expected(why, whylen,
+					     i < 0 ? "'\"' closing a string"
+						   : "'\"' closing the key",
+					     line, end);
+		*kf = (struct wm_key_field){value + 1, (size_t)(q - value - 1),
+					    (size_t)(value - line) + 1,
+					    WM_KEY_JSON_STRING};
+		n = (size_t)(q + 1 - value);
+	} else {
+		while (value + n < end && strchr(",} \t", value[n]) == NULL)
+			n++;
+	}
+	*value_len = n;
+	if (i < 0) {
+		/* a member of another name, read past */
+	} else if (key_string) {
+		/* *kf set above */
+	} else if (lo->kinds[i] == WM_FIELD_KEY) {
+		*kf = (struct wm_key_field){value, n,
+					    (size_t)(value - line) + 1,
+					    WM_KEY_JSON_NUMBER};
+	} else {
+		bad = wm_units_int64(value, n, &f[i]);
+		if (bad != NULL)
+			return wm_fields_refuse(why, whylen, lo->names[i],
+						value, n, bad);
+	}
+	return 0;
+}
+
+/*
  * A JSON line: one flat object whose members are the fields, in any
  * order, each a whole integer but the key, which may be a string, blanks
  * allowed around the tokens: {"partition":0,"timestamp":1000,"key":7,
@@ -104,9 +156,8 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 	int given = 0;
 
 	for (;;) {
-		const char *name, *name_end, *value, *bad;
-		size_t value_len = 0;
-		bool key_string;
+		const char *name, *name_end, *value;
+		size_t value_len;
 		int i;
 
 		p = wm_line_skip_blanks(p, end);
@@ -128,41 +179,9 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 		if (p == end || *p != ':')
 			return json_expected(why, whylen, "':'", line, p);
 		value = wm_line_skip_blanks(p + 1, end);
-		key_string = value < end && *value == '"' &&
-			     (i < 0 || lo->kinds[i] == WM_FIELD_KEY);
-		if (key_string) {
-			const char *q = json_string_end(value + 1, end);
-
-			if (q == NULL)
-				return json_expected(
-					why, whylen,
-					i < 0 ? "'\"' closing a string"
-					      : "'\"' closing the key",
-					line, end);
-			*kf = (struct wm_key_field){
-				value + 1, (size_t)(q - value - 1),
-				(size_t)(value - line) + 1, WM_KEY_JSON_STRING};
-			value_len = (size_t)(q + 1 - value);
-		} else {
-			while (value + value_len < end &&
-			       strchr(",} \t", value[value_len]) == NULL)
-				value_len++;
-		}
-		if (i < 0) {
-			/* a member of another name, read past */
-		} else if (key_string) {
-			/* *kf set above */
-		} else if (lo->kinds[i] == WM_FIELD_KEY) {
-			*kf = (struct wm_key_field){value, value_len,
-						    (size_t)(value - line) + 1,
-						    WM_KEY_JSON_NUMBER};
-		} else {
-			bad = wm_units_int64(value, value_len, &f[i]);
-			if (bad != NULL)
-				return wm_fields_refuse(why, whylen,
-							lo->names[i], value,
-							value_len, bad);
-		}
+		if (json_value(line, value, end, lo, i, f, kf, &value_len, why,
+			       whylen) < 0)
+			return -1;
 		if (i >= 0) {
 			seen |= (uint64_t)1 << i;
 			given++;

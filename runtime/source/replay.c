@@ -246,6 +246,35 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 }
 
 /*
+ * The record of a line's fields appended to the trace, its array doubled
+ * when full: 0 or -ENOMEM. Out of take_line(), which decides whether a
+ * line is a record; this only stores it.
+ */
+static int
+append_record(struct reader *rd, struct wm_replay_trace *tr, const int64_t *fld,
+	      int64_t key, uint32_t flags, int64_t due)
+{
+	if (tr->n == rd->cap) {
+		size_t cap = rd->cap ? 2 * rd->cap : 1024;
+		void *grown = realloc(tr->items, cap * sizeof(*tr->items));
+
+		if (grown == NULL)
+			return -ENOMEM;
+		tr->items = grown;
+		rd->cap = cap;
+	}
+	tr->items[tr->n++] = (struct replayed){
+		.rec = {.ts = fld[TIMESTAMP],
+			.key = key,
+			.value = fld[VALUE],
+			.flags = flags,
+			.partition = (uint32_t)fld[PARTITION]},
+		.due_ns = due,
+	};
+	return 0;
+}
+
+/*
  * One line as wm_line_read() read it (`got` bytes, its end included):
  * nothing (blank, comment, header) or a record appended to the trace,
  * its due_ns holding due_ms()'s milliseconds until schedule(). Returns 0,
@@ -323,24 +352,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 		rd->earliest = due;
 		rd->earliest_line = rd->lineno;
 	}
-	if (tr->n == rd->cap) {
-		size_t cap = rd->cap ? 2 * rd->cap : 1024;
-		void *grown = realloc(tr->items, cap * sizeof(*tr->items));
-
-		if (grown == NULL)
-			return -ENOMEM;
-		tr->items = grown;
-		rd->cap = cap;
-	}
-	tr->items[tr->n++] = (struct replayed){
-		.rec = {.ts = fld[TIMESTAMP],
-			.key = key,
-			.value = fld[VALUE],
-			.flags = flags,
-			.partition = (uint32_t)fld[PARTITION]},
-		.due_ns = due,
-	};
-	return 0;
+	return append_record(rd, tr, fld, key, flags, due);
 }
 
 /*

@@ -29,6 +29,7 @@
 
 #include "base/countof.h"
 #include "lib/snap.h"
+#include "runtime/source/kafka_client.h"
 #include "runtime/source/kafka_source.h"
 #include "runtime/io/keys.h"
 #include "tests/unit/check_main.h"
