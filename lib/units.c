@@ -162,25 +162,25 @@ show(char *out, const char *s, size_t n)
 
 #define SHOW_MAX (4 * SHOW_BYTES + 6)
 
-/* Write "invalid WHAT "VALUE": REASON" into why; returns -EINVAL. */
-static int fail(char *why, size_t why_len, const char *what, const char *s,
+/* Write "invalid WHAT "VALUE": REASON" into err; returns -EINVAL. */
+static int fail(char *err, size_t errlen, const char *what, const char *s,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 static int
-fail(char *why, size_t why_len, const char *what, const char *s,
-     const char *fmt, ...)
+fail(char *err, size_t errlen, const char *what, const char *s, const char *fmt,
+     ...)
 {
 	char shown[SHOW_MAX];
 	va_list ap;
 	int n;
 
-	if (why == NULL || why_len == 0)
+	if (err == NULL || errlen == 0)
 		return -EINVAL;
-	n = snprintf(why, why_len, "invalid %s %s: ", what,
+	n = snprintf(err, errlen, "invalid %s %s: ", what,
 		     show(shown, s, strlen(s)));
-	if (n >= 0 && (size_t)n < why_len) {
+	if (n >= 0 && (size_t)n < errlen) {
 		va_start(ap, fmt);
-		vsnprintf(why + n, why_len - (size_t)n, fmt, ap);
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
 	return -EINVAL;
@@ -232,14 +232,14 @@ read_uint(const char *s, size_t *i, size_t e, uint64_t max, uint64_t *v)
 /* Common start of every number: refuse signs, require a digit. */
 static int
 check_start(const char *s, size_t b, size_t e, const char *what,
-	    const char *negative, char *why, size_t why_len)
+	    const char *negative, char *err, size_t errlen)
 {
 	if (b == e)
-		return fail(why, why_len, what, s, "no value");
+		return fail(err, errlen, what, s, "no value");
 	if (s[b] == '-')
-		return fail(why, why_len, what, s, "%s", negative);
+		return fail(err, errlen, what, s, "%s", negative);
 	if (!is_digit(s[b]))
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "does not start with a number");
 	return 0;
 }
@@ -251,21 +251,21 @@ check_start(const char *s, size_t b, size_t e, const char *what,
  */
 static int
 number_then_unit(const char *s, const char *what, const char *negative,
-		 uint64_t *v, size_t *unit, size_t *end, char *why,
-		 size_t why_len)
+		 uint64_t *v, size_t *unit, size_t *end, char *err,
+		 size_t errlen)
 {
 	size_t b, e, i;
 	int rc;
 
 	trim(s, &b, &e);
-	rc = check_start(s, b, e, what, negative, why, why_len);
+	rc = check_start(s, b, e, what, negative, err, errlen);
 	if (rc)
 		return rc;
 	i = b;
 	if (read_uint(s, &i, e, INT64_MAX, v) < 0)
-		return fail(why, why_len, what, s, "out of range");
+		return fail(err, errlen, what, s, "out of range");
 	if (i < e && s[i] == '.' && i + 1 < e && is_digit(s[i + 1]))
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "fractions are not supported (use a smaller unit)");
 	while (i < e && is_blank(s[i]))
 		i++;
@@ -278,7 +278,7 @@ number_then_unit(const char *s, const char *what, const char *negative,
 /* Durations */
 
 int
-wm_units_duration_ms(const char *s, int64_t *ms, char *why, size_t why_len)
+wm_units_duration_ms(const char *s, int64_t *ms, char *err, size_t errlen)
 {
 	const char *what = "duration";
 	const struct unit *u;
@@ -289,7 +289,7 @@ wm_units_duration_ms(const char *s, int64_t *ms, char *why, size_t why_len)
 	int rc;
 
 	rc = number_then_unit(s, what, "negative durations are not allowed", &v,
-			      &i, &e, why, why_len);
+			      &i, &e, err, errlen);
 	if (rc)
 		return rc;
 	if (i == e) {
@@ -298,20 +298,20 @@ wm_units_duration_ms(const char *s, int64_t *ms, char *why, size_t why_len)
 	}
 	u = find_unit(time_units, N_ELEMS(time_units), s + i, e - i);
 	if (u == NULL)
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "unknown unit %s " DURATION_HINT,
 			    show(shown, s + i, e - i));
 	if (u->factor < NS_PER_MS) {
 		per_ms = NS_PER_MS / u->factor;
 		if (v % (uint64_t)per_ms != 0)
-			return fail(why, why_len, what, s,
+			return fail(err, errlen, what, s,
 				    "not a whole number of milliseconds");
 		*ms = (int64_t)(v / (uint64_t)per_ms);
 		return 0;
 	}
 	per_ms = u->factor / NS_PER_MS;
 	if (v > (uint64_t)(INT64_MAX / per_ms))
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "out of range (more than %lld ms)",
 			    (long long)INT64_MAX);
 	*ms = (int64_t)v * per_ms;
@@ -364,7 +364,7 @@ si_suffix(char c)
 }
 
 int
-wm_units_rate(const char *s, double *per_second, char *why, size_t why_len)
+wm_units_rate(const char *s, double *per_second, char *err, size_t errlen)
 {
 	const char *what = "rate";
 	const struct unit *u;
@@ -378,13 +378,13 @@ wm_units_rate(const char *s, double *per_second, char *why, size_t why_len)
 		*per_second = INFINITY;
 		return 0;
 	}
-	rc = check_start(s, b, e, what, "negative rates are not allowed", why,
-			 why_len);
+	rc = check_start(s, b, e, what, "negative rates are not allowed", err,
+			 errlen);
 	if (rc)
 		return rc;
 	i = b;
 	if (read_decimal(s, &i, e, &v) < 0)
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "a decimal point must be followed by digits");
 	while (i < e && is_blank(s[i]))
 		i++;
@@ -394,26 +394,26 @@ wm_units_rate(const char *s, double *per_second, char *why, size_t why_len)
 			i++;
 	}
 	if (i == e)
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "missing time unit (write e.g. \"1000/s\")");
 	if (s[i] != '/')
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "expected \"/\" and a time unit after the number "
 			    "(write e.g. \"1000/s\")");
 	i++;
 	while (i < e && is_blank(s[i]))
 		i++;
 	if (i == e)
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "missing time unit after \"/\" " DURATION_HINT);
 	u = find_unit(time_units, N_ELEMS(time_units), s + i, e - i);
 	if (u == NULL)
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "unknown unit %s " DURATION_HINT,
 			    show(shown, s + i, e - i));
 	r = v * mult * (1e9 / (double)u->factor);
 	if (!(r <= RATE_MAX))
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "out of range (more than %.0e per second)",
 			    RATE_MAX);
 	*per_second = r;
@@ -424,7 +424,7 @@ wm_units_rate(const char *s, double *per_second, char *why, size_t why_len)
 /* Sizes */
 
 int
-wm_units_size(const char *s, uint64_t *bytes, char *why, size_t why_len)
+wm_units_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
 {
 	const char *what = "size";
 	const struct unit *u;
@@ -434,7 +434,7 @@ wm_units_size(const char *s, uint64_t *bytes, char *why, size_t why_len)
 	int rc;
 
 	rc = number_then_unit(s, what, "negative sizes are not allowed", &v, &i,
-			      &e, why, why_len);
+			      &e, err, errlen);
 	if (rc)
 		return rc;
 	if (i == e) {
@@ -443,10 +443,10 @@ wm_units_size(const char *s, uint64_t *bytes, char *why, size_t why_len)
 	}
 	u = find_unit(size_units, N_ELEMS(size_units), s + i, e - i);
 	if (u == NULL)
-		return fail(why, why_len, what, s, "unknown unit %s " SIZE_HINT,
+		return fail(err, errlen, what, s, "unknown unit %s " SIZE_HINT,
 			    show(shown, s + i, e - i));
 	if (v > (uint64_t)(INT64_MAX / u->factor))
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "out of range (more than %lld bytes)",
 			    (long long)INT64_MAX);
 	*bytes = v * (uint64_t)u->factor;
@@ -457,7 +457,7 @@ wm_units_size(const char *s, uint64_t *bytes, char *why, size_t why_len)
 /* Counts */
 
 int
-wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len)
+wm_units_count(const char *s, uint64_t *count, char *err, size_t errlen)
 {
 	const char *what = "count";
 	char shown[SHOW_MAX];
@@ -466,13 +466,13 @@ wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len)
 	int rc;
 
 	trim(s, &b, &e);
-	rc = check_start(s, b, e, what, "negative counts are not allowed", why,
-			 why_len);
+	rc = check_start(s, b, e, what, "negative counts are not allowed", err,
+			 errlen);
 	if (rc)
 		return rc;
 	i = b;
 	if (read_uint(s, &i, e, UINT64_MAX, &v) < 0)
-		return fail(why, why_len, what, s, "out of range");
+		return fail(err, errlen, what, s, "out of range");
 	f0 = f1 = i;
 	if (i < e && s[i] == '.') {
 		f0 = ++i;
@@ -480,7 +480,7 @@ wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len)
 			i++;
 		f1 = i;
 		if (f1 == f0)
-			return fail(why, why_len, what, s,
+			return fail(err, errlen, what, s,
 				    "a decimal point must be followed by "
 				    "digits");
 		while (f1 > f0 && s[f1 - 1] == '0') /* 2.50k is 2.5k */
@@ -491,7 +491,7 @@ wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len)
 	if (i < e) {
 		mult = (uint64_t)si_suffix(s[i]);
 		if (mult == 0 || i + 1 != e)
-			return fail(why, why_len, what, s,
+			return fail(err, errlen, what, s,
 				    "unknown suffix %s " COUNT_HINT,
 				    show(shown, s + i, e - i));
 	}
@@ -499,14 +499,13 @@ wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len)
 	 * that many significant decimals. */
 	for (fd = 0; fd < f1 - f0; fd++) {
 		if (pow10 >= mult)
-			return fail(why, why_len, what, s,
-				    "not a whole number");
+			return fail(err, errlen, what, s, "not a whole number");
 		pow10 *= 10;
 		frac = frac * 10 + (uint64_t)(s[f0 + fd] - '0');
 	}
 	add = frac * (mult / pow10);
 	if (v > (UINT64_MAX - add) / mult)
-		return fail(why, why_len, what, s, "out of range");
+		return fail(err, errlen, what, s, "out of range");
 	*count = v * mult + add;
 	return 0;
 }
@@ -515,7 +514,7 @@ wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len)
 /* Plain numbers */
 
 int
-wm_units_number(const char *s, double *value, char *why, size_t why_len)
+wm_units_number(const char *s, double *value, char *err, size_t errlen)
 {
 	const char *what = "number";
 	size_t b, e, i;
@@ -523,20 +522,20 @@ wm_units_number(const char *s, double *value, char *why, size_t why_len)
 	int rc;
 
 	trim(s, &b, &e);
-	rc = check_start(s, b, e, what, "negative numbers are not allowed", why,
-			 why_len);
+	rc = check_start(s, b, e, what, "negative numbers are not allowed", err,
+			 errlen);
 	if (rc)
 		return rc;
 	i = b;
 	if (read_decimal(s, &i, e, &v) < 0)
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "a decimal point must be followed by digits");
 	if (i != e)
-		return fail(why, why_len, what, s,
+		return fail(err, errlen, what, s,
 			    "expected digits with an optional decimal part, "
 			    "as in 2000 or 0.5");
 	if (!isfinite(v))
-		return fail(why, why_len, what, s, "out of range");
+		return fail(err, errlen, what, s, "out of range");
 	*value = v;
 	return 0;
 }
@@ -545,7 +544,7 @@ wm_units_number(const char *s, double *value, char *why, size_t why_len)
 /* Booleans and names */
 
 int
-wm_units_bool(const char *s, bool *value, char *why, size_t why_len)
+wm_units_bool(const char *s, bool *value, char *err, size_t errlen)
 {
 	static const char *const yes[] = {"true", "yes", "on", "1"};
 	static const char *const no[] = {"false", "no", "off", "0"};
@@ -562,7 +561,7 @@ wm_units_bool(const char *s, bool *value, char *why, size_t why_len)
 			return 0;
 		}
 	}
-	return fail(why, why_len, "boolean", s, "use true or false");
+	return fail(err, errlen, "boolean", s, "use true or false");
 }
 
 /* What goes before item i of n in "a, b or c". */
@@ -576,7 +575,7 @@ list_sep(size_t i, size_t n)
 
 int
 wm_units_enum(const char *s, const char *what, const char *const *names,
-	      size_t n, size_t *index, char *why, size_t why_len)
+	      size_t n, size_t *index, char *err, size_t errlen)
 {
 	char shown[SHOW_MAX];
 	size_t b, e, i, o;
@@ -590,17 +589,17 @@ wm_units_enum(const char *s, const char *what, const char *const *names,
 			return 0;
 		}
 	}
-	if (why == NULL || why_len == 0)
+	if (err == NULL || errlen == 0)
 		return -EINVAL;
-	k = snprintf(why, why_len, "invalid %s %s (use ", what ? what : "value",
+	k = snprintf(err, errlen, "invalid %s %s (use ", what ? what : "value",
 		     show(shown, s, strlen(s)));
-	for (i = 0; i < n && k >= 0 && (size_t)k < why_len; i++) {
+	for (i = 0; i < n && k >= 0 && (size_t)k < errlen; i++) {
 		o = (size_t)k;
-		k += snprintf(why + o, why_len - o, "%s%s", list_sep(i, n),
+		k += snprintf(err + o, errlen - o, "%s%s", list_sep(i, n),
 			      show(shown, names[i], strlen(names[i])));
 	}
-	if (k >= 0 && (size_t)k < why_len)
-		snprintf(why + k, why_len - (size_t)k, ")");
+	if (k >= 0 && (size_t)k < errlen)
+		snprintf(err + k, errlen - (size_t)k, ")");
 	return -EINVAL;
 }
 

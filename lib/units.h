@@ -5,7 +5,7 @@
  *
  * Each parser takes a NUL-terminated string (blanks around it are
  * ignored), stores the result and returns 0, or returns -EINVAL, leaves the
- * result alone and writes into why (why_len bytes, may be NULL) a message
+ * result alone and writes into err (errlen bytes, may be NULL) a message
  * naming the value and what is wrong with it:
  *
  * invalid duration "5 parsecs": unknown unit "parsecs" (use ms, s, min, h or d)
@@ -69,23 +69,23 @@
 
 #define WM_UNITS_WHY_MAX 256
 
-int wm_units_duration_ms(const char *s, int64_t *ms, char *why, size_t why_len);
+int wm_units_duration_ms(const char *s, int64_t *ms, char *err, size_t errlen);
 
-int wm_units_rate(const char *s, double *per_second, char *why, size_t why_len);
+int wm_units_rate(const char *s, double *per_second, char *err, size_t errlen);
 
-int wm_units_size(const char *s, uint64_t *bytes, char *why, size_t why_len);
+int wm_units_size(const char *s, uint64_t *bytes, char *err, size_t errlen);
 
-int wm_units_count(const char *s, uint64_t *count, char *why, size_t why_len);
+int wm_units_count(const char *s, uint64_t *count, char *err, size_t errlen);
 
-int wm_units_number(const char *s, double *value, char *why, size_t why_len);
+int wm_units_number(const char *s, double *value, char *err, size_t errlen);
 
-int wm_units_bool(const char *s, bool *value, char *why, size_t why_len);
+int wm_units_bool(const char *s, bool *value, char *err, size_t errlen);
 
 /* Store in *index the position of s in names[0..n). `what` names the
  * setting in the message ("invalid watermark strategy ..."); NULL gives
  * "value". The message lists the names (cut if they do not fit). */
 int wm_units_enum(const char *s, const char *what, const char *const *names,
-		  size_t n, size_t *index, char *why, size_t why_len);
+		  size_t n, size_t *index, char *err, size_t errlen);
 
 /*
  * The signed 64-bit decimal integer s[0..len), as trace files write them:

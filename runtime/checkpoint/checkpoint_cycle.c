@@ -563,16 +563,16 @@ wm_checkpoint_cycle_fall_back(struct wm_checkpoint_cycle *c, uint64_t id,
 
 int
 wm_checkpoint_restore_task(struct wm_checkpoint_store *store, uint64_t id,
-			   uint32_t subtask, struct wm_task *task, char *why,
-			   size_t whylen)
+			   uint32_t subtask, struct wm_task *task, char *err,
+			   size_t errlen)
 {
 	void *bytes = NULL;
 	size_t len = 0;
-	int r = wm_checkpoint_store_get(store, id, subtask, &bytes, &len, why,
-					whylen);
+	int r = wm_checkpoint_store_get(store, id, subtask, &bytes, &len, err,
+					errlen);
 
 	if (r == 0 && (r = wm_task_restore(task, bytes, len)) != 0)
-		snprintf(why, whylen, "the snapshot is unreadable: %s",
+		snprintf(err, errlen, "the snapshot is unreadable: %s",
 			 wm_task_why(task)[0] != '\0' ? wm_task_why(task)
 						      : strerror(-r));
 	free(bytes);

@@ -257,14 +257,14 @@ int wm_checkpoint_cycle_fall_back(struct wm_checkpoint_cycle *c, uint64_t id,
  * Subtask `subtask`'s task takes its state from checkpoint `id` of
  * `store`, in whichever process runs it: the blob is read through the
  * store, which checks it against the manifest again. 0, or a negative
- * errno with why (the store's message, or "the snapshot is unreadable:
+ * errno with err (the store's message, or "the snapshot is unreadable:
  * ..." when the task refused it): either way no transient fault, and the
  * driver falls back (wm_checkpoint_cycle_fall_back(), _restore_failed())
  * rather than restore it again.
  */
 int wm_checkpoint_restore_task(struct wm_checkpoint_store *store, uint64_t id,
 			       uint32_t subtask, struct wm_task *task,
-			       char *why, size_t whylen);
+			       char *err, size_t errlen);
 
 /* The message of a subtask that could not restore checkpoint `id` (why,
  * as wm_checkpoint_restore_task() gave it), as both drivers give it. */

@@ -105,18 +105,18 @@ take_line(struct cursor *c, const char *key, unsigned base, uint64_t max,
 
 /*
  * Whether the manifest's text is long enough to be one and ends with the
- * checksum of the lines before it; false with `why`. Checked before a
+ * checksum of the lines before it; false with `err`. Checked before a
  * line is read, so that a torn or damaged file is named as such, not by
  * the first line that it happens to break.
  */
 static bool
-manifest_sum_matches(const char *text, size_t len, char *why, size_t whylen)
+manifest_sum_matches(const char *text, size_t len, char *err, size_t errlen)
 {
 	struct cursor tail;
 	uint64_t sum;
 
 	if (len < sizeof(MANIFEST_MAGIC) + MANIFEST_TAIL_LEN) {
-		snprintf(why, whylen, "is %zu bytes, too short for a manifest",
+		snprintf(err, errlen, "is %zu bytes, too short for a manifest",
 			 len);
 		return false;
 	}
@@ -124,13 +124,13 @@ manifest_sum_matches(const char *text, size_t len, char *why, size_t whylen)
 	if (!take(&tail, "crc32c ") ||
 	    !take_number(&tail, 16, UINT32_MAX, &sum) || !take(&tail, "\n") ||
 	    tail.p != tail.end) {
-		snprintf(why, whylen,
+		snprintf(err, errlen,
 			 "does not end with its checksum (truncated?)");
 		return false;
 	}
 	if (wm_crc32c(WM_CRC32C_INIT, text, len - MANIFEST_TAIL_LEN) !=
 	    (uint32_t)sum) {
-		snprintf(why, whylen,
+		snprintf(err, errlen,
 			 "checksum %08" PRIx32 " does not match its contents "
 			 "(%08" PRIx32 ")",
 			 (uint32_t)sum,
@@ -143,18 +143,18 @@ manifest_sum_matches(const char *text, size_t len, char *why, size_t whylen)
 
 bool
 wm_checkpoint_manifest_parse(const char *text, size_t len, struct manifest *m,
-			     char *why, size_t whylen)
+			     char *err, size_t errlen)
 {
 	uint64_t fingerprint, id, subtasks, trigger, v;
 	struct cursor c;
 	bool negative;
 
 	memset(m, 0, sizeof(*m));
-	if (!manifest_sum_matches(text, len, why, whylen))
+	if (!manifest_sum_matches(text, len, err, errlen))
 		return false;
 	c = (struct cursor){text, text + len - MANIFEST_TAIL_LEN, 1};
 	if (!take(&c, MANIFEST_MAGIC)) {
-		snprintf(why, whylen,
+		snprintf(err, errlen,
 			 "line 1: not a wmrun checkpoint manifest");
 		return false;
 	}
@@ -175,7 +175,7 @@ wm_checkpoint_manifest_parse(const char *text, size_t len, struct manifest *m,
 	m->trigger_time_ms = negative ? -(int64_t)trigger : (int64_t)trigger;
 	/* Every blob line is 13 bytes at least: no more of them fit. */
 	if (subtasks > (size_t)(c.end - c.p) / 13) {
-		snprintf(why, whylen,
+		snprintf(err, errlen,
 			 "line 4: %" PRIu64 " subtasks cannot be "
 			 "listed in the rest of the file",
 			 subtasks);
@@ -183,7 +183,7 @@ wm_checkpoint_manifest_parse(const char *text, size_t len, struct manifest *m,
 	}
 	m->blobs = calloc(subtasks > 0 ? subtasks : 1, sizeof(*m->blobs));
 	if (m->blobs == NULL) {
-		snprintf(why, whylen, "out of memory");
+		snprintf(err, errlen, "out of memory");
 		return false;
 	}
 	for (uint32_t i = 0; i < m->subtasks; i++) {
@@ -200,16 +200,16 @@ wm_checkpoint_manifest_parse(const char *text, size_t len, struct manifest *m,
 		m->blobs[i].present = true;
 	}
 	if (c.p != c.end) {
-		snprintf(why, whylen, "line %u: text after the last blob",
+		snprintf(err, errlen, "line %u: text after the last blob",
 			 c.line + 1);
 		goto bad;
 	}
 	return true;
 bad_line:
-	snprintf(why, whylen, "line %u: not what a manifest has there", c.line);
+	snprintf(err, errlen, "line %u: not what a manifest has there", c.line);
 	return false;
 bad_blob:
-	snprintf(why, whylen, "line %u: not the line of blob %u", c.line,
+	snprintf(err, errlen, "line %u: not the line of blob %u", c.line,
 		 c.line - 6);
 bad:
 	free(m->blobs);

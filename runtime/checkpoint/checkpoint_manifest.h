@@ -37,13 +37,13 @@ int wm_checkpoint_manifest_text(const struct manifest *m, char **out,
 				size_t *outlen);
 
 /*
- * Parse a manifest's text into *m (its blobs malloc'd). false with `why`
+ * Parse a manifest's text into *m (its blobs malloc'd). false with `err`
  * ("line 4: ...") if it is not one this store wrote: every line in its
  * place, nothing after the checksum line, and that checksum the CRC-32C
  * of the lines before it.
  */
 bool wm_checkpoint_manifest_parse(const char *text, size_t len,
-				  struct manifest *m, char *why, size_t whylen);
+				  struct manifest *m, char *err, size_t errlen);
 
 /* Whether `name` is "chk-" and a decimal id without leading zeros (*id). */
 bool wm_checkpoint_manifest_dir_id(const char *name, uint64_t *id);

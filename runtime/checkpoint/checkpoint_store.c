@@ -196,11 +196,11 @@ read_fully(int fd, void *buf, size_t len, off_t offset)
 /*
  * Read and check the manifest of checkpoint `id`: 0, or -ENOENT (none),
  * -EINVAL (not a valid manifest) or another negative errno, with the
- * path and what is wrong in `why`.
+ * path and what is wrong in `err`.
  */
 static int
 manifest_read(const struct wm_checkpoint_store *s, uint64_t id,
-	      struct manifest *m, char *why, size_t whylen)
+	      struct manifest *m, char *err, size_t errlen)
 {
 	char path[PATH_MAX], what[256];
 	struct stat st;
@@ -209,46 +209,46 @@ manifest_read(const struct wm_checkpoint_store *s, uint64_t id,
 
 	memset(m, 0, sizeof(*m));
 	if (file_path(s, id, MANIFEST_NAME, path, sizeof(path)) != 0)
-		return wm_checkpoint_fail(why, whylen, ENAMETOOLONG,
+		return wm_checkpoint_fail(err, errlen, ENAMETOOLONG,
 					  "%s/chk-%" PRIu64 "/" MANIFEST_NAME
 					  ": name too long",
 					  s->dir, id);
 	fd = open_checkpoint_file(path, &st);
 	if (fd < 0)
 		return wm_checkpoint_fail(
-			why, whylen, -fd, "\"%s\" %s%s", path, open_failure(fd),
+			err, errlen, -fd, "\"%s\" %s%s", path, open_failure(fd),
 			fd == -ENOENT ? " (the checkpoint was never "
 					"completed)"
 				      : "");
 	if (st.st_size > (off_t)MANIFEST_MAX) {
 		close(fd);
 		return wm_checkpoint_fail(
-			why, whylen, EINVAL,
+			err, errlen, EINVAL,
 			"\"%s\" is %jd bytes, larger than any manifest", path,
 			(intmax_t)st.st_size);
 	}
 	text = malloc((size_t)st.st_size + 1);
 	if (text == NULL) {
 		close(fd);
-		return wm_checkpoint_fail(why, whylen, ENOMEM,
+		return wm_checkpoint_fail(err, errlen, ENOMEM,
 					  "\"%s\": out of memory", path);
 	}
 	r = read_fully(fd, text, (size_t)st.st_size, 0);
 	close(fd);
 	if (r != 0) {
 		free(text);
-		return wm_checkpoint_fail(why, whylen, -r,
+		return wm_checkpoint_fail(err, errlen, -r,
 					  "could not read \"%s\": %s", path,
 					  strerror(-r));
 	}
 	r = 0;
 	if (!wm_checkpoint_manifest_parse(text, (size_t)st.st_size, m, what,
 					  sizeof(what)))
-		r = wm_checkpoint_fail(why, whylen, EINVAL, "\"%s\" %s", path,
+		r = wm_checkpoint_fail(err, errlen, EINVAL, "\"%s\" %s", path,
 				       what);
 	else if (m->id != id)
 		r = wm_checkpoint_fail(
-			why, whylen, EINVAL,
+			err, errlen, EINVAL,
 			"\"%s\" is the manifest of checkpoint %" PRIu64, path,
 			m->id);
 	free(text);
@@ -286,12 +286,12 @@ manifest_ours(const struct wm_checkpoint_store *s, const struct manifest *m,
 /*
  * Read blob `subtask` of checkpoint `m` and check it against the
  * manifest, keeping it in *keep (malloc'd) if keep is not NULL. 0, or a
- * negative errno with the path and what is wrong in `why` (-EIO: its
+ * negative errno with the path and what is wrong in `err` (-EIO: its
  * size or checksum differ).
  */
 static int
 blob_check(const struct wm_checkpoint_store *s, const struct manifest *m,
-	   uint32_t subtask, void **keep, char *why, size_t whylen)
+	   uint32_t subtask, void **keep, char *err, size_t errlen)
 {
 	const struct blob_sum *want = &m->blobs[subtask];
 	char path[PATH_MAX], name[32];
@@ -302,17 +302,17 @@ blob_check(const struct wm_checkpoint_store *s, const struct manifest *m,
 
 	blob_name(subtask, name, sizeof(name));
 	if (file_path(s, m->id, name, path, sizeof(path)) != 0)
-		return wm_checkpoint_fail(why, whylen, ENAMETOOLONG,
+		return wm_checkpoint_fail(err, errlen, ENAMETOOLONG,
 					  "blob %s: name too long", name);
 	fd = open_checkpoint_file(path, &st);
 	if (fd < 0)
-		return wm_checkpoint_fail(why, whylen,
+		return wm_checkpoint_fail(err, errlen,
 					  fd == -ENOENT ? EIO : -fd,
 					  "\"%s\" %s", path, open_failure(fd));
 	if ((uint64_t)st.st_size != want->size) {
 		close(fd);
 		return wm_checkpoint_fail(
-			why, whylen, EIO,
+			err, errlen, EIO,
 			"\"%s\" is %jd bytes, the manifest says %" PRIu64, path,
 			(intmax_t)st.st_size, want->size);
 	}
@@ -322,7 +322,7 @@ blob_check(const struct wm_checkpoint_store *s, const struct manifest *m,
 					       : READ_PIECE);
 	if (buf == NULL) {
 		close(fd);
-		return wm_checkpoint_fail(why, whylen, ENOMEM,
+		return wm_checkpoint_fail(err, errlen, ENOMEM,
 					  "\"%s\": out of memory", path);
 	}
 	for (uint64_t at = 0; at < want->size && r == 0;) {
@@ -341,13 +341,13 @@ blob_check(const struct wm_checkpoint_store *s, const struct manifest *m,
 	if (r != 0) {
 		free(buf);
 		return wm_checkpoint_fail(
-			why, whylen, -r, "could not read \"%s\": %s", path,
+			err, errlen, -r, "could not read \"%s\": %s", path,
 			r == -EIO ? "shorter than when it was opened"
 				  : strerror(-r));
 	}
 	if (crc != want->crc) {
 		free(buf);
-		return wm_checkpoint_fail(why, whylen, EIO,
+		return wm_checkpoint_fail(err, errlen, EIO,
 					  "\"%s\" has checksum %08" PRIx32
 					  ", the manifest says %08" PRIx32,
 					  path, crc, want->crc);
@@ -887,11 +887,12 @@ wm_checkpoint_store_abort(struct wm_checkpoint_store *s, uint64_t id, char *err,
 /*
  * Whether checkpoint `id` is complete: 0 with `m` filled (the caller
  * frees m->blobs), -EXDEV (another job's: a message in err), or another
- * negative errno with what is wrong in `why`.
+ * negative errno with what is wrong in `flaw` (for the warning that
+ * skips the checkpoint: not the caller's failure, which err carries).
  */
 static int
 checkpoint_check(const struct wm_checkpoint_store *s, uint64_t id,
-		 struct manifest *m, char *why, size_t whylen, char *err,
+		 struct manifest *m, char *flaw, size_t flawlen, char *err,
 		 size_t errlen)
 {
 	char dir[PATH_MAX];
@@ -900,14 +901,14 @@ checkpoint_check(const struct wm_checkpoint_store *s, uint64_t id,
 	memset(m, 0, sizeof(*m));
 	if (!is_checkpoint_dir(s, id))
 		return wm_checkpoint_fail(
-			why, whylen, ENOTDIR, "\"%s\" is not a directory",
+			flaw, flawlen, ENOTDIR, "\"%s\" is not a directory",
 			wm_checkpoint_store_path(s, id, dir, sizeof(dir)));
-	r = manifest_read(s, id, m, why, whylen);
+	r = manifest_read(s, id, m, flaw, flawlen);
 	if (r != 0)
 		return r;
 	r = manifest_ours(s, m, err, errlen);
 	for (uint32_t i = 0; r == 0 && i < m->subtasks; i++)
-		r = blob_check(s, m, i, NULL, why, whylen);
+		r = blob_check(s, m, i, NULL, flaw, flawlen);
 	if (r != 0) {
 		free(m->blobs);
 		m->blobs = NULL;

@@ -29,50 +29,50 @@ wm_restart_kind_name(enum wm_restart_kind kind)
 }
 
 static int
-refuse(char *why, size_t whylen, const char *what)
+refuse(char *err, size_t errlen, const char *what)
 {
-	snprintf(why, whylen, "%s", what);
+	snprintf(err, errlen, "%s", what);
 	return -EINVAL;
 }
 
 int
-wm_restart_config_check(const struct wm_restart_config *c, char *why,
-			size_t whylen)
+wm_restart_config_check(const struct wm_restart_config *c, char *err,
+			size_t errlen)
 {
 	switch (c->kind) {
 	case WM_RESTART_NONE:
 		return 0;
 	case WM_RESTART_FIXED_DELAY:
 		if (c->attempts > WM_RESTART_ATTEMPTS_UNLIMITED)
-			return refuse(why, whylen,
+			return refuse(err, errlen,
 				      "attempts must be at most 2147483647");
 		if (c->delay_ms < 0)
-			return refuse(why, whylen,
+			return refuse(err, errlen,
 				      "delay must be at least 0 ms");
 		return 0;
 	case WM_RESTART_EXPONENTIAL_DELAY:
 		break;
 	}
 	if (c->initial_delay_ms < 1)
-		return refuse(why, whylen,
+		return refuse(err, errlen,
 			      "initial-backoff must be at least 1 ms");
 	if (c->max_delay_ms < 1)
-		return refuse(why, whylen, "max-backoff must be at least 1 ms");
+		return refuse(err, errlen, "max-backoff must be at least 1 ms");
 	if (c->initial_delay_ms > c->max_delay_ms)
-		return refuse(why, whylen,
+		return refuse(err, errlen,
 			      "initial-backoff cannot be higher than "
 			      "max-backoff");
 	if (!(c->multiplier > 1))
-		return refuse(why, whylen,
+		return refuse(err, errlen,
 			      "backoff-multiplier must be greater than 1");
 	if (c->reset_threshold_ms < 1)
-		return refuse(why, whylen,
+		return refuse(err, errlen,
 			      "reset-backoff-threshold must be at least 1 ms");
 	if (!(c->jitter >= 0 && c->jitter <= 1))
-		return refuse(why, whylen,
+		return refuse(err, errlen,
 			      "jitter-factor must be between 0 and 1");
 	if (c->attempts < 1 || c->attempts > WM_RESTART_ATTEMPTS_UNLIMITED)
-		return refuse(why, whylen,
+		return refuse(err, errlen,
 			      "attempts-before-reset-backoff must be between "
 			      "1 and 2147483647");
 	return 0;

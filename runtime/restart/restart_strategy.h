@@ -97,12 +97,12 @@ const char *wm_restart_kind_name(enum wm_restart_kind kind);
 
 /*
  * Whether `c` holds Flink's constraints on its kind's parameters (those
- * of the strategies' constructors): 0, or -EINVAL with `why` naming the
+ * of the strategies' constructors): 0, or -EINVAL with `err` naming the
  * parameter by its Flink key ("initial-backoff cannot be higher than
  * max-backoff").
  */
-int wm_restart_config_check(const struct wm_restart_config *c, char *why,
-			    size_t whylen);
+int wm_restart_config_check(const struct wm_restart_config *c, char *err,
+			    size_t errlen);
 
 /*
  * A uniformly random 64-bit word from `ctx`, for the jitter. Tests pass a

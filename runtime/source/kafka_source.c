@@ -229,12 +229,12 @@ bad_where(const struct ksource *s, const rd_kafka_message_t *m, const char *why,
 }
 
 /*
- * The record of message m: 0, -EBADMSG with why, or -ENOMEM. The key
+ * The record of message m: 0, -EBADMSG with err, or -ENOMEM. The key
  * last, so that a record refused for another reason interns nothing.
  */
 static int
 read_record(struct ksource *s, const rd_kafka_message_t *m,
-	    struct wm_record *out, char *why, size_t whylen)
+	    struct wm_record *out, char *err, size_t errlen)
 {
 	const char *text = m->payload;
 	size_t len = m->len;
@@ -251,21 +251,21 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 	if (len > 0 && text[len - 1] == '\r')
 		len--;
 	if (s->value_format != WM_KAFKA_VALUE_NONE && text == NULL) {
-		snprintf(why, whylen, "no value (a tombstone)");
+		snprintf(err, errlen, "no value (a tombstone)");
 		return -EBADMSG;
 	}
 	if (s->value_format == WM_KAFKA_VALUE_NUMBER) {
 		const char *bad = wm_units_int64(text, len, &out->value);
 
 		if (bad != NULL)
-			return wm_fields_refuse(why, whylen, "value", text, len,
+			return wm_fields_refuse(err, errlen, "value", text, len,
 						bad),
 			       -EBADMSG;
 	} else if (s->value_format == WM_KAFKA_VALUE_CSV ||
 		   s->value_format == WM_KAFKA_VALUE_JSON) {
 		if (wm_fields_parse(text, len,
 				    s->value_format == WM_KAFKA_VALUE_JSON,
-				    &s->layout, f, &kf, why, whylen) < 0)
+				    &s->layout, f, &kf, err, errlen) < 0)
 			return -EBADMSG;
 		if (s->value_field >= 0)
 			out->value = f[s->value_field];
@@ -275,13 +275,13 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 	} else {
 		out->ts = rd_kafka_message_timestamp(m, &tstype);
 		if (tstype == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE || out->ts < 0) {
-			snprintf(why, whylen, "no timestamp");
+			snprintf(err, errlen, "no timestamp");
 			return -EBADMSG;
 		}
 	}
 	if (!s->key_from_value) {
 		if (m->key == NULL) {
-			snprintf(why, whylen,
+			snprintf(err, errlen,
 				 "no key (the record's key is "
 				 "null)");
 			return -EBADMSG;
@@ -289,7 +289,7 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 		kf = (struct wm_key_field){m->key, m->key_len, 1, WM_KEY_BARE};
 	}
 	return wm_fields_key(&kf, s->key_type, s->key_type_stated, s->keys,
-			     &out->key, &out->flags, why, whylen);
+			     &out->key, &out->flags, err, errlen);
 }
 
 /* A bad record at its partition's position: skipped and counted, or the

@@ -21,7 +21,7 @@
 #define QUOTED_MAX 40
 
 int
-wm_fields_refuse(char *why, size_t whylen, const char *what, const char *text,
+wm_fields_refuse(char *err, size_t errlen, const char *what, const char *text,
 		 size_t len, const char *detail)
 {
 	char shown[QUOTED_MAX * 4 + 1];
@@ -29,16 +29,16 @@ wm_fields_refuse(char *why, size_t whylen, const char *what, const char *text,
 	/* The text is input: escaped for the terminal it is shown on. */
 	wm_log_escape(shown, sizeof(shown), text,
 		      len < QUOTED_MAX ? len : QUOTED_MAX);
-	snprintf(why, whylen, "invalid %s \"%s%s\"%s", what, shown,
+	snprintf(err, errlen, "invalid %s \"%s%s\"%s", what, shown,
 		 len > QUOTED_MAX ? "..." : "", detail);
 	return -1;
 }
 
 static int
-json_expected(char *why, size_t whylen, const char *what, const char *line,
+json_expected(char *err, size_t errlen, const char *what, const char *line,
 	      const char *at)
 {
-	snprintf(why, whylen, "invalid JSON: expected %s at column %zu", what,
+	snprintf(err, errlen, "invalid JSON: expected %s at column %zu", what,
 		 (size_t)(at - line) + 1);
 	return -1;
 }
@@ -89,14 +89,14 @@ field_named(const struct wm_field_layout *lo, const char *name, size_t len)
  * The value of a JSON line's member that is field i of the layout (-1:
  * a member the layout reads past), at `value`: a string (the key's, or
  * one read past), the key as a number, or a whole integer into f[i]; its
- * length in *value_len. 0, or -1 and why. Out of parse_json() so that
+ * length in *value_len. 0, or -1 and err. Out of parse_json() so that
  * the walk over the members stays short; inline, since every field of
  * every JSON record passes here.
  */
 static inline int
 json_value(const char *line, const char *value, const char *end,
 	   const struct wm_field_layout *lo, int i, int64_t *f,
-	   struct wm_key_field *kf, size_t *value_len, char *why, size_t whylen)
+	   struct wm_key_field *kf, size_t *value_len, char *err, size_t errlen)
 {
 	bool key_string = value < end && *value == '"' &&
 			  (i < 0 || lo->kinds[i] == WM_FIELD_KEY);
@@ -107,7 +107,7 @@ json_value(const char *line, const char *value, const char *end,
 		const char *q = json_string_end(value + 1, end);
 
 		if (q == NULL)
-			return json_expected(why, whylen,
+			return json_expected(err, errlen,
 					     i < 0 ? "'\"' closing a string"
 						   : "'\"' closing the key",
 					     line, end);
@@ -131,7 +131,7 @@ json_value(const char *line, const char *value, const char *end,
 	} else {
 		bad = wm_units_int64(value, n, &f[i]);
 		if (bad != NULL)
-			return wm_fields_refuse(why, whylen, lo->names[i],
+			return wm_fields_refuse(err, errlen, lo->names[i],
 						value, n, bad);
 	}
 	return 0;
@@ -145,11 +145,11 @@ json_value(const char *line, const char *value, const char *end,
  * nesting, fractions and exponents are refused, as are repeated fields,
  * unknown ones unless the layout reads them past (a typo in "arrival"
  * must not go unnoticed), and anything after the object. The key is left
- * in *kf. Returns the count of fields given, or -1 and why.
+ * in *kf. Returns the count of fields given, or -1 and err.
  */
 static int
 parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
-	   int64_t *f, struct wm_key_field *kf, char *why, size_t whylen)
+	   int64_t *f, struct wm_key_field *kf, char *err, size_t errlen)
 {
 	const char *p = line + 1, *end = line + len; /* past the '{' */
 	uint64_t seen = 0;
@@ -162,25 +162,25 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 
 		p = wm_line_skip_blanks(p, end);
 		if (p == end || *p != '"')
-			return json_expected(why, whylen, "a quoted field name",
+			return json_expected(err, errlen, "a quoted field name",
 					     line, p);
 		name = p + 1;
 		name_end = memchr(name, '"', (size_t)(end - name));
 		if (name_end == NULL)
-			return json_expected(why, whylen, "'\"'", line, end);
+			return json_expected(err, errlen, "'\"'", line, end);
 		i = field_named(lo, name, (size_t)(name_end - name));
 		if ((i < 0 && !lo->others_ok) ||
 		    (i >= 0 && (seen >> i & 1) != 0))
-			return wm_fields_refuse(why, whylen, "field", name,
+			return wm_fields_refuse(err, errlen, "field", name,
 						(size_t)(name_end - name),
 						i < 0 ? lo->unknown_detail
 						      : " (given twice)");
 		p = wm_line_skip_blanks(name_end + 1, end);
 		if (p == end || *p != ':')
-			return json_expected(why, whylen, "':'", line, p);
+			return json_expected(err, errlen, "':'", line, p);
 		value = wm_line_skip_blanks(p + 1, end);
-		if (json_value(line, value, end, lo, i, f, kf, &value_len, why,
-			       whylen) < 0)
+		if (json_value(line, value, end, lo, i, f, kf, &value_len, err,
+			       errlen) < 0)
 			return -1;
 		if (i >= 0) {
 			seen |= (uint64_t)1 << i;
@@ -188,19 +188,19 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 		}
 		p = wm_line_skip_blanks(value + value_len, end);
 		if (p == end || (*p != ',' && *p != '}'))
-			return json_expected(why, whylen, "',' or '}'", line,
+			return json_expected(err, errlen, "',' or '}'", line,
 					     p);
 		if (*p++ == '}')
 			break;
 	}
 	p = wm_line_skip_blanks(p, end);
 	if (p != end)
-		return wm_fields_refuse(why, whylen,
+		return wm_fields_refuse(err, errlen,
 					"text after the JSON object", p,
 					(size_t)(end - p), "");
 	for (uint32_t i = 0; i < lo->required; i++)
 		if (lo->kinds[i] != WM_FIELD_SKIP && (seen >> i & 1) == 0) {
-			snprintf(why, whylen, "invalid line: no %s",
+			snprintf(err, errlen, "invalid line: no %s",
 				 lo->names[i]);
 			return -1;
 		}
@@ -210,11 +210,11 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 /*
  * A CSV line: the layout's columns in order. A field may be quoted as
  * RFC 4180 says ("a,""b""" is a,"b"), which only a string key needs; the
- * key is left in *kf. Returns the field count or -1 and why.
+ * key is left in *kf. Returns the field count or -1 and err.
  */
 static int
 parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
-	  int64_t *f, struct wm_key_field *kf, char *why, size_t whylen)
+	  int64_t *f, struct wm_key_field *kf, char *err, size_t errlen)
 {
 	const char *p = line, *end = line + len;
 	uint32_t n = 0;
@@ -229,7 +229,7 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 			q = csv_quote_end(p + 1, end);
 			if (q == NULL || (q + 1 < end && q[1] != ','))
 				return wm_fields_refuse(
-					why, whylen,
+					err, errlen,
 					n < lo->n ? lo->names[n] : "field", p,
 					(size_t)(end - p),
 					q == NULL ? " (no closing quote)"
@@ -241,7 +241,7 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 		}
 		field_len = (size_t)((comma ? comma : end) - p);
 		if (n == lo->n)
-			return wm_fields_refuse(why, whylen,
+			return wm_fields_refuse(err, errlen,
 						"line: extra field", p,
 						field_len, "");
 		if (lo->kinds[n] == WM_FIELD_KEY) {
@@ -253,7 +253,7 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 		} else if (lo->kinds[n] == WM_FIELD_INT) {
 			bad = wm_units_int64(p, field_len, &f[n]);
 			if (bad != NULL)
-				return wm_fields_refuse(why, whylen,
+				return wm_fields_refuse(err, errlen,
 							lo->names[n], p,
 							field_len, bad);
 		}
@@ -263,7 +263,7 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 		p = comma + 1;
 	}
 	if (n < lo->required) {
-		snprintf(why, whylen, "invalid line: no %s", lo->names[n]);
+		snprintf(err, errlen, "invalid line: no %s", lo->names[n]);
 		return -1;
 	}
 	return (int)n;
@@ -272,21 +272,21 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 int
 wm_fields_parse(const char *line, size_t len, bool json,
 		const struct wm_field_layout *lo, int64_t *f,
-		struct wm_key_field *kf, char *why, size_t whylen)
+		struct wm_key_field *kf, char *err, size_t errlen)
 {
 	/* wm_line_read() reads past NULs; C string functions would stop there
 	 * and accept "0,1000,1,1\0garbage". */
 	const char *nul = memchr(line, '\0', len);
 
 	if (nul != NULL) {
-		snprintf(why, whylen, "invalid line: NUL byte at column %zu",
+		snprintf(err, errlen, "invalid line: NUL byte at column %zu",
 			 (size_t)(nul - line) + 1);
 		return -1;
 	}
 	if (json && (len == 0 || line[0] != '{'))
-		return json_expected(why, whylen, "'{'", line, line);
-	return json ? parse_json(line, len, lo, f, kf, why, whylen)
-		    : parse_csv(line, len, lo, f, kf, why, whylen);
+		return json_expected(err, errlen, "'{'", line, line);
+	return json ? parse_json(line, len, lo, f, kf, err, errlen)
+		    : parse_csv(line, len, lo, f, kf, err, errlen);
 }
 
 /* A JSON \\uXXXX escape's four hex digits at s (end bounds them): the
@@ -437,8 +437,8 @@ wm_fields_key_is_integer(const struct wm_key_field *kf)
 
 int
 wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
-	      struct wm_keys *keys, int64_t *key, uint32_t *flags, char *why,
-	      size_t whylen)
+	      struct wm_keys *keys, int64_t *key, uint32_t *flags, char *err,
+	      size_t errlen)
 {
 	char buf[KEY_BUF], detail[160];
 	const char *bytes = kf->text, *bad = "";
@@ -455,7 +455,7 @@ wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
 
 		if (num != NULL)
 			return wm_fields_refuse(
-				       why, whylen, "key", kf->text, kf->len,
+				       err, errlen, "key", kf->text, kf->len,
 				       num[0] != '\0' ? num
 				       : stated	      ? " (key_type = long: "
 							"expected a 64-bit "
@@ -469,7 +469,7 @@ wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
 	if (kf->form == WM_KEY_CSV_QUOTED || kf->form == WM_KEY_JSON_STRING) {
 		bytes = unquote_key(kf, buf, &len, &bad);
 		if (bytes == NULL)
-			return wm_fields_refuse(why, whylen, "key", kf->text,
+			return wm_fields_refuse(err, errlen, "key", kf->text,
 						kf->len, bad),
 			       -EBADMSG;
 	}
@@ -491,7 +491,7 @@ wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
 				 r == -EILSEQ ? " (not valid UTF-8)"
 					      : " (more than 2^32 distinct "
 						"keys)");
-		return wm_fields_refuse(why, whylen, "key", kf->text, kf->len,
+		return wm_fields_refuse(err, errlen, "key", kf->text, kf->len,
 					detail),
 		       -EBADMSG;
 	}

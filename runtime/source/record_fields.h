@@ -72,12 +72,12 @@ struct wm_key_field {
  * The fields of line[0..len) (its end removed) into f[] (by field; keys
  * and skipped columns left alone) and the key into *kf: CSV, or JSON when
  * json is set. Returns how many fields were given (CSV: columns; JSON:
- * members of the layout's names), or -1 and why ("invalid timestamp
+ * members of the layout's names), or -1 and err ("invalid timestamp
  * \"12x\"").
  */
 int wm_fields_parse(const char *line, size_t len, bool json,
 		    const struct wm_field_layout *lo, int64_t *f,
-		    struct wm_key_field *kf, char *why, size_t whylen);
+		    struct wm_key_field *kf, char *err, size_t errlen);
 
 /* Whether the key's text is an integer (or digits beyond 64 bits), and
  * so no string for a source whose keys are read as they come. */
@@ -86,16 +86,16 @@ bool wm_fields_key_is_integer(const struct wm_key_field *kf);
 /*
  * The key word and record flags of a key field, read as `type` (LONG or
  * STRING): a long, or a string interned in keys. `stated`: the type was
- * stated (key_type = long), as messages say. 0; -EBADMSG with why;
+ * stated (key_type = long), as messages say. 0; -EBADMSG with err;
  * -ENOMEM.
  */
 int wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type,
 		  bool stated, struct wm_keys *keys, int64_t *key,
-		  uint32_t *flags, char *why, size_t whylen);
+		  uint32_t *flags, char *err, size_t errlen);
 
 /* Why text is refused: `what` "text" `detail` ("invalid timestamp
  * \"12x\""), the text cut to 40 bytes. Returns -1. */
-int wm_fields_refuse(char *why, size_t whylen, const char *what,
+int wm_fields_refuse(char *err, size_t errlen, const char *what,
 		     const char *text, size_t len, const char *detail);
 
 #endif /* WM_RUNTIME_SOURCE_RECORD_FIELDS_H */

@@ -120,7 +120,7 @@ is_header(const char *line, size_t len, bool *names)
  * When a line of `n` fields is due, in ms of processing time, as the line
  * alone says (schedule() makes the due times of the trace from these):
  * 0 for fast pacing, its arrival, or its timestamp's distance from
- * `first_ts`, the first record's. Returns n, or -1 and why.
+ * `first_ts`, the first record's. Returns n, or -1 and err.
  *
  * A due time past INT64_MAX ns (292 years) is refused, not saturated:
  * no run lasts that long, and INT64_MAX reads as "nothing more to emit"
@@ -130,12 +130,12 @@ is_header(const char *line, size_t len, bool *names)
  */
 static int
 due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
-       int64_t first_ts, int64_t *due, char *why, size_t whylen)
+       int64_t first_ts, int64_t *due, char *err, size_t errlen)
 {
 	int64_t since_first;
 
 	if (n == N_FIELDS && (f[ARRIVAL] < 0 || f[ARRIVAL] > MAX_DUE_MS)) {
-		snprintf(why, whylen, "invalid arrival \"%" PRId64 "\" (%s)",
+		snprintf(err, errlen, "invalid arrival \"%" PRId64 "\" (%s)",
 			 f[ARRIVAL],
 			 f[ARRIVAL] < 0 ? "negative" : "beyond 292 years");
 		return -1;
@@ -143,7 +143,7 @@ due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
 	*due = 0;
 	if (pacing == WM_REPLAY_ARRIVAL) {
 		if (n < N_FIELDS) {
-			snprintf(why, whylen,
+			snprintf(err, errlen,
 				 "invalid line: no arrival (pacing = arrival "
 				 "needs it)");
 			return -1;
@@ -155,7 +155,7 @@ due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
 					   &since_first) ||
 		    since_first > MAX_DUE_MS) {
 			snprintf(
-				why, whylen,
+				err, errlen,
 				"invalid timestamp \"%" PRId64
 				"\" (beyond 292 years after the first, %" PRId64
 				": pacing = event would never release it)",
@@ -190,12 +190,12 @@ struct reader {
  * which every key must be of that type: a trace of integers with one
  * "user48" is more likely a wrong column than a string-keyed job, and
  * reading its integers as strings would move every key to another
- * subtask. 0; -EBADMSG with why; -ENOMEM.
+ * subtask. 0; -EBADMSG with err; -ENOMEM.
  */
 static int
 resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 	    const struct wm_key_field *kf, int64_t *key, uint32_t *flags,
-	    char *why, size_t whylen)
+	    char *err, size_t errlen)
 {
 	char detail[160];
 	/* An integer, or digits beyond 64 bits: no string in a long trace. */
@@ -206,7 +206,7 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 	*flags = 0;
 	/* JSON says which: a string is quoted, a bare token is a number. */
 	if (kf->form == WM_KEY_JSON_NUMBER && !integer)
-		return wm_fields_refuse(why, whylen, "key", kf->text, kf->len,
+		return wm_fields_refuse(err, errlen, "key", kf->text, kf->len,
 					" (not an integer; a string key is "
 					"quoted in JSON)"),
 		       -EBADMSG;
@@ -220,14 +220,14 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 				 integer ? "an integer" : "not an integer",
 				 integer ? "strings" : "integers",
 				 rd->key_line);
-			return wm_fields_refuse(why, whylen, "key", kf->text,
+			return wm_fields_refuse(err, errlen, "key", kf->text,
 						kf->len, detail),
 			       -EBADMSG;
 		}
 	}
 	if (type == WM_KEY_TYPE_TRACE) {
 		if (kf->len == 0 && kf->form == WM_KEY_BARE)
-			return wm_fields_refuse(why, whylen, "key", "", 0,
+			return wm_fields_refuse(err, errlen, "key", "", 0,
 						" (empty: key_type = string "
 						"reads it as the empty "
 						"string)"),
@@ -235,7 +235,7 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 		type = integer ? WM_KEY_TYPE_LONG : WM_KEY_TYPE_STRING;
 	}
 	r = wm_fields_key(kf, type, tr->key_type == WM_KEY_TYPE_LONG, tr->keys,
-			  key, flags, why, whylen);
+			  key, flags, err, errlen);
 	if (r != 0)
 		return r;
 	if (rd->keys_seen == WM_KEY_TYPE_TRACE) {
@@ -278,12 +278,12 @@ append_record(struct reader *rd, struct wm_replay_trace *tr, const int64_t *fld,
  * One line as wm_line_read() read it (`got` bytes, its end included):
  * nothing (blank, comment, header) or a record appended to the trace,
  * its due_ns holding due_ms()'s milliseconds until schedule(). Returns 0,
- * -EBADMSG with why and *col the column at fault (0: the line as a
+ * -EBADMSG with err and *col the column at fault (0: the line as a
  * whole), or -ENOMEM.
  */
 static int
 take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
-	  size_t got, char *why, size_t whylen, size_t *col)
+	  size_t got, char *err, size_t errlen, size_t *col)
 {
 	const char *text = line;
 	size_t len = got;
@@ -294,7 +294,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	int k, r;
 
 	if (got > MAX_LINE) {
-		snprintf(why, whylen, "invalid line: longer than %d bytes",
+		snprintf(err, errlen, "invalid line: longer than %d bytes",
 			 MAX_LINE);
 		return -EBADMSG;
 	}
@@ -319,15 +319,15 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	if (first && text[0] != '{' && is_header(text, len, &names))
 		return 0;
 	k = wm_fields_parse(text, len, text[0] == '{', &trace_layout, fld, &kf,
-			    why, whylen);
+			    err, errlen);
 	if (k < 0 && first && text[0] != '{' && names)
 		wm_fields_refuse(
-			why, whylen, "header", text, len,
+			err, errlen, "header", text, len,
 			" (the columns are partition,timestamp,key,value"
 			"[,arrival], in that order)");
 	if (k > 0 &&
 	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
-		snprintf(why, whylen,
+		snprintf(err, errlen,
 			 "invalid partition \"%" PRId64
 			 "\" (the source has %" PRIu32 " partitions)",
 			 fld[PARTITION], tr->n_partitions);
@@ -335,12 +335,12 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	}
 	first_ts = rd->have_first ? rd->first_ts : fld[TIMESTAMP];
 	if (k > 0)
-		k = due_ms(fld, k, rd->pacing, first_ts, &due, why, whylen);
+		k = due_ms(fld, k, rd->pacing, first_ts, &due, err, errlen);
 	if (k < 0)
 		return -EBADMSG;
 	/* The key last: a line refused for another reason interns nothing
 	 * and does not decide the trace's key type. */
-	r = resolve_key(rd, tr, &kf, &key, &flags, why, whylen);
+	r = resolve_key(rd, tr, &kf, &key, &flags, err, errlen);
 	if (r != 0) {
 		*col = kf.col + (size_t)(text - line);
 		return r;
