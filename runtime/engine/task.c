@@ -326,6 +326,27 @@ wm_task_input_records(struct wm_task *t, uint32_t channel,
 	return 0;
 }
 
+int
+wm_task_input_run(struct wm_task *t, uint32_t channel,
+		  const struct wm_record *r, uint32_t n, int64_t now_ns)
+{
+	struct channel_map *m = arriving(t, channel, now_ns);
+
+	if (m == NULL)
+		return -EBADMSG;
+	/* Taken as a ring's run is (wm_task_input_records()). */
+	wm_task_received(t, m->input, n);
+	for (uint32_t i = 0; i < n; i++) {
+		int e = input_record(t, m->input, &r[i]);
+
+		if (__builtin_expect(e != 0, 0)) {
+			wm_task_received(t, m->input, -(int64_t)(n - i - 1));
+			return e;
+		}
+	}
+	return 0;
+}
+
 bool
 wm_task_inputs_done(const struct wm_task *t)
 {

@@ -19,7 +19,8 @@
  *
  * Records come in one at a time as frames (wm_task_input()), or as a run
  * read in place from a ring's cells (wm_task_input_records(), the
- * workers' data path), and go out one at a time (wm_task_out.record),
+ * workers' data path) or held as records (wm_task_input_run(), --sim's
+ * queues), and go out one at a time (wm_task_out.record),
  * which the driver may stage: the task asks nothing of when they arrive,
  * as long as each channel keeps its order (a frame sent after a record
  * never arrives before it).
@@ -125,6 +126,11 @@ int wm_task_input(struct wm_task *task, uint32_t channel,
 int wm_task_input_records(struct wm_task *task, uint32_t channel,
 			  const struct wm_cell *cells, uint32_t n,
 			  int64_t now_ns);
+
+/* The same for a run the driver holds as records (--sim's queues,
+ * sim_queue.h): `n` records at `r`, in arrival order, all at `now_ns`. */
+int wm_task_input_run(struct wm_task *task, uint32_t channel,
+		      const struct wm_record *r, uint32_t n, int64_t now_ns);
 
 /* What the last failed wm_task_input() could not do, for a message. */
 const char *wm_task_why(const struct wm_task *task);

@@ -41,24 +41,6 @@ wm_sim_block(const struct sim *sim, uint32_t id)
 					     id * sim->stride);
 }
 
-static int
-queue_push(struct queue *q, uint32_t channel, const struct wm_frame *f)
-{
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? 2 * q->cap : 256;
-		void *items = realloc(q->items, cap * sizeof(*q->items));
-
-		if (items == NULL)
-			return -ENOMEM;
-		q->items = items;
-		q->cap = cap;
-	}
-	q->items[q->n].channel = channel;
-	q->items[q->n].frame = *f;
-	q->n++;
-	return 0;
-}
-
 /* The first failure stops the job; later ones follow from it. */
 void
 wm_sim_failed(struct sim *sim, int error, const char *why)
@@ -82,12 +64,22 @@ sim_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	  const struct wm_frame *f)
 {
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
-	const struct wm_plan_channel *c =
-		&st->sim->plan
-			 ->channels[st->sub->edges[edge].channels[channel]];
+	const struct sim_route *to = &st->routes[edge][channel];
 
-	if (queue_push(&st->sim->tasks[c->consumer].in, c->input_channel, f) !=
-	    0)
+	if (wm_sim_queue_frame(to->queue, to->channel, f) != 0)
+		wm_sim_failed(st->sim, -ENOMEM, "out of memory");
+}
+
+/* A record onto its consumer's queue, where it joins the run its channel
+ * has open there, if nothing came in between (sim_queue.h). */
+static void
+sim_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	   const struct wm_record *r)
+{
+	struct sim_task *st = wm_container_of(out, struct sim_task, out);
+	const struct sim_route *to = &st->routes[edge][channel];
+
+	if (wm_sim_queue_records(to->queue, to->channel, r, 1) != 0)
 		wm_sim_failed(st->sim, -ENOMEM, "out of memory");
 }
 
@@ -179,7 +171,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		/* A record queues as its frame: --sim stages nothing, so
 		 * every frame is in its consumer's queue, in the order
 		 * sent, the moment it is sent. */
-		st->out.record = wm_task_record_as_frame;
+		st->out.record = sim_record;
 		st->out.result = sim_result;
 		st->out.late = sim_late;
 		st->out.snapshot = wm_sim_snapshot;
@@ -206,6 +198,38 @@ build(struct sim *sim, char *err, size_t errlen)
 /* Chain sinks and late outputs to the windows that feed them: the
  * stage's file or stream, or with exactly-once, parts of the subtask's
  * own. */
+/* Task st's routes (sim_internal.h): one allocation, the edges' arrays
+ * first, then every edge's channels. */
+static int
+routes_set_up(struct sim *sim, struct sim_task *st)
+{
+	const struct wm_plan_subtask *sub = st->sub;
+	size_t n = 0;
+	struct sim_route *next;
+
+	for (uint32_t e = 0; e < sub->n_edges; e++)
+		n += sub->edges[e].width;
+	st->routes = malloc(sub->n_edges * sizeof(*st->routes) +
+			    n * sizeof(**st->routes) + 1);
+	if (st->routes == NULL)
+		return -ENOMEM;
+	next = (struct sim_route *)(st->routes + sub->n_edges);
+	for (uint32_t e = 0; e < sub->n_edges; e++) {
+		const struct wm_plan_edge *pe = &sub->edges[e];
+
+		st->routes[e] = next;
+		for (uint32_t c = 0; c < pe->width; c++) {
+			const struct wm_plan_channel *ch =
+				&sim->plan->channels[pe->channels[c]];
+
+			next[c].queue = &sim->tasks[ch->consumer].in;
+			next[c].channel = ch->input_channel;
+		}
+		next += pe->width;
+	}
+	return 0;
+}
+
 static int
 wire(struct sim *sim, char *err, size_t errlen)
 {
@@ -217,7 +241,7 @@ wire(struct sim *sim, char *err, size_t errlen)
 		int r;
 
 		st->sinks = calloc(st->sub->n_sinks + 1, sizeof(*st->sinks));
-		if (st->sinks == NULL)
+		if (st->sinks == NULL || routes_set_up(sim, st) != 0)
 			return -ENOMEM;
 		wm_window_parts_init(&st->parts, t, st->sub,
 				     sim->commit != NULL
@@ -430,7 +454,7 @@ clear_holds(struct sim_task *st)
 }
 
 static bool
-held(struct sim_task *st, const struct queued *q)
+held(struct sim_task *st, const struct wm_sim_item *q)
 {
 	if (st->holding == NULL)
 		return false;
@@ -440,65 +464,81 @@ held(struct sim_task *st, const struct queued *q)
 	return st->holding[q->channel];
 }
 
+/* Item `q` of queue `from` into task st: a run in one call, a frame as
+ * it is. 0 or the task's error. */
+static int
+take(struct sim *sim, struct sim_task *st, const struct wm_sim_queue *from,
+     const struct wm_sim_item *q)
+{
+	if (q->n > 0)
+		return wm_task_input_run(st->task, q->channel,
+					 wm_sim_queue_run(from, q), q->n,
+					 sim->now_ns);
+	return wm_task_input(st->task, q->channel, &q->u.frame, sim->now_ns);
+}
+
+/* Task st's queue, taken whole: what it sends to itself (nothing today)
+ * would wait for the next round, and so do the items of a channel held
+ * back (rule 8), in their order. Whether anything was taken. */
+static bool
+drain(struct sim *sim, struct sim_task *st, struct wm_sim_queue *spare)
+{
+	struct wm_sim_queue tmp = st->in;
+	bool progress = false;
+
+	clear_holds(st);
+	st->in = *spare;
+	wm_sim_queue_clear(&st->in);
+	for (size_t i = 0; i < tmp.n && !sim->error; i++) {
+		const struct wm_sim_item *q = &tmp.items[i];
+		char why[400];
+		int r;
+
+		if (held(st, q)) {
+			r = q->n > 0 ? wm_sim_queue_records(
+					       &st->in, q->channel,
+					       wm_sim_queue_run(&tmp, q), q->n)
+				     : wm_sim_queue_frame(&st->in, q->channel,
+							  &q->u.frame);
+			if (r != 0)
+				wm_sim_failed(sim, -ENOMEM, "out of memory");
+			continue;
+		}
+		progress = true;
+		r = take(sim, st, &tmp, q);
+		if (r == 0)
+			continue;
+		snprintf(why, sizeof(why), "subtask %s/%u: %s",
+			 sim->topo->stages[st->sub->stage].name, st->sub->index,
+			 r == -ENOMEM ? wm_task_why(st->task)
+				      : "a frame it cannot take");
+		/* A frame the task refuses is --sim's own bug, as a corrupt
+		 * frame is a real run's (70): -EPROTO, not a trace's
+		 * -EBADMSG. */
+		wm_sim_failed(sim, r == -ENOMEM ? r : -EPROTO, why);
+	}
+	*spare = tmp;
+	return progress;
+}
+
 /* Drain every queue until all are empty, or hold only frames of blocked
  * channels (rules 3 and 8). */
 static int
 settle(struct sim *sim)
 {
-	struct queue batch = {0};
+	struct wm_sim_queue spare = {0};
 	bool moved = true;
 
 	while (moved && !sim->error) {
 		moved = false;
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
-			struct queue tmp;
-			bool progress = false;
 
-			if (st->in.n == 0)
-				continue;
-			clear_holds(st);
-			/* Take the whole queue: frames it sends to itself
-			 * (none today) would wait for the next round. */
-			tmp = st->in;
-			st->in = batch;
-			st->in.n = 0;
-			for (size_t i = 0; i < tmp.n && !sim->error; i++) {
-				int r;
-				char why[400];
-
-				if (held(st, &tmp.items[i])) {
-					if (queue_push(&st->in,
-						       tmp.items[i].channel,
-						       &tmp.items[i].frame) !=
-					    0)
-						wm_sim_failed(sim, -ENOMEM,
-							      "out of memory");
-					continue;
-				}
-				progress = true;
-				r = wm_task_input(
-					st->task, tmp.items[i].channel,
-					&tmp.items[i].frame, sim->now_ns);
-				if (r == 0)
-					continue;
-				snprintf(why, sizeof(why), "subtask %s/%u: %s",
-					 sim->topo->stages[st->sub->stage].name,
-					 st->sub->index,
-					 r == -ENOMEM
-						 ? wm_task_why(st->task)
-						 : "a frame it cannot take");
-				/* A frame the task refuses is --sim's own
-				 * bug, as a corrupt frame is a real run's
-				 * (70): -EPROTO, not a trace's -EBADMSG. */
-				wm_sim_failed(sim, r == -ENOMEM ? r : -EPROTO,
-					      why);
-			}
-			batch = tmp;
-			moved = moved || progress;
+			if (st->in.n > 0 && drain(sim, st, &spare))
+				moved = true;
 		}
 	}
-	free(batch.items);
+	wm_sim_queue_free(&spare);
 	return sim->error;
 }
 
@@ -930,7 +970,8 @@ sim_tear_down(struct sim *sim, int r, char *err, size_t errlen)
 		wm_task_free(st->task);
 		free(st->holding);
 		free(st->sinks);
-		free(st->in.items);
+		wm_sim_queue_free(&st->in);
+		free(st->routes);
 	}
 	for (uint32_t i = 0; sim->stage_sinks != NULL && sim->late_sinks &&
 			     i < 2 * topo->n_stages;

@@ -45,8 +45,9 @@
  *     alignment). Every frame a subtask sends is queued for its
  *     receiver; after the sources of an instant ran, queues are drained
  *     in stage order then subtask order, each receiver taking its whole
- *     queue in arrival order, again and again until every queue is
- *     empty, all at the same instant t.
+ *     queue in arrival order (records of one channel with nothing
+ *     between them as one run, sim_queue.h), again and again until every
+ *     queue is empty, all at the same instant t.
  *  4. The job ends when every source finished and every queue is empty.
  *     Window results are written by the window's subtasks (the sink is
  *     chained) in the order they fire; fire_time is t in milliseconds.

@@ -266,7 +266,7 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
 	int r = 0;
 
 	wm_task_free(st->task);
-	st->in.n = 0; /* frames in flight are lost with the crash */
+	wm_sim_queue_clear(&st->in); /* frames in flight are lost */
 	memset(wm_sim_block(sim, id), 0, sim->stride);
 	st->task = wm_sources_new_task(
 		t, sim->plan, id, &st->out, wm_sim_block(sim, id),
@@ -349,7 +349,7 @@ wm_sim_crash(struct sim *sim, char *err, size_t errlen)
 
 		sim->crash_watermarks[id] =
 			w != NULL ? wm_window_watermark(w) : WM_TS_MIN;
-		sim->tasks[id].in.n = 0; /* frames in flight are lost */
+		wm_sim_queue_clear(&sim->tasks[id].in); /* lost in flight */
 	}
 	/* The restore is chosen now: nothing is taken while the job is
 	 * down. */

@@ -22,26 +22,26 @@
 #include "runtime/plan/plan.h"
 #include "runtime/report/job_report.h"
 #include "runtime/restart/restart_strategy.h"
+#include "runtime/run/sim_queue.h"
 #include "runtime/source/replay.h"
 
-struct queued {
-	uint32_t channel;
-	struct wm_frame frame;
-};
-
-struct queue {
-	size_t n, cap;
-	struct queued *items;
-};
-
 struct sim;
+
+struct sim_route {
+	struct wm_sim_queue *queue;
+	uint32_t channel;
+};
 
 struct sim_task {
 	struct wm_task_out out; /* first: recovered with wm_container_of */
 	struct sim *sim;
 	struct wm_task *task;
 	const struct wm_plan_subtask *sub; /* its place in the plan */
-	struct queue in;
+	struct wm_sim_queue in; /* what its input channels delivered */
+	/* Where each output channel leads, by edge (routes[e][c]): the
+	 * consumer's queue and its input channel there, looked up once
+	 * (wire()) rather than through the plan for every record. */
+	struct sim_route **routes;
 	int64_t next_due;	/* sources: when to run it next */
 	bool charged;		/* next_due pays for records (rule 1) */
 	bool aligned;		/* a source of an alignment group */
