@@ -336,6 +336,16 @@ wm_task_input_run(struct wm_task *t, uint32_t channel,
 		return -EBADMSG;
 	/* Taken as a ring's run is (wm_task_input_records()). */
 	wm_task_received(t, m->input, n);
+	if (t->window == NULL && t->source == NULL && n > 0) {
+		/* A keyBy: the run goes on as a run (input_record()'s counts
+		 * and newest timestamp, for all of it at once). */
+		t->counters.records_in += n;
+		for (uint32_t i = 0; i < n; i++)
+			if (r[i].ts > t->newest_ts)
+				t->newest_ts = r[i].ts;
+		wm_task_send_run(t, r, n);
+		return 0;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		int e = input_record(t, m->input, &r[i]);
 

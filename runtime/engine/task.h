@@ -52,6 +52,14 @@ struct wm_task_out {
 	 * task counted it sent before the call (metrics.h). */
 	void (*record)(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 		       const struct wm_record *r);
+	/* Send `n` records (n >= 1) on channel `channel` of output edge
+	 * `edge`, in order, as one run; the task counted them sent before
+	 * the call. NULL: the task sends them one by one through `record`,
+	 * which a driver that stages records one at a time needs no more
+	 * than. */
+	void (*records)(struct wm_task_out *out, uint32_t edge,
+			uint32_t channel, const struct wm_record *r,
+			uint32_t n);
 	/* One window result for the chained sink. */
 	void (*result)(struct wm_task_out *out,
 		       const struct wm_window_result *r, wm_ts_t watermark,

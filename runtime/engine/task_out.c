@@ -14,8 +14,20 @@
 #include "runtime/engine/task_state.h"
 
 void
+wm_task_flush_staged(struct wm_task *t)
+{
+	uint32_t n = t->n_staged;
+
+	if (n == 0)
+		return;
+	t->n_staged = 0;
+	wm_task_send_run(t, t->staged, n);
+}
+
+void
 wm_task_send_all(struct wm_task *t, const struct wm_frame *f)
 {
+	wm_task_flush_staged(t);
 	for (uint32_t e = 0; e < t->n_edges; e++)
 		for (uint32_t c = 0; c < t->edges[e].channels; c++)
 			t->out->frame(t->out, e, c, f);
@@ -34,6 +46,8 @@ wm_task_record_as_frame(struct wm_task_out *out, uint32_t edge,
 void
 wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 {
+	if (__builtin_expect(t->n_staged > 0, 0))
+		wm_task_flush_staged(t);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		struct wm_edge *edge = &t->edges[e];
 		bool all = edge->partitioning == WM_PARTITION_BROADCAST;
@@ -54,6 +68,55 @@ wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 	}
 }
 
+/* Records r[0..n) on edge `e`, the consecutive ones routed to one channel
+ * as one run. */
+static void
+send_run_on(struct wm_task *t, uint32_t e, const struct wm_record *r,
+	    uint32_t n)
+{
+	struct wm_edge *edge = &t->edges[e];
+	struct wm_task_out *out = t->out;
+	uint32_t from = 0, to_channel = 0;
+
+	if (edge->partitioning == WM_PARTITION_FORWARD) {
+		out->records(out, e, 0, r, n);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = wm_edge_route(edge, &r[i]);
+
+		if (i > from && c != to_channel) {
+			out->records(out, e, to_channel, &r[from], i - from);
+			from = i;
+		}
+		to_channel = c;
+	}
+	out->records(out, e, to_channel, &r[from], n - from);
+}
+
+void
+wm_task_send_run(struct wm_task *t, const struct wm_record *r, uint32_t n)
+{
+	struct wm_edge *edge;
+
+	/* Edge by edge would reorder what one consumer gets from two
+	 * edges, and a broadcast goes to every channel: record by record,
+	 * as before, unless one edge routes each record to one channel
+	 * and the driver takes runs. */
+	if (n == 0)
+		return;
+	if (t->n_edges != 1 || t->out->records == NULL ||
+	    (edge = &t->edges[0])->partitioning == WM_PARTITION_BROADCAST) {
+		for (uint32_t i = 0; i < n; i++)
+			wm_task_send_record(t, &r[i]);
+		return;
+	}
+	/* Counted before they go (wm_task_send_record() says why). */
+	WM_METRIC_ADD(t->metrics->records_sent[0], n);
+	send_run_on(t, 0, r, n);
+	t->counters.records_out += n;
+}
+
 /* Watermarks and statuses leaving the operator, through each edge's
  * announced-status rules (every edge decides alike: they see the same
  * sequence). */
@@ -66,6 +129,7 @@ edges_watermark(struct wm_output *o, wm_ts_t w)
 			     .payload = {(uint64_t)w, (uint64_t)t->due.first_ns,
 					 (uint64_t)t->due.last_ns}};
 
+	wm_task_flush_staged(t);
 	wm_task_late(t, t->due.first_ns);
 	wm_progress_watermark(&t->output, w, wm_task_tracked_ns(t), t->cause);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
@@ -86,6 +150,7 @@ edges_status(struct wm_output *o, enum wm_status s)
 			     .payload = {0, (uint64_t)t->due.first_ns,
 					 (uint64_t)t->due.last_ns}};
 
+	wm_task_flush_staged(t);
 	wm_task_late(t, t->due.first_ns);
 	wm_progress_status(&t->output, s == WM_STATUS_IDLE,
 			   wm_task_tracked_ns(t), t->cause);

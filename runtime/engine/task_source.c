@@ -576,7 +576,7 @@ emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 		uint32_t local = local_of_record(t, &rec);
 
 		if (local == UINT32_MAX)
-			return n; /* not counted: the job stops */
+			break; /* not counted: the job stops */
 		/* Records alignment held back were due at their resume: the
 		 * wait was the schedule's, not the process's lateness. */
 		if (due < s->resumed_ns)
@@ -592,12 +592,13 @@ emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 		if (rec.ts > t->newest_ts)
 			t->newest_ts = rec.ts;
 		t->cause = rec.partition; /* a punctuated watermark */
-		wm_task_send_record(t, &rec);
+		wm_task_stage_record(t, &rec);
 		wm_source_watermarking_on_record(&s->watermarks,
 						 s->split_of[rec.partition],
 						 rec.ts, rec.flags);
 		watch_partition(t, local);
 	}
+	wm_task_flush_staged(t);
 	return n;
 }
 

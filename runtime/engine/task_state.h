@@ -135,6 +135,10 @@ struct task_window {
 	int64_t lateness_max_ms; /* of the late records; -1: none */
 };
 
+/* Records a task stages before they go as one run: a cache-friendly
+ * 2 KiB, and as many as a worker's output channel stages (worker.c). */
+#define WM_TASK_STAGED 64u
+
 struct wm_task {
 	const struct wm_topology *topo;
 	const struct wm_stage *stage;
@@ -150,6 +154,14 @@ struct wm_task {
 	/* Real time its process waited for a CPU (wm_task_cpu_wait()), which
 	 * every progress tracker of the task follows. */
 	int64_t cpu_wait_ns;
+
+	/* Records a source's burst staged (wm_task_stage_record()), sent as
+	 * runs (wm_task_send_run()) when full, before any frame leaves the
+	 * task, before a record sent unstaged, and at the burst's end
+	 * (wm_task_flush_staged()): a frame never overtakes a record sent
+	 * before it, and none is staged between calls into the task. */
+	uint32_t n_staged;
+	struct wm_record staged[WM_TASK_STAGED];
 
 	/* what is published (metrics.h) */
 	struct wm_subtask_metrics *metrics;
@@ -213,6 +225,30 @@ void wm_task_send_all(struct wm_task *t, const struct wm_frame *f);
 
 /* A record to each output edge, by its partitioner. */
 void wm_task_send_record(struct wm_task *t, const struct wm_record *r);
+/* The records staged, sent as runs (nothing if none is). */
+void wm_task_flush_staged(struct wm_task *t);
+
+/* A record to each output edge as wm_task_send_record() sends it, but
+ * staged to go with the records around it as a run, when the driver
+ * takes runs (wm_task_out.records); the caller flushes before it returns
+ * (wm_task_flush_staged()). */
+static inline void
+wm_task_stage_record(struct wm_task *t, const struct wm_record *r)
+{
+	if (t->out->records == NULL) {
+		wm_task_send_record(t, r);
+		return;
+	}
+	t->staged[t->n_staged++] = *r;
+	if (t->n_staged == WM_TASK_STAGED)
+		wm_task_flush_staged(t);
+}
+
+/* The same for `n` records in order: each channel gets its records as
+ * runs (consecutive records routed to one channel go in one call of the
+ * driver's `records`), and what every channel receives, in what order, is
+ * what n calls of wm_task_send_record() would give it. */
+void wm_task_send_run(struct wm_task *t, const struct wm_record *r, uint32_t n);
 
 /* task_source.c: set up a source subtask's partitions and watermarks
  * from its record source `src`, owned by the task from the call on (0 or

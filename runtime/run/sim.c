@@ -70,6 +70,18 @@ sim_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 		wm_sim_failed(st->sim, -ENOMEM, "out of memory");
 }
 
+/* A run of records onto its consumer's queue (sim_queue.h). */
+static void
+sim_records(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	    const struct wm_record *r, uint32_t n)
+{
+	struct sim_task *st = wm_container_of(out, struct sim_task, out);
+	const struct sim_route *to = &st->routes[edge][channel];
+
+	if (wm_sim_queue_records(to->queue, to->channel, r, n) != 0)
+		wm_sim_failed(st->sim, -ENOMEM, "out of memory");
+}
+
 /* A record onto its consumer's queue, where it joins the run its channel
  * has open there, if nothing came in between (sim_queue.h). */
 static void
@@ -172,6 +184,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		 * every frame is in its consumer's queue, in the order
 		 * sent, the moment it is sent. */
 		st->out.record = sim_record;
+		st->out.records = sim_records;
 		st->out.result = sim_result;
 		st->out.late = sim_late;
 		st->out.snapshot = wm_sim_snapshot;

@@ -26,6 +26,7 @@
 #include "runtime/plan/plan.h"
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
+#include "runtime/engine/task_state.h"
 #include "runtime/source/sources.h"
 #include "runtime/conf/topology.h"
 #include "tests/unit/check_main.h"
@@ -56,6 +57,7 @@ struct source_run {
 	int64_t now;
 	uint64_t frames, hash; /* what the sources sent, and when */
 	uint64_t runs;	       /* wm_task_run_source() calls */
+	uint64_t record_runs;  /* runs of records handed over (on_records) */
 };
 
 /* FNV-1a over what a frame says and when it was sent. */
@@ -106,8 +108,25 @@ on_late(struct wm_task_out *out, const struct wm_record *r)
 	ck_abort_msg("a source sent a late record");
 }
 
+/* A driver that takes runs (wm_task_out.records): each record hashed as
+ * its frame, in the run's order, so that a run sends what the records one
+ * by one would. */
 static void
-source_run_open(struct source_run *run, const char *text)
+on_records(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	   const struct wm_record *r, uint32_t n)
+{
+	struct source *s = wm_container_of(out, struct source, out);
+
+	ck_assert_uint_gt(n, 0);
+	s->run->record_runs++;
+	for (uint32_t i = 0; i < n; i++)
+		wm_task_record_as_frame(out, edge, channel, &r[i]);
+}
+
+/* The sources of `text`, their records sent one by one, or as runs with
+ * `runs`. */
+static void
+source_run_open_as(struct source_run *run, const char *text, bool runs)
 {
 	struct wm_ini_error err;
 
@@ -132,6 +151,8 @@ source_run_open(struct source_run *run, const char *text)
 		s->out = (struct wm_task_out){.frame = on_frame,
 					      /* hashed as its frame */
 					      .record = wm_task_record_as_frame,
+					      .records =
+						      runs ? on_records : NULL,
 					      .result = on_result,
 					      .late = on_late};
 		s->run = run;
@@ -149,6 +170,12 @@ source_run_open(struct source_run *run, const char *text)
 						     NULL, 0) > 0;
 		run->n++;
 	}
+}
+
+static void
+source_run_open(struct source_run *run, const char *text)
+{
+	source_run_open_as(run, text, false);
 }
 
 static void
@@ -330,6 +357,105 @@ START_TEST(test_jumping_sends_what_stepping_sends)
 		      jump.runs, step.runs);
 	source_run_close(&step);
 	source_run_close(&jump);
+}
+END_TEST
+
+/* Records staged into runs (wm_task_stage_record()) reach every channel
+ * in the order, and with the frames between them, that sending them one
+ * by one gives: no watermark or status overtakes a record sent before it. */
+START_TEST(test_runs_send_what_records_one_by_one_send)
+{
+	struct source_run one, runs;
+
+	source_run_open(&one, jobs[_i].text);
+	source_run_open_as(&runs, jobs[_i].text, true);
+	source_run_all(&one, false);
+	source_run_all(&runs, false);
+	ck_assert_uint_gt(runs.record_runs, 0);
+	ck_assert_uint_eq(runs.frames, one.frames);
+	ck_assert_msg(runs.hash == one.hash,
+		      "job %d: the frames differ (%" PRIu64 " of them)", _i,
+		      one.frames);
+	ck_assert(memcmp(runs.blocks, one.blocks,
+			 one.plan->n_subtasks * one.stride) == 0);
+	source_run_close(&one);
+	source_run_close(&runs);
+}
+END_TEST
+
+/* What a driver was handed, in order: a record's timestamp, or -1 for a
+ * frame. */
+struct handed {
+	struct wm_task_out out; /* first: recovered with wm_container_of */
+	int64_t seen[16];
+	uint32_t n;
+};
+
+static void
+hand_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	   const struct wm_frame *f)
+{
+	struct handed *h = wm_container_of(out, struct handed, out);
+
+	(void)edge, (void)channel, (void)f;
+	ck_assert_uint_lt(h->n, 16);
+	h->seen[h->n++] = -1;
+}
+
+static void
+hand_records(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	     const struct wm_record *r, uint32_t n)
+{
+	struct handed *h = wm_container_of(out, struct handed, out);
+
+	(void)edge, (void)channel;
+	for (uint32_t i = 0; i < n; i++) {
+		ck_assert_uint_lt(h->n, 16);
+		h->seen[h->n++] = r[i].ts;
+	}
+}
+
+/* Staged records go before any frame the task sends after them, and
+ * before a record it sends unstaged: the order a channel sees is the
+ * order the task sent. */
+START_TEST(test_staged_records_go_before_a_later_frame)
+{
+	struct wm_topology *topo;
+	struct wm_ini_error err;
+	const char *text = "[job]\nevent_time = 1 min\n"
+			   "[source s]\nrate = 1/s\n"
+			   "[window w]\ninput = s\nsize = 10 s\n";
+	struct handed h = {.out = {.frame = hand_frame,
+				   .record = wm_task_record_as_frame,
+				   .records = hand_records}};
+	struct wm_frame mark = {.kind = WM_FRAME_WATERMARK};
+	struct wm_record r1 = {.ts = 1}, r2 = {.ts = 2}, r3 = {.ts = 3};
+	struct wm_plan *plan;
+	void *block;
+	struct wm_task *t;
+
+	ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text), "t.conf",
+						 &topo, &err),
+			 0);
+	plan = wm_plan_new(topo);
+	block = calloc(1, wm_plan_metrics_bytes(plan));
+	t = wm_sources_new_task(topo, plan, 0, &h.out, block, NULL, NULL);
+	ck_assert_ptr_nonnull(t);
+	wm_task_stage_record(t, &r1);
+	wm_task_stage_record(t, &r2);
+	ck_assert_uint_eq(h.n, 0); /* staged, not yet handed */
+	wm_task_send_all(t, &mark);
+	wm_task_stage_record(t, &r3);
+	wm_task_flush_staged(t);
+	ck_assert_uint_eq(h.n, 4);
+	ck_assert_int_eq(h.seen[0], 1);
+	ck_assert_int_eq(h.seen[1], 2);
+	ck_assert_int_eq(h.seen[2], -1);
+	ck_assert_int_eq(h.seen[3], 3);
+	wm_task_free(t);
+	free(block);
+	wm_plan_free(plan);
+	wm_topology_free(topo);
 }
 END_TEST
 
@@ -1128,7 +1254,10 @@ task_suite(void)
 	tcase_set_timeout(jump, 60);
 	tcase_add_loop_test(jump, test_jumping_sends_what_stepping_sends, 0,
 			    (int)(sizeof(jobs) / sizeof(*jobs)));
+	tcase_add_loop_test(jump, test_runs_send_what_records_one_by_one_send,
+			    0, (int)(sizeof(jobs) / sizeof(*jobs)));
 	tcase_add_test(jump, test_years_of_silence_take_a_few_runs);
+	tcase_add_test(jump, test_staged_records_go_before_a_later_frame);
 	tcase_add_test(figures,
 		       test_figures_are_as_of_a_blocked_send_not_before_it);
 	tcase_add_test(figures,
