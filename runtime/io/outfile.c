@@ -468,17 +468,22 @@ wm_outfile_sync(struct wm_outfile *f)
 }
 
 int
-wm_outfile_sync_dir(const char *dir)
+wm_outfile_sync_dir(const char *dir, char *err, size_t errlen)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = 0;
+	int e = 0;
 
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) != 0 && errno != EINVAL)
-		r = -errno;
-	close(fd);
-	return r;
+	if (fd < 0) {
+		e = errno;
+	} else {
+		if (fsync(fd) != 0 && errno != EINVAL)
+			e = errno;
+		close(fd);
+	}
+	if (e != 0)
+		snprintf(err, errlen, "could not sync directory \"%s\": %s",
+			 dir, strerror(e));
+	return -e;
 }
 
 off_t
