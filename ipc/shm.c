@@ -423,17 +423,26 @@ wm_shm_start_line(struct wm_shm *seg, uint32_t subtask, enum wm_wait_mode mode,
 	return 0;
 }
 
+/* Wake every subtask to see what the caller just stored in the header:
+ * the ring fences (W2) before it looks for sleepers, so a subtask that
+ * sleeps after the fence saw the store in its own recheck (W1, wait.h). */
+static void
+ring_every_subtask(struct wm_shm *seg)
+{
+	const struct wm_shm_header *h = seg->base;
+
+	for (uint32_t i = 0; i < h->n_subtasks; i++)
+		wm_doorbell_ring(wm_shm_doorbell(seg, i));
+}
+
 void
 wm_shm_request_stop(struct wm_shm *seg)
 {
 	struct wm_shm_header *h = seg->base;
 
 	atomic_store_explicit(&h->stop, 1, memory_order_relaxed);
-	/* wm_doorbell_ring() fences (W2) before it looks for sleepers: a
-	 * source that sleeps after that fence saw the flag in its own
-	 * recheck (W1, wait.h). */
-	for (uint32_t i = 0; i < h->n_subtasks; i++)
-		wm_doorbell_ring(wm_shm_doorbell(seg, i));
+	/* W2: the ring orders it before the look for sleepers. */
+	ring_every_subtask(seg);
 }
 
 void
@@ -442,11 +451,8 @@ wm_shm_trigger_checkpoint(struct wm_shm *seg, uint64_t id)
 	struct wm_shm_header *h = seg->base;
 
 	atomic_store_explicit(&h->checkpoint, id, memory_order_relaxed);
-	/* As for a stop: the ring's fence (W2) orders the id before the
-	 * look for sleepers; a source asleep after it saw the id in its
-	 * recheck (W1, wait.h). */
-	for (uint32_t i = 0; i < h->n_subtasks; i++)
-		wm_doorbell_ring(wm_shm_doorbell(seg, i));
+	/* W2: the ring orders it before the look for sleepers. */
+	ring_every_subtask(seg);
 }
 
 void
@@ -455,9 +461,8 @@ wm_shm_abort_checkpoint(struct wm_shm *seg, uint64_t id)
 	struct wm_shm_header *h = seg->base;
 
 	atomic_store_explicit(&h->checkpoint_aborted, id, memory_order_relaxed);
-	/* Ordered before the look for sleepers as a trigger is. */
-	for (uint32_t i = 0; i < h->n_subtasks; i++)
-		wm_doorbell_ring(wm_shm_doorbell(seg, i));
+	/* W2: the ring orders it before the look for sleepers. */
+	ring_every_subtask(seg);
 }
 
 int64_t

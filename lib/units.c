@@ -80,6 +80,30 @@ static const struct unit size_units[] = {
 	{"tib", 1LL << 40}, {"tebibytes", 1LL << 40},
 };
 
+/* A kind of number: its name in messages, what a minus sign gets, and
+ * the units it may carry with the hint a message gives for them. */
+struct quantity {
+	const char *what;
+	const char *negative;
+	const struct unit *units;
+	size_t n_units;
+	const char *hint;
+};
+
+static const struct quantity durations = {
+	"duration", "negative durations are not allowed", time_units,
+	N_ELEMS(time_units), DURATION_HINT};
+static const struct quantity rates = {"rate", "negative rates are not allowed",
+				      time_units, N_ELEMS(time_units),
+				      DURATION_HINT};
+static const struct quantity sizes = {"size", "negative sizes are not allowed",
+				      size_units, N_ELEMS(size_units),
+				      SIZE_HINT};
+static const struct quantity counts = {
+	"count", "negative counts are not allowed", NULL, 0, NULL};
+static const struct quantity numbers = {
+	"number", "negative numbers are not allowed", NULL, 0, NULL};
+
 /* ------------------------------------------------------------------ */
 /* Text helpers */
 
@@ -113,17 +137,6 @@ label_eq(const char *s, size_t n, const char *label)
 		if (ascii_lower(s[i]) != label[i])
 			return false;
 	return true;
-}
-
-static const struct unit *
-find_unit(const struct unit *units, size_t n_units, const char *s, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n_units; i++)
-		if (label_eq(s, n, units[i].label))
-			return &units[i];
-	return NULL;
 }
 
 /* s in double quotes, escaped, cut after SHOW_BYTES bytes (not inside a
@@ -231,47 +244,75 @@ read_uint(const char *s, size_t *i, size_t e, uint64_t max, uint64_t *v)
 
 /* Common start of every number: refuse signs, require a digit. */
 static int
-check_start(const char *s, size_t b, size_t e, const char *what,
-	    const char *negative, char *err, size_t errlen)
+check_start(const char *s, size_t b, size_t e, const struct quantity *q,
+	    char *err, size_t errlen)
 {
 	if (b == e)
-		return fail(err, errlen, what, s, "no value");
+		return fail(err, errlen, q->what, s, "no value");
 	if (s[b] == '-')
-		return fail(err, errlen, what, s, "%s", negative);
+		return fail(err, errlen, q->what, s, "%s", q->negative);
 	if (!is_digit(s[b]))
-		return fail(err, errlen, what, s,
+		return fail(err, errlen, q->what, s,
 			    "does not start with a number");
 	return 0;
 }
 
+/* The whole number, at most `max`, that [b, e) starts with: its value in
+ * *v and where it ends in *i, or fails with the reason. */
+static int
+start_uint(const char *s, size_t b, size_t e, const struct quantity *q,
+	   uint64_t max, size_t *i, uint64_t *v, char *err, size_t errlen)
+{
+	int rc = check_start(s, b, e, q, err, errlen);
+
+	if (rc)
+		return rc;
+	*i = b;
+	if (read_uint(s, i, e, max, v) < 0)
+		return fail(err, errlen, q->what, s, "out of range");
+	return 0;
+}
+
+/* The unit of q's that [i, e) names, or fails naming what it is not. */
+static int
+find_unit(const char *s, size_t i, size_t e, const struct quantity *q,
+	  const struct unit **u, char *err, size_t errlen)
+{
+	char shown[SHOW_MAX];
+
+	for (size_t k = 0; k < q->n_units; k++) {
+		if (label_eq(s + i, e - i, q->units[k].label)) {
+			*u = &q->units[k];
+			return 0;
+		}
+	}
+	return fail(err, errlen, q->what, s, "unknown unit %s %s",
+		    show(shown, s + i, e - i), q->hint);
+}
+
 /*
  * A whole number, then blanks, then perhaps a unit: what durations and
- * sizes share. Stores the number in *v and the unit's bounds in
- * [*unit, *end) (empty: no unit), or fails with the reason.
+ * sizes share. Stores the number in *v and the unit in *u (NULL: none),
+ * or fails with the reason.
  */
 static int
-number_then_unit(const char *s, const char *what, const char *negative,
-		 uint64_t *v, size_t *unit, size_t *end, char *err,
-		 size_t errlen)
+number_then_unit(const char *s, const struct quantity *q, uint64_t *v,
+		 const struct unit **u, char *err, size_t errlen)
 {
 	size_t b, e, i;
 	int rc;
 
 	trim(s, &b, &e);
-	rc = check_start(s, b, e, what, negative, err, errlen);
+	rc = start_uint(s, b, e, q, INT64_MAX, &i, v, err, errlen);
 	if (rc)
 		return rc;
-	i = b;
-	if (read_uint(s, &i, e, INT64_MAX, v) < 0)
-		return fail(err, errlen, what, s, "out of range");
 	if (i < e && s[i] == '.' && i + 1 < e && is_digit(s[i + 1]))
-		return fail(err, errlen, what, s,
+		return fail(err, errlen, q->what, s,
 			    "fractions are not supported (use a smaller unit)");
 	while (i < e && is_blank(s[i]))
 		i++;
-	*unit = i;
-	*end = e;
-	return 0;
+	*u = NULL;
+	return i == e ? 0 : find_unit(s, i, e, q, u, err, errlen);
 }
 
 /* ------------------------------------------------------------------ */
@@ -280,27 +321,19 @@ number_then_unit(const char *s, const char *what, const char *negative,
 int
 wm_units_duration_ms(const char *s, int64_t *ms, char *err, size_t errlen)
 {
-	const char *what = "duration";
+	const char *what = durations.what;
 	const struct unit *u;
-	char shown[SHOW_MAX];
 	uint64_t v = 0;
 	int64_t per_ms;
-	size_t e, i;
 	int rc;
 
-	rc = number_then_unit(s, what, "negative durations are not allowed", &v,
-			      &i, &e, err, errlen);
+	rc = number_then_unit(s, &durations, &v, &u, err, errlen);
 	if (rc)
 		return rc;
-	if (i == e) {
+	if (u == NULL) {
 		*ms = (int64_t)v;
 		return 0;
 	}
-	u = find_unit(time_units, N_ELEMS(time_units), s + i, e - i);
-	if (u == NULL)
-		return fail(err, errlen, what, s,
-			    "unknown unit %s " DURATION_HINT,
-			    show(shown, s + i, e - i));
 	if (u->factor < NS_PER_MS) {
 		per_ms = NS_PER_MS / u->factor;
 		if (v % (uint64_t)per_ms != 0)
@@ -346,6 +379,23 @@ read_decimal(const char *s, size_t *i, size_t e, double *v)
 	return 1;
 }
 
+/* The number with an optional decimal part that [b, e) starts with: its
+ * value in *v and where it ends in *i, or fails with the reason. */
+static int
+start_decimal(const char *s, size_t b, size_t e, const struct quantity *q,
+	      size_t *i, double *v, char *err, size_t errlen)
+{
+	int rc = check_start(s, b, e, q, err, errlen);
+
+	if (rc)
+		return rc;
+	*i = b;
+	if (read_decimal(s, i, e, v) < 0)
+		return fail(err, errlen, q->what, s,
+			    "a decimal point must be followed by digits");
+	return 0;
+}
+
 /* k/K, M, G as a multiplier, 0 if c is not one. */
 static double
 si_suffix(char c)
@@ -366,9 +416,8 @@ si_suffix(char c)
 int
 wm_units_rate(const char *s, double *per_second, char *err, size_t errlen)
 {
-	const char *what = "rate";
+	const char *what = rates.what;
 	const struct unit *u;
-	char shown[SHOW_MAX];
 	double v = 0, mult = 1, r;
 	size_t b, e, i;
 	int rc;
@@ -378,14 +427,9 @@ wm_units_rate(const char *s, double *per_second, char *err, size_t errlen)
 		*per_second = INFINITY;
 		return 0;
 	}
-	rc = check_start(s, b, e, what, "negative rates are not allowed", err,
-			 errlen);
+	rc = start_decimal(s, b, e, &rates, &i, &v, err, errlen);
 	if (rc)
 		return rc;
-	i = b;
-	if (read_decimal(s, &i, e, &v) < 0)
-		return fail(err, errlen, what, s,
-			    "a decimal point must be followed by digits");
 	while (i < e && is_blank(s[i]))
 		i++;
 	if (i < e && si_suffix(s[i]) != 0) {
@@ -406,11 +450,9 @@ wm_units_rate(const char *s, double *per_second, char *err, size_t errlen)
 	if (i == e)
 		return fail(err, errlen, what, s,
 			    "missing time unit after \"/\" " DURATION_HINT);
-	u = find_unit(time_units, N_ELEMS(time_units), s + i, e - i);
-	if (u == NULL)
-		return fail(err, errlen, what, s,
-			    "unknown unit %s " DURATION_HINT,
-			    show(shown, s + i, e - i));
+	rc = find_unit(s, i, e, &rates, &u, err, errlen);
+	if (rc)
+		return rc;
 	r = v * mult * (1e9 / (double)u->factor);
 	if (!(r <= RATE_MAX))
 		return fail(err, errlen, what, s,
@@ -426,27 +468,19 @@ wm_units_rate(const char *s, double *per_second, char *err, size_t errlen)
 int
 wm_units_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
 {
-	const char *what = "size";
 	const struct unit *u;
-	char shown[SHOW_MAX];
 	uint64_t v = 0;
-	size_t e, i;
 	int rc;
 
-	rc = number_then_unit(s, what, "negative sizes are not allowed", &v, &i,
-			      &e, err, errlen);
+	rc = number_then_unit(s, &sizes, &v, &u, err, errlen);
 	if (rc)
 		return rc;
-	if (i == e) {
+	if (u == NULL) {
 		*bytes = v;
 		return 0;
 	}
-	u = find_unit(size_units, N_ELEMS(size_units), s + i, e - i);
-	if (u == NULL)
-		return fail(err, errlen, what, s, "unknown unit %s " SIZE_HINT,
-			    show(shown, s + i, e - i));
 	if (v > (uint64_t)(INT64_MAX / u->factor))
-		return fail(err, errlen, what, s,
+		return fail(err, errlen, sizes.what, s,
 			    "out of range (more than %lld bytes)",
 			    (long long)INT64_MAX);
 	*bytes = v * (uint64_t)u->factor;
@@ -459,20 +493,16 @@ wm_units_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
 int
 wm_units_count(const char *s, uint64_t *count, char *err, size_t errlen)
 {
-	const char *what = "count";
+	const char *what = counts.what;
 	char shown[SHOW_MAX];
 	uint64_t v = 0, frac = 0, mult = 1, pow10 = 1, add;
 	size_t b, e, i, fd = 0, f0, f1;
 	int rc;
 
 	trim(s, &b, &e);
-	rc = check_start(s, b, e, what, "negative counts are not allowed", err,
-			 errlen);
+	rc = start_uint(s, b, e, &counts, UINT64_MAX, &i, &v, err, errlen);
 	if (rc)
 		return rc;
-	i = b;
-	if (read_uint(s, &i, e, UINT64_MAX, &v) < 0)
-		return fail(err, errlen, what, s, "out of range");
 	f0 = f1 = i;
 	if (i < e && s[i] == '.') {
 		f0 = ++i;
@@ -516,20 +546,15 @@ wm_units_count(const char *s, uint64_t *count, char *err, size_t errlen)
 int
 wm_units_number(const char *s, double *value, char *err, size_t errlen)
 {
-	const char *what = "number";
+	const char *what = numbers.what;
 	size_t b, e, i;
 	double v;
 	int rc;
 
 	trim(s, &b, &e);
-	rc = check_start(s, b, e, what, "negative numbers are not allowed", err,
-			 errlen);
+	rc = start_decimal(s, b, e, &numbers, &i, &v, err, errlen);
 	if (rc)
 		return rc;
-	i = b;
-	if (read_decimal(s, &i, e, &v) < 0)
-		return fail(err, errlen, what, s,
-			    "a decimal point must be followed by digits");
 	if (i != e)
 		return fail(err, errlen, what, s,
 			    "expected digits with an optional decimal part, "

@@ -60,6 +60,18 @@ wm_pausable_clock_resume(struct wm_pausable_clock *c, int64_t parent_now)
 	c->paused = false;
 }
 
+/* Paused or running at `parent_now`, as `paused` says: what an owner
+ * that learns its state as a flag (back-pressured, aligned away) calls. */
+static inline void
+wm_pausable_clock_set_paused(struct wm_pausable_clock *c, bool paused,
+			     int64_t parent_now)
+{
+	if (paused)
+		wm_pausable_clock_pause(c, parent_now);
+	else
+		wm_pausable_clock_resume(c, parent_now);
+}
+
 /*
  * checkpoint_watermarks: what a clock has taken off its parent's time up
  * to `parent_now` (an open pause counted to then), and a clock set from

@@ -195,10 +195,7 @@ void
 wm_source_watermarks_pause(struct wm_source_watermarks *sw, bool paused,
 			   int64_t now_ns)
 {
-	if (paused)
-		wm_pausable_clock_pause(&sw->clock, now_ns);
-	else
-		wm_pausable_clock_resume(&sw->clock, now_ns);
+	wm_pausable_clock_set_paused(&sw->clock, paused, now_ns);
 }
 
 void
@@ -210,10 +207,7 @@ wm_source_split_pause(struct wm_source_watermarks *sw,
 	 * stretch in which both were paused is not taken off twice. */
 	int64_t subtask_now = wm_pausable_clock_read(&sw->clock, now_ns);
 
-	if (paused)
-		wm_pausable_clock_pause(&split->clock, subtask_now);
-	else
-		wm_pausable_clock_resume(&split->clock, subtask_now);
+	wm_pausable_clock_set_paused(&split->clock, paused, subtask_now);
 }
 
 void
@@ -247,10 +241,10 @@ wm_source_watermarks_start(struct wm_source_watermarks *sw, int64_t now_ns)
 bool
 wm_source_watermarks_poll(struct wm_source_watermarks *sw, int64_t now_ns)
 {
-	if (now_ns < sw->next_tick_ns)
+	if (!wm_periodic_poll(&sw->next_tick_ns, sw->strategy.interval_ms,
+			      now_ns))
 		return false;
 	wm_source_watermarks_on_periodic(sw, now_ns);
-	sw->next_tick_ns = wm_periodic_after(sw->strategy.interval_ms, now_ns);
 	return true;
 }
 
@@ -265,7 +259,7 @@ wm_source_watermarks_next_change(const struct wm_source_watermarks *sw)
 {
 	int64_t at;
 
-	if (sw->next_tick_ns == INT64_MAX || sw->input_since_tick)
+	if (!wm_periodic_quiet(sw->next_tick_ns, sw->input_since_tick))
 		return sw->next_tick_ns;
 	at = wm_pausable_clock_time_of_reading(
 		NULL, &sw->clock,
@@ -282,10 +276,8 @@ wm_source_watermarks_next_change(const struct wm_source_watermarks *sw)
 	/* A grace ending changes which partitions count (multiplexer.h). */
 	if (sw->mux.grace_ns > 0 && wm_multiplexer_next_join(&sw->mux) < at)
 		at = wm_multiplexer_next_join(&sw->mux);
-	if (at == INT64_MAX)
-		return INT64_MAX;
-	return wm_ns_schedule_at_or_after(sw->next_tick_ns,
-					  sw->strategy.interval_ms, at);
+	return wm_periodic_next_change(sw->next_tick_ns,
+				       sw->strategy.interval_ms, at);
 }
 
 void

@@ -56,10 +56,7 @@ void
 wm_subtask_watermarks_pause(struct wm_subtask_watermarks *sw, bool paused,
 			    int64_t now_ns)
 {
-	if (paused)
-		wm_pausable_clock_pause(&sw->clock, now_ns);
-	else
-		wm_pausable_clock_resume(&sw->clock, now_ns);
+	wm_pausable_clock_set_paused(&sw->clock, paused, now_ns);
 }
 
 void
@@ -89,12 +86,10 @@ wm_subtask_watermarks_start(struct wm_subtask_watermarks *sw, int64_t now_ns)
 bool
 wm_subtask_watermarks_poll(struct wm_subtask_watermarks *sw, int64_t now_ns)
 {
-	if (now_ns < sw->next_tick_ns)
+	if (!wm_periodic_poll(&sw->next_tick_ns, sw->strategy.interval_ms,
+			      now_ns))
 		return false;
 	wm_subtask_watermarks_on_periodic(sw, now_ns);
-	/* Flink registers the next timer at the time the callback ran
-	 * plus the interval, so a late tick delays all that follow. */
-	sw->next_tick_ns = wm_periodic_after(sw->strategy.interval_ms, now_ns);
 	return true;
 }
 
@@ -103,14 +98,12 @@ wm_subtask_watermarks_next_change(const struct wm_subtask_watermarks *sw)
 {
 	int64_t at;
 
-	if (sw->next_tick_ns == INT64_MAX || sw->input_since_tick)
+	if (!wm_periodic_quiet(sw->next_tick_ns, sw->input_since_tick))
 		return sw->next_tick_ns;
 	at = wm_pausable_clock_time_of_reading(
 		NULL, &sw->clock, wm_watermark_next_change(&sw->generator));
-	if (at == INT64_MAX)
-		return INT64_MAX;
-	return wm_ns_schedule_at_or_after(sw->next_tick_ns,
-					  sw->strategy.interval_ms, at);
+	return wm_periodic_next_change(sw->next_tick_ns,
+				       sw->strategy.interval_ms, at);
 }
 
 void

@@ -515,12 +515,9 @@ wm_checkpoint_store_begin(struct wm_checkpoint_store *s, uint64_t id,
 					  id, s->current.id);
 	if (mkdir(s->dir, 0777) == 0) {
 		wm_outfile_dir_of(s->dir, parent, sizeof(parent));
-		r = wm_outfile_sync_dir(parent);
+		r = wm_outfile_sync_dir(parent, err, errlen);
 		if (r != 0)
-			return wm_checkpoint_fail(
-				err, errlen, -r,
-				"could not sync directory \"%s\": %s", parent,
-				strerror(-r));
+			return r;
 	} else if (errno != EEXIST) {
 		return wm_checkpoint_fail(
 			err, errlen, errno,
@@ -760,9 +757,8 @@ retain(struct wm_checkpoint_store *s, uint64_t committed)
 			removed++;
 	}
 	free(ids);
-	if (removed > 0 && (r = wm_outfile_sync_dir(s->dir)) != 0)
-		warn(s, "could not sync directory \"%s\": %s", s->dir,
-		     strerror(-r));
+	if (removed > 0 && wm_outfile_sync_dir(s->dir, why, sizeof(why)) != 0)
+		warn(s, "%s", why);
 	return removed;
 }
 
@@ -772,7 +768,6 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 			   size_t errlen)
 {
 	char dir[PATH_MAX];
-	const char *synced;
 	size_t len = 0;
 	char *text = NULL;
 	unsigned removed;
@@ -795,18 +790,11 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 	/* The blobs' names, and chk-N's own, durable before the manifest
 	 * that lists them: the commit then deletes older checkpoints, which
 	 * must not outlive the new one's directory entry. */
-	synced = dir;
-	r = wm_outfile_sync_dir(synced);
-	if (r == 0) {
-		synced = s->dir;
-		r = wm_outfile_sync_dir(synced);
-	}
-	if (r != 0) {
-		r = wm_checkpoint_fail(err, errlen, -r,
-				       "could not sync directory \"%s\": %s",
-				       synced, strerror(-r));
+	r = wm_outfile_sync_dir(dir, err, errlen);
+	if (r == 0)
+		r = wm_outfile_sync_dir(s->dir, err, errlen);
+	if (r != 0)
 		goto failed;
-	}
 	r = wm_checkpoint_manifest_text(&s->current, &text, &len);
 	if (r != 0) {
 		r = wm_checkpoint_fail(
@@ -822,13 +810,9 @@ wm_checkpoint_store_commit(struct wm_checkpoint_store *s,
 		goto failed;
 	/* The manifest's name durable: from here the checkpoint is
 	 * complete, and older ones may go. */
-	r = wm_outfile_sync_dir(dir);
-	if (r != 0) {
-		r = wm_checkpoint_fail(err, errlen, -r,
-				       "could not sync directory \"%s\": %s",
-				       dir, strerror(-r));
+	r = wm_outfile_sync_dir(dir, err, errlen);
+	if (r != 0)
 		goto failed;
-	}
 	done_ns = now(s);
 	s->writing = false;
 	if (figures != NULL)

@@ -28,13 +28,9 @@ open_lock_file(const char *dir, const char *path, bool create, char *err,
 	if (create && mkdir(dir, 0777) == 0) {
 		/* Its name durable, as the store makes it (one level). */
 		wm_outfile_dir_of(dir, parent, sizeof(parent));
-		e = -wm_outfile_sync_dir(parent);
-		if (e != 0) {
-			snprintf(err, errlen,
-				 "could not sync directory \"%s\": %s", parent,
-				 strerror(e));
+		e = -wm_outfile_sync_dir(parent, err, errlen);
+		if (e != 0)
 			return -e;
-		}
 	} else if (create && errno != EEXIST) {
 		e = errno;
 		snprintf(err, errlen,

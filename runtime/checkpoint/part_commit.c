@@ -175,7 +175,6 @@ static int
 make_dir(const char *path, char *err, size_t errlen)
 {
 	char parent[PATH_MAX];
-	int r;
 
 	if (mkdir(path, 0777) != 0) {
 		if (errno == EEXIST)
@@ -185,13 +184,8 @@ make_dir(const char *path, char *err, size_t errlen)
 			"could not create directory \"%s\": %s", path,
 			strerror(errno));
 	}
-	r = wm_outfile_sync_dir(
-		wm_outfile_dir_of(path, parent, sizeof(parent)));
-	if (r != 0)
-		return wm_checkpoint_fail(err, errlen, -r,
-					  "could not sync directory \"%s\": %s",
-					  parent, strerror(-r));
-	return 0;
+	return wm_outfile_sync_dir(
+		wm_outfile_dir_of(path, parent, sizeof(parent)), err, errlen);
 }
 
 void

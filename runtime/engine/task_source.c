@@ -184,12 +184,9 @@ set_waiting(struct wm_task *t, bool waiting)
 
 	if (waiting == s->waiting.paused)
 		return;
-	if (waiting) {
-		wm_pausable_clock_pause(&s->waiting, t->now_ns);
-	} else {
-		wm_pausable_clock_resume(&s->waiting, t->now_ns);
+	wm_pausable_clock_set_paused(&s->waiting, waiting, t->now_ns);
+	if (!waiting)
 		s->resumed_ns = t->now_ns;
-	}
 	pause_clock(t);
 }
 
@@ -221,12 +218,9 @@ pause_partition(struct wm_task *t, uint32_t local, bool paused)
 	wm_source_watermarking_pause_partition(&s->watermarks,
 					       s->split_of[s->parts[local]],
 					       paused, t->now_ns);
-	if (paused) {
-		wm_pausable_clock_pause(held, t->now_ns);
-	} else {
-		wm_pausable_clock_resume(held, t->now_ns);
+	wm_pausable_clock_set_paused(held, paused, t->now_ns);
+	if (!paused)
 		s->part[local].resumed_ns = t->now_ns;
-	}
 }
 
 /* What this subtask reports now, if anything (alignment.h). */

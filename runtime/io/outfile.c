@@ -184,11 +184,28 @@ fail(char *err, size_t errlen, int e, const char *what, const char *path)
 	return -e;
 }
 
+/* Decide on t->path as if it had been named, not as a link: its
+ * directories checked (check_dirs(), naming `path`) and whether the one
+ * it is in is shared. What resolve() does for `path` and again for where
+ * a link of ours leads. */
+static int
+settle(struct target *t, const char *what, const char *path, char *err,
+       size_t errlen)
+{
+	char dir[PATH_MAX];
+	int r = check_dirs(what, path, t->path, err, errlen);
+
+	if (r != 0)
+		return r;
+	t->shared = shared_dir(wm_outfile_dir_of(t->path, dir, sizeof(dir)));
+	t->link = false;
+	return 0;
+}
+
 static int
 resolve(const char *what, const char *path, struct target *t, char *err,
 	size_t errlen)
 {
-	char dir[PATH_MAX];
 	struct stat lst, st;
 	int r;
 
@@ -196,10 +213,9 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 	if (snprintf(t->path, sizeof(t->path), "%s", path) >=
 	    (int)sizeof(t->path))
 		return fail(err, errlen, ENAMETOOLONG, what, path);
-	r = check_dirs(what, path, path, err, errlen);
+	r = settle(t, what, path, err, errlen);
 	if (r != 0)
 		return r;
-	t->shared = shared_dir(wm_outfile_dir_of(path, dir, sizeof(dir)));
 	if (lstat(path, &lst) != 0) {
 		if (errno != ENOENT)
 			return fail(err, errlen, errno, what, path);
@@ -215,19 +231,16 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 		else if (realpath(path, t->path) != NULL) {
 			/* Our own link: write where it leads, deciding
 			 * there as if it had been named. */
-			r = check_dirs(what, path, t->path, err, errlen);
+			r = settle(t, what, path, err, errlen);
 			if (r != 0)
 				return r;
-			t->shared = shared_dir(
-				wm_outfile_dir_of(t->path, dir, sizeof(dir)));
-			t->link = false;
 			if (lstat(t->path, &st) != 0)
 				return fail(err, errlen, errno, what, path);
 			t->exists = true;
 		} else {
 			/* A dangling link of ours: the file to create is where
 			 * it leads, decided there as if it had been named. */
-			char to[PATH_MAX];
+			char to[PATH_MAX], dir[PATH_MAX];
 			ssize_t n = readlink(path, to, sizeof(to) - 1);
 
 			if (n < 0)
@@ -236,17 +249,13 @@ resolve(const char *what, const char *path, struct target *t, char *err,
 			if (to[0] == '/')
 				snprintf(t->path, sizeof(t->path), "%s", to);
 			else if (snprintf(t->path, sizeof(t->path), "%s/%s",
-					  dir, to) >= (int)sizeof(t->path))
+					  wm_outfile_dir_of(path, dir,
+							    sizeof(dir)),
+					  to) >= (int)sizeof(t->path))
 				return fail(err, errlen, ENAMETOOLONG, what,
 					    path);
-			r = check_dirs(what, path, t->path, err, errlen);
-			if (r != 0)
-				return r;
-			t->shared = shared_dir(
-				wm_outfile_dir_of(t->path, dir, sizeof(dir)));
-			t->link = false;
 			t->exists = false;
-			return 0;
+			return settle(t, what, path, err, errlen);
 		}
 	} else {
 		t->exists = true;
@@ -459,17 +468,22 @@ wm_outfile_sync(struct wm_outfile *f)
 }
 
 int
-wm_outfile_sync_dir(const char *dir)
+wm_outfile_sync_dir(const char *dir, char *err, size_t errlen)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int r = 0;
+	int e = 0;
 
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) != 0 && errno != EINVAL)
-		r = -errno;
-	close(fd);
-	return r;
+	if (fd < 0) {
+		e = errno;
+	} else {
+		if (fsync(fd) != 0 && errno != EINVAL)
+			e = errno;
+		close(fd);
+	}
+	if (e != 0)
+		snprintf(err, errlen, "could not sync directory \"%s\": %s",
+			 dir, strerror(e));
+	return -e;
 }
 
 off_t

@@ -122,8 +122,9 @@ int wm_outfile_sync(struct wm_outfile *f);
 
 /* Make the names in directory `dir` durable: a file made, renamed or
  * removed in it. A file system that cannot sync a directory (EINVAL) has
- * nothing more to do. 0 or a negative errno. */
-int wm_outfile_sync_dir(const char *dir);
+ * nothing more to do. 0, or a negative errno with "could not sync
+ * directory" and why in err. */
+int wm_outfile_sync_dir(const char *dir, char *err, size_t errlen);
 
 /* Bytes in the file now (its size; 0 for a stream). */
 off_t wm_outfile_size(const struct wm_outfile *f);

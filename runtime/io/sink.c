@@ -573,7 +573,8 @@ wm_sink_seal(struct wm_sink *s, const char *next, uint64_t *bytes, char *err,
 	r = wm_outfile_sync(&s->file);
 	if (r == 0)
 		r = wm_outfile_sync_dir(
-			wm_outfile_dir_of(s->file.target, dir, sizeof(dir)));
+			wm_outfile_dir_of(s->file.target, dir, sizeof(dir)),
+			err, errlen);
 	if (r != 0)
 		return seal_failed(s, s->file.path, r, err, errlen);
 	*bytes = (uint64_t)wm_outfile_size(&s->file);

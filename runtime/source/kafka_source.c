@@ -48,6 +48,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -68,6 +69,22 @@
 #include "runtime/source/replay.h" /* WM_REPLAY_REPORTED */
 
 static const struct wm_record_source_ops kafka_ops;
+
+/* The source stops the job with `code` (sysexits) and the message fmt
+ * makes, as health() then says (record_source.h). */
+static void stop_source(struct ksource *s, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+stop_source(struct ksource *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->health.exit_code = code;
+	va_start(ap, fmt);
+	vsnprintf(s->health.why, sizeof(s->health.why), fmt, ap);
+	va_end(ap);
+}
 
 /* ---- partitions ---- */
 
@@ -159,10 +176,10 @@ assign_from(struct ksource *s, uint32_t first)
 	}
 	e = l->cnt > 0 ? rd_kafka_incremental_assign(s->rk, l) : NULL;
 	if (e != NULL) {
-		snprintf(s->health.why, sizeof(s->health.why),
-			 "kafka: topic \"%s\": could not assign partitions: %s",
-			 s->topic, rd_kafka_error_string(e));
-		s->health.exit_code = EX_SOFTWARE;
+		stop_source(
+			s, EX_SOFTWARE,
+			"kafka: topic \"%s\": could not assign partitions: %s",
+			s->topic, rd_kafka_error_string(e));
 		rd_kafka_error_destroy(e);
 		r = -EIO;
 	} else if (paused->cnt > 0) {
@@ -202,9 +219,7 @@ discover(struct ksource *s, uint32_t count)
 		    s->slot[p] != NO_SLOT)
 			continue;
 		if (add_partition(s, (int32_t)p, AT_BEGINNING, NO_STOP) < 0) {
-			s->health.exit_code = EX_OSERR;
-			snprintf(s->health.why, sizeof(s->health.why),
-				 "kafka: out of memory");
+			stop_source(s, EX_OSERR, "kafka: out of memory");
 			return;
 		}
 	}
@@ -302,8 +317,7 @@ bad_record(struct ksource *s, uint32_t i, const rd_kafka_message_t *m,
 
 	bad_where(s, m, why, where, sizeof(where));
 	if (!s->skip_bad) {
-		s->health.exit_code = EX_DATAERR;
-		snprintf(s->health.why, sizeof(s->health.why), "%s", where);
+		stop_source(s, EX_DATAERR, "%s", where);
 		return false;
 	}
 	s->part[i].bad++;
@@ -351,11 +365,11 @@ watch_silence(struct ksource *s, int64_t now_ns)
 	if (at > 0 && now_ns - (wm_monotonic_ns() - at) > s->heard_ns)
 		s->heard_ns = now_ns - (wm_monotonic_ns() - at);
 	if (now_ns - s->heard_ns >= timeout_ns && s->health.exit_code == 0) {
-		s->health.exit_code = EX_UNAVAILABLE;
-		snprintf(s->health.why, sizeof(s->health.why),
-			 "kafka: no broker of %s answered for %s", s->servers,
-			 wm_kafka_client_seconds(s->broker_timeout_ms, t,
-						 sizeof(t)));
+		stop_source(s, EX_UNAVAILABLE,
+			    "kafka: no broker of %s answered for %s",
+			    s->servers,
+			    wm_kafka_client_seconds(s->broker_timeout_ms, t,
+						    sizeof(t)));
 	}
 }
 
@@ -368,11 +382,10 @@ static void
 watch_topic(struct ksource *s)
 {
 	if (wm_kafka_watch_topic_gone(s->watch) && s->health.exit_code == 0) {
-		s->health.exit_code = EX_NOINPUT;
-		snprintf(s->health.why, sizeof(s->health.why),
-			 "kafka: topic \"%s\" was deleted while the job read "
-			 "it",
-			 s->topic);
+		stop_source(
+			s, EX_NOINPUT,
+			"kafka: topic \"%s\" was deleted while the job read it",
+			s->topic);
 	}
 }
 
@@ -392,11 +405,11 @@ watch_brokers(struct ksource *s, int64_t now_ns)
 		outage_over(s, now_ns);
 	if (s->in_outage && s->health.exit_code == 0 &&
 	    now_ns - s->outage_start_ns >= s->broker_timeout_ms * 1000000) {
-		s->health.exit_code = EX_UNAVAILABLE;
-		snprintf(s->health.why, sizeof(s->health.why),
-			 "kafka: no broker of %s reachable for %s", s->servers,
-			 wm_kafka_client_seconds(s->broker_timeout_ms, t,
-						 sizeof(t)));
+		stop_source(s, EX_UNAVAILABLE,
+			    "kafka: no broker of %s reachable for %s",
+			    s->servers,
+			    wm_kafka_client_seconds(s->broker_timeout_ms, t,
+						    sizeof(t)));
 	}
 }
 
@@ -416,10 +429,8 @@ consumer_error(struct ksource *s, const rd_kafka_message_t *m)
 	 * a source without kafka.group_id is ours, for librdkafka's
 	 * consumer queue, and may well be refused on a secured cluster). */
 	if (m->err == RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED) {
-		s->health.exit_code = EX_NOPERM;
-		snprintf(s->health.why, sizeof(s->health.why),
-			 "kafka: topic \"%s\": %s", s->topic,
-			 rd_kafka_err2str(m->err));
+		stop_source(s, EX_NOPERM, "kafka: topic \"%s\": %s", s->topic,
+			    rd_kafka_err2str(m->err));
 		return;
 	}
 	/* The end of a partition (enable.partition.eof set by the user) is
@@ -540,9 +551,7 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		p = &s->part[i];
 		r = read_record(s, m, out, why, sizeof(why));
 		if (r == -ENOMEM) {
-			s->health.exit_code = EX_OSERR;
-			snprintf(s->health.why, sizeof(s->health.why),
-				 "kafka: out of memory");
+			stop_source(s, EX_OSERR, "kafka: out of memory");
 		} else if (r != 0 && !bad_record(s, i, m, why)) {
 			r = -1;
 		}
