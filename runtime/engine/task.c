@@ -21,6 +21,7 @@
 
 #include "base/assert.h"
 #include "runtime/engine/codec.h"
+#include "runtime/engine/task_out.h"
 #include "runtime/engine/task_state.h"
 
 _Static_assert(WM_METRICS_MAX_INPUTS == WM_TOPOLOGY_MAX_INPUTS &&

@@ -26,6 +26,7 @@
 
 #include "operators/barrier_align.h"
 #include "lib/snap.h"
+#include "runtime/engine/task_out.h"
 #include "runtime/engine/task_state.h"
 
 #define TASK_SNAP_TAG WM_SNAP_TAG('T', 'A', 'S', 'K')

@@ -11,6 +11,7 @@
 
 #include "lib/hash.h"
 #include "runtime/engine/codec.h"
+#include "runtime/engine/task_out.h"
 #include "runtime/engine/task_state.h"
 
 void

@@ -18,6 +18,7 @@
 
 #include "base/assert.h"
 #include "operators/alignment.h"
+#include "runtime/engine/task_out.h"
 #include "runtime/engine/task_state.h"
 
 /*

@@ -216,40 +216,6 @@ wm_task_stall_threshold_ns(const struct wm_topology *topo)
 	return wm_ms_to_ns(topo->job.stall_threshold_ms);
 }
 
-/* task_out.c: the output edges of the plan's subtask, and t->edges_out,
- * through which watermarks and statuses leave (0 or a negative errno). */
-int wm_task_init_outputs(struct wm_task *t);
-
-/* A frame to every channel of every output edge. */
-void wm_task_send_all(struct wm_task *t, const struct wm_frame *f);
-
-/* A record to each output edge, by its partitioner. */
-void wm_task_send_record(struct wm_task *t, const struct wm_record *r);
-/* The records staged, sent as runs (nothing if none is). */
-void wm_task_flush_staged(struct wm_task *t);
-
-/* A record to each output edge as wm_task_send_record() sends it, but
- * staged to go with the records around it as a run, when the driver
- * takes runs (wm_task_out.records); the caller flushes before it returns
- * (wm_task_flush_staged()). */
-static inline void
-wm_task_stage_record(struct wm_task *t, const struct wm_record *r)
-{
-	if (t->out->records == NULL) {
-		wm_task_send_record(t, r);
-		return;
-	}
-	t->staged[t->n_staged++] = *r;
-	if (t->n_staged == WM_TASK_STAGED)
-		wm_task_flush_staged(t);
-}
-
-/* The same for `n` records in order: each channel gets its records as
- * runs (consecutive records routed to one channel go in one call of the
- * driver's `records`), and what every channel receives, in what order, is
- * what n calls of wm_task_send_record() would give it. */
-void wm_task_send_run(struct wm_task *t, const struct wm_record *r, uint32_t n);
-
 /* task_source.c: set up a source subtask's partitions and watermarks
  * from its record source `src`, owned by the task from the call on (0 or
  * a negative errno); free them; the partition holding its watermark now

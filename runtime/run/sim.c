@@ -24,7 +24,7 @@
 #include "runtime/restart/restart_strategy.h"
 #include "runtime/checkpoint/exactly_once.h"
 #include "runtime/run/sim.h"
-#include "runtime/run/sim_internal.h"
+#include "runtime/run/sim_job.h"
 #include "base/log.h"
 #include "runtime/io/sink.h"
 #include "runtime/source/sources.h"
@@ -32,24 +32,6 @@
 
 /* Simulated processing cost of a record from an unlimited-rate source. */
 #define WM_SIM_NS_PER_RECORD 1000
-
-/* The metrics block of subtask `id`. */
-struct wm_subtask_metrics *
-wm_sim_block(const struct sim *sim, uint32_t id)
-{
-	return (struct wm_subtask_metrics *)((char *)sim->metrics +
-					     id * sim->stride);
-}
-
-/* The first failure stops the job; later ones follow from it. */
-void
-wm_sim_failed(struct sim *sim, int error, const char *why)
-{
-	if (sim->error != 0)
-		return;
-	sim->error = error;
-	snprintf(sim->why, sizeof(sim->why), "%s", why);
-}
 
 static void
 sim_output_failed(struct sim *sim, const struct wm_sink *sink)
@@ -115,15 +97,6 @@ sim_late(struct wm_task_out *out, const struct wm_record *r)
 	if (st->late != NULL && !st->sim->error &&
 	    wm_sink_late(st->late, r) != 0)
 		sim_output_failed(st->sim, st->late);
-}
-
-/* An output file that cannot be opened is an output error (exit 74), as
- * in a real run: its errno (ENOENT, EACCES) must not read as a missing
- * input. */
-int
-wm_sim_output_error(int r)
-{
-	return r == -ENOMEM ? r : -EIO;
 }
 
 /* Tasks exist for every subtask of the plan (every stage but sinks, which
@@ -211,7 +184,7 @@ build(struct sim *sim, char *err, size_t errlen)
 /* Chain sinks and late outputs to the windows that feed them: the
  * stage's file or stream, or with exactly-once, parts of the subtask's
  * own. */
-/* Task st's routes (sim_internal.h): one allocation, the edges' arrays
+/* Task st's routes (sim_job.h): one allocation, the edges' arrays
  * first, then every edge's channels. */
 static int
 routes_set_up(struct sim *sim, struct sim_task *st)
@@ -553,12 +526,6 @@ settle(struct sim *sim)
 	}
 	wm_sim_queue_free(&spare);
 	return sim->error;
-}
-
-bool
-wm_sim_is_source(const struct sim *sim, const struct sim_task *st)
-{
-	return sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE;
 }
 
 /* An unfinished source of an alignment group whose next event was taken

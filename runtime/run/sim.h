@@ -22,9 +22,9 @@
  *     no idleness countdown to start or to expire at it (announced
  *     already, or not yet due: operators/source_watermarks.h), and an
  *     alignment update that would report what the last one reported and
- *     read the reports the last one read (runtime/engine/task.h). Such a tick or
- *     update is not run but counted as run on time: the next one is due
- *     exactly whole intervals later, as if each had run. The output is
+ *     read the reports the last one read (runtime/engine/task.h). Such a
+ *     tick or update is not run but counted as run on time: the next one
+ *     is due exactly whole intervals later, as if each had run. The output is
  *     byte for byte that of running every one; a trace with years
  *     between records, or partitions silent for years, take as long as
  *     their records.

@@ -16,7 +16,7 @@
 #include "base/time.h"
 #include "lib/units.h"
 #include "runtime/checkpoint/part_commit.h"
-#include "runtime/run/sim_internal.h"
+#include "runtime/run/sim_job.h"
 #include "runtime/source/sources.h"
 
 /* The committer learns of each part a window subtask sealed

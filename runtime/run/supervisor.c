@@ -8,7 +8,8 @@
  * blocks only. Signals: SIGCHLD and the stop signals (SIGINT, SIGTERM,
  * SIGHUP) are blocked before the placement and the forks and taken with
  * sigtimedwait(). A stop signal that the caller left ignored (nohup's
- * SIGHUP, a background command's SIGINT) stays ignored, by the whole job. Each child unblocks the signals, leaves SIGINT and SIGHUP to the
+ * SIGHUP, a background command's SIGINT) stays ignored, by the whole
+ * job. Each child unblocks the signals, leaves SIGINT and SIGHUP to the
  * supervisor (ignored: a terminal's Ctrl-C reaches the whole group), asks
  * for SIGKILL when the supervisor dies (PR_SET_PDEATHSIG, then re-checks
  * its parent, which may have died before the prctl), pins itself where
@@ -74,7 +75,7 @@
 #include "runtime/checkpoint/exactly_once.h"
 #include "runtime/run/observer.h"
 #include "runtime/run/supervisor.h"
-#include "runtime/run/supervisor_internal.h"
+#include "runtime/run/supervisor_job.h"
 #include "runtime/run/worker.h"
 
 /* How long a stopped job may take to drain before its workers are
@@ -83,21 +84,6 @@
 #define STOP_GRACE_NS ((int64_t)5000000000)
 /* How long a terminated worker may take to go before it is killed. */
 #define TERM_GRACE_NS ((int64_t)2000000000)
-
-/* The monotonic instant at which the job's processing time was 0: the
- * first attempt's start line, moved back by a resumed job's processing
- * time at its start; 0 while no start line is known. */
-int64_t
-wm_supervisor_job_origin(const struct job *j, const struct wm_shm *seg)
-{
-	int64_t started = wm_shm_started(seg);
-
-	if (j->job_start_ns != 0)
-		return j->job_start_ns;
-	if (started == 0)
-		return 0;
-	return started - wm_scale_ns(j->resumed_at_ns, 1 / j->t->job.speed);
-}
 
 /* The CPUs the supervisor's plan gave each subtask, and the machine they
  * are on: the children pin themselves from these, inherited through fork,
@@ -295,8 +281,8 @@ worker_exited(struct job *j, uint32_t id, const char *name, pid_t pid,
 }
 
 /* Reap every child that exited; a failure is the job's (job_failed()). */
-void
-wm_supervisor_reap(struct job *j)
+static void
+reap(struct job *j)
 {
 	struct rusage ru;
 	pid_t pid;
@@ -415,8 +401,8 @@ terminate_stragglers(struct job *j)
  * limit): the signal, or -1 with EAGAIN once `by` has passed. A signal
  * already pending is taken even then: a stop that came while the job
  * was busy (a restart with no delay) must not wait for the next attempt. */
-int
-wm_supervisor_wait_signal_until(const sigset_t *mask, int64_t by)
+static int
+wait_signal_until(const sigset_t *mask, int64_t by)
 {
 	siginfo_t info;
 	int64_t left;
@@ -511,8 +497,7 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 
 		if (inject < look)
 			look = inject;
-		sig = wm_supervisor_wait_signal_until(mask,
-						      look < by ? look : by);
+		sig = wait_signal_until(mask, look < by ? look : by);
 		coordinate(j, seg);
 		inject_failure(j, seg);
 		if (sig == SIGUSR1 || (sig < 0 && errno == EAGAIN && look < by))
@@ -527,7 +512,7 @@ supervise(struct job *j, struct wm_shm *seg, const sigset_t *mask)
 				j->phase = KILLING;
 			}
 		} else if (sig == SIGCHLD) {
-			wm_supervisor_reap(j);
+			reap(j);
 		} else if (sig > 0 && j->phase == RUNNING) {
 			/* Interrupted: the sources end their streams, the
 			 * rings drain, every worker finishes with its
@@ -857,6 +842,36 @@ tear_down(struct job *j, struct resources *res, int status)
 	return status;
 }
 
+/* Wait `delay_ns` of processing time before a restart, as the strategy
+ * said (a delay is a duration of the job, as --sim takes it: at speed 2000
+ * a second's backoff is half a millisecond): a stop signal meanwhile ends
+ * the job instead (true), with nothing running. */
+static bool
+stopped_while_down(struct job *j, const sigset_t *mask, int64_t delay_ns)
+{
+	int64_t until =
+		wm_monotonic_ns() + wm_scale_ns(delay_ns, 1 / j->t->job.speed);
+
+	for (;;) {
+		int sig = wait_signal_until(mask, until);
+
+		if (sig < 0 && errno == EAGAIN)
+			return false;
+		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+			/* The user's stop, not the crash, ends the job. */
+			j->failure = 0;
+			j->stop_signal = sig;
+			snprintf(j->err, j->errlen,
+				 "stopped by signal %d: %s, while the job "
+				 "waited to restart",
+				 sig, strsignal(sig));
+			return true;
+		}
+		if (sig == SIGCHLD)
+			reap(j); /* the observer */
+	}
+}
+
 /*
  * The job's attempts, forked at monotonic `start`: each launched and
  * supervised, then restarted as the restart strategy says, until one ends
@@ -883,13 +898,14 @@ run_attempts(struct job *j, struct resources *res, const sigset_t *mask,
 		wm_supervisor_note_unrestorable(j, &res->seg);
 		if (!wm_supervisor_restartable(j, &delay))
 			break;
-		r = wm_supervisor_restart(j, &res->seg, mask, delay);
-		if (r == 1)
-			break; /* stopped while down */
+		r = wm_supervisor_restart(j, &res->seg, delay);
 		if (r != 0) {
 			j->failure = r;
 			break;
 		}
+		if (stopped_while_down(j, mask, delay))
+			break;
+		wm_supervisor_restarted(j, &res->seg);
 	}
 	wm_supervisor_note_hold(j, &res->seg);
 	/* A checkpoint cut short by the end is removed. */

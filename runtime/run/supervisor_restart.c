@@ -19,7 +19,7 @@
 #include "lib/units.h"
 #include "runtime/checkpoint/checkpoint_cycle.h"
 #include "runtime/metrics/metrics.h"
-#include "runtime/run/supervisor_internal.h"
+#include "runtime/run/supervisor_job.h"
 
 /* The processing time of the monotonic instant `ns`: since the first
  * attempt's start line. */
@@ -118,36 +118,6 @@ wm_supervisor_restartable(struct job *j, int64_t *delay_ns)
 			 c->strategy);
 	}
 	return false;
-}
-
-/* Wait `delay_ns` of processing time before a restart, as the strategy
- * said (a delay is a duration of the job, as --sim takes it: at speed 2000
- * a second's backoff is half a millisecond): a stop signal meanwhile ends
- * the job instead (true), with nothing running. */
-static bool
-stopped_while_down(struct job *j, const sigset_t *mask, int64_t delay_ns)
-{
-	int64_t until =
-		wm_monotonic_ns() + wm_scale_ns(delay_ns, 1 / j->t->job.speed);
-
-	for (;;) {
-		int sig = wm_supervisor_wait_signal_until(mask, until);
-
-		if (sig < 0 && errno == EAGAIN)
-			return false;
-		if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-			/* The user's stop, not the crash, ends the job. */
-			j->failure = 0;
-			j->stop_signal = sig;
-			snprintf(j->err, j->errlen,
-				 "stopped by signal %d: %s, while the job "
-				 "waited to restart",
-				 sig, strsignal(sig));
-			return true;
-		}
-		if (sig == SIGCHLD)
-			wm_supervisor_reap(j); /* the observer */
-	}
 }
 
 /* How long event time was held after the last restore: until every window
@@ -249,16 +219,14 @@ note_restart(struct job *j, int64_t now, int64_t delay_ns)
 /*
  * After a failure every worker is gone: note the restart, keep what the
  * next attempt needs (the first start line, each window's watermark, the
- * checkpoint to restore), clear the segment and, after the strategy's
- * delay, start every subtask again from the latest complete checkpoint. 0
- * to launch, 1 when a stop signal came while the job was down, or an exit
- * status with err set (the job then ends with it).
+ * checkpoint to restore) and clear the segment: after the strategy's
+ * delay (the caller's wait) every subtask starts again from the latest
+ * complete checkpoint. 0, or an exit status with err set (the job then
+ * ends with it).
  */
 int
-wm_supervisor_restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
-		      int64_t delay_ns)
+wm_supervisor_restart(struct job *j, struct wm_shm *seg, int64_t delay_ns)
 {
-	struct wm_checkpoint_summary *c = &j->restarts;
 	int64_t now = wm_monotonic_ns();
 	char why[512];
 
@@ -289,10 +257,14 @@ wm_supervisor_restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 	note_restart(j, now, delay_ns);
 	if (wm_shm_reset(seg, j->err, j->errlen) != 0)
 		return EX_OSERR;
-	if (stopped_while_down(j, mask, delay_ns))
-		return 1;
+	return 0;
+}
+
+void
+wm_supervisor_restarted(struct job *j, struct wm_shm *seg)
+{
 	atomic_store_explicit(&((struct wm_shm_header *)seg->base)->restarts,
-			      c->restarts, memory_order_relaxed);
+			      j->restarts.restarts, memory_order_relaxed);
 	j->failure = 0;
 	j->err[0] = '\0';
 	j->phase = RUNNING;
@@ -301,5 +273,4 @@ wm_supervisor_restart(struct job *j, struct wm_shm *seg, const sigset_t *mask,
 		j->children[i].done = false;
 		j->children[i].signalled = false;
 	}
-	return 0;
 }

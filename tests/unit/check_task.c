@@ -26,6 +26,7 @@
 #include "runtime/plan/plan.h"
 #include "runtime/engine/codec.h"
 #include "runtime/engine/task.h"
+#include "runtime/engine/task_out.h"
 #include "runtime/engine/task_state.h"
 #include "runtime/source/sources.h"
 #include "runtime/conf/topology.h"

@@ -1,12 +1,13 @@
 /*
- * supervisor_internal.h
- *	What a real run's supervisor shares between its two files: the job
- *	as it follows it (supervisor.c: the segment, the forks, waiting and
- *	stopping; supervisor_restart.c: the restart after a failed attempt).
+ * supervisor_job.h
+ *	A real run's job as its supervisor follows it, shared by the
+ *	supervisor's two files (supervisor.c: the segment, the forks,
+ *	waiting and stopping; supervisor_restart.c: the restart after a
+ *	failed attempt).
  *	For runtime/run/supervisor*.c only.
  */
-#ifndef WM_RUNTIME_RUN_SUPERVISOR_INTERNAL_H
-#define WM_RUNTIME_RUN_SUPERVISOR_INTERNAL_H
+#ifndef WM_RUNTIME_RUN_SUPERVISOR_JOB_H
+#define WM_RUNTIME_RUN_SUPERVISOR_JOB_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -93,12 +94,17 @@ struct job {
 /* The monotonic instant at which the job's processing time was 0: the
  * first attempt's start line, moved back by a resumed job's processing
  * time at its start; 0 while no start line is known. */
-int64_t wm_supervisor_job_origin(const struct job *j, const struct wm_shm *seg);
-/* Reap every child that exited; a failure is the job's. */
-void wm_supervisor_reap(struct job *j);
-/* The next signal of `mask` before monotonic `by` (-1 with EAGAIN: none
- * came). */
-int wm_supervisor_wait_signal_until(const sigset_t *mask, int64_t by);
+static inline int64_t
+wm_supervisor_job_origin(const struct job *j, const struct wm_shm *seg)
+{
+	int64_t started = wm_shm_started(seg);
+
+	if (j->job_start_ns != 0)
+		return j->job_start_ns;
+	if (started == 0)
+		return 0;
+	return started - wm_scale_ns(j->resumed_at_ns, 1 / j->t->job.speed);
+}
 
 /* After an attempt: a worker that could not restore the checkpoint it
  * started from makes the attempt's failure that (65), and the restore
@@ -108,13 +114,14 @@ void wm_supervisor_note_unrestorable(struct job *j, const struct wm_shm *seg);
  * time ([job] restart_strategy); if not, err says why. */
 bool wm_supervisor_restartable(struct job *j, int64_t *delay_ns);
 /* Every worker gone: the restart noted, the restore chosen and the outputs
- * recovered to it, the segment cleared and, after the delay, the job
- * ready to launch again. 0 to launch, 1 when a stop signal came while the
- * job was down, or an exit status with err set. */
-int wm_supervisor_restart(struct job *j, struct wm_shm *seg,
-			  const sigset_t *mask, int64_t delay_ns);
+ * recovered to it, and the segment cleared, for a launch after the
+ * restart strategy's delay_ns (which the caller waits, a stop meanwhile
+ * ending the job). 0, or an exit status with err set. */
+int wm_supervisor_restart(struct job *j, struct wm_shm *seg, int64_t delay_ns);
+/* The delay over: the job ready to launch again. */
+void wm_supervisor_restarted(struct job *j, struct wm_shm *seg);
 /* The last restart's note, once its attempt ended: how long it held event
  * time back. */
 void wm_supervisor_note_hold(struct job *j, const struct wm_shm *seg);
 
-#endif /* WM_RUNTIME_RUN_SUPERVISOR_INTERNAL_H */
+#endif /* WM_RUNTIME_RUN_SUPERVISOR_JOB_H */

@@ -1,16 +1,18 @@
 /*
- * sim_internal.h
- *	What the --sim driver's two files share: its tasks, their in-memory
- *	queues and the job's state (sim.c: instants, channels, sampling; and
- *	sim_checkpoint.c: rules 8 and 9, the checkpoints, the crash and the
- *	restore). For runtime/run/sim*.c only.
+ * sim_job.h
+ *	The --sim job as its driver's two files share it: its tasks, their
+ *	in-memory queues and the job's state (sim.c: instants, channels,
+ *	sampling; sim_checkpoint.c: rules 8 and 9, the checkpoints, the
+ *	crash and the restore). For runtime/run/sim*.c only.
  */
-#ifndef WM_RUNTIME_RUN_SIM_INTERNAL_H
-#define WM_RUNTIME_RUN_SIM_INTERNAL_H
+#ifndef WM_RUNTIME_RUN_SIM_JOB_H
+#define WM_RUNTIME_RUN_SIM_JOB_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ipc/frame.h"
 #include "runtime/chart/recorder.h"
@@ -120,14 +122,39 @@ struct sim {
 };
 
 /* The metrics block of subtask `id`. */
-struct wm_subtask_metrics *wm_sim_block(const struct sim *sim, uint32_t id);
+static inline struct wm_subtask_metrics *
+wm_sim_block(const struct sim *sim, uint32_t id)
+{
+	return (struct wm_subtask_metrics *)((char *)sim->metrics +
+					     id * sim->stride);
+}
+
 /* Whether `st` runs a source. */
-bool wm_sim_is_source(const struct sim *sim, const struct sim_task *st);
+static inline bool
+wm_sim_is_source(const struct sim *sim, const struct sim_task *st)
+{
+	return sim->topo->stages[st->sub->stage].kind == WM_STAGE_SOURCE;
+}
+
 /* The job failed (`error` < 0, `why` saying why): the first failure stops
  * it at the end of the instant; later ones follow from it. */
-void wm_sim_failed(struct sim *sim, int error, const char *why);
-/* An output's errno as the job's failure: -EIO (exit 74), or -ENOMEM. */
-int wm_sim_output_error(int r);
+static inline void
+wm_sim_failed(struct sim *sim, int error, const char *why)
+{
+	if (sim->error != 0)
+		return;
+	sim->error = error;
+	snprintf(sim->why, sizeof(sim->why), "%s", why);
+}
+
+/* An output's errno as the job's failure: an output file that cannot be
+ * opened is an output error (-EIO, exit 74), as in a real run: its errno
+ * (ENOENT, EACCES) must not read as a missing input; -ENOMEM stays. */
+static inline int
+wm_sim_output_error(int r)
+{
+	return r == -ENOMEM ? r : -EIO;
+}
 
 /* Rule 8: the checkpoints of [job] checkpoint_dir set up (none without
  * [job] checkpoint_interval), with the outputs they make exactly-once. */
@@ -153,4 +180,4 @@ void wm_sim_watch_catch_up(struct sim *sim);
 /* The exactly-once outputs at the job's end (`r` < 0: it failed). */
 int wm_sim_end_outputs(struct sim *sim, int r, char *err, size_t errlen);
 
-#endif /* WM_RUNTIME_RUN_SIM_INTERNAL_H */
+#endif /* WM_RUNTIME_RUN_SIM_JOB_H */
