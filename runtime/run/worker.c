@@ -320,6 +320,22 @@ worker_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	wm_codec_record_frame(r, &o->run[o->staged++]);
 }
 
+/* A run the task staged (task.h): its records staged one after another,
+ * as worker_record() stages each, pushed whenever the staging fills. */
+static void
+worker_records(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	       const struct wm_record *r, uint32_t n)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+	struct output *o = output_of(w, edge, channel);
+
+	for (uint32_t i = 0; o != NULL && i < n; i++) {
+		if (o->staged == WORKER_RUN && !output_flush(w, o))
+			return;
+		wm_codec_record_frame(&r[i], &o->run[o->staged++]);
+	}
+}
+
 static void
 worker_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	     const struct wm_frame *f)
@@ -1102,6 +1118,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.publish_every_ns = wm_scale_ns(WORKER_PUBLISH_NS, w.speed);
 	w.out.frame = worker_frame;
 	w.out.record = worker_record;
+	w.out.records = worker_records;
 	w.out.result = worker_result;
 	w.out.late = worker_late;
 	if (a->topo->job.checkpoint_interval_ms != INT64_MAX)
