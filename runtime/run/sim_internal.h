@@ -81,8 +81,7 @@ struct sim {
 	int error;
 	char why[512];
 	int stopped_by; /* the signal that stopped the job, or 0 */
-	size_t stride;
-	void *metrics; /* one block per subtask, as in the segment */
+	void *metrics;	/* the metrics area, laid out as in the segment */
 	/* Alerts ([job] alert_*; NULL: none): the last snapshot, the
 	 * sampling grid, and the last instant run since that snapshot
 	 * (-1: none), watch_until(). */
@@ -119,8 +118,6 @@ struct sim {
 	struct wm_checkpoint_summary checkpoints;
 };
 
-/* The metrics block of subtask `id`. */
-struct wm_subtask_metrics *wm_sim_block(const struct sim *sim, uint32_t id);
 /* Whether `st` runs a source. */
 bool wm_sim_is_source(const struct sim *sim, const struct sim_task *st);
 /* The job failed (`error` < 0, `why` saying why): the first failure stops

@@ -143,7 +143,6 @@ static const char *const two_hours =
 struct job {
 	struct wm_topology *topo;
 	struct wm_plan *plan;
-	size_t stride;
 	char *blocks;
 	struct wm_job_report rep;
 	struct wm_advice advice;
@@ -153,18 +152,18 @@ static void
 job_open(struct job *j, const char *job_keys, const char *source_keys)
 {
 	char text[1024];
-	struct wm_subtask_metrics *src;
+	struct wm_partition_metrics *parts;
 
 	snprintf(text, sizeof(text), two_hours, job_keys, source_keys);
-	job_blocks_open(text, &j->topo, &j->plan, &j->stride, &j->blocks);
-	src = job_blocks_at(j->blocks, j->stride, 0);
-	src->n_partitions = 4;
+	job_blocks_open(text, &j->topo, &j->plan, &j->blocks);
+	wm_plan_block(j->plan, j->blocks, 0)->n_partitions = 4;
+	parts = wm_plan_partitions(j->plan, j->blocks, 0);
 	for (uint32_t p = 0; p < 4; p++) {
 		/* A record every second, more than the advice needs. */
-		src->partitions[p].partition = p;
-		src->partitions[p].records = 7200;
-		src->partitions[p].gaps[gap_bucket(1000)] = 7199;
-		src->partitions[p].gap_max_ms = 1000;
+		parts[p].partition = p;
+		parts[p].records = 7200;
+		parts[p].gaps[gap_bucket(1000)] = 7199;
+		parts[p].gap_max_ms = 1000;
 	}
 }
 
@@ -173,9 +172,10 @@ job_open(struct job *j, const char *job_keys, const char *source_keys)
 static void
 silence_holds_the_window(struct job *j)
 {
-	struct wm_subtask_metrics *src = job_blocks_at(j->blocks, j->stride, 0);
-	struct wm_subtask_metrics *win = job_blocks_at(j->blocks, j->stride, 1);
-	struct wm_partition_metrics *p3 = &src->partitions[3];
+	struct wm_subtask_metrics *src = wm_plan_block(j->plan, j->blocks, 0);
+	struct wm_subtask_metrics *win = wm_plan_block(j->plan, j->blocks, 1);
+	struct wm_partition_metrics *p3 =
+		&wm_plan_partitions(j->plan, j->blocks, 0)[3];
 
 	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
 	p3->records = 722;
@@ -196,8 +196,7 @@ static void
 job_advise(struct job *j)
 {
 	ck_assert_int_eq(wm_report_collect(&j->rep, j->topo, j->plan, j->blocks,
-					   j->stride, 4 * HOUR_MS * MS, 0,
-					   true),
+					   4 * HOUR_MS * MS, 0, true),
 			 0);
 	ck_assert_int_eq(wm_advice_build(j->topo, &j->rep, &j->advice), 0);
 }
@@ -215,9 +214,10 @@ job_close(struct job *j)
 static void
 sparse_partition_holds_the_window(struct job *j)
 {
-	struct wm_subtask_metrics *src = job_blocks_at(j->blocks, j->stride, 0);
-	struct wm_subtask_metrics *win = job_blocks_at(j->blocks, j->stride, 1);
-	struct wm_partition_metrics *p3 = &src->partitions[3];
+	struct wm_subtask_metrics *src = wm_plan_block(j->plan, j->blocks, 0);
+	struct wm_subtask_metrics *win = wm_plan_block(j->plan, j->blocks, 1);
+	struct wm_partition_metrics *p3 =
+		&wm_plan_partitions(j->plan, j->blocks, 0)[3];
 
 	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
 	p3->records = 144;
@@ -320,7 +320,7 @@ START_TEST(test_short_stalls_that_add_up_to_little_say_nothing)
 
 	job_open(&j, "", "");
 	sparse_partition_holds_the_window(&j);
-	win = job_blocks_at(j.blocks, j.stride, 1);
+	win = wm_plan_block(j.plan, j.blocks, 1);
 	/* 5% of the 4 h run: not long. */
 	win->output.stalled_ns = 12 * 60000 * MS;
 	job_advise(&j);
@@ -381,11 +381,11 @@ check_disorder(uint64_t n_low, int64_t low_ms, uint64_t n_high, int64_t high_ms,
 	struct job j;
 
 	job_open(&j, "", "");
-	src = job_blocks_at(j.blocks, j.stride, 0);
+	src = wm_plan_block(j.plan, j.blocks, 0);
 	src->disorder[wm_histogram_bucket(low_ms)] = n_low;
 	src->disorder[wm_histogram_bucket(high_ms)] = n_high;
-	src->partitions[1].disorder_max_ms = low_ms;
-	src->partitions[2].disorder_max_ms = high_ms;
+	wm_plan_partitions(j.plan, j.blocks, 0)[1].disorder_max_ms = low_ms;
+	wm_plan_partitions(j.plan, j.blocks, 0)[2].disorder_max_ms = high_ms;
 	job_advise(&j);
 	l = line_of(&j, WM_ADVICE_OUT_OF_ORDERNESS);
 	ck_assert_int_eq(l->value_ms, want_ms);
@@ -420,7 +420,7 @@ START_TEST(test_late_records_raise_allowed_lateness)
 	struct job j;
 
 	job_open(&j, "", "");
-	win = job_blocks_at(j.blocks, j.stride, 1);
+	win = wm_plan_block(j.plan, j.blocks, 1);
 	win->late_dropped = 12;
 	win->lateness[wm_histogram_bucket(180000)] = 12;
 	win->lateness_max_ms = 180000;
