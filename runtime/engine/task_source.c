@@ -468,9 +468,8 @@ measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
 	/* The silence before the first record is no gap between records:
 	 * only the longest silence counts it. */
 	if (p->records > 1)
-		WM_METRIC_ADD(pm->gaps[wm_histogram_shape_bucket(
-				      WM_HISTOGRAM_GAPS, gap_ms)],
-			      1);
+		wm_gaps_add(&pm->gaps, wm_histogram_shape_bucket(
+					       WM_HISTOGRAM_GAPS, gap_ms));
 	if (gap_ms > p->gap_max_ms)
 		p->gap_max_ms = gap_ms;
 	p->last_ns = now_ns;

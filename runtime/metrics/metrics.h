@@ -20,15 +20,17 @@
  *                       wm_partition_metrics
  *
  * Only a source subtask has partition entries, and only as many as the
- * plan gives it: a window's block carries none. Each entry holds a gap
- * histogram of 1.25 KiB; when every block had room for the largest
- * source's entries, a 65,536-partition job over 4 + 4 subtasks took 181
- * MiB. Every block and every subtask's run of entries starts on a 128-byte
- * line of its own, so that no two writers share a cache line. Every field is written
- * with relaxed atomic stores of whole values (single writer: load, add,
- * store, never a locked read-modify-write) and read with relaxed loads: a
- * reader sees each value whole but not the block as one snapshot, which a
- * live view does not need. `finished` is stored with release once the
+ * plan gives it: a window's block carries none. An entry is 920 bytes,
+ * most of it a gap histogram (struct wm_gap_histogram); when every block
+ * had room for the largest source's entries, of 1,432 bytes then, a
+ * 65,536-partition job over 4 + 4 subtasks took 181 MiB. Every block and
+ * every subtask's run of entries starts on a 128-byte line of its own, so
+ * that no two writers share a cache line.
+ *
+ * Every field is written with relaxed atomic stores of whole values
+ * (single writer: load, add, store, never a locked read-modify-write) and
+ * read with relaxed loads: a reader sees each value whole but not the
+ * block as one snapshot, which a live view does not need. `finished` is stored with release once the
  * subtask wrote its last values; a reader that loads it with acquire and
  * sees 1 reads final figures.
  *
@@ -82,6 +84,59 @@ struct wm_watermark_metrics {
 	_Atomic int64_t since_ns;
 };
 
+/*
+ * The gaps between a partition's records (histogram.h's WM_HISTOGRAM_GAPS,
+ * 160 buckets) in 768 bytes instead of 1,280, since a source subtask keeps
+ * one for each of its partitions, 65,536 of them in a large job: the
+ * buckets of gaps under 64 ms count in 64 bits, as many as the partition
+ * has records; the others in 32 bits, which a bucket of gaps of 64 ms or
+ * more reaches only after 2^32 x 64 ms, 8.7 years of the partition's
+ * processing time, and where it stays (wm_gaps_add()). The advice reads
+ * percentiles of them (runtime/report/advice.h); a count stuck there
+ * moves a percentile by less than a bucket of gaps that long.
+ */
+#define WM_METRICS_GAPS_WIDE WM_HISTOGRAM_BUCKETS_BELOW(3u, 6u)
+
+struct wm_gap_histogram {
+	_Atomic uint64_t wide[WM_METRICS_GAPS_WIDE];
+	_Atomic uint32_t
+		narrow[WM_HISTOGRAM_GAPS_BUCKETS - WM_METRICS_GAPS_WIDE];
+};
+
+_Static_assert(WM_METRICS_GAPS_WIDE == 32 &&
+		       sizeof(struct wm_gap_histogram) == 768,
+	       "gaps under 64 ms (buckets 0..31) wide, 128 buckets narrow");
+
+/* The single writer's count of one more gap in bucket b. */
+static inline void
+wm_gaps_add(struct wm_gap_histogram *h, unsigned b)
+{
+	if (b < WM_METRICS_GAPS_WIDE) {
+		atomic_store_explicit(
+			&h->wide[b],
+			atomic_load_explicit(&h->wide[b],
+					     memory_order_relaxed) +
+				1,
+			memory_order_relaxed);
+	} else {
+		_Atomic uint32_t *n = &h->narrow[b - WM_METRICS_GAPS_WIDE];
+		uint32_t v = atomic_load_explicit(n, memory_order_relaxed);
+
+		if (v != UINT32_MAX)
+			atomic_store_explicit(n, v + 1, memory_order_relaxed);
+	}
+}
+
+/* The count of bucket b, relaxed (a reader sees each bucket whole). */
+static inline uint64_t
+wm_gaps_get(const struct wm_gap_histogram *h, unsigned b)
+{
+	if (b < WM_METRICS_GAPS_WIDE)
+		return atomic_load_explicit(&h->wide[b], memory_order_relaxed);
+	return atomic_load_explicit(&h->narrow[b - WM_METRICS_GAPS_WIDE],
+				    memory_order_relaxed);
+}
+
 /* One partition (Flink: split) a source subtask reads. */
 struct wm_partition_metrics {
 	_Atomic uint32_t partition;
@@ -91,16 +146,15 @@ struct wm_partition_metrics {
 	struct wm_watermark_metrics progress; /* its multiplexer slot */
 	/* For the advice at the end of a run (runtime/report/advice.h),
 	 * kept here as records go, like fire_delays: the processing time
-	 * between consecutive records of the partition, ms (histogram.h's
-	 * WM_HISTOGRAM_GAPS: 1.25 KiB a partition, in its source subtask's
-	 * entries alone; gaps beyond its range are silences, whose longest
-	 * is exact); the longest silence, ms,
-	 * counting the one before its first record and the one still open
-	 * (published); and its largest disorder, ms: the newest event time its generator had
+	 * between consecutive records of the partition, ms (struct
+	 * wm_gap_histogram, above; gaps beyond its range are silences,
+	 * whose longest is exact); the longest silence, ms, counting the one
+	 * before its first record and the one still open (published); and
+	 * its largest disorder, ms: the newest event time its generator had
 	 * seen minus a record's timestamp, when positive. */
 	_Atomic int64_t gap_max_ms;
 	_Atomic int64_t disorder_max_ms;
-	_Atomic uint64_t gaps[WM_HISTOGRAM_GAPS_BUCKETS];
+	struct wm_gap_histogram gaps;
 };
 
 /* One input channel of a subtask, as its valve holds it (Flink keeps this

@@ -208,7 +208,7 @@ read_gaps(const struct wm_partition_metrics *m, struct wm_partition_report *p)
 	uint64_t gaps[WM_HISTOGRAM_GAPS_BUCKETS];
 
 	for (unsigned b = 0; b < WM_HISTOGRAM_GAPS_BUCKETS; b++)
-		gaps[b] = WM_METRIC_GET(m->gaps[b]);
+		gaps[b] = wm_gaps_get(&m->gaps, b);
 	wm_advice_gap_figures(gaps, WM_METRIC_GET(m->gap_max_ms), &p->gaps);
 	p->disorder_max_ms = WM_METRIC_GET(m->disorder_max_ms);
 }

@@ -25,7 +25,42 @@ gap_bucket(int64_t ms)
 	return wm_histogram_shape_bucket(WM_HISTOGRAM_GAPS, ms);
 }
 
+/* `n` gaps of `ms` in a partition's histogram of gaps. */
+static void
+set_gaps(struct wm_gap_histogram *h, int64_t ms, uint32_t n)
+{
+	unsigned b = gap_bucket(ms);
+
+	if (b < WM_METRICS_GAPS_WIDE)
+		WM_METRIC_SET(h->wide[b], n);
+	else
+		WM_METRIC_SET(h->narrow[b - WM_METRICS_GAPS_WIDE], n);
+}
+
 /* ---- gap figures and rounding ---- */
+
+/* A partition's histogram of gaps counts gaps under 64 ms, of which it
+ * can have as many as records, past 2^32; a longer gap's bucket, which
+ * needs 8.7 years to get there, stays at 2^32 - 1. */
+START_TEST(test_gap_counts_beyond_32_bits)
+{
+	struct wm_gap_histogram h;
+
+	memset((void *)&h, 0, sizeof(h));
+	ck_assert_uint_eq(gap_bucket(63), WM_METRICS_GAPS_WIDE - 1);
+	ck_assert_uint_eq(gap_bucket(64), WM_METRICS_GAPS_WIDE);
+	set_gaps(&h, 63, UINT32_MAX);
+	wm_gaps_add(&h, gap_bucket(63));
+	ck_assert_uint_eq(wm_gaps_get(&h, gap_bucket(63)), 1ull << 32);
+	set_gaps(&h, 64, UINT32_MAX - 1);
+	wm_gaps_add(&h, gap_bucket(64));
+	wm_gaps_add(&h, gap_bucket(64));
+	ck_assert_uint_eq(wm_gaps_get(&h, gap_bucket(64)), UINT32_MAX);
+	wm_gaps_add(&h, gap_bucket(5 * HOUR_MS)); /* the last bucket */
+	ck_assert_uint_eq(wm_gaps_get(&h, WM_HISTOGRAM_GAPS_BUCKETS - 1), 1);
+	ck_assert_uint_eq(wm_gaps_get(&h, 0), 0);
+}
+END_TEST
 
 START_TEST(test_regular_gaps_and_one_silence_have_no_period)
 {
@@ -162,7 +197,7 @@ job_open(struct job *j, const char *job_keys, const char *source_keys)
 		/* A record every second, more than the advice needs. */
 		parts[p].partition = p;
 		parts[p].records = 7200;
-		parts[p].gaps[gap_bucket(1000)] = 7199;
+		set_gaps(&parts[p].gaps, 1000, 7199);
 		parts[p].gap_max_ms = 1000;
 	}
 }
@@ -177,10 +212,10 @@ silence_holds_the_window(struct job *j)
 	struct wm_partition_metrics *p3 =
 		&wm_plan_partitions(j->plan, j->blocks, 0)[3];
 
-	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
+	memset((void *)&p3->gaps, 0, sizeof(p3->gaps));
 	p3->records = 722;
-	p3->gaps[gap_bucket(10000)] = 720;
-	p3->gaps[gap_bucket(2 * HOUR_MS)] = 1;
+	set_gaps(&p3->gaps, 10000, 720);
+	set_gaps(&p3->gaps, 2 * HOUR_MS, 1);
 	p3->gap_max_ms = 2 * HOUR_MS;
 	src->output.longest_cause = 3;
 	src->output.longest_stall_ns = 2 * HOUR_MS * MS;
@@ -219,9 +254,9 @@ sparse_partition_holds_the_window(struct job *j)
 	struct wm_partition_metrics *p3 =
 		&wm_plan_partitions(j->plan, j->blocks, 0)[3];
 
-	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
+	memset((void *)&p3->gaps, 0, sizeof(p3->gaps));
 	p3->records = 144;
-	p3->gaps[gap_bucket(50000)] = 143;
+	set_gaps(&p3->gaps, 50000, 143);
 	p3->gap_max_ms = 50000;
 	src->output.longest_cause = 3;
 	src->output.longest_stall_ns = 50000 * MS;
@@ -442,6 +477,7 @@ main(void)
 	TCase *gaps = tcase_create("gaps");
 	TCase *lines = tcase_create("lines");
 
+	tcase_add_test(gaps, test_gap_counts_beyond_32_bits);
 	tcase_add_test(gaps, test_regular_gaps_and_one_silence_have_no_period);
 	tcase_add_test(gaps, test_bursts_give_their_period);
 	tcase_add_test(gaps, test_pauses_and_random_silences_are_no_period);
