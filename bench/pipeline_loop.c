@@ -56,8 +56,7 @@ struct loop {
 	struct wm_sink *sink;
 	int64_t now_ns; /* processing time of the current source burst */
 	bool failed;
-	size_t stride;
-	void *metrics; /* a block per task, as the worker has (task.h) */
+	void *metrics; /* the metrics area, as the workers have (task.h) */
 };
 
 /* Into the consumer's task at once: its own output runs inside this call,
@@ -133,8 +132,7 @@ loop_build(struct loop *l, char *err, size_t errlen)
 	if (l->plan == NULL)
 		return -ENOMEM;
 	l->tasks = calloc(l->plan->n_subtasks, sizeof(*l->tasks));
-	l->stride = wm_plan_metrics_bytes(l->plan);
-	l->metrics = calloc(l->plan->n_subtasks, l->stride);
+	l->metrics = calloc(1, wm_plan_metrics_bytes(l->plan));
 	if (l->tasks == NULL || l->metrics == NULL)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < t->n_stages; s++) {
@@ -160,11 +158,8 @@ loop_build(struct loop *l, char *err, size_t errlen)
 			.result = loop_result,
 			.late = loop_late,
 		};
-		lt->task = wm_sources_new_task(
-			t, l->plan, id, &lt->out,
-			(struct wm_subtask_metrics *)((char *)l->metrics +
-						      id * l->stride),
-			NULL, NULL);
+		lt->task = wm_sources_new_task(t, l->plan, id, &lt->out,
+					       l->metrics, NULL, NULL);
 		if (lt->task == NULL)
 			return -errno;
 	}

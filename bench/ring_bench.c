@@ -494,7 +494,7 @@ static struct wm_shm_spec
 rep_layout(enum variant v, unsigned n_pairs, struct wm_shm_channel_spec *ch)
 {
 	struct wm_shm_spec spec = {2 * n_pairs, 0, ch,
-				   sizeof(struct side_result)};
+				   sizeof(struct side_result), 0};
 
 	for (unsigned k = 0; k < n_pairs; k++)
 		ch[spec.n_channels++] = (struct wm_shm_channel_spec){

@@ -48,7 +48,10 @@ wm_shm_layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
 	h->metrics_offset = off;
 	h->metrics_stride =
 		round_up(spec->metrics_bytes, WM_FALSE_SHARING_RANGE);
-	off += (uint64_t)spec->n_subtasks * h->metrics_stride;
+	h->metrics_bytes =
+		(uint64_t)spec->n_subtasks * h->metrics_stride +
+		round_up(spec->partition_bytes, WM_FALSE_SHARING_RANGE);
+	off += h->metrics_bytes;
 	for (uint32_t i = 0; i < spec->n_channels; i++) {
 		const struct wm_shm_channel_spec *c = &spec->channels[i];
 		size_t bytes = wm_ring_size(c->cells);
@@ -285,14 +288,14 @@ check(const struct wm_shm *seg, char *err, size_t errlen)
 		  sizeof(struct wm_doorbell), size) ||
 	    !fits(h->channels_offset, h->n_channels,
 		  sizeof(struct wm_shm_channel), size) ||
-	    !fits(h->metrics_offset, h->n_subtasks, h->metrics_stride, size) ||
+	    h->metrics_bytes / h->n_subtasks < h->metrics_stride ||
+	    !fits(h->metrics_offset, 1, h->metrics_bytes, size) ||
 	    h->doorbells_offset % WM_FALSE_SHARING_RANGE != 0 ||
 	    h->channels_offset % 8 != 0)
 		return bad_segment(err, errlen, "tables out of bounds");
 	/* Rings follow the tables in channel order without overlapping, as
 	 * layout() places them; anything else was not written by us. */
-	uint64_t end =
-		h->metrics_offset + (uint64_t)h->n_subtasks * h->metrics_stride;
+	uint64_t end = h->metrics_offset + h->metrics_bytes;
 
 	for (uint32_t i = 0; i < h->n_channels; i++) {
 		const struct wm_shm_channel *c = wm_shm_channel(seg, i);

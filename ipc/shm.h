@@ -16,8 +16,13 @@
  *   0                 struct wm_shm_header
  *   doorbells_offset  struct wm_doorbell[n_subtasks]       (128 B each)
  *   channels_offset   struct wm_shm_channel[n_channels]
- *   metrics_offset    n_subtasks blocks of metrics_stride bytes: one writer
- *                     (the subtask), read by the supervisor
+ *   metrics_offset    the metrics area, metrics_bytes in all: n_subtasks
+ *                     blocks of metrics_stride bytes, then the partition
+ *                     area (partition entries of each source subtask,
+ *                     laid out by the plan: runtime/metrics/metrics.h).
+ *                     Each block and each subtask's run of entries has
+ *                     one writer, its subtask, from a cache line of its
+ *                     own; the supervisor and the observer read them
  *   ring_offset of c  struct wm_ring, page-aligned so its pages can be
  *                     bound to the consumer's NUMA node
  *
@@ -48,7 +53,7 @@
 
 #define WM_SHM_MAGIC 0x4745534e55524d57ull /* "WMRUNSEG" in memory */
 /* Bumped on any change to this header, frame.h or ring.h. */
-#define WM_LAYOUT_VERSION 5u
+#define WM_LAYOUT_VERSION 6u
 #define WM_SHM_PAGE 4096u
 
 struct wm_shm_header {
@@ -62,6 +67,7 @@ struct wm_shm_header {
 	uint64_t channels_offset;
 	uint64_t metrics_offset;
 	uint64_t metrics_stride;
+	uint64_t metrics_bytes; /* the blocks and the partition area */
 	/* The start line (wm_shm_start_line()), the one part of the header
 	 * written after the forks, on a line of its own. */
 	alignas(WM_FALSE_SHARING_RANGE) _Atomic uint32_t ready;
@@ -102,7 +108,10 @@ struct wm_shm_spec {
 	uint32_t n_subtasks;
 	uint32_t n_channels;
 	const struct wm_shm_channel_spec *channels;
-	size_t metrics_bytes; /* per subtask */
+	size_t metrics_bytes; /* a block, per subtask */
+	/* After the blocks: what the caller lays out there (the plan:
+	 * the source subtasks' partition entries); 0 for none. */
+	size_t partition_bytes;
 };
 
 /* A mapping of the segment in this process. */
@@ -252,6 +261,16 @@ wm_shm_doorbell(const struct wm_shm *seg, uint32_t subtask)
 	       subtask;
 }
 
+/* The metrics area: the blocks, then the partition area. A job's readers
+ * find a subtask's block and partitions in it through the plan
+ * (runtime/plan/plan.h, wm_plan_block(), wm_plan_partitions()). */
+static inline void *
+wm_shm_metrics_area(const struct wm_shm *seg)
+{
+	return (char *)seg->base + wm_shm_header(seg)->metrics_offset;
+}
+
+/* Block `subtask` of the area, for a segment without a plan (bench/). */
 static inline void *
 wm_shm_metrics(const struct wm_shm *seg, uint32_t subtask)
 {

@@ -118,8 +118,8 @@ init_inputs(struct wm_task *t)
 
 struct wm_task *
 wm_task_new(const struct wm_topology *topo, const struct wm_plan *plan,
-	    uint32_t id, struct wm_task_out *out,
-	    struct wm_subtask_metrics *metrics, struct wm_record_source *src)
+	    uint32_t id, struct wm_task_out *out, void *metrics,
+	    struct wm_record_source *src)
 {
 	struct wm_task *t = calloc(1, sizeof(*t));
 	int r;
@@ -134,7 +134,8 @@ wm_task_new(const struct wm_topology *topo, const struct wm_plan *plan,
 	t->sub = &plan->subtasks[id];
 	t->stage = &topo->stages[t->sub->stage];
 	t->out = out;
-	t->metrics = metrics;
+	t->metrics = wm_plan_block(plan, metrics, id);
+	t->partition_metrics = wm_plan_partitions(plan, metrics, id);
 	t->newest_ts = WM_TS_MIN;
 	t->cause = WM_PROGRESS_NO_CAUSE;
 	wm_progress_init(&t->output, wm_task_stall_threshold_ns(topo));
@@ -427,8 +428,7 @@ check_counters(const struct wm_task *t)
 static void
 publish_channels(const struct wm_task *t)
 {
-	struct wm_channel_metrics *out =
-		wm_subtask_channels(t->metrics, t->plan->max_partitions);
+	struct wm_channel_metrics *out = t->metrics->channels;
 
 	WM_METRIC_SET(t->metrics->n_channels, t->n_channels);
 	for (uint32_t c = 0; c < t->n_channels; c++) {

@@ -93,9 +93,9 @@ struct wm_task;
 
 /*
  * The task for subtask `id` of `plan`, the plan of `topo` (both outlive
- * the task), writing to `out` and publishing to `metrics` (a zeroed block
- * with room for the subtask's partitions: wm_plan_subtask.n_partitions;
- * the task is its only writer). Its input channels, output edges and
+ * the task), writing to `out` and publishing to its block and partition
+ * entries in `metrics`, a zeroed metrics area laid out by `plan`
+ * (wm_plan_block(), wm_plan_partitions(); the task is their only writer). Its input channels, output edges and
  * their channels are the plan's (wm_plan_subtask). A source stage reads
  * `src`, the record source its driver opened for it (runtime/source/sources.h:
  * the subtask's partitions, generated or replayed; -EINVAL if it is
@@ -104,8 +104,7 @@ struct wm_task;
  */
 struct wm_task *wm_task_new(const struct wm_topology *topo,
 			    const struct wm_plan *plan, uint32_t id,
-			    struct wm_task_out *out,
-			    struct wm_subtask_metrics *metrics,
+			    struct wm_task_out *out, void *metrics,
 			    struct wm_record_source *src);
 
 /* Lines of the replayed trace skipped as bad that this subtask reports
@@ -253,16 +252,16 @@ const struct wm_task_counters *wm_task_counters(const struct wm_task *task);
 
 /*
  * Watermark alignment: if this task is a source of an alignment group, it
- * talks to the group through the metrics blocks of the plan's subtasks,
- * block i at blocks + i x stride (the segment's metrics area, or --sim's
- * copy of it; its own block included). Call once, before the first run; a
+ * talks to the group through the metrics blocks of the plan's subtasks
+ * in `metrics`, the area wm_task_new() was given (the segment's, or
+ * --sim's; its own block included). Call once, before the first run; a
  * task that is not aligned is left alone. Every
  * watermark_alignment_update_interval it reports into its block, reads
  * the group's reports and pauses what runs ahead (operators/alignment.h);
  * partitions only if the record source can pause them. 0, -EINVAL (called
  * before) or -ENOMEM.
  */
-int wm_task_align(struct wm_task *task, void *blocks, size_t stride);
+int wm_task_align(struct wm_task *task, void *metrics);
 
 /* A source cannot send (`blocked`: its output ring is full) or can again:
  * its idleness clock stops meanwhile (doc/semantics.md section 2.7). */

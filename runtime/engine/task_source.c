@@ -455,7 +455,7 @@ measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
 {
 	struct task_source *s = t->source;
 	struct source_partition *p = &s->part[local];
-	struct wm_partition_metrics *pm = &t->metrics->partitions[local];
+	struct wm_partition_metrics *pm = &t->partition_metrics[local];
 	wm_ts_t newest = *p->generator_newest;
 	int64_t gap_ms = (now_ns - p->last_ns) / 1000000;
 	int64_t disorder_ms;
@@ -463,9 +463,8 @@ measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
 	/* The silence before the first record is no gap between records:
 	 * only the longest silence counts it. */
 	if (p->records > 1)
-		WM_METRIC_ADD(pm->gaps[wm_histogram_shape_bucket(
-				      WM_HISTOGRAM_GAPS, gap_ms)],
-			      1);
+		wm_gaps_add(&pm->gaps, wm_histogram_shape_bucket(
+					       WM_HISTOGRAM_GAPS, gap_ms));
 	if (gap_ms > p->gap_max_ms)
 		p->gap_max_ms = gap_ms;
 	p->last_ns = now_ns;
@@ -975,7 +974,7 @@ wm_task_source_input_due(const struct wm_task *t)
 }
 
 int
-wm_task_align(struct wm_task *t, void *blocks, size_t stride)
+wm_task_align(struct wm_task *t, void *metrics)
 {
 	struct task_source *s = t->source;
 	uint32_t *ids;
@@ -998,8 +997,7 @@ wm_task_align(struct wm_task *t, void *blocks, size_t stride)
 	}
 	wm_plan_alignment_peers(t->plan, t->topo, t->id, ids, n);
 	for (uint32_t i = 0; i < n; i++)
-		s->peers[i] = (struct wm_subtask_metrics *)((char *)blocks +
-							    ids[i] * stride);
+		s->peers[i] = wm_plan_block(t->plan, metrics, ids[i]);
 	s->n_peers = n;
 	free(ids);
 	return 0;
@@ -1061,7 +1059,7 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 			      ? INT64_MAX
 			      : wm_record_source_next_due_ns(s->src));
 	for (uint32_t i = 0; i < s->n_parts; i++) {
-		struct wm_partition_metrics *pm = &m->partitions[i];
+		struct wm_partition_metrics *pm = &t->partition_metrics[i];
 
 		WM_METRIC_SET(pm->partition, s->parts[i]);
 		WM_METRIC_SET(pm->records, s->part[i].records);

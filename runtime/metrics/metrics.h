@@ -4,14 +4,33 @@
  *	watermark moved, for the job summary now and for a live view and a
  *	Prometheus endpoint later.
  *
- * In a real run the blocks sit in the job's shared segment (one per
- * subtask, shm.h's metrics area): the subtask is the only writer and the
- * supervisor reads them while the job runs and after it ended. The --sim
- * driver keeps the same blocks in its own memory. Every field is written
- * with relaxed atomic stores of whole values (single writer: load, add,
- * store, never a locked read-modify-write) and read with relaxed loads: a
- * reader sees each value whole but not the block as one snapshot, which a
- * live view does not need. `finished` is stored with release once the
+ * In a real run the blocks sit in the job's shared segment (shm.h's
+ * metrics area): the subtask is the only writer and the supervisor reads
+ * them while the job runs and after it ended. The --sim driver keeps the
+ * same area in its own memory. The plan lays the area out
+ * (runtime/plan/plan.h; wm_plan_block() and wm_plan_partitions() are the
+ * only ways in):
+ *
+ *   0                   n_subtasks blocks of the plan's metrics_stride
+ *                       bytes: struct wm_subtask_metrics, then room for
+ *                       the plan's max_inputs input channels (struct
+ *                       wm_channel_metrics)
+ *   metrics_partitions  of each source subtask, in plan order: its
+ *                       wm_plan_subtask.n_partitions entries of struct
+ *                       wm_partition_metrics
+ *
+ * Only a source subtask has partition entries, and only as many as the
+ * plan gives it: a window's block carries none. An entry is 920 bytes,
+ * most of it a gap histogram (struct wm_gap_histogram); when every block
+ * had room for the largest source's entries, of 1,432 bytes then, a
+ * 65,536-partition job over 4 + 4 subtasks took 181 MiB. Every block and
+ * every subtask's run of entries starts on a 128-byte line of its own, so
+ * that no two writers share a cache line.
+ *
+ * Every field is written with relaxed atomic stores of whole values
+ * (single writer: load, add, store, never a locked read-modify-write) and
+ * read with relaxed loads: a reader sees each value whole but not the
+ * block as one snapshot, which a live view does not need. `finished` is stored with release once the
  * subtask wrote its last values; a reader that loads it with acquire and
  * sees 1 reads final figures.
  *
@@ -65,6 +84,59 @@ struct wm_watermark_metrics {
 	_Atomic int64_t since_ns;
 };
 
+/*
+ * The gaps between a partition's records (histogram.h's WM_HISTOGRAM_GAPS,
+ * 160 buckets) in 768 bytes instead of 1,280, since a source subtask keeps
+ * one for each of its partitions, 65,536 of them in a large job: the
+ * buckets of gaps under 64 ms count in 64 bits, as many as the partition
+ * has records; the others in 32 bits, which a bucket of gaps of 64 ms or
+ * more reaches only after 2^32 x 64 ms, 8.7 years of the partition's
+ * processing time, and where it stays (wm_gaps_add()). The advice reads
+ * percentiles of them (runtime/report/advice.h); a count stuck there
+ * moves a percentile by less than a bucket of gaps that long.
+ */
+#define WM_METRICS_GAPS_WIDE WM_HISTOGRAM_BUCKETS_BELOW(3u, 6u)
+
+struct wm_gap_histogram {
+	_Atomic uint64_t wide[WM_METRICS_GAPS_WIDE];
+	_Atomic uint32_t
+		narrow[WM_HISTOGRAM_GAPS_BUCKETS - WM_METRICS_GAPS_WIDE];
+};
+
+_Static_assert(WM_METRICS_GAPS_WIDE == 32 &&
+		       sizeof(struct wm_gap_histogram) == 768,
+	       "gaps under 64 ms (buckets 0..31) wide, 128 buckets narrow");
+
+/* The single writer's count of one more gap in bucket b. */
+static inline void
+wm_gaps_add(struct wm_gap_histogram *h, unsigned b)
+{
+	if (b < WM_METRICS_GAPS_WIDE) {
+		atomic_store_explicit(
+			&h->wide[b],
+			atomic_load_explicit(&h->wide[b],
+					     memory_order_relaxed) +
+				1,
+			memory_order_relaxed);
+	} else {
+		_Atomic uint32_t *n = &h->narrow[b - WM_METRICS_GAPS_WIDE];
+		uint32_t v = atomic_load_explicit(n, memory_order_relaxed);
+
+		if (v != UINT32_MAX)
+			atomic_store_explicit(n, v + 1, memory_order_relaxed);
+	}
+}
+
+/* The count of bucket b, relaxed (a reader sees each bucket whole). */
+static inline uint64_t
+wm_gaps_get(const struct wm_gap_histogram *h, unsigned b)
+{
+	if (b < WM_METRICS_GAPS_WIDE)
+		return atomic_load_explicit(&h->wide[b], memory_order_relaxed);
+	return atomic_load_explicit(&h->narrow[b - WM_METRICS_GAPS_WIDE],
+				    memory_order_relaxed);
+}
+
 /* One partition (Flink: split) a source subtask reads. */
 struct wm_partition_metrics {
 	_Atomic uint32_t partition;
@@ -74,16 +146,15 @@ struct wm_partition_metrics {
 	struct wm_watermark_metrics progress; /* its multiplexer slot */
 	/* For the advice at the end of a run (runtime/report/advice.h),
 	 * kept here as records go, like fire_delays: the processing time
-	 * between consecutive records of the partition, ms (histogram.h's
-	 * WM_HISTOGRAM_GAPS: 1.25 KiB a partition, in every block, since
-	 * blocks are sized for the largest subtask; gaps beyond its range
-	 * are silences, whose longest is exact); the longest silence, ms,
-	 * counting the one before its first record and the one still open
-	 * (published); and its largest disorder, ms: the newest event time its generator had
+	 * between consecutive records of the partition, ms (struct
+	 * wm_gap_histogram, above; gaps beyond its range are silences,
+	 * whose longest is exact); the longest silence, ms, counting the one
+	 * before its first record and the one still open (published); and
+	 * its largest disorder, ms: the newest event time its generator had
 	 * seen minus a record's timestamp, when positive. */
 	_Atomic int64_t gap_max_ms;
 	_Atomic int64_t disorder_max_ms;
-	_Atomic uint64_t gaps[WM_HISTOGRAM_GAPS_BUCKETS];
+	struct wm_gap_histogram gaps;
 };
 
 /* One input channel of a subtask, as its valve holds it (Flink keeps this
@@ -175,7 +246,7 @@ struct wm_subtask_metrics {
 	_Atomic uint64_t restore_failed;
 	char restore_why[256];
 	_Atomic uint32_t n_partitions;
-	_Atomic uint32_t n_channels; /* entries of wm_subtask_channels() */
+	_Atomic uint32_t n_channels; /* of channels[], below */
 	/* Its worker's process, stored once at its start, for the observer
 	 * to read the worker's run delay even while the worker is not
 	 * scheduled (base/schedstat.h); 0 under --sim. */
@@ -211,8 +282,8 @@ struct wm_subtask_metrics {
 	 * by the source partition they were read from (base/record.h), for
 	 * the report's late records over time. A fixed array costs 512
 	 * bytes a block, every block having one stride, and nothing on the
-	 * way of a record that is on time; sized by the plan it would need a
-	 * third variable part. A window fed by two sources adds their
+	 * way of a record that is on time; sized by the plan it would need
+	 * an area of its own, as the partitions have. A window fed by two sources adds their
 	 * partitions of one id together. */
 	_Atomic uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
 	/* A source: the disorder of each record (its partitions' figure,
@@ -234,10 +305,10 @@ struct wm_subtask_metrics {
 	 * read, even of processes killed at different times. */
 	_Atomic uint64_t records_received[WM_METRICS_MAX_INPUTS];
 	_Atomic uint64_t records_sent[WM_METRICS_MAX_EDGES];
-	/* n_partitions entries, then n_channels wm_channel_metrics
-	 * (wm_subtask_channels()): both sized by the plan for the largest
-	 * subtask, so that every block has the same stride. */
-	struct wm_partition_metrics partitions[];
+	/* Room for the plan's max_inputs channels, so that every block has
+	 * the same stride; the first n_channels are this subtask's. Its
+	 * partitions are apart (above). */
+	struct wm_channel_metrics channels[];
 };
 
 /* Other processes read these atomics in the shared mapping: they must be
@@ -245,26 +316,26 @@ struct wm_subtask_metrics {
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_INT_LOCK_FREE == 2,
 	       "metrics in shared memory need lock-free atomics");
 
-/* Bytes of a block with room for `n_partitions` partitions and
- * `n_channels` input channels, rounded up to whole cache lines so
- * neighbouring writers never share one. */
+/* Bytes of a block with room for `n_channels` input channels, rounded up
+ * to whole cache lines so neighbouring writers never share one. */
 static inline size_t
-wm_subtask_metrics_bytes(uint32_t n_partitions, uint32_t n_channels)
+wm_subtask_metrics_bytes(uint32_t n_channels)
 {
-	size_t bytes =
-		sizeof(struct wm_subtask_metrics) +
-		(size_t)n_partitions * sizeof(struct wm_partition_metrics) +
-		(size_t)n_channels * sizeof(struct wm_channel_metrics);
+	size_t bytes = sizeof(struct wm_subtask_metrics) +
+		       (size_t)n_channels * sizeof(struct wm_channel_metrics);
 
 	return (bytes + 127) & ~(size_t)127;
 }
 
-/* The input channels' entries of a block made with room for
- * `max_partitions` partitions (the plan's, as for every block). */
-static inline struct wm_channel_metrics *
-wm_subtask_channels(struct wm_subtask_metrics *m, uint32_t max_partitions)
+/* Bytes of a source subtask's `n_partitions` partition entries, rounded up
+ * to whole cache lines as a block is. */
+static inline size_t
+wm_partition_metrics_bytes(uint32_t n_partitions)
 {
-	return (struct wm_channel_metrics *)&m->partitions[max_partitions];
+	size_t bytes =
+		(size_t)n_partitions * sizeof(struct wm_partition_metrics);
+
+	return (bytes + 127) & ~(size_t)127;
 }
 
 /* The source's exit code and why, H2 (above): "" while it goes on. */

@@ -95,12 +95,13 @@ partition_split(struct wm_snap_partition *p, const struct wm_snap_partition *b,
 }
 
 static void
-read_partitions(struct wm_snap_subtask *s, const struct wm_subtask_metrics *m,
+read_partitions(struct wm_snap_subtask *s,
+		const struct wm_partition_metrics *parts,
 		const struct wm_snap_subtask *before, int64_t dt_ns,
 		int64_t dt_processing_ns)
 {
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
-		const struct wm_partition_metrics *pm = &m->partitions[i];
+		const struct wm_partition_metrics *pm = &parts[i];
 		struct wm_snap_partition *p = &s->partitions[i];
 		const struct wm_snap_partition *b =
 			before != NULL && i < before->n_partitions
@@ -127,8 +128,7 @@ read_channels(struct wm_snap_subtask *s, const struct wm_plan *plan,
 	      uint32_t id, const struct wm_subtask_metrics *m)
 {
 	const struct wm_plan_subtask *sub = &plan->subtasks[id];
-	const struct wm_channel_metrics *cm = wm_subtask_channels(
-		(struct wm_subtask_metrics *)m, plan->max_partitions);
+	const struct wm_channel_metrics *cm = m->channels;
 	uint32_t published = WM_METRIC_GET(m->n_channels);
 
 	for (uint32_t c = 0; c < s->n_channels; c++) {
@@ -184,9 +184,10 @@ overdue(int64_t due_ns, int64_t now_ns)
 
 static void
 read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
-	     const struct wm_subtask_metrics *m, const struct wm_snapshot *prev,
+	     const void *metrics, const struct wm_snapshot *prev,
 	     struct wm_snapshot *snap)
 {
+	const struct wm_subtask_metrics *m = wm_plan_block(plan, metrics, id);
 	const struct wm_snap_subtask *b = prev != NULL && id < prev->n_subtasks
 						  ? &prev->subtasks[id]
 						  : NULL;
@@ -216,7 +217,7 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	time_split(s, m, b, snap->real_ns,
 		   prev != NULL ? snap->real_ns - prev->real_ns : 0);
 	read_channels(s, plan, id, m);
-	read_partitions(s, m, b, dt,
+	read_partitions(s, wm_plan_partitions(plan, metrics, id), b, dt,
 			prev != NULL ? snap->processing_ns - prev->processing_ns
 				     : 0);
 	/* Zero but in window subtasks. */
@@ -228,7 +229,7 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 }
 
 struct wm_snapshot *
-wm_snapshot_take(const struct wm_plan *plan, const void *blocks, size_t stride,
+wm_snapshot_take(const struct wm_plan *plan, const void *metrics,
 		 const struct wm_snapshot *prev, int64_t real_ns,
 		 int64_t processing_ns)
 {
@@ -248,7 +249,7 @@ wm_snapshot_take(const struct wm_plan *plan, const void *blocks, size_t stride,
 	room = (char *)(snap->subtasks + plan->n_subtasks);
 	for (uint32_t id = 0; id < plan->n_subtasks; id++) {
 		const struct wm_subtask_metrics *m =
-			(const void *)((const char *)blocks + id * stride);
+			wm_plan_block(plan, metrics, id);
 		struct wm_snap_subtask *s = &snap->subtasks[id];
 		uint32_t np = WM_METRIC_GET(m->n_partitions);
 
@@ -263,7 +264,7 @@ wm_snapshot_take(const struct wm_plan *plan, const void *blocks, size_t stride,
 		s->partitions = (struct wm_snap_partition *)room;
 		room += plan->subtasks[id].n_partitions *
 			sizeof(struct wm_snap_partition);
-		read_subtask(s, plan, id, m, prev, snap);
+		read_subtask(s, plan, id, metrics, prev, snap);
 		/* The noise as the run measured it so far (metrics.h). */
 		if (prev != NULL &&
 		    WM_METRIC_GET(m->late_max_ns) > snap->noise_ns)

@@ -142,14 +142,15 @@ wm_snapshot_set_restarts(struct wm_snapshot *snap, uint32_t restarts,
 int64_t wm_snapshot_hold(const struct wm_snapshot *snap, bool *over);
 
 /*
- * Read the blocks of every subtask of `plan`: subtask id's block is at
- * `blocks + id * stride` (the segment's metrics area, or --sim's). `prev`
+ * Read the blocks and partitions of every subtask of `plan` in
+ * `metrics`, a metrics area laid out by it (the segment's, or --sim's:
+ * plan.h, wm_plan_block(), wm_plan_partitions()). `prev`
  * is the snapshot before (NULL for the first), for the figures per second.
  * Returns a new snapshot in one allocation, freed
  * with wm_snapshot_free(); NULL, errno ENOMEM.
  */
 struct wm_snapshot *wm_snapshot_take(const struct wm_plan *plan,
-				     const void *blocks, size_t stride,
+				     const void *metrics,
 				     const struct wm_snapshot *prev,
 				     int64_t real_ns, int64_t processing_ns);
 void wm_snapshot_free(struct wm_snapshot *snap);

@@ -359,8 +359,7 @@ segment(const struct wm_topology *t, const struct wm_plan *plan,
 		goto out;
 	fp->segment_bytes = h.size;
 	/* Header, doorbells, channel table and metrics: everyone's. */
-	struct span tables = {0, h.metrics_offset + (uint64_t)h.n_subtasks *
-							    h.metrics_stride};
+	struct span tables = {0, h.metrics_offset + h.metrics_bytes};
 
 	pages = table_pages(&tables, 1); /* the supervisor's */
 	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
@@ -434,8 +433,8 @@ wm_footprint_estimate(const struct wm_topology *t, const struct wm_plan *plan,
 	if (sim) {
 		fp->processes = 1;
 		fp->process_bytes = (uint64_t)plan->n_subtasks *
-					    (WM_FOOTPRINT_SIM_SUBTASK_BYTES +
-					     wm_plan_metrics_bytes(plan)) +
+					    WM_FOOTPRINT_SIM_SUBTASK_BYTES +
+				    wm_plan_metrics_bytes(plan) +
 				    (uint64_t)plan->n_channels *
 					    WM_FOOTPRINT_CHANNEL_BYTES +
 				    WM_FOOTPRINT_PROGRAM_BYTES;

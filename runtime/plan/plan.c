@@ -141,6 +141,23 @@ number_channels(struct wm_plan *p)
 	return 0;
 }
 
+/* The metrics area (metrics.h): the blocks, one stride for all, then the
+ * partition entries of each subtask that has any, each run on lines of
+ * its own. */
+static void
+lay_out_metrics(struct wm_plan *p)
+{
+	size_t off;
+
+	p->metrics_stride = wm_subtask_metrics_bytes(p->max_inputs);
+	off = (size_t)p->n_subtasks * p->metrics_stride;
+	for (uint32_t id = 0; id < p->n_subtasks; id++) {
+		p->subtasks[id].metrics_partitions = off;
+		off += wm_partition_metrics_bytes(p->subtasks[id].n_partitions);
+	}
+	p->metrics_bytes = off;
+}
+
 struct wm_plan *
 wm_plan_new(const struct wm_topology *t)
 {
@@ -167,13 +184,13 @@ wm_plan_new(const struct wm_topology *t)
 					st->index, stage->parallelism,
 					stage->u.source.partitions,
 					wm_source_topic(stage), NULL, 0);
-		if (st->n_partitions > p->max_partitions)
-			p->max_partitions = st->n_partitions;
 		if (st->n_inputs > p->max_inputs)
 			p->max_inputs = st->n_inputs;
 	}
 	if (r == 0)
 		r = number_channels(p);
+	if (r == 0)
+		lay_out_metrics(p);
 	if (r != 0) {
 		wm_plan_free(p);
 		errno = -r;
@@ -240,7 +257,15 @@ wm_plan_subtask_name(const struct wm_plan *plan, const struct wm_topology *topo,
 size_t
 wm_plan_metrics_bytes(const struct wm_plan *plan)
 {
-	return wm_subtask_metrics_bytes(plan->max_partitions, plan->max_inputs);
+	return plan->metrics_bytes;
+}
+
+void
+wm_plan_metrics_clear(const struct wm_plan *plan, void *area, uint32_t id)
+{
+	memset(wm_plan_block(plan, area, id), 0, plan->metrics_stride);
+	memset(wm_plan_partitions(plan, area, id), 0,
+	       wm_partition_metrics_bytes(plan->subtasks[id].n_partitions));
 }
 
 struct wm_shm_spec
@@ -251,8 +276,9 @@ wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 		specs[c] = (struct wm_shm_channel_spec){
 			plan->channels[c].producer, plan->channels[c].consumer,
 			cells};
-	return (struct wm_shm_spec){plan->n_subtasks, plan->n_channels, specs,
-				    wm_plan_metrics_bytes(plan)};
+	return (struct wm_shm_spec){
+		plan->n_subtasks, plan->n_channels, specs, plan->metrics_stride,
+		plan->metrics_bytes - plan->n_subtasks * plan->metrics_stride};
 }
 
 /* `h` with `v` mixed in. */

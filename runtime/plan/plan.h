@@ -17,6 +17,7 @@
 
 #include "ipc/shm.h"
 #include "runtime/conf/topology.h"
+#include "runtime/metrics/metrics.h"
 
 struct wm_plan_channel {
 	uint32_t producer, consumer; /* subtask ids */
@@ -62,6 +63,9 @@ struct wm_plan_subtask {
 	 * the room of its metrics block and task. A source that discovers
 	 * partitions while it runs owns fewer at first (task.h). */
 	uint32_t n_partitions;
+	/* Where its partition entries start in the metrics area: an offset
+	 * from the area's start (wm_plan_partitions()). */
+	uint64_t metrics_partitions;
 };
 
 struct wm_plan {
@@ -70,8 +74,12 @@ struct wm_plan {
 	uint32_t *first; /* by stage: id of its subtask 0 (sinks: none) */
 	uint32_t n_channels;
 	struct wm_plan_channel *channels;
-	uint32_t max_partitions; /* of any one subtask */
-	uint32_t max_inputs;	 /* input channels of any one subtask */
+	uint32_t max_inputs; /* input channels of any one subtask */
+	/* The metrics area (runtime/metrics/metrics.h): n_subtasks blocks
+	 * of metrics_stride bytes, then each source subtask's partition
+	 * entries, metrics_bytes in all. */
+	size_t metrics_stride;
+	size_t metrics_bytes;
 };
 
 /* The source subtasks (plan ids, ascending) of the watermark alignment
@@ -86,12 +94,34 @@ const char *wm_plan_subtask_name(const struct wm_plan *plan,
 				 const struct wm_topology *topo, uint32_t id,
 				 char *buf, size_t len);
 
-/* The segment the plan needs (ipc/shm.h): a ring of `cells` cells for
- * each channel, described in specs[0 .. n_channels), and a metrics block
- * for each subtask. The result points at specs. */
-/* Bytes of each subtask's metrics block (runtime/metrics/metrics.h): room
- * for the partitions and input channels of the largest subtask, so that
- * every block has the same stride. */
+/*
+ * The metrics block of subtask `id` and its partition entries (its
+ * wm_plan_subtask.n_partitions of them; none but a source's) in `area`,
+ * a metrics area laid out by `plan`: the segment's (wm_shm_metrics_area())
+ * or --sim's. Every reader and writer finds them here, nowhere else.
+ * Like strchr(), they take a const area and return what the caller may
+ * write if its area is writable.
+ */
+static inline struct wm_subtask_metrics *
+wm_plan_block(const struct wm_plan *plan, const void *area, uint32_t id)
+{
+	return (struct wm_subtask_metrics *)((uintptr_t)area +
+					     (size_t)id * plan->metrics_stride);
+}
+
+static inline struct wm_partition_metrics *
+wm_plan_partitions(const struct wm_plan *plan, const void *area, uint32_t id)
+{
+	return (struct wm_partition_metrics *)((uintptr_t)area +
+					       plan->subtasks[id]
+						       .metrics_partitions);
+}
+
+/* Zero subtask `id`'s block and partition entries in `area`, as a fresh
+ * area has them (--sim's restart of a subtask). */
+void wm_plan_metrics_clear(const struct wm_plan *plan, void *area, uint32_t id);
+
+/* Bytes of the metrics area: plan->metrics_bytes. */
 size_t wm_plan_metrics_bytes(const struct wm_plan *plan);
 
 /* What identifies a job to its checkpoints: the plan's shape (each
@@ -105,6 +135,9 @@ size_t wm_plan_metrics_bytes(const struct wm_plan *plan);
 uint64_t wm_plan_fingerprint(const struct wm_plan *plan,
 			     const struct wm_topology *t);
 
+/* The segment the plan needs (ipc/shm.h): a ring of `cells` cells for
+ * each channel, described in specs[0 .. n_channels), and the metrics
+ * area. The result points at specs. */
 struct wm_shm_spec wm_plan_shm_spec(const struct wm_plan *plan, uint32_t cells,
 				    struct wm_shm_channel_spec *specs);
 

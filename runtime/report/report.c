@@ -145,13 +145,6 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 	return 0;
 }
 
-/* The block of subtask `id`. */
-static const struct wm_subtask_metrics *
-block_of(const void *base, size_t stride, uint32_t id)
-{
-	return (const void *)((const char *)base + id * stride);
-}
-
 /*
  * Every edge between stages: what the subtasks at its start sent on it,
  * what those at its end received on that input. What a stage does inside
@@ -161,7 +154,7 @@ block_of(const void *base, size_t stride, uint32_t id)
  */
 static int
 collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
-	      const struct wm_plan *plan, const void *base, size_t stride)
+	      const struct wm_plan *plan, const void *metrics)
 {
 	uint32_t n = 0;
 
@@ -191,13 +184,13 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 			 * more received than sent (metrics.h). */
 			for (uint32_t i = 0; i < t->stages[to].parallelism; i++)
 				r->received += WM_METRIC_GET(
-					block_of(base, stride,
-						 plan->first[to] + i)
+					wm_plan_block(plan, metrics,
+						      plan->first[to] + i)
 						->records_received[r->input]);
 			for (uint32_t i = 0; i < t->stages[s].parallelism; i++)
 				r->sent += WM_METRIC_GET(
-					block_of(base, stride,
-						 plan->first[s] + i)
+					wm_plan_block(plan, metrics,
+						      plan->first[s] + i)
 						->records_sent[e]);
 			if (r->received > r->sent)
 				rep->edges_consistent = false;
@@ -215,16 +208,17 @@ read_gaps(const struct wm_partition_metrics *m, struct wm_partition_report *p)
 	uint64_t gaps[WM_HISTOGRAM_GAPS_BUCKETS];
 
 	for (unsigned b = 0; b < WM_HISTOGRAM_GAPS_BUCKETS; b++)
-		gaps[b] = WM_METRIC_GET(m->gaps[b]);
+		gaps[b] = wm_gaps_get(&m->gaps, b);
 	wm_advice_gap_figures(gaps, WM_METRIC_GET(m->gap_max_ms), &p->gaps);
 	p->disorder_max_ms = WM_METRIC_GET(m->disorder_max_ms);
 }
 
-/* The partitions of subtask s, from its block m, into the report's array
- * from *k on. */
+/* The partitions of subtask s, from its block m and its entries parts,
+ * into the report's array from *k on. */
 static void
 read_partitions(struct wm_job_report *rep, struct wm_subtask_report *s,
-		const struct wm_subtask_metrics *m, uint32_t planned,
+		const struct wm_subtask_metrics *m,
+		const struct wm_partition_metrics *parts, uint32_t planned,
 		uint32_t *k)
 {
 	uint32_t np = WM_METRIC_GET(m->n_partitions);
@@ -238,14 +232,14 @@ read_partitions(struct wm_job_report *rep, struct wm_subtask_report *s,
 	for (uint32_t p = 0; p < np; p++, (*k)++) {
 		struct wm_partition_report *pr = &rep->partitions[*k];
 
-		pr->partition = WM_METRIC_GET(m->partitions[p].partition);
+		pr->partition = WM_METRIC_GET(parts[p].partition);
 		pr->stage = s->stage;
 		pr->subtask = s->index;
 		pr->alignment_paused_ns =
-			WM_METRIC_GET(m->partitions[p].alignment_paused_ns);
-		pr->records = WM_METRIC_GET(m->partitions[p].records);
-		read_progress(&m->partitions[p].progress, &pr->wm);
-		read_gaps(&m->partitions[p], pr);
+			WM_METRIC_GET(parts[p].alignment_paused_ns);
+		pr->records = WM_METRIC_GET(parts[p].records);
+		read_progress(&parts[p].progress, &pr->wm);
+		read_gaps(&parts[p], pr);
 	}
 }
 
@@ -276,7 +270,7 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 
 int
 wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
-		  const struct wm_plan *plan, const void *base, size_t stride,
+		  const struct wm_plan *plan, const void *metrics,
 		  int64_t end_ns, int64_t wall_ns, bool sim)
 {
 	uint64_t delays[WM_HISTOGRAM_BUCKETS] = {0};
@@ -299,7 +293,8 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 	}
 	rep->n_subtasks = plan->n_subtasks;
 	for (uint32_t i = 0; i < plan->n_subtasks; i++) {
-		const struct wm_subtask_metrics *m = block_of(base, stride, i);
+		const struct wm_subtask_metrics *m =
+			wm_plan_block(plan, metrics, i);
 		struct wm_subtask_report *s = &rep->subtasks[i];
 
 		s->stage = plan->subtasks[i].stage;
@@ -311,12 +306,13 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 				? who_held(t, plan, i,
 					   WM_METRIC_GET(m->held_by_now))
 				: UINT32_MAX;
-		read_partitions(rep, s, m, plan->subtasks[i].n_partitions, &k);
+		read_partitions(rep, s, m, wm_plan_partitions(plan, metrics, i),
+				plan->subtasks[i].n_partitions, &k);
 		add_up(rep, t, s, m, delays);
 	}
 	rep->n_partitions = k;
 	if (collect_flow(rep, t) != 0 ||
-	    collect_edges(rep, t, plan, base, stride) != 0) {
+	    collect_edges(rep, t, plan, metrics) != 0) {
 		wm_report_free(rep);
 		return -ENOMEM;
 	}

@@ -83,13 +83,14 @@
 #include "runtime/report/job_report.h"
 
 /*
- * Fill `rep` from the metrics blocks of every subtask of `plan`: block i
- * at base + i x stride. `end_ns` and `wall_ns` as above. 0 or -ENOMEM.
+ * Fill `rep` from the metrics blocks and partitions of every subtask of
+ * `plan` in `metrics`, a metrics area laid out by it (plan.h). `end_ns`
+ * and `wall_ns` as above. 0 or -ENOMEM.
  * Free with wm_report_free().
  */
 int wm_report_collect(struct wm_job_report *rep, const struct wm_topology *topo,
-		      const struct wm_plan *plan, const void *base,
-		      size_t stride, int64_t end_ns, int64_t wall_ns, bool sim);
+		      const struct wm_plan *plan, const void *metrics,
+		      int64_t end_ns, int64_t wall_ns, bool sim);
 void wm_report_free(struct wm_job_report *rep);
 
 /* The alerts the driver's machine raised, copied into `rep`: `n` of

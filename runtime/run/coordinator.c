@@ -187,7 +187,8 @@ a_source_finished(const struct wm_coordinator *c, const struct wm_shm *seg)
 {
 	for (uint32_t id = 0; id < c->plan->n_subtasks; id++) {
 		const struct wm_plan_subtask *sub = &c->plan->subtasks[id];
-		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
+		struct wm_subtask_metrics *m =
+			wm_plan_block(c->plan, wm_shm_metrics_area(seg), id);
 
 		if (c->topo->stages[sub->stage].kind == WM_STAGE_SOURCE &&
 		    atomic_load_explicit(&m->finished, memory_order_acquire))
@@ -349,7 +350,8 @@ collect(struct wm_coordinator *c, struct wm_shm *seg, char *err, size_t errlen)
 	 * committer (D2): no tell_sealed() after it, and none is needed,
 	 * every later subtask having acknowledged in an earlier look. */
 	for (uint32_t id = 0; id < c->plan->n_subtasks; id++) {
-		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
+		struct wm_subtask_metrics *m =
+			wm_plan_block(c->plan, wm_shm_metrics_area(seg), id);
 		/* K2 (metrics.h): the id, then what it acknowledges. */
 		uint64_t acked = atomic_load_explicit(&m->checkpoint.id,
 						      memory_order_acquire);

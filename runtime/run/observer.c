@@ -279,7 +279,7 @@ sample(struct observer *ob)
 	struct published *prev = ob->current;
 	const struct wm_shm_header *h = wm_shm_header(ob->seg);
 	struct wm_snapshot *snap = wm_snapshot_take(
-		ob->plan, wm_shm_metrics(ob->seg, 0), h->metrics_stride,
+		ob->plan, wm_shm_metrics_area(ob->seg),
 		prev != NULL ? prev->snap : NULL, real,
 		wm_scale_ns(real - ob->start_ns, ob->topo->job.speed));
 

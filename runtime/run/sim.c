@@ -115,8 +115,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		return -ENOMEM;
 	sim->n_tasks = sim->plan->n_subtasks;
 	sim->tasks = calloc(sim->n_tasks, sizeof(*sim->tasks));
-	sim->stride = wm_plan_metrics_bytes(sim->plan);
-	sim->metrics = calloc(sim->n_tasks ? sim->n_tasks : 1, sim->stride);
+	sim->metrics = calloc(1, wm_plan_metrics_bytes(sim->plan));
 	if (sim->tasks == NULL || sim->metrics == NULL)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < t->n_stages; s++) {
@@ -162,7 +161,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.late = sim_late;
 		st->out.snapshot = wm_sim_snapshot;
 		st->task = wm_sources_new_task(
-			t, sim->plan, id, &st->out, wm_sim_block(sim, id),
+			t, sim->plan, id, &st->out, sim->metrics,
 			&(struct wm_sources_input){
 				.trace = sim->traces[st->sub->stage]},
 			t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
@@ -332,8 +331,7 @@ watch_at(struct sim *sim, int64_t s)
 
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		wm_task_publish(sim->tasks[id].task, s);
-	snap = wm_snapshot_take(sim->plan, sim->metrics, sim->stride, sim->snap,
-				s, s);
+	snap = wm_snapshot_take(sim->plan, sim->metrics, sim->snap, s, s);
 	if (snap == NULL)
 		return -ENOMEM;
 	wm_snapshot_free(sim->snap);
@@ -396,8 +394,7 @@ record_at(struct sim *sim, int64_t s)
 
 	for (uint32_t id = 0; id < sim->n_tasks; id++)
 		wm_task_publish(sim->tasks[id].task, s);
-	snap = wm_snapshot_take(sim->plan, sim->metrics, sim->stride,
-				sim->rec_snap, s, s);
+	snap = wm_snapshot_take(sim->plan, sim->metrics, sim->rec_snap, s, s);
 	if (snap == NULL)
 		return -ENOMEM;
 	wm_snapshot_free(sim->rec_snap);
@@ -880,7 +877,7 @@ sim_set_up(struct sim *sim, char *err, size_t errlen)
 	for (uint32_t id = 0; r == 0 && id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
 
-		r = wm_task_align(st->task, sim->metrics, sim->stride);
+		r = wm_task_align(st->task, sim->metrics);
 		st->aligned = wm_plan_alignment_peers(sim->plan, topo, id, NULL,
 						      0) > 0;
 	}
@@ -906,8 +903,7 @@ sim_summarize(struct sim *sim, int r, int64_t start, struct wm_job_report *rep,
 	if (sim->rec != NULL && record_at(sim, sim->now_ns) != 0 && r == 0)
 		r = -ENOMEM;
 	c = wm_report_collect(rep, sim->topo, sim->plan, sim->metrics,
-			      sim->stride, sim->now_ns,
-			      wm_monotonic_ns() - start, true);
+			      sim->now_ns, wm_monotonic_ns() - start, true);
 	rep->failed = r < 0;
 	rep->checkpointing = sim->cycle != NULL;
 	rep->checkpoints = sim->checkpoints;

@@ -267,9 +267,9 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
 
 	wm_task_free(st->task);
 	wm_sim_queue_clear(&st->in); /* frames in flight are lost */
-	memset(wm_sim_block(sim, id), 0, sim->stride);
+	wm_plan_metrics_clear(sim->plan, sim->metrics, id);
 	st->task = wm_sources_new_task(
-		t, sim->plan, id, &st->out, wm_sim_block(sim, id),
+		t, sim->plan, id, &st->out, sim->metrics,
 		&(struct wm_sources_input){.trace =
 						   sim->traces[st->sub->stage]},
 		t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
@@ -290,7 +290,7 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
 	}
 	wm_task_restarted_at(st->task, sim->now_ns);
 	if (r == 0)
-		r = wm_task_align(st->task, sim->metrics, sim->stride);
+		r = wm_task_align(st->task, sim->metrics);
 	st->next_due = sim->now_ns; /* sources: at once */
 	st->charged = false;
 	return r;

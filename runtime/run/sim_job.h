@@ -83,8 +83,7 @@ struct sim {
 	int error;
 	char why[512];
 	int stopped_by; /* the signal that stopped the job, or 0 */
-	size_t stride;
-	void *metrics; /* one block per subtask, as in the segment */
+	void *metrics;	/* the metrics area, laid out as in the segment */
 	/* Alerts ([job] alert_*; NULL: none): the last snapshot, the
 	 * sampling grid, and the last instant run since that snapshot
 	 * (-1: none), watch_until(). */
@@ -120,14 +119,6 @@ struct sim {
 	/* The restart's figures; the checkpoints' counts are the cycle's. */
 	struct wm_checkpoint_summary checkpoints;
 };
-
-/* The metrics block of subtask `id`. */
-static inline struct wm_subtask_metrics *
-wm_sim_block(const struct sim *sim, uint32_t id)
-{
-	return (struct wm_subtask_metrics *)((char *)sim->metrics +
-					     id * sim->stride);
-}
 
 /* Whether `st` runs a source. */
 static inline bool

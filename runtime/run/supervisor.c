@@ -267,8 +267,9 @@ worker_exited(struct job *j, uint32_t id, const char *name, pid_t pid,
 	char why[256];
 
 	if (j->seg != NULL &&
-	    wm_metrics_source_failure(wm_shm_metrics(j->seg, id), why,
-				      sizeof(why)) != 0) {
+	    wm_metrics_source_failure(
+		    wm_plan_block(j->plan, wm_shm_metrics_area(j->seg), id),
+		    why, sizeof(why)) != 0) {
 		job_failed(j, wm_exit_of_worker(status),
 			   "worker \"%s\" (pid %d) exited with status %d: "
 			   "its source cannot go on: %s",
@@ -671,8 +672,7 @@ summarize(const struct job *j, const struct wm_shm *seg, int64_t forked_ns,
 				    : forked_ns;
 	int64_t processing = wm_scale_ns(
 		now - (origin != 0 ? origin : forked_ns), j->t->job.speed);
-	int r = wm_report_collect(rep, j->t, j->plan, wm_shm_metrics(seg, 0),
-				  wm_shm_header(seg)->metrics_stride,
+	int r = wm_report_collect(rep, j->t, j->plan, wm_shm_metrics_area(seg),
 				  processing, now - first, false);
 
 	if (r != 0)

@@ -62,8 +62,10 @@ wm_supervisor_note_unrestorable(struct job *j, const struct wm_shm *seg)
 	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
 		char why[256];
 
-		if (wm_metrics_restore_failure(wm_shm_metrics(seg, id), why,
-					       sizeof(why)) != j->restore_from)
+		if (wm_metrics_restore_failure(
+			    wm_plan_block(j->plan, wm_shm_metrics_area(seg),
+					  id),
+			    why, sizeof(why)) != j->restore_from)
 			continue;
 		j->unrestorable = j->restore_from;
 		j->failure = EX_DATAERR;
@@ -129,7 +131,8 @@ hold_after_restore(const struct job *j, const struct wm_shm *seg)
 	int64_t restored = job_time(j, wm_shm_started(seg)), last = restored;
 
 	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
-		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
+		struct wm_subtask_metrics *m =
+			wm_plan_block(j->plan, wm_shm_metrics_area(seg), id);
 		int64_t at = WM_METRIC_GET(m->caught_up_ns);
 
 		if (j->crash_watermark[id] == WM_TS_MIN)
@@ -165,7 +168,8 @@ note_crash(struct job *j, const struct wm_shm *seg)
 	j->job_start_ns = wm_supervisor_job_origin(j, seg);
 	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
 		const struct wm_plan_subtask *sub = &j->plan->subtasks[id];
-		struct wm_subtask_metrics *m = wm_shm_metrics(seg, id);
+		struct wm_subtask_metrics *m =
+			wm_plan_block(j->plan, wm_shm_metrics_area(seg), id);
 		int64_t late_max = WM_METRIC_GET(m->late_max_ns);
 
 		j->crash_watermark[id] =

@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -583,13 +584,24 @@ attach_matches_plan(struct worker *w)
 	const struct wm_plan *plan = w->args->plan;
 
 	if (h->n_subtasks != plan->n_subtasks ||
-	    h->n_channels != plan->n_channels ||
-	    h->metrics_stride < wm_plan_metrics_bytes(plan)) {
+	    h->n_channels != plan->n_channels) {
 		worker_fail(w, EX_SOFTWARE,
 			    "the shared segment has %u subtasks and %u "
 			    "channels, the plan %u and %u",
 			    h->n_subtasks, h->n_channels, plan->n_subtasks,
 			    plan->n_channels);
+		return -EBADMSG;
+	}
+	/* The plan lays the metrics area out (plan.h): the segment's must
+	 * have its blocks' stride and room for its partitions. */
+	if (h->metrics_stride != plan->metrics_stride ||
+	    h->metrics_bytes < plan->metrics_bytes) {
+		worker_fail(w, EX_SOFTWARE,
+			    "the shared segment's metrics area has blocks of "
+			    "%" PRIu64 " bytes in %" PRIu64
+			    ", the plan's %zu in %zu",
+			    h->metrics_stride, h->metrics_bytes,
+			    plan->metrics_stride, plan->metrics_bytes);
 		return -EBADMSG;
 	}
 	for (uint32_t c = 0; c < plan->n_channels; c++) {
@@ -645,7 +657,8 @@ attach(struct worker *w)
 		return worker_fail(w, EX_OSERR, "%s", err);
 	if (attach_matches_plan(w) != 0)
 		return EX_SOFTWARE;
-	w->metrics = wm_shm_metrics(&w->seg, a->subtask);
+	w->metrics = wm_plan_block(a->plan, wm_shm_metrics_area(&w->seg),
+				   a->subtask);
 	WM_METRIC_SET(w->metrics->pid, (int32_t)getpid());
 	for (uint32_t e = 0; e < w->me->n_edges; e++)
 		w->n_outputs += w->me->edges[e].width;
@@ -1055,7 +1068,8 @@ make_task(struct worker *w)
 	int r;
 
 	w->task = wm_sources_new_task(a->topo, a->plan, a->subtask, &w->out,
-				      w->metrics, &in, w->recording);
+				      wm_shm_metrics_area(&w->seg), &in,
+				      w->recording);
 	if (w->task == NULL) {
 		/* The traces were read and checked before the fork: what is
 		 * left to fail is the outside world (a Kafka source's
@@ -1066,8 +1080,7 @@ make_task(struct worker *w)
 				   "could not set up the subtask: %s",
 				   strerror(errno));
 	}
-	r = wm_task_align(w->task, wm_shm_metrics(&w->seg, 0),
-			  wm_shm_header(&w->seg)->metrics_stride);
+	r = wm_task_align(w->task, wm_shm_metrics_area(&w->seg));
 	if (r != 0) {
 		wm_task_free(w->task);
 		w->task = NULL;

@@ -106,8 +106,7 @@ wm_sources_set_opener(wm_sources_opener open)
 
 struct wm_task *
 wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
-		    uint32_t id, struct wm_task_out *out,
-		    struct wm_subtask_metrics *metrics,
+		    uint32_t id, struct wm_task_out *out, void *metrics,
 		    struct wm_sources_input *in, struct wm_sink *record)
 {
 	const struct wm_plan_subtask *sub = &plan->subtasks[id];

@@ -25,7 +25,42 @@ gap_bucket(int64_t ms)
 	return wm_histogram_shape_bucket(WM_HISTOGRAM_GAPS, ms);
 }
 
+/* `n` gaps of `ms` in a partition's histogram of gaps. */
+static void
+set_gaps(struct wm_gap_histogram *h, int64_t ms, uint32_t n)
+{
+	unsigned b = gap_bucket(ms);
+
+	if (b < WM_METRICS_GAPS_WIDE)
+		WM_METRIC_SET(h->wide[b], n);
+	else
+		WM_METRIC_SET(h->narrow[b - WM_METRICS_GAPS_WIDE], n);
+}
+
 /* ---- gap figures and rounding ---- */
+
+/* A partition's histogram of gaps counts gaps under 64 ms, of which it
+ * can have as many as records, past 2^32; a longer gap's bucket, which
+ * needs 8.7 years to get there, stays at 2^32 - 1. */
+START_TEST(test_gap_counts_beyond_32_bits)
+{
+	struct wm_gap_histogram h;
+
+	memset((void *)&h, 0, sizeof(h));
+	ck_assert_uint_eq(gap_bucket(63), WM_METRICS_GAPS_WIDE - 1);
+	ck_assert_uint_eq(gap_bucket(64), WM_METRICS_GAPS_WIDE);
+	set_gaps(&h, 63, UINT32_MAX);
+	wm_gaps_add(&h, gap_bucket(63));
+	ck_assert_uint_eq(wm_gaps_get(&h, gap_bucket(63)), 1ull << 32);
+	set_gaps(&h, 64, UINT32_MAX - 1);
+	wm_gaps_add(&h, gap_bucket(64));
+	wm_gaps_add(&h, gap_bucket(64));
+	ck_assert_uint_eq(wm_gaps_get(&h, gap_bucket(64)), UINT32_MAX);
+	wm_gaps_add(&h, gap_bucket(5 * HOUR_MS)); /* the last bucket */
+	ck_assert_uint_eq(wm_gaps_get(&h, WM_HISTOGRAM_GAPS_BUCKETS - 1), 1);
+	ck_assert_uint_eq(wm_gaps_get(&h, 0), 0);
+}
+END_TEST
 
 START_TEST(test_regular_gaps_and_one_silence_have_no_period)
 {
@@ -143,7 +178,6 @@ static const char *const two_hours =
 struct job {
 	struct wm_topology *topo;
 	struct wm_plan *plan;
-	size_t stride;
 	char *blocks;
 	struct wm_job_report rep;
 	struct wm_advice advice;
@@ -153,18 +187,18 @@ static void
 job_open(struct job *j, const char *job_keys, const char *source_keys)
 {
 	char text[1024];
-	struct wm_subtask_metrics *src;
+	struct wm_partition_metrics *parts;
 
 	snprintf(text, sizeof(text), two_hours, job_keys, source_keys);
-	job_blocks_open(text, &j->topo, &j->plan, &j->stride, &j->blocks);
-	src = job_blocks_at(j->blocks, j->stride, 0);
-	src->n_partitions = 4;
+	job_blocks_open(text, &j->topo, &j->plan, &j->blocks);
+	wm_plan_block(j->plan, j->blocks, 0)->n_partitions = 4;
+	parts = wm_plan_partitions(j->plan, j->blocks, 0);
 	for (uint32_t p = 0; p < 4; p++) {
 		/* A record every second, more than the advice needs. */
-		src->partitions[p].partition = p;
-		src->partitions[p].records = 7200;
-		src->partitions[p].gaps[gap_bucket(1000)] = 7199;
-		src->partitions[p].gap_max_ms = 1000;
+		parts[p].partition = p;
+		parts[p].records = 7200;
+		set_gaps(&parts[p].gaps, 1000, 7199);
+		parts[p].gap_max_ms = 1000;
 	}
 }
 
@@ -173,14 +207,15 @@ job_open(struct job *j, const char *job_keys, const char *source_keys)
 static void
 silence_holds_the_window(struct job *j)
 {
-	struct wm_subtask_metrics *src = job_blocks_at(j->blocks, j->stride, 0);
-	struct wm_subtask_metrics *win = job_blocks_at(j->blocks, j->stride, 1);
-	struct wm_partition_metrics *p3 = &src->partitions[3];
+	struct wm_subtask_metrics *src = wm_plan_block(j->plan, j->blocks, 0);
+	struct wm_subtask_metrics *win = wm_plan_block(j->plan, j->blocks, 1);
+	struct wm_partition_metrics *p3 =
+		&wm_plan_partitions(j->plan, j->blocks, 0)[3];
 
-	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
+	memset((void *)&p3->gaps, 0, sizeof(p3->gaps));
 	p3->records = 722;
-	p3->gaps[gap_bucket(10000)] = 720;
-	p3->gaps[gap_bucket(2 * HOUR_MS)] = 1;
+	set_gaps(&p3->gaps, 10000, 720);
+	set_gaps(&p3->gaps, 2 * HOUR_MS, 1);
 	p3->gap_max_ms = 2 * HOUR_MS;
 	src->output.longest_cause = 3;
 	src->output.longest_stall_ns = 2 * HOUR_MS * MS;
@@ -196,8 +231,7 @@ static void
 job_advise(struct job *j)
 {
 	ck_assert_int_eq(wm_report_collect(&j->rep, j->topo, j->plan, j->blocks,
-					   j->stride, 4 * HOUR_MS * MS, 0,
-					   true),
+					   4 * HOUR_MS * MS, 0, true),
 			 0);
 	ck_assert_int_eq(wm_advice_build(j->topo, &j->rep, &j->advice), 0);
 }
@@ -215,13 +249,14 @@ job_close(struct job *j)
 static void
 sparse_partition_holds_the_window(struct job *j)
 {
-	struct wm_subtask_metrics *src = job_blocks_at(j->blocks, j->stride, 0);
-	struct wm_subtask_metrics *win = job_blocks_at(j->blocks, j->stride, 1);
-	struct wm_partition_metrics *p3 = &src->partitions[3];
+	struct wm_subtask_metrics *src = wm_plan_block(j->plan, j->blocks, 0);
+	struct wm_subtask_metrics *win = wm_plan_block(j->plan, j->blocks, 1);
+	struct wm_partition_metrics *p3 =
+		&wm_plan_partitions(j->plan, j->blocks, 0)[3];
 
-	memset((void *)p3->gaps, 0, sizeof(p3->gaps));
+	memset((void *)&p3->gaps, 0, sizeof(p3->gaps));
 	p3->records = 144;
-	p3->gaps[gap_bucket(50000)] = 143;
+	set_gaps(&p3->gaps, 50000, 143);
 	p3->gap_max_ms = 50000;
 	src->output.longest_cause = 3;
 	src->output.longest_stall_ns = 50000 * MS;
@@ -320,7 +355,7 @@ START_TEST(test_short_stalls_that_add_up_to_little_say_nothing)
 
 	job_open(&j, "", "");
 	sparse_partition_holds_the_window(&j);
-	win = job_blocks_at(j.blocks, j.stride, 1);
+	win = wm_plan_block(j.plan, j.blocks, 1);
 	/* 5% of the 4 h run: not long. */
 	win->output.stalled_ns = 12 * 60000 * MS;
 	job_advise(&j);
@@ -381,11 +416,11 @@ check_disorder(uint64_t n_low, int64_t low_ms, uint64_t n_high, int64_t high_ms,
 	struct job j;
 
 	job_open(&j, "", "");
-	src = job_blocks_at(j.blocks, j.stride, 0);
+	src = wm_plan_block(j.plan, j.blocks, 0);
 	src->disorder[wm_histogram_bucket(low_ms)] = n_low;
 	src->disorder[wm_histogram_bucket(high_ms)] = n_high;
-	src->partitions[1].disorder_max_ms = low_ms;
-	src->partitions[2].disorder_max_ms = high_ms;
+	wm_plan_partitions(j.plan, j.blocks, 0)[1].disorder_max_ms = low_ms;
+	wm_plan_partitions(j.plan, j.blocks, 0)[2].disorder_max_ms = high_ms;
 	job_advise(&j);
 	l = line_of(&j, WM_ADVICE_OUT_OF_ORDERNESS);
 	ck_assert_int_eq(l->value_ms, want_ms);
@@ -420,7 +455,7 @@ START_TEST(test_late_records_raise_allowed_lateness)
 	struct job j;
 
 	job_open(&j, "", "");
-	win = job_blocks_at(j.blocks, j.stride, 1);
+	win = wm_plan_block(j.plan, j.blocks, 1);
 	win->late_dropped = 12;
 	win->lateness[wm_histogram_bucket(180000)] = 12;
 	win->lateness_max_ms = 180000;
@@ -442,6 +477,7 @@ main(void)
 	TCase *gaps = tcase_create("gaps");
 	TCase *lines = tcase_create("lines");
 
+	tcase_add_test(gaps, test_gap_counts_beyond_32_bits);
 	tcase_add_test(gaps, test_regular_gaps_and_one_silence_have_no_period);
 	tcase_add_test(gaps, test_bursts_give_their_period);
 	tcase_add_test(gaps, test_pauses_and_random_silences_are_no_period);

@@ -26,7 +26,6 @@ struct job {
 	struct wm_topology *topo;
 	struct wm_plan *plan;
 	struct wm_alerts *alerts;
-	size_t stride;
 	char *blocks;
 	struct wm_snapshot *snap;
 	uint32_t s0, w;
@@ -51,19 +50,19 @@ job_open(struct job *j, const char *alerts)
 	ck_assert_ptr_nonnull(j->plan);
 	j->alerts = wm_alerts_new(j->topo, j->plan);
 	ck_assert_ptr_nonnull(j->alerts);
-	j->stride = wm_plan_metrics_bytes(j->plan);
-	j->blocks = calloc(j->plan->n_subtasks, j->stride);
+	j->blocks = calloc(1, wm_plan_metrics_bytes(j->plan));
 	ck_assert_ptr_nonnull(j->blocks);
 	j->s0 = j->plan->first[0];
 	j->w = j->plan->first[1];
 	/* Every source publishes its two partitions, ACTIVE since 0. */
 	for (uint32_t id = j->s0; id < j->w; id++) {
-		struct wm_subtask_metrics *m =
-			(void *)(j->blocks + id * j->stride);
+		struct wm_partition_metrics *parts =
+			wm_plan_partitions(j->plan, j->blocks, id);
 
-		WM_METRIC_SET(m->n_partitions, 2);
-		WM_METRIC_SET(m->partitions[0].partition, 2 * (id - j->s0));
-		WM_METRIC_SET(m->partitions[1].partition, 2 * (id - j->s0) + 1);
+		WM_METRIC_SET(
+			wm_plan_block(j->plan, j->blocks, id)->n_partitions, 2);
+		WM_METRIC_SET(parts[0].partition, 2 * (id - j->s0));
+		WM_METRIC_SET(parts[1].partition, 2 * (id - j->s0) + 1);
 	}
 }
 
@@ -80,7 +79,7 @@ job_close(struct job *j)
 static struct wm_subtask_metrics *
 block(struct job *j, uint32_t id)
 {
-	return (struct wm_subtask_metrics *)(j->blocks + id * j->stride);
+	return wm_plan_block(j->plan, j->blocks, id);
 }
 
 /* Partition slot `slot` of source subtask s0 IDLE (or ACTIVE) since. */
@@ -88,7 +87,7 @@ static void
 set_partition(struct job *j, uint32_t slot, bool idle, int64_t since_ns)
 {
 	struct wm_watermark_metrics *p =
-		&block(j, j->s0)->partitions[slot].progress;
+		&wm_plan_partitions(j->plan, j->blocks, j->s0)[slot].progress;
 
 	WM_METRIC_SET(p->idle, idle);
 	WM_METRIC_SET(p->since_ns, since_ns);
@@ -110,7 +109,7 @@ static uint32_t
 feed(struct job *j, int64_t t)
 {
 	struct wm_snapshot *s =
-		wm_snapshot_take(j->plan, j->blocks, j->stride, j->snap, t, t);
+		wm_snapshot_take(j->plan, j->blocks, j->snap, t, t);
 
 	ck_assert_ptr_nonnull(s);
 	wm_snapshot_free(j->snap);

@@ -98,7 +98,6 @@ END_TEST
 struct job {
 	struct wm_topology *topo;
 	struct wm_plan *plan;
-	size_t stride;
 	char *blocks;
 	uint32_t src, win;
 };
@@ -110,14 +109,13 @@ job_open(struct job *j)
 	job_blocks_open("[job]\nevent_time = 8 h\n"
 			"[source events]\npartitions = 2\nrate = 1/s\n"
 			"[window counts]\ninput = events\nsize = 1 min\n",
-			&j->topo, &j->plan, &j->stride, &j->blocks);
+			&j->topo, &j->plan, &j->blocks);
 	j->src = j->plan->first[0];
 	j->win = j->plan->first[1];
-	WM_METRIC_SET(job_blocks_at(j->blocks, j->stride, j->src)->n_partitions,
+	WM_METRIC_SET(wm_plan_block(j->plan, j->blocks, j->src)->n_partitions,
 		      2);
 	for (uint32_t p = 0; p < 2; p++)
-		WM_METRIC_SET(job_blocks_at(j->blocks, j->stride, j->src)
-				      ->partitions[p]
+		WM_METRIC_SET(wm_plan_partitions(j->plan, j->blocks, j->src)[p]
 				      .partition,
 			      p);
 }
@@ -134,17 +132,17 @@ feed(struct job *j, struct wm_recorder *r, int64_t now_ns, int64_t wm,
      uint64_t records)
 {
 	struct wm_subtask_metrics *w =
-		job_blocks_at(j->blocks, j->stride, j->win);
+		wm_plan_block(j->plan, j->blocks, j->win);
 	struct wm_subtask_metrics *s =
-		job_blocks_at(j->blocks, j->stride, j->src);
+		wm_plan_block(j->plan, j->blocks, j->src);
 	struct wm_snapshot *snap;
 
 	WM_METRIC_SET(w->output.watermark, wm);
 	WM_METRIC_SET(w->newest_event_time, now_ns / MS);
 	WM_METRIC_SET(s->output.watermark, wm);
-	WM_METRIC_SET(s->partitions[0].records, records);
-	snap = wm_snapshot_take(j->plan, j->blocks, j->stride, NULL, now_ns,
-				now_ns);
+	WM_METRIC_SET(wm_plan_partitions(j->plan, j->blocks, j->src)[0].records,
+		      records);
+	snap = wm_snapshot_take(j->plan, j->blocks, NULL, now_ns, now_ns);
 	ck_assert_ptr_nonnull(snap);
 	wm_recorder_feed(r, snap);
 	wm_snapshot_free(snap);
@@ -259,11 +257,11 @@ START_TEST(test_page_names_every_series_it_drew)
 	for (int64_t i = 0; i <= 60; i++)
 		feed(&j, r, i * 60000 * MS, i < 30 ? i * 60000 : 30 * 60000,
 		     (uint64_t)i);
-	WM_METRIC_SET(job_blocks_at(j.blocks, j.stride, j.win)->output.since_ns,
+	WM_METRIC_SET(wm_plan_block(j.plan, j.blocks, j.win)->output.since_ns,
 		      30 * 60000 * MS);
 	feed(&j, r, 61 * 60000 * MS, 30 * 60000, 61);
 	ck_assert_int_eq(wm_report_collect(&rep, j.topo, j.plan, j.blocks,
-					   j.stride, 61 * 60000 * MS, 0, true),
+					   61 * 60000 * MS, 0, true),
 			 0);
 	f = open_memstream(&html, &len);
 	ck_assert_ptr_nonnull(f);

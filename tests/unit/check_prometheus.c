@@ -27,7 +27,6 @@ static const struct wm_prometheus_ids ids = {.host = "box.example",
 struct job {
 	struct wm_topology *topo;
 	struct wm_plan *plan;
-	size_t stride;
 	char *blocks;
 	uint32_t s0, w;
 };
@@ -40,13 +39,13 @@ job_open(struct job *j)
 			"[source events]\nparallelism = 2\npartitions = 4\n"
 			"rate = 1/s\n"
 			"[window counts]\ninput = events\nsize = 10 s\n",
-			&j->topo, &j->plan, &j->stride, &j->blocks);
+			&j->topo, &j->plan, &j->blocks);
 	j->s0 = j->plan->first[0];
 	j->w = j->plan->first[1];
 	/* Every watermark unset, as a block starts. */
 	for (uint32_t id = 0; id < j->plan->n_subtasks; id++) {
 		struct wm_subtask_metrics *m =
-			job_blocks_at(j->blocks, j->stride, id);
+			wm_plan_block(j->plan, j->blocks, id);
 
 		WM_METRIC_SET(m->output.watermark, WM_TS_MIN);
 		WM_METRIC_SET(m->newest_event_time, WM_TS_MIN);
@@ -138,10 +137,10 @@ START_TEST(test_names_labels_and_help_are_flinks)
 		"flink_taskmanager_job_task_operator_currentOutputWatermark";
 
 	job_open(&j);
-	WM_METRIC_SET(job_blocks_at(j.blocks, j.stride, j.w)->output.watermark,
+	WM_METRIC_SET(wm_plan_block(j.plan, j.blocks, j.w)->output.watermark,
 		      60000);
-	WM_METRIC_SET(job_blocks_at(j.blocks, j.stride, j.w)->late_dropped, 7);
-	snap = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0, 0);
+	WM_METRIC_SET(wm_plan_block(j.plan, j.blocks, j.w)->late_dropped, 7);
+	snap = wm_snapshot_take(j.plan, j.blocks, NULL, 0, 0);
 	text = text_of(&j, snap);
 	ck_assert_ptr_nonnull(strstr(
 		text, "# HELP "
@@ -195,7 +194,7 @@ START_TEST(test_an_unset_watermark_is_long_min_value)
 	char *text;
 
 	job_open(&j);
-	snap = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0, 0);
+	snap = wm_snapshot_take(j.plan, j.blocks, NULL, 0, 0);
 	text = text_of(&j, snap);
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_"
@@ -231,6 +230,7 @@ START_TEST(test_splits_and_channels_say_what_holds_the_watermark)
 	struct job j;
 	struct wm_snapshot *a, *b;
 	struct wm_subtask_metrics *m;
+	struct wm_partition_metrics *parts;
 	struct wm_channel_metrics *ch;
 	const struct wm_plan_subtask *w;
 	uint32_t held = UINT32_MAX;
@@ -238,19 +238,19 @@ START_TEST(test_splits_and_channels_say_what_holds_the_watermark)
 	char labels[128];
 
 	job_open(&j);
-	m = job_blocks_at(j.blocks, j.stride, j.s0);
+	m = wm_plan_block(j.plan, j.blocks, j.s0);
+	parts = wm_plan_partitions(j.plan, j.blocks, j.s0);
 	WM_METRIC_SET(m->n_partitions, 2);
-	WM_METRIC_SET(m->partitions[0].partition, 0);
-	WM_METRIC_SET(m->partitions[0].progress.watermark, 5000);
-	WM_METRIC_SET(m->partitions[1].partition, 2);
-	WM_METRIC_SET(m->partitions[1].progress.watermark, 1000);
+	WM_METRIC_SET(parts[0].partition, 0);
+	WM_METRIC_SET(parts[0].progress.watermark, 5000);
+	WM_METRIC_SET(parts[1].partition, 2);
+	WM_METRIC_SET(parts[1].progress.watermark, 1000);
 	WM_METRIC_SET(m->output.watermark, 1000);
 	WM_METRIC_SET(m->newest_event_time, 9000);
 	WM_METRIC_SET(m->held_by_now, 2);
 	w = &j.plan->subtasks[j.w];
-	ch = wm_subtask_channels(job_blocks_at(j.blocks, j.stride, j.w),
-				 j.plan->max_partitions);
-	WM_METRIC_SET(job_blocks_at(j.blocks, j.stride, j.w)->n_channels,
+	ch = wm_plan_block(j.plan, j.blocks, j.w)->channels;
+	WM_METRIC_SET(wm_plan_block(j.plan, j.blocks, j.w)->n_channels,
 		      w->n_inputs);
 	for (uint32_t c = 0; c < w->n_inputs; c++) {
 		bool from_s0 = j.plan->channels[w->inputs[c]].producer == j.s0;
@@ -261,13 +261,12 @@ START_TEST(test_splits_and_channels_say_what_holds_the_watermark)
 			held = c;
 	}
 	ck_assert_uint_ne(held, UINT32_MAX);
-	WM_METRIC_SET(job_blocks_at(j.blocks, j.stride, j.w)->held_by_now,
-		      held);
-	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0, 0);
+	WM_METRIC_SET(wm_plan_block(j.plan, j.blocks, j.w)->held_by_now, held);
+	a = wm_snapshot_take(j.plan, j.blocks, NULL, 0, 0);
 	/* Partition 2 idle for half of the next second of processing time. */
-	WM_METRIC_SET(m->partitions[1].progress.idle_ns, SECOND / 2);
-	WM_METRIC_SET(m->partitions[1].progress.idle, 1);
-	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, SECOND, SECOND);
+	WM_METRIC_SET(parts[1].progress.idle_ns, SECOND / 2);
+	WM_METRIC_SET(parts[1].progress.idle, 1);
+	b = wm_snapshot_take(j.plan, j.blocks, a, SECOND, SECOND);
 	text = text_of(&j, b);
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_split_"
@@ -344,7 +343,7 @@ START_TEST(test_the_same_job_has_the_same_series_every_run)
 	const char *id;
 
 	job_open(&j);
-	snap = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0, 0);
+	snap = wm_snapshot_take(j.plan, j.blocks, NULL, 0, 0);
 	one = text_of(&j, snap);
 	two = text_of(&j, snap);
 	ck_assert_str_eq(one, two);

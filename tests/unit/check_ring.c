@@ -530,7 +530,7 @@ START_TEST(test_segment_layout_and_checks)
 {
 	struct wm_shm_channel_spec channels[] = {
 		{0, 1, 64}, {0, 2, 4096}, {1, 2, 128}};
-	struct wm_shm_spec spec = {3, 3, channels, 100};
+	struct wm_shm_spec spec = {3, 3, channels, 100, 300};
 	struct wm_shm seg, other;
 	char err[256];
 
@@ -542,7 +542,12 @@ START_TEST(test_segment_layout_and_checks)
 		ck_assert_uint_eq(wm_shm_ring(&seg, i)->size,
 				  channels[i].cells);
 	}
-	ck_assert_uint_ge(wm_shm_header(&seg)->metrics_stride, 100);
+	/* Blocks of whole cache lines, then the partition area, before the
+	 * first ring. */
+	ck_assert_uint_eq(wm_shm_header(&seg)->metrics_stride, 128);
+	ck_assert_uint_eq(wm_shm_header(&seg)->metrics_bytes, 3 * 128 + 384);
+	ck_assert_uint_ge(wm_shm_channel(&seg, 0)->ring_offset,
+			  wm_shm_header(&seg)->metrics_offset + 3 * 128 + 384);
 	/* A second mapping of the same descriptor checks out. */
 	ck_assert_int_eq(wm_shm_attach(seg.fd, &other, err, sizeof(err)), 0);
 	wm_shm_ring(&other, 1)->written = 5;
@@ -580,7 +585,7 @@ START_TEST(test_segment_spec_errors)
 {
 	struct wm_shm_channel_spec bad_size[] = {{0, 1, 100}};
 	struct wm_shm_channel_spec bad_task[] = {{0, 5, 64}};
-	struct wm_shm_spec spec = {2, 1, bad_size, 0};
+	struct wm_shm_spec spec = {2, 1, bad_size, 0, 0};
 	struct wm_shm seg;
 	char err[256];
 

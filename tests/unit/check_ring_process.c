@@ -265,7 +265,7 @@ static void
 make_segment(struct wm_shm *seg, uint32_t n_subtasks,
 	     const struct wm_shm_channel_spec *channels, uint32_t n_channels)
 {
-	struct wm_shm_spec spec = {n_subtasks, n_channels, channels, 64};
+	struct wm_shm_spec spec = {n_subtasks, n_channels, channels, 64, 0};
 	char err[256];
 
 	if (wm_shm_create(&spec, seg, err, sizeof(err)) != 0)
@@ -1281,7 +1281,7 @@ seg_creator(int slot, void *varg)
 {
 	static const struct wm_shm_channel_spec ch[] = {{0, 1, 1024}};
 	struct wm_shm seg;
-	struct wm_shm_spec spec = {SEG_WORKERS + 1, 1, ch, 64};
+	struct wm_shm_spec spec = {SEG_WORKERS + 1, 1, ch, 64, 0};
 	char err[256];
 
 	(void)varg;

@@ -24,7 +24,6 @@
 struct job {
 	struct wm_topology *topo;
 	struct wm_plan *plan;
-	size_t stride;
 	char *blocks;
 	uint32_t s0, s1, w;
 };
@@ -37,7 +36,7 @@ job_open(struct job *j)
 			"[source s]\nparallelism = 2\npartitions = 4\n"
 			"rate = 1/s\n"
 			"[window w]\ninput = s\nsize = 10 s\n",
-			&j->topo, &j->plan, &j->stride, &j->blocks);
+			&j->topo, &j->plan, &j->blocks);
 	j->s0 = j->plan->first[0];
 	j->s1 = j->s0 + 1;
 	j->w = j->plan->first[1];
@@ -53,7 +52,13 @@ job_close(struct job *j)
 static struct wm_subtask_metrics *
 block(struct job *j, uint32_t id)
 {
-	return (struct wm_subtask_metrics *)(j->blocks + id * j->stride);
+	return wm_plan_block(j->plan, j->blocks, id);
+}
+
+static struct wm_partition_metrics *
+partitions(struct job *j, uint32_t id)
+{
+	return wm_plan_partitions(j->plan, j->blocks, id);
 }
 
 /* Source subtask `id` reading partitions `a` and `b`, with `ra` and `rb`
@@ -64,14 +69,15 @@ set_source(struct job *j, uint32_t id, uint32_t a, uint64_t ra, uint32_t b,
 	   uint64_t rb, wm_ts_t wm, uint32_t held)
 {
 	struct wm_subtask_metrics *m = block(j, id);
+	struct wm_partition_metrics *parts = partitions(j, id);
 
 	WM_METRIC_SET(m->n_partitions, 2);
-	WM_METRIC_SET(m->partitions[0].partition, a);
-	WM_METRIC_SET(m->partitions[0].records, ra);
-	WM_METRIC_SET(m->partitions[0].progress.watermark, wm);
-	WM_METRIC_SET(m->partitions[1].partition, b);
-	WM_METRIC_SET(m->partitions[1].records, rb);
-	WM_METRIC_SET(m->partitions[1].progress.watermark, wm);
+	WM_METRIC_SET(parts[0].partition, a);
+	WM_METRIC_SET(parts[0].records, ra);
+	WM_METRIC_SET(parts[0].progress.watermark, wm);
+	WM_METRIC_SET(parts[1].partition, b);
+	WM_METRIC_SET(parts[1].records, rb);
+	WM_METRIC_SET(parts[1].progress.watermark, wm);
 	WM_METRIC_SET(m->output.watermark, wm);
 	WM_METRIC_SET(m->records_in, ra + rb);
 	WM_METRIC_SET(m->records_out, ra + rb);
@@ -97,8 +103,7 @@ static void
 set_window(struct job *j, wm_ts_t wm, uint32_t holder, uint64_t in)
 {
 	struct wm_subtask_metrics *m = block(j, j->w);
-	struct wm_channel_metrics *ch =
-		wm_subtask_channels(m, j->plan->max_partitions);
+	struct wm_channel_metrics *ch = m->channels;
 	uint32_t c = channel_from(j, holder);
 
 	WM_METRIC_SET(m->n_channels, 2);
@@ -117,7 +122,7 @@ static void
 still_since(struct job *j, int64_t ns)
 {
 	WM_METRIC_SET(block(j, j->s1)->output.since_ns, ns);
-	WM_METRIC_SET(block(j, j->s1)->partitions[1].progress.since_ns, ns);
+	WM_METRIC_SET(partitions(j, j->s1)[1].progress.since_ns, ns);
 	WM_METRIC_SET(block(j, j->w)->output.since_ns, ns);
 }
 
@@ -131,8 +136,7 @@ silence_begins(struct job *j)
 	set_source(j, j->s1, 1, 100, 3, 10, 5000, 3);
 	set_window(j, 5000, j->s1, 300);
 	still_since(j, SECOND);
-	return wm_snapshot_take(j->plan, j->blocks, j->stride, NULL, 7 * SECOND,
-				SECOND);
+	return wm_snapshot_take(j->plan, j->blocks, NULL, 7 * SECOND, SECOND);
 }
 
 START_TEST(test_a_silent_partition_is_blamed_through_the_channel)
@@ -148,8 +152,7 @@ START_TEST(test_a_silent_partition_is_blamed_through_the_channel)
 	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
 	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
 	set_window(&j, 5000, j.s1, 510);
-	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 8 * SECOND,
-			     3 * SECOND);
+	b = wm_snapshot_take(j.plan, j.blocks, a, 8 * SECOND, 3 * SECOND);
 	ck_assert_ptr_nonnull(b);
 
 	const struct wm_snap_subtask *w = &b->subtasks[j.w];
@@ -198,15 +201,13 @@ START_TEST(test_waiting_for_room_is_back_pressure_and_busy_is_the_rest)
 	wm_time_split_begin(ts, WM_TIME_IDLE, 1 * SECOND);
 	wm_time_split_end(ts, 1 * SECOND + SECOND / 10);
 	wm_time_split_begin(ts, WM_TIME_BACKPRESSURED, 10 * SECOND);
-	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 10 * SECOND,
-			     SECOND);
+	a = wm_snapshot_take(j.plan, j.blocks, NULL, 10 * SECOND, SECOND);
 	/* Partition 3 keeps sending, but the subtask waited for room for
 	 * 800 ms of the second, and idled 100 ms. */
 	set_source(&j, j.s1, 1, 150, 3, 150, 5000, 3);
 	wm_time_split_end(ts, 10 * SECOND + 8 * SECOND / 10);
 	wm_time_split_begin(ts, WM_TIME_IDLE, 10 * SECOND + 9 * SECOND / 10);
-	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 11 * SECOND,
-			     2 * SECOND);
+	b = wm_snapshot_take(j.plan, j.blocks, a, 11 * SECOND, 2 * SECOND);
 
 	const struct wm_snap_subtask *s = &b->subtasks[j.s1];
 
@@ -223,8 +224,7 @@ START_TEST(test_waiting_for_room_is_back_pressure_and_busy_is_the_rest)
 	 * before back-pressure (a process not running cannot send). */
 	struct wm_snapshot *c;
 
-	c = wm_snapshot_take(j.plan, j.blocks, j.stride, b, 12 * SECOND,
-			     3 * SECOND);
+	c = wm_snapshot_take(j.plan, j.blocks, b, 12 * SECOND, 3 * SECOND);
 	/* Read from outside (the observer reads /proc): the subtask itself
 	 * published nothing while it was not scheduled. */
 	ck_assert(c->subtasks[j.s1].cpu_wait_ms_per_s < 0.1);
@@ -260,8 +260,7 @@ START_TEST(test_a_source_that_did_not_run_is_behind_not_silent)
 	WM_METRIC_SET(block(&j, j.s0)->late_max_ns, 5000000);
 	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
 	set_window(&j, 5000, j.s1, 410);
-	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 8 * SECOND,
-			     3 * SECOND);
+	b = wm_snapshot_take(j.plan, j.blocks, a, 8 * SECOND, 3 * SECOND);
 	ck_assert_ptr_nonnull(b);
 	ck_assert_int_eq(b->subtasks[j.s1].overdue_ns, 3 * SECOND / 2);
 	ck_assert_int_eq(b->noise_ns, 5000000);
@@ -273,8 +272,7 @@ START_TEST(test_a_source_that_did_not_run_is_behind_not_silent)
 	 * did not. Due but running: 3 is silent. */
 	set_source(&j, j.s1, 1, 300, 3, 10, 5000, 3);
 	WM_METRIC_SET(block(&j, j.s1)->next_record_due_ns, 2 * SECOND);
-	c = wm_snapshot_take(j.plan, j.blocks, j.stride, b, 9 * SECOND,
-			     5 * SECOND);
+	c = wm_snapshot_take(j.plan, j.blocks, b, 9 * SECOND, 5 * SECOND);
 	ck_assert_ptr_nonnull(c);
 	ck_assert(c->subtasks[j.s1].overdue_ns > 0);
 	wm_snapshot_blame(c, j.plan, j.w, &bl);
@@ -283,8 +281,7 @@ START_TEST(test_a_source_that_did_not_run_is_behind_not_silent)
 	/* Nothing due (every partition silent to the end): never behind. */
 	WM_METRIC_SET(block(&j, j.s1)->next_record_due_ns, INT64_MAX);
 	wm_snapshot_free(a);
-	a = wm_snapshot_take(j.plan, j.blocks, j.stride, c, 10 * SECOND,
-			     7 * SECOND);
+	a = wm_snapshot_take(j.plan, j.blocks, c, 10 * SECOND, 7 * SECOND);
 	ck_assert_int_eq(a->subtasks[j.s1].overdue_ns, 0);
 	wm_snapshot_blame(a, j.plan, j.w, &bl);
 	ck_assert_int_eq(bl.cause, WM_BLAME_SILENCE);
@@ -306,7 +303,7 @@ START_TEST(test_an_idle_or_unheld_subtask_blames_nothing)
 	set_source(&j, j.s1, 1, 1, 3, 1, 5000, 3);
 	set_window(&j, 5000, j.s1, 2);
 	WM_METRIC_SET(block(&j, j.w)->output.idle, 1);
-	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0, 0);
+	a = wm_snapshot_take(j.plan, j.blocks, NULL, 0, 0);
 	wm_snapshot_blame(a, j.plan, j.w, &bl);
 	ck_assert_uint_eq(bl.n_hops, 1);
 	ck_assert_int_eq(bl.cause, WM_BLAME_NONE);
@@ -314,10 +311,10 @@ START_TEST(test_an_idle_or_unheld_subtask_blames_nothing)
 	wm_snapshot_free(a);
 
 	/* A block never published: every subtask holds nothing yet. */
-	memset(j.blocks, 0, j.plan->n_subtasks * j.stride);
+	memset(j.blocks, 0, wm_plan_metrics_bytes(j.plan));
 	for (uint32_t id = 0; id < j.plan->n_subtasks; id++)
 		WM_METRIC_SET(block(&j, id)->held_by_now, UINT32_MAX);
-	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0, 0);
+	a = wm_snapshot_take(j.plan, j.blocks, NULL, 0, 0);
 	wm_snapshot_blame(a, j.plan, j.w, &bl);
 	ck_assert_int_eq(bl.cause, WM_BLAME_NONE);
 	ck_assert_uint_eq(a->subtasks[j.s0].n_partitions, 0);
@@ -359,20 +356,19 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 	set_source(&j, j.s0, 0, 100, 2, 100, 60000, 0);
 	set_source(&j, j.s1, 1, 100, 3, 10, 5000, 3);
 	set_window(&j, 5000, j.s1, 300);
-	s[0] = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, 0,
-				5 * SECOND);
+	s[0] = wm_snapshot_take(j.plan, j.blocks, NULL, 0, 5 * SECOND);
 	still_since(&j, 5 * SECOND);
 	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
 	WM_METRIC_SET(block(&j, j.s0)->output.since_ns, 19 * SECOND);
 	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
-	s[1] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[0], 5 * SECOND,
+	s[1] = wm_snapshot_take(j.plan, j.blocks, s[0], 5 * SECOND,
 				20 * SECOND);
-	s[2] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[1], 6 * SECOND,
+	s[2] = wm_snapshot_take(j.plan, j.blocks, s[1], 6 * SECOND,
 				22 * SECOND);
 	set_source(&j, j.s1, 1, 300, 3, 20, 70000, 1);
 	set_window(&j, 60000, j.s0, 600);
 	still_since(&j, 23 * SECOND);
-	s[3] = wm_snapshot_take(j.plan, j.blocks, j.stride, s[2], 7 * SECOND,
+	s[3] = wm_snapshot_take(j.plan, j.blocks, s[2], 7 * SECOND,
 				24 * SECOND);
 
 	text = render(v, s[0], false);
@@ -442,7 +438,7 @@ START_TEST(test_a_bounded_job_says_how_much_is_done)
 	WM_METRIC_SET(block(&j, j.s0)->newest_event_time, 1800000);
 	WM_METRIC_SET(block(&j, j.s1)->newest_event_time, 900000);
 	v = wm_view_new(j.topo, j.plan, 0, 0);
-	a = wm_snapshot_take(j.plan, j.blocks, j.stride, NULL, SECOND, SECOND);
+	a = wm_snapshot_take(j.plan, j.blocks, NULL, SECOND, SECOND);
 	/* The slowest source is a quarter through the hour. */
 	ck_assert(wm_view_done(v, a) > 0.2499 && wm_view_done(v, a) < 0.2501);
 	wm_snapshot_free(a);
@@ -462,10 +458,8 @@ START_TEST(test_the_timeline_speaks_flinks_names)
 	job_open(&j);
 	a = silence_begins(&j);
 	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
-	WM_METRIC_SET(block(&j, j.s1)->partitions[1].progress.idle_ns,
-		      SECOND / 2);
-	b = wm_snapshot_take(j.plan, j.blocks, j.stride, a, 8 * SECOND,
-			     3 * SECOND);
+	WM_METRIC_SET(partitions(&j, j.s1)[1].progress.idle_ns, SECOND / 2);
+	b = wm_snapshot_take(j.plan, j.blocks, a, 8 * SECOND, 3 * SECOND);
 	m = open_memstream(&text, &len);
 	wm_timeline_write(m, j.topo, j.plan, b, 6 * SECOND, 2);
 	ck_assert_int_eq(fclose(m), 0);

@@ -51,7 +51,6 @@ struct source {
 struct source_run {
 	struct wm_topology *topo;
 	struct wm_plan *plan;
-	size_t stride;
 	void *blocks; /* every subtask's metrics block, as in the segment */
 	uint32_t n;
 	struct source *src;
@@ -138,8 +137,7 @@ source_run_open_as(struct source_run *run, const char *text, bool runs)
 		      "line %d: %s", err.line, err.msg);
 	run->plan = wm_plan_new(run->topo);
 	ck_assert_ptr_nonnull(run->plan);
-	run->stride = wm_plan_metrics_bytes(run->plan);
-	run->blocks = calloc(run->plan->n_subtasks, run->stride);
+	run->blocks = calloc(1, wm_plan_metrics_bytes(run->plan));
 	run->src = calloc(run->plan->n_subtasks, sizeof(*run->src));
 	ck_assert_ptr_nonnull(run->blocks);
 	ck_assert_ptr_nonnull(run->src);
@@ -159,14 +157,10 @@ source_run_open_as(struct source_run *run, const char *text, bool runs)
 		s->run = run;
 		s->id = id;
 		/* The topologies here generate their records: no trace. */
-		s->task = wm_sources_new_task(
-			run->topo, run->plan, id, &s->out,
-			(struct wm_subtask_metrics *)((char *)run->blocks +
-						      id * run->stride),
-			NULL, NULL);
+		s->task = wm_sources_new_task(run->topo, run->plan, id, &s->out,
+					      run->blocks, NULL, NULL);
 		ck_assert_ptr_nonnull(s->task);
-		ck_assert_int_eq(
-			wm_task_align(s->task, run->blocks, run->stride), 0);
+		ck_assert_int_eq(wm_task_align(s->task, run->blocks), 0);
 		s->aligned = wm_plan_alignment_peers(run->plan, run->topo, id,
 						     NULL, 0) > 0;
 		run->n++;
@@ -351,7 +345,7 @@ START_TEST(test_jumping_sends_what_stepping_sends)
 	ck_assert_int_eq(jump.now, step.now);
 	/* Every figure the summary reads, alignment reports included. */
 	ck_assert(memcmp(jump.blocks, step.blocks,
-			 step.plan->n_subtasks * step.stride) == 0);
+			 wm_plan_metrics_bytes(step.plan)) == 0);
 	/* And it did jump, where there is anything to jump over. */
 	ck_assert_msg(jump.runs * (jobs[_i].jumps ? 2 : 1) <= step.runs,
 		      "job %d: %" PRIu64 " runs, stepping %" PRIu64, _i,
@@ -378,7 +372,7 @@ START_TEST(test_runs_send_what_records_one_by_one_send)
 		      "job %d: the frames differ (%" PRIu64 " of them)", _i,
 		      one.frames);
 	ck_assert(memcmp(runs.blocks, one.blocks,
-			 one.plan->n_subtasks * one.stride) == 0);
+			 wm_plan_metrics_bytes(one.plan)) == 0);
 	source_run_close(&one);
 	source_run_close(&runs);
 }
@@ -496,8 +490,7 @@ START_TEST(test_figures_are_as_of_a_blocked_send_not_before_it)
 			      "[window w]\ninput = s\nsize = 10 s\n");
 	ck_assert_uint_eq(run.n, 1);
 	s = &run.src[0];
-	m = (const struct wm_subtask_metrics *)((char *)run.blocks +
-						s->id * run.stride);
+	m = wm_plan_block(run.plan, run.blocks, s->id);
 	run.now = t;
 	s->blocked_until = later;
 	wm_task_run_source(s->task, t);
@@ -551,8 +544,9 @@ START_TEST(test_each_input_channel_and_the_newest_event_time_are_published)
 			 0);
 	struct wm_plan *plan = wm_plan_new(topo);
 	uint32_t id = plan->first[1]; /* w/0 */
-	struct wm_subtask_metrics *m = calloc(1, wm_plan_metrics_bytes(plan));
-	struct wm_task *t = wm_task_new(topo, plan, id, &out, m, NULL);
+	void *area = calloc(1, wm_plan_metrics_bytes(plan));
+	struct wm_subtask_metrics *m = wm_plan_block(plan, area, id);
+	struct wm_task *t = wm_task_new(topo, plan, id, &out, area, NULL);
 	struct wm_frame f = {.kind = WM_FRAME_WATERMARK, .payload = {5000}};
 	struct wm_record r = {.ts = 4200, .key = 1, .value = 1};
 
@@ -565,8 +559,7 @@ START_TEST(test_each_input_channel_and_the_newest_event_time_are_published)
 	ck_assert_int_eq(wm_task_input(t, 1, &f, 3), 0);
 	wm_task_publish(t, 4);
 
-	const struct wm_channel_metrics *ch =
-		wm_subtask_channels(m, plan->max_partitions);
+	const struct wm_channel_metrics *ch = m->channels;
 
 	ck_assert_uint_eq(WM_METRIC_GET(m->n_channels), 2);
 	ck_assert_int_eq(WM_METRIC_GET(ch[0].watermark), 5000);
@@ -578,7 +571,7 @@ START_TEST(test_each_input_channel_and_the_newest_event_time_are_published)
 	ck_assert_int_eq(WM_METRIC_GET(m->newest_event_time), 4200);
 	ck_assert_int_eq(WM_METRIC_GET(m->output.watermark), 5000);
 	wm_task_free(t);
-	free(m);
+	free(area);
 	wm_plan_free(plan);
 	wm_topology_free(topo);
 }
@@ -617,8 +610,9 @@ START_TEST(test_window_counts_late_records_by_their_partition)
 			 0);
 	struct wm_plan *plan = wm_plan_new(topo);
 	uint32_t id = plan->first[1]; /* w/0 */
-	struct wm_subtask_metrics *m = calloc(1, wm_plan_metrics_bytes(plan));
-	struct wm_task *t = wm_task_new(topo, plan, id, &out, m, NULL);
+	void *area = calloc(1, wm_plan_metrics_bytes(plan));
+	struct wm_subtask_metrics *m = wm_plan_block(plan, area, id);
+	struct wm_task *t = wm_task_new(topo, plan, id, &out, area, NULL);
 	struct wm_frame f = {.kind = WM_FRAME_WATERMARK, .payload = {60000}};
 
 	ck_assert_ptr_nonnull(t);
@@ -642,7 +636,7 @@ START_TEST(test_window_counts_late_records_by_their_partition)
 				      m->late_by_partition[p]),
 			      (unsigned long long)want[p]);
 	wm_task_free(t);
-	free(m);
+	free(area);
 	wm_plan_free(plan);
 	wm_topology_free(topo);
 }
@@ -1010,7 +1004,8 @@ outside_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 struct outside_job {
 	struct wm_topology *topo;
 	struct wm_plan *plan;
-	struct wm_subtask_metrics *m;
+	struct wm_subtask_metrics *m; /* its area, block 0 first */
+	struct wm_partition_metrics *parts;
 	struct fake_source *f;
 	struct wm_task *task;
 	struct outside o;
@@ -1040,6 +1035,7 @@ outside_open(struct outside_job *j, const uint32_t *parts, uint32_t n)
 	j->f = fake_source_new(parts, n);
 	ck_assert_ptr_nonnull(j->m);
 	ck_assert_ptr_nonnull(j->f);
+	j->parts = wm_plan_partitions(j->plan, j->m, 0);
 	j->o.out = (struct wm_task_out){.frame = outside_frame,
 					.record = outside_record};
 	j->task = wm_task_new(j->topo, j->plan, 0, &j->o.out, j->m,
@@ -1119,11 +1115,10 @@ START_TEST(test_a_new_empty_partition_holds_the_watermark_until_idle)
 		outside_run(&j, now);
 		if (now == joined) {
 			ck_assert_uint_eq(WM_METRIC_GET(j.m->n_partitions), 2);
-			ck_assert_uint_eq(
-				WM_METRIC_GET(j.m->partitions[1].partition), 2);
+			ck_assert_uint_eq(WM_METRIC_GET(j.parts[1].partition),
+					  2);
 			ck_assert_int_eq(
-				WM_METRIC_GET(
-					j.m->partitions[1].progress.watermark),
+				WM_METRIC_GET(j.parts[1].progress.watermark),
 				WM_TS_MIN);
 		}
 	}
@@ -1138,9 +1133,9 @@ START_TEST(test_a_new_empty_partition_holds_the_watermark_until_idle)
 	/* The subtask never went idle: partition 0 kept it active. */
 	for (uint32_t i = 0; i < j.o.n; i++)
 		ck_assert(j.o.log[i].kind != WM_FRAME_STATUS);
-	ck_assert_uint_eq(WM_METRIC_GET(j.m->partitions[1].progress.idle), 1);
-	ck_assert_uint_eq(WM_METRIC_GET(j.m->partitions[0].records), 31);
-	ck_assert_uint_eq(WM_METRIC_GET(j.m->partitions[1].records), 0);
+	ck_assert_uint_eq(WM_METRIC_GET(j.parts[1].progress.idle), 1);
+	ck_assert_uint_eq(WM_METRIC_GET(j.parts[0].records), 31);
+	ck_assert_uint_eq(WM_METRIC_GET(j.parts[1].records), 0);
 	outside_close(&j);
 }
 END_TEST
@@ -1172,7 +1167,7 @@ START_TEST(test_a_partition_that_joins_an_idle_subtask_resumes_it_with_records)
 	for (int64_t now = 2100 * ms; now <= 2500 * ms; now += 100 * ms)
 		outside_run(&j, now);
 	ck_assert_uint_eq(WM_METRIC_GET(j.m->n_partitions), 2);
-	ck_assert_uint_eq(WM_METRIC_GET(j.m->partitions[1].records), 1);
+	ck_assert_uint_eq(WM_METRIC_GET(j.parts[1].records), 1);
 	/* Partition 1 is idle and does not count; 3 alone: 8999, after
 	 * ACTIVE. */
 	k = first_above(&j.o, 2100 * ms, 4999);

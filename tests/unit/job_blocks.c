@@ -12,7 +12,7 @@
 
 void
 job_blocks_open(const char *text, struct wm_topology **topo,
-		struct wm_plan **plan, size_t *stride, char **blocks)
+		struct wm_plan **plan, char **blocks)
 {
 	struct wm_ini_error err;
 
@@ -21,8 +21,7 @@ job_blocks_open(const char *text, struct wm_topology **topo,
 			 0);
 	*plan = wm_plan_new(*topo);
 	ck_assert_ptr_nonnull(*plan);
-	*stride = wm_plan_metrics_bytes(*plan);
-	*blocks = calloc((*plan)->n_subtasks, *stride);
+	*blocks = calloc(1, wm_plan_metrics_bytes(*plan));
 	ck_assert_ptr_nonnull(*blocks);
 }
 

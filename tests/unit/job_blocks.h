@@ -1,8 +1,8 @@
 /*
  * job_blocks.h
  *	A job for tests of the readers of metrics blocks: its topology from
- *	text, its plan, and zeroed blocks of the plan's stride, as the
- *	segment's metrics area holds them.
+ *	text, its plan, and a zeroed metrics area laid out by the plan, as
+ *	the segment holds it (wm_plan_block(), wm_plan_partitions()).
  */
 #ifndef WM_TESTS_UNIT_JOB_BLOCKS_H
 #define WM_TESTS_UNIT_JOB_BLOCKS_H
@@ -14,15 +14,9 @@
 #include "runtime/plan/plan.h"
 
 /* Load `text` (a test fails if it does not load) and make its plan and
- * one zeroed block per subtask, `*stride` bytes apart. */
+ * its zeroed metrics area. */
 void job_blocks_open(const char *text, struct wm_topology **topo,
-		     struct wm_plan **plan, size_t *stride, char **blocks);
-/* Subtask `id`'s block. */
-static inline struct wm_subtask_metrics *
-job_blocks_at(char *blocks, size_t stride, uint32_t id)
-{
-	return (struct wm_subtask_metrics *)(blocks + id * stride);
-}
+		     struct wm_plan **plan, char **blocks);
 
 void job_blocks_close(struct wm_topology *topo, struct wm_plan *plan,
 		      char *blocks);
