@@ -196,6 +196,50 @@ input_record(struct wm_task *t, uint32_t input, const struct wm_record *r)
 	return 0;
 }
 
+/*
+ * The records of `n` cells from logical input `input`, already counted
+ * received, into the window in runs: decoded WM_TASK_WINDOW_RUN at a time
+ * into an array the operator takes in one call (operators stay pure: a run
+ * is an array, not a ring). Every per-record figure comes out as if the
+ * records came one by one: newest_ts takes the failed record's timestamp
+ * too, as input_record() does before the window refuses it.
+ */
+static int
+input_window_run(struct wm_task *t, uint32_t input, const struct wm_cell *cells,
+		 uint32_t n)
+{
+	struct wm_record run[WM_TASK_WINDOW_RUN];
+	uint32_t k, taken;
+
+	for (uint32_t done = 0; done < n; done += k) {
+		wm_ts_t newest = t->newest_ts;
+		int e;
+
+		k = n - done < WM_TASK_WINDOW_RUN ? n - done
+						  : WM_TASK_WINDOW_RUN;
+		for (uint32_t i = 0; i < k; i++) {
+			wm_codec_cell_record(&cells[done + i], &run[i]);
+			if (run[i].ts > newest)
+				newest = run[i].ts;
+		}
+		t->counters.records_in += k;
+		e = wm_task_window_records(t, input, run, k, &taken);
+		if (__builtin_expect(e != 0, 0)) {
+			/* The records after the failed one were never
+			 * taken: not in newest_ts, and in the ring, in
+			 * flight. */
+			for (uint32_t i = 0; i <= taken; i++)
+				if (run[i].ts > t->newest_ts)
+					t->newest_ts = run[i].ts;
+			wm_task_received(t, input,
+					 -(int64_t)(n - done - taken - 1));
+			return e;
+		}
+		t->newest_ts = newest;
+	}
+	return 0;
+}
+
 const char *
 wm_task_why(const struct wm_task *t)
 {
@@ -310,6 +354,8 @@ wm_task_input_records(struct wm_task *t, uint32_t channel,
 	/* The run is taken as a whole: counted received once, before any of
 	 * it is sent on (received <= sent downstream too). */
 	wm_task_received(t, m->input, n);
+	if (t->window != NULL)
+		return input_window_run(t, m->input, cells, n);
 	for (uint32_t i = 0; i < n; i++) {
 		struct wm_record r;
 		int e;
