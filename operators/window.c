@@ -608,7 +608,7 @@ span_set(struct wm_window *op, wm_ts_t ts)
 
 /* processElement() for a tumbling window: its one window, taken from the
  * last record's where it holds the timestamp. Inline: a run's loop is this
- * body (doc/performance.md section 9). */
+ * body (doc/performance.md section 9.23). */
 static inline __attribute__((always_inline)) int
 tumbling_element(struct wm_window *op, const struct wm_record *rec,
 		 wm_ts_t watermark, struct wm_window_output *out)

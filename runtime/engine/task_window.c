@@ -197,7 +197,7 @@ late_so_far(const struct task_window *win)
  * counted as rejected by the operator (records in no window); only running
  * out of memory stops the job. One record alone costs less through
  * wm_window_process_element(), its verdict read off the counters, than as
- * a run of one. */
+ * a run of one (doc/performance.md section 9.23). */
 int
 wm_task_window_record(struct wm_task *t, uint32_t input,
 		      const struct wm_record *r)
