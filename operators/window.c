@@ -52,6 +52,23 @@
  *
  * The fast path reserves table and timer room before it changes a window,
  * so a failed growth leaves every window either fully updated or untouched.
+ *
+ * Runs. wm_window_process_run() is processElement() on each record in
+ * turn; what it pays once is what no record can change: the watermark
+ * (only process_watermark() moves it) and the assigner's branch. Two
+ * shortcuts serve runs and single records alike, and neither can change a
+ * result, because each is checked before it is used:
+ *  - a tumbling window is kept with its maxTs and cleanup time and reused
+ *    for every later timestamp inside it (span_set()). That is the window
+ *    wm_window_assign() gives only where the assigner's arithmetic does
+ *    not wrap: with the window and the offset within +-2^62, ts - offset
+ *    and the start are exact for every ts inside. Windows beyond that are
+ *    never reused: records at the ends of time are assigned afresh,
+ *    wrapping as Flink's do;
+ *  - the slot where the last lookup of a key found or put its window's
+ *    entry is kept (hint_holds()): a record of the same key looks there
+ *    first, and takes the entry only if that slot still holds its key and
+ *    window. A run of one key in one window probes and hashes once.
  */
 #include "config.h"
 
@@ -95,6 +112,21 @@ struct window_key {
 #define WM_HT_ALIGN sizeof(struct window_state)
 #include "lib/hash_table.h"
 
+/* A window with the times a record in it is judged by. */
+struct window_span {
+	struct wm_time_window w;
+	wm_ts_t max_ts;
+	wm_ts_t cleanup; /* cleanupTime(w) */
+};
+
+/* What the element functions return for a record taken and judged late,
+ * besides 0 and the public errors. */
+#define RECORD_LATE 1
+
+/* Timestamps and window bounds within +-2^62, and an offset within that,
+ * keep every step of the tumbling assigner's arithmetic from wrapping. */
+#define SPAN_BOUND ((int64_t)1 << 62)
+
 struct wm_window {
 	struct wm_window_config conf;
 	struct wm_timer_service *timers; /* also holds the watermark */
@@ -105,6 +137,16 @@ struct wm_window {
 	 * on, register timers on every element, as Flink does. */
 	bool watermark_regressed;
 	struct wm_window_counters counters;
+	/* Tumbling: the window of the last record that computed one, reused
+	 * for every timestamp in [span_lo, span_hi] (empty when the window
+	 * may not be reused); see "Runs" at the top. */
+	struct window_span span;
+	wm_ts_t span_lo, span_hi;
+	/* The key of the last record whose state was looked up, and the slot
+	 * of its window's entry then: a guess, checked before it is used (the
+	 * slot may have emptied or changed hands since). */
+	int64_t hint_key;
+	size_t hint;
 };
 
 static inline uint64_t
@@ -140,6 +182,24 @@ state_find(const struct wm_window *op, int64_t key, wm_ts_t start,
 	struct window_key k = {.key = key, .start = start};
 
 	return state_table_lookup(&op->states, k, hash, idx);
+}
+
+/*
+ * Whether (key, start)'s entry is in the slot where the last lookup, of
+ * the same key, found or put its window's entry (op->hint). Removals shift
+ * entries and growth moves them all, so the slot is checked: the entry
+ * there, if any, is (key, start)'s exactly when its key and start are,
+ * entries being unique.
+ */
+static inline bool
+hint_holds(const struct wm_window *op, int64_t key, wm_ts_t start)
+{
+	const struct window_state *e;
+
+	if (key != op->hint_key || op->hint > op->states.mask)
+		return false;
+	e = &op->states.slots[op->hint];
+	return e->hash != 0 && e->key == key && e->start == start;
 }
 
 /* Create an empty state entry at free slot idx (room reserved). */
@@ -216,6 +276,8 @@ wm_window_new(const struct wm_window_config *config, const char **why)
 	if (op == NULL)
 		return NULL;
 	op->conf = *config;
+	op->span_lo = 1; /* no timestamp reuses a window yet */
+	op->span_hi = 0;
 	state_table_init(&op->states);
 	op->timers = wm_timer_new();
 	if (a->kind == WM_WINDOW_SESSION)
@@ -246,21 +308,29 @@ wm_window_free(struct wm_window *op)
  * Add the record to window w (not late) and run the trigger on it: Flink's
  * loop body in processElement(). Returns 0 or -ENOMEM before any change.
  */
-static inline int
+static inline __attribute__((always_inline)) int
 window_add(struct wm_window *op, const struct wm_record *rec,
 	   struct wm_time_window w, wm_ts_t max_ts, wm_ts_t cleanup,
 	   wm_ts_t watermark, struct wm_window_output *out)
 {
-	uint64_t hash = window_hash(rec->key, w.start);
 	struct window_state *e;
 	bool timer_set = false;
 	bool register_timers, found;
+	uint64_t hash = 0;
 	size_t idx;
 
 	if (state_table_reserve(&op->states, 1) != 0)
 		return -ENOMEM;
+	if (hint_holds(op, rec->key, w.start)) {
+		found = true;
+		idx = op->hint;
+	} else {
+		hash = window_hash(rec->key, w.start);
+		found = state_find(op, rec->key, w.start, hash, &idx);
+		op->hint_key = rec->key;
+		op->hint = idx;
+	}
 	/* See "Timer registration" at the top of the file. */
-	found = state_find(op, rec->key, w.start, hash, &idx);
 	register_timers = !found || op->watermark_regressed;
 	if (register_timers && wm_timer_reserve(op->timers, 2) != 0)
 		return -ENOMEM;
@@ -293,8 +363,9 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 }
 
 /* The end of processElement(): count the record, and send it to the late
- * side output if it went into no window and is late itself. */
-static inline void
+ * side output if it went into no window and is late itself. Returns
+ * RECORD_LATE if it was judged late (dropped or side output), else 0. */
+static inline int
 record_done(struct wm_window *op, const struct wm_record *rec, bool skipped,
 	    wm_ts_t watermark, struct wm_window_output *out)
 {
@@ -309,9 +380,20 @@ record_done(struct wm_window *op, const struct wm_record *rec, bool skipped,
 		} else {
 			op->counters.late_records_dropped++;
 		}
+		return RECORD_LATE;
 	} else {
 		op->counters.records_ignored++;
 	}
+	return 0;
+}
+
+/* A record Flink fails the job on: counted, and `err` returned. */
+static int
+record_rejected(struct wm_window *op, int err)
+{
+	op->counters.records_in++;
+	op->counters.records_rejected++;
+	return err;
 }
 
 /*
@@ -398,10 +480,9 @@ session_merge(void *ctx, int64_t key, struct wm_time_window result,
 
 /* processElement(), merging branch (doc/semantics.md section 7.10). */
 static int
-session_process_element(struct wm_window *op, const struct wm_record *rec,
-			struct wm_window_output *out)
+session_element(struct wm_window *op, const struct wm_record *rec,
+		wm_ts_t watermark, struct wm_window_output *out)
 {
-	wm_ts_t watermark = wm_timer_watermark(op->timers);
 	struct wm_merging_callbacks cb = {
 		.check = session_check,
 		.merge = session_merge,
@@ -427,11 +508,8 @@ session_process_element(struct wm_window *op, const struct wm_record *rec,
 	err = wm_merging_add(op->sessions, rec->key, w, &cb, &act);
 	if (err == -ENOMEM)
 		return err;
-	if (err != 0) {
-		op->counters.records_in++;
-		op->counters.records_rejected++;
-		return err;
-	}
+	if (err != 0)
+		return record_rejected(op, err);
 	max_ts = wm_window_max_timestamp(act.window);
 	cleanup = window_cleanup_time(max_ts, op->conf.allowed_lateness);
 	if (cleanup <= watermark) {
@@ -465,8 +543,7 @@ session_process_element(struct wm_window *op, const struct wm_record *rec,
 			(void)wm_timer_add(op->timers, cleanup, rec->key,
 					   act.window.start);
 	}
-	record_done(op, rec, skipped, watermark, out);
-	return 0;
+	return record_done(op, rec, skipped, watermark, out);
 }
 
 /* onEventTime(), merging branch: the timer's namespace is a window start. */
@@ -502,23 +579,70 @@ session_on_event_time(struct wm_window *op, const struct wm_timer *t,
 	}
 }
 
-int
-wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
-			  struct wm_window_output *out)
+/*
+ * The tumbling window of `ts` (not WM_TS_MIN) into op->span, as
+ * wm_window_assign() makes it, and the timestamps that may reuse it into
+ * [span_lo, span_hi]: all of the window's, where no step of the assigner's
+ * arithmetic can wrap for any of them (see "Runs" at the top), else none.
+ */
+static void
+span_set(struct wm_window *op, wm_ts_t ts)
 {
-	wm_ts_t watermark = wm_timer_watermark(op->timers);
+	const struct wm_window_assigner *a = &op->conf.assigner;
+	struct window_span *s = &op->span;
+
+	s->w.start = wm_window_start_with_offset(ts, a->offset, a->slide);
+	s->w.end = wm_ts_add(s->w.start, a->size);
+	s->max_ts = wm_window_max_timestamp(s->w);
+	s->cleanup = window_cleanup_time(s->max_ts, op->conf.allowed_lateness);
+	if (a->offset > -SPAN_BOUND && a->offset < SPAN_BOUND &&
+	    s->w.start >= -SPAN_BOUND && s->w.start <= ts && ts < s->w.end &&
+	    s->w.end <= SPAN_BOUND) {
+		op->span_lo = s->w.start;
+		op->span_hi = s->max_ts;
+	} else {
+		op->span_lo = 1;
+		op->span_hi = 0;
+	}
+}
+
+/* processElement() for a tumbling window: its one window, taken from the
+ * last record's where it holds the timestamp. Inline: a run's loop is this
+ * body (doc/performance.md section 9.23). */
+static inline __attribute__((always_inline)) int
+tumbling_element(struct wm_window *op, const struct wm_record *rec,
+		 wm_ts_t watermark, struct wm_window_output *out)
+{
+	const struct window_span *s = &op->span;
+	bool skipped = true;
+
+	if (!(rec->ts >= op->span_lo && rec->ts <= op->span_hi)) {
+		if (rec->ts == WM_TS_MIN)
+			return record_rejected(op, -EINVAL);
+		span_set(op, rec->ts);
+	}
+	/* isWindowLate(): the window is gone, drop the record. */
+	if (s->cleanup > watermark) {
+		if (window_add(op, rec, s->w, s->max_ts, s->cleanup, watermark,
+			       out) != 0)
+			return -ENOMEM;
+		skipped = false;
+	}
+	return record_done(op, rec, skipped, watermark, out);
+}
+
+/* processElement() for a sliding window, or any non-merging one. */
+static int
+sliding_element(struct wm_window *op, const struct wm_record *rec,
+		wm_ts_t watermark, struct wm_window_output *out)
+{
 	int64_t lateness = op->conf.allowed_lateness;
 	struct wm_window_iter it;
 	struct wm_time_window w;
 	bool skipped = true;
 
-	if (op->sessions != NULL)
-		return session_process_element(op, rec, out);
-	if (wm_window_assign(&op->conf.assigner, rec->ts, &it) != 0) {
-		op->counters.records_in++;
-		op->counters.records_rejected++;
-		return -EINVAL;
-	}
+	if (wm_window_assign(&op->conf.assigner, rec->ts, &it) != 0)
+		return record_rejected(op, -EINVAL);
 	/* All or nothing: room for every window the record enters before it
 	 * enters any, so that running out of memory leaves it in none (no
 	 * late firing emitted, nothing counted) rather than in some of its
@@ -550,8 +674,72 @@ wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
 			return -ENOMEM;
 		skipped = false;
 	}
-	record_done(op, rec, skipped, watermark, out);
-	return 0;
+	return record_done(op, rec, skipped, watermark, out);
+}
+
+/* One record judged by `watermark`: 0 or RECORD_LATE if taken, else a
+ * negative errno as wm_window_process_element() returns it. */
+static inline __attribute__((always_inline)) int
+element(struct wm_window *op, enum wm_window_kind kind,
+	const struct wm_record *rec, wm_ts_t watermark,
+	struct wm_window_output *out)
+{
+	if (kind == WM_WINDOW_TUMBLING)
+		return tumbling_element(op, rec, watermark, out);
+	if (kind == WM_WINDOW_SESSION)
+		return session_element(op, rec, watermark, out);
+	return sliding_element(op, rec, watermark, out);
+}
+
+int
+wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
+			  struct wm_window_output *out)
+{
+	int r = element(op, op->conf.assigner.kind, rec,
+			wm_timer_watermark(op->timers), out);
+
+	return r == RECORD_LATE ? 0 : r;
+}
+
+/* The run's loop for windows of one kind (a constant: each call site
+ * compiles to a loop of its own, with no test of the kind inside). */
+static inline __attribute__((always_inline)) size_t
+run(struct wm_window *op, enum wm_window_kind kind,
+    const struct wm_record *records, size_t n, struct wm_window_output *out,
+    size_t *late, size_t *n_late)
+{
+	/* Records do not move the watermark: one reading judges the run. */
+	wm_ts_t watermark = wm_timer_watermark(op->timers);
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		int r = element(op, kind, &records[i], watermark, out);
+
+		if (r == RECORD_LATE)
+			late[k++] = i;
+		else if (__builtin_expect(r == -ENOMEM, 0))
+			break;
+	}
+	*n_late = k;
+	return i;
+}
+
+size_t
+wm_window_process_run(struct wm_window *op, const struct wm_record *records,
+		      size_t n, struct wm_window_output *out, size_t *late,
+		      size_t *n_late)
+{
+	switch (op->conf.assigner.kind) {
+	case WM_WINDOW_TUMBLING:
+		return run(op, WM_WINDOW_TUMBLING, records, n, out, late,
+			   n_late);
+	case WM_WINDOW_SESSION:
+		return run(op, WM_WINDOW_SESSION, records, n, out, late,
+			   n_late);
+	default:
+		return run(op, WM_WINDOW_SLIDING, records, n, out, late,
+			   n_late);
+	}
 }
 
 /* Flink's onEventTime() for one timer of a non-merging window. */

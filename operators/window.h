@@ -39,11 +39,14 @@
  * being one original window of the session (merging_windows.h). A timer's
  * namespace is the window start.
  *
- * Cost per record: per window, one state probe, plus two timer-set probes
- * when the (key, window) is new; sessions: one probe of the key's session
- * set, a state probe, and two timer probes, plus timer deletions and state
- * folds when sessions merge. No allocation except amortised growth of the
- * tables. Used by one thread only; no locking.
+ * Cost per record: per window, one state probe (none when the record's key
+ * and window are the last record's), plus two timer-set probes when the
+ * (key, window) is new; sessions: one probe of the key's session set, a
+ * state probe, and two timer probes, plus timer deletions and state folds
+ * when sessions merge. No allocation except amortised growth of the
+ * tables. Records come one at a time (wm_window_process_element()) or as
+ * a run, an array and a count (wm_window_process_run()), with the same
+ * effect. Used by one thread only; no locking.
  */
 #ifndef WM_OPERATORS_WINDOW_H
 #define WM_OPERATORS_WINDOW_H
@@ -180,6 +183,31 @@ void wm_window_free(struct wm_window *op);
 int wm_window_process_element(struct wm_window *op,
 			      const struct wm_record *record,
 			      struct wm_window_output *out);
+
+/*
+ * Process the run records[0..n) (Flink: processElement() on each, in
+ * order): the effect is exactly that of wm_window_process_element() on each
+ * record in turn, the same results, side output, state, timers and
+ * counters, in the same order, the records failing with -EINVAL or -ERANGE
+ * counted as rejected and the run going on after them. What a run pays
+ * once: the reading of the watermark (records do not move it) and the
+ * choice of the assigner's branch; a tumbling window is reused from record
+ * to record while timestamps stay inside it, and a record of the same key
+ * and window as the last one finds its state without hashing (both also
+ * hold between single calls).
+ *
+ * Returns the number of records taken: n, or i < n if records[i] found no
+ * memory (-ENOMEM of wm_window_process_element(): records[0..i) processed,
+ * records[i] counted nowhere, in none of its windows, nothing emitted for
+ * it; records after it not looked at). `late` (room for n) receives the
+ * indexes, ascending, of the records taken that the operator judged late
+ * (isElementLate(): dropped or sent to the side output), *n_late how many,
+ * so that a caller can count per record what the counters count in all.
+ */
+size_t wm_window_process_run(struct wm_window *op,
+			     const struct wm_record *records, size_t n,
+			     struct wm_window_output *out, size_t *late,
+			     size_t *n_late);
 
 /*
  * Advance event time to `watermark`: fire every timer with timestamp <=

@@ -198,6 +198,58 @@ input_record(struct wm_task *t, uint32_t input, const struct wm_record *r)
 	return 0;
 }
 
+/*
+ * A run of `n` records taken from logical input `input`, counted received
+ * already: a window's in calls of its operator of WM_TASK_WINDOW_RUN
+ * records each (wm_task_window_records()), a keyBy's sent on as a run,
+ * with input_record()'s counts and newest event time for all of it at
+ * once. 0, or a window's failure: then the record that failed was
+ * uncounted where it failed, and *after says how many came after it,
+ * never taken (the caller uncounts them received: in flight).
+ */
+static int
+input_run(struct wm_task *t, uint32_t input, const struct wm_record *r,
+	  uint32_t n, uint32_t *after)
+{
+	uint32_t k, taken;
+
+	if (t->window == NULL) {
+		wm_ts_t newest = t->newest_ts;
+
+		for (uint32_t i = 0; i < n; i++)
+			if (r[i].ts > newest)
+				newest = r[i].ts;
+		t->counters.records_in += n;
+		t->newest_ts = newest;
+		wm_task_send_run(t, r, n);
+		return 0;
+	}
+	for (uint32_t done = 0; done < n; done += k) {
+		const struct wm_record *run = &r[done];
+		wm_ts_t newest = t->newest_ts;
+		int e;
+
+		k = n - done < WM_TASK_WINDOW_RUN ? n - done
+						  : WM_TASK_WINDOW_RUN;
+		for (uint32_t i = 0; i < k; i++)
+			if (run[i].ts > newest)
+				newest = run[i].ts;
+		t->counters.records_in += k;
+		e = wm_task_window_records(t, input, run, k, &taken);
+		if (__builtin_expect(e != 0, 0)) {
+			/* The records after the failed one were never
+			 * taken: not in newest_ts either. */
+			for (uint32_t i = 0; i <= taken; i++)
+				if (run[i].ts > t->newest_ts)
+					t->newest_ts = run[i].ts;
+			*after = n - done - taken - 1;
+			return e;
+		}
+		t->newest_ts = newest;
+	}
+	return 0;
+}
+
 const char *
 wm_task_why(const struct wm_task *t)
 {
@@ -312,16 +364,23 @@ wm_task_input_records(struct wm_task *t, uint32_t channel,
 	/* The run is taken as a whole: counted received once, before any of
 	 * it is sent on (received <= sent downstream too). */
 	wm_task_received(t, m->input, n);
-	for (uint32_t i = 0; i < n; i++) {
-		struct wm_record r;
+	for (uint32_t done = 0, k; done < n; done += k) {
+		struct wm_record run[WM_TASK_WINDOW_RUN];
+		uint32_t after;
 		int e;
 
-		wm_codec_cell_record(&cells[i], &r);
-		e = input_record(t, m->input, &r);
+		/* Decoded from the cells where they lie, a stack's worth at a
+		 * time. */
+		k = n - done < WM_TASK_WINDOW_RUN ? n - done
+						  : WM_TASK_WINDOW_RUN;
+		for (uint32_t i = 0; i < k; i++)
+			wm_codec_cell_record(&cells[done + i], &run[i]);
+		e = input_run(t, m->input, run, k, &after);
 		if (__builtin_expect(e != 0, 0)) {
-			/* The failed record was uncounted where it failed;
-			 * the ones after it stay in the ring, in flight. */
-			wm_task_received(t, m->input, -(int64_t)(n - i - 1));
+			/* The ones after the failed one stay in the ring, in
+			 * flight. */
+			wm_task_received(t, m->input,
+					 -(int64_t)(after + n - done - k));
 			return e;
 		}
 	}
@@ -333,30 +392,17 @@ wm_task_input_run(struct wm_task *t, uint32_t channel,
 		  const struct wm_record *r, uint32_t n, int64_t now_ns)
 {
 	struct channel_map *m = arriving(t, channel, now_ns);
+	uint32_t after;
+	int e;
 
 	if (m == NULL)
 		return -EBADMSG;
 	/* Taken as a ring's run is (wm_task_input_records()). */
 	wm_task_received(t, m->input, n);
-	if (t->window == NULL && t->source == NULL && n > 0) {
-		/* A keyBy: the run goes on as a run (input_record()'s counts
-		 * and newest timestamp, for all of it at once). */
-		t->counters.records_in += n;
-		for (uint32_t i = 0; i < n; i++)
-			if (r[i].ts > t->newest_ts)
-				t->newest_ts = r[i].ts;
-		wm_task_send_run(t, r, n);
-		return 0;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		int e = input_record(t, m->input, &r[i]);
-
-		if (__builtin_expect(e != 0, 0)) {
-			wm_task_received(t, m->input, -(int64_t)(n - i - 1));
-			return e;
-		}
-	}
-	return 0;
+	e = input_run(t, m->input, r, n, &after);
+	if (__builtin_expect(e != 0, 0))
+		wm_task_received(t, m->input, -(int64_t)after);
+	return e;
 }
 
 bool

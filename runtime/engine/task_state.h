@@ -233,15 +233,26 @@ void wm_task_source_count_noise(struct wm_task *t, double speed);
 void wm_task_publish_source(const struct wm_task *t, int64_t now_ns);
 void wm_task_check_source(const struct wm_task *t);
 
+/* The most records wm_task_window_records() takes in one call. */
+#define WM_TASK_WINDOW_RUN 64
+
 /* task_window.c: set up and free a window subtask's operator; a record,
- * a watermark and a status reaching the operator (the record already
- * counted received from logical input `input`: returns 0 or -ENOMEM, the
- * record then in no window and uncounted, wm_task_why() saying what); its
- * figures into its metrics block, and the check that they add up. */
+ * or a run of records r[0..n), n <= WM_TASK_WINDOW_RUN, a watermark and a
+ * status reaching the operator. Records are already counted received from
+ * logical input `input` and in records_in; a record returns 0, or -ENOMEM
+ * with it in no window and uncounted, wm_task_why() saying what; a run
+ * returns 0 with every record taken (*taken = n), or -ENOMEM with
+ * r[*taken] in no window, it and the ones after it uncounted in
+ * records_in, it alone uncounted received (the caller uncounts the rest,
+ * still in flight). Then the figures into the metrics block, and the
+ * check that they add up. */
 int wm_task_init_window(struct wm_task *t);
 void wm_task_free_window(struct wm_task *t);
 int wm_task_window_record(struct wm_task *t, uint32_t input,
 			  const struct wm_record *r);
+int wm_task_window_records(struct wm_task *t, uint32_t input,
+			   const struct wm_record *r, uint32_t n,
+			   uint32_t *taken);
 void wm_task_window_watermark(struct wm_task *t, wm_ts_t w);
 void wm_task_window_status(struct wm_task *t, enum wm_status s);
 void wm_task_publish_window(const struct wm_task *t);

@@ -134,14 +134,16 @@ wm_task_free_window(struct wm_task *t)
 }
 
 /* What the window could not allocate, for wm_task_why(). Out of the way of
- * wm_task_window_record(), which runs for every record. */
+ * wm_task_window_record() and wm_task_window_records(), which run for
+ * every record and every run. */
 static __attribute__((cold, noinline)) int
 out_of_memory(struct wm_task *t, uint32_t input, const struct wm_record *r)
 {
 	const struct wm_window_assigner *a = &t->stage->u.window.op.assigner;
 
-	/* Lost with the job, not received: the summary counts it in
-	 * flight. */
+	/* Lost with the job, neither taken nor received: the summary
+	 * counts it in flight. */
+	t->counters.records_in--;
 	wm_task_received(t, input, -1);
 	if (a->kind == WM_WINDOW_SESSION)
 		snprintf(t->why, sizeof(t->why),
@@ -159,15 +161,19 @@ out_of_memory(struct wm_task *t, uint32_t input, const struct wm_record *r)
 	return -ENOMEM;
 }
 
-/* How late a record judged late was: the watermark it was judged by minus
- * its timestamp, what allowed_lateness would have to cover (an upper
- * bound: its last window ended at or after its timestamp), into the
- * block's histogram as it happens (advice.h). */
+/* A record the operator judged late (isElementLate(): it counts them in
+ * all): the partition it came from, and how late it was, the watermark it
+ * was judged by minus its timestamp, what allowed_lateness would have to
+ * cover (an upper bound: its last window ended at or after its
+ * timestamp), into the block's histogram as it happens (advice.h). */
 static void
-count_lateness(struct task_window *win, const struct wm_record *r)
+count_late(struct task_window *win, const struct wm_record *r)
 {
 	int64_t late_ms;
 
+	win->late_by_partition[r->partition < WM_METRICS_LATE_PARTITIONS
+				       ? r->partition
+				       : WM_METRICS_LATE_PARTITIONS - 1]++;
 	if (__builtin_sub_overflow(wm_window_watermark(win->op), r->ts,
 				   &late_ms) ||
 	    late_ms < 0)
@@ -187,6 +193,11 @@ late_so_far(const struct task_window *win)
 	return c->late_records_dropped + c->late_records_side_output;
 }
 
+/* A record without a timestamp, or a session merge Flink refuses, is
+ * counted as rejected by the operator (records in no window); only running
+ * out of memory stops the job. One record alone costs less through
+ * wm_window_process_element(), its verdict read off the counters, than as
+ * a run of one (doc/performance.md section 9.23). */
 int
 wm_task_window_record(struct wm_task *t, uint32_t input,
 		      const struct wm_record *r)
@@ -194,24 +205,32 @@ wm_task_window_record(struct wm_task *t, uint32_t input,
 	struct task_window *win = t->window;
 	uint64_t late = late_so_far(win);
 
-	/* A record without a timestamp, or a session merge Flink refuses,
-	 * is counted as rejected by the operator (records in no window);
-	 * only running out of memory stops the job. */
 	if (__builtin_expect(wm_window_process_element(win->op, r, &win->out) ==
 				     -ENOMEM,
-			     0)) {
-		t->counters.records_in--;
+			     0))
 		return out_of_memory(t, input, r);
-	}
-	/* The operator decides lateness (isElementLate()) and counts it
-	 * in all; the partition it came from, and how late it was, are the
-	 * task's to count. */
-	if (late_so_far(win) != late) {
-		win->late_by_partition[r->partition < WM_METRICS_LATE_PARTITIONS
-					       ? r->partition
-					       : WM_METRICS_LATE_PARTITIONS -
-							 1]++;
-		count_lateness(win, r);
+	if (late_so_far(win) != late)
+		count_late(win, r);
+	return 0;
+}
+
+int
+wm_task_window_records(struct wm_task *t, uint32_t input,
+		       const struct wm_record *r, uint32_t n, uint32_t *taken)
+{
+	struct task_window *win = t->window;
+	size_t late[WM_TASK_WINDOW_RUN];
+	size_t n_late;
+
+	WM_ASSERT(n <= WM_TASK_WINDOW_RUN);
+	*taken = (uint32_t)wm_window_process_run(win->op, r, n, &win->out, late,
+						 &n_late);
+	for (size_t k = 0; k < n_late; k++)
+		count_late(win, &r[late[k]]);
+	if (__builtin_expect(*taken < n, 0)) {
+		/* Counted in by the caller, then never taken. */
+		t->counters.records_in -= n - *taken - 1;
+		return out_of_memory(t, input, &r[*taken]);
 	}
 	return 0;
 }

@@ -764,6 +764,75 @@ window_task(struct wm_topology **topo, struct wm_plan **plan,
 	return wm_task_new(*topo, *plan, (*plan)->first[1], &k->out, *m, NULL);
 }
 
+START_TEST(test_window_figures_are_the_same_from_frames_and_runs)
+{
+	/* The window takes the records of a run of cells in runs of its own
+	 * (task.c, input_run()): every figure it publishes, per record
+	 * ones included (late by partition, the lateness histogram, the
+	 * newest event time, results), is what the same records give one
+	 * frame at a time. 150 records cross two runs' ends; some are late,
+	 * some on time, of several keys, windows and partitions. */
+	const char *text = "[job]\nevent_time = 1 min\n"
+			   "[source s]\nparallelism = 1\npartitions = 2\n"
+			   "rate = 1/s\n"
+			   "[window w]\ninput = s\nsize = 10 s\n";
+	struct snapshots k = {.out = {.frame = ignore_frame,
+				      .record = wm_task_record_as_frame,
+				      .result = ignore_result}};
+	enum { N = 150 };
+	struct wm_cell *cells = calloc(N, sizeof(*cells));
+	struct wm_topology *topo[2];
+	struct wm_plan *plan[2];
+	struct wm_subtask_metrics *m[2];
+	struct wm_task *t[2];
+	struct wm_frame w = {.kind = WM_FRAME_WATERMARK, .payload = {60000}};
+	unsigned seed = 26;
+
+	ck_assert_ptr_nonnull(cells);
+	for (int j = 0; j < 2; j++) {
+		t[j] = window_task(&topo[j], &plan[j], &m[j], &k, text);
+		ck_assert_ptr_nonnull(t[j]);
+		ck_assert_int_eq(wm_task_input(t[j], 0, &w, 1), 0);
+	}
+	for (int i = 0; i < N; i++) {
+		struct wm_record r = {.ts = 30000 + rand_r(&seed) % 60000,
+				      .key = rand_r(&seed) % 5,
+				      .value = rand_r(&seed) % 100,
+				      .partition =
+					      (uint32_t)(rand_r(&seed) % 40)};
+		struct wm_frame f;
+
+		wm_codec_record_frame(&r, &f);
+		ck_assert_int_eq(wm_task_input(t[0], 0, &f, 2), 0);
+		memcpy(cells[i].payload, f.payload, sizeof(f.payload));
+		atomic_store(&cells[i].tail,
+			     wm_frame_tail(WM_FRAME_RECORD, f.arg, 0));
+	}
+	ck_assert_int_eq(wm_task_input_records(t[1], 0, cells, N, 2), 0);
+	w.payload[0] = 100000;
+	for (int j = 0; j < 2; j++) {
+		ck_assert_int_eq(wm_task_input(t[j], 0, &w, 3), 0);
+		wm_task_publish(t[j], 4);
+	}
+	/* The window's own block of each area (plan.h). */
+	struct wm_subtask_metrics *b =
+		wm_plan_block(plan[0], m[0], plan[0]->first[1]);
+
+	ck_assert_uint_eq(WM_METRIC_GET(b->records_in), N);
+	ck_assert_uint_gt(WM_METRIC_GET(b->late_dropped), 0);
+	ck_assert_uint_gt(WM_METRIC_GET(b->records_windowed), 0);
+	ck_assert_msg(memcmp(m[0], m[1], wm_plan_metrics_bytes(plan[0])) == 0,
+		      "the blocks differ");
+	for (int j = 0; j < 2; j++) {
+		wm_task_free(t[j]);
+		free(m[j]);
+		wm_plan_free(plan[j]);
+		wm_topology_free(topo[j]);
+	}
+	free(cells);
+}
+END_TEST
+
 #define WATERMARK_JOB(keys)                                                    \
 	"[job]\nevent_time = 1 min\ncheckpoint_interval = 1 s\n"               \
 	"checkpoint_dir = unused\n" keys "[source s]\nparallelism = 2\n"       \
@@ -1258,6 +1327,8 @@ task_suite(void)
 		       test_figures_are_as_of_a_blocked_send_not_before_it);
 	tcase_add_test(figures,
 		       test_window_counts_late_records_by_their_partition);
+	tcase_add_test(figures,
+		       test_window_figures_are_the_same_from_frames_and_runs);
 	tcase_add_test(
 		figures,
 		test_each_input_channel_and_the_newest_event_time_are_published);

@@ -317,7 +317,7 @@ counters(void)
  * start, end, count) expects an on-time firing of that window with count
  * values of 1 (sum == count), LATE_RESULT the same as a late firing and
  * FULL_RESULT(key, start, end, count, sum, min, max) an on-time firing with
- * all its aggregates. WATERMARK(w) expects a forwarded watermark, SIDE(key,
+ * all its aggregates, LATE_FULL_RESULT the same as a late firing. WATERMARK(w) expects a forwarded watermark, SIDE(key,
  * value, ts) a record on the late output, NOTHING no more output so far.
  * COUNTER(field, n), STATES(n), TIMERS(n) and SESSIONS(n) expect a counter
  * and the operator's sizes; BALANCED every record accounted for, EMPTY no
@@ -332,6 +332,7 @@ enum step_op {
 	S_RESULT,
 	S_LATE_RESULT,
 	S_FULL_RESULT,
+	S_LATE_FULL_RESULT,
 	S_WATERMARK,
 	S_SIDE,
 	S_NOTHING,
@@ -371,6 +372,9 @@ struct step {
 	STEP(S_LATE_RESULT, (key), (start), (end), (count))
 #define FULL_RESULT(key, start, end, count, sum, min, max)                     \
 	STEP(S_FULL_RESULT, (key), (start), (end), (count), (sum), (min), (max))
+#define LATE_FULL_RESULT(key, start, end, count, sum, min, max)                \
+	STEP(S_LATE_FULL_RESULT, (key), (start), (end), (count), (sum), (min), \
+	     (max))
 #define WATERMARK(w) STEP(S_WATERMARK, (w))
 #define SIDE(key, value, ts) STEP(S_SIDE, (key), (value), (ts))
 #define NOTHING STEP(S_NOTHING, 0)
@@ -1041,6 +1045,49 @@ static const struct scenario scenarios[] = {
 				BALANCED,
 			},
 	},
+	/* Offset -93: MAX - 99 lies in [MAX - 100, MAX), but for MAX - 50
+	 * ts - offset wraps, and Java's arithmetic puts it in [MAX - 84,
+	 * MIN + 15): a window is not reused for a timestamp inside it where
+	 * the assigner's arithmetic wraps. */
+	{
+		.tcase = "accounting",
+		.name = "tumbling_window_is_not_reused_where_assigning_wraps_"
+			"up",
+		TUMBLING(100, -93),
+		.lateness = 0,
+		.steps =
+			{
+				ELEM(1, 1, WM_TS_MAX - 99),
+				ELEM(1, 1, WM_TS_MAX - 50),
+				STATES(2),
+				WMARK(0),
+				RESULT(1, WM_TS_MAX - 84, WM_TS_MIN + 15, 1),
+				WATERMARK(0),
+				STATES(1),
+				BALANCED,
+			},
+	},
+	/* The other end, offset 93: MIN + 100 lies in [MIN + 1, MIN + 101),
+	 * MIN + 50 wraps in ts - offset into [MAX - 14, MIN + 85). */
+	{
+		.tcase = "accounting",
+		.name = "tumbling_window_is_not_reused_where_assigning_wraps_"
+			"down",
+		TUMBLING(100, 93),
+		.lateness = 0,
+		.steps =
+			{
+				ELEM(1, 1, WM_TS_MIN + 100),
+				ELEM(1, 1, WM_TS_MIN + 50),
+				STATES(2),
+				WMARK(WM_TS_MIN + 100),
+				RESULT(1, WM_TS_MAX - 14, WM_TS_MIN + 85, 1),
+				RESULT(1, WM_TS_MIN + 1, WM_TS_MIN + 101, 1),
+				WATERMARK(WM_TS_MIN + 100),
+				EMPTY,
+				BALANCED,
+			},
+	},
 
 	/* ---- tcase session: merging windows, doc/semantics.md section 7.10
 	 * ---- */
@@ -1408,6 +1455,83 @@ static const struct scenario scenarios[] = {
 				BALANCED,
 			},
 	},
+	/* ---- tcase runs: what a run pays once must not change a result;
+	 * every scenario is also played as runs (test_scenario_as_runs) ---- */
+
+	/* Keys that alternate within one window, a key whose window changes
+	 * and comes back: each record finds its own key's state. */
+	{
+		.tcase = "runs",
+		.name = "alternating_keys_and_windows_find_their_own_state",
+		TUMBLING(1000, 0),
+		.lateness = 0,
+		.steps =
+			{
+				ELEM(1, 1, 10),
+				ELEM(2, 10, 11),
+				ELEM(1, 2, 12),
+				ELEM(2, 20, 13),
+				ELEM(1, 100, 1500),
+				ELEM(1, 4, 14),
+				ELEM(1, 200, 1999),
+				ELEM(1, 8, 999),
+				STATES(3),
+				WMARK(1999),
+				FULL_RESULT(1, 0, 1000, 4, 15, 1, 8),
+				FULL_RESULT(2, 0, 1000, 2, 30, 10, 20),
+				FULL_RESULT(1, 1000, 2000, 2, 300, 100, 200),
+				WATERMARK(1999),
+				NOTHING,
+				BALANCED,
+			},
+	},
+	/* A record late amid records on time of its key: it alone goes to
+	 * the side output, the others into their window. */
+	{
+		.tcase = "runs",
+		.name = "record_late_amid_records_on_time_goes_alone",
+		TUMBLING(1000, 0),
+		.lateness = 0,
+		.side_output = true,
+		.steps =
+			{
+				QUIET_WATERMARK(999),
+				ELEM(1, 1, 1500),
+				ELEM(1, 5, 500),
+				ELEM(1, 1, 1600),
+				SIDE(1, 5, 500),
+				NOTHING,
+				WMARK(1999),
+				RESULT(1, 1000, 2000, 2),
+				WATERMARK(1999),
+				COUNTER(late_records_side_output, 1),
+				BALANCED,
+			},
+	},
+	/* Purging late firings: each record of one key and window fires the
+	 * window at once and empties it, so the next finds no state where
+	 * the last one left it and starts anew (count 1, its own min and
+	 * max), never the emptied slot. */
+	{
+		.tcase = "runs",
+		.name = "purged_window_is_not_found_again",
+		TUMBLING(1000, 0),
+		.lateness = 1000,
+		.purging = true,
+		.steps =
+			{
+				QUIET_WATERMARK(1500),
+				ELEM(1, 7, 100),
+				ELEM(1, 3, 200),
+				ELEM(1, 5, 300),
+				LATE_FULL_RESULT(1, 0, 1000, 1, 7, 7, 7),
+				LATE_FULL_RESULT(1, 0, 1000, 1, 3, 3, 3),
+				LATE_FULL_RESULT(1, 0, 1000, 1, 5, 5, 5),
+				NOTHING,
+				STATES(0),
+				BALANCED,
+			},
+	},
 };
 
 static void
@@ -1461,7 +1585,9 @@ play(const char *where, const struct step *s)
 			      s->op == S_LATE_RESULT);
 		break;
 	case S_FULL_RESULT:
-		expect_result(where, v[0], v[1], v[2], v[3], v[4], false);
+	case S_LATE_FULL_RESULT:
+		expect_result(where, v[0], v[1], v[2], v[3], v[4],
+			      s->op == S_LATE_FULL_RESULT);
 		ck_assert_msg(h.ev[h.next - 1].r.min == v[5] &&
 				      h.ev[h.next - 1].r.max == v[6],
 			      "%s: min %lld max %lld, expected %lld and %lld",
@@ -1520,17 +1646,10 @@ play(const char *where, const struct step *s)
 	}
 }
 
-/*
- * The runner: open the scenario's window, then play its prefix and its
- * steps, numbered from 1 across both.
- */
-START_TEST(test_scenario)
+/* The window of scenario `sc`, opened into h. */
+static void
+open_scenario(const struct scenario *sc)
 {
-	const struct scenario *sc = &scenarios[_i];
-	const struct step *scripts[] = {sc->prefix, sc->steps};
-	char where[160];
-	int n = 0;
-
 	switch (sc->kind) {
 	case KIND_TUMBLING:
 		open_tumbling(sc->size, sc->offset, sc->lateness, sc->purging,
@@ -1547,14 +1666,43 @@ START_TEST(test_scenario)
 	}
 	ck_assert_msg(h.op != NULL, "scenario \"%s\": no window kind",
 		      sc->name);
+}
+
+/* Step k (from 0) of sc, counting through its prefix and then its steps;
+ * NULL past the last. */
+static const struct step *
+scenario_step(const struct scenario *sc, size_t k)
+{
+	const struct step *scripts[] = {sc->prefix, sc->steps};
+
 	for (size_t i = 0; i < N_ELEMS(scripts); i++) {
-		for (size_t j = 0; scripts[i] != NULL && j < MAX_STEPS &&
-				   scripts[i][j].op != S_END;
-		     j++) {
-			snprintf(where, sizeof(where),
-				 "scenario \"%s\", step %d", sc->name, ++n);
-			play(where, &scripts[i][j]);
-		}
+		size_t len = 0;
+
+		while (scripts[i] != NULL && len < MAX_STEPS &&
+		       scripts[i][len].op != S_END)
+			len++;
+		if (k < len)
+			return &scripts[i][k];
+		k -= len;
+	}
+	return NULL;
+}
+
+/*
+ * The runner: open the scenario's window, then play its prefix and its
+ * steps, numbered from 1 across both.
+ */
+START_TEST(test_scenario)
+{
+	const struct scenario *sc = &scenarios[_i];
+	const struct step *st;
+	char where[160];
+
+	open_scenario(sc);
+	for (size_t k = 0; (st = scenario_step(sc, k)) != NULL; k++) {
+		snprintf(where, sizeof(where), "scenario \"%s\", step %zu",
+			 sc->name, k + 1);
+		play(where, st);
 	}
 }
 END_TEST
@@ -2331,6 +2479,337 @@ START_TEST(test_random_late_sessions_keep_invariants)
 }
 END_TEST
 
+/* ---- tcase runs: a run has the effect of its records one by one ---- */
+
+/* An input of a play: a record, or a watermark. */
+struct input {
+	bool watermark;
+	wm_ts_t w;
+	struct wm_record rec;
+};
+
+/* What a play left: its output, described, and the operator's figures. */
+struct outcome {
+	char (*ev)[200];
+	size_t n;
+	struct wm_window_counters c;
+	size_t states, timers, sessions;
+	bool *late; /* per record, in order: judged late */
+	size_t records;
+};
+
+/*
+ * Records in[0..n) into the open operator: one by one through
+ * wm_window_process_element() if len is 0, else in runs of len, the first
+ * run cut after `cut` records if cut > 0. late[] gets each record's
+ * verdict: from the counters one by one, from the run's indexes in runs.
+ */
+static void
+feed(const struct wm_record *in, size_t n, size_t len, size_t cut, bool *late,
+     const char *where)
+{
+	size_t idx[256];
+
+	for (size_t i = 0, m; i < n; i += m) {
+		size_t taken, n_late;
+
+		if (len == 0) {
+			uint64_t before = counters()->late_records_dropped +
+					  counters()->late_records_side_output;
+
+			m = 1;
+			(void)wm_window_process_element(h.op, &in[i], &h.out);
+			late[i] =
+				counters()->late_records_dropped +
+					counters()->late_records_side_output !=
+				before;
+			continue;
+		}
+		m = i == 0 && cut > 0 ? cut : len;
+		if (m > n - i)
+			m = n - i;
+		ck_assert_uint_le(m, N_ELEMS(idx));
+		taken = wm_window_process_run(h.op, &in[i], m, &h.out, idx,
+					      &n_late);
+		ck_assert_msg(taken == m, "%s: run of %zu took %zu", where, m,
+			      taken);
+		for (size_t k = 0; k < m; k++)
+			late[i + k] = false;
+		for (size_t k = 0; k < n_late; k++) {
+			ck_assert_msg(idx[k] < m &&
+					      (k == 0 || idx[k - 1] < idx[k]),
+				      "%s: late index %zu out of order", where,
+				      idx[k]);
+			late[i + idx[k]] = true;
+		}
+	}
+}
+
+/* Play in[0..n) into the open operator, each stretch of records between
+ * watermarks fed by feed(), and keep what it left in *o; closes it. */
+static void
+play_inputs(const struct input *in, size_t n, size_t len, size_t cut,
+	    struct outcome *o, const char *where)
+{
+	struct wm_record *recs = calloc(n + 1, sizeof(*recs));
+	size_t r = 0, first = 0;
+
+	ck_assert_ptr_nonnull(recs);
+	memset(o, 0, sizeof(*o));
+	o->late = calloc(n + 1, sizeof(*o->late));
+	ck_assert_ptr_nonnull(o->late);
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && !in[i].watermark) {
+			recs[r++] = in[i].rec;
+			continue;
+		}
+		feed(&recs[first], r - first, len, cut, &o->late[first], where);
+		first = r;
+		if (i < n)
+			wmark(in[i].w);
+	}
+	o->records = r;
+	o->n = h.n;
+	o->ev = calloc(h.n + 1, sizeof(*o->ev));
+	ck_assert_ptr_nonnull(o->ev);
+	for (size_t i = 0; i < h.n; i++)
+		describe(&h.ev[i], o->ev[i], sizeof(o->ev[i]));
+	o->c = *counters();
+	o->states = wm_window_state_count(h.op);
+	o->timers = wm_window_timer_count(h.op);
+	o->sessions = wm_window_session_count(h.op);
+	close_op();
+	free(recs);
+}
+
+static void
+outcome_free(struct outcome *o)
+{
+	free(o->ev);
+	free(o->late);
+}
+
+/* Runs left what one by one left: the same output in the same order, the
+ * same counters, sizes and verdicts. */
+static void
+expect_same(const char *where, const struct outcome *one,
+	    const struct outcome *runs)
+{
+	for (size_t i = 0; i < one->n && i < runs->n; i++)
+		ck_assert_msg(strcmp(one->ev[i], runs->ev[i]) == 0,
+			      "%s: output %zu: one by one %s, in runs %s",
+			      where, i, one->ev[i], runs->ev[i]);
+	ck_assert_msg(one->n == runs->n,
+		      "%s: %zu outputs one by one, %zu in runs", where, one->n,
+		      runs->n);
+	ck_assert_msg(
+		memcmp(&one->c, &runs->c, sizeof(one->c)) == 0,
+		"%s: counters differ (in %" PRIu64 "/%" PRIu64
+		", accepted %" PRIu64 "/%" PRIu64 ", late %" PRIu64 "+%" PRIu64
+		"/%" PRIu64 "+%" PRIu64 ")",
+		where, one->c.records_in, runs->c.records_in,
+		one->c.records_accepted, runs->c.records_accepted,
+		one->c.late_records_dropped, one->c.late_records_side_output,
+		runs->c.late_records_dropped, runs->c.late_records_side_output);
+	ck_assert_msg(one->states == runs->states &&
+			      one->timers == runs->timers &&
+			      one->sessions == runs->sessions,
+		      "%s: sizes differ", where);
+	for (size_t i = 0; i < one->records; i++)
+		ck_assert_msg(one->late[i] == runs->late[i],
+			      "%s: record %zu late %d one by one, %d in runs",
+			      where, i, one->late[i], runs->late[i]);
+}
+
+/* Play in[0..n) one by one, then in runs of several lengths and cut at
+ * every position, each time into sc's window made anew. */
+static void
+expect_runs_match(const struct input *in, size_t n, const struct scenario *sc,
+		  const char *name)
+{
+	static const size_t lens[] = {1, 2, 3, 4, 7, 64};
+	struct outcome one, runs;
+	char where[200];
+
+	open_scenario(sc);
+	play_inputs(in, n, 0, 0, &one, name);
+	for (size_t l = 0; l < N_ELEMS(lens); l++) {
+		snprintf(where, sizeof(where), "%s, runs of %zu", name,
+			 lens[l]);
+		open_scenario(sc);
+		play_inputs(in, n, lens[l], 0, &runs, where);
+		expect_same(where, &one, &runs);
+		outcome_free(&runs);
+	}
+	for (size_t cut = 1; cut < n && cut < 64; cut++) {
+		snprintf(where, sizeof(where), "%s, first run cut after %zu",
+			 name, cut);
+		open_scenario(sc);
+		play_inputs(in, n, 64, cut, &runs, where);
+		expect_same(where, &one, &runs);
+		outcome_free(&runs);
+	}
+	outcome_free(&one);
+}
+
+/* Every scenario's records and watermarks, its expectations left out. */
+START_TEST(test_scenario_as_runs)
+{
+	const struct scenario *sc = &scenarios[_i];
+	const struct step *st;
+	struct input in[2 * MAX_STEPS];
+	char name[160];
+	size_t n = 0;
+
+	for (size_t k = 0; (st = scenario_step(sc, k)) != NULL; k++) {
+		if (st->op == S_ELEM || st->op == S_ELEM_FAILS)
+			in[n++] = (struct input){.rec = {.ts = st->v[2],
+							 .key = st->v[0],
+							 .value = st->v[1]}};
+		else if (st->op == S_WMARK || st->op == S_QUIET_WATERMARK)
+			in[n++] = (struct input){.watermark = true,
+						 .w = st->v[0]};
+	}
+	snprintf(name, sizeof(name), "scenario \"%s\"", sc->name);
+	expect_runs_match(in, n, sc, name);
+}
+END_TEST
+
+/* Feed a run that must be taken whole; returns how many were late. */
+static size_t
+run_of(const struct wm_record *recs, size_t n, size_t *late)
+{
+	size_t n_late;
+
+	ck_assert_uint_eq(
+		wm_window_process_run(h.op, recs, n, &h.out, late, &n_late), n);
+	return n_late;
+}
+
+/*
+ * Memory runs out at the second record of a run: the first (late for all
+ * its windows, so it needs no room) is taken and reported late, the second
+ * and third are not looked at (nothing counted or emitted for them), and
+ * feeding them again once memory is back takes them whole.
+ */
+START_TEST(test_run_out_of_memory_says_what_was_taken)
+{
+	const struct wm_record recs[] = {
+		{.key = 1, .value = 1, .ts = -70000},
+		{.key = 7, .value = 1, .ts = 50000},
+		{.key = 8, .value = 1, .ts = 50001},
+	};
+	size_t late[N_ELEMS(recs)], n_late;
+
+	open_sliding(100000, 1, 0, 20000, false, false);
+	wmark(60000);
+	h.next = h.n;
+	wm_alloc_limit = 1 << 20;
+	ck_assert_uint_eq(wm_window_process_run(h.op, recs, N_ELEMS(recs),
+						&h.out, late, &n_late),
+			  1);
+	wm_alloc_limit = SIZE_MAX;
+	ck_assert_uint_eq(n_late, 1);
+	ck_assert_uint_eq(late[0], 0);
+	expect_nothing(__func__);
+	ck_assert_uint_eq(counters()->records_in, 1);
+	ck_assert_uint_eq(counters()->late_records_dropped, 1);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+	ck_assert_uint_eq(run_of(&recs[1], 2, late), 0);
+	ck_assert_uint_eq(counters()->records_in, 3);
+	ck_assert_uint_eq(counters()->records_accepted, 2);
+	ck_assert_uint_eq(wm_window_state_count(h.op), 2 * 100000);
+	h.next = h.n;
+	ASSERT_BALANCED();
+}
+END_TEST
+
+/* The windows the random runs play. */
+static const struct scenario random_windows[] = {
+	{.name = "tumbling", TUMBLING(100, 0)},
+	{.name = "tumbling, offset, lateness, side output",
+	 TUMBLING(100, -37),
+	 .lateness = 50,
+	 .side_output = true},
+	{.name = "tumbling, purging",
+	 TUMBLING(100, 60),
+	 .lateness = 50,
+	 .purging = true,
+	 .side_output = true},
+	/* A window [WM_TS_MAX - 100, WM_TS_MAX) whose later timestamps wrap
+	 * in ts - offset: the assigner gives them other windows. */
+	{.name = "tumbling, offset -93",
+	 TUMBLING(100, -93),
+	 .side_output = true},
+	{.name = "tumbling, offset 93", TUMBLING(100, 93), .side_output = true},
+	{.name = "tumbling, huge",
+	 TUMBLING(INT64_MAX / 2, INT64_MAX / 4),
+	 .side_output = true},
+	{.name = "sliding",
+	 SLIDING(100, 30, 7),
+	 .lateness = 40,
+	 .side_output = true},
+	{.name = "sliding, purging", SLIDING(90, 30, 0), .purging = true},
+	{.name = "session", SESSION(50), .lateness = 30, .side_output = true},
+	{.name = "session, purging", SESSION(40), .purging = true},
+};
+
+/* Timestamps at the ends of time, where the assigners wrap. */
+static const wm_ts_t random_edges[] = {
+	WM_TS_MIN,	     WM_TS_MIN + 1,
+	WM_TS_MIN + 99,	     WM_TS_MAX,
+	WM_TS_MAX - 1,	     WM_TS_MAX - 99,
+	(int64_t)1 << 62,    ((int64_t)1 << 62) - 1,
+	-((int64_t)1 << 62), -((int64_t)1 << 62) - 1,
+	WM_TS_MAX - 50,	     WM_TS_MIN + 50,
+	WM_TS_MIN + 101,
+};
+
+/* Random records (a few keys, timestamps about the watermark, now and
+ * then a burst at one of the ends of time) and watermarks, one by one and
+ * in runs. */
+START_TEST(test_random_runs_match_one_by_one)
+{
+	const struct scenario *sc = &random_windows[_i];
+	enum { N = 600 };
+	struct input *in = calloc(N, sizeof(*in));
+	unsigned seed = 2600 + (unsigned)_i;
+	wm_ts_t w = 0, edge = 0;
+	int burst = 0;
+	char name[64];
+
+	ck_assert_ptr_nonnull(in);
+	for (size_t i = 0; i < N; i++) {
+		int dice = rand_r(&seed) % 100;
+
+		if (dice < 8) {
+			w += rand_r(&seed) % 120;
+			in[i] = (struct input){.watermark = true, .w = w};
+			continue;
+		}
+		if (burst == 0 && dice < 14) {
+			edge = random_edges[rand_r(&seed) %
+					    (int)N_ELEMS(random_edges)];
+			burst = 2 + rand_r(&seed) % 6;
+		}
+		in[i].rec.key = rand_r(&seed) % 3;
+		in[i].rec.value = rand_r(&seed) % 1000 - 500;
+		in[i].rec.partition = (uint32_t)(rand_r(&seed) % 4);
+		if (burst > 0) {
+			burst--;
+			in[i].rec.ts =
+				wm_ts_add(edge, rand_r(&seed) % 121 - 60);
+		} else {
+			in[i].rec.ts = w - 150 + rand_r(&seed) % 400;
+		}
+	}
+	snprintf(name, sizeof(name), "random, %s", sc->name);
+	expect_runs_match(in, N, sc, name);
+	free(in);
+}
+END_TEST
+
 static Suite *
 window_suite(void)
 {
@@ -2371,6 +2850,17 @@ window_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	add_scenarios(tc, "session");
 	tcase_add_test(tc, test_session_many_keys);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("runs");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	add_scenarios(tc, "runs");
+	tcase_add_loop_test(tc, test_scenario_as_runs, 0,
+			    (int)N_ELEMS(scenarios));
+	tcase_add_test(tc, test_run_out_of_memory_says_what_was_taken);
+	tcase_add_loop_test(tc, test_random_runs_match_one_by_one, 0,
+			    (int)N_ELEMS(random_windows));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("random");
