@@ -556,6 +556,16 @@ static uint32_t
 emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 {
 	struct task_source *s = t->source;
+	/* Under --sim every record of a burst is due at now_ns, and a
+	 * partition's slot (its partial watermark and idleness) moves at
+	 * its generator's periodic emission, or at a punctuated record,
+	 * which is always taken whole: what record_due() and
+	 * watch_partition() noted at a partition's first record of the
+	 * burst stands for its others, which would repeat it to no effect.
+	 * Not in a real run, whose records are each due when the schedule
+	 * said, nor where alignment checks each record's watermark. */
+	bool once = !t->real && s->peers == NULL;
+	uint64_t burst = ++s->burst;
 	struct wm_record rec;
 	uint32_t n;
 
@@ -579,10 +589,16 @@ emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 			due = s->part[local].resumed_ns;
 		if (due > now_ns)
 			due = now_ns;
+		struct source_partition *p = &s->part[local];
+		bool again = once && p->burst_seen == burst &&
+			     !(rec.flags & WM_RECORD_PUNCTUATE);
+
+		p->burst_seen = burst;
 		t->counters.records_in++;
-		s->part[local].records++;
+		p->records++;
 		measure_record(t, local, &rec, due);
-		record_due(t, local, due);
+		if (!again)
+			record_due(t, local, due);
 		if (rec.ts > t->newest_ts)
 			t->newest_ts = rec.ts;
 		t->cause = rec.partition; /* a punctuated watermark */
@@ -590,7 +606,8 @@ emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 		wm_source_watermarking_on_record(&s->watermarks,
 						 s->split_of[rec.partition],
 						 rec.ts, rec.flags);
-		watch_partition(t, local);
+		if (!again)
+			watch_partition(t, local);
 	}
 	wm_task_flush_staged(t);
 	return n;

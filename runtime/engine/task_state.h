@@ -61,12 +61,14 @@ struct source_partition {
 	 * when the partition is adopted. */
 	const wm_ts_t *generator_newest;
 	const struct wm_progress_due *generator_pending;
-	int64_t resumed_ns; /* alignment last let it read again; 0 */
+	int64_t resumed_ns;  /* alignment last let it read again; 0 */
+	uint64_t burst_seen; /* the last burst it emitted in (emit_due()) */
 };
 
 /* A source subtask's own state (task_source.c). */
 struct task_source {
 	struct wm_record_source *src; /* generator or replay: the driver's */
+	uint64_t burst;		      /* emit_due() calls so far */
 	bool watermarks_ready;	      /* `watermarks` set up, to destroy */
 	/* Per split or per subtask (`watermark_at`), which the task never
 	 * asks: it follows what the interface gives. */

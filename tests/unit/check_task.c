@@ -1217,6 +1217,67 @@ END_TEST
  * the new partition's first record raises the minimum above what was
  * sent. Its records are read and counted as soon as they come.
  */
+/*
+ * Under --sim a partition's second record of a burst skips what its first
+ * one tracked (emit_due(): its due time, its slot's watermark and
+ * idleness): every figure comes out as when each record comes in a burst
+ * of its own at the same instant. Both partitions idle first, then their
+ * records interleaved in one burst (the first of each ends its
+ * idleness), one of them punctuated, ticks before and after.
+ */
+START_TEST(test_a_burst_tracks_a_partition_once_as_records_one_by_one_do)
+{
+	static const uint32_t parts[] = {0, 1};
+	const int64_t ms = 1000000;
+	struct outside_job burst, single;
+	static const struct {
+		uint32_t partition;
+		wm_ts_t ts;
+		uint32_t flags;
+	} recs[] = {{0, 2000, 0},
+		    {1, 1500, 0},
+		    {0, 2100, 0},
+		    {0, 1900, 0},
+		    {1, 2600, WM_RECORD_PUNCTUATE},
+		    {1, 2500, 0},
+		    {0, 2300, 0}};
+	size_t n = sizeof(recs) / sizeof(*recs);
+
+	outside_open(&burst, parts, 2);
+	outside_open(&single, parts, 2);
+	/* Idle after 1 s with nothing read. */
+	for (int64_t t = 0; t <= 1500 * ms; t += 100 * ms) {
+		outside_run(&burst, t);
+		outside_run(&single, t);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct wm_record r = {.ts = recs[i].ts,
+				      .key = (int64_t)i,
+				      .value = 1,
+				      .flags = recs[i].flags,
+				      .partition = recs[i].partition};
+
+		fake_source_hand(burst.f, &r);
+		fake_source_hand(single.f, &r);
+		outside_run(&single, 1550 * ms);
+	}
+	outside_run(&burst, 1550 * ms);
+	ck_assert_uint_eq(fake_source_read(burst.f), n);
+	for (int64_t t = 1600 * ms; t <= 3000 * ms; t += 100 * ms) {
+		outside_run(&burst, t);
+		outside_run(&single, t);
+	}
+	ck_assert_uint_eq(burst.o.n, single.o.n);
+	ck_assert(memcmp(burst.o.log, single.o.log,
+			 burst.o.n * sizeof(*burst.o.log)) == 0);
+	ck_assert_msg(memcmp(burst.m, single.m,
+			     wm_plan_metrics_bytes(burst.plan)) == 0,
+		      "the metrics differ");
+	outside_close(&burst);
+	outside_close(&single);
+}
+END_TEST
+
 START_TEST(test_a_partition_that_joins_an_idle_subtask_resumes_it_with_records)
 {
 	static const uint32_t first[] = {1};
@@ -1348,6 +1409,9 @@ task_suite(void)
 	tcase_add_test(
 		outside,
 		test_a_partition_that_joins_an_idle_subtask_resumes_it_with_records);
+	tcase_add_test(
+		outside,
+		test_a_burst_tracks_a_partition_once_as_records_one_by_one_do);
 	tcase_add_test(outside,
 		       test_a_source_that_cannot_go_on_stops_and_says_why);
 	tcase_add_test(outside,
