@@ -509,7 +509,6 @@ drain(struct sim *sim, struct sim_task *st, struct wm_sim_queue *spare)
 static int
 settle(struct sim *sim)
 {
-	struct wm_sim_queue spare = {0};
 	bool moved = true;
 
 	while (moved && !sim->error) {
@@ -517,11 +516,10 @@ settle(struct sim *sim)
 		for (uint32_t id = 0; id < sim->n_tasks; id++) {
 			struct sim_task *st = &sim->tasks[id];
 
-			if (st->in.n > 0 && drain(sim, st, &spare))
+			if (st->in.n > 0 && drain(sim, st, &sim->spare))
 				moved = true;
 		}
 	}
-	wm_sim_queue_free(&spare);
 	return sim->error;
 }
 
@@ -960,6 +958,7 @@ sim_tear_down(struct sim *sim, int r, char *err, size_t errlen)
 			snprintf(err, errlen, "%s", why);
 			r = -EIO;
 		}
+	wm_sim_queue_free(&sim->spare);
 	free(sim->tasks);
 	free(sim->metrics);
 	wm_snapshot_free(sim->snap);

@@ -80,6 +80,10 @@ struct sim {
 	/* The job failed: -ENOMEM (a queue or a window's state could not
 	 * grow) or -EIO (an output could not be written), why says what;
 	 * it stops at the end of the instant. */
+	/* The queue a task's input swaps with while it is drained
+	 * (settle()), kept from one instant to the next with its arrays:
+	 * an instant allocates nothing once the queues have grown. */
+	struct wm_sim_queue spare;
 	int error;
 	char why[512];
 	int stopped_by; /* the signal that stopped the job, or 0 */
