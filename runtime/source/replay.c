@@ -31,6 +31,11 @@
  * JSON's tokens, never need that many. */
 #define MAX_LINE 65536
 
+/* Bytes read at a time: lines are found and parsed in the buffer, so a
+ * block pays one read() for thousands of records, and stays in the
+ * cache while they are parsed. */
+#define READ_BLOCK (128 * 1024)
+
 /* The latest due time, in ms, that counts in int64_t nanoseconds. */
 #define MAX_DUE_MS (INT64_MAX / 1000000)
 
@@ -275,15 +280,15 @@ append_record(struct reader *rd, struct wm_replay_trace *tr, const int64_t *fld,
 }
 
 /*
- * One line as wm_line_read() read it (`got` bytes, its end included):
- * nothing (blank, comment, header) or a record appended to the trace,
+ * One line as wm_line_blocks_next() read it (`got` bytes, its end
+ * included; `nul`: a NUL byte among them): nothing (blank, comment, header) or a record appended to the trace,
  * its due_ns holding due_ms()'s milliseconds until schedule(). Returns 0,
  * -EBADMSG with err and *col the column at fault (0: the line as a
  * whole), or -ENOMEM.
  */
 static int
 take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
-	  size_t got, char *err, size_t errlen, size_t *col)
+	  size_t got, bool nul, char *err, size_t errlen, size_t *col)
 {
 	const char *text = line;
 	size_t len = got;
@@ -305,7 +310,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 		text += 3;
 		len -= 3;
 	}
-	/* The line's end: "\n", "\r\n" or "\r" (wm_line_read()). */
+	/* The line's end: "\n", "\r\n" or "\r" (lib/lines.h). */
 	if (len > 0 && text[len - 1] == '\n')
 		len--;
 	if (len > 0 && text[len - 1] == '\r')
@@ -318,8 +323,12 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	 * only in CSV. */
 	if (first && text[0] != '{' && is_header(text, len, &names))
 		return 0;
-	k = wm_fields_parse(text, len, text[0] == '{', &trace_layout, fld, &kf,
-			    err, errlen);
+	/* The reader searched its blocks for NUL bytes already: a line
+	 * without one is not searched again. */
+	k = nul ? wm_fields_parse(text, len, text[0] == '{', &trace_layout, fld,
+				  &kf, err, errlen)
+		: wm_fields_parse_no_nul(text, len, text[0] == '{',
+					 &trace_layout, fld, &kf, err, errlen);
 	if (k < 0 && first && text[0] != '{' && names)
 		wm_fields_refuse(
 			err, errlen, "header", text, len,
@@ -414,45 +423,49 @@ wm_replay_keys(const struct wm_replay_trace *tr)
  * negative errno with err set, or -ENOMEM. */
 static int
 read_lines(FILE *f, const char *path, struct reader *rd,
-	   struct wm_replay_trace *tr, bool skip_bad, char *line, char *err,
-	   size_t errlen)
+	   struct wm_replay_trace *tr, bool skip_bad, char *err, size_t errlen)
 {
+	struct wm_line_blocks lb;
+	const char *line;
 	size_t got;
-	int r;
+	bool nul;
+	int r = wm_line_blocks_open(&lb, f, MAX_LINE, READ_BLOCK);
 
-	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
-		char why[256], at[24] = "";
+	while (r == 0 && (got = wm_line_blocks_next(&lb, &line, &nul)) > 0) {
+		char why[256], at[24];
 		size_t col = 0;
 
 		rd->lineno++;
-		r = take_line(rd, tr, line, got, why, sizeof(why), &col);
-		if (r == -ENOMEM)
-			return r;
-		if (r == 0)
+		r = take_line(rd, tr, line, got, nul, why, sizeof(why), &col);
+		if (r != -EBADMSG)
 			continue;
+		r = 0;
+		at[0] = '\0';
 		if (col > 0)
 			snprintf(at, sizeof(at), ":%zu", col);
 		if (!skip_bad) {
 			snprintf(err, errlen, "%s:%ld%s: %s", path, rd->lineno,
 				 at, why);
-			return -EBADMSG;
+			r = -EBADMSG;
+			break;
 		}
-		if (got > MAX_LINE)
-			wm_line_skip(f);
 		/* The first few, with why: a flood of them (a binary file,
-		 * a wrong format) would bury everything else. */
+		 * a wrong format) would bury everything else. The rest of a
+		 * line too long is read past by the next call. */
 		if (tr->skipped++ < WM_REPLAY_REPORTED)
 			wm_log("wmrun: %s:%ld%s: skipped: %s", path, rd->lineno,
 			       at, why);
 	}
-	/* wm_line_read() ends on a read error as on the end of the file: a
+	wm_line_blocks_close(&lb);
+	if (r != 0)
+		return r;
+	/* The reading ends on a read error as on the end of the file: a
 	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
 	 * for a short trace. */
-	if (!feof(f)) {
-		r = -errno;
+	if (lb.error != 0) {
 		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
-			 strerror(-r));
-		return r;
+			 strerror(lb.error));
+		return -lb.error;
 	}
 	if (tr->skipped > WM_REPLAY_REPORTED)
 		wm_log("wmrun: %s: %" PRIu64 " more bad line%s skipped", path,
@@ -485,7 +498,6 @@ wm_replay_read(const char *path, uint32_t partitions,
 	struct wm_replay_trace *tr = calloc(1, sizeof(*tr));
 	struct reader rd = {.pacing = pacing};
 	bool own_keys = keys == NULL;
-	char *line = malloc(MAX_LINE + 1);
 	FILE *f = fopen(path, "r");
 	int r = 0;
 
@@ -493,8 +505,7 @@ wm_replay_read(const char *path, uint32_t partitions,
 		r = -errno;
 		snprintf(err, errlen, "could not open trace \"%s\": %s", path,
 			 strerror(-r));
-	} else if (tr == NULL || line == NULL ||
-		   (own_keys && (keys = wm_keys_new()) == NULL)) {
+	} else if (tr == NULL || (own_keys && (keys = wm_keys_new()) == NULL)) {
 		r = -ENOMEM;
 	} else {
 		tr->n_partitions = partitions;
@@ -502,7 +513,7 @@ wm_replay_read(const char *path, uint32_t partitions,
 		tr->key_type = key_type;
 		tr->keys = keys;
 		tr->own_keys = own_keys;
-		r = read_lines(f, path, &rd, tr, skip_bad, line, err, errlen);
+		r = read_lines(f, path, &rd, tr, skip_bad, err, errlen);
 		if (tr->key_type == WM_KEY_TYPE_TRACE)
 			tr->key_type = rd.keys_seen == WM_KEY_TYPE_STRING
 					       ? WM_KEY_TYPE_STRING
@@ -512,7 +523,6 @@ wm_replay_read(const char *path, uint32_t partitions,
 	}
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading \"%s\"", path);
-	free(line);
 	if (f != NULL)
 		fclose(f);
 	if (r != 0) {
