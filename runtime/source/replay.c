@@ -203,9 +203,13 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 	    char *err, size_t errlen)
 {
 	char detail[160];
-	/* An integer, or digits beyond 64 bits: no string in a long trace. */
-	bool integer = wm_fields_key_is_integer(kf);
 	enum wm_key_type type = tr->key_type;
+	/* An integer, or digits beyond 64 bits: no string in a long trace.
+	 * Asked only where it decides something: a JSON number, or keys of
+	 * the type the trace says. */
+	bool integer =
+		(kf->form == WM_KEY_JSON_NUMBER || type == WM_KEY_TYPE_TRACE) &&
+		wm_fields_key_is_integer(kf);
 	int r;
 
 	*flags = 0;
@@ -239,9 +243,11 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 			       -EBADMSG;
 		type = integer ? WM_KEY_TYPE_LONG : WM_KEY_TYPE_STRING;
 	}
-	r = wm_fields_key(kf, type, tr->key_type == WM_KEY_TYPE_LONG, tr->keys,
-			  key, flags, err, errlen);
-	if (r != 0)
+	/* A long the CSV parser read on the way needs no resolving. */
+	if (type == WM_KEY_TYPE_LONG && kf->is_int)
+		*key = kf->value;
+	else if ((r = wm_fields_key(kf, type, tr->key_type == WM_KEY_TYPE_LONG,
+				    tr->keys, key, flags, err, errlen)) != 0)
 		return r;
 	if (rd->keys_seen == WM_KEY_TYPE_TRACE) {
 		rd->keys_seen = type;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/io/keys.h"
 #include "runtime/source/replay.h"
 #include "tests/unit/check_main.h"
 
@@ -332,6 +333,108 @@ START_TEST(test_longest_line_is_read_wherever_a_block_ends)
 }
 END_TEST
 
+/* One line of a trace and what reading it gives: the record's timestamp,
+ * key (its string for string keys) and value, or the message after
+ * "path:1". */
+struct field_case {
+	const char *line;
+	enum wm_key_type type;
+	int64_t ts, value;
+	const char *key; /* a long's digits, or the string */
+	const char *err; /* NULL: read */
+};
+
+/* Lines read in one pass (plain integers, a bare key) beside lines
+ * that are not, to the last byte of what they mean: the limits of 18 and
+ * 19 digits, signs, quotes, missing and extra fields. */
+static const struct field_case field_cases[] = {
+	{"0,-0,1,1", WM_KEY_TYPE_LONG, 0, 1, "1", NULL},
+	{"0,000000000000000001,5,-000000000000000002", WM_KEY_TYPE_LONG, 1, -2,
+	 "5", NULL},
+	{"0,999999999999999999,-999999999999999999,1", WM_KEY_TYPE_LONG,
+	 999999999999999999, 1, "-999999999999999999", NULL},
+	{"0,9223372036854775807,1,-9223372036854775808", WM_KEY_TYPE_LONG,
+	 INT64_MAX, INT64_MIN, "1", NULL},
+	{"0,1,-9223372036854775808,0000000000000000000000007", WM_KEY_TYPE_LONG,
+	 1, 7, "-9223372036854775808", NULL},
+	{"0,1,\"7\",3", WM_KEY_TYPE_LONG, 1, 3, "7", NULL},
+	{"0,1,2,3,0", WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
+	{"0,1,user\"5,1", WM_KEY_TYPE_STRING, 1, 1, "user\"5", NULL},
+	{"0,1,\"a,\"\"b\",1", WM_KEY_TYPE_STRING, 1, 1, "a,\"b", NULL},
+	{"0,1,,1", WM_KEY_TYPE_STRING, 1, 1, "", NULL},
+	{"0,1,123,1", WM_KEY_TYPE_STRING, 1, 1, "123", NULL},
+	{"0,1,-,1", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ":5: invalid key \"-\" (key_type = long: expected a 64-bit "
+	 "integer)"},
+	{"0,1,99999999999999999999,1", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ":5: invalid key \"99999999999999999999\" (beyond 64 bits)"},
+	{"0,9223372036854775808,1,1", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid timestamp \"9223372036854775808\" (beyond 64 bits)"},
+	{"0,1,2", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid line: no value"},
+	{"0,1,2,3,4,5", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid line: extra field \"5\""},
+	{"0,1,2,3,", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid arrival \"\""},
+	{"0,1,2,3,-", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid arrival \"-\""},
+	{"0,1 ,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid timestamp \"1 \""},
+	{"0,+1,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid timestamp \"+1\""},
+	{",1,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid partition \"\""},
+	{"0,1,2,\"3\"", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid value \"\"3\"\""},
+	{"0,1,\"2\"x,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid key \"\"2\"x,3\" (text after the closing quote)"},
+	{"0,1,\x01,1", WM_KEY_TYPE_STRING, 0, 0, NULL,
+	 ":5: invalid key \"\\x01\" (control character U+0001)"},
+	{"1,1,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid partition \"1\" (the source has 1 partitions)"},
+};
+
+START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
+{
+	const struct field_case *c = &field_cases[_i];
+	static const uint32_t part0 = 0;
+	char path[64] = "/tmp/check_replay.XXXXXX", err[256], want[128];
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct wm_replay_trace *tr;
+	struct wm_record_source *src;
+	struct wm_record r;
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\n", c->line);
+	ck_assert_int_eq(fclose(f), 0);
+	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, c->type, NULL, false, err,
+			    sizeof(err));
+	unlink(path);
+	if (c->err != NULL) {
+		snprintf(want, sizeof(want), "%s:1%s", path, c->err);
+		ck_assert_ptr_null(tr);
+		ck_assert_str_eq(err, want);
+		return;
+	}
+	ck_assert_msg(tr != NULL, "%s: %s", c->line, err);
+	src = wm_replay_source(tr, &part0, 1);
+	ck_assert_ptr_nonnull(src);
+	ck_assert_int_eq(wm_record_source_next(src, 0, &r), 1);
+	ck_assert_int_eq(r.ts, c->ts);
+	ck_assert_int_eq(r.value, c->value);
+	if (c->type == WM_KEY_TYPE_STRING) {
+		size_t len;
+		const char *key =
+			wm_keys_string(wm_replay_keys(tr), r.key, &len);
+
+		ck_assert_ptr_nonnull(key);
+		ck_assert_uint_eq(len, strlen(c->key));
+		ck_assert(memcmp(key, c->key, len) == 0);
+	} else {
+		ck_assert_int_eq(r.key, strtoll(c->key, NULL, 10));
+	}
+	wm_record_source_free(src);
+	wm_replay_free(tr);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -348,6 +451,9 @@ replay_suite(void)
 	pause = tcase_create("reading");
 	tcase_add_test(pause, test_lines_cut_by_a_block_end_are_read_whole);
 	tcase_add_test(pause, test_longest_line_is_read_wherever_a_block_ends);
+	tcase_add_loop_test(pause,
+			    test_fields_read_in_one_pass_are_read_as_in_full, 0,
+			    (int)(sizeof(field_cases) / sizeof(*field_cases)));
 	suite_add_tcase(s, pause);
 	return s;
 }
