@@ -181,7 +181,7 @@ struct reader {
 	int64_t first_ts; /* the first record's, for pacing = event */
 	int64_t earliest; /* the earliest arrival (pacing = arrival) */
 	long earliest_line;
-	size_t cap; /* of the trace's items */
+	size_t cap; /* of the trace's records (and due times) */
 	/* key_type = trace: LONG or STRING as the first record's key was,
 	 * on key_line; TRACE before it. */
 	enum wm_key_type keys_seen;
@@ -267,21 +267,30 @@ append_record(struct reader *rd, struct wm_replay_trace *tr, const int64_t *fld,
 {
 	if (tr->n == rd->cap) {
 		size_t cap = rd->cap ? 2 * rd->cap : 1024;
-		void *grown = realloc(tr->items, cap * sizeof(*tr->items));
+		void *recs = realloc(tr->recs, cap * sizeof(*tr->recs)), *dues;
 
-		if (grown == NULL)
+		if (recs == NULL)
 			return -ENOMEM;
-		tr->items = grown;
+		tr->recs = recs;
+		if (rd->pacing != WM_REPLAY_FAST) {
+			dues = realloc(tr->due_ns, cap * sizeof(*tr->due_ns));
+			if (dues == NULL)
+				return -ENOMEM;
+			tr->due_ns = dues;
+		}
 		rd->cap = cap;
 	}
-	tr->items[tr->n++] = (struct replayed){
-		.rec = {.ts = fld[TIMESTAMP],
-			.key = key,
-			.value = fld[VALUE],
-			.flags = flags,
-			.partition = (uint32_t)fld[PARTITION]},
-		.due_ns = due,
+	tr->recs[tr->n] = (struct wm_record){
+		.ts = fld[TIMESTAMP],
+		.key = key,
+		.value = fld[VALUE],
+		.flags = flags,
+		.partition = (uint32_t)fld[PARTITION],
 	};
+	/* Under pacing = fast, due is 0 and there is no array. */
+	if (tr->due_ns != NULL)
+		tr->due_ns[tr->n] = due;
+	tr->n++;
 	return 0;
 }
 
@@ -388,14 +397,14 @@ schedule(struct wm_replay_trace *tr, int64_t shift_ms)
 	if (last == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < tr->n; i++) {
-		struct replayed *it = &tr->items[i];
-		int64_t *prev = &last[it->rec.partition];
-		int64_t ms = it->due_ns - shift_ms;
+		int64_t *prev = &last[tr->recs[i].partition];
+		int64_t ms = tr->due_ns[i] - shift_ms;
 
 		if (ms < *prev)
 			ms = *prev;
 		*prev = ms;
-		it->due_ns = ms * 1000000; /* ms <= MAX_DUE_MS: no overflow */
+		tr->due_ns[i] =
+			ms * 1000000; /* ms <= MAX_DUE_MS: no overflow */
 	}
 	free(last);
 	return 0;
@@ -408,7 +417,8 @@ wm_replay_free(struct wm_replay_trace *tr)
 		return;
 	if (tr->own_keys)
 		wm_keys_free(tr->keys);
-	free(tr->items);
+	free(tr->recs);
+	free(tr->due_ns);
 	free(tr);
 }
 
