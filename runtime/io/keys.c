@@ -219,7 +219,7 @@ slot_word(uint64_t h, uint32_t id)
  * that ends its probe. Acquire loads of the slots: an id seen has its
  * entry and bytes (step 3 of the writer's order).
  */
-static int
+static inline int
 probe(const struct wm_keys *k, uint32_t bits, const char *s, size_t len,
       int32_t java, uint64_t h, uint32_t *id, uint64_t *at)
 {
