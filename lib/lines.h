@@ -18,6 +18,7 @@
 #ifndef WM_LIB_LINES_H
 #define WM_LIB_LINES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,6 +34,45 @@ size_t wm_line_read(FILE *f, char *buf, size_t max);
 
 /* Read the rest of the line, its end included. */
 void wm_line_skip(FILE *f);
+
+/*
+ * The same lines as wm_line_read() with bound max, read a block at a
+ * time: the byte-at-a-time loop of getc() costs more than parsing the
+ * line. The buffer holds a block and one line more (max + 2 bytes: a line
+ * of max bytes and its CRLF); the bytes are searched for line ends with
+ * memchr(), and a search's result kept until the line ends pass it, so
+ * that every byte is searched once for each of '\n', '\r' and NUL, in
+ * long runs.
+ */
+struct wm_line_blocks {
+	FILE *f;
+	char *buf;
+	size_t size; /* of buf */
+	size_t max;
+	size_t pos, end; /* the unread bytes, buf[pos..end) */
+	/* The next '\n', '\r' and NUL in buf[pos..end), each end when there
+	 * is none; searched again once pos passes them. */
+	size_t nl, cr, nul;
+	bool skip; /* the rest of a longer line is to be read past */
+	bool eof;  /* no more bytes after end */
+	int error; /* the errno of a failed read, 0 if none */
+};
+
+/* Lines of f with bound max, read `block` bytes at a time (block >= 1).
+ * 0, or -ENOMEM. */
+int wm_line_blocks_open(struct wm_line_blocks *lb, FILE *f, size_t max,
+			size_t block);
+void wm_line_blocks_close(struct wm_line_blocks *lb);
+
+/*
+ * The next line: returns its length as wm_line_read() does (0 at the end
+ * of the file or after a read error, which lb->error tells; max + 1 for a
+ * longer line), *line pointing at its bytes (max of them for a longer
+ * line, whose rest is read past by the next call), valid until the next
+ * call; *nul is set when they hold a NUL byte.
+ */
+size_t wm_line_blocks_next(struct wm_line_blocks *lb, const char **line,
+			   bool *nul);
 
 /* The first byte of [p, end) that is not a blank (a space or a tab), or
  * end: what the readers of a line's tokens step over. */

@@ -632,21 +632,40 @@ const char *
 wm_units_int64(const char *s, size_t len, int64_t *v)
 {
 	bool negative = len > 0 && s[0] == '-';
-	int64_t x = 0;
+	size_t digits = len - negative;
+	uint64_t x = 0;
 	bool overflow = false;
 
-	if (len == (size_t)negative)
+	if (digits == 0)
 		return "";
-	/* Accumulated negatively: INT64_MIN has no positive twin. */
-	for (size_t i = negative; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return "";
-		overflow = overflow || __builtin_mul_overflow(x, 10, &x) ||
-			   __builtin_sub_overflow(x, s[i] - '0', &x);
+	/* Every field of every trace line passes here. Up to 19 digits, x
+	 * cannot wrap (10^19 - 1 < 2^64): one multiply and add a digit, the
+	 * range checked once at the end. Longer fields (leading zeros are
+	 * allowed) check each step. A non-digit anywhere makes it no
+	 * integer, whether or not the digits before it overflowed. */
+	if (digits <= 19) {
+		for (size_t i = negative; i < len; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+			if (d > 9)
+				return "";
+			x = x * 10 + d;
+		}
+	} else {
+		for (size_t i = negative; i < len; i++) {
+			unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+			if (d > 9)
+				return "";
+			overflow = overflow ||
+				   __builtin_mul_overflow(x, 10, &x) ||
+				   __builtin_add_overflow(x, d, &x);
+		}
 	}
-	if (overflow || (!negative && x == INT64_MIN))
+	/* INT64_MIN's magnitude is one more than INT64_MAX's. */
+	if (overflow || x > (uint64_t)INT64_MAX + negative)
 		return " (beyond 64 bits)";
-	*v = negative ? x : -x;
+	*v = !negative ? (int64_t)x : x == 0 ? 0 : -(int64_t)(x - 1) - 1;
 	return NULL;
 }
 

@@ -219,7 +219,7 @@ slot_word(uint64_t h, uint32_t id)
  * that ends its probe. Acquire loads of the slots: an id seen has its
  * entry and bytes (step 3 of the writer's order).
  */
-static int
+static inline int
 probe(const struct wm_keys *k, uint32_t bits, const char *s, size_t len,
       int32_t java, uint64_t h, uint32_t *id, uint64_t *at)
 {
@@ -339,6 +339,29 @@ add(struct wm_keys *k, const char *s, size_t len, int32_t java, uint64_t h,
 	return 0;
 }
 
+/*
+ * The Java hash of s[0..len) when every byte is printable ASCII (0x20 to
+ * 0x7e), as most keys are: one pass, where the check for control
+ * characters and the UTF-8 decoding of wm_keygroup_hash_string_strict()
+ * would be two. An ASCII byte is one UTF-16 unit, and no control, so the
+ * hash is Java's. false for anything else, which the general path reads.
+ */
+static inline bool
+printable_ascii_hash(const char *s, size_t len, int32_t *java)
+{
+	uint32_t h = 0;
+
+	for (size_t b = 0; b < len; b++) {
+		unsigned char c = (unsigned char)s[b];
+
+		if (c < 0x20 || c > 0x7e)
+			return false;
+		h = 31u * h + c;
+	}
+	*java = (int32_t)h;
+	return true;
+}
+
 int
 wm_keys_intern(struct wm_keys *k, const char *s, size_t len, int64_t *key,
 	       size_t *at)
@@ -351,6 +374,8 @@ wm_keys_intern(struct wm_keys *k, const char *s, size_t len, int64_t *key,
 	*at = 0;
 	if (len > WM_KEYS_MAX_BYTES)
 		return -ENAMETOOLONG;
+	if (printable_ascii_hash(s, len, &java))
+		goto hashed;
 	for (size_t b = 0; b < len; b++) {
 		/* UTF-8 continuation and lead bytes are >= 0x80: a byte
 		 * below 0x20, or 0x7f, is the character itself, and 0xc2
@@ -364,6 +389,7 @@ wm_keys_intern(struct wm_keys *k, const char *s, size_t len, int64_t *key,
 	}
 	if (wm_keygroup_hash_string_strict(s, len, &java) != 0)
 		return -EILSEQ;
+hashed:
 	h = table_hash(java);
 	/* The common case: a key already in, no lock. */
 	if (!probe(k, atomic_load_explicit(&k->bits, memory_order_acquire), s,

@@ -301,7 +301,10 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 				 "null)");
 			return -EBADMSG;
 		}
-		kf = (struct wm_key_field){m->key, m->key_len, 1, WM_KEY_BARE};
+		kf = (struct wm_key_field){.text = m->key,
+					   .len = m->key_len,
+					   .col = 1,
+					   .form = WM_KEY_BARE};
 	}
 	return wm_fields_key(&kf, s->key_type, s->key_type_stated, s->keys,
 			     &out->key, &out->flags, err, errlen);

@@ -111,9 +111,10 @@ json_value(const char *line, const char *value, const char *end,
 					     i < 0 ? "'\"' closing a string"
 						   : "'\"' closing the key",
 					     line, end);
-		*kf = (struct wm_key_field){value + 1, (size_t)(q - value - 1),
-					    (size_t)(value - line) + 1,
-					    WM_KEY_JSON_STRING};
+		*kf = (struct wm_key_field){.text = value + 1,
+					    .len = (size_t)(q - value - 1),
+					    .col = (size_t)(value - line) + 1,
+					    .form = WM_KEY_JSON_STRING};
 		n = (size_t)(q + 1 - value);
 	} else {
 		while (value + n < end && strchr(",} \t", value[n]) == NULL)
@@ -125,9 +126,10 @@ json_value(const char *line, const char *value, const char *end,
 	} else if (key_string) {
 		/* *kf set above */
 	} else if (lo->kinds[i] == WM_FIELD_KEY) {
-		*kf = (struct wm_key_field){value, n,
-					    (size_t)(value - line) + 1,
-					    WM_KEY_JSON_NUMBER};
+		*kf = (struct wm_key_field){.text = value,
+					    .len = n,
+					    .col = (size_t)(value - line) + 1,
+					    .form = WM_KEY_JSON_NUMBER};
 	} else {
 		bad = wm_units_int64(value, n, &f[i]);
 		if (bad != NULL)
@@ -208,6 +210,82 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 }
 
 /*
+ * The unquoted CSV field at p when it is a plain integer, '-' or not and
+ * 1 to 18 digits (no overflow possible), ended by ',' or the line's end:
+ * true, its value in *v and its end in *stop. Anything else, false, for
+ * the general reading (wm_units_int64()) to take or refuse with its
+ * words. One pass over the digits, where finding the comma first and
+ * reading the digits after would be two.
+ */
+static inline bool
+plain_int(const char *p, const char *end, int64_t *v, const char **stop)
+{
+	const char *s = p < end && *p == '-' ? p + 1 : p, *q;
+	uint64_t x = 0;
+
+	for (q = s; q < end; q++) {
+		unsigned d = (unsigned)(unsigned char)*q - '0';
+
+		if (d > 9)
+			break;
+		x = x * 10 + d; /* wraps only past 19 digits, refused below */
+	}
+	if (q == s || q - s > 18 || (q < end && *q != ','))
+		return false;
+	*v = s == p ? (int64_t)x : -(int64_t)x;
+	*stop = q;
+	return true;
+}
+
+/*
+ * A CSV line as nearly every line of a trace is: as many columns as the
+ * layout reads (at least the required ones, no column read past), every
+ * integer plain (plain_int()), the key plain or unquoted text. One loop
+ * with nothing to decide but where each field ends: the field count, as
+ * parse_csv() would return it, with the same fields and key. -1 for any
+ * other line, which parse_csv() reads from its start, or refuses with
+ * its words: this loop writes only what that reading writes again.
+ */
+static inline int
+plain_columns(const char *line, const char *end,
+	      const struct wm_field_layout *lo, int64_t *f,
+	      struct wm_key_field *kf)
+{
+	const char *p = line, *stop;
+	uint32_t n = 0;
+	int64_t v = 0;
+
+	for (;; n++) {
+		enum wm_field_kind kind =
+			n < lo->n ? lo->kinds[n] : WM_FIELD_SKIP;
+		bool plain =
+			kind != WM_FIELD_SKIP && plain_int(p, end, &v, &stop);
+
+		if (kind == WM_FIELD_INT && plain) {
+			f[n] = v;
+		} else if (kind == WM_FIELD_KEY &&
+			   (plain || p == end || *p != '"')) {
+			if (!plain) {
+				stop = memchr(p, ',', (size_t)(end - p));
+				stop = stop != NULL ? stop : end;
+			}
+			*kf = (struct wm_key_field){.text = p,
+						    .len = (size_t)(stop - p),
+						    .col = (size_t)(p - line) +
+							   1,
+						    .form = WM_KEY_BARE,
+						    .is_int = plain,
+						    .value = v};
+		} else {
+			return -1;
+		}
+		if (stop == end)
+			return n + 1 >= lo->required ? (int)n + 1 : -1;
+		p = stop + 1;
+	}
+}
+
+/*
  * A CSV line: the layout's columns in order. A field may be quoted as
  * RFC 4180 says ("a,""b""" is a,"b"), which only a string key needs; the
  * key is left in *kf. Returns the field count or -1 and err.
@@ -218,12 +296,20 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 {
 	const char *p = line, *end = line + len;
 	uint32_t n = 0;
+	int given = plain_columns(line, end, lo, f, kf);
+
+	if (given >= 0)
+		return given;
 
 	for (;;) {
 		bool quoted = p < end && *p == '"';
-		const char *comma, *q = NULL;
+		enum wm_field_kind kind =
+			n < lo->n ? lo->kinds[n] : WM_FIELD_SKIP;
+		const char *comma, *q = NULL, *stop;
+		bool plain = false;
 		size_t field_len;
 		const char *bad;
+		int64_t v = 0;
 
 		if (quoted) {
 			q = csv_quote_end(p + 1, end);
@@ -236,6 +322,9 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 						  : " (text after the closing "
 						    "quote)");
 			comma = q + 1 < end ? q + 1 : NULL;
+		} else if (kind != WM_FIELD_SKIP &&
+			   (plain = plain_int(p, end, &v, &stop))) {
+			comma = stop < end ? stop : NULL;
 		} else {
 			comma = memchr(p, ',', (size_t)(end - p));
 		}
@@ -244,13 +333,18 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 			return wm_fields_refuse(err, errlen,
 						"line: extra field", p,
 						field_len, "");
-		if (lo->kinds[n] == WM_FIELD_KEY) {
+		if (kind == WM_FIELD_KEY) {
 			*kf = (struct wm_key_field){
-				quoted ? p + 1 : p,
-				quoted ? field_len - 2 : field_len,
-				(size_t)(p - line) + 1,
-				quoted ? WM_KEY_CSV_QUOTED : WM_KEY_BARE};
-		} else if (lo->kinds[n] == WM_FIELD_INT) {
+				.text = quoted ? p + 1 : p,
+				.len = quoted ? field_len - 2 : field_len,
+				.col = (size_t)(p - line) + 1,
+				.form = quoted ? WM_KEY_CSV_QUOTED
+					       : WM_KEY_BARE,
+				.is_int = plain,
+				.value = v};
+		} else if (kind == WM_FIELD_INT && plain) {
+			f[n] = v;
+		} else if (kind == WM_FIELD_INT) {
 			bad = wm_units_int64(p, field_len, &f[n]);
 			if (bad != NULL)
 				return wm_fields_refuse(err, errlen,
@@ -270,6 +364,17 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 }
 
 int
+wm_fields_parse_no_nul(const char *line, size_t len, bool json,
+		       const struct wm_field_layout *lo, int64_t *f,
+		       struct wm_key_field *kf, char *err, size_t errlen)
+{
+	if (json && (len == 0 || line[0] != '{'))
+		return json_expected(err, errlen, "'{'", line, line);
+	return json ? parse_json(line, len, lo, f, kf, err, errlen)
+		    : parse_csv(line, len, lo, f, kf, err, errlen);
+}
+
+int
 wm_fields_parse(const char *line, size_t len, bool json,
 		const struct wm_field_layout *lo, int64_t *f,
 		struct wm_key_field *kf, char *err, size_t errlen)
@@ -283,10 +388,7 @@ wm_fields_parse(const char *line, size_t len, bool json,
 			 (size_t)(nul - line) + 1);
 		return -1;
 	}
-	if (json && (len == 0 || line[0] != '{'))
-		return json_expected(err, errlen, "'{'", line, line);
-	return json ? parse_json(line, len, lo, f, kf, err, errlen)
-		    : parse_csv(line, len, lo, f, kf, err, errlen);
+	return wm_fields_parse_no_nul(line, len, json, lo, f, kf, err, errlen);
 }
 
 /* A JSON \\uXXXX escape's four hex digits at s (end bounds them): the
@@ -427,7 +529,8 @@ bool
 wm_fields_key_is_integer(const struct wm_key_field *kf)
 {
 	int64_t v;
-	const char *num = kf->form == WM_KEY_JSON_STRING
+	const char *num = kf->is_int ? NULL
+			  : kf->form == WM_KEY_JSON_STRING
 				  ? ""
 				  : wm_units_int64(kf->text, kf->len, &v);
 
@@ -449,9 +552,13 @@ wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
 	*flags = 0;
 	if (type == WM_KEY_TYPE_LONG) {
 		const char *num =
-			kf->form == WM_KEY_JSON_STRING
+			kf->is_int ? NULL
+			: kf->form == WM_KEY_JSON_STRING
 				? ""
 				: wm_units_int64(kf->text, kf->len, &v);
+
+		if (kf->is_int)
+			v = kf->value;
 
 		if (num != NULL)
 			return wm_fields_refuse(

@@ -66,6 +66,10 @@ struct wm_key_field {
 	size_t len;
 	size_t col; /* of the field (its opening quote), from 1 */
 	enum wm_key_form form;
+	/* Set by the CSV parser when the bare text is an integer it read
+	 * on the way (`value`): not read again. Unset says nothing. */
+	bool is_int;
+	int64_t value;
 };
 
 /*
@@ -78,6 +82,12 @@ struct wm_key_field {
 int wm_fields_parse(const char *line, size_t len, bool json,
 		    const struct wm_field_layout *lo, int64_t *f,
 		    struct wm_key_field *kf, char *err, size_t errlen);
+
+/* wm_fields_parse() of a line its reader found no NUL byte in
+ * (wm_line_blocks_next()): the same, without searching it again. */
+int wm_fields_parse_no_nul(const char *line, size_t len, bool json,
+			   const struct wm_field_layout *lo, int64_t *f,
+			   struct wm_key_field *kf, char *err, size_t errlen);
 
 /* Whether the key's text is an integer (or digits beyond 64 bits), and
  * so no string for a source whose keys are read as they come. */

@@ -31,6 +31,11 @@
  * JSON's tokens, never need that many. */
 #define MAX_LINE 65536
 
+/* Bytes read at a time: lines are found and parsed in the buffer, so a
+ * block pays one read() for thousands of records, and stays in the
+ * cache while they are parsed. */
+#define READ_BLOCK (128 * 1024)
+
 /* The latest due time, in ms, that counts in int64_t nanoseconds. */
 #define MAX_DUE_MS (INT64_MAX / 1000000)
 
@@ -176,7 +181,7 @@ struct reader {
 	int64_t first_ts; /* the first record's, for pacing = event */
 	int64_t earliest; /* the earliest arrival (pacing = arrival) */
 	long earliest_line;
-	size_t cap; /* of the trace's items */
+	size_t cap; /* of the trace's records (and due times) */
 	/* key_type = trace: LONG or STRING as the first record's key was,
 	 * on key_line; TRACE before it. */
 	enum wm_key_type keys_seen;
@@ -198,9 +203,13 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 	    char *err, size_t errlen)
 {
 	char detail[160];
-	/* An integer, or digits beyond 64 bits: no string in a long trace. */
-	bool integer = wm_fields_key_is_integer(kf);
 	enum wm_key_type type = tr->key_type;
+	/* An integer, or digits beyond 64 bits: no string in a long trace.
+	 * Asked only where it decides something: a JSON number, or keys of
+	 * the type the trace says. */
+	bool integer =
+		(kf->form == WM_KEY_JSON_NUMBER || type == WM_KEY_TYPE_TRACE) &&
+		wm_fields_key_is_integer(kf);
 	int r;
 
 	*flags = 0;
@@ -234,9 +243,11 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 			       -EBADMSG;
 		type = integer ? WM_KEY_TYPE_LONG : WM_KEY_TYPE_STRING;
 	}
-	r = wm_fields_key(kf, type, tr->key_type == WM_KEY_TYPE_LONG, tr->keys,
-			  key, flags, err, errlen);
-	if (r != 0)
+	/* A long the CSV parser read on the way needs no resolving. */
+	if (type == WM_KEY_TYPE_LONG && kf->is_int)
+		*key = kf->value;
+	else if ((r = wm_fields_key(kf, type, tr->key_type == WM_KEY_TYPE_LONG,
+				    tr->keys, key, flags, err, errlen)) != 0)
 		return r;
 	if (rd->keys_seen == WM_KEY_TYPE_TRACE) {
 		rd->keys_seen = type;
@@ -256,34 +267,43 @@ append_record(struct reader *rd, struct wm_replay_trace *tr, const int64_t *fld,
 {
 	if (tr->n == rd->cap) {
 		size_t cap = rd->cap ? 2 * rd->cap : 1024;
-		void *grown = realloc(tr->items, cap * sizeof(*tr->items));
+		void *recs = realloc(tr->recs, cap * sizeof(*tr->recs)), *dues;
 
-		if (grown == NULL)
+		if (recs == NULL)
 			return -ENOMEM;
-		tr->items = grown;
+		tr->recs = recs;
+		if (rd->pacing != WM_REPLAY_FAST) {
+			dues = realloc(tr->due_ns, cap * sizeof(*tr->due_ns));
+			if (dues == NULL)
+				return -ENOMEM;
+			tr->due_ns = dues;
+		}
 		rd->cap = cap;
 	}
-	tr->items[tr->n++] = (struct replayed){
-		.rec = {.ts = fld[TIMESTAMP],
-			.key = key,
-			.value = fld[VALUE],
-			.flags = flags,
-			.partition = (uint32_t)fld[PARTITION]},
-		.due_ns = due,
+	tr->recs[tr->n] = (struct wm_record){
+		.ts = fld[TIMESTAMP],
+		.key = key,
+		.value = fld[VALUE],
+		.flags = flags,
+		.partition = (uint32_t)fld[PARTITION],
 	};
+	/* Under pacing = fast, due is 0 and there is no array. */
+	if (tr->due_ns != NULL)
+		tr->due_ns[tr->n] = due;
+	tr->n++;
 	return 0;
 }
 
 /*
- * One line as wm_line_read() read it (`got` bytes, its end included):
- * nothing (blank, comment, header) or a record appended to the trace,
+ * One line as wm_line_blocks_next() read it (`got` bytes, its end
+ * included; `nul`: a NUL byte among them): nothing (blank, comment, header) or a record appended to the trace,
  * its due_ns holding due_ms()'s milliseconds until schedule(). Returns 0,
  * -EBADMSG with err and *col the column at fault (0: the line as a
  * whole), or -ENOMEM.
  */
 static int
 take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
-	  size_t got, char *err, size_t errlen, size_t *col)
+	  size_t got, bool nul, char *err, size_t errlen, size_t *col)
 {
 	const char *text = line;
 	size_t len = got;
@@ -305,7 +325,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 		text += 3;
 		len -= 3;
 	}
-	/* The line's end: "\n", "\r\n" or "\r" (wm_line_read()). */
+	/* The line's end: "\n", "\r\n" or "\r" (lib/lines.h). */
 	if (len > 0 && text[len - 1] == '\n')
 		len--;
 	if (len > 0 && text[len - 1] == '\r')
@@ -318,8 +338,12 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	 * only in CSV. */
 	if (first && text[0] != '{' && is_header(text, len, &names))
 		return 0;
-	k = wm_fields_parse(text, len, text[0] == '{', &trace_layout, fld, &kf,
-			    err, errlen);
+	/* The reader searched its blocks for NUL bytes already: a line
+	 * without one is not searched again. */
+	k = nul ? wm_fields_parse(text, len, text[0] == '{', &trace_layout, fld,
+				  &kf, err, errlen)
+		: wm_fields_parse_no_nul(text, len, text[0] == '{',
+					 &trace_layout, fld, &kf, err, errlen);
 	if (k < 0 && first && text[0] != '{' && names)
 		wm_fields_refuse(
 			err, errlen, "header", text, len,
@@ -373,14 +397,14 @@ schedule(struct wm_replay_trace *tr, int64_t shift_ms)
 	if (last == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < tr->n; i++) {
-		struct replayed *it = &tr->items[i];
-		int64_t *prev = &last[it->rec.partition];
-		int64_t ms = it->due_ns - shift_ms;
+		int64_t *prev = &last[tr->recs[i].partition];
+		int64_t ms = tr->due_ns[i] - shift_ms;
 
 		if (ms < *prev)
 			ms = *prev;
 		*prev = ms;
-		it->due_ns = ms * 1000000; /* ms <= MAX_DUE_MS: no overflow */
+		tr->due_ns[i] =
+			ms * 1000000; /* ms <= MAX_DUE_MS: no overflow */
 	}
 	free(last);
 	return 0;
@@ -393,7 +417,8 @@ wm_replay_free(struct wm_replay_trace *tr)
 		return;
 	if (tr->own_keys)
 		wm_keys_free(tr->keys);
-	free(tr->items);
+	free(tr->recs);
+	free(tr->due_ns);
 	free(tr);
 }
 
@@ -414,45 +439,49 @@ wm_replay_keys(const struct wm_replay_trace *tr)
  * negative errno with err set, or -ENOMEM. */
 static int
 read_lines(FILE *f, const char *path, struct reader *rd,
-	   struct wm_replay_trace *tr, bool skip_bad, char *line, char *err,
-	   size_t errlen)
+	   struct wm_replay_trace *tr, bool skip_bad, char *err, size_t errlen)
 {
+	struct wm_line_blocks lb;
+	const char *line;
 	size_t got;
-	int r;
+	bool nul;
+	int r = wm_line_blocks_open(&lb, f, MAX_LINE, READ_BLOCK);
 
-	while ((got = wm_line_read(f, line, MAX_LINE)) > 0) {
-		char why[256], at[24] = "";
+	while (r == 0 && (got = wm_line_blocks_next(&lb, &line, &nul)) > 0) {
+		char why[256], at[24];
 		size_t col = 0;
 
 		rd->lineno++;
-		r = take_line(rd, tr, line, got, why, sizeof(why), &col);
-		if (r == -ENOMEM)
-			return r;
-		if (r == 0)
+		r = take_line(rd, tr, line, got, nul, why, sizeof(why), &col);
+		if (r != -EBADMSG)
 			continue;
+		r = 0;
+		at[0] = '\0';
 		if (col > 0)
 			snprintf(at, sizeof(at), ":%zu", col);
 		if (!skip_bad) {
 			snprintf(err, errlen, "%s:%ld%s: %s", path, rd->lineno,
 				 at, why);
-			return -EBADMSG;
+			r = -EBADMSG;
+			break;
 		}
-		if (got > MAX_LINE)
-			wm_line_skip(f);
 		/* The first few, with why: a flood of them (a binary file,
-		 * a wrong format) would bury everything else. */
+		 * a wrong format) would bury everything else. The rest of a
+		 * line too long is read past by the next call. */
 		if (tr->skipped++ < WM_REPLAY_REPORTED)
 			wm_log("wmrun: %s:%ld%s: skipped: %s", path, rd->lineno,
 			       at, why);
 	}
-	/* wm_line_read() ends on a read error as on the end of the file: a
+	wm_line_blocks_close(&lb);
+	if (r != 0)
+		return r;
+	/* The reading ends on a read error as on the end of the file: a
 	 * directory (EISDIR), a failing disk (EIO) or no memory must not pass
 	 * for a short trace. */
-	if (!feof(f)) {
-		r = -errno;
+	if (lb.error != 0) {
 		snprintf(err, errlen, "could not read trace \"%s\": %s", path,
-			 strerror(-r));
-		return r;
+			 strerror(lb.error));
+		return -lb.error;
 	}
 	if (tr->skipped > WM_REPLAY_REPORTED)
 		wm_log("wmrun: %s: %" PRIu64 " more bad line%s skipped", path,
@@ -485,7 +514,6 @@ wm_replay_read(const char *path, uint32_t partitions,
 	struct wm_replay_trace *tr = calloc(1, sizeof(*tr));
 	struct reader rd = {.pacing = pacing};
 	bool own_keys = keys == NULL;
-	char *line = malloc(MAX_LINE + 1);
 	FILE *f = fopen(path, "r");
 	int r = 0;
 
@@ -493,8 +521,7 @@ wm_replay_read(const char *path, uint32_t partitions,
 		r = -errno;
 		snprintf(err, errlen, "could not open trace \"%s\": %s", path,
 			 strerror(-r));
-	} else if (tr == NULL || line == NULL ||
-		   (own_keys && (keys = wm_keys_new()) == NULL)) {
+	} else if (tr == NULL || (own_keys && (keys = wm_keys_new()) == NULL)) {
 		r = -ENOMEM;
 	} else {
 		tr->n_partitions = partitions;
@@ -502,17 +529,19 @@ wm_replay_read(const char *path, uint32_t partitions,
 		tr->key_type = key_type;
 		tr->keys = keys;
 		tr->own_keys = own_keys;
-		r = read_lines(f, path, &rd, tr, skip_bad, line, err, errlen);
+		r = read_lines(f, path, &rd, tr, skip_bad, err, errlen);
 		if (tr->key_type == WM_KEY_TYPE_TRACE)
 			tr->key_type = rd.keys_seen == WM_KEY_TYPE_STRING
 					       ? WM_KEY_TYPE_STRING
 					       : WM_KEY_TYPE_LONG;
-		if (r == 0 && schedule(tr, arrival_shift(&rd, tr, path)) != 0)
+		/* Under pacing = fast every line is due at 0 (due_ms()), and
+		 * so is every record: no pass over the whole trace again. */
+		if (r == 0 && pacing != WM_REPLAY_FAST &&
+		    schedule(tr, arrival_shift(&rd, tr, path)) != 0)
 			r = -ENOMEM;
 	}
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading \"%s\"", path);
-	free(line);
 	if (f != NULL)
 		fclose(f);
 	if (r != 0) {

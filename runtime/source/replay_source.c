@@ -141,7 +141,7 @@ release_held(struct replay *r, struct wm_record *out)
 			ready_heap_pop(&r->ready);
 			continue;
 		}
-		*out = r->trace->items[r->items[position].index].rec;
+		*out = r->trace->recs[r->items[position].index];
 		p->emitted++;
 		p->held_first = r->items[position].next_held;
 		if (p->held_first != NO_HELD) {
@@ -178,7 +178,7 @@ replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 	while (r->next < r->n && r->items[r->next].due_ns <= now_ns) {
 		size_t position = r->next++;
 		const struct wm_record *rec =
-			&r->trace->items[r->items[position].index].rec;
+			&r->trace->recs[r->items[position].index];
 		uint32_t i = r->slot[rec->partition];
 
 		if (r->part[i].paused) {
@@ -369,8 +369,7 @@ replay_restore(struct wm_record_source *src, struct wm_snap_reader *rd)
 		goto fail;
 	}
 	for (size_t j = 0; j < r->n; j++)
-		seen[r->slot[r->trace->items[r->items[j].index]
-				     .rec.partition]]++;
+		seen[r->slot[r->trace->recs[r->items[j].index].partition]]++;
 	for (uint32_t i = 0; i < r->n_partitions; i++)
 		if (r->part[i].emitted > seen[i])
 			err = -EINVAL;
@@ -381,8 +380,8 @@ replay_restore(struct wm_record_source *src, struct wm_snap_reader *rd)
 	for (uint32_t i = 0; i < r->n_partitions; i++)
 		seen[i] = r->part[i].emitted;
 	for (size_t j = 0; j < r->n; j++) {
-		uint32_t i = r->slot[r->trace->items[r->items[j].index]
-					     .rec.partition];
+		uint32_t i =
+			r->slot[r->trace->recs[r->items[j].index].partition];
 
 		if (seen[i] > 0)
 			seen[i]--;
@@ -449,14 +448,16 @@ wm_replay_source(const struct wm_replay_trace *tr, const uint32_t *partitions,
 		r->slot[partitions[i]] = (uint32_t)i;
 	}
 	for (size_t i = 0; i < tr->n; i++)
-		mine += r->slot[tr->items[i].rec.partition] != NOT_OWNED;
+		mine += r->slot[tr->recs[i].partition] != NOT_OWNED;
 	r->items = malloc((mine ? mine : 1) * sizeof(*r->items));
 	if (r->items == NULL)
 		goto nomem;
 	for (size_t i = 0; i < tr->n; i++)
-		if (r->slot[tr->items[i].rec.partition] != NOT_OWNED)
+		if (r->slot[tr->recs[i].partition] != NOT_OWNED)
 			r->items[r->n++] = (struct pending){
-				.due_ns = tr->items[i].due_ns, .index = i};
+				.due_ns =
+					tr->due_ns != NULL ? tr->due_ns[i] : 0,
+				.index = i};
 	qsort(r->items, r->n, sizeof(*r->items), by_due);
 	r->ended = r->n == 0 && tr->end_ns < 0;
 	return &r->source;

@@ -15,15 +15,13 @@
 #include "runtime/io/keys.h"
 #include "runtime/source/replay.h"
 
-/* A record of the trace and when it is due: ns of processing time, or
- * the line's own ms until schedule() made the trace's due times. */
-struct replayed {
-	struct wm_record rec;
-	int64_t due_ns;
-};
-
 struct wm_replay_trace {
-	struct replayed *items; /* every record kept, in file order */
+	struct wm_record *recs; /* every record kept, in file order */
+	/* When each is due: ns of processing time, or the line's own ms
+	 * until schedule() made the trace's due times. NULL under pacing =
+	 * fast, where every record is due at 0: 8 bytes a record that the
+	 * reading would write, and the kernel zero, for nothing. */
+	int64_t *due_ns;
 	size_t n;
 	uint32_t n_partitions; /* of the source: ids below it */
 	uint64_t skipped;      /* lines skipped (skip_bad) */

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -72,6 +74,147 @@ START_TEST(test_longer_line_is_skipped_to_any_line_end)
 }
 END_TEST
 
+/* What wm_line_read() makes of text with bound max: expect_lines()'s
+ * string, NUL bytes shown as '0', into out. */
+static void
+lines_by_bytes(const char *text, size_t len, size_t max, char *out,
+	       size_t outlen)
+{
+	FILE *f = fmemopen((void *)text, len, "r");
+	char buf[64];
+	size_t n, used = 0;
+
+	ck_assert_ptr_nonnull(f);
+	out[0] = '\0';
+	while ((n = wm_line_read(f, buf, max)) > 0) {
+		for (size_t i = 0; i < (n > max ? max : n); i++)
+			out[used++] = buf[i] != '\0' ? buf[i] : '0';
+		out[used++] = n > max ? '+' : '|';
+		ck_assert_uint_lt(used + max + 2, outlen);
+		if (n > max)
+			wm_line_skip(f);
+	}
+	out[used] = '\0';
+	ck_assert(feof(f));
+	fclose(f);
+}
+
+/* The same by wm_line_blocks_next() with a block of `block` bytes;
+ * every line's nul flag checked against its bytes. */
+static void
+lines_by_blocks(const char *text, size_t len, size_t max, size_t block,
+		char *out, size_t outlen)
+{
+	FILE *f = fmemopen((void *)text, len, "r");
+	struct wm_line_blocks lb;
+	const char *line;
+	size_t n, used = 0;
+	bool nul;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(wm_line_blocks_open(&lb, f, max, block), 0);
+	out[0] = '\0';
+	while ((n = wm_line_blocks_next(&lb, &line, &nul)) > 0) {
+		size_t stored = n > max ? max : n;
+
+		ck_assert(nul == (memchr(line, '\0', stored) != NULL));
+		for (size_t i = 0; i < stored; i++)
+			out[used++] = line[i] != '\0' ? line[i] : '0';
+		out[used++] = n > max ? '+' : '|';
+		ck_assert_uint_lt(used + max + 2, outlen);
+	}
+	out[used] = '\0';
+	ck_assert_int_eq(lb.error, 0);
+	wm_line_blocks_close(&lb);
+	fclose(f);
+}
+
+/* Texts whose line ends fall everywhere a block can end: a CR as a
+ * block's last byte (a CRLF cut in two, or a lone CR), a line of max
+ * bytes whose end is in the next block, a longer line whose rest spans
+ * blocks, NUL bytes. */
+static const char *const block_texts[] = {
+	"a\nb\r\nc\rd",
+	"h\r0,1\r1,2\r",
+	"a\r\r\nb",
+	"\r\r\n\n",
+	"abcd\r\nx",
+	"abcd\rx",
+	"abcd\nx",
+	"abc\r\nx",
+	"abcdefg\r\nz",
+	"abcdefg\rz",
+	"abcde",
+	"abcdefghijklmnopqrstuvwxyz\r\nabcd\r",
+	"ab\0c\r\n\0\n\r\0abcdefgh\0\r\n\0",
+	"\n\n\r\r\r\n\r\n",
+	"abcd",
+	"",
+};
+
+START_TEST(test_blocks_read_the_same_lines_at_every_block_size)
+{
+	char want[512], got[512];
+
+	for (size_t t = 0; t < sizeof(block_texts) / sizeof(*block_texts);
+	     t++) {
+		const char *text = block_texts[t];
+		/* The NULs inside count: the texts end at their last
+		 * non-NUL byte but for the one that ends with "\0". */
+		size_t len = strlen(text);
+
+		if (t == 12)
+			len = 22;
+		for (size_t max = 4; max <= 8; max++) {
+			lines_by_bytes(text, len, max, want, sizeof(want));
+			for (size_t block = 1; block <= len + 2; block++) {
+				lines_by_blocks(text, len, max, block, got,
+						sizeof(got));
+				ck_assert_msg(strcmp(got, want) == 0,
+					      "text %zu, max %zu, block %zu: "
+					      "\"%s\", expected \"%s\"",
+					      t, max, block, got, want);
+			}
+		}
+	}
+}
+END_TEST
+
+/* Random texts of line ends, NULs and letters: the same lines as
+ * wm_line_read()'s at every bound and block size. */
+START_TEST(test_blocks_read_random_texts_as_bytes_do)
+{
+	static const char alphabet[] = {'a', 'b', '\r', '\n', '\0', 'c'};
+	uint64_t state = 88172645463325252ull;
+	char text[48], want[512], got[512];
+
+	for (int round = 0; round < 3000; round++) {
+		size_t len;
+
+		state ^= state << 13;
+		state ^= state >> 7;
+		state ^= state << 17;
+		len = state % sizeof(text);
+		for (size_t i = 0; i < len; i++) {
+			state ^= state << 13;
+			state ^= state >> 7;
+			state ^= state << 17;
+			text[i] = alphabet[state % sizeof(alphabet)];
+		}
+		for (size_t max = 1; max <= 6; max++) {
+			lines_by_bytes(text, len, max, want, sizeof(want));
+			for (size_t block = 1; block <= 9; block++) {
+				lines_by_blocks(text, len, max, block, got,
+						sizeof(got));
+				ck_assert_msg(strcmp(got, want) == 0,
+					      "round %d, max %zu, block %zu",
+					      round, max, block);
+			}
+		}
+	}
+}
+END_TEST
+
 static Suite *
 lines_suite(void)
 {
@@ -82,6 +225,10 @@ lines_suite(void)
 	tcase_add_test(t, test_cr_before_crlf_ends_two_lines);
 	tcase_add_test(t, test_line_end_at_the_bound_is_read_not_stored);
 	tcase_add_test(t, test_longer_line_is_skipped_to_any_line_end);
+	suite_add_tcase(s, t);
+	t = tcase_create("blocks");
+	tcase_add_test(t, test_blocks_read_the_same_lines_at_every_block_size);
+	tcase_add_test(t, test_blocks_read_random_texts_as_bytes_do);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -3,7 +3,8 @@
  *	The replayed trace as a record source: pausing one partition for
  *	watermark alignment holds its records back while the others go on,
  *	and resuming releases its backlog first, each partition in file
- *	order, as the generator's pausing does (source_gen.h).
+ *	order, as the generator's pausing does (source_gen.h); and the
+ *	reading of the trace where the reader's blocks end.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/io/keys.h"
 #include "runtime/source/replay.h"
 #include "tests/unit/check_main.h"
 
@@ -213,6 +215,226 @@ START_TEST(test_pause_without_backlog_changes_nothing)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* tcase reading: lines where the reader's blocks end */
+
+/* A trace of `n` records in partition 0 after a comment line of `shift`
+ * bytes, record i at timestamp i, key i % 7, value i + 1, ended by "\n",
+ * "\r\n" or "\r" in turn: every place a line can be cut at the end of
+ * a block is hit by one of the shifts. Read fast, every record must come
+ * back in file order. */
+static void
+expect_records_across_blocks(int shift, int n)
+{
+	static const char *const ends[] = {"\n", "\r\n", "\r"};
+	static const uint32_t part0 = 0;
+	char path[64] = "/tmp/check_replay.XXXXXX", err[256];
+	struct wm_replay_trace *tr;
+	struct wm_record_source *src;
+	struct wm_record r;
+	int fd = mkstemp(path), i = 0;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "#%*s\n", shift, "");
+	for (int k = 0; k < n; k++)
+		fprintf(f, "0,%d,%d,%d%s", k, k % 7, k + 1, ends[k % 3]);
+	ck_assert_int_eq(fclose(f), 0);
+	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, WM_KEY_TYPE_LONG, NULL,
+			    false, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(tr != NULL, "shift %d: %s", shift, err);
+	src = wm_replay_source(tr, &part0, 1);
+	ck_assert_ptr_nonnull(src);
+	while (wm_record_source_next(src, 0, &r) == 1) {
+		ck_assert_msg(r.ts == i && r.key == i % 7 && r.value == i + 1,
+			      "shift %d: record %d is %lld,%lld,%lld", shift, i,
+			      (long long)r.ts, (long long)r.key,
+			      (long long)r.value);
+		i++;
+	}
+	ck_assert_int_eq(i, n);
+	wm_record_source_free(src);
+	wm_replay_free(tr);
+}
+
+START_TEST(test_lines_cut_by_a_block_end_are_read_whole)
+{
+	/* 30000 lines of 10 to 16 bytes: past three blocks. */
+	for (int shift = 0; shift < 18; shift++)
+		expect_records_across_blocks(shift, 30000);
+}
+END_TEST
+
+/* The trace "0,<zeros>1,<key>,1" + `end`, after `before` bytes of
+ * comments: a line of `len` bytes before its end (leading zeros pad the
+ * timestamp), which must be read as timestamp 1, or refused as longer
+ * than 65536 bytes, wherever the blocks cut it; a record follows it. */
+static struct wm_replay_trace *
+read_long_line(size_t before, size_t len, const char *end, bool skip_bad,
+	       char *err, size_t errlen)
+{
+	char path[64] = "/tmp/check_replay.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct wm_replay_trace *tr;
+
+	ck_assert_ptr_nonnull(f);
+	while (before > 0) {
+		size_t c = before > 1000 ? 1000 : before;
+
+		/* A comment of c bytes, its '\n' included. */
+		fprintf(f, "#%*s\n", (int)c - 2, "");
+		before -= c;
+	}
+	fputs("0,", f);
+	for (size_t i = 0; i < len - 7; i++)
+		fputc('0', f);
+	fprintf(f, "1,7,1%s0,2,8,2\n", end);
+	ck_assert_int_eq(fclose(f), 0);
+	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, WM_KEY_TYPE_LONG, NULL,
+			    skip_bad, err, errlen);
+	unlink(path);
+	return tr;
+}
+
+START_TEST(test_longest_line_is_read_wherever_a_block_ends)
+{
+	char err[256];
+
+	/* The first read fills 128 KiB and a line more (196610 bytes):
+	 * the line ends there, or its end is cut in two there. */
+	for (size_t before = 196610 - 65536 - 3; before <= 196610 - 65536 + 1;
+	     before += 2) {
+		for (int e = 0; e < 3; e++) {
+			static const char *const ends[] = {"\n", "\r\n", "\r"};
+			struct wm_replay_trace *tr =
+				read_long_line(before, 65536, ends[e], false,
+					       err, sizeof(err));
+
+			ck_assert_msg(tr != NULL, "at %zu: %s", before, err);
+			ck_assert_uint_eq(wm_replay_skipped(tr), 0);
+			wm_replay_free(tr);
+			tr = read_long_line(before, 65537, ends[e], false, err,
+					    sizeof(err));
+			ck_assert_ptr_null(tr);
+			/* 132 comment lines before it. */
+			ck_assert_msg(strstr(err, ":133: invalid line: longer "
+						  "than 65536 bytes") != NULL,
+				      "%s", err);
+			/* Skipped, the record after it is read. */
+			tr = read_long_line(before, 65537, ends[e], true, err,
+					    sizeof(err));
+			ck_assert_msg(tr != NULL, "at %zu: %s", before, err);
+			ck_assert_uint_eq(wm_replay_skipped(tr), 1);
+			wm_replay_free(tr);
+		}
+	}
+}
+END_TEST
+
+/* One line of a trace and what reading it gives: the record's timestamp,
+ * key (its string for string keys) and value, or the message after
+ * "path:1". */
+struct field_case {
+	const char *line;
+	enum wm_key_type type;
+	int64_t ts, value;
+	const char *key; /* a long's digits, or the string */
+	const char *err; /* NULL: read */
+};
+
+/* Lines read in one pass (plain integers, a bare key) beside lines
+ * that are not, to the last byte of what they mean: the limits of 18 and
+ * 19 digits, signs, quotes, missing and extra fields. */
+static const struct field_case field_cases[] = {
+	{"0,-0,1,1", WM_KEY_TYPE_LONG, 0, 1, "1", NULL},
+	{"0,000000000000000001,5,-000000000000000002", WM_KEY_TYPE_LONG, 1, -2,
+	 "5", NULL},
+	{"0,999999999999999999,-999999999999999999,1", WM_KEY_TYPE_LONG,
+	 999999999999999999, 1, "-999999999999999999", NULL},
+	{"0,9223372036854775807,1,-9223372036854775808", WM_KEY_TYPE_LONG,
+	 INT64_MAX, INT64_MIN, "1", NULL},
+	{"0,1,-9223372036854775808,0000000000000000000000007", WM_KEY_TYPE_LONG,
+	 1, 7, "-9223372036854775808", NULL},
+	{"0,1,\"7\",3", WM_KEY_TYPE_LONG, 1, 3, "7", NULL},
+	{"0,1,2,3,0", WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
+	{"0,1,user\"5,1", WM_KEY_TYPE_STRING, 1, 1, "user\"5", NULL},
+	{"0,1,\"a,\"\"b\",1", WM_KEY_TYPE_STRING, 1, 1, "a,\"b", NULL},
+	{"0,1,,1", WM_KEY_TYPE_STRING, 1, 1, "", NULL},
+	{"0,1,123,1", WM_KEY_TYPE_STRING, 1, 1, "123", NULL},
+	{"0,1,-,1", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ":5: invalid key \"-\" (key_type = long: expected a 64-bit "
+	 "integer)"},
+	{"0,1,99999999999999999999,1", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ":5: invalid key \"99999999999999999999\" (beyond 64 bits)"},
+	{"0,9223372036854775808,1,1", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid timestamp \"9223372036854775808\" (beyond 64 bits)"},
+	{"0,1,2", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid line: no value"},
+	{"0,1,2,3,4,5", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid line: extra field \"5\""},
+	{"0,1,2,3,", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid arrival \"\""},
+	{"0,1,2,3,-", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid arrival \"-\""},
+	{"0,1 ,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid timestamp \"1 \""},
+	{"0,+1,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid timestamp \"+1\""},
+	{",1,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid partition \"\""},
+	{"0,1,2,\"3\"", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid value \"\"3\"\""},
+	{"0,1,\"2\"x,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid key \"\"2\"x,3\" (text after the closing quote)"},
+	{"0,1,\x01,1", WM_KEY_TYPE_STRING, 0, 0, NULL,
+	 ":5: invalid key \"\\x01\" (control character U+0001)"},
+	{"1,1,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid partition \"1\" (the source has 1 partitions)"},
+};
+
+START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
+{
+	const struct field_case *c = &field_cases[_i];
+	static const uint32_t part0 = 0;
+	char path[64] = "/tmp/check_replay.XXXXXX", err[256], want[128];
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct wm_replay_trace *tr;
+	struct wm_record_source *src;
+	struct wm_record r;
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\n", c->line);
+	ck_assert_int_eq(fclose(f), 0);
+	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, c->type, NULL, false, err,
+			    sizeof(err));
+	unlink(path);
+	if (c->err != NULL) {
+		snprintf(want, sizeof(want), "%s:1%s", path, c->err);
+		ck_assert_ptr_null(tr);
+		ck_assert_str_eq(err, want);
+		return;
+	}
+	ck_assert_msg(tr != NULL, "%s: %s", c->line, err);
+	src = wm_replay_source(tr, &part0, 1);
+	ck_assert_ptr_nonnull(src);
+	ck_assert_int_eq(wm_record_source_next(src, 0, &r), 1);
+	ck_assert_int_eq(r.ts, c->ts);
+	ck_assert_int_eq(r.value, c->value);
+	if (c->type == WM_KEY_TYPE_STRING) {
+		size_t len;
+		const char *key =
+			wm_keys_string(wm_replay_keys(tr), r.key, &len);
+
+		ck_assert_ptr_nonnull(key);
+		ck_assert_uint_eq(len, strlen(c->key));
+		ck_assert(memcmp(key, c->key, len) == 0);
+	} else {
+		ck_assert_int_eq(r.key, strtoll(c->key, NULL, 10));
+	}
+	wm_record_source_free(src);
+	wm_replay_free(tr);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -225,6 +447,13 @@ replay_suite(void)
 	tcase_add_test(pause, test_backlogs_merge_in_release_order);
 	tcase_add_test(pause, test_paused_again_keeps_the_rest_of_its_backlog);
 	tcase_add_test(pause, test_pause_without_backlog_changes_nothing);
+	suite_add_tcase(s, pause);
+	pause = tcase_create("reading");
+	tcase_add_test(pause, test_lines_cut_by_a_block_end_are_read_whole);
+	tcase_add_test(pause, test_longest_line_is_read_wherever_a_block_ends);
+	tcase_add_loop_test(pause,
+			    test_fields_read_in_one_pass_are_read_as_in_full, 0,
+			    (int)(sizeof(field_cases) / sizeof(*field_cases)));
 	suite_add_tcase(s, pause);
 	return s;
 }

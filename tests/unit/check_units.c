@@ -426,6 +426,14 @@ static const struct int64_ok int64_ok[] = {
 	{"9223372036854775807", INT64_MAX},
 	{"-9223372036854775808", INT64_MIN},
 	{"00000000000000000000000000000000000001", 1},
+	/* The limits at 19 digits, read without a check per digit, and
+	 * past 19 (leading zeros), read with one. */
+	{"999999999999999999", 999999999999999999},
+	{"-999999999999999999", -999999999999999999},
+	{"1000000000000000000", 1000000000000000000},
+	{"-9223372036854775807", -INT64_MAX},
+	{"00009223372036854775807", INT64_MAX},
+	{"-00009223372036854775808", INT64_MIN},
 };
 
 /* What is refused, and the detail given: "" for no integer at all. */
@@ -442,6 +450,23 @@ static const struct bad int64_bad[] = {
 	{"9223372036854775808", " (beyond 64 bits)"},
 	{"-9223372036854775809", " (beyond 64 bits)"},
 	{"99999999999999999999999999", " (beyond 64 bits)"},
+	/* 19 digits fit in 64 unsigned bits but not in an int64_t. */
+	{"9999999999999999999", " (beyond 64 bits)"},
+	{"-9999999999999999999", " (beyond 64 bits)"},
+	/* 2^64 and past: an unsigned word would wrap to a small value. */
+	{"18446744073709551616", " (beyond 64 bits)"},
+	{"18446744073709551617", " (beyond 64 bits)"},
+	{"-18446744073709551617", " (beyond 64 bits)"},
+	{"36893488147419103232", " (beyond 64 bits)"},
+	{"00009223372036854775808", " (beyond 64 bits)"},
+	{"-00009223372036854775809", " (beyond 64 bits)"},
+	/* A non-digit makes it no integer, overflow or not before it. */
+	{"99999999999999999999x", ""},
+	{"9223372036854775808-", ""},
+	{"12-3", ""},
+	{"1\x80", ""},
+	{"1/", ""},
+	{"1:", ""},
 };
 
 START_TEST(test_units_int64_accepts_whole_integers)
