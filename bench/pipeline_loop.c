@@ -61,14 +61,23 @@ struct loop {
 
 /* Into the consumer's task at once: its own output runs inside this call,
  * so a record goes from the source to the window before the next. */
+/* Channel `channel` of output edge `edge` of the task behind `out`: its
+ * plan entry (the consumer and the input channel there). */
+static const struct wm_plan_channel *
+channel_of(struct wm_task_out *out, uint32_t edge, uint32_t channel)
+{
+	struct loop_task *lt = wm_container_of(out, struct loop_task, out);
+
+	return &lt->loop->plan
+			->channels[lt->sub->edges[edge].channels[channel]];
+}
+
 static void
 loop_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	   const struct wm_frame *f)
 {
-	struct loop_task *lt = wm_container_of(out, struct loop_task, out);
-	struct loop *l = lt->loop;
-	const struct wm_plan_channel *c =
-		&l->plan->channels[lt->sub->edges[edge].channels[channel]];
+	struct loop *l = wm_container_of(out, struct loop_task, out)->loop;
+	const struct wm_plan_channel *c = channel_of(out, edge, channel);
 
 	if (wm_task_input(l->tasks[c->consumer].task, c->input_channel, f,
 			  l->now_ns) != 0)
@@ -95,10 +104,8 @@ static void
 loop_records(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	     const struct wm_record *r, uint32_t n)
 {
-	struct loop_task *lt = wm_container_of(out, struct loop_task, out);
-	struct loop *l = lt->loop;
-	const struct wm_plan_channel *c =
-		&l->plan->channels[lt->sub->edges[edge].channels[channel]];
+	struct loop *l = wm_container_of(out, struct loop_task, out)->loop;
+	const struct wm_plan_channel *c = channel_of(out, edge, channel);
 
 	if (wm_task_input_run(l->tasks[c->consumer].task, c->input_channel, r,
 			      n, l->now_ns) != 0)

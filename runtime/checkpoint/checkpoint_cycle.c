@@ -339,13 +339,18 @@ wm_checkpoint_cycle_put_written(struct wm_checkpoint_cycle *c, uint64_t id,
 				uint32_t subtask, uint64_t size, uint32_t crc,
 				int64_t alignment_ns, char *err, size_t errlen)
 {
+	int r;
+
 	if (!wanted(c, id, subtask))
 		return 0;
-	if (alignment_ns > c->tally.alignment_max_ns)
+	r = acknowledged(c, subtask,
+			 wm_checkpoint_store_put_written(
+				 c->store, subtask, size, crc, err, errlen));
+	/* An alignment counts with the blob it took: one the store refused
+	 * gave the checkpoint up. */
+	if (r >= 0 && alignment_ns > c->tally.alignment_max_ns)
 		c->tally.alignment_max_ns = alignment_ns;
-	return acknowledged(c, subtask,
-			    wm_checkpoint_store_put_written(
-				    c->store, subtask, size, crc, err, errlen));
+	return r;
 }
 
 /* The committer's blob of the pending checkpoint, the store's blob after

@@ -47,8 +47,6 @@ wm_task_record_as_frame(struct wm_task_out *out, uint32_t edge,
 void
 wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 {
-	if (__builtin_expect(t->n_staged > 0, 0))
-		wm_task_flush_staged(t);
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		struct wm_edge *edge = &t->edges[e];
 		bool all = edge->partitioning == WM_PARTITION_BROADCAST;

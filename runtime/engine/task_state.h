@@ -159,9 +159,11 @@ struct wm_task {
 
 	/* Records a source's burst staged (wm_task_stage_record()), sent as
 	 * runs (wm_task_send_run()) when full, before any frame leaves the
-	 * task, before a record sent unstaged, and at the burst's end
-	 * (wm_task_flush_staged()): a frame never overtakes a record sent
-	 * before it, and none is staged between calls into the task. */
+	 * task, and at the burst's end (wm_task_flush_staged()): a frame
+	 * never overtakes a record sent before it, and none is staged between
+	 * calls into the task. No record goes unstaged while some are: a
+	 * driver without `records` stages none, and a flush empties the
+	 * staging before it sends. */
 	uint32_t n_staged;
 	struct wm_record staged[WM_TASK_STAGED];
 

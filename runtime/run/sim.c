@@ -70,11 +70,7 @@ static void
 sim_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	   const struct wm_record *r)
 {
-	struct sim_task *st = wm_container_of(out, struct sim_task, out);
-	const struct sim_route *to = &st->routes[edge][channel];
-
-	if (wm_sim_queue_records(to->queue, to->channel, r, 1) != 0)
-		wm_sim_failed(st->sim, -ENOMEM, "out of memory");
+	sim_records(out, edge, channel, r, 1);
 }
 
 static void

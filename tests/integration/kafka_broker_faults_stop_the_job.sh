@@ -40,22 +40,8 @@ expect_line '^wmrun: source "s": kafka: no broker of 127\.0\.0\.1:1 reachable' "
 expect_status 69 "$WMRUN" --check "$scratch/job.conf"
 
 # This test's own broker, which it kills.
-dir=$scratch/own-broker
-KAFKA=$(KAFKA_CLASSPATH_CACHE="$PWD/kafka-broker.classpath" \
-	sh "$srcdir/tests/kafka/broker.sh" start "$dir" $$ 2>"$scratch/kafka-start")
-case $? in
-0) ;;
-69)
-	cat "$scratch/kafka-start"
-	echo "SKIP: no Kafka broker can be had (broker.sh above says why)"
-	exit 77
-	;;
-*)
-	cat "$scratch/kafka-start" >&2
-	fail "the Kafka broker did not start"
-	;;
-esac
-trap 'sh "$srcdir/tests/kafka/broker.sh" stop "$dir"; rm -rf "$scratch"' EXIT
+kafka_own_broker "$scratch/own-broker"
+dir=$kafka_dir
 
 job "$KAFKA" no-such-topic
 expect_status 78 "$WMRUN" "$scratch/job.conf"

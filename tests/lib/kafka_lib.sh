@@ -36,7 +36,15 @@ kafka_broker() {
 		}
 		return 0
 	fi
-	kafka_dir=$scratch/kafka
+	kafka_own_broker "$scratch/kafka"
+	cat "$scratch/kafka-start"
+}
+
+# kafka_own_broker DIR: $KAFKA, a broker of the test's own in DIR
+# (kafka_dir), started with tests/kafka/broker.sh and stopped when the
+# test ends; a machine that cannot have one skips the test (77).
+kafka_own_broker() {
+	kafka_dir=$1
 	# The broker's class path is resolved once per build directory
 	# (the working directory of make check).
 	KAFKA=$(KAFKA_CLASSPATH_CACHE="$PWD/kafka-broker.classpath" \
@@ -53,7 +61,6 @@ kafka_broker() {
 		fail "the Kafka broker did not start"
 		;;
 	esac
-	cat "$scratch/kafka-start"
 	trap 'sh "$srcdir/tests/kafka/broker.sh" stop "$kafka_dir"; rm -rf "$scratch"' EXIT
 }
 
