@@ -20,6 +20,13 @@
  *	next(src, now_ns, &rec)	1 and the next record due at now_ns, or 0:
  *				nothing is due. Never blocks. After 0,
  *				next_due_ns(src) > now_ns.
+ *	next_run(src, now_ns, out, due_ns, cap)	up to cap records into
+ *				out[], exactly what cap calls of next() would
+ *				return, the source left as they would leave
+ *				it; with due_ns (else NULL), due_ns[i] is what
+ *				next_due_ns() said before record i. Returns how
+ *				many. NULL: wm_record_source_next_run() calls
+ *				next() cap times
  *	next_due_ns(src)	the earliest processing time at which next()
  *				may return a record or a partition may finish
  *				(a value <= now: call next() now); INT64_MAX:
@@ -103,6 +110,9 @@ struct wm_record_source_ops {
 	int (*next)(struct wm_record_source *src, int64_t now_ns,
 		    struct wm_record *out);
 	int64_t (*next_due_ns)(const struct wm_record_source *src);
+	uint32_t (*next_run)(struct wm_record_source *src, int64_t now_ns,
+			     struct wm_record *out, int64_t *due_ns,
+			     uint32_t cap);
 	bool (*finished)(const struct wm_record_source *src);
 	uint32_t (*n_partitions)(const struct wm_record_source *src);
 	uint32_t (*n_finished)(const struct wm_record_source *src);
@@ -142,6 +152,26 @@ static inline int64_t
 wm_record_source_next_due_ns(const struct wm_record_source *src)
 {
 	return src->ops->next_due_ns(src);
+}
+
+/* A run of up to `cap` records (the next_run op, or next() cap times). */
+static inline uint32_t
+wm_record_source_next_run(struct wm_record_source *src, int64_t now_ns,
+			  struct wm_record *out, int64_t *due_ns, uint32_t cap)
+{
+	uint32_t n;
+
+	if (src->ops->next_run != NULL)
+		return src->ops->next_run(src, now_ns, out, due_ns, cap);
+	for (n = 0; n < cap; n++) {
+		int64_t due = due_ns != NULL ? src->ops->next_due_ns(src) : 0;
+
+		if (src->ops->next(src, now_ns, &out[n]) != 1)
+			break;
+		if (due_ns != NULL)
+			due_ns[n] = due;
+	}
+	return n;
 }
 
 static inline bool

@@ -172,13 +172,13 @@ zipf_hint_inv(double s, double y)
 }
 
 static void
-zipf_setup(struct wm_source_gen *g)
+zipf_setup(struct gen_draws *d)
 {
-	double s = g->zipf_s;
+	double s = d->zipf_s;
 
-	g->zipf_hx1 = zipf_hint(s, 1.5) - 1.0;
-	g->zipf_hn = zipf_hint(s, (double)g->keys + 0.5);
-	g->zipf_slack =
+	d->zipf_hx1 = zipf_hint(s, 1.5) - 1.0;
+	d->zipf_hn = zipf_hint(s, (double)d->keys + 0.5);
+	d->zipf_slack =
 		2.0 - zipf_hint_inv(s, zipf_hint(s, 2.5) - zipf_h(s, 2.0));
 }
 
@@ -190,24 +190,24 @@ zipf_setup(struct wm_source_gen *g)
  * further logarithm; fewer than a few per cent are rejected for any s.
  */
 static uint64_t
-zipf_rank(const struct wm_source_gen *g, uint64_t *state)
+zipf_rank(const struct gen_draws *d, uint64_t *state)
 {
-	double s = g->zipf_s;
+	double s = d->zipf_s;
 
 	for (;;) {
-		double u = g->zipf_hn +
-			   gen_unit(state) * (g->zipf_hx1 - g->zipf_hn);
+		double u = d->zipf_hn +
+			   gen_unit(state) * (d->zipf_hx1 - d->zipf_hn);
 		double x = zipf_hint_inv(s, u);
 		double kd = floor(x + 0.5);
 		uint64_t k;
 
 		if (!(kd >= 1.0)) /* also NaN, never expected */
 			k = 1;
-		else if (kd >= (double)g->keys)
-			k = g->keys;
+		else if (kd >= (double)d->keys)
+			k = d->keys;
 		else
 			k = (uint64_t)kd;
-		if ((double)k - x <= g->zipf_slack ||
+		if ((double)k - x <= d->zipf_slack ||
 		    u >= zipf_hint(s, (double)k + 0.5) - zipf_h(s, (double)k))
 			return k;
 	}
@@ -660,34 +660,61 @@ paced_schedule(const struct wm_source_gen *g, struct gen_part *p)
 	}
 }
 
-/* Fill *out with p's next record, arriving at t_ns; count it. */
-static void
-part_emit(const struct wm_source_gen *g, struct gen_part *p, int64_t t_ns,
-	  struct wm_record *out)
+/* The event time of a record that arrives at t_ns, before its delay:
+ * the same for every record of an instant, so a run computes it once. */
+static inline wm_ts_t
+gen_arrival_ms(const struct wm_source_gen *g, int64_t t_ns)
+{
+	return wm_ts_add(g->start_epoch_ms, t_ns / GEN_NS_PER_MS);
+}
+
+/* Fill *out with p's next record, arriving at `arrival_ms`
+ * (gen_arrival_ms()), its draws as `d` says; count it. With `plain` (a
+ * constant where it inlines) the caller knows that d has no delays, no
+ * Zipf keys and no value cycle, and the branches on them go. */
+static inline __attribute__((always_inline)) void
+part_emit_as(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
+	     struct wm_record *restrict out, bool plain)
 {
 	int64_t delay = 0;
 	uint64_t key = 0;
 
-	if (g->late && gen_unit(&p->rng) < g->late_fraction) {
-		delay = g->bound_ms + 1;
-		if (g->late_by_ms > 1)
+	if (plain) {
+	} else if (d->late && gen_unit(&p->rng) < d->late_fraction) {
+		delay = d->bound_ms + 1;
+		if (d->late_by_ms > 1)
 			delay += (int64_t)gen_below(&p->rng,
-						    (uint64_t)g->late_by_ms);
-	} else if (g->bound_ms > 0) {
-		delay = (int64_t)gen_below(&p->rng, (uint64_t)g->bound_ms + 1);
+						    (uint64_t)d->late_by_ms);
+	} else if (d->bound_ms > 0) {
+		delay = (int64_t)gen_below(&p->rng, (uint64_t)d->bound_ms + 1);
 	}
-	if (g->keys > 1)
-		key = g->zipf ? zipf_rank(g, &p->rng) - 1
-			      : gen_below(&p->rng, g->keys);
-	out->ts = wm_ts_sub(wm_ts_add(g->start_epoch_ms, t_ns / GEN_NS_PER_MS),
-			    delay);
+	if (d->keys > 1)
+		key = !plain && d->zipf ? zipf_rank(d, &p->rng) - 1
+					: gen_below(&p->rng, d->keys);
+	out->ts = plain ? arrival_ms : wm_ts_sub(arrival_ms, delay);
 	out->key = (int64_t)key;
-	out->value = g->value_cycle > 1
-			     ? 1 + (int64_t)(p->emitted % g->value_cycle)
+	out->value = !plain && d->value_cycle > 1
+			     ? 1 + (int64_t)(p->emitted % d->value_cycle)
 			     : 1;
 	out->flags = 0;
 	out->partition = p->id;
 	p->emitted++;
+}
+
+/* part_emit_as() for any configuration. */
+static inline void
+part_emit(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
+	  struct wm_record *restrict out)
+{
+	part_emit_as(d, p, arrival_ms, out, false);
+}
+
+/* Whether d makes plain records (part_emit_as()): in order, uniform keys,
+ * values all 1. */
+static bool
+draws_plain(const struct gen_draws *d)
+{
+	return !d->late && d->bound_ms == 0 && !d->zipf && d->value_cycle <= 1;
 }
 
 /* Fast: p's virtual time per record, GEN_VSTEP_UNIT / (skew x the bursts
@@ -730,8 +757,8 @@ gen_start(struct wm_source_gen *g)
 void
 wm_source_gen_start(struct wm_source_gen *g)
 {
-	if (g->zipf)
-		zipf_setup(g);
+	if (g->draws.zipf)
+		zipf_setup(&g->draws);
 	for (uint32_t i = 0; i < g->n_parts; i++) {
 		struct gen_part *p = &g->parts[i];
 
@@ -837,7 +864,8 @@ paced_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 			gen_heap_pop(&g->timed);
 		} else {
 			p->skipped += p->k - p->k_passed;
-			part_emit(g, p, p->arrival_ns, out);
+			part_emit(&g->draws, p,
+				  gen_arrival_ms(g, p->arrival_ns), out);
 			p->k_passed = ++p->k;
 			if (p->emitted == g->max_records) {
 				part_finish(g, p);
@@ -866,8 +894,14 @@ fast_rebase(struct wm_source_gen *g)
 	g->vclock = 0;
 }
 
-static int
-fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
+/*
+ * Fast mode at now_ns, before its records: every partition finished if
+ * the end has passed (false: nothing more comes), and the partitions
+ * whose silences ended back in the round. Once per instant is enough:
+ * nothing it looks at changes again before now_ns does.
+ */
+static bool
+fast_admit(struct wm_source_gen *g, int64_t now_ns)
 {
 	g->last_now = now_ns;
 	if (g->end_ns != INT64_MAX && now_ns >= g->end_ns) {
@@ -876,7 +910,7 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 				part_finish(g, &g->parts[i]);
 		gen_heap_clear(&g->ready);
 		gen_heap_clear(&g->timed);
-		return 0;
+		return false;
 	}
 	/* Silences that ended: back into the round. */
 	while (g->timed.count > 0 && g->timed.nodes[0].key <= now_ns &&
@@ -891,6 +925,14 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 		drop_paused_tops(g, &g->timed);
 		drop_paused_tops(g, &g->ready);
 	}
+	return true;
+}
+
+/* Fast mode's next record at now_ns, after fast_admit(): 1, or 0 when no
+ * partition may emit now. */
+static int
+fast_step(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
+{
 	while (g->ready.count > 0) {
 		uint32_t idx = g->ready.nodes[0].idx;
 		struct gen_part *p = &g->parts[idx];
@@ -911,7 +953,7 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 			seg_begin(g, p, &p->seg, now_ns, 0);
 			part_set_vstep(p);
 		}
-		part_emit(g, p, now_ns, out);
+		part_emit(&g->draws, p, gen_arrival_ms(g, now_ns), out);
 		g->vclock = p->vt;
 		p->vt += p->vstep;
 		if (p->emitted == g->max_records) {
@@ -928,6 +970,183 @@ fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
 	return 0;
 }
 
+static int
+fast_next(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out)
+{
+	if (!fast_admit(g, now_ns))
+		return 0;
+	return fast_step(g, now_ns, out);
+}
+
+/*
+ * ---- fast mode's round ----
+ *
+ * Weighted fair queueing with equal steps s is a round: if the ready
+ * partitions, sorted by (vt, id) as e_1 < ... < e_n, have
+ * e_n < (vt_1 + s, id_1), the one taken, e_1, moves to (vt_1 + s, id_1),
+ * after every other, and the order e_2 < ... < e_n < e_1' keeps the
+ * property (e_1' < (vt_2 + s, id_2), as e_1 < e_2). So they take turns in
+ * that order for as long as each may emit and none finishes; one that
+ * finishes leaves the round and the rest keep it (the property holds for
+ * any part of the order). A run then goes round them without the heap
+ * and writes the heap back as the round's order from the next to take
+ * (a sorted array is a heap): the records and the heap's order are those
+ * of a fast_step() a record, whose per-record silence and burst checks
+ * give the same answer all instant long, so the round makes them once.
+ */
+
+/* Partitions a round takes at most: its set-up is O(n log n)-ish
+ * (insertion), paid once a run, so a run must go round at least twice. */
+#define GEN_ROUND_MAX 32
+
+/*
+ * Whether the ready partitions, at now_ns after fast_admit(), form a round
+ * for a run of up to `cap` records: each may emit now (no pause,
+ * silence, outage or burst edge), all have one step, the property above
+ * holds, and no rebase falls in the run. If so, round[] holds them
+ * sorted, and their count is returned; else 0. Looks, changes nothing: a
+ * partition's silences are asked of the stretch its last
+ * part_silence_end() found loud, not of part_silence_end() itself, which
+ * moves the random silences on to the end of a silence it finds (a second
+ * question at the same instant would then find none); one not known loud
+ * now goes a record at a time, which asks, and the next run can go
+ * round.
+ */
+static uint32_t
+fast_round_of(struct wm_source_gen *g, int64_t now_ns, uint32_t cap,
+	      struct gen_heap_ent *round)
+{
+	uint32_t n = (uint32_t)g->ready.count;
+	int64_t step;
+
+	if (n == 0 || n > GEN_ROUND_MAX || 2 * n > cap)
+		return 0;
+	step = g->parts[g->ready.nodes[0].idx].vstep;
+	for (uint32_t i = 0; i < n; i++) {
+		struct gen_heap_ent e = g->ready.nodes[i];
+		struct gen_part *p = &g->parts[e.idx];
+		uint32_t j = i;
+
+		if (p->paused || p->vstep != step || now_ns >= p->seg.end_ns ||
+		    !(now_ns >= p->loud_from && now_ns < p->loud_until) ||
+		    (g->n_outages > 0 &&
+		     outage_end(g, p->id, now_ns) != now_ns))
+			return 0;
+		for (; j > 0 && ent_before(&e, &round[j - 1]); j--)
+			round[j] = round[j - 1];
+		round[j] = e;
+	}
+	{
+		struct gen_heap_ent first_again = {.key = round[0].key + step,
+						   .id = round[0].id};
+
+		if (!ent_before(&round[n - 1], &first_again))
+			return 0;
+	}
+	/* Keys stay below the rebase point all run (vclock takes them). */
+	if (round[n - 1].key >= GEN_VCLOCK_REBASE - ((int64_t)cap + 1) * step)
+		return 0;
+	return n;
+}
+
+/*
+ * Up to `cap` records of the round round[0..n) at now_ns (fast_round_of());
+ * the heap is the round's after it. Returns how many. The round's keys are
+ * its partitions' virtual times all run, copied to them at the end, and
+ * the locals keep the loop to the record's own work (out[] could alias
+ * the generator's fields otherwise). `plain` as part_emit_as() takes it:
+ * fast_round() makes the loop twice, with and without.
+ */
+static inline __attribute__((always_inline)) uint32_t
+fast_round_as(struct wm_source_gen *g, int64_t now_ns,
+	      struct gen_heap_ent *round, uint32_t n,
+	      struct wm_record *restrict out, uint32_t cap, bool plain)
+{
+	const wm_ts_t arrival_ms = gen_arrival_ms(g, now_ns);
+	const int64_t step = g->parts[round[0].idx].vstep;
+	const uint64_t max_records = g->max_records;
+	const struct gen_draws draws = g->draws;
+	struct gen_part *part[GEN_ROUND_MAX];
+	int64_t vclock = g->vclock;
+	uint32_t i = 0, made = 0;
+
+	for (uint32_t j = 0; j < n; j++)
+		part[j] = &g->parts[round[j].idx];
+	while (made < cap) {
+		struct gen_part *p = part[i];
+
+		part_emit_as(&draws, p, arrival_ms, &out[made++], plain);
+		vclock = round[i].key;
+		round[i].key += step;
+		if (__builtin_expect(p->emitted == max_records, 0)) {
+			p->vt = round[i].key;
+			part_finish(g, p);
+			if (--n == 0)
+				break;
+			for (uint32_t j = i; j < n; j++) {
+				round[j] = round[j + 1];
+				part[j] = part[j + 1];
+			}
+		} else {
+			i++;
+		}
+		if (i == n)
+			i = 0;
+	}
+	g->vclock = vclock;
+	/* Back into the heap in the round's order, from round[i] on. */
+	g->ready.count = n;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t k = (i + j) % n;
+
+		part[k]->vt = round[k].key;
+		g->ready.nodes[j] = round[k];
+	}
+	return made;
+}
+
+static uint32_t
+fast_round(struct wm_source_gen *g, int64_t now_ns, struct gen_heap_ent *round,
+	   uint32_t n, struct wm_record *restrict out, uint32_t cap)
+{
+	if (draws_plain(&g->draws))
+		return fast_round_as(g, now_ns, round, n, out, cap, true);
+	return fast_round_as(g, now_ns, round, n, out, cap, false);
+}
+
+/* Fast mode's run: rounds where the partitions form one, else a record
+ * at a time. due_ns as wm_source_gen_next_run() says. */
+static uint32_t
+fast_run(struct wm_source_gen *g, int64_t now_ns, struct wm_record *out,
+	 int64_t *due_ns, uint32_t cap)
+{
+	struct gen_heap_ent round[GEN_ROUND_MAX];
+	uint32_t made = 0;
+
+	if (due_ns != NULL && cap > 0)
+		due_ns[0] = wm_source_gen_next_due_ns(g);
+	if (!fast_admit(g, now_ns))
+		return 0;
+	while (made < cap) {
+		uint32_t n = fast_round_of(g, now_ns, cap - made, round);
+		uint32_t from = made;
+
+		if (n > 0) {
+			made += fast_round(g, now_ns, round, n, &out[made],
+					   cap - made);
+		} else {
+			if (!fast_step(g, now_ns, &out[made]))
+				break;
+			made++;
+		}
+		/* After a record of now_ns, a live generator is due now. */
+		if (due_ns != NULL)
+			for (uint32_t k = from + 1; k <= made && k < cap; k++)
+				due_ns[k] = now_ns;
+	}
+	return made;
+}
+
 int
 wm_source_gen_next(struct wm_source_gen *g, int64_t now_ns,
 		   struct wm_record *out)
@@ -935,6 +1154,23 @@ wm_source_gen_next(struct wm_source_gen *g, int64_t now_ns,
 	if (g->fast)
 		return fast_next(g, now_ns, out);
 	return paced_next(g, now_ns, out);
+}
+
+uint32_t
+wm_source_gen_next_run(struct wm_source_gen *g, int64_t now_ns,
+		       struct wm_record *out, int64_t *due_ns, uint32_t cap)
+{
+	uint32_t n;
+
+	if (g->fast)
+		return fast_run(g, now_ns, out, due_ns, cap);
+	for (n = 0; n < cap; n++) {
+		if (due_ns != NULL)
+			due_ns[n] = wm_source_gen_next_due_ns(g);
+		if (!paced_next(g, now_ns, &out[n]))
+			break;
+	}
+	return n;
 }
 
 int64_t

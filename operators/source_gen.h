@@ -277,6 +277,18 @@ struct wm_record_source *wm_source_gen_source(struct wm_source_gen *g);
 int wm_source_gen_next(struct wm_source_gen *g, int64_t now_ns,
 		       struct wm_record *out);
 
+/*
+ * Up to `cap` records due at now_ns into out[], exactly those that `cap`
+ * calls of next() would return, in their order, leaving the generator as
+ * they would; with due_ns, due_ns[i] is what next_due_ns() says before
+ * record i. Returns how many (0: none is due). Fast mode makes a run of
+ * partitions taking turns without its heap (source_gen.c, "fast mode's
+ * round"); paced mode goes record by record.
+ */
+uint32_t wm_source_gen_next_run(struct wm_source_gen *g, int64_t now_ns,
+				struct wm_record *out, int64_t *due_ns,
+				uint32_t cap);
+
 /* When next() may next return a record or finish a partition; a value at
  * or below the last now_ns means "now"; INT64_MAX: never (finished, or
  * silent for ever without an end). */

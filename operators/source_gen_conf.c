@@ -192,14 +192,14 @@ gen_copy_conf(struct wm_source_gen *g, const struct wm_source_gen_conf *conf)
 		conf->max_records != UINT64_MAX || conf->end_ts != WM_TS_MAX;
 	g->n_parts = conf->n_partitions;
 	g->start_epoch_ms = conf->start_epoch_ms;
-	g->bound_ms = conf->out_of_orderness_ms;
-	g->late_by_ms = conf->late_by_ms;
-	g->late_fraction = conf->late_fraction;
-	g->late = conf->late_fraction > 0 && conf->late_by_ms > 0;
-	g->keys = conf->keys;
-	g->zipf = conf->zipf && conf->keys > 1;
-	g->zipf_s = conf->zipf_exponent;
-	g->value_cycle = conf->value_cycle;
+	g->draws.bound_ms = conf->out_of_orderness_ms;
+	g->draws.late_by_ms = conf->late_by_ms;
+	g->draws.late_fraction = conf->late_fraction;
+	g->draws.late = conf->late_fraction > 0 && conf->late_by_ms > 0;
+	g->draws.keys = conf->keys;
+	g->draws.zipf = conf->zipf && conf->keys > 1;
+	g->draws.zipf_s = conf->zipf_exponent;
+	g->draws.value_cycle = conf->value_cycle;
 	g->max_records = conf->max_records;
 	if (conf->end_ts == WM_TS_MAX)
 		g->end_ns = INT64_MAX;

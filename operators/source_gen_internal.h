@@ -123,6 +123,26 @@ struct gen_rsil_state {
 	uint64_t rng;
 };
 
+/*
+ * What a record's draws and fields need of the configuration (source_gen.h
+ * "Records"), apart from the generator so that a run's loop can hold it in
+ * locals: stores to the record and the partition could otherwise alias
+ * these fields and make the compiler load them again for every record.
+ */
+struct gen_draws {
+	int64_t bound_ms;
+	int64_t late_by_ms;
+	double late_fraction;
+	bool late; /* late_fraction > 0 and late_by_ms > 0 */
+	bool zipf;
+	uint32_t value_cycle;
+	uint64_t keys;
+	double zipf_s;	   /* exponent */
+	double zipf_hx1;   /* H(1.5) - 1 */
+	double zipf_hn;	   /* H(keys + 0.5) */
+	double zipf_slack; /* accept k at once when k - x <= this */
+};
+
 struct wm_source_gen {
 	struct wm_record_source base; /* first: wm_source_gen_source() */
 	bool fast;		      /* rate INFINITY */
@@ -146,17 +166,7 @@ struct wm_source_gen {
 	int64_t last_now;
 	int64_t vclock;
 	wm_ts_t start_epoch_ms;
-	int64_t bound_ms;
-	int64_t late_by_ms;
-	double late_fraction;
-	bool late; /* late_fraction > 0 and late_by_ms > 0 */
-	uint64_t keys;
-	bool zipf;
-	double zipf_s;	   /* exponent */
-	double zipf_hx1;   /* H(1.5) - 1 */
-	double zipf_hn;	   /* H(keys + 0.5) */
-	double zipf_slack; /* accept k at once when k - x <= this */
-	uint32_t value_cycle;
+	struct gen_draws draws;
 	uint64_t max_records;
 };
 

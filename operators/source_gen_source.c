@@ -59,6 +59,13 @@ gen_src_next(struct wm_record_source *src, int64_t now_ns,
 	return wm_source_gen_next(gen_of(src), now_ns, out);
 }
 
+static uint32_t
+gen_src_next_run(struct wm_record_source *src, int64_t now_ns,
+		 struct wm_record *out, int64_t *due_ns, uint32_t cap)
+{
+	return wm_source_gen_next_run(gen_of(src), now_ns, out, due_ns, cap);
+}
+
 static int64_t
 gen_src_next_due_ns(const struct wm_record_source *src)
 {
@@ -124,6 +131,7 @@ gen_src_restore(struct wm_record_source *src, struct wm_snap_reader *r)
 const struct wm_record_source_ops wm_source_gen_ops = {
 	.next = gen_src_next,
 	.next_due_ns = gen_src_next_due_ns,
+	.next_run = gen_src_next_run,
 	.finished = gen_src_finished,
 	.n_partitions = gen_src_n_partitions,
 	.n_finished = gen_src_n_finished,

@@ -72,29 +72,6 @@ wm_watermark_init(struct wm_watermark_generator *g,
 	return 0;
 }
 
-void
-wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
-		      uint32_t flags, struct wm_output *out)
-{
-	switch (g->kind) {
-	case WM_WATERMARK_BOUNDED:
-	case WM_WATERMARK_ASCENDING:
-		if (ts > g->max_ts)
-			g->max_ts = ts;
-		break;
-	case WM_WATERMARK_PUNCTUATED:
-		if (flags & WM_RECORD_PUNCTUATE)
-			wm_output_watermark(out, ts);
-		break;
-	case WM_WATERMARK_NONE:
-		break;
-	}
-	if (g->with_idleness) {
-		wm_idle_activity(&g->idle);
-		g->idle_now = false;
-	}
-}
-
 static void
 base_on_periodic(struct wm_watermark_generator *g, struct wm_output *out)
 {

@@ -78,9 +78,30 @@ int wm_watermark_init(struct wm_watermark_generator *g,
 		      const struct wm_watermark_strategy *strategy);
 
 /* A record with event time `ts` and `flags` (enum wm_record_flag) was
- * emitted; punctuated watermarks go to `out` at once. */
-void wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
-			   uint32_t flags, struct wm_output *out);
+ * emitted; punctuated watermarks go to `out` at once. Inline: a source
+ * calls it for every record. */
+static inline void
+wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
+		      uint32_t flags, struct wm_output *out)
+{
+	switch (g->kind) {
+	case WM_WATERMARK_BOUNDED:
+	case WM_WATERMARK_ASCENDING:
+		if (ts > g->max_ts)
+			g->max_ts = ts;
+		break;
+	case WM_WATERMARK_PUNCTUATED:
+		if (flags & WM_RECORD_PUNCTUATE)
+			wm_output_watermark(out, ts);
+		break;
+	case WM_WATERMARK_NONE:
+		break;
+	}
+	if (g->with_idleness) {
+		wm_idle_activity(&g->idle);
+		g->idle_now = false;
+	}
+}
 
 /* Periodic tick at processing time `now_ns` (monotonic, nanoseconds). */
 void wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,

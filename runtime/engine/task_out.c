@@ -17,12 +17,12 @@
 void
 wm_task_flush_staged(struct wm_task *t)
 {
-	uint32_t n = t->n_staged;
+	uint32_t from = t->staged_from, to = t->n_staged;
 
-	if (n == 0)
+	if (to == from)
 		return;
-	t->n_staged = 0;
-	wm_task_send_run(t, t->staged, n);
+	t->staged_from = to;
+	wm_task_send_run(t, &t->staged[from], to - from);
 }
 
 void

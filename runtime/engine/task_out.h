@@ -22,19 +22,27 @@ void wm_task_send_record(struct wm_task *t, const struct wm_record *r);
 /* The records staged, sent as runs (nothing if none is). */
 void wm_task_flush_staged(struct wm_task *t);
 
-/* A record to each output edge as wm_task_send_record() sends it, but
- * staged to go with the records around it as a run, when the driver
- * takes runs (wm_task_out.records); the caller flushes before it returns
+/* The staging, empty, for a source to read a run of up to WM_TASK_STAGED
+ * records into in place: records staged[0], staged[1], ... are then staged
+ * one at a time, in order, by wm_task_stage_next(), with no copy, each to
+ * go with the records around it as a run when the driver takes runs
+ * (wm_task_out.records); the caller flushes before it returns
  * (wm_task_flush_staged()). */
-static inline void
-wm_task_stage_record(struct wm_task *t, const struct wm_record *r)
+static inline struct wm_record *
+wm_task_staging(struct wm_task *t)
 {
-	if (t->out->records == NULL) {
-		wm_task_send_record(t, r);
-		return;
-	}
-	t->staged[t->n_staged++] = *r;
-	if (t->n_staged == WM_TASK_STAGED)
+	wm_task_flush_staged(t);
+	t->staged_from = t->n_staged = 0;
+	return t->staged;
+}
+
+/* Stage the next record read in place (staged[n_staged]); a driver
+ * without runs has it sent at once. */
+static inline void
+wm_task_stage_next(struct wm_task *t)
+{
+	t->n_staged++;
+	if (t->out->records == NULL)
 		wm_task_flush_staged(t);
 }
 

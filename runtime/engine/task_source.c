@@ -447,27 +447,16 @@ wm_task_stop_source(struct wm_task *t)
  * event time its generator had seen, the partition's own or, with one
  * generator per subtask, the subtask's (before this record). Both go
  * straight into the block's histograms, as fire delays do: publishing
- * copies nothing per partition.
+ * copies nothing per partition. measure_disorder() is the second half,
+ * alone for a record whose gap is known to be 0 ms (take_run()).
  */
-static void
-measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
-	       int64_t now_ns)
+static inline void
+measure_disorder(struct wm_task *t, struct source_partition *p,
+		 const struct wm_record *rec)
 {
-	struct task_source *s = t->source;
-	struct source_partition *p = &s->part[local];
-	struct wm_partition_metrics *pm = &t->partition_metrics[local];
 	wm_ts_t newest = *p->generator_newest;
-	int64_t gap_ms = (now_ns - p->last_ns) / 1000000;
 	int64_t disorder_ms;
 
-	/* The silence before the first record is no gap between records:
-	 * only the longest silence counts it. */
-	if (p->records > 1)
-		wm_gaps_add(&pm->gaps, wm_histogram_shape_bucket(
-					       WM_HISTOGRAM_GAPS, gap_ms));
-	if (gap_ms > p->gap_max_ms)
-		p->gap_max_ms = gap_ms;
-	p->last_ns = now_ns;
 	if (newest != WM_TS_MIN && rec->ts < newest &&
 	    !__builtin_sub_overflow(newest, rec->ts, &disorder_ms)) {
 		WM_METRIC_ADD(
@@ -478,6 +467,33 @@ measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
 	}
 	if (rec->ts > p->newest_ts)
 		p->newest_ts = rec->ts;
+}
+
+static void
+measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
+	       int64_t now_ns)
+{
+	struct task_source *s = t->source;
+	struct source_partition *p = &s->part[local];
+	struct wm_partition_metrics *pm = &t->partition_metrics[local];
+
+	/* The silence before the first record is no gap between records:
+	 * only the longest silence counts it. A record due with the one
+	 * before (a burst) has a gap of 0 ms, which changes no maximum. */
+	if (now_ns != p->last_ns) {
+		int64_t gap_ms = (now_ns - p->last_ns) / 1000000;
+
+		if (p->records > 1)
+			wm_gaps_add(&pm->gaps,
+				    wm_histogram_shape_bucket(WM_HISTOGRAM_GAPS,
+							      gap_ms));
+		if (gap_ms > p->gap_max_ms)
+			p->gap_max_ms = gap_ms;
+		p->last_ns = now_ns;
+	} else if (p->records > 1) {
+		wm_gaps_add(&pm->gaps, 0);
+	}
+	measure_disorder(t, p, rec);
 }
 
 /* The task cannot go on with what its record source did (a partition it
@@ -543,71 +559,158 @@ record_due(struct wm_task *t, uint32_t local, int64_t due_ns)
 }
 
 /*
- * The records due by `due_by` (`now_ns`, but in a replayed backlog), each
- * followed by its partition's generator (Flink emits the record, then
- * calls onEvent); at most a burst per call, so that an unlimited-rate
+ * A record of partition `local` (p) due at `due`, read into the staging:
+ * counted, measured, its schedule noted (unless `again`: below), staged
+ * to go, then its partition's generator sees it (Flink emits the record,
+ * then calls onEvent) and its slot is followed.
+ */
+static inline void
+take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
+	    int64_t due, uint64_t burst)
+{
+	struct task_source *s = t->source;
+	struct source_partition *p = &s->part[local];
+
+	p->burst_seen = burst;
+	p->records++;
+	measure_record(t, local, rec, due);
+	record_due(t, local, due);
+	if (rec->ts > t->newest_ts)
+		t->newest_ts = rec->ts;
+	t->cause = rec->partition; /* a punctuated watermark */
+	wm_task_stage_next(t);
+	wm_source_watermarking_on_record(&s->watermarks,
+					 s->split_of[rec->partition], rec->ts,
+					 rec->flags);
+	watch_partition(t, local);
+}
+
+/*
+ * Whether a record of partition p due at `due` may take the short way in
+ * take_run(): what take_record() would note of it, the partition's first
+ * record of this burst noted already, and nothing has changed it since.
+ * Its due is p's last one and the latest one noted (record_due() would
+ * write what is there), and in a real run the task's schedule too
+ * (wm_task_due() and wm_task_late() would repeat themselves); the slot
+ * moves only at a tick or a punctuated record, which is always taken the
+ * whole way, so watch_partition() would find it as it left it; and its
+ * gap is 0 ms. Under --sim every record of a burst is due at now_ns, so
+ * all but a partition's first take it; in a real run, the records due
+ * together (an unlimited rate's burst). Never where alignment checks
+ * each record's watermark (peers).
+ */
+static inline bool
+short_way(const struct wm_task *t, const struct source_partition *p,
+	  const struct wm_record *rec, int64_t due, uint64_t burst)
+{
+	const struct task_source *s = t->source;
+
+	if (p->burst_seen != burst || (rec->flags & WM_RECORD_PUNCTUATE) ||
+	    s->peers != NULL)
+		return false;
+	/* Under --sim the partition's first record of the burst set them
+	 * all to now_ns, and so did every record noted since. */
+	if (!t->real)
+		return true;
+	return due == p->last_due_ns && due == p->last_ns &&
+	       due == s->pending.last_ns && t->due.first_ns == due &&
+	       t->due.last_ns == due;
+}
+
+/*
+ * The run of `n` records the source read into the staging
+ * (wm_task_staging()), each due at due_ns[i] (a real run) or at now_ns
+ * (--sim), taken in order: the whole way (take_record()), or, when
+ * short_way() says it comes to the same, the short way below, which does
+ * only what take_record() would change. Returns how many it took: n, or
+ * fewer when the source broke (source_broken(): the job stops, and the
+ * rest are not counted).
+ */
+static uint32_t
+take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
+	 uint64_t burst)
+{
+	struct task_source *s = t->source;
+	const struct wm_record *run = t->staged;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct wm_record *rec = &run[i];
+		uint32_t local = local_of_record(t, rec);
+
+		if (local == UINT32_MAX)
+			break;
+		struct source_partition *p = &s->part[local];
+		int64_t due = now_ns;
+
+		/* Records alignment held back were due at their resume: the
+		 * wait was the schedule's, not the process's lateness. Under
+		 * --sim a resume is never after now_ns: every record is due
+		 * then. */
+		if (due_ns != NULL) {
+			due = due_ns[i];
+			if (due < s->resumed_ns)
+				due = s->resumed_ns;
+			if (due < p->resumed_ns)
+				due = p->resumed_ns;
+			if (due > now_ns)
+				due = now_ns;
+		}
+		if (!short_way(t, p, rec, due, burst)) {
+			take_record(t, rec, local, due, burst);
+			continue;
+		}
+		p->records++;
+		wm_gaps_add(&t->partition_metrics[local].gaps, 0);
+		measure_disorder(t, p, rec);
+		if (rec->ts > t->newest_ts)
+			t->newest_ts = rec->ts;
+		wm_task_stage_next(t);
+		wm_source_watermarking_on_record(&s->watermarks,
+						 s->split_of[rec->partition],
+						 rec->ts, rec->flags);
+	}
+	/* The short way leaves the cause to here: nothing it calls reads
+	 * it (a punctuated record takes the whole way). */
+	if (i > 0)
+		t->cause = run[i - 1].partition;
+	t->counters.records_in += i;
+	return i;
+}
+
+/*
+ * The records due by `due_by` (`now_ns`, but in a replayed backlog), read
+ * from the source in runs straight into the staging and taken there
+ * (take_run()); at most a burst per call, so that an unlimited-rate
  * source lets its caller move time on, run ticks and serve its other
  * duties. A subtask waiting for alignment reads nothing, nor one whose
- * source broke. In a real run a record is taken as due when the source's
- * schedule said (it may come later, the process being late); under --sim
- * it comes then. Returns how many it emitted.
+ * source broke. Alignment may pause a partition at any record (its
+ * watermark is checked on each), so with peers a run is one record. In a
+ * real run a record is taken as due when the source's schedule said (it
+ * may come later, the process being late); under --sim it comes then.
+ * Returns how many it emitted.
  */
 static uint32_t
 emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 {
 	struct task_source *s = t->source;
-	/* Under --sim every record of a burst is due at now_ns, and a
-	 * partition's slot (its partial watermark and idleness) moves at
-	 * its generator's periodic emission, or at a punctuated record,
-	 * which is always taken whole: what record_due() and
-	 * watch_partition() noted at a partition's first record of the
-	 * burst stands for its others, which would repeat it to no effect.
-	 * Not in a real run, whose records are each due when the schedule
-	 * said, nor where alignment checks each record's watermark. */
-	bool once = !t->real && s->peers == NULL;
+	uint32_t run_max = s->peers != NULL ? 1 : WM_TASK_STAGED;
+	int64_t *due_ns = t->real ? s->run_due : NULL;
 	uint64_t burst = ++s->burst;
-	struct wm_record rec;
-	uint32_t n;
+	uint32_t n = 0;
 
-	for (n = 0; !s->waiting.paused && now_ns < s->end_ns &&
-		    n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0;
-	     n++) {
-		int64_t due =
-			t->real ? wm_record_source_next_due_ns(s->src) : now_ns;
+	while (!s->waiting.paused && now_ns < s->end_ns &&
+	       n < WM_TASK_SOURCE_BURST && s->health.exit_code == 0) {
+		uint32_t cap = WM_TASK_SOURCE_BURST - n < run_max
+				       ? WM_TASK_SOURCE_BURST - n
+				       : run_max;
+		uint32_t got = wm_record_source_next_run(
+			s->src, due_by, wm_task_staging(t), due_ns, cap);
+		uint32_t took = take_run(t, now_ns, due_ns, got, burst);
 
-		if (wm_record_source_next(s->src, due_by, &rec) != 1)
-			break;
-		uint32_t local = local_of_record(t, &rec);
-
-		if (local == UINT32_MAX)
-			break; /* not counted: the job stops */
-		/* Records alignment held back were due at their resume: the
-		 * wait was the schedule's, not the process's lateness. */
-		if (due < s->resumed_ns)
-			due = s->resumed_ns;
-		if (due < s->part[local].resumed_ns)
-			due = s->part[local].resumed_ns;
-		if (due > now_ns)
-			due = now_ns;
-		struct source_partition *p = &s->part[local];
-		bool again = once && p->burst_seen == burst &&
-			     !(rec.flags & WM_RECORD_PUNCTUATE);
-
-		p->burst_seen = burst;
-		t->counters.records_in++;
-		p->records++;
-		measure_record(t, local, &rec, due);
-		if (!again)
-			record_due(t, local, due);
-		if (rec.ts > t->newest_ts)
-			t->newest_ts = rec.ts;
-		t->cause = rec.partition; /* a punctuated watermark */
-		wm_task_stage_record(t, &rec);
-		wm_source_watermarking_on_record(&s->watermarks,
-						 s->split_of[rec.partition],
-						 rec.ts, rec.flags);
-		if (!again)
-			watch_partition(t, local);
+		n += took;
+		if (took < cap)
+			break; /* the source has no more now, or broke */
 	}
 	wm_task_flush_staged(t);
 	return n;

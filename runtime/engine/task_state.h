@@ -32,6 +32,10 @@ struct valve_port {
 	uint32_t input;
 };
 
+/* Records a task stages before they go as one run: a cache-friendly
+ * 2 KiB, and as many as a worker's output channel stages (worker.c). */
+#define WM_TASK_STAGED 64u
+
 /* What a source subtask keeps of one of its partitions. */
 struct source_partition {
 	struct wm_progress progress; /* its multiplexer slot */
@@ -92,6 +96,8 @@ struct task_source {
 	struct wm_progress_due pending;
 	int64_t last_due_ns;
 	int64_t resumed_ns; /* alignment last let it read again; 0 */
+	/* A real run's due times of the run being taken (emit_due()). */
+	int64_t run_due[WM_TASK_STAGED];
 	/* Whether the source can go on, as its health() op said after the
 	 * last run, or the task's own verdict on what the source did
 	 * (exit_code EX_SOFTWARE, t->why). */
@@ -137,10 +143,6 @@ struct task_window {
 	int64_t lateness_max_ms; /* of the late records; -1: none */
 };
 
-/* Records a task stages before they go as one run: a cache-friendly
- * 2 KiB, and as many as a worker's output channel stages (worker.c). */
-#define WM_TASK_STAGED 64u
-
 struct wm_task {
 	const struct wm_topology *topo;
 	const struct wm_stage *stage;
@@ -157,13 +159,18 @@ struct wm_task {
 	 * every progress tracker of the task follows. */
 	int64_t cpu_wait_ns;
 
-	/* Records a source's burst staged (wm_task_stage_record()), sent as
-	 * runs (wm_task_send_run()) when full, before any frame leaves the
-	 * task, and at the burst's end (wm_task_flush_staged()): a frame
-	 * never overtakes a record sent before it, and none is staged between
-	 * calls into the task. No record goes unstaged while some are: a
-	 * driver without `records` stages none, and a flush empties the
-	 * staging before it sends. */
+	/* Records a source's burst staged, staged[staged_from..n_staged)
+	 * (a run read into staged[] in place and staged a record at a time,
+	 * task_out.h), sent as runs
+	 * (wm_task_send_run()) when full, before any frame leaves the task,
+	 * and at the burst's end (wm_task_flush_staged()): a frame never
+	 * overtakes a record sent before it, and none is staged between
+	 * calls into the task. A flush sends what is staged and moves
+	 * staged_from up to n_staged, so the records of a run after it stay
+	 * where they were read. No record goes unstaged while some are: a
+	 * driver without `records` has each record flushed as it is staged,
+	 * and a flush empties the staging before it sends. */
+	uint32_t staged_from;
 	uint32_t n_staged;
 	struct wm_record staged[WM_TASK_STAGED];
 

@@ -355,7 +355,7 @@ START_TEST(test_jumping_sends_what_stepping_sends)
 }
 END_TEST
 
-/* Records staged into runs (wm_task_stage_record()) reach every channel
+/* Records staged into runs (emit_due(), task_out.h) reach every channel
  * in the order, and with the frames between them, that sending them one
  * by one gives: no watermark or status overtakes a record sent before it. */
 START_TEST(test_runs_send_what_records_one_by_one_send)
@@ -425,6 +425,7 @@ START_TEST(test_staged_records_go_before_a_later_frame)
 				   .records = hand_records}};
 	struct wm_frame mark = {.kind = WM_FRAME_WATERMARK};
 	struct wm_record r1 = {.ts = 1}, r2 = {.ts = 2}, r3 = {.ts = 3};
+	struct wm_record *run;
 	struct wm_plan *plan;
 	void *block;
 	struct wm_task *t;
@@ -436,11 +437,15 @@ START_TEST(test_staged_records_go_before_a_later_frame)
 	block = calloc(1, wm_plan_metrics_bytes(plan));
 	t = wm_sources_new_task(topo, plan, 0, &h.out, block, NULL, NULL);
 	ck_assert_ptr_nonnull(t);
-	wm_task_stage_record(t, &r1);
-	wm_task_stage_record(t, &r2);
+	/* A run read in place: the frame's flush sends the two staged, and
+	 * the third, read with them, goes after it from where it lay. */
+	run = wm_task_staging(t);
+	run[0] = r1, run[1] = r2, run[2] = r3;
+	wm_task_stage_next(t);
+	wm_task_stage_next(t);
 	ck_assert_uint_eq(h.n, 0); /* staged, not yet handed */
 	wm_task_send_all(t, &mark);
-	wm_task_stage_record(t, &r3);
+	wm_task_stage_next(t);
 	wm_task_flush_staged(t);
 	ck_assert_uint_eq(h.n, 4);
 	ck_assert_int_eq(h.seen[0], 1);
