@@ -165,6 +165,20 @@ replay_ends(const struct replay *r, int64_t now_ns)
 	return r->next == r->n && r->n_held == 0 && now_ns >= r->trace->end_ns;
 }
 
+static int64_t
+replay_next_due(const struct wm_record_source *src)
+{
+	const struct replay *r = (const struct replay *)src;
+
+	if (ready_heap_count(&r->ready) > 0)
+		return r->last_now_ns; /* a backlog: due now */
+	if (r->next < r->n)
+		return r->items[r->next].due_ns;
+	if (r->ended || r->n_held > 0)
+		return INT64_MAX; /* done, or until a resume */
+	return r->trace->end_ns;
+}
+
 static int
 replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 {
@@ -196,18 +210,55 @@ replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 	return 0;
 }
 
-static int64_t
-replay_next_due(const struct wm_record_source *src)
+/*
+ * What replay_next() would give `cap` times. A backlog goes a record at a
+ * time through it; then the cursor's records in a loop of their own, each
+ * with the due time replay_next_due() gives before it (the cursor's, which
+ * a record passed for a paused partition keeps, so the one released after
+ * it takes that due time, as it does a call at a time). Nothing that
+ * replay_ends() reads changes between the cursor's records but the cursor,
+ * so whether the source ended is decided once, at the end.
+ */
+static uint32_t
+replay_next_run(struct wm_record_source *src, int64_t now_ns,
+		struct wm_record *out, int64_t *due_ns, uint32_t cap)
 {
-	const struct replay *r = (const struct replay *)src;
+	struct replay *r = (struct replay *)src;
+	uint32_t n = 0;
 
-	if (ready_heap_count(&r->ready) > 0)
-		return r->last_now_ns; /* a backlog: due now */
-	if (r->next < r->n)
-		return r->items[r->next].due_ns;
-	if (r->ended || r->n_held > 0)
-		return INT64_MAX; /* done, or until a resume */
-	return r->trace->end_ns;
+	for (; n < cap && ready_heap_count(&r->ready) > 0; n++) {
+		if (due_ns != NULL)
+			due_ns[n] = replay_next_due(src);
+		if (replay_next(src, now_ns, &out[n]) != 1)
+			return n;
+	}
+	r->last_now_ns = now_ns;
+	while (n < cap && r->next < r->n &&
+	       r->items[r->next].due_ns <= now_ns) {
+		int64_t due = r->items[r->next].due_ns;
+		const struct wm_record *rec = NULL;
+		uint32_t i = 0;
+
+		while (r->next < r->n && r->items[r->next].due_ns <= now_ns) {
+			size_t position = r->next++;
+
+			rec = &r->trace->recs[r->items[position].index];
+			i = r->slot[rec->partition];
+			if (!r->part[i].paused)
+				break;
+			hold(r, i, position);
+			rec = NULL;
+		}
+		if (rec == NULL)
+			break;
+		out[n] = *rec;
+		r->part[i].emitted++;
+		if (due_ns != NULL)
+			due_ns[n] = due;
+		n++;
+	}
+	r->ended = r->ended || replay_ends(r, now_ns);
+	return n;
 }
 
 /*
@@ -403,6 +454,7 @@ fail:
 static const struct wm_record_source_ops replay_ops = {
 	.next = replay_next,
 	.next_due_ns = replay_next_due,
+	.next_run = replay_next_run,
 	.finished = replay_finished,
 	.n_partitions = replay_n_partitions,
 	.n_finished = replay_n_finished,

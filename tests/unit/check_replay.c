@@ -3,8 +3,9 @@
  *	The replayed trace as a record source: pausing one partition for
  *	watermark alignment holds its records back while the others go on,
  *	and resuming releases its backlog first, each partition in file
- *	order, as the generator's pausing does (source_gen.h); and the
- *	reading of the trace where the reader's blocks end.
+ *	order, as the generator's pausing does (source_gen.h), a run at a
+ *	time as a record at a time; and the reading of the trace where the
+ *	reader's blocks end.
  */
 #include "config.h"
 
@@ -435,6 +436,96 @@ START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
 }
 END_TEST
 
+/*
+ * Runs (the next_run op) give what next() gives a call at a time: two
+ * sources over one trace, one read a record a call and the other in runs
+ * of 1 to 7, with partitions paused and resumed between the instants,
+ * give the same records, the same due times before each, and the same
+ * verdicts after each instant. The trace has 3 partitions of 60 records,
+ * several due at each instant (ties go by file order).
+ */
+START_TEST(test_runs_give_what_records_one_by_one_give)
+{
+	static const uint32_t parts[] = {0, 1, 2};
+	struct wm_record_source *one, *run;
+	struct wm_replay_trace *trace;
+	char path[64], err[256];
+	uint32_t cap = 1, compared = 0;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/check_replay.XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("partition,timestamp,key,value,arrival\n", f);
+	for (int k = 0; k < 180; k++)
+		fprintf(f, "%d,%d,%d,%d,%d\n", k % 3, 1000 + k, k % 7, k,
+			k / 4 * 2);
+	ck_assert_int_eq(fclose(f), 0);
+	trace = wm_replay_read(path, 3, WM_REPLAY_ARRIVAL, WM_KEY_TYPE_LONG,
+			       NULL, false, err, sizeof(err));
+	ck_assert_msg(trace != NULL, "%s", err);
+	one = wm_replay_source(trace, parts, 3);
+	run = wm_replay_source(trace, parts, 3);
+	ck_assert(one != NULL && run != NULL);
+	/* Every 3 ms: records of two instants fall due at once. */
+	for (int64_t ms = 0; ms <= 102; ms += 3) {
+		int64_t now = ms * MS;
+		uint32_t n;
+
+		/* Partition 1 paused in [9, 39) ms, partition 2 in
+		 * [21, 30) and [33, 51). */
+		static const struct {
+			int64_t ms;
+			uint32_t i;
+			bool paused;
+		} pauses[] = {{9, 1, true},  {21, 2, true},  {30, 2, false},
+			      {33, 2, true}, {39, 1, false}, {51, 2, false}};
+
+		for (size_t j = 0; j < sizeof(pauses) / sizeof(pauses[0]); j++)
+			if (pauses[j].ms == ms) {
+				one->ops->pause(one, pauses[j].i,
+						pauses[j].paused, now);
+				run->ops->pause(run, pauses[j].i,
+						pauses[j].paused, now);
+			}
+		do {
+			struct wm_record got[7], want;
+			int64_t due[7];
+
+			n = wm_record_source_next_run(run, now, got, due, cap);
+			for (uint32_t k = 0; k < n; k++) {
+				int64_t due_one = one->ops->next_due_ns(one);
+
+				ck_assert_int_eq(
+					wm_record_source_next(one, now, &want),
+					1);
+				ck_assert_int_eq(want.value, got[k].value);
+				ck_assert_int_eq(due_one, due[k]);
+				compared++;
+			}
+			if (n < cap)
+				ck_assert_int_eq(
+					wm_record_source_next(one, now, &want),
+					0);
+			ck_assert_int_eq(one->ops->next_due_ns(one),
+					 run->ops->next_due_ns(run));
+			ck_assert(wm_record_source_finished(one) ==
+				  wm_record_source_finished(run));
+			cap = cap % 7 + 1;
+		} while (n > 0);
+	}
+	ck_assert_uint_eq(compared, 180);
+	ck_assert(wm_record_source_finished(run));
+	wm_record_source_free(one);
+	wm_record_source_free(run);
+	wm_replay_free(trace);
+	unlink(path);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -447,6 +538,7 @@ replay_suite(void)
 	tcase_add_test(pause, test_backlogs_merge_in_release_order);
 	tcase_add_test(pause, test_paused_again_keeps_the_rest_of_its_backlog);
 	tcase_add_test(pause, test_pause_without_backlog_changes_nothing);
+	tcase_add_test(pause, test_runs_give_what_records_one_by_one_give);
 	suite_add_tcase(s, pause);
 	pause = tcase_create("reading");
 	tcase_add_test(pause, test_lines_cut_by_a_block_end_are_read_whole);
