@@ -162,25 +162,24 @@ struct wm_window {
 /*
  * The hash of (key, window start): the start through the finaliser, once
  * a window (a tumbling window's once for all the records in it, see
- * "Runs"), and the key exclusive-ored into it through Fibonacci hashing,
- * its top bits brought down to the low ones the table uses
- * (wm_hash_fibonacci_low()): one multiplication and a byte swap a record.
- * For the keys of one window the finalised start is a constant, and
- * Fibonacci hashing spreads small, consecutive or strided keys over the
- * slots as evenly as any (Knuth 6.4): issue 26's job, 1,024 keys in
- * 2,048 slots, looks at 1.33 slots a probe (doc/performance.md section
- * 9.26). Windows of the same key get unrelated constants.
+ * "Runs"), exclusive-ored with the key, then Fibonacci hashing with both
+ * halves folded (wm_hash_fibonacci_low()): seven instructions a record,
+ * where the finaliser over both was eleven and more. For the keys of one
+ * window the finalised start is a constant, and the folds keep small,
+ * consecutive, strided or high-bit-only keys as spread as the finaliser
+ * does (check_hash_table): issue 26's job, 1,024 keys in 2,048 slots,
+ * looks at 1.33 slots a probe (doc/performance.md section 9.26). Windows
+ * of the same key get unrelated constants.
  *
  * Hostile keys: no unseeded hash protects a table against keys chosen to
  * collide, and this one is no weaker than the finaliser it replaced
  * (wm_hash_mix64() over the whole pair): both are public bijections, so
  * whoever can choose keys can invert either to fill one run of slots.
- * What the input can do by accident, keys alike in their low bits or
- * apart only in their high ones, Fibonacci hashing spreads. A job fed
- * by an adversary would need a secret seed (a random odd multiplier
- * makes this the universal multiply-shift family); nothing in the job
- * gives one today, and a seed from the clock would make --sim's
- * checkpoints differ from run to run.
+ * What input does by accident, keys alike in their low bits or apart
+ * only in their high ones, both spread. A job fed by an adversary would
+ * need a secret seed (a random odd multiplier, as in the universal
+ * multiply-shift family); nothing in the job gives one today, and a seed
+ * from the clock would make --sim's checkpoints differ from run to run.
  */
 static inline uint64_t
 window_start_mix(wm_ts_t start)
@@ -781,61 +780,52 @@ run(struct wm_window *op, enum wm_window_kind kind,
  * entry exists: the aggregate alone. The window's trigger neither fires
  * nor registers (the entry's creation did), and the record is counted in
  * and accepted, which the run does once for all the records of a stretch.
- * Nothing on the short way changes the table, so its slots are read from
- * a copy, and a record of the key before it takes that key's entry
- * without a probe.
+ * Nothing on the short way changes the table or the kept window, so a
+ * record of the key before it takes that key's entry without a probe.
+ *
+ * short_way_open(): whether a record may take the short way as op stands
+ * under `watermark` (the kept window on time, no regression).
  */
-struct short_way {
-	struct window_state *slots; /* op->states' */
-	size_t mask;
-	wm_ts_t lo;	    /* the window's first timestamp */
-	uint64_t width;	    /* its last minus its first */
-	wm_ts_t start;	    /* the window's start */
-	uint64_t start_mix; /* window_start_mix(start) */
-};
-
-/* The short way as op stands under `watermark`: false if no record can
- * take it. */
 static inline bool
-short_way_set(const struct wm_window *op, wm_ts_t watermark,
-	      struct short_way *w)
+short_way_open(const struct wm_window *op, wm_ts_t watermark)
 {
-	if (op->span.max_ts <= watermark || op->watermark_regressed ||
-	    op->span_lo > op->span_hi)
-		return false;
-	w->slots = op->states.slots;
-	w->mask = op->states.mask;
-	w->lo = op->span_lo;
-	w->width = (uint64_t)op->span_hi - (uint64_t)op->span_lo;
-	w->start = op->span.w.start;
-	w->start_mix = op->span.start_mix;
-	return true;
+	return op->span.max_ts > watermark && !op->watermark_regressed &&
+	       op->span_lo <= op->span_hi;
 }
 
-/* Records from `rec` on, up to `end`, along the short way: the first that
- * cannot take it, or end. */
+/* Records from `rec` on, up to `end`, along the short way (open): the
+ * first that cannot take it, or end. */
 static inline __attribute__((always_inline)) const struct wm_record *
-short_way_run(const struct short_way *w, const struct wm_record *rec,
+short_way_run(struct wm_window *op, const struct wm_record *rec,
 	      const struct wm_record *end)
 {
+	/* Read once: the entries' stores cannot alias them, and nothing
+	 * here changes the table or the kept window. */
+	struct state_table tb = {.slots = op->states.slots,
+				 .mask = op->states.mask};
+	wm_ts_t lo = op->span_lo;
+	uint64_t width = (uint64_t)op->span_hi - (uint64_t)lo;
+	wm_ts_t start = op->span.w.start;
+	uint64_t start_mix = op->span.start_mix;
 	struct window_state *last = NULL; /* last_key's entry */
 	int64_t last_key = 0;
 
 	for (; rec != end; rec++) {
-		struct window_key wk = {.key = rec->key, .start = w->start};
-		struct state_table tb = {.slots = w->slots, .mask = w->mask};
+		struct window_key wk = {.key = rec->key, .start = start};
 		size_t idx;
 
 		/* One comparison for both bounds: lo <= ts <= lo + width. */
-		if ((uint64_t)rec->ts - (uint64_t)w->lo > w->width)
+		if ((uint64_t)rec->ts - (uint64_t)lo > width)
 			break;
-		if (rec->key != last_key || last == NULL) {
+		/* Laid out for keys that change from record to record (issue
+		 * 26's job): the probe falls through to the aggregate. */
+		if (__builtin_expect(rec->key != last_key || last == NULL, 1)) {
 			if (!state_table_lookup(
 				    &tb, wk,
-				    window_hash_mixed(rec->key, w->start_mix),
+				    window_hash_mixed(rec->key, start_mix),
 				    &idx))
 				break;
-			last = &w->slots[idx];
+			last = &tb.slots[idx];
 			last_key = rec->key;
 		}
 		state_add(last, rec->value);
@@ -847,10 +837,10 @@ short_way_run(const struct short_way *w, const struct wm_record *rec,
  * it needs in registers, where tumbling_run()'s would spill some; a short
  * run does better without the call. */
 static __attribute__((noinline)) const struct wm_record *
-short_way_run_long(const struct short_way *w, const struct wm_record *rec,
+short_way_run_long(struct wm_window *op, const struct wm_record *rec,
 		   const struct wm_record *end)
 {
-	return short_way_run(w, rec, end);
+	return short_way_run(op, rec, end);
 }
 
 /* Records from which a run's short way is worth a call. */
@@ -876,19 +866,18 @@ tumbling_run(struct wm_window *op, const struct wm_record *records, size_t n,
 	     struct wm_window_output *out, size_t *late, size_t *n_late)
 {
 	wm_ts_t watermark = wm_timer_watermark(op->timers);
-	struct short_way w;
-	bool on = short_way_set(op, watermark, &w);
+	bool open = short_way_open(op, watermark);
 	size_t i = 0, k = 0;
 
 	while (i < n) {
 		int r;
 
-		if (on) {
+		if (open) {
 			const struct wm_record *stop =
 				n - i >= SHORT_WAY_LONG
-					? short_way_run_long(&w, &records[i],
+					? short_way_run_long(op, &records[i],
 							     &records[n])
-					: short_way_run(&w, &records[i],
+					: short_way_run(op, &records[i],
 							&records[n]);
 			size_t taken = (size_t)(stop - &records[i]);
 
@@ -903,7 +892,7 @@ tumbling_run(struct wm_window *op, const struct wm_record *records, size_t n,
 		else if (__builtin_expect(r == -ENOMEM, 0))
 			break;
 		i++;
-		on = short_way_set(op, watermark, &w);
+		open = short_way_open(op, watermark);
 	}
 	*n_late = k;
 	return i;
