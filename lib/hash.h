@@ -50,4 +50,26 @@ wm_hash_fibonacci(uint64_t x)
 	return x * 0x9e3779b97f4a7c15ULL;
 }
 
+/*
+ * Fibonacci hashing for a table that takes its home slot from the low
+ * bits: the key's high half folded into its low one, multiplied by
+ * 2^64 / phi, and the product's high half folded into its low one. A
+ * product's bit i depends on input bits 0 .. i only: the first fold
+ * lets bits above the table's reach move it (keys apart only in their
+ * high bits), the second brings the product's better bits down to the
+ * low ones. Seven instructions against wm_hash_mix64()'s eleven, and
+ * on small, consecutive, even, strided (by 1000, 60000, 2^12, 2^32),
+ * high-bit-only and two-halved keys, n of them in 2n slots, as many
+ * homes as the finaliser or more (check_hash_table), where a byte swap
+ * of the product in place of the second fold left even keys a third of
+ * them. A bijection.
+ */
+static inline uint64_t
+wm_hash_fibonacci_low(uint64_t x)
+{
+	uint64_t p = wm_hash_fibonacci(x ^ x >> 32);
+
+	return p ^ p >> 32;
+}
+
 #endif /* WM_LIB_HASH_H */

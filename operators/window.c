@@ -8,8 +8,8 @@
  *
  * State table (lib/hash_table.h): 64-byte entries (one cache line
  * each) keyed by (key, window start), load at most 3/4. An entry exists
- * exactly while its window has contents (count > 0): Flink's
- * "state.get() != null". Purging and cleanup remove the entry, and the
+ * exactly while its window has contents (count > 0; a count of 0 marks an
+ * empty slot): Flink's "state.get() != null". Purging and cleanup remove the entry, and the
  * table's backward-shift removal keeps a long-running operator's probes
  * as short as a fresh one's.
  *
@@ -69,6 +69,12 @@
  *    entry is kept (hint_holds()): a record of the same key looks there
  *    first, and takes the entry only if that slot still holds its key and
  *    window. A run of one key in one window probes and hashes once.
+ * A tumbling run goes further (tumbling_run()): a record in the kept
+ * window, on time, whose entry exists, needs the aggregate alone, and
+ * takes the short way, its counting done once for a stretch of such
+ * records and the entry of the key before it taken without a probe;
+ * every other record goes the whole way, the counters brought up to date
+ * first.
  */
 #include "config.h"
 
@@ -82,11 +88,11 @@
 #include "operators/window.h"
 
 struct window_state {
-	uint64_t hash; /* of (key, start), never 0; 0 marks an empty slot */
+	uint64_t hash; /* window_hash(key, start), for moves */
 	int64_t key;
 	wm_ts_t start; /* sessions: the state window's start */
 	wm_ts_t end;   /* sessions: unused */
-	int64_t count; /* > 0 in every occupied slot */
+	int64_t count; /* > 0 in every occupied slot; 0 marks an empty one */
 	int64_t sum;   /* Java-wrapping */
 	int64_t min;
 	int64_t max;
@@ -103,10 +109,13 @@ struct window_key {
 #define WM_HT_PREFIX state_table
 #define WM_HT_ENTRY struct window_state
 #define WM_HT_KEY struct window_key
-#define WM_HT_EMPTY(e) ((e)->hash == 0)
+/* The key and the start are compared alone: comparing the stored hash
+ * first would add a load and a test to a probe that hits, the common one,
+ * and the key rejects as many slots. */
+#define WM_HT_EMPTY(e) ((e)->count == 0)
 #define WM_HT_HASH(tb, e) ((e)->hash)
 #define WM_HT_MATCH(tb, e, k, hash_)                                           \
-	((e)->hash == (hash_) && (e)->key == (k).key && (e)->start == (k).start)
+	((void)(hash_), (e)->key == (k).key && (e)->start == (k).start)
 #define WM_HT_MIN_SLOTS 256
 #define WM_HT_FILL(slots) ((slots) / 4 * 3)
 #define WM_HT_ALIGN sizeof(struct window_state)
@@ -116,7 +125,8 @@ struct window_key {
 struct window_span {
 	struct wm_time_window w;
 	wm_ts_t max_ts;
-	wm_ts_t cleanup; /* cleanupTime(w) */
+	wm_ts_t cleanup;    /* cleanupTime(w) */
+	uint64_t start_mix; /* window_start_mix(w.start) */
 };
 
 /* What the element functions return for a record taken and judged late,
@@ -149,17 +159,44 @@ struct wm_window {
 	size_t hint;
 };
 
+/*
+ * The hash of (key, window start): the start through the finaliser, once
+ * a window (a tumbling window's once for all the records in it, see
+ * "Runs"), exclusive-ored with the key, then Fibonacci hashing with both
+ * halves folded (wm_hash_fibonacci_low()): seven instructions a record,
+ * where the finaliser over both was eleven and more. For the keys of one
+ * window the finalised start is a constant, and the folds keep small,
+ * consecutive, strided or high-bit-only keys as spread as the finaliser
+ * does (check_hash_table): issue 26's job, 1,024 keys in 2,048 slots,
+ * looks at 1.33 slots a probe (doc/performance.md section 9.26). Windows
+ * of the same key get unrelated constants.
+ *
+ * Hostile keys: no unseeded hash protects a table against keys chosen to
+ * collide, and this one is no weaker than the finaliser it replaced
+ * (wm_hash_mix64() over the whole pair): both are public bijections, so
+ * whoever can choose keys can invert either to fill one run of slots.
+ * What input does by accident, keys alike in their low bits or apart
+ * only in their high ones, both spread. A job fed by an adversary would
+ * need a secret seed (a random odd multiplier, as in the universal
+ * multiply-shift family); nothing in the job gives one today, and a seed
+ * from the clock would make --sim's checkpoints differ from run to run.
+ */
+static inline uint64_t
+window_start_mix(wm_ts_t start)
+{
+	return wm_hash_mix64((uint64_t)start);
+}
+
+static inline uint64_t
+window_hash_mixed(int64_t key, uint64_t start_mix)
+{
+	return wm_hash_fibonacci_low((uint64_t)key ^ start_mix);
+}
+
 static inline uint64_t
 window_hash(int64_t key, wm_ts_t start)
 {
-	/* The finaliser over the key spread upwards and the start rotated,
-	 * so that neither aligned starts nor small keys pile up in the low
-	 * bits the table uses. */
-	uint64_t s = (uint64_t)start;
-	uint64_t x = wm_hash_mix64(wm_hash_fibonacci((uint64_t)key) ^
-				   (s << 29 | s >> 35));
-
-	return x != 0 ? x : 1;
+	return window_hash_mixed(key, window_start_mix(start));
 }
 
 /* Flink's cleanupTime(): maxTs + L, or WM_TS_MAX if that overflows. */
@@ -199,7 +236,7 @@ hint_holds(const struct wm_window *op, int64_t key, wm_ts_t start)
 	if (key != op->hint_key || op->hint > op->states.mask)
 		return false;
 	e = &op->states.slots[op->hint];
-	return e->hash != 0 && e->key == key && e->start == start;
+	return e->count != 0 && e->key == key && e->start == start;
 }
 
 /* Create an empty state entry at free slot idx (room reserved). */
@@ -304,14 +341,27 @@ wm_window_free(struct wm_window *op)
 	free(op);
 }
 
+/* The aggregate of entry e takes value v. */
+static inline void
+state_add(struct window_state *e, int64_t v)
+{
+	e->count++;
+	e->sum = wm_ts_add(e->sum, v); /* Java long addition */
+	if (v < e->min)
+		e->min = v;
+	if (v > e->max)
+		e->max = v;
+}
+
 /*
- * Add the record to window w (not late) and run the trigger on it: Flink's
- * loop body in processElement(). Returns 0 or -ENOMEM before any change.
+ * Add the record to window w (not late; start_mix is
+ * window_start_mix(w.start)) and run the trigger on it: Flink's loop body
+ * in processElement(). Returns 0 or -ENOMEM before any change.
  */
 static inline __attribute__((always_inline)) int
 window_add(struct wm_window *op, const struct wm_record *rec,
-	   struct wm_time_window w, wm_ts_t max_ts, wm_ts_t cleanup,
-	   wm_ts_t watermark, struct wm_window_output *out)
+	   struct wm_time_window w, uint64_t start_mix, wm_ts_t max_ts,
+	   wm_ts_t cleanup, wm_ts_t watermark, struct wm_window_output *out)
 {
 	struct window_state *e;
 	bool timer_set = false;
@@ -319,14 +369,20 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 	uint64_t hash = 0;
 	size_t idx;
 
-	if (state_table_reserve(&op->states, 1) != 0)
-		return -ENOMEM;
 	if (hint_holds(op, rec->key, w.start)) {
 		found = true;
 		idx = op->hint;
 	} else {
-		hash = window_hash(rec->key, w.start);
+		hash = window_hash_mixed(rec->key, start_mix);
 		found = state_find(op, rec->key, w.start, hash, &idx);
+		/* Only a new entry needs room (as on the short way of a
+		 * tumbling run); growth moves every entry, so its slot is
+		 * found anew. */
+		if (!found && !state_table_has_room(&op->states, 1)) {
+			if (state_table_reserve(&op->states, 1) != 0)
+				return -ENOMEM;
+			(void)state_find(op, rec->key, w.start, hash, &idx);
+		}
 		op->hint_key = rec->key;
 		op->hint = idx;
 	}
@@ -338,12 +394,7 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 		e = &op->states.slots[idx];
 	else
 		e = state_insert(op, idx, hash, rec->key, w.start, w.end);
-	e->count++;
-	e->sum = wm_ts_add(e->sum, rec->value); /* Java long addition */
-	if (rec->value < e->min)
-		e->min = rec->value;
-	if (rec->value > e->max)
-		e->max = rec->value;
+	state_add(e, rec->value);
 
 	/* EventTimeTrigger.onElement(). */
 	if (max_ts <= watermark) {
@@ -523,12 +574,7 @@ session_element(struct wm_window *op, const struct wm_record *rec,
 		else
 			e = state_insert(op, idx, hash, rec->key,
 					 act.state_start, act.window.end);
-		e->count++;
-		e->sum = wm_ts_add(e->sum, rec->value);
-		if (rec->value < e->min)
-			e->min = rec->value;
-		if (rec->value > e->max)
-			e->max = rec->value;
+		state_add(e, rec->value);
 		/* EventTimeTrigger.onElement() on the merged window. */
 		if (max_ts <= watermark) {
 			result_emit(op, e, act.window, true, out);
@@ -595,6 +641,7 @@ span_set(struct wm_window *op, wm_ts_t ts)
 	s->w.end = wm_ts_add(s->w.start, a->size);
 	s->max_ts = wm_window_max_timestamp(s->w);
 	s->cleanup = window_cleanup_time(s->max_ts, op->conf.allowed_lateness);
+	s->start_mix = window_start_mix(s->w.start);
 	if (a->offset > -SPAN_BOUND && a->offset < SPAN_BOUND &&
 	    s->w.start >= -SPAN_BOUND && s->w.start <= ts && ts < s->w.end &&
 	    s->w.end <= SPAN_BOUND) {
@@ -623,8 +670,8 @@ tumbling_element(struct wm_window *op, const struct wm_record *rec,
 	}
 	/* isWindowLate(): the window is gone, drop the record. */
 	if (s->cleanup > watermark) {
-		if (window_add(op, rec, s->w, s->max_ts, s->cleanup, watermark,
-			       out) != 0)
+		if (window_add(op, rec, s->w, s->start_mix, s->max_ts,
+			       s->cleanup, watermark, out) != 0)
 			return -ENOMEM;
 		skipped = false;
 	}
@@ -669,8 +716,8 @@ sliding_element(struct wm_window *op, const struct wm_record *rec,
 			continue;
 		/* Cannot fail after the reservation (a single window
 		 * reserves in window_add()). */
-		if (window_add(op, rec, w, max_ts, cleanup, watermark, out) !=
-		    0)
+		if (window_add(op, rec, w, window_start_mix(w.start), max_ts,
+			       cleanup, watermark, out) != 0)
 			return -ENOMEM;
 		skipped = false;
 	}
@@ -724,6 +771,133 @@ run(struct wm_window *op, enum wm_window_kind kind,
 	return i;
 }
 
+/*
+ * The short way of a tumbling run (tumbling_run()): what a record needs
+ * of processElement() when its timestamp is in the kept window (op->span),
+ * that window is on time (maxTs > watermark, hence cleanupTime too: the
+ * window is not late and the trigger does not fire), timers go by the skip
+ * of "Timer registration" (no regression), and the record's (key, window)
+ * entry exists: the aggregate alone. The window's trigger neither fires
+ * nor registers (the entry's creation did), and the record is counted in
+ * and accepted, which the run does once for all the records of a stretch.
+ * Nothing on the short way changes the table or the kept window, so a
+ * record of the key before it takes that key's entry without a probe.
+ *
+ * short_way_open(): whether a record may take the short way as op stands
+ * under `watermark` (the kept window on time, no regression).
+ */
+static inline bool
+short_way_open(const struct wm_window *op, wm_ts_t watermark)
+{
+	return op->span.max_ts > watermark && !op->watermark_regressed &&
+	       op->span_lo <= op->span_hi;
+}
+
+/* Records from `rec` on, up to `end`, along the short way (open): the
+ * first that cannot take it, or end. */
+static inline __attribute__((always_inline)) const struct wm_record *
+short_way_run(struct wm_window *op, const struct wm_record *rec,
+	      const struct wm_record *end)
+{
+	/* Read once: the entries' stores cannot alias them, and nothing
+	 * here changes the table or the kept window. */
+	struct state_table tb = {.slots = op->states.slots,
+				 .mask = op->states.mask};
+	wm_ts_t lo = op->span_lo;
+	uint64_t width = (uint64_t)op->span_hi - (uint64_t)lo;
+	wm_ts_t start = op->span.w.start;
+	uint64_t start_mix = op->span.start_mix;
+	struct window_state *last = NULL; /* last_key's entry */
+	int64_t last_key = 0;
+
+	for (; rec != end; rec++) {
+		struct window_key wk = {.key = rec->key, .start = start};
+		size_t idx;
+
+		/* One comparison for both bounds: lo <= ts <= lo + width. */
+		if ((uint64_t)rec->ts - (uint64_t)lo > width)
+			break;
+		/* Laid out for keys that change from record to record (issue
+		 * 26's job): the probe falls through to the aggregate. */
+		if (__builtin_expect(rec->key != last_key || last == NULL, 1)) {
+			if (!state_table_lookup(
+				    &tb, wk,
+				    window_hash_mixed(rec->key, start_mix),
+				    &idx))
+				break;
+			last = &tb.slots[idx];
+			last_key = rec->key;
+		}
+		state_add(last, rec->value);
+	}
+	return rec;
+}
+
+/* short_way_run() in a loop of its own, for long runs: there it keeps all
+ * it needs in registers, where tumbling_run()'s would spill some; a short
+ * run does better without the call. */
+static __attribute__((noinline)) const struct wm_record *
+short_way_run_long(struct wm_window *op, const struct wm_record *rec,
+		   const struct wm_record *end)
+{
+	return short_way_run(op, rec, end);
+}
+
+/* Records from which a run's short way is worth a call. */
+#define SHORT_WAY_LONG 8
+
+/* Records that took the short way, into the counters. */
+static inline void
+count_accepted(struct wm_window *op, uint64_t n)
+{
+	op->counters.records_in += n;
+	op->counters.records_accepted += n;
+}
+
+/*
+ * The run's loop for tumbling windows: stretches of records along the
+ * short way, and each record that cannot take it through
+ * tumbling_element(), the counters brought up to date first, so that
+ * whatever it emits finds them as the record before it left them; the
+ * short way is set again after it from what it changed.
+ */
+static size_t
+tumbling_run(struct wm_window *op, const struct wm_record *records, size_t n,
+	     struct wm_window_output *out, size_t *late, size_t *n_late)
+{
+	wm_ts_t watermark = wm_timer_watermark(op->timers);
+	bool open = short_way_open(op, watermark);
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		int r;
+
+		if (open) {
+			const struct wm_record *stop =
+				n - i >= SHORT_WAY_LONG
+					? short_way_run_long(op, &records[i],
+							     &records[n])
+					: short_way_run(op, &records[i],
+							&records[n]);
+			size_t taken = (size_t)(stop - &records[i]);
+
+			count_accepted(op, taken);
+			i += taken;
+			if (i == n)
+				break;
+		}
+		r = tumbling_element(op, &records[i], watermark, out);
+		if (r == RECORD_LATE)
+			late[k++] = i;
+		else if (__builtin_expect(r == -ENOMEM, 0))
+			break;
+		i++;
+		open = short_way_open(op, watermark);
+	}
+	*n_late = k;
+	return i;
+}
+
 size_t
 wm_window_process_run(struct wm_window *op, const struct wm_record *records,
 		      size_t n, struct wm_window_output *out, size_t *late,
@@ -731,8 +905,7 @@ wm_window_process_run(struct wm_window *op, const struct wm_record *records,
 {
 	switch (op->conf.assigner.kind) {
 	case WM_WINDOW_TUMBLING:
-		return run(op, WM_WINDOW_TUMBLING, records, n, out, late,
-			   n_late);
+		return tumbling_run(op, records, n, out, late, n_late);
 	case WM_WINDOW_SESSION:
 		return run(op, WM_WINDOW_SESSION, records, n, out, late,
 			   n_late);
@@ -912,7 +1085,7 @@ wm_window_snapshot(const struct wm_window *op, struct wm_snap_writer *w)
 	for (size_t i = 0; state_table_count(st) > 0 && i <= st->mask; i++) {
 		const struct window_state *e = &st->slots[i];
 
-		if (e->hash == 0)
+		if (e->count == 0)
 			continue;
 		wm_snap_put_i64(w, e->key);
 		wm_snap_put_i64(w, e->start);

@@ -194,7 +194,10 @@ int wm_window_process_element(struct wm_window *op,
  * choice of the assigner's branch; a tumbling window is reused from record
  * to record while timestamps stay inside it, and a record of the same key
  * and window as the last one finds its state without hashing (both also
- * hold between single calls).
+ * hold between single calls). A tumbling run counts the records that need
+ * their aggregate alone once for all of them; the counters are up to date
+ * whenever the operator emits. A record whose (key, window) state exists
+ * needs no memory, in a run or alone.
  *
  * Returns the number of records taken: n, or i < n if records[i] found no
  * memory (-ENOMEM of wm_window_process_element(): records[0..i) processed,

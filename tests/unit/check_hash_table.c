@@ -10,10 +10,12 @@
 
 #include <check.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/rng.h"
 #include "lib/hash.h"
@@ -501,6 +503,57 @@ START_TEST(test_insertion_without_room_is_a_broken_invariant)
 END_TEST
 #endif
 
+/*
+ * wm_hash_fibonacci_low() spreads structured keys over the low bits a table
+ * takes: n keys, consecutive, even, strided by 1000 or 60000 (timestamps),
+ * by 2^12 or 2^32, apart only in their top bits, or in both halves, land
+ * in at least 65 % as many homes of a table of 2n slots (uniform hashing
+ * gives 79 %, wm_hash_mix64() 73 % to 80 % here, this 68 % to 100 %). A
+ * byte-swapped product in place of the second fold gave 2,048 even keys
+ * a third; without the first fold, keys apart only above bit 48 would
+ * reach the home through the product's top half alone.
+ */
+START_TEST(test_fibonacci_low_spreads_structured_keys)
+{
+	static const unsigned bits[] = {8, 11, 13, 16};
+
+	for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); b++) {
+		uint64_t n = (uint64_t)1 << bits[b];
+		uint64_t mask = 2 * n - 1;
+		unsigned char *home = malloc(mask + 1);
+
+		ck_assert_ptr_nonnull(home);
+		for (int p = 0; p < 8; p++) {
+			uint64_t homes = 0;
+
+			memset(home, 0, mask + 1);
+			for (uint64_t i = 0; i < n; i++) {
+				const uint64_t keys[] = {
+					i,
+					i << 1,
+					i * 1000,
+					i * 60000,
+					i << 12,
+					i << 32,
+					i << (64 - bits[b]),
+					i << 32 | i,
+				};
+				uint64_t k =
+					wm_hash_fibonacci_low(keys[p]) & mask;
+
+				homes += home[k] == 0;
+				home[k] = 1;
+			}
+			ck_assert_msg(homes * 20 >= n * 13,
+				      "%" PRIu64 " keys of pattern %d: %" PRIu64
+				      " homes",
+				      n, p, homes);
+		}
+		free(home);
+	}
+}
+END_TEST
+
 static Suite *
 hash_table_suite(void)
 {
@@ -528,6 +581,10 @@ hash_table_suite(void)
 	tcase_add_test(tc, test_failed_growth_leaves_the_table_as_it_was);
 	tcase_add_test(tc, test_failed_first_allocation_leaves_an_empty_table);
 	tcase_add_test(tc, test_growth_stops_at_the_most_slots);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("hash");
+	tcase_add_test(tc, test_fibonacci_low_spreads_structured_keys);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("model");

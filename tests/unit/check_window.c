@@ -47,6 +47,10 @@ struct ev {
 	struct wm_record rec;	   /* EV_LATE */
 	wm_ts_t watermark;	   /* EV_WATERMARK */
 	enum wm_status status;	   /* EV_STATUS */
+	/* EV_RESULT, EV_LATE: the operator's counters as the callback saw
+	 * them (a run counts some records once for all, but never behind a
+	 * callback). */
+	struct wm_window_counters seen;
 };
 
 struct harness {
@@ -79,15 +83,21 @@ push(enum ev_kind kind)
 static void
 on_result(struct wm_window_output *out, const struct wm_window_result *r)
 {
+	struct ev *e = push(EV_RESULT);
+
 	ck_assert_ptr_eq(out, &h.out);
-	push(EV_RESULT)->r = *r;
+	e->r = *r;
+	e->seen = *wm_window_counters(h.op);
 }
 
 static void
 on_late(struct wm_window_output *out, const struct wm_record *rec)
 {
+	struct ev *e = push(EV_LATE);
+
 	ck_assert_ptr_eq(out, &h.out);
-	push(EV_LATE)->rec = *rec;
+	e->rec = *rec;
+	e->seen = *wm_window_counters(h.op);
 }
 
 static void
@@ -1826,6 +1836,59 @@ START_TEST(test_out_of_memory_leaves_record_in_no_window)
 }
 END_TEST
 
+/*
+ * A record whose (key, window) state exists needs no memory: with the
+ * state table full (192 entries fill its first 256 slots to the load
+ * limit) and no memory to grow it, such records are taken, alone and in
+ * a run, and only a record of a new window fails.
+ */
+START_TEST(test_existing_window_needs_no_memory)
+{
+	enum { FULL = 192 };
+	const struct wm_record old[] = {
+		{.ts = 600, .key = 5, .value = 2},
+		{.ts = 700, .key = 6, .value = 3},
+		{.ts = 800, .key = 5, .value = 4},
+	};
+	struct wm_record rec = {.ts = 500, .value = 1};
+	size_t late[N_ELEMS(old)], n_late;
+	int fired = 0;
+
+	open_tumbling(1000, 0, 0, false, false);
+	for (int k = 0; k < FULL; k++) {
+		rec.key = k;
+		ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out),
+				 0);
+	}
+	wm_alloc_limit = 1024;
+	ck_assert_int_eq(wm_window_process_element(h.op, &old[0], &h.out), 0);
+	ck_assert_uint_eq(
+		wm_window_process_run(h.op, &old[1], 2, &h.out, late, &n_late),
+		2);
+	ck_assert_uint_eq(n_late, 0);
+	rec.key = FULL;
+	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out),
+			 -ENOMEM);
+	wm_alloc_limit = SIZE_MAX;
+	ck_assert_uint_eq(wm_window_state_count(h.op), FULL);
+	ck_assert_uint_eq(counters()->records_accepted, FULL + 3);
+	h.next = h.n;
+	wmark(999);
+	for (size_t i = h.next; i < h.n; i++) {
+		const struct wm_window_result *r = &h.ev[i].r;
+
+		if (h.ev[i].kind != EV_RESULT || (r->key != 5 && r->key != 6))
+			continue;
+		ck_assert_int_eq(r->count, r->key == 5 ? 3 : 2);
+		ck_assert_int_eq(r->sum, r->key == 5 ? 7 : 4);
+		fired++;
+	}
+	ck_assert_int_eq(fired, 2);
+	h.next = h.n;
+	ASSERT_BALANCED();
+}
+END_TEST
+
 START_TEST(test_invalid_configuration_is_rejected)
 {
 	struct wm_window_config conf;
@@ -2490,7 +2553,7 @@ struct input {
 
 /* What a play left: its output, described, and the operator's figures. */
 struct outcome {
-	char (*ev)[200];
+	char (*ev)[400];
 	size_t n;
 	struct wm_window_counters c;
 	size_t states, timers, sessions;
@@ -2572,8 +2635,19 @@ play_inputs(const struct input *in, size_t n, size_t len, size_t cut,
 	o->n = h.n;
 	o->ev = calloc(h.n + 1, sizeof(*o->ev));
 	ck_assert_ptr_nonnull(o->ev);
-	for (size_t i = 0; i < h.n; i++)
-		describe(&h.ev[i], o->ev[i], sizeof(o->ev[i]));
+	for (size_t i = 0; i < h.n; i++) {
+		const struct wm_window_counters *c = &h.ev[i].seen;
+		char d[200];
+
+		snprintf(o->ev[i], sizeof(o->ev[i]),
+			 "%s, counters in %" PRIu64 " accepted %" PRIu64
+			 " late %" PRIu64 "+%" PRIu64 " fired %" PRIu64
+			 "+%" PRIu64,
+			 describe(&h.ev[i], d, sizeof(d)), c->records_in,
+			 c->records_accepted, c->late_records_dropped,
+			 c->late_records_side_output, c->windows_fired,
+			 c->windows_fired_late);
+	}
 	o->c = *counters();
 	o->states = wm_window_state_count(h.op);
 	o->timers = wm_window_timer_count(h.op);
@@ -2844,6 +2918,7 @@ window_suite(void)
 	tcase_add_test(tc, test_invalid_configuration_is_rejected);
 	tcase_add_test(tc, test_many_keys_grow_state_table);
 	tcase_add_test(tc, test_out_of_memory_leaves_record_in_no_window);
+	tcase_add_test(tc, test_existing_window_needs_no_memory);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("session");
