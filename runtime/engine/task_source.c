@@ -587,8 +587,9 @@ take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
 
 /*
  * Whether a record of partition p due at `due` may take the short way in
- * take_run(): what take_record() would note of it, the partition's first
- * record of this burst noted already, and nothing has changed it since.
+ * take_run() (short_way(); due_repeats() is its half for a real run):
+ * what take_record() would note of it, the partition's first record of
+ * this burst noted already, and nothing has changed it since.
  * Its due is p's last one and the latest one noted (record_due() would
  * write what is there), and in a real run the task's schedule too
  * (wm_task_due() and wm_task_late() would repeat themselves); the slot
@@ -600,21 +601,25 @@ take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
  * each record's watermark (peers).
  */
 static inline bool
+due_repeats(const struct wm_task *t, const struct source_partition *p,
+	    int64_t due)
+{
+	return due == p->last_due_ns && due == p->last_ns &&
+	       due == t->source->pending.last_ns && t->due.first_ns == due &&
+	       t->due.last_ns == due;
+}
+
+/* See due_repeats(). */
+static inline bool
 short_way(const struct wm_task *t, const struct source_partition *p,
 	  const struct wm_record *rec, int64_t due, uint64_t burst)
 {
-	const struct task_source *s = t->source;
-
 	if (p->burst_seen != burst || (rec->flags & WM_RECORD_PUNCTUATE) ||
-	    s->peers != NULL)
+	    t->source->peers != NULL)
 		return false;
 	/* Under --sim the partition's first record of the burst set them
 	 * all to now_ns, and so did every record noted since. */
-	if (!t->real)
-		return true;
-	return due == p->last_due_ns && due == p->last_ns &&
-	       due == s->pending.last_ns && t->due.first_ns == due &&
-	       t->due.last_ns == due;
+	return !t->real || due_repeats(t, p, due);
 }
 
 /*
@@ -643,16 +648,39 @@ take_again(struct wm_task *t, struct source_partition *p,
 }
 
 /*
- * The short way of --sim (short_way() under !t->real, without peers) in
- * a loop of its own, from run[i] on, for a driver that takes runs: the
- * records whose partition had one this burst and that are not
- * punctuated. Returns the first record it did not take (n: all). Nothing
- * in it is called out of line, so that what it reads of the task stays in
- * registers.
+ * When a record of partition p, due_ns[i] by its source's schedule, was
+ * due (a real run; NULL: --sim, now_ns). Records alignment held back were
+ * due at their resume: the wait was the schedule's, not the process's
+ * lateness. Under --sim a resume is never after now_ns: every record is
+ * due then.
+ */
+static inline int64_t
+due_of(const struct task_source *s, const struct source_partition *p,
+       const int64_t *due_ns, uint32_t i, int64_t now_ns)
+{
+	int64_t due;
+
+	if (due_ns == NULL)
+		return now_ns;
+	due = due_ns[i];
+	if (due < s->resumed_ns)
+		due = s->resumed_ns;
+	if (due < p->resumed_ns)
+		due = p->resumed_ns;
+	return due < now_ns ? due : now_ns;
+}
+
+/*
+ * The short way (short_way()) in a loop of its own, from run[i] on, for a
+ * task without peers whose driver takes runs: the records that may take
+ * it, up to the first that may not, whose index it returns (n: all).
+ * Nothing in it is called out of line, so that what it reads of the task
+ * stays in registers.
  */
 static uint32_t
-take_sim_short(struct wm_task *t, const struct wm_record *run, uint32_t i,
-	       uint32_t n, uint64_t burst)
+take_short(struct wm_task *t, const struct wm_record *run,
+	   const int64_t *due_ns, uint32_t i, uint32_t n, uint64_t burst,
+	   int64_t now_ns)
 {
 	const struct task_source *s = t->source;
 	const uint32_t partitions = t->stage->u.source.partitions;
@@ -660,6 +688,7 @@ take_sim_short(struct wm_task *t, const struct wm_record *run, uint32_t i,
 	struct source_partition *const part = s->part;
 	struct wm_partition_metrics *const metrics = t->partition_metrics;
 	struct wm_source_split *const *const split_of = s->split_of;
+	const bool real = t->real;
 
 	for (; i < n; i++) {
 		const struct wm_record *rec = &run[i];
@@ -672,8 +701,11 @@ take_sim_short(struct wm_task *t, const struct wm_record *run, uint32_t i,
 		if (local == UINT32_MAX)
 			break;
 		p = &part[local];
+		/* short_way(), peers known to be none. */
 		if (p->burst_seen != burst ||
-		    (rec->flags & WM_RECORD_PUNCTUATE))
+		    (rec->flags & WM_RECORD_PUNCTUATE) ||
+		    (real &&
+		     !due_repeats(t, p, due_of(s, p, due_ns, i, now_ns))))
 			break;
 		take_again(t, p, &metrics[local].gaps, split_of[rec->partition],
 			   rec, false);
@@ -696,13 +728,12 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 {
 	struct task_source *s = t->source;
 	const struct wm_record *run = t->staged;
-	bool sim_short =
-		!t->real && s->peers == NULL && t->out->records != NULL;
+	bool shortcut = s->peers == NULL && t->out->records != NULL;
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		if (sim_short) {
-			i = take_sim_short(t, run, i, n, burst);
+		if (shortcut) {
+			i = take_short(t, run, due_ns, i, n, burst, now_ns);
 			if (i == n)
 				break;
 		}
@@ -712,21 +743,8 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 		if (local == UINT32_MAX)
 			break;
 		struct source_partition *p = &s->part[local];
-		int64_t due = now_ns;
+		int64_t due = due_of(s, p, due_ns, i, now_ns);
 
-		/* Records alignment held back were due at their resume: the
-		 * wait was the schedule's, not the process's lateness. Under
-		 * --sim a resume is never after now_ns: every record is due
-		 * then. */
-		if (due_ns != NULL) {
-			due = due_ns[i];
-			if (due < s->resumed_ns)
-				due = s->resumed_ns;
-			if (due < p->resumed_ns)
-				due = p->resumed_ns;
-			if (due > now_ns)
-				due = now_ns;
-		}
 		if (!short_way(t, p, rec, due, burst)) {
 			take_record(t, rec, local, due, burst);
 			continue;
