@@ -46,12 +46,13 @@ wm_edge_route_run(struct wm_edge *e, const struct wm_record *r, uint32_t n,
 
 		if (channels == 1)
 			break;
-		if (shift != WM_EDGE_NO_SHIFT)
+		if (shift != WM_EDGE_NO_SHIFT) {
+			/* The hashes first, then their subtasks in place. */
 			for (uint32_t i = 0; i < n; i++)
-				channel[i] = wm_keygroup_subtask_pow2(
-					wm_edge_key_hash(&r[i]), shift,
-					channels);
-		else
+				channel[i] = (uint32_t)wm_edge_key_hash(&r[i]);
+			wm_keygroup_subtasks_pow2((const int32_t *)channel, n,
+						  shift, channels, channel);
+		} else
 			for (uint32_t i = 0; i < n; i++)
 				channel[i] = wm_keygroup_subtask(
 					wm_edge_key_hash(&r[i]), max_p,

@@ -191,6 +191,12 @@ wm_keygroup_subtask_pow2(int32_t hash, uint32_t shift, uint32_t parallelism)
 	return key_group * parallelism >> shift;
 }
 
+/* wm_keygroup_subtask_pow2() of hash[0..n) into subtask[0..n), which may
+ * be the hashes' own array: eight at a time where the processor has AVX2
+ * (keygroup.c), one at a time elsewhere, the same subtasks. */
+void wm_keygroup_subtasks_pow2(const int32_t *hash, uint32_t n, uint32_t shift,
+			       uint32_t parallelism, uint32_t *subtask);
+
 /* 0 if 0 < parallelism <= max_parallelism <= WM_KEYGROUP_MAX_PARALLELISM,
  * else -EINVAL. */
 int wm_keygroup_check(uint32_t parallelism, uint32_t max_parallelism);
