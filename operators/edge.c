@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "operators/edge.h"
 #include "lib/snap.h"
@@ -23,10 +24,56 @@ wm_edge_init(struct wm_edge *e, enum wm_partitioning partitioning,
 	e->partitioning = partitioning;
 	e->channels = channels;
 	e->max_parallelism = max_parallelism;
+	e->key_group_shift = WM_EDGE_NO_SHIFT;
+	if (partitioning == WM_PARTITION_HASH &&
+	    (max_parallelism & (max_parallelism - 1)) == 0)
+		e->key_group_shift = (uint32_t)__builtin_ctz(max_parallelism);
 	e->next = (uint32_t)(start % channels);
 	e->announced = WM_STATUS_ACTIVE;
 	e->output_watermark = WM_TS_MIN;
 	return 0;
+}
+
+void
+wm_edge_route_run(struct wm_edge *e, const struct wm_record *r, uint32_t n,
+		  uint32_t *channel)
+{
+	uint32_t channels = e->channels;
+
+	switch (e->partitioning) {
+	case WM_PARTITION_HASH: {
+		uint32_t shift = e->key_group_shift, max_p = e->max_parallelism;
+
+		if (channels == 1)
+			break;
+		if (shift != WM_EDGE_NO_SHIFT) {
+			/* The hashes first, then their subtasks in place. */
+			for (uint32_t i = 0; i < n; i++)
+				channel[i] = (uint32_t)wm_edge_key_hash(&r[i]);
+			wm_keygroup_subtasks_pow2((const int32_t *)channel, n,
+						  shift, channels, channel);
+		} else
+			for (uint32_t i = 0; i < n; i++)
+				channel[i] = wm_keygroup_subtask(
+					wm_edge_key_hash(&r[i]), max_p,
+					channels);
+		return;
+	}
+	case WM_PARTITION_REBALANCE: {
+		uint32_t next = e->next;
+
+		for (uint32_t i = 0; i < n; i++) {
+			next = next + 1 == channels ? 0 : next + 1;
+			channel[i] = next;
+		}
+		e->next = next;
+		return;
+	}
+	case WM_PARTITION_FORWARD:
+	case WM_PARTITION_BROADCAST:
+		break;
+	}
+	memset(channel, 0, n * sizeof(*channel));
 }
 
 #define EDGE_SNAP_TAG WM_SNAP_TAG('E', 'D', 'G', 'E')

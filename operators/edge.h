@@ -40,7 +40,10 @@ struct wm_edge {
 	enum wm_partitioning partitioning;
 	uint32_t channels;	  /* downstream channels of this edge */
 	uint32_t max_parallelism; /* hash: key groups downstream */
-	uint32_t next;		  /* rebalance: last channel used */
+	/* hash: log2(max_parallelism) if that is a power of two (Flink's
+	 * default always is), else WM_EDGE_NO_SHIFT */
+	uint32_t key_group_shift;
+	uint32_t next; /* rebalance: last channel used */
 	enum wm_status announced;
 	wm_ts_t output_watermark; /* Flink's currentOutputWatermark */
 };
@@ -54,17 +57,27 @@ struct wm_edge {
 int wm_edge_init(struct wm_edge *e, enum wm_partitioning partitioning,
 		 uint32_t channels, uint32_t max_parallelism, uint64_t start);
 
+/* key_group_shift of a max parallelism that is not a power of two. */
+#define WM_EDGE_NO_SHIFT UINT32_MAX
+
+/* The Java hash a hash edge routes record `r` by: Long.hashCode of its
+ * key, or the String.hashCode a string key carries. */
+static inline int32_t
+wm_edge_key_hash(const struct wm_record *r)
+{
+	return r->flags & WM_RECORD_STRING_KEY
+		       ? wm_keygroup_string_key_hash(r->key)
+		       : wm_keygroup_hash_int64(r->key);
+}
+
 /* The channel for one record (not for broadcast edges). */
 static inline uint32_t
 wm_edge_route(struct wm_edge *e, const struct wm_record *r)
 {
 	switch (e->partitioning) {
 	case WM_PARTITION_HASH:
-		return wm_keygroup_subtask(
-			r->flags & WM_RECORD_STRING_KEY
-				? wm_keygroup_string_key_hash(r->key)
-				: wm_keygroup_hash_int64(r->key),
-			e->max_parallelism, e->channels);
+		return wm_keygroup_subtask(wm_edge_key_hash(r),
+					   e->max_parallelism, e->channels);
 	case WM_PARTITION_REBALANCE:
 		e->next = e->next + 1 == e->channels ? 0 : e->next + 1;
 		return e->next;
@@ -74,6 +87,18 @@ wm_edge_route(struct wm_edge *e, const struct wm_record *r)
 	}
 	return 0;
 }
+
+/*
+ * The channels of records r[0..n) into channel[0..n): what n calls of
+ * wm_edge_route() give, in order, and the rebalance position moves as
+ * they move it (not for broadcast edges). The partitioning is looked at
+ * once a run, not once a record; a hash edge of one channel computes no
+ * key group (every key group belongs to subtask 0), and one whose max
+ * parallelism is a power of two finds the subtask without a division
+ * (wm_keygroup_subtask_pow2()).
+ */
+void wm_edge_route_run(struct wm_edge *e, const struct wm_record *r, uint32_t n,
+		       uint32_t *channel);
 
 /* Should watermark `w` be sent? False while IDLE is announced. */
 static inline bool

@@ -183,3 +183,81 @@ wm_keygroup_range(uint32_t max_parallelism, uint32_t parallelism,
 	range->end = ((index + 1) * max_parallelism - 1) / parallelism;
 	return 0;
 }
+
+static void
+subtasks_pow2_portable(const int32_t *hash, uint32_t n, uint32_t shift,
+		       uint32_t parallelism, uint32_t *subtask)
+{
+	for (uint32_t i = 0; i < n; i++)
+		subtask[i] =
+			wm_keygroup_subtask_pow2(hash[i], shift, parallelism);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/*
+ * AVX2 multiplies eight 32-bit lanes an instruction: murmur, the key group
+ * and the subtask of eight hashes take about 25 instructions, what one
+ * hash takes alone. Compiled for AVX2 whatever the build targets, and
+ * called only where the processor has it. _mm256_abs_epi32() leaves
+ * INT32_MIN as 2^31, whose masked bits are 0, as Flink's 0 are.
+ */
+#include <immintrin.h>
+
+__attribute__((target("avx2"))) static void
+subtasks_pow2_avx2(const int32_t *hash, uint32_t n, uint32_t shift,
+		   uint32_t parallelism, uint32_t *subtask)
+{
+	const __m256i c1 = _mm256_set1_epi32((int32_t)0xcc9e2d51u);
+	const __m256i c2 = _mm256_set1_epi32((int32_t)0x1b873593u);
+	const __m256i c3 = _mm256_set1_epi32((int32_t)0xe6546b64u);
+	const __m256i c4 = _mm256_set1_epi32((int32_t)0x85ebca6bu);
+	const __m256i c5 = _mm256_set1_epi32((int32_t)0xc2b2ae35u);
+	const __m256i four = _mm256_set1_epi32(4);
+	const __m256i mask = _mm256_set1_epi32((int32_t)((1u << shift) - 1u));
+	const __m256i p = _mm256_set1_epi32((int32_t)parallelism);
+	const __m128i by = _mm_cvtsi32_si128((int)shift);
+	uint32_t i = 0;
+
+	for (; n - i >= 8; i += 8) {
+		__m256i c = _mm256_loadu_si256((const __m256i *)&hash[i]);
+
+		c = _mm256_mullo_epi32(c, c1);
+		c = _mm256_or_si256(_mm256_slli_epi32(c, 15),
+				    _mm256_srli_epi32(c, 17));
+		c = _mm256_mullo_epi32(c, c2);
+		c = _mm256_or_si256(_mm256_slli_epi32(c, 13),
+				    _mm256_srli_epi32(c, 19));
+		c = _mm256_add_epi32(
+			_mm256_add_epi32(_mm256_slli_epi32(c, 2), c), c3);
+		c = _mm256_xor_si256(c, four);
+		c = _mm256_xor_si256(c, _mm256_srli_epi32(c, 16));
+		c = _mm256_mullo_epi32(c, c4);
+		c = _mm256_xor_si256(c, _mm256_srli_epi32(c, 13));
+		c = _mm256_mullo_epi32(c, c5);
+		c = _mm256_xor_si256(c, _mm256_srli_epi32(c, 16));
+		c = _mm256_and_si256(_mm256_abs_epi32(c), mask);
+		c = _mm256_srl_epi32(_mm256_mullo_epi32(c, p), by);
+		_mm256_storeu_si256((__m256i *)&subtask[i], c);
+	}
+	subtasks_pow2_portable(hash + i, n - i, shift, parallelism,
+			       subtask + i);
+}
+
+void
+wm_keygroup_subtasks_pow2(const int32_t *hash, uint32_t n, uint32_t shift,
+			  uint32_t parallelism, uint32_t *subtask)
+{
+	/* libgcc reads the processor's features once, before main. */
+	if (__builtin_cpu_supports("avx2"))
+		subtasks_pow2_avx2(hash, n, shift, parallelism, subtask);
+	else
+		subtasks_pow2_portable(hash, n, shift, parallelism, subtask);
+}
+#else
+void
+wm_keygroup_subtasks_pow2(const int32_t *hash, uint32_t n, uint32_t shift,
+			  uint32_t parallelism, uint32_t *subtask)
+{
+	subtasks_pow2_portable(hash, n, shift, parallelism, subtask);
+}
+#endif

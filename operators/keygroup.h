@@ -106,12 +106,10 @@ wm_keygroup_string_key_id(int64_t key)
 	return (uint32_t)(uint64_t)key;
 }
 
-/*
- * Flink's MathUtils.murmurHash(): MurmurHash3 x86_32 of the 4-byte hash,
- * seed 0, made non-negative (INT32_MIN maps to 0). Result in [0, 2^31-1].
- */
-static inline int32_t
-wm_keygroup_murmur(int32_t hash)
+/* MurmurHash3 x86_32 of the 4-byte hash, seed 0, before Flink makes it
+ * non-negative (wm_keygroup_murmur()). */
+static inline uint32_t
+wm_keygroup_murmur_bits(int32_t hash)
 {
 	uint32_t c = (uint32_t)hash;
 
@@ -126,6 +124,18 @@ wm_keygroup_murmur(int32_t hash)
 	c ^= c >> 13;
 	c *= 0xc2b2ae35u;
 	c ^= c >> 16;
+	return c;
+}
+
+/*
+ * Flink's MathUtils.murmurHash(): MurmurHash3 x86_32 of the 4-byte hash,
+ * seed 0, made non-negative (INT32_MIN maps to 0). Result in [0, 2^31-1].
+ */
+static inline int32_t
+wm_keygroup_murmur(int32_t hash)
+{
+	uint32_t c = wm_keygroup_murmur_bits(hash);
+
 	/* Java's Math.abs, except that Flink maps MIN_VALUE to 0. Negate in
 	 * unsigned arithmetic: -(int32_t)c would overflow for INT32_MIN. */
 	if (c == 0x80000000u)
@@ -160,6 +170,32 @@ wm_keygroup_subtask(int32_t hash, uint32_t max_parallelism,
 		wm_keygroup_of_hash(hash, max_parallelism), max_parallelism,
 		parallelism);
 }
+
+/*
+ * wm_keygroup_subtask() for a max parallelism of 1 << shift (Flink's
+ * default always is a power of two): the murmur hash is non-negative, so
+ * its remainder is its low bits, and the operator index a shift. Equal to
+ * wm_keygroup_subtask(hash, 1u << shift, parallelism) for every hash
+ * (check_keygroup.c), with no division.
+ */
+static inline uint32_t
+wm_keygroup_subtask_pow2(int32_t hash, uint32_t shift, uint32_t parallelism)
+{
+	uint32_t c = wm_keygroup_murmur_bits(hash);
+	/* All ones if negative: then (c ^ sign) - sign is -c. Math.abs
+	 * without a branch; MIN_VALUE, which Flink maps to 0, stays 2^31,
+	 * whose low 15 bits are 0 all the same. */
+	uint32_t sign = 0u - (c >> 31);
+	uint32_t key_group = ((c ^ sign) - sign) & ((1u << shift) - 1u);
+
+	return key_group * parallelism >> shift;
+}
+
+/* wm_keygroup_subtask_pow2() of hash[0..n) into subtask[0..n), which may
+ * be the hashes' own array: eight at a time where the processor has AVX2
+ * (keygroup.c), one at a time elsewhere, the same subtasks. */
+void wm_keygroup_subtasks_pow2(const int32_t *hash, uint32_t n, uint32_t shift,
+			       uint32_t parallelism, uint32_t *subtask);
 
 /* 0 if 0 < parallelism <= max_parallelism <= WM_KEYGROUP_MAX_PARALLELISM,
  * else -EINVAL. */

@@ -67,20 +67,29 @@ wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 	}
 }
 
-/* Records r[0..n) on edge `e`, the consecutive ones routed to one channel
- * as one run. */
-static void
-send_run_on(struct wm_task *t, uint32_t e, const struct wm_record *r,
-	    uint32_t n)
+/*
+ * A keyBy or rebalance edge scatters a long run a chunk at a time: the
+ * chunk's channels computed in one loop (wm_edge_route_run()), its records
+ * sorted by channel, stably, into a copy, and each channel's records
+ * handed over in one call. With more than WM_TASK_SCATTER_CHANNELS
+ * channels the sort would need a count too big for the stack; then, and
+ * for a run too short to pay for the sort (fewer than WM_TASK_SCATTER_MIN
+ * records, or than two a channel), consecutive records of one channel go
+ * as a run.
+ */
+#define WM_TASK_SCATTER 256u
+#define WM_TASK_SCATTER_CHANNELS 256u
+#define WM_TASK_SCATTER_MIN 16u
+
+/* Records r[0..n) of edge `e`, consecutive ones of a channel as a run. */
+static inline void
+send_runs_as_they_come(struct wm_task *t, uint32_t e, const struct wm_record *r,
+		       uint32_t n)
 {
 	struct wm_edge *edge = &t->edges[e];
 	struct wm_task_out *out = t->out;
 	uint32_t from = 0, to_channel = 0;
 
-	if (edge->partitioning == WM_PARTITION_FORWARD) {
-		out->records(out, e, 0, r, n);
-		return;
-	}
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t c = wm_edge_route(edge, &r[i]);
 
@@ -91,6 +100,77 @@ send_run_on(struct wm_task *t, uint32_t e, const struct wm_record *r,
 		to_channel = c;
 	}
 	out->records(out, e, to_channel, &r[from], n - from);
+}
+
+/* Records r[0..n), n <= WM_TASK_SCATTER, of a chunk whose channels are
+ * channel[0..n), each channel's in one call in their order: what n calls
+ * of the driver's `record` give each channel (channels are independent:
+ * nothing orders one channel's frames against another's). */
+static void
+scatter(struct wm_task *t, uint32_t e, const struct wm_record *r,
+	const uint32_t *channel, uint32_t n)
+{
+	struct wm_task_out *out = t->out;
+	uint32_t channels = t->edges[e].channels;
+	uint32_t end[WM_TASK_SCATTER_CHANNELS + 1];
+	struct wm_record sorted[WM_TASK_SCATTER];
+	uint32_t from = 0;
+
+	/* end[c + 1] counts channel c's records, then (summed) end[c] is
+	 * where channel c starts in sorted[]; placing moves each start to
+	 * the channel's end. */
+	for (uint32_t c = 0; c <= channels; c++)
+		end[c] = 0;
+	for (uint32_t i = 0; i < n; i++)
+		end[channel[i] + 1]++;
+	if (end[channel[0] + 1] == n) { /* one channel: as it is */
+		out->records(out, e, channel[0], r, n);
+		return;
+	}
+	for (uint32_t c = 1; c < channels; c++)
+		end[c] += end[c - 1];
+	for (uint32_t i = 0; i < n; i++)
+		sorted[end[channel[i]]++] = r[i];
+	for (uint32_t c = 0; c < channels; c++) {
+		if (end[c] > from)
+			out->records(out, e, c, &sorted[from], end[c] - from);
+		from = end[c];
+	}
+}
+
+/* Records r[0..n) of edge `e` scattered a chunk at a time; not inlined,
+ * so that only a run long enough to scatter pays for its stack. */
+static __attribute__((noinline)) void
+scatter_run(struct wm_task *t, uint32_t e, const struct wm_record *r,
+	    uint32_t n)
+{
+	for (uint32_t done = 0, k; done < n; done += k) {
+		uint32_t channel[WM_TASK_SCATTER];
+
+		k = n - done < WM_TASK_SCATTER ? n - done : WM_TASK_SCATTER;
+		wm_edge_route_run(&t->edges[e], &r[done], k, channel);
+		scatter(t, e, &r[done], channel, k);
+	}
+}
+
+/* Records r[0..n) on edge `e` (not a broadcast), each channel's as runs. */
+static inline void
+send_run_on(struct wm_task *t, uint32_t e, const struct wm_record *r,
+	    uint32_t n)
+{
+	struct wm_edge *edge = &t->edges[e];
+
+	/* One channel (forward, or a keyBy to one subtask): no routing. */
+	if (edge->channels == 1) {
+		t->out->records(t->out, e, 0, r, n);
+		return;
+	}
+	if (n < WM_TASK_SCATTER_MIN || n < 2 * edge->channels ||
+	    edge->channels > WM_TASK_SCATTER_CHANNELS) {
+		send_runs_as_they_come(t, e, r, n);
+		return;
+	}
+	scatter_run(t, e, r, n);
 }
 
 void

@@ -96,7 +96,9 @@ wm_sim_queue_open_run(struct wm_sim_queue *q, uint32_t channel, uint32_t n)
 	struct wm_sim_item *last = q->n > 0 ? &q->items[q->n - 1] : NULL;
 	bool joins = last != NULL && last->n > 0 && last->channel == channel;
 
-	if (wm_sim_queue_grow(q, n) != 0)
+	/* Most runs open with room to spare: no call then. */
+	if ((q->n == q->cap || q->cap_records - q->n_records < n) &&
+	    wm_sim_queue_grow(q, n) != 0)
 		return -ENOMEM;
 	if (!joins) {
 		last = &q->items[q->n++];

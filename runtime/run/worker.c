@@ -330,10 +330,20 @@ worker_records(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 	struct worker *w = wm_container_of(out, struct worker, out);
 	struct output *o = output_of(w, edge, channel);
 
-	for (uint32_t i = 0; o != NULL && i < n; i++) {
+	if (o == NULL)
+		return;
+	while (n > 0) {
+		uint32_t k;
+
 		if (o->staged == WORKER_RUN && !output_flush(w, o))
 			return;
-		wm_codec_record_frame(&r[i], &o->run[o->staged++]);
+		/* As many as the staging has room for, with no check each. */
+		k = WORKER_RUN - o->staged < n ? WORKER_RUN - o->staged : n;
+		for (uint32_t i = 0; i < k; i++)
+			wm_codec_record_frame(&r[i], &o->run[o->staged + i]);
+		o->staged += k;
+		r += k;
+		n -= k;
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "operators/edge.h"
 #include "tests/unit/check_main.h"
@@ -86,6 +87,59 @@ START_TEST(test_rebalance_is_round_robin_after_the_start)
 }
 END_TEST
 
+/*
+ * A run routed at once goes where its records one by one go: hash edges
+ * of one to many channels, with a power-of-two max parallelism (the
+ * mask-and-shift path) and without, long and string keys mixed, and a
+ * rebalance edge whose position moves alike (the record after the run
+ * goes where it would have gone).
+ */
+START_TEST(test_a_run_is_routed_as_its_records_one_by_one)
+{
+	static const struct {
+		enum wm_partitioning partitioning;
+		uint32_t channels, max_p;
+	} edges[] = {
+		{WM_PARTITION_HASH, 1, 128},  {WM_PARTITION_HASH, 2, 128},
+		{WM_PARTITION_HASH, 3, 128},  {WM_PARTITION_HASH, 7, 1000},
+		{WM_PARTITION_HASH, 1, 1000}, {WM_PARTITION_HASH, 300, 32768},
+		{WM_PARTITION_HASH, 5, 5},    {WM_PARTITION_REBALANCE, 3, 0},
+		{WM_PARTITION_FORWARD, 1, 0},
+	};
+	enum { N = 1000 };
+	static struct wm_record r[N + 1];
+	static uint32_t channel[N];
+	uint64_t x = 12345;
+
+	for (uint32_t i = 0; i <= N; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		r[i].key = (int64_t)x;
+		r[i].flags = i % 3 == 0 ? WM_RECORD_STRING_KEY : 0;
+	}
+	for (uint32_t k = 0; k < sizeof(edges) / sizeof(edges[0]); k++) {
+		struct wm_edge one, run;
+
+		ck_assert_int_eq(wm_edge_init(&one, edges[k].partitioning,
+					      edges[k].channels, edges[k].max_p,
+					      7 + k),
+				 0);
+		run = one;
+		memset(channel, 0xff, sizeof(channel));
+		wm_edge_route_run(&run, r, N, channel);
+		for (uint32_t i = 0; i < N; i++) {
+			uint32_t want = wm_edge_route(&one, &r[i]);
+
+			if (channel[i] != want)
+				ck_abort_msg("edge %u, record %u: channel %u, "
+					     "not %u",
+					     k, i, channel[i], want);
+		}
+		ck_assert_uint_eq(wm_edge_route(&run, &r[N]),
+				  wm_edge_route(&one, &r[N]));
+	}
+}
+END_TEST
+
 START_TEST(test_idle_edge_drops_watermarks_and_dedups_statuses)
 {
 	/* T-4: announced IDLE; W(9) dropped, gauge not updated; ACTIVE sent;
@@ -129,6 +183,7 @@ edge_suite(void)
 	tcase_add_test(t, test_hash_routes_long_keys_by_flink_key_groups);
 	tcase_add_test(t, test_hash_routes_string_keys_by_their_java_hash);
 	tcase_add_test(t, test_rebalance_is_round_robin_after_the_start);
+	tcase_add_test(t, test_a_run_is_routed_as_its_records_one_by_one);
 	tcase_add_test(t, test_idle_edge_drops_watermarks_and_dedups_statuses);
 	tcase_add_test(t, test_invalid_edges_are_refused);
 	suite_add_tcase(s, t);

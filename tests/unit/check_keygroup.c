@@ -342,6 +342,90 @@ START_TEST(test_keygroup_same_key_same_channel)
 }
 END_TEST
 
+/*
+ * The mask and shift of a power-of-two max parallelism name the subtask
+ * the two divisions name: for every such maxP, parallelisms from 1 to
+ * maxP, and hashes that include the extremes and INT32_MIN's murmur
+ * special case. Plain ifs: millions of comparisons.
+ */
+START_TEST(test_keygroup_pow2_subtask_is_the_divisions_subtask)
+{
+	static const int32_t edge_hashes[] = {0,	 1,	    -1,
+					      INT32_MIN, INT32_MAX, 1 << 30};
+
+	for (uint32_t shift = 0; shift <= 15; shift++) {
+		uint32_t max_p = 1u << shift;
+
+		for (uint32_t p = 1; p <= max_p; p = p < 64 ? p + 1 : p * 3) {
+			uint64_t x = 0x9e3779b97f4a7c15ull * (shift + 1) + p;
+
+			for (uint32_t i = 0; i < 2000; i++) {
+				int32_t h =
+					i < N_ELEMS(edge_hashes)
+						? edge_hashes[i]
+						: (int32_t)(uint32_t)(x >> 32);
+				uint32_t want =
+					wm_keygroup_subtask(h, max_p, p);
+
+				if (wm_keygroup_subtask_pow2(h, shift, p) !=
+				    want)
+					ck_abort_msg("maxP %u p %u hash %d: "
+						     "%u, not %u",
+						     max_p, p, h,
+						     wm_keygroup_subtask_pow2(
+							     h, shift, p),
+						     want);
+				x = x * 6364136223846793005ull +
+				    1442695040888963407ull;
+			}
+		}
+	}
+}
+END_TEST
+
+/*
+ * A run's subtasks (eight at a time where the processor has AVX2) are the
+ * divisions' subtasks of each hash: runs of every length to 40, so that
+ * the eight-wide loop and the rest both run, computed in place, for every
+ * power-of-two maxP and several parallelisms.
+ */
+START_TEST(test_keygroup_subtasks_of_a_run_are_each_hashs_subtask)
+{
+	static const int32_t edge_hashes[] = {INT32_MIN, 0, -1, INT32_MAX, 1};
+	int32_t hash[40];
+	uint32_t subtask[40];
+	uint64_t x = 26;
+
+	for (uint32_t shift = 0; shift <= 15; shift++)
+		for (uint32_t p = 1; p <= (1u << shift); p = p * 2 + 1)
+			for (uint32_t n = 0; n <= 40; n++) {
+				for (uint32_t i = 0; i < n; i++) {
+					x = x * 6364136223846793005ull +
+					    1442695040888963407ull;
+					hash[i] =
+						(i +
+						 n) % 7 < N_ELEMS(edge_hashes)
+							? edge_hashes[(i + n) %
+								      7]
+							: (int32_t)(x >> 32);
+					subtask[i] = (uint32_t)hash[i];
+				}
+				wm_keygroup_subtasks_pow2(
+					(const int32_t *)subtask, n, shift, p,
+					subtask);
+				for (uint32_t i = 0; i < n; i++)
+					if (subtask[i] !=
+					    wm_keygroup_subtask(hash[i],
+								1u << shift, p))
+						ck_abort_msg(
+							"maxP %u p %u n %u "
+							"hash %d: %u",
+							1u << shift, p, n,
+							hash[i], subtask[i]);
+			}
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* tcase parallelism: validation, defaults, ranges */
 
@@ -548,6 +632,9 @@ keygroup_suite(void)
 	tcase_add_test(tc, test_keygroup_string_keys_maxp_1024);
 	tcase_add_test(tc, test_keygroup_long_keys_maxp_128);
 	tcase_add_test(tc, test_keygroup_same_key_same_channel);
+	tcase_add_test(tc, test_keygroup_pow2_subtask_is_the_divisions_subtask);
+	tcase_add_test(tc,
+		       test_keygroup_subtasks_of_a_run_are_each_hashs_subtask);
 	tcase_add_test(tc, test_keygroup_string_key_word_keeps_hash_and_id);
 	suite_add_tcase(s, tc);
 

@@ -838,6 +838,148 @@ START_TEST(test_window_figures_are_the_same_from_frames_and_runs)
 }
 END_TEST
 
+/* What each channel of a keyBy's output edge received: a hash of its
+ * records and frames in their order, and how many calls brought them. */
+struct channels_seen {
+	struct wm_task_out out; /* first: recovered with wm_container_of */
+	uint64_t hash[300];
+	uint32_t seen[300];
+	uint64_t calls;
+};
+
+static void
+see(struct channels_seen *c, uint32_t channel, uint64_t kind, int64_t ts,
+    int64_t key)
+{
+	uint64_t fields[] = {kind, (uint64_t)ts, (uint64_t)key};
+	const unsigned char *p = (const unsigned char *)fields;
+
+	ck_assert_uint_lt(channel, 300);
+	for (size_t i = 0; i < sizeof(fields); i++)
+		c->hash[channel] = (c->hash[channel] ^ p[i]) * 0x100000001b3ULL;
+	c->seen[channel]++;
+}
+
+static void
+see_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	  const struct wm_frame *f)
+{
+	struct channels_seen *c =
+		wm_container_of(out, struct channels_seen, out);
+
+	ck_assert_uint_eq(edge, 0);
+	see(c, channel, f->kind, (int64_t)f->payload[0], 0);
+}
+
+static void
+see_records(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	    const struct wm_record *r, uint32_t n)
+{
+	struct channels_seen *c =
+		wm_container_of(out, struct channels_seen, out);
+
+	ck_assert_uint_eq(edge, 0);
+	ck_assert_uint_gt(n, 0);
+	c->calls++;
+	for (uint32_t i = 0; i < n; i++)
+		see(c, channel, WM_FRAME_RECORD, r[i].ts, r[i].key);
+}
+
+static void
+see_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	   const struct wm_record *r)
+{
+	see_records(out, edge, channel, r, 1);
+}
+
+/*
+ * A keyBy sends a run (task_out.c: its channels computed at once, its
+ * records sorted by channel) as it sends its records one by one: every
+ * channel gets the same records in the same order, and the watermark
+ * after them, after them; to one subtask, to several with Flink's default
+ * max parallelism (a power of two) or another, and to more channels than
+ * the sort counts on the stack. 1,000 records, long and string keys,
+ * cross the sort's chunks.
+ */
+START_TEST(test_a_keyby_run_reaches_each_channel_as_its_records_one_by_one)
+{
+	static const char *const windows[] = {
+		"parallelism = 1\n",
+		"parallelism = 3\n",
+		"parallelism = 7\nmax_parallelism = 1000\n",
+		"parallelism = 300\n",
+	};
+	enum { N = 1000 };
+	struct wm_record *r = calloc(N, sizeof(*r));
+	struct wm_frame w = {.kind = WM_FRAME_WATERMARK, .payload = {5000}};
+	unsigned seed = 26;
+	char text[512];
+
+	ck_assert_ptr_nonnull(r);
+	for (int i = 0; i < N; i++) {
+		r[i].ts = rand_r(&seed) % 4000;
+		r[i].key = rand_r(&seed) % 50 - 10;
+		if (i % 4 == 0) {
+			r[i].key = wm_keygroup_string_key(rand_r(&seed), 9);
+			r[i].flags = WM_RECORD_STRING_KEY;
+		}
+	}
+	snprintf(text, sizeof(text),
+		 "[job]\nevent_time = 1 min\n"
+		 "[source s]\nparallelism = 1\nrate = 1/s\n"
+		 "[keyby k]\ninput = s\nparallelism = 1\n"
+		 "[window w]\ninput = k\nsize = 10 s\n%s",
+		 windows[_i]);
+	struct channels_seen one = {
+		.out = {.frame = see_frame, .record = see_record}};
+	struct channels_seen runs = {.out = {.frame = see_frame,
+					     .record = see_record,
+					     .records = see_records}};
+	struct channels_seen *drivers[] = {&one, &runs};
+
+	for (int j = 0; j < 2; j++) {
+		struct wm_topology *topo;
+		struct wm_ini_error err;
+		struct wm_plan *plan;
+		void *block;
+		struct wm_task *t;
+
+		ck_assert_int_eq(wm_topology_load_buffer(text, strlen(text),
+							 "k.conf", &topo, &err),
+				 0);
+		plan = wm_plan_new(topo);
+		block = calloc(1, wm_plan_metrics_bytes(plan));
+		t = wm_task_new(topo, plan, plan->first[1], &drivers[j]->out,
+				block, NULL);
+		ck_assert_ptr_nonnull(t);
+		if (j == 0)
+			for (int i = 0; i < N; i++) {
+				struct wm_frame f;
+
+				wm_codec_record_frame(&r[i], &f);
+				ck_assert_int_eq(wm_task_input(t, 0, &f, 1), 0);
+			}
+		else
+			ck_assert_int_eq(wm_task_input_run(t, 0, r, N, 1), 0);
+		ck_assert_int_eq(wm_task_input(t, 0, &w, 2), 0);
+		ck_assert_uint_eq(wm_task_counters(t)->records_out, N);
+		wm_task_free(t);
+		free(block);
+		wm_plan_free(plan);
+		wm_topology_free(topo);
+	}
+	ck_assert_uint_eq(one.calls, N);
+	ck_assert_uint_lt(runs.calls, N);
+	for (int c = 0; c < 300; c++) {
+		ck_assert_uint_eq(runs.seen[c], one.seen[c]);
+		ck_assert_msg(runs.hash[c] == one.hash[c],
+			      "window %d, channel %d: the records differ", _i,
+			      c);
+	}
+	free(r);
+}
+END_TEST
+
 #define WATERMARK_JOB(keys)                                                    \
 	"[job]\nevent_time = 1 min\ncheckpoint_interval = 1 s\n"               \
 	"checkpoint_dir = unused\n" keys "[source s]\nparallelism = 2\n"       \
@@ -1389,6 +1531,10 @@ task_suite(void)
 			    0, (int)(sizeof(jobs) / sizeof(*jobs)));
 	tcase_add_test(jump, test_years_of_silence_take_a_few_runs);
 	tcase_add_test(jump, test_staged_records_go_before_a_later_frame);
+	tcase_add_loop_test(
+		jump,
+		test_a_keyby_run_reaches_each_channel_as_its_records_one_by_one,
+		0, 4);
 	tcase_add_test(figures,
 		       test_figures_are_as_of_a_blocked_send_not_before_it);
 	tcase_add_test(figures,
