@@ -2,19 +2,23 @@
 # kafka_read.sh -- how fast a topic of a real Kafka broker can be read:
 # the yardstick for wmrun's Kafka source.
 #
-#   sh bench/kafka_read.sh [BUILD_DIR]      (default: ./_build)
+#   sh bench/kafka_read.sh [BUILD_DIR [OLD_WMRUN]]   (default: ./_build)
 #
 # Produces RECORDS (default 2,000,000) small records, spread evenly over
 # the 16 partitions of a new topic, with BUILD_DIR's kafka_tool (`make
-# check`, or `make tests/tools/kafka_tool`, builds it), then times
-# kcat reading them all from the beginning to the end of every partition
-# (one client, librdkafka's consumer, its default fetch settings) and
-# prints records per second, each figure the best of ROUNDS reads
-# (default 3); then the same for wmrun reading the topic as a bounded
-# Kafka source at parallelism 1 and 2, in rounds alternating with
-# kcat's, and its rate as a multiple of kcat's (with librdkafka's
-# default fetch size and with wmrun's, 10 MiB a partition). The broker is
-# WM_KAFKA_BOOTSTRAP's, else one started for the run with
+# check`, or `make tests/tools/kafka_tool`, builds it), then reads them
+# all, from the beginning to the end of every partition, ROUNDS times
+# (default 3) with each reader in turn, so that the machine's moods fall
+# on each: kcat (one client, librdkafka's consumer) with its default
+# fetch settings, with wmrun's 10 MiB a partition, and with wmrun's
+# fetch settings all (kafka_client.c: 10 MiB a partition and
+# queued.min.messages at its most), which is as fast as librdkafka
+# reads here, the ceiling kcat shows; then wmrun reading the topic as a
+# bounded Kafka source at parallelism 1 and 2, and OLD_WMRUN (another
+# build's binary, kept aside) the same way when given. It prints each
+# reader's median in records per second, with the range of its rounds,
+# and wmrun's medians as a multiple of kcat's and of OLD_WMRUN's. The
+# broker is WM_KAFKA_BOOTSTRAP's, else one started for the run with
 # tests/kafka/broker.sh (a JDK, Maven and the broker's jars
 # from Maven Central or ~/.m2) and stopped at the end. That one runs with
 # the JVM's full JIT, unlike the tests' brokers (which start faster with
@@ -24,14 +28,20 @@
 # A record: key "k" and 0 to 63, value of 24 bytes, CreateTime going up by
 # 1 ms a record within its partition. The figure is the reader's whole
 # cost, broker included, on this machine: the broker, kcat and the
-# producer share its cores, so compare only figures of one run.
+# producer share its cores, so compare only figures of one run, and say
+# the load (printed at the start and the end).
 set -eu
 build=${1:-./_build}
+old=${2:-}
 records=${RECORDS:-2000000}
 rounds=${ROUNDS:-3}
 here=$(cd "$(dirname "$0")" && pwd)
 tool=$build/tests/tools/kafka_tool
 
+[ -z "$old" ] || [ -x "$old" ] || {
+	echo "kafka_read: no $old to compare with" >&2
+	exit 66
+}
 [ -x "$tool" ] || {
 	echo "kafka_read: no $tool (make -C $build tests/tools/kafka_tool)" >&2
 	exit 66
@@ -48,7 +58,10 @@ if [ -z "$broker" ]; then
 		sh "$here/../tests/kafka/broker.sh" start "$work/broker" $$)
 	trap 'sh "$here/../tests/kafka/broker.sh" stop "$work/broker"; rm -rf "$work"' EXIT
 else
-	trap 'rm -rf "$work"' EXIT
+	# The topic is the broker's, not ours to keep.
+	trap '[ -z "${topic:-}" ] ||
+		"$tool" delete-topic "$broker" "$topic" >/dev/null 2>&1
+	rm -rf "$work"' EXIT
 fi
 
 now_ms() {
@@ -90,65 +103,86 @@ size = 1 min
 input = w
 path = /dev/null
 EOF
+# wmrun_read BINARY PARALLELISM: the topic read whole by BINARY.
 wmrun_read() {
-	sed "s/PARALLELISM/$1/" "$work/job.conf" >"$work/p$1.conf"
-	"$build/wmrun" --quiet "$work/p$1.conf" 2>"$work/wmrun.err" || {
+	sed "s/PARALLELISM/$2/" "$work/job.conf" >"$work/p$2.conf"
+	"$1" --quiet "$work/p$2.conf" 2>"$work/wmrun.err" || {
 		cat "$work/wmrun.err" >&2
-		echo "kafka_read: wmrun failed" >&2
+		echo "kafka_read: $1 failed" >&2
 		exit 70
 	}
 	got=$(sed -n 's/^  records read  *\([0-9]*\)$/\1/p' "$work/wmrun.err")
 	[ "$got" = "$records" ] || {
-		echo "kafka_read: wmrun read $got records, not $records" >&2
+		echo "kafka_read: $1 read $got records, not $records" >&2
 		exit 70
 	}
 }
 
-# Rounds alternate the readers, so that the machine's moods fall on each.
-best=0 best_big=0 best1=0 best2=0
+# kcat_read [-X PROPERTY=VALUE ...]: the topic read whole by kcat.
+kcat_read() {
+	read=$(kcat -C -b "$broker" -t "$topic" -o beginning -e -q "$@" | wc -l)
+	[ "$read" -eq "$records" ] || {
+		echo "kafka_read: kcat read $read records, not $records" >&2
+		exit 70
+	}
+}
+
+# timed LABEL COMMAND...: COMMAND's wall time in ms, appended to
+# $work/LABEL.ms and said.
+timed() {
+	label=$1
+	shift
+	began=$(now_ms)
+	"$@"
+	ms=$(($(now_ms) - began))
+	[ "$ms" -gt 0 ] || ms=1
+	echo "$ms" >>"$work/$label.ms"
+	echo "kafka_read: round $round: $label read $records records in $ms ms" >&2
+}
+
+# median LABEL: the median of LABEL's rounds, in ms.
+median() {
+	sort -n "$work/$1.ms" | awk '{ v[NR] = $1 }
+		END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+
+# range LABEL: the fastest and slowest of LABEL's rounds, "a-b" ms.
+range() {
+	sort -n "$work/$1.ms" | awk 'NR == 1 { a = $1 } { b = $1 } END { print a "-" b }'
+}
+
+echo "kafka_read: load at the start: $(uptime | sed 's/.*load average: //')" >&2
+readers="kcat kcat_10MiB kcat_wmrun_fetch wmrun_p1 wmrun_p2"
+[ -z "$old" ] || readers="$readers old_p1 old_p2"
 for round in $(seq "$rounds"); do
-	began=$(now_ms)
-	read=$(kcat -C -b "$broker" -t "$topic" -o beginning -e -q | wc -l)
-	ms=$(($(now_ms) - began))
-	[ "$read" -eq "$records" ] || {
-		echo "kafka_read: kcat read $read records, not $records" >&2
-		exit 70
-	}
-	echo "kafka_read: round $round: kcat read $read records in $ms ms" >&2
-	[ "$best" -ne 0 ] && [ "$ms" -ge "$best" ] || best=$ms
-	# kcat again with wmrun's fetch size (kafka_source.c's default).
-	began=$(now_ms)
-	read=$(kcat -C -b "$broker" -t "$topic" -o beginning -e -q \
-		-X max.partition.fetch.bytes=10485760 | wc -l)
-	ms=$(($(now_ms) - began))
-	[ "$read" -eq "$records" ] || {
-		echo "kafka_read: kcat read $read records, not $records" >&2
-		exit 70
-	}
-	echo "kafka_read: round $round: kcat (10 MiB fetches) read $read records in $ms ms" >&2
-	[ "$best_big" -ne 0 ] && [ "$ms" -ge "$best_big" ] || best_big=$ms
+	timed kcat kcat_read
+	timed kcat_10MiB kcat_read -X max.partition.fetch.bytes=10485760
+	timed kcat_wmrun_fetch kcat_read -X max.partition.fetch.bytes=10485760 \
+		-X queued.min.messages=10000000
 	for p in 1 2; do
-		began=$(now_ms)
-		wmrun_read $p
-		ms=$(($(now_ms) - began))
-		echo "kafka_read: round $round: wmrun (parallelism $p) read $records records in $ms ms" >&2
-		eval "b=\$best$p"
-		[ "$b" -ne 0 ] && [ "$ms" -ge "$b" ] || eval "best$p=$ms"
+		timed "wmrun_p$p" wmrun_read "$build/wmrun" "$p"
+		[ -z "$old" ] || timed "old_p$p" wmrun_read "$old" "$p"
 	done
 done
-[ "$best" -gt 0 ] || best=1
+load=$(uptime | sed 's/.*load average: //')
+echo "kafka_read: load at the end: $load" >&2
 [ "$produce_ms" -gt 0 ] || produce_ms=1
-echo "kafka_read kcat records=$records partitions=16" \
-	"records_per_s=$((records * 1000 / best)) best_ms=$best" \
-	"produce_records_per_s=$((records * 1000 / produce_ms))"
-[ "$best_big" -gt 0 ] || best_big=1
-echo "kafka_read kcat max.partition.fetch.bytes=10485760 records=$records" \
-	"records_per_s=$((records * 1000 / best_big)) best_ms=$best_big"
-for p in 1 2; do
-	eval "b=\$best$p"
-	[ "$b" -gt 0 ] || b=1
-	echo "kafka_read wmrun parallelism=$p records=$records" \
-		"records_per_s=$((records * 1000 / b)) best_ms=$b" \
-		"of_kcat=$(awk -v k="$best" -v w="$b" 'BEGIN { printf "%.2f", k / w }')" \
-		"of_kcat_10MiB=$(awk -v k="$best_big" -v w="$b" 'BEGIN { printf "%.2f", k / w }')"
+echo "kafka_read records=$records partitions=16 rounds=$rounds" \
+	"produce_records_per_s=$((records * 1000 / produce_ms)) load=\"$load\""
+kcat_ms=$(median kcat_wmrun_fetch)
+for r in $readers; do
+	ms=$(median "$r")
+	line="kafka_read $r records_per_s=$((records * 1000 / ms)) median_ms=$ms range_ms=$(range "$r")"
+	case $r in
+	wmrun_p* | old_p*)
+		line="$line of_kcat=$(awk -v k="$kcat_ms" -v w="$ms" 'BEGIN { printf "%.2f", k / w }')"
+		;;
+	esac
+	case $r in
+	wmrun_p*)
+		[ -z "$old" ] ||
+			line="$line of_old=$(awk -v o="$(median "old_${r#wmrun_}")" -v w="$ms" 'BEGIN { printf "%.2f", o / w }')"
+		;;
+	esac
+	echo "$line"
 done

@@ -86,6 +86,28 @@ client_conf(const struct wm_kafka_conf *kc, const char *client_id,
 	 * changed by it. */
 	const char *defaults[][2] = {
 		{"max.partition.fetch.bytes", "10485760"},
+		/* librdkafka (2.0) stops fetching a partition while the
+		 * consumer's queue holds queued.min.messages (100,000 by
+		 * default, counted over the whole queue, every partition's
+		 * messages forwarded to it) and looks again only when its
+		 * broker thread wakes, up to a second later: reading the
+		 * 2 M records of bench/kafka_read.sh at parallelism 1 took
+		 * 1.2 s with the default, 0.67-0.73 s with the most it
+		 * takes. The queue is bounded by its bytes instead, below. */
+		{"queued.min.messages", "10000000"},
+		/* The bound of the queue, librdkafka's default, now the
+		 * only one: 64 MiB of keys and values (librdkafka's few
+		 * hundred bytes a message come on top: the read above
+		 * peaked at 230-360 MiB of resident memory, against
+		 * 210-290 before). 16 MiB stalled the same read now and
+		 * then (1.29 s against 0.65), 256 MiB gained nothing. */
+		{"queued.max.messages.kbytes", "65536"},
+		/* fetch.min.bytes stays 1 and fetch.wait.max.ms 500: the
+		 * broker answers a fetch as soon as it has a record. A
+		 * minimum of 1 MiB waited up to 100 ms made the same read
+		 * slower (0.83-0.91 s), and on a live topic each record
+		 * would wait at the broker for the rest, and the
+		 * watermarks with it; a backlog fills its fetches anyway. */
 	};
 	const char *ours[][2] = {
 		{"bootstrap.servers", kc->bootstrap_servers},

@@ -35,6 +35,10 @@
 /* A stop that never comes: unbounded. */
 #define NO_STOP INT64_MAX
 
+/* Messages taken from the consumer's queue in one call (kafka_source.c,
+ * take_messages()). */
+#define KAFKA_HELD 256
+
 struct kpart {
 	int32_t id;
 	int64_t next; /* offset of the next record to read, or AT_BEGINNING */
@@ -78,6 +82,12 @@ struct ksource {
 	uint32_t topic_partitions; /* the topic's count as last seen */
 	uint64_t beyond_room;	   /* partitions seen past `room` */
 	bool assigned;		   /* the first next() assigned them */
+	/* Messages taken from the consumer's queue and not handed over yet,
+	 * held[held_at..held_n-1], in the queue's order: the queue's head,
+	 * kept here (librdkafka counts them as handed out). None of a
+	 * paused partition (kafka_pause() drops them). */
+	rd_kafka_message_t *held[KAFKA_HELD];
+	uint32_t held_at, held_n;
 	int64_t last_now_ns;
 	/* Brokers: the error callback sets lost; next() starts the outage. */
 	atomic_bool lost;

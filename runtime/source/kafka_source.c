@@ -6,14 +6,16 @@
  *	snapshotted and restored here, not in Kafka.
  *
  * Reading. next() takes what the consumer's queue holds with a timeout
- * of 0. The consumer queue's event callback (rd_kafka_queue_cb_event_
+ * of 0, up to KAFKA_HELD messages a call of librdkafka, and hands them
+ * over one a call from its own array (held[]): the queue's head, kept
+ * here. The consumer queue's event callback (rd_kafka_queue_cb_event_
  * enable()) calls the driver's wake function from librdkafka's threads
  * when the queue turns non-empty; the callback rather than the pipe of
  * rd_kafka_queue_io_event_enable() because the worker waits on a futex,
  * not on descriptors: the callback bumps it directly, with no descriptor
  * per subtask and no byte to drain. The callback fires only on the edge
- * from empty, so next_due_ns() says "now" while the queue still holds
- * something and the driver comes back for it.
+ * from empty, so next_due_ns() says "now" while messages are held or
+ * the queue still holds something, and the driver comes back for them.
  *
  * Positions. Each partition keeps the offset of the next record to read
  * (`next`), and follows what librdkafka delivers: within a session it
@@ -24,10 +26,11 @@
  * (auto.offset.reset = earliest, as Flink's reader for earliest and
  * committed starts); a reset backwards is reported. A message of a
  * partition paused for alignment that was fetched before the pause took
- * effect is dropped, and the partition sought back to `next` when it
- * resumes: the record waits in Kafka, as a paused split's records do in
- * Flink (librdkafka's pause fences such messages off already; this is
- * the belt to its braces).
+ * effect is dropped (those held at once, kafka_pause()), and the
+ * partition sought back to `next` when it resumes: the record waits in
+ * Kafka, as a paused split's records do in Flink (librdkafka's pause
+ * fences off such messages in its queue, not those it handed out, which
+ * are held here).
  *
  * Brokers. librdkafka reports RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN through
  * the error callback, served in next(): an outage starts then. It ends
@@ -253,9 +256,13 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 {
 	const char *text = m->payload;
 	size_t len = m->len;
-	int64_t f[WM_KAFKA_MAX_FIELDS] = {0};
+	int64_t f[WM_KAFKA_MAX_FIELDS];
 	struct wm_key_field kf = {0};
 	rd_kafka_timestamp_type_t tstype;
+
+	/* The layout's fields alone (every index in it is below n): the
+	 * whole array is 512 bytes a record to zero. */
+	memset(f, 0, s->layout.n * sizeof(f[0]));
 
 	out->flags = 0;
 	out->partition = (uint32_t)m->partition;
@@ -506,6 +513,39 @@ message_slot(struct ksource *s, const rd_kafka_message_t *m, int64_t now_ns)
 
 /* ---- the record source ---- */
 
+/*
+ * Refill s->held from the consumer's queue, without waiting: true when
+ * it holds a message. The brokers' news is looked at once a refill, not
+ * once a message: an outage cannot start while messages come, and its
+ * timeout is seconds. The topic and the brokers' silence only when the
+ * queue is empty: messages fetched before a deletion are read first.
+ */
+static bool
+take_messages(struct ksource *s, int64_t now_ns)
+{
+	ssize_t n;
+
+	watch_brokers(s, now_ns);
+	if (s->health.exit_code != 0)
+		return false;
+	n = rd_kafka_consume_batch_queue(s->q, 0, s->held, KAFKA_HELD);
+	s->held_at = 0;
+	s->held_n = n > 0 ? (uint32_t)n : 0;
+	if (s->held_n == 0) {
+		watch_topic(s);
+		watch_silence(s, now_ns);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The next record of the messages held, taken from the queue a run at a
+ * time (take_messages()): one lock of the queue a message, as
+ * rd_kafka_consume_queue() took, but no clock read and no call into
+ * librdkafka's poll bookkeeping a message, and next_due_ns() asks the
+ * queue nothing while messages are held.
+ */
 static int
 kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 {
@@ -527,26 +567,18 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		if (count > s->topic_partitions)
 			discover(s, count);
 	}
-	for (;;) {
-		rd_kafka_message_t *m = rd_kafka_consume_queue(s->q, 0);
+	/* A message stays held while the source fails: its position was
+	 * not moved, and the record stays in Kafka. */
+	while (s->health.exit_code == 0 &&
+	       (s->held_at < s->held_n || take_messages(s, now_ns))) {
+		rd_kafka_message_t *m = s->held[s->held_at];
 		struct kpart *p;
 		uint32_t i;
 		int slot, r;
 
-		watch_brokers(s, now_ns);
-		if (m == NULL) {
-			watch_topic(s);
-			watch_silence(s, now_ns);
-		}
-		if (m == NULL || s->health.exit_code != 0) {
-			/* A record taken with a failing source stays in
-			 * Kafka: its position was not moved. */
-			if (m != NULL)
-				rd_kafka_message_destroy(m);
-			return 0;
-		}
 		slot = message_slot(s, m, now_ns);
 		if (slot < 0) {
+			s->held_at++;
 			rd_kafka_message_destroy(m);
 			continue;
 		}
@@ -555,13 +587,11 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		r = read_record(s, m, out, why, sizeof(why));
 		if (r == -ENOMEM) {
 			stop_source(s, EX_OSERR, "kafka: out of memory");
-		} else if (r != 0 && !bad_record(s, i, m, why)) {
-			r = -1;
-		}
-		if (r == -ENOMEM || r == -1) {
-			rd_kafka_message_destroy(m);
 			return 0;
 		}
+		if (r != 0 && !bad_record(s, i, m, why))
+			return 0;
+		s->held_at++;
 		p->next = m->offset + 1;
 		if (p->next >= p->stop) {
 			finish(s, i);
@@ -573,6 +603,28 @@ kafka_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 			return 1;
 		}
 	}
+	return 0;
+}
+
+/* The messages held that are not handed over, destroyed; those of
+ * partition `id` alone when id >= 0. How many. */
+static uint32_t
+drop_held(struct ksource *s, int32_t id)
+{
+	uint32_t kept = s->held_at, dropped = 0;
+
+	for (uint32_t k = s->held_at; k < s->held_n; k++) {
+		rd_kafka_message_t *m = s->held[k];
+
+		if (id < 0 || (m->err == 0 && m->partition == id)) {
+			rd_kafka_message_destroy(m);
+			dropped++;
+		} else {
+			s->held[kept++] = m;
+		}
+	}
+	s->held_n = kept;
+	return dropped;
 }
 
 static int64_t
@@ -582,8 +634,10 @@ kafka_next_due(const struct wm_record_source *src)
 
 	if (s->health.exit_code != 0)
 		return INT64_MAX;
-	/* Not assigned yet, or more in the queue than the wake said. */
-	if (!s->assigned || rd_kafka_queue_length(s->q) > 0)
+	/* Not assigned yet, messages held, or more in the queue than the
+	 * wake said. */
+	if (!s->assigned || s->held_at < s->held_n ||
+	    rd_kafka_queue_length(s->q) > 0)
 		return s->last_now_ns;
 	if (s->in_outage)
 		return s->outage_start_ns + s->broker_timeout_ms * 1000000;
@@ -637,9 +691,10 @@ kafka_partition_stats(const struct wm_record_source *src, uint32_t i,
 
 /*
  * Pause or resume the i-th partition (watermark alignment): librdkafka
- * stops fetching it. A record of it fetched before that and met in the
- * queue meanwhile is dropped (next()), and the partition sought back to
- * its position when it resumes, after the resume: librdkafka resumes a
+ * stops fetching it. A record of it fetched before that and held, or
+ * met in the queue meanwhile, is dropped (here, next()), and the
+ * partition sought back to its position when it resumes, after the
+ * resume: librdkafka resumes a
  * partition at the last record it handed out plus one, which would skip
  * the dropped ones.
  */
@@ -662,6 +717,12 @@ kafka_pause(struct wm_record_source *src, uint32_t i, bool paused,
 	l = one_partition(s, p->id, p->next);
 	if (paused) {
 		rd_kafka_pause_partitions(s->rk, l);
+		/* Its messages held are past what librdkafka would fetch
+		 * again on resume: they go, and the resume seeks back. Kept,
+		 * one resume could see some of them dropped while paused
+		 * and the rest read after: a gap, then the seek's repeats. */
+		if (drop_held(s, p->id) > 0)
+			p->reseek = true;
 	} else {
 		rd_kafka_resume_partitions(s->rk, l);
 		if (p->reseek) {
@@ -702,6 +763,8 @@ kafka_free(struct wm_record_source *src)
 
 	/* The driver's wake function may be gone once this returns. */
 	atomic_store(&s->wake, NULL);
+	/* Before the client: a message holds a reference into it. */
+	drop_held(s, -1);
 	wm_kafka_client_close(s);
 }
 

@@ -593,6 +593,61 @@ START_TEST(test_paused_partition_keeps_every_record)
 }
 END_TEST
 
+static struct wm_kafka_property small_batches[] = {
+	{(char *)"fetch.message.max.bytes", (char *)"1024", 0, 0},
+};
+
+/*
+ * Paused and resumed around a single read, all along, while the source
+ * holds fetched records of both partitions, interleaved (small batches,
+ * small fetches, all fetched before the reading ends): each pause finds
+ * records of the paused partition taken from librdkafka's queue and not
+ * read yet, some after those of the other one. None lost, none twice.
+ */
+START_TEST(test_pause_between_reads_keeps_every_record)
+{
+	static struct got g;
+	struct cluster c;
+	struct stage s;
+	struct wm_record_source *src;
+	const int first[2] = {0, 0}, end[2] = {300, 300};
+	int64_t deadline = now_ns() + (int64_t)DEADLINE_S * 1000000000;
+
+	g.n = 0;
+	cluster_up(&c, 1);
+	topic(&c, TOPIC, 2, 1);
+	for (int k = 0; k < 300; k += 10) {
+		produce(&c, 0, k, 10);
+		produce(&c, 1, k, 10);
+	}
+	stage_init(&s, &c, 1, 2);
+	s.kc.n_properties = 1;
+	s.kc.properties = small_batches;
+	src = open_source(&s, 0);
+	while (g.n < 600) {
+		struct wm_record r;
+
+		ck_assert_msg(now_ns() < deadline,
+			      "only %zu of 600 records within %d s", g.n,
+			      DEADLINE_S);
+		/* A pause costs a fetch after it: one every 40 records. */
+		read_until(src, &g, g.n + 40 < 600 ? g.n + 40 : 600, NULL);
+		src->ops->pause(src, 0, true, now_ns());
+		if (wm_record_source_next(src, now_ns(), &r) == 1) {
+			ck_assert_uint_eq(r.partition, 1);
+			ck_assert_uint_lt(g.n,
+					  sizeof(g.rec) / sizeof(g.rec[0]));
+			g.rec[g.n++] = r;
+		}
+		src->ops->pause(src, 0, false, now_ns());
+	}
+	nothing_more(src, 200);
+	check_exactly(&g, 2, first, end);
+	wm_record_source_free(src);
+	cluster_down(&c);
+}
+END_TEST
+
 START_TEST(test_restore_continues_with_exactly_the_rest)
 {
 	static struct got g, h;
@@ -1171,6 +1226,7 @@ kafka_suite(void)
 	tcase_add_test(read, test_bounded_source_stops_at_the_end_it_found);
 	tcase_add_test(read, test_committed_offsets_after_a_snapshot);
 	tcase_add_test(read, test_paused_partition_keeps_every_record);
+	tcase_add_test(read, test_pause_between_reads_keeps_every_record);
 	tcase_add_test(read, test_restore_continues_with_exactly_the_rest);
 	tcase_add_test(read, test_restore_brings_partitions_discovered_before);
 	tcase_add_test(read, test_bad_record_stops_the_source_naming_where);
