@@ -670,8 +670,9 @@ gen_arrival_ms(const struct wm_source_gen *g, int64_t t_ns)
 
 /* Fill *out with p's next record, arriving at `arrival_ms`
  * (gen_arrival_ms()), its draws as `d` says; count it. With `plain` (a
- * constant where it inlines) the caller knows that d has no delays, no
- * Zipf keys and no value cycle, and the branches on them go. */
+ * constant where it inlines) the caller knows that d has no delays, keys
+ * uniform from more than one and no value cycle (draws_plain()), and the
+ * branches on them go. */
 static inline __attribute__((always_inline)) void
 part_emit_as(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
 	     struct wm_record *restrict out, bool plain)
@@ -688,9 +689,11 @@ part_emit_as(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
 	} else if (d->bound_ms > 0) {
 		delay = (int64_t)gen_below(&p->rng, (uint64_t)d->bound_ms + 1);
 	}
-	if (d->keys > 1)
-		key = !plain && d->zipf ? zipf_rank(d, &p->rng) - 1
-					: gen_below(&p->rng, d->keys);
+	if (plain)
+		key = gen_below(&p->rng, d->keys);
+	else if (d->keys > 1)
+		key = d->zipf ? zipf_rank(d, &p->rng) - 1
+			      : gen_below(&p->rng, d->keys);
 	out->ts = plain ? arrival_ms : wm_ts_sub(arrival_ms, delay);
 	out->key = (int64_t)key;
 	out->value = !plain && d->value_cycle > 1
@@ -709,12 +712,13 @@ part_emit(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
 	part_emit_as(d, p, arrival_ms, out, false);
 }
 
-/* Whether d makes plain records (part_emit_as()): in order, uniform keys,
- * values all 1. */
+/* Whether d makes plain records (part_emit_as()): in order, uniform keys
+ * drawn from more than one, values all 1. */
 static bool
 draws_plain(const struct gen_draws *d)
 {
-	return !d->late && d->bound_ms == 0 && !d->zipf && d->value_cycle <= 1;
+	return !d->late && d->bound_ms == 0 && !d->zipf && d->keys > 1 &&
+	       d->value_cycle <= 1;
 }
 
 /* Fast: p's virtual time per record, GEN_VSTEP_UNIT / (skew x the bursts

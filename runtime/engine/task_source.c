@@ -457,7 +457,9 @@ measure_disorder(struct wm_task *t, struct source_partition *p,
 	wm_ts_t newest = *p->generator_newest;
 	int64_t disorder_ms;
 
-	if (newest != WM_TS_MIN && rec->ts < newest &&
+	/* No event time is below WM_TS_MIN, the newest before any: no test
+	 * of its own. */
+	if (rec->ts < newest &&
 	    !__builtin_sub_overflow(newest, rec->ts, &disorder_ms)) {
 		WM_METRIC_ADD(
 			t->metrics->disorder[wm_histogram_bucket(disorder_ms)],
