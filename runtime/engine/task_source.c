@@ -4,9 +4,9 @@
  *	source its driver opened (the generator or a replayed trace,
  *	runtime/source/sources.h), their watermarks (per split or per
  *	subtask, through one interface, operators/source_watermarking.h: the
- *	task never asks which), partitions that finish released, and
- *	watermark alignment with the other sources of its group
- *	(operators/alignment.h).
+ *	task never asks which), partitions that finish released; watermark
+ *	alignment with the other sources of its group is
+ *	task_source_align.c.
  */
 #include "config.h"
 
@@ -19,6 +19,7 @@
 #include "base/assert.h"
 #include "operators/alignment.h"
 #include "runtime/engine/task_out.h"
+#include "runtime/engine/task_source_align.h"
 #include "runtime/engine/task_state.h"
 
 /*
@@ -158,146 +159,11 @@ wm_task_free_source(struct wm_task *t)
 	t->source = NULL;
 }
 
-/* The subtask's idleness clock stops while it cannot read: waiting for
- * alignment or back-pressured (doc/semantics.md section 2.7). */
-static void
-pause_clock(struct wm_task *t)
-{
-	struct task_source *s = t->source;
-	/* A replayed backlog runs on its records' due times, which
-	 * back-pressure now does not move (replay_due()). */
-	bool paused = s->waiting.paused || (s->backpressured && !s->replaying);
-
-	wm_source_watermarking_pause(&s->watermarks, paused, t->now_ns);
-}
-
 /* When the periodic emission is next due. */
 static int64_t
 next_tick(const struct task_source *s)
 {
 	return wm_source_watermarking_next_tick(&s->watermarks);
-}
-
-static void
-set_waiting(struct wm_task *t, bool waiting)
-{
-	struct task_source *s = t->source;
-
-	if (waiting == s->waiting.paused)
-		return;
-	wm_pausable_clock_set_paused(&s->waiting, waiting, t->now_ns);
-	if (!waiting)
-		s->resumed_ns = t->now_ns;
-	pause_clock(t);
-}
-
-/* The multiplexer slot of the i-th partition, or NULL once it finished
- * (its slot released, retire_finished()). */
-static const struct wm_partial_watermark *
-slot_of(const struct wm_task *t, uint32_t local)
-{
-	const struct task_source *s = t->source;
-	const struct wm_source_split *split = s->split_of[s->parts[local]];
-
-	return split != NULL ? &split->slot.partial : NULL;
-}
-
-/* Split-level alignment: the partition is not read and its idleness
- * clock stops. A source that cannot pause one partition (allowed by
- * pipeline.watermark-alignment.allow-unaligned-source-splits) is aligned
- * per subtask only. */
-static void
-pause_partition(struct wm_task *t, uint32_t local, bool paused)
-{
-	struct task_source *s = t->source;
-	struct wm_pausable_clock *held = &s->part[local].held;
-
-	if (paused == held->paused || s->src->ops->pause == NULL ||
-	    slot_of(t, local) == NULL)
-		return;
-	s->src->ops->pause(s->src, local, paused, t->now_ns);
-	wm_source_watermarking_pause_partition(&s->watermarks,
-					       s->split_of[s->parts[local]],
-					       paused, t->now_ns);
-	wm_pausable_clock_set_paused(held, paused, t->now_ns);
-	if (!paused)
-		s->part[local].resumed_ns = t->now_ns;
-}
-
-/* What this subtask reports now, if anything (alignment.h). */
-static bool
-alignment_report(const struct wm_task *t, wm_ts_t *report)
-{
-	const struct task_source *s = t->source;
-
-	return wm_alignment_report(
-		wm_source_watermarking_current(&s->watermarks),
-		wm_source_watermarking_idle(&s->watermarks), t->finished,
-		report);
-}
-
-/* maxAllowed from the group's reports as they stand: the coordinator's
- * work, done by each member (the result is the same). */
-static wm_ts_t
-alignment_max_allowed(const struct wm_task *t)
-{
-	const struct task_source *s = t->source;
-	wm_ts_t group_min = WM_TS_MAX;
-
-	for (uint32_t i = 0; i < s->n_peers; i++) {
-		struct wm_subtask_metrics *peer = s->peers[i];
-
-		/* A2: acquire, pairs with A1 in the peer. */
-		if (!atomic_load_explicit(&peer->alignment_reported,
-					  memory_order_acquire))
-			continue;
-		wm_ts_t r = WM_METRIC_GET(peer->alignment_report);
-
-		if (r < group_min)
-			group_min = r;
-	}
-	return wm_alignment_max_allowed(
-		group_min, t->stage->u.source.alignment_max_drift_ms);
-}
-
-/* One alignment update (every watermark_alignment_update_interval): this
- * subtask reports, the group's minimum is read from every report so far,
- * and the new maxAllowed pauses or resumes the subtask and its
- * partitions. As in Flink, a subtask that never reported hears nothing. */
-static void
-alignment_update(struct wm_task *t)
-{
-	struct task_source *s = t->source;
-	wm_ts_t report;
-
-	if (alignment_report(t, &report)) {
-		WM_METRIC_SET(t->metrics->alignment_report, report);
-		/* A1: release, pairs with A2: a peer that sees the flag sees
-		 * a report of this subtask's (this one or a later one). */
-		atomic_store_explicit(&t->metrics->alignment_reported, 1,
-				      memory_order_release);
-		s->reported = true;
-	}
-	if (!s->reported || t->finished)
-		return;
-	s->max_allowed = alignment_max_allowed(t);
-	for (uint32_t i = 0; i < s->n_parts; i++)
-		if (slot_of(t, i) != NULL)
-			pause_partition(t, i,
-					wm_alignment_holds_back(
-						slot_of(t, i)->watermark,
-						s->max_allowed));
-	set_waiting(t, wm_alignment_holds_back(
-			       wm_source_watermarking_current(&s->watermarks),
-			       s->max_allowed));
-}
-
-/* now + the update interval, saturating. */
-static int64_t
-alignment_after(const struct wm_task *t, int64_t now_ns)
-{
-	return wm_ns_after_ms(now_ns,
-			      t->stage->u.source.alignment_update_interval_ms);
 }
 
 /* The partition (id) whose slot holds the multiplexer's minimum: the
@@ -391,7 +257,7 @@ retire_finished(struct wm_task *t)
 		uint32_t i = s->src->ops->finished_partition(s->src,
 							     s->finished_parts);
 
-		pause_partition(t, i, false);
+		wm_task_source_pause_partition(t, i, false);
 		s->part[i].due.first_ns = s->part[i].due.last_ns =
 			end_due(t, s->part[i].pending.first_ns);
 		wm_progress_finish(&s->part[i].progress, t->now_ns);
@@ -407,7 +273,8 @@ static void
 watch_partition(struct wm_task *t, uint32_t local)
 {
 	struct task_source *s = t->source;
-	const struct wm_partial_watermark *slot = slot_of(t, local);
+	const struct wm_partial_watermark *slot =
+		wm_task_source_slot_of(t, local);
 	struct wm_progress *p = &s->part[local].progress;
 
 	if (slot == NULL)
@@ -421,7 +288,7 @@ watch_partition(struct wm_task *t, uint32_t local)
 	 * (which only grows: resuming waits for an announcement). */
 	if (s->peers != NULL &&
 	    wm_alignment_holds_back(slot->watermark, s->max_allowed))
-		pause_partition(t, local, true);
+		wm_task_source_pause_partition(t, local, true);
 }
 
 void
@@ -436,7 +303,7 @@ wm_task_stop_source(struct wm_task *t)
 	t->finished = true;
 	/* A stopped source holds no aligned peer back either. */
 	if (s->peers != NULL)
-		alignment_update(t);
+		wm_task_source_align_update(t);
 }
 
 /*
@@ -958,7 +825,7 @@ replay_due(struct wm_task *t, int64_t now_ns)
 	at = backlog_instant(t, now_ns);
 	if (at >= now_ns) {
 		s->replaying = false;
-		pause_clock(t); /* back-pressure counts again */
+		wm_task_source_pause_clock(t); /* back-pressure counts again */
 		return;
 	}
 	if (wm_record_source_next_due_ns(s->src) <= at) {
@@ -986,7 +853,7 @@ end_of_input(struct wm_task *t)
 	t->finished = true;
 	/* A finished source reports MAX: it holds no one back. */
 	if (s->peers != NULL)
-		alignment_update(t);
+		wm_task_source_align_update(t);
 }
 
 /* After a run at `now_ns`: when the next thing is due (a record, a tick,
@@ -1050,9 +917,9 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		/* A restored schedule (checkpoint_watermarks) goes on. */
 		if (!s->ticks_restored)
 			wm_source_watermarking_start(&s->watermarks, now_ns);
-		s->next_alignment_ns = s->peers != NULL
-					       ? alignment_after(t, now_ns)
-					       : INT64_MAX;
+		s->next_alignment_ns =
+			s->peers != NULL ? wm_task_source_align_after(t, now_ns)
+					 : INT64_MAX;
 		s->replaying = backlog_mode(s);
 		/* A subtask restarted after a crash starts its schedule at
 		 * its restart too. */
@@ -1062,8 +929,8 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 		s->started = true;
 	}
 	if (now_ns >= s->next_alignment_ns) {
-		alignment_update(t);
-		s->next_alignment_ns = alignment_after(t, now_ns);
+		wm_task_source_align_update(t);
+		s->next_alignment_ns = wm_task_source_align_after(t, now_ns);
 	}
 	if (s->replaying)
 		replay_due(t, now_ns);
@@ -1093,37 +960,12 @@ wm_task_run_source(struct wm_task *t, int64_t now_ns)
 	    wm_alignment_holds_back(
 		    wm_source_watermarking_current(&s->watermarks),
 		    s->max_allowed))
-		set_waiting(t, true);
+		wm_task_source_set_waiting(t, true);
 	if (wm_record_source_finished(s->src) || now_ns >= s->end_ns) {
 		end_of_input(t);
 		return INT64_MAX;
 	}
 	return next_due(t, now_ns);
-}
-
-/*
- * Whether an alignment update now can change anything. It writes the
- * report, which changes only with the subtask's watermark or idleness, and
- * applies maxAllowed, which changes only with the group's reports. With
- * both as at the last update nothing changes: the pauses are those
- * maxAllowed gives, because they are kept so between updates too (a
- * partition or the subtask that runs past maxAllowed is paused at once,
- * watch_partition() and the end of wm_task_run_source(); watermarks only
- * rise, so nothing held back comes free without a new maxAllowed).
- */
-static bool
-alignment_can_change(const struct wm_task *t)
-{
-	const struct task_source *s = t->source;
-	wm_ts_t report;
-
-	if (s->peers == NULL || t->finished)
-		return false;
-	if (alignment_report(t, &report) &&
-	    (!s->reported ||
-	     WM_METRIC_GET(t->metrics->alignment_report) != report))
-		return true;
-	return s->reported && alignment_max_allowed(t) != s->max_allowed;
 }
 
 int64_t
@@ -1140,7 +982,7 @@ wm_task_source_next_event(const struct wm_task *t, int64_t from_ns)
 	tick = wm_source_watermarking_next_change(&s->watermarks);
 	if (tick < due)
 		due = tick;
-	if (alignment_can_change(t)) {
+	if (wm_task_source_align_can_change(t)) {
 		int64_t update = wm_ns_schedule_at_or_after(
 			s->next_alignment_ns,
 			t->stage->u.source.alignment_update_interval_ms,
@@ -1177,36 +1019,6 @@ wm_task_source_input_due(const struct wm_task *t)
 	return s->end_ns < due ? s->end_ns : due;
 }
 
-int
-wm_task_align(struct wm_task *t, void *metrics)
-{
-	struct task_source *s = t->source;
-	uint32_t *ids;
-	uint32_t n;
-
-	if (s == NULL)
-		return 0; /* only sources align */
-	if (s->peers != NULL)
-		return -EINVAL;
-	n = wm_plan_alignment_peers(t->plan, t->topo, t->id, NULL, 0);
-	if (n == 0)
-		return 0;
-	ids = calloc(n, sizeof(*ids));
-	s->peers = calloc(n, sizeof(*s->peers));
-	if (ids == NULL || s->peers == NULL) {
-		free(ids);
-		free(s->peers);
-		s->peers = NULL;
-		return -ENOMEM;
-	}
-	wm_plan_alignment_peers(t->plan, t->topo, t->id, ids, n);
-	for (uint32_t i = 0; i < n; i++)
-		s->peers[i] = wm_plan_block(t->plan, metrics, ids[i]);
-	s->n_peers = n;
-	free(ids);
-	return 0;
-}
-
 void
 wm_task_backpressure(struct wm_task *t, bool blocked, int64_t now_ns)
 {
@@ -1216,7 +1028,7 @@ wm_task_backpressure(struct wm_task *t, bool blocked, int64_t now_ns)
 		return;
 	t->now_ns = now_ns;
 	s->backpressured = blocked;
-	pause_clock(t);
+	wm_task_source_pause_clock(t);
 }
 
 void
