@@ -355,12 +355,13 @@ measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
 		if (p->records > 1)
 			wm_gaps_add(&pm->gaps,
 				    wm_histogram_shape_bucket(WM_HISTOGRAM_GAPS,
-							      gap_ms));
+							      gap_ms),
+				    1);
 		if (gap_ms > p->gap_max_ms)
 			p->gap_max_ms = gap_ms;
 		p->last_ns = now_ns;
 	} else if (p->records > 1) {
-		wm_gaps_add(&pm->gaps, 0);
+		wm_gaps_add(&pm->gaps, 0, 1);
 	}
 	measure_disorder(t, p, rec);
 }
@@ -440,7 +441,10 @@ take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
 	struct task_source *s = t->source;
 	struct source_partition *p = &s->part[local];
 
-	p->burst_seen = burst;
+	if (p->burst_seen != burst) {
+		s->burst_parts[s->n_burst_parts++] = local;
+		p->burst_seen = burst;
+	}
 	p->records++;
 	measure_record(t, local, rec, due);
 	record_due(t, local, due);
@@ -493,18 +497,19 @@ short_way(const struct wm_task *t, const struct source_partition *p,
 
 /*
  * The short way of a record of partition p (short_way()): what
- * take_record() would change, no more: counted, a gap of 0 ms into the
- * partition's histogram (`gaps`), its disorder and the newest event
- * times, staged (stage_next() then sends it at once for a driver without
- * runs), and its generator's onEvent through `split`.
+ * take_record() would change, no more: counted with its gap of 0 ms
+ * (burst_more, which settle_burst() adds to the partition's count and
+ * histogram at the burst's end: a partition's count and gaps are read
+ * between bursts), its disorder and the newest event times, staged
+ * (stage_next() then sends it at once for a driver without runs), and
+ * its generator's onEvent through `split`.
  */
 static inline void
 take_again(struct wm_task *t, struct source_partition *p,
-	   struct wm_gap_histogram *gaps, struct wm_source_split *split,
-	   const struct wm_record *rec, bool stage_next)
+	   struct wm_source_split *split, const struct wm_record *rec,
+	   bool stage_next)
 {
-	p->records++;
-	wm_gaps_add(gaps, 0);
+	p->burst_more++;
 	measure_disorder(t, p, rec);
 	if (rec->ts > t->newest_ts)
 		t->newest_ts = rec->ts;
@@ -514,6 +519,28 @@ take_again(struct wm_task *t, struct source_partition *p,
 		t->n_staged++;
 	wm_source_watermarking_on_record(&t->source->watermarks, split, rec->ts,
 					 rec->flags);
+}
+
+/* The burst's end: each partition that had a record in it takes the
+ * records of the short way into its count, and their gaps of 0 ms into
+ * its histogram, one store each for the burst. */
+static void
+settle_burst(struct wm_task *t)
+{
+	struct task_source *s = t->source;
+
+	for (uint32_t k = 0; k < s->n_burst_parts; k++) {
+		uint32_t local = s->burst_parts[k];
+		struct source_partition *p = &s->part[local];
+
+		if (p->burst_more > 0) {
+			p->records += p->burst_more;
+			wm_gaps_add(&t->partition_metrics[local].gaps, 0,
+				    p->burst_more);
+			p->burst_more = 0;
+		}
+	}
+	s->n_burst_parts = 0;
 }
 
 /*
@@ -555,7 +582,6 @@ take_short(struct wm_task *t, const struct wm_record *run,
 	const uint32_t partitions = t->stage->u.source.partitions;
 	const uint32_t *const local_of = s->local_of;
 	struct source_partition *const part = s->part;
-	struct wm_partition_metrics *const metrics = t->partition_metrics;
 	struct wm_source_split *const *const split_of = s->split_of;
 	const bool real = t->real;
 
@@ -576,8 +602,7 @@ take_short(struct wm_task *t, const struct wm_record *run,
 		    (real &&
 		     !due_repeats(t, p, due_of(s, p, due_ns, i, now_ns))))
 			break;
-		take_again(t, p, &metrics[local].gaps, split_of[rec->partition],
-			   rec, false);
+		take_again(t, p, split_of[rec->partition], rec, false);
 	}
 	return i;
 }
@@ -618,8 +643,7 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 			take_record(t, rec, local, due, burst);
 			continue;
 		}
-		take_again(t, p, &t->partition_metrics[local].gaps,
-			   s->split_of[rec->partition], rec, true);
+		take_again(t, p, s->split_of[rec->partition], rec, true);
 	}
 	/* The short way leaves the cause to here: nothing it calls reads
 	 * it (a punctuated record takes the whole way). */
@@ -663,6 +687,7 @@ emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 		if (took < cap)
 			break; /* the source has no more now, or broke */
 	}
+	settle_burst(t);
 	wm_task_flush_staged(t);
 	return n;
 }

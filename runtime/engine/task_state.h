@@ -72,6 +72,10 @@ struct source_partition {
 	const struct wm_progress_due *generator_pending;
 	int64_t resumed_ns;  /* alignment last let it read again; 0 */
 	uint64_t burst_seen; /* the last burst it emitted in (emit_due()) */
+	/* Records of this burst taken the short way, whose count and 0 ms
+	 * gaps go into `records` and the gap histogram once, at the burst's
+	 * end (settle_burst()): 0 between bursts. */
+	uint32_t burst_more;
 };
 
 /* A source subtask's own state (task_source.c). */
@@ -103,6 +107,10 @@ struct task_source {
 	int64_t resumed_ns; /* alignment last let it read again; 0 */
 	/* A real run's due times of the run being taken (emit_due()). */
 	int64_t run_due[WM_TASK_STAGED];
+	/* The partitions (local) that had a record in the burst being
+	 * taken, each once: those settle_burst() settles. */
+	uint32_t burst_parts[WM_TASK_SOURCE_BURST];
+	uint32_t n_burst_parts;
 	/* Whether the source can go on, as its health() op said after the
 	 * last run, or the task's own verdict on what the source did
 	 * (exit_code EX_SOFTWARE, t->why). */

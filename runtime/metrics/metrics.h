@@ -107,23 +107,25 @@ _Static_assert(WM_METRICS_GAPS_WIDE == 32 &&
 		       sizeof(struct wm_gap_histogram) == 768,
 	       "gaps under 64 ms (buckets 0..31) wide, 128 buckets narrow");
 
-/* The single writer's count of one more gap in bucket b. */
+/* The single writer's count of n more gaps in bucket b (a narrow bucket
+ * saturates). */
 static inline void
-wm_gaps_add(struct wm_gap_histogram *h, unsigned b)
+wm_gaps_add(struct wm_gap_histogram *h, unsigned b, uint32_t n)
 {
 	if (b < WM_METRICS_GAPS_WIDE) {
 		atomic_store_explicit(
 			&h->wide[b],
 			atomic_load_explicit(&h->wide[b],
 					     memory_order_relaxed) +
-				1,
+				n,
 			memory_order_relaxed);
 	} else {
-		_Atomic uint32_t *n = &h->narrow[b - WM_METRICS_GAPS_WIDE];
-		uint32_t v = atomic_load_explicit(n, memory_order_relaxed);
+		_Atomic uint32_t *c = &h->narrow[b - WM_METRICS_GAPS_WIDE];
+		uint32_t v = atomic_load_explicit(c, memory_order_relaxed);
 
-		if (v != UINT32_MAX)
-			atomic_store_explicit(n, v + 1, memory_order_relaxed);
+		atomic_store_explicit(c,
+				      n > UINT32_MAX - v ? UINT32_MAX : v + n,
+				      memory_order_relaxed);
 	}
 }
 

@@ -50,13 +50,13 @@ START_TEST(test_gap_counts_beyond_32_bits)
 	ck_assert_uint_eq(gap_bucket(63), WM_METRICS_GAPS_WIDE - 1);
 	ck_assert_uint_eq(gap_bucket(64), WM_METRICS_GAPS_WIDE);
 	set_gaps(&h, 63, UINT32_MAX);
-	wm_gaps_add(&h, gap_bucket(63));
+	wm_gaps_add(&h, gap_bucket(63), 1);
 	ck_assert_uint_eq(wm_gaps_get(&h, gap_bucket(63)), 1ull << 32);
 	set_gaps(&h, 64, UINT32_MAX - 1);
-	wm_gaps_add(&h, gap_bucket(64));
-	wm_gaps_add(&h, gap_bucket(64));
+	wm_gaps_add(&h, gap_bucket(64), 1);
+	wm_gaps_add(&h, gap_bucket(64), 1);
 	ck_assert_uint_eq(wm_gaps_get(&h, gap_bucket(64)), UINT32_MAX);
-	wm_gaps_add(&h, gap_bucket(5 * HOUR_MS)); /* the last bucket */
+	wm_gaps_add(&h, gap_bucket(5 * HOUR_MS), 1); /* the last bucket */
 	ck_assert_uint_eq(wm_gaps_get(&h, WM_HISTOGRAM_GAPS_BUCKETS - 1), 1);
 	ck_assert_uint_eq(wm_gaps_get(&h, 0), 0);
 }
