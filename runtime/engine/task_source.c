@@ -61,7 +61,7 @@ wm_task_source_adopt(struct wm_task *t)
 		s->parts[i] = st.partition;
 		s->local_of[st.partition] = i;
 		memset(p, 0, sizeof(*p));
-		p->newest_ts = WM_TS_MIN;
+		p->newest_ts = p->burst_newest = WM_TS_MIN;
 		p->last_ns = t->now_ns;
 		p->last_due_ns = t->now_ns;
 		p->pending.first_ns = p->pending.last_ns = INT64_MAX;
@@ -498,32 +498,39 @@ short_way(const struct wm_task *t, const struct source_partition *p,
 /*
  * The short way of a record of partition p (short_way()): what
  * take_record() would change, no more: counted with its gap of 0 ms
- * (burst_more, which settle_burst() adds to the partition's count and
- * histogram at the burst's end: a partition's count and gaps are read
- * between bursts), its disorder and the newest event times, staged
+ * (burst_more), its disorder and the newest event times, staged
  * (stage_next() then sends it at once for a driver without runs), and
- * its generator's onEvent through `split`.
+ * its event time for its watermark generator (burst_newest). The count,
+ * the gaps and the generator's onEvent wait for the burst's end
+ * (settle_burst()).
  */
 static inline void
 take_again(struct wm_task *t, struct source_partition *p,
-	   struct wm_source_split *split, const struct wm_record *rec,
-	   bool stage_next)
+	   const struct wm_record *rec, bool stage_next)
 {
 	p->burst_more++;
 	measure_disorder(t, p, rec);
 	if (rec->ts > t->newest_ts)
 		t->newest_ts = rec->ts;
+	if (rec->ts > p->burst_newest)
+		p->burst_newest = rec->ts;
 	if (stage_next)
 		wm_task_stage_next(t);
 	else
 		t->n_staged++;
-	wm_source_watermarking_on_record(&t->source->watermarks, split, rec->ts,
-					 rec->flags);
 }
 
-/* The burst's end: each partition that had a record in it takes the
- * records of the short way into its count, and their gaps of 0 ms into
- * its histogram, one store each for the burst. */
+/*
+ * The burst's end: each partition that had a record in it takes those of
+ * the short way into its count, their gaps of 0 ms into its histogram,
+ * and their newest event time into its watermark generator, once for the
+ * burst. That is what taking them one by one leaves: a partition's count
+ * and gaps are read between bursts (publishing, checkpoints, the next
+ * burst's first record); a generator's onEvent keeps the maximum and
+ * marks the input active, and what it keeps is read at a periodic
+ * emission, a tick, never within a burst (a punctuated record, which
+ * emits at once, takes the whole way).
+ */
 static void
 settle_burst(struct wm_task *t)
 {
@@ -533,12 +540,16 @@ settle_burst(struct wm_task *t)
 		uint32_t local = s->burst_parts[k];
 		struct source_partition *p = &s->part[local];
 
-		if (p->burst_more > 0) {
-			p->records += p->burst_more;
-			wm_gaps_add(&t->partition_metrics[local].gaps, 0,
-				    p->burst_more);
-			p->burst_more = 0;
-		}
+		if (p->burst_more == 0)
+			continue;
+		p->records += p->burst_more;
+		wm_gaps_add(&t->partition_metrics[local].gaps, 0,
+			    p->burst_more);
+		wm_source_watermarking_on_record(&s->watermarks,
+						 s->split_of[s->parts[local]],
+						 p->burst_newest, 0);
+		p->burst_more = 0;
+		p->burst_newest = WM_TS_MIN;
 	}
 	s->n_burst_parts = 0;
 }
@@ -582,7 +593,6 @@ take_short(struct wm_task *t, const struct wm_record *run,
 	const uint32_t partitions = t->stage->u.source.partitions;
 	const uint32_t *const local_of = s->local_of;
 	struct source_partition *const part = s->part;
-	struct wm_source_split *const *const split_of = s->split_of;
 	const bool real = t->real;
 
 	for (; i < n; i++) {
@@ -602,7 +612,7 @@ take_short(struct wm_task *t, const struct wm_record *run,
 		    (real &&
 		     !due_repeats(t, p, due_of(s, p, due_ns, i, now_ns))))
 			break;
-		take_again(t, p, split_of[rec->partition], rec, false);
+		take_again(t, p, rec, false);
 	}
 	return i;
 }
@@ -643,7 +653,7 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 			take_record(t, rec, local, due, burst);
 			continue;
 		}
-		take_again(t, p, s->split_of[rec->partition], rec, true);
+		take_again(t, p, rec, true);
 	}
 	/* The short way leaves the cause to here: nothing it calls reads
 	 * it (a punctuated record takes the whole way). */
