@@ -61,7 +61,7 @@ wm_task_source_adopt(struct wm_task *t)
 		s->parts[i] = st.partition;
 		s->local_of[st.partition] = i;
 		memset(p, 0, sizeof(*p));
-		p->newest_ts = p->burst_newest = WM_TS_MIN;
+		p->newest_ts = WM_TS_MIN;
 		p->last_ns = t->now_ns;
 		p->last_due_ns = t->now_ns;
 		p->pending.first_ns = p->pending.last_ns = INT64_MAX;
@@ -499,9 +499,8 @@ short_way(const struct wm_task *t, const struct source_partition *p,
  * The short way of a record of partition p (short_way()): what
  * take_record() would change, no more: counted with its gap of 0 ms
  * (burst_more), its disorder and the newest event times, staged
- * (stage_next() then sends it at once for a driver without runs), and
- * its event time for its watermark generator (burst_newest). The count,
- * the gaps and the generator's onEvent wait for the burst's end
+ * (stage_next() then sends it at once for a driver without runs). The
+ * count, the gaps and the generator's onEvent wait for the burst's end
  * (settle_burst()).
  */
 static inline void
@@ -512,8 +511,6 @@ take_again(struct wm_task *t, struct source_partition *p,
 	measure_disorder(t, p, rec);
 	if (rec->ts > t->newest_ts)
 		t->newest_ts = rec->ts;
-	if (rec->ts > p->burst_newest)
-		p->burst_newest = rec->ts;
 	if (stage_next)
 		wm_task_stage_next(t);
 	else
@@ -545,11 +542,13 @@ settle_burst(struct wm_task *t)
 		p->records += p->burst_more;
 		wm_gaps_add(&t->partition_metrics[local].gaps, 0,
 			    p->burst_more);
+		/* The newest event time of all the partition's records: the
+		 * generator saw every one before this burst's short way, so
+		 * it takes the newest of these. */
 		wm_source_watermarking_on_record(&s->watermarks,
 						 s->split_of[s->parts[local]],
-						 p->burst_newest, 0);
+						 p->newest_ts, 0);
 		p->burst_more = 0;
-		p->burst_newest = WM_TS_MIN;
 	}
 	s->n_burst_parts = 0;
 }

@@ -74,11 +74,9 @@ struct source_partition {
 	uint64_t burst_seen; /* the last burst it emitted in (emit_due()) */
 	/* Records of this burst taken the short way, whose count and 0 ms
 	 * gaps go into `records` and the gap histogram once, at the burst's
-	 * end (settle_burst()), and the newest of their event times, which
-	 * its watermark generator sees then: 0 and WM_TS_MIN between
-	 * bursts. */
+	 * end (settle_burst()), when its watermark generator sees their
+	 * newest event time (in newest_ts): 0 between bursts. */
 	uint32_t burst_more;
-	wm_ts_t burst_newest;
 };
 
 /* A source subtask's own state (task_source.c). */
