@@ -1077,7 +1077,7 @@ fast_round_as(struct wm_source_gen *g, int64_t now_ns,
 	/* Whole rounds first, as many as fit in cap and finish no one (each
 	 * partition has more records left than that: its last is the loop
 	 * below's, whose test finishes it): no test a record. */
-	uint64_t rounds = (cap - made) / n;
+	uint64_t rounds = cap / n;
 
 	for (uint32_t j = 0; j < n; j++) {
 		uint64_t left;

@@ -9,9 +9,9 @@
  * State table (lib/hash_table.h): 64-byte entries (one cache line
  * each) keyed by (key, window start), load at most 3/4. An entry exists
  * exactly while its window has contents (count > 0; a count of 0 marks an
- * empty slot): Flink's "state.get() != null". Purging and cleanup remove the entry, and the
- * table's backward-shift removal keeps a long-running operator's probes
- * as short as a fresh one's.
+ * empty slot): Flink's "state.get() != null". Purging and cleanup remove
+ * the entry, and the table's backward-shift removal keeps a long-running
+ * operator's probes as short as a fresh one's.
  *
  * Timers: each (key, window) has at most two, both in namespace = window
  * start: the trigger timer at maxTs and the cleanup timer at maxTs + L (the

@@ -346,23 +346,18 @@ measure_record(struct wm_task *t, uint32_t local, const struct wm_record *rec,
 	struct source_partition *p = &s->part[local];
 	struct wm_partition_metrics *pm = &t->partition_metrics[local];
 
-	/* The silence before the first record is no gap between records:
-	 * only the longest silence counts it. A record due with the one
-	 * before (a burst) has a gap of 0 ms, which changes no maximum. */
-	if (now_ns != p->last_ns) {
-		int64_t gap_ms = (now_ns - p->last_ns) / 1000000;
+	int64_t gap_ms = (now_ns - p->last_ns) / 1000000;
 
-		if (p->records > 1)
-			wm_gaps_add(&pm->gaps,
-				    wm_histogram_shape_bucket(WM_HISTOGRAM_GAPS,
-							      gap_ms),
-				    1);
-		if (gap_ms > p->gap_max_ms)
-			p->gap_max_ms = gap_ms;
-		p->last_ns = now_ns;
-	} else if (p->records > 1) {
-		wm_gaps_add(&pm->gaps, 0, 1);
-	}
+	/* The silence before the first record is no gap between records:
+	 * only the longest silence counts it. */
+	if (p->records > 1)
+		wm_gaps_add(
+			&pm->gaps,
+			wm_histogram_shape_bucket(WM_HISTOGRAM_GAPS, gap_ms),
+			1);
+	if (gap_ms > p->gap_max_ms)
+		p->gap_max_ms = gap_ms;
+	p->last_ns = now_ns;
 	measure_disorder(t, p, rec);
 }
 
@@ -429,10 +424,10 @@ record_due(struct wm_task *t, uint32_t local, int64_t due_ns)
 }
 
 /*
- * A record of partition `local` (p) due at `due`, read into the staging:
- * counted, measured, its schedule noted (unless `again`: below), staged
- * to go, then its partition's generator sees it (Flink emits the record,
- * then calls onEvent) and its slot is followed.
+ * A record of partition `local` (p) due at `due`, read into the staging,
+ * the whole way: counted, measured, its schedule noted, staged to go,
+ * then its partition's generator sees it (Flink emits the record, then
+ * calls onEvent) and its slot is followed.
  */
 static inline void
 take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
@@ -459,19 +454,16 @@ take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
 }
 
 /*
- * Whether a record of partition p due at `due` may take the short way in
- * take_run() (short_way(); due_repeats() is its half for a real run):
- * what take_record() would note of it, the partition's first record of
- * this burst noted already, and nothing has changed it since.
- * Its due is p's last one and the latest one noted (record_due() would
- * write what is there), and in a real run the task's schedule too
- * (wm_task_due() and wm_task_late() would repeat themselves); the slot
- * moves only at a tick or a punctuated record, which is always taken the
- * whole way, so watch_partition() would find it as it left it; and its
- * gap is 0 ms. Under --sim every record of a burst is due at now_ns, so
- * all but a partition's first take it; in a real run, the records due
- * together (an unlimited rate's burst). Never where alignment checks
- * each record's watermark (peers).
+ * Whether a record of a partition whose first record of this burst was
+ * taken the whole way, due at `due`, finds what that noted unchanged, in
+ * a real run (take_short()): its due is p's last one and the latest one
+ * noted (record_due() would write what is there), and the task's
+ * schedule's too (wm_task_due() and wm_task_late() would repeat
+ * themselves); and its gap is 0 ms. The slot moves only at a tick or a
+ * punctuated record, which always goes the whole way, so
+ * watch_partition() would find it as it left it. Under --sim every record
+ * of a burst is due at now_ns, and the partition's first set them all to
+ * that.
  */
 static inline bool
 due_repeats(const struct wm_task *t, const struct source_partition *p,
@@ -482,36 +474,23 @@ due_repeats(const struct wm_task *t, const struct source_partition *p,
 	       t->due.last_ns == due;
 }
 
-/* See due_repeats(). */
-static inline bool
-short_way(const struct wm_task *t, const struct source_partition *p,
-	  const struct wm_record *rec, int64_t due, uint64_t burst)
-{
-	if (p->burst_seen != burst || (rec->flags & WM_RECORD_PUNCTUATE) ||
-	    t->source->peers != NULL)
-		return false;
-	/* Under --sim the partition's first record of the burst set them
-	 * all to now_ns, and so did every record noted since. */
-	return !t->real || due_repeats(t, p, due);
-}
-
 /*
- * The short way of a record of partition p (short_way()): what
+ * The short way of a record of partition p (take_short()): what
  * take_record() would change, no more: counted with its gap of 0 ms
  * (burst_more), its disorder and the newest event times, staged
- * (stage_next() then sends it at once for a driver without runs). The
+ * (wm_task_stage_next() with `stage_each`, which sends it at once). The
  * count, the gaps and the generator's onEvent wait for the burst's end
  * (settle_burst()).
  */
 static inline void
 take_again(struct wm_task *t, struct source_partition *p,
-	   const struct wm_record *rec, bool stage_next)
+	   const struct wm_record *rec, bool stage_each)
 {
 	p->burst_more++;
 	measure_disorder(t, p, rec);
 	if (rec->ts > t->newest_ts)
 		t->newest_ts = rec->ts;
-	if (stage_next)
+	if (stage_each)
 		wm_task_stage_next(t);
 	else
 		t->n_staged++;
@@ -577,16 +556,18 @@ due_of(const struct task_source *s, const struct source_partition *p,
 }
 
 /*
- * The short way (short_way()) in a loop of its own, from run[i] on, for a
- * task without peers whose driver takes runs: the records that may take
- * it, up to the first that may not, whose index it returns (n: all).
- * Nothing in it is called out of line, so that what it reads of the task
- * stays in registers.
+ * The short way in a loop of its own, from run[i] on, for a task without
+ * peers (alignment checks each record's watermark): the records of a
+ * partition whose first record of this burst went the whole way, not
+ * punctuated, and in a real run due as it was (due_repeats()), up to the
+ * first that is not, whose index it returns (n: all). `stage_each`: the
+ * driver takes no runs (wm_task_stage_next()). Nothing in it is called
+ * out of line, so that what it reads of the task stays in registers.
  */
-static uint32_t
-take_short(struct wm_task *t, const struct wm_record *run,
-	   const int64_t *due_ns, uint32_t i, uint32_t n, uint64_t burst,
-	   int64_t now_ns)
+static inline __attribute__((always_inline)) uint32_t
+take_short_as(struct wm_task *t, const struct wm_record *run,
+	      const int64_t *due_ns, uint32_t i, uint32_t n, uint64_t burst,
+	      int64_t now_ns, bool stage_each)
 {
 	const struct task_source *s = t->source;
 	const uint32_t partitions = t->stage->u.source.partitions;
@@ -605,25 +586,35 @@ take_short(struct wm_task *t, const struct wm_record *run,
 		if (local == UINT32_MAX)
 			break;
 		p = &part[local];
-		/* short_way(), peers known to be none. */
 		if (p->burst_seen != burst ||
 		    (rec->flags & WM_RECORD_PUNCTUATE) ||
 		    (real &&
 		     !due_repeats(t, p, due_of(s, p, due_ns, i, now_ns))))
 			break;
-		take_again(t, p, rec, false);
+		take_again(t, p, rec, stage_each);
 	}
 	return i;
+}
+
+/* take_short_as(), its loop made once for each driver kind: a constant
+ * `stage_each` costs the loop no test a record. */
+static uint32_t
+take_short(struct wm_task *t, const struct wm_record *run,
+	   const int64_t *due_ns, uint32_t i, uint32_t n, uint64_t burst,
+	   int64_t now_ns, bool stage_each)
+{
+	if (stage_each)
+		return take_short_as(t, run, due_ns, i, n, burst, now_ns, true);
+	return take_short_as(t, run, due_ns, i, n, burst, now_ns, false);
 }
 
 /*
  * The run of `n` records the source read into the staging
  * (wm_task_staging()), each due at due_ns[i] (a real run) or at now_ns
- * (--sim), taken in order: the whole way (take_record()), or, when
- * short_way() says it comes to the same, the short way below, which does
- * only what take_record() would change. Returns how many it took: n, or
- * fewer when the source broke (source_broken(): the job stops, and the
- * rest are not counted).
+ * (--sim), taken in order: the short way where take_short() finds it
+ * comes to the same, else the whole way (take_record()). Returns how
+ * many it took: n, or fewer when the source broke (source_broken(): the
+ * job stops, and the rest are not counted).
  */
 static uint32_t
 take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
@@ -631,12 +622,14 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 {
 	struct task_source *s = t->source;
 	const struct wm_record *run = t->staged;
-	bool shortcut = s->peers == NULL && t->out->records != NULL;
+	bool shortcut = s->peers == NULL;
+	bool stage_each = t->out->records == NULL;
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
 		if (shortcut) {
-			i = take_short(t, run, due_ns, i, n, burst, now_ns);
+			i = take_short(t, run, due_ns, i, n, burst, now_ns,
+				       stage_each);
 			if (i == n)
 				break;
 		}
@@ -645,14 +638,9 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 
 		if (local == UINT32_MAX)
 			break;
-		struct source_partition *p = &s->part[local];
-		int64_t due = due_of(s, p, due_ns, i, now_ns);
-
-		if (!short_way(t, p, rec, due, burst)) {
-			take_record(t, rec, local, due, burst);
-			continue;
-		}
-		take_again(t, p, rec, true);
+		take_record(t, rec, local,
+			    due_of(s, &s->part[local], due_ns, i, now_ns),
+			    burst);
 	}
 	/* The short way leaves the cause to here: nothing it calls reads
 	 * it (a punctuated record takes the whole way). */

@@ -35,10 +35,9 @@ struct valve_port {
 /* Records a task stages before they go as one run: a source's whole
  * burst (WM_TASK_SOURCE_BURST, task.h) in one run of 8 KiB, which stays
  * in the first-level cache while the source, and under --sim the tasks
- * after it, take it; a worker's output pushes them on in runs of its own
- * (worker.c). Per-run costs (the generator's round, the keyBy's sort by
- * channel, the calls) were a quarter of them at 64: issue 26's job 201.5
- * -> 188.3 instructions a record. */
+ * after it, take it, so that what a run pays once (the generator's round,
+ * the keyBy's sort by channel, a call a stage) is paid once a burst; a
+ * worker's output pushes them on in runs of its own (worker.c). */
 #define WM_TASK_STAGED 256u
 
 /* What a source subtask keeps of one of its partitions. */

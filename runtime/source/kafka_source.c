@@ -694,9 +694,8 @@ kafka_partition_stats(const struct wm_record_source *src, uint32_t i,
  * stops fetching it. A record of it fetched before that and held, or
  * met in the queue meanwhile, is dropped (here, next()), and the
  * partition sought back to its position when it resumes, after the
- * resume: librdkafka resumes a
- * partition at the last record it handed out plus one, which would skip
- * the dropped ones.
+ * resume: librdkafka resumes a partition at the last record it handed
+ * out plus one, which would skip the dropped ones.
  */
 static void
 kafka_pause(struct wm_record_source *src, uint32_t i, bool paused,
