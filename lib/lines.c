@@ -117,6 +117,7 @@ fill(struct wm_line_blocks *lb)
 	lb->end = rest + got;
 	/* Every search again, from the front. */
 	lb->nl = lb->cr = lb->nul = SIZE_MAX;
+	lb->ahead = 0;
 }
 
 /* The next byte c at or after pos, or end: searched only when the last
@@ -160,6 +161,31 @@ skip_rest(struct wm_line_blocks *lb)
 		fill(lb);
 	if (lb->pos < lb->end && lb->buf[lb->pos] == '\n')
 		lb->pos++;
+}
+
+size_t
+wm_line_blocks_ahead(struct wm_line_blocks *lb, const char **lines)
+{
+	size_t cr, nul, stop;
+	const char *last;
+
+	/* The rest of a longer line is read past by wm_line_blocks_next()
+	 * first. */
+	if (lb->skip)
+		return 0;
+	if (lb->ahead > lb->pos) {
+		*lines = lb->buf + lb->pos;
+		return lb->ahead - lb->pos;
+	}
+	cr = next_of(lb, &lb->cr, '\r');
+	nul = next_of(lb, &lb->nul, '\0');
+	stop = cr < nul ? cr : nul;
+	last = memrchr(lb->buf + lb->pos, '\n', stop - lb->pos);
+	if (last == NULL)
+		return 0;
+	*lines = lb->buf + lb->pos;
+	lb->ahead = (size_t)(last + 1 - lb->buf);
+	return lb->ahead - lb->pos;
 }
 
 size_t

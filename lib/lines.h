@@ -53,6 +53,11 @@ struct wm_line_blocks {
 	/* The next '\n', '\r' and NUL in buf[pos..end), each end when there
 	 * is none; searched again once pos passes them. */
 	size_t nl, cr, nul;
+	/* The end of the lines wm_line_blocks_ahead() gave last, kept
+	 * until pos reaches it or a fill moves the bytes (0 then): a reader
+	 * that takes some of them and leaves one for wm_line_blocks_next()
+	 * is given the rest without a search again. */
+	size_t ahead;
 	bool skip; /* the rest of a longer line is to be read past */
 	bool eof;  /* no more bytes after end */
 	int error; /* the errno of a failed read, 0 if none */
@@ -74,6 +79,25 @@ void wm_line_blocks_close(struct wm_line_blocks *lb);
 size_t wm_line_blocks_next(struct wm_line_blocks *lb, const char **line,
 			   bool *nul);
 
+/*
+ * The whole lines ahead that need no decision: the unread bytes up to
+ * and including the last '\n' before the next '\r' or NUL, or before the
+ * end of what is read. Returns their count (0: none, the next line is for
+ * wm_line_blocks_next(), which reads more), *lines pointing at them. Each
+ * line among them ends with '\n' and is what wm_line_blocks_next() would
+ * return but for its bound: a reader that takes lines here takes only
+ * those it knows are short, and says how many bytes with
+ * wm_line_blocks_consume(). A reader of millions of short lines finds
+ * their ends as it reads their bytes, not by a call and a search a line.
+ */
+size_t wm_line_blocks_ahead(struct wm_line_blocks *lb, const char **lines);
+/* Past `n` bytes of the lines wm_line_blocks_ahead() gave: whole lines,
+ * read by the caller. */
+static inline void
+wm_line_blocks_consume(struct wm_line_blocks *lb, size_t n)
+{
+	lb->pos += n;
+}
 /* The first byte of [p, end) that is not a blank (a space or a tab), or
  * end: what the readers of a line's tokens step over. */
 static inline const char *

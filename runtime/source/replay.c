@@ -16,10 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "operators/keygroup.h"
 #include "runtime/io/keys.h"
 #include "lib/lines.h"
+#include "lib/page_ahead.h"
 #include "base/log.h"
 #include "runtime/source/record_fields.h"
 #include "runtime/source/replay.h"
@@ -42,6 +46,14 @@
 /* Arrivals whose earliest lies further from the job start are wall-clock
  * times: no recorded job ran a year before its first record. */
 #define WALL_CLOCK_MS ((int64_t)365 * 24 * 60 * 60 * 1000)
+
+/* The records' pages are populated on a thread of their own
+ * (page_ahead.h) for a trace of PAGE_AHEAD_FROM bytes of records or more,
+ * at most PAGE_AHEAD bytes ahead of the reading, which tells the thread
+ * where it is every PAGE_AHEAD_TELL records. */
+#define PAGE_AHEAD_FROM ((size_t)16 << 20)
+#define PAGE_AHEAD ((size_t)8 << 20)
+#define PAGE_AHEAD_TELL 8192
 
 enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
 
@@ -182,6 +194,10 @@ struct reader {
 	int64_t earliest; /* the earliest arrival (pacing = arrival) */
 	long earliest_line;
 	size_t cap; /* of the trace's records (and due times) */
+	/* Populating the records' pages ahead of the reading while they
+	 * stay where they are; NULL when not. */
+	struct wm_page_ahead *pager;
+	size_t told; /* the records it was told of */
 	/* key_type = trace: LONG or STRING as the first record's key was,
 	 * on key_line; TRACE before it. */
 	enum wm_key_type keys_seen;
@@ -256,6 +272,70 @@ resolve_key(struct reader *rd, struct wm_replay_trace *tr,
 	return 0;
 }
 
+/* `bytes` rounded up to whole pages. */
+static size_t
+whole_pages(size_t bytes)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t p = page > 0 ? (size_t)page : 4096;
+
+	return (bytes + p - 1) / p * p;
+}
+
+/*
+ * The records' mapping sized for `cap` records: made, or moved by
+ * mremap(), which takes the pages along instead of copying them (pages
+ * never written are never faulted in; MAP_NORESERVE: a reservation sized
+ * for the worst case costs no commit charge). The pager stops first: it
+ * works on the mapping where it is. 0 or -ENOMEM.
+ */
+static int
+map_records(struct reader *rd, struct wm_replay_trace *tr, size_t cap)
+{
+	size_t bytes = whole_pages(cap * sizeof(*tr->recs));
+	void *p;
+
+	wm_page_ahead_stop(rd->pager);
+	rd->pager = NULL;
+	p = tr->recs == NULL
+		    ? mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+		    : mremap(tr->recs, tr->recs_bytes, bytes, MREMAP_MAYMOVE);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	tr->recs = p;
+	tr->recs_bytes = bytes;
+	return 0;
+}
+
+/*
+ * Room for `more` records after the trace's n, its arrays doubled until
+ * they hold them: 0 or -ENOMEM.
+ */
+static int
+reserve(struct reader *rd, struct wm_replay_trace *tr, size_t more)
+{
+	size_t cap = rd->cap ? rd->cap : 1024;
+	void *dues;
+
+	if (more > SIZE_MAX / 2 / sizeof(*tr->recs) - tr->n)
+		return -ENOMEM;
+	while (cap < tr->n + more)
+		cap *= 2;
+	if (cap == rd->cap)
+		return 0;
+	if (map_records(rd, tr, cap) != 0)
+		return -ENOMEM;
+	if (rd->pacing != WM_REPLAY_FAST) {
+		dues = realloc(tr->due_ns, cap * sizeof(*tr->due_ns));
+		if (dues == NULL)
+			return -ENOMEM;
+		tr->due_ns = dues;
+	}
+	rd->cap = cap;
+	return 0;
+}
+
 /*
  * The record of a line's fields appended to the trace, its array doubled
  * when full: 0 or -ENOMEM. Out of take_line(), which decides whether a
@@ -265,21 +345,8 @@ static int
 append_record(struct reader *rd, struct wm_replay_trace *tr, const int64_t *fld,
 	      int64_t key, uint32_t flags, int64_t due)
 {
-	if (tr->n == rd->cap) {
-		size_t cap = rd->cap ? 2 * rd->cap : 1024;
-		void *recs = realloc(tr->recs, cap * sizeof(*tr->recs)), *dues;
-
-		if (recs == NULL)
-			return -ENOMEM;
-		tr->recs = recs;
-		if (rd->pacing != WM_REPLAY_FAST) {
-			dues = realloc(tr->due_ns, cap * sizeof(*tr->due_ns));
-			if (dues == NULL)
-				return -ENOMEM;
-			tr->due_ns = dues;
-		}
-		rd->cap = cap;
-	}
+	if (tr->n == rd->cap && reserve(rd, tr, 1) != 0)
+		return -ENOMEM;
 	tr->recs[tr->n] = (struct wm_record){
 		.ts = fld[TIMESTAMP],
 		.key = key,
@@ -380,6 +447,130 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 }
 
 /*
+ * A plain integer at p, as record_fields.c's plain_int() reads one: an
+ * optional '-', then 1 to 18 digits. Returns the byte after it, or NULL
+ * for anything else (more digits, which can overflow, are read by the
+ * whole way). p lies in lines that end with '\n', which stops the loop.
+ * A byte at a time: the branch predictor runs ahead of a loop whose exit
+ * it guesses, where a word's digits found by masks (eight bytes at a
+ * time) make each field wait for the one before, and took half as long
+ * again here.
+ */
+static inline const char *
+plain_integer(const char *p, int64_t *v)
+{
+	bool negative = *p == '-';
+	const char *digits = p + negative, *q = digits;
+	uint64_t x = 0;
+	unsigned d;
+
+	while ((d = (unsigned)(unsigned char)*q - '0') <= 9) {
+		x = x * 10 + d; /* wraps only past 19 digits, refused below */
+		q++;
+	}
+	if (q == digits || q - digits > 18)
+		return NULL;
+	*v = negative ? -(int64_t)x : (int64_t)x;
+	return q;
+}
+
+/*
+ * Whether the next lines may be plain lines (take_plain_lines()): the
+ * first line that could be the header is read, and keys are longs, as
+ * the source says or as the first record's key was.
+ */
+static bool
+plain_lines_apply(const struct reader *rd, const struct wm_replay_trace *tr)
+{
+	return rd->have_content && (tr->key_type == WM_KEY_TYPE_LONG ||
+				    (tr->key_type == WM_KEY_TYPE_TRACE &&
+				     rd->keys_seen == WM_KEY_TYPE_LONG));
+}
+
+/*
+ * The records of the plain lines at the front of [p, end), whole lines
+ * each ending with '\n' and holding no '\r' or NUL
+ * (wm_line_blocks_ahead()), while plain_lines_apply(): a line that is
+ * four or five plain integers (plain_integer()) separated by commas, a
+ * partition of the source and a due time due_ms() accepts, which is what
+ * nearly every line of a long-keyed CSV trace is. Such a line is what
+ * take_line() would append, read in one pass over its bytes, with no
+ * call to find its end or its fields. Returns the bytes taken (and
+ * counts their lines), or 0 with -ENOMEM in *r; stops before the first
+ * other line: a comment, a blank, JSON, a bad field, which take_line()
+ * reads from its start, and refuses with its words.
+ */
+static size_t
+take_plain_lines(struct reader *rd, struct wm_replay_trace *tr, const char *p,
+		 const char *end, int *r)
+{
+	const char *start = p;
+	/* The loop's state in locals: a store into the records could alias
+	 * the trace's count or the reader's fields, which the compiler would
+	 * then read again after every record. */
+	struct wm_record *recs;
+	int64_t *due_ns;
+	size_t n;
+	long lineno = rd->lineno;
+	int64_t first_ts = rd->first_ts;
+	bool have_first = rd->have_first;
+
+	/* A plain line is 8 bytes at least ("0,0,0,0\n"). */
+	if ((*r = reserve(rd, tr, (size_t)(end - p) / 8 + 1)) != 0)
+		return 0;
+	recs = tr->recs;
+	due_ns = tr->due_ns;
+	n = tr->n;
+	while (p < end) {
+		int64_t f[N_FIELDS], due = 0;
+		char unused[160];
+		const char *q;
+		int fields = ARRIVAL;
+
+		if ((q = plain_integer(p, &f[PARTITION])) == NULL ||
+		    *q != ',' ||
+		    (q = plain_integer(q + 1, &f[TIMESTAMP])) == NULL ||
+		    *q != ',' || (q = plain_integer(q + 1, &f[KEY])) == NULL ||
+		    *q != ',' || (q = plain_integer(q + 1, &f[VALUE])) == NULL)
+			break;
+		if (*q == ',') {
+			if ((q = plain_integer(q + 1, &f[ARRIVAL])) == NULL)
+				break;
+			fields = N_FIELDS;
+		}
+		if (*q != '\n' || (uint64_t)f[PARTITION] >= tr->n_partitions)
+			break;
+		if (!have_first)
+			first_ts = f[TIMESTAMP];
+		if (due_ns != NULL) {
+			if (due_ms(f, fields, rd->pacing, first_ts, &due,
+				   unused, sizeof(unused)) < 0)
+				break;
+			if (rd->pacing == WM_REPLAY_ARRIVAL &&
+			    (n == 0 || due < rd->earliest)) {
+				rd->earliest = due;
+				rd->earliest_line = lineno + 1;
+			}
+			due_ns[n] = due;
+		}
+		have_first = true;
+		lineno++;
+		recs[n++] = (struct wm_record){
+			.ts = f[TIMESTAMP],
+			.key = f[KEY],
+			.value = f[VALUE],
+			.partition = (uint32_t)f[PARTITION],
+		};
+		p = q + 1;
+	}
+	tr->n = n;
+	rd->lineno = lineno;
+	rd->first_ts = first_ts;
+	rd->have_first = have_first;
+	return (size_t)(p - start);
+}
+
+/*
  * The due times of the trace, made here once for --sim and real runs
  * alike: every record's milliseconds (take_line()) less `shift_ms`, raised
  * to its predecessor's in its partition so that a partition is released
@@ -417,7 +608,8 @@ wm_replay_free(struct wm_replay_trace *tr)
 		return;
 	if (tr->own_keys)
 		wm_keys_free(tr->keys);
-	free(tr->recs);
+	if (tr->recs != NULL)
+		munmap(tr->recs, tr->recs_bytes);
 	free(tr->due_ns);
 	free(tr);
 }
@@ -434,6 +626,43 @@ wm_replay_keys(const struct wm_replay_trace *tr)
 	return tr->key_type == WM_KEY_TYPE_STRING ? tr->keys : NULL;
 }
 
+/*
+ * The records' first mapping, sized for as many as a regular file's lines
+ * can hold (a record's line is 7 bytes at least: "0,0,,0" and its end),
+ * so that it is made once and stays where it is, and their pager when
+ * they are many: the reading then never waits for the kernel to fault
+ * in a page. A file that grows as it is read, or a pipe, grows the
+ * mapping by doubling (reserve()), without the pager.
+ */
+static void
+plan_records(struct reader *rd, struct wm_replay_trace *tr, FILE *f)
+{
+	struct stat st;
+
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    reserve(rd, tr, (size_t)st.st_size / 7 + 2) != 0 ||
+	    tr->recs_bytes < PAGE_AHEAD_FROM)
+		return;
+	rd->pager = wm_page_ahead_start(tr->recs, tr->recs_bytes, PAGE_AHEAD);
+}
+
+/* The pager stopped, and the records' mapping cut to their pages: the
+ * rest, which the pager may have populated, goes back to the kernel. */
+static void
+fit_records(struct reader *rd, struct wm_replay_trace *tr)
+{
+	size_t bytes = whole_pages(tr->n * sizeof(*tr->recs));
+	void *p;
+
+	wm_page_ahead_stop(rd->pager);
+	rd->pager = NULL;
+	if (tr->recs == NULL || bytes == 0 || bytes >= tr->recs_bytes)
+		return;
+	p = mremap(tr->recs, tr->recs_bytes, bytes, 0);
+	if (p != MAP_FAILED)
+		tr->recs_bytes = bytes;
+}
+
 /* Every line of f into tr, bad ones refused (err, -EBADMSG) or, with
  * skip_bad, skipped: the first few reported with why, then a count. 0, a
  * negative errno with err set, or -ENOMEM. */
@@ -447,9 +676,28 @@ read_lines(FILE *f, const char *path, struct reader *rd,
 	bool nul;
 	int r = wm_line_blocks_open(&lb, f, MAX_LINE, READ_BLOCK);
 
-	while (r == 0 && (got = wm_line_blocks_next(&lb, &line, &nul)) > 0) {
+	plan_records(rd, tr, f);
+	while (r == 0) {
 		char why[256], at[24];
-		size_t col = 0;
+		size_t col = 0, plain;
+
+		if (rd->pager != NULL && tr->n - rd->told >= PAGE_AHEAD_TELL) {
+			wm_page_ahead_at(rd->pager, tr->n * sizeof(*tr->recs));
+			rd->told = tr->n;
+		}
+
+		if (plain_lines_apply(rd, tr) &&
+		    (plain = wm_line_blocks_ahead(&lb, &line)) > 0) {
+			size_t took = take_plain_lines(rd, tr, line,
+						       line + plain, &r);
+
+			wm_line_blocks_consume(&lb, took);
+			if (r != 0 || took == plain)
+				continue;
+		}
+		got = wm_line_blocks_next(&lb, &line, &nul);
+		if (got == 0)
+			break;
 
 		rd->lineno++;
 		r = take_line(rd, tr, line, got, nul, why, sizeof(why), &col);
@@ -473,6 +721,7 @@ read_lines(FILE *f, const char *path, struct reader *rd,
 			       at, why);
 	}
 	wm_line_blocks_close(&lb);
+	fit_records(rd, tr);
 	if (r != 0)
 		return r;
 	/* The reading ends on a read error as on the end of the file: a

@@ -16,7 +16,11 @@
 #include "runtime/source/replay.h"
 
 struct wm_replay_trace {
-	struct wm_record *recs; /* every record kept, in file order */
+	/* Every record kept, in file order: an anonymous mapping of
+	 * recs_bytes (replay.c: grown in place or moved by mremap(), its
+	 * pages populated ahead of the reading, page_ahead.h). */
+	struct wm_record *recs;
+	size_t recs_bytes;
 	/* When each is due: ns of processing time, or the line's own ms
 	 * until schedule() made the trace's due times. NULL under pacing =
 	 * fast, where every record is due at 0: 8 bytes a record that the

@@ -99,11 +99,47 @@ lines_by_bytes(const char *text, size_t len, size_t max, char *out,
 	fclose(f);
 }
 
+/*
+ * Up to `take` of the lines wm_line_blocks_ahead() gives (as many as
+ * there are for SIZE_MAX), each of at most max bytes, appended to out as
+ * lines_by_bytes() writes them; the span checked on the way: whole lines
+ * ending with '\n', no '\r' or NUL among them.
+ */
+static void
+take_lines_ahead(struct wm_line_blocks *lb, size_t max, size_t take, char *out,
+		 size_t *used)
+{
+	const char *lines, *end;
+	size_t span = wm_line_blocks_ahead(lb, &lines);
+
+	if (span == 0)
+		return;
+	end = lines + span;
+	ck_assert(end[-1] == '\n');
+	ck_assert_ptr_null(memchr(lines, '\r', span));
+	ck_assert_ptr_null(memchr(lines, '\0', span));
+	for (const char *p = lines; p < end && take > 0; take--) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)(nl + 1 - p);
+
+		/* A longer line is wm_line_blocks_next()'s to cut. */
+		if (n > max)
+			break;
+		memcpy(out + *used, p, n);
+		*used += n;
+		out[(*used)++] = '|';
+		wm_line_blocks_consume(lb, n);
+		p = nl + 1;
+	}
+}
+
 /* The same by wm_line_blocks_next() with a block of `block` bytes;
- * every line's nul flag checked against its bytes. */
+ * every line's nul flag checked against its bytes. With `ahead`, before
+ * each line, up to that many lines are taken by wm_line_blocks_ahead()
+ * instead. */
 static void
 lines_by_blocks(const char *text, size_t len, size_t max, size_t block,
-		char *out, size_t outlen)
+		size_t ahead, char *out, size_t outlen)
 {
 	FILE *f = fmemopen((void *)text, len, "r");
 	struct wm_line_blocks lb;
@@ -114,7 +150,13 @@ lines_by_blocks(const char *text, size_t len, size_t max, size_t block,
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(wm_line_blocks_open(&lb, f, max, block), 0);
 	out[0] = '\0';
-	while ((n = wm_line_blocks_next(&lb, &line, &nul)) > 0) {
+	for (;;) {
+		if (ahead > 0)
+			take_lines_ahead(&lb, max, ahead, out, &used);
+		ck_assert_uint_lt(used + max + 2, outlen);
+		n = wm_line_blocks_next(&lb, &line, &nul);
+		if (n == 0)
+			break;
 		size_t stored = n > max ? max : n;
 
 		ck_assert(nul == (memchr(line, '\0', stored) != NULL));
@@ -128,6 +170,10 @@ lines_by_blocks(const char *text, size_t len, size_t max, size_t block,
 	wm_line_blocks_close(&lb);
 	fclose(f);
 }
+
+/* Lines taken by wm_line_blocks_ahead() before each of
+ * wm_line_blocks_next()'s: none, one, or all it gives. */
+static const size_t aheads[3] = {0, 1, SIZE_MAX};
 
 /* Texts whose line ends fall everywhere a block can end: a CR as a
  * block's last byte (a CRLF cut in two, or a lone CR), a line of max
@@ -168,12 +214,18 @@ START_TEST(test_blocks_read_the_same_lines_at_every_block_size)
 		for (size_t max = 4; max <= 8; max++) {
 			lines_by_bytes(text, len, max, want, sizeof(want));
 			for (size_t block = 1; block <= len + 2; block++) {
-				lines_by_blocks(text, len, max, block, got,
-						sizeof(got));
-				ck_assert_msg(strcmp(got, want) == 0,
-					      "text %zu, max %zu, block %zu: "
-					      "\"%s\", expected \"%s\"",
-					      t, max, block, got, want);
+				for (int a = 0; a < 3; a++) {
+					lines_by_blocks(text, len, max, block,
+							aheads[a], got,
+							sizeof(got));
+					ck_assert_msg(
+						strcmp(got, want) == 0,
+						"text %zu, max %zu, block %zu, "
+						"ahead %zu: \"%s\", expected "
+						"\"%s\"",
+						t, max, block, aheads[a], got,
+						want);
+				}
 			}
 		}
 	}
@@ -204,11 +256,16 @@ START_TEST(test_blocks_read_random_texts_as_bytes_do)
 		for (size_t max = 1; max <= 6; max++) {
 			lines_by_bytes(text, len, max, want, sizeof(want));
 			for (size_t block = 1; block <= 9; block++) {
-				lines_by_blocks(text, len, max, block, got,
-						sizeof(got));
-				ck_assert_msg(strcmp(got, want) == 0,
-					      "round %d, max %zu, block %zu",
-					      round, max, block);
+				for (int a = 0; a < 3; a++) {
+					lines_by_blocks(text, len, max, block,
+							aheads[a], got,
+							sizeof(got));
+					ck_assert_msg(strcmp(got, want) == 0,
+						      "round %d, max %zu, "
+						      "block %zu, ahead %zu",
+						      round, max, block,
+						      aheads[a]);
+				}
 			}
 		}
 	}

@@ -423,9 +423,14 @@ static const struct field_case field_cases[] = {
 	 ": invalid partition \"1\" (the source has 1 partitions)"},
 };
 
+/* Each case as the trace's first line, and after a record: a line after
+ * the first that could be the header is read by the plain lines' loop
+ * (take_plain_lines()) when keys are longs, and must be read, or
+ * refused, as the first is. */
 START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
 {
-	const struct field_case *c = &field_cases[_i];
+	const struct field_case *c = &field_cases[_i / 2];
+	int after = _i % 2;
 	static const uint32_t part0 = 0;
 	char path[64] = "/tmp/check_replay.XXXXXX", err[256], want[128];
 	int fd = mkstemp(path);
@@ -435,13 +440,16 @@ START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
 	struct wm_record r;
 
 	ck_assert_ptr_nonnull(f);
+	if (after)
+		fputs("0,0,0,0\n", f);
 	fprintf(f, "%s\n", c->line);
 	ck_assert_int_eq(fclose(f), 0);
 	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, c->type, NULL, false, err,
 			    sizeof(err));
 	unlink(path);
 	if (c->err != NULL) {
-		snprintf(want, sizeof(want), "%s:1%s", path, c->err);
+		snprintf(want, sizeof(want), "%s:%d%s", path, 1 + after,
+			 c->err);
 		ck_assert_ptr_null(tr);
 		ck_assert_str_eq(err, want);
 		return;
@@ -449,6 +457,8 @@ START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
 	ck_assert_msg(tr != NULL, "%s: %s", c->line, err);
 	src = wm_replay_source(tr, &part0, 1);
 	ck_assert_ptr_nonnull(src);
+	if (after)
+		ck_assert_int_eq(wm_record_source_next(src, 0, &r), 1);
 	ck_assert_int_eq(wm_record_source_next(src, 0, &r), 1);
 	ck_assert_int_eq(r.ts, c->ts);
 	ck_assert_int_eq(r.value, c->value);
@@ -465,6 +475,109 @@ START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
 	}
 	wm_record_source_free(src);
 	wm_replay_free(tr);
+}
+END_TEST
+
+/*
+ * A trace of `n` records in partition 0, long enough for its records'
+ * pages to be populated ahead of the reading (600,000 records are 19 MB),
+ * its plain lines among lines that are not: a header, comments, blanks,
+ * quoted keys, 19-digit timestamps, CRLF ends, an arrival column. Record
+ * k is at timestamp 1000 + k, key k % 11 - 5, value k. With `bad_at`
+ * >= 0, record bad_at's line names partition 5 instead. Returns the
+ * line of that record (1-based).
+ */
+static long
+write_mixed_trace(const char *path, int n, int bad_at)
+{
+	FILE *f = fopen(path, "w");
+	long line = 1, bad_line = 0;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("partition,timestamp,key,value\n", f);
+	for (int k = 0; k < n; k++) {
+		int partition = k == bad_at ? 5 : 0;
+		long long ts = 1000 + k;
+		int key = k % 11 - 5;
+
+		if (k % 1000 == 1) {
+			fputs("# a comment\n\n", f);
+			line += 2;
+		}
+		line++;
+		if (k == bad_at)
+			bad_line = line;
+		if (k % 997 == 3)
+			fprintf(f, "%d,%lld,\"%d\",%d\n", partition, ts, key,
+				k);
+		else if (k % 991 == 4)
+			fprintf(f, "%d,%019lld,%d,%d\n", partition, ts, key, k);
+		else if (k % 983 == 5)
+			fprintf(f, "%d,%lld,%d,%d\r\n", partition, ts, key, k);
+		else if (k % 977 == 6)
+			fprintf(f, "%d,%lld,%d,%d,%d\n", partition, ts, key, k,
+				k);
+		else
+			fprintf(f, "%d,%lld,%d,%d\n", partition, ts, key, k);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	return bad_line;
+}
+
+START_TEST(test_plain_lines_read_as_the_lines_around_them)
+{
+	static const uint32_t part0 = 0;
+	const int n = 600000;
+	char path[64] = "/tmp/check_replay.XXXXXX", err[256];
+	int fd = mkstemp(path), k = 0;
+	struct wm_replay_trace *tr;
+	struct wm_record_source *src;
+	struct wm_record r;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_mixed_trace(path, n, -1);
+	tr = wm_replay_read(path, 1, WM_REPLAY_EVENT, WM_KEY_TYPE_LONG, NULL,
+			    false, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(tr != NULL, "%s", err);
+	src = wm_replay_source(tr, &part0, 1);
+	ck_assert_ptr_nonnull(src);
+	/* Under pacing = event a record is due at its timestamp's distance
+	 * from the first's. */
+	while (wm_record_source_next_due_ns(src) == (int64_t)k * MS &&
+	       wm_record_source_next(src, (int64_t)k * MS, &r) == 1) {
+		ck_assert_msg(r.ts == 1000 + k && r.key == k % 11 - 5 &&
+				      r.value == k,
+			      "record %d is %lld,%lld,%lld", k, (long long)r.ts,
+			      (long long)r.key, (long long)r.value);
+		k++;
+	}
+	ck_assert_int_eq(k, n);
+	wm_record_source_free(src);
+	wm_replay_free(tr);
+}
+END_TEST
+
+START_TEST(test_bad_line_far_down_is_named)
+{
+	char path[64] = "/tmp/check_replay.XXXXXX", err[256], want[128];
+	int fd = mkstemp(path);
+	long line;
+	struct wm_replay_trace *tr;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	line = write_mixed_trace(path, 600000, 550000);
+	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, WM_KEY_TYPE_LONG, NULL,
+			    false, err, sizeof(err));
+	unlink(path);
+	ck_assert_ptr_null(tr);
+	snprintf(want, sizeof(want),
+		 "%s:%ld: invalid partition \"5\" (the source has 1 "
+		 "partitions)",
+		 path, line);
+	ck_assert_str_eq(err, want);
 }
 END_TEST
 
@@ -577,9 +690,11 @@ replay_suite(void)
 	pause = tcase_create("reading");
 	tcase_add_test(pause, test_lines_cut_by_a_block_end_are_read_whole);
 	tcase_add_test(pause, test_longest_line_is_read_wherever_a_block_ends);
-	tcase_add_loop_test(pause,
-			    test_fields_read_in_one_pass_are_read_as_in_full, 0,
-			    (int)(sizeof(field_cases) / sizeof(*field_cases)));
+	tcase_add_loop_test(
+		pause, test_fields_read_in_one_pass_are_read_as_in_full, 0,
+		2 * (int)(sizeof(field_cases) / sizeof(*field_cases)));
+	tcase_add_test(pause, test_plain_lines_read_as_the_lines_around_them);
+	tcase_add_test(pause, test_bad_line_far_down_is_named);
 	suite_add_tcase(s, pause);
 	return s;
 }
