@@ -668,39 +668,53 @@ gen_arrival_ms(const struct wm_source_gen *g, int64_t t_ns)
 	return wm_ts_add(g->start_epoch_ms, t_ns / GEN_NS_PER_MS);
 }
 
-/* Fill *out with p's next record, arriving at `arrival_ms`
- * (gen_arrival_ms()), its draws as `d` says; count it. With `plain` (a
- * constant where it inlines) the caller knows that d has no delays, keys
- * uniform from more than one and no value cycle (draws_plain()), and the
- * branches on them go. */
+/*
+ * Fill *out with the next record of partition p, arriving at
+ * `arrival_ms` (gen_arrival_ms()), its draws from *rng as `d` says, the
+ * partition's `emitted`-th (which picks the value of a value cycle). With
+ * `plain` (a constant where it inlines) the caller knows that d has no
+ * delays, keys uniform from more than one and no value cycle
+ * (draws_plain()), and the branches on them go. The draws' state and
+ * the count are passed apart from p, which this does not write, so that
+ * a caller making many of one partition's records keeps them in
+ * registers.
+ */
 static inline __attribute__((always_inline)) void
-part_emit_as(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
-	     struct wm_record *restrict out, bool plain)
+draw_record(const struct gen_draws *d, uint64_t *rng, const struct gen_part *p,
+	    uint64_t emitted, wm_ts_t arrival_ms,
+	    struct wm_record *restrict out, bool plain)
 {
 	int64_t delay = 0;
 	uint64_t key = 0;
 
 	if (plain) {
-	} else if (d->late && gen_unit(&p->rng) < d->late_fraction) {
+	} else if (d->late && gen_unit(rng) < d->late_fraction) {
 		delay = d->bound_ms + 1;
 		if (d->late_by_ms > 1)
-			delay += (int64_t)gen_below(&p->rng,
+			delay += (int64_t)gen_below(rng,
 						    (uint64_t)d->late_by_ms);
 	} else if (d->bound_ms > 0) {
-		delay = (int64_t)gen_below(&p->rng, (uint64_t)d->bound_ms + 1);
+		delay = (int64_t)gen_below(rng, (uint64_t)d->bound_ms + 1);
 	}
 	if (plain)
-		key = gen_below(&p->rng, d->keys);
+		key = gen_below(rng, d->keys);
 	else if (d->keys > 1)
-		key = d->zipf ? zipf_rank(d, &p->rng) - 1
-			      : gen_below(&p->rng, d->keys);
+		key = d->zipf ? zipf_rank(d, rng) - 1 : gen_below(rng, d->keys);
 	out->ts = plain ? arrival_ms : wm_ts_sub(arrival_ms, delay);
 	out->key = (int64_t)key;
 	out->value = !plain && d->value_cycle > 1
-			     ? 1 + (int64_t)(p->emitted % d->value_cycle)
+			     ? 1 + (int64_t)(emitted % d->value_cycle)
 			     : 1;
 	out->flags = 0;
 	out->partition = p->id;
+}
+
+/* Fill *out with p's next record (draw_record()), and count it. */
+static inline __attribute__((always_inline)) void
+part_emit_as(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
+	     struct wm_record *restrict out, bool plain)
+{
+	draw_record(d, &p->rng, p, p->emitted, arrival_ms, out, plain);
 	p->emitted++;
 }
 
@@ -1088,10 +1102,23 @@ fast_round_as(struct wm_source_gen *g, int64_t now_ns,
 			rounds = left;
 	}
 	if (rounds > 0) {
-		for (uint64_t r = 0; r < rounds; r++)
-			for (uint32_t j = 0; j < n; j++)
-				part_emit_as(&draws, part[j], arrival_ms,
-					     &out[made++], plain);
+		/* A partition at a time, each record into its place in the
+		 * rounds' order (record r of partition j is out[r * n + j]):
+		 * the records and their places are those of a round at a
+		 * time, each a draw of its partition's own state, which a
+		 * local copy keeps in a register across its records. */
+		for (uint32_t j = 0; j < n; j++) {
+			struct gen_part *p = part[j];
+			struct wm_record *restrict o = out + j;
+			uint64_t rng = p->rng;
+
+			for (uint64_t r = 0; r < rounds; r++, o += n)
+				draw_record(&draws, &rng, p, p->emitted + r,
+					    arrival_ms, o, plain);
+			p->rng = rng;
+			p->emitted += rounds;
+		}
+		made = (uint32_t)rounds * n;
 		for (uint32_t j = 0; j < n; j++)
 			round[j].key += (int64_t)rounds * step;
 		vclock = round[n - 1].key - step;

@@ -49,7 +49,7 @@ wm_task_source_adopt(struct wm_task *t)
 		/* The source's order of its partitions is the task's. */
 		s->src->ops->partition_stats(s->src, i, t->now_ns, &st);
 		if (i >= s->room || st.partition >= sc->partitions ||
-		    s->local_of[st.partition] != UINT32_MAX) {
+		    s->part_of[st.partition] != NULL) {
 			snprintf(t->why, sizeof(t->why),
 				 "the record source lists partition %u as "
 				 "its partition %u, beyond the %u partitions "
@@ -59,8 +59,9 @@ wm_task_source_adopt(struct wm_task *t)
 			return -EINVAL;
 		}
 		s->parts[i] = st.partition;
-		s->local_of[st.partition] = i;
+		s->part_of[st.partition] = p;
 		memset(p, 0, sizeof(*p));
+		p->local = i;
 		p->newest_ts = WM_TS_MIN;
 		p->last_ns = t->now_ns;
 		p->last_due_ns = t->now_ns;
@@ -86,6 +87,7 @@ wm_task_source_adopt(struct wm_task *t)
 		} else {
 			p->generator_newest = &t->newest_ts;
 			p->generator_pending = &s->pending;
+			s->subtask_newest = true;
 		}
 		s->n_parts = i + 1;
 	}
@@ -116,13 +118,12 @@ wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 	s->part = calloc(room ? room : 1, sizeof(*s->part));
 	s->split_of = calloc(sc->partitions ? sc->partitions : 1,
 			     sizeof(*s->split_of));
-	s->local_of = malloc((sc->partitions ? sc->partitions : 1) *
-			     sizeof(*s->local_of));
+	/* NULL: not (yet) this subtask's. */
+	s->part_of = calloc(sc->partitions ? sc->partitions : 1,
+			    sizeof(*s->part_of));
 	if (s->parts == NULL || s->part == NULL || s->split_of == NULL ||
-	    s->local_of == NULL)
+	    s->part_of == NULL)
 		return -ENOMEM;
-	for (uint32_t p = 0; p < sc->partitions; p++)
-		s->local_of[p] = UINT32_MAX; /* not (yet) this subtask's */
 	s->max_allowed = WM_TS_MAX;
 	s->next_alignment_ns = INT64_MAX;
 	s->pending.first_ns = s->pending.last_ns = INT64_MAX;
@@ -152,7 +153,7 @@ wm_task_free_source(struct wm_task *t)
 		wm_source_watermarking_destroy(&s->watermarks);
 	free(s->split_of);
 	free(s->parts);
-	free(s->local_of);
+	free(s->part_of);
 	free(s->part);
 	free(s->peers);
 	free(s);
@@ -382,12 +383,11 @@ local_of_record(struct wm_task *t, const struct wm_record *rec)
 	struct task_source *s = t->source;
 	uint32_t partitions = t->stage->u.source.partitions;
 
-	if (rec->partition < partitions &&
-	    s->local_of[rec->partition] != UINT32_MAX)
-		return s->local_of[rec->partition];
+	if (rec->partition < partitions && s->part_of[rec->partition] != NULL)
+		return s->part_of[rec->partition]->local;
 	if (wm_task_source_adopt(t) == 0 && rec->partition < partitions &&
-	    s->local_of[rec->partition] != UINT32_MAX)
-		return s->local_of[rec->partition];
+	    s->part_of[rec->partition] != NULL)
+		return s->part_of[rec->partition]->local;
 	if (t->why[0] == '\0')
 		snprintf(t->why, sizeof(t->why),
 			 "the record source returned a record of partition "
@@ -484,11 +484,11 @@ due_repeats(const struct wm_task *t, const struct source_partition *p,
  */
 static inline void
 take_again(struct wm_task *t, struct source_partition *p,
-	   const struct wm_record *rec, bool stage_each)
+	   const struct wm_record *rec, bool stage_each, bool subtask_newest)
 {
 	p->burst_more++;
 	measure_disorder(t, p, rec);
-	if (rec->ts > t->newest_ts)
+	if (subtask_newest && rec->ts > t->newest_ts)
 		t->newest_ts = rec->ts;
 	if (stage_each)
 		wm_task_stage_next(t);
@@ -519,6 +519,10 @@ settle_burst(struct wm_task *t)
 		if (p->burst_more == 0)
 			continue;
 		p->records += p->burst_more;
+		/* The task's newest event time, which the short way leaves
+		 * here where nothing reads it within the burst. */
+		if (p->newest_ts > t->newest_ts)
+			t->newest_ts = p->newest_ts;
 		wm_gaps_add(&t->partition_metrics[local].gaps, 0,
 			    p->burst_more);
 		/* The newest event time of all the partition's records: the
@@ -567,45 +571,51 @@ due_of(const struct task_source *s, const struct source_partition *p,
 static inline __attribute__((always_inline)) uint32_t
 take_short_as(struct wm_task *t, const struct wm_record *run,
 	      const int64_t *due_ns, uint32_t i, uint32_t n, uint64_t burst,
-	      int64_t now_ns, bool stage_each)
+	      int64_t now_ns, bool stage_each, bool subtask_newest)
 {
 	const struct task_source *s = t->source;
 	const uint32_t partitions = t->stage->u.source.partitions;
-	const uint32_t *const local_of = s->local_of;
-	struct source_partition *const part = s->part;
+	struct source_partition *const *const part_of = s->part_of;
 	const bool real = t->real;
 
 	for (; i < n; i++) {
 		const struct wm_record *rec = &run[i];
-		uint32_t local;
 		struct source_partition *p;
 
 		if (rec->partition >= partitions)
 			break;
-		local = local_of[rec->partition];
-		if (local == UINT32_MAX)
+		p = part_of[rec->partition];
+		if (p == NULL)
 			break;
-		p = &part[local];
 		if (p->burst_seen != burst ||
 		    (rec->flags & WM_RECORD_PUNCTUATE) ||
 		    (real &&
 		     !due_repeats(t, p, due_of(s, p, due_ns, i, now_ns))))
 			break;
-		take_again(t, p, rec, stage_each);
+		take_again(t, p, rec, stage_each, subtask_newest);
 	}
 	return i;
 }
 
-/* take_short_as(), its loop made once for each driver kind: a constant
- * `stage_each` costs the loop no test a record. */
+/* take_short_as(), its loop made once for each driver kind and each kind
+ * of generator: constants cost the loop no test a record. */
 static uint32_t
 take_short(struct wm_task *t, const struct wm_record *run,
 	   const int64_t *due_ns, uint32_t i, uint32_t n, uint64_t burst,
 	   int64_t now_ns, bool stage_each)
 {
+	bool subtask_newest = t->source->subtask_newest;
+
+	if (stage_each && subtask_newest)
+		return take_short_as(t, run, due_ns, i, n, burst, now_ns, true,
+				     true);
 	if (stage_each)
-		return take_short_as(t, run, due_ns, i, n, burst, now_ns, true);
-	return take_short_as(t, run, due_ns, i, n, burst, now_ns, false);
+		return take_short_as(t, run, due_ns, i, n, burst, now_ns, true,
+				     false);
+	if (subtask_newest)
+		return take_short_as(t, run, due_ns, i, n, burst, now_ns, false,
+				     true);
+	return take_short_as(t, run, due_ns, i, n, burst, now_ns, false, false);
 }
 
 /*

@@ -44,6 +44,7 @@ struct valve_port {
 struct source_partition {
 	struct wm_progress progress; /* its multiplexer slot */
 	uint64_t records;	     /* emitted */
+	uint32_t local;		     /* its index in part[] */
 	/* Paused while alignment holds the partition back (split level), on
 	 * processing time: processing time minus its reading is the time it
 	 * was held back. */
@@ -92,10 +93,18 @@ struct task_source {
 	 * runs (wm_task_source_adopt()), up to the room the plan reserved. */
 	uint32_t n_parts;
 	uint32_t room;
-	uint32_t *parts;    /* partition ids, local order */
-	uint32_t *local_of; /* by partition id: local index; UINT32_MAX:
-			     * not one of this subtask's (yet) */
+	uint32_t *parts; /* partition ids, local order */
+	/* By partition id: its entry in part[], NULL: not one of this
+	 * subtask's (yet). A pointer, not an index: a record's partition is
+	 * found with one load, as the short way finds it for every
+	 * record. */
+	struct source_partition **part_of;
 	struct source_partition *part; /* by local index */
+	/* Some partition's generator is the subtask's: its disorder is
+	 * measured against the subtask's newest event time, which each
+	 * record must then move as it is taken. Otherwise the short way
+	 * leaves that to the burst's end (settle_burst()). */
+	bool subtask_newest;
 	/* wm_task_count_noise()'s speed, for partitions adopted later; 0:
 	 * not counted. */
 	double noise_speed;
