@@ -705,7 +705,12 @@ draw_record(const struct gen_draws *d, uint64_t *rng, const struct gen_part *p,
 	out->value = !plain && d->value_cycle > 1
 			     ? 1 + (int64_t)(emitted % d->value_cycle)
 			     : 1;
-	out->flags = 0;
+	/* The n-th of every n records of a punctuated partition carries a
+	 * watermark; `emitted` counts those before this one. */
+	out->flags = !plain && p->punctuate_every != 0 &&
+				     (emitted + 1) % p->punctuate_every == 0
+			     ? WM_RECORD_PUNCTUATE
+			     : 0;
 	out->partition = p->id;
 }
 
@@ -727,12 +732,12 @@ part_emit(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
 }
 
 /* Whether d makes plain records (part_emit_as()): in order, uniform keys
- * drawn from more than one, values all 1. */
+ * drawn from more than one, values all 1, none marked. */
 static bool
 draws_plain(const struct gen_draws *d)
 {
 	return !d->late && d->bound_ms == 0 && !d->zipf && d->keys > 1 &&
-	       d->value_cycle <= 1;
+	       d->value_cycle <= 1 && !d->punctuate;
 }
 
 /* Fast: p's virtual time per record, GEN_VSTEP_UNIT / (skew x the bursts

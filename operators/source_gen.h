@@ -54,7 +54,9 @@
  *	key       = uniform in [0, keys), or Zipf: key k has rank k + 1
  *	value     = 1 + (i mod value_cycle), i = records this partition
  *		    emitted before (0, 1, 2, ...); value_cycle 0 or 1: always 1
- *	flags     = 0
+ *	flags     = WM_RECORD_PUNCTUATE for every n-th record (i + 1 a
+ *		    multiple of n) of a partition a punctuation covers,
+ *		    else 0
  *	partition = the partition id
  *
  * so a partition that emitted n = q x c + m records (c = value_cycle)
@@ -181,6 +183,16 @@ struct wm_source_gen_silence {
 	int64_t length_ms; /* periodic: 0 < length_ms < period_ms */
 };
 
+/* Every every_records-th record of partitions first..last (the
+ * every_records-th, 2 x every_records-th, ... each partition emits) is
+ * marked WM_RECORD_PUNCTUATE: a punctuated watermark generator
+ * (operators/watermark.h) emits its timestamp at once. A partition is
+ * covered by at most one punctuation. */
+struct wm_source_gen_punctuation {
+	uint32_t first_partition, last_partition;
+	uint64_t every_records; /* >= 1 */
+};
+
 /* Partitions first..last are each silent a fraction `fraction` (0 < f < 1)
  * of the time, in periods of mean mean_ms > 0, independently (see "Random
  * silences"). */
@@ -233,6 +245,8 @@ struct wm_source_gen_conf {
 	const struct wm_source_gen_random_silence *random_silences;
 	uint32_t n_outages; /* windows spelled as silences' */
 	const struct wm_source_gen_silence *outages;
+	uint32_t n_punctuations;
+	const struct wm_source_gen_punctuation *punctuations;
 	uint64_t seed;
 	int64_t start_epoch_ms; /* event time of processing time 0 */
 	uint64_t max_records;	/* per partition; UINT64_MAX: none */
@@ -254,7 +268,9 @@ void wm_source_gen_conf_init(struct wm_source_gen_conf *conf);
 
 /*
  * Validate `conf` and allocate a generator at processing time 0. NULL with
- * errno EINVAL (a value out of range, a duplicate partition id, a silence
+ * errno EINVAL (a value out of range, a duplicate partition id, a
+ * punctuation with first > last or every_records 0, or covering a
+ * partition another covers, a silence
  * or a burst with first > last, from < 0, to < from, period < 0, or
  * period > 0 without 0 < length < period; a burst factor not finite and
  * positive; a partition whose rate or weight its bursts would take to

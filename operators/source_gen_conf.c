@@ -101,7 +101,37 @@ conf_valid(const struct wm_source_gen_conf *c)
 		    r->mean_ms > WM_SOURCE_GEN_MAX_DELAY_MS)
 			return false;
 	}
+	if (c->n_punctuations > 0 && c->punctuations == NULL)
+		return false;
+	for (uint32_t i = 0; i < c->n_punctuations; i++) {
+		const struct wm_source_gen_punctuation *a = &c->punctuations[i];
+
+		if (a->first_partition > a->last_partition ||
+		    a->every_records == 0)
+			return false;
+		/* Each partition under one rule at most. */
+		for (uint32_t j = 0; j < i; j++) {
+			const struct wm_source_gen_punctuation *b =
+				&c->punctuations[j];
+
+			if (a->first_partition <= b->last_partition &&
+			    b->first_partition <= a->last_partition)
+				return false;
+		}
+	}
 	return true;
+}
+
+/* How often partition `id` marks a record (its punctuation's every
+ * records), 0: never. */
+static uint64_t
+punctuate_every(const struct wm_source_gen_conf *c, uint32_t id)
+{
+	for (uint32_t i = 0; i < c->n_punctuations; i++)
+		if (id >= c->punctuations[i].first_partition &&
+		    id <= c->punctuations[i].last_partition)
+			return c->punctuations[i].every_records;
+	return 0;
 }
 
 /* Partition ids must be distinct: sort a copy. */
@@ -158,6 +188,9 @@ gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 		double skew = id < c->n_skew ? c->skew[id] : 1.0;
 
 		p->id = id;
+		p->punctuate_every = punctuate_every(c, id);
+		if (p->punctuate_every != 0)
+			g->draws.punctuate = true;
 		p->rng = gen_mix64(c->seed ^ gen_mix64(wm_hash_fibonacci(id) +
 						       0xd1b54a32d192ed03ull));
 		p->skew = skew;

@@ -75,6 +75,9 @@ struct gen_part {
 	uint64_t emitted;
 	uint64_t skipped; /* committed skips (paced) */
 	uint64_t rng;	  /* splitmix64 state */
+	/* Every punctuate_every-th record it emits is marked
+	 * WM_RECORD_PUNCTUATE; 0: none. */
+	uint64_t punctuate_every;
 	/* No silence covers [loud_from, loud_until): the stretch found by
 	 * the last part_silence_end() that had to look (empty at first). */
 	int64_t loud_from, loud_until;
@@ -136,6 +139,7 @@ struct gen_draws {
 	bool late; /* late_fraction > 0 and late_by_ms > 0 */
 	bool zipf;
 	uint32_t value_cycle;
+	bool punctuate; /* some partition marks records */
 	uint64_t keys;
 	double zipf_s;	   /* exponent */
 	double zipf_hx1;   /* H(1.5) - 1 */

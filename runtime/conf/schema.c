@@ -79,6 +79,7 @@ static const char *const source_keys[] = {
 	"skew",
 	"burst",
 	"outage",
+	"punctuate",
 	"replay",
 	"pacing",
 	"on_bad_record",
@@ -138,6 +139,7 @@ static const char *const generator_keys[] = {
 	"keys",		 "values",	  "key_distribution",
 	"zipf_exponent", "silence",	  "skew",
 	"burst",	 "outage",	  "silence_random",
+	"punctuate",
 };
 static const char *const replay_keys[] = {"pacing", "on_bad_record",
 					  "replay_end", "key_type"};

@@ -2,7 +2,7 @@
  * shapes.c
  *	The load-shape language of a synthetic source: skew, silence, burst,
  *	outage and silence_random entries, their partitions and their
- *	schedules.
+ *	schedules, and punctuate, which of its records carry a watermark.
  */
 #include "config.h"
 
@@ -49,7 +49,8 @@ enum shape_kind {
 	SHAPE_SILENCE,
 	SHAPE_BURST,
 	SHAPE_OUTAGE,
-	SHAPE_RANDOM_SILENCE
+	SHAPE_RANDOM_SILENCE,
+	SHAPE_PUNCTUATE
 };
 
 struct shape_key {
@@ -74,6 +75,9 @@ static const struct shape_key shape_keys[] = {
 	/* Parsed by parse_random_silence(): words of its own. */
 	{SHAPE_RANDOM_SILENCE, "silence_random", false, false,
 	 "FIRST[-LAST] fraction NUMBER mean DURATION"},
+	/* Parsed by parse_punctuation(): which records carry a watermark. */
+	{SHAPE_PUNCTUATE, "punctuate", false, false,
+	 "FIRST[-LAST] every COUNT records"},
 };
 
 enum { SHAPE_EVERY, SHAPE_FOR, SHAPE_FROM, SHAPE_TO, SHAPE_N_WORDS };
@@ -489,6 +493,100 @@ parse_random_silence(struct loader *l, const struct wm_ini_entry *e,
 	return 0;
 }
 
+/*
+ * A punctuation (operators/source_gen.h):
+ *
+ *	PARTITIONS every COUNT records
+ *
+ * every COUNT-th record of each of PARTITIONS (COUNT a whole number from
+ * 1, in digits) carries a watermark for watermark = punctuated. A
+ * partition is under one punctuation at most: one that another covered
+ * already is refused.
+ */
+static int
+parse_punctuation(struct loader *l, const struct wm_ini_entry *e,
+		  const struct shape_key *sk, const struct wm_source_conf *src,
+		  struct wm_source_gen_punctuation *pu)
+{
+	struct word words[SHAPE_MAX_WORDS];
+	struct wm_source_gen_burst range = {0};
+	const char *count;
+	char why[200];
+	uint64_t bound[2], every = 0;
+	size_t n;
+	int r;
+
+	if ((r = split_words(l, e, sk, words, &n, bound)) != 0)
+		return r;
+	if (n != 4 || words[1].len != 5 ||
+	    strncmp(e->value + words[1].off, "every", 5) != 0 ||
+	    !((words[3].len == 7 &&
+	       strncmp(e->value + words[3].off, "records", 7) == 0) ||
+	      (words[3].len == 6 &&
+	       strncmp(e->value + words[3].off, "record", 6) == 0)))
+		return shape_usage(l, e, sk);
+	count = e->value + words[2].off;
+	/* Digits only, at most 2^32 (a count beyond any run's records is a
+	 * mistake): the loop stops before it could overflow. */
+	for (size_t i = 0; i < words[2].len && every <= UINT32_MAX; i++) {
+		if (!isdigit((unsigned char)count[i])) {
+			every = 0;
+			break;
+		}
+		every = every * 10 + (uint64_t)(count[i] - '0');
+	}
+	if (every == 0 || every > UINT32_MAX) {
+		snprintf(why, sizeof(why),
+			 "invalid count \"%.*s\" (expected a whole number "
+			 "from 1 to %u)",
+			 (int)(words[2].len < 40 ? words[2].len : 40), count,
+			 UINT32_MAX);
+		return wm_conf_bad_value_at(l, e, words[2].off, why);
+	}
+	if ((r = check_partitions(l, e, &words[0], bound, src->partitions,
+				  &range)) != 0)
+		return r;
+	for (uint32_t i = 0; i < src->n_punctuations; i++) {
+		const struct wm_source_gen_punctuation *o =
+			&src->punctuations[i];
+
+		if (range.first_partition <= o->last_partition &&
+		    o->first_partition <= range.last_partition) {
+			uint32_t p = range.first_partition > o->first_partition
+					     ? range.first_partition
+					     : o->first_partition;
+
+			snprintf(why, sizeof(why),
+				 "partition %u is under an earlier punctuate "
+				 "already (a partition marks its records by "
+				 "one count)",
+				 p);
+			return wm_conf_bad_value_at(l, e, words[0].off, why);
+		}
+	}
+	*pu = (struct wm_source_gen_punctuation){
+		.first_partition = range.first_partition,
+		.last_partition = range.last_partition,
+		.every_records = every,
+	};
+	return 0;
+}
+
+static int
+add_punctuation(struct wm_source_conf *src,
+		const struct wm_source_gen_punctuation *pu)
+{
+	void *grown =
+		realloc(src->punctuations,
+			(src->n_punctuations + 1) * sizeof(*src->punctuations));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	src->punctuations = grown;
+	src->punctuations[src->n_punctuations++] = *pu;
+	return 0;
+}
+
 static int
 add_random_silence(struct wm_source_conf *src,
 		   const struct wm_source_gen_random_silence *rs)
@@ -552,6 +650,7 @@ add_shape(struct wm_source_conf *src, enum shape_kind kind,
 	case SHAPE_OUTAGE:
 		return add_window(&src->outages, &src->n_outages, sh);
 	case SHAPE_RANDOM_SILENCE: /* not parsed as a shape */
+	case SHAPE_PUNCTUATE:
 		return -EINVAL;
 	case SHAPE_BURST:
 		grown = realloc(src->bursts,
@@ -607,7 +706,15 @@ wm_conf_load_shapes(struct loader *l, struct wm_ini_section *sec,
 					 e)) {
 			struct wm_source_gen_burst sh = {0};
 			struct wm_source_gen_random_silence rs = {0};
+			struct wm_source_gen_punctuation pu = {0};
 
+			if (shape_keys[k].kind == SHAPE_PUNCTUATE) {
+				if ((r = parse_punctuation(l, e, &shape_keys[k],
+							   src, &pu)) != 0 ||
+				    (r = add_punctuation(src, &pu)) != 0)
+					return r;
+				continue;
+			}
 			if (shape_keys[k].kind == SHAPE_RANDOM_SILENCE) {
 				if ((r = parse_random_silence(
 					     l, e, &shape_keys[k],

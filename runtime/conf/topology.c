@@ -314,18 +314,21 @@ static int
 load_strategy(struct loader *l, struct wm_ini_section *sec,
 	      struct wm_source_conf *src)
 {
-	static const char *const generators[] = {"bounded", "ascending"};
+	static const char *const generators[] = {"bounded", "ascending",
+						 "punctuated"};
+	static const enum wm_watermark_kind kinds[] = {WM_WATERMARK_BOUNDED,
+						       WM_WATERMARK_ASCENDING,
+						       WM_WATERMARK_PUNCTUATED};
 	static const char *const places[] = {"split", "subtask"};
 	struct wm_ini_entry *e;
 	const char *why;
 	size_t idx = 0;
 	int r;
 
-	if ((r = wm_conf_get_enum(l, sec, "watermark", generators, 2, &idx)) !=
+	if ((r = wm_conf_get_enum(l, sec, "watermark", generators, 3, &idx)) !=
 	    0)
 		return r;
-	src->strategy.kind =
-		idx == 0 ? WM_WATERMARK_BOUNDED : WM_WATERMARK_ASCENDING;
+	src->strategy.kind = kinds[idx];
 	idx = 0;
 	if ((r = wm_conf_get_enum(l, sec, "watermark_at", places, 2, &idx)) !=
 	    0)
@@ -411,6 +414,46 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
+/*
+ * A punctuated generator and the records that carry its watermarks come
+ * together: without marked records it would never emit one, and marks
+ * without it would mark nothing. Only a generated source marks its
+ * records (punctuate); a trace or a topic has no way to say which of
+ * its records carry a watermark.
+ */
+static int
+check_punctuation(struct loader *l, struct wm_ini_section *sec,
+		  const struct wm_source_conf *src)
+{
+	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "watermark");
+	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
+
+	if (punctuated && (src->replay != NULL || src->kafka != NULL))
+		return wm_conf_bad_value(
+			l, e,
+			"a punctuated watermark comes from marked records, and "
+			"only a generated source marks its records "
+			"(punctuate = PARTITIONS every COUNT records): a "
+			"replayed trace or a Kafka topic cannot say which of "
+			"its records carry one");
+	if (punctuated && src->n_punctuations == 0)
+		return wm_conf_bad_value(
+			l, e,
+			"needs punctuate = PARTITIONS every COUNT records: "
+			"without marked records a punctuated generator never "
+			"emits a watermark");
+	/* A trace's or a topic's punctuate is refused as a generator's key
+	 * that has no effect there (checks.c). */
+	if (!punctuated && src->n_punctuations > 0 && src->replay == NULL &&
+	    src->kafka == NULL)
+		return wm_conf_bad_value(
+			l, wm_conf_lookup(l, sec, "punctuate"),
+			"marks records for watermark = punctuated, which this "
+			"source does not have (its watermark is bounded or "
+			"ascending, from every record)");
+	return 0;
+}
+
 static int
 load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 {
@@ -440,7 +483,9 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 			wm_ini_get(sec, "partitions") != NULL ||
 			(l->global != NULL &&
 			 wm_ini_get(l->global, "partitions") != NULL);
-	return wm_conf_load_shapes(l, sec, src);
+	if ((r = wm_conf_load_shapes(l, sec, src)) != 0)
+		return r;
+	return check_punctuation(l, sec, src);
 }
 
 /* A window's shape as its keys give it, before the assigner checks it. */
@@ -1038,6 +1083,7 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.source.silences);
 			free(st->u.source.outages);
 			free(st->u.source.random_silences);
+			free(st->u.source.punctuations);
 			free(st->u.source.bursts);
 			free(st->u.source.skew);
 			free(st->u.source.replay);

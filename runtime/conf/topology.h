@@ -259,6 +259,10 @@ struct wm_source_conf {
 	struct wm_source_gen_silence *outages;
 	uint32_t n_random_silences;
 	struct wm_source_gen_random_silence *random_silences;
+	/* punctuate: which records carry a watermark (watermark =
+	 * punctuated), a generated source's only. */
+	uint32_t n_punctuations;
+	struct wm_source_gen_punctuation *punctuations;
 	/* Replay a trace instead of generating (runtime/source/replay.h). */
 	char *replay;
 	enum wm_replay_pacing pacing;

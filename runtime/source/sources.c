@@ -45,6 +45,8 @@ generator(const struct wm_topology *topo, const struct wm_stage *st,
 	conf.outages = sc->outages;
 	conf.n_random_silences = sc->n_random_silences;
 	conf.random_silences = sc->random_silences;
+	conf.n_punctuations = sc->n_punctuations;
+	conf.punctuations = sc->punctuations;
 	/* Each source has its own stream of the job's randomness. */
 	conf.seed = job->seed ^ (uint64_t)wm_keygroup_hash_string(
 					st->name, strlen(st->name));

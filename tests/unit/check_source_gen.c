@@ -688,6 +688,78 @@ START_TEST(test_values_cycle_per_partition)
 }
 END_TEST
 
+/*
+ * Punctuations mark every n-th record of their partitions, counted by
+ * partition, and nothing else: paced a record a call, and fast in runs
+ * (the whole rounds write a partition at a time, the marks must land on
+ * the same records). Two punctuations may not share a partition, and a
+ * count of 0 marks nothing and is refused.
+ */
+static void
+expect_marks(const struct wm_record *out, size_t n, const uint32_t *ids)
+{
+	uint64_t seen[3] = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = out[i].partition == ids[0]	  ? 0
+			     : out[i].partition == ids[1] ? 1
+							  : 2;
+		uint64_t nth = ++seen[k];
+		bool marked =
+			(k == 0 && nth % 3 == 0) || (k == 1 && nth % 5 == 0);
+
+		ck_assert_msg(
+			out[i].flags == (marked ? WM_RECORD_PUNCTUATE : 0),
+			"record %zu (partition %u, its %llu-th): flags %u", i,
+			out[i].partition, (unsigned long long)nth,
+			out[i].flags);
+	}
+	ck_assert_uint_gt(seen[2], 0);
+}
+
+START_TEST(test_punctuations_mark_every_nth_record_of_their_partitions)
+{
+	static const uint32_t ids[] = {4, 7, 9};
+	static const struct wm_source_gen_punctuation pu[] = {{4, 4, 3},
+							      {6, 8, 5}};
+	static const struct wm_source_gen_punctuation overlap[] = {{4, 6, 3},
+								   {6, 8, 5}};
+	static const struct wm_source_gen_punctuation never[] = {{4, 4, 0}};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record out[600];
+	uint32_t got = 0, n;
+
+	conf_base(&c, ids, 3, 1000);
+	c.keys = 16;
+	c.n_punctuations = 2;
+	c.punctuations = pu;
+	g = gen_new_ok(&c);
+	ck_assert_uint_eq(drain(g, 199 * MS, out, 600), 600);
+	expect_marks(out, 600, ids);
+	wm_source_gen_free(g);
+
+	c.rate = INFINITY;
+	g = gen_new_ok(&c);
+	while (got < 600 && (n = wm_source_gen_next_run(g, 0, out + got, NULL,
+							600 - got)) > 0)
+		got += n;
+	ck_assert_uint_eq(got, 600);
+	expect_marks(out, 600, ids);
+	wm_source_gen_free(g);
+
+	c.punctuations = overlap;
+	errno = 0;
+	ck_assert_ptr_null(wm_source_gen_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+	c.punctuations = never;
+	c.n_punctuations = 1;
+	errno = 0;
+	ck_assert_ptr_null(wm_source_gen_new(&c));
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
 /* ---- tcase random_silences ---- */
 
 /*
@@ -2081,6 +2153,9 @@ source_gen_suite(void)
 
 	tc = tcase_create("values");
 	tcase_add_test(tc, test_values_cycle_per_partition);
+	tcase_add_test(
+		tc,
+		test_punctuations_mark_every_nth_record_of_their_partitions);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("silences");

@@ -325,6 +325,27 @@ START_TEST(test_random_silences)
 }
 END_TEST
 
+START_TEST(test_punctuations)
+{
+	struct wm_topology *t =
+		load_ok("[source s]\nrate = unlimited\npartitions = 8\n"
+			"watermark = punctuated\n"
+			"punctuate = 0-2 every 50 records\n"
+			"punctuate = 7 every 1 record\n");
+	const struct wm_source_conf *src = &t->stages[0].u.source;
+
+	ck_assert_int_eq(src->strategy.kind, WM_WATERMARK_PUNCTUATED);
+	ck_assert_uint_eq(src->n_punctuations, 2);
+	ck_assert_uint_eq(src->punctuations[0].first_partition, 0);
+	ck_assert_uint_eq(src->punctuations[0].last_partition, 2);
+	ck_assert_uint_eq(src->punctuations[0].every_records, 50);
+	ck_assert_uint_eq(src->punctuations[1].first_partition, 7);
+	ck_assert_uint_eq(src->punctuations[1].last_partition, 7);
+	ck_assert_uint_eq(src->punctuations[1].every_records, 1);
+	wm_topology_free(t);
+}
+END_TEST
+
 START_TEST(test_alert_tiers)
 {
 	struct wm_topology *t =
@@ -470,6 +491,43 @@ static const struct bad_case bad[] = {
 	{"[source s]\npartitions = 4\nsilence_random = 0 every 1 s\n",
 	 "t.conf:3:18: invalid value for \"silence_random\" in [source s]: "
 	 "expected \"FIRST[-LAST] fraction NUMBER mean DURATION\""},
+	/* Punctuated watermarks and the records that carry them come
+	 * together, from a generated source. */
+	{"[source s]\nwatermark = punctuated\n",
+	 "t.conf:2:13: invalid value for \"watermark\" in [source s]: needs "
+	 "punctuate = PARTITIONS every COUNT records: without marked records "
+	 "a punctuated generator never emits a watermark"},
+	{"[source s]\npunctuate = 0 every 5 records\n",
+	 "t.conf:2:13: invalid value for \"punctuate\" in [source s]: marks "
+	 "records for watermark = punctuated, which this source does not "
+	 "have (its watermark is bounded or ascending, from every record)"},
+	{"[source s]\nreplay = t.csv\nwatermark = punctuated\n",
+	 "t.conf:3:13: invalid value for \"watermark\" in [source s]: a "
+	 "punctuated watermark comes from marked records, and only a "
+	 "generated source marks its records (punctuate = PARTITIONS every "
+	 "COUNT records): a replayed trace or a Kafka topic cannot say which "
+	 "of its records carry one"},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0-2 "
+	 "every 5 records\npunctuate = 2-3 every 7 records\n",
+	 "t.conf:5:13: invalid value for \"punctuate\" in [source s]: "
+	 "partition 2 is under an earlier punctuate already (a partition "
+	 "marks its records by one count)"},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0 "
+	 "every 0 records\n",
+	 "t.conf:4:21: invalid value for \"punctuate\" in [source s]: invalid "
+	 "count \"0\" (expected a whole number from 1 to 4294967295)"},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0 "
+	 "every 1e3 records\n",
+	 "t.conf:4:21: invalid value for \"punctuate\" in [source s]: invalid "
+	 "count \"1e3\" (expected a whole number from 1 to 4294967295)"},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0 "
+	 "every 5 s\n",
+	 "t.conf:4:13: invalid value for \"punctuate\" in [source s]: "
+	 "expected \"FIRST[-LAST] every COUNT records\""},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 4 "
+	 "every 5 records\n",
+	 "t.conf:4:13: invalid value for \"punctuate\" in [source s]: "
+	 "expected partitions from 0 to 3 (the source has 4), not \"4\""},
 	/* Skews, silences and bursts: a part wrong by itself is shown at
 	 * its column, a wrong combination at the value's. */
 	{"[source s]\npartitions = 4\nskew = 0-3\n",
@@ -631,6 +689,7 @@ topology_suite(void)
 	tcase_add_test(good, test_a_sink_takes_its_windows_parallelism);
 	tcase_add_test(good, test_source_shapes);
 	tcase_add_test(good, test_random_silences);
+	tcase_add_test(good, test_punctuations);
 	tcase_add_test(good, test_alert_tiers);
 	tcase_add_loop_test(errors,
 			    test_configuration_errors_name_file_line_and_key, 0,
