@@ -417,9 +417,9 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 /*
  * A punctuated generator and the records that carry its watermarks come
  * together: without marked records it would never emit one, and marks
- * without it would mark nothing. Only a generated source marks its
- * records (punctuate); a trace or a topic has no way to say which of
- * its records carry a watermark.
+ * without it would mark nothing. A generated source marks its records
+ * (punctuate), a trace in its punctuate column; a topic has no way to
+ * say which of its records carry a watermark yet.
  */
 static int
 check_punctuation(struct loader *l, struct wm_ini_section *sec,
@@ -428,15 +428,18 @@ check_punctuation(struct loader *l, struct wm_ini_section *sec,
 	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "watermark");
 	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
 
-	if (punctuated && (src->replay != NULL || src->kafka != NULL))
+	if (punctuated && src->kafka != NULL)
 		return wm_conf_bad_value(
 			l, e,
-			"a punctuated watermark comes from marked records, and "
-			"only a generated source marks its records "
-			"(punctuate = PARTITIONS every COUNT records): a "
-			"replayed trace or a Kafka topic cannot say which of "
-			"its records carry one");
-	if (punctuated && src->n_punctuations == 0)
+			"a punctuated watermark comes from marked records, "
+			"which a generated source (punctuate = PARTITIONS "
+			"every "
+			"COUNT records) or a trace (its punctuate column) "
+			"marks: a Kafka topic cannot say which of its records "
+			"carry one yet");
+	/* A trace marks its records itself; that some are marked is checked
+	 * when it is read (replay.c). */
+	if (punctuated && src->replay == NULL && src->n_punctuations == 0)
 		return wm_conf_bad_value(
 			l, e,
 			"needs punctuate = PARTITIONS every COUNT records: "

@@ -275,12 +275,6 @@ check_records(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		       "would never end; give [job] event_time, "
 		       "processing_time or records",
 		       name);
-	if (src->strategy.kind == WM_WATERMARK_PUNCTUATED)
-		REFUSE(st, "watermark",
-		       "cannot export the punctuated watermarks of generated "
-		       "source %s yet: its recording does not say which "
-		       "records carry a watermark",
-		       name);
 	if (src->alignment_group != NULL && src->strategy.with_idleness)
 		REFUSE(st, "watermark_alignment_group",
 		       "cannot export watermark alignment of generated source "
@@ -516,6 +510,9 @@ emit_strategy(FILE *f, const struct wm_source_conf *src, const char *indent)
 	if (ws->kind == WM_WATERMARK_ASCENDING)
 		fprintf(f, "WatermarkStrategy.<TraceRecord>"
 			   "forMonotonousTimestamps()");
+	else if (ws->kind == WM_WATERMARK_PUNCTUATED)
+		/* The marks are the trace's punctuate column. */
+		fprintf(f, "PunctuatedWatermarks.strategy()");
 	else
 		fprintf(f,
 			"WatermarkStrategy.<TraceRecord>"

@@ -109,6 +109,7 @@ print_trace(FILE *f, const struct wm_stage *st,
 {
 	uint32_t n = st->u.source.partitions;
 	uint32_t *all = malloc(n * sizeof(*all));
+	bool punctuated = st->u.source.strategy.kind == WM_WATERMARK_PUNCTUATED;
 	struct wm_record_source *src;
 	struct wm_record rec;
 
@@ -120,7 +121,9 @@ print_trace(FILE *f, const struct wm_stage *st,
 	free(all);
 	if (src == NULL)
 		return -errno;
-	fprintf(f, "partition,timestamp,key,value,arrival\n");
+	/* A punctuated source's marks go along (replay.h). */
+	fprintf(f, "partition,timestamp,key,value,arrival%s\n",
+		punctuated ? ",punctuate" : "");
 	while (!wm_record_source_finished(src)) {
 		int64_t due = wm_record_source_next_due_ns(src);
 
@@ -128,9 +131,13 @@ print_trace(FILE *f, const struct wm_stage *st,
 			break;
 		fprintf(f,
 			"%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64
-			",%" PRId64 "\n",
+			",%" PRId64,
 			rec.partition, rec.ts, rec.key, rec.value,
 			due / 1000000);
+		if (punctuated)
+			fprintf(f, ",%d",
+				(rec.flags & WM_RECORD_PUNCTUATE) != 0);
+		fputc('\n', f);
 	}
 	src->ops->free(src);
 	return 0;

@@ -43,6 +43,10 @@ struct wm_sink {
 	enum sink_kind kind;
 	bool jsonl;
 	bool subtask_column; /* results end with the firing subtask's index */
+	/* A recording's lines end with the punctuate column: its source's
+	 * watermark is punctuated, and which records carry one is part of
+	 * what it read (replay.h). */
+	bool punctuate_column;
 	unsigned aggregates;
 	/* The job's string keys, read-only (a worker's copy is inherited):
 	 * results print their key's string; NULL when the keys are longs. */
@@ -69,8 +73,9 @@ _Static_assert(KEY_MAX_BYTES >= WM_DECIMAL_MAX, "a long fits a key field");
 #define RESULT_MAX_BYTES (512 + KEY_MAX_BYTES)
 
 /* The longest trace line (late records, a recording), but for its key:
- * partition, timestamp, value and arrival, four commas and the end. */
-#define TRACE_MAX_BYTES (10 + 3 * WM_DECIMAL_MAX + 5)
+ * partition, timestamp, value, arrival and punctuate's digit, five
+ * commas and the end. */
+#define TRACE_MAX_BYTES (10 + 3 * WM_DECIMAL_MAX + 7)
 
 _Static_assert(RESULT_MAX_BYTES <= WM_SINK_BUFFER, "a line fits one write");
 _Static_assert(TRACE_MAX_BYTES + KEY_MAX_BYTES <= WM_SINK_BUFFER,
@@ -381,9 +386,18 @@ wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 		       const char *path, const struct wm_keys *keys, char *err,
 		       size_t errlen)
 {
-	return open_trace(out, source->name, path, SINK_RECORDING,
-			  "partition,timestamp,key,value,arrival\n", keys,
-			  false, err, errlen);
+	bool punctuated =
+		source->u.source.strategy.kind == WM_WATERMARK_PUNCTUATED;
+	int r = open_trace(out, source->name, path, SINK_RECORDING,
+			   punctuated
+				   ? "partition,timestamp,key,value,arrival,"
+				     "punctuate\n"
+				   : "partition,timestamp,key,value,arrival\n",
+			   keys, false, err, errlen);
+
+	if (r == 0)
+		(*out)->punctuate_column = punctuated;
+	return r;
 }
 
 /* A JSON member's name and colon before each field, or a CSV comma. */
@@ -507,6 +521,10 @@ wm_sink_recorded(struct wm_sink *s, const struct wm_record *r,
 		return e;
 	*l.p++ = ',';
 	line_i64(&l, arrival_ms);
+	if (s->punctuate_column) {
+		*l.p++ = ',';
+		*l.p++ = r->flags & WM_RECORD_PUNCTUATE ? '1' : '0';
+	}
 	*l.p++ = '\n';
 	return line_finish(s, &l);
 }

@@ -287,7 +287,7 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 		   s->value_format == WM_KAFKA_VALUE_JSON) {
 		if (wm_fields_parse(text, len,
 				    s->value_format == WM_KAFKA_VALUE_JSON,
-				    &s->layout, f, &kf, err, errlen) < 0)
+				    &s->layout, f, &kf, NULL, err, errlen) < 0)
 			return -EBADMSG;
 		if (s->value_field >= 0)
 			out->value = f[s->value_field];

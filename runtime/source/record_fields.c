@@ -151,7 +151,8 @@ json_value(const char *line, const char *value, const char *end,
  */
 static int
 parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
-	   int64_t *f, struct wm_key_field *kf, char *err, size_t errlen)
+	   int64_t *f, struct wm_key_field *kf, uint64_t *given_mask, char *err,
+	   size_t errlen)
 {
 	const char *p = line + 1, *end = line + len; /* past the '{' */
 	uint64_t seen = 0;
@@ -206,6 +207,7 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 				 lo->names[i]);
 			return -1;
 		}
+	*given_mask = seen;
 	return given;
 }
 
@@ -291,8 +293,9 @@ plain_columns(const char *line, const char *end,
  * key is left in *kf. Returns the field count or -1 and err.
  */
 static int
-parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
-	  int64_t *f, struct wm_key_field *kf, char *err, size_t errlen)
+parse_csv_columns(const char *line, size_t len,
+		  const struct wm_field_layout *lo, int64_t *f,
+		  struct wm_key_field *kf, char *err, size_t errlen)
 {
 	const char *p = line, *end = line + len;
 	uint32_t n = 0;
@@ -363,21 +366,41 @@ parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 	return (int)n;
 }
 
+/* parse_csv_columns(), and the columns given as a mask: the first n. */
+static int
+parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
+	  int64_t *f, struct wm_key_field *kf, uint64_t *given_mask, char *err,
+	  size_t errlen)
+{
+	int n = parse_csv_columns(line, len, lo, f, kf, err, errlen);
+
+	if (n > 0)
+		*given_mask = n >= 64 ? UINT64_MAX : ((uint64_t)1 << n) - 1;
+	return n;
+}
+
 int
 wm_fields_parse_no_nul(const char *line, size_t len, bool json,
 		       const struct wm_field_layout *lo, int64_t *f,
-		       struct wm_key_field *kf, char *err, size_t errlen)
+		       struct wm_key_field *kf, uint64_t *given, char *err,
+		       size_t errlen)
 {
+	uint64_t unused;
+
+	if (given == NULL)
+		given = &unused;
+	*given = 0;
 	if (json && (len == 0 || line[0] != '{'))
 		return json_expected(err, errlen, "'{'", line, line);
-	return json ? parse_json(line, len, lo, f, kf, err, errlen)
-		    : parse_csv(line, len, lo, f, kf, err, errlen);
+	return json ? parse_json(line, len, lo, f, kf, given, err, errlen)
+		    : parse_csv(line, len, lo, f, kf, given, err, errlen);
 }
 
 int
 wm_fields_parse(const char *line, size_t len, bool json,
 		const struct wm_field_layout *lo, int64_t *f,
-		struct wm_key_field *kf, char *err, size_t errlen)
+		struct wm_key_field *kf, uint64_t *given, char *err,
+		size_t errlen)
 {
 	/* wm_line_read() reads past NULs; C string functions would stop there
 	 * and accept "0,1000,1,1\0garbage". */
@@ -388,7 +411,8 @@ wm_fields_parse(const char *line, size_t len, bool json,
 			 (size_t)(nul - line) + 1);
 		return -1;
 	}
-	return wm_fields_parse_no_nul(line, len, json, lo, f, kf, err, errlen);
+	return wm_fields_parse_no_nul(line, len, json, lo, f, kf, given, err,
+				      errlen);
 }
 
 /* A JSON \\uXXXX escape's four hex digits at s (end bounds them): the

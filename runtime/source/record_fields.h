@@ -77,17 +77,20 @@ struct wm_key_field {
  * and skipped columns left alone) and the key into *kf: CSV, or JSON when
  * json is set. Returns how many fields were given (CSV: columns; JSON:
  * members of the layout's names), or -1 and err ("invalid timestamp
- * \"12x\"").
+ * \"12x\""); with `given`, which ones (bit i for field i): an optional
+ * field of JSON may be given without the one before it.
  */
 int wm_fields_parse(const char *line, size_t len, bool json,
 		    const struct wm_field_layout *lo, int64_t *f,
-		    struct wm_key_field *kf, char *err, size_t errlen);
+		    struct wm_key_field *kf, uint64_t *given, char *err,
+		    size_t errlen);
 
 /* wm_fields_parse() of a line its reader found no NUL byte in
  * (wm_line_blocks_next()): the same, without searching it again. */
 int wm_fields_parse_no_nul(const char *line, size_t len, bool json,
 			   const struct wm_field_layout *lo, int64_t *f,
-			   struct wm_key_field *kf, char *err, size_t errlen);
+			   struct wm_key_field *kf, uint64_t *given, char *err,
+			   size_t errlen);
 
 /* Whether the key's text is an integer (or digits beyond 64 bits), and
  * so no string for a source whose keys are read as they come. */

@@ -55,21 +55,24 @@
 #define PAGE_AHEAD ((size_t)8 << 20)
 #define PAGE_AHEAD_TELL 8192
 
-enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, N_FIELDS };
+enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, PUNCTUATE, N_FIELDS };
 
-static const char *const field_names[N_FIELDS] = {"partition", "timestamp",
-						  "key", "value", "arrival"};
+static const char *const field_names[N_FIELDS] = {
+	"partition", "timestamp", "key", "value", "arrival", "punctuate"};
 
 static const enum wm_field_kind field_kinds[N_FIELDS] = {
-	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_KEY, WM_FIELD_INT, WM_FIELD_INT};
+	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_KEY,
+	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_INT};
 
-/* A line's fields: arrival optional, nothing else allowed. */
+/* A line's fields: arrival and punctuate optional, nothing else
+ * allowed. */
 static const struct wm_field_layout trace_layout = {
 	.n = N_FIELDS,
 	.names = field_names,
 	.kinds = field_kinds,
 	.required = ARRIVAL,
-	.unknown_detail = " (not partition, timestamp, key, value or arrival)",
+	.unknown_detail = " (not partition, timestamp, key, value, arrival or "
+			  "punctuate)",
 };
 
 static int
@@ -134,10 +137,11 @@ is_header(const char *line, size_t len, bool *names)
 }
 
 /*
- * When a line of `n` fields is due, in ms of processing time, as the line
- * alone says (schedule() makes the due times of the trace from these):
- * 0 for fast pacing, its arrival, or its timestamp's distance from
- * `first_ts`, the first record's. Returns n, or -1 and err.
+ * When a line's fields f (its arrival among them if `has_arrival`) are
+ * due, in ms of processing time, as the line alone says (schedule() makes
+ * the due times of the trace from these): 0 for fast pacing, its arrival,
+ * or its timestamp's distance from `first_ts`, the first record's.
+ * Returns 0, or -1 and err.
  *
  * A due time past INT64_MAX ns (292 years) is refused, not saturated:
  * no run lasts that long, and INT64_MAX reads as "nothing more to emit"
@@ -146,12 +150,13 @@ is_header(const char *line, size_t len, bool *names)
  * unit (nanoseconds for milliseconds), which the user wants named.
  */
 static int
-due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
-       int64_t first_ts, int64_t *due, char *err, size_t errlen)
+due_ms(const int64_t f[N_FIELDS], bool has_arrival,
+       enum wm_replay_pacing pacing, int64_t first_ts, int64_t *due, char *err,
+       size_t errlen)
 {
 	int64_t since_first;
 
-	if (n == N_FIELDS && (f[ARRIVAL] < 0 || f[ARRIVAL] > MAX_DUE_MS)) {
+	if (has_arrival && (f[ARRIVAL] < 0 || f[ARRIVAL] > MAX_DUE_MS)) {
 		snprintf(err, errlen, "invalid arrival \"%" PRId64 "\" (%s)",
 			 f[ARRIVAL],
 			 f[ARRIVAL] < 0 ? "negative" : "beyond 292 years");
@@ -159,7 +164,7 @@ due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
 	}
 	*due = 0;
 	if (pacing == WM_REPLAY_ARRIVAL) {
-		if (n < N_FIELDS) {
+		if (!has_arrival) {
 			snprintf(err, errlen,
 				 "invalid line: no arrival (pacing = arrival "
 				 "needs it)");
@@ -181,7 +186,7 @@ due_ms(const int64_t f[N_FIELDS], int n, enum wm_replay_pacing pacing,
 		}
 		*due = since_first;
 	}
-	return n;
+	return 0;
 }
 
 /* What reading a trace keeps from line to line. */
@@ -376,6 +381,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	size_t len = got;
 	int64_t fld[N_FIELDS] = {0}, first_ts, due = 0, key = 0;
 	struct wm_key_field kf = {0};
+	uint64_t given = 0;
 	uint32_t flags = 0;
 	bool first, names = false;
 	int k, r;
@@ -408,14 +414,15 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	/* The reader searched its blocks for NUL bytes already: a line
 	 * without one is not searched again. */
 	k = nul ? wm_fields_parse(text, len, text[0] == '{', &trace_layout, fld,
-				  &kf, err, errlen)
+				  &kf, &given, err, errlen)
 		: wm_fields_parse_no_nul(text, len, text[0] == '{',
-					 &trace_layout, fld, &kf, err, errlen);
+					 &trace_layout, fld, &kf, &given, err,
+					 errlen);
 	if (k < 0 && first && text[0] != '{' && names)
 		wm_fields_refuse(
 			err, errlen, "header", text, len,
 			" (the columns are partition,timestamp,key,value"
-			"[,arrival], in that order)");
+			"[,arrival[,punctuate]], in that order)");
 	if (k > 0 &&
 	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
 		snprintf(err, errlen,
@@ -424,9 +431,19 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 			 fld[PARTITION], tr->n_partitions);
 		k = -1;
 	}
+	if (k > 0 && (given >> PUNCTUATE & 1) &&
+	    (fld[PUNCTUATE] < 0 || fld[PUNCTUATE] > 1)) {
+		snprintf(err, errlen,
+			 "invalid punctuate \"%" PRId64
+			 "\" (1: the record carries a watermark at its "
+			 "timestamp, 0: it does not)",
+			 fld[PUNCTUATE]);
+		k = -1;
+	}
 	first_ts = rd->have_first ? rd->first_ts : fld[TIMESTAMP];
 	if (k > 0)
-		k = due_ms(fld, k, rd->pacing, first_ts, &due, err, errlen);
+		k = due_ms(fld, given >> ARRIVAL & 1, rd->pacing, first_ts,
+			   &due, err, errlen);
 	if (k < 0)
 		return -EBADMSG;
 	/* The key last: a line refused for another reason interns nothing
@@ -442,6 +459,10 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	    (tr->n == 0 || due < rd->earliest)) {
 		rd->earliest = due;
 		rd->earliest_line = rd->lineno;
+	}
+	if ((given >> PUNCTUATE & 1) && fld[PUNCTUATE] == 1) {
+		flags |= WM_RECORD_PUNCTUATE;
+		tr->marked++;
 	}
 	return append_record(rd, tr, fld, key, flags, due);
 }
@@ -525,7 +546,7 @@ take_plain_lines(struct reader *rd, struct wm_replay_trace *tr, const char *p,
 		int64_t f[N_FIELDS], due = 0;
 		char unused[160];
 		const char *q;
-		int fields = ARRIVAL;
+		bool has_arrival = false;
 
 		if ((q = plain_integer(p, &f[PARTITION])) == NULL ||
 		    *q != ',' ||
@@ -536,14 +557,14 @@ take_plain_lines(struct reader *rd, struct wm_replay_trace *tr, const char *p,
 		if (*q == ',') {
 			if ((q = plain_integer(q + 1, &f[ARRIVAL])) == NULL)
 				break;
-			fields = N_FIELDS;
+			has_arrival = true;
 		}
 		if (*q != '\n' || (uint64_t)f[PARTITION] >= tr->n_partitions)
 			break;
 		if (!have_first)
 			first_ts = f[TIMESTAMP];
 		if (due_ns != NULL) {
-			if (due_ms(f, fields, rd->pacing, first_ts, &due,
+			if (due_ms(f, has_arrival, rd->pacing, first_ts, &due,
 				   unused, sizeof(unused)) < 0)
 				break;
 			if (rd->pacing == WM_REPLAY_ARRIVAL &&
@@ -939,6 +960,20 @@ wm_replay_read_all(const struct wm_topology *topo,
 			if (!held)
 				wm_keys_free(keys);
 			return -e;
+		}
+		/* A punctuated source over a trace that marks nothing would
+		 * never emit a watermark: a wrong file, or one recorded
+		 * without its marks. */
+		if (sc->strategy.kind == WM_WATERMARK_PUNCTUATED &&
+		    traces[s]->marked == 0) {
+			snprintf(err, errlen,
+				 "trace \"%s\" marks no record (no line has a "
+				 "punctuate column of 1): source \"%s\", whose "
+				 "watermark = punctuated, would never emit a "
+				 "watermark",
+				 sc->replay, st->name);
+			wm_replay_free_all(traces, topo->n_stages);
+			return -EBADMSG;
 		}
 		/* Saturated where int64 ns end (292 years): never ending
 		 * would be a job that never ends. */

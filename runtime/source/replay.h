@@ -6,12 +6,15 @@
  *
  * Format. One record per line, as CSV
  *
- *	  partition,timestamp,key,value[,arrival]
+ *	  partition,timestamp,key,value[,arrival[,punctuate]]
  *
  * or as JSON lines with the same fields as keys of one flat object, in
- * any order, arrival optional: {"partition":0,"timestamp":1000,"key":7,
- * "value":1}; other keys, repeated keys and anything after the object
- * are errors. Every field but the key is a 64-bit decimal integer, an
+ * any order, arrival and punctuate optional: {"partition":0,
+ * "timestamp":1000,"key":7,"value":1}; other keys, repeated keys and
+ * anything after the object are errors. punctuate is 1 for a record that
+ * carries a watermark at its timestamp (a source with watermark =
+ * punctuated emits it at once, as Flink's onEvent does), 0 or absent for
+ * one that does not. Every field but the key is a 64-bit decimal integer, an
  * optional '-' then digits, and nothing else: no '+', no blanks in CSV
  * (JSON allows them around its tokens). partition is below the source's
  * count;
@@ -20,8 +23,10 @@
  * come; a line is at most 64 KiB, its end included. Blank lines and lines
  * starting with '#' are skipped, and so is a UTF-8 byte order mark at the
  * start of the file. The first other line is a header, and skipped, when
- * it is exactly the column names "partition,timestamp,key,value" or
- * "partition,timestamp,key,value,arrival", blanks (spaces, tabs) allowed
+ * it is exactly the column names "partition,timestamp,key,value",
+ * "partition,timestamp,key,value,arrival" or
+ * "partition,timestamp,key,value,arrival,punctuate", blanks (spaces,
+ * tabs) allowed
  * around each name; anything else there is data. JSON traces have no
  * header.
  *

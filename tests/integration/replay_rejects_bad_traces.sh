@@ -19,6 +19,7 @@ partitions = 2
 replay = $trace
 pacing = $1
 ${key_type:+key_type = $key_type}
+${watermark:+watermark = $watermark}
 out_of_orderness = 50 ms
 [window w]
 input = t
@@ -78,7 +79,9 @@ rejects 1 'invalid value "9223372036854775808" \(beyond 64 bits\)'
 printf '0,1000,1,+5\n' >"$trace"
 rejects 1 'invalid value "\+5"'
 printf '0,1000,1,1,4,5\n' >"$trace"
-rejects 1 'invalid line: extra field "5"'
+rejects 1 'invalid punctuate "5" \(1: the record carries a watermark at its timestamp, 0: it does not\)'
+printf '0,1000,1,1,4,1,6\n' >"$trace"
+rejects 1 'invalid line: extra field "6"'
 printf '0,1000,1\n' >"$trace"
 rejects 1 'invalid line: no value'
 # A line is at most 64 KiB: a trace without line ends (a binary file, a
@@ -104,7 +107,7 @@ rejects 1 'invalid text after the JSON object "trailing junk"'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"key":2}\n' >"$trace"
 rejects 1 'invalid field "key" \(given twice\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"arival":2}\n' >"$trace"
-rejects 1 'invalid field "arival" \(not partition, timestamp, key, value or arrival\)'
+rejects 1 'invalid field "arival" \(not partition, timestamp, key, value, arrival or punctuate\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3\n' >"$trace"
 rejects 1 "invalid JSON: expected ',' or '}' at column 47"
 printf '{"partition":0,"timestamp":1,"key":1}\n' >"$trace"
@@ -139,7 +142,7 @@ expect_line '^  records read +2$' "$scratch/err"
 printf 'partition0,1000,1,1\n0,1100,1,1\n' >"$trace"
 rejects 1 'invalid partition "partition0"'
 printf 'partition,timestamp,key,valeu\n0,1000,1,1\n' >"$trace"
-rejects 1 'invalid header "partition,timestamp,key,valeu" \(the columns are partition,timestamp,key,value\[,arrival\], in that order\)'
+rejects 1 'invalid header "partition,timestamp,key,valeu" \(the columns are partition,timestamp,key,value\[,arrival\[,punctuate\]\], in that order\)'
 printf '# recorded\ntimestamp,partition,key,value\n0,1000,1,1\n' >"$trace"
 rejects 2 'invalid header "timestamp,partition,key,value" \(.*\)'
 printf 'partition,timestamp,key,value,arrival,x\n' >"$trace"
@@ -182,4 +185,15 @@ printf '0,1000,17,1\n0,1001,user48,1\n0,1002,,1\n' >"$trace"
 key_type=string
 replays 0 fast
 expect_line '^  records read +3$' "$scratch/err"
+key_type=
+# watermark = punctuated over a trace that marks no record would never
+# emit a watermark: refused before the job (65); one marked record is
+# enough.
+watermark=punctuated
+printf '0,1000,1,1,0,0\n1,1000,1,1,0\n' >"$trace"
+replays 65 fast
+expect_line "^wmrun: trace \"$trace\" marks no record \(no line has a punctuate column of 1\): source \"t\", whose watermark = punctuated, would never emit a watermark$" "$scratch/err"
+printf '0,1000,1,1,0,0\n1,1000,1,1,0,1\n' >"$trace"
+replays 0 fast
+expect_line '^  every record accounted  yes$' "$scratch/err"
 echo "ok"

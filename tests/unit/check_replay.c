@@ -405,7 +405,19 @@ static const struct field_case field_cases[] = {
 	 ": invalid timestamp \"9223372036854775808\" (beyond 64 bits)"},
 	{"0,1,2", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid line: no value"},
 	{"0,1,2,3,4,5", WM_KEY_TYPE_LONG, 0, 0, NULL,
-	 ": invalid line: extra field \"5\""},
+	 ": invalid punctuate \"5\" (1: the record carries a watermark at "
+	 "its timestamp, 0: it does not)"},
+	{"0,1,2,3,4,1,6", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid line: extra field \"6\""},
+	{"0,1,2,3,4,1", WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
+	{"{\"punctuate\":0,\"partition\":0,\"timestamp\":1,\"key\":2,"
+	 "\"value\":3}",
+	 WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
+	{"{\"punctuate\":-1,\"partition\":0,\"timestamp\":1,\"key\":2,"
+	 "\"value\":3}",
+	 WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid punctuate \"-1\" (1: the record carries a watermark at "
+	 "its timestamp, 0: it does not)"},
 	{"0,1,2,3,", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid arrival \"\""},
 	{"0,1,2,3,-", WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid arrival \"-\""},
 	{"0,1 ,2,3", WM_KEY_TYPE_LONG, 0, 0, NULL,
@@ -473,6 +485,53 @@ START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
 	} else {
 		ck_assert_int_eq(r.key, strtoll(c->key, NULL, 10));
 	}
+	wm_record_source_free(src);
+	wm_replay_free(tr);
+}
+END_TEST
+
+/*
+ * The punctuate column marks its records, in CSV after an arrival and in
+ * JSON with or without one, and nothing else: a record of punctuate = 1
+ * carries WM_RECORD_PUNCTUATE, one of 0 or without the column none.
+ */
+START_TEST(test_punctuate_marks_records)
+{
+	static const uint32_t part0 = 0;
+	static const char text[] =
+		"partition,timestamp,key,value,arrival,punctuate\n"
+		"0,100,1,1,0,1\n"
+		"0,200,1,2,0,0\n"
+		"0,300,1,3,0\n"
+		"{\"partition\":0,\"timestamp\":400,\"key\":1,\"value\":4,"
+		"\"punctuate\":1}\n"
+		"{\"partition\":0,\"timestamp\":500,\"key\":1,\"value\":5}\n"
+		"0,600,1,6,0,1\n";
+	static const bool marked[] = {true, false, false, true, false, true};
+	char path[64] = "/tmp/check_replay.XXXXXX", err[256];
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct wm_replay_trace *tr;
+	struct wm_record_source *src;
+	struct wm_record r;
+	int i = 0;
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, WM_KEY_TYPE_LONG, NULL,
+			    false, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(tr != NULL, "%s", err);
+	src = wm_replay_source(tr, &part0, 1);
+	ck_assert_ptr_nonnull(src);
+	while (wm_record_source_next(src, 0, &r) == 1) {
+		ck_assert_int_lt(i, 6);
+		ck_assert_int_eq(r.value, i + 1);
+		ck_assert_uint_eq(r.flags, marked[i] ? WM_RECORD_PUNCTUATE : 0);
+		i++;
+	}
+	ck_assert_int_eq(i, 6);
 	wm_record_source_free(src);
 	wm_replay_free(tr);
 }
@@ -695,6 +754,7 @@ replay_suite(void)
 		2 * (int)(sizeof(field_cases) / sizeof(*field_cases)));
 	tcase_add_test(pause, test_plain_lines_read_as_the_lines_around_them);
 	tcase_add_test(pause, test_bad_line_far_down_is_named);
+	tcase_add_test(pause, test_punctuate_marks_records);
 	suite_add_tcase(s, pause);
 	return s;
 }

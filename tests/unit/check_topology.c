@@ -501,12 +501,13 @@ static const struct bad_case bad[] = {
 	 "t.conf:2:13: invalid value for \"punctuate\" in [source s]: marks "
 	 "records for watermark = punctuated, which this source does not "
 	 "have (its watermark is bounded or ascending, from every record)"},
-	{"[source s]\nreplay = t.csv\nwatermark = punctuated\n",
-	 "t.conf:3:13: invalid value for \"watermark\" in [source s]: a "
-	 "punctuated watermark comes from marked records, and only a "
-	 "generated source marks its records (punctuate = PARTITIONS every "
-	 "COUNT records): a replayed trace or a Kafka topic cannot say which "
-	 "of its records carry one"},
+	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
+	 "watermark = punctuated\n",
+	 "t.conf:4:13: invalid value for \"watermark\" in [source s]: a "
+	 "punctuated watermark comes from marked records, which a generated "
+	 "source (punctuate = PARTITIONS every COUNT records) or a trace (its "
+	 "punctuate column) marks: a Kafka topic cannot say which of its "
+	 "records carry one yet"},
 	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0-2 "
 	 "every 5 records\npunctuate = 2-3 every 7 records\n",
 	 "t.conf:5:13: invalid value for \"punctuate\" in [source s]: "

@@ -5,8 +5,10 @@ import org.apache.flink.api.java.functions.KeySelector;
 
 /**
  * One record of a replayed trace: the columns of wmrun's trace format
- * (partition, timestamp, key, value, arrival), arrival in milliseconds of
- * processing time since the job started. A Flink POJO: public fields and a
+ * (partition, timestamp, key, value, arrival, and for a punctuated source
+ * punctuate), arrival in milliseconds of processing time since the job
+ * started; punctuate says that the record carries a watermark at its
+ * timestamp (PunctuatedWatermarks). A Flink POJO: public fields and a
  * public no-argument constructor, so Flink serializes it without Kryo.
  * A Kafka source with string keys (key_type = string) sets stringKey and
  * is keyed by it (StringKey), where every other source is keyed by key.
@@ -18,6 +20,7 @@ public class TraceRecord {
     public String stringKey;
     public long value;
     public long arrival;
+    public boolean punctuate;
 
     public TraceRecord() {}
 
@@ -51,17 +54,23 @@ public class TraceRecord {
     }
 
     /**
-     * A line of an exported trace: exactly five decimal fields. wmrun wrote
-     * the file, after its own checks, so anything else is a damaged file.
+     * A line of an exported trace: five decimal fields, and a sixth, 0 or 1,
+     * for a punctuated source. wmrun wrote the file, after its own checks,
+     * so anything else is a damaged file.
      */
     public static TraceRecord parse(String line, String where) {
         String[] f = line.split(",", -1);
-        if (f.length != 5) {
-            throw new IllegalArgumentException(where + ": expected 5 fields, found " + f.length);
+        if (f.length != 5 && f.length != 6) {
+            throw new IllegalArgumentException(where + ": expected 5 or 6 fields, found " + f.length);
+        }
+        if (f.length == 6 && !f[5].equals("0") && !f[5].equals("1")) {
+            throw new IllegalArgumentException(where + ": invalid punctuate \"" + f[5] + "\"");
         }
         try {
-            return new TraceRecord(Integer.parseInt(f[0]), Long.parseLong(f[1]),
+            TraceRecord r = new TraceRecord(Integer.parseInt(f[0]), Long.parseLong(f[1]),
                     Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]));
+            r.punctuate = f.length == 6 && f[5].equals("1");
+            return r;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(where + ": invalid number: " + e.getMessage());
         }
