@@ -209,7 +209,6 @@ static int
 load_fields(struct loader *l, struct wm_ini_section *sec,
 	    struct wm_kafka_conf *kc)
 {
-	static const char *const names[] = {"_", "timestamp", "key", "value"};
 	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "kafka.value_fields");
 	const char *p;
 	unsigned seen = 0;
@@ -232,20 +231,20 @@ load_fields(struct loader *l, struct wm_ini_section *sec,
 		while (*p == ' ' || *p == '\t')
 			p++;
 		len = strcspn(p, ", \t");
-		for (k = 0; k < N_ELEMS(names); k++)
-			if (strlen(names[k]) == len &&
-			    strncmp(p, names[k], len) == 0)
+		for (k = 0; k < WM_KAFKA_N_FIELDS; k++)
+			if (strlen(wm_kafka_field_name(k)) == len &&
+			    strncmp(p, wm_kafka_field_name(k), len) == 0)
 				break;
-		if (k == N_ELEMS(names) ||
+		if (k == WM_KAFKA_N_FIELDS ||
 		    (k == WM_KAFKA_FIELD_SKIP &&
 		     kc->value_format == WM_KAFKA_VALUE_JSON))
 			return wm_conf_bad_value_at(
 				l, e, (size_t)(p - e->value),
 				kc->value_format == WM_KAFKA_VALUE_JSON
-					? "a JSON field is timestamp, key or "
-					  "value"
+					? "a JSON field is timestamp, key, "
+					  "value or punctuate"
 					: "a CSV column is timestamp, key, "
-					  "value or _ (read past)");
+					  "value, punctuate or _ (read past)");
 		if (k != WM_KAFKA_FIELD_SKIP && (seen & (1u << k)))
 			return wm_conf_bad_value_at(l, e,
 						    (size_t)(p - e->value),

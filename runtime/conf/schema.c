@@ -157,6 +157,20 @@ wm_stage_kind_name(enum wm_stage_kind kind)
 	return stage_kind_names[kind];
 }
 
+static const char *const kafka_field_names[WM_KAFKA_N_FIELDS] = {
+	[WM_KAFKA_FIELD_SKIP] = "_",
+	[WM_KAFKA_FIELD_TIMESTAMP] = "timestamp",
+	[WM_KAFKA_FIELD_KEY] = "key",
+	[WM_KAFKA_FIELD_VALUE] = "value",
+	[WM_KAFKA_FIELD_PUNCTUATE] = "punctuate",
+};
+
+const char *
+wm_kafka_field_name(enum wm_kafka_field field)
+{
+	return kafka_field_names[field];
+}
+
 const char *
 wm_partitioning_name(enum wm_partitioning kind)
 {

@@ -414,12 +414,47 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
+/* Whether a Kafka source's values carry the punctuate field. */
+static bool
+kafka_marks(const struct wm_kafka_conf *kc)
+{
+	for (uint32_t i = 0; i < kc->n_fields; i++)
+		if (kc->fields[i] == WM_KAFKA_FIELD_PUNCTUATE &&
+		    (kc->value_format == WM_KAFKA_VALUE_CSV ||
+		     kc->value_format == WM_KAFKA_VALUE_JSON))
+			return true;
+	return false;
+}
+
+/* A Kafka source's records carry their marks in a field of their value
+ * (kafka.value_fields names punctuate): a punctuated source needs it,
+ * and the field marks records for a punctuated source only. */
+static int
+check_kafka_punctuation(struct loader *l, struct wm_ini_section *sec,
+			const struct wm_source_conf *src)
+{
+	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
+
+	if (punctuated && !kafka_marks(src->kafka))
+		return wm_conf_bad_value(
+			l, wm_conf_lookup(l, sec, "watermark"),
+			"a punctuated watermark comes from marked records: "
+			"give the values a punctuate field (kafka.value_format "
+			"= csv or json, punctuate in kafka.value_fields)");
+	if (!punctuated && kafka_marks(src->kafka))
+		return wm_conf_bad_value(
+			l, wm_conf_lookup(l, sec, "kafka.value_fields"),
+			"punctuate marks records for watermark = punctuated, "
+			"which this source does not have");
+	return 0;
+}
+
 /*
  * A punctuated generator and the records that carry its watermarks come
  * together: without marked records it would never emit one, and marks
  * without it would mark nothing. A generated source marks its records
- * (punctuate), a trace in its punctuate column; a topic has no way to
- * say which of its records carry a watermark yet.
+ * (punctuate), a trace in its punctuate column, a topic in a punctuate
+ * field of its values.
  */
 static int
 check_punctuation(struct loader *l, struct wm_ini_section *sec,
@@ -428,15 +463,8 @@ check_punctuation(struct loader *l, struct wm_ini_section *sec,
 	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "watermark");
 	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
 
-	if (punctuated && src->kafka != NULL)
-		return wm_conf_bad_value(
-			l, e,
-			"a punctuated watermark comes from marked records, "
-			"which a generated source (punctuate = PARTITIONS "
-			"every "
-			"COUNT records) or a trace (its punctuate column) "
-			"marks: a Kafka topic cannot say which of its records "
-			"carry one yet");
+	if (src->kafka != NULL)
+		return check_kafka_punctuation(l, sec, src);
 	/* A trace marks its records itself; that some are marked is checked
 	 * when it is read (replay.c). */
 	if (punctuated && src->replay == NULL && src->n_punctuations == 0)

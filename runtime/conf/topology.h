@@ -196,6 +196,10 @@ enum wm_kafka_field {
 	WM_KAFKA_FIELD_TIMESTAMP,
 	WM_KAFKA_FIELD_KEY,
 	WM_KAFKA_FIELD_VALUE,
+	/* 1: the record carries a watermark (watermark = punctuated), 0:
+	 * it does not */
+	WM_KAFKA_FIELD_PUNCTUATE,
+	WM_KAFKA_N_FIELDS
 };
 #define WM_KAFKA_MAX_FIELDS 64
 
@@ -480,6 +484,11 @@ const char *wm_alert_kind_name(enum wm_alert_kind kind);
 /* Whether any alert is configured. */
 bool wm_alerts_configured(const struct wm_job_conf *job);
 const char *wm_partitioning_name(enum wm_partitioning kind);
+
+/* A Kafka value's field as kafka.value_fields names it ("_" for a column
+ * read past): the one spelling the loader, the source and the export
+ * share. */
+const char *wm_kafka_field_name(enum wm_kafka_field field);
 
 /* The topic name by which a source's partitions are spread over its
  * subtasks (operators/source_gen.h, wm_source_gen_split_owner()). */

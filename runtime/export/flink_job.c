@@ -591,7 +591,6 @@ static void
 emit_kafka_source(FILE *f, const struct wm_stage *st, const char *id)
 {
 	static const char *const formats[] = {"none", "number", "csv", "json"};
-	static const char *const fields[] = {"_", "timestamp", "key", "value"};
 	const struct wm_source_conf *src = &st->u.source;
 	const struct wm_kafka_conf *kc = src->kafka;
 	char ms[32];
@@ -632,7 +631,8 @@ emit_kafka_source(FILE *f, const struct wm_stage *st, const char *id)
 	fprintf(f, ", \"%s\", new String[] {", formats[kc->value_format]);
 	for (uint32_t i = 0;
 	     kc->value_format >= WM_KAFKA_VALUE_CSV && i < kc->n_fields; i++)
-		fprintf(f, "%s\"%s\"", i ? ", " : "", fields[kc->fields[i]]);
+		fprintf(f, "%s\"%s\"", i ? ", " : "",
+			wm_kafka_field_name(kc->fields[i]));
 	fprintf(f,
 		"},\n                %s, %s, %s, %s))\n            .build();\n",
 		kc->timestamp_from_value ? "true" : "false",

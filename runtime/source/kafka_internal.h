@@ -66,6 +66,7 @@ struct ksource {
 	const char *names[WM_KAFKA_MAX_FIELDS];
 	enum wm_field_kind kinds[WM_KAFKA_MAX_FIELDS];
 	int ts_field, key_field, value_field; /* in the layout; -1 */
+	int punctuate_field;		      /* in the layout; -1 */
 	bool timestamp_from_value, key_from_value;
 	enum wm_key_type key_type;
 	bool key_type_stated;

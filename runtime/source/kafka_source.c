@@ -259,6 +259,7 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 	int64_t f[WM_KAFKA_MAX_FIELDS];
 	struct wm_key_field kf = {0};
 	rd_kafka_timestamp_type_t tstype;
+	int r;
 
 	/* The layout's fields alone (every index in it is below n): the
 	 * whole array is 512 bytes a record to zero. */
@@ -313,8 +314,22 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 					   .col = 1,
 					   .form = WM_KEY_BARE};
 	}
-	return wm_fields_key(&kf, s->key_type, s->key_type_stated, s->keys,
-			     &out->key, &out->flags, err, errlen);
+	if (s->punctuate_field >= 0 && f[s->punctuate_field] != 0 &&
+	    f[s->punctuate_field] != 1) {
+		snprintf(err, errlen,
+			 "invalid punctuate \"%" PRId64
+			 "\" (1: the record carries a watermark at its "
+			 "timestamp, 0: it does not)",
+			 f[s->punctuate_field]);
+		return -EBADMSG;
+	}
+	r = wm_fields_key(&kf, s->key_type, s->key_type_stated, s->keys,
+			  &out->key, &out->flags, err, errlen);
+	if (r != 0)
+		return r;
+	if (s->punctuate_field >= 0 && f[s->punctuate_field] == 1)
+		out->flags |= WM_RECORD_PUNCTUATE;
+	return 0;
 }
 
 /* A bad record at its partition's position: skipped and counted, or the
@@ -895,18 +910,11 @@ static const struct wm_record_source_ops kafka_ops = {
 static void
 value_layout(struct ksource *s, const struct wm_kafka_conf *kc)
 {
-	static const char *const field_names[] = {
-		[WM_KAFKA_FIELD_SKIP] = "_",
-		[WM_KAFKA_FIELD_TIMESTAMP] = "timestamp",
-		[WM_KAFKA_FIELD_KEY] = "key",
-		[WM_KAFKA_FIELD_VALUE] = "value",
-	};
-
-	s->ts_field = s->key_field = s->value_field = -1;
+	s->ts_field = s->key_field = s->value_field = s->punctuate_field = -1;
 	for (uint32_t i = 0; i < kc->n_fields; i++) {
 		enum wm_kafka_field f = kc->fields[i];
 
-		s->names[i] = field_names[f];
+		s->names[i] = wm_kafka_field_name(f);
 		s->kinds[i] = f == WM_KAFKA_FIELD_KEY	 ? WM_FIELD_KEY
 			      : f == WM_KAFKA_FIELD_SKIP ? WM_FIELD_SKIP
 							 : WM_FIELD_INT;
@@ -916,6 +924,8 @@ value_layout(struct ksource *s, const struct wm_kafka_conf *kc)
 			s->key_field = (int)i;
 		else if (f == WM_KAFKA_FIELD_VALUE)
 			s->value_field = (int)i;
+		else if (f == WM_KAFKA_FIELD_PUNCTUATE)
+			s->punctuate_field = (int)i;
 	}
 	s->layout = (struct wm_field_layout){
 		.n = kc->n_fields,

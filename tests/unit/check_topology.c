@@ -343,6 +343,18 @@ START_TEST(test_punctuations)
 	ck_assert_uint_eq(src->punctuations[1].last_partition, 7);
 	ck_assert_uint_eq(src->punctuations[1].every_records, 1);
 	wm_topology_free(t);
+
+	/* A topic's values mark its records in a field of their own. */
+	t = load_ok("[source s]\nkafka.topic = t\n"
+		    "kafka.bootstrap_servers = b:9092\n"
+		    "kafka.value_format = json\n"
+		    "kafka.value_fields = value, punctuate\n"
+		    "watermark = punctuated\n");
+	src = &t->stages[0].u.source;
+	ck_assert_int_eq(src->strategy.kind, WM_WATERMARK_PUNCTUATED);
+	ck_assert_uint_eq(src->kafka->n_fields, 2);
+	ck_assert_int_eq(src->kafka->fields[1], WM_KAFKA_FIELD_PUNCTUATE);
+	wm_topology_free(t);
 }
 END_TEST
 
@@ -504,10 +516,14 @@ static const struct bad_case bad[] = {
 	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
 	 "watermark = punctuated\n",
 	 "t.conf:4:13: invalid value for \"watermark\" in [source s]: a "
-	 "punctuated watermark comes from marked records, which a generated "
-	 "source (punctuate = PARTITIONS every COUNT records) or a trace (its "
-	 "punctuate column) marks: a Kafka topic cannot say which of its "
-	 "records carry one yet"},
+	 "punctuated watermark comes from marked records: give the values a "
+	 "punctuate field (kafka.value_format = csv or json, punctuate in "
+	 "kafka.value_fields)"},
+	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
+	 "kafka.value_format = csv\nkafka.value_fields = value, punctuate\n",
+	 "t.conf:5:22: invalid value for \"kafka.value_fields\" in [source s]: "
+	 "punctuate marks records for watermark = punctuated, which this "
+	 "source does not have"},
 	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0-2 "
 	 "every 5 records\npunctuate = 2-3 every 7 records\n",
 	 "t.conf:5:13: invalid value for \"punctuate\" in [source s]: "

@@ -18,7 +18,9 @@ import org.apache.kafka.common.TopicPartition;
  * section 14.2): the timestamp the Kafka record's or the value's, the key
  * the Kafka key or the value's (a decimal long, or a string with string
  * keys), the value 1, the value as a decimal integer, or a field of a CSV
- * or flat JSON value. A line end at the end of the value is read past.
+ * or flat JSON value; a punctuate field of 1 marks a record that carries
+ * a watermark (PunctuatedWatermarks). A line end at the end of the value
+ * is read past.
  *
  * A bad record (no key, no value where one is read, a field that does not
  * parse) fails the job naming topic, partition and offset, or with
@@ -32,7 +34,7 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
 
     private final String source;
     private final String format; /* none, number, csv, json */
-    private final String[] fields; /* timestamp, key, value, or _ */
+    private final String[] fields; /* timestamp, key, value, punctuate, or _ */
     private final boolean timestampFromValue;
     private final boolean keyFromValue;
     private final boolean stringKeys;
@@ -104,7 +106,7 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
 
     private TraceRecord read(ConsumerRecord<byte[], byte[]> m) throws Bad {
         TraceRecord r = new TraceRecord();
-        String[] got = new String[4]; /* by field: timestamp, key, value */
+        String[] got = new String[4]; /* by field: timestamp, key, value, punctuate */
         r.partition = m.partition();
         r.value = 1;
         if (!format.equals("none")) {
@@ -131,6 +133,13 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
             }
             if (got[2] != null) {
                 r.value = number("value", got[2]);
+            }
+            if (got[3] != null) {
+                long mark = number("punctuate", got[3]);
+                if (mark != 0 && mark != 1) {
+                    throw new Bad("invalid punctuate \"" + got[3] + "\"");
+                }
+                r.punctuate = mark == 1;
             }
         }
         if (timestampFromValue) {
@@ -175,6 +184,8 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
                 return 1;
             case "value":
                 return 2;
+            case "punctuate":
+                return 3;
             default:
                 return -1;
         }
