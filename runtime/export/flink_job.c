@@ -87,6 +87,40 @@ position(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		return -EINVAL;                                                \
 	} while (0)
 
+/*
+ * The speed the exported job runs at: the job's, lowered to the shortest
+ * processing-time duration it exports (in ms) where that duration would
+ * come to less than a millisecond of Flink's wall clock. Flink counts
+ * them in whole milliseconds: 200 ms of watermark interval at speed 2000
+ * would be 0.1 ms, read as 0, which turns periodic watermarks off (and
+ * an idle timeout of 0 is refused). Lowering the speed instead of
+ * rounding each duration up keeps every one in its ratio to the others
+ * and to the records' arrivals, as wmrun runs them: the results are the
+ * same, the run takes longer on the wall clock.
+ */
+static double
+export_speed(const struct wm_topology *t)
+{
+	double speed = t->job.speed;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_source_conf *src = &t->stages[s].u.source;
+		int64_t d[3] = {0, 0, 0};
+
+		if (t->stages[s].kind != WM_STAGE_SOURCE)
+			continue;
+		d[0] = src->strategy.interval_ms;
+		if (src->strategy.with_idleness)
+			d[1] = src->strategy.idle_timeout_ms;
+		if (src->alignment_group != NULL)
+			d[2] = src->alignment_update_interval_ms;
+		for (int i = 0; i < 3; i++)
+			if (d[i] > 0 && (double)d[i] < speed)
+				speed = (double)d[i];
+	}
+	return speed;
+}
+
 static void
 warn(FILE *f, const struct wm_topology *t, const struct wm_ini_doc *doc,
      const struct wm_stage *st, const char *key, const char *msg)
@@ -366,6 +400,21 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 			warn(warnings, t, doc, st, "format",
 			     "the exported job writes this sink as CSV");
 		}
+	}
+	if (export_speed(t) < t->job.speed) {
+		char msg[400];
+
+		snprintf(msg, sizeof(msg),
+			 "the exported job runs at speed %g, not %g: a "
+			 "processing-time duration of %g ms would come to less "
+			 "than the millisecond Flink counts in (a watermark "
+			 "interval of 0 turns periodic watermarks off); every "
+			 "duration keeps its ratio to the others and to the "
+			 "records' arrivals, and the run takes %g times as "
+			 "long",
+			 export_speed(t), t->job.speed, export_speed(t),
+			 t->job.speed / export_speed(t));
+		warn(warnings, t, doc, NULL, "speed", msg);
 	}
 	if (generated && t->job.records != UINT64_MAX)
 		warn(warnings, t, doc, NULL, "records",
@@ -965,8 +1014,11 @@ emit_class_start(FILE *f, const struct wm_topology *t)
 {
 	fprintf(f,
 		"public final class Job {\n"
-		"    /** [job] speed: processing time runs this much faster "
-		"than the wall clock. */\n"
+		"    /** [job] speed, or less where a processing-time "
+		"duration would\n"
+		"     *  come to under a millisecond: processing time runs "
+		"this much\n"
+		"     *  faster than the wall clock. */\n"
 		"    static final double SPEED = %.17g;\n"
 		"\n"
 		"    /** A duration of wmrun's processing time on Flink's wall "
@@ -997,7 +1049,7 @@ emit_class_start(FILE *f, const struct wm_topology *t)
 		"        long start = System.currentTimeMillis();\n"
 		"        Configuration conf = new Configuration();\n"
 		"        PrometheusReporting.configure(conf);\n",
-		t->job.speed);
+		export_speed(t));
 }
 
 void

@@ -11,7 +11,8 @@
 # watermarks. (Flink agrees: flink_agrees_on_punctuated_watermarks.sh.)
 . "$srcdir/tests/lib/lib.sh"
 
-conf="$EXAMPLES/punctuated_watermarks.conf"
+# Absolute: the recording below is made from inside $scratch.
+conf="$(cd "$EXAMPLES" && pwd)/punctuated_watermarks.conf"
 
 # markers_only FILE: every result's watermark is a marker's or MAX.
 markers_only() {

@@ -23,7 +23,9 @@ import org.apache.flink.util.OutputTag;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 public final class Job {
-    /** [job] speed: processing time runs this much faster than the wall clock. */
+    /** [job] speed, or less where a processing-time duration would
+     *  come to under a millisecond: processing time runs this much
+     *  faster than the wall clock. */
     static final double SPEED = 1;
 
     /** A duration of wmrun's processing time on Flink's wall clock. */

@@ -20,7 +20,9 @@ import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindo
 import org.apache.flink.util.OutputTag;
 
 public final class Job {
-    /** [job] speed: processing time runs this much faster than the wall clock. */
+    /** [job] speed, or less where a processing-time duration would
+     *  come to under a millisecond: processing time runs this much
+     *  faster than the wall clock. */
     static final double SPEED = 1;
 
     /** A duration of wmrun's processing time on Flink's wall clock. */

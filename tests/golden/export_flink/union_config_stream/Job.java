@@ -20,8 +20,10 @@ import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindo
 import org.apache.flink.util.OutputTag;
 
 public final class Job {
-    /** [job] speed: processing time runs this much faster than the wall clock. */
-    static final double SPEED = 2000;
+    /** [job] speed, or less where a processing-time duration would
+     *  come to under a millisecond: processing time runs this much
+     *  faster than the wall clock. */
+    static final double SPEED = 200;
 
     /** A duration of wmrun's processing time on Flink's wall clock. */
     static Duration processingTime(long millis) {
