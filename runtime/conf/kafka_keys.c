@@ -279,6 +279,30 @@ has_field(const struct wm_kafka_conf *kc, enum wm_kafka_field f)
 	return false;
 }
 
+/* The records carry their marks in a field of their value
+ * (kafka.value_fields names punctuate): a punctuated source needs it,
+ * and the field marks records for a punctuated source only. */
+static int
+check_marks(struct loader *l, struct wm_ini_section *sec,
+	    const struct wm_source_conf *src)
+{
+	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
+	bool marks = has_field(src->kafka, WM_KAFKA_FIELD_PUNCTUATE);
+
+	if (punctuated && !marks)
+		return wm_conf_bad_value(
+			l, wm_conf_lookup(l, sec, "watermark"),
+			"a punctuated watermark comes from marked records: "
+			"give the values a punctuate field (kafka.value_format "
+			"= csv or json, punctuate in kafka.value_fields)");
+	if (!punctuated && marks)
+		return wm_conf_bad_value(
+			l, wm_conf_lookup(l, sec, KAFKA_PREFIX "value_fields"),
+			"punctuate marks records for watermark = punctuated, "
+			"which this source does not have");
+	return 0;
+}
+
 /* Where a record's time or key comes from: "kafka" or "value". */
 static int
 load_origin(struct loader *l, struct wm_ini_section *sec, const char *key,
@@ -470,7 +494,8 @@ wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
 			     &kc->key_from_value)) != 0 ||
 	    (r = wm_conf_get_duration(l, sec, KAFKA_PREFIX "broker_timeout",
 				      true, &kc->broker_timeout_ms)) != 0 ||
-	    (r = load_discovery(l, sec, kc)) != 0)
+	    (r = load_discovery(l, sec, kc)) != 0 ||
+	    (r = check_marks(l, sec, src)) != 0)
 		return r;
 	/* Kafka keys are bytes: strings unless the job says long. */
 	if (src->key_type == WM_KEY_TYPE_TRACE)

@@ -414,41 +414,6 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
-/* Whether a Kafka source's values carry the punctuate field. */
-static bool
-kafka_marks(const struct wm_kafka_conf *kc)
-{
-	for (uint32_t i = 0; i < kc->n_fields; i++)
-		if (kc->fields[i] == WM_KAFKA_FIELD_PUNCTUATE &&
-		    (kc->value_format == WM_KAFKA_VALUE_CSV ||
-		     kc->value_format == WM_KAFKA_VALUE_JSON))
-			return true;
-	return false;
-}
-
-/* A Kafka source's records carry their marks in a field of their value
- * (kafka.value_fields names punctuate): a punctuated source needs it,
- * and the field marks records for a punctuated source only. */
-static int
-check_kafka_punctuation(struct loader *l, struct wm_ini_section *sec,
-			const struct wm_source_conf *src)
-{
-	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
-
-	if (punctuated && !kafka_marks(src->kafka))
-		return wm_conf_bad_value(
-			l, wm_conf_lookup(l, sec, "watermark"),
-			"a punctuated watermark comes from marked records: "
-			"give the values a punctuate field (kafka.value_format "
-			"= csv or json, punctuate in kafka.value_fields)");
-	if (!punctuated && kafka_marks(src->kafka))
-		return wm_conf_bad_value(
-			l, wm_conf_lookup(l, sec, "kafka.value_fields"),
-			"punctuate marks records for watermark = punctuated, "
-			"which this source does not have");
-	return 0;
-}
-
 /*
  * A punctuated generator and the records that carry its watermarks come
  * together: without marked records it would never emit one, and marks
@@ -463,20 +428,19 @@ check_punctuation(struct loader *l, struct wm_ini_section *sec,
 	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "watermark");
 	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
 
-	if (src->kafka != NULL)
-		return check_kafka_punctuation(l, sec, src);
-	/* A trace marks its records itself; that some are marked is checked
-	 * when it is read (replay.c). */
-	if (punctuated && src->replay == NULL && src->n_punctuations == 0)
+	/* A trace marks its records itself (that some are marked is checked
+	 * when it is read, replay.c), a topic in a field of its values (with
+	 * its keys, kafka_keys.c); their punctuate is refused as a
+	 * generator's key that has no effect there (checks.c). */
+	if (src->kafka != NULL || src->replay != NULL)
+		return 0;
+	if (punctuated && src->n_punctuations == 0)
 		return wm_conf_bad_value(
 			l, e,
 			"needs punctuate = PARTITIONS every COUNT records: "
 			"without marked records a punctuated generator never "
 			"emits a watermark");
-	/* A trace's or a topic's punctuate is refused as a generator's key
-	 * that has no effect there (checks.c). */
-	if (!punctuated && src->n_punctuations > 0 && src->replay == NULL &&
-	    src->kafka == NULL)
+	if (!punctuated && src->n_punctuations > 0)
 		return wm_conf_bad_value(
 			l, wm_conf_lookup(l, sec, "punctuate"),
 			"marks records for watermark = punctuated, which this "

@@ -348,6 +348,7 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 {
 	const struct wm_source_conf *first = NULL;
 	bool generated = false;
+	double speed;
 	char name[WM_INI_QUOTE_MAX];
 
 	for (uint32_t s = 0; s < t->n_stages; s++) {
@@ -401,7 +402,8 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 			     "the exported job writes this sink as CSV");
 		}
 	}
-	if (export_speed(t) < t->job.speed) {
+	speed = export_speed(t);
+	if (speed < t->job.speed) {
 		char msg[400];
 
 		snprintf(msg, sizeof(msg),
@@ -412,8 +414,7 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 			 "duration keeps its ratio to the others and to the "
 			 "records' arrivals, and the run takes %g times as "
 			 "long",
-			 export_speed(t), t->job.speed, export_speed(t),
-			 t->job.speed / export_speed(t));
+			 speed, t->job.speed, speed, t->job.speed / speed);
 		warn(warnings, t, doc, NULL, "speed", msg);
 	}
 	if (generated && t->job.records != UINT64_MAX)

@@ -212,29 +212,18 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 }
 
 /*
- * The unquoted CSV field at p when it is a plain integer, '-' or not and
- * 1 to 18 digits (no overflow possible), ended by ',' or the line's end:
- * true, its value in *v and its end in *stop. Anything else, false, for
- * the general reading (wm_units_int64()) to take or refuse with its
- * words. One pass over the digits, where finding the comma first and
- * reading the digits after would be two.
+ * The unquoted CSV field at p when it is a plain integer
+ * (wm_fields_plain_int()) ended by ',' or the line's end: true, its value
+ * in *v and its end in *stop. Anything else, false, for the general
+ * reading (wm_units_int64()) to take or refuse with its words.
  */
 static inline bool
 plain_int(const char *p, const char *end, int64_t *v, const char **stop)
 {
-	const char *s = p < end && *p == '-' ? p + 1 : p, *q;
-	uint64_t x = 0;
+	const char *q = wm_fields_plain_int(p, end, v);
 
-	for (q = s; q < end; q++) {
-		unsigned d = (unsigned)(unsigned char)*q - '0';
-
-		if (d > 9)
-			break;
-		x = x * 10 + d; /* wraps only past 19 digits, refused below */
-	}
-	if (q == s || q - s > 18 || (q < end && *q != ','))
+	if (q == NULL || (q < end && *q != ','))
 		return false;
-	*v = s == p ? (int64_t)x : -(int64_t)x;
 	*stop = q;
 	return true;
 }

@@ -468,34 +468,6 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 }
 
 /*
- * A plain integer at p, as record_fields.c's plain_int() reads one: an
- * optional '-', then 1 to 18 digits. Returns the byte after it, or NULL
- * for anything else (more digits, which can overflow, are read by the
- * whole way). p lies in lines that end with '\n', which stops the loop.
- * A byte at a time: the branch predictor runs ahead of a loop whose exit
- * it guesses, where a word's digits found by masks (eight bytes at a
- * time) make each field wait for the one before, and took half as long
- * again here.
- */
-static inline const char *
-plain_integer(const char *p, int64_t *v)
-{
-	bool negative = *p == '-';
-	const char *digits = p + negative, *q = digits;
-	uint64_t x = 0;
-	unsigned d;
-
-	while ((d = (unsigned)(unsigned char)*q - '0') <= 9) {
-		x = x * 10 + d; /* wraps only past 19 digits, refused below */
-		q++;
-	}
-	if (q == digits || q - digits > 18)
-		return NULL;
-	*v = negative ? -(int64_t)x : (int64_t)x;
-	return q;
-}
-
-/*
  * Whether the next lines may be plain lines (take_plain_lines()): the
  * first line that could be the header is read, and keys are longs, as
  * the source says or as the first record's key was.
@@ -512,7 +484,7 @@ plain_lines_apply(const struct reader *rd, const struct wm_replay_trace *tr)
  * The records of the plain lines at the front of [p, end), whole lines
  * each ending with '\n' and holding no '\r' or NUL
  * (wm_line_blocks_ahead()), while plain_lines_apply(): a line that is
- * four or five plain integers (plain_integer()) separated by commas, a
+ * four or five plain integers (wm_fields_plain_int()) separated by commas, a
  * partition of the source and a due time due_ms() accepts, which is what
  * nearly every line of a long-keyed CSV trace is. Such a line is what
  * take_line() would append, read in one pass over its bytes, with no
@@ -548,14 +520,19 @@ take_plain_lines(struct reader *rd, struct wm_replay_trace *tr, const char *p,
 		const char *q;
 		bool has_arrival = false;
 
-		if ((q = plain_integer(p, &f[PARTITION])) == NULL ||
+		/* Every line of the span ends with '\n' before `end`. */
+		if ((q = wm_fields_plain_int(p, end, &f[PARTITION])) == NULL ||
 		    *q != ',' ||
-		    (q = plain_integer(q + 1, &f[TIMESTAMP])) == NULL ||
-		    *q != ',' || (q = plain_integer(q + 1, &f[KEY])) == NULL ||
-		    *q != ',' || (q = plain_integer(q + 1, &f[VALUE])) == NULL)
+		    (q = wm_fields_plain_int(q + 1, end, &f[TIMESTAMP])) ==
+			    NULL ||
+		    *q != ',' ||
+		    (q = wm_fields_plain_int(q + 1, end, &f[KEY])) == NULL ||
+		    *q != ',' ||
+		    (q = wm_fields_plain_int(q + 1, end, &f[VALUE])) == NULL)
 			break;
 		if (*q == ',') {
-			if ((q = plain_integer(q + 1, &f[ARRIVAL])) == NULL)
+			if ((q = wm_fields_plain_int(q + 1, end,
+						     &f[ARRIVAL])) == NULL)
 				break;
 			has_arrival = true;
 		}
