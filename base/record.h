@@ -19,6 +19,11 @@ enum wm_record_flag {
 	/* The key is a string: `key` holds its Java hash and dictionary id
 	 * (operators/keygroup.h, wm_keygroup_string_key()), not a long. */
 	WM_RECORD_STRING_KEY = 1u << 1,
+	/* A heartbeat, not data: its partition's watermark generator sees
+	 * it (its event time, and activity for withIdleness), then the
+	 * source drops it, as a filter after Flink's source would; it never
+	 * leaves its subtask. */
+	WM_RECORD_HEARTBEAT = 1u << 2,
 };
 
 /*

@@ -1244,6 +1244,12 @@ wm_source_gen_next_due_ns(const struct wm_source_gen *g)
 	return due < g->end_ns ? due : g->end_ns;
 }
 
+int64_t
+wm_source_gen_end_ns(const struct wm_source_gen *g)
+{
+	return g->end_ns;
+}
+
 void
 wm_source_gen_pause(struct wm_source_gen *g, uint32_t i, bool paused,
 		    int64_t now_ns)

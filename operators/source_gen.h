@@ -326,6 +326,10 @@ int64_t wm_source_gen_next_due_ns(const struct wm_source_gen *g);
 void wm_source_gen_pause(struct wm_source_gen *g, uint32_t i, bool paused,
 			 int64_t now_ns);
 
+/* The processing time at which its partitions end (end_ts, see
+ * "Limits"); INT64_MAX: none. */
+int64_t wm_source_gen_end_ns(const struct wm_source_gen *g);
+
 /* Every partition is finished (see "Limits" for a subtask without any). */
 bool wm_source_gen_finished(const struct wm_source_gen *g);
 

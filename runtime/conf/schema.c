@@ -80,6 +80,7 @@ static const char *const source_keys[] = {
 	"burst",
 	"outage",
 	"punctuate",
+	"heartbeat",
 	"replay",
 	"pacing",
 	"on_bad_record",
@@ -139,7 +140,7 @@ static const char *const generator_keys[] = {
 	"keys",		 "values",	  "key_distribution",
 	"zipf_exponent", "silence",	  "skew",
 	"burst",	 "outage",	  "silence_random",
-	"punctuate",
+	"punctuate",	 "heartbeat",
 };
 static const char *const replay_keys[] = {"pacing", "on_bad_record",
 					  "replay_end", "key_type"};

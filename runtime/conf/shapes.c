@@ -2,7 +2,8 @@
  * shapes.c
  *	The load-shape language of a synthetic source: skew, silence, burst,
  *	outage and silence_random entries, their partitions and their
- *	schedules, and punctuate, which of its records carry a watermark.
+ *	schedules; punctuate, which of its records carry a watermark; and
+ *	heartbeat, which of its partitions send heartbeats.
  */
 #include "config.h"
 
@@ -50,7 +51,8 @@ enum shape_kind {
 	SHAPE_BURST,
 	SHAPE_OUTAGE,
 	SHAPE_RANDOM_SILENCE,
-	SHAPE_PUNCTUATE
+	SHAPE_PUNCTUATE,
+	SHAPE_HEARTBEAT
 };
 
 struct shape_key {
@@ -78,6 +80,9 @@ static const struct shape_key shape_keys[] = {
 	/* Parsed by parse_punctuation(): which records carry a watermark. */
 	{SHAPE_PUNCTUATE, "punctuate", false, false,
 	 "FIRST[-LAST] every COUNT records"},
+	/* Parsed by parse_heartbeat(): which partitions send heartbeats. */
+	{SHAPE_HEARTBEAT, "heartbeat", false, false,
+	 "FIRST[-LAST] every DURATION"},
 };
 
 enum { SHAPE_EVERY, SHAPE_FOR, SHAPE_FROM, SHAPE_TO, SHAPE_N_WORDS };
@@ -572,6 +577,83 @@ parse_punctuation(struct loader *l, const struct wm_ini_entry *e,
 	return 0;
 }
 
+/*
+ * A heartbeat (operators/heartbeats.h):
+ *
+ *	PARTITIONS every D
+ *
+ * each of PARTITIONS sends a heartbeat every D of processing time (a
+ * duration above 0 and at most a year, of one or more words), silent or
+ * not. A partition is under one heartbeat at most.
+ */
+static int
+parse_heartbeat(struct loader *l, const struct wm_ini_entry *e,
+		const struct shape_key *sk, const struct wm_source_conf *src,
+		struct wm_heartbeat *hb)
+{
+	struct word words[SHAPE_MAX_WORDS];
+	struct wm_source_gen_burst range = {0};
+	char text[256], why[WM_UNITS_WHY_MAX + 64];
+	uint64_t bound[2];
+	int64_t every;
+	size_t n;
+	int r;
+
+	if ((r = split_words(l, e, sk, words, &n, bound)) != 0)
+		return r;
+	if (n < 3 || words[1].len != 5 ||
+	    strncmp(e->value + words[1].off, "every", 5) != 0)
+		return shape_usage(l, e, sk);
+	if ((r = words_text(l, e, words, 2, n, text, sizeof(text))) < 0)
+		return r;
+	if (wm_units_duration_ms(text, &every, why, sizeof(why)) != 0)
+		return wm_conf_bad_value_at(l, e, words[2].off, why);
+	if (every <= 0 || every > WM_HEARTBEAT_MAX_EVERY_MS)
+		return wm_conf_bad_value_at(
+			l, e, words[2].off,
+			every <= 0 ? "a heartbeat's period must be positive"
+				   : "a heartbeat's period is at most a year");
+	if ((r = check_partitions(l, e, &words[0], bound, src->partitions,
+				  &range)) != 0)
+		return r;
+	for (uint32_t i = 0; i < src->n_heartbeats; i++) {
+		const struct wm_heartbeat *o = &src->heartbeats[i];
+
+		if (range.first_partition <= o->last_partition &&
+		    o->first_partition <= range.last_partition) {
+			uint32_t p = range.first_partition > o->first_partition
+					     ? range.first_partition
+					     : o->first_partition;
+
+			snprintf(why, sizeof(why),
+				 "partition %u is under an earlier heartbeat "
+				 "already (a partition sends them at one "
+				 "period)",
+				 p);
+			return wm_conf_bad_value_at(l, e, words[0].off, why);
+		}
+	}
+	*hb = (struct wm_heartbeat){
+		.first_partition = range.first_partition,
+		.last_partition = range.last_partition,
+		.every_ms = every,
+	};
+	return 0;
+}
+
+static int
+add_heartbeat(struct wm_source_conf *src, const struct wm_heartbeat *hb)
+{
+	void *grown = realloc(src->heartbeats, (src->n_heartbeats +
+						1) * sizeof(*src->heartbeats));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	src->heartbeats = grown;
+	src->heartbeats[src->n_heartbeats++] = *hb;
+	return 0;
+}
+
 static int
 add_punctuation(struct wm_source_conf *src,
 		const struct wm_source_gen_punctuation *pu)
@@ -651,6 +733,7 @@ add_shape(struct wm_source_conf *src, enum shape_kind kind,
 		return add_window(&src->outages, &src->n_outages, sh);
 	case SHAPE_RANDOM_SILENCE: /* not parsed as a shape */
 	case SHAPE_PUNCTUATE:
+	case SHAPE_HEARTBEAT:
 		return -EINVAL;
 	case SHAPE_BURST:
 		grown = realloc(src->bursts,
@@ -707,7 +790,15 @@ wm_conf_load_shapes(struct loader *l, struct wm_ini_section *sec,
 			struct wm_source_gen_burst sh = {0};
 			struct wm_source_gen_random_silence rs = {0};
 			struct wm_source_gen_punctuation pu = {0};
+			struct wm_heartbeat hb = {0};
 
+			if (shape_keys[k].kind == SHAPE_HEARTBEAT) {
+				if ((r = parse_heartbeat(l, e, &shape_keys[k],
+							 src, &hb)) != 0 ||
+				    (r = add_heartbeat(src, &hb)) != 0)
+					return r;
+				continue;
+			}
 			if (shape_keys[k].kind == SHAPE_PUNCTUATE) {
 				if ((r = parse_punctuation(l, e, &shape_keys[k],
 							   src, &pu)) != 0 ||

@@ -1079,6 +1079,7 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.source.outages);
 			free(st->u.source.random_silences);
 			free(st->u.source.punctuations);
+			free(st->u.source.heartbeats);
 			free(st->u.source.bursts);
 			free(st->u.source.skew);
 			free(st->u.source.replay);

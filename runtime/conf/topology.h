@@ -108,6 +108,7 @@
 #include <stdint.h>
 
 #include "operators/edge.h"
+#include "operators/heartbeats.h"
 #include "operators/source_gen.h"
 #include "operators/watermark.h"
 #include "operators/window.h"
@@ -267,6 +268,10 @@ struct wm_source_conf {
 	 * punctuated), a generated source's only. */
 	uint32_t n_punctuations;
 	struct wm_source_gen_punctuation *punctuations;
+	/* heartbeat: partitions that send heartbeats, a generated
+	 * source's only (operators/heartbeats.h). */
+	uint32_t n_heartbeats;
+	struct wm_heartbeat *heartbeats;
 	/* Replay a trace instead of generating (runtime/source/replay.h). */
 	char *replay;
 	enum wm_replay_pacing pacing;

@@ -32,17 +32,18 @@
 #define TASK_SNAP_TAG WM_SNAP_TAG('T', 'A', 'S', 'K')
 #define TASK_SNAP_VERSION 1
 #define COUNTS_SNAP_TAG WM_SNAP_TAG('C', 'N', 'T', 'S')
-#define COUNTS_SNAP_VERSION 1
+#define COUNTS_SNAP_VERSION 2
 #define WATERMARKS_SNAP_TAG WM_SNAP_TAG('W', 'M', 'K', 'S')
 #define WATERMARKS_SNAP_VERSION 1
 
 /*
  * The task's counts as of the snapshot, after its kind's state: records
  * taken and sent, what each edge sent and each input received, a source's
- * records by partition, a window's results. A restored task goes on from
- * them, so that the summary after a restart counts every record of the
- * run that survived once (records read again after the restore are
- * counted apart, by the driver, as replayed). At an aligned checkpoint
+ * records by partition and its heartbeats, a window's results. A restored
+ * task goes on from them, so that the summary after a restart counts
+ * every record and heartbeat of the run that survived once (records read
+ * again after the restore are counted apart, by the driver, as
+ * replayed). At an aligned checkpoint
  * what an edge's senders had sent before their barriers is exactly what
  * its receivers had received before theirs, so the restored edges balance.
  */
@@ -59,6 +60,8 @@ snapshot_counts(const struct wm_task *t, struct wm_snap_writer *w)
 				WM_METRIC_GET(t->metrics->records_received[k]));
 	for (uint32_t i = 0; t->source != NULL && i < t->source->n_parts; i++)
 		wm_snap_put_u64(w, t->source->part[i].records);
+	if (t->source != NULL)
+		wm_snap_put_u64(w, t->source->heartbeats);
 	if (t->window != NULL)
 		wm_snap_put_u64(w, t->window->results);
 	wm_snap_end(w);
@@ -140,6 +143,8 @@ restore_counts(struct wm_task *t, struct wm_snap_reader *r)
 			      wm_snap_get_u64(r));
 	for (uint32_t i = 0; t->source != NULL && i < t->source->n_parts; i++)
 		t->source->part[i].records = wm_snap_get_u64(r);
+	if (t->source != NULL)
+		t->source->heartbeats = wm_snap_get_u64(r);
 	if (t->window != NULL)
 		t->window->results = wm_snap_get_u64(r);
 	if (wm_snap_leave(r) == 0 && !counts_add_up(t)) {

@@ -46,6 +46,16 @@ wm_task_stage_next(struct wm_task *t)
 		wm_task_flush_staged(t);
 }
 
+/* Drop the next record read in place (staged[n_staged]): what is staged
+ * before it goes first, so that the run is cut there and the records
+ * after it stay where they were read. */
+static inline void
+wm_task_stage_skip(struct wm_task *t)
+{
+	wm_task_flush_staged(t);
+	t->staged_from = ++t->n_staged;
+}
+
 /* The same for `n` records in order: each channel gets its records as
  * runs (consecutive records routed to one channel go in one call of the
  * driver's `records`), and what every channel receives, in what order, is

@@ -454,6 +454,39 @@ take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
 }
 
 /*
+ * A heartbeat of partition `local` (WM_RECORD_HEARTBEAT) due at `due`,
+ * read into the staging: its partition's generator sees it as it sees a
+ * record (Flink's onEvent: the newest event time, and activity for
+ * withIdleness), so its schedule is noted and its slot followed as a
+ * record's; then it is dropped, as the filter a user puts after Flink's
+ * source drops it: counted apart, never staged, and no record of its
+ * partition as the gaps and the disorder measure them. Its event time is
+ * among what the generator has seen, which a later record's disorder is
+ * measured against. It cuts the run (wm_task_stage_skip()) and never
+ * takes the short way: heartbeats are rare.
+ */
+static void
+take_heartbeat(struct wm_task *t, const struct wm_record *rec, uint32_t local,
+	       int64_t due)
+{
+	struct task_source *s = t->source;
+	struct source_partition *p = &s->part[local];
+
+	s->heartbeats++;
+	record_due(t, local, due);
+	if (rec->ts > p->newest_ts)
+		p->newest_ts = rec->ts;
+	if (rec->ts > t->newest_ts)
+		t->newest_ts = rec->ts;
+	t->cause = rec->partition;
+	wm_task_stage_skip(t);
+	wm_source_watermarking_on_record(&s->watermarks,
+					 s->split_of[rec->partition], rec->ts,
+					 rec->flags);
+	watch_partition(t, local);
+}
+
+/*
  * Whether a record of a partition whose first record of this burst was
  * taken the whole way, due at `due`, finds what that noted unchanged, in
  * a real run (take_short()): its due is p's last one and the latest one
@@ -588,7 +621,8 @@ take_short_as(struct wm_task *t, const struct wm_record *run,
 		if (p == NULL)
 			break;
 		if (p->burst_seen != burst ||
-		    (rec->flags & WM_RECORD_PUNCTUATE) ||
+		    (rec->flags &
+		     (WM_RECORD_PUNCTUATE | WM_RECORD_HEARTBEAT)) ||
 		    (real &&
 		     !due_repeats(t, p, due_of(s, p, due_ns, i, now_ns))))
 			break;
@@ -634,7 +668,7 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 	const struct wm_record *run = t->staged;
 	bool shortcut = s->peers == NULL;
 	bool stage_each = t->out->records == NULL;
-	uint32_t i;
+	uint32_t i, heartbeats = 0;
 
 	for (i = 0; i < n; i++) {
 		if (shortcut) {
@@ -648,6 +682,13 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 
 		if (local == UINT32_MAX)
 			break;
+		if (rec->flags & WM_RECORD_HEARTBEAT) {
+			take_heartbeat(
+				t, rec, local,
+				due_of(s, &s->part[local], due_ns, i, now_ns));
+			heartbeats++;
+			continue;
+		}
 		take_record(t, rec, local,
 			    due_of(s, &s->part[local], due_ns, i, now_ns),
 			    burst);
@@ -656,7 +697,7 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 	 * it (a punctuated record takes the whole way). */
 	if (i > 0)
 		t->cause = run[i - 1].partition;
-	t->counters.records_in += i;
+	t->counters.records_in += i - heartbeats;
 	return i;
 }
 
@@ -1101,6 +1142,7 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 	int64_t reading_ns = wm_task_reading_ns(t, now_ns);
 
 	WM_METRIC_SET(m->bad_records_skipped, s->bad_records);
+	WM_METRIC_SET(m->heartbeats, s->heartbeats);
 	WM_METRIC_SET(m->n_partitions, s->n_parts);
 	WM_METRIC_SET(m->next_record_due_ns,
 		      t->finished || s->waiting.paused

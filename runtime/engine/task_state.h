@@ -138,6 +138,7 @@ struct task_source {
 	uint32_t finished_parts; /* retired so far, in the source's order */
 	int64_t end_ns;		 /* [job] processing_time: input ends then */
 	uint64_t bad_records;	 /* trace lines skipped (on_bad_record) */
+	uint64_t heartbeats;	 /* taken and dropped (take_heartbeat()) */
 
 	/* watermark alignment (operators/alignment.h) */
 	uint32_t n_peers;

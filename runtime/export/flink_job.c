@@ -778,6 +778,16 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 		fprintf(f, ")\n            .setParallelism(%" PRIu32 ")",
 			st->parallelism);
 	}
+	/* Heartbeats move the watermarks above, then go, as wmrun's source
+	 * drops them: a user's trace may hold some, a generated source's
+	 * recording holds its own. */
+	if (src->kafka == NULL &&
+	    (src->record == NULL || src->n_heartbeats > 0))
+		fprintf(f,
+			"\n            .filter(new TraceRecord.NoHeartbeats())"
+			"\n            .name(\"heartbeats dropped\")"
+			"\n            .setParallelism(%" PRIu32 ")",
+			st->parallelism);
 	fprintf(f, ";\n\n");
 }
 

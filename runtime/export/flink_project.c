@@ -109,7 +109,12 @@ print_trace(FILE *f, const struct wm_stage *st,
 {
 	uint32_t n = st->u.source.partitions;
 	uint32_t *all = malloc(n * sizeof(*all));
-	bool punctuated = st->u.source.strategy.kind == WM_WATERMARK_PUNCTUATED;
+	/* A punctuated source's marks go along, and a trace's heartbeats
+	 * (replay.h: the heartbeat column after the punctuate column). */
+	bool heartbeats = wm_replay_heartbeats(trace) > 0;
+	bool punctuated =
+		st->u.source.strategy.kind == WM_WATERMARK_PUNCTUATED ||
+		heartbeats;
 	struct wm_record_source *src;
 	struct wm_record rec;
 
@@ -121,9 +126,8 @@ print_trace(FILE *f, const struct wm_stage *st,
 	free(all);
 	if (src == NULL)
 		return -errno;
-	/* A punctuated source's marks go along (replay.h). */
-	fprintf(f, "partition,timestamp,key,value,arrival%s\n",
-		punctuated ? ",punctuate" : "");
+	fprintf(f, "partition,timestamp,key,value,arrival%s%s\n",
+		punctuated ? ",punctuate" : "", heartbeats ? ",heartbeat" : "");
 	while (!wm_record_source_finished(src)) {
 		int64_t due = wm_record_source_next_due_ns(src);
 
@@ -137,6 +141,9 @@ print_trace(FILE *f, const struct wm_stage *st,
 		if (punctuated)
 			fprintf(f, ",%d",
 				(rec.flags & WM_RECORD_PUNCTUATE) != 0);
+		if (heartbeats)
+			fprintf(f, ",%d",
+				(rec.flags & WM_RECORD_HEARTBEAT) != 0);
 		fputc('\n', f);
 	}
 	src->ops->free(src);

@@ -98,6 +98,18 @@ records_of(const struct wm_job_report *rep, uint32_t stage)
 	return n;
 }
 
+/* The heartbeats source stage `stage` sent, recorded with its records. */
+static uint64_t
+heartbeats_of(const struct wm_job_report *rep, uint32_t stage)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < rep->n_subtasks; i++)
+		if (rep->subtasks[i].stage == stage)
+			n += rep->subtasks[i].heartbeats;
+	return n;
+}
+
 /* The recorded sources as replays of their recordings, each said. */
 static int
 replay_recordings(struct wm_topology *t, const struct wm_job_report *rep)
@@ -112,11 +124,17 @@ replay_recordings(struct wm_topology *t, const struct wm_job_report *rep)
 			return -ENOMEM;
 		src->pacing = WM_REPLAY_ARRIVAL;
 		src->replay_end_ms = wm_record_trace_end_ms(t);
+		char beats[64] = "";
+
+		if (heartbeats_of(rep, s) > 0)
+			snprintf(beats, sizeof(beats),
+				 " and %" PRIu64 " heartbeats",
+				 heartbeats_of(rep, s));
 		wm_log("wmrun: recorded generated source \"%s\" under --sim: "
-		       "%" PRIu64 " records of %" PRIu32
+		       "%" PRIu64 " records%s of %" PRIu32
 		       " partitions into \"%s\"",
-		       t->stages[s].name, records_of(rep, s), src->partitions,
-		       src->record);
+		       t->stages[s].name, records_of(rep, s), beats,
+		       src->partitions, src->record);
 	}
 	return 0;
 }

@@ -47,6 +47,9 @@ struct wm_sink {
 	 * watermark is punctuated, and which records carry one is part of
 	 * what it read (replay.h). */
 	bool punctuate_column;
+	/* ... and then the heartbeat column: its source sends heartbeats,
+	 * which a replay must send as they were. */
+	bool heartbeat_column;
 	unsigned aggregates;
 	/* The job's string keys, read-only (a worker's copy is inherited):
 	 * results print their key's string; NULL when the keys are longs. */
@@ -73,9 +76,9 @@ _Static_assert(KEY_MAX_BYTES >= WM_DECIMAL_MAX, "a long fits a key field");
 #define RESULT_MAX_BYTES (512 + KEY_MAX_BYTES)
 
 /* The longest trace line (late records, a recording), but for its key:
- * partition, timestamp, value, arrival and punctuate's digit, five
- * commas and the end. */
-#define TRACE_MAX_BYTES (10 + 3 * WM_DECIMAL_MAX + 7)
+ * partition, timestamp, value, arrival, punctuate's and heartbeat's
+ * digits, six commas and the end. */
+#define TRACE_MAX_BYTES (10 + 3 * WM_DECIMAL_MAX + 9)
 
 _Static_assert(RESULT_MAX_BYTES <= WM_SINK_BUFFER, "a line fits one write");
 _Static_assert(TRACE_MAX_BYTES + KEY_MAX_BYTES <= WM_SINK_BUFFER,
@@ -386,17 +389,25 @@ wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 		       const char *path, const struct wm_keys *keys, char *err,
 		       size_t errlen)
 {
+	/* The columns go in order: a heartbeat column comes after a
+	 * punctuate column, of 0s if the source marks no record. */
+	bool heartbeats = source->u.source.n_heartbeats > 0;
 	bool punctuated =
-		source->u.source.strategy.kind == WM_WATERMARK_PUNCTUATED;
+		source->u.source.strategy.kind == WM_WATERMARK_PUNCTUATED ||
+		heartbeats;
 	int r = open_trace(out, source->name, path, SINK_RECORDING,
-			   punctuated
+			   heartbeats ? "partition,timestamp,key,value,arrival,"
+					"punctuate,heartbeat\n"
+			   : punctuated
 				   ? "partition,timestamp,key,value,arrival,"
 				     "punctuate\n"
 				   : "partition,timestamp,key,value,arrival\n",
 			   keys, false, err, errlen);
 
-	if (r == 0)
+	if (r == 0) {
 		(*out)->punctuate_column = punctuated;
+		(*out)->heartbeat_column = heartbeats;
+	}
 	return r;
 }
 
@@ -524,6 +535,10 @@ wm_sink_recorded(struct wm_sink *s, const struct wm_record *r,
 	if (s->punctuate_column) {
 		*l.p++ = ',';
 		*l.p++ = r->flags & WM_RECORD_PUNCTUATE ? '1' : '0';
+	}
+	if (s->heartbeat_column) {
+		*l.p++ = ',';
+		*l.p++ = r->flags & WM_RECORD_HEARTBEAT ? '1' : '0';
 	}
 	*l.p++ = '\n';
 	return line_finish(s, &l);

@@ -198,6 +198,8 @@ struct wm_subtask_metrics {
 	 * results and late records it emitted. */
 	_Atomic uint64_t records_out;
 	_Atomic uint64_t bad_records_skipped; /* numRecordsInErrors */
+	/* sources: heartbeats their generators saw, dropped there */
+	_Atomic uint64_t heartbeats;
 	/* window subtasks */
 	_Atomic uint64_t records_windowed;
 	_Atomic uint64_t late_dropped; /* numLateRecordsDropped */

@@ -48,6 +48,7 @@ struct wm_subtask_report {
 	uint32_t stage, index;
 	uint64_t records_in, records_out;
 	uint64_t bad_records_skipped; /* malformed trace lines */
+	uint64_t heartbeats;	      /* a source's, dropped there */
 	uint64_t records_windowed, late_dropped, late_side_output;
 	uint64_t other_dropped, windows_fired, windows_fired_late;
 	uint64_t results;
@@ -157,6 +158,9 @@ struct wm_job_report {
 	int64_t wall_ns; /* real time the run took */
 	uint64_t records_read;
 	uint64_t bad_records_skipped; /* on_bad_record = skip */
+	/* Heartbeats the sources' generators saw and dropped: no records,
+	 * outside records_read and the accounting. */
+	uint64_t heartbeats;
 	uint64_t records_windowed;
 	uint64_t late_dropped; /* numLateRecordsDropped */
 	uint64_t late_side_output;

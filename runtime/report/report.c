@@ -70,6 +70,7 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	s->records_in = WM_METRIC_GET(m->records_in);
 	s->records_out = WM_METRIC_GET(m->records_out);
 	s->bad_records_skipped = WM_METRIC_GET(m->bad_records_skipped);
+	s->heartbeats = WM_METRIC_GET(m->heartbeats);
 	s->records_windowed = WM_METRIC_GET(m->records_windowed);
 	s->late_dropped = WM_METRIC_GET(m->late_dropped);
 	s->late_side_output = WM_METRIC_GET(m->late_side_output);
@@ -254,6 +255,7 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 	if (t->stages[s->stage].kind == WM_STAGE_SOURCE)
 		rep->records_read += s->records_in;
 	rep->bad_records_skipped += s->bad_records_skipped;
+	rep->heartbeats += s->heartbeats;
 	rep->records_windowed += s->records_windowed;
 	rep->late_dropped += s->late_dropped;
 	rep->late_side_output += s->late_side_output;

@@ -11,6 +11,8 @@
  *   records_read            records the sources emitted
  *   bad_records_skipped     malformed trace lines skipped (on_bad_record
  *                           = skip): not records, not in records_read
+ *   heartbeats              heartbeats the sources' watermark generators
+ *                           saw, then dropped: not records either
  *   records_windowed, late_records_dropped, late_records_side_output,
  *   records_in_no_window    what the window stages did with what they
  *                           read; the four add up to records_read when

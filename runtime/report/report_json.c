@@ -375,7 +375,7 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 	json_string(f, t->job.name ? t->job.name : "");
 	fprintf(f,
 		",\"mode\":\"%s\",\"records_read\":%" PRIu64
-		",\"bad_records_skipped\":%" PRIu64
+		",\"bad_records_skipped\":%" PRIu64 ",\"heartbeats\":%" PRIu64
 		",\"records_windowed\":%" PRIu64
 		",\"late_records_dropped\":%" PRIu64
 		",\"late_records_side_output\":%" PRIu64
@@ -388,9 +388,9 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		",\"max\":%" PRId64 "},\"fire_delays_excluded\":%" PRIu64
 		",\"processing_time_ms\":%" PRId64,
 		rep->sim ? "sim" : "real", rep->records_read,
-		rep->bad_records_skipped, rep->records_windowed,
-		rep->late_dropped, rep->late_side_output, rep->other_dropped,
-		rep->windows_fired, rep->windows_fired_late,
+		rep->bad_records_skipped, rep->heartbeats,
+		rep->records_windowed, rep->late_dropped, rep->late_side_output,
+		rep->other_dropped, rep->windows_fired, rep->windows_fired_late,
 		rep->results_written, rep->records_to_windows,
 		rep->records_due_to_windows, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,

@@ -539,6 +539,12 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 	if (rep->bad_records_skipped > 0)
 		fprintf(f, "  bad records skipped     %" PRIu64 "\n",
 			rep->bad_records_skipped);
+	if (rep->heartbeats > 0)
+		fprintf(f,
+			"  heartbeats, dropped     %" PRIu64
+			" (no records: they moved their partitions' "
+			"watermarks)\n",
+			rep->heartbeats);
 	print_source_health(f, t, rep);
 	if (rep->checkpointing)
 		print_checkpoints(f, t, rep);

@@ -55,24 +55,34 @@
 #define PAGE_AHEAD ((size_t)8 << 20)
 #define PAGE_AHEAD_TELL 8192
 
-enum field { PARTITION, TIMESTAMP, KEY, VALUE, ARRIVAL, PUNCTUATE, N_FIELDS };
+enum field {
+	PARTITION,
+	TIMESTAMP,
+	KEY,
+	VALUE,
+	ARRIVAL,
+	PUNCTUATE,
+	HEARTBEAT,
+	N_FIELDS
+};
 
 static const char *const field_names[N_FIELDS] = {
-	"partition", "timestamp", "key", "value", "arrival", "punctuate"};
+	"partition", "timestamp", "key",      "value",
+	"arrival",   "punctuate", "heartbeat"};
 
 static const enum wm_field_kind field_kinds[N_FIELDS] = {
-	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_KEY,
+	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_KEY, WM_FIELD_INT,
 	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_INT};
 
-/* A line's fields: arrival and punctuate optional, nothing else
- * allowed. */
+/* A line's fields: arrival, punctuate and heartbeat optional, nothing
+ * else allowed. */
 static const struct wm_field_layout trace_layout = {
 	.n = N_FIELDS,
 	.names = field_names,
 	.kinds = field_kinds,
 	.required = ARRIVAL,
-	.unknown_detail = " (not partition, timestamp, key, value, arrival or "
-			  "punctuate)",
+	.unknown_detail = " (not partition, timestamp, key, value, arrival, "
+			  "punctuate or heartbeat)",
 };
 
 static int
@@ -422,7 +432,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 		wm_fields_refuse(
 			err, errlen, "header", text, len,
 			" (the columns are partition,timestamp,key,value"
-			"[,arrival[,punctuate]], in that order)");
+			"[,arrival[,punctuate[,heartbeat]]], in that order)");
 	if (k > 0 &&
 	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
 		snprintf(err, errlen,
@@ -438,6 +448,14 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 			 "\" (1: the record carries a watermark at its "
 			 "timestamp, 0: it does not)",
 			 fld[PUNCTUATE]);
+		k = -1;
+	}
+	if (k > 0 && (given >> HEARTBEAT & 1) &&
+	    (fld[HEARTBEAT] < 0 || fld[HEARTBEAT] > 1)) {
+		snprintf(err, errlen,
+			 "invalid heartbeat \"%" PRId64
+			 "\" (1: a heartbeat, 0: a record)",
+			 fld[HEARTBEAT]);
 		k = -1;
 	}
 	first_ts = rd->have_first ? rd->first_ts : fld[TIMESTAMP];
@@ -463,6 +481,10 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	if ((given >> PUNCTUATE & 1) && fld[PUNCTUATE] == 1) {
 		flags |= WM_RECORD_PUNCTUATE;
 		tr->marked++;
+	}
+	if ((given >> HEARTBEAT & 1) && fld[HEARTBEAT] == 1) {
+		flags |= WM_RECORD_HEARTBEAT;
+		tr->heartbeats++;
 	}
 	return append_record(rd, tr, fld, key, flags, due);
 }
@@ -616,6 +638,12 @@ uint64_t
 wm_replay_skipped(const struct wm_replay_trace *tr)
 {
 	return tr->skipped;
+}
+
+uint64_t
+wm_replay_heartbeats(const struct wm_replay_trace *tr)
+{
+	return tr->heartbeats;
 }
 
 const struct wm_keys *

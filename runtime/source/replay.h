@@ -6,15 +6,18 @@
  *
  * Format. One record per line, as CSV
  *
- *	  partition,timestamp,key,value[,arrival[,punctuate]]
+ *	  partition,timestamp,key,value[,arrival[,punctuate[,heartbeat]]]
  *
  * or as JSON lines with the same fields as keys of one flat object, in
- * any order, arrival and punctuate optional: {"partition":0,
+ * any order, arrival, punctuate and heartbeat optional: {"partition":0,
  * "timestamp":1000,"key":7,"value":1}; other keys, repeated keys and
  * anything after the object are errors. punctuate is 1 for a record that
  * carries a watermark at its timestamp (a source with watermark =
  * punctuated emits it at once, as Flink's onEvent does), 0 or absent for
- * one that does not. Every field but the key is a 64-bit decimal integer, an
+ * one that does not. heartbeat is 1 for a heartbeat: no data but a sign
+ * of life from its partition, which that partition's watermark generator
+ * sees as a record (its timestamp, its activity) before the source drops
+ * it; 0 or absent for a record. Every field but the key is a 64-bit decimal integer, an
  * optional '-' then digits, and nothing else: no '+', no blanks in CSV
  * (JSON allows them around its tokens). partition is below the source's
  * count;
@@ -25,7 +28,8 @@
  * start of the file. The first other line is a header, and skipped, when
  * it is exactly the column names "partition,timestamp,key,value",
  * "partition,timestamp,key,value,arrival" or
- * "partition,timestamp,key,value,arrival,punctuate", blanks (spaces,
+ * "partition,timestamp,key,value,arrival,punctuate" or the same with
+ * ",heartbeat", blanks (spaces,
  * tabs) allowed
  * around each name; anything else there is data. JSON traces have no
  * header.
@@ -110,6 +114,9 @@ const struct wm_keys *wm_replay_keys(const struct wm_replay_trace *trace);
 
 /* Lines skipped because of skip_bad. */
 uint64_t wm_replay_skipped(const struct wm_replay_trace *trace);
+
+/* Records of the trace that are heartbeats (heartbeat = 1). */
+uint64_t wm_replay_heartbeats(const struct wm_replay_trace *trace);
 
 void wm_replay_free(struct wm_replay_trace *trace);
 

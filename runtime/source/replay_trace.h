@@ -30,6 +30,7 @@ struct wm_replay_trace {
 	uint32_t n_partitions; /* of the source: ids below it */
 	uint64_t skipped;      /* lines skipped (skip_bad) */
 	uint64_t marked;       /* records of punctuate = 1 */
+	uint64_t heartbeats;   /* records of heartbeat = 1 */
 	int64_t end_ns;	       /* replay_end in ns; -1: with the last record */
 	/* LONG or STRING once read: stated, or what the keys were (LONG
 	 * for a trace without records). */

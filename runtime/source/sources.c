@@ -5,9 +5,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/heartbeats.h"
 #include "operators/keygroup.h"
 #include "runtime/source/kafka_source.h"
 #include "runtime/source/record_trace.h"
@@ -53,7 +55,15 @@ generator(const struct wm_topology *topo, const struct wm_stage *st,
 	conf.max_records = job->records;
 	conf.end_ts = job->event_time_ms;
 	gen = wm_source_gen_new(&conf);
-	return gen != NULL ? wm_source_gen_source(gen) : NULL;
+	if (gen == NULL)
+		return NULL;
+	if (sc->n_heartbeats == 0)
+		return wm_source_gen_source(gen);
+	/* The heartbeats stop where the partitions end. */
+	return wm_heartbeats_wrap(wm_source_gen_source(gen), sc->heartbeats,
+				  sc->n_heartbeats, isinf(sc->rate),
+				  conf.start_epoch_ms,
+				  wm_source_gen_end_ns(gen));
 }
 
 struct wm_record_source *

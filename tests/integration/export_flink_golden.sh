@@ -76,11 +76,14 @@ for conf in "$srcdir"/examples/*.conf; do
 	n_traced=$(($(grep -c '^\[source' "$conf") - $(grep -c '^kafka\.topic *=' "$conf")))
 	[ "$n_data" -eq "$n_traced" ] ||
 		fail "$example: $n_data traces for $n_traced sources with traces"
-	# Generated sources are said to be recorded, with their counts.
-	for f in $(sed -n 's/.* under --sim: \([0-9]*\) records of [0-9]* partitions into "\(.*\)"$/\1:\2/p' \
+	# Generated sources are said to be recorded, with their counts; a
+	# heartbeat is a line of the recording too.
+	for f in $(sed -n 's/.* under --sim: \([0-9]*\) records\( and \([0-9]*\) heartbeats\)\{0,1\} of [0-9]* partitions into "\(.*\)"$/\1:x\3:\4/p' \
 		"$scratch/err"); do
-		[ "${f%%:*}" -eq "$(($(wc -l <"${f#*:}") - 1))" ] ||
-			fail "$example: ${f#*:} holds another count than said"
+		said=${f%%:*} beats=${f#*:x} path=${f#*:x*:}
+		beats=${beats%%:*}
+		[ "$((said + ${beats:-0}))" -eq "$(($(wc -l <"$path") - 1))" ] ||
+			fail "$example: $path holds another count than said"
 	done
 	(cd "$out" && find . -type f | sort) >"$scratch/files"
 	[ "$(grep -c . "$scratch/files")" -eq $((n_java + 2 + n_data)) ] ||

@@ -81,7 +81,9 @@ rejects 1 'invalid value "\+5"'
 printf '0,1000,1,1,4,5\n' >"$trace"
 rejects 1 'invalid punctuate "5" \(1: the record carries a watermark at its timestamp, 0: it does not\)'
 printf '0,1000,1,1,4,1,6\n' >"$trace"
-rejects 1 'invalid line: extra field "6"'
+rejects 1 'invalid heartbeat "6" \(1: a heartbeat, 0: a record\)'
+printf '0,1000,1,1,4,1,0,7\n' >"$trace"
+rejects 1 'invalid line: extra field "7"'
 printf '0,1000,1\n' >"$trace"
 rejects 1 'invalid line: no value'
 # A line is at most 64 KiB: a trace without line ends (a binary file, a
@@ -107,7 +109,7 @@ rejects 1 'invalid text after the JSON object "trailing junk"'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"key":2}\n' >"$trace"
 rejects 1 'invalid field "key" \(given twice\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"arival":2}\n' >"$trace"
-rejects 1 'invalid field "arival" \(not partition, timestamp, key, value, arrival or punctuate\)'
+rejects 1 'invalid field "arival" \(not partition, timestamp, key, value, arrival, punctuate or heartbeat\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3\n' >"$trace"
 rejects 1 "invalid JSON: expected ',' or '}' at column 47"
 printf '{"partition":0,"timestamp":1,"key":1}\n' >"$trace"
@@ -142,7 +144,7 @@ expect_line '^  records read +2$' "$scratch/err"
 printf 'partition0,1000,1,1\n0,1100,1,1\n' >"$trace"
 rejects 1 'invalid partition "partition0"'
 printf 'partition,timestamp,key,valeu\n0,1000,1,1\n' >"$trace"
-rejects 1 'invalid header "partition,timestamp,key,valeu" \(the columns are partition,timestamp,key,value\[,arrival\[,punctuate\]\], in that order\)'
+rejects 1 'invalid header "partition,timestamp,key,valeu" \(the columns are partition,timestamp,key,value\[,arrival\[,punctuate\[,heartbeat\]\]\], in that order\)'
 printf '# recorded\ntimestamp,partition,key,value\n0,1000,1,1\n' >"$trace"
 rejects 2 'invalid header "timestamp,partition,key,value" \(.*\)'
 printf 'partition,timestamp,key,value,arrival,x\n' >"$trace"

@@ -408,7 +408,9 @@ static const struct field_case field_cases[] = {
 	 ": invalid punctuate \"5\" (1: the record carries a watermark at "
 	 "its timestamp, 0: it does not)"},
 	{"0,1,2,3,4,1,6", WM_KEY_TYPE_LONG, 0, 0, NULL,
-	 ": invalid line: extra field \"6\""},
+	 ": invalid heartbeat \"6\" (1: a heartbeat, 0: a record)"},
+	{"0,1,2,3,4,1,0,7", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid line: extra field \"7\""},
 	{"0,1,2,3,4,1", WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
 	{"{\"punctuate\":0,\"partition\":0,\"timestamp\":1,\"key\":2,"
 	 "\"value\":3}",

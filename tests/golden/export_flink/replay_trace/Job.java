@@ -56,6 +56,9 @@ public final class Job {
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000)),
                 "clicks")
+            .setParallelism(2)
+            .filter(new TraceRecord.NoHeartbeats())
+            .name("heartbeats dropped")
             .setParallelism(2);
 
         // [window per_key]

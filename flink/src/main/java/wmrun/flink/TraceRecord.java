@@ -1,5 +1,6 @@
 package wmrun.flink;
 
+import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.functions.KeySelector;
 
@@ -21,6 +22,7 @@ public class TraceRecord {
     public long value;
     public long arrival;
     public boolean punctuate;
+    public boolean heartbeat;
 
     public TraceRecord() {}
 
@@ -54,22 +56,27 @@ public class TraceRecord {
     }
 
     /**
-     * A line of an exported trace: five decimal fields, and a sixth, 0 or 1,
-     * for a punctuated source. wmrun wrote the file, after its own checks,
-     * so anything else is a damaged file.
+     * A line of an exported trace: five decimal fields, a sixth, 0 or 1,
+     * for a punctuated source or one with heartbeats, and a seventh, 0 or
+     * 1, for one with heartbeats. wmrun wrote the file, after its own
+     * checks, so anything else is a damaged file.
      */
     public static TraceRecord parse(String line, String where) {
         String[] f = line.split(",", -1);
-        if (f.length != 5 && f.length != 6) {
-            throw new IllegalArgumentException(where + ": expected 5 or 6 fields, found " + f.length);
+        if (f.length < 5 || f.length > 7) {
+            throw new IllegalArgumentException(where + ": expected 5 to 7 fields, found " + f.length);
         }
-        if (f.length == 6 && !f[5].equals("0") && !f[5].equals("1")) {
+        if (f.length >= 6 && !f[5].equals("0") && !f[5].equals("1")) {
             throw new IllegalArgumentException(where + ": invalid punctuate \"" + f[5] + "\"");
+        }
+        if (f.length == 7 && !f[6].equals("0") && !f[6].equals("1")) {
+            throw new IllegalArgumentException(where + ": invalid heartbeat \"" + f[6] + "\"");
         }
         try {
             TraceRecord r = new TraceRecord(Integer.parseInt(f[0]), Long.parseLong(f[1]),
                     Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]));
-            r.punctuate = f.length == 6 && f[5].equals("1");
+            r.punctuate = f.length >= 6 && f[5].equals("1");
+            r.heartbeat = f.length == 7 && f[6].equals("1");
             return r;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(where + ": invalid number: " + e.getMessage());
@@ -93,6 +100,20 @@ public class TraceRecord {
         @Override
         public String getKey(TraceRecord r) {
             return r.stringKey;
+        }
+    }
+
+    /**
+     * The filter after a source: its heartbeats moved its watermarks (the
+     * strategy saw them as records) and go no further, as wmrun's source
+     * drops them.
+     */
+    public static final class NoHeartbeats implements FilterFunction<TraceRecord> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public boolean filter(TraceRecord r) {
+            return !r.heartbeat;
         }
     }
 
