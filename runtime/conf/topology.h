@@ -272,6 +272,9 @@ struct wm_source_conf {
 	 * source's only (operators/heartbeats.h). */
 	uint32_t n_heartbeats;
 	struct wm_heartbeat *heartbeats;
+	/* --export-flink: its trace holds heartbeats (set as it reads the
+	 * trace, flink_project.c), which the exported job then drops. */
+	bool trace_heartbeats;
 	/* Replay a trace instead of generating (runtime/source/replay.h). */
 	char *replay;
 	enum wm_replay_pacing pacing;

@@ -779,10 +779,10 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 			st->parallelism);
 	}
 	/* Heartbeats move the watermarks above, then go, as wmrun's source
-	 * drops them: a user's trace may hold some, a generated source's
-	 * recording holds its own. */
-	if (src->kafka == NULL &&
-	    (src->record == NULL || src->n_heartbeats > 0))
+	 * drops them: those a user's trace holds, or a generated source's
+	 * recording. Only then: a filter joins the source's chain, whose
+	 * name Flink's metrics carry. */
+	if (src->n_heartbeats > 0 || src->trace_heartbeats)
 		fprintf(f,
 			"\n            .filter(new TraceRecord.NoHeartbeats())"
 			"\n            .name(\"heartbeats dropped\")"

@@ -151,7 +151,7 @@ print_trace(FILE *f, const struct wm_stage *st,
 }
 
 static int
-write_traces(const struct wm_topology *t, const char *dir)
+write_traces(struct wm_topology *t, const char *dir)
 {
 	struct wm_replay_trace **traces;
 	char err[4400];
@@ -168,6 +168,8 @@ write_traces(const struct wm_topology *t, const char *dir)
 
 		if (traces[s] == NULL)
 			continue;
+		t->stages[s].u.source.trace_heartbeats =
+			wm_replay_heartbeats(traces[s]) > 0;
 		mem = open_memstream(&buf, &len);
 		if (mem == NULL ||
 		    print_trace(mem, &t->stages[s], traces[s]) != 0) {

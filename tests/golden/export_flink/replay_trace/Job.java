@@ -56,9 +56,6 @@ public final class Job {
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000)),
                 "clicks")
-            .setParallelism(2)
-            .filter(new TraceRecord.NoHeartbeats())
-            .name("heartbeats dropped")
             .setParallelism(2);
 
         // [window per_key]
