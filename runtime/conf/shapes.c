@@ -499,6 +499,29 @@ parse_random_silence(struct loader *l, const struct wm_ini_entry *e,
 }
 
 /*
+ * A key a partition is under once at most (punctuate, heartbeat): 0 if
+ * `range`, the partitions at column `off` of e's value, and an earlier
+ * entry's first..last of that key do not meet, else the error naming the
+ * first partition they share, and `rule`.
+ */
+static int
+refuse_overlap(struct loader *l, const struct wm_ini_entry *e, size_t off,
+	       const struct wm_source_gen_burst *range, uint32_t first,
+	       uint32_t last, const char *key, const char *rule)
+{
+	char why[200];
+
+	if (range->first_partition > last || first > range->last_partition)
+		return 0;
+	snprintf(why, sizeof(why),
+		 "partition %u is under an earlier %s already (%s)",
+		 range->first_partition > first ? range->first_partition
+						: first,
+		 key, rule);
+	return wm_conf_bad_value_at(l, e, off, why);
+}
+
+/*
  * A punctuation (operators/source_gen.h):
  *
  *	PARTITIONS every COUNT records
@@ -551,24 +574,14 @@ parse_punctuation(struct loader *l, const struct wm_ini_entry *e,
 	if ((r = check_partitions(l, e, &words[0], bound, src->partitions,
 				  &range)) != 0)
 		return r;
-	for (uint32_t i = 0; i < src->n_punctuations; i++) {
-		const struct wm_source_gen_punctuation *o =
-			&src->punctuations[i];
-
-		if (range.first_partition <= o->last_partition &&
-		    o->first_partition <= range.last_partition) {
-			uint32_t p = range.first_partition > o->first_partition
-					     ? range.first_partition
-					     : o->first_partition;
-
-			snprintf(why, sizeof(why),
-				 "partition %u is under an earlier punctuate "
-				 "already (a partition marks its records by "
-				 "one count)",
-				 p);
-			return wm_conf_bad_value_at(l, e, words[0].off, why);
-		}
-	}
+	for (uint32_t i = 0; i < src->n_punctuations; i++)
+		if ((r = refuse_overlap(l, e, words[0].off, &range,
+					src->punctuations[i].first_partition,
+					src->punctuations[i].last_partition,
+					"punctuate",
+					"a partition marks its records by one "
+					"count")) != 0)
+			return r;
 	*pu = (struct wm_source_gen_punctuation){
 		.first_partition = range.first_partition,
 		.last_partition = range.last_partition,
@@ -616,23 +629,14 @@ parse_heartbeat(struct loader *l, const struct wm_ini_entry *e,
 	if ((r = check_partitions(l, e, &words[0], bound, src->partitions,
 				  &range)) != 0)
 		return r;
-	for (uint32_t i = 0; i < src->n_heartbeats; i++) {
-		const struct wm_heartbeat *o = &src->heartbeats[i];
-
-		if (range.first_partition <= o->last_partition &&
-		    o->first_partition <= range.last_partition) {
-			uint32_t p = range.first_partition > o->first_partition
-					     ? range.first_partition
-					     : o->first_partition;
-
-			snprintf(why, sizeof(why),
-				 "partition %u is under an earlier heartbeat "
-				 "already (a partition sends them at one "
-				 "period)",
-				 p);
-			return wm_conf_bad_value_at(l, e, words[0].off, why);
-		}
-	}
+	for (uint32_t i = 0; i < src->n_heartbeats; i++)
+		if ((r = refuse_overlap(l, e, words[0].off, &range,
+					src->heartbeats[i].first_partition,
+					src->heartbeats[i].last_partition,
+					"heartbeat",
+					"a partition sends them at one "
+					"period")) != 0)
+			return r;
 	*hb = (struct wm_heartbeat){
 		.first_partition = range.first_partition,
 		.last_partition = range.last_partition,

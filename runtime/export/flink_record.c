@@ -116,6 +116,8 @@ replay_recordings(struct wm_topology *t, const struct wm_job_report *rep)
 {
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		struct wm_source_conf *src = &t->stages[s].u.source;
+		uint64_t heartbeats;
+		char beats[64];
 
 		if (!generated(&t->stages[s]))
 			continue;
@@ -124,12 +126,11 @@ replay_recordings(struct wm_topology *t, const struct wm_job_report *rep)
 			return -ENOMEM;
 		src->pacing = WM_REPLAY_ARRIVAL;
 		src->replay_end_ms = wm_record_trace_end_ms(t);
-		char beats[64] = "";
-
-		if (heartbeats_of(rep, s) > 0)
+		heartbeats = heartbeats_of(rep, s);
+		beats[0] = '\0';
+		if (heartbeats > 0)
 			snprintf(beats, sizeof(beats),
-				 " and %" PRIu64 " heartbeats",
-				 heartbeats_of(rep, s));
+				 " and %" PRIu64 " heartbeats", heartbeats);
 		wm_log("wmrun: recorded generated source \"%s\" under --sim: "
 		       "%" PRIu64 " records%s of %" PRIu32
 		       " partitions into \"%s\"",

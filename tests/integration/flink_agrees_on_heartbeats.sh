@@ -23,19 +23,13 @@
 #              stand at the start.
 #
 # Then the replayed job without its heartbeats on Flink's side (MUTATE):
-# the late records must differ and the cross-check fail. Skipped (77) as flink_lib.sh's flink_require says.
+# the late records must differ and the cross-check fail.
+#
+# Skipped (77) as flink_lib.sh's flink_require says.
 . "$srcdir/tests/lib/lib.sh"
 . "$srcdir/tests/lib/flink_lib.sh"
 flink_require
 flink_classpath
-
-window() { # window NAME INPUT RUN
-	printf '[window %s]\ninput = %s\nparallelism = 2\nsize = 2 s\n' "$1" "$2"
-	printf 'aggregates = count, sum, min, max\n'
-	printf 'late_output = %s\n' "$scratch/$3.$1.late"
-	printf '[sink %s_out]\ninput = %s\nparallelism = 2\npath = %s\n' \
-		"$1" "$1" "$scratch/$3.$1.out"
-}
 
 conf_generated() {
 	cat <<CONF
@@ -57,7 +51,7 @@ late_by = 20 s
 keys = 5
 heartbeat = 1 every 1 s
 CONF
-	window w s "$1"
+	flink_window w s "$1"
 }
 
 # Partition 1's heartbeats say 1 in the seventh column; their key and
@@ -79,7 +73,7 @@ conf_replayed() {
 	printf '[source m]\nparallelism = 1\npartitions = 2\n'
 	printf 'replay = %s\npacing = arrival\n' "$scratch/beats.csv"
 	printf 'out_of_orderness = 1 s\n'
-	window w m "$1"
+	flink_window w m "$1"
 }
 
 conf() { conf_generated "$@"; }

@@ -28,14 +28,6 @@
 flink_require
 flink_classpath
 
-window() { # window NAME INPUT RUN
-	printf '[window %s]\ninput = %s\nparallelism = 2\nsize = 2 s\n' "$1" "$2"
-	printf 'aggregates = count, sum, min, max\n'
-	printf 'late_output = %s\n' "$scratch/$3.$1.late"
-	printf '[sink %s_out]\ninput = %s\nparallelism = 2\npath = %s\n' \
-		"$1" "$1" "$scratch/$3.$1.out"
-}
-
 conf_generated() {
 	cat <<CONF
 [job]
@@ -58,7 +50,7 @@ watermark = punctuated
 punctuate = 0 every 3 records
 punctuate = 1 every 7 records
 CONF
-	window w s "$1"
+	flink_window w s "$1"
 }
 
 awk -v f="$scratch/marked.csv" 'BEGIN {
@@ -77,7 +69,7 @@ conf_replayed() {
 	printf '[source m]\nparallelism = 1\npartitions = 2\n'
 	printf 'replay = %s\npacing = arrival\n' "$scratch/marked.csv"
 	printf 'watermark = punctuated\nwatermark_interval = 0 ms\n'
-	window w m "$1"
+	flink_window w m "$1"
 }
 
 conf() { conf_generated "$@"; }

@@ -156,6 +156,18 @@ oracle() {
 	same sim real "wmrun's real run"
 }
 
+# flink_window NAME INPUT RUN: a 2 s tumbling window over INPUT at
+# parallelism 2 with every aggregate, its late output to
+# $scratch/RUN.NAME.late and its sink NAME_out to $scratch/RUN.NAME.out,
+# as oracle() compares them.
+flink_window() {
+	printf '[window %s]\ninput = %s\nparallelism = 2\nsize = 2 s\n' "$1" "$2"
+	printf 'aggregates = count, sum, min, max\n'
+	printf 'late_output = %s\n' "$scratch/$3.$1.late"
+	printf '[sink %s_out]\ninput = %s\nparallelism = 2\npath = %s\n' \
+		"$1" "$1" "$scratch/$3.$1.out"
+}
+
 # flink_exclusive: wait until no other test of this build directory that
 # called it is running, and hold that until the calling script ends. A
 # MiniCluster and its Maven build take the whole of a small machine: two
