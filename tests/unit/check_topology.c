@@ -545,6 +545,28 @@ static const struct bad_case bad[] = {
 	 "every 5 records\n",
 	 "t.conf:4:13: invalid value for \"punctuate\" in [source s]: "
 	 "expected partitions from 0 to 3 (the source has 4), not \"4\""},
+	/* Heartbeats: a generated source's, each partition at one period. */
+	{"[source s]\npartitions = 4\nheartbeat = 0-1 every 1 s\nheartbeat = "
+	 "1-3 every 2 s\n",
+	 "t.conf:4:13: invalid value for \"heartbeat\" in [source s]: "
+	 "partition 1 is under an earlier heartbeat already (a partition "
+	 "sends them at one period)"},
+	{"[source s]\npartitions = 4\nheartbeat = 0 every 0 s\n",
+	 "t.conf:3:21: invalid value for \"heartbeat\" in [source s]: a "
+	 "heartbeat's period must be positive"},
+	{"[source s]\npartitions = 4\nheartbeat = 0 every 400 d\n",
+	 "t.conf:3:21: invalid value for \"heartbeat\" in [source s]: a "
+	 "heartbeat's period is at most a year"},
+	{"[source s]\npartitions = 4\nheartbeat = 0 every 2 years\n",
+	 "t.conf:3:21: invalid value for \"heartbeat\" in [source s]: invalid "
+	 "duration \"2 years\": unknown unit \"years\" (use ms, s, min, h or "
+	 "d)"},
+	{"[source s]\npartitions = 4\nheartbeat = 0 each 1 s\n",
+	 "t.conf:3:13: invalid value for \"heartbeat\" in [source s]: "
+	 "expected \"FIRST[-LAST] every DURATION\""},
+	{"[source s]\npartitions = 4\nheartbeat = 2-4 every 1 s\n",
+	 "t.conf:3:13: invalid value for \"heartbeat\" in [source s]: "
+	 "expected partitions from 0 to 3 (the source has 4), not \"2-4\""},
 	/* Skews, silences and bursts: a part wrong by itself is shown at
 	 * its column, a wrong combination at the value's. */
 	{"[source s]\npartitions = 4\nskew = 0-3\n",
