@@ -242,9 +242,10 @@ load_fields(struct loader *l, struct wm_ini_section *sec,
 				l, e, (size_t)(p - e->value),
 				kc->value_format == WM_KAFKA_VALUE_JSON
 					? "a JSON field is timestamp, key, "
-					  "value or punctuate"
+					  "value, punctuate or heartbeat"
 					: "a CSV column is timestamp, key, "
-					  "value, punctuate or _ (read past)");
+					  "value, punctuate, heartbeat or _ "
+					  "(read past)");
 		if (k != WM_KAFKA_FIELD_SKIP && (seen & (1u << k)))
 			return wm_conf_bad_value_at(l, e,
 						    (size_t)(p - e->value),

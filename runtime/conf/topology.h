@@ -200,6 +200,9 @@ enum wm_kafka_field {
 	/* 1: the record carries a watermark (watermark = punctuated), 0:
 	 * it does not */
 	WM_KAFKA_FIELD_PUNCTUATE,
+	/* 1: a heartbeat, seen by its partition's generator and dropped
+	 * (operators/heartbeats.h), 0: a record */
+	WM_KAFKA_FIELD_HEARTBEAT,
 	WM_KAFKA_N_FIELDS
 };
 #define WM_KAFKA_MAX_FIELDS 64

@@ -67,6 +67,7 @@ struct ksource {
 	enum wm_field_kind kinds[WM_KAFKA_MAX_FIELDS];
 	int ts_field, key_field, value_field; /* in the layout; -1 */
 	int punctuate_field;		      /* in the layout; -1 */
+	int heartbeat_field;		      /* in the layout; -1 */
 	bool timestamp_from_value, key_from_value;
 	enum wm_key_type key_type;
 	bool key_type_stated;

@@ -323,12 +323,22 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 			 f[s->punctuate_field]);
 		return -EBADMSG;
 	}
+	if (s->heartbeat_field >= 0 && f[s->heartbeat_field] != 0 &&
+	    f[s->heartbeat_field] != 1) {
+		snprintf(err, errlen,
+			 "invalid heartbeat \"%" PRId64
+			 "\" (1: a heartbeat, 0: a record)",
+			 f[s->heartbeat_field]);
+		return -EBADMSG;
+	}
 	r = wm_fields_key(&kf, s->key_type, s->key_type_stated, s->keys,
 			  &out->key, &out->flags, err, errlen);
 	if (r != 0)
 		return r;
 	if (s->punctuate_field >= 0 && f[s->punctuate_field] == 1)
 		out->flags |= WM_RECORD_PUNCTUATE;
+	if (s->heartbeat_field >= 0 && f[s->heartbeat_field] == 1)
+		out->flags |= WM_RECORD_HEARTBEAT;
 	return 0;
 }
 
@@ -911,6 +921,7 @@ static void
 value_layout(struct ksource *s, const struct wm_kafka_conf *kc)
 {
 	s->ts_field = s->key_field = s->value_field = s->punctuate_field = -1;
+	s->heartbeat_field = -1;
 	for (uint32_t i = 0; i < kc->n_fields; i++) {
 		enum wm_kafka_field f = kc->fields[i];
 
@@ -926,6 +937,8 @@ value_layout(struct ksource *s, const struct wm_kafka_conf *kc)
 			s->value_field = (int)i;
 		else if (f == WM_KAFKA_FIELD_PUNCTUATE)
 			s->punctuate_field = (int)i;
+		else if (f == WM_KAFKA_FIELD_HEARTBEAT)
+			s->heartbeat_field = (int)i;
 	}
 	s->layout = (struct wm_field_layout){
 		.n = kc->n_fields,

@@ -19,8 +19,9 @@ import org.apache.kafka.common.TopicPartition;
  * the Kafka key or the value's (a decimal long, or a string with string
  * keys), the value 1, the value as a decimal integer, or a field of a CSV
  * or flat JSON value; a punctuate field of 1 marks a record that carries
- * a watermark (PunctuatedWatermarks). A line end at the end of the value
- * is read past.
+ * a watermark (PunctuatedWatermarks), a heartbeat field of 1 a heartbeat
+ * (TraceRecord.NoHeartbeats drops it after the watermarks). A line end at
+ * the end of the value is read past.
  *
  * A bad record (no key, no value where one is read, a field that does not
  * parse) fails the job naming topic, partition and offset, or with
@@ -34,7 +35,7 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
 
     private final String source;
     private final String format; /* none, number, csv, json */
-    private final String[] fields; /* timestamp, key, value, punctuate, or _ */
+    private final String[] fields; /* timestamp, key, value, punctuate, heartbeat, or _ */
     private final boolean timestampFromValue;
     private final boolean keyFromValue;
     private final boolean stringKeys;
@@ -106,7 +107,7 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
 
     private TraceRecord read(ConsumerRecord<byte[], byte[]> m) throws Bad {
         TraceRecord r = new TraceRecord();
-        String[] got = new String[4]; /* by field: timestamp, key, value, punctuate */
+        String[] got = new String[5]; /* by field: timestamp, key, value, punctuate, heartbeat */
         r.partition = m.partition();
         r.value = 1;
         if (!format.equals("none")) {
@@ -140,6 +141,13 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
                     throw new Bad("invalid punctuate \"" + got[3] + "\"");
                 }
                 r.punctuate = mark == 1;
+            }
+            if (got[4] != null) {
+                long beat = number("heartbeat", got[4]);
+                if (beat != 0 && beat != 1) {
+                    throw new Bad("invalid heartbeat \"" + got[4] + "\"");
+                }
+                r.heartbeat = beat == 1;
             }
         }
         if (timestampFromValue) {
@@ -186,6 +194,8 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
                 return 2;
             case "punctuate":
                 return 3;
+            case "heartbeat":
+                return 4;
             default:
                 return -1;
         }
