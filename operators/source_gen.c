@@ -714,12 +714,45 @@ draw_record(const struct gen_draws *d, uint64_t *rng, const struct gen_part *p,
 	out->partition = p->id;
 }
 
-/* Fill *out with p's next record (draw_record()), and count it. */
+/*
+ * Whether p, marking by event time, marks its record of `ts`: the first
+ * to reach the slot after the last marked one's. floor() rounds toward
+ * minus infinity, so slots are [n D, (n + 1) D) for negative times too;
+ * the next slot's start saturates at WM_TS_MAX, which a later record
+ * does not pass (a record at the very end of time is marked once).
+ */
+static bool
+mark_by_time(struct gen_part *p, wm_ts_t ts)
+{
+	int64_t every = p->punctuate_every_ms;
+	int64_t slot;
+
+	if (ts < p->next_mark_ts)
+		return false;
+	slot = ts / every - (ts % every < 0);
+	p->next_mark_ts =
+		slot < WM_TS_MAX / every ? (slot + 1) * every : WM_TS_MAX;
+	return true;
+}
+
+/* draw_record() into *out as p's next record, and p's mark by time on it
+ * (which, unlike a count, depends on the records drawn before it). */
+static inline __attribute__((always_inline)) void
+draw_marked(const struct gen_draws *d, uint64_t *rng, struct gen_part *p,
+	    uint64_t emitted, wm_ts_t arrival_ms,
+	    struct wm_record *restrict out, bool plain)
+{
+	draw_record(d, rng, p, emitted, arrival_ms, out, plain);
+	if (!plain && p->punctuate_every_ms != 0 && mark_by_time(p, out->ts))
+		out->flags |= WM_RECORD_PUNCTUATE;
+}
+
+/* Fill *out with p's next record (draw_marked()), and count it. */
 static inline __attribute__((always_inline)) void
 part_emit_as(const struct gen_draws *d, struct gen_part *p, wm_ts_t arrival_ms,
 	     struct wm_record *restrict out, bool plain)
 {
-	draw_record(d, &p->rng, p, p->emitted, arrival_ms, out, plain);
+	draw_marked(d, &p->rng, p, p->emitted, arrival_ms, out, plain);
 	p->emitted++;
 }
 
@@ -1118,7 +1151,7 @@ fast_round_as(struct wm_source_gen *g, int64_t now_ns,
 			uint64_t rng = p->rng;
 
 			for (uint64_t r = 0; r < rounds; r++, o += n)
-				draw_record(&draws, &rng, p, p->emitted + r,
+				draw_marked(&draws, &rng, p, p->emitted + r,
 					    arrival_ms, o, plain);
 			p->rng = rng;
 			p->emitted += rounds;

@@ -54,9 +54,12 @@
  *	key       = uniform in [0, keys), or Zipf: key k has rank k + 1
  *	value     = 1 + (i mod value_cycle), i = records this partition
  *		    emitted before (0, 1, 2, ...); value_cycle 0 or 1: always 1
- *	flags     = WM_RECORD_PUNCTUATE for every n-th record (i + 1 a
- *		    multiple of n) of a partition a punctuation covers,
- *		    else 0
+ *	flags     = WM_RECORD_PUNCTUATE, for a partition a punctuation
+ *		    covers, on every n-th record (i + 1 a multiple of n),
+ *		    or by time D on its first record and on each whose
+ *		    ts reaches the slot of D after the last marked one's
+ *		    (floor(ts / D) above floor(ts' / D), ts' the last
+ *		    marked record's ts); else 0
  *	partition = the partition id
  *
  * so a partition that emitted n = q x c + m records (c = value_cycle)
@@ -183,15 +186,22 @@ struct wm_source_gen_silence {
 	int64_t length_ms; /* periodic: 0 < length_ms < period_ms */
 };
 
-/* Every every_records-th record of partitions first..last (the
- * every_records-th, 2 x every_records-th, ... each partition emits) is
- * marked WM_RECORD_PUNCTUATE: a punctuated watermark generator
- * (operators/watermark.h) emits its timestamp at once. A partition is
- * covered by at most one punctuation. */
+/* Partitions first..last mark records WM_RECORD_PUNCTUATE, which a
+ * punctuated watermark generator (operators/watermark.h) emits the
+ * timestamp of at once: by count, the every_records-th, 2 x
+ * every_records-th, ... record each partition emits; or by event time,
+ * one record per slot of every_ms that the partition's records reach
+ * (see "Records" above: a marker every so much of event time, as a
+ * device that sends a sync mark does). Exactly one of the two is set. A
+ * partition is covered by at most one punctuation. */
 struct wm_source_gen_punctuation {
 	uint32_t first_partition, last_partition;
-	uint64_t every_records; /* >= 1 */
+	uint64_t every_records; /* >= 1, or 0: by time */
+	int64_t every_ms;	/* 1..WM_SOURCE_GEN_MAX_PUNCTUATE_MS, or 0 */
 };
+
+/* The longest slot of event time a punctuation marks by: a year. */
+#define WM_SOURCE_GEN_MAX_PUNCTUATE_MS (366LL * 24 * 3600 * 1000)
 
 /* Partitions first..last are each silent a fraction `fraction` (0 < f < 1)
  * of the time, in periods of mean mean_ms > 0, independently (see "Random

@@ -107,7 +107,9 @@ conf_valid(const struct wm_source_gen_conf *c)
 		const struct wm_source_gen_punctuation *a = &c->punctuations[i];
 
 		if (a->first_partition > a->last_partition ||
-		    a->every_records == 0)
+		    (a->every_records == 0) == (a->every_ms == 0) ||
+		    a->every_ms < 0 ||
+		    a->every_ms > WM_SOURCE_GEN_MAX_PUNCTUATE_MS)
 			return false;
 		/* Each partition under one rule at most. */
 		for (uint32_t j = 0; j < i; j++) {
@@ -122,16 +124,15 @@ conf_valid(const struct wm_source_gen_conf *c)
 	return true;
 }
 
-/* How often partition `id` marks a record (its punctuation's every
- * records), 0: never. */
-static uint64_t
-punctuate_every(const struct wm_source_gen_conf *c, uint32_t id)
+/* The punctuation that covers partition `id`, or NULL. */
+static const struct wm_source_gen_punctuation *
+punctuation_of(const struct wm_source_gen_conf *c, uint32_t id)
 {
 	for (uint32_t i = 0; i < c->n_punctuations; i++)
 		if (id >= c->punctuations[i].first_partition &&
 		    id <= c->punctuations[i].last_partition)
-			return c->punctuations[i].every_records;
-	return 0;
+			return &c->punctuations[i];
+	return NULL;
 }
 
 /* Partition ids must be distinct: sort a copy. */
@@ -188,8 +189,13 @@ gen_setup_parts(struct wm_source_gen *g, const struct wm_source_gen_conf *c)
 		double skew = id < c->n_skew ? c->skew[id] : 1.0;
 
 		p->id = id;
-		p->punctuate_every = punctuate_every(c, id);
-		if (p->punctuate_every != 0)
+		const struct wm_source_gen_punctuation *pu =
+			punctuation_of(c, id);
+
+		p->punctuate_every = pu != NULL ? pu->every_records : 0;
+		p->punctuate_every_ms = pu != NULL ? pu->every_ms : 0;
+		p->next_mark_ts = WM_TS_MIN;
+		if (pu != NULL)
 			g->draws.punctuate = true;
 		p->rng = gen_mix64(c->seed ^ gen_mix64(wm_hash_fibonacci(id) +
 						       0xd1b54a32d192ed03ull));

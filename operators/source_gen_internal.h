@@ -78,6 +78,12 @@ struct gen_part {
 	/* Every punctuate_every-th record it emits is marked
 	 * WM_RECORD_PUNCTUATE; 0: none. */
 	uint64_t punctuate_every;
+	/* Or one record per punctuate_every_ms of event time (0: not by
+	 * time): the next whose ts is at least next_mark_ts, which is then
+	 * the start of the slot after that record's (WM_TS_MIN: none marked
+	 * yet, so the first is). */
+	int64_t punctuate_every_ms;
+	wm_ts_t next_mark_ts;
 	/* No silence covers [loud_from, loud_until): the stretch found by
 	 * the last part_silence_end() that had to look (empty at first). */
 	int64_t loud_from, loud_until;

@@ -75,6 +75,11 @@ wm_source_gen_snapshot(const struct wm_source_gen *g, struct wm_snap_writer *w)
 			wm_snap_put_i64(w, p->rsil[j].end_ns);
 			wm_snap_put_u64(w, p->rsil[j].rng);
 		}
+		/* Only where the configuration marks by time, which the
+		 * restoring generator's has as well: other snapshots keep
+		 * their bytes. */
+		if (p->punctuate_every_ms != 0)
+			wm_snap_put_i64(w, p->next_mark_ts);
 	}
 	snap_put_heap(w, &g->timed);
 	snap_put_heap(w, &g->ready);
@@ -122,6 +127,8 @@ snap_get_part(struct wm_snap_reader *r, struct wm_source_gen *g, uint32_t i)
 		p->rsil[j].end_ns = wm_snap_get_i64(r);
 		p->rsil[j].rng = wm_snap_get_u64(r);
 	}
+	if (p->punctuate_every_ms != 0)
+		p->next_mark_ts = wm_snap_get_i64(r);
 	/* The cursors' order (see the top of the file). */
 	if (wm_snap_reader_error(r) == 0 &&
 	    (p->k_passed > p->k || p->seg.k0 > p->k ||

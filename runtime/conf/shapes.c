@@ -79,7 +79,7 @@ static const struct shape_key shape_keys[] = {
 	 "FIRST[-LAST] fraction NUMBER mean DURATION"},
 	/* Parsed by parse_punctuation(): which records carry a watermark. */
 	{SHAPE_PUNCTUATE, "punctuate", false, false,
-	 "FIRST[-LAST] every COUNT records"},
+	 "FIRST[-LAST] every COUNT records | every DURATION"},
 	/* Parsed by parse_heartbeat(): which partitions send heartbeats. */
 	{SHAPE_HEARTBEAT, "heartbeat", false, false,
 	 "FIRST[-LAST] every DURATION"},
@@ -521,13 +521,75 @@ refuse_overlap(struct loader *l, const struct wm_ini_entry *e, size_t off,
 	return wm_conf_bad_value_at(l, e, off, why);
 }
 
+/* A punctuation's COUNT, the word `w` of e's value: a whole number from 1
+ * to 2^32 - 1, in digits (a count beyond any run's records is a
+ * mistake). */
+static int
+parse_mark_count(struct loader *l, const struct wm_ini_entry *e,
+		 const struct word *w, uint64_t *every)
+{
+	const char *count = e->value + w->off;
+	char why[200];
+
+	*every = 0;
+	/* The loop stops before it could overflow. */
+	for (size_t i = 0; i < w->len && *every <= UINT32_MAX; i++) {
+		if (!isdigit((unsigned char)count[i])) {
+			*every = 0;
+			break;
+		}
+		*every = *every * 10 + (uint64_t)(count[i] - '0');
+	}
+	if (*every != 0 && *every <= UINT32_MAX)
+		return 0;
+	snprintf(why, sizeof(why),
+		 "invalid count \"%.*s\" (expected a whole number from 1 to "
+		 "%u)",
+		 (int)(w->len < 40 ? w->len : 40), count, UINT32_MAX);
+	return wm_conf_bad_value_at(l, e, w->off, why);
+}
+
+/* A punctuation's D, words[from..n) of e's value: a duration above 0 and
+ * at most a year. */
+static int
+parse_mark_period(struct loader *l, const struct wm_ini_entry *e,
+		  const struct word *words, size_t from, size_t n,
+		  int64_t *every_ms)
+{
+	char text[256], why[WM_UNITS_WHY_MAX + 64];
+	int r;
+
+	if ((r = words_text(l, e, words, from, n, text, sizeof(text))) < 0)
+		return r;
+	if (wm_units_duration_ms(text, every_ms, why, sizeof(why)) != 0)
+		return wm_conf_bad_value_at(l, e, words[from].off, why);
+	if (*every_ms <= 0 || *every_ms > WM_SOURCE_GEN_MAX_PUNCTUATE_MS)
+		return wm_conf_bad_value_at(
+			l, e, words[from].off,
+			*every_ms <= 0
+				? "a punctuation's period must be positive"
+				: "a punctuation's period is at most a year");
+	return 0;
+}
+
+/* Whether word w of e's value is "records" or "record". */
+static bool
+word_is_records(const struct wm_ini_entry *e, const struct word *w)
+{
+	const char *t = e->value + w->off;
+
+	return (w->len == 7 && strncmp(t, "records", 7) == 0) ||
+	       (w->len == 6 && strncmp(t, "record", 6) == 0);
+}
+
 /*
  * A punctuation (operators/source_gen.h):
  *
  *	PARTITIONS every COUNT records
+ *	PARTITIONS every D
  *
- * every COUNT-th record of each of PARTITIONS (COUNT a whole number from
- * 1, in digits) carries a watermark for watermark = punctuated. A
+ * every COUNT-th record of each of PARTITIONS, or one record per D of
+ * event time, carries a watermark for watermark = punctuated. A
  * partition is under one punctuation at most: one that another covered
  * already is refused.
  */
@@ -538,39 +600,21 @@ parse_punctuation(struct loader *l, const struct wm_ini_entry *e,
 {
 	struct word words[SHAPE_MAX_WORDS];
 	struct wm_source_gen_burst range = {0};
-	const char *count;
-	char why[200];
 	uint64_t bound[2], every = 0;
+	int64_t every_ms = 0;
 	size_t n;
 	int r;
 
 	if ((r = split_words(l, e, sk, words, &n, bound)) != 0)
 		return r;
-	if (n != 4 || words[1].len != 5 ||
-	    strncmp(e->value + words[1].off, "every", 5) != 0 ||
-	    !((words[3].len == 7 &&
-	       strncmp(e->value + words[3].off, "records", 7) == 0) ||
-	      (words[3].len == 6 &&
-	       strncmp(e->value + words[3].off, "record", 6) == 0)))
+	if (n < 3 || words[1].len != 5 ||
+	    strncmp(e->value + words[1].off, "every", 5) != 0)
 		return shape_usage(l, e, sk);
-	count = e->value + words[2].off;
-	/* Digits only, at most 2^32 (a count beyond any run's records is a
-	 * mistake): the loop stops before it could overflow. */
-	for (size_t i = 0; i < words[2].len && every <= UINT32_MAX; i++) {
-		if (!isdigit((unsigned char)count[i])) {
-			every = 0;
-			break;
-		}
-		every = every * 10 + (uint64_t)(count[i] - '0');
-	}
-	if (every == 0 || every > UINT32_MAX) {
-		snprintf(why, sizeof(why),
-			 "invalid count \"%.*s\" (expected a whole number "
-			 "from 1 to %u)",
-			 (int)(words[2].len < 40 ? words[2].len : 40), count,
-			 UINT32_MAX);
-		return wm_conf_bad_value_at(l, e, words[2].off, why);
-	}
+	r = n == 4 && word_is_records(e, &words[3])
+		    ? parse_mark_count(l, e, &words[2], &every)
+		    : parse_mark_period(l, e, words, 2, n, &every_ms);
+	if (r != 0)
+		return r;
 	if ((r = check_partitions(l, e, &words[0], bound, src->partitions,
 				  &range)) != 0)
 		return r;
@@ -580,12 +624,13 @@ parse_punctuation(struct loader *l, const struct wm_ini_entry *e,
 					src->punctuations[i].last_partition,
 					"punctuate",
 					"a partition marks its records by one "
-					"count")) != 0)
+					"rule")) != 0)
 			return r;
 	*pu = (struct wm_source_gen_punctuation){
 		.first_partition = range.first_partition,
 		.last_partition = range.last_partition,
 		.every_records = every,
+		.every_ms = every_ms,
 	};
 	return 0;
 }

@@ -437,8 +437,9 @@ check_punctuation(struct loader *l, struct wm_ini_section *sec,
 	if (punctuated && src->n_punctuations == 0)
 		return wm_conf_bad_value(
 			l, e,
-			"needs punctuate = PARTITIONS every COUNT records: "
-			"without marked records a punctuated generator never "
+			"needs punctuate = PARTITIONS every COUNT records (or "
+			"every DURATION): without marked records a punctuated "
+			"generator never "
 			"emits a watermark");
 	if (!punctuated && src->n_punctuations > 0)
 		return wm_conf_bad_value(

@@ -3,8 +3,9 @@
 # punctuated): a record marked in the trace's punctuate column carries a
 # watermark at its timestamp, emitted at once, nothing periodic. Two jobs:
 #
-#   generated  a generator marks every 3rd record of partition 0 and every
-#              7th of partition 1 (punctuate); the export records it under
+#   generated  a generator marks every 3rd record of partition 0 and the
+#              first of partition 1 in each 3 s of event time (punctuate
+#              by count and by time); the export records it under
 #              --sim with its marks, Flink replays it through
 #              PunctuatedWatermarks. Timing as in
 #              flink_agrees_on_recorded_sources.sh: nothing in the first
@@ -48,7 +49,7 @@ late_by = 20 s
 keys = 5
 watermark = punctuated
 punctuate = 0 every 3 records
-punctuate = 1 every 7 records
+punctuate = 1 every 3 s
 CONF
 	flink_window w s "$1"
 }

@@ -4,7 +4,8 @@
 # marked record's: 2500 k - 50 ms for sensors 0-2, 25000 k - 50 for
 # sensor 3) or at the end (MAX), never on anything periodic; sensor 3's
 # seldom markers hold subtask 0 back, the summary says so, and marking it
-# as often as the others takes the delay under one marker's spacing. A
+# as often as the others takes the delay under one marker's spacing, by
+# count or by event time (its first reading of each 2.5 s, at 2500 k). A
 # real run gives the same results and fires on markers too. Its recording
 # carries the marks in a punctuate column, and replaying it (watermark =
 # punctuated over the trace) gives the same windows, fired on the same
@@ -36,6 +37,27 @@ sed 's/^punctuate = 3 every 500 records.*/punctuate = 3 every 50 records/' \
 expect_status 0 "$WMRUN" --sim "$scratch/often.conf"
 expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 2450$' "$scratch/err"
 expect_line '^    window  per_key        in 48000      out 480        watermark never stalled$' "$scratch/err"
+cp "$scratch/out" "$scratch/often.csv"
+
+# Or marked by event time: a marker per 2.5 s of it, each slot's first
+# reading. The same windows; the watermarks at 2500 k, and the delay as
+# above, which sensors 0-2 now bound.
+sed 's/^punctuate = 3 every 500 records.*/punctuate = 3 every 2500 ms/' \
+	"$conf" >"$scratch/slots.conf"
+expect_status 0 "$WMRUN" --sim "$scratch/slots.conf"
+expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 2450$' "$scratch/err"
+expect_line '^    window  per_key        in 48000      out 480        watermark never stalled$' "$scratch/err"
+cut -d, -f1-4 "$scratch/often.csv" >"$scratch/often.windows"
+cut -d, -f1-4 "$scratch/out" >"$scratch/slots.windows"
+cmp -s "$scratch/often.windows" "$scratch/slots.windows" ||
+	fail "marking by event time changed the windows' contents"
+cd "$scratch"
+expect_status 0 "$WMRUN" --sim --record-trace slots.csv slots.conf
+awk -F, 'NR > 1 && $1 == 3 { want = $2 % 2500 == 0
+	if ($6 != want) { print "line " NR ": ts " $2 ", punctuate " $6; bad = 1 }
+	marks += $6 } END { exit bad || marks != 240 }' slots.csv ||
+	fail "sensor 3 is not marked on the first reading of each 2.5 s"
+cd - >/dev/null
 
 # For real, 1000 times as fast: the paced generator makes the same
 # records, so the same windows and counts; their watermarks are markers'.

@@ -689,15 +689,63 @@ START_TEST(test_values_cycle_per_partition)
 END_TEST
 
 /*
- * Punctuations mark every n-th record of their partitions, counted by
- * partition, and nothing else: paced a record a call, and fast in runs
- * (the whole rounds write a partition at a time, the marks must land on
- * the same records). Two punctuations may not share a partition, and a
- * count of 0 marks nothing and is refused.
+ * c's first 600 records, paced a record a call (drained at 199 ms) and
+ * fast in runs (of 7, the caller's clock 2 ms on a run, so that event
+ * time moves; the whole rounds write a partition at a time), each checked
+ * by expect(out, 600, arg): marks must land on the same records either
+ * way.
  */
 static void
-expect_marks(const struct wm_record *out, size_t n, const uint32_t *ids)
+check_marks_paced_and_fast(struct wm_source_gen_conf *c,
+			   void (*expect)(const struct wm_record *out, size_t n,
+					  const void *arg),
+			   const void *arg)
 {
+	struct wm_source_gen *g;
+	struct wm_record out[600];
+	uint32_t got = 0, n;
+
+	c->rate = 1000;
+	g = gen_new_ok(c);
+	ck_assert_uint_eq(drain(g, 199 * MS, out, 600), 600);
+	expect(out, 600, arg);
+	wm_source_gen_free(g);
+
+	c->rate = INFINITY;
+	g = gen_new_ok(c);
+	for (int64_t now = 0;
+	     got < 600 &&
+	     (n = wm_source_gen_next_run(g, now, out + got, NULL,
+					 600 - got < 7 ? 600 - got : 7)) > 0;
+	     now += 2 * MS)
+		got += n;
+	ck_assert_uint_eq(got, 600);
+	expect(out, 600, arg);
+	wm_source_gen_free(g);
+}
+
+/* c with the n punctuations pu is refused. */
+static void
+check_punctuations_refused(struct wm_source_gen_conf *c,
+			   const struct wm_source_gen_punctuation *pu,
+			   uint32_t n)
+{
+	c->punctuations = pu;
+	c->n_punctuations = n;
+	errno = 0;
+	ck_assert_ptr_null(wm_source_gen_new(c));
+	ck_assert_int_eq(errno, EINVAL);
+}
+
+/*
+ * Punctuations mark every n-th record of their partitions, counted by
+ * partition, and nothing else. Two punctuations may not share a
+ * partition, and a count of 0 marks nothing and is refused.
+ */
+static void
+expect_marks(const struct wm_record *out, size_t n, const void *arg)
+{
+	const uint32_t *ids = arg;
 	uint64_t seen[3] = {0};
 
 	for (size_t i = 0; i < n; i++) {
@@ -726,37 +774,74 @@ START_TEST(test_punctuations_mark_every_nth_record_of_their_partitions)
 								   {6, 8, 5}};
 	static const struct wm_source_gen_punctuation never[] = {{4, 4, 0}};
 	struct wm_source_gen_conf c;
-	struct wm_source_gen *g;
-	struct wm_record out[600];
-	uint32_t got = 0, n;
 
 	conf_base(&c, ids, 3, 1000);
 	c.keys = 16;
 	c.n_punctuations = 2;
 	c.punctuations = pu;
-	g = gen_new_ok(&c);
-	ck_assert_uint_eq(drain(g, 199 * MS, out, 600), 600);
-	expect_marks(out, 600, ids);
-	wm_source_gen_free(g);
+	check_marks_paced_and_fast(&c, expect_marks, ids);
+	check_punctuations_refused(&c, overlap, 2);
+	check_punctuations_refused(&c, never, 1);
+}
+END_TEST
 
-	c.rate = INFINITY;
-	g = gen_new_ok(&c);
-	while (got < 600 && (n = wm_source_gen_next_run(g, 0, out + got, NULL,
-							600 - got)) > 0)
-		got += n;
-	ck_assert_uint_eq(got, 600);
-	expect_marks(out, 600, ids);
-	wm_source_gen_free(g);
+/*
+ * A punctuation by event time (partitions 4 and 7 here, by 40 ms slots
+ * from the epoch) marks each partition's first record, then each whose
+ * timestamp reaches a slot after the last marked one's, out of order or
+ * not: a record behind the last mark is never marked. Both a count and a
+ * period, or neither, is refused.
+ */
+static void
+expect_time_marks(const struct wm_record *out, size_t n, const void *arg)
+{
+	const int64_t every = *(const int64_t *)arg;
+	wm_ts_t next[2] = {WM_TS_MIN, WM_TS_MIN};
+	uint64_t marks = 0;
 
-	c.punctuations = overlap;
-	errno = 0;
-	ck_assert_ptr_null(wm_source_gen_new(&c));
-	ck_assert_int_eq(errno, EINVAL);
-	c.punctuations = never;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = out[i].partition == 4 ? 0 : 1;
+		bool marked = out[i].partition != 9 && out[i].ts >= next[k];
+
+		if (marked) {
+			next[k] = (out[i].ts / every + 1) * every;
+			marks++;
+		}
+		ck_assert_msg(
+			out[i].flags == (marked ? WM_RECORD_PUNCTUATE : 0),
+			"record %zu (partition %u, ts %lld): flags %u", i,
+			out[i].partition, (long long)out[i].ts, out[i].flags);
+	}
+	/* About one a slot of each of two partitions, and not every record:
+	 * the rule was tried both ways. */
+	ck_assert_uint_gt(marks, 10);
+	ck_assert_uint_lt(marks, n / 3);
+}
+
+START_TEST(test_punctuations_by_time_mark_a_record_a_slot)
+{
+	static const uint32_t ids[] = {4, 7, 9};
+	static const int64_t every = 40;
+	static const struct wm_source_gen_punctuation pu[] = {
+		{.first_partition = 4, .last_partition = 7, .every_ms = 40}};
+	static const struct wm_source_gen_punctuation both[] = {
+		{.first_partition = 4,
+		 .last_partition = 4,
+		 .every_records = 3,
+		 .every_ms = 40}};
+	static const struct wm_source_gen_punctuation neither[] = {
+		{.first_partition = 4, .last_partition = 4}};
+	struct wm_source_gen_conf c;
+
+	conf_base(&c, ids, 3, 1000);
+	c.keys = 16;
+	c.start_epoch_ms = 1000003; /* slots do not start with the job */
+	c.out_of_orderness_ms = 25;
 	c.n_punctuations = 1;
-	errno = 0;
-	ck_assert_ptr_null(wm_source_gen_new(&c));
-	ck_assert_int_eq(errno, EINVAL);
+	c.punctuations = pu;
+	check_marks_paced_and_fast(&c, expect_time_marks, &every);
+	check_punctuations_refused(&c, both, 1);
+	check_punctuations_refused(&c, neither, 1);
 }
 END_TEST
 
@@ -2156,6 +2241,7 @@ source_gen_suite(void)
 	tcase_add_test(
 		tc,
 		test_punctuations_mark_every_nth_record_of_their_partitions);
+	tcase_add_test(tc, test_punctuations_by_time_mark_a_record_a_slot);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("silences");

@@ -127,6 +127,12 @@ static const struct wm_source_gen_burst bursts[] = {
 	 .to_ms = 1200,
 	 .factor = 3.5},
 };
+/* Marks by count and by event time: a restore must go on marking the
+ * records it would have (the slot of the last mark is in the snapshot). */
+static const struct wm_source_gen_punctuation punctuations[] = {
+	{.first_partition = 0, .last_partition = 0, .every_records = 3},
+	{.first_partition = 3, .last_partition = 5, .every_ms = 45},
+};
 static const struct wm_source_gen_random_silence random_silences[] = {
 	{.first_partition = 0,
 	 .last_partition = 5,
@@ -158,6 +164,8 @@ new_gen(bool fast)
 	c.bursts = bursts;
 	c.n_random_silences = 1;
 	c.random_silences = random_silences;
+	c.n_punctuations = 2;
+	c.punctuations = punctuations;
 	c.seed = 42;
 	c.start_epoch_ms = 1000000;
 	c.end_ts = c.start_epoch_ms + 2000;

@@ -331,17 +331,23 @@ START_TEST(test_punctuations)
 		load_ok("[source s]\nrate = unlimited\npartitions = 8\n"
 			"watermark = punctuated\n"
 			"punctuate = 0-2 every 50 records\n"
-			"punctuate = 7 every 1 record\n");
+			"punctuate = 7 every 1 record\n"
+			"punctuate = 4-5 every 90 s\n");
 	const struct wm_source_conf *src = &t->stages[0].u.source;
 
 	ck_assert_int_eq(src->strategy.kind, WM_WATERMARK_PUNCTUATED);
-	ck_assert_uint_eq(src->n_punctuations, 2);
 	ck_assert_uint_eq(src->punctuations[0].first_partition, 0);
 	ck_assert_uint_eq(src->punctuations[0].last_partition, 2);
 	ck_assert_uint_eq(src->punctuations[0].every_records, 50);
 	ck_assert_uint_eq(src->punctuations[1].first_partition, 7);
 	ck_assert_uint_eq(src->punctuations[1].last_partition, 7);
 	ck_assert_uint_eq(src->punctuations[1].every_records, 1);
+	ck_assert_int_eq(src->punctuations[1].every_ms, 0);
+	ck_assert_uint_eq(src->n_punctuations, 3);
+	ck_assert_uint_eq(src->punctuations[2].first_partition, 4);
+	ck_assert_uint_eq(src->punctuations[2].last_partition, 5);
+	ck_assert_uint_eq(src->punctuations[2].every_records, 0);
+	ck_assert_int_eq(src->punctuations[2].every_ms, 90000);
 	wm_topology_free(t);
 
 	/* A topic's values mark its records in a field of their own. */
@@ -507,8 +513,9 @@ static const struct bad_case bad[] = {
 	 * together, from a generated source. */
 	{"[source s]\nwatermark = punctuated\n",
 	 "t.conf:2:13: invalid value for \"watermark\" in [source s]: needs "
-	 "punctuate = PARTITIONS every COUNT records: without marked records "
-	 "a punctuated generator never emits a watermark"},
+	 "punctuate = PARTITIONS every COUNT records (or every DURATION): "
+	 "without marked records a punctuated generator never emits a "
+	 "watermark"},
 	{"[source s]\npunctuate = 0 every 5 records\n",
 	 "t.conf:2:13: invalid value for \"punctuate\" in [source s]: marks "
 	 "records for watermark = punctuated, which this source does not "
@@ -528,7 +535,7 @@ static const struct bad_case bad[] = {
 	 "every 5 records\npunctuate = 2-3 every 7 records\n",
 	 "t.conf:5:13: invalid value for \"punctuate\" in [source s]: "
 	 "partition 2 is under an earlier punctuate already (a partition "
-	 "marks its records by one count)"},
+	 "marks its records by one rule)"},
 	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0 "
 	 "every 0 records\n",
 	 "t.conf:4:21: invalid value for \"punctuate\" in [source s]: invalid "
@@ -538,9 +545,27 @@ static const struct bad_case bad[] = {
 	 "t.conf:4:21: invalid value for \"punctuate\" in [source s]: invalid "
 	 "count \"1e3\" (expected a whole number from 1 to 4294967295)"},
 	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0 "
-	 "every 5 s\n",
+	 "each 5 s\n",
 	 "t.conf:4:13: invalid value for \"punctuate\" in [source s]: "
-	 "expected \"FIRST[-LAST] every COUNT records\""},
+	 "expected \"FIRST[-LAST] every COUNT records | every DURATION\""},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0 "
+	 "every 5 recs\n",
+	 "t.conf:4:21: invalid value for \"punctuate\" in [source s]: invalid "
+	 "duration \"5 recs\": unknown unit \"recs\" (use ms, s, min, h or "
+	 "d)"},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0 "
+	 "every 0 ms\n",
+	 "t.conf:4:21: invalid value for \"punctuate\" in [source s]: a "
+	 "punctuation's period must be positive"},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0 "
+	 "every 367 d\n",
+	 "t.conf:4:21: invalid value for \"punctuate\" in [source s]: a "
+	 "punctuation's period is at most a year"},
+	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0-1 "
+	 "every 5 s\npunctuate = 1 every 3 records\n",
+	 "t.conf:5:13: invalid value for \"punctuate\" in [source s]: "
+	 "partition 1 is under an earlier punctuate already (a partition "
+	 "marks its records by one rule)"},
 	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 4 "
 	 "every 5 records\n",
 	 "t.conf:4:13: invalid value for \"punctuate\" in [source s]: "
