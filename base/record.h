@@ -24,6 +24,12 @@ enum wm_record_flag {
 	 * source drops it, as a filter after Flink's source would; it never
 	 * leaves its subtask. */
 	WM_RECORD_HEARTBEAT = 1u << 2,
+	/* The record carries a watermark of its own, which need not be its
+	 * timestamp (a trace's watermark column, a Kafka value's watermark
+	 * field): a punctuated generator emits it at once. A record has no
+	 * room for it, so its source holds it until the next call
+	 * (wm_record_source_carried_watermark()), and ends a run with it. */
+	WM_RECORD_WATERMARK = 1u << 3,
 };
 
 /*

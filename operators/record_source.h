@@ -70,6 +70,12 @@
  *				NULL for time-driven sources
  *	health(src, h)		whether the source can go on (h->exit_code 0)
  *				or the job must stop, and why; NULL: always
+ *	carried_watermark(src)	the watermark the record last returned
+ *				carries, if it is flagged WM_RECORD_WATERMARK
+ *				(else anything), until the next call of next()
+ *				or next_run(). A run ends with such a record:
+ *				it is the only one of its run. NULL: the
+ *				source's records carry none
  *
  * n_partitions() may grow between calls (partitions discovered while the
  * job runs); new partitions come after the old, whose indexes stay. Each
@@ -134,6 +140,7 @@ struct wm_record_source_ops {
 			 void *arg);
 	void (*health)(const struct wm_record_source *src,
 		       struct wm_source_health *h);
+	wm_ts_t (*carried_watermark)(const struct wm_record_source *src);
 };
 
 /* Embedded first in every implementation; wm_container_of() recovers it. */
@@ -154,7 +161,8 @@ wm_record_source_next_due_ns(const struct wm_record_source *src)
 	return src->ops->next_due_ns(src);
 }
 
-/* A run of up to `cap` records (the next_run op, or next() cap times). */
+/* A run of up to `cap` records (the next_run op, or next() cap times,
+ * up to the first that carries a watermark). */
 static inline uint32_t
 wm_record_source_next_run(struct wm_record_source *src, int64_t now_ns,
 			  struct wm_record *out, int64_t *due_ns, uint32_t cap)
@@ -170,8 +178,18 @@ wm_record_source_next_run(struct wm_record_source *src, int64_t now_ns,
 			break;
 		if (due_ns != NULL)
 			due_ns[n] = due;
+		if (out[n].flags & WM_RECORD_WATERMARK)
+			return n + 1;
 	}
 	return n;
+}
+
+/* The watermark that the record src last returned carries, when it is
+ * flagged WM_RECORD_WATERMARK (the carried_watermark op). */
+static inline wm_ts_t
+wm_record_source_carried_watermark(const struct wm_record_source *src)
+{
+	return src->ops->carried_watermark(src);
 }
 
 static inline bool

@@ -106,6 +106,20 @@ wm_source_watermarking_on_record(struct wm_source_watermarking *sw,
 		wm_subtask_watermarks_on_record(&sw->u.subtask, ts, flags);
 }
 
+/* The record just taken (wm_source_watermarking_on_record()) carries the
+ * watermark `carried` (WM_RECORD_WATERMARK): a punctuated generator
+ * emits it at once. */
+static inline void
+wm_source_watermarking_on_carried(struct wm_source_watermarking *sw,
+				  struct wm_source_split *split,
+				  wm_ts_t carried)
+{
+	if (sw->at == WM_WATERMARK_AT_SPLIT)
+		wm_source_split_on_carried(split, carried);
+	else
+		wm_subtask_watermarks_on_carried(&sw->u.subtask, carried);
+}
+
 /* How many partitions have a handle now: per split those assigned and not
  * finished, per subtask none. */
 static inline size_t

@@ -123,6 +123,15 @@ wm_source_split_on_record(struct wm_source_split *split, wm_ts_t ts,
 			      &split->slot.immediate);
 }
 
+/* The record just taken by wm_source_split_on_record() carries the
+ * watermark `carried` (wm_watermark_on_carried()). */
+static inline void
+wm_source_split_on_carried(struct wm_source_split *split, wm_ts_t carried)
+{
+	wm_watermark_on_carried(&split->generator, carried,
+				&split->slot.immediate);
+}
+
 /* A record was emitted through the main output (no partition). */
 void wm_source_watermarks_on_main_record(struct wm_source_watermarks *sw,
 					 wm_ts_t ts, uint32_t flags);

@@ -81,6 +81,15 @@ void wm_subtask_watermarks_pause(struct wm_subtask_watermarks *sw, bool paused,
 void wm_subtask_watermarks_on_record(struct wm_subtask_watermarks *sw,
 				     wm_ts_t ts, uint32_t flags);
 
+/* The record just taken carries the watermark `carried`
+ * (wm_watermark_on_carried()). */
+static inline void
+wm_subtask_watermarks_on_carried(struct wm_subtask_watermarks *sw,
+				 wm_ts_t carried)
+{
+	wm_watermark_on_carried(&sw->generator, carried, &sw->generator_out);
+}
+
 /* The periodic emission at `now_ns` (onProcessingTime's body). */
 void wm_subtask_watermarks_on_periodic(struct wm_subtask_watermarks *sw,
 				       int64_t now_ns);

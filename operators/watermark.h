@@ -103,6 +103,18 @@ wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
 	}
 }
 
+/* The record just given to wm_watermark_on_event() carries the watermark
+ * `carried` (WM_RECORD_WATERMARK): a punctuated generator emits it to
+ * `out` at once, as a user's onEvent emits a watermark field of the
+ * event; the others have no use for it. */
+static inline void
+wm_watermark_on_carried(struct wm_watermark_generator *g, wm_ts_t carried,
+			struct wm_output *out)
+{
+	if (g->kind == WM_WATERMARK_PUNCTUATED)
+		wm_output_watermark(out, carried);
+}
+
 /* Periodic tick at processing time `now_ns` (monotonic, nanoseconds). */
 void wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
 			      struct wm_output *out);

@@ -242,10 +242,11 @@ load_fields(struct loader *l, struct wm_ini_section *sec,
 				l, e, (size_t)(p - e->value),
 				kc->value_format == WM_KAFKA_VALUE_JSON
 					? "a JSON field is timestamp, key, "
-					  "value, punctuate or heartbeat"
+					  "value, punctuate, heartbeat or "
+					  "watermark"
 					: "a CSV column is timestamp, key, "
-					  "value, punctuate, heartbeat or _ "
-					  "(read past)");
+					  "value, punctuate, heartbeat, "
+					  "watermark or _ (read past)");
 		if (k != WM_KAFKA_FIELD_SKIP && (seen & (1u << k)))
 			return wm_conf_bad_value_at(l, e,
 						    (size_t)(p - e->value),
@@ -267,10 +268,11 @@ load_fields(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
-/* Whether the value carries field f. */
-static bool
-has_field(const struct wm_kafka_conf *kc, enum wm_kafka_field f)
+bool
+wm_kafka_value_has(const struct wm_kafka_conf *kc, enum wm_kafka_field f)
 {
+	if (kc == NULL)
+		return false;
 	if (kc->value_format != WM_KAFKA_VALUE_CSV &&
 	    kc->value_format != WM_KAFKA_VALUE_JSON)
 		return false;
@@ -281,26 +283,31 @@ has_field(const struct wm_kafka_conf *kc, enum wm_kafka_field f)
 }
 
 /* The records carry their marks in a field of their value
- * (kafka.value_fields names punctuate): a punctuated source needs it,
- * and the field marks records for a punctuated source only. */
+ * (kafka.value_fields names punctuate, or watermark for a watermark of
+ * their own): a punctuated source needs one, and they mark records for a
+ * punctuated source only. */
 static int
 check_marks(struct loader *l, struct wm_ini_section *sec,
 	    const struct wm_source_conf *src)
 {
 	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
-	bool marks = has_field(src->kafka, WM_KAFKA_FIELD_PUNCTUATE);
+	bool marks = wm_kafka_value_has(src->kafka, WM_KAFKA_FIELD_PUNCTUATE);
+	bool carries = wm_kafka_value_has(src->kafka, WM_KAFKA_FIELD_WATERMARK);
 
-	if (punctuated && !marks)
+	if (punctuated && !marks && !carries)
 		return wm_conf_bad_value(
 			l, wm_conf_lookup(l, sec, "watermark"),
 			"a punctuated watermark comes from marked records: "
-			"give the values a punctuate field (kafka.value_format "
-			"= csv or json, punctuate in kafka.value_fields)");
-	if (!punctuated && marks)
+			"give the values a punctuate or watermark field "
+			"(kafka.value_format = csv or json, and the field in "
+			"kafka.value_fields)");
+	if (!punctuated && (marks || carries))
 		return wm_conf_bad_value(
 			l, wm_conf_lookup(l, sec, KAFKA_PREFIX "value_fields"),
-			"punctuate marks records for watermark = punctuated, "
-			"which this source does not have");
+			marks ? "punctuate marks records for watermark = "
+				"punctuated, which this source does not have"
+			      : "watermark carries watermarks for watermark = "
+				"punctuated, which this source does not have");
 	return 0;
 }
 
@@ -317,7 +324,7 @@ load_origin(struct loader *l, struct wm_ini_section *sec, const char *key,
 	if ((r = wm_conf_get_enum(l, sec, key, origins, 2, &k)) != 0)
 		return r;
 	*from_value = k == 1;
-	if (*from_value && !has_field(kc, field)) {
+	if (*from_value && !wm_kafka_value_has(kc, field)) {
 		char why[160];
 
 		snprintf(why, sizeof(why),

@@ -165,6 +165,7 @@ static const char *const kafka_field_names[WM_KAFKA_N_FIELDS] = {
 	[WM_KAFKA_FIELD_VALUE] = "value",
 	[WM_KAFKA_FIELD_PUNCTUATE] = "punctuate",
 	[WM_KAFKA_FIELD_HEARTBEAT] = "heartbeat",
+	[WM_KAFKA_FIELD_WATERMARK] = "watermark",
 };
 
 const char *

@@ -203,6 +203,9 @@ enum wm_kafka_field {
 	/* 1: a heartbeat, seen by its partition's generator and dropped
 	 * (operators/heartbeats.h), 0: a record */
 	WM_KAFKA_FIELD_HEARTBEAT,
+	/* A watermark the record carries (watermark = punctuated emits it),
+	 * or nothing: empty in CSV, null or absent in JSON */
+	WM_KAFKA_FIELD_WATERMARK,
 	WM_KAFKA_N_FIELDS
 };
 #define WM_KAFKA_MAX_FIELDS 64
@@ -500,6 +503,10 @@ const char *wm_partitioning_name(enum wm_partitioning kind);
  * read past): the one spelling the loader, the source and the export
  * share. */
 const char *wm_kafka_field_name(enum wm_kafka_field field);
+
+/* Whether a topic's values (kc, NULL: not a Kafka source) carry field f
+ * (kafka.value_fields). */
+bool wm_kafka_value_has(const struct wm_kafka_conf *kc, enum wm_kafka_field f);
 
 /* The topic name by which a source's partitions are spread over its
  * subtasks (operators/source_gen.h, wm_source_gen_split_owner()). */

@@ -424,10 +424,27 @@ record_due(struct wm_task *t, uint32_t local, int64_t due_ns)
 }
 
 /*
+ * The generator of rec's partition sees it (onEvent), and the watermark
+ * it carries if it carries one: the last record of its run, whose
+ * watermark the source holds until it is called again.
+ */
+static inline void
+generator_sees(struct task_source *s, const struct wm_record *rec)
+{
+	wm_source_watermarking_on_record(&s->watermarks,
+					 s->split_of[rec->partition], rec->ts,
+					 rec->flags);
+	if (rec->flags & WM_RECORD_WATERMARK)
+		wm_source_watermarking_on_carried(
+			&s->watermarks, s->split_of[rec->partition],
+			wm_record_source_carried_watermark(s->src));
+}
+
+/*
  * A record of partition `local` (p) due at `due`, read into the staging,
  * the whole way: counted, measured, its schedule noted, staged to go,
  * then its partition's generator sees it (Flink emits the record, then
- * calls onEvent) and its slot is followed.
+ * calls onEvent: generator_sees()) and its slot is followed.
  */
 static inline void
 take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
@@ -447,9 +464,7 @@ take_record(struct wm_task *t, const struct wm_record *rec, uint32_t local,
 		t->newest_ts = rec->ts;
 	t->cause = rec->partition; /* a punctuated watermark */
 	wm_task_stage_next(t);
-	wm_source_watermarking_on_record(&s->watermarks,
-					 s->split_of[rec->partition], rec->ts,
-					 rec->flags);
+	generator_sees(s, rec);
 	watch_partition(t, local);
 }
 
@@ -480,9 +495,7 @@ take_heartbeat(struct wm_task *t, const struct wm_record *rec, uint32_t local,
 		t->newest_ts = rec->ts;
 	t->cause = rec->partition;
 	wm_task_stage_skip(t);
-	wm_source_watermarking_on_record(&s->watermarks,
-					 s->split_of[rec->partition], rec->ts,
-					 rec->flags);
+	generator_sees(s, rec);
 	watch_partition(t, local);
 }
 
@@ -621,8 +634,8 @@ take_short_as(struct wm_task *t, const struct wm_record *run,
 		if (p == NULL)
 			break;
 		if (p->burst_seen != burst ||
-		    (rec->flags &
-		     (WM_RECORD_PUNCTUATE | WM_RECORD_HEARTBEAT)) ||
+		    (rec->flags & (WM_RECORD_PUNCTUATE | WM_RECORD_HEARTBEAT |
+				   WM_RECORD_WATERMARK)) ||
 		    (real &&
 		     !due_repeats(t, p, due_of(s, p, due_ns, i, now_ns))))
 			break;
@@ -727,12 +740,17 @@ emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 		uint32_t cap = WM_TASK_SOURCE_BURST - n < run_max
 				       ? WM_TASK_SOURCE_BURST - n
 				       : run_max;
-		uint32_t got = wm_record_source_next_run(
-			s->src, due_by, wm_task_staging(t), due_ns, cap);
+		struct wm_record *run = wm_task_staging(t);
+		uint32_t got = wm_record_source_next_run(s->src, due_by, run,
+							 due_ns, cap);
+		/* A record that carries a watermark ends its run, not what
+		 * the source has now (record_source.h). */
+		bool carried =
+			got > 0 && (run[got - 1].flags & WM_RECORD_WATERMARK);
 		uint32_t took = take_run(t, now_ns, due_ns, got, burst);
 
 		n += took;
-		if (took < cap)
+		if (took < cap && !(carried && took == got))
 			break; /* the source has no more now, or broke */
 	}
 	settle_burst(t);

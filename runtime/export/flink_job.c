@@ -691,19 +691,6 @@ emit_kafka_source(FILE *f, const struct wm_stage *st, const char *id)
 		src->skip_bad_records ? "true" : "false");
 }
 
-/* Whether a topic's values mark heartbeats (a heartbeat field). */
-static bool
-kafka_marks_heartbeats(const struct wm_kafka_conf *kc)
-{
-	for (uint32_t i = 0;
-	     kc != NULL && kc->value_format >= WM_KAFKA_VALUE_CSV &&
-	     i < kc->n_fields;
-	     i++)
-		if (kc->fields[i] == WM_KAFKA_FIELD_HEARTBEAT)
-			return true;
-	return false;
-}
-
 /* The ReplaySource of a replayed (or recorded) source, opened in `id`'s
  * fromSource(. */
 static void
@@ -796,7 +783,7 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 	 * recording, or a topic's marked ones. Only then: a filter joins the
 	 * source's chain, whose name Flink's metrics carry. */
 	if (src->n_heartbeats > 0 || src->trace_heartbeats ||
-	    kafka_marks_heartbeats(src->kafka))
+	    wm_kafka_value_has(src->kafka, WM_KAFKA_FIELD_HEARTBEAT))
 		fprintf(f,
 			"\n            .filter(new TraceRecord.NoHeartbeats())"
 			"\n            .name(\"heartbeats dropped\")"

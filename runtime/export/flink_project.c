@@ -25,6 +25,7 @@
 #include "base/exit.h"
 #include "base/log.h"
 #include "runtime/io/outfile.h"
+#include "runtime/source/record_trace.h"
 #include "runtime/source/replay.h"
 
 #define JAVA_DIR "src/main/java/wmrun/flink/"
@@ -109,12 +110,12 @@ print_trace(FILE *f, const struct wm_stage *st,
 {
 	uint32_t n = st->u.source.partitions;
 	uint32_t *all = malloc(n * sizeof(*all));
-	/* A punctuated source's marks go along, and a trace's heartbeats
-	 * (replay.h: the heartbeat column after the punctuate column). */
-	bool heartbeats = wm_replay_heartbeats(trace) > 0;
-	bool punctuated =
-		st->u.source.strategy.kind == WM_WATERMARK_PUNCTUATED ||
-		heartbeats;
+	/* The marks go along in a recording's columns: a punctuated
+	 * source's, a trace's heartbeats and carried watermarks. */
+	unsigned columns = wm_record_trace_columns(st, trace);
+	bool carried = columns & WM_TRACE_WATERMARK;
+	bool heartbeats = carried || (columns & WM_TRACE_HEARTBEAT);
+	bool punctuated = heartbeats || (columns & WM_TRACE_PUNCTUATE);
 	struct wm_record_source *src;
 	struct wm_record rec;
 
@@ -126,8 +127,9 @@ print_trace(FILE *f, const struct wm_stage *st,
 	free(all);
 	if (src == NULL)
 		return -errno;
-	fprintf(f, "partition,timestamp,key,value,arrival%s%s\n",
-		punctuated ? ",punctuate" : "", heartbeats ? ",heartbeat" : "");
+	fprintf(f, "partition,timestamp,key,value,arrival%s%s%s\n",
+		punctuated ? ",punctuate" : "", heartbeats ? ",heartbeat" : "",
+		carried ? ",watermark" : "");
 	while (!wm_record_source_finished(src)) {
 		int64_t due = wm_record_source_next_due_ns(src);
 
@@ -144,6 +146,11 @@ print_trace(FILE *f, const struct wm_stage *st,
 		if (heartbeats)
 			fprintf(f, ",%d",
 				(rec.flags & WM_RECORD_HEARTBEAT) != 0);
+		if (carried)
+			fputc(',', f);
+		if (carried && (rec.flags & WM_RECORD_WATERMARK))
+			fprintf(f, "%" PRId64,
+				wm_record_source_carried_watermark(src));
 		fputc('\n', f);
 	}
 	src->ops->free(src);

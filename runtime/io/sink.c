@@ -43,13 +43,10 @@ struct wm_sink {
 	enum sink_kind kind;
 	bool jsonl;
 	bool subtask_column; /* results end with the firing subtask's index */
-	/* A recording's lines end with the punctuate column: its source's
-	 * watermark is punctuated, and which records carry one is part of
-	 * what it read (replay.h). */
-	bool punctuate_column;
-	/* ... and then the heartbeat column: its source sends heartbeats,
-	 * which a replay must send as they were. */
-	bool heartbeat_column;
+	/* A recording's columns after arrival (enum wm_trace_columns): the
+	 * marks its source's records carry, which a replay must carry as
+	 * they were (replay.h). */
+	unsigned columns;
 	unsigned aggregates;
 	/* The job's string keys, read-only (a worker's copy is inherited):
 	 * results print their key's string; NULL when the keys are longs. */
@@ -77,8 +74,8 @@ _Static_assert(KEY_MAX_BYTES >= WM_DECIMAL_MAX, "a long fits a key field");
 
 /* The longest trace line (late records, a recording), but for its key:
  * partition, timestamp, value, arrival, punctuate's and heartbeat's
- * digits, six commas and the end. */
-#define TRACE_MAX_BYTES (10 + 3 * WM_DECIMAL_MAX + 9)
+ * digits, a watermark, seven commas and the end. */
+#define TRACE_MAX_BYTES (10 + 4 * WM_DECIMAL_MAX + 10)
 
 _Static_assert(RESULT_MAX_BYTES <= WM_SINK_BUFFER, "a line fits one write");
 _Static_assert(TRACE_MAX_BYTES + KEY_MAX_BYTES <= WM_SINK_BUFFER,
@@ -386,28 +383,29 @@ wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *window,
 
 int
 wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
-		       const char *path, const struct wm_keys *keys, char *err,
-		       size_t errlen)
+		       const char *path, const struct wm_keys *keys,
+		       unsigned columns, char *err, size_t errlen)
 {
-	/* The columns go in order: a heartbeat column comes after a
-	 * punctuate column, of 0s if the source marks no record. */
-	bool heartbeats = source->u.source.n_heartbeats > 0;
-	bool punctuated =
-		source->u.source.strategy.kind == WM_WATERMARK_PUNCTUATED ||
-		heartbeats;
-	int r = open_trace(out, source->name, path, SINK_RECORDING,
-			   heartbeats ? "partition,timestamp,key,value,arrival,"
-					"punctuate,heartbeat\n"
-			   : punctuated
-				   ? "partition,timestamp,key,value,arrival,"
-				     "punctuate\n"
-				   : "partition,timestamp,key,value,arrival\n",
-			   keys, false, err, errlen);
+	char header[96] = "partition,timestamp,key,value,arrival";
+	int r;
 
-	if (r == 0) {
-		(*out)->punctuate_column = punctuated;
-		(*out)->heartbeat_column = heartbeats;
-	}
+	/* In order, each implying those before it (0s, or empty watermarks,
+	 * where the source marks no record). */
+	if (columns & WM_TRACE_WATERMARK)
+		columns |= WM_TRACE_HEARTBEAT;
+	if (columns & WM_TRACE_HEARTBEAT)
+		columns |= WM_TRACE_PUNCTUATE;
+	if (columns & WM_TRACE_PUNCTUATE)
+		strcat(header, ",punctuate");
+	if (columns & WM_TRACE_HEARTBEAT)
+		strcat(header, ",heartbeat");
+	if (columns & WM_TRACE_WATERMARK)
+		strcat(header, ",watermark");
+	strcat(header, "\n");
+	r = open_trace(out, source->name, path, SINK_RECORDING, header, keys,
+		       false, err, errlen);
+	if (r == 0)
+		(*out)->columns = columns;
 	return r;
 }
 
@@ -522,7 +520,7 @@ wm_sink_late(struct wm_sink *s, const struct wm_record *r)
 }
 
 int
-wm_sink_recorded(struct wm_sink *s, const struct wm_record *r,
+wm_sink_recorded(struct wm_sink *s, const struct wm_record *r, wm_ts_t carried,
 		 int64_t arrival_ms)
 {
 	struct line l;
@@ -532,13 +530,18 @@ wm_sink_recorded(struct wm_sink *s, const struct wm_record *r,
 		return e;
 	*l.p++ = ',';
 	line_i64(&l, arrival_ms);
-	if (s->punctuate_column) {
+	if (s->columns & WM_TRACE_PUNCTUATE) {
 		*l.p++ = ',';
 		*l.p++ = r->flags & WM_RECORD_PUNCTUATE ? '1' : '0';
 	}
-	if (s->heartbeat_column) {
+	if (s->columns & WM_TRACE_HEARTBEAT) {
 		*l.p++ = ',';
 		*l.p++ = r->flags & WM_RECORD_HEARTBEAT ? '1' : '0';
+	}
+	if (s->columns & WM_TRACE_WATERMARK) {
+		*l.p++ = ',';
+		if (r->flags & WM_RECORD_WATERMARK)
+			line_i64(&l, carried);
 	}
 	*l.p++ = '\n';
 	return line_finish(s, &l);

@@ -80,21 +80,32 @@ int wm_sink_open_late_kept(struct wm_sink **out, const struct wm_stage *window,
 int wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
 		      const struct wm_keys *keys, char *err, size_t errlen);
 
+/* The columns a recording (or a trace the export writes) has after
+ * arrival, in this order, each implying those before it: a record's
+ * marks, as replay.h reads them. */
+enum wm_trace_columns {
+	WM_TRACE_PUNCTUATE = 1u << 0,
+	WM_TRACE_HEARTBEAT = 1u << 1,
+	WM_TRACE_WATERMARK = 1u << 2,
+};
+
 /* Open the recording of source stage `source` into `path`, its header
- * written (--record-trace). */
+ * written (--record-trace), with the marks' columns `columns` (enum
+ * wm_trace_columns, wm_record_trace_columns()). */
 int wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 			   const char *path, const struct wm_keys *keys,
-			   char *err, size_t errlen);
+			   unsigned columns, char *err, size_t errlen);
 
 /* One result (fired by window subtask `subtask`), one late record, one
- * recorded record that arrived at `arrival_ms` of processing time: 0, or
+ * recorded record that arrived at `arrival_ms` of processing time (with
+ * the watermark `carried` if it is flagged WM_RECORD_WATERMARK): 0, or
  * the negative errno of the first failed write (this one or an earlier
  * one). */
 int wm_sink_result(struct wm_sink *sink, const struct wm_window_result *r,
 		   wm_ts_t watermark, int64_t fire_time_ms, uint32_t subtask);
 int wm_sink_late(struct wm_sink *sink, const struct wm_record *r);
 int wm_sink_recorded(struct wm_sink *sink, const struct wm_record *r,
-		     int64_t arrival_ms);
+		     wm_ts_t carried, int64_t arrival_ms);
 
 /* Whether a write failed, here or in this process before: a cheap test
  * for a driver whose writes come from deep inside (a recorded source). */

@@ -27,6 +27,7 @@
 #include "runtime/run/sim_job.h"
 #include "base/log.h"
 #include "runtime/io/sink.h"
+#include "runtime/source/record_trace.h"
 #include "runtime/source/sources.h"
 #include "runtime/engine/task.h"
 
@@ -124,6 +125,10 @@ build(struct sim *sim, char *err, size_t errlen)
 				&sim->stage_sinks[s], stage,
 				stage->u.source.record,
 				wm_replay_stage_keys(sim->traces, t, s, NULL),
+				wm_record_trace_columns(stage,
+							sim->traces != NULL
+								? sim->traces[s]
+								: NULL),
 				err, errlen);
 		else if (stage->kind == WM_STAGE_SINK)
 			r = wm_sink_open(

@@ -77,6 +77,7 @@
 #include "runtime/run/supervisor.h"
 #include "runtime/run/supervisor_job.h"
 #include "runtime/run/worker.h"
+#include "runtime/source/record_trace.h"
 
 /* How long a stopped job may take to drain before its workers are
  * terminated: rings hold at most ring_size each, which the workers move in
@@ -581,8 +582,10 @@ open_outputs(const struct wm_topology *t, struct wm_replay_trace **traces,
 		if (st->kind == WM_STAGE_SOURCE && st->u.source.record != NULL)
 			r = wm_sink_open_recording(
 				&sinks[s], st, st->u.source.record,
-				wm_replay_stage_keys(traces, t, s, keys), err,
-				errlen);
+				wm_replay_stage_keys(traces, t, s, keys),
+				wm_record_trace_columns(
+					st, traces != NULL ? traces[s] : NULL),
+				err, errlen);
 		else if (st->kind == WM_STAGE_SINK)
 			r = (t->job.resume ? wm_sink_open_kept : wm_sink_open)(
 				&sinks[s], st, &t->stages[st->inputs[0].stage],

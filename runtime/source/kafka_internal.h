@@ -68,6 +68,10 @@ struct ksource {
 	int ts_field, key_field, value_field; /* in the layout; -1 */
 	int punctuate_field;		      /* in the layout; -1 */
 	int heartbeat_field;		      /* in the layout; -1 */
+	int watermark_field;		      /* in the layout; -1 */
+	/* The watermark of the record last returned, if it carries one
+	 * (WM_RECORD_WATERMARK): its value's watermark field. */
+	wm_ts_t carried;
 	bool timestamp_from_value, key_from_value;
 	enum wm_key_type key_type;
 	bool key_type_stated;

@@ -259,6 +259,7 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 	int64_t f[WM_KAFKA_MAX_FIELDS];
 	struct wm_key_field kf = {0};
 	rd_kafka_timestamp_type_t tstype;
+	uint64_t given = 0;
 	int r;
 
 	/* The layout's fields alone (every index in it is below n): the
@@ -286,9 +287,9 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 			       -EBADMSG;
 	} else if (s->value_format == WM_KAFKA_VALUE_CSV ||
 		   s->value_format == WM_KAFKA_VALUE_JSON) {
-		if (wm_fields_parse(text, len,
-				    s->value_format == WM_KAFKA_VALUE_JSON,
-				    &s->layout, f, &kf, NULL, err, errlen) < 0)
+		if (wm_fields_parse(
+			    text, len, s->value_format == WM_KAFKA_VALUE_JSON,
+			    &s->layout, f, &kf, &given, err, errlen) < 0)
 			return -EBADMSG;
 		if (s->value_field >= 0)
 			out->value = f[s->value_field];
@@ -339,6 +340,10 @@ read_record(struct ksource *s, const rd_kafka_message_t *m,
 		out->flags |= WM_RECORD_PUNCTUATE;
 	if (s->heartbeat_field >= 0 && f[s->heartbeat_field] == 1)
 		out->flags |= WM_RECORD_HEARTBEAT;
+	if (s->watermark_field >= 0 && (given >> s->watermark_field & 1)) {
+		out->flags |= WM_RECORD_WATERMARK;
+		s->carried = f[s->watermark_field];
+	}
 	return 0;
 }
 
@@ -898,6 +903,12 @@ kafka_restore(struct wm_record_source *src, struct wm_snap_reader *rd)
 	return err;
 }
 
+static wm_ts_t
+kafka_carried_watermark(const struct wm_record_source *src)
+{
+	return ((const struct ksource *)src)->carried;
+}
+
 static const struct wm_record_source_ops kafka_ops = {
 	.next = kafka_next,
 	.next_due_ns = kafka_next_due,
@@ -912,6 +923,7 @@ static const struct wm_record_source_ops kafka_ops = {
 	.restore = kafka_restore,
 	.set_wake = kafka_set_wake,
 	.health = kafka_health,
+	.carried_watermark = kafka_carried_watermark,
 };
 
 /* ---- opening ---- */
@@ -921,14 +933,16 @@ static void
 value_layout(struct ksource *s, const struct wm_kafka_conf *kc)
 {
 	s->ts_field = s->key_field = s->value_field = s->punctuate_field = -1;
-	s->heartbeat_field = -1;
+	s->heartbeat_field = s->watermark_field = -1;
 	for (uint32_t i = 0; i < kc->n_fields; i++) {
 		enum wm_kafka_field f = kc->fields[i];
 
 		s->names[i] = wm_kafka_field_name(f);
 		s->kinds[i] = f == WM_KAFKA_FIELD_KEY	 ? WM_FIELD_KEY
 			      : f == WM_KAFKA_FIELD_SKIP ? WM_FIELD_SKIP
-							 : WM_FIELD_INT;
+			      : f == WM_KAFKA_FIELD_WATERMARK
+				      ? WM_FIELD_MAYBE_INT
+				      : WM_FIELD_INT;
 		if (f == WM_KAFKA_FIELD_TIMESTAMP)
 			s->ts_field = (int)i;
 		else if (f == WM_KAFKA_FIELD_KEY)
@@ -939,6 +953,8 @@ value_layout(struct ksource *s, const struct wm_kafka_conf *kc)
 			s->punctuate_field = (int)i;
 		else if (f == WM_KAFKA_FIELD_HEARTBEAT)
 			s->heartbeat_field = (int)i;
+		else if (f == WM_KAFKA_FIELD_WATERMARK)
+			s->watermark_field = (int)i;
 	}
 	s->layout = (struct wm_field_layout){
 		.n = kc->n_fields,

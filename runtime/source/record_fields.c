@@ -89,7 +89,8 @@ field_named(const struct wm_field_layout *lo, const char *name, size_t len)
  * The value of a JSON line's member that is field i of the layout (-1:
  * a member the layout reads past), at `value`: a string (the key's, or
  * one read past), the key as a number, or a whole integer into f[i]; its
- * length in *value_len. 0, or -1 and err. Out of parse_json() so that
+ * length in *value_len. 0, 1 for a null that leaves a field that may be
+ * nothing not given, or -1 and err. Out of parse_json() so that
  * the walk over the members stays short; inline, since every field of
  * every JSON record passes here.
  */
@@ -123,6 +124,9 @@ json_value(const char *line, const char *value, const char *end,
 	*value_len = n;
 	if (i < 0) {
 		/* a member of another name, read past */
+	} else if (lo->kinds[i] == WM_FIELD_MAYBE_INT && n == 4 &&
+		   memcmp(value, "null", 4) == 0) {
+		return 1; /* not given */
 	} else if (key_string) {
 		/* *kf set above */
 	} else if (lo->kinds[i] == WM_FIELD_KEY) {
@@ -155,13 +159,13 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 	   size_t errlen)
 {
 	const char *p = line + 1, *end = line + len; /* past the '{' */
-	uint64_t seen = 0;
+	uint64_t seen = 0, named = 0; /* given; named, null or not */
 	int given = 0;
 
 	for (;;) {
 		const char *name, *name_end, *value;
 		size_t value_len;
-		int i;
+		int i, r;
 
 		p = wm_line_skip_blanks(p, end);
 		if (p == end || *p != '"')
@@ -173,7 +177,7 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 			return json_expected(err, errlen, "'\"'", line, end);
 		i = field_named(lo, name, (size_t)(name_end - name));
 		if ((i < 0 && !lo->others_ok) ||
-		    (i >= 0 && (seen >> i & 1) != 0))
+		    (i >= 0 && (named >> i & 1) != 0))
 			return wm_fields_refuse(err, errlen, "field", name,
 						(size_t)(name_end - name),
 						i < 0 ? lo->unknown_detail
@@ -182,10 +186,13 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 		if (p == end || *p != ':')
 			return json_expected(err, errlen, "':'", line, p);
 		value = wm_line_skip_blanks(p + 1, end);
-		if (json_value(line, value, end, lo, i, f, kf, &value_len, err,
-			       errlen) < 0)
+		r = json_value(line, value, end, lo, i, f, kf, &value_len, err,
+			       errlen);
+		if (r < 0)
 			return -1;
-		if (i >= 0) {
+		if (i >= 0)
+			named |= (uint64_t)1 << i;
+		if (i >= 0 && r == 0) {
 			seen |= (uint64_t)1 << i;
 			given++;
 		}
@@ -202,7 +209,9 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 					"text after the JSON object", p,
 					(size_t)(end - p), "");
 	for (uint32_t i = 0; i < lo->required; i++)
-		if (lo->kinds[i] != WM_FIELD_SKIP && (seen >> i & 1) == 0) {
+		if (lo->kinds[i] != WM_FIELD_SKIP &&
+		    lo->kinds[i] != WM_FIELD_MAYBE_INT &&
+		    (seen >> i & 1) == 0) {
 			snprintf(err, errlen, "invalid line: no %s",
 				 lo->names[i]);
 			return -1;
@@ -252,7 +261,8 @@ plain_columns(const char *line, const char *end,
 		bool plain =
 			kind != WM_FIELD_SKIP && plain_int(p, end, &v, &stop);
 
-		if (kind == WM_FIELD_INT && plain) {
+		if ((kind == WM_FIELD_INT || kind == WM_FIELD_MAYBE_INT) &&
+		    plain) {
 			f[n] = v;
 		} else if (kind == WM_FIELD_KEY &&
 			   (plain || p == end || *p != '"')) {
@@ -279,12 +289,15 @@ plain_columns(const char *line, const char *end,
 /*
  * A CSV line: the layout's columns in order. A field may be quoted as
  * RFC 4180 says ("a,""b""" is a,"b"), which only a string key needs; the
- * key is left in *kf. Returns the field count or -1 and err.
+ * key is left in *kf; a field that may be nothing and is empty sets its
+ * bit in *empty (and is not written). Returns the column count or -1 and
+ * err.
  */
 static int
 parse_csv_columns(const char *line, size_t len,
 		  const struct wm_field_layout *lo, int64_t *f,
-		  struct wm_key_field *kf, char *err, size_t errlen)
+		  struct wm_key_field *kf, uint64_t *empty, char *err,
+		  size_t errlen)
 {
 	const char *p = line, *end = line + len;
 	uint32_t n = 0;
@@ -334,9 +347,13 @@ parse_csv_columns(const char *line, size_t len,
 					       : WM_KEY_BARE,
 				.is_int = plain,
 				.value = v};
-		} else if (kind == WM_FIELD_INT && plain) {
+		} else if (kind == WM_FIELD_MAYBE_INT && field_len == 0) {
+			*empty |= (uint64_t)1 << n;
+		} else if ((kind == WM_FIELD_INT ||
+			    kind == WM_FIELD_MAYBE_INT) &&
+			   plain) {
 			f[n] = v;
-		} else if (kind == WM_FIELD_INT) {
+		} else if (kind == WM_FIELD_INT || kind == WM_FIELD_MAYBE_INT) {
 			bad = wm_units_int64(p, field_len, &f[n]);
 			if (bad != NULL)
 				return wm_fields_refuse(err, errlen,
@@ -355,16 +372,19 @@ parse_csv_columns(const char *line, size_t len,
 	return (int)n;
 }
 
-/* parse_csv_columns(), and the columns given as a mask: the first n. */
+/* parse_csv_columns(), and the fields given as a mask: the first n
+ * columns but the empty ones. */
 static int
 parse_csv(const char *line, size_t len, const struct wm_field_layout *lo,
 	  int64_t *f, struct wm_key_field *kf, uint64_t *given_mask, char *err,
 	  size_t errlen)
 {
-	int n = parse_csv_columns(line, len, lo, f, kf, err, errlen);
+	uint64_t empty = 0;
+	int n = parse_csv_columns(line, len, lo, f, kf, &empty, err, errlen);
 
 	if (n > 0)
-		*given_mask = n >= 64 ? UINT64_MAX : ((uint64_t)1 << n) - 1;
+		*given_mask = (n >= 64 ? UINT64_MAX : ((uint64_t)1 << n) - 1) &
+			      ~empty;
 	return n;
 }
 

@@ -10,7 +10,9 @@
  * decimal, an optional '-' then digits, lib/units.h), the key
  * (an integer or a string, resolved by wm_fields_key() once the rest of
  * the line is known good), or columns read past. The first `required`
- * fields must be there; the rest are optional (CSV: trailing columns).
+ * fields must be there (but those that may be nothing: a CSV column may
+ * be empty, a JSON member absent); the rest are optional (CSV: trailing
+ * columns).
  *
  * CSV: fields separated by ',', no blanks; a field may be quoted as RFC
  * 4180 says ("a,""b""" is a,"b"), which only a string key needs. More
@@ -36,7 +38,11 @@
 struct wm_keys;
 
 enum wm_field_kind {
-	WM_FIELD_INT,  /* a 64-bit decimal integer */
+	WM_FIELD_INT, /* a 64-bit decimal integer */
+	/* An integer or nothing: an empty CSV column, a JSON null or an
+	 * absent member is a field not given (the `given` mask), so that a
+	 * column in the middle of a line can be left out line by line. */
+	WM_FIELD_MAYBE_INT,
 	WM_FIELD_KEY,  /* the key: at most one field of a layout */
 	WM_FIELD_SKIP, /* a CSV column read past (not in JSON) */
 };

@@ -49,9 +49,19 @@ recording_next(struct wm_record_source *src, int64_t now_ns,
 	int got = wm_record_source_next(r->inner, now_ns, out);
 
 	if (got == 1)
-		wm_sink_recorded(r->sink, out,
-				 wm_record_trace_arrival_ms(now_ns));
+		wm_sink_recorded(
+			r->sink, out,
+			out->flags & WM_RECORD_WATERMARK
+				? wm_record_source_carried_watermark(r->inner)
+				: WM_TS_MIN,
+			wm_record_trace_arrival_ms(now_ns));
 	return got;
+}
+
+static wm_ts_t
+recording_carried_watermark(const struct wm_record_source *src)
+{
+	return wm_record_source_carried_watermark(recording_of(src)->inner);
 }
 
 static int64_t
@@ -163,6 +173,7 @@ static const struct wm_record_source_ops recording_ops = {
 	.restore = recording_restore,
 	.set_wake = recording_set_wake,
 	.health = recording_health,
+	.carried_watermark = recording_carried_watermark,
 };
 
 struct wm_record_source *
@@ -186,10 +197,31 @@ wm_record_trace_source(struct wm_record_source *inner, struct wm_sink *sink)
 		r->ops.health = NULL;
 	if (inner->ops->restore == NULL)
 		r->ops.restore = NULL;
+	if (inner->ops->carried_watermark == NULL)
+		r->ops.carried_watermark = NULL;
 	r->source.ops = &r->ops;
 	r->inner = inner;
 	r->sink = sink;
 	return &r->source;
+}
+
+unsigned
+wm_record_trace_columns(const struct wm_stage *st,
+			const struct wm_replay_trace *trace)
+{
+	const struct wm_source_conf *sc = &st->u.source;
+	unsigned columns = 0;
+
+	if (sc->strategy.kind == WM_WATERMARK_PUNCTUATED)
+		columns |= WM_TRACE_PUNCTUATE;
+	if (sc->n_heartbeats > 0 ||
+	    (trace != NULL && wm_replay_heartbeats(trace) > 0) ||
+	    wm_kafka_value_has(sc->kafka, WM_KAFKA_FIELD_HEARTBEAT))
+		columns |= WM_TRACE_HEARTBEAT;
+	if ((trace != NULL && wm_replay_carriers(trace) > 0) ||
+	    wm_kafka_value_has(sc->kafka, WM_KAFKA_FIELD_WATERMARK))
+		columns |= WM_TRACE_WATERMARK;
+	return columns;
 }
 
 char *

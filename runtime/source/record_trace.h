@@ -5,8 +5,9 @@
  *	that replays it.
  *
  * What is written. Each source stage's records go into a trace of their
- * own, CSV with the header "partition,timestamp,key,value,arrival" (the
- * replay format has no source column): FILE itself when the job has one
+ * own, CSV with the header "partition,timestamp,key,value,arrival" and
+ * the columns of the marks its records may carry (wm_record_trace_columns()
+ * below; the replay format has no source column): FILE itself when the job has one
  * source, else FILE with ".NAME" before its extension, NAME the source's
  * (rec.csv: rec.events.csv, rec.config.csv). A record is written when its
  * subtask emits it, after the record source returned it and before the
@@ -45,6 +46,7 @@
 #include "operators/source_gen.h"
 #include "runtime/conf/topology.h"
 #include "runtime/io/sink.h"
+#include "runtime/source/replay.h"
 
 /*
  * Record every record `inner` emits into `sink`: a record source that
@@ -54,6 +56,16 @@
  */
 struct wm_record_source *wm_record_trace_source(struct wm_record_source *inner,
 						struct wm_sink *sink);
+
+/*
+ * The marks' columns (sink.h, enum wm_trace_columns) that a recording of
+ * source stage `st` writes, `trace` its replayed trace or NULL: what its
+ * records may carry. punctuate for a punctuated source; heartbeat for
+ * one whose generator, trace or topic sends heartbeats; watermark for
+ * one whose trace or topic carries watermarks.
+ */
+unsigned wm_record_trace_columns(const struct wm_stage *st,
+				 const struct wm_replay_trace *trace);
 
 /*
  * The arrival written for a record emitted at `now_ns` (ns since the job

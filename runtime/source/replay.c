@@ -63,26 +63,28 @@ enum field {
 	ARRIVAL,
 	PUNCTUATE,
 	HEARTBEAT,
+	WATERMARK,
 	N_FIELDS
 };
 
 static const char *const field_names[N_FIELDS] = {
-	"partition", "timestamp", "key",      "value",
-	"arrival",   "punctuate", "heartbeat"};
+	"partition", "timestamp", "key",       "value",
+	"arrival",   "punctuate", "heartbeat", "watermark"};
 
 static const enum wm_field_kind field_kinds[N_FIELDS] = {
 	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_KEY, WM_FIELD_INT,
-	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_INT};
+	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_MAYBE_INT};
 
-/* A line's fields: arrival, punctuate and heartbeat optional, nothing
- * else allowed. */
+/* A line's fields: arrival, punctuate, heartbeat and watermark optional
+ * (a watermark empty or null on the lines that carry none), nothing else
+ * allowed. */
 static const struct wm_field_layout trace_layout = {
 	.n = N_FIELDS,
 	.names = field_names,
 	.kinds = field_kinds,
 	.required = ARRIVAL,
 	.unknown_detail = " (not partition, timestamp, key, value, arrival, "
-			  "punctuate or heartbeat)",
+			  "punctuate, heartbeat or watermark)",
 };
 
 static int
@@ -323,6 +325,19 @@ map_records(struct reader *rd, struct wm_replay_trace *tr, size_t cap)
 	return 0;
 }
 
+/* The carried watermarks' array (replay_trace.h) sized for cap records:
+ * 0 or -ENOMEM. */
+static int
+grow_watermarks(struct wm_replay_trace *tr, size_t cap)
+{
+	wm_ts_t *grown = realloc(tr->watermarks, cap * sizeof(*grown));
+
+	if (grown == NULL)
+		return -ENOMEM;
+	tr->watermarks = grown;
+	return 0;
+}
+
 /*
  * Room for `more` records after the trace's n, its arrays doubled until
  * they hold them: 0 or -ENOMEM.
@@ -347,6 +362,8 @@ reserve(struct reader *rd, struct wm_replay_trace *tr, size_t more)
 			return -ENOMEM;
 		tr->due_ns = dues;
 	}
+	if (tr->watermarks != NULL && grow_watermarks(tr, cap) != 0)
+		return -ENOMEM;
 	rd->cap = cap;
 	return 0;
 }
@@ -362,6 +379,12 @@ append_record(struct reader *rd, struct wm_replay_trace *tr, const int64_t *fld,
 {
 	if (tr->n == rd->cap && reserve(rd, tr, 1) != 0)
 		return -ENOMEM;
+	/* The first record that carries a watermark makes the array. */
+	if ((flags & WM_RECORD_WATERMARK) && tr->watermarks == NULL &&
+	    grow_watermarks(tr, rd->cap) != 0)
+		return -ENOMEM;
+	if (flags & WM_RECORD_WATERMARK)
+		tr->watermarks[tr->n] = fld[WATERMARK];
 	tr->recs[tr->n] = (struct wm_record){
 		.ts = fld[TIMESTAMP],
 		.key = key,
@@ -432,7 +455,8 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 		wm_fields_refuse(
 			err, errlen, "header", text, len,
 			" (the columns are partition,timestamp,key,value"
-			"[,arrival[,punctuate[,heartbeat]]], in that order)");
+			"[,arrival[,punctuate[,heartbeat[,watermark]]]], in "
+			"that order)");
 	if (k > 0 &&
 	    (fld[PARTITION] < 0 || fld[PARTITION] >= tr->n_partitions)) {
 		snprintf(err, errlen,
@@ -485,6 +509,10 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	if ((given >> HEARTBEAT & 1) && fld[HEARTBEAT] == 1) {
 		flags |= WM_RECORD_HEARTBEAT;
 		tr->heartbeats++;
+	}
+	if (given >> WATERMARK & 1) {
+		flags |= WM_RECORD_WATERMARK;
+		tr->carriers++;
 	}
 	return append_record(rd, tr, fld, key, flags, due);
 }
@@ -631,6 +659,7 @@ wm_replay_free(struct wm_replay_trace *tr)
 	if (tr->recs != NULL)
 		munmap(tr->recs, tr->recs_bytes);
 	free(tr->due_ns);
+	free(tr->watermarks);
 	free(tr);
 }
 
@@ -644,6 +673,12 @@ uint64_t
 wm_replay_heartbeats(const struct wm_replay_trace *tr)
 {
 	return tr->heartbeats;
+}
+
+uint64_t
+wm_replay_carriers(const struct wm_replay_trace *tr)
+{
+	return tr->carriers;
 }
 
 const struct wm_keys *
@@ -970,13 +1005,14 @@ wm_replay_read_all(const struct wm_topology *topo,
 		 * never emit a watermark: a wrong file, or one recorded
 		 * without its marks. */
 		if (sc->strategy.kind == WM_WATERMARK_PUNCTUATED &&
-		    traces[s]->marked == 0) {
-			snprintf(err, errlen,
-				 "trace \"%s\" marks no record (no line has a "
-				 "punctuate column of 1): source \"%s\", whose "
-				 "watermark = punctuated, would never emit a "
-				 "watermark",
-				 sc->replay, st->name);
+		    traces[s]->marked == 0 && traces[s]->carriers == 0) {
+			snprintf(
+				err, errlen,
+				"trace \"%s\" marks no record (no line has a "
+				"punctuate column of 1 or a watermark): source "
+				"\"%s\", whose watermark = punctuated, would "
+				"never emit a watermark",
+				sc->replay, st->name);
 			wm_replay_free_all(traces, topo->n_stages);
 			return -EBADMSG;
 		}

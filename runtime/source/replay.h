@@ -6,10 +6,12 @@
  *
  * Format. One record per line, as CSV
  *
- *	  partition,timestamp,key,value[,arrival[,punctuate[,heartbeat]]]
+ *	  partition,timestamp,key,value[,arrival[,punctuate[,heartbeat
+ *	  [,watermark]]]]
  *
  * or as JSON lines with the same fields as keys of one flat object, in
- * any order, arrival, punctuate and heartbeat optional: {"partition":0,
+ * any order, arrival, punctuate, heartbeat and watermark optional:
+ * {"partition":0,
  * "timestamp":1000,"key":7,"value":1}; other keys, repeated keys and
  * anything after the object are errors. punctuate is 1 for a record that
  * carries a watermark at its timestamp (a source with watermark =
@@ -17,7 +19,11 @@
  * one that does not. heartbeat is 1 for a heartbeat: no data but a sign
  * of life from its partition, which that partition's watermark generator
  * sees as a record (its timestamp, its activity) before the source drops
- * it; 0 or absent for a record. Every field but the key is a 64-bit decimal integer, an
+ * it; 0 or absent for a record. watermark is a watermark the record
+ * carries, which need not be its timestamp: a punctuated source emits it
+ * at once, after the record (and after its timestamp, if punctuate is 1
+ * too); empty (CSV), null or absent (JSON) on a record that carries none.
+ * Every field but the key is a 64-bit decimal integer, an
  * optional '-' then digits, and nothing else: no '+', no blanks in CSV
  * (JSON allows them around its tokens). partition is below the source's
  * count;
@@ -29,7 +35,7 @@
  * it is exactly the column names "partition,timestamp,key,value",
  * "partition,timestamp,key,value,arrival" or
  * "partition,timestamp,key,value,arrival,punctuate" or the same with
- * ",heartbeat", blanks (spaces,
+ * ",heartbeat" or ",heartbeat,watermark", blanks (spaces,
  * tabs) allowed
  * around each name; anything else there is data. JSON traces have no
  * header.
@@ -117,6 +123,9 @@ uint64_t wm_replay_skipped(const struct wm_replay_trace *trace);
 
 /* Records of the trace that are heartbeats (heartbeat = 1). */
 uint64_t wm_replay_heartbeats(const struct wm_replay_trace *trace);
+
+/* Records of the trace that carry a watermark (a watermark given). */
+uint64_t wm_replay_carriers(const struct wm_replay_trace *trace);
 
 void wm_replay_free(struct wm_replay_trace *trace);
 

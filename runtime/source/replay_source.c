@@ -88,6 +88,9 @@ struct replay {
 	struct ready_heap ready;
 	uint32_t n_held;     /* partitions with a backlog */
 	int64_t last_now_ns; /* of the last next() or resume */
+	/* The watermark of the last record returned, if it carries one
+	 * (WM_RECORD_WATERMARK): the trace's, read once it is out. */
+	wm_ts_t carried;
 	/* By partition id, of all the source's: its index in partitions[],
 	 * or NOT_OWNED. A scan of partitions[] for every record made a
 	 * trace of a source with 65536 partitions take minutes per 100,000
@@ -142,6 +145,9 @@ release_held(struct replay *r, struct wm_record *out)
 			continue;
 		}
 		*out = r->trace->recs[r->items[position].index];
+		if (out->flags & WM_RECORD_WATERMARK)
+			r->carried =
+				r->trace->watermarks[r->items[position].index];
 		p->emitted++;
 		p->held_first = r->items[position].next_held;
 		if (p->held_first != NO_HELD) {
@@ -200,6 +206,9 @@ replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 			continue;
 		}
 		*out = *rec;
+		if (rec->flags & WM_RECORD_WATERMARK)
+			r->carried =
+				r->trace->watermarks[r->items[position].index];
 		r->part[i].emitted++;
 		r->ended = replay_ends(r, now_ns);
 		return 1;
@@ -217,7 +226,8 @@ replay_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
  * a record passed for a paused partition keeps, so the one released after
  * it takes that due time, as it does a call at a time). Nothing that
  * replay_ends() reads changes between the cursor's records but the cursor,
- * so whether the source ended is decided once, at the end.
+ * so whether the source ended is decided once, at the end. A record that
+ * carries a watermark ends the run (record_source.h).
  */
 static uint32_t
 replay_next_run(struct wm_record_source *src, int64_t now_ns,
@@ -231,6 +241,8 @@ replay_next_run(struct wm_record_source *src, int64_t now_ns,
 			due_ns[n] = replay_next_due(src);
 		if (replay_next(src, now_ns, &out[n]) != 1)
 			return n;
+		if (out[n].flags & WM_RECORD_WATERMARK)
+			return n + 1;
 	}
 	r->last_now_ns = now_ns;
 	while (n < cap && r->next < r->n &&
@@ -239,10 +251,13 @@ replay_next_run(struct wm_record_source *src, int64_t now_ns,
 		const struct wm_record *rec = NULL;
 		uint32_t i = 0;
 
+		size_t index = 0;
+
 		while (r->next < r->n && r->items[r->next].due_ns <= now_ns) {
 			size_t position = r->next++;
 
-			rec = &r->trace->recs[r->items[position].index];
+			index = r->items[position].index;
+			rec = &r->trace->recs[index];
 			i = r->slot[rec->partition];
 			if (!r->part[i].paused)
 				break;
@@ -256,6 +271,10 @@ replay_next_run(struct wm_record_source *src, int64_t now_ns,
 		if (due_ns != NULL)
 			due_ns[n] = due;
 		n++;
+		if (rec->flags & WM_RECORD_WATERMARK) {
+			r->carried = r->trace->watermarks[index];
+			break;
+		}
 	}
 	r->ended = r->ended || replay_ends(r, now_ns);
 	return n;
@@ -451,6 +470,12 @@ fail:
 	return wm_snap_reader_fail(rd, err != 0 ? err : -EBADMSG);
 }
 
+static wm_ts_t
+replay_carried_watermark(const struct wm_record_source *src)
+{
+	return ((const struct replay *)src)->carried;
+}
+
 static const struct wm_record_source_ops replay_ops = {
 	.next = replay_next,
 	.next_due_ns = replay_next_due,
@@ -464,6 +489,7 @@ static const struct wm_record_source_ops replay_ops = {
 	.snapshot = replay_snapshot,
 	.restore = replay_restore,
 	.pause = replay_pause,
+	.carried_watermark = replay_carried_watermark,
 };
 
 struct wm_record_source *

@@ -26,11 +26,16 @@ struct wm_replay_trace {
 	 * fast, where every record is due at 0: 8 bytes a record that the
 	 * reading would write, and the kernel zero, for nothing. */
 	int64_t *due_ns;
+	/* The watermark a record carries (WM_RECORD_WATERMARK), at its
+	 * index; anything at the others. NULL until a record carries one:
+	 * 8 bytes a record only for a trace with a watermark column. */
+	wm_ts_t *watermarks;
 	size_t n;
 	uint32_t n_partitions; /* of the source: ids below it */
 	uint64_t skipped;      /* lines skipped (skip_bad) */
 	uint64_t marked;       /* records of punctuate = 1 */
 	uint64_t heartbeats;   /* records of heartbeat = 1 */
+	uint64_t carriers;     /* records with a watermark */
 	int64_t end_ns;	       /* replay_end in ns; -1: with the last record */
 	/* LONG or STRING once read: stated, or what the keys were (LONG
 	 * for a trace without records). */

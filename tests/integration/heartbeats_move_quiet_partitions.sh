@@ -9,7 +9,8 @@
 # 8 h. The results are the same either way, but for when they fired. A
 # real run gives the same windows and heartbeats; its recording carries a
 # heartbeat column, and replaying it gives the --sim results byte for
-# byte. (Flink agrees: flink_agrees_on_heartbeats.sh.)
+# byte, and records the heartbeats again. (Flink agrees:
+# flink_agrees_on_heartbeats.sh.)
 . "$srcdir/tests/lib/lib.sh"
 
 # Absolute: the recording below is made from inside $scratch.
@@ -53,7 +54,12 @@ head -n 1 rec.csv | grep -qx 'partition,timestamp,key,value,arrival,punctuate,he
 	fail "the recording has no heartbeat column"
 [ "$(grep -c ',0,1$' rec.csv)" -eq 34556 ] ||
 	fail "the recording does not hold every heartbeat"
-expect_status 0 "$WMRUN" --sim rec.csv.conf
+expect_status 0 "$WMRUN" --sim --record-trace again.csv rec.csv.conf
 cmp sim.csv out || fail "the replayed recording's results differ"
 expect_line '^  heartbeats, dropped     34556 ' "$scratch/err"
+# Recorded again from the replay: the trace's heartbeats keep their column.
+head -n 1 again.csv | grep -qx 'partition,timestamp,key,value,arrival,punctuate,heartbeat' ||
+	fail "the recording of a replay lost the heartbeat column"
+[ "$(grep -c ',0,1$' again.csv)" -eq 34556 ] ||
+	fail "the recording of a replay does not hold every heartbeat"
 exit 0

@@ -82,8 +82,10 @@ printf '0,1000,1,1,4,5\n' >"$trace"
 rejects 1 'invalid punctuate "5" \(1: the record carries a watermark at its timestamp, 0: it does not\)'
 printf '0,1000,1,1,4,1,6\n' >"$trace"
 rejects 1 'invalid heartbeat "6" \(1: a heartbeat, 0: a record\)'
-printf '0,1000,1,1,4,1,0,7\n' >"$trace"
-rejects 1 'invalid line: extra field "7"'
+printf '0,1000,1,1,4,1,0,7x\n' >"$trace"
+rejects 1 'invalid watermark "7x"'
+printf '0,1000,1,1,4,1,0,7,8\n' >"$trace"
+rejects 1 'invalid line: extra field "8"'
 printf '0,1000,1\n' >"$trace"
 rejects 1 'invalid line: no value'
 # A line is at most 64 KiB: a trace without line ends (a binary file, a
@@ -109,7 +111,7 @@ rejects 1 'invalid text after the JSON object "trailing junk"'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"key":2}\n' >"$trace"
 rejects 1 'invalid field "key" \(given twice\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"arival":2}\n' >"$trace"
-rejects 1 'invalid field "arival" \(not partition, timestamp, key, value, arrival, punctuate or heartbeat\)'
+rejects 1 'invalid field "arival" \(not partition, timestamp, key, value, arrival, punctuate, heartbeat or watermark\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3\n' >"$trace"
 rejects 1 "invalid JSON: expected ',' or '}' at column 47"
 printf '{"partition":0,"timestamp":1,"key":1}\n' >"$trace"
@@ -144,7 +146,7 @@ expect_line '^  records read +2$' "$scratch/err"
 printf 'partition0,1000,1,1\n0,1100,1,1\n' >"$trace"
 rejects 1 'invalid partition "partition0"'
 printf 'partition,timestamp,key,valeu\n0,1000,1,1\n' >"$trace"
-rejects 1 'invalid header "partition,timestamp,key,valeu" \(the columns are partition,timestamp,key,value\[,arrival\[,punctuate\[,heartbeat\]\]\], in that order\)'
+rejects 1 'invalid header "partition,timestamp,key,valeu" \(the columns are partition,timestamp,key,value\[,arrival\[,punctuate\[,heartbeat\[,watermark\]\]\]\], in that order\)'
 printf '# recorded\ntimestamp,partition,key,value\n0,1000,1,1\n' >"$trace"
 rejects 2 'invalid header "timestamp,partition,key,value" \(.*\)'
 printf 'partition,timestamp,key,value,arrival,x\n' >"$trace"
@@ -189,13 +191,16 @@ replays 0 fast
 expect_line '^  records read +3$' "$scratch/err"
 key_type=
 # watermark = punctuated over a trace that marks no record would never
-# emit a watermark: refused before the job (65); one marked record is
-# enough.
+# emit a watermark: refused before the job (65); one marked record, or
+# one that carries a watermark, is enough.
 watermark=punctuated
-printf '0,1000,1,1,0,0\n1,1000,1,1,0\n' >"$trace"
+printf '0,1000,1,1,0,0,0,\n1,1000,1,1,0\n' >"$trace"
 replays 65 fast
-expect_line "^wmrun: trace \"$trace\" marks no record \(no line has a punctuate column of 1\): source \"t\", whose watermark = punctuated, would never emit a watermark$" "$scratch/err"
+expect_line "^wmrun: trace \"$trace\" marks no record \(no line has a punctuate column of 1 or a watermark\): source \"t\", whose watermark = punctuated, would never emit a watermark$" "$scratch/err"
 printf '0,1000,1,1,0,0\n1,1000,1,1,0,1\n' >"$trace"
+replays 0 fast
+expect_line '^  every record accounted  yes$' "$scratch/err"
+printf '0,1000,1,1,0,0,0,\n1,1000,1,1,0,0,0,900\n' >"$trace"
 replays 0 fast
 expect_line '^  every record accounted  yes$' "$scratch/err"
 echo "ok"

@@ -165,8 +165,10 @@ START_TEST(test_recorded_source_replays_to_the_same_records)
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_int_eq(wm_sink_open_recording(&sink, &t->stages[0], path,
-						NULL, err, sizeof(err)),
+	ck_assert_int_eq(wm_sink_open_recording(
+				 &sink, &t->stages[0], path, NULL,
+				 wm_record_trace_columns(&t->stages[0], NULL),
+				 err, sizeof(err)),
 			 0);
 	rec = wm_record_trace_source(wm_sources_open(t, 0, 0, NULL, &bad),
 				     sink);

@@ -409,8 +409,24 @@ static const struct field_case field_cases[] = {
 	 "its timestamp, 0: it does not)"},
 	{"0,1,2,3,4,1,6", WM_KEY_TYPE_LONG, 0, 0, NULL,
 	 ": invalid heartbeat \"6\" (1: a heartbeat, 0: a record)"},
-	{"0,1,2,3,4,1,0,7", WM_KEY_TYPE_LONG, 0, 0, NULL,
-	 ": invalid line: extra field \"7\""},
+	{"0,1,2,3,4,1,0,7,8", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid line: extra field \"8\""},
+	{"0,1,2,3,4,1,0,-7", WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
+	{"0,1,2,3,4,1,0,", WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
+	{"0,1,2,3,4,1,0,7x", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid watermark \"7x\""},
+	{"0,1,2,3,4,1,0, ", WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid watermark \" \""},
+	{"{\"partition\":0,\"timestamp\":1,\"key\":2,\"value\":3,"
+	 "\"watermark\":null}",
+	 WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
+	{"{\"partition\":0,\"timestamp\":1,\"key\":2,\"value\":3,"
+	 "\"watermark\":nul}",
+	 WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid watermark \"nul\""},
+	{"{\"partition\":0,\"timestamp\":1,\"key\":2,\"value\":3,"
+	 "\"watermark\":null,\"watermark\":4}",
+	 WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid field \"watermark\" (given twice)"},
 	{"0,1,2,3,4,1", WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
 	{"{\"punctuate\":0,\"partition\":0,\"timestamp\":1,\"key\":2,"
 	 "\"value\":3}",
@@ -492,6 +508,105 @@ START_TEST(test_fields_read_in_one_pass_are_read_as_in_full)
 }
 END_TEST
 
+/* The trace of `text`, one partition of long keys read fast. */
+static struct wm_replay_trace *
+read_one_partition(const char *text)
+{
+	char path[64] = "/tmp/check_replay.XXXXXX", err[256];
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct wm_replay_trace *tr;
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, WM_KEY_TYPE_LONG, NULL,
+			    false, err, sizeof(err));
+	unlink(path);
+	ck_assert_msg(tr != NULL, "%s", err);
+	return tr;
+}
+
+/*
+ * The watermark column: a record with one carries it (WM_RECORD_
+ * WATERMARK, and its source says which until the next call), one with an
+ * empty column, a JSON null or none does not; a run ends with a record
+ * that carries one, a record at a time and from a backlog alike.
+ */
+START_TEST(test_watermark_column_carries_watermarks)
+{
+	static const uint32_t part0 = 0;
+	static const char text[] =
+		"partition,timestamp,key,value,arrival,punctuate,heartbeat,"
+		"watermark\n"
+		"0,100,1,1,0,0,0,\n"
+		"0,200,1,2,0,0,0,150\n"
+		"0,300,1,3,0,1,0,-9223372036854775808\n"
+		"{\"partition\":0,\"timestamp\":400,\"key\":1,\"value\":4,"
+		"\"watermark\":null}\n"
+		"{\"partition\":0,\"timestamp\":500,\"key\":1,\"value\":5,"
+		"\"watermark\":9223372036854775807}\n"
+		"0,600,1,6,0\n"
+		"0,700,1,7,0,0,1,650\n"
+		"0,800,1,8,0,0,0,\n";
+	static const int64_t carried[] = {0,	     150, INT64_MIN, 0,
+					  INT64_MAX, 0,	  650,	     0};
+	static const uint32_t runs[] = {2, 1, 2, 2, 1};
+	struct wm_replay_trace *tr = read_one_partition(text);
+	struct wm_record_source *src;
+	struct wm_record r, run[8];
+	uint32_t i = 0, k = 0, n;
+
+	ck_assert_uint_eq(wm_replay_carriers(tr), 4);
+	src = wm_replay_source(tr, &part0, 1);
+	ck_assert_ptr_nonnull(src);
+	while (wm_record_source_next(src, 0, &r) == 1) {
+		ck_assert_uint_lt(i, 8);
+		ck_assert_int_eq(r.value, i + 1);
+		ck_assert_uint_eq((r.flags & WM_RECORD_WATERMARK) != 0,
+				  i == 1 || i == 2 || i == 4 || i == 6);
+		if (r.flags & WM_RECORD_WATERMARK)
+			ck_assert_int_eq(
+				wm_record_source_carried_watermark(src),
+				carried[i]);
+		i++;
+	}
+	ck_assert_uint_eq(i, 8);
+	wm_record_source_free(src);
+
+	/* In runs: each ends with the record that carries a watermark. */
+	src = wm_replay_source(tr, &part0, 1);
+	ck_assert_ptr_nonnull(src);
+	i = 0;
+	while ((n = wm_record_source_next_run(src, 0, run, NULL, 8)) > 0) {
+		ck_assert_uint_lt(k, 5);
+		ck_assert_uint_eq(n, runs[k]);
+		ck_assert_int_eq(run[n - 1].value, i + n);
+		if (run[n - 1].flags & WM_RECORD_WATERMARK)
+			ck_assert_int_eq(
+				wm_record_source_carried_watermark(src),
+				carried[i + n - 1]);
+		i += n;
+		k++;
+	}
+	ck_assert_uint_eq(i, 8);
+
+	/* A backlog, released after a pause, ends its runs there too. */
+	wm_record_source_free(src);
+	src = wm_replay_source(tr, &part0, 1);
+	ck_assert_ptr_nonnull(src);
+	src->ops->pause(src, 0, true, 0);
+	ck_assert_uint_eq(wm_record_source_next_run(src, 0, run, NULL, 8), 0);
+	src->ops->pause(src, 0, false, 0);
+	ck_assert_uint_eq(wm_record_source_next_run(src, 0, run, NULL, 8), 2);
+	ck_assert_int_eq(wm_record_source_carried_watermark(src), 150);
+	ck_assert_uint_eq(wm_record_source_next_run(src, 0, run, NULL, 8), 1);
+	ck_assert_int_eq(wm_record_source_carried_watermark(src), INT64_MIN);
+	wm_record_source_free(src);
+	wm_replay_free(tr);
+}
+END_TEST
+
 /*
  * The punctuate column marks its records, in CSV after an arrival and in
  * JSON with or without one, and nothing else: a record of punctuate = 1
@@ -510,21 +625,11 @@ START_TEST(test_punctuate_marks_records)
 		"{\"partition\":0,\"timestamp\":500,\"key\":1,\"value\":5}\n"
 		"0,600,1,6,0,1\n";
 	static const bool marked[] = {true, false, false, true, false, true};
-	char path[64] = "/tmp/check_replay.XXXXXX", err[256];
-	int fd = mkstemp(path);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	struct wm_replay_trace *tr;
+	struct wm_replay_trace *tr = read_one_partition(text);
 	struct wm_record_source *src;
 	struct wm_record r;
 	int i = 0;
 
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-	tr = wm_replay_read(path, 1, WM_REPLAY_FAST, WM_KEY_TYPE_LONG, NULL,
-			    false, err, sizeof(err));
-	unlink(path);
-	ck_assert_msg(tr != NULL, "%s", err);
 	src = wm_replay_source(tr, &part0, 1);
 	ck_assert_ptr_nonnull(src);
 	while (wm_record_source_next(src, 0, &r) == 1) {
@@ -757,6 +862,7 @@ replay_suite(void)
 	tcase_add_test(pause, test_plain_lines_read_as_the_lines_around_them);
 	tcase_add_test(pause, test_bad_line_far_down_is_named);
 	tcase_add_test(pause, test_punctuate_marks_records);
+	tcase_add_test(pause, test_watermark_column_carries_watermarks);
 	suite_add_tcase(s, pause);
 	return s;
 }

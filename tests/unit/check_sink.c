@@ -157,15 +157,21 @@ lines_check(struct lines_test *t, struct wm_sink *sink)
 	wm_keys_free(t->keys);
 }
 
-/* A late record's or a recorded record's line as printf makes it. */
+/* A late record's or a recorded record's line as printf makes it, the
+ * recording with every marks' column (the watermark `carried` if the
+ * record carries one). */
 static void
 print_trace_line(FILE *want, const struct wm_record *r, const char *key,
-		 bool recorded, int64_t arrival)
+		 bool recorded, int64_t arrival, int64_t carried)
 {
 	fprintf(want, "%" PRIu32 ",%" PRId64 ",%s,%" PRId64, r->partition,
 		r->ts, key, r->value);
 	if (recorded)
-		fprintf(want, ",%" PRId64, arrival);
+		fprintf(want, ",%" PRId64 ",%d,%d,", arrival,
+			(r->flags & WM_RECORD_PUNCTUATE) != 0,
+			(r->flags & WM_RECORD_HEARTBEAT) != 0);
+	if (recorded && (r->flags & WM_RECORD_WATERMARK))
+		fprintf(want, "%" PRId64, carried);
 	fputc('\n', want);
 }
 
@@ -183,12 +189,15 @@ expect_trace_lines(bool recorded)
 
 	lines_begin(&t);
 	stage.u.window.late_output = t.path;
+	/* The watermark column implies those before it. */
 	r = recorded ? wm_sink_open_recording(&sink, &stage, t.path, t.keys,
-					      err, sizeof(err))
+					      WM_TRACE_WATERMARK, err,
+					      sizeof(err))
 		     : wm_sink_open_late(&sink, &stage, t.keys, err,
 					 sizeof(err));
 	ck_assert_msg(r == 0, "%s", err);
-	fputs(recorded ? "partition,timestamp,key,value,arrival\n"
+	fputs(recorded ? "partition,timestamp,key,value,arrival,punctuate,"
+			 "heartbeat,watermark\n"
 		       : "partition,timestamp,key,value\n",
 	      t.w);
 	for (unsigned i = 0; i < N_LINES; i++) {
@@ -198,6 +207,7 @@ expect_trace_lines(bool recorded)
 			.partition = i % 3 == 0 ? UINT32_MAX : i,
 		};
 		int64_t arrival = ends[(i + 3) % N_ENDS];
+		int64_t carried = ends[(i + 5) % N_ENDS];
 		/* Every other line a long key, else each string in turn. */
 		size_t k = (i / 2) % N_KEYS;
 
@@ -208,11 +218,17 @@ expect_trace_lines(bool recorded)
 			rec.key = t.words[k];
 			rec.flags = WM_RECORD_STRING_KEY;
 		}
-		r = recorded ? wm_sink_recorded(sink, &rec, arrival)
+		/* Marks in every combination, on records of both kinds of
+		 * key. */
+		if (recorded)
+			rec.flags |= (i / 2 % 8 & 1 ? WM_RECORD_PUNCTUATE : 0) |
+				     (i / 2 % 8 & 2 ? WM_RECORD_HEARTBEAT : 0) |
+				     (i / 2 % 8 & 4 ? WM_RECORD_WATERMARK : 0);
+		r = recorded ? wm_sink_recorded(sink, &rec, carried, arrival)
 			     : wm_sink_late(sink, &rec);
 		ck_assert_int_eq(r, 0);
 		print_trace_line(t.w, &rec, i % 2 ? key_cases[k].csv : key,
-				 recorded, arrival);
+				 recorded, arrival, carried);
 	}
 	lines_check(&t, sink);
 }

@@ -361,6 +361,20 @@ START_TEST(test_punctuations)
 	ck_assert_uint_eq(src->kafka->n_fields, 2);
 	ck_assert_int_eq(src->kafka->fields[1], WM_KAFKA_FIELD_PUNCTUATE);
 	wm_topology_free(t);
+
+	/* Or a watermark of their own, with heartbeats. */
+	t = load_ok("[source s]\nkafka.topic = t\n"
+		    "kafka.bootstrap_servers = b:9092\n"
+		    "kafka.value_format = csv\n"
+		    "kafka.value_fields = value, watermark, heartbeat\n"
+		    "watermark = punctuated\n");
+	src = &t->stages[0].u.source;
+	ck_assert_uint_eq(src->kafka->n_fields, 3);
+	ck_assert_int_eq(src->kafka->fields[1], WM_KAFKA_FIELD_WATERMARK);
+	ck_assert_int_eq(src->kafka->fields[2], WM_KAFKA_FIELD_HEARTBEAT);
+	ck_assert(wm_kafka_value_has(src->kafka, WM_KAFKA_FIELD_WATERMARK));
+	ck_assert(!wm_kafka_value_has(src->kafka, WM_KAFKA_FIELD_PUNCTUATE));
+	wm_topology_free(t);
 }
 END_TEST
 
@@ -524,12 +538,17 @@ static const struct bad_case bad[] = {
 	 "watermark = punctuated\n",
 	 "t.conf:4:13: invalid value for \"watermark\" in [source s]: a "
 	 "punctuated watermark comes from marked records: give the values a "
-	 "punctuate field (kafka.value_format = csv or json, punctuate in "
-	 "kafka.value_fields)"},
+	 "punctuate or watermark field (kafka.value_format = csv or json, and "
+	 "the field in kafka.value_fields)"},
 	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
 	 "kafka.value_format = csv\nkafka.value_fields = value, punctuate\n",
 	 "t.conf:5:22: invalid value for \"kafka.value_fields\" in [source s]: "
 	 "punctuate marks records for watermark = punctuated, which this "
+	 "source does not have"},
+	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
+	 "kafka.value_format = json\nkafka.value_fields = value, watermark\n",
+	 "t.conf:5:22: invalid value for \"kafka.value_fields\" in [source s]: "
+	 "watermark carries watermarks for watermark = punctuated, which this "
 	 "source does not have"},
 	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0-2 "
 	 "every 5 records\npunctuate = 2-3 every 7 records\n",

@@ -135,6 +135,33 @@ START_TEST(test_punctuated_emits_at_once_and_never_periodically)
 }
 END_TEST
 
+/* A carried watermark (a watermark field) goes out at once from a
+ * punctuated generator, after a mark's own; the others ignore it, and a
+ * bounded one's periodic watermark stays its records'. */
+START_TEST(test_carried_watermarks_only_punctuated_emits)
+{
+	struct wm_watermark_generator g =
+		make(WM_WATERMARK_PUNCTUATED, 0, 0, WM_BEHAVIOUR_RELEASED);
+
+	wm_watermark_on_event(&g, 100, WM_RECORD_WATERMARK, &rec.out);
+	wm_watermark_on_carried(&g, 40, &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(40)");
+	wm_watermark_on_event(
+		&g, 150, WM_RECORD_PUNCTUATE | WM_RECORD_WATERMARK, &rec.out);
+	wm_watermark_on_carried(&g, 140, &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(150) W(140)");
+	wm_watermark_on_periodic(&g, MS(1), &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "");
+
+	g = make(WM_WATERMARK_BOUNDED, 10, 0, WM_BEHAVIOUR_RELEASED);
+	wm_watermark_on_event(&g, 100, WM_RECORD_WATERMARK, &rec.out);
+	wm_watermark_on_carried(&g, 500, &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "");
+	wm_watermark_on_periodic(&g, MS(1), &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(89)");
+}
+END_TEST
+
 START_TEST(test_invalid_strategies_are_rejected)
 {
 	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_BOUNDED,
@@ -459,6 +486,7 @@ watermark_suite(void)
 	tcase_add_test(gen, test_bounded_handles_extreme_timestamps);
 	tcase_add_test(gen,
 		       test_punctuated_emits_at_once_and_never_periodically);
+	tcase_add_test(gen, test_carried_watermarks_only_punctuated_emits);
 	tcase_add_test(gen, test_invalid_strategies_are_rejected);
 	tcase_add_test(idle, test_zero_or_negative_idle_timeout_is_rejected);
 	tcase_add_test(idle, test_idle_timer_flink_cases);

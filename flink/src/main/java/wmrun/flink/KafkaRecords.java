@@ -19,9 +19,10 @@ import org.apache.kafka.common.TopicPartition;
  * the Kafka key or the value's (a decimal long, or a string with string
  * keys), the value 1, the value as a decimal integer, or a field of a CSV
  * or flat JSON value; a punctuate field of 1 marks a record that carries
- * a watermark (PunctuatedWatermarks), a heartbeat field of 1 a heartbeat
- * (TraceRecord.NoHeartbeats drops it after the watermarks). A line end at
- * the end of the value is read past.
+ * a watermark (PunctuatedWatermarks), a watermark field a watermark of its
+ * own (empty in CSV, null or absent in JSON: none), a heartbeat field of
+ * 1 a heartbeat (TraceRecord.NoHeartbeats drops it after the watermarks).
+ * A line end at the end of the value is read past.
  *
  * A bad record (no key, no value where one is read, a field that does not
  * parse) fails the job naming topic, partition and offset, or with
@@ -35,7 +36,7 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
 
     private final String source;
     private final String format; /* none, number, csv, json */
-    private final String[] fields; /* timestamp, key, value, punctuate, heartbeat, or _ */
+    private final String[] fields; /* timestamp, key, value, punctuate, heartbeat, watermark, or _ */
     private final boolean timestampFromValue;
     private final boolean keyFromValue;
     private final boolean stringKeys;
@@ -107,7 +108,8 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
 
     private TraceRecord read(ConsumerRecord<byte[], byte[]> m) throws Bad {
         TraceRecord r = new TraceRecord();
-        String[] got = new String[5]; /* by field: timestamp, key, value, punctuate, heartbeat */
+        /* by field: timestamp, key, value, punctuate, heartbeat, watermark */
+        String[] got = new String[6];
         r.partition = m.partition();
         r.value = 1;
         if (!format.equals("none")) {
@@ -148,6 +150,9 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
                     throw new Bad("invalid heartbeat \"" + got[4] + "\"");
                 }
                 r.heartbeat = beat == 1;
+            }
+            if (got[5] != null && !got[5].isEmpty() && !got[5].equals("null")) {
+                r.watermark = number("watermark", got[5]);
             }
         }
         if (timestampFromValue) {
@@ -196,6 +201,8 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
                 return 3;
             case "heartbeat":
                 return 4;
+            case "watermark":
+                return 5;
             default:
                 return -1;
         }

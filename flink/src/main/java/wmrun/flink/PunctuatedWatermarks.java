@@ -8,7 +8,9 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 /**
  * The punctuated generator of wmrun's watermark = punctuated: a record
  * whose punctuate column is 1 carries a watermark at its own timestamp,
- * emitted at once from onEvent; nothing is emitted periodically, so it
+ * and one with a watermark column or field carries that watermark, each
+ * emitted at once from onEvent (the timestamp first); nothing is emitted
+ * periodically, so it
  * works with the periodic interval at 0. Which records carry one is the
  * trace's to say (wmrun's generator marks them, or the trace was written
  * so); what a mark does is Flink's own punctuated generation.
@@ -24,6 +26,9 @@ public final class PunctuatedWatermarks implements WatermarkGenerator<TraceRecor
     public void onEvent(TraceRecord record, long eventTimestamp, WatermarkOutput output) {
         if (record.punctuate) {
             output.emitWatermark(new Watermark(eventTimestamp));
+        }
+        if (record.watermark != null) {
+            output.emitWatermark(new Watermark(record.watermark));
         }
     }
 

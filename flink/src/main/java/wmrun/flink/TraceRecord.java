@@ -7,9 +7,10 @@ import org.apache.flink.api.java.functions.KeySelector;
 /**
  * One record of a replayed trace: the columns of wmrun's trace format
  * (partition, timestamp, key, value, arrival, and for a punctuated source
- * punctuate), arrival in milliseconds of processing time since the job
- * started; punctuate says that the record carries a watermark at its
- * timestamp (PunctuatedWatermarks). A Flink POJO: public fields and a
+ * punctuate, heartbeat and watermark), arrival in milliseconds of
+ * processing time since the job started; punctuate says that the record
+ * carries a watermark at its timestamp, watermark (null: none) a
+ * watermark of its own (PunctuatedWatermarks). A Flink POJO: public fields and a
  * public no-argument constructor, so Flink serializes it without Kryo.
  * A Kafka source with string keys (key_type = string) sets stringKey and
  * is keyed by it (StringKey), where every other source is keyed by key.
@@ -23,6 +24,7 @@ public class TraceRecord {
     public long arrival;
     public boolean punctuate;
     public boolean heartbeat;
+    public Long watermark;
 
     public TraceRecord() {}
 
@@ -57,26 +59,29 @@ public class TraceRecord {
 
     /**
      * A line of an exported trace: five decimal fields, a sixth, 0 or 1,
-     * for a punctuated source or one with heartbeats, and a seventh, 0 or
-     * 1, for one with heartbeats. wmrun wrote the file, after its own
-     * checks, so anything else is a damaged file.
+     * for a punctuated source or one with heartbeats or watermarks, a
+     * seventh, 0 or 1, for one with heartbeats or watermarks, and an
+     * eighth, a decimal or empty, for one whose records carry watermarks.
+     * wmrun wrote the file, after its own checks, so anything else is a
+     * damaged file.
      */
     public static TraceRecord parse(String line, String where) {
         String[] f = line.split(",", -1);
-        if (f.length < 5 || f.length > 7) {
-            throw new IllegalArgumentException(where + ": expected 5 to 7 fields, found " + f.length);
+        if (f.length < 5 || f.length > 8) {
+            throw new IllegalArgumentException(where + ": expected 5 to 8 fields, found " + f.length);
         }
         if (f.length >= 6 && !f[5].equals("0") && !f[5].equals("1")) {
             throw new IllegalArgumentException(where + ": invalid punctuate \"" + f[5] + "\"");
         }
-        if (f.length == 7 && !f[6].equals("0") && !f[6].equals("1")) {
+        if (f.length >= 7 && !f[6].equals("0") && !f[6].equals("1")) {
             throw new IllegalArgumentException(where + ": invalid heartbeat \"" + f[6] + "\"");
         }
         try {
             TraceRecord r = new TraceRecord(Integer.parseInt(f[0]), Long.parseLong(f[1]),
                     Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]));
             r.punctuate = f.length >= 6 && f[5].equals("1");
-            r.heartbeat = f.length == 7 && f[6].equals("1");
+            r.heartbeat = f.length >= 7 && f[6].equals("1");
+            r.watermark = f.length == 8 && !f[7].isEmpty() ? Long.valueOf(f[7]) : null;
             return r;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(where + ": invalid number: " + e.getMessage());
