@@ -306,7 +306,7 @@ key_in(const char *key, size_t n, const char *const *list, size_t count)
  * gives them now. Those are the generator's keys and the replay's, and
  * `replay` itself (conf: wm_topology_source_record_keys()). */
 static bool
-recorded_entry(const char *p, const char *end)
+recorded_entry(const struct wm_stage *st, const char *p, const char *end)
 {
 	const char *const *keys;
 	const char *k = p;
@@ -316,8 +316,12 @@ recorded_entry(const char *p, const char *end)
 		k++;
 	if (key_in(p, (size_t)(k - p), (const char *const[]){"replay"}, 1))
 		return true;
-	/* A Kafka source's keys: the recording holds what it read. */
+	/* A Kafka source's keys: the recording holds what it read, of the
+	 * partitions it read (replay_keys()). */
 	if (k - p > 6 && strncmp(p, "kafka.", 6) == 0)
+		return true;
+	if (st->u.source.kafka != NULL &&
+	    key_in(p, (size_t)(k - p), (const char *const[]){"partitions"}, 1))
 		return true;
 	for (int replay = 0; replay <= 1; replay++) {
 		wm_topology_source_record_keys(replay, &keys, &n);
@@ -328,9 +332,11 @@ recorded_entry(const char *p, const char *end)
 }
 
 /* The keys that make `st` replay its recording, quoted as ini.h reads
- * them back. */
+ * them back; a Kafka source's of the `read` partitions it read (0: its
+ * room). */
 static void
-replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st)
+replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st,
+	    uint32_t read)
 {
 	fputs("replay = \"", f);
 	for (const char *c = st->u.source.record; *c; c++) {
@@ -346,8 +352,10 @@ replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st)
 	if (st->u.source.kafka == NULL)
 		return;
 	/* A topic's keys are what its source read them as, which the
-	 * trace's first key must not decide; and its partitions are the
-	 * room the recording job kept for the topic's (kafka_topology.h). */
+	 * trace's first key must not decide; and its partitions are those
+	 * it read, not the room the recording job kept for more
+	 * (kafka_topology.h), which would be partitions without records
+	 * holding the replay's watermarks back. */
 	fprintf(f, "key_type = %s\n",
 		st->u.source.key_type == WM_KEY_TYPE_LONG ? "long" : "string");
 	if (strcmp(st->u.source.kafka->topic, st->name) != 0) {
@@ -359,8 +367,8 @@ replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st)
 		}
 		fputs("\"\n", f);
 	}
-	if (!st->u.source.kafka->partitions_given)
-		fprintf(f, "partitions = %u\n", st->u.source.partitions);
+	fprintf(f, "partitions = %u\n",
+		read > 0 ? read : st->u.source.partitions);
 }
 
 int64_t
@@ -379,7 +387,7 @@ wm_record_trace_end_ms(const struct wm_topology *topo)
 
 char *
 wm_record_trace_topology(const struct wm_topology *topo, const char *text,
-			 size_t len)
+			 size_t len, const uint32_t *read)
 {
 	const char *p = text, *end = text + len;
 	const struct wm_stage *in = NULL; /* the recorded section we are in */
@@ -402,7 +410,7 @@ wm_record_trace_topology(const struct wm_topology *topo, const char *text,
 		if (c < line_end && *c == '[') {
 			in = recorded_section(topo, c, line_end);
 		} else if (in != NULL && c < line_end && is_key_char(*c)) {
-			drop = recorded_entry(c, line_end);
+			drop = recorded_entry(in, c, line_end);
 		}
 		if (drop)
 			fputs("# ", f);
@@ -410,7 +418,8 @@ wm_record_trace_topology(const struct wm_topology *topo, const char *text,
 		if (nl == NULL)
 			fputc('\n', f);
 		if (c < line_end && *c == '[' && in != NULL)
-			replay_keys(f, topo, in);
+			replay_keys(f, topo, in,
+				    read != NULL ? read[in - topo->stages] : 0);
 		p = line_end;
 	}
 	if (fclose(f) != 0) {

@@ -95,9 +95,14 @@ int64_t wm_record_trace_end_ms(const struct wm_topology *topo);
 /*
  * The replay topology for `topo`, whose text is the `len` bytes at `text`
  * (it loaded as `topo`), each recorded source replaying its recording. A
- * new string (malloc), or NULL: ENOMEM.
+ * Kafka source replays the partitions it read, read[stage] (1 + the
+ * highest id its subtasks held; 0 or read NULL: the room it kept), not
+ * the room: a partition the topic did not have would hold the replay's
+ * watermarks back. One discovered while the job ran is there from the
+ * replay's start, where the replay can differ. A new string (malloc), or
+ * NULL: ENOMEM.
  */
 char *wm_record_trace_topology(const struct wm_topology *topo, const char *text,
-			       size_t len);
+			       size_t len, const uint32_t *read);
 
 #endif /* WM_RUNTIME_SOURCE_RECORD_TRACE_H */

@@ -94,7 +94,7 @@ START_TEST(test_replay_topology_replays_the_recording)
 	char *text;
 
 	t->stages[0].u.source.record = strdup("my \"rec\".csv");
-	text = wm_record_trace_topology(t, job, strlen(job));
+	text = wm_record_trace_topology(t, job, strlen(job), NULL);
 	ck_assert_ptr_nonnull(text);
 	ck_assert_ptr_nonnull(strstr(text, "\n# rate = 7/s\n"));
 	ck_assert_ptr_nonnull(strstr(text, "\n# silence = 2 from 5 s"));
@@ -106,6 +106,42 @@ START_TEST(test_replay_topology_replays_the_recording)
 	ck_assert_int_eq(sc->replay_end_ms, 10000);
 	ck_assert_int_eq(sc->out_of_orderness_ms, 1000);
 	ck_assert_int_eq(sc->partitions, 3);
+	wm_topology_free(replay);
+	wm_topology_free(t);
+	free(text);
+}
+END_TEST
+
+/* A Kafka source's replay reads the partitions the job read, not the
+ * room it kept for more (its own `partitions` key left as a comment):
+ * the others would hold the replay's watermarks back. Without a count,
+ * the room. */
+START_TEST(test_kafka_replay_has_the_partitions_read)
+{
+	static const char kafka_job[] =
+		"[source events]\npartitions = 40\n"
+		"kafka.bootstrap_servers = b:9092\nkafka.topic = t\n"
+		"[window w]\ninput = events\nsize = 1 s\n"
+		"[sink out]\ninput = w\npath = /dev/null\n";
+	const uint32_t read[3] = {2, 0, 0};
+	struct wm_topology *t = load(kafka_job), *replay;
+	char *text;
+
+	t->stages[0].u.source.record = strdup("rec.csv");
+	text = wm_record_trace_topology(t, kafka_job, strlen(kafka_job), read);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "\n# partitions = 40\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# kafka.topic = t\n"));
+	replay = load(text);
+	ck_assert_uint_eq(replay->stages[0].u.source.partitions, 2);
+	ck_assert_ptr_null(replay->stages[0].u.source.kafka);
+	wm_topology_free(replay);
+	free(text);
+
+	text = wm_record_trace_topology(t, kafka_job, strlen(kafka_job), NULL);
+	ck_assert_ptr_nonnull(text);
+	replay = load(text);
+	ck_assert_uint_eq(replay->stages[0].u.source.partitions, 40);
 	wm_topology_free(replay);
 	wm_topology_free(t);
 	free(text);
@@ -229,6 +265,7 @@ record_trace_suite(void)
 	tcase_add_test(names,
 		       test_trace_path_names_the_source_when_there_are_several);
 	tcase_add_test(topology, test_replay_topology_replays_the_recording);
+	tcase_add_test(topology, test_kafka_replay_has_the_partitions_read);
 	tcase_add_test(topology,
 		       test_replay_ends_where_the_run_length_ended_the_job);
 	tcase_add_test(recording,

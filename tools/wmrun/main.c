@@ -589,6 +589,7 @@ write_replay_topology(const struct wm_topology *t, const struct wm_cmdline *cl,
 	char why[4400];
 	char *text = NULL, *replay, *conf;
 	size_t len = sizeof(default_topology) - 1;
+	uint32_t *read; /* by stage: the partitions a Kafka source read */
 	int r;
 
 	if (cl->record == NULL || rep->subtasks == NULL)
@@ -602,8 +603,18 @@ write_replay_topology(const struct wm_topology *t, const struct wm_cmdline *cl,
 					   : status;
 		}
 	}
-	replay = wm_record_trace_topology(t, text ? text : default_topology,
-					  len);
+	read = calloc(t->n_stages, sizeof(*read));
+	for (uint32_t i = 0; read != NULL && i < rep->n_partitions; i++) {
+		const struct wm_partition_report *p = &rep->partitions[i];
+
+		if (p->partition + 1 > read[p->stage])
+			read[p->stage] = p->partition + 1;
+	}
+	replay = read != NULL
+			 ? wm_record_trace_topology(
+				   t, text ? text : default_topology, len, read)
+			 : NULL;
+	free(read);
 	conf = replay_topology_path(cl->record);
 	free(text);
 	if (replay == NULL || conf == NULL) {
