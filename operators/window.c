@@ -53,6 +53,16 @@
  * The fast path reserves table and timer room before it changes a window,
  * so a failed growth leaves every window either fully updated or untouched.
  *
+ * Processing time. A processing-time window is this machinery on another
+ * clock: a record is judged as a record whose timestamp is the processing
+ * time it arrives at (each run copied into `arrivals` with that
+ * timestamp, its own left behind), and the timer service's watermark is
+ * the processing time less 1 ms, so that a timer fires once processing
+ * time is past it. A record's windows then all end after the timers'
+ * watermark: never late, never a late firing, and with no lateness the
+ * one timer at maxTs both fires and cleans. The event-time watermark is
+ * kept apart (event_watermark), passed on, and fires nothing.
+ *
  * Runs. wm_window_process_run() is processElement() on each record in
  * turn; what it pays once is what no record can change: the watermark
  * (only process_watermark() moves it) and the assigner's branch. Two
@@ -157,7 +167,16 @@ struct wm_window {
 	 * slot may have emptied or changed hands since). */
 	int64_t hint_key;
 	size_t hint;
+	/* Processing-time windows (see the top): the processing time records
+	 * arrive at now (ms), the event-time watermark passed on, and room
+	 * for ARRIVALS records stamped with now_ms. */
+	int64_t now_ms;
+	wm_ts_t event_watermark;
+	struct wm_record *arrivals;
 };
+
+/* Records a processing-time run is stamped with its arrival in, at most. */
+#define ARRIVALS 256
 
 /*
  * The hash of (key, window start): the start through the finaliser, once
@@ -309,10 +328,25 @@ wm_window_new(const struct wm_window_config *config, const char **why)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (config->processing_time &&
+	    (a->kind == WM_WINDOW_SESSION || config->allowed_lateness != 0 ||
+	     config->late_side_output)) {
+		*why = "invalid processing-time window: tumbling or sliding, "
+		       "never late";
+		errno = EINVAL;
+		return NULL;
+	}
 	op = calloc(1, sizeof(*op));
 	if (op == NULL)
 		return NULL;
 	op->conf = *config;
+	op->event_watermark = WM_TS_MIN;
+	if (config->processing_time &&
+	    (op->arrivals = malloc(ARRIVALS * sizeof(*op->arrivals))) == NULL) {
+		free(op);
+		errno = ENOMEM;
+		return NULL;
+	}
 	op->span_lo = 1; /* no timestamp reuses a window yet */
 	op->span_hi = 0;
 	state_table_init(&op->states);
@@ -338,6 +372,7 @@ wm_window_free(struct wm_window *op)
 	wm_timer_free(op->timers);
 	wm_merging_free(op->sessions);
 	state_table_destroy(&op->states);
+	free(op->arrivals);
 	free(op);
 }
 
@@ -742,9 +777,16 @@ int
 wm_window_process_element(struct wm_window *op, const struct wm_record *rec,
 			  struct wm_window_output *out)
 {
-	int r = element(op, op->conf.assigner.kind, rec,
-			wm_timer_watermark(op->timers), out);
+	struct wm_record arrived;
+	int r;
 
+	if (op->conf.processing_time) {
+		arrived = *rec;
+		arrived.ts = op->now_ms;
+		rec = &arrived;
+	}
+	r = element(op, op->conf.assigner.kind, rec,
+		    wm_timer_watermark(op->timers), out);
 	return r == RECORD_LATE ? 0 : r;
 }
 
@@ -898,10 +940,11 @@ tumbling_run(struct wm_window *op, const struct wm_record *records, size_t n,
 	return i;
 }
 
-size_t
-wm_window_process_run(struct wm_window *op, const struct wm_record *records,
-		      size_t n, struct wm_window_output *out, size_t *late,
-		      size_t *n_late)
+/* The run of an event-time window, or of a processing-time window's
+ * records stamped with their arrival. */
+static size_t
+kind_run(struct wm_window *op, const struct wm_record *records, size_t n,
+	 struct wm_window_output *out, size_t *late, size_t *n_late)
 {
 	switch (op->conf.assigner.kind) {
 	case WM_WINDOW_TUMBLING:
@@ -913,6 +956,38 @@ wm_window_process_run(struct wm_window *op, const struct wm_record *records,
 		return run(op, WM_WINDOW_SLIDING, records, n, out, late,
 			   n_late);
 	}
+}
+
+size_t
+wm_window_process_run(struct wm_window *op, const struct wm_record *records,
+		      size_t n, struct wm_window_output *out, size_t *late,
+		      size_t *n_late)
+{
+	size_t done = 0;
+
+	if (!op->conf.processing_time)
+		return kind_run(op, records, n, out, late, n_late);
+	/* Stamped ARRIVALS at a time; never late (see the top), so `late`
+	 * stays empty, but its indexes would be the run's. */
+	*n_late = 0;
+	while (done < n) {
+		size_t chunk = n - done < ARRIVALS ? n - done : ARRIVALS;
+		size_t took, chunk_late;
+
+		for (size_t i = 0; i < chunk; i++) {
+			op->arrivals[i] = records[done + i];
+			op->arrivals[i].ts = op->now_ms;
+		}
+		took = kind_run(op, op->arrivals, chunk, out, late + *n_late,
+				&chunk_late);
+		for (size_t i = 0; i < chunk_late; i++)
+			late[*n_late + i] += done;
+		*n_late += chunk_late;
+		done += took;
+		if (took < chunk)
+			break;
+	}
+	return done;
 }
 
 /* Flink's onEventTime() for one timer of a non-merging window. */
@@ -945,15 +1020,12 @@ window_on_event_time(struct wm_window *op, const struct wm_timer *t,
 		(void)wm_timer_delete(op->timers, max_ts, t->key, w.start);
 }
 
-void
-wm_window_process_watermark(struct wm_window *op, wm_ts_t watermark,
-			    struct wm_window_output *out)
+/* The timers due under the timer service's watermark, fired in order. */
+static void
+fire_due(struct wm_window *op, struct wm_window_output *out)
 {
 	struct wm_timer t;
 
-	if (watermark < wm_timer_watermark(op->timers))
-		op->watermark_regressed = true;
-	wm_timer_set_watermark(op->timers, watermark);
 	if (op->sessions != NULL) {
 		while (wm_timer_pop_due(op->timers, &t))
 			session_on_event_time(op, &t, out);
@@ -961,7 +1033,44 @@ wm_window_process_watermark(struct wm_window *op, wm_ts_t watermark,
 		while (wm_timer_pop_due(op->timers, &t))
 			window_on_event_time(op, &t, out);
 	}
+}
+
+void
+wm_window_process_watermark(struct wm_window *op, wm_ts_t watermark,
+			    struct wm_window_output *out)
+{
+	if (op->conf.processing_time) {
+		op->event_watermark = watermark;
+		wm_output_watermark(&out->base, watermark);
+		return;
+	}
+	if (watermark < wm_timer_watermark(op->timers))
+		op->watermark_regressed = true;
+	wm_timer_set_watermark(op->timers, watermark);
+	fire_due(op, out);
 	wm_output_watermark(&out->base, watermark);
+}
+
+void
+wm_window_advance_time(struct wm_window *op, int64_t now_ms,
+		       struct wm_window_output *out)
+{
+	if (!op->conf.processing_time || now_ms <= op->now_ms)
+		return;
+	op->now_ms = now_ms;
+	/* Timers before now_ms are due: a watermark of now_ms - 1. */
+	wm_timer_set_watermark(op->timers, now_ms - 1);
+	fire_due(op, out);
+}
+
+int64_t
+wm_window_next_time(const struct wm_window *op)
+{
+	struct wm_timer t;
+
+	if (!op->conf.processing_time || !wm_timer_peek(op->timers, &t))
+		return INT64_MAX;
+	return t.ts < INT64_MAX ? t.ts + 1 : INT64_MAX;
 }
 
 void
@@ -975,7 +1084,8 @@ wm_window_process_status(struct wm_window *op, enum wm_status status,
 wm_ts_t
 wm_window_watermark(const struct wm_window *op)
 {
-	return wm_timer_watermark(op->timers);
+	return op->conf.processing_time ? op->event_watermark
+					: wm_timer_watermark(op->timers);
 }
 
 const struct wm_window_counters *
@@ -1011,10 +1121,21 @@ wm_window_session_count(const struct wm_window *op)
 /* A state entry in a snapshot: key, start, end, count, sum, min, max. */
 #define WINDOW_SNAP_STATE_BYTES (7 * 8)
 
+/* The configuration's kind word: the assigner's kind, with this bit for
+ * processing-time windows (event-time snapshots keep their bytes). */
+#define SNAP_PROCESSING_TIME (1u << 16)
+
+static uint32_t
+snap_kind(const struct wm_window_config *c)
+{
+	return (uint32_t)c->assigner.kind |
+	       (c->processing_time ? SNAP_PROCESSING_TIME : 0);
+}
+
 static void
 snap_put_config(struct wm_snap_writer *w, const struct wm_window_config *c)
 {
-	wm_snap_put_u32(w, (uint32_t)c->assigner.kind);
+	wm_snap_put_u32(w, snap_kind(c));
 	wm_snap_put_i64(w, c->assigner.size);
 	wm_snap_put_i64(w, c->assigner.slide);
 	wm_snap_put_i64(w, c->assigner.offset);
@@ -1029,7 +1150,7 @@ snap_put_config(struct wm_snap_writer *w, const struct wm_window_config *c)
 static int
 snap_check_config(struct wm_snap_reader *r, const struct wm_window_config *c)
 {
-	bool same = wm_snap_get_u32(r) == (uint32_t)c->assigner.kind;
+	bool same = wm_snap_get_u32(r) == snap_kind(c);
 
 	same &= wm_snap_get_i64(r) == c->assigner.size;
 	same &= wm_snap_get_i64(r) == c->assigner.slide;

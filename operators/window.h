@@ -19,6 +19,18 @@
  *    start) order, each emitting its window's result if it has contents and
  *    dropping all of its state at cleanup time, and only then is forwarded.
  *
+ * Processing-time windows (the config's processing_time: Flink's
+ * TumblingProcessingTimeWindows and SlidingProcessingTimeWindows with
+ * their ProcessingTimeTrigger; tumbling and sliding only, no allowed
+ * lateness, no side output): a record goes into the windows of the
+ * processing time it arrives at, the last wm_window_advance_time()
+ * gave, whatever its timestamp, and is never late; a window's one timer
+ * is at its maxTs on the processing-time clock, where it fires and
+ * cleans its state (cleanupTime(w) = maxTs), once processing time is
+ * past it (FLINK-9857: a timer at t fires from t + 1 ms on, since
+ * processing time t does not say that no record of t will come).
+ * Watermarks pass through unchanged and fire nothing.
+ *
  * Results carry full accumulated contents (refinements, not deltas) unless
  * the trigger purges. Output happens synchronously, in order, through
  * struct wm_window_output. The operator keeps its own watermark (WM_TS_MIN
@@ -68,6 +80,9 @@ struct wm_window_config {
 	 * for all their windows go to wm_window_output.late instead of being
 	 * counted as dropped. */
 	bool late_side_output;
+	/* Windows on processing time (see the top): tumbling or sliding, no
+	 * lateness, no side output. */
+	bool processing_time;
 };
 
 /* One firing of one window. */
@@ -221,11 +236,26 @@ size_t wm_window_process_run(struct wm_window *op,
 void wm_window_process_watermark(struct wm_window *op, wm_ts_t watermark,
 				 struct wm_window_output *out);
 
+/*
+ * Processing time is `now_ms` (ms, never lower than before): a
+ * processing-time window fires every timer before it (timestamp <
+ * now_ms), in timer order, and takes the records that follow into the
+ * windows of now_ms. Nothing for event-time windows.
+ */
+void wm_window_advance_time(struct wm_window *op, int64_t now_ms,
+			    struct wm_window_output *out);
+
+/* The processing time (ms) from which wm_window_advance_time() fires the
+ * next timer of a processing-time window: its timestamp + 1. INT64_MAX:
+ * none, or event-time windows. */
+int64_t wm_window_next_time(const struct wm_window *op);
+
 /* Forward a watermark status unchanged (the output deduplicates). */
 void wm_window_process_status(struct wm_window *op, enum wm_status status,
 			      struct wm_window_output *out);
 
-/* The operator's event-time watermark (WM_TS_MIN before the first). */
+/* The operator's event-time watermark (WM_TS_MIN before the first), also
+ * for processing-time windows, which pass it on. */
 wm_ts_t wm_window_watermark(const struct wm_window *op);
 
 const struct wm_window_counters *wm_window_counters(const struct wm_window *op);

@@ -113,7 +113,7 @@ static const char *const window_keys[] = {
 	"slide",	"gap",
 	"offset",	"allowed_lateness",
 	"purging",	"aggregates",
-	"late_output",
+	"late_output",	"time",
 };
 
 static const char *const sink_keys[] = {

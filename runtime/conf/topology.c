@@ -579,6 +579,43 @@ load_aggregates(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
+/*
+ * `time = processing`: the window's clock is processing time
+ * (operators/window.h), which a session, allowed lateness or a late side
+ * output cannot go with (a processing-time window is never late; Flink's
+ * ProcessingTimeSessionWindows is not built here). 0 or a negative errno
+ * with l->err set at the key at fault.
+ */
+static int
+load_window_time(struct loader *l, struct wm_ini_section *sec,
+		 struct wm_window_stage_conf *w)
+{
+	static const char *const times[] = {"event", "processing"};
+	size_t time = 0;
+	int r;
+
+	if ((r = wm_conf_get_enum(l, sec, "time", times, 2, &time)) != 0)
+		return r;
+	w->op.processing_time = time == 1;
+	if (!w->op.processing_time)
+		return 0;
+	if (w->op.assigner.kind == WM_WINDOW_SESSION)
+		return wm_conf_bad_value(l, wm_conf_lookup(l, sec, "time"),
+					 "processing-time windows are "
+					 "tumbling or sliding");
+	if (w->op.allowed_lateness != 0)
+		return wm_conf_bad_value(
+			l, wm_conf_lookup(l, sec, "allowed_lateness"),
+			"a processing-time window is never late: allowed "
+			"lateness is for event time");
+	if (w->late_output != NULL)
+		return wm_conf_bad_value(
+			l, wm_conf_lookup(l, sec, "late_output"),
+			"a processing-time window is never late: it has no "
+			"late records");
+	return 0;
+}
+
 static int
 load_window(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 {
@@ -602,7 +639,8 @@ load_window(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	    (r = wm_conf_get_string(l, sec, "late_output", &w->late_output)) !=
 		    0 ||
 	    (r = load_window_offset(l, sec, &shape)) != 0 ||
-	    (r = window_assigner(l, sec, &shape, &w->op.assigner)) != 0)
+	    (r = window_assigner(l, sec, &shape, &w->op.assigner)) != 0 ||
+	    (r = load_window_time(l, sec, w)) != 0)
 		return r;
 	w->op.late_side_output = w->late_output != NULL;
 	return load_aggregates(l, sec, w);

@@ -80,7 +80,8 @@
  *                    union), parallelism, max_parallelism, type
  *                    (tumbling | sliding | session), size, slide, gap,
  *                    offset, allowed_lateness, purging, aggregates (count,
- *                    sum, min, max, avg), late_output
+ *                    sum, min, max, avg), late_output, time (event |
+ *                    processing: tumbling and sliding, never late)
  *   [sink NAME]      input, parallelism, format (csv | jsonl), path,
  *                    subtask_column
  *

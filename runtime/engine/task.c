@@ -311,6 +311,11 @@ arriving(struct wm_task *t, uint32_t channel, int64_t now_ns)
 	/* Whatever this frame moves downstream, it moved: the channel that
 	 * held the operator's watermark is the one whose frame released it. */
 	t->cause = channel;
+	/* What fell due before it, first: a processing-time window fires
+	 * its windows of the time before now_ns, and takes what arrives now
+	 * into the windows of now_ns. */
+	if (__builtin_expect(t->processing_clock, 0))
+		wm_task_window_time(t, now_ns);
 	return m;
 }
 

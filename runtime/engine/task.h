@@ -156,6 +156,18 @@ void wm_task_cpu_wait(struct wm_task *task, int64_t waited_ns);
  * before the first input; never under --sim. */
 void wm_task_count_noise(struct wm_task *task, double speed);
 
+/*
+ * A window on processing time (`time = processing`, operators/window.h)
+ * fires its windows on the processing-time clock, inputs or not: the
+ * driver runs wm_task_run_timers() at wm_task_timers_due(), the
+ * processing time (ns) from which its next timer fires, or later
+ * (INT64_MAX: none, a finished task, or no such window). A task also
+ * fires what fell due before any input it takes. Its timers pending when
+ * its inputs end never fire, as Flink's are dropped at the end of input.
+ */
+int64_t wm_task_timers_due(const struct wm_task *task);
+void wm_task_run_timers(struct wm_task *task, int64_t now_ns);
+
 /* Every input delivered END. */
 bool wm_task_inputs_done(const struct wm_task *task);
 

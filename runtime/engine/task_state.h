@@ -177,6 +177,9 @@ struct wm_task {
 	wm_ts_t newest_ts; /* of the records taken or emitted; MIN: none */
 	int64_t now_ns;
 	bool finished;
+	/* A window on processing time: its clock moves with every input
+	 * (arriving(), wm_task_window_time()). */
+	bool processing_clock;
 	char why[256]; /* the last failure of wm_task_input() */
 	/* Real time its process waited for a CPU (wm_task_cpu_wait()), which
 	 * every progress tracker of the task follows. */
@@ -289,6 +292,7 @@ int wm_task_window_records(struct wm_task *t, uint32_t input,
 			   uint32_t *taken);
 void wm_task_window_watermark(struct wm_task *t, wm_ts_t w);
 void wm_task_window_status(struct wm_task *t, enum wm_status s);
+void wm_task_window_time(struct wm_task *t, int64_t now_ns);
 void wm_task_publish_window(const struct wm_task *t);
 void wm_task_check_window(const struct wm_task *t);
 

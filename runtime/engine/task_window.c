@@ -116,6 +116,7 @@ wm_task_init_window(struct wm_task *t)
 	win->op = wm_window_new(&t->stage->u.window.op, &why);
 	if (win->op == NULL)
 		return -errno;
+	t->processing_clock = t->stage->u.window.op.processing_time;
 	win->out.result = window_result;
 	win->out.late = window_late;
 	win->out.base.watermark = window_base_watermark;
@@ -243,6 +244,37 @@ wm_task_window_watermark(struct wm_task *t, wm_ts_t w)
 	wm_window_process_watermark(t->window->op, w, &t->window->out);
 }
 
+/* Processing time is now_ns: a processing-time window fires what fell
+ * due before it (its results say the event-time watermark of the time). */
+void
+wm_task_window_time(struct wm_task *t, int64_t now_ns)
+{
+	struct task_window *win = t->window;
+
+	win->firing_watermark = wm_window_watermark(win->op);
+	wm_window_advance_time(win->op, now_ns / 1000000, &win->out);
+}
+
+int64_t
+wm_task_timers_due(const struct wm_task *t)
+{
+	int64_t ms;
+
+	if (!t->processing_clock || t->finished)
+		return INT64_MAX;
+	ms = wm_window_next_time(t->window->op);
+	return ms < INT64_MAX / 1000000 ? ms * 1000000 : INT64_MAX;
+}
+
+void
+wm_task_run_timers(struct wm_task *t, int64_t now_ns)
+{
+	if (!t->processing_clock || t->finished)
+		return;
+	t->now_ns = now_ns;
+	wm_task_window_time(t, now_ns);
+}
+
 void
 wm_task_window_status(struct wm_task *t, enum wm_status s)
 {
@@ -267,6 +299,7 @@ wm_task_publish_window(const struct wm_task *t)
 		      c->records_ignored + c->records_rejected);
 	WM_METRIC_SET(m->windows_fired, c->windows_fired);
 	WM_METRIC_SET(m->windows_fired_late, c->windows_fired_late);
+	WM_METRIC_SET(m->windows_open, wm_window_state_count(win->op));
 	for (unsigned p = 0; p < WM_METRICS_LATE_PARTITIONS; p++)
 		WM_METRIC_SET(m->late_by_partition[p],
 			      win->late_by_partition[p]);

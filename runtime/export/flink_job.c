@@ -121,6 +121,22 @@ export_speed(const struct wm_topology *t)
 	return speed;
 }
 
+/* Whether a processing-time window's durations come to whole
+ * milliseconds of the wall clock at `speed` (ProcessingWindows.java). */
+static bool
+whole_wall_ms(const struct wm_window_assigner *a, double speed)
+{
+	const int64_t d[3] = {a->size, a->slide, a->offset};
+
+	for (int i = 0; i < 3; i++) {
+		double wall = (double)d[i] / speed;
+
+		if (wall != (double)(int64_t)wall || (i < 2 && wall < 1))
+			return false;
+	}
+	return true;
+}
+
 static void
 warn(FILE *f, const struct wm_topology *t, const struct wm_ini_doc *doc,
      const struct wm_stage *st, const char *key, const char *msg)
@@ -396,6 +412,17 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 				       "session windows yet: their late "
 				       "firings cannot be told apart in "
 				       "Flink's merging windows");
+			if (w->op.processing_time &&
+			    !whole_wall_ms(&w->op.assigner, export_speed(t)))
+				REFUSE(st, "size",
+				       "cannot export this processing-time "
+				       "window at speed %g: Flink's count "
+				       "whole "
+				       "milliseconds of the wall clock, and "
+				       "its "
+				       "size, slide or offset divided by the "
+				       "speed is none",
+				       export_speed(t));
 		} else if (st->kind == WM_STAGE_SINK &&
 			   st->u.sink.format == WM_SINK_JSONL) {
 			warn(warnings, t, doc, st, "format",
@@ -812,6 +839,23 @@ emit_keyby(FILE *f, const struct wm_topology *t, uint32_t s)
 		st->parallelism);
 }
 
+/* A processing-time window's assigner (ProcessingWindows.java: on the
+ * wall clock, aligned to the job's start). */
+static void
+emit_processing_assigner(FILE *f, const struct wm_window_assigner *a)
+{
+	if (a->kind == WM_WINDOW_SLIDING)
+		fprintf(f,
+			"ProcessingWindows.sliding(%" PRId64 "L, %" PRId64
+			"L, %" PRId64 "L, start, SPEED)",
+			a->size, a->slide, a->offset);
+	else
+		fprintf(f,
+			"ProcessingWindows.tumbling(%" PRId64 "L, %" PRId64
+			"L, start, SPEED)",
+			a->size, a->offset);
+}
+
 static void
 emit_assigner(FILE *f, const struct wm_window_assigner *a)
 {
@@ -870,13 +914,28 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 		"\n            .keyBy(%s)\n"
 		"            .window(",
 		key_selector(t, s));
-	emit_assigner(f, &w->op.assigner);
-	fprintf(f,
-		")\n"
-		"            .trigger(new LateFiringTrigger(%s))\n"
-		"            .allowedLateness(Duration.ofMillis(%" PRId64
-		"))\n",
-		w->op.purging ? "true" : "false", w->op.allowed_lateness);
+	if (w->op.processing_time) {
+		/* The assigner's own ProcessingTimeTrigger; never late. */
+		emit_processing_assigner(f, &w->op.assigner);
+		fprintf(f, ")\n");
+		if (w->op.purging)
+			fprintf(f, "            "
+				   ".trigger(org.apache.flink.streaming."
+				   "api.windowing.triggers.PurgingTrigger.of(\n"
+				   "                "
+				   "org.apache.flink.streaming.api."
+				   "windowing.triggers.ProcessingTimeTrigger."
+				   "create()))\n");
+	} else {
+		emit_assigner(f, &w->op.assigner);
+		fprintf(f,
+			")\n"
+			"            .trigger(new LateFiringTrigger(%s))\n"
+			"            "
+			".allowedLateness(Duration.ofMillis(%" PRId64 "))\n",
+			w->op.purging ? "true" : "false",
+			w->op.allowed_lateness);
+	}
 	if (w->late_output != NULL)
 		fprintf(f, "            .sideOutputLateData(%s_late)\n", id);
 	/* Session windows merge: Flink gives their window function no
@@ -884,10 +943,14 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 	fprintf(f,
 		"            .aggregate(new Aggregates(), new "
 		"ResultLines<>(%s_columns, %s,\n"
-		"                start, SPEED))\n"
+		"                start, SPEED%s))\n"
 		"            .name(",
 		id,
-		w->op.assigner.kind == WM_WINDOW_SESSION ? "false" : "true");
+		w->op.assigner.kind == WM_WINDOW_SESSION ||
+				w->op.processing_time
+			? "false"
+			: "true",
+		w->op.processing_time ? ", true" : "");
 	java_string(f, st->name);
 	fprintf(f,
 		")\n"

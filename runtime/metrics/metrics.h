@@ -207,6 +207,10 @@ struct wm_subtask_metrics {
 	_Atomic uint64_t other_dropped; /* in no window, not late */
 	_Atomic uint64_t windows_fired;
 	_Atomic uint64_t windows_fired_late;
+	/* (key, window) states with contents now: at the end, windows that
+	 * never fired (a stop, or processing-time timers pending at the end
+	 * of input) */
+	_Atomic uint64_t windows_open;
 	_Atomic uint64_t results; /* handed to the chained sink */
 	_Atomic int64_t fire_delay_max_ms;
 	/* On-time firings whose delay means nothing: windows at the ends of

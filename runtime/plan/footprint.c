@@ -249,7 +249,11 @@ window_states(const struct wm_topology *t, const struct wm_plan *plan,
 	for (uint32_t k = 0; k < st->n_inputs; k++)
 		hashed = hashed && st->inputs[k].edge == WM_PARTITION_HASH;
 	lag = f.lag_ms;
-	if (f.forever) {
+	if (op->processing_time) {
+		/* Records go into the windows of their arrival: none lags
+		 * behind them, and a window lives its size and no longer. */
+		lag = 0;
+	} else if (f.forever) {
 		if (isinf(run_ms(t)))
 			w->unbounded = true;
 		else

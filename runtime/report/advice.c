@@ -320,8 +320,10 @@ diagnose(struct builder *b, uint32_t id, int64_t long_ms, int64_t noise_ms)
 	char a[32], c[32];
 
 	/* Long: one stall, or many short ones that add up (a sparse
-	 * partition holds every window a little). */
-	if (stalled_ms < long_ms || stall_ms == 0 || stall_ms < noise_ms)
+	 * partition holds every window a little). A processing-time window
+	 * waits for no watermark: its stalls held nothing back. */
+	if (stalled_ms < long_ms || stall_ms == 0 || stall_ms < noise_ms ||
+	    stage_of(b, w)->u.window.op.processing_time)
 		return 0;
 	l = add_line(b, WM_ADVICE_HELD, w->stage, -1);
 	if (l == NULL)
@@ -581,6 +583,17 @@ advise_allowed_lateness(struct builder *b, uint32_t stage)
 	return 0;
 }
 
+/* Whether a window of t is on event time. */
+static bool
+event_time_windows(const struct wm_topology *t)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind == WM_STAGE_WINDOW &&
+		    !t->stages[s].u.window.op.processing_time)
+			return true;
+	return false;
+}
+
 int
 wm_advice_build(const struct wm_topology *t, const struct wm_job_report *rep,
 		struct wm_advice *out)
@@ -600,7 +613,10 @@ wm_advice_build(const struct wm_topology *t, const struct wm_job_report *rep,
 		if (t->stages[rep->subtasks[i].stage].kind == WM_STAGE_WINDOW)
 			r = diagnose(&b, i, long_ms, noise_ms);
 	for (uint32_t s = 0; s < t->n_stages && r == 0; s++) {
-		if (t->stages[s].kind == WM_STAGE_SOURCE) {
+		/* A source's watermark settings matter to event-time windows
+		 * alone: processing-time ones judge nothing by them. */
+		if (t->stages[s].kind == WM_STAGE_SOURCE &&
+		    event_time_windows(t)) {
 			r = advise_idle_timeout(&b, s);
 			if (r == 0)
 				r = advise_out_of_orderness(&b, s);

@@ -51,6 +51,7 @@ struct wm_subtask_report {
 	uint64_t heartbeats;	      /* a source's, dropped there */
 	uint64_t records_windowed, late_dropped, late_side_output;
 	uint64_t other_dropped, windows_fired, windows_fired_late;
+	uint64_t windows_open; /* with contents: at the end */
 	uint64_t results;
 	/* Peak resident set of its process in KiB (real runs; 0 in --sim):
 	 * wait4()'s ru_maxrss, which counts the segment pages it touched and
@@ -167,6 +168,10 @@ struct wm_job_report {
 	uint64_t other_dropped; /* in no window, not late (time's ends) */
 	uint64_t windows_fired;
 	uint64_t windows_fired_late;
+	/* Windows with contents at the end: a stop's, or a processing-time
+	 * window's whose timer was pending at the end of input (Flink drops
+	 * them) */
+	uint64_t windows_open;
 	uint64_t results_written;
 	/* The flow into the window stages: records they received, and how
 	 * many they should have (each record read once per path to a window,

@@ -77,6 +77,7 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	s->other_dropped = WM_METRIC_GET(m->other_dropped);
 	s->windows_fired = WM_METRIC_GET(m->windows_fired);
 	s->windows_fired_late = WM_METRIC_GET(m->windows_fired_late);
+	s->windows_open = WM_METRIC_GET(m->windows_open);
 	s->results = WM_METRIC_GET(m->results);
 	s->alignment_waiting_ns = WM_METRIC_GET(m->alignment_waiting_ns);
 	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
@@ -262,6 +263,7 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 	rep->other_dropped += s->other_dropped;
 	rep->windows_fired += s->windows_fired;
 	rep->windows_fired_late += s->windows_fired_late;
+	rep->windows_open += s->windows_open;
 	rep->results_written += s->results;
 	rep->fire_delays_excluded += WM_METRIC_GET(m->fire_delays_excluded);
 	if (max_delay > rep->fire_delay_max_ms && s->windows_fired > 0)

@@ -534,6 +534,11 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 			"\n",
 			rep->fire_delays_excluded,
 			rep->fire_delays_excluded == 1 ? "" : "s");
+	if (rep->windows_open > 0)
+		fprintf(f,
+			"  windows left open       %" PRIu64
+			" (with records when the job ended)\n",
+			rep->windows_open);
 	if (rep->in_flight > 0 || !rep->edges_consistent)
 		print_edges(f, t, rep);
 	if (rep->bad_records_skipped > 0)

@@ -672,6 +672,13 @@ next_instant(const struct sim *sim)
 	 * (refused by run()): nothing else is due either. */
 	if (t == INT64_MAX)
 		return t;
+	/* The timers of processing-time windows (rule 10). */
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		int64_t due = wm_task_timers_due(sim->tasks[id].task);
+
+		if (due < t)
+			t = due;
+	}
 	if (sim->cycle != NULL &&
 	    wm_checkpoint_cycle_next_trigger(sim->cycle) < t)
 		t = wm_checkpoint_cycle_next_trigger(sim->cycle);
@@ -755,6 +762,21 @@ before_sources(struct sim *sim, int64_t t, char *err, size_t errlen)
 	return 0;
 }
 
+/* Rule 10: the processing-time windows whose timers are due at `t` fire
+ * them, in subtask order, before the sources run at t: the windows they
+ * fire end before t, and what the sources emit at t goes into the
+ * windows of t. */
+static void
+run_timers_at(struct sim *sim, int64_t t)
+{
+	for (uint32_t id = 0; id < sim->n_tasks; id++) {
+		struct wm_task *task = sim->tasks[id].task;
+
+		if (wm_task_timers_due(task) <= t)
+			wm_task_run_timers(task, t);
+	}
+}
+
 /* The sources due at `t`, in subtask order (rule 2: a member of an
  * alignment group that runs after another at t reads its report of t;
  * those that ran before a report of t, or ran at t themselves, read it at
@@ -817,6 +839,7 @@ run(struct sim *sim, char *err, size_t errlen)
 		r = replay_backlogs(sim, t, err, errlen);
 		if (r != 0)
 			return r;
+		run_timers_at(sim, t);
 		run_sources_at(sim, t);
 		r = settle_instant(sim, err, errlen);
 		if (r != 0)

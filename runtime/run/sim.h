@@ -124,6 +124,13 @@
  *     late output file gets each once (exactly-once: its parts after the
  *     checkpoint were never committed, runtime/checkpoint/part_commit.h),
  *     standard output or a FIFO twice (at-least-once).
+ * 10. Processing-time windows ([window] time = processing). Their timers
+ *     are events too: at an instant t, after rule 9 and before the
+ *     sources run, each window whose next timer is due by t fires what
+ *     fell due, in subtask order (wm_task_run_timers()); records that
+ *     arrive at t go into the windows of t. Timers pending when the
+ *     window's inputs end never fire (Flink drops them at the end of
+ *     input).
  *
  * Same topology and seed: byte-identical output, every run.
  */

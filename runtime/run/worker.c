@@ -970,6 +970,10 @@ run_inputs(struct worker *w)
 		read_cpu_wait(w); /* before the burst, as a source does */
 		if (w->blocked != NULL)
 			take_abort(w);
+		/* A processing-time window's timers due by now fire before the
+		 * burst's frames, which come at now. */
+		if (wm_task_timers_due(w->task) <= now)
+			wm_task_run_timers(w->task, now);
 		while (n < WORKER_BURST) {
 			struct wm_gate_take t;
 			int r = wm_gate_next(&w->gate, &t, WORKER_BURST - n);
@@ -999,8 +1003,18 @@ run_inputs(struct worker *w)
 			 * in one write per sink. */
 			if (flush_outputs(w) != 0)
 				return w->failed;
+			/* Until input comes, or a processing-time window's
+			 * next timer (in real time, at the job's speed). */
+			int64_t due = wm_task_timers_due(w->task);
+			int64_t real_ns =
+				due == INT64_MAX
+					? -1
+					: wm_scale_ns(due - now, 1 / w->speed);
+
+			if (due != INT64_MAX && real_ns <= 0)
+				continue;
 			wait_begins(w, WM_TIME_IDLE);
-			int r = wm_gate_wait(&w->gate, -1);
+			int r = wm_gate_wait(&w->gate, real_ns);
 
 			wait_ends(w);
 

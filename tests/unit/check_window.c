@@ -1915,6 +1915,190 @@ START_TEST(test_invalid_configuration_is_rejected)
 }
 END_TEST
 
+/* ---- processing-time windows ---- */
+
+/* A processing-time window of assigner `a` (set up by the caller). */
+static void
+open_processing(const struct wm_window_assigner *a)
+{
+	struct wm_window_config conf;
+	const char *why = NULL;
+
+	memset(&conf, 0, sizeof(conf));
+	conf.assigner = *a;
+	conf.processing_time = true;
+	h.op = wm_window_new(&conf, &why);
+	ck_assert_msg(h.op != NULL, "wm_window_new: %s", why ? why : "?");
+	h.out.result = on_result;
+	h.out.late = NULL;
+	h.out.base.watermark = on_watermark;
+	h.out.base.status = on_status;
+	h.n = 0;
+	h.next = 0;
+}
+
+/*
+ * A record goes into the window of the processing time it arrives at,
+ * whatever its timestamp (none, far behind, far ahead), and is never
+ * late; the window fires once processing time is past its maxTs
+ * (FLINK-9857), at wm_window_next_time(), and is gone; watermarks pass
+ * through and fire nothing.
+ */
+START_TEST(test_processing_tumbling_fires_on_the_clock)
+{
+	struct wm_window_assigner a;
+	const char *why;
+
+	ck_assert_int_eq(wm_window_tumbling(&a, 10, 0, &why), 0);
+	open_processing(&a);
+	ck_assert_int_eq(wm_window_next_time(h.op), INT64_MAX);
+	wm_window_advance_time(h.op, 3, &h.out);
+	elem(1, 5, WM_TS_MIN);
+	elem(1, 6, 1000000);
+	elem(2, 7, -1000000);
+	wmark(WM_TS_MAX - 1);
+	expect_watermark("the watermark passes", WM_TS_MAX - 1);
+	expect_nothing("a watermark fires no processing-time window");
+	ck_assert_int_eq(wm_window_next_time(h.op), 10);
+	wm_window_advance_time(h.op, 9, &h.out);
+	expect_nothing("at its maxTs a window has not fired");
+	elem(1, 1, 0); /* processing time 9: the same window */
+	wm_window_advance_time(h.op, 10, &h.out);
+	expect_result("past maxTs", 1, 0, 10, 3, 12, false);
+	expect_result("past maxTs", 2, 0, 10, 1, 7, false);
+	expect_nothing("one firing a window");
+	ck_assert_uint_eq(wm_window_state_count(h.op), 0);
+	ck_assert_uint_eq(wm_window_timer_count(h.op), 0);
+	ck_assert_int_eq(wm_window_next_time(h.op), INT64_MAX);
+	/* Later records, later windows; a jump fires each in order. */
+	elem(1, 2, 5); /* at 10: [10, 20) */
+	wm_window_advance_time(h.op, 35, &h.out);
+	elem(1, 3, 5); /* at 35: [30, 40) */
+	wm_window_advance_time(h.op, 40, &h.out);
+	expect_result("[10, 20)", 1, 10, 20, 1, 2, false);
+	expect_result("[30, 40)", 1, 30, 40, 1, 3, false);
+	expect_nothing("nothing else");
+	ck_assert_int_eq(wm_window_counters(h.op)->records_accepted, 6);
+	ck_assert_int_eq(wm_window_counters(h.op)->late_records_dropped, 0);
+	ck_assert(wm_window_counters_balanced(wm_window_counters(h.op)));
+	ck_assert_int_eq(wm_window_watermark(h.op), WM_TS_MAX - 1);
+}
+END_TEST
+
+/* Sliding on processing time: a record in every window of its arrival,
+ * each firing past its own maxTs. */
+START_TEST(test_processing_sliding_fires_each_window)
+{
+	struct wm_window_assigner a;
+	const char *why;
+
+	ck_assert_int_eq(wm_window_sliding(&a, 10, 5, 0, &why), 0);
+	open_processing(&a);
+	wm_window_advance_time(h.op, 7, &h.out);
+	elem(1, 4, 0); /* [0, 10) and [5, 15) */
+	ck_assert_int_eq(wm_window_next_time(h.op), 10);
+	wm_window_advance_time(h.op, 12, &h.out);
+	expect_result("[0, 10)", 1, 0, 10, 1, 4, false);
+	expect_nothing("[5, 15) still open");
+	elem(1, 1, 0); /* at 12: [5, 15) and [10, 20) */
+	wm_window_advance_time(h.op, 15, &h.out);
+	expect_result("[5, 15)", 1, 5, 15, 2, 5, false);
+	wm_window_advance_time(h.op, 20, &h.out);
+	expect_result("[10, 20)", 1, 10, 20, 1, 1, false);
+	expect_nothing("nothing else");
+}
+END_TEST
+
+/* Runs stamp their records with the arrival in chunks: the same results
+ * as one at a time, a run longer than a chunk included. */
+START_TEST(test_processing_runs_match_one_by_one)
+{
+	enum { N = 1000 };
+	static struct wm_record recs[N];
+	struct wm_window_assigner a;
+	struct wm_window_counters one;
+	size_t late[N], n_late, first_results;
+	const char *why;
+
+	for (size_t i = 0; i < N; i++)
+		recs[i] = (struct wm_record){.ts = (wm_ts_t)(i * 7919 % 1000) -
+						   500,
+					     .key = (int64_t)(i % 13),
+					     .value = (int64_t)i};
+	ck_assert_int_eq(wm_window_sliding(&a, 20, 10, 0, &why), 0);
+	open_processing(&a);
+	for (size_t i = 0; i < N; i++) {
+		wm_window_advance_time(h.op, (int64_t)(i / 300) * 7, &h.out);
+		ck_assert_int_eq(
+			wm_window_process_element(h.op, &recs[i], &h.out), 0);
+	}
+	wm_window_advance_time(h.op, 1000, &h.out);
+	one = *wm_window_counters(h.op);
+	first_results = h.n;
+	struct ev *by_one = malloc(h.n * sizeof(*by_one));
+	ck_assert_ptr_nonnull(by_one);
+	memcpy(by_one, h.ev, h.n * sizeof(*by_one));
+	close_op();
+
+	open_processing(&a);
+	for (size_t i = 0; i < N; i += 300) {
+		size_t n = N - i < 300 ? N - i : 300;
+
+		wm_window_advance_time(h.op, (int64_t)(i / 300) * 7, &h.out);
+		ck_assert_uint_eq(wm_window_process_run(h.op, &recs[i], n,
+							&h.out, late, &n_late),
+				  n);
+		ck_assert_uint_eq(n_late, 0);
+	}
+	wm_window_advance_time(h.op, 1000, &h.out);
+	ck_assert_uint_eq(h.n, first_results);
+	/* Arrivals at 0, 7, 14 and 21 ms: windows from -10, 0, 10 and 20,
+	 * each with every key. */
+	ck_assert_uint_eq(h.n, 13 * 4);
+	for (size_t i = 0; i < h.n; i++)
+		ck_assert_msg(by_one[i].kind == EV_RESULT &&
+				      h.ev[i].kind == EV_RESULT &&
+				      by_one[i].r.key == h.ev[i].r.key &&
+				      by_one[i].r.window.start ==
+					      h.ev[i].r.window.start &&
+				      by_one[i].r.count == h.ev[i].r.count &&
+				      by_one[i].r.sum == h.ev[i].r.sum,
+			      "result %zu differs", i);
+	ck_assert_uint_eq(wm_window_counters(h.op)->records_accepted,
+			  one.records_accepted);
+	free(by_one);
+}
+END_TEST
+
+/* What a processing-time window cannot be: a session, allowed lateness,
+ * a late side output. */
+START_TEST(test_processing_refuses_what_is_never_late)
+{
+	struct wm_window_config conf;
+	const char *why;
+
+	memset(&conf, 0, sizeof(conf));
+	conf.processing_time = true;
+	ck_assert_int_eq(wm_window_session(&conf.assigner, 10, &why), 0);
+	errno = 0;
+	ck_assert_ptr_null(wm_window_new(&conf, &why));
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(wm_window_tumbling(&conf.assigner, 10, 0, &why), 0);
+	conf.allowed_lateness = 5;
+	errno = 0;
+	ck_assert_ptr_null(wm_window_new(&conf, &why));
+	ck_assert_int_eq(errno, EINVAL);
+	conf.allowed_lateness = 0;
+	conf.late_side_output = true;
+	errno = 0;
+	ck_assert_ptr_null(wm_window_new(&conf, &why));
+	ck_assert_int_eq(errno, EINVAL);
+	conf.late_side_output = false;
+	h.op = wm_window_new(&conf, &why);
+	ck_assert_ptr_nonnull(h.op);
+}
+END_TEST
+
 START_TEST(test_many_keys_grow_state_table)
 {
 	enum { KEYS = 20000 };
@@ -2936,6 +3120,14 @@ window_suite(void)
 	tcase_add_test(tc, test_run_out_of_memory_says_what_was_taken);
 	tcase_add_loop_test(tc, test_random_runs_match_one_by_one, 0,
 			    (int)N_ELEMS(random_windows));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("processing");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_processing_tumbling_fires_on_the_clock);
+	tcase_add_test(tc, test_processing_sliding_fires_each_window);
+	tcase_add_test(tc, test_processing_runs_match_one_by_one);
+	tcase_add_test(tc, test_processing_refuses_what_is_never_late);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("random");

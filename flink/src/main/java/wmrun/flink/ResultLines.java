@@ -14,7 +14,8 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
  *   fire_time,watermark,late_firing,subtask
  *
  * fire_time is milliseconds since `startMillis` (when the job was
- * submitted) times the job's speed, as wmrun counts processing time;
+ * submitted) times the job's speed, as wmrun counts processing time, and
+ * so are a processing-time window's bounds (ProcessingWindows);
  * watermark is the operator's when it fired; avg is printed as Java's
  * shortest round-trip double, where wmrun prints 17 significant digits.
  * K is the window's key: Long, or String for a Kafka source's string keys
@@ -30,6 +31,7 @@ public final class ResultLines<K> extends ProcessWindowFunction<long[], String, 
     private final boolean lateFirings;
     private final long startMillis;
     private final double speed;
+    private final boolean processingTime;
 
     /**
      * columns: which of NAMES to print, in that order; lateFirings: whether
@@ -39,10 +41,22 @@ public final class ResultLines<K> extends ProcessWindowFunction<long[], String, 
      * refuses).
      */
     public ResultLines(boolean[] columns, boolean lateFirings, long startMillis, double speed) {
+        this(columns, lateFirings, startMillis, speed, false);
+    }
+
+    /** processingTime: the windows are on the wall clock, their bounds printed in wmrun's processing time. */
+    public ResultLines(boolean[] columns, boolean lateFirings, long startMillis, double speed,
+            boolean processingTime) {
         this.columns = columns.clone();
         this.lateFirings = lateFirings;
         this.startMillis = startMillis;
         this.speed = speed;
+        this.processingTime = processingTime;
+    }
+
+    /** A wall-clock time as wmrun's processing time: ms since the start, times the speed. */
+    private long processing(long wallMillis) {
+        return Math.round((wallMillis - startMillis) * speed);
     }
 
     /** The header of a sink of these columns, with the subtask column or not. */
@@ -100,8 +114,10 @@ public final class ResultLines<K> extends ProcessWindowFunction<long[], String, 
         long fireTime = (long) ((System.currentTimeMillis() - startMillis) * speed);
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         TimeWindow w = ctx.window();
+        long start = processingTime ? processing(w.getStart()) : w.getStart();
+        long end = processingTime ? processing(w.getEnd()) : w.getEnd();
         for (long[] acc : results) {
-            out.collect(line(key, w.getStart(), w.getEnd(), acc, columns, fireTime,
+            out.collect(line(key, start, end, acc, columns, fireTime,
                     ctx.currentWatermark(), isLate, subtask));
         }
     }
