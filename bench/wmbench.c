@@ -129,6 +129,9 @@ static const struct wmbench_command commands[] = {
 	{"pipeline", wm_bench_pipeline,
 	 "source -> keyBy -> window -> sink as processes, beside one "
 	 "thread"},
+	{"stages", wm_bench_stages,
+	 "what punctuation, heartbeats and processing-time windows cost "
+	 "a record"},
 };
 
 static void

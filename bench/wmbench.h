@@ -34,5 +34,6 @@ int wm_bench_option_error(const char *command, int opt, char **argv);
 int wm_bench_ring(int argc, char **argv);
 int wm_bench_valve(int argc, char **argv);
 int wm_bench_pipeline(int argc, char **argv);
+int wm_bench_stages(int argc, char **argv);
 
 #endif /* WM_BENCH_WMBENCH_H */

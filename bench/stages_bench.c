@@ -1,0 +1,206 @@
+/*
+ * stages_bench.c
+ *	wmbench stages: what each kind of stage issue 27 added costs a
+ *	record, beside the tumbling count it varies.
+ *
+ * The job is wmbench pipeline's at parallelism 1 (a source of 8
+ * partitions at an unlimited rate over 1,024 keys -> keyBy -> a 1-minute
+ * tumbling count -> a sink on /dev/null), run in one thread with its
+ * frames passed by direct calls (pipeline_loop.c): the runtime's own cost
+ * of a record, no transport. Each variant changes one thing:
+ *
+ *   tumbling      the job as it is, the baseline
+ *   punctuated    watermark = punctuated, every 100th record marked
+ *   punctuated-d  watermark = punctuated, a record a second of event
+ *                 time marked (punctuate = ... every D)
+ *   heartbeats    a heartbeat on every partition every second
+ *   processing    the window on processing time (time = processing)
+ *
+ * Each repetition runs every variant, in an order that turns from one
+ * repetition to the next, and reports each one's ns a record and its
+ * ratio to the baseline of the same repetition (the median of those).
+ * The loop's processing time is the real clock's, read once a source
+ * burst: a run lasts milliseconds, in which no 1-minute window fires on
+ * processing time before the end (as none does on event time, the
+ * records' timestamps following the same clock) and a partition sends a
+ * heartbeat at its start and hardly another. So each variant's figure is
+ * what its stage costs on a record's path: a punctuated record's trip
+ * the whole way and its watermark downstream, the heartbeat wrapper's
+ * test of every record, a processing-time window's stamping of each.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sysexits.h>
+
+#include "base/countof.h"
+#include "base/log.h"
+#include "bench/pipeline_internal.h"
+#include "bench/stats.h"
+#include "bench/wmbench.h"
+#include "runtime/conf/topology.h"
+
+#define STAGES_DEFAULT_RECORDS 2000000u
+#define STAGES_DEFAULT_REPS 5u
+
+struct stage_variant {
+	const char *name;
+	const char *source; /* more keys of the [source] section */
+	const char *window; /* more keys of the [window] section */
+};
+
+static const struct stage_variant variants[] = {
+	{"tumbling", "", ""},
+	{"punctuated",
+	 "watermark = punctuated\npunctuate = all every 100 records\n", ""},
+	{"punctuated-d", "watermark = punctuated\npunctuate = all every 1 s\n",
+	 ""},
+	{"heartbeats", "heartbeat = all every 1 s\n", ""},
+	{"processing", "", "time = processing\n"},
+};
+
+/* The job of variant v, `records` records in all. */
+static struct wm_topology *
+stage_topology(const struct stage_variant *v, uint64_t records)
+{
+	struct wm_topology *t = NULL;
+	struct wm_ini_error err;
+	char text[2048], msg[512];
+	int n = snprintf(text, sizeof(text),
+			 "[job]\nname = stages-bench\nrecords = %" PRIu64
+			 "\nspeed = %d\n"
+			 "[source gen]\npartitions = %u\nrate = unlimited\n"
+			 "keys = %u\nout_of_orderness = 0\n%s"
+			 "[keyby route]\ninput = gen\n"
+			 "[window counts]\ninput = route\ntype = tumbling\n"
+			 "size = %d ms\naggregates = count\n%s"
+			 "[sink out]\ninput = counts\npath = /dev/null\n",
+			 records / PIPELINE_PARTITIONS, PIPELINE_SPEED,
+			 PIPELINE_PARTITIONS, PIPELINE_KEYS, v->source,
+			 PIPELINE_WINDOW_MS, v->window);
+
+	if (n < 0 || (size_t)n >= sizeof(text)) {
+		wm_log("wmbench: stages topology too long");
+		return NULL;
+	}
+	if (wm_topology_load_buffer(text, (size_t)n, "(stages benchmark)", &t,
+				    &err) != 0) {
+		wm_ini_error_format(&err, msg, sizeof(msg));
+		wm_log("wmbench: %s", msg);
+		return NULL;
+	}
+	return t;
+}
+
+static void
+stages_help(FILE *out)
+{
+	fprintf(out,
+		"Usage: wmbench stages [--records N] [--reps R]\n"
+		"What a record costs in the job of wmbench pipeline at "
+		"parallelism 1, run in\none thread (impl=loop), for each kind "
+		"of stage beside the tumbling count:\npunctuated (every 100th "
+		"record, or a record a second), heartbeats (every\npartition "
+		"every second), a processing-time window.\n"
+		"  --records N  records a run (default %u)\n"
+		"  --reps R     repetitions, each running every variant "
+		"(default %u)\n"
+		"Output: bench=stages variant=V metric=ns_per_record "
+		"median=X min=Y max=Z\n"
+		"        bench=stages variant=V metric=over_tumbling ratio=X\n",
+		STAGES_DEFAULT_RECORDS, STAGES_DEFAULT_REPS);
+}
+
+int
+wm_bench_stages(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"records", required_argument, NULL, 'n'},
+		{"reps", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	enum { NV = N_ELEMS(variants) };
+	uint64_t records = STAGES_DEFAULT_RECORDS, reps = STAGES_DEFAULT_REPS;
+	struct wm_topology *topo[NV] = {NULL};
+	double *ns = NULL, *ratio = NULL;
+	int opt, rc = 0;
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:n:r:h", longopts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'n':
+			if (!wm_bench_parse_count(optarg, PIPELINE_PARTITIONS,
+						  UINT64_MAX / 2, &records))
+				return wm_bench_usage_error(
+					"stages", "invalid record count \"%s\"",
+					optarg);
+			break;
+		case 'r':
+			if (!wm_bench_parse_count(optarg, 1, 1000, &reps))
+				return wm_bench_usage_error(
+					"stages",
+					"invalid repetition count \"%s\"",
+					optarg);
+			break;
+		case 'h':
+			stages_help(stdout);
+			return 0;
+		default:
+			return wm_bench_option_error("stages", opt, argv);
+		}
+	}
+	if (optind < argc)
+		return wm_bench_usage_error(
+			"stages", "unexpected argument \"%s\"", argv[optind]);
+	/* Whole partitions' worth: every variant reads the same records. */
+	records -= records % PIPELINE_PARTITIONS;
+	ns = calloc(NV * reps, sizeof(*ns));
+	ratio = calloc(NV * reps, sizeof(*ratio));
+	if (ns == NULL || ratio == NULL) {
+		wm_log("wmbench: out of memory");
+		rc = EX_OSERR;
+		goto out;
+	}
+	for (size_t v = 0; v < NV; v++)
+		if ((topo[v] = stage_topology(&variants[v], records)) == NULL) {
+			rc = EX_SOFTWARE;
+			goto out;
+		}
+	for (uint64_t r = 0; r < reps; r++) {
+		for (size_t i = 0; i < NV; i++) {
+			size_t v = (i + r) % NV;
+			double mrec = wm_pipeline_loop_run(topo[v], records);
+
+			if (mrec <= 0) {
+				rc = EX_SOFTWARE;
+				goto out;
+			}
+			ns[v * reps + r] = 1000.0 / mrec;
+		}
+		for (size_t v = 0; v < NV; v++)
+			ratio[v * reps + r] = ns[v * reps + r] / ns[r];
+	}
+	for (size_t v = 0; v < NV; v++) {
+		char prefix[64];
+		struct wm_stats s = wm_stats_summarize(&ns[v * reps], reps);
+		struct wm_stats q = wm_stats_summarize(&ratio[v * reps], reps);
+
+		snprintf(prefix, sizeof(prefix), "bench=stages variant=%s",
+			 variants[v].name);
+		wm_stats_print(stdout, prefix, "ns_per_record", &s, NULL);
+		if (v > 0)
+			wm_stats_print_ratio(stdout, prefix, "over_tumbling",
+					     q.median);
+	}
+out:
+	for (size_t v = 0; v < NV; v++)
+		wm_topology_free(topo[v]);
+	free(ns);
+	free(ratio);
+	return rc;
+}
