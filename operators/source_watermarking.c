@@ -24,9 +24,10 @@ wm_source_watermarking_init(struct wm_source_watermarking *sw,
 void
 wm_source_watermarking_destroy(struct wm_source_watermarking *sw)
 {
-	/* The subtask's generator holds no memory of its own. */
 	if (sw->at == WM_WATERMARK_AT_SPLIT)
 		wm_source_watermarks_destroy(&sw->u.split);
+	else
+		wm_subtask_watermarks_destroy(&sw->u.subtask);
 }
 
 int

@@ -110,8 +110,11 @@ split_at(const struct wm_source_watermarks *sw, size_t i)
 void
 wm_source_watermarks_destroy(struct wm_source_watermarks *sw)
 {
-	for (size_t i = 0; i < sw->mux.n_splits; i++)
+	for (size_t i = 0; i < sw->mux.n_splits; i++) {
+		wm_watermark_destroy(&split_at(sw, i)->generator);
 		free(split_at(sw, i));
+	}
+	wm_watermark_destroy(&sw->main_generator);
 	wm_source_split_index_destroy(&sw->index);
 	wm_multiplexer_destroy(&sw->mux);
 }
@@ -152,9 +155,15 @@ wm_source_watermarks_add_split(struct wm_source_watermarks *sw, uint64_t id)
 	if (split == NULL)
 		return NULL;
 	split->id = id;
-	/* The strategy was validated by init, so this cannot fail. */
-	wm_watermark_init(&split->generator, &sw->strategy);
+	/* The strategy was validated by init; only a plugin's generator can
+	 * refuse to be made (it took its arguments at load). */
+	if (wm_watermark_init(&split->generator, &sw->strategy) != 0) {
+		free(split);
+		errno = EINVAL;
+		return NULL;
+	}
 	if (wm_multiplexer_register(&sw->mux, &split->slot) != 0) {
+		wm_watermark_destroy(&split->generator);
 		free(split);
 		errno = ENOMEM;
 		return NULL;
@@ -176,6 +185,7 @@ wm_source_watermarks_remove_split(struct wm_source_watermarks *sw, uint64_t id)
 	split = sw->index.slots[i].split;
 	wm_source_split_index_remove_at(&sw->index, i);
 	wm_multiplexer_unregister(&sw->mux, &split->slot);
+	wm_watermark_destroy(&split->generator);
 	free(split);
 	/* The multiplexer recombines without it at the next tick. */
 	sw->input_since_tick = true;

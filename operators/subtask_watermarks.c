@@ -53,6 +53,12 @@ wm_subtask_watermarks_init(struct wm_subtask_watermarks *sw,
 }
 
 void
+wm_subtask_watermarks_destroy(struct wm_subtask_watermarks *sw)
+{
+	wm_watermark_destroy(&sw->generator);
+}
+
+void
 wm_subtask_watermarks_pause(struct wm_subtask_watermarks *sw, bool paused,
 			    int64_t now_ns)
 {

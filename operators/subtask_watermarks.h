@@ -70,6 +70,8 @@ struct wm_subtask_watermarks {
 int wm_subtask_watermarks_init(struct wm_subtask_watermarks *sw,
 			       const struct wm_watermark_strategy *strategy,
 			       struct wm_output *out);
+/* What init made that lives on its own: a plugin generator's instance. */
+void wm_subtask_watermarks_destroy(struct wm_subtask_watermarks *sw);
 
 /* Stop (`paused`: back-pressured) or restart the idleness clock at
  * `now_ns`. */

@@ -9,6 +9,13 @@
 #include "operators/behaviour.h"
 #include "lib/snap.h"
 #include "operators/watermark.h"
+#include "wmrun/plugin.h"
+
+_Static_assert((unsigned)WMRUN_EVENT_PUNCTUATE ==
+			       (unsigned)WM_RECORD_PUNCTUATE &&
+		       (unsigned)WMRUN_EVENT_HEARTBEAT ==
+			       (unsigned)WM_RECORD_HEARTBEAT,
+	       "a plugin's event flags are the record's");
 
 int
 wm_watermark_strategy_check(const struct wm_watermark_strategy *s,
@@ -21,6 +28,13 @@ wm_watermark_strategy_check(const struct wm_watermark_strategy *s,
 			return -EINVAL;
 		}
 		break;
+	case WM_WATERMARK_PLUGIN:
+		if (s->plugin == NULL) {
+			*why = "a plugin generator needs its plugin loaded";
+			return -EINVAL;
+		}
+		/* No bound of wmrun's own either. */
+		__attribute__((fallthrough));
 	case WM_WATERMARK_ASCENDING:
 	case WM_WATERMARK_PUNCTUATED:
 	case WM_WATERMARK_NONE:
@@ -67,14 +81,88 @@ wm_watermark_init(struct wm_watermark_generator *g,
 	g->with_idleness = s->with_idleness;
 	g->mark_idle_once = wm_behaviour_has(s->behaviour, WM_IDLE_MARK_ONCE);
 	g->idle_now = false;
-	if (g->with_idleness)
-		return wm_idle_init(&g->idle, s->idle_timeout_ms);
+	g->plugin = NULL;
+	g->plugin_state = NULL;
+	if (g->with_idleness && wm_idle_init(&g->idle, s->idle_timeout_ms) != 0)
+		return -EINVAL;
+	if (g->kind == WM_WATERMARK_PLUGIN) {
+		g->plugin_state = s->plugin->create(
+			s->plugin_args != NULL ? s->plugin_args : "");
+		if (g->plugin_state == NULL)
+			return -EINVAL;
+		g->plugin = s->plugin;
+	}
 	return 0;
 }
 
-static void
-base_on_periodic(struct wm_watermark_generator *g, struct wm_output *out)
+void
+wm_watermark_destroy(struct wm_watermark_generator *g)
 {
+	if (g->plugin != NULL && g->plugin->destroy != NULL)
+		g->plugin->destroy(g->plugin_state);
+	g->plugin = NULL;
+	g->plugin_state = NULL;
+}
+
+/* The plugin's WatermarkOutput over the generator's output. */
+struct plugin_output {
+	struct wmrun_watermark_output out; /* first: what the plugin sees */
+	struct wm_output *to;
+};
+
+static void
+plugin_emit(struct wmrun_watermark_output *o, int64_t watermark)
+{
+	wm_output_watermark(((struct plugin_output *)o)->to, watermark);
+}
+
+static void
+plugin_idle(struct wmrun_watermark_output *o)
+{
+	wm_output_status(((struct plugin_output *)o)->to, WM_STATUS_IDLE);
+}
+
+static void
+plugin_active(struct wmrun_watermark_output *o)
+{
+	wm_output_status(((struct plugin_output *)o)->to, WM_STATUS_ACTIVE);
+}
+
+static struct plugin_output
+plugin_output(struct wm_output *to)
+{
+	return (struct plugin_output){
+		.out = {plugin_emit, plugin_idle, plugin_active},
+		.to = to,
+	};
+}
+
+void
+wm_watermark_plugin_event(struct wm_watermark_generator *g, wm_ts_t ts,
+			  uint32_t flags, struct wm_output *out)
+{
+	struct plugin_output po = plugin_output(out);
+	/* The record flags the ABI names have the same bits. */
+	struct wmrun_event e = {
+		.timestamp = ts,
+		.flags =
+			flags & (WMRUN_EVENT_PUNCTUATE | WMRUN_EVENT_HEARTBEAT),
+	};
+
+	g->plugin->on_event(g->plugin_state, &e, &po.out);
+}
+
+static void
+base_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
+		 struct wm_output *out)
+{
+	if (g->kind == WM_WATERMARK_PLUGIN) {
+		struct plugin_output po = plugin_output(out);
+
+		g->plugin->on_periodic_emit(g->plugin_state, now_ns / 1000000,
+					    &po.out);
+		return;
+	}
 	if (g->kind == WM_WATERMARK_BOUNDED ||
 	    g->kind == WM_WATERMARK_ASCENDING)
 		/* Every tick, even if unchanged: duplicates are dropped by
@@ -88,7 +176,7 @@ wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
 			 struct wm_output *out)
 {
 	if (!g->with_idleness || !wm_idle_check(&g->idle, now_ns)) {
-		base_on_periodic(g, out);
+		base_on_periodic(g, now_ns, out);
 		return;
 	}
 	/* Idle: no watermark at all while idle. */
@@ -100,6 +188,9 @@ wm_watermark_on_periodic(struct wm_watermark_generator *g, int64_t now_ns,
 int64_t
 wm_watermark_next_change(const struct wm_watermark_generator *g)
 {
+	/* A user's generator may emit at any tick: every one counts. */
+	if (g->kind == WM_WATERMARK_PLUGIN)
+		return 0;
 	/* Idle stays idle until a record: later probes read later clocks,
 	 * still more than the timeout after the countdown began. */
 	if (!g->with_idleness || g->idle_now)

@@ -37,7 +37,11 @@ enum wm_watermark_kind {
 	WM_WATERMARK_ASCENDING,
 	WM_WATERMARK_PUNCTUATED,
 	WM_WATERMARK_NONE,
+	/* A user's generator from a plugin (wmrun/plugin.h) */
+	WM_WATERMARK_PLUGIN,
 };
+
+struct wmrun_watermark_generator;
 
 /* Flink's default pipeline.auto-watermark-interval. */
 #define WM_WATERMARK_DEFAULT_INTERVAL_MS 200
@@ -57,6 +61,10 @@ struct wm_watermark_strategy {
 	/* A partition back from idle joins the subtask's minimum this much
 	 * later (multiplexer.h; a study knob, not Flink); 0 = at once. */
 	int64_t reactivation_grace_ms;
+	/* WM_WATERMARK_PLUGIN: the plugin's generator (loaded, never
+	 * unloaded while a job runs) and the text it is created with. */
+	const struct wmrun_watermark_generator *plugin;
+	const char *plugin_args;
 };
 
 /* 0 if the strategy is valid, else -EINVAL and *why (a static message). */
@@ -71,11 +79,22 @@ struct wm_watermark_generator {
 	bool mark_idle_once;	   /* WM_IDLE_MARK_ONCE */
 	bool idle_now;		   /* markIdle sent since the last record */
 	struct wm_idle_timer idle; /* valid if with_idleness */
+	/* WM_WATERMARK_PLUGIN: the generator and its instance */
+	const struct wmrun_watermark_generator *plugin;
+	void *plugin_state;
 };
 
-/* Fresh generator for `strategy`; -EINVAL if the strategy is invalid. */
+/* Fresh generator for `strategy`; -EINVAL if the strategy is invalid or
+ * a plugin's generator refused its args (nothing to destroy then). */
 int wm_watermark_init(struct wm_watermark_generator *g,
 		      const struct wm_watermark_strategy *strategy);
+
+/* What init made that lives on its own: a plugin generator's instance. */
+void wm_watermark_destroy(struct wm_watermark_generator *g);
+
+/* A plugin generator's onEvent (out of line: user code). */
+void wm_watermark_plugin_event(struct wm_watermark_generator *g, wm_ts_t ts,
+			       uint32_t flags, struct wm_output *out);
 
 /* A record with event time `ts` and `flags` (enum wm_record_flag) was
  * emitted; punctuated watermarks go to `out` at once. Inline: a source
@@ -95,6 +114,9 @@ wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
 			wm_output_watermark(out, ts);
 		break;
 	case WM_WATERMARK_NONE:
+		break;
+	case WM_WATERMARK_PLUGIN:
+		wm_watermark_plugin_event(g, ts, flags, out);
 		break;
 	}
 	if (g->with_idleness) {

@@ -79,6 +79,13 @@ int wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
 bool wm_conf_is_kafka_property(const char *key);
 void wm_conf_free_kafka(struct wm_kafka_conf *kc);
 
+/* [job] plugin and a source's watermark = plugin:NAME (plugins.c) */
+int wm_conf_load_plugin(struct loader *l, struct wm_ini_section *sec,
+			struct wm_job_conf *job);
+int wm_conf_load_plugin_watermark(struct loader *l, struct wm_ini_entry *e,
+				  struct wm_watermark_strategy *s);
+void wm_conf_close_plugin(struct wm_job_conf *job);
+
 /* load the [job] restart keys (restart_keys.c), after the checkpoints' */
 int wm_conf_load_restart(struct loader *l, struct wm_ini_section *sec,
 			 struct wm_job_conf *job);

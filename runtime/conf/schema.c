@@ -46,6 +46,7 @@ static const char *const job_keys[] = {
 	"checkpoint_dir",
 	"checkpoints_retained",
 	"fail_at",
+	"plugin",
 	"restart_strategy",
 	"restart_attempts",
 	"restart_delay",

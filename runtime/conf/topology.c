@@ -203,6 +203,7 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 				      "pipeline.auto-watermark-interval", false,
 				      &job->watermark_interval_ms)) != 0 ||
 	    (r = wm_conf_load_alerts(l, sec, job)) != 0 ||
+	    (r = wm_conf_load_plugin(l, sec, job)) != 0 ||
 	    (r = load_checkpoints(l, sec, job)) != 0 ||
 	    (r = wm_conf_load_restart(l, sec, job)) != 0)
 		return r;
@@ -325,10 +326,17 @@ load_strategy(struct loader *l, struct wm_ini_section *sec,
 	size_t idx = 0;
 	int r;
 
-	if ((r = wm_conf_get_enum(l, sec, "watermark", generators, 3, &idx)) !=
-	    0)
-		return r;
-	src->strategy.kind = kinds[idx];
+	e = wm_conf_lookup(l, sec, "watermark");
+	if (e != NULL && strncmp(e->value, "plugin:", 7) == 0) {
+		if ((r = wm_conf_load_plugin_watermark(l, e, &src->strategy)) !=
+		    0)
+			return r;
+	} else {
+		if ((r = wm_conf_get_enum(l, sec, "watermark", generators, 3,
+					  &idx)) != 0)
+			return r;
+		src->strategy.kind = kinds[idx];
+	}
 	idx = 0;
 	if ((r = wm_conf_get_enum(l, sec, "watermark_at", places, 2, &idx)) !=
 	    0)
@@ -1126,6 +1134,7 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.source.topic);
 			free(st->u.source.record);
 			free(st->u.source.alignment_group);
+			free((char *)st->u.source.strategy.plugin_args);
 		} else if (st->kind == WM_STAGE_WINDOW)
 			free(st->u.window.late_output);
 		else if (st->kind == WM_STAGE_SINK)
@@ -1137,5 +1146,6 @@ wm_topology_free(struct wm_topology *t)
 	free(t->job.cpus);
 	free(t->job.cpus_at);
 	free(t->job.checkpoint_dir);
+	wm_conf_close_plugin(&t->job);
 	free(t);
 }

@@ -420,6 +420,10 @@ struct wm_job_conf {
 	/* A checkpoint not complete this long after its trigger is aborted
 	 * (Flink's execution.checkpointing.timeout, 10 min by default). */
 	int64_t checkpoint_timeout_ms;
+	/* plugin = PATH: the user's watermark generators (wmrun/plugin.h),
+	 * loaded by the topology and closed with it; NULL: none. */
+	void *plugin_handle;
+	const struct wmrun_plugin *plugin;
 };
 
 /* 4096 cells of 32 bytes: 128 KiB a channel, room for a few bursts of

@@ -679,7 +679,11 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 {
 	struct task_source *s = t->source;
 	const struct wm_record *run = t->staged;
-	bool shortcut = s->peers == NULL;
+	/* A user's generator sees every record (the short way gives the
+	 * generator a burst's newest event time once, which is all a
+	 * built-in one keeps). */
+	bool shortcut = s->peers == NULL &&
+			t->stage->u.source.strategy.kind != WM_WATERMARK_PLUGIN;
 	bool stage_each = t->out->records == NULL;
 	uint32_t i, heartbeats = 0;
 

@@ -380,6 +380,12 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 				warn_kafka(warnings, t, doc, st);
 			generated = generated ||
 				    (src->replay == NULL && src->kafka == NULL);
+			if (src->strategy.kind == WM_WATERMARK_PLUGIN)
+				REFUSE(st, "watermark",
+				       "cannot export a plugin's watermark "
+				       "generator: its code is C, run by wmrun "
+				       "(write it as a Flink "
+				       "WatermarkGenerator)");
 			if (src->strategy.reactivation_grace_ms != 0)
 				REFUSE(st, "reactivation_grace",
 				       "cannot export reactivation_grace to "

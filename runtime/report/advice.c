@@ -430,6 +430,10 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 	struct gap_bound g;
 	char a[32], c[32], d[32];
 
+	/* A user's generator judges idleness as it likes (heartbeats,
+	 * the business's word): no timeout of wmrun's to advise. */
+	if (w->kind == WM_WATERMARK_PLUGIN)
+		return 0;
 	gap_bound(b->rep, stage, &g);
 	if (g.by == NULL)
 		return 0;

@@ -18,6 +18,7 @@
 #include "operators/watermark.h"
 #include "tests/unit/recorder.h"
 #include "tests/unit/check_main.h"
+#include "wmrun/plugin.h"
 
 #define MS(x) ((int64_t)(x)*WM_IDLE_NS_PER_MS)
 
@@ -159,6 +160,107 @@ START_TEST(test_carried_watermarks_only_punctuated_emits)
 	ck_assert_str_eq(recorder_take(&rec), "");
 	wm_watermark_on_periodic(&g, MS(1), &rec.out);
 	ck_assert_str_eq(recorder_take(&rec), "W(89)");
+}
+END_TEST
+
+/* A plugin generator for the test: it remembers what it was given and
+ * answers through every call of its output. */
+struct probe {
+	char args[32];
+	int64_t last_ts;
+	uint32_t last_flags;
+	int64_t last_now_ms;
+	bool *destroyed;
+};
+
+static bool probe_destroyed;
+
+static void *
+probe_create(const char *args)
+{
+	struct probe *p;
+
+	if (strcmp(args, "refuse") == 0)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	snprintf(p->args, sizeof(p->args), "%s", args);
+	p->destroyed = &probe_destroyed;
+	return p;
+}
+
+static void
+probe_destroy(void *g)
+{
+	*((struct probe *)g)->destroyed = true;
+	free(g);
+}
+
+static void
+probe_event(void *g, const struct wmrun_event *e,
+	    struct wmrun_watermark_output *out)
+{
+	struct probe *p = g;
+
+	p->last_ts = e->timestamp;
+	p->last_flags = e->flags;
+	if (e->flags & WMRUN_EVENT_PUNCTUATE)
+		out->emit_watermark(out, e->timestamp - 1);
+}
+
+static void
+probe_periodic(void *g, int64_t now_ms, struct wmrun_watermark_output *out)
+{
+	struct probe *p = g;
+
+	p->last_now_ms = now_ms;
+	if (now_ms % 2 == 0)
+		out->mark_idle(out);
+	else
+		out->mark_active(out);
+}
+
+static const struct wmrun_watermark_generator probe_type = {
+	"probe", probe_create, probe_destroy, probe_event, probe_periodic};
+
+/*
+ * A plugin's generator: made with its arguments, told every event (its
+ * timestamp and the flags the ABI names, no others), the periodic call
+ * the processing time in ms; what it emits, and idle and active, reach
+ * the output; every tick may change something (next change: at once);
+ * destroyed with the generator. Arguments it refuses fail the init.
+ */
+START_TEST(test_plugin_generator_is_called_as_flink_would)
+{
+	struct wm_watermark_strategy s = {.kind = WM_WATERMARK_PLUGIN,
+					  .interval_ms = 200,
+					  .plugin = &probe_type,
+					  .plugin_args = "a b"};
+	struct wm_watermark_generator g;
+	struct probe *p;
+
+	ck_assert_int_eq(wm_watermark_init(&g, &s), 0);
+	p = g.plugin_state;
+	ck_assert_str_eq(p->args, "a b");
+	wm_watermark_on_event(
+		&g, 500, WM_RECORD_HEARTBEAT | WM_RECORD_STRING_KEY, &rec.out);
+	ck_assert_int_eq(p->last_ts, 500);
+	ck_assert_uint_eq(p->last_flags, WMRUN_EVENT_HEARTBEAT);
+	ck_assert_str_eq(recorder_take(&rec), "");
+	wm_watermark_on_event(&g, 900, WM_RECORD_PUNCTUATE, &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(899)");
+	wm_watermark_on_periodic(&g, MS(1234), &rec.out);
+	ck_assert_int_eq(p->last_now_ms, 1234);
+	wm_watermark_on_periodic(&g, MS(1235), &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "IDLE ACTIVE");
+	ck_assert_int_eq(wm_watermark_next_change(&g), 0);
+	probe_destroyed = false;
+	wm_watermark_destroy(&g);
+	ck_assert(probe_destroyed);
+
+	s.plugin_args = "refuse";
+	ck_assert_int_eq(wm_watermark_init(&g, &s), -EINVAL);
+	s.plugin = NULL;
+	ck_assert_int_eq(wm_watermark_init(&g, &s), -EINVAL);
 }
 END_TEST
 
@@ -487,6 +589,7 @@ watermark_suite(void)
 	tcase_add_test(gen,
 		       test_punctuated_emits_at_once_and_never_periodically);
 	tcase_add_test(gen, test_carried_watermarks_only_punctuated_emits);
+	tcase_add_test(gen, test_plugin_generator_is_called_as_flink_would);
 	tcase_add_test(gen, test_invalid_strategies_are_rejected);
 	tcase_add_test(idle, test_zero_or_negative_idle_timeout_is_rejected);
 	tcase_add_test(idle, test_idle_timer_flink_cases);

@@ -1,0 +1,171 @@
+/*
+ * plugins.c
+ *	[job] plugin = PATH and a source's watermark = plugin:NAME(ARGS):
+ *	the shared library of a user's watermark generators (wmrun/plugin.h),
+ *	loaded and checked where the topology names it, so that every
+ *	failure is an error at its file:line:col.
+ *
+ * A plugin is code that runs in the job's processes, so the file is
+ * refused unless only its owner can change it: a regular file owned by
+ * the user or root, writable by neither group nor others, named by a
+ * path (a bare name would send dlopen() through the system's library
+ * paths). It is opened with RTLD_NOW (every symbol resolved now, not at
+ * a first call in a worker) and RTLD_LOCAL, once per topology, and stays
+ * loaded while the topology lives: the workers, forked from the process
+ * that loaded it, call into the same mapping.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/conf/loader.h"
+#include "runtime/conf/topology.h"
+#include "wmrun/plugin.h"
+
+/* The library at e's path, checked and opened into job->plugin. */
+static int
+open_plugin(struct loader *l, struct wm_ini_entry *e, struct wm_job_conf *job)
+{
+	const struct wmrun_plugin *(*entry)(void);
+	const struct wmrun_plugin *p;
+	struct stat st;
+	char why[512];
+
+	if (strchr(e->value, '/') == NULL)
+		return wm_conf_bad_value(l, e,
+					 "give the plugin's path (./NAME.so), "
+					 "not a name the system's library "
+					 "paths would find");
+	if (stat(e->value, &st) != 0) {
+		snprintf(why, sizeof(why), "cannot read the plugin: %s",
+			 strerror(errno));
+		return wm_conf_bad_value(l, e, why);
+	}
+	if (!S_ISREG(st.st_mode))
+		return wm_conf_bad_value(l, e, "the plugin is no regular file");
+	if ((st.st_uid != getuid() && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return wm_conf_bad_value(
+			l, e,
+			"the plugin can be changed by another user (it must "
+			"be yours or root's, and writable by neither group "
+			"nor others): its code would run in this job");
+	job->plugin_handle = dlopen(e->value, RTLD_NOW | RTLD_LOCAL);
+	if (job->plugin_handle == NULL) {
+		snprintf(why, sizeof(why), "cannot load the plugin: %s",
+			 dlerror());
+		return wm_conf_bad_value(l, e, why);
+	}
+	*(void **)&entry = dlsym(job->plugin_handle, "wmrun_plugin");
+	if (entry == NULL)
+		return wm_conf_bad_value(l, e,
+					 "the library exports no "
+					 "wmrun_plugin() (wmrun/plugin.h)");
+	p = entry();
+	if (p == NULL)
+		return wm_conf_bad_value(l, e,
+					 "its wmrun_plugin() gave nothing");
+	if (p->abi != WMRUN_PLUGIN_ABI) {
+		snprintf(why, sizeof(why),
+			 "the plugin was built for plugin ABI %u, this wmrun "
+			 "has %u: build it again against this wmrun's "
+			 "wmrun/plugin.h",
+			 p->abi, WMRUN_PLUGIN_ABI);
+		return wm_conf_bad_value(l, e, why);
+	}
+	for (uint32_t i = 0; i < p->n_generators; i++) {
+		const struct wmrun_watermark_generator *g = &p->generators[i];
+
+		if (g->name == NULL || g->create == NULL ||
+		    g->on_event == NULL || g->on_periodic_emit == NULL) {
+			snprintf(why, sizeof(why),
+				 "the plugin's watermark generator %u lacks "
+				 "its name, create, on_event or "
+				 "on_periodic_emit",
+				 i + 1);
+			return wm_conf_bad_value(l, e, why);
+		}
+	}
+	job->plugin = p;
+	return 0;
+}
+
+int
+wm_conf_load_plugin(struct loader *l, struct wm_ini_section *sec,
+		    struct wm_job_conf *job)
+{
+	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "plugin");
+
+	return e != NULL ? open_plugin(l, e, job) : 0;
+}
+
+/*
+ * `watermark = plugin:NAME` or `plugin:NAME(ARGS)` (e, whose value starts
+ * with "plugin:"): NAME one of the plugin's generators, ARGS what it is
+ * created with, which it must take (one is made and destroyed here).
+ */
+int
+wm_conf_load_plugin_watermark(struct loader *l, struct wm_ini_entry *e,
+			      struct wm_watermark_strategy *s)
+{
+	const struct wmrun_plugin *p = l->t->job.plugin;
+	const char *name = e->value + strlen("plugin:");
+	size_t len = strcspn(name, "(");
+	const char *open = name + len;
+	char why[600];
+	void *probe;
+
+	if (p == NULL)
+		return wm_conf_bad_value(l, e,
+					 "no plugin is loaded: name its "
+					 "library in [job] plugin = PATH");
+	if (*open == '(' &&
+	    (open[strlen(open) - 1] != ')' || strchr(open + 1, '(') != NULL))
+		return wm_conf_bad_value_at(l, e, (size_t)(open - e->value),
+					    "expected plugin:NAME(ARGS), the "
+					    "arguments closed at the end");
+	for (uint32_t i = 0; i < p->n_generators; i++) {
+		const struct wmrun_watermark_generator *g = &p->generators[i];
+
+		if (strlen(g->name) != len || strncmp(g->name, name, len) != 0)
+			continue;
+		free((char *)s->plugin_args);
+		s->plugin_args = *open == '('
+					 ? strndup(open + 1, strlen(open) - 2)
+					 : strdup("");
+		if (s->plugin_args == NULL)
+			return -ENOMEM;
+		probe = g->create(s->plugin_args);
+		if (probe == NULL) {
+			snprintf(why, sizeof(why),
+				 "the plugin's generator %s refuses the "
+				 "arguments \"%.200s\"",
+				 g->name, s->plugin_args);
+			return wm_conf_bad_value_at(
+				l, e, (size_t)(open - e->value), why);
+		}
+		if (g->destroy != NULL)
+			g->destroy(probe);
+		s->kind = WM_WATERMARK_PLUGIN;
+		s->plugin = g;
+		return 0;
+	}
+	snprintf(why, sizeof(why), "the plugin has no watermark generator %.*s",
+		 (int)(len < 100 ? len : 100), name);
+	return wm_conf_bad_value_at(l, e, strlen("plugin:"), why);
+}
+
+void
+wm_conf_close_plugin(struct wm_job_conf *job)
+{
+	if (job->plugin_handle != NULL)
+		dlclose(job->plugin_handle);
+	job->plugin_handle = NULL;
+	job->plugin = NULL;
+}
