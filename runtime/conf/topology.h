@@ -280,8 +280,11 @@ struct wm_source_conf {
 	uint32_t n_heartbeats;
 	struct wm_heartbeat *heartbeats;
 	/* --export-flink: its trace holds heartbeats (set as it reads the
-	 * trace, flink_project.c), which the exported job then drops. */
+	 * trace, flink_project.c), which the exported job then drops; its
+	 * keys are strings, which the exported trace quotes and the job
+	 * keys by as Java Strings. */
 	bool trace_heartbeats;
+	bool trace_string_keys;
 	/* Replay a trace instead of generating (runtime/source/replay.h). */
 	char *replay;
 	enum wm_replay_pacing pacing;

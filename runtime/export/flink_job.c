@@ -346,8 +346,9 @@ string_keys(const struct wm_topology *t, uint32_t s)
 	int keys = -2;
 
 	if (st->kind == WM_STAGE_SOURCE)
-		return st->u.source.kafka != NULL &&
-		       st->u.source.key_type == WM_KEY_TYPE_STRING;
+		return (st->u.source.kafka != NULL &&
+			st->u.source.key_type == WM_KEY_TYPE_STRING) ||
+		       st->u.source.trace_string_keys;
 	for (uint32_t i = 0; i < st->n_inputs; i++) {
 		int in = string_keys(t, st->inputs[i].stage);
 

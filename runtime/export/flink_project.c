@@ -24,6 +24,7 @@
 #include "runtime/export/flink_record.h"
 #include "base/exit.h"
 #include "base/log.h"
+#include "runtime/io/keys.h"
 #include "runtime/io/outfile.h"
 #include "runtime/source/record_trace.h"
 #include "runtime/source/replay.h"
@@ -102,6 +103,32 @@ write_stream(const char *dir, const char *rel, FILE *mem, char **buf,
 	return r;
 }
 
+/* A record's key in an exported trace: a long as it is, a string key
+ * (the trace's dictionary has it) always quoted, each quote doubled, so
+ * that TraceRecord.parse() knows it for a string whatever its
+ * characters (keys hold no line end: runtime/io/keys.h). */
+static void
+print_key(FILE *f, const struct wm_replay_trace *trace,
+	  const struct wm_record *rec)
+{
+	const struct wm_keys *keys = wm_replay_keys(trace);
+	const char *s;
+	size_t len;
+
+	if (!(rec->flags & WM_RECORD_STRING_KEY) || keys == NULL ||
+	    (s = wm_keys_string(keys, rec->key, &len)) == NULL) {
+		fprintf(f, "%" PRId64, rec->key);
+		return;
+	}
+	fputc('"', f);
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
 /* The trace of source `st` in release order, each record's arrival its
  * due time under the source's pacing (flink_project.h). */
 static int
@@ -135,11 +162,9 @@ print_trace(FILE *f, const struct wm_stage *st,
 
 		if (wm_record_source_next(src, due, &rec) != 1)
 			break;
-		fprintf(f,
-			"%" PRIu32 ",%" PRId64 ",%" PRId64 ",%" PRId64
-			",%" PRId64,
-			rec.partition, rec.ts, rec.key, rec.value,
-			due / 1000000);
+		fprintf(f, "%" PRIu32 ",%" PRId64 ",", rec.partition, rec.ts);
+		print_key(f, trace, &rec);
+		fprintf(f, ",%" PRId64 ",%" PRId64, rec.value, due / 1000000);
 		if (punctuated)
 			fprintf(f, ",%d",
 				(rec.flags & WM_RECORD_PUNCTUATE) != 0);
@@ -177,6 +202,8 @@ write_traces(struct wm_topology *t, const char *dir)
 			continue;
 		t->stages[s].u.source.trace_heartbeats =
 			wm_replay_heartbeats(traces[s]) > 0;
+		t->stages[s].u.source.trace_string_keys =
+			wm_replay_keys(traces[s]) != NULL;
 		mem = open_memstream(&buf, &len);
 		if (mem == NULL ||
 		    print_trace(mem, &t->stages[s], traces[s]) != 0) {

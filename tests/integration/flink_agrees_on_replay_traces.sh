@@ -9,7 +9,12 @@
 # goes to the late side output), and the traces of
 # replay_matches_batch_aggregation.sh (4000 records, disorder within the
 # bound) and replay_event_pacing_keeps_partition_order.sh (a record
-# recorded late), read from those tests as they are. The support classes'
+# recorded late), read from those tests as they are; and a trace of 40
+# string keys at window parallelism 4, keys with quotes, commas,
+# backslashes, "*/", non-ASCII letters, and digits (a string all the
+# same): the exported trace quotes them, Flink keys by the Java Strings,
+# and every result comes from the subtask wmrun gives its key. The
+# support classes'
 # unit tests and one export built with `mvn package` and run with
 # `mvn exec:exec` prove the project builds and runs with Maven; the other
 # runs compile with javac (flink_lib.sh).
@@ -119,4 +124,46 @@ CONF
 oracle event_pacing
 [ "$(wc -l <"$scratch/event_pacing.sim.late")" -eq 2 ] ||
 	fail "event_pacing: the late record is not late"
+# String keys: each result's subtask is its key's, placed by the Java
+# String's hash as wmrun places it (issue 28: the keys were exported as
+# the dictionary's longs, placed by Long.hashCode).
+awk 'BEGIN {
+	print "partition,timestamp,key,value"
+	for (i = 0; i < 400; i++) {
+		k = i % 40
+		f = k % 5
+		key = f == 0 ? "user" k : f == 1 ? "\"q\"\"\\" k "\"" : f == 2 ? "\"c," k "\"" \
+			: f == 3 ? "\303\274" k "*/" : k
+		printf "%d,%d,%s,%d\n", i % 2, 1000 + 10 * i, key, 1 + i % 7
+	}
+}' >"$scratch/strings.csv"
+conf() {
+	cat <<CONF
+[job]
+name = string-keys
+speed = 20
+[source t]
+parallelism = 2
+partitions = 2
+replay = $scratch/strings.csv
+key_type = string
+pacing = event
+out_of_orderness = 0 ms
+[window w]
+input = t
+parallelism = 4
+size = 1 s
+aggregates = count, sum
+late_output = $scratch/$1.late
+[sink out]
+input = w
+path = $scratch/$1.out
+subtask_column = true
+CONF
+}
+SIM_ONLY=1 oracle string_keys
+[ "$(cut -d, -f1 "$scratch/string_keys.sim.out" | LC_ALL=C sort -u | wc -l)" -gt 30 ] ||
+	fail "string_keys: fewer keys than the trace's in the results"
+grep -q '^"q""\\' "$scratch/string_keys.sim.out" ||
+	fail "string_keys: the key with a quote and a backslash is not in the results"
 exit 0

@@ -90,13 +90,18 @@ flink_run() {
 
 # results FILE: a window sink's lines without the columns fire_time and
 # watermark (when the window fired: the wall clock's in Flink), sorted.
+# A quoted key may hold commas: a line's fields beyond the header's
+# belong to its first column, the key.
 results() {
 	awk -F, 'NR == 1 {
+		n = NF
 		for (i = 1; i <= NF; i++) keep[i] = $i != "fire_time" && $i != "watermark"
 		next
 	} {
-		line = ""
-		for (i = 1; i <= NF; i++) if (keep[i]) line = line (line == "" ? "" : ",") $i
+		extra = NF - n
+		line = $1
+		for (i = 2; i <= extra + 1; i++) line = line "," $i
+		for (i = 2; i <= n; i++) if (keep[i]) line = line "," $(i + extra)
 		print line
 	}' "$1" | LC_ALL=C sort
 }

@@ -12,8 +12,9 @@ import org.apache.flink.api.java.functions.KeySelector;
  * carries a watermark at its timestamp, watermark (null: none) a
  * watermark of its own (PunctuatedWatermarks). A Flink POJO: public fields and a
  * public no-argument constructor, so Flink serializes it without Kryo.
- * A Kafka source with string keys (key_type = string) sets stringKey and
- * is keyed by it (StringKey), where every other source is keyed by key.
+ * A Kafka source with string keys (key_type = string), or a trace whose
+ * keys are quoted, sets stringKey and is keyed by it (StringKey), where
+ * every other source is keyed by key.
  */
 public class TraceRecord {
     public int partition;
@@ -58,14 +59,39 @@ public class TraceRecord {
     }
 
     /**
-     * A line of an exported trace: five decimal fields, a sixth, 0 or 1,
-     * for a punctuated source or one with heartbeats or watermarks, a
-     * seventh, 0 or 1, for one with heartbeats or watermarks, and an
-     * eighth, a decimal or empty, for one whose records carry watermarks.
-     * wmrun wrote the file, after its own checks, so anything else is a
-     * damaged file.
+     * A line of an exported trace: five fields, decimal but the key, a
+     * sixth, 0 or 1, for a punctuated source or one with heartbeats or
+     * watermarks, a seventh, 0 or 1, for one with heartbeats or
+     * watermarks, and an eighth, a decimal or empty, for one whose records
+     * carry watermarks. The key is a long, or a string key quoted as RFC
+     * 4180 quotes ("a,""b""" is a,"b"): a quoted key is a string key,
+     * whatever its characters. wmrun wrote the file, after its own checks,
+     * so anything else is a damaged file.
      */
     public static TraceRecord parse(String line, String where) {
+        String stringKey = null;
+        int keyAt = line.indexOf(',', line.indexOf(',') + 1) + 1;
+        if (keyAt > 0 && keyAt < line.length() && line.charAt(keyAt) == '"') {
+            StringBuilder b = new StringBuilder();
+            int i = keyAt + 1;
+            while (true) {
+                if (i >= line.length()) {
+                    throw new IllegalArgumentException(where + ": a key's quote is not closed");
+                }
+                char c = line.charAt(i++);
+                if (c == '"' && i < line.length() && line.charAt(i) == '"') {
+                    b.append('"');
+                    i++;
+                } else if (c == '"') {
+                    break;
+                } else {
+                    b.append(c);
+                }
+            }
+            stringKey = b.toString();
+            /* The fields as if the key were 0: the rest stays as it is. */
+            line = line.substring(0, keyAt) + "0" + line.substring(i);
+        }
         String[] f = line.split(",", -1);
         if (f.length < 5 || f.length > 8) {
             throw new IllegalArgumentException(where + ": expected 5 to 8 fields, found " + f.length);
@@ -82,6 +108,7 @@ public class TraceRecord {
             r.punctuate = f.length >= 6 && f[5].equals("1");
             r.heartbeat = f.length >= 7 && f[6].equals("1");
             r.watermark = f.length == 8 && !f[7].isEmpty() ? Long.valueOf(f[7]) : null;
+            r.stringKey = stringKey;
             return r;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(where + ": invalid number: " + e.getMessage());
