@@ -768,11 +768,12 @@ expect_marks(const struct wm_record *out, size_t n, const void *arg)
 START_TEST(test_punctuations_mark_every_nth_record_of_their_partitions)
 {
 	static const uint32_t ids[] = {4, 7, 9};
-	static const struct wm_source_gen_punctuation pu[] = {{4, 4, 3},
-							      {6, 8, 5}};
-	static const struct wm_source_gen_punctuation overlap[] = {{4, 6, 3},
-								   {6, 8, 5}};
-	static const struct wm_source_gen_punctuation never[] = {{4, 4, 0}};
+	/* By count: every_ms 0. */
+	static const struct wm_source_gen_punctuation pu[] = {{4, 4, 3, 0},
+							      {6, 8, 5, 0}};
+	static const struct wm_source_gen_punctuation overlap[] = {
+		{4, 6, 3, 0}, {6, 8, 5, 0}};
+	static const struct wm_source_gen_punctuation never[] = {{4, 4, 0, 0}};
 	struct wm_source_gen_conf c;
 
 	conf_base(&c, ids, 3, 1000);
