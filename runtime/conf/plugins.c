@@ -9,7 +9,9 @@
  * refused unless only its owner can change it: a regular file owned by
  * the user or root, writable by neither group nor others, named by a
  * path (a bare name would send dlopen() through the system's library
- * paths). It is opened with RTLD_NOW (every symbol resolved now, not at
+ * paths), or `wmrun:NAME` for a plugin shipped with wmrun: plugins/ in
+ * the build tree of the running wmrun, else where `make install` put
+ * them (WM_PLUGIN_DIR). It is opened with RTLD_NOW (every symbol resolved now, not at
  * a first call in a worker) and RTLD_LOCAL, once per topology, and stays
  * loaded while the topology lives: the workers, forked from the process
  * that loaded it, call into the same mapping.
@@ -28,23 +30,69 @@
 #include "runtime/conf/topology.h"
 #include "wmrun/plugin.h"
 
+#ifndef WM_PLUGIN_DIR /* a build that did not say (the fuzzers') */
+#define WM_PLUGIN_DIR "/usr/local/lib/wmrun/plugins"
+#endif
+
+/*
+ * The path of wmrun's own plugin `name` (e's value after "wmrun:") into
+ * path: plugins/libNAME.so beside the running wmrun (a build tree's),
+ * else in WM_PLUGIN_DIR. 0, or the error at e.
+ */
+static int
+shipped_plugin(struct loader *l, struct wm_ini_entry *e, const char *name,
+	       char *path, size_t len)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (name[0] == '\0' || strspn(name, "abcdefghijklmnopqrstuvwxyz"
+					     "0123456789_") != strlen(name))
+		return wm_conf_bad_value_at(l, e, strlen("wmrun:"),
+					    "a plugin shipped with wmrun is "
+					    "named by letters, digits and '_'");
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			snprintf(path, len, "%s/plugins/lib%s.so", exe, name);
+			if (access(path, F_OK) == 0)
+				return 0;
+		}
+	}
+	snprintf(path, len, "%s/lib%s.so", WM_PLUGIN_DIR, name);
+	return 0;
+}
+
 /* The library at e's path, checked and opened into job->plugin. */
 static int
 open_plugin(struct loader *l, struct wm_ini_entry *e, struct wm_job_conf *job)
 {
 	const struct wmrun_plugin *(*entry)(void);
 	const struct wmrun_plugin *p;
+	const char *file = e->value;
+	char shipped[4200];
 	struct stat st;
-	char why[512];
+	char why[4400];
+	int r;
 
-	if (strchr(e->value, '/') == NULL)
+	if (strncmp(file, "wmrun:", 6) == 0) {
+		if ((r = shipped_plugin(l, e, file + 6, shipped,
+					sizeof(shipped))) != 0)
+			return r;
+		file = shipped;
+	} else if (strchr(file, '/') == NULL) {
 		return wm_conf_bad_value(l, e,
 					 "give the plugin's path (./NAME.so), "
 					 "not a name the system's library "
-					 "paths would find");
-	if (stat(e->value, &st) != 0) {
-		snprintf(why, sizeof(why), "cannot read the plugin: %s",
-			 strerror(errno));
+					 "paths would find (wmrun:NAME for one "
+					 "shipped with wmrun)");
+	}
+	if (stat(file, &st) != 0) {
+		snprintf(why, sizeof(why), "cannot read the plugin %s: %s",
+			 file, strerror(errno));
 		return wm_conf_bad_value(l, e, why);
 	}
 	if (!S_ISREG(st.st_mode))
@@ -56,7 +104,7 @@ open_plugin(struct loader *l, struct wm_ini_entry *e, struct wm_job_conf *job)
 			"the plugin can be changed by another user (it must "
 			"be yours or root's, and writable by neither group "
 			"nor others): its code would run in this job");
-	job->plugin_handle = dlopen(e->value, RTLD_NOW | RTLD_LOCAL);
+	job->plugin_handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
 	if (job->plugin_handle == NULL) {
 		snprintf(why, sizeof(why), "cannot load the plugin: %s",
 			 dlerror());

@@ -9,6 +9,10 @@
 #     for it goes idle, the one that sends nothing holds the watermark;
 #   - a generator that crashes takes its worker down, and the job says
 #     which (exit 1);
+#   - examples/plugin_watermarks.conf loads adaptive_bound shipped with
+#     wmrun (plugin = wmrun:NAME): 4 stragglers late, those before their
+#     partition's bound grew, where a fixed 2 s bound leaves 256, and the
+#     windows fire later, at p50 28.7 s after their end instead of 3.8 s;
 #   - refused at their line (exit 78): a library of another plugin ABI,
 #     an unknown generator, arguments it refuses, no [job] plugin, a bare
 #     library name, a file another user can change; and the export.
@@ -68,6 +72,16 @@ grep -Eq '^    partition s-0 .* idle [1-9][0-9]* (ms|s)' "$scratch/err" ||
 	{ cat "$scratch/err" >&2; fail "the vouched partition never went idle"; }
 grep -Eq '^    partition s-1 .*idle 0 ms \(0 times\)' "$scratch/err" ||
 	{ cat "$scratch/err" >&2; fail "the silent partition went idle, or is not listed"; }
+
+expect_status 0 "$WMRUN" --sim "$EXAMPLES/plugin_watermarks.conf"
+expect_line '^  late, side output       4$' "$scratch/err"
+expect_line '^  window fire delay \(ms\)  p50 28672, p99 30720, max 31000$' "$scratch/err"
+expect_line '^  every record accounted  yes$' "$scratch/err"
+sed 's/^watermark = plugin.*/watermark = bounded/' "$EXAMPLES/plugin_watermarks.conf" \
+	>"$scratch/fixed.conf"
+expect_status 0 "$WMRUN" --sim "$scratch/fixed.conf"
+expect_line '^  late, side output       256$' "$scratch/err"
+expect_line '^  window fire delay \(ms\)  p50 3840, p99 4096, max 4600$' "$scratch/err"
 
 # A generator that crashes: its worker dies, named.
 conf "$TEST_PLUGINS/libcrashing.so" 'plugin:crashing' >"$scratch/crash.conf"
