@@ -48,7 +48,7 @@ shipped_plugin(struct loader *l, struct wm_ini_entry *e, const char *name,
 	char *slash;
 
 	if (name[0] == '\0' || strspn(name, "abcdefghijklmnopqrstuvwxyz"
-					     "0123456789_") != strlen(name))
+					    "0123456789_") != strlen(name))
 		return wm_conf_bad_value_at(l, e, strlen("wmrun:"),
 					    "a plugin shipped with wmrun is "
 					    "named by letters, digits and '_'");
