@@ -139,10 +139,11 @@ print_trace(FILE *f, const struct wm_stage *st,
 	uint32_t *all = malloc(n * sizeof(*all));
 	/* The marks go along in a recording's columns: a punctuated
 	 * source's, a trace's heartbeats and carried watermarks. */
-	unsigned columns = wm_record_trace_columns(st, trace);
+	unsigned columns =
+		wm_trace_columns_written(wm_record_trace_columns(st, trace));
 	bool carried = columns & WM_TRACE_WATERMARK;
-	bool heartbeats = carried || (columns & WM_TRACE_HEARTBEAT);
-	bool punctuated = heartbeats || (columns & WM_TRACE_PUNCTUATE);
+	bool heartbeats = columns & WM_TRACE_HEARTBEAT;
+	bool punctuated = columns & WM_TRACE_PUNCTUATE;
 	struct wm_record_source *src;
 	struct wm_record rec;
 
@@ -154,9 +155,7 @@ print_trace(FILE *f, const struct wm_stage *st,
 	free(all);
 	if (src == NULL)
 		return -errno;
-	fprintf(f, "partition,timestamp,key,value,arrival%s%s%s\n",
-		punctuated ? ",punctuate" : "", heartbeats ? ",heartbeat" : "",
-		carried ? ",watermark" : "");
+	fputs(wm_trace_header(columns), f);
 	while (!wm_record_source_finished(src)) {
 		int64_t due = wm_record_source_next_due_ns(src);
 

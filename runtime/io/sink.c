@@ -381,29 +381,32 @@ wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *window,
 			  err, errlen);
 }
 
+const char *
+wm_trace_header(unsigned columns)
+{
+	if (columns & WM_TRACE_WATERMARK)
+		return "partition,timestamp,key,value,arrival,punctuate,"
+		       "heartbeat,watermark\n";
+	if (columns & WM_TRACE_HEARTBEAT)
+		return "partition,timestamp,key,value,arrival,punctuate,"
+		       "heartbeat\n";
+	if (columns & WM_TRACE_PUNCTUATE)
+		return "partition,timestamp,key,value,arrival,punctuate\n";
+	return "partition,timestamp,key,value,arrival\n";
+}
+
 int
 wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 		       const char *path, const struct wm_keys *keys,
 		       unsigned columns, char *err, size_t errlen)
 {
-	char header[96] = "partition,timestamp,key,value,arrival";
 	int r;
 
 	/* In order, each implying those before it (0s, or empty watermarks,
 	 * where the source marks no record). */
-	if (columns & WM_TRACE_WATERMARK)
-		columns |= WM_TRACE_HEARTBEAT;
-	if (columns & WM_TRACE_HEARTBEAT)
-		columns |= WM_TRACE_PUNCTUATE;
-	if (columns & WM_TRACE_PUNCTUATE)
-		strcat(header, ",punctuate");
-	if (columns & WM_TRACE_HEARTBEAT)
-		strcat(header, ",heartbeat");
-	if (columns & WM_TRACE_WATERMARK)
-		strcat(header, ",watermark");
-	strcat(header, "\n");
-	r = open_trace(out, source->name, path, SINK_RECORDING, header, keys,
-		       false, err, errlen);
+	columns = wm_trace_columns_written(columns);
+	r = open_trace(out, source->name, path, SINK_RECORDING,
+		       wm_trace_header(columns), keys, false, err, errlen);
 	if (r == 0)
 		(*out)->columns = columns;
 	return r;

@@ -89,6 +89,21 @@ enum wm_trace_columns {
 	WM_TRACE_WATERMARK = 1u << 2,
 };
 
+/* `columns` with those each implies: the columns a line then has. */
+static inline unsigned
+wm_trace_columns_written(unsigned columns)
+{
+	if (columns & WM_TRACE_WATERMARK)
+		columns |= WM_TRACE_HEARTBEAT;
+	if (columns & WM_TRACE_HEARTBEAT)
+		columns |= WM_TRACE_PUNCTUATE;
+	return columns;
+}
+
+/* The header line, its end included, of a trace with arrivals and the
+ * written `columns` (wm_trace_columns_written()), as replay.h reads it. */
+const char *wm_trace_header(unsigned columns);
+
 /* Open the recording of source stage `source` into `path`, its header
  * written (--record-trace), with the marks' columns `columns` (enum
  * wm_trace_columns, wm_record_trace_columns()). */
