@@ -128,7 +128,9 @@ test)
 	build
 	start_kafka
 	status=0
-	make -s -j"$(nproc)" check >&2 || status=$?
+	# Every test, as `make check`, the Flink tests in a lane of their
+	# own beside the rest (Makefile.am, check-lanes).
+	make -s -j"$(nproc)" check-lanes >&2 || status=$?
 	[ "$status" -eq 0 ] || cat test-suite.log >&2
 	summarize
 	exit "$status"

@@ -7,7 +7,7 @@
 # and a cache that holds Flink, has no Flink to ask. A test that goes on
 # holds flink_exclusive's lock until it ends: one JVM of Flink at a time.
 #
-# flink_classpath compiles the support classes once per test and finds
+# flink_classpath compiles the support classes once per build and finds
 # Flink's class path, for flink_run to compile and run an exported job
 # with javac and java: a `mvn package` per export costs 20-30 s, this 2-4
 # s (flink_build still builds a project with Maven where a test wants the
@@ -51,23 +51,43 @@ flink_build() {
 
 # flink_classpath: $FLINK_CP, Flink's class path (the pom's compile
 # scope, from Maven's cache), and $FLINK_CLASSES, the support classes of
-# flink/ compiled against it.
+# flink/ compiled against it. Both are kept in the build directory under
+# a digest of flink/'s pom and sources (flink-support/DIGEST), so that
+# only the first Flink test of a build asks Maven and javac (4-10 s a
+# test); flink_exclusive's lock, held here, keeps two tests from filling
+# one at once, and a half-filled one (no "done") or one whose jars left
+# Maven's cache is filled again.
 flink_classpath() {
 	[ -d "$scratch/flink" ] || {
 		cp -R "$srcdir/flink" "$scratch/flink"
 		chmod -R u+w "$scratch/flink"
 	}
-	maven "$scratch/flink" "$scratch/cp.log" dependency:build-classpath \
-		-Dmdep.includeScope=compile -Dmdep.outputFile="$scratch/flink.cp" ||
-		fail "Maven cannot give Flink's class path"
-	FLINK_CP=$(cat "$scratch/flink.cp")
-	FLINK_CLASSES=$scratch/flink/classes
-	javac -nowarn -d "$FLINK_CLASSES" -cp "$FLINK_CP" \
-		"$scratch"/flink/src/main/java/wmrun/flink/*.java \
-		>"$scratch/javac.log" 2>&1 || {
-		cat "$scratch/javac.log" >&2
-		fail "the support classes do not compile"
-	}
+	digest=$(cd "$scratch/flink" &&
+		cat pom.xml src/main/java/wmrun/flink/*.java | sha256sum | cut -c1-16)
+	support=$PWD/flink-support/$digest
+	if [ ! -f "$support/done" ] || ! jars_present "$support/flink.cp"; then
+		rm -rf "$support"
+		mkdir -p "$support"
+		maven "$scratch/flink" "$scratch/cp.log" dependency:build-classpath \
+			-Dmdep.includeScope=compile -Dmdep.outputFile="$support/flink.cp" ||
+			fail "Maven cannot give Flink's class path"
+		javac -nowarn -d "$support/classes" -cp "$(cat "$support/flink.cp")" \
+			"$scratch"/flink/src/main/java/wmrun/flink/*.java \
+			>"$scratch/javac.log" 2>&1 || {
+			cat "$scratch/javac.log" >&2
+			fail "the support classes do not compile"
+		}
+		: >"$support/done"
+	fi
+	FLINK_CP=$(cat "$support/flink.cp")
+	FLINK_CLASSES=$support/classes
+}
+
+# jars_present CLASSPATH_FILE: every entry of the class path exists.
+jars_present() {
+	tr ':' '\n' <"$1" | while read -r jar; do
+		[ -e "$jar" ] || return 1
+	done
 }
 
 # flink_run DIR LOG: the exported project in DIR compiled (its Job.java;
