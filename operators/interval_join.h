@@ -177,4 +177,12 @@ void wm_interval_join_snapshot(const struct wm_interval_join *op,
 int wm_interval_join_restore(struct wm_interval_join *op,
 			     struct wm_snap_reader *r);
 
+/* The watermark alone, for the beyond-Flink checkpoint_watermarks mode
+ * (as window.h's): restoring it fires nothing, every timer due at it
+ * having fired before the snapshot. 0 or the reader's error. */
+void wm_interval_join_snapshot_watermark(const struct wm_interval_join *op,
+					 struct wm_snap_writer *w);
+int wm_interval_join_restore_watermark(struct wm_interval_join *op,
+				       struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_INTERVAL_JOIN_H */

@@ -50,7 +50,7 @@ wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,
 
 	/* Before any lookup: a lookup marks the key used, and a stage that
 	 * has no such key must leave it to wm_conf_check_unused(). */
-	if (st->kind != WM_STAGE_WINDOW)
+	if (!wm_stage_keyed(st->kind))
 		return 0;
 	e = wm_conf_lookup(l, sec, "max_parallelism");
 	je = wm_ini_get(wm_ini_section_find(l->doc, "job", NULL),
@@ -134,7 +134,7 @@ wm_conf_check_unused(struct loader *l)
 		for (size_t i = 0; i < l->global->n_entries; i++) {
 			struct wm_ini_entry *g = &l->global->entries[i];
 
-			for (int k = 0; k < 4 && !g->used; k++) {
+			for (int k = 0; k < WM_STAGE_KINDS && !g->used; k++) {
 				wm_conf_keys_of((enum wm_stage_kind)k, &keys,
 						&n);
 				g->used = wm_conf_in_list(g->key, keys, n);
@@ -153,7 +153,7 @@ wm_conf_check_unused(struct loader *l)
 		wm_conf_keys_of(sk, &keys, &n);
 		guess = wm_ini_suggest(e->key, keys, n);
 	} else {
-		for (int k = 0; k < 4 && guess == NULL; k++) {
+		for (int k = 0; k < WM_STAGE_KINDS && guess == NULL; k++) {
 			wm_conf_keys_of((enum wm_stage_kind)k, &keys, &n);
 			guess = wm_ini_suggest(e->key, keys, n);
 		}
@@ -336,6 +336,7 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 				 "a session window has a gap only");
 	case WM_STAGE_KEYBY:
 	case WM_STAGE_SINK:
+	case WM_STAGE_JOIN:
 		return 0;
 	}
 	return 0;

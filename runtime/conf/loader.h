@@ -79,6 +79,9 @@ int wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
 bool wm_conf_is_kafka_property(const char *key);
 void wm_conf_free_kafka(struct wm_kafka_conf *kc);
 
+/* a join's keys but its inputs (join_keys.c) */
+int wm_conf_load_join(struct loader *l, struct wm_ini_section *sec,
+		      struct wm_stage *st);
 /* [job] plugin and a source's watermark = plugin:NAME (plugins.c) */
 int wm_conf_load_plugin(struct loader *l, struct wm_ini_section *sec,
 			struct wm_job_conf *job);

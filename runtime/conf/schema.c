@@ -117,17 +117,28 @@ static const char *const window_keys[] = {
 	"late_output",	"time",
 };
 
+static const char *const join_keys[] = {
+	"left",
+	"right",
+	"parallelism",
+	"max_parallelism",
+	"between",
+	"lower_bound_exclusive",
+	"upper_bound_exclusive",
+};
+
 static const char *const sink_keys[] = {
 	"input",  "parallelism", "partitioning",
 	"format", "path",	 "subtask_column",
 };
 
 static const char *const stage_kind_names[] = {
-	[WM_STAGE_SOURCE] = "source",
-	[WM_STAGE_KEYBY] = "keyby",
-	[WM_STAGE_WINDOW] = "window",
-	[WM_STAGE_SINK] = "sink",
+	[WM_STAGE_SOURCE] = "source", [WM_STAGE_KEYBY] = "keyby",
+	[WM_STAGE_WINDOW] = "window", [WM_STAGE_SINK] = "sink",
+	[WM_STAGE_JOIN] = "join",
 };
+_Static_assert(N_ELEMS(stage_kind_names) == WM_STAGE_KINDS,
+	       "a name for every stage kind");
 
 static const char *const partitioning_names[] = {
 	[WM_PARTITION_FORWARD] = "forward",
@@ -205,6 +216,9 @@ wm_conf_keys_of(enum wm_stage_kind kind, const char *const **keys, size_t *n)
 		return;
 	case WM_STAGE_SINK:
 		*keys = sink_keys, *n = N_ELEMS(sink_keys);
+		return;
+	case WM_STAGE_JOIN:
+		*keys = join_keys, *n = N_ELEMS(join_keys);
 		return;
 	}
 }
@@ -432,8 +446,8 @@ bool
 wm_topology_key_known(const char *kind, const char *key, const char **suggest)
 {
 	static const enum wm_stage_kind stage_kinds[] = {
-		WM_STAGE_SOURCE, WM_STAGE_KEYBY, WM_STAGE_WINDOW,
-		WM_STAGE_SINK};
+		WM_STAGE_SOURCE, WM_STAGE_KEYBY, WM_STAGE_WINDOW, WM_STAGE_SINK,
+		WM_STAGE_JOIN};
 	bool global = strcmp(kind, "global") == 0;
 	enum wm_stage_kind k;
 	const char *const *keys = NULL;

@@ -719,6 +719,8 @@ load_stage(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 		return load_window(l, sec, st);
 	case WM_STAGE_SINK:
 		return load_sink(l, sec, st);
+	case WM_STAGE_JOIN:
+		return wm_conf_load_join(l, sec, st);
 	}
 	return 0;
 }
@@ -780,41 +782,50 @@ check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
 	for (uint32_t k = 0; k < st->n_inputs; k++)
 		if (st->inputs[k].stage == in) {
 			/* Every record would be counted twice. */
-			snprintf(why, sizeof(why), "names \"%s\" twice",
-				 up->name);
+			if (st->kind == WM_STAGE_JOIN)
+				snprintf(why, sizeof(why),
+					 "\"%s\" is the left side already: a "
+					 "join of a stage with itself is not "
+					 "built",
+					 up->name);
+			else
+				snprintf(why, sizeof(why), "names \"%s\" twice",
+					 up->name);
 			return wm_conf_bad_value(l, e, why);
 		}
+	/* A join's two inputs are its `left` and `right`, one each. */
 	if (st->n_inputs == WM_TOPOLOGY_MAX_INPUTS ||
-	    (st->kind != WM_STAGE_WINDOW && st->n_inputs == 1))
+	    (st->kind != WM_STAGE_WINDOW && st->kind != WM_STAGE_JOIN &&
+	     st->n_inputs == 1))
 		return wm_conf_bad_value(
 			l, e,
 			st->kind == WM_STAGE_WINDOW
 				? "a window reads one or two "
 				  "stages"
 				: "this stage reads one stage");
-	/* A sink is chained to the window it writes for (its parallelism:
-	 * sink_parallelism()). */
-	if (st->kind == WM_STAGE_SINK && up->kind != WM_STAGE_WINDOW)
+	/* A sink is chained to the window or join it writes for (its
+	 * parallelism: sink_parallelism()). */
+	if (st->kind == WM_STAGE_SINK && !wm_stage_keyed(up->kind))
 		return wm_conf_bad_value(l, e,
 					 "a sink writes the results of a "
-					 "window stage");
-	/* And only a sink: a window sends its results to its sinks and
-	 * nothing but watermarks down its edges, so a stage reading it would
-	 * get no record. */
-	if (st->kind != WM_STAGE_SINK && up->kind == WM_STAGE_WINDOW) {
+					 "window or a join");
+	/* And only a sink: a window or a join sends its results to its
+	 * sinks and nothing but watermarks down its edges, so a stage
+	 * reading it would get no record. */
+	if (st->kind != WM_STAGE_SINK && wm_stage_keyed(up->kind)) {
 		snprintf(why, sizeof(why),
-			 "\"%s\" is a window, whose results only a sink can "
+			 "\"%s\" is a %s, whose results only a sink can "
 			 "write (a stage reading it would get no record)",
-			 up->name);
+			 up->name, wm_stage_kind_name(up->kind));
 		return wm_conf_bad_value(l, e, why);
 	}
 	return 0;
 }
 
 /*
- * A sink is chained to the window it writes for: the same subtasks, so
- * the same parallelism. Without a `parallelism` in its own section it
- * takes the window's (a [global] one is the window's default, not the
+ * A sink is chained to the window or join it writes for: the same
+ * subtasks, so the same parallelism. Without a `parallelism` in its own
+ * section it takes theirs (a [global] one is their default, not the
  * sink's choice); one given there that differs is an error, at it.
  */
 static int
@@ -831,9 +842,10 @@ sink_parallelism(struct loader *l, struct wm_ini_section *sec,
 	if (st->parallelism == window->parallelism)
 		return 0;
 	snprintf(why, sizeof(why),
-		 "a sink is chained to its window, so it needs its "
+		 "a sink is chained to its %s, so it needs its "
 		 "parallelism (%u, not %u)",
-		 window->parallelism, st->parallelism);
+		 wm_stage_kind_name(window->kind), window->parallelism,
+		 st->parallelism);
 	return wm_conf_bad_value(l, pe, why);
 }
 
@@ -849,7 +861,7 @@ edge_kind(struct loader *l, const struct wm_ini_entry *e,
 
 	/* Forced: *kind holds the `partitioning` value already. */
 	if (pe == NULL)
-		*kind = st->kind == WM_STAGE_WINDOW ? WM_PARTITION_HASH
+		*kind = wm_stage_keyed(st->kind) ? WM_PARTITION_HASH
 			: up->parallelism == st->parallelism
 				? WM_PARTITION_FORWARD
 				: WM_PARTITION_REBALANCE;
@@ -864,30 +876,18 @@ edge_kind(struct loader *l, const struct wm_ini_entry *e,
 	return 0;
 }
 
-/* Stage s's `input` (one stage, or two for a window) into its edges. */
+/* One input of stage s named by entry e (the whole value: one name, or
+ * a list of them), into its edges. */
 static int
-resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
+resolve_input_list(struct loader *l, struct wm_ini_section *sec, uint32_t s,
+		   const struct wm_ini_entry *e, const struct wm_ini_entry *pe,
+		   size_t edge)
 {
-	static const char *const edges[] = {"forward", "hash", "rebalance",
-					    "broadcast"};
 	struct wm_topology *t = l->t;
 	struct wm_stage *st = &t->stages[s];
-	struct wm_ini_entry *e, *pe;
-	size_t edge = 0;
+	uint32_t before = st->n_inputs;
 	int r;
 
-	/* Before the lookup, which marks the key used: a source has no
-	 * input, and wm_conf_check_unused() must say so. */
-	if (st->kind == WM_STAGE_SOURCE)
-		return 0;
-	e = wm_conf_lookup(l, sec, "input");
-	if (e == NULL)
-		return wm_conf_missing_key(l, sec, "input");
-	l->input_entry[s] = e;
-	pe = wm_conf_lookup(l, sec, "partitioning");
-	if ((r = wm_conf_get_enum(l, sec, "partitioning", edges, 4, &edge)) !=
-	    0)
-		return r;
 	for (const char *p = e->value; *p != '\0';) {
 		size_t len = strcspn(p, WM_TOPOLOGY_NAME_SEPARATORS);
 		enum wm_partitioning kind = (enum wm_partitioning)edge;
@@ -900,6 +900,11 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 		in = find_stage(t, p, len);
 		if (in < 0)
 			return no_such_stage(l, e, p, len);
+		/* A join's side is one stage. */
+		if (st->kind == WM_STAGE_JOIN && st->n_inputs > before)
+			return wm_conf_bad_value(l, e,
+						 "names one stage: each side "
+						 "of a join reads one");
 		if ((r = check_input(l, e, s, (uint32_t)in)) != 0 ||
 		    (st->kind == WM_STAGE_SINK &&
 		     (r = sink_parallelism(l, sec, st, &t->stages[in])) != 0) ||
@@ -910,8 +915,52 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 		st->n_inputs++;
 		p += len;
 	}
-	if (st->n_inputs == 0)
+	if (st->n_inputs == before)
 		return wm_conf_bad_value(l, e, "names no stage");
+	return 0;
+}
+
+/* Stage s's `input` (one stage, or two for a window), or a join's `left`
+ * and `right` (its inputs 0 and 1), into its edges. */
+static int
+resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
+{
+	static const char *const edges[] = {"forward", "hash", "rebalance",
+					    "broadcast"};
+	static const char *const sides[] = {"left", "right"};
+	struct wm_topology *t = l->t;
+	struct wm_stage *st = &t->stages[s];
+	struct wm_ini_entry *e, *pe;
+	size_t edge = 0;
+	int r;
+
+	/* Before the lookup, which marks the key used: a source has no
+	 * input, and wm_conf_check_unused() must say so. */
+	if (st->kind == WM_STAGE_SOURCE)
+		return 0;
+	/* A join's edges are hash, as Flink's keyed inputs: it has no
+	 * `partitioning`. */
+	pe = st->kind == WM_STAGE_JOIN ? NULL
+				       : wm_conf_lookup(l, sec, "partitioning");
+	if (pe != NULL && (r = wm_conf_get_enum(l, sec, "partitioning", edges,
+						4, &edge)) != 0)
+		return r;
+	if (st->kind != WM_STAGE_JOIN) {
+		e = wm_conf_lookup(l, sec, "input");
+		if (e == NULL)
+			return wm_conf_missing_key(l, sec, "input");
+		l->input_entry[s] = e;
+		return resolve_input_list(l, sec, s, e, pe, edge);
+	}
+	for (size_t side = 0; side < 2; side++) {
+		e = wm_conf_lookup(l, sec, sides[side]);
+		if (e == NULL)
+			return wm_conf_missing_key(l, sec, sides[side]);
+		if (side == 0)
+			l->input_entry[s] = e;
+		if ((r = resolve_input_list(l, sec, s, e, NULL, edge)) != 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -920,8 +969,8 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 static int
 count_stages(struct loader *l)
 {
-	static const char *const kinds[] = {"job",   "global", "source",
-					    "keyby", "window", "sink"};
+	static const char *const kinds[] = {
+		"job", "global", "source", "keyby", "window", "join", "sink"};
 	struct wm_ini_doc *doc = l->doc;
 	struct wm_topology *t = l->t;
 
@@ -1135,10 +1184,11 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.source.record);
 			free(st->u.source.alignment_group);
 			free((char *)st->u.source.strategy.plugin_args);
-		} else if (st->kind == WM_STAGE_WINDOW)
+		} else if (st->kind == WM_STAGE_WINDOW) {
 			free(st->u.window.late_output);
-		else if (st->kind == WM_STAGE_SINK)
+		} else if (st->kind == WM_STAGE_SINK) {
 			free(st->u.sink.path);
+		}
 	}
 	free(t->stages);
 	free(t->file);

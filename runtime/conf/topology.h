@@ -82,11 +82,16 @@
  *                    offset, allowed_lateness, purging, aggregates (count,
  *                    sum, min, max, avg), late_output, time (event |
  *                    processing: tumbling and sliding, never late)
+ *   [join NAME]      left, right (a stage each: the join's first and
+ *                    second input), between = LOWER, UPPER (an interval
+ *                    join: operators/interval_join.h; durations, either
+ *                    may be negative), lower_bound_exclusive,
+ *                    upper_bound_exclusive, parallelism, max_parallelism
  *   [sink NAME]      input, parallelism, format (csv | jsonl), path,
  *                    subtask_column
  *
- * Edges, as Flink wires them: into a window, hash (keyBy: key groups of the
- * window's max parallelism); elsewhere forward when both sides have the
+ * Edges, as Flink wires them: into a window or a join, hash (keyBy: key
+ * groups of its max parallelism); elsewhere forward when both sides have the
  * same parallelism, else rebalance. `partitioning` on a stage overrides
  * the edges into it (forward | hash | rebalance | broadcast); forward needs
  * equal parallelism.
@@ -97,10 +102,10 @@
  * source, pacing without replay, slide on a tumbling window; [global]
  * defaults are exempt), an input named twice, a stage name with a blank or
  * comma, two stages writing one file, an output that is a replayed trace
- * (by path, or the same existing file), a keyby or window reading a window
- * (a window's results go to its sinks only), and jobs past one machine's
- * limits below (stages, subtasks, rings). The model has no side effects:
- * no files are opened but the topology itself.
+ * (by path, or the same existing file), a stage other than a sink
+ * reading a window or a join (their results go to their sinks only), and
+ * jobs past one machine's limits below (stages, subtasks, rings). The
+ * model has no side effects: no files are opened but the topology itself.
  */
 #ifndef WM_RUNTIME_CONF_TOPOLOGY_H
 #define WM_RUNTIME_CONF_TOPOLOGY_H
@@ -110,6 +115,7 @@
 
 #include "operators/edge.h"
 #include "operators/heartbeats.h"
+#include "operators/interval_join.h"
 #include "operators/source_gen.h"
 #include "operators/watermark.h"
 #include "operators/window.h"
@@ -121,7 +127,18 @@ enum wm_stage_kind {
 	WM_STAGE_KEYBY,
 	WM_STAGE_WINDOW,
 	WM_STAGE_SINK,
+	WM_STAGE_JOIN,
 };
+#define WM_STAGE_KINDS 5
+
+/* A keyed operator stage, a window or a join: its inputs come hashed by
+ * key into its key groups (max_parallelism), it has a valve per input,
+ * and its results go to the sinks chained to it, not down edges. */
+static inline bool
+wm_stage_keyed(enum wm_stage_kind kind)
+{
+	return kind == WM_STAGE_WINDOW || kind == WM_STAGE_JOIN;
+}
 
 enum wm_aggregate {
 	WM_AGG_COUNT = 1u << 0,
@@ -322,6 +339,13 @@ struct wm_window_stage_conf {
 	char *late_output;   /* NULL: count late records as dropped */
 };
 
+/* A join's own keys: its first input is `left`, its second `right`
+ * (wm_stage.inputs[0] and [1], as enum wm_join_side numbers them). Its
+ * late records are counted as dropped, per side. */
+struct wm_join_stage_conf {
+	struct wm_interval_join_config op;
+};
+
 enum wm_sink_format { WM_SINK_CSV, WM_SINK_JSONL };
 
 struct wm_sink_conf {
@@ -342,12 +366,13 @@ struct wm_stage {
 	char *name;
 	int line, col; /* of the section header, for messages */
 	uint32_t parallelism;
-	uint32_t max_parallelism; /* key groups of a keyed (window) stage */
+	uint32_t max_parallelism; /* key groups of a keyed stage */
 	uint32_t n_inputs;
 	struct wm_stage_input inputs[WM_TOPOLOGY_MAX_INPUTS];
 	union {
 		struct wm_source_conf source;
 		struct wm_window_stage_conf window;
+		struct wm_join_stage_conf join;
 		struct wm_sink_conf sink;
 	} u;
 };

@@ -7,10 +7,12 @@
  *
  *   input frame -> valve of its logical input -> (two inputs: combined as
  *   a two-input operator) -> operator: window fires its timers first
- *   (task_window.c) -> output edges (task_out.c: dropped while IDLE is
+ *   (task_window.c), a join its cleanup timers (task_join.c) -> output
+ *   edges (task_out.c: dropped while IDLE is
  *   announced, statuses deduplicated)
  *
- * and records go to the window operator, or on to the output edges. A
+ * and records go to the window or join operator, or on to the output
+ * edges. A
  * source has no inputs: its own side (partitions, their watermarks,
  * alignment) is task_source.c.
  */
@@ -28,8 +30,8 @@ _Static_assert(WM_METRICS_MAX_INPUTS == WM_TOPOLOGY_MAX_INPUTS &&
 		       WM_METRICS_MAX_EDGES == WM_TOPOLOGY_MAX_OUTPUTS,
 	       "the metrics block has a counter for every input and edge");
 
-/* The operator's input side: a window fires its timers, then forwards;
- * others forward at once. */
+/* The operator's input side: a window fires its timers, a join drops
+ * what can no longer pair, then forwards; others forward at once. */
 static void
 operator_watermark(struct wm_output *o, wm_ts_t w)
 {
@@ -37,6 +39,8 @@ operator_watermark(struct wm_output *o, wm_ts_t w)
 
 	if (t->window != NULL)
 		wm_task_window_watermark(t, w);
+	else if (t->join != NULL)
+		wm_task_join_watermark(t, w);
 	else
 		wm_output_watermark(&t->edges_out, w);
 }
@@ -48,6 +52,8 @@ operator_status(struct wm_output *o, enum wm_status s)
 
 	if (t->window != NULL)
 		wm_task_window_status(t, s);
+	else if (t->join != NULL)
+		wm_task_join_status(t, s);
 	else
 		wm_output_status(&t->edges_out, s);
 }
@@ -154,6 +160,8 @@ wm_task_new(const struct wm_topology *topo, const struct wm_plan *plan,
 		r = (wm_record_source_free(src), -EINVAL);
 	if (r == 0 && t->stage->kind == WM_STAGE_WINDOW)
 		r = wm_task_init_window(t);
+	if (r == 0 && t->stage->kind == WM_STAGE_JOIN)
+		r = wm_task_init_join(t);
 	if (r != 0) {
 		wm_task_free(t);
 		errno = -r;
@@ -172,6 +180,7 @@ wm_task_free(struct wm_task *t)
 	if (t->two_inputs)
 		wm_multi_input_destroy(&t->combined);
 	wm_task_free_window(t);
+	wm_task_free_join(t);
 	wm_task_free_source(t);
 	wm_task_free_checkpoints(t);
 	free(t->channels);
@@ -194,6 +203,8 @@ input_record(struct wm_task *t, uint32_t input, const struct wm_record *r)
 		t->newest_ts = r->ts;
 	if (t->window != NULL)
 		return wm_task_window_record(t, input, r);
+	if (t->join != NULL)
+		return wm_task_join_record(t, input, r);
 	wm_task_send_record(t, r);
 	return 0;
 }
@@ -243,6 +254,18 @@ input_run(struct wm_task *t, uint32_t input, const struct wm_record *r,
 {
 	uint32_t k, taken;
 
+	if (t->join != NULL) {
+		/* A record at a time: a join's work is its pairs. */
+		for (uint32_t i = 0; i < n; i++) {
+			int e = input_record(t, input, &r[i]);
+
+			if (__builtin_expect(e != 0, 0)) {
+				*after = n - i - 1;
+				return e;
+			}
+		}
+		return 0;
+	}
 	if (t->window == NULL) {
 		t->counters.records_in += n;
 		t->newest_ts = newest_of(r, n, t->newest_ts);
@@ -494,8 +517,36 @@ check_counters(const struct wm_task *t)
 		wm_task_check_source(t);
 	if (t->window != NULL)
 		wm_task_check_window(t);
+	else if (t->join != NULL)
+		wm_task_check_join(t);
 	else
 		WM_ASSERT(c->records_out == c->records_in * t->n_edges);
+}
+
+void
+wm_task_count_late(struct wm_task *t, struct task_lateness *late,
+		   wm_ts_t watermark, const struct wm_record *r)
+{
+	int64_t late_ms;
+
+	late->by_partition[r->partition < WM_METRICS_LATE_PARTITIONS
+				   ? r->partition
+				   : WM_METRICS_LATE_PARTITIONS - 1]++;
+	if (__builtin_sub_overflow(watermark, r->ts, &late_ms) || late_ms < 0)
+		late_ms = INT64_MAX;
+	if (late_ms > late->max_ms)
+		late->max_ms = late_ms;
+	WM_METRIC_ADD(t->metrics->lateness[wm_histogram_bucket(late_ms)], 1);
+}
+
+void
+wm_task_publish_lateness(const struct wm_task *t,
+			 const struct task_lateness *late)
+{
+	WM_METRIC_SET(t->metrics->lateness_max_ms, late->max_ms);
+	for (unsigned p = 0; p < WM_METRICS_LATE_PARTITIONS; p++)
+		WM_METRIC_SET(t->metrics->late_by_partition[p],
+			      late->by_partition[p]);
 }
 
 /* Each input channel as its valve holds it, in the plan's order. */
@@ -541,5 +592,7 @@ wm_task_publish(const struct wm_task *t, int64_t now_ns)
 		wm_task_publish_source(t, now_ns);
 	if (t->window != NULL)
 		wm_task_publish_window(t);
+	if (t->join != NULL)
+		wm_task_publish_join(t);
 	WM_METRIC_SET(m->now_ns, now_ns);
 }

@@ -13,6 +13,9 @@
  *   window   one valve per logical input (two inputs combined as Flink's
  *            two-input operators) -> window operator -> results to the
  *            chained sink; watermarks and statuses -> edges
+ *   join     a valve per side, combined as a two-input operator -> the
+ *            join operator -> pairs to the chained sink; watermarks and
+ *            statuses -> edges
  *
  * Input channels are numbered across logical inputs: input 0's channels
  * first. Every record is accounted for (struct wm_task_counters).
@@ -64,6 +67,10 @@ struct wm_task_out {
 	void (*result)(struct wm_task_out *out,
 		       const struct wm_window_result *r, wm_ts_t watermark,
 		       int64_t fire_time_ms);
+	/* One pair of a join for the chained sink, emitted when the join's
+	 * watermark was `watermark`. */
+	void (*pair)(struct wm_task_out *out, const struct wm_join_result *r,
+		     wm_ts_t watermark, int64_t fire_time_ms);
 	/* A record late for all its windows, for the late side output (only
 	 * when the window stage has one). */
 	void (*late)(struct wm_task_out *out, const struct wm_record *r);

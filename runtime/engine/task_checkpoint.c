@@ -8,8 +8,9 @@
  *
  * A subtask's snapshot is one section, TASK version 1, holding its kind's
  * state: a source's record source position (operators/source_gen.h), a
- * window's operator (operators/window.h, never its watermark), nothing for
- * a keyBy; then its counts. Watermarks and idleness are in no snapshot,
+ * window's operator (operators/window.h, never its watermark), a join's
+ * (operators/interval_join.h, likewise), nothing for a keyBy; then its
+ * counts. Watermarks and idleness are in no snapshot,
  * as in Flink (doc/semantics.md section 12), unless [job]
  * checkpoint_watermarks is set: then a last section, WMKS, holds them
  * (watermark_state()), and its presence is the flag that a restore checks
@@ -39,7 +40,8 @@
 /*
  * The task's counts as of the snapshot, after its kind's state: records
  * taken and sent, what each edge sent and each input received, a source's
- * records by partition and its heartbeats, a window's results. A restored
+ * records by partition and its heartbeats, a window's results, a join's
+ * pairs. A restored
  * task goes on from them, so that the summary after a restart counts
  * every record and heartbeat of the run that survived once (records read
  * again after the restore are counted apart, by the driver, as
@@ -64,6 +66,8 @@ snapshot_counts(const struct wm_task *t, struct wm_snap_writer *w)
 		wm_snap_put_u64(w, t->source->heartbeats);
 	if (t->window != NULL)
 		wm_snap_put_u64(w, t->window->results);
+	if (t->join != NULL)
+		wm_snap_put_u64(w, t->join->pairs);
 	wm_snap_end(w);
 }
 
@@ -112,6 +116,14 @@ counts_add_up(const struct wm_task *t)
 					       &sum) &&
 		       c->records_out == sum;
 	}
+	if (t->join != NULL) {
+		const struct wm_interval_join_counters *j =
+			wm_interval_join_counters(t->join->op);
+
+		return !__builtin_add_overflow(j->side[0].records_in,
+					       j->side[1].records_in, &sum) &&
+		       sum == c->records_in && c->records_out == t->join->pairs;
+	}
 	if (__builtin_mul_overflow(c->records_in, (uint64_t)t->n_edges,
 				   &want) ||
 	    c->records_out != want)
@@ -147,6 +159,8 @@ restore_counts(struct wm_task *t, struct wm_snap_reader *r)
 		t->source->heartbeats = wm_snap_get_u64(r);
 	if (t->window != NULL)
 		t->window->results = wm_snap_get_u64(r);
+	if (t->join != NULL)
+		t->join->pairs = wm_snap_get_u64(r);
 	if (wm_snap_leave(r) == 0 && !counts_add_up(t)) {
 		snprintf(t->why, sizeof(t->why),
 			 "its counts of records do not add up");
@@ -160,7 +174,8 @@ restore_counts(struct wm_task *t, struct wm_snap_reader *r)
  * has, in a fixed order: a source's generators, idleness and multiplexer
  * (or its subtask generator), and whether its periodic emission started;
  * each input's valve, the combination of two inputs; a window's
- * watermark and the watermark its timers last fired at; every output
+ * watermark and the watermark its timers last fired at, a join's
+ * watermark; every output
  * edge's announced status and output watermark. Processing-time state
  * (idleness clocks, the next tick) is kept on the job's processing time,
  * which a restored job continues (operators/pausable_clock.h).
@@ -183,6 +198,8 @@ snapshot_watermarks(const struct wm_task *t, struct wm_snap_writer *w)
 		wm_window_snapshot_watermark(t->window->op, w);
 		wm_snap_put_i64(w, t->window->firing_watermark);
 	}
+	if (t->join != NULL)
+		wm_interval_join_snapshot_watermark(t->join->op, w);
 	for (uint32_t e = 0; e < t->n_edges; e++)
 		wm_edge_snapshot(&t->edges[e], w);
 	wm_snap_end(w);
@@ -207,6 +224,8 @@ restore_watermarks(struct wm_task *t, struct wm_snap_reader *r)
 	if (t->window != NULL && wm_snap_reader_error(r) == 0 &&
 	    wm_window_restore_watermark(t->window->op, r) == 0)
 		t->window->firing_watermark = wm_snap_get_i64(r);
+	if (t->join != NULL && wm_snap_reader_error(r) == 0)
+		wm_interval_join_restore_watermark(t->join->op, r);
 	for (uint32_t e = 0; e < t->n_edges && wm_snap_reader_error(r) == 0;
 	     e++)
 		wm_edge_restore(&t->edges[e], r);
@@ -245,6 +264,8 @@ snapshot(struct wm_task *t, int64_t id)
 		wm_record_source_snapshot(t->source->src, &w);
 	if (t->window != NULL)
 		wm_window_snapshot(t->window->op, &w);
+	if (t->join != NULL)
+		wm_interval_join_snapshot(t->join->op, &w);
 	snapshot_counts(t, &w);
 	if (t->topo->job.checkpoint_watermarks)
 		snapshot_watermarks(t, &w);
@@ -382,6 +403,8 @@ wm_task_restore(struct wm_task *t, const void *bytes, size_t len)
 		return -EINVAL;
 	if (t->window != NULL)
 		wm_window_restore(t->window->op, &r);
+	if (t->join != NULL)
+		wm_interval_join_restore(t->join->op, &r);
 	if (wm_snap_reader_error(&r) != 0 || restore_counts(t, &r) != 0)
 		return wm_snap_reader_error(&r);
 	/* What follows the counts says how the checkpoint was taken. */

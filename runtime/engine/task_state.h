@@ -6,7 +6,8 @@
  * valves, the dispatch of frames, publishing), an output side (task_out.c:
  * the edges, their partitioners and status rules) and the state of its
  * kind: a source's partitions and alignment (task_source.c), a window's
- * operator (task_window.c); a keyBy has none. The calls go one way:
+ * operator (task_window.c), a join's (task_join.c); a keyBy has none.
+ * The calls go one way:
  * task.c calls the kinds and the output side, the kinds call the output
  * side, and the output side calls nobody back.
  */
@@ -152,6 +153,13 @@ struct task_source {
 	bool backpressured; /* the runtime cannot send */
 };
 
+/* The late records of a window or join subtask: by the partition they
+ * came from (as metrics.h late_by_partition), and the latest of them. */
+struct task_lateness {
+	uint64_t by_partition[WM_METRICS_LATE_PARTITIONS];
+	int64_t max_ms; /* of the late records; -1: none */
+};
+
 /* A window subtask's own state (task_window.c). */
 struct task_window {
 	struct wm_task *task;
@@ -161,9 +169,16 @@ struct task_window {
 	uint64_t results;
 	int64_t fire_delay_max_ms;
 	uint64_t fire_delays_excluded; /* windows at the ends of time */
-	/* late records by partition, as metrics.h late_by_partition */
-	uint64_t late_by_partition[WM_METRICS_LATE_PARTITIONS];
-	int64_t lateness_max_ms; /* of the late records; -1: none */
+	struct task_lateness late;
+};
+
+/* A join subtask's own state (task_join.c). */
+struct task_join {
+	struct wm_task *task;
+	struct wm_interval_join *op;
+	struct wm_interval_join_output out;
+	uint64_t pairs;
+	struct task_lateness late;
 };
 
 struct wm_task {
@@ -244,6 +259,7 @@ struct wm_task {
 	/* the kind's own state: at most one is set */
 	struct task_source *source;
 	struct task_window *window;
+	struct task_join *join;
 };
 
 /* [job] stall_threshold in ns (progress.h); a threshold beyond the int64
@@ -295,6 +311,32 @@ void wm_task_window_status(struct wm_task *t, enum wm_status s);
 void wm_task_window_time(struct wm_task *t, int64_t now_ns);
 void wm_task_publish_window(const struct wm_task *t);
 void wm_task_check_window(const struct wm_task *t);
+
+/* task.c: a record judged late by an operator whose watermark was
+ * `watermark` (Flink's isElementLate(): the operators count them in all):
+ * the partition it came from, and how late it was, the watermark minus
+ * its timestamp, into `late` and the block's histogram as it happens
+ * (advice.h); a window's allowed_lateness would have to cover it (an
+ * upper bound: its last window ended at or after its timestamp). Then
+ * those figures into the metrics block. */
+void wm_task_count_late(struct wm_task *t, struct task_lateness *late,
+			wm_ts_t watermark, const struct wm_record *r);
+void wm_task_publish_lateness(const struct wm_task *t,
+			      const struct task_lateness *late);
+
+/* task_join.c: set up and free a join subtask's operator; a record from
+ * input `input` (its side), already counted received and in records_in:
+ * 0, or -ENOMEM with it in no buffer and uncounted, wm_task_why() saying
+ * what; a watermark and a status reaching the operator; the figures into
+ * the metrics block, and the check that they add up. */
+int wm_task_init_join(struct wm_task *t);
+void wm_task_free_join(struct wm_task *t);
+int wm_task_join_record(struct wm_task *t, uint32_t input,
+			const struct wm_record *r);
+void wm_task_join_watermark(struct wm_task *t, wm_ts_t w);
+void wm_task_join_status(struct wm_task *t, enum wm_status s);
+void wm_task_publish_join(const struct wm_task *t);
+void wm_task_check_join(const struct wm_task *t);
 
 /* task_checkpoint.c: the barrier handler (none when the job takes no
  * checkpoint; 0 or a negative errno), its freeing, a BARRIER frame on

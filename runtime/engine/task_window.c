@@ -112,7 +112,7 @@ wm_task_init_window(struct wm_task *t)
 		return -ENOMEM;
 	t->window = win;
 	win->task = t;
-	win->lateness_max_ms = -1;
+	win->late.max_ms = -1;
 	win->op = wm_window_new(&t->stage->u.window.op, &why);
 	if (win->op == NULL)
 		return -errno;
@@ -162,27 +162,12 @@ out_of_memory(struct wm_task *t, uint32_t input, const struct wm_record *r)
 	return -ENOMEM;
 }
 
-/* A record the operator judged late (isElementLate(): it counts them in
- * all): the partition it came from, and how late it was, the watermark it
- * was judged by minus its timestamp, what allowed_lateness would have to
- * cover (an upper bound: its last window ended at or after its
- * timestamp), into the block's histogram as it happens (advice.h). */
+/* A record the operator judged late (wm_task_count_late()). */
 static void
 count_late(struct task_window *win, const struct wm_record *r)
 {
-	int64_t late_ms;
-
-	win->late_by_partition[r->partition < WM_METRICS_LATE_PARTITIONS
-				       ? r->partition
-				       : WM_METRICS_LATE_PARTITIONS - 1]++;
-	if (__builtin_sub_overflow(wm_window_watermark(win->op), r->ts,
-				   &late_ms) ||
-	    late_ms < 0)
-		late_ms = INT64_MAX;
-	if (late_ms > win->lateness_max_ms)
-		win->lateness_max_ms = late_ms;
-	WM_METRIC_ADD(
-		win->task->metrics->lateness[wm_histogram_bucket(late_ms)], 1);
+	wm_task_count_late(win->task, &win->late, wm_window_watermark(win->op),
+			   r);
 }
 
 /* Records the operator judged late so far, dropped or side output. */
@@ -291,7 +276,7 @@ wm_task_publish_window(const struct wm_task *t)
 	WM_METRIC_SET(m->results, win->results);
 	WM_METRIC_SET(m->fire_delay_max_ms, win->fire_delay_max_ms);
 	WM_METRIC_SET(m->fire_delays_excluded, win->fire_delays_excluded);
-	WM_METRIC_SET(m->lateness_max_ms, win->lateness_max_ms);
+
 	WM_METRIC_SET(m->records_windowed, c->records_accepted);
 	WM_METRIC_SET(m->late_dropped, c->late_records_dropped);
 	WM_METRIC_SET(m->late_side_output, c->late_records_side_output);
@@ -300,9 +285,7 @@ wm_task_publish_window(const struct wm_task *t)
 	WM_METRIC_SET(m->windows_fired, c->windows_fired);
 	WM_METRIC_SET(m->windows_fired_late, c->windows_fired_late);
 	WM_METRIC_SET(m->windows_open, wm_window_state_count(win->op));
-	for (unsigned p = 0; p < WM_METRICS_LATE_PARTITIONS; p++)
-		WM_METRIC_SET(m->late_by_partition[p],
-			      win->late_by_partition[p]);
+	wm_task_publish_lateness(t, &win->late);
 }
 
 /* A window's records are accounted for by its operator, whose counters

@@ -403,6 +403,11 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 				       name);
 			if (first == NULL)
 				first = src;
+		} else if (st->kind == WM_STAGE_JOIN) {
+			REFUSE(st, "between",
+			       "cannot export join %s yet: wmrun runs it, the "
+			       "export does not write Flink's intervalJoin",
+			       name);
 		} else if (string_keys(t, s) < 0) {
 			REFUSE(st, "input",
 			       "cannot export %s %s over string keys and long "
@@ -1177,6 +1182,9 @@ wm_export_flink_job(FILE *f, const struct wm_topology *t,
 			break;
 		case WM_STAGE_SINK:
 			emit_sink(f, t, s);
+			break;
+		case WM_STAGE_JOIN:
+			/* Refused by the checks above. */
 			break;
 		}
 	}

@@ -48,6 +48,7 @@ struct wm_sink {
 	 * they were (replay.h). */
 	unsigned columns;
 	unsigned aggregates;
+	bool pairs; /* a join's results: pairs, not windows */
 	/* The job's string keys, read-only (a worker's copy is inherited):
 	 * results print their key's string; NULL when the keys are longs. */
 	const struct wm_keys *keys;
@@ -264,8 +265,15 @@ write_header(struct wm_sink *s, const char *text, char *err, size_t errlen)
 	return 0;
 }
 
-/* The results of window stage `window` for sink stage `sink`, in its
- * format, into `path`; the CSV header written if `header`. */
+/* A join's result line: the pair's key and timestamp (the later of its
+ * two), each side's timestamp and value, when it was emitted and the
+ * join's watermark then. */
+#define PAIR_HEADER                                                            \
+	"key,timestamp,left_timestamp,right_timestamp,left_value,"             \
+	"right_value,fire_time,watermark"
+
+/* The results of window or join stage `window` for sink stage `sink`, in
+ * its format, into `path`; the CSV header written if `header`. */
 static int
 open_results(struct wm_sink **out, const struct wm_stage *sink,
 	     const struct wm_stage *window, const struct wm_keys *keys,
@@ -281,9 +289,18 @@ open_results(struct wm_sink **out, const struct wm_stage *sink,
 		return r;
 	s->jsonl = sink->u.sink.format == WM_SINK_JSONL;
 	s->subtask_column = sink->u.sink.subtask_column;
-	s->aggregates = window->u.window.aggregates;
+	s->pairs = window->kind == WM_STAGE_JOIN;
+	s->aggregates = s->pairs ? 0 : window->u.window.aggregates;
 	s->keys = keys;
-	if (header && !s->jsonl) {
+	if (header && !s->jsonl && s->pairs) {
+		strcpy(text, s->subtask_column ? PAIR_HEADER ",subtask\n"
+					       : PAIR_HEADER "\n");
+		r = write_header(s, text, err, errlen);
+		if (r != 0) {
+			wm_sink_close(s, true, NULL, 0);
+			return r;
+		}
+	} else if (header && !s->jsonl) {
 		for (unsigned a = 0; a < 5; a++) {
 			if (s->aggregates & (1u << a)) {
 				strcat(text, ",");
@@ -425,19 +442,46 @@ line_field(struct line *l, bool jsonl, const char *name)
 	}
 }
 
+/* Room for a result line (a window's or a pair), and its key: 0, or the
+ * negative errno of the first failed write. */
+static int
+result_begin(struct wm_sink *s, struct line *l, int64_t key)
+{
+	int e = line_begin(s, l, RESULT_MAX_BYTES);
+
+	if (e != 0)
+		return e;
+	if (s->jsonl)
+		LINE_LITERAL(l, "{\"key\":");
+	line_key(l, s->keys, s->keys != NULL, s->jsonl, key);
+	return 0;
+}
+
+/* A result line's end: the subtask column if the sink has it, the line
+ * whole into the buffer. */
+static int
+result_end(struct wm_sink *s, struct line *l, uint32_t subtask)
+{
+	if (s->subtask_column) {
+		line_field(l, s->jsonl, "subtask");
+		l->p = wm_decimal_u64(l->p, subtask);
+	}
+	if (s->jsonl)
+		LINE_LITERAL(l, "}");
+	LINE_LITERAL(l, "\n");
+	return line_finish(s, l);
+}
+
 int
 wm_sink_result(struct wm_sink *s, const struct wm_window_result *r,
 	       wm_ts_t watermark, int64_t fire_time_ms, uint32_t subtask)
 {
 	const int64_t ints[4] = {r->count, r->sum, r->min, r->max};
 	struct line l;
-	int e = line_begin(s, &l, RESULT_MAX_BYTES);
+	int e = result_begin(s, &l, r->key);
 
 	if (e != 0)
 		return e;
-	if (s->jsonl)
-		LINE_LITERAL(&l, "{\"key\":");
-	line_key(&l, s->keys, s->keys != NULL, s->jsonl, r->key);
 	line_field(&l, s->jsonl, "window_start");
 	line_i64(&l, r->window.start);
 	line_field(&l, s->jsonl, "window_end");
@@ -470,14 +514,33 @@ wm_sink_result(struct wm_sink *s, const struct wm_window_result *r,
 		LINE_LITERAL(&l, "true");
 	else
 		LINE_LITERAL(&l, "false");
-	if (s->subtask_column) {
-		line_field(&l, s->jsonl, "subtask");
-		l.p = wm_decimal_u64(l.p, subtask);
-	}
-	if (s->jsonl)
-		LINE_LITERAL(&l, "}");
-	LINE_LITERAL(&l, "\n");
-	return line_finish(s, &l);
+	return result_end(s, &l, subtask);
+}
+
+int
+wm_sink_pair(struct wm_sink *s, const struct wm_join_result *r,
+	     wm_ts_t watermark, int64_t fire_time_ms, uint32_t subtask)
+{
+	struct line l;
+	int e = result_begin(s, &l, r->key);
+
+	if (e != 0)
+		return e;
+	line_field(&l, s->jsonl, "timestamp");
+	line_i64(&l, r->timestamp);
+	line_field(&l, s->jsonl, "left_timestamp");
+	line_i64(&l, r->left_ts);
+	line_field(&l, s->jsonl, "right_timestamp");
+	line_i64(&l, r->right_ts);
+	line_field(&l, s->jsonl, "left_value");
+	line_i64(&l, r->left_value);
+	line_field(&l, s->jsonl, "right_value");
+	line_i64(&l, r->right_value);
+	line_field(&l, s->jsonl, "fire_time");
+	line_i64(&l, fire_time_ms);
+	line_field(&l, s->jsonl, "watermark");
+	line_i64(&l, watermark);
+	return result_end(s, &l, subtask);
 }
 
 /*

@@ -1,12 +1,13 @@
 /*
  * sink.h
- *	Where window results and late records are written: CSV with a header
- *	or JSON lines, to a file or stdout.
+ *	Where window results, a join's pairs and late records are written:
+ *	CSV with a header or JSON lines, to a file or stdout.
  *
  *   key,window_start,window_end[,count][,sum][,min][,max][,avg],
  *   fire_time,watermark,late_firing[,subtask]
  *
- * one column per configured aggregate, in that order; fire_time is the
+ * (a join's sink writes pairs instead: wm_sink_pair()), one column per
+ * configured aggregate, in that order; fire_time is the
  * processing time of the firing in milliseconds since the job started,
  * watermark the operator's event time when it fired, late_firing whether
  * an element after the window's end fired it (allowed lateness), subtask
@@ -118,6 +119,12 @@ int wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
  * one). */
 int wm_sink_result(struct wm_sink *sink, const struct wm_window_result *r,
 		   wm_ts_t watermark, int64_t fire_time_ms, uint32_t subtask);
+/* A join's pair (the sink of a join stage), as a result is written:
+ *   key,timestamp,left_timestamp,right_timestamp,left_value,right_value,
+ *   fire_time,watermark[,subtask]
+ * (timestamp: the later of the two, as Flink stamps the pair). */
+int wm_sink_pair(struct wm_sink *sink, const struct wm_join_result *r,
+		 wm_ts_t watermark, int64_t fire_time_ms, uint32_t subtask);
 int wm_sink_late(struct wm_sink *sink, const struct wm_record *r);
 int wm_sink_recorded(struct wm_sink *sink, const struct wm_record *r,
 		     wm_ts_t carried, int64_t arrival_ms);

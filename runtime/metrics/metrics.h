@@ -212,6 +212,14 @@ struct wm_subtask_metrics {
 	 * of input) */
 	_Atomic uint64_t windows_open;
 	_Atomic uint64_t results; /* handed to the chained sink */
+	/* join subtasks, by side (enum wm_join_side): records taken, late
+	 * records (dropped), records in its buffers now. A join also
+	 * publishes records_windowed (kept), late_dropped and other_dropped
+	 * (refused: no timestamp) over both sides, and its pairs as
+	 * results. */
+	_Atomic uint64_t join_in[2];
+	_Atomic uint64_t join_late[2];
+	_Atomic uint64_t join_buffered[2];
 	_Atomic int64_t fire_delay_max_ms;
 	/* On-time firings whose delay means nothing: windows at the ends of
 	 * time (report.h), not in fire_delays. */

@@ -151,12 +151,13 @@ judge(struct wm_alerts *a, struct episode *e, bool holds, int64_t since_ns,
 	}
 }
 
-/* Whether subtask `id` fires windows: its watermark is the job's. */
+/* Whether subtask `id` fires windows or pairs records: its watermark is
+ * the job's. */
 static bool
 is_window(const struct wm_alerts *a, uint32_t id)
 {
-	return a->topo->stages[a->plan->subtasks[id].stage].kind ==
-	       WM_STAGE_WINDOW;
+	return wm_stage_keyed(
+		a->topo->stages[a->plan->subtasks[id].stage].kind);
 }
 
 uint32_t

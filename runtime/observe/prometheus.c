@@ -304,7 +304,7 @@ static uint64_t
 edge_copies(const struct at *a)
 {
 	const struct wm_plan_subtask *sub = &a->p->plan->subtasks[a->id];
-	bool window = a->p->topo->stages[sub->stage].kind == WM_STAGE_WINDOW;
+	bool window = wm_stage_keyed(a->p->topo->stages[sub->stage].kind);
 
 	return window || sub->n_edges == 0 ? 1 : sub->n_edges;
 }

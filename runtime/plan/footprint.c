@@ -196,41 +196,88 @@ struct feed {
 	bool forever;	   /* something holds the watermark for ever */
 };
 
-/* Add the sources behind `stage`, each record counted `copies` times (a
- * broadcast edge copies it to every subtask). */
+static void feed_from(const struct wm_topology *t, const struct wm_plan *plan,
+		      uint32_t stage, double copies, struct feed *f);
+
+/* Add the sources behind input k of `stage`, each record counted `copies`
+ * times (a broadcast edge copies it to every subtask). */
+static void
+feed_from_input(const struct wm_topology *t, const struct wm_plan *plan,
+		uint32_t stage, uint32_t k, double copies, struct feed *f)
+{
+	const struct wm_stage *st = &t->stages[stage];
+	uint32_t up = st->inputs[k].stage;
+	const struct wm_stage *u = &t->stages[up];
+	double c = st->inputs[k].edge == WM_PARTITION_BROADCAST
+			   ? copies * st->parallelism
+			   : copies;
+
+	if (u->kind != WM_STAGE_SOURCE) {
+		/* a keyby: topology.c refuses windows and joins reading
+		 * windows or joins, and cycles */
+		feed_from(t, plan, up, c, f);
+		return;
+	}
+	const struct wm_source_conf *src = &u->u.source;
+	bool forever;
+	double lag = source_lag(t, plan, up, &forever);
+
+	if (src->replay != NULL)
+		f->keys_unknown = true;
+	f->keys = fmax(f->keys, src->replay != NULL ? 1.0 : (double)src->keys);
+	f->rate += source_rate(src) * c;
+	f->records += source_records(t, src) * c;
+	f->partitions += (double)src->partitions * c;
+	f->forever = f->forever || forever;
+	f->lag_ms = fmax(f->lag_ms, lag);
+}
+
+/* Add the sources behind every input of `stage`. */
 static void
 feed_from(const struct wm_topology *t, const struct wm_plan *plan,
 	  uint32_t stage, double copies, struct feed *f)
 {
-	const struct wm_stage *st = &t->stages[stage];
+	for (uint32_t k = 0; k < t->stages[stage].n_inputs; k++)
+		feed_from_input(t, plan, stage, k, copies, f);
+}
 
-	for (uint32_t k = 0; k < st->n_inputs; k++) {
-		uint32_t up = st->inputs[k].stage;
-		const struct wm_stage *u = &t->stages[up];
-		double c = st->inputs[k].edge == WM_PARTITION_BROADCAST
-				   ? copies * st->parallelism
-				   : copies;
+/*
+ * The records join stage `stage` keeps at once, and their bytes
+ * (footprint.h): a side's record is kept until the watermark passes its
+ * timestamp plus the time the other side may still pair with it (upper
+ * for a left record, -lower for a right one, none when that is not
+ * positive), and the watermark trails the newest record by the lag of
+ * both sides' sources (the join's watermark is the lower of the two).
+ * So a side keeps what its sources send in lag + that time, at most all
+ * of its records; a hold for ever, with no run length, keeps growing
+ * (*unbounded).
+ */
+static double
+join_records(const struct wm_topology *t, const struct wm_plan *plan,
+	     uint32_t stage, bool *unbounded)
+{
+	const struct wm_interval_join_config *j = &t->stages[stage].u.join.op;
+	struct feed side[2] = {{0}};
+	double lag, kept = 0;
 
-		if (u->kind != WM_STAGE_SOURCE) {
-			/* a keyby: topology.c refuses windows reading
-			 * windows, and cycles */
-			feed_from(t, plan, up, c, f);
-			continue;
-		}
-		const struct wm_source_conf *src = &u->u.source;
-		bool forever;
-		double lag = source_lag(t, plan, up, &forever);
-
-		if (src->replay != NULL)
-			f->keys_unknown = true;
-		f->keys = fmax(f->keys,
-			       src->replay != NULL ? 1.0 : (double)src->keys);
-		f->rate += source_rate(src) * c;
-		f->records += source_records(t, src) * c;
-		f->partitions += (double)src->partitions * c;
-		f->forever = f->forever || forever;
-		f->lag_ms = fmax(f->lag_ms, lag);
+	feed_from_input(t, plan, stage, 0, 1, &side[0]);
+	feed_from_input(t, plan, stage, 1, 1, &side[1]);
+	lag = fmax(side[0].lag_ms, side[1].lag_ms);
+	if (side[0].forever || side[1].forever) {
+		if (isinf(run_ms(t)))
+			*unbounded = true;
+		else
+			lag += run_ms(t);
 	}
+	for (int s = 0; s < 2; s++) {
+		double hold =
+			fmax(s == 0 ? (double)j->upper : -(double)j->lower, 0);
+
+		kept += fmin(side[s].records,
+			     ceil(side[s].rate * (lag + hold)) +
+				     side[s].partitions);
+	}
+	return kept;
 }
 
 /* The states window stage `stage` keeps alive at once (footprint.h). */
@@ -433,6 +480,12 @@ wm_footprint_estimate(const struct wm_topology *t, const struct wm_plan *plan,
 		if (t->stages[s].kind == WM_STAGE_WINDOW) {
 			window_states(t, plan, s, &fp->windows[w]);
 			fp->window_bytes += fp->windows[w++].bytes;
+		} else if (t->stages[s].kind == WM_STAGE_JOIN) {
+			double kept =
+				join_records(t, plan, s, &fp->joins_unbounded);
+
+			fp->join_records += kept;
+			fp->join_bytes += kept * WM_FOOTPRINT_JOIN_RECORD_BYTES;
 		}
 	if (sim) {
 		fp->processes = 1;
@@ -456,9 +509,9 @@ wm_footprint_estimate(const struct wm_topology *t, const struct wm_plan *plan,
 				 WM_FOOTPRINT_STAGED_BYTES) +
 			WM_FOOTPRINT_PROGRAM_BYTES;
 	}
-	fp->total_bytes = (double)fp->segment_bytes +
-			  (double)fp->page_table_bytes +
-			  (double)fp->process_bytes + fp->window_bytes;
+	fp->total_bytes =
+		(double)fp->segment_bytes + (double)fp->page_table_bytes +
+		(double)fp->process_bytes + fp->window_bytes + fp->join_bytes;
 	return 0;
 }
 
@@ -881,6 +934,17 @@ wm_footprint_print(FILE *out, const struct wm_topology *t,
 			 t->stages[w->stage].name);
 		print_part(out, label, w->bytes, what);
 	}
+	if (fp->join_records > 0 || fp->joins_unbounded) {
+		snprintf(what, sizeof(what), "%s records kept at once, of %s%s",
+			 count_text(fp->join_records, b, sizeof(b)),
+			 wm_footprint_bytes_text(WM_FOOTPRINT_JOIN_RECORD_BYTES,
+						 c, sizeof(c)),
+			 fp->joins_unbounded
+				 ? "; more for as long as the watermark is "
+				   "held (the job has no run length)"
+				 : "");
+		print_part(out, "joins", fp->join_bytes, what);
+	}
 }
 
 int
@@ -889,7 +953,7 @@ wm_footprint_verdict(const struct wm_topology *t, const struct wm_footprint *fp,
 		     size_t errlen)
 {
 	const struct wm_footprint_window *worst = NULL;
-	double rest = fp->total_bytes - fp->window_bytes;
+	double rest = fp->total_bytes - fp->window_bytes - fp->join_bytes;
 	char total[32], has[32], part[32], n[32], why[256];
 
 	if (fp->total_bytes <= (double)m->bytes)
@@ -899,7 +963,24 @@ wm_footprint_verdict(const struct wm_topology *t, const struct wm_footprint *fp,
 			worst = &fp->windows[i];
 	wm_footprint_bytes_text(fp->total_bytes, total, sizeof(total));
 	wm_footprint_bytes_text((double)m->bytes, has, sizeof(has));
-	if (worst != NULL && worst->bytes >= rest) {
+	if (fp->join_bytes >= rest &&
+	    (worst == NULL || fp->join_bytes > worst->bytes)) {
+		const struct wm_stage *st = &t->stages[0];
+
+		for (uint32_t s = 0; s < t->n_stages; s++)
+			if (t->stages[s].kind == WM_STAGE_JOIN) {
+				st = &t->stages[s];
+				break;
+			}
+		snprintf(err, errlen,
+			 "%s:%d:%d: the job needs about %s of memory and this "
+			 "machine has %s (%s): its joins keep about %s "
+			 "records at once, which take %s",
+			 t->file, st->line, st->col, total, has, m->limit,
+			 count_text(fp->join_records, n, sizeof(n)),
+			 wm_footprint_bytes_text(fp->join_bytes, part,
+						 sizeof(part)));
+	} else if (worst != NULL && worst->bytes >= rest) {
 		const struct wm_stage *st = &t->stages[worst->stage];
 
 		describe_states(worst, why, sizeof(why));

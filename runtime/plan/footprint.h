@@ -19,6 +19,11 @@
  *   window state for each window stage, the (key, window) states alive
  *		  at once times WM_FOOTPRINT_STATE_BYTES (sessions:
  *		  WM_FOOTPRINT_SESSION_BYTES)
+ *   join state   for each join stage, the records its buffers hold at
+ *		  once times WM_FOOTPRINT_JOIN_RECORD_BYTES: each side's
+ *		  records of lag + the time the other side may still pair
+ *		  with one (upper for left records, -lower for right ones),
+ *		  at most all of them (footprint.c, join_records())
  *
  * and for --sim, which has one process and no segment, the window state,
  * the metrics blocks, WM_FOOTPRINT_SIM_SUBTASK_BYTES per subtask and the
@@ -93,6 +98,16 @@
  * tests/unit/check_footprint.c measures both ends again.
  */
 #define WM_FOOTPRINT_STATE_BYTES 368u
+
+/*
+ * Peak bytes per record a join keeps (operators/interval_join.c), from
+ * its structures, not yet measured as the window's are: 16 B in a buffer
+ * that doubles (32 B at worst), a cleanup timer when every record has a
+ * timestamp of its own (a 32 B heap node and an 8 B index slot at a load
+ * of at least 1/2), and a key's 64 B table entry at a load of 3/8 when
+ * every record has a key of its own: 32 + 48 + 171 = 251, rounded up.
+ */
+#define WM_FOOTPRINT_JOIN_RECORD_BYTES 256u
 #define WM_FOOTPRINT_SESSION_BYTES 400u
 
 /*
@@ -143,6 +158,11 @@ struct wm_footprint {
 	uint32_t n_windows;
 	struct wm_footprint_window *windows; /* in stage order */
 	double window_bytes;
+	/* The joins': records kept at once, their bytes, and whether a
+	 * watermark held for ever lets them grow as long as the job runs. */
+	double join_records;
+	double join_bytes;
+	bool joins_unbounded;
 	double total_bytes;
 	/* The stage whose input rings are the most (whose section a refusal
 	 * for the segment names); a job without rings names its first

@@ -323,6 +323,15 @@ wm_plan_fingerprint(const struct wm_plan *plan, const struct wm_topology *t)
 		h = fold(h, (uint64_t)st->kind << 32 | st->max_parallelism);
 		if (st->kind == WM_STAGE_WINDOW) {
 			h = fold_window(h, &st->u.window.op);
+		} else if (st->kind == WM_STAGE_JOIN) {
+			/* What its snapshot checks (interval_join.c). */
+			const struct wm_interval_join_config *j =
+				&st->u.join.op;
+
+			h = fold(h, (uint64_t)j->lower);
+			h = fold(h, (uint64_t)j->upper);
+			h = fold(h, (uint64_t)j->lower_exclusive << 1 |
+					    j->upper_exclusive);
 		} else if (st->kind == WM_STAGE_SOURCE) {
 			const struct wm_source_conf *src = &st->u.source;
 

@@ -307,7 +307,9 @@ say_source(struct builder *b, struct wm_advice_line *l,
 		b->silence_held[s->stage] = true;
 }
 
-/* The diagnosis of window subtask `id`, if its longest stall was long. */
+/* The diagnosis of window or join subtask `id`, if its longest stall was
+ * long: the chain of what held it, upstream to a source (for a join, the
+ * side whose input held its watermark, which the chain names). */
 static int
 diagnose(struct builder *b, uint32_t id, int64_t long_ms, int64_t noise_ms)
 {
@@ -323,7 +325,8 @@ diagnose(struct builder *b, uint32_t id, int64_t long_ms, int64_t noise_ms)
 	 * partition holds every window a little). A processing-time window
 	 * waits for no watermark: its stalls held nothing back. */
 	if (stalled_ms < long_ms || stall_ms == 0 || stall_ms < noise_ms ||
-	    stage_of(b, w)->u.window.op.processing_time)
+	    (stage_of(b, w)->kind == WM_STAGE_WINDOW &&
+	     stage_of(b, w)->u.window.op.processing_time))
 		return 0;
 	l = add_line(b, WM_ADVICE_HELD, w->stage, -1);
 	if (l == NULL)
@@ -331,13 +334,15 @@ diagnose(struct builder *b, uint32_t id, int64_t long_ms, int64_t noise_ms)
 	l->subtask = id;
 	if (w->wm.stalls > 1)
 		say(l,
-		    "window %s/%u waited %s in %" PRIu64
-		    " stalls, the longest %s,",
+		    "%s %s/%u waited %s in %" PRIu64 " stalls, the longest %s,",
+		    wm_stage_kind_name(stage_of(b, w)->kind),
 		    stage_of(b, w)->name, w->index,
 		    dur(stalled_ms, a, sizeof(a)), w->wm.stalls,
 		    dur(stall_ms, c, sizeof(c)));
 	else
-		say(l, "window %s/%u waited %s", stage_of(b, w)->name, w->index,
+		say(l, "%s %s/%u waited %s",
+		    wm_stage_kind_name(stage_of(b, w)->kind),
+		    stage_of(b, w)->name, w->index,
 		    dur(stall_ms, a, sizeof(a)));
 	/* Upstream along what ended each longest stall, to a source. */
 	for (unsigned hop = 0; hop < 64 && who < rep->n_subtasks; hop++) {
@@ -587,13 +592,14 @@ advise_allowed_lateness(struct builder *b, uint32_t stage)
 	return 0;
 }
 
-/* Whether a window of t is on event time. */
+/* Whether a window of t is on event time, or t has a join (which is). */
 static bool
 event_time_windows(const struct wm_topology *t)
 {
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		if (t->stages[s].kind == WM_STAGE_WINDOW &&
-		    !t->stages[s].u.window.op.processing_time)
+		if (t->stages[s].kind == WM_STAGE_JOIN ||
+		    (t->stages[s].kind == WM_STAGE_WINDOW &&
+		     !t->stages[s].u.window.op.processing_time))
 			return true;
 	return false;
 }
@@ -614,7 +620,7 @@ wm_advice_build(const struct wm_topology *t, const struct wm_job_report *rep,
 	if (b.silence_held == NULL)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < rep->n_subtasks && r == 0; i++)
-		if (t->stages[rep->subtasks[i].stage].kind == WM_STAGE_WINDOW)
+		if (wm_stage_keyed(t->stages[rep->subtasks[i].stage].kind))
 			r = diagnose(&b, i, long_ms, noise_ms);
 	for (uint32_t s = 0; s < t->n_stages && r == 0; s++) {
 		/* A source's watermark settings matter to event-time windows

@@ -52,7 +52,10 @@ struct wm_subtask_report {
 	uint64_t records_windowed, late_dropped, late_side_output;
 	uint64_t other_dropped, windows_fired, windows_fired_late;
 	uint64_t windows_open; /* with contents: at the end */
-	uint64_t results;
+	uint64_t results;      /* a window's results, a join's pairs */
+	/* A join's, by side (metrics.h): records taken, late, held in its
+	 * buffers at the end. */
+	uint64_t join_in[2], join_late[2], join_buffered[2];
 	/* Peak resident set of its process in KiB (real runs; 0 in --sim):
 	 * wait4()'s ru_maxrss, which counts the segment pages it touched and
 	 * the pages still shared with the supervisor after fork. */
@@ -173,10 +176,17 @@ struct wm_job_report {
 	 * them) */
 	uint64_t windows_open;
 	uint64_t results_written;
+	/* The joins' (their subtasks' figures are not in the windows'
+	 * above): records taken by side, kept, late by side, without a
+	 * timestamp, pairs written, records held in their buffers at the
+	 * end. */
+	uint64_t join_in[2], records_joined, join_late[2], join_rejected;
+	uint64_t pairs_written, join_buffered;
+	bool has_joins, has_windows;
 	/* The flow into the window stages: records they received, and how
 	 * many they should have (each record read once per path to a window,
 	 * times the parallelism of a broadcast edge on the way); and whether
-	 * each window stage accounts for what it received. */
+	 * each window and join stage accounts for what it received. */
 	uint64_t records_to_windows;
 	uint64_t records_due_to_windows;
 	bool windows_account;

@@ -79,6 +79,11 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	s->windows_fired_late = WM_METRIC_GET(m->windows_fired_late);
 	s->windows_open = WM_METRIC_GET(m->windows_open);
 	s->results = WM_METRIC_GET(m->results);
+	for (int side = 0; side < 2; side++) {
+		s->join_in[side] = WM_METRIC_GET(m->join_in[side]);
+		s->join_late[side] = WM_METRIC_GET(m->join_late[side]);
+		s->join_buffered[side] = WM_METRIC_GET(m->join_buffered[side]);
+	}
 	s->alignment_waiting_ns = WM_METRIC_GET(m->alignment_waiting_ns);
 	s->cpu_wait_ns = WM_METRIC_GET(m->cpu_wait_ns);
 	s->late_max_ns = WM_METRIC_GET(m->late_max_ns);
@@ -136,10 +141,12 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 				(st->inputs[k].edge == WM_PARTITION_BROADCAST
 					 ? st->parallelism
 					 : 1);
-		if (st->kind != WM_STAGE_WINDOW)
+		if (!wm_stage_keyed(st->kind))
 			continue;
-		rep->records_to_windows += f[s].in;
-		rep->records_due_to_windows += f[s].due;
+		if (st->kind == WM_STAGE_WINDOW) {
+			rep->records_to_windows += f[s].in;
+			rep->records_due_to_windows += f[s].due;
+		}
 		if (f[s].accounted != f[s].in)
 			rep->windows_account = false;
 	}
@@ -257,6 +264,17 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 		rep->records_read += s->records_in;
 	rep->bad_records_skipped += s->bad_records_skipped;
 	rep->heartbeats += s->heartbeats;
+	if (t->stages[s->stage].kind == WM_STAGE_JOIN) {
+		for (int side = 0; side < 2; side++) {
+			rep->join_in[side] += s->join_in[side];
+			rep->join_late[side] += s->join_late[side];
+			rep->join_buffered += s->join_buffered[side];
+		}
+		rep->records_joined += s->records_windowed;
+		rep->join_rejected += s->other_dropped;
+		rep->pairs_written += s->results;
+		return;
+	}
 	rep->records_windowed += s->records_windowed;
 	rep->late_dropped += s->late_dropped;
 	rep->late_side_output += s->late_side_output;
@@ -315,6 +333,10 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		add_up(rep, t, s, m, delays);
 	}
 	rep->n_partitions = k;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		rep->has_windows |= t->stages[s].kind == WM_STAGE_WINDOW;
+		rep->has_joins |= t->stages[s].kind == WM_STAGE_JOIN;
+	}
 	if (collect_flow(rep, t) != 0 ||
 	    collect_edges(rep, t, plan, metrics) != 0) {
 		wm_report_free(rep);

@@ -93,6 +93,15 @@ json_subtask(FILE *f, const struct wm_topology *t,
 			",\"windows_fired\":%" PRIu64 ",",
 			s->records_windowed, s->late_dropped,
 			s->late_side_output, s->windows_fired);
+	if (st->kind == WM_STAGE_JOIN)
+		fprintf(f,
+			"\"join\":{\"records_in\":[%" PRIu64 ",%" PRIu64
+			"],\"late_records_dropped\":[%" PRIu64 ",%" PRIu64
+			"],\"buffered\":[%" PRIu64 ",%" PRIu64
+			"],\"pairs\":%" PRIu64 "},",
+			s->join_in[0], s->join_in[1], s->join_late[0],
+			s->join_late[1], s->join_buffered[0],
+			s->join_buffered[1], s->results);
 	if (st->kind == WM_STAGE_SOURCE && st->u.source.alignment_group != NULL)
 		fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
 			s->alignment_waiting_ns / 1000000);
@@ -395,6 +404,18 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		rep->records_due_to_windows, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
 		rep->fire_delays_excluded, rep->end_ns / 1000000);
+	if (rep->has_joins)
+		fprintf(f,
+			",\"joins\":{\"records_in\":[%" PRIu64 ",%" PRIu64
+			"],\"records_kept\":%" PRIu64
+			",\"late_records_dropped\":[%" PRIu64 ",%" PRIu64
+			"],\"records_without_timestamp\":%" PRIu64
+			",\"pairs_written\":%" PRIu64
+			",\"buffered_at_end\":%" PRIu64 "}",
+			rep->join_in[0], rep->join_in[1], rep->records_joined,
+			rep->join_late[0], rep->join_late[1],
+			rep->join_rejected, rep->pairs_written,
+			rep->join_buffered);
 	fprintf(f, ",\"outcome\":\"%s\"", wm_report_outcome(rep));
 	if (rep->stopped)
 		fprintf(f, ",\"stopped\":true");

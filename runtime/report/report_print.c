@@ -496,6 +496,32 @@ print_source_health(FILE *f, const struct wm_topology *t,
 	}
 }
 
+/* What the joins did with their records: taken (by side), kept or late
+ * (by side) or without a timestamp, the pairs they wrote, and what their
+ * buffers held when the job ended (kept records waiting for a partner or
+ * for their cleanup: no record is lost there, each was kept). */
+static void
+print_joins(FILE *f, const struct wm_job_report *rep)
+{
+	fprintf(f,
+		"  into joins              %" PRIu64 " (left %" PRIu64
+		", right %" PRIu64 ")\n"
+		"  kept by joins           %" PRIu64 "\n"
+		"  join late, dropped      %" PRIu64 " (left %" PRIu64
+		", right %" PRIu64 ")\n",
+		rep->join_in[0] + rep->join_in[1], rep->join_in[0],
+		rep->join_in[1], rep->records_joined,
+		rep->join_late[0] + rep->join_late[1], rep->join_late[0],
+		rep->join_late[1]);
+	if (rep->join_rejected > 0)
+		fprintf(f, "  join, no timestamp      %" PRIu64 "\n",
+			rep->join_rejected);
+	fprintf(f,
+		"  pairs written           %" PRIu64 "\n"
+		"  join buffers at the end %" PRIu64 " records\n",
+		rep->pairs_written, rep->join_buffered);
+}
+
 void
 wm_report_print(FILE *f, const struct wm_topology *t,
 		const struct wm_job_report *rep)
@@ -509,23 +535,28 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		rep->end_ns / 1000000,
 		wm_units_format_duration(rep->end_ns, a, sizeof(a)));
 	print_behind(f, t, rep);
-	fprintf(f,
-		"  records read            %" PRIu64 "\n"
-		"  into windows            %" PRIu64 "\n"
-		"  late, dropped           %" PRIu64 "\n"
-		"  late, side output       %" PRIu64 "\n"
-		"  in no window            %" PRIu64 "\n"
-		"  windows fired           %" PRIu64 " (%" PRIu64
-		" late firings)\n"
-		"  results written         %" PRIu64 "\n"
-		"  window fire delay (ms)  p50 %" PRId64 ", p99 %" PRId64
-		", max %" PRId64 "\n"
-		"  every record accounted  %s\n",
-		rep->records_read, rep->records_windowed, rep->late_dropped,
-		rep->late_side_output, rep->other_dropped, rep->windows_fired,
-		rep->windows_fired_late, rep->results_written,
-		rep->fire_delay_p50_ms, rep->fire_delay_p99_ms,
-		rep->fire_delay_max_ms,
+	fprintf(f, "  records read            %" PRIu64 "\n",
+		rep->records_read);
+	/* A job of joins alone has no window lines. */
+	if (rep->has_windows || !rep->has_joins)
+		fprintf(f,
+			"  into windows            %" PRIu64 "\n"
+			"  late, dropped           %" PRIu64 "\n"
+			"  late, side output       %" PRIu64 "\n"
+			"  in no window            %" PRIu64 "\n"
+			"  windows fired           %" PRIu64 " (%" PRIu64
+			" late firings)\n"
+			"  results written         %" PRIu64 "\n"
+			"  window fire delay (ms)  p50 %" PRId64
+			", p99 %" PRId64 ", max %" PRId64 "\n",
+			rep->records_windowed, rep->late_dropped,
+			rep->late_side_output, rep->other_dropped,
+			rep->windows_fired, rep->windows_fired_late,
+			rep->results_written, rep->fire_delay_p50_ms,
+			rep->fire_delay_p99_ms, rep->fire_delay_max_ms);
+	if (rep->has_joins)
+		print_joins(f, rep);
+	fprintf(f, "  every record accounted  %s\n",
 		wm_report_accounted(rep) ? "yes" : "NO");
 	if (rep->fire_delays_excluded > 0)
 		fprintf(f,

@@ -231,7 +231,7 @@ tell_sealed(struct wm_coordinator *c, uint32_t id, uint64_t acked, char *err,
 
 	c->last_ack[id] = acked;
 	if (c->commit == NULL ||
-	    c->topo->stages[sub->stage].kind != WM_STAGE_WINDOW)
+	    !wm_stage_keyed(c->topo->stages[sub->stage].kind))
 		return 0;
 	r = wm_exactly_once_found_sealed(c->commit, c->output_of, c->topo, sub,
 					 c->told_epoch[id], acked, err, errlen);
@@ -483,7 +483,7 @@ wm_coordinator_finish_outputs(struct wm_coordinator *c, bool ended_well,
 	     id++) {
 		const struct wm_plan_subtask *sub = &c->plan->subtasks[id];
 
-		if (c->topo->stages[sub->stage].kind == WM_STAGE_WINDOW)
+		if (wm_stage_keyed(c->topo->stages[sub->stage].kind))
 			r = wm_exactly_once_found_sealed(
 				c->commit, c->output_of, c->topo, sub,
 				c->told_epoch[id], UINT64_MAX, err, errlen);

@@ -87,6 +87,18 @@ sim_result(struct wm_task_out *out, const struct wm_window_result *r,
 }
 
 static void
+sim_pair(struct wm_task_out *out, const struct wm_join_result *r,
+	 wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct sim_task *st = wm_container_of(out, struct sim_task, out);
+
+	for (struct wm_sink **s = st->sinks; s && *s && !st->sim->error; s++)
+		if (wm_sink_pair(*s, r, watermark, fire_time_ms,
+				 st->sub->index) != 0)
+			sim_output_failed(st->sim, *s);
+}
+
+static void
 sim_late(struct wm_task_out *out, const struct wm_record *r)
 {
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
@@ -159,6 +171,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->out.record = sim_record;
 		st->out.records = sim_records;
 		st->out.result = sim_result;
+		st->out.pair = sim_pair;
 		st->out.late = sim_late;
 		st->out.snapshot = wm_sim_snapshot;
 		st->task = wm_sources_new_task(

@@ -388,6 +388,18 @@ worker_result(struct wm_task_out *out, const struct wm_window_result *r,
 }
 
 static void
+worker_pair(struct wm_task_out *out, const struct wm_join_result *r,
+	    wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct worker *w = wm_container_of(out, struct worker, out);
+
+	for (uint32_t i = 0; i < w->n_sinks && w->failed == 0; i++)
+		if (wm_sink_pair(w->sinks[i], r, watermark, fire_time_ms,
+				 w->me->index) != 0)
+			output_failed(w, w->sinks[i]);
+}
+
+static void
 worker_late(struct wm_task_out *out, const struct wm_record *r)
 {
 	struct worker *w = wm_container_of(out, struct worker, out);
@@ -1157,6 +1169,7 @@ wm_worker_run(const struct wm_worker_args *a)
 	w.out.record = worker_record;
 	w.out.records = worker_records;
 	w.out.result = worker_result;
+	w.out.pair = worker_pair;
 	w.out.late = worker_late;
 	if (a->topo->job.checkpoint_interval_ms != INT64_MAX)
 		w.out.snapshot = worker_snapshot;

@@ -933,8 +933,9 @@ wm_replay_stage_keys(struct wm_replay_trace *const *traces,
 		       : job_keys;
 }
 
-/* Every window's keys of one type: a long and a string word may be equal
- * and would share a window (Flink's keyBy has one key type). 0, or
+/* Every window's and join's keys of one type: a long and a string word
+ * may be equal and would share a window or pair (Flink's keyBy has one
+ * key type). 0, or
  * -EBADMSG with a message in err naming the sources. */
 static int
 check_key_types(struct wm_replay_trace *const *traces,
@@ -943,17 +944,19 @@ check_key_types(struct wm_replay_trace *const *traces,
 	for (uint32_t s = 0; s < topo->n_stages; s++) {
 		uint32_t str = UINT32_MAX, lng = UINT32_MAX;
 
-		if (topo->stages[s].kind != WM_STAGE_WINDOW)
+		if (!wm_stage_keyed(topo->stages[s].kind))
 			continue;
 		upstream_key_types(traces, topo, s, &str, &lng);
 		if (str == UINT32_MAX || lng == UINT32_MAX)
 			continue;
 		snprintf(err, errlen,
-			 "window \"%s\" reads string keys from source \"%s\" "
+			 "%s \"%s\" reads string keys from source \"%s\" "
 			 "and long keys from source \"%s\" (the keys of a "
-			 "window are of one type)",
+			 "%s are of one type)",
+			 wm_stage_kind_name(topo->stages[s].kind),
 			 topo->stages[s].name, topo->stages[str].name,
-			 topo->stages[lng].name);
+			 topo->stages[lng].name,
+			 wm_stage_kind_name(topo->stages[s].kind));
 		return -EBADMSG;
 	}
 	return 0;

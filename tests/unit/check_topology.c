@@ -442,11 +442,16 @@ static const struct bad_case bad[] = {
 	 "forward edge needs equal parallelism, but \"s\" has 2 and \"k\" 1"},
 	{"[source s]\n[sink k]\ninput = s\n",
 	 "t.conf:3:9: invalid value for \"input\" in [sink k]: a sink writes "
-	 "the results of a window stage"},
+	 "the results of a window or a join"},
 	{"[source s]\n[window w]\ninput = s\nsize = 1 s\nparallelism = 2\n"
 	 "[sink k]\ninput = w\nparallelism = 1\n",
 	 "t.conf:8:15: invalid value for \"parallelism\" in [sink k]: a sink "
 	 "is chained to its window, so it needs its parallelism (2, not 1)"},
+	{"[source a]\n[source b]\n[join j]\nleft = a\nright = b\n"
+	 "between = 0, 1 s\nparallelism = 2\n[sink k]\ninput = j\n"
+	 "parallelism = 1\n",
+	 "t.conf:10:15: invalid value for \"parallelism\" in [sink k]: a sink "
+	 "is chained to its join, so it needs its parallelism (2, not 1)"},
 	{"[source s]\n[window w]\ninput = s\nsize = 5 parsecs\n",
 	 "t.conf:4:8: invalid value for \"size\" in [window w]: invalid "
 	 "duration"},

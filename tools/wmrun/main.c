@@ -311,14 +311,20 @@ check(const struct wm_topology *t)
 
 		printf("  %-7s %-16s parallelism %u",
 		       wm_stage_kind_name(st->kind), st->name, st->parallelism);
-		if (st->kind == WM_STAGE_WINDOW)
+		if (wm_stage_keyed(st->kind))
 			printf(", max parallelism %u", st->max_parallelism);
 		for (uint32_t k = 0; k < st->n_inputs; k++)
-			printf("%s%s from \"%s\"", k ? ", " : ", input ",
+			printf("%s%s from \"%s\"",
+			       st->kind == WM_STAGE_JOIN
+				       ? (k ? ", right " : ", left ")
+			       : k ? ", "
+				   : ", input ",
 			       wm_partitioning_name(st->inputs[k].edge),
 			       t->stages[st->inputs[k].stage].name);
 		if (st->kind == WM_STAGE_SINK)
-			printf(" (chained to its window)");
+			printf(" (chained to its %s)",
+			       wm_stage_kind_name(
+				       t->stages[st->inputs[0].stage].kind));
 		printf("\n");
 	}
 	if (wm_affinity_open(NULL, &a, err, sizeof(err)) != 0) {

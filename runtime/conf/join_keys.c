@@ -1,0 +1,103 @@
+/*
+ * join_keys.c
+ *	The keys of a [join NAME] section but its inputs (`left` and
+ *	`right`, which topology.c resolves with every stage's inputs): the
+ *	interval's bounds.
+ *
+ *   between = LOWER, UPPER      an interval join (operators/
+ *                               interval_join.h): a right record pairs
+ *                               with a left one at l when l + LOWER <=
+ *                               r <= l + UPPER; durations, either may
+ *                               be negative ("-5 s, 10 s")
+ *   lower_bound_exclusive,      Flink's lowerBoundExclusive() and
+ *   upper_bound_exclusive       upperBoundExclusive() (false)
+ *
+ * A side's late records are counted as dropped, per side.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/units.h"
+#include "runtime/conf/loader.h"
+
+/* One bound of `between`, the `len` bytes at e->value + off, into *ms.
+ * 0 or the error at its column. */
+static int
+load_bound(struct loader *l, const struct wm_ini_entry *e, size_t off,
+	   size_t len, int64_t *ms)
+{
+	char text[64], why[WM_UNITS_WHY_MAX];
+	bool negative;
+
+	while (len > 0 && e->value[off] == ' ')
+		off++, len--;
+	while (len > 0 && e->value[off + len - 1] == ' ')
+		len--;
+	if (len == 0)
+		return wm_conf_bad_value_at(
+			l, e, off,
+			"expected two durations, LOWER, UPPER (as \"-5 s, "
+			"10 s\")");
+	if (len >= sizeof(text))
+		return wm_conf_bad_value_at(l, e, off, "too long");
+	memcpy(text, e->value + off, len);
+	text[len] = '\0';
+	negative = text[0] == '-';
+	if (wm_units_duration_ms(text + negative, ms, why, sizeof(why)) != 0)
+		return wm_conf_bad_value_at(l, e, off, why);
+	if (negative)
+		*ms = -*ms;
+	return 0;
+}
+
+/* `between` into the operator's bounds: 0 or the error at the key. */
+static int
+load_between(struct loader *l, struct wm_ini_section *sec,
+	     struct wm_interval_join_config *op)
+{
+	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "between");
+	const char *comma;
+	size_t at;
+	char why[200];
+	int r;
+
+	if (e == NULL)
+		return wm_conf_missing_key(l, sec, "between");
+	comma = strchr(e->value, ',');
+	if (comma == NULL || strchr(comma + 1, ',') != NULL)
+		return wm_conf_bad_value(
+			l, e,
+			"expected two durations, LOWER, UPPER (as \"-5 s, "
+			"10 s\")");
+	at = (size_t)(comma - e->value);
+	if ((r = load_bound(l, e, 0, at, &op->lower)) != 0 ||
+	    (r = load_bound(l, e, at + 1, e->value_len - at - 1, &op->upper)) !=
+		    0)
+		return r;
+	if (op->lower > op->upper) {
+		snprintf(why, sizeof(why),
+			 "the lower bound (%lld ms) is above the upper bound "
+			 "(%lld ms): Flink refuses it",
+			 (long long)op->lower, (long long)op->upper);
+		return wm_conf_bad_value(l, e, why);
+	}
+	return 0;
+}
+
+int
+wm_conf_load_join(struct loader *l, struct wm_ini_section *sec,
+		  struct wm_stage *st)
+{
+	struct wm_join_stage_conf *j = &st->u.join;
+	int r;
+
+	if ((r = load_between(l, sec, &j->op)) != 0 ||
+	    (r = wm_conf_get_bool(l, sec, "lower_bound_exclusive",
+				  &j->op.lower_exclusive)) != 0)
+		return r;
+	return wm_conf_get_bool(l, sec, "upper_bound_exclusive",
+				&j->op.upper_exclusive);
+}
