@@ -403,11 +403,6 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 				       name);
 			if (first == NULL)
 				first = src;
-		} else if (st->kind == WM_STAGE_JOIN) {
-			REFUSE(st, "between",
-			       "cannot export join %s yet: wmrun runs it, the "
-			       "export does not write Flink's intervalJoin",
-			       name);
 		} else if (string_keys(t, s) < 0) {
 			REFUSE(st, "input",
 			       "cannot export %s %s over string keys and long "
@@ -990,6 +985,43 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 	fputc('\n', f);
 }
 
+/* An interval join: both sides keyed alike, Flink's intervalJoin with
+ * the bounds as given, its pairs as wmrun's join sink writes them. */
+static void
+emit_join(FILE *f, const struct wm_topology *t, uint32_t s)
+{
+	const struct wm_stage *st = &t->stages[s];
+	const struct wm_interval_join_config *j = &st->u.join.op;
+	char id[IDENT_MAX], left[IDENT_MAX], right[IDENT_MAX];
+	char name[COMMENT_MAX];
+
+	stage_ident(t, s, id, sizeof(id));
+	stage_ident(t, st->inputs[0].stage, left, sizeof(left));
+	stage_ident(t, st->inputs[1].stage, right, sizeof(right));
+	fprintf(f, "        // [join %s]: left %s, right %s\n",
+		comment_text(name, sizeof(name), st->name), left, right);
+	fprintf(f,
+		"        SingleOutputStreamOperator<String> %s = %s\n"
+		"            .keyBy(%s)\n"
+		"            .intervalJoin(%s.keyBy(%s))\n"
+		"            .between(Duration.ofMillis(%" PRId64
+		"), Duration.ofMillis(%" PRId64 "))\n",
+		id, left, key_selector(t, s), right, key_selector(t, s),
+		j->lower, j->upper);
+	if (j->lower_exclusive)
+		fprintf(f, "            .lowerBoundExclusive()\n");
+	if (j->upper_exclusive)
+		fprintf(f, "            .upperBoundExclusive()\n");
+	fprintf(f, "            .process(new JoinLines(start, SPEED))\n"
+		   "            .name(");
+	java_string(f, st->name);
+	fprintf(f,
+		")\n"
+		"            .setParallelism(%" PRIu32 ")\n"
+		"            .setMaxParallelism(%" PRIu32 ");\n\n",
+		st->parallelism, st->max_parallelism);
+}
+
 static void
 emit_sink(FILE *f, const struct wm_topology *t, uint32_t s)
 {
@@ -1005,8 +1037,12 @@ emit_sink(FILE *f, const struct wm_topology *t, uint32_t s)
 	fprintf(f, "        // [sink %s]\n        LineSink.header(output(out, ",
 		comment_text(name, sizeof(name), st->name));
 	java_string(f, st->u.sink.path);
-	fprintf(f, "), ResultLines.header(%s_columns, %s));\n", id,
-		subtask ? "true" : "false");
+	if (win->kind == WM_STAGE_JOIN)
+		fprintf(f, "), JoinLines.header(%s));\n",
+			subtask ? "true" : "false");
+	else
+		fprintf(f, "), ResultLines.header(%s_columns, %s));\n", id,
+			subtask ? "true" : "false");
 	fprintf(f, "        %s", id);
 	if (!subtask)
 		fprintf(f,
@@ -1184,7 +1220,7 @@ wm_export_flink_job(FILE *f, const struct wm_topology *t,
 			emit_sink(f, t, s);
 			break;
 		case WM_STAGE_JOIN:
-			/* Refused by the checks above. */
+			emit_join(f, t, s);
 			break;
 		}
 	}

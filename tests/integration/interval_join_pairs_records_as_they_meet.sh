@@ -4,8 +4,8 @@
 # + UPPER], under --sim and in a real run, as a brute-force join of the
 # two traces says; records late for the join's watermark (the lower of
 # its two inputs') join nothing and are counted per side; every record is
-# accounted for; and bad [join] keys are refused at their line and
-# column with exit 78.
+# accounted for, across a crash too; and bad [join] keys are refused at
+# their line and column with exit 78.
 . "$srcdir/tests/lib/lib.sh"
 
 # Impressions (left): 1500 over 2 partitions, a record every 40 ms of
@@ -138,10 +138,14 @@ bad input '/^left = /a input = clicks' \
 printf '[window w]\ninput = attributed\nsize = 1 s\n' >>"$scratch/sim.conf"
 expect_status 78 "$WMRUN" --check "$scratch/sim.conf"
 expect_line 'sim.conf:2[0-9]:9: invalid value for "input" in \[window w\]: "attributed" is a join, whose results only a sink can write' "$scratch/err"
-# The export does not write a join yet: refused at it.
+# The export writes Flink's intervalJoin with the bounds as given
+# (flink_agrees_on_interval_joins.sh runs it).
 conf "$scratch/x.csv" 20 >"$scratch/x.conf"
-expect_status 78 "$WMRUN" --export-flink "$scratch/export" "$scratch/x.conf"
-expect_line 'x.conf:17:1: cannot export join "attributed" yet' "$scratch/err"
+expect_status 0 "$WMRUN" --export-flink "$scratch/export" "$scratch/x.conf"
+expect_line '^            .intervalJoin\(source1.keyBy\(new TraceRecord.Key\(\)\)\)$' \
+	"$scratch/export/src/main/java/wmrun/flink/Job.java"
+expect_line '^            .between\(Duration.ofMillis\(-1000\), Duration.ofMillis\(500\)\)$' \
+	"$scratch/export/src/main/java/wmrun/flink/Job.java"
 
 # The example: an outage of a clicks partition holds the join's
 # watermark 20 minutes, and the summary says which partition; the
