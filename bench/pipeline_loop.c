@@ -122,6 +122,16 @@ loop_result(struct wm_task_out *out, const struct wm_window_result *r,
 		       lt->sub->index);
 }
 
+static void
+loop_pair(struct wm_task_out *out, const struct wm_join_result *r,
+	  wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct loop_task *lt = wm_container_of(out, struct loop_task, out);
+
+	wm_sink_pair(lt->loop->sink, r, watermark, fire_time_ms,
+		     lt->sub->index);
+}
+
 /* The job has no late side output: the window counts late records. */
 static void
 loop_late(struct wm_task_out *out, const struct wm_record *r)
@@ -163,6 +173,7 @@ loop_build(struct loop *l, char *err, size_t errlen)
 			.record = loop_record,
 			.records = loop_records,
 			.result = loop_result,
+			.pair = loop_pair,
 			.late = loop_late,
 		};
 		lt->task = wm_sources_new_task(t, l->plan, id, &lt->out,
@@ -220,6 +231,8 @@ wm_pipeline_loop_run(const struct wm_topology *t, uint64_t records)
 	     id++) {
 		struct wm_task *task = l.tasks[id].task;
 		const struct wm_window *w = task ? wm_task_window(task) : NULL;
+		const struct wm_interval_join *j =
+			task ? wm_task_join(task) : NULL;
 
 		if (task != NULL && wm_task_input_channels(task) == 0)
 			read += wm_task_counters(task)->records_in;
@@ -231,6 +244,15 @@ wm_pipeline_loop_run(const struct wm_topology *t, uint64_t records)
 			elsewhere += c->late_records_dropped +
 				     c->late_records_side_output +
 				     c->records_ignored + c->records_rejected;
+		}
+		for (int side = 0; j != NULL && side < 2; side++) {
+			const struct wm_interval_join_side_counters *c =
+				&wm_interval_join_counters(j)->side[side];
+
+			windowed += c->records_kept;
+			elsewhere += c->late_records_dropped +
+				     c->late_records_side_output +
+				     c->records_rejected;
 		}
 		wm_task_free(task);
 	}

@@ -15,6 +15,11 @@
  *                 time marked (punctuate = ... every D)
  *   heartbeats    a heartbeat on every partition every second
  *   processing    the window on processing time (time = processing)
+ *   interval-join the keyBy and window replaced by an interval join
+ *                 (between = 0 ms, 1 ms) of two sources of half the
+ *                 partitions each, over JOIN_KEYS keys: each record kept,
+ *                 probed for partners, cleaned by a timer, and the few
+ *                 pairs (about one a record) written to /dev/null
  *
  * Each repetition runs every variant, in an order that turns from one
  * repetition to the next, and reports each one's ns a record and its
@@ -50,16 +55,24 @@ struct stage_variant {
 	const char *name;
 	const char *source; /* more keys of the [source] section */
 	const char *window; /* more keys of the [window] section */
+	bool join;	    /* the interval join's job instead */
 };
 
+/* The interval join's keys: a record a key a millisecond or so on each
+ * side at the loop's pace, so that pairs are about as many as records
+ * and the figure is the join's own work, not the sink's. */
+#define JOIN_KEYS 100000u
+
 static const struct stage_variant variants[] = {
-	{"tumbling", "", ""},
+	{"tumbling", "", "", false},
 	{"punctuated",
-	 "watermark = punctuated\npunctuate = all every 100 records\n", ""},
+	 "watermark = punctuated\npunctuate = all every 100 records\n", "",
+	 false},
 	{"punctuated-d", "watermark = punctuated\npunctuate = all every 1 s\n",
-	 ""},
-	{"heartbeats", "heartbeat = all every 1 s\n", ""},
-	{"processing", "", "time = processing\n"},
+	 "", false},
+	{"heartbeats", "heartbeat = all every 1 s\n", "", false},
+	{"processing", "", "time = processing\n", false},
+	{"interval-join", "", "", true},
 };
 
 /* The job of variant v, `records` records in all. */
@@ -82,6 +95,22 @@ stage_topology(const struct stage_variant *v, uint64_t records)
 			 PIPELINE_PARTITIONS, PIPELINE_KEYS, v->source,
 			 PIPELINE_WINDOW_MS, v->window);
 
+	if (v->join)
+		n = snprintf(
+			text, sizeof(text),
+			"[job]\nname = stages-bench\nrecords = %" PRIu64
+			"\nspeed = %d\n"
+			"[source left]\npartitions = %u\nrate = unlimited\n"
+			"keys = %u\nout_of_orderness = 0\n"
+			"[source right]\npartitions = %u\n"
+			"rate = unlimited\nkeys = %u\n"
+			"out_of_orderness = 0\n"
+			"[join pairs]\nleft = left\nright = right\n"
+			"between = 0 ms, 1 ms\n"
+			"[sink out]\ninput = pairs\npath = /dev/null\n",
+			records / PIPELINE_PARTITIONS, PIPELINE_SPEED,
+			PIPELINE_PARTITIONS / 2, JOIN_KEYS,
+			PIPELINE_PARTITIONS / 2, JOIN_KEYS);
 	if (n < 0 || (size_t)n >= sizeof(text)) {
 		wm_log("wmbench: stages topology too long");
 		return NULL;
@@ -104,7 +133,7 @@ stages_help(FILE *out)
 		"parallelism 1, run in\none thread (impl=loop), for each kind "
 		"of stage beside the tumbling count:\npunctuated (every 100th "
 		"record, or a record a second), heartbeats (every\npartition "
-		"every second), a processing-time window.\n"
+		"every second), a processing-time window, an interval join.\n"
 		"  --records N  records a run (default %u)\n"
 		"  --reps R     repetitions, each running every variant "
 		"(default %u)\n"

@@ -12,8 +12,21 @@
  * by moving its head, and slides its records down only when it has to
  * grow.
  *
- * Timers: the timer service's namespace is the side (0 left, 1 right),
- * its timestamp the cleanup time Flink computes (interval_join.h).
+ * Timers. Flink registers a cleanup timer per (key, side, timestamp) on
+ * every record, the timer service keeping each once, and drops the
+ * side's records of that key and timestamp when it fires. A record's
+ * timer is pending exactly while its bucket (the side's records of its
+ * key and timestamp) is in the buffer: the timer made the bucket's first
+ * record, and firing removes the bucket. So a timer is pushed when a
+ * record opens a bucket, and never twice: the set Flink holds, in a
+ * binary heap by (time, key, side, bucket) with no index beside it
+ * (nothing is ever deleted but the top), and a snapshot needs only the
+ * buffers, from which a restore pushes the timers again.
+ *
+ * A key whose buffers empty gives their arrays back to a small cache of
+ * first allocations, which the next new key takes: keys come and go with
+ * every record where each has few, and malloc and free per key were a
+ * third of the cost.
  */
 #include "config.h"
 
@@ -24,7 +37,6 @@
 #include "lib/hash.h"
 #include "lib/snap.h"
 #include "operators/interval_join.h"
-#include "operators/timer.h"
 
 /* One buffered record. */
 struct join_item {
@@ -58,8 +70,41 @@ struct join_key {
 #define WM_HT_FILL(slots) ((slots) / 4 * 3)
 #include "lib/hash_table.h"
 
+/* A cleanup timer: at `at` (the watermark reaching it), drop side
+ * `side`'s records of `key` at `bucket`. */
+struct cleanup {
+	wm_ts_t at;
+	int64_t key;
+	wm_ts_t bucket;
+	uint32_t side;
+};
+
+/* Firing order: by time, then key, side and bucket, a total order, as
+ * timer.h's, so that a run is reproducible. */
+static inline bool
+cleanup_before(const struct cleanup *a, const struct cleanup *b)
+{
+	if (a->at != b->at)
+		return a->at < b->at;
+	if (a->key != b->key)
+		return a->key < b->key;
+	if (a->side != b->side)
+		return a->side < b->side;
+	return a->bucket < b->bucket;
+}
+
+#define WM_HEAP_PREFIX cleanup_heap
+#define WM_HEAP_ENTRY struct cleanup
+#define WM_HEAP_BEFORE(a, b) cleanup_before(a, b)
+#define WM_HEAP_MIN_CAPACITY 64
+#include "lib/binary_heap.h"
+
 /* A buffer's first allocation, in records. */
 #define BUFFER_FIRST 8
+/* First allocations kept for new keys, at most: 512 KiB of them, which
+ * a watermark that cleans thousands of keys at once refills (64 left
+ * malloc and free at a seventh of the join's cost). */
+#define SPARE_MOST 4096
 /* A buffer never holds more (the count is 32 bits). */
 #define BUFFER_MOST (UINT32_MAX / 2)
 
@@ -67,8 +112,12 @@ struct wm_interval_join {
 	struct wm_interval_join_config conf;
 	/* Flink's bounds after the exclusive ones moved inwards. */
 	int64_t lower, upper;
-	struct wm_timer_service *timers; /* also holds the watermark */
+	wm_ts_t watermark; /* MIN before the first */
+	struct cleanup_heap timers;
 	struct key_table keys;
+	/* Arrays of BUFFER_FIRST records given back by keys that went. */
+	struct join_item *spare[SPARE_MOST];
+	uint32_t n_spare;
 	size_t buffered[2];
 	struct wm_interval_join_counters counters;
 };
@@ -105,6 +154,14 @@ wm_interval_join_new(const struct wm_interval_join_config *config,
 		errno = EINVAL;
 		return NULL;
 	}
+	/* Flink's right-side cleanup timer of a lower bound of MIN is the
+	 * record's own timestamp, from which its onEventTime() takes the
+	 * bucket at timestamp + MIN: the records would never go. */
+	if (config->lower == INT64_MIN) {
+		*why = "a lower bound of -2^63 ms is refused";
+		errno = EINVAL;
+		return NULL;
+	}
 	op = calloc(1, sizeof(*op));
 	if (op == NULL)
 		return NULL;
@@ -115,12 +172,8 @@ wm_interval_join_new(const struct wm_interval_join_config *config,
 					    : config->lower;
 	op->upper = config->upper_exclusive ? wm_ts_sub(config->upper, 1)
 					    : config->upper;
-	op->timers = wm_timer_new();
-	if (op->timers == NULL) {
-		free(op);
-		errno = ENOMEM;
-		return NULL;
-	}
+	op->watermark = WM_TS_MIN;
+	cleanup_heap_init(&op->timers);
 	key_table_init(&op->keys);
 	return op;
 }
@@ -140,7 +193,9 @@ wm_interval_join_free(struct wm_interval_join *op)
 		free(e->side[1].items);
 	}
 	key_table_destroy(&op->keys);
-	wm_timer_free(op->timers);
+	cleanup_heap_destroy(&op->timers);
+	while (op->n_spare > 0)
+		free(op->spare[--op->n_spare]);
 	free(op);
 }
 
@@ -168,7 +223,7 @@ buffer_search(const struct join_buffer *b, wm_ts_t ts, bool after)
  * when the head has moved, else twice the room. 0 or -ENOMEM (b as
  * before). */
 static int
-buffer_make_room(struct join_buffer *b)
+buffer_make_room(struct wm_interval_join *op, struct join_buffer *b)
 {
 	struct join_item *grown;
 	uint32_t cap;
@@ -178,6 +233,11 @@ buffer_make_room(struct join_buffer *b)
 	if (b->head > 0) {
 		memmove(b->items, b->items + b->head, b->n * sizeof(*b->items));
 		b->head = 0;
+		return 0;
+	}
+	if (b->cap == 0 && op->n_spare > 0) {
+		b->items = op->spare[--op->n_spare];
+		b->cap = BUFFER_FIRST;
 		return 0;
 	}
 	if (b->cap >= BUFFER_MOST)
@@ -191,19 +251,40 @@ buffer_make_room(struct join_buffer *b)
 	return 0;
 }
 
-/* Insert (ts, value) after every record of b at or before ts; room made. */
+/* A buffer's array, its records gone: to the cache of first allocations
+ * if it is one and there is room, else freed. */
 static void
+buffer_release(struct wm_interval_join *op, struct join_buffer *b)
+{
+	if (b->cap == BUFFER_FIRST && op->n_spare < SPARE_MOST)
+		op->spare[op->n_spare++] = b->items;
+	else
+		free(b->items);
+	*b = (struct join_buffer){0};
+}
+
+/* Insert (ts, value) after every record of b at or before ts; room made.
+ * Whether it opened a bucket (no record of b was at ts). */
+static bool
 buffer_insert(struct join_buffer *b, wm_ts_t ts, int64_t value)
 {
 	uint32_t at = b->head + b->n;
+	bool opened;
 
-	if (b->n > 0 && b->items[at - 1].ts > ts) {
-		at = buffer_search(b, ts, true);
-		memmove(b->items + at + 1, b->items + at,
-			(b->head + b->n - at) * sizeof(*b->items));
+	if (b->n > 0 && b->items[at - 1].ts >= ts) {
+		opened = b->items[at - 1].ts != ts;
+		if (opened) {
+			at = buffer_search(b, ts, true);
+			opened = at == b->head || b->items[at - 1].ts != ts;
+			memmove(b->items + at + 1, b->items + at,
+				(b->head + b->n - at) * sizeof(*b->items));
+		}
+	} else {
+		opened = true;
 	}
 	b->items[at] = (struct join_item){.ts = ts, .value = value};
 	b->n++;
+	return opened;
 }
 
 /* Remove every record of b at ts; how many. */
@@ -267,6 +348,26 @@ emit_pairs(struct wm_interval_join *op, const struct join_key *e,
 	}
 }
 
+/* The cleanup timer of side `side`'s bucket `bucket` of `key` (room
+ * reserved), at Flink's time: the bucket plus the side's relative upper
+ * bound when that is > 0, else the bucket. Flink's onEventTime() takes
+ * the bucket back from that time (the time less upperBound, or plus
+ * lowerBound), exactly the bucket for every bound but a lower one of MIN,
+ * which wm_interval_join_new() refuses. */
+static void
+push_cleanup(struct wm_interval_join *op, int64_t key, enum wm_join_side side,
+	     wm_ts_t bucket, int64_t rel_upper)
+{
+	struct cleanup c = {
+		.at = rel_upper > 0 ? wm_ts_add(bucket, rel_upper) : bucket,
+		.key = key,
+		.bucket = bucket,
+		.side = side,
+	};
+
+	cleanup_heap_push(&op->timers, &c);
+}
+
 int
 wm_interval_join_process_element(struct wm_interval_join *op,
 				 enum wm_join_side side,
@@ -275,7 +376,7 @@ wm_interval_join_process_element(struct wm_interval_join *op,
 {
 	struct wm_interval_join_side_counters *c = &op->counters.side[side];
 	wm_ts_t ts = record->ts;
-	wm_ts_t watermark = wm_timer_watermark(op->timers);
+	wm_ts_t watermark = op->watermark;
 	/* processElement2 takes (-upperBound, -lowerBound). */
 	int64_t rel_lower =
 		side == WM_JOIN_LEFT ? op->lower : wm_ts_sub(0, op->upper);
@@ -284,7 +385,7 @@ wm_interval_join_process_element(struct wm_interval_join *op,
 	uint64_t hash = key_hash(record->key);
 	struct join_key *e;
 	size_t idx;
-	bool found;
+	bool found, opened;
 
 	if (ts == WM_TS_MIN) {
 		c->records_in++;
@@ -304,17 +405,17 @@ wm_interval_join_process_element(struct wm_interval_join *op,
 	/* Everything that can fail first, so that a failure changes
 	 * nothing. */
 	if (key_table_reserve(&op->keys, 1) != 0 ||
-	    wm_timer_reserve(op->timers, 1) != 0)
+	    cleanup_heap_reserve(&op->timers, 1) != 0)
 		return -ENOMEM;
 	found = key_table_lookup(&op->keys, record->key, hash, &idx);
 	if (found) {
 		e = &op->keys.slots[idx];
-		if (buffer_make_room(&e->side[side]) != 0)
+		if (buffer_make_room(op, &e->side[side]) != 0)
 			return -ENOMEM;
 	} else {
 		struct join_buffer fresh = {0};
 
-		if (buffer_make_room(&fresh) != 0)
+		if (buffer_make_room(op, &fresh) != 0)
 			return -ENOMEM;
 		e = key_table_insert_at(&op->keys, idx);
 		e->hash = hash;
@@ -325,42 +426,33 @@ wm_interval_join_process_element(struct wm_interval_join *op,
 	}
 	c->records_in++;
 	c->records_kept++;
-	buffer_insert(&e->side[side], ts, record->value);
+	opened = buffer_insert(&e->side[side], ts, record->value);
 	op->buffered[side]++;
 	emit_pairs(op, e, side, ts, record->value, rel_lower, rel_upper, out);
 	/* The cleanup time: ts + relativeUpperBound when that is > 0, else
-	 * ts. */
-	(void)wm_timer_add(op->timers,
-			   rel_upper > 0 ? wm_ts_add(ts, rel_upper) : ts,
-			   record->key, side);
+	 * ts; registered by the bucket's first record (see the top). */
+	if (opened)
+		push_cleanup(op, record->key, side, ts, rel_upper);
 	return 0;
 }
 
-/* A cleanup timer: drop the records of its side, key and timestamp. */
+/* A cleanup timer: drop the records of its side, key and bucket. */
 static void
-on_cleanup(struct wm_interval_join *op, const struct wm_timer *t)
+on_cleanup(struct wm_interval_join *op, const struct cleanup *t)
 {
-	enum wm_join_side side = t->ns == 0 ? WM_JOIN_LEFT : WM_JOIN_RIGHT;
-	wm_ts_t ts;
 	struct join_key *e;
 	uint32_t gone;
 	size_t idx;
 
-	/* onEventTime: left t - upperBound (t when upperBound <= 0),
-	 * right t + lowerBound (t when lowerBound > 0). */
-	if (side == WM_JOIN_LEFT)
-		ts = op->upper <= 0 ? t->ts : wm_ts_sub(t->ts, op->upper);
-	else
-		ts = op->lower <= 0 ? wm_ts_add(t->ts, op->lower) : t->ts;
 	if (!key_table_lookup(&op->keys, t->key, key_hash(t->key), &idx))
-		return;
+		return; /* cannot happen: a pending timer's bucket is there */
 	e = &op->keys.slots[idx];
-	gone = buffer_remove(&e->side[side], ts);
-	op->buffered[side] -= gone;
-	op->counters.side[side].records_cleaned += gone;
+	gone = buffer_remove(&e->side[t->side], t->bucket);
+	op->buffered[t->side] -= gone;
+	op->counters.side[t->side].records_cleaned += gone;
 	if (e->side[0].n == 0 && e->side[1].n == 0) {
-		free(e->side[0].items);
-		free(e->side[1].items);
+		buffer_release(op, &e->side[0]);
+		buffer_release(op, &e->side[1]);
 		key_table_remove_at(&op->keys, idx);
 	}
 }
@@ -370,11 +462,16 @@ wm_interval_join_process_watermark(struct wm_interval_join *op,
 				   wm_ts_t watermark,
 				   struct wm_interval_join_output *out)
 {
-	struct wm_timer t;
+	/* Every timer at or below the watermark, in timer order (Flink's
+	 * advanceWatermark()); a cleanup sets none. */
+	op->watermark = watermark;
+	while (cleanup_heap_count(&op->timers) > 0 &&
+	       cleanup_heap_top(&op->timers)->at <= watermark) {
+		struct cleanup t = *cleanup_heap_top(&op->timers);
 
-	wm_timer_set_watermark(op->timers, watermark);
-	while (wm_timer_pop_due(op->timers, &t))
+		cleanup_heap_pop(&op->timers);
 		on_cleanup(op, &t);
+	}
 	wm_output_watermark(&out->base, watermark);
 }
 
@@ -390,7 +487,7 @@ wm_interval_join_process_status(struct wm_interval_join *op,
 wm_ts_t
 wm_interval_join_watermark(const struct wm_interval_join *op)
 {
-	return wm_timer_watermark(op->timers);
+	return op->watermark;
 }
 
 const struct wm_interval_join_counters *
@@ -415,7 +512,7 @@ wm_interval_join_key_count(const struct wm_interval_join *op)
 size_t
 wm_interval_join_timer_count(const struct wm_interval_join *op)
 {
-	return wm_timer_count(op->timers);
+	return cleanup_heap_count(&op->timers);
 }
 
 /* ---- checkpoints ---- */
@@ -514,7 +611,6 @@ wm_interval_join_snapshot(const struct wm_interval_join *op,
 			}
 		}
 	}
-	wm_timer_snapshot(op->timers, w);
 	wm_snap_end(w);
 }
 
@@ -535,12 +631,33 @@ restore_buffer(struct wm_interval_join *op, struct join_buffer *b,
 			break;
 		if (ts == WM_TS_MIN || (b->n > 0 && b->items[b->n - 1].ts > ts))
 			return wm_snap_reader_fail(r, -EBADMSG);
-		if (buffer_make_room(b) != 0)
+		if (buffer_make_room(op, b) != 0)
 			return wm_snap_reader_fail(r, -ENOMEM);
 		b->items[b->n++] = (struct join_item){.ts = ts, .value = value};
 		op->buffered[side]++;
 	}
 	return wm_snap_reader_error(r);
+}
+
+/* The timers of key e's buckets, pushed again: one a bucket of each side
+ * (see the top). 0 or -ENOMEM. */
+static int
+restore_timers(struct wm_interval_join *op, const struct join_key *e)
+{
+	for (int s = 0; s < 2; s++) {
+		const struct join_buffer *b = &e->side[s];
+		int64_t rel_upper =
+			s == WM_JOIN_LEFT ? op->upper : wm_ts_sub(0, op->lower);
+
+		for (uint32_t j = b->head; j < b->head + b->n; j++) {
+			if (j > b->head && b->items[j - 1].ts == b->items[j].ts)
+				continue;
+			if (cleanup_heap_reserve(&op->timers, 1) != 0)
+				return -ENOMEM;
+			push_cleanup(op, e->key, s, b->items[j].ts, rel_upper);
+		}
+	}
+	return 0;
 }
 
 static int
@@ -565,6 +682,8 @@ restore_keys(struct wm_interval_join *op, struct wm_snap_reader *r)
 		if (restore_buffer(op, &e->side[0], WM_JOIN_LEFT, r) != 0 ||
 		    restore_buffer(op, &e->side[1], WM_JOIN_RIGHT, r) != 0)
 			return wm_snap_reader_error(r);
+		if (restore_timers(op, e) != 0)
+			return wm_snap_reader_fail(r, -ENOMEM);
 		/* A key is kept only while it holds records. */
 		if (e->side[0].n == 0 && e->side[1].n == 0)
 			return wm_snap_reader_fail(r, -EBADMSG);
@@ -580,13 +699,12 @@ wm_interval_join_restore(struct wm_interval_join *op, struct wm_snap_reader *r)
 	if (op->counters.side[0].records_in != 0 ||
 	    op->counters.side[1].records_in != 0 ||
 	    key_table_count(&op->keys) != 0 ||
-	    wm_timer_count(op->timers) != 0 ||
-	    wm_timer_watermark(op->timers) != WM_TS_MIN)
+	    cleanup_heap_count(&op->timers) != 0 || op->watermark != WM_TS_MIN)
 		return wm_snap_reader_fail(r, -EINVAL);
 	if (wm_snap_enter(r, JOIN_SNAP_TAG, JOIN_SNAP_VERSION) != 0 ||
 	    snap_check_config(r, op) != 0 ||
 	    snap_get_counters(r, &counters) != 0 || restore_keys(op, r) != 0 ||
-	    wm_timer_restore(op->timers, r) != 0 || wm_snap_leave(r) != 0)
+	    wm_snap_leave(r) != 0)
 		return wm_snap_reader_error(r);
 	/* What the buffers hold is what was kept and not yet cleaned. */
 	for (int s = 0; s < 2; s++)
@@ -603,7 +721,7 @@ wm_interval_join_snapshot_watermark(const struct wm_interval_join *op,
 				    struct wm_snap_writer *w)
 {
 	wm_snap_begin(w, JOIN_WM_SNAP_TAG, JOIN_WM_SNAP_VERSION);
-	wm_snap_put_i64(w, wm_timer_watermark(op->timers));
+	wm_snap_put_i64(w, op->watermark);
 	wm_snap_end(w);
 }
 
@@ -618,6 +736,6 @@ wm_interval_join_restore_watermark(struct wm_interval_join *op,
 	w = wm_snap_get_i64(r);
 	if (wm_snap_leave(r) != 0)
 		return wm_snap_reader_error(r);
-	wm_timer_set_watermark(op->timers, w);
+	op->watermark = w;
 	return 0;
 }

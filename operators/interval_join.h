@@ -40,10 +40,11 @@
  *
  * State: per key, each side's records (timestamp and value, 16 bytes) in
  * a buffer sorted by timestamp, records of one timestamp in arrival
- * order; the timers (timer.h). Cost per record: one probe of the key
- * table, an insertion into a sorted buffer (at its end for records in
- * timestamp order), a binary search of the other side's buffer and a
- * step per pair, a timer probe. Used by one thread only; no locking.
+ * order; a cleanup timer per bucket in a binary heap. Cost per record:
+ * one probe of the key table, an insertion into a sorted buffer (at its
+ * end for records in timestamp order), a binary search of the other
+ * side's buffer and a step per pair, a heap push and pop per bucket.
+ * Used by one thread only; no locking.
  */
 #ifndef WM_OPERATORS_INTERVAL_JOIN_H
 #define WM_OPERATORS_INTERVAL_JOIN_H
@@ -163,7 +164,8 @@ size_t wm_interval_join_timer_count(const struct wm_interval_join *op);
 /*
  * Checkpoints, as Flink's operator checkpoints its keyed buffers and its
  * timers and not its watermark: wm_interval_join_snapshot() writes the
- * configuration, every buffered record, the timers and the counters;
+ * configuration, every buffered record and the counters (the timers are
+ * those of the buffers' buckets, pushed again by the restore);
  * wm_interval_join_restore() reads them into a new operator of the same
  * configuration (-EINVAL otherwise, or if it processed anything), 0 or
  * the reader's error; after an error, free the operator. The restored

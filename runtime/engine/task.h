@@ -335,5 +335,7 @@ void wm_task_restarted_at(struct wm_task *task, int64_t now_ns);
 
 /* The window operator of a window task (NULL otherwise). */
 const struct wm_window *wm_task_window(const struct wm_task *task);
+/* The interval join of a join task (NULL otherwise). */
+const struct wm_interval_join *wm_task_join(const struct wm_task *task);
 
 #endif /* WM_RUNTIME_ENGINE_TASK_H */

@@ -184,3 +184,9 @@ wm_task_check_join(const struct wm_task *t)
 		  t->counters.records_in);
 	WM_ASSERT(t->counters.records_out == t->join->pairs);
 }
+
+const struct wm_interval_join *
+wm_task_join(const struct wm_task *t)
+{
+	return t->join != NULL ? t->join->op : NULL;
+}
