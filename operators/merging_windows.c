@@ -36,6 +36,7 @@
 #include "lib/hash.h"
 #include "operators/merging_windows.h"
 #include "lib/snap.h"
+#include "operators/timer.h"
 
 #define INLINE_WINDOWS 2
 #define MERGING_MAX_WINDOWS ((uint32_t)1 << 30)
@@ -439,6 +440,36 @@ wm_merging_windows_of(const struct wm_merging_windows *mw, int64_t key,
  * (start, end, state start) in a snapshot. */
 #define MERGING_SNAP_KEY_BYTES (8 + 1 + 8 + 24)
 #define MERGING_SNAP_WINDOW_BYTES 24
+
+int
+wm_merging_check_result(const struct wm_timer_service *timers, int64_t lateness,
+			struct wm_time_window result)
+{
+	if (wm_ts_add(wm_window_max_timestamp(result), lateness) <=
+	    wm_timer_watermark(timers))
+		return -ERANGE;
+	return 0;
+}
+
+void
+wm_merging_merge_timers(struct wm_timer_service *timers, int64_t lateness,
+			int64_t key, struct wm_time_window result,
+			const struct wm_merging_entry *merged, size_t n)
+{
+	wm_ts_t max_ts = wm_window_max_timestamp(result);
+
+	if (max_ts > wm_timer_watermark(timers))
+		(void)wm_timer_add(timers, max_ts, key, result.start);
+	for (size_t i = 0; i < n; i++) {
+		struct wm_time_window m = merged[i].window;
+		wm_ts_t m_max = wm_window_max_timestamp(m);
+		wm_ts_t m_cleanup = wm_window_cleanup_time(m_max, lateness);
+
+		(void)wm_timer_delete(timers, m_max, key, m.start);
+		if (m_cleanup != WM_TS_MAX)
+			(void)wm_timer_delete(timers, m_cleanup, key, m.start);
+	}
+}
 
 void
 wm_merging_snapshot(const struct wm_merging_windows *mw,

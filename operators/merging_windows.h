@@ -115,6 +115,37 @@ size_t wm_merging_key_count(const struct wm_merging_windows *mw);
 size_t wm_merging_windows_of(const struct wm_merging_windows *mw, int64_t key,
 			     struct wm_merging_entry *out, size_t cap);
 
+/*
+ * What an event-time window operator does about its timers on a merge, as
+ * Flink's merge function in WindowOperator.processElement() does it, for
+ * timers (timer.h) whose namespace is the window start and an allowed
+ * lateness L >= 0 (doc/semantics.md section 7.10). Both operators that
+ * merge windows (window.c, window_join.c) call these from their
+ * callbacks.
+ */
+struct wm_timer_service;
+
+/*
+ * The merge function's precondition, for cb->check: `result`'s maxTs + L,
+ * computed with Java's wrap-around, must be above the timers' watermark;
+ * else -ERANGE (Flink throws UnsupportedOperationException and the job
+ * fails). A merge result covers windows that are not late, so only an
+ * overflowing maxTs + L (a huge lateness) fails it. 0 otherwise.
+ */
+int wm_merging_check_result(const struct wm_timer_service *timers,
+			    int64_t lateness, struct wm_time_window result);
+
+/*
+ * The merge's timers, for cb->merge: EventTimeTrigger.onMerge() sets the
+ * trigger timer of `result` at its maxTs if that is above the watermark,
+ * then each of merged[0 .. n) loses its trigger timer (trigger.clear())
+ * and its cleanup timer (deleteCleanupTimer()). Needs room for one timer
+ * (wm_timer_reserve()).
+ */
+void wm_merging_merge_timers(struct wm_timer_service *timers, int64_t lateness,
+			     int64_t key, struct wm_time_window result,
+			     const struct wm_merging_entry *merged, size_t n);
+
 struct wm_snap_writer;
 struct wm_snap_reader;
 

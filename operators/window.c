@@ -218,15 +218,6 @@ window_hash(int64_t key, wm_ts_t start)
 	return window_hash_mixed(key, window_start_mix(start));
 }
 
-/* Flink's cleanupTime(): maxTs + L, or WM_TS_MAX if that overflows. */
-static inline wm_ts_t
-window_cleanup_time(wm_ts_t max_ts, int64_t lateness)
-{
-	wm_ts_t t = wm_ts_add(max_ts, lateness);
-
-	return t >= max_ts ? t : WM_TS_MAX;
-}
-
 /*
  * Find (key, start). Returns true with *idx at its entry, or false with
  * *idx at the empty slot where it would go.
@@ -316,15 +307,7 @@ wm_window_new(const struct wm_window_config *config, const char **why)
 	const struct wm_window_assigner *a = &config->assigner;
 	struct wm_window *op;
 
-	if ((a->kind != WM_WINDOW_TUMBLING && a->kind != WM_WINDOW_SLIDING &&
-	     a->kind != WM_WINDOW_SESSION) ||
-	    a->size <= 0 || a->slide <= 0 || a->max_windows == 0) {
-		*why = "invalid window assigner: not set up";
-		errno = EINVAL;
-		return NULL;
-	}
-	if (config->allowed_lateness < 0) {
-		*why = "invalid allowed lateness: must not be negative";
+	if (wm_window_check_config(a, config->allowed_lateness, why) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -482,24 +465,15 @@ record_rejected(struct wm_window *op, int err)
 	return err;
 }
 
-/*
- * The merge function's precondition in Flink: a merge must not produce a
- * window with maxTs + L <= watermark, computed without saturation. Since
- * a merge result covers windows that are not late, this fails only when
- * maxTs + L overflows (huge allowed lateness); Flink then throws
- * UnsupportedOperationException and the job fails.
- */
+/* The merge function's precondition in Flink (wm_merging_check_result()). */
 static int
 session_check(void *ctx, int64_t key, struct wm_time_window result)
 {
 	struct wm_window *op = ctx;
 
 	(void)key;
-	if (wm_ts_add(wm_window_max_timestamp(result),
-		      op->conf.allowed_lateness) <=
-	    wm_timer_watermark(op->timers))
-		return -ERANGE;
-	return 0;
+	return wm_merging_check_result(op->timers, op->conf.allowed_lateness,
+				       result);
 }
 
 /* mergeNamespaces() for one source: fold state window `from` into `to`. */
@@ -533,9 +507,9 @@ session_merge_state(struct wm_window *op, int64_t key, wm_ts_t to, wm_ts_t from)
 }
 
 /*
- * The merge function of Flink's processElement(): EventTimeTrigger.onMerge
- * on the result, then for each absorbed window trigger.clear() and
- * deleteCleanupTimer(), then the states merged into the state window.
+ * The merge function of Flink's processElement(): the timers of
+ * onMerge() and of the absorbed windows (wm_merging_merge_timers()), then
+ * the states merged into the state window.
  */
 static void
 session_merge(void *ctx, int64_t key, struct wm_time_window result,
@@ -543,21 +517,9 @@ session_merge(void *ctx, int64_t key, struct wm_time_window result,
 	      wm_ts_t state_start)
 {
 	struct wm_window *op = ctx;
-	int64_t lateness = op->conf.allowed_lateness;
-	wm_ts_t max_ts = wm_window_max_timestamp(result);
 
-	if (max_ts > wm_timer_watermark(op->timers))
-		(void)wm_timer_add(op->timers, max_ts, key, result.start);
-	for (size_t i = 0; i < n; i++) {
-		struct wm_time_window m = merged[i].window;
-		wm_ts_t m_max = wm_window_max_timestamp(m);
-		wm_ts_t m_cleanup = window_cleanup_time(m_max, lateness);
-
-		(void)wm_timer_delete(op->timers, m_max, key, m.start);
-		if (m_cleanup != WM_TS_MAX)
-			(void)wm_timer_delete(op->timers, m_cleanup, key,
-					      m.start);
-	}
+	wm_merging_merge_timers(op->timers, op->conf.allowed_lateness, key,
+				result, merged, n);
 	for (size_t i = 0; i < n; i++)
 		if (merged[i].state_start != state_start)
 			session_merge_state(op, key, state_start,
@@ -597,7 +559,7 @@ session_element(struct wm_window *op, const struct wm_record *rec,
 	if (err != 0)
 		return record_rejected(op, err);
 	max_ts = wm_window_max_timestamp(act.window);
-	cleanup = window_cleanup_time(max_ts, op->conf.allowed_lateness);
+	cleanup = wm_window_cleanup_time(max_ts, op->conf.allowed_lateness);
 	if (cleanup <= watermark) {
 		/* isWindowLate(): the session is gone, drop the element. */
 		(void)wm_merging_retire(op->sessions, rec->key, act.window);
@@ -641,7 +603,7 @@ session_on_event_time(struct wm_window *op, const struct wm_timer *t,
 	if (!wm_merging_find(op->sessions, t->key, t->ns, &ent))
 		return;
 	max_ts = wm_window_max_timestamp(ent.window);
-	cleanup = window_cleanup_time(max_ts, op->conf.allowed_lateness);
+	cleanup = wm_window_cleanup_time(max_ts, op->conf.allowed_lateness);
 	fire = t->ts == max_ts;
 	clean = t->ts == cleanup;
 	if (!fire && !clean)
@@ -675,7 +637,8 @@ span_set(struct wm_window *op, wm_ts_t ts)
 	s->w.start = wm_window_start_with_offset(ts, a->offset, a->slide);
 	s->w.end = wm_ts_add(s->w.start, a->size);
 	s->max_ts = wm_window_max_timestamp(s->w);
-	s->cleanup = window_cleanup_time(s->max_ts, op->conf.allowed_lateness);
+	s->cleanup =
+		wm_window_cleanup_time(s->max_ts, op->conf.allowed_lateness);
 	s->start_mix = window_start_mix(s->w.start);
 	if (a->offset > -SPAN_BOUND && a->offset < SPAN_BOUND &&
 	    s->w.start >= -SPAN_BOUND && s->w.start <= ts && ts < s->w.end &&
@@ -735,15 +698,16 @@ sliding_element(struct wm_window *op, const struct wm_record *rec,
 		size_t open = 0;
 
 		while (wm_window_next(&count, &w))
-			open += window_cleanup_time(wm_window_max_timestamp(w),
-						    lateness) > watermark;
+			open += wm_window_cleanup_time(
+					wm_window_max_timestamp(w), lateness) >
+				watermark;
 		if (state_table_reserve(&op->states, open) != 0 ||
 		    wm_timer_reserve(op->timers, 2 * open) != 0)
 			return -ENOMEM;
 	}
 	while (wm_window_next(&it, &w)) {
 		wm_ts_t max_ts = wm_window_max_timestamp(w);
-		wm_ts_t cleanup = window_cleanup_time(max_ts, lateness);
+		wm_ts_t cleanup = wm_window_cleanup_time(max_ts, lateness);
 
 		/* isWindowLate(): this window is gone, drop the record for
 		 * it alone. */
@@ -1003,7 +967,7 @@ window_on_event_time(struct wm_window *op, const struct wm_timer *t,
 	w.start = t->ns;
 	w.end = wm_ts_add(w.start, op->conf.assigner.size);
 	max_ts = wm_window_max_timestamp(w);
-	cleanup = window_cleanup_time(max_ts, op->conf.allowed_lateness);
+	cleanup = wm_window_cleanup_time(max_ts, op->conf.allowed_lateness);
 	/* EventTimeTrigger.onEventTime(): FIRE only at maxTs. */
 	fire = t->ts == max_ts;
 	clean = t->ts == cleanup;

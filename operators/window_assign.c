@@ -103,6 +103,23 @@ wm_window_session(struct wm_window_assigner *a, int64_t gap, const char **why)
 }
 
 int
+wm_window_check_config(const struct wm_window_assigner *a,
+		       int64_t allowed_lateness, const char **why)
+{
+	if ((a->kind != WM_WINDOW_TUMBLING && a->kind != WM_WINDOW_SLIDING &&
+	     a->kind != WM_WINDOW_SESSION) ||
+	    a->size <= 0 || a->slide <= 0 || a->max_windows == 0) {
+		*why = "invalid window assigner: not set up";
+		return -EINVAL;
+	}
+	if (allowed_lateness < 0) {
+		*why = "invalid allowed lateness: must not be negative";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
 wm_window_assign(const struct wm_window_assigner *a, wm_ts_t ts,
 		 struct wm_window_iter *it)
 {

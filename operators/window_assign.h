@@ -59,6 +59,21 @@ wm_window_cover(struct wm_time_window a, struct wm_time_window b)
 }
 
 /*
+ * Flink's WindowOperator.cleanupTime(): a window whose last timestamp is
+ * max_ts keeps its state until the watermark reaches max_ts + L (allowed
+ * lateness L >= 0), or for ever (WM_TS_MAX) if that overflows. The window
+ * is late once its cleanup time is <= the watermark (doc/semantics.md
+ * section 7.4).
+ */
+static inline wm_ts_t
+wm_window_cleanup_time(wm_ts_t max_ts, int64_t lateness)
+{
+	wm_ts_t t = wm_ts_add(max_ts, lateness);
+
+	return t >= max_ts ? t : WM_TS_MAX;
+}
+
+/*
  * Start of the window of size `size` (> 0) that contains `ts` when windows
  * are aligned to `offset` (Flink's getWindowStartWithOffset): correct for
  * negative timestamps, wrapping like Java at the extremes.
@@ -109,6 +124,14 @@ int wm_window_sliding(struct wm_window_assigner *a, int64_t size, int64_t slide,
  */
 int wm_window_session(struct wm_window_assigner *a, int64_t gap,
 		      const char **why);
+
+/*
+ * What an event-time window operator (window.h, window_join.h) checks of
+ * its configuration: `a` set up by one of the three functions above, and
+ * an allowed lateness >= 0. Returns 0, or -EINVAL with *why set as above.
+ */
+int wm_window_check_config(const struct wm_window_assigner *a,
+			   int64_t allowed_lateness, const char **why);
 
 /* Where an assignment is; owned by the caller, opaque otherwise. */
 struct wm_window_iter {
