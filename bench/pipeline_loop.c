@@ -231,8 +231,7 @@ wm_pipeline_loop_run(const struct wm_topology *t, uint64_t records)
 	     id++) {
 		struct wm_task *task = l.tasks[id].task;
 		const struct wm_window *w = task ? wm_task_window(task) : NULL;
-		const struct wm_interval_join *j =
-			task ? wm_task_join(task) : NULL;
+		uint64_t kept, other;
 
 		if (task != NULL && wm_task_input_channels(task) == 0)
 			read += wm_task_counters(task)->records_in;
@@ -245,14 +244,9 @@ wm_pipeline_loop_run(const struct wm_topology *t, uint64_t records)
 				     c->late_records_side_output +
 				     c->records_ignored + c->records_rejected;
 		}
-		for (int side = 0; j != NULL && side < 2; side++) {
-			const struct wm_interval_join_side_counters *c =
-				&wm_interval_join_counters(j)->side[side];
-
-			windowed += c->records_kept;
-			elsewhere += c->late_records_dropped +
-				     c->late_records_side_output +
-				     c->records_rejected;
+		if (task != NULL && wm_task_join_records(task, &kept, &other)) {
+			windowed += kept;
+			elsewhere += other;
 		}
 		wm_task_free(task);
 	}

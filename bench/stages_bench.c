@@ -20,6 +20,9 @@
  *                 partitions each, over JOIN_KEYS keys: each record kept,
  *                 probed for partners, cleaned by a timer, and the few
  *                 pairs (about one a record) written to /dev/null
+ *   window-join   the same with a window join of 1 ms tumbling windows:
+ *                 each record into its window's list, each window fired
+ *                 (its pairs, fewer than a record each) and cleaned
  *
  * Each repetition runs every variant, in an order that turns from one
  * repetition to the next, and reports each one's ns a record and its
@@ -55,7 +58,8 @@ struct stage_variant {
 	const char *name;
 	const char *source; /* more keys of the [source] section */
 	const char *window; /* more keys of the [window] section */
-	bool join;	    /* the interval join's job instead */
+	/* The join's job instead, with this [join] pairing (NULL: none). */
+	const char *join;
 };
 
 /* The interval join's keys: a record a key a millisecond or so on each
@@ -64,15 +68,16 @@ struct stage_variant {
 #define JOIN_KEYS 100000u
 
 static const struct stage_variant variants[] = {
-	{"tumbling", "", "", false},
+	{"tumbling", "", "", NULL},
 	{"punctuated",
 	 "watermark = punctuated\npunctuate = all every 100 records\n", "",
-	 false},
+	 NULL},
 	{"punctuated-d", "watermark = punctuated\npunctuate = all every 1 s\n",
-	 "", false},
-	{"heartbeats", "heartbeat = all every 1 s\n", "", false},
-	{"processing", "", "time = processing\n", false},
-	{"interval-join", "", "", true},
+	 "", NULL},
+	{"heartbeats", "heartbeat = all every 1 s\n", "", NULL},
+	{"processing", "", "time = processing\n", NULL},
+	{"interval-join", "", "", "between = 0 ms, 1 ms\n"},
+	{"window-join", "", "", "window = tumbling\nsize = 1 ms\n"},
 };
 
 /* The job of variant v, `records` records in all. */
@@ -95,7 +100,7 @@ stage_topology(const struct stage_variant *v, uint64_t records)
 			 PIPELINE_PARTITIONS, PIPELINE_KEYS, v->source,
 			 PIPELINE_WINDOW_MS, v->window);
 
-	if (v->join)
+	if (v->join != NULL)
 		n = snprintf(
 			text, sizeof(text),
 			"[job]\nname = stages-bench\nrecords = %" PRIu64
@@ -105,12 +110,11 @@ stage_topology(const struct stage_variant *v, uint64_t records)
 			"[source right]\npartitions = %u\n"
 			"rate = unlimited\nkeys = %u\n"
 			"out_of_orderness = 0\n"
-			"[join pairs]\nleft = left\nright = right\n"
-			"between = 0 ms, 1 ms\n"
+			"[join pairs]\nleft = left\nright = right\n%s"
 			"[sink out]\ninput = pairs\npath = /dev/null\n",
 			records / PIPELINE_PARTITIONS, PIPELINE_SPEED,
 			PIPELINE_PARTITIONS / 2, JOIN_KEYS,
-			PIPELINE_PARTITIONS / 2, JOIN_KEYS);
+			PIPELINE_PARTITIONS / 2, JOIN_KEYS, v->join);
 	if (n < 0 || (size_t)n >= sizeof(text)) {
 		wm_log("wmbench: stages topology too long");
 		return NULL;
@@ -133,7 +137,8 @@ stages_help(FILE *out)
 		"parallelism 1, run in\none thread (impl=loop), for each kind "
 		"of stage beside the tumbling count:\npunctuated (every 100th "
 		"record, or a record a second), heartbeats (every\npartition "
-		"every second), a processing-time window, an interval join.\n"
+		"every second), a processing-time window, an interval join, a\n"
+		"window join.\n"
 		"  --records N  records a run (default %u)\n"
 		"  --reps R     repetitions, each running every variant "
 		"(default %u)\n"

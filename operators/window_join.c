@@ -641,6 +641,8 @@ wm_window_join_timer_count(const struct wm_window_join *op)
 
 #define JOIN_SNAP_TAG WM_SNAP_TAG('W', 'J', 'O', 'N')
 #define JOIN_SNAP_VERSION 1
+#define JOIN_WM_SNAP_TAG WM_SNAP_TAG('W', 'J', 'W', 'M')
+#define JOIN_WM_SNAP_VERSION 1
 /* A window in a snapshot: key, start and two counts, at least. */
 #define JOIN_SNAP_WINDOW_BYTES (4 * 8)
 /* A record in a snapshot: timestamp and value. */
@@ -813,5 +815,29 @@ wm_window_join_restore(struct wm_window_join *op, struct wm_snap_reader *r)
 	    wm_snap_leave(r) != 0)
 		return wm_snap_reader_error(r);
 	op->counters = counters;
+	return 0;
+}
+
+void
+wm_window_join_snapshot_watermark(const struct wm_window_join *op,
+				  struct wm_snap_writer *w)
+{
+	wm_snap_begin(w, JOIN_WM_SNAP_TAG, JOIN_WM_SNAP_VERSION);
+	wm_snap_put_i64(w, wm_timer_watermark(op->timers));
+	wm_snap_end(w);
+}
+
+int
+wm_window_join_restore_watermark(struct wm_window_join *op,
+				 struct wm_snap_reader *r)
+{
+	wm_ts_t w;
+
+	if (wm_snap_enter(r, JOIN_WM_SNAP_TAG, JOIN_WM_SNAP_VERSION) != 0)
+		return wm_snap_reader_error(r);
+	w = wm_snap_get_i64(r);
+	if (wm_snap_leave(r) != 0)
+		return wm_snap_reader_error(r);
+	wm_timer_set_watermark(op->timers, w);
 	return 0;
 }

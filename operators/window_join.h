@@ -163,4 +163,12 @@ void wm_window_join_snapshot(const struct wm_window_join *op,
 			     struct wm_snap_writer *w);
 int wm_window_join_restore(struct wm_window_join *op, struct wm_snap_reader *r);
 
+/* The watermark alone, for the beyond-Flink checkpoint_watermarks mode,
+ * as window.h's: restoring it fires nothing (every timer due at it fired
+ * before the snapshot). 0 or the reader's error. */
+void wm_window_join_snapshot_watermark(const struct wm_window_join *op,
+				       struct wm_snap_writer *w);
+int wm_window_join_restore_watermark(struct wm_window_join *op,
+				     struct wm_snap_reader *r);
+
 #endif /* WM_OPERATORS_WINDOW_JOIN_H */

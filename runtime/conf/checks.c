@@ -284,7 +284,12 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 	static const char *const not_tumbling[] = {"slide", "gap"};
 	static const char *const not_sliding[] = {"gap"};
 	static const char *const not_session[] = {"size", "slide", "offset"};
+	static const char *const window_join_only[] = {
+		"size", "slide", "gap", "offset", "allowed_lateness"};
+	static const char *const interval_join_only[] = {
+		"lower_bound_exclusive", "upper_bound_exclusive"};
 	const struct wm_window_assigner *a;
+	int r;
 
 	switch (st->kind) {
 	case WM_STAGE_SOURCE:
@@ -296,10 +301,10 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 			static const char *const not_kafka[] = {"pacing",
 								"replay_end"};
 			static const char *const topic[] = {"topic"};
-			int r = no_effect(l, sec, generator_only,
-					  n_generator_only,
-					  "the source reads a Kafka topic, "
-					  "which gives the records");
+
+			r = no_effect(l, sec, generator_only, n_generator_only,
+				      "the source reads a Kafka topic, "
+				      "which gives the records");
 
 			if (r == 0)
 				r = no_effect(l, sec, not_kafka,
@@ -334,9 +339,31 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 					 "slide");
 		return no_effect(l, sec, not_session, N_ELEMS(not_session),
 				 "a session window has a gap only");
+	case WM_STAGE_JOIN:
+		if (!st->u.join.windowed)
+			return no_effect(l, sec, window_join_only,
+					 N_ELEMS(window_join_only),
+					 "an interval join (between) has no "
+					 "windows");
+		a = &st->u.join.window.assigner;
+		if ((r = no_effect(l, sec, interval_join_only,
+				   N_ELEMS(interval_join_only),
+				   "a window join pairs the records of each "
+				   "window, not by an interval")) != 0)
+			return r;
+		if (a->kind == WM_WINDOW_TUMBLING)
+			return no_effect(l, sec, not_tumbling,
+					 N_ELEMS(not_tumbling),
+					 "a tumbling window has a size only");
+		if (a->kind == WM_WINDOW_SLIDING)
+			return no_effect(l, sec, not_sliding,
+					 N_ELEMS(not_sliding),
+					 "a sliding window has a size and a "
+					 "slide");
+		return no_effect(l, sec, not_session, N_ELEMS(not_session),
+				 "a session window has a gap only");
 	case WM_STAGE_KEYBY:
 	case WM_STAGE_SINK:
-	case WM_STAGE_JOIN:
 		return 0;
 	}
 	return 0;

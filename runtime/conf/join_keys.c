@@ -1,8 +1,8 @@
 /*
  * join_keys.c
  *	The keys of a [join NAME] section but its inputs (`left` and
- *	`right`, which topology.c resolves with every stage's inputs): the
- *	interval's bounds.
+ *	`right`, which topology.c resolves with every stage's inputs): an
+ *	interval join's bounds, or a window join's windows.
  *
  *   between = LOWER, UPPER      an interval join (operators/
  *                               interval_join.h): a right record pairs
@@ -11,6 +11,12 @@
  *                               be negative ("-5 s, 10 s")
  *   lower_bound_exclusive,      Flink's lowerBoundExclusive() and
  *   upper_bound_exclusive       upperBoundExclusive() (false)
+ * or
+ *   window = tumbling | sliding | session
+ *                               a window join (operators/window_join.h):
+ *                               JoinedStreams' windows, with size, slide,
+ *                               gap, offset and allowed_lateness as a
+ *                               [window]'s
  *
  * A side's late records are counted as dropped, per side.
  */
@@ -64,8 +70,6 @@ load_between(struct loader *l, struct wm_ini_section *sec,
 	char why[200];
 	int r;
 
-	if (e == NULL)
-		return wm_conf_missing_key(l, sec, "between");
 	comma = strchr(e->value, ',');
 	if (comma == NULL || strchr(comma + 1, ',') != NULL)
 		return wm_conf_bad_value(
@@ -87,13 +91,51 @@ load_between(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
+/* `window` and the window keys into j->window: 0 or the error. */
+static int
+load_window_join(struct loader *l, struct wm_ini_section *sec,
+		 struct wm_join_stage_conf *j)
+{
+	int r;
+
+	j->windowed = true;
+	if ((r = wm_conf_load_assigner(l, sec, "window",
+				       &j->window.assigner)) != 0)
+		return r;
+	return wm_conf_get_duration(l, sec, "allowed_lateness", false,
+				    &j->window.allowed_lateness);
+}
+
 int
 wm_conf_load_join(struct loader *l, struct wm_ini_section *sec,
 		  struct wm_stage *st)
 {
 	struct wm_join_stage_conf *j = &st->u.join;
+	struct wm_ini_entry *between = wm_ini_get(sec, "between");
+	struct wm_ini_entry *window = wm_ini_get(sec, "window");
+	char label[WM_INI_QUOTE_MAX];
 	int r;
 
+	if (between != NULL && window != NULL) {
+		const struct wm_ini_entry *second =
+			between->line > window->line ? between : window;
+
+		return wm_conf_bad_value(l, second,
+					 "a join pairs by an interval "
+					 "(between) or by windows (window), "
+					 "not both");
+	}
+	if (between == NULL && window == NULL) {
+		wm_ini_error_set(
+			l->err, l->file, sec->line, sec->col,
+			"%s needs between = LOWER, UPPER (an interval "
+			"join) or window = tumbling | sliding | "
+			"session (a window join)",
+			wm_ini_section_label(label, sizeof(label), sec));
+		return -EINVAL;
+	}
+	if (window != NULL)
+		return load_window_join(l, sec, j);
 	if ((r = load_between(l, sec, &j->op)) != 0 ||
 	    (r = wm_conf_get_bool(l, sec, "lower_bound_exclusive",
 				  &j->op.lower_exclusive)) != 0)

@@ -79,6 +79,12 @@ int wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
 bool wm_conf_is_kafka_property(const char *key);
 void wm_conf_free_kafka(struct wm_kafka_conf *kc);
 
+/* A window's shape (topology.c): its kind from `type_key` (tumbling |
+ * sliding | session) and size, slide, gap and offset, into *assigner, set
+ * up and checked. 0 or a negative errno with l->err set. */
+int wm_conf_load_assigner(struct loader *l, struct wm_ini_section *sec,
+			  const char *type_key,
+			  struct wm_window_assigner *assigner);
 /* a join's keys but its inputs (join_keys.c) */
 int wm_conf_load_join(struct loader *l, struct wm_ini_section *sec,
 		      struct wm_stage *st);

@@ -125,6 +125,12 @@ static const char *const join_keys[] = {
 	"between",
 	"lower_bound_exclusive",
 	"upper_bound_exclusive",
+	"window",
+	"size",
+	"slide",
+	"gap",
+	"offset",
+	"allowed_lateness",
 };
 
 static const char *const sink_keys[] = {

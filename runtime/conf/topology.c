@@ -624,30 +624,40 @@ load_window_time(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
-static int
-load_window(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+int
+wm_conf_load_assigner(struct loader *l, struct wm_ini_section *sec,
+		      const char *type_key, struct wm_window_assigner *assigner)
 {
 	static const char *const types[] = {"tumbling", "sliding", "session"};
-	struct wm_window_stage_conf *w = &st->u.window;
 	struct window_shape shape = {
-		.type_entry = wm_conf_lookup(l, sec, "type"),
+		.type_entry = wm_conf_lookup(l, sec, type_key),
 	};
 	int r;
 
-	if ((r = wm_conf_get_enum(l, sec, "type", types, 3, &shape.type)) !=
+	if ((r = wm_conf_get_enum(l, sec, type_key, types, 3, &shape.type)) !=
 		    0 ||
 	    (r = wm_conf_get_duration(l, sec, "size", true, &shape.size)) !=
 		    0 ||
 	    (r = wm_conf_get_duration(l, sec, "slide", true, &shape.slide)) !=
 		    0 ||
 	    (r = wm_conf_get_duration(l, sec, "gap", true, &shape.gap)) != 0 ||
+	    (r = load_window_offset(l, sec, &shape)) != 0)
+		return r;
+	return window_assigner(l, sec, &shape, assigner);
+}
+
+static int
+load_window(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
+{
+	struct wm_window_stage_conf *w = &st->u.window;
+	int r;
+
+	if ((r = wm_conf_load_assigner(l, sec, "type", &w->op.assigner)) != 0 ||
 	    (r = wm_conf_get_duration(l, sec, "allowed_lateness", false,
 				      &w->op.allowed_lateness)) != 0 ||
 	    (r = wm_conf_get_bool(l, sec, "purging", &w->op.purging)) != 0 ||
 	    (r = wm_conf_get_string(l, sec, "late_output", &w->late_output)) !=
 		    0 ||
-	    (r = load_window_offset(l, sec, &shape)) != 0 ||
-	    (r = window_assigner(l, sec, &shape, &w->op.assigner)) != 0 ||
 	    (r = load_window_time(l, sec, w)) != 0)
 		return r;
 	w->op.late_side_output = w->late_output != NULL;

@@ -83,10 +83,14 @@
  *                    sum, min, max, avg), late_output, time (event |
  *                    processing: tumbling and sliding, never late)
  *   [join NAME]      left, right (a stage each: the join's first and
- *                    second input), between = LOWER, UPPER (an interval
- *                    join: operators/interval_join.h; durations, either
- *                    may be negative), lower_bound_exclusive,
- *                    upper_bound_exclusive, parallelism, max_parallelism
+ *                    second input), parallelism, max_parallelism, and
+ *                    either between = LOWER, UPPER (an interval join:
+ *                    operators/interval_join.h; durations, either may be
+ *                    negative), lower_bound_exclusive,
+ *                    upper_bound_exclusive; or window (tumbling |
+ *                    sliding | session: a window join,
+ *                    operators/window_join.h) with size, slide, gap,
+ *                    offset and allowed_lateness as a window's
  *   [sink NAME]      input, parallelism, format (csv | jsonl), path,
  *                    subtask_column
  *
@@ -119,6 +123,7 @@
 #include "operators/source_gen.h"
 #include "operators/watermark.h"
 #include "operators/window.h"
+#include "operators/window_join.h"
 #include "runtime/conf/ini.h"
 #include "runtime/restart/restart_strategy.h"
 
@@ -340,10 +345,13 @@ struct wm_window_stage_conf {
 };
 
 /* A join's own keys: its first input is `left`, its second `right`
- * (wm_stage.inputs[0] and [1], as enum wm_join_side numbers them). Its
- * late records are counted as dropped, per side. */
+ * (wm_stage.inputs[0] and [1], as enum wm_join_side numbers them); an
+ * interval join (`between`) or a window join (`window`). Its late records
+ * are counted as dropped, per side. */
 struct wm_join_stage_conf {
-	struct wm_interval_join_config op;
+	bool windowed;			     /* a window join: `window` below */
+	struct wm_interval_join_config op;   /* an interval join's */
+	struct wm_window_join_config window; /* a window join's */
 };
 
 enum wm_sink_format { WM_SINK_CSV, WM_SINK_JSONL };

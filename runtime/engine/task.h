@@ -335,7 +335,9 @@ void wm_task_restarted_at(struct wm_task *task, int64_t now_ns);
 
 /* The window operator of a window task (NULL otherwise). */
 const struct wm_window *wm_task_window(const struct wm_task *task);
-/* The interval join of a join task (NULL otherwise). */
-const struct wm_interval_join *wm_task_join(const struct wm_task *task);
+/* A join task's records, both sides': kept by its operator, and late or
+ * refused (its counters); false for a task that is no join. */
+bool wm_task_join_records(const struct wm_task *task, uint64_t *kept,
+			  uint64_t *elsewhere);
 
 #endif /* WM_RUNTIME_ENGINE_TASK_H */

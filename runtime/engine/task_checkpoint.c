@@ -117,11 +117,12 @@ counts_add_up(const struct wm_task *t)
 		       c->records_out == sum;
 	}
 	if (t->join != NULL) {
-		const struct wm_interval_join_counters *j =
-			wm_interval_join_counters(t->join->op);
+		struct join_side_figures l =
+			wm_task_join_side(t->join, WM_JOIN_LEFT);
+		struct join_side_figures r =
+			wm_task_join_side(t->join, WM_JOIN_RIGHT);
 
-		return !__builtin_add_overflow(j->side[0].records_in,
-					       j->side[1].records_in, &sum) &&
+		return !__builtin_add_overflow(l.in, r.in, &sum) &&
 		       sum == c->records_in && c->records_out == t->join->pairs;
 	}
 	if (__builtin_mul_overflow(c->records_in, (uint64_t)t->n_edges,
@@ -199,7 +200,7 @@ snapshot_watermarks(const struct wm_task *t, struct wm_snap_writer *w)
 		wm_snap_put_i64(w, t->window->firing_watermark);
 	}
 	if (t->join != NULL)
-		wm_interval_join_snapshot_watermark(t->join->op, w);
+		wm_task_join_snapshot_watermark(t->join, w);
 	for (uint32_t e = 0; e < t->n_edges; e++)
 		wm_edge_snapshot(&t->edges[e], w);
 	wm_snap_end(w);
@@ -225,7 +226,7 @@ restore_watermarks(struct wm_task *t, struct wm_snap_reader *r)
 	    wm_window_restore_watermark(t->window->op, r) == 0)
 		t->window->firing_watermark = wm_snap_get_i64(r);
 	if (t->join != NULL && wm_snap_reader_error(r) == 0)
-		wm_interval_join_restore_watermark(t->join->op, r);
+		wm_task_join_restore_watermark(t->join, r);
 	for (uint32_t e = 0; e < t->n_edges && wm_snap_reader_error(r) == 0;
 	     e++)
 		wm_edge_restore(&t->edges[e], r);
@@ -265,7 +266,7 @@ snapshot(struct wm_task *t, int64_t id)
 	if (t->window != NULL)
 		wm_window_snapshot(t->window->op, &w);
 	if (t->join != NULL)
-		wm_interval_join_snapshot(t->join->op, &w);
+		wm_task_join_snapshot(t->join, &w);
 	snapshot_counts(t, &w);
 	if (t->topo->job.checkpoint_watermarks)
 		snapshot_watermarks(t, &w);
@@ -404,7 +405,7 @@ wm_task_restore(struct wm_task *t, const void *bytes, size_t len)
 	if (t->window != NULL)
 		wm_window_restore(t->window->op, &r);
 	if (t->join != NULL)
-		wm_interval_join_restore(t->join->op, &r);
+		wm_task_join_restore(t->join, &r);
 	if (wm_snap_reader_error(&r) != 0 || restore_counts(t, &r) != 0)
 		return wm_snap_reader_error(&r);
 	/* What follows the counts says how the checkpoint was taken. */

@@ -1,10 +1,11 @@
 /*
  * task_join.c
- *	A join subtask: its interval join (operators/interval_join.h)
- *	between the task's two valves, combined as a two-input operator
- *	(task.c), and its output: the pairs to the chained sinks, the
- *	watermarks and statuses to its edges. Input 0 is the left side,
- *	input 1 the right (topology.h).
+ *	A join subtask: its join, an interval join (operators/
+ *	interval_join.h) or a window join (operators/window_join.h), between
+ *	the task's two valves, combined as a two-input operator (task.c),
+ *	and its output: the pairs to the chained sinks, the watermarks and
+ *	statuses to its edges. Input 0 is the left side, input 1 the right
+ *	(topology.h).
  */
 #include "config.h"
 
@@ -14,23 +15,35 @@
 #include <stdlib.h>
 
 #include "base/assert.h"
+#include "lib/snap.h"
 #include "runtime/engine/task_state.h"
 
+/* One pair, either operator's, to the chained sinks. */
 static void
-join_pair(struct wm_interval_join_output *o, const struct wm_join_result *r)
+emit_pair(struct task_join *j, const struct wm_join_result *r)
 {
-	struct task_join *j = wm_container_of(o, struct task_join, out);
 	struct wm_task *t = j->task;
 
-	t->out->pair(t->out, r, wm_interval_join_watermark(j->op),
-		     t->now_ns / 1000000);
+	t->out->pair(t->out, r, j->emitting_watermark, t->now_ns / 1000000);
 	j->pairs++;
 	t->counters.records_out++; /* numRecordsOut: what it emitted */
 }
 
+static void
+interval_pair(struct wm_interval_join_output *o, const struct wm_join_result *r)
+{
+	emit_pair(wm_container_of(o, struct task_join, out), r);
+}
+
+static void
+window_pair(struct wm_window_join_output *o, const struct wm_join_result *r)
+{
+	emit_pair(wm_container_of(o, struct task_join, windows_out), r);
+}
+
 /* The join's own watermarks and statuses go to the edges. */
 static void
-join_base_watermark(struct wm_output *o, wm_ts_t w)
+interval_base_watermark(struct wm_output *o, wm_ts_t w)
 {
 	struct task_join *j = wm_container_of(o, struct task_join, out.base);
 
@@ -38,9 +51,27 @@ join_base_watermark(struct wm_output *o, wm_ts_t w)
 }
 
 static void
-join_base_status(struct wm_output *o, enum wm_status s)
+interval_base_status(struct wm_output *o, enum wm_status s)
 {
 	struct task_join *j = wm_container_of(o, struct task_join, out.base);
+
+	wm_output_status(&j->task->edges_out, s);
+}
+
+static void
+window_base_watermark(struct wm_output *o, wm_ts_t w)
+{
+	struct task_join *j =
+		wm_container_of(o, struct task_join, windows_out.base);
+
+	wm_output_watermark(&j->task->edges_out, w);
+}
+
+static void
+window_base_status(struct wm_output *o, enum wm_status s)
+{
+	struct task_join *j =
+		wm_container_of(o, struct task_join, windows_out.base);
 
 	wm_output_status(&j->task->edges_out, s);
 }
@@ -48,6 +79,7 @@ join_base_status(struct wm_output *o, enum wm_status s)
 int
 wm_task_init_join(struct wm_task *t)
 {
+	const struct wm_join_stage_conf *c = &t->stage->u.join;
 	struct task_join *j = calloc(1, sizeof(*j));
 	const char *why;
 
@@ -56,12 +88,22 @@ wm_task_init_join(struct wm_task *t)
 	t->join = j;
 	j->task = t;
 	j->late.max_ms = -1;
-	j->op = wm_interval_join_new(&t->stage->u.join.op, &why);
+	j->emitting_watermark = WM_TS_MIN;
+	if (c->windowed) {
+		j->windows = wm_window_join_new(&c->window, &why);
+		if (j->windows == NULL)
+			return -errno;
+		j->windows_out.pair = window_pair;
+		j->windows_out.base.watermark = window_base_watermark;
+		j->windows_out.base.status = window_base_status;
+		return 0;
+	}
+	j->op = wm_interval_join_new(&c->op, &why);
 	if (j->op == NULL)
 		return -errno;
-	j->out.pair = join_pair;
-	j->out.base.watermark = join_base_watermark;
-	j->out.base.status = join_base_status;
+	j->out.pair = interval_pair;
+	j->out.base.watermark = interval_base_watermark;
+	j->out.base.status = interval_base_status;
 	return 0;
 }
 
@@ -71,8 +113,37 @@ wm_task_free_join(struct wm_task *t)
 	if (t->join == NULL)
 		return;
 	wm_interval_join_free(t->join->op);
+	wm_window_join_free(t->join->windows);
 	free(t->join);
 	t->join = NULL;
+}
+
+/* The operator's watermark. */
+static wm_ts_t
+join_watermark(const struct task_join *j)
+{
+	return j->windows != NULL ? wm_window_join_watermark(j->windows)
+				  : wm_interval_join_watermark(j->op);
+}
+
+struct join_side_figures
+wm_task_join_side(const struct task_join *j, enum wm_join_side side)
+{
+	if (j->windows != NULL) {
+		const struct wm_window_join_side_counters *c =
+			&wm_window_join_counters(j->windows)->side[side];
+
+		return (struct join_side_figures){
+			c->records_in, c->records_kept, c->late_records_dropped,
+			c->records_ignored + c->records_rejected};
+	}
+	const struct wm_interval_join_side_counters *c =
+		&wm_interval_join_counters(j->op)->side[side];
+
+	return (struct join_side_figures){c->records_in, c->records_kept,
+					  c->late_records_dropped +
+						  c->late_records_side_output,
+					  c->records_rejected};
 }
 
 /* A record found no memory: lost with the job, neither taken nor
@@ -89,104 +160,153 @@ out_of_memory(struct wm_task *t, uint32_t input, const struct wm_record *r)
 	return -ENOMEM;
 }
 
-/* A late record (wm_task_count_late()), as a window counts its own. */
-static void
-count_late(struct task_join *j, const struct wm_record *r)
-{
-	wm_task_count_late(j->task, &j->late, wm_interval_join_watermark(j->op),
-			   r);
-}
-
-/* Late records of side `side` so far. */
-static uint64_t
-late_so_far(const struct task_join *j, enum wm_join_side side)
-{
-	const struct wm_interval_join_side_counters *c =
-		&wm_interval_join_counters(j->op)->side[side];
-
-	return c->late_records_dropped + c->late_records_side_output;
-}
-
-/* A record without a timestamp is counted as rejected by the operator
- * (Flink fails the job on it: wmrun counts it and goes on, as its
- * windows do); only running out of memory stops the job. */
+/* A record without a timestamp (or a session merge Flink refuses) is
+ * counted as refused by the operator (Flink fails the job on it: wmrun
+ * counts it and goes on, as its windows do); only running out of memory
+ * stops the job. A record judged late is counted by partition and
+ * lateness (wm_task_count_late()), as a window's. */
 int
 wm_task_join_record(struct wm_task *t, uint32_t input,
 		    const struct wm_record *r)
 {
 	struct task_join *j = t->join;
 	enum wm_join_side side = input == 0 ? WM_JOIN_LEFT : WM_JOIN_RIGHT;
-	uint64_t late = late_so_far(j, side);
+	uint64_t late = wm_task_join_side(j, side).late;
+	int e;
 
-	if (__builtin_expect(wm_interval_join_process_element(
-				     j->op, side, r, &j->out) == -ENOMEM,
-			     0))
+	/* A late firing pairs at the operator's watermark. */
+	j->emitting_watermark = join_watermark(j);
+	if (j->windows != NULL)
+		e = wm_window_join_process_element(j->windows, side, r,
+						   &j->windows_out);
+	else
+		e = wm_interval_join_process_element(j->op, side, r, &j->out);
+	if (__builtin_expect(e == -ENOMEM, 0))
 		return out_of_memory(t, input, r);
-	if (late_so_far(j, side) != late)
-		count_late(j, r);
+	if (wm_task_join_side(j, side).late != late)
+		wm_task_count_late(t, &j->late, join_watermark(j), r);
 	return 0;
 }
 
-/* The join drops what can no longer pair, then forwards the watermark. */
+/* The join fires its windows or drops what can no longer pair, then
+ * forwards the watermark. */
 void
 wm_task_join_watermark(struct wm_task *t, wm_ts_t w)
 {
-	wm_interval_join_process_watermark(t->join->op, w, &t->join->out);
+	struct task_join *j = t->join;
+
+	j->emitting_watermark = w;
+	if (j->windows != NULL)
+		wm_window_join_process_watermark(j->windows, w,
+						 &j->windows_out);
+	else
+		wm_interval_join_process_watermark(j->op, w, &j->out);
 }
 
 void
 wm_task_join_status(struct wm_task *t, enum wm_status s)
 {
-	wm_interval_join_process_status(t->join->op, s, &t->join->out);
+	struct task_join *j = t->join;
+
+	if (j->windows != NULL)
+		wm_window_join_process_status(j->windows, s, &j->windows_out);
+	else
+		wm_interval_join_process_status(j->op, s, &j->out);
 }
 
 void
 wm_task_publish_join(const struct wm_task *t)
 {
 	const struct task_join *j = t->join;
-	const struct wm_interval_join_counters *c =
-		wm_interval_join_counters(j->op);
 	struct wm_subtask_metrics *m = t->metrics;
-	uint64_t kept = 0, late = 0, side_output = 0, rejected = 0;
+	uint64_t kept = 0, late = 0, other = 0;
 
 	for (int s = 0; s < 2; s++) {
-		kept += c->side[s].records_kept;
-		late += c->side[s].late_records_dropped;
-		side_output += c->side[s].late_records_side_output;
-		rejected += c->side[s].records_rejected;
-		WM_METRIC_SET(m->join_in[s], c->side[s].records_in);
+		struct join_side_figures f = wm_task_join_side(j, s);
+
+		kept += f.kept;
+		late += f.late;
+		other += f.other;
+		WM_METRIC_SET(m->join_in[s], f.in);
+		WM_METRIC_SET(m->join_late[s], f.late);
 		WM_METRIC_SET(m->join_buffered[s],
-			      wm_interval_join_buffered(j->op, s));
-		WM_METRIC_SET(m->join_late[s],
-			      c->side[s].late_records_dropped +
-				      c->side[s].late_records_side_output);
+			      j->windows != NULL
+				      ? wm_window_join_buffered(j->windows, s)
+				      : wm_interval_join_buffered(j->op, s));
 	}
 	WM_METRIC_SET(m->results, j->pairs);
-
 	WM_METRIC_SET(m->records_windowed, kept);
 	WM_METRIC_SET(m->late_dropped, late);
-	WM_METRIC_SET(m->late_side_output, side_output);
-	WM_METRIC_SET(m->other_dropped, rejected);
+	WM_METRIC_SET(m->late_side_output, 0);
+	WM_METRIC_SET(m->other_dropped, other);
 	wm_task_publish_lateness(t, &j->late);
 }
 
 /* A join's records are accounted for by its operator, whose counters
- * balance (interval_join.h). It sends no records on its edges: what it
- * emits, its numRecordsOut, is its pairs. */
+ * balance (interval_join.h, window_join.h). It sends no records on its
+ * edges: what it emits, its numRecordsOut, is its pairs. */
 void
 wm_task_check_join(const struct wm_task *t)
 {
-	const struct wm_interval_join_counters *c =
-		wm_interval_join_counters(t->join->op);
+	const struct task_join *j = t->join;
+	struct join_side_figures l = wm_task_join_side(j, WM_JOIN_LEFT);
+	struct join_side_figures r = wm_task_join_side(j, WM_JOIN_RIGHT);
 
-	WM_ASSERT(wm_interval_join_counters_balanced(c));
-	WM_ASSERT(c->side[0].records_in + c->side[1].records_in ==
-		  t->counters.records_in);
-	WM_ASSERT(t->counters.records_out == t->join->pairs);
+	WM_ASSERT(j->windows != NULL
+			  ? wm_window_join_counters_balanced(
+				    wm_window_join_counters(j->windows))
+			  : wm_interval_join_counters_balanced(
+				    wm_interval_join_counters(j->op)));
+	WM_ASSERT(l.in + r.in == t->counters.records_in);
+	WM_ASSERT(t->counters.records_out == j->pairs);
 }
 
-const struct wm_interval_join *
-wm_task_join(const struct wm_task *t)
+void
+wm_task_join_snapshot(const struct task_join *j, struct wm_snap_writer *w)
 {
-	return t->join != NULL ? t->join->op : NULL;
+	if (j->windows != NULL)
+		wm_window_join_snapshot(j->windows, w);
+	else
+		wm_interval_join_snapshot(j->op, w);
+}
+
+int
+wm_task_join_restore(struct task_join *j, struct wm_snap_reader *r)
+{
+	return j->windows != NULL ? wm_window_join_restore(j->windows, r)
+				  : wm_interval_join_restore(j->op, r);
+}
+
+void
+wm_task_join_snapshot_watermark(const struct task_join *j,
+				struct wm_snap_writer *w)
+{
+	if (j->windows != NULL)
+		wm_window_join_snapshot_watermark(j->windows, w);
+	else
+		wm_interval_join_snapshot_watermark(j->op, w);
+}
+
+int
+wm_task_join_restore_watermark(struct task_join *j, struct wm_snap_reader *r)
+{
+	return j->windows != NULL
+		       ? wm_window_join_restore_watermark(j->windows, r)
+		       : wm_interval_join_restore_watermark(j->op, r);
+}
+
+bool
+wm_task_join_records(const struct wm_task *t, uint64_t *kept,
+		     uint64_t *elsewhere)
+{
+	if (t->join == NULL)
+		return false;
+	*kept = *elsewhere = 0;
+	for (int s = 0; s < 2; s++) {
+		struct join_side_figures f = wm_task_join_side(t->join, s);
+
+		*kept += f.kept;
+		*elsewhere += f.late + f.other;
+	}
+	return true;
 }

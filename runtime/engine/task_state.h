@@ -172,13 +172,26 @@ struct task_window {
 	struct task_lateness late;
 };
 
-/* A join subtask's own state (task_join.c). */
+/* A join subtask's own state (task_join.c): an interval join or a
+ * window join, one of the two operators set. */
 struct task_join {
 	struct wm_task *task;
 	struct wm_interval_join *op;
 	struct wm_interval_join_output out;
+	struct wm_window_join *windows;
+	struct wm_window_join_output windows_out;
+	/* The watermark its pairs are emitted at: a window's firing is at
+	 * the watermark being processed, the rest at the operator's. */
+	wm_ts_t emitting_watermark;
 	uint64_t pairs;
 	struct task_lateness late;
+};
+
+/* A join's figures of one side, whichever operator it has: records taken,
+ * kept, late (dropped or to a side output), and neither (refused: no
+ * timestamp, or in no window and not late). */
+struct join_side_figures {
+	uint64_t in, kept, late, other;
 };
 
 struct wm_task {
@@ -337,6 +350,16 @@ void wm_task_join_watermark(struct wm_task *t, wm_ts_t w);
 void wm_task_join_status(struct wm_task *t, enum wm_status s);
 void wm_task_publish_join(const struct wm_task *t);
 void wm_task_check_join(const struct wm_task *t);
+struct join_side_figures wm_task_join_side(const struct task_join *j,
+					   enum wm_join_side side);
+/* Checkpoints of whichever operator the join has: its state, its
+ * watermark alone (checkpoint_watermarks); 0 or the reader's error. */
+void wm_task_join_snapshot(const struct task_join *j, struct wm_snap_writer *w);
+int wm_task_join_restore(struct task_join *j, struct wm_snap_reader *r);
+void wm_task_join_snapshot_watermark(const struct task_join *j,
+				     struct wm_snap_writer *w);
+int wm_task_join_restore_watermark(struct task_join *j,
+				   struct wm_snap_reader *r);
 
 /* task_checkpoint.c: the barrier handler (none when the job takes no
  * checkpoint; 0 or a negative errno), its freeing, a BARRIER frame on

@@ -985,6 +985,46 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 	fputc('\n', f);
 }
 
+/* A window join (JoinedStreams): both sides keyed alike in the windows
+ * of the join's assigner, the pair's timestamp the window's maxTimestamp
+ * (WindowJoinLines). */
+static void
+emit_window_join(FILE *f, const struct wm_topology *t, uint32_t s,
+		 const char *id, const char *left, const char *right)
+{
+	const struct wm_stage *st = &t->stages[s];
+	const struct wm_window_join_config *w = &st->u.join.window;
+
+	fprintf(f,
+		"        SingleOutputStreamOperator<String> %s = %s\n"
+		"            .join(%s)\n"
+		"            .where(%s)\n"
+		"            .equalTo(%s)\n"
+		"            .window(",
+		id, left, right, key_selector(t, s), key_selector(t, s));
+	emit_assigner(f, &w->assigner);
+	fprintf(f,
+		")\n"
+		"            .allowedLateness(Duration.ofMillis(%" PRId64 "))\n"
+		"            .apply(new WindowJoinLines.Pairs())\n"
+		"            .name(",
+		w->allowed_lateness);
+	java_string(f, st->name);
+	fprintf(f,
+		")\n"
+		"            .setParallelism(%" PRIu32 ")\n"
+		"            .setMaxParallelism(%" PRIu32 ")\n"
+		"            .process(new WindowJoinLines(start, SPEED))\n"
+		"            .name(",
+		st->parallelism, st->max_parallelism);
+	java_string(f, st->name);
+	fprintf(f,
+		" + \" pairs\")\n"
+		"            .setParallelism(%" PRIu32 ")\n"
+		"            .setMaxParallelism(%" PRIu32 ");\n\n",
+		st->parallelism, st->max_parallelism);
+}
+
 /* An interval join: both sides keyed alike, Flink's intervalJoin with
  * the bounds as given, its pairs as wmrun's join sink writes them. */
 static void
@@ -1000,6 +1040,10 @@ emit_join(FILE *f, const struct wm_topology *t, uint32_t s)
 	stage_ident(t, st->inputs[1].stage, right, sizeof(right));
 	fprintf(f, "        // [join %s]: left %s, right %s\n",
 		comment_text(name, sizeof(name), st->name), left, right);
+	if (st->u.join.windowed) {
+		emit_window_join(f, t, s, id, left, right);
+		return;
+	}
 	fprintf(f,
 		"        SingleOutputStreamOperator<String> %s = %s\n"
 		"            .keyBy(%s)\n"

@@ -254,11 +254,13 @@ feed_from(const struct wm_topology *t, const struct wm_plan *plan,
  */
 static double
 join_records(const struct wm_topology *t, const struct wm_plan *plan,
-	     uint32_t stage, bool *unbounded)
+	     uint32_t stage, bool *unbounded, double *bytes)
 {
-	const struct wm_interval_join_config *j = &t->stages[stage].u.join.op;
+	const struct wm_join_stage_conf *jc = &t->stages[stage].u.join;
+	const struct wm_interval_join_config *j = &jc->op;
+	const struct wm_window_assigner *a = &jc->window.assigner;
 	struct feed side[2] = {{0}};
-	double lag, kept = 0;
+	double lag, kept = 0, states = 0;
 
 	feed_from_input(t, plan, stage, 0, 1, &side[0]);
 	feed_from_input(t, plan, stage, 1, 1, &side[1]);
@@ -270,13 +272,35 @@ join_records(const struct wm_topology *t, const struct wm_plan *plan,
 			lag += run_ms(t);
 	}
 	for (int s = 0; s < 2; s++) {
+		/* An interval join's record stays for the time the other side
+		 * may still pair with it; a window join's for its windows'
+		 * span and lateness (a session: its gap), in each of them. */
 		double hold =
-			fmax(s == 0 ? (double)j->upper : -(double)j->lower, 0);
+			jc->windowed
+				? (double)a->size +
+					  (double)jc->window.allowed_lateness
+				: fmax(s == 0 ? (double)j->upper
+					      : -(double)j->lower,
+				       0);
+		double copies = jc->windowed ? (double)a->max_windows : 1;
+		double step = a->kind == WM_WINDOW_SLIDING ? (double)a->slide
+							   : (double)a->size;
+		double side_kept = fmin(side[s].records,
+					ceil(side[s].rate * (lag + hold)) +
+						side[s].partitions);
 
-		kept += fmin(side[s].records,
-			     ceil(side[s].rate * (lag + hold)) +
-				     side[s].partitions);
+		kept += side_kept * copies;
+		/* A window join's (key, window) entries and their two
+		 * timers: the keys times the windows of each alive, at most
+		 * one a record in a window. */
+		if (jc->windowed)
+			states += fmin(side_kept * copies,
+				       fmax(side[s].keys, 1) *
+					       ceil((hold + lag) / step));
 	}
+	*bytes = jc->windowed ? kept * WM_FOOTPRINT_WINDOW_JOIN_RECORD_BYTES +
+					states * WM_FOOTPRINT_STATE_BYTES
+			      : kept * WM_FOOTPRINT_JOIN_RECORD_BYTES;
 	return kept;
 }
 
@@ -481,12 +505,13 @@ wm_footprint_estimate(const struct wm_topology *t, const struct wm_plan *plan,
 			window_states(t, plan, s, &fp->windows[w]);
 			fp->window_bytes += fp->windows[w++].bytes;
 		} else if (t->stages[s].kind == WM_STAGE_JOIN) {
-			double kept =
-				join_records(t, plan, s, &fp->joins_unbounded);
+			double bytes;
 
-			fp->join_records += kept;
-			fp->join_bytes += kept * WM_FOOTPRINT_JOIN_RECORD_BYTES;
+			fp->join_records += join_records(
+				t, plan, s, &fp->joins_unbounded, &bytes);
+			fp->join_bytes += bytes;
 		}
+
 	if (sim) {
 		fp->processes = 1;
 		fp->process_bytes = (uint64_t)plan->n_subtasks *
@@ -935,10 +960,13 @@ wm_footprint_print(FILE *out, const struct wm_topology *t,
 		print_part(out, label, w->bytes, what);
 	}
 	if (fp->join_records > 0 || fp->joins_unbounded) {
-		snprintf(what, sizeof(what), "%s records kept at once, of %s%s",
+		snprintf(what, sizeof(what),
+			 "%s records kept at once, about %s each with their "
+			 "windows and timers%s",
 			 count_text(fp->join_records, b, sizeof(b)),
-			 wm_footprint_bytes_text(WM_FOOTPRINT_JOIN_RECORD_BYTES,
-						 c, sizeof(c)),
+			 wm_footprint_bytes_text(
+				 fp->join_bytes / fmax(fp->join_records, 1), c,
+				 sizeof(c)),
 			 fp->joins_unbounded
 				 ? "; more for as long as the watermark is "
 				   "held (the job has no run length)"

@@ -20,10 +20,14 @@
  *		  at once times WM_FOOTPRINT_STATE_BYTES (sessions:
  *		  WM_FOOTPRINT_SESSION_BYTES)
  *   join state   for each join stage, the records its buffers hold at
- *		  once times WM_FOOTPRINT_JOIN_RECORD_BYTES: each side's
- *		  records of lag + the time the other side may still pair
- *		  with one (upper for left records, -lower for right ones),
- *		  at most all of them (footprint.c, join_records())
+ *		  once: an interval join's, each side's records of lag +
+ *		  the time the other side may still pair with one (upper
+ *		  for left records, -lower for right ones), at most all of
+ *		  them, times WM_FOOTPRINT_JOIN_RECORD_BYTES; a window
+ *		  join's, those of lag + size + allowed lateness in each of
+ *		  their windows, times WM_FOOTPRINT_WINDOW_JOIN_RECORD_BYTES,
+ *		  and its (key, window) entries as a window's states
+ *		  (footprint.c, join_records())
  *
  * and for --sim, which has one process and no segment, the window state,
  * the metrics blocks, WM_FOOTPRINT_SIM_SUBTASK_BYTES per subtask and the
@@ -98,17 +102,27 @@
  * tests/unit/check_footprint.c measures both ends again.
  */
 #define WM_FOOTPRINT_STATE_BYTES 368u
+#define WM_FOOTPRINT_SESSION_BYTES 400u
 
 /*
- * Peak bytes per record a join keeps (operators/interval_join.c), from
- * its structures, not yet measured as the window's are: 16 B in a buffer
- * that doubles (32 B at worst), a cleanup timer when every record has a
- * timestamp of its own (a 32 B heap node and an 8 B index slot at a load
- * of at least 1/2), and a key's 64 B table entry at a load of 3/8 when
- * every record has a key of its own: 32 + 48 + 171 = 251, rounded up.
+ * Peak bytes per record an interval join keeps (operators/
+ * interval_join.c), from its structures, not yet measured as the
+ * window's are: 16 B in a buffer that doubles (32 B at worst), a cleanup
+ * timer when every record has a timestamp of its own (a 32 B heap node,
+ * 64 B at worst in a heap that doubles), and a key's 64 B table entry at
+ * a load of 3/8 when every record has a key of its own: 32 + 64 + 171 =
+ * 267, rounded up.
  */
-#define WM_FOOTPRINT_JOIN_RECORD_BYTES 256u
-#define WM_FOOTPRINT_SESSION_BYTES 400u
+#define WM_FOOTPRINT_JOIN_RECORD_BYTES 272u
+
+/*
+ * Peak bytes per record a window join keeps in each of its windows
+ * (operators/window_join.c), from its structures, not yet measured: a
+ * 24 B node of the record pool, which doubles (48 B); each (key, window)
+ * entry and its two timers are counted as a window's state
+ * (WM_FOOTPRINT_STATE_BYTES).
+ */
+#define WM_FOOTPRINT_WINDOW_JOIN_RECORD_BYTES 48u
 
 /*
  * A worker process beyond the segment: measured on a 128 x 128 job, 124

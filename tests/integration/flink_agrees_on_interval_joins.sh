@@ -17,32 +17,12 @@
 # Skipped (77) as flink_lib.sh's flink_require says.
 . "$srcdir/tests/lib/lib.sh"
 . "$srcdir/tests/lib/flink_lib.sh"
+. "$srcdir/tests/lib/join_lib.sh"
 flink_require
 flink_classpath
 
-# Impressions (left): 2 partitions, one every 40 ms of event time, up to
-# 38 ms out of order. Clicks (right): one every 150 ms; every 40th after
-# the first 20 s is 40 s behind its neighbours, late for the join
-# whatever the scheduling: both inputs' watermarks are far past it when
-# it comes, so it pairs with nothing, in wmrun and in Flink.
-awk 'BEGIN {
-	print "partition,timestamp,key,value,arrival"
-	for (i = 0; i < 1500; i++) {
-		t = 10000 + i * 40
-		printf "%d,%d,%d,%d,%d\n", i % 2, t - (i * 7919) % 20 * 2,
-			(i * 7) % 13, i, t
-	}
-}' >"$scratch/impressions.csv"
-awk 'BEGIN {
-	print "partition,timestamp,key,value,arrival"
-	for (j = 0; j < 400; j++) {
-		t = 10000 + j * 150
-		ts = t + 8
-		if (t >= 30000 && j % 40 == 0)
-			ts -= 40000
-		printf "0,%d,%d,%d,%d\n", ts, (j * 5) % 13, 1000 + j, t
-	}
-}' >"$scratch/clicks.csv"
+# The traces of join_lib.sh, every timestamp even.
+join_traces 8
 
 # join NAME PARALLELISM BETWEEN [KEY = VALUE ...]: a join of the two and
 # its sink.
@@ -61,17 +41,8 @@ conf() {
 [job]
 name = joins
 speed = 10
-[source impressions]
-parallelism = 2
-partitions = 2
-replay = $scratch/impressions.csv
-pacing = arrival
-out_of_orderness = 200 ms
-[source clicks]
-replay = $scratch/clicks.csv
-pacing = arrival
-out_of_orderness = 200 ms
 CONF
+	join_sources
 	join around 2 '-1 s, 500 ms'
 	join exclusive 3 '-1 s, 500 ms' 'lower_bound_exclusive = true' \
 		'upper_bound_exclusive = true'

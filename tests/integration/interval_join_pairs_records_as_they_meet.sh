@@ -7,53 +7,22 @@
 # accounted for, across a crash too; and bad [join] keys are refused at
 # their line and column with exit 78.
 . "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/join_lib.sh"
 
-# Impressions (left): 1500 over 2 partitions, a record every 40 ms of
-# event time, 13 keys, up to 38 ms out of order (bound 200 ms), on a grid
-# of 2 ms. Clicks (right): 400, a record every 150 ms, 7 ms off the
-# grid, so that no click is ever exactly LOWER or UPPER from an
-# impression, where whether a pair is made depends on when the cleanup
-# timer fired (doc/semantics.md section 15.1). Every 40th click after
-# the first 20 s is 40 s behind the clicks around it: the watermarks of
-# both inputs are far past it when it comes (late, whatever the
-# scheduling), and it pairs with nothing.
-awk 'BEGIN {
-	print "partition,timestamp,key,value,arrival"
-	for (i = 0; i < 1500; i++) {
-		t = 10000 + i * 40
-		printf "%d,%d,%d,%d,%d\n", i % 2, t - (i * 7919) % 20 * 2,
-			(i * 7) % 13, i, t
-	}
-}' >"$scratch/impressions.csv"
-awk 'BEGIN {
-	print "partition,timestamp,key,value,arrival"
-	for (j = 0; j < 400; j++) {
-		t = 10000 + j * 150
-		ts = t + 7
-		if (t >= 30000 && j % 40 == 0)
-			ts -= 40000
-		printf "0,%d,%d,%d,%d\n", ts, (j * 5) % 13, 1000 + j, t
-	}
-}' >"$scratch/clicks.csv"
-late=$(awk -F, 'NR > 1 && $2 < $5 - 1000 { n++ } END { print n + 0 }' \
-	"$scratch/clicks.csv")
-[ "$late" -ge 5 ] || fail "the clicks trace has $late late clicks"
+# The traces of join_lib.sh, the clicks 7 ms after their arrival: odd
+# distances from every impression, so that no click is ever exactly LOWER
+# or UPPER from one, where whether a pair is made depends on when the
+# cleanup timer fired (doc/semantics.md section 15.1).
+join_traces 7
 
 conf() { # conf PATH SPEED
 	cat <<CONF
 [job]
 name = attribution
 speed = $2
-[source impressions]
-parallelism = 2
-partitions = 2
-replay = $scratch/impressions.csv
-pacing = arrival
-out_of_orderness = 200 ms
-[source clicks]
-replay = $scratch/clicks.csv
-pacing = arrival
-out_of_orderness = 200 ms
+CONF
+	join_sources
+	cat <<CONF
 [join attributed]
 left = impressions
 right = clicks
@@ -123,7 +92,7 @@ bad between-one 's/^between = .*/between = 5 s/' \
 bad between-unit 's/^between = .*/between = -1 s, 5 parsecs/' \
 	'between-unit.conf:17:17: invalid value for "between" in \[join attributed\]: '
 bad between-missing '/^between = /d' \
-	'between-missing.conf:14:1: .*"between"'
+	'between-missing.conf:14:1: \[join attributed\] needs between = LOWER, UPPER \(an interval join\) or window'
 bad right-missing '/^right = /d' \
 	'right-missing.conf:14:1: .*"right"'
 bad self 's/^right = .*/right = impressions/' \
