@@ -134,9 +134,10 @@ loop_pair(struct wm_task_out *out, const struct wm_join_result *r,
 
 /* The job has no late side output: the window counts late records. */
 static void
-loop_late(struct wm_task_out *out, const struct wm_record *r)
+loop_late(struct wm_task_out *out, unsigned k, const struct wm_record *r)
 {
 	(void)out;
+	(void)k;
 	(void)r;
 }
 

@@ -21,15 +21,19 @@
 
 /* The notice of an output that stays at-least-once. */
 static void
-say_at_least_once(const struct wm_stage *st, bool late, const char *path)
+say_at_least_once(const struct wm_stage *st, int late, const char *path)
 {
 	bool out = strcmp(path, "-") == 0;
+	const char *what =
+		late < 0		      ? "sink"
+		: st->kind == WM_STAGE_WINDOW ? "the late output of window"
+		: late == WM_JOIN_LEFT	      ? "the left late output of join"
+					      : "the right late output of join";
 
 	wm_log("wmrun: notice: %s \"%s\" writes to %s%s%s: after a restart, "
 	       "what it wrote since the checkpoint restored is written again "
 	       "(at-least-once); only a file is exactly-once",
-	       late ? "the late output of window" : "sink", st->name,
-	       out ? "" : "\"", out ? "standard output" : path,
+	       what, st->name, out ? "" : "\"", out ? "standard output" : path,
 	       out ? "" : "\"");
 }
 
@@ -45,14 +49,14 @@ wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 	struct wm_part_commit_config cfg = {.dir = t->job.checkpoint_dir,
 					    .run = wm_part_commit_new_run()};
 	struct wm_part_commit_output *outs;
-	int32_t *of = malloc(2 * t->n_stages * sizeof(*of));
+	int32_t *of = malloc(WM_EXACTLY_ONCE_SLOTS(t) * sizeof(*of));
 	char(*names)[32];
 	int r = 0;
 
 	*commit = NULL;
 	*output_of = NULL;
-	outs = calloc(2 * t->n_stages, sizeof(*outs));
-	names = calloc(2 * t->n_stages, sizeof(*names));
+	outs = calloc(WM_EXACTLY_ONCE_SLOTS(t), sizeof(*outs));
+	names = calloc(WM_EXACTLY_ONCE_SLOTS(t), sizeof(*names));
 	if (of == NULL || outs == NULL || names == NULL) {
 		free(of);
 		free(outs);
@@ -67,17 +71,24 @@ wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 			       "is at-least-once: after a restart, the records "
 			       "its partitions replay are recorded again",
 			       t->stages[s].name);
-	for (uint32_t i = 0; i < 2 * t->n_stages; i++) {
-		uint32_t s = i % t->n_stages, n = cfg.n_outputs;
-		bool late = i >= t->n_stages;
+	for (uint32_t i = 0; i < WM_EXACTLY_ONCE_SLOTS(t); i++) {
+		/* Slot i: sinks by stage, then late outputs by stage. */
+		uint32_t n = cfg.n_outputs;
+		int late = i < t->n_stages ? -1
+					   : (int)((i - t->n_stages) %
+						   WM_STAGE_LATE_OUTPUTS);
+		uint32_t s = i < t->n_stages ? i
+					     : (i - t->n_stages) /
+						       WM_STAGE_LATE_OUTPUTS;
 		const struct wm_stage *st = &t->stages[s];
-		struct wm_sink *sink = late ? late_sinks[s]
-				       : st->kind == WM_STAGE_SINK
-					       ? stage_sinks[s]
-					       : NULL;
-		const char *path =
-			late ? st->u.window.late_output : st->u.sink.path;
+		struct wm_sink *sink =
+			late >= 0 ? late_sinks[wm_late_sink_index(s, late)]
+			: st->kind == WM_STAGE_SINK ? stage_sinks[s]
+						    : NULL;
+		const char *path = late >= 0 ? wm_stage_late_output(st, late)
+					     : st->u.sink.path;
 
+		WM_ASSERT(wm_exactly_once_slot(t, s, late) == i);
 		of[i] = -1;
 		if (sink == NULL)
 			continue;
@@ -89,11 +100,11 @@ wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 		outs[n] = (struct wm_part_commit_output){
 			.path = path,
 			.fd = wm_sink_fd(sink),
-			.name = wm_part_commit_output_name(s, late, names[n],
-							   sizeof(names[n])),
-			.writers = late ? st->parallelism
-					: t->stages[st->inputs[0].stage]
-						   .parallelism,
+			.name = wm_part_commit_output_name(
+				s, late + 1, names[n], sizeof(names[n])),
+			.writers = late >= 0 ? st->parallelism
+					     : t->stages[st->inputs[0].stage]
+						       .parallelism,
 		};
 		cfg.n_outputs = n + 1;
 	}
@@ -113,14 +124,14 @@ wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 const char *
 wm_exactly_once_part_path(const struct wm_topology *t, uint64_t run,
 			  const struct wm_plan_subtask *sub, uint32_t stage,
-			  bool late, uint64_t epoch, char *buf, size_t len)
+			  int late, uint64_t epoch, char *buf, size_t len)
 {
 	char name[32];
 
 	return wm_part_commit_part_path(
 		t->job.checkpoint_dir,
-		wm_part_commit_output_name(late ? sub->stage : stage, late,
-					   name, sizeof(name)),
+		wm_part_commit_output_name(late >= 0 ? sub->stage : stage,
+					   late + 1, name, sizeof(name)),
 		run, sub->index, epoch, buf, len);
 }
 
@@ -180,10 +191,12 @@ wm_exactly_once_found_sealed(struct wm_part_commit *commit,
 {
 	int r = 0;
 
-	for (uint32_t k = 0; r == 0 && k <= sub->n_sinks; k++) {
-		bool late = k == sub->n_sinks;
-		uint32_t stage = late ? sub->stage : sub->sinks[k];
-		int32_t output = output_of[late ? t->n_stages + stage : stage];
+	for (uint32_t k = 0; r == 0 && k < sub->n_sinks + WM_STAGE_LATE_OUTPUTS;
+	     k++) {
+		int late = k < sub->n_sinks ? -1 : (int)(k - sub->n_sinks);
+		uint32_t stage = late >= 0 ? sub->stage : sub->sinks[k];
+		int32_t output =
+			output_of[wm_exactly_once_slot(t, stage, late)];
 		char path[PATH_MAX], *slash;
 
 		if (output < 0)
@@ -211,16 +224,16 @@ wm_window_parts_init(struct wm_window_parts *p, const struct wm_topology *t,
 
 void
 wm_window_parts_add(struct wm_window_parts *p, struct wm_sink **slot,
-		    uint32_t stage, bool late, const int32_t *output_of)
+		    uint32_t stage, int late, const int32_t *output_of)
 {
 	int32_t output =
 		output_of != NULL
-			? output_of[late ? p->t->n_stages + stage : stage]
+			? output_of[wm_exactly_once_slot(p->t, stage, late)]
 			: -1;
 
 	if (output < 0)
 		return;
-	/* A window's sinks and its late output: never more. */
+	/* A window's or join's sinks and its late outputs: never more. */
 	WM_ASSERT(p->n < N_ELEMS(p->v));
 	p->v[p->n++] = (struct wm_window_part){.slot = slot,
 					       .stage = stage,
@@ -253,7 +266,9 @@ wm_window_parts_open(struct wm_window_parts *p, uint64_t epoch,
 			wm_replay_stage_keys(traces, p->t, x->stage, keys);
 
 		part_path(p, x, epoch, path, sizeof(path));
-		r = x->late ? wm_sink_open_late_part(x->slot, window, k, path,
+		r = x->late >= 0
+			    ? wm_sink_open_late_part(x->slot, window,
+						     (unsigned)x->late, k, path,
 						     err, errlen)
 			    : wm_sink_open_part(x->slot,
 						&p->t->stages[x->stage], window,

@@ -6,8 +6,9 @@
  *	go, and, for a real run's supervisor, the parts its workers sealed.
  *
  * Outputs are numbered as the committer's: every sink stage and every
- * window's late side output that writes to a regular file, in stage
- * order, sinks before late outputs. A stream (standard output, a FIFO)
+ * late output (a window's, an interval join's two: wm_stage_late_output())
+ * that writes to a regular file, in stage order, sinks before late
+ * outputs. An output's slot among all of them is wm_exactly_once_slot(). A stream (standard output, a FIFO)
  * cannot take back what it was given: it stays at-least-once, and a notice
  * says so when the job starts; so does a source's recording
  * (--record-trace), written by the source as it reads.
@@ -25,13 +26,27 @@
 #include "runtime/plan/plan.h"
 #include "runtime/source/replay.h"
 
+/* The outputs a job can have: a sink a stage, WM_STAGE_LATE_OUTPUTS late
+ * outputs a stage. */
+#define WM_EXACTLY_ONCE_SLOTS(t) ((1 + WM_STAGE_LATE_OUTPUTS) * (t)->n_stages)
+
+/* The slot of sink stage `stage`'s output (late < 0), or of late output
+ * `late` of `stage`: sinks first, then each stage's late outputs. */
+static inline uint32_t
+wm_exactly_once_slot(const struct wm_topology *t, uint32_t stage, int late)
+{
+	return late < 0 ? stage
+			: t->n_stages + stage * WM_STAGE_LATE_OUTPUTS +
+				  (uint32_t)late;
+}
+
 /*
  * The committer of `t`'s file outputs, opened (with their headers) as
- * `stage_sinks` and `late_sinks` say (by stage; NULL where none), into
- * *commit, and *output_of (2 x n_stages, malloc'd: [s] the output of sink
- * stage s, [n_stages + s] that of window s's late output, -1 for none or a
- * stream). Both NULL, and 0, when no output is a file. Nothing is
- * recovered yet: the caller recovers to where the job starts. 0 or a
+ * `stage_sinks` (by stage) and `late_sinks` (wm_late_sink_index()) say,
+ * NULL where none, into *commit, and *output_of (WM_EXACTLY_ONCE_SLOTS,
+ * malloc'd: by wm_exactly_once_slot(), the committer's output, -1 for
+ * none or a stream). Both NULL, and 0, when no output is a file. Nothing
+ * is recovered yet: the caller recovers to where the job starts. 0 or a
  * negative errno with a message.
  */
 int wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
@@ -40,12 +55,13 @@ int wm_exactly_once_set_up(struct wm_part_commit **commit, int32_t **output_of,
 			   struct wm_sink *const *late_sinks, char *err,
 			   size_t errlen);
 
-/* The path of window subtask `sub`'s part `epoch` of sink stage `stage`'s
- * output (`late`: its own stage's late output) in the committer's run
- * `run` (wm_part_commit_run()), in buf, which it returns. */
+/* The path of window or join subtask `sub`'s part `epoch` of sink stage
+ * `stage`'s output (late < 0), or of its own stage's late output `late`,
+ * in the committer's run `run` (wm_part_commit_run()), in buf, which it
+ * returns. */
 const char *wm_exactly_once_part_path(const struct wm_topology *t, uint64_t run,
 				      const struct wm_plan_subtask *sub,
-				      uint32_t stage, bool late, uint64_t epoch,
+				      uint32_t stage, int late, uint64_t epoch,
 				      char *buf, size_t len);
 
 /*
@@ -73,10 +89,10 @@ int wm_exactly_once_found_sealed(struct wm_part_commit *commit,
  */
 struct wm_window_part {
 	struct wm_sink **slot; /* the driver's: the sink written */
-	uint32_t stage;	       /* the sink stage; the window's, for late */
-	bool late;	       /* the window's late side output */
-	uint32_t output;       /* the committer's (exactly_once.h) */
-	bool open;	       /* a part of this subtask's is in *slot */
+	uint32_t stage;	       /* the sink stage; its own, for a late output */
+	int late;	 /* its late output (wm_stage_late_output()); -1 */
+	uint32_t output; /* the committer's (exactly_once.h) */
+	bool open;	 /* a part of this subtask's is in *slot */
 };
 
 struct wm_window_parts {
@@ -85,7 +101,8 @@ struct wm_window_parts {
 	uint64_t run;	/* the committer's (wm_part_commit_run()) */
 	uint64_t epoch; /* of the parts open */
 	uint32_t n;
-	struct wm_window_part v[WM_TOPOLOGY_MAX_OUTPUTS + 1];
+	struct wm_window_part
+		v[WM_TOPOLOGY_MAX_OUTPUTS + WM_STAGE_LATE_OUTPUTS];
 };
 
 /* Window subtask `sub`'s parts of run `run`, none yet. */
@@ -93,11 +110,12 @@ void wm_window_parts_init(struct wm_window_parts *p,
 			  const struct wm_topology *t,
 			  const struct wm_plan_subtask *sub, uint64_t run);
 
-/* The driver's sink for sink stage `stage` (`late`: the window's late
- * output) is in *slot: a part if output_of (wm_exactly_once_set_up()'s;
- * NULL: none) makes it a file output, else nothing to do. */
+/* The driver's sink for sink stage `stage` (late < 0), or for late
+ * output `late` of the subtask's own stage, is in *slot: a part if
+ * output_of (wm_exactly_once_set_up()'s; NULL: none) makes it a file
+ * output, else nothing to do. */
 void wm_window_parts_add(struct wm_window_parts *p, struct wm_sink **slot,
-			 uint32_t stage, bool late, const int32_t *output_of);
+			 uint32_t stage, int late, const int32_t *output_of);
 
 /* Open the parts of `epoch` in the slots added (keys as
  * wm_replay_stage_keys() takes them). 0 or a negative errno with a

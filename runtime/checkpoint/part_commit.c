@@ -88,7 +88,10 @@ step(const struct wm_part_commit *pc, const char *what, char *err,
 const char *
 wm_part_commit_output_name(uint32_t stage, int late, char *buf, size_t len)
 {
-	snprintf(buf, len, "stage-%" PRIu32 "%s", stage, late ? "-late" : "");
+	snprintf(buf, len, "stage-%" PRIu32 "%s", stage,
+		 late == 0   ? ""
+		 : late == 1 ? "-late"
+			     : "-late-right");
 	return buf;
 }
 

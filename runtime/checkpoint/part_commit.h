@@ -113,9 +113,12 @@ int wm_part_commit_new(struct wm_part_commit **pc,
 /* Free; nothing on disk changes (a crash may stop the committer anywhere). */
 void wm_part_commit_free(struct wm_part_commit *pc);
 
-/* The name of the parts' directory of sink stage `stage` ("stage-3"), or
- * of window stage `stage`'s late side output ("stage-2-late"), in buf,
- * which it returns. Stage names may hold any character; ids are plain. */
+/* The name of the parts' directory of sink stage `stage` ("stage-3", late
+ * 0), or of stage `stage`'s late output late - 1 (runtime/conf/topology.h,
+ * wm_stage_late_output()): a window's, an interval join's left one
+ * ("stage-2-late", late 1), an interval join's right one
+ * ("stage-2-late-right", late 2), in buf, which it returns. Stage names
+ * may hold any character; ids are plain. */
 const char *wm_part_commit_output_name(uint32_t stage, int late, char *buf,
 				       size_t len);
 

@@ -288,6 +288,7 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 		"size", "slide", "gap", "offset", "allowed_lateness"};
 	static const char *const interval_join_only[] = {
 		"lower_bound_exclusive", "upper_bound_exclusive"};
+	static const char *const late_outputs[] = {"left_late", "right_late"};
 	const struct wm_window_assigner *a;
 	int r;
 
@@ -349,7 +350,11 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 		if ((r = no_effect(l, sec, interval_join_only,
 				   N_ELEMS(interval_join_only),
 				   "a window join pairs the records of each "
-				   "window, not by an interval")) != 0)
+				   "window, not by an interval")) != 0 ||
+		    (r = no_effect(l, sec, late_outputs, N_ELEMS(late_outputs),
+				   "a window join has no late side output "
+				   "(Flink's JoinedStreams neither): its late "
+				   "records are counted as dropped")) != 0)
 			return r;
 		if (a->kind == WM_WINDOW_TUMBLING)
 			return no_effect(l, sec, not_tumbling,
@@ -369,17 +374,24 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
-/* The file a stage writes, if it names one: a sink's path, a window's late
- * output. */
-static const struct wm_ini_entry *
-output_entry(struct loader *l, struct wm_ini_section *sec,
-	     const struct wm_stage *st)
+/* The files a stage writes, the entries that name them, into out[] (room
+ * for 1 + WM_STAGE_LATE_OUTPUTS): a sink's path, a window's late output,
+ * an interval join's two; how many. */
+static size_t
+output_entries(struct loader *l, struct wm_ini_section *sec,
+	       const struct wm_stage *st, const struct wm_ini_entry **out)
 {
+	size_t n = 0;
+
 	if (st->kind == WM_STAGE_SINK)
-		return wm_conf_lookup(l, sec, "path");
-	if (st->kind == WM_STAGE_WINDOW)
-		return wm_conf_lookup(l, sec, "late_output");
-	return NULL;
+		out[n++] = wm_conf_lookup(l, sec, "path");
+	else if (st->kind == WM_STAGE_WINDOW)
+		out[n++] = wm_conf_lookup(l, sec, "late_output");
+	else if (st->kind == WM_STAGE_JOIN && !st->u.join.windowed) {
+		out[n++] = wm_conf_lookup(l, sec, "left_late");
+		out[n++] = wm_conf_lookup(l, sec, "right_late");
+	}
+	return n;
 }
 
 /* An output that is a replayed trace would be emptied when it is opened,
@@ -411,24 +423,21 @@ check_output_not_trace(struct loader *l, struct wm_ini_section **secs,
 /* Each file the job writes is written by one stage: two writers would
  * interleave two tables in one file. Standard output ("-") may be shared;
  * it is where a quick look goes. And no output is a trace it reads. */
-int
-wm_conf_check_outputs(struct loader *l, struct wm_ini_section **secs)
+/* Whether output e of stage s is the file of an output before it: of a
+ * stage before s, or one of s's own before e. 0 or the error at e. */
+static int
+check_output_once(struct loader *l, struct wm_ini_section **secs, uint32_t s,
+		  const struct wm_ini_entry *e)
 {
 	const struct wm_topology *t = l->t;
 
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		const struct wm_ini_entry *e =
-			output_entry(l, secs[s], &t->stages[s]);
-		int r;
+	for (uint32_t o = 0; o <= s; o++) {
+		const struct wm_ini_entry *oes[1 + WM_STAGE_LATE_OUTPUTS];
+		size_t n = output_entries(l, secs[o], &t->stages[o], oes);
+		char why[300];
 
-		if (e == NULL || strcmp(e->value, "-") == 0)
-			continue;
-		if ((r = check_output_not_trace(l, secs, e)) != 0)
-			return r;
-		for (uint32_t o = 0; o < s; o++) {
-			const struct wm_ini_entry *oe =
-				output_entry(l, secs[o], &t->stages[o]);
-			char why[300];
+		for (size_t i = 0; i < n && oes[i] != e; i++) {
+			const struct wm_ini_entry *oe = oes[i];
 
 			if (oe == NULL || strcmp(oe->value, e->value) != 0)
 				continue;
@@ -439,6 +448,30 @@ wm_conf_check_outputs(struct loader *l, struct wm_ini_section **secs)
 				 wm_stage_kind_name(t->stages[o].kind),
 				 t->stages[o].name, oe->line);
 			return wm_conf_bad_value(l, e, why);
+		}
+	}
+	return 0;
+}
+
+/* Each file the job writes is written by one output: two writers would
+ * interleave two tables in one file. Standard output ("-") may be shared;
+ * it is where a quick look goes. And no output is a trace it reads. */
+int
+wm_conf_check_outputs(struct loader *l, struct wm_ini_section **secs)
+{
+	const struct wm_topology *t = l->t;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_ini_entry *es[1 + WM_STAGE_LATE_OUTPUTS];
+		size_t n = output_entries(l, secs[s], &t->stages[s], es);
+		int r;
+
+		for (size_t i = 0; i < n; i++) {
+			if (es[i] == NULL || strcmp(es[i]->value, "-") == 0)
+				continue;
+			if ((r = check_output_not_trace(l, secs, es[i])) != 0 ||
+			    (r = check_output_once(l, secs, s, es[i])) != 0)
+				return r;
 		}
 	}
 	return 0;

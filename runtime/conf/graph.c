@@ -96,6 +96,19 @@ wm_topology_file_use(const struct wm_topology *t, const char *path, char *buf,
 				 st->name);
 			return buf;
 		}
+		for (unsigned k = 0;
+		     st->kind == WM_STAGE_JOIN && k < WM_STAGE_LATE_OUTPUTS;
+		     k++) {
+			const char *late = wm_stage_late_output(st, k);
+
+			if (late != NULL && wm_conf_same_file(path, late)) {
+				snprintf(buf, len,
+					 "the %s late output of join \"%s\"",
+					 k == WM_JOIN_LEFT ? "left" : "right",
+					 st->name);
+				return buf;
+			}
+		}
 		if (st->kind == WM_STAGE_SOURCE) {
 			file = st->u.source.replay;
 			role = "trace that source";

@@ -11,6 +11,10 @@
  *                               be negative ("-5 s, 10 s")
  *   lower_bound_exclusive,      Flink's lowerBoundExclusive() and
  *   upper_bound_exclusive       upperBoundExclusive() (false)
+ *   left_late, right_late       a file for each side's late records
+ *                               (sideOutputLeftLateData(),
+ *                               sideOutputRightLateData()); without one
+ *                               a side's are counted as dropped
  * or
  *   window = tumbling | sliding | session
  *                               a window join (operators/window_join.h):
@@ -18,7 +22,8 @@
  *                               gap, offset and allowed_lateness as a
  *                               [window]'s
  *
- * A side's late records are counted as dropped, per side.
+ * A window join's late records are counted as dropped, per side: Flink's
+ * JoinedStreams has no late side output.
  */
 #include "config.h"
 
@@ -140,6 +145,15 @@ wm_conf_load_join(struct loader *l, struct wm_ini_section *sec,
 	    (r = wm_conf_get_bool(l, sec, "lower_bound_exclusive",
 				  &j->op.lower_exclusive)) != 0)
 		return r;
-	return wm_conf_get_bool(l, sec, "upper_bound_exclusive",
-				&j->op.upper_exclusive);
+	if ((r = wm_conf_get_bool(l, sec, "upper_bound_exclusive",
+				  &j->op.upper_exclusive)) != 0 ||
+	    (r = wm_conf_get_string(l, sec, "left_late",
+				    &j->late_output[WM_JOIN_LEFT])) != 0 ||
+	    (r = wm_conf_get_string(l, sec, "right_late",
+				    &j->late_output[WM_JOIN_RIGHT])) != 0)
+		return r;
+	j->op.late_output[WM_JOIN_LEFT] = j->late_output[WM_JOIN_LEFT] != NULL;
+	j->op.late_output[WM_JOIN_RIGHT] =
+		j->late_output[WM_JOIN_RIGHT] != NULL;
+	return 0;
 }

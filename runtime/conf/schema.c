@@ -131,6 +131,8 @@ static const char *const join_keys[] = {
 	"gap",
 	"offset",
 	"allowed_lateness",
+	"left_late",
+	"right_late",
 };
 
 static const char *const sink_keys[] = {

@@ -1196,6 +1196,9 @@ wm_topology_free(struct wm_topology *t)
 			free((char *)st->u.source.strategy.plugin_args);
 		} else if (st->kind == WM_STAGE_WINDOW) {
 			free(st->u.window.late_output);
+		} else if (st->kind == WM_STAGE_JOIN) {
+			free(st->u.join.late_output[WM_JOIN_LEFT]);
+			free(st->u.join.late_output[WM_JOIN_RIGHT]);
 		} else if (st->kind == WM_STAGE_SINK) {
 			free(st->u.sink.path);
 		}

@@ -87,7 +87,8 @@
  *                    either between = LOWER, UPPER (an interval join:
  *                    operators/interval_join.h; durations, either may be
  *                    negative), lower_bound_exclusive,
- *                    upper_bound_exclusive; or window (tumbling |
+ *                    upper_bound_exclusive, left_late, right_late (each
+ *                    side's late output); or window (tumbling |
  *                    sliding | session: a window join,
  *                    operators/window_join.h) with size, slide, gap,
  *                    offset and allowed_lateness as a window's
@@ -135,6 +136,10 @@ enum wm_stage_kind {
 	WM_STAGE_JOIN,
 };
 #define WM_STAGE_KINDS 5
+
+/* A stage writes at most this many late outputs: a window one
+ * (late_output), an interval join one a side (left_late, right_late). */
+#define WM_STAGE_LATE_OUTPUTS 2
 
 /* A keyed operator stage, a window or a join: its inputs come hashed by
  * key into its key groups (max_parallelism), it has a valve per input,
@@ -346,9 +351,11 @@ struct wm_window_stage_conf {
 
 /* A join's own keys: its first input is `left`, its second `right`
  * (wm_stage.inputs[0] and [1], as enum wm_join_side numbers them); an
- * interval join (`between`) or a window join (`window`). Its late records
- * are counted as dropped, per side. */
+ * interval join (`between`) or a window join (`window`). An interval
+ * join's late records of a side go to its late output (left_late,
+ * right_late) if it has one; the rest are counted as dropped, per side. */
 struct wm_join_stage_conf {
+	char *late_output[2];		     /* by side; NULL: none */
 	bool windowed;			     /* a window join: `window` below */
 	struct wm_interval_join_config op;   /* an interval join's */
 	struct wm_window_join_config window; /* a window join's */
@@ -384,6 +391,44 @@ struct wm_stage {
 		struct wm_sink_conf sink;
 	} u;
 };
+
+/* Where late output k of stage st is configured (WM_STAGE_LATE_OUTPUTS
+ * of them: a window's late_output is 0, an interval join's left_late 0
+ * and right_late 1): the path's field, NULL for a stage that has no such
+ * output; its key in the stage's section in *key (NULL to skip). */
+static inline char **
+wm_stage_late_output_field(struct wm_stage *st, unsigned k, const char **key)
+{
+	if (st->kind == WM_STAGE_WINDOW && k == 0) {
+		if (key != NULL)
+			*key = "late_output";
+		return &st->u.window.late_output;
+	}
+	if (st->kind == WM_STAGE_JOIN && k < 2) {
+		if (key != NULL)
+			*key = k == WM_JOIN_LEFT ? "left_late" : "right_late";
+		return &st->u.join.late_output[k];
+	}
+	return NULL;
+}
+
+/* Where a stage's late output k is in an array of every stage's late
+ * outputs (as the drivers keep their sinks): by stage, then k. */
+static inline uint32_t
+wm_late_sink_index(uint32_t stage, unsigned k)
+{
+	return stage * WM_STAGE_LATE_OUTPUTS + k;
+}
+
+/* The path late output k of stage st writes; NULL where it has none. */
+static inline const char *
+wm_stage_late_output(const struct wm_stage *st, unsigned k)
+{
+	char **field =
+		wm_stage_late_output_field((struct wm_stage *)st, k, NULL);
+
+	return field != NULL ? *field : NULL;
+}
 
 /* Alert tiers, in rising severity (runtime/observe/alerts.h). */
 enum wm_alert_tier {

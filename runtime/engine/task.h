@@ -71,9 +71,11 @@ struct wm_task_out {
 	 * watermark was `watermark`. */
 	void (*pair)(struct wm_task_out *out, const struct wm_join_result *r,
 		     wm_ts_t watermark, int64_t fire_time_ms);
-	/* A record late for all its windows, for the late side output (only
-	 * when the window stage has one). */
-	void (*late)(struct wm_task_out *out, const struct wm_record *r);
+	/* A late record for late output `k` of the stage (only when it has
+	 * one, wm_stage_late_output()): a window's record late for all its
+	 * windows (0), an interval join's late record of side k. */
+	void (*late)(struct wm_task_out *out, unsigned k,
+		     const struct wm_record *r);
 	/* The task's snapshot for checkpoint `id` (`len` bytes, valid during
 	 * the call): a source's when triggered, any other's when its
 	 * barriers aligned. The driver keeps it; NULL: a driver that takes

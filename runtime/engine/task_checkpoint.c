@@ -66,8 +66,10 @@ snapshot_counts(const struct wm_task *t, struct wm_snap_writer *w)
 		wm_snap_put_u64(w, t->source->heartbeats);
 	if (t->window != NULL)
 		wm_snap_put_u64(w, t->window->results);
-	if (t->join != NULL)
+	if (t->join != NULL) {
 		wm_snap_put_u64(w, t->join->pairs);
+		wm_snap_put_u64(w, t->join->late_out);
+	}
 	wm_snap_end(w);
 }
 
@@ -123,7 +125,9 @@ counts_add_up(const struct wm_task *t)
 			wm_task_join_side(t->join, WM_JOIN_RIGHT);
 
 		return !__builtin_add_overflow(l.in, r.in, &sum) &&
-		       sum == c->records_in && c->records_out == t->join->pairs;
+		       sum == c->records_in &&
+		       t->join->late_out == l.side_output + r.side_output &&
+		       c->records_out == t->join->pairs + t->join->late_out;
 	}
 	if (__builtin_mul_overflow(c->records_in, (uint64_t)t->n_edges,
 				   &want) ||
@@ -160,8 +164,10 @@ restore_counts(struct wm_task *t, struct wm_snap_reader *r)
 		t->source->heartbeats = wm_snap_get_u64(r);
 	if (t->window != NULL)
 		t->window->results = wm_snap_get_u64(r);
-	if (t->join != NULL)
+	if (t->join != NULL) {
 		t->join->pairs = wm_snap_get_u64(r);
+		t->join->late_out = wm_snap_get_u64(r);
+	}
 	if (wm_snap_leave(r) == 0 && !counts_add_up(t)) {
 		snprintf(t->why, sizeof(t->why),
 			 "its counts of records do not add up");

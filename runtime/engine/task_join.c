@@ -35,6 +35,19 @@ interval_pair(struct wm_interval_join_output *o, const struct wm_join_result *r)
 	emit_pair(wm_container_of(o, struct task_join, out), r);
 }
 
+/* An interval join's late record, to its side's late output; Flink
+ * counts a side output's records in numRecordsOut. */
+static void
+interval_late(struct wm_interval_join_output *o, enum wm_join_side side,
+	      const struct wm_record *r)
+{
+	struct task_join *j = wm_container_of(o, struct task_join, out);
+
+	j->task->out->late(j->task->out, side, r);
+	j->late_out++;
+	j->task->counters.records_out++;
+}
+
 static void
 window_pair(struct wm_window_join_output *o, const struct wm_join_result *r)
 {
@@ -102,6 +115,7 @@ wm_task_init_join(struct wm_task *t)
 	if (j->op == NULL)
 		return -errno;
 	j->out.pair = interval_pair;
+	j->out.late = interval_late;
 	j->out.base.watermark = interval_base_watermark;
 	j->out.base.status = interval_base_status;
 	return 0;
@@ -135,15 +149,14 @@ wm_task_join_side(const struct task_join *j, enum wm_join_side side)
 
 		return (struct join_side_figures){
 			c->records_in, c->records_kept, c->late_records_dropped,
-			c->records_ignored + c->records_rejected};
+			0, c->records_ignored + c->records_rejected};
 	}
 	const struct wm_interval_join_side_counters *c =
 		&wm_interval_join_counters(j->op)->side[side];
 
-	return (struct join_side_figures){c->records_in, c->records_kept,
-					  c->late_records_dropped +
-						  c->late_records_side_output,
-					  c->records_rejected};
+	return (struct join_side_figures){
+		c->records_in, c->records_kept, c->late_records_dropped,
+		c->late_records_side_output, c->records_rejected};
 }
 
 /* A record found no memory: lost with the job, neither taken nor
@@ -171,7 +184,7 @@ wm_task_join_record(struct wm_task *t, uint32_t input,
 {
 	struct task_join *j = t->join;
 	enum wm_join_side side = input == 0 ? WM_JOIN_LEFT : WM_JOIN_RIGHT;
-	uint64_t late = wm_task_join_side(j, side).late;
+	struct join_side_figures before = wm_task_join_side(j, side), after;
 	int e;
 
 	/* A late firing pairs at the operator's watermark. */
@@ -183,7 +196,9 @@ wm_task_join_record(struct wm_task *t, uint32_t input,
 		e = wm_interval_join_process_element(j->op, side, r, &j->out);
 	if (__builtin_expect(e == -ENOMEM, 0))
 		return out_of_memory(t, input, r);
-	if (wm_task_join_side(j, side).late != late)
+	after = wm_task_join_side(j, side);
+	if (after.dropped + after.side_output !=
+	    before.dropped + before.side_output)
 		wm_task_count_late(t, &j->late, join_watermark(j), r);
 	return 0;
 }
@@ -219,16 +234,18 @@ wm_task_publish_join(const struct wm_task *t)
 {
 	const struct task_join *j = t->join;
 	struct wm_subtask_metrics *m = t->metrics;
-	uint64_t kept = 0, late = 0, other = 0;
+	uint64_t kept = 0, dropped = 0, side_output = 0, other = 0;
 
 	for (int s = 0; s < 2; s++) {
 		struct join_side_figures f = wm_task_join_side(j, s);
 
 		kept += f.kept;
-		late += f.late;
+		dropped += f.dropped;
+		side_output += f.side_output;
 		other += f.other;
 		WM_METRIC_SET(m->join_in[s], f.in);
-		WM_METRIC_SET(m->join_late[s], f.late);
+		WM_METRIC_SET(m->join_late[s], f.dropped);
+		WM_METRIC_SET(m->join_late_out[s], f.side_output);
 		WM_METRIC_SET(m->join_buffered[s],
 			      j->windows != NULL
 				      ? wm_window_join_buffered(j->windows, s)
@@ -236,15 +253,16 @@ wm_task_publish_join(const struct wm_task *t)
 	}
 	WM_METRIC_SET(m->results, j->pairs);
 	WM_METRIC_SET(m->records_windowed, kept);
-	WM_METRIC_SET(m->late_dropped, late);
-	WM_METRIC_SET(m->late_side_output, 0);
+	WM_METRIC_SET(m->late_dropped, dropped);
+	WM_METRIC_SET(m->late_side_output, side_output);
 	WM_METRIC_SET(m->other_dropped, other);
 	wm_task_publish_lateness(t, &j->late);
 }
 
 /* A join's records are accounted for by its operator, whose counters
  * balance (interval_join.h, window_join.h). It sends no records on its
- * edges: what it emits, its numRecordsOut, is its pairs. */
+ * edges: what it emits, its numRecordsOut, is its pairs and its late
+ * outputs' records. */
 void
 wm_task_check_join(const struct wm_task *t)
 {
@@ -258,7 +276,7 @@ wm_task_check_join(const struct wm_task *t)
 			  : wm_interval_join_counters_balanced(
 				    wm_interval_join_counters(j->op)));
 	WM_ASSERT(l.in + r.in == t->counters.records_in);
-	WM_ASSERT(t->counters.records_out == j->pairs);
+	WM_ASSERT(t->counters.records_out == j->pairs + j->late_out);
 }
 
 void
@@ -306,7 +324,7 @@ wm_task_join_records(const struct wm_task *t, uint64_t *kept,
 		struct join_side_figures f = wm_task_join_side(t->join, s);
 
 		*kept += f.kept;
-		*elsewhere += f.late + f.other;
+		*elsewhere += f.dropped + f.side_output + f.other;
 	}
 	return true;
 }

@@ -184,14 +184,15 @@ struct task_join {
 	 * the watermark being processed, the rest at the operator's. */
 	wm_ts_t emitting_watermark;
 	uint64_t pairs;
+	uint64_t late_out; /* records to its late outputs */
 	struct task_lateness late;
 };
 
 /* A join's figures of one side, whichever operator it has: records taken,
- * kept, late (dropped or to a side output), and neither (refused: no
- * timestamp, or in no window and not late). */
+ * kept, late and dropped, late and to the side's late output, and none
+ * of these (refused: no timestamp, or in no window and not late). */
 struct join_side_figures {
-	uint64_t in, kept, late, other;
+	uint64_t in, kept, dropped, side_output, other;
 };
 
 struct wm_task {

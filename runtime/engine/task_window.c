@@ -78,7 +78,7 @@ window_late(struct wm_window_output *o, const struct wm_record *r)
 {
 	struct task_window *win = wm_container_of(o, struct task_window, out);
 
-	win->task->out->late(win->task->out, r);
+	win->task->out->late(win->task->out, 0, r);
 	/* Flink counts a side output's records in numRecordsOut too. */
 	win->task->counters.records_out++;
 }

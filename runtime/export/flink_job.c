@@ -890,6 +890,32 @@ emit_assigner(FILE *f, const struct wm_window_assigner *a)
 		a->size, a->offset);
 }
 
+/* The sink of a late output of stage `st` (Java variable `id`): the side
+ * output `tag`'s records as trace lines into `path`, named after the
+ * stage and `side` ("left", "right"; NULL: a window's one late output). */
+static void
+emit_late_sink(FILE *f, const struct wm_stage *st, const char *id,
+	       const char *tag, const char *path, const char *side)
+{
+	fprintf(f, "        LineSink.header(output(out, ");
+	java_string(f, path);
+	fprintf(f,
+		"), \"partition,timestamp,key,value\");\n"
+		"        %s.getSideOutput(%s)\n"
+		"            .map(new TraceRecord.LateLine())\n"
+		"            .setParallelism(%" PRIu32 ")\n"
+		"            .sinkTo(new LineSink(output(out, ",
+		id, tag, st->parallelism);
+	java_string(f, path);
+	fprintf(f, ")))\n            .name(");
+	java_string(f, st->name);
+	fprintf(f,
+		" + \"%s%s late\")\n"
+		"            .setParallelism(%" PRIu32 ");\n",
+		side != NULL ? " " : "", side != NULL ? side : "",
+		st->parallelism);
+}
+
 static void
 emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 {
@@ -965,22 +991,10 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 		"            .setMaxParallelism(%" PRIu32 ");\n",
 		st->parallelism, st->max_parallelism);
 	if (w->late_output != NULL) {
-		fprintf(f, "        LineSink.header(output(out, ");
-		java_string(f, w->late_output);
-		fprintf(f,
-			"), \"partition,timestamp,key,value\");\n"
-			"        %s.getSideOutput(%s_late)\n"
-			"            .map(new TraceRecord.LateLine())\n"
-			"            .setParallelism(%" PRIu32 ")\n"
-			"            .sinkTo(new LineSink(output(out, ",
-			id, id, st->parallelism);
-		java_string(f, w->late_output);
-		fprintf(f, ")))\n            .name(");
-		java_string(f, st->name);
-		fprintf(f,
-			" + \" late\")\n"
-			"            .setParallelism(%" PRIu32 ");\n",
-			st->parallelism);
+		char tag[IDENT_MAX + 8];
+
+		snprintf(tag, sizeof(tag), "%s_late", id);
+		emit_late_sink(f, st, id, tag, w->late_output, NULL);
 	}
 	fputc('\n', f);
 }
@@ -1030,6 +1044,7 @@ emit_window_join(FILE *f, const struct wm_topology *t, uint32_t s,
 static void
 emit_join(FILE *f, const struct wm_topology *t, uint32_t s)
 {
+	static const char *const sides[] = {"left", "right"};
 	const struct wm_stage *st = &t->stages[s];
 	const struct wm_interval_join_config *j = &st->u.join.op;
 	char id[IDENT_MAX], left[IDENT_MAX], right[IDENT_MAX];
@@ -1044,6 +1059,16 @@ emit_join(FILE *f, const struct wm_topology *t, uint32_t s)
 		emit_window_join(f, t, s, id, left, right);
 		return;
 	}
+	for (unsigned k = 0; k < 2; k++) {
+		if (st->u.join.late_output[k] == NULL)
+			continue;
+		fprintf(f,
+			"        OutputTag<TraceRecord> %s_%s = new "
+			"OutputTag<>(",
+			id, sides[k]);
+		java_string(f, st->name);
+		fprintf(f, " + \" %s late\") {};\n", sides[k]);
+	}
 	fprintf(f,
 		"        SingleOutputStreamOperator<String> %s = %s\n"
 		"            .keyBy(%s)\n"
@@ -1056,14 +1081,30 @@ emit_join(FILE *f, const struct wm_topology *t, uint32_t s)
 		fprintf(f, "            .lowerBoundExclusive()\n");
 	if (j->upper_exclusive)
 		fprintf(f, "            .upperBoundExclusive()\n");
+	if (st->u.join.late_output[WM_JOIN_LEFT] != NULL)
+		fprintf(f, "            .sideOutputLeftLateData(%s_left)\n",
+			id);
+	if (st->u.join.late_output[WM_JOIN_RIGHT] != NULL)
+		fprintf(f, "            .sideOutputRightLateData(%s_right)\n",
+			id);
 	fprintf(f, "            .process(new JoinLines(start, SPEED))\n"
 		   "            .name(");
 	java_string(f, st->name);
 	fprintf(f,
 		")\n"
 		"            .setParallelism(%" PRIu32 ")\n"
-		"            .setMaxParallelism(%" PRIu32 ");\n\n",
+		"            .setMaxParallelism(%" PRIu32 ");\n",
 		st->parallelism, st->max_parallelism);
+	for (unsigned k = 0; k < 2; k++) {
+		char tag[IDENT_MAX + 8];
+
+		if (st->u.join.late_output[k] == NULL)
+			continue;
+		snprintf(tag, sizeof(tag), "%s_%s", id, sides[k]);
+		emit_late_sink(f, st, id, tag, st->u.join.late_output[k],
+			       sides[k]);
+	}
+	fputc('\n', f);
 }
 
 static void

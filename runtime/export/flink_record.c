@@ -64,10 +64,14 @@ set_up(struct wm_topology *t, const char *dir, char **kept, char *why,
 		if (st->kind == WM_STAGE_SINK) {
 			kept[s] = st->u.sink.path;
 			st->u.sink.path = discard;
-		} else if (st->kind == WM_STAGE_WINDOW &&
-			   st->u.window.late_output != NULL) {
-			kept[s] = st->u.window.late_output;
-			st->u.window.late_output = discard;
+		}
+		for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++) {
+			char **f = wm_stage_late_output_field(st, k, NULL);
+
+			if (f == NULL || *f == NULL)
+				continue;
+			kept[t->n_stages + wm_late_sink_index(s, k)] = *f;
+			*f = discard;
 		}
 	}
 	return 0;
@@ -81,8 +85,13 @@ restore_outputs(struct wm_topology *t, char **kept)
 
 		if (kept[s] != NULL && st->kind == WM_STAGE_SINK)
 			st->u.sink.path = kept[s];
-		else if (kept[s] != NULL)
-			st->u.window.late_output = kept[s];
+		for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++) {
+			char *was =
+				kept[t->n_stages + wm_late_sink_index(s, k)];
+
+			if (was != NULL)
+				*wm_stage_late_output_field(st, k, NULL) = was;
+		}
 	}
 }
 
@@ -153,7 +162,10 @@ wm_export_flink_record(struct wm_topology *t, const char *dir)
 		any = any || generated(&t->stages[s]);
 	if (!any)
 		return 0;
-	kept = calloc(t->n_stages, sizeof(*kept));
+	/* The sinks' paths by stage, then the late outputs'
+	 * (wm_late_sink_index()). */
+	kept = calloc((size_t)t->n_stages * (1 + WM_STAGE_LATE_OUTPUTS),
+		      sizeof(*kept));
 	r = kept == NULL ? -ENOMEM : set_up(t, dir, kept, why, sizeof(why));
 	if (r == 0)
 		r = wm_sim_run(t, &rep, why, sizeof(why));

@@ -29,13 +29,30 @@ struct lines {
 };
 
 /* What a sink writes, for messages. */
-enum sink_kind { SINK_RESULTS, SINK_LATE, SINK_RECORDING };
+enum sink_kind {
+	SINK_RESULTS,
+	SINK_LATE,
+	SINK_LATE_LEFT,
+	SINK_LATE_RIGHT,
+	SINK_RECORDING
+};
 
 static const char *const kind_names[] = {
 	[SINK_RESULTS] = "sink",
 	[SINK_LATE] = "late output of window",
+	[SINK_LATE_LEFT] = "left late output of join",
+	[SINK_LATE_RIGHT] = "right late output of join",
 	[SINK_RECORDING] = "recording of source",
 };
+
+/* What late output k of `stage` is, for messages. */
+static enum sink_kind
+late_kind(const struct wm_stage *stage, unsigned k)
+{
+	if (stage->kind != WM_STAGE_JOIN)
+		return SINK_LATE;
+	return k == WM_JOIN_LEFT ? SINK_LATE_LEFT : SINK_LATE_RIGHT;
+}
 
 struct wm_sink {
 	struct wm_outfile file;
@@ -373,29 +390,32 @@ open_trace(struct wm_sink **out, const char *stage, const char *path,
 }
 
 int
-wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
-		  const struct wm_keys *keys, char *err, size_t errlen)
+wm_sink_open_late(struct wm_sink **out, const struct wm_stage *stage,
+		  unsigned k, const struct wm_keys *keys, char *err,
+		  size_t errlen)
 {
-	return open_trace(out, window->name, window->u.window.late_output,
-			  SINK_LATE, "partition,timestamp,key,value\n", keys,
-			  false, err, errlen);
+	return open_trace(out, stage->name, wm_stage_late_output(stage, k),
+			  late_kind(stage, k),
+			  "partition,timestamp,key,value\n", keys, false, err,
+			  errlen);
 }
 
 int
-wm_sink_open_late_kept(struct wm_sink **out, const struct wm_stage *window,
-		       const struct wm_keys *keys, char *err, size_t errlen)
-{
-	return open_trace(out, window->name, window->u.window.late_output,
-			  SINK_LATE, NULL, keys, true, err, errlen);
-}
-
-int
-wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *window,
-		       const struct wm_keys *keys, const char *path, char *err,
+wm_sink_open_late_kept(struct wm_sink **out, const struct wm_stage *stage,
+		       unsigned k, const struct wm_keys *keys, char *err,
 		       size_t errlen)
 {
-	return open_trace(out, window->name, path, SINK_LATE, NULL, keys, false,
-			  err, errlen);
+	return open_trace(out, stage->name, wm_stage_late_output(stage, k),
+			  late_kind(stage, k), NULL, keys, true, err, errlen);
+}
+
+int
+wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *stage,
+		       unsigned k, const struct wm_keys *keys, const char *path,
+		       char *err, size_t errlen)
+{
+	return open_trace(out, stage->name, path, late_kind(stage, k), NULL,
+			  keys, false, err, errlen);
 }
 
 const char *

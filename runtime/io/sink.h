@@ -72,14 +72,16 @@ int wm_sink_open(struct wm_sink **out, const struct wm_stage *sink,
 int wm_sink_open_kept(struct wm_sink **out, const struct wm_stage *sink,
 		      const struct wm_stage *window, const struct wm_keys *keys,
 		      char *err, size_t errlen);
-int wm_sink_open_late_kept(struct wm_sink **out, const struct wm_stage *window,
-			   const struct wm_keys *keys, char *err,
+int wm_sink_open_late_kept(struct wm_sink **out, const struct wm_stage *stage,
+			   unsigned k, const struct wm_keys *keys, char *err,
 			   size_t errlen);
 
-/* Open the late side output of window stage `window` (its late_output);
- * `keys` as for wm_sink_open(). */
-int wm_sink_open_late(struct wm_sink **out, const struct wm_stage *window,
-		      const struct wm_keys *keys, char *err, size_t errlen);
+/* Open late output k of `stage` (wm_stage_late_output(): a window's
+ * late_output, an interval join's left_late or right_late); `keys` as for
+ * wm_sink_open(). */
+int wm_sink_open_late(struct wm_sink **out, const struct wm_stage *stage,
+		      unsigned k, const struct wm_keys *keys, char *err,
+		      size_t errlen);
 
 /* The columns a recording (or a trace the export writes) has after
  * arrival, in this order, each implying those before it: a record's
@@ -157,9 +159,9 @@ const char *wm_sink_error(const struct wm_sink *sink, char *buf, size_t len);
 int wm_sink_open_part(struct wm_sink **out, const struct wm_stage *sink,
 		      const struct wm_stage *window, const struct wm_keys *keys,
 		      const char *path, char *err, size_t errlen);
-int wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *window,
-			   const struct wm_keys *keys, const char *path,
-			   char *err, size_t errlen);
+int wm_sink_open_late_part(struct wm_sink **out, const struct wm_stage *stage,
+			   unsigned k, const struct wm_keys *keys,
+			   const char *path, char *err, size_t errlen);
 
 /*
  * Seal the part being written (a sink opened by wm_sink_open_part() or

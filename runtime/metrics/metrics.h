@@ -218,7 +218,8 @@ struct wm_subtask_metrics {
 	 * (refused: no timestamp) over both sides, and its pairs as
 	 * results. */
 	_Atomic uint64_t join_in[2];
-	_Atomic uint64_t join_late[2];
+	_Atomic uint64_t join_late[2];	   /* dropped */
+	_Atomic uint64_t join_late_out[2]; /* to the side's late output */
 	_Atomic uint64_t join_buffered[2];
 	_Atomic int64_t fire_delay_max_ms;
 	/* On-time firings whose delay means nothing: windows at the ends of

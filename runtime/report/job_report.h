@@ -55,7 +55,7 @@ struct wm_subtask_report {
 	uint64_t results;      /* a window's results, a join's pairs */
 	/* A join's, by side (metrics.h): records taken, late, held in its
 	 * buffers at the end. */
-	uint64_t join_in[2], join_late[2], join_buffered[2];
+	uint64_t join_in[2], join_late[2], join_late_out[2], join_buffered[2];
 	/* Peak resident set of its process in KiB (real runs; 0 in --sim):
 	 * wait4()'s ru_maxrss, which counts the segment pages it touched and
 	 * the pages still shared with the supervisor after fork. */
@@ -177,10 +177,11 @@ struct wm_job_report {
 	uint64_t windows_open;
 	uint64_t results_written;
 	/* The joins' (their subtasks' figures are not in the windows'
-	 * above): records taken by side, kept, late by side, without a
-	 * timestamp, pairs written, records held in their buffers at the
-	 * end. */
-	uint64_t join_in[2], records_joined, join_late[2], join_rejected;
+	 * above): records taken by side, kept, late by side (dropped, and to
+	 * the late outputs), without a timestamp, pairs written, records
+	 * held in their buffers at the end. */
+	uint64_t join_in[2], records_joined, join_late[2], join_late_out[2];
+	uint64_t join_rejected;
 	uint64_t pairs_written, join_buffered;
 	bool has_joins, has_windows;
 	/* The flow into the window stages: records they received, and how

@@ -82,6 +82,7 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 	for (int side = 0; side < 2; side++) {
 		s->join_in[side] = WM_METRIC_GET(m->join_in[side]);
 		s->join_late[side] = WM_METRIC_GET(m->join_late[side]);
+		s->join_late_out[side] = WM_METRIC_GET(m->join_late_out[side]);
 		s->join_buffered[side] = WM_METRIC_GET(m->join_buffered[side]);
 	}
 	s->alignment_waiting_ns = WM_METRIC_GET(m->alignment_waiting_ns);
@@ -268,6 +269,7 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 		for (int side = 0; side < 2; side++) {
 			rep->join_in[side] += s->join_in[side];
 			rep->join_late[side] += s->join_late[side];
+			rep->join_late_out[side] += s->join_late_out[side];
 			rep->join_buffered += s->join_buffered[side];
 		}
 		rep->records_joined += s->records_windowed;

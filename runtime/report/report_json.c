@@ -97,10 +97,12 @@ json_subtask(FILE *f, const struct wm_topology *t,
 		fprintf(f,
 			"\"join\":{\"records_in\":[%" PRIu64 ",%" PRIu64
 			"],\"late_records_dropped\":[%" PRIu64 ",%" PRIu64
+			"],\"late_records_side_output\":[%" PRIu64 ",%" PRIu64
 			"],\"buffered\":[%" PRIu64 ",%" PRIu64
 			"],\"pairs\":%" PRIu64 "},",
 			s->join_in[0], s->join_in[1], s->join_late[0],
-			s->join_late[1], s->join_buffered[0],
+			s->join_late[1], s->join_late_out[0],
+			s->join_late_out[1], s->join_buffered[0],
 			s->join_buffered[1], s->results);
 	if (st->kind == WM_STAGE_SOURCE && st->u.source.alignment_group != NULL)
 		fprintf(f, "\"alignment_waiting_ms\":%" PRId64 ",",
@@ -409,11 +411,13 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 			",\"joins\":{\"records_in\":[%" PRIu64 ",%" PRIu64
 			"],\"records_kept\":%" PRIu64
 			",\"late_records_dropped\":[%" PRIu64 ",%" PRIu64
+			"],\"late_records_side_output\":[%" PRIu64 ",%" PRIu64
 			"],\"records_without_timestamp\":%" PRIu64
 			",\"pairs_written\":%" PRIu64
 			",\"buffered_at_end\":%" PRIu64 "}",
 			rep->join_in[0], rep->join_in[1], rep->records_joined,
 			rep->join_late[0], rep->join_late[1],
+			rep->join_late_out[0], rep->join_late_out[1],
 			rep->join_rejected, rep->pairs_written,
 			rep->join_buffered);
 	fprintf(f, ",\"outcome\":\"%s\"", wm_report_outcome(rep));

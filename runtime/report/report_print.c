@@ -497,7 +497,7 @@ print_source_health(FILE *f, const struct wm_topology *t,
 }
 
 /* What the joins did with their records: taken (by side), kept or late
- * (by side) or without a timestamp, the pairs they wrote, and what their
+ * (by side: dropped, or to a late output) or without a timestamp, the pairs they wrote, and what their
  * buffers held when the job ended (kept records waiting for a partner or
  * for their cleanup: no record is lost there, each was kept). */
 static void
@@ -513,6 +513,12 @@ print_joins(FILE *f, const struct wm_job_report *rep)
 		rep->join_in[1], rep->records_joined,
 		rep->join_late[0] + rep->join_late[1], rep->join_late[0],
 		rep->join_late[1]);
+	if (rep->join_late_out[0] + rep->join_late_out[1] > 0)
+		fprintf(f,
+			"  join late, side output  %" PRIu64 " (left %" PRIu64
+			", right %" PRIu64 ")\n",
+			rep->join_late_out[0] + rep->join_late_out[1],
+			rep->join_late_out[0], rep->join_late_out[1]);
 	if (rep->join_rejected > 0)
 		fprintf(f, "  join, no timestamp      %" PRIu64 "\n",
 			rep->join_rejected);

@@ -99,13 +99,13 @@ sim_pair(struct wm_task_out *out, const struct wm_join_result *r,
 }
 
 static void
-sim_late(struct wm_task_out *out, const struct wm_record *r)
+sim_late(struct wm_task_out *out, unsigned k, const struct wm_record *r)
 {
 	struct sim_task *st = wm_container_of(out, struct sim_task, out);
 
-	if (st->late != NULL && !st->sim->error &&
-	    wm_sink_late(st->late, r) != 0)
-		sim_output_failed(st->sim, st->late);
+	if (st->late[k] != NULL && !st->sim->error &&
+	    wm_sink_late(st->late[k], r) != 0)
+		sim_output_failed(st->sim, st->late[k]);
 }
 
 /* Tasks exist for every subtask of the plan (every stage but sinks, which
@@ -118,7 +118,8 @@ build(struct sim *sim, char *err, size_t errlen)
 
 	sim->plan = wm_plan_new(t);
 	sim->stage_sinks = calloc(t->n_stages, sizeof(*sim->stage_sinks));
-	sim->late_sinks = calloc(t->n_stages, sizeof(*sim->late_sinks));
+	sim->late_sinks = calloc((size_t)t->n_stages * WM_STAGE_LATE_OUTPUTS,
+				 sizeof(*sim->late_sinks));
 	if (sim->plan == NULL || sim->stage_sinks == NULL ||
 	    sim->late_sinks == NULL)
 		return -ENOMEM;
@@ -129,7 +130,7 @@ build(struct sim *sim, char *err, size_t errlen)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *stage = &t->stages[s];
-		int r;
+		int r = 0;
 
 		if (stage->kind == WM_STAGE_SOURCE &&
 		    stage->u.source.record != NULL)
@@ -148,14 +149,15 @@ build(struct sim *sim, char *err, size_t errlen)
 				&t->stages[stage->inputs[0].stage],
 				wm_replay_stage_keys(sim->traces, t, s, NULL),
 				err, errlen);
-		else if (stage->kind == WM_STAGE_WINDOW &&
-			 stage->u.window.late_output != NULL)
-			r = wm_sink_open_late(
-				&sim->late_sinks[s], stage,
-				wm_replay_stage_keys(sim->traces, t, s, NULL),
-				err, errlen);
-		else
-			continue;
+		for (unsigned k = 0; r == 0 && k < WM_STAGE_LATE_OUTPUTS; k++)
+			if (wm_stage_late_output(stage, k) != NULL)
+				r = wm_sink_open_late(
+					&sim->late_sinks[wm_late_sink_index(s,
+									    k)],
+					stage, k,
+					wm_replay_stage_keys(sim->traces, t, s,
+							     NULL),
+					err, errlen);
 		if (r != 0)
 			return wm_sim_output_error(r);
 	}
@@ -236,7 +238,6 @@ wire(struct sim *sim, char *err, size_t errlen)
 
 	for (uint32_t id = 0; id < sim->n_tasks; id++) {
 		struct sim_task *st = &sim->tasks[id];
-		const struct wm_stage *stage = &t->stages[st->sub->stage];
 		int r;
 
 		st->sinks = calloc(st->sub->n_sinks + 1, sizeof(*st->sinks));
@@ -249,14 +250,16 @@ wire(struct sim *sim, char *err, size_t errlen)
 		for (uint32_t k = 0; k < st->sub->n_sinks; k++) {
 			st->sinks[k] = sim->stage_sinks[st->sub->sinks[k]];
 			wm_window_parts_add(&st->parts, &st->sinks[k],
-					    st->sub->sinks[k], false,
+					    st->sub->sinks[k], -1,
 					    sim->output_of);
 		}
-		if (stage->kind == WM_STAGE_WINDOW) {
-			st->late = sim->late_sinks[st->sub->stage];
-			wm_window_parts_add(&st->parts, &st->late,
-					    st->sub->stage, true,
-					    sim->output_of);
+		for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++) {
+			st->late[k] = sim->late_sinks[wm_late_sink_index(
+				st->sub->stage, k)];
+			if (st->late[k] != NULL)
+				wm_window_parts_add(&st->parts, &st->late[k],
+						    st->sub->stage, (int)k,
+						    sim->output_of);
 		}
 		r = wm_window_parts_open(
 			&st->parts,
@@ -985,7 +988,7 @@ sim_tear_down(struct sim *sim, int r, char *err, size_t errlen)
 		free(st->routes);
 	}
 	for (uint32_t i = 0; sim->stage_sinks != NULL && sim->late_sinks &&
-			     i < 2 * topo->n_stages;
+			     i < (1 + WM_STAGE_LATE_OUTPUTS) * topo->n_stages;
 	     i++)
 		if (wm_sink_close(i < topo->n_stages
 					  ? sim->stage_sinks[i]

@@ -48,7 +48,9 @@ struct sim_task {
 	bool charged;		/* next_due pays for records (rule 1) */
 	bool aligned;		/* a source of an alignment group */
 	struct wm_sink **sinks; /* chained sinks of a window, NULL-ended */
-	struct wm_sink *late;	/* late side output of a window */
+	/* Its stage's late outputs (wm_stage_late_output()), NULL where
+	 * none. */
+	struct wm_sink *late[WM_STAGE_LATE_OUTPUTS];
 	/* Exactly-once outputs (exactly_once.h): which of sinks[] (and late)
 	 * are parts of this subtask's own, and the epoch of the parts open;
 	 * the others are the stage's file or stream, written straight
@@ -68,11 +70,12 @@ struct sim {
 	/* By stage: the sink of a sink stage, the recording of a recorded
 	 * source (--record-trace). */
 	struct wm_sink **stage_sinks;
-	/* By window stage: its late side output (late_output), NULL. */
+	/* Every stage's late outputs (wm_late_sink_index()), NULL where
+	 * none. */
 	struct wm_sink **late_sinks;
 	/* The committer of the outputs that are files, with checkpoints
-	 * (NULL: none), and each output's number in it by stage, sinks
-	 * first then late outputs ([n_stages + s]), -1 for a stream. */
+	 * (NULL: none), and each output's number in it
+	 * (wm_exactly_once_slot()), -1 for a stream. */
 	struct wm_part_commit *commit;
 	int32_t *output_of;
 	struct wm_replay_trace **traces; /* by stage: replayed, read first */

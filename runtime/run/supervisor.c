@@ -591,13 +591,14 @@ open_outputs(const struct wm_topology *t, struct wm_replay_trace **traces,
 				&sinks[s], st, &t->stages[st->inputs[0].stage],
 				wm_replay_stage_keys(traces, t, s, keys), err,
 				errlen);
-		else if (st->kind == WM_STAGE_WINDOW &&
-			 st->u.window.late_output != NULL)
-			r = (t->job.resume ? wm_sink_open_late_kept
-					   : wm_sink_open_late)(
-				&lates[s], st,
-				wm_replay_stage_keys(traces, t, s, keys), err,
-				errlen);
+		for (unsigned k = 0; r == 0 && k < WM_STAGE_LATE_OUTPUTS; k++)
+			if (wm_stage_late_output(st, k) != NULL)
+				r = (t->job.resume ? wm_sink_open_late_kept
+						   : wm_sink_open_late)(
+					&lates[wm_late_sink_index(s, k)], st, k,
+					wm_replay_stage_keys(traces, t, s,
+							     keys),
+					err, errlen);
 		if (r != 0)
 			return wm_exit_status(WM_EXIT_OUTPUT, r);
 	}
@@ -620,11 +621,13 @@ close_outputs(const struct wm_topology *t, struct wm_sink **sinks,
 			snprintf(err, errlen, "%s", why);
 			status = EX_IOERR;
 		}
-		if (wm_sink_close(lates[s], failed, why, sizeof(why)) != 0 &&
-		    status == 0) {
-			snprintf(err, errlen, "%s", why);
-			status = EX_IOERR;
-		}
+		for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++)
+			if (wm_sink_close(lates[wm_late_sink_index(s, k)],
+					  failed, why, sizeof(why)) != 0 &&
+			    status == 0) {
+				snprintf(err, errlen, "%s", why);
+				status = EX_IOERR;
+			}
 	}
 	return status;
 }
@@ -700,7 +703,8 @@ summarize(const struct job *j, const struct wm_shm *seg, int64_t forked_ns,
 struct resources {
 	struct wm_shm_channel_spec *specs;
 	struct wm_replay_trace **traces; /* by stage, the replayed ones */
-	struct wm_sink **sinks, **lates; /* by stage */
+	/* by stage; every stage's late outputs (wm_late_sink_index()) */
+	struct wm_sink **sinks, **lates;
 	struct placement pl;
 	struct wm_shm seg;
 	int lock_fd; /* the checkpoint directory's (dir_lock.h); -1: none */
@@ -783,7 +787,8 @@ set_up(struct job *j, struct resources *res)
 	j->crash_watermark =
 		calloc(plan->n_subtasks, sizeof(*j->crash_watermark));
 	res->sinks = calloc(t->n_stages, sizeof(*res->sinks));
-	res->lates = calloc(t->n_stages, sizeof(*res->lates));
+	res->lates = calloc((size_t)t->n_stages * WM_STAGE_LATE_OUTPUTS,
+			    sizeof(*res->lates));
 	res->pl.cpu = calloc(plan->n_subtasks, sizeof(*res->pl.cpu));
 	if (!res->specs || !j->children || !res->sinks || !res->lates ||
 	    !res->pl.cpu || !j->crash_watermark)

@@ -102,10 +102,11 @@ struct worker {
 	bool clock_stale;	  /* a push waited: read the clock again */
 	int64_t publish_every_ns; /* WORKER_PUBLISH_NS at the job's speed */
 	double speed;
-	/* A window's outputs: the sinks chained to it, its late output. */
+	/* A window's or join's outputs: the sinks chained to it, its late
+	 * outputs (wm_stage_late_output(), NULL where none). */
 	struct wm_sink *sinks[WM_TOPOLOGY_MAX_OUTPUTS];
 	uint32_t n_sinks;
-	struct wm_sink *late;
+	struct wm_sink *late[WM_STAGE_LATE_OUTPUTS];
 	/* A recorded source's recording (--record-trace), or NULL. */
 	struct wm_sink *recording;
 	/* Exactly-once outputs (worker.h): which of sinks[] (and late) are
@@ -400,12 +401,13 @@ worker_pair(struct wm_task_out *out, const struct wm_join_result *r,
 }
 
 static void
-worker_late(struct wm_task_out *out, const struct wm_record *r)
+worker_late(struct wm_task_out *out, unsigned k, const struct wm_record *r)
 {
 	struct worker *w = wm_container_of(out, struct worker, out);
 
-	if (w->late != NULL && w->failed == 0 && wm_sink_late(w->late, r) != 0)
-		output_failed(w, w->late);
+	if (w->late[k] != NULL && w->failed == 0 &&
+	    wm_sink_late(w->late[k], r) != 0)
+		output_failed(w, w->late[k]);
 }
 
 /* The parts of this window's file outputs, from the epoch after the
@@ -526,8 +528,10 @@ flush_outputs(struct worker *w)
 	for (uint32_t i = 0; i < w->n_sinks && w->failed == 0; i++)
 		if (wm_sink_flush(w->sinks[i]) != 0)
 			output_failed(w, w->sinks[i]);
-	if (w->late != NULL && w->failed == 0 && wm_sink_flush(w->late) != 0)
-		output_failed(w, w->late);
+	for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++)
+		if (w->late[k] != NULL && w->failed == 0 &&
+		    wm_sink_flush(w->late[k]) != 0)
+			output_failed(w, w->late[k]);
 	if (w->recording != NULL && w->failed == 0 &&
 	    wm_sink_flush(w->recording) != 0)
 		output_failed(w, w->recording);
@@ -543,15 +547,19 @@ find_outputs(struct worker *w)
 	for (uint32_t i = 0; i < w->me->n_sinks; i++)
 		if (w->args->sinks[w->me->sinks[i]] != NULL) {
 			wm_window_parts_add(&w->parts, &w->sinks[w->n_sinks],
-					    w->me->sinks[i], false,
+					    w->me->sinks[i], -1,
 					    w->args->output_of);
 			w->sinks[w->n_sinks++] =
 				w->args->sinks[w->me->sinks[i]];
 		}
-	w->late = w->args->lates[w->me->stage];
-	if (w->late != NULL)
-		wm_window_parts_add(&w->parts, &w->late, w->me->stage, true,
-				    w->args->output_of);
+	for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++) {
+		w->late[k] =
+			w->args->lates[wm_late_sink_index(w->me->stage, k)];
+		if (w->late[k] != NULL)
+			wm_window_parts_add(&w->parts, &w->late[k],
+					    w->me->stage, (int)k,
+					    w->args->output_of);
+	}
 	if (w->stage->kind == WM_STAGE_SOURCE)
 		w->recording = w->args->sinks[w->me->stage];
 }

@@ -50,7 +50,9 @@ struct wm_worker_args {
 	/* by stage (inherited, opened): a sink stage's, or the recording
 	 * of a recorded source (--record-trace) */
 	struct wm_sink **sinks;
-	struct wm_sink **lates; /* by stage: late side outputs */
+	/* every stage's late outputs (wm_late_sink_index()), NULL where
+	 * none (inherited, opened) */
+	struct wm_sink **lates;
 	/* by stage: the replayed traces the supervisor read (inherited,
 	 * never written: their pages stay shared) */
 	struct wm_replay_trace *const *traces;

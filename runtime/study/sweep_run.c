@@ -95,7 +95,8 @@ load_combination(const struct wm_sweep *s, const struct wm_topology *base,
 		 size_t i, const char *text, size_t len, const char *name,
 		 struct wm_topology **t, char *err, size_t errlen)
 {
-	size_t n = s->n_axes + 2 * (size_t)base->n_stages;
+	size_t n = s->n_axes +
+		   (1 + WM_STAGE_LATE_OUTPUTS) * (size_t)base->n_stages;
 	struct wm_override *ov = calloc(n ? n : 1, sizeof(*ov));
 	size_t idx[WM_SWEEP_MAX_AXES];
 	struct wm_override_text ot;
@@ -116,9 +117,15 @@ load_combination(const struct wm_sweep *s, const struct wm_topology *base,
 
 		if (g->kind == WM_STAGE_SINK)
 			ov[k++] = (struct wm_override){g->name, "path", "-"};
-		if (g->kind == WM_STAGE_WINDOW && g->u.window.late_output)
-			ov[k++] = (struct wm_override){g->name, "late_output",
-						       "-"};
+		for (unsigned l = 0; l < WM_STAGE_LATE_OUTPUTS; l++) {
+			const char *key;
+			char **f = wm_stage_late_output_field(
+				(struct wm_stage *)g, l, &key);
+
+			if (f != NULL && *f != NULL)
+				ov[k++] =
+					(struct wm_override){g->name, key, "-"};
+		}
 	}
 	wm_sweep_describe(s, i, what, sizeof(what));
 	r = wm_override_apply(text, len, name, ov, k, &ot, &bad, msg,

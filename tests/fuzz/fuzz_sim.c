@@ -57,13 +57,16 @@ tame(struct wm_topology *t)
 		struct wm_stage *st = &t->stages[s];
 
 		subtasks += st->parallelism;
+		for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++) {
+			char **f = wm_stage_late_output_field(st, k, NULL);
+
+			if (f != NULL && *f != NULL)
+				replace(f, "/dev/null");
+		}
 		if (st->kind == WM_STAGE_SOURCE) {
 			partitions += st->u.source.partitions;
 			if (st->u.source.replay != NULL)
 				replace(&st->u.source.replay, trace);
-		} else if (st->kind == WM_STAGE_WINDOW &&
-			   st->u.window.late_output != NULL) {
-			replace(&st->u.window.late_output, "/dev/null");
 		} else if (st->kind == WM_STAGE_SINK) {
 			replace(&st->u.sink.path, "/dev/null");
 		}

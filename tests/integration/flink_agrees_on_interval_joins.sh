@@ -2,11 +2,12 @@
 # Real Apache Flink as the oracle of the interval join: two replayed
 # traces, four [join] stages over them (bounds around zero, inclusive and
 # exclusive, both positive, both negative; parallelism 1 to 3), each with
-# a sink with the subtask column, exported with --export-flink as
-# keyBy(..).intervalJoin(..).between(..), and compared with wmrun's --sim
-# and real run by flink_lib.sh's oracle at two speeds: every pair, and the
-# subtask that made it. A join with other bounds on Flink's side must be
-# caught.
+# a sink with the subtask column, one with both sides' late outputs,
+# exported with --export-flink as keyBy(..).intervalJoin(..).between(..)
+# (and sideOutputLeftLateData, sideOutputRightLateData), and compared
+# with wmrun's --sim and real run by flink_lib.sh's oracle at two speeds:
+# every pair, the subtask that made it, and every late record. A join
+# with other bounds on Flink's side must be caught.
 #
 # Timing-robust (doc/architecture.md section 8.1): every timestamp is
 # even and every watermark odd (the newest even timestamp less the 200 ms
@@ -43,7 +44,9 @@ name = joins
 speed = 10
 CONF
 	join_sources
-	join around 2 '-1 s, 500 ms'
+	join around 2 '-1 s, 500 ms' \
+		"left_late = $scratch/$run.around_left.late" \
+		"right_late = $scratch/$run.around_right.late"
 	join exclusive 3 '-1 s, 500 ms' 'lower_bound_exclusive = true' \
 		'upper_bound_exclusive = true'
 	join after 1 '200 ms, 2 s'
@@ -73,4 +76,6 @@ grep -q 'Flink (speed = 10) differs in' "$scratch/mutated.log" || {
 	cat "$scratch/mutated.log" >&2
 	fail "the mutated cross-check failed for another reason"
 }
+[ "$(tail -n +2 "$scratch/joins.sim.around_right.late" | wc -l)" -gt 0 ] ||
+	fail "no click went to the right late output"
 echo "$at_bounds pairs at a bound"

@@ -108,6 +108,8 @@ bad neither '/^window = /d; /^size = /d' \
 	'neither.conf:14:1: \[join shown\] needs between = LOWER, UPPER \(an interval join\) or window = tumbling \| sliding \| session \(a window join\)'
 bad exclusive '/^window = /a lower_bound_exclusive = true' \
 	'exclusive.conf:19:1: "lower_bound_exclusive" has no effect in \[join shown\]: a window join pairs the records of each window, not by an interval'
+bad late '/^window = /a right_late = late.csv' \
+	'late.conf:19:1: "right_late" has no effect in \[join shown\]: a window join has no late side output'
 bad gap '/^size = /a gap = 1 s' \
 	'gap.conf:20:1: "gap" has no effect in \[join shown\]: a tumbling window has a size only'
 bad nosize '/^size = /d' \

@@ -533,6 +533,8 @@ START_TEST(test_part_paths_name_output_writer_and_epoch)
 			 "stage-3");
 	ck_assert_str_eq(wm_part_commit_output_name(2, 1, name, sizeof(name)),
 			 "stage-2-late");
+	ck_assert_str_eq(wm_part_commit_output_name(2, 2, name, sizeof(name)),
+			 "stage-2-late-right");
 	ck_assert_str_eq(wm_part_commit_part_path("d", "stage-3", 0, 1, 12,
 						  path, sizeof(path)),
 			 "d/parts/stage-3/s1-e12");

@@ -181,7 +181,7 @@ static void
 expect_trace_lines(bool recorded)
 {
 	char name[] = "s";
-	struct wm_stage stage = {.name = name};
+	struct wm_stage stage = {.kind = WM_STAGE_WINDOW, .name = name};
 	struct lines_test t;
 	struct wm_sink *sink;
 	char err[512], key[32];
@@ -193,7 +193,7 @@ expect_trace_lines(bool recorded)
 	r = recorded ? wm_sink_open_recording(&sink, &stage, t.path, t.keys,
 					      WM_TRACE_WATERMARK, err,
 					      sizeof(err))
-		     : wm_sink_open_late(&sink, &stage, t.keys, err,
+		     : wm_sink_open_late(&sink, &stage, 0, t.keys, err,
 					 sizeof(err));
 	ck_assert_msg(r == 0, "%s", err);
 	fputs(recorded ? "partition,timestamp,key,value,arrival,punctuate,"
