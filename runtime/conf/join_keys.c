@@ -22,6 +22,10 @@
  *                               gap, offset and allowed_lateness as a
  *                               [window]'s
  *
+ *   value = left | right | sum  a pair as a record, for the stages that
+ *                               read the join: its key, its timestamp
+ *                               and this value (left)
+ *
  * A window join's late records are counted as dropped, per side: Flink's
  * JoinedStreams has no late side output.
  */
@@ -115,12 +119,17 @@ int
 wm_conf_load_join(struct loader *l, struct wm_ini_section *sec,
 		  struct wm_stage *st)
 {
+	static const char *const values[] = {"left", "right", "sum"};
 	struct wm_join_stage_conf *j = &st->u.join;
+	size_t value = WM_JOIN_VALUE_LEFT;
 	struct wm_ini_entry *between = wm_ini_get(sec, "between");
 	struct wm_ini_entry *window = wm_ini_get(sec, "window");
 	char label[WM_INI_QUOTE_MAX];
 	int r;
 
+	if ((r = wm_conf_get_enum(l, sec, "value", values, 3, &value)) != 0)
+		return r;
+	j->value = (enum wm_join_value)value;
 	if (between != NULL && window != NULL) {
 		const struct wm_ini_entry *second =
 			between->line > window->line ? between : window;

@@ -133,6 +133,7 @@ static const char *const join_keys[] = {
 	"allowed_lateness",
 	"left_late",
 	"right_late",
+	"value",
 };
 
 static const char *const sink_keys[] = {

@@ -819,14 +819,15 @@ check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
 		return wm_conf_bad_value(l, e,
 					 "a sink writes the results of a "
 					 "window or a join");
-	/* And only a sink: a window or a join sends its results to its
-	 * sinks and nothing but watermarks down its edges, so a stage
-	 * reading it would get no record. */
-	if (st->kind != WM_STAGE_SINK && wm_stage_keyed(up->kind)) {
+	/* And a window only a sink: it sends its results to its sinks and
+	 * nothing but watermarks down its edges, so a stage reading it
+	 * would get no record. A join sends its pairs down its edges too,
+	 * as records (task_join.c). */
+	if (st->kind != WM_STAGE_SINK && up->kind == WM_STAGE_WINDOW) {
 		snprintf(why, sizeof(why),
-			 "\"%s\" is a %s, whose results only a sink can "
+			 "\"%s\" is a window, whose results only a sink can "
 			 "write (a stage reading it would get no record)",
-			 up->name, wm_stage_kind_name(up->kind));
+			 up->name);
 		return wm_conf_bad_value(l, e, why);
 	}
 	return 0;

@@ -83,7 +83,9 @@
  *                    sum, min, max, avg), late_output, time (event |
  *                    processing: tumbling and sliding, never late)
  *   [join NAME]      left, right (a stage each: the join's first and
- *                    second input), parallelism, max_parallelism, and
+ *                    second input), parallelism, max_parallelism, value
+ *                    (left | right | sum: a pair's value as a record, for
+ *                    the stages that read the join; left), and
  *                    either between = LOWER, UPPER (an interval join:
  *                    operators/interval_join.h; durations, either may be
  *                    negative), lower_bound_exclusive,
@@ -108,7 +110,7 @@
  * defaults are exempt), an input named twice, a stage name with a blank or
  * comma, two stages writing one file, an output that is a replayed trace
  * (by path, or the same existing file), a stage other than a sink
- * reading a window or a join (their results go to their sinks only), and
+ * reading a window (its results go to its sinks only), and
  * jobs past one machine's limits below (stages, subtasks, rings). The
  * model has no side effects: no files are opened but the topology itself.
  */
@@ -354,8 +356,17 @@ struct wm_window_stage_conf {
  * interval join (`between`) or a window join (`window`). An interval
  * join's late records of a side go to its late output (left_late,
  * right_late) if it has one; the rest are counted as dropped, per side. */
+/* What a pair is as a record, for the stages reading a join: its key,
+ * its timestamp, and this value. */
+enum wm_join_value {
+	WM_JOIN_VALUE_LEFT,
+	WM_JOIN_VALUE_RIGHT,
+	WM_JOIN_VALUE_SUM
+};
+
 struct wm_join_stage_conf {
 	char *late_output[2];		     /* by side; NULL: none */
+	enum wm_join_value value;	     /* as a record */
 	bool windowed;			     /* a window join: `window` below */
 	struct wm_interval_join_config op;   /* an interval join's */
 	struct wm_window_join_config window; /* a window join's */

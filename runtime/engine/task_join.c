@@ -16,9 +16,12 @@
 
 #include "base/assert.h"
 #include "lib/snap.h"
+#include "runtime/engine/task_out.h"
 #include "runtime/engine/task_state.h"
 
-/* One pair, either operator's, to the chained sinks. */
+/* One pair, either operator's, to the chained sinks, and as a record
+ * (its key and timestamp, the value [join] value says) down the edges to
+ * the stages that read the join. Its partition is none of a source's. */
 static void
 emit_pair(struct task_join *j, const struct wm_join_result *r)
 {
@@ -27,6 +30,22 @@ emit_pair(struct task_join *j, const struct wm_join_result *r)
 	t->out->pair(t->out, r, j->emitting_watermark, t->now_ns / 1000000);
 	j->pairs++;
 	t->counters.records_out++; /* numRecordsOut: what it emitted */
+	if (t->n_edges > 0) {
+		enum wm_join_value v = t->stage->u.join.value;
+		struct wm_record rec = {
+			.ts = r->timestamp,
+			.key = r->key,
+			.value = v == WM_JOIN_VALUE_LEFT ? r->left_value
+				 : v == WM_JOIN_VALUE_RIGHT
+					 ? r->right_value
+					 : (int64_t)((uint64_t)r->left_value +
+						     (uint64_t)r->right_value),
+			.flags = j->key_flags,
+			.partition = 0,
+		};
+
+		wm_task_send_result(t, &rec);
+	}
 }
 
 static void
@@ -189,6 +208,7 @@ wm_task_join_record(struct wm_task *t, uint32_t input,
 
 	/* A late firing pairs at the operator's watermark. */
 	j->emitting_watermark = join_watermark(j);
+	j->key_flags = r->flags & WM_RECORD_STRING_KEY;
 	if (j->windows != NULL)
 		e = wm_window_join_process_element(j->windows, side, r,
 						   &j->windows_out);

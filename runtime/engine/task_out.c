@@ -67,6 +67,13 @@ wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 	}
 }
 
+void
+wm_task_send_result(struct wm_task *t, const struct wm_record *r)
+{
+	wm_task_send_record(t, r);
+	t->counters.records_out -= t->n_edges;
+}
+
 /*
  * A keyBy or rebalance edge scatters a long run a chunk at a time: the
  * chunk's channels computed in one loop (wm_edge_route_run()), its records

@@ -19,6 +19,12 @@ void wm_task_send_all(struct wm_task *t, const struct wm_frame *f);
 /* A record to each output edge, by its partitioner. */
 void wm_task_send_record(struct wm_task *t, const struct wm_record *r);
 
+/* A result of the task's operator as a record (a join's pair) to each
+ * output edge: counted in what each edge sent, not in the task's
+ * records_out, where the operator counted it once, as Flink's
+ * numRecordsOut counts what an operator emits. */
+void wm_task_send_result(struct wm_task *t, const struct wm_record *r);
+
 /* The records staged, sent as runs (nothing if none is). */
 void wm_task_flush_staged(struct wm_task *t);
 

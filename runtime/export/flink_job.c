@@ -999,9 +999,21 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 	fputc('\n', f);
 }
 
+/* Whether stage s is read by a stage that is no sink (a join's pairs
+ * go on as records), and by a sink. */
+static bool
+read_by(const struct wm_topology *t, uint32_t s, bool sink)
+{
+	for (uint32_t d = 0; d < t->n_stages; d++)
+		for (uint32_t k = 0; k < t->stages[d].n_inputs; k++)
+			if (t->stages[d].inputs[k].stage == s &&
+			    (t->stages[d].kind == WM_STAGE_SINK) == sink)
+				return true;
+	return false;
+}
+
 /* A window join (JoinedStreams): both sides keyed alike in the windows
- * of the join's assigner, the pair's timestamp the window's maxTimestamp
- * (WindowJoinLines). */
+ * of the join's assigner, its pairs whole (JoinLines.WindowPairs). */
 static void
 emit_window_join(FILE *f, const struct wm_topology *t, uint32_t s,
 		 const char *id, const char *left, const char *right)
@@ -1010,7 +1022,8 @@ emit_window_join(FILE *f, const struct wm_topology *t, uint32_t s,
 	const struct wm_window_join_config *w = &st->u.join.window;
 
 	fprintf(f,
-		"        SingleOutputStreamOperator<String> %s = %s\n"
+		"        SingleOutputStreamOperator<JoinLines.Pair> %s_pairs = "
+		"%s\n"
 		"            .join(%s)\n"
 		"            .where(%s)\n"
 		"            .equalTo(%s)\n"
@@ -1020,27 +1033,16 @@ emit_window_join(FILE *f, const struct wm_topology *t, uint32_t s,
 	fprintf(f,
 		")\n"
 		"            .allowedLateness(Duration.ofMillis(%" PRId64 "))\n"
-		"            .apply(new WindowJoinLines.Pairs())\n"
-		"            .name(",
+		"            .apply(new JoinLines.WindowPairs())\n",
 		w->allowed_lateness);
-	java_string(f, st->name);
-	fprintf(f,
-		")\n"
-		"            .setParallelism(%" PRIu32 ")\n"
-		"            .setMaxParallelism(%" PRIu32 ")\n"
-		"            .process(new WindowJoinLines(start, SPEED))\n"
-		"            .name(",
-		st->parallelism, st->max_parallelism);
-	java_string(f, st->name);
-	fprintf(f,
-		" + \" pairs\")\n"
-		"            .setParallelism(%" PRIu32 ")\n"
-		"            .setMaxParallelism(%" PRIu32 ");\n\n",
-		st->parallelism, st->max_parallelism);
 }
 
-/* An interval join: both sides keyed alike, Flink's intervalJoin with
- * the bounds as given, its pairs as wmrun's join sink writes them. */
+/* A join: an interval join (Flink's intervalJoin with the bounds as
+ * given, and its late outputs) or a window join, its pairs whole
+ * (`ID_pairs`), then, chained at its parallelism (the same subtask), as
+ * the lines of wmrun's join sink (`ID_lines`, JoinLines) for the sinks
+ * that write it, and as records (`ID`, JoinLines.Records) for the stages
+ * that read it. */
 static void
 emit_join(FILE *f, const struct wm_topology *t, uint32_t s)
 {
@@ -1057,51 +1059,83 @@ emit_join(FILE *f, const struct wm_topology *t, uint32_t s)
 		comment_text(name, sizeof(name), st->name), left, right);
 	if (st->u.join.windowed) {
 		emit_window_join(f, t, s, id, left, right);
-		return;
-	}
-	for (unsigned k = 0; k < 2; k++) {
-		if (st->u.join.late_output[k] == NULL)
-			continue;
+	} else {
+		for (unsigned k = 0; k < 2; k++) {
+			if (st->u.join.late_output[k] == NULL)
+				continue;
+			fprintf(f,
+				"        OutputTag<TraceRecord> %s_%s = new "
+				"OutputTag<>(",
+				id, sides[k]);
+			java_string(f, st->name);
+			fprintf(f, " + \" %s late\") {};\n", sides[k]);
+		}
 		fprintf(f,
-			"        OutputTag<TraceRecord> %s_%s = new "
-			"OutputTag<>(",
-			id, sides[k]);
-		java_string(f, st->name);
-		fprintf(f, " + \" %s late\") {};\n", sides[k]);
+			"        SingleOutputStreamOperator<JoinLines.Pair> "
+			"%s_pairs = %s\n"
+			"            .keyBy(%s)\n"
+			"            .intervalJoin(%s.keyBy(%s))\n"
+			"            .between(Duration.ofMillis(%" PRId64
+			"), Duration.ofMillis(%" PRId64 "))\n",
+			id, left, key_selector(t, s), right, key_selector(t, s),
+			j->lower, j->upper);
+		if (j->lower_exclusive)
+			fprintf(f, "            .lowerBoundExclusive()\n");
+		if (j->upper_exclusive)
+			fprintf(f, "            .upperBoundExclusive()\n");
+		if (st->u.join.late_output[WM_JOIN_LEFT] != NULL)
+			fprintf(f,
+				"            "
+				".sideOutputLeftLateData(%s_left)\n",
+				id);
+		if (st->u.join.late_output[WM_JOIN_RIGHT] != NULL)
+			fprintf(f,
+				"            "
+				".sideOutputRightLateData(%s_right)\n",
+				id);
+		fprintf(f, "            .process(new "
+			   "JoinLines.IntervalPairs())\n");
 	}
-	fprintf(f,
-		"        SingleOutputStreamOperator<String> %s = %s\n"
-		"            .keyBy(%s)\n"
-		"            .intervalJoin(%s.keyBy(%s))\n"
-		"            .between(Duration.ofMillis(%" PRId64
-		"), Duration.ofMillis(%" PRId64 "))\n",
-		id, left, key_selector(t, s), right, key_selector(t, s),
-		j->lower, j->upper);
-	if (j->lower_exclusive)
-		fprintf(f, "            .lowerBoundExclusive()\n");
-	if (j->upper_exclusive)
-		fprintf(f, "            .upperBoundExclusive()\n");
-	if (st->u.join.late_output[WM_JOIN_LEFT] != NULL)
-		fprintf(f, "            .sideOutputLeftLateData(%s_left)\n",
-			id);
-	if (st->u.join.late_output[WM_JOIN_RIGHT] != NULL)
-		fprintf(f, "            .sideOutputRightLateData(%s_right)\n",
-			id);
-	fprintf(f, "            .process(new JoinLines(start, SPEED))\n"
-		   "            .name(");
+	fprintf(f, "            .name(");
 	java_string(f, st->name);
 	fprintf(f,
 		")\n"
 		"            .setParallelism(%" PRIu32 ")\n"
 		"            .setMaxParallelism(%" PRIu32 ");\n",
 		st->parallelism, st->max_parallelism);
-	for (unsigned k = 0; k < 2; k++) {
-		char tag[IDENT_MAX + 8];
+	if (read_by(t, s, true)) {
+		fprintf(f,
+			"        SingleOutputStreamOperator<String> %s_lines = "
+			"%s_pairs\n"
+			"            .process(new JoinLines(start, SPEED))\n"
+			"            .name(",
+			id, id);
+		java_string(f, st->name);
+		fprintf(f,
+			" + \" pairs\")\n"
+			"            .setParallelism(%" PRIu32 ");\n",
+			st->parallelism);
+	}
+	if (read_by(t, s, false)) {
+		fprintf(f,
+			"        DataStream<TraceRecord> %s = %s_pairs\n"
+			"            .process(new JoinLines.Records(%d))\n"
+			"            .name(",
+			id, id, (int)st->u.join.value);
+		java_string(f, st->name);
+		fprintf(f,
+			" + \" records\")\n"
+			"            .setParallelism(%" PRIu32 ");\n",
+			st->parallelism);
+	}
+	for (unsigned k = 0; !st->u.join.windowed && k < 2; k++) {
+		char tag[IDENT_MAX + 8], pairs[IDENT_MAX + 8];
 
 		if (st->u.join.late_output[k] == NULL)
 			continue;
 		snprintf(tag, sizeof(tag), "%s_%s", id, sides[k]);
-		emit_late_sink(f, st, id, tag, st->u.join.late_output[k],
+		snprintf(pairs, sizeof(pairs), "%s_pairs", id);
+		emit_late_sink(f, st, pairs, tag, st->u.join.late_output[k],
 			       sides[k]);
 	}
 	fputc('\n', f);
@@ -1116,6 +1150,9 @@ emit_sink(FILE *f, const struct wm_topology *t, uint32_t s)
 	char id[IDENT_MAX], name[COMMENT_MAX];
 
 	stage_ident(t, st->inputs[0].stage, id, sizeof(id));
+	/* A join's lines are their own stream (emit_join()). */
+	if (win->kind == WM_STAGE_JOIN)
+		strcat(id, "_lines");
 	/* At the window's parallelism, chained to it as wmrun chains its
 	 * sinks; the window's lines end with its subtask's index, which only
 	 * a sink with subtask_column keeps. */

@@ -101,17 +101,18 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 							sizeof(s->source_why));
 }
 
-/* Per stage: what its subtasks received, and what a window stage did with
- * it. */
+/* Per stage: what its subtasks received, what a window or join stage did
+ * with it, and what a join sent on as records (its pairs). */
 struct stage_flow {
-	uint64_t in, accounted, due;
+	uint64_t in, accounted, due, pairs;
 };
 
 /*
  * The flow into the window stages (report.h). Stages come after their
  * inputs (topology.h), so one pass computes what each stage is due:
- * a source is due what it read, a keyBy passes on what it received, and
- * an edge carries each record once, or to every subtask if it broadcasts.
+ * a source is due what it read, a keyBy passes on what it received, a
+ * join its pairs, and an edge carries each record once, or to every
+ * subtask if it broadcasts.
  */
 static int
 collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
@@ -125,6 +126,7 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 		const struct wm_subtask_report *s = &rep->subtasks[i];
 
 		f[s->stage].in += s->records_in;
+		f[s->stage].pairs += s->results;
 		f[s->stage].accounted += s->records_windowed + s->late_dropped +
 					 s->late_side_output + s->other_dropped;
 	}
@@ -136,12 +138,19 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 			f[s].due = f[s].in;
 			continue;
 		}
-		for (uint32_t k = 0; k < st->n_inputs; k++)
+		/* A join sends on its pairs, every other stage what it
+		 * took. */
+		for (uint32_t k = 0; k < st->n_inputs; k++) {
+			uint32_t up = st->inputs[k].stage;
+
 			f[s].due +=
-				f[st->inputs[k].stage].in *
+				(t->stages[up].kind == WM_STAGE_JOIN
+					 ? f[up].pairs
+					 : f[up].in) *
 				(st->inputs[k].edge == WM_PARTITION_BROADCAST
 					 ? st->parallelism
 					 : 1);
+		}
 		if (!wm_stage_keyed(st->kind))
 			continue;
 		if (st->kind == WM_STAGE_WINDOW) {

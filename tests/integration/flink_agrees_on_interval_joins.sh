@@ -2,7 +2,8 @@
 # Real Apache Flink as the oracle of the interval join: two replayed
 # traces, four [join] stages over them (bounds around zero, inclusive and
 # exclusive, both positive, both negative; parallelism 1 to 3), each with
-# a sink with the subtask column, one with both sides' late outputs,
+# a sink with the subtask column, one with both sides' late outputs and
+# its pairs into a window (count and sum of a key's pairs every 2 s),
 # exported with --export-flink as keyBy(..).intervalJoin(..).between(..)
 # (and sideOutputLeftLateData, sideOutputRightLateData), and compared
 # with wmrun's --sim and real run by flink_lib.sh's oracle at two speeds:
@@ -46,7 +47,14 @@ CONF
 	join_sources
 	join around 2 '-1 s, 500 ms' \
 		"left_late = $scratch/$run.around_left.late" \
-		"right_late = $scratch/$run.around_right.late"
+		"right_late = $scratch/$run.around_right.late" 'value = sum'
+	# The pairs as records, into a window: a count and a sum per key
+	# and 2 s.
+	printf '[window per_key]\ninput = around\nparallelism = 3\n'
+	printf 'size = 2 s\naggregates = count, sum\n'
+	printf '[sink per_key_out]\ninput = per_key\npath = %s\n' \
+		"$scratch/$run.per_key.out"
+	printf 'subtask_column = true\n'
 	join exclusive 3 '-1 s, 500 ms' 'lower_bound_exclusive = true' \
 		'upper_bound_exclusive = true'
 	join after 1 '200 ms, 2 s'

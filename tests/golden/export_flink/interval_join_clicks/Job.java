@@ -69,18 +69,22 @@ public final class Job {
             .setParallelism(1);
 
         // [join attributed]: left source0, right source1
-        SingleOutputStreamOperator<String> join2 = source0
+        SingleOutputStreamOperator<JoinLines.Pair> join2_pairs = source0
             .keyBy(new TraceRecord.Key())
             .intervalJoin(source1.keyBy(new TraceRecord.Key()))
             .between(Duration.ofMillis(0), Duration.ofMillis(600000))
-            .process(new JoinLines(start, SPEED))
+            .process(new JoinLines.IntervalPairs())
             .name("attributed")
             .setParallelism(2)
             .setMaxParallelism(128);
+        SingleOutputStreamOperator<String> join2_lines = join2_pairs
+            .process(new JoinLines(start, SPEED))
+            .name("attributed" + " pairs")
+            .setParallelism(2);
 
         // [sink pairs]
         LineSink.header(output(out, "/dev/null"), JoinLines.header(false));
-        join2.map(new ResultLines.WithoutSubtask())
+        join2_lines.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "/dev/null")))
             .name("pairs")

@@ -69,24 +69,24 @@ public final class Job {
             .setParallelism(1);
 
         // [join shown]: left source0, right source1
-        SingleOutputStreamOperator<String> join2 = source0
+        SingleOutputStreamOperator<JoinLines.Pair> join2_pairs = source0
             .join(source1)
             .where(new TraceRecord.Key())
             .equalTo(new TraceRecord.Key())
             .window(TumblingEventTimeWindows.of(Duration.ofMillis(600000), Duration.ofMillis(0)))
             .allowedLateness(Duration.ofMillis(0))
-            .apply(new WindowJoinLines.Pairs())
+            .apply(new JoinLines.WindowPairs())
             .name("shown")
             .setParallelism(2)
-            .setMaxParallelism(128)
-            .process(new WindowJoinLines(start, SPEED))
-            .name("shown" + " pairs")
-            .setParallelism(2)
             .setMaxParallelism(128);
+        SingleOutputStreamOperator<String> join2_lines = join2_pairs
+            .process(new JoinLines(start, SPEED))
+            .name("shown" + " pairs")
+            .setParallelism(2);
 
         // [sink pairs]
         LineSink.header(output(out, "/dev/null"), JoinLines.header(false));
-        join2.map(new ResultLines.WithoutSubtask())
+        join2_lines.map(new ResultLines.WithoutSubtask())
             .setParallelism(2)
             .sinkTo(new LineSink(output(out, "/dev/null")))
             .name("pairs")
