@@ -106,14 +106,16 @@
 
 /*
  * Peak bytes per record an interval join keeps (operators/
- * interval_join.c), from its structures, not yet measured as the
- * window's are: 16 B in a buffer that doubles (32 B at worst), a cleanup
- * timer when every record has a timestamp of its own (a 32 B heap node,
- * 64 B at worst in a heap that doubles), and a key's 64 B table entry at
- * a load of 3/8 when every record has a key of its own: 32 + 64 + 171 =
- * 267, rounded up.
+ * interval_join.c) at its worst, every record of a key and timestamp of
+ * its own: a key's 64 B table entry (at a load of 3/8 to 3/4), its
+ * buffer's first allocation of 8 records (128 B and malloc's header) and
+ * a cleanup timer in a heap that doubles. Measured as the window's
+ * states are (tests/unit/check_footprint.c): 364.5 bytes a record at 1 M
+ * records, 456 at 1.6 M, just after the key table doubled; the figure is
+ * the highest with 15 percent to spare. A key with many records costs
+ * far less a record (16 B in its buffer and a timer a timestamp).
  */
-#define WM_FOOTPRINT_JOIN_RECORD_BYTES 272u
+#define WM_FOOTPRINT_JOIN_RECORD_BYTES 528u
 
 /*
  * Peak bytes per record a window join keeps in each of its windows

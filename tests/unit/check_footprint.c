@@ -442,10 +442,57 @@ measure_here(bool session, long states)
 	return bytes;
 }
 
+static void
+on_pair(struct wm_interval_join_output *out, const struct wm_join_result *r)
+{
+	(void)out;
+	(void)r;
+}
+
+/*
+ * Peak bytes per record an interval join keeps of `records` records of
+ * the left side, each of a key and timestamp of its own (a key entry, a
+ * buffer's first allocation and a cleanup timer each: the most a record
+ * costs), none cleaned. In this process.
+ */
+static double
+measure_join_here(long records)
+{
+	struct wm_interval_join_config c = {.lower = 0, .upper = 1000};
+	struct wm_interval_join_output out = {.pair = on_pair};
+	struct wm_interval_join *op;
+	const char *why;
+	FILE *f;
+	long base;
+
+	out.base.watermark = on_watermark;
+	out.base.status = on_status;
+	f = fopen("/proc/self/clear_refs", "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs("5", f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	base = status_kib("VmRSS:");
+	op = wm_interval_join_new(&c, &why);
+	ck_assert_ptr_nonnull(op);
+	for (long i = 0; i < records; i++) {
+		struct wm_record r = {.key = i, .ts = i, .value = 1};
+
+		ck_assert_int_eq(wm_interval_join_process_element(
+					 op, WM_JOIN_LEFT, &r, &out),
+				 0);
+	}
+	ck_assert_uint_eq(wm_interval_join_timer_count(op), (size_t)records);
+	double bytes =
+		(double)(status_kib("VmHWM:") - base) * 1024 / (double)records;
+
+	wm_interval_join_free(op);
+	return bytes;
+}
+
 /* The same in a child of its own, so that what the allocator kept from
  * an earlier measurement does not count in this one. */
 static double
-peak_bytes_per_state(bool session, long states)
+peak_bytes_per_state(bool session, long states, bool join)
 {
 	double bytes = -1;
 	int fd[2], st;
@@ -455,7 +502,8 @@ peak_bytes_per_state(bool session, long states)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		bytes = measure_here(session, states);
+		bytes = join ? measure_join_here(states)
+			     : measure_here(session, states);
 		_exit(write(fd[1], &bytes, sizeof(bytes)) == sizeof(bytes) ? 0
 									   : 1);
 	}
@@ -492,7 +540,8 @@ START_TEST(test_state_figures_are_the_measured_peak_within_2x)
 		for (size_t i = 0; i < 2; i++) {
 			double figure = session ? WM_FOOTPRINT_SESSION_BYTES
 						: WM_FOOTPRINT_STATE_BYTES;
-			double peak = peak_bytes_per_state(session, counts[i]);
+			double peak =
+				peak_bytes_per_state(session, counts[i], false);
 
 			ck_assert_msg(peak <= figure && figure <= 2 * peak,
 				      "%s, %ld states: peak %.1f bytes per "
@@ -500,6 +549,27 @@ START_TEST(test_state_figures_are_the_measured_peak_within_2x)
 				      session ? "sessions" : "sliding",
 				      counts[i], peak, figure);
 		}
+}
+END_TEST
+
+START_TEST(test_join_figure_is_the_measured_peak_within_2x)
+{
+	/* The key table doubles at 3/4 of its slots: 1.6 M records of
+	 * keys of their own come just after it doubled to 2^22 slots (the
+	 * peak), 1 M before (a trough). */
+	static const long counts[] = {1000000, 1600000};
+
+	if (UNDER_ASAN)
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		double figure = WM_FOOTPRINT_JOIN_RECORD_BYTES;
+		double peak = peak_bytes_per_state(false, counts[i], true);
+
+		ck_assert_msg(peak <= figure && figure <= 2 * peak,
+			      "interval join, %ld records: peak %.1f bytes "
+			      "per record, the figure %.0f",
+			      counts[i], peak, figure);
+	}
 }
 END_TEST
 
@@ -671,6 +741,8 @@ footprint_suite(void)
 	tcase_set_timeout(measured, 120);
 	tcase_add_test(measured,
 		       test_state_figures_are_the_measured_peak_within_2x);
+	tcase_add_test(measured,
+		       test_join_figure_is_the_measured_peak_within_2x);
 	tcase_add_test(machine, test_cgroup_v2_lowest_limit_up_the_tree);
 	tcase_add_test(machine, test_cgroup_v1_memory_controller);
 	tcase_add_test(machine, test_machine_and_byte_texts);
