@@ -101,9 +101,10 @@ on_result(struct wm_task_out *out, const struct wm_window_result *r,
 }
 
 static void
-on_late(struct wm_task_out *out, const struct wm_record *r)
+on_late(struct wm_task_out *out, unsigned k, const struct wm_record *r)
 {
 	(void)out;
+	(void)k;
 	(void)r;
 	ck_abort_msg("a source sent a late record");
 }
@@ -987,10 +988,11 @@ END_TEST
 	"late_output = unused.csv\n"
 
 static void
-count_late(struct wm_task_out *out, const struct wm_record *r)
+count_late(struct wm_task_out *out, unsigned side, const struct wm_record *r)
 {
 	struct snapshots *k = wm_container_of(out, struct snapshots, out);
 
+	(void)side;
 	(void)r;
 	k->n += 100;
 }
