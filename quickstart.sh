@@ -128,9 +128,15 @@ test)
 	build
 	start_kafka
 	status=0
-	# Every test, as `make check`, the Flink tests in a lane of their
-	# own beside the rest (Makefile.am, check-lanes).
-	make -s -j"$(nproc)" check-lanes >&2 || status=$?
+	# Every test, as `make check`: the Flink tests in a lane of their
+	# own beside the rest (Makefile.am, check-lanes); a sanitizer build
+	# skips them (tests/lib/flink_lib.sh), so its tests take both lanes'
+	# worth of job slots, as `make -j check` gives them.
+	case " ${CONFIGURE_FLAGS:-} " in
+	*" --enable-sanitizers "*) tests=check ;;
+	*) tests=check-lanes ;;
+	esac
+	make -s -j"$(nproc)" "$tests" >&2 || status=$?
 	[ "$status" -eq 0 ] || cat test-suite.log >&2
 	summarize
 	exit "$status"
