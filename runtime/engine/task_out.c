@@ -44,8 +44,10 @@ wm_task_record_as_frame(struct wm_task_out *out, uint32_t edge,
 	out->frame(out, edge, channel, &f);
 }
 
-void
-wm_task_send_record(struct wm_task *t, const struct wm_record *r)
+/* A record to each output edge, by its partitioner, counted in what each
+ * edge sent; not in the task's records_out, which the callers count. */
+static void
+to_edges(struct wm_task *t, const struct wm_record *r)
 {
 	for (uint32_t e = 0; e < t->n_edges; e++) {
 		struct wm_edge *edge = &t->edges[e];
@@ -63,15 +65,20 @@ wm_task_send_record(struct wm_task *t, const struct wm_record *r)
 		} else {
 			t->out->record(t->out, e, wm_edge_route(edge, r), r);
 		}
-		t->counters.records_out++;
 	}
+}
+
+void
+wm_task_send_record(struct wm_task *t, const struct wm_record *r)
+{
+	to_edges(t, r);
+	t->counters.records_out += t->n_edges;
 }
 
 void
 wm_task_send_result(struct wm_task *t, const struct wm_record *r)
 {
-	wm_task_send_record(t, r);
-	t->counters.records_out -= t->n_edges;
+	to_edges(t, r);
 }
 
 /*

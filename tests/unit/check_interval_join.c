@@ -12,7 +12,6 @@
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,45 +20,30 @@
 #include "operators/interval_join.h"
 #include "tests/unit/alloc_limit.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/pair_text.h"
 
-/* What the operator emitted, as text: "P(k,lts,rts,lv,rv@ts)" a pair,
- * "L0(ts)" a late left record, "W(ts)" a watermark. */
+/* What the operator emitted, as text (pair_text.h): "L0(ts)" a late left
+ * record besides. */
 struct sink {
 	struct wm_interval_join_output out;
-	char text[1 << 16];
-	size_t len;
+	struct pair_text text;
+	char buf[1 << 16];
 };
-
-static void __attribute__((format(printf, 2, 3)))
-sink_put(struct sink *s, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(s->text + s->len, sizeof(s->text) - s->len, fmt, ap);
-	va_end(ap);
-	ck_assert(n > 0 && (size_t)n < sizeof(s->text) - s->len);
-	s->len += (size_t)n;
-}
 
 static void
 sink_pair(struct wm_interval_join_output *o, const struct wm_join_result *r)
 {
-	struct sink *s = (struct sink *)o;
-
-	sink_put(s,
-		 "P(%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-		 "@%" PRId64 ") ",
-		 r->key, r->left_ts, r->right_ts, r->left_value, r->right_value,
-		 r->timestamp);
+	pair_text_pair(&((struct sink *)o)->text, r->key, r->left_ts,
+		       r->right_ts, r->left_value, r->right_value,
+		       r->timestamp);
 }
 
 static void
 sink_late(struct wm_interval_join_output *o, enum wm_join_side side,
 	  const struct wm_record *r)
 {
-	sink_put((struct sink *)o, "L%d(%" PRId64 ") ", (int)side, r->ts);
+	pair_text_printf(&((struct sink *)o)->text, "L%d(%" PRId64 ") ",
+			 (int)side, r->ts);
 }
 
 static void
@@ -67,7 +51,7 @@ sink_watermark(struct wm_output *o, wm_ts_t w)
 {
 	struct sink *s = wm_container_of(o, struct sink, out.base);
 
-	sink_put(s, "W(%" PRId64 ") ", w);
+	pair_text_printf(&s->text, "W(%" PRId64 ") ", w);
 }
 
 static void
@@ -80,24 +64,18 @@ sink_status(struct wm_output *o, enum wm_status st)
 static void
 sink_init(struct sink *s)
 {
-	memset(s, 0, sizeof(*s));
+	memset(&s->out, 0, sizeof(s->out));
 	s->out.pair = sink_pair;
 	s->out.late = sink_late;
 	s->out.base.watermark = sink_watermark;
 	s->out.base.status = sink_status;
+	pair_text_init(&s->text, s->buf, sizeof(s->buf));
 }
 
-/* What was emitted since the last take, without its last blank: the
- * sink's own text, valid until its next output, so that two sinks' can
- * be compared. */
 static const char *
 sink_take(struct sink *s)
 {
-	if (s->len > 0)
-		s->len--;
-	s->text[s->len] = '\0';
-	s->len = 0;
-	return s->text;
+	return pair_text_take(&s->text);
 }
 
 static struct wm_interval_join *
@@ -390,7 +368,8 @@ model_record(struct model *m, struct sink *s, int side, int64_t key, wm_ts_t ts,
 
 	if (m->watermark != WM_TS_MIN && ts < m->watermark) {
 		if (m->late_out[side])
-			sink_put(s, "L%d(%" PRId64 ") ", side, ts);
+			pair_text_printf(&s->text, "L%d(%" PRId64 ") ", side,
+					 ts);
 		return;
 	}
 	ck_assert_int_lt(m->n, MODEL_MAX);
@@ -424,10 +403,8 @@ model_record(struct model *m, struct sink *s, int side, int64_t key, wm_ts_t ts,
 			rts = side == 0 ? o->ts : ts;
 			lv = side == 0 ? value : o->value;
 			rv = side == 0 ? o->value : value;
-			sink_put(s,
-				 "P(%" PRId64 ",%" PRId64 ",%" PRId64
-				 ",%" PRId64 ",%" PRId64 "@%" PRId64 ") ",
-				 key, lts, rts, lv, rv, lts > rts ? lts : rts);
+			pair_text_pair(&s->text, key, lts, rts, lv, rv,
+				       lts > rts ? lts : rts);
 		}
 		if (next == WM_TS_MAX)
 			break;
@@ -466,7 +443,7 @@ model_watermark(struct model *m, struct sink *s, wm_ts_t w)
 				m->recs[j].live = false;
 		m->timers[i--] = m->timers[--m->n_timers];
 	}
-	sink_put(s, "W(%" PRId64 ") ", w);
+	pair_text_printf(&s->text, "W(%" PRId64 ") ", w);
 }
 
 /* A step of a linear congruential generator: 31 bits of it. */
@@ -548,7 +525,7 @@ START_TEST(test_restore_goes_on_as_if_never_stopped)
 	struct wm_snap_writer w;
 	struct wm_snap_reader r;
 	struct sink sa, sb;
-	static char want[sizeof(((struct sink *)0)->text)];
+	static char want[sizeof(((struct sink *)0)->buf)];
 
 	sink_init(&sa);
 	sink_init(&sb);

@@ -14,7 +14,6 @@
 #include <check.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,30 +22,17 @@
 #include "operators/window_join.h"
 #include "tests/unit/alloc_limit.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/pair_text.h"
 
-/* What the operator emitted, as text: "P(k,lts,rts,lv,rv@ts)" a pair,
- * "W(ts)" a watermark. A counting sink keeps no text, only how many pairs
- * came. */
+/* What the operator emitted, as text (pair_text.h). A counting sink
+ * keeps no text, only how many pairs came. */
 struct sink {
 	struct wm_window_join_output out;
 	bool counting;
 	uint64_t pairs_seen;
-	char text[1 << 21];
-	size_t len;
+	struct pair_text text;
+	char buf[1 << 21];
 };
-
-static void __attribute__((format(printf, 2, 3)))
-sink_put(struct sink *s, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(s->text + s->len, sizeof(s->text) - s->len, fmt, ap);
-	va_end(ap);
-	ck_assert(n > 0 && (size_t)n < sizeof(s->text) - s->len);
-	s->len += (size_t)n;
-}
 
 /* A pair as the operator's sink and the model write it. */
 static void
@@ -54,12 +40,9 @@ sink_put_pair(struct sink *s, int64_t key, wm_ts_t left_ts, wm_ts_t right_ts,
 	      int64_t left_value, int64_t right_value, wm_ts_t timestamp)
 {
 	s->pairs_seen++;
-	if (s->counting)
-		return;
-	sink_put(s,
-		 "P(%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-		 "@%" PRId64 ") ",
-		 key, left_ts, right_ts, left_value, right_value, timestamp);
+	if (!s->counting)
+		pair_text_pair(&s->text, key, left_ts, right_ts, left_value,
+			       right_value, timestamp);
 }
 
 static void
@@ -75,7 +58,7 @@ sink_watermark(struct wm_output *o, wm_ts_t w)
 	struct sink *s = wm_container_of(o, struct sink, out.base);
 
 	if (!s->counting)
-		sink_put(s, "W(%" PRId64 ") ", w);
+		pair_text_printf(&s->text, "W(%" PRId64 ") ", w);
 }
 
 static void
@@ -93,20 +76,13 @@ sink_init(struct sink *s)
 	s->out.base.status = sink_status;
 	s->counting = false;
 	s->pairs_seen = 0;
-	s->len = 0;
+	pair_text_init(&s->text, s->buf, sizeof(s->buf));
 }
 
-/* What was emitted since the last take, without its last blank: the
- * sink's own text, valid until its next output, so that two sinks' can
- * be compared. */
 static const char *
 sink_take(struct sink *s)
 {
-	if (s->len > 0)
-		s->len--;
-	s->text[s->len] = '\0';
-	s->len = 0;
-	return s->text;
+	return pair_text_take(&s->text);
 }
 
 /* An assigner of `kind`: size and slide (tumbling: slide unused), or the
@@ -776,7 +752,7 @@ model_watermark(struct model *m, struct sink *s, wm_ts_t watermark)
 			model_timer_delete(m, t.end - 1, t.key, t.start, t.end);
 		}
 	}
-	sink_put(s, "W(%" PRId64 ") ", watermark);
+	pair_text_printf(&s->text, "W(%" PRId64 ") ", watermark);
 }
 
 /* A step of a linear congruential generator: 31 bits of it. */
