@@ -23,6 +23,13 @@
  *   window-join   the same with a window join of 1 ms tumbling windows:
  *                 each record into its window's list, each window fired
  *                 (its pairs, fewer than a record each) and cleaned
+ *   quantile      the count with a plugin aggregate beside it,
+ *                 plugin:quantile(0.99) of plugins/quantile.c, loaded as
+ *                 wmrun:quantile: each record found again in the
+ *                 accumulators' table and appended to its window's
+ *                 values, the tumbling run's short way closed to it;
+ *                 and each window's values sorted when it fires, at
+ *                 the end
  *
  * Each repetition runs every variant, in an order that turns from one
  * repetition to the next, and reports each one's ns a record and its
@@ -60,6 +67,10 @@ struct stage_variant {
 	const char *window; /* more keys of the [window] section */
 	/* The join's job instead, with this [join] pairing (NULL: none). */
 	const char *join;
+	/* The window's aggregates (NULL: count) and [job] plugin (NULL:
+	 * none). */
+	const char *aggregates;
+	const char *plugin;
 };
 
 /* The interval join's keys: a record a key a millisecond or so on each
@@ -68,16 +79,18 @@ struct stage_variant {
 #define JOIN_KEYS 100000u
 
 static const struct stage_variant variants[] = {
-	{"tumbling", "", "", NULL},
+	{"tumbling", "", "", NULL, NULL, NULL},
 	{"punctuated",
 	 "watermark = punctuated\npunctuate = all every 100 records\n", "",
-	 NULL},
+	 NULL, NULL, NULL},
 	{"punctuated-d", "watermark = punctuated\npunctuate = all every 1 s\n",
-	 "", NULL},
-	{"heartbeats", "heartbeat = all every 1 s\n", "", NULL},
-	{"processing", "", "time = processing\n", NULL},
-	{"interval-join", "", "", "between = 0 ms, 1 ms\n"},
-	{"window-join", "", "", "window = tumbling\nsize = 1 ms\n"},
+	 "", NULL, NULL, NULL},
+	{"heartbeats", "heartbeat = all every 1 s\n", "", NULL, NULL, NULL},
+	{"processing", "", "time = processing\n", NULL, NULL, NULL},
+	{"interval-join", "", "", "between = 0 ms, 1 ms\n", NULL, NULL},
+	{"window-join", "", "", "window = tumbling\nsize = 1 ms\n", NULL, NULL},
+	{"quantile", "", "", NULL, "count, plugin:quantile(0.99)",
+	 "wmrun:quantile"},
 };
 
 /* The job of variant v, `records` records in all. */
@@ -89,16 +102,20 @@ stage_topology(const struct stage_variant *v, uint64_t records)
 	char text[2048], msg[512];
 	int n = snprintf(text, sizeof(text),
 			 "[job]\nname = stages-bench\nrecords = %" PRIu64
-			 "\nspeed = %d\n"
+			 "\nspeed = %d\n%s%s%s"
 			 "[source gen]\npartitions = %u\nrate = unlimited\n"
 			 "keys = %u\nout_of_orderness = 0\n%s"
 			 "[keyby route]\ninput = gen\n"
 			 "[window counts]\ninput = route\ntype = tumbling\n"
-			 "size = %d ms\naggregates = count\n%s"
+			 "size = %d ms\naggregates = %s\n%s"
 			 "[sink out]\ninput = counts\npath = /dev/null\n",
 			 records / PIPELINE_PARTITIONS, PIPELINE_SPEED,
-			 PIPELINE_PARTITIONS, PIPELINE_KEYS, v->source,
-			 PIPELINE_WINDOW_MS, v->window);
+			 v->plugin != NULL ? "plugin = " : "",
+			 v->plugin != NULL ? v->plugin : "",
+			 v->plugin != NULL ? "\n" : "", PIPELINE_PARTITIONS,
+			 PIPELINE_KEYS, v->source, PIPELINE_WINDOW_MS,
+			 v->aggregates != NULL ? v->aggregates : "count",
+			 v->window);
 
 	if (v->join != NULL)
 		n = snprintf(
@@ -138,7 +155,7 @@ stages_help(FILE *out)
 		"of stage beside the tumbling count:\npunctuated (every 100th "
 		"record, or a record a second), heartbeats (every\npartition "
 		"every second), a processing-time window, an interval join, a\n"
-		"window join.\n"
+		"window join, a plugin aggregate (quantile).\n"
 		"  --records N  records a run (default %u)\n"
 		"  --reps R     repetitions, each running every variant "
 		"(default %u)\n"

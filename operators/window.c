@@ -84,7 +84,9 @@
  * takes the short way, its counting done once for a stretch of such
  * records and the entry of the key before it taken without a probe;
  * every other record goes the whole way, the counters brought up to date
- * first.
+ * first. A window with plugin aggregates never takes the short way: each
+ * record goes to the plugin's add(), found by the entry's hash in the
+ * accumulators' table (window_plugins.h).
  */
 #include "config.h"
 
@@ -173,6 +175,11 @@ struct wm_window {
 	int64_t now_ms;
 	wm_ts_t event_watermark;
 	struct wm_record *arrivals;
+	/* The plugin aggregates' accumulators (NULL: none), in step with
+	 * the state entries, and their results for the result being
+	 * emitted. */
+	struct wm_window_plugins *plugins;
+	union wmrun_value plugin_results[WM_WINDOW_PLUGIN_AGGREGATES];
 };
 
 /* Records a processing-time run is stamped with its arrival in, at most. */
@@ -267,6 +274,33 @@ state_insert(struct wm_window *op, size_t idx, uint64_t hash, int64_t key,
 	return e;
 }
 
+/* Remove the entry in slot idx and its plugin accumulators. */
+static inline void
+state_remove(struct wm_window *op, size_t idx)
+{
+	const struct window_state *e = &op->states.slots[idx];
+
+	if (op->plugins != NULL)
+		wm_window_plugins_remove(op->plugins, e->hash, e->key,
+					 e->start);
+	state_table_remove_at(&op->states, idx);
+}
+
+/*
+ * The record into the plugin accumulators of the window whose state entry
+ * has `hash`, before the entry is made or added to (nothing to do without
+ * plugin aggregates): 0 or -ENOMEM with nothing changed.
+ */
+static inline int
+plugins_add(struct wm_window *op, uint64_t hash, const struct wm_record *rec,
+	    wm_ts_t start)
+{
+	if (__builtin_expect(op->plugins == NULL, 1))
+		return 0;
+	return wm_window_plugins_add(op->plugins, hash, rec->key, start,
+				     rec->value, rec->ts);
+}
+
 /* Emit contents `e` for window `w` (for sessions not e's own window). */
 static void
 result_emit(struct wm_window *op, const struct window_state *e,
@@ -274,6 +308,13 @@ result_emit(struct wm_window *op, const struct window_state *e,
 	    struct wm_window_output *out)
 {
 	struct wm_window_result r;
+
+	r.plugin_results = NULL;
+	if (op->plugins != NULL) {
+		wm_window_plugins_results(op->plugins, e->hash, e->key,
+					  e->start, op->plugin_results);
+		r.plugin_results = op->plugin_results;
+	}
 
 	r.key = e->key;
 	r.window = w;
@@ -336,6 +377,18 @@ wm_window_new(const struct wm_window_config *config, const char **why)
 	op->timers = wm_timer_new();
 	if (a->kind == WM_WINDOW_SESSION)
 		op->sessions = wm_merging_new();
+	if (config->n_plugin_aggregates > 0) {
+		op->plugins =
+			wm_window_plugins_new(config->plugin_aggregates,
+					      config->n_plugin_aggregates, why);
+		if (op->plugins == NULL) {
+			int err = errno;
+
+			wm_window_free(op);
+			errno = err;
+			return NULL;
+		}
+	}
 	/* The first 256 state slots now, as the timers' first memory. */
 	if (op->timers == NULL ||
 	    (a->kind == WM_WINDOW_SESSION && op->sessions == NULL) ||
@@ -354,6 +407,7 @@ wm_window_free(struct wm_window *op)
 		return;
 	wm_timer_free(op->timers);
 	wm_merging_free(op->sessions);
+	wm_window_plugins_free(op->plugins);
 	state_table_destroy(&op->states);
 	free(op->arrivals);
 	free(op);
@@ -408,6 +462,9 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 	register_timers = !found || op->watermark_regressed;
 	if (register_timers && wm_timer_reserve(op->timers, 2) != 0)
 		return -ENOMEM;
+	if (plugins_add(op, found ? op->states.slots[idx].hash : hash, rec,
+			w.start) != 0)
+		return -ENOMEM;
 	if (found)
 		e = &op->states.slots[idx];
 	else
@@ -418,7 +475,7 @@ window_add(struct wm_window *op, const struct wm_record *rec,
 	if (max_ts <= watermark) {
 		window_emit(op, e, max_ts, true, out);
 		if (op->conf.purging)
-			state_table_remove_at(&op->states, idx);
+			state_remove(op, idx);
 	} else if (register_timers) {
 		(void)wm_timer_add(op->timers, max_ts, rec->key, w.start);
 		timer_set = true;
@@ -484,8 +541,13 @@ session_merge_state(struct wm_window *op, int64_t key, wm_ts_t to, wm_ts_t from)
 	struct window_state *src, *dst;
 	size_t from_idx, to_idx;
 
-	if (!state_find(op, key, from, window_hash(key, from), &from_idx))
+	uint64_t from_hash = window_hash(key, from);
+
+	if (!state_find(op, key, from, from_hash, &from_idx))
 		return;
+	if (op->plugins != NULL)
+		wm_window_plugins_merge(op->plugins, key, to, to_hash, from,
+					from_hash);
 	src = &op->states.slots[from_idx];
 	if (!state_find(op, key, to, to_hash, &to_idx)) {
 		/* Filling an empty slot moves no other entry. */
@@ -551,7 +613,9 @@ session_element(struct wm_window *op, const struct wm_record *rec,
 	 * the timers of onMerge, onElement and the cleanup; merges only free
 	 * entries otherwise. */
 	if (state_table_reserve(&op->states, 2) != 0 ||
-	    wm_timer_reserve(op->timers, 3) != 0)
+	    wm_timer_reserve(op->timers, 3) != 0 ||
+	    (op->plugins != NULL &&
+	     wm_window_plugins_reserve(op->plugins, 2) != 0))
 		return -ENOMEM;
 	err = wm_merging_add(op->sessions, rec->key, w, &cb, &act);
 	if (err == -ENOMEM)
@@ -566,6 +630,10 @@ session_element(struct wm_window *op, const struct wm_record *rec,
 	} else {
 		skipped = false;
 		hash = window_hash(rec->key, act.state_start);
+		/* A plugin made no accumulator: the merges stand, as a
+		 * failed Flink job's state would; the job stops. */
+		if (plugins_add(op, hash, rec, act.state_start) != 0)
+			return -ENOMEM;
 		if (state_find(op, rec->key, act.state_start, hash, &idx))
 			e = &op->states.slots[idx];
 		else
@@ -576,7 +644,7 @@ session_element(struct wm_window *op, const struct wm_record *rec,
 		if (max_ts <= watermark) {
 			result_emit(op, e, act.window, true, out);
 			if (op->conf.purging)
-				state_table_remove_at(&op->states, idx);
+				state_remove(op, idx);
 		} else {
 			(void)wm_timer_add(op->timers, max_ts, rec->key,
 					   act.window.start);
@@ -613,7 +681,7 @@ session_on_event_time(struct wm_window *op, const struct wm_timer *t,
 	if (fire && found)
 		result_emit(op, &op->states.slots[idx], ent.window, false, out);
 	if (found && ((fire && op->conf.purging) || clean))
-		state_table_remove_at(&op->states, idx);
+		state_remove(op, idx);
 	if (clean) {
 		/* clearAllState(): trigger.clear(), retireWindow(). */
 		(void)wm_timer_delete(op->timers, max_ts, t->key,
@@ -702,7 +770,9 @@ sliding_element(struct wm_window *op, const struct wm_record *rec,
 					wm_window_max_timestamp(w), lateness) >
 				watermark;
 		if (state_table_reserve(&op->states, open) != 0 ||
-		    wm_timer_reserve(op->timers, 2 * open) != 0)
+		    wm_timer_reserve(op->timers, 2 * open) != 0 ||
+		    (op->plugins != NULL &&
+		     wm_window_plugins_reserve(op->plugins, open) != 0))
 			return -ENOMEM;
 	}
 	while (wm_window_next(&it, &w)) {
@@ -796,7 +866,7 @@ static inline bool
 short_way_open(const struct wm_window *op, wm_ts_t watermark)
 {
 	return op->span.max_ts > watermark && !op->watermark_regressed &&
-	       op->span_lo <= op->span_hi;
+	       op->span_lo <= op->span_hi && op->plugins == NULL;
 }
 
 /* Records from `rec` on, up to `end`, along the short way (open): the
@@ -978,7 +1048,7 @@ window_on_event_time(struct wm_window *op, const struct wm_timer *t,
 	if (fire && found && op->states.slots[idx].count > 0)
 		window_emit(op, &op->states.slots[idx], max_ts, false, out);
 	if (found && ((fire && op->conf.purging) || clean))
-		state_table_remove_at(&op->states, idx);
+		state_remove(op, idx);
 	/* clearAllState(): trigger.clear() deletes the trigger timer. */
 	if (clean)
 		(void)wm_timer_delete(op->timers, max_ts, t->key, w.start);
@@ -1183,6 +1253,8 @@ wm_window_snapshot(const struct wm_window *op, struct wm_snap_writer *w)
 	wm_timer_snapshot(op->timers, w);
 	if (op->sessions != NULL)
 		wm_merging_snapshot(op->sessions, w);
+	if (op->plugins != NULL)
+		wm_window_plugins_snapshot(op->plugins, w);
 	wm_snap_end(w);
 }
 
@@ -1220,6 +1292,28 @@ restore_states(struct wm_window *op, struct wm_snap_reader *r)
 	return wm_snap_reader_error(r);
 }
 
+/* The plugin accumulators, one set for each state entry and no other:
+ * 0 or the reader's error. */
+static int
+restore_plugins(struct wm_window *op, struct wm_snap_reader *r)
+{
+	const struct state_table *st = &op->states;
+
+	if (wm_window_plugins_restore(op->plugins, r, window_hash) != 0)
+		return wm_snap_reader_error(r);
+	if (wm_window_plugins_count(op->plugins) != state_table_count(st))
+		return wm_snap_reader_fail(r, -EBADMSG);
+	for (size_t i = 0; state_table_count(st) > 0 && i <= st->mask; i++) {
+		const struct window_state *e = &st->slots[i];
+
+		if (e->count != 0 &&
+		    !wm_window_plugins_has(op->plugins, e->hash, e->key,
+					   e->start))
+			return wm_snap_reader_fail(r, -EBADMSG);
+	}
+	return 0;
+}
+
 int
 wm_window_restore(struct wm_window *op, struct wm_snap_reader *r)
 {
@@ -1238,6 +1332,8 @@ wm_window_restore(struct wm_window *op, struct wm_snap_reader *r)
 	if (restore_states(op, r) != 0 || wm_timer_restore(op->timers, r) != 0)
 		return wm_snap_reader_error(r);
 	if (op->sessions != NULL && wm_merging_restore(op->sessions, r) != 0)
+		return wm_snap_reader_error(r);
+	if (op->plugins != NULL && restore_plugins(op, r) != 0)
 		return wm_snap_reader_error(r);
 	if (wm_snap_leave(r) != 0)
 		return wm_snap_reader_error(r);

@@ -49,7 +49,10 @@
  * State: one hash table entry per live (key, window), keyed by (key, window
  * start); for sessions, by (key, state window start), the state window
  * being one original window of the session (merging_windows.h). A timer's
- * namespace is the window start.
+ * namespace is the window start. Plugin aggregates (a user's, in C) keep
+ * their accumulators in a second table with the same keys
+ * (window_plugins.h), made, fed, merged, read and dropped with the
+ * entries; checkpoints hold them as their plugin's bytes.
  *
  * Cost per record: per window, one state probe (none when the record's key
  * and window are the last record's), plus two timer-set probes when the
@@ -69,6 +72,7 @@
 
 #include "operators/output.h"
 #include "operators/window_assign.h"
+#include "operators/window_plugins.h"
 
 struct wm_window_config {
 	struct wm_window_assigner assigner; /* set up and validated */
@@ -83,6 +87,13 @@ struct wm_window_config {
 	/* Windows on processing time (see the top): tumbling or sliding, no
 	 * lateness, no side output. */
 	bool processing_time;
+	/* A user's aggregate functions beside count, sum, min and max
+	 * (wmrun/plugin.h; operators/window_plugins.h): each (key, window)
+	 * with contents has an accumulator of each, and every result
+	 * carries their results. */
+	unsigned n_plugin_aggregates;
+	struct wm_window_plugin_aggregate
+		plugin_aggregates[WM_WINDOW_PLUGIN_AGGREGATES];
 };
 
 /* One firing of one window. */
@@ -97,6 +108,10 @@ struct wm_window_result {
 	/* Fired by an element that arrived after the watermark passed the
 	 * window's maxTs (allowed lateness); false for the timer firing. */
 	bool late_firing;
+	/* The plugin aggregates' results, n_plugin_aggregates of them in
+	 * the configuration's order, valid during the output's call; NULL
+	 * without plugin aggregates. */
+	const union wmrun_value *plugin_results;
 };
 
 /* Average as Flink's AggregateFunction would give it: sum / count. */

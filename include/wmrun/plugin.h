@@ -1,17 +1,21 @@
 /*
  * wmrun/plugin.h
- *	Your own watermark generator in C, run by wmrun in a source subtask:
- *	the interface of a shared library that a topology names.
+ *	Your own watermark generator and aggregate function in C, run by
+ *	wmrun in a source subtask and in a window subtask: the interface of
+ *	a shared library that a topology names.
  *
  *	[job]
  *	plugin = ./libmine.so
  *	[source events]
  *	watermark = plugin:adaptive_bound(1000, 30000)
+ *	[window w]
+ *	aggregates = count, plugin:quantile(0.99)
  *
  * The library exports one function, wmrun_plugin(), that returns its
  * description: the ABI it was built against (WMRUN_PLUGIN_ABI, checked
  * when wmrun loads it: a library of another ABI is refused, naming the
- * topology's line) and its watermark generators by name.
+ * topology's line), its watermark generators and its aggregate functions,
+ * by name.
  *
  * A generator is Flink's WatermarkGenerator: wmrun makes one per
  * partition (split) of the source, with the text between the
@@ -47,8 +51,9 @@
 extern "C" {
 #endif
 
-/* The ABI this header describes; bumped on any change to it. */
-#define WMRUN_PLUGIN_ABI 1u
+/* The ABI this header describes; bumped on any change to it. 2 added the
+ * aggregate functions. */
+#define WMRUN_PLUGIN_ABI 2u
 
 /* What an event is, besides its timestamp. */
 enum wmrun_event_flag {
@@ -92,14 +97,87 @@ struct wmrun_watermark_generator {
 				 struct wmrun_watermark_output *out);
 };
 
+/*
+ * An aggregate function: Flink's AggregateFunction over the records'
+ * values, for a window stage's `aggregates = plugin:NAME(ARGS)`. Its
+ * result is a column of the window's results, after the built-in
+ * aggregates, named NAME (NAME_2, NAME_3 ... for the same name again).
+ *
+ * wmrun makes one function per window subtask with the text between the
+ * parentheses (create(args); a NULL refuses them, and the topology is
+ * refused at that line, where wmrun makes one to check), and through it
+ * one accumulator per key and window that has contents, exactly while
+ * the window has them: made by the window's first record, given every
+ * record the window takes (add(), in the order the subtask takes them),
+ * read when the window fires (result(), as often as it fires: refinements
+ * under allowed lateness), destroyed when the window is purged or cleaned
+ * up. Session windows merge: merge() folds one accumulator into another,
+ * after which wmrun destroys the one folded.
+ *
+ * Checkpoints hold every accumulator: snapshot() writes one's state as
+ * bytes, restore() makes an accumulator from them, in a new process after
+ * a restart. snapshot() returns how many bytes the state takes and writes
+ * them into buf only when they fit in `size`; wmrun calls it again with
+ * room enough when they did not. restore() returns NULL for bytes it
+ * cannot read, and the restore fails.
+ *
+ * Every call comes from the window subtask's one thread. add() and
+ * merge() cannot fail: a plugin that cannot go on (no memory) aborts,
+ * which the job reports as any worker's death. A create_accumulator()
+ * that returns NULL stops the job as wmrun's own out of memory does.
+ */
+/* What result() gives. */
+enum wmrun_result_type {
+	WMRUN_RESULT_LONG = 0,	 /* .as_long, printed as Java prints a long */
+	WMRUN_RESULT_DOUBLE = 1, /* .as_double, to 17 significant digits */
+};
+
+union wmrun_value {
+	int64_t as_long;
+	double as_double;
+};
+
+struct wmrun_aggregate_function {
+	/* As the topology names it after "plugin:": letters, digits, '_'. */
+	const char *name;
+	uint32_t result_type; /* enum wmrun_result_type */
+	/* The function for `args` (the text in the parentheses, "" without
+	 * them), or NULL when the args are refused. */
+	void *(*create)(const char *args);
+	void (*destroy)(void *function);
+	/* Flink's createAccumulator(); NULL: no memory. */
+	void *(*create_accumulator)(void *function);
+	void (*destroy_accumulator)(void *function, void *accumulator);
+	/* Flink's add(value, accumulator): a record of the window, its
+	 * value and its timestamp. */
+	void (*add)(void *function, void *accumulator, int64_t value,
+		    int64_t timestamp);
+	/* Flink's merge(a, b): `from` folded into `into` (from is destroyed
+	 * after). */
+	void (*merge)(void *function, void *into, const void *from);
+	/* Flink's getResult(accumulator). */
+	union wmrun_value (*result)(void *function, const void *accumulator);
+	/* The accumulator's state: its length, written into buf[0, length)
+	 * only if length <= size. */
+	size_t (*snapshot)(void *function, const void *accumulator,
+			   unsigned char *buf, size_t size);
+	/* An accumulator from the bytes snapshot() wrote, or NULL. */
+	void *(*restore)(void *function, const unsigned char *bytes,
+			 size_t len);
+};
+
 struct wmrun_plugin {
 	uint32_t abi; /* WMRUN_PLUGIN_ABI */
 	const struct wmrun_watermark_generator *generators;
 	uint32_t n_generators;
+	const struct wmrun_aggregate_function *aggregates;
+	uint32_t n_aggregates;
 };
 
 /* What the library exports. */
 const struct wmrun_plugin *wmrun_plugin(void);
+
+#define WMRUN_PLUGIN_N(array) (sizeof(array) / sizeof((array)[0]))
 
 /* Defines wmrun_plugin() for `generators`, an array of struct
  * wmrun_watermark_generator: WMRUN_PLUGIN_DEFINE(my_generators) */
@@ -108,7 +186,29 @@ const struct wmrun_plugin *wmrun_plugin(void);
 	{                                                                      \
 		static const struct wmrun_plugin plugin = {                    \
 			WMRUN_PLUGIN_ABI, (generators),                        \
-			sizeof(generators) / sizeof((generators)[0])};         \
+			WMRUN_PLUGIN_N(generators), NULL, 0};                  \
+		return &plugin;                                                \
+	}
+
+/* Defines wmrun_plugin() for `aggregates`, an array of struct
+ * wmrun_aggregate_function. */
+#define WMRUN_PLUGIN_DEFINE_AGGREGATES(aggregates)                             \
+	const struct wmrun_plugin *wmrun_plugin(void)                          \
+	{                                                                      \
+		static const struct wmrun_plugin plugin = {                    \
+			WMRUN_PLUGIN_ABI, NULL, 0, (aggregates),               \
+			WMRUN_PLUGIN_N(aggregates)};                           \
+		return &plugin;                                                \
+	}
+
+/* Defines wmrun_plugin() for both. */
+#define WMRUN_PLUGIN_DEFINE_BOTH(generators, aggregates)                       \
+	const struct wmrun_plugin *wmrun_plugin(void)                          \
+	{                                                                      \
+		static const struct wmrun_plugin plugin = {                    \
+			WMRUN_PLUGIN_ABI, (generators),                        \
+			WMRUN_PLUGIN_N(generators), (aggregates),              \
+			WMRUN_PLUGIN_N(aggregates)};                           \
 		return &plugin;                                                \
 	}
 

@@ -93,6 +93,12 @@ int wm_conf_load_plugin(struct loader *l, struct wm_ini_section *sec,
 			struct wm_job_conf *job);
 int wm_conf_load_plugin_watermark(struct loader *l, struct wm_ini_entry *e,
 				  struct wm_watermark_strategy *s);
+/* One item of a window's aggregates, `plugin:NAME(ARGS)` (text, at column
+ * `at` of e's value), into w's plugin aggregates. */
+struct wm_window_config;
+int wm_conf_load_plugin_aggregate(struct loader *l, struct wm_ini_entry *e,
+				  size_t at, const char *text,
+				  struct wm_window_config *w);
 void wm_conf_close_plugin(struct wm_job_conf *job);
 
 /* load the [job] restart keys (restart_keys.c), after the checkpoints' */

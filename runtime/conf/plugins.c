@@ -1,9 +1,10 @@
 /*
  * plugins.c
- *	[job] plugin = PATH and a source's watermark = plugin:NAME(ARGS):
- *	the shared library of a user's watermark generators (wmrun/plugin.h),
- *	loaded and checked where the topology names it, so that every
- *	failure is an error at its file:line:col.
+ *	[job] plugin = PATH, a source's watermark = plugin:NAME(ARGS) and a
+ *	window's aggregates = plugin:NAME(ARGS): the shared library of a
+ *	user's watermark generators and aggregate functions
+ *	(wmrun/plugin.h), loaded and checked where the topology names it,
+ *	so that every failure is an error at its file:line:col.
  *
  * A plugin is code that runs in the job's processes, so the file is
  * refused unless only its owner can change it: a regular file owned by
@@ -140,6 +141,34 @@ open_plugin(struct loader *l, struct wm_ini_entry *e, struct wm_job_conf *job)
 			return wm_conf_bad_value(l, e, why);
 		}
 	}
+	for (uint32_t i = 0; i < p->n_aggregates; i++) {
+		const struct wmrun_aggregate_function *a = &p->aggregates[i];
+
+		if (a->name == NULL || a->name[0] == '\0' ||
+		    strlen(a->name) > WM_PLUGIN_NAME_MAX ||
+		    strspn(a->name, "abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+			    strlen(a->name)) {
+			snprintf(why, sizeof(why),
+				 "the plugin's aggregate function %u is not "
+				 "named by 1 to %d letters, digits and '_' "
+				 "(its name heads a column of results)",
+				 i + 1, WM_PLUGIN_NAME_MAX);
+			return wm_conf_bad_value(l, e, why);
+		}
+		if (a->create == NULL || a->create_accumulator == NULL ||
+		    a->add == NULL || a->merge == NULL || a->result == NULL ||
+		    a->snapshot == NULL || a->restore == NULL ||
+		    a->result_type > WMRUN_RESULT_DOUBLE) {
+			snprintf(why, sizeof(why),
+				 "the plugin's aggregate function %u lacks "
+				 "its name, create, create_accumulator, add, "
+				 "merge, result, snapshot or restore, or has "
+				 "a result type wmrun does not know",
+				 i + 1);
+			return wm_conf_bad_value(l, e, why);
+		}
+	}
 	job->plugin = p;
 	return 0;
 }
@@ -154,6 +183,36 @@ wm_conf_load_plugin(struct loader *l, struct wm_ini_section *sec,
 }
 
 /*
+ * NAME and ARGS of `plugin:NAME` or `plugin:NAME(ARGS)` (text, the value
+ * of e from column `at`): *name and *name_len, *args a copy of ARGS
+ * ("" without them) to free, *args_at its column. 0, -ENOMEM, or the
+ * error at e.
+ */
+static int
+split_call(struct loader *l, struct wm_ini_entry *e, size_t at,
+	   const char *text, const char **name, size_t *name_len, char **args,
+	   size_t *args_at)
+{
+	const char *open;
+
+	if (l->t->job.plugin == NULL)
+		return wm_conf_bad_value_at(l, e, at,
+					    "no plugin is loaded: name its "
+					    "library in [job] plugin = PATH");
+	*name = text + strlen("plugin:");
+	*name_len = strcspn(*name, "(");
+	open = *name + *name_len;
+	*args_at = at + (size_t)(open - text);
+	if (*open == '(' &&
+	    (open[strlen(open) - 1] != ')' || strchr(open + 1, '(') != NULL))
+		return wm_conf_bad_value_at(l, e, *args_at,
+					    "expected plugin:NAME(ARGS), the "
+					    "arguments closed at the end");
+	*args = *open == '(' ? strndup(open + 1, strlen(open) - 2) : strdup("");
+	return *args == NULL ? -ENOMEM : 0;
+}
+
+/*
  * `watermark = plugin:NAME` or `plugin:NAME(ARGS)` (e, whose value starts
  * with "plugin:"): NAME one of the plugin's generators, ARGS what it is
  * created with, which it must take (one is made and destroyed here).
@@ -162,41 +221,32 @@ int
 wm_conf_load_plugin_watermark(struct loader *l, struct wm_ini_entry *e,
 			      struct wm_watermark_strategy *s)
 {
-	const struct wmrun_plugin *p = l->t->job.plugin;
-	const char *name = e->value + strlen("plugin:");
-	size_t len = strcspn(name, "(");
-	const char *open = name + len;
+	const struct wmrun_plugin *p;
+	const char *name;
+	size_t len, args_at;
 	char why[600];
+	char *args;
 	void *probe;
+	int r;
 
-	if (p == NULL)
-		return wm_conf_bad_value(l, e,
-					 "no plugin is loaded: name its "
-					 "library in [job] plugin = PATH");
-	if (*open == '(' &&
-	    (open[strlen(open) - 1] != ')' || strchr(open + 1, '(') != NULL))
-		return wm_conf_bad_value_at(l, e, (size_t)(open - e->value),
-					    "expected plugin:NAME(ARGS), the "
-					    "arguments closed at the end");
+	if ((r = split_call(l, e, 0, e->value, &name, &len, &args, &args_at)) !=
+	    0)
+		return r;
+	p = l->t->job.plugin;
 	for (uint32_t i = 0; i < p->n_generators; i++) {
 		const struct wmrun_watermark_generator *g = &p->generators[i];
 
 		if (strlen(g->name) != len || strncmp(g->name, name, len) != 0)
 			continue;
 		free((char *)s->plugin_args);
-		s->plugin_args = *open == '('
-					 ? strndup(open + 1, strlen(open) - 2)
-					 : strdup("");
-		if (s->plugin_args == NULL)
-			return -ENOMEM;
+		s->plugin_args = args;
 		probe = g->create(s->plugin_args);
 		if (probe == NULL) {
 			snprintf(why, sizeof(why),
 				 "the plugin's generator %s refuses the "
 				 "arguments \"%.200s\"",
 				 g->name, s->plugin_args);
-			return wm_conf_bad_value_at(
-				l, e, (size_t)(open - e->value), why);
+			return wm_conf_bad_value_at(l, e, args_at, why);
 		}
 		if (g->destroy != NULL)
 			g->destroy(probe);
@@ -204,9 +254,61 @@ wm_conf_load_plugin_watermark(struct loader *l, struct wm_ini_entry *e,
 		s->plugin = g;
 		return 0;
 	}
+	free(args);
 	snprintf(why, sizeof(why), "the plugin has no watermark generator %.*s",
 		 (int)(len < 100 ? len : 100), name);
 	return wm_conf_bad_value_at(l, e, strlen("plugin:"), why);
+}
+
+int
+wm_conf_load_plugin_aggregate(struct loader *l, struct wm_ini_entry *e,
+			      size_t at, const char *text,
+			      struct wm_window_config *w)
+{
+	const struct wmrun_plugin *p;
+	const char *name;
+	size_t len, args_at;
+	char why[600];
+	char *args;
+	void *probe;
+	int r;
+
+	if ((r = split_call(l, e, at, text, &name, &len, &args, &args_at)) != 0)
+		return r;
+	p = l->t->job.plugin;
+	if (w->n_plugin_aggregates == WM_WINDOW_PLUGIN_AGGREGATES) {
+		free(args);
+		snprintf(why, sizeof(why),
+			 "a window has at most %u plugin aggregates",
+			 WM_WINDOW_PLUGIN_AGGREGATES);
+		return wm_conf_bad_value_at(l, e, at, why);
+	}
+	for (uint32_t i = 0; i < p->n_aggregates; i++) {
+		const struct wmrun_aggregate_function *a = &p->aggregates[i];
+		struct wm_window_plugin_aggregate *to;
+
+		if (strlen(a->name) != len || strncmp(a->name, name, len) != 0)
+			continue;
+		probe = a->create(args);
+		if (probe == NULL) {
+			snprintf(why, sizeof(why),
+				 "the plugin's aggregate function %s refuses "
+				 "the arguments \"%.200s\"",
+				 a->name, args);
+			free(args);
+			return wm_conf_bad_value_at(l, e, args_at, why);
+		}
+		if (a->destroy != NULL)
+			a->destroy(probe);
+		to = &w->plugin_aggregates[w->n_plugin_aggregates++];
+		to->fn = a;
+		to->args = args;
+		return 0;
+	}
+	free(args);
+	snprintf(why, sizeof(why), "the plugin has no aggregate function %.*s",
+		 (int)(len < 100 ? len : 100), name);
+	return wm_conf_bad_value_at(l, e, at + strlen("plugin:"), why);
 }
 
 void

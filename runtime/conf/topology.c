@@ -555,34 +555,59 @@ window_assigner(struct loader *l, struct wm_ini_section *sec,
 	return wm_conf_bad_value(l, e, why);
 }
 
-/* `aggregates`, a list of names, into w->aggregates (count alone if the
- * key is not given). 0 or a negative errno with l->err set. */
+/*
+ * `aggregates`, a list of names, into w->aggregates (count alone if the
+ * key is not given), and of plugin:NAME(ARGS) into w->op's plugin
+ * aggregates (plugins.c). Items are separated by commas and blanks
+ * outside parentheses, so that a plugin's arguments may hold commas.
+ * 0 or a negative errno with l->err set.
+ */
 static int
 load_aggregates(struct loader *l, struct wm_ini_section *sec,
 		struct wm_window_stage_conf *w)
 {
 	static const char *const aggs[] = {"count", "sum", "min", "max", "avg"};
 	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "aggregates");
-	char list[256];
+	const char *v;
+	size_t at = 0;
 
 	w->aggregates = WM_AGG_COUNT;
 	if (e == NULL)
 		return 0;
-	if (e->value_len >= sizeof(list))
+	if (e->value_len >= 1024)
 		return wm_conf_bad_value(l, e, "too long");
-	memcpy(list, e->value, e->value_len + 1);
+	v = e->value;
 	w->aggregates = 0;
-	for (char *save = NULL, *a = strtok_r(list, ", ", &save); a != NULL;
-	     a = strtok_r(NULL, ", ", &save)) {
-		char buf[WM_UNITS_WHY_MAX];
-		size_t k;
+	for (;;) {
+		char item[1024], buf[WM_UNITS_WHY_MAX];
+		size_t len = 0, k;
+		int depth = 0, r;
 
-		if (wm_units_enum(a, "aggregate", aggs, N_ELEMS(aggs), &k, buf,
-				  sizeof(buf)) != 0)
-			return wm_conf_bad_value(l, e, buf);
-		w->aggregates |= 1u << k;
+		at += strspn(v + at, ", \t");
+		if (v[at] == '\0')
+			break;
+		while (v[at + len] != '\0' &&
+		       (depth > 0 || strchr(", \t", v[at + len]) == NULL)) {
+			depth += v[at + len] == '(';
+			depth -= v[at + len] == ')' && depth > 0;
+			len++;
+		}
+		memcpy(item, v + at, len);
+		item[len] = '\0';
+		if (strncmp(item, "plugin:", 7) == 0) {
+			r = wm_conf_load_plugin_aggregate(l, e, at, item,
+							  &w->op);
+			if (r != 0)
+				return r;
+		} else if (wm_units_enum(item, "aggregate", aggs, N_ELEMS(aggs),
+					 &k, buf, sizeof(buf)) != 0) {
+			return wm_conf_bad_value_at(l, e, at, buf);
+		} else {
+			w->aggregates |= 1u << k;
+		}
+		at += len;
 	}
-	if (w->aggregates == 0)
+	if (w->aggregates == 0 && w->op.n_plugin_aggregates == 0)
 		return wm_conf_bad_value(l, e, "names no aggregate");
 	return 0;
 }
@@ -1197,6 +1222,11 @@ wm_topology_free(struct wm_topology *t)
 			free((char *)st->u.source.strategy.plugin_args);
 		} else if (st->kind == WM_STAGE_WINDOW) {
 			free(st->u.window.late_output);
+			for (unsigned a = 0;
+			     a < st->u.window.op.n_plugin_aggregates; a++)
+				free((char *)st->u.window.op
+					     .plugin_aggregates[a]
+					     .args);
 		} else if (st->kind == WM_STAGE_JOIN) {
 			free(st->u.join.late_output[WM_JOIN_LEFT]);
 			free(st->u.join.late_output[WM_JOIN_RIGHT]);

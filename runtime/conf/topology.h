@@ -160,6 +160,10 @@ enum wm_aggregate {
 	WM_AGG_AVG = 1u << 4,
 };
 
+/* The longest name of a plugin's aggregate function: it heads a column
+ * of results, NAME_2 ... when a window names it again. */
+#define WM_PLUGIN_NAME_MAX 64
+
 #define WM_TOPOLOGY_MAX_INPUTS 2
 /* Stages reading one stage (sinks included): its out edges. */
 #define WM_TOPOLOGY_MAX_OUTPUTS 64u

@@ -430,6 +430,12 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 				       "size, slide or offset divided by the "
 				       "speed is none",
 				       export_speed(t));
+			if (w->op.n_plugin_aggregates > 0)
+				REFUSE(st, "aggregates",
+				       "cannot export a plugin's aggregate "
+				       "function: its code is C, run by wmrun "
+				       "(write it as a Flink "
+				       "AggregateFunction)");
 		} else if (st->kind == WM_STAGE_SINK &&
 			   st->u.sink.format == WM_SINK_JSONL) {
 			warn(warnings, t, doc, st, "format",

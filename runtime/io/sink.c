@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,12 @@ struct wm_sink {
 	 * they were (replay.h). */
 	unsigned columns;
 	unsigned aggregates;
+	/* The window's plugin aggregates: their columns' names (the
+	 * function's, NAME_2 ... for a name again) and result types. */
+	unsigned n_plugins;
+	char plugin_columns[WM_WINDOW_PLUGIN_AGGREGATES]
+			   [WM_PLUGIN_NAME_MAX + sizeof("_4")];
+	uint32_t plugin_types[WM_WINDOW_PLUGIN_AGGREGATES];
 	bool pairs; /* a join's results: pairs, not windows */
 	/* The job's string keys, read-only (a worker's copy is inherited):
 	 * results print their key's string; NULL when the keys are longs. */
@@ -87,8 +94,12 @@ _Static_assert(KEY_MAX_BYTES >= WM_DECIMAL_MAX, "a long fits a key field");
 /* The longest result line: the key, two bounds, five aggregates, fire
  * time and watermark of at most 24 characters each (avg's "%.17g", a
  * long's 20), a subtask of 10, the names and punctuation of JSON in less
- * than 200. */
-#define RESULT_MAX_BYTES (512 + KEY_MAX_BYTES)
+ * than 200; and the plugin aggregates, each a name, its JSON
+ * punctuation and a value of at most 24. */
+#define PLUGIN_COLUMN_MAX_BYTES (WM_PLUGIN_NAME_MAX + 8 + 24)
+#define RESULT_MAX_BYTES                                                       \
+	(512 + WM_WINDOW_PLUGIN_AGGREGATES * PLUGIN_COLUMN_MAX_BYTES +         \
+	 KEY_MAX_BYTES)
 
 /* The longest trace line (late records, a recording), but for its key:
  * partition, timestamp, value, arrival, punctuate's and heartbeat's
@@ -289,6 +300,32 @@ write_header(struct wm_sink *s, const char *text, char *err, size_t errlen)
 	"key,timestamp,left_timestamp,right_timestamp,left_value,"             \
 	"right_value,fire_time,watermark"
 
+/* The columns of w's plugin aggregates into s: each its function's name
+ * (letters, digits and '_', checked at load), with _2, _3 ... after a
+ * name the window gave before. */
+static void
+plugin_columns(struct wm_sink *s, const struct wm_window_config *w)
+{
+	s->n_plugins = w->n_plugin_aggregates;
+	for (unsigned a = 0; a < s->n_plugins; a++) {
+		const struct wmrun_aggregate_function *fn =
+			w->plugin_aggregates[a].fn;
+		unsigned again = 1;
+
+		for (unsigned b = 0; b < a; b++)
+			again += strcmp(w->plugin_aggregates[b].fn->name,
+					fn->name) == 0;
+		if (again == 1)
+			snprintf(s->plugin_columns[a],
+				 sizeof(s->plugin_columns[a]), "%s", fn->name);
+		else
+			snprintf(s->plugin_columns[a],
+				 sizeof(s->plugin_columns[a]), "%s_%u",
+				 fn->name, again);
+		s->plugin_types[a] = fn->result_type;
+	}
+}
+
 /* The results of window or join stage `window` for sink stage `sink`, in
  * its format, into `path`; the CSV header written if `header`. */
 static int
@@ -296,8 +333,11 @@ open_results(struct wm_sink **out, const struct wm_stage *sink,
 	     const struct wm_stage *window, const struct wm_keys *keys,
 	     const char *path, bool header, bool kept, char *err, size_t errlen)
 {
-	/* 27 + 5 names of at most 6 with their commas + 41 bytes. */
-	char text[128] = "key,window_start,window_end";
+	/* 27 + 5 names of at most 6 with their commas + 41 bytes, and the
+	 * plugins' columns with their commas. */
+	char text[128 + WM_WINDOW_PLUGIN_AGGREGATES *
+				(WM_PLUGIN_NAME_MAX + sizeof(",_4"))] =
+		"key,window_start,window_end";
 	struct wm_sink *s;
 	int r;
 
@@ -308,6 +348,8 @@ open_results(struct wm_sink **out, const struct wm_stage *sink,
 	s->subtask_column = sink->u.sink.subtask_column;
 	s->pairs = window->kind == WM_STAGE_JOIN;
 	s->aggregates = s->pairs ? 0 : window->u.window.aggregates;
+	if (!s->pairs)
+		plugin_columns(s, &window->u.window.op);
 	s->keys = keys;
 	if (header && !s->jsonl && s->pairs) {
 		strcpy(text, s->subtask_column ? PAIR_HEADER ",subtask\n"
@@ -323,6 +365,10 @@ open_results(struct wm_sink **out, const struct wm_stage *sink,
 				strcat(text, ",");
 				strcat(text, agg_names[a]);
 			}
+		}
+		for (unsigned a = 0; a < s->n_plugins; a++) {
+			strcat(text, ",");
+			strcat(text, s->plugin_columns[a]);
 		}
 		strcat(text, s->subtask_column
 				     ? ",fire_time,watermark,late_firing,"
@@ -449,6 +495,34 @@ wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 	return r;
 }
 
+/* A double to 17 significant digits, the double exactly in at most 24
+ * characters ("-1.2345678901234567e-308"); one that is no number as
+ * Java prints it in CSV (NaN, Infinity), and as null in JSON, which has
+ * no such numbers. */
+static void
+line_double(struct line *l, bool jsonl, double v)
+{
+	char text[32];
+	int n;
+
+	if (isnan(v) || isinf(v)) {
+		if (jsonl)
+			LINE_LITERAL(l, "null");
+		else if (isnan(v))
+			LINE_LITERAL(l, "NaN");
+		else if (v > 0)
+			LINE_LITERAL(l, "Infinity");
+		else
+			LINE_LITERAL(l, "-Infinity");
+		return;
+	}
+	n = snprintf(text, sizeof(text), "%.17g", v);
+	if (n > 0 && (size_t)n < sizeof(text))
+		line_text(l, text, (size_t)n);
+	else
+		l->cut = true; /* cannot happen */
+}
+
 /* A JSON member's name and colon before each field, or a CSV comma. */
 static void
 line_field(struct line *l, bool jsonl, const char *name)
@@ -510,20 +584,18 @@ wm_sink_result(struct wm_sink *s, const struct wm_window_result *r,
 		if (!(s->aggregates & (1u << a)))
 			continue;
 		line_field(&l, s->jsonl, agg_names[a]);
-		if (a < 4) {
+		if (a < 4)
 			line_i64(&l, ints[a]);
-		} else {
-			/* 17 significant digits: the double exactly, in at
-			 * most 24 characters ("-1.2345678901234567e-308"). */
-			char avg[32];
-			int n = snprintf(avg, sizeof(avg), "%.17g",
-					 wm_window_result_avg(r));
-
-			if (n > 0 && (size_t)n < sizeof(avg))
-				line_text(&l, avg, (size_t)n);
-			else
-				l.cut = true; /* cannot happen */
-		}
+		else
+			line_double(&l, s->jsonl, wm_window_result_avg(r));
+	}
+	for (unsigned a = 0; a < s->n_plugins; a++) {
+		line_field(&l, s->jsonl, s->plugin_columns[a]);
+		if (s->plugin_types[a] == WMRUN_RESULT_DOUBLE)
+			line_double(&l, s->jsonl,
+				    r->plugin_results[a].as_double);
+		else
+			line_i64(&l, r->plugin_results[a].as_long);
 	}
 	line_field(&l, s->jsonl, "fire_time");
 	line_i64(&l, fire_time_ms);

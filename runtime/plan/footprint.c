@@ -304,6 +304,15 @@ join_records(const struct wm_topology *t, const struct wm_plan *plan,
 	return kept;
 }
 
+/* The bytes of one (key, window) state of window `w`. */
+static double
+state_bytes(const struct wm_footprint_window *w)
+{
+	return (w->session ? WM_FOOTPRINT_SESSION_BYTES
+			   : WM_FOOTPRINT_STATE_BYTES) +
+	       (w->plugins ? WM_FOOTPRINT_PLUGIN_STATE_BYTES : 0);
+}
+
 /* The states window stage `stage` keeps alive at once (footprint.h). */
 static void
 window_states(const struct wm_topology *t, const struct wm_plan *plan,
@@ -349,8 +358,8 @@ window_states(const struct wm_topology *t, const struct wm_plan *plan,
 		w->states = w->records * w->windows_per_record;
 		w->by_records = true;
 	}
-	w->bytes = w->states * (w->session ? WM_FOOTPRINT_SESSION_BYTES
-					   : WM_FOOTPRINT_STATE_BYTES);
+	w->plugins = op->n_plugin_aggregates > 0;
+	w->bytes = w->states * state_bytes(w);
 }
 
 /* A stretch of the segment that a process touches. */
@@ -945,16 +954,16 @@ wm_footprint_print(FILE *out, const struct wm_topology *t,
 		char label[WM_INI_QUOTE_MAX + 16];
 
 		describe_states(w, why, sizeof(why));
-		snprintf(what, sizeof(what), "%s states of %s: %s%s",
+		snprintf(what, sizeof(what), "%s states of %s: %s%s%s",
 			 count_text(w->states, b, sizeof(b)),
-			 wm_footprint_bytes_text(
-				 w->session ? WM_FOOTPRINT_SESSION_BYTES
-					    : WM_FOOTPRINT_STATE_BYTES,
-				 c, sizeof(c)),
+			 wm_footprint_bytes_text(state_bytes(w), c, sizeof(c)),
 			 why,
 			 w->unbounded ? "; more for as long as the watermark "
 					"is held (the job has no run length)"
-				      : "");
+				      : "",
+			 w->plugins ? "; and what its plugin aggregates keep, "
+				      "unknown here"
+				    : "");
 		snprintf(label, sizeof(label), "window %s",
 			 t->stages[w->stage].name);
 		print_part(out, label, w->bytes, what);

@@ -95,7 +95,7 @@ refused() {
 	expect_status 78 "$WMRUN" --check "$scratch/bad.conf"
 	expect_line "bad.conf:$1: invalid value for \"[a-z]*\" in \[[a-z]* ?[a-z]*\]: $2" "$scratch/err"
 }
-refused 5:10 'the plugin was built for plugin ABI 2, this wmrun has 1' \
+refused 5:10 'the plugin was built for plugin ABI 3, this wmrun has 2' \
 	"$TEST_PLUGINS/libother_abi.so" 'plugin:x'
 refused 13:20 'the plugin has no watermark generator adaptive' \
 	"$adaptive" 'plugin:adaptive'

@@ -7,7 +7,8 @@
 
 #include "wmrun/plugin.h"
 
-static const struct wmrun_plugin plugin = {WMRUN_PLUGIN_ABI + 1, NULL, 0};
+static const struct wmrun_plugin plugin = {WMRUN_PLUGIN_ABI + 1, NULL, 0, NULL,
+					   0};
 
 const struct wmrun_plugin *
 wmrun_plugin(void)

@@ -394,10 +394,48 @@ on_status(struct wm_output *out, enum wm_status status)
 	(void)status;
 }
 
+/* A plugin aggregate that keeps nothing of its own: what the measure
+ * with it adds is the accumulators' table alone. */
+static char no_state;
+
+static void *
+nothing_create(const char *args)
+{
+	(void)args;
+	return &no_state;
+}
+
+static void *
+nothing_accumulator(void *function)
+{
+	(void)function;
+	return &no_state;
+}
+
+static void
+nothing_add(void *function, void *acc, int64_t value, int64_t ts)
+{
+	(void)function;
+	(void)acc;
+	(void)value;
+	(void)ts;
+}
+
+static const struct wmrun_aggregate_function nothing = {
+	.name = "nothing",
+	.create = nothing_create,
+	.create_accumulator = nothing_accumulator,
+	.add = nothing_add,
+};
+
+/* Measure windows with the plugin aggregate `nothing`. */
+static bool measure_plugins;
+
 /*
  * Peak bytes per state of an operator opening `states` states, each
  * record in 100 sliding windows of its own key, or in a session of its
- * own; lateness 1 s, so every state has two timers. In this process.
+ * own; lateness 1 s, so every state has two timers; with a plugin
+ * aggregate if measure_plugins. In this process.
  */
 static double
 measure_here(bool session, long states)
@@ -411,6 +449,10 @@ measure_here(bool session, long states)
 
 	out.base.watermark = on_watermark;
 	out.base.status = on_status;
+	if (measure_plugins) {
+		c.n_plugin_aggregates = 1;
+		c.plugin_aggregates[0].fn = &nothing;
+	}
 	if (session)
 		ck_assert_int_eq(wm_window_session(&c.assigner, 10, &why), 0);
 	else
@@ -549,6 +591,29 @@ START_TEST(test_state_figures_are_the_measured_peak_within_2x)
 				      session ? "sessions" : "sliding",
 				      counts[i], peak, figure);
 		}
+}
+END_TEST
+
+/* With a plugin aggregate, a state costs WM_FOOTPRINT_PLUGIN_STATE_BYTES
+ * more: the sum is the measured peak within 2x, as the states alone. */
+START_TEST(test_plugin_figure_is_the_measured_peak_within_2x)
+{
+	if (UNDER_ASAN)
+		return;
+	static const long counts[] = {1000000, 1500000};
+
+	measure_plugins = true;
+	for (size_t i = 0; i < 2; i++) {
+		double figure = WM_FOOTPRINT_STATE_BYTES +
+				WM_FOOTPRINT_PLUGIN_STATE_BYTES;
+		double peak = peak_bytes_per_state(false, counts[i], false);
+
+		ck_assert_msg(peak <= figure && figure <= 2 * peak,
+			      "plugins, %ld states: peak %.1f bytes per state, "
+			      "the figure %.0f",
+			      counts[i], peak, figure);
+	}
+	measure_plugins = false;
 }
 END_TEST
 
@@ -743,6 +808,8 @@ footprint_suite(void)
 		       test_state_figures_are_the_measured_peak_within_2x);
 	tcase_add_test(measured,
 		       test_join_figure_is_the_measured_peak_within_2x);
+	tcase_add_test(measured,
+		       test_plugin_figure_is_the_measured_peak_within_2x);
 	tcase_add_test(machine, test_cgroup_v2_lowest_limit_up_the_tree);
 	tcase_add_test(machine, test_cgroup_v1_memory_controller);
 	tcase_add_test(machine, test_machine_and_byte_texts);

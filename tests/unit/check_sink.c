@@ -9,11 +9,13 @@
 
 #include <check.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/countof.h"
 #include "base/record.h"
 #include "operators/keygroup.h"
 #include "runtime/conf/topology.h"
@@ -247,6 +249,48 @@ END_TEST
 
 static const char *const agg_names[] = {"count", "sum", "min", "max", "avg"};
 
+/* Plugin aggregates at their longest: four of the longest name, twice
+ * the same long one (the second column gets _2) and two doubles. */
+#define LONG_NAME                                                              \
+	"a123456789b123456789c123456789d123456789e123456789f123456789g123"
+#define DOUBLE_NAME                                                            \
+	"Z123456789b123456789c123456789d123456789e123456789f123456789g12_"
+_Static_assert(sizeof(LONG_NAME) - 1 == WM_PLUGIN_NAME_MAX, "the longest");
+_Static_assert(sizeof(DOUBLE_NAME) - 1 == WM_PLUGIN_NAME_MAX, "the longest");
+
+static const struct wmrun_aggregate_function long_fn = {
+	.name = LONG_NAME, .result_type = WMRUN_RESULT_LONG};
+static const struct wmrun_aggregate_function double_fn = {
+	.name = DOUBLE_NAME, .result_type = WMRUN_RESULT_DOUBLE};
+static const char *const plugin_columns[] = {LONG_NAME, LONG_NAME "_2",
+					     DOUBLE_NAME, DOUBLE_NAME "_2"};
+
+/* Doubles of every kind a plugin may give, the longest text among
+ * them. */
+static const double doubles[] = {-1.2345678901234567e-308,
+				 0.1,
+				 -0.0,
+				 1e300,
+				 3.0,
+				 NAN,
+				 INFINITY,
+				 -INFINITY,
+				 4.9406564584124654e-324,
+				 -2.2250738585072014e-308};
+
+/* A double as the sink must print it: printf's %.17g, and what is no
+ * number as Java prints it in CSV, null in JSON. */
+static void
+print_double(FILE *want, bool jsonl, double v)
+{
+	if (isnan(v))
+		fputs(jsonl ? "null" : "NaN", want);
+	else if (isinf(v))
+		fputs(jsonl ? "null" : v > 0 ? "Infinity" : "-Infinity", want);
+	else
+		fprintf(want, "%.17g", v);
+}
+
 /* A result's line as printf makes it, with every aggregate, and with the
  * subtask column unless `subtask` is negative. */
 static void
@@ -264,8 +308,20 @@ print_result_line(FILE *want, bool jsonl, const char *key,
 	for (unsigned a = 0; a < 4; a++)
 		fprintf(want, jsonl ? ",\"%s\":%" PRId64 : ",%.0s%" PRId64,
 			agg_names[a], ints[a]);
-	fprintf(want, jsonl ? ",\"avg\":%.17g" : ",%.17g",
-		wm_window_result_avg(res));
+	fputs(jsonl ? ",\"avg\":" : ",", want);
+	print_double(want, jsonl, wm_window_result_avg(res));
+	for (unsigned a = 0; a < 4; a++) {
+		if (jsonl)
+			fprintf(want, ",\"%s\":", plugin_columns[a]);
+		else
+			fputs(",", want);
+		if (a < 2)
+			fprintf(want, "%" PRId64,
+				res->plugin_results[a].as_long);
+		else
+			print_double(want, jsonl,
+				     res->plugin_results[a].as_double);
+	}
 	fprintf(want,
 		jsonl ? ",\"fire_time\":%" PRId64 ",\"watermark\":%" PRId64
 			",\"late_firing\":%s"
@@ -294,15 +350,19 @@ expect_result_lines(bool jsonl, bool subtask_column)
 	sink_stage.u.sink.subtask_column = subtask_column;
 	window.u.window.aggregates = WM_AGG_COUNT | WM_AGG_SUM | WM_AGG_MIN |
 				     WM_AGG_MAX | WM_AGG_AVG;
+	window.u.window.op.n_plugin_aggregates = 4;
+	window.u.window.op.plugin_aggregates[0].fn = &long_fn;
+	window.u.window.op.plugin_aggregates[1].fn = &long_fn;
+	window.u.window.op.plugin_aggregates[2].fn = &double_fn;
+	window.u.window.op.plugin_aggregates[3].fn = &double_fn;
 	r = wm_sink_open(&sink, &sink_stage, &window, t.keys, err, sizeof(err));
 	ck_assert_msg(r == 0, "%s", err);
 	if (!jsonl)
-		fputs(subtask_column
-			      ? "key,window_start,window_end,count,sum,min,max,"
-				"avg,fire_time,watermark,late_firing,subtask\n"
-			      : "key,window_start,window_end,count,sum,min,max,"
-				"avg,fire_time,watermark,late_firing\n",
-		      t.w);
+		fprintf(t.w,
+			"key,window_start,window_end,count,sum,min,max,avg,"
+			"%s,%s,%s,%s,fire_time,watermark,late_firing%s\n",
+			plugin_columns[0], plugin_columns[1], plugin_columns[2],
+			plugin_columns[3], subtask_column ? ",subtask" : "");
 	for (unsigned i = 0; i < N_LINES; i++) {
 		size_t k = i % N_KEYS;
 		struct wm_window_result res = {
@@ -314,11 +374,18 @@ expect_result_lines(bool jsonl, bool subtask_column)
 			.max = ends[(i + 5) % N_ENDS],
 			.late_firing = i % 2,
 		};
+		union wmrun_value plugin_results[4] = {
+			{.as_long = ends[(i + 8) % N_ENDS]},
+			{.as_long = ends[(i + 9) % N_ENDS]},
+			{.as_double = doubles[i % N_ELEMS(doubles)]},
+			{.as_double = doubles[(i + 3) % N_ELEMS(doubles)]},
+		};
 		int64_t wm = ends[(i + 6) % N_ENDS];
 		int64_t fire = ends[(i + 7) % N_ENDS];
 		/* The largest index too: its line is the longest. */
 		uint32_t subtask = i % 3 ? i : UINT32_MAX;
 
+		res.plugin_results = plugin_results;
 		ck_assert_int_eq(wm_sink_result(sink, &res, wm, fire, subtask),
 				 0);
 		print_result_line(t.w, jsonl,

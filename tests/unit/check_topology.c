@@ -480,7 +480,8 @@ static const struct bad_case bad[] = {
 	 "max parallelism 100 is below the parallelism 200"},
 	{"[source s]\n[window w]\ninput = s\nsize = 1 s\naggregates = count, "
 	 "median\n",
-	 "t.conf:5:14: invalid value for \"aggregates\" in [window w]:"},
+	 "t.conf:5:21: invalid value for \"aggregates\" in [window w]: invalid "
+	 "aggregate \"median\""},
 	{"[source a]\n[source b]\n[source c]\n[window w]\ninput = a, b, c\n"
 	 "size = 1 s\n",
 	 "t.conf:5:9: invalid value for \"input\" in [window w]: a window "

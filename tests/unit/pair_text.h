@@ -3,7 +3,8 @@
  *	A join's output as text, for the join operators' tests: "P(k,lts,
  *	rts,lv,rv@ts)" a pair, and whatever else a test writes beside it
  *	("W(ts)" a watermark, "L1(ts)" a late record), each followed by a
- *	blank, appended to a buffer of the caller's. A test writes what the
+ *	blank, appended to a buffer of the caller's (also a window's
+ *	results, in check_window_plugins.c). A test writes what the
  *	operator emits and what its model of Flink's algorithm would, and
  *	compares the two texts.
  */
