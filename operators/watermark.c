@@ -48,6 +48,12 @@ wm_watermark_strategy_check(const struct wm_watermark_strategy *s,
 		*why = "unknown watermark generator";
 		return -EINVAL;
 	}
+	if (s->punctuated && s->kind != WM_WATERMARK_BOUNDED &&
+	    s->kind != WM_WATERMARK_ASCENDING) {
+		*why = "only bounded and ascending generators combine with "
+		       "punctuated";
+		return -EINVAL;
+	}
 	if (s->interval_ms < 0) {
 		*why = "watermark interval must not be negative";
 		return -EINVAL;
@@ -81,6 +87,7 @@ wm_watermark_init(struct wm_watermark_generator *g,
 	g->with_idleness = s->with_idleness;
 	g->mark_idle_once = wm_behaviour_has(s->behaviour, WM_IDLE_MARK_ONCE);
 	g->idle_now = false;
+	g->punctuated = wm_watermark_strategy_punctuated(s);
 	g->plugin = NULL;
 	g->plugin_state = NULL;
 	if (g->with_idleness && wm_idle_init(&g->idle, s->idle_timeout_ms) != 0)
@@ -200,13 +207,25 @@ wm_watermark_next_change(const struct wm_watermark_generator *g)
 
 #define WATERMARK_SNAP_TAG WM_SNAP_TAG('W', 'M', 'G', 'N')
 #define WATERMARK_SNAP_VERSION 1
+/* The kind word's bit for a periodic generator combined with punctuated
+ * (the others' snapshots keep their bytes). */
+#define SNAP_COMBINED (1u << 16)
+
+static uint32_t
+snap_kind(const struct wm_watermark_generator *g)
+{
+	return (uint32_t)g->kind |
+	       (g->punctuated && g->kind != WM_WATERMARK_PUNCTUATED
+			? SNAP_COMBINED
+			: 0);
+}
 
 void
 wm_watermark_snapshot(const struct wm_watermark_generator *g,
 		      struct wm_snap_writer *w)
 {
 	wm_snap_begin(w, WATERMARK_SNAP_TAG, WATERMARK_SNAP_VERSION);
-	wm_snap_put_u32(w, (uint32_t)g->kind);
+	wm_snap_put_u32(w, snap_kind(g));
 	wm_snap_put_i64(w, g->bound);
 	wm_snap_put_bool(w, g->with_idleness);
 	wm_snap_put_bool(w, g->mark_idle_once);
@@ -230,7 +249,7 @@ wm_watermark_restore(struct wm_watermark_generator *g, struct wm_snap_reader *r)
 
 	if (wm_snap_enter(r, WATERMARK_SNAP_TAG, WATERMARK_SNAP_VERSION) != 0)
 		return wm_snap_reader_error(r);
-	same = wm_snap_get_u32(r) == (uint32_t)g->kind;
+	same = wm_snap_get_u32(r) == snap_kind(g);
 	same &= wm_snap_get_i64(r) == g->bound;
 	same &= wm_snap_get_bool(r) == g->with_idleness;
 	same &= wm_snap_get_bool(r) == g->mark_idle_once;

@@ -18,6 +18,13 @@
  *                its own timestamp, at once; nothing periodic
  *   none         never emits (Flink's noWatermarks())
  *
+ * Bounded and ascending may be combined with punctuated (the strategy's
+ * `punctuated`): one generator whose onEvent keeps the maximum and emits
+ * a marked record's timestamp (or the watermark it carries) at once, and
+ * whose onPeriodicEmit emits the bound's watermark, as a user's Flink
+ * generator that does both. The output's monotonicity keeps whichever is
+ * higher.
+ *
  * With an idle timeout, a probe that finds the partition idle sends
  * markIdle (as status IDLE) instead of the periodic watermark; released Flink
  * sends it once per idle period (WM_IDLE_MARK_ONCE). The wrapper never sends
@@ -65,7 +72,17 @@ struct wm_watermark_strategy {
 	 * unloaded while a job runs) and the text it is created with. */
 	const struct wmrun_watermark_generator *plugin;
 	const char *plugin_args;
+	/* Bounded or ascending combined with punctuated (see the top). */
+	bool punctuated;
 };
+
+/* Whether the strategy's generator emits at marked records: punctuated,
+ * alone or combined with a periodic one. */
+static inline bool
+wm_watermark_strategy_punctuated(const struct wm_watermark_strategy *s)
+{
+	return s->kind == WM_WATERMARK_PUNCTUATED || s->punctuated;
+}
 
 /* 0 if the strategy is valid, else -EINVAL and *why (a static message). */
 int wm_watermark_strategy_check(const struct wm_watermark_strategy *strategy,
@@ -76,8 +93,11 @@ struct wm_watermark_generator {
 	int64_t bound;	/* B; 0 for ascending */
 	wm_ts_t max_ts; /* starts at MIN + B + 1, never underflows */
 	bool with_idleness;
-	bool mark_idle_once;	   /* WM_IDLE_MARK_ONCE */
-	bool idle_now;		   /* markIdle sent since the last record */
+	bool mark_idle_once; /* WM_IDLE_MARK_ONCE */
+	bool idle_now;	     /* markIdle sent since the last record */
+	/* Emits marked records' timestamps and carried watermarks at once
+	 * (wm_watermark_strategy_punctuated()). */
+	bool punctuated;
 	struct wm_idle_timer idle; /* valid if with_idleness */
 	/* WM_WATERMARK_PLUGIN: the generator and its instance */
 	const struct wmrun_watermark_generator *plugin;
@@ -110,15 +130,15 @@ wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
 			g->max_ts = ts;
 		break;
 	case WM_WATERMARK_PUNCTUATED:
-		if (flags & WM_RECORD_PUNCTUATE)
-			wm_output_watermark(out, ts);
-		break;
 	case WM_WATERMARK_NONE:
 		break;
 	case WM_WATERMARK_PLUGIN:
 		wm_watermark_plugin_event(g, ts, flags, out);
 		break;
 	}
+	/* After the maximum, as a combined generator's onEvent. */
+	if (g->punctuated && (flags & WM_RECORD_PUNCTUATE))
+		wm_output_watermark(out, ts);
 	if (g->with_idleness) {
 		wm_idle_activity(&g->idle);
 		g->idle_now = false;
@@ -126,14 +146,14 @@ wm_watermark_on_event(struct wm_watermark_generator *g, wm_ts_t ts,
 }
 
 /* The record just given to wm_watermark_on_event() carries the watermark
- * `carried` (WM_RECORD_WATERMARK): a punctuated generator emits it to
- * `out` at once, as a user's onEvent emits a watermark field of the
- * event; the others have no use for it. */
+ * `carried` (WM_RECORD_WATERMARK): a punctuated generator (alone or
+ * combined) emits it to `out` at once, as a user's onEvent emits a
+ * watermark field of the event; the others have no use for it. */
 static inline void
 wm_watermark_on_carried(struct wm_watermark_generator *g, wm_ts_t carried,
 			struct wm_output *out)
 {
-	if (g->kind == WM_WATERMARK_PUNCTUATED)
+	if (g->punctuated)
 		wm_output_watermark(out, carried);
 }
 

@@ -290,7 +290,7 @@ static int
 check_marks(struct loader *l, struct wm_ini_section *sec,
 	    const struct wm_source_conf *src)
 {
-	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
+	bool punctuated = wm_watermark_strategy_punctuated(&src->strategy);
 	bool marks = wm_kafka_value_has(src->kafka, WM_KAFKA_FIELD_PUNCTUATE);
 	bool carries = wm_kafka_value_has(src->kafka, WM_KAFKA_FIELD_WATERMARK);
 
@@ -305,9 +305,13 @@ check_marks(struct loader *l, struct wm_ini_section *sec,
 		return wm_conf_bad_value(
 			l, wm_conf_lookup(l, sec, KAFKA_PREFIX "value_fields"),
 			marks ? "punctuate marks records for watermark = "
-				"punctuated, which this source does not have"
+				"punctuated (alone or as \"bounded, "
+				"punctuated\"), which this source does not "
+				"have"
 			      : "watermark carries watermarks for watermark = "
-				"punctuated, which this source does not have");
+				"punctuated (alone or as \"bounded, "
+				"punctuated\"), which this source does not "
+				"have");
 	return 0;
 }
 

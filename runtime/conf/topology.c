@@ -310,6 +310,49 @@ load_generator(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
+/*
+ * `watermark = bounded, punctuated` (or ascending; in either order): one
+ * generator of both (operators/watermark.h). 0 or the error at e.
+ */
+static int
+load_combined_strategy(struct loader *l, struct wm_ini_entry *e,
+		       struct wm_watermark_strategy *s)
+{
+	static const char usage[] =
+		"combines a periodic generator with punctuated: "
+		"\"bounded, punctuated\" or \"ascending, punctuated\"";
+	char words[2][16];
+	const char *v = e->value;
+	bool punctuated = false;
+	int n = 0;
+
+	s->kind = WM_WATERMARK_BOUNDED;
+	for (size_t at = 0; v[at] != '\0';) {
+		size_t len;
+
+		at += strspn(v + at, ", \t");
+		len = strcspn(v + at, ", \t");
+		if (len == 0)
+			break;
+		if (n == 2 || len >= sizeof(words[0]))
+			return wm_conf_bad_value_at(l, e, at, usage);
+		memcpy(words[n], v + at, len);
+		words[n][len] = '\0';
+		if (strcmp(words[n], "punctuated") == 0 && !punctuated)
+			punctuated = true;
+		else if (strcmp(words[n], "ascending") == 0)
+			s->kind = WM_WATERMARK_ASCENDING;
+		else if (strcmp(words[n], "bounded") != 0)
+			return wm_conf_bad_value_at(l, e, at, usage);
+		n++;
+		at += len;
+	}
+	if (n != 2 || !punctuated)
+		return wm_conf_bad_value(l, e, usage);
+	s->punctuated = true;
+	return 0;
+}
+
 /* The source's WatermarkStrategy: the generator, idleness, interval. */
 static int
 load_strategy(struct loader *l, struct wm_ini_section *sec,
@@ -330,6 +373,9 @@ load_strategy(struct loader *l, struct wm_ini_section *sec,
 	if (e != NULL && strncmp(e->value, "plugin:", 7) == 0) {
 		if ((r = wm_conf_load_plugin_watermark(l, e, &src->strategy)) !=
 		    0)
+			return r;
+	} else if (e != NULL && strchr(e->value, ',') != NULL) {
+		if ((r = load_combined_strategy(l, e, &src->strategy)) != 0)
 			return r;
 	} else {
 		if ((r = wm_conf_get_enum(l, sec, "watermark", generators, 3,
@@ -434,7 +480,7 @@ check_punctuation(struct loader *l, struct wm_ini_section *sec,
 		  const struct wm_source_conf *src)
 {
 	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "watermark");
-	bool punctuated = src->strategy.kind == WM_WATERMARK_PUNCTUATED;
+	bool punctuated = wm_watermark_strategy_punctuated(&src->strategy);
 
 	/* A trace marks its records itself (that some are marked is checked
 	 * when it is read, replay.c), a topic in a field of its values (with
@@ -454,7 +500,8 @@ check_punctuation(struct loader *l, struct wm_ini_section *sec,
 			l, wm_conf_lookup(l, sec, "punctuate"),
 			"marks records for watermark = punctuated, which this "
 			"source does not have (its watermark is bounded or "
-			"ascending, from every record)");
+			"ascending, from every record; \"bounded, "
+			"punctuated\" does both)");
 	return 0;
 }
 

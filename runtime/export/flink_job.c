@@ -597,7 +597,14 @@ emit_strategy(FILE *f, const struct wm_source_conf *src, const char *indent)
 {
 	const struct wm_watermark_strategy *ws = &src->strategy;
 
-	if (ws->kind == WM_WATERMARK_ASCENDING)
+	if (ws->punctuated)
+		/* Combined: Flink's bounded (ascending: bound 0) generator
+		 * and the marks in one, as a user's generator would. */
+		fprintf(f, "PunctuatedWatermarks.combinedWith(%" PRId64 ")",
+			ws->kind == WM_WATERMARK_BOUNDED
+				? ws->out_of_orderness_ms
+				: 0);
+	else if (ws->kind == WM_WATERMARK_ASCENDING)
 		fprintf(f, "WatermarkStrategy.<TraceRecord>"
 			   "forMonotonousTimestamps()");
 	else if (ws->kind == WM_WATERMARK_PUNCTUATED)

@@ -212,7 +212,7 @@ wm_record_trace_columns(const struct wm_stage *st,
 	const struct wm_source_conf *sc = &st->u.source;
 	unsigned columns = 0;
 
-	if (sc->strategy.kind == WM_WATERMARK_PUNCTUATED)
+	if (wm_watermark_strategy_punctuated(&sc->strategy))
 		columns |= WM_TRACE_PUNCTUATE;
 	if (sc->n_heartbeats > 0 ||
 	    (trace != NULL && wm_replay_heartbeats(trace) > 0) ||

@@ -1007,7 +1007,7 @@ wm_replay_read_all(const struct wm_topology *topo,
 		/* A punctuated source over a trace that marks nothing would
 		 * never emit a watermark: a wrong file, or one recorded
 		 * without its marks. */
-		if (sc->strategy.kind == WM_WATERMARK_PUNCTUATED &&
+		if (wm_watermark_strategy_punctuated(&sc->strategy) &&
 		    traces[s]->marked == 0 && traces[s]->carriers == 0) {
 			snprintf(
 				err, errlen,

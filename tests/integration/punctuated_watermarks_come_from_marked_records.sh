@@ -10,7 +10,14 @@
 # carries the marks in a punctuate column, and replaying it (watermark =
 # punctuated over the trace) gives the same windows, fired on the same
 # watermarks. (Flink agrees: flink_agrees_on_punctuated_watermarks.sh.)
+#
+# Combined, watermark = bounded, punctuated: on marks_lib.sh's trace a
+# bound of 1 s makes exactly the 6 stragglers late, under --sim and in a
+# real run, where the marks alone leave all but one on time; on the
+# example, the bound pulls seldom-marked sensor 3 along: windows fire at
+# most 6.2 s after their end instead of 24.95 s.
 . "$srcdir/tests/lib/lib.sh"
+. "$srcdir/tests/lib/marks_lib.sh"
 
 # Absolute: the recording below is made from inside $scratch.
 conf="$(cd "$EXAMPLES" && pwd)/punctuated_watermarks.conf"
@@ -85,4 +92,43 @@ cmp "$scratch/out" "$scratch/sim.csv" || {
 	diff "$scratch/sim.csv" "$scratch/out" | head >&2
 	fail "replaying the recording gives other results"
 }
+
+# Combined with a bound: every straggler late, --sim and a real run alike.
+combined_trace "$scratch/combined.csv"
+combined_conf() {
+	printf '[job]\nname = combined\nspeed = 20\n'
+	printf '[source m]\npartitions = 2\nreplay = %s\npacing = arrival\n' \
+		"$scratch/combined.csv"
+	printf 'watermark = %s\nout_of_orderness = 1 s\n' "$1"
+	printf '[window w]\ninput = m\nsize = 2 s\nlate_output = %s\n' "$2"
+	printf '[sink out]\ninput = w\npath = %s\n' "$scratch/combined.out"
+}
+combined_conf 'bounded, punctuated' "$scratch/combined.late" >"$scratch/combined.conf"
+expect_status 0 "$WMRUN" --sim "$scratch/combined.conf"
+expect_line "^  late, side output       $stragglers\$" "$scratch/err"
+cp "$scratch/combined.out" "$scratch/combined.sim"
+awk -F, 'NR > 1 && $1 == 1 && $2 - $5 < 29000' "$scratch/combined.csv" | cut -d, -f1-4 >"$scratch/want.late"
+tail -n +2 "$scratch/combined.late" | cut -d, -f1-4 >"$scratch/got.late"
+cmp -s "$scratch/want.late" "$scratch/got.late" ||
+	{ diff "$scratch/want.late" "$scratch/got.late" >&2; fail "the late records are not the stragglers"; }
+expect_status 0 timeout 120 "$WMRUN" --live=never "$scratch/combined.conf"
+expect_line "^  late, side output       $stragglers\$" "$scratch/err"
+cut -d, -f1-4 "$scratch/combined.sim" | sort >"$scratch/combined.sim.sorted"
+cut -d, -f1-4 "$scratch/combined.out" | sort >"$scratch/combined.real.sorted"
+diff -u "$scratch/combined.sim.sorted" "$scratch/combined.real.sorted" ||
+	fail "the combined generator's real run differs from --sim"
+# The marks alone: the last straggler only (after partition 1's mark);
+# the bound alone: every one, but no window fires on a mark.
+combined_conf punctuated "$scratch/marks.late" | grep -v '^out_of_orderness' >"$scratch/marks.conf"
+expect_status 0 "$WMRUN" --sim "$scratch/marks.conf"
+expect_line '^  late, side output       1$' "$scratch/err"
+
+# The example, combined with a 5 s bound: sensor 3's seldom markers no
+# longer hold its subtask for 25 s, the bound's periodic watermark pulls
+# it along (5 s and a tick behind its newest reading).
+sed -e 's/^watermark = punctuated$/watermark = bounded, punctuated\nout_of_orderness = 5 s/' \
+	-e 's/^watermark_interval = 0 ms.*//' "$conf" >"$scratch/both.conf"
+expect_status 0 "$WMRUN" --sim "$scratch/both.conf"
+expect_line '^  every record accounted  yes$' "$scratch/err"
+expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 6200$' "$scratch/err"
 exit 0

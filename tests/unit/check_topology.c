@@ -539,7 +539,18 @@ static const struct bad_case bad[] = {
 	{"[source s]\npunctuate = 0 every 5 records\n",
 	 "t.conf:2:13: invalid value for \"punctuate\" in [source s]: marks "
 	 "records for watermark = punctuated, which this source does not "
-	 "have (its watermark is bounded or ascending, from every record)"},
+	 "have (its watermark is bounded or ascending, from every record; "
+	 "\"bounded, punctuated\" does both)"},
+	{"[source s]\nwatermark = bounded, ascending\n",
+	 "t.conf:2:13: invalid value for \"watermark\" in [source s]: combines "
+	 "a periodic generator with punctuated: \"bounded, punctuated\" or "
+	 "\"ascending, punctuated\""},
+	{"[source s]\nwatermark = ascending, punctuated, punctuated\n",
+	 "t.conf:2:36: invalid value for \"watermark\" in [source s]: combines "
+	 "a periodic generator with punctuated"},
+	{"[source s]\nwatermark = bounded, punctuated\n",
+	 "t.conf:2:13: invalid value for \"watermark\" in [source s]: needs "
+	 "punctuate = PARTITIONS every COUNT records"},
 	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
 	 "watermark = punctuated\n",
 	 "t.conf:4:13: invalid value for \"watermark\" in [source s]: a "
@@ -549,13 +560,13 @@ static const struct bad_case bad[] = {
 	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
 	 "kafka.value_format = csv\nkafka.value_fields = value, punctuate\n",
 	 "t.conf:5:22: invalid value for \"kafka.value_fields\" in [source s]: "
-	 "punctuate marks records for watermark = punctuated, which this "
-	 "source does not have"},
+	 "punctuate marks records for watermark = punctuated (alone or as "
+	 "\"bounded, punctuated\"), which this source does not have"},
 	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
 	 "kafka.value_format = json\nkafka.value_fields = value, watermark\n",
 	 "t.conf:5:22: invalid value for \"kafka.value_fields\" in [source s]: "
-	 "watermark carries watermarks for watermark = punctuated, which this "
-	 "source does not have"},
+	 "watermark carries watermarks for watermark = punctuated (alone or "
+	 "as \"bounded, punctuated\"), which this source does not have"},
 	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0-2 "
 	 "every 5 records\npunctuate = 2-3 every 7 records\n",
 	 "t.conf:5:13: invalid value for \"punctuate\" in [source s]: "

@@ -15,6 +15,7 @@
 
 #include "operators/behaviour.h"
 #include "operators/idle.h"
+#include "lib/snap.h"
 #include "operators/watermark.h"
 #include "tests/unit/recorder.h"
 #include "tests/unit/check_main.h"
@@ -133,6 +134,62 @@ START_TEST(test_punctuated_emits_at_once_and_never_periodically)
 	ck_assert_str_eq(recorder_take(&rec), "W(150)");
 	wm_watermark_on_periodic(&g, MS(1), &rec.out);
 	ck_assert_str_eq(recorder_take(&rec), "");
+}
+END_TEST
+
+/* bounded(10) combined with punctuated: a mark's timestamp and a carried
+ * watermark at once, the bound's watermark at every tick, the maximum
+ * kept across both; ascending the same with no bound. A combined
+ * generator's snapshot is refused by a plain one and back. */
+START_TEST(test_combined_emits_marks_at_once_and_the_bound_periodically)
+{
+	struct wm_watermark_strategy s = {
+		.kind = WM_WATERMARK_BOUNDED,
+		.out_of_orderness_ms = 10,
+		.punctuated = true,
+	};
+	struct wm_watermark_generator g, plain;
+	struct wm_snap_writer w;
+	struct wm_snap_reader r;
+	const char *why;
+
+	ck_assert(wm_watermark_strategy_punctuated(&s));
+	ck_assert_int_eq(wm_watermark_init(&g, &s), 0);
+	wm_watermark_on_event(&g, 100, 0, &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "");
+	wm_watermark_on_periodic(&g, MS(1), &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(89)");
+	/* A mark behind the maximum: its own timestamp, at once. */
+	wm_watermark_on_event(&g, 95, WM_RECORD_PUNCTUATE, &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(95)");
+	wm_watermark_on_event(
+		&g, 300, WM_RECORD_PUNCTUATE | WM_RECORD_WATERMARK, &rec.out);
+	wm_watermark_on_carried(&g, 250, &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(300) W(250)");
+	wm_watermark_on_periodic(&g, MS(2), &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(289)");
+
+	wm_snap_writer_init(&w);
+	wm_watermark_snapshot(&g, &w);
+	ck_assert_int_eq(wm_snap_writer_error(&w), 0);
+	plain = make(WM_WATERMARK_BOUNDED, 10, 0, WM_BEHAVIOUR_RELEASED);
+	wm_snap_reader_init(&r, wm_snap_writer_bytes(&w),
+			    wm_snap_writer_len(&w));
+	ck_assert_int_eq(wm_watermark_restore(&plain, &r), -EINVAL);
+	wm_snap_writer_release(&w);
+
+	s.kind = WM_WATERMARK_ASCENDING;
+	s.out_of_orderness_ms = 0;
+	ck_assert_int_eq(wm_watermark_init(&g, &s), 0);
+	wm_watermark_on_event(&g, 70, WM_RECORD_PUNCTUATE, &rec.out);
+	wm_watermark_on_periodic(&g, MS(1), &rec.out);
+	ck_assert_str_eq(recorder_take(&rec), "W(70) W(69)");
+
+	/* Only the periodic ones combine. */
+	s.kind = WM_WATERMARK_NONE;
+	ck_assert_int_eq(wm_watermark_strategy_check(&s, &why), -EINVAL);
+	ck_assert_str_eq(why, "only bounded and ascending generators combine "
+			      "with punctuated");
 }
 END_TEST
 
@@ -589,6 +646,9 @@ watermark_suite(void)
 	tcase_add_test(gen,
 		       test_punctuated_emits_at_once_and_never_periodically);
 	tcase_add_test(gen, test_carried_watermarks_only_punctuated_emits);
+	tcase_add_test(
+		gen,
+		test_combined_emits_marks_at_once_and_the_bound_periodically);
 	tcase_add_test(gen, test_plugin_generator_is_called_as_flink_would);
 	tcase_add_test(gen, test_invalid_strategies_are_rejected);
 	tcase_add_test(idle, test_zero_or_negative_idle_timeout_is_rejected);
