@@ -20,6 +20,7 @@
 #include "ipc/ring.h"
 #include "ipc/shm.h"
 #include "operators/window.h"
+#include "operators/window_join.h"
 #include "runtime/plan/footprint.h"
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/plan.h"
@@ -531,10 +532,64 @@ measure_join_here(long records)
 	return bytes;
 }
 
+static void
+on_window_pair(struct wm_window_join_output *out,
+	       const struct wm_join_result *r)
+{
+	(void)out;
+	(void)r;
+}
+
+/*
+ * Peak bytes per record a window join keeps of `records` records of the
+ * left side in one 1-hour tumbling window, over 1,000 keys: what each
+ * record costs in its window's list (the entries, 1,000, are a window's
+ * states, measured apart). In this process.
+ */
+static double
+measure_window_join_here(long records)
+{
+	struct wm_window_join_config c = {0};
+	struct wm_window_join_output out = {.pair = on_window_pair};
+	struct wm_window_join *op;
+	const char *why;
+	FILE *f;
+	long base;
+
+	out.base.watermark = on_watermark;
+	out.base.status = on_status;
+	ck_assert_int_eq(wm_window_tumbling(&c.assigner, 3600000, 0, &why), 0);
+	f = fopen("/proc/self/clear_refs", "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs("5", f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	base = status_kib("VmRSS:");
+	op = wm_window_join_new(&c, &why);
+	ck_assert_ptr_nonnull(op);
+	for (long i = 0; i < records; i++) {
+		struct wm_record r = {
+			.key = i % 1000, .ts = i % 3600000, .value = 1};
+
+		ck_assert_int_eq(wm_window_join_process_element(
+					 op, WM_JOIN_LEFT, &r, &out),
+				 0);
+	}
+	ck_assert_uint_eq(wm_window_join_buffered(op, WM_JOIN_LEFT),
+			  (size_t)records);
+	double bytes =
+		(double)(status_kib("VmHWM:") - base) * 1024 / (double)records;
+
+	wm_window_join_free(op);
+	return bytes;
+}
+
+/* What peak_bytes_per_state() measures. */
+enum measured { MEASURE_WINDOW, MEASURE_JOIN, MEASURE_WINDOW_JOIN };
+
 /* The same in a child of its own, so that what the allocator kept from
  * an earlier measurement does not count in this one. */
 static double
-peak_bytes_per_state(bool session, long states, bool join)
+peak_bytes_per_state(bool session, long states, enum measured what)
 {
 	double bytes = -1;
 	int fd[2], st;
@@ -544,8 +599,10 @@ peak_bytes_per_state(bool session, long states, bool join)
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		bytes = join ? measure_join_here(states)
-			     : measure_here(session, states);
+		bytes = what == MEASURE_JOIN ? measure_join_here(states)
+			: what == MEASURE_WINDOW_JOIN
+				? measure_window_join_here(states)
+				: measure_here(session, states);
 		_exit(write(fd[1], &bytes, sizeof(bytes)) == sizeof(bytes) ? 0
 									   : 1);
 	}
@@ -582,8 +639,8 @@ START_TEST(test_state_figures_are_the_measured_peak_within_2x)
 		for (size_t i = 0; i < 2; i++) {
 			double figure = session ? WM_FOOTPRINT_SESSION_BYTES
 						: WM_FOOTPRINT_STATE_BYTES;
-			double peak =
-				peak_bytes_per_state(session, counts[i], false);
+			double peak = peak_bytes_per_state(session, counts[i],
+							   MEASURE_WINDOW);
 
 			ck_assert_msg(peak <= figure && figure <= 2 * peak,
 				      "%s, %ld states: peak %.1f bytes per "
@@ -606,7 +663,8 @@ START_TEST(test_plugin_figure_is_the_measured_peak_within_2x)
 	for (size_t i = 0; i < 2; i++) {
 		double figure = WM_FOOTPRINT_STATE_BYTES +
 				WM_FOOTPRINT_PLUGIN_STATE_BYTES;
-		double peak = peak_bytes_per_state(false, counts[i], false);
+		double peak =
+			peak_bytes_per_state(false, counts[i], MEASURE_WINDOW);
 
 		ck_assert_msg(peak <= figure && figure <= 2 * peak,
 			      "plugins, %ld states: peak %.1f bytes per state, "
@@ -614,6 +672,28 @@ START_TEST(test_plugin_figure_is_the_measured_peak_within_2x)
 			      counts[i], peak, figure);
 	}
 	measure_plugins = false;
+}
+END_TEST
+
+/* A window join's record in a window: the pool's node, which doubles.
+ * 2^20 + 1 records come just after a doubling (the peak: both arrays
+ * touched), 1.5 M halfway to the next. */
+START_TEST(test_window_join_figure_is_the_measured_peak_within_2x)
+{
+	static const long counts[] = {1048577, 1500000};
+
+	if (UNDER_ASAN)
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		double figure = WM_FOOTPRINT_WINDOW_JOIN_RECORD_BYTES;
+		double peak = peak_bytes_per_state(false, counts[i],
+						   MEASURE_WINDOW_JOIN);
+
+		ck_assert_msg(peak <= figure && figure <= 2 * peak,
+			      "window join, %ld records: peak %.1f bytes "
+			      "per record, the figure %.0f",
+			      counts[i], peak, figure);
+	}
 }
 END_TEST
 
@@ -628,7 +708,8 @@ START_TEST(test_join_figure_is_the_measured_peak_within_2x)
 		return;
 	for (size_t i = 0; i < 2; i++) {
 		double figure = WM_FOOTPRINT_JOIN_RECORD_BYTES;
-		double peak = peak_bytes_per_state(false, counts[i], true);
+		double peak =
+			peak_bytes_per_state(false, counts[i], MEASURE_JOIN);
 
 		ck_assert_msg(peak <= figure && figure <= 2 * peak,
 			      "interval join, %ld records: peak %.1f bytes "
@@ -810,6 +891,8 @@ footprint_suite(void)
 		       test_join_figure_is_the_measured_peak_within_2x);
 	tcase_add_test(measured,
 		       test_plugin_figure_is_the_measured_peak_within_2x);
+	tcase_add_test(measured,
+		       test_window_join_figure_is_the_measured_peak_within_2x);
 	tcase_add_test(machine, test_cgroup_v2_lowest_limit_up_the_tree);
 	tcase_add_test(machine, test_cgroup_v1_memory_controller);
 	tcase_add_test(machine, test_machine_and_byte_texts);
