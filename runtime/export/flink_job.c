@@ -1226,7 +1226,7 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"target/wmrun-flink-job.jar\n"
 		"// DATA_DIR OUT_DIR` (default data and .: the traces, and "
 		"where relative\n"
-		"// output paths go).\n"
+		"// output paths go). README.md says more.\n"
 		"package wmrun.flink;\n"
 		"\n"
 		"import java.nio.file.Paths;\n"

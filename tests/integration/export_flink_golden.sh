@@ -86,9 +86,13 @@ for conf in "$srcdir"/examples/*.conf; do
 			fail "$example: $path holds another count than said"
 	done
 	(cd "$out" && find . -type f | sort) >"$scratch/files"
-	[ "$(grep -c . "$scratch/files")" -eq $((n_java + 2 + n_data)) ] ||
+	# Job.java, the support classes, the data, and flink/'s pom,
+	# README.md, .mvn/maven.config and .mvn/jvm.config.
+	[ "$(grep -c . "$scratch/files")" -eq $((n_java + 5 + n_data)) ] ||
 		fail "$example: unexpected files: $(cat "$scratch/files")"
-	cmp "$srcdir/flink/pom.xml" "$out/pom.xml" || fail "pom.xml differs from flink/"
+	for f in pom.xml README.md .mvn/maven.config .mvn/jvm.config; do
+		cmp "$srcdir/flink/$f" "$out/$f" || fail "$f differs from flink/"
+	done
 	for j in "$srcdir"/flink/src/main/java/wmrun/flink/*.java; do
 		cmp "$j" "$out/src/main/java/wmrun/flink/${j##*/}" ||
 			fail "${j##*/} differs from flink/"

@@ -2,7 +2,7 @@
 // Flink 2.3.0. Build with `mvn -q package`; run it locally on Flink's MiniCluster
 // with `mvn -q exec:exec`, or on a cluster with `flink run target/wmrun-flink-job.jar
 // DATA_DIR OUT_DIR` (default data and .: the traces, and where relative
-// output paths go).
+// output paths go). README.md says more.
 package wmrun.flink;
 
 import java.nio.file.Paths;
