@@ -120,6 +120,30 @@ examples=$(cd "$srcdir/examples" && pwd)
 cmp "$scratch/rec.csv" "$scratch/late/data/source0.csv" ||
 	fail "the export's recording differs from --record-trace --sim's"
 
+# --export-speed: the Flink job's speed alone; the recording, every
+# duration in the job's own time and the rest of Job.java are the same.
+expect_status 0 "$WMRUN" --export-speed 150 --export-flink "$scratch/fast" \
+	"$srcdir/examples/late_data.conf"
+grep -q 'static final double SPEED = 150;$' "$scratch/fast/src/main/java/wmrun/flink/Job.java" ||
+	fail "--export-speed 150 does not run the job at 150"
+cmp "$scratch/late/data/source0.csv" "$scratch/fast/data/source0.csv" ||
+	fail "--export-speed changed the recording"
+# (The first line names the topology's path as given.)
+tail -n +2 "$scratch/late/src/main/java/wmrun/flink/Job.java" >"$scratch/slow.java"
+tail -n +2 "$scratch/fast/src/main/java/wmrun/flink/Job.java" >"$scratch/fast.java"
+diff "$scratch/slow.java" "$scratch/fast.java" >"$scratch/speed.diff"
+[ "$(grep -c '^[<>]' "$scratch/speed.diff")" -eq 2 ] ||
+	{ cat "$scratch/speed.diff" >&2; fail "--export-speed changed more than the speed"; }
+# Capped as the topology's speed is, with the warning.
+expect_status 0 "$WMRUN" --export-speed 5000 --export-flink "$scratch/capped" \
+	"$srcdir/examples/late_data.conf"
+expect_line 'late_data.conf:[0-9]+:1: warning: the exported job runs at speed 200, not 5000' "$scratch/err"
+expect_status 64 "$WMRUN" --export-speed 0 --export-flink "$scratch/none" "$srcdir/examples/late_data.conf"
+expect_line 'invalid --export-speed "0"' "$scratch/err"
+expect_status 64 "$WMRUN" --export-speed 10 --sim "$srcdir/examples/late_data.conf"
+expect_line 'export-speed sets the speed of an --export-flink' "$scratch/err"
+[ ! -e "$scratch/none" ] || fail "a refused export left files behind"
+
 # What no example shows: a generated source without a run length, whose
 # recording would never end.
 cat >"$scratch/endless.conf" <<CONF

@@ -142,6 +142,15 @@ usage(FILE *f)
 		" job; generated sources are recorded\n"
 		"                  under --sim into DIR/data and replayed "
 		"from there\n"
+		"  --export-speed S\n"
+		"                  with --export-flink: the exported job runs "
+		"at speed S\n"
+		"                  (a number > 0) instead of the topology's, "
+		"every\n"
+		"                  duration and arrival scaled alike: a slow "
+		"job\n"
+		"                  runs faster on Flink, with the same "
+		"records\n"
 		"  --resume CHECKPOINT_DIR\n"
 		"                  go on with a real run from the latest "
 		"complete\n"
@@ -271,6 +280,11 @@ check_combination(const struct wm_cmdline *cl)
 		       "--prometheus");
 		return EX_USAGE;
 	}
+	if (cl->export_speed > 0 && cl->export_flink == NULL) {
+		wm_log("wmrun: --export-speed sets the speed of an "
+		       "--export-flink: give one");
+		return EX_USAGE;
+	}
 	if (cl->export_flink != NULL &&
 	    (cl->sim || cl->check_only || cl->summary != NULL ||
 	     cl->metrics != NULL || cl->report != NULL || cl->prometheus.on ||
@@ -369,6 +383,19 @@ take_option(int c, const char *arg, struct wm_cmdline *cl)
 	case 'F':
 		cl->export_flink = arg;
 		break;
+	case 'E': {
+		char why[WM_UNITS_WHY_MAX];
+
+		if (wm_units_number(arg, &cl->export_speed, why, sizeof(why)) !=
+			    0 ||
+		    !(cl->export_speed > 0 && cl->export_speed <= 1e9)) {
+			wm_log("wmrun: invalid --export-speed \"%s\": a "
+			       "number above 0, at most 1e9",
+			       arg);
+			return EX_USAGE;
+		}
+		break;
+	}
 	case 's':
 		cl->sim = true;
 		break;
@@ -410,6 +437,7 @@ wm_cmdline_parse(int argc, char **argv, struct wm_cmdline *cl)
 		{"sweep", required_argument, NULL, 'W'},
 		{"sweep-csv", required_argument, NULL, 'C'},
 		{"export-flink", required_argument, NULL, 'F'},
+		{"export-speed", required_argument, NULL, 'E'},
 		{"resume", required_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},

@@ -40,6 +40,7 @@ struct wm_cmdline {
 	struct wm_sweep sweep;	     /* --sweep; no axes: none */
 	const char *sweep_csv;	     /* --sweep-csv FILE, or NULL */
 	const char *export_flink;    /* --export-flink DIR, or NULL */
+	double export_speed;	     /* --export-speed S; 0: the job's */
 	const char *resume;	     /* --resume DIR, or NULL */
 };
 

@@ -900,6 +900,10 @@ main(int argc, char **argv)
 	if (status != EX_OK)
 		return status;
 	if (cl.export_flink != NULL) {
+		/* The speed is the Flink job's alone: --sim's recording
+		 * counts processing time in milliseconds whatever it is. */
+		if (cl.export_speed > 0)
+			t->job.speed = cl.export_speed;
 		status = wm_export_flink_project(t, cl.path, cl.export_flink);
 		wm_topology_free(t);
 		return status;
