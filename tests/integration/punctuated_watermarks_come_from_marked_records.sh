@@ -96,7 +96,7 @@ cmp "$scratch/out" "$scratch/sim.csv" || {
 # Combined with a bound: every straggler late, --sim and a real run alike.
 combined_trace "$scratch/combined.csv"
 combined_conf() {
-	printf '[job]\nname = combined\nspeed = 20\n'
+	printf '[job]\nname = combined\nspeed = 10\n'
 	printf '[source m]\npartitions = 2\nreplay = %s\npacing = arrival\n' \
 		"$scratch/combined.csv"
 	printf 'watermark = %s\nout_of_orderness = 1 s\n' "$1"
