@@ -3,7 +3,8 @@
 # subtask and one per partition of a source subtask, under Flink's metric
 # names: the silent partition's watermark stands still while it is
 # silent, the window's heldBy names it, and the figures per second are
-# there once two samples were taken. A metrics file that cannot be made
+# there once two samples were taken; a join's two inputs each have their
+# watermark, and the silent one holds it. A metrics file that cannot be made
 # fails the job before it runs; --sim takes none.
 . "$srcdir/tests/lib/lib.sh"
 
@@ -57,6 +58,50 @@ awk -F'"processing_time_ms":' '{ split($2, a, ","); if (a[1] + 0 >= 11400000) pr
 expect_status 74 "$WMRUN" --quiet --metrics "$scratch/no/such/dir/m.jsonl" \
 	"$scratch/job.conf"
 expect_line 'could not open metrics file' "$scratch/err"
+# A join has a watermark per input (Flink's currentInput1Watermark and
+# currentInput2Watermark): while its right input's only partition is
+# silent (30 min to 90 min), the left input's moves on, the right's
+# stands at the silence's start, and heldBy names that partition.
+cat >"$scratch/join.conf" <<CONF
+[job]
+name = join-metrics
+event_time = 2 h
+speed = 2000
+seed = 7
+[source left]
+partitions = 2
+rate = 2/s
+keys = 5
+[source right]
+partitions = 1
+rate = 2/s
+keys = 5
+silence = 0 from 30 min to 90 min
+[join pairs]
+left = left
+right = right
+between = -1 s, 1 s
+[sink out]
+input = pairs
+path = /dev/null
+CONF
+expect_status 0 "$WMRUN" --quiet --metrics "$scratch/j.jsonl" "$scratch/join.conf"
+awk -F'"processing_time_ms":' '{ split($2, a, ","); t = a[1] + 0 }
+	t >= 2400000 && t <= 5100000' "$scratch/j.jsonl" |
+	grep '"task_name":"pairs","subtask_index":0,' |
+	sed -E 's/.*"currentInput1Watermark":(-?[0-9]+),"currentInput2Watermark":(-?[0-9]+).*"heldBy":\{"subtask":"([^"]*)","split":"([^"]*)","cause":"([a-z]*)".*/\1 \2 \3 \4 \5/' \
+	>"$scratch/join.samples"
+[ "$(wc -l <"$scratch/join.samples")" -ge 2 ] || {
+	grep '"task_name":"pairs"' "$scratch/j.jsonl" | head -3 >&2
+	fail "too few samples of the join during the silence"
+}
+awk '{ if ($2 != 1799499 || $3 != "right/0" || $4 != "right-0") bad = 1
+	if (NR > 1 && $1 <= last) bad = 1; last = $1 }
+	END { exit bad }' "$scratch/join.samples" || {
+	cat "$scratch/join.samples" >&2
+	fail "the join's inputs' watermarks or its heldBy are not the silence's"
+}
+
 # Not a file the job writes, and not under --sim.
 expect_status 64 "$WMRUN" --metrics "$scratch/out.csv" "$scratch/job.conf"
 expect_line 'give the metrics their own file' "$scratch/err"

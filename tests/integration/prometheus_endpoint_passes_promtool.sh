@@ -3,6 +3,8 @@
 # format, with Flink's reporter's names and labels, and promtool (the
 # Prometheus project's checker) accepts them. A port that cannot be had
 # fails the job before any worker starts (exit 71, naming the address); a
+# join's operator has a watermark per input (currentInput1Watermark,
+# currentInput2Watermark); a
 # bad ADDR:PORT is a usage error (64), and so is --prometheus with --sim.
 . "$srcdir/tests/lib/lib.sh"
 
@@ -74,6 +76,55 @@ expect_status 71 "$WMRUN" --quiet --prometheus "127.0.0.1:$port" \
 expect_line "^wmrun: could not listen on 127\.0\.0\.1:$port: Address already in use$" \
 	"$scratch/err"
 ! grep -q 'window' "$scratch/err" || fail "a job that never ran has a summary"
+interrupt "$job"
+
+# A join's operator has Flink's watermark per input: currentInput1Watermark
+# (its left input) and currentInput2Watermark (its right), beside
+# currentInputWatermark, their minimum.
+cat >"$scratch/join.conf" <<CONF
+[job]
+name = join-metrics
+event_time = 2 h
+speed = 100
+[source left]
+partitions = 2
+rate = 2/s
+[source right]
+partitions = 1
+rate = 2/s
+[join pairs]
+left = left
+right = right
+between = -1 s, 1 s
+[sink out]
+input = pairs
+path = /dev/null
+CONF
+join_scraped() {
+	kill -0 "$1" 2>/dev/null || {
+		cat "$scratch/job.err" >&2
+		fail "the join job ended before its metrics were scraped"
+	}
+	port=$(metrics_port)
+	[ -n "$port" ] &&
+		curl -sf "http://127.0.0.1:$port/metrics" >"$scratch/join.metrics" &&
+		grep -q '^flink_taskmanager_job_task_operator_currentInput2Watermark{.*operator_name="pairs".*} [0-9]' \
+			"$scratch/join.metrics"
+}
+$INTERRUPTIBLE "$WMRUN" --quiet --prometheus 0 "$scratch/join.conf" \
+	2>"$scratch/job.err" &
+job=$!
+await "the join's metrics" join_scraped "$job"
+for input in 1 2; do
+	expect_line "^flink_taskmanager_job_task_operator_currentInput${input}Watermark\{.*operator_name=\"pairs\".*\} -?[0-9]+$" \
+		"$scratch/join.metrics"
+done
+promtool check metrics <"$scratch/join.metrics" >"$scratch/lint" 2>&1
+got=$?
+[ "$got" -eq 0 ] || [ "$got" -eq 3 ] || {
+	cat "$scratch/lint" >&2
+	fail "promtool check metrics of the join exited $got"
+}
 interrupt "$job"
 
 expect_status 64 "$WMRUN" --prometheus 1.2.3:80 "$scratch/job.conf"
