@@ -538,10 +538,9 @@ static void
 session_merge_state(struct wm_window *op, int64_t key, wm_ts_t to, wm_ts_t from)
 {
 	uint64_t to_hash = window_hash(key, to);
+	uint64_t from_hash = window_hash(key, from);
 	struct window_state *src, *dst;
 	size_t from_idx, to_idx;
-
-	uint64_t from_hash = window_hash(key, from);
 
 	if (!state_find(op, key, from, from_hash, &from_idx))
 		return;

@@ -132,24 +132,17 @@ static int
 set_create(struct wm_window_plugins *p, size_t idx, uint64_t hash, int64_t key,
 	   wm_ts_t start)
 {
-	void *acc[WM_WINDOW_PLUGIN_AGGREGATES] = {NULL};
-	struct accumulators *e;
+	struct accumulators made = {
+		.hash = hash, .key = key, .start = start, .acc = {NULL}};
 
 	for (unsigned i = 0; i < p->n; i++) {
-		acc[i] = p->fn[i]->create_accumulator(p->function[i]);
-		if (acc[i] == NULL) {
-			struct accumulators made = {.acc = {NULL}};
-
-			memcpy(made.acc, acc, sizeof(acc));
-			set_destroy(p, &made);
+		made.acc[i] = p->fn[i]->create_accumulator(p->function[i]);
+		if (made.acc[i] == NULL) {
+			set_destroy(p, &made); /* those made before it */
 			return -ENOMEM;
 		}
 	}
-	e = acc_table_insert_at(&p->table, idx);
-	e->hash = hash;
-	e->key = key;
-	e->start = start;
-	memcpy(e->acc, acc, sizeof(acc));
+	*acc_table_insert_at(&p->table, idx) = made;
 	return 0;
 }
 

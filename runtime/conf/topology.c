@@ -321,28 +321,28 @@ load_combined_strategy(struct loader *l, struct wm_ini_entry *e,
 	static const char usage[] =
 		"combines a periodic generator with punctuated: "
 		"\"bounded, punctuated\" or \"ascending, punctuated\"";
-	char words[2][16];
 	const char *v = e->value;
 	bool punctuated = false;
 	int n = 0;
 
 	s->kind = WM_WATERMARK_BOUNDED;
 	for (size_t at = 0; v[at] != '\0';) {
+		char word[16];
 		size_t len;
 
 		at += strspn(v + at, ", \t");
 		len = strcspn(v + at, ", \t");
 		if (len == 0)
 			break;
-		if (n == 2 || len >= sizeof(words[0]))
+		if (n == 2 || len >= sizeof(word))
 			return wm_conf_bad_value_at(l, e, at, usage);
-		memcpy(words[n], v + at, len);
-		words[n][len] = '\0';
-		if (strcmp(words[n], "punctuated") == 0 && !punctuated)
+		memcpy(word, v + at, len);
+		word[len] = '\0';
+		if (strcmp(word, "punctuated") == 0 && !punctuated)
 			punctuated = true;
-		else if (strcmp(words[n], "ascending") == 0)
+		else if (strcmp(word, "ascending") == 0)
 			s->kind = WM_WATERMARK_ASCENDING;
-		else if (strcmp(words[n], "bounded") != 0)
+		else if (strcmp(word, "bounded") != 0)
 			return wm_conf_bad_value_at(l, e, at, usage);
 		n++;
 		at += len;

@@ -62,29 +62,7 @@ expect_line 'could not open metrics file' "$scratch/err"
 # currentInput2Watermark): while its right input's only partition is
 # silent (30 min to 90 min), the left input's moves on, the right's
 # stands at the silence's start, and heldBy names that partition.
-cat >"$scratch/join.conf" <<CONF
-[job]
-name = join-metrics
-event_time = 2 h
-speed = 2000
-seed = 7
-[source left]
-partitions = 2
-rate = 2/s
-keys = 5
-[source right]
-partitions = 1
-rate = 2/s
-keys = 5
-silence = 0 from 30 min to 90 min
-[join pairs]
-left = left
-right = right
-between = -1 s, 1 s
-[sink out]
-input = pairs
-path = /dev/null
-CONF
+quiet_join_job 2000 >"$scratch/join.conf"
 expect_status 0 "$WMRUN" --quiet --metrics "$scratch/j.jsonl" "$scratch/join.conf"
 awk -F'"processing_time_ms":' '{ split($2, a, ","); t = a[1] + 0 }
 	t >= 2400000 && t <= 5100000' "$scratch/j.jsonl" |

@@ -22,22 +22,30 @@ metrics_port() {
 	sed -n 's|^wmrun: Prometheus metrics at http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' \
 		"$scratch/job.err"
 }
-# scraped PID -- the job PID serves a watermark of the window's subtask 0
-# and of partition 3 (written to $scratch/metrics): every worker the test
-# reads has published (on a loaded machine one may not have yet); fails
-# the test if the job ended first.
-scraped() {
+# serves PID FILE PATTERN... -- the job PID serves lines matching every
+# PATTERN (its metrics written to FILE): every worker the test reads has
+# published (on a loaded machine one may not have yet); fails the test
+# if the job ended first.
+serves() {
 	kill -0 "$1" 2>/dev/null || {
 		cat "$scratch/job.err" >&2
 		fail "wmrun ended before its metrics were scraped"
 	}
+	file=$2
+	shift 2
 	port=$(metrics_port)
 	[ -n "$port" ] &&
-		curl -sf "http://127.0.0.1:$port/metrics" >"$scratch/metrics" &&
-		grep -q '^flink_taskmanager_job_task_operator_currentOutputWatermark{.*task_name="counts____Map____out:_Writer",subtask_index="0"' \
-			"$scratch/metrics" &&
-		grep -q '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark{.*split="3"}' \
-			"$scratch/metrics"
+		curl -sf "http://127.0.0.1:$port/metrics" >"$file" || return 1
+	for pattern; do
+		grep -q "$pattern" "$file" || return 1
+	done
+}
+# scraped PID -- a watermark of the window's subtask 0 and of partition 3
+# served, into $scratch/metrics.
+scraped() {
+	serves "$1" "$scratch/metrics" \
+		'^flink_taskmanager_job_task_operator_currentOutputWatermark{.*task_name="counts____Map____out:_Writer",subtask_index="0"' \
+		'^flink_taskmanager_job_task_operator_split_watermark_currentWatermark{.*split="3"}'
 }
 
 quiet_partition_job 200 "$scratch/out.csv" >"$scratch/job.conf"
@@ -81,35 +89,10 @@ interrupt "$job"
 # A join's operator has Flink's watermark per input: currentInput1Watermark
 # (its left input) and currentInput2Watermark (its right), beside
 # currentInputWatermark, their minimum.
-cat >"$scratch/join.conf" <<CONF
-[job]
-name = join-metrics
-event_time = 2 h
-speed = 100
-[source left]
-partitions = 2
-rate = 2/s
-[source right]
-partitions = 1
-rate = 2/s
-[join pairs]
-left = left
-right = right
-between = -1 s, 1 s
-[sink out]
-input = pairs
-path = /dev/null
-CONF
+quiet_join_job 100 >"$scratch/join.conf"
 join_scraped() {
-	kill -0 "$1" 2>/dev/null || {
-		cat "$scratch/job.err" >&2
-		fail "the join job ended before its metrics were scraped"
-	}
-	port=$(metrics_port)
-	[ -n "$port" ] &&
-		curl -sf "http://127.0.0.1:$port/metrics" >"$scratch/join.metrics" &&
-		grep -q '^flink_taskmanager_job_task_operator_currentInput2Watermark{.*operator_name="pairs".*} [0-9]' \
-			"$scratch/join.metrics"
+	serves "$1" "$scratch/join.metrics" \
+		'^flink_taskmanager_job_task_operator_currentInput2Watermark{.*operator_name="pairs".*} [0-9]'
 }
 $INTERRUPTIBLE "$WMRUN" --quiet --prometheus 0 "$scratch/join.conf" \
 	2>"$scratch/job.err" &

@@ -166,6 +166,36 @@ path = $2
 CONF
 }
 
+# quiet_join_job SPEED -- an interval join (between -1 s and 1 s) of
+# `left`, 2 partitions, and `right`, 1 partition silent from 30 min to
+# 90 min of 2 h, each 2 records/s over 5 keys, at SPEED, its pairs to
+# /dev/null: the right input holds the join through the silence.
+quiet_join_job() {
+	cat <<CONF
+[job]
+name = quiet-join
+event_time = 2 h
+speed = $1
+seed = 7
+[source left]
+partitions = 2
+rate = 2/s
+keys = 5
+[source right]
+partitions = 1
+rate = 2/s
+keys = 5
+silence = 0 from 30 min to 90 min
+[join pairs]
+left = left
+right = right
+between = -1 s, 1 s
+[sink out]
+input = pairs
+path = /dev/null
+CONF
+}
+
 # checkpoint_job NAME CHECKPOINTS [INTERVAL] [EVENT_TIME] -- a job in
 # $scratch/NAME.conf: EVENT_TIME (10 min) of processing time at speed 200
 # (10 min: 3 s of real time), 4 partitions at 10 records/s, 5 keys, 10 s

@@ -429,17 +429,14 @@ static const struct wmrun_aggregate_function nothing = {
 	.add = nothing_add,
 };
 
-/* Measure windows with the plugin aggregate `nothing`. */
-static bool measure_plugins;
-
 /*
  * Peak bytes per state of an operator opening `states` states, each
  * record in 100 sliding windows of its own key, or in a session of its
- * own; lateness 1 s, so every state has two timers; with a plugin
- * aggregate if measure_plugins. In this process.
+ * own; lateness 1 s, so every state has two timers; with the plugin
+ * aggregate `nothing` if `plugins`. In this process.
  */
 static double
-measure_here(bool session, long states)
+measure_here(bool session, bool plugins, long states)
 {
 	struct wm_window_config c = {.allowed_lateness = 1000};
 	struct wm_window_output out = {.result = on_result};
@@ -450,7 +447,7 @@ measure_here(bool session, long states)
 
 	out.base.watermark = on_watermark;
 	out.base.status = on_status;
-	if (measure_plugins) {
+	if (plugins) {
 		c.n_plugin_aggregates = 1;
 		c.plugin_aggregates[0].fn = &nothing;
 	}
@@ -583,13 +580,21 @@ measure_window_join_here(long records)
 	return bytes;
 }
 
-/* What peak_bytes_per_state() measures. */
-enum measured { MEASURE_WINDOW, MEASURE_JOIN, MEASURE_WINDOW_JOIN };
+/* What peak_bytes_per_state() measures: sliding windows, sessions, the
+ * sliding windows with a plugin aggregate, an interval join, a window
+ * join. */
+enum measured {
+	MEASURE_SLIDING,
+	MEASURE_SESSIONS,
+	MEASURE_PLUGINS,
+	MEASURE_JOIN,
+	MEASURE_WINDOW_JOIN
+};
 
 /* The same in a child of its own, so that what the allocator kept from
  * an earlier measurement does not count in this one. */
 static double
-peak_bytes_per_state(bool session, long states, enum measured what)
+peak_bytes_per_state(enum measured what, long states)
 {
 	double bytes = -1;
 	int fd[2], st;
@@ -602,7 +607,8 @@ peak_bytes_per_state(bool session, long states, enum measured what)
 		bytes = what == MEASURE_JOIN ? measure_join_here(states)
 			: what == MEASURE_WINDOW_JOIN
 				? measure_window_join_here(states)
-				: measure_here(session, states);
+				: measure_here(what == MEASURE_SESSIONS,
+					       what == MEASURE_PLUGINS, states);
 		_exit(write(fd[1], &bytes, sizeof(bytes)) == sizeof(bytes) ? 0
 									   : 1);
 	}
@@ -627,27 +633,34 @@ peak_bytes_per_state(bool session, long states, enum measured what)
 #define UNDER_ASAN false
 #endif
 
-START_TEST(test_state_figures_are_the_measured_peak_within_2x)
+/* The estimate's `figure` (bytes a state or a record) is, for each count
+ * of states of counts[0..1], at least the measured peak of `what` and at
+ * most twice it. */
+static void
+assert_measured_within_2x(enum measured what, const char *name, double figure,
+			  const long counts[2])
 {
 	if (UNDER_ASAN)
 		return;
+	for (size_t i = 0; i < 2; i++) {
+		double peak = peak_bytes_per_state(what, counts[i]);
+
+		ck_assert_msg(peak <= figure && figure <= 2 * peak,
+			      "%s, %ld: peak %.1f bytes each, the figure %.0f",
+			      name, counts[i], peak, figure);
+	}
+}
+
+START_TEST(test_state_figures_are_the_measured_peak_within_2x)
+{
 	/* 1 M states come right after the tables doubled (the peak), 1.5 M
 	 * halfway to the next doubling (the trough). */
 	static const long counts[] = {1000000, 1500000};
 
-	for (int session = 0; session <= 1; session++)
-		for (size_t i = 0; i < 2; i++) {
-			double figure = session ? WM_FOOTPRINT_SESSION_BYTES
-						: WM_FOOTPRINT_STATE_BYTES;
-			double peak = peak_bytes_per_state(session, counts[i],
-							   MEASURE_WINDOW);
-
-			ck_assert_msg(peak <= figure && figure <= 2 * peak,
-				      "%s, %ld states: peak %.1f bytes per "
-				      "state, the figure %.0f",
-				      session ? "sessions" : "sliding",
-				      counts[i], peak, figure);
-		}
+	assert_measured_within_2x(MEASURE_SLIDING, "sliding states",
+				  WM_FOOTPRINT_STATE_BYTES, counts);
+	assert_measured_within_2x(MEASURE_SESSIONS, "session states",
+				  WM_FOOTPRINT_SESSION_BYTES, counts);
 }
 END_TEST
 
@@ -655,23 +668,12 @@ END_TEST
  * more: the sum is the measured peak within 2x, as the states alone. */
 START_TEST(test_plugin_figure_is_the_measured_peak_within_2x)
 {
-	if (UNDER_ASAN)
-		return;
 	static const long counts[] = {1000000, 1500000};
 
-	measure_plugins = true;
-	for (size_t i = 0; i < 2; i++) {
-		double figure = WM_FOOTPRINT_STATE_BYTES +
-				WM_FOOTPRINT_PLUGIN_STATE_BYTES;
-		double peak =
-			peak_bytes_per_state(false, counts[i], MEASURE_WINDOW);
-
-		ck_assert_msg(peak <= figure && figure <= 2 * peak,
-			      "plugins, %ld states: peak %.1f bytes per state, "
-			      "the figure %.0f",
-			      counts[i], peak, figure);
-	}
-	measure_plugins = false;
+	assert_measured_within_2x(MEASURE_PLUGINS, "states with a plugin",
+				  WM_FOOTPRINT_STATE_BYTES +
+					  WM_FOOTPRINT_PLUGIN_STATE_BYTES,
+				  counts);
 }
 END_TEST
 
@@ -682,18 +684,9 @@ START_TEST(test_window_join_figure_is_the_measured_peak_within_2x)
 {
 	static const long counts[] = {1048577, 1500000};
 
-	if (UNDER_ASAN)
-		return;
-	for (size_t i = 0; i < 2; i++) {
-		double figure = WM_FOOTPRINT_WINDOW_JOIN_RECORD_BYTES;
-		double peak = peak_bytes_per_state(false, counts[i],
-						   MEASURE_WINDOW_JOIN);
-
-		ck_assert_msg(peak <= figure && figure <= 2 * peak,
-			      "window join, %ld records: peak %.1f bytes "
-			      "per record, the figure %.0f",
-			      counts[i], peak, figure);
-	}
+	assert_measured_within_2x(MEASURE_WINDOW_JOIN, "window join records",
+				  WM_FOOTPRINT_WINDOW_JOIN_RECORD_BYTES,
+				  counts);
 }
 END_TEST
 
@@ -704,18 +697,8 @@ START_TEST(test_join_figure_is_the_measured_peak_within_2x)
 	 * peak), 1 M before (a trough). */
 	static const long counts[] = {1000000, 1600000};
 
-	if (UNDER_ASAN)
-		return;
-	for (size_t i = 0; i < 2; i++) {
-		double figure = WM_FOOTPRINT_JOIN_RECORD_BYTES;
-		double peak =
-			peak_bytes_per_state(false, counts[i], MEASURE_JOIN);
-
-		ck_assert_msg(peak <= figure && figure <= 2 * peak,
-			      "interval join, %ld records: peak %.1f bytes "
-			      "per record, the figure %.0f",
-			      counts[i], peak, figure);
-	}
+	assert_measured_within_2x(MEASURE_JOIN, "interval join records",
+				  WM_FOOTPRINT_JOIN_RECORD_BYTES, counts);
 }
 END_TEST
 
