@@ -783,7 +783,7 @@ emit_replay_source(FILE *f, const struct wm_topology *t, uint32_t s,
 	fprintf(f, ", %" PRIu32 ", SPEED", src->partitions);
 	if (src->replay_end_ms >= 0)
 		fprintf(f, ", %" PRId64 "L", src->replay_end_ms);
-	fputc(')', f);
+	fputs(", origin)", f);
 }
 
 static void
@@ -1263,6 +1263,20 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 			     : "");
 }
 
+/* The sources Job.java replays (ReplaySource): every source but
+ * Kafka's, which is read, not replayed. */
+static uint32_t
+replayed_sources(const struct wm_topology *t)
+{
+	uint32_t n = 0;
+
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind == WM_STAGE_SOURCE &&
+		    t->stages[s].u.source.kafka == NULL)
+			n++;
+	return n;
+}
+
 /* The class's helpers (SPEED and the conversions of processing time and
  * paths) and the start of main() up to the configuration, which
  * wm_export_flink_job() then fills in. Apart from emit_header() so that
@@ -1304,10 +1318,19 @@ emit_class_start(FILE *f, const struct wm_topology *t)
 		"{\n"
 		"        String data = args.length > 0 ? args[0] : \"data\";\n"
 		"        String out = args.length > 1 ? args[1] : \".\";\n"
-		"        long start = System.currentTimeMillis();\n"
-		"        Configuration conf = new Configuration();\n"
-		"        PrometheusReporting.configure(conf);\n",
+		"        long start = System.currentTimeMillis();\n",
 		export_speed(t));
+	/* Processing time's zero: the moment the last reader of the
+	 * replays has registered (JobOrigin.java); main()'s start is the
+	 * zero of a job without replays, whose sources Kafka paces. */
+	if (replayed_sources(t) > 0)
+		fprintf(f,
+			"        JobOrigin origin = new JobOrigin(%" PRIu32
+			");\n",
+			replayed_sources(t));
+	fputs("        Configuration conf = new Configuration();\n"
+	      "        PrometheusReporting.configure(conf);\n",
+	      f);
 }
 
 void

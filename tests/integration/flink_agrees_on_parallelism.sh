@@ -15,39 +15,11 @@
 flink_require
 flink_classpath
 
-# 4 partitions, 23 keys (two of them -2^62 and Long.MAX_VALUE, whose
-# hashCode folds the high half), 800 records 50 ms apart in event time,
-# each arriving 20 ms after it happened and up to 120 ms out of order
-# (bound: 1 s: never late, whatever the ticks); of the first 500, every
-# 97th record arrives 30 s late: its window ended some 27 s of event time
-# before the watermark the records ahead of it allow (2.7 s of wall clock
-# at speed 10, which a stalled reader would have to outlast), and goes to
-# the late side output.
-awk 'BEGIN {
-	print "partition,timestamp,key,value,arrival"
-	for (i = 0; i < 800; i++) {
-		ts = 1000 + i * 50 - (i * 7919) % 3 * 40
-		arr = 1020 + i * 50
-		if (i % 97 == 50 && i < 500) arr += 30000
-		key = (i * 31) % 23
-		if (key == 22) key = "-4611686018427387904"
-		if (key == 21) key = "9223372036854775807"
-		printf "%d,%d,%s,%d,%d\n", i % 4, ts, key, 1 + i % 9, arr
-	}
-}' | awk -F, 'NR == 1 { print; next } { print | "sort -t, -k5,5n -s" }' \
-	>"$scratch/keyed.csv"
+keyed_trace "$scratch/keyed.csv"
 
 conf() {
+	keyed_source
 	cat <<CONF
-[job]
-name = keyed
-speed = 10
-[source t]
-parallelism = 2
-partitions = 4
-replay = $scratch/keyed.csv
-pacing = arrival
-out_of_orderness = 1 s
 [keyby k]
 input = t
 parallelism = 2

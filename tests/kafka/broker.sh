@@ -46,65 +46,7 @@ usage() {
 	exit 64
 }
 
-# listening PORT: something listens on TCP PORT (IPv4 or IPv6).
-listening() {
-	hex=$(printf '%04X' "$1")
-	cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { found = 1 }
-			END { exit !found }'
-}
-
-# free_port NOT: a TCP port nothing listens on, other than NOT, drawn from
-# 20000-32767 (below Linux's ephemeral range, so that no outgoing
-# connection holds it). Another process may take it before the broker
-# binds it: start then tries again with new ports.
-free_port() {
-	while :; do
-		p=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12768))
-		[ "$p" != "$1" ] && ! listening "$p" && break
-	done
-	echo "$p"
-}
-
-# classpath DIR: the broker's class path on stdout.
-classpath() {
-	cache=${KAFKA_CLASSPATH_CACHE:-}
-	if [ -n "$cache" ] && [ -s "$cache" ] && valid_classpath "$(cat "$cache")"; then
-		cat "$cache"
-		return 0
-	fi
-	command -v java >/dev/null 2>&1 || die 69 "no java (apt-get install default-jdk-headless)"
-	command -v mvn >/dev/null 2>&1 || die 69 "no mvn (apt-get install maven)"
-	# Maven runs on a copy of the pom: the source tree may be read-only
-	# (make distcheck).
-	mkdir -p "$1/maven"
-	cp "$here/pom.xml" "$1/maven/pom.xml"
-	for offline in -o ""; do
-		# shellcheck disable=SC2086
-		(cd "$1/maven" && timeout 900 mvn -B -q $offline dependency:build-classpath \
-			-Dmdep.includeScope=runtime -Dmdep.outputFile="$1/maven/classpath" \
-			>"$1/maven/mvn.log" 2>&1) && break
-	done
-	[ -s "$1/maven/classpath" ] || {
-		tail -5 "$1/maven/mvn.log" >&2
-		if grep -Eq 'Could not (transfer|resolve)|UnknownHost|Network is unreachable|Connection (refused|timed out)' \
-			"$1/maven/mvn.log"; then
-			die 69 "Maven Central cannot be reached and ~/.m2 lacks the Kafka broker"
-		fi
-		die 70 "Maven cannot give the Kafka broker's class path ($1/maven/mvn.log)"
-	}
-	if [ -n "$cache" ]; then
-		cp "$1/maven/classpath" "$cache.$$" && mv "$cache.$$" "$cache"
-	fi
-	cat "$1/maven/classpath"
-}
-
-# valid_classpath CP: every jar of CP exists.
-valid_classpath() {
-	echo "$1" | tr ':' '\n' | while read -r jar; do
-		[ -f "$jar" ] || exit 1
-	done
-}
+. "$here/../lib/java_service.sh"
 
 # configure DIR PORT CONTROLLER_PORT: DIR/server.properties and
 # DIR/log4j2.properties.
@@ -208,16 +150,6 @@ launch() {
 	done
 }
 
-# watch OWNER PID: kill the broker PID when the process OWNER is gone.
-watch() {
-	(
-		while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do
-			sleep 1
-		done
-		kill -9 "$2" 2>/dev/null
-	) >/dev/null 2>&1 </dev/null &
-}
-
 start() {
 	dir=$1
 	mkdir -p "$dir" || die 70 "cannot make $dir"
@@ -225,7 +157,8 @@ start() {
 	[ -e "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null &&
 		die 70 "$dir already holds a running broker (pid $(cat "$dir/pid"))"
 	command -v kcat >/dev/null 2>&1 || die 69 "no kcat (apt-get install kcat)"
-	cp=$(classpath "$dir") || exit $?
+	cp=$(maven_classpath "$here/pom.xml" "$dir" "${KAFKA_CLASSPATH_CACHE:-}" \
+		"the Kafka broker") || exit $?
 	began=$(date +%s%N)
 	for attempt in 1 2 3; do
 		port=$(free_port 0)

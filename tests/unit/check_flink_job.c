@@ -276,8 +276,9 @@ START_TEST(test_flink_export_maps_watermarks_per_split)
 
 	expect_java(java, "static final double SPEED = 4;");
 	expect_java(java, "AUTO_WATERMARK_INTERVAL, processingTime(100));");
+	expect_java(java, "JobOrigin origin = new JobOrigin(1);");
 	expect_java(java, ".fromSource(new ReplaySource(trace(data, "
-			  "\"source0.csv\"), \"s\", 2, SPEED),\n"
+			  "\"source0.csv\"), \"s\", 2, SPEED, origin),\n"
 			  "                WatermarkStrategy.<TraceRecord>"
 			  "forBoundedOutOfOrderness(\n"
 			  "                        Duration.ofMillis(2000))\n"
@@ -383,7 +384,7 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 			  "2 partitions");
 	expect_java(java,
 		    "new ReplaySource(trace(data, \"source0.csv\"), \"s\", 2, "
-		    "SPEED, 3600000L),");
+		    "SPEED, 3600000L, origin),");
 	expect_java(java, "// not aligned again");
 	ck_assert_ptr_null(strstr(java, "withWatermarkAlignment"));
 	wm_topology_free(t);
@@ -392,7 +393,7 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 
 	text = job_text("", "replay_end = 5 s\n", "");
 	java = java_of(text);
-	expect_java(java, "\"source0.csv\"), \"s\", 2, SPEED, 5000L),");
+	expect_java(java, "\"source0.csv\"), \"s\", 2, SPEED, 5000L, origin),");
 	expect_java(java, "// ends at 5000 ms (replay_end) if its records "
 			  "end before\n");
 	free(java);
@@ -491,6 +492,8 @@ START_TEST(test_flink_export_reads_a_kafka_topic_with_kafka_source)
 		".setStartingOffsets(OffsetsInitializer.timestamp(1000L))"));
 	ck_assert_ptr_nonnull(
 		strstr(java, ".setBounded(OffsetsInitializer.latest())"));
+	/* Kafka paces its own records: main()'s start is fire_time's zero. */
+	ck_assert_ptr_null(strstr(java, "JobOrigin"));
 	ck_assert_ptr_nonnull(strstr(java,
 				     ".setProperty(\"security.protocol\", "
 				     "\"PLAINTEXT\")"));

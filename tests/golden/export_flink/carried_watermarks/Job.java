@@ -44,6 +44,7 @@ public final class Job {
         String data = args.length > 0 ? args[0] : "data";
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
+        JobOrigin origin = new JobOrigin(1);
         Configuration conf = new Configuration();
         PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(0));
@@ -52,7 +53,7 @@ public final class Job {
 
         // [source orders]: examples/cdc_orders.csv, 2 partitions, watermarks per split
         DataStream<TraceRecord> source0 = env
-            .fromSource(new ReplaySource(trace(data, "source0.csv"), "orders", 2, SPEED),
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "orders", 2, SPEED, origin),
                 PunctuatedWatermarks.strategy(),
                 "orders")
             .setParallelism(1);

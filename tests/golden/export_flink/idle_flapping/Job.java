@@ -44,6 +44,7 @@ public final class Job {
         String data = args.length > 0 ? args[0] : "data";
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
+        JobOrigin origin = new JobOrigin(1);
         Configuration conf = new Configuration();
         PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
@@ -53,7 +54,7 @@ public final class Job {
         // [source sensors]: generated, recorded by wmrun --sim, 8 partitions, watermarks per split
         // ends at 7200000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source0 = env
-            .fromSource(new ReplaySource(trace(data, "source0.csv"), "sensors", 8, SPEED, 7200000L),
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "sensors", 8, SPEED, 7200000L, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000))
                     .withIdleness(processingTime(3000)),

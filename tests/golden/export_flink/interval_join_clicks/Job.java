@@ -44,6 +44,7 @@ public final class Job {
         String data = args.length > 0 ? args[0] : "data";
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
+        JobOrigin origin = new JobOrigin(2);
         Configuration conf = new Configuration();
         PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
@@ -53,7 +54,7 @@ public final class Job {
         // [source impressions]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
         // ends at 10800000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source0 = env
-            .fromSource(new ReplaySource(trace(data, "source0.csv"), "impressions", 4, SPEED, 10800000L),
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "impressions", 4, SPEED, 10800000L, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(5000)),
                 "impressions")
@@ -62,7 +63,7 @@ public final class Job {
         // [source clicks]: generated, recorded by wmrun --sim, 2 partitions, watermarks per split
         // ends at 10800000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source1 = env
-            .fromSource(new ReplaySource(trace(data, "source1.csv"), "clicks", 2, SPEED, 10800000L),
+            .fromSource(new ReplaySource(trace(data, "source1.csv"), "clicks", 2, SPEED, 10800000L, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(5000)),
                 "clicks")

@@ -44,6 +44,7 @@ public final class Job {
         String data = args.length > 0 ? args[0] : "data";
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
+        JobOrigin origin = new JobOrigin(1);
         Configuration conf = new Configuration();
         PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
@@ -52,7 +53,7 @@ public final class Job {
 
         // [source clicks]: examples/clicks.csv, 2 partitions, watermarks per split
         DataStream<TraceRecord> source0 = env
-            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 2, SPEED),
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 2, SPEED, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000)),
                 "clicks")

@@ -44,6 +44,7 @@ public final class Job {
         String data = args.length > 0 ? args[0] : "data";
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
+        JobOrigin origin = new JobOrigin(1);
         Configuration conf = new Configuration();
         PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
@@ -53,7 +54,7 @@ public final class Job {
         // [source clicks]: generated, recorded by wmrun --sim, 8 partitions, watermarks per split
         // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source0 = env
-            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 8, SPEED, 14400000L),
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 8, SPEED, 14400000L, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(10000)),
                 "clicks")

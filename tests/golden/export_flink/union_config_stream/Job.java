@@ -44,6 +44,7 @@ public final class Job {
         String data = args.length > 0 ? args[0] : "data";
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
+        JobOrigin origin = new JobOrigin(2);
         Configuration conf = new Configuration();
         PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
@@ -53,7 +54,7 @@ public final class Job {
         // [source events]: generated, recorded by wmrun --sim, 4 partitions, watermarks per split
         // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source0 = env
-            .fromSource(new ReplaySource(trace(data, "source0.csv"), "events", 4, SPEED, 14400000L),
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "events", 4, SPEED, 14400000L, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(2000))
                     .withIdleness(processingTime(30000)),
@@ -63,7 +64,7 @@ public final class Job {
         // [source config]: generated, recorded by wmrun --sim, 1 partitions, watermarks per split
         // ends at 14400000 ms, where wmrun's run length ended it, if its records end before
         DataStream<TraceRecord> source1 = env
-            .fromSource(new ReplaySource(trace(data, "source1.csv"), "config", 1, SPEED, 14400000L),
+            .fromSource(new ReplaySource(trace(data, "source1.csv"), "config", 1, SPEED, 14400000L, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(0))
                     .withIdleness(processingTime(60000)),

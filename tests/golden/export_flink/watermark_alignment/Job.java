@@ -44,6 +44,7 @@ public final class Job {
         String data = args.length > 0 ? args[0] : "data";
         String out = args.length > 1 ? args[1] : ".";
         long start = System.currentTimeMillis();
+        JobOrigin origin = new JobOrigin(2);
         Configuration conf = new Configuration();
         PrometheusReporting.configure(conf);
         conf.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, processingTime(200));
@@ -54,7 +55,7 @@ public final class Job {
         // ends at 3600000 ms, where wmrun's run length ended it, if its records end before
         // not aligned again: alignment (group "shop") held its records back in the recording
         DataStream<TraceRecord> source0 = env
-            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 4, SPEED, 3600000L),
+            .fromSource(new ReplaySource(trace(data, "source0.csv"), "clicks", 4, SPEED, 3600000L, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(1000)),
                 "clicks")
@@ -64,7 +65,7 @@ public final class Job {
         // ends at 3600000 ms, where wmrun's run length ended it, if its records end before
         // not aligned again: alignment (group "shop") held its records back in the recording
         DataStream<TraceRecord> source1 = env
-            .fromSource(new ReplaySource(trace(data, "source1.csv"), "orders", 2, SPEED, 3600000L),
+            .fromSource(new ReplaySource(trace(data, "source1.csv"), "orders", 2, SPEED, 3600000L, origin),
                 WatermarkStrategy.<TraceRecord>forBoundedOutOfOrderness(
                         Duration.ofMillis(600000)),
                 "orders")

@@ -17,9 +17,11 @@ import org.apache.flink.util.Collector;
  * stamped as the operator stamps it: an interval join's with the later of
  * its two timestamps, a window join's with the window's maxTimestamp.
  * This function, chained after the join at its parallelism (the same
- * subtask), reads that timestamp; fire_time is milliseconds since
- * `startMillis` (when the job was submitted) times the job's speed, as
- * wmrun counts processing time. The watermark column is Long.MIN_VALUE:
+ * subtask), reads that timestamp; fire_time is milliseconds since the
+ * job's processing time zero times the job's speed, as wmrun counts
+ * processing time, the zero being the origin the left record carried
+ * (JobOrigin), or `startMillis` (main()'s start) where it carried none
+ * (a Kafka source). The watermark column is Long.MIN_VALUE:
  * the join's is not its successor's, and the cross-checks drop the
  * column. Records turns a pair into a record for the stages that read
  * the join, as wmrun's [join] value says.
@@ -84,6 +86,7 @@ public final class JoinLines extends ProcessFunction<JoinLines.Pair, String> {
             TraceRecord r = new TraceRecord(0, ctx.timestamp(), p.left.key, v, 0);
 
             r.stringKey = p.left.stringKey;
+            r.origin = p.left.origin;
             out.collect(r);
         }
     }
@@ -112,7 +115,8 @@ public final class JoinLines extends ProcessFunction<JoinLines.Pair, String> {
 
     @Override
     public void processElement(Pair p, Context ctx, Collector<String> out) {
-        long fireTime = (long) ((System.currentTimeMillis() - startMillis) * speed);
+        long origin = p.left.origin != 0 ? p.left.origin : startMillis;
+        long fireTime = (long) ((System.currentTimeMillis() - origin) * speed);
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         out.collect(line(p.left, p.right, ctx.timestamp(), fireTime, Long.MIN_VALUE, subtask));
     }

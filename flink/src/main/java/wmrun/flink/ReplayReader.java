@@ -131,6 +131,7 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
         if (first.next < first.records.size()) {
             first.dueNanos = dueOf(first, first.dueNanos);
         }
+        r.origin = first.split.startMillis;
         recordsIn.inc();
         first.output.collect(r, r.timestamp);
         return InputStatus.MORE_AVAILABLE;

@@ -29,9 +29,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * record or, given an end (wmrun's replay_end, which a recording of a job
  * with a run length has), at that arrival time if it comes later.
  *
- * The enumerator fixes the wall-clock start once, when the job runs (not
- * when it is submitted, which on a MiniCluster is seconds earlier), and
- * hands it to every split.
+ * Arrival 0 is due at the job's origin (JobOrigin): the enumerator holds
+ * every split until all readers of every replayed source of the job have
+ * registered, then hands each reader its splits with that origin.
  */
 public final class ReplaySource
         implements Source<TraceRecord, ReplaySplit, ArrayList<ReplaySplit>> {
@@ -42,12 +42,14 @@ public final class ReplaySource
     private final int partitions;
     private final double speed;
     private final long endMillis; /* arrival time the splits end at; -1: with the last record */
+    private final JobOrigin origin;
 
-    public ReplaySource(String path, String topic, int partitions, double speed) {
-        this(path, topic, partitions, speed, -1);
+    public ReplaySource(String path, String topic, int partitions, double speed, JobOrigin origin) {
+        this(path, topic, partitions, speed, -1, origin);
     }
 
-    public ReplaySource(String path, String topic, int partitions, double speed, long endMillis) {
+    public ReplaySource(String path, String topic, int partitions, double speed, long endMillis,
+            JobOrigin origin) {
         if (partitions < 1 || !(speed > 0) || endMillis < -1) {
             throw new IllegalArgumentException("a replay needs partitions >= 1, speed > 0 and an end >= 0");
         }
@@ -56,6 +58,7 @@ public final class ReplaySource
         this.partitions = partitions;
         this.speed = speed;
         this.endMillis = endMillis;
+        this.origin = origin;
     }
 
     @Override
@@ -72,18 +75,17 @@ public final class ReplaySource
     @Override
     public SplitEnumerator<ReplaySplit, ArrayList<ReplaySplit>> createEnumerator(
             SplitEnumeratorContext<ReplaySplit> context) {
-        long start = System.currentTimeMillis();
         ArrayList<ReplaySplit> splits = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            splits.add(new ReplaySplit(path, p, 0, start));
+            splits.add(new ReplaySplit(path, p, 0, -1));
         }
-        return new Enumerator(context, splits, topic);
+        return new Enumerator(context, splits, topic, origin);
     }
 
     @Override
     public SplitEnumerator<ReplaySplit, ArrayList<ReplaySplit>> restoreEnumerator(
             SplitEnumeratorContext<ReplaySplit> context, ArrayList<ReplaySplit> pending) {
-        return new Enumerator(context, pending, topic);
+        return new Enumerator(context, pending, topic, origin);
     }
 
     @Override
@@ -105,17 +107,26 @@ public final class ReplaySource
         return (start + partition) % parallelism;
     }
 
-    /** Hands each reader its own splits when it registers, then says there are no more. */
+    /**
+     * Holds the splits until every reader of the job's replays has
+     * registered (JobOrigin), then hands each reader all of its own splits
+     * with the origin and says there are no more; a reader that registers
+     * later (again, after a failure) gets its splits at once.
+     */
     static final class Enumerator implements SplitEnumerator<ReplaySplit, ArrayList<ReplaySplit>> {
         private final SplitEnumeratorContext<ReplaySplit> context;
         private final ArrayList<ReplaySplit> pending; /* not yet assigned */
         private final String topic;
+        private final JobOrigin origin;
+        private boolean arrived; /* at the job's origin, once */
+        private long startMillis = -1; /* the origin, once every replay's readers are in */
 
         Enumerator(SplitEnumeratorContext<ReplaySplit> context, ArrayList<ReplaySplit> pending,
-                String topic) {
+                String topic, JobOrigin origin) {
             this.context = context;
             this.pending = new ArrayList<>(pending);
             this.topic = topic;
+            this.origin = origin;
         }
 
         @Override
@@ -127,8 +138,27 @@ public final class ReplaySource
         @Override
         public void addSplitsBack(List<ReplaySplit> splits, int subtask) {
             pending.addAll(splits);
-            if (context.registeredReaders().containsKey(subtask)) {
-                addReader(subtask);
+            if (startMillis >= 0 && context.registeredReaders().containsKey(subtask)) {
+                assign(subtask);
+            }
+        }
+
+        @Override
+        public void addReader(int subtask) {
+            if (startMillis >= 0) {
+                assign(subtask);
+            } else if (!arrived && context.registeredReaders().size() == context.currentParallelism()) {
+                arrived = true;
+                origin.arrive().thenAccept(
+                        millis -> context.runInCoordinatorThread(() -> begin(millis)));
+            }
+        }
+
+        /** The origin is known: every registered reader gets its splits. */
+        private void begin(long millis) {
+            startMillis = millis;
+            for (int subtask : context.registeredReaders().keySet()) {
+                assign(subtask);
             }
         }
 
@@ -136,16 +166,17 @@ public final class ReplaySource
          * All of the reader's splits in one assignment: split by split, the
          * reader could poll (and emit the watermark of) the first before the
          * next arrived, and a partition that had sent nothing would not hold
-         * the subtask's watermark (the cross-check saw its records late).
+         * the subtask's watermark (the cross-check saw its records late). A
+         * split from a checkpoint keeps the origin it had.
          */
-        @Override
-        public void addReader(int subtask) {
+        private void assign(int subtask) {
             int parallelism = context.currentParallelism();
             List<ReplaySplit> mine = new ArrayList<>();
             for (Iterator<ReplaySplit> it = pending.iterator(); it.hasNext();) {
                 ReplaySplit s = it.next();
                 if (owner(topic, s.partition, parallelism) == subtask) {
-                    mine.add(s);
+                    mine.add(s.startMillis >= 0 ? s
+                            : new ReplaySplit(s.path, s.partition, s.position, startMillis));
                     it.remove();
                 }
             }

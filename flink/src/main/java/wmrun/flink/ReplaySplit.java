@@ -13,8 +13,9 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * One partition of a replayed trace, as one split (a Kafka partition is
  * one split too). position counts the records of the partition already
  * emitted, so that a split taken from a checkpoint resumes after them;
- * startMillis is the wall-clock time arrival 0 stands for, fixed once by
- * the enumerator so that every reader paces against the same start.
+ * startMillis is the wall-clock time arrival 0 stands for, the job's
+ * origin (JobOrigin), so that every reader paces against the same start;
+ * -1 in a split the enumerator holds before the origin is known.
  */
 public final class ReplaySplit implements SourceSplit {
     public final String path;

@@ -13,9 +13,11 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
  *   key,window_start,window_end[,count][,sum][,min][,max][,avg],
  *   fire_time,watermark,late_firing,subtask
  *
- * fire_time is milliseconds since `startMillis` (when the job was
- * submitted) times the job's speed, as wmrun counts processing time, and
- * so are a processing-time window's bounds (ProcessingWindows);
+ * fire_time is milliseconds since the job's processing time zero times
+ * the job's speed, as wmrun counts processing time, and so are a
+ * processing-time window's bounds (ProcessingWindows). The zero is the
+ * origin the window's records carried (JobOrigin), or `startMillis`
+ * (main()'s start) where none did (a Kafka source);
  * watermark is the operator's when it fired; avg is printed as Java's
  * shortest round-trip double, where wmrun prints 17 significant digits.
  * K is the window's key: Long, or String for a Kafka source's string keys
@@ -54,9 +56,9 @@ public final class ResultLines<K> extends ProcessWindowFunction<long[], String, 
         this.processingTime = processingTime;
     }
 
-    /** A wall-clock time as wmrun's processing time: ms since the start, times the speed. */
-    private long processing(long wallMillis) {
-        return Math.round((wallMillis - startMillis) * speed);
+    /** A wall-clock time as wmrun's processing time: ms since the origin, times the speed. */
+    private long processing(long wallMillis, long origin) {
+        return Math.round((wallMillis - origin) * speed);
     }
 
     /** The header of a sink of these columns, with the subtask column or not. */
@@ -111,12 +113,14 @@ public final class ResultLines<K> extends ProcessWindowFunction<long[], String, 
             ValueState<Boolean> late = ctx.windowState().getState(LateFiringTrigger.LATE);
             isLate = Boolean.TRUE.equals(late.value());
         }
-        long fireTime = (long) ((System.currentTimeMillis() - startMillis) * speed);
+        long now = System.currentTimeMillis();
         int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
         TimeWindow w = ctx.window();
-        long start = processingTime ? processing(w.getStart()) : w.getStart();
-        long end = processingTime ? processing(w.getEnd()) : w.getEnd();
         for (long[] acc : results) {
+            long origin = acc[4] != 0 ? acc[4] : startMillis;
+            long fireTime = (long) ((now - origin) * speed);
+            long start = processingTime ? processing(w.getStart(), origin) : w.getStart();
+            long end = processingTime ? processing(w.getEnd(), origin) : w.getEnd();
             out.collect(line(key, start, end, acc, columns, fireTime,
                     ctx.currentWatermark(), isLate, subtask));
         }

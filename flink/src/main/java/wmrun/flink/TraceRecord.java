@@ -14,7 +14,10 @@ import org.apache.flink.api.java.functions.KeySelector;
  * public no-argument constructor, so Flink serializes it without Kryo.
  * A Kafka source with string keys (key_type = string), or a trace whose
  * keys are quoted, sets stringKey and is keyed by it (StringKey), where
- * every other source is keyed by key.
+ * every other source is keyed by key. origin is the wall-clock
+ * millisecond of the job's processing time zero (JobOrigin), set by a
+ * replay's reader as it emits the record, 0 where no replay paced it (a
+ * Kafka source): what fire_time counts from downstream.
  */
 public class TraceRecord {
     public int partition;
@@ -26,6 +29,7 @@ public class TraceRecord {
     public boolean punctuate;
     public boolean heartbeat;
     public Long watermark;
+    public long origin;
 
     public TraceRecord() {}
 

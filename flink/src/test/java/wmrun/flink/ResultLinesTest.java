@@ -31,6 +31,35 @@ class ResultLinesTest {
         assertEquals(3, m[0]);
         assertEquals(-5, m[2]);
         assertEquals(Long.MAX_VALUE, m[3]);
+        assertEquals(0, m[4]); /* no record carried an origin */
+    }
+
+    @Test
+    void aggregatesKeepTheOriginTheRecordsCarried() {
+        Aggregates a = new Aggregates();
+        TraceRecord r = new TraceRecord(0, 1, 1, 7, 0);
+        r.origin = 1_700_000_000_000L;
+        long[] x = a.add(r, a.createAccumulator());
+        assertEquals(r.origin, x[4]);
+        assertEquals(r.origin, a.merge(a.createAccumulator(), x)[4]);
+        assertEquals(r.origin, a.merge(x, a.createAccumulator())[4]);
+    }
+
+    @Test
+    void jobOriginIsFixedByTheLastSourceAndKept() throws Exception {
+        JobOrigin origin = new JobOrigin(2);
+        java.util.concurrent.CompletableFuture<Long> first = origin.arrive();
+        assertEquals(false, first.isDone());
+        long before = System.currentTimeMillis();
+        java.util.concurrent.CompletableFuture<Long> second = origin.arrive();
+        assertEquals(true, first.isDone());
+        assertEquals(first.get(), second.get());
+        assertEquals(true, first.get() >= before);
+        /* An enumerator made again after a failure: the same origin. */
+        assertEquals(first.get(), origin.arrive().get());
+        /* Another job's origin is its own. */
+        assertEquals(false, new JobOrigin(2).arrive().isDone());
+        assertThrows(IllegalArgumentException.class, () -> new JobOrigin(0));
     }
 
     @Test
