@@ -60,4 +60,17 @@ wm_utf8_control(const unsigned char *s, size_t len)
 	       (len == 2 && s[0] == 0xc2 && s[1] < 0xa0);
 }
 
+/* The code point of the well-formed sequence of `len` bytes at s
+ * (wm_utf8_seq()). */
+static inline unsigned long
+wm_utf8_decode(const unsigned char *s, size_t len)
+{
+	static const unsigned char lead_bits[] = {0, 0x7f, 0x1f, 0x0f, 0x07};
+	unsigned long cp = s[0] & lead_bits[len];
+
+	for (size_t i = 1; i < len; i++)
+		cp = cp << 6 | (s[i] & 0x3f);
+	return cp;
+}
+
 #endif /* WM_BASE_UTF8_H */

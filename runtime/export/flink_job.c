@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "operators/behaviour.h"
 #include "runtime/export/flink_job.h"
 
@@ -497,44 +498,75 @@ wm_export_flink_trace_name(const struct wm_topology *t, uint32_t stage,
  * Identifiers and file names are generated (stage_ident()).
  */
 
+/*
+ * The character at s as Java source text inside a string literal or (with
+ * `comment`) a // comment, in unit (16 bytes); returns its length, with
+ * the bytes of s it took in *used. Every user string reaching Job.java
+ * comes through here:
+ * - a backslash is doubled, so javac, which turns an eligible \uXXXX into
+ *   its character before it reads anything else (JLS 3.3), finds no escape
+ *   of the user's; a quote in a literal is escaped; a control character
+ *   is an octal escape in a literal, \xNN text in a comment;
+ * - every character beyond ASCII is a \uXXXX escape of ours (two, a
+ *   surrogate pair, beyond U+FFFF), so that Job.java is ASCII: JDK 17's
+ *   javac reads a source in the locale's encoding, and under LANG=C a raw
+ *   "\303\266" is an error. These escapes are safe to be translated first:
+ *   none of them is a line end, a quote or a backslash.
+ * Names and keys are well-formed UTF-8 (checked as they are read); a byte
+ * that is not becomes U+FFFD.
+ */
+static size_t
+java_char(char unit[16], const char *s, bool comment, size_t *used)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = wm_utf8_seq(u, SIZE_MAX);
+	unsigned long cp;
+
+	*used = len > 0 ? len : 1;
+	if (len == 1) {
+		if (u[0] == '\\')
+			return (size_t)snprintf(unit, 16, "\\\\");
+		if (u[0] == '"' && !comment)
+			return (size_t)snprintf(unit, 16, "\\\"");
+		if (u[0] < 0x20 || u[0] == 0x7f)
+			return (size_t)snprintf(
+				unit, 16, comment ? "\\x%02x" : "\\%03o", u[0]);
+		return (size_t)snprintf(unit, 16, "%c", u[0]);
+	}
+	cp = len > 0 ? wm_utf8_decode(u, len) : 0xfffdUL;
+	if (cp < 0x10000UL)
+		return (size_t)snprintf(unit, 16, "\\u%04lx", cp);
+	cp -= 0x10000UL;
+	return (size_t)snprintf(unit, 16, "\\u%04lx\\u%04lx",
+				0xd800UL + (cp >> 10),
+				0xdc00UL + (cp & 0x3ffUL));
+}
+
 /* `s` as a Java string literal. */
 static void
 java_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
+	char unit[16];
+	size_t used;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\%03o", c);
-		else
-			fputc(c, f);
-	}
+	fputc('"', f);
+	for (; *s != '\0'; s += used)
+		fwrite(unit, 1, java_char(unit, s, false, &used), f);
 	fputc('"', f);
 }
 
 /* `s` as text of a // comment, in buf (cut with "..." at `len`, never
- * inside an escape or a UTF-8 sequence), which it returns. */
+ * inside a character), which it returns. */
 static const char *
 comment_text(char *buf, size_t len, const char *s)
 {
-	size_t n = 0;
+	size_t n = 0, used;
 
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-		char unit[8];
-		size_t k;
+	for (; *s != '\0'; s += used) {
+		char unit[16];
+		size_t k = java_char(unit, s, true, &used);
 
-		if (c == '\\')
-			k = (size_t)snprintf(unit, sizeof(unit), "\\\\");
-		else if (c < 0x20 || c == 0x7f)
-			k = (size_t)snprintf(unit, sizeof(unit), "\\x%02x", c);
-		else
-			k = (size_t)snprintf(unit, sizeof(unit), "%c", c);
-		/* Room for the rest of a UTF-8 sequence and "...". */
-		if ((c & 0xc0) != 0x80 && n + k + 8 > len) {
+		if (n + k + 4 > len) {
 			snprintf(buf + n, len - n, "...");
 			return buf;
 		}

@@ -9,15 +9,28 @@
 # A stage name holding the six characters \u000a used to end the //
 # comment above its block, making the rest of the name a statement of
 # main(): `mvn exec:exec` of the export ran an injected Runtime.exec.
+# Characters beyond ASCII are \uXXXX escapes of the export's own, so that
+# Job.java is ASCII and javac reads it alike in any locale (JDK 17's reads
+# a source in the locale's encoding: a raw "ö" under LANG=C is an error).
+# Where Flink can run, the job compiles under LC_ALL=C and runs, and its
+# results hold the trace's odd string keys (quotes, a comma, backslashes,
+# "*/", the six characters \u0022, other scripts) as wmrun's do.
 . "$srcdir/tests/lib/lib.sh"
 
 # Each name or value tries another way out: a line end by unicode escape,
 # one after an escaped backslash (three backslashes: the third is
 # eligible), the end of a block comment, a quote.
 trace="$scratch/tr\\u000aRuntime.getRuntime().halt(5);.csv"
-printf '0,1000,1,1,0\n0,3000,1,1,0\n' >"$trace"
-src="\"s\\\\u000aRuntime.getRuntime().exec(\\\"touch\\\\u0020$scratch/PWNED\\\");//\""
-win='"w*/\\u000aRuntime.getRuntime().exit(3);/*"'
+cat >"$trace" <<'TRACE'
+0,1000,"q""uo,te",1,0
+0,1100,"back\slash\\u0022",2,0
+0,1200,"end*/ of a comment",3,0
+0,1300,"\u000aRuntime.getRuntime().halt(7);",4,0
+0,1400,"窓 fenêtre ключ 😀",5,0
+0,3000,"q""uo,te",6,0
+TRACE
+src="\"s\\\\u000aRuntime.getRuntime().exec(\\\"touch\\\\u0020$scratch/PWNED\\\");//ö\""
+win='"w*/\\u000aRuntime.getRuntime().exit(3);/*窓😀"'
 cat >"$scratch/job.conf" <<CONF
 [job]
 name = "j\\\\u000aRuntime.getRuntime().halt(4);//"
@@ -40,10 +53,14 @@ job="$scratch/x/src/main/java/wmrun/flink/Job.java"
 	fail "the names are not in Job.java"
 }
 
-# No unicode escape that javac would translate: a backslash preceded by an
-# even number of backslashes and followed by u.
-! grep -nE '(^|[^\\])(\\\\)*\\u' "$job" ||
-	fail "Job.java holds a unicode escape that javac translates"
+# No unicode escape of an ASCII character that javac would translate: a
+# backslash preceded by an even number of backslashes and followed by u
+# (one or more) and 00 to 7f. Those beyond ASCII are the export's own.
+! grep -nE '(^|[^\\])(\\\\)*\\u+00[0-7][0-9a-fA-F]' "$job" ||
+	fail "Job.java holds a unicode escape that javac translates to ASCII"
+! LC_ALL=C grep -n '[^ -~]' "$job" || fail "Job.java is not printable ASCII"
+grep -q 'w\*/\\\\u000aRuntime.getRuntime().exit(3);/\*\\u7a93\\ud83d\\ude00' "$job" ||
+	fail "the window's name beyond ASCII is not escaped to UTF-16 units"
 
 # What javac reads as code, comments and literals removed: no name's text.
 awk '
@@ -140,11 +157,27 @@ status=0
 	. "$srcdir/tests/lib/flink_lib.sh"
 	flink_require
 	flink_classpath
-	flink_run "$scratch/x" "$scratch/flink.log"
+	LC_ALL=C flink_run "$scratch/x" "$scratch/flink.log"
 ) || status=$?
 case $status in
 0)
 	[ -s "$scratch/x/out\\u000a\".csv" ] || fail "the Flink job wrote no results"
+	mkdir "$scratch/sim"
+	(cd "$scratch/sim" && "$WMRUN" --sim --quiet "$scratch/job.conf") ||
+		fail "wmrun --sim cannot run the topology"
+	# Each line without its last three columns (fire_time, watermark,
+	# late_firing): a quoted key may hold a comma.
+	for run in sim x; do
+		sed 's/,[^,]*,[^,]*,[^,]*$//' "$scratch/$run/out\\u000a\".csv" |
+			LC_ALL=C sort >"$scratch/$run.keys"
+	done
+	[ "$(wc -l <"$scratch/sim.keys")" -eq 7 ] ||
+		fail "wmrun's results are not the six windows and the header: $(cat "$scratch/sim.keys")"
+	grep -q '^窓 fenêtre ключ 😀,1000,2000,1$' "$scratch/sim.keys" &&
+		grep -q '^"q""uo,te",1000,2000,1$' "$scratch/sim.keys" ||
+		fail "wmrun's results lack the odd keys: $(cat "$scratch/sim.keys")"
+	diff -u "$scratch/sim.keys" "$scratch/x.keys" ||
+		fail "the Flink job's keys are not wmrun's"
 	;;
 77) echo "note: no Flink here; the export was checked as text only" ;;
 *) fail "the export does not compile or run on Flink" ;;

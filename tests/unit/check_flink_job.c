@@ -534,6 +534,30 @@ START_TEST(test_flink_export_keeps_the_subtask_column_where_asked)
 }
 END_TEST
 
+/* A name beyond ASCII reaches Job.java as UTF-16 escapes of the export's
+ * own (a surrogate pair beyond U+FFFF), in literals and comments alike,
+ * so that the file is ASCII; a backslash before one stays doubled. */
+START_TEST(test_flink_export_writes_names_as_ascii)
+{
+	const char *text =
+		"[job]\nname = \"j\\\\\u00f6b\"\n"
+		"[source s]\npartitions = 1\nreplay = trace.csv\n"
+		"[window \"\u7a93\U0001f600\"]\ninput = s\nsize = 1 s\n"
+		"[sink o]\ninput = \"\u7a93\U0001f600\"\n"
+		"path = out.csv\n";
+	char *java = java_of(text);
+
+	expect_java(java, "// Job \"j\\\\\\u00f6b\", exported");
+	expect_java(java, "env.execute(\"j\\\\\\u00f6b\");");
+	expect_java(java, "// [window \\u7a93\\ud83d\\ude00]");
+	expect_java(java, ".name(\"\\u7a93\\ud83d\\ude00\")");
+	for (const char *c = java; *c != '\0'; c++)
+		ck_assert_msg((unsigned char)*c < 0x80,
+			      "a byte beyond ASCII at %zu", (size_t)(c - java));
+	free(java);
+}
+END_TEST
+
 static Suite *
 flink_job_suite(void)
 {
@@ -557,6 +581,7 @@ flink_job_suite(void)
 	tcase_add_test(tc, test_flink_export_aligns_replayed_splits);
 	tcase_add_test(tc,
 		       test_flink_export_keeps_the_subtask_column_where_asked);
+	tcase_add_test(tc, test_flink_export_writes_names_as_ascii);
 	tcase_add_test(tc, test_flink_export_reads_no_window_state_of_sessions);
 	tcase_add_test(tc,
 		       test_flink_export_reads_a_kafka_topic_with_kafka_source);
