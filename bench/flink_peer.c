@@ -134,11 +134,19 @@ run_logged(const char *const argv[], int log_fd)
 static int
 build(void)
 {
-	/* offline first; then without its last word, -o */
-	const char *argv[] = {
-		"mvn",	   "-B",     "-q",
-		"-f",	   PEER_POM, "-Dpeer.build=" WM_FLINK_PEER_BUILDDIR,
-		"package", "-o",     NULL};
+	/* offline first; then without its last word, -o. Batch mode and no
+	 * colour, as wherever the project calls Maven: its log is read as
+	 * text. */
+	const char *argv[] = {"mvn",
+			      "-B",
+			      "-q",
+			      "-Dstyle.color=never",
+			      "-f",
+			      PEER_POM,
+			      "-Dpeer.build=" WM_FLINK_PEER_BUILDDIR,
+			      "package",
+			      "-o",
+			      NULL};
 	int log_fd, r;
 
 	if (!on_path("mvn")) {
@@ -158,7 +166,7 @@ build(void)
 	       WM_FLINK_PEER_BUILDDIR, PEER_LOG);
 	r = run_logged(argv, log_fd);
 	if (r != 0) {
-		argv[7] = NULL;
+		argv[sizeof(argv) / sizeof(*argv) - 2] = NULL; /* the -o */
 		r = run_logged(argv, log_fd);
 	}
 	close(log_fd);
