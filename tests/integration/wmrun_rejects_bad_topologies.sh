@@ -17,8 +17,29 @@ expect_line 'input.conf:3:9: .*no stage named "nope"' "$scratch/err"
 
 expect_status 66 "$WMRUN" --check "$scratch/missing.conf"
 expect_line 'could not' "$scratch/err"
-expect_status 64 "$WMRUN" --no-such-option
+# A bad command line: what is wrong in one line, then a pointer to
+# --help, not the help itself; the word as the user typed it, escaped.
+for bad in --no-such-option --summary --help=x -S "$(printf -- '--x\033[31m')"; do
+	expect_status 64 "$WMRUN" $bad
+	[ "$(wc -l <"$scratch/err")" -eq 2 ] && [ ! -s "$scratch/out" ] ||
+		fail "a bad command line ($bad) printed more than two lines: $(cat "$scratch/out" "$scratch/err")"
+	expect_line "^Try 'wmrun --help' for more information\.\$" "$scratch/err"
+done
+expect_line '^wmrun: unknown option "--x\\x1b\[31m"$' "$scratch/err"
+expect_status 64 "$WMRUN" --summary
+expect_line '^wmrun: option --summary needs a value$' "$scratch/err"
+expect_status 64 "$WMRUN" -S
+expect_line '^wmrun: unknown option "-S"$' "$scratch/err"
 expect_status 64 "$WMRUN" a.conf b.conf
+# Every exit status wmrun's code gives (a sysexits name anywhere in its
+# sources) is in --help's list.
+expect_status 0 "$WMRUN" --help
+for name in $(cat "$srcdir"/tools/wmrun/*.c "$srcdir"/runtime/*/*.c "$srcdir"/operators/*.c |
+	grep -o 'EX_[A-Z]*' | sort -u); do
+	code=$(awk -v n="$name" '$1 == "#define" && $2 == n { print $3 }' /usr/include/sysexits.h)
+	[ -n "$code" ] || continue # EX__BASE and the like
+	expect_line "^  $code +[a-zA-Z]" "$scratch/out"
+done
 # A topology error stops a real run before any process starts.
 expect_status 78 "$WMRUN" "$scratch/typo.conf"
 # --check prints the plan.

@@ -176,11 +176,22 @@ usage(FILE *f)
 		"  70     internal error\n"
 		"  71     the OS refused memory, shared memory, a fork or "
 		"pinning\n"
+		"  73     a checkpoint directory cannot be made\n"
 		"  74     an output could not be written, or a read failed\n"
 		"  75     another running job holds the checkpoint directory\n"
+		"  77     a Kafka broker refused the client's rights\n"
 		"  78     invalid topology, or a job too big for this "
 		"machine's memory\n"
 		"  128+n  stopped by signal n\n");
+}
+
+/* After a bad command line's message: one line pointing at --help, as
+ * GNU programs do, rather than the whole help, which buried the message
+ * above it. */
+static void
+try_help(void)
+{
+	wm_log("Try 'wmrun --help' for more information.");
 }
 
 /* An option's value through a unit parser: false after the message. */
@@ -240,7 +251,7 @@ check_combination(const struct wm_cmdline *cl)
 	if (cl->sim && cl->metrics != NULL) {
 		wm_log("wmrun: --metrics samples a real run while it "
 		       "runs; --sim takes no samples");
-		usage(stderr);
+		try_help();
 		return EX_USAGE;
 	}
 	if (cl->check_only && (cl->sim || cl->summary != NULL)) {
@@ -248,13 +259,13 @@ check_combination(const struct wm_cmdline *cl)
 		 * simulate or summarize: say so rather than ignore them. */
 		wm_log("wmrun: --check runs nothing: it takes no "
 		       "--sim or --summary");
-		usage(stderr);
+		try_help();
 		return EX_USAGE;
 	}
 	if (cl->report != NULL && cl->check_only) {
 		wm_log("wmrun: --report draws a job that runs: it "
 		       "takes no --check");
-		usage(stderr);
+		try_help();
 		return EX_USAGE;
 	}
 	if (cl->record != NULL &&
@@ -291,7 +302,7 @@ check_combination(const struct wm_cmdline *cl)
 	     cl->sweep.n_axes > 0)) {
 		wm_log("wmrun: --export-flink runs nothing: it takes "
 		       "no other option");
-		usage(stderr);
+		try_help();
 		return EX_USAGE;
 	}
 	if (cl->resume != NULL &&
@@ -300,14 +311,14 @@ check_combination(const struct wm_cmdline *cl)
 		wm_log("wmrun: --resume continues one real run: it "
 		       "takes no --sim, --check, --sweep, "
 		       "--export-flink or --record-trace");
-		usage(stderr);
+		try_help();
 		return EX_USAGE;
 	}
 	if (cl->prometheus.on && (cl->sim || cl->check_only)) {
 		/* Metrics of processes that never run would be made up. */
 		wm_log("wmrun: --prometheus serves a real run: it "
 		       "takes no --sim or --check");
-		usage(stderr);
+		try_help();
 		return EX_USAGE;
 	}
 	return -1;
@@ -412,10 +423,32 @@ take_option(int c, const char *arg, struct wm_cmdline *cl)
 		printf("%s\n", PACKAGE_STRING);
 		return EX_OK;
 	default:
-		usage(stderr);
+		try_help();
 		return EX_USAGE;
 	}
 	return -1;
+}
+
+/* What getopt_long() refused in `word` (optopt in `opt`: 0 for an
+ * unknown long option, else the option's value, or an unknown short
+ * option's letter), in one line, then the pointer to --help. */
+static void
+bad_option(const struct option *options, const char *word, int opt)
+{
+	const struct option *o = options;
+
+	/* A short option other than -h is unknown, whatever its letter. */
+	if (strncmp(word, "--", 2) != 0)
+		opt = 0;
+	while (opt != 0 && o->name != NULL && o->val != opt)
+		o++;
+	if (opt == 0 || o->name == NULL)
+		wm_log("wmrun: unknown option \"%s\"", word);
+	else if (o->has_arg == required_argument)
+		wm_log("wmrun: option --%s needs a value", o->name);
+	else
+		wm_log("wmrun: option --%s takes no value", o->name);
+	try_help();
 }
 
 /* argv into *cl. -1 to go on, or the exit status once --help or --version
@@ -447,15 +480,24 @@ wm_cmdline_parse(int argc, char **argv, struct wm_cmdline *cl)
 
 	*cl = (struct wm_cmdline){.live = WM_CMDLINE_LIVE_AUTO,
 				  .sample_interval_ms = 250};
+	/* getopt's own messages would print the word as it is: ours go
+	 * through wm_log(), which escapes control characters. */
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-		int r = take_option(c, optarg, cl);
+		int r;
+
+		if (c == '?') {
+			bad_option(options, argv[optind - 1], optopt);
+			return EX_USAGE;
+		}
+		r = take_option(c, optarg, cl);
 
 		if (r != -1)
 			return r;
 	}
 	if (argc - optind > 1) {
 		wm_log("wmrun: too many arguments");
-		usage(stderr);
+		try_help();
 		return EX_USAGE;
 	}
 	if (optind < argc)
