@@ -13,10 +13,12 @@
  *   70   EX_SOFTWARE  an internal invariant broken: a bug of ours
  *   71   EX_OSERR     the OS refused memory, shared memory, a fork, a
  *                     futex or pinning
+ *   73   EX_CANTCREAT the checkpoint directory cannot be made
  *   74   EX_IOERR     an output could not be opened or written (a full
  *                     disk, a reader gone), or an input failed with EIO
  *   75   EX_TEMPFAIL  the checkpoint directory is another running job's
  *                     (runtime/checkpoint/dir_lock.h; EBUSY)
+ *   77   EX_NOPERM    a Kafka broker refused the client's rights
  *   78   EX_CONFIG    topology.conf invalid (file:line:col), or the job
  *                     cannot fit in this machine's memory
  *   128+n             stopped by signal n, after a bounded drain

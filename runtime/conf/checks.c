@@ -158,11 +158,11 @@ wm_conf_check_unused(struct loader *l)
 			guess = wm_ini_suggest(e->key, keys, n);
 		}
 	}
-	wm_ini_error_set(l->err, l->file, e->line, e->key_col,
-			 "unrecognized key \"%s\" in %s%s%s%s", e->key,
-			 wm_ini_section_label(label, sizeof(label), e->section),
-			 guess ? " (did you mean \"" : "", guess ? guess : "",
-			 guess ? "\"?)" : "");
+	wm_ini_error_at(l->err, l->file, e, e->key_col,
+			"unrecognized key \"%s\" in %s%s%s%s", e->key,
+			wm_ini_section_label(label, sizeof(label), e->section),
+			guess ? " (did you mean \"" : "", guess ? guess : "",
+			guess ? "\"?)" : "");
 	return -EINVAL;
 }
 
@@ -243,11 +243,10 @@ no_effect(struct loader *l, struct wm_ini_section *sec, const char *const *keys,
 
 		if (e == NULL)
 			continue;
-		wm_ini_error_set(
-			l->err, l->file, e->line, e->key_col,
-			"\"%s\" has no effect in %s: %s", e->key,
-			wm_ini_section_label(label, sizeof(label), sec),
-			because);
+		wm_ini_error_at(l->err, l->file, e, e->key_col,
+				"\"%s\" has no effect in %s: %s", e->key,
+				wm_ini_section_label(label, sizeof(label), sec),
+				because);
 		return -EINVAL;
 	}
 	return 0;
@@ -264,8 +263,8 @@ kafka_without_topic(struct loader *l, struct wm_ini_section *sec)
 
 		if (strncmp(e->key, "kafka.", 6) != 0)
 			continue;
-		wm_ini_error_set(
-			l->err, l->file, e->line, e->key_col,
+		wm_ini_error_at(
+			l->err, l->file, e, e->key_col,
 			"\"%s\" has no effect in %s: only a source that reads "
 			"a Kafka topic (kafka.topic = TOPIC) reads it",
 			e->key,

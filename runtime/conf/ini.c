@@ -214,6 +214,22 @@ wm_ini_error_set(struct wm_ini_error *err, const char *file, int line, int col,
 	va_end(ap);
 }
 
+void
+wm_ini_error_at(struct wm_ini_error *err, const char *file,
+		const struct wm_ini_entry *e, int col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return;
+	err->file = e->origin != NULL ? e->origin : file;
+	err->line = e->origin != NULL ? 0 : e->line;
+	err->col = e->origin != NULL ? 0 : col;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
 int
 wm_ini_error_format(const struct wm_ini_error *err, char *buf, size_t len)
 {
@@ -698,6 +714,99 @@ parse_line(struct parser *p, size_t n)
 /* ------------------------------------------------------------------ */
 /* Documents */
 
+/* A copy of `s` that the document owns; NULL if out of memory. */
+static char *
+doc_strdup(struct wm_ini_doc *doc, const char *s)
+{
+	char **owned = realloc(doc->owned, (doc->n_owned + 1) * sizeof(*owned));
+	char *copy;
+
+	if (owned == NULL)
+		return NULL;
+	doc->owned = owned;
+	copy = strdup(s);
+	if (copy != NULL)
+		doc->owned[doc->n_owned++] = copy;
+	return copy;
+}
+
+/* The section [kind name], added at the end (line 0) if the document
+ * lacks it; NULL if out of memory. */
+static struct wm_ini_section *
+doc_section(struct wm_ini_doc *doc, const char *kind, const char *name)
+{
+	struct wm_ini_section *s = wm_ini_section_find(doc, kind, name);
+
+	if (s != NULL)
+		return s;
+	if (doc->n_sections == doc->cap_sections) {
+		size_t cap = doc->cap_sections ? doc->cap_sections * 2 : 8;
+
+		s = realloc(doc->sections, cap * sizeof(*s));
+		if (s == NULL)
+			return NULL;
+		doc->sections = s;
+		doc->cap_sections = cap;
+		/* The sections moved: their entries point at them. */
+		for (size_t i = 0; i < doc->n_sections; i++)
+			for (size_t k = 0; k < s[i].n_entries; k++)
+				s[i].entries[k].section = &s[i];
+	}
+	s = &doc->sections[doc->n_sections];
+	*s = (struct wm_ini_section){.kind = doc_strdup(doc, kind),
+				     .name = name ? doc_strdup(doc, name)
+						  : NULL};
+	if (s->kind == NULL || (name != NULL && s->name == NULL))
+		return NULL;
+	doc->n_sections++;
+	return s;
+}
+
+int
+wm_ini_set(struct wm_ini_doc *doc, const char *kind, const char *name,
+	   const char *key, const char *value, const char *origin)
+{
+	struct wm_ini_section *s = doc_section(doc, kind, name);
+	struct wm_ini_entry *e = NULL;
+	const char *v;
+
+	if (s == NULL)
+		return -ENOMEM;
+	for (size_t k = 0; k < s->n_entries; k++) {
+		if (strcmp(s->entries[k].key, key) != 0)
+			continue;
+		if (e != NULL)
+			return -EEXIST;
+		e = &s->entries[k];
+	}
+	v = doc_strdup(doc, value);
+	if (v == NULL)
+		return -ENOMEM;
+	if (e == NULL) {
+		const char *k = doc_strdup(doc, key);
+
+		if (k == NULL)
+			return -ENOMEM;
+		if (s->n_entries == s->cap_entries) {
+			size_t cap = s->cap_entries ? s->cap_entries * 2 : 8;
+			struct wm_ini_entry *es =
+				realloc(s->entries, cap * sizeof(*es));
+
+			if (es == NULL)
+				return -ENOMEM;
+			s->entries = es;
+			s->cap_entries = cap;
+		}
+		e = &s->entries[s->n_entries++];
+		*e = (struct wm_ini_entry){.key = k, .section = s};
+	}
+	e->value = v;
+	e->value_len = strlen(v);
+	e->quoted = false;
+	e->origin = origin;
+	return 0;
+}
+
 void
 wm_ini_free(struct wm_ini_doc *doc)
 {
@@ -705,6 +814,9 @@ wm_ini_free(struct wm_ini_doc *doc)
 
 	if (doc == NULL)
 		return;
+	for (i = 0; i < doc->n_owned; i++)
+		free(doc->owned[i]);
+	free(doc->owned);
 	for (i = 0; i < doc->n_sections; i++)
 		free(doc->sections[i].entries);
 	free(doc->sections);

@@ -67,6 +67,10 @@ struct wm_ini_entry {
 	bool quoted;
 	bool used; /* set by wm_ini_get() / wm_ini_get_next() */
 	const struct wm_ini_section *section;
+	/* Where a value set from outside the text came from ("--set
+	 * events.idle_timeout=0"), which messages name instead of a line
+	 * (wm_ini_error_at()); NULL for the text's own entries. */
+	const char *origin;
 };
 
 struct wm_ini_section {
@@ -85,7 +89,9 @@ struct wm_ini_doc {
 	struct wm_ini_section *sections;
 	/* private */
 	size_t cap_sections;
-	char *text; /* the input, cut in place into keys and values */
+	char *text;   /* the input, cut in place into keys and values */
+	char **owned; /* what wm_ini_set() copied */
+	size_t n_owned;
 };
 
 /* The first error. file points at the path or name the caller passed to
@@ -130,6 +136,21 @@ int wm_ini_parse_buffer(const char *buf, size_t len, const char *name,
 			const struct wm_ini_options *opts,
 			struct wm_ini_doc **docp, struct wm_ini_error *err);
 
+/*
+ * Set `key` of the section [kind name] (name NULL: [kind]) to `value`, as
+ * if the text had said so, but from `origin` ("--set
+ * events.idle_timeout=0"), which messages about the entry name instead of
+ * a line. The section's entry of that key takes the value (and the
+ * origin), or one is added at its end; a section the text lacks is added
+ * at the document's end, with line 0. The strings are copied but
+ * `origin`, which messages point at: it must outlive them (and the
+ * document). 0; -EEXIST
+ * when the key appears more than once in the section (which one to set is
+ * not clear); -ENOMEM.
+ */
+int wm_ini_set(struct wm_ini_doc *doc, const char *kind, const char *name,
+	       const char *key, const char *value, const char *origin);
+
 /* Free a document; NULL is fine. */
 void wm_ini_free(struct wm_ini_doc *doc);
 
@@ -167,6 +188,13 @@ const char *wm_ini_suggest(const char *word, const char *const *candidates,
 void wm_ini_error_set(struct wm_ini_error *err, const char *file, int line,
 		      int col, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+
+/* wm_ini_error_set() about entry e of `file`, at column col of its line;
+ * an entry set from outside the text (e->origin) is named by its origin,
+ * without a line. */
+void wm_ini_error_at(struct wm_ini_error *err, const char *file,
+		     const struct wm_ini_entry *e, int col, const char *fmt,
+		     ...) __attribute__((format(printf, 5, 6)));
 
 /* "FILE:LINE:COL: MSG", or "FILE: MSG" for line 0, into buf (always
  * terminated, cut if short); returns the length it needed, as snprintf. */

@@ -406,8 +406,8 @@ load_properties(struct loader *l, struct wm_ini_section *sec,
 					 "and commits them for observability "
 					 "only",
 					 name);
-			wm_ini_error_set(l->err, l->file, e->line, e->key_col,
-					 "key \"%s\": %s", e->key, why);
+			wm_ini_error_at(l->err, l->file, e, e->key_col,
+					"key \"%s\": %s", e->key, why);
 			r = -EINVAL;
 			break;
 		}
@@ -416,10 +416,10 @@ load_properties(struct loader *l, struct wm_ini_section *sec,
 		res = rd_kafka_conf_set(probe, name, e->value, errstr,
 					sizeof(errstr));
 		if (res == RD_KAFKA_CONF_UNKNOWN) {
-			wm_ini_error_set(l->err, l->file, e->line, e->key_col,
-					 "key \"%s\": librdkafka has no client "
-					 "property \"%s\"",
-					 e->key, name);
+			wm_ini_error_at(l->err, l->file, e, e->key_col,
+					"key \"%s\": librdkafka has no client "
+					"property \"%s\"",
+					e->key, name);
 			r = -EINVAL;
 			break;
 		}

@@ -75,8 +75,8 @@ refuse_foreign(struct loader *l, struct wm_ini_section *sec,
 		if (e == NULL || restart_keys[i].kinds & (1u << kind))
 			continue;
 		kinds_text(restart_keys[i].kinds, owners, sizeof(owners));
-		wm_ini_error_set(
-			l->err, l->file, e->line, e->key_col,
+		wm_ini_error_at(
+			l->err, l->file, e, e->key_col,
 			"key \"%s\" in %s belongs to restart_strategy = %s, "
 			"not to %s%s",
 			e->key, wm_ini_section_label(label, sizeof(label), sec),

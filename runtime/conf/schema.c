@@ -275,10 +275,10 @@ wm_conf_bad_value_at(struct loader *l, const struct wm_ini_entry *e, size_t off,
 {
 	char label[WM_INI_QUOTE_MAX];
 
-	wm_ini_error_set(l->err, l->file, e->line, wm_conf_value_col_at(e, off),
-			 "invalid value for \"%s\" in %s: %s", e->key,
-			 wm_ini_section_label(label, sizeof(label), e->section),
-			 why);
+	wm_ini_error_at(l->err, l->file, e, wm_conf_value_col_at(e, off),
+			"invalid value for \"%s\" in %s: %s", e->key,
+			wm_ini_section_label(label, sizeof(label), e->section),
+			why);
 	return -EINVAL;
 }
 

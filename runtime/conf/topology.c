@@ -1193,22 +1193,24 @@ load(struct loader *l)
 	return r;
 }
 
-static int
-load_doc(const char *file, struct wm_ini_doc *doc, struct wm_topology **topo,
-	 struct wm_ini_error *err)
+const struct wm_ini_options wm_topology_ini_options = {
+	.may_repeat = wm_conf_may_repeat};
+
+int
+wm_topology_load_doc(struct wm_ini_doc *doc, const char *file,
+		     struct wm_topology **topo, struct wm_ini_error *err)
 {
 	struct loader l = {.file = file, .doc = doc, .err = err};
 	int r;
 
+	*topo = NULL;
 	l.t = calloc(1, sizeof(*l.t));
 	if (l.t == NULL || (l.t->file = strdup(file)) == NULL) {
 		free(l.t);
-		wm_ini_free(doc);
 		return -ENOMEM;
 	}
 	r = load(&l);
 	free(l.input_entry);
-	wm_ini_free(doc);
 	if (r != 0) {
 		if (r == -ENOMEM)
 			wm_ini_error_set(err, NULL, 0, 0, "out of memory");
@@ -1223,24 +1225,50 @@ int
 wm_topology_load_file(const char *path, struct wm_topology **topo,
 		      struct wm_ini_error *err)
 {
-	struct wm_ini_options opts = {.may_repeat = wm_conf_may_repeat};
 	struct wm_ini_doc *doc;
-	int r = wm_ini_parse_file(path, &opts, &doc, err);
+	int r = wm_ini_parse_file(path, &wm_topology_ini_options, &doc, err);
 
 	*topo = NULL;
-	return r != 0 ? r : load_doc(path, doc, topo, err);
+	if (r == 0)
+		r = wm_topology_load_doc(doc, path, topo, err);
+	wm_ini_free(doc);
+	return r;
 }
 
 int
 wm_topology_load_buffer(const char *text, size_t len, const char *name,
 			struct wm_topology **topo, struct wm_ini_error *err)
 {
-	struct wm_ini_options opts = {.may_repeat = wm_conf_may_repeat};
 	struct wm_ini_doc *doc;
-	int r = wm_ini_parse_buffer(text, len, name, &opts, &doc, err);
+	int r = wm_ini_parse_buffer(text, len, name, &wm_topology_ini_options,
+				    &doc, err);
 
 	*topo = NULL;
-	return r != 0 ? r : load_doc(name, doc, topo, err);
+	if (r == 0)
+		r = wm_topology_load_doc(doc, name, topo, err);
+	wm_ini_free(doc);
+	return r;
+}
+
+static bool
+is_section_word(const char *s)
+{
+	return strcmp(s, "job") == 0 || strcmp(s, "global") == 0;
+}
+
+struct wm_ini_section *
+wm_topology_section_named(const struct wm_ini_doc *doc, const char *name)
+{
+	if (is_section_word(name))
+		return wm_ini_section_find(doc, name, NULL);
+	for (size_t i = 0; i < doc->n_sections; i++) {
+		struct wm_ini_section *sec = &doc->sections[i];
+
+		if (sec->name != NULL && !is_section_word(sec->kind) &&
+		    strcmp(sec->name, name) == 0)
+			return sec;
+	}
+	return NULL;
 }
 
 void

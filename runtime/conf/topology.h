@@ -544,6 +544,23 @@ int wm_topology_load_file(const char *path, struct wm_topology **topo,
 int wm_topology_load_buffer(const char *text, size_t len, const char *name,
 			    struct wm_topology **topo,
 			    struct wm_ini_error *err);
+
+/* The options a topology's text is parsed with (wm_ini_parse_file() or
+ * _buffer()), for a caller that edits the document before loading it
+ * (--set: runtime/conf/set_keys.h). */
+extern const struct wm_ini_options wm_topology_ini_options;
+
+/* Validate the parsed document `doc` (of `file`, for messages) into
+ * *topo, as wm_topology_load_file() does; doc stays the caller's (its
+ * entries are marked used). */
+int wm_topology_load_doc(struct wm_ini_doc *doc, const char *file,
+			 struct wm_topology **topo, struct wm_ini_error *err);
+
+/* The section a user names on the command line (--set, --sweep): "job"
+ * for [job], "global" for [global], else the stage of that name; NULL if
+ * the document has none. */
+struct wm_ini_section *wm_topology_section_named(const struct wm_ini_doc *doc,
+						 const char *name);
 void wm_topology_free(struct wm_topology *topo);
 
 /* One output edge of a stage: input `input` of stage `stage` reads it. */

@@ -61,15 +61,20 @@ find_entry(const struct wm_ini_doc *doc, const struct wm_stage *st,
 }
 
 /* Where to point a message about `key` of stage `st` (NULL: [job]): the
- * key if the file has it, else the stage's section header, or [job]'s (a
- * value the key's default, or other keys, gave). */
+ * key if the file has it (or the --set that gave it, without a line),
+ * else the stage's section header, or [job]'s (a value the key's
+ * default, or other keys, gave). */
 static void
 position(const struct wm_topology *t, const struct wm_ini_doc *doc,
-	 const struct wm_stage *st, const char *key, int *line, int *col)
+	 const struct wm_stage *st, const char *key, const char **file,
+	 int *line, int *col)
 {
 	const struct wm_ini_entry *e = find_entry(doc, st, key);
 
-	*line = e != NULL ? e->line : st != NULL ? st->line : 0;
+	*file = e != NULL && e->origin != NULL ? e->origin : t->file;
+	*line = e != NULL    ? (e->origin != NULL ? 0 : e->line)
+		: st != NULL ? st->line
+			     : 0;
 	*col = e != NULL ? e->key_col : st != NULL ? st->col : 0;
 	for (size_t i = 0;
 	     e == NULL && st == NULL && doc != NULL && i < doc->n_sections; i++)
@@ -77,14 +82,14 @@ position(const struct wm_topology *t, const struct wm_ini_doc *doc,
 			*line = doc->sections[i].line;
 			*col = doc->sections[i].col;
 		}
-	(void)t;
 }
 
 #define REFUSE(st, key, ...)                                                   \
 	do {                                                                   \
+		const char *file_;                                             \
 		int line_, col_;                                               \
-		position(t, doc, (st), (key), &line_, &col_);                  \
-		wm_ini_error_set(err, t->file, line_, col_, __VA_ARGS__);      \
+		position(t, doc, (st), (key), &file_, &line_, &col_);          \
+		wm_ini_error_set(err, file_, line_, col_, __VA_ARGS__);        \
 		return -EINVAL;                                                \
 	} while (0)
 
@@ -144,10 +149,11 @@ warn(FILE *f, const struct wm_topology *t, const struct wm_ini_doc *doc,
 {
 	struct wm_ini_error e;
 	char buf[WM_INI_MSG_MAX + 256];
+	const char *file;
 	int line, col;
 
-	position(t, doc, st, key, &line, &col);
-	wm_ini_error_set(&e, t->file, line, col, "warning: %s", msg);
+	position(t, doc, st, key, &file, &line, &col);
+	wm_ini_error_set(&e, file, line, col, "warning: %s", msg);
 	wm_ini_error_format(&e, buf, sizeof(buf));
 	fprintf(f, "wmrun: %s\n", buf);
 }

@@ -221,24 +221,11 @@ write_traces(struct wm_topology *t, const char *dir)
 	return status;
 }
 
-/* Every key may repeat here: the loader has checked the file already, and
- * the export only looks up positions in it. */
-static bool
-may_repeat(const char *kind, const char *key, void *arg)
-{
-	(void)kind;
-	(void)key;
-	(void)arg;
-	return true;
-}
-
 /* The export's checks: 0, or EX_CONFIG after a message. Every line goes
  * through wm_log(), warnings included: they echo the topology's path. */
 static int
-check(const struct wm_topology *t, const char *path)
+check(const struct wm_topology *t, const struct wm_ini_doc *doc)
 {
-	const struct wm_ini_options opts = {.may_repeat = may_repeat};
-	struct wm_ini_doc *doc = NULL;
 	struct wm_ini_error err;
 	char msg[WM_INI_MSG_MAX + 4200], *warned = NULL;
 	size_t len = 0;
@@ -249,11 +236,7 @@ check(const struct wm_topology *t, const char *path)
 		wm_log("wmrun: out of memory");
 		return EX_OSERR;
 	}
-	/* The topology loaded, so its file parses: only for positions. */
-	if (path != NULL && wm_ini_parse_file(path, &opts, &doc, &err) != 0)
-		doc = NULL;
 	r = wm_export_flink_check(t, doc, warnings, &err);
-	wm_ini_free(doc);
 	if (fclose(warnings) != 0) {
 		free(warned);
 		wm_log("wmrun: out of memory");
@@ -274,13 +257,13 @@ check(const struct wm_topology *t, const char *path)
 }
 
 int
-wm_export_flink_project(struct wm_topology *t, const char *path,
-			const char *dir)
+wm_export_flink_project(struct wm_topology *t, const struct wm_ini_doc *doc,
+			const char *path, const char *dir)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem;
-	int status = check(t, path);
+	int status = check(t, doc);
 
 	/* The replayed traces first: the recording turns the generated
 	 * sources into replays of traces already in place. */

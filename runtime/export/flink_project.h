@@ -34,7 +34,9 @@
 #include "runtime/conf/topology.h"
 
 /*
- * Export `topo`, loaded from `path` (NULL: built in), into `dir`; its
+ * Export `topo`, loaded from `doc` (its positions, for messages: the file
+ * with any --set settings; NULL for none) of `path` (NULL: built in),
+ * into `dir`; its
  * generated sources become replays of their recordings (flink_record.h),
  * so the caller only frees it after. 0, or the exit status after a
  * message on stderr: EX_CONFIG for what Flink cannot express
@@ -42,7 +44,8 @@
  * EX_IOERR, EX_OSERR, 128 + n when signal n stopped the recording.
  * Warnings and what was recorded go to stderr.
  */
-int wm_export_flink_project(struct wm_topology *topo, const char *path,
+int wm_export_flink_project(struct wm_topology *topo,
+			    const struct wm_ini_doc *doc, const char *path,
 			    const char *dir);
 
 #endif /* WM_RUNTIME_EXPORT_FLINK_PROJECT_H */

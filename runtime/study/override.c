@@ -35,28 +35,6 @@ any_may_repeat(const char *kind, const char *key, void *arg)
 	return true;
 }
 
-static bool
-is_section_word(const char *s)
-{
-	return strcmp(s, "job") == 0 || strcmp(s, "global") == 0;
-}
-
-/* The section the user means by `name`, or NULL. */
-static struct wm_ini_section *
-find_section(const struct wm_ini_doc *doc, const char *name)
-{
-	if (is_section_word(name))
-		return wm_ini_section_find(doc, name, NULL);
-	for (size_t i = 0; i < doc->n_sections; i++) {
-		struct wm_ini_section *sec = &doc->sections[i];
-
-		if (sec->name != NULL && !is_section_word(sec->kind) &&
-		    strcmp(sec->name, name) == 0)
-			return sec;
-	}
-	return NULL;
-}
-
 /* "key = value", the value quoted where the reader would otherwise cut
  * or trim it. */
 static void
@@ -91,14 +69,16 @@ plan_actions(const struct wm_ini_doc *doc, const struct wm_override *ov,
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct wm_override *o = &ov[i];
-		struct wm_ini_section *sec = find_section(doc, o->section);
+		struct wm_ini_section *sec =
+			wm_topology_section_named(doc, o->section);
 		const struct wm_ini_entry *found = NULL;
 		const char *suggest;
 		unsigned times = 0;
 		bool later = false;
 
 		act[i] = (struct action){ACT_NONE, 0};
-		if (sec == NULL && !is_section_word(o->section)) {
+		if (sec == NULL && strcmp(o->section, "job") != 0 &&
+		    strcmp(o->section, "global") != 0) {
 			*bad = i;
 			snprintf(err, errlen,
 				 "the topology has no stage named \"%s\"",
@@ -136,7 +116,7 @@ plan_actions(const struct wm_ini_doc *doc, const struct wm_override *ov,
 			continue; /* the later override wins */
 		if (found != NULL)
 			act[i] = (struct action){ACT_REPLACE, found->line};
-		else if (strcmp(o->value, "none") != 0)
+		else if (o->literal || strcmp(o->value, "none") != 0)
 			act[i] = (struct action){ACT_ADD,
 						 sec != NULL ? sec->line : 0};
 	}
@@ -210,8 +190,9 @@ copy_lines(FILE *f, const char *text, size_t len, const struct wm_override *ov,
 				break;
 		if (i == n) {
 			fwrite(text + pos, 1, body - pos, f);
-		} else if (strcmp(ov[i].value, "none") == 0) {
-			fprintf(f, "# %s removed by --sweep", ov[i].key);
+		} else if (!ov[i].literal && strcmp(ov[i].value, "none") == 0) {
+			fprintf(f, "# %s removed on the command line",
+				ov[i].key);
 		} else {
 			put_entry(f, &ov[i]);
 		}

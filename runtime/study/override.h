@@ -25,12 +25,14 @@
 #ifndef WM_RUNTIME_STUDY_OVERRIDE_H
 #define WM_RUNTIME_STUDY_OVERRIDE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct wm_override {
 	const char *section; /* "job", "global" or a stage's name */
 	const char *key;
-	const char *value; /* "none": remove the key */
+	const char *value; /* "none": remove the key, unless literal */
+	bool literal;	   /* the value as it is, "none" too (--set) */
 };
 
 /* The edited text and, for each of its lines, the original line (0 for a

@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "runtime/conf/set_keys.h"
 #include "runtime/report/report.h"
 
 struct wm_sweep_axis {
@@ -54,6 +55,10 @@ struct wm_sweep_axis {
 struct wm_sweep {
 	size_t n_axes;
 	struct wm_sweep_axis *axes;
+	/* --set: keys set in every run, after the swept ones are (the
+	 * caller's; wm_sweep_free() leaves them) */
+	const struct wm_key_setting *sets;
+	size_t n_sets;
 };
 
 #define WM_SWEEP_ERROR_MAX 512

@@ -87,6 +87,30 @@ own_checkpoint_dir(struct wm_topology *t, size_t i, char *err, size_t errlen)
 	return 0;
 }
 
+/* The topology of `len` bytes at `text` with the sweep's --set settings
+ * in it, into *t: 0, or what wm_topology_load_doc() or the settings say
+ * (ierr filled). The settings come after the swept keys, so that a --set
+ * of a swept key would win: main() refuses that pair. */
+static int
+load_with_settings(const struct wm_sweep *s, const char *text, size_t len,
+		   const char *name, struct wm_topology **t,
+		   struct wm_ini_error *ierr)
+{
+	struct wm_ini_doc *doc;
+	int r = wm_ini_parse_buffer(text, len, name, &wm_topology_ini_options,
+				    &doc, ierr);
+
+	*t = NULL;
+	if (r == 0)
+		r = wm_key_settings_apply(doc, s->sets, s->n_sets, ierr);
+	if (r == 0)
+		r = wm_topology_load_doc(doc, name, t, ierr);
+	/* A message about a setting names its option, which is the
+	 * caller's, not the document's. */
+	wm_ini_free(doc);
+	return r;
+}
+
 /* Combination i's overrides into ov (the swept values, then every sink
  * and late output to standard output, which the children discard), and
  * its topology loaded into *t. 0, or the exit status after a message. */
@@ -109,14 +133,17 @@ load_combination(const struct wm_sweep *s, const struct wm_topology *base,
 		return EX_OSERR;
 	wm_sweep_combination(s, i, idx);
 	for (size_t a = 0; a < s->n_axes; a++)
-		ov[k++] =
-			(struct wm_override){s->axes[a].section, s->axes[a].key,
-					     s->axes[a].values[idx[a]]};
+		ov[k++] = (struct wm_override){
+			.section = s->axes[a].section,
+			.key = s->axes[a].key,
+			.value = s->axes[a].values[idx[a]]};
 	for (uint32_t st = 0; st < base->n_stages; st++) {
 		const struct wm_stage *g = &base->stages[st];
 
 		if (g->kind == WM_STAGE_SINK)
-			ov[k++] = (struct wm_override){g->name, "path", "-"};
+			ov[k++] = (struct wm_override){.section = g->name,
+						       .key = "path",
+						       .value = "-"};
 		for (unsigned l = 0; l < WM_STAGE_LATE_OUTPUTS; l++) {
 			const char *key;
 			char **f = wm_stage_late_output_field(
@@ -124,7 +151,9 @@ load_combination(const struct wm_sweep *s, const struct wm_topology *base,
 
 			if (f != NULL && *f != NULL)
 				ov[k++] =
-					(struct wm_override){g->name, key, "-"};
+					(struct wm_override){.section = g->name,
+							     .key = key,
+							     .value = "-"};
 		}
 	}
 	wm_sweep_describe(s, i, what, sizeof(what));
@@ -141,7 +170,7 @@ load_combination(const struct wm_sweep *s, const struct wm_topology *base,
 			snprintf(err, errlen, "%s", msg);
 		return r == -ENOMEM ? EX_OSERR : EX_USAGE;
 	}
-	r = wm_topology_load_buffer(ot.text, ot.len, name, t, &ierr);
+	r = load_with_settings(s, ot.text, ot.len, name, t, &ierr);
 	if (r != 0) {
 		/* Lines of the user's file; one the sweep added has none. */
 		ierr.line = wm_override_orig_line(&ot, ierr.line);
@@ -320,7 +349,7 @@ load_all(const struct wm_sweep *s, const char *text, size_t len,
 			 n, MAX_COMBINATIONS);
 		return EX_USAGE;
 	}
-	if (wm_topology_load_buffer(text, len, name, base, &ierr) != 0) {
+	if (load_with_settings(s, text, len, name, base, &ierr) != 0) {
 		wm_ini_error_format(&ierr, err, errlen);
 		return EX_CONFIG;
 	}

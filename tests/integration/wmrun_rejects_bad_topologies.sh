@@ -31,15 +31,6 @@ expect_line '^wmrun: option --summary needs a value$' "$scratch/err"
 expect_status 64 "$WMRUN" -S
 expect_line '^wmrun: unknown option "-S"$' "$scratch/err"
 expect_status 64 "$WMRUN" a.conf b.conf
-# Every exit status wmrun's code gives (a sysexits name anywhere in its
-# sources) is in --help's list.
-expect_status 0 "$WMRUN" --help
-for name in $(cat "$srcdir"/tools/wmrun/*.c "$srcdir"/runtime/*/*.c "$srcdir"/operators/*.c |
-	grep -o 'EX_[A-Z]*' | sort -u); do
-	code=$(awk -v n="$name" '$1 == "#define" && $2 == n { print $3 }' /usr/include/sysexits.h)
-	[ -n "$code" ] || continue # EX__BASE and the like
-	expect_line "^  $code +[a-zA-Z]" "$scratch/out"
-done
 # A topology error stops a real run before any process starts.
 expect_status 78 "$WMRUN" "$scratch/typo.conf"
 # --check prints the plan.

@@ -54,8 +54,8 @@ apply(const struct wm_override *ov, size_t n, struct wm_override_text *out,
 
 START_TEST(test_sweep_override_replaces_in_place_and_keeps_lines)
 {
-	const struct wm_override ov[] = {{"events", "parallelism", "4"},
-					 {"job", "seed", "7"}};
+	const struct wm_override ov[] = {{"events", "parallelism", "4", false},
+					 {"job", "seed", "7", false}};
 	struct wm_override_text out;
 	char err[512];
 	size_t bad;
@@ -75,9 +75,10 @@ END_TEST
 
 START_TEST(test_sweep_override_adds_after_header_and_maps_lines)
 {
-	const struct wm_override ov[] = {{"counts", "allowed_lateness", "1s"},
-					 {"events", "idle_timeout", "none"},
-					 {"global", "parallelism", "1"}};
+	const struct wm_override ov[] = {
+		{"counts", "allowed_lateness", "1s", false},
+		{"events", "idle_timeout", "none", false},
+		{"global", "parallelism", "1", false}};
 	struct wm_override_text out;
 	char err[512];
 	size_t bad;
@@ -100,7 +101,7 @@ END_TEST
 
 START_TEST(test_sweep_override_quotes_values_the_reader_would_cut)
 {
-	const struct wm_override ov[] = {{"out", "path", "a #b"}};
+	const struct wm_override ov[] = {{"out", "path", "a #b", false}};
 	struct wm_override_text out;
 	char err[512];
 	size_t bad;
@@ -113,11 +114,12 @@ END_TEST
 
 START_TEST(test_sweep_override_refuses_unknown_section_key_and_repeats)
 {
-	const struct wm_override unknown_stage[] = {{"events", "seed", "1"},
-						    {"clicks", "rate", "1/s"}};
+	const struct wm_override unknown_stage[] = {
+		{"events", "seed", "1", false},
+		{"clicks", "rate", "1/s", false}};
 	const struct wm_override unknown_key[] = {
-		{"events", "idle_timout", "1s"}};
-	const struct wm_override job_key[] = {{"job", "rate", "1/s"}};
+		{"events", "idle_timout", "1s", false}};
+	const struct wm_override job_key[] = {{"job", "rate", "1/s", false}};
 	struct wm_override_text out;
 	char err[512];
 	size_t bad;

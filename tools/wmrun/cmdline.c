@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
 
@@ -32,7 +33,9 @@ usage(FILE *f)
 		"[--live=WHEN] [--quiet]\n"
 		"             [--metrics FILE] [--sample-interval=DURATION]\n"
 		"             [--prometheus [ADDR:]PORT] [--report FILE.html]\n"
-		"             [--record-trace FILE] [TOPOLOGY.conf]\n"
+		"             [--record-trace FILE] [--set "
+		"SECTION.KEY=VALUE]...\n"
+		"             [TOPOLOGY.conf]\n"
 		"  or:  wmrun --resume CHECKPOINT_DIR [--summary FILE] ... "
 		"TOPOLOGY.conf\n"
 		"  or:  wmrun [--sim] --sweep SECTION.KEY=V1,V2,... "
@@ -159,6 +162,15 @@ usage(FILE *f)
 		"                  killed, the machine went down), taking the "
 		"next\n"
 		"                  checkpoints there\n"
+		"  --set SECTION.KEY=VALUE\n"
+		"                  set a key of the topology for this run, as "
+		"if the\n"
+		"                  file said so (SECTION: job, global or a "
+		"stage's\n"
+		"                  name; repeatable, the last of a key wins; "
+		"held to\n"
+		"                  the file's rules, errors naming the "
+		"option)\n"
 		"  -h, --help      this text\n"
 		"  --version       the version of wmrun\n"
 		"\n"
@@ -321,6 +333,20 @@ check_combination(const struct wm_cmdline *cl)
 		try_help();
 		return EX_USAGE;
 	}
+	/* Which would win is not for the order of the options to say. */
+	for (size_t i = 0; i < cl->n_sets; i++)
+		for (size_t a = 0; a < cl->sweep.n_axes; a++)
+			if (strcmp(cl->sets[i].section,
+				   cl->sweep.axes[a].section) == 0 &&
+			    strcmp(cl->sets[i].key, cl->sweep.axes[a].key) ==
+				    0) {
+				wm_log("wmrun: %s: --sweep %s=... sweeps that "
+				       "key",
+				       cl->sets[i].option,
+				       cl->sweep.axes[a].option);
+				try_help();
+				return EX_USAGE;
+			}
 	return -1;
 }
 
@@ -347,6 +373,35 @@ sweep_value(const char *arg, struct wm_cmdline *cl)
 		return true;
 	wm_log("wmrun: %s", r == -ENOMEM ? "out of memory" : why);
 	return false;
+}
+
+/* --set ARG appended to cl's settings: -1 to go on, or the exit status
+ * after a message. */
+static int
+add_setting(const char *arg, struct wm_cmdline *cl)
+{
+	struct wm_key_setting *sets =
+		realloc(cl->sets, (cl->n_sets + 1) * sizeof(*sets));
+	char why[WM_INI_MSG_MAX];
+	int r;
+
+	if (sets == NULL) {
+		wm_log("wmrun: out of memory");
+		return EX_OSERR;
+	}
+	cl->sets = sets;
+	r = wm_key_setting_parse(arg, &cl->sets[cl->n_sets], why, sizeof(why));
+	if (r == -ENOMEM) {
+		wm_log("wmrun: out of memory");
+		return EX_OSERR;
+	}
+	if (r != 0) {
+		wm_log("wmrun: %s", why);
+		try_help();
+		return EX_USAGE;
+	}
+	cl->n_sets++;
+	return -1;
 }
 
 /* Option c (getopt_long()'s value, its argument in `arg`) into cl: -1 to
@@ -416,6 +471,8 @@ take_option(int c, const char *arg, struct wm_cmdline *cl)
 	case 'S':
 		cl->summary = arg;
 		break;
+	case 'D':
+		return add_setting(arg, cl);
 	case 'h':
 		usage(stdout);
 		return EX_OK;
@@ -472,6 +529,7 @@ wm_cmdline_parse(int argc, char **argv, struct wm_cmdline *cl)
 		{"export-flink", required_argument, NULL, 'F'},
 		{"export-speed", required_argument, NULL, 'E'},
 		{"resume", required_argument, NULL, 'r'},
+		{"set", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -503,4 +561,14 @@ wm_cmdline_parse(int argc, char **argv, struct wm_cmdline *cl)
 	if (optind < argc)
 		cl->path = argv[optind];
 	return check_combination(cl);
+}
+
+void
+wm_cmdline_free(struct wm_cmdline *cl)
+{
+	for (size_t i = 0; i < cl->n_sets; i++)
+		wm_key_setting_free(&cl->sets[i]);
+	free(cl->sets);
+	cl->sets = NULL;
+	cl->n_sets = 0;
 }

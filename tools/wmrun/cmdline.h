@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/conf/set_keys.h"
 #include "runtime/run/endpoint.h"
 #include "runtime/study/sweep.h"
 
@@ -42,10 +43,15 @@ struct wm_cmdline {
 	const char *export_flink;    /* --export-flink DIR, or NULL */
 	double export_speed;	     /* --export-speed S; 0: the job's */
 	const char *resume;	     /* --resume DIR, or NULL */
+	struct wm_key_setting *sets; /* --set SECTION.KEY=VALUE, in order */
+	size_t n_sets;
 };
 
 /* argv into *cl. -1 to go on, or the exit status once --help or --version
  * has been answered or a bad command line refused with a usage message. */
 int wm_cmdline_parse(int argc, char **argv, struct wm_cmdline *cl);
+
+/* What wm_cmdline_parse() allocated (the --set settings). */
+void wm_cmdline_free(struct wm_cmdline *cl);
 
 #endif /* WM_TOOLS_WMRUN_CMDLINE_H */

@@ -45,6 +45,7 @@
 #include "runtime/conf/topology.h"
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_project.h"
+#include "runtime/study/override.h"
 #include "runtime/study/sweep.h"
 #include "runtime/study/sweep_page.h"
 #include "runtime/chart/job_page.h"
@@ -370,20 +371,52 @@ refuse_unless_fits(const struct wm_topology *t, bool sim)
 	return status;
 }
 
-/* The topology in `path`, or the built-in one, into *t. EX_OK, or the
- * exit status after a message naming file, line and column. */
+/* The topology's document: the file cl->path, or the built-in text,
+ * with the --set settings in it, into *doc (free with wm_ini_free(): a
+ * message about a setting points into it). EX_OK, or the exit status
+ * after a message naming file, line and column, or the option. */
 static int
-load_topology(const char *path, struct wm_topology **t)
+job_doc(const struct wm_cmdline *cl, struct wm_ini_doc **doc)
 {
 	struct wm_ini_error err;
 	char msg[1024];
 	int r;
 
-	r = path != NULL
-		    ? wm_topology_load_file(path, t, &err)
-		    : wm_topology_load_buffer(default_topology,
-					      strlen(default_topology),
-					      "(built-in topology)", t, &err);
+	r = cl->path != NULL
+		    ? wm_ini_parse_file(cl->path, &wm_topology_ini_options, doc,
+					&err)
+		    : wm_ini_parse_buffer(default_topology,
+					  strlen(default_topology),
+					  "(built-in topology)",
+					  &wm_topology_ini_options, doc, &err);
+	if (r != 0) {
+		wm_ini_error_format(&err, msg, sizeof(msg));
+		wm_log("wmrun: %s", msg);
+		return wm_exit_status(WM_EXIT_INPUT, r);
+	}
+	r = wm_key_settings_apply(*doc, cl->sets, cl->n_sets, &err);
+	if (r != 0) {
+		wm_ini_error_format(&err, msg, sizeof(msg));
+		wm_log("wmrun: %s", msg);
+		wm_ini_free(*doc);
+		*doc = NULL;
+		return r == -ENOMEM ? EX_OSERR : EX_USAGE;
+	}
+	return EX_OK;
+}
+
+/* The topology of `doc` (job_doc()) into *t. EX_OK, or the exit status
+ * after a message naming file, line and column, or the option. */
+static int
+load_topology(const struct wm_cmdline *cl, struct wm_ini_doc *doc,
+	      struct wm_topology **t)
+{
+	struct wm_ini_error err;
+	char msg[1024];
+	int r = wm_topology_load_doc(
+		doc, cl->path != NULL ? cl->path : "(built-in topology)", t,
+		&err);
+
 	if (r == 0)
 		return EX_OK;
 	wm_ini_error_format(&err, msg, sizeof(msg));
@@ -582,6 +615,42 @@ print_text(FILE *f, const void *arg)
 	fputs(arg, f);
 }
 
+/* The topology text *text (NULL: the built-in one) with cl's --set
+ * settings written into it, as the job ran (a key the section has
+ * replaced, else added after its header): *text and *len replaced. 0, or
+ * -ENOMEM. Already held to the loader's rules, they cannot fail else. */
+static int
+with_settings(const struct wm_cmdline *cl, char **text, size_t *len)
+{
+	struct wm_override *ov;
+	struct wm_override_text ot;
+	char why[1024];
+	size_t bad;
+	int r;
+
+	if (cl->n_sets == 0)
+		return 0;
+	ov = calloc(cl->n_sets, sizeof(*ov));
+	if (ov == NULL)
+		return -ENOMEM;
+	for (size_t i = 0; i < cl->n_sets; i++)
+		ov[i] = (struct wm_override){cl->sets[i].section,
+					     cl->sets[i].key, cl->sets[i].value,
+					     true};
+	r = wm_override_apply(*text != NULL ? *text : default_topology, *len,
+			      "topology", ov, cl->n_sets, &ot, &bad, why,
+			      sizeof(why));
+	free(ov);
+	if (r != 0)
+		return -ENOMEM;
+	free(*text);
+	*text = ot.text;
+	*len = ot.len;
+	ot.text = NULL;
+	wm_override_text_free(&ot);
+	return 0;
+}
+
 /*
  * The replay topology beside a job's recording (FILE.conf), once the job
  * ran, however it ended: what it recorded replays. `status` made worse by
@@ -608,6 +677,13 @@ write_replay_topology(const struct wm_topology *t, const struct wm_cmdline *cl,
 			return status == 0 ? wm_exit_status(WM_EXIT_INPUT, r)
 					   : status;
 		}
+	}
+	/* The replay is this run's job: its --set keys go into the text. */
+	r = with_settings(cl, &text, &len);
+	if (r != 0) {
+		free(text);
+		wm_log("wmrun: out of memory");
+		return status == 0 ? EX_OSERR : status;
 	}
 	read = calloc(t->n_stages, sizeof(*read));
 	for (uint32_t i = 0; read != NULL && i < rep->n_partitions; i++) {
@@ -879,6 +955,7 @@ main(int argc, char **argv)
 	struct wm_job_report rep = {0};
 	struct wm_recorder *rec = NULL;
 	struct wm_topology *t = NULL;
+	struct wm_ini_doc *doc = NULL;
 	struct wm_cmdline cl;
 	int status;
 
@@ -890,22 +967,33 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	status = wm_cmdline_parse(argc, argv, &cl);
+	cl.sweep.sets = cl.sets;
+	cl.sweep.n_sets = cl.n_sets;
 	if (status < 0 && cl.sweep.n_axes > 0)
 		status = sweep(&cl);
 	if (status >= 0) {
 		wm_sweep_free(&cl.sweep);
+		wm_cmdline_free(&cl);
 		return status;
 	}
-	status = load_topology(cl.path, &t);
-	if (status != EX_OK)
-		return status;
-	if (cl.export_flink != NULL) {
+	status = job_doc(&cl, &doc);
+	if (status == EX_OK)
+		status = load_topology(&cl, doc, &t);
+	if (status == EX_OK && cl.export_flink != NULL) {
 		/* The speed is the Flink job's alone: --sim's recording
 		 * counts processing time in milliseconds whatever it is. */
 		if (cl.export_speed > 0)
 			t->job.speed = cl.export_speed;
-		status = wm_export_flink_project(t, cl.path, cl.export_flink);
+		status = wm_export_flink_project(t, doc, cl.path,
+						 cl.export_flink);
 		wm_topology_free(t);
+		wm_ini_free(doc);
+		wm_cmdline_free(&cl);
+		return status;
+	}
+	wm_ini_free(doc);
+	if (status != EX_OK) {
+		wm_cmdline_free(&cl);
 		return status;
 	}
 	status = prepare_kafka(t, &cl);
@@ -921,6 +1009,7 @@ main(int argc, char **argv)
 		status = preflight(t, &cl);
 	if (status != EX_OK || cl.check_only) {
 		wm_topology_free(t);
+		wm_cmdline_free(&cl);
 		return status;
 	}
 	status = run_job(t, &cl, &rep, &rec);
@@ -930,5 +1019,6 @@ main(int argc, char **argv)
 	wm_recorder_free(rec);
 	wm_report_free(&rep);
 	wm_topology_free(t);
+	wm_cmdline_free(&cl);
 	return status;
 }
