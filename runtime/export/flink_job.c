@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/utf8.h"
@@ -94,37 +95,81 @@ position(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	} while (0)
 
 /*
- * The speed the exported job runs at: the job's, lowered to the shortest
- * processing-time duration it exports (in ms) where that duration would
- * come to less than a millisecond of Flink's wall clock. Flink counts
- * them in whole milliseconds: 200 ms of watermark interval at speed 2000
- * would be 0.1 ms, read as 0, which turns periodic watermarks off (and
- * an idle timeout of 0 is refused). Lowering the speed instead of
+ * The speed the exported job runs at: the job's, lowered where a
+ * processing-time duration it exports would come to less than the least
+ * Flink takes of it on its wall clock. Flink counts durations in whole
+ * milliseconds: 200 ms of watermark interval at speed 2000 would be
+ * 0.1 ms, read as 0, which turns periodic watermarks off (and an idle
+ * timeout or a restart backoff of 0 is refused); and a checkpoint
+ * interval or timeout under 10 ms is refused (Flink 2.3.0's
+ * CheckpointCoordinatorConfiguration.MINIMAL_CHECKPOINT_TIME, which
+ * CheckpointConfig's setters check). Lowering the speed instead of
  * rounding each duration up keeps every one in its ratio to the others
  * and to the records' arrivals, as wmrun runs them: the results are the
  * same, the run takes longer on the wall clock.
  */
+struct export_speed {
+	double speed;
+	int64_t ms;	  /* the duration that set it (0: the job's speed) */
+	int64_t least_ms; /* and the least Flink takes of that duration */
+};
+
+/* `ms` of processing time, which Flink takes from `least_ms` of wall
+ * clock on: the speed lowered to keep it there. A duration of 0 lowers
+ * nothing: it is 0 in Flink too (a fixed restart delay of 0 is allowed
+ * there, and the other durations cannot be 0). */
+static void
+keep_above(struct export_speed *s, int64_t ms, int64_t least_ms)
+{
+	if (ms > 0 && (double)ms / (double)least_ms < s->speed) {
+		s->speed = (double)ms / (double)least_ms;
+		s->ms = ms;
+		s->least_ms = least_ms;
+	}
+}
+
+/* Whether [job] takes checkpoints (checkpoint_interval, with its dir). */
+static bool
+checkpoints(const struct wm_topology *t)
+{
+	return t->job.checkpoint_interval_ms != INT64_MAX;
+}
+
+static struct export_speed
+export_speed_of(const struct wm_topology *t)
+{
+	const struct wm_restart_config *r = &t->job.restart;
+	struct export_speed s = {t->job.speed, 0, 1};
+
+	for (uint32_t i = 0; i < t->n_stages; i++) {
+		const struct wm_source_conf *src = &t->stages[i].u.source;
+
+		if (t->stages[i].kind != WM_STAGE_SOURCE)
+			continue;
+		keep_above(&s, src->strategy.interval_ms, 1);
+		if (src->strategy.with_idleness)
+			keep_above(&s, src->strategy.idle_timeout_ms, 1);
+		if (src->alignment_group != NULL)
+			keep_above(&s, src->alignment_update_interval_ms, 1);
+	}
+	if (!checkpoints(t))
+		return s;
+	keep_above(&s, t->job.checkpoint_interval_ms, 10);
+	keep_above(&s, t->job.checkpoint_timeout_ms, 10);
+	if (r->kind == WM_RESTART_FIXED_DELAY)
+		keep_above(&s, r->delay_ms, 1);
+	if (r->kind == WM_RESTART_EXPONENTIAL_DELAY) {
+		keep_above(&s, r->initial_delay_ms, 1);
+		keep_above(&s, r->max_delay_ms, 1);
+		keep_above(&s, r->reset_threshold_ms, 1);
+	}
+	return s;
+}
+
 static double
 export_speed(const struct wm_topology *t)
 {
-	double speed = t->job.speed;
-
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		const struct wm_source_conf *src = &t->stages[s].u.source;
-		int64_t d[3] = {0, 0, 0};
-
-		if (t->stages[s].kind != WM_STAGE_SOURCE)
-			continue;
-		d[0] = src->strategy.interval_ms;
-		if (src->strategy.with_idleness)
-			d[1] = src->strategy.idle_timeout_ms;
-		if (src->alignment_group != NULL)
-			d[2] = src->alignment_update_interval_ms;
-		for (int i = 0; i < 3; i++)
-			if (d[i] > 0 && (double)d[i] < speed)
-				speed = (double)d[i];
-	}
-	return speed;
+	return export_speed_of(t).speed;
 }
 
 /* Whether a processing-time window's durations come to whole
@@ -187,18 +232,15 @@ check_job(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	  struct wm_ini_error *err)
 {
 	const struct wm_job_conf *job = &t->job;
-	static const char *const checkpoint_keys[] = {
-		"checkpoint_interval", "checkpoint_dir", "checkpoints_retained",
-		"fail_at"};
 
-	/* An exported job without them would not be this job. */
-	for (size_t i = 0;
-	     i < sizeof(checkpoint_keys) / sizeof(*checkpoint_keys); i++)
-		if (find_entry(doc, NULL, checkpoint_keys[i]) != NULL)
-			REFUSE(NULL, checkpoint_keys[i],
-			       "cannot export checkpoints yet: the Flink job "
-			       "would need them configured, which the export "
-			       "does not write");
+	/* Flink restores no watermark (doc/semantics.md 12.3): the key would
+	 * do nothing there. */
+	if (job->checkpoint_watermarks)
+		REFUSE(NULL, "checkpoint_watermarks",
+		       "cannot export checkpoint_watermarks = true: a Flink "
+		       "checkpoint holds no watermark, idleness or status, and "
+		       "a restored Flink job starts event time again from MIN "
+		       "(checkpoint_watermarks = false is Flink's restore)");
 	if (job->behaviour & WM_ALL_IDLE_POLICY)
 		REFUSE(NULL, "all_idle",
 		       "cannot export all_idle = %s to Flink: it is a study "
@@ -372,7 +414,7 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 {
 	const struct wm_source_conf *first = NULL;
 	bool generated = false;
-	double speed;
+	struct export_speed speed;
 	char name[WM_INI_QUOTE_MAX];
 
 	for (uint32_t s = 0; s < t->n_stages; s++) {
@@ -449,19 +491,29 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 			     "the exported job writes this sink as CSV");
 		}
 	}
-	speed = export_speed(t);
-	if (speed < t->job.speed) {
-		char msg[400];
+	speed = export_speed_of(t);
+	if (speed.speed < t->job.speed) {
+		char msg[512], least[128];
 
+		if (speed.least_ms == 1)
+			snprintf(least, sizeof(least),
+				 "less than the millisecond Flink counts in (a "
+				 "watermark interval of 0 turns periodic "
+				 "watermarks off)");
+		else
+			snprintf(least, sizeof(least),
+				 "less than Flink's shortest checkpoint "
+				 "interval "
+				 "and timeout, %" PRId64 " ms",
+				 speed.least_ms);
 		snprintf(msg, sizeof(msg),
 			 "the exported job runs at speed %g, not %g: a "
-			 "processing-time duration of %g ms would come to less "
-			 "than the millisecond Flink counts in (a watermark "
-			 "interval of 0 turns periodic watermarks off); every "
-			 "duration keeps its ratio to the others and to the "
-			 "records' arrivals, and the run takes %g times as "
-			 "long",
-			 speed, t->job.speed, speed, t->job.speed / speed);
+			 "processing-time duration of %" PRId64
+			 " ms would come to %s; every duration keeps its "
+			 "ratio to the others and to the records' arrivals, "
+			 "and the run takes %g times as long",
+			 speed.speed, t->job.speed, speed.ms, least,
+			 t->job.speed / speed.speed);
 		warn(warnings, t, doc, NULL, "speed", msg);
 	}
 	if (generated && t->job.records != UINT64_MAX)
@@ -863,6 +915,19 @@ emit_source(FILE *f, const struct wm_topology *t, uint32_t s)
 		fprintf(f, ")\n            .setParallelism(%" PRIu32 ")",
 			st->parallelism);
 	}
+	/* [job] fail_at: every subtask of every source crashes then, once
+	 * (FailAt.java), as every subtask does in wmrun. */
+	if (t->job.fail_at_ms != INT64_MAX) {
+		fprintf(f, "\n            .transform(");
+		java_string(f, st->name);
+		fprintf(f, " + \" fail_at\", FailAt.TYPE,\n"
+			   "                new FailAt(");
+		java_string(f, st->name);
+		fprintf(f,
+			", %" PRId64 "L, start, SPEED))\n"
+			"            .setParallelism(%" PRIu32 ")",
+			t->job.fail_at_ms, st->parallelism);
+	}
 	/* Heartbeats move the watermarks above, then go, as wmrun's source
 	 * drops them: those a user's trace holds, a generated source's
 	 * recording, or a topic's marked ones. Only then: a filter joins the
@@ -941,12 +1006,40 @@ emit_assigner(FILE *f, const struct wm_window_assigner *a)
 		a->size, a->offset);
 }
 
+/*
+ * The sink of the output `path`: a file is exactly-once when the job takes
+ * checkpoints, as wmrun's file sinks and late outputs are
+ * (CommittedLineSink, its parts under the checkpoint directory in
+ * parts/`output`, an identifier of the output alone); otherwise, and
+ * always on standard output, which cannot take back what it was given,
+ * LineSink's lines, at least once, as in wmrun.
+ */
+static void
+emit_sink_to(FILE *f, const struct wm_topology *t, const char *path,
+	     const char *output)
+{
+	if (checkpoints(t) && strcmp(path, "-") != 0) {
+		fputs(".sinkTo(CommittedLineSink.of(output(out, ", f);
+		java_string(f, path);
+		fprintf(f,
+			"),\n"
+			"                Paths.get(checkpoints, \"parts\", "
+			"\"%s\").toString(), run))",
+			output);
+		return;
+	}
+	fputs(".sinkTo(new LineSink(output(out, ", f);
+	java_string(f, path);
+	fputs(")))", f);
+}
+
 /* The sink of a late output of stage `st` (Java variable `id`): the side
  * output `tag`'s records as trace lines into `path`, named after the
  * stage and `side` ("left", "right"; NULL: a window's one late output). */
 static void
-emit_late_sink(FILE *f, const struct wm_stage *st, const char *id,
-	       const char *tag, const char *path, const char *side)
+emit_late_sink(FILE *f, const struct wm_topology *t, const struct wm_stage *st,
+	       const char *id, const char *tag, const char *path,
+	       const char *side)
 {
 	fprintf(f, "        LineSink.header(output(out, ");
 	java_string(f, path);
@@ -955,10 +1048,10 @@ emit_late_sink(FILE *f, const struct wm_stage *st, const char *id,
 		"        %s.getSideOutput(%s)\n"
 		"            .map(new TraceRecord.LateLine())\n"
 		"            .setParallelism(%" PRIu32 ")\n"
-		"            .sinkTo(new LineSink(output(out, ",
+		"            ",
 		id, tag, st->parallelism);
-	java_string(f, path);
-	fprintf(f, ")))\n            .name(");
+	emit_sink_to(f, t, path, tag);
+	fprintf(f, "\n            .name(");
 	java_string(f, st->name);
 	fprintf(f,
 		" + \"%s%s late\")\n"
@@ -1045,7 +1138,7 @@ emit_window(FILE *f, const struct wm_topology *t, uint32_t s)
 		char tag[IDENT_MAX + 8];
 
 		snprintf(tag, sizeof(tag), "%s_late", id);
-		emit_late_sink(f, st, id, tag, w->late_output, NULL);
+		emit_late_sink(f, t, st, id, tag, w->late_output, NULL);
 	}
 	fputc('\n', f);
 }
@@ -1186,7 +1279,7 @@ emit_join(FILE *f, const struct wm_topology *t, uint32_t s)
 			continue;
 		snprintf(tag, sizeof(tag), "%s_%s", id, sides[k]);
 		snprintf(pairs, sizeof(pairs), "%s_pairs", id);
-		emit_late_sink(f, st, pairs, tag, st->u.join.late_output[k],
+		emit_late_sink(f, t, st, pairs, tag, st->u.join.late_output[k],
 			       sides[k]);
 	}
 	fputc('\n', f);
@@ -1198,7 +1291,7 @@ emit_sink(FILE *f, const struct wm_topology *t, uint32_t s)
 	const struct wm_stage *st = &t->stages[s];
 	const struct wm_stage *win = &t->stages[st->inputs[0].stage];
 	bool subtask = st->u.sink.subtask_column;
-	char id[IDENT_MAX], name[COMMENT_MAX];
+	char id[IDENT_MAX], output[IDENT_MAX], name[COMMENT_MAX];
 
 	stage_ident(t, st->inputs[0].stage, id, sizeof(id));
 	/* A join's lines are their own stream (emit_join()). */
@@ -1223,9 +1316,9 @@ emit_sink(FILE *f, const struct wm_topology *t, uint32_t s)
 			"            .setParallelism(%" PRIu32
 			")\n            ",
 			win->parallelism);
-	fprintf(f, ".sinkTo(new LineSink(output(out, ");
-	java_string(f, st->u.sink.path);
-	fprintf(f, ")))\n            .name(");
+	stage_ident(t, s, output, sizeof(output));
+	emit_sink_to(f, t, st->u.sink.path, output);
+	fprintf(f, "\n            .name(");
 	java_string(f, st->name);
 	fprintf(f, ")\n            .setParallelism(%" PRIu32 ");\n\n",
 		win->parallelism);
@@ -1248,7 +1341,8 @@ has_kafka(const struct wm_topology *t)
 }
 
 /* Job.java's opening: where it came from, how to build and run it, and
- * its imports (Kafka's only for a job that reads Kafka). */
+ * its imports (Kafka's only for a job that reads Kafka, the checkpoints'
+ * only for a job that takes them). */
 static void
 emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 {
@@ -1272,8 +1366,12 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"\n"
 		"import "
 		"org.apache.flink.api.common.eventtime.WatermarkStrategy;\n"
+		"%s"
 		"import org.apache.flink.configuration.Configuration;\n"
+		"%s"
 		"import org.apache.flink.configuration.PipelineOptions;\n"
+		"%s"
+		"%s"
 		"%s"
 		"import org.apache.flink.streaming.api.datastream.DataStream;\n"
 		"import org.apache.flink.streaming.api.datastream."
@@ -1291,11 +1389,25 @@ emit_header(FILE *f, const struct wm_topology *t, const char *source_file)
 		"\n",
 		comment_text(name, sizeof(name), job_name(t)),
 		comment_text(file, sizeof(file), source_file),
+		checkpoints(t) ? "import org.apache.flink.configuration."
+				 "CheckpointingOptions;\n"
+			       : "",
+		checkpoints(t) ? "import org.apache.flink.configuration."
+				 "ExternalizedCheckpointRetention;\n"
+				 "import org.apache.flink.configuration."
+				 "JobManagerOptions;\n"
+			       : "",
+		checkpoints(t) ? "import org.apache.flink.configuration."
+				 "RestartStrategyOptions;\n"
+			       : "",
 		has_kafka(t) ? "import org.apache.flink.connector.kafka.source."
 			       "KafkaSource;\n"
 			       "import org.apache.flink.connector.kafka.source."
 			       "enumerator.initializer.OffsetsInitializer;\n"
 			     : "",
+		checkpoints(t) ? "import org.apache.flink.core.execution."
+				 "CheckpointingMode;\n"
+			       : "",
 		has_kafka(t) ? "import org.apache.kafka.clients.consumer."
 			       "OffsetResetStrategy;\n"
 			     : "");
@@ -1371,6 +1483,113 @@ emit_class_start(FILE *f, const struct wm_topology *t)
 	      f);
 }
 
+/* `v` as a Java double literal: the shortest decimal that reads back as
+ * `v` (0.1, not 0.10000000000000001), with a point or an exponent. */
+static void
+java_double(FILE *f, double v)
+{
+	char text[40];
+
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(text, sizeof(text), "%.*g", digits, v);
+		if (strtod(text, NULL) == v)
+			break;
+	}
+	fprintf(f, "%s%s", text, strpbrk(text, ".eE") != NULL ? "" : ".0");
+}
+
+/* A RestartStrategyOptions setting: `option`'s name after
+ * RESTART_STRATEGY_, then the value's text up to the end of the line. */
+static void
+restart_option(FILE *f, const char *option)
+{
+	fprintf(f,
+		"        conf.set(RestartStrategyOptions.RESTART_STRATEGY_%s,\n"
+		"            ",
+		option);
+}
+
+/*
+ * [job]'s checkpoints and restarts as Flink's options, every duration of
+ * processing time on the wall clock (processingTime()): checkpoints every
+ * checkpoint_interval, exactly once, aborted after checkpoint_timeout, in
+ * checkpoint_dir (a file:// URI, relative to the outputs' directory), the
+ * last checkpoints_retained kept, on failure too, as wmrun keeps them for
+ * --resume. A checkpoint given up does not fail the job, as in wmrun
+ * (Flink's default tolerates none); a failure restarts every task, as
+ * wmrun's crash does (Flink's default restarts a failed task's region).
+ * The restart strategy is always written: wmrun's default, Flink's with
+ * checkpoints, counts its delays in processing time, which Flink's would
+ * count on the wall clock. `checkpoints` (the directory's path) and `run`
+ * (CommittedLineSink's id of this run) are for the file outputs.
+ */
+static void
+emit_checkpoints(FILE *f, const struct wm_topology *t)
+{
+	static const char *const kinds[] = WM_RESTART_KIND_NAMES;
+	const struct wm_job_conf *job = &t->job;
+	const struct wm_restart_config *r = &job->restart;
+
+	fputs("        // [job] checkpoints and restarts\n"
+	      "        String checkpoints = output(out, ",
+	      f);
+	java_string(f, job->checkpoint_dir);
+	fprintf(f,
+		");\n"
+		"        String run = CommittedLineSink.newRun();\n"
+		"        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, "
+		"processingTime(%" PRId64 "));\n"
+		"        conf.set(CheckpointingOptions."
+		"CHECKPOINTING_CONSISTENCY_MODE,\n"
+		"            CheckpointingMode.EXACTLY_ONCE);\n"
+		"        conf.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, "
+		"processingTime(%" PRId64 "));\n"
+		"        "
+		"conf.set(CheckpointingOptions.TOLERABLE_FAILURE_NUMBER, "
+		"Integer.MAX_VALUE);\n"
+		"        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "
+		"\"filesystem\");\n"
+		"        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY,\n"
+		"            Paths.get(checkpoints).toUri().toString());\n"
+		"        "
+		"conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, "
+		"%" PRIu32 ");\n"
+		"        conf.set(CheckpointingOptions."
+		"EXTERNALIZED_CHECKPOINT_RETENTION,\n"
+		"            ExternalizedCheckpointRetention."
+		"RETAIN_ON_CANCELLATION);\n"
+		"        "
+		"conf.set(JobManagerOptions.EXECUTION_FAILOVER_STRATEGY, "
+		"\"full\");\n"
+		"        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "
+		"\"%s\");\n",
+		job->checkpoint_interval_ms, job->checkpoint_timeout_ms,
+		job->checkpoints_retained, kinds[r->kind]);
+	if (r->kind == WM_RESTART_FIXED_DELAY) {
+		restart_option(f, "FIXED_DELAY_ATTEMPTS");
+		fprintf(f, "%" PRIu32 ");\n", r->attempts);
+		restart_option(f, "FIXED_DELAY_DELAY");
+		fprintf(f, "processingTime(%" PRId64 "));\n", r->delay_ms);
+	} else if (r->kind == WM_RESTART_EXPONENTIAL_DELAY) {
+		restart_option(f, "EXPONENTIAL_DELAY_INITIAL_BACKOFF");
+		fprintf(f, "processingTime(%" PRId64 "));\n",
+			r->initial_delay_ms);
+		restart_option(f, "EXPONENTIAL_DELAY_MAX_BACKOFF");
+		fprintf(f, "processingTime(%" PRId64 "));\n", r->max_delay_ms);
+		restart_option(f, "EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER");
+		java_double(f, r->multiplier);
+		fputs(");\n", f);
+		restart_option(f, "EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD");
+		fprintf(f, "processingTime(%" PRId64 "));\n",
+			r->reset_threshold_ms);
+		restart_option(f, "EXPONENTIAL_DELAY_JITTER_FACTOR");
+		java_double(f, r->jitter);
+		fputs(");\n", f);
+		restart_option(f, "EXPONENTIAL_DELAY_ATTEMPTS");
+		fprintf(f, "%" PRIu32 ");\n", r->attempts);
+	}
+}
+
 void
 wm_export_flink_job(FILE *f, const struct wm_topology *t,
 		    const char *source_file)
@@ -1397,6 +1616,8 @@ wm_export_flink_job(FILE *f, const struct wm_topology *t,
 		fputs("        conf.set(PipelineOptions."
 		      "ALLOW_UNALIGNED_SOURCE_SPLITS, true);\n",
 		      f);
+	if (checkpoints(t))
+		emit_checkpoints(f, t);
 	fprintf(f, "        StreamExecutionEnvironment env =\n"
 		   "            "
 		   "StreamExecutionEnvironment.getExecutionEnvironment("

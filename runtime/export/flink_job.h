@@ -36,13 +36,24 @@
  *                            Aggregates and ResultLines; setMaxParallelism
  *                            always, so key groups never depend on Flink's
  *                            default
- *   [sink]                   LineSink of the window's CSV lines
+ *   [sink]                   LineSink of the window's CSV lines; with
+ *                            checkpoints a file's is CommittedLineSink,
+ *                            exactly-once, and so is a late output's
+ *   checkpoint_interval,     Flink's checkpointing (exactly once) with
+ *   _dir, _timeout,          these, the durations through SPEED as all
+ *   checkpoints_retained     processing time, and a full failover
+ *   restart_strategy, ...    RestartStrategyOptions, written always (the
+ *                            delays are processing time)
+ *   fail_at                  FailAt after every source: a crash then,
+ *                            on the first attempt
  * Refused, with the key's file:line:col ([job]'s header for a setting the
  * file leaves to its default): all_idle other than flink,
  * reactivation_grace, behaviour flags other than flink-2.3 (the pom's
  * Flink's rules, named in the message by the flags that differ),
  * allowed lateness on session windows (their late
- * firings cannot be told from the timer's in a merging window), sources whose watermark intervals differ; and what a
+ * firings cannot be told from the timer's in a merging window),
+ * checkpoint_watermarks = true (no Flink checkpoint holds a watermark),
+ * sources whose watermark intervals differ; and what a
  * recording or a replay cannot carry: a generated source without a run
  * length (its recording would not end), alignment with idle_timeout on a
  * generated source (the replay cannot stop idleness clocks as alignment

@@ -153,6 +153,7 @@ int
 wm_export_flink_record(struct wm_topology *t, const char *dir)
 {
 	struct wm_job_report rep = {0};
+	int64_t interval;
 	char why[4400];
 	char **kept;
 	bool any = false;
@@ -167,8 +168,15 @@ wm_export_flink_record(struct wm_topology *t, const char *dir)
 	kept = calloc((size_t)t->n_stages * (1 + WM_STAGE_LATE_OUTPUTS),
 		      sizeof(*kept));
 	r = kept == NULL ? -ENOMEM : set_up(t, dir, kept, why, sizeof(why));
+	/* Without checkpoints, and so without fail_at and its restart: a
+	 * restored generator would record its replayed records again, and
+	 * the export would make the job's checkpoint directory. The exported
+	 * job takes them itself. */
+	interval = t->job.checkpoint_interval_ms;
+	t->job.checkpoint_interval_ms = INT64_MAX;
 	if (r == 0)
 		r = wm_sim_run(t, &rep, why, sizeof(why));
+	t->job.checkpoint_interval_ms = interval;
 	if (kept != NULL)
 		restore_outputs(t, kept);
 	free(kept);

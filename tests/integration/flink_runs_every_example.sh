@@ -65,6 +65,7 @@ cut_example() {
 		next
 	}
 	line ~ /^format *= *jsonl/ { print "format = csv"; next }
+	line ~ /^checkpoint_dir *= / { print "checkpoint_dir = " dir "/checkpoints"; next }
 	line ~ /^replay *= *[^\/]/ {
 		sub(/= */, "= " top "/", line)
 		print line

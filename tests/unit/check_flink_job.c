@@ -534,6 +534,179 @@ START_TEST(test_flink_export_keeps_the_subtask_column_where_asked)
 }
 END_TEST
 
+/* The checkpoint keys every test of the checkpoints starts from. */
+#define CHECKPOINTS "checkpoint_interval = 1 min\ncheckpoint_dir = ck\n"
+
+/* [job]'s checkpoints, restarts and crash as Flink's options, each
+ * processing-time duration through processingTime() (divided by SPEED
+ * once, in Java), and the file outputs exactly-once where wmrun's are. */
+START_TEST(test_flink_export_takes_checkpoints_and_restarts)
+{
+	char *text =
+		job_text("speed = 4\n" CHECKPOINTS "checkpoints_retained = 3\n"
+			 "checkpoint_timeout = 2 min\nfail_at = 90 s\n"
+			 "restart_strategy = fixed-delay\n"
+			 "restart_attempts = 2\nrestart_delay = 5 s\n",
+			 "", "late_output = late.csv\n");
+	char *java = java_of(text);
+
+	expect_java(java, "static final double SPEED = 4;");
+	expect_java(java, "String checkpoints = output(out, \"ck\");");
+	expect_java(java, "CHECKPOINTING_INTERVAL, processingTime(60000));");
+	expect_java(java, "CHECKPOINTING_CONSISTENCY_MODE,\n"
+			  "            CheckpointingMode.EXACTLY_ONCE);");
+	expect_java(java, "CHECKPOINTING_TIMEOUT, processingTime(120000));");
+	expect_java(java, "CHECKPOINTS_DIRECTORY,\n"
+			  "            Paths.get(checkpoints).toUri()");
+	expect_java(java, "MAX_RETAINED_CHECKPOINTS, 3);");
+	expect_java(java, "TOLERABLE_FAILURE_NUMBER, Integer.MAX_VALUE);");
+	expect_java(java, "EXECUTION_FAILOVER_STRATEGY, \"full\");");
+	expect_java(java, "RESTART_STRATEGY, \"fixed-delay\");");
+	expect_java(java, "RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS,\n"
+			  "            2);");
+	expect_java(java, "RESTART_STRATEGY_FIXED_DELAY_DELAY,\n"
+			  "            processingTime(5000));");
+	expect_java(java,
+		    ".setParallelism(2)\n"
+		    "            .transform(\"s\" + \" fail_at\", "
+		    "FailAt.TYPE,\n"
+		    "                new FailAt(\"s\", 90000L, start, SPEED))"
+		    "\n            .setParallelism(2);");
+	expect_java(java, ".sinkTo(CommittedLineSink.of(output(out, "
+			  "\"out.csv\"),\n"
+			  "                Paths.get(checkpoints, \"parts\", "
+			  "\"sink2\").toString(), run))");
+	expect_java(java, ".sinkTo(CommittedLineSink.of(output(out, "
+			  "\"late.csv\"),\n"
+			  "                Paths.get(checkpoints, \"parts\", "
+			  "\"window1_late\").toString(), run))");
+	free(java);
+	free(text);
+}
+END_TEST
+
+/* Without restart_strategy wmrun runs Flink's default with checkpoints,
+ * which the export writes out, its delays in processing time; none is
+ * none; standard output stays at least once; and without checkpoints
+ * nothing of them is written. */
+START_TEST(test_flink_export_writes_the_default_restart_strategy)
+{
+	char *dflt = job_text(CHECKPOINTS, "", "");
+	char *none = job_text(CHECKPOINTS "restart_strategy = none\n", "", "");
+	char *plain = job_text("", "", "");
+	char *java = java_of(dflt);
+
+	expect_java(java, "RESTART_STRATEGY, \"exponential-delay\");");
+	expect_java(java, "EXPONENTIAL_DELAY_INITIAL_BACKOFF,\n"
+			  "            processingTime(1000));");
+	expect_java(java, "EXPONENTIAL_DELAY_MAX_BACKOFF,\n"
+			  "            processingTime(60000));");
+	expect_java(java, "EXPONENTIAL_DELAY_BACKOFF_MULTIPLIER,\n"
+			  "            1.5);");
+	expect_java(java, "EXPONENTIAL_DELAY_RESET_BACKOFF_THRESHOLD,\n"
+			  "            processingTime(3600000));");
+	expect_java(java, "EXPONENTIAL_DELAY_JITTER_FACTOR,\n"
+			  "            0.1);");
+	expect_java(java, "EXPONENTIAL_DELAY_ATTEMPTS,\n"
+			  "            2147483647);");
+	expect_java(java, "MAX_RETAINED_CHECKPOINTS, 1);");
+	expect_java(java, "CHECKPOINTING_TIMEOUT, processingTime(600000));");
+	ck_assert_ptr_null(strstr(java, "FailAt"));
+	free(java);
+	java = java_of(none);
+	expect_java(java, "RESTART_STRATEGY, \"none\");");
+	ck_assert_ptr_null(strstr(java, "RESTART_STRATEGY_"));
+	free(java);
+	java = java_of(plain);
+	ck_assert_ptr_null(strstr(java, "Checkpoint"));
+	ck_assert_ptr_null(strstr(java, "RestartStrategy"));
+	expect_java(java, ".sinkTo(new LineSink(output(out, \"out.csv\")))");
+	free(java);
+	free(dflt);
+	free(none);
+	free(plain);
+}
+END_TEST
+
+/* A sink on standard output cannot take back what it wrote: LineSink, at
+ * least once, checkpoints or not. */
+START_TEST(test_flink_export_keeps_standard_output_at_least_once)
+{
+	const char *text = "[job]\n" CHECKPOINTS
+			   "[source s]\npartitions = 1\nreplay = t.csv\n"
+			   "[window w]\ninput = s\nsize = 1 s\n"
+			   "[sink o]\ninput = w\npath = -\n";
+	char *java = java_of(text);
+
+	expect_java(java, ".sinkTo(new LineSink(output(out, \"-\")))");
+	ck_assert_ptr_null(strstr(java, ".sinkTo(CommittedLineSink"));
+	free(java);
+}
+END_TEST
+
+/* The speed comes down so that a checkpoint interval stays at Flink's
+ * least, 10 ms, and a restart backoff at a millisecond, with a warning
+ * naming the duration and the limit. */
+START_TEST(test_flink_export_keeps_checkpoints_above_flinks_least)
+{
+	static const struct {
+		const char *job;
+		const char *speed, *warning;
+	} cases[] = {
+		{"speed = 1000\ncheckpoint_interval = 50 ms\n"
+		 "checkpoint_dir = ck\n",
+		 "SPEED = 5;",
+		 "wmrun: t.conf:3:1: warning: the exported job runs at speed "
+		 "5, not 1000: a processing-time duration of 50 ms would "
+		 "come to less than Flink's shortest checkpoint interval and "
+		 "timeout, 10 ms;"},
+		{"speed = 1000\n" CHECKPOINTS "checkpoint_timeout = 60 ms\n",
+		 "SPEED = 6;",
+		 "duration of 60 ms would come to less than Flink's"},
+		{"speed = 4000\n" CHECKPOINTS, "SPEED = 1000;",
+		 "duration of 1000 ms would come to less than the millisecond "
+		 "Flink counts in"},
+		{"speed = 4000\n" CHECKPOINTS
+		 "restart_strategy = fixed-delay\nrestart_delay = 0 s\n",
+		 "SPEED = 4000;", NULL},
+	};
+	struct wm_ini_error err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		/* No other duration in the way. */
+		char *text = job_text(cases[i].job,
+				      "watermark_interval = 5 s\n", ""),
+		     *warned = NULL;
+		char *java;
+
+		ck_assert_int_eq(check_text(text, &err, &warned), 0);
+		if (cases[i].warning == NULL)
+			ck_assert_str_eq(warned, "");
+		else
+			ck_assert_msg(strstr(warned, cases[i].warning) != NULL,
+				      "\"%s\" lacks \"%s\"", warned,
+				      cases[i].warning);
+		java = java_of(text);
+		expect_java(java, cases[i].speed);
+		free(java);
+		free(warned);
+		free(text);
+	}
+}
+END_TEST
+
+/* What Flink's checkpoints cannot hold is refused at its key. */
+START_TEST(test_flink_export_refuses_checkpointed_watermarks)
+{
+	expect_refused(CHECKPOINTS "checkpoint_watermarks = true\n", "", 5, 1,
+		       "cannot export checkpoint_watermarks = true: a Flink "
+		       "checkpoint holds no watermark");
+	expect_refused(CHECKPOINTS "checkpoint_watermarks = false\n"
+				   "processing_time = 1 h\n",
+		       "", 6, 1, "run length in processing time");
+}
+END_TEST
+
 /* A name beyond ASCII reaches Job.java as UTF-16 escapes of the export's
  * own (a surrogate pair beyond U+FFFF), in literals and comments alike,
  * so that the file is ASCII; a backslash before one stays doubled. */
@@ -572,6 +745,9 @@ flink_job_suite(void)
 		tc,
 		test_flink_export_refuses_an_end_for_subtasks_without_partitions);
 	tcase_add_test(tc, test_flink_export_warns_of_a_jsonl_sink);
+	tcase_add_test(tc, test_flink_export_refuses_checkpointed_watermarks);
+	tcase_add_test(tc,
+		       test_flink_export_keeps_checkpoints_above_flinks_least);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("java");
@@ -585,6 +761,11 @@ flink_job_suite(void)
 	tcase_add_test(tc, test_flink_export_reads_no_window_state_of_sessions);
 	tcase_add_test(tc,
 		       test_flink_export_reads_a_kafka_topic_with_kafka_source);
+	tcase_add_test(tc, test_flink_export_takes_checkpoints_and_restarts);
+	tcase_add_test(tc,
+		       test_flink_export_writes_the_default_restart_strategy);
+	tcase_add_test(tc,
+		       test_flink_export_keeps_standard_output_at_least_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -52,15 +52,19 @@ public final class LineSink implements Sink<String> {
         return new Writer(path);
     }
 
-    static final class Writer implements SinkWriter<String> {
-        private final OutputStream file; /* null: standard output */
+    /**
+     * A writer that gathers lines and writes them in one write per flush,
+     * at 4 KiB or when Flink flushes (at a checkpoint, at the end): one
+     * write of whole lines is what keeps writers' lines from mixing.
+     */
+    abstract static class Gathering implements SinkWriter<String> {
         private final StringBuilder pending = new StringBuilder();
 
-        Writer(String path) throws IOException {
-            file = path.equals("-") ? null
-                    : Files.newOutputStream(Paths.get(path), StandardOpenOption.CREATE,
-                            StandardOpenOption.APPEND);
-        }
+        /** Write the lines gathered, whole, in one write. */
+        abstract void out(byte[] lines) throws IOException;
+
+        @Override
+        public abstract void close() throws IOException;
 
         @Override
         public void write(String line, Context context) throws IOException {
@@ -77,6 +81,21 @@ public final class LineSink implements Sink<String> {
             }
             byte[] bytes = pending.toString().getBytes(StandardCharsets.UTF_8);
             pending.setLength(0);
+            out(bytes);
+        }
+    }
+
+    static final class Writer extends Gathering {
+        private final OutputStream file; /* null: standard output */
+
+        Writer(String path) throws IOException {
+            file = path.equals("-") ? null
+                    : Files.newOutputStream(Paths.get(path), StandardOpenOption.CREATE,
+                            StandardOpenOption.APPEND);
+        }
+
+        @Override
+        void out(byte[] bytes) throws IOException {
             if (file == null) {
                 synchronized (System.out) {
                     System.out.write(bytes, 0, bytes.length);
