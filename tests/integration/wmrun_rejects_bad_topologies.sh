@@ -31,6 +31,21 @@ expect_line '^wmrun: option --summary needs a value$' "$scratch/err"
 expect_status 64 "$WMRUN" -S
 expect_line '^wmrun: unknown option "-S"$' "$scratch/err"
 expect_status 64 "$WMRUN" a.conf b.conf
+# --check looks at the outputs as the run would open them: a sink or late
+# output in a directory that is not there fails it (74, the run's status)
+# naming the stage; nothing is made. A window whose results nothing reads
+# is run, with a warning at its section.
+printf '[source s]\nrate = 1/s\n[window w]\ninput = s\nsize = 1 min\n[sink o]\ninput = w\npath = %s\n[window lost]\ninput = s\nsize = 1 min\nlate_output = %s\n' \
+	"$scratch/no/dir/o.csv" "$scratch/none/l.csv" >"$scratch/outputs.conf"
+expect_status 74 "$WMRUN" --check "$scratch/outputs.conf"
+expect_line "outputs\.conf:6:1: sink o: could not open output file \"$scratch/no/dir/o\.csv\"" "$scratch/err"
+expect_line "outputs\.conf:9:1: late_output of lost: could not open late output file" "$scratch/err"
+expect_line 'outputs\.conf:9:1: warning: window lost has no sink: its results go nowhere' "$scratch/err"
+[ ! -e "$scratch/no" ] && [ ! -e "$scratch/none" ] || fail "--check made an output's directory"
+mkdir -p "$scratch/no/dir" "$scratch/none"
+expect_status 0 "$WMRUN" --check "$scratch/outputs.conf"
+[ -z "$(find "$scratch/no" "$scratch/none" -type f)" ] || fail "--check made an output file"
+! grep -q 'warning: window w ' "$scratch/err" || fail "a window with a sink was warned of"
 # A topology error stops a real run before any process starts.
 expect_status 78 "$WMRUN" "$scratch/typo.conf"
 # --check prints the plan.

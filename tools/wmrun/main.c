@@ -291,6 +291,71 @@ fits_memory(const struct wm_topology *t, const struct wm_plan *plan, bool sim,
 	return EX_CONFIG;
 }
 
+/* --check's look at the outputs: every sink and late output file could
+ * be opened where the topology says, as the run will open them (its
+ * directory there, writable), without anything being made. EX_OK, or
+ * the run's exit status for an output it cannot open (74) after a
+ * message per output. */
+static int
+probe_outputs(const struct wm_topology *t)
+{
+	int status = EX_OK;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		struct wm_stage *st = &t->stages[s];
+		char why[4400];
+
+		if (st->kind == WM_STAGE_SINK &&
+		    strcmp(st->u.sink.path, "-") != 0 &&
+		    wm_outfile_probe("output file", st->u.sink.path, why,
+				     sizeof(why)) != 0) {
+			wm_log("wmrun: %s:%d:%d: sink %s: %s", t->file,
+			       st->line, st->col, st->name, why);
+			status = EX_IOERR;
+		}
+		for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++) {
+			const char *key;
+			char **path = wm_stage_late_output_field(st, k, &key);
+
+			if (path == NULL || *path == NULL ||
+			    strcmp(*path, "-") == 0 ||
+			    wm_outfile_probe("late output file", *path, why,
+					     sizeof(why)) == 0)
+				continue;
+			wm_log("wmrun: %s:%d:%d: %s of %s: %s", t->file,
+			       st->line, st->col, key, st->name, why);
+			status = EX_IOERR;
+		}
+	}
+	return status;
+}
+
+/* What a window or join gives that goes nowhere: a warning per stage
+ * whose results no sink and no stage reads (the job runs, and its
+ * results are counted, but nobody sees them). */
+static void
+warn_unread_results(const struct wm_topology *t)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+		bool read = false;
+
+		if (st->kind != WM_STAGE_WINDOW && st->kind != WM_STAGE_JOIN)
+			continue;
+		for (uint32_t u = 0; u < t->n_stages && !read; u++)
+			for (uint32_t k = 0; k < t->stages[u].n_inputs; k++)
+				if (t->stages[u].inputs[k].stage == s)
+					read = true;
+		if (!read)
+			wm_log("wmrun: %s:%d:%d: warning: %s %s has no sink: "
+			       "its results go nowhere (a [sink] with input = "
+			       "%s writes them)",
+			       t->file, st->line, st->col,
+			       wm_stage_kind_name(st->kind), st->name,
+			       st->name);
+	}
+}
+
 /* --check: every subtask on this machine, the rings between them, and the
  * memory it will take. */
 static int
@@ -346,9 +411,12 @@ check(const struct wm_topology *t)
 		       plan->n_subtasks, cpus, cpus == 1 ? "" : "s");
 	}
 	int fits = fits_memory(t, plan, false, stdout);
+	int outputs = probe_outputs(t);
 
 	if (status == EX_OK)
 		status = fits;
+	if (status == EX_OK)
+		status = outputs;
 	wm_affinity_plan_free(placed);
 	wm_affinity_close(a);
 	wm_plan_free(plan);
@@ -996,6 +1064,7 @@ main(int argc, char **argv)
 		wm_cmdline_free(&cl);
 		return status;
 	}
+	warn_unread_results(t);
 	status = prepare_kafka(t, &cl);
 	if (cl.resume != NULL && status == EX_OK)
 		status = set_up_resume(t, &cl);
