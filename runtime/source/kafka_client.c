@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sysexits.h>
 #include <time.h>
 
@@ -154,7 +155,27 @@ client_conf(const struct wm_kafka_conf *kc, const char *client_id,
 struct probe_errors {
 	int err; /* the last authentication error, or 0 */
 	char reason[200];
+	/* librdkafka's last error line, for the message: written by its
+	 * threads (a log callback runs on any), read under the lock. */
+	pthread_mutex_t lock;
+	char last_log[200];
 };
+
+/* The probe's log: its own message says what failed, with the last of
+ * librdkafka's error lines in it, rather than every retry's line raw
+ * ("FAIL: [thrd:...]") before it. */
+static void
+probe_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+	struct probe_errors *pe = rd_kafka_opaque(rk);
+
+	(void)fac;
+	if (level > 3)
+		return;
+	pthread_mutex_lock(&pe->lock);
+	snprintf(pe->last_log, sizeof(pe->last_log), "%s", buf);
+	pthread_mutex_unlock(&pe->lock);
+}
 
 /* How long the probe waits for metadata before it looks at the client's
  * events again. */
@@ -198,7 +219,7 @@ wm_kafka_client_seconds(int64_t ms, char *buf, size_t len)
  */
 static int
 topic_partitions(rd_kafka_t *rk, const struct wm_kafka_conf *kc,
-		 const struct probe_errors *pe, uint32_t *partitions, char *err,
+		 struct probe_errors *pe, uint32_t *partitions, char *err,
 		 size_t errlen)
 {
 	const struct rd_kafka_metadata *md = NULL;
@@ -217,16 +238,29 @@ topic_partitions(rd_kafka_t *rk, const struct wm_kafka_conf *kc,
 	/* Asked in slices, the client's events served between them: a
 	 * failed login arrives as an error event, and is final, so it ends
 	 * the wait for brokers at once (the metadata request alone would
-	 * time out, and read as brokers gone). */
+	 * time out, and read as brokers gone). Brokers that refuse the
+	 * connection answer at once (a transport failure, all brokers
+	 * down): they are asked again after the slice, until the timeout,
+	 * as brokers that do not answer are, so that a broker coming up
+	 * within kafka.broker_timeout is found and "reachable in" says how
+	 * long was waited. */
 	do {
 		int64_t slice =
 			left_ms < PROBE_SLICE_MS ? left_ms : PROBE_SLICE_MS;
+		uint64_t asked = wm_monotonic_ns();
+		int64_t took_ms;
 
 		e = rd_kafka_metadata(rk, 0, rkt, &md, (int)slice);
+		took_ms = (int64_t)((wm_monotonic_ns() - asked) / 1000000);
+		if (e != 0 && took_ms < slice)
+			rd_kafka_poll(rk, (int)(slice - took_ms));
+		else
+			rd_kafka_poll(rk, 0);
 		left_ms -= slice;
-		rd_kafka_poll(rk, 0);
-	} while (e == RD_KAFKA_RESP_ERR__TIMED_OUT && left_ms > 0 &&
-		 (pe == NULL || pe->err == 0));
+	} while ((e == RD_KAFKA_RESP_ERR__TIMED_OUT ||
+		  e == RD_KAFKA_RESP_ERR__TRANSPORT ||
+		  e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN) &&
+		 left_ms > 0 && (pe == NULL || pe->err == 0));
 	rd_kafka_topic_destroy(rkt);
 	if (e == 0 && md->topic_cnt == 1)
 		e = md->topics[0].err;
@@ -252,12 +286,19 @@ topic_partitions(rd_kafka_t *rk, const struct wm_kafka_conf *kc,
 			 kc->bootstrap_servers, rd_kafka_err2str(e));
 		code = EX_CONFIG;
 	} else if (e != 0) {
+		char last[sizeof(pe->last_log)] = "";
+
+		if (pe != NULL) {
+			pthread_mutex_lock(&pe->lock);
+			memcpy(last, pe->last_log, sizeof(last));
+			pthread_mutex_unlock(&pe->lock);
+		}
 		snprintf(err, errlen,
-			 "kafka: no broker of %s reachable in %s (%s)",
+			 "kafka: no broker of %s reachable in %s (%s%s%s)",
 			 kc->bootstrap_servers,
 			 wm_kafka_client_seconds(kc->broker_timeout_ms, t,
 						 sizeof(t)),
-			 rd_kafka_err2str(e));
+			 rd_kafka_err2str(e), last[0] ? "; last: " : "", last);
 		code = EX_UNAVAILABLE;
 	} else {
 		*partitions = (uint32_t)md->topics[0].partition_cnt;
@@ -271,7 +312,7 @@ int
 wm_kafka_probe(const struct wm_kafka_conf *kc, uint32_t *partitions, char *err,
 	       size_t errlen)
 {
-	struct probe_errors pe = {0};
+	struct probe_errors pe = {.lock = PTHREAD_MUTEX_INITIALIZER};
 	rd_kafka_conf_t *conf =
 		client_conf(kc, "wmrun-probe", "wmrun-probe", err, errlen);
 	rd_kafka_t *rk;
@@ -281,6 +322,7 @@ wm_kafka_probe(const struct wm_kafka_conf *kc, uint32_t *partitions, char *err,
 	if (conf == NULL)
 		return EX_CONFIG;
 	rd_kafka_conf_set_error_cb(conf, probe_error);
+	rd_kafka_conf_set_log_cb(conf, probe_log);
 	rd_kafka_conf_set_opaque(conf, &pe);
 	rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, why, sizeof(why));
 	if (rk == NULL) {

@@ -46,14 +46,23 @@ check_offsets(const struct wm_stage *st, const struct wm_kafka_offsets *o,
 	return EX_OK;
 }
 
-int
-wm_kafka_topology_prepare(struct wm_topology *t, bool sim, char *err,
-			  size_t errlen)
+/* wm_kafka_topology_prepare() and _check(): each topic probed for its
+ * source's broker_timeout, or for at most probe_ms (> 0: --check); with
+ * `unchecked`, a source whose brokers do not answer is noted there and
+ * passed over. */
+static int
+prepare(struct wm_topology *t, bool sim, int64_t probe_ms, char *unchecked,
+	size_t unchecked_len, char *err, size_t errlen)
 {
+	size_t noted = 0;
+
+	if (unchecked != NULL && unchecked_len > 0)
+		unchecked[0] = '\0';
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		struct wm_stage *st = &t->stages[s];
 		struct wm_source_conf *sc = &st->u.source;
-		char why[512];
+		struct wm_kafka_conf probe;
+		char why[768];
 		uint32_t count = 0;
 		int status;
 
@@ -71,7 +80,23 @@ wm_kafka_topology_prepare(struct wm_topology *t, bool sim, char *err,
 				 st->name, sc->kafka->topic);
 			return EX_USAGE;
 		}
-		status = wm_kafka_probe(sc->kafka, &count, why, sizeof(why));
+		probe = *sc->kafka;
+		if (probe_ms > 0 && (probe.broker_timeout_ms <= 0 ||
+				     probe.broker_timeout_ms > probe_ms))
+			probe.broker_timeout_ms = probe_ms;
+		status = wm_kafka_probe(&probe, &count, why, sizeof(why));
+		if (status == EX_UNAVAILABLE && unchecked != NULL) {
+			int n = snprintf(unchecked + noted,
+					 unchecked_len - noted,
+					 "source \"%s\": %s: topic \"%s\", its "
+					 "partitions and their subtasks not "
+					 "checked\n",
+					 st->name, why, sc->kafka->topic);
+
+			if (n > 0 && (size_t)n < unchecked_len - noted)
+				noted += (size_t)n;
+			continue;
+		}
 		if (status != EX_OK) {
 			snprintf(err, errlen, "source \"%s\": %s", st->name,
 				 why);
@@ -97,4 +122,19 @@ wm_kafka_topology_prepare(struct wm_topology *t, bool sim, char *err,
 			return status;
 	}
 	return EX_OK;
+}
+
+int
+wm_kafka_topology_prepare(struct wm_topology *t, bool sim, char *err,
+			  size_t errlen)
+{
+	return prepare(t, sim, 0, NULL, 0, err, errlen);
+}
+
+int
+wm_kafka_topology_check(struct wm_topology *t, char *unchecked,
+			size_t unchecked_len, char *err, size_t errlen)
+{
+	return prepare(t, false, WM_KAFKA_CHECK_PROBE_MS, unchecked,
+		       unchecked_len, err, errlen);
 }

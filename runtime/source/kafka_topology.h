@@ -40,4 +40,16 @@ uint32_t wm_kafka_topology_room(uint32_t partitions);
 int wm_kafka_topology_prepare(struct wm_topology *t, bool sim, char *err,
 			      size_t errlen);
 
+/*
+ * What --check can see of t's Kafka sources without running: each topic
+ * probed as wm_kafka_topology_prepare() does, but for at most
+ * WM_KAFKA_CHECK_PROBE_MS; where no broker answers in that time, a
+ * notice in `unchecked` (NUL-terminated lines, one per source: what was
+ * not checked, and why) instead of a failure, the partitions key's room
+ * kept. EX_OK, or what prepare gives for everything else.
+ */
+#define WM_KAFKA_CHECK_PROBE_MS 3000
+int wm_kafka_topology_check(struct wm_topology *t, char *unchecked,
+			    size_t unchecked_len, char *err, size_t errlen);
+
 #endif /* WM_RUNTIME_SOURCE_KAFKA_TOPOLOGY_H */
