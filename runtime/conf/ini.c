@@ -631,6 +631,134 @@ add_entry(struct parser *p, const struct wm_ini_entry *e, size_t k0)
 	return 0;
 }
 
+/* `s` (malloc'd) made the document's, freed with it: 0, or -ENOMEM
+ * (s freed). */
+static int
+doc_own(struct wm_ini_doc *doc, char *s)
+{
+	char **owned = realloc(doc->owned, (doc->n_owned + 1) * sizeof(*owned));
+
+	if (owned == NULL) {
+		free(s);
+		return -ENOMEM;
+	}
+	doc->owned = owned;
+	doc->owned[doc->n_owned++] = s;
+	return 0;
+}
+
+static bool
+is_name_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool
+is_name_char(char c)
+{
+	return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+/*
+ * ${NAME} and ${NAME:-DEFAULT} in e's value, from the environment (the
+ * default where NAME is unset or empty; no nesting in it), and $$ as one
+ * '$'; any other '$' stays as it is. The value is then held to the
+ * input's rules: UTF-8 without control characters. Errors point at the
+ * '$' of an unquoted value (at byte raw of the line: its value starts
+ * there), at a quoted value's quote.
+ */
+static int
+expand_env(struct parser *p, struct wm_ini_entry *e, size_t raw)
+{
+	const char *v = e->value;
+	char *out = NULL, q[WM_INI_QUOTE_MAX];
+	size_t len = 0, i = 0;
+	FILE *f;
+
+	if (strchr(v, '$') == NULL)
+		return 0;
+	f = open_memstream(&out, &len);
+	if (f == NULL)
+		return enomem(p);
+	while (v[i] != '\0') {
+		size_t at = e->quoted ? raw - 1 : raw + i, name, end, def = 0;
+		const char *val;
+
+		if (v[i] != '$' || (v[i + 1] != '$' && v[i + 1] != '{')) {
+			fputc(v[i++], f);
+			continue;
+		}
+		if (v[i + 1] == '$') {
+			fputc('$', f);
+			i += 2;
+			continue;
+		}
+		name = i + 2;
+		for (end = name; is_name_char(v[end]); end++)
+			;
+		if (!is_name_start(v[name]) ||
+		    (v[end] != '}' && strncmp(v + end, ":-", 2) != 0)) {
+			fclose(f);
+			free(out);
+			return perr(p, at,
+				    "expected ${NAME} or ${NAME:-DEFAULT} "
+				    "(NAME: letters, digits and _; $$ for a "
+				    "$)");
+		}
+		if (v[end] == ':') {
+			def = end + 2;
+			end = def;
+			while (v[end] != '\0' && v[end] != '}')
+				end++;
+			if (v[end] != '}') {
+				fclose(f);
+				free(out);
+				return perr(p, at, "\"${\" without its \"}\"");
+			}
+		}
+		((char *)v)[name + (def ? def - 2 - name : end - name)] = '\0';
+		val = getenv(v + name);
+		if (val == NULL || (def != 0 && val[0] == '\0')) {
+			if (def == 0) {
+				fclose(f);
+				free(out);
+				return perr(
+					p, at,
+					"environment variable %s is not "
+					"set (${%s:-DEFAULT} gives a "
+					"default)",
+					wm_ini_quote(q, sizeof(q), v + name),
+					v + name);
+			}
+			fwrite(v + def, 1, end - def, f);
+		} else {
+			fputs(val, f);
+		}
+		i = end + 1;
+	}
+	if (fclose(f) != 0)
+		return enomem(p);
+	for (size_t k = 0; k < len;) {
+		size_t n = wm_utf8_seq((const unsigned char *)out + k, len - k);
+
+		if (n == 0 ||
+		    (wm_utf8_control((const unsigned char *)out + k, n) &&
+		     out[k] != '\t')) {
+			free(out);
+			return perr(p, e->quoted ? raw - 1 : raw,
+				    "the value from the environment holds a "
+				    "control character or a byte that is not "
+				    "UTF-8");
+		}
+		k += n;
+	}
+	if (doc_own(p->doc, out) != 0)
+		return enomem(p);
+	e->value = out;
+	e->value_len = len;
+	return 0;
+}
+
 /* "key = value" with the key at byte k0. */
 static int
 parse_entry(struct parser *p, size_t k0, size_t n)
@@ -690,6 +818,9 @@ parse_entry(struct parser *p, size_t k0, size_t n)
 	}
 	l[k1] = '\0';
 	e.key = l + k0;
+	rc = expand_env(p, &e, e.quoted ? v0 + 1 : v0);
+	if (rc)
+		return rc;
 	return add_entry(p, &e, k0);
 }
 
@@ -718,16 +849,9 @@ parse_line(struct parser *p, size_t n)
 static char *
 doc_strdup(struct wm_ini_doc *doc, const char *s)
 {
-	char **owned = realloc(doc->owned, (doc->n_owned + 1) * sizeof(*owned));
-	char *copy;
+	char *copy = strdup(s);
 
-	if (owned == NULL)
-		return NULL;
-	doc->owned = owned;
-	copy = strdup(s);
-	if (copy != NULL)
-		doc->owned[doc->n_owned++] = copy;
-	return copy;
+	return copy != NULL && doc_own(doc, copy) == 0 ? copy : NULL;
 }
 
 /* The section [kind name], added at the end (line 0) if the document

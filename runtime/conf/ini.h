@@ -17,6 +17,10 @@
  *   key = "a # b"            quoted: '#' and ';' are literal, outer blanks
  *                            kept; escapes \" and \\ only
  *   key =                    empty value (the caller decides if allowed)
+ *   key = ${NAME:-default}   from the environment, quoted or not: ${NAME}
+ *                            (an error if unset), ${NAME:-DEFAULT} (the
+ *                            default if unset or empty), $$ one '$'; the
+ *                            result holds no control character
  *
  * - Section kinds use the key alphabet. An unquoted name is one run of
  *   characters other than blanks and [ ] " # ; =. After ']' or a closing
