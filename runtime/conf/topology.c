@@ -435,6 +435,29 @@ load_strategy(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
+/* src->replay from the file's entry e: where the value is, and a relative
+ * path taken from the topology file's directory (l->file's, when it has
+ * one: a file named without a directory is in the current one, and so is
+ * a path given by --set). 0 or -ENOMEM. */
+static int
+resolve_replay(struct loader *l, const struct wm_ini_entry *e,
+	       struct wm_source_conf *src)
+{
+	const char *slash = strrchr(l->file, '/');
+	char *resolved;
+
+	src->replay_line = e->origin != NULL ? 0 : e->line;
+	src->replay_col = e->origin != NULL ? 0 : e->value_col;
+	if (src->replay[0] == '/' || slash == NULL || e->origin != NULL)
+		return 0;
+	if (asprintf(&resolved, "%.*s/%s", (int)(slash - l->file), l->file,
+		     src->replay) < 0)
+		return -ENOMEM;
+	free(src->replay);
+	src->replay = resolved;
+	return 0;
+}
+
 /* A trace to replay instead of generating, and how. */
 static int
 load_replay(struct loader *l, struct wm_ini_section *sec,
@@ -449,6 +472,9 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 
 	if ((r = wm_conf_get_string(l, sec, "replay", &src->replay)) != 0 ||
 	    (r = wm_conf_get_enum(l, sec, "pacing", pacings, 3, &k)) != 0)
+		return r;
+	if (src->replay != NULL &&
+	    (r = resolve_replay(l, wm_ini_get(sec, "replay"), src)) != 0)
 		return r;
 	src->pacing = (enum wm_replay_pacing)k;
 	k = 0;

@@ -318,8 +318,12 @@ struct wm_source_conf {
 	 * keys by as Java Strings. */
 	bool trace_heartbeats;
 	bool trace_string_keys;
-	/* Replay a trace instead of generating (runtime/source/replay.h). */
+	/* Replay a trace instead of generating (runtime/source/replay.h):
+	 * a relative path in the file is resolved from the file's
+	 * directory, as the file's author sees it (one from --set, from
+	 * the current directory). */
 	char *replay;
+	int replay_line, replay_col; /* of its value; 0 from --set */
 	enum wm_replay_pacing pacing;
 	bool skip_bad_records; /* on_bad_record = skip */
 	/* replay_end: processing time at which the replayed partitions end

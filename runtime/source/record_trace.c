@@ -338,8 +338,12 @@ static void
 replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st,
 	    uint32_t read)
 {
+	/* The trace beside the topology: a relative path is read from the
+	 * topology's directory. */
+	const char *slash = strrchr(st->u.source.record, '/');
+
 	fputs("replay = \"", f);
-	for (const char *c = st->u.source.record; *c; c++) {
+	for (const char *c = slash ? slash + 1 : st->u.source.record; *c; c++) {
 		if (*c == '"' || *c == '\\')
 			fputc('\\', f);
 		fputc(*c, f);

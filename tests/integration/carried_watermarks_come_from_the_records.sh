@@ -14,7 +14,7 @@
 . "$srcdir/tests/lib/lib.sh"
 
 # Absolute, with its trace: the runs below are made from inside $scratch.
-sed "s|^replay = examples/|replay = $(cd "$EXAMPLES" && pwd)/|" \
+sed "s|^replay = |replay = $(cd "$EXAMPLES" && pwd)/|" \
 	"$EXAMPLES/carried_watermarks.conf" >"$scratch/carried.conf"
 trace="$(cd "$EXAMPLES" && pwd)/cdc_orders.csv"
 

@@ -9,8 +9,8 @@ examples=$(cd "$EXAMPLES" && pwd)
 n=0
 for conf in "$examples"/*.conf; do
 	name=$(basename "$conf")
-	# Paths in the examples are relative to the top of the source tree.
-	sed "s|^replay = examples/|replay = $examples/|" "$conf" >"$scratch/$name"
+	# A trace is named relative to its topology, which runs from here.
+	sed "s|^replay = \([^/]\)|replay = $examples/\1|" "$conf" >"$scratch/$name"
 	if grep -q '^kafka.topic' "$conf"; then
 		# Real time only: its real run is kafka_reads_a_real_topic.sh.
 		expect_status 64 "$WMRUN" --sim "$scratch/$name"

@@ -29,6 +29,7 @@
 . "$srcdir/tests/lib/lib.sh"
 . "$srcdir/tests/lib/flink_lib.sh"
 flink_require
+top=$(cd "$srcdir" && pwd)
 
 # The support classes' own unit tests, in a copy (the source tree may be
 # read-only): the exported projects compile the same files.
@@ -44,7 +45,7 @@ flink_classpath
 # (750 ms of wall clock) after the records that put the watermark past
 # its window, every other record is within the bound.
 conf() {
-	sed -e "s|^replay = examples/|replay = $srcdir/examples/|" \
+	sed -e "s|^replay = \([^/]\)|replay = $top/examples/\1|" \
 		-e "s|^path = -|path = $scratch/$1.out\nsubtask_column = true|" \
 		-e "s|^late_output = -.*|late_output = $scratch/$1.late|" \
 		-e "s|^format = jsonl|format = csv|" \

@@ -40,7 +40,7 @@ top=$(cd "$srcdir" && pwd)
 max=9223372036854775807
 
 # cut_example RUN DIR: the example on stdin with its run length at most 30 min,
-# its replayed traces found from the source tree, every sink and late
+# its replayed traces found in examples/, beside it, every sink and late
 # output a CSV file in DIR/RUN (outN.csv, lateN.csv, in file order), and
 # its checkpoints nowhere else.
 # ms(V): a topology's duration ("30 s", "2h") in milliseconds, -1 for
@@ -79,7 +79,7 @@ cut_example() {
 	line ~ /^format *= *jsonl/ { print "format = csv"; next }
 	line ~ /^checkpoint_dir *= / { print "checkpoint_dir = " dir "/checkpoints"; next }
 	line ~ /^replay *= *[^\/]/ {
-		sub(/= */, "= " top "/", line)
+		sub(/= */, "= " top "/examples/", line)
 		print line
 		next
 	}

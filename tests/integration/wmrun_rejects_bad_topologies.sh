@@ -46,6 +46,19 @@ mkdir -p "$scratch/no/dir" "$scratch/none"
 expect_status 0 "$WMRUN" --check "$scratch/outputs.conf"
 [ -z "$(find "$scratch/no" "$scratch/none" -type f)" ] || fail "--check made an output file"
 ! grep -q 'warning: window w ' "$scratch/err" || fail "a window with a sink was warned of"
+# A relative trace path is read from the topology's directory, whatever
+# the current one; a trace that cannot be read is named with the line and
+# column of its replay key, before anything runs (--check too: 66).
+mkdir -p "$scratch/dir/sub"
+printf 'partition,timestamp,key,value\n0,1000,1,1\n0,2000,1,1\n' >"$scratch/dir/sub/t.csv"
+printf '[source s]\npartitions = 1\nreplay = sub/t.csv\n[window w]\ninput = s\nsize = 1 min\n[sink o]\ninput = w\npath = -\n' \
+	>"$scratch/dir/rel.conf"
+(cd / && "$WMRUN" --sim --quiet "$scratch/dir/rel.conf") >"$scratch/rel.out" 2>"$scratch/rel.err" ||
+	fail "a trace beside its topology is not found from another directory: $(cat "$scratch/rel.err")"
+grep -q '^1,0,60000,2,' "$scratch/rel.out" || fail "the trace's two records are not in one window: $(cat "$scratch/rel.out")"
+rm "$scratch/dir/sub/t.csv"
+expect_status 66 "$WMRUN" --check "$scratch/dir/rel.conf"
+expect_line "rel\.conf:3:10: source s: could not read trace \"$scratch/dir/sub/t\.csv\": No such file or directory$" "$scratch/err"
 # A topology error stops a real run before any process starts.
 expect_status 78 "$WMRUN" "$scratch/typo.conf"
 # --check prints the plan.

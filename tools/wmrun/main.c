@@ -330,6 +330,33 @@ probe_outputs(const struct wm_topology *t)
 	return status;
 }
 
+/* Every replayed trace can be read, or a message naming the file, line
+ * and column of its replay key and EX_NOINPUT: before anything runs, and
+ * under --check. */
+static int
+check_traces(const struct wm_topology *t)
+{
+	int status = EX_OK;
+
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_source_conf *src = &t->stages[s].u.source;
+		struct wm_ini_error e;
+		char msg[4400];
+
+		if (t->stages[s].kind != WM_STAGE_SOURCE ||
+		    src->replay == NULL || access(src->replay, R_OK) == 0)
+			continue;
+		wm_ini_error_set(&e, t->file, src->replay_line, src->replay_col,
+				 "source %s: could not read trace \"%s\": %s",
+				 t->stages[s].name, src->replay,
+				 strerror(errno));
+		wm_ini_error_format(&e, msg, sizeof(msg));
+		wm_log("wmrun: %s", msg);
+		status = EX_NOINPUT;
+	}
+	return status;
+}
+
 /* What a window or join gives that goes nowhere: a warning per stage
  * whose results no sink and no stage reads (the job runs, and its
  * results are counted, but nobody sees them). */
@@ -1061,6 +1088,10 @@ main(int argc, char **argv)
 	status = job_doc(&cl, &doc);
 	if (status == EX_OK)
 		status = load_topology(&cl, doc, &t);
+	if (status == EX_OK) {
+		warn_unread_results(t);
+		status = check_traces(t);
+	}
 	if (status == EX_OK && cl.export_flink != NULL) {
 		/* The speed is the Flink job's alone: --sim's recording
 		 * counts processing time in milliseconds whatever it is. */
@@ -1075,10 +1106,10 @@ main(int argc, char **argv)
 	}
 	wm_ini_free(doc);
 	if (status != EX_OK) {
+		wm_topology_free(t);
 		wm_cmdline_free(&cl);
 		return status;
 	}
-	warn_unread_results(t);
 	status = prepare_kafka(t, &cl);
 	if (cl.resume != NULL && status == EX_OK)
 		status = set_up_resume(t, &cl);
