@@ -48,9 +48,8 @@ wm_shm_layout(const struct wm_shm_spec *spec, struct wm_shm_header *h,
 	h->metrics_offset = off;
 	h->metrics_stride =
 		round_up(spec->metrics_bytes, WM_FALSE_SHARING_RANGE);
-	h->metrics_bytes =
-		(uint64_t)spec->n_subtasks * h->metrics_stride +
-		round_up(spec->partition_bytes, WM_FALSE_SHARING_RANGE);
+	h->metrics_bytes = (uint64_t)spec->n_subtasks * h->metrics_stride +
+			   round_up(spec->tail_bytes, WM_FALSE_SHARING_RANGE);
 	off += h->metrics_bytes;
 	for (uint32_t i = 0; i < spec->n_channels; i++) {
 		const struct wm_shm_channel_spec *c = &spec->channels[i];

@@ -17,8 +17,9 @@
  *   doorbells_offset  struct wm_doorbell[n_subtasks]       (128 B each)
  *   channels_offset   struct wm_shm_channel[n_channels]
  *   metrics_offset    the metrics area, metrics_bytes in all: n_subtasks
- *                     blocks of metrics_stride bytes, then the partition
- *                     area (partition entries of each source subtask,
+ *                     blocks of metrics_stride bytes, then the plan's
+ *                     tail (partition entries of each source subtask,
+ *                     fire-delay histograms of each window subtask,
  *                     laid out by the plan: runtime/metrics/metrics.h).
  *                     Each block and each subtask's run of entries has
  *                     one writer, its subtask, from a cache line of its
@@ -67,7 +68,7 @@ struct wm_shm_header {
 	uint64_t channels_offset;
 	uint64_t metrics_offset;
 	uint64_t metrics_stride;
-	uint64_t metrics_bytes; /* the blocks and the partition area */
+	uint64_t metrics_bytes; /* the blocks and the plan's tail */
 	/* The start line (wm_shm_start_line()), the one part of the header
 	 * written after the forks, on a line of its own. */
 	alignas(WM_FALSE_SHARING_RANGE) _Atomic uint32_t ready;
@@ -110,8 +111,9 @@ struct wm_shm_spec {
 	const struct wm_shm_channel_spec *channels;
 	size_t metrics_bytes; /* a block, per subtask */
 	/* After the blocks: what the caller lays out there (the plan:
-	 * the source subtasks' partition entries); 0 for none. */
-	size_t partition_bytes;
+	 * the source subtasks' partition entries, then the window
+	 * subtasks' fire-delay histograms); 0 for none. */
+	size_t tail_bytes;
 };
 
 /* A mapping of the segment in this process. */
@@ -261,9 +263,10 @@ wm_shm_doorbell(const struct wm_shm *seg, uint32_t subtask)
 	       subtask;
 }
 
-/* The metrics area: the blocks, then the partition area. A job's readers
- * find a subtask's block and partitions in it through the plan
- * (runtime/plan/plan.h, wm_plan_block(), wm_plan_partitions()). */
+/* The metrics area: the blocks, then the plan's tail. A job's readers
+ * find a subtask's block, partitions and fire delays in it through the
+ * plan (runtime/plan/plan.h, wm_plan_block(), wm_plan_partitions(),
+ * wm_plan_fire_delays()). */
 static inline void *
 wm_shm_metrics_area(const struct wm_shm *seg)
 {

@@ -672,7 +672,13 @@ wm_units_int64(const char *s, size_t len, int64_t *v)
 const char *
 wm_units_format_duration(int64_t ns, char *buf, size_t len)
 {
-	int64_t ms = ns / 1000000, s = ms / 1000;
+	return wm_units_format_duration_ms(ns / 1000000, buf, len);
+}
+
+const char *
+wm_units_format_duration_ms(int64_t ms, char *buf, size_t len)
+{
+	int64_t s = ms / 1000;
 
 	if (ms < 1000)
 		snprintf(buf, len, "%lld ms", (long long)ms);

@@ -104,9 +104,12 @@ const char *wm_units_int64(const char *s, size_t len, int64_t *v);
  * units that matter; an event time of `ms` since the epoch (UTC) as
  * "02:10:00" within the first day, "2026-12-01 02:10:00" after it, with
  * ".250" when not whole seconds, "-" before any watermark (INT64_MIN)
- * and "end" for INT64_MAX. Both return buf.
+ * and "end" for INT64_MAX. Both return buf. A duration of `ms` the same
+ * way, for figures kept in milliseconds that may not fit in ns (a fire
+ * delay of up to 2^62 ms).
  */
 const char *wm_units_format_duration(int64_t ns, char *buf, size_t len);
+const char *wm_units_format_duration_ms(int64_t ms, char *buf, size_t len);
 const char *wm_units_format_event_time(int64_t ms, char *buf, size_t len);
 
 #endif /* WM_LIB_UNITS_H */

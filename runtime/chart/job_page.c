@@ -394,7 +394,8 @@ static void
 summary_table(FILE *f, const struct wm_topology *topo,
 	      const struct wm_job_report *rep)
 {
-	char a[32], b[32], c[32];
+	struct wm_report_delays delays;
+	char a[32], b[32];
 
 	fputs("<h2>Summary</h2>\n<table class=\"summary\">\n", f);
 	row(f, "outcome", "%s",
@@ -411,14 +412,11 @@ summary_table(FILE *f, const struct wm_topology *topo,
 	row(f, "windows fired (late firings)", "%" PRIu64 " (%" PRIu64 ")",
 	    rep->windows_fired, rep->windows_fired_late);
 	row(f, "results written", "%" PRIu64, rep->results_written);
-	if (rep->fire_delay_max_ms >= 0 && rep->windows_fired > 0)
-		row(f, "fire delay p50 / p99 / max", "%s / %s / %s",
-		    wm_units_format_duration(rep->fire_delay_p50_ms * 1000000,
-					     a, sizeof(a)),
-		    wm_units_format_duration(rep->fire_delay_p99_ms * 1000000,
-					     b, sizeof(b)),
-		    wm_units_format_duration(rep->fire_delay_max_ms * 1000000,
-					     c, sizeof(c)));
+	if (rep->fire_delay_max_ms >= 0 && rep->windows_fired > 0) {
+		wm_report_fire_delays(rep, &delays);
+		row(f, "fire delay p50 / p99 / max", "%s / %s / %s", delays.p50,
+		    delays.p99, delays.max);
+	}
 	row(f, "records per second", "%.0f", wm_report_records_per_s(rep));
 	fputs("</table>\n<table class=\"subtasks\">\n<tr><th "
 	      "class=\"name\">subtask</th><th>records in</th><th>records "

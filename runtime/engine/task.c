@@ -142,6 +142,7 @@ wm_task_new(const struct wm_topology *topo, const struct wm_plan *plan,
 	t->out = out;
 	t->metrics = wm_plan_block(plan, metrics, id);
 	t->partition_metrics = wm_plan_partitions(plan, metrics, id);
+	t->fire_delays = wm_plan_fire_delays(plan, metrics, id);
 	t->newest_ts = WM_TS_MIN;
 	t->cause = WM_PROGRESS_NO_CAUSE;
 	wm_progress_init(&t->output, wm_task_stall_threshold_ns(topo));

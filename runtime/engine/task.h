@@ -102,9 +102,10 @@ struct wm_task;
 
 /*
  * The task for subtask `id` of `plan`, the plan of `topo` (both outlive
- * the task), writing to `out` and publishing to its block and partition
- * entries in `metrics`, a zeroed metrics area laid out by `plan`
- * (wm_plan_block(), wm_plan_partitions(); the task is their only writer). Its input channels, output edges and
+ * the task), writing to `out` and publishing to its block, partition
+ * entries and fire delays in `metrics`, a zeroed metrics area laid out by
+ * `plan` (wm_plan_block(), wm_plan_partitions(), wm_plan_fire_delays();
+ * the task is their only writer). Its input channels, output edges and
  * their channels are the plan's (wm_plan_subtask). A source stage reads
  * `src`, the record source its driver opened for it (runtime/source/sources.h:
  * the subtask's partitions, generated or replayed; -EINVAL if it is

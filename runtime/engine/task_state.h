@@ -235,7 +235,8 @@ struct wm_task {
 	/* what is published (metrics.h) */
 	struct wm_subtask_metrics *metrics;
 	struct wm_partition_metrics *partition_metrics; /* a source's */
-	struct wm_progress output; /* the subtask's output watermark */
+	_Atomic uint64_t *fire_delays; /* a window's: WM_HISTOGRAM_FINE */
+	struct wm_progress output;     /* the subtask's output watermark */
 	uint32_t cause; /* input channel of the frame at hand, or NO_CAUSE */
 	/* A real run (wm_task_count_noise()): when the watermark or status
 	 * at hand was due by the records' schedule (progress.h `due`), which

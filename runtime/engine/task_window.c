@@ -42,7 +42,10 @@ count_fire_delay(struct task_window *win, const struct wm_window_result *r,
 	 * from any processing time that its delay is that distance and
 	 * nothing else: such a delay is garbage, left out of the figures and
 	 * counted, so that the summary can say so. */
+	struct wm_subtask_metrics *m = win->task->metrics;
 	int64_t delay;
+	unsigned fine;
+	uint64_t group;
 
 	if (at_ends_of_time(r->window) ||
 	    __builtin_sub_overflow(fire_time_ms, r->window.end, &delay)) {
@@ -51,8 +54,15 @@ count_fire_delay(struct task_window *win, const struct wm_window_result *r,
 	}
 	if (delay > win->fire_delay_max_ms)
 		win->fire_delay_max_ms = delay;
-	WM_METRIC_ADD(
-		win->task->metrics->fire_delays[wm_histogram_bucket(delay)], 1);
+	/* Both histograms, as metrics.h says why: the live view's and the
+	 * summary's, whose group is marked before its count. */
+	WM_METRIC_ADD(m->fire_delays[wm_histogram_bucket(delay)], 1);
+	fine = wm_histogram_shape_bucket(WM_HISTOGRAM_FINE, delay);
+	group = (uint64_t)1 << (fine >> WM_HISTOGRAM_FINE_GROUP_BITS);
+	if ((WM_METRIC_GET(m->fire_delay_groups) & group) == 0)
+		WM_METRIC_SET(m->fire_delay_groups,
+			      WM_METRIC_GET(m->fire_delay_groups) | group);
+	WM_METRIC_ADD(win->task->fire_delays[fine], 1);
 }
 
 static void

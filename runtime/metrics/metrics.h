@@ -18,6 +18,9 @@
  *   metrics_partitions  of each source subtask, in plan order: its
  *                       wm_plan_subtask.n_partitions entries of struct
  *                       wm_partition_metrics
+ *   metrics_fire_delays of each window subtask, in plan order: the
+ *                       WM_HISTOGRAM_FINE counts of its fire delays
+ *                       (wm_plan_subtask.fire_delay_buckets of them)
  *
  * Only a source subtask has partition entries, and only as many as the
  * plan gives it: a window's block carries none. An entry is 920 bytes,
@@ -222,6 +225,15 @@ struct wm_subtask_metrics {
 	_Atomic uint64_t join_late_out[2]; /* to the side's late output */
 	_Atomic uint64_t join_buffered[2];
 	_Atomic int64_t fire_delay_max_ms;
+	/* A window: bit g set once group g of its WM_HISTOGRAM_FINE counts
+	 * (histogram.h: buckets [1024 g, 1024 g + 1024), 8 KiB) holds one,
+	 * stored before that count is. The summary reads the groups set
+	 * alone, at the end (after the subtask's last store: `finished`
+	 * loaded with acquire, or its process reaped), so that it faults in
+	 * only the pages of the histogram the delays reached, not 432 KiB a
+	 * window subtask; a count stored without its bit cannot be, and a
+	 * bit without its count (a kill between the two) reads zeros. */
+	_Atomic uint64_t fire_delay_groups;
 	/* On-time firings whose delay means nothing: windows at the ends of
 	 * time (report.h), not in fire_delays. */
 	_Atomic uint64_t fire_delays_excluded;
@@ -293,7 +305,12 @@ struct wm_subtask_metrics {
 	_Atomic int64_t source_outage_ns;
 	_Atomic uint32_t source_exit_code;
 	char source_why[256];
-	/* Window fire delays of on-time firings, ms (histogram.h). */
+	/* Window fire delays of on-time firings, ms, in WM_HISTOGRAM's
+	 * 488 buckets (12.5 % wide), which the live view reads on every
+	 * tick and the report page plots. The summary's percentiles come
+	 * from the same delays in WM_HISTOGRAM_FINE (wm_plan_fire_delays()),
+	 * 113 times the size, read once at the end: a tick reading that
+	 * would fault in 432 KiB of the segment a window subtask. */
 	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
 	/* A window subtask's late records (dropped and to the side output)
 	 * by the source partition they were read from (base/record.h), for
@@ -351,6 +368,16 @@ wm_partition_metrics_bytes(uint32_t n_partitions)
 {
 	size_t bytes =
 		(size_t)n_partitions * sizeof(struct wm_partition_metrics);
+
+	return (bytes + 127) & ~(size_t)127;
+}
+
+/* Bytes of a window subtask's fire-delay histogram of `buckets` counts
+ * (0 for any other subtask), whole cache lines. */
+static inline size_t
+wm_fire_delay_metrics_bytes(uint32_t buckets)
+{
+	size_t bytes = (size_t)buckets * sizeof(_Atomic uint64_t);
 
 	return (bytes + 127) & ~(size_t)127;
 }

@@ -142,8 +142,9 @@ number_channels(struct wm_plan *p)
 }
 
 /* The metrics area (metrics.h): the blocks, one stride for all, then the
- * partition entries of each subtask that has any, each run on lines of
- * its own. */
+ * partition entries of each subtask that has any, then the fire-delay
+ * histograms of the window subtasks, each run on lines of its own (a
+ * histogram is 432 KiB, whole lines). */
 static void
 lay_out_metrics(struct wm_plan *p)
 {
@@ -154,6 +155,11 @@ lay_out_metrics(struct wm_plan *p)
 	for (uint32_t id = 0; id < p->n_subtasks; id++) {
 		p->subtasks[id].metrics_partitions = off;
 		off += wm_partition_metrics_bytes(p->subtasks[id].n_partitions);
+	}
+	for (uint32_t id = 0; id < p->n_subtasks; id++) {
+		p->subtasks[id].metrics_fire_delays = off;
+		off += wm_fire_delay_metrics_bytes(
+			p->subtasks[id].fire_delay_buckets);
 	}
 	p->metrics_bytes = off;
 }
@@ -184,6 +190,8 @@ wm_plan_new(const struct wm_topology *t)
 					st->index, stage->parallelism,
 					stage->u.source.partitions,
 					wm_source_topic(stage), NULL, 0);
+		if (stage->kind == WM_STAGE_WINDOW)
+			st->fire_delay_buckets = WM_HISTOGRAM_FINE_BUCKETS;
 		if (st->n_inputs > p->max_inputs)
 			p->max_inputs = st->n_inputs;
 	}
@@ -266,6 +274,10 @@ wm_plan_metrics_clear(const struct wm_plan *plan, void *area, uint32_t id)
 	memset(wm_plan_block(plan, area, id), 0, plan->metrics_stride);
 	memset(wm_plan_partitions(plan, area, id), 0,
 	       wm_partition_metrics_bytes(plan->subtasks[id].n_partitions));
+	if (plan->subtasks[id].fire_delay_buckets > 0)
+		memset(wm_plan_fire_delays(plan, area, id), 0,
+		       wm_fire_delay_metrics_bytes(
+			       plan->subtasks[id].fire_delay_buckets));
 }
 
 struct wm_shm_spec

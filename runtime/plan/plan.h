@@ -66,6 +66,11 @@ struct wm_plan_subtask {
 	/* Where its partition entries start in the metrics area: an offset
 	 * from the area's start (wm_plan_partitions()). */
 	uint64_t metrics_partitions;
+	/* A window's: the buckets of its fire-delay histogram
+	 * (WM_HISTOGRAM_FINE_BUCKETS; 0 for other subtasks), and where they
+	 * start in the metrics area (wm_plan_fire_delays()). */
+	uint32_t fire_delay_buckets;
+	uint64_t metrics_fire_delays;
 };
 
 struct wm_plan {
@@ -77,7 +82,8 @@ struct wm_plan {
 	uint32_t max_inputs; /* input channels of any one subtask */
 	/* The metrics area (runtime/metrics/metrics.h): n_subtasks blocks
 	 * of metrics_stride bytes, then each source subtask's partition
-	 * entries, metrics_bytes in all. */
+	 * entries, then each window subtask's fire-delay histogram,
+	 * metrics_bytes in all. */
 	size_t metrics_stride;
 	size_t metrics_bytes;
 };
@@ -95,10 +101,11 @@ const char *wm_plan_subtask_name(const struct wm_plan *plan,
 				 char *buf, size_t len);
 
 /*
- * The metrics block of subtask `id` and its partition entries (its
- * wm_plan_subtask.n_partitions of them; none but a source's) in `area`,
- * a metrics area laid out by `plan`: the segment's (wm_shm_metrics_area())
- * or --sim's. Every reader and writer finds them here, nowhere else.
+ * The metrics block of subtask `id`, its partition entries (its
+ * wm_plan_subtask.n_partitions of them; none but a source's) and its
+ * fire-delay histogram (WM_HISTOGRAM_FINE's counts; NULL but for a
+ * window's) in `area`, a metrics area laid out by `plan`: the segment's
+ * (wm_shm_metrics_area()) or --sim's. Every reader and writer finds them here, nowhere else.
  * Like strchr(), they take a const area and return what the caller may
  * write if its area is writable.
  */
@@ -117,8 +124,17 @@ wm_plan_partitions(const struct wm_plan *plan, const void *area, uint32_t id)
 						       .metrics_partitions);
 }
 
-/* Zero subtask `id`'s block and partition entries in `area`, as a fresh
- * area has them (--sim's restart of a subtask). */
+static inline _Atomic uint64_t *
+wm_plan_fire_delays(const struct wm_plan *plan, const void *area, uint32_t id)
+{
+	if (plan->subtasks[id].fire_delay_buckets == 0)
+		return NULL;
+	return (_Atomic uint64_t *)((uintptr_t)area +
+				    plan->subtasks[id].metrics_fire_delays);
+}
+
+/* Zero subtask `id`'s block, partition entries and fire delays in
+ * `area`, as a fresh area has them (--sim's restart of a subtask). */
 void wm_plan_metrics_clear(const struct wm_plan *plan, void *area, uint32_t id);
 
 /* Bytes of the metrics area: plan->metrics_bytes. */

@@ -19,11 +19,16 @@
  *                           every source feeds a window (conservation)
  *   windows_fired(_late), results_written
  *   fire_delay_ms           processing time from a window's end to its
- *                           on-time firing: p50 and p99 from the merged
- *                           histograms (each within 12.5% below the true
- *                           value), max exact; windows at the ends of the
- *                           int64 range are left out and counted
- *                           (fire_delays_excluded)
+ *                           on-time firing (below 0 counts as 0): p50
+ *                           and p99 the nearest rank's delay from the
+ *                           window subtasks' WM_HISTOGRAM_FINE counts
+ *                           added up (exact below 2048 ms, at most 2^-10
+ *                           below above: 3 significant digits), max
+ *                           exact; -1 without an on-time firing; windows
+ *                           at the ends of the int64 range are left out
+ *                           and counted (fire_delays_excluded). The text
+ *                           gives them in the summary's units, the JSON
+ *                           in ms
  *   records_per_s           records_read per second of wall-clock time
  *                           (real runs) or of simulated time (--sim, so
  *                           that its summary stays byte-identical)
@@ -110,6 +115,16 @@ bool wm_report_accounted(const struct wm_job_report *rep);
 /* records_per_s: records read per second of wall-clock time (real runs)
  * or of simulated time (--sim); 0 for a job that took no time. */
 double wm_report_records_per_s(const struct wm_job_report *rep);
+
+/* The fire delays' p50, p99 and max in the summary's units ("9.0 s",
+ * "7 h 59 min"), for the text and the report page; the JSON has the
+ * milliseconds. Meaningless when fire_delay_p50_ms is -1 (no on-time
+ * firing). */
+struct wm_report_delays {
+	char p50[48], p99[48], max[48];
+};
+void wm_report_fire_delays(const struct wm_job_report *rep,
+			   struct wm_report_delays *d);
 
 /* The summary for people (what wmrun prints at the end), and as one JSON
  * object (--summary FILE). */

@@ -529,6 +529,36 @@ print_joins(FILE *f, const struct wm_job_report *rep)
 }
 
 void
+wm_report_fire_delays(const struct wm_job_report *rep,
+		      struct wm_report_delays *d)
+{
+	wm_units_format_duration_ms(rep->fire_delay_p50_ms, d->p50,
+				    sizeof(d->p50));
+	wm_units_format_duration_ms(rep->fire_delay_p99_ms, d->p99,
+				    sizeof(d->p99));
+	wm_units_format_duration_ms(rep->fire_delay_max_ms, d->max,
+				    sizeof(d->max));
+}
+
+/* The fire delays in the units of the rest of the summary (the JSON
+ * keeps the milliseconds): "p50 9.0 s, p99 29.4 s, max 29.4 s". */
+static void
+print_fire_delay(FILE *f, const struct wm_job_report *rep)
+{
+	struct wm_report_delays d;
+
+	if (rep->fire_delay_p50_ms < 0) {
+		fputs("  window fire delay       none (no window fired on "
+		      "time)\n",
+		      f);
+		return;
+	}
+	wm_report_fire_delays(rep, &d);
+	fprintf(f, "  window fire delay       p50 %s, p99 %s, max %s\n", d.p50,
+		d.p99, d.max);
+}
+
+void
 wm_report_print(FILE *f, const struct wm_topology *t,
 		const struct wm_job_report *rep)
 {
@@ -552,14 +582,13 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 			"  in no window            %" PRIu64 "\n"
 			"  windows fired           %" PRIu64 " (%" PRIu64
 			" late firings)\n"
-			"  results written         %" PRIu64 "\n"
-			"  window fire delay (ms)  p50 %" PRId64
-			", p99 %" PRId64 ", max %" PRId64 "\n",
+			"  results written         %" PRIu64 "\n",
 			rep->records_windowed, rep->late_dropped,
 			rep->late_side_output, rep->other_dropped,
 			rep->windows_fired, rep->windows_fired_late,
-			rep->results_written, rep->fire_delay_p50_ms,
-			rep->fire_delay_p99_ms, rep->fire_delay_max_ms);
+			rep->results_written);
+	if (rep->has_windows || !rep->has_joins)
+		print_fire_delay(f, rep);
 	if (rep->has_joins)
 		print_joins(f, rep);
 	fprintf(f, "  every record accounted  %s\n",

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/units.h"
 #include "runtime/study/sweep.h"
 
 static char *
@@ -223,13 +224,15 @@ axis_width(const struct wm_sweep_axis *a)
 	return (int)w;
 }
 
+/* A fire delay in the summary's units ("9.0 s", "7 h 59 min"); the CSV
+ * keeps the milliseconds. */
 static void
 print_delay(FILE *f, const struct wm_sweep_row *r, int64_t ms)
 {
-	if (r->fired)
-		fprintf(f, " %10" PRId64, ms);
-	else
-		fprintf(f, " %10s", "-");
+	char d[48];
+
+	fprintf(f, " %11s",
+		r->fired ? wm_units_format_duration_ms(ms, d, sizeof(d)) : "-");
 }
 
 void
@@ -242,8 +245,8 @@ wm_sweep_print_table(FILE *f, const struct wm_sweep *s,
 	for (size_t a = 0; a < s->n_axes; a++)
 		fprintf(f, "%-*s  ", axis_width(&s->axes[a]),
 			s->axes[a].option);
-	fprintf(f, "%8s %10s %10s %10s %9s %12s  %s\n", "stall", "p50 ms",
-		"p99 ms", "max ms", "late", "records/s", "accounted");
+	fprintf(f, "%8s %11s %11s %11s %9s %12s  %s\n", "stall", "p50", "p99",
+		"max", "late", "records/s", "accounted");
 	for (size_t i = 0; i < n; i++) {
 		const struct wm_sweep_row *r = &rows[i];
 

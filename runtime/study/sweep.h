@@ -17,7 +17,8 @@
  *                    their number times the job's processing time
  *                    (end_ns); 0 for a job without windows or time
  *   fire delay       p50, p99 and max of fire_delay_ms; none when no
- *                    window fired on time
+ *                    window fired on time (the table in the summary's
+ *                    units, the CSV in ms)
  *   late_ratio       late records (dropped and side output) over records
  *                    read; 0 when none was read
  *   records_per_s    as the summary's

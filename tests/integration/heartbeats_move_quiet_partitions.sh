@@ -21,7 +21,7 @@ cp "$scratch/out" "$scratch/sim.csv"
 expect_line '^  every record accounted  yes$' "$scratch/err"
 expect_line '^  records read            604800$' "$scratch/err"
 expect_line '^  heartbeats, dropped     34556 ' "$scratch/err"
-expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 10000$' "$scratch/err"
+expect_line '"fire_delay_ms":\{"p50":[0-9]+,"p99":[0-9]+,"max":10000\}' "$scratch/sim.json"
 expect_line '^    window  counts         in 604800     out 584        watermark never stalled$' "$scratch/err"
 expect_line '^  partitions              16, 0 stalled or idle, 0 idle/active transitions$' "$scratch/err"
 grep -q '"records_read":604800,"bad_records_skipped":0,"heartbeats":34556,' \
@@ -29,8 +29,8 @@ grep -q '"records_read":604800,"bad_records_skipped":0,"heartbeats":34556,' \
 
 # Without heartbeats: the night stalls every window.
 grep -v '^heartbeat = ' "$conf" >"$scratch/none.conf"
-expect_status 0 "$WMRUN" --sim "$scratch/none.conf"
-expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 2880[0-9]{4}$' "$scratch/err"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/none.json" "$scratch/none.conf"
+expect_line '"fire_delay_ms":\{"p50":[0-9]+,"p99":[0-9]+,"max":2880[0-9]{4}\}' "$scratch/none.json"
 if grep -q '^  heartbeats' "$scratch/err"; then
 	fail "a source without heartbeats counted some"
 fi

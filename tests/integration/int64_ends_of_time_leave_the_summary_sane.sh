@@ -35,7 +35,7 @@ for mode in --sim real; do
 	# Flink's windows, the wrapped one included (its end below its start).
 	expect_line '^1,9223372036854775000,-9223372036854775616,1,' "$scratch/out.csv"
 	expect_line '^1,-9223372036854775000,-9223372036854774000,1,' "$scratch/out.csv"
-	expect_line '^  window fire delay \(ms\)  p50 -?[0-9]{1,6}, p99 -?[0-9]{1,6}, max -?[0-9]{1,6}$' "$scratch/err"
+	expect_line '"fire_delay_ms":\{"p50":-?[0-9]{1,6},"p99":-?[0-9]{1,6},"max":-?[0-9]{1,6}\}' "$scratch/s.json"
 	expect_line '^ +\(2 windows at the ends of time left out of the delay\)$' "$scratch/err"
 	expect_line '"fire_delays_excluded":2' "$scratch/s.json"
 done

@@ -12,7 +12,7 @@
 #   - examples/plugin_watermarks.conf loads adaptive_bound shipped with
 #     wmrun (plugin = wmrun:NAME): 4 stragglers late, those before their
 #     partition's bound grew, where a fixed 2 s bound leaves 256, and the
-#     windows fire later, at p50 28.7 s after their end instead of 3.8 s;
+#     windows fire later, at p50 30.0 s after their end instead of 4.0 s;
 #   - refused at their line (exit 78): a library of another plugin ABI,
 #     an unknown generator, arguments it refuses, no [job] plugin, a bare
 #     library name, a file another user can change; and the export.
@@ -73,15 +73,17 @@ grep -Eq '^    partition s-0 .* idle [1-9][0-9]* (ms|s)' "$scratch/err" ||
 grep -Eq '^    partition s-1 .*idle 0 ms \(0 times\)' "$scratch/err" ||
 	{ cat "$scratch/err" >&2; fail "the silent partition went idle, or is not listed"; }
 
-expect_status 0 "$WMRUN" --sim "$EXAMPLES/plugin_watermarks.conf"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/adaptive.json" \
+	"$EXAMPLES/plugin_watermarks.conf"
 expect_line '^  late, side output       4$' "$scratch/err"
-expect_line '^  window fire delay \(ms\)  p50 28672, p99 30720, max 31000$' "$scratch/err"
+expect_line '^  window fire delay       p50 30\.0 s, p99 31\.0 s, max 31\.0 s$' "$scratch/err"
+expect_line '"fire_delay_ms":\{"p50":30000,"p99":30992,"max":31000\}' "$scratch/adaptive.json"
 expect_line '^  every record accounted  yes$' "$scratch/err"
 sed 's/^watermark = plugin.*/watermark = bounded/' "$EXAMPLES/plugin_watermarks.conf" \
 	>"$scratch/fixed.conf"
-expect_status 0 "$WMRUN" --sim "$scratch/fixed.conf"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/fixed.json" "$scratch/fixed.conf"
 expect_line '^  late, side output       256$' "$scratch/err"
-expect_line '^  window fire delay \(ms\)  p50 3840, p99 4096, max 4600$' "$scratch/err"
+expect_line '"fire_delay_ms":\{"p50":4000,"p99":4600,"max":4600\}' "$scratch/fixed.json"
 
 # A generator that crashes: its worker dies, named.
 conf "$TEST_PLUGINS/libcrashing.so" 'plugin:crashing' >"$scratch/crash.conf"

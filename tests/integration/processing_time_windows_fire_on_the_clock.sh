@@ -20,15 +20,15 @@ example="$EXAMPLES/processing_time_windows.conf"
 expect_status 0 "$WMRUN" --sim "$example"
 expect_line '^  late, dropped           0$' "$scratch/err"
 expect_line '^  windows fired           576 \(0 late firings\)$' "$scratch/err"
-expect_line '^  window fire delay \(ms\)  p50 0, p99 0, max 0$' "$scratch/err"
+expect_line '^  window fire delay       p50 0 ms, p99 0 ms, max 0 ms$' "$scratch/err"
 expect_line '^  every record accounted  yes$' "$scratch/err"
 if grep -q '^  advice\|^  what held event time' "$scratch/err"; then
 	fail "the example advises watermark settings its windows do not use"
 fi
 grep -v '^time = processing' "$example" >"$scratch/night.conf"
-expect_status 0 "$WMRUN" --sim "$scratch/night.conf"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/night.json" "$scratch/night.conf"
 expect_line '^  late, dropped           1125$' "$scratch/err"
-expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 28800000$' "$scratch/err"
+expect_line '"fire_delay_ms":\{"p50":[0-9]+,"p99":[0-9]+,"max":28800000\}' "$scratch/night.json"
 expect_line '^  what held event time$' "$scratch/err"
 
 # conf TIME [EXTRA]: 2 partitions of 100 records/s for 10 s, a fifth late.

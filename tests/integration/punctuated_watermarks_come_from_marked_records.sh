@@ -29,20 +29,20 @@ markers_only() {
 		END { exit bad }' "$1" || fail "a window fired on no marker's timestamp"
 }
 
-expect_status 0 "$WMRUN" --sim "$conf"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/s.json" "$conf"
 cp "$scratch/out" "$scratch/sim.csv"
 expect_line '^  every record accounted  yes$' "$scratch/err"
 expect_line '^  windows fired           480 \(0 late firings\)$' "$scratch/err"
 markers_only "$scratch/sim.csv"
 # Sensor 3 holds subtask 0 between its markers, 25 s apart.
-expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 24950$' "$scratch/err"
+expect_line '"fire_delay_ms":\{"p50":[0-9]+,"p99":[0-9]+,"max":24950\}' "$scratch/s.json"
 expect_line 'partition sensors-3: records kept coming \(longest gap 50 ms\), its watermark behind$' "$scratch/err"
 
 # Sensor 3 marked as often as the others: within one marker's spacing.
 sed 's/^punctuate = 3 every 500 records.*/punctuate = 3 every 50 records/' \
 	"$conf" >"$scratch/often.conf"
-expect_status 0 "$WMRUN" --sim "$scratch/often.conf"
-expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 2450$' "$scratch/err"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/s.json" "$scratch/often.conf"
+expect_line '"fire_delay_ms":\{"p50":[0-9]+,"p99":[0-9]+,"max":2450\}' "$scratch/s.json"
 expect_line '^    window  per_key        in 48000      out 480        watermark never stalled$' "$scratch/err"
 cp "$scratch/out" "$scratch/often.csv"
 
@@ -51,8 +51,8 @@ cp "$scratch/out" "$scratch/often.csv"
 # above, which sensors 0-2 now bound.
 sed 's/^punctuate = 3 every 500 records.*/punctuate = 3 every 2500 ms/' \
 	"$conf" >"$scratch/slots.conf"
-expect_status 0 "$WMRUN" --sim "$scratch/slots.conf"
-expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 2450$' "$scratch/err"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/s.json" "$scratch/slots.conf"
+expect_line '"fire_delay_ms":\{"p50":[0-9]+,"p99":[0-9]+,"max":2450\}' "$scratch/s.json"
 expect_line '^    window  per_key        in 48000      out 480        watermark never stalled$' "$scratch/err"
 cut -d, -f1-4 "$scratch/often.csv" >"$scratch/often.windows"
 cut -d, -f1-4 "$scratch/out" >"$scratch/slots.windows"
@@ -128,7 +128,7 @@ expect_line '^  late, side output       1$' "$scratch/err"
 # it along (5 s and a tick behind its newest reading).
 sed -e 's/^watermark = punctuated$/watermark = bounded, punctuated\nout_of_orderness = 5 s/' \
 	-e 's/^watermark_interval = 0 ms.*//' "$conf" >"$scratch/both.conf"
-expect_status 0 "$WMRUN" --sim "$scratch/both.conf"
+expect_status 0 "$WMRUN" --sim --summary "$scratch/s.json" "$scratch/both.conf"
 expect_line '^  every record accounted  yes$' "$scratch/err"
-expect_line '^  window fire delay \(ms\)  p50 [0-9]+, p99 [0-9]+, max 6200$' "$scratch/err"
+expect_line '"fire_delay_ms":\{"p50":[0-9]+,"p99":[0-9]+,"max":6200\}' "$scratch/s.json"
 exit 0

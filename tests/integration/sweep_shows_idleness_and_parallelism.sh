@@ -1,7 +1,8 @@
 #!/bin/sh
 # --sweep: the quiet-partition incident run once per idle_timeout shows the
 # windows' stall fraction falling once an idle timeout is set and falling
-# further the shorter it is; a sweep over parallelism runs every value; the
+# further the shorter it is, its fire delays in the summary's units (the
+# CSV's in ms); a sweep over parallelism runs every value; the
 # table is the same on every run; bad keys and values are refused before
 # anything runs, naming the option or the combination.
 . "$srcdir/tests/lib/lib.sh"
@@ -22,6 +23,10 @@ awk -v a="$none" -v b="$ten" -v c="$thirty" \
 	fail "the stall does not fall as idle_timeout is set and shortened"
 [ "$(grep -c ',true,0$' "$scratch/idle.csv")" -eq 3 ] ||
 	fail "a run did not account for every record"
+# The fire delays in the summary's units in the table, in ms in the CSV:
+# the 30 s timeout's p50, p99 and max.
+expect_line '^30s +[0-9.]+% +9\.0 s +29\.4 s +29\.4 s ' "$scratch/idle.table"
+expect_line '^30s,[0-9.]+,9000,29392,29400,' "$scratch/idle.csv"
 
 # Deterministic: the same table again, byte for byte.
 expect_status 0 "$WMRUN" --sim --sweep "events.idle_timeout=none,10 min,30s" \

@@ -282,15 +282,17 @@ START_TEST(test_segment_and_page_tables_by_hand)
 	ck_assert_uint_eq(ring, 135168);
 	/* The header, 4 doorbells and 4 channels, then from the next cache
 	 * line the metrics blocks of 4 subtasks (room for the input channels
-	 * of the subtask with most) and the partition entries of the two
-	 * sources (2 and 1, each run from a line of its own), then the
-	 * rings, each from a page. */
+	 * of the subtask with most), the partition entries of the two
+	 * sources (2 and 1, each run from a line of its own) and the
+	 * fire-delay histograms of the two windows, then the rings, each
+	 * from a page. */
 	tables = sizeof(struct wm_shm_header) + 4 * sizeof(struct wm_doorbell) +
 		 4 * sizeof(struct wm_shm_channel);
 	tables = (tables + WM_FALSE_SHARING_RANGE - 1) /
 			 WM_FALSE_SHARING_RANGE * WM_FALSE_SHARING_RANGE +
 		 4 * wm_subtask_metrics_bytes(j.plan->max_inputs) +
-		 wm_partition_metrics_bytes(2) + wm_partition_metrics_bytes(1);
+		 wm_partition_metrics_bytes(2) + wm_partition_metrics_bytes(1) +
+		 2 * wm_fire_delay_metrics_bytes(WM_HISTOGRAM_FINE_BUCKETS);
 	ck_assert_uint_eq(j.fp.segment_bytes,
 			  (tables + 4095) / 4096 * 4096 + 4 * ring);
 	ck_assert_uint_eq(j.fp.rings, 4);
@@ -310,7 +312,9 @@ START_TEST(test_segment_and_page_tables_by_hand)
 			j.plan->channels[c].consumer, WM_TOPOLOGY_RING_CELLS};
 	struct wm_shm_spec spec = {
 		4, 4, ch, wm_subtask_metrics_bytes(j.plan->max_inputs),
-		wm_partition_metrics_bytes(2) + wm_partition_metrics_bytes(1)};
+		wm_partition_metrics_bytes(2) + wm_partition_metrics_bytes(1) +
+			2 * wm_fire_delay_metrics_bytes(
+				    WM_HISTOGRAM_FINE_BUCKETS)};
 
 	ck_assert_int_eq(wm_shm_create(&spec, &seg, err, sizeof(err)), 0);
 	ck_assert_uint_eq(seg.size, j.fp.segment_bytes);

@@ -542,8 +542,8 @@ START_TEST(test_segment_layout_and_checks)
 		ck_assert_uint_eq(wm_shm_ring(&seg, i)->size,
 				  channels[i].cells);
 	}
-	/* Blocks of whole cache lines, then the partition area, before the
-	 * first ring. */
+	/* Blocks of whole cache lines, then the tail, before the first
+	 * ring. */
 	ck_assert_uint_eq(wm_shm_header(&seg)->metrics_stride, 128);
 	ck_assert_uint_eq(wm_shm_header(&seg)->metrics_bytes, 3 * 128 + 384);
 	ck_assert_uint_ge(wm_shm_channel(&seg, 0)->ring_offset,

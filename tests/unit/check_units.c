@@ -710,6 +710,15 @@ START_TEST(test_units_format_durations_and_event_times_for_people)
 			 "3 min 12 s");
 	ck_assert_str_eq(wm_units_format_duration(28740000000000, b, sizeof(b)),
 			 "7 h 59 min");
+	/* In ms, the same words, and beyond the ns range (a fire delay
+	 * may be up to 2^62 ms): no overflow. */
+	ck_assert_str_eq(wm_units_format_duration_ms(9000, b, sizeof(b)),
+			 "9.0 s");
+	ck_assert_str_eq(wm_units_format_duration_ms(28786688, b, sizeof(b)),
+			 "7 h 59 min");
+	ck_assert_str_eq(
+		wm_units_format_duration_ms((int64_t)1 << 62, b, sizeof(b)),
+		"1281023894007 h 36 min");
 	ck_assert_str_eq(wm_units_format_event_time(7800000, b, sizeof(b)),
 			 "02:10:00");
 	ck_assert_str_eq(wm_units_format_event_time(7800250, b, sizeof(b)),
