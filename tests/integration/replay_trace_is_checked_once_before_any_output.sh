@@ -55,8 +55,9 @@ printf 'x,1000,1,1\n0,1100,1,1\n' >"$trace"
 once 65 "^wmrun: $trace:1: invalid partition \"x\"\$"
 once 65 "^wmrun: $trace:1: invalid partition \"x\"\$" --sim
 rm "$trace"
-once 66 "^wmrun: could not open trace \"$trace\": No such file or directory\$"
-once 66 "^wmrun: could not open trace \"$trace\": No such file or directory\$" --sim
+# Named at its replay key (job.conf's line 7), before anything runs.
+once 66 "^wmrun: $scratch/job.conf:7:10: source t: could not read trace \"$trace\": No such file or directory\$"
+once 66 "^wmrun: $scratch/job.conf:7:10: source t: could not read trace \"$trace\": No such file or directory\$" --sim
 
 # 300,000 bad lines around 3 good ones: the first ten are named, the
 # rest counted, once each, however many subtasks read the trace.
