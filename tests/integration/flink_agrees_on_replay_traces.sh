@@ -17,10 +17,10 @@
 # wmrun gives its key. The
 # support classes'
 # unit tests and one export built with `mvn package` and run with
-# `mvn exec:exec` prove the project builds and runs with Maven; its
-# shaded jar holds the connectors and not Flink, and runs on Flink's
-# jars alone (as `flink run` on a cluster); Maven writes no escape
-# sequence into standard output there. The other runs compile with
+# `mvn exec:exec` prove the project builds and runs with Maven, and
+# Maven writes no escape sequence into standard output there (the shaded
+# jar, with the connectors and without Flink, runs on a real cluster in
+# flink_cluster_runs_exported_jobs.sh). The other runs compile with
 # javac (flink_lib.sh).
 #
 # doc/architecture.md section 8.1 says why these outcomes do not hang on
@@ -99,25 +99,6 @@ expect_status 0 "$WMRUN" --export-flink "$scratch/mvn" "$scratch/batch.mvn.conf"
 flink_build "$scratch/mvn"
 maven "$scratch/mvn" "$scratch/mvn.log" exec:exec || fail "exec:exec failed"
 same mvn sim "the Maven-built job"
-# The shaded jar holds the job and the connectors, not Flink, and runs
-# on Flink's jars alone, as `flink run` runs it on a cluster's lib/.
-jar=$scratch/mvn/target/wmrun-flink-job.jar
-unzip -l "$jar" >"$scratch/jar.list" || fail "no shaded jar"
-for class in wmrun/flink/Job wmrun/flink/ReplaySource \
-	org/apache/flink/connector/kafka/source/KafkaSource \
-	org/apache/kafka/clients/consumer/KafkaConsumer; do
-	grep -q " $class.class\$" "$scratch/jar.list" || fail "the shaded jar lacks $class"
-done
-! grep -q ' org/apache/flink/streaming/api/environment/StreamExecutionEnvironment.class$' \
-	"$scratch/jar.list" || fail "the shaded jar holds Flink itself"
-maven "$scratch/mvn" "$scratch/cp.log" dependency:build-classpath \
-	-Dmdep.includeScope=provided -Dmdep.outputFile="$scratch/provided.cp" ||
-	fail "Maven cannot give Flink's own class path"
-rm -f "$scratch/batch.mvn.out" "$scratch/batch.mvn.late"
-(cd "$scratch/mvn" && timeout 300 java -cp "$(cat "$scratch/provided.cp"):$jar" \
-	wmrun.flink.Job data .) >"$scratch/jar.log" 2>&1 ||
-	{ tail -20 "$scratch/jar.log" >&2; fail "the shaded jar does not run on Flink's jars"; }
-same mvn sim "the shaded jar"
 # Maven 3.8's Jansi writes ESC [0m to standard output at its start and
 # end, in batch mode too: the project's .mvn/jvm.config stops it, so
 # that a sink on standard output under exec:exec writes results alone.
