@@ -284,6 +284,11 @@ lines_suite(void)
 	tcase_add_test(t, test_longer_line_is_skipped_to_any_line_end);
 	suite_add_tcase(s, t);
 	t = tcase_create("blocks");
+	/* Thousands of random texts at every block size: seconds alone,
+	 * and past Check's 4 s (x CK_TIMEOUT_MULTIPLIER, 40 s in make
+	 * check) beside CI's other builds, where it timed out in distcheck's
+	 * fast tier. */
+	tcase_set_timeout(t, 30);
 	tcase_add_test(t, test_blocks_read_the_same_lines_at_every_block_size);
 	tcase_add_test(t, test_blocks_read_random_texts_as_bytes_do);
 	suite_add_tcase(s, t);
