@@ -551,9 +551,10 @@ wm_export_flink_trace_name(const struct wm_topology *t, uint32_t stage,
  * backslash: javac turns an eligible \uXXXX into its character before it
  * reads the source (JLS 3.3), and a backslash preceded by an odd number of
  * backslashes is not eligible, so no escape of the user's survives to
- * end a comment or a literal. Control characters are written as octal
- * escapes (in a literal) or \xNN (in a comment), never as \u escapes.
- * Identifiers and file names are generated (stage_ident()).
+ * end a comment or a literal; java_char() says how every other character
+ * is written (controls never as a \u escape, characters beyond ASCII only
+ * as the export's own). Identifiers and file names are generated
+ * (stage_ident()).
  */
 
 /*
