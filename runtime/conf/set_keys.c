@@ -59,14 +59,12 @@ apply(struct wm_ini_doc *doc, const struct wm_key_setting *s,
 {
 	const struct wm_ini_section *sec =
 		wm_topology_section_named(doc, s->section);
-	bool section_word = strcmp(s->section, "job") == 0 ||
-			    strcmp(s->section, "global") == 0;
 	const char *kind = sec != NULL ? sec->kind : s->section;
 	const char *suggest;
 	char q[WM_INI_QUOTE_MAX];
 	int r;
 
-	if (sec == NULL && !section_word) {
+	if (sec == NULL && !wm_topology_section_word(s->section)) {
 		wm_ini_error_set(err, s->option, 0, 0,
 				 "the topology has no stage named %s (SECTION "
 				 "is job, global or a stage's name)",

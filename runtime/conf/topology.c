@@ -1276,8 +1276,8 @@ wm_topology_load_buffer(const char *text, size_t len, const char *name,
 	return r;
 }
 
-static bool
-is_section_word(const char *s)
+bool
+wm_topology_section_word(const char *s)
 {
 	return strcmp(s, "job") == 0 || strcmp(s, "global") == 0;
 }
@@ -1285,12 +1285,12 @@ is_section_word(const char *s)
 struct wm_ini_section *
 wm_topology_section_named(const struct wm_ini_doc *doc, const char *name)
 {
-	if (is_section_word(name))
+	if (wm_topology_section_word(name))
 		return wm_ini_section_find(doc, name, NULL);
 	for (size_t i = 0; i < doc->n_sections; i++) {
 		struct wm_ini_section *sec = &doc->sections[i];
 
-		if (sec->name != NULL && !is_section_word(sec->kind) &&
+		if (sec->name != NULL && !wm_topology_section_word(sec->kind) &&
 		    strcmp(sec->name, name) == 0)
 			return sec;
 	}

@@ -565,6 +565,10 @@ int wm_topology_load_doc(struct wm_ini_doc *doc, const char *file,
  * the document has none. */
 struct wm_ini_section *wm_topology_section_named(const struct wm_ini_doc *doc,
 						 const char *name);
+
+/* Whether a user's SECTION names a section by its kind ("job",
+ * "global") rather than a stage by its name. */
+bool wm_topology_section_word(const char *name);
 void wm_topology_free(struct wm_topology *topo);
 
 /* One output edge of a stage: input `input` of stage `stage` reads it. */

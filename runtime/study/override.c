@@ -77,8 +77,7 @@ plan_actions(const struct wm_ini_doc *doc, const struct wm_override *ov,
 		bool later = false;
 
 		act[i] = (struct action){ACT_NONE, 0};
-		if (sec == NULL && strcmp(o->section, "job") != 0 &&
-		    strcmp(o->section, "global") != 0) {
+		if (sec == NULL && !wm_topology_section_word(o->section)) {
 			*bad = i;
 			snprintf(err, errlen,
 				 "the topology has no stage named \"%s\"",
