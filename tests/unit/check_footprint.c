@@ -26,6 +26,7 @@
 #include "runtime/plan/plan.h"
 #include "runtime/conf/topology.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 #define GiB (1024.0 * 1024 * 1024)
 
@@ -475,7 +476,8 @@ measure_here(bool session, bool plugins, long states)
 				      .ts = session ? i / 1000 * 100 : 500000,
 				      .value = 1};
 
-		ck_assert_int_eq(wm_window_process_element(op, &r, &out), 0);
+		WM_HOT_ASSERT(wm_window_process_element(op, &r, &out) == 0,
+			      "record %ld", i);
 	}
 	ck_assert_uint_eq(wm_window_timer_count(op),
 			  2 * wm_window_state_count(op));
@@ -521,9 +523,9 @@ measure_join_here(long records)
 	for (long i = 0; i < records; i++) {
 		struct wm_record r = {.key = i, .ts = i, .value = 1};
 
-		ck_assert_int_eq(wm_interval_join_process_element(
-					 op, WM_JOIN_LEFT, &r, &out),
-				 0);
+		WM_HOT_ASSERT(wm_interval_join_process_element(op, WM_JOIN_LEFT,
+							       &r, &out) == 0,
+			      "record %ld", i);
 	}
 	ck_assert_uint_eq(wm_interval_join_timer_count(op), (size_t)records);
 	double bytes =
@@ -571,9 +573,9 @@ measure_window_join_here(long records)
 		struct wm_record r = {
 			.key = i % 1000, .ts = i % 3600000, .value = 1};
 
-		ck_assert_int_eq(wm_window_join_process_element(
-					 op, WM_JOIN_LEFT, &r, &out),
-				 0);
+		WM_HOT_ASSERT(wm_window_join_process_element(op, WM_JOIN_LEFT,
+							     &r, &out) == 0,
+			      "record %ld", i);
 	}
 	ck_assert_uint_eq(wm_window_join_buffered(op, WM_JOIN_LEFT),
 			  (size_t)records);

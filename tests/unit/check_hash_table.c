@@ -21,6 +21,7 @@
 #include "lib/hash.h"
 #include "tests/unit/alloc_limit.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 /*
  * The table under test. Its hash is the key itself, so that the layout
@@ -151,10 +152,11 @@ check_structure(void)
 		if (e->value == 0)
 			continue;
 		occupied++;
-		ck_assert_uint_eq(where[e->key], i);
+		WM_HOT_ASSERT(where[e->key] == i, "key %llu in slot %zu",
+			      (unsigned long long)e->key, i);
 		for (size_t j = key_hash(e->key) & tb.mask; j != i;
 		     j = (j + 1) & tb.mask)
-			ck_assert_msg(tb.slots[j].value != 0,
+			WM_HOT_ASSERT(tb.slots[j].value != 0,
 				      "key %llu in slot %zu: gap at %zu on the "
 				      "way from its home",
 				      (unsigned long long)e->key, i, j);
@@ -457,20 +459,24 @@ run_model(uint64_t range, int ops, uint64_t seed)
 			model[k] = 0;
 			present--;
 		}
-		ck_assert_uint_eq(test_table_count(&tb), present);
+		WM_HOT_ASSERT(test_table_count(&tb) == present, "op %d", i);
 		/* The key just touched and a few others, every time. */
-		ck_assert_int_eq(test_table_lookup(&tb, k, key_hash(k), &idx),
-				 model[k] != 0);
+		WM_HOT_ASSERT(test_table_lookup(&tb, k, key_hash(k), &idx) ==
+				      (model[k] != 0),
+			      "op %d, key %llu", i, (unsigned long long)k);
 		if (i % 64 == 0) {
 			check_structure();
 			for (uint64_t j = 0; j < range; j++) {
 				bool found = test_table_lookup(
 					&tb, j, key_hash(j), &idx);
 
-				ck_assert_int_eq(found, model[j] != 0);
-				if (found)
-					ck_assert_uint_eq(tb.slots[idx].value,
-							  model[j]);
+				WM_HOT_ASSERT(found == (model[j] != 0),
+					      "op %d, key %llu", i,
+					      (unsigned long long)j);
+				WM_HOT_ASSERT(!found || tb.slots[idx].value ==
+								model[j],
+					      "op %d, key %llu", i,
+					      (unsigned long long)j);
 			}
 		}
 	}

@@ -13,6 +13,7 @@
 
 #include "lib/lines.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 /* `text` read with bound `max` gives `want`: each line as
  * wm_line_read() stored it, followed by "|", or, for a longer line, its
@@ -84,18 +85,18 @@ lines_by_bytes(const char *text, size_t len, size_t max, char *out,
 	char buf[64];
 	size_t n, used = 0;
 
-	ck_assert_ptr_nonnull(f);
+	WM_HOT_ASSERT(f != NULL, "fmemopen");
 	out[0] = '\0';
 	while ((n = wm_line_read(f, buf, max)) > 0) {
 		for (size_t i = 0; i < (n > max ? max : n); i++)
 			out[used++] = buf[i] != '\0' ? buf[i] : '0';
 		out[used++] = n > max ? '+' : '|';
-		ck_assert_uint_lt(used + max + 2, outlen);
+		WM_HOT_ASSERT(used + max + 2 < outlen, "%zu bytes", used);
 		if (n > max)
 			wm_line_skip(f);
 	}
 	out[used] = '\0';
-	ck_assert(feof(f));
+	WM_HOT_ASSERT(feof(f), "the text was not read to its end");
 	fclose(f);
 }
 
@@ -115,9 +116,9 @@ take_lines_ahead(struct wm_line_blocks *lb, size_t max, size_t take, char *out,
 	if (span == 0)
 		return;
 	end = lines + span;
-	ck_assert(end[-1] == '\n');
-	ck_assert_ptr_null(memchr(lines, '\r', span));
-	ck_assert_ptr_null(memchr(lines, '\0', span));
+	WM_HOT_ASSERT(end[-1] == '\n', "a span of %zu bytes", span);
+	WM_HOT_ASSERT(memchr(lines, '\r', span) == NULL, "a CR in the span");
+	WM_HOT_ASSERT(memchr(lines, '\0', span) == NULL, "a NUL in the span");
 	for (const char *p = lines; p < end && take > 0; take--) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = (size_t)(nl + 1 - p);
@@ -147,26 +148,28 @@ lines_by_blocks(const char *text, size_t len, size_t max, size_t block,
 	size_t n, used = 0;
 	bool nul;
 
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(wm_line_blocks_open(&lb, f, max, block), 0);
+	WM_HOT_ASSERT(f != NULL, "fmemopen");
+	WM_HOT_ASSERT(wm_line_blocks_open(&lb, f, max, block) == 0,
+		      "max %zu, block %zu", max, block);
 	out[0] = '\0';
 	for (;;) {
 		if (ahead > 0)
 			take_lines_ahead(&lb, max, ahead, out, &used);
-		ck_assert_uint_lt(used + max + 2, outlen);
+		WM_HOT_ASSERT(used + max + 2 < outlen, "%zu bytes", used);
 		n = wm_line_blocks_next(&lb, &line, &nul);
 		if (n == 0)
 			break;
 		size_t stored = n > max ? max : n;
 
-		ck_assert(nul == (memchr(line, '\0', stored) != NULL));
+		WM_HOT_ASSERT(nul == (memchr(line, '\0', stored) != NULL),
+			      "nul flag %d", nul);
 		for (size_t i = 0; i < stored; i++)
 			out[used++] = line[i] != '\0' ? line[i] : '0';
 		out[used++] = n > max ? '+' : '|';
-		ck_assert_uint_lt(used + max + 2, outlen);
+		WM_HOT_ASSERT(used + max + 2 < outlen, "%zu bytes", used);
 	}
 	out[used] = '\0';
-	ck_assert_int_eq(lb.error, 0);
+	WM_HOT_ASSERT(lb.error == 0, "error %d", lb.error);
 	wm_line_blocks_close(&lb);
 	fclose(f);
 }
@@ -260,7 +263,7 @@ START_TEST(test_blocks_read_random_texts_as_bytes_do)
 					lines_by_blocks(text, len, max, block,
 							aheads[a], got,
 							sizeof(got));
-					ck_assert_msg(strcmp(got, want) == 0,
+					WM_HOT_ASSERT(strcmp(got, want) == 0,
 						      "round %d, max %zu, "
 						      "block %zu, ahead %zu",
 						      round, max, block,

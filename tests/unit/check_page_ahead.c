@@ -16,6 +16,7 @@
 
 #include "lib/page_ahead.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 #define MIB ((size_t)1 << 20)
 
@@ -82,7 +83,8 @@ START_TEST(test_pages_come_in_ahead_of_the_writer_within_the_lead)
 	wm_page_ahead_stop(pa);
 	/* The writer's bytes as written, the pages ahead of it zero. */
 	for (size_t i = 0; i < 10 * MIB; i++)
-		ck_assert_int_eq(base[i], i < 6 * MIB ? 7 : 0);
+		WM_HOT_ASSERT(base[i] == (i < 6 * MIB ? 7 : 0),
+			      "byte %zu is %d", i, base[i]);
 	ck_assert_int_eq(munmap(base, len), 0);
 }
 END_TEST
@@ -103,8 +105,9 @@ START_TEST(test_a_writer_that_overtakes_it_loses_nothing)
 	}
 	wm_page_ahead_stop(pa);
 	for (size_t at = 0; at < len; at += page)
-		ck_assert_int_eq((unsigned char)base[at + page - 1],
-				 (int)(at / page % 251) + 1);
+		WM_HOT_ASSERT((unsigned char)base[at + page - 1] ==
+				      (int)(at / page % 251) + 1,
+			      "page at %zu", at);
 	ck_assert_int_eq(munmap(base, len), 0);
 }
 END_TEST

@@ -19,6 +19,7 @@
 #include "runtime/io/keys.h"
 #include "runtime/source/replay.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 #define MS 1000000
 
@@ -280,7 +281,7 @@ expect_records_across_blocks(int shift, int n)
 	src = wm_replay_source(tr, &part0, 1);
 	ck_assert_ptr_nonnull(src);
 	while (wm_record_source_next(src, 0, &r) == 1) {
-		ck_assert_msg(r.ts == i && r.key == i % 7 && r.value == i + 1,
+		WM_HOT_ASSERT(r.ts == i && r.key == i % 7 && r.value == i + 1,
 			      "shift %d: record %d is %lld,%lld,%lld", shift, i,
 			      (long long)r.ts, (long long)r.key,
 			      (long long)r.value);
@@ -713,7 +714,7 @@ START_TEST(test_plain_lines_read_as_the_lines_around_them)
 	 * from the first's. */
 	while (wm_record_source_next_due_ns(src) == (int64_t)k * MS &&
 	       wm_record_source_next(src, (int64_t)k * MS, &r) == 1) {
-		ck_assert_msg(r.ts == 1000 + k && r.key == k % 11 - 5 &&
+		WM_HOT_ASSERT(r.ts == 1000 + k && r.key == k % 11 - 5 &&
 				      r.value == k,
 			      "record %d is %lld,%lld,%lld", k, (long long)r.ts,
 			      (long long)r.key, (long long)r.value);

@@ -20,6 +20,7 @@
 #include "base/countof.h"
 #include "operators/source_gen.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 #define MS 1000000LL /* ns */
 #define SEC 1000000000LL
@@ -872,7 +873,8 @@ rsil_run(const uint32_t *ids, uint32_t n, uint64_t seed,
 	g = gen_new_ok(&c);
 	memset(emitted, 0, (size_t)n * RSIL_ARRIVALS);
 	while (wm_source_gen_next(g, c.end_ts * MS, &r) == 1) {
-		ck_assert(r.ts % 100 == 0 && r.ts / 100 < RSIL_ARRIVALS);
+		WM_HOT_ASSERT(r.ts % 100 == 0 && r.ts / 100 < RSIL_ARRIVALS,
+			      "record at %lld", (long long)r.ts);
 		emitted[r.partition == ids[0] ? 0 : 1][r.ts / 100] = 1;
 	}
 	ck_assert(wm_source_gen_finished(g));
@@ -1190,7 +1192,9 @@ step_through_due_times(struct wm_source_gen *g, int64_t until)
 			ck_abort_msg("record 1 ns before due %lld",
 				     (long long)due);
 		if (wm_source_gen_next(g, due, &r) == 1) {
-			ck_assert_int_eq(r.ts, due / MS);
+			WM_HOT_ASSERT(r.ts == due / MS,
+				      "record at %lld, due %lld",
+				      (long long)r.ts, (long long)due);
 			n += 1 + drain(g, due, NULL, 0);
 		} else if (n_finished(g) == finished) {
 			ck_abort_msg("nothing at due %lld", (long long)due);

@@ -18,6 +18,7 @@
 #include "operators/source_watermarks.h"
 #include "tests/unit/recorder.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 #define RELEASED WM_BEHAVIOUR_RELEASED
 #define REACTIVATE (RELEASED | WM_MUX_REACTIVATE)
@@ -780,18 +781,20 @@ jump_scenario(struct jump_run *run, int i, bool jump)
 			if (jump)
 				wm_source_watermarks_skip(&run->sw, tick);
 			describe(&run->sw, before, sizeof(before));
-			ck_assert(wm_source_watermarks_poll(&run->sw, tick));
+			WM_HOT_ASSERT(wm_source_watermarks_poll(&run->sw, tick),
+				      "scenario %d: tick %lld", i,
+				      (long long)tick);
 			run->ticks++;
 			describe(&run->sw, after, sizeof(after));
 			if (!jump && tick < change)
-				ck_assert_msg(run->rec.len == 0 &&
+				WM_HOT_ASSERT(run->rec.len == 0 &&
 						      !strcmp(before, after),
 					      "scenario %d: the tick at %lld "
 					      "changed something before %lld",
 					      i, (long long)tick,
 					      (long long)change);
 			if (!jump && tick == change && by_clock)
-				ck_assert_msg(run->rec.len != 0 ||
+				WM_HOT_ASSERT(run->rec.len != 0 ||
 						      strcmp(before, after),
 					      "scenario %d: the tick at %lld "
 					      "changed nothing",

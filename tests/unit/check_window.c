@@ -31,6 +31,7 @@
 #include "operators/window.h"
 #include "tests/unit/alloc_limit.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 /* ---- recording harness ---- */
 
@@ -85,7 +86,7 @@ on_result(struct wm_window_output *out, const struct wm_window_result *r)
 {
 	struct ev *e = push(EV_RESULT);
 
-	ck_assert_ptr_eq(out, &h.out);
+	WM_HOT_ASSERT(out == &h.out, "a result on another output");
 	e->r = *r;
 	e->seen = *wm_window_counters(h.op);
 }
@@ -95,7 +96,7 @@ on_late(struct wm_window_output *out, const struct wm_record *rec)
 {
 	struct ev *e = push(EV_LATE);
 
-	ck_assert_ptr_eq(out, &h.out);
+	WM_HOT_ASSERT(out == &h.out, "a late record on another output");
 	e->rec = *rec;
 	e->seen = *wm_window_counters(h.op);
 }
@@ -199,7 +200,8 @@ elem(int64_t key, int64_t value, wm_ts_t ts)
 {
 	struct wm_record rec = {.ts = ts, .key = key, .value = value};
 
-	ck_assert_int_eq(wm_window_process_element(h.op, &rec, &h.out), 0);
+	WM_HOT_ASSERT(wm_window_process_element(h.op, &rec, &h.out) == 0,
+		      "record at %lld", (long long)ts);
 }
 
 static void
@@ -2272,7 +2274,7 @@ random_matches_batch(unsigned seed, bool sliding)
 	for (int i = 0; i < N; i++) {
 		int n = model_starts(size, slide, offset, ts[i], starts);
 
-		ck_assert_int_le(n, 16);
+		WM_HOT_ASSERT(n <= 16, "%d windows", n);
 		for (int j = 0; j < n; j++) {
 			struct agg *a = &batch[nbatch++];
 
@@ -2854,7 +2856,7 @@ expect_same(const char *where, const struct outcome *one,
 	    const struct outcome *runs)
 {
 	for (size_t i = 0; i < one->n && i < runs->n; i++)
-		ck_assert_msg(strcmp(one->ev[i], runs->ev[i]) == 0,
+		WM_HOT_ASSERT(strcmp(one->ev[i], runs->ev[i]) == 0,
 			      "%s: output %zu: one by one %s, in runs %s",
 			      where, i, one->ev[i], runs->ev[i]);
 	ck_assert_msg(one->n == runs->n,
@@ -2874,7 +2876,7 @@ expect_same(const char *where, const struct outcome *one,
 			      one->sessions == runs->sessions,
 		      "%s: sizes differ", where);
 	for (size_t i = 0; i < one->records; i++)
-		ck_assert_msg(one->late[i] == runs->late[i],
+		WM_HOT_ASSERT(one->late[i] == runs->late[i],
 			      "%s: record %zu late %d one by one, %d in runs",
 			      where, i, one->late[i], runs->late[i]);
 }

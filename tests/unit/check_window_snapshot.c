@@ -24,6 +24,7 @@
 #include "operators/timer.h"
 #include "operators/window.h"
 #include "tests/unit/check_main.h"
+#include "tests/unit/hot_assert.h"
 
 /* ---- what an operator emitted ---- */
 
@@ -197,9 +198,9 @@ feed(struct wm_window *op, struct sink *out, const struct event *ev,
 			wm_window_process_watermark(op, ev[i].watermark,
 						    &out->out);
 		else
-			ck_assert_int_eq(wm_window_process_element(
-						 op, &ev[i].rec, &out->out),
-					 0);
+			WM_HOT_ASSERT(wm_window_process_element(op, &ev[i].rec,
+								&out->out) == 0,
+				      "event %zu", (size_t)i);
 	}
 }
 
@@ -307,7 +308,7 @@ split_everywhere(uint64_t seed, enum watermark_after_restore how)
 			      (unsigned long long)seed, k, all.n - first,
 			      after.n);
 		for (size_t i = 0; i < after.n; i++)
-			ck_assert_msg(
+			WM_HOT_ASSERT(
 				emitted_equal(&all.e[first + i], &after.e[i]),
 				"seed %llu split %zu: output %zu differs",
 				(unsigned long long)seed, k, i);
