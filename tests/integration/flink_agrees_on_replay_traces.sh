@@ -48,7 +48,6 @@ conf() {
 	sed -e "s|^replay = \([^/]\)|replay = $top/examples/\1|" \
 		-e "s|^path = -|path = $scratch/$1.out\nsubtask_column = true|" \
 		-e "s|^late_output = -.*|late_output = $scratch/$1.late|" \
-		-e "s|^format = jsonl|format = csv|" \
 		-e "s|^name = replay-clicks|&\nspeed = 4|" \
 		"$srcdir/examples/replay_trace.conf"
 }

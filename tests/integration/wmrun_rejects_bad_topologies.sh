@@ -46,6 +46,16 @@ mkdir -p "$scratch/no/dir" "$scratch/none"
 expect_status 0 "$WMRUN" --check "$scratch/outputs.conf"
 [ -z "$(find "$scratch/no" "$scratch/none" -type f)" ] || fail "--check made an output file"
 ! grep -q 'warning: window w ' "$scratch/err" || fail "a window with a sink was warned of"
+# Standard output holding JSON lines and CSV: each CSV output there is
+# warned of, at its section; CSV alone is not.
+printf '[source s]\nrate = 1/s\n[window w]\ninput = s\nsize = 1 min\nlate_output = -\n[sink j]\ninput = w\nformat = jsonl\npath = -\n[sink c]\ninput = w\npath = -\n' \
+	>"$scratch/mixed.conf"
+expect_status 0 "$WMRUN" --check "$scratch/mixed.conf"
+expect_line 'mixed\.conf:3:1: warning: the late records of window w go to standard output as CSV, where sink j writes JSON lines' "$scratch/err"
+expect_line 'mixed\.conf:11:1: warning: sink c writes CSV to standard output, where sink j writes JSON lines' "$scratch/err"
+sed -i 's/^format = jsonl$/format = csv/' "$scratch/mixed.conf"
+expect_status 0 "$WMRUN" --check "$scratch/mixed.conf"
+! grep -q 'warning' "$scratch/err" || fail "CSV alone on standard output was warned of: $(cat "$scratch/err")"
 # A relative trace path is read from the topology's directory, whatever
 # the current one; a trace that cannot be read is named with the line and
 # column of its replay key, before anything runs (--check too: 66).

@@ -383,6 +383,58 @@ warn_unread_results(const struct wm_topology *t)
 	}
 }
 
+/* A sink writing JSON lines to standard output, or NULL. */
+static const struct wm_stage *
+jsonl_on_stdout(const struct wm_topology *t)
+{
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+
+		if (st->kind == WM_STAGE_SINK &&
+		    st->u.sink.format == WM_SINK_JSONL &&
+		    strcmp(st->u.sink.path, "-") == 0)
+			return st;
+	}
+	return NULL;
+}
+
+/* Standard output holding JSON lines and CSV at once can be read as
+ * neither: a warning per CSV output there (a late output, a CSV sink)
+ * when a sink writes JSON lines to it. */
+static void
+warn_mixed_stdout(const struct wm_topology *t)
+{
+	const struct wm_stage *jsonl = jsonl_on_stdout(t);
+
+	if (jsonl == NULL)
+		return;
+	for (uint32_t s = 0; s < t->n_stages; s++) {
+		const struct wm_stage *st = &t->stages[s];
+		const char *late;
+
+		if (st->kind == WM_STAGE_SINK &&
+		    st->u.sink.format == WM_SINK_CSV &&
+		    strcmp(st->u.sink.path, "-") == 0)
+			wm_log("wmrun: %s:%d:%d: warning: sink %s writes CSV "
+			       "to "
+			       "standard output, where sink %s writes JSON "
+			       "lines (give one of them a file)",
+			       t->file, st->line, st->col, st->name,
+			       jsonl->name);
+		for (unsigned k = 0; k < WM_STAGE_LATE_OUTPUTS; k++)
+			if ((late = wm_stage_late_output(st, k)) != NULL &&
+			    strcmp(late, "-") == 0)
+				wm_log("wmrun: %s:%d:%d: warning: the late "
+				       "records of %s %s go to standard output "
+				       "as CSV, where sink %s writes JSON "
+				       "lines "
+				       "(give one of them a file)",
+				       t->file, st->line, st->col,
+				       wm_stage_kind_name(st->kind), st->name,
+				       jsonl->name);
+	}
+}
+
 /* --check: every subtask on this machine, the rings between them, and the
  * memory it will take. */
 static int
@@ -1090,6 +1142,7 @@ main(int argc, char **argv)
 		status = load_topology(&cl, doc, &t);
 	if (status == EX_OK) {
 		warn_unread_results(t);
+		warn_mixed_stdout(t);
 		status = check_traces(t);
 	}
 	if (status == EX_OK && cl.export_flink != NULL) {
