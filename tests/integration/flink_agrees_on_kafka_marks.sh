@@ -158,8 +158,14 @@ grep -q 'PunctuatedWatermarks.strategy()' "$job" ||
 	fail "the exported job does not use the punctuated generator"
 grep -q 'new TraceRecord.NoHeartbeats()' "$job" ||
 	fail "the exported job does not drop the heartbeats"
+# Flink over the exported replay of the recording too (its trace's
+# columns), the two jobs at once.
+sed 's/^path = .*/path = replay.out/; s/^late_output = .*/late_output = replay.late/' \
+	"$scratch/rec.csv.conf" >"$scratch/replay-flink.conf"
+expect_status 0 "$WMRUN" --export-flink "$scratch/replay-project" \
+	"$scratch/replay-flink.conf"
 flink_classpath
-flink_run "$scratch/project" "$scratch/flink.log"
+flink_run_jobs "$scratch/flink.log" "$scratch/project" "$scratch/replay-project"
 results "$scratch/project/flink.out" >"$scratch/flink.windows"
 diff -u "$scratch/wmrun.windows" "$scratch/flink.windows" ||
 	fail "Flink's windows over the marked topic differ from wmrun's"
@@ -168,12 +174,6 @@ tail -n +2 "$scratch/project/flink.late" | LC_ALL=C sort >"$scratch/b"
 diff -u "$scratch/a" "$scratch/b" ||
 	fail "Flink's late records over the marked topic differ from wmrun's"
 
-# Flink over the exported replay of the recording: its trace's columns.
-sed 's/^path = .*/path = replay.out/; s/^late_output = .*/late_output = replay.late/' \
-	"$scratch/rec.csv.conf" >"$scratch/replay-flink.conf"
-expect_status 0 "$WMRUN" --export-flink "$scratch/replay-project" \
-	"$scratch/replay-flink.conf"
-flink_run "$scratch/replay-project" "$scratch/replay-flink.log"
 results "$scratch/replay-project/replay.out" >"$scratch/replay-flink.windows"
 diff -u "$scratch/wmrun.windows" "$scratch/replay-flink.windows" ||
 	fail "Flink's windows over the replayed recording differ from wmrun's"
