@@ -64,8 +64,10 @@ run() {
 	"$WMRUN" --sim "$scratch/job.conf" >"$scratch/fifo" 2>"$scratch/err" &
 	pid=$!
 	exec 3<"$scratch/fifo"
+	# A read takes what the pipe holds, up to 64 KiB (4 KiB reads cost
+	# two processes per 4 KiB of results: most of the test's time).
 	until [ -f "$ckpt/chk-3/_metadata" ]; do
-		n=$(dd bs=4096 count=1 <&3 2>/dev/null | wc -c)
+		n=$(dd bs=65536 count=1 <&3 2>/dev/null | wc -c)
 		[ "$n" -gt 0 ] || { cat "$scratch/err" >&2; fail "the job ended before checkpoint 3"; }
 	done
 	[ -z "${SEED:-}" ] || what=$(mutate_checkpoint "$ckpt/chk-3" "$SEED") || exit 1
