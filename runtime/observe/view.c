@@ -14,12 +14,21 @@
 #include "runtime/observe/view.h"
 
 /* What a lines view last said about a subtask's watermark. */
+/* What holds a subtask's watermark: the end of its blame chain. */
+struct holder {
+	uint32_t subtask, partition;
+	enum wm_blame_cause cause;
+};
+
 struct said {
 	bool held; /* a "held" line was the last */
-	uint32_t holder, partition;
-	enum wm_blame_cause cause;
+	struct holder holder;
 	wm_ts_t watermark;
 	int64_t held_since_ns; /* processing time it stopped moving */
+	/* Another holder seen since that line, and since when (processing
+	 * time; -1: none): news once it has lasted news_after(). */
+	struct holder next;
+	int64_t next_since_ns;
 };
 
 struct wm_view {
@@ -451,6 +460,34 @@ line_prefix(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 		wm_units_format_duration(snap->processing_ns, b, sizeof(b)));
 }
 
+static bool
+same_holder(const struct holder *a, const struct holder *b)
+{
+	return a->subtask == b->subtask && a->partition == b->partition &&
+	       a->cause == b->cause;
+}
+
+/* Whether a held watermark's holder `now`, other than the one said, is
+ * news: once it has held for news_after(), as long as a stall must last.
+ * A cause read from one sampling interval to the next can flip at every
+ * reading (a source that waits for a CPU about half of each second is
+ * starved in one interval and silent in the next): each flip a line was
+ * a log of noise, and a holder that lasts is still said. */
+static bool
+held_by_another(const struct wm_view *v, const struct wm_snapshot *snap,
+		struct said *said, const struct holder *now)
+{
+	if (same_holder(&said->holder, now)) {
+		said->next_since_ns = -1;
+		return false;
+	}
+	if (said->next_since_ns < 0 || !same_holder(&said->next, now)) {
+		said->next = *now;
+		said->next_since_ns = snap->processing_ns;
+	}
+	return snap->processing_ns - said->next_since_ns >= news_after(v);
+}
+
 /* The news of subtask id's watermark: held (for the stall threshold),
  * held by something else now, or moving again. */
 static void
@@ -467,10 +504,10 @@ subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 	wm_snapshot_blame(snap, v->plan, id, &bl);
 	held = held && bl.cause != WM_BLAME_NONE;
 	if (held) {
-		uint32_t holder = bl.hop[bl.n_hops - 1];
+		struct holder now = {bl.hop[bl.n_hops - 1], bl.partition,
+				     bl.cause};
 
-		if (said->held && said->holder == holder &&
-		    said->partition == bl.partition && said->cause == bl.cause)
+		if (said->held && !held_by_another(v, snap, said, &now))
 			return;
 		line_prefix(v, snap, f);
 		fprintf(f, "%s watermark %s held for %s by ",
@@ -479,8 +516,11 @@ subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 			wm_units_format_duration(bl.for_ns, d, sizeof(d)));
 		blame_text(v, &bl, f);
 		fprintf(f, " (%s)\n", cause_word(bl.cause));
-		*said = (struct said){true,	holder,	      bl.partition,
-				      bl.cause, s->watermark, s->since_ns};
+		*said = (struct said){.held = true,
+				      .holder = now,
+				      .watermark = s->watermark,
+				      .held_since_ns = s->since_ns,
+				      .next_since_ns = -1};
 		return;
 	}
 	if (!said->held || s->watermark == said->watermark)

@@ -16,10 +16,12 @@
  *
  * The lines: one when a subtask's watermark has not moved for the job's
  * stall threshold (or a real run's scheduling noise, if longer), naming
- * what holds it; one when what holds it changes;
- * one when it moves again; and a status line every `status_every_ns` of
- * real time. Below the stall threshold the minimum moves between inputs
- * as their watermarks overtake each other, which is no news.
+ * what holds it; one when what holds it (the subtask, partition and
+ * cause) changes and the new holder has lasted as long again; one when
+ * it moves again; and a status line every `status_every_ns` of real
+ * time. Below the stall threshold the minimum moves between inputs as
+ * their watermarks overtake each other, and a cause read at each
+ * sampling interval can flip between readings: neither is news.
  *
  * Pure: text goes into the caller's FILE (a memory stream for the
  * terminal, written in one go), time comes in the snapshots.

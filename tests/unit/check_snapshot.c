@@ -426,6 +426,69 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 }
 END_TEST
 
+/* The processing time (s) of the line of `text` that says w/0 is held
+ * for `cause`, into *at; whether there is one. */
+static bool
+window_held_line(const char *text, const char *cause, int64_t t, int64_t *at)
+{
+	const char *line = strstr(text, "w/0 watermark 00:00:05 held for ");
+
+	if (line == NULL || strstr(line, cause) == NULL)
+		return false;
+	*at = t;
+	return true;
+}
+
+/* A cause read anew at each sampling interval can flip at every reading
+ * (a source that waits for a CPU about half of each second): no line
+ * for that. A new cause that lasts the stall threshold (10 s) is news. */
+START_TEST(test_lines_wait_for_a_new_cause_to_last)
+{
+	struct job j;
+	struct wm_snapshot *prev, *cur;
+	struct wm_view *v;
+	int64_t silence_at = -1, starved_at = -1, waited = 0;
+	int silence_lines = 0, starved_lines = 0;
+	char *text;
+
+	job_open(&j);
+	v = wm_view_new(j.topo, j.plan, 0, 0);
+	ck_assert_ptr_nonnull(v);
+	prev = silence_begins(&j); /* held since 1 s by partition s-3 */
+	free(render(v, prev, false));
+	for (int64_t t = 2; t <= 40; t++) {
+		/* s/1 reads partition 1 all along, never partition 3; it
+		 * waits 700 ms of a second for a CPU every other second up
+		 * to 19 s, then from 25 s on. */
+		bool starved = t < 20 ? t % 2 == 0 : t >= 25;
+
+		set_source(&j, j.s1, 1, 100 + (uint64_t)t, 3, 10, 5000, 3);
+		cur = wm_snapshot_take(j.plan, j.blocks, prev, (6 + t) * SECOND,
+				       t * SECOND);
+		/* The CPU wait is read as a total, as /proc gives it. */
+		waited += starved ? 7 * SECOND / 10 : 0;
+		wm_snapshot_set_cpu_wait(cur, prev, j.s1, waited);
+		text = render(v, cur, false);
+		silence_lines +=
+			window_held_line(text, "(silence", t, &silence_at);
+		starved_lines +=
+			window_held_line(text, "(starved", t, &starved_at);
+		free(text);
+		wm_snapshot_free(prev);
+		prev = cur;
+	}
+	/* Held for the threshold at 11 s, silent then; starved from 25 s,
+	 * said at 35 s; the flips before 20 s said nothing. */
+	ck_assert_int_eq(silence_lines, 1);
+	ck_assert_int_eq(silence_at, 11);
+	ck_assert_int_eq(starved_lines, 1);
+	ck_assert_int_eq(starved_at, 35);
+	wm_snapshot_free(prev);
+	wm_view_free(v);
+	job_close(&j);
+}
+END_TEST
+
 START_TEST(test_a_bounded_job_says_how_much_is_done)
 {
 	struct job j;
@@ -507,6 +570,7 @@ snapshot_suite(void)
 	tcase_add_test(t, test_an_idle_or_unheld_subtask_blames_nothing);
 	tcase_add_test(
 		t, test_lines_say_when_a_watermark_is_held_and_when_it_moves);
+	tcase_add_test(t, test_lines_wait_for_a_new_cause_to_last);
 	tcase_add_test(t, test_a_bounded_job_says_how_much_is_done);
 	tcase_add_test(t, test_the_timeline_speaks_flinks_names);
 	suite_add_tcase(s, t);
