@@ -120,16 +120,19 @@ void wm_sweep_print_csv(FILE *f, const struct wm_sweep *s,
  * combination and the topology's error (lines of the user's file), and
  * the exit status for it (78). Sinks and late outputs write to a null
  * output: the table is the result. 0 once every run ended (its own
- * status in its row), or an exit status after a message in err.
+ * status in its row), or an exit status after a message in err. How
+ * far it is goes to progress_out (NULL: nowhere) as sweep_progress.h
+ * says, a line a second at most.
  */
 int wm_sweep_run(const struct wm_sweep *s, const char *text, size_t len,
-		 const char *name, unsigned jobs, struct wm_sweep_row *rows,
-		 char *err, size_t errlen);
+		 const char *name, unsigned jobs, FILE *progress_out,
+		 struct wm_sweep_row *rows, char *err, size_t errlen);
 
 /*
  * The same as real jobs (supervisor.h), one after another, each showing
  * nothing while it runs; before each, a line "wmrun: --sweep run I of N:
- * COMBINATION" on standard error. A stop signal (SIGINT, SIGTERM, SIGHUP
+ * COMBINATION" on standard error, and after each the runs done and the
+ * time left on progress_out (NULL: nowhere). A stop signal (SIGINT, SIGTERM, SIGHUP
  * not ignored by the caller) goes on to the running job, which drains;
  * its row is marked cut, the rows after it skipped, and *stopped is the
  * signal (0: none came). Returns with those signals blocked: the caller
@@ -137,8 +140,9 @@ int wm_sweep_run(const struct wm_sweep *s, const char *text, size_t len,
  * stop. 0, or an exit status after a message in err, as wm_sweep_run().
  */
 int wm_sweep_run_real(const struct wm_sweep *s, const char *text, size_t len,
-		      const char *name, struct wm_sweep_row *rows, int *stopped,
-		      char *err, size_t errlen);
+		      const char *name, FILE *progress_out,
+		      struct wm_sweep_row *rows, int *stopped, char *err,
+		      size_t errlen);
 
 /* How many runs may go at once: the CPUs this process may run on. */
 unsigned wm_sweep_jobs(void);

@@ -36,6 +36,7 @@
 
 #include "runtime/conf/ini.h"
 #include "runtime/conf/topology.h"
+#include "base/clock.h"
 #include "base/exit.h"
 #include "base/log.h"
 #include "runtime/source/kafka_topology.h"
@@ -43,6 +44,7 @@
 #include "runtime/run/supervisor.h"
 #include "runtime/study/override.h"
 #include "runtime/study/sweep.h"
+#include "runtime/study/sweep_progress.h"
 
 static_assert(sizeof(struct wm_sweep_row) <= PIPE_BUF,
 	      "a row must go through a pipe in one atomic write");
@@ -307,9 +309,11 @@ read_row(int fd, int st, struct wm_sweep_row *row)
 	return false;
 }
 
-/* Reap one child of `kids`, read its row; returns how many remain. */
+/* Reap one child of `kids`, read its row, count it in `progress`;
+ * returns how many remain. */
 static size_t
-reap_one(struct child *kids, size_t n, struct wm_sweep_row *rows)
+reap_one(struct child *kids, size_t n, struct wm_sweep_row *rows,
+	 struct wm_sweep_progress *progress)
 {
 	int st;
 	pid_t pid;
@@ -322,6 +326,7 @@ reap_one(struct child *kids, size_t n, struct wm_sweep_row *rows)
 			continue;
 		read_row(kids[k].fd, st, &rows[kids[k].combination]);
 		close(kids[k].fd);
+		wm_sweep_progress_run_done(progress, wm_monotonic_ns());
 		kids[k] = kids[n - 1];
 		return n - 1;
 	}
@@ -379,15 +384,20 @@ free_all(struct wm_topology *base, struct wm_topology **topos, size_t n)
 
 int
 wm_sweep_run(const struct wm_sweep *s, const char *text, size_t len,
-	     const char *name, unsigned jobs, struct wm_sweep_row *rows,
-	     char *err, size_t errlen)
+	     const char *name, unsigned jobs, FILE *progress_out,
+	     struct wm_sweep_row *rows, char *err, size_t errlen)
 {
 	size_t n = wm_sweep_combinations(s);
 	struct wm_topology *base, **topos;
 	struct child *kids = calloc(jobs ? jobs : 1, sizeof(*kids));
+	struct wm_sweep_progress progress;
 	size_t running = 0, next = 0;
 	int status =
 		load_all(s, text, len, name, false, &base, &topos, err, errlen);
+
+	/* Short runs: a line a second at most. */
+	wm_sweep_progress_start(&progress, progress_out, n, wm_monotonic_ns(),
+				1000000000);
 
 	if (status == 0 && kids == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -398,7 +408,7 @@ wm_sweep_run(const struct wm_sweep *s, const char *text, size_t len,
 		pid_t pid;
 
 		if (running == (jobs ? jobs : 1) || next == n) {
-			running = reap_one(kids, running, rows);
+			running = reap_one(kids, running, rows, &progress);
 			continue;
 		}
 		status = start_run(topos[next], true, NULL, &pid, &fd, err,
@@ -408,7 +418,7 @@ wm_sweep_run(const struct wm_sweep *s, const char *text, size_t len,
 		kids[running++] = (struct child){pid, fd, next++};
 	}
 	while (running > 0)
-		running = reap_one(kids, running, rows);
+		running = reap_one(kids, running, rows, &progress);
 	free_all(base, topos, n);
 	free(kids);
 	return status;
@@ -456,14 +466,20 @@ wait_real(pid_t pid, const sigset_t *mask, int *stopped)
 
 int
 wm_sweep_run_real(const struct wm_sweep *s, const char *text, size_t len,
-		  const char *name, struct wm_sweep_row *rows, int *stopped,
-		  char *err, size_t errlen)
+		  const char *name, FILE *progress_out,
+		  struct wm_sweep_row *rows, int *stopped, char *err,
+		  size_t errlen)
 {
 	size_t n = wm_sweep_combinations(s);
 	struct wm_topology *base, **topos;
 	int status =
 		load_all(s, text, len, name, true, &base, &topos, err, errlen);
+	struct wm_sweep_progress progress;
 	sigset_t mask, old, keep;
+
+	/* Long runs: a line after each. */
+	wm_sweep_progress_start(&progress, progress_out, n, wm_monotonic_ns(),
+				0);
 
 	*stopped = 0;
 	wm_supervisor_stop_signals(&mask);
@@ -495,6 +511,9 @@ wm_sweep_run_real(const struct wm_sweep *s, const char *text, size_t len,
 		else if (*stopped != 0)
 			rows[i].cut = true;
 		close(fd);
+		if (*stopped == 0)
+			wm_sweep_progress_run_done(&progress,
+						   wm_monotonic_ns());
 	}
 	/* The stop signals stay blocked: the caller prints the rows and
 	 * exits, and one that comes now finds nothing left to stop. One

@@ -41,6 +41,9 @@ expect_status 0 "$WMRUN" --sweep events.keys=2,4 --sweep-csv "$scratch/r.csv" \
 cat "$scratch/out" "$scratch/err"
 expect_line '^wmrun: --sweep run 1 of 2: events.keys=2$' "$scratch/err"
 expect_line '^wmrun: --sweep run 2 of 2: events.keys=4$' "$scratch/err"
+# After each run, how far the sweep is.
+expect_line '^wmrun: --sweep: 1 of 2 runs done, [0-9.]+ m?s so far, about [0-9.]+ m?s left$' "$scratch/err"
+expect_line '^wmrun: --sweep: 2 of 2 runs done in [0-9.]+ m?s$' "$scratch/err"
 expect_line '^2 +[0-9.]+% .* yes$' "$scratch/out"
 expect_line '^4 +[0-9.]+% .* yes$' "$scratch/out"
 [ "$(wc -l <"$scratch/out")" -eq 3 ] || fail "the table has not 2 rows"

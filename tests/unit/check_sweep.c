@@ -15,6 +15,7 @@
 
 #include "runtime/study/override.h"
 #include "runtime/study/sweep.h"
+#include "runtime/study/sweep_progress.h"
 #include "tests/unit/check_main.h"
 
 static const char topo[] = "[job]\n"
@@ -211,8 +212,8 @@ START_TEST(test_sweep_run_idle_timeout_removes_the_stall)
 					   "5 min",
 					   err, sizeof(err)),
 			 0);
-	ck_assert_int_eq(wm_sweep_run(&s, topo, strlen(topo), "t.conf", 2, rows,
-				      err, sizeof(err)),
+	ck_assert_int_eq(wm_sweep_run(&s, topo, strlen(topo), "t.conf", 2, NULL,
+				      rows, err, sizeof(err)),
 			 0);
 	for (int i = 0; i < 3; i++) {
 		ck_assert_int_eq(rows[i].status, 0);
@@ -224,7 +225,7 @@ START_TEST(test_sweep_run_idle_timeout_removes_the_stall)
 	ck_assert(rows[0].stall_fraction > rows[2].stall_fraction);
 	ck_assert(rows[2].stall_fraction > rows[1].stall_fraction);
 	ck_assert(rows[0].fire_delay_max_ms > rows[2].fire_delay_max_ms);
-	ck_assert_int_eq(wm_sweep_run(&s, topo, strlen(topo), "t.conf", 1,
+	ck_assert_int_eq(wm_sweep_run(&s, topo, strlen(topo), "t.conf", 1, NULL,
 				      again, err, sizeof(err)),
 			 0);
 	ck_assert_mem_eq(rows, again, sizeof(rows));
@@ -233,12 +234,79 @@ START_TEST(test_sweep_run_idle_timeout_removes_the_stall)
 	ck_assert_int_eq(wm_sweep_add_axis(&s, "events.partitions=4,0", err,
 					   sizeof(err)),
 			 0);
-	ck_assert_int_eq(wm_sweep_run(&s, topo, strlen(topo), "t.conf", 2, rows,
-				      err, sizeof(err)),
+	ck_assert_int_eq(wm_sweep_run(&s, topo, strlen(topo), "t.conf", 2, NULL,
+				      rows, err, sizeof(err)),
 			 78);
 	ck_assert_ptr_nonnull(strstr(err, "--sweep combination "
 					  "events.partitions=0: t.conf:7:"));
 	wm_sweep_free(&s);
+}
+END_TEST
+
+#define SECOND_NS 1000000000LL
+
+/* The lines a progress of `runs` says when its runs end at the times
+ * ends_s[0..n) (seconds after its start), a line at most every every_s
+ * (0: after each run). */
+static char *
+progress_lines(size_t runs, int64_t every_s, const double *ends_s, size_t n)
+{
+	struct wm_sweep_progress p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(m);
+	wm_sweep_progress_start(&p, m, runs, 5 * SECOND_NS,
+				every_s * SECOND_NS);
+	for (size_t i = 0; i < n; i++)
+		wm_sweep_progress_run_done(
+			&p, 5 * SECOND_NS + (int64_t)(ends_s[i] * 1e9));
+	ck_assert_int_eq(fclose(m), 0);
+	return text;
+}
+
+START_TEST(test_progress_says_runs_done_and_time_left)
+{
+	/* Real runs of a minute: a line after each, the time left at the
+	 * pace so far, the last one the total. */
+	const double minutes[] = {60, 120, 180, 240};
+	char *text = progress_lines(4, 0, minutes, 4);
+
+	ck_assert_str_eq(text,
+			 "wmrun: --sweep: 1 of 4 runs done, 1 min 0 s so far, "
+			 "about 3 min 0 s left\n"
+			 "wmrun: --sweep: 2 of 4 runs done, 2 min 0 s so far, "
+			 "about 2 min 0 s left\n"
+			 "wmrun: --sweep: 3 of 4 runs done, 3 min 0 s so far, "
+			 "about 1 min 0 s left\n"
+			 "wmrun: --sweep: 4 of 4 runs done in 4 min 0 s\n");
+	free(text);
+
+	/* Short runs, a line a second at most: none before the first
+	 * second, then one at 1.0 s (7 done of 16: 1.3 s left at that
+	 * pace), the next at 2.0 s, and the total. */
+	const double short_runs[] = {0.1, 0.3, 0.5, 0.6, 0.8, 0.9, 1.0, 1.2,
+				     1.4, 1.6, 1.8, 2.0, 2.1, 2.2, 2.3, 2.4};
+	text = progress_lines(16, 1, short_runs, 16);
+	ck_assert_str_eq(text,
+			 "wmrun: --sweep: 7 of 16 runs done, 1.0 s so far, "
+			 "about 1.3 s left\n"
+			 "wmrun: --sweep: 12 of 16 runs done, 2.0 s so far, "
+			 "about 666 ms left\n"
+			 "wmrun: --sweep: 16 of 16 runs done in 2.4 s\n");
+	free(text);
+
+	/* A sweep over within the second says nothing; nor one with no
+	 * stream (--quiet). */
+	text = progress_lines(3, 1, short_runs, 3);
+	ck_assert_str_eq(text, "");
+	free(text);
+	struct wm_sweep_progress quiet;
+
+	wm_sweep_progress_start(&quiet, NULL, 1, 0, 0);
+	wm_sweep_progress_run_done(&quiet, SECOND_NS);
+	ck_assert_uint_eq(quiet.done, 1);
 }
 END_TEST
 
@@ -262,6 +330,7 @@ sweep_suite(void)
 
 	tc = tcase_create("axes");
 	tcase_add_test(tc, test_sweep_axes_parse_and_combine_last_fastest);
+	tcase_add_test(tc, test_progress_says_runs_done_and_time_left);
 	tcase_add_test(
 		tc, test_sweep_axes_refuse_malformed_lists_naming_the_option);
 	suite_add_tcase(s, tc);

@@ -1071,13 +1071,15 @@ sweep(const struct wm_cmdline *cl)
 		status = EX_IOERR;
 	}
 	if (status == EX_OK && cl->sim)
-		status = wm_sweep_run(&cl->sweep,
-				      text ? text : default_topology, len, name,
-				      wm_sweep_jobs(), rows, why, sizeof(why));
-	else if (status == EX_OK)
-		status = wm_sweep_run_real(
+		status = wm_sweep_run(
 			&cl->sweep, text ? text : default_topology, len, name,
-			rows, &stopped, why, sizeof(why));
+			wm_sweep_jobs(), cl->quiet ? NULL : stderr, rows, why,
+			sizeof(why));
+	else if (status == EX_OK)
+		status = wm_sweep_run_real(&cl->sweep,
+					   text ? text : default_topology, len,
+					   name, cl->quiet ? NULL : stderr,
+					   rows, &stopped, why, sizeof(why));
 	if (status != EX_OK) {
 		wm_log("wmrun: %s", why);
 	} else {
