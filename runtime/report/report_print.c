@@ -619,10 +619,27 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 	print_source_health(f, t, rep);
 	if (rep->checkpointing)
 		print_checkpoints(f, t, rep);
-	fprintf(f, "  throughput              %.0f records/s of %s time\n",
-		wm_report_records_per_s(rep), rep->sim ? "simulated" : "real");
-	if (!rep->sim)
+	if (rep->sim) {
+		/* The job's own rate, not wmrun's speed: that is how long
+		 * the simulation of its processing time took. */
+		char span[32], wall[32];
+
+		fprintf(f,
+			"  rate                    %.0f records/s of "
+			"processing "
+			"time (%s of it simulated in %s)\n",
+			wm_report_records_per_s(rep),
+			wm_units_format_duration(rep->end_ns, span,
+						 sizeof(span)),
+			wm_units_format_duration(rep->wall_ns, wall,
+						 sizeof(wall)));
+	} else {
+		fprintf(f,
+			"  throughput              %.0f records/s of real "
+			"time\n",
+			wm_report_records_per_s(rep));
 		print_noise(f, t, rep);
+	}
 	fprintf(f, "  stages\n");
 	for (uint32_t s = 0; s < t->n_stages; s++)
 		if (t->stages[s].kind != WM_STAGE_SINK)

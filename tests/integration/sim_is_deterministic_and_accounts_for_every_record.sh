@@ -9,6 +9,10 @@ cp "$scratch/out" "$scratch/run1.csv"
 expect_status 0 "$WMRUN" --sim --summary "$scratch/s2.json" "$EXAMPLES/quiet_partitions.conf"
 cmp "$scratch/out" "$scratch/run1.csv" || fail "two --sim runs differ"
 cmp "$scratch/s1.json" "$scratch/s2.json" || fail "two --sim summaries differ"
+# The text says the job's rate in its processing time, and how long its
+# simulation took: 16 partitions of 1 record/s, 3 of them silent 8 h of
+# the 12 (14 records/s over the job).
+expect_line '^  rate                    14 records/s of processing time \(12 h 0 min of it simulated in [0-9.]+ m?s\)$' "$scratch/err"
 
 expect_line '"all_records_accounted":true' "$scratch/s1.json"
 read_count=$(sed 's/.*"records_read":\([0-9]*\).*/\1/' "$scratch/s1.json")

@@ -97,6 +97,14 @@ window_results() {
 	cut -d, -f1-4,7 "$1" | sort
 }
 
+# comparable_summary ERR -- a --sim summary (standard error) as two runs
+# of one job must agree on it: the topology's path as TOPOLOGY, the wall
+# clock the simulation took as T.
+comparable_summary() {
+	sed -e 's/^\(wmrun: \)\{0,1\}[^ ]*\.conf/TOPOLOGY/' \
+		-e 's/ simulated in [^)]*)$/ simulated in T)/' "$1"
+}
+
 # max_fire_delay CSV FROM TO -- the largest fire_time - window_end, in ms,
 # over results whose window starts in [FROM, TO) (CSV from a sink with
 # aggregates count, sum: fire_time is column 6, window_end column 3).
