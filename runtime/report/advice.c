@@ -295,6 +295,14 @@ say_source(struct builder *b, struct wm_advice_line *l,
 	}
 	if (s->held_by != UINT32_MAX)
 		p = partition_of(s, s->held_by);
+	else if (s->held_by_now != UINT32_MAX)
+		p = partition_of(s, s->held_by_now);
+	/* A stall that lasted to the end of input was ended by the end, not
+	 * by a partition moving: none is known to have ended it. A
+	 * partition silent for at least half of it (say_partition()'s
+	 * measure) is what held it, as it would have for a closed one. */
+	if (p == NULL && 2 * quietest->gaps.max_ms >= stall_ms)
+		p = quietest;
 	if (p == NULL) {
 		say(l,
 		    ": what held it is not known; its quietest partition "

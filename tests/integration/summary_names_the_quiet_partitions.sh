@@ -68,3 +68,15 @@ owners=$(for p in 13 14 15; do partition_field "$scratch/stuck.json" $p subtask;
 expect_line "\"longest_stall_held_by\":\"events/(${owners%|})\"" "$scratch/stuck.json"
 # Which itself was held by one of those partitions.
 expect_line '"kind":"source".*"longest_stall_held_by":"events-1[345]"' "$scratch/stuck.json"
+
+# A stall open when the job ends (partitions 13-15 silent from 1 h to the
+# end, or from the start) is ended by the end of input, not by a
+# partition: the silent partition is named as for a closed one, and the
+# idle timeout advised.
+for from in "1 h" "0 h"; do
+	expect_status 0 "$WMRUN" --sim --quiet --set "events.silence=13-15 from $from to 12 h" \
+		"$EXAMPLES/quiet_partitions_no_idleness.conf"
+	expect_line '^    window counts/[01] waited 1[12] h 0 min on events/[0-9], partition events-1[345]: (silent 11 h 0 min|never produced a record), no idle_timeout set$' "$scratch/err"
+	! grep -q 'what held it is not known' "$scratch/err" || fail "a stall open at the end ($from) is not diagnosed: $(cat "$scratch/err")"
+	expect_line '^    idle_timeout = [0-9]' "$scratch/err"
+done
