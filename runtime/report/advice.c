@@ -423,8 +423,9 @@ gap_bound(const struct wm_job_report *rep, uint32_t stage, struct gap_bound *g)
 		}
 		if (!counts_for_bound(p, stage) || sparse(g, p))
 			continue;
-		need = p->gaps.p99_upper_ms > p->gaps.period_ms
-			       ? p->gaps.p99_upper_ms
+		need = WM_ADVICE_GAP_MARGIN * p->gaps.p99_upper_ms >
+				       p->gaps.period_ms
+			       ? WM_ADVICE_GAP_MARGIN * p->gaps.p99_upper_ms
 			       : p->gaps.period_ms;
 		if (need > g->need_ms) {
 			g->need_ms = need;
@@ -441,6 +442,7 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 	int64_t rec, max_delay = b->t->job.max_delay_ms;
 	struct wm_advice_line *l;
 	struct gap_bound g;
+	bool by_period, by_interval;
 	char a[32], c[32], d[32];
 
 	/* A user's generator judges idleness as it likes (heartbeats,
@@ -450,6 +452,11 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 	gap_bound(b->rep, stage, &g);
 	if (g.by == NULL)
 		return 0;
+	by_period = g.by->gaps.period_ms >
+		    WM_ADVICE_GAP_MARGIN * g.by->gaps.p99_upper_ms;
+	by_interval = WM_ADVICE_INTERVALS * w->interval_ms > g.need_ms;
+	if (by_interval)
+		g.need_ms = WM_ADVICE_INTERVALS * w->interval_ms;
 	rec = wm_advice_round(g.need_ms);
 	/* Idleness would never start, nothing silent held a window (and
 	 * idleness does not flap), or it is set where it fits. */
@@ -466,9 +473,10 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 		l->from_ms = g.need_ms;
 		say(l,
 		    "no idle_timeout fits source %s: partition %s-%u's "
-		    "gaps need %s or more (p99 gap %s), max_delay is %s",
+		    "gaps need %s or more (%d times its p99 gap %s), "
+		    "max_delay is %s",
 		    st->name, st->name, g.by->partition,
-		    setting(rec, a, sizeof(a)),
+		    setting(rec, a, sizeof(a)), WM_ADVICE_GAP_MARGIN,
 		    dur(g.by->gaps.p99_ms, c, sizeof(c)),
 		    setting(max_delay, d, sizeof(d)));
 		return 0;
@@ -477,12 +485,21 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 	if (l == NULL)
 		return -ENOMEM;
 	l->from_ms = g.need_ms;
-	say(l, "%s (partition %s-%u: ", setting(rec, a, sizeof(a)), st->name,
-	    g.by->partition);
-	if (g.by->gaps.period_ms > g.by->gaps.p99_upper_ms)
-		say(l, "bursts every %s, ",
-		    dur(g.by->gaps.period_ms, c, sizeof(c)));
-	say(l, "p99 gap %s", dur(g.by->gaps.p99_ms, c, sizeof(c)));
+	/* The figure that bound it, and the rule that made it the value. */
+	say(l, "%s (", setting(rec, a, sizeof(a)));
+	if (by_interval)
+		say(l,
+		    "%d watermark intervals of %s, at each of which "
+		    "idleness is judged; ",
+		    WM_ADVICE_INTERVALS, dur(w->interval_ms, c, sizeof(c)));
+	say(l, "partition %s-%u: ", st->name, g.by->partition);
+	if (by_period)
+		say(l, "bursts every %s, above %d times its p99 gap %s",
+		    dur(g.by->gaps.period_ms, c, sizeof(c)),
+		    WM_ADVICE_GAP_MARGIN, dur(g.by->gaps.p99_ms, d, sizeof(d)));
+	else
+		say(l, "%d times its p99 gap %s", WM_ADVICE_GAP_MARGIN,
+		    dur(g.by->gaps.p99_ms, c, sizeof(c)));
 	if (g.silent == g.by)
 		say(l, ", longest %s", dur(g.silence_ms, d, sizeof(d)));
 	else if (sparse(&g, g.silent))

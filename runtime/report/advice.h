@@ -12,9 +12,11 @@
  * no partition, one generator per subtask (watermark_at = subtask).
  *
  * Advice, each line with the figure it came from:
- *   idle_timeout       per source: the smallest round duration above every
- *                      partition's p99 gap and burst period (partitions
- *                      with at least WM_ADVICE_MIN_GAPS gaps), if some
+ *   idle_timeout       per source: the smallest round duration above
+ *                      WM_ADVICE_GAP_MARGIN times every partition's p99
+ *                      gap, every burst period (partitions with at least
+ *                      WM_ADVICE_MIN_GAPS gaps) and WM_ADVICE_INTERVALS
+ *                      watermark intervals, if some
  *                      partition was silent longer than that and the
  *                      source has no idle_timeout or one below the figure
  *                      (it flaps); below [job] max_delay when stated, or
@@ -45,6 +47,16 @@
 /* Fewer gaps than this say too little of a partition's p99 (a sparse
  * partition is what idleness is for, not what bounds it). */
 #define WM_ADVICE_MIN_GAPS 20
+/* An idle timeout clears a partition's p99 gap this many times over: the
+ * gaps beyond the p99 (one in a hundred) are longer still, and a timeout
+ * at the p99 makes the partition idle, and its records after a gap late,
+ * a hundred times in 10,000 records. The write-ups on sizing it say
+ * "several times the p99"; three is the least of several. */
+#define WM_ADVICE_GAP_MARGIN 3
+/* And this many watermark intervals: withIdleness() judges idleness at
+ * each periodic emit, so a timeout of a few intervals is judged a whole
+ * interval late, a fifth of it at five. */
+#define WM_ADVICE_INTERVALS 5
 
 enum wm_advice_kind {
 	WM_ADVICE_HELD,		    /* diagnosis of a window subtask */

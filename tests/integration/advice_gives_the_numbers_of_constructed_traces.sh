@@ -3,8 +3,9 @@
 # figures it measured call for, each from the figure named, here on traces
 # whose figures are known:
 #  - a partition with a record every 10 s, silent for 2 h once, holds the
-#    window 2 h with no idle timeout; the advice is idle_timeout 15 s (the
-#    10 s gaps' histogram bucket ends at 10.24 s), and with it set the
+#    window 2 h with no idle timeout; the advice is idle_timeout 1 min
+#    (three times the 10 s gaps, whose histogram bucket ends at 10.24 s:
+#    30.72 s, rounded up), and with it set the
 #    window no longer waits; a max_delay below the gaps leaves no value
 #    that fits, and the advice says so;
 #  - records 7 s out of order give out_of_orderness 10 s (the smallest
@@ -53,19 +54,19 @@ run none
 expect_line '^  what held event time$' "$scratch/err"
 expect_line '^    window w/0 waited 2 h 0 min on s/0, partition s-0: silent 2 h 0 min, no idle_timeout set$' "$scratch/err"
 expect_line '^  advice$' "$scratch/err"
-expect_line '^    idle_timeout = 15 s \(partition s-0: p99 gap 9\.2 s, longest 2 h 0 min; none set\)$' "$scratch/err"
+expect_line '^    idle_timeout = 1 min \(partition s-0: 3 times its p99 gap 9\.2 s, longest 2 h 0 min; none set\)$' "$scratch/err"
 expect_line '"diagnosis":\[\{"window":"w","subtask":0,"waited_ms":7200000,' "$scratch/none.json"
-expect_line '"advice":\[\{"key":"idle_timeout","stage":"s","value_ms":15000,"from_ms":10240,' "$scratch/none.json"
+expect_line '"advice":\[\{"key":"idle_timeout","stage":"s","value_ms":60000,"from_ms":30720,' "$scratch/none.json"
 # As advised: nothing held the window long, nothing is advised.
-job advised silence.csv 2 "" "idle_timeout = 15 s" ""
+job advised silence.csv 2 "" "idle_timeout = 1 min" ""
 run advised
-expect_line '^    window  w .* \(longest 1[56]\.[0-9] s, held by s/0; 1 stall\)' "$scratch/err"
+expect_line '^    window  w .* \(longest 1 min [01] s, held by s/0; 1 stall\)' "$scratch/err"
 no_line '^  (what held event time|advice)$' "a job run as advised still got advice"
 # Results within 5 s of event time cannot wait out 10 s gaps.
 job tight silence.csv 2 "max_delay = 5 s" "" ""
 run tight
-expect_line '^    no idle_timeout fits source s: partition s-0.s gaps need 15 s or more \(p99 gap 9\.2 s\), max_delay is 5 s$' "$scratch/err"
-expect_line '"advice":\[\{"key":"idle_timeout","stage":"s","value_ms":null,"from_ms":10240,' "$scratch/tight.json"
+expect_line '^    no idle_timeout fits source s: partition s-0.s gaps need 1 min or more \(3 times its p99 gap 9\.2 s\), max_delay is 5 s$' "$scratch/err"
+expect_line '"advice":\[\{"key":"idle_timeout","stage":"s","value_ms":null,"from_ms":30720,' "$scratch/tight.json"
 
 # A record a second; every 100th 7 s older than the newest before it.
 awk 'BEGIN { for (i = 1; i <= 2000; i++) { t = i * 1000

@@ -314,10 +314,12 @@ START_TEST(test_silent_partition_is_named_and_idle_timeout_advised)
 				  "partition s-3: silent 2 h 0 min, no "
 				  "idle_timeout set");
 	l = line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
-	/* Above the 10 s gaps (whose bucket ends at 10.24 s). */
-	ck_assert_int_eq(l->value_ms, 15000);
-	ck_assert_str_eq(l->text, "15 s (partition s-3: p99 gap 9.2 s, "
-				  "longest 2 h 0 min; none set)");
+	/* Three times the 10 s gaps (whose bucket ends at 10.24 s):
+	 * 30.72 s, rounded up. */
+	ck_assert_int_eq(l->value_ms, 60000);
+	ck_assert_int_eq(l->from_ms, 30720);
+	ck_assert_str_eq(l->text, "1 min (partition s-3: 3 times its p99 gap "
+				  "9.2 s, longest 2 h 0 min; none set)");
 	job_close(&j);
 }
 END_TEST
@@ -335,12 +337,12 @@ START_TEST(test_sparse_partition_is_named_and_left_idle)
 				  "the longest 50.0 s, on s/0, partition s-3: "
 				  "sparse, a record every 49.2 s or so "
 				  "(longest gap 50.0 s), no idle_timeout set");
-	/* The busy partitions bound it (1 s gaps end at 1.024 s), not the
-	 * sparse one, which idleness is for. */
+	/* The busy partitions bound it (1 s gaps end at 1.024 s, three
+	 * times that 3.072 s), not the sparse one, which idleness is for. */
 	l = line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
-	ck_assert_int_eq(l->value_ms, 2000);
+	ck_assert_int_eq(l->value_ms, 5000);
 	ck_assert_str_eq(l->text,
-			 "2 s (partition s-0: p99 gap 960 ms; "
+			 "5 s (partition s-0: 3 times its p99 gap 960 ms; "
 			 "partition s-3 sparse, a record every 49.2 s: "
 			 "idle between its records, which may then "
 			 "come late; none set)");
@@ -383,7 +385,7 @@ START_TEST(test_flapping_idle_timeout_is_raised)
 
 	silence_job(&j, "", "idle_timeout = 5 s");
 	l = line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
-	ck_assert_int_eq(l->value_ms, 15000);
+	ck_assert_int_eq(l->value_ms, 60000);
 	ck_assert_ptr_nonnull(strstr(l->text, "; 5 s set, below the gaps"));
 	job_close(&j);
 }
@@ -398,8 +400,27 @@ START_TEST(test_max_delay_below_the_gaps_fits_nothing)
 	l = line_of(&j, WM_ADVICE_NO_IDLE_TIMEOUT);
 	ck_assert_int_eq(l->value_ms, -1);
 	ck_assert_str_eq(l->text, "no idle_timeout fits source s: partition "
-				  "s-3's gaps need 15 s or more (p99 gap "
-				  "9.2 s), max_delay is 8 s");
+				  "s-3's gaps need 1 min or more (3 times its "
+				  "p99 gap 9.2 s), max_delay is 8 s");
+	job_close(&j);
+}
+END_TEST
+
+/* Watermarks every 20 s: idleness is judged that seldom, so the timeout
+ * is at least five intervals, and says so. */
+START_TEST(test_idle_timeout_spans_watermark_intervals)
+{
+	const struct wm_advice_line *l;
+	struct job j;
+
+	silence_job(&j, "", "watermark_interval = 20 s");
+	l = line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
+	ck_assert_int_eq(l->value_ms, 2 * 60000);
+	ck_assert_int_eq(l->from_ms, 100000);
+	ck_assert_str_eq(l->text, "2 min (5 watermark intervals of 20.0 s, at "
+				  "each of which idleness is judged; partition "
+				  "s-3: 3 times its p99 gap 9.2 s, longest 2 h "
+				  "0 min; none set)");
 	job_close(&j);
 }
 END_TEST
@@ -492,6 +513,7 @@ main(void)
 		       test_short_stalls_that_add_up_to_little_say_nothing);
 	tcase_add_test(lines, test_idle_timeout_that_fits_is_left_alone);
 	tcase_add_test(lines, test_flapping_idle_timeout_is_raised);
+	tcase_add_test(lines, test_idle_timeout_spans_watermark_intervals);
 	tcase_add_test(lines, test_max_delay_below_the_gaps_fits_nothing);
 	tcase_add_test(lines, test_disorder_beyond_the_bound_raises_it);
 	tcase_add_test(lines, test_p99_disorder_says_what_it_would_cost);
