@@ -303,7 +303,7 @@ START_TEST(test_healthy_job_gets_nothing)
 }
 END_TEST
 
-START_TEST(test_silent_partition_is_named_and_idle_timeout_advised)
+START_TEST(test_silent_partition_is_named)
 {
 	const struct wm_advice_line *l;
 	struct job j;
@@ -313,13 +313,45 @@ START_TEST(test_silent_partition_is_named_and_idle_timeout_advised)
 	ck_assert_str_eq(l->text, "window w/0 waited 2 h 0 min on s/0, "
 				  "partition s-3: silent 2 h 0 min, no "
 				  "idle_timeout set");
+	job_close(&j);
+}
+END_TEST
+
+/* The idle_timeout advised for the job of silence_job() with the source's
+ * keys, the figure it clears and the line. */
+static const struct idle_row {
+	const char *source_keys;
+	int64_t value_ms, from_ms;
+	const char *text;
+} idle_rows[] = {
+	/* Three times the 10 s gaps (whose bucket ends at 10.24 s): 30.72
+	 * s, rounded up. */
+	{"", 60000, 30720,
+	 "1 min (partition s-3: 3 times its p99 gap 9.2 s, longest 2 h 0 "
+	 "min; none set)"},
+	/* Below the gaps: raised. */
+	{"idle_timeout = 5 s", 60000, 30720,
+	 "1 min (partition s-3: 3 times its p99 gap 9.2 s, longest 2 h 0 "
+	 "min; 5 s set, below the gaps: it flaps)"},
+	/* Watermarks every 20 s: idleness is judged that seldom, so the
+	 * timeout is at least five intervals, and says so. */
+	{"watermark_interval = 20 s", 120000, 100000,
+	 "2 min (5 watermark intervals of 20.0 s, at each of which idleness "
+	 "is judged; partition s-3: 3 times its p99 gap 9.2 s, longest 2 h "
+	 "0 min; none set)"},
+};
+
+START_TEST(test_idle_timeout_advised)
+{
+	const struct idle_row *row = &idle_rows[_i];
+	const struct wm_advice_line *l;
+	struct job j;
+
+	silence_job(&j, "", row->source_keys);
 	l = line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
-	/* Three times the 10 s gaps (whose bucket ends at 10.24 s):
-	 * 30.72 s, rounded up. */
-	ck_assert_int_eq(l->value_ms, 60000);
-	ck_assert_int_eq(l->from_ms, 30720);
-	ck_assert_str_eq(l->text, "1 min (partition s-3: 3 times its p99 gap "
-				  "9.2 s, longest 2 h 0 min; none set)");
+	ck_assert_int_eq(l->value_ms, row->value_ms);
+	ck_assert_int_eq(l->from_ms, row->from_ms);
+	ck_assert_str_eq(l->text, row->text);
 	job_close(&j);
 }
 END_TEST
@@ -378,19 +410,6 @@ START_TEST(test_idle_timeout_that_fits_is_left_alone)
 }
 END_TEST
 
-START_TEST(test_flapping_idle_timeout_is_raised)
-{
-	const struct wm_advice_line *l;
-	struct job j;
-
-	silence_job(&j, "", "idle_timeout = 5 s");
-	l = line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
-	ck_assert_int_eq(l->value_ms, 60000);
-	ck_assert_ptr_nonnull(strstr(l->text, "; 5 s set, below the gaps"));
-	job_close(&j);
-}
-END_TEST
-
 START_TEST(test_max_delay_below_the_gaps_fits_nothing)
 {
 	const struct wm_advice_line *l;
@@ -402,25 +421,6 @@ START_TEST(test_max_delay_below_the_gaps_fits_nothing)
 	ck_assert_str_eq(l->text, "no idle_timeout fits source s: partition "
 				  "s-3's gaps need 1 min or more (3 times its "
 				  "p99 gap 9.2 s), max_delay is 8 s");
-	job_close(&j);
-}
-END_TEST
-
-/* Watermarks every 20 s: idleness is judged that seldom, so the timeout
- * is at least five intervals, and says so. */
-START_TEST(test_idle_timeout_spans_watermark_intervals)
-{
-	const struct wm_advice_line *l;
-	struct job j;
-
-	silence_job(&j, "", "watermark_interval = 20 s");
-	l = line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
-	ck_assert_int_eq(l->value_ms, 2 * 60000);
-	ck_assert_int_eq(l->from_ms, 100000);
-	ck_assert_str_eq(l->text, "2 min (5 watermark intervals of 20.0 s, at "
-				  "each of which idleness is judged; partition "
-				  "s-3: 3 times its p99 gap 9.2 s, longest 2 h "
-				  "0 min; none set)");
 	job_close(&j);
 }
 END_TEST
@@ -506,14 +506,13 @@ main(void)
 	tcase_add_test(gaps, test_gaps_beyond_the_range_end_at_the_longest);
 	tcase_add_test(gaps, test_round_durations);
 	tcase_add_test(lines, test_healthy_job_gets_nothing);
-	tcase_add_test(lines,
-		       test_silent_partition_is_named_and_idle_timeout_advised);
+	tcase_add_test(lines, test_silent_partition_is_named);
 	tcase_add_test(lines, test_sparse_partition_is_named_and_left_idle);
 	tcase_add_test(lines,
 		       test_short_stalls_that_add_up_to_little_say_nothing);
 	tcase_add_test(lines, test_idle_timeout_that_fits_is_left_alone);
-	tcase_add_test(lines, test_flapping_idle_timeout_is_raised);
-	tcase_add_test(lines, test_idle_timeout_spans_watermark_intervals);
+	tcase_add_loop_test(lines, test_idle_timeout_advised, 0,
+			    (int)(sizeof(idle_rows) / sizeof(idle_rows[0])));
 	tcase_add_test(lines, test_max_delay_below_the_gaps_fits_nothing);
 	tcase_add_test(lines, test_disorder_beyond_the_bound_raises_it);
 	tcase_add_test(lines, test_p99_disorder_says_what_it_would_cost);
