@@ -434,6 +434,56 @@ gap_bound(const struct wm_job_report *rep, uint32_t stage, struct gap_bound *g)
 	}
 }
 
+/* Whether source stage `stage`'s idleness judges idle between records:
+ * a timeout below what the gaps need (gap_bound()). */
+static bool
+timeout_below_the_gaps(const struct wm_stage *st, const struct gap_bound *g)
+{
+	const struct wm_watermark_strategy *w = &st->u.source.strategy;
+
+	return w->kind != WM_WATERMARK_PLUGIN && w->with_idleness &&
+	       g->by != NULL && w->idle_timeout_ms < g->need_ms;
+}
+
+/* Source stage `stage`'s partitions flapping between idle and active. */
+static int
+diagnose_flapping(struct builder *b, uint32_t stage)
+{
+	const struct wm_stage *st = &b->t->stages[stage];
+	const struct wm_job_report *rep = b->rep;
+	struct wm_advice_line *l;
+	struct gap_bound g;
+	uint64_t spells = 0;
+	char a[32], c[32], d[32];
+
+	/* One generator per subtask: its partitions are never idle alone. */
+	if (st->u.source.watermark_per_subtask)
+		return 0;
+	gap_bound(rep, stage, &g);
+	if (!timeout_below_the_gaps(st, &g))
+		return 0;
+	for (uint32_t i = 0; i < rep->n_partitions; i++)
+		if (rep->partitions[i].stage == stage)
+			spells += rep->partitions[i].wm.to_idle;
+	if (spells < WM_ADVICE_MIN_GAPS || rep->end_ns <= 0)
+		return 0;
+	l = add_line(b, WM_ADVICE_FLAPPING, stage, -1);
+	if (l == NULL)
+		return -ENOMEM;
+	l->idle_spells = spells;
+	say(l,
+	    "source %s: its partitions went idle %" PRIu64
+	    " times in %s (%.0f an hour): idle_timeout %s is below their "
+	    "gaps (partition %s-%u: p99 gap %s), so each gap is an idle "
+	    "spell, and the record after it is late if its window fired "
+	    "meanwhile",
+	    st->name, spells, dur(rep->end_ns / MS, a, sizeof(a)),
+	    (double)spells * 3600e9 / (double)rep->end_ns,
+	    setting(st->u.source.strategy.idle_timeout_ms, c, sizeof(c)),
+	    st->name, g.by->partition, dur(g.by->gaps.p99_ms, d, sizeof(d)));
+	return 0;
+}
+
 static int
 advise_idle_timeout(struct builder *b, uint32_t stage)
 {
@@ -442,7 +492,7 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 	int64_t rec, max_delay = b->t->job.max_delay_ms;
 	struct wm_advice_line *l;
 	struct gap_bound g;
-	bool by_period, by_interval;
+	bool by_period, by_interval, flaps;
 	char a[32], c[32], d[32];
 
 	/* A user's generator judges idleness as it likes (heartbeats,
@@ -458,11 +508,10 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 	if (by_interval)
 		g.need_ms = WM_ADVICE_INTERVALS * w->interval_ms;
 	rec = wm_advice_round(g.need_ms);
-	/* Idleness would never start, nothing silent held a window (and
-	 * idleness does not flap), or it is set where it fits. */
-	if (g.silence_ms <= rec ||
-	    (!b->silence_held[stage] &&
-	     !(w->with_idleness && w->idle_timeout_ms < g.need_ms)) ||
+	flaps = timeout_below_the_gaps(st, &g);
+	/* Unless it flaps: idleness would never start, nothing silent held
+	 * a window, or it is set where it fits. */
+	if ((!flaps && (g.silence_ms <= rec || !b->silence_held[stage])) ||
 	    (w->with_idleness && w->idle_timeout_ms >= g.need_ms &&
 	     w->idle_timeout_ms < max_delay))
 		return 0;
@@ -511,11 +560,16 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 	else
 		say(l, "; partition %s-%u silent %s", st->name,
 		    g.silent->partition, dur(g.silence_ms, d, sizeof(d)));
-	if (!w->with_idleness)
+	if (!w->with_idleness) {
 		say(l, "; none set)");
-	else
-		say(l, "; %s set, below the gaps: it flaps)",
-		    setting(w->idle_timeout_ms, c, sizeof(c)));
+		return 0;
+	}
+	say(l, "; %s set, below the gaps: it flaps",
+	    setting(w->idle_timeout_ms, c, sizeof(c)));
+	if (g.silence_ms <= rec)
+		say(l, "; no partition was silent that long, so idleness "
+		       "would not start");
+	say(l, ")");
 	return 0;
 }
 
@@ -647,6 +701,10 @@ wm_advice_build(const struct wm_topology *t, const struct wm_job_report *rep,
 	for (uint32_t i = 0; i < rep->n_subtasks && r == 0; i++)
 		if (wm_stage_keyed(t->stages[rep->subtasks[i].stage].kind))
 			r = diagnose(&b, i, long_ms, noise_ms);
+	for (uint32_t s = 0; s < t->n_stages && r == 0; s++)
+		if (t->stages[s].kind == WM_STAGE_SOURCE &&
+		    event_time_windows(t))
+			r = diagnose_flapping(&b, s);
 	for (uint32_t s = 0; s < t->n_stages && r == 0; s++) {
 		/* A source's watermark settings matter to event-time windows
 		 * alone: processing-time ones judge nothing by them. */

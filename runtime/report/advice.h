@@ -4,6 +4,11 @@
  *	recommend: from the job summary (job_report.h) to plain lines, nothing
  *	else (no I/O, no clock), so that constructed reports test it.
  *
+ * Flapping: one line per source with idleness whose partitions went idle
+ * WM_ADVICE_MIN_GAPS times or more with an idle_timeout below what their
+ * gaps need (the idle_timeout advice's figure): each gap an idle spell,
+ * and the record after it possibly late.
+ *
  * Diagnosis: one line per window subtask whose longest stall was long
  * (WM_ADVICE_LONG_SHARE of the run, and beyond the scheduling noise of a
  * real run), following what held it (longest_stall_held_by) upstream to
@@ -37,6 +42,7 @@
 #ifndef WM_RUNTIME_REPORT_ADVICE_H
 #define WM_RUNTIME_REPORT_ADVICE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "runtime/conf/topology.h"
@@ -60,6 +66,7 @@
 
 enum wm_advice_kind {
 	WM_ADVICE_HELD,		    /* diagnosis of a window subtask */
+	WM_ADVICE_FLAPPING,	    /* diagnosis of a source's idleness */
 	WM_ADVICE_IDLE_TIMEOUT,	    /* value_ms: the recommendation */
 	WM_ADVICE_NO_IDLE_TIMEOUT,  /* none fits below max_delay */
 	WM_ADVICE_OUT_OF_ORDERNESS, /* value_ms */
@@ -75,6 +82,8 @@ struct wm_advice_line {
 	 * period's bucket end), the largest disorder, the latest lateness;
 	 * -1 for a diagnosis. */
 	int64_t from_ms;
+	/* WM_ADVICE_FLAPPING: the times its partitions went idle. */
+	uint64_t idle_spells;
 	char text[400]; /* the line, without the key for settings */
 };
 
@@ -87,6 +96,13 @@ struct wm_advice {
 int wm_advice_build(const struct wm_topology *t,
 		    const struct wm_job_report *rep, struct wm_advice *out);
 void wm_advice_free(struct wm_advice *a);
+
+/* Whether a line of `kind` is a diagnosis (a finding), not a setting. */
+static inline bool
+wm_advice_is_diagnosis(enum wm_advice_kind kind)
+{
+	return kind == WM_ADVICE_HELD || kind == WM_ADVICE_FLAPPING;
+}
 
 /* The name of a setting line's key ("idle_timeout"), or NULL. */
 const char *wm_advice_key(enum wm_advice_kind kind);

@@ -253,6 +253,16 @@ json_advice(FILE *f, const struct wm_topology *t,
 		const struct wm_advice_line *l = &a.lines[i];
 		const struct wm_subtask_report *s;
 
+		if (l->kind == WM_ADVICE_FLAPPING) {
+			fprintf(f, "%s{\"source\":", first ? "" : ",");
+			json_string(f, t->stages[l->stage].name);
+			fprintf(f, ",\"idle_spells\":%" PRIu64 ",\"text\":",
+				l->idle_spells);
+			json_string(f, l->text);
+			fputc('}', f);
+			first = false;
+			continue;
+		}
 		if (l->kind != WM_ADVICE_HELD)
 			continue;
 		s = &rep->subtasks[l->subtask];
@@ -271,7 +281,7 @@ json_advice(FILE *f, const struct wm_topology *t,
 		const struct wm_advice_line *l = &a.lines[i];
 		const char *key = wm_advice_key(l->kind);
 
-		if (l->kind == WM_ADVICE_HELD)
+		if (wm_advice_is_diagnosis(l->kind))
 			continue;
 		fprintf(f, "%s{\"key\":", first ? "" : ",");
 		if (key != NULL)

@@ -289,24 +289,23 @@ print_advice(FILE *f, const struct wm_topology *t,
 	     const struct wm_job_report *rep)
 {
 	struct wm_advice a;
-	bool held = false, advised = false;
+	const char *section = NULL;
 
 	if (wm_advice_build(t, rep, &a) != 0)
 		return;
+	/* The lines come grouped by kind, diagnoses first: each group
+	 * under its heading. */
 	for (uint32_t i = 0; i < a.n; i++) {
 		const struct wm_advice_line *l = &a.lines[i];
 		const char *key = wm_advice_key(l->kind);
+		const char *heading =
+			l->kind == WM_ADVICE_HELD	? "what held event time"
+			: l->kind == WM_ADVICE_FLAPPING ? "idleness flapping"
+							: "advice";
 
-		if (l->kind == WM_ADVICE_HELD) {
-			if (!held)
-				fprintf(f, "  what held event time\n");
-			held = true;
-			fprintf(f, "    %s\n", l->text);
-			continue;
-		}
-		if (!advised)
-			fprintf(f, "  advice\n");
-		advised = true;
+		if (section == NULL || strcmp(section, heading) != 0)
+			fprintf(f, "  %s\n", heading);
+		section = heading;
 		if (key != NULL)
 			fprintf(f, "    %s = %s\n", key, l->text);
 		else

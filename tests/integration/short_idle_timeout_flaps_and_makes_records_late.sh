@@ -34,3 +34,16 @@ expect_line '"all_records_accounted":true' "$scratch/flap.json"
 [ "$(total "$scratch/steady.json" idle_transitions)" -eq 0 ] ||
 	fail "partitions went idle without an idle timeout"
 [ "$(wc -l <"$scratch/late_none.csv")" -eq 1 ] || fail "readings were late without flapping"
+# The summary says it flaps, with the count of idle spells and their rate,
+# and advises a timeout above the gaps; without the timeout it says
+# nothing of flapping.
+expect_status 0 "$WMRUN" --sim "$scratch/flap.conf"
+expect_line "^  idleness flapping\$" "$scratch/err"
+spells=$(sed -n 's/^    source sensors: its partitions went idle \([0-9]*\) times in 2 h 0 min (\([0-9]*\) an hour): idle_timeout 3 s is below their gaps.*/\1 \2/p' "$scratch/err")
+[ -n "$spells" ] || fail "no flapping line for source sensors: $(cat "$scratch/err")"
+[ "${spells#* }" -eq $((${spells% *} / 2)) ] || fail "$spells: not the spells of 2 h per hour"
+[ "${spells% *}" -gt $((read_n * 9 / 10)) ] || fail "only ${spells% *} idle spells said for $read_n readings"
+expect_line "^    idle_timeout = [0-9]+ (s|min) \\(partition sensors-[0-7]: 3 times its p99 gap .*; 3 s set, below the gaps: it flaps" "$scratch/err"
+expect_line "\"diagnosis\":\\[\\{\"source\":\"sensors\",\"idle_spells\":${spells% *}," "$scratch/flap.json"
+expect_status 0 "$WMRUN" --sim "$scratch/steady.conf"
+! grep -q '^  idleness flapping\|went idle' "$scratch/err" || fail "flapping said without an idle timeout"

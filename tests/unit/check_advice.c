@@ -292,6 +292,14 @@ line_of(const struct job *j, enum wm_advice_kind kind)
 	return found;
 }
 
+/* There is no line of `kind`. */
+static void
+no_line_of(const struct job *j, enum wm_advice_kind kind)
+{
+	for (uint32_t i = 0; i < j->advice.n; i++)
+		ck_assert_int_ne(j->advice.lines[i].kind, kind);
+}
+
 START_TEST(test_healthy_job_gets_nothing)
 {
 	struct job j;
@@ -403,9 +411,50 @@ START_TEST(test_idle_timeout_that_fits_is_left_alone)
 	struct job j;
 
 	silence_job(&j, "", "idle_timeout = 1 min");
-	for (uint32_t i = 0; i < j.advice.n; i++)
-		ck_assert_int_ne(j.advice.lines[i].kind,
-				 WM_ADVICE_IDLE_TIMEOUT);
+	no_line_of(&j, WM_ADVICE_IDLE_TIMEOUT);
+	job_close(&j);
+}
+END_TEST
+
+/* The job of silence_job() with the source's keys, its partition 3
+ * having gone idle `spells` times, advised. */
+static void
+flapping_job(struct job *j, const char *source_keys, uint64_t spells)
+{
+	job_open(j, "", source_keys);
+	silence_holds_the_window(j);
+	wm_plan_partitions(j->plan, j->blocks, 0)[3].progress.to_idle = spells;
+	job_advise(j);
+}
+
+/* Every 10 s gap of partition 3 an idle spell under a 5 s timeout: the
+ * flapping is said with its count and rate, and the timeout raised;
+ * below WM_ADVICE_MIN_GAPS spells, or with a timeout that fits, nothing
+ * flaps. */
+START_TEST(test_flapping_is_diagnosed)
+{
+	const struct wm_advice_line *l;
+	struct job j;
+
+	flapping_job(&j, "idle_timeout = 5 s", 720);
+	l = line_of(&j, WM_ADVICE_FLAPPING);
+	ck_assert_uint_eq(l->idle_spells, 720);
+	ck_assert_str_eq(l->text,
+			 "source s: its partitions went idle 720 times in 4 h "
+			 "0 min (180 an hour): idle_timeout 5 s is below "
+			 "their gaps (partition s-3: p99 gap 9.2 s), so each "
+			 "gap is an idle spell, and the record after it is "
+			 "late if its window fired meanwhile");
+	/* Diagnoses come before settings. */
+	ck_assert(wm_advice_is_diagnosis(j.advice.lines[0].kind));
+	ck_assert_int_eq(line_of(&j, WM_ADVICE_IDLE_TIMEOUT)->value_ms, 60000);
+	job_close(&j);
+
+	flapping_job(&j, "idle_timeout = 5 s", WM_ADVICE_MIN_GAPS - 1);
+	no_line_of(&j, WM_ADVICE_FLAPPING);
+	job_close(&j);
+	flapping_job(&j, "idle_timeout = 1 min", 720);
+	no_line_of(&j, WM_ADVICE_FLAPPING);
 	job_close(&j);
 }
 END_TEST
@@ -513,6 +562,7 @@ main(void)
 	tcase_add_test(lines, test_idle_timeout_that_fits_is_left_alone);
 	tcase_add_loop_test(lines, test_idle_timeout_advised, 0,
 			    (int)(sizeof(idle_rows) / sizeof(idle_rows[0])));
+	tcase_add_test(lines, test_flapping_is_diagnosed);
 	tcase_add_test(lines, test_max_delay_below_the_gaps_fits_nothing);
 	tcase_add_test(lines, test_disorder_beyond_the_bound_raises_it);
 	tcase_add_test(lines, test_p99_disorder_says_what_it_would_cost);
