@@ -5,14 +5,17 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "runtime/chart/job_page.h"
 #include "runtime/chart/svg.h"
+#include "runtime/report/advice.h"
 #include "lib/units.h"
 
 #define PLOT_WIDTH 1000
@@ -444,6 +447,51 @@ summary_table(FILE *f, const struct wm_topology *topo,
 	fputs("</table>\n", f);
 }
 
+/* The answer first: what held event time, what flapped, and the settings
+ * the figures call for, as the summary says them (advice.h), each group
+ * under its heading; or that there is nothing to say. */
+static void
+answer(FILE *f, const struct wm_topology *topo, const struct wm_job_report *rep)
+{
+	struct wm_advice a;
+	const char *section = NULL;
+
+	fputs("<section class=\"answer\">\n", f);
+	if (wm_advice_build(topo, rep, &a) != 0) {
+		fputs("<p>The diagnosis could not be made: out of "
+		      "memory.</p>\n</section>\n",
+		      f);
+		return;
+	}
+	if (a.n == 0)
+		fputs("<h2>What held event time</h2>\n<p>Nothing held event "
+		      "time long, and the run's figures call for no other "
+		      "setting.</p>\n",
+		      f);
+	for (uint32_t i = 0; i < a.n; i++) {
+		const struct wm_advice_line *l = &a.lines[i];
+		const char *key = wm_advice_key(l->kind);
+		const char *heading = wm_advice_heading(l->kind);
+
+		/* The summary's heading, capitalised as the page's are. */
+		if (section == NULL || strcmp(section, heading) != 0)
+			fprintf(f, "%s<h2>%c%s</h2>\n<ul>\n",
+				section == NULL ? "" : "</ul>\n",
+				toupper((unsigned char)heading[0]),
+				heading + 1);
+		section = heading;
+		fputs("<li>", f);
+		if (key != NULL)
+			fprintf(f, "<code>%s</code> = ", key);
+		wm_svg_escape(f, l->text);
+		fputs("</li>\n", f);
+	}
+	if (section != NULL)
+		fputs("</ul>\n", f);
+	fputs("</section>\n", f);
+	wm_advice_free(&a);
+}
+
 void
 wm_job_page_write(FILE *f, const struct wm_topology *topo,
 		  const struct wm_recorder *rec,
@@ -459,6 +507,7 @@ wm_job_page_write(FILE *f, const struct wm_topology *topo,
 		rec->samples,
 		wm_axis_duration(ms(rec->step_ns), step, sizeof(step)),
 		rep->sim ? " (--sim: simulated processing time)" : "");
+	answer(f, topo, rep);
 	fputs("<h2>Watermarks</h2>\n<p class=\"note\">Each subtask's output "
 	      "watermark against processing time, and the newest event time "
 	      "it saw: the gap between them is how far event time lags. A "

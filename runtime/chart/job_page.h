@@ -4,8 +4,10 @@
  *	(recorder.h) and its summary (runtime/report/report.h) drawn as one
  *	self-contained HTML page with inline SVG (svg.h).
  *
- * The plots, in order (doc/semantics.md, "The report", says how to read
- * them):
+ * First the answer, as the summary gives it (runtime/report/advice.h): what
+ * held event time, idleness flapping and the advice, in a <section
+ * class="answer">. Then the plots, in order (doc/semantics.md, "The
+ * report", says how to read them):
  *   per subtask     its output watermark against processing time, the
  *                   newest event time it saw beside it (the lag is the
  *                   gap), IDLE spans shaded, stalls marked under it

@@ -732,6 +732,19 @@ wm_advice_free(struct wm_advice *a)
 }
 
 const char *
+wm_advice_heading(enum wm_advice_kind kind)
+{
+	switch (kind) {
+	case WM_ADVICE_HELD:
+		return "what held event time";
+	case WM_ADVICE_FLAPPING:
+		return "idleness flapping";
+	default:
+		return "advice";
+	}
+}
+
+const char *
 wm_advice_key(enum wm_advice_kind kind)
 {
 	switch (kind) {

@@ -104,6 +104,10 @@ wm_advice_is_diagnosis(enum wm_advice_kind kind)
 	return kind == WM_ADVICE_HELD || kind == WM_ADVICE_FLAPPING;
 }
 
+/* The heading a line of `kind` goes under, as the summary prints it:
+ * "what held event time", "idleness flapping" or "advice". */
+const char *wm_advice_heading(enum wm_advice_kind kind);
+
 /* The name of a setting line's key ("idle_timeout"), or NULL. */
 const char *wm_advice_key(enum wm_advice_kind kind);
 

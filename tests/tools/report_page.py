@@ -8,6 +8,7 @@
 #       the DOM Chromium built holds what every CHECK says:
 #         plot=NAME     an <svg class="plot" data-plot="NAME">
 #         tables>=N     at least N tables
+#         answer~TEXT   the <section class="answer"> holds TEXT
 #         NAME OP N     the series NAME (data-series) exists and drew
 #                       data-points OP N, OP one of >= > = <
 #
@@ -73,6 +74,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.plots, self.series, self.plot, self.tables = set(), {}, None, 0
+        self.answer, self.in_answer = "", 0
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -83,12 +85,28 @@ class Page(HTMLParser):
             self.series[a["data-series"]] = int(a.get("data-points", -1))
         if tag == "table":
             self.tables += 1
+        if tag == "section" and "answer" in (a.get("class") or "").split():
+            self.in_answer = 1
+        elif self.in_answer and tag == "section":
+            self.in_answer += 1
+
+    def handle_endtag(self, tag):
+        if self.in_answer and tag == "section":
+            self.in_answer -= 1
+
+    def handle_data(self, data):
+        if self.in_answer:
+            self.answer += data
 
 
 def dom(path, checks):
     page = Page()
     page.feed(open(path, encoding="utf-8").read())
     for check in checks:
+        if check.startswith("answer~"):
+            if check[7:] not in page.answer:
+                sys.exit("the answer lacks \"%s\": %s" % (check[7:], page.answer))
+            continue
         if check.startswith("plot="):
             if check[5:] not in page.plots:
                 sys.exit("no plot \"%s\" in the DOM" % check[5:])
