@@ -23,12 +23,29 @@
 /* The first axis as x: its kind and each value's position on it. */
 struct x_axis {
 	enum wm_axis_kind kind; /* COUNT, DURATION (ms) or NONE: columns */
+	bool log2;		/* COUNT: positions are the values' log2 */
 	double lo, hi;
 	double *at; /* by value of the first axis */
 };
 
-/* Numbers if every value is one, else durations if every value is one,
- * else a column each in the order given. */
+/* Whether every number of `at` is a power of two, three or more of them:
+ * a sweep over parallelism or partitions (1, 2, 4, 8), which a linear
+ * axis crowds into its left end. */
+static bool
+powers_of_two(const double *at, size_t n)
+{
+	for (size_t v = 0; v < n; v++) {
+		int exp;
+
+		if (!(at[v] > 0) || frexp(at[v], &exp) != 0.5)
+			return false;
+	}
+	return n >= 3;
+}
+
+/* Numbers if every value is one (on a log-2 scale if they are powers of
+ * two), else durations if every value is one, else a column each in the
+ * order given. */
 static bool
 x_axis_set(struct x_axis *x, const struct wm_sweep_axis *a)
 {
@@ -64,6 +81,9 @@ x_axis_set(struct x_axis *x, const struct wm_sweep_axis *a)
 		else
 			x->at[v] = (double)v;
 	}
+	x->log2 = x->kind == WM_AXIS_COUNT && powers_of_two(x->at, a->n_values);
+	for (size_t v = 0; x->log2 && v < a->n_values; v++)
+		x->at[v] = log2(x->at[v]);
 	x->lo = x->hi = x->at[0];
 	for (size_t v = 1; v < a->n_values; v++) {
 		x->lo = fmin(x->lo, x->at[v]);
@@ -151,7 +171,9 @@ figure_plot(FILE *f, const struct wm_sweep *s, const struct wm_sweep_row *rows,
 		if (!isnan(figure_of(&rows[i], what)))
 			hi = fmax(hi, figure_of(&rows[i], what));
 	snprintf(caption, sizeof(caption), "%s%s", first->option,
-		 x->kind == WM_AXIS_DURATION ? " (duration)" : "");
+		 x->kind == WM_AXIS_DURATION ? " (duration)"
+		 : x->log2		     ? " (log 2 scale)"
+					     : "");
 	fprintf(f, "<h2>");
 	wm_svg_escape(f, figure_name[what]);
 	fputs("</h2>\n<p>", f);

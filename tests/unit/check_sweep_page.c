@@ -152,6 +152,58 @@ START_TEST(test_sweep_page_x_axis_is_columns_or_durations_as_the_values)
 }
 END_TEST
 
+/* The cx of each <circle> of curve class c1 in the first plot, in order,
+ * into cx[]; how many. */
+static size_t
+dots(const char *html, double *cx, size_t most)
+{
+	const char *at = html, *end = strstr(html, "</svg>");
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(end);
+	while (n < most &&
+	       (at = strstr(at, "<circle class=\"series c1\" cx=\"")) != NULL) {
+		if (at > end)
+			break;
+		at += strlen("<circle class=\"series c1\" cx=\"");
+		cx[n++] = strtod(at, NULL);
+	}
+	return n;
+}
+
+/* Parallelism 1, 2, 4, 8: a log-2 scale, the points equally spaced and
+ * labelled as given; 1, 3, 4 stay on a linear one. */
+START_TEST(test_sweep_page_puts_powers_of_two_on_a_log_scale)
+{
+	struct wm_sweep s = {0}, lin = {0};
+	struct wm_sweep_row rows[4] = {row(0.5, 1000, 0), row(0.4, 1000, 0),
+				       row(0.3, 1000, 0), row(0.2, 1000, 0)};
+	double cx[8];
+	char *html;
+
+	add_axis(&s, "counts.parallelism=1,2,4,8");
+	html = page(&s, rows);
+	ck_assert_uint_eq(dots(html, cx, 8), 4);
+	double step1 = cx[1] - cx[0], step2 = cx[2] - cx[1],
+	       step3 = cx[3] - cx[2];
+
+	ck_assert(step1 > 10);
+	ck_assert_double_eq_tol(step1, step2, 0.11);
+	ck_assert_double_eq_tol(step2, step3, 0.11);
+	ck_assert_ptr_nonnull(strstr(html, "counts.parallelism (log 2 scale)"));
+	ck_assert_ptr_nonnull(strstr(html, ">8</text>"));
+	free(html);
+	add_axis(&lin, "counts.parallelism=1,3,4");
+	html = page(&lin, rows);
+	ck_assert_uint_eq(dots(html, cx, 8), 3);
+	ck_assert(cx[1] - cx[0] > 1.5 * (cx[2] - cx[1]));
+	ck_assert_ptr_null(strstr(html, "log 2 scale"));
+	free(html);
+	wm_sweep_free(&s);
+	wm_sweep_free(&lin);
+}
+END_TEST
+
 static Suite *
 sweep_page_suite(void)
 {
@@ -163,6 +215,7 @@ sweep_page_suite(void)
 	tcase_add_test(
 		tc,
 		test_sweep_page_x_axis_is_columns_or_durations_as_the_values);
+	tcase_add_test(tc, test_sweep_page_puts_powers_of_two_on_a_log_scale);
 	suite_add_tcase(s, tc);
 	return s;
 }
