@@ -44,6 +44,7 @@ struct subtask_labels {
 struct wm_prometheus {
 	const struct wm_topology *topo;
 	const struct wm_plan *plan;
+	char *job; /* host, job_id, job_name: a JobManager job's */
 	struct subtask_labels *labels; /* by plan id */
 };
 
@@ -196,6 +197,26 @@ make_labels(struct subtask_labels *l, const struct wm_topology *topo,
 	return true;
 }
 
+/* The labels of the job's JobManager series (host, job_id, job_name, as
+ * Flink's job scope has them) into p->job; false without memory. */
+static bool
+make_job_labels(struct wm_prometheus *p, const struct wm_topology *topo,
+		const struct wm_prometheus_ids *ids)
+{
+	const char *job = topo->job.name != NULL ? topo->job.name : "";
+	char host[LABEL_MAX], job_name[LABEL_MAX], job_id[33];
+
+	hex_id("job", job, job_id);
+	wm_prometheus_label_value(ids->host, host, sizeof(host));
+	wm_prometheus_label_value(job, job_name, sizeof(job_name));
+	if (asprintf(&p->job, "host=\"%s\",job_id=\"%s\",job_name=\"%s\"", host,
+		     job_id, job_name) < 0) {
+		p->job = NULL;
+		return false;
+	}
+	return true;
+}
+
 struct wm_prometheus *
 wm_prometheus_new(const struct wm_topology *topo, const struct wm_plan *plan,
 		  const struct wm_prometheus_ids *ids)
@@ -208,8 +229,8 @@ wm_prometheus_new(const struct wm_topology *topo, const struct wm_plan *plan,
 	p->plan = plan;
 	p->labels = calloc(plan->n_subtasks ? plan->n_subtasks : 1,
 			   sizeof(*p->labels));
-	if (p->labels == NULL) {
-		free(p);
+	if (p->labels == NULL || !make_job_labels(p, topo, ids)) {
+		wm_prometheus_free(p);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -227,12 +248,14 @@ wm_prometheus_free(struct wm_prometheus *p)
 {
 	if (p == NULL)
 		return;
-	for (uint32_t id = 0; id < p->plan->n_subtasks; id++) {
+	for (uint32_t id = 0; p->labels != NULL && id < p->plan->n_subtasks;
+	     id++) {
 		free(p->labels[id].task);
 		free(p->labels[id].op);
 		free(p->labels[id].task_name);
 	}
 	free(p->labels);
+	free(p->job);
 	free(p);
 }
 
@@ -429,6 +452,16 @@ late_dropped(const struct at *a)
 	return whole((int64_t)a->s->late_dropped);
 }
 
+/* ---- the job's (JobManager) ---- */
+
+/* The restarts so far, as Flink counts them: every restore from a
+ * failure, the first attempt not counted. */
+static struct value
+num_restarts(const struct at *a)
+{
+	return whole(a->snap->restarts);
+}
+
 /* ---- split figures (the processing time of the job, ms) ---- */
 
 static struct value
@@ -509,7 +542,7 @@ channel_holds(const struct at *a)
 	return whole(a->s->held_by == a->channel);
 }
 
-enum scope { TASK, OPERATOR, SPLIT, CHANNEL };
+enum scope { JOB, TASK, OPERATOR, SPLIT, CHANNEL };
 
 struct metric {
 	enum scope scope;
@@ -520,6 +553,7 @@ struct metric {
 };
 
 static const char *const scope_name[] = {
+	[JOB] = "jobmanager_job",
 	[TASK] = "taskmanager_job_task",
 	[OPERATOR] = "taskmanager_job_task_operator",
 	[SPLIT] = "taskmanager_job_task_operator_split_watermark",
@@ -527,6 +561,7 @@ static const char *const scope_name[] = {
 };
 
 static const struct metric metrics[] = {
+	{JOB, true, "numRestarts", num_restarts, NULL},
 	{TASK, true, "numRecordsIn", records_in, NULL},
 	{TASK, true, "numRecordsOut", task_records_out, NULL},
 	{TASK, true, "numRecordsInPerSecond", records_in_rate, NULL},
@@ -585,15 +620,24 @@ static void
 split_samples(FILE *out, const struct metric *m, struct at *a,
 	      const char *family)
 {
+	const struct wm_stage *st =
+		&a->p->topo->stages[a->p->plan->subtasks[a->id].stage];
+
 	for (uint32_t i = 0; i < a->s->n_partitions; i++) {
+		char raw[LABEL_MAX], split[LABEL_MAX];
 		struct value v;
 
 		a->part = &a->s->partitions[i];
 		v = m->read(a);
 		if (v.kind == NONE)
 			continue;
-		fprintf(out, "%s{%s,split=\"%u\"}", family,
-			a->p->labels[a->id].op, a->part->partition);
+		/* The split's id as Flink's Kafka source makes it, TOPIC-P,
+		 * filtered as Flink's reporter filters label values. */
+		snprintf(raw, sizeof(raw), "%s-%u", wm_source_topic(st),
+			 a->part->partition);
+		fprintf(out, "%s{%s,split=\"%s\"}", family,
+			a->p->labels[a->id].op,
+			wm_prometheus_label_value(raw, split, sizeof(split)));
 		print_value(out, v);
 	}
 }
@@ -644,6 +688,16 @@ metric_samples(FILE *out, const struct metric *m, struct at *a,
 	struct value v;
 
 	switch (m->scope) {
+	case JOB:
+		/* One sample for the job, with the first subtask's turn. */
+		if (a->id != 0)
+			return;
+		v = m->read(a);
+		if (v.kind == NONE)
+			return;
+		fprintf(out, "%s{%s}", family, a->p->job);
+		print_value(out, v);
+		return;
 	case SPLIT:
 		split_samples(out, m, a, family);
 		return;

@@ -96,7 +96,8 @@ held_by(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 		f, wm_plan_subtask_name(plan, topo, end, name, sizeof(name)));
 	if (bl.partition != UINT32_MAX) {
 		snprintf(name, sizeof(name), "%s-%u",
-			 topo->stages[plan->subtasks[end].stage].name,
+			 wm_source_topic(
+				 &topo->stages[plan->subtasks[end].stage]),
 			 bl.partition);
 		fprintf(f, ",\"split\":");
 		wm_timeline_json_string(f, name);
@@ -180,7 +181,9 @@ partition_lines(FILE *f, const struct wm_topology *topo,
 		int64_t start_real_ns, uint32_t id)
 {
 	const struct wm_snap_subtask *s = &snap->subtasks[id];
-	const char *stage = topo->stages[plan->subtasks[id].stage].name;
+	/* A split is named as Flink's Kafka source names one: TOPIC-P. */
+	const char *topic =
+		wm_source_topic(&topo->stages[plan->subtasks[id].stage]);
 
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
 		const struct wm_snap_partition *p = &s->partitions[i];
@@ -189,7 +192,7 @@ partition_lines(FILE *f, const struct wm_topology *topo,
 		char split[128];
 
 		head(f, topo, plan, snap, start_real_ns, id);
-		snprintf(split, sizeof(split), "%s-%u", stage, p->partition);
+		snprintf(split, sizeof(split), "%s-%u", topic, p->partition);
 		fprintf(f, ",\"split\":");
 		wm_timeline_json_string(f, split);
 		fprintf(f, ",\"currentWatermark\":%" PRId64, p->watermark);

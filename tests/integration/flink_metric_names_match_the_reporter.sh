@@ -131,7 +131,7 @@ def settled(path, want0, want1):
             if l.get('operator_name') == 'totals']
     read = [v for l, v in f.get(OP + 'numRecordsIn', [])
             if l.get('operator_name') in ('counts', 'totals')]
-    return 0 if (splits == {'0': want0, '1': want1} and late == [1]
+    return 0 if (splits == {'events_0': want0, 'events_1': want1} and late == [1]
                  and read == [41, 41]
                  and src == sorted([want0, want1]) and len(win) == 2
                  and all(v == min(want0, want1) for v in win)) else 1
@@ -141,7 +141,7 @@ def settled(path, want0, want1):
 KEY = ('job_name', 'task_name', 'subtask_index', 'task_attempt_num',
        'operator_name', 'split')
 EXACT = ('Watermark', 'numRecordsIn', 'numRecordsOut', 'numLateRecordsDropped',
-         'accumulatedIdleTimeMs', 'accumulatedPausedTimeMs')
+         'accumulatedIdleTimeMs', 'accumulatedPausedTimeMs', 'numRestarts')
 # With several outputs chained to it, Flink's numRecordsOut of an operator
 # leaves out its main output's records (doc/semantics.md 9.4): fewer than
 # wmrun's, which counts what it emitted.

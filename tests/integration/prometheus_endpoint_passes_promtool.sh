@@ -45,7 +45,7 @@ serves() {
 scraped() {
 	serves "$1" "$scratch/metrics" \
 		'^flink_taskmanager_job_task_operator_currentOutputWatermark{.*task_name="counts____Map____out:_Writer",subtask_index="0"' \
-		'^flink_taskmanager_job_task_operator_split_watermark_currentWatermark{.*split="3"}'
+		'^flink_taskmanager_job_task_operator_split_watermark_currentWatermark{.*split="events_3"}'
 }
 
 quiet_partition_job 200 "$scratch/out.csv" >"$scratch/job.conf"
@@ -70,7 +70,7 @@ for label in host tm_id job_id job_name task_id task_attempt_id task_name \
 	expect_line "^flink_taskmanager_job_task_operator_numRecordsIn\{(.*,)?$label=\"[^\"]+\"" \
 		"$scratch/metrics"
 done
-expect_line '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark\{.*split="3"\} -?[0-9]+$' \
+expect_line '^flink_taskmanager_job_task_operator_split_watermark_currentWatermark\{.*split="events_3"\} -?[0-9]+$' \
 	"$scratch/metrics"
 expect_line '^flink_taskmanager_job_task_busyTimeMsPerSecond\{.*task_name="counts____Map____out:_Writer",subtask_index="0",task_attempt_num="0"\} ' \
 	"$scratch/metrics"

@@ -174,6 +174,20 @@ START_TEST(test_names_labels_and_help_are_flinks)
 				"numLateRecordsDropped",
 				"task_name=\"counts\""),
 			 "7");
+	/* The job's restarts, once, under the JobManager's job scope and
+	 * its labels alone. */
+	ck_assert_int_eq(count(text, "\nflink_jobmanager_job_numRestarts{"), 1);
+	ck_assert_str_eq(sample(text, "flink_jobmanager_job_numRestarts",
+				"host=\"box_example\",job_id=\""),
+			 "0");
+	ck_assert_ptr_null(
+		sample(text, "flink_jobmanager_job_numRestarts", "task_name="));
+	free(text);
+	wm_snapshot_set_restarts(snap, 2, 0);
+	text = text_of(&j, snap);
+	ck_assert_str_eq(sample(text, "flink_jobmanager_job_numRestarts",
+				"job_name=\"quiet_partitions\""),
+			 "2");
 	/* Task scope carries no operator labels. */
 	ck_assert_ptr_nonnull(sample(text,
 				     "flink_taskmanager_job_task_numRecordsIn",
@@ -268,35 +282,36 @@ START_TEST(test_splits_and_channels_say_what_holds_the_watermark)
 	WM_METRIC_SET(parts[1].progress.idle, 1);
 	b = wm_snapshot_take(j.plan, j.blocks, a, SECOND, SECOND);
 	text = text_of(&j, b);
-	ck_assert_str_eq(sample(text,
-				"flink_taskmanager_job_task_operator_split_"
-				"watermark_currentWatermark",
-				"task_name=\"Source:_events\",split=\"2\""),
-			 "1000");
+	ck_assert_str_eq(
+		sample(text,
+		       "flink_taskmanager_job_task_operator_split_"
+		       "watermark_currentWatermark",
+		       "task_name=\"Source:_events\",split=\"events_2\""),
+		"1000");
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_split_"
 				"watermark_idleTimeMsPerSecond",
-				"split=\"2\""),
+				"split=\"events_2\""),
 			 "500.000000");
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_split_"
 				"watermark_activeTimeMsPerSecond",
-				"split=\"2\""),
+				"split=\"events_2\""),
 			 "500.000000");
 	ck_assert_str_eq(sample(text,
 				"flink_taskmanager_job_task_operator_split_"
 				"watermark_accumulatedIdleTimeMs",
-				"split=\"2\""),
+				"split=\"events_2\""),
 			 "500");
 	ck_assert_str_eq(sample(text,
 				"wmrun_taskmanager_job_task_operator_split_"
 				"watermark_holdsWatermark",
-				"split=\"2\""),
+				"split=\"events_2\""),
 			 "1");
 	ck_assert_str_eq(sample(text,
 				"wmrun_taskmanager_job_task_operator_split_"
 				"watermark_holdsWatermark",
-				"split=\"0\""),
+				"split=\"events_0\""),
 			 "0");
 	/* A source's time now (1 s of processing time) less its watermark;
 	 * a window has none. */

@@ -165,7 +165,8 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
     public List<ReplaySplit> snapshotState(long checkpointId) {
         List<ReplaySplit> out = new ArrayList<>();
         for (SplitState s : splits.values()) {
-            out.add(new ReplaySplit(s.split.path, s.split.partition, s.next, s.split.startMillis));
+            out.add(new ReplaySplit(s.split.path, s.split.topic, s.split.partition, s.next,
+                    s.split.startMillis));
         }
         return out;
     }

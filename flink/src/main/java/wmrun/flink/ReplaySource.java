@@ -77,7 +77,7 @@ public final class ReplaySource
             SplitEnumeratorContext<ReplaySplit> context) {
         ArrayList<ReplaySplit> splits = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
-            splits.add(new ReplaySplit(path, p, 0, -1));
+            splits.add(new ReplaySplit(path, topic, p, 0, -1));
         }
         return new Enumerator(context, splits, topic, origin);
     }
@@ -176,7 +176,8 @@ public final class ReplaySource
                 ReplaySplit s = it.next();
                 if (owner(topic, s.partition, parallelism) == subtask) {
                     mine.add(s.startMillis >= 0 ? s
-                            : new ReplaySplit(s.path, s.partition, s.position, startMillis));
+                            : new ReplaySplit(s.path, s.topic, s.partition, s.position,
+                                    startMillis));
                     it.remove();
                 }
             }

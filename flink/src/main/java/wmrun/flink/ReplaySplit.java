@@ -11,7 +11,10 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * One partition of a replayed trace, as one split (a Kafka partition is
- * one split too). position counts the records of the partition already
+ * one split too), named as a Kafka split is: the source's topic (its name,
+ * or its `topic`), '-', the partition, so that Flink's split metrics carry
+ * the label wmrun's do (events-13; events_13 in Prometheus, whose reporter
+ * filters label values). position counts the records of the partition already
  * emitted, so that a split taken from a checkpoint resumes after them;
  * startMillis is the wall-clock time arrival 0 stands for, the job's
  * origin (JobOrigin), so that every reader paces against the same start;
@@ -19,12 +22,14 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  */
 public final class ReplaySplit implements SourceSplit {
     public final String path;
+    public final String topic;
     public final int partition;
     public final long position;
     public final long startMillis;
 
-    public ReplaySplit(String path, int partition, long position, long startMillis) {
+    public ReplaySplit(String path, String topic, int partition, long position, long startMillis) {
         this.path = path;
+        this.topic = topic;
         this.partition = partition;
         this.position = position;
         this.startMillis = startMillis;
@@ -32,14 +37,14 @@ public final class ReplaySplit implements SourceSplit {
 
     @Override
     public String splitId() {
-        return Integer.toString(partition);
+        return topic + "-" + partition;
     }
 
-    /** The split's wire format: version 1, its four fields in order. */
+    /** The split's wire format: version 2, its five fields in order. */
     public static final class Serializer implements SimpleVersionedSerializer<ReplaySplit> {
         @Override
         public int getVersion() {
-            return 1;
+            return 2;
         }
 
         @Override
@@ -47,6 +52,7 @@ public final class ReplaySplit implements SourceSplit {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (DataOutputStream out = new DataOutputStream(bytes)) {
                 out.writeUTF(s.path);
+                out.writeUTF(s.topic);
                 out.writeInt(s.partition);
                 out.writeLong(s.position);
                 out.writeLong(s.startMillis);
@@ -56,11 +62,12 @@ public final class ReplaySplit implements SourceSplit {
 
         @Override
         public ReplaySplit deserialize(int version, byte[] data) throws IOException {
-            if (version != 1) {
+            if (version != 2) {
                 throw new IOException("unknown replay split version " + version);
             }
             try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data))) {
-                return new ReplaySplit(in.readUTF(), in.readInt(), in.readLong(), in.readLong());
+                return new ReplaySplit(in.readUTF(), in.readUTF(), in.readInt(), in.readLong(),
+                        in.readLong());
             }
         }
     }
