@@ -10,6 +10,18 @@ page="$(dirname "$WMRUN")/wmrun.1"
 
 expect_line "^\.TH WMRUN \"1\" .* \"wmrun $WM_VERSION\"" "$page"
 expect_line '^\.SH SYNOPSIS' "$page"
+# The synopsis is every form --help gives, one each, and the description
+# begins with the description: a usage line wrapped onto a second line
+# once went there (help2man takes only "or:" lines as more forms).
+expect_status 0 "$WMRUN" --help
+forms=$(sed -n '/^Usage:\|^  or:/p' "$scratch/out" | wc -l)
+[ "$forms" -ge 4 ] || fail "only $forms forms in --help's usage"
+[ "$(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$page" | grep -c '^\.B wmrun$')" -eq "$forms" ] ||
+	fail "the synopsis of $page has not the $forms forms of --help: $(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$page")"
+[ "$(sed -n '/^\.SH DESCRIPTION/{n;p;q}' "$page")" = "Run an event\-time stream job with Apache Flink's watermark," ] ||
+	fail "the description of $page does not begin with it: $(sed -n '/^\.SH DESCRIPTION/,+2p' "$page")"
+! awk '/^Usage:|^  or:/ && length > 79' "$scratch/out" | grep -q . ||
+	fail "a usage line of --help is wider than 79 columns"
 # roff writes each "-" of an option as "\-".
 expect_status 0 "$WMRUN" --help
 grep -oE -- '--[a-z]+' "$scratch/out" | sort -u >"$scratch/options"

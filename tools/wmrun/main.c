@@ -2,19 +2,16 @@
  * main.c
  *	wmrun: run a stream job described by a topology file.
  *
- *   wmrun [--sim] [--check] [--summary FILE] [--live=WHEN] [--quiet]
- *         [--metrics FILE] [--sample-interval=DURATION]
- *         [--prometheus [ADDR:]PORT] [--report FILE.html]
- *         [--record-trace FILE] [TOPOLOGY.conf]
- *   wmrun [--sim] --sweep SECTION.KEY=V1,V2,... [--sweep ...]
- *         [--sweep-csv FILE] [TOPOLOGY.conf]
- *   wmrun --export-flink DIR [TOPOLOGY.conf]
+ *   wmrun [OPTION]... [TOPOLOGY.conf]
+ *   wmrun --resume CHECKPOINT_DIR [OPTION]... TOPOLOGY.conf
+ *   wmrun [--sim] --sweep SECTION.KEY=V1,V2,... [OPTION]... [TOPOLOGY.conf]
+ *   wmrun --export-flink DIR [--export-speed S] [TOPOLOGY.conf]
  *   wmrun --help | --version
  *
- * Without a file, the built-in default topology runs: the quiet-partition
- * incident (16 partitions, 3 of them silent for the night, with an idle
- * timeout). Exit status: the table of base/exit.h, which --help
- * repeats.
+ * The options are in cmdline.c's help text. Without a file, the built-in
+ * default topology runs: the quiet-partition incident (16 partitions, 3
+ * of them silent for the night, with an idle timeout). Exit status: the
+ * table of base/exit.h, which --help repeats.
  *
  * cmdline.c reads and checks the command line (cmdline.h) and holds the
  * help text; this file loads the topology and runs what it asks for: a
