@@ -502,13 +502,16 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 	gap_bound(b->rep, stage, &g);
 	if (g.by == NULL)
 		return 0;
+	/* Flapping is judged against the gaps alone, as
+	 * diagnose_flapping() judges it; the watermark intervals only
+	 * raise the value. */
+	flaps = timeout_below_the_gaps(st, &g);
 	by_period = g.by->gaps.period_ms >
 		    WM_ADVICE_GAP_MARGIN * g.by->gaps.p99_upper_ms;
 	by_interval = WM_ADVICE_INTERVALS * w->interval_ms > g.need_ms;
 	if (by_interval)
 		g.need_ms = WM_ADVICE_INTERVALS * w->interval_ms;
 	rec = wm_advice_round(g.need_ms);
-	flaps = timeout_below_the_gaps(st, &g);
 	/* Unless it flaps: idleness would never start, nothing silent held
 	 * a window, or it is set where it fits. */
 	if ((!flaps && (g.silence_ms <= rec || !b->silence_held[stage])) ||
@@ -562,6 +565,12 @@ advise_idle_timeout(struct builder *b, uint32_t stage)
 		    g.silent->partition, dur(g.silence_ms, d, sizeof(d)));
 	if (!w->with_idleness) {
 		say(l, "; none set)");
+		return 0;
+	}
+	if (!flaps) {
+		say(l, "; %s set, within %d watermark intervals)",
+		    setting(w->idle_timeout_ms, c, sizeof(c)),
+		    WM_ADVICE_INTERVALS);
 		return 0;
 	}
 	say(l, "; %s set, below the gaps: it flaps",

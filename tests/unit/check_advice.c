@@ -347,6 +347,12 @@ static const struct idle_row {
 	 "2 min (5 watermark intervals of 20.0 s, at each of which idleness "
 	 "is judged; partition s-3: 3 times its p99 gap 9.2 s, longest 2 h "
 	 "0 min; none set)"},
+	/* Above the gaps but within the intervals: raised, and not said to
+	 * flap. */
+	{"watermark_interval = 20 s\nidle_timeout = 40 s", 120000, 100000,
+	 "2 min (5 watermark intervals of 20.0 s, at each of which idleness "
+	 "is judged; partition s-3: 3 times its p99 gap 9.2 s, longest 2 h "
+	 "0 min; 40 s set, within 5 watermark intervals)"},
 };
 
 START_TEST(test_idle_timeout_advised)
