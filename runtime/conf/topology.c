@@ -15,6 +15,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1343,4 +1344,12 @@ wm_topology_free(struct wm_topology *t)
 	free(t->job.checkpoint_dir);
 	wm_conf_close_plugin(&t->job);
 	free(t);
+}
+
+const char *
+wm_source_split_id(const struct wm_stage *st, uint32_t partition, char *buf,
+		   size_t len)
+{
+	snprintf(buf, len, "%s-%" PRIu32, wm_source_topic(st), partition);
+	return buf;
 }

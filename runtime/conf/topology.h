@@ -644,4 +644,10 @@ wm_source_topic(const struct wm_stage *st)
 	return st->u.source.topic != NULL ? st->u.source.topic : st->name;
 }
 
+/* Partition `partition` of source `st` as Flink's Kafka source names a
+ * split, TOPIC-P ("events-13"), into buf (always terminated): the split
+ * label of --metrics and, filtered, of Prometheus. Returns buf. */
+const char *wm_source_split_id(const struct wm_stage *st, uint32_t partition,
+			       char *buf, size_t len);
+
 #endif /* WM_RUNTIME_CONF_TOPOLOGY_H */

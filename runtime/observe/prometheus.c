@@ -633,8 +633,7 @@ split_samples(FILE *out, const struct metric *m, struct at *a,
 			continue;
 		/* The split's id as Flink's Kafka source makes it, TOPIC-P,
 		 * filtered as Flink's reporter filters label values. */
-		snprintf(raw, sizeof(raw), "%s-%u", wm_source_topic(st),
-			 a->part->partition);
+		wm_source_split_id(st, a->part->partition, raw, sizeof(raw));
 		fprintf(out, "%s{%s,split=\"%s\"}", family,
 			a->p->labels[a->id].op,
 			wm_prometheus_label_value(raw, split, sizeof(split)));
@@ -689,9 +688,6 @@ metric_samples(FILE *out, const struct metric *m, struct at *a,
 
 	switch (m->scope) {
 	case JOB:
-		/* One sample for the job, with the first subtask's turn. */
-		if (a->id != 0)
-			return;
 		v = m->read(a);
 		if (v.kind == NONE)
 			return;
@@ -764,7 +760,10 @@ wm_prometheus_write(const struct wm_prometheus *p,
 		else
 			fprintf(out, "# HELP %s %s\n", family, m->help);
 		fprintf(out, "# TYPE %s gauge\n", family);
-		for (uint32_t id = 0; id < snap->n_subtasks; id++) {
+		/* A job's metric is one sample (read at subtask 0, whose
+		 * snapshot is the job's too); the others one per subtask. */
+		for (uint32_t id = 0;
+		     id < (m->scope == JOB ? 1 : snap->n_subtasks); id++) {
 			struct at a = {.p = p,
 				       .snap = snap,
 				       .id = id,

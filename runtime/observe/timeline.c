@@ -95,12 +95,11 @@ held_by(FILE *f, const struct wm_topology *topo, const struct wm_plan *plan,
 	wm_timeline_json_string(
 		f, wm_plan_subtask_name(plan, topo, end, name, sizeof(name)));
 	if (bl.partition != UINT32_MAX) {
-		snprintf(name, sizeof(name), "%s-%u",
-			 wm_source_topic(
-				 &topo->stages[plan->subtasks[end].stage]),
-			 bl.partition);
 		fprintf(f, ",\"split\":");
-		wm_timeline_json_string(f, name);
+		wm_timeline_json_string(
+			f, wm_source_split_id(
+				   &topo->stages[plan->subtasks[end].stage],
+				   bl.partition, name, sizeof(name)));
 	}
 	fprintf(f, ",\"cause\":\"%s\",\"unmovedMs\":%" PRId64 "}",
 		cause_name(bl.cause), bl.for_ns / 1000000);
@@ -181,9 +180,7 @@ partition_lines(FILE *f, const struct wm_topology *topo,
 		int64_t start_real_ns, uint32_t id)
 {
 	const struct wm_snap_subtask *s = &snap->subtasks[id];
-	/* A split is named as Flink's Kafka source names one: TOPIC-P. */
-	const char *topic =
-		wm_source_topic(&topo->stages[plan->subtasks[id].stage]);
+	const struct wm_stage *st = &topo->stages[plan->subtasks[id].stage];
 
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
 		const struct wm_snap_partition *p = &s->partitions[i];
@@ -192,9 +189,10 @@ partition_lines(FILE *f, const struct wm_topology *topo,
 		char split[128];
 
 		head(f, topo, plan, snap, start_real_ns, id);
-		snprintf(split, sizeof(split), "%s-%u", topic, p->partition);
 		fprintf(f, ",\"split\":");
-		wm_timeline_json_string(f, split);
+		wm_timeline_json_string(f, wm_source_split_id(st, p->partition,
+							      split,
+							      sizeof(split)));
 		fprintf(f, ",\"currentWatermark\":%" PRId64, p->watermark);
 		per_second(f, "activeTimeMsPerSecond", p->active_ms_per_s);
 		per_second(f, "pausedTimeMsPerSecond", p->paused_ms_per_s);
