@@ -106,7 +106,12 @@ expect_line '^  windows left open       3 \(with records when the job ended\)$' 
 expect_line '^  every record accounted  yes$' "$scratch/err"
 
 # For real, 10 times as fast: every record in a window that fired after
-# its end.
+# its end, but for those in the window open when the job ended. A real
+# run's last records may be taken a few milliseconds of processing time
+# after the second they are due in (CI's sanitizer build took two at
+# 10.13 s), into a window that ends after the end of input, which Flink
+# leaves unfired as wmrun does: at most one window a key, a second's
+# records at most (200), and the summary counts it left open.
 conf processing "speed = 10" >"$scratch/real.conf"
 expect_status 0 timeout 120 "$WMRUN" --live=never "$scratch/real.conf"
 expect_line '^  every record accounted  yes$' "$scratch/err"
@@ -115,10 +120,12 @@ awk -F, 'NR > 1 && ($2 % 1000 != 0 || $6 < $3) {
 	print "window [" $2 ", " $3 ") fired at " $6; bad = 1 } END { exit bad }' \
 	"$scratch/out.csv" || fail "a real run fired a window before its end"
 held=$(totals "$scratch/out.csv" | awk -F, '{ n += $2 } END { print n + 0 }')
-[ "$held" -eq 2000 ] || {
+left=$(sed -n 's/^  windows left open *\([0-9]*\) .*/\1/p' "$scratch/err")
+if [ "$held" -ne 2000 ] &&
+	! { [ "${left:-0}" -ge 1 ] && [ "$left" -le 3 ] && [ "$held" -ge 1800 ]; }; then
 	cat "$scratch/err" >&2
-	fail "a real run's windows hold $held records, not the 2000"
-}
+	fail "a real run's windows hold $held records, not the 2000, with ${left:-no} windows left open"
+fi
 
 # What cannot go with processing time, refused at its line.
 refused() { # refused LINE:COL WHY LINES: LINES after the window's time
