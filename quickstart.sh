@@ -113,6 +113,17 @@ summarize() {
 	echo "$passed passed, $failed failed, $skipped skipped"
 }
 
+# The end of each failed test's log, last in the output, where a reader of
+# its tail (a CI page) finds it; test-suite.log has them among every
+# skipped test's reason.
+show_failures() {
+	for trs in tests/*/*.trs; do
+		grep -Eq '^:test-result: (FAIL|ERROR|XPASS)' "$trs" || continue
+		echo "=== ${trs%.trs}.log (its last 60 lines)"
+		tail -n 60 "${trs%.trs}.log"
+	done
+}
+
 [ $# -eq 1 ] || usage
 case "$1" in
 run)
@@ -137,7 +148,7 @@ test)
 	*) tests=check-lanes ;;
 	esac
 	make -s -j"$(nproc)" "$tests" >&2 || status=$?
-	[ "$status" -eq 0 ] || cat test-suite.log >&2
+	[ "$status" -eq 0 ] || show_failures >&2
 	summarize
 	exit "$status"
 	;;
