@@ -42,6 +42,8 @@ static const char *const job_keys[] = {
 	"alert_partition_idle",
 	"alert_subtask_idle",
 	"alert_watermark_stalled",
+	"alert_partition_stalled",
+	"alert_idle_partitions",
 	"checkpoint_interval",
 	"checkpoint_dir",
 	"checkpoints_retained",

@@ -27,13 +27,15 @@
  *                    order: runtime/plan/placement.h; default: the heuristic),
  *                    ring_size (bytes of each channel's ring, a power of
  *                    two: 128KiB),
- *                    alert_partition_idle, alert_subtask_idle,
- *                    alert_watermark_stalled: alert tiers, each a list
- *                    "TIER DURATION, ..." of processing time, tiers
- *                    notice | warning | severe | critical rising in
- *                    severity and duration (runtime/conf/alert_rules.c;
- *                    what they watch: runtime/observe/alerts.h; default
- *                    none)
+ *                    alert_partition_idle, alert_partition_stalled,
+ *                    alert_subtask_idle, alert_watermark_stalled: alert
+ *                    tiers, each a list "TIER DURATION, ..." of
+ *                    processing time, tiers notice | warning | severe |
+ *                    critical rising in severity and duration;
+ *                    alert_idle_partitions: "TIER COUNT, ...", counts
+ *                    of one source's partitions IDLE at once, rising
+ *                    (runtime/conf/alert_rules.c; what they watch:
+ *                    runtime/observe/alerts.h; default none)
  *   [global]         defaults for any stage key (parallelism = 4)
  *   [source NAME]    parallelism, partitions, rate (per partition, or
  *                    unlimited; a generated source must give it),
@@ -463,16 +465,23 @@ enum wm_alert_kind {
 	WM_ALERT_PARTITION_IDLE,    /* a source partition IDLE */
 	WM_ALERT_SUBTASK_IDLE,	    /* a subtask's output IDLE */
 	WM_ALERT_WATERMARK_STALLED, /* a window subtask's watermark still */
+	/* a source partition's watermark still while it is ACTIVE: what
+	 * holds a job whose source has no idle timeout */
+	WM_ALERT_PARTITION_STALLED,
+	/* several partitions of one source IDLE at once: tiers by count */
+	WM_ALERT_IDLE_PARTITIONS,
 };
-#define WM_ALERT_KINDS 3
+#define WM_ALERT_KINDS 5
 
 /* The tiers of one kind: tier[i] is raised once its condition has held
- * for after_ms[i] of processing time. Both rise strictly with i; n_tiers
- * 0: the kind is not watched. */
+ * for after_ms[i] of processing time, or, for a kind counted
+ * (wm_alert_kind_counts()), once at_least[i] things are in it at once.
+ * Both rise strictly with i; n_tiers 0: the kind is not watched. */
 struct wm_alert_rule {
 	uint32_t n_tiers;
 	enum wm_alert_tier tier[WM_ALERT_TIERS];
 	int64_t after_ms[WM_ALERT_TIERS];
+	uint32_t at_least[WM_ALERT_TIERS];
 };
 
 struct wm_job_conf {
@@ -621,6 +630,8 @@ void wm_topology_source_record_keys(bool replay, const char *const **keys,
 const char *wm_alert_tier_name(enum wm_alert_tier tier);
 /* The kind's name without "alert_": "partition_idle". */
 const char *wm_alert_kind_name(enum wm_alert_kind kind);
+/* Whether the kind's tiers are counts ("warning 3"), not durations. */
+bool wm_alert_kind_counts(enum wm_alert_kind kind);
 /* Whether any alert is configured. */
 bool wm_alerts_configured(const struct wm_job_conf *job);
 const char *wm_partitioning_name(enum wm_partitioning kind);

@@ -7,6 +7,12 @@
  * What is watched ([job] alert_*, topology.h), every condition on the
  * states the subtasks publish (progress.h):
  *   partition_idle     a source partition is IDLE (withIdleness marked it)
+ *   partition_stalled  a source partition is ACTIVE and its watermark has
+ *                      not advanced: silence (or records all behind its
+ *                      watermark) that no idle timeout marks IDLE, which
+ *                      holds every window downstream
+ *   idle_partitions    at least a tier's count of one source's partitions
+ *                      are IDLE at once (tiers by count, not duration)
  *   subtask_idle       a subtask's output is IDLE
  *   watermark_stalled  the job's watermark, i.e. the output watermark of
  *                      each window subtask (what fires the results), is
@@ -22,7 +28,9 @@
  * episode ends at the first snapshot that finds the condition over, or
  * begun anew (another since_ns: it ended and began again between two
  * snapshots); its end is recorded on the alerts it raised, and no line
- * says so: an alert is news, the end of one is in the summary.
+ * says so: an alert is news, the end of one is in the summary. A count
+ * kind's episode is a stretch of at least its first tier's count; each
+ * tier is raised at the first snapshot that counts as many.
  *
  * Pure: no clock, no I/O; one thread feeds a machine, in snapshot order.
  * The list keeps the first WM_ALERTS_KEPT alerts; later ones are counted
@@ -53,7 +61,8 @@ struct wm_alert {
 	uint32_t tier;	  /* enum wm_alert_tier */
 	uint32_t subtask; /* plan id */
 	uint32_t stage, index; /* of that subtask, for its name */
-	uint32_t partition;    /* partition id (partition_idle); UINT32_MAX */
+	uint32_t partition;    /* partition id (partition_*); UINT32_MAX */
+	uint32_t count;	       /* idle_partitions: how many, when raised */
 };
 
 struct wm_alerts;

@@ -224,6 +224,8 @@ json_alerts(FILE *f, const struct wm_topology *t,
 			wm_alert_kind_name(al->kind));
 		json_string(f,
 			    wm_alert_subject(al, t, subject, sizeof(subject)));
+		if (wm_alert_kind_counts((enum wm_alert_kind)al->kind))
+			fprintf(f, ",\"count\":%" PRIu32, al->count);
 		fprintf(f, ",\"since_ms\":%" PRId64 ",\"held_ms\":%" PRId64,
 			al->since_ns / 1000000,
 			al->at_ns / 1000000 - al->since_ns / 1000000);

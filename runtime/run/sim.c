@@ -311,7 +311,8 @@ endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 /*
  * Alerts on simulated time. The job is sampled as a real run's observer
  * samples it, on a grid of processing time, every the smallest duration
- * of any alert tier; a sample at time s sees the job as it stood just
+ * of any alert tier (or watermark interval, for a tier by count, which a
+ * partition going idle at a tick reaches); a sample at time s sees the job as it stood just
  * before s (after every instant before s). Besides, a sample is taken
  * exactly when an episode going on reaches its next tier
  * (wm_alerts_next_due()): an episode is seen at the first grid point
@@ -329,11 +330,22 @@ alerts_set_up(struct sim *sim)
 	if (!wm_alerts_configured(job))
 		return 0;
 	sim->sample_every_ns = INT64_MAX;
-	for (int k = 0; k < WM_ALERT_KINDS; k++)
-		if (job->alerts[k].n_tiers > 0 &&
-		    job->alerts[k].after_ms[0] * 1000000 < sim->sample_every_ns)
-			sim->sample_every_ns =
-				job->alerts[k].after_ms[0] * 1000000;
+	for (int k = 0; k < WM_ALERT_KINDS; k++) {
+		/* A count is reached when a partition goes idle, at a
+		 * periodic watermark tick: a sample every interval sees
+		 * each tick's count. */
+		int64_t every =
+			wm_alert_kind_counts((enum wm_alert_kind)k)
+				? wm_ms_to_ns(job->watermark_interval_ms)
+				: job->alerts[k].after_ms[0] * 1000000;
+
+		if (job->alerts[k].n_tiers > 0 && every > 0 &&
+		    every < sim->sample_every_ns)
+			sim->sample_every_ns = every;
+	}
+	/* No periodic watermarks and only counts: a sample a second. */
+	if (sim->sample_every_ns == INT64_MAX)
+		sim->sample_every_ns = 1000000000;
 	sim->alerts = wm_alerts_new(sim->topo, sim->plan);
 	return sim->alerts != NULL ? 0 : -ENOMEM;
 }

@@ -39,26 +39,16 @@ path = out.csv
 CONF
 grep -v '^idle_timeout' "$scratch/idle.conf" >"$scratch/stuck.conf"
 
-# alerts JSON -- the summary's alerts, one a line.
-alerts() {
-	sed 's/{"at_ms":/\n&/g' "$1" | grep '^{"at_ms":' | sed 's/}.*//'
-}
-
-# field LINE NAME -- a number or string field of one alert line.
-field() {
-	echo "$1" | sed "s/.*\"$2\":\"*\\([^\",]*\\).*/\\1/"
-}
-
 # check_alert LINE TIER KIND SUBJECT AFTER_MS [exact] -- the alert says
 # what it should, raised at AFTER_MS after its episode began: exactly, or
 # at the first sample at or after it.
 check_alert() {
-	[ "$(field "$1" tier)" = "$2" ] && [ "$(field "$1" kind)" = "$3" ] &&
-		[ "$(field "$1" subject)" = "$4" ] ||
+	[ "$(alert_field "$1" tier)" = "$2" ] && [ "$(alert_field "$1" kind)" = "$3" ] &&
+		[ "$(alert_field "$1" subject)" = "$4" ] ||
 		fail "expected $2 $3 of $4, got: $1"
-	at=$(field "$1" at_ms)
-	since=$(field "$1" since_ms)
-	held=$(field "$1" held_ms)
+	at=$(alert_field "$1" at_ms)
+	since=$(alert_field "$1" since_ms)
+	held=$(alert_field "$1" held_ms)
 	[ "$held" -eq $((at - since)) ] || fail "held_ms is not at - since: $1"
 	if [ "${6:-}" = exact ]; then
 		[ "$held" -eq "$5" ] || fail "raised after $held ms, not $5: $1"
@@ -71,19 +61,19 @@ cd "$scratch" || exit 99
 hour=3600000
 
 expect_status 0 "$WMRUN" --sim --summary idle.json idle.conf
-alerts idle.json >idle.alerts
+summary_alerts idle.json >idle.alerts
 [ "$(wc -l <idle.alerts)" -eq 2 ] || { cat idle.alerts >&2; fail "expected 2 alerts with an idle timeout"; }
 expect_line '"alerts_raised":2,' idle.json
 check_alert "$(sed -n 1p idle.alerts)" notice partition_idle events-3 300000 exact
 check_alert "$(sed -n 2p idle.alerts)" severe partition_idle events-3 1800000 exact
 # IDLE once the idle timeout passed after its last record before 1 h.
-since=$(field "$(sed -n 1p idle.alerts)" since_ms)
+since=$(alert_field "$(sed -n 1p idle.alerts)" since_ms)
 [ "$since" -ge $((hour + 29000)) ] && [ "$since" -le $((hour + 30000)) ] ||
 	fail "partition 3 idle since $since ms, expected 30 s after its last record"
-[ "$(field "$(sed -n 2p idle.alerts)" since_ms)" = "$since" ] ||
+[ "$(alert_field "$(sed -n 2p idle.alerts)" since_ms)" = "$since" ] ||
 	fail "the two tiers are not of one episode"
 # Its end, seen by the first sample after the partition is back at 3 h.
-ended=$(field "$(sed -n 1p idle.alerts)" ended_ms)
+ended=$(alert_field "$(sed -n 1p idle.alerts)" ended_ms)
 [ "$ended" -ge $((3 * hour)) ] && [ "$ended" -le $((3 * hour + 300000)) ] ||
 	fail "the episode ended at $ended ms, expected just after 3 h"
 # As they happen, on stderr, and in the summary's text.
@@ -93,10 +83,10 @@ expect_line '^  alerts +2 raised$' "$scratch/err"
 expect_line '^    at 1 h 5 min: notice: partition events-3 idle for 5 min 0 s, until 3 h' "$scratch/err"
 
 expect_status 0 "$WMRUN" --sim --summary stuck.json stuck.conf
-alerts stuck.json >stuck.alerts
+summary_alerts stuck.json >stuck.alerts
 [ "$(wc -l <stuck.alerts)" -eq 1 ] || { cat stuck.alerts >&2; fail "expected 1 alert without an idle timeout"; }
 check_alert "$(cat stuck.alerts)" critical watermark_stalled counts/0 $hour exact
-since=$(field "$(cat stuck.alerts)" since_ms)
+since=$(alert_field "$(cat stuck.alerts)" since_ms)
 [ "$since" -ge $((hour - 10000)) ] && [ "$since" -le $((hour + 10000)) ] ||
 	fail "the window's watermark still since $since ms, expected about 1 h"
 expect_line '^wmrun: processing time 2 h 0 min: critical: watermark of counts/0 has not moved for 1 h 0 min$' "$scratch/err"
@@ -115,7 +105,7 @@ grep -q alert none.json "$scratch/err" && fail "alerts in a job without alert ke
 sed 's/^seed = 42$/&\nspeed = 2000/' idle.conf >real.conf
 expect_status 0 timeout 120 "$WMRUN" --quiet --sample-interval=10ms \
 	--summary real.json real.conf
-alerts real.json | grep '"kind":"partition_idle"' >real.alerts
+summary_alerts real.json | grep '"kind":"partition_idle"' >real.alerts
 grep -v '"subject":"events-3"' real.alerts >real.others
 [ "$(wc -l <real.alerts)" -eq 2 ] || [ -s real.others ] ||
 	{ cat real.alerts >&2; fail "expected 2 partition alerts from a real run"; }

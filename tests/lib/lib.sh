@@ -445,3 +445,14 @@ print("%s kind %d at %d" % (name, kind, at))
 PY
 	reseal_checkpoint "$1"
 }
+
+# summary_alerts SUMMARY.json -- the summary's alerts, one a line (each
+# cut at its first '}': an alert holds no object).
+summary_alerts() {
+	sed 's/{"at_ms":/\n&/g' "$1" | grep '^{"at_ms":' | sed 's/}.*//'
+}
+
+# alert_field LINE NAME -- a number or string field of one alert line.
+alert_field() {
+	echo "$1" | sed "s/.*\"$2\":\"*\\([^\",]*\\).*/\\1/"
+}

@@ -82,15 +82,22 @@ block(struct job *j, uint32_t id)
 	return wm_plan_block(j->plan, j->blocks, id);
 }
 
+/* Partition slot `slot` of source subtask `id` IDLE (or ACTIVE) since. */
+static void
+set_slot(struct job *j, uint32_t id, uint32_t slot, bool idle, int64_t since_ns)
+{
+	struct wm_watermark_metrics *p =
+		&wm_plan_partitions(j->plan, j->blocks, id)[slot].progress;
+
+	WM_METRIC_SET(p->idle, idle);
+	WM_METRIC_SET(p->since_ns, since_ns);
+}
+
 /* Partition slot `slot` of source subtask s0 IDLE (or ACTIVE) since. */
 static void
 set_partition(struct job *j, uint32_t slot, bool idle, int64_t since_ns)
 {
-	struct wm_watermark_metrics *p =
-		&wm_plan_partitions(j->plan, j->blocks, j->s0)[slot].progress;
-
-	WM_METRIC_SET(p->idle, idle);
-	WM_METRIC_SET(p->since_ns, since_ns);
+	set_slot(j, j->s0, slot, idle, since_ns);
 }
 
 static void
@@ -234,6 +241,107 @@ START_TEST(test_the_stalled_watermark_is_a_windows_while_active)
 }
 END_TEST
 
+/* Every partition but slot 1 of s0 ACTIVE, its watermark moved at t. */
+static void
+others_move(struct job *j, int64_t t)
+{
+	for (uint32_t id = j->s0; id < j->w; id++)
+		for (uint32_t slot = 0; slot < 2; slot++)
+			if (id != j->s0 || slot != 1)
+				set_slot(j, id, slot, false, t);
+}
+
+START_TEST(test_a_partition_is_stalled_while_active_and_still)
+{
+	struct job j;
+	char line[200];
+
+	job_open(&j, "alert_partition_stalled = warning 10 min");
+	/* Every partition moved at 9 min but s-1, still since 0. */
+	others_move(&j, 9 * MINUTE);
+	set_partition(&j, 1, false, 0);
+	ck_assert_uint_eq(feed(&j, 10 * MINUTE - 1), 0);
+	ck_assert_uint_eq(feed(&j, 10 * MINUTE), 1);
+	ck_assert_int_eq(alert(&j, 0)->kind, WM_ALERT_PARTITION_STALLED);
+	ck_assert_uint_eq(alert(&j, 0)->partition, 1);
+	ck_assert_str_eq(
+		wm_alert_format(alert(&j, 0), j.topo, line, sizeof(line)),
+		"warning: watermark of partition s-1 has not moved for 10 min "
+		"0 s, and it is not idle");
+	ck_assert_str_eq(
+		wm_alert_subject(alert(&j, 0), j.topo, line, sizeof(line)),
+		"s-1");
+	/* IDLE is idle, not stalled: the episode ends. */
+	set_partition(&j, 1, true, 11 * MINUTE);
+	others_move(&j, 11 * MINUTE);
+	ck_assert_uint_eq(feed(&j, 12 * MINUTE), 0);
+	ck_assert_int_eq(alert(&j, 0)->ended_ns, 12 * MINUTE);
+	others_move(&j, 99 * MINUTE);
+	ck_assert_uint_eq(feed(&j, 100 * MINUTE), 0);
+	/* At the end of time, or in a finished subtask, it is not. */
+	set_partition(&j, 1, false, 100 * MINUTE);
+	WM_METRIC_SET(wm_plan_partitions(j.plan, j.blocks, j.s0)[1]
+			      .progress.watermark,
+		      WM_TS_MAX);
+	others_move(&j, 199 * MINUTE);
+	ck_assert_uint_eq(feed(&j, 200 * MINUTE), 0);
+	WM_METRIC_SET(wm_plan_partitions(j.plan, j.blocks, j.s0)[1]
+			      .progress.watermark,
+		      5000);
+	atomic_store(&block(&j, j.s0)->finished, 1);
+	others_move(&j, 299 * MINUTE);
+	ck_assert_uint_eq(feed(&j, 300 * MINUTE), 0);
+	ck_assert_uint_eq(wm_alerts_raised(j.alerts), 1);
+	job_close(&j);
+}
+END_TEST
+
+START_TEST(test_partitions_idle_at_once_raise_tiers_by_count)
+{
+	struct job j;
+	char line[200];
+
+	job_open(&j, "alert_idle_partitions = warning 2, severe 4");
+	ck_assert_uint_eq(feed(&j, MINUTE), 0);
+	set_partition(&j, 0, true, 100 * SECOND);
+	ck_assert_uint_eq(feed(&j, 2 * MINUTE), 0);
+	/* Two: the warning, since the second went idle, whenever seen. */
+	set_partition(&j, 1, true, 110 * SECOND);
+	ck_assert_uint_eq(feed(&j, 3 * MINUTE), 1);
+	ck_assert_int_eq(alert(&j, 0)->kind, WM_ALERT_IDLE_PARTITIONS);
+	ck_assert_int_eq(alert(&j, 0)->tier, WM_ALERT_WARNING);
+	ck_assert_uint_eq(alert(&j, 0)->count, 2);
+	ck_assert_int_eq(alert(&j, 0)->since_ns, 110 * SECOND);
+	ck_assert_str_eq(
+		wm_alert_format(alert(&j, 0), j.topo, line, sizeof(line)),
+		"warning: 2 partitions of s idle at once");
+	ck_assert_str_eq(
+		wm_alert_subject(alert(&j, 0), j.topo, line, sizeof(line)),
+		"s");
+	/* Both of the other subtask's too: four, severe, of one episode;
+	 * the warning is not raised again. */
+	set_slot(&j, j.s0 + 1, 0, true, 150 * SECOND);
+	set_slot(&j, j.s0 + 1, 1, true, 160 * SECOND);
+	ck_assert_uint_eq(feed(&j, 4 * MINUTE), 1);
+	ck_assert_int_eq(alert(&j, 1)->tier, WM_ALERT_SEVERE);
+	ck_assert_uint_eq(alert(&j, 1)->count, 4);
+	ck_assert_int_eq(alert(&j, 1)->since_ns, 110 * SECOND);
+	/* Down to two: still the episode; to one: over, both ended. */
+	set_slot(&j, j.s0 + 1, 0, false, 5 * MINUTE);
+	set_slot(&j, j.s0 + 1, 1, false, 5 * MINUTE);
+	ck_assert_uint_eq(feed(&j, 6 * MINUTE), 0);
+	ck_assert_int_eq(alert(&j, 0)->ended_ns, WM_ALERT_OPEN);
+	set_partition(&j, 0, false, 6 * MINUTE);
+	ck_assert_uint_eq(feed(&j, 7 * MINUTE), 0);
+	ck_assert_int_eq(alert(&j, 0)->ended_ns, 7 * MINUTE);
+	ck_assert_int_eq(alert(&j, 1)->ended_ns, 7 * MINUTE);
+	/* No duration to fall due. */
+	ck_assert_int_eq(wm_alerts_next_due(j.alerts), INT64_MAX);
+	ck_assert_uint_eq(wm_alerts_raised(j.alerts), 2);
+	job_close(&j);
+}
+END_TEST
+
 START_TEST(test_the_next_tier_due_is_known)
 {
 	struct job j;
@@ -309,6 +417,10 @@ alerts_suite(void)
 	tcase_add_test(episodes,
 		       test_the_stalled_watermark_is_a_windows_while_active);
 	tcase_add_test(episodes, test_alerts_past_the_list_are_counted);
+	tcase_add_test(episodes,
+		       test_a_partition_is_stalled_while_active_and_still);
+	tcase_add_test(episodes,
+		       test_partitions_idle_at_once_raise_tiers_by_count);
 	suite_add_tcase(s, tiers);
 	suite_add_tcase(s, episodes);
 	return s;

@@ -403,6 +403,19 @@ START_TEST(test_alert_tiers)
 	ck_assert_str_eq(wm_alert_kind_name(WM_ALERT_WATERMARK_STALLED),
 			 "watermark_stalled");
 	wm_topology_free(t);
+	t = load_ok("[job]\n"
+		    "alert_idle_partitions = warning 3, severe 8\n"
+		    "alert_partition_stalled = notice 2 min\n"
+		    "[source s]\nrate = unlimited\n");
+	p = &t->job.alerts[WM_ALERT_IDLE_PARTITIONS];
+	w = &t->job.alerts[WM_ALERT_PARTITION_STALLED];
+	ck_assert_uint_eq(p->n_tiers, 2);
+	ck_assert_int_eq(p->tier[1], WM_ALERT_SEVERE);
+	ck_assert_uint_eq(p->at_least[0], 3);
+	ck_assert_uint_eq(p->at_least[1], 8);
+	ck_assert_uint_eq(w->n_tiers, 1);
+	ck_assert_int_eq(w->after_ms[0], 2 * 60 * 1000);
+	wm_topology_free(t);
 
 	/* None unless asked for. */
 	t = load_ok("[source s]\nrate = unlimited\n");
@@ -724,6 +737,20 @@ static const struct bad_case bad[] = {
 	 "critical 4 s, critical 5 s\n[source s]\n",
 	 "t.conf:2:75: invalid value for \"alert_partition_idle\" in [job]: "
 	 "more tiers than there are"},
+	{"[job]\nalert_idle_partitions = warning 3 min\n[source s]\n",
+	 "t.conf:2:33: invalid value for \"alert_idle_partitions\" in "
+	 "[job]: invalid count \"3 min\""},
+	{"[job]\nalert_idle_partitions = warning\n[source s]\n",
+	 "t.conf:2:25: invalid value for \"alert_idle_partitions\" in "
+	 "[job]: alert tier \"warning\" needs a count of partitions, e.g. "
+	 "\"warning 3\""},
+	{"[job]\nalert_idle_partitions = warning 4, severe 4\n[source s]\n",
+	 "t.conf:2:36: invalid value for \"alert_idle_partitions\" in "
+	 "[job]: alert tier \"severe\" comes after \"warning\": list tiers "
+	 "in rising severity and count"},
+	{"[job]\nalert_idle_partitions = warning 0\n[source s]\n",
+	 "t.conf:2:33: invalid value for \"alert_idle_partitions\" in "
+	 "[job]: an alert's count must be a positive number of partitions"},
 	{"[job]\nall_idle = jump\n[source s]\n",
 	 "t.conf:2:12: invalid value for \"all_idle\" in [job]: "},
 	{"[source s]\nreactivation_grace = -1 s\n",
