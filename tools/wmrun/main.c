@@ -36,6 +36,7 @@
 #include "runtime/plan/footprint.h"
 #include "runtime/plan/placement.h"
 #include "runtime/plan/plan.h"
+#include "base/clock.h"
 #include "base/exit.h"
 #include "base/log.h"
 #include "runtime/run/sim.h"
@@ -48,6 +49,7 @@
 #include "runtime/study/sweep.h"
 #include "runtime/study/sweep_page.h"
 #include "runtime/chart/job_page.h"
+#include "runtime/chart/recorder.h"
 #include "tools/wmrun/cmdline.h"
 
 /* The quiet-partition incident, compressed: twelve hours of event time
@@ -898,6 +900,29 @@ same_terminal(int a, int b)
 	       fstat(b, &y) == 0 && x.st_rdev == y.st_rdev;
 }
 
+/* The least real time between a report's samples: each reads every
+ * block and feeds the alerts and the recorder. */
+#define REPORT_INTERVAL_MIN_NS ((int64_t)5000000)
+
+/*
+ * A real run's --report, unless --sample-interval says otherwise, samples
+ * on the grid --sim draws the same job on (recorder.h), in real time: at
+ * speed 2000 the default 250 ms were 8 min of processing time between
+ * samples, and a watermark that moves all the time was drawn as a
+ * staircase. Never more often than REPORT_INTERVAL_MIN_NS, nor less
+ * often than `every_ns`.
+ */
+static int64_t
+report_interval_ns(const struct wm_topology *t, int64_t every_ns)
+{
+	int64_t grid = wm_scale_ns(wm_recorder_first_step_ns(t, -1),
+				   1.0 / t->job.speed);
+
+	if (grid < REPORT_INTERVAL_MIN_NS)
+		grid = REPORT_INTERVAL_MIN_NS;
+	return grid < every_ns ? grid : every_ns;
+}
+
 /* The terminal the live screen draws on, read once (terminal.h). */
 static struct wm_terminal terminal;
 
@@ -939,6 +964,8 @@ observe_options(const struct wm_topology *t, const struct wm_cmdline *cl)
 			wm_log("wmrun: no live screen: %s; lines instead", why);
 		screen = false;
 	}
+	if (cl->report != NULL && !cl->interval_given)
+		o.interval_ns = report_interval_ns(t, o.interval_ns);
 	o.live = cl->quiet ? WM_LIVE_OFF
 		 : screen  ? WM_LIVE_SCREEN
 			   : WM_LIVE_LINES;
