@@ -54,8 +54,19 @@
 
 #define WM_SHM_MAGIC 0x4745534e55524d57ull /* "WMRUNSEG" in memory */
 /* Bumped on any change to this header, frame.h or ring.h. */
-#define WM_LAYOUT_VERSION 6u
+#define WM_LAYOUT_VERSION 7u
 #define WM_SHM_PAGE 4096u
+
+/* What the supervisor publishes of the job's checkpoints (all atomics,
+ * written by it alone; durations in processing time). */
+struct wm_shm_checkpoint_stats {
+	_Atomic uint64_t completed;
+	_Atomic uint64_t failed;      /* given up: failed or timed out */
+	_Atomic uint32_t in_progress; /* 1 while one is pending, else 0 */
+	_Atomic uint32_t reserved;
+	_Atomic int64_t last_duration_ns; /* while completed > 0 */
+	_Atomic uint64_t last_bytes;
+};
 
 struct wm_shm_header {
 	uint64_t magic;
@@ -86,6 +97,11 @@ struct wm_shm_header {
 	 * it starts the workers again (wm_shm_reset() leaves it), for an
 	 * observer to show: the restore is at the new start line. */
 	_Atomic uint32_t restarts;
+	/* The job's checkpoints so far, for an observer to show (Flink's
+	 * JobManager figures): written by the supervisor alone, each value
+	 * whole (relaxed), the set of about one moment; wm_shm_reset()
+	 * leaves them, a restart going on counting. */
+	struct wm_shm_checkpoint_stats checkpoints;
 };
 
 /* One channel: a ring from one subtask to another. */

@@ -481,6 +481,7 @@ wm_checkpoint_cycle_completed(struct wm_checkpoint_cycle *c, int r,
 	if (took > t->duration_max_ns)
 		t->duration_max_ns = took;
 	t->duration_total_ns += took;
+	t->duration_last_ns = took;
 	return sweep(c, fig->id, err, errlen);
 }
 

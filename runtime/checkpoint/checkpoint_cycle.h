@@ -88,6 +88,7 @@ struct wm_checkpoint_tally {
 	uint64_t last_bytes;
 	int64_t duration_max_ns; /* trigger to durable, processing time */
 	int64_t duration_total_ns;
+	int64_t duration_last_ns; /* of the last one completed */
 	int64_t alignment_max_ns; /* the longest a subtask aligned */
 	uint64_t timed_out;	  /* given up after checkpoint_timeout */
 	uint64_t failed;	  /* the store failed: given up */

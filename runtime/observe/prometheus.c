@@ -462,6 +462,64 @@ num_restarts(const struct at *a)
 	return whole(a->snap->restarts);
 }
 
+/* The checkpoints, under the names of Flink's checkpoint statistics:
+ * only for a job that takes them (Flink's too has none without). The
+ * duration is processing time, trigger to durable manifest. */
+static struct value
+checkpoints_total(const struct at *a)
+{
+	const struct wm_snap_checkpoints *c = &a->snap->checkpoints;
+
+	return a->snap->checkpointing
+		       ? whole((int64_t)(c->completed + c->failed +
+					 c->in_progress))
+		       : none;
+}
+
+static struct value
+checkpoints_completed(const struct at *a)
+{
+	return a->snap->checkpointing
+		       ? whole((int64_t)a->snap->checkpoints.completed)
+		       : none;
+}
+
+static struct value
+checkpoints_failed(const struct at *a)
+{
+	return a->snap->checkpointing
+		       ? whole((int64_t)a->snap->checkpoints.failed)
+		       : none;
+}
+
+static struct value
+checkpoints_in_progress(const struct at *a)
+{
+	return a->snap->checkpointing ? whole(a->snap->checkpoints.in_progress)
+				      : none;
+}
+
+/* Flink's -1 before the first completes. */
+static struct value
+last_checkpoint_duration(const struct at *a)
+{
+	const struct wm_snap_checkpoints *c = &a->snap->checkpoints;
+
+	if (!a->snap->checkpointing)
+		return none;
+	return whole(c->completed > 0 ? c->last_duration_ns / 1000000 : -1);
+}
+
+static struct value
+last_checkpoint_size(const struct at *a)
+{
+	const struct wm_snap_checkpoints *c = &a->snap->checkpoints;
+
+	if (!a->snap->checkpointing)
+		return none;
+	return whole(c->completed > 0 ? (int64_t)c->last_bytes : -1);
+}
+
 /* ---- split figures (the processing time of the job, ms) ---- */
 
 static struct value
@@ -562,6 +620,14 @@ static const char *const scope_name[] = {
 
 static const struct metric metrics[] = {
 	{JOB, true, "numRestarts", num_restarts, NULL},
+	{JOB, true, "totalNumberOfCheckpoints", checkpoints_total, NULL},
+	{JOB, true, "numberOfCompletedCheckpoints", checkpoints_completed,
+	 NULL},
+	{JOB, true, "numberOfFailedCheckpoints", checkpoints_failed, NULL},
+	{JOB, true, "numberOfInProgressCheckpoints", checkpoints_in_progress,
+	 NULL},
+	{JOB, true, "lastCheckpointDuration", last_checkpoint_duration, NULL},
+	{JOB, true, "lastCheckpointSize", last_checkpoint_size, NULL},
 	{TASK, true, "numRecordsIn", records_in, NULL},
 	{TASK, true, "numRecordsOut", task_records_out, NULL},
 	{TASK, true, "numRecordsInPerSecond", records_in_rate, NULL},

@@ -124,6 +124,15 @@ struct wm_snapshot {
 	 * restore (wm_snapshot_set_restarts(); 0: none). */
 	uint32_t restarts;
 	int64_t restored_ns;
+	/* The job's checkpoints so far (wm_snapshot_set_checkpoints());
+	 * `checkpointing` false for a job that takes none. */
+	bool checkpointing;
+	struct wm_snap_checkpoints {
+		uint64_t completed, failed;
+		uint32_t in_progress;
+		int64_t last_duration_ns; /* while completed > 0 */
+		uint64_t last_bytes;
+	} checkpoints;
 };
 
 /* The job restarted `restarts` times, the last restore at processing
@@ -134,6 +143,15 @@ wm_snapshot_set_restarts(struct wm_snapshot *snap, uint32_t restarts,
 {
 	snap->restarts = restarts;
 	snap->restored_ns = restored_ns;
+}
+
+/* The job's checkpoints as the supervisor published them (shm.h). */
+static inline void
+wm_snapshot_set_checkpoints(struct wm_snapshot *snap,
+			    const struct wm_snap_checkpoints *c)
+{
+	snap->checkpointing = true;
+	snap->checkpoints = *c;
 }
 
 /* How long event time has been held since the last restore, as of the

@@ -390,6 +390,30 @@ time_out(struct wm_coordinator *c, struct wm_shm *seg, char *err, size_t errlen)
 	return -ETIMEDOUT;
 }
 
+/* The checkpoints so far into the segment's header, for the observer
+ * (shm.h): the supervisor is their one writer, and each look the moment
+ * they stand for. */
+static void
+publish(const struct wm_coordinator *c, struct wm_shm *seg)
+{
+	const struct wm_checkpoint_tally *t =
+		wm_checkpoint_cycle_tally(c->cycle);
+	struct wm_shm_checkpoint_stats *s =
+		&((struct wm_shm_header *)seg->base)->checkpoints;
+
+	atomic_store_explicit(&s->completed, t->completed,
+			      memory_order_relaxed);
+	atomic_store_explicit(&s->failed, t->failed + t->timed_out,
+			      memory_order_relaxed);
+	atomic_store_explicit(&s->in_progress,
+			      wm_checkpoint_cycle_pending(c->cycle) != 0,
+			      memory_order_relaxed);
+	atomic_store_explicit(&s->last_duration_ns, t->duration_last_ns,
+			      memory_order_relaxed);
+	atomic_store_explicit(&s->last_bytes, t->last_bytes,
+			      memory_order_relaxed);
+}
+
 int
 wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
 		    int64_t now_ns, int64_t origin_ns, char *err, size_t errlen)
@@ -406,8 +430,10 @@ wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
 	}
 	r = durable_join(c, false, err, errlen);
 	/* Every blob in, being made durable: no timeout cuts that short. */
-	if (c->completing)
+	if (c->completing) {
+		publish(c, seg);
 		return r;
+	}
 	if (r == 0 && wm_checkpoint_cycle_pending(c->cycle) != 0)
 		r = collect(c, seg, err, errlen);
 	if (r == 0 && !c->completing &&
@@ -419,6 +445,7 @@ wm_coordinator_look(struct wm_coordinator *c, struct wm_shm *seg,
 		r = trigger(c, seg, now_ns,
 			    origin_ns != 0 ? origin_ns : wm_shm_started(seg),
 			    err, errlen);
+	publish(c, seg);
 	return r;
 }
 

@@ -302,6 +302,23 @@ sample(struct observer *ob)
 		restarted != 0 ? wm_scale_ns(restarted - ob->start_ns,
 					     ob->topo->job.speed)
 			       : snap->processing_ns);
+	if (ob->topo->job.checkpoint_interval_ms != INT64_MAX) {
+		const struct wm_shm_checkpoint_stats *cs = &h->checkpoints;
+		struct wm_snap_checkpoints c = {
+			.completed = atomic_load_explicit(&cs->completed,
+							  memory_order_relaxed),
+			.failed = atomic_load_explicit(&cs->failed,
+						       memory_order_relaxed),
+			.in_progress = atomic_load_explicit(
+				&cs->in_progress, memory_order_relaxed),
+			.last_duration_ns = atomic_load_explicit(
+				&cs->last_duration_ns, memory_order_relaxed),
+			.last_bytes = atomic_load_explicit(
+				&cs->last_bytes, memory_order_relaxed),
+		};
+
+		wm_snapshot_set_checkpoints(snap, &c);
+	}
 	/* Before publishing: once published, the snapshot is the readers'
 	 * and may be freed under the sampler. */
 	if (ob->alerts != NULL)

@@ -143,10 +143,16 @@ START_TEST(one_at_a_time)
 	ck_assert_uint_eq(t->completed, 1);
 	ck_assert_uint_eq(t->last_id, 1);
 	ck_assert_int_eq(t->duration_max_ns, 15 * S);
+	ck_assert_int_eq(t->duration_last_ns, 15 * S);
 	ck_assert_uint_eq(wm_checkpoint_cycle_restore_id(c), 1);
 	ck_assert_int_eq(wm_checkpoint_cycle_restore_time_ms(c), 10000);
 	ck_assert_uint_eq(wm_checkpoint_cycle_first_epoch(c), 2);
 	ck_assert(wm_checkpoint_cycle_due(c, 30 * S));
+	/* The last one's duration, not the longest. */
+	id = begin(c, 30 * S);
+	complete(c, id, 35 * S);
+	ck_assert_int_eq(t->duration_max_ns, 15 * S);
+	ck_assert_int_eq(t->duration_last_ns, 5 * S);
 	wm_checkpoint_cycle_free(c);
 }
 END_TEST

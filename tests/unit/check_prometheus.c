@@ -195,6 +195,64 @@ START_TEST(test_names_labels_and_help_are_flinks)
 	ck_assert_ptr_null(sample(text,
 				  "flink_taskmanager_job_task_numRecordsIn",
 				  "operator_name=\"counts\""));
+	/* No checkpoint series for a job that takes none. */
+	ck_assert_ptr_null(strstr(text, "Checkpoint"));
+	free(text);
+	/* Its checkpoints, once each under the job scope: -1 for the last
+	 * one's figures before the first completes; the duration in ms. */
+	wm_snapshot_set_checkpoints(snap, &(struct wm_snap_checkpoints){
+						  .in_progress = 1,
+						  .last_duration_ns = 0,
+					  });
+	text = text_of(&j, snap);
+	ck_assert_str_eq(sample(text,
+				"flink_jobmanager_job_lastCheckpointDuration",
+				"job_name=\"quiet_partitions\""),
+			 "-1");
+	ck_assert_str_eq(sample(text,
+				"flink_jobmanager_job_totalNumberOfCheckpoints",
+				"job_name=\"quiet_partitions\""),
+			 "1");
+	free(text);
+	wm_snapshot_set_checkpoints(snap,
+				    &(struct wm_snap_checkpoints){
+					    .completed = 5,
+					    .failed = 2,
+					    .last_duration_ns = 1500000000,
+					    .last_bytes = 4096,
+				    });
+	text = text_of(&j, snap);
+	ck_assert_int_eq(
+		count(text,
+		      "\nflink_jobmanager_job_numberOfCompletedCheckpoints{"),
+		1);
+	ck_assert_str_eq(
+		sample(text,
+		       "flink_jobmanager_job_numberOfCompletedCheckpoints",
+		       "job_name=\"quiet_partitions\""),
+		"5");
+	ck_assert_str_eq(
+		sample(text, "flink_jobmanager_job_numberOfFailedCheckpoints",
+		       "job_name=\"quiet_partitions\""),
+		"2");
+	ck_assert_str_eq(
+		sample(text,
+		       "flink_jobmanager_job_numberOfInProgressCheckpoints",
+		       "job_name=\"quiet_partitions\""),
+		"0");
+	ck_assert_str_eq(sample(text,
+				"flink_jobmanager_job_totalNumberOfCheckpoints",
+				"job_name=\"quiet_partitions\""),
+			 "7");
+	ck_assert_str_eq(sample(text,
+				"flink_jobmanager_job_lastCheckpointDuration",
+				"job_name=\"quiet_partitions\""),
+			 "1500");
+	ck_assert_str_eq(sample(text, "flink_jobmanager_job_lastCheckpointSize",
+				"job_name=\"quiet_partitions\""),
+			 "4096");
+	ck_assert_ptr_null(sample(
+		text, "flink_jobmanager_job_lastCheckpointSize", "task_name="));
 	free(text);
 	wm_snapshot_free(snap);
 	job_blocks_close(j.topo, j.plan, j.blocks);
