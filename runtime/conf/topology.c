@@ -177,6 +177,9 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	job_defaults(job);
 	if (sec == NULL)
 		return 0;
+	/* Read by each keyed stage (wm_conf_check_keyed()); known to a job
+	 * that has none too, where it was once refused as unrecognized. */
+	(void)wm_ini_get(sec, "pipeline.max-parallelism");
 	if ((r = wm_conf_get_ring_size(l, sec, &job->ring_cells)) != 0)
 		return r;
 	if ((r = wm_conf_get_string(l, sec, "name", &job->name)) != 0 ||

@@ -622,11 +622,6 @@ bool wm_topology_key_known(const char *kind, const char *key,
 
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);
-/* The keys of a [source] section that give its records: those only a
- * generated source reads (`replay` false), or only a replaying one
- * (`replay` true, `replay` itself not among them). */
-void wm_topology_source_record_keys(bool replay, const char *const **keys,
-				    size_t *n);
 const char *wm_alert_tier_name(enum wm_alert_tier tier);
 /* The kind's name without "alert_": "partition_idle". */
 const char *wm_alert_kind_name(enum wm_alert_kind kind);
