@@ -36,7 +36,7 @@ static const struct wm_key_table_entry job_keys[] = {
 	 "10 min", "", "ends the job after this much processing time",
 	 WM_KEY_ANY},
 	{"records", "count", "none: no record limit", "none", "1000000", "",
-	 "ends the job after its sources have produced this many records",
+	 "each partition of a generated source ends after this many records",
 	 WM_KEY_ANY},
 	{"speed", "number from 0.000001 to 1000000000", "1", "none", "600", "",
 	 "how many times faster than real time processing time runs",
@@ -68,8 +68,7 @@ static const struct wm_key_table_entry job_keys[] = {
 	{"flink_behaviour",
 	 "choice: flink-2.1 | flink-2.3 | released | master, or a list of "
 	 "behaviour flags",
-	 "released (flink-2.3)", "the Flink release whose rules run",
-	 "flink-2.1", "",
+	 "released (flink-2.3)", "none", "flink-2.1", "",
 	 "which Flink release's watermark rules the operators follow",
 	 WM_KEY_ANY},
 	{"pipeline.auto-watermark-interval", "duration", "200 ms",
@@ -160,8 +159,8 @@ static const struct wm_key_table_entry job_keys[] = {
 	 "how many completed checkpoints are kept", WM_KEY_ANY},
 	{"fail_at", "duration", "none: no failure", "none", "1 min",
 	 CHECKPOINTS,
-	 "every source subtask fails once at this processing time, to test "
-	 "restarts",
+	 "the job fails once then, to test restarts (--sim crashes every "
+	 "subtask, a real run kills one worker)",
 	 WM_KEY_ANY},
 	{"plugin", "path, or wmrun:NAME for a plugin shipped with wmrun",
 	 "none", "none", "wmrun:quantile", "",
@@ -218,8 +217,7 @@ static const struct wm_key_table_entry source_keys[] = {
 	 "the source's splits", "8", "",
 	 "the partitions the subtasks share, as Flink assigns splits",
 	 WM_KEY_ANY},
-	{"rate",
-	 "rate: records/s per partition (N/s, N/min, ...), or unlimited",
+	{"rate", "records/s per partition (N/s, N/min, ...), or unlimited",
 	 "none: a generated source needs it", "none", "1000/s", "",
 	 "how fast each partition generates records", WM_KEY_GENERATOR},
 	{"out_of_orderness", "duration", "0",
@@ -234,7 +232,8 @@ static const struct wm_key_table_entry source_keys[] = {
 	{"keys", "count", "1000", "none", "100", "",
 	 "how many distinct keys the records have", WM_KEY_GENERATOR},
 	{"values", "count", "1: every value is 1", "none", "10", "",
-	 "each partition's values go 1, 2, ..., N, 1, ...", WM_KEY_GENERATOR},
+	 "each partition's values cycle through 1, 2, ..., N",
+	 WM_KEY_GENERATOR},
 	{"key_distribution", "choice: uniform | zipf", "uniform", "none",
 	 "zipf", "", "how keys are drawn", WM_KEY_GENERATOR},
 	{"zipf_exponent", "number from 0 to 100", "1", "none", "1.2",
@@ -383,8 +382,9 @@ static const struct wm_key_table_entry source_keys[] = {
 };
 
 static const struct wm_key_table_entry keyby_keys[] = {
-	{"input", "stage name", "none: needed", "keyBy on the upstream stream",
-	 "a", "", "the stage it reads", WM_KEY_ANY},
+	{"input", "stage name", "none: required",
+	 "DataStream.map on the input stream", "a", "", "the stage it reads",
+	 WM_KEY_ANY},
 	{"parallelism", "count from 1 to 32768", "1", "setParallelism", "2", "",
 	 "the stage's subtasks", WM_KEY_ANY},
 	{"partitioning", "choice: forward | hash | rebalance | broadcast",
@@ -396,7 +396,7 @@ static const struct wm_key_table_entry keyby_keys[] = {
 
 static const struct wm_key_table_entry window_keys[] = {
 	{"input", "stage name, or two separated by a comma (a union)",
-	 "none: needed", "keyBy(...).window(...) on the upstream stream", "a",
+	 "none: required", "keyBy(...).window(...) on the upstream stream", "a",
 	 "", "the stage or stages it reads", WM_KEY_ANY},
 	{"parallelism", "count from 1 to 32768", "1", "setParallelism", "2", "",
 	 "the stage's subtasks", WM_KEY_ANY},
@@ -447,10 +447,10 @@ static const struct wm_key_table_entry window_keys[] = {
 };
 
 static const struct wm_key_table_entry join_keys[] = {
-	{"left", "stage name", "none: needed",
+	{"left", "stage name", "none: required",
 	 "left.intervalJoin(right) or left.join(right)", "a", "",
 	 "the join's first input", WM_KEY_ANY},
-	{"right", "stage name", "none: needed",
+	{"right", "stage name", "none: required",
 	 "left.intervalJoin(right) or left.join(right)", "b", "",
 	 "the join's second input", WM_KEY_ANY},
 	{"parallelism", "count from 1 to 32768", "1", "setParallelism", "2", "",
@@ -510,8 +510,8 @@ static const struct wm_key_table_entry join_keys[] = {
 };
 
 static const struct wm_key_table_entry sink_keys[] = {
-	{"input", "stage name (a window or a join)", "none: needed",
-	 "addSink or sinkTo on the upstream stream", "w", "",
+	{"input", "stage name (a window or a join)", "none: required",
+	 "DataStream.sinkTo on the input stream", "w", "",
 	 "the window or join whose results it writes", WM_KEY_ANY},
 	{"parallelism", "count from 1 to 32768", "its input's",
 	 "setParallelism", "1", "",
@@ -537,7 +537,9 @@ static const struct wm_key_table_section sections[] = {
 	 "a source of records: generated, a replayed trace or a "
 	 "Kafka topic, and its watermarks",
 	 source_keys, N_ELEMS(source_keys)},
-	{"keyby", "a stage that only moves records between subtasks",
+	{"keyby",
+	 "a stage that passes records on unchanged, redistributed between "
+	 "subtasks (Flink: a map)",
 	 keyby_keys, N_ELEMS(keyby_keys)},
 	{"window", "a keyed event-time (or processing-time) window",
 	 window_keys, N_ELEMS(window_keys)},
