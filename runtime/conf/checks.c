@@ -44,7 +44,7 @@ int
 wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,
 		    struct wm_stage *st)
 {
-	uint32_t maxp = 0;
+	uint32_t maxp = l->t->job.max_parallelism; /* checked in [job] */
 	struct wm_ini_entry *e, *je;
 	int r;
 
@@ -55,15 +55,6 @@ wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,
 	e = wm_conf_lookup(l, sec, "max_parallelism");
 	je = wm_ini_get(wm_ini_section_find(l->doc, "job", NULL),
 			"pipeline.max-parallelism");
-	if (je != NULL) {
-		uint64_t v;
-		char why[WM_UNITS_WHY_MAX];
-
-		if (wm_units_count(je->value, &v, why, sizeof(why)) != 0 ||
-		    v == 0 || v > WM_KEYGROUP_MAX_PARALLELISM)
-			return wm_conf_bad_value(l, je, "expected 1 to 32768");
-		maxp = (uint32_t)v;
-	}
 	if ((r = wm_conf_get_u32(l, sec, "max_parallelism", 1,
 				 WM_KEYGROUP_MAX_PARALLELISM, &maxp)) != 0)
 		return r;

@@ -414,6 +414,10 @@ struct wm_job_conf {
 	 * (runtime/report/advice.h); INT64_MAX: not stated. */
 	int64_t max_delay_ms;
 	bool allow_unaligned_source_splits; /* align whole subtasks only */
+	/* pipeline.max-parallelism: the key groups of a keyed stage without
+	 * a max_parallelism of its own; 0: Flink's default for the stage's
+	 * parallelism (operators/keygroup.h). */
+	uint32_t max_parallelism;
 	char *cpus;    /* explicit placement (runtime/plan/placement.h); NULL */
 	char *cpus_at; /* "FILE:LINE:COL" of cpus' value, for the errors of
 			* a placement that cannot follow it */
