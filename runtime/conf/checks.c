@@ -124,11 +124,7 @@ wm_conf_check_unused(struct loader *l)
 		for (size_t i = 0; i < l->global->n_entries; i++) {
 			struct wm_ini_entry *g = &l->global->entries[i];
 
-			for (int k = 0; k < WM_STAGE_KINDS && !g->used; k++)
-				g->used = wm_key_table_find(
-						  wm_conf_keys_of((
-							  enum wm_stage_kind)k),
-						  g->key) != NULL;
+			g->used = g->used || wm_conf_stage_key(g->key);
 		}
 	if (!wm_ini_first_unused(l->doc, &e))
 		return 0;
@@ -137,12 +133,8 @@ wm_conf_check_unused(struct loader *l)
 	/* [job] and a stage kind suggest their own keys; [global] any stage
 	 * kind's. */
 	keys = wm_key_table_section(e->section->kind);
-	if (keys != NULL)
-		guess = wm_key_table_suggest(keys, e->key);
-	else
-		for (int k = 0; k < WM_STAGE_KINDS && guess == NULL; k++)
-			guess = wm_key_table_suggest(
-				wm_conf_keys_of((enum wm_stage_kind)k), e->key);
+	guess = keys != NULL ? wm_key_table_suggest(keys, e->key)
+			     : wm_conf_stage_key_suggest(e->key);
 	wm_ini_error_at(l->err, l->file, e, e->key_col,
 			"unrecognized key \"%s\" in %s%s%s%s", e->key,
 			wm_ini_section_label(label, sizeof(label), e->section),

@@ -67,6 +67,27 @@ wm_conf_keys_of(enum wm_stage_kind kind)
 	return wm_key_table_section(stage_kind_names[kind]);
 }
 
+bool
+wm_conf_stage_key(const char *key)
+{
+	for (int k = 0; k < WM_STAGE_KINDS; k++)
+		if (wm_key_table_find(wm_conf_keys_of((enum wm_stage_kind)k),
+				      key) != NULL)
+			return true;
+	return false;
+}
+
+const char *
+wm_conf_stage_key_suggest(const char *key)
+{
+	const char *guess = NULL;
+
+	for (int k = 0; k < WM_STAGE_KINDS && guess == NULL; k++)
+		guess = wm_key_table_suggest(
+			wm_conf_keys_of((enum wm_stage_kind)k), key);
+	return guess;
+}
+
 /* The entry for `key` of a stage section: its own, else [global]'s. */
 struct wm_ini_entry *
 wm_conf_lookup(struct loader *l, struct wm_ini_section *sec, const char *key)
@@ -295,12 +316,8 @@ wm_topology_key_known(const char *kind, const char *key, const char **suggest)
 		return false;
 	}
 	/* [global] gives defaults for the keys of every stage kind. */
-	for (int k = 0; k < WM_STAGE_KINDS; k++) {
-		keys = wm_conf_keys_of((enum wm_stage_kind)k);
-		if (wm_key_table_find(keys, key) != NULL)
-			return true;
-		if (*suggest == NULL)
-			*suggest = wm_key_table_suggest(keys, key);
-	}
+	if (wm_conf_stage_key(key))
+		return true;
+	*suggest = wm_conf_stage_key_suggest(key);
 	return false;
 }
