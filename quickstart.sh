@@ -13,7 +13,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${BUILD_DIR:-$here/_build}
 packages="gcc make autoconf automake autoconf-archive pkg-config check
-libsubunit-dev liburcu-dev libhwloc-dev libnuma-dev strace help2man
+libsubunit-dev liburcu-dev libhwloc-dev libnuma-dev strace help2man groff-base
 clang-format clang libclang-rt-14-dev tmux libmicrohttpd-dev prometheus curl
 chromium default-jdk-headless maven librdkafka-dev kcat libncurses-dev"
 

@@ -44,7 +44,7 @@ int
 wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,
 		    struct wm_stage *st)
 {
-	uint32_t maxp = 0;
+	uint32_t maxp = l->t->job.max_parallelism; /* checked in [job] */
 	struct wm_ini_entry *e, *je;
 	int r;
 
@@ -55,15 +55,6 @@ wm_conf_check_keyed(struct loader *l, struct wm_ini_section *sec,
 	e = wm_conf_lookup(l, sec, "max_parallelism");
 	je = wm_ini_get(wm_ini_section_find(l->doc, "job", NULL),
 			"pipeline.max-parallelism");
-	if (je != NULL) {
-		uint64_t v;
-		char why[WM_UNITS_WHY_MAX];
-
-		if (wm_units_count(je->value, &v, why, sizeof(why)) != 0 ||
-		    v == 0 || v > WM_KEYGROUP_MAX_PARALLELISM)
-			return wm_conf_bad_value(l, je, "expected 1 to 32768");
-		maxp = (uint32_t)v;
-	}
 	if ((r = wm_conf_get_u32(l, sec, "max_parallelism", 1,
 				 WM_KEYGROUP_MAX_PARALLELISM, &maxp)) != 0)
 		return r;
@@ -123,10 +114,9 @@ wm_conf_check_cpus(struct loader *l)
 int
 wm_conf_check_unused(struct loader *l)
 {
+	const struct wm_key_table_section *keys;
 	const struct wm_ini_entry *e;
 	char label[WM_INI_QUOTE_MAX];
-	const char *const *keys;
-	size_t n;
 
 	/* [global] keys that are some stage's keys were defaults that
 	 * perhaps no stage needed: not unknown. */
@@ -134,30 +124,17 @@ wm_conf_check_unused(struct loader *l)
 		for (size_t i = 0; i < l->global->n_entries; i++) {
 			struct wm_ini_entry *g = &l->global->entries[i];
 
-			for (int k = 0; k < WM_STAGE_KINDS && !g->used; k++) {
-				wm_conf_keys_of((enum wm_stage_kind)k, &keys,
-						&n);
-				g->used = wm_conf_in_list(g->key, keys, n);
-			}
+			g->used = g->used || wm_conf_stage_key(g->key);
 		}
 	if (!wm_ini_first_unused(l->doc, &e))
 		return 0;
-	const char *kind = e->section->kind;
-	enum wm_stage_kind sk;
 	const char *guess = NULL;
 
-	if (strcmp(kind, "job") == 0) {
-		wm_conf_job_keys_of(&keys, &n);
-		guess = wm_ini_suggest(e->key, keys, n);
-	} else if (wm_conf_stage_kind(kind, &sk) == 0) {
-		wm_conf_keys_of(sk, &keys, &n);
-		guess = wm_ini_suggest(e->key, keys, n);
-	} else {
-		for (int k = 0; k < WM_STAGE_KINDS && guess == NULL; k++) {
-			wm_conf_keys_of((enum wm_stage_kind)k, &keys, &n);
-			guess = wm_ini_suggest(e->key, keys, n);
-		}
-	}
+	/* [job] and a stage kind suggest their own keys; [global] any stage
+	 * kind's. */
+	keys = wm_key_table_section(e->section->kind);
+	guess = keys != NULL ? wm_key_table_suggest(keys, e->key)
+			     : wm_conf_stage_key_suggest(e->key);
 	wm_ini_error_at(l->err, l->file, e, e->key_col,
 			"unrecognized key \"%s\" in %s%s%s%s", e->key,
 			wm_ini_section_label(label, sizeof(label), e->section),
@@ -233,22 +210,44 @@ wm_conf_check_size(struct loader *l, struct wm_ini_section **secs)
  * meaningless: refused, as a silent no-op would hide a mistake. Keys of
  * [global] are defaults for whichever stages use them, never refused. */
 static int
+no_effect_key(struct loader *l, struct wm_ini_section *sec, const char *key,
+	      const char *because)
+{
+	const struct wm_ini_entry *e = wm_ini_get(sec, key);
+	char label[WM_INI_QUOTE_MAX];
+
+	if (e == NULL)
+		return 0;
+	wm_ini_error_at(l->err, l->file, e, e->key_col,
+			"\"%s\" has no effect in %s: %s", e->key,
+			wm_ini_section_label(label, sizeof(label), sec),
+			because);
+	return -EINVAL;
+}
+
+static int
 no_effect(struct loader *l, struct wm_ini_section *sec, const char *const *keys,
 	  size_t n, const char *because)
 {
-	char label[WM_INI_QUOTE_MAX];
+	for (size_t i = 0; i < n; i++)
+		if (no_effect_key(l, sec, keys[i], because) != 0)
+			return -EINVAL;
+	return 0;
+}
 
-	for (size_t i = 0; i < n; i++) {
-		const struct wm_ini_entry *e = wm_ini_get(sec, keys[i]);
+/* no_effect() over the source keys about generated records, or about
+ * replayed ones (key_table.h), in the table's order. */
+static int
+no_effect_of_use(struct loader *l, struct wm_ini_section *sec,
+		 enum wm_key_table_use use, const char *because)
+{
+	const struct wm_key_table_section *keys =
+		wm_conf_keys_of(WM_STAGE_SOURCE);
 
-		if (e == NULL)
-			continue;
-		wm_ini_error_at(l->err, l->file, e, e->key_col,
-				"\"%s\" has no effect in %s: %s", e->key,
-				wm_ini_section_label(label, sizeof(label), sec),
-				because);
-		return -EINVAL;
-	}
+	for (size_t i = 0; i < keys->n_keys; i++)
+		if (keys->keys[i].use == use &&
+		    no_effect_key(l, sec, keys->keys[i].name, because) != 0)
+			return -EINVAL;
 	return 0;
 }
 
@@ -278,8 +277,6 @@ int
 wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 			const struct wm_stage *st)
 {
-	const char *const *generator_only, *const *replay_only;
-	size_t n_generator_only, n_replay_only;
 	static const char *const not_tumbling[] = {"slide", "gap"};
 	static const char *const not_sliding[] = {"gap"};
 	static const char *const not_session[] = {"size", "slide", "offset"};
@@ -293,18 +290,14 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 
 	switch (st->kind) {
 	case WM_STAGE_SOURCE:
-		wm_topology_source_record_keys(false, &generator_only,
-					       &n_generator_only);
-		wm_topology_source_record_keys(true, &replay_only,
-					       &n_replay_only);
 		if (st->u.source.kafka != NULL) {
 			static const char *const not_kafka[] = {"pacing",
 								"replay_end"};
 			static const char *const topic[] = {"topic"};
 
-			r = no_effect(l, sec, generator_only, n_generator_only,
-				      "the source reads a Kafka topic, "
-				      "which gives the records");
+			r = no_effect_of_use(l, sec, WM_KEY_GENERATOR,
+					     "the source reads a Kafka topic, "
+					     "which gives the records");
 
 			if (r == 0)
 				r = no_effect(l, sec, not_kafka,
@@ -319,13 +312,12 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 		if (kafka_without_topic(l, sec) != 0)
 			return -EINVAL;
 		if (st->u.source.replay != NULL)
-			return no_effect(l, sec, generator_only,
-					 n_generator_only,
-					 "the source replays a trace, which "
-					 "gives the records");
-		return no_effect(l, sec, replay_only, n_replay_only,
-				 "only a replaying source (replay = FILE) "
-				 "reads it");
+			return no_effect_of_use(l, sec, WM_KEY_GENERATOR,
+						"the source replays a trace, "
+						"which gives the records");
+		return no_effect_of_use(l, sec, WM_KEY_REPLAY,
+					"only a replaying source (replay = "
+					"FILE) reads it");
 	case WM_STAGE_WINDOW:
 		a = &st->u.window.op.assigner;
 		if (a->kind == WM_WINDOW_TUMBLING)

@@ -17,6 +17,7 @@
 
 #include "base/countof.h"
 #include "runtime/conf/ini.h"
+#include "runtime/conf/key_table.h"
 #include "runtime/conf/topology.h"
 
 struct loader {
@@ -31,10 +32,13 @@ struct loader {
 };
 
 /* keys and values (schema.c) */
-bool wm_conf_in_list(const char *key, const char *const *list, size_t n);
-void wm_conf_keys_of(enum wm_stage_kind kind, const char *const **keys,
-		     size_t *n);
-void wm_conf_job_keys_of(const char *const **keys, size_t *n);
+/* The keys a stage kind's sections take (key_table.h). */
+const struct wm_key_table_section *wm_conf_keys_of(enum wm_stage_kind kind);
+/* Whether some stage kind takes `key` (a key [global] may give); if
+ * not, the closest key of the first stage kind (in enum order) that has
+ * one close enough, or NULL. */
+bool wm_conf_stage_key(const char *key);
+const char *wm_conf_stage_key_suggest(const char *key);
 struct wm_ini_entry *
 wm_conf_lookup(struct loader *l, struct wm_ini_section *sec, const char *key);
 int wm_conf_value_col_at(const struct wm_ini_entry *e, size_t off);

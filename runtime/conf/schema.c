@@ -1,8 +1,9 @@
 /*
  * schema.c
- *	The keys of topology.conf: which keys each section takes, the section
- *	kinds, and reading a key's value as a duration, a count, a number, a
- *	choice, a flag, a size or a string, with the error at its column.
+ *	The section kinds of topology.conf and the keys each takes (from
+ *	key_table.c), and reading a key's value as a duration, a count, a
+ *	number, a choice, a flag, a size or a string, with the error at its
+ *	column.
  */
 #include "config.h"
 
@@ -12,136 +13,10 @@
 #include <string.h>
 
 #include "ipc/ring.h"
+#include "runtime/conf/key_table.h"
 #include "runtime/conf/loader.h"
 #include "runtime/conf/topology.h"
 #include "lib/units.h"
-
-static const char *const job_keys[] = {
-	"name",
-	"event_time",
-	"processing_time",
-	"records",
-	"speed",
-	"seed",
-	"stall_threshold",
-	"max_delay",
-	"pipeline.watermark-alignment.allow-unaligned-source-splits",
-	"cpus",
-	"ring_size",
-	"flink_behaviour",
-	"pipeline.auto-watermark-interval",
-	"pipeline.max-parallelism",
-	"idle_mark_once",
-	"mux_allidle_flush_max",
-	"valve_flush_unconditional",
-	"valve_rederive_on_active",
-	"mux_empty_is_idle",
-	"mux_reactivate",
-	"drain_active_before_max",
-	"all_idle",
-	"alert_partition_idle",
-	"alert_subtask_idle",
-	"alert_watermark_stalled",
-	"alert_partition_stalled",
-	"alert_idle_partitions",
-	"checkpoint_interval",
-	"checkpoint_dir",
-	"checkpoints_retained",
-	"fail_at",
-	"plugin",
-	"restart_strategy",
-	"restart_attempts",
-	"restart_delay",
-	"restart_initial_delay",
-	"restart_max_delay",
-	"restart_multiplier",
-	"restart_reset_threshold",
-	"restart_jitter",
-	"checkpoint_watermarks",
-	"checkpoint_timeout",
-};
-
-static const char *const source_keys[] = {
-	"parallelism",
-	"partitions",
-	"rate",
-	"out_of_orderness",
-	"late_fraction",
-	"late_by",
-	"keys",
-	"key_distribution",
-	"zipf_exponent",
-	"watermark",
-	"watermark_at",
-	"reactivation_grace",
-	"idle_timeout",
-	"watermark_interval",
-	"values",
-	"silence",
-	"silence_random",
-	"skew",
-	"burst",
-	"outage",
-	"punctuate",
-	"heartbeat",
-	"replay",
-	"pacing",
-	"on_bad_record",
-	"replay_end",
-	"key_type",
-	"watermark_alignment_group",
-	"watermark_alignment_max_drift",
-	"watermark_alignment_update_interval",
-	"topic",
-	"kafka.topic",
-	"kafka.bootstrap_servers",
-	"kafka.group_id",
-	"kafka.starting_offsets",
-	"kafka.stopping_offsets",
-	"kafka.value_format",
-	"kafka.value_fields",
-	"kafka.timestamp",
-	"kafka.key",
-	"kafka.broker_timeout",
-	"kafka.partition.discovery.interval.ms",
-};
-
-static const char *const keyby_keys[] = {"input", "parallelism",
-					 "partitioning"};
-
-static const char *const window_keys[] = {
-	"input",	"parallelism",
-	"partitioning", "max_parallelism",
-	"type",		"size",
-	"slide",	"gap",
-	"offset",	"allowed_lateness",
-	"purging",	"aggregates",
-	"late_output",	"time",
-};
-
-static const char *const join_keys[] = {
-	"left",
-	"right",
-	"parallelism",
-	"max_parallelism",
-	"between",
-	"lower_bound_exclusive",
-	"upper_bound_exclusive",
-	"window",
-	"size",
-	"slide",
-	"gap",
-	"offset",
-	"allowed_lateness",
-	"left_late",
-	"right_late",
-	"value",
-};
-
-static const char *const sink_keys[] = {
-	"input",  "parallelism", "partitioning",
-	"format", "path",	 "subtask_column",
-};
 
 static const char *const stage_kind_names[] = {
 	[WM_STAGE_SOURCE] = "source", [WM_STAGE_KEYBY] = "keyby",
@@ -157,23 +32,6 @@ static const char *const partitioning_names[] = {
 	[WM_PARTITION_REBALANCE] = "rebalance",
 	[WM_PARTITION_BROADCAST] = "broadcast",
 };
-
-static const char *const generator_keys[] = {
-	"rate",		 "late_fraction", "late_by",
-	"keys",		 "values",	  "key_distribution",
-	"zipf_exponent", "silence",	  "skew",
-	"burst",	 "outage",	  "silence_random",
-	"punctuate",	 "heartbeat",
-};
-static const char *const replay_keys[] = {"pacing", "on_bad_record",
-					  "replay_end", "key_type"};
-
-void
-wm_topology_source_record_keys(bool replay, const char *const **keys, size_t *n)
-{
-	*keys = replay ? replay_keys : generator_keys;
-	*n = replay ? N_ELEMS(replay_keys) : N_ELEMS(generator_keys);
-}
 
 const char *
 wm_stage_kind_name(enum wm_stage_kind kind)
@@ -203,42 +61,31 @@ wm_partitioning_name(enum wm_partitioning kind)
 	return partitioning_names[kind];
 }
 
-bool
-wm_conf_in_list(const char *key, const char *const *list, size_t n)
+const struct wm_key_table_section *
+wm_conf_keys_of(enum wm_stage_kind kind)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(key, list[i]) == 0)
+	return wm_key_table_section(stage_kind_names[kind]);
+}
+
+bool
+wm_conf_stage_key(const char *key)
+{
+	for (int k = 0; k < WM_STAGE_KINDS; k++)
+		if (wm_key_table_find(wm_conf_keys_of((enum wm_stage_kind)k),
+				      key) != NULL)
 			return true;
 	return false;
 }
 
-void
-wm_conf_keys_of(enum wm_stage_kind kind, const char *const **keys, size_t *n)
+const char *
+wm_conf_stage_key_suggest(const char *key)
 {
-	switch (kind) {
-	case WM_STAGE_SOURCE:
-		*keys = source_keys, *n = N_ELEMS(source_keys);
-		return;
-	case WM_STAGE_KEYBY:
-		*keys = keyby_keys, *n = N_ELEMS(keyby_keys);
-		return;
-	case WM_STAGE_WINDOW:
-		*keys = window_keys, *n = N_ELEMS(window_keys);
-		return;
-	case WM_STAGE_SINK:
-		*keys = sink_keys, *n = N_ELEMS(sink_keys);
-		return;
-	case WM_STAGE_JOIN:
-		*keys = join_keys, *n = N_ELEMS(join_keys);
-		return;
-	}
-}
+	const char *guess = NULL;
 
-/* The keys of [job]. */
-void
-wm_conf_job_keys_of(const char *const **keys, size_t *n)
-{
-	*keys = job_keys, *n = N_ELEMS(job_keys);
+	for (int k = 0; k < WM_STAGE_KINDS && guess == NULL; k++)
+		guess = wm_key_table_suggest(
+			wm_conf_keys_of((enum wm_stage_kind)k), key);
+	return guess;
 }
 
 /* The entry for `key` of a stage section: its own, else [global]'s. */
@@ -456,30 +303,21 @@ wm_conf_stage_kind(const char *kind, enum wm_stage_kind *out)
 bool
 wm_topology_key_known(const char *kind, const char *key, const char **suggest)
 {
-	static const enum wm_stage_kind stage_kinds[] = {
-		WM_STAGE_SOURCE, WM_STAGE_KEYBY, WM_STAGE_WINDOW, WM_STAGE_SINK,
-		WM_STAGE_JOIN};
-	bool global = strcmp(kind, "global") == 0;
-	enum wm_stage_kind k;
-	const char *const *keys = NULL;
-	size_t n = 0;
+	const struct wm_key_table_section *keys;
 
 	*suggest = NULL;
-	if (strcmp(kind, "job") == 0) {
-		*suggest = wm_ini_suggest(key, job_keys, N_ELEMS(job_keys));
-		return wm_conf_in_list(key, job_keys, N_ELEMS(job_keys));
+	if (strcmp(kind, "global") != 0) {
+		keys = wm_key_table_section(kind);
+		if (keys == NULL)
+			return false;
+		if (wm_key_table_find(keys, key) != NULL)
+			return true;
+		*suggest = wm_key_table_suggest(keys, key);
+		return false;
 	}
 	/* [global] gives defaults for the keys of every stage kind. */
-	for (size_t i = 0; i < N_ELEMS(stage_kinds); i++) {
-		if (global)
-			k = stage_kinds[i];
-		else if (wm_conf_stage_kind(kind, &k) != 0 || i > 0)
-			break;
-		wm_conf_keys_of(k, &keys, &n);
-		if (wm_conf_in_list(key, keys, n))
-			return true;
-		if (*suggest == NULL)
-			*suggest = wm_ini_suggest(key, keys, n);
-	}
+	if (wm_conf_stage_key(key))
+		return true;
+	*suggest = wm_conf_stage_key_suggest(key);
 	return false;
 }

@@ -2,9 +2,10 @@
  * topology.c
  *	topology.conf -> struct wm_topology: the sections read stage by stage
  *	(job, sources, keyBys, windows, sinks), inputs resolved into edges,
- *	then the whole checked (checks.c) before anything runs. The keys and
- *	their values are schema.c's, the load shapes shapes.c's, the queries
- *	on a loaded topology graph.c's.
+ *	then the whole checked (checks.c) before anything runs. Which keys
+ *	a section takes is key_table.c's, reading their values schema.c's,
+ *	the load shapes shapes.c's, the queries on a loaded topology
+ *	graph.c's.
  *
  * Values are looked up in the stage's section first, then in [global]
  * (for stage keys). Every lookup marks the entry used, so what is left
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "operators/behaviour.h"
+#include "operators/keygroup.h"
 #include "runtime/conf/loader.h"
 #include "runtime/conf/topology.h"
 #include "lib/units.h"
@@ -48,6 +50,7 @@ job_defaults(struct wm_job_conf *job)
 	job->fail_at_ms = INT64_MAX;
 	job->restart = wm_restart_config_default(WM_RESTART_NONE);
 	job->checkpoint_timeout_ms = 10 * 60 * 1000;
+	job->max_parallelism = 0; /* Flink's default, per keyed stage */
 }
 
 /* all_idle: the study policy for an all-idle valve or multiplexer,
@@ -168,6 +171,26 @@ load_checkpoints(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
+/* pipeline.max-parallelism, checked here whether or not a keyed stage
+ * uses it (wm_conf_check_keyed()), so that a job without one does not
+ * take a bad value in silence. */
+static int
+load_max_parallelism(struct loader *l, struct wm_ini_section *sec,
+		     struct wm_job_conf *job)
+{
+	struct wm_ini_entry *e = wm_ini_get(sec, "pipeline.max-parallelism");
+	char why[WM_UNITS_WHY_MAX];
+	uint64_t v;
+
+	if (e == NULL)
+		return 0;
+	if (wm_units_count(e->value, &v, why, sizeof(why)) != 0 || v == 0 ||
+	    v > WM_KEYGROUP_MAX_PARALLELISM)
+		return wm_conf_bad_value(l, e, "expected 1 to 32768");
+	job->max_parallelism = (uint32_t)v;
+	return 0;
+}
+
 static int
 load_job(struct loader *l, struct wm_ini_section *sec)
 {
@@ -177,7 +200,8 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	job_defaults(job);
 	if (sec == NULL)
 		return 0;
-	if ((r = wm_conf_get_ring_size(l, sec, &job->ring_cells)) != 0)
+	if ((r = load_max_parallelism(l, sec, job)) != 0 ||
+	    (r = wm_conf_get_ring_size(l, sec, &job->ring_cells)) != 0)
 		return r;
 	if ((r = wm_conf_get_string(l, sec, "name", &job->name)) != 0 ||
 	    (r = wm_conf_get_string(l, sec, "cpus", &job->cpus)) != 0 ||

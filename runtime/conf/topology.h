@@ -3,101 +3,16 @@
  *	A job as topology.conf describes it: stages, their parallelism and
  *	the edges between them, validated, with Flink's defaults applied.
  *
- * The file (read by runtime/conf/ini.c, values by lib/units.c):
- *
- *   [job]            name, event_time / processing_time / records (run
- *                    length, any of them: the first reached ends the job),
- *                    speed, seed, stall_threshold (a watermark still
- *                    for longer is stalled: runtime/engine/progress.h; 10 s),
- *                    max_delay (the longest wait for a result the user
- *                    accepts: the advice's bound on idle_timeout,
- *                    runtime/report/advice.h; default not stated),
- *                    flink_behaviour (flink-2.1 | flink-2.3 |
- *                    released = flink-2.3, the default | master |
- *                    a flag list), one key per behaviour flag by its
- *                    lower-case name (valve_flush_unconditional = true),
- *                    all_idle (flink | max | hold: what a valve or a
- *                    multiplexer does when every input is idle; a study
- *                    knob, not Flink: operators/behaviour.h),
- *                    pipeline.auto-watermark-interval,
- *                    pipeline.max-parallelism,
- *                    pipeline.watermark-alignment.allow-unaligned-
- *                    source-splits (align whole source subtasks only),
- *                    cpus (a CPU list, one CPU per subtask in plan
- *                    order: runtime/plan/placement.h; default: the heuristic),
- *                    ring_size (bytes of each channel's ring, a power of
- *                    two: 128KiB),
- *                    alert_partition_idle, alert_partition_stalled,
- *                    alert_subtask_idle, alert_watermark_stalled: alert
- *                    tiers, each a list "TIER DURATION, ..." of
- *                    processing time, tiers notice | warning | severe |
- *                    critical rising in severity and duration;
- *                    alert_idle_partitions: "TIER COUNT, ...", counts
- *                    of one source's partitions IDLE at once, rising
- *                    (runtime/conf/alert_rules.c; what they watch:
- *                    runtime/observe/alerts.h; default none)
- *   [global]         defaults for any stage key (parallelism = 4)
- *   [source NAME]    parallelism, partitions, rate (per partition, or
- *                    unlimited; a generated source must give it),
- *                    out_of_orderness, late_fraction, late_by, keys,
- *                    key_distribution (uniform | zipf), zipf_exponent,
- *                    values (N: each partition's values go 1, 2, ..., N,
- *                    1, ...; default 1: every value is 1),
- *                    watermark (bounded | ascending), idle_timeout,
- *                    watermark_interval, watermark_at (split |
- *                    subtask: one generator per partition, or one per
- *                    subtask over all its partitions), reactivation_grace
- *                    (a partition back from idle joins the minimum that
- *                    much later; 0 = Flink; split only:
- *                    operators/multiplexer.h); and, repeatable, the shapes
- *                    of the load (operators/source_gen.h):
- *                      skew = PARTITIONS xF         rate x F for the
- *                                                   whole job (later
- *                                                   entries win)
- *                      silence = PARTITIONS WHEN    no records then
- *                      burst = PARTITIONS xF WHEN   rate x F then
- *                                                   (overlaps multiply)
- *                      outage = PARTITIONS WHEN     records wait, read
- *                                                   when it ends
- *                    PARTITIONS: FIRST or FIRST-LAST; F > 0; WHEN:
- *                    [every D] [for D] [from D] [to D] in processing
- *                    time since the job start, i.e. [from, to) (default
- *                    the whole job) or `for` D from `from`, or with
- *                    `every`, `for` D (< every) at the start of every D
- *                    from `from` on, until `to`. E.g. "skew = 7 x0.01",
- *                    "silence = 3-5 every 10 min for 2 min from 1 h",
- *                    "burst = 0-3 x20 from 10 min for 30 s".
- *                    Or instead: replay (a trace, runtime/source/replay.h),
- *                    pacing (fast | arrival | event), on_bad_record
- *                    (fail | skip), key_type (long | string; default:
- *                    what the trace's keys are). topic: the name Flink's
- *                    enumerator hashes to spread the partitions (default:
- *                    the source's name). Or a Kafka topic: kafka.topic and
- *                    the keys of runtime/conf/kafka_keys.c.
- *                    And watermark_alignment_group,
- *                    _max_drift and _update_interval (1 s): Flink's
- *                    withWatermarkAlignment, runtime/engine/task.h
- *   [keyby NAME]     input, parallelism
- *   [window NAME]    input (one stage, or two separated by a comma: a
- *                    union), parallelism, max_parallelism, type
- *                    (tumbling | sliding | session), size, slide, gap,
- *                    offset, allowed_lateness, purging, aggregates (count,
- *                    sum, min, max, avg), late_output, time (event |
- *                    processing: tumbling and sliding, never late)
- *   [join NAME]      left, right (a stage each: the join's first and
- *                    second input), parallelism, max_parallelism, value
- *                    (left | right | sum: a pair's value as a record, for
- *                    the stages that read the join; left), and
- *                    either between = LOWER, UPPER (an interval join:
- *                    operators/interval_join.h; durations, either may be
- *                    negative), lower_bound_exclusive,
- *                    upper_bound_exclusive, left_late, right_late (each
- *                    side's late output); or window (tumbling |
- *                    sliding | session: a window join,
- *                    operators/window_join.h) with size, slide, gap,
- *                    offset and allowed_lateness as a window's
- *   [sink NAME]      input, parallelism, format (csv | jsonl), path,
- *                    subtask_column
+ * The file (read by runtime/conf/ini.c, values by lib/units.c) has a
+ * [job] section, a [global] one whose keys are defaults for any stage's
+ * keys, and one section a stage: [source NAME], [keyby NAME], [window
+ * NAME], [join NAME], [sink NAME]. Which keys each takes, their values,
+ * defaults and Flink counterparts are in runtime/conf/key_table.c, the
+ * table the parser checks keys against and wmrun-topology(5) is printed
+ * from (not repeated here, where it would drift); the grammar of a
+ * source's load shapes is in shapes.c, its Kafka keys' in kafka_keys.c,
+ * a join's in join_keys.c, the restart keys' in restart_keys.c, the
+ * alerts' in alert_rules.c.
  *
  * Edges, as Flink wires them: into a window or a join, hash (keyBy: key
  * groups of its max parallelism); elsewhere forward when both sides have the
@@ -499,6 +414,10 @@ struct wm_job_conf {
 	 * (runtime/report/advice.h); INT64_MAX: not stated. */
 	int64_t max_delay_ms;
 	bool allow_unaligned_source_splits; /* align whole subtasks only */
+	/* pipeline.max-parallelism: the key groups of a keyed stage without
+	 * a max_parallelism of its own; 0: Flink's default for the stage's
+	 * parallelism (operators/keygroup.h). */
+	uint32_t max_parallelism;
 	char *cpus;    /* explicit placement (runtime/plan/placement.h); NULL */
 	char *cpus_at; /* "FILE:LINE:COL" of cpus' value, for the errors of
 			* a placement that cannot follow it */
@@ -622,11 +541,6 @@ bool wm_topology_key_known(const char *kind, const char *key,
 
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);
-/* The keys of a [source] section that give its records: those only a
- * generated source reads (`replay` false), or only a replaying one
- * (`replay` true, `replay` itself not among them). */
-void wm_topology_source_record_keys(bool replay, const char *const **keys,
-				    size_t *n);
 const char *wm_alert_tier_name(enum wm_alert_tier tier);
 /* The kind's name without "alert_": "partition_idle". */
 const char *wm_alert_kind_name(enum wm_alert_kind kind);

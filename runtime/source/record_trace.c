@@ -13,6 +13,7 @@
 
 #include "base/container_of.h"
 #include "lib/lines.h"
+#include "runtime/conf/key_table.h"
 #include "runtime/source/record_trace.h"
 
 /* The recorded source: the one it wraps, and where its records go. */
@@ -304,13 +305,13 @@ key_in(const char *key, size_t n, const char *const *list, size_t count)
 /* Whether the line [p, end) is an entry of a key that gives a source's
  * records, left out of the replay topology (commented out): the trace
  * gives them now. Those are the generator's keys and the replay's, and
- * `replay` itself (conf: wm_topology_source_record_keys()). */
+ * `replay` itself (conf: the use of each in key_table.h). */
 static bool
 recorded_entry(const struct wm_stage *st, const char *p, const char *end)
 {
-	const char *const *keys;
+	const struct wm_key_table_entry *entry;
+	char key[WM_KEY_NAME_MAX];
 	const char *k = p;
-	size_t n;
 
 	while (k < end && is_key_char(*k))
 		k++;
@@ -323,12 +324,12 @@ recorded_entry(const struct wm_stage *st, const char *p, const char *end)
 	if (st->u.source.kafka != NULL &&
 	    key_in(p, (size_t)(k - p), (const char *const[]){"partitions"}, 1))
 		return true;
-	for (int replay = 0; replay <= 1; replay++) {
-		wm_topology_source_record_keys(replay, &keys, &n);
-		if (key_in(p, (size_t)(k - p), keys, n))
-			return true;
-	}
-	return false;
+	if ((size_t)(k - p) >= sizeof(key))
+		return false; /* longer than any key */
+	memcpy(key, p, (size_t)(k - p));
+	key[k - p] = '\0';
+	entry = wm_key_table_find(wm_key_table_section("source"), key);
+	return entry != NULL && entry->use != WM_KEY_ANY;
 }
 
 /* The keys that make `st` replay its recording, quoted as ini.h reads

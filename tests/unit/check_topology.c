@@ -439,6 +439,10 @@ static const struct bad_case bad[] = {
 	{"[source s]\nparallelism = 0\n",
 	 "t.conf:2:15: invalid value for \"parallelism\" in [source s]: must "
 	 "be between 1 and 32768"},
+	/* Checked by [job], though no window or join would use it. */
+	{"[job]\npipeline.max-parallelism = 0\n[source s]\nrate = 1/s\n",
+	 "t.conf:2:28: invalid value for \"pipeline.max-parallelism\" in "
+	 "[job]: expected 1 to 32768"},
 	{"[source s]\n[window w]\nsize = 1 min\n",
 	 "t.conf:2:1: missing key \"input\" in [window w]"},
 	{"[source s]\n[window w]\ninput = s\n",
