@@ -11,6 +11,7 @@
 
 #include "base/utf8.h"
 #include "base/log.h"
+#include "base/write_all.h"
 
 char *
 wm_log_escape(char *buf, size_t len, const char *s, size_t n)
@@ -61,16 +62,9 @@ wm_vlog(const char *prefix, const char *fmt, va_list ap)
 		memcpy(line + room - 3, "...", 3); /* cut: say so */
 	line[len++] = '\n';
 	/* A pipe takes a write of PIPE_BUF bytes whole or not at all; a
-	 * terminal or file may take part of it, and the rest follows. */
-	for (size_t done = 0; done < len;) {
-		ssize_t w = write(STDERR_FILENO, line + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break; /* nowhere to report that stderr failed */
-		done += (size_t)w;
-	}
+	 * terminal or file may take part of it, and the rest follows. A
+	 * failure has nowhere to be reported. */
+	(void)wm_write_all(STDERR_FILENO, line, len);
 	errno = saved;
 }
 

@@ -178,6 +178,9 @@ restart_text(const struct wm_snapshot *snap, FILE *f)
 		over ? " after it" : " so far");
 }
 
+/* The job, how far it is and how long it has left first (a narrow
+ * terminal cuts the end of the line), then its real and processing
+ * time. */
 static void
 head_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 {
@@ -185,21 +188,22 @@ head_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 	double done = wm_view_done(v, snap);
 	char a[32], b[32], c[32], d[32];
 
-	fprintf(f, "wmrun: job \"%s\": %s, processing time %s at speed %g",
-		v->topo->job.name != NULL ? v->topo->job.name : "unnamed",
+	fprintf(f, "wmrun: job \"%s\": ",
+		v->topo->job.name != NULL ? v->topo->job.name : "unnamed");
+	if (done >= 0.01)
+		fprintf(f, "%.0f %% done, %s left, ", done * 100.0,
+			wm_units_format_duration(
+				(int64_t)((double)real * (1.0 - done) / done),
+				c, sizeof(c)));
+	else if (done >= 0.0)
+		fprintf(f, "%.0f %% done, ", done * 100.0);
+	fprintf(f, "%s, processing time %s at speed %g",
 		wm_units_format_duration(real, a, sizeof(a)),
 		wm_units_format_duration(snap->processing_ns, b, sizeof(b)),
 		v->topo->job.speed);
 	if (v->noise_ns > 0)
 		fprintf(f, " (noise %s)",
 			wm_units_format_duration(v->noise_ns, d, sizeof(d)));
-	if (done >= 0.01)
-		fprintf(f, ", %.0f %% done, %s left", done * 100.0,
-			wm_units_format_duration(
-				(int64_t)((double)real * (1.0 - done) / done),
-				c, sizeof(c)));
-	else if (done >= 0.0)
-		fprintf(f, ", %.0f %% done", done * 100.0);
 	fputc('\n', f);
 	if (snap->restarts > 0) {
 		fputs("  ", f);
@@ -274,12 +278,26 @@ blame_text(const struct wm_view *v, const struct wm_blame *bl, FILE *f)
 			subtask_name(v, bl->hop[h - 1], a, sizeof(a)));
 }
 
+/* An input's line: what holds a subtask whose hold is news is the
+ * answer the screen is for; the rest is detail. */
+static void
+mark_input(struct wm_screen *scr, bool holds, bool news, bool idle)
+{
+	if (holds && news)
+		wm_screen_mark(scr, WM_SCREEN_HELD, WM_SCREEN_ANSWER);
+	else
+		wm_screen_mark(scr, idle ? WM_SCREEN_IDLE : WM_SCREEN_PLAIN,
+			       WM_SCREEN_DETAIL);
+}
+
 /* A subtask's inputs: a source's partitions, an operator's channels,
  * the one that holds it marked; only that one unless `all`. */
 static void
 screen_inputs(const struct wm_view *v, uint32_t id,
-	      const struct wm_snap_subtask *s, bool all, FILE *f)
+	      const struct wm_snap_subtask *s, bool all, bool news,
+	      struct wm_screen *scr)
 {
+	FILE *f = wm_screen_file(scr);
 	char a[96], b[48], r[16];
 
 	for (uint32_t i = 0; i < s->n_partitions; i++) {
@@ -287,6 +305,8 @@ screen_inputs(const struct wm_view *v, uint32_t id,
 
 		if (!all && (s->idle || s->held_by != p->partition))
 			continue;
+		mark_input(scr, !s->idle && s->held_by == p->partition, news,
+			   p->idle);
 		fprintf(f, "    partition %-20s %-12s %-6s %s/s%s\n",
 			partition_name(v, id, p->partition, a, sizeof(a)),
 			wm_units_format_event_time(p->watermark, b, sizeof(b)),
@@ -300,6 +320,7 @@ screen_inputs(const struct wm_view *v, uint32_t id,
 
 		if (!all && (s->idle || s->held_by != c))
 			continue;
+		mark_input(scr, !s->idle && s->held_by == c, news, ch->idle);
 		fprintf(f, "    from %-25s %-12s %-6s%s\n",
 			subtask_name(v, ch->producer, a, sizeof(a)),
 			wm_units_format_event_time(ch->watermark, b, sizeof(b)),
@@ -356,13 +377,19 @@ held_news(const struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
  * holds it) and its blame line if it is news. */
 static void
 subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
-	     uint32_t id, bool all_inputs, FILE *f)
+	     uint32_t id, bool all_inputs, struct wm_screen *scr)
 {
 	const struct wm_snap_subtask *s = &snap->subtasks[id];
+	FILE *f = wm_screen_file(scr);
 	char name[96], wm[48], lg[32], in[16], out[16], d[32];
 	struct wm_blame bl;
 	bool news = held_news(v, snap, id, &bl);
 
+	if (news)
+		wm_screen_mark(scr, WM_SCREEN_HELD, WM_SCREEN_ANSWER);
+	else
+		wm_screen_mark(scr, s->idle ? WM_SCREEN_IDLE : WM_SCREEN_PLAIN,
+			       WM_SCREEN_SUBTASK);
 	fprintf(f, "  %-20s %-12s %-12s %9s %9s ",
 		subtask_name(v, id, name, sizeof(name)),
 		s->idle ? "IDLE"
@@ -385,9 +412,10 @@ subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
 		fprintf(f, "  %" PRIu32 " outage%s ridden out",
 			s->source_outages, s->source_outages == 1 ? "" : "s");
 	fputc('\n', f);
-	screen_inputs(v, id, s, all_inputs, f);
+	screen_inputs(v, id, s, all_inputs, news, scr);
 	if (!news)
 		return;
+	wm_screen_mark(scr, WM_SCREEN_HELD, WM_SCREEN_ANSWER);
 	fprintf(f, "    held for %s by ",
 		wm_units_format_duration(bl.for_ns, d, sizeof(d)));
 	blame_text(v, &bl, f);
@@ -414,8 +442,10 @@ screen_lines(const struct wm_view *v, const struct wm_snapshot *snap)
 }
 
 void
-wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
+wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap,
+	       struct wm_screen *scr)
 {
+	FILE *f = wm_screen_file(scr);
 	/* Taller than the terminal: every stage still, but of its subtasks
 	 * only those held, each with the input that holds it; the rest
 	 * counted. What holds a watermark is what the screen is for. */
@@ -423,7 +453,9 @@ wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 	uint32_t hidden = 0;
 	struct wm_blame bl;
 
+	wm_screen_mark(scr, WM_SCREEN_HEAD, WM_SCREEN_ALWAYS);
 	head_line(v, snap, f);
+	wm_screen_mark(scr, WM_SCREEN_PLAIN, WM_SCREEN_OUTLINE);
 	fprintf(f, "%-22s %-12s %-12s %9s %9s %5s %5s %5s %8s\n",
 		"stage, subtask", "watermark", "lag", "in/s", "out/s", "busy",
 		"idle", "bp", "late");
@@ -434,13 +466,16 @@ wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 			    v->plan->subtasks[id + 1].stage !=
 				    v->plan->subtasks[id].stage;
 
-		if (first)
+		if (first) {
+			wm_screen_mark(scr, WM_SCREEN_PLAIN, WM_SCREEN_OUTLINE);
 			stage_line(v, snap, id, f);
+		}
 		if (!compact || held_news(v, snap, id, &bl))
-			subtask_rows(v, snap, id, !compact, f);
+			subtask_rows(v, snap, id, !compact, scr);
 		else
 			hidden++;
 		if (last && hidden > 0) {
+			wm_screen_mark(scr, WM_SCREEN_PLAIN, WM_SCREEN_SUBTASK);
 			fprintf(f, "  (%u more subtask%s, none held)\n", hidden,
 				hidden == 1 ? "" : "s");
 			hidden = 0;

@@ -3,8 +3,8 @@
  *	What a person watching a job reads, from snapshots: a screen that a
  *	terminal redraws in place, or, for a log, timestamped lines.
  *
- * The screen: a head line (the job, its real and processing time, for a
- * bounded job the part done and the time left), then every subtask with
+ * The screen: a head line (the job, for a bounded job the part done and
+ * the time left, its real and processing time), then every subtask with
  * its output watermark, the lag of that watermark behind the newest event
  * time it saw, records per second in and out, Flink's busy, idle and
  * back-pressured milliseconds per second, and late records; under it its
@@ -23,8 +23,12 @@
  * their watermarks overtake each other, and a cause read at each
  * sampling interval can flip between readings: neither is news.
  *
- * Pure: text goes into the caller's FILE (a memory stream for the
- * terminal, written in one go), time comes in the snapshots.
+ * The screen's lines are marked with what they show and how much they
+ * matter (screen.h): the head line always shown, the held subtasks, their
+ * inputs and blame lines next, so that a short terminal keeps them.
+ *
+ * Pure: text goes into the caller's frame or FILE, time comes in the
+ * snapshots.
  */
 #ifndef WM_RUNTIME_OBSERVE_VIEW_H
 #define WM_RUNTIME_OBSERVE_VIEW_H
@@ -32,6 +36,7 @@
 #include <stdio.h>
 
 #include "runtime/conf/topology.h"
+#include "runtime/observe/screen.h"
 #include "runtime/observe/snapshot.h"
 #include "runtime/plan/plan.h"
 
@@ -53,9 +58,10 @@ void wm_view_set_noise(struct wm_view *view, int64_t noise_ns);
  * counts the others. */
 void wm_view_set_rows(struct wm_view *view, uint32_t rows);
 
-/* The whole screen for `snap`, ending in a newline, into f. */
+/* The whole screen for `snap`, into the frame `scr` (begun, not ended),
+ * each line marked with what it shows and how much it matters. */
 void wm_view_screen(const struct wm_view *view, const struct wm_snapshot *snap,
-		    FILE *f);
+		    struct wm_screen *scr);
 
 /* The lines `snap` makes news of, since the snapshot before, into f. */
 void wm_view_lines(struct wm_view *view, const struct wm_snapshot *snap,

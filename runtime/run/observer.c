@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 
 #include "base/clock.h"
 #include "base/container_of.h"
+#include "base/write_all.h"
 #include "runtime/chart/axis.h"
 #include "lib/units.h"
 #include "base/exit.h"
@@ -38,6 +40,7 @@
 #include "runtime/observe/view.h"
 #include "runtime/run/endpoint.h"
 #include "runtime/run/observer.h"
+#include "runtime/run/terminal.h"
 
 /* How long the observer may take to show the last snapshot once the job
  * ended, before it is killed. */
@@ -163,7 +166,6 @@ publish(struct observer *ob, struct wm_snapshot *snap)
 }
 
 /* All of buf to fd, or false. */
-static bool write_all(int fd, const char *buf, size_t len);
 
 /* The alerts `snap` raised: appended for the supervisor and the screen
  * (H1), and each printed as one line unless the view shows them under
@@ -192,10 +194,10 @@ judge(struct observer *ob, const struct wm_snapshot *snap)
 					       sizeof(what)));
 		/* One write: a whole line among the view's. */
 		if (len > 0)
-			write_all(ob->o->fd, line,
-				  (size_t)len < sizeof(line)
-					  ? (size_t)len
-					  : sizeof(line) - 1);
+			wm_write_all(ob->o->fd, line,
+				     (size_t)len < sizeof(line)
+					     ? (size_t)len
+					     : sizeof(line) - 1);
 	}
 	/* H1: the entries before the count that covers them. */
 	atomic_store_explicit(&ob->handoff->n, n, memory_order_release);
@@ -225,8 +227,9 @@ hand_over_alerts(struct observer *ob)
 
 /* The latest alerts under the screen, which would draw over lines. */
 static void
-screen_alerts(struct observer *ob, FILE *m)
+screen_alerts(struct observer *ob, struct wm_screen *scr)
 {
+	FILE *m = wm_screen_file(scr);
 	/* H2: pairs with H1 in judge(). */
 	uint32_t n = ob->handoff != NULL
 			     ? atomic_load_explicit(&ob->handoff->n,
@@ -235,7 +238,10 @@ screen_alerts(struct observer *ob, FILE *m)
 
 	if (n == 0)
 		return;
-	fprintf(m, "\nalerts (the latest %u)\n",
+	wm_screen_mark(scr, WM_SCREEN_PLAIN, WM_SCREEN_OUTLINE);
+	fprintf(m, "\n");
+	wm_screen_mark(scr, WM_SCREEN_ALERT, WM_SCREEN_ANSWER);
+	fprintf(m, "alerts (the latest %u)\n",
 		n < SCREEN_ALERTS ? n : SCREEN_ALERTS);
 	for (uint32_t i = n > SCREEN_ALERTS ? n - SCREEN_ALERTS : 0; i < n;
 	     i++) {
@@ -305,52 +311,44 @@ sample(struct observer *ob)
 	return publish(ob, snap);
 }
 
-/* All of buf to fd, or false. */
+/* Draw the current snapshot's screen if it is new, fitted to the
+ * terminal as it is now (a resized terminal redraws to fit at the next
+ * frame); false once the terminal cannot be written to. */
 static bool
-write_all(int fd, const char *buf, size_t len)
+show_screen(struct observer *ob, uint64_t *shown)
 {
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
+	const struct wm_terminal *term = ob->o->terminal;
+	struct published *p;
+	struct wm_screen scr;
+	uint32_t rows, cols;
+	bool drawn = false, ok = true;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		buf += n;
-		len -= (size_t)n;
+	if (wm_screen_begin(&scr) != 0)
+		return true; /* no memory this time; try at the next */
+	wm_terminal_size(term, &rows, &cols);
+	urcu_bp_read_lock();
+	p = rcu_dereference(ob->current);
+	if (p != NULL && p->snap->seq + 1 != *shown) {
+		/* The noise as the run measured it so far. */
+		if (p->snap->noise_ns != INT64_MAX)
+			wm_view_set_noise(ob->view, p->snap->noise_ns);
+		wm_view_set_rows(ob->view, rows);
+		wm_view_screen(ob->view, p->snap, &scr);
+		screen_alerts(ob, &scr);
+		*shown = p->snap->seq + 1;
+		drawn = true;
 	}
-	return true;
-}
-
-/* The screen in place: home, every line cleared to its end, and whatever
- * a longer screen before left below cleared too. */
-static bool
-draw_screen(int fd, const char *text, size_t len)
-{
-	FILE *m;
-	char *out = NULL;
-	size_t out_len = 0;
-	bool ok;
-
-	m = open_memstream(&out, &out_len);
-	if (m == NULL)
-		return false;
-	fputs("\033[H", m);
-	for (size_t i = 0; i < len; i++) {
-		if (text[i] == '\n')
-			fputs("\033[K", m);
-		fputc(text[i], m);
-	}
-	fputs("\033[J", m);
-	ok = fclose(m) == 0 && write_all(fd, out, out_len);
-	free(out);
+	urcu_bp_read_unlock();
+	if (wm_screen_end(&scr) == 0 && drawn)
+		ok = wm_terminal_draw(term, &scr, rows, cols);
+	wm_screen_free(&scr);
 	return ok;
 }
 
-/* Render the current snapshot if it is new; false once the view cannot
- * write any more (it then stops drawing, the job goes on). */
+/* Write the lines the current snapshot makes news of; false once the
+ * view cannot write any more (it then stops, the job goes on). */
 static bool
-show(struct observer *ob, uint64_t *shown)
+show_lines(struct observer *ob, uint64_t *shown)
 {
 	struct published *p;
 	char *text = NULL;
@@ -363,28 +361,23 @@ show(struct observer *ob, uint64_t *shown)
 	urcu_bp_read_lock();
 	p = rcu_dereference(ob->current);
 	if (p != NULL && p->snap->seq + 1 != *shown) {
-		/* The noise as the run measured it so far. */
 		if (p->snap->noise_ns != INT64_MAX)
 			wm_view_set_noise(ob->view, p->snap->noise_ns);
-		if (ob->o->live == WM_LIVE_SCREEN) {
-			struct winsize ws;
-
-			/* At every frame: a resized terminal redraws to fit. */
-			if (ioctl(ob->o->fd, TIOCGWINSZ, &ws) == 0)
-				wm_view_set_rows(ob->view, ws.ws_row);
-			wm_view_screen(ob->view, p->snap, m);
-			screen_alerts(ob, m);
-		} else
-			wm_view_lines(ob->view, p->snap, m);
+		wm_view_lines(ob->view, p->snap, m);
 		*shown = p->snap->seq + 1;
 	}
 	urcu_bp_read_unlock();
 	if (fclose(m) == 0 && len > 0)
-		ok = ob->o->live == WM_LIVE_SCREEN
-			     ? draw_screen(ob->o->fd, text, len)
-			     : write_all(ob->o->fd, text, len);
+		ok = wm_write_all(ob->o->fd, text, len);
 	free(text);
 	return ok;
+}
+
+static bool
+show(struct observer *ob, uint64_t *shown)
+{
+	return ob->o->live == WM_LIVE_SCREEN ? show_screen(ob, shown)
+					     : show_lines(ob, shown);
 }
 
 static void *
@@ -394,9 +387,13 @@ view_thread(void *arg)
 	int64_t every = ob->o->live == WM_LIVE_SCREEN ? ob->o->redraw_ns
 						      : ob->o->interval_ns;
 	uint64_t shown = 0;
+	/* Names may be UTF-8: their width in columns, for cutting lines to
+	 * the terminal, is known in a UTF-8 locale (screen.h), set for
+	 * this thread alone. */
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
 
-	if (ob->o->live == WM_LIVE_SCREEN)
-		write_all(ob->o->fd, "\033[2J", 4);
+	if (utf8 != (locale_t)0)
+		uselocale(utf8);
 	for (;;) {
 		bool last = atomic_load_explicit(&ob->stopping,
 						 memory_order_acquire);
@@ -419,6 +416,10 @@ view_thread(void *arg)
 			       ETIMEDOUT)
 			;
 		pthread_mutex_unlock(&ob->lock);
+	}
+	if (utf8 != (locale_t)0) {
+		uselocale(LC_GLOBAL_LOCALE);
+		freelocale(utf8);
 	}
 	return NULL;
 }
@@ -640,7 +641,7 @@ start_endpoint(struct observer *ob, int ready_fd, pid_t parent)
 	if (ob->endpoint != NULL)
 		snprintf(line, sizeof(line), "ready %u", (unsigned)port);
 	strcat(line, "\n");
-	write_all(ready_fd, line, strlen(line));
+	wm_write_all(ready_fd, line, strlen(line));
 	return ob->endpoint != NULL;
 }
 

@@ -77,6 +77,9 @@ struct wm_observe_options {
 	enum wm_live live;
 	const char *metrics; /* --metrics FILE (timeline.h); NULL */
 	int fd;		     /* where the view writes: 2 */
+	/* WM_LIVE_SCREEN: the terminal on fd, its description read
+	 * (terminal.h) */
+	const struct wm_terminal *terminal;
 	int64_t interval_ns; /* between samples (real time) */
 	int64_t redraw_ns;   /* between screens (real time) */
 	int64_t status_ns;   /* between status lines (real time) */
@@ -90,6 +93,7 @@ struct wm_observe_options {
 
 struct handoff;
 struct recording;
+struct wm_terminal;
 
 struct wm_observer {
 	pid_t pid;  /* 0: none */

@@ -330,12 +330,22 @@ render(struct wm_view *v, const struct wm_snapshot *snap, bool screen)
 	char *text = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&text, &len);
+	struct wm_screen scr;
 
 	ck_assert_ptr_nonnull(m);
-	if (screen)
-		wm_view_screen(v, snap, m);
-	else
+	if (!screen) {
 		wm_view_lines(v, snap, m);
+		ck_assert_int_eq(fclose(m), 0);
+		return text;
+	}
+	/* The frame's lines, each after its style and rank's digits. */
+	ck_assert_int_eq(wm_screen_begin(&scr), 0);
+	wm_view_screen(v, snap, &scr);
+	ck_assert_int_eq(wm_screen_end(&scr), 0);
+	for (uint32_t i = 0; i < scr.n_lines; i++)
+		fprintf(m, "%d%d|%s\n", (int)scr.line[i].style,
+			(int)scr.line[i].rank, scr.line[i].text);
+	wm_screen_free(&scr);
 	ck_assert_int_eq(fclose(m), 0);
 	return text;
 }
@@ -402,6 +412,14 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 	ck_assert_msg(strstr(text, "from s/1") != NULL, "%s", text);
 	ck_assert_msg(strstr(text, "<- minimum") != NULL, "%s", text);
 	ck_assert_msg(strstr(text, "more subtask") == NULL, "%s", text);
+	/* Marked for a terminal: the head line kept always, in its style;
+	 * what holds the window, the answer, in the held style; the
+	 * column names an outline. */
+	ck_assert_msg(strncmp(text, "10|wmrun: job ", 14) == 0, "%s", text);
+	ck_assert_msg(strstr(text, "\n21|    held for 15.0 s by partition "
+				   "s-3") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "\n02|stage, subtask") != NULL, "%s", text);
 	free(text);
 
 	/* A terminal too short for it: the held subtasks alone, each with

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -39,6 +40,7 @@
 #include "base/log.h"
 #include "runtime/run/sim.h"
 #include "runtime/run/supervisor.h"
+#include "runtime/run/terminal.h"
 #include "runtime/conf/topology.h"
 #include "runtime/export/flink_job.h"
 #include "runtime/export/flink_project.h"
@@ -886,8 +888,27 @@ writes_stdout(const struct wm_topology *t)
 	return false;
 }
 
-/* What a real run shows while it runs: a screen only where it can be
- * redrawn without tearing into the results, lines otherwise. */
+/* Whether fds a and b are the same terminal. */
+static bool
+same_terminal(int a, int b)
+{
+	struct stat x, y;
+
+	return isatty(a) && isatty(b) && fstat(a, &x) == 0 &&
+	       fstat(b, &y) == 0 && x.st_rdev == y.st_rdev;
+}
+
+/* The terminal the live screen draws on, read once (terminal.h). */
+static struct wm_terminal terminal;
+
+/*
+ * What a real run shows while it runs. auto: a screen on standard error
+ * when it is a terminal that can draw one, and no sink writes results
+ * to that same terminal: they would scroll through the screen, so the
+ * screen is off then, and one line says so and how to see it; lines
+ * otherwise (a log, a pipe, TERM=dumb). always: the screen whatever
+ * standard error is, if TERM names a terminal that can draw one.
+ */
 static struct wm_observe_options
 observe_options(const struct wm_topology *t, const struct wm_cmdline *cl)
 {
@@ -899,13 +920,29 @@ observe_options(const struct wm_topology *t, const struct wm_cmdline *cl)
 		.status_ns = 5000000000,
 		.prometheus = cl->prometheus,
 	};
-	bool terminal = isatty(STDERR_FILENO) &&
-			!(writes_stdout(t) && isatty(STDOUT_FILENO));
+	bool always = cl->live == WM_CMDLINE_LIVE_ALWAYS;
+	bool screen =
+		!cl->quiet && (always || (cl->live == WM_CMDLINE_LIVE_AUTO &&
+					  isatty(STDERR_FILENO)));
+	char why[160];
 
-	o.live = cl->quiet					? WM_LIVE_OFF
-		 : cl->live == WM_CMDLINE_LIVE_ALWAYS		? WM_LIVE_SCREEN
-		 : cl->live == WM_CMDLINE_LIVE_AUTO && terminal ? WM_LIVE_SCREEN
-								: WM_LIVE_LINES;
+	if (screen && !always && writes_stdout(t) &&
+	    same_terminal(STDOUT_FILENO, STDERR_FILENO)) {
+		wm_log("wmrun: the live screen is off: results go to "
+		       "standard output, this terminal (redirect them, > "
+		       "FILE, or give the sink a path, to see it)");
+		screen = false;
+	}
+	if (screen &&
+	    wm_terminal_open(&terminal, STDERR_FILENO, why, sizeof(why)) != 0) {
+		if (always)
+			wm_log("wmrun: no live screen: %s; lines instead", why);
+		screen = false;
+	}
+	o.live = cl->quiet ? WM_LIVE_OFF
+		 : screen  ? WM_LIVE_SCREEN
+			   : WM_LIVE_LINES;
+	o.terminal = screen ? &terminal : NULL;
 	if (o.redraw_ns < o.interval_ns)
 		o.redraw_ns = o.interval_ns;
 	return o;
