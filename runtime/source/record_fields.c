@@ -19,6 +19,7 @@
 #include "runtime/io/keys.h"
 #include "base/log.h"
 #include "runtime/conf/ini.h"
+#include "runtime/source/json_arena.h"
 #include "runtime/source/record_fields.h"
 
 /* Enough of a bad field or of trailing text to recognise it in the
@@ -82,24 +83,26 @@ real_text(double d, char *out, size_t len)
 }
 
 /* Why the JSON value v of `what` is refused: `what` "its text" `detail`,
- * its text as JSON writes it (a real as real_text() does). Returns -1. */
+ * its text as JSON writes it (a real as real_text() does), dumped into a
+ * buffer rather than allocated: it is made inside the line's arena
+ * (json_arena.h). Returns -1. */
 static int
 refuse_value(char *err, size_t errlen, const char *what, const json_t *v,
 	     const char *detail)
 {
-	char buf[32];
-	char *dumped = NULL;
-	const char *text = buf;
+	/* One byte beyond what a message shows, so that it says "...". */
+	char buf[QUOTED_MAX + 1];
+	size_t len;
 
 	if (json_is_real(v)) {
 		real_text(json_real_value(v), buf, sizeof(buf));
+		len = strlen(buf);
 	} else {
-		dumped = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		text = dumped != NULL ? dumped : "";
+		len = json_dumpb(v, buf, sizeof(buf),
+				 JSON_ENCODE_ANY | JSON_COMPACT);
+		len = len < sizeof(buf) ? len : sizeof(buf);
 	}
-	wm_fields_refuse(err, errlen, what, text, strlen(text), detail);
-	free(dumped);
-	return -1;
+	return wm_fields_refuse(err, errlen, what, buf, len, detail);
 }
 
 /* Field i's member: at its path, else its name at the top level; NULL if
@@ -279,10 +282,15 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 {
 	char shown[sizeof(((json_error_t *)0)->text) * 4];
 	json_error_t jerr;
-	json_t *root = json_loadb(line, len, JSON_LINE_FLAGS, &jerr);
+	json_t *root;
 	int given;
 
+	/* Closed on every way out: nothing of the line's objects is kept,
+	 * the key and the messages being copied out. */
+	wm_json_arena_open();
+	root = json_loadb(line, len, JSON_LINE_FLAGS, &jerr);
 	if (root == NULL) {
+		wm_json_arena_close();
 		wm_log_escape(shown, sizeof(shown), jerr.text,
 			      strlen(jerr.text));
 		snprintf(err, errlen, "invalid JSON: %s at column %d", shown,
@@ -291,11 +299,13 @@ parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 	}
 	if (!json_is_object(root)) {
 		json_decref(root);
+		wm_json_arena_close();
 		snprintf(err, errlen, "invalid JSON: expected an object");
 		return -1;
 	}
 	given = object_fields(root, lo, f, kf, given_mask, err, errlen);
 	json_decref(root);
+	wm_json_arena_close();
 	return given;
 }
 /*

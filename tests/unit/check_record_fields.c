@@ -9,6 +9,8 @@
 
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runtime/io/keys.h"
@@ -325,6 +327,30 @@ START_TEST(test_near_misses_of_names_are_refused)
 }
 END_TEST
 
+/* A value bigger than the reading thread's arena (json_arena.h): what
+ * does not fit is malloc's, freed with the object, and the next line,
+ * from the arena again, is read as any other. */
+START_TEST(test_a_line_beyond_the_arena_is_read)
+{
+	enum { MEMBERS = 4000 };
+	size_t cap = MEMBERS * 32 + 64, n = 0;
+	char *line = malloc(cap);
+
+	ck_assert_ptr_nonnull(line);
+	n += (size_t)snprintf(line + n, cap - n, "{");
+	for (int i = 0; i < MEMBERS; i++)
+		n += (size_t)snprintf(line + n, cap - n,
+				      "\"m%d\":[%d.5,\"x\"],", i, i);
+	snprintf(line + n, cap - n, "\"timestamp\":7,\"key\":8,\"value\":9}");
+	for (int round = 0; round < 3; round++) {
+		assert_read(line, NULL, 7, 8, 9);
+		assert_read("{\"timestamp\":1,\"key\":2,\"value\":3}", NULL, 1,
+			    2, 3);
+	}
+	free(line);
+}
+END_TEST
+
 static Suite *
 record_fields_suite(void)
 {
@@ -338,6 +364,7 @@ record_fields_suite(void)
 	tcase_add_test(past, test_nested_objects_and_arrays_are_read_past);
 	tcase_add_test(past, test_decimals_and_booleans_are_read_past);
 	tcase_add_test(past, test_near_misses_of_names_are_refused);
+	tcase_add_test(past, test_a_line_beyond_the_arena_is_read);
 	suite_add_tcase(s, past);
 	tcase_add_test(paths, test_fields_are_found_by_path);
 	tcase_add_test(paths, test_bracket_segments_name_any_member);
