@@ -15,7 +15,8 @@ build=${BUILD_DIR:-$here/_build}
 packages="gcc make autoconf automake autoconf-archive pkg-config check
 libsubunit-dev liburcu-dev libhwloc-dev libnuma-dev strace help2man groff-base
 clang-format clang libclang-rt-14-dev tmux libmicrohttpd-dev prometheus curl
-chromium default-jdk-headless maven librdkafka-dev kcat libncurses-dev"
+chromium default-jdk-headless maven librdkafka-dev kcat libjansson-dev
+libncurses-dev"
 
 usage() {
 	echo "usage: sh quickstart.sh run|test" >&2

@@ -45,7 +45,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,7 +53,7 @@
 #include "base/countof.h"
 #include "base/log.h"
 #include "bench/pipeline_internal.h"
-#include "bench/stats.h"
+#include "bench/rotation.h"
 #include "bench/wmbench.h"
 #include "runtime/conf/topology.h"
 
@@ -145,6 +144,22 @@ stage_topology(const struct stage_variant *v, uint64_t records)
 	return t;
 }
 
+/* What the variants run on: their jobs, and the records of each run. */
+struct stages_run {
+	struct wm_topology *topo[N_ELEMS(variants)];
+	uint64_t records;
+};
+
+/* ns a record of variant v's job run once in one thread, or -1. */
+static double
+stage_run(size_t v, void *ctx)
+{
+	struct stages_run *run = ctx;
+	double mrec = wm_pipeline_loop_run(run->topo[v], run->records);
+
+	return mrec > 0 ? 1000.0 / mrec : -1;
+}
+
 static void
 stages_help(FILE *out)
 {
@@ -168,90 +183,41 @@ stages_help(FILE *out)
 int
 wm_bench_stages(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"records", required_argument, NULL, 'n'},
-		{"reps", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	enum { NV = N_ELEMS(variants) };
 	uint64_t records = STAGES_DEFAULT_RECORDS, reps = STAGES_DEFAULT_REPS;
-	struct wm_topology *topo[NV] = {NULL};
-	double *ns = NULL, *ratio = NULL;
-	int opt, rc = 0;
+	struct stages_run run = {.records = 0};
+	const char *names[NV];
+	struct wm_bench_rotation rot = {
+		.bench = "stages",
+		.key = "variant",
+		.names = names,
+		.n = NV,
+		.metric = "ns_per_record",
+		.over = "over_tumbling",
+		.run = stage_run,
+		.ctx = &run,
+	};
+	int rc;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:n:r:h", longopts, NULL)) !=
-	       -1) {
-		switch (opt) {
-		case 'n':
-			if (!wm_bench_parse_count(optarg, PIPELINE_PARTITIONS,
-						  UINT64_MAX / 2, &records))
-				return wm_bench_usage_error(
-					"stages", "invalid record count \"%s\"",
-					optarg);
-			break;
-		case 'r':
-			if (!wm_bench_parse_count(optarg, 1, 1000, &reps))
-				return wm_bench_usage_error(
-					"stages",
-					"invalid repetition count \"%s\"",
-					optarg);
-			break;
-		case 'h':
-			stages_help(stdout);
-			return 0;
-		default:
-			return wm_bench_option_error("stages", opt, argv);
-		}
-	}
-	if (optind < argc)
-		return wm_bench_usage_error(
-			"stages", "unexpected argument \"%s\"", argv[optind]);
+	rc = wm_bench_rotation_options(&rot, argc, argv, "record",
+				       PIPELINE_PARTITIONS, &records, &reps,
+				       stages_help);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
 	/* Whole partitions' worth: every variant reads the same records. */
-	records -= records % PIPELINE_PARTITIONS;
-	ns = calloc(NV * reps, sizeof(*ns));
-	ratio = calloc(NV * reps, sizeof(*ratio));
-	if (ns == NULL || ratio == NULL) {
-		wm_log("wmbench: out of memory");
-		rc = EX_OSERR;
-		goto out;
-	}
-	for (size_t v = 0; v < NV; v++)
-		if ((topo[v] = stage_topology(&variants[v], records)) == NULL) {
+	run.records = records - records % PIPELINE_PARTITIONS;
+	for (size_t v = 0; v < NV; v++) {
+		names[v] = variants[v].name;
+		run.topo[v] = stage_topology(&variants[v], run.records);
+		if (run.topo[v] == NULL) {
 			rc = EX_SOFTWARE;
 			goto out;
 		}
-	for (uint64_t r = 0; r < reps; r++) {
-		for (size_t i = 0; i < NV; i++) {
-			size_t v = (i + r) % NV;
-			double mrec = wm_pipeline_loop_run(topo[v], records);
-
-			if (mrec <= 0) {
-				rc = EX_SOFTWARE;
-				goto out;
-			}
-			ns[v * reps + r] = 1000.0 / mrec;
-		}
-		for (size_t v = 0; v < NV; v++)
-			ratio[v * reps + r] = ns[v * reps + r] / ns[r];
 	}
-	for (size_t v = 0; v < NV; v++) {
-		char prefix[64];
-		struct wm_stats s = wm_stats_summarize(&ns[v * reps], reps);
-		struct wm_stats q = wm_stats_summarize(&ratio[v * reps], reps);
-
-		snprintf(prefix, sizeof(prefix), "bench=stages variant=%s",
-			 variants[v].name);
-		wm_stats_print(stdout, prefix, "ns_per_record", &s, NULL);
-		if (v > 0)
-			wm_stats_print_ratio(stdout, prefix, "over_tumbling",
-					     q.median);
-	}
+	rc = wm_bench_rotate(&rot, reps);
 out:
 	for (size_t v = 0; v < NV; v++)
-		wm_topology_free(topo[v]);
-	free(ns);
-	free(ratio);
+		wm_topology_free(run.topo[v]);
 	return rc;
 }

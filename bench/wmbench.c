@@ -132,6 +132,8 @@ static const struct wmbench_command commands[] = {
 	{"stages", wm_bench_stages,
 	 "what punctuation, heartbeats and processing-time windows cost "
 	 "a record"},
+	{"fields", wm_bench_fields,
+	 "a record's fields read from a line of JSON, beside CSV"},
 };
 
 static void

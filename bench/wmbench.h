@@ -35,5 +35,6 @@ int wm_bench_ring(int argc, char **argv);
 int wm_bench_valve(int argc, char **argv);
 int wm_bench_pipeline(int argc, char **argv);
 int wm_bench_stages(int argc, char **argv);
+int wm_bench_fields(int argc, char **argv);
 
 #endif /* WM_BENCH_WMBENCH_H */

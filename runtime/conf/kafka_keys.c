@@ -9,6 +9,8 @@
  *	    kafka.starting_offsets = earliest         # setStartingOffsets
  *	    kafka.stopping_offsets = latest           # setBounded
  *	    kafka.value_format = json                 # the deserializer
+ *	    kafka.value_fields = timestamp = $.payload.ts, key, value
+ *	                                              # where each field is
  *	    kafka.security.protocol = SASL_SSL        # a client property
  *
  * A source is a Kafka source when its section sets kafka.topic; its other
@@ -204,7 +206,47 @@ load_position(struct loader *l, struct wm_ini_section *sec, const char *key,
 	return 0;
 }
 
-/* kafka.value_fields: the CSV columns in order, or the JSON names read. */
+/*
+ * The path of a JSON field at p ("= $.payload.ts" after its name) into
+ * kc->paths[i], and the byte after it in *end. 0, or EX_CONFIG naming
+ * where and what is wrong, or -ENOMEM.
+ */
+static int
+load_path(struct loader *l, struct wm_ini_entry *e, const char *p, uint32_t i,
+	  struct wm_kafka_conf *kc, const char **end)
+{
+	const char *why = NULL;
+	size_t used = 0, at = 0;
+	int r;
+
+	if (kc->value_format != WM_KAFKA_VALUE_JSON)
+		return wm_conf_bad_value_at(l, e, (size_t)(p - e->value),
+					    "a path (NAME = $.a.b) is for "
+					    "JSON values");
+	for (p++; *p == ' ' || *p == '\t'; p++)
+		;
+	r = wm_json_path_parse(p, strlen(p), &kc->paths[i], &used, &at, &why);
+	if (r == -ENOMEM)
+		return r;
+	if (r == 0 && p[used] != '\0' && strchr(", \t", p[used]) == NULL) {
+		wm_json_path_free(&kc->paths[i]);
+		r = -EINVAL;
+		at = used;
+		why = "expected ',' after a path (['name'] for a name with "
+		      "other characters)";
+	}
+	if (r != 0)
+		return wm_conf_bad_value_at(l, e, (size_t)(p - e->value) + at,
+					    why);
+	*end = p + used;
+	return 0;
+}
+
+/*
+ * kafka.value_fields: the CSV columns in order, or the JSON fields read,
+ * each the member of its name at the top level or, as "timestamp =
+ * $.payload.ts", at a path (lib/json_path.h).
+ */
 static int
 load_fields(struct loader *l, struct wm_ini_section *sec,
 	    struct wm_kafka_conf *kc)
@@ -212,6 +254,7 @@ load_fields(struct loader *l, struct wm_ini_section *sec,
 	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "kafka.value_fields");
 	const char *p;
 	unsigned seen = 0;
+	int r;
 
 	kc->n_fields = 3;
 	kc->fields[0] = WM_KAFKA_FIELD_TIMESTAMP;
@@ -230,7 +273,7 @@ load_fields(struct loader *l, struct wm_ini_section *sec,
 
 		while (*p == ' ' || *p == '\t')
 			p++;
-		len = strcspn(p, ", \t");
+		len = strcspn(p, ",= \t");
 		for (k = 0; k < WM_KAFKA_N_FIELDS; k++)
 			if (strlen(wm_kafka_field_name(k)) == len &&
 			    strncmp(p, wm_kafka_field_name(k), len) == 0)
@@ -243,7 +286,8 @@ load_fields(struct loader *l, struct wm_ini_section *sec,
 				kc->value_format == WM_KAFKA_VALUE_JSON
 					? "a JSON field is timestamp, key, "
 					  "value, punctuate, heartbeat or "
-					  "watermark"
+					  "watermark, alone or as NAME = "
+					  "$.path.to.it"
 					: "a CSV column is timestamp, key, "
 					  "value, punctuate, heartbeat, "
 					  "watermark or _ (read past)");
@@ -258,6 +302,11 @@ load_fields(struct loader *l, struct wm_ini_section *sec,
 		seen |= 1u << k;
 		kc->fields[kc->n_fields++] = (enum wm_kafka_field)k;
 		p += len;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '=' &&
+		    (r = load_path(l, e, p, kc->n_fields - 1, kc, &p)) != 0)
+			return r;
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == ',')
@@ -537,5 +586,7 @@ wm_conf_free_kafka(struct wm_kafka_conf *kc)
 		free(kc->properties[i].value);
 	}
 	free(kc->properties);
+	for (uint32_t i = 0; i < kc->n_fields; i++)
+		wm_json_path_free(&kc->paths[i]);
 	free(kc);
 }

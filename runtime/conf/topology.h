@@ -44,6 +44,7 @@
 #include "operators/watermark.h"
 #include "operators/window.h"
 #include "operators/window_join.h"
+#include "lib/json_path.h"
 #include "runtime/conf/ini.h"
 #include "runtime/restart/restart_strategy.h"
 
@@ -139,7 +140,7 @@ enum wm_kafka_value_format {
 	WM_KAFKA_VALUE_NONE,   /* ignored: every record's value is 1 */
 	WM_KAFKA_VALUE_NUMBER, /* a decimal integer: the record's value */
 	WM_KAFKA_VALUE_CSV,    /* fields as kafka.value_fields lists them */
-	WM_KAFKA_VALUE_JSON,   /* a flat object with those fields by name */
+	WM_KAFKA_VALUE_JSON,   /* an object with those fields by name or path */
 };
 
 /* A field a CSV or JSON value can carry (kafka.value_fields). */
@@ -177,6 +178,9 @@ struct wm_kafka_conf {
 	enum wm_kafka_value_format value_format;
 	uint32_t n_fields; /* CSV columns, or the JSON names to read */
 	enum wm_kafka_field fields[WM_KAFKA_MAX_FIELDS];
+	/* JSON: by field, its path ("timestamp = $.payload.ts"); n = 0 for
+	 * the member of the field's name at the top level. */
+	struct wm_json_path paths[WM_KAFKA_MAX_FIELDS];
 	bool timestamp_from_value; /* else the Kafka record's timestamp */
 	bool key_from_value;	   /* else the Kafka record's key */
 	/* partition.discovery.interval.ms: how often the topic's partitions

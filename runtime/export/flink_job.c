@@ -774,6 +774,27 @@ emit_property(FILE *f, const char *name, const char *value)
 	fputs(")", f);
 }
 
+/* A field's JSON path as KafkaRecords takes it: the names on the way
+ * ({"payload", "ts"}, each through java_string(): a path is the
+ * user's text), or null for the member of the field's name. */
+static void
+emit_json_path(FILE *f, const struct wm_json_path *path)
+{
+	const char *name = path->names;
+
+	if (path->n == 0) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{", f);
+	for (uint32_t s = 0; s < path->n; s++) {
+		fputs(s ? ", " : "", f);
+		java_string(f, name);
+		name += strlen(name) + 1;
+	}
+	fputs("}", f);
+}
+
 /* Flink's KafkaSource with the settings of a Kafka source, as `id`_kafka. */
 static void
 emit_kafka_source(FILE *f, const struct wm_stage *st, const char *id)
@@ -781,6 +802,7 @@ emit_kafka_source(FILE *f, const struct wm_stage *st, const char *id)
 	static const char *const formats[] = {"none", "number", "csv", "json"};
 	const struct wm_source_conf *src = &st->u.source;
 	const struct wm_kafka_conf *kc = src->kafka;
+	bool fields = kc->value_format >= WM_KAFKA_VALUE_CSV;
 	char ms[32];
 
 	fprintf(f,
@@ -817,10 +839,15 @@ emit_kafka_source(FILE *f, const struct wm_stage *st, const char *id)
 	fputs("\n            .setDeserializer(new KafkaRecords(", f);
 	java_string(f, st->name);
 	fprintf(f, ", \"%s\", new String[] {", formats[kc->value_format]);
-	for (uint32_t i = 0;
-	     kc->value_format >= WM_KAFKA_VALUE_CSV && i < kc->n_fields; i++)
-		fprintf(f, "%s\"%s\"", i ? ", " : "",
-			wm_kafka_field_name(kc->fields[i]));
+	for (uint32_t i = 0; fields && i < kc->n_fields; i++) {
+		fputs(i ? ", " : "", f);
+		java_string(f, wm_kafka_field_name(kc->fields[i]));
+	}
+	fputs("},\n                new String[][] {", f);
+	for (uint32_t i = 0; fields && i < kc->n_fields; i++) {
+		fputs(i ? ", " : "", f);
+		emit_json_path(f, &kc->paths[i]);
+	}
 	fprintf(f,
 		"},\n                %s, %s, %s, %s))\n            .build();\n",
 		kc->timestamp_from_value ? "true" : "false",

@@ -960,11 +960,13 @@ value_layout(struct ksource *s, const struct wm_kafka_conf *kc)
 		.n = kc->n_fields,
 		.names = s->names,
 		.kinds = s->kinds,
+		/* Where kafka.value_fields says; the topology outlives the
+		 * source. */
+		.paths = kc->paths,
 		.required = kc->n_fields,
 		/* A topic's JSON values carry what their producers put in
-		 * them; the fields named are read, the rest passed. */
-		.others_ok = true,
-		.unknown_detail = "",
+		 * them: the fields named are read, every other member read
+		 * past, whatever its name. */
 	};
 }
 

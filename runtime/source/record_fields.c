@@ -6,14 +6,20 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "base/record.h"
 #include "lib/units.h"
 #include "runtime/io/keys.h"
 #include "base/log.h"
-#include "lib/lines.h"
+#include "runtime/conf/ini.h"
+#include "runtime/source/json_arena.h"
 #include "runtime/source/record_fields.h"
 
 /* Enough of a bad field or of trailing text to recognise it in the
@@ -34,28 +40,6 @@ wm_fields_refuse(char *err, size_t errlen, const char *what, const char *text,
 	return -1;
 }
 
-static int
-json_expected(char *err, size_t errlen, const char *what, const char *line,
-	      const char *at)
-{
-	snprintf(err, errlen, "invalid JSON: expected %s at column %zu", what,
-		 (size_t)(at - line) + 1);
-	return -1;
-}
-
-/* The closing quote of a JSON string whose text starts at s, or NULL. */
-static const char *
-json_string_end(const char *s, const char *end)
-{
-	for (; s < end; s++) {
-		if (*s == '\\')
-			s++;
-		else if (*s == '"')
-			return s;
-	}
-	return NULL;
-}
-
 /* The closing quote of a CSV field whose text starts at s ("" is a quote
  * inside it), or NULL. */
 static const char *
@@ -72,154 +56,258 @@ csv_quote_end(const char *s, const char *end)
 	return NULL;
 }
 
-/* The field of the layout named name[0..len) (columns read past have
- * no name in JSON), or -1. */
-static int
-field_named(const struct wm_field_layout *lo, const char *name, size_t len)
+/*
+ * jansson's flags for a line: a member given twice is refused wherever it
+ * is (a field given twice has no one value, and a name repeated in an
+ * object nobody reads is as likely a producer's bug); its default end
+ * check stays on, so that anything but blanks after the object is
+ * refused; integers stay integers (JSON_DECODE_INT_AS_REAL would round
+ * those beyond 2^53).
+ */
+#define JSON_LINE_FLAGS JSON_REJECT_DUPLICATES
+
+/* The largest integer every smaller one of which a double holds exactly:
+ * an integral real up to it is the integer written. */
+#define EXACT_REAL 9007199254740992.0 /* 2^53 */
+
+/* A real as its shortest decimal that reads back as it (12.5, not
+ * 12.500000000000000), for messages and for a key read as a string. */
+static void
+real_text(double d, char *out, size_t len)
 {
-	for (uint32_t i = 0; i < lo->n; i++)
-		if (lo->kinds[i] != WM_FIELD_SKIP &&
-		    strlen(lo->names[i]) == len &&
-		    memcmp(lo->names[i], name, len) == 0)
-			return (int)i;
-	return -1;
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(out, len, "%.*g", digits, d);
+		if (strtod(out, NULL) == d)
+			return;
+	}
+}
+
+/* Why the JSON value v of `what` is refused: `what` "its text" `detail`,
+ * its text as JSON writes it (a real as real_text() does), dumped into a
+ * buffer rather than allocated: it is made inside the line's arena
+ * (json_arena.h). Returns -1. */
+static int
+refuse_value(char *err, size_t errlen, const char *what, const json_t *v,
+	     const char *detail)
+{
+	/* One byte beyond what a message shows, so that it says "...". */
+	char buf[QUOTED_MAX + 1];
+	size_t len;
+
+	if (json_is_real(v)) {
+		real_text(json_real_value(v), buf, sizeof(buf));
+		len = strlen(buf);
+	} else {
+		len = json_dumpb(v, buf, sizeof(buf),
+				 JSON_ENCODE_ANY | JSON_COMPACT);
+		len = len < sizeof(buf) ? len : sizeof(buf);
+	}
+	return wm_fields_refuse(err, errlen, what, buf, len, detail);
+}
+
+/* Field i's member: at its path, else its name at the top level; NULL if
+ * absent, or if a member on the way is no object. */
+static const json_t *
+member_of(const json_t *root, const struct wm_field_layout *lo, uint32_t i)
+{
+	const struct wm_json_path *path =
+		lo->paths != NULL ? &lo->paths[i] : NULL;
+	const char *name;
+
+	if (path == NULL || path->n == 0)
+		return json_object_get(root, lo->names[i]);
+	name = path->names;
+	for (uint32_t s = 0; s < path->n && root != NULL; s++) {
+		root = json_object_get(root, name);
+		name += strlen(name) + 1;
+	}
+	return root;
 }
 
 /*
- * The value of a JSON line's member that is field i of the layout (-1:
- * a member the layout reads past), at `value`: a string (the key's, or
- * one read past), the key as a number, or a whole integer into f[i]; its
- * length in *value_len. 0, 1 for a null that leaves a field that may be
- * nothing not given, or -1 and err. Out of parse_json() so that
- * the walk over the members stays short; inline, since every field of
- * every JSON record passes here.
+ * Field i's value v as an integer into *x: a JSON integer (jansson refuses
+ * one beyond 64 bits), or a real of no fraction up to 2^53 in magnitude,
+ * which a double holds exactly (1700000000000.0 is 1700000000000): beyond
+ * it a real is no longer the integer its producer wrote. 0, or -1 and err.
  */
-static inline int
-json_value(const char *line, const char *value, const char *end,
-	   const struct wm_field_layout *lo, int i, int64_t *f,
-	   struct wm_key_field *kf, size_t *value_len, char *err, size_t errlen)
+static int
+json_int(const json_t *v, const char *name, int64_t *x, char *err,
+	 size_t errlen)
 {
-	bool key_string = value < end && *value == '"' &&
-			  (i < 0 || lo->kinds[i] == WM_FIELD_KEY);
-	size_t n = 0;
-	const char *bad;
+	double d;
 
-	if (key_string) {
-		const char *q = json_string_end(value + 1, end);
-
-		if (q == NULL)
-			return json_expected(err, errlen,
-					     i < 0 ? "'\"' closing a string"
-						   : "'\"' closing the key",
-					     line, end);
-		*kf = (struct wm_key_field){.text = value + 1,
-					    .len = (size_t)(q - value - 1),
-					    .col = (size_t)(value - line) + 1,
-					    .form = WM_KEY_JSON_STRING};
-		n = (size_t)(q + 1 - value);
-	} else {
-		while (value + n < end && strchr(",} \t", value[n]) == NULL)
-			n++;
+	if (json_is_integer(v)) {
+		*x = json_integer_value(v);
+		return 0;
 	}
-	*value_len = n;
-	if (i < 0) {
-		/* a member of another name, read past */
-	} else if (lo->kinds[i] == WM_FIELD_MAYBE_INT && n == 4 &&
-		   memcmp(value, "null", 4) == 0) {
-		return 1; /* not given */
-	} else if (key_string) {
-		/* *kf set above */
-	} else if (lo->kinds[i] == WM_FIELD_KEY) {
-		*kf = (struct wm_key_field){.text = value,
-					    .len = n,
-					    .col = (size_t)(value - line) + 1,
-					    .form = WM_KEY_JSON_NUMBER};
+	if (!json_is_real(v))
+		return refuse_value(err, errlen, name, v,
+				    " (expected an integer)");
+	d = json_real_value(v);
+	if (d != trunc(d))
+		return refuse_value(err, errlen, name, v,
+				    " (a fraction: expected an integer)");
+	if (fabs(d) > EXACT_REAL)
+		return refuse_value(err, errlen, name, v,
+				    " (a real beyond 2^53, where reals are not "
+				    "exact: write it as an integer)");
+	*x = (int64_t)d;
+	return 0;
+}
+
+/*
+ * The key's member v into *kf, whose own buffer keeps its text (the
+ * parsed object is freed before the key is resolved): a string's decoded
+ * bytes, cut at a character after WM_KEYS_MAX_BYTES (a key that long is
+ * refused when interned); a number's text, an integer's value too. 0, or
+ * -1 and err for any other value.
+ */
+static int
+json_key(const json_t *v, struct wm_key_field *kf, char *err, size_t errlen)
+{
+	const char *s;
+	size_t len, n;
+
+	*kf = (struct wm_key_field){.text = kf->own};
+	if (json_is_string(v)) {
+		s = json_string_value(v);
+		len = json_string_length(v);
+		n = len <= WM_KEYS_MAX_BYTES ? len : WM_KEYS_MAX_BYTES + 1;
+		while (n < len && n < sizeof(kf->own) &&
+		       ((unsigned char)s[n] & 0xc0) == 0x80)
+			n++;
+		memcpy(kf->own, s, n);
+		kf->len = n;
+		kf->form = WM_KEY_DECODED;
+		return 0;
+	}
+	if (json_is_integer(v)) {
+		kf->is_int = true;
+		kf->value = json_integer_value(v);
+		snprintf(kf->own, sizeof(kf->own), "%" PRId64, kf->value);
+	} else if (json_is_real(v)) {
+		real_text(json_real_value(v), kf->own, sizeof(kf->own));
 	} else {
-		bad = wm_units_int64(value, n, &f[i]);
-		if (bad != NULL)
-			return wm_fields_refuse(err, errlen, lo->names[i],
-						value, n, bad);
+		return refuse_value(err, errlen, "key", v,
+				    " (expected a string or an integer)");
+	}
+	kf->len = strlen(kf->own);
+	kf->form = WM_KEY_JSON_NUMBER;
+	return 0;
+}
+
+/*
+ * With near_misses_refused, a member of root whose name is a near miss
+ * of a field's: refused with the layout's detail. 0, or -1 and err.
+ */
+static int
+refuse_near_misses(const json_t *root, const struct wm_field_layout *lo,
+		   char *err, size_t errlen)
+{
+	const char *name;
+	const json_t *v;
+
+	json_object_foreach((json_t *)root, name, v)
+	{
+		bool named = false;
+
+		for (uint32_t i = 0; i < lo->n && !named; i++)
+			named = strcmp(lo->names[i], name) == 0;
+		if (!named && wm_ini_suggest(name, lo->names, lo->n) != NULL)
+			return wm_fields_refuse(err, errlen, "field", name,
+						strlen(name),
+						lo->unknown_detail);
 	}
 	return 0;
 }
 
 /*
- * A JSON line: one flat object whose members are the fields, in any
- * order, each a whole integer but the key, which may be a string, blanks
- * allowed around the tokens: {"partition":0,"timestamp":1000,"key":7,
- * "value":1}. Exactly that shape, not JSON at large: other strings,
- * nesting, fractions and exponents are refused, as are repeated fields,
- * unknown ones unless the layout reads them past (a typo in "arrival"
- * must not go unnoticed), and anything after the object. The key is left
- * in *kf. Returns the count of fields given, or -1 and err.
+ * The fields of the JSON object root (json_fields()): each at its place,
+ * an integer but the key; a field that may be nothing may be null or
+ * absent. Returns the count of fields given, or -1 and err.
+ */
+static int
+object_fields(const json_t *root, const struct wm_field_layout *lo, int64_t *f,
+	      struct wm_key_field *kf, uint64_t *given_mask, char *err,
+	      size_t errlen)
+{
+	uint64_t seen = 0;
+	int given = 0;
+
+	if (lo->near_misses_refused &&
+	    refuse_near_misses(root, lo, err, errlen) < 0)
+		return -1;
+	for (uint32_t i = 0; i < lo->n; i++) {
+		const json_t *v = member_of(root, lo, i);
+		bool absent = v == NULL || (json_is_null(v) &&
+					    lo->kinds[i] == WM_FIELD_MAYBE_INT);
+
+		if (lo->kinds[i] == WM_FIELD_SKIP)
+			continue;
+		if (absent && i < lo->required &&
+		    lo->kinds[i] != WM_FIELD_MAYBE_INT) {
+			snprintf(err, errlen, "invalid line: no %s%s%s",
+				 lo->names[i],
+				 lo->paths != NULL && lo->paths[i].n > 0
+					 ? " at "
+					 : "",
+				 lo->paths != NULL && lo->paths[i].n > 0
+					 ? lo->paths[i].text
+					 : "");
+			return -1;
+		}
+		if (absent)
+			continue;
+		if (lo->kinds[i] == WM_FIELD_KEY
+			    ? json_key(v, kf, err, errlen) < 0
+			    : json_int(v, lo->names[i], &f[i], err, errlen) < 0)
+			return -1;
+		seen |= (uint64_t)1 << i;
+		given++;
+	}
+	*given_mask = seen;
+	return given;
+}
+
+/*
+ * A JSON line: exactly one object, read by jansson, whatever else it
+ * holds; its fields as object_fields() reads them. A line that is no
+ * JSON is refused with jansson's words (escaped: they quote the input)
+ * and column.
  */
 static int
 parse_json(const char *line, size_t len, const struct wm_field_layout *lo,
 	   int64_t *f, struct wm_key_field *kf, uint64_t *given_mask, char *err,
 	   size_t errlen)
 {
-	const char *p = line + 1, *end = line + len; /* past the '{' */
-	uint64_t seen = 0, named = 0; /* given; named, null or not */
-	int given = 0;
+	char shown[sizeof(((json_error_t *)0)->text) * 4];
+	json_error_t jerr;
+	json_t *root;
+	int given;
 
-	for (;;) {
-		const char *name, *name_end, *value;
-		size_t value_len;
-		int i, r;
-
-		p = wm_line_skip_blanks(p, end);
-		if (p == end || *p != '"')
-			return json_expected(err, errlen, "a quoted field name",
-					     line, p);
-		name = p + 1;
-		name_end = memchr(name, '"', (size_t)(end - name));
-		if (name_end == NULL)
-			return json_expected(err, errlen, "'\"'", line, end);
-		i = field_named(lo, name, (size_t)(name_end - name));
-		if ((i < 0 && !lo->others_ok) ||
-		    (i >= 0 && (named >> i & 1) != 0))
-			return wm_fields_refuse(err, errlen, "field", name,
-						(size_t)(name_end - name),
-						i < 0 ? lo->unknown_detail
-						      : " (given twice)");
-		p = wm_line_skip_blanks(name_end + 1, end);
-		if (p == end || *p != ':')
-			return json_expected(err, errlen, "':'", line, p);
-		value = wm_line_skip_blanks(p + 1, end);
-		r = json_value(line, value, end, lo, i, f, kf, &value_len, err,
-			       errlen);
-		if (r < 0)
-			return -1;
-		if (i >= 0)
-			named |= (uint64_t)1 << i;
-		if (i >= 0 && r == 0) {
-			seen |= (uint64_t)1 << i;
-			given++;
-		}
-		p = wm_line_skip_blanks(value + value_len, end);
-		if (p == end || (*p != ',' && *p != '}'))
-			return json_expected(err, errlen, "',' or '}'", line,
-					     p);
-		if (*p++ == '}')
-			break;
+	/* Closed on every way out: nothing of the line's objects is kept,
+	 * the key and the messages being copied out. */
+	wm_json_arena_open();
+	root = json_loadb(line, len, JSON_LINE_FLAGS, &jerr);
+	if (root == NULL) {
+		wm_json_arena_close();
+		wm_log_escape(shown, sizeof(shown), jerr.text,
+			      strlen(jerr.text));
+		snprintf(err, errlen, "invalid JSON: %s at column %d", shown,
+			 jerr.column);
+		return -1;
 	}
-	p = wm_line_skip_blanks(p, end);
-	if (p != end)
-		return wm_fields_refuse(err, errlen,
-					"text after the JSON object", p,
-					(size_t)(end - p), "");
-	for (uint32_t i = 0; i < lo->required; i++)
-		if (lo->kinds[i] != WM_FIELD_SKIP &&
-		    lo->kinds[i] != WM_FIELD_MAYBE_INT &&
-		    (seen >> i & 1) == 0) {
-			snprintf(err, errlen, "invalid line: no %s",
-				 lo->names[i]);
-			return -1;
-		}
-	*given_mask = seen;
+	if (!json_is_object(root)) {
+		json_decref(root);
+		wm_json_arena_close();
+		snprintf(err, errlen, "invalid JSON: expected an object");
+		return -1;
+	}
+	given = object_fields(root, lo, f, kf, given_mask, err, errlen);
+	json_decref(root);
+	wm_json_arena_close();
 	return given;
 }
-
 /*
  * The unquoted CSV field at p when it is a plain integer
  * (wm_fields_plain_int()) ended by ',' or the line's end: true, its value
@@ -399,8 +487,6 @@ wm_fields_parse_no_nul(const char *line, size_t len, bool json,
 	if (given == NULL)
 		given = &unused;
 	*given = 0;
-	if (json && (len == 0 || line[0] != '{'))
-		return json_expected(err, errlen, "'{'", line, line);
 	return json ? parse_json(line, len, lo, f, kf, given, err, errlen)
 		    : parse_csv(line, len, lo, f, kf, given, err, errlen);
 }
@@ -424,148 +510,47 @@ wm_fields_parse(const char *line, size_t len, bool json,
 				      errlen);
 }
 
-/* A JSON \\uXXXX escape's four hex digits at s (end bounds them): the
- * code unit, or -1. */
-static long
-hex4(const char *s, const char *end)
-{
-	long u = 0;
-
-	if (end - s < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		char c = s[i];
-		int d = c >= '0' && c <= '9'   ? c - '0'
-			: c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10
-					       : -1;
-
-		if (d < 0)
-			return -1;
-		u = u * 16 + d;
-	}
-	return u;
-}
-
-/* Code point cp as UTF-8 at out; the bytes written. */
-static size_t
-put_utf8(char *out, uint32_t cp)
-{
-	if (cp < 0x80u) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800u) {
-		out[0] = (char)(0xc0u | cp >> 6);
-		out[1] = (char)(0x80u | (cp & 0x3fu));
-		return 2;
-	}
-	if (cp < 0x10000u) {
-		out[0] = (char)(0xe0u | cp >> 12);
-		out[1] = (char)(0x80u | (cp >> 6 & 0x3fu));
-		out[2] = (char)(0x80u | (cp & 0x3fu));
-		return 3;
-	}
-	out[0] = (char)(0xf0u | cp >> 18);
-	out[1] = (char)(0x80u | (cp >> 12 & 0x3fu));
-	out[2] = (char)(0x80u | (cp >> 6 & 0x3fu));
-	out[3] = (char)(0x80u | (cp & 0x3fu));
-	return 4;
-}
-
-/* Room for the longest key and one more character, which tells a key
- * too long from one that just fits. */
-#define KEY_BUF (WM_KEYS_MAX_BYTES + 4)
-
 /*
- * The bytes of a quoted key (the quotes are gone): CSV's "" as ", JSON's
- * escapes decoded, a surrogate pair as one character. *len may pass
- * WM_KEYS_MAX_BYTES by one character: too long, for the dictionary to
- * refuse. NULL and why for a bad escape.
+ * The bytes of a key in CSV quotes (the quotes are gone), "" as ", into
+ * buf. *len may pass WM_KEYS_MAX_BYTES by one byte: too long, for the
+ * dictionary to refuse.
  */
 static const char *
-unquote_key(const struct wm_key_field *kf, char buf[KEY_BUF], size_t *len,
-	    const char **why)
+unquote_key(const struct wm_key_field *kf, char buf[WM_KEYS_MAX_BYTES + 1],
+	    size_t *len)
 {
 	const char *p = kf->text, *end = kf->text + kf->len;
 	size_t n = 0;
 
 	while (p < end && n <= WM_KEYS_MAX_BYTES) {
-		long u, lo;
-
-		if (kf->form == WM_KEY_CSV_QUOTED || *p != '\\') {
-			/* The "" of CSV: the first quote is dropped. */
-			if (kf->form == WM_KEY_CSV_QUOTED && *p == '"')
-				p++;
-			buf[n++] = *p++;
-			continue;
-		}
-		if (++p == end)
-			break;
-		switch (*p++) {
-		case '"':
-			buf[n++] = '"';
-			continue;
-		case '\\':
-			buf[n++] = '\\';
-			continue;
-		case '/':
-			buf[n++] = '/';
-			continue;
-		case 'b':
-			buf[n++] = '\b';
-			continue;
-		case 'f':
-			buf[n++] = '\f';
-			continue;
-		case 'n':
-			buf[n++] = '\n';
-			continue;
-		case 'r':
-			buf[n++] = '\r';
-			continue;
-		case 't':
-			buf[n++] = '\t';
-			continue;
-		case 'u':
-			break;
-		default:
-			*why = " (invalid JSON escape)";
-			return NULL;
-		}
-		u = hex4(p, end);
-		if (u < 0) {
-			*why = " (invalid JSON escape)";
-			return NULL;
-		}
-		p += 4;
-		if (u >= 0xd800 && u <= 0xdbff && end - p >= 6 &&
-		    p[0] == '\\' && p[1] == 'u' &&
-		    (lo = hex4(p + 2, end)) >= 0xdc00 && lo <= 0xdfff) {
-			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
-			p += 6;
-		} else if (u >= 0xd800 && u <= 0xdfff) {
-			*why = " (a lone UTF-16 surrogate)";
-			return NULL;
-		}
-		n += put_utf8(buf + n, (uint32_t)u);
-	}
-	if (p < end && n <= WM_KEYS_MAX_BYTES) {
-		*why = " (invalid JSON escape)"; /* a final lone backslash */
-		return NULL;
+		/* The "" of CSV: the first quote is dropped. */
+		if (*p == '"')
+			p++;
+		buf[n++] = *p++;
 	}
 	*len = n;
 	return buf;
+}
+
+/* The key as a long: NULL and *v, or why not: "" for no integer at all
+ * (a JSON string or real), else the detail of digits beyond 64 bits. */
+static const char *
+key_long(const struct wm_key_field *kf, int64_t *v)
+{
+	if (kf->is_int) {
+		*v = kf->value;
+		return NULL;
+	}
+	if (kf->form == WM_KEY_DECODED || kf->form == WM_KEY_JSON_NUMBER)
+		return "";
+	return wm_units_int64(kf->text, kf->len, v);
 }
 
 bool
 wm_fields_key_is_integer(const struct wm_key_field *kf)
 {
 	int64_t v;
-	const char *num = kf->is_int ? NULL
-			  : kf->form == WM_KEY_JSON_STRING
-				  ? ""
-				  : wm_units_int64(kf->text, kf->len, &v);
+	const char *num = key_long(kf, &v);
 
 	/* An integer, or digits beyond 64 bits. */
 	return num == NULL || num[0] != '\0';
@@ -576,22 +561,15 @@ wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
 	      struct wm_keys *keys, int64_t *key, uint32_t *flags, char *err,
 	      size_t errlen)
 {
-	char buf[KEY_BUF], detail[160];
-	const char *bytes = kf->text, *bad = "";
+	char buf[WM_KEYS_MAX_BYTES + 1], detail[160];
+	const char *bytes = kf->text;
 	size_t len = kf->len, at = 0;
 	int64_t v = 0;
 	int r;
 
 	*flags = 0;
 	if (type == WM_KEY_TYPE_LONG) {
-		const char *num =
-			kf->is_int ? NULL
-			: kf->form == WM_KEY_JSON_STRING
-				? ""
-				: wm_units_int64(kf->text, kf->len, &v);
-
-		if (kf->is_int)
-			v = kf->value;
+		const char *num = key_long(kf, &v);
 
 		if (num != NULL)
 			return wm_fields_refuse(
@@ -606,13 +584,8 @@ wm_fields_key(const struct wm_key_field *kf, enum wm_key_type type, bool stated,
 		*key = v;
 		return 0;
 	}
-	if (kf->form == WM_KEY_CSV_QUOTED || kf->form == WM_KEY_JSON_STRING) {
-		bytes = unquote_key(kf, buf, &len, &bad);
-		if (bytes == NULL)
-			return wm_fields_refuse(err, errlen, "key", kf->text,
-						kf->len, bad),
-			       -EBADMSG;
-	}
+	if (kf->form == WM_KEY_CSV_QUOTED)
+		bytes = unquote_key(kf, buf, &len);
 	r = wm_keys_intern(keys, bytes, len, key, &at);
 	if (r == -ENOMEM)
 		return r;

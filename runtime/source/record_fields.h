@@ -11,20 +11,27 @@
  * (an integer or a string, resolved by wm_fields_key() once the rest of
  * the line is known good), or columns read past. The first `required`
  * fields must be there (but those that may be nothing: a CSV column may
- * be empty, a JSON member absent); the rest are optional (CSV: trailing
- * columns).
+ * be empty, a JSON member absent or null); the rest are optional (CSV:
+ * trailing columns).
  *
  * CSV: fields separated by ',', no blanks; a field may be quoted as RFC
  * 4180 says ("a,""b""" is a,"b"), which only a string key needs. More
- * columns than the layout names are an error.
+ * columns than the layout names are an error. Read by hand, in one pass:
+ * nearly every line of a trace is plain integers (plain_columns()).
  *
- * JSON: one flat object on the line, members named as the layout names
- * the fields, in any order, blanks allowed around the tokens; each an
- * integer but the key, which may be a string. Nesting, fractions and
- * exponents are refused, repeated fields and anything after the object
- * too; members of other names are refused (a typo in a field's name must
- * not go unnoticed) unless the layout reads them past (others_ok): a
- * string or a bare token.
+ * JSON: the line is exactly one object (blanks around it, nothing else),
+ * read by jansson, so all of JSON: nesting, numbers of every form,
+ * escapes, with its UTF-8 checked and a name given twice in any object
+ * refused. Each field is the member of its name at the top level, or at
+ * its path (a Kafka value's fields, lib/json_path.h); every other member
+ * is read past, whatever it holds, so that a record may carry what its
+ * producer put in it. A layout may refuse the near misses of its names
+ * (a trace's "arival" must not go unnoticed). An integer field takes a
+ * JSON integer (jansson refuses one beyond 64 bits), or a real of no
+ * fraction up to 2^53 (1700000000000.0: a double holds every integer up
+ * to there, and beyond it the real read may not be the integer written);
+ * a fraction or a bigger real is refused, the text in the message. The
+ * key is a string (its escapes decoded) or an integer.
  */
 #ifndef WM_RUNTIME_SOURCE_RECORD_FIELDS_H
 #define WM_RUNTIME_SOURCE_RECORD_FIELDS_H
@@ -33,7 +40,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/json_path.h"
 #include "runtime/conf/topology.h" /* enum wm_key_type */
+#include "runtime/io/keys.h"	   /* WM_KEYS_MAX_BYTES */
 
 struct wm_keys;
 
@@ -51,10 +60,14 @@ struct wm_field_layout {
 	uint32_t n;		  /* fields, at most 64 */
 	const char *const *names; /* by field: JSON names, and messages */
 	const enum wm_field_kind *kinds;
+	/* JSON: by field, where its member is; NULL, or a path of no names,
+	 * for the member names[i] at the top level. */
+	const struct wm_json_path *paths;
 	uint32_t required; /* the first `required` must be given */
-	bool others_ok;	   /* JSON: members of other names read past */
-	/* JSON: what a message adds after a member of another name, as
-	 * " (not partition, timestamp, key, value or arrival)". */
+	/* JSON: a member whose name is a near miss of a field's (by
+	 * wm_ini_suggest()) is refused, the message adding unknown_detail,
+	 * as " (not partition, timestamp, key, value or arrival)". */
+	bool near_misses_refused;
 	const char *unknown_detail;
 };
 
@@ -63,26 +76,31 @@ struct wm_field_layout {
 enum wm_key_form {
 	WM_KEY_BARE,	    /* as it is: a CSV field, a Kafka record's key */
 	WM_KEY_CSV_QUOTED,  /* inside CSV quotes, "" for a quote */
-	WM_KEY_JSON_STRING, /* inside JSON quotes, escapes still in */
-	WM_KEY_JSON_NUMBER, /* a bare JSON token */
+	WM_KEY_DECODED,	    /* a JSON string, decoded, in `own` */
+	WM_KEY_JSON_NUMBER, /* a JSON number's text, in `own` */
 };
 
 struct wm_key_field {
-	const char *text; /* inside the quotes, if any, still escaped */
+	const char *text; /* inside the CSV quotes, if any; or `own` */
 	size_t len;
-	size_t col; /* of the field (its opening quote), from 1 */
+	size_t col; /* of the field (its opening quote), from 1; 0 unknown */
 	enum wm_key_form form;
-	/* Set by the CSV parser when the bare text is an integer it read
-	 * on the way (`value`): not read again. Unset says nothing. */
+	/* Set when the text is an integer read on the way (`value`), by the
+	 * CSV parser or as a JSON integer: not read again. Unset says
+	 * nothing of CSV's text; a JSON number without it is a real. */
 	bool is_int;
 	int64_t value;
+	/* JSON's key, copied out of the parsed object before it is freed:
+	 * the longest key, and one character more, which tells a key too
+	 * long from one that just fits. */
+	char own[WM_KEYS_MAX_BYTES + 4];
 };
 
 /*
  * The fields of line[0..len) (its end removed) into f[] (by field; keys
  * and skipped columns left alone) and the key into *kf: CSV, or JSON when
  * json is set. Returns how many fields were given (CSV: columns; JSON:
- * members of the layout's names), or -1 and err ("invalid timestamp
+ * fields found, null or absent ones not counted), or -1 and err ("invalid timestamp
  * \"12x\""); with `given`, which ones (bit i for field i): an optional
  * field of JSON may be given without the one before it.
  */

@@ -76,13 +76,16 @@ static const enum wm_field_kind field_kinds[N_FIELDS] = {
 	WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_INT, WM_FIELD_MAYBE_INT};
 
 /* A line's fields: arrival, punctuate, heartbeat and watermark optional
- * (a watermark empty or null on the lines that carry none), nothing else
- * allowed. */
+ * (a watermark empty or null on the lines that carry none). CSV has no
+ * other column; JSON's members of other names are read past, but for
+ * near misses of the fields' names, and its fields are at the top level
+ * (no paths: a trace's names are fixed). */
 static const struct wm_field_layout trace_layout = {
 	.n = N_FIELDS,
 	.names = field_names,
 	.kinds = field_kinds,
 	.required = ARRIVAL,
+	.near_misses_refused = true,
 	.unknown_detail = " (not partition, timestamp, key, value, arrival, "
 			  "punctuate, heartbeat or watermark)",
 };
@@ -492,7 +495,7 @@ take_line(struct reader *rd, struct wm_replay_trace *tr, const char *line,
 	 * and does not decide the trace's key type. */
 	r = resolve_key(rd, tr, &kf, &key, &flags, err, errlen);
 	if (r != 0) {
-		*col = kf.col + (size_t)(text - line);
+		*col = kf.col > 0 ? kf.col + (size_t)(text - line) : 0;
 		return r;
 	}
 	rd->first_ts = first_ts;

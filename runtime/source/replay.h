@@ -9,11 +9,15 @@
  *	  partition,timestamp,key,value[,arrival[,punctuate[,heartbeat
  *	  [,watermark]]]]
  *
- * or as JSON lines with the same fields as keys of one flat object, in
+ * or as JSON lines with the same fields as members of one object, in
  * any order, arrival, punctuate, heartbeat and watermark optional:
  * {"partition":0,
- * "timestamp":1000,"key":7,"value":1}; other keys, repeated keys and
- * anything after the object are errors. punctuate is 1 for a record that
+ * "timestamp":1000,"key":7,"value":1}. The fields are at the top level
+ * (a trace's names are fixed: paths are for Kafka values); members of
+ * other names are read past whatever they hold (nested objects, arrays,
+ * decimals), but a near miss of a field's name ("arival") is an error,
+ * as are a name repeated in any object and anything after the object
+ * (record_fields.h). punctuate is 1 for a record that
  * carries a watermark at its timestamp (a source with watermark =
  * punctuated emits it at once, as Flink's onEvent does), 0 or absent for
  * one that does not. heartbeat is 1 for a heartbeat: no data but a sign
@@ -25,7 +29,8 @@
  * too); empty (CSV), null or absent (JSON) on a record that carries none.
  * Every field but the key is a 64-bit decimal integer, an
  * optional '-' then digits, and nothing else: no '+', no blanks in CSV
- * (JSON allows them around its tokens). partition is below the source's
+ * (JSON allows them around its tokens, and takes a real of no fraction
+ * up to 2^53, 1000.0). partition is below the source's
  * count;
  * arrival, milliseconds of processing time since the job started, is 0
  * to 292 years. Lines end with LF, CRLF or a lone CR, mixed as they

@@ -3,8 +3,10 @@
 # whose timestamp is not a number) follows on_bad_record, as a replayed
 # trace's bad line does: by default the job stops with 65 naming topic,
 # partition and offset; with skip it is reported, counted and skipped, and
-# every other record is read. Skipped (77) as kafka_lib.sh's
-# kafka_require says.
+# every other record is read. Fields nested in the value are read at
+# their paths (kafka.value_fields = timestamp = $.payload.ts), the rest of
+# the value passed, and a fraction there is a bad record like the others.
+# Skipped (77) as kafka_lib.sh's kafka_require says.
 . "$srcdir/tests/lib/lib.sh"
 . "$srcdir/tests/lib/kafka_lib.sh"
 kafka_require
@@ -22,14 +24,14 @@ awk 'BEGIN {
 		}
 }' | kafka_produce "$topic"
 
-# job [LINES...]
+# job [LINES...] (FIELDS and TOPIC may be set)
 job() {
 	{
 		printf '[job]\nname = kafka-bad\n'
 		printf '[source s]\nparallelism = 1\n'
-		printf 'kafka.bootstrap_servers = %s\nkafka.topic = %s\n' "$KAFKA" "$topic"
+		printf 'kafka.bootstrap_servers = %s\nkafka.topic = %s\n' "$KAFKA" "${TOPIC:-$topic}"
 		printf 'kafka.starting_offsets = earliest\nkafka.stopping_offsets = latest\n'
-		printf 'kafka.value_format = json\nkafka.value_fields = timestamp, value\n'
+		printf 'kafka.value_format = json\nkafka.value_fields = %s\n' "${FIELDS:-timestamp, value}"
 		printf 'kafka.timestamp = value\n'
 		for l in "$@"; do echo "$l"; done
 		printf '[window w]\ninput = s\nparallelism = 1\nsize = 1 min\naggregates = count, sum\n'
@@ -50,3 +52,23 @@ expect_line '^  every record accounted  yes$' "$scratch/err"
 # missing from the sum of 2 x (0 + ... + 9).
 [ "$(tail -n +2 "$scratch/out.csv" | awk -F, '{ n += $4; s += $5 } END { print n, s }')" = "19 87" ] ||
 	fail "the windows hold $(tail -n +2 "$scratch/out.csv" | awk -F, '{ n += $4; s += $5 } END { print n, s }'), expected 19 records summing to 87"
+
+# The same records nested in values that carry more; the fourth record of
+# partition 1 has a timestamp with a fraction.
+nested=$(kafka_topic nested)
+kafka_create_topic "$nested" 2
+awk 'BEGIN {
+	for (i = 0; i < 10; i++)
+		for (p = 0; p < 2; p++) {
+			ts = 1000 + i * 1000 (p == 1 && i == 3 ? ".5" : "")
+			printf "%d,%d,k%d,{\"meta\":{\"rate\":1.5,\"tags\":[\"a\"]},\"payload\":{\"ts\":%s,\"v\":%d},\"ok\":true}\n", p, 5, i % 3, ts, i
+		}
+}' | kafka_produce "$nested"
+TOPIC=$nested
+FIELDS="timestamp = \$.payload.ts, value = \$['payload'].v"
+job "on_bad_record = skip"
+expect_status 0 "$WMRUN" "$scratch/job.conf"
+expect_line "kafka: topic \"$nested\" partition 1 offset 3: .*invalid timestamp \"4000.5\" \(a fraction: expected an integer\)" "$scratch/err"
+expect_line '^  records read  *19$' "$scratch/err"
+[ "$(tail -n +2 "$scratch/out.csv" | awk -F, '{ n += $4; s += $5 } END { print n, s }')" = "19 87" ] ||
+	fail "the windows of nested values hold $(tail -n +2 "$scratch/out.csv" | awk -F, '{ n += $4; s += $5 } END { print n, s }'), expected 19 records summing to 87"

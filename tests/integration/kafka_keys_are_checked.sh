@@ -50,7 +50,7 @@ refused 'job.conf:7:13: invalid value for "kafka.key" .*the value has no key fie
 	"kafka.value_format = csv" "kafka.key = value" "kafka.value_fields = timestamp, value"
 refused 'job.conf:7:34: .*a field named twice$' \
 	"kafka.value_format = csv" "kafka.value_fields = key, value, key"
-refused 'job.conf:7:22: .*a JSON field is timestamp, key, value, punctuate, heartbeat or watermark$' \
+refused 'job.conf:7:22: .*a JSON field is timestamp, key, value, punctuate, heartbeat or watermark, alone or as NAME = \$\.path\.to\.it$' \
 	"kafka.value_format = json" "kafka.value_fields = _, key"
 refused 'job.conf:6:1: key "kafka.fetch.min.bytez": librdkafka has no client property "fetch.min.bytez"$' \
 	"kafka.fetch.min.bytez = 1"

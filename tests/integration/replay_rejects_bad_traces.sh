@@ -101,19 +101,21 @@ expect_line '^wmrun: /dev/zero:1: invalid line: longer than 65536 bytes$' "$scra
 printf '0,1000,1,1\000garbage\n' >"$trace"
 rejects 1 'invalid line: NUL byte at column 11'
 
-# JSON lines: the flat object of integers and nothing else.
+# JSON lines: one object, its fields integers but the key; a fraction
+# is named with its text, the messages of jansson (which reads the JSON)
+# name the column.
 printf '{"partition":0,"timestamp":1.5,"key":1e9,"value":3}\n' >"$trace"
-rejects 1 'invalid timestamp "1.5"'
+rejects 1 'invalid timestamp "1.5" \(a fraction: expected an integer\)'
 printf '{"partition":0,"timestamp":1,"key":1e9,"value":3}\n' >"$trace"
-rejects 1:36 'invalid key "1e9" \(not an integer; a string key is quoted in JSON\)'
+rejects 1 'invalid key "1e\+09" \(not an integer; a string key is quoted in JSON\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3} trailing junk\n' >"$trace"
-rejects 1 'invalid text after the JSON object "trailing junk"'
+rejects 1 "invalid JSON: end of file expected near 'trailing' at column 56"
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"key":2}\n' >"$trace"
-rejects 1 'invalid field "key" \(given twice\)'
+rejects 1 "invalid JSON: duplicate object key near '\"key\"' at column 52"
 printf '{"partition":0,"timestamp":1,"key":1,"value":3,"arival":2}\n' >"$trace"
 rejects 1 'invalid field "arival" \(not partition, timestamp, key, value, arrival, punctuate, heartbeat or watermark\)'
 printf '{"partition":0,"timestamp":1,"key":1,"value":3\n' >"$trace"
-rejects 1 "invalid JSON: expected ',' or '}' at column 47"
+rejects 1 "invalid JSON: '}' expected near end of file at column 46"
 printf '{"partition":0,"timestamp":1,"key":1}\n' >"$trace"
 rejects 1 'invalid line: no value'
 # Blanks around the tokens, any order, a CRLF line end: all fine.
@@ -173,9 +175,9 @@ rejects 1:8 'invalid key "z.*" \(not valid UTF-8\)'
 { printf '0,1000,'; head -c 257 /dev/zero | tr '\0' x; printf ',1\n'; } >"$trace"
 rejects 1:8 'invalid key "x{40}\.\.\." \(longer than 256 bytes\)'
 printf '{"partition":0,"timestamp":1,"key":"\\ud83d","value":1}\n' >"$trace"
-rejects 1:36 'invalid key "\\ud83d" \(a lone UTF-16 surrogate\)'
+rejects 1 "invalid JSON: invalid Unicode '\\\\uD83D' near '\"\\\\ud83d\"' at column 43"
 printf '{"partition":0,"timestamp":1,"key":"a\\qb","value":1}\n' >"$trace"
-rejects 1:36 'invalid key "a\\qb" \(invalid JSON escape\)'
+rejects 1 "invalid JSON: invalid escape near '\"a\\\\q' at column 39"
 printf '0,1000,"abc,1\n' >"$trace"
 rejects 1 'invalid key ""abc,1" \(no closing quote\)'
 printf '0,1000,"ab"c,1\n' >"$trace"

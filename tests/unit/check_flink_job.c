@@ -509,6 +509,36 @@ START_TEST(test_flink_export_reads_a_kafka_topic_with_kafka_source)
 }
 END_TEST
 
+/* JSON fields at paths reach KafkaRecords as the names on the way, each
+ * a Java literal: a path is the user's text (a quote, a backslash before
+ * u000a, which javac would translate first, must stay in the string). */
+START_TEST(test_flink_export_passes_json_paths_as_literals)
+{
+	char *text =
+		kafka_text("", "kafka.value_format = json\n"
+			       "kafka.value_fields = timestamp = $.payload.ts, "
+			       "key = $['x\\\\u000a\").halt(1);//'], value\n"
+			       "kafka.timestamp = value\nkafka.key = value\n");
+	char *java = java_of(text);
+
+	ck_assert_msg(strstr(java,
+			     "new String[][] {{\"payload\", \"ts\"}, "
+			     "{\"x\\\\u000a\\\").halt(1);//\"}, null}") != NULL,
+		      "%s", java);
+	free(java);
+	free(text);
+	/* CSV columns have no paths. */
+	text = kafka_text("", "kafka.value_format = csv\n"
+			      "kafka.value_fields = timestamp, key, value\n"
+			      "kafka.timestamp = value\n");
+	java = java_of(text);
+	ck_assert_ptr_nonnull(
+		strstr(java, "new String[][] {null, null, null}"));
+	free(java);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_flink_export_keeps_the_subtask_column_where_asked)
 {
 	char *plain = job_text("", "", "");
@@ -761,6 +791,7 @@ flink_job_suite(void)
 	tcase_add_test(tc, test_flink_export_reads_no_window_state_of_sessions);
 	tcase_add_test(tc,
 		       test_flink_export_reads_a_kafka_topic_with_kafka_source);
+	tcase_add_test(tc, test_flink_export_passes_json_paths_as_literals);
 	tcase_add_test(tc, test_flink_export_takes_checkpoints_and_restarts);
 	tcase_add_test(tc,
 		       test_flink_export_writes_the_default_restart_strategy);

@@ -423,11 +423,13 @@ static const struct field_case field_cases[] = {
 	 WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
 	{"{\"partition\":0,\"timestamp\":1,\"key\":2,\"value\":3,"
 	 "\"watermark\":nul}",
-	 WM_KEY_TYPE_LONG, 0, 0, NULL, ": invalid watermark \"nul\""},
+	 WM_KEY_TYPE_LONG, 0, 0, NULL,
+	 ": invalid JSON: invalid token near 'nul' at column 62"},
 	{"{\"partition\":0,\"timestamp\":1,\"key\":2,\"value\":3,"
 	 "\"watermark\":null,\"watermark\":4}",
 	 WM_KEY_TYPE_LONG, 0, 0, NULL,
-	 ": invalid field \"watermark\" (given twice)"},
+	 ": invalid JSON: duplicate object key near '\"watermark\"' at column "
+	 "75"},
 	{"0,1,2,3,4,1", WM_KEY_TYPE_LONG, 1, 3, "2", NULL},
 	{"{\"punctuate\":0,\"partition\":0,\"timestamp\":1,\"key\":2,"
 	 "\"value\":3}",

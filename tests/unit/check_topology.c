@@ -584,6 +584,28 @@ static const struct bad_case bad[] = {
 	 "t.conf:5:22: invalid value for \"kafka.value_fields\" in [source s]: "
 	 "watermark carries watermarks for watermark = punctuated (alone or "
 	 "as \"bounded, punctuated\"), which this source does not have"},
+	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
+	 "kafka.value_format = json\n"
+	 "kafka.value_fields = timestamp = $.payload[0], key, value\n",
+	 "t.conf:5:44: invalid value for \"kafka.value_fields\" in [source s]: "
+	 "expected a quoted name after '[' (indexes, wildcards and filters are "
+	 "not read)"},
+	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
+	 "kafka.value_format = json\n"
+	 "kafka.value_fields = timestamp = payload.ts, key, value\n",
+	 "t.conf:5:34: invalid value for \"kafka.value_fields\" in [source s]: "
+	 "a path starts with $"},
+	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
+	 "kafka.value_format = json\n"
+	 "kafka.value_fields = timestamp = $.a b, key\n",
+	 "t.conf:5:38: invalid value for \"kafka.value_fields\" in [source s]: "
+	 "a JSON field is timestamp, key, value, punctuate, heartbeat or "
+	 "watermark, alone or as NAME = $.path.to.it"},
+	{"[source s]\nkafka.topic = t\nkafka.bootstrap_servers = b:9092\n"
+	 "kafka.value_format = csv\n"
+	 "kafka.value_fields = timestamp = $.ts, key, value\n",
+	 "t.conf:5:32: invalid value for \"kafka.value_fields\" in [source s]: "
+	 "a path (NAME = $.a.b) is for JSON values"},
 	{"[source s]\npartitions = 4\nwatermark = punctuated\npunctuate = 0-2 "
 	 "every 5 records\npunctuate = 2-3 every 7 records\n",
 	 "t.conf:5:13: invalid value for \"punctuate\" in [source s]: "

@@ -61,6 +61,7 @@ public final class Job {
             .setStartingOffsets(OffsetsInitializer.earliest())
             .setProperty("partition.discovery.interval.ms", "30000")
             .setDeserializer(new KafkaRecords("events", "none", new String[] {},
+                new String[][] {},
                 false, false, true, false))
             .build();
         DataStream<TraceRecord> source0 = env

@@ -1,5 +1,11 @@
 package wmrun.flink;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -9,6 +15,14 @@ import java.util.Set;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonProcessingException;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.StreamReadConstraints;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.StreamReadFeature;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.json.JsonMapper;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -18,11 +32,26 @@ import org.apache.kafka.common.TopicPartition;
  * section 14.2): the timestamp the Kafka record's or the value's, the key
  * the Kafka key or the value's (a decimal long, or a string with string
  * keys), the value 1, the value as a decimal integer, or a field of a CSV
- * or flat JSON value; a punctuate field of 1 marks a record that carries
+ * or JSON value; a punctuate field of 1 marks a record that carries
  * a watermark (PunctuatedWatermarks), a watermark field a watermark of its
  * own (empty in CSV, null or absent in JSON: none), a heartbeat field of
  * 1 a heartbeat (TraceRecord.NoHeartbeats drops it after the watermarks).
  * A line end at the end of the value is read past.
+ *
+ * JSON is read as wmrun reads it (runtime/source/record_fields.h), by
+ * the Jackson that Flink ships (shaded in flink-core): exactly one object
+ * of valid UTF-8, a name given twice in any object refused, every member
+ * the fields do not name read past whatever it holds (nesting, decimals),
+ * but the whole line refused, as jansson refuses it, for an integer
+ * beyond 64 bits, a real beyond a double, an escaped NUL or a lone
+ * surrogate anywhere in it. A field is the member of its name at the top
+ * level, or at its path (kafka.value_fields = timestamp = $.payload.ts:
+ * the names on the way, passed from wmrun's parsed path). An integer
+ * field takes a JSON integer, or a real of no fraction up to 2^53 (a
+ * double holds every integer up to there); a fraction, a bigger real or
+ * any other type is a bad record. The key is a string, or an integer (as
+ * its decimal text with string keys, where a real is its shortest text as
+ * wmrun prints it); a long key must be a JSON integer.
  *
  * A bad record (no key, no value where one is read, a field that does not
  * parse) fails the job naming topic, partition and offset, or with
@@ -37,6 +66,9 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
     private final String source;
     private final String format; /* none, number, csv, json */
     private final String[] fields; /* timestamp, key, value, punctuate, heartbeat, watermark, or _ */
+    /* JSON: by field, the member names from the top down to it; null for
+     * the member of the field's name at the top level. */
+    private final String[][] paths;
     private final boolean timestampFromValue;
     private final boolean keyFromValue;
     private final boolean stringKeys;
@@ -45,11 +77,12 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
     private transient String subtask;
     private transient int skipped;
 
-    public KafkaRecords(String source, String format, String[] fields, boolean timestampFromValue,
-            boolean keyFromValue, boolean stringKeys, boolean skipBad) {
+    public KafkaRecords(String source, String format, String[] fields, String[][] paths,
+            boolean timestampFromValue, boolean keyFromValue, boolean stringKeys, boolean skipBad) {
         this.source = source;
         this.format = format;
         this.fields = fields.clone();
+        this.paths = paths.clone();
         this.timestampFromValue = timestampFromValue;
         this.keyFromValue = keyFromValue;
         this.stringKeys = stringKeys;
@@ -116,7 +149,8 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
             if (m.value() == null) {
                 throw new Bad("no value (a tombstone)");
             }
-            String text = new String(m.value(), StandardCharsets.UTF_8);
+            String text = format.equals("json") ? strictUtf8(m.value())
+                    : new String(m.value(), StandardCharsets.UTF_8);
             if (text.endsWith("\n")) {
                 text = text.substring(0, text.length() - 1);
             }
@@ -251,112 +285,185 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
         }
     }
 
-    /** The members of a flat JSON object that fields names; others read past. */
-    private void json(String text, String[] got) throws Bad {
-        Json j = new Json(text);
-        j.expect('{');
-        if (j.peek() == '}') {
-            j.i++;
-        } else {
-            do {
-                String name = j.string();
-                j.expect(':');
-                String v = j.peek() == '"' ? j.string() : j.scalar();
-                for (String f : fields) {
-                    if (f.equals(name) && slot(f) >= 0) {
-                        got[slot(f)] = v;
-                    }
-                }
-            } while (j.comma());
-            j.expect('}');
-        }
-        if (j.peek() != 0) {
-            throw new Bad("text after the JSON object");
+    /** The value's bytes as text, refused unless they are UTF-8, as jansson refuses them. */
+    private static String strictUtf8(byte[] bytes) throws Bad {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new Bad("invalid JSON: not valid UTF-8");
         }
     }
 
-    /** A cursor over a flat JSON object. */
-    private static final class Json {
-        final String s;
-        int i;
+    /*
+     * jansson's reading (json_loadb with JSON_REJECT_DUPLICATES, wmrun's
+     * flags): a repeated name refused, nothing but blanks after the
+     * object, containers nested at most 2048 deep (its
+     * JSON_PARSER_MAX_DEPTH). Integers within 64 bits are IntNode or
+     * LongNode, others BigIntegerNode (refused in checkTree()); reals
+     * DoubleNode.
+     */
+    private static final ObjectMapper JSON = JsonMapper
+            .builder(JsonFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(2048).build())
+                    .build())
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
-        Json(String s) {
-            this.s = s;
+    /** 2^53: every integer up to it is a double, exactly. */
+    private static final double EXACT_REAL = 9007199254740992.0;
+
+    /** The fields of a JSON object, each at its path or top-level name; others read past. */
+    private void json(String text, String[] got) throws Bad {
+        JsonNode root;
+        try {
+            root = JSON.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new Bad("invalid JSON: " + e.getOriginalMessage());
         }
-
-        char peek() {
-            while (i < s.length() && Character.isWhitespace(s.charAt(i))) {
-                i++;
+        if (root == null || !root.isObject()) {
+            throw new Bad("invalid JSON: expected an object");
+        }
+        checkTree(root);
+        for (int f = 0; f < fields.length; f++) {
+            int slot = slot(fields[f]);
+            if (slot < 0) {
+                continue;
             }
-            return i < s.length() ? s.charAt(i) : 0;
-        }
-
-        void expect(char c) throws Bad {
-            if (peek() != c) {
-                throw new Bad("expected '" + c + "' in the JSON value");
-            }
-            i++;
-        }
-
-        boolean comma() {
-            if (peek() == ',') {
-                i++;
-                return true;
-            }
-            return false;
-        }
-
-        String string() throws Bad {
-            expect('"');
-            StringBuilder b = new StringBuilder();
-            while (i < s.length() && s.charAt(i) != '"') {
-                char c = s.charAt(i++);
-                if (c == '\\' && i < s.length()) {
-                    char e = s.charAt(i++);
-                    switch (e) {
-                        case 'n':
-                            b.append('\n');
-                            break;
-                        case 't':
-                            b.append('\t');
-                            break;
-                        case 'r':
-                            b.append('\r');
-                            break;
-                        case 'b':
-                            b.append('\b');
-                            break;
-                        case 'f':
-                            b.append('\f');
-                            break;
-                        case 'u':
-                            if (i + 4 > s.length()) {
-                                throw new Bad("a \\u escape is cut");
-                            }
-                            b.append((char) Integer.parseInt(s.substring(i, i + 4), 16));
-                            i += 4;
-                            break;
-                        default:
-                            b.append(e);
-                    }
-                } else {
-                    b.append(c);
+            JsonNode v = member(root, fields[f], f < paths.length ? paths[f] : null);
+            boolean maybe = fields[f].equals("watermark");
+            if (v == null || (maybe && v.isNull())) {
+                if (!maybe) {
+                    throw new Bad("invalid line: no " + fields[f]);
                 }
+                continue;
             }
-            expect('"');
-            return b.toString();
+            got[slot] = fields[f].equals("key") ? jsonKey(v) : Long.toString(jsonInt(fields[f], v));
         }
+    }
 
-        /** A number, true, false or null, as its text. */
-        String scalar() throws Bad {
-            int start = i;
-            while (i < s.length() && ",}] \t\r\n".indexOf(s.charAt(i)) < 0) {
+    /** The member at path (or of its name at the top level), or null if absent or under no object. */
+    private static JsonNode member(JsonNode root, String name, String[] path) {
+        if (path == null) {
+            return root.get(name);
+        }
+        JsonNode n = root;
+        for (String step : path) {
+            if (n == null || !n.isObject()) {
+                return null;
+            }
+            n = n.get(step);
+        }
+        return n;
+    }
+
+    /** What jansson refuses anywhere in a line but Jackson reads. */
+    private static void checkTree(JsonNode n) throws Bad {
+        if (n.isBigInteger()) {
+            throw new Bad("invalid JSON: too big integer");
+        }
+        if (n.isDouble() && !Double.isFinite(n.doubleValue())) {
+            throw new Bad("invalid JSON: real number overflow");
+        }
+        if (n.isTextual()) {
+            checkText(n.textValue());
+        }
+        if (n.isObject()) {
+            for (Map.Entry<String, JsonNode> e : n.properties()) {
+                checkText(e.getKey());
+                checkTree(e.getValue());
+            }
+        } else if (n.isArray()) {
+            for (JsonNode e : n) {
+                checkTree(e);
+            }
+        }
+    }
+
+    /** A NUL (jansson's JSON_ALLOW_NUL is off) or a lone surrogate (no Unicode) is refused. */
+    private static void checkText(String s) throws Bad {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == 0) {
+                throw new Bad("invalid JSON: \\u0000 is not allowed");
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1))) {
                 i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new Bad("invalid JSON: a lone surrogate");
             }
-            if (i == start) {
-                throw new Bad("expected a member's value in the JSON value");
+        }
+    }
+
+    /** An integer field: a JSON integer, or a real of no fraction up to 2^53. */
+    private static long jsonInt(String what, JsonNode v) throws Bad {
+        if (v.isIntegralNumber()) {
+            return v.longValue();
+        }
+        if (!v.isDouble()) {
+            throw new Bad("invalid " + what + " " + v + " (expected an integer)");
+        }
+        double d = v.doubleValue();
+        if (d != Math.rint(d)) {
+            throw new Bad("invalid " + what + " " + v + " (a fraction: expected an integer)");
+        }
+        if (Math.abs(d) > EXACT_REAL) {
+            throw new Bad("invalid " + what + " " + v + " (a real beyond 2^53)");
+        }
+        return (long) d;
+    }
+
+    /**
+     * The key's text: a string's, an integer's decimal, or a real's as wmrun
+     * writes it; when it is the record's key and keys are long, only an
+     * integer, as wmrun reads them (a string "42" is no long).
+     */
+    private String jsonKey(JsonNode v) throws Bad {
+        if (v.isIntegralNumber()) {
+            return Long.toString(v.longValue());
+        }
+        if (keyFromValue && !stringKeys && (v.isTextual() || v.isDouble())) {
+            throw new Bad("invalid key " + v + " (expected a 64-bit integer)");
+        }
+        if (v.isTextual()) {
+            return v.textValue();
+        }
+        if (v.isDouble()) {
+            return realText(v.doubleValue());
+        }
+        throw new Bad("invalid key " + v + " (expected a string or an integer)");
+    }
+
+    /**
+     * A finite double as wmrun's real_text() writes it: C's "%.Pg" for the
+     * least P from 1 to 17 that reads back as d (12.5, 1e+20, 1e-05).
+     */
+    static String realText(double d) {
+        if (d == 0) {
+            return 1 / d < 0 ? "-0" : "0";
+        }
+        BigDecimal exact = new BigDecimal(d);
+        for (int p = 1;; p++) {
+            /* glibc rounds the exact binary value, half to even. */
+            BigDecimal r = exact.round(new MathContext(p, RoundingMode.HALF_EVEN));
+            if (p < 17 && r.doubleValue() != d) {
+                continue;
             }
-            return s.substring(start, i);
+            int x = r.precision() - r.scale() - 1; /* the decimal exponent */
+            if (x < -4 || x >= p) {
+                String digits = r.unscaledValue().abs().toString().replaceAll("0+$", "");
+                String mantissa = digits.length() > 1 ? digits.charAt(0) + "." + digits.substring(1)
+                        : digits;
+                return (d < 0 ? "-" : "") + mantissa + "e" + (x < 0 ? "-" : "+")
+                        + (Math.abs(x) < 10 ? "0" : "") + Math.abs(x);
+            }
+            String plain = r.toPlainString();
+            if (plain.contains(".")) {
+                plain = plain.replaceAll("0+$", "").replaceAll("\\.$", "");
+            }
+            return plain;
         }
     }
 }
