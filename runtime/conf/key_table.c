@@ -358,11 +358,14 @@ static const struct wm_key_table_entry source_keys[] = {
 	 "how a record's value is read", WM_KEY_ANY},
 	{"kafka.value_fields",
 	 "list of timestamp | key | value | punctuate | heartbeat | watermark "
-	 "| "
-	 "_ (csv only)",
+	 "| _ (csv only), each in json as NAME = PATH ($.a.b, $['a.b']) for "
+	 "a nested member",
 	 "timestamp, key, value", "the KafkaRecordDeserializationSchema",
-	 "timestamp, key, value", KAFKA "; kafka.value_format = csv",
-	 "the fields of a csv or json value, in order", WM_KEY_ANY},
+	 "timestamp = $.payload.ts, value = $.payload.v",
+	 KAFKA "; kafka.value_format = json",
+	 "the fields of a csv value, in order, or the members of a json "
+	 "value that hold them, top-level by name or nested by path",
+	 WM_KEY_ANY},
 	{"kafka.timestamp", "choice: kafka | value", "kafka",
 	 "WatermarkStrategy.withTimestampAssigner", "value",
 	 KAFKA "; kafka.value_format = csv",
