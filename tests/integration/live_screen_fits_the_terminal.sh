@@ -35,26 +35,44 @@ input = counts
 path = $scratch/out.csv
 CONF
 
-# run NAME COLS ROWS [ENV...]: the job in a COLSxROWS pane, its screens
-# captured (-e: their attributes as escapes; -J: a line that wrapped
-# joined again, as long as it was written) into $scratch/NAME.N
-# until it ends, its raw output into $scratch/NAME.raw; sets $frames.
-run() {
+# start NAME COLS ROWS [ENV...]: the job in a COLSxROWS pane of its own,
+# its results into $scratch/NAME.csv, its raw output into
+# $scratch/NAME.raw.
+start() {
 	name=$1 cols=$2 rows=$3
 	shift 3
+	sed "s|^path = .*|path = $scratch/$name.csv|" "$scratch/job.conf" \
+		>"$scratch/$name.conf"
 	tm new-session -d -x "$cols" -y "$rows" -s "$name" \
-		"env $* '$WMRUN' '$scratch/job.conf'; echo \"EXIT=\$?\"; sleep 60"
+		"env $* '$WMRUN' '$scratch/$name.conf'; echo \"EXIT=\$?\"; sleep 60"
 	tm pipe-pane -o -t "$name" "cat >>'$scratch/$name.raw'"
-	frames=0
-	until grep -q '^EXIT=' "$scratch/$name.$frames" 2>/dev/null; do
-		frames=$((frames + 1))
-		[ $frames -le 1500 ] || fail "$name: the job did not end within about 5 minutes"
+}
+
+# capture NAME...: the panes' screens, captured every 0.2 s (-e: their
+# attributes as escapes; -J: a line that wrapped joined again, as long as
+# it was written) into $scratch/NAME.N, until each job ended (exit 0);
+# how many in $scratch/NAME.frames. Two jobs at a time: the test's time
+# is the longest's, and the machine has room for both.
+capture() {
+	n=0 left="$*"
+	while [ -n "$left" ]; do
+		n=$((n + 1))
+		[ $n -le 1500 ] || fail "$left: the job did not end within about 5 minutes"
 		sleep 0.2
-		tm capture-pane -p -e -J -t "$name" >"$scratch/$name.$frames" ||
-			fail "$name: could not read the pane"
+		still=""
+		for name in $left; do
+			tm capture-pane -p -e -J -t "$name" >"$scratch/$name.$n" ||
+				fail "$name: could not read the pane"
+			if grep -q '^EXIT=' "$scratch/$name.$n"; then
+				expect_line '^EXIT=0$' "$scratch/$name.$n"
+				echo "$n" >"$scratch/$name.frames"
+				tm kill-session -t "$name"
+			else
+				still="$still $name"
+			fi
+		done
+		left=$still
 	done
-	expect_line '^EXIT=0$' "$scratch/$name.$frames"
-	tm kill-session -t "$name"
 }
 
 # The capture without its attributes.
@@ -63,7 +81,7 @@ plain() { sed 's/\x1b\[[0-9;]*m//g' "$1"; }
 # check_frames NAME COLS: every frame drawn while the job ran fits, has
 # the head line first, and those of the silence name what holds it.
 check_frames() {
-	name=$1 cols=$2 silent=0
+	name=$1 cols=$2 silent=0 frames=$(cat "$scratch/$1.frames")
 	for i in $(seq 1 "$frames"); do
 		f="$scratch/$name.$i"
 		plain "$f" >"$f.txt"
@@ -83,7 +101,9 @@ check_frames() {
 	echo "$name: $frames captures, $silent of them name the silent partition"
 }
 
-run narrow 80 24
+start narrow 80 24
+start wide 160 50
+capture narrow wide
 check_frames narrow 80
 # Too short for the whole screen: some frame said what it left out or
 # counted the subtasks it did not show.
@@ -94,16 +114,15 @@ grep -lq '>$' "$scratch"/narrow.*.txt || fail "narrow: no line was cut with a ma
 # Colour: the blame line in yellow (SGR 33).
 grep -lq "$(printf '\033')\[33m    held for " "$scratch"/narrow.* ||
 	fail "narrow: no blame line in colour"
-
-run wide 160 50
 check_frames wide 160
 
-run nocolour 80 24 NO_COLOR=1
+start nocolour 80 24 NO_COLOR=1
+start dumb 80 24 TERM=dumb
+capture nocolour dumb
 check_frames nocolour 80
 ! grep -l "$(printf '\033')\[[0-9;]*3[0-7]m" "$scratch"/nocolour.[0-9]* ||
 	fail "NO_COLOR: a frame in colour"
 
-run dumb 80 24 TERM=dumb
 [ -s "$scratch/dumb.raw" ] || fail "TERM=dumb: nothing written"
 ! grep -q "$(printf '\033')" "$scratch/dumb.raw" ||
 	fail "TERM=dumb: an escape sequence was written"
