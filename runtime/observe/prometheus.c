@@ -464,50 +464,48 @@ num_restarts(const struct at *a)
 
 /* The checkpoints, under the names of Flink's checkpoint statistics:
  * only for a job that takes them (Flink's too has none without). The
- * duration is processing time, trigger to durable manifest. */
+ * duration is processing time, trigger to durable manifest; the last
+ * one's figures are -1 before the first completes, as Flink's. */
+static struct value
+if_checkpointing(const struct at *a, int64_t v)
+{
+	return a->snap->checkpointing ? whole(v) : none;
+}
+
 static struct value
 checkpoints_total(const struct at *a)
 {
 	const struct wm_snap_checkpoints *c = &a->snap->checkpoints;
 
-	return a->snap->checkpointing
-		       ? whole((int64_t)(c->completed + c->failed +
-					 c->in_progress))
-		       : none;
+	return if_checkpointing(
+		a, (int64_t)(c->completed + c->failed + c->in_progress));
 }
 
 static struct value
 checkpoints_completed(const struct at *a)
 {
-	return a->snap->checkpointing
-		       ? whole((int64_t)a->snap->checkpoints.completed)
-		       : none;
+	return if_checkpointing(a, (int64_t)a->snap->checkpoints.completed);
 }
 
 static struct value
 checkpoints_failed(const struct at *a)
 {
-	return a->snap->checkpointing
-		       ? whole((int64_t)a->snap->checkpoints.failed)
-		       : none;
+	return if_checkpointing(a, (int64_t)a->snap->checkpoints.failed);
 }
 
 static struct value
 checkpoints_in_progress(const struct at *a)
 {
-	return a->snap->checkpointing ? whole(a->snap->checkpoints.in_progress)
-				      : none;
+	return if_checkpointing(a, a->snap->checkpoints.in_progress);
 }
 
-/* Flink's -1 before the first completes. */
 static struct value
 last_checkpoint_duration(const struct at *a)
 {
 	const struct wm_snap_checkpoints *c = &a->snap->checkpoints;
 
-	if (!a->snap->checkpointing)
-		return none;
-	return whole(c->completed > 0 ? c->last_duration_ns / 1000000 : -1);
+	return if_checkpointing(
+		a, c->completed > 0 ? c->last_duration_ns / 1000000 : -1);
 }
 
 static struct value
@@ -515,9 +513,8 @@ last_checkpoint_size(const struct at *a)
 {
 	const struct wm_snap_checkpoints *c = &a->snap->checkpoints;
 
-	if (!a->snap->checkpointing)
-		return none;
-	return whole(c->completed > 0 ? (int64_t)c->last_bytes : -1);
+	return if_checkpointing(a,
+				c->completed > 0 ? (int64_t)c->last_bytes : -1);
 }
 
 /* ---- split figures (the processing time of the job, ms) ---- */

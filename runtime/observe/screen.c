@@ -147,10 +147,11 @@ wm_screen_cut(const char *text, size_t len, uint32_t cols, bool *cut,
 	      uint32_t *used_cols)
 {
 	const unsigned char *p = (const unsigned char *)text, *end = p + len;
-	size_t fits = 0;   /* bytes that fill at most cols - 1 columns */
-	uint32_t used = 0; /* columns of text[0..fits) */
+	/* The columns taken so far; and the longest front that leaves one
+	 * column for the mark, in bytes and columns. */
+	uint32_t used = 0, marked_used = 0;
+	size_t marked = 0;
 
-	*cut = false;
 	while (p < end) {
 		size_t n;
 		uint32_t c = next_code_point(p, end, &n);
@@ -158,35 +159,21 @@ wm_screen_cut(const char *text, size_t len, uint32_t cols, bool *cut,
 		 * (the terminal's thread sets one); elsewhere, and for
 		 * what it calls unprintable, one column. */
 		int w = wcwidth((wchar_t)c);
+		uint32_t width = w < 1 ? 1 : (uint32_t)w;
 
-		w = w < 1 ? 1 : w;
-		if (used + (uint32_t)w > cols) {
+		if (used + width > cols) {
 			*cut = true;
-			break;
+			*used_cols = cols > 0 ? marked_used + 1 : 0;
+			return marked;
 		}
-		used += (uint32_t)w;
+		used += width;
 		p += n;
-		fits = (size_t)(p - (const unsigned char *)text);
+		if (used < cols) {
+			marked = (size_t)(p - (const unsigned char *)text);
+			marked_used = used;
+		}
 	}
-	if (!*cut) {
-		*used_cols = used;
-		return len;
-	}
-	/* Cut: give back characters until the mark has its column. */
-	while (fits > 0 && used + 1 > cols) {
-		size_t back = fits - 1;
-		size_t n;
-
-		while (back > 0 &&
-		       ((const unsigned char *)text)[back] >= 0x80 &&
-		       (((const unsigned char *)text)[back] & 0xc0) == 0x80)
-			back--;
-		int w = wcwidth((wchar_t)next_code_point(
-			(const unsigned char *)text + back, end, &n));
-
-		used -= (uint32_t)(w < 1 ? 1 : w);
-		fits = back;
-	}
-	*used_cols = cols > 0 ? used + 1 : 0;
-	return fits;
+	*cut = false;
+	*used_cols = used;
+	return len;
 }
