@@ -3,7 +3,9 @@
  *	The real clock: CLOCK_MONOTONIC in nanoseconds, the same in every
  *	process of a job. Waits are timed with it (wait.c), the job's start
  *	line is read on it (shm.h), and processing time is its distance from
- *	that start times `speed` (runtime/run/worker.c).
+ *	that start times `speed` (runtime/run/worker.c). The wall clock is
+ *	read only to place a real run's processing time on the epoch
+ *	(wm_wall_ms_at()), for event time that is epoch time.
  */
 #ifndef WM_BASE_CLOCK_H
 #define WM_BASE_CLOCK_H
@@ -18,6 +20,21 @@ wm_monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The wall-clock time (CLOCK_REALTIME, milliseconds since the epoch) at
+ * the monotonic instant `mono_ns`: now on the wall clock less how long ago
+ * it was on the monotonic one, so that a wall clock stepped since does not
+ * move an instant already taken. */
+static inline int64_t
+wm_wall_ms_at(int64_t mono_ns)
+{
+	struct timespec wall;
+	int64_t ago_ns = wm_monotonic_ns() - mono_ns;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	return ((int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec - ago_ns) /
+	       1000000;
 }
 
 /*

@@ -488,6 +488,109 @@ wm_units_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
 }
 
 /* ------------------------------------------------------------------ */
+/* Instants */
+
+#define INSTANT_HINT                                                           \
+	"(use milliseconds since the epoch, 2026-12-07 or "                    \
+	"2026-12-07T13:45:00Z)"
+
+/* Exactly `n` digits at s[*i] into *v; false if not. */
+static bool
+take_digits(const char *s, size_t e, size_t *i, size_t n, int *v)
+{
+	*v = 0;
+	for (size_t k = 0; k < n; k++, (*i)++) {
+		if (*i >= e || !is_digit(s[*i]))
+			return false;
+		*v = *v * 10 + (s[*i] - '0');
+	}
+	return true;
+}
+
+/* The days from 1970-01-01 to year-month-day in the proleptic Gregorian
+ * calendar (the civil-from-days inverse, valid for any year >= 1): no
+ * timegm(), whose time_t and zone handling vary. */
+static int64_t
+days_from_civil(int year, int month, int day)
+{
+	int64_t y = year - (month <= 2);
+	int64_t era = y / 400;
+	int64_t yoe = y - era * 400;
+	int64_t mp = (month + 9) % 12;
+	int64_t doy = (153 * mp + 2) / 5 + day - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+	return era * 146097 + doe - 719468;
+}
+
+static bool
+leap_year(int y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+int
+wm_units_instant_ms(const char *s, int64_t *ms, char *err, size_t errlen)
+{
+	static const int month_days[] = {31, 28, 31, 30, 31, 30,
+					 31, 31, 30, 31, 30, 31};
+	const char *what = "instant";
+	size_t b, e, i;
+	int year, month, day, hour = 0, minute = 0, second = 0, milli = 0;
+	int64_t v;
+
+	trim(s, &b, &e);
+	i = b;
+	while (i < e && is_digit(s[i]))
+		i++;
+	if (i == e && i > b) { /* milliseconds since the epoch */
+		if (wm_units_int64(s + b, e - b, &v) != NULL ||
+		    v > WM_UNITS_INSTANT_MAX_MS)
+			return fail(err, errlen, what, s,
+				    "out of range (after 9999-12-31)");
+		*ms = v;
+		return 0;
+	}
+	i = b;
+	if (!take_digits(s, e, &i, 4, &year) || i >= e || s[i++] != '-' ||
+	    !take_digits(s, e, &i, 2, &month) || i >= e || s[i++] != '-' ||
+	    !take_digits(s, e, &i, 2, &day))
+		return fail(err, errlen, what, s, INSTANT_HINT);
+	if (i < e) { /* a time of day: [T ]HH:MM[:SS[.mmm]]Z */
+		bool ok = s[i] == 'T' || s[i] == ' ';
+
+		i++;
+		ok = ok && take_digits(s, e, &i, 2, &hour) && i < e &&
+		     s[i++] == ':' && take_digits(s, e, &i, 2, &minute);
+		if (ok && i < e && s[i] == ':') {
+			i++;
+			ok = take_digits(s, e, &i, 2, &second);
+		}
+		if (ok && i < e && s[i] == '.') {
+			i++;
+			ok = take_digits(s, e, &i, 3, &milli);
+		}
+		if (!ok)
+			return fail(err, errlen, what, s, INSTANT_HINT);
+		if (i + 1 != e || s[i] != 'Z')
+			return fail(err, errlen, what, s,
+				    "a time of day must end in Z "
+				    "(UTC) " INSTANT_HINT);
+	}
+	if (year < 1970 || month < 1 || month > 12 || day < 1 ||
+	    day > month_days[month - 1] + (month == 2 && leap_year(year)) ||
+	    hour > 23 || minute > 59 || second > 59)
+		return fail(err, errlen, what, s,
+			    "no such date or time of day, or before 1970");
+	*ms = (((days_from_civil(year, month, day) * 24 + hour) * 60 + minute) *
+		       60 +
+	       second) *
+		      1000 +
+	      milli;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Counts */
 
 int

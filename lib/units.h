@@ -59,6 +59,14 @@
  * Booleans (wm_units_bool): true yes on 1 / false no off 0, any case.
  *
  * Names (wm_units_enum): exactly one of the caller's names (case matters).
+ *
+ * Instants (wm_units_instant_ms), milliseconds since the epoch (UTC): a
+ *   count of milliseconds ("0", "1796601600000"), a date "2026-12-07"
+ *   (its midnight), or a date and a time of day in UTC, ISO 8601 with its
+ *   'T' or a blank and a final 'Z': "2026-12-07T13:45:00Z",
+ *   "2026-12-07 13:45:00.250Z" (seconds and milliseconds optional). No
+ *   other zone: an instant without its 'Z' would be read in some zone
+ *   the reader cannot see. From 1970-01-01 to 9999-12-31T23:59:59.999Z.
  */
 #ifndef WM_LIB_UNITS_H
 #define WM_LIB_UNITS_H
@@ -68,6 +76,8 @@
 #include <stdint.h>
 
 #define WM_UNITS_WHY_MAX 256
+/* 9999-12-31T23:59:59.999Z, the last instant wm_units_instant_ms() takes. */
+#define WM_UNITS_INSTANT_MAX_MS INT64_C(253402300799999)
 
 int wm_units_duration_ms(const char *s, int64_t *ms, char *err, size_t errlen);
 
@@ -80,6 +90,8 @@ int wm_units_count(const char *s, uint64_t *count, char *err, size_t errlen);
 int wm_units_number(const char *s, double *value, char *err, size_t errlen);
 
 int wm_units_bool(const char *s, bool *value, char *err, size_t errlen);
+
+int wm_units_instant_ms(const char *s, int64_t *ms, char *err, size_t errlen);
 
 /* Store in *index the position of s in names[0..n). `what` names the
  * setting in the message ("invalid watermark strategy ..."); NULL gives

@@ -70,6 +70,7 @@ ent_before(const struct gen_heap_ent *a, const struct gen_heap_ent *b)
 #define WM_HEAP_BEFORE(a, b) ent_before(a, b)
 #define WM_HEAP_MIN_CAPACITY 1
 #define WM_HEAP_DEFINE
+#include "base/lcm.h"
 #include "lib/binary_heap.h"
 
 static void
@@ -311,27 +312,6 @@ sched_next_start(const struct gen_sched *s, int64_t t)
 	return t < s->to_ns ? t : INT64_MAX;
 }
 
-static uint64_t
-gcd_u64(uint64_t a, uint64_t b)
-{
-	while (b != 0) {
-		uint64_t r = a % b;
-
-		a = b;
-		b = r;
-	}
-	return a;
-}
-
-/* lcm(a, b) for a, b > 0; UINT64_MAX when it does not fit. */
-static uint64_t
-lcm_u64(uint64_t a, uint64_t b)
-{
-	uint64_t q = a / gcd_u64(a, b);
-
-	return q > UINT64_MAX / b ? UINT64_MAX : q * b;
-}
-
 /*
  * The first time >= t at which partition `id` is not silent: INT64_MAX if
  * never, or some time >= limit if none comes before limit (the caller
@@ -371,7 +351,7 @@ silence_end(const struct wm_source_gen *g, uint32_t id, int64_t t,
 				uint64_t period = (uint64_t)s->period_ns;
 
 				cycle = cycle == 0 ? period
-						   : lcm_u64(cycle, period);
+						   : wm_lcm_u64(cycle, period);
 			} else {
 				cycle_from = end;
 				cycle = 0;

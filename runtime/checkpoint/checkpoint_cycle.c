@@ -86,6 +86,7 @@ open_store(struct wm_checkpoint_cycle *c,
 	struct wm_checkpoint_store_config store = {
 		.dir = job->checkpoint_dir,
 		.fingerprint = wm_plan_fingerprint(cfg->plan, cfg->topo),
+		.event_time_origin_ms = job->event_time_origin_ms,
 		.subtasks = wm_checkpoint_cycle_blobs(
 			cfg->plan, cfg->commit != NULL, cfg->keys != NULL),
 		.retained = job->checkpoints_retained,

@@ -15,7 +15,7 @@
 #include "runtime/checkpoint/checkpoint_manifest.h"
 #include "runtime/checkpoint/crc32c.h"
 
-#define MANIFEST_MAGIC "wmrun checkpoint 1\n"
+#define MANIFEST_MAGIC "wmrun checkpoint 2\n"
 /* The manifest's last line: "crc32c " 8 hex digits '\n'. */
 #define MANIFEST_TAIL_LEN 16
 
@@ -34,9 +34,11 @@ wm_checkpoint_manifest_text(const struct manifest *m, char **out,
 			     MANIFEST_MAGIC "job %016" PRIx64 "\n"
 					    "id %" PRIu64 "\n"
 					    "subtasks %" PRIu32 "\n"
-					    "trigger_time_ms %" PRId64 "\n",
+					    "trigger_time_ms %" PRId64 "\n"
+					    "event_time_origin_ms %" PRId64
+					    "\n",
 			     m->fingerprint, m->id, m->subtasks,
-			     m->trigger_time_ms);
+			     m->trigger_time_ms, m->event_time_origin_ms);
 	for (uint32_t i = 0; i < m->subtasks; i++)
 		n += (size_t)snprintf(t + n, cap - n,
 				      "blob %" PRIu32 " %" PRIu64 " %08" PRIx32
@@ -145,7 +147,7 @@ bool
 wm_checkpoint_manifest_parse(const char *text, size_t len, struct manifest *m,
 			     char *err, size_t errlen)
 {
-	uint64_t fingerprint, id, subtasks, trigger, v;
+	uint64_t fingerprint, id, subtasks, trigger, origin, v;
 	struct cursor c;
 	bool negative;
 
@@ -167,8 +169,11 @@ wm_checkpoint_manifest_parse(const char *text, size_t len, struct manifest *m,
 	if (!negative && !take(&c, "trigger_time_ms "))
 		goto bad_line;
 	if (!take_number(&c, 10, (uint64_t)INT64_MAX, &trigger) ||
-	    !take(&c, "\n"))
+	    !take(&c, "\n") ||
+	    !take_line(&c, "event_time_origin_ms", 10, (uint64_t)INT64_MAX,
+		       &origin))
 		goto bad_line;
+	m->event_time_origin_ms = (int64_t)origin;
 	m->fingerprint = fingerprint;
 	m->id = id;
 	m->subtasks = (uint32_t)subtasks;
@@ -210,7 +215,7 @@ bad_line:
 	return false;
 bad_blob:
 	snprintf(err, errlen, "line %u: not the line of blob %u", c.line,
-		 c.line - 6);
+		 c.line - 7);
 bad:
 	free(m->blobs);
 	m->blobs = NULL;

@@ -29,7 +29,8 @@ struct manifest {
 	uint64_t id;
 	uint32_t subtasks;
 	int64_t trigger_time_ms;
-	struct blob_sum *blobs; /* subtasks of them */
+	int64_t event_time_origin_ms; /* the job's (topology.h), >= 0 */
+	struct blob_sum *blobs;	      /* subtasks of them */
 };
 
 /* A manifest's text in *out (malloc'd), *outlen bytes; 0 or -ENOMEM. */

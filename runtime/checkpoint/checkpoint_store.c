@@ -37,6 +37,7 @@
 struct wm_checkpoint_store {
 	char *dir;
 	uint64_t fingerprint;
+	int64_t event_time_origin_ms;
 	uint32_t subtasks;
 	unsigned retained;
 	int64_t (*now_ns)(void *ctx);
@@ -479,6 +480,7 @@ wm_checkpoint_store_new(struct wm_checkpoint_store **store,
 	while (len > 1 && s->dir[len - 1] == '/')
 		s->dir[--len] = '\0';
 	s->fingerprint = config->fingerprint;
+	s->event_time_origin_ms = config->event_time_origin_ms;
 	s->subtasks = config->subtasks;
 	s->retained = config->retained > 0 ? config->retained : 1;
 	s->now_ns = config->now_ns;
@@ -568,6 +570,7 @@ wm_checkpoint_store_begin(struct wm_checkpoint_store *s, uint64_t id,
 	s->current.id = id;
 	s->current.subtasks = s->subtasks;
 	s->current.trigger_time_ms = trigger_time_ms;
+	s->current.event_time_origin_ms = s->event_time_origin_ms;
 	memset(s->current.blobs, 0, s->subtasks * sizeof(*s->current.blobs));
 	s->blob_bytes = 0;
 	s->begun_ns = now(s);
@@ -898,6 +901,36 @@ checkpoint_check(const struct wm_checkpoint_store *s, uint64_t id,
 		m->blobs = NULL;
 	}
 	return r;
+}
+
+int
+wm_checkpoint_store_origin(const char *dir, int64_t *origin_ms, char *err,
+			   size_t errlen)
+{
+	const struct wm_checkpoint_store_config config = {.dir = dir};
+	struct wm_checkpoint_store *s;
+	char why[2 * PATH_MAX];
+	int r, found = 0;
+	uint64_t *ids;
+	size_t n;
+
+	r = wm_checkpoint_store_new(&s, &config, err, errlen);
+	if (r != 0)
+		return r;
+	r = list_ids(s, &ids, &n, err, errlen);
+	for (size_t i = 0; r == 0 && i < n && !found; i++) {
+		struct manifest m;
+
+		if (manifest_read(s, ids[i], &m, why, sizeof(why)) != 0)
+			continue; /* incomplete or damaged: the next */
+		*origin_ms = m.event_time_origin_ms;
+		free(m.blobs);
+		found = 1;
+	}
+	if (r == 0)
+		free(ids);
+	wm_checkpoint_store_free(s);
+	return r != 0 ? r : found;
 }
 
 int

@@ -54,6 +54,10 @@ struct wm_checkpoint_store_config {
 	/* What identifies the job (a hash of its plan's shape, given by the
 	 * caller): a checkpoint with another one is never restored. */
 	uint64_t fingerprint;
+	/* The job's event-time origin (topology.h), kept in each manifest:
+	 * a resumed job's generated event time goes on from it
+	 * (wm_checkpoint_store_origin()). */
+	int64_t event_time_origin_ms;
 	/* Blobs in each checkpoint: subtask ids are 0 .. subtasks - 1. */
 	uint32_t subtasks;
 	/* Complete checkpoints kept after a commit (Flink's
@@ -89,6 +93,17 @@ struct wm_checkpoint_info {
 	uint64_t highest_id;
 };
 
+/*
+ * The event-time origin the newest checkpoint of `dir` with a manifest
+ * that reads was taken with, in *origin_ms: 1; 0 if there is none (an
+ * absent or empty DIR); or a negative errno with a message. The
+ * checkpoints of one directory are of one job, resumed or not, and share
+ * its origin; which one the job restores, and whether it is complete,
+ * the coordinator decides when the job starts.
+ */
+int wm_checkpoint_store_origin(const char *dir, int64_t *origin_ms, char *err,
+			       size_t errlen);
+
 /* A store over config->dir (copied; nothing on disk is touched yet). 0, or
  * a negative errno with a message. */
 int wm_checkpoint_store_new(struct wm_checkpoint_store **store,
@@ -97,8 +112,8 @@ int wm_checkpoint_store_new(struct wm_checkpoint_store **store,
 void wm_checkpoint_store_free(struct wm_checkpoint_store *s);
 
 /*
- * Start writing checkpoint `id`, triggered at `trigger_time_ms` (wall
- * clock, kept in the manifest). Makes DIR/chk-<id>; a directory of that
+ * Start writing checkpoint `id`, triggered at `trigger_time_ms` (the
+ * job's processing time, kept in the manifest with the store's origin). Makes DIR/chk-<id>; a directory of that
  * name without a manifest (left by a crash) is replaced, a complete one
  * refused (-EEXIST). -EBUSY while another checkpoint is being written.
  */

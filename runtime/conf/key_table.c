@@ -32,6 +32,16 @@ static const struct wm_key_table_entry job_keys[] = {
 	{"event_time", "duration", "none: no event-time end", "none", "2 h", "",
 	 "ends the job when the sources' event time has advanced this far",
 	 WM_KEY_ANY},
+	{"event_time_origin",
+	 "start, or an instant: milliseconds since the epoch, a date or "
+	 "an ISO 8601 time in UTC (2026-12-07T13:45:00Z)",
+	 "start: a real run's start on the wall clock, rounded down to a "
+	 "multiple of its windows' slides (at least a second); 0 under "
+	 "--sim",
+	 "none", "2026-12-07", "",
+	 "the event time at which generated sources start, so that event "
+	 "time reads as wall-clock time",
+	 WM_KEY_ANY},
 	{"processing_time", "duration", "none: no processing-time end", "none",
 	 "10 min", "", "ends the job after this much processing time",
 	 WM_KEY_ANY},

@@ -44,6 +44,8 @@ job_defaults(struct wm_job_conf *job)
 	job->watermark_interval_ms = WM_WATERMARK_DEFAULT_INTERVAL_MS;
 	job->stall_threshold_ms = 10000;
 	job->max_delay_ms = INT64_MAX;
+	job->origin_at_start = true;
+	job->event_time_origin_ms = 0;
 	job->ring_cells = WM_TOPOLOGY_RING_CELLS;
 	job->checkpoint_interval_ms = INT64_MAX;
 	job->checkpoints_retained = 1;
@@ -191,6 +193,23 @@ load_max_parallelism(struct loader *l, struct wm_ini_section *sec,
 	return 0;
 }
 
+/* event_time_origin: `start` (the default) or an instant (units.h). */
+static int
+load_origin(struct loader *l, struct wm_ini_section *sec,
+	    struct wm_job_conf *job)
+{
+	struct wm_ini_entry *e = wm_ini_get(sec, "event_time_origin");
+	char why[WM_UNITS_WHY_MAX];
+
+	if (e == NULL || strcmp(e->value, "start") == 0)
+		return 0;
+	if (wm_units_instant_ms(e->value, &job->event_time_origin_ms, why,
+				sizeof(why)) != 0)
+		return wm_conf_bad_value(l, e, why);
+	job->origin_at_start = false;
+	return 0;
+}
+
 static int
 load_job(struct loader *l, struct wm_ini_section *sec)
 {
@@ -201,6 +220,7 @@ load_job(struct loader *l, struct wm_ini_section *sec)
 	if (sec == NULL)
 		return 0;
 	if ((r = load_max_parallelism(l, sec, job)) != 0 ||
+	    (r = load_origin(l, sec, job)) != 0 ||
 	    (r = wm_conf_get_ring_size(l, sec, &job->ring_cells)) != 0)
 		return r;
 	if ((r = wm_conf_get_string(l, sec, "name", &job->name)) != 0 ||

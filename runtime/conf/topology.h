@@ -417,6 +417,15 @@ struct wm_job_conf {
 	 * result, an upper bound for the advised idle_timeout
 	 * (runtime/report/advice.h); INT64_MAX: not stated. */
 	int64_t max_delay_ms;
+	/* event_time_origin: the event time, in epoch milliseconds, at which
+	 * generated sources start (operators/source_gen.h start_epoch_ms),
+	 * and the job's event-time clock reads at processing time 0 when no
+	 * source brings a clock of its own (runtime/source/sources.h).
+	 * origin_at_start: `start`, the default, which wmrun fixes for the
+	 * run (wm_sources_fix_origin()): a real run's wall clock at its
+	 * start, rounded down, or 0 under --sim. */
+	bool origin_at_start;
+	int64_t event_time_origin_ms;
 	bool allow_unaligned_source_splits; /* align whole subtasks only */
 	/* pipeline.max-parallelism: the key groups of a keyed stage without
 	 * a max_parallelism of its own; 0: Flink's default for the stage's

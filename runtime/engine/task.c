@@ -144,6 +144,12 @@ wm_task_new(const struct wm_topology *topo, const struct wm_plan *plan,
 	t->partition_metrics = wm_plan_partitions(plan, metrics, id);
 	t->fire_delays = wm_plan_fire_delays(plan, metrics, id);
 	t->newest_ts = WM_TS_MIN;
+	/* What an observer reads before the first publish: no watermark
+	 * and no record yet, not the zeros of a fresh block (a watermark of
+	 * 0 read against an epoch clock is a lag of 57 years). */
+	WM_METRIC_SET(t->metrics->output.watermark, WM_TS_MIN);
+	WM_METRIC_SET(t->metrics->newest_event_time, WM_TS_MIN);
+	WM_METRIC_SET(t->metrics->emit_lag_ms, INT64_MIN);
 	t->cause = WM_PROGRESS_NO_CAUSE;
 	wm_progress_init(&t->output, wm_task_stall_threshold_ns(topo));
 	wm_progress_follow_starvation(&t->output, &t->cpu_wait_ns);

@@ -120,6 +120,13 @@ struct wm_task *wm_task_new(const struct wm_topology *topo,
 /* Lines of the replayed trace skipped as bad that this subtask reports
  * (wm_sources_open()'s count), for the summary. */
 void wm_task_bad_records(struct wm_task *task, uint64_t n);
+
+/* The job's event-time clock: the epoch milliseconds its processing time
+ * 0 stands for (runtime/source/sources.h, wm_sources_clock_zero_ms()).
+ * Fire delays and the emit lag are read on it, and it is published for
+ * the lags an observer reads. Set by the driver before the first run
+ * (a real run's at its start line); 0 until then. */
+void wm_task_set_clock_zero(struct wm_task *task, int64_t ms);
 void wm_task_free(struct wm_task *task);
 
 /* Input channels of this task, and the edges out of it. */

@@ -127,6 +127,7 @@ wm_task_init_source(struct wm_task *t, struct wm_record_source *src)
 	s->max_allowed = WM_TS_MAX;
 	s->next_alignment_ns = INT64_MAX;
 	s->pending.first_ns = s->pending.last_ns = INT64_MAX;
+	s->last_emit_ts = WM_TS_MIN;
 	/* A run length in processing time ends every source's input then,
 	 * whatever its records: drained, as a bounded source ends. The
 	 * processing time [0, end) is read, as an event-time end is. */
@@ -718,6 +719,20 @@ take_run(struct wm_task *t, int64_t now_ns, const int64_t *due_ns, uint32_t n,
 	return i;
 }
 
+/* The last record of the `took` taken at `run` (heartbeats are dropped,
+ * not emitted), for the emit lag: it leaves at now_ns. */
+static inline void
+note_last_emitted(struct task_source *s, const struct wm_record *run,
+		  uint32_t took, int64_t now_ns)
+{
+	for (uint32_t i = took; i-- > 0;)
+		if (!(run[i].flags & WM_RECORD_HEARTBEAT)) {
+			s->last_emit_ts = run[i].ts;
+			s->last_emit_ns = now_ns;
+			return;
+		}
+}
+
 /*
  * The records due by `due_by` (`now_ns`, but in a replayed backlog), read
  * from the source in runs straight into the staging and taken there
@@ -753,6 +768,7 @@ emit_due(struct wm_task *t, int64_t now_ns, int64_t due_by)
 			got > 0 && (run[got - 1].flags & WM_RECORD_WATERMARK);
 		uint32_t took = take_run(t, now_ns, due_ns, got, burst);
 
+		note_last_emitted(s, run, took, now_ns);
 		n += took;
 		if (took < cap && !(carried && took == got))
 			break; /* the source has no more now, or broke */
@@ -1133,6 +1149,30 @@ wm_task_bad_records(struct wm_task *t, uint64_t n)
 		t->source->bad_records = n;
 }
 
+void
+wm_task_set_clock_zero(struct wm_task *t, int64_t ms)
+{
+	t->clock_zero_ms = ms;
+	WM_METRIC_SET(t->metrics->clock_zero_ms, ms);
+}
+
+/* Flink's currentEmitEventTimeLag: the job's clock when the last record
+ * went out less its timestamp; INT64_MIN before the first (or for one
+ * whose difference does not fit). */
+static int64_t
+emit_lag_ms(const struct wm_task *t)
+{
+	const struct task_source *s = t->source;
+	int64_t at, lag;
+
+	if (s->last_emit_ts == WM_TS_MIN ||
+	    __builtin_add_overflow(t->clock_zero_ms, s->last_emit_ns / 1000000,
+				   &at) ||
+	    __builtin_sub_overflow(at, s->last_emit_ts, &lag))
+		return INT64_MIN;
+	return lag;
+}
+
 /* How long a clock on processing time stood still, up to now_ns. */
 static int64_t
 time_stopped(const struct wm_pausable_clock *c, int64_t now_ns)
@@ -1165,6 +1205,7 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 
 	WM_METRIC_SET(m->bad_records_skipped, s->bad_records);
 	WM_METRIC_SET(m->heartbeats, s->heartbeats);
+	WM_METRIC_SET(m->emit_lag_ms, emit_lag_ms(t));
 	WM_METRIC_SET(m->n_partitions, s->n_parts);
 	WM_METRIC_SET(m->next_record_due_ns,
 		      t->finished || s->waiting.paused

@@ -140,6 +140,11 @@ struct task_source {
 	int64_t end_ns;		 /* [job] processing_time: input ends then */
 	uint64_t bad_records;	 /* trace lines skipped (on_bad_record) */
 	uint64_t heartbeats;	 /* taken and dropped (take_heartbeat()) */
+	/* The last record it emitted: its timestamp (WM_TS_MIN before the
+	 * first) and the processing time it went out at, for Flink's
+	 * currentEmitEventTimeLag (wm_task_publish_source()). */
+	wm_ts_t last_emit_ts;
+	int64_t last_emit_ns;
 
 	/* watermark alignment (operators/alignment.h) */
 	uint32_t n_peers;
@@ -208,6 +213,9 @@ struct wm_task {
 	struct wm_task_counters counters;
 	wm_ts_t newest_ts; /* of the records taken or emitted; MIN: none */
 	int64_t now_ns;
+	/* The job's event-time clock at processing time 0, epoch ms
+	 * (wm_task_set_clock_zero()). */
+	int64_t clock_zero_ms;
 	bool finished;
 	/* A window on processing time: its clock moves with every input
 	 * (arriving(), wm_task_window_time()). */

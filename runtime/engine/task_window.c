@@ -33,10 +33,10 @@ static void
 count_fire_delay(struct task_window *win, const struct wm_window_result *r,
 		 int64_t fire_time_ms)
 {
-	/* Event time 0 is processing time 0 for generated records
-	 * (source_gen.h), so this is how long after its end the window
-	 * fired; for a replayed trace only if its timestamps follow the
-	 * job's processing time (pacing = event, from 0). A trace's
+	/* The job's clock (sources.h) at the firing less the window's end:
+	 * how long after its end the window fired, where event time follows
+	 * processing time (generated records, Kafka's, a replayed trace
+	 * paced on its arrivals or its event time). A trace's
 	 * timestamps may lie anywhere in 64 bits, and a window at either end
 	 * wraps as Flink's does (its end before its start), or lies so far
 	 * from any processing time that its delay is that distance and
@@ -48,6 +48,8 @@ count_fire_delay(struct task_window *win, const struct wm_window_result *r,
 	uint64_t group;
 
 	if (at_ends_of_time(r->window) ||
+	    __builtin_add_overflow(fire_time_ms, win->task->clock_zero_ms,
+				   &fire_time_ms) ||
 	    __builtin_sub_overflow(fire_time_ms, r->window.end, &delay)) {
 		win->fire_delays_excluded++;
 		return;

@@ -252,6 +252,15 @@ struct wm_subtask_metrics {
 	 * those it emitted); MIN before the first. The live view's watermark
 	 * lag is this minus the output watermark. */
 	_Atomic int64_t newest_event_time;
+	/* The job's event-time clock at processing time 0, epoch ms
+	 * (wm_task_set_clock_zero()): a lag on the epoch is this plus
+	 * processing time less an event time. Stored before the first
+	 * record, as the first update's now_ns is. */
+	_Atomic int64_t clock_zero_ms;
+	/* A source: Flink's currentEmitEventTimeLag, the clock at which its
+	 * last record went out less that record's timestamp, ms; INT64_MIN
+	 * before the first. */
+	_Atomic int64_t emit_lag_ms;
 	/* A source: the processing time its next record is due, as of its
 	 * last publish (INT64_MAX: none is, or it is paused or finished).
 	 * A reader that finds it well in the past while nothing came out

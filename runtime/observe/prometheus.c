@@ -437,10 +437,21 @@ watermark_lag(const struct at *a)
 {
 	const struct wm_snap_subtask *s = a->s;
 
-	if (!is_source(a) || s->watermark == WM_TS_MIN ||
-	    s->watermark == WM_TS_MAX)
+	int64_t lag;
+
+	if (!is_source(a) || !wm_snap_watermark_lag(a->snap, s, &lag))
 		return none;
-	return whole(a->snap->processing_ns / 1000000 - s->watermark);
+	return whole(lag);
+}
+
+/* currentEmitEventTimeLag: its last record's emit time less its event
+ * time, on the job's clock (sources.h). */
+static struct value
+emit_lag(const struct at *a)
+{
+	if (!is_source(a) || a->s->emit_lag_ms == INT64_MIN)
+		return none;
+	return whole(a->s->emit_lag_ms);
 }
 
 static struct value
@@ -641,6 +652,7 @@ static const struct metric metrics[] = {
 	{OPERATOR, true, "currentInput2Watermark", input2_watermark, NULL},
 	{OPERATOR, true, "currentOutputWatermark", output_watermark, NULL},
 	{OPERATOR, true, "watermarkLag", watermark_lag, NULL},
+	{OPERATOR, true, "currentEmitEventTimeLag", emit_lag, NULL},
 	{OPERATOR, true, "numLateRecordsDropped", late_dropped, NULL},
 	{SPLIT, true, "currentWatermark", split_watermark, NULL},
 	{SPLIT, true, "idleTimeMsPerSecond", split_idle, NULL},

@@ -199,6 +199,8 @@ read_subtask(struct wm_snap_subtask *s, const struct wm_plan *plan, uint32_t id,
 	s->finished =
 		atomic_load_explicit(&m->finished, memory_order_acquire) != 0;
 	s->newest_event_time = WM_METRIC_GET(m->newest_event_time);
+	s->clock_zero_ms = WM_METRIC_GET(m->clock_zero_ms);
+	s->emit_lag_ms = WM_METRIC_GET(m->emit_lag_ms);
 	s->records_in = WM_METRIC_GET(m->records_in);
 	s->records_out = WM_METRIC_GET(m->records_out);
 	s->late_dropped = WM_METRIC_GET(m->late_dropped);

@@ -68,6 +68,11 @@ struct wm_snap_subtask {
 	bool idle;
 	bool finished;
 	wm_ts_t newest_event_time; /* MIN: no record yet */
+	/* The job's event-time clock at processing time 0 (epoch ms), as
+	 * the subtask holds it: its clock now is this plus the snapshot's
+	 * processing time (wm_snap_clock_ms()). */
+	int64_t clock_zero_ms;
+	int64_t emit_lag_ms; /* a source's currentEmitEventTimeLag; MIN */
 	uint64_t records_in, records_out, late_dropped;
 	double records_in_per_s, records_out_per_s;
 	/* Flink's idleTimeMsPerSecond, backPressuredTimeMsPerSecond and
@@ -152,6 +157,21 @@ wm_snapshot_set_checkpoints(struct wm_snapshot *snap,
 {
 	snap->checkpointing = true;
 	snap->checkpoints = *c;
+}
+
+/* The watermark lag of subtask `s` of `snap` as Flink's watermarkLag
+ * reads it: the job's event-time clock then (epoch ms) less the
+ * watermark; false while it has none, or it is the end of time. */
+static inline bool
+wm_snap_watermark_lag(const struct wm_snapshot *snap,
+		      const struct wm_snap_subtask *s, int64_t *lag_ms)
+{
+	int64_t clock;
+
+	return s->watermark != WM_TS_MIN && s->watermark != WM_TS_MAX &&
+	       !__builtin_add_overflow(s->clock_zero_ms,
+				       snap->processing_ns / 1000000, &clock) &&
+	       !__builtin_sub_overflow(clock, s->watermark, lag_ms);
 }
 
 /* How long event time has been held since the last restore, as of the

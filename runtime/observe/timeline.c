@@ -135,6 +135,7 @@ subtask_line(FILE *f, const struct wm_topology *topo,
 {
 	const struct wm_snap_subtask *s = &snap->subtasks[id];
 	bool source = plan->subtasks[id].n_inputs == 0;
+	int64_t lag;
 
 	head(f, topo, plan, snap, start_real_ns, id);
 	const struct wm_plan_subtask *sub = &plan->subtasks[id];
@@ -157,9 +158,11 @@ subtask_line(FILE *f, const struct wm_topology *topo,
 	per_second(f, "busyTimeMsPerSecond", s->busy_ms_per_s);
 	per_second(f, "backPressuredTimeMsPerSecond",
 		   s->backpressured_ms_per_s);
-	if (source && s->watermark != WM_TS_MIN && s->watermark != WM_TS_MAX)
-		fprintf(f, ",\"watermarkLag\":%" PRId64,
-			snap->processing_ns / 1000000 - s->watermark);
+	if (source && wm_snap_watermark_lag(snap, s, &lag))
+		fprintf(f, ",\"watermarkLag\":%" PRId64, lag);
+	if (source && s->emit_lag_ms != INT64_MIN)
+		fprintf(f, ",\"currentEmitEventTimeLag\":%" PRId64,
+			s->emit_lag_ms);
 	fprintf(f, ",\"idle\":%s", s->idle ? "true" : "false");
 	if (s->newest_event_time == WM_TS_MIN || s->watermark == WM_TS_MIN ||
 	    s->watermark == WM_TS_MAX)

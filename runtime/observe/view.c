@@ -31,6 +31,8 @@ struct said {
 	int64_t next_since_ns;
 };
 
+#define MS_PER_DAY ((int64_t)24 * 60 * 60 * 1000)
+
 struct wm_view {
 	const struct wm_topology *topo;
 	const struct wm_plan *plan;
@@ -141,9 +143,10 @@ wm_view_done(const struct wm_view *v, const struct wm_snapshot *snap)
 	}
 	if (generated && job->event_time_ms != INT64_MAX &&
 	    job->event_time_ms > 0 && slowest != WM_TS_MAX) {
-		double f = slowest <= 0 ? 0.0
-					: (double)slowest /
-						  (double)job->event_time_ms;
+		/* Generated event time runs from the origin. */
+		double ran =
+			(double)slowest - (double)job->event_time_origin_ms;
+		double f = ran <= 0 ? 0.0 : ran / (double)job->event_time_ms;
 
 		done = f > done ? f : done;
 	}
@@ -225,6 +228,24 @@ rate(double per_s, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.1f M", per_s / 1e6);
 	return buf;
+}
+
+/* An event time `ms` as a clock shows it: the time of day alone on the
+ * UTC day the job's clock started (`zero_ms`, sources.h), a date
+ * besides on any other, so that a screen of a job on the wall clock is
+ * not eleven columns wider than one from 0. */
+static const char *
+event_time(int64_t zero_ms, int64_t ms, char *buf, size_t len)
+{
+	int64_t day =
+		zero_ms - (zero_ms % MS_PER_DAY + MS_PER_DAY) % MS_PER_DAY;
+	int64_t of_day;
+
+	if (ms != WM_TS_MIN && ms != WM_TS_MAX &&
+	    !__builtin_sub_overflow(ms, day, &of_day) && of_day >= 0 &&
+	    of_day < MS_PER_DAY)
+		ms = of_day;
+	return wm_units_format_event_time(ms, buf, len);
 }
 
 static const char *
@@ -309,7 +330,8 @@ screen_inputs(const struct wm_view *v, uint32_t id,
 			   p->idle);
 		fprintf(f, "    partition %-20s %-12s %-6s %s/s%s\n",
 			partition_name(v, id, p->partition, a, sizeof(a)),
-			wm_units_format_event_time(p->watermark, b, sizeof(b)),
+			event_time(s->clock_zero_ms, p->watermark, b,
+				   sizeof(b)),
 			p->idle ? "IDLE" : "ACTIVE",
 			rate(p->records_per_s, r, sizeof(r)),
 			!s->idle && s->held_by == p->partition ? "  <- minimum"
@@ -323,7 +345,8 @@ screen_inputs(const struct wm_view *v, uint32_t id,
 		mark_input(scr, !s->idle && s->held_by == c, news, ch->idle);
 		fprintf(f, "    from %-25s %-12s %-6s%s\n",
 			subtask_name(v, ch->producer, a, sizeof(a)),
-			wm_units_format_event_time(ch->watermark, b, sizeof(b)),
+			event_time(s->clock_zero_ms, ch->watermark, b,
+				   sizeof(b)),
 			ch->idle ? "IDLE" : "ACTIVE",
 			!s->idle && s->held_by == c ? "  <- minimum" : "");
 	}
@@ -356,7 +379,8 @@ stage_line(const struct wm_view *v, const struct wm_snapshot *snap,
 	fprintf(f, "%-22s %-12s %-12s %9s %9s %17s %8" PRIu64 "\n", st->name,
 		lowest == WM_TS_MAX
 			? "IDLE"
-			: wm_units_format_event_time(lowest, wm, sizeof(wm)),
+			: event_time(snap->subtasks[first].clock_zero_ms,
+				     lowest, wm, sizeof(wm)),
 		"", rate(in, a, sizeof(a)), rate(out, b, sizeof(b)), "", late);
 }
 
@@ -393,8 +417,8 @@ subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
 	fprintf(f, "  %-20s %-12s %-12s %9s %9s ",
 		subtask_name(v, id, name, sizeof(name)),
 		s->idle ? "IDLE"
-			: wm_units_format_event_time(s->watermark, wm,
-						     sizeof(wm)),
+			: event_time(s->clock_zero_ms, s->watermark, wm,
+				     sizeof(wm)),
 		lag(s, lg, sizeof(lg)),
 		rate(s->records_in_per_s, in, sizeof(in)),
 		rate(s->records_out_per_s, out, sizeof(out)));
@@ -547,7 +571,8 @@ subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 		line_prefix(v, snap, f);
 		fprintf(f, "%s watermark %s held for %s by ",
 			subtask_name(v, id, name, sizeof(name)),
-			wm_units_format_event_time(s->watermark, a, sizeof(a)),
+			event_time(s->clock_zero_ms, s->watermark, a,
+				   sizeof(a)),
 			wm_units_format_duration(bl.for_ns, d, sizeof(d)));
 		blame_text(v, &bl, f);
 		fprintf(f, " (%s)\n", cause_word(bl.cause));
@@ -563,10 +588,10 @@ subtask_lines(struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 	line_prefix(v, snap, f);
 	fprintf(f, "%s watermark moves again, %s to %s, after %s\n",
 		subtask_name(v, id, name, sizeof(name)),
-		wm_units_format_event_time(said->watermark, a, sizeof(a)),
+		event_time(s->clock_zero_ms, said->watermark, a, sizeof(a)),
 		s->idle ? "IDLE"
-			: wm_units_format_event_time(s->watermark, b,
-						     sizeof(b)),
+			: event_time(s->clock_zero_ms, s->watermark, b,
+				     sizeof(b)),
 		wm_units_format_duration(s->since_ns - said->held_since_ns, d,
 					 sizeof(d)));
 	said->held = false;
@@ -598,7 +623,8 @@ status_line(const struct wm_view *v, const struct wm_snapshot *snap, FILE *f)
 		rate(per_s, b, sizeof(b)),
 		lowest == WM_TS_MAX
 			? "IDLE"
-			: wm_units_format_event_time(lowest, a, sizeof(a)));
+			: event_time(snap->subtasks[0].clock_zero_ms, lowest, a,
+				     sizeof(a)));
 	if (done >= 0.0)
 		fprintf(f, ", %.0f %% done", done * 100.0);
 	if (snap->restarts > 0) {

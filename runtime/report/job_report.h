@@ -156,6 +156,9 @@ struct wm_checkpoint_summary {
 };
 struct wm_job_report {
 	bool sim;
+	/* The job's event-time clock at processing time 0, epoch ms
+	 * (runtime/source/sources.h), as its subtasks held it. */
+	int64_t clock_zero_ms;
 	bool stopped;	 /* by a signal: figures as of then */
 	bool failed;	 /* a worker failed: figures as last published */
 	int64_t end_ns;	 /* processing time when the job ended */

@@ -376,6 +376,9 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		add_up(rep, t, s, m);
 	}
 	rep->n_partitions = k;
+	if (plan->n_subtasks > 0)
+		rep->clock_zero_ms = WM_METRIC_GET(
+			wm_plan_block(plan, metrics, 0)->clock_zero_ms);
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		rep->has_windows |= t->stages[s].kind == WM_STAGE_WINDOW;
 		rep->has_joins |= t->stages[s].kind == WM_STAGE_JOIN;

@@ -409,7 +409,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		",\"records_due_to_windows\":%" PRIu64
 		",\"fire_delay_ms\":{\"p50\":%" PRId64 ",\"p99\":%" PRId64
 		",\"max\":%" PRId64 "},\"fire_delays_excluded\":%" PRIu64
-		",\"processing_time_ms\":%" PRId64,
+		",\"processing_time_ms\":%" PRId64
+		",\"clock_zero_ms\":%" PRId64,
 		rep->sim ? "sim" : "real", rep->records_read,
 		rep->bad_records_skipped, rep->heartbeats,
 		rep->records_windowed, rep->late_dropped, rep->late_side_output,
@@ -417,7 +418,8 @@ wm_report_print_json(FILE *f, const struct wm_topology *t,
 		rep->results_written, rep->records_to_windows,
 		rep->records_due_to_windows, rep->fire_delay_p50_ms,
 		rep->fire_delay_p99_ms, rep->fire_delay_max_ms,
-		rep->fire_delays_excluded, rep->end_ns / 1000000);
+		rep->fire_delays_excluded, rep->end_ns / 1000000,
+		rep->clock_zero_ms);
 	if (rep->has_joins)
 		fprintf(f,
 			",\"joins\":{\"records_in\":[%" PRIu64 ",%" PRIu64

@@ -570,6 +570,14 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 		rep->end_ns / 1000000,
 		wm_units_format_duration(rep->end_ns, a, sizeof(a)));
 	print_behind(f, t, rep);
+	/* Event time read on the wall clock (sources.h): where processing
+	 * time 0 lies on it, to read the results' epoch times against. */
+	if (rep->clock_zero_ms != 0)
+		fprintf(f,
+			"  event-time clock        %s UTC at processing time "
+			"0\n",
+			wm_units_format_event_time(rep->clock_zero_ms, a,
+						   sizeof(a)));
 	fprintf(f, "  records read            %" PRIu64 "\n",
 		rep->records_read);
 	/* A job of joins alone has no window lines. */

@@ -192,6 +192,9 @@ build(struct sim *sim, char *err, size_t errlen)
 				 strerror(e));
 			return -e;
 		}
+		/* --sim has no wall clock: a Kafka job cannot run here. */
+		wm_task_set_clock_zero(
+			st->task, wm_sources_clock_zero_ms(t, sim->traces, 0));
 	}
 	return 0;
 }

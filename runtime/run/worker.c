@@ -1160,6 +1160,12 @@ pass_start_line(struct worker *w)
 		w->start_ns -= wm_scale_ns(a->resumed_at_ns, 1 / w->speed);
 		wm_task_restarted_at(w->task, processing_now(w));
 	}
+	/* Processing time 0 on the wall clock: the first attempt's start
+	 * (a resumed job's as if it had run from 0), for a Kafka job's
+	 * event-time clock. */
+	wm_task_set_clock_zero(
+		w->task, wm_sources_clock_zero_ms(a->topo, a->traces,
+						  wm_wall_ms_at(w->start_ns)));
 	return 0;
 }
 

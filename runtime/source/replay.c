@@ -652,6 +652,13 @@ schedule(struct wm_replay_trace *tr, int64_t shift_ms)
 	return 0;
 }
 
+bool
+wm_replay_clock_zero_ms(const struct wm_replay_trace *trace, int64_t *ms)
+{
+	*ms = trace->clock_zero_ms;
+	return trace->has_clock_zero;
+}
+
 void
 wm_replay_free(struct wm_replay_trace *tr)
 {
@@ -849,9 +856,23 @@ wm_replay_read(const char *path, uint32_t partitions,
 					       : WM_KEY_TYPE_LONG;
 		/* Under pacing = fast every line is due at 0 (due_ms()), and
 		 * so is every record: no pass over the whole trace again. */
-		if (r == 0 && pacing != WM_REPLAY_FAST &&
-		    schedule(tr, arrival_shift(&rd, tr, path)) != 0)
-			r = -ENOMEM;
+		if (r == 0 && pacing != WM_REPLAY_FAST) {
+			int64_t shift = arrival_shift(&rd, tr, path);
+
+			if (schedule(tr, shift) != 0)
+				r = -ENOMEM;
+			/* Processing time 0 is the earliest wall-clock
+			 * arrival (arrivals that are not wall-clock times
+			 * say nothing of event time), or the first record's
+			 * timestamp under pacing = event. */
+			tr->has_clock_zero =
+				shift != 0 ||
+				(pacing == WM_REPLAY_EVENT && rd.have_first);
+			tr->clock_zero_ms = shift != 0 ? shift
+					    : pacing == WM_REPLAY_EVENT
+						    ? rd.first_ts
+						    : 0;
+		}
 	}
 	if (r == -ENOMEM)
 		snprintf(err, errlen, "out of memory reading \"%s\"", path);

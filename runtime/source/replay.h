@@ -132,6 +132,13 @@ uint64_t wm_replay_heartbeats(const struct wm_replay_trace *trace);
 /* Records of the trace that carry a watermark (a watermark given). */
 uint64_t wm_replay_carriers(const struct wm_replay_trace *trace);
 
+/* Whether the trace's pacing ties its event time to processing time,
+ * and then in *ms the event time at processing time 0 (epoch
+ * milliseconds): the earliest arrival of wall-clock arrivals, the first
+ * record's timestamp under pacing = event. Arrivals counted from a job's
+ * start, and pacing = fast, tie nothing. */
+bool wm_replay_clock_zero_ms(const struct wm_replay_trace *trace, int64_t *ms);
+
 void wm_replay_free(struct wm_replay_trace *trace);
 
 /*

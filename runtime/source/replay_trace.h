@@ -37,6 +37,10 @@ struct wm_replay_trace {
 	uint64_t heartbeats;   /* records of heartbeat = 1 */
 	uint64_t carriers;     /* records with a watermark */
 	int64_t end_ns;	       /* replay_end in ns; -1: with the last record */
+	/* The event time at processing time 0, when the pacing ties the
+	 * one to the other (wm_replay_clock_zero_ms()); else unknown. */
+	bool has_clock_zero;
+	int64_t clock_zero_ms;
 	/* LONG or STRING once read: stated, or what the keys were (LONG
 	 * for a trace without records). */
 	enum wm_key_type key_type;

@@ -9,11 +9,87 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/lcm.h"
 #include "operators/heartbeats.h"
 #include "operators/keygroup.h"
 #include "runtime/source/kafka_source.h"
 #include "runtime/source/record_trace.h"
 #include "runtime/source/sources.h"
+
+/* A day: the coarsest rounding of a `start` origin. */
+#define ORIGIN_UNIT_MAX_MS (24 * 60 * 60 * 1000)
+
+/* The unit `unit` joined with an assigner's slide, on which its windows
+ * start (window_assign.h): their least common multiple, or the larger of
+ * the two where that passes a day. Sessions start anywhere. */
+static int64_t
+join_slide(int64_t unit, const struct wm_window_assigner *a)
+{
+	int64_t slide = a->slide;
+	uint64_t lcm;
+
+	if (a->kind == WM_WINDOW_SESSION || slide <= 0)
+		return unit;
+	lcm = wm_lcm_u64((uint64_t)unit, (uint64_t)slide);
+	if (lcm > ORIGIN_UNIT_MAX_MS)
+		return unit > slide ? unit : slide;
+	return (int64_t)lcm;
+}
+
+int64_t
+wm_sources_origin_unit_ms(const struct wm_topology *topo)
+{
+	int64_t unit = 1000;
+
+	for (uint32_t s = 0; s < topo->n_stages; s++) {
+		const struct wm_stage *st = &topo->stages[s];
+
+		if (st->kind == WM_STAGE_WINDOW &&
+		    !st->u.window.op.processing_time)
+			unit = join_slide(unit, &st->u.window.op.assigner);
+		else if (st->kind == WM_STAGE_JOIN && st->u.join.windowed)
+			unit = join_slide(unit, &st->u.join.window.assigner);
+	}
+	return unit;
+}
+
+void
+wm_sources_fix_origin(struct wm_topology *topo, int64_t wall_ms)
+{
+	struct wm_job_conf *job = &topo->job;
+	int64_t unit;
+
+	if (!job->origin_at_start)
+		return;
+	if (wall_ms < 0) {
+		job->event_time_origin_ms = 0;
+		return;
+	}
+	unit = wm_sources_origin_unit_ms(topo);
+	job->event_time_origin_ms = wall_ms - wall_ms % unit;
+}
+
+int64_t
+wm_sources_clock_zero_ms(const struct wm_topology *topo,
+			 struct wm_replay_trace *const *traces,
+			 int64_t start_wall_ms)
+{
+	int64_t zero;
+
+	for (uint32_t s = 0; s < topo->n_stages; s++)
+		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
+		    topo->stages[s].u.source.kafka != NULL)
+			return start_wall_ms;
+	for (uint32_t s = 0; traces != NULL && s < topo->n_stages; s++)
+		if (traces[s] != NULL &&
+		    wm_replay_clock_zero_ms(traces[s], &zero))
+			return zero;
+	for (uint32_t s = 0; s < topo->n_stages; s++)
+		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
+		    topo->stages[s].u.source.replay == NULL)
+			return topo->job.event_time_origin_ms;
+	return topo->job.origin_at_start ? 0 : topo->job.event_time_origin_ms;
+}
 
 /* The generator for `n` partitions: the stage's load, shapes and the job's
  * run length and randomness. */
@@ -53,7 +129,12 @@ generator(const struct wm_topology *topo, const struct wm_stage *st,
 	conf.seed = job->seed ^ (uint64_t)wm_keygroup_hash_string(
 					st->name, strlen(st->name));
 	conf.max_records = job->records;
-	conf.end_ts = job->event_time_ms;
+	/* Event time starts at the origin and runs event_time from there. */
+	conf.start_epoch_ms = job->event_time_origin_ms;
+	if (job->event_time_ms == INT64_MAX ||
+	    __builtin_add_overflow(job->event_time_origin_ms,
+				   job->event_time_ms, &conf.end_ts))
+		conf.end_ts = WM_TS_MAX; /* no end, or none before time's */
 	gen = wm_source_gen_new(&conf);
 	if (gen == NULL)
 		return NULL;

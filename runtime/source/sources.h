@@ -78,4 +78,38 @@ struct wm_task *wm_sources_new_task(const struct wm_topology *topo,
 				    struct wm_sources_input *in,
 				    struct wm_sink *record);
 
+/*
+ * The event-time origin of a run (topology.h event_time_origin), fixed
+ * before anything is made from the topology: `start` becomes the wall
+ * clock `wall_ms` (epoch milliseconds) rounded down to the origin unit,
+ * or 0 under --sim (wall_ms < 0), whose runs must not depend on the day
+ * (origin_at_start stays set: the origin was not given). An explicit
+ * origin stays. The unit is the least common multiple of
+ * the event-time windows' slides (a tumbling window's size), at least a
+ * second, or the largest slide if that passes a day: windows then start
+ * where --sim's do, shifted by the origin, and hold the same records.
+ */
+int64_t wm_sources_origin_unit_ms(const struct wm_topology *topo);
+void wm_sources_fix_origin(struct wm_topology *topo, int64_t wall_ms);
+
+/*
+ * The job's event-time clock: the epoch milliseconds at its processing
+ * time 0, against which lags and fire delays are read (a record's
+ * emit lag is that plus its emit time less its timestamp). A job that
+ * reads Kafka keeps the wall clock's (`start_wall_ms`, the instant of its
+ * first start line), since its records carry the producers' wall-clock
+ * times; one that replays a trace whose pacing ties event time to
+ * processing time (replay.h) keeps the trace's; one that generates
+ * records the origin of its generated event time (fixed by
+ * wm_sources_fix_origin()); one that only replays traces tied to nothing
+ * its event_time_origin if one is given (a recording's replay topology
+ * gives the recorded job's clock, record_trace.h), else 0: timestamps
+ * counted from its start. A job mixing these takes the first in that
+ * order: one clock per job.
+ * `traces` by stage, as wm_replay_read_all() read them, or NULL.
+ */
+int64_t wm_sources_clock_zero_ms(const struct wm_topology *topo,
+				 struct wm_replay_trace *const *traces,
+				 int64_t start_wall_ms);
+
 #endif /* WM_RUNTIME_SOURCE_SOURCES_H */

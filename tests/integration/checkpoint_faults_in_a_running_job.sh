@@ -25,9 +25,14 @@ job() {
 }
 
 # results CSV -- the results without fire_time and watermark (columns 6
-# and 7: when the window fired, which timing decides), sorted.
+# and 7: when the window fired, which timing decides), sorted, their
+# windows counted from the earliest: each run's event time starts on the
+# wall clock (event_time_origin), and a resumed run's where its
+# checkpoints' did, so that what it writes after the restore lines up
+# with what the run it resumes wrote before.
 results() {
-	tail -n +2 "$1" | cut -d, -f1-5,8 | sort
+	awk -F, -v OFS=, 'NR == FNR { if (FNR > 1 && (m == "" || $2 < m)) m = $2; next }
+		FNR > 1 { print $1, $2 - m, $3 - m, $4, $5, $8 }' "$1" "$1" | sort
 }
 
 # complete DIR -- the complete checkpoints in DIR (those with a manifest),

@@ -158,3 +158,30 @@ diff -u "$scratch/file.windows" "$scratch/stuck.windows" ||
 grep -v ",$((t0 + 60 * 60000))," "$scratch/file.windows" >"$scratch/file.early"
 diff -u "$scratch/file.early" "$scratch/idle.windows" ||
 	fail "the idle run's windows differ from the file's first 50 minutes"
+
+# --- on the wall clock: lags and fire delays of epoch event time --------
+# Records stamped over the last 3 s, read as the run starts: the sources'
+# watermarkLag and currentEmitEventTimeLag, and the windows' fire delays,
+# are seconds on the wall clock (they read -1.8e12 and 0 when processing
+# time counted from 0 against Kafka's epoch timestamps).
+now_topic=$(kafka_topic now)
+kafka_create_topic "$now_topic" 4
+now=$(date +%s%3N)
+awk -v now="$now" 'BEGIN {
+	for (i = 0; i < 30; i++)
+		for (p = 0; p < 4; p++)
+			printf "%d,%.0f,u%d,%d\n", p, now - 3000 + i * 100, p, i
+}' | kafka_produce "$now_topic"
+{
+	printf '[job]\nname = kafka-now\nprocessing_time = 4 s\n'
+	printf '[source events]\nparallelism = 2\nout_of_orderness = 0 ms\n'
+	printf '%s\n' "kafka.bootstrap_servers = $KAFKA" "kafka.topic = $now_topic" \
+		"kafka.starting_offsets = earliest" "kafka.value_format = number"
+	printf '[window counts]\ninput = events\nsize = 500 ms\n'
+	printf '[sink out]\ninput = counts\npath = %s\n' "$scratch/now.csv"
+} >"$scratch/now.conf"
+expect_status 0 "$WMRUN" --quiet --metrics "$scratch/now.jsonl" \
+	--summary "$scratch/now.json" "$scratch/now.conf"
+# Seconds: the records are at most 3 s old when the job starts, and the
+# job runs 4 s.
+lags_within 120000 "$scratch/now.jsonl" "$scratch/now.json"

@@ -16,9 +16,12 @@ busy_loops 4
 trap 'stop_busy_loops; rm -rf "$scratch"' EXIT
 
 ckpt="$scratch/ckpt"
+# One event-time origin for every run, whose results are compared across
+# runs (each would start on the wall clock, event_time_origin = start).
 cat >"$scratch/job.conf" <<CONF
 [job]
 name = unrestorable
+event_time_origin = 0
 event_time = 10 min
 speed = 500
 checkpoint_interval = 20 s

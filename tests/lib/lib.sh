@@ -456,3 +456,31 @@ summary_alerts() {
 alert_field() {
 	echo "$1" | sed "s/.*\"$2\":\"*\\([^\",]*\\).*/\\1/"
 }
+
+# lags_within MAX_MS METRICS [SUMMARY]: every watermarkLag and
+# currentEmitEventTimeLag sample of METRICS (a --metrics file), and the
+# fire delays of SUMMARY (a --summary file) if given, lie in [0, MAX_MS],
+# and there is one of each: lags on the job's clock, not years off it.
+lags_within() {
+	python3 - "$@" <<'PY' || fail "lags off the job's clock"
+import json, sys
+limit, metrics = int(sys.argv[1]), sys.argv[2]
+lags = {"watermarkLag": [], "currentEmitEventTimeLag": []}
+for line in open(metrics):
+    sample = json.loads(line)
+    for name, seen in lags.items():
+        if name in sample:
+            seen.append(sample[name])
+            if not 0 <= sample[name] <= limit:
+                print("out of range:", line.strip()[:600])
+if len(sys.argv) > 3:
+    delays = json.load(open(sys.argv[3]))["fire_delay_ms"]
+    lags["fire delay"] = [delays["p50"], delays["max"]]
+for name, seen in lags.items():
+    bad = [v for v in seen if not 0 <= v <= limit]
+    if not seen or bad:
+        sys.exit("%s: %d samples, out of [0, %d] ms: %s"
+                 % (name, len(seen), limit, bad[:5]))
+    print(name, "samples", len(seen), "max", max(seen))
+PY
+}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/units.h"
 #include "tests/unit/check_main.h"
@@ -656,9 +657,114 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* tcase robustness */
 
+/* ---- instants ---- */
+
+static const struct {
+	const char *in;
+	int64_t ms;
+} instant_ok[] = {
+	{"0", 0},
+	{"1796601600000", 1796601600000},
+	{" 1970-01-01 ", 0},
+	{"2026-01-01", 1767225600000},
+	{"2026-01-01T00:00:00Z", 1767225600000},
+	{"2026-01-01 00:00:30Z", 1767225630000},
+	{"2026-01-01T13:45Z", 1767275100000},
+	{"2026-01-01T13:45:00.250Z", 1767275100250},
+	{"2024-02-29", 1709164800000},
+	{"2000-02-29T23:59:59.999Z", 951868799999},
+	{"9999-12-31T23:59:59.999Z", WM_UNITS_INSTANT_MAX_MS},
+	{"253402300799999", WM_UNITS_INSTANT_MAX_MS},
+};
+
+static const char *const instant_bad[] = {
+	"",
+	"start",
+	"yesterday",
+	"-1",
+	"+5",
+	"1e12",
+	"253402300800000",
+	"99999999999999999999",
+	"2026-1-01",
+	"2026-01-1",
+	"26-01-01",
+	"2026/01/01",
+	"2026-00-10",
+	"2026-13-01",
+	"2026-02-29",
+	"2100-02-29",
+	"2026-04-31",
+	"1969-12-31",
+	"2026-01-01T",
+	"2026-01-01T10:00",
+	"2026-01-01T10:00:00",
+	"2026-01-01T10:00:00+01:00",
+	"2026-01-01T24:00:00Z",
+	"2026-01-01T10:60:00Z",
+	"2026-01-01T10:00:60Z",
+	"2026-01-01T10:00:00.5Z",
+	"2026-01-01T10:00:00.2500Z",
+	"2026-01-01T10:00:00ZZ",
+	"2026-01-01x",
+	"2026-01-01Tab:00Z",
+};
+
+START_TEST(test_units_instant_accepts_dates_times_and_milliseconds)
+{
+	char why[WM_UNITS_WHY_MAX];
+	int64_t ms = -1;
+
+	ck_assert_msg(wm_units_instant_ms(instant_ok[_i].in, &ms, why,
+					  sizeof(why)) == 0,
+		      "\"%s\": %s", instant_ok[_i].in, why);
+	ck_assert_msg(ms == instant_ok[_i].ms, "\"%s\": %lld, not %lld",
+		      instant_ok[_i].in, (long long)ms,
+		      (long long)instant_ok[_i].ms);
+}
+END_TEST
+
+START_TEST(test_units_instant_refuses_the_rest)
+{
+	char why[WM_UNITS_WHY_MAX];
+	int64_t ms = 42;
+
+	ck_assert_msg(wm_units_instant_ms(instant_bad[_i], &ms, why,
+					  sizeof(why)) == -EINVAL,
+		      "\"%s\" accepted as %lld", instant_bad[_i],
+		      (long long)ms);
+	ck_assert_int_eq(ms, 42);
+	ck_assert_msg(strstr(why, "invalid instant") != NULL, "%s", why);
+}
+END_TEST
+
+/* Every day from 1970 to 2500, at a time of day, against the C library's
+ * own calendar (timegm()). */
+START_TEST(test_units_instant_agrees_with_timegm_on_every_day)
+{
+	char in[40], why[WM_UNITS_WHY_MAX];
+	time_t t = 0;
+
+	for (int64_t day = 0; day < 193000; day++, t += 86400) {
+		struct tm tm;
+		int64_t ms;
+
+		ck_assert_ptr_nonnull(gmtime_r(&t, &tm));
+		snprintf(in, sizeof(in), "%04d-%02d-%02dT07:08:09.010Z",
+			 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+		ck_assert_msg(wm_units_instant_ms(in, &ms, why, sizeof(why)) ==
+				      0,
+			      "%s: %s", in, why);
+		ck_assert_msg(
+			ms == ((int64_t)t + 7 * 3600 + 8 * 60 + 9) * 1000 + 10,
+			"%s: %lld", in, (long long)ms);
+	}
+}
+END_TEST
+
 START_TEST(test_units_random_strings_are_parsed_or_refused)
 {
-	static const char alphabet[] = "0123456789 \t.-+/kKMGmsnuhdbiBTe\xc2"
+	static const char alphabet[] = "0123456789 \t.-+/:kKMGmsnuhdbiBTZe\xc2"
 				       "\xb5\xff";
 	uint64_t state = 99;
 	char in[32], why[WM_UNITS_WHY_MAX];
@@ -684,6 +790,10 @@ START_TEST(test_units_random_strings_are_parsed_or_refused)
 		rc[2] = wm_units_size(in, &size, why, sizeof(why));
 		rc[3] = wm_units_count(in, &count, why, sizeof(why));
 		(void)wm_units_bool(in, &b, why, sizeof(why));
+		if (wm_units_instant_ms(in, &ms, why, sizeof(why)) == 0 &&
+		    (ms < 0 || ms > WM_UNITS_INSTANT_MAX_MS))
+			ck_abort_msg("\"%s\": instant %lld out of range", in,
+				     (long long)ms);
 		for (j = 0; j < 4; j++)
 			if (rc[j] != 0 && rc[j] != -EINVAL)
 				ck_abort_msg("\"%s\": parser %zu returned %d",
@@ -789,6 +899,15 @@ units_suite(void)
 	tcase_add_test(tc, test_units_messages_quote_and_cut_the_value);
 	tcase_add_test(tc,
 		       test_units_format_durations_and_event_times_for_people);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("instant");
+	tcase_add_loop_test(
+		tc, test_units_instant_accepts_dates_times_and_milliseconds, 0,
+		(int)N_ELEMS(instant_ok));
+	tcase_add_loop_test(tc, test_units_instant_refuses_the_rest, 0,
+			    (int)N_ELEMS(instant_bad));
+	tcase_add_test(tc, test_units_instant_agrees_with_timegm_on_every_day);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("robustness");

@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,10 +30,12 @@
 #include <sysexits.h>
 #include <unistd.h>
 
+#include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/plan/affinity.h"
 #include "runtime/io/outfile.h"
 #include "runtime/source/kafka_topology.h"
 #include "runtime/source/record_trace.h"
+#include "runtime/source/sources.h"
 #include "runtime/plan/footprint.h"
 #include "runtime/plan/placement.h"
 #include "runtime/plan/plan.h"
@@ -779,28 +782,33 @@ print_text(FILE *f, const void *arg)
 
 /* The topology text *text (NULL: the built-in one) with cl's --set
  * settings written into it, as the job ran (a key the section has
- * replaced, else added after its header): *text and *len replaced. 0, or
- * -ENOMEM. Already held to the loader's rules, they cannot fail else. */
+ * replaced, else added after its header), and the job's event-time clock
+ * as its event_time_origin (`clock_zero_ms`, sources.h): a recording's
+ * timestamps are on that clock, and its replay reads lags and fire
+ * delays on it. *text and *len replaced. 0, or -ENOMEM. Already held to
+ * the loader's rules, they cannot fail else. */
 static int
-with_settings(const struct wm_cmdline *cl, char **text, size_t *len)
+with_settings(const struct wm_cmdline *cl, int64_t clock_zero_ms, char **text,
+	      size_t *len)
 {
 	struct wm_override *ov;
 	struct wm_override_text ot;
-	char why[1024];
+	char why[1024], origin[24];
 	size_t bad;
 	int r;
 
-	if (cl->n_sets == 0)
-		return 0;
-	ov = calloc(cl->n_sets, sizeof(*ov));
+	ov = calloc(cl->n_sets + 1, sizeof(*ov));
 	if (ov == NULL)
 		return -ENOMEM;
 	for (size_t i = 0; i < cl->n_sets; i++)
 		ov[i] = (struct wm_override){cl->sets[i].section,
 					     cl->sets[i].key, cl->sets[i].value,
 					     true};
+	snprintf(origin, sizeof(origin), "%" PRId64, clock_zero_ms);
+	ov[cl->n_sets] =
+		(struct wm_override){"job", "event_time_origin", origin, true};
 	r = wm_override_apply(*text != NULL ? *text : default_topology, *len,
-			      "topology", ov, cl->n_sets, &ot, &bad, why,
+			      "topology", ov, cl->n_sets + 1, &ot, &bad, why,
 			      sizeof(why));
 	free(ov);
 	if (r != 0)
@@ -841,7 +849,7 @@ write_replay_topology(const struct wm_topology *t, const struct wm_cmdline *cl,
 		}
 	}
 	/* The replay is this run's job: its --set keys go into the text. */
-	r = with_settings(cl, &text, &len);
+	r = with_settings(cl, rep->clock_zero_ms, &text, &len);
 	if (r != 0) {
 		free(text);
 		wm_log("wmrun: out of memory");
@@ -998,6 +1006,44 @@ set_up_resume(struct wm_topology *t, const struct wm_cmdline *cl)
 	free(t->job.checkpoint_dir);
 	t->job.checkpoint_dir = dir;
 	t->job.resume = true;
+	return EX_OK;
+}
+
+/* The run's event-time origin (sources.h): --sim's is 0, a real run's
+ * the wall clock now, rounded; a resumed job's the one its checkpoints
+ * were taken with, so that its records go on where they left off. */
+static int
+fix_origin(struct wm_topology *t, const struct wm_cmdline *cl)
+{
+	struct wm_job_conf *job = &t->job;
+	char why[2 * PATH_MAX];
+	int64_t kept;
+	int r = 0;
+
+	if (job->resume)
+		r = wm_checkpoint_store_origin(job->checkpoint_dir, &kept, why,
+					       sizeof(why));
+	if (r < 0) {
+		wm_log("wmrun: %s", why);
+		return wm_exit_status(WM_EXIT_INPUT, r);
+	}
+	if (r == 1 && !job->origin_at_start &&
+	    job->event_time_origin_ms != kept) {
+		wm_log("wmrun: %s: event_time_origin is %" PRId64
+		       " ms, but the checkpoints in \"%s\" were taken with "
+		       "%" PRId64
+		       " ms: a resumed job's event time goes on from theirs "
+		       "(remove the key, or set it to theirs)",
+		       t->file, job->event_time_origin_ms, job->checkpoint_dir,
+		       kept);
+		return EX_USAGE;
+	}
+	if (r == 1) {
+		job->origin_at_start = false;
+		job->event_time_origin_ms = kept;
+	}
+	wm_sources_fix_origin(t,
+			      cl->sim ? -1 : wm_wall_ms_at(wm_monotonic_ns()));
 	return EX_OK;
 }
 
@@ -1229,6 +1275,8 @@ main(int argc, char **argv)
 	status = prepare_kafka(t, &cl);
 	if (cl.resume != NULL && status == EX_OK)
 		status = set_up_resume(t, &cl);
+	if (status == EX_OK)
+		status = fix_origin(t, &cl);
 	if (status != EX_OK)
 		;
 	else if (cl.check_only)
