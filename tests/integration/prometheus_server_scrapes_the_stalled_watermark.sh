@@ -6,15 +6,8 @@
 # the job's own lines say it.
 . "$srcdir/tests/lib/lib.sh"
 
-for tool in prometheus curl python3; do
-	command -v "$tool" >/dev/null || {
-		echo "skipped: $tool is not installed"
-		exit 77
-	}
-done
-
-server=""
-trap '[ -z "$server" ] || { kill "$server"; wait "$server"; }; rm -rf "$scratch"' EXIT
+skip_without prometheus curl python3
+trap 'stop_prometheus; rm -rf "$scratch"' EXIT
 
 # Partition 3 silent from 2 min of processing time to the end, without
 # an idle timeout: it holds the source subtask that reads it for the rest
@@ -39,33 +32,7 @@ await "the endpoint's port" job_says '^wmrun: Prometheus metrics at '
 port=$(sed -n 's|^wmrun: Prometheus metrics at http://127\.0\.0\.1:\([0-9]*\)/metrics$|\1|p' \
 	"$scratch/job.err")
 
-# A free port for the server's API (taken back at once: a race with
-# another process is possible, and then the server fails to start).
-api=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$scratch/prometheus.yml" <<YML
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: wmrun
-    static_configs:
-      - targets: ['127.0.0.1:$port']
-YML
-prometheus --config.file="$scratch/prometheus.yml" \
-	--storage.tsdb.path="$scratch/tsdb" \
-	--web.listen-address="127.0.0.1:$api" --log.level=warn \
-	>"$scratch/prometheus.log" 2>&1 &
-server=$!
-# ready -- the server answers (fails the test if it died).
-ready() {
-	kill -0 "$server" 2>/dev/null || {
-		cat "$scratch/prometheus.log" >&2
-		server=""
-		fail "prometheus ended first"
-	}
-	curl -sf "http://127.0.0.1:$api/-/ready" >/dev/null
-}
-await "the Prometheus server" ready
+start_prometheus "$port"
 
 # What the job says: the source subtask held by the silent partition and
 # its watermark (HH:MM:SS.mmm of event time, into milliseconds).

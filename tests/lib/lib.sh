@@ -42,6 +42,17 @@ require_real() {
 	done
 }
 
+# skip_without TOOL... -- skip (77) a test that needs TOOL where it is
+# not installed, saying which.
+skip_without() {
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || {
+			echo "skipped: $tool is not installed"
+			exit 77
+		}
+	done
+}
+
 # expect_status WANT CMD... -- run CMD, output to $scratch/out, check status.
 expect_status() {
 	want=$1
@@ -126,6 +137,50 @@ await() {
 		[ "$tries" -le 1200 ] || fail "$what: not within 60 s"
 		sleep 0.05
 	done
+}
+
+# start_prometheus PORT -- a real Prometheus server (Debian's
+# prometheus) on loopback, with storage of its own in $scratch, scraping
+# the endpoint at 127.0.0.1:PORT every second: its pid in $server, the
+# port of its HTTP API in $api. The test's EXIT trap must call
+# stop_prometheus. Returns once the server answers; fails the test, with
+# the server's log, if it ends first.
+start_prometheus() {
+	# A free port for the API, given back at once: another process may
+	# take it first, and then the server fails to start and says so.
+	api=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$scratch/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: wmrun
+    static_configs:
+      - targets: ['127.0.0.1:$1']
+YML
+	prometheus --config.file="$scratch/prometheus.yml" \
+		--storage.tsdb.path="$scratch/tsdb" \
+		--web.listen-address="127.0.0.1:$api" --log.level=warn \
+		>"$scratch/prometheus.log" 2>&1 &
+	server=$!
+	await "the Prometheus server" prometheus_ready
+}
+
+# stop_prometheus -- the server of start_prometheus stopped, if running.
+stop_prometheus() {
+	[ -z "${server:-}" ] || { kill "$server"; wait "$server"; }
+	server=""
+}
+
+# prometheus_ready -- the server of start_prometheus answers (fails the
+# test if it ended).
+prometheus_ready() {
+	kill -0 "$server" 2>/dev/null || {
+		cat "$scratch/prometheus.log" >&2
+		server=""
+		fail "prometheus ended first"
+	}
+	curl -sf "http://127.0.0.1:$api/-/ready" >/dev/null
 }
 
 # has_results CSV -- CSV holds its header and at least one result.
