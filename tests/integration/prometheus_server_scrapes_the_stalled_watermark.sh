@@ -16,8 +16,10 @@ trap 'stop_prometheus; rm -rf "$scratch"' EXIT
 quiet_partition_job 200 "$scratch/out.csv" "2 min" "2 h" "2 h" \
 	>"$scratch/job.conf"
 
-$INTERRUPTIBLE "$WMRUN" --live=never --prometheus 0 "$scratch/job.conf" \
-	2>"$scratch/job.err" &
+# On event time from 0, so that the time of day a line gives is the
+# watermark in milliseconds.
+$INTERRUPTIBLE "$WMRUN" --live=never --prometheus 0 \
+	--set job.event_time_origin=0 "$scratch/job.conf" 2>"$scratch/job.err" &
 job=$!
 held='^wmrun: .*: events/[01] watermark [0-9:.]+ held for .* by partition events-3 of events/[01] \(silence'
 # job_says PATTERN -- the job is running and said a line matching it.
