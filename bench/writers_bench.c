@@ -15,9 +15,10 @@
  *   sink-hand     wm_sink_result() into a JSON-lines sink on /dev/null:
  *                 a long key, both bounds, the five aggregates, fire time,
  *                 watermark, late_firing
- *   sink-jansson  the same members as jansson values, dumped with
- *                 lib/json_out.h's flags into a buffer, written to
- *                 /dev/null through stdio
+ *   sink-jansson  the same members as jansson values, made in the
+ *                 thread's arena (lib/json_arena.h, jansson's best case),
+ *                 dumped with lib/json_out.h's flags into a buffer,
+ *                 written to /dev/null through stdio
  *
  * and then, alone, one sample of --metrics as wmrun writes it:
  *
@@ -43,6 +44,7 @@
 #include "bench/rotation.h"
 #include "bench/stats.h"
 #include "bench/wmbench.h"
+#include "lib/json_arena.h"
 #include "lib/json_out.h"
 #include "runtime/io/sink.h"
 #include "runtime/metrics/metrics.h"
@@ -143,12 +145,16 @@ sink_jansson(struct writers_run *run)
 	char line[512];
 
 	for (uint64_t i = 0; i < run->lines; i++) {
-		json_t *o = result_object(i);
-		size_t len = o != NULL ? json_dumpb(o, line, sizeof(line) - 1,
-						    WM_JSON_DUMP_FLAGS)
-				       : 0;
+		json_t *o;
+		size_t len;
 
+		wm_json_arena_open();
+		o = result_object(i);
+		len = o != NULL ? json_dumpb(o, line, sizeof(line) - 1,
+					     WM_JSON_DUMP_FLAGS)
+				: 0;
 		json_decref(o);
+		wm_json_arena_close();
 		if (len == 0 || len >= sizeof(line) - 1) {
 			wm_log("wmbench: a jansson line could not be made");
 			return -1;
@@ -176,8 +182,8 @@ metrics(struct writers_run *run)
 	while (lines < run->lines) {
 		/* The observer's stream holds one sample at a time. */
 		rewind(m);
-		wm_timeline_write(m, run->topo, run->plan, run->snap, 0, 0);
-		if (ferror(m)) {
+		if (wm_timeline_write(m, run->topo, run->plan, run->snap, 0,
+				      0) != 0) {
 			wm_log("wmbench: a sample could not be written");
 			fclose(m);
 			free(text);

@@ -88,10 +88,56 @@ wm_json_u64(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
+/* A line as jansson's dump hands it over, piece by piece (a name, a
+ * number, a comma): gathered here and written with one fwrite(), where
+ * json_dumpf() makes a locked fwrite() of each piece (a quarter of a
+ * --metrics line's instructions, doc/performance.md section 9.36). Most
+ * lines fit `room`; a longer one moves to the heap. */
+struct gathered_line {
+	char *text;
+	size_t len, cap;
+	char room[4096];
+};
+
+static int
+gather(const char *piece, size_t size, void *data)
+{
+	struct gathered_line *l = data;
+
+	if (size > l->cap - l->len) {
+		size_t cap = l->cap;
+		char *grown;
+
+		while (size > cap - l->len)
+			if (cap > SIZE_MAX / 2)
+				return -1;
+			else
+				cap *= 2;
+		grown = l->text == l->room ? malloc(cap)
+					   : realloc(l->text, cap);
+		if (grown == NULL)
+			return -1; /* the dump fails: out of memory */
+		if (l->text == l->room)
+			memcpy(grown, l->room, l->len);
+		l->text = grown;
+		l->cap = cap;
+	}
+	memcpy(l->text + l->len, piece, size);
+	l->len += size;
+	return 0;
+}
+
 int
 wm_json_write_line(FILE *f, const json_t *value)
 {
-	if (json_dumpf(value, f, WM_JSON_DUMP_FLAGS) != 0)
-		return -1;
-	return fputc('\n', f) == EOF ? -1 : 0;
+	struct gathered_line l = {.cap = sizeof(l.room)};
+	int r = -1;
+
+	l.text = l.room;
+	if (json_dump_callback(value, gather, &l, WM_JSON_DUMP_FLAGS) == 0 &&
+	    gather("\n", 1, &l) == 0 && fwrite(l.text, l.len, 1, f) == 1)
+		r = 0;
+	if (l.text != l.room)
+		free(l.text);
+	return r;
 }
