@@ -253,6 +253,26 @@ START_TEST(test_members_keep_their_order_without_spaces)
 }
 END_TEST
 
+/* A line longer than the writer's room on the stack (4 KiB) is written
+ * whole from the heap. */
+START_TEST(test_a_long_line_is_written_whole)
+{
+	enum { LONG_TEXT = 20000 };
+	char *s = malloc(LONG_TEXT);
+	size_t back_len;
+	char *back;
+
+	ck_assert_ptr_nonnull(s);
+	for (size_t i = 0; i < LONG_TEXT; i++)
+		s[i] = (char)(i % 3 == 0 ? '"' : 'a' + i % 26);
+	back = through_json(s, LONG_TEXT, &back_len);
+	ck_assert_uint_eq(back_len, LONG_TEXT);
+	ck_assert(memcmp(back, s, LONG_TEXT) == 0);
+	free(back);
+	free(s);
+}
+END_TEST
+
 /* A value that could not be made (NULL) fails the put, and so does a put
  * into an object that could not be made; either takes its value. */
 START_TEST(test_a_failed_allocation_fails_the_put)
@@ -287,6 +307,7 @@ json_out_suite(void)
 	tcase_add_test(numbers, test_one_place_is_printfs_text);
 	tcase_add_test(numbers, test_counts_are_whole);
 	tcase_add_test(document, test_members_keep_their_order_without_spaces);
+	tcase_add_test(document, test_a_long_line_is_written_whole);
 	tcase_add_test(document, test_a_failed_allocation_fails_the_put);
 	suite_add_tcase(s, text);
 	suite_add_tcase(s, numbers);
