@@ -134,6 +134,9 @@ static const struct wmbench_command commands[] = {
 	 "a record"},
 	{"fields", wm_bench_fields,
 	 "a record's fields read from a line of JSON, beside CSV"},
+	{"writers", wm_bench_writers,
+	 "a line of JSON written: a sink's result line by hand and by "
+	 "jansson, a --metrics line"},
 };
 
 static void

@@ -1,6 +1,14 @@
 /*
  * sink.c
  *	CSV and JSON-lines writers for window results and late records.
+ *
+ * The JSON lines are written by hand, not through jansson as the
+ * summary and --metrics are (lib/json_out.h): a result line through
+ * jansson costs 4.5 times the instructions and about 5 times the time of
+ * this writer (wmbench writers, doc/performance.md section 9.36), on the
+ * path every window result takes. line_key() is the one hand-written
+ * JSON string escaper left, for keys the dictionary has checked (UTF-8,
+ * no control character: runtime/io/keys.c).
  */
 #include "config.h"
 

@@ -41,6 +41,10 @@
  * times are kept on), accumulatedActiveTimeMs, accumulatedPausedTimeMs,
  * accumulatedIdleTimeMs; and wmrun's records (emitted) and idle.
  *
+ * Names are written as they are (UTF-8), a byte that is not UTF-8 as the
+ * text \xNN (lib/json_out.h); figures per second to one place, as
+ * "%.1f" prints them.
+ *
  * `missed`: snapshots taken since the one before that this line's writer
  * never saw (a writer slower than the sampler skips rather than block
  * it); an object "samples_missed" says so when it is not 0.
@@ -55,14 +59,13 @@
 #include "runtime/observe/snapshot.h"
 #include "runtime/plan/plan.h"
 
-void wm_timeline_write(FILE *f, const struct wm_topology *topo,
-		       const struct wm_plan *plan,
-		       const struct wm_snapshot *snap, int64_t start_real_ns,
-		       uint64_t missed);
-
-/* `s` as a JSON string, in double quotes: '"' and '\' escaped, control
- * characters as \u00XX, the rest as it is (UTF-8). Also a Java string
- * literal (the Flink export's). */
-void wm_timeline_json_string(FILE *f, const char *s);
+/* The lines of `snap` written to `f`, each whole: 0, or -1 when a line
+ * could not be made for want of memory or `f` refused a write (ferror(f)
+ * then says so); the lines before it are written, that one maybe in
+ * part, those after it not. */
+int wm_timeline_write(FILE *f, const struct wm_topology *topo,
+		      const struct wm_plan *plan,
+		      const struct wm_snapshot *snap, int64_t start_real_ns,
+		      uint64_t missed);
 
 #endif /* WM_RUNTIME_OBSERVE_TIMELINE_H */

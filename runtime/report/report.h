@@ -127,10 +127,13 @@ void wm_report_fire_delays(const struct wm_job_report *rep,
 			   struct wm_report_delays *d);
 
 /* The summary for people (what wmrun prints at the end), and as one JSON
- * object (--summary FILE). */
+ * object on a line (--summary FILE). wm_report_print_json(): 0, -ENOMEM
+ * when the summary could not be built or written for want of memory
+ * (nothing or part of it written: write it into memory, and keep it only
+ * on 0), or -EIO when `f` refused a write (ferror(f)). */
 void wm_report_print(FILE *f, const struct wm_topology *topo,
 		     const struct wm_job_report *rep);
-void wm_report_print_json(FILE *f, const struct wm_topology *topo,
-			  const struct wm_job_report *rep);
+int wm_report_print_json(FILE *f, const struct wm_topology *topo,
+			 const struct wm_job_report *rep);
 
 #endif /* WM_RUNTIME_REPORT_REPORT_H */

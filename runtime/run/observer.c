@@ -468,6 +468,8 @@ timeline_thread(void *arg)
 		char *text = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&text, &len);
+		uint64_t rendered = written;
+		int r = 0;
 
 		if (m == NULL)
 			continue; /* counted as missed at the next one */
@@ -475,13 +477,21 @@ timeline_thread(void *arg)
 		struct published *p = rcu_dereference(ob->current);
 
 		if (p != NULL && p->snap->seq + 1 > written) {
-			wm_timeline_write(m, ob->topo, ob->plan, p->snap,
-					  ob->start_ns, p->snap->seq - written);
-			written = p->snap->seq + 1;
+			r = wm_timeline_write(m, ob->topo, ob->plan, p->snap,
+					      ob->start_ns,
+					      p->snap->seq - written);
+			rendered = p->snap->seq + 1;
 		}
 		urcu_bp_read_unlock();
-		if (fclose(m) == 0 && len > 0 &&
-		    wm_outfile_write(ob->metrics, text, len) != 0) {
+		/* A sample the memory stream could not hold whole (out of
+		 * memory) is not written, not even in part, and is counted
+		 * as missed at the next one. */
+		if (fclose(m) != 0 || r != 0) {
+			free(text);
+			continue;
+		}
+		written = rendered;
+		if (len > 0 && wm_outfile_write(ob->metrics, text, len) != 0) {
 			char name[4200];
 
 			wm_log("wmrun: error: could not write metrics file %s: "

@@ -19,7 +19,7 @@
 #include "runtime/io/keys.h"
 #include "base/log.h"
 #include "runtime/conf/ini.h"
-#include "runtime/source/json_arena.h"
+#include "lib/json_arena.h"
 #include "runtime/source/record_fields.h"
 
 /* Enough of a bad field or of trailing text to recognise it in the

@@ -122,7 +122,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FILE *null = fopen("/dev/null", "w");
 
 			wm_report_print(null, t, &rep);
-			wm_report_print_json(null, t, &rep);
+			(void)wm_report_print_json(null, t, &rep);
 			fclose(null);
 		}
 		wm_report_free(&rep);

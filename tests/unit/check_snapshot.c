@@ -542,7 +542,8 @@ START_TEST(test_the_timeline_speaks_flinks_names)
 	WM_METRIC_SET(partitions(&j, j.s1)[1].progress.idle_ns, SECOND / 2);
 	b = wm_snapshot_take(j.plan, j.blocks, a, 8 * SECOND, 3 * SECOND);
 	m = open_memstream(&text, &len);
-	wm_timeline_write(m, j.topo, j.plan, b, 6 * SECOND, 2);
+	ck_assert_int_eq(wm_timeline_write(m, j.topo, j.plan, b, 6 * SECOND, 2),
+			 0);
 	ck_assert_int_eq(fclose(m), 0);
 	/* Two samples missed, said first; then the window's object. */
 	ck_assert_msg(strncmp(text, "{\"t_ms\":2000,\"samples_missed\":2}\n",

@@ -90,11 +90,12 @@ static const char default_topology[] =
 	"path = -\n";
 
 /* What print() writes, into the file `path` (a `what`, for messages),
- * whole or not at all (outfile.h). 0, or a negative errno with a
+ * whole or not at all (outfile.h): print() returns 0, or a negative errno
+ * when what it wrote is not whole. 0, or a negative errno with a
  * message. */
 static int
 write_whole(const char *what, const char *path,
-	    void (*print)(FILE *f, const void *arg), const void *arg, char *err,
+	    int (*print)(FILE *f, const void *arg), const void *arg, char *err,
 	    size_t errlen)
 {
 	struct wm_outfile f;
@@ -108,12 +109,15 @@ write_whole(const char *what, const char *path,
 			 path, strerror(errno));
 		return -errno;
 	}
-	print(mem, arg);
-	if (fclose(mem) != 0) {
+	r = print(mem, arg);
+	/* A memory stream refuses a write only for want of memory. */
+	if (fclose(mem) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r != 0) {
 		free(json);
 		snprintf(err, errlen, "could not write %s \"%s\": %s", what,
-			 path, strerror(ENOMEM));
-		return -ENOMEM;
+			 path, strerror(-r));
+		return r;
 	}
 	r = wm_outfile_open(&f, what, path, true, err, errlen);
 	if (r == 0) {
@@ -138,12 +142,12 @@ struct summary_arg {
 	const struct wm_job_report *rep;
 };
 
-static void
+static int
 print_summary_json(FILE *f, const void *arg)
 {
 	const struct summary_arg *a = arg;
 
-	wm_report_print_json(f, a->t, a->rep);
+	return wm_report_print_json(f, a->t, a->rep);
 }
 
 /* The JSON summary into `path`, whole or not at all. */
@@ -162,12 +166,13 @@ struct csv_arg {
 	const struct wm_sweep_row *rows;
 };
 
-static void
+static int
 print_sweep_csv(FILE *f, const void *arg)
 {
 	const struct csv_arg *a = arg;
 
 	wm_sweep_print_csv(f, a->s, a->rows);
+	return 0;
 }
 
 /* --sweep-csv's table into `path`, whole or not at all. */
@@ -187,12 +192,13 @@ struct sweep_page_arg {
 	const char *name;
 };
 
-static void
+static int
 print_sweep_page(FILE *f, const void *arg)
 {
 	const struct sweep_page_arg *a = arg;
 
 	wm_sweep_page_write(f, a->s, a->rows, a->name);
+	return 0;
 }
 
 struct page_arg {
@@ -201,12 +207,13 @@ struct page_arg {
 	const struct wm_job_report *rep;
 };
 
-static void
+static int
 print_page(FILE *f, const void *arg)
 {
 	const struct page_arg *a = arg;
 
 	wm_job_page_write(f, a->t, a->rec, a->rep);
+	return 0;
 }
 
 /* --report's page into `path`, whole or not at all: a job that ran (it
@@ -774,10 +781,11 @@ recorded(const struct wm_topology *t, const char *conf)
 	wm_log("wmrun: replay the recording with: wmrun \"%s\"", conf);
 }
 
-static void
+static int
 print_text(FILE *f, const void *arg)
 {
 	fputs(arg, f);
+	return 0;
 }
 
 /* The topology text *text (NULL: the built-in one) with cl's --set

@@ -1,7 +1,7 @@
 /*
  * json_arena.c
- *	jansson's allocations while a line is read, from a bump arena of the
- *	thread (json_arena.h).
+ *	jansson's allocations while a line is read or written, from a bump
+ *	arena of the thread (json_arena.h).
  */
 #include "config.h"
 
@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "runtime/source/json_arena.h"
+#include "lib/json_arena.h"
 
 /* A flat line of a few members takes about 1 KiB of jansson's objects, a
  * nested value of a few hundred bytes a few KiB; what a bigger line needs
