@@ -15,6 +15,15 @@
 # holds the watermark so far back that almost none is late.
 . "$srcdir/tests/lib/lib.sh"
 
+# Under the sanitizers this sweep of ten runs took 88 s, the longest test
+# of that build and its tail, for code study_stall_law_split.sh and
+# study_stall_law_idle_timeout.sh run there too (the generator, the sweep,
+# --sim): the plain build runs it.
+if [ "${WM_SANITIZERS:-no}" = yes ]; then
+	echo "SKIP: the sanitizer build leaves this sweep to the plain build"
+	exit 77
+fi
+
 conf="$EXAMPLES/study_stall_law.conf"
 
 expect_status 0 "$WMRUN" --sim --sweep events.watermark_at=subtask,split \
