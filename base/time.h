@@ -20,6 +20,8 @@ typedef int64_t wm_ts_t;
 
 #define WM_TS_MIN INT64_MIN
 #define WM_TS_MAX INT64_MAX
+/* A day of milliseconds: the live view's and the origin's unit. */
+#define WM_MS_PER_DAY ((int64_t)24 * 60 * 60 * 1000)
 
 /*
  * Processing time is int64 nanoseconds from 0 (the job's start); durations

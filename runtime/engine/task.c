@@ -575,6 +575,13 @@ publish_channels(const struct wm_task *t)
 }
 
 void
+wm_task_set_clock_zero(struct wm_task *t, int64_t ms)
+{
+	t->clock_zero_ms = ms;
+	WM_METRIC_SET(t->metrics->clock_zero_ms, ms);
+}
+
+void
 wm_task_publish(const struct wm_task *t, int64_t now_ns)
 {
 	struct wm_subtask_metrics *m = t->metrics;

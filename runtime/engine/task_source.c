@@ -1149,13 +1149,6 @@ wm_task_bad_records(struct wm_task *t, uint64_t n)
 		t->source->bad_records = n;
 }
 
-void
-wm_task_set_clock_zero(struct wm_task *t, int64_t ms)
-{
-	t->clock_zero_ms = ms;
-	WM_METRIC_SET(t->metrics->clock_zero_ms, ms);
-}
-
 /* Flink's currentEmitEventTimeLag: the job's clock when the last record
  * went out less its timestamp; INT64_MIN before the first (or for one
  * whose difference does not fit). */

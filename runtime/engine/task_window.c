@@ -43,14 +43,14 @@ count_fire_delay(struct task_window *win, const struct wm_window_result *r,
 	 * nothing else: such a delay is garbage, left out of the figures and
 	 * counted, so that the summary can say so. */
 	struct wm_subtask_metrics *m = win->task->metrics;
-	int64_t delay;
+	int64_t at_ms, delay;
 	unsigned fine;
 	uint64_t group;
 
 	if (at_ends_of_time(r->window) ||
 	    __builtin_add_overflow(fire_time_ms, win->task->clock_zero_ms,
-				   &fire_time_ms) ||
-	    __builtin_sub_overflow(fire_time_ms, r->window.end, &delay)) {
+				   &at_ms) ||
+	    __builtin_sub_overflow(at_ms, r->window.end, &delay)) {
 		win->fire_delays_excluded++;
 		return;
 	}

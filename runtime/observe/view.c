@@ -31,8 +31,6 @@ struct said {
 	int64_t next_since_ns;
 };
 
-#define MS_PER_DAY ((int64_t)24 * 60 * 60 * 1000)
-
 struct wm_view {
 	const struct wm_topology *topo;
 	const struct wm_plan *plan;
@@ -237,13 +235,13 @@ rate(double per_s, char *buf, size_t len)
 static const char *
 event_time(int64_t zero_ms, int64_t ms, char *buf, size_t len)
 {
-	int64_t day =
-		zero_ms - (zero_ms % MS_PER_DAY + MS_PER_DAY) % MS_PER_DAY;
+	int64_t day = zero_ms -
+		      (zero_ms % WM_MS_PER_DAY + WM_MS_PER_DAY) % WM_MS_PER_DAY;
 	int64_t of_day;
 
 	if (ms != WM_TS_MIN && ms != WM_TS_MAX &&
 	    !__builtin_sub_overflow(ms, day, &of_day) && of_day >= 0 &&
-	    of_day < MS_PER_DAY)
+	    of_day < WM_MS_PER_DAY)
 		ms = of_day;
 	return wm_units_format_event_time(ms, buf, len);
 }

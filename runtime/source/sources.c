@@ -10,14 +10,12 @@
 #include <string.h>
 
 #include "base/lcm.h"
+#include "base/time.h"
 #include "operators/heartbeats.h"
 #include "operators/keygroup.h"
 #include "runtime/source/kafka_source.h"
 #include "runtime/source/record_trace.h"
 #include "runtime/source/sources.h"
-
-/* A day: the coarsest rounding of a `start` origin. */
-#define ORIGIN_UNIT_MAX_MS (24 * 60 * 60 * 1000)
 
 /* The unit `unit` joined with an assigner's slide, on which its windows
  * start (window_assign.h): their least common multiple, or the larger of
@@ -31,7 +29,7 @@ join_slide(int64_t unit, const struct wm_window_assigner *a)
 	if (a->kind == WM_WINDOW_SESSION || slide <= 0)
 		return unit;
 	lcm = wm_lcm_u64((uint64_t)unit, (uint64_t)slide);
-	if (lcm > ORIGIN_UNIT_MAX_MS)
+	if (lcm > (uint64_t)WM_MS_PER_DAY)
 		return unit > slide ? unit : slide;
 	return (int64_t)lcm;
 }
