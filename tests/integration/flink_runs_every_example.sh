@@ -11,7 +11,11 @@
 #   a second of wall clock of the end;
 # - windows fire when wmrun's do: of the differences of their fire_times,
 #   both counted from processing time's zero, the tenth quantile is within
-#   0.5 s of wall clock (100 s of processing time at speed 200). Before the
+#   0.5 s of wall clock (100 s of processing time at speed 200), late by
+#   no more than that and how far the job's readers fell behind their
+#   schedule (ReplayReader says so: on a CI machine loaded by sanitizer
+#   builds, skew_bursts_gaps ran 19.7 s for 9 s of schedule, its tenth
+#   quantile 5.9 s late). Before the
 #   export scaled its durations, Flink fired every result at the end;
 #   before its zero was the readers' (JobOrigin.java), every fire_time was
 #   late by the job's start-up, 6.5 s here, which shifts every window. A
@@ -187,6 +191,11 @@ while [ "$i" -lt "$n" ]; do
 	name=$(cat "$scratch/classes/Job$i.name")
 	dir=$scratch/ex/$name
 	ms=$(sed -n "s/^wmrun.flink.Job$i: ok \([0-9]*\)\$/\1/p" "$scratch/jobs.out")
+	# How far its readers fell behind their schedule (ReplayReader
+	# says so at its close): every window after that fires late by as
+	# much, which is the machine's load, not the job's timing.
+	behind=$(sed -n "s|^wmrun: replay of $dir/project/data/.*: records went out up to \([0-9]*\) ms of wall clock after they were due\$|\1|p" \
+		"$scratch/jobs.err" | sort -n | tail -1)
 	# Where the outcome cannot hang on timing, Flink's results are
 	# wmrun's: key, window, aggregates, late firing, subtask, and the
 	# late records.
@@ -223,7 +232,7 @@ while [ "$i" -lt "$n" ]; do
 		else
 			continue
 		fi
-		awk -F, -v max=$max -v wall=500 -v speed=200 -v name="$name" -v file="${sim##*/}" \
+		awk -F, -v max=$max -v wall=500 -v behind="${behind:-0}" -v speed=200 -v name="$name" -v file="${sim##*/}" \
 			-v ms="$ms" -v pairs="$pairs" -v tmp="$scratch/sorted" '
 		# The q quantile (nearest rank) of a[1..n].
 		function quantile(a, n, q, i, cmd, v) {
@@ -282,11 +291,11 @@ while [ "$i" -lt "$n" ]; do
 				median = quantile(flinkdelay, flinkbefore, 0.5) - quantile(simdelay, simbefore, 0.5)
 				how = "of the delays after the windows'"'"' ends"
 			}
-			printf "%s %s: %d results (%d before the end), Flink %d (%d), in %d ms; fire_time - wmrun'"'"'s: 10 %% %d ms, median %d ms %s\n",
-				name, file, sims, simbefore, flinks, flinkbefore, ms, low, median, how
+			printf "%s %s: %d results (%d before the end), Flink %d (%d), in %d ms, readers up to %d ms behind; fire_time - wmrun'"'"'s: 10 %% %d ms, median %d ms %s\n",
+				name, file, sims, simbefore, flinks, flinkbefore, ms, behind, low, median, how
 			if (simbefore > 0 && flinkbefore == 0) { print "FAIL: " name ": no window fired before the end in Flink"; exit 1 }
 			if (missed > 0) { print "FAIL: " name ": " missed " results fired at the end in Flink, before it in wmrun"; exit 1 }
-			if (low > wall * speed || low < -wall * speed) {
+			if (low > (wall + behind) * speed || low < -wall * speed) {
 				print "FAIL: " name ": the tenth of the windows fire " low " ms of processing time away from wmrun'"'"'s"
 				exit 1
 			}

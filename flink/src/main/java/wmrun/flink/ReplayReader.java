@@ -58,6 +58,14 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
     private boolean noMoreSplits;
     private CompletableFuture<Void> available = new CompletableFuture<>();
     private ScheduledExecutorService timer;
+    /*
+     * The most a record went out after it was due, and the trace it came
+     * from: a reader that is not scheduled, or held back by its job, falls
+     * behind its schedule, and every fire_time after that is late by as
+     * much. close() says so, so that nobody reads that as the job's timing.
+     */
+    private long behindNanos;
+    private String path;
 
     ReplayReader(double speed, long endMillis, Counter recordsIn) {
         this.speed = speed;
@@ -127,6 +135,8 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
         if (first.dueNanos > now) {
             return waitFor(first.dueNanos - now);
         }
+        behindNanos = Math.max(behindNanos, now - first.dueNanos);
+        path = first.split.path;
         TraceRecord r = first.records.get(first.next++);
         if (first.next < first.records.size()) {
             first.dueNanos = dueOf(first, first.dueNanos);
@@ -240,5 +250,23 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
         if (timer != null) {
             timer.shutdownNow();
         }
+        long behindMillis = behindNanos / 1_000_000L;
+        if (behindMillis > 0) {
+            System.err.println("wmrun: replay of " + printable(path) + ": records went out up to " + behindMillis
+                    + " ms of wall clock after they were due");
+        }
+    }
+
+    /** s with each control character and backslash as a Java unicode escape: one line. */
+    private static String printable(String s) {
+        StringBuilder b = new StringBuilder();
+        for (char c : s.toCharArray()) {
+            if (c < 0x20 || c == 0x7f || c == '\\') {
+                b.append(String.format("\\u%04x", (int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.toString();
     }
 }
