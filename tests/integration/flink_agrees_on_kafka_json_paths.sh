@@ -11,6 +11,8 @@
 # member nobody reads, a string key where keys are long, a real beyond
 # 2^53, a payload that is no object, a boolean value, text after the
 # object. One partition read by one subtask, so the order is the topic's.
+# A second topic's string keys: control characters and a key over 256
+# bytes are refused by both, a comma, quotes and a non-ASCII letter kept.
 #
 # 300 records, 50 of them bad (5 of each of 10 kinds): both count 250 in
 # 2 s windows with the same sums. The Flink reader of before (a flat
@@ -75,20 +77,39 @@ awk -v t0=$t0 'BEGIN {
 }' >"$scratch/topic.lines"
 kafka_produce "$topic" <"$scratch/topic.lines"
 
-# conf OUT: the topology, its results in OUT.
+# String keys in the values of a second topic: 60 records over the keys
+# "a", "é", "x,\"y\"" (a comma and quotes, which CSV quotes), and 20
+# bad ones that wmrun refuses as keys and Flink would take as Strings:
+# U+0001, U+001F, U+007F and U+0085 (control characters), and a key of
+# 257 bytes (past runtime/io/keys.h's 256).
+strings=$(kafka_topic strings)
+kafka_create_topic "$strings" 1
+awk -v t0=$t0 'BEGIN {
+	long = sprintf("%257s", ""); gsub(/ /, "k", long)
+	split("a|\\u00e9|x,\\\"y\\\"", good, "|")
+	split("p\\u0001q|\\u001f|\\u007f|\\u0085x|" long, bad, "|")
+	for (i = 0; i < 80; i++) {
+		t = sprintf("%.0f", t0 + 100 + i * 100)
+		k = i % 4 == 3 ? bad[1 + int(i / 4) % 5] : good[1 + i % 3]
+		printf "0,%s,0,{\"timestamp\":%s,\"key\":\"%s\",\"value\":%d}\n", t, t, k, 1 + i % 7
+	}
+}' >"$scratch/strings.lines"
+kafka_produce "$strings" <"$scratch/strings.lines"
+
+# conf OUT [TOPIC KEY_TYPE FIELDS]: the topology, its results in OUT.
 conf() {
 	cat <<CONF
 [job]
 name = kafka-json-paths
 [source events]
 parallelism = 1
-key_type = long
+key_type = ${3:-long}
 kafka.bootstrap_servers = $KAFKA
-kafka.topic = $topic
+kafka.topic = ${2:-$topic}
 kafka.starting_offsets = earliest
 kafka.stopping_offsets = latest
 kafka.value_format = json
-kafka.value_fields = timestamp = \$.payload.ts, key, value = \$['payload'].v
+kafka.value_fields = ${4:-timestamp = \$.payload.ts, key, value = \$['payload'].v}
 kafka.timestamp = value
 kafka.key = value
 on_bad_record = skip
@@ -115,15 +136,34 @@ got=$(tail -n +2 "$scratch/wmrun.out" | awk -F, '{ n += $4; s += $5 } END { prin
 	fail "wmrun's windows hold $got (count, sum), expected $want"
 results "$scratch/wmrun.out" >"$scratch/wmrun.windows"
 
+strconf() { conf "$1" "$strings" string "timestamp, key, value"; }
+strconf "$scratch/strings.out" >"$scratch/strings.conf"
+expect_status 0 timeout 300 "$WMRUN" "$scratch/strings.conf"
+expect_line '^  records read  *60$' "$scratch/err"
+expect_line 'partition 0 offset 3: invalid key "p.x01q" \(control character U\+0001\): skipped' "$scratch/err"
+results "$scratch/strings.out" >"$scratch/strings.windows"
+# The three good keys, each in the results.
+for k in '^a,' '^é,' '^"x,""y""",'; do
+	grep -q "$k" "$scratch/strings.windows" || fail "no window of the key $k in wmrun's results"
+done
+
 conf flink.out >"$scratch/flink.conf"
 expect_status 0 "$WMRUN" --export-flink "$scratch/project" "$scratch/flink.conf"
+strconf flink.out >"$scratch/strings-flink.conf"
+expect_status 0 "$WMRUN" --export-flink "$scratch/strings-project" "$scratch/strings-flink.conf"
 job="$scratch/project/src/main/java/wmrun/flink/Job.java"
 grep -q 'new String\[\]\[\] {{"payload", "ts"}, null, {"payload", "v"}}' "$job" ||
 	fail "the exported job does not pass the fields' paths"
 flink_classpath
-flink_run_jobs "$scratch/flink.log" "$scratch/project"
+flink_run_jobs "$scratch/flink.log" "$scratch/project" "$scratch/strings-project"
 results "$scratch/project/flink.out" >"$scratch/flink.windows"
 diff -u "$scratch/wmrun.windows" "$scratch/flink.windows" ||
 	fail "Flink's windows over the JSON topic differ from wmrun's"
-echo "Flink agrees over 300 JSON values at paths, 50 bad ones skipped: $(wc -l <"$scratch/flink.windows") windows"
+# Before KafkaRecords checked string keys as wmrun does, Flink counted
+# the 20 bad keys in windows of their own.
+results "$scratch/strings-project/flink.out" >"$scratch/strings-flink.windows"
+diff -u "$scratch/strings.windows" "$scratch/strings-flink.windows" ||
+	fail "Flink's windows over string keys differ from wmrun's"
+echo "Flink agrees over 300 JSON values at paths, 50 bad ones skipped: $(wc -l <"$scratch/flink.windows") windows;" \
+	"over 80 string keys, 20 refused: $(wc -l <"$scratch/strings-flink.windows") windows"
 exit 0

@@ -149,8 +149,18 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
             if (m.value() == null) {
                 throw new Bad("no value (a tombstone)");
             }
-            String text = format.equals("json") ? strictUtf8(m.value())
-                    : new String(m.value(), StandardCharsets.UTF_8);
+            /* Strict where wmrun is: JSON, and a CSV value that holds a
+             * string key, which wmrun takes as well-formed UTF-8 only (an
+             * ill-formed byte in a CSV column nobody reads is refused here
+             * and read past by wmrun: the one difference left). */
+            String text;
+            if (format.equals("json")) {
+                text = strictUtf8(m.value(), "invalid JSON: not valid UTF-8");
+            } else if (format.equals("csv") && stringKeys && keyFromValue) {
+                text = strictUtf8(m.value(), "invalid key (not valid UTF-8)");
+            } else {
+                text = new String(m.value(), StandardCharsets.UTF_8);
+            }
             if (text.endsWith("\n")) {
                 text = text.substring(0, text.length() - 1);
             }
@@ -201,9 +211,11 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
             if (m.key() == null) {
                 throw new Bad("no key (the record's key is null)");
             }
-            key = new String(m.key(), StandardCharsets.UTF_8);
+            key = stringKeys ? strictUtf8(m.key(), "invalid key (not valid UTF-8)")
+                    : new String(m.key(), StandardCharsets.UTF_8);
         }
         if (stringKeys) {
+            checkKey(key);
             r.stringKey = key;
         } else {
             r.key = number("key", key);
@@ -286,13 +298,35 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
     }
 
     /** The value's bytes as text, refused unless they are UTF-8, as jansson refuses them. */
-    private static String strictUtf8(byte[] bytes) throws Bad {
+    /*
+     * A string key as wmrun takes one (runtime/io/keys.h): at most
+     * KEY_MAX_BYTES bytes of UTF-8 and no control character (U+0000 to
+     * U+001F, U+007F to U+009F), which wmrun refuses so that a key prints
+     * back unambiguously in CSV and JSON. Flink would take any String: the
+     * same record must be bad on both sides, or their counts part.
+     */
+    private static final int KEY_MAX_BYTES = 256;
+
+    private static void checkKey(String key) throws Bad {
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            if (c < 0x20 || (c >= 0x7f && c < 0xa0)) {
+                throw new Bad(String.format("invalid key (control character U+%04X)", (int) c));
+            }
+        }
+        if (key.getBytes(StandardCharsets.UTF_8).length > KEY_MAX_BYTES) {
+            throw new Bad("invalid key (longer than " + KEY_MAX_BYTES + " bytes)");
+        }
+    }
+
+    /** The bytes as well-formed UTF-8, or a bad record saying why. */
+    private static String strictUtf8(byte[] bytes, String why) throws Bad {
         try {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw new Bad("invalid JSON: not valid UTF-8");
+            throw new Bad(why);
         }
     }
 

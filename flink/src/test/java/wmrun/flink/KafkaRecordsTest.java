@@ -97,6 +97,31 @@ class KafkaRecordsTest {
     }
 
     @Test
+    void stringKeysWmrunRefusesAreBadRecords() {
+        String[] bad = {
+            "{\"payload\":{\"ts\":1,\"v\":2},\"key\":\"a\\u0001\"}", /* C0 */
+            "{\"payload\":{\"ts\":1,\"v\":2},\"key\":\"\\u007f\"}", /* DEL */
+            "{\"payload\":{\"ts\":1,\"v\":2},\"key\":\"\\u0085\"}", /* C1 */
+            "{\"payload\":{\"ts\":1,\"v\":2},\"key\":\"" + "k".repeat(257) + "\"}",
+            /* 129 two-byte letters: 129 chars, but 258 bytes */
+            "{\"payload\":{\"ts\":1,\"v\":2},\"key\":\"" + "\u00e9".repeat(129) + "\"}",
+        };
+        for (String b : bad) {
+            assertTrue(read(true, true, b).isEmpty(), b);
+        }
+        String longest = "k".repeat(256);
+        assertEquals(longest, read(true, true, "{\"payload\":{\"ts\":1,\"v\":2},\"key\":\"" + longest + "\"}")
+                .get(0).stringKey);
+        /* The Kafka key itself (kafka.key = key): well-formed UTF-8 only. */
+        String[] fields = {"timestamp", "value"};
+        KafkaRecords k = new KafkaRecords("s", "json", fields, new String[][] {null, null}, true, false, true, false);
+        byte[] value = "{\"timestamp\":1,\"value\":2}".getBytes(StandardCharsets.UTF_8);
+        byte[] latin1 = "caf\u00e9".getBytes(StandardCharsets.ISO_8859_1);
+        assertThrows(IllegalArgumentException.class,
+                () -> k.deserialize(new ConsumerRecord<>("t", 0, 0L, latin1, value), null));
+    }
+
+    @Test
     void realsAreWrittenAsCsShortestG() {
         assertEquals("12.5", KafkaRecords.realText(12.5));
         assertEquals("1.7e+12", KafkaRecords.realText(1700000000000.0));
