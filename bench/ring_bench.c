@@ -16,6 +16,11 @@
  *             slower than it
  *   samecore  batched, both processes on CPU 0 (they yield to each other)
  *   pairsN    N batched pairs at once on CPU 0 and 1: aggregate
+ *   rows      batched, each record a row of ROW_BYTES bytes of fields
+ *             (ipc/frame.h, "Rows"): a head and its parts written with
+ *             wm_ring_put_row(), read one frame at a time and copied out
+ *             with wm_ring_read_row(), as the gate hands rows out. Its
+ *             figure beside batched's is what fields cost the ring
  *
  * Before every measurement a cache-line ping-pong between CPU 0 and 1 is
  * timed and printed as probe_ns, so that runs on this noisy VM can be
@@ -60,12 +65,17 @@
 /* Latency histogram: 100 ns buckets up to 1 ms, then one overflow bucket. */
 #define LAT_BUCKET_NS 100
 #define LAT_BUCKETS 10001
+/* A Nexmark bid's fields: auction, bidder and price (8 bytes each), and
+ * its text `extra` (67 bytes on average) with a 2-byte length. */
+#define ROW_BYTES 93u
 
-enum variant { BATCHED, SINGLE, PINGPONG, PACED, SAMECORE, PAIRS };
+enum variant { BATCHED, SINGLE, PINGPONG, PACED, SAMECORE, PAIRS, ROWS };
+#define VARIANT_LAST ROWS
 
 static const char *const variant_names[] = {
 	[BATCHED] = "batched", [SINGLE] = "single",	[PINGPONG] = "pingpong",
 	[PACED] = "paced",     [SAMECORE] = "samecore", [PAIRS] = "pairs",
+	[ROWS] = "rows",
 };
 
 /* What one side reports through its metrics block in the segment. */
@@ -83,7 +93,7 @@ struct options {
 	unsigned reps;
 	double target_s; /* per repetition */
 	unsigned pairs;
-	bool only[PAIRS + 1];
+	bool only[VARIANT_LAST + 1];
 	bool any_only;
 };
 
@@ -237,8 +247,12 @@ consumer_has_frame(void *arg)
 
 static inline __attribute__((always_inline)) void
 produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
-	uint32_t batch, bool paced)
+	uint32_t batch, bool paced, bool rows)
 {
+	/* A row's bytes: its number first, then filler. */
+	unsigned char row[ROW_BYTES];
+	const uint32_t cells = rows ? wm_ring_row_cells(ROW_BYTES) : 1;
+
 	struct wm_ring_producer p;
 	struct timespec next;
 	int64_t cpu0;
@@ -251,6 +265,7 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
 	rendezvous(e->result, e->peer);
 	cpu0 = cpu_ns();
 	e->result->start_ns = now_ns();
+	memset(row, 'x', sizeof(row));
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (uint64_t i = 0; i < n;) {
 		uint32_t b = n - i < batch ? (uint32_t)(n - i) : batch;
@@ -268,16 +283,23 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
 		}
 		/* In place, as a worker stages its output. */
 		for (uint32_t done = 0; done < b;) {
-			struct wm_ring_span s = wm_ring_reserve(&p, b - done);
-			uint32_t k = s.n;
+			struct wm_ring_span s =
+				wm_ring_reserve(&p, (b - done) * cells);
+			uint32_t k = s.n / cells;
 
 			for (uint32_t j = 0; j < k; j++) {
 				uint64_t x = i + done + j;
 
+				if (rows) {
+					memcpy(row, &x, sizeof(x));
+					wm_ring_put_row(&s, j * cells, 0, x, x,
+							x, row, ROW_BYTES);
+					continue;
+				}
 				wm_ring_put(&s, j, 0, paced ? (uint64_t)ts : x,
 					    x, x);
 			}
-			wm_ring_commit(&p, k);
+			wm_ring_commit(&p, k * cells);
 			done += k;
 			if (done < b)
 				wm_wait(&e->waiter, producer_has_space, &p, -1);
@@ -289,6 +311,20 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
 	wm_ring_flush(&p);
 	e->result->end_ns = now_ns();
 	e->result->cpu_ns = cpu_ns() - cpu0;
+}
+
+/* Attach c to `channel`, fed by subtask `producer`, as e's consumer, and
+ * meet the producer: the CPU time at the start. */
+static int64_t
+start_consumer(struct endpoint *e, struct wm_ring_consumer *c,
+	       uint32_t channel, uint32_t producer)
+{
+	wm_ring_consumer_attach(c, wm_shm_ring(&e->seg, channel),
+				wm_shm_doorbell(&e->seg, producer));
+	e->waiter.before_sleep = release_consumer;
+	e->waiter.before_sleep_arg = c;
+	rendezvous(e->result, e->peer);
+	return cpu_ns();
 }
 
 /* The consumer takes at most `burst` frames per call, the producer's batch:
@@ -307,12 +343,7 @@ consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
 	static uint32_t hist[LAT_BUCKETS];
 
 	memset(hist, 0, sizeof(hist)); /* and fault it in now */
-	wm_ring_consumer_attach(&c, wm_shm_ring(&e->seg, channel),
-				wm_shm_doorbell(&e->seg, producer));
-	e->waiter.before_sleep = release_consumer;
-	e->waiter.before_sleep_arg = &c;
-	rendezvous(res, e->peer);
-	cpu0 = cpu_ns();
+	cpu0 = start_consumer(e, &c, channel, producer);
 	while (expect < n) {
 		const struct wm_cell *cell;
 		uint32_t got = wm_ring_peek_records(&c, &cell, burst);
@@ -364,6 +395,49 @@ consume(struct endpoint *e, uint32_t channel, uint32_t producer, uint64_t n,
 	memcpy(res->lat_hist, hist, sizeof(hist));
 }
 
+/* The rows variant's consumer: a frame at a time, each row copied out of
+ * its parts (as wm_gate_next() does) and checked: its number in its head
+ * and in its first bytes. */
+static void
+consume_rows(struct endpoint *e, uint32_t channel, uint32_t producer,
+	     uint64_t n)
+{
+	struct wm_ring_consumer c;
+	struct side_result *res = e->result;
+	unsigned char row[WM_FRAME_ROW_MAX_BYTES];
+	uint64_t expect = 0;
+	int64_t cpu0;
+
+	cpu0 = start_consumer(e, &c, channel, producer);
+	while (expect < n) {
+		struct wm_frame f;
+		uint32_t len = 0;
+		uint64_t first;
+		int r = wm_ring_peek(&c, &f);
+
+		if (r == 0) {
+			wm_wait(&e->waiter, consumer_has_frame, &c, -1);
+			continue;
+		}
+		if (r == 1 && f.kind == WM_FRAME_ROW)
+			r = wm_ring_read_row(&c, row, &len);
+		else
+			r = -EBADMSG; /* this stream carries rows only */
+		memcpy(&first, row, sizeof(first));
+		if (r < 0 || len != ROW_BYTES || f.payload[2] != expect ||
+		    first != expect) {
+			res->errors++;
+			break;
+		}
+		wm_ring_consume_run(&c, (uint32_t)r);
+		expect++;
+	}
+	wm_ring_release(&c);
+	res->end_ns = now_ns();
+	res->cpu_ns = cpu_ns() - cpu0;
+	res->received = expect;
+}
+
 /*
  * One side of a stream. produce() and consume() are inlined here with the
  * batch and the pacing as constants, so each variant runs a loop compiled
@@ -378,11 +452,15 @@ stream(struct endpoint *e, uint32_t s, enum variant v, uint64_t n)
 	uint32_t ch = s / 2;
 
 	if (s % 2 == 0 && v == SINGLE)
-		produce(e, ch, s + 1, n, 1, false);
+		produce(e, ch, s + 1, n, 1, false, false);
 	else if (s % 2 == 0 && v == PACED)
-		produce(e, ch, s + 1, n, PACED_BATCH, true);
+		produce(e, ch, s + 1, n, PACED_BATCH, true, false);
+	else if (s % 2 == 0 && v == ROWS)
+		produce(e, ch, s + 1, n, PACED_BATCH, false, true);
 	else if (s % 2 == 0)
-		produce(e, ch, s + 1, n, PACED_BATCH, false);
+		produce(e, ch, s + 1, n, PACED_BATCH, false, false);
+	else if (v == ROWS)
+		consume_rows(e, ch, s - 1, n);
 	else if (v == SINGLE)
 		consume(e, ch, s - 1, n, 1, false);
 	else if (v == PACED)
@@ -632,6 +710,7 @@ size_run(enum variant v, unsigned pairs, double target_s)
 		[BATCHED] = 50000000,  [SINGLE] = 50000000,
 		[PINGPONG] = 1000000,  [PACED] = 192000,
 		[SAMECORE] = 25000000, [PAIRS] = 20000000,
+		[ROWS] = 20000000,
 	};
 	uint64_t trial = nominal[v] / 50;
 	struct rep_result r;
@@ -718,7 +797,8 @@ ring_help(FILE *out)
 		"  -v, --variant NAME   only this variant (repeatable): "
 		"batched,\n"
 		"                       single, pingpong, paced, samecore, "
-		"pairs\n"
+		"pairs,\n"
+		"                       rows\n"
 		"  -p, --pairs N        pairs for the pairs variant (default "
 		"16;\n"
 		"                       pairs1 is always measured beside it)\n"
@@ -763,10 +843,10 @@ ring_options(int argc, char **argv, struct options *o)
 		case 'v': {
 			size_t k;
 
-			for (k = 0; k <= PAIRS; k++)
+			for (k = 0; k <= VARIANT_LAST; k++)
 				if (strcmp(optarg, variant_names[k]) == 0)
 					break;
-			if (k > PAIRS)
+			if (k > VARIANT_LAST)
 				return wm_bench_usage_error(
 					"ring", "unrecognized variant \"%s\"",
 					optarg);
@@ -828,7 +908,7 @@ wm_bench_ring(int argc, char **argv)
 
 	if (r >= 0)
 		return r;
-	for (size_t k = 0; k <= PAIRS; k++) {
+	for (size_t k = 0; k <= VARIANT_LAST; k++) {
 		if (o.any_only && !o.only[k])
 			continue;
 		r = 0;

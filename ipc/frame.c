@@ -20,6 +20,10 @@ wm_frame_kind_name(enum wm_frame_kind kind)
 		return "END";
 	case WM_FRAME_BARRIER:
 		return "BARRIER";
+	case WM_FRAME_ROW:
+		return "ROW";
+	case WM_FRAME_ROW_PART:
+		return "ROW_PART";
 	}
 	return "unknown";
 }

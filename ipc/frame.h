@@ -26,6 +26,21 @@
  *   STATUS      -, 2 words                    enum wm_status
  *   END         -                             enum wm_end_kind
  *   BARRIER     checkpoint id, timestamp      barrier options
+ *   ROW         3 words, as RECORD            as RECORD
+ *   ROW_PART    24 bytes of the row           the row's length in bytes
+ *
+ * Rows. A record that carries fields beyond its three words (a Nexmark
+ * bid's auction, bidder, price and extra text) is a ROW cell, read as a
+ * RECORD is, followed by the ROW_PART cells that hold its fields' bytes
+ * in order, ceil(length / 24) of them (at most WM_FRAME_ROW_MAX_PARTS),
+ * each naming the row's length in its argument. The producer publishes
+ * the parts first and the head last (ring.h, wm_ring_put_row()), so a
+ * consumer that sees the head ready (C1) finds every part ready behind
+ * it; a part that is not, or names another length, is corruption. A ROW
+ * never comes inside a run of RECORD cells read in place: it is a frame
+ * of its own, and its bytes are copied out of the parts
+ * (wm_ring_read_row()), whose tails cut them every 24 bytes. Costs: the
+ * head's 32 bytes, and 8 bytes of tail for every 24 of fields.
  *
  * The transport gives a RECORD cell's words no meaning: they are opaque to
  * it, and the engine's codec (runtime/engine/codec.h) says which field of
@@ -33,8 +48,9 @@
  * STATUS (a real run's schedule of it, runtime/engine/task_out.c). It checks only what it must to refuse a
  * corrupt stream: kinds, and the arguments of the control frames.
  *
- * Every frame is one cell, so no frame ever straddles the end of the ring and
- * nothing needs padding or copying. A consumer can tell three states of the
+ * Every frame is one cell (a row is a run of them, each a cell of its
+ * own), so no frame ever straddles the end of the ring and nothing needs
+ * padding. A consumer can tell three states of the
  * cell at its position p apart: ready (sequence p), not yet written
  * (sequence of p - ring size, or a never-written cell whose kind is 0), and
  * anything else, which is corruption. A ring holds fewer than 2^24 cells, so
@@ -64,15 +80,25 @@ enum wm_frame_kind {
 	 * barriers travel in line with the records. A task passes one on to
 	 * every output so that the stream stays aligned. */
 	WM_FRAME_BARRIER = 5,
+	/* A record with fields: ROW (the record, as RECORD) followed by its
+	 * ROW_PART cells (the fields' bytes); see "Rows" above. */
+	WM_FRAME_ROW = 6,
+	WM_FRAME_ROW_PART = 7,
 };
 
-#define WM_FRAME_KIND_MAX WM_FRAME_BARRIER
+#define WM_FRAME_KIND_MAX WM_FRAME_ROW_PART
 
 /* END's argument: Flink's EndOfData(DRAIN) after a MAX watermark, or STOP. */
 enum wm_end_kind {
 	WM_END_DRAIN = 0,
 	WM_END_STOP = 1,
 };
+
+/* A row's bytes ride in at most this many ROW_PART cells, so that a row
+ * and its head (41 cells) fit the smallest ring (WM_RING_MIN_CELLS). */
+#define WM_FRAME_ROW_MAX_PARTS 40u
+#define WM_FRAME_ROW_PART_BYTES 24u
+#define WM_FRAME_ROW_MAX_BYTES (WM_FRAME_ROW_MAX_PARTS * WM_FRAME_ROW_PART_BYTES)
 
 #define WM_CELL_SIZE 32
 #define WM_SEQ_BITS 24
@@ -166,6 +192,10 @@ wm_frame_valid(enum wm_frame_kind kind, uint32_t arg)
 		return arg == WM_STATUS_ACTIVE || arg == WM_STATUS_IDLE;
 	case WM_FRAME_END:
 		return arg == WM_END_DRAIN || arg == WM_END_STOP;
+	case WM_FRAME_ROW:
+		return true;
+	case WM_FRAME_ROW_PART:
+		return arg >= 1 && arg <= WM_FRAME_ROW_MAX_BYTES;
 	}
 	return false;
 }

@@ -62,9 +62,20 @@ wm_gate_next(struct wm_gate *g, struct wm_gate_take *t, uint32_t max)
 				return 1;
 			}
 			/* Not a record: another frame, none, or corrupt. */
-			r = wm_ring_pop(in, &t->frame);
+			r = wm_ring_peek(in, &t->frame);
+			if (r == 1 && t->frame.kind == WM_FRAME_ROW) {
+				r = wm_ring_read_row(in, t->row, &t->row_len);
+				if (r < 0)
+					return r;
+				wm_ring_consume_run(in, (uint32_t)r);
+				g->taken++;
+				return 1;
+			}
 			if (r != 0) {
-				g->taken += r == 1;
+				if (r == 1) {
+					wm_ring_consume(in);
+					g->taken++;
+				}
 				return r;
 			}
 		}

@@ -79,7 +79,7 @@ void wm_gate_attach(struct wm_gate *g, uint32_t i, struct wm_ring *ring,
  * `records` > 0 RECORD cells at `cells`, in the ring, which the caller
  * reads where they lie and then releases with wm_gate_consume(); or
  * (records == 0) one other frame, copied into `frame` and consumed
- * already. A record that arrived just as the gate looked may come that
+ * already (a ROW with its fields in `row`). A record that arrived just as the gate looked may come that
  * way too, as a RECORD frame.
  */
 struct wm_gate_take {
@@ -87,6 +87,10 @@ struct wm_gate_take {
 	uint32_t records;
 	const struct wm_cell *cells;
 	struct wm_frame frame;
+	/* A ROW frame's fields, copied out of its parts (ring.h,
+	 * wm_ring_read_row()), all consumed with it. */
+	uint32_t row_len;
+	unsigned char row[WM_FRAME_ROW_MAX_BYTES];
 };
 
 /*

@@ -66,6 +66,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "ipc/frame.h"
 #include "ipc/wait.h"
@@ -411,6 +412,62 @@ wm_ring_put(const struct wm_ring_span *s, uint32_t i, uint32_t arg, uint64_t a,
 			s->paired_stores);
 }
 
+/* The cells a row of `len` bytes takes, its head included: 1 + its parts
+ * (frame.h). `len` is 1 .. WM_FRAME_ROW_MAX_BYTES. */
+static inline uint32_t
+wm_ring_row_cells(uint32_t len)
+{
+	return 1 + (len + WM_FRAME_ROW_PART_BYTES - 1) / WM_FRAME_ROW_PART_BYTES;
+}
+
+/*
+ * Put a row at cell `i` of the span: its parts, the `len` bytes at `row`
+ * (1 .. WM_FRAME_ROW_MAX_BYTES) in cells i + 1 onwards, then its head, a
+ * ROW cell with the words and argument of a RECORD, at i. The span must
+ * hold wm_ring_row_cells(len) cells from i, which the row then fills (the
+ * caller commits them with the span's others). Each part is published
+ * (P1) before the head, and the head last (P1 again): its release store
+ * orders every part's stores before it, so a consumer that acquires the
+ * head (C1) reads finished parts (frame.h, "Rows"). The last part's
+ * bytes past `len` are zero.
+ */
+static inline void
+wm_ring_put_row(const struct wm_ring_span *s, uint32_t i, uint32_t arg,
+		uint64_t a, uint64_t b, uint64_t c, const void *row,
+		uint32_t len)
+{
+	const unsigned char *bytes = row;
+	uint32_t parts = wm_ring_row_cells(len) - 1;
+
+	for (uint32_t k = 0; k < parts; k++) {
+		const unsigned char *at = bytes + k * WM_FRAME_ROW_PART_BYTES;
+		uint64_t pos = s->pos + i + 1 + k;
+		uint64_t w[3] = {0, 0, 0};
+
+		/* A whole part as three word loads straight from the row
+		 * into registers: through a copy on the stack, the 16-byte
+		 * load of its first two words waited on two 8-byte stores
+		 * that cannot forward to it (WM_RING_SCALAR()), the hottest
+		 * instruction of wmbench ring's rows producer under perf.
+		 * Only the last part may be short. */
+		if (len - (uint32_t)(at - bytes) >= WM_FRAME_ROW_PART_BYTES) {
+			memcpy(&w[0], at, 8);
+			memcpy(&w[1], at + 8, 8);
+			memcpy(&w[2], at + 16, 8);
+		} else {
+			memcpy(w, at, len - (uint32_t)(at - bytes));
+		}
+		WM_RING_SCALAR(w[0]);
+		WM_RING_SCALAR(w[1]);
+		wm_cell_publish(&s->cells[pos & s->mask], w[0], w[1], w[2],
+				wm_frame_tail(WM_FRAME_ROW_PART, len, pos),
+				s->paired_stores);
+	}
+	wm_cell_publish(&s->cells[(s->pos + i) & s->mask], a, b, c,
+			wm_frame_tail(WM_FRAME_ROW, arg, s->pos + i),
+			s->paired_stores);
+}
+
 static inline void
 wm_ring_commit(struct wm_ring_producer *p, uint32_t k)
 {
@@ -541,7 +598,8 @@ wm_ring_peek(struct wm_ring_consumer *c, struct wm_frame *f)
 	}
 	f->kind = wm_frame_tail_kind(tail);
 	f->arg = wm_frame_tail_arg(tail);
-	if (!wm_frame_valid(f->kind, f->arg))
+	/* A part is read with its head (wm_ring_read_row()), never alone. */
+	if (!wm_frame_valid(f->kind, f->arg) || f->kind == WM_FRAME_ROW_PART)
 		return -EBADMSG;
 	f->payload[0] = cell->payload[0];
 	f->payload[1] = cell->payload[1];
@@ -614,6 +672,46 @@ wm_ring_consume_run(struct wm_ring_consumer *c, uint32_t n)
 {
 	c->pos += n;
 	wm_ring_consumed(c);
+}
+
+/*
+ * The fields of the row whose head, a ROW frame, wm_ring_peek() has just
+ * returned: its parts' bytes copied to `row` (WM_FRAME_ROW_MAX_BYTES of
+ * room; the bytes past the row's length up to its last part's end are
+ * the producer's zeros), its length in *len. Returns the cells the row takes, head and
+ * parts, which the caller then consumes with wm_ring_consume_run(); or
+ * -EBADMSG if a part is not ready, not a part, or names another length
+ * than the first: the producer publishes parts before the head, so only
+ * corruption does that (nothing is consumed; see wm_ring_dump()).
+ */
+static inline int
+wm_ring_read_row(const struct wm_ring_consumer *c, void *row, uint32_t *len)
+{
+	unsigned char *out = row;
+	uint64_t pos = c->pos + 1;
+	const struct wm_cell *cell = &c->cells[pos & c->mask];
+	/* Relaxed: the head's acquire (C1, in wm_ring_peek()) ordered this
+	 * thread after the producer's stores of every part (P1 of the head
+	 * after theirs, wm_ring_put_row()). */
+	uint64_t tail = atomic_load_explicit(&cell->tail, memory_order_relaxed);
+	uint32_t n = wm_frame_tail_arg(tail), parts;
+
+	if (tail >> 32 != (uint64_t)wm_frame_tail_high(WM_FRAME_ROW_PART, pos) ||
+	    !wm_frame_valid(WM_FRAME_ROW_PART, n))
+		return -EBADMSG;
+	parts = wm_ring_row_cells(n) - 1;
+	/* Every part copied whole, a copy of constant size: `row` has room
+	 * for the most parts, so the last part's 24 bytes fit too. */
+	for (uint32_t k = 0; k < parts; k++, pos++) {
+		cell = &c->cells[pos & c->mask];
+		tail = atomic_load_explicit(&cell->tail, memory_order_relaxed);
+		if (tail != wm_frame_tail(WM_FRAME_ROW_PART, n, pos))
+			return -EBADMSG;
+		memcpy(out + k * WM_FRAME_ROW_PART_BYTES, cell->payload,
+		       WM_FRAME_ROW_PART_BYTES);
+	}
+	*len = n;
+	return (int)(1 + parts);
 }
 
 /* Whether a frame (or a corrupt cell) waits at the consumer's position,

@@ -54,7 +54,7 @@
 
 #define WM_SHM_MAGIC 0x4745534e55524d57ull /* "WMRUNSEG" in memory */
 /* Bumped on any change to this header, frame.h or ring.h. */
-#define WM_LAYOUT_VERSION 7u
+#define WM_LAYOUT_VERSION 8u
 #define WM_SHM_PAGE 4096u
 
 /* What the supervisor publishes of the job's checkpoints (all atomics,

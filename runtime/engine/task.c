@@ -407,6 +407,11 @@ wm_task_input(struct wm_task *t, uint32_t channel, const struct wm_frame *f,
 	}
 	case WM_FRAME_BARRIER:
 		return wm_task_barrier(t, channel, f, now_ns);
+	case WM_FRAME_ROW:
+	case WM_FRAME_ROW_PART:
+		/* No stage sends records with fields yet: one arriving was
+		 * never sent, and the stream is corrupt. */
+		return -EBADMSG;
 	}
 	return 0;
 }

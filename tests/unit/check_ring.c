@@ -188,6 +188,119 @@ START_TEST(test_ring_in_place_write_and_read_across_wraps)
 }
 END_TEST
 
+/* Row `n`'s bytes: each says where it belongs. */
+static void
+fill_row(unsigned char *row, uint32_t len, uint32_t n)
+{
+	for (uint32_t i = 0; i < len; i++)
+		row[i] = (unsigned char)(n * 13 + i * 5 + 1);
+}
+
+START_TEST(test_ring_carries_rows_of_every_length_across_wraps)
+{
+	/* Rows of 1 .. WM_FRAME_ROW_MAX_BYTES bytes (so 1 .. 40 parts), a
+	 * record between each two, through a ring of 64 cells: the rows
+	 * start at every offset in it, and their parts wrap its end. */
+	struct wm_ring *ring = new_ring(64);
+	struct wm_ring_producer p;
+	struct wm_ring_consumer c;
+	unsigned char row[WM_FRAME_ROW_MAX_BYTES], got[WM_FRAME_ROW_MAX_BYTES];
+	struct wm_frame last;
+	uint32_t wrapped = 0;
+
+	attach_producer(&p, ring, _i);
+	wm_ring_consumer_attach(&c, ring, NULL);
+	for (uint32_t len = 1; len <= WM_FRAME_ROW_MAX_BYTES; len++) {
+		uint32_t cells = wm_ring_row_cells(len), n;
+		struct wm_ring_span s = wm_ring_reserve(&p, cells);
+		struct wm_frame f;
+		const struct wm_cell *first;
+
+		ck_assert_uint_eq(cells, 1 + (len + 23) / 24);
+		ck_assert_uint_eq(s.n, cells);
+		wrapped += (p.pos & 63) + cells > 64;
+		fill_row(row, len, len);
+		wm_ring_put_row(&s, 0, len << 16 | 3, len, ~(uint64_t)len,
+				(uint64_t)len * 7, row, len);
+		wm_ring_commit(&p, cells);
+		ck_assert_uint_eq(push_run(&p, len, 1), 1);
+
+		/* The head is no record of a run: it comes as a frame. */
+		ck_assert_uint_eq(wm_ring_peek_records(&c, &first, 64), 0);
+		ck_assert_int_eq(wm_ring_peek(&c, &f), 1);
+		ck_assert_int_eq(f.kind, WM_FRAME_ROW);
+		ck_assert_uint_eq(f.arg, len << 16 | 3);
+		ck_assert_uint_eq(f.payload[0], len);
+		ck_assert_uint_eq(f.payload[1], ~(uint64_t)len);
+		ck_assert_uint_eq(f.payload[2], (uint64_t)len * 7);
+		memset(got, 0, sizeof(got));
+		n = 0;
+		ck_assert_int_eq(wm_ring_read_row(&c, got, &n), (int)cells);
+		ck_assert_uint_eq(n, len);
+		ck_assert(memcmp(got, row, len) == 0);
+		wm_ring_consume_run(&c, cells);
+		ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+		ck_assert(is_record(&f, len));
+	}
+	ck_assert_uint_gt(wrapped, 20);
+	ck_assert_int_eq(wm_ring_peek(&c, &last), 0); /* all read */
+	free(ring);
+}
+END_TEST
+
+START_TEST(test_ring_detects_corrupt_rows)
+{
+	struct wm_ring *ring = new_ring(64);
+	struct wm_ring_producer p;
+	struct wm_ring_consumer c;
+	struct wm_frame f;
+	unsigned char row[100], got[WM_FRAME_ROW_MAX_BYTES];
+	struct wm_ring_span s;
+	uint32_t n;
+
+	wm_ring_producer_attach(&p, ring, NULL);
+	wm_ring_consumer_attach(&c, ring, NULL);
+	fill_row(row, sizeof(row), 1);
+	s = wm_ring_reserve(&p, wm_ring_row_cells(100));
+	ck_assert_uint_eq(s.n, 6); /* the head and ceil(100 / 24) parts */
+	wm_ring_put_row(&s, 0, 0, 1, 2, 3, row, 100);
+	wm_ring_commit(&p, 6);
+	ck_assert_int_eq(wm_ring_peek(&c, &f), 1);
+	ck_assert_int_eq(f.kind, WM_FRAME_ROW);
+	/* A part naming another length than the first part. */
+	atomic_store(&ring->cells[3].tail,
+		     wm_frame_tail(WM_FRAME_ROW_PART, 99, 3));
+	ck_assert_int_eq(wm_ring_read_row(&c, got, &n), -EBADMSG);
+	/* A record where a part should be. */
+	atomic_store(&ring->cells[3].tail, wm_frame_tail(WM_FRAME_RECORD, 0, 3));
+	ck_assert_int_eq(wm_ring_read_row(&c, got, &n), -EBADMSG);
+	/* A part of the last lap (not published before its head). */
+	atomic_store(&ring->cells[3].tail,
+		     wm_frame_tail(WM_FRAME_ROW_PART, 100, (uint64_t)3 - 64));
+	ck_assert_int_eq(wm_ring_read_row(&c, got, &n), -EBADMSG);
+	/* A first part of an impossible length. */
+	atomic_store(&ring->cells[3].tail,
+		     wm_frame_tail(WM_FRAME_ROW_PART, 100, 3));
+	atomic_store(&ring->cells[1].tail,
+		     wm_frame_tail(WM_FRAME_ROW_PART,
+				   WM_FRAME_ROW_MAX_BYTES + 1, 1));
+	ck_assert_int_eq(wm_ring_read_row(&c, got, &n), -EBADMSG);
+	atomic_store(&ring->cells[1].tail,
+		     wm_frame_tail(WM_FRAME_ROW_PART, 0, 1));
+	ck_assert_int_eq(wm_ring_read_row(&c, got, &n), -EBADMSG);
+	/* Whole again, it reads; nothing above consumed anything. */
+	atomic_store(&ring->cells[1].tail,
+		     wm_frame_tail(WM_FRAME_ROW_PART, 100, 1));
+	ck_assert_uint_eq(c.pos, 0);
+	ck_assert_int_eq(wm_ring_read_row(&c, got, &n), 6);
+	ck_assert(memcmp(got, row, 100) == 0);
+	/* A part with no head before it is no frame. */
+	ck_assert_int_eq(wm_ring_pop(&c, &f), 1);
+	ck_assert_int_eq(wm_ring_peek(&c, &f), -EBADMSG);
+	free(ring);
+}
+END_TEST
+
 START_TEST(test_ring_paired_stores_write_the_same_cells)
 {
 	/* Byte for byte what the four stores write, for records in place
@@ -479,6 +592,49 @@ START_TEST(test_gate_hands_out_records_as_runs_in_place)
 }
 END_TEST
 
+START_TEST(test_gate_hands_out_a_row_with_its_fields)
+{
+	/* Records, a row, records: a run, the row as a frame with its
+	 * bytes (head and parts consumed together), the next run. */
+	struct wm_ring *ring = new_ring(64);
+	struct wm_ring_producer p;
+	struct wm_ring_consumer in;
+	struct wm_gate g;
+	struct wm_doorbell bell;
+	struct wm_gate_take t;
+	unsigned char row[50];
+	struct wm_ring_span s;
+
+	wm_doorbell_init(&bell);
+	ck_assert_int_eq(wm_gate_init(&g, &in, 1, &bell, WM_WAIT_FUTEX), 0);
+	wm_ring_producer_attach(&p, ring, NULL);
+	wm_gate_attach(&g, 0, ring, NULL);
+	fill_row(row, sizeof(row), 2);
+	ck_assert_uint_eq(push_run(&p, 0, 4), 4);
+	s = wm_ring_reserve(&p, wm_ring_row_cells(50));
+	wm_ring_put_row(&s, 0, 0, 4, 5, 6, row, 50);
+	wm_ring_commit(&p, s.n);
+	ck_assert_uint_eq(push_run(&p, 4, 2), 2);
+
+	ck_assert_int_eq(wm_gate_next(&g, &t, 64), 1);
+	ck_assert_uint_eq(t.records, 4);
+	wm_gate_consume(&g, &t);
+	ck_assert_int_eq(wm_gate_next(&g, &t, 64), 1);
+	ck_assert_uint_eq(t.records, 0);
+	ck_assert_int_eq(t.frame.kind, WM_FRAME_ROW);
+	ck_assert_uint_eq(t.frame.payload[1], 5);
+	ck_assert_uint_eq(t.row_len, 50);
+	ck_assert(memcmp(t.row, row, 50) == 0);
+	ck_assert_uint_eq(in.pos, 4 + 4); /* the head and its 3 parts */
+	ck_assert_int_eq(wm_gate_next(&g, &t, 64), 1);
+	ck_assert_uint_eq(t.records, 2);
+	ck_assert(is_record_cell(&t.cells[0], 4));
+	wm_gate_consume(&g, &t);
+	ck_assert_int_eq(wm_gate_next(&g, &t, 64), 0);
+	free(ring);
+}
+END_TEST
+
 /*
  * A producer asleep on a full ring whose last nudge it missed (it set its
  * flag just after the consumer looked): a consumer that drained the ring
@@ -638,6 +794,9 @@ ring_suite(void)
 		ring, test_ring_full_and_empty_edges_across_many_wraps, 0, 2);
 	tcase_add_loop_test(
 		ring, test_ring_in_place_write_and_read_across_wraps, 0, 2);
+	tcase_add_loop_test(
+		ring, test_ring_carries_rows_of_every_length_across_wraps, 0, 2);
+	tcase_add_test(ring, test_ring_detects_corrupt_rows);
 	tcase_add_test(ring, test_ring_paired_stores_write_the_same_cells);
 	tcase_add_test(ring, test_ring_detects_corrupt_cell);
 	tcase_add_test(ring, test_ring_dump_names_the_position);
@@ -645,6 +804,7 @@ ring_suite(void)
 	tcase_add_test(gate, test_gate_reads_inputs_fairly);
 	tcase_add_test(gate, test_gate_leaves_blocked_inputs_unread);
 	tcase_add_test(gate, test_gate_hands_out_records_as_runs_in_place);
+	tcase_add_test(gate, test_gate_hands_out_a_row_with_its_fields);
 	tcase_add_test(gate,
 		       test_gate_nudge_wakes_a_producer_that_missed_its_nudge);
 	tcase_add_test(gate, test_wait_times_out_in_every_mode);

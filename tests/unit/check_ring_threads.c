@@ -15,8 +15,10 @@
  *
  * What each test proves:
  *   stream	WM_THREAD_RECORDS records (default 2000000) through a
- *		256-cell ring in random batches with control frames and
- *		random pauses: in order, no loss or duplicate, race-free.
+ *		256-cell ring in random batches with control frames, rows of
+ *		every length (a head and its parts) and random pauses: in
+ *		order, no loss or duplicate, every row's bytes whole,
+ *		race-free.
  *   doorbell	ping-pong with random 0-200 us answers and no spinning: every
  *		wait parks, none sleeps through its wake-up.
  * A wait lasting its whole limit (5 s) is a lost wake-up and fails.
@@ -187,6 +189,38 @@ push_control(struct side *s, enum wm_frame_kind kind, uint32_t arg,
 	return true;
 }
 
+/* Row number `ctl`'s length and bytes: every length from 1 to the most
+ * comes up, and every byte says where it belongs. */
+static uint32_t
+row_len(uint64_t ctl)
+{
+	return 1 + (uint32_t)(ctl * 37 % WM_FRAME_ROW_MAX_BYTES);
+}
+
+static unsigned char
+row_byte(uint64_t ctl, uint32_t i)
+{
+	return (unsigned char)(ctl * 31 + i * 7);
+}
+
+/* A ROW frame after `records` records: head, then parts, in one span. */
+static bool
+push_row(struct side *s, uint64_t records, uint64_t ctl)
+{
+	unsigned char row[WM_FRAME_ROW_MAX_BYTES];
+	uint32_t len = row_len(ctl), cells = wm_ring_row_cells(len);
+	struct wm_ring_span span;
+
+	for (uint32_t i = 0; i < len; i++)
+		row[i] = row_byte(ctl, i);
+	while ((span = wm_ring_reserve(&s->out, cells)).n < cells)
+		if (!wait_space(s))
+			return false;
+	wm_ring_put_row(&span, 0, 7, records, ctl, len, row, len);
+	wm_ring_commit(&s->out, cells);
+	return true;
+}
+
 static void *
 stream_producer(void *arg)
 {
@@ -212,6 +246,8 @@ stream_producer(void *arg)
 					  ctl++);
 		else if (r % 64 == 1)
 			ok = push_control(s, WM_FRAME_BARRIER, 3, next, ctl++);
+		else if (r % 64 == 2)
+			ok = push_row(s, next, ctl++);
 		if (!ok)
 			return NULL;
 		r >>= 6;
@@ -231,10 +267,20 @@ stream_consumer(void *arg)
 	struct side *s = arg;
 	struct wm_frame f;
 	uint64_t expect = 0, ctl = 0;
+	unsigned char row[WM_FRAME_ROW_MAX_BYTES];
 
 	for (;;) {
-		int r = wm_ring_pop(&s->in, &f);
+		int r = wm_ring_peek(&s->in, &f);
+		uint32_t len = 0;
 		uint64_t x;
+
+		if (r == 1 && f.kind == WM_FRAME_ROW) {
+			r = wm_ring_read_row(&s->in, row, &len);
+			if (r > 0)
+				wm_ring_consume_run(&s->in, (uint32_t)r);
+		} else if (r == 1) {
+			wm_ring_consume(&s->in);
+		}
 
 		if (r == 0) {
 			if (!wait_data(s))
@@ -271,6 +317,21 @@ stream_consumer(void *arg)
 			}
 			if (f.kind == WM_FRAME_END)
 				break;
+			if (f.kind == WM_FRAME_ROW) {
+				uint32_t i = 0;
+
+				while (i < len && row[i] == row_byte(ctl, i))
+					i++;
+				if (f.arg != 7 || f.payload[2] != len ||
+				    len != row_len(ctl) || i < len) {
+					side_fail(s,
+						  "row %" PRIu64 ": %" PRIu32
+						  " bytes, %" PRIu32
+						  " of them right",
+						  ctl, len, i);
+					return NULL;
+				}
+			}
 			ctl++;
 		}
 		x = rng_next(&s->rng);
