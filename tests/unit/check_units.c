@@ -742,7 +742,7 @@ END_TEST
  * own calendar (timegm()). */
 START_TEST(test_units_instant_agrees_with_timegm_on_every_day)
 {
-	char in[40], why[WM_UNITS_WHY_MAX];
+	char in[80], why[WM_UNITS_WHY_MAX];
 	time_t t = 0;
 
 	for (int64_t day = 0; day < 193000; day++, t += 86400) {
