@@ -16,6 +16,7 @@
 #define WM_LIB_JSON_ESCAPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "base/utf8.h"
@@ -23,7 +24,27 @@
 /* The most bytes n bytes of text become: 6 a byte, for \u00XX. */
 #define WM_JSON_ESCAPE_MAX(n) ((n)*6)
 
-/* s[0..n) escaped at p, without the quotes; returns the end. */
+/* Whether none of the 8 bytes of x needs more than a copy: each is
+ * printable ASCII other than '"' and '\'. Per byte b, with the high bit
+ * clear, (b - k) & ~b has its high bit set exactly when b < k (so b ^ q
+ * < 1 is b == q), and no borrow crosses into the next byte unless one
+ * of these already tells. */
+static inline int
+wm_json_escape_plain8(uint64_t x)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101);
+	const uint64_t highs = UINT64_C(0x8080808080808080);
+	uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+	uint64_t special = (x - ones * 0x20) & ~x;
+
+	special |= (quote - ones) & ~quote;
+	special |= (backslash - ones) & ~backslash;
+	return ((special | x) & highs) == 0;
+}
+
+/* s[0..n) escaped at p, without the quotes; returns the end. Eight bytes
+ * at a time while they need no escape (the text of letters and spaces
+ * the hot paths write), one at a time around those that do. */
 static inline char *
 wm_json_escape(char *p, const char *s, size_t n)
 {
@@ -34,7 +55,17 @@ wm_json_escape(char *p, const char *s, size_t n)
 	while (i < n) {
 		unsigned char c = u[i];
 		size_t k;
+		uint64_t x;
 
+		if (n - i >= 8) {
+			memcpy(&x, u + i, 8);
+			if (wm_json_escape_plain8(x)) {
+				memcpy(p, &x, 8);
+				p += 8;
+				i += 8;
+				continue;
+			}
+		}
 		/* The common case first: printable ASCII, no quote. */
 		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
 			*p++ = (char)c;

@@ -166,12 +166,16 @@ static const struct member bid_members[] = {
 	TEXT(",\"extra\":", wm_nexmark_bid, extra),
 };
 
-/* The object of the `n` members `m` of the struct at `v`, at p; the end. */
-static char *
+/* The object of the `n` members `m` of the struct at `v`, at p; the end.
+ * Inlined into each call and unrolled over its constant table, so that
+ * each kind's members become straight code with no jump on their types:
+ * a line took a quarter longer (gen + JSON) through the loop's switch. */
+static inline __attribute__((always_inline)) char *
 object(char *p, const struct member *m, size_t n, const void *v)
 {
 	const char *base = v;
 
+#pragma GCC unroll 16
 	for (; n > 0; n--, m++) {
 		const char *at = base + m->at;
 		int64_t x;

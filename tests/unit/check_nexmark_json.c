@@ -220,6 +220,33 @@ START_TEST(test_hostile_strings_come_back_whole)
 }
 END_TEST
 
+START_TEST(test_escapes_at_every_place_in_a_word)
+{
+	/* The escaper copies 8 bytes at a time while none needs escaping:
+	 * each byte that does (and a few that do not: space, DEL, '~', a
+	 * two-byte UTF-8 letter), at every offset of a run of letters, still
+	 * comes back as it went. */
+	static const char *const specials[] = {
+		"\x01", "\x1f", "\"", "\\", "\n",
+		" ",	"\x7f", "~",  "!",  "\xc3\xb6",
+	};
+	struct wm_nexmark_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = WM_NEXMARK_BID;
+	for (size_t k = 0; k < sizeof(specials) / sizeof(specials[0]); k++)
+		for (size_t at = 0; at < 20; at++) {
+			size_t n = strlen(specials[k]);
+
+			memset(ev.bid.extra, 'q', 24);
+			memcpy(ev.bid.extra + at, specials[k], n);
+			ev.bid.extra[24] = '\0';
+			ev.bid.extra_len = 24;
+			expect_round_trip(&ev, (uint32_t)at);
+		}
+}
+END_TEST
+
 START_TEST(test_bytes_that_are_not_utf8_are_shown_as_hex)
 {
 	/* As wm_json_text() writes them: a stray byte is the text \xNN. */
@@ -322,6 +349,7 @@ nexmark_json_suite(void)
 
 	tcase_add_test(lines, test_generated_events_round_trip);
 	tcase_add_test(lines, test_hostile_strings_come_back_whole);
+	tcase_add_test(lines, test_escapes_at_every_place_in_a_word);
 	tcase_add_test(lines, test_bytes_that_are_not_utf8_are_shown_as_hex);
 	tcase_add_test(lines,
 		       test_worst_case_fits_and_small_buffers_are_refused);
