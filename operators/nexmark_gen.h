@@ -4,8 +4,8 @@
  *	event number alone: a pure, deterministic generator.
  *
  * The rules are Nexmark's generator as Apache Beam's Nexmark suite has
- * it (BM), with the numbers of its configuration (doc/semantics.md, "The
- * Nexmark generator", tells the rules in full). Where the Nexmark-Flink
+ * it (BM), with the numbers of its configuration (doc/architecture.md
+ * section 3.4 tells where it stands). Where the Nexmark-Flink
  * fork (NF) differs, this follows BM:
  * - a bidder id is the base-0 person id plus 1000 once (NF adds 1000 a
  *   second time, so its bidders never join a person);
