@@ -142,7 +142,7 @@ price(struct rng *r)
 }
 
 /* str(max) into buf, NUL-terminated: 3 + uniform[0, max - 3) characters,
- * each a space (1 in 13) or a letter, then trimmed of spaces at both
+ * each a space (1 in 13) or a letter (uniform), then trimmed of spaces at both
  * ends, as Java's trim() leaves it. Returns the length. */
 static uint16_t
 str(struct rng *r, unsigned max, char *buf)
@@ -153,10 +153,15 @@ str(struct rng *r, unsigned max, char *buf)
 	unsigned len = 3 + (unsigned)uniform(&l, max - 3);
 	unsigned start = 0;
 
-	for (unsigned i = 0; i < len; i++)
-		buf[i] = uniform16(&l, 13) == 0
-				 ? ' '
-				 : (char)('a' + uniform16(&l, 26));
+	/* One draw of 13 * 26 outcomes a character: the first 26 a space
+	 * (1 in 13), the other 312 each letter 12 times. One lane and no
+	 * unpredictable branch, where a draw for space-or-not and another
+	 * for the letter took two lanes and a jump on the first. */
+	for (unsigned i = 0; i < len; i++) {
+		uint32_t x = uniform16(&l, 13 * 26);
+
+		buf[i] = x < 26 ? ' ' : (char)('a' + (x - 26) % 26);
+	}
 	*r = l;
 	while (len > 0 && buf[len - 1] == ' ')
 		len--;

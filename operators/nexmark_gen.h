@@ -41,12 +41,12 @@
  *	bid	hot auction?, [auction], hot bidder?, [bidder], price, extra
  * A choice among k is a 64-bit draw (Lemire's multiply, redrawn on the
  * rare biased product: exactly uniform). A str() takes its length so,
- * then per character a 16-bit lane (space or not) and, for a letter,
- * another (which letter), also exactly uniform; lanes come four to a
- * 64-bit draw. Extra, the filler no query reads, is made on the path
+ * then a 16-bit lane a character, uniform over 13 * 26 outcomes in the
+ * same way (a space for 26 of them, each letter for 12); lanes come four
+ * to a 64-bit draw. Extra, the filler no query reads, is made on the path
  * every bid takes, where speed counts more: eight letters a 64-bit draw,
  * each byte b giving 'a' + (b * 26 >> 8), so that 22 letters come with
- * probability 10/256 and 4 (a, f, k, p... every 6.5th) with 9/256.
+ * probability 10/256 and 4 (g, m, t, z) with 9/256.
  *
  * Pure: no allocation, no I/O, no global state; safe from any thread.
  */
