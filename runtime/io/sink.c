@@ -6,9 +6,9 @@
  * summary and --metrics are (lib/json_out.h): a result line through
  * jansson costs 4.5 times the instructions and about 5 times the time of
  * this writer (wmbench writers, doc/performance.md section 9.36), on the
- * path every window result takes. line_key() is the one hand-written
- * JSON string escaper left, for keys the dictionary has checked (UTF-8,
- * no control character: runtime/io/keys.c).
+ * path every window result takes. A string key is escaped by
+ * lib/json_escape.h, the one hand-written JSON string escaper, which the
+ * Nexmark lines share (runtime/io/nexmark_json.c).
  */
 #include "config.h"
 
@@ -25,6 +25,7 @@
 #include "base/assert.h"
 #include "operators/keygroup.h"
 #include "lib/decimal.h"
+#include "lib/json_escape.h"
 #include "runtime/io/keys.h"
 #include "runtime/io/outfile.h"
 #include "runtime/io/sink.h"
@@ -95,7 +96,9 @@ struct wm_sink {
 static struct lines stdout_lines = {.cap = WM_SINK_BUFFER};
 
 /* The longest key field: a string key quoted, every byte of it doubled
- * (a CSV quote) or escaped (JSON), or a long. */
+ * (a CSV quote) or escaped (JSON: the dictionary's keys are well-formed
+ * UTF-8 with no control character, so that wm_json_escape() writes at
+ * most two bytes for one, a quote or backslash escaped), or a long. */
 #define KEY_MAX_BYTES (2 * WM_KEYS_MAX_BYTES + 2)
 _Static_assert(KEY_MAX_BYTES >= WM_DECIMAL_MAX, "a long fits a key field");
 
@@ -210,15 +213,18 @@ line_key(struct line *l, const struct wm_keys *keys, bool string, bool jsonl,
 		l->cut = true; /* cannot happen: the dictionary refuses it */
 		return;
 	}
-	quote = jsonl || memchr(s, ',', len) != NULL ||
-		memchr(s, '"', len) != NULL;
+	if (jsonl) {
+		*l->p++ = '"';
+		l->p = wm_json_escape(l->p, s, len);
+		*l->p++ = '"';
+		return;
+	}
+	quote = memchr(s, ',', len) != NULL || memchr(s, '"', len) != NULL;
 	if (quote)
 		*l->p++ = '"';
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '"')
-			*l->p++ = jsonl ? '\\' : '"';
-		else if (s[i] == '\\' && jsonl)
-			*l->p++ = '\\';
+			*l->p++ = '"';
 		*l->p++ = s[i];
 	}
 	if (quote)
