@@ -690,6 +690,49 @@ START_TEST(test_comparisons_across_types)
 }
 END_TEST
 
+/* Every comparison operator on every order of its operands (less, equal,
+ * greater), for BIGINTs, a DECIMAL with a BIGINT and strings: the
+ * answer C's operator gives on the same values. */
+static const struct {
+	const char *op;
+	int holds; /* bit 0: on less, bit 1: on equal, bit 2: on greater */
+} cmp_ops[] = {
+	{"=", 2}, {"==", 2}, {"<>", 5}, {"!=", 5},
+	{"<", 1}, {"<=", 3}, {">", 4},	{">=", 6},
+};
+
+START_TEST(test_every_comparison_on_every_order)
+{
+	static const char *const words[] = {"a", "b", "c"};
+	struct wm_expr_value row[NF];
+	char text[64];
+
+	default_row(row);
+	for (int c = -1; c <= 1; c++) {
+		bool want = (cmp_ops[_i].holds >> (c + 1)) & 1;
+
+		row[AUCTION].i = 2 + c;
+		row[BIDDER].i = 2;
+		snprintf(text, sizeof(text), "auction %s bidder",
+			 cmp_ops[_i].op);
+		ck_assert_msg(where_on(text, row) == want, "%s at %d", text, c);
+		row[RATE].d = 200 + c; /* 2 + c/100 */
+		row[PRICE].i = 2;
+		snprintf(text, sizeof(text), "rate %s price", cmp_ops[_i].op);
+		ck_assert_msg(where_on(text, row) == want, "%s at %d", text, c);
+		snprintf(text, sizeof(text), "price %s rate", cmp_ops[_i].op);
+		ck_assert_msg(
+			where_on(text, row) ==
+				(((cmp_ops[_i].holds >> (1 - c)) & 1) != 0),
+			"%s at %d", text, c);
+		row[CHANNEL].s.p = words[1 + c];
+		row[CHANNEL].s.len = 1;
+		snprintf(text, sizeof(text), "channel %s 'b'", cmp_ops[_i].op);
+		ck_assert_msg(where_on(text, row) == want, "%s at %d", text, c);
+	}
+}
+END_TEST
+
 /* Strings are bytes: quotes doubled in a literal, control bytes as
  * themselves, NUL inside a value, unsigned order, a prefix first. */
 START_TEST(test_strings_are_bytes)
@@ -842,6 +885,8 @@ expr_suite(void)
 	tc = tcase_create("comparisons");
 	tcase_add_loop_test(tc, test_comparisons_across_types, 0,
 			    (int)N_ELEMS(comparisons));
+	tcase_add_loop_test(tc, test_every_comparison_on_every_order, 0,
+			    (int)N_ELEMS(cmp_ops));
 	tcase_add_test(tc, test_strings_are_bytes);
 	suite_add_tcase(s, tc);
 
