@@ -109,7 +109,8 @@ enum opcode {
 	 * S, B): a value is copied as the member its type uses, never as
 	 * the whole union, because a load wider than the store that wrote
 	 * it (a row's int64_t read back as 16 bytes) waits until that
-	 * store has left the store buffer (doc/performance.md).
+	 * store has left the store buffer (doc/performance.md
+	 * section 9.37).
 	 */
 	OP_FIELD_I, /* push row[arg] */
 	OP_FIELD_D,
