@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/assert.h"
 #include "base/log.h"
 #include "base/utf8.h"
 #include "lib/decimal.h"
@@ -385,6 +386,7 @@ enum wm_expr_status
 wm_expr_where(const struct wm_expr *e, const struct wm_expr_value *row,
 	      bool *keep)
 {
+	WM_ASSERT(e->n_outputs == 0);
 	return run(e->code, e->consts, row, NULL, keep);
 }
 
@@ -392,6 +394,7 @@ enum wm_expr_status
 wm_expr_select(const struct wm_expr *e, const struct wm_expr_value *in,
 	       struct wm_expr_value *out)
 {
+	WM_ASSERT(e->n_outputs > 0);
 	return run(e->code, e->consts, in, out, NULL);
 }
 

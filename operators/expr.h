@@ -162,8 +162,8 @@ struct wm_expr;
  * schema[0..n). Returns 0 and *out, or -EINVAL with *col (1-based, in
  * text) and a message in err, or -ENOMEM. The schema is read only here;
  * its names need not outlive the call. A schema that breaks its own rules
- * (a name that is not one, a DECIMAL beyond 38 digits) is -EINVAL at
- * column 0.
+ * (a field without a name, an unknown type, a DECIMAL beyond 38 digits
+ * or with a scale above its precision) is -EINVAL at column 0.
  */
 int wm_expr_compile_where(const char *text, const struct wm_expr_field *schema,
 			  size_t n, struct wm_expr **out, int *col, char *err,
@@ -179,13 +179,14 @@ int wm_expr_compile_select(const char *text, const struct wm_expr_field *schema,
  * where). Their names belong to e. */
 const struct wm_expr_field *wm_expr_outputs(const struct wm_expr *e, size_t *n);
 
-/* Whether `row` passes a compiled where (*keep), or why it has no
- * answer (*keep is then left alone). */
+/* Whether `row` passes `e`, compiled as a where (*keep), or why it has
+ * no answer (*keep is then left alone). */
 enum wm_expr_status wm_expr_where(const struct wm_expr *e,
 				  const struct wm_expr_value *row, bool *keep);
 
-/* The outputs of a compiled select for `in`, into out[0..outputs). On a
- * status other than WM_EXPR_OK, out holds nothing to use. */
+/* The outputs of `e`, compiled as a select, for `in`, into
+ * out[0..outputs). On a status other than WM_EXPR_OK, out holds nothing
+ * to use. */
 enum wm_expr_status wm_expr_select(const struct wm_expr *e,
 				   const struct wm_expr_value *in,
 				   struct wm_expr_value *out);
