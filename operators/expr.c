@@ -10,8 +10,9 @@
  * runs the node through the same evaluator as the records do (a
  * program of that node alone), so a constant and a field compute alike.
  * The tree is then written out as postfix code, a right operand that is
- * a constant going into its operator's instruction, so that
- * `auction % 123 == 0` is three instructions and a return.
+ * a constant going into its operator's instruction, a BIGINT field on
+ * the left of such an operator too, and a where's last comparison
+ * returning its answer itself: `auction % 123 == 0` is two instructions.
  *
  * Invariant of the code: every instruction's operands have the types the
  * type checker gave their nodes, so the evaluator never looks at a type;
@@ -140,6 +141,20 @@ enum opcode {
 	OP_RESCALE,	/* times 10^arg, within 10^prec */
 	OP_RESCALE_CMP, /* times 10^arg, beyond 10^38 held at +-10^38 */
 	OP_CMP_I,	/* BIGINT and TIMESTAMP */
+	/*
+	 * Fused forms for the commonest shape, a BIGINT field against
+	 * constants (q2's `auction % 123 == 0` is OP_MOD_IF, OP_CMP_I_RET):
+	 * _IF takes its left operand from row[field] and its right one from
+	 * consts[arg]; _RET ends a where with the comparison's answer.
+	 */
+	OP_ADD_IF,
+	OP_SUB_IF,
+	OP_MUL_IF,
+	OP_DIV_IF,
+	OP_MOD_IF,
+	OP_CMP_IF,
+	OP_CMP_I_RET,
+	OP_CMP_IF_RET,
 	OP_CMP_D,
 	OP_CMP_S,
 	OP_CMP_B,
@@ -159,6 +174,7 @@ struct ins {
 	uint8_t rk;   /* right operand is consts[arg] */
 	uint8_t prec; /* DECIMAL results: their precision */
 	uint32_t arg;
+	uint32_t field; /* _IF forms: the left operand's field */
 };
 
 struct wm_expr {
@@ -257,22 +273,38 @@ run(const struct ins *code, const struct wm_expr_value *consts,
 			if (__builtin_sub_overflow(0, TOP.i, &TOP.i))
 				return WM_EXPR_OVERFLOW;
 			break;
+		case OP_ADD_IF:
+			st[sp++].i = row[pc->field].i;
+			goto add_i;
 		case OP_ADD_I:
+		add_i:
 			b = RIGHT();
 			if (__builtin_add_overflow(TOP.i, b->i, &TOP.i))
 				return WM_EXPR_OVERFLOW;
 			break;
+		case OP_SUB_IF:
+			st[sp++].i = row[pc->field].i;
+			goto sub_i;
 		case OP_SUB_I:
+		sub_i:
 			b = RIGHT();
 			if (__builtin_sub_overflow(TOP.i, b->i, &TOP.i))
 				return WM_EXPR_OVERFLOW;
 			break;
+		case OP_MUL_IF:
+			st[sp++].i = row[pc->field].i;
+			goto mul_i;
 		case OP_MUL_I:
+		mul_i:
 			b = RIGHT();
 			if (__builtin_mul_overflow(TOP.i, b->i, &TOP.i))
 				return WM_EXPR_OVERFLOW;
 			break;
+		case OP_DIV_IF:
+			st[sp++].i = row[pc->field].i;
+			goto div_i;
 		case OP_DIV_I:
+		div_i:
 			b = RIGHT();
 			if (b->i == 0)
 				return WM_EXPR_DIVISION_BY_ZERO;
@@ -281,7 +313,11 @@ run(const struct ins *code, const struct wm_expr_value *consts,
 				return WM_EXPR_OVERFLOW;
 			TOP.i /= b->i;
 			break;
+		case OP_MOD_IF:
+			st[sp++].i = row[pc->field].i;
+			goto mod_i;
 		case OP_MOD_I:
+		mod_i:
 			b = RIGHT();
 			if (b->i == 0)
 				return WM_EXPR_DIVISION_BY_ZERO;
@@ -341,7 +377,19 @@ run(const struct ins *code, const struct wm_expr_value *consts,
 			else
 				TOP.d *= pow10_128[pc->arg];
 			break;
+		case OP_CMP_IF_RET:
+			c = CMP3(row[pc->field].i, consts[pc->arg].i);
+			*result = HOLDS(pc->cond, c);
+			return WM_EXPR_OK;
+		case OP_CMP_I_RET:
+			c = CMP3(TOP.i, consts[pc->arg].i);
+			*result = HOLDS(pc->cond, c);
+			return WM_EXPR_OK;
+		case OP_CMP_IF:
+			st[sp++].i = row[pc->field].i;
+			goto cmp_i;
 		case OP_CMP_I:
+		cmp_i:
 			b = RIGHT();
 			c = CMP3(TOP.i, b->i);
 			TOP.b = HOLDS(pc->cond, c);
@@ -1037,6 +1085,47 @@ binary_opcode(const struct node *n, const struct node *operand)
 	}
 }
 
+/*
+ * `ins`, a BIGINT operator with a constant on the right, just written
+ * after the push of a BIGINT or TIMESTAMP field: the two become one _IF
+ * instruction.
+ */
+static void
+fuse_field(struct prog *pg, struct ins *ins)
+{
+	struct ins *load = ins - 1;
+	uint8_t fused;
+
+	if (pg->n < 2 || load->op != OP_FIELD_I)
+		return;
+	switch (ins->op) {
+	case OP_ADD_I:
+		fused = OP_ADD_IF;
+		break;
+	case OP_SUB_I:
+		fused = OP_SUB_IF;
+		break;
+	case OP_MUL_I:
+		fused = OP_MUL_IF;
+		break;
+	case OP_DIV_I:
+		fused = OP_DIV_IF;
+		break;
+	case OP_MOD_I:
+		fused = OP_MOD_IF;
+		break;
+	case OP_CMP_I:
+		fused = OP_CMP_IF;
+		break;
+	default:
+		return;
+	}
+	ins->field = load->arg;
+	ins->op = fused;
+	*load = *ins;
+	pg->n--;
+}
+
 /* Postfix code of node i into pg. */
 static int
 gen(struct parser *ps, struct prog *pg, int i)
@@ -1114,6 +1203,8 @@ gen(struct parser *ps, struct prog *pg, int i)
 	}
 	ins->cond = (uint8_t)n->cond;
 	ins->prec = n->type.p;
+	if (ins->rk)
+		fuse_field(pg, ins);
 	return 0;
 }
 
@@ -1805,6 +1896,14 @@ compile(const char *text, const struct wm_expr_field *schema, size_t n,
 		else
 			parse_where(&ps, &pg);
 	}
+	if (!ps.failed && !select && pg.n > 0 &&
+	    (pg.code[pg.n - 1].op == OP_CMP_I ||
+	     pg.code[pg.n - 1].op == OP_CMP_IF) &&
+	    pg.code[pg.n - 1].rk)
+		/* The RET stays after it, for the jumps of AND and OR. */
+		pg.code[pg.n - 1].op = pg.code[pg.n - 1].op == OP_CMP_I
+					       ? OP_CMP_I_RET
+					       : OP_CMP_IF_RET;
 	if (!ps.failed)
 		emit(&ps, &pg, OP_RET, 0);
 	if (!ps.failed && (e = calloc(1, sizeof(*e))) == NULL)

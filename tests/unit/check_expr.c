@@ -467,6 +467,95 @@ START_TEST(test_faults_are_statuses)
 }
 END_TEST
 
+/*
+ * A field against a constant, the shape the evaluator fuses into one
+ * instruction: for each operator, every value of a range and the ends of
+ * int64, the select's value or status, and wheres comparing it, against
+ * Java's long arithmetic computed here (overflow and division by zero
+ * as statuses, INT64_MIN % -1 = 0).
+ */
+static enum wm_expr_status
+java_op(char op, int64_t a, int64_t k, int64_t *r)
+{
+	switch (op) {
+	case '+':
+		return __builtin_add_overflow(a, k, r) ? WM_EXPR_OVERFLOW
+						       : WM_EXPR_OK;
+	case '-':
+		return __builtin_sub_overflow(a, k, r) ? WM_EXPR_OVERFLOW
+						       : WM_EXPR_OK;
+	case '*':
+		return __builtin_mul_overflow(a, k, r) ? WM_EXPR_OVERFLOW
+						       : WM_EXPR_OK;
+	case '/':
+		if (k == -1 && a == INT64_MIN)
+			return WM_EXPR_OVERFLOW;
+		*r = a / k;
+		return WM_EXPR_OK;
+	default:
+		*r = k == -1 ? 0 : a % k;
+		return WM_EXPR_OK;
+	}
+}
+
+static const int64_t constants[] = {3, -3, 1, -1, 7, INT64_MAX, INT64_MIN};
+
+START_TEST(test_field_against_a_constant)
+{
+	static const char ops[] = "+-*/%";
+	int64_t k = constants[_i];
+	char text[128];
+
+	for (const char *op = ops; *op != '\0'; op++) {
+		struct wm_expr *sel, *w, *lt;
+		struct wm_expr_value row[NF], out[1];
+
+		snprintf(text, sizeof(text), "auction %c %" PRId64 " AS x", *op,
+			 k);
+		if (k == INT64_MIN) /* no literal: -9223372036854775807 - 1 */
+			snprintf(text, sizeof(text),
+				 "auction %c (-9223372036854775807 - 1) AS x",
+				 *op);
+		sel = compile_select(text);
+		*strstr(text, " AS x") = '\0';
+		snprintf(text + strlen(text), sizeof(text) - strlen(text),
+			 " > 0");
+		w = compile_where(text);
+		lt = compile_where(k == INT64_MIN
+					   ? "auction < -9223372036854775807"
+					   : "auction < 2");
+		default_row(row);
+		for (int64_t v = -20; v <= 22; v++) {
+			int64_t a = v == 21   ? INT64_MAX
+				    : v == 22 ? INT64_MIN
+					      : v;
+			int64_t want = 0;
+			enum wm_expr_status st = java_op(*op, a, k, &want);
+			bool keep = false;
+
+			row[AUCTION].i = a;
+			WM_HOT_ASSERT(wm_expr_select(sel, row, out) == st,
+				      "%s at %" PRId64, text, a);
+			WM_HOT_ASSERT(st != WM_EXPR_OK || out[0].i == want,
+				      "%s at %" PRId64 ": %" PRId64, text, a,
+				      out[0].i);
+			WM_HOT_ASSERT(wm_expr_where(w, row, &keep) == st,
+				      "%s at %" PRId64, text, a);
+			WM_HOT_ASSERT(st != WM_EXPR_OK || keep == (want > 0),
+				      "%s at %" PRId64, text, a);
+			WM_HOT_ASSERT(
+				wm_expr_where(lt, row, &keep) == WM_EXPR_OK &&
+					keep == (k == INT64_MIN ? a < -INT64_MAX
+								: a < 2),
+				"< at %" PRId64, a);
+		}
+		wm_expr_free(sel);
+		wm_expr_free(w);
+		wm_expr_free(lt);
+	}
+}
+END_TEST
+
 /* AND and OR leave their right side alone when the left decides. */
 START_TEST(test_and_or_skip_the_right_side)
 {
@@ -870,6 +959,8 @@ expr_suite(void)
 			    (int)N_ELEMS(operands));
 	tcase_add_loop_test(tc, test_faults_are_statuses, 0,
 			    (int)N_ELEMS(faults));
+	tcase_add_loop_test(tc, test_field_against_a_constant, 0,
+			    (int)N_ELEMS(constants));
 	tcase_add_test(tc, test_and_or_skip_the_right_side);
 	suite_add_tcase(s, tc);
 
