@@ -1340,7 +1340,7 @@ make_arith(struct parser *ps, enum node_op op, const char *sym, size_t off,
 	a = ps->nodes[l].type;
 	b = ps->nodes[r].type;
 	if (op == N_MUL) {
-		p = a.p + b.p;
+		p = a.p + b.p + 1;
 		s = a.s + b.s;
 	} else {
 		s = a.s > b.s ? a.s : b.s;

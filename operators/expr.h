@@ -50,12 +50,11 @@
  *   BIGINT with DECIMAL           the BIGINT is DECIMAL(19,0).
  *   DECIMAL + -   -> DECIMAL(max(p1-s1, p2-s2) + max(s1,s2) + 1,
  *                            max(s1,s2))
- *   DECIMAL *     -> DECIMAL(p1 + p2, s1 + s2): 0.908 * price (BIGINT)
- *                 is DECIMAL(23,3), the type Nexmark's q1 sink declares.
- *                 Flink's planner has given p1 + p2 + 1 since 2021
- *                 (FLINK-22586: DECIMAL(24,3) here); the product always
- *                 fits p1 + p2 digits, so the values agree and only the
- *                 declared precision differs (doc/semantics.md 16.2).
+ *   DECIMAL *     -> DECIMAL(p1 + p2 + 1, s1 + s2), as Flink's planner
+ *                 types a product since FLINK-22586 (2021): 0.908 *
+ *                 price (BIGINT) is DECIMAL(24,3), which Nexmark's q1
+ *                 INSERT then casts to its sink's DECIMAL(23,3); the
+ *                 value is the same (doc/semantics.md 16.2).
  *   A result of more than 38 digits is refused. Flink caps it instead, to
  *   DECIMAL(38, max(38 - (p - s), min(s, 6))), rounding half up; wmrun
  *   does not round yet.
