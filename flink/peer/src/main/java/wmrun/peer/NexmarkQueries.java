@@ -31,13 +31,15 @@ import org.apache.flink.util.CloseableIterator;
 /**
  * The Nexmark benchmark's queries as the benchmark defines them for Flink
  * (github nexmark/nexmark, module nexmark-flink, queries/*.sql at 6b3646c),
- * run through Flink's SQL on a local MiniCluster over a recording of
- * events, so that wmrun's results on the same events can be compared with
- * Flink's row for row, and its throughput with Flink's.
+ * run through Flink's SQL over a recording of events, so that wmrun's
+ * results on the same events can be compared with Flink's row for row, and
+ * its throughput with Flink's.
  *
  * <p>Usage: {@code NexmarkQueries --recording FILE --out DIR --parallelism
- * P[,P...] QUERY...}, QUERY among q0 q1 q2 q3 q5 q7 q8 q11 q12. One JVM runs
- * each query in turn, each as a job of its own, at each parallelism in turn.
+ * P[,P...] QUERY...}, QUERY among q0 q1 q2 q3 q5 q7 q8 q11 q12. The JVM
+ * starts one MiniCluster and submits each query to it in turn, through its
+ * REST endpoint on the loopback interface, as a job of its own, at each
+ * parallelism in turn.
  * With one parallelism a query's rows go to DIR/QUERY.csv, with several to
  * DIR/pP/QUERY.csv. Each job says on standard error its rows and its wall
  * time, from submitting it to its last row.
@@ -59,7 +61,9 @@ import org.apache.flink.util.CloseableIterator;
  * generator, is not a column: the json format skips members it was not
  * asked for. The lines are in ascending event time, one timeline, so that
  * the benchmark's watermark (4 s behind the largest time read) never passes
- * a record and no result hangs on how the file is split among readers.
+ * a record and no result hangs on how the file is split among readers
+ * (Flink's file source makes a local file one split: one reader parses it
+ * at any parallelism, the operators after it run at P).
  *
  * <p>The table is the benchmark's (its columns, the computed dateTime and
  * the watermark) with the filesystem connector and the json format in place
@@ -78,7 +82,7 @@ import org.apache.flink.util.CloseableIterator;
  * includes the wait for the last window to close, up to 10 s.
  *
  * <p>Output: a header of the SELECT's column names, then a line a row:
- * BIGINT as digits, DECIMAL as Flink prints it (q1's DECIMAL(23, 3): 90.800),
+ * BIGINT as digits, DECIMAL as Flink prints it (q1's price: 90.800),
  * timestamps as epoch milliseconds (the session's time zone is UTC),
  * strings quoted only when they hold a comma, a double quote, CR or LF
  * (RFC 4180), null as an empty field. The rows are sorted by their UTF-8
