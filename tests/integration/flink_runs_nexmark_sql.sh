@@ -100,10 +100,10 @@ EVENTS
 sort -t "$(printf '\t')" -k1,1n -s "$scratch/events" | cut -f2- >"$rec"
 [ "$(wc -l <"$rec")" -eq 224 ] || fail "the recording has $(wc -l <"$rec") lines"
 
-mkdir "$scratch/out"
+mkdir "$scratch/results"
 start=$(date +%s)
 timeout 600 java -cp "$PEER_CP" wmrun.peer.NexmarkQueries --recording "$rec" \
-	--out "$scratch/out" --parallelism 1,2 q0 q1 q2 q3 q5 q7 q8 q11 q12 \
+	--out "$scratch/results" --parallelism 1,2 q0 q1 q2 q3 q5 q7 q8 q11 q12 \
 	>"$scratch/run.out" 2>"$scratch/run.err" || {
 	tail -40 "$scratch/run.err" >&2
 	fail "NexmarkQueries failed"
@@ -246,7 +246,7 @@ grep -q '^1006,' "$scratch/q8.want" || fail "q8: no auction before its seller jo
 
 for p in 1 2; do
 	for q in q0 q1 q2 q3 q5 q7 q8 q11; do
-		diff -u "$scratch/$q.want" "$scratch/out/p$p/$q.csv" ||
+		diff -u "$scratch/$q.want" "$scratch/results/p$p/$q.csv" ||
 			fail "$q at parallelism $p differs from its rule"
 	done
 	expect_line "^nexmark q0 p$p: rows=208 wall_ms=[0-9]+\$" "$scratch/run.err"
@@ -254,7 +254,7 @@ for p in 1 2; do
 	# on the 10 s grid.
 	awk -F, 'NR > 1 && ($4 - $3 != 10000 || $3 % 10000 != 0) { print "bad window: " $0 }
 		NR > 1 { n[$1] += $2 }
-		END { for (b in n) print b, n[b] }' "$scratch/out/p$p/q12.csv" |
+		END { for (b in n) print b, n[b] }' "$scratch/results/p$p/q12.csv" |
 		LC_ALL=C sort >"$scratch/q12.got"
 	awk -F '\t' '{ n[$4]++ } END { for (b in n) print b, n[b] }' "$scratch/bids_by_bidder" |
 		LC_ALL=C sort >"$scratch/q12.want"
@@ -263,4 +263,13 @@ for p in 1 2; do
 done
 grep -q 'updates_or_retractions' "$scratch/run.err" &&
 	fail "a query emitted updates or retractions"
+
+# What the runner refuses, before any cluster starts.
+expect_status 64 java -cp "$PEER_CP" wmrun.peer.NexmarkQueries --recording "$rec" \
+	--out "$scratch/results" q4
+expect_line 'unknown argument "q4"' "$scratch/err"
+expect_status 64 java -cp "$PEER_CP" wmrun.peer.NexmarkQueries --recording "$rec" \
+	--out "$scratch/results" --parallelism 0 q0
+expect_status 66 java -cp "$PEER_CP" wmrun.peer.NexmarkQueries --recording \
+	"$scratch/none.json" --out "$scratch/results" q0
 exit 0
