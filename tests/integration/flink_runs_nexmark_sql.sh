@@ -16,10 +16,14 @@
 # processing time, which no rule can place: per bidder, its windows must
 # count the bidder's bids, each window 10 s on the 10 s grid.
 #
-# About 60 s on the loaded 2-core machine (load average 3 to 6), the
-# peer's build, when the build tree has none, 10 s more; up to 20 s of
-# it is q12 waiting for its windows to close. Skipped (77) as
-# flink_lib.sh's flink_require says.
+# The runner refuses an unknown query, a parallelism of 0 and a missing
+# recording with its exit statuses.
+#
+# 45 to 57 s on the loaded 2-core machine (load average 2.5 to 6; the
+# JVM 36 to 56 s of it), the peer's build included (about 10 s, once a
+# build tree: flink_peer); up to 20 s of the JVM's time is q12 waiting
+# for its windows to close. Skipped (77) as flink_lib.sh's
+# flink_require says.
 . "$srcdir/tests/lib/lib.sh"
 . "$srcdir/tests/lib/flink_lib.sh"
 flink_require
