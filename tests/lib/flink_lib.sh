@@ -49,6 +49,31 @@ flink_build() {
 		fail "the Maven project $1 does not build"
 }
 
+# flink_peer: $PEER_CP, the class path of flink/peer/'s classes (its
+# jar) and of their dependencies (from Maven's cache), built where
+# wmbench --peer flink builds and finds them (Makefile.am:
+# WM_FLINK_PEER_BUILDDIR), with the same Maven command: once a build
+# tree, again only when the pom or a source is newer than the jar or a
+# jar left Maven's cache. flink_exclusive's lock, held here, keeps two
+# tests from building it at once.
+flink_peer() {
+	peer=$(cd "$(dirname "$WMBENCH")" && pwd)/flink-peer
+	jar=$peer/wmrun-flink-peer.jar
+	if [ ! -f "$jar" ] || [ ! -f "$peer/classpath.txt" ] ||
+		[ -n "$(find "$srcdir/flink/peer/pom.xml" "$srcdir/flink/peer/src" \
+			-type f -newer "$jar")" ] ||
+		! jars_present "$peer/classpath.txt"; then
+		mkdir -p "$peer"
+		maven "$srcdir/flink/peer" "$peer/mvn.log" -Dstyle.color=never \
+			-Dpeer.build="$peer" package ||
+			fail "the Flink peer (flink/peer/) does not build"
+		# The jar plugin leaves a jar whose classes did not change
+		# as it was: newer than the sources from now on.
+		touch "$jar"
+	fi
+	PEER_CP=$jar:$(cat "$peer/classpath.txt")
+}
+
 # flink_classpath: $FLINK_CP, Flink's class path (the pom's compile
 # scope, from Maven's cache), and $FLINK_CLASSES, the support classes of
 # flink/ compiled against it. Both are kept in the build directory under
