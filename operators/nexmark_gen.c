@@ -383,7 +383,7 @@ next_auction(const struct wm_nexmark_config *c, struct rng *r, int64_t last)
 
 static void
 make_person(const struct wm_nexmark_config *c, struct rng *r, int64_t last_p,
-	    struct wm_nexmark_person *p)
+	    bool with_extra, struct wm_nexmark_person *p)
 {
 	const char *first =
 		wm_nexmark_first_names[uniform(r, WM_NEXMARK_FIRST_NAMES)];
@@ -425,16 +425,19 @@ make_person(const struct wm_nexmark_config *c, struct rng *r, int64_t last_p,
 	p->state_len = (uint16_t)strlen(s);
 	memcpy(p->state, s, p->state_len + 1u);
 
-	p->extra_len =
-		pad(r,
-		    PERSON_FIXED + p->name_len + p->email_len +
-			    WM_NEXMARK_CARD_LEN + p->city_len + p->state_len,
-		    c->avg_person_size, p->extra);
+	p->extra_len = 0;
+	if (with_extra)
+		p->extra_len = pad(r,
+				   PERSON_FIXED + p->name_len + p->email_len +
+					   WM_NEXMARK_CARD_LEN + p->city_len +
+					   p->state_len,
+				   c->avg_person_size, p->extra);
 }
 
 static void
 make_auction(const struct wm_nexmark_config *c, struct rng *r, uint64_t n,
-	     int64_t last_p, int64_t last_a, struct wm_nexmark_auction *a)
+	     int64_t last_p, int64_t last_a, bool with_extra,
+	     struct wm_nexmark_auction *a)
 {
 	/* The mean auction lasts as long as the stream takes for
 	 * in_flight_auctions auctions to start: in_flight * total / A
@@ -460,14 +463,17 @@ make_auction(const struct wm_nexmark_config *c, struct rng *r, uint64_t n,
 	a->item_name_len = str(r, 20, a->item_name);
 	a->description_len = str(r, 100, a->description);
 	a->reserve = a->initial_bid + price(r);
-	a->extra_len =
-		pad(r, AUCTION_FIXED + a->item_name_len + a->description_len,
-		    c->avg_auction_size, a->extra);
+	a->extra_len = 0;
+	if (with_extra)
+		a->extra_len = pad(r,
+				   AUCTION_FIXED + a->item_name_len +
+					   a->description_len,
+				   c->avg_auction_size, a->extra);
 }
 
 static void
 make_bid(const struct wm_nexmark_config *c, struct rng *r, int64_t last_p,
-	 int64_t last_a, struct wm_nexmark_bid *b)
+	 int64_t last_a, bool with_extra, struct wm_nexmark_bid *b)
 {
 	if (uniform(r, c->hot_auction_ratio) > 0)
 		b->auction =
@@ -485,12 +491,16 @@ make_bid(const struct wm_nexmark_config *c, struct rng *r, int64_t last_p,
 		b->bidder = next_person(c, r, last_p);
 	b->bidder += WM_NEXMARK_FIRST_PERSON_ID; /* once: BM, not NF */
 	b->price = price(r);
-	b->extra_len = pad(r, BID_FIXED, c->avg_bid_size, b->extra);
+	b->extra_len = 0;
+	if (with_extra)
+		b->extra_len = pad(r, BID_FIXED, c->avg_bid_size, b->extra);
 }
 
-void
-wm_nexmark_gen_event(const struct wm_nexmark_config *c, uint64_t n,
-		     struct wm_nexmark_event *out)
+/* Event n, with its extra or not: extra is every kind's last draw, so the
+ * fields before it come out the same either way. */
+static void
+make_event(const struct wm_nexmark_config *c, uint64_t n, bool with_extra,
+	   struct wm_nexmark_event *out)
 {
 	uint64_t id = c->first_event_id + n;
 	uint64_t t = total_of(c);
@@ -504,16 +514,31 @@ wm_nexmark_gen_event(const struct wm_nexmark_config *c, uint64_t n,
 	if (off < c->person_proportion) {
 		out->kind = WM_NEXMARK_PERSON;
 		out->person.date_time = ts;
-		make_person(c, &r, last_p, &out->person);
+		make_person(c, &r, last_p, with_extra, &out->person);
 	} else if (off <
 		   (uint64_t)c->person_proportion + c->auction_proportion) {
 		out->kind = WM_NEXMARK_AUCTION;
 		out->auction.date_time = ts;
 		make_auction(c, &r, n, last_p, last_auction(c, epoch, off),
-			     &out->auction);
+			     with_extra, &out->auction);
 	} else {
 		out->kind = WM_NEXMARK_BID;
 		out->bid.date_time = ts;
-		make_bid(c, &r, last_p, last_auction(c, epoch, off), &out->bid);
+		make_bid(c, &r, last_p, last_auction(c, epoch, off), with_extra,
+			 &out->bid);
 	}
+}
+
+void
+wm_nexmark_gen_event(const struct wm_nexmark_config *c, uint64_t n,
+		     struct wm_nexmark_event *out)
+{
+	make_event(c, n, true, out);
+}
+
+void
+wm_nexmark_gen_event_without_extra(const struct wm_nexmark_config *c,
+				   uint64_t n, struct wm_nexmark_event *out)
+{
+	make_event(c, n, false, out);
 }

@@ -512,6 +512,64 @@ same_event(const struct wm_nexmark_event *a, const struct wm_nexmark_event *b)
 	       strcmp(a->bid.extra, b->bid.extra) == 0;
 }
 
+/* Without its extra, an event is the same in every other field: extra
+ * is every kind's last draw. */
+START_TEST(test_an_event_without_extra_keeps_every_other_field)
+{
+	struct wm_nexmark_config c = defaults(11, STEADY_FIRST_ID);
+	static struct wm_nexmark_event full, lean;
+
+	for (uint64_t n = 0; n < 5000; n++) {
+		memset(&lean, 0xa5, sizeof(lean));
+		wm_nexmark_gen_event(&c, n, &full);
+		wm_nexmark_gen_event_without_extra(&c, n, &lean);
+		ck_assert_int_eq(lean.kind, full.kind);
+		ck_assert_uint_eq(lean.id, full.id);
+		switch (full.kind) {
+		case WM_NEXMARK_PERSON:
+			ck_assert_uint_eq(lean.person.extra_len, 0);
+			ck_assert_int_eq(lean.person.id, full.person.id);
+			ck_assert_int_eq(lean.person.date_time,
+					 full.person.date_time);
+			ck_assert_str_eq(lean.person.name, full.person.name);
+			ck_assert_str_eq(lean.person.email, full.person.email);
+			ck_assert_str_eq(lean.person.credit_card,
+					 full.person.credit_card);
+			ck_assert_str_eq(lean.person.city, full.person.city);
+			ck_assert_str_eq(lean.person.state, full.person.state);
+			break;
+		case WM_NEXMARK_AUCTION:
+			ck_assert_uint_eq(lean.auction.extra_len, 0);
+			ck_assert_int_eq(lean.auction.id, full.auction.id);
+			ck_assert_int_eq(lean.auction.initial_bid,
+					 full.auction.initial_bid);
+			ck_assert_int_eq(lean.auction.reserve,
+					 full.auction.reserve);
+			ck_assert_int_eq(lean.auction.date_time,
+					 full.auction.date_time);
+			ck_assert_int_eq(lean.auction.expires,
+					 full.auction.expires);
+			ck_assert_int_eq(lean.auction.seller,
+					 full.auction.seller);
+			ck_assert_int_eq(lean.auction.category,
+					 full.auction.category);
+			ck_assert_str_eq(lean.auction.item_name,
+					 full.auction.item_name);
+			ck_assert_str_eq(lean.auction.description,
+					 full.auction.description);
+			break;
+		case WM_NEXMARK_BID:
+			ck_assert_uint_eq(lean.bid.extra_len, 0);
+			ck_assert_int_eq(lean.bid.auction, full.bid.auction);
+			ck_assert_int_eq(lean.bid.bidder, full.bid.bidder);
+			ck_assert_int_eq(lean.bid.price, full.bid.price);
+			ck_assert_int_eq(lean.bid.date_time, full.bid.date_time);
+			break;
+		}
+	}
+}
+END_TEST
+
 START_TEST(test_an_event_depends_on_seed_and_number_alone)
 {
 	enum { N = 2000 };
@@ -613,6 +671,8 @@ nexmark_gen_suite(void)
 	tcase_add_test(determinism,
 		       test_an_event_depends_on_seed_and_number_alone);
 	tcase_add_test(determinism, test_seeds_make_different_streams);
+	tcase_add_test(determinism,
+		       test_an_event_without_extra_keeps_every_other_field);
 	tcase_add_test(config, test_bad_configs_are_refused_with_a_reason);
 	suite_add_tcase(s, ids);
 	suite_add_tcase(s, fields);
