@@ -316,8 +316,8 @@ produce(struct endpoint *e, uint32_t channel, uint32_t consumer, uint64_t n,
 /* Attach c to `channel`, fed by subtask `producer`, as e's consumer, and
  * meet the producer: the CPU time at the start. */
 static int64_t
-start_consumer(struct endpoint *e, struct wm_ring_consumer *c,
-	       uint32_t channel, uint32_t producer)
+start_consumer(struct endpoint *e, struct wm_ring_consumer *c, uint32_t channel,
+	       uint32_t producer)
 {
 	wm_ring_consumer_attach(c, wm_shm_ring(&e->seg, channel),
 				wm_shm_doorbell(&e->seg, producer));

@@ -98,7 +98,8 @@ enum wm_end_kind {
  * and its head (41 cells) fit the smallest ring (WM_RING_MIN_CELLS). */
 #define WM_FRAME_ROW_MAX_PARTS 40u
 #define WM_FRAME_ROW_PART_BYTES 24u
-#define WM_FRAME_ROW_MAX_BYTES (WM_FRAME_ROW_MAX_PARTS * WM_FRAME_ROW_PART_BYTES)
+#define WM_FRAME_ROW_MAX_BYTES                                                 \
+	(WM_FRAME_ROW_MAX_PARTS * WM_FRAME_ROW_PART_BYTES)
 
 #define WM_CELL_SIZE 32
 #define WM_SEQ_BITS 24

@@ -417,7 +417,8 @@ wm_ring_put(const struct wm_ring_span *s, uint32_t i, uint32_t arg, uint64_t a,
 static inline uint32_t
 wm_ring_row_cells(uint32_t len)
 {
-	return 1 + (len + WM_FRAME_ROW_PART_BYTES - 1) / WM_FRAME_ROW_PART_BYTES;
+	return 1 +
+	       (len + WM_FRAME_ROW_PART_BYTES - 1) / WM_FRAME_ROW_PART_BYTES;
 }
 
 /*
@@ -702,7 +703,8 @@ wm_ring_read_row(const struct wm_ring_consumer *c, void *row, uint32_t *len)
 	uint64_t tail = atomic_load_explicit(&cell->tail, memory_order_relaxed);
 	uint32_t n = wm_frame_tail_arg(tail), parts;
 
-	if (tail >> 32 != (uint64_t)wm_frame_tail_high(WM_FRAME_ROW_PART, pos) ||
+	if (tail >> 32 !=
+		    (uint64_t)wm_frame_tail_high(WM_FRAME_ROW_PART, pos) ||
 	    !wm_frame_valid(WM_FRAME_ROW_PART, n))
 		return -EBADMSG;
 	parts = wm_ring_row_cells(n) - 1;

@@ -45,7 +45,8 @@ static const struct {
 	unsigned kinds; /* bit per enum wm_nexmark_kind */
 } fields[] = {
 	{"1", WM_NEXMARK_FIELD_ONE, 7},
-	{"id", WM_NEXMARK_FIELD_ID, 1 << WM_NEXMARK_PERSON | 1 << WM_NEXMARK_AUCTION},
+	{"id", WM_NEXMARK_FIELD_ID,
+	 1 << WM_NEXMARK_PERSON | 1 << WM_NEXMARK_AUCTION},
 	{"auction", WM_NEXMARK_FIELD_AUCTION, 1 << WM_NEXMARK_BID},
 	{"bidder", WM_NEXMARK_FIELD_BIDDER, 1 << WM_NEXMARK_BID},
 	{"price", WM_NEXMARK_FIELD_PRICE, 1 << WM_NEXMARK_BID},
@@ -164,7 +165,8 @@ seek_match(struct wm_nexmark_source *s)
 static int64_t
 due_ns(const struct wm_nexmark_source *s, uint64_t n)
 {
-	int64_t ms = wm_nexmark_gen_time(&s->conf.gen, n) - s->conf.gen.base_time;
+	int64_t ms =
+		wm_nexmark_gen_time(&s->conf.gen, n) - s->conf.gen.base_time;
 
 	if (ms > (INT64_MAX - 1) / 1000000)
 		return INT64_MAX - 1;

@@ -563,7 +563,8 @@ START_TEST(test_an_event_without_extra_keeps_every_other_field)
 			ck_assert_int_eq(lean.bid.auction, full.bid.auction);
 			ck_assert_int_eq(lean.bid.bidder, full.bid.bidder);
 			ck_assert_int_eq(lean.bid.price, full.bid.price);
-			ck_assert_int_eq(lean.bid.date_time, full.bid.date_time);
+			ck_assert_int_eq(lean.bid.date_time,
+					 full.bid.date_time);
 			break;
 		}
 	}

@@ -51,11 +51,11 @@ subtask_source(const struct wm_nexmark_source_conf *c, uint32_t subtask,
 	       uint32_t parallelism)
 {
 	uint32_t owned[PARTITIONS];
-	size_t n = wm_source_gen_partitions_of(subtask, parallelism,
-					       c->partitions, "nexmark", owned,
-					       PARTITIONS);
-	struct wm_nexmark_source *s = wm_nexmark_source_new(c, owned,
-							    (uint32_t)n);
+	size_t n =
+		wm_source_gen_partitions_of(subtask, parallelism, c->partitions,
+					    "nexmark", owned, PARTITIONS);
+	struct wm_nexmark_source *s =
+		wm_nexmark_source_new(c, owned, (uint32_t)n);
 
 	ck_assert_ptr_nonnull(s);
 	return wm_nexmark_source_base(s);
@@ -107,8 +107,8 @@ drain(struct wm_record_source *src, struct wm_record *out, int64_t *at)
 
 START_TEST(test_subtasks_emit_the_streams_bids_once_each_when_due)
 {
-	struct wm_nexmark_source_conf c = conf(WM_NEXMARK_BID, "auction",
-					       "price");
+	struct wm_nexmark_source_conf c =
+		conf(WM_NEXMARK_BID, "auction", "price");
 	static struct wm_record got[EVENTS];
 	static int64_t at[EVENTS];
 	static bool seen[EVENTS];
@@ -193,8 +193,8 @@ END_TEST
 START_TEST(test_persons_and_auctions_by_their_fields)
 {
 	struct wm_nexmark_source_conf p = conf(WM_NEXMARK_PERSON, "id", "1");
-	struct wm_nexmark_source_conf a = conf(WM_NEXMARK_AUCTION, "seller",
-					       "category");
+	struct wm_nexmark_source_conf a =
+		conf(WM_NEXMARK_AUCTION, "seller", "category");
 	struct wm_record_source *ps = subtask_source(&p, 0, 1);
 	struct wm_record_source *as = subtask_source(&a, 0, 1);
 	static struct wm_record got[EVENTS];
@@ -230,7 +230,8 @@ START_TEST(test_fields_are_refused_where_a_kind_has_none)
 	ck_assert_int_eq(wm_nexmark_field_parse("Price", WM_NEXMARK_BID, &f),
 			 -1);
 	ck_assert_int_eq(
-		wm_nexmark_field_parse("initialBid", WM_NEXMARK_AUCTION, &f), 0);
+		wm_nexmark_field_parse("initialBid", WM_NEXMARK_AUCTION, &f),
+		0);
 	ck_assert_str_eq(wm_nexmark_field_name(f), "initialBid");
 	ck_assert_int_eq(wm_nexmark_field_parse("dateTime", WM_NEXMARK_BID, &f),
 			 0);
@@ -263,8 +264,8 @@ END_TEST
 
 START_TEST(test_a_checkpoint_resumes_with_the_records_after_it)
 {
-	struct wm_nexmark_source_conf c = conf(WM_NEXMARK_BID, "auction",
-					       "price");
+	struct wm_nexmark_source_conf c =
+		conf(WM_NEXMARK_BID, "auction", "price");
 	static struct wm_record all[EVENTS], rest[EVENTS];
 	static int64_t at[EVENTS];
 	struct wm_record_source *whole = subtask_source(&c, 1, 2);
@@ -309,8 +310,8 @@ END_TEST
 
 START_TEST(test_a_run_is_what_single_calls_give)
 {
-	struct wm_nexmark_source_conf c = conf(WM_NEXMARK_BID, "auction",
-					       "price");
+	struct wm_nexmark_source_conf c =
+		conf(WM_NEXMARK_BID, "auction", "price");
 	struct wm_record_source *one = subtask_source(&c, 0, 2);
 	struct wm_record_source *run = subtask_source(&c, 0, 2);
 	struct wm_record a[64], b[64];
@@ -346,7 +347,8 @@ nexmark_source_suite(void)
 
 	tcase_add_test(records,
 		       test_subtasks_emit_the_streams_bids_once_each_when_due);
-	tcase_add_test(records, test_each_partition_ascends_and_holds_its_numbers);
+	tcase_add_test(records,
+		       test_each_partition_ascends_and_holds_its_numbers);
 	tcase_add_test(records, test_persons_and_auctions_by_their_fields);
 	tcase_add_test(records, test_fields_are_refused_where_a_kind_has_none);
 	tcase_add_test(lifecycle, test_the_stream_ends_with_its_last_event);

@@ -272,7 +272,8 @@ START_TEST(test_ring_detects_corrupt_rows)
 		     wm_frame_tail(WM_FRAME_ROW_PART, 99, 3));
 	ck_assert_int_eq(wm_ring_read_row(&c, got, &n), -EBADMSG);
 	/* A record where a part should be. */
-	atomic_store(&ring->cells[3].tail, wm_frame_tail(WM_FRAME_RECORD, 0, 3));
+	atomic_store(&ring->cells[3].tail,
+		     wm_frame_tail(WM_FRAME_RECORD, 0, 3));
 	ck_assert_int_eq(wm_ring_read_row(&c, got, &n), -EBADMSG);
 	/* A part of the last lap (not published before its head). */
 	atomic_store(&ring->cells[3].tail,
@@ -794,8 +795,9 @@ ring_suite(void)
 		ring, test_ring_full_and_empty_edges_across_many_wraps, 0, 2);
 	tcase_add_loop_test(
 		ring, test_ring_in_place_write_and_read_across_wraps, 0, 2);
-	tcase_add_loop_test(
-		ring, test_ring_carries_rows_of_every_length_across_wraps, 0, 2);
+	tcase_add_loop_test(ring,
+			    test_ring_carries_rows_of_every_length_across_wraps,
+			    0, 2);
 	tcase_add_test(ring, test_ring_detects_corrupt_rows);
 	tcase_add_test(ring, test_ring_paired_stores_write_the_same_cells);
 	tcase_add_test(ring, test_ring_detects_corrupt_cell);
