@@ -63,21 +63,22 @@ wm_gate_next(struct wm_gate *g, struct wm_gate_take *t, uint32_t max)
 			}
 			/* Not a record: another frame, none, or corrupt. */
 			r = wm_ring_peek(in, &t->frame);
-			if (r == 1 && t->frame.kind == WM_FRAME_ROW) {
-				r = wm_ring_read_row(in, t->row, &t->row_len);
-				if (r < 0)
-					return r;
-				wm_ring_consume_run(in, (uint32_t)r);
+			if (r == 1) {
+				/* A row is consumed with its parts. */
+				int cells =
+					t->frame.kind != WM_FRAME_ROW
+						? 1
+						: wm_ring_read_row(in, t->row,
+								   &t->row_len);
+
+				if (cells < 0)
+					return cells;
+				wm_ring_consume_run(in, (uint32_t)cells);
 				g->taken++;
 				return 1;
 			}
-			if (r != 0) {
-				if (r == 1) {
-					wm_ring_consume(in);
-					g->taken++;
-				}
+			if (r != 0)
 				return r;
-			}
 		}
 		g->taken = 0;
 		g->current = g->current + 1 == g->n_inputs ? 0 : g->current + 1;

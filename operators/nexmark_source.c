@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,12 +40,17 @@ struct wm_nexmark_source {
 
 /* ---- fields ---- */
 
+/* Every kind's bit in a field's `kinds`. */
+#define ALL_KINDS                                                              \
+	(1u << WM_NEXMARK_PERSON | 1u << WM_NEXMARK_AUCTION |                  \
+	 1u << WM_NEXMARK_BID)
+
 static const struct {
 	const char *name;
 	enum wm_nexmark_field field;
 	unsigned kinds; /* bit per enum wm_nexmark_kind */
 } fields[] = {
-	{"1", WM_NEXMARK_FIELD_ONE, 7},
+	{"1", WM_NEXMARK_FIELD_ONE, ALL_KINDS},
 	{"id", WM_NEXMARK_FIELD_ID,
 	 1 << WM_NEXMARK_PERSON | 1 << WM_NEXMARK_AUCTION},
 	{"auction", WM_NEXMARK_FIELD_AUCTION, 1 << WM_NEXMARK_BID},
@@ -55,7 +61,7 @@ static const struct {
 	{"initialBid", WM_NEXMARK_FIELD_INITIAL_BID, 1 << WM_NEXMARK_AUCTION},
 	{"reserve", WM_NEXMARK_FIELD_RESERVE, 1 << WM_NEXMARK_AUCTION},
 	{"expires", WM_NEXMARK_FIELD_EXPIRES, 1 << WM_NEXMARK_AUCTION},
-	{"dateTime", WM_NEXMARK_FIELD_DATE_TIME, 7},
+	{"dateTime", WM_NEXMARK_FIELD_DATE_TIME, ALL_KINDS},
 };
 
 int
@@ -80,19 +86,19 @@ wm_nexmark_field_name(enum wm_nexmark_field f)
 	return "?";
 }
 
-const char *
-wm_nexmark_fields_of(enum wm_nexmark_kind kind)
+size_t
+wm_nexmark_fields_of(enum wm_nexmark_kind kind, char *buf, size_t len)
 {
-	switch (kind) {
-	case WM_NEXMARK_PERSON:
-		return "id, dateTime, 1";
-	case WM_NEXMARK_AUCTION:
-		return "id, seller, category, initialBid, reserve, expires, "
-		       "dateTime, 1";
-	case WM_NEXMARK_BID:
-		return "auction, bidder, price, dateTime, 1";
+	size_t at = 0;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if ((fields[i].kinds & 1u << kind) == 0)
+			continue;
+		at += (size_t)snprintf(buf + (at < len ? at : len),
+				       at < len ? len - at : 0, "%s%s",
+				       at > 0 ? ", " : "", fields[i].name);
 	}
-	return "";
+	return at;
 }
 
 int64_t
@@ -243,7 +249,8 @@ src_next_run(struct wm_record_source *src, int64_t now_ns,
 	uint32_t k = 0;
 
 	while (k < cap) {
-		int64_t d = src_next_due_ns(src);
+		/* Asked only for a caller that wants it: not free per record. */
+		int64_t d = due != NULL ? src_next_due_ns(src) : 0;
 
 		if (src_next(src, now_ns, &out[k]) == 0)
 			break;

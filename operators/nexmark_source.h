@@ -35,6 +35,7 @@
 #define WM_OPERATORS_NEXMARK_SOURCE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "operators/nexmark_gen.h"
@@ -64,8 +65,10 @@ int wm_nexmark_field_parse(const char *name, enum wm_nexmark_kind kind,
 /* The DDL's name of a field ("1" for WM_NEXMARK_FIELD_ONE). */
 const char *wm_nexmark_field_name(enum wm_nexmark_field f);
 
-/* The names of the fields of `kind`, comma-separated, for messages. */
-const char *wm_nexmark_fields_of(enum wm_nexmark_kind kind);
+/* The names of the fields of `kind`, comma-separated, for messages,
+ * into buf (len bytes, NUL-terminated when len > 0, cut if short), as
+ * snprintf() does: the length the whole list needs. */
+size_t wm_nexmark_fields_of(enum wm_nexmark_kind kind, char *buf, size_t len);
 
 /* Field f of event e, which must have it (wm_nexmark_field_parse()). */
 int64_t wm_nexmark_field_value(const struct wm_nexmark_event *e,

@@ -235,8 +235,18 @@ START_TEST(test_fields_are_refused_where_a_kind_has_none)
 	ck_assert_str_eq(wm_nexmark_field_name(f), "initialBid");
 	ck_assert_int_eq(wm_nexmark_field_parse("dateTime", WM_NEXMARK_BID, &f),
 			 0);
-	ck_assert_ptr_nonnull(
-		strstr(wm_nexmark_fields_of(WM_NEXMARK_BID), "bidder"));
+	{
+		char list[128];
+
+		ck_assert_uint_eq(wm_nexmark_fields_of(WM_NEXMARK_BID, list,
+						       sizeof(list)),
+				  strlen(list));
+		ck_assert_str_eq(list, "1, auction, bidder, price, dateTime");
+		ck_assert_uint_eq(wm_nexmark_fields_of(WM_NEXMARK_PERSON, list,
+						       sizeof(list)),
+				  strlen(list));
+		ck_assert_str_eq(list, "1, id, dateTime");
+	}
 }
 END_TEST
 

@@ -297,7 +297,6 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
         }
     }
 
-    /** The value's bytes as text, refused unless they are UTF-8, as jansson refuses them. */
     /*
      * A string key as wmrun takes one (runtime/io/keys.h): at most
      * KEY_MAX_BYTES bytes of UTF-8 and no control character (U+0000 to
@@ -319,7 +318,7 @@ public final class KafkaRecords implements KafkaRecordDeserializationSchema<Trac
         }
     }
 
-    /** The bytes as well-formed UTF-8, or a bad record saying why. */
+    /** The bytes as well-formed UTF-8 (as jansson and wmrun's keys take them), or a bad record saying why. */
     private static String strictUtf8(byte[] bytes, String why) throws Bad {
         try {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)

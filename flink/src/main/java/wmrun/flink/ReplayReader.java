@@ -136,7 +136,6 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
             return waitFor(first.dueNanos - now);
         }
         behindNanos = Math.max(behindNanos, now - first.dueNanos);
-        path = first.split.path;
         TraceRecord r = first.records.get(first.next++);
         if (first.next < first.records.size()) {
             first.dueNanos = dueOf(first, first.dueNanos);
@@ -193,6 +192,7 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
             List<Long> lines = new ArrayList<>();
             read(split, records, lines);
             SplitState s = new SplitState(split, records, lines);
+            path = split.path; /* one trace a source: every split's is the same */
             if (s.next < records.size()) {
                 s.dueNanos = dueOf(s, Long.MIN_VALUE);
             }
@@ -251,7 +251,7 @@ public final class ReplayReader implements SourceReader<TraceRecord, ReplaySplit
             timer.shutdownNow();
         }
         long behindMillis = behindNanos / 1_000_000L;
-        if (behindMillis > 0) {
+        if (behindMillis > 0 && path != null) {
             System.err.println("wmrun: replay of " + printable(path) + ": records went out up to " + behindMillis
                     + " ms of wall clock after they were due");
         }
