@@ -27,6 +27,12 @@
 #   load of other builds the medians reached 2.2 s of wall clock (a job of
 #   bursts falling behind), the tenth quantiles 84 ms. The medians are
 #   printed, not held to a bound.
+# - a job whose readers fell more than a second behind and whose windows
+#   broke those rules ran on a machine too loaded for its speed (CI, with
+#   three lanes of tests and four jobs at a time, saw skew_bursts_gaps's
+#   readers 11.2 s behind on 9 s of schedule, and no window fire before
+#   the end): it is exported again at speed 100 and run alone, and its
+#   windows must then keep the same rules at that speed.
 #
 # An example at speed 2000 or 1000 runs at 200, as the export caps it (200
 # ms of watermark interval would be under Flink's millisecond); one at
@@ -132,6 +138,29 @@ robust() {
 	[ -s "$1/bounds" ]
 }
 
+# again NAME DIR: the example exported at speed 100 and run alone on Flink,
+# writing into DIR/slow/flink, its windows judged at that speed.
+again() {
+	mkdir -p "$2/slow/flink" "$2/slow/classes"
+	cut_example slow/flink "$2" <"$EXAMPLES/$1.conf" >"$2/slow.conf"
+	"$WMRUN" --export-flink "$2/slow/project" --export-speed 100 "$2/slow.conf" \
+		>"$2/slow/export.out" 2>"$2/slow/export.err" || { cat "$2/slow/export.err"; return 1; }
+	grep -q 'static final double SPEED = 100;$' "$2/slow/project/src/main/java/wmrun/flink/Job.java" ||
+		{ echo "FAIL: $1: the export does not run at speed 100"; return 1; }
+	sed 's/^public final class Job {$/public final class JobSlow {/' \
+		"$2/slow/project/src/main/java/wmrun/flink/Job.java" >"$2/slow/classes/JobSlow.java"
+	javac -nowarn -d "$2/slow/classes" -cp "$scratch/classes:$FLINK_CLASSES:$FLINK_CP" \
+		"$2/slow/classes/JobSlow.java" >"$2/slow/javac.log" 2>&1 || { cat "$2/slow/javac.log"; return 1; }
+	timeout 900 java -cp "$2/slow/classes:$scratch/classes:$FLINK_CLASSES:$FLINK_CP" FlinkJobs 1 \
+		wmrun.flink.JobSlow "$2/slow/project/data" "$2/slow/flink" \
+		>"$2/slow/jobs.out" 2>"$2/slow/jobs.err" || { tail -20 "$2/slow/jobs.err"; return 1; }
+	slow_ms=$(sed -n 's/^wmrun.flink.JobSlow: ok \([0-9]*\)$/\1/p' "$2/slow/jobs.out")
+	slow_behind=$(sed -n "s|^wmrun: replay of $2/slow/project/data/.*: records went out up to \([0-9]*\) ms of wall clock after they were due\$|\1|p" \
+		"$2/slow/jobs.err" | sort -n | tail -1)
+	echo "$1: run again alone at speed 100"
+	judge "$1" "$2" "$2/slow/flink" 100 "$slow_ms" "$slow_behind"
+}
+
 mkdir -p "$scratch/classes"
 jobs=""
 n=0
@@ -185,48 +214,14 @@ timeout 900 java -cp "$scratch/classes:$FLINK_CLASSES:$FLINK_CP" FlinkJobs 4 $jo
 }
 echo "$n jobs ran on Flink in $(($(date +%s) - began)) s"
 
-agreed=""
-# Per example and window sink: results before the end in each, and the
-# fire_time differences over the windows that fired before the end in
-# both (their first firing): their tenth quantile and median.
-i=0
-while [ "$i" -lt "$n" ]; do
-	i=$((i + 1))
-	name=$(cat "$scratch/classes/Job$i.name")
-	dir=$scratch/ex/$name
-	ms=$(sed -n "s/^wmrun.flink.Job$i: ok \([0-9]*\)\$/\1/p" "$scratch/jobs.out")
-	# How far its readers fell behind their schedule (ReplayReader
-	# says so at its close): every window after that fires late by as
-	# much, which is the machine's load, not the job's timing.
-	behind=$(sed -n "s|^wmrun: replay of $dir/project/data/.*: records went out up to \([0-9]*\) ms of wall clock after they were due\$|\1|p" \
-		"$scratch/jobs.err" | sort -n | tail -1)
-	# Where the outcome cannot hang on timing, Flink's results are
-	# wmrun's: key, window, aggregates, late firing, subtask, and the
-	# late records.
-	if robust "$dir"; then
-		for sim in "$dir"/sim/*.csv; do
-			out=$dir/flink/${sim##*/}
-			[ -e "$out" ] || fail "$name: Flink wrote no ${out##*/}"
-			case ${sim##*/} in
-			late*)
-				tail -n +2 "$sim" | LC_ALL=C sort >"$scratch/a"
-				tail -n +2 "$out" | LC_ALL=C sort >"$scratch/b"
-				;;
-			*)
-				results "$sim" >"$scratch/a"
-				results "$out" >"$scratch/b"
-				;;
-			esac
-			diff -u "$scratch/a" "$scratch/b" >"$scratch/diff" || {
-				head -20 "$scratch/diff" >&2
-				fail "$name: no record can be late, and Flink's ${sim##*/} differs from wmrun's"
-			}
-		done
-		agreed="$agreed $name"
-	fi
-	for sim in "$dir"/sim/out*.csv; do
-		out=$dir/flink/${sim##*/}
-		[ -s "$out" ] || fail "$name: Flink wrote no ${out##*/}"
+# judge NAME DIR OUT SPEED MS BEHIND: whether the example's windows fired in
+# Flink's results in OUT as the rules above say, its job having run at
+# SPEED in MS ms with its readers up to BEHIND ms behind; prints its
+# figures, and why not.
+judge() {
+	for sim in "$2"/sim/out*.csv; do
+		out=$3/${sim##*/}
+		[ -s "$out" ] || { echo "FAIL: $1: Flink wrote no ${out##*/}"; return 1; }
 		# A window's results, or a join's pairs (fired when the
 		# window join's window does; an interval join's at once).
 		if head -1 "$sim" | grep -q ',window_end,.*fire_time,watermark'; then
@@ -236,8 +231,8 @@ while [ "$i" -lt "$n" ]; do
 		else
 			continue
 		fi
-		awk -F, -v max=$max -v wall=500 -v behind="${behind:-0}" -v speed=200 -v name="$name" -v file="${sim##*/}" \
-			-v ms="$ms" -v pairs="$pairs" -v tmp="$scratch/sorted" '
+		awk -F, -v max=$max -v wall=500 -v behind="${6:-0}" -v speed="$4" -v name="$1" -v file="${sim##*/}" \
+			-v ms="$5" -v pairs="$pairs" -v tmp="$scratch/sorted" '
 		# The q quantile (nearest rank) of a[1..n].
 		function quantile(a, n, q, i, cmd, v) {
 			if (n == 0) return 0
@@ -303,8 +298,61 @@ while [ "$i" -lt "$n" ]; do
 				print "FAIL: " name ": the tenth of the windows fire " low " ms of processing time away from wmrun'"'"'s"
 				exit 1
 			}
-		}' "$sim" "$out" || fail "$name: Flink's windows do not fire when wmrun's do"
+		}' "$sim" "$out" || return 1
 	done
+}
+
+agreed=""
+# Per example and window sink: results before the end in each, and the
+# fire_time differences over the windows that fired before the end in
+# both (their first firing): their tenth quantile and median.
+i=0
+while [ "$i" -lt "$n" ]; do
+	i=$((i + 1))
+	name=$(cat "$scratch/classes/Job$i.name")
+	dir=$scratch/ex/$name
+	ms=$(sed -n "s/^wmrun.flink.Job$i: ok \([0-9]*\)\$/\1/p" "$scratch/jobs.out")
+	# How far its readers fell behind their schedule (ReplayReader
+	# says so at its close): every window after that fires late by as
+	# much, which is the machine's load, not the job's timing.
+	behind=$(sed -n "s|^wmrun: replay of $dir/project/data/.*: records went out up to \([0-9]*\) ms of wall clock after they were due\$|\1|p" \
+		"$scratch/jobs.err" | sort -n | tail -1)
+	# Where the outcome cannot hang on timing, Flink's results are
+	# wmrun's: key, window, aggregates, late firing, subtask, and the
+	# late records.
+	if robust "$dir"; then
+		for sim in "$dir"/sim/*.csv; do
+			out=$dir/flink/${sim##*/}
+			[ -e "$out" ] || fail "$name: Flink wrote no ${out##*/}"
+			case ${sim##*/} in
+			late*)
+				tail -n +2 "$sim" | LC_ALL=C sort >"$scratch/a"
+				tail -n +2 "$out" | LC_ALL=C sort >"$scratch/b"
+				;;
+			*)
+				results "$sim" >"$scratch/a"
+				results "$out" >"$scratch/b"
+				;;
+			esac
+			diff -u "$scratch/a" "$scratch/b" >"$scratch/diff" || {
+				head -20 "$scratch/diff" >&2
+				fail "$name: no record can be late, and Flink's ${sim##*/} differs from wmrun's"
+			}
+		done
+		agreed="$agreed $name"
+	fi
+	judge "$name" "$dir" "$dir/flink" 200 "$ms" "$behind" >"$scratch/judged" && {
+		cat "$scratch/judged"
+		continue
+	}
+	cat "$scratch/judged"
+	# Its readers fell behind: the machine, loaded, could not run it at
+	# its speed (CI saw skew_bursts_gaps's 11 s behind beside four jobs
+	# and the sanitizer builds, and no window fire before the end). Its
+	# timing is judged again on a run of its own at half the speed,
+	# which must hold to the same rules.
+	[ "${behind:-0}" -gt 1000 ] || fail "$name: Flink's windows do not fire when wmrun's do"
+	again "$name" "$dir" || fail "$name: Flink's windows do not fire when wmrun's do, run alone at speed 100 either"
 done
 echo "the same results as wmrun's, no record being able to be late:$agreed"
 [ -n "$agreed" ] || fail "no example's outcome is beyond timing: nothing was compared"
