@@ -24,6 +24,7 @@
 
 #include "base/assert.h"
 #include "operators/keygroup.h"
+#include "lib/csv_field.h"
 #include "lib/decimal.h"
 #include "lib/json_escape.h"
 #include "runtime/io/keys.h"
@@ -99,7 +100,7 @@ static struct lines stdout_lines = {.cap = WM_SINK_BUFFER};
  * (a CSV quote) or escaped (JSON: the dictionary's keys are well-formed
  * UTF-8 with no control character, so that wm_json_escape() writes at
  * most two bytes for one, a quote or backslash escaped), or a long. */
-#define KEY_MAX_BYTES (2 * WM_KEYS_MAX_BYTES + 2)
+#define KEY_MAX_BYTES WM_CSV_FIELD_MAX(WM_KEYS_MAX_BYTES)
 _Static_assert(KEY_MAX_BYTES >= WM_DECIMAL_MAX, "a long fits a key field");
 
 /* The longest result line: the key, two bounds, five aggregates, fire
@@ -190,8 +191,8 @@ static const char *const agg_names[] = {"count", "sum", "min", "max", "avg"};
 /*
  * Key word `key` as the line's first field, at most KEY_MAX_BYTES: a
  * long in decimal, or the string it stands for as it came in, for CSV
- * quoted when it holds a comma or a quote (RFC 4180, a quote doubled)
- * and for JSON always, a quote or backslash escaped (keys hold no control
+ * as lib/csv_field.h writes a field (keys hold no CR or LF, so: quoted
+ * when it holds a comma or a quote) and for JSON always quoted, a quote or backslash escaped (keys hold no control
  * characters). `string` says which; a word the dictionary does not know
  * is this process's bug, printed as its number rather than lost.
  */
@@ -201,7 +202,6 @@ line_key(struct line *l, const struct wm_keys *keys, bool string, bool jsonl,
 {
 	const char *s = NULL;
 	size_t len = 0;
-	bool quote;
 
 	if (string && keys != NULL)
 		s = wm_keys_string(keys, key, &len);
@@ -219,16 +219,7 @@ line_key(struct line *l, const struct wm_keys *keys, bool string, bool jsonl,
 		*l->p++ = '"';
 		return;
 	}
-	quote = memchr(s, ',', len) != NULL || memchr(s, '"', len) != NULL;
-	if (quote)
-		*l->p++ = '"';
-	for (size_t i = 0; i < len; i++) {
-		if (s[i] == '"')
-			*l->p++ = '"';
-		*l->p++ = s[i];
-	}
-	if (quote)
-		*l->p++ = '"';
+	l->p = wm_csv_field(l->p, s, len);
 }
 
 int
