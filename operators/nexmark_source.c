@@ -179,6 +179,19 @@ due_ns(const struct wm_nexmark_source *s, uint64_t n)
 	return ms * 1000000;
 }
 
+/* When the partitions end, past the stream's last event: then, or at
+ * end_ms if that is later. */
+static int64_t
+end_ns(const struct wm_nexmark_source *s)
+{
+	int64_t last = due_ns(s, s->conf.events - 1);
+
+	if (s->conf.end_ms > (INT64_MAX - 1) / 1000000)
+		return INT64_MAX - 1;
+	return last > s->conf.end_ms * 1000000 ? last
+					       : s->conf.end_ms * 1000000;
+}
+
 /* ---- as a wm_record_source ---- */
 
 static struct wm_nexmark_source *
@@ -207,7 +220,7 @@ src_next_due_ns(const struct wm_record_source *src)
 		return due_ns(s, cursor(s));
 	if (s->conf.events == UINT64_MAX)
 		return INT64_MAX;
-	return due_ns(s, s->conf.events - 1);
+	return end_ns(s);
 }
 
 static int
@@ -220,9 +233,8 @@ src_next(struct wm_record_source *src, int64_t now_ns, struct wm_record *out)
 		return 0;
 	if (n >= s->conf.events) {
 		/* Past the last record: the partitions end with the stream,
-		 * at its last event's time. */
-		if (s->conf.events != UINT64_MAX &&
-		    due_ns(s, s->conf.events - 1) <= now_ns)
+		 * at its last event's time, or at end_ms. */
+		if (s->conf.events != UINT64_MAX && end_ns(s) <= now_ns)
 			s->finished = true;
 		return 0;
 	}

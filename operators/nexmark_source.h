@@ -23,7 +23,8 @@
  * The stream ends after `events` events (of every kind): each partition
  * of the subtask finishes at the time of the stream's last event, once
  * its records are out, as a bounded topic's partitions do at their end
- * offsets. UINT64_MAX events: it never ends.
+ * offsets, or at end_ms if that is later. UINT64_MAX events: it never
+ * ends.
  *
  * Checkpoints keep the next event number and the per-partition counts;
  * a restored source goes on from there, the events due meanwhile due at
@@ -78,7 +79,13 @@ struct wm_nexmark_source_conf {
 	struct wm_nexmark_config gen; /* checked (wm_nexmark_config_check) */
 	uint64_t events;	      /* of every kind; UINT64_MAX: no end */
 	uint32_t partitions;	      /* >= 1 */
-	enum wm_nexmark_kind kind;    /* the events that become records */
+	/* Processing time (ms) before which the partitions do not end,
+	 * even past the stream's last event: the end of a job bounded in
+	 * processing time, so that windows of processing time still close
+	 * after the last bid, as on a topic that stays open. 0: they end
+	 * with the stream. */
+	int64_t end_ms;
+	enum wm_nexmark_kind kind;	  /* the events that become records */
 	enum wm_nexmark_field key, value; /* fields of `kind` */
 };
 

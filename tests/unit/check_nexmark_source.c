@@ -272,6 +272,37 @@ START_TEST(test_the_stream_ends_with_its_last_event)
 }
 END_TEST
 
+/* A job bounded later in processing time keeps the partitions open past
+ * the last event until its end, and no record comes meanwhile; an
+ * earlier bound changes nothing. */
+START_TEST(test_the_partitions_stay_open_until_a_later_end)
+{
+	struct wm_nexmark_source_conf c = conf(WM_NEXMARK_BID, "bidder", "1");
+	int64_t last = due_of(&c, EVENTS - 1);
+	struct wm_record_source *src;
+	struct wm_record r;
+
+	c.end_ms = last / 1000000 + 9000;
+	src = subtask_source(&c, 0, 1);
+	while (src->ops->next(src, last, &r) == 1)
+		;
+	ck_assert(!src->ops->finished(src));
+	ck_assert_int_eq(src->ops->next_due_ns(src), c.end_ms * 1000000);
+	ck_assert_int_eq(src->ops->next(src, c.end_ms * 1000000 - 1, &r), 0);
+	ck_assert(!src->ops->finished(src));
+	ck_assert_int_eq(src->ops->next(src, c.end_ms * 1000000, &r), 0);
+	ck_assert(src->ops->finished(src));
+	src->ops->free(src);
+
+	c.end_ms = last / 1000000 - 1;
+	src = subtask_source(&c, 0, 1);
+	while (src->ops->next(src, last, &r) == 1)
+		;
+	ck_assert(src->ops->finished(src));
+	src->ops->free(src);
+}
+END_TEST
+
 START_TEST(test_a_checkpoint_resumes_with_the_records_after_it)
 {
 	struct wm_nexmark_source_conf c =
@@ -362,6 +393,8 @@ nexmark_source_suite(void)
 	tcase_add_test(records, test_persons_and_auctions_by_their_fields);
 	tcase_add_test(records, test_fields_are_refused_where_a_kind_has_none);
 	tcase_add_test(lifecycle, test_the_stream_ends_with_its_last_event);
+	tcase_add_test(lifecycle,
+		       test_the_partitions_stay_open_until_a_later_end);
 	tcase_add_test(lifecycle,
 		       test_a_checkpoint_resumes_with_the_records_after_it);
 	tcase_add_test(lifecycle, test_a_run_is_what_single_calls_give);
