@@ -102,17 +102,18 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 }
 
 /* Per stage: what its subtasks received, what a window or join stage did
- * with it, and what a join sent on as records (its pairs). */
+ * with it, and what it sent on as records (a window's results, a join's
+ * pairs). */
 struct stage_flow {
-	uint64_t in, accounted, due, pairs;
+	uint64_t in, accounted, due, results;
 };
 
 /*
  * The flow into the window stages (report.h). Stages come after their
  * inputs (topology.h), so one pass computes what each stage is due:
  * a source is due what it read, a keyBy passes on what it received, a
- * join its pairs, and an edge carries each record once, or to every
- * subtask if it broadcasts.
+ * window its results, a join its pairs, and an edge carries each record
+ * once, or to every subtask if it broadcasts.
  */
 static int
 collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
@@ -126,7 +127,7 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 		const struct wm_subtask_report *s = &rep->subtasks[i];
 
 		f[s->stage].in += s->records_in;
-		f[s->stage].pairs += s->results;
+		f[s->stage].results += s->results;
 		f[s->stage].accounted += s->records_windowed + s->late_dropped +
 					 s->late_side_output + s->other_dropped;
 	}
@@ -138,14 +139,14 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 			f[s].due = f[s].in;
 			continue;
 		}
-		/* A join sends on its pairs, every other stage what it
-		 * took. */
+		/* A window or a join sends on its results, every other
+		 * stage what it took. */
 		for (uint32_t k = 0; k < st->n_inputs; k++) {
 			uint32_t up = st->inputs[k].stage;
 
 			f[s].due +=
-				(t->stages[up].kind == WM_STAGE_JOIN
-					 ? f[up].pairs
+				(wm_stage_keyed(t->stages[up].kind)
+					 ? f[up].results
 					 : f[up].in) *
 				(st->inputs[k].edge == WM_PARTITION_BROADCAST
 					 ? st->parallelism
