@@ -238,7 +238,6 @@ wm_task_window_record(struct wm_task *t, uint32_t input,
 	struct task_window *win = t->window;
 	uint64_t late = late_so_far(win);
 
-	win->key_flags = r->flags & WM_RECORD_STRING_KEY;
 	if (__builtin_expect(wm_window_process_element(win->op, r, &win->out) ==
 				     -ENOMEM,
 			     0))
@@ -257,8 +256,6 @@ wm_task_window_records(struct wm_task *t, uint32_t input,
 	size_t n_late;
 
 	WM_ASSERT(n <= WM_TASK_WINDOW_RUN);
-	if (n > 0)
-		win->key_flags = r[0].flags & WM_RECORD_STRING_KEY;
 	*taken = (uint32_t)wm_window_process_run(win->op, r, n, &win->out, late,
 						 &n_late);
 	for (size_t k = 0; k < n_late; k++)
@@ -351,6 +348,13 @@ wm_task_check_window(const struct wm_task *t)
 	WM_ASSERT(w->records_in == t->counters.records_in);
 	WM_ASSERT(t->counters.records_out ==
 		  t->window->results + w->late_records_side_output);
+}
+
+void
+wm_task_string_keys(struct wm_task *t)
+{
+	if (t->window != NULL)
+		t->window->key_flags = WM_RECORD_STRING_KEY;
 }
 
 const struct wm_window *
