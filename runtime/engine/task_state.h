@@ -193,8 +193,8 @@ struct task_join {
 	wm_ts_t emitting_watermark;
 	uint64_t pairs;
 	uint64_t late_out; /* records to its late outputs */
-	/* Its records' string-key flag (one key type a stage: replay.c),
-	 * which its pairs as records carry on. */
+	/* The string-key flag of its keys (wm_task_string_keys()), which
+	 * its pairs as records carry on. */
 	uint32_t key_flags;
 	struct task_lateness late;
 };

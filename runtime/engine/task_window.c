@@ -350,13 +350,6 @@ wm_task_check_window(const struct wm_task *t)
 		  t->window->results + w->late_records_side_output);
 }
 
-void
-wm_task_string_keys(struct wm_task *t)
-{
-	if (t->window != NULL)
-		t->window->key_flags = WM_RECORD_STRING_KEY;
-}
-
 const struct wm_window *
 wm_task_window(const struct wm_task *t)
 {

@@ -166,39 +166,56 @@ awk -F, 'NR > 1 { c[$1] += $4 } END { for (k in c) print k "," c[k] }' \
 	fail "the processing-time windows' counts do not add up to the records"
 
 # Across a restart, string keys: "zed" is read in the first 10 s alone,
-# on the counts' other subtask than "alice"; the job fails at 15.5 s and
-# restores the checkpoint of 14 s, whose open windows of zed then fire
-# with no record of it arriving again. Their results still go on as
-# string keys, to the subtask of top that holds zed's earlier ones: the
-# same lines as a run without the failure, zed's whole on one subtask.
+# on the other subtask of the stage in the middle than "alice" (sliding
+# windows, or a window join of the trace with itself, whose pairs go on
+# alike); the job fails at 15.5 s and restores the checkpoint of 14 s,
+# whose open windows of zed then fire with no record of it arriving
+# again. Their results still go on as string keys, to the subtask of top
+# that holds zed's earlier ones: the same lines as a run without the
+# failure, zed's whole on one subtask.
 awk 'BEGIN { print "partition,timestamp,key,value"
 	for (i = 0; i < 160; i++) {
 		printf "%d,%d,alice,%d\n", i % 2, i * 250, i
 		if (i < 40)
 			printf "%d,%d,zed,%d\n", i % 2, i * 250, i
 	} }' >"$scratch/zed.trace"
-restarted() { # restarted NAME [FAIL_AT]
-	printf '[job]\ncheckpoint_interval = 7 s\n'
-	printf 'checkpoint_dir = %s\n%s\n' "$scratch/$1.chk" "${2:+fail_at = $2}"
-	printf '[source s]\npartitions = 2\nreplay = %s\n' "$scratch/zed.trace"
+zed_source() { # zed_source NAME
+	printf '[source %s]\npartitions = 2\nreplay = %s\n' "$1" "$scratch/zed.trace"
 	printf 'pacing = event\nout_of_orderness = 0 ms\n'
-	printf '[window counts]\ninput = s\nparallelism = 2\n'
-	printf 'type = sliding\nsize = 10 s\nslide = 5 s\n'
-	reader top counts 4 '1 h' 'count, sum' "$scratch/$1.csv"
+}
+restarted() { # restarted NAME window|join [FAIL_AT]: checkpoints with it
+	printf '[job]\n'
+	[ $# -lt 3 ] || printf 'checkpoint_interval = 7 s\ncheckpoint_dir = %s\nfail_at = %s\n' \
+		"$scratch/$1.chk" "$3"
+	zed_source s
+	if [ "$2" = window ]; then
+		printf '[window middle]\ninput = s\ntype = sliding\n'
+	else
+		zed_source t
+		printf '[join middle]\nleft = s\nright = t\nwindow = sliding\n'
+	fi
+	printf 'parallelism = 2\nsize = 10 s\nslide = 5 s\n'
+	reader top middle 4 '1 h' 'count, sum' "$scratch/$1.csv"
 	printf 'subtask_column = true\n'
 }
-restarted whole >"$scratch/whole.conf"
-restarted crash '15500 ms' >"$scratch/crash.conf"
-expect_status 0 "$WMRUN" --sim "$scratch/whole.conf"
-expect_status 0 "$WMRUN" --sim "$scratch/crash.conf"
-expect_line '^  restart +at 15.5 s, from chk-2 \(taken at 14.0 s\)$' "$scratch/err"
-expect_line '^  every record accounted +yes$' "$scratch/err"
-[ "$(grep -c '^zed,0,3600000,3,80,' "$scratch/whole.csv")" = 1 ] ||
-	fail "zed's windows are not 3 counts of 80: $(cat "$scratch/whole.csv")"
-cut -d, -f1-6,9 "$scratch/whole.csv" | LC_ALL=C sort >"$scratch/whole.got"
-cut -d, -f1-6,9 "$scratch/crash.csv" | LC_ALL=C sort |
-	cmp -s "$scratch/whole.got" - ||
-	fail "after the restart: $(cat "$scratch/crash.csv")"
+# zed's 3 windows of 40, 20 and 20 records: counted, 3 results of sum
+# 80; paired with themselves, 40 * 40 + 2 * 20 * 20 = 2400 pairs.
+for middle in window:3,80 join:2400,46800; do
+	name=${middle%:*}
+	restarted "$name.whole" "$name" >"$scratch/$name.whole.conf"
+	restarted "$name.crash" "$name" '15500 ms' >"$scratch/$name.crash.conf"
+	expect_status 0 "$WMRUN" --sim "$scratch/$name.whole.conf"
+	expect_status 0 "$WMRUN" --sim "$scratch/$name.crash.conf"
+	expect_line '^  restart +at 15.5 s, from chk-2 \(taken at 14.0 s\)$' "$scratch/err"
+	expect_line '^  every record accounted +yes$' "$scratch/err"
+	[ "$(grep -c "^zed,0,3600000,${middle#*:}," "$scratch/$name.whole.csv")" = 1 ] ||
+		fail "$name: zed is not ${middle#*:}: $(cat "$scratch/$name.whole.csv")"
+	cut -d, -f1-6,9 "$scratch/$name.whole.csv" | LC_ALL=C sort \
+		>"$scratch/$name.whole.got"
+	cut -d, -f1-6,9 "$scratch/$name.crash.csv" | LC_ALL=C sort |
+		cmp -s "$scratch/$name.whole.got" - ||
+		fail "$name: after the restart: $(cat "$scratch/$name.crash.csv")"
+done
 
 # Refused at their line and column, exit 78.
 bad() { # bad NAME SED-SCRIPT EXPECTED-LINE
