@@ -263,6 +263,19 @@ read_partitions(struct wm_job_report *rep, struct wm_subtask_report *s,
 	}
 }
 
+/* Whether a sink writes stage s's results: a window's or a join's that
+ * only other stages read go on as records, and are not written. */
+static bool
+written(const struct wm_topology *t, uint32_t s)
+{
+	for (uint32_t d = 0; d < t->n_stages; d++)
+		for (uint32_t k = 0; k < t->stages[d].n_inputs; k++)
+			if (t->stages[d].inputs[k].stage == s &&
+			    t->stages[d].kind == WM_STAGE_SINK)
+				return true;
+	return false;
+}
+
 /* Subtask s's figures added to the job's. */
 static void
 add_up(struct wm_job_report *rep, const struct wm_topology *t,
@@ -283,7 +296,8 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 		}
 		rep->records_joined += s->records_windowed;
 		rep->join_rejected += s->other_dropped;
-		rep->pairs_written += s->results;
+		if (written(t, s->stage))
+			rep->pairs_written += s->results;
 		return;
 	}
 	rep->records_windowed += s->records_windowed;
@@ -293,7 +307,8 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 	rep->windows_fired += s->windows_fired;
 	rep->windows_fired_late += s->windows_fired_late;
 	rep->windows_open += s->windows_open;
-	rep->results_written += s->results;
+	if (written(t, s->stage))
+		rep->results_written += s->results;
 	rep->fire_delays_excluded += WM_METRIC_GET(m->fire_delays_excluded);
 	if (max_delay > rep->fire_delay_max_ms && s->windows_fired > 0)
 		rep->fire_delay_max_ms = max_delay;
