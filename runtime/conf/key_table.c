@@ -449,6 +449,14 @@ static const struct wm_key_table_entry window_keys[] = {
 	 "plugin:NAME(ARGS)",
 	 "count", "aggregate(AggregateFunction)", "count, avg", "",
 	 "the results each firing writes", WM_KEY_ANY},
+	{"emit", "choice: count | sum | min | max (one of aggregates)",
+	 "the first of count, sum, min, max among aggregates; none if "
+	 "there is none, and then only sinks may read the window",
+	 "aggregate(AggregateFunction)'s result", "sum",
+	 "aggregates = count, sum",
+	 "a result's value as a record for the stages that read the window "
+	 "(its key, timestamp end - 1)",
+	 WM_KEY_ANY},
 	{"late_output", "path", "none: late records are counted as dropped",
 	 "sideOutputLateData(OutputTag)", "late.csv", "",
 	 "the file late records are written to", WM_KEY_ANY},

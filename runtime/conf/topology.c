@@ -731,6 +731,63 @@ load_aggregates(struct loader *l, struct wm_ini_section *sec,
 }
 
 /*
+ * `emit`: the aggregate a window's result carries as a record's value down
+ * its edges, to the stages that read it (task_window.c). One of the
+ * window's own count, sum, min and max, so that a stage reading the window
+ * gets a value its sinks write, as an operator after a Flink window gets
+ * its AggregateFunction's result; by default the first of those four the
+ * window computes. NONE when it computes none of them (avg, plugins):
+ * then only sinks may read it (check_input()). 0 or a negative errno with
+ * l->err set.
+ */
+static int
+load_emit(struct loader *l, struct wm_ini_section *sec,
+	  struct wm_window_stage_conf *w)
+{
+	static const char *const names[] = {"count", "sum", "min", "max"};
+	static const unsigned aggregate[] = {WM_AGG_COUNT, WM_AGG_SUM,
+					     WM_AGG_MIN, WM_AGG_MAX};
+	struct wm_ini_entry *e = wm_conf_lookup(l, sec, "emit");
+	char why[WM_UNITS_WHY_MAX + 80];
+	size_t k;
+
+	w->emit = WM_WINDOW_EMIT_NONE;
+	if (e == NULL) {
+		for (k = 0; k < N_ELEMS(names); k++)
+			if (w->aggregates & aggregate[k])
+				break;
+		if (k < N_ELEMS(names))
+			w->emit =
+				(enum wm_window_emit)(WM_WINDOW_EMIT_COUNT + k);
+		return 0;
+	}
+	/* A record's value is a Java long: what is no long cannot be one. */
+	if (strcmp(e->value, "avg") == 0)
+		return wm_conf_bad_value(l, e,
+					 "avg is a double and a record's value "
+					 "a long: emit takes count, sum, min "
+					 "or max");
+	if (strncmp(e->value, "plugin:", 7) == 0)
+		return wm_conf_bad_value(
+			l, e,
+			"a plugin's aggregate is no long, "
+			"which a record's value is: emit takes "
+			"count, sum, min or max");
+	if (wm_units_enum(e->value, "emit", names, N_ELEMS(names), &k, why,
+			  sizeof(why)) != 0)
+		return wm_conf_bad_value(l, e, why);
+	if ((w->aggregates & aggregate[k]) == 0) {
+		snprintf(why, sizeof(why),
+			 "%s is not among the window's aggregates (add it to "
+			 "\"aggregates\")",
+			 names[k]);
+		return wm_conf_bad_value(l, e, why);
+	}
+	w->emit = (enum wm_window_emit)(WM_WINDOW_EMIT_COUNT + k);
+	return 0;
+}
+
+/*
  * `time = processing`: the window's clock is processing time
  * (operators/window.h), which a session, allowed lateness or a late side
  * output cannot go with (a processing-time window is never late; Flink's
@@ -804,7 +861,9 @@ load_window(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	    (r = load_window_time(l, sec, w)) != 0)
 		return r;
 	w->op.late_side_output = w->late_output != NULL;
-	return load_aggregates(l, sec, w);
+	if ((r = load_aggregates(l, sec, w)) != 0)
+		return r;
+	return load_emit(l, sec, w);
 }
 
 static int
@@ -962,14 +1021,16 @@ check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
 		return wm_conf_bad_value(l, e,
 					 "a sink writes the results of a "
 					 "window or a join");
-	/* And a window only a sink: it sends its results to its sinks and
-	 * nothing but watermarks down its edges, so a stage reading it
-	 * would get no record. A join sends its pairs down its edges too,
-	 * as records (task_join.c). */
-	if (st->kind != WM_STAGE_SINK && up->kind == WM_STAGE_WINDOW) {
+	/* A window sends its results down its edges as records whose value
+	 * is the aggregate `emit` names (task_window.c), as a join sends its
+	 * pairs (task_join.c); a window with no such aggregate has no value
+	 * to send, and only a sink can write its results. */
+	if (st->kind != WM_STAGE_SINK && up->kind == WM_STAGE_WINDOW &&
+	    up->u.window.emit == WM_WINDOW_EMIT_NONE) {
 		snprintf(why, sizeof(why),
-			 "\"%s\" is a window, whose results only a sink can "
-			 "write (a stage reading it would get no record)",
+			 "\"%s\" is a window with no count, sum, min or max "
+			 "to send as a record's value, so only a sink can "
+			 "write its results (avg is no long)",
 			 up->name);
 		return wm_conf_bad_value(l, e, why);
 	}

@@ -27,7 +27,8 @@
  * defaults are exempt), an input named twice, a stage name with a blank or
  * comma, two stages writing one file, an output that is a replayed trace
  * (by path, or the same existing file), a stage other than a sink
- * reading a window (its results go to its sinks only), and
+ * reading a window that has no aggregate to send as a record's value
+ * (`emit`), and
  * jobs past one machine's limits below (stages, subtasks, rings). The
  * model has no side effects: no files are opened but the topology itself.
  */
@@ -63,7 +64,8 @@ enum wm_stage_kind {
 
 /* A keyed operator stage, a window or a join: its inputs come hashed by
  * key into its key groups (max_parallelism), it has a valve per input,
- * and its results go to the sinks chained to it, not down edges. */
+ * and its results go to the sinks chained to it and, as records, down
+ * its edges to the stages that read it. */
 static inline bool
 wm_stage_keyed(enum wm_stage_kind kind)
 {
@@ -274,10 +276,24 @@ struct wm_source_conf {
 	int64_t alignment_update_interval_ms; /* 1 s */
 };
 
+/* What a window's result is as a record, for the stages that read the
+ * window (`emit`): its key, the window's maxTimestamp, and this aggregate
+ * as the value. A long aggregate only: avg is a double, a plugin's
+ * result its own type. NONE: the window has no such aggregate, and only
+ * sinks may read it. */
+enum wm_window_emit {
+	WM_WINDOW_EMIT_NONE,
+	WM_WINDOW_EMIT_COUNT,
+	WM_WINDOW_EMIT_SUM,
+	WM_WINDOW_EMIT_MIN,
+	WM_WINDOW_EMIT_MAX,
+};
+
 struct wm_window_stage_conf {
 	struct wm_window_config op;
-	unsigned aggregates; /* enum wm_aggregate */
-	char *late_output;   /* NULL: count late records as dropped */
+	unsigned aggregates;	  /* enum wm_aggregate */
+	char *late_output;	  /* NULL: count late records as dropped */
+	enum wm_window_emit emit; /* as a record */
 };
 
 /* A join's own keys: its first input is `left`, its second `right`

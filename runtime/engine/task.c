@@ -580,6 +580,15 @@ publish_channels(const struct wm_task *t)
 }
 
 void
+wm_task_string_keys(struct wm_task *t)
+{
+	if (t->window != NULL)
+		t->window->key_flags = WM_RECORD_STRING_KEY;
+	if (t->join != NULL)
+		t->join->key_flags = WM_RECORD_STRING_KEY;
+}
+
+void
 wm_task_set_clock_zero(struct wm_task *t, int64_t ms)
 {
 	t->clock_zero_ms = ms;

@@ -121,6 +121,13 @@ struct wm_task *wm_task_new(const struct wm_topology *topo,
  * (wm_sources_open()'s count), for the summary. */
 void wm_task_bad_records(struct wm_task *task, uint64_t n);
 
+/* The keys the task takes are strings (one key type a stage: replay.c):
+ * a window's results and a join's pairs as records carry the string-key
+ * flag, those of a window or a window join restored from a checkpoint
+ * that fire before any record arrives too. Set by the driver (wm_sources_new_task()) before the first run;
+ * no flag until then. */
+void wm_task_string_keys(struct wm_task *task);
+
 /* The job's event-time clock: the epoch milliseconds its processing time
  * 0 stands for (runtime/source/sources.h, wm_sources_clock_zero_ms()).
  * Fire delays and the emit lag are read on it, and it is published for

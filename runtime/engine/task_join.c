@@ -208,7 +208,6 @@ wm_task_join_record(struct wm_task *t, uint32_t input,
 
 	/* A late firing pairs at the operator's watermark. */
 	j->emitting_watermark = join_watermark(j);
-	j->key_flags = r->flags & WM_RECORD_STRING_KEY;
 	if (j->windows != NULL)
 		e = wm_window_join_process_element(j->windows, side, r,
 						   &j->windows_out);

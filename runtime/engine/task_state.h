@@ -174,6 +174,9 @@ struct task_window {
 	uint64_t results;
 	int64_t fire_delay_max_ms;
 	uint64_t fire_delays_excluded; /* windows at the ends of time */
+	/* The string-key flag of its keys (wm_task_string_keys()), which
+	 * its results as records carry on. */
+	uint32_t key_flags;
 	struct task_lateness late;
 };
 
@@ -190,8 +193,8 @@ struct task_join {
 	wm_ts_t emitting_watermark;
 	uint64_t pairs;
 	uint64_t late_out; /* records to its late outputs */
-	/* Its records' string-key flag (one key type a stage: replay.c),
-	 * which its pairs as records carry on. */
+	/* The string-key flag of its keys (wm_task_string_keys()), which
+	 * its pairs as records carry on. */
 	uint32_t key_flags;
 	struct task_lateness late;
 };

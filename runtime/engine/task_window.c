@@ -2,8 +2,9 @@
  * task_window.c
  *	A window subtask: its window operator (operators/window.h) between
  *	the task's valves and its output, the results it fires to the
- *	chained sinks, its late records to the side output, and how long
- *	after its end each window fired.
+ *	chained sinks and, as records, down its edges to the stages that
+ *	read it, its late records to the side output, and how long after
+ *	its end each window fired.
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 
 #include "base/assert.h"
+#include "runtime/engine/task_out.h"
 #include "runtime/engine/task_state.h"
 
 /* More than 2^62 ms (146 million years) from 1970 either way, a time is
@@ -67,6 +69,37 @@ count_fire_delay(struct task_window *win, const struct wm_window_result *r,
 	WM_METRIC_ADD(win->task->fire_delays[fine], 1);
 }
 
+/*
+ * A result as a record down the edges, for the stages that read the
+ * window: its key (a string key stays one), the window's maxTimestamp (end
+ * - 1, which Flink's WindowOperator gives what it emits, for a merged
+ * session and a processing-time window alike), and the aggregate [window]
+ * emit names. It goes when the sinks get it: within the operator's
+ * firing, so before the watermark that fired it (window.h), and that
+ * watermark, behind the timestamp, cannot make it late downstream; a late
+ * firing's may be late there, as in Flink. Its partition is none of a
+ * source's. Counted once, in the window's numRecordsOut (window_result()).
+ */
+static void
+send_result(struct task_window *win, const struct wm_window_result *r)
+{
+	enum wm_window_emit emit = win->task->stage->u.window.emit;
+	struct wm_record rec = {
+		.ts = r->timestamp,
+		.key = r->key,
+		.value = emit == WM_WINDOW_EMIT_COUNT ? r->count
+			 : emit == WM_WINDOW_EMIT_SUM ? r->sum
+			 : emit == WM_WINDOW_EMIT_MIN ? r->min
+						      : r->max,
+		.flags = win->key_flags,
+		.partition = 0,
+	};
+
+	/* No stage but a sink reads a window without (check_input()). */
+	WM_ASSERT(emit != WM_WINDOW_EMIT_NONE);
+	wm_task_send_result(win->task, &rec);
+}
+
 static void
 window_result(struct wm_window_output *o, const struct wm_window_result *r)
 {
@@ -81,6 +114,8 @@ window_result(struct wm_window_output *o, const struct wm_window_result *r)
 	t->out->result(t->out, r, w, fire_time_ms);
 	win->results++;
 	t->counters.records_out++; /* numRecordsOut: what it emitted */
+	if (t->n_edges > 0)
+		send_result(win, r);
 	if (!r->late_firing)
 		count_fire_delay(win, r, fire_time_ms);
 }
@@ -301,9 +336,9 @@ wm_task_publish_window(const struct wm_task *t)
 }
 
 /* A window's records are accounted for by its operator, whose counters
- * balance (window.h). It sends no records on its edges (watermarks and
- * statuses only): what it emits, its numRecordsOut, is its results and
- * the late records it sent to the side output. */
+ * balance (window.h). What it emits, its numRecordsOut, is its results
+ * and the late records it sent to the side output; its results as
+ * records on its edges are counted in what each edge sent, not again. */
 void
 wm_task_check_window(const struct wm_task *t)
 {

@@ -408,6 +408,21 @@ string_keys(const struct wm_topology *t, uint32_t s)
 	return keys;
 }
 
+/* The key of stage s that names a window as its input (`input`, or a
+ * join's `left` or `right`); NULL if it reads none. */
+static const char *
+window_input_key(const struct wm_topology *t, const struct wm_stage *st)
+{
+	static const char *const sides[] = {"left", "right"};
+
+	if (st->kind == WM_STAGE_SINK)
+		return NULL;
+	for (uint32_t k = 0; k < st->n_inputs; k++)
+		if (t->stages[st->inputs[k].stage].kind == WM_STAGE_WINDOW)
+			return st->kind == WM_STAGE_JOIN ? sides[k] : "input";
+	return NULL;
+}
+
 int
 wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		      FILE *warnings, struct wm_ini_error *err)
@@ -421,6 +436,14 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		const struct wm_stage *st = &t->stages[s];
 
 		wm_ini_quote(name, sizeof(name), st->name);
+		/* The export writes a window's results as its sinks' lines
+		 * only (ResultLines), not as records for a stage after it. */
+		if (window_input_key(t, st) != NULL)
+			REFUSE(st, window_input_key(t, st),
+			       "cannot export a window read by another stage "
+			       "yet: the exported job writes a window's "
+			       "results to its sinks only (a sink may read "
+			       "it)");
 		if (st->kind == WM_STAGE_SOURCE) {
 			const struct wm_source_conf *src = &st->u.source;
 

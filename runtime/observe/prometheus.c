@@ -353,7 +353,8 @@ records_out_rate(const struct at *a)
 }
 
 /* At task scope Flink counts what a task sends to other tasks; a window's
- * results go to the sinks chained to it, none over a channel. */
+ * results go to the sinks chained to it, and over a channel only to the
+ * stages that read the window. */
 static bool
 sends_to_tasks(const struct at *a)
 {

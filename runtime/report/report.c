@@ -102,17 +102,18 @@ read_subtask(struct wm_subtask_report *s, const struct wm_subtask_metrics *m)
 }
 
 /* Per stage: what its subtasks received, what a window or join stage did
- * with it, and what a join sent on as records (its pairs). */
+ * with it, and what it sent on as records (a window's results, a join's
+ * pairs). */
 struct stage_flow {
-	uint64_t in, accounted, due, pairs;
+	uint64_t in, accounted, due, results;
 };
 
 /*
  * The flow into the window stages (report.h). Stages come after their
  * inputs (topology.h), so one pass computes what each stage is due:
  * a source is due what it read, a keyBy passes on what it received, a
- * join its pairs, and an edge carries each record once, or to every
- * subtask if it broadcasts.
+ * window its results, a join its pairs, and an edge carries each record
+ * once, or to every subtask if it broadcasts.
  */
 static int
 collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
@@ -126,7 +127,7 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 		const struct wm_subtask_report *s = &rep->subtasks[i];
 
 		f[s->stage].in += s->records_in;
-		f[s->stage].pairs += s->results;
+		f[s->stage].results += s->results;
 		f[s->stage].accounted += s->records_windowed + s->late_dropped +
 					 s->late_side_output + s->other_dropped;
 	}
@@ -138,14 +139,14 @@ collect_flow(struct wm_job_report *rep, const struct wm_topology *t)
 			f[s].due = f[s].in;
 			continue;
 		}
-		/* A join sends on its pairs, every other stage what it
-		 * took. */
+		/* A window or a join sends on its results, every other
+		 * stage what it took. */
 		for (uint32_t k = 0; k < st->n_inputs; k++) {
 			uint32_t up = st->inputs[k].stage;
 
 			f[s].due +=
-				(t->stages[up].kind == WM_STAGE_JOIN
-					 ? f[up].pairs
+				(wm_stage_keyed(t->stages[up].kind)
+					 ? f[up].results
 					 : f[up].in) *
 				(st->inputs[k].edge == WM_PARTITION_BROADCAST
 					 ? st->parallelism
@@ -262,6 +263,19 @@ read_partitions(struct wm_job_report *rep, struct wm_subtask_report *s,
 	}
 }
 
+/* Whether a sink writes stage s's results: a window's or a join's that
+ * only other stages read go on as records, and are not written. */
+static bool
+written(const struct wm_topology *t, uint32_t s)
+{
+	for (uint32_t d = 0; d < t->n_stages; d++)
+		for (uint32_t k = 0; k < t->stages[d].n_inputs; k++)
+			if (t->stages[d].inputs[k].stage == s &&
+			    t->stages[d].kind == WM_STAGE_SINK)
+				return true;
+	return false;
+}
+
 /* Subtask s's figures added to the job's. */
 static void
 add_up(struct wm_job_report *rep, const struct wm_topology *t,
@@ -282,7 +296,8 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 		}
 		rep->records_joined += s->records_windowed;
 		rep->join_rejected += s->other_dropped;
-		rep->pairs_written += s->results;
+		if (written(t, s->stage))
+			rep->pairs_written += s->results;
 		return;
 	}
 	rep->records_windowed += s->records_windowed;
@@ -292,7 +307,8 @@ add_up(struct wm_job_report *rep, const struct wm_topology *t,
 	rep->windows_fired += s->windows_fired;
 	rep->windows_fired_late += s->windows_fired_late;
 	rep->windows_open += s->windows_open;
-	rep->results_written += s->results;
+	if (written(t, s->stage))
+		rep->results_written += s->results;
 	rep->fire_delays_excluded += WM_METRIC_GET(m->fire_delays_excluded);
 	if (max_delay > rep->fire_delay_max_ms && s->windows_fired > 0)
 		rep->fire_delay_max_ms = max_delay;

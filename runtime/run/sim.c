@@ -179,7 +179,8 @@ build(struct sim *sim, char *err, size_t errlen)
 		st->task = wm_sources_new_task(
 			t, sim->plan, id, &st->out, sim->metrics,
 			&(struct wm_sources_input){
-				.trace = sim->traces[st->sub->stage]},
+				.trace = sim->traces[st->sub->stage],
+				.traces = sim->traces},
 			t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
 				? sim->stage_sinks[st->sub->stage]
 				: NULL);

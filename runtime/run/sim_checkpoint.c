@@ -270,8 +270,8 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
 	wm_plan_metrics_clear(sim->plan, sim->metrics, id);
 	st->task = wm_sources_new_task(
 		t, sim->plan, id, &st->out, sim->metrics,
-		&(struct wm_sources_input){.trace =
-						   sim->traces[st->sub->stage]},
+		&(struct wm_sources_input){.trace = sim->traces[st->sub->stage],
+					   .traces = sim->traces},
 		t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
 			? sim->stage_sinks[st->sub->stage]
 			: NULL);

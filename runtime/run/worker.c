@@ -1108,7 +1108,8 @@ make_task(struct worker *w)
 {
 	const struct wm_worker_args *a = w->args;
 	struct wm_sources_input in = {.trace = a->traces[w->me->stage],
-				      .keys = a->keys};
+				      .keys = a->keys,
+				      .traces = a->traces};
 	int r;
 
 	w->task = wm_sources_new_task(a->topo, a->plan, a->subtask, &w->out,

@@ -957,6 +957,16 @@ wm_replay_stage_keys(struct wm_replay_trace *const *traces,
 		       : job_keys;
 }
 
+bool
+wm_replay_stage_string_keys(struct wm_replay_trace *const *traces,
+			    const struct wm_topology *topo, uint32_t stage)
+{
+	uint32_t str = UINT32_MAX, lng = UINT32_MAX;
+
+	upstream_key_types(traces, topo, stage, &str, &lng);
+	return str != UINT32_MAX;
+}
+
 /* Every window's and join's keys of one type: a long and a string word
  * may be equal and would share a window or pair (Flink's keyBy has one
  * key type). 0, or

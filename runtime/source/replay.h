@@ -182,4 +182,11 @@ wm_replay_stage_keys(struct wm_replay_trace *const *traces,
 		     const struct wm_topology *topo, uint32_t stage,
 		     const struct wm_keys *job_keys);
 
+/* Whether the keys that reach stage `stage` of `topo` are strings: a
+ * replayed trace's, or a Kafka source's with key_type = string. traces as
+ * for wm_replay_stage_keys(), or NULL. */
+bool wm_replay_stage_string_keys(struct wm_replay_trace *const *traces,
+				 const struct wm_topology *topo,
+				 uint32_t stage);
+
 #endif /* WM_RUNTIME_SOURCE_REPLAY_H */

@@ -216,7 +216,11 @@ wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 			return NULL;
 	}
 	task = wm_task_new(topo, plan, id, out, metrics, src);
-	if (task != NULL)
-		wm_task_bad_records(task, bad);
+	if (task == NULL)
+		return NULL;
+	wm_task_bad_records(task, bad);
+	if (in != NULL &&
+	    wm_replay_stage_string_keys(in->traces, topo, sub->stage))
+		wm_task_string_keys(task);
 	return task;
 }

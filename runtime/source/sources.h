@@ -31,6 +31,9 @@ struct wm_sources_input {
 	/* The job's shared dictionary, for a Kafka source's string keys
 	 * (keys.h); NULL: none. */
 	struct wm_keys *keys;
+	/* Every stage's trace, by stage (NULL: none is replayed), for
+	 * whether the keys a window takes are strings. */
+	struct wm_replay_trace *const *traces;
 	/* Set when opening fails for a reason of the outside world (a
 	 * Kafka source's brokers): its sysexits code and what happened;
 	 * 0 when errno says it all. */

@@ -120,14 +120,19 @@ printf '[source s]\n[window w]\ninput = s, s\nsize = 1 min\n' >"$scratch/twice.c
 expect_status 78 "$WMRUN" --check "$scratch/twice.conf"
 expect_line 'twice.conf:3:9: .*names "s" twice' "$scratch/err"
 
-# A window's results go to its sinks only: a window or keyby reading it
-# would get no record (and its sinks nothing), so it is refused.
-printf '[job]\nevent_time = 1 min\n[window late]\ninput = w\nsize = 1 min\n[source s]\n[window w]\ninput = s\nsize = 1 s\n' >"$scratch/cascade.conf"
+# A window's results go on as records to a window or keyby reading it
+# (window_reads_a_window.sh), declared before it or not; a window whose
+# aggregates hold no long (avg) has no value to send, and only a sink
+# can read it.
+printf '[job]\nevent_time = 1 min\n[window late]\ninput = w\nsize = 1 min\n[source s]\nrate = 10/s\n[window w]\ninput = s\nsize = 1 s\n' >"$scratch/cascade.conf"
+expect_status 0 "$WMRUN" --sim "$scratch/cascade.conf"
+expect_line '^  every record accounted +yes$' "$scratch/err"
+printf 'aggregates = avg\n' >>"$scratch/cascade.conf"
 expect_status 78 "$WMRUN" --sim "$scratch/cascade.conf"
-expect_line 'cascade.conf:4:9: invalid value for "input" in \[window late\]: "w" is a window, whose results only a sink can write' "$scratch/err"
-printf '[source s]\n[window w]\ninput = s\nsize = 1 s\n[keyby k]\ninput = w\n' >"$scratch/cascade.conf"
+expect_line 'cascade.conf:4:9: invalid value for "input" in \[window late\]: "w" is a window with no count, sum, min or max to send as a record.s value, so only a sink can write its results' "$scratch/err"
+printf '[source s]\n[window w]\ninput = s\nsize = 1 s\naggregates = avg\n[keyby k]\ninput = w\n' >"$scratch/cascade.conf"
 expect_status 78 "$WMRUN" --check "$scratch/cascade.conf"
-expect_line 'cascade.conf:6:9: invalid value for "input" in \[keyby k\]: "w" is a window' "$scratch/err"
+expect_line 'cascade.conf:7:9: invalid value for "input" in \[keyby k\]: "w" is a window' "$scratch/err"
 
 # A name no input list could spell.
 printf '[source "my source"]\n[window w]\ninput = my source\nsize = 1 min\n' >"$scratch/blank.conf"

@@ -755,7 +755,7 @@ END_TEST
 /* A window task of `text` (two source subtasks, so two channels). */
 static struct wm_task *
 window_task(struct wm_topology **topo, struct wm_plan **plan,
-	    struct wm_subtask_metrics **m, struct snapshots *k,
+	    struct wm_subtask_metrics **m, struct wm_task_out *out,
 	    const char *text)
 {
 	struct wm_ini_error err;
@@ -767,7 +767,7 @@ window_task(struct wm_topology **topo, struct wm_plan **plan,
 	*plan = wm_plan_new(*topo);
 	bytes = wm_plan_metrics_bytes(*plan);
 	*m = calloc(1, bytes);
-	return wm_task_new(*topo, *plan, (*plan)->first[1], &k->out, *m, NULL);
+	return wm_task_new(*topo, *plan, (*plan)->first[1], out, *m, NULL);
 }
 
 START_TEST(test_window_figures_are_the_same_from_frames_and_runs)
@@ -796,7 +796,7 @@ START_TEST(test_window_figures_are_the_same_from_frames_and_runs)
 
 	ck_assert_ptr_nonnull(cells);
 	for (int j = 0; j < 2; j++) {
-		t[j] = window_task(&topo[j], &plan[j], &m[j], &k, text);
+		t[j] = window_task(&topo[j], &plan[j], &m[j], &k.out, text);
 		ck_assert_ptr_nonnull(t[j]);
 		ck_assert_int_eq(wm_task_input(t[j], 0, &w, 1), 0);
 	}
@@ -1022,7 +1022,7 @@ START_TEST(test_checkpoint_watermarks_restore_the_watermarks_and_statuses)
 	struct wm_task *t, *plain;
 	void *bytes;
 
-	t = window_task(&topo, &plan, &m, &k,
+	t = window_task(&topo, &plan, &m, &k.out,
 			WATERMARK_JOB("checkpoint_watermarks = true\n"));
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(wm_task_input(t, 0, &wm20, 1), 0);
@@ -1045,7 +1045,7 @@ START_TEST(test_checkpoint_watermarks_restore_the_watermarks_and_statuses)
 	ck_assert_int_eq(wm_window_watermark(wm_task_window(t)), 30000);
 
 	/* The other setting is refused, saying why. */
-	plain = window_task(&plain_topo, &plain_plan, &plain_m, &k,
+	plain = window_task(&plain_topo, &plain_plan, &plain_m, &k.out,
 			    WATERMARK_JOB(""));
 	ck_assert_ptr_nonnull(plain);
 	ck_assert_int_eq(wm_task_restore(plain, k.bytes, k.len), -EINVAL);
@@ -1096,7 +1096,7 @@ START_TEST(test_a_snapshot_whose_counts_do_not_add_up_is_refused)
 	size_t body = 0, counts = 0;
 	uint8_t *snap;
 
-	t = window_task(&topo, &plan, &m, &k, WATERMARK_JOB(""));
+	t = window_task(&topo, &plan, &m, &k.out, WATERMARK_JOB(""));
 	ck_assert_ptr_nonnull(t);
 	wm_codec_record_frame(&r, &f);
 	ck_assert_int_eq(wm_task_input(t, 0, &f, 1), 0);
@@ -1155,7 +1155,7 @@ START_TEST(test_an_aborted_checkpoint_unblocks_the_channels)
 				      .snapshot = keep_snapshot}};
 	struct wm_frame bar = {.kind = WM_FRAME_BARRIER, .payload = {3, 100}};
 	struct wm_task *t =
-		window_task(&topo, &plan, &m, &k, WATERMARK_JOB(""));
+		window_task(&topo, &plan, &m, &k.out, WATERMARK_JOB(""));
 
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(wm_task_input(t, 0, &bar, 1), 0);
@@ -1518,6 +1518,182 @@ START_TEST(test_a_partition_beyond_the_room_stops_the_source)
 }
 END_TEST
 
+/* What a window task sent, in order: each result as its sink gets it
+ * ('R'), each record on an edge ('r') and each watermark ('W'). */
+struct chain_event {
+	char what;
+	int64_t key, ts, value; /* 'R': the window's end as ts */
+	uint32_t flags;
+};
+
+struct chain_log {
+	struct wm_task_out out; /* first: recovered with wm_container_of */
+	struct chain_event ev[64];
+	unsigned n;
+	enum wm_window_emit emit;
+};
+
+static struct chain_event *
+chain_next(struct wm_task_out *out)
+{
+	struct chain_log *k = wm_container_of(out, struct chain_log, out);
+
+	ck_assert_uint_lt(k->n, sizeof(k->ev) / sizeof(k->ev[0]));
+	return &k->ev[k->n++];
+}
+
+static void
+chain_frame(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	    const struct wm_frame *f)
+{
+	ck_assert_uint_eq(edge, 0);
+	ck_assert_uint_eq(channel, 0);
+	if (f->kind == WM_FRAME_WATERMARK)
+		*chain_next(out) = (struct chain_event){
+			.what = 'W', .ts = (int64_t)f->payload[0]};
+}
+
+static void
+chain_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
+	     const struct wm_record *r)
+{
+	ck_assert_uint_eq(edge, 0);
+	ck_assert_uint_eq(channel, 0);
+	*chain_next(out) =
+		(struct chain_event){'r', r->key, r->ts, r->value, r->flags};
+}
+
+static void
+chain_result(struct wm_task_out *out, const struct wm_window_result *r,
+	     wm_ts_t watermark, int64_t fire_time_ms)
+{
+	struct chain_log *k = wm_container_of(out, struct chain_log, out);
+	int64_t v = k->emit == WM_WINDOW_EMIT_COUNT ? r->count
+		    : k->emit == WM_WINDOW_EMIT_SUM ? r->sum
+		    : k->emit == WM_WINDOW_EMIT_MIN ? r->min
+						    : r->max;
+
+	(void)watermark;
+	(void)fire_time_ms;
+	ck_assert_int_eq(r->timestamp, r->window.end - 1);
+	*chain_next(out) = (struct chain_event){'R', r->key, r->window.end, v};
+}
+
+/* A window read by another window, its results as records: each shape of
+ * window, each aggregate `emit` names, long and string keys. */
+static const struct {
+	const char *window; /* the [window counts] keys but input */
+	enum wm_window_emit emit;
+	uint32_t flags;
+	unsigned results; /* of the records below at watermark 20 s */
+	bool late_firing; /* a record after it refires [0, 10 s) of key 1 */
+} chains[] = {
+	{"size = 10 s\nemit = count\n", WM_WINDOW_EMIT_COUNT, 0, 3},
+	{"type = sliding\nsize = 10 s\nslide = 5 s\naggregates = min, sum\n",
+	 WM_WINDOW_EMIT_SUM, WM_RECORD_STRING_KEY, 6},
+	{"type = session\ngap = 3 s\naggregates = max, count\nemit = max\n",
+	 WM_WINDOW_EMIT_MAX, 0, 3},
+	{"size = 10 s\naggregates = avg, min\n", WM_WINDOW_EMIT_MIN,
+	 WM_RECORD_STRING_KEY, 3},
+	{"size = 10 s\nallowed_lateness = 1 min\n", WM_WINDOW_EMIT_COUNT, 0, 3,
+	 true},
+};
+
+START_TEST(test_a_window_sends_its_results_as_records_before_the_watermark)
+{
+	/* Flink's WindowOperator fires its timers inside processWatermark,
+	 * each result stamped with its window's maxTimestamp, then forwards
+	 * the watermark: so the window task sends each result down its edge
+	 * as a record (key, end - 1, the `emit` aggregate, the key's flags)
+	 * as its sinks get it, and the watermark after them all; counted
+	 * once in what it emitted and once in what the edge carried. The
+	 * key's flag is the stage's (wm_task_string_keys()), not the
+	 * records'. */
+	char text[512];
+	struct chain_log k = {.out = {.frame = chain_frame,
+				      .record = chain_record,
+				      .result = chain_result},
+			      .emit = chains[_i].emit};
+	const struct {
+		int64_t key, ts, value;
+	} in[] = {{1, 1000, 4}, {1, 2500, 9}, {2, 4000, 7}, {1, 13000, 2}};
+	struct wm_topology *topo;
+	struct wm_plan *plan;
+	struct wm_subtask_metrics *area;
+	struct wm_task *t;
+	struct wm_frame f = {.kind = WM_FRAME_WATERMARK, .payload = {20000}};
+	unsigned results = 0;
+
+	snprintf(text, sizeof(text),
+		 "[job]\nevent_time = 1 min\n"
+		 "[source s]\nrate = 1/s\n"
+		 "[window counts]\ninput = s\n%s"
+		 "[window top]\ninput = counts\nsize = 2 s\n",
+		 chains[_i].window);
+	t = window_task(&topo, &plan, &area, &k.out, text);
+	ck_assert_ptr_nonnull(t);
+	/* As the driver says of a stage keyed by strings. */
+	if (chains[_i].flags != 0)
+		wm_task_string_keys(t);
+	ck_assert_uint_eq(topo->stages[1].u.window.emit, chains[_i].emit);
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		struct wm_record r = {.ts = in[i].ts,
+				      .key = in[i].key,
+				      .value = in[i].value,
+				      .flags = chains[_i].flags};
+		struct wm_frame rf;
+
+		wm_codec_record_frame(&r, &rf);
+		ck_assert_int_eq(wm_task_input(t, 0, &rf, 1), 0);
+	}
+	ck_assert_uint_eq(k.n, 0); /* nothing fires before the watermark */
+	ck_assert_int_eq(wm_task_input(t, 0, &f, 2), 0);
+	ck_assert_uint_gt(k.n, 0);
+	for (unsigned i = 0; i + 1 < k.n; i += 2) {
+		const struct chain_event *res = &k.ev[i], *rec = &k.ev[i + 1];
+
+		ck_assert_msg(res->what == 'R' && rec->what == 'r',
+			      "event %u: %c then %c, not a result then its "
+			      "record",
+			      i, res->what, rec->what);
+		ck_assert_int_eq(rec->key, res->key);
+		ck_assert_int_eq(rec->ts, res->ts - 1);
+		ck_assert_int_eq(rec->value, res->value);
+		ck_assert_uint_eq(rec->flags, chains[_i].flags);
+		results++;
+	}
+	ck_assert_uint_eq(results, chains[_i].results);
+	ck_assert_uint_eq(k.n, 2 * results + 1);
+	ck_assert_int_eq(k.ev[k.n - 1].what, 'W');
+	ck_assert_int_eq(k.ev[k.n - 1].ts, 20000);
+	if (chains[_i].late_firing) {
+		/* A late firing goes on as well, behind the watermark. */
+		struct wm_record r = {.ts = 1500, .key = 1, .value = 5};
+		struct wm_frame rf;
+
+		wm_codec_record_frame(&r, &rf);
+		ck_assert_int_eq(wm_task_input(t, 0, &rf, 3), 0);
+		ck_assert_uint_eq(k.n, 2 * results + 3);
+		ck_assert_int_eq(k.ev[k.n - 2].what, 'R');
+		ck_assert_int_eq(k.ev[k.n - 1].what, 'r');
+		ck_assert_int_eq(k.ev[k.n - 1].key, 1);
+		ck_assert_int_eq(k.ev[k.n - 1].ts, 9999);
+		ck_assert_int_eq(k.ev[k.n - 1].value, 3);
+		results++;
+	}
+	ck_assert_uint_eq(wm_task_counters(t)->records_out, results);
+	wm_task_publish(t, 3);
+	ck_assert_uint_eq(
+		WM_METRIC_GET(wm_plan_block(plan, area, plan->first[1])
+				      ->records_sent[0]),
+		results);
+	wm_task_free(t);
+	free(area);
+	wm_plan_free(plan);
+	wm_topology_free(topo);
+}
+END_TEST
+
 static Suite *
 task_suite(void)
 {
@@ -1556,6 +1732,10 @@ task_suite(void)
 		test_checkpoint_watermarks_restore_the_watermarks_and_statuses);
 	tcase_add_test(figures,
 		       test_an_aborted_checkpoint_unblocks_the_channels);
+	tcase_add_loop_test(
+		figures,
+		test_a_window_sends_its_results_as_records_before_the_watermark,
+		0, (int)(sizeof(chains) / sizeof(*chains)));
 	tcase_add_test(
 		outside,
 		test_a_new_empty_partition_holds_the_watermark_until_idle);
