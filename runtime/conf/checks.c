@@ -290,7 +290,7 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 
 	switch (st->kind) {
 	case WM_STAGE_SOURCE:
-		if (st->u.source.kafka != NULL) {
+		if (st->u.source.kind == WM_SOURCE_KAFKA) {
 			static const char *const not_kafka[] = {"pacing",
 								"replay_end"};
 			static const char *const topic[] = {"topic"};
@@ -311,7 +311,7 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 		}
 		if (kafka_without_topic(l, sec) != 0)
 			return -EINVAL;
-		if (st->u.source.replay != NULL)
+		if (st->u.source.kind == WM_SOURCE_REPLAY)
 			return no_effect_of_use(l, sec, WM_KEY_GENERATOR,
 						"the source replays a trace, "
 						"which gives the records");
@@ -480,8 +480,7 @@ wm_conf_check_rate(struct loader *l, struct wm_ini_section *sec,
 {
 	char name[WM_INI_QUOTE_MAX];
 
-	if (st->kind != WM_STAGE_SOURCE || st->u.source.kafka != NULL ||
-	    st->u.source.replay != NULL ||
+	if (!wm_stage_source_is(st, WM_SOURCE_GENERATED) ||
 	    wm_conf_lookup(l, sec, "rate") != NULL)
 		return 0;
 	wm_ini_error_set(l->err, l->file, sec->line, sec->col,

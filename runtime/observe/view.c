@@ -133,7 +133,7 @@ wm_view_done(const struct wm_view *v, const struct wm_snapshot *snap)
 
 		if (st->kind != WM_STAGE_SOURCE)
 			continue;
-		generated = generated && st->u.source.replay == NULL;
+		generated = generated && st->u.source.kind != WM_SOURCE_REPLAY;
 		records += s->records_out;
 		partitions += sub->n_partitions;
 		if (s->newest_event_time < slowest)

@@ -286,7 +286,7 @@ endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 	/* A trace ends by itself, unless alignment holds a partition's
 	 * records back for ever: its partitions end together, so the others
 	 * hold the group's watermark where their records ended. */
-	if (st->u.source.replay != NULL)
+	if (st->u.source.kind == WM_SOURCE_REPLAY)
 		snprintf(err, errlen,
 			 "%s:%d:%d: source \"%s\" never ends: watermark "
 			 "alignment holds back records of a partition for "
@@ -899,7 +899,7 @@ refuse_endless(const struct wm_topology *topo, char *err, size_t errlen)
 {
 	for (uint32_t s = 0; s < topo->n_stages; s++)
 		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
-		    topo->stages[s].u.source.replay == NULL &&
+		    topo->stages[s].u.source.kind != WM_SOURCE_REPLAY &&
 		    topo->job.event_time_ms == INT64_MAX &&
 		    topo->job.processing_time_ms == INT64_MAX &&
 		    topo->job.records == UINT64_MAX)

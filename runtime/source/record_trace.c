@@ -321,7 +321,7 @@ recorded_entry(const struct wm_stage *st, const char *p, const char *end)
 	 * partitions it read (replay_keys()). */
 	if (k - p > 6 && strncmp(p, "kafka.", 6) == 0)
 		return true;
-	if (st->u.source.kafka != NULL &&
+	if (st->u.source.kind == WM_SOURCE_KAFKA &&
 	    key_in(p, (size_t)(k - p), (const char *const[]){"partitions"}, 1))
 		return true;
 	if ((size_t)(k - p) >= sizeof(key))
@@ -354,7 +354,7 @@ replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st,
 	if (wm_record_trace_end_ms(topo) >= 0)
 		fprintf(f, "replay_end = %lld ms\n",
 			(long long)wm_record_trace_end_ms(topo));
-	if (st->u.source.kafka == NULL)
+	if (st->u.source.kind != WM_SOURCE_KAFKA)
 		return;
 	/* A topic's keys are what its source read them as, which the
 	 * trace's first key must not decide; and its partitions are those

@@ -75,8 +75,7 @@ wm_sources_clock_zero_ms(const struct wm_topology *topo,
 	int64_t zero;
 
 	for (uint32_t s = 0; s < topo->n_stages; s++)
-		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
-		    topo->stages[s].u.source.kafka != NULL)
+		if (wm_stage_source_is(&topo->stages[s], WM_SOURCE_KAFKA))
 			return start_wall_ms;
 	for (uint32_t s = 0; traces != NULL && s < topo->n_stages; s++)
 		if (traces[s] != NULL &&
@@ -84,7 +83,7 @@ wm_sources_clock_zero_ms(const struct wm_topology *topo,
 			return zero;
 	for (uint32_t s = 0; s < topo->n_stages; s++)
 		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
-		    topo->stages[s].u.source.replay == NULL)
+		    topo->stages[s].u.source.kind != WM_SOURCE_REPLAY)
 			return topo->job.event_time_origin_ms;
 	return topo->job.origin_at_start ? 0 : topo->job.event_time_origin_ms;
 }
@@ -157,7 +156,7 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	size_t n;
 
 	*bad_records = 0;
-	if (sc->kafka != NULL) {
+	if (sc->kind == WM_SOURCE_KAFKA) {
 		/* The topic's own partitions, assigned by the consumer. */
 		if (in == NULL) {
 			errno = EINVAL;
@@ -172,7 +171,7 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	n = wm_source_gen_partitions_of(index, st->parallelism, sc->partitions,
 					wm_source_topic(st), parts,
 					sc->partitions);
-	if (sc->replay == NULL) {
+	if (sc->kind == WM_SOURCE_GENERATED) {
 		src = generator(topo, st, parts, n);
 	} else if (trace == NULL) {
 		errno = EINVAL;

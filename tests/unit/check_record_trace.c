@@ -135,6 +135,7 @@ START_TEST(test_kafka_replay_has_the_partitions_read)
 	replay = load(text);
 	ck_assert_uint_eq(replay->stages[0].u.source.partitions, 2);
 	ck_assert_ptr_null(replay->stages[0].u.source.kafka);
+	ck_assert_int_eq(replay->stages[0].u.source.kind, WM_SOURCE_REPLAY);
 	wm_topology_free(replay);
 	free(text);
 

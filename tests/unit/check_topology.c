@@ -378,6 +378,23 @@ START_TEST(test_punctuations)
 }
 END_TEST
 
+/* The loader says once what kind each source is, from its keys. */
+START_TEST(test_source_kinds)
+{
+	struct wm_topology *t = load_ok("[source g]\nrate = 1/s\n"
+					"[source r]\nreplay = trace.csv\n"
+					"[source k]\nkafka.topic = t\n"
+					"kafka.bootstrap_servers = b:9092\n");
+
+	ck_assert_int_eq(t->stages[0].u.source.kind, WM_SOURCE_GENERATED);
+	ck_assert_int_eq(t->stages[1].u.source.kind, WM_SOURCE_REPLAY);
+	ck_assert(wm_stage_source_is(&t->stages[1], WM_SOURCE_REPLAY));
+	ck_assert_int_eq(t->stages[2].u.source.kind, WM_SOURCE_KAFKA);
+	ck_assert(!wm_stage_source_is(&t->stages[2], WM_SOURCE_GENERATED));
+	wm_topology_free(t);
+}
+END_TEST
+
 START_TEST(test_alert_tiers)
 {
 	struct wm_topology *t =
@@ -844,6 +861,7 @@ topology_suite(void)
 	tcase_add_test(good, test_random_silences);
 	tcase_add_test(good, test_punctuations);
 	tcase_add_test(good, test_alert_tiers);
+	tcase_add_test(good, test_source_kinds);
 	tcase_add_loop_test(errors,
 			    test_configuration_errors_name_file_line_and_key, 0,
 			    (int)N_BAD);

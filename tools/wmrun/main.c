@@ -354,8 +354,8 @@ check_traces(const struct wm_topology *t)
 		struct wm_ini_error e;
 		char msg[4400];
 
-		if (t->stages[s].kind != WM_STAGE_SOURCE ||
-		    src->replay == NULL || access(src->replay, R_OK) == 0)
+		if (!wm_stage_source_is(&t->stages[s], WM_SOURCE_REPLAY) ||
+		    access(src->replay, R_OK) == 0)
 			continue;
 		wm_ini_error_set(&e, t->file, src->replay_line, src->replay_col,
 				 "source %s: could not read trace \"%s\": %s",
