@@ -516,6 +516,11 @@ wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
 		return wm_conf_bad_value(l, topic,
 					 "a source reads a Kafka topic or "
 					 "replays a trace, not both");
+	if (src->kind == WM_SOURCE_NEXMARK)
+		return wm_conf_bad_value(l, topic,
+					 "a source reads a Kafka topic or "
+					 "makes a Nexmark stream (generator = "
+					 "nexmark), not both");
 	kc = calloc(1, sizeof(*kc));
 	if (kc == NULL)
 		return -ENOMEM;

@@ -518,6 +518,11 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 	if ((r = wm_conf_get_string(l, sec, "replay", &src->replay)) != 0 ||
 	    (r = wm_conf_get_enum(l, sec, "pacing", pacings, 3, &k)) != 0)
 		return r;
+	if (src->replay != NULL && src->kind == WM_SOURCE_NEXMARK)
+		return wm_conf_bad_value(l, wm_conf_lookup(l, sec, "replay"),
+					 "a source makes a Nexmark stream "
+					 "(generator = nexmark) or replays a "
+					 "trace, not both");
 	if (src->replay != NULL) {
 		src->kind = WM_SOURCE_REPLAY;
 		r = resolve_replay(l, wm_ini_get(sec, "replay"), src);
@@ -597,6 +602,7 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	if ((r = wm_conf_get_u32(l, sec, "partitions", 1,
 				 WM_TOPOLOGY_MAX_PARTITIONS,
 				 &src->partitions)) != 0 ||
+	    (r = wm_conf_load_nexmark(l, sec, src)) != 0 ||
 	    (r = load_generator(l, sec, src)) != 0 ||
 	    (r = load_strategy(l, sec, src)) != 0 ||
 	    (r = load_replay(l, sec, src)) != 0 ||

@@ -40,6 +40,7 @@
 #include "operators/edge.h"
 #include "operators/heartbeats.h"
 #include "operators/interval_join.h"
+#include "operators/nexmark_source.h"
 #include "operators/source_gen.h"
 #include "operators/watermark.h"
 #include "operators/window.h"
@@ -206,6 +207,7 @@ enum wm_source_kind {
 	WM_SOURCE_GENERATED, /* wmrun's own generator (source_gen.h) */
 	WM_SOURCE_REPLAY,    /* a recorded trace: `replay` */
 	WM_SOURCE_KAFKA,     /* a Kafka topic: `kafka` */
+	WM_SOURCE_NEXMARK,   /* a Nexmark stream (generator = nexmark) */
 };
 
 struct wm_source_conf {
@@ -277,6 +279,12 @@ struct wm_source_conf {
 	 * `partitions` is the room reserved for the topic's partitions,
 	 * those at the start and those discovered later. */
 	struct wm_kafka_conf *kafka;
+	/* generator = nexmark (operators/nexmark_source.h): the stream's
+	 * events, rate, kind and fields as the file gives them; the seed,
+	 * base time and partitions are the job's and the source's, set
+	 * where the source is opened (wm_sources_nexmark_conf()). */
+	struct wm_nexmark_source_conf nexmark;
+	int nexmark_line, nexmark_col; /* of `generator`, for messages */
 	/* Watermark alignment (doc/semantics.md section 3.7): sources of
 	 * one group hold back partitions whose watermark runs more than
 	 * max_drift ahead of the group's slowest. */

@@ -93,6 +93,8 @@ burst_factor(const struct wm_source_conf *src, bool highest)
 static double
 source_rate(const struct wm_source_conf *src)
 {
+	if (src->kind == WM_SOURCE_NEXMARK) /* every event a record, at most */
+		return (double)src->nexmark.gen.events_per_second / 1000;
 	if (src->kind == WM_SOURCE_REPLAY || isinf(src->rate))
 		return INFINITY;
 	return src->rate * skew_sum(src) * burst_factor(src, true) / 1000;
@@ -110,7 +112,9 @@ source_records(const struct wm_topology *t, const struct wm_source_conf *src)
 			       ? floor((double)(st.st_size + 1) /
 				       TRACE_MIN_LINE)
 			       : INFINITY;
-	if (t->job.records != UINT64_MAX)
+	if (src->kind == WM_SOURCE_NEXMARK)
+		n = (double)src->nexmark.events;
+	else if (t->job.records != UINT64_MAX)
 		n = (double)t->job.records * src->partitions;
 	if (!isinf(run_ms(t)) && !isinf(rate))
 		n = fmin(n, ceil(rate * run_ms(t)) + src->partitions);
@@ -175,9 +179,9 @@ source_lag(const struct wm_topology *t, const struct wm_plan *plan,
 			 forever);
 	/* A subtask without partitions of a source that never ends sends
 	 * no watermark ever, unless idleness says it is idle (a bounded
-	 * one finishes at once: source_gen.h). */
-	if (src->kind != WM_SOURCE_REPLAY && !src->strategy.with_idleness &&
-	    run_unbounded(t))
+	 * one finishes at once: source_gen.h; a Nexmark stream is bounded). */
+	if (src->kind != WM_SOURCE_REPLAY && src->kind != WM_SOURCE_NEXMARK &&
+	    !src->strategy.with_idleness && run_unbounded(t))
 		for (uint32_t i = 0; i < t->stages[stage].parallelism; i++)
 			if (plan->subtasks[plan->first[stage] + i]
 				    .n_partitions == 0)
@@ -222,10 +226,14 @@ feed_from_input(const struct wm_topology *t, const struct wm_plan *plan,
 	bool forever;
 	double lag = source_lag(t, plan, up, &forever);
 
-	if (src->kind == WM_SOURCE_REPLAY)
+	/* A Nexmark stream's keys are ids that grow with the stream: as
+	 * unknown as a trace's. */
+	bool keys_unknown =
+		src->kind == WM_SOURCE_REPLAY || src->kind == WM_SOURCE_NEXMARK;
+
+	if (keys_unknown)
 		f->keys_unknown = true;
-	f->keys = fmax(f->keys,
-		       src->kind == WM_SOURCE_REPLAY ? 1.0 : (double)src->keys);
+	f->keys = fmax(f->keys, keys_unknown ? 1.0 : (double)src->keys);
 	f->rate += source_rate(src) * c;
 	f->records += source_records(t, src) * c;
 	f->partitions += (double)src->partitions * c;
@@ -817,7 +825,8 @@ describe_states(const struct wm_footprint_window *w, char *buf, size_t len)
 			 w->windows_per_record == 1 ? "window" : "windows");
 	else if (w->keys_unknown)
 		snprintf(buf, len,
-			 "keys unknown (a replayed trace), counted as %s x "
+			 "keys unknown (a replayed trace or a Nexmark "
+			 "stream), counted as %s x "
 			 "%s %s alive each",
 			 count_text(w->keys, a, sizeof(a)),
 			 count_text(w->per_key, b, sizeof(b)), what);
@@ -852,6 +861,8 @@ unbounded_why(const struct wm_topology *t, const struct wm_source_conf *src,
 		*word = "as many as its topic holds";
 		return "read to its stopping offsets";
 	}
+	if (src->kind == WM_SOURCE_NEXMARK)
+		return NULL; /* nexmark.events */
 	if (src->kind == WM_SOURCE_REPLAY) {
 		*word = "as many as its trace holds";
 		return isinf(source_records(t, src)) ? "it cannot be read now"

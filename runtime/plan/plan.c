@@ -356,6 +356,10 @@ wm_plan_fingerprint(const struct wm_plan *plan, const struct wm_topology *t)
 			 * (taken as new splits); the others' are fixed. */
 			if (src->kind != WM_SOURCE_KAFKA)
 				h = fold(h, src->partitions);
+			/* The other kinds fold as they did before it came,
+			 * so that their checkpoints still restore. */
+			if (src->kind == WM_SOURCE_NEXMARK)
+				h = fold(h, WM_SOURCE_NEXMARK);
 		}
 	}
 	return fold(h, t->job.checkpoint_watermarks);
