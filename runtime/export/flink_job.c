@@ -350,11 +350,14 @@ check_records(const struct wm_topology *t, const struct wm_ini_doc *doc,
 		return check_kafka(t, doc, st, name, err);
 	/* Flink has its own Nexmark generator, whose events differ from
 	 * this one's where the generators part (nexmark_gen.h); the job
-	 * would need this stream as a file, which the export does not
-	 * write yet. */
+	 * would need this stream as a file, which --record-nexmark writes
+	 * but the export does not yet read. */
 	if (src->kind == WM_SOURCE_NEXMARK)
 		REFUSE(st, "generator",
-		       "cannot export a Nexmark source yet (source %s)", name);
+		       "cannot export a Nexmark source yet (source %s): run "
+		       "the benchmark's queries on a recording of its stream "
+		       "instead (wmrun --record-nexmark)",
+		       name);
 	if (src->kind == WM_SOURCE_REPLAY) {
 		if (t->job.processing_time_ms != INT64_MAX)
 			REFUSE(NULL, "processing_time",
