@@ -11,8 +11,8 @@
  *	    nexmark.value = price      # its value; 1 to count
  *
  * `generator` picks wmrun's own generator (records, the default) or
- * Nexmark's; a source is a Nexmark source when its section, or [global],
- * says nexmark. The key and the value are nexmark.key and nexmark.value,
+ * Nexmark's; a source is a Nexmark source when its section says nexmark,
+ * or [global] does and the section neither replays nor reads a topic. The key and the value are nexmark.key and nexmark.value,
  * not `key` and `value`, beside the generator's `keys` and `values`
  * (counts of distinct keys and values), which they would be read as.
  *
@@ -100,6 +100,13 @@ wm_conf_load_nexmark(struct loader *l, struct wm_ini_section *sec,
 	size_t which = 0, kind = WM_NEXMARK_BID;
 	int r;
 
+	/* [global]'s generator is a default: a source whose own section
+	 * replays a trace or reads a topic does not take it (nor is it
+	 * refused there, as no [global] key is). */
+	if (e != NULL && wm_ini_get(sec, "generator") == NULL &&
+	    (wm_ini_get(sec, "replay") != NULL ||
+	     wm_ini_get(sec, "kafka.topic") != NULL))
+		return 0;
 	if ((r = wm_conf_get_enum(l, sec, "generator", generators, 2,
 				  &which)) != 0 ||
 	    which == 0)

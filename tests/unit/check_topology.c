@@ -434,6 +434,18 @@ START_TEST(test_nexmark_source)
 	ck_assert_int_eq(t->stages[2].u.source.kind, WM_SOURCE_GENERATED);
 	ck_assert_int_eq(t->stages[2].u.source.strategy.out_of_orderness_ms, 0);
 	wm_topology_free(t);
+
+	/* [global]'s generator is a default, which a replaying or a Kafka
+	 * source's own section overrides. */
+	t = load_ok("[global]\ngenerator = nexmark\n"
+		    "[source n]\n"
+		    "[source r]\nreplay = trace.csv\n"
+		    "[source k]\nkafka.topic = t\n"
+		    "kafka.bootstrap_servers = b:9092\n");
+	ck_assert_int_eq(t->stages[0].u.source.kind, WM_SOURCE_NEXMARK);
+	ck_assert_int_eq(t->stages[1].u.source.kind, WM_SOURCE_REPLAY);
+	ck_assert_int_eq(t->stages[2].u.source.kind, WM_SOURCE_KAFKA);
+	wm_topology_free(t);
 }
 END_TEST
 
