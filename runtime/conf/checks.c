@@ -273,6 +273,34 @@ kafka_without_topic(struct loader *l, struct wm_ini_section *sec)
 	return 0;
 }
 
+/*
+ * A Nexmark source's records are the stream's (its own keys say which),
+ * so the generator's keys and a trace's have nothing to act on; and its
+ * partitions advance together, event by event, so none can be paused
+ * alone as watermark alignment would (operators/nexmark_source.h). A
+ * group from [global] is refused too: it would not be a default this
+ * source could ever follow.
+ */
+static int
+nexmark_no_effect(struct loader *l, struct wm_ini_section *sec,
+		  const struct wm_source_conf *src)
+{
+	static const char because[] =
+		"the source makes a Nexmark stream (generator = nexmark), "
+		"whose nexmark.* keys give the records";
+
+	if (no_effect_of_use(l, sec, WM_KEY_GENERATOR, because) != 0 ||
+	    no_effect_of_use(l, sec, WM_KEY_REPLAY, because) != 0)
+		return -EINVAL;
+	if (src->alignment_group != NULL)
+		return wm_conf_bad_value(
+			l, wm_conf_lookup(l, sec, "watermark_alignment_group"),
+			"a Nexmark source cannot be aligned: its partitions "
+			"advance together, event by event, and none can be "
+			"paused alone");
+	return 0;
+}
+
 int
 wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 			const struct wm_stage *st)
@@ -290,7 +318,13 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 
 	switch (st->kind) {
 	case WM_STAGE_SOURCE:
-		if (st->u.source.kafka != NULL) {
+		if (st->u.source.kind == WM_SOURCE_NEXMARK)
+			return nexmark_no_effect(l, sec, &st->u.source);
+		if (no_effect_of_use(l, sec, WM_KEY_NEXMARK,
+				     "only a Nexmark source (generator = "
+				     "nexmark) reads it") != 0)
+			return -EINVAL;
+		if (st->u.source.kind == WM_SOURCE_KAFKA) {
 			static const char *const not_kafka[] = {"pacing",
 								"replay_end"};
 			static const char *const topic[] = {"topic"};
@@ -311,7 +345,7 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 		}
 		if (kafka_without_topic(l, sec) != 0)
 			return -EINVAL;
-		if (st->u.source.replay != NULL)
+		if (st->u.source.kind == WM_SOURCE_REPLAY)
 			return no_effect_of_use(l, sec, WM_KEY_GENERATOR,
 						"the source replays a trace, "
 						"which gives the records");
@@ -480,8 +514,7 @@ wm_conf_check_rate(struct loader *l, struct wm_ini_section *sec,
 {
 	char name[WM_INI_QUOTE_MAX];
 
-	if (st->kind != WM_STAGE_SOURCE || st->u.source.kafka != NULL ||
-	    st->u.source.replay != NULL ||
+	if (!wm_stage_source_is(st, WM_SOURCE_GENERATED) ||
 	    wm_conf_lookup(l, sec, "rate") != NULL)
 		return 0;
 	wm_ini_error_set(l->err, l->file, sec->line, sec->col,

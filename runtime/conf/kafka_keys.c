@@ -512,14 +512,20 @@ wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
 		return 0;
 	if (topic->value[0] == '\0')
 		return wm_conf_bad_value(l, topic, "must not be empty");
-	if (src->replay != NULL)
+	if (src->kind == WM_SOURCE_REPLAY)
 		return wm_conf_bad_value(l, topic,
 					 "a source reads a Kafka topic or "
 					 "replays a trace, not both");
+	if (src->kind == WM_SOURCE_NEXMARK)
+		return wm_conf_bad_value(l, topic,
+					 "a source reads a Kafka topic or "
+					 "makes a Nexmark stream (generator = "
+					 "nexmark), not both");
 	kc = calloc(1, sizeof(*kc));
 	if (kc == NULL)
 		return -ENOMEM;
 	src->kafka = kc;
+	src->kind = WM_SOURCE_KAFKA;
 	kc->line = topic->line;
 	kc->col = topic->key_col;
 	kc->broker_timeout_ms = DEFAULT_BROKER_TIMEOUT_MS;

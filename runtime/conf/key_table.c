@@ -24,6 +24,7 @@
 
 #define SCHEDULED_SHAPE "PARTITIONS [every D] [for D] [from D] [to D]"
 #define CHECKPOINTS "checkpoint_interval = 10 s; checkpoint_dir = ckpt"
+#define NEXMARK "generator = nexmark"
 #define KAFKA "kafka.topic = clicks; kafka.bootstrap_servers = localhost:9092"
 
 static const struct wm_key_table_entry job_keys[] = {
@@ -227,6 +228,37 @@ static const struct wm_key_table_entry source_keys[] = {
 	 "the source's splits", "8", "",
 	 "the partitions the subtasks share, as Flink assigns splits",
 	 WM_KEY_ANY},
+	{"generator", "choice: records | nexmark", "records", "none", "nexmark",
+	 "",
+	 "what makes the records of a source that neither replays nor "
+	 "reads a topic: wmrun's generator, or the Nexmark benchmark's "
+	 "stream of persons, auctions and bids (the nexmark.* keys)",
+	 WM_KEY_ANY},
+	{"nexmark.events", "count (k, M, G allowed)", "10M",
+	 "Nexmark-Flink's events.num", "1M", NEXMARK,
+	 "the events of every kind in the stream, after which it ends",
+	 WM_KEY_NEXMARK},
+	{"nexmark.rate", "whole events/s over the whole stream (N/s, N/min)",
+	 "10000/s", "Nexmark-Flink's nexmark.next.event.rate", "50000/s",
+	 NEXMARK,
+	 "how fast the stream's events come: event n has the time "
+	 "origin + floor(n * 1000 / rate) ms, due then",
+	 WM_KEY_NEXMARK},
+	{"nexmark.kind", "choice: person | auction | bid", "bid",
+	 "the benchmark's views person, auction and bid", "auction", NEXMARK,
+	 "the events that become records (the others are passed over)",
+	 WM_KEY_NEXMARK},
+	{"nexmark.key",
+	 "an event's number by the DDL's name (bid: auction, "
+	 "bidder, price, dateTime; auction: id, seller, category, "
+	 "initialBid, reserve, expires, dateTime; person: id, dateTime), or 1",
+	 "auction for bids, id for persons and auctions", "keyBy on the field",
+	 "bidder", NEXMARK "; nexmark.kind = bid",
+	 "which number of the event is the record's key", WM_KEY_NEXMARK},
+	{"nexmark.value", "as nexmark.key", "1: every value is 1",
+	 "the field the window aggregates", "price",
+	 NEXMARK "; nexmark.kind = bid",
+	 "which number of the event is the record's value", WM_KEY_NEXMARK},
 	{"rate", "records/s per partition (N/s, N/min, ...), or unlimited",
 	 "none: a generated source needs it", "none", "1000/s", "",
 	 "how fast each partition generates records", WM_KEY_GENERATOR},

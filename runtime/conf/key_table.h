@@ -21,13 +21,14 @@
 /* Room for the longest key's name and its NUL (the test checks). */
 #define WM_KEY_NAME_MAX 64
 
-/* Which records a source key is about: a generated source's or a
- * replayed trace's. A key of the other kind has no effect on a source,
- * and the parser refuses it there (checks.c). */
+/* Which records a source key is about: a generated source's, a
+ * replayed trace's or a Nexmark stream's. A key of another kind has no
+ * effect on a source, and the parser refuses it there (checks.c). */
 enum wm_key_table_use {
 	WM_KEY_ANY,	  /* any source, or a key of another section */
 	WM_KEY_GENERATOR, /* a source that generates its records */
 	WM_KEY_REPLAY,	  /* a source that replays a trace */
+	WM_KEY_NEXMARK,	  /* a source that makes a Nexmark stream */
 };
 
 struct wm_key_table_entry {

@@ -81,6 +81,13 @@ int wm_conf_load_alerts(struct loader *l, struct wm_ini_section *sec,
 int wm_conf_load_kafka(struct loader *l, struct wm_ini_section *sec,
 		       struct wm_source_conf *src);
 bool wm_conf_is_kafka_property(const char *key);
+
+/* load `generator` and, for generator = nexmark, the nexmark.* keys
+ * (nexmark_keys.c): src->kind becomes WM_SOURCE_NEXMARK, and its
+ * out_of_orderness defaults to the benchmark's 4 s. Called before the
+ * source's other keys are read. */
+int wm_conf_load_nexmark(struct loader *l, struct wm_ini_section *sec,
+			 struct wm_source_conf *src);
 void wm_conf_free_kafka(struct wm_kafka_conf *kc);
 
 /* A window's shape (topology.c): its kind from `type_key` (tumbling |

@@ -518,9 +518,17 @@ load_replay(struct loader *l, struct wm_ini_section *sec,
 	if ((r = wm_conf_get_string(l, sec, "replay", &src->replay)) != 0 ||
 	    (r = wm_conf_get_enum(l, sec, "pacing", pacings, 3, &k)) != 0)
 		return r;
-	if (src->replay != NULL &&
-	    (r = resolve_replay(l, wm_ini_get(sec, "replay"), src)) != 0)
-		return r;
+	if (src->replay != NULL && src->kind == WM_SOURCE_NEXMARK)
+		return wm_conf_bad_value(l, wm_conf_lookup(l, sec, "replay"),
+					 "a source makes a Nexmark stream "
+					 "(generator = nexmark) or replays a "
+					 "trace, not both");
+	if (src->replay != NULL) {
+		src->kind = WM_SOURCE_REPLAY;
+		r = resolve_replay(l, wm_ini_get(sec, "replay"), src);
+		if (r != 0)
+			return r;
+	}
 	src->pacing = (enum wm_replay_pacing)k;
 	k = 0;
 	if ((r = wm_conf_get_enum(l, sec, "on_bad_record", on_bad, 2, &k)) != 0)
@@ -557,7 +565,7 @@ check_punctuation(struct loader *l, struct wm_ini_section *sec,
 	 * when it is read, replay.c), a topic in a field of its values (with
 	 * its keys, kafka_keys.c); their punctuate is refused as a
 	 * generator's key that has no effect there (checks.c). */
-	if (src->kafka != NULL || src->replay != NULL)
+	if (src->kind != WM_SOURCE_GENERATED)
 		return 0;
 	if (punctuated && src->n_punctuations == 0)
 		return wm_conf_bad_value(
@@ -594,13 +602,14 @@ load_source(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 	if ((r = wm_conf_get_u32(l, sec, "partitions", 1,
 				 WM_TOPOLOGY_MAX_PARTITIONS,
 				 &src->partitions)) != 0 ||
+	    (r = wm_conf_load_nexmark(l, sec, src)) != 0 ||
 	    (r = load_generator(l, sec, src)) != 0 ||
 	    (r = load_strategy(l, sec, src)) != 0 ||
 	    (r = load_replay(l, sec, src)) != 0 ||
 	    (r = wm_conf_get_string(l, sec, "topic", &src->topic)) != 0 ||
 	    (r = wm_conf_load_kafka(l, sec, src)) != 0)
 		return r;
-	if (src->kafka != NULL)
+	if (src->kind == WM_SOURCE_KAFKA)
 		src->kafka->partitions_given =
 			wm_ini_get(sec, "partitions") != NULL ||
 			(l->global != NULL &&

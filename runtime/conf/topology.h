@@ -41,6 +41,7 @@
 #include "operators/edge.h"
 #include "operators/heartbeats.h"
 #include "operators/interval_join.h"
+#include "operators/nexmark_source.h"
 #include "operators/source_gen.h"
 #include "operators/watermark.h"
 #include "operators/window.h"
@@ -200,7 +201,19 @@ struct wm_kafka_conf {
 	int line, col; /* of kafka.topic, for messages */
 };
 
+/* Where a source's records come from: the loader decides it once from
+ * the source's keys (replay, kafka.topic), and every part of the runtime
+ * that treats the kinds apart asks `kind`, not which pointers are set
+ * (the pointers hold each kind's settings). */
+enum wm_source_kind {
+	WM_SOURCE_GENERATED, /* wmrun's own generator (source_gen.h) */
+	WM_SOURCE_REPLAY,    /* a recorded trace: `replay` */
+	WM_SOURCE_KAFKA,     /* a Kafka topic: `kafka` */
+	WM_SOURCE_NEXMARK,   /* a Nexmark stream (generator = nexmark) */
+};
+
 struct wm_source_conf {
+	enum wm_source_kind kind;
 	uint32_t partitions;
 	double rate; /* records per second per partition; inf */
 	int64_t out_of_orderness_ms;
@@ -268,6 +281,12 @@ struct wm_source_conf {
 	 * `partitions` is the room reserved for the topic's partitions,
 	 * those at the start and those discovered later. */
 	struct wm_kafka_conf *kafka;
+	/* generator = nexmark (operators/nexmark_source.h): the stream's
+	 * events, rate, kind and fields as the file gives them; the seed,
+	 * base time and partitions are the job's and the source's, set
+	 * where the source is opened (wm_sources_nexmark_conf()). */
+	struct wm_nexmark_source_conf nexmark;
+	int nexmark_line, nexmark_col; /* of `generator`, for messages */
 	/* Watermark alignment (doc/semantics.md section 3.7): sources of
 	 * one group hold back partitions whose watermark runs more than
 	 * max_drift ahead of the group's slowest. */
@@ -588,12 +607,19 @@ const char *wm_kafka_field_name(enum wm_kafka_field field);
  * (kafka.value_fields). */
 bool wm_kafka_value_has(const struct wm_kafka_conf *kc, enum wm_kafka_field f);
 
+/* Whether stage `st` is a source of kind `kind`. */
+static inline bool
+wm_stage_source_is(const struct wm_stage *st, enum wm_source_kind kind)
+{
+	return st->kind == WM_STAGE_SOURCE && st->u.source.kind == kind;
+}
+
 /* The topic name by which a source's partitions are spread over its
  * subtasks (operators/source_gen.h, wm_source_gen_split_owner()). */
 static inline const char *
 wm_source_topic(const struct wm_stage *st)
 {
-	if (st->u.source.kafka != NULL)
+	if (st->u.source.kind == WM_SOURCE_KAFKA)
 		return st->u.source.kafka->topic;
 	return st->u.source.topic != NULL ? st->u.source.topic : st->name;
 }

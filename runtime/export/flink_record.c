@@ -25,8 +25,7 @@ static char discard[] = "/dev/null";
 static bool
 generated(const struct wm_stage *st)
 {
-	return st->kind == WM_STAGE_SOURCE && st->u.source.replay == NULL &&
-	       st->u.source.kafka == NULL;
+	return wm_stage_source_is(st, WM_SOURCE_GENERATED);
 }
 
 /* Each generated source's trace path set, none a file the job uses (a
@@ -133,6 +132,7 @@ replay_recordings(struct wm_topology *t, const struct wm_job_report *rep)
 		src->replay = strdup(src->record);
 		if (src->replay == NULL)
 			return -ENOMEM;
+		src->kind = WM_SOURCE_REPLAY;
 		src->pacing = WM_REPLAY_ARRIVAL;
 		src->replay_end_ms = wm_record_trace_end_ms(t);
 		heartbeats = heartbeats_of(rep, s);

@@ -133,7 +133,11 @@ wm_view_done(const struct wm_view *v, const struct wm_snapshot *snap)
 
 		if (st->kind != WM_STAGE_SOURCE)
 			continue;
-		generated = generated && st->u.source.replay == NULL;
+		/* [job] records cuts neither a trace nor a Nexmark
+		 * stream: the progress below does not apply. */
+		generated = generated &&
+			    st->u.source.kind != WM_SOURCE_REPLAY &&
+			    st->u.source.kind != WM_SOURCE_NEXMARK;
 		records += s->records_out;
 		partitions += sub->n_partitions;
 		if (s->newest_event_time < slowest)

@@ -93,7 +93,9 @@ burst_factor(const struct wm_source_conf *src, bool highest)
 static double
 source_rate(const struct wm_source_conf *src)
 {
-	if (src->replay != NULL || isinf(src->rate))
+	if (src->kind == WM_SOURCE_NEXMARK) /* every event a record, at most */
+		return (double)src->nexmark.gen.events_per_second / 1000;
+	if (src->kind == WM_SOURCE_REPLAY || isinf(src->rate))
 		return INFINITY;
 	return src->rate * skew_sum(src) * burst_factor(src, true) / 1000;
 }
@@ -105,12 +107,14 @@ source_records(const struct wm_topology *t, const struct wm_source_conf *src)
 	double n = INFINITY, rate = source_rate(src);
 	struct stat st;
 
-	if (src->replay != NULL)
+	if (src->kind == WM_SOURCE_REPLAY)
 		return stat(src->replay, &st) == 0
 			       ? floor((double)(st.st_size + 1) /
 				       TRACE_MIN_LINE)
 			       : INFINITY;
-	if (t->job.records != UINT64_MAX)
+	if (src->kind == WM_SOURCE_NEXMARK)
+		n = (double)src->nexmark.events;
+	else if (t->job.records != UINT64_MAX)
 		n = (double)t->job.records * src->partitions;
 	if (!isinf(run_ms(t)) && !isinf(rate))
 		n = fmin(n, ceil(rate * run_ms(t)) + src->partitions);
@@ -163,7 +167,7 @@ source_lag(const struct wm_topology *t, const struct wm_plan *plan,
 		lag += (double)src->strategy.out_of_orderness_ms;
 	/* No periodic watermark at all: only the end moves it. */
 	*forever = src->strategy.interval_ms == 0;
-	if (src->replay == NULL && !isinf(src->rate))
+	if (src->kind != WM_SOURCE_REPLAY && !isinf(src->rate))
 		hold_for(held(src, 1000 / (src->rate * skew_least(src) *
 					   burst_factor(src, false))),
 			 &hold, forever);
@@ -175,9 +179,9 @@ source_lag(const struct wm_topology *t, const struct wm_plan *plan,
 			 forever);
 	/* A subtask without partitions of a source that never ends sends
 	 * no watermark ever, unless idleness says it is idle (a bounded
-	 * one finishes at once: source_gen.h). */
-	if (src->replay == NULL && !src->strategy.with_idleness &&
-	    run_unbounded(t))
+	 * one finishes at once: source_gen.h; a Nexmark stream is bounded). */
+	if (src->kind != WM_SOURCE_REPLAY && src->kind != WM_SOURCE_NEXMARK &&
+	    !src->strategy.with_idleness && run_unbounded(t))
 		for (uint32_t i = 0; i < t->stages[stage].parallelism; i++)
 			if (plan->subtasks[plan->first[stage] + i]
 				    .n_partitions == 0)
@@ -222,9 +226,14 @@ feed_from_input(const struct wm_topology *t, const struct wm_plan *plan,
 	bool forever;
 	double lag = source_lag(t, plan, up, &forever);
 
-	if (src->replay != NULL)
+	/* A Nexmark stream's keys are ids that grow with the stream: as
+	 * unknown as a trace's. */
+	bool keys_unknown =
+		src->kind == WM_SOURCE_REPLAY || src->kind == WM_SOURCE_NEXMARK;
+
+	if (keys_unknown)
 		f->keys_unknown = true;
-	f->keys = fmax(f->keys, src->replay != NULL ? 1.0 : (double)src->keys);
+	f->keys = fmax(f->keys, keys_unknown ? 1.0 : (double)src->keys);
 	f->rate += source_rate(src) * c;
 	f->records += source_records(t, src) * c;
 	f->partitions += (double)src->partitions * c;
@@ -816,7 +825,8 @@ describe_states(const struct wm_footprint_window *w, char *buf, size_t len)
 			 w->windows_per_record == 1 ? "window" : "windows");
 	else if (w->keys_unknown)
 		snprintf(buf, len,
-			 "keys unknown (a replayed trace), counted as %s x "
+			 "keys unknown (a replayed trace or a Nexmark "
+			 "stream), counted as %s x "
 			 "%s %s alive each",
 			 count_text(w->keys, a, sizeof(a)),
 			 count_text(w->per_key, b, sizeof(b)), what);
@@ -845,13 +855,15 @@ unbounded_why(const struct wm_topology *t, const struct wm_source_conf *src,
 	      const char **word)
 {
 	*word = "unbounded";
-	if (src->kafka != NULL) {
+	if (src->kind == WM_SOURCE_KAFKA) {
 		if (src->kafka->stopping.position == WM_KAFKA_UNBOUNDED)
 			return "a Kafka topic, read until the job is stopped";
 		*word = "as many as its topic holds";
 		return "read to its stopping offsets";
 	}
-	if (src->replay != NULL) {
+	if (src->kind == WM_SOURCE_NEXMARK)
+		return NULL; /* nexmark.events */
+	if (src->kind == WM_SOURCE_REPLAY) {
 		*word = "as many as its trace holds";
 		return isinf(source_records(t, src)) ? "it cannot be read now"
 						     : NULL;
@@ -915,8 +927,9 @@ wm_footprint_print_records(FILE *out, const struct wm_topology *t)
 			fprintf(out, "  %-24s at most %s%s\n", label,
 				count_text(source_records(t, src), a,
 					   sizeof(a)),
-				src->replay != NULL ? " (by its trace's size)"
-						    : "");
+				src->kind == WM_SOURCE_REPLAY
+					? " (by its trace's size)"
+					: "");
 	}
 }
 

@@ -348,13 +348,18 @@ wm_plan_fingerprint(const struct wm_plan *plan, const struct wm_topology *t)
 			const struct wm_source_conf *src = &st->u.source;
 
 			h = fold(h, (uint64_t)src->key_type << 2 |
-					    (uint64_t)(src->replay != NULL)
+					    (uint64_t)(src->kind ==
+						       WM_SOURCE_REPLAY)
 						    << 1 |
 					    src->watermark_per_subtask);
 			/* A Kafka topic's partitions may grow between runs
 			 * (taken as new splits); the others' are fixed. */
-			if (src->kafka == NULL)
+			if (src->kind != WM_SOURCE_KAFKA)
 				h = fold(h, src->partitions);
+			/* The other kinds fold as they did before it came,
+			 * so that their checkpoints still restore. */
+			if (src->kind == WM_SOURCE_NEXMARK)
+				h = fold(h, WM_SOURCE_NEXMARK);
 		}
 	}
 	return fold(h, t->job.checkpoint_watermarks);

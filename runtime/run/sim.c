@@ -287,7 +287,7 @@ endless(const struct wm_topology *t, uint32_t stage, char *err, size_t errlen)
 	/* A trace ends by itself, unless alignment holds a partition's
 	 * records back for ever: its partitions end together, so the others
 	 * hold the group's watermark where their records ended. */
-	if (st->u.source.replay != NULL)
+	if (st->u.source.kind == WM_SOURCE_REPLAY)
 		snprintf(err, errlen,
 			 "%s:%d:%d: source \"%s\" never ends: watermark "
 			 "alignment holds back records of a partition for "
@@ -894,13 +894,15 @@ run(struct sim *sim, char *err, size_t errlen)
 
 /* Simulated time runs as fast as it can: a job without an end would never
  * return. (A real run of it is a stream job, stopped with Ctrl-C.)
- * Replayed traces end by themselves. 0, or -EINVAL with err set. */
+ * Replayed traces and Nexmark streams end by themselves. 0, or -EINVAL
+ * with err set. */
 static int
 refuse_endless(const struct wm_topology *topo, char *err, size_t errlen)
 {
 	for (uint32_t s = 0; s < topo->n_stages; s++)
 		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
-		    topo->stages[s].u.source.replay == NULL &&
+		    topo->stages[s].u.source.kind != WM_SOURCE_REPLAY &&
+		    topo->stages[s].u.source.kind != WM_SOURCE_NEXMARK &&
 		    topo->job.event_time_ms == INT64_MAX &&
 		    topo->job.processing_time_ms == INT64_MAX &&
 		    topo->job.records == UINT64_MAX)

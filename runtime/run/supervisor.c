@@ -721,7 +721,7 @@ string_keys(const struct wm_topology *t, struct wm_replay_trace *const *traces)
 		if (st->kind != WM_STAGE_SOURCE)
 			continue;
 		if (traces[s] != NULL ? wm_replay_keys(traces[s]) != NULL
-				      : st->u.source.kafka != NULL &&
+				      : st->u.source.kind == WM_SOURCE_KAFKA &&
 						st->u.source.key_type ==
 							WM_KEY_TYPE_STRING)
 			return true;

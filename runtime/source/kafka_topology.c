@@ -66,7 +66,7 @@ prepare(struct wm_topology *t, bool sim, int64_t probe_ms, char *unchecked,
 		uint32_t count = 0;
 		int status;
 
-		if (st->kind != WM_STAGE_SOURCE || sc->kafka == NULL)
+		if (!wm_stage_source_is(st, WM_SOURCE_KAFKA))
 			continue;
 		if (sim) {
 			snprintf(err, errlen,

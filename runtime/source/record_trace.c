@@ -304,8 +304,9 @@ key_in(const char *key, size_t n, const char *const *list, size_t count)
 
 /* Whether the line [p, end) is an entry of a key that gives a source's
  * records, left out of the replay topology (commented out): the trace
- * gives them now. Those are the generator's keys and the replay's, and
- * `replay` itself (conf: the use of each in key_table.h). */
+ * gives them now. Those are the generators' keys (wmrun's and Nexmark's)
+ * and the replay's, `replay` and `generator` themselves (conf: the use of
+ * each in key_table.h). */
 static bool
 recorded_entry(const struct wm_stage *st, const char *p, const char *end)
 {
@@ -315,13 +316,20 @@ recorded_entry(const struct wm_stage *st, const char *p, const char *end)
 
 	while (k < end && is_key_char(*k))
 		k++;
-	if (key_in(p, (size_t)(k - p), (const char *const[]){"replay"}, 1))
+	if (key_in(p, (size_t)(k - p),
+		   (const char *const[]){"replay", "generator"}, 2))
+		return true;
+	/* A Nexmark source's own default bound (nexmark_keys.c), which the
+	 * replay states instead (replay_keys()). */
+	if (st->u.source.kind == WM_SOURCE_NEXMARK &&
+	    key_in(p, (size_t)(k - p),
+		   (const char *const[]){"out_of_orderness"}, 1))
 		return true;
 	/* A Kafka source's keys: the recording holds what it read, of the
 	 * partitions it read (replay_keys()). */
 	if (k - p > 6 && strncmp(p, "kafka.", 6) == 0)
 		return true;
-	if (st->u.source.kafka != NULL &&
+	if (st->u.source.kind == WM_SOURCE_KAFKA &&
 	    key_in(p, (size_t)(k - p), (const char *const[]){"partitions"}, 1))
 		return true;
 	if ((size_t)(k - p) >= sizeof(key))
@@ -354,7 +362,10 @@ replay_keys(FILE *f, const struct wm_topology *topo, const struct wm_stage *st,
 	if (wm_record_trace_end_ms(topo) >= 0)
 		fprintf(f, "replay_end = %lld ms\n",
 			(long long)wm_record_trace_end_ms(topo));
-	if (st->u.source.kafka == NULL)
+	if (st->u.source.kind == WM_SOURCE_NEXMARK)
+		fprintf(f, "out_of_orderness = %lld ms\n",
+			(long long)st->u.source.out_of_orderness_ms);
+	if (st->u.source.kind != WM_SOURCE_KAFKA)
 		return;
 	/* A topic's keys are what its source read them as, which the
 	 * trace's first key must not decide; and its partitions are those

@@ -929,7 +929,7 @@ upstream_key_types(struct wm_replay_trace *const *traces,
 	if (st->kind == WM_STAGE_SOURCE) {
 		bool strings = traces != NULL && traces[stage] != NULL
 				       ? wm_replay_keys(traces[stage]) != NULL
-				       : st->u.source.kafka != NULL &&
+				       : st->u.source.kind == WM_SOURCE_KAFKA &&
 						 st->u.source.key_type ==
 							 WM_KEY_TYPE_STRING;
 		uint32_t *first = strings ? str : lng;
@@ -1015,7 +1015,7 @@ wm_replay_read_all(const struct wm_topology *topo,
 		const struct wm_stage *st = &topo->stages[s];
 		const struct wm_source_conf *sc;
 
-		if (st->kind != WM_STAGE_SOURCE || st->u.source.replay == NULL)
+		if (!wm_stage_source_is(st, WM_SOURCE_REPLAY))
 			continue;
 		sc = &st->u.source;
 		if (keys == NULL && (keys = wm_keys_new()) == NULL) {

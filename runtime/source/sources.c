@@ -75,8 +75,7 @@ wm_sources_clock_zero_ms(const struct wm_topology *topo,
 	int64_t zero;
 
 	for (uint32_t s = 0; s < topo->n_stages; s++)
-		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
-		    topo->stages[s].u.source.kafka != NULL)
+		if (wm_stage_source_is(&topo->stages[s], WM_SOURCE_KAFKA))
 			return start_wall_ms;
 	for (uint32_t s = 0; traces != NULL && s < topo->n_stages; s++)
 		if (traces[s] != NULL &&
@@ -84,7 +83,7 @@ wm_sources_clock_zero_ms(const struct wm_topology *topo,
 			return zero;
 	for (uint32_t s = 0; s < topo->n_stages; s++)
 		if (topo->stages[s].kind == WM_STAGE_SOURCE &&
-		    topo->stages[s].u.source.replay == NULL)
+		    topo->stages[s].u.source.kind != WM_SOURCE_REPLAY)
 			return topo->job.event_time_origin_ms;
 	return topo->job.origin_at_start ? 0 : topo->job.event_time_origin_ms;
 }
@@ -145,6 +144,59 @@ generator(const struct wm_topology *topo, const struct wm_stage *st,
 				  wm_source_gen_end_ns(gen));
 }
 
+const char *
+wm_sources_nexmark_conf(const struct wm_topology *topo,
+			const struct wm_stage *st,
+			struct wm_nexmark_source_conf *out)
+{
+	const struct wm_job_conf *job = &topo->job;
+	unsigned __int128 before_end;
+
+	*out = st->u.source.nexmark;
+	out->gen.seed = job->seed;
+	out->gen.base_time = job->event_time_origin_ms;
+	out->partitions = st->u.source.partitions;
+	/* Event n comes before the end E when floor(n * 1000 / rate) < E,
+	 * that is n < E * rate / 1000: the first ceil(E * rate / 1000). */
+	if (job->event_time_ms != INT64_MAX) {
+		before_end = ((unsigned __int128)job->event_time_ms *
+				      out->gen.events_per_second +
+			      999) /
+			     1000;
+		if (before_end < out->events)
+			out->events = (uint64_t)before_end;
+	}
+	return wm_nexmark_config_check(&out->gen);
+}
+
+/* The subtask's share of the stage's Nexmark stream: its partitions. A
+ * subtask without any (parallelism above partitions) is a bounded reader
+ * without splits, which ends at once: an empty generator, bounded, is
+ * that (source_gen.h). */
+static struct wm_record_source *
+nexmark(const struct wm_topology *topo, const struct wm_stage *st,
+	const uint32_t *parts, size_t n)
+{
+	struct wm_nexmark_source_conf conf;
+	struct wm_source_gen_conf none;
+	struct wm_nexmark_source *s;
+	struct wm_source_gen *gen;
+
+	if (wm_sources_nexmark_conf(topo, st, &conf) != NULL) {
+		errno = EINVAL; /* the loader checked what the file gives */
+		return NULL;
+	}
+	if (n == 0) {
+		wm_source_gen_conf_init(&none);
+		none.start_epoch_ms = conf.gen.base_time;
+		none.end_ts = conf.gen.base_time;
+		gen = wm_source_gen_new(&none);
+		return gen != NULL ? wm_source_gen_source(gen) : NULL;
+	}
+	s = wm_nexmark_source_new(&conf, parts, (uint32_t)n);
+	return s != NULL ? wm_nexmark_source_base(s) : NULL;
+}
+
 struct wm_record_source *
 wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 		struct wm_sources_input *in, uint64_t *bad_records)
@@ -157,7 +209,7 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	size_t n;
 
 	*bad_records = 0;
-	if (sc->kafka != NULL) {
+	if (sc->kind == WM_SOURCE_KAFKA) {
 		/* The topic's own partitions, assigned by the consumer. */
 		if (in == NULL) {
 			errno = EINVAL;
@@ -172,8 +224,10 @@ wm_sources_open(const struct wm_topology *topo, uint32_t stage, uint32_t index,
 	n = wm_source_gen_partitions_of(index, st->parallelism, sc->partitions,
 					wm_source_topic(st), parts,
 					sc->partitions);
-	if (sc->replay == NULL) {
+	if (sc->kind == WM_SOURCE_GENERATED) {
 		src = generator(topo, st, parts, n);
+	} else if (sc->kind == WM_SOURCE_NEXMARK) {
+		src = nexmark(topo, st, parts, n);
 	} else if (trace == NULL) {
 		errno = EINVAL;
 	} else {

@@ -1,8 +1,9 @@
 /*
  * sources.h
  *	Where a source subtask's records come from: the generator
- *	(operators/source_gen.h), the stage's replayed trace (replay.h) or
- *	its Kafka topic (kafka_source.h), for exactly the partitions the
+ *	(operators/source_gen.h), the Nexmark stream (operators/
+ *	nexmark_source.h), the stage's replayed trace (replay.h) or its
+ *	Kafka topic (kafka_source.h), for exactly the partitions the
  *	subtask owns, behind operators/record_source.h.
  *
  * The drivers (the worker, --sim, the pipeline benchmark) open the record
@@ -56,6 +57,21 @@ struct wm_record_source *wm_sources_open(const struct wm_topology *topo,
 					 uint32_t stage, uint32_t index,
 					 struct wm_sources_input *in,
 					 uint64_t *bad_records);
+
+/*
+ * The whole Nexmark stream of source stage `st` (generator = nexmark) of
+ * `topo`, whose origin is fixed (wm_sources_fix_origin()): what every
+ * subtask of the stage reads its share of, and what --record-nexmark
+ * writes. Its seed is [job] seed as it is (not the source's own stream
+ * of it, as a generator's: sources that name one stream describe the
+ * same events), its base time the event-time origin, its partitions the
+ * source's; its events are nexmark.events, cut to those before the end
+ * that [job] event_time sets. NULL, or what is wrong with the stream as
+ * wm_nexmark_config_check() says it.
+ */
+const char *wm_sources_nexmark_conf(const struct wm_topology *topo,
+				    const struct wm_stage *st,
+				    struct wm_nexmark_source_conf *out);
 
 /*
  * Tests only: every source subtask's record source is opened by

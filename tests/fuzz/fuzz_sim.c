@@ -65,7 +65,7 @@ tame(struct wm_topology *t)
 		}
 		if (st->kind == WM_STAGE_SOURCE) {
 			partitions += st->u.source.partitions;
-			if (st->u.source.replay != NULL)
+			if (st->u.source.kind == WM_SOURCE_REPLAY)
 				replace(&st->u.source.replay, trace);
 		} else if (st->kind == WM_STAGE_SINK) {
 			replace(&st->u.sink.path, "/dev/null");

@@ -15,6 +15,15 @@ printf '[source s]\n[window w]\ninput = nope\nsize = 1 min\n' >"$scratch/input.c
 expect_status 78 "$WMRUN" --check "$scratch/input.conf"
 expect_line 'input.conf:3:9: .*no stage named "nope"' "$scratch/err"
 
+# A Nexmark source's field that its kind's events do not have, and a
+# generator key that does nothing there.
+printf '[source bids]\ngenerator = nexmark\nnexmark.key = seller\n' >"$scratch/field.conf"
+expect_status 78 "$WMRUN" --sim "$scratch/field.conf"
+expect_line 'field\.conf:3:15: invalid value for "nexmark\.key" in \[source bids\]: a bid has no number of that name; its numbers are 1, auction, bidder, price, dateTime$' "$scratch/err"
+printf '[source bids]\ngenerator = nexmark\nzipf_exponent = 2\n' >"$scratch/zipf.conf"
+expect_status 78 "$WMRUN" --check "$scratch/zipf.conf"
+expect_line 'zipf\.conf:3:1: "zipf_exponent" has no effect in \[source bids\]: the source makes a Nexmark stream' "$scratch/err"
+
 expect_status 66 "$WMRUN" --check "$scratch/missing.conf"
 expect_line 'could not' "$scratch/err"
 # A bad command line: what is wrong in one line, then a pointer to

@@ -377,6 +377,7 @@ START_TEST(test_flink_export_replays_a_recording_to_its_end)
 	src = &t->stages[0].u.source;
 	src->record = strdup("out/data/s.csv");
 	src->replay = strdup("out/data/s.csv");
+	src->kind = WM_SOURCE_REPLAY;
 	src->replay_end_ms = 3600000;
 	wm_export_flink_job(f, t, "t.conf");
 	fclose(f);

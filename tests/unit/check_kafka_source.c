@@ -145,6 +145,7 @@ stage_init(struct stage *s, const struct cluster *c, uint32_t parallelism,
 	s->st.parallelism = parallelism;
 	s->st.u.source.partitions = room;
 	s->st.u.source.key_type = WM_KEY_TYPE_LONG;
+	s->st.u.source.kind = WM_SOURCE_KAFKA;
 	s->st.u.source.kafka = &s->kc;
 	s->kc.bootstrap_servers = (char *)c->bootstraps;
 	s->kc.topic = (char *)TOPIC;

@@ -135,6 +135,7 @@ START_TEST(test_kafka_replay_has_the_partitions_read)
 	replay = load(text);
 	ck_assert_uint_eq(replay->stages[0].u.source.partitions, 2);
 	ck_assert_ptr_null(replay->stages[0].u.source.kafka);
+	ck_assert_int_eq(replay->stages[0].u.source.kind, WM_SOURCE_REPLAY);
 	wm_topology_free(replay);
 	free(text);
 
@@ -142,6 +143,35 @@ START_TEST(test_kafka_replay_has_the_partitions_read)
 	ck_assert_ptr_nonnull(text);
 	replay = load(text);
 	ck_assert_uint_eq(replay->stages[0].u.source.partitions, 40);
+	wm_topology_free(replay);
+	wm_topology_free(t);
+	free(text);
+}
+END_TEST
+
+/* A Nexmark source's replay reads its trace with the bound the source
+ * had, the benchmark's 4 s by default, which a replaying source would not
+ * default to; its generator and nexmark.* keys are left as comments. */
+START_TEST(test_nexmark_replay_keeps_its_watermark_bound)
+{
+	static const char nexmark_job[] =
+		"[source bids]\ngenerator = nexmark\nnexmark.events = 100\n"
+		"nexmark.key = bidder\n"
+		"[window w]\ninput = bids\nsize = 1 s\n"
+		"[sink out]\ninput = w\npath = /dev/null\n";
+	struct wm_topology *t = load(nexmark_job), *replay;
+	char *text;
+
+	t->stages[0].u.source.record = strdup("rec.csv");
+	text = wm_record_trace_topology(t, nexmark_job, strlen(nexmark_job),
+					NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(strstr(text, "\n# generator = nexmark\n"));
+	ck_assert_ptr_nonnull(strstr(text, "\n# nexmark.key = bidder\n"));
+	replay = load(text);
+	ck_assert_int_eq(replay->stages[0].u.source.kind, WM_SOURCE_REPLAY);
+	ck_assert_int_eq(
+		replay->stages[0].u.source.strategy.out_of_orderness_ms, 4000);
 	wm_topology_free(replay);
 	wm_topology_free(t);
 	free(text);
@@ -266,6 +296,7 @@ record_trace_suite(void)
 		       test_trace_path_names_the_source_when_there_are_several);
 	tcase_add_test(topology, test_replay_topology_replays_the_recording);
 	tcase_add_test(topology, test_kafka_replay_has_the_partitions_read);
+	tcase_add_test(topology, test_nexmark_replay_keeps_its_watermark_bound);
 	tcase_add_test(topology,
 		       test_replay_ends_where_the_run_length_ended_the_job);
 	tcase_add_test(recording,

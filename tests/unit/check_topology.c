@@ -378,6 +378,77 @@ START_TEST(test_punctuations)
 }
 END_TEST
 
+/* The loader says once what kind each source is, from its keys. */
+START_TEST(test_source_kinds)
+{
+	struct wm_topology *t = load_ok("[source g]\nrate = 1/s\n"
+					"[source r]\nreplay = trace.csv\n"
+					"[source k]\nkafka.topic = t\n"
+					"kafka.bootstrap_servers = b:9092\n");
+
+	ck_assert_int_eq(t->stages[0].u.source.kind, WM_SOURCE_GENERATED);
+	ck_assert_int_eq(t->stages[1].u.source.kind, WM_SOURCE_REPLAY);
+	ck_assert(wm_stage_source_is(&t->stages[1], WM_SOURCE_REPLAY));
+	ck_assert_int_eq(t->stages[2].u.source.kind, WM_SOURCE_KAFKA);
+	ck_assert(!wm_stage_source_is(&t->stages[2], WM_SOURCE_GENERATED));
+	wm_topology_free(t);
+}
+END_TEST
+
+/* generator = nexmark: the stream's keys into the conf, the benchmark's
+ * 4 s bound by default, and the other kinds' defaults otherwise. */
+START_TEST(test_nexmark_source)
+{
+	struct wm_topology *t =
+		load_ok("[source bids]\ngenerator = nexmark\n"
+			"partitions = 3\n"
+			"nexmark.events = 2.5M\nnexmark.rate = 3000/min\n"
+			"nexmark.kind = bid\nnexmark.key = bidder\n"
+			"nexmark.value = price\n"
+			"[source people]\ngenerator = nexmark\n"
+			"nexmark.kind = person\nout_of_orderness = 1 s\n"
+			"[source own]\ngenerator = records\nrate = 1/s\n");
+	const struct wm_source_conf *bids = &t->stages[0].u.source;
+	const struct wm_source_conf *people = &t->stages[1].u.source;
+
+	ck_assert_int_eq(bids->kind, WM_SOURCE_NEXMARK);
+	ck_assert_int_eq(bids->nexmark_line, 2);
+	ck_assert_int_eq(bids->nexmark_col, 1);
+	ck_assert_uint_eq(bids->nexmark.events, 2500000);
+	ck_assert_uint_eq(bids->nexmark.gen.events_per_second, 50);
+	ck_assert_int_eq(bids->nexmark.kind, WM_NEXMARK_BID);
+	ck_assert_int_eq(bids->nexmark.key, WM_NEXMARK_FIELD_BIDDER);
+	ck_assert_int_eq(bids->nexmark.value, WM_NEXMARK_FIELD_PRICE);
+	ck_assert_uint_eq(bids->partitions, 3);
+	ck_assert_int_eq(bids->strategy.kind, WM_WATERMARK_BOUNDED);
+	ck_assert_int_eq(bids->strategy.out_of_orderness_ms, 4000);
+
+	ck_assert_int_eq(people->kind, WM_SOURCE_NEXMARK);
+	ck_assert_uint_eq(people->nexmark.events, 10000000);
+	ck_assert_uint_eq(people->nexmark.gen.events_per_second, 10000);
+	ck_assert_int_eq(people->nexmark.kind, WM_NEXMARK_PERSON);
+	ck_assert_int_eq(people->nexmark.key, WM_NEXMARK_FIELD_ID);
+	ck_assert_int_eq(people->nexmark.value, WM_NEXMARK_FIELD_ONE);
+	ck_assert_int_eq(people->strategy.out_of_orderness_ms, 1000);
+
+	ck_assert_int_eq(t->stages[2].u.source.kind, WM_SOURCE_GENERATED);
+	ck_assert_int_eq(t->stages[2].u.source.strategy.out_of_orderness_ms, 0);
+	wm_topology_free(t);
+
+	/* [global]'s generator is a default, which a replaying or a Kafka
+	 * source's own section overrides. */
+	t = load_ok("[global]\ngenerator = nexmark\n"
+		    "[source n]\n"
+		    "[source r]\nreplay = trace.csv\n"
+		    "[source k]\nkafka.topic = t\n"
+		    "kafka.bootstrap_servers = b:9092\n");
+	ck_assert_int_eq(t->stages[0].u.source.kind, WM_SOURCE_NEXMARK);
+	ck_assert_int_eq(t->stages[1].u.source.kind, WM_SOURCE_REPLAY);
+	ck_assert_int_eq(t->stages[2].u.source.kind, WM_SOURCE_KAFKA);
+	wm_topology_free(t);
+}
+END_TEST
+
 START_TEST(test_alert_tiers)
 {
 	struct wm_topology *t =
@@ -798,6 +869,57 @@ static const struct bad_case bad[] = {
 	 "from 2 s\n",
 	 "t.conf:3:35: invalid value for \"burst\" in [source s]: \"from\" "
 	 "given twice"},
+	/* A Nexmark source's records are the stream's: the other kinds'
+	 * keys are refused on it, and its keys on them. */
+	{"[source s]\ngenerator = nexmark\nrate = 10/s\n",
+	 "t.conf:3:1: \"rate\" has no effect in [source s]: the source makes "
+	 "a Nexmark stream (generator = nexmark)"},
+	{"[source s]\ngenerator = nexmark\nkeys = 10\n",
+	 "t.conf:3:1: \"keys\" has no effect in [source s]: the source makes "
+	 "a Nexmark stream"},
+	{"[source s]\ngenerator = nexmark\npacing = event\n",
+	 "t.conf:3:1: \"pacing\" has no effect in [source s]: the source "
+	 "makes a Nexmark stream"},
+	{"[source s]\ngenerator = nexmark\nreplay = x.csv\n",
+	 "t.conf:3:10: invalid value for \"replay\" in [source s]: a source "
+	 "makes a Nexmark stream (generator = nexmark) or replays a trace, "
+	 "not both"},
+	{"[source s]\ngenerator = nexmark\nkafka.topic = t\n"
+	 "kafka.bootstrap_servers = b:9092\n",
+	 "t.conf:3:15: invalid value for \"kafka.topic\" in [source s]: a "
+	 "source reads a Kafka topic or makes a Nexmark stream"},
+	{"[source s]\nrate = 1/s\nnexmark.kind = bid\n",
+	 "t.conf:3:1: \"nexmark.kind\" has no effect in [source s]: only a "
+	 "Nexmark source (generator = nexmark) reads it"},
+	{"[source s]\nreplay = x.csv\nnexmark.events = 5\n",
+	 "t.conf:3:1: \"nexmark.events\" has no effect in [source s]: only "
+	 "a Nexmark source"},
+	{"[source s]\ngenerator = nexmark\nnexmark.kind = bid\n"
+	 "nexmark.key = seller\n",
+	 "t.conf:4:15: invalid value for \"nexmark.key\" in [source s]: a "
+	 "bid has no number of that name; its numbers are 1, auction, "
+	 "bidder, price, dateTime"},
+	{"[source s]\ngenerator = nexmark\nnexmark.kind = person\n"
+	 "nexmark.value = price\n",
+	 "t.conf:4:17: invalid value for \"nexmark.value\" in [source s]: a "
+	 "person has no number of that name; its numbers are 1, id, "
+	 "dateTime"},
+	{"[source s]\ngenerator = nexmark\nnexmark.rate = 2.5/s\n",
+	 "t.conf:3:16: invalid value for \"nexmark.rate\" in [source s]: "
+	 "must be a whole number of events a second"},
+	{"[source s]\ngenerator = nexmark\nnexmark.rate = unlimited\n",
+	 "t.conf:3:16: invalid value for \"nexmark.rate\" in [source s]: "
+	 "must be a whole number of events a second"},
+	{"[source s]\ngenerator = nexmark\nnexmark.events = 0\n",
+	 "t.conf:3:18: invalid value for \"nexmark.events\" in [source s]: "
+	 "must be between 1 and"},
+	{"[source s]\ngenerator = nexmak\n",
+	 "t.conf:2:13: invalid value for \"generator\" in [source s]"},
+	{"[source s]\ngenerator = nexmark\n"
+	 "watermark_alignment_group = g\n"
+	 "watermark_alignment_max_drift = 1 s\n",
+	 "t.conf:3:29: invalid value for \"watermark_alignment_group\" in "
+	 "[source s]: a Nexmark source cannot be aligned"},
 };
 
 #define N_BAD (sizeof(bad) / sizeof(bad[0]))
@@ -844,6 +966,8 @@ topology_suite(void)
 	tcase_add_test(good, test_random_silences);
 	tcase_add_test(good, test_punctuations);
 	tcase_add_test(good, test_alert_tiers);
+	tcase_add_test(good, test_source_kinds);
+	tcase_add_test(good, test_nexmark_source);
 	tcase_add_loop_test(errors,
 			    test_configuration_errors_name_file_line_and_key, 0,
 			    (int)N_BAD);

@@ -110,6 +110,10 @@ section(FILE *f, const struct wm_key_table_section *s)
 			field(f, "Only", "a source that generates its records");
 		else if (k->use == WM_KEY_REPLAY)
 			field(f, "Only", "a source that replays a trace");
+		else if (k->use == WM_KEY_NEXMARK)
+			field(f, "Only",
+			      "a source that makes a Nexmark stream (generator "
+			      "= nexmark)");
 		example(f, k);
 	}
 }

@@ -37,6 +37,7 @@ usage(FILE *f)
 		"[TOPOLOGY.conf]\n"
 		"  or:  wmrun --export-flink DIR [--export-speed S] "
 		"[TOPOLOGY.conf]\n"
+		"  or:  wmrun --record-nexmark FILE [--sim] TOPOLOGY.conf\n"
 		"  or:  wmrun --help | --version\n"
 		"\n"
 		"Run an event-time stream job with Apache Flink's watermark,\n"
@@ -113,6 +114,18 @@ usage(FILE *f)
 		"                  Kafka topic's night, replayed offline "
 		"under\n"
 		"                  --sim, which a Kafka source refuses)\n"
+		"  --record-nexmark FILE\n"
+		"                  write the Nexmark stream the topology's "
+		"sources\n"
+		"                  read (generator = nexmark) into FILE, "
+		"every event\n"
+		"                  of every kind as a line of the "
+		"benchmark's Kafka\n"
+		"                  JSON with its partition, and run nothing; "
+		"its\n"
+		"                  times start at the job's event_time_origin "
+		"(with\n"
+		"                  start: 0 under --sim, else now)\n"
 		"  --sweep SECTION.KEY=V1,V2,...\n"
 		"                  run the job once per value of the key "
 		"(SECTION:\n"
@@ -286,6 +299,19 @@ check_combination(const struct wm_cmdline *cl)
 		       "--check or --sweep, and no \"-\" or empty name");
 		return EX_USAGE;
 	}
+	if (cl->record_nexmark != NULL &&
+	    (cl->check_only || cl->summary != NULL || cl->metrics != NULL ||
+	     cl->report != NULL || cl->record != NULL || cl->prometheus.on ||
+	     cl->sweep.n_axes > 0 || cl->export_flink != NULL ||
+	     cl->resume != NULL || cl->record_nexmark[0] == '\0')) {
+		/* It writes a file and runs nothing: --sim alone says which
+		 * origin `start` stands for. */
+		wm_log("wmrun: --record-nexmark writes a stream and runs "
+		       "nothing: it takes no option but --sim (and --set), "
+		       "and a file name");
+		try_help();
+		return EX_USAGE;
+	}
 	if (cl->sweep_csv != NULL && cl->sweep.n_axes == 0) {
 		wm_log("wmrun: --sweep-csv writes the table of a "
 		       "--sweep: give one");
@@ -432,6 +458,9 @@ take_option(int c, const char *arg, struct wm_cmdline *cl)
 	case 'T':
 		cl->record = arg;
 		break;
+	case 'N':
+		cl->record_nexmark = arg;
+		break;
 	case 'r':
 		cl->resume = arg;
 		break;
@@ -520,6 +549,7 @@ wm_cmdline_parse(int argc, char **argv, struct wm_cmdline *cl)
 		{"prometheus", required_argument, NULL, 'P'},
 		{"report", required_argument, NULL, 'R'},
 		{"record-trace", required_argument, NULL, 'T'},
+		{"record-nexmark", required_argument, NULL, 'N'},
 		{"sweep", required_argument, NULL, 'W'},
 		{"sweep-csv", required_argument, NULL, 'C'},
 		{"export-flink", required_argument, NULL, 'F'},

@@ -26,11 +26,12 @@ enum wm_cmdline_live {
 
 /* What the command line asks for. */
 struct wm_cmdline {
-	const char *summary; /* --summary FILE, or NULL */
-	const char *metrics; /* --metrics FILE, or NULL */
-	const char *report;  /* --report FILE.html, or NULL */
-	const char *record;  /* --record-trace FILE, or NULL */
-	const char *path;    /* the topology file; NULL: the built-in one */
+	const char *summary;	    /* --summary FILE, or NULL */
+	const char *metrics;	    /* --metrics FILE, or NULL */
+	const char *report;	    /* --report FILE.html, or NULL */
+	const char *record;	    /* --record-trace FILE, or NULL */
+	const char *record_nexmark; /* --record-nexmark FILE, or NULL */
+	const char *path; /* the topology file; NULL: the built-in one */
 	bool sim;
 	bool check_only;
 	bool quiet;

@@ -34,6 +34,7 @@
 #include "runtime/plan/affinity.h"
 #include "runtime/io/outfile.h"
 #include "runtime/source/kafka_topology.h"
+#include "runtime/source/nexmark_record.h"
 #include "runtime/source/record_trace.h"
 #include "runtime/source/sources.h"
 #include "runtime/plan/footprint.h"
@@ -354,8 +355,8 @@ check_traces(const struct wm_topology *t)
 		struct wm_ini_error e;
 		char msg[4400];
 
-		if (t->stages[s].kind != WM_STAGE_SOURCE ||
-		    src->replay == NULL || access(src->replay, R_OK) == 0)
+		if (!wm_stage_source_is(&t->stages[s], WM_SOURCE_REPLAY) ||
+		    access(src->replay, R_OK) == 0)
 			continue;
 		wm_ini_error_set(&e, t->file, src->replay_line, src->replay_col,
 				 "source %s: could not read trace \"%s\": %s",
@@ -1055,6 +1056,27 @@ fix_origin(struct wm_topology *t, const struct wm_cmdline *cl)
 	return EX_OK;
 }
 
+/* --record-nexmark FILE: the topology's Nexmark stream into FILE, from
+ * the origin the job would have (nexmark_record.h). Its exit status,
+ * after a message if not 0. */
+static int
+record_nexmark(struct wm_topology *t, const struct wm_cmdline *cl)
+{
+	struct wm_nexmark_source_conf stream;
+	char why[4400];
+	int status = fix_origin(t, cl);
+
+	if (status != EX_OK)
+		return status;
+	status = wm_nexmark_record_stream(t, &stream, why, sizeof(why));
+	if (status == EX_OK)
+		status = wm_nexmark_record_write(&stream, cl->record_nexmark,
+						 why, sizeof(why));
+	if (status != EX_OK)
+		wm_log("wmrun: %s", why);
+	return status;
+}
+
 /* Run the job, in this process on simulated time or supervised in pinned
  * workers, filling *rep. Its exit status, after a message if not 0. */
 static int
@@ -1261,6 +1283,13 @@ main(int argc, char **argv)
 		warn_unread_results(t);
 		warn_mixed_stdout(t);
 		status = check_traces(t);
+	}
+	if (status == EX_OK && cl.record_nexmark != NULL) {
+		wm_ini_free(doc);
+		status = record_nexmark(t, &cl);
+		wm_topology_free(t);
+		wm_cmdline_free(&cl);
+		return status;
 	}
 	if (status == EX_OK && cl.export_flink != NULL) {
 		/* The speed is the Flink job's alone: --sim's recording
