@@ -166,6 +166,11 @@ wm_sources_nexmark_conf(const struct wm_topology *topo,
 		if (before_end < out->events)
 			out->events = (uint64_t)before_end;
 	}
+	/* A job bounded in processing time keeps the partitions open to its
+	 * end, past the stream's last event, as a topic stays open: windows
+	 * of processing time then close (nexmark_source.h, end_ms). */
+	if (job->processing_time_ms != INT64_MAX)
+		out->end_ms = job->processing_time_ms;
 	return wm_nexmark_config_check(&out->gen);
 }
 
