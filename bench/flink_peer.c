@@ -188,9 +188,8 @@ build(void)
 	return 0;
 }
 
-/* "JAR:DEPENDENCIES" for java -cp, malloc()ed; NULL after a message. */
-static char *
-class_path(void)
+char *
+wm_flink_peer_class_path(void)
 {
 	FILE *f = fopen(PEER_CLASSPATH, "r");
 	size_t cap = 4096, len, jar = strlen(PEER_JAR);
@@ -287,7 +286,7 @@ wm_flink_peer_start(const char *trace, uint64_t records, uint64_t results,
 	int sv[2] = {-1, -1};
 
 	*status = EX_OSERR;
-	if ((cp = class_path()) == NULL ||
+	if ((cp = wm_flink_peer_class_path()) == NULL ||
 	    (peer = calloc(1, sizeof(*peer))) == NULL ||
 	    socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		wm_log("wmbench: could not start the Flink peer: %s",

@@ -40,6 +40,11 @@ struct wm_flink_peer_run {
  * (EX_UNAVAILABLE without java or mvn, or when Maven fails). */
 int wm_flink_peer_build(void);
 
+/* The built peer's class path for java -cp ("JAR:DEPENDENCIES"): its
+ * other classes run alike (wmbench nexmark's NexmarkQueries).
+ * malloc()ed; NULL after a message. */
+char *wm_flink_peer_class_path(void);
+
 /*
  * Start the built peer's JVM on `trace` (`records` lines of wmbench's
  * long-keyed trace, `results` distinct key and window pairs, windows of

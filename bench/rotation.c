@@ -28,6 +28,8 @@ report(const struct wm_bench_rotation *rot, uint64_t reps, double *fig,
 		snprintf(prefix, sizeof(prefix), "bench=%s %s=%s", rot->bench,
 			 rot->key, rot->names[v]);
 		wm_stats_print(stdout, prefix, rot->metric, &s, NULL);
+		if (rot->medians != NULL)
+			rot->medians[v] = s.median;
 		if (v > 0)
 			wm_stats_print_ratio(stdout, prefix, rot->over,
 					     q.median);

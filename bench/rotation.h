@@ -28,6 +28,9 @@ struct wm_bench_rotation {
 	 * (it said why). */
 	double (*run)(size_t v, void *ctx);
 	void *ctx;
+	/* Where each variant's median goes when it is printed (n of them),
+	 * for a caller that derives more figures from it; NULL: nowhere. */
+	double *medians;
 };
 
 /*

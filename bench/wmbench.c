@@ -137,6 +137,9 @@ static const struct wmbench_command commands[] = {
 	{"writers", wm_bench_writers,
 	 "a line of JSON written: a sink's result line by hand and by "
 	 "jansson, a --metrics line"},
+	{"nexmark", wm_bench_nexmark,
+	 "Nexmark queries on wmrun and on Flink, same events, results "
+	 "checked equal"},
 };
 
 static void

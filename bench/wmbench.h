@@ -37,5 +37,6 @@ int wm_bench_pipeline(int argc, char **argv);
 int wm_bench_stages(int argc, char **argv);
 int wm_bench_fields(int argc, char **argv);
 int wm_bench_writers(int argc, char **argv);
+int wm_bench_nexmark(int argc, char **argv);
 
 #endif /* WM_BENCH_WMBENCH_H */
