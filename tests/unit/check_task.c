@@ -1559,8 +1559,11 @@ chain_record(struct wm_task_out *out, uint32_t edge, uint32_t channel,
 {
 	ck_assert_uint_eq(edge, 0);
 	ck_assert_uint_eq(channel, 0);
-	*chain_next(out) =
-		(struct chain_event){'r', r->key, r->ts, r->value, r->flags};
+	*chain_next(out) = (struct chain_event){.what = 'r',
+						.key = r->key,
+						.ts = r->ts,
+						.value = r->value,
+						.flags = r->flags};
 }
 
 static void
@@ -1576,7 +1579,8 @@ chain_result(struct wm_task_out *out, const struct wm_window_result *r,
 	(void)watermark;
 	(void)fire_time_ms;
 	ck_assert_int_eq(r->timestamp, r->window.end - 1);
-	*chain_next(out) = (struct chain_event){'R', r->key, r->window.end, v};
+	*chain_next(out) = (struct chain_event){
+		.what = 'R', .key = r->key, .ts = r->window.end, .value = v};
 }
 
 /* A window read by another window, its results as records: each shape of
@@ -1588,15 +1592,26 @@ static const struct {
 	unsigned results; /* of the records below at watermark 20 s */
 	bool late_firing; /* a record after it refires [0, 10 s) of key 1 */
 } chains[] = {
-	{"size = 10 s\nemit = count\n", WM_WINDOW_EMIT_COUNT, 0, 3},
-	{"type = sliding\nsize = 10 s\nslide = 5 s\naggregates = min, sum\n",
-	 WM_WINDOW_EMIT_SUM, WM_RECORD_STRING_KEY, 6},
-	{"type = session\ngap = 3 s\naggregates = max, count\nemit = max\n",
-	 WM_WINDOW_EMIT_MAX, 0, 3},
-	{"size = 10 s\naggregates = avg, min\n", WM_WINDOW_EMIT_MIN,
-	 WM_RECORD_STRING_KEY, 3},
-	{"size = 10 s\nallowed_lateness = 1 min\n", WM_WINDOW_EMIT_COUNT, 0, 3,
-	 true},
+	{.window = "size = 10 s\nemit = count\n",
+	 .emit = WM_WINDOW_EMIT_COUNT,
+	 .results = 3},
+	{.window = "type = sliding\nsize = 10 s\nslide = 5 s\n"
+		   "aggregates = min, sum\n",
+	 .emit = WM_WINDOW_EMIT_SUM,
+	 .flags = WM_RECORD_STRING_KEY,
+	 .results = 6},
+	{.window = "type = session\ngap = 3 s\naggregates = max, count\n"
+		   "emit = max\n",
+	 .emit = WM_WINDOW_EMIT_MAX,
+	 .results = 3},
+	{.window = "size = 10 s\naggregates = avg, min\n",
+	 .emit = WM_WINDOW_EMIT_MIN,
+	 .flags = WM_RECORD_STRING_KEY,
+	 .results = 3},
+	{.window = "size = 10 s\nallowed_lateness = 1 min\n",
+	 .emit = WM_WINDOW_EMIT_COUNT,
+	 .results = 3,
+	 .late_firing = true},
 };
 
 START_TEST(test_a_window_sends_its_results_as_records_before_the_watermark)
