@@ -204,7 +204,9 @@ same() {
 # the trace's outcome does not hang on the wall clock, nor on sharing the
 # machine with another job. The traces' margins are made for the faster
 # run, so they hold for the slower; two thirds, not half, keeps CI's
-# time. The caller's conf() RUN writes every sink to $scratch/RUN.*out
+# time. wmrun's real run must agree too, or have fallen behind its
+# schedule past the traces' margins and agree at a quarter of the speed.
+# The caller's conf() RUN writes every sink to $scratch/RUN.*out
 # and every late output to $scratch/RUN.*late. MUTATE, a sed script,
 # changes Flink's topology only: to see that a difference is caught.
 oracle() {
@@ -228,8 +230,21 @@ oracle() {
 	echo "$name: Flink agrees with --sim at two speeds:$agreed lines"
 	[ -n "${SIM_ONLY:-}" ] && return 0
 	conf "$name.real" >"$scratch/$name.real.conf"
-	expect_status 0 timeout 300 "$WMRUN" --quiet "$scratch/$name.real.conf"
-	same sim real "wmrun's real run"
+	expect_status 0 timeout 300 "$WMRUN" --quiet --summary "$scratch/$name.real.json" \
+		"$scratch/$name.real.conf"
+	(same sim real "wmrun's real run") >"$scratch/$name.same" 2>&1 && return 0
+	# The traces' margins are 20 s of processing time and more (a late
+	# record that far behind the records around it): a real run that
+	# fell behind its schedule by less differs for a reason of its own.
+	# One that fell further, on a machine too loaded for its speed (CI
+	# saw a 25 s late click join its window beside the sanitizer build),
+	# runs again at a quarter of the speed, where it must agree.
+	noise=$(sed -n 's/.*"scheduling_noise_ms":\([0-9]*\).*/\1/p' "$scratch/$name.real.json")
+	[ "${noise:-0}" -ge 10000 ] || { cat "$scratch/$name.same"; exit 1; }
+	echo "$name: wmrun's real run fell $noise ms of processing time behind its schedule; again at a quarter of the speed"
+	conf "$name.real" | awk '/^speed = / { $3 = $3 / 4 } 1' >"$scratch/$name.real.conf"
+	expect_status 0 timeout 600 "$WMRUN" --quiet "$scratch/$name.real.conf"
+	same sim real "wmrun's real run at a quarter of the speed"
 }
 
 # keyed_trace FILE: 4 partitions, 23 keys (two of them -2^62 and
