@@ -481,18 +481,24 @@ nexmark_query(struct nexmark_run *run, uint64_t reps)
 	return rc;
 }
 
-/* The scratch directory's files, then itself. */
+/* The scratch directory's files (each query's rows among them), then
+ * itself. */
 static void
 remove_scratch(const struct nexmark_run *run)
 {
 	static const char *const files[] = {
 		"recording.json", "record.log", "wmrun.csv",
-		"wmrun.log",	  "flink.log",	"q11.csv",
+		"wmrun.log",	  "flink.log",
 	};
 	char path[PATH_MAX + 32];
 
 	for (size_t i = 0; i < N_ELEMS(files); i++) {
 		snprintf(path, sizeof(path), "%s/%s", run->dir, files[i]);
+		unlink(path);
+	}
+	for (size_t q = 0; q < N_ELEMS(queries); q++) {
+		snprintf(path, sizeof(path), "%s/%s.csv", run->dir,
+			 queries[q].name);
 		unlink(path);
 	}
 	rmdir(run->dir);
