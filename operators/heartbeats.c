@@ -267,6 +267,22 @@ heartbeats_partition_stats(const struct wm_record_source *src, uint32_t i,
 	in->ops->partition_stats(in, i, now_ns, st);
 }
 
+/* The sooner of the i-th partition's next record and next heartbeat: a
+ * heartbeat moves its watermark as a record would. */
+static int64_t
+heartbeats_partition_next_due(const struct wm_record_source *src, uint32_t i)
+{
+	const struct heartbeats *h = heartbeats_of(src);
+	int64_t record = wm_record_source_partition_next_due_ns(h->inner, i);
+	int64_t beat;
+
+	if (h->fast || record == WM_RECORD_SOURCE_DUE_UNKNOWN ||
+	    i >= h->n_parts)
+		return WM_RECORD_SOURCE_DUE_UNKNOWN;
+	beat = h->parts[i].paused ? INT64_MAX : due_of(h, &h->parts[i]);
+	return beat < record ? beat : record;
+}
+
 static void
 heartbeats_pause(struct wm_record_source *src, uint32_t i, bool paused,
 		 int64_t now_ns)
@@ -349,6 +365,7 @@ heartbeats_restore(struct wm_record_source *src, struct wm_snap_reader *r)
 static const struct wm_record_source_ops heartbeats_ops = {
 	.next = heartbeats_next,
 	.next_due_ns = heartbeats_next_due,
+	.partition_next_due_ns = heartbeats_partition_next_due,
 	.next_run = heartbeats_next_run,
 	.finished = heartbeats_finished,
 	.n_partitions = heartbeats_n_partitions,

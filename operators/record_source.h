@@ -32,6 +32,14 @@
  *				(a value <= now: call next() now); INT64_MAX:
  *				not from the passage of time (finished, or
  *				silent for ever)
+ *	partition_next_due_ns(src, i)	when the i-th partition's next
+ *				record is due, as next_due_ns() for it alone:
+ *				INT64_MAX when none is due from the passage of
+ *				time (finished, silent to the end);
+ *				WM_RECORD_SOURCE_DUE_UNKNOWN when it cannot
+ *				say (paused: its records wait on the runtime,
+ *				not on the clock). NULL: never can (records
+ *				that arrive from outside)
  *	finished(src)		every partition is finished: the subtask sends
  *				its final watermark and END
  *	n_partitions, partition_stats	partitions of this subtask in a fixed
@@ -116,6 +124,8 @@ struct wm_record_source_ops {
 	int (*next)(struct wm_record_source *src, int64_t now_ns,
 		    struct wm_record *out);
 	int64_t (*next_due_ns)(const struct wm_record_source *src);
+	int64_t (*partition_next_due_ns)(const struct wm_record_source *src,
+					 uint32_t i);
 	uint32_t (*next_run)(struct wm_record_source *src, int64_t now_ns,
 			     struct wm_record *out, int64_t *due_ns,
 			     uint32_t cap);
@@ -159,6 +169,19 @@ static inline int64_t
 wm_record_source_next_due_ns(const struct wm_record_source *src)
 {
 	return src->ops->next_due_ns(src);
+}
+
+/* What partition_next_due_ns() says of the i-th partition, or
+ * WM_RECORD_SOURCE_DUE_UNKNOWN for a source that cannot say. */
+#define WM_RECORD_SOURCE_DUE_UNKNOWN INT64_MIN
+
+static inline int64_t
+wm_record_source_partition_next_due_ns(const struct wm_record_source *src,
+				       uint32_t i)
+{
+	if (src->ops->partition_next_due_ns == NULL)
+		return WM_RECORD_SOURCE_DUE_UNKNOWN;
+	return src->ops->partition_next_due_ns(src, i);
 }
 
 /* A run of up to `cap` records (the next_run op, or next() cap times,

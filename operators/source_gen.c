@@ -1312,6 +1312,23 @@ wm_source_gen_n_partitions(const struct wm_source_gen *g)
 	return g->n_parts;
 }
 
+int64_t
+wm_source_gen_partition_next_due_ns(const struct wm_source_gen *g, uint32_t i)
+{
+	const struct gen_part *p = &g->parts[i];
+
+	if (g->fast || p->paused)
+		return WM_RECORD_SOURCE_DUE_UNKNOWN;
+	/* Out of the timed heap when finished (or paused); its key there
+	 * is what paced_schedule() and a resume gave it. */
+	if (p->finished || !p->in_heap)
+		return INT64_MAX;
+	if (p->ending)
+		return g->end_ns;
+	return g->n_outages > 0 ? outage_end(g, p->id, p->arrival_ns)
+				: p->arrival_ns;
+}
+
 void
 wm_source_gen_partition_stats(const struct wm_source_gen *g, uint32_t i,
 			      int64_t now_ns,

@@ -352,6 +352,14 @@ void wm_source_gen_partition_stats(const struct wm_source_gen *g, uint32_t i,
 				   int64_t now_ns,
 				   struct wm_source_partition_stats *st);
 
+/* When the i-th partition's next record is due (paced mode: its arrival,
+ * or the end of the outage that delays it, or end_ns where it finishes);
+ * INT64_MAX when finished. WM_RECORD_SOURCE_DUE_UNKNOWN when paused (its
+ * arrivals wait for the runtime) and in fast mode, which makes records
+ * as they are read, none due at a time. */
+int64_t wm_source_gen_partition_next_due_ns(const struct wm_source_gen *g,
+					    uint32_t i);
+
 /*
  * The generator's position (the record source's snapshot and restore):
  * per partition its arrival cursor, what it emitted and skipped, its

@@ -103,6 +103,12 @@ gen_src_partition_stats(const struct wm_record_source *src, uint32_t i,
 	wm_source_gen_partition_stats(gen_of_const(src), i, now_ns, st);
 }
 
+static int64_t
+gen_src_partition_next_due_ns(const struct wm_record_source *src, uint32_t i)
+{
+	return wm_source_gen_partition_next_due_ns(gen_of_const(src), i);
+}
+
 static void
 gen_src_free(struct wm_record_source *src)
 {
@@ -131,6 +137,7 @@ gen_src_restore(struct wm_record_source *src, struct wm_snap_reader *r)
 const struct wm_record_source_ops wm_source_gen_ops = {
 	.next = gen_src_next,
 	.next_due_ns = gen_src_next_due_ns,
+	.partition_next_due_ns = gen_src_partition_next_due_ns,
 	.next_run = gen_src_next_run,
 	.finished = gen_src_finished,
 	.n_partitions = gen_src_n_partitions,

@@ -1211,6 +1211,11 @@ wm_task_publish_source(const struct wm_task *t, int64_t now_ns)
 		WM_METRIC_SET(pm->records, s->part[i].records);
 		WM_METRIC_SET(pm->alignment_paused_ns,
 			      time_stopped(&s->part[i].held, now_ns));
+		WM_METRIC_SET(pm->next_due_ns,
+			      t->finished
+				      ? INT64_MAX
+				      : wm_record_source_partition_next_due_ns(
+						s->src, i));
 		wm_progress_publish(&s->part[i].progress, reading_ns,
 				    &pm->progress);
 		publish_silence(s, i, reading_ns, pm);

@@ -146,8 +146,13 @@ wm_gaps_get(const struct wm_gap_histogram *h, unsigned b)
 struct wm_partition_metrics {
 	_Atomic uint32_t partition;
 	_Atomic uint32_t reserved;
-	_Atomic uint64_t records;	      /* emitted */
-	_Atomic int64_t alignment_paused_ns;  /* held back by alignment */
+	_Atomic uint64_t records;	     /* emitted */
+	_Atomic int64_t alignment_paused_ns; /* held back by alignment */
+	/* The processing time its next record is due, as its record source
+	 * says (wm_record_source_partition_next_due_ns()): INT64_MAX, none
+	 * from the passage of time; INT64_MIN, the source cannot say. What
+	 * tells a silent partition from one whose process did not run. */
+	_Atomic int64_t next_due_ns;
 	struct wm_watermark_metrics progress; /* its multiplexer slot */
 	/* For the advice at the end of a run (runtime/report/advice.h),
 	 * kept here as records go, like fire_delays: the processing time

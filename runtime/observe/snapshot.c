@@ -115,6 +115,7 @@ read_partitions(struct wm_snap_subtask *s,
 		p->records = WM_METRIC_GET(pm->records);
 		p->idle_ns = WM_METRIC_GET(pm->progress.idle_ns);
 		p->paused_ns = WM_METRIC_GET(pm->alignment_paused_ns);
+		p->next_due_ns = WM_METRIC_GET(pm->next_due_ns);
 		if (b != NULL && b->partition != p->partition)
 			b = NULL;
 		partition_split(p, b, dt_processing_ns);
@@ -291,13 +292,29 @@ find_partition(const struct wm_snap_subtask *s, uint32_t partition)
 	return NULL;
 }
 
-/* Why source subtask `s` holds back with partition `p` at its minimum: a
- * process that waited for a CPU most of the last interval could do
- * nothing else (its partitions look silent too), so that comes first;
- * then waiting for room most of the time is back-pressure, whatever its
- * partitions do. A subtask that sent nothing over the interval while its
- * next record has been due for longer than the scheduling noise did not
- * run, for whatever reason the CPU wait does not show (a page fault on a
+/* Whether partition `p` delivered nothing over the last interval and its
+ * record source says its next record is not due yet: then none was due
+ * over the interval either (a due record stays due until delivered), and
+ * no CPU, room or scheduling would have brought one. */
+static bool
+nothing_due(const struct wm_snapshot *snap, const struct wm_snap_partition *p)
+{
+	return p != NULL && p->records_per_s == 0.0 &&
+	       p->next_due_ns != INT64_MIN &&
+	       p->next_due_ns > snap->processing_ns;
+}
+
+/* Why source subtask `s` holds back with partition `p` at its minimum.
+ * A partition with nothing due, by its records' schedule, is silent,
+ * whatever its process did: a process that waits for a CPU half of
+ * each second must not make a silence look like starvation. Otherwise
+ * (a due record not delivered, or a source that cannot say), a process
+ * that waited for a CPU most of the last interval could do nothing else
+ * (its partitions look silent too), so that comes first; then waiting
+ * for room most of the time is back-pressure, whatever its partitions
+ * do. A subtask that sent nothing over the interval while its next
+ * record has been due for longer than the scheduling noise did not run,
+ * for whatever reason the CPU wait does not show (a page fault on a
  * loaded disk, a stop), and its partitions only look silent; it is
  * behind. Otherwise a partition that delivered nothing over the interval
  * is silent: its subtask ran, and had nothing of it due. Without two
@@ -306,6 +323,8 @@ static enum wm_blame_cause
 source_cause(const struct wm_snapshot *snap, const struct wm_snap_subtask *s,
 	     const struct wm_snap_partition *p)
 {
+	if (nothing_due(snap, p))
+		return WM_BLAME_SILENCE;
 	if (s->cpu_wait_ms_per_s >= 500.0)
 		return WM_BLAME_STARVED;
 	if (s->backpressured_ms_per_s >= 500.0)

@@ -61,6 +61,10 @@ struct wm_snap_partition {
 	 * its last advance (0: the start). How long a watermark has stood
 	 * still, exactly, whatever the sampling. */
 	int64_t since_ns;
+	/* When its next record is due, as its subtask last published it
+	 * (wm_partition_metrics.next_due_ns): INT64_MAX none from the
+	 * passage of time, INT64_MIN its source cannot say. */
+	int64_t next_due_ns;
 };
 
 struct wm_snap_subtask {

@@ -41,6 +41,10 @@ struct wm_view {
 	int64_t noise_ns;	/* a real run's scheduling noise; 0 */
 	uint32_t rows;		/* the terminal's; 0: unknown, no limit */
 	struct said *said;	/* by plan id */
+	/* By plan id, for one frame of a screen too short for every row:
+	 * whether the subtask is on the way from a held subtask to what
+	 * holds it (wm_view_screen()). */
+	bool *on_chain;
 };
 
 struct wm_view *
@@ -53,7 +57,11 @@ wm_view_new(const struct wm_topology *topo, const struct wm_plan *plan,
 		return NULL;
 	v->said = calloc(plan->n_subtasks ? plan->n_subtasks : 1,
 			 sizeof(*v->said));
-	if (v->said == NULL) {
+	v->on_chain = calloc(plan->n_subtasks ? plan->n_subtasks : 1,
+			     sizeof(*v->on_chain));
+	if (v->said == NULL || v->on_chain == NULL) {
+		free(v->said);
+		free(v->on_chain);
 		free(v);
 		errno = ENOMEM;
 		return NULL;
@@ -93,6 +101,7 @@ wm_view_free(struct wm_view *v)
 	if (v == NULL)
 		return;
 	free(v->said);
+	free(v->on_chain);
 	free(v);
 }
 
@@ -232,22 +241,38 @@ rate(double per_s, char *buf, size_t len)
 	return buf;
 }
 
+/* Days a screen counts from the job's first day before it shows a date. */
+#define VIEW_MAX_DAYS 9
+
 /* An event time `ms` as a clock shows it: the time of day alone on the
- * UTC day the job's clock started (`zero_ms`, sources.h), a date
- * besides on any other, so that a screen of a job on the wall clock is
- * not eleven columns wider than one from 0. */
+ * UTC day the job's clock started (`zero_ms`, sources.h), the same with
+ * the days from it ("+1d 00:00:03.999") within VIEW_MAX_DAYS, a date
+ * besides further off. So a screen of a job on the wall clock is not
+ * eleven columns wider than one from 0, nor a job that runs past
+ * midnight seven, and an 80-column screen keeps the mark of the input
+ * that holds a watermark. */
 static const char *
 event_time(int64_t zero_ms, int64_t ms, char *buf, size_t len)
 {
 	int64_t day = zero_ms -
 		      (zero_ms % WM_MS_PER_DAY + WM_MS_PER_DAY) % WM_MS_PER_DAY;
-	int64_t of_day;
+	int64_t since_day, days, of_day;
+	char clock[32];
 
-	if (ms != WM_TS_MIN && ms != WM_TS_MAX &&
-	    !__builtin_sub_overflow(ms, day, &of_day) && of_day >= 0 &&
-	    of_day < WM_MS_PER_DAY)
-		ms = of_day;
-	return wm_units_format_event_time(ms, buf, len);
+	if (ms == WM_TS_MIN || ms == WM_TS_MAX ||
+	    __builtin_sub_overflow(ms, day, &since_day))
+		return wm_units_format_event_time(ms, buf, len);
+	/* Floor division: a time before the first day is on a day before. */
+	days = since_day / WM_MS_PER_DAY -
+	       (since_day % WM_MS_PER_DAY < 0 ? 1 : 0);
+	of_day = since_day - days * WM_MS_PER_DAY;
+	if (days == 0)
+		return wm_units_format_event_time(of_day, buf, len);
+	if (days < -VIEW_MAX_DAYS || days > VIEW_MAX_DAYS)
+		return wm_units_format_event_time(ms, buf, len);
+	snprintf(buf, len, "%+lldd %s", (long long)days,
+		 wm_units_format_event_time(of_day, clock, sizeof(clock)));
+	return buf;
 }
 
 static const char *
@@ -400,10 +425,12 @@ held_news(const struct wm_view *v, const struct wm_snapshot *snap, uint32_t id,
 }
 
 /* Subtask id's row, then its inputs (all of them, or only the one that
- * holds it) and its blame line if it is news. */
+ * holds it) and its blame line if it is news. A subtask `on_chain` of
+ * another's blame line is part of that answer, its row and the input
+ * that holds it too, whether or not its own hold is news yet. */
 static void
 subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
-	     uint32_t id, bool all_inputs, struct wm_screen *scr)
+	     uint32_t id, bool all_inputs, bool on_chain, struct wm_screen *scr)
 {
 	const struct wm_snap_subtask *s = &snap->subtasks[id];
 	FILE *f = wm_screen_file(scr);
@@ -411,7 +438,7 @@ subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
 	struct wm_blame bl;
 	bool news = held_news(v, snap, id, &bl);
 
-	if (news)
+	if (news || on_chain)
 		wm_screen_mark(scr, WM_SCREEN_HELD, WM_SCREEN_ANSWER);
 	else
 		wm_screen_mark(scr, s->idle ? WM_SCREEN_IDLE : WM_SCREEN_PLAIN,
@@ -438,7 +465,7 @@ subtask_rows(const struct wm_view *v, const struct wm_snapshot *snap,
 		fprintf(f, "  %" PRIu32 " outage%s ridden out",
 			s->source_outages, s->source_outages == 1 ? "" : "s");
 	fputc('\n', f);
-	screen_inputs(v, id, s, all_inputs, news, scr);
+	screen_inputs(v, id, s, all_inputs, news || on_chain, scr);
 	if (!news)
 		return;
 	wm_screen_mark(scr, WM_SCREEN_HELD, WM_SCREEN_ANSWER);
@@ -467,18 +494,39 @@ screen_lines(const struct wm_view *v, const struct wm_snapshot *snap)
 	return n;
 }
 
+/* Marks in v->on_chain every subtask on the way from a subtask whose
+ * hold is news to what holds it, itself included. A window held for the
+ * stall threshold may blame a source subtask whose own hold began later
+ * (the window waited on another input first): the screen must still show
+ * the row it names. */
+static void
+mark_chains(struct wm_view *v, const struct wm_snapshot *snap)
+{
+	struct wm_blame bl;
+
+	memset(v->on_chain, 0, snap->n_subtasks * sizeof(*v->on_chain));
+	for (uint32_t id = 0; id < snap->n_subtasks; id++) {
+		if (!held_news(v, snap, id, &bl))
+			continue;
+		for (uint32_t h = 0; h < bl.n_hops; h++)
+			v->on_chain[bl.hop[h]] = true;
+	}
+}
+
 void
-wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap,
+wm_view_screen(struct wm_view *v, const struct wm_snapshot *snap,
 	       struct wm_screen *scr)
 {
 	FILE *f = wm_screen_file(scr);
 	/* Taller than the terminal: every stage still, but of its subtasks
-	 * only those held, each with the input that holds it; the rest
-	 * counted. What holds a watermark is what the screen is for. */
+	 * only those held and those that hold them, each with the input
+	 * that holds it; the rest counted. What holds a watermark is what
+	 * the screen is for. */
 	bool compact = v->rows > 0 && screen_lines(v, snap) > v->rows;
 	uint32_t hidden = 0;
-	struct wm_blame bl;
 
+	if (compact)
+		mark_chains(v, snap);
 	wm_screen_mark(scr, WM_SCREEN_HEAD, WM_SCREEN_ALWAYS);
 	head_line(v, snap, f);
 	wm_screen_mark(scr, WM_SCREEN_PLAIN, WM_SCREEN_OUTLINE);
@@ -496,8 +544,9 @@ wm_view_screen(const struct wm_view *v, const struct wm_snapshot *snap,
 			wm_screen_mark(scr, WM_SCREEN_PLAIN, WM_SCREEN_OUTLINE);
 			stage_line(v, snap, id, f);
 		}
-		if (!compact || held_news(v, snap, id, &bl))
-			subtask_rows(v, snap, id, !compact, scr);
+		if (!compact || v->on_chain[id])
+			subtask_rows(v, snap, id, !compact,
+				     compact && v->on_chain[id], scr);
 		else
 			hidden++;
 		if (last && hidden > 0) {

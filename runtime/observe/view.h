@@ -60,7 +60,7 @@ void wm_view_set_rows(struct wm_view *view, uint32_t rows);
 
 /* The whole screen for `snap`, into the frame `scr` (begun, not ended),
  * each line marked with what it shows and how much it matters. */
-void wm_view_screen(const struct wm_view *view, const struct wm_snapshot *snap,
+void wm_view_screen(struct wm_view *view, const struct wm_snapshot *snap,
 		    struct wm_screen *scr);
 
 /* The lines `snap` makes news of, since the snapshot before, into f. */

@@ -110,6 +110,13 @@ recording_partition_stats(const struct wm_record_source *src, uint32_t i,
 	in->ops->partition_stats(in, i, now_ns, st);
 }
 
+static int64_t
+recording_partition_next_due(const struct wm_record_source *src, uint32_t i)
+{
+	return wm_record_source_partition_next_due_ns(recording_of(src)->inner,
+						      i);
+}
+
 static void
 recording_pause(struct wm_record_source *src, uint32_t i, bool paused,
 		int64_t now_ns)
@@ -163,6 +170,7 @@ recording_health(const struct wm_record_source *src, struct wm_source_health *h)
 static const struct wm_record_source_ops recording_ops = {
 	.next = recording_next,
 	.next_due_ns = recording_next_due,
+	.partition_next_due_ns = recording_partition_next_due,
 	.finished = recording_finished,
 	.n_partitions = recording_n_partitions,
 	.n_finished = recording_n_finished,

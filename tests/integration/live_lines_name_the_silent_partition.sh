@@ -13,13 +13,13 @@ quiet_partition_job 2000 "$scratch/out.csv" >"$scratch/job.conf"
 
 expect_status 0 "$WMRUN" --live=never "$scratch/job.conf"
 err="$scratch/err"
-held='^wmrun: [0-9.]+ (ms|s|min [0-9]+ s) \(processing time ([0-9]+ h [0-9]+ min|[0-9]+ min [0-9]+ s)\): counts/0 watermark [0-9:.]+ held for .* by partition events-3 of events/[01] \(silence: nothing arrives\)$'
+held='^wmrun: [0-9.]+ (ms|s|min [0-9]+ s) \(processing time ([0-9]+ h [0-9]+ min|[0-9]+ min [0-9]+ s)\): counts/0 watermark (\+[0-9]+d )?[0-9:.]+ held for .* by partition events-3 of events/[01] \(silence: nothing arrives\)$'
 moves='^wmrun: .*: counts/0 watermark moves again, '
 expect_line "$held" "$err"
 expect_line "$moves" "$err"
 # The source subtask that reads it, named as its holder too.
 reader=$(grep -E "$held" "$err" | head -n 1 | sed -E 's/.* of (events\/[01]) .*/\1/')
-expect_line "^wmrun: .*: $reader watermark [0-9:.]+ held for .* by partition events-3 of $reader \(silence" "$err"
+expect_line "^wmrun: .*: $reader watermark (\+[0-9]+d )?[0-9:.]+ held for .* by partition events-3 of $reader \(silence" "$err"
 # At the times the silence says: held within the silence, and the window
 # moving again after that only once partition 3 returned at 3 h. (On a
 # loaded machine a subtask not scheduled for a few milliseconds, 10 s of

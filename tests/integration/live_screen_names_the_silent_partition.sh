@@ -77,7 +77,7 @@ done
 [ $said_silence -eq 1 ] || fail "no screen of the silence called it silence"
 [ $after -eq 1 ] || fail "no screen was drawn after the silence"
 # The screen shows each subtask's inputs with their status.
-grep -lE '^ +partition events-3 +[0-9:.]+ +ACTIVE' "$scratch"/screen.* >/dev/null ||
+grep -lE '^ +partition events-3 +(\+[0-9]+d )?[0-9:.]+ +ACTIVE' "$scratch"/screen.* >/dev/null ||
 	fail "no screen lists partition events-3 under its subtask"
 grep -lE '^ +from events/[01] +' "$scratch"/screen.* >/dev/null ||
 	fail "no screen lists the window's input channels"

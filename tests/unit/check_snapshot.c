@@ -292,6 +292,62 @@ START_TEST(test_a_source_that_did_not_run_is_behind_not_silent)
 }
 END_TEST
 
+/* A partition that delivered nothing while its next record was not due
+ * is silent, even when its process waited for a CPU most of the
+ * interval: no CPU would have brought a record. Once that record is due
+ * and not delivered, the wait is the cause; a source that cannot say
+ * when its records are due is judged by the wait alone. */
+/* What holds the window at 3 s of processing time, after `a`, with
+ * partition 3's next record due at `due_ns` and s/1 waiting 700 ms of
+ * the second for a CPU. */
+static enum wm_blame_cause
+cause_when_starved(struct job *j, const struct wm_snapshot *a, int64_t due_ns)
+{
+	struct wm_snapshot *b;
+	struct wm_blame bl;
+
+	WM_METRIC_SET(partitions(j, j->s1)[1].next_due_ns, due_ns);
+	b = wm_snapshot_take(j->plan, j->blocks, a, 8 * SECOND, 3 * SECOND);
+	ck_assert_ptr_nonnull(b);
+	wm_snapshot_set_cpu_wait(b, a, j->s1, 7 * SECOND / 10);
+	ck_assert(b->subtasks[j->s1].cpu_wait_ms_per_s >= 500.0);
+	wm_snapshot_blame(b, j->plan, j->w, &bl);
+	ck_assert_uint_eq(bl.partition, 3);
+	wm_snapshot_free(b);
+	return bl.cause;
+}
+
+START_TEST(test_a_starved_source_with_nothing_due_is_silent)
+{
+	struct job j;
+	struct wm_snapshot *a;
+
+	job_open(&j);
+	a = silence_begins(&j);
+	ck_assert_ptr_nonnull(a);
+	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
+	set_source(&j, j.s1, 1, 150, 3, 10, 5000, 3);
+	set_window(&j, 5000, j.s1, 460);
+	WM_METRIC_SET(partitions(&j, j.s1)[0].next_due_ns, 3 * SECOND);
+	/* Due at 2 h: silent. */
+	ck_assert_int_eq(cause_when_starved(&j, a, 7200 * SECOND),
+			 WM_BLAME_SILENCE);
+	/* Due at 2 s and not delivered at 3 s: starved. */
+	ck_assert_int_eq(cause_when_starved(&j, a, 2 * SECOND),
+			 WM_BLAME_STARVED);
+	/* A source that cannot say. */
+	ck_assert_int_eq(cause_when_starved(&j, a, INT64_MIN),
+			 WM_BLAME_STARVED);
+	/* Nothing due, but records of it delivered over the interval: it is
+	 * not silent, and the wait decides again. */
+	set_source(&j, j.s1, 1, 150, 3, 20, 5000, 3);
+	ck_assert_int_eq(cause_when_starved(&j, a, 7200 * SECOND),
+			 WM_BLAME_STARVED);
+	wm_snapshot_free(a);
+	job_close(&j);
+}
+END_TEST
+
 START_TEST(test_an_idle_or_unheld_subtask_blames_nothing)
 {
 	struct job j;
@@ -444,6 +500,89 @@ START_TEST(test_lines_say_when_a_watermark_is_held_and_when_it_moves)
 }
 END_TEST
 
+/* The window's hold is news, but s/1's began later (the window waited on
+ * s/0 first): a short screen still shows s/1's row and the partition row
+ * that the window's blame line names, marked as the answer, and no blame
+ * line of s/1's own. */
+START_TEST(test_a_short_screen_shows_what_the_blame_line_names)
+{
+	struct job j;
+	struct wm_snapshot *a, *b;
+	struct wm_view *v;
+	char *text;
+
+	job_open(&j);
+	v = wm_view_new(j.topo, j.plan, 0, 100 * SECOND);
+	ck_assert_ptr_nonnull(v);
+	wm_view_set_rows(v, 8);
+	set_source(&j, j.s0, 0, 100, 2, 100, 60000, 0);
+	set_source(&j, j.s1, 1, 100, 3, 10, 5000, 3);
+	set_window(&j, 5000, j.s1, 300);
+	a = wm_snapshot_take(j.plan, j.blocks, NULL, 0, 5 * SECOND);
+	set_source(&j, j.s0, 0, 200, 2, 200, 120000, 0);
+	set_source(&j, j.s1, 1, 200, 3, 10, 5000, 3);
+	WM_METRIC_SET(block(&j, j.s0)->output.since_ns, 19 * SECOND);
+	WM_METRIC_SET(block(&j, j.w)->output.since_ns, 5 * SECOND);
+	WM_METRIC_SET(block(&j, j.s1)->output.since_ns, 15 * SECOND);
+	WM_METRIC_SET(partitions(&j, j.s1)[1].progress.since_ns, 15 * SECOND);
+	b = wm_snapshot_take(j.plan, j.blocks, a, 5 * SECOND, 20 * SECOND);
+	text = render(v, b, true);
+	ck_assert_msg(strstr(text, "|  s/1 ") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "\n21|    partition s-3 ") != NULL, "%s",
+		      text);
+	ck_assert_msg(strstr(text, "<- minimum") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "held for 15.0 s by partition s-3 of s/1 "
+				   "(silence") != NULL,
+		      "%s", text);
+	ck_assert_msg(strstr(text, "held for 5.0 s") == NULL, "%s", text);
+	ck_assert_msg(strstr(text, "s/0 ") == NULL, "%s", text);
+	free(text);
+	wm_snapshot_free(a);
+	wm_snapshot_free(b);
+	wm_view_free(v);
+	job_close(&j);
+}
+END_TEST
+
+/* Event times on the job's first UTC day show as a time of day, on the
+ * nine days either side with their distance in days, further off as a
+ * date: a job that runs past midnight keeps its columns. */
+START_TEST(test_a_watermark_past_midnight_counts_days)
+{
+	static const struct {
+		int64_t zero_ms;
+		const char *shown;
+	} cases[] = {
+		{0, " 00:00:05 "},
+		{-2000, " +1d 00:00:05 "},
+		{3 * 86400000LL + 1000, " -3d 00:00:05 "},
+		{-9 * 86400000LL, " +9d 00:00:05 "},
+	};
+	struct job j;
+	struct wm_view *v;
+
+	job_open(&j);
+	v = wm_view_new(j.topo, j.plan, 0, 100 * SECOND);
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct wm_snapshot *a;
+		char *text;
+
+		for (uint32_t id = 0; id < j.plan->n_subtasks; id++)
+			WM_METRIC_SET(block(&j, id)->clock_zero_ms,
+				      cases[i].zero_ms);
+		a = silence_begins(&j); /* the window at 5000 */
+		text = render(v, a, true);
+		ck_assert_msg(strstr(text, cases[i].shown) != NULL, "%s: %s",
+			      cases[i].shown, text);
+		free(text);
+		wm_snapshot_free(a);
+	}
+	wm_view_free(v);
+	job_close(&j);
+}
+END_TEST
+
 /* The processing time (s) of the line of `text` that says w/0 is held
  * for `cause`, into *at; whether there is one. */
 static bool
@@ -586,9 +725,12 @@ snapshot_suite(void)
 	tcase_add_test(
 		t, test_waiting_for_room_is_back_pressure_and_busy_is_the_rest);
 	tcase_add_test(t, test_a_source_that_did_not_run_is_behind_not_silent);
+	tcase_add_test(t, test_a_starved_source_with_nothing_due_is_silent);
 	tcase_add_test(t, test_an_idle_or_unheld_subtask_blames_nothing);
 	tcase_add_test(
 		t, test_lines_say_when_a_watermark_is_held_and_when_it_moves);
+	tcase_add_test(t, test_a_short_screen_shows_what_the_blame_line_names);
+	tcase_add_test(t, test_a_watermark_past_midnight_counts_days);
 	tcase_add_test(t, test_lines_wait_for_a_new_cause_to_last);
 	tcase_add_test(t, test_a_bounded_job_says_how_much_is_done);
 	tcase_add_test(t, test_the_timeline_speaks_flinks_names);

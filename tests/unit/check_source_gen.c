@@ -370,20 +370,31 @@ START_TEST(test_fast_mode_takes_turns_by_skew)
 }
 END_TEST
 
-START_TEST(test_next_due_ns_after_nothing_due_is_in_the_future)
+/* Partitions 0, 1, 2 at 700 records/s skewed 1, 3 and 0.25, 0 and 1
+ * silent from 300 ms to 800 ms. */
+static void
+conf_skewed_with_silence(struct wm_source_gen_conf *c)
 {
 	static const uint32_t ids[] = {0, 1, 2};
 	static const double skew[] = {1, 3, 0.25};
+	static const struct wm_source_gen_silence silence = {0,	  1, 300,
+							     800, 0, 0};
+
+	conf_base(c, ids, 3, 700);
+	c->skew = skew;
+	c->n_skew = 3;
+	c->n_silences = 1;
+	c->silences = &silence;
+}
+
+START_TEST(test_next_due_ns_after_nothing_due_is_in_the_future)
+{
 	struct wm_source_gen_conf c;
 	struct wm_source_gen *g;
 	struct wm_record r;
 	uint64_t emitted = 0;
 
-	conf_base(&c, ids, 3, 700);
-	c.skew = skew;
-	c.n_skew = 3;
-	c.n_silences = 1;
-	c.silences = &(struct wm_source_gen_silence){0, 1, 300, 800, 0, 0};
+	conf_skewed_with_silence(&c);
 	g = gen_new_ok(&c);
 	/* Poll at odd times: after a 0 the next due time is later, and
 	 * nothing comes out before it. */
@@ -403,6 +414,61 @@ START_TEST(test_next_due_ns_after_nothing_due_is_in_the_future)
 		emitted++;
 	}
 	ck_assert_uint_gt(emitted, 1000);
+	wm_source_gen_free(g);
+}
+END_TEST
+
+/* Each partition's own next due time is when its next record comes: the
+ * record next() returns is from a partition whose due time is the
+ * generator's, none is due earlier, and a silent partition's is the
+ * silence's end. Finished: never; paused or fast: the generator cannot
+ * say. */
+START_TEST(test_each_partition_says_when_its_next_record_is_due)
+{
+	static const uint32_t ids[] = {0, 1, 2};
+	struct wm_source_gen_conf c;
+	struct wm_source_gen *g;
+	struct wm_record r;
+	uint64_t checked = 0;
+
+	conf_skewed_with_silence(&c);
+	c.end_ts = 2000;
+	g = gen_new_ok(&c);
+	for (;;) {
+		int64_t due = wm_source_gen_next_due_ns(g), part[3];
+
+		if (due == INT64_MAX)
+			break;
+		for (uint32_t i = 0; i < 3; i++) {
+			part[i] = wm_source_gen_partition_next_due_ns(g, i);
+			ck_assert_int_ge(part[i], due);
+		}
+		if (due >= 300 * MS && due < 800 * MS) {
+			ck_assert_int_ge(part[0], 800 * MS);
+			ck_assert_int_ge(part[1], 800 * MS);
+		}
+		if (wm_source_gen_next(g, due, &r) != 1)
+			continue; /* a partition finished at the end */
+		ck_assert_int_eq(part[r.partition], due);
+		checked++;
+	}
+	ck_assert_uint_gt(checked, 1000);
+	for (uint32_t i = 0; i < 3; i++)
+		ck_assert_int_eq(wm_source_gen_partition_next_due_ns(g, i),
+				 INT64_MAX);
+	wm_source_gen_free(g);
+
+	g = gen_new_ok(&c);
+	wm_source_gen_pause(g, 2, true, 0);
+	ck_assert_int_eq(wm_source_gen_partition_next_due_ns(g, 2),
+			 WM_RECORD_SOURCE_DUE_UNKNOWN);
+	ck_assert_int_eq(wm_source_gen_partition_next_due_ns(g, 0), 0);
+	wm_source_gen_free(g);
+
+	conf_base(&c, ids, 3, INFINITY);
+	g = gen_new_ok(&c);
+	ck_assert_int_eq(wm_source_gen_partition_next_due_ns(g, 0),
+			 WM_RECORD_SOURCE_DUE_UNKNOWN);
 	wm_source_gen_free(g);
 }
 END_TEST
@@ -2223,6 +2289,8 @@ source_gen_suite(void)
 	tcase_add_test(tc, test_merge_is_earliest_arrival_first);
 	tcase_add_test(tc, test_fast_mode_takes_turns_by_skew);
 	tcase_add_test(tc, test_next_due_ns_after_nothing_due_is_in_the_future);
+	tcase_add_test(tc,
+		       test_each_partition_says_when_its_next_record_is_due);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("out_of_order");
