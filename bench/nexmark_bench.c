@@ -8,7 +8,8 @@
  * `nexmark.events` set to --events, recorded once as the benchmark's JSON
  * lines (`wmrun --record-nexmark`). Flink runs the benchmark's own SQL on
  * them (flink/peer's NexmarkQueries, one MiniCluster, the query at one
- * parallelism); wmrun runs the example itself, its processing time at
+ * parallelism P, the recording dealt by source partition into P files so
+ * that P readers parse it, as they would P Kafka partitions); wmrun runs the example itself, its processing time at
  * speed 10^9 so that every event is due at once and the source emits as
  * fast as the job takes them. For each query and parallelism:
  *
@@ -354,7 +355,7 @@ flink_once(struct nexmark_run *run, struct rows *rows, uint64_t *wall_ns)
 	uint64_t jvm_ns, wall_ms = UINT64_MAX;
 	FILE *f;
 
-	snprintf(recording, sizeof(recording), "%s/recording.json", run->dir);
+	snprintf(recording, sizeof(recording), "%s/splits", run->dir);
 	snprintf(parallelism, sizeof(parallelism), "%u", run->parallelism);
 	snprintf(log, sizeof(log), "%s/flink.log", run->dir);
 	snprintf(results, sizeof(results), "%s/%s.csv", run->dir,
@@ -427,6 +428,117 @@ record_stream(const struct nexmark_run *run)
 			 &wall_ns);
 }
 
+/* The path of split k of the recording's splits (split_recording()). */
+static void
+split_path(const struct nexmark_run *run, uint32_t k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/splits/part-%u.json", run->dir, k);
+}
+
+/* Removes the splits of a query's recording, and their directory. */
+static void
+remove_splits(const struct nexmark_run *run)
+{
+	char path[PATH_MAX + 32];
+
+	for (uint32_t k = 0; k < NEXMARK_MAX_PARALLELISM; k++) {
+		split_path(run, k, path, sizeof(path));
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/splits", run->dir);
+	rmdir(path);
+}
+
+/* The source partition of a recording's line: its last member,
+ * "partition":N (NexmarkQueries' contract); -1 if it has none. */
+static long
+line_partition(const char *line)
+{
+	const char *at = NULL, *p = line;
+	char *end;
+	long n;
+
+	while ((p = strstr(p, "\"partition\":")) != NULL)
+		at = p++;
+	if (at == NULL)
+		return -1;
+	n = strtol(at + strlen("\"partition\":"), &end, 10);
+	return end != at && *end == '}' && n >= 0 ? n : -1;
+}
+
+/*
+ * The recording as run->parallelism files in DIR/splits, each event's
+ * line in file number (its partition mod P), so that Flink's file source has a split
+ * for each of its P readers and P readers parse the JSON, as P Kafka
+ * partitions give P readers; otherwise the one file is one split and one
+ * reader parses every event whatever the parallelism, which would bound
+ * Flink's figure by a single reader. Each file keeps the recording's
+ * order, ascending in event time. 0, or -1 said.
+ */
+static int
+split_recording(const struct nexmark_run *run)
+{
+	char path[PATH_MAX + 32];
+	FILE *in, *out[NEXMARK_MAX_PARALLELISM] = {NULL};
+	char *line = NULL;
+	size_t cap = 0;
+	uint32_t p = run->parallelism;
+	int rc = 0;
+
+	remove_splits(run);
+	snprintf(path, sizeof(path), "%s/splits", run->dir);
+	if (mkdir(path, 0700) != 0) {
+		wm_log("wmbench: nexmark: cannot make \"%s\": %s", path,
+		       strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/recording.json", run->dir);
+	if ((in = fopen(path, "r")) == NULL) {
+		wm_log("wmbench: nexmark: cannot read \"%s\": %s", path,
+		       strerror(errno));
+		return -1;
+	}
+	for (uint32_t k = 0; k < p && rc == 0; k++) {
+		split_path(run, k, path, sizeof(path));
+		/* O_EXCL in a fresh 0700 directory: our own new file. */
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			      0600);
+
+		if (fd < 0 || (out[k] = fdopen(fd, "w")) == NULL) {
+			wm_log("wmbench: nexmark: cannot write \"%s\": %s",
+			       path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			rc = -1;
+		}
+	}
+	while (rc == 0 && getline(&line, &cap, in) > 0) {
+		long part = line_partition(line);
+
+		if (part < 0) {
+			wm_log("wmbench: nexmark: a line of the recording has "
+			       "no partition: \"%.80s\"",
+			       line);
+			rc = -1;
+		} else if (fputs(line, out[(unsigned long)part % p]) == EOF) {
+			wm_log("wmbench: nexmark: cannot write the splits: %s",
+			       strerror(errno));
+			rc = -1;
+		}
+	}
+	if (rc == 0 && ferror(in))
+		rc = -1;
+	for (uint32_t k = 0; k < p; k++)
+		if (out[k] != NULL && fclose(out[k]) != 0 && rc == 0) {
+			wm_log("wmbench: nexmark: cannot write the splits: %s",
+			       strerror(errno));
+			rc = -1;
+		}
+	fclose(in);
+	free(line);
+	return rc;
+}
+
 /* Query q at parallelism p: the check, then the turns. */
 static int
 nexmark_query(struct nexmark_run *run, uint64_t reps)
@@ -451,6 +563,8 @@ nexmark_query(struct nexmark_run *run, uint64_t reps)
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
+	if (split_recording(run) != 0)
+		return EX_SOFTWARE;
 	if (flink_once(run, &run->expect, &wall_ns) != 0)
 		return EX_SOFTWARE;
 	if (wmrun_once(run, &theirs, &wall_ns) != 0) {
@@ -501,6 +615,7 @@ remove_scratch(const struct nexmark_run *run)
 			 queries[q].name);
 		unlink(path);
 	}
+	remove_splits(run);
 	rmdir(run->dir);
 }
 

@@ -35,7 +35,7 @@ import org.apache.flink.util.CloseableIterator;
  * results on the same events can be compared with Flink's row for row, and
  * its throughput with Flink's.
  *
- * <p>Usage: {@code NexmarkQueries --recording FILE --out DIR --parallelism
+ * <p>Usage: {@code NexmarkQueries --recording FILE|DIR --out DIR --parallelism
  * P[,P...] QUERY...}, QUERY among q0 q1 q2 q3 q5 q7 q8 q11 q12. The JVM
  * starts one MiniCluster and submits each query to it in turn, through its
  * REST endpoint on the loopback interface, as a job of its own, at each
@@ -64,6 +64,18 @@ import org.apache.flink.util.CloseableIterator;
  * a record and no result hangs on how the file is split among readers
  * (Flink's file source makes a local file one split: one reader parses it
  * at any parallelism, the operators after it run at P).
+ *
+ * <p>The recording may also be a directory of such files, each ascending
+ * on its own: the file source makes each file a split and deals the
+ * splits to its readers, so P files give P readers a file each to parse,
+ * as P Kafka partitions would (wmbench nexmark's fair side). Each reader's
+ * watermark follows its own file and the operators after take the least,
+ * so no record of an ascending file is ever behind it and the results are
+ * the single file's. That needs one file a reader: the enumerator hands a
+ * split to each reader as it asks, and every reader asks at its start; a
+ * reader that finished a file before another asked would take a second,
+ * whose records its watermark may have passed (wmbench compares the rows
+ * before it prints a figure).
  *
  * <p>The table is the benchmark's (its columns, the computed dateTime and
  * the watermark) with the filesystem connector and the json format in place
@@ -333,12 +345,12 @@ public final class NexmarkQueries {
             }
         }
         if (recording == null || out == null || queries.isEmpty()) {
-            fail(EX_USAGE, "usage: NexmarkQueries --recording FILE --out DIR"
+            fail(EX_USAGE, "usage: NexmarkQueries --recording FILE|DIR --out DIR"
                     + " [--parallelism P[,P...]] QUERY...");
         }
         int[] ps = parallelismList(parallelisms == null ? "1" : parallelisms);
         Path file = Path.of(recording).toAbsolutePath();
-        if (!Files.isReadable(file) || !Files.isRegularFile(file)) {
+        if (!Files.isReadable(file) || !(Files.isRegularFile(file) || Files.isDirectory(file))) {
             fail(EX_NOINPUT, "cannot read the recording \"" + recording + "\"");
         }
         try (MiniCluster cluster = cluster(Arrays.stream(ps).max().getAsInt())) {
