@@ -3,6 +3,10 @@
 #
 #   sh quickstart.sh run     install what is missing, build, run the main job
 #   sh quickstart.sh test    install what is missing, build, run every test
+#   sh quickstart.sh build   install what is missing, build the programs and
+#                            the tests' programs, run nothing (CI builds the
+#                            sanitizer build this way while the plain suite
+#                            runs: .ci/run)
 #
 # Missing Debian packages are installed with apt-get (through sudo when not
 # root). The build happens out of tree in _build/ (BUILD_DIR overrides), so
@@ -19,7 +23,7 @@ chromium default-jdk-headless maven librdkafka-dev kcat libjansson-dev
 libncurses-dev"
 
 usage() {
-	echo "usage: sh quickstart.sh run|test" >&2
+	echo "usage: sh quickstart.sh run|test|build" >&2
 	exit 64
 }
 
@@ -134,6 +138,12 @@ run)
 	# per subtask, about 22 s (results as CSV on stdout, the summary on
 	# stderr).
 	exec "$build/wmrun"
+	;;
+build)
+	install_missing
+	build
+	# The tests' programs too (check_PROGRAMS), running no test.
+	make -s -j"$(nproc)" check TESTS= >&2
 	;;
 test)
 	install_missing
