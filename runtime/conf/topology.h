@@ -56,8 +56,9 @@ enum wm_stage_kind {
 	WM_STAGE_WINDOW,
 	WM_STAGE_SINK,
 	WM_STAGE_JOIN,
+	WM_STAGE_MAP,
 };
-#define WM_STAGE_KINDS 5
+#define WM_STAGE_KINDS 6
 
 /* A stage writes at most this many late outputs: a window one
  * (late_output), an interval join one a side (left_late, right_late). */
@@ -346,6 +347,19 @@ struct wm_sink_conf {
 	bool subtask_column;
 };
 
+/* A map (operators/map.h, doc/semantics.md section 16): the `where` and
+ * `select` texts as the file gives them, NULL where absent, compiled
+ * once by the loader to refuse a bad one at its FILE:LINE:COL (so a
+ * driver's wm_map_new() of them cannot fail but for memory), over the
+ * row schema of its input, a Nexmark source's `nexmark.kind` view
+ * (operators/nexmark_row.h). A map is chained into its source's
+ * subtasks, as a sink is to its window: same parallelism, no subtask of
+ * its own; only sinks read it. */
+struct wm_map_stage_conf {
+	char *where;
+	char *select;
+};
+
 struct wm_stage_input {
 	uint32_t stage; /* index into wm_topology.stages */
 	enum wm_partitioning edge;
@@ -364,6 +378,7 @@ struct wm_stage {
 		struct wm_window_stage_conf window;
 		struct wm_join_stage_conf join;
 		struct wm_sink_conf sink;
+		struct wm_map_stage_conf map;
 	} u;
 };
 
@@ -586,6 +601,14 @@ const char *wm_topology_file_use(const struct wm_topology *topo,
  * the keys of every stage kind. */
 bool wm_topology_key_known(const char *kind, const char *key,
 			   const char **suggest);
+
+/* A topology the loader takes but the drivers do not run yet: one with
+ * a map stage (the map's operator and its checks are in; the source
+ * task that would run it is not). 0, or -EINVAL with *err at the first
+ * map's section, for --check, a run, --sim and a sweep to refuse it
+ * before they plan anything. */
+int wm_topology_refuse_unrun(const struct wm_topology *t,
+			     struct wm_ini_error *err);
 
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);
