@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,11 +54,39 @@ file_col(const struct wm_ini_entry *e, int col)
 	return e->value_col + (e->quoted ? 1 : 0) + col - 1;
 }
 
-int
-wm_conf_compile_map(struct loader *l, struct wm_ini_section *sec,
-		    const struct wm_stage *st)
+/*
+ * A source read by maps carries in each record's value its event's id,
+ * from which the map's task makes the event again (runtime/source/
+ * map_rows.h): its nexmark.value is that internal field, and one the
+ * file gives would have no effect, so it is refused (at the map, which
+ * is what makes it so, naming the key's line).
+ */
+static int
+carry_event_ids(struct loader *l, struct wm_ini_section *source_sec,
+		struct wm_stage *up, const struct wm_ini_entry *input)
 {
-	const struct wm_stage *up = &l->t->stages[st->inputs[0].stage];
+	const struct wm_ini_entry *v =
+		wm_conf_lookup(l, source_sec, "nexmark.value");
+	char why[300];
+
+	if (v != NULL) {
+		snprintf(why, sizeof(why),
+			 "source \"%s\" has nexmark.value (line %d), which a "
+			 "source read by a map cannot use: its records carry "
+			 "the events' ids, for the map to make their rows",
+			 up->name, v->line);
+		return wm_conf_bad_value(l, input, why);
+	}
+	up->u.source.nexmark.value = WM_NEXMARK_FIELD_EVENT_ID;
+	return 0;
+}
+
+int
+wm_conf_compile_map(struct loader *l, struct wm_ini_section **secs, uint32_t s)
+{
+	const struct wm_stage *st = &l->t->stages[s];
+	struct wm_stage *up = &l->t->stages[st->inputs[0].stage];
+	struct wm_ini_section *sec = secs[s];
 	const struct wm_expr_field *schema;
 	struct wm_map_error err = {.col = 0};
 	const struct wm_ini_entry *e;
@@ -70,6 +99,9 @@ wm_conf_compile_map(struct loader *l, struct wm_ini_section *sec,
 	schema = wm_nexmark_row_schema(up->u.source.nexmark.kind, &n);
 	r = wm_map_new(schema, n, st->u.map.where, st->u.map.select, &m, &err);
 	wm_map_free(m);
+	if (r == 0)
+		return carry_event_ids(l, secs[st->inputs[0].stage], up,
+				       l->input_entry[s]);
 	if (r != -EINVAL)
 		return r;
 	e = wm_conf_lookup(l, sec,

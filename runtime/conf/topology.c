@@ -1346,8 +1346,7 @@ connect_and_check(struct loader *l, struct wm_ini_section **secs,
 	for (uint32_t s = 0; s < t->n_stages; s++)
 		if ((r = resolve_inputs(l, secs[s], s)) != 0 ||
 		    (t->stages[s].kind == WM_STAGE_MAP &&
-		     (r = wm_conf_compile_map(l, secs[s], &t->stages[s])) !=
-			     0) ||
+		     (r = wm_conf_compile_map(l, secs, s)) != 0) ||
 		    (r = wm_conf_check_keyed(l, secs[s], &t->stages[s])) != 0 ||
 		    (r = wm_conf_check_no_effect(l, secs[s], &t->stages[s])) !=
 			    0)

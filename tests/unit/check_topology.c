@@ -472,6 +472,9 @@ START_TEST(test_map_stage)
 	ck_assert_int_eq(q2->inputs[0].edge, WM_PARTITION_FORWARD);
 	ck_assert_ptr_null(all->u.map.where);
 	ck_assert_ptr_null(all->u.map.select);
+	/* The source's records carry the events' ids, for the map. */
+	ck_assert_int_eq(t->stages[0].u.source.nexmark.value,
+			 WM_NEXMARK_FIELD_EVENT_ID);
 	ck_assert_int_eq(t->stages[3].kind, WM_STAGE_SINK);
 	ck_assert_uint_eq(t->stages[3].parallelism, 2);
 	ck_assert_int_ne(wm_topology_refuse_unrun(t, NULL), 0);
@@ -1009,6 +1012,11 @@ static const struct bad_case bad[] = {
 	{MAP_OVER_BIDS "[sink o]\ninput = m\nparallelism = 2\n",
 	 "t.conf:7:15: invalid value for \"parallelism\" in [sink o]: a sink "
 	 "is chained to its map, so it needs its parallelism (1, not 2)"},
+	{"[source b]\ngenerator = nexmark\nnexmark.value = price\n"
+	 "[map m]\ninput = b\n",
+	 "t.conf:5:9: invalid value for \"input\" in [map m]: source \"b\" "
+	 "has nexmark.value (line 3), which a source read by a map cannot "
+	 "use"},
 #undef MAP_OVER_BIDS
 };
 
