@@ -130,22 +130,3 @@ wm_topology_file_use(const struct wm_topology *t, const char *path, char *buf,
 	}
 	return NULL;
 }
-
-int
-wm_topology_refuse_unrun(const struct wm_topology *t, struct wm_ini_error *err)
-{
-	for (uint32_t s = 0; s < t->n_stages; s++) {
-		const struct wm_stage *st = &t->stages[s];
-
-		if (st->kind != WM_STAGE_MAP)
-			continue;
-		wm_ini_error_set(err, t->file, st->line, st->col,
-				 "map \"%s\" is valid, but no driver runs a "
-				 "map yet: its rows would be written nowhere "
-				 "(only --record-nexmark takes a topology "
-				 "with a map so far)",
-				 st->name);
-		return -EINVAL;
-	}
-	return 0;
-}

@@ -74,6 +74,15 @@ wm_stage_keyed(enum wm_stage_kind kind)
 	return kind == WM_STAGE_WINDOW || kind == WM_STAGE_JOIN;
 }
 
+/* A stage chained into the subtasks of the stage it reads, with no
+ * subtask, ring or edge of its own: a sink (into its window, join or
+ * source) and a map (into its Nexmark source, section 16.6). */
+static inline bool
+wm_stage_chained(enum wm_stage_kind kind)
+{
+	return kind == WM_STAGE_SINK || kind == WM_STAGE_MAP;
+}
+
 enum wm_aggregate {
 	WM_AGG_COUNT = 1u << 0,
 	WM_AGG_SUM = 1u << 1,
@@ -601,14 +610,6 @@ const char *wm_topology_file_use(const struct wm_topology *topo,
  * the keys of every stage kind. */
 bool wm_topology_key_known(const char *kind, const char *key,
 			   const char **suggest);
-
-/* A topology the loader takes but the drivers do not run yet: one with
- * a map stage (the map's operator and its checks are in; the source
- * task that would run it is not). 0, or -EINVAL with *err at the first
- * map's section, for --check, a run, --sim and a sweep to refuse it
- * before they plan anything. */
-int wm_topology_refuse_unrun(const struct wm_topology *t,
-			     struct wm_ini_error *err);
 
 /* Names for messages and plans. */
 const char *wm_stage_kind_name(enum wm_stage_kind kind);

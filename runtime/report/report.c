@@ -180,7 +180,7 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 
 	/* Every subtask of a stage has its stage's edges: count subtask 0's. */
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		if (t->stages[s].kind != WM_STAGE_SINK)
+		if (!wm_stage_chained(t->stages[s].kind))
 			n += plan->subtasks[plan->first[s]].n_edges;
 	rep->edges = calloc(n ? n : 1, sizeof(*rep->edges));
 	if (rep->edges == NULL)
@@ -189,7 +189,7 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_plan_subtask *first;
 
-		if (t->stages[s].kind == WM_STAGE_SINK)
+		if (wm_stage_chained(t->stages[s].kind))
 			continue;
 		first = &plan->subtasks[plan->first[s]];
 		for (uint32_t e = 0; e < first->n_edges; e++) {

@@ -599,7 +599,7 @@ summary(const struct wm_topology *t, const struct wm_job_report *rep)
 	failed |= wm_json_put(o, "all_records_accounted",
 			      json_boolean(wm_report_accounted(rep)));
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		if (t->stages[s].kind != WM_STAGE_SINK)
+		if (!wm_stage_chained(t->stages[s].kind))
 			failed |= wm_json_push(stages, stage(t, rep, s));
 	failed |= wm_json_put(o, "stages", stages);
 	if (wm_alerts_configured(&t->job))

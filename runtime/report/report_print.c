@@ -649,7 +649,7 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 	}
 	fprintf(f, "  stages\n");
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		if (t->stages[s].kind != WM_STAGE_SINK)
+		if (!wm_stage_chained(t->stages[s].kind))
 			print_stage(f, t, rep, s);
 	if (rep->n_partitions > 0)
 		print_partitions(f, t, rep);

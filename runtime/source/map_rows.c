@@ -15,7 +15,7 @@
 struct chained_map {
 	struct wm_map *map;
 	struct wm_expr_value *out;
-	struct wm_sink *const *sinks;
+	struct wm_sink **sinks; /* a copy of the caller's list */
 	uint32_t n_sinks;
 };
 
@@ -57,13 +57,17 @@ wm_map_rows_add(struct wm_map_rows *mr, struct wm_map *map,
 	maps[mr->n_maps] = (struct chained_map){
 		.map = map,
 		.out = calloc(n_out ? n_out : 1, sizeof(struct wm_expr_value)),
-		.sinks = sinks,
+		.sinks = calloc(n_sinks ? n_sinks : 1, sizeof(*sinks)),
 		.n_sinks = n_sinks,
 	};
-	if (maps[mr->n_maps].out == NULL) {
+	if (maps[mr->n_maps].out == NULL || maps[mr->n_maps].sinks == NULL) {
 		wm_map_free(map);
+		free(maps[mr->n_maps].out);
+		free(maps[mr->n_maps].sinks);
 		return -ENOMEM;
 	}
+	for (uint32_t k = 0; k < n_sinks; k++)
+		maps[mr->n_maps].sinks[k] = sinks[k];
 	mr->n_maps++;
 	return 0;
 }
@@ -111,6 +115,7 @@ wm_map_rows_free(struct wm_map_rows *mr)
 	for (uint32_t i = 0; i < mr->n_maps; i++) {
 		wm_map_free(mr->maps[i].map);
 		free(mr->maps[i].out);
+		free(mr->maps[i].sinks);
 	}
 	free(mr->maps);
 	free(mr);

@@ -50,7 +50,8 @@ struct wm_map_rows *wm_map_rows_new(const struct wm_nexmark_config *gen,
 /*
  * One more map, compiled over `kind`'s row schema (it owns `map` from
  * here, even on failure), whose kept rows go to sinks[0..n_sinks) (the
- * caller's, which outlive mr). 0, or -ENOMEM.
+ * list copied; the sinks are the caller's, which outlive mr). 0, or
+ * -ENOMEM.
  */
 int wm_map_rows_add(struct wm_map_rows *mr, struct wm_map *map,
 		    struct wm_sink *const *sinks, uint32_t n_sinks);

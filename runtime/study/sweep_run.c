@@ -107,10 +107,6 @@ load_with_settings(const struct wm_sweep *s, const char *text, size_t len,
 		r = wm_key_settings_apply(doc, s->sets, s->n_sets, ierr);
 	if (r == 0)
 		r = wm_topology_load_doc(doc, name, t, ierr);
-	if (r == 0 && (r = wm_topology_refuse_unrun(*t, ierr)) != 0) {
-		wm_topology_free(*t);
-		*t = NULL;
-	}
 	/* A message about a setting names its option, which is the
 	 * caller's, not the document's. */
 	wm_ini_free(doc);

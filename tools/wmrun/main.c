@@ -583,23 +583,6 @@ load_topology(const struct wm_cmdline *cl, struct wm_ini_doc *doc,
 	return wm_exit_status(WM_EXIT_INPUT, r);
 }
 
-/* What the loader takes but no driver runs yet (a map): EX_CONFIG
- * after a message at it, for --check, a run and --sim alike; the export
- * refuses it with its own reason. EX_OK otherwise. */
-static int
-refuse_unrun(const struct wm_topology *t)
-{
-	struct wm_ini_error err;
-	char msg[1024];
-	int r = wm_topology_refuse_unrun(t, &err);
-
-	if (r == 0)
-		return EX_OK;
-	wm_ini_error_format(&err, msg, sizeof(msg));
-	wm_log("wmrun: %s", msg);
-	return wm_exit_status(WM_EXIT_INPUT, r);
-}
-
 /*
  * A job with Kafka sources runs in real time, its records arriving when
  * they arrive, and every topic is probed before anything is created (the
@@ -1308,8 +1291,6 @@ main(int argc, char **argv)
 		wm_cmdline_free(&cl);
 		return status;
 	}
-	if (status == EX_OK && cl.export_flink == NULL)
-		status = refuse_unrun(t);
 	if (status == EX_OK && cl.export_flink != NULL) {
 		/* The speed is the Flink job's alone: --sim's recording
 		 * counts processing time in milliseconds whatever it is. */
