@@ -95,6 +95,17 @@ wm_conf_compile_map(struct loader *l, struct wm_ini_section **secs, uint32_t s)
 	size_t n;
 	int r;
 
+	/* A map's rows go straight to its sinks from every source subtask,
+	 * with no parts to commit per checkpoint as a window's results
+	 * have: a restore would write again what the crash cut off. */
+	if (l->t->job.checkpoint_interval_ms != INT64_MAX) {
+		wm_ini_error_set(l->err, l->file, sec->line, sec->col,
+				 "map \"%s\": a map's sink is not exactly-once "
+				 "yet, and [job] checkpoint_interval turns "
+				 "checkpoints on (doc/semantics.md 16.6)",
+				 st->name);
+		return -EINVAL;
+	}
 	/* check_input() let in a Nexmark source alone. */
 	schema = wm_nexmark_row_schema(up->u.source.nexmark.kind, &n);
 	r = wm_map_new(schema, n, st->u.map.where, st->u.map.select, &m, &err);

@@ -998,7 +998,7 @@ check_map_input(struct loader *l, const struct wm_ini_entry *e,
 		uint32_t in)
 {
 	struct wm_topology_edge readers[WM_TOPOLOGY_MAX_OUTPUTS];
-	uint32_t n;
+	uint32_t n, maps = 0;
 	char why[300];
 
 	if (up->kind == WM_STAGE_MAP && st->kind != WM_STAGE_SINK) {
@@ -1022,6 +1022,16 @@ check_map_input(struct loader *l, const struct wm_ini_entry *e,
 	if (up->kind != WM_STAGE_SOURCE)
 		return 0;
 	n = wm_topology_out_edges(l->t, in, readers, WM_TOPOLOGY_MAX_OUTPUTS);
+	for (uint32_t i = 0; i < n; i++)
+		maps += l->t->stages[readers[i].stage].kind == WM_STAGE_MAP;
+	if (st->kind == WM_STAGE_MAP && maps >= WM_TOPOLOGY_MAX_MAPS) {
+		snprintf(why, sizeof(why),
+			 "source \"%s\" is read by %u maps already, the most "
+			 "one source runs (their counters sit in its "
+			 "subtasks' metrics)",
+			 up->name, WM_TOPOLOGY_MAX_MAPS);
+		return wm_conf_bad_value(l, e, why);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const struct wm_stage *other = &l->t->stages[readers[i].stage];
 

@@ -98,6 +98,9 @@ enum wm_aggregate {
 #define WM_TOPOLOGY_MAX_INPUTS 2
 /* Stages reading one stage (sinks included): its out edges. */
 #define WM_TOPOLOGY_MAX_OUTPUTS 64u
+/* Maps reading one source: each has its counters in the source subtask's
+ * metrics block (runtime/metrics/metrics.h, WM_METRICS_MAX_MAPS). */
+#define WM_TOPOLOGY_MAX_MAPS 4u
 /* Stages in a job: far more than any job on one machine needs, few enough
  * that the checks' searches and the cycle search's recursion stay small. */
 #define WM_TOPOLOGY_MAX_STAGES 1024u
@@ -630,6 +633,20 @@ const char *wm_kafka_field_name(enum wm_kafka_field field);
 /* Whether a topic's values (kc, NULL: not a Kafka source) carry field f
  * (kafka.value_fields). */
 bool wm_kafka_value_has(const struct wm_kafka_conf *kc, enum wm_kafka_field f);
+
+/* Which of its source's maps map stage m is, in stage order: its slot
+ * among the source subtask's map counters, and its place in the
+ * subtask's wm_map_rows (wm_sources_new_task() adds them in that order). */
+static inline uint32_t
+wm_topology_map_slot(const struct wm_stage *stages, uint32_t m)
+{
+	uint32_t slot = 0;
+
+	for (uint32_t s = 0; s < m; s++)
+		slot += stages[s].kind == WM_STAGE_MAP &&
+			stages[s].inputs[0].stage == stages[m].inputs[0].stage;
+	return slot;
+}
 
 /* Whether stage `st` is a source of kind `kind`. */
 static inline bool

@@ -26,7 +26,28 @@ struct wm_map_rows {
 	struct wm_expr_value row[WM_NEXMARK_ROW_MAX];
 	uint32_t n_maps;
 	struct chained_map *maps;
+	struct wm_map_metrics *published; /* NULL: none */
 };
+
+_Static_assert(WM_METRICS_MAP_CAUSES == WM_MAP_CAUSES,
+	       "a map's metrics hold each of its causes");
+
+/* Map i's counts to its slot, whole values (metrics.h: single writer). */
+static void
+publish(struct wm_map_metrics *to, const struct wm_map_counters *c)
+{
+	WM_METRIC_SET(to->in, c->in);
+	WM_METRIC_SET(to->out, c->out);
+	WM_METRIC_SET(to->filtered, c->filtered);
+	for (uint32_t k = 1; k < WM_MAP_CAUSES; k++)
+		WM_METRIC_SET(to->errors[k], c->errors[k]);
+}
+
+void
+wm_map_rows_publish(struct wm_map_rows *mr, struct wm_map_metrics *slots)
+{
+	mr->published = slots;
+}
 
 struct wm_map_rows *
 wm_map_rows_new(const struct wm_nexmark_config *gen, enum wm_nexmark_kind kind)
@@ -88,7 +109,12 @@ wm_map_rows_record(struct wm_map_rows *mr, const struct wm_record *r)
 		const struct wm_expr_field *cols;
 		size_t n_cols;
 
-		if (wm_map_row(m->map, mr->row, m->out, &why) != WM_MAP_KEPT)
+		enum wm_map_outcome got =
+			wm_map_row(m->map, mr->row, m->out, &why);
+
+		if (mr->published != NULL)
+			publish(&mr->published[i], wm_map_counters(m->map));
+		if (got != WM_MAP_KEPT)
 			continue; /* counted by the map */
 		cols = wm_map_outputs(m->map, &n_cols);
 		for (uint32_t k = 0; k < m->n_sinks; k++) {

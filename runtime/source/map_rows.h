@@ -39,6 +39,7 @@
 #include "operators/map.h"
 #include "operators/nexmark_gen.h"
 #include "runtime/io/sink.h"
+#include "runtime/metrics/metrics.h"
 
 struct wm_map_rows;
 
@@ -62,6 +63,11 @@ int wm_map_rows_add(struct wm_map_rows *mr, struct wm_map *map,
  * the record is counted whatever happened).
  */
 int wm_map_rows_record(struct wm_map_rows *mr, const struct wm_record *r);
+
+/* From the next record on, map i's counts (in the order added) stored
+ * after each record in slots[i] (the source subtask's metrics block,
+ * slots[wm_topology_map_slot()]), for the observer and the summary. */
+void wm_map_rows_publish(struct wm_map_rows *mr, struct wm_map_metrics *slots);
 
 /* Map i's counts (in the order added), valid while mr is. */
 const struct wm_map_counters *wm_map_rows_counters(const struct wm_map_rows *mr,

@@ -378,11 +378,12 @@ chained_maps(const struct wm_topology *topo, uint32_t s,
 }
 
 /* The record source of source subtask `sub`, tapped by its recording and
- * its maps when it has them. NULL with errno. */
+ * its maps when it has them, the maps' counts published to `block` (NULL:
+ * nowhere). NULL with errno. */
 static struct wm_record_source *
 tapped_source(const struct wm_topology *topo, const struct wm_plan_subtask *sub,
 	      struct wm_sources_input *in, struct wm_sink *const *sinks,
-	      uint64_t *bad)
+	      struct wm_subtask_metrics *block, uint64_t *bad)
 {
 	struct wm_record_source *src =
 		test_opener != NULL ? test_opener(topo, sub->stage, sub->index)
@@ -402,6 +403,8 @@ tapped_source(const struct wm_topology *topo, const struct wm_plan_subtask *sub,
 		errno = -r;
 		return NULL;
 	}
+	if (maps != NULL && block != NULL)
+		wm_map_rows_publish(maps, block->maps);
 	return maps != NULL
 		       ? wm_record_tap(src, map_rows_tap, maps, map_rows_free)
 		       : src;
@@ -418,7 +421,11 @@ wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 	uint64_t bad = 0;
 
 	if (topo->stages[sub->stage].kind == WM_STAGE_SOURCE) {
-		src = tapped_source(topo, sub, in, sinks, &bad);
+		src = tapped_source(topo, sub, in, sinks,
+				    metrics != NULL
+					    ? wm_plan_block(plan, metrics, id)
+					    : NULL,
+				    &bad);
 		if (src == NULL)
 			return NULL;
 	}

@@ -1015,6 +1015,18 @@ static const struct bad_case bad[] = {
 	 "t.conf:5:9: invalid value for \"input\" in [map m]: source \"b\" "
 	 "has nexmark.value (line 3), which a source read by a map cannot "
 	 "use"},
+	/* Four maps on a source at most: their counters' slots. */
+	{MAP_OVER_BIDS "[map m2]\ninput = b\n[map m3]\ninput = b\n"
+		       "[map m4]\ninput = b\n[map m5]\ninput = b\n",
+	 "t.conf:12:9: invalid value for \"input\" in [map m5]: source \"b\" "
+	 "is read by 4 maps already, the most one source runs (their "
+	 "counters sit in its subtasks' metrics)"},
+	/* A map's sink is no checkpointed output. */
+	{"[job]\ncheckpoint_interval = 1 s\ncheckpoint_dir = "
+	 "ck\n" MAP_OVER_BIDS,
+	 "t.conf:6:1: map \"m\": a map's sink is not exactly-once yet, and "
+	 "[job] checkpoint_interval turns checkpoints on (doc/semantics.md "
+	 "16.6)"},
 #undef MAP_OVER_BIDS
 };
 
