@@ -62,6 +62,7 @@ static const struct {
 	{"reserve", WM_NEXMARK_FIELD_RESERVE, 1 << WM_NEXMARK_AUCTION},
 	{"expires", WM_NEXMARK_FIELD_EXPIRES, 1 << WM_NEXMARK_AUCTION},
 	{"dateTime", WM_NEXMARK_FIELD_DATE_TIME, ALL_KINDS},
+	{"(event id)", WM_NEXMARK_FIELD_EVENT_ID, 0},
 };
 
 int
@@ -131,6 +132,8 @@ wm_nexmark_field_value(const struct wm_nexmark_event *e,
 		return e->kind == WM_NEXMARK_PERSON    ? e->person.date_time
 		       : e->kind == WM_NEXMARK_AUCTION ? e->auction.date_time
 						       : e->bid.date_time;
+	case WM_NEXMARK_FIELD_EVENT_ID:
+		return (int64_t)e->id;
 	}
 	return 0;
 }

@@ -55,6 +55,11 @@ enum wm_nexmark_field {
 	WM_NEXMARK_FIELD_RESERVE,
 	WM_NEXMARK_FIELD_EXPIRES,
 	WM_NEXMARK_FIELD_DATE_TIME,
+	/* Not a key a user names: the event's id in the stream
+	 * (first_event_id + its number n), the value of a record for a map,
+	 * which makes the event's row again from it (runtime/source/
+	 * map_rows.h). No kind lists it, so no name parses to it. */
+	WM_NEXMARK_FIELD_EVENT_ID,
 };
 
 /* The field of `kind` named `name` as the benchmark's DDL spells it

@@ -97,7 +97,8 @@ wm_conf_check_cpus(struct loader *l)
 		return -ENOMEM;
 	}
 	for (uint32_t s = 0; s < l->t->n_stages; s++)
-		if (l->t->stages[s].kind != WM_STAGE_SINK)
+		if (l->t->stages[s].kind != WM_STAGE_SINK &&
+		    l->t->stages[s].kind != WM_STAGE_MAP)
 			subtasks += l->t->stages[s].parallelism;
 	if (count != subtasks) {
 		snprintf(why, sizeof(why),
@@ -180,7 +181,8 @@ wm_conf_check_size(struct loader *l, struct wm_ini_section **secs)
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *st = &t->stages[s];
 
-		if (st->kind == WM_STAGE_SINK) /* chained to its window */
+		/* chained to its window, or to its source */
+		if (st->kind == WM_STAGE_SINK || st->kind == WM_STAGE_MAP)
 			continue;
 		subtasks += st->parallelism;
 		channels += (uint64_t)wm_topology_input_channels(t, s) *
@@ -394,6 +396,7 @@ wm_conf_check_no_effect(struct loader *l, struct wm_ini_section *sec,
 				 "a session window has a gap only");
 	case WM_STAGE_KEYBY:
 	case WM_STAGE_SINK:
+	case WM_STAGE_MAP:
 		return 0;
 	}
 	return 0;

@@ -563,9 +563,9 @@ static const struct wm_key_table_entry join_keys[] = {
 };
 
 static const struct wm_key_table_entry sink_keys[] = {
-	{"input", "stage name (a window or a join)", "none: required",
+	{"input", "stage name (a window, a join or a map)", "none: required",
 	 "DataStream.sinkTo on the input stream", "w", "",
-	 "the window or join whose results it writes", WM_KEY_ANY},
+	 "the window, join or map whose results it writes", WM_KEY_ANY},
 	{"parallelism", "count from 1 to 32768", "its input's",
 	 "setParallelism", "1", "",
 	 "the stage's subtasks: its input's, as it is chained to it",
@@ -579,6 +579,25 @@ static const struct wm_key_table_entry sink_keys[] = {
 	 "none", "out.csv", "", "the file the results go to", WM_KEY_ANY},
 	{"subtask_column", "flag", "false", "none", "true", "",
 	 "adds the subtask that computed each result", WM_KEY_ANY},
+};
+
+static const struct wm_key_table_entry map_keys[] = {
+	{"input", "stage name (a source with generator = nexmark)",
+	 "none: required", "the table of a Nexmark view (FROM bid)", "a", "",
+	 "the Nexmark source whose events, as rows of its nexmark.kind's "
+	 "columns, the map reads",
+	 WM_KEY_ANY},
+	{"parallelism", "count from 1 to 32768", "its input's",
+	 "setParallelism", "1", "",
+	 "the stage's subtasks: its input's, as it is chained to it",
+	 WM_KEY_ANY},
+	{"where", "expression (doc/semantics.md section 16)",
+	 "none: every row is kept", "WHERE", "auction % 123 = 0", "",
+	 "the condition a row must meet to be kept", WM_KEY_ANY},
+	{"select", "expression list: EXPR [AS NAME], ...",
+	 "none: the input's columns", "SELECT",
+	 "auction, price * 0.908 AS price", "", "the columns of each row kept",
+	 WM_KEY_ANY},
 };
 
 static const struct wm_key_table_section sections[] = {
@@ -598,8 +617,13 @@ static const struct wm_key_table_section sections[] = {
 	 window_keys, N_ELEMS(window_keys)},
 	{"join", "an interval join or a window join of two streams", join_keys,
 	 N_ELEMS(join_keys)},
-	{"sink", "a file the results of a window or a join are written to",
+	{"sink",
+	 "a file the results of a window, a join or a map are written to",
 	 sink_keys, N_ELEMS(sink_keys)},
+	{"map",
+	 "the rows of a Nexmark source's events, filtered by a where and "
+	 "made by a select, for sinks",
+	 map_keys, N_ELEMS(map_keys)},
 };
 
 _Static_assert(N_ELEMS(job_keys) <= MAX_SECTION_KEYS &&

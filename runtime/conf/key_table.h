@@ -48,8 +48,8 @@ struct wm_key_table_entry {
 };
 
 struct wm_key_table_section {
-	const char
-		*kind; /* "job", "source", "keyby", "window", "join", "sink" */
+	/* "job", "source", "keyby", "window", "join", "sink", "map" */
+	const char *kind;
 	const char *about;
 	const struct wm_key_table_entry *keys;
 	size_t n_keys;

@@ -96,6 +96,12 @@ void wm_conf_free_kafka(struct wm_kafka_conf *kc);
 int wm_conf_load_assigner(struct loader *l, struct wm_ini_section *sec,
 			  const char *type_key,
 			  struct wm_window_assigner *assigner);
+/* a map's where and select (map_keys.c): read, then, once its input
+ * is resolved, compiled over its rows, the error at FILE:LINE:COL */
+int wm_conf_load_map(struct loader *l, struct wm_ini_section *sec,
+		     struct wm_stage *st);
+int wm_conf_compile_map(struct loader *l, struct wm_ini_section **secs,
+			uint32_t s);
 /* a join's keys but its inputs (join_keys.c) */
 int wm_conf_load_join(struct loader *l, struct wm_ini_section *sec,
 		      struct wm_stage *st);

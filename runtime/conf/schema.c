@@ -21,7 +21,7 @@
 static const char *const stage_kind_names[] = {
 	[WM_STAGE_SOURCE] = "source", [WM_STAGE_KEYBY] = "keyby",
 	[WM_STAGE_WINDOW] = "window", [WM_STAGE_SINK] = "sink",
-	[WM_STAGE_JOIN] = "join",
+	[WM_STAGE_JOIN] = "join",     [WM_STAGE_MAP] = "map",
 };
 _Static_assert(N_ELEMS(stage_kind_names) == WM_STAGE_KINDS,
 	       "a name for every stage kind");

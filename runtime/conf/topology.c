@@ -942,6 +942,8 @@ load_stage(struct loader *l, struct wm_ini_section *sec, struct wm_stage *st)
 		return load_sink(l, sec, st);
 	case WM_STAGE_JOIN:
 		return wm_conf_load_join(l, sec, st);
+	case WM_STAGE_MAP:
+		return wm_conf_load_map(l, sec, st);
 	}
 	return 0;
 }
@@ -981,6 +983,72 @@ no_such_stage(struct loader *l, const struct wm_ini_entry *e, const char *p,
 	return wm_conf_bad_value(l, e, why);
 }
 
+/*
+ * The edges of a map (doc/semantics.md section 16): it reads a Nexmark
+ * source, whose events it makes rows of, and only sinks read it, for
+ * its rows are no records (a key and a long) to send down an edge. A
+ * source read by a map carries in each record the event's number, for
+ * the map to make the event's row again in the source's task, not the
+ * nexmark.key and nexmark.value another reader would want: so such a
+ * source is read by maps alone. 0, or the error at e.
+ */
+static int
+check_map_input(struct loader *l, const struct wm_ini_entry *e,
+		const struct wm_stage *st, const struct wm_stage *up,
+		uint32_t in)
+{
+	struct wm_topology_edge readers[WM_TOPOLOGY_MAX_OUTPUTS];
+	uint32_t n, maps = 0;
+	char why[300];
+
+	if (up->kind == WM_STAGE_MAP && st->kind != WM_STAGE_SINK) {
+		snprintf(why, sizeof(why),
+			 "\"%s\" is a map: a map's rows go to sinks only so "
+			 "far",
+			 up->name);
+		return wm_conf_bad_value(l, e, why);
+	}
+	if (st->kind == WM_STAGE_MAP &&
+	    !wm_stage_source_is(up, WM_SOURCE_NEXMARK)) {
+		snprintf(why, sizeof(why),
+			 "a map reads a source with generator = nexmark, "
+			 "whose events are its rows, and \"%s\" is %s",
+			 up->name,
+			 up->kind == WM_STAGE_SOURCE
+				 ? "a source of records (a key and a value)"
+				 : wm_stage_kind_name(up->kind));
+		return wm_conf_bad_value(l, e, why);
+	}
+	if (up->kind != WM_STAGE_SOURCE)
+		return 0;
+	n = wm_topology_out_edges(l->t, in, readers, WM_TOPOLOGY_MAX_OUTPUTS);
+	for (uint32_t i = 0; i < n; i++)
+		maps += l->t->stages[readers[i].stage].kind == WM_STAGE_MAP;
+	if (st->kind == WM_STAGE_MAP && maps >= WM_TOPOLOGY_MAX_MAPS) {
+		snprintf(why, sizeof(why),
+			 "source \"%s\" is read by %u maps already, the most "
+			 "one source runs (their counters sit in its "
+			 "subtasks' metrics)",
+			 up->name, WM_TOPOLOGY_MAX_MAPS);
+		return wm_conf_bad_value(l, e, why);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		const struct wm_stage *other = &l->t->stages[readers[i].stage];
+
+		if ((other->kind == WM_STAGE_MAP) == (st->kind == WM_STAGE_MAP))
+			continue;
+		snprintf(why, sizeof(why),
+			 "source \"%s\" is read by %s \"%s\" (line %d), and "
+			 "a source read by a map is read by maps alone: its "
+			 "records carry event numbers, not nexmark.key and "
+			 "nexmark.value",
+			 up->name, wm_stage_kind_name(other->kind), other->name,
+			 other->line);
+		return wm_conf_bad_value(l, e, why);
+	}
+	return 0;
+}
+
 /* Whether stage s may read stage `in` (entry e names it), as one more of
  * its inputs: 0, or the error at e. */
 static int
@@ -990,6 +1058,7 @@ check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
 	const struct wm_topology *t = l->t;
 	const struct wm_stage *st = &t->stages[s], *up = &t->stages[in];
 	char why[200];
+	int r;
 
 	if (in == s)
 		return wm_conf_bad_value(l, e, "a stage cannot read itself");
@@ -1024,12 +1093,15 @@ check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
 				? "a window reads one or two "
 				  "stages"
 				: "this stage reads one stage");
-	/* A sink is chained to the window or join it writes for (its
-	 * parallelism: sink_parallelism()). */
-	if (st->kind == WM_STAGE_SINK && !wm_stage_keyed(up->kind))
+	/* A sink is chained to the window, join or map it writes for (its
+	 * parallelism: chained_parallelism()). */
+	if (st->kind == WM_STAGE_SINK && !wm_stage_keyed(up->kind) &&
+	    up->kind != WM_STAGE_MAP)
 		return wm_conf_bad_value(l, e,
 					 "a sink writes the results of a "
-					 "window or a join");
+					 "window, a join or a map");
+	if ((r = check_map_input(l, e, st, up, in)) != 0)
+		return r;
 	/* A window sends its results down its edges as records whose value
 	 * is the aggregate `emit` names (task_window.c), as a join sends its
 	 * pairs (task_join.c); a window with no such aggregate has no value
@@ -1047,14 +1119,15 @@ check_input(struct loader *l, const struct wm_ini_entry *e, uint32_t s,
 }
 
 /*
- * A sink is chained to the window or join it writes for: the same
- * subtasks, so the same parallelism. Without a `parallelism` in its own
- * section it takes theirs (a [global] one is their default, not the
- * sink's choice); one given there that differs is an error, at it.
+ * A sink is chained to the window, join or map it writes for, and a map
+ * to its source: the same subtasks, so the same parallelism. Without a
+ * `parallelism` in its own section it takes theirs (a [global] one is
+ * their default, not its choice); one given there that differs is an
+ * error, at it.
  */
 static int
-sink_parallelism(struct loader *l, struct wm_ini_section *sec,
-		 struct wm_stage *st, const struct wm_stage *window)
+chained_parallelism(struct loader *l, struct wm_ini_section *sec,
+		    struct wm_stage *st, const struct wm_stage *window)
 {
 	struct wm_ini_entry *pe = wm_ini_get(sec, "parallelism");
 	char why[200];
@@ -1066,10 +1139,10 @@ sink_parallelism(struct loader *l, struct wm_ini_section *sec,
 	if (st->parallelism == window->parallelism)
 		return 0;
 	snprintf(why, sizeof(why),
-		 "a sink is chained to its %s, so it needs its "
+		 "a %s is chained to its %s, so it needs its "
 		 "parallelism (%u, not %u)",
-		 wm_stage_kind_name(window->kind), window->parallelism,
-		 st->parallelism);
+		 wm_stage_kind_name(st->kind), wm_stage_kind_name(window->kind),
+		 window->parallelism, st->parallelism);
 	return wm_conf_bad_value(l, pe, why);
 }
 
@@ -1130,8 +1203,9 @@ resolve_input_list(struct loader *l, struct wm_ini_section *sec, uint32_t s,
 						 "names one stage: each side "
 						 "of a join reads one");
 		if ((r = check_input(l, e, s, (uint32_t)in)) != 0 ||
-		    (st->kind == WM_STAGE_SINK &&
-		     (r = sink_parallelism(l, sec, st, &t->stages[in])) != 0) ||
+		    ((st->kind == WM_STAGE_SINK || st->kind == WM_STAGE_MAP) &&
+		     (r = chained_parallelism(l, sec, st, &t->stages[in])) !=
+			     0) ||
 		    (r = edge_kind(l, e, pe, &t->stages[in], st, &kind)) != 0)
 			return r;
 		st->inputs[st->n_inputs].stage = (uint32_t)in;
@@ -1162,10 +1236,11 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 	 * input, and wm_conf_check_unused() must say so. */
 	if (st->kind == WM_STAGE_SOURCE)
 		return 0;
-	/* A join's edges are hash, as Flink's keyed inputs: it has no
-	 * `partitioning`. */
-	pe = st->kind == WM_STAGE_JOIN ? NULL
-				       : wm_conf_lookup(l, sec, "partitioning");
+	/* A join's edges are hash, as Flink's keyed inputs, and a map is
+	 * chained to its source: neither has a `partitioning`. */
+	pe = st->kind == WM_STAGE_JOIN || st->kind == WM_STAGE_MAP
+		     ? NULL
+		     : wm_conf_lookup(l, sec, "partitioning");
 	if (pe != NULL && (r = wm_conf_get_enum(l, sec, "partitioning", edges,
 						4, &edge)) != 0)
 		return r;
@@ -1193,8 +1268,9 @@ resolve_inputs(struct loader *l, struct wm_ini_section *sec, uint32_t s)
 static int
 count_stages(struct loader *l)
 {
-	static const char *const kinds[] = {
-		"job", "global", "source", "keyby", "window", "join", "sink"};
+	static const char *const kinds[] = {"job",   "global", "source",
+					    "keyby", "window", "join",
+					    "sink",  "map"};
 	struct wm_ini_doc *doc = l->doc;
 	struct wm_topology *t = l->t;
 
@@ -1279,6 +1355,8 @@ connect_and_check(struct loader *l, struct wm_ini_section **secs,
 
 	for (uint32_t s = 0; s < t->n_stages; s++)
 		if ((r = resolve_inputs(l, secs[s], s)) != 0 ||
+		    (t->stages[s].kind == WM_STAGE_MAP &&
+		     (r = wm_conf_compile_map(l, secs, s)) != 0) ||
 		    (r = wm_conf_check_keyed(l, secs[s], &t->stages[s])) != 0 ||
 		    (r = wm_conf_check_no_effect(l, secs[s], &t->stages[s])) !=
 			    0)
@@ -1448,6 +1526,9 @@ wm_topology_free(struct wm_topology *t)
 			free(st->u.join.late_output[WM_JOIN_RIGHT]);
 		} else if (st->kind == WM_STAGE_SINK) {
 			free(st->u.sink.path);
+		} else if (st->kind == WM_STAGE_MAP) {
+			free(st->u.map.where);
+			free(st->u.map.select);
 		}
 	}
 	free(t->stages);

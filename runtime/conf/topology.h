@@ -56,8 +56,9 @@ enum wm_stage_kind {
 	WM_STAGE_WINDOW,
 	WM_STAGE_SINK,
 	WM_STAGE_JOIN,
+	WM_STAGE_MAP,
 };
-#define WM_STAGE_KINDS 5
+#define WM_STAGE_KINDS 6
 
 /* A stage writes at most this many late outputs: a window one
  * (late_output), an interval join one a side (left_late, right_late). */
@@ -71,6 +72,15 @@ static inline bool
 wm_stage_keyed(enum wm_stage_kind kind)
 {
 	return kind == WM_STAGE_WINDOW || kind == WM_STAGE_JOIN;
+}
+
+/* A stage chained into the subtasks of the stage it reads, with no
+ * subtask, ring or edge of its own: a sink (into its window, join or
+ * source) and a map (into its Nexmark source, section 16.6). */
+static inline bool
+wm_stage_chained(enum wm_stage_kind kind)
+{
+	return kind == WM_STAGE_SINK || kind == WM_STAGE_MAP;
 }
 
 enum wm_aggregate {
@@ -88,6 +98,9 @@ enum wm_aggregate {
 #define WM_TOPOLOGY_MAX_INPUTS 2
 /* Stages reading one stage (sinks included): its out edges. */
 #define WM_TOPOLOGY_MAX_OUTPUTS 64u
+/* Maps reading one source: each has its counters in the source subtask's
+ * metrics block (runtime/metrics/metrics.h, WM_METRICS_MAX_MAPS). */
+#define WM_TOPOLOGY_MAX_MAPS 4u
 /* Stages in a job: far more than any job on one machine needs, few enough
  * that the checks' searches and the cycle search's recursion stay small. */
 #define WM_TOPOLOGY_MAX_STAGES 1024u
@@ -346,6 +359,19 @@ struct wm_sink_conf {
 	bool subtask_column;
 };
 
+/* A map (operators/map.h, doc/semantics.md section 16): the `where` and
+ * `select` texts as the file gives them, NULL where absent, compiled
+ * once by the loader to refuse a bad one at its FILE:LINE:COL (so a
+ * driver's wm_map_new() of them cannot fail but for memory), over the
+ * row schema of its input, a Nexmark source's `nexmark.kind` view
+ * (operators/nexmark_row.h). A map is chained into its source's
+ * subtasks, as a sink is to its window: same parallelism, no subtask of
+ * its own; only sinks read it. */
+struct wm_map_stage_conf {
+	char *where;
+	char *select;
+};
+
 struct wm_stage_input {
 	uint32_t stage; /* index into wm_topology.stages */
 	enum wm_partitioning edge;
@@ -364,6 +390,7 @@ struct wm_stage {
 		struct wm_window_stage_conf window;
 		struct wm_join_stage_conf join;
 		struct wm_sink_conf sink;
+		struct wm_map_stage_conf map;
 	} u;
 };
 
@@ -606,6 +633,20 @@ const char *wm_kafka_field_name(enum wm_kafka_field field);
 /* Whether a topic's values (kc, NULL: not a Kafka source) carry field f
  * (kafka.value_fields). */
 bool wm_kafka_value_has(const struct wm_kafka_conf *kc, enum wm_kafka_field f);
+
+/* Which of its source's maps map stage m is, in stage order: its slot
+ * among the source subtask's map counters, and its place in the
+ * subtask's wm_map_rows (wm_sources_new_task() adds them in that order). */
+static inline uint32_t
+wm_topology_map_slot(const struct wm_stage *stages, uint32_t m)
+{
+	uint32_t slot = 0;
+
+	for (uint32_t s = 0; s < m; s++)
+		slot += stages[s].kind == WM_STAGE_MAP &&
+			stages[s].inputs[0].stage == stages[m].inputs[0].stage;
+	return slot;
+}
 
 /* Whether stage `st` is a source of kind `kind`. */
 static inline bool

@@ -441,6 +441,17 @@ wm_export_flink_check(const struct wm_topology *t, const struct wm_ini_doc *doc,
 	struct export_speed speed;
 	char name[WM_INI_QUOTE_MAX];
 
+	/* Before the stages one by one: a map reads a Nexmark source, which
+	 * is refused too, and the map is the more telling reason. */
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		if (t->stages[s].kind == WM_STAGE_MAP)
+			REFUSE(&t->stages[s], "input",
+			       "cannot export map %s yet: the exported job "
+			       "has no where and select of its own, and "
+			       "NexmarkQueries runs the benchmark's queries "
+			       "on the Flink side",
+			       wm_ini_quote(name, sizeof(name),
+					    t->stages[s].name));
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *st = &t->stages[s];
 
@@ -1697,6 +1708,8 @@ wm_export_flink_job(FILE *f, const struct wm_topology *t,
 			break;
 		case WM_STAGE_JOIN:
 			emit_join(f, t, s);
+			break;
+		case WM_STAGE_MAP: /* refused by wm_export_flink_check() */
 			break;
 		}
 	}

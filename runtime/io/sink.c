@@ -29,6 +29,7 @@
 #include "lib/json_escape.h"
 #include "runtime/io/keys.h"
 #include "runtime/io/outfile.h"
+#include "runtime/io/row_text.h"
 #include "runtime/io/sink.h"
 
 /* Whole lines gathered for one destination, not yet written: at most
@@ -91,6 +92,12 @@ struct wm_sink {
 	 * sinks and late outputs that all print to stdout keep the order in
 	 * which their lines were made. */
 	struct lines *pending;
+	/* A map's rows (wm_sink_row()): a row whose bound is above what the
+	 * buffer has room for is made here first, and goes in only if its
+	 * actual length fits one write; grown to the largest bound seen, so
+	 * that it is allocated a few times a run, not a row. NULL: none yet. */
+	char *scratch;
+	size_t scratch_len;
 	struct lines own;
 };
 
@@ -438,6 +445,102 @@ open_trace(struct wm_sink **out, const char *stage, const char *path,
 	}
 	*out = s;
 	return 0;
+}
+
+int
+wm_sink_open_rows(struct wm_sink **out, const struct wm_stage *sink,
+		  const struct wm_expr_field *cols, size_t n, char *err,
+		  size_t errlen)
+{
+	struct wm_sink *s;
+	size_t max;
+	char *text, *end;
+	int r;
+
+	r = open_sink(&s, sink->name, sink->u.sink.path, SINK_RESULTS, false,
+		      err, errlen);
+	if (r != 0 || sink->u.sink.format == WM_SINK_JSONL) {
+		if (r == 0) {
+			s->jsonl = true;
+			*out = s;
+		}
+		return r;
+	}
+	max = wm_row_text_max(cols, n, NULL, false);
+	text = malloc(max + 1);
+	if (text == NULL) {
+		wm_sink_close(s, true, NULL, 0);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	end = wm_row_csv_header(text, cols, n);
+	*end = '\0';
+	r = write_header(s, text, err, errlen);
+	free(text);
+	if (r != 0) {
+		wm_sink_close(s, true, NULL, 0);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+/* The row's line of at most `max` bytes made into s's scratch, grown to
+ * hold it: its end, or NULL (ENOMEM). */
+static char *
+row_in_scratch(struct wm_sink *s, const struct wm_expr_field *cols, size_t n,
+	       const struct wm_expr_value *row, size_t max)
+{
+	if (s->scratch_len < max) {
+		char *p = realloc(s->scratch, max);
+
+		if (p == NULL)
+			return NULL;
+		s->scratch = p;
+		s->scratch_len = max;
+	}
+	return s->jsonl ? wm_row_json(s->scratch, cols, n, row)
+			: wm_row_csv(s->scratch, cols, n, row);
+}
+
+int
+wm_sink_row(struct wm_sink *s, const struct wm_expr_field *cols, size_t n,
+	    const struct wm_expr_value *row)
+{
+	size_t max = wm_row_text_max(cols, n, row, s->jsonl);
+	struct line l;
+	char *end;
+	int r;
+
+	if (s->file.error != 0)
+		return -s->file.error;
+	/* The common case: the bound fits a write, and the line is made in
+	 * place. */
+	if (max <= s->pending->cap) {
+		if ((r = line_begin(s, &l, max)) != 0)
+			return r;
+		l.p = s->jsonl ? wm_row_json(l.p, cols, n, row)
+			       : wm_row_csv(l.p, cols, n, row);
+		return line_finish(s, &l);
+	}
+	end = row_in_scratch(s, cols, n, row, max);
+	if (end == NULL) {
+		s->file.error = ENOMEM;
+		return -ENOMEM;
+	}
+	/* A line longer than one write could interleave with another
+	 * process's: it stops the job, named, rather than mix or vanish;
+	 * the whole lines before it are written first. */
+	if ((size_t)(end - s->scratch) > s->pending->cap) {
+		if ((r = wm_sink_flush(s)) != 0)
+			return r;
+		s->file.error = EMSGSIZE;
+		return -EMSGSIZE;
+	}
+	if ((r = line_begin(s, &l, (size_t)(end - s->scratch))) != 0)
+		return r;
+	line_text(&l, s->scratch, (size_t)(end - s->scratch));
+	return line_finish(s, &l);
 }
 
 int
@@ -813,6 +916,7 @@ wm_sink_close(struct wm_sink *s, bool job_failed, char *err, size_t errlen)
 		wm_sink_error(s, err, errlen);
 	/* Results went in if the file grew past its header; a stream keeps
 	 * what it was given either way. */
+	free(s->scratch);
 	c = wm_outfile_close(&s->file,
 			     !job_failed || wm_outfile_size(&s->file) >
 						    (off_t)s->header_bytes,

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "operators/expr.h"
 #include "operators/window.h"
 #include "runtime/conf/topology.h"
 
@@ -113,6 +114,27 @@ const char *wm_trace_header(unsigned columns);
 int wm_sink_open_recording(struct wm_sink **out, const struct wm_stage *source,
 			   const char *path, const struct wm_keys *keys,
 			   unsigned columns, char *err, size_t errlen);
+
+/*
+ * Open sink stage `sink` for the rows of the map it reads, whose columns
+ * are cols[0..n) (wm_map_outputs()): CSV under a header of the column
+ * names, or JSON lines (its format), rows as runtime/io/row_text.h
+ * writes them. Written by every source subtask the map is chained into.
+ */
+int wm_sink_open_rows(struct wm_sink **out, const struct wm_stage *sink,
+		      const struct wm_expr_field *cols, size_t n, char *err,
+		      size_t errlen);
+
+/*
+ * One row of columns cols[0..n) into a sink of rows. Its line is made in
+ * place when the bound of its text (wm_row_text_max()) fits a write, else
+ * made apart first; a line longer than one write to a stream
+ * (WM_SINK_BUFFER, a long STRING) fails with -EMSGSIZE, kept as the
+ * sink's failure, for it could interleave with another process's line.
+ * 0, or the negative errno of the first failure.
+ */
+int wm_sink_row(struct wm_sink *sink, const struct wm_expr_field *cols,
+		size_t n, const struct wm_expr_value *row);
 
 /* One result (fired by window subtask `subtask`), one late record, one
  * recorded record that arrived at `arrival_ms` of processing time (with

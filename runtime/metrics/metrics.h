@@ -200,6 +200,18 @@ struct wm_checkpoint_ack {
 	_Atomic uint64_t id;
 };
 
+/* The maps chained into a source subtask (doc/semantics.md 16.6), at most
+ * WM_METRICS_MAX_MAPS a source (the loader refuses more), each in its
+ * slot (wm_topology_map_slot()): rows given, kept, dropped by the where,
+ * and failed by cause (enum wm_expr_status, [0] unused), as
+ * operators/map.h counts them, stored by the subtask after each record. */
+#define WM_METRICS_MAX_MAPS 4u
+#define WM_METRICS_MAP_CAUSES 4u
+struct wm_map_metrics {
+	_Atomic uint64_t in, out, filtered;
+	_Atomic uint64_t errors[WM_METRICS_MAP_CAUSES];
+};
+
 struct wm_subtask_metrics {
 	_Atomic uint64_t records_in; /* numRecordsIn */
 	/* numRecordsOut: records sent (once per edge); for a window, the
@@ -326,6 +338,7 @@ struct wm_subtask_metrics {
 	 * 113 times the size, read once at the end: a tick reading that
 	 * would fault in 432 KiB of the segment a window subtask. */
 	_Atomic uint64_t fire_delays[WM_HISTOGRAM_BUCKETS];
+	struct wm_map_metrics maps[WM_METRICS_MAX_MAPS];
 	/* A window subtask's late records (dropped and to the side output)
 	 * by the source partition they were read from (base/record.h), for
 	 * the report's late records over time. A fixed array costs 512

@@ -502,7 +502,7 @@ wm_footprint_estimate(const struct wm_topology *t, const struct wm_plan *plan,
 		uint64_t rings = (uint64_t)wm_topology_input_channels(t, s) *
 				 st->parallelism;
 
-		if (st->kind == WM_STAGE_SINK) /* chained: no rings */
+		if (wm_stage_chained(st->kind)) /* chained: no rings */
 			continue;
 		if (st->kind == WM_STAGE_WINDOW)
 			fp->n_windows++;

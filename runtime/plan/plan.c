@@ -15,7 +15,8 @@
 #include "runtime/metrics/metrics.h"
 #include "runtime/plan/plan.h"
 
-/* The stages' subtasks, numbered stage by stage (sinks have none). */
+/* The stages' subtasks, numbered stage by stage (sinks and maps,
+ * chained, have none). */
 static int
 number_subtasks(struct wm_plan *p, const struct wm_topology *t)
 {
@@ -26,7 +27,7 @@ number_subtasks(struct wm_plan *p, const struct wm_topology *t)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		p->first[s] = p->n_subtasks;
-		if (t->stages[s].kind != WM_STAGE_SINK)
+		if (!wm_stage_chained(t->stages[s].kind))
 			p->n_subtasks += t->stages[s].parallelism;
 	}
 	p->subtasks =
@@ -34,7 +35,7 @@ number_subtasks(struct wm_plan *p, const struct wm_topology *t)
 	if (p->subtasks == NULL)
 		return -ENOMEM;
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		for (uint32_t i = 0; t->stages[s].kind != WM_STAGE_SINK &&
+		for (uint32_t i = 0; !wm_stage_chained(t->stages[s].kind) &&
 				     i < t->stages[s].parallelism;
 		     i++, id++)
 			p->subtasks[id] = (struct wm_plan_subtask){.stage = s,
@@ -81,6 +82,10 @@ plan_outputs(struct wm_plan_subtask *st, const struct wm_topology *t)
 		enum wm_partitioning p = down->inputs[out[i].input].edge;
 		struct wm_plan_edge *e = &st->edges[st->n_edges];
 
+		/* A map runs in its source's task and writes its own sinks
+		 * (map_rows.h): neither an edge nor a sink of this subtask. */
+		if (down->kind == WM_STAGE_MAP)
+			continue;
 		if (down->kind == WM_STAGE_SINK) {
 			st->sinks[st->n_sinks++] = out[i].stage;
 			continue;
@@ -330,7 +335,7 @@ wm_plan_fingerprint(const struct wm_plan *plan, const struct wm_topology *t)
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_stage *st = &t->stages[s];
 
-		if (st->kind == WM_STAGE_SINK)
+		if (wm_stage_chained(st->kind))
 			continue;
 		h = fold(h, (uint64_t)st->kind << 32 | st->max_parallelism);
 		if (st->kind == WM_STAGE_WINDOW) {

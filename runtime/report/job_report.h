@@ -154,6 +154,15 @@ struct wm_checkpoint_summary {
 	uint32_t restarts;
 	struct wm_restart_note notes[WM_RESTART_NOTES];
 };
+/* A map's rows (doc/semantics.md 16.6), summed over the subtasks of the
+ * source it is chained into: given, kept, dropped by its where, and
+ * failed by cause (enum wm_expr_status; [0] unused). */
+struct wm_map_report {
+	uint32_t stage;
+	uint64_t in, out, filtered;
+	uint64_t errors[WM_METRICS_MAP_CAUSES];
+};
+
 struct wm_job_report {
 	bool sim;
 	/* The job's event-time clock at processing time 0, epoch ms
@@ -221,6 +230,11 @@ struct wm_job_report {
 	uint64_t alerts_raised;
 	bool checkpointing; /* [job] checkpoint_interval set */
 	struct wm_checkpoint_summary checkpoints;
+	/* The maps, in stage order; maps_account: every row given to each
+	 * is kept, filtered or an error, none unaccounted. */
+	uint32_t n_maps;
+	struct wm_map_report *maps;
+	bool maps_account;
 };
 
 /* A real run's scheduling noise as the run measured it: the most

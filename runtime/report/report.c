@@ -180,7 +180,7 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 
 	/* Every subtask of a stage has its stage's edges: count subtask 0's. */
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		if (t->stages[s].kind != WM_STAGE_SINK)
+		if (!wm_stage_chained(t->stages[s].kind))
 			n += plan->subtasks[plan->first[s]].n_edges;
 	rep->edges = calloc(n ? n : 1, sizeof(*rep->edges));
 	if (rep->edges == NULL)
@@ -189,7 +189,7 @@ collect_edges(struct wm_job_report *rep, const struct wm_topology *t,
 	for (uint32_t s = 0; s < t->n_stages; s++) {
 		const struct wm_plan_subtask *first;
 
-		if (t->stages[s].kind == WM_STAGE_SINK)
+		if (wm_stage_chained(t->stages[s].kind))
 			continue;
 		first = &plan->subtasks[plan->first[s]];
 		for (uint32_t e = 0; e < first->n_edges; e++) {
@@ -350,6 +350,48 @@ fire_delay_percentiles(struct wm_job_report *rep, const struct wm_plan *plan,
 	return 0;
 }
 
+/* Each map's counts, from the slot wm_topology_map_slot() gives it in
+ * the blocks of its source's subtasks. */
+static int
+collect_maps(struct wm_job_report *rep, const struct wm_topology *t,
+	     const struct wm_plan *plan, const void *metrics)
+{
+	rep->maps_account = true;
+	for (uint32_t s = 0; s < t->n_stages; s++)
+		rep->n_maps += t->stages[s].kind == WM_STAGE_MAP;
+	rep->maps = calloc(rep->n_maps ? rep->n_maps : 1, sizeof(*rep->maps));
+	if (rep->maps == NULL)
+		return -ENOMEM;
+	for (uint32_t s = 0, k = 0; s < t->n_stages; s++) {
+		const uint32_t src = t->stages[s].inputs[0].stage;
+		const uint32_t slot = wm_topology_map_slot(t->stages, s);
+		struct wm_map_report *r = &rep->maps[k];
+		uint64_t errors = 0;
+
+		if (t->stages[s].kind != WM_STAGE_MAP)
+			continue;
+		r->stage = s;
+		k++;
+		for (uint32_t i = 0; i < t->stages[src].parallelism; i++) {
+			const struct wm_map_metrics *m =
+				&wm_plan_block(plan, metrics,
+					       plan->first[src] + i)
+					 ->maps[slot];
+
+			r->in += WM_METRIC_GET(m->in);
+			r->out += WM_METRIC_GET(m->out);
+			r->filtered += WM_METRIC_GET(m->filtered);
+			for (uint32_t c = 1; c < WM_METRICS_MAP_CAUSES; c++)
+				r->errors[c] += WM_METRIC_GET(m->errors[c]);
+		}
+		for (uint32_t c = 1; c < WM_METRICS_MAP_CAUSES; c++)
+			errors += r->errors[c];
+		if (r->out + r->filtered + errors != r->in)
+			rep->maps_account = false;
+	}
+	return 0;
+}
+
 int
 wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 		  const struct wm_plan *plan, const void *metrics,
@@ -401,7 +443,8 @@ wm_report_collect(struct wm_job_report *rep, const struct wm_topology *t,
 	}
 	if (collect_flow(rep, t) != 0 ||
 	    collect_edges(rep, t, plan, metrics) != 0 ||
-	    fire_delay_percentiles(rep, plan, metrics) != 0) {
+	    fire_delay_percentiles(rep, plan, metrics) != 0 ||
+	    collect_maps(rep, t, plan, metrics) != 0) {
 		wm_report_free(rep);
 		return -ENOMEM;
 	}
@@ -417,6 +460,9 @@ wm_report_free(struct wm_job_report *rep)
 	free(rep->partitions);
 	free(rep->edges);
 	free(rep->alerts);
+	free(rep->maps);
+	rep->maps = NULL;
+	rep->n_maps = 0;
 	rep->subtasks = NULL;
 	rep->partitions = NULL;
 	rep->edges = NULL;
@@ -448,6 +494,7 @@ wm_report_accounted(const struct wm_job_report *rep)
 	/* In flight is an account only of a job cut short: one that ran to
 	 * its end delivered everything. */
 	return rep->windows_account && rep->edges_consistent &&
+	       rep->maps_account &&
 	       (rep->in_flight == 0 || rep->stopped || rep->failed);
 }
 

@@ -28,6 +28,7 @@
 #include <inttypes.h>
 
 #include "lib/json_out.h"
+#include "operators/expr.h"
 #include "runtime/report/advice.h"
 #include "runtime/report/report.h"
 #include "runtime/report/report_internal.h"
@@ -93,6 +94,36 @@ held_by(const struct wm_topology *t, const struct wm_job_report *rep,
 	if (wm_report_held_by_name(t, rep, s, who, name, sizeof(name)))
 		return wm_json_text(name);
 	return json_null();
+}
+
+/* Each map's rows, as the summary's lines for them: in, out, filtered,
+ * and record errors by cause (an object of the causes with any). */
+static json_t *
+maps(const struct wm_topology *t, const struct wm_job_report *rep)
+{
+	json_t *a = json_array();
+	int failed = 0;
+
+	for (uint32_t k = 0; k < rep->n_maps; k++) {
+		const struct wm_map_report *m = &rep->maps[k];
+		json_t *o = json_object();
+		json_t *errors = json_object();
+		int f = wm_json_put(o, "name",
+				    wm_json_text(t->stages[m->stage].name));
+
+		f |= wm_json_put(o, "in", wm_json_u64(m->in));
+		f |= wm_json_put(o, "out", wm_json_u64(m->out));
+		f |= wm_json_put(o, "filtered", wm_json_u64(m->filtered));
+		for (uint32_t c = 1; c < WM_METRICS_MAP_CAUSES; c++)
+			if (m->errors[c] > 0)
+				f |= wm_json_put(errors,
+						 wm_expr_status_name((
+							 enum wm_expr_status)c),
+						 wm_json_u64(m->errors[c]));
+		f |= wm_json_put(o, "errors", errors);
+		failed |= wm_json_push(a, wm_json_done(o, f));
+	}
+	return wm_json_done(a, failed);
 }
 
 /* One subtask of stage `st`, as an object. */
@@ -599,9 +630,11 @@ summary(const struct wm_topology *t, const struct wm_job_report *rep)
 	failed |= wm_json_put(o, "all_records_accounted",
 			      json_boolean(wm_report_accounted(rep)));
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		if (t->stages[s].kind != WM_STAGE_SINK)
+		if (!wm_stage_chained(t->stages[s].kind))
 			failed |= wm_json_push(stages, stage(t, rep, s));
 	failed |= wm_json_put(o, "stages", stages);
+	if (rep->n_maps > 0)
+		failed |= wm_json_put(o, "maps", maps(t, rep));
 	if (wm_alerts_configured(&t->job))
 		failed |= put_alerts(o, t, rep);
 	if (rep->checkpointing)

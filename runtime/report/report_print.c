@@ -15,11 +15,32 @@
 
 #include "base/clock.h"
 #include "lib/units.h"
+#include "operators/expr.h"
 #include "runtime/report/advice.h"
 #include "runtime/report/report.h"
 #include "runtime/report/report_internal.h"
 
 /* One line per stage: records and the worst watermark of its subtasks. */
+/* A map's line in the stage list, its rows accounted (in = out +
+ * filtered + errors), then its record errors by cause, if any. */
+static void
+print_map(FILE *f, const struct wm_topology *t, const struct wm_map_report *m)
+{
+	uint64_t errors = 0;
+
+	for (uint32_t c = 1; c < WM_METRICS_MAP_CAUSES; c++)
+		errors += m->errors[c];
+	fprintf(f,
+		"    map     %-14s in %-10" PRIu64 " out %-10" PRIu64
+		" filtered %" PRIu64 "  errors %" PRIu64 "\n",
+		t->stages[m->stage].name, m->in, m->out, m->filtered, errors);
+	for (uint32_t c = 1; c < WM_METRICS_MAP_CAUSES; c++)
+		if (m->errors[c] > 0)
+			fprintf(f, "      record errors: %s %" PRIu64 "\n",
+				wm_expr_status_name((enum wm_expr_status)c),
+				m->errors[c]);
+}
+
 static void
 print_stage(FILE *f, const struct wm_topology *t,
 	    const struct wm_job_report *rep, uint32_t stage)
@@ -649,8 +670,10 @@ wm_report_print(FILE *f, const struct wm_topology *t,
 	}
 	fprintf(f, "  stages\n");
 	for (uint32_t s = 0; s < t->n_stages; s++)
-		if (t->stages[s].kind != WM_STAGE_SINK)
+		if (!wm_stage_chained(t->stages[s].kind))
 			print_stage(f, t, rep, s);
+	for (uint32_t k = 0; k < rep->n_maps; k++)
+		print_map(f, t, &rep->maps[k]);
 	if (rep->n_partitions > 0)
 		print_partitions(f, t, rep);
 	if (wm_alerts_configured(&t->job))

@@ -143,6 +143,10 @@ build(struct sim *sim, char *err, size_t errlen)
 								? sim->traces[s]
 								: NULL),
 				err, errlen);
+		else if (stage->kind == WM_STAGE_SINK &&
+			 t->stages[stage->inputs[0].stage].kind == WM_STAGE_MAP)
+			r = wm_sources_open_map_sink(t, s, &sim->stage_sinks[s],
+						     err, errlen);
 		else if (stage->kind == WM_STAGE_SINK)
 			r = wm_sink_open(
 				&sim->stage_sinks[s], stage,
@@ -182,7 +186,7 @@ build(struct sim *sim, char *err, size_t errlen)
 				.trace = sim->traces[st->sub->stage],
 				.traces = sim->traces},
 			t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
-				? sim->stage_sinks[st->sub->stage]
+				? sim->stage_sinks
 				: NULL);
 		if (st->task == NULL) {
 			int e = errno;
@@ -566,17 +570,24 @@ follows_reports(const struct sim *sim, const struct sim_task *st)
 	       !wm_task_finished(st->task);
 }
 
-/* Whether the recording of source `st`, if it has one, failed a write:
- * the job stops, as for a sink. */
+/* Whether an output source `st` writes as it emits (its recording, its
+ * maps' sinks: wm_sources_feeds()) failed a write: the job stops, as for
+ * a sink. */
 static bool
 sim_recording_failed(struct sim_task *st)
 {
-	struct wm_sink *rec = st->sim->stage_sinks[st->sub->stage];
+	const struct wm_topology *t = st->sim->topo;
 
-	if (rec == NULL || !wm_sink_failed(rec))
-		return false;
-	sim_output_failed(st->sim, rec);
-	return true;
+	for (uint32_t d = 0; d < t->n_stages; d++) {
+		struct wm_sink *out = st->sim->stage_sinks[d];
+
+		if (out != NULL && wm_sink_failed(out) &&
+		    wm_sources_feeds(t, st->sub->stage, d)) {
+			sim_output_failed(st->sim, out);
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Run source `st` at instant t (rule 2) and work out when it is next due. */

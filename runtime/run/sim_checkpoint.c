@@ -273,7 +273,7 @@ restart_task(struct sim *sim, uint32_t id, uint64_t chk, bool *unrestorable,
 		&(struct wm_sources_input){.trace = sim->traces[st->sub->stage],
 					   .traces = sim->traces},
 		t->stages[st->sub->stage].kind == WM_STAGE_SOURCE
-			? sim->stage_sinks[st->sub->stage]
+			? sim->stage_sinks
 			: NULL);
 	if (st->task == NULL) {
 		snprintf(err, errlen, "could not restart subtask %s/%u: %s",

@@ -75,6 +75,7 @@
 #include "runtime/checkpoint/exactly_once.h"
 #include "runtime/run/observer.h"
 #include "runtime/run/supervisor.h"
+#include "runtime/source/sources.h"
 #include "runtime/run/supervisor_job.h"
 #include "runtime/run/worker.h"
 #include "runtime/source/record_trace.h"
@@ -586,6 +587,10 @@ open_outputs(const struct wm_topology *t, struct wm_replay_trace **traces,
 				wm_record_trace_columns(
 					st, traces != NULL ? traces[s] : NULL),
 				err, errlen);
+		else if (st->kind == WM_STAGE_SINK &&
+			 t->stages[st->inputs[0].stage].kind == WM_STAGE_MAP)
+			r = wm_sources_open_map_sink(t, s, &sinks[s], err,
+						     errlen);
 		else if (st->kind == WM_STAGE_SINK)
 			r = (t->job.resume ? wm_sink_open_kept : wm_sink_open)(
 				&sinks[s], st, &t->stages[st->inputs[0].stage],

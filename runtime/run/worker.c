@@ -107,8 +107,10 @@ struct worker {
 	struct wm_sink *sinks[WM_TOPOLOGY_MAX_OUTPUTS];
 	uint32_t n_sinks;
 	struct wm_sink *late[WM_STAGE_LATE_OUTPUTS];
-	/* A recorded source's recording (--record-trace), or NULL. */
-	struct wm_sink *recording;
+	/* A source's outputs written as it emits (wm_sources_feeds()): its
+	 * recording (--record-trace) and its maps' sinks. */
+	struct wm_sink **taps;
+	uint32_t n_taps;
 	/* Exactly-once outputs (worker.h): which of sinks[] (and late) are
 	 * parts of this worker's own, and the epoch of the parts open. */
 	struct wm_window_parts parts;
@@ -532,9 +534,9 @@ flush_outputs(struct worker *w)
 		if (w->late[k] != NULL && w->failed == 0 &&
 		    wm_sink_flush(w->late[k]) != 0)
 			output_failed(w, w->late[k]);
-	if (w->recording != NULL && w->failed == 0 &&
-	    wm_sink_flush(w->recording) != 0)
-		output_failed(w, w->recording);
+	for (uint32_t i = 0; i < w->n_taps && w->failed == 0; i++)
+		if (wm_sink_flush(w->taps[i]) != 0)
+			output_failed(w, w->taps[i]);
 	return w->failed;
 }
 
@@ -560,8 +562,6 @@ find_outputs(struct worker *w)
 					    w->me->stage, (int)k,
 					    w->args->output_of);
 	}
-	if (w->stage->kind == WM_STAGE_SOURCE)
-		w->recording = w->args->sinks[w->me->stage];
 }
 
 /*
@@ -849,10 +849,12 @@ run_source(struct worker *w)
 			return worker_fail(w, health->exit_code,
 					   "the source cannot go on: %s",
 					   health->why);
-		/* A record the recording could not take stops the job at
-		 * once, as a sink's result does (exit 74). */
-		if (w->recording != NULL && wm_sink_failed(w->recording))
-			output_failed(w, w->recording);
+		/* A record a recording or a map's sink could not take
+		 * stops the job at once, as a sink's result does (exit
+		 * 74). */
+		for (uint32_t i = 0; i < w->n_taps && w->failed == 0; i++)
+			if (wm_sink_failed(w->taps[i]))
+				output_failed(w, w->taps[i]);
 		if (w->failed != 0)
 			return w->failed;
 		if (!flush_all(w)) /* the burst's records, whatever is next */
@@ -1112,9 +1114,21 @@ make_task(struct worker *w)
 				      .traces = a->traces};
 	int r;
 
-	w->task = wm_sources_new_task(a->topo, a->plan, a->subtask, &w->out,
-				      wm_shm_metrics_area(&w->seg), &in,
-				      w->recording);
+	if (w->stage->kind == WM_STAGE_SOURCE) {
+		w->taps = calloc(a->topo->n_stages, sizeof(*w->taps));
+		if (w->taps == NULL)
+			return worker_fail(w, EX_OSERR,
+					   "could not set up the subtask: %s",
+					   strerror(ENOMEM));
+		for (uint32_t d = 0; d < a->topo->n_stages; d++)
+			if (a->sinks[d] != NULL &&
+			    wm_sources_feeds(a->topo, w->me->stage, d))
+				w->taps[w->n_taps++] = a->sinks[d];
+	}
+	w->task = wm_sources_new_task(
+		a->topo, a->plan, a->subtask, &w->out,
+		wm_shm_metrics_area(&w->seg), &in,
+		w->stage->kind == WM_STAGE_SOURCE ? a->sinks : NULL);
 	if (w->task == NULL) {
 		/* The traces were read and checked before the fork: what is
 		 * left to fail is the outside world (a Kafka source's
@@ -1228,6 +1242,7 @@ wm_worker_run(const struct wm_worker_args *a)
 		atomic_store_explicit(&w.metrics->finished, 1,
 				      memory_order_release);
 	wm_task_free(w.task);
+	free(w.taps);
 	free(w.blocked);
 	free(w.snap);
 	if (w.schedstat_fd >= 0)

@@ -11,26 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/container_of.h"
 #include "lib/lines.h"
 #include "runtime/conf/key_table.h"
+#include "runtime/source/record_tap.h"
 #include "runtime/source/record_trace.h"
-
-/* The recorded source: the one it wraps, and where its records go. */
-struct recording {
-	struct wm_record_source source; /* first: the interface */
-	/* recording_ops, less pause where `inner` cannot pause: the task
-	 * asks the ops whether a source can (task_source.c). */
-	struct wm_record_source_ops ops;
-	struct wm_record_source *inner;
-	struct wm_sink *sink;
-};
-
-static struct recording *
-recording_of(const struct wm_record_source *src)
-{
-	return wm_container_of(src, struct recording, source);
-}
 
 int64_t
 wm_record_trace_arrival_ms(int64_t now_ns)
@@ -42,176 +26,21 @@ wm_record_trace_arrival_ms(int64_t now_ns)
 /* A failed write is kept by the sink, whose driver stops the job when it
  * sees it (wm_sink_failed()); the record still goes on, so that the
  * job's accounting stays whole up to the stop. */
-static int
-recording_next(struct wm_record_source *src, int64_t now_ns,
-	       struct wm_record *out)
-{
-	struct recording *r = recording_of(src);
-	int got = wm_record_source_next(r->inner, now_ns, out);
-
-	if (got == 1)
-		wm_sink_recorded(
-			r->sink, out,
-			out->flags & WM_RECORD_WATERMARK
-				? wm_record_source_carried_watermark(r->inner)
-				: WM_TS_MIN,
-			wm_record_trace_arrival_ms(now_ns));
-	return got;
-}
-
-static wm_ts_t
-recording_carried_watermark(const struct wm_record_source *src)
-{
-	return wm_record_source_carried_watermark(recording_of(src)->inner);
-}
-
-static int64_t
-recording_next_due(const struct wm_record_source *src)
-{
-	return wm_record_source_next_due_ns(recording_of(src)->inner);
-}
-
-static bool
-recording_finished(const struct wm_record_source *src)
-{
-	return wm_record_source_finished(recording_of(src)->inner);
-}
-
-static uint32_t
-recording_n_partitions(const struct wm_record_source *src)
-{
-	const struct wm_record_source *in = recording_of(src)->inner;
-
-	return in->ops->n_partitions(in);
-}
-
-static uint32_t
-recording_n_finished(const struct wm_record_source *src)
-{
-	const struct wm_record_source *in = recording_of(src)->inner;
-
-	return in->ops->n_finished(in);
-}
-
-static uint32_t
-recording_finished_partition(const struct wm_record_source *src, uint32_t k)
-{
-	const struct wm_record_source *in = recording_of(src)->inner;
-
-	return in->ops->finished_partition(in, k);
-}
-
 static void
-recording_partition_stats(const struct wm_record_source *src, uint32_t i,
-			  int64_t now_ns, struct wm_source_partition_stats *st)
+record_one(void *arg, const struct wm_record_source *inner,
+	   const struct wm_record *r, int64_t now_ns)
 {
-	const struct wm_record_source *in = recording_of(src)->inner;
-
-	in->ops->partition_stats(in, i, now_ns, st);
+	wm_sink_recorded(arg, r,
+			 r->flags & WM_RECORD_WATERMARK
+				 ? wm_record_source_carried_watermark(inner)
+				 : WM_TS_MIN,
+			 wm_record_trace_arrival_ms(now_ns));
 }
-
-static int64_t
-recording_partition_next_due(const struct wm_record_source *src, uint32_t i)
-{
-	return wm_record_source_partition_next_due_ns(recording_of(src)->inner,
-						      i);
-}
-
-static void
-recording_pause(struct wm_record_source *src, uint32_t i, bool paused,
-		int64_t now_ns)
-{
-	struct wm_record_source *in = recording_of(src)->inner;
-
-	in->ops->pause(in, i, paused, now_ns);
-}
-
-static void
-recording_free(struct wm_record_source *src)
-{
-	struct recording *r = recording_of(src);
-
-	wm_record_source_free(r->inner);
-	free(r);
-}
-
-/* The recording's position is the source's it records. */
-static void
-recording_snapshot(const struct wm_record_source *src, struct wm_snap_writer *w)
-{
-	wm_record_source_snapshot(recording_of(src)->inner, w);
-}
-
-static int
-recording_restore(struct wm_record_source *src, struct wm_snap_reader *r)
-{
-	return wm_record_source_restore(recording_of(src)->inner, r);
-}
-
-/* Records from outside wake the worker through the recording, which
- * adds nothing to when they arrive. */
-static void
-recording_set_wake(struct wm_record_source *src, void (*wake)(void *arg),
-		   void *arg)
-{
-	struct wm_record_source *in = recording_of(src)->inner;
-
-	in->ops->set_wake(in, wake, arg);
-}
-
-static void
-recording_health(const struct wm_record_source *src, struct wm_source_health *h)
-{
-	const struct wm_record_source *in = recording_of(src)->inner;
-
-	in->ops->health(in, h);
-}
-
-static const struct wm_record_source_ops recording_ops = {
-	.next = recording_next,
-	.next_due_ns = recording_next_due,
-	.partition_next_due_ns = recording_partition_next_due,
-	.finished = recording_finished,
-	.n_partitions = recording_n_partitions,
-	.n_finished = recording_n_finished,
-	.finished_partition = recording_finished_partition,
-	.partition_stats = recording_partition_stats,
-	.free = recording_free,
-	.pause = recording_pause,
-	.snapshot = recording_snapshot,
-	.restore = recording_restore,
-	.set_wake = recording_set_wake,
-	.health = recording_health,
-	.carried_watermark = recording_carried_watermark,
-};
 
 struct wm_record_source *
 wm_record_trace_source(struct wm_record_source *inner, struct wm_sink *sink)
 {
-	struct recording *r = calloc(1, sizeof(*r));
-
-	if (r == NULL) {
-		wm_record_source_free(inner);
-		errno = ENOMEM;
-		return NULL;
-	}
-	r->ops = recording_ops;
-	if (inner->ops->pause == NULL)
-		r->ops.pause = NULL;
-	if (inner->ops->snapshot == NULL)
-		r->ops.snapshot = NULL;
-	if (inner->ops->set_wake == NULL)
-		r->ops.set_wake = NULL;
-	if (inner->ops->health == NULL)
-		r->ops.health = NULL;
-	if (inner->ops->restore == NULL)
-		r->ops.restore = NULL;
-	if (inner->ops->carried_watermark == NULL)
-		r->ops.carried_watermark = NULL;
-	r->source.ops = &r->ops;
-	r->inner = inner;
-	r->sink = sink;
-	return &r->source;
+	return wm_record_tap(inner, record_one, sink, NULL);
 }
 
 unsigned
@@ -245,6 +74,7 @@ wm_record_trace_path(const char *path, const char *name, uint32_t n_sources)
 		return strdup(path);
 	base = base != NULL ? base + 1 : path;
 	dot = strrchr(base, '.');
+
 	/* ".hidden" has no extension: its dot starts the name. */
 	stem = dot != NULL && dot != base ? (size_t)(dot - path) : strlen(path);
 	if (asprintf(&out, "%.*s.%s%s", (int)stem, path, name, path + stem) < 0)

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,11 @@
 #include "base/time.h"
 #include "operators/heartbeats.h"
 #include "operators/keygroup.h"
+#include "operators/map.h"
+#include "operators/nexmark_row.h"
 #include "runtime/source/kafka_source.h"
+#include "runtime/source/map_rows.h"
+#include "runtime/source/record_tap.h"
 #include "runtime/source/record_trace.h"
 #include "runtime/source/sources.h"
 
@@ -254,10 +259,161 @@ wm_sources_set_opener(wm_sources_opener open)
 	test_opener = open;
 }
 
+bool
+wm_sources_feeds(const struct wm_topology *topo, uint32_t source, uint32_t sink)
+{
+	const struct wm_stage *d = &topo->stages[sink];
+	const struct wm_stage *up;
+
+	if (sink == source)
+		return d->kind == WM_STAGE_SOURCE && d->u.source.record != NULL;
+	if (d->kind != WM_STAGE_SINK)
+		return false;
+	up = &topo->stages[d->inputs[0].stage];
+	return up->kind == WM_STAGE_MAP && up->inputs[0].stage == source;
+}
+
+/* Map stage m of `topo` compiled again (the loader refused what would
+ * not compile): 0, or a negative errno. */
+static int
+compile_map(const struct wm_topology *topo, uint32_t m, struct wm_map **out)
+{
+	const struct wm_stage *st = &topo->stages[m];
+	const struct wm_stage *src = &topo->stages[st->inputs[0].stage];
+	size_t n;
+	const struct wm_expr_field *schema =
+		wm_nexmark_row_schema(src->u.source.nexmark.kind, &n);
+	struct wm_map_error why;
+	int r = wm_map_new(schema, n, st->u.map.where, st->u.map.select, out,
+			   &why);
+
+	if (r != 0) {
+		wm_map_free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+int
+wm_sources_open_map_sink(const struct wm_topology *topo, uint32_t d,
+			 struct wm_sink **out, char *err, size_t errlen)
+{
+	const struct wm_stage *st = &topo->stages[d];
+	const struct wm_expr_field *cols;
+	struct wm_map *map = NULL;
+	size_t n;
+	int r = compile_map(topo, st->inputs[0].stage, &map);
+
+	if (r != 0) {
+		snprintf(err, errlen, "sink %s: could not set up its map: %s",
+			 st->name, strerror(-r));
+		return r;
+	}
+	cols = wm_map_outputs(map, &n);
+	r = wm_sink_open_rows(out, st, cols, n, err, errlen);
+	wm_map_free(map);
+	return r;
+}
+
+static void
+map_rows_tap(void *arg, const struct wm_record_source *inner,
+	     const struct wm_record *r, int64_t now_ns)
+{
+	(void)inner;
+	(void)now_ns;
+	/* A failed write is kept by the sink, for the driver to stop the
+	 * job, as a recording's (record_trace.c). */
+	(void)wm_map_rows_record(arg, r);
+}
+
+static void
+map_rows_free(void *arg)
+{
+	wm_map_rows_free(arg);
+}
+
+/*
+ * The maps reading source stage `s` (doc/semantics.md section 16.6),
+ * each compiled again (the loader refused what would not compile), with
+ * its sinks, sinks[d] for each sink stage d reading it: *out, NULL when
+ * no map reads s. 0, or a negative errno.
+ */
+static int
+chained_maps(const struct wm_topology *topo, uint32_t s,
+	     struct wm_sink *const *sinks, struct wm_map_rows **out)
+{
+	const struct wm_stage *src = &topo->stages[s];
+	struct wm_nexmark_source_conf conf;
+	struct wm_sink *mine[WM_TOPOLOGY_MAX_OUTPUTS];
+
+	*out = NULL;
+	for (uint32_t m = 0; m < topo->n_stages; m++) {
+		const struct wm_stage *st = &topo->stages[m];
+		struct wm_map *map = NULL;
+		uint32_t n = 0;
+		int r;
+
+		if (st->kind != WM_STAGE_MAP || st->inputs[0].stage != s)
+			continue;
+		if (*out == NULL) {
+			if (wm_sources_nexmark_conf(topo, src, &conf) != NULL)
+				return -EINVAL; /* the loader checked it */
+			*out = wm_map_rows_new(&conf.gen,
+					       src->u.source.nexmark.kind);
+			if (*out == NULL)
+				return -ENOMEM;
+		}
+		if ((r = compile_map(topo, m, &map)) != 0)
+			return r;
+		for (uint32_t d = 0; d < topo->n_stages; d++)
+			if (sinks != NULL && sinks[d] != NULL &&
+			    n < WM_TOPOLOGY_MAX_OUTPUTS &&
+			    topo->stages[d].kind == WM_STAGE_SINK &&
+			    topo->stages[d].inputs[0].stage == m)
+				mine[n++] = sinks[d];
+		if (wm_map_rows_add(*out, map, mine, n) != 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The record source of source subtask `sub`, tapped by its recording and
+ * its maps when it has them, the maps' counts published to `block` (NULL:
+ * nowhere). NULL with errno. */
+static struct wm_record_source *
+tapped_source(const struct wm_topology *topo, const struct wm_plan_subtask *sub,
+	      struct wm_sources_input *in, struct wm_sink *const *sinks,
+	      struct wm_subtask_metrics *block, uint64_t *bad)
+{
+	struct wm_record_source *src =
+		test_opener != NULL ? test_opener(topo, sub->stage, sub->index)
+				    : wm_sources_open(topo, sub->stage,
+						      sub->index, in, bad);
+	struct wm_map_rows *maps = NULL;
+	int r;
+
+	if (src != NULL && sinks != NULL && sinks[sub->stage] != NULL)
+		src = wm_record_trace_source(src, sinks[sub->stage]);
+	if (src == NULL)
+		return NULL;
+	r = chained_maps(topo, sub->stage, sinks, &maps);
+	if (r != 0) {
+		wm_map_rows_free(maps);
+		wm_record_source_free(src);
+		errno = -r;
+		return NULL;
+	}
+	if (maps != NULL && block != NULL)
+		wm_map_rows_publish(maps, block->maps);
+	return maps != NULL
+		       ? wm_record_tap(src, map_rows_tap, maps, map_rows_free)
+		       : src;
+}
+
 struct wm_task *
 wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 		    uint32_t id, struct wm_task_out *out, void *metrics,
-		    struct wm_sources_input *in, struct wm_sink *record)
+		    struct wm_sources_input *in, struct wm_sink *const *sinks)
 {
 	const struct wm_plan_subtask *sub = &plan->subtasks[id];
 	struct wm_record_source *src = NULL;
@@ -265,12 +421,11 @@ wm_sources_new_task(const struct wm_topology *topo, const struct wm_plan *plan,
 	uint64_t bad = 0;
 
 	if (topo->stages[sub->stage].kind == WM_STAGE_SOURCE) {
-		src = test_opener != NULL
-			      ? test_opener(topo, sub->stage, sub->index)
-			      : wm_sources_open(topo, sub->stage, sub->index,
-						in, &bad);
-		if (src != NULL && record != NULL)
-			src = wm_record_trace_source(src, record);
+		src = tapped_source(topo, sub, in, sinks,
+				    metrics != NULL
+					    ? wm_plan_block(plan, metrics, id)
+					    : NULL,
+				    &bad);
 		if (src == NULL)
 			return NULL;
 	}

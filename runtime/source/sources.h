@@ -13,6 +13,7 @@
 #ifndef WM_RUNTIME_SOURCE_SOURCES_H
 #define WM_RUNTIME_SOURCE_SOURCES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "operators/source_gen.h"
@@ -87,15 +88,31 @@ void wm_sources_set_opener(wm_sources_opener open);
 /*
  * The task of subtask `id` of `plan`, the plan of `topo`
  * (runtime/engine/task.h), with its record source if it is a source
- * (opened as above from `in`; with `record`, every record it emits
- * recorded there: record_trace.h): what every driver makes for each
- * subtask. NULL with errno, or with in->exit_code and in->why set.
+ * (opened as above from `in`): what every driver makes for each subtask.
+ * `sinks` (by stage; NULL: none) are the driver's open outputs: a
+ * source's with a recording, sinks[stage], records every record it emits
+ * there (record_trace.h); the maps reading it (map_rows.h) run on every
+ * record it emits and write to their sinks among `sinks`. NULL with
+ * errno, or with in->exit_code and in->why set.
  */
 struct wm_task *wm_sources_new_task(const struct wm_topology *topo,
 				    const struct wm_plan *plan, uint32_t id,
 				    struct wm_task_out *out, void *metrics,
 				    struct wm_sources_input *in,
-				    struct wm_sink *record);
+				    struct wm_sink *const *sinks);
+
+/* Whether output sinks[sink] (wm_sources_new_task()) is written by the
+ * subtasks of source stage `source`: its recording (sink == source), or
+ * a sink of a map reading it. Their driver flushes it and stops the job
+ * when it fails, as it does a window's sinks. */
+/* Open sink stage d, which reads a map, for the map's rows
+ * (wm_sink_open_rows(), the map's output columns). 0, or a negative
+ * errno with err set. */
+int wm_sources_open_map_sink(const struct wm_topology *topo, uint32_t d,
+			     struct wm_sink **out, char *err, size_t errlen);
+
+bool wm_sources_feeds(const struct wm_topology *topo, uint32_t source,
+		      uint32_t sink);
 
 /*
  * The event-time origin of a run (topology.h event_time_origin), fixed

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every example topology is valid, runs to its end under --sim and
 # accounts for every record it reads; wmrun --check plans each of them.
+# So do the Nexmark queries of examples/nexmark/, on a shorter stream.
 # An example that reads Kafka is refused under --sim, saying how to get
 # there (record the topic).
 . "$srcdir/tests/lib/lib.sh"
@@ -26,3 +27,19 @@ for conf in "$examples"/*.conf; do
 done
 echo "$n examples ran"
 [ "$n" -ge 12 ] || fail "only $n examples found"
+
+# The Nexmark queries, on the first 20 000 events of their stream (their
+# rows are checked elsewhere: flink_agrees_on_nexmark_queries.sh,
+# map_rows_match_the_recording.sh).
+q=0
+for conf in "$examples"/nexmark/*.conf; do
+	name=nexmark/$(basename "$conf")
+	expect_status 0 "$WMRUN" --check "$conf"
+	"$WMRUN" --sim --set bids.nexmark.events=20000 "$conf" \
+		>"$scratch/out" 2>"$scratch/err" ||
+		{ cat "$scratch/err" >&2; fail "$name failed under --sim"; }
+	expect_line '^  every record accounted  yes$' "$scratch/err"
+	q=$((q + 1))
+done
+echo "$q Nexmark examples ran"
+[ "$q" -ge 5 ] || fail "only $q Nexmark examples found"

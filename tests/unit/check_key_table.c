@@ -48,6 +48,10 @@ static const struct stage_frame frames[] = {
 	 "[source a]\n[window w]\ninput = a\n",
 	 "[sink o]\n",
 	 {"input = w", NULL}},
+	{"map",
+	 "[source a]\ngenerator = nexmark\n",
+	 "[map m]\n",
+	 {"input = a", NULL}},
 };
 
 static const struct stage_frame *

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -420,6 +421,85 @@ START_TEST(test_json_results_with_their_subtask_are_printfs_text)
 }
 END_TEST
 
+/* A map's rows (wm_sink_row()): under their header, each row's line as
+ * row_text.h writes it, whether its bound fits the buffer (made in place)
+ * or not (a long string: made apart, then copied whole); a line longer
+ * than one write is the sink's failure, not half a line. Expected texts
+ * by hand, so that the test does not trust row_text.c to check itself. */
+static void
+expect_rows(bool jsonl)
+{
+	static const struct wm_expr_field cols[] = {
+		{.name = "auction", .type = WM_EXPR_BIGINT},
+		{.name = "price",
+		 .type = WM_EXPR_DECIMAL,
+		 .precision = 23,
+		 .scale = 3},
+		{.name = "extra", .type = WM_EXPR_STRING},
+	};
+	/* 20000 bytes: above the buffer's bound for JSON (a byte may take
+	 * six there), not in fact. */
+	enum { LONG = 20000, TOO_LONG = WM_SINK_FILE_BUFFER + 1 };
+	char *big = malloc(TOO_LONG);
+	char name[] = "o", path[32], err[512];
+	struct wm_stage sink = {.kind = WM_STAGE_SINK, .name = name};
+	struct wm_expr_value row[3] = {{.i = -7}, {.d = 90800}, {.s = {0}}};
+	struct lines_test t;
+	struct wm_sink *out;
+
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'x', TOO_LONG);
+	lines_begin(&t);
+	strcpy(path, t.path);
+	sink.u.sink.path = path;
+	sink.u.sink.format = jsonl ? WM_SINK_JSONL : WM_SINK_CSV;
+	ck_assert_msg(
+		wm_sink_open_rows(&out, &sink, cols, 3, err, sizeof(err)) == 0,
+		"%s", err);
+	if (!jsonl)
+		fputs("auction,price,extra\n", t.w);
+	row[2].s.p = "a,\"b\"";
+	row[2].s.len = 5;
+	ck_assert_int_eq(wm_sink_row(out, cols, 3, row), 0);
+	fputs(jsonl ? "{\"auction\":-7,\"price\":90.800,\"extra\":"
+		      "\"a,\\\"b\\\"\"}\n"
+		    : "-7,90.800,\"a,\"\"b\"\"\"\n",
+	      t.w);
+	row[2].s.p = big;
+	row[2].s.len = LONG;
+	ck_assert_int_eq(wm_sink_row(out, cols, 3, row), 0);
+	fprintf(t.w,
+		jsonl ? "{\"auction\":-7,\"price\":90.800,"
+			"\"extra\":\"%.*s\"}\n"
+		      : "-7,90.800,%.*s\n",
+		LONG, big);
+	row[2].s.len = TOO_LONG;
+	ck_assert_int_eq(wm_sink_row(out, cols, 3, row), -EMSGSIZE);
+	ck_assert(wm_sink_failed(out));
+	/* What went before it is written; lines_check() closes the sink,
+	 * which reports the failure kept. */
+	ck_assert_int_ne(wm_sink_flush(out), 0);
+	ck_assert_int_ne(wm_sink_close(out, false, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "sink \"o\"") != NULL, "%s", err);
+	fclose(t.w);
+	expect_file(t.path, t.want, t.want_len);
+	free(t.want);
+	wm_keys_free(t.keys);
+	free(big);
+}
+
+START_TEST(test_csv_rows_are_row_texts_lines)
+{
+	expect_rows(false);
+}
+END_TEST
+
+START_TEST(test_json_rows_are_row_texts_lines)
+{
+	expect_rows(true);
+}
+END_TEST
+
 static Suite *
 sink_suite(void)
 {
@@ -439,6 +519,8 @@ sink_suite(void)
 		       test_csv_results_with_their_subtask_are_printfs_text);
 	tcase_add_test(results,
 		       test_json_results_with_their_subtask_are_printfs_text);
+	tcase_add_test(results, test_csv_rows_are_row_texts_lines);
+	tcase_add_test(results, test_json_rows_are_row_texts_lines);
 	suite_add_tcase(s, traces);
 	suite_add_tcase(s, results);
 	return s;

@@ -449,6 +449,44 @@ START_TEST(test_nexmark_source)
 }
 END_TEST
 
+/* A map over a Nexmark source: its texts kept as given, chained to the
+ * source (its parallelism, a forward edge), read by a sink that takes
+ * the same parallelism. */
+START_TEST(test_map_stage)
+{
+	struct wm_topology *t = load_ok("[global]\nparallelism = 2\n"
+					"[source bids]\ngenerator = nexmark\n"
+					"[map q2]\ninput = bids\n"
+					"where = auction % 123 == 0\n"
+					"select = auction, price\n"
+					"[map all]\ninput = bids\n"
+					"[sink out]\ninput = q2\n");
+	const struct wm_stage *q2 = &t->stages[1], *all = &t->stages[2];
+
+	ck_assert_int_eq(q2->kind, WM_STAGE_MAP);
+	ck_assert_str_eq(q2->u.map.where, "auction % 123 == 0");
+	ck_assert_str_eq(q2->u.map.select, "auction, price");
+	ck_assert_uint_eq(q2->parallelism, 2);
+	ck_assert_uint_eq(q2->n_inputs, 1);
+	ck_assert_uint_eq(q2->inputs[0].stage, 0);
+	ck_assert_int_eq(q2->inputs[0].edge, WM_PARTITION_FORWARD);
+	ck_assert_ptr_null(all->u.map.where);
+	ck_assert_ptr_null(all->u.map.select);
+	/* The source's records carry the events' ids, for the map. */
+	ck_assert_int_eq(t->stages[0].u.source.nexmark.value,
+			 WM_NEXMARK_FIELD_EVENT_ID);
+	ck_assert_int_eq(t->stages[3].kind, WM_STAGE_SINK);
+	ck_assert_uint_eq(t->stages[3].parallelism, 2);
+	wm_topology_free(t);
+
+	/* The schema is the source's kind's view: a person's fields. */
+	t = load_ok("[source p]\ngenerator = nexmark\nnexmark.kind = person\n"
+		    "[map m]\ninput = p\nwhere = state = 'OR'\n"
+		    "select = id, name\n");
+	wm_topology_free(t);
+}
+END_TEST
+
 START_TEST(test_alert_tiers)
 {
 	struct wm_topology *t =
@@ -530,7 +568,7 @@ static const struct bad_case bad[] = {
 	 "forward edge needs equal parallelism, but \"s\" has 2 and \"k\" 1"},
 	{"[source s]\n[sink k]\ninput = s\n",
 	 "t.conf:3:9: invalid value for \"input\" in [sink k]: a sink writes "
-	 "the results of a window or a join"},
+	 "the results of a window, a join or a map"},
 	{"[source s]\n[window w]\ninput = s\nsize = 1 s\nparallelism = 2\n"
 	 "[sink k]\ninput = w\nparallelism = 1\n",
 	 "t.conf:8:15: invalid value for \"parallelism\" in [sink k]: a sink "
@@ -920,6 +958,76 @@ static const struct bad_case bad[] = {
 	 "watermark_alignment_max_drift = 1 s\n",
 	 "t.conf:3:29: invalid value for \"watermark_alignment_group\" in "
 	 "[source s]: a Nexmark source cannot be aligned"},
+/* A map's texts, refused at the column in the file of what is
+	 * wrong in them (the value's column plus the column in the text,
+	 * past a quote), with the expression language's message. */
+#define MAP_OVER_BIDS "[source b]\ngenerator = nexmark\n[map m]\ninput = b\n"
+	{MAP_OVER_BIDS "where = aution > 1\n",
+	 "t.conf:5:9: invalid value for \"where\" in [map m]: unknown field "
+	 "\"aution\""},
+	{MAP_OVER_BIDS "select = auction, bidr\n",
+	 "t.conf:5:19: invalid value for \"select\" in [map m]: unknown field "
+	 "\"bidr\""},
+	{MAP_OVER_BIDS "where = price + 1\n",
+	 "t.conf:5:9: invalid value for \"where\" in [map m]:"},
+	{MAP_OVER_BIDS "where = extra > 1\n",
+	 "t.conf:5:15: invalid value for \"where\" in [map m]: type mismatch"},
+	{MAP_OVER_BIDS "select = auction + extra\n",
+	 "t.conf:5:18: invalid value for \"select\" in [map m]: type "
+	 "mismatch"},
+	{MAP_OVER_BIDS "where = auction / (2 - 2) > 1\n",
+	 "t.conf:5:17: invalid value for \"where\" in [map m]: division by "
+	 "zero"},
+	{MAP_OVER_BIDS "select = \"auction, price % 0\"\n",
+	 "t.conf:5:26: invalid value for \"select\" in [map m]: modulo by "
+	 "zero"},
+	/* Its edges: from a Nexmark source, to sinks only, chained. */
+	{"[source s]\nrate = 1/s\n[map m]\ninput = s\n",
+	 "t.conf:4:9: invalid value for \"input\" in [map m]: a map reads a "
+	 "source with generator = nexmark, whose events are its rows, and "
+	 "\"s\" is a source of records (a key and a value)"},
+	{"[source s]\nrate = 1/s\n[keyby k]\ninput = s\n[map n]\ninput = k\n",
+	 "t.conf:6:9: invalid value for \"input\" in [map n]: a map reads a "
+	 "source with generator = nexmark, whose events are its rows, and "
+	 "\"k\" is keyby"},
+	{MAP_OVER_BIDS "[window w]\ninput = m\nsize = 1 s\n",
+	 "t.conf:6:9: invalid value for \"input\" in [window w]: \"m\" is a "
+	 "map: a map's rows go to sinks only so far"},
+	{MAP_OVER_BIDS "[window w]\ninput = b\nsize = 1 s\n",
+	 "t.conf:6:9: invalid value for \"input\" in [window w]: source "
+	 "\"b\" is read by map \"m\" (line 3), and a source read by a map is "
+	 "read by maps alone"},
+	{"[source b]\ngenerator = nexmark\n[keyby k]\ninput = b\n"
+	 "[map m]\ninput = b\n",
+	 "t.conf:6:9: invalid value for \"input\" in [map m]: source \"b\" "
+	 "is read by keyby \"k\" (line 3)"},
+	{"[source b]\ngenerator = nexmark\nparallelism = 2\n"
+	 "[map m]\ninput = b\nparallelism = 3\n",
+	 "t.conf:6:15: invalid value for \"parallelism\" in [map m]: a map is "
+	 "chained to its source, so it needs its parallelism (2, not 3)"},
+	{MAP_OVER_BIDS "partitioning = forward\n",
+	 "t.conf:5:1: unrecognized key \"partitioning\" in [map m]"},
+	{MAP_OVER_BIDS "[sink o]\ninput = m\nparallelism = 2\n",
+	 "t.conf:7:15: invalid value for \"parallelism\" in [sink o]: a sink "
+	 "is chained to its map, so it needs its parallelism (1, not 2)"},
+	{"[source b]\ngenerator = nexmark\nnexmark.value = price\n"
+	 "[map m]\ninput = b\n",
+	 "t.conf:5:9: invalid value for \"input\" in [map m]: source \"b\" "
+	 "has nexmark.value (line 3), which a source read by a map cannot "
+	 "use"},
+	/* Four maps on a source at most: their counters' slots. */
+	{MAP_OVER_BIDS "[map m2]\ninput = b\n[map m3]\ninput = b\n"
+		       "[map m4]\ninput = b\n[map m5]\ninput = b\n",
+	 "t.conf:12:9: invalid value for \"input\" in [map m5]: source \"b\" "
+	 "is read by 4 maps already, the most one source runs (their "
+	 "counters sit in its subtasks' metrics)"},
+	/* A map's sink is no checkpointed output. */
+	{"[job]\ncheckpoint_interval = 1 s\ncheckpoint_dir = "
+	 "ck\n" MAP_OVER_BIDS,
+	 "t.conf:6:1: map \"m\": a map's sink is not exactly-once yet, and "
+	 "[job] checkpoint_interval turns checkpoints on (doc/semantics.md "
+	 "16.6)"},
+#undef MAP_OVER_BIDS
 };
 
 #define N_BAD (sizeof(bad) / sizeof(bad[0]))
@@ -968,6 +1076,7 @@ topology_suite(void)
 	tcase_add_test(good, test_alert_tiers);
 	tcase_add_test(good, test_source_kinds);
 	tcase_add_test(good, test_nexmark_source);
+	tcase_add_test(good, test_map_stage);
 	tcase_add_loop_test(errors,
 			    test_configuration_errors_name_file_line_and_key, 0,
 			    (int)N_BAD);
