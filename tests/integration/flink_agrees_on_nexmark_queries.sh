@@ -6,6 +6,9 @@
 # JVM, one MiniCluster), and wmrun runs each query's topology under --sim
 # and for real.
 #
+# - q0, q1 and q2 (every bid as it is; its price in euros, a DECIMAL;
+#   the bids of every 123rd auction): wmrun's maps, under --sim and in a
+#   real run, write Flink's rows, header and all, at both parallelisms;
 # - What --record-nexmark writes, Flink reads: q0 (every bid as it is:
 #   numbers, time and extra) and q3 (the category-10 auctions of sellers
 #   in OR, ID and CA, which reads persons' and auctions' members too)
@@ -55,7 +58,7 @@ mkdir "$scratch/flink"
 start=$(date +%s)
 timeout 600 java -cp "$PEER_CP" wmrun.peer.NexmarkQueries \
 	--recording "$scratch/recording.json" --out "$scratch/flink" \
-	--parallelism 1,2 q0 q3 q11 q12 >"$scratch/flink.out" 2>"$scratch/flink.err" || {
+	--parallelism 1,2 q0 q1 q2 q3 q11 q12 >"$scratch/flink.out" 2>"$scratch/flink.err" || {
 	tail -40 "$scratch/flink.err" >&2
 	fail "NexmarkQueries failed"
 }
@@ -112,6 +115,26 @@ done
 [ "$(wc -l <"$scratch/q0.want")" -eq "$bids" ] || fail "q0: not every bid"
 [ "$(wc -l <"$scratch/q3.want")" -gt 1 ] || fail "q3: no auction of a seller in OR, ID or CA"
 echo "q0 and q3: Flink's rows at p1 and p2 are the recording's lines ($bids bids, $(wc -l <"$scratch/q3.want") auctions)"
+
+# q0, q1, q2: wmrun's rows are Flink's, the header too (the SELECT's
+# names), the rows sorted as the runner sorts them.
+for q in q0 q1 q2; do
+	for mode in --sim real; do
+		run "$q" "$mode"
+		{
+			head -n 1 "$scratch/$q.$mode.csv"
+			tail -n +2 "$scratch/$q.$mode.csv" | LC_ALL=C sort
+		} >"$scratch/$q.$mode.rows"
+		[ "$(wc -l <"$scratch/$q.$mode.rows")" -gt 1 ] || fail "$q $mode: no row"
+		for p in 1 2; do
+			diff "$scratch/flink/p$p/$q.csv" "$scratch/$q.$mode.rows" >"$scratch/diff" || {
+				head -20 "$scratch/diff" >&2
+				fail "$q $mode: rows differ from Flink's at parallelism $p"
+			}
+		done
+		echo "$q $mode: $(($(wc -l <"$scratch/$q.$mode.rows") - 1)) rows, Flink's at p1 and p2"
+	done
+done
 
 # wmrun's window results as the query's rows: key, count, window_start,
 # window_end (bidder, bid_count, starttime, endtime), sorted as the
