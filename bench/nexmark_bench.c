@@ -38,7 +38,8 @@
  * costs Flink a little on queries of many rows (doc/performance.md
  * section 11).
  *
- * Queries so far: q11 (the queries whose stages wmrun has). q12 is
+ * Queries so far: q0, q1, q2 (maps) and q11 (the queries whose stages
+ * wmrun has); --queries picks some. q12 is
  * compared by the tests, not timed here: its windows are processing
  * time, which at wmrun's benchmark speed would be nanoseconds of the
  * wall clock, not the workload Flink's clock gives it.
@@ -74,7 +75,9 @@
  * columns give the query's row. */
 struct nexmark_query {
 	const char *name;
-	/* wmrun's sink columns, in the order of the query's SELECT. */
+	/* wmrun's sink columns, in the order of the query's SELECT; NULL:
+	 * its sink writes the SELECT's own (a map's rows), lines as
+	 * Flink's. */
 	const char *const *columns;
 	size_t n_columns;
 };
@@ -83,6 +86,9 @@ static const char *const q11_columns[] = {"key", "count", "window_start",
 					  "window_end"};
 
 static const struct nexmark_query queries[] = {
+	{"q0", NULL, 0},
+	{"q1", NULL, 0},
+	{"q2", NULL, 0},
 	{"q11", q11_columns, N_ELEMS(q11_columns)},
 };
 
@@ -111,7 +117,7 @@ nexmark_help(FILE *out)
 {
 	fprintf(out,
 		"Usage: wmbench nexmark [--events N] [--reps R] "
-		"[--parallelism P[,P...]]\n"
+		"[--parallelism P[,P...]] [--queries Q[,Q...]]\n"
 		"The Nexmark queries of examples/nexmark/ on wmrun and on "
 		"Flink 2.3.0 (the\n"
 		"benchmark's SQL) over the same recorded events, in turns; "
@@ -124,7 +130,8 @@ nexmark_help(FILE *out)
 		"  --reps R          timed runs of each (default %u)\n"
 		"  --parallelism P   of every stage, a list (default 1,2)\n"
 		"  --examples DIR    the queries' topologies, qN.conf (default "
-		"%s)\n",
+		"%s)\n"
+		"  --queries Q[,Q...]  which (default q0,q1,q2,q11)\n",
 		EX_UNAVAILABLE, NEXMARK_DEFAULT_EVENTS, NEXMARK_DEFAULT_REPS,
 		WM_NEXMARK_EXAMPLES);
 }
@@ -619,6 +626,32 @@ remove_scratch(const struct nexmark_run *run)
 	rmdir(run->dir);
 }
 
+/* The queries a comma-separated list names, into chosen[] (by the
+ * table's order): whether each name is one. */
+static bool
+choose_queries(const char *list, bool *chosen)
+{
+	const char *p = list;
+
+	for (size_t q = 0; q < N_ELEMS(queries); q++)
+		chosen[q] = false;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		size_t q = 0;
+
+		while (q < N_ELEMS(queries) &&
+		       (strlen(queries[q].name) != len ||
+			strncmp(queries[q].name, p, len) != 0))
+			q++;
+		if (q == N_ELEMS(queries))
+			return false;
+		chosen[q] = true;
+		if (p[len] == '\0')
+			return true;
+		p += len + 1;
+	}
+}
+
 int
 wm_bench_nexmark(int argc, char **argv)
 {
@@ -627,6 +660,7 @@ wm_bench_nexmark(int argc, char **argv)
 		{"reps", required_argument, NULL, 'r'},
 		{"parallelism", required_argument, NULL, 'p'},
 		{"examples", required_argument, NULL, 'x'},
+		{"queries", required_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -634,11 +668,15 @@ wm_bench_nexmark(int argc, char **argv)
 	size_t n_ps = 2;
 	uint64_t events = NEXMARK_DEFAULT_EVENTS, reps = NEXMARK_DEFAULT_REPS;
 	struct nexmark_run run = {.examples = WM_NEXMARK_EXAMPLES};
+	bool chosen[N_ELEMS(queries)];
 	int opt, rc = 0;
 
+	for (size_t q = 0; q < N_ELEMS(queries); q++)
+		chosen[q] = true;
+
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:e:r:p:x:h", longopts, NULL)) !=
-	       -1) {
+	while ((opt = getopt_long(argc, argv, "+:e:r:p:x:q:h", longopts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'e':
 			if (!wm_bench_parse_count(optarg, 1000, UINT64_MAX / 2,
@@ -667,6 +705,14 @@ wm_bench_nexmark(int argc, char **argv)
 		case 'x':
 			run.examples = optarg;
 			break;
+		case 'q':
+			if (!choose_queries(optarg, chosen))
+				return wm_bench_usage_error(
+					"nexmark",
+					"invalid query list \"%s\" (the "
+					"queries: q0, q1, q2, q11)",
+					optarg);
+			break;
 		case 'h':
 			nexmark_help(stdout);
 			return 0;
@@ -694,6 +740,8 @@ wm_bench_nexmark(int argc, char **argv)
 	}
 	run.events = events;
 	for (size_t q = 0; q < N_ELEMS(queries) && rc == 0; q++) {
+		if (!chosen[q])
+			continue;
 		run.query = &queries[q];
 		if (record_stream(&run) != 0) {
 			rc = EX_SOFTWARE;
