@@ -7,6 +7,18 @@
 . "$srcdir/tests/lib/lib.sh"
 
 examples=$(cd "$EXAMPLES" && pwd)
+
+# runs NAME DIR CONF [ARG...]: --check plans CONF, and --sim (with ARGs,
+# from DIR) runs it to its end, every record accounted for.
+runs() {
+	name=$1 dir=$2 conf=$3
+	shift 3
+	expect_status 0 "$WMRUN" --check "$conf"
+	(cd "$dir" && "$WMRUN" --sim "$@" "$conf" >"$scratch/out" 2>"$scratch/err") ||
+		{ cat "$scratch/err" >&2; fail "$name failed under --sim"; }
+	expect_line '^  every record accounted  yes$' "$scratch/err"
+}
+
 n=0
 for conf in "$examples"/*.conf; do
 	name=$(basename "$conf")
@@ -19,10 +31,7 @@ for conf in "$examples"/*.conf; do
 		n=$((n + 1))
 		continue
 	fi
-	expect_status 0 "$WMRUN" --check "$scratch/$name"
-	(cd "$scratch" && "$WMRUN" --sim "$name" >"$scratch/out" 2>"$scratch/err") ||
-		{ cat "$scratch/err" >&2; fail "$name failed under --sim"; }
-	expect_line '^  every record accounted  yes$' "$scratch/err"
+	runs "$name" "$scratch" "$scratch/$name"
 	n=$((n + 1))
 done
 echo "$n examples ran"
@@ -33,12 +42,8 @@ echo "$n examples ran"
 # map_rows_match_the_recording.sh).
 q=0
 for conf in "$examples"/nexmark/*.conf; do
-	name=nexmark/$(basename "$conf")
-	expect_status 0 "$WMRUN" --check "$conf"
-	"$WMRUN" --sim --set bids.nexmark.events=20000 "$conf" \
-		>"$scratch/out" 2>"$scratch/err" ||
-		{ cat "$scratch/err" >&2; fail "$name failed under --sim"; }
-	expect_line '^  every record accounted  yes$' "$scratch/err"
+	runs "nexmark/$(basename "$conf")" "$scratch" "$conf" \
+		--set bids.nexmark.events=20000
 	q=$((q + 1))
 done
 echo "$q Nexmark examples ran"
